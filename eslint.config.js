@@ -1,0 +1,27 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+// Layers from core/ to play/ must run without a DOM (tabs, workers, Node, the simulator).
+const domFree = ['core', 'net', 'dht', 'world', 'store', 'host', 'agree', 'play'].map((l) => `src/${l}/**/*.ts`);
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'bench/results/**', 'coverage/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
+  {
+    files: domFree,
+    rules: {
+      'no-restricted-globals': ['error',
+        { name: 'document', message: 'DOM-free layer: no document here.' },
+        { name: 'window', message: 'DOM-free layer: use globalThis or inject it.' },
+        { name: 'localStorage', message: 'DOM-free layer: use src/store.' },
+      ],
+    },
+  },
+);

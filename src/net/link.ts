@@ -1,0 +1,34 @@
+// A Link is an ordered, reliable, message-oriented channel to one peer. Every
+// implementation (WebRTC, in-memory, later BroadcastChannel) passes the shared
+// compliance suite in link-compliance.ts.
+import type { Emitter } from '../core/emitter';
+import type { NodeId } from '../core/node-id';
+
+export interface LinkEvents extends Record<string, unknown> {
+  message: Uint8Array;
+  close: { reason: string };
+  error: Error;
+}
+
+export interface Link {
+  /** The node id the remote side proved or announced when the link was made. */
+  readonly remoteId: NodeId;
+  /** True until close (local or remote) or a fatal error. */
+  readonly open: boolean;
+  /** Queues one message; messages arrive whole and in order. Throws LinkClosedError when closed. */
+  send(data: Uint8Array): void;
+  /** Bytes queued but not yet handed to the transport (for backpressure). */
+  readonly bufferedAmount: number;
+  close(reason?: string): void;
+  readonly events: Emitter<LinkEvents>;
+}
+
+export class LinkClosedError extends Error {
+  override readonly name = 'LinkClosedError';
+  constructor(message = 'link is closed') {
+    super(message);
+  }
+}
+
+/** Largest message a Link accepts; larger payloads are split by the sender (16 KiB portable frames). */
+export const MAX_LINK_MESSAGE = 256 * 1024;

@@ -1,0 +1,34 @@
+// How links get made. A Transport (WebRTC, in-memory) dials peers by node id, exchanging
+// opaque signal blobs through a SignalChannel: the relay for a tab with no link yet,
+// the DHT overlay (routed messages) for everything after. The core knows nothing about
+// how signaling happens (STYLE.md, Trystero).
+import type { Emitter } from '../core/emitter';
+import type { NodeId } from '../core/node-id';
+import type { Link } from './link';
+
+/** A JSON-serialisable offer/answer/candidate blob, validated by the transport that reads it. */
+export type SignalBlob = Record<string, unknown>;
+
+export interface SignalChannel {
+  /** Best effort: a lost signal makes a dial time out, nothing worse. */
+  sendSignal(to: NodeId, blob: SignalBlob): void;
+}
+
+export interface TransportEvents extends Record<string, unknown> {
+  /** A link a remote peer dialled, now open. */
+  link: Link;
+}
+
+export interface Transport {
+  readonly selfId: NodeId;
+  /** Opens a link to remoteId; rejects with DialError on timeout or refusal. */
+  dial(remoteId: NodeId, signals: SignalChannel): Promise<Link>;
+  /** Feed a signal that arrived for us (from the relay or the overlay); replies go back through `signals`. */
+  handleSignal(from: NodeId, blob: SignalBlob, signals: SignalChannel): void;
+  readonly events: Emitter<TransportEvents>;
+  close(): void;
+}
+
+export class DialError extends Error {
+  override readonly name = 'DialError';
+}
