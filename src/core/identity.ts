@@ -1,0 +1,142 @@
+// A peer's identity keypair (WebCrypto). The node id is the first 160 bits of
+// SHA-256(raw public key), so an id cannot be chosen at will and anyone holding the
+// public key can check a claimed id. Ed25519 where the runtime has it (Chrome >= 113,
+// Firefox >= 129, Safari >= 17, Node >= 18.4), else ECDSA P-256 (everywhere).
+import { idFromSha256, idEquals, type NodeId } from './node-id';
+
+export type IdentityAlg = 'Ed25519' | 'ECDSA-P256';
+
+/** JSON form of a keypair, for storage and for moving a player identity to another browser. */
+export interface IdentityJson {
+  v: 1;
+  alg: IdentityAlg;
+  /** Private key as JWK (includes the public part). */
+  privateJwk: JsonWebKey;
+  publicJwk: JsonWebKey;
+}
+
+export interface Identity {
+  readonly id: NodeId;
+  readonly alg: IdentityAlg;
+  /** Raw public key bytes: 32 for Ed25519, 65 (uncompressed point) for P-256. */
+  readonly publicKey: Uint8Array;
+  sign(data: Uint8Array): Promise<Uint8Array>;
+  toJson(): Promise<IdentityJson>;
+}
+
+export class IdentityError extends Error {
+  override readonly name = 'IdentityError';
+}
+
+const P256 = { name: 'ECDSA', namedCurve: 'P-256' } as const;
+const P256_SIGN = { name: 'ECDSA', hash: 'SHA-256' } as const;
+const ED = { name: 'Ed25519' } as const;
+
+type Buf = Uint8Array<ArrayBuffer>;
+const buf = (b: Uint8Array): Buf => (b.buffer instanceof ArrayBuffer && b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? (b as Buf) : new Uint8Array(b) as Buf);
+
+function keyAlg(alg: IdentityAlg): AlgorithmIdentifier | EcKeyImportParams {
+  return alg === 'Ed25519' ? ED : P256;
+}
+function signAlg(alg: IdentityAlg): AlgorithmIdentifier | EcdsaParams {
+  return alg === 'Ed25519' ? ED : P256_SIGN;
+}
+
+let ed25519Support: Promise<boolean> | undefined;
+
+/** Feature-detects Ed25519 by trying to generate a key (cached per realm: a pure capability probe). */
+export function hasEd25519(): Promise<boolean> {
+  ed25519Support ??= crypto.subtle
+    .generateKey(ED, false, ['sign', 'verify'])
+    .then(() => true, () => false);
+  return ed25519Support;
+}
+
+class WebCryptoIdentity implements Identity {
+  constructor(
+    readonly id: NodeId,
+    readonly alg: IdentityAlg,
+    readonly publicKey: Uint8Array,
+    private readonly privateKey: CryptoKey,
+    private readonly publicCryptoKey: CryptoKey,
+  ) {}
+
+  async sign(data: Uint8Array): Promise<Uint8Array> {
+    return new Uint8Array(await crypto.subtle.sign(signAlg(this.alg), this.privateKey, buf(data)));
+  }
+
+  async toJson(): Promise<IdentityJson> {
+    if (!this.privateKey.extractable) throw new IdentityError('identity key is not extractable');
+    return {
+      v: 1,
+      alg: this.alg,
+      privateJwk: await crypto.subtle.exportKey('jwk', this.privateKey),
+      publicJwk: await crypto.subtle.exportKey('jwk', this.publicCryptoKey),
+    };
+  }
+}
+
+async function fromKeys(alg: IdentityAlg, privateKey: CryptoKey, publicKey: CryptoKey): Promise<Identity> {
+  const raw = new Uint8Array(await crypto.subtle.exportKey('raw', publicKey));
+  return new WebCryptoIdentity(await idFromSha256(raw), alg, raw, privateKey, publicKey);
+}
+
+export interface GenerateOptions {
+  /** Force an algorithm (tests; default: Ed25519 when available, else ECDSA-P256). */
+  alg?: IdentityAlg;
+  /** Default true: keys can be exported with toJson() (needed to move a player identity). */
+  extractable?: boolean;
+}
+
+export async function generateIdentity(opts: GenerateOptions = {}): Promise<Identity> {
+  const alg = opts.alg ?? ((await hasEd25519()) ? 'Ed25519' : 'ECDSA-P256');
+  const pair = (await crypto.subtle.generateKey(keyAlg(alg), opts.extractable ?? true, ['sign', 'verify'])) as CryptoKeyPair;
+  return fromKeys(alg, pair.privateKey, pair.publicKey);
+}
+
+export function isIdentityJson(x: unknown): x is IdentityJson {
+  if (typeof x !== 'object' || x === null) return false;
+  const o = x as Record<string, unknown>;
+  return o.v === 1 && (o.alg === 'Ed25519' || o.alg === 'ECDSA-P256') &&
+    typeof o.privateJwk === 'object' && o.privateJwk !== null &&
+    typeof o.publicJwk === 'object' && o.publicJwk !== null;
+}
+
+export async function identityFromJson(json: unknown, extractable = true): Promise<Identity> {
+  if (!isIdentityJson(json)) throw new IdentityError('not an identity JSON object');
+  try {
+    const alg = keyAlg(json.alg);
+    const privateKey = await crypto.subtle.importKey('jwk', json.privateJwk, alg, extractable, ['sign']);
+    const publicKey = await crypto.subtle.importKey('jwk', json.publicJwk, alg, true, ['verify']);
+    const id = await fromKeys(json.alg, privateKey, publicKey);
+    // A private key that does not match the public one would sign things nobody can verify.
+    const probe = new TextEncoder().encode('voxel-populi identity check');
+    if (!(await verifySignature(json.alg, id.publicKey, probe, await id.sign(probe)))) {
+      throw new IdentityError('private and public keys do not match');
+    }
+    return id;
+  } catch (e) {
+    if (e instanceof IdentityError) throw e;
+    throw new IdentityError(`cannot import identity: ${(e as Error).message}`);
+  }
+}
+
+/** Verifies a signature by a raw public key; false (never a throw) on any malformed input. */
+export async function verifySignature(alg: IdentityAlg, publicKey: Uint8Array, data: Uint8Array, signature: Uint8Array): Promise<boolean> {
+  try {
+    const key = await crypto.subtle.importKey('raw', buf(publicKey), keyAlg(alg), false, ['verify']);
+    return await crypto.subtle.verify(signAlg(alg), key, buf(signature), buf(data));
+  } catch {
+    return false;
+  }
+}
+
+/** The node id a raw public key stands for. */
+export function nodeIdOfPublicKey(publicKey: Uint8Array): Promise<NodeId> {
+  return idFromSha256(publicKey);
+}
+
+/** True when `publicKey` hashes to `claimed`. */
+export async function publicKeyMatchesId(publicKey: Uint8Array, claimed: NodeId): Promise<boolean> {
+  return idEquals(await nodeIdOfPublicKey(publicKey), claimed);
+}

@@ -1,0 +1,230 @@
+// Identities in IndexedDB. Tabs of one browser profile share IndexedDB, yet each must
+// present its own node id (DESIGN.md "Two tabs of one browser share IndexedDB"), so
+// node identities live in a small pool of slots and each tab claims one slot for its
+// whole life:
+// - with the Web Locks API: an exclusive lock `vp-node-identity-<slot>` requested with
+//   ifAvailable and held until release() (or the tab dies, which frees it at once);
+// - without it (old browsers, Node): a lease record in IndexedDB, renewed every
+//   leaseMs/3 and considered free once expired (a crashed tab frees its slot after
+//   leaseMs). A read-and-write in one IDB transaction is atomic across tabs.
+// When every slot is taken a fresh unpersisted identity is used (ephemeral: true).
+// The *player* identity is one shared record: every tab of the profile is the same player.
+//
+// Keys are stored as JWK (extractable) so the player identity can be exported; the
+// node-identity pool could use non-extractable CryptoKeys later, at the cost of export.
+import { openDB, type IDBPDatabase } from 'idb';
+import { realClock, type Clock, type TimerHandle } from '../core/clock';
+import { generateIdentity, identityFromJson, type Identity, type IdentityJson } from '../core/identity';
+
+export const IDENTITY_DB = 'vp-identity';
+const DB_VERSION = 1;
+const NODE_STORE = 'node-keys';
+const LEASE_STORE = 'node-leases';
+const PLAYER_STORE = 'player';
+const PLAYER_KEY = 'player';
+
+/** Documented defaults (STYLE.md: every option has a documented default). */
+export const IDENTITY_STORE_DEFAULTS = {
+  dbName: IDENTITY_DB,
+  /** Slots in the node-identity pool: tabs of one profile that get a persistent node id. */
+  poolSize: 8,
+  /** Lease length for the no-Web-Locks fallback. */
+  leaseMs: 15_000,
+};
+
+/** The subset of the Web Locks API this module uses (injectable for tests). */
+export interface LockManagerLike {
+  request(name: string, options: { ifAvailable: boolean }, cb: (lock: unknown) => Promise<unknown>): Promise<unknown>;
+}
+
+export interface IdentityStoreOptions {
+  dbName?: string;
+  poolSize?: number;
+  leaseMs?: number;
+  /** Default: globalThis.navigator?.locks; null forces the lease fallback. */
+  locks?: LockManagerLike | null;
+  clock?: Clock;
+}
+
+export interface ClaimedIdentity {
+  readonly identity: Identity;
+  /** Pool slot, or -1 for an ephemeral identity. */
+  readonly slot: number;
+  readonly ephemeral: boolean;
+  readonly lockKind: 'web-locks' | 'lease' | 'none';
+  /** Frees the slot for another tab. Idempotent. */
+  release(): Promise<void>;
+}
+
+interface Lease { slot: number; holder: string; until: number }
+
+type Db = IDBPDatabase;
+
+export function openIdentityDb(dbName = IDENTITY_DB): Promise<Db> {
+  return openDB(dbName, DB_VERSION, {
+    upgrade(db) {
+      if (!db.objectStoreNames.contains(NODE_STORE)) db.createObjectStore(NODE_STORE);
+      if (!db.objectStoreNames.contains(LEASE_STORE)) db.createObjectStore(LEASE_STORE, { keyPath: 'slot' });
+      if (!db.objectStoreNames.contains(PLAYER_STORE)) db.createObjectStore(PLAYER_STORE);
+    },
+  });
+}
+
+function defaultLocks(): LockManagerLike | null {
+  const nav = (globalThis as { navigator?: { locks?: LockManagerLike } }).navigator;
+  return nav?.locks ?? null;
+}
+
+/** Loads the slot's keypair, creating and storing one the first time. */
+async function slotIdentity(db: Db, slot: number): Promise<Identity> {
+  const json = (await db.get(NODE_STORE, slot)) as IdentityJson | undefined;
+  if (json) {
+    try {
+      return await identityFromJson(json);
+    } catch {
+      // A corrupt record must not brick the slot: replace it.
+    }
+  }
+  const id = await generateIdentity();
+  await db.put(NODE_STORE, await id.toJson(), slot);
+  return id;
+}
+
+/** Tries to take the Web Lock for one slot; resolves to a release function or null. */
+function tryLock(locks: LockManagerLike, name: string): Promise<(() => void) | null> {
+  return new Promise((resolve, reject) => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    locks
+      .request(name, { ifAvailable: true }, async (lock) => {
+        if (!lock) {
+          resolve(null);
+          return;
+        }
+        resolve(release);
+        await held;
+      })
+      .catch(reject);
+  });
+}
+
+export async function claimNodeIdentity(opts: IdentityStoreOptions = {}): Promise<ClaimedIdentity> {
+  const o = { ...IDENTITY_STORE_DEFAULTS, ...opts };
+  const locks = opts.locks === undefined ? defaultLocks() : opts.locks;
+  const clock = opts.clock ?? realClock;
+  const db = await openIdentityDb(o.dbName);
+
+  if (locks) {
+    for (let slot = 0; slot < o.poolSize; slot++) {
+      const unlock = await tryLock(locks, `vp-node-identity-${o.dbName}-${slot}`);
+      if (!unlock) continue;
+      try {
+        const identity = await slotIdentity(db, slot);
+        let done = false;
+        return {
+          identity, slot, ephemeral: false, lockKind: 'web-locks',
+          release: async () => {
+            if (done) return;
+            done = true;
+            unlock();
+            db.close();
+          },
+        };
+      } catch (e) {
+        unlock();
+        db.close();
+        throw e;
+      }
+    }
+  } else {
+    const holder = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+    const slot = await takeLease(db, o.poolSize, holder, Date.now(), o.leaseMs);
+    if (slot >= 0) {
+      const identity = await slotIdentity(db, slot);
+      let timer: TimerHandle | undefined;
+      let done = false;
+      const renew = () => {
+        timer = clock.setTimeout(() => {
+          if (done) return;
+          void renewLease(db, slot, holder, Date.now() + o.leaseMs).then(renew, () => undefined);
+        }, Math.floor(o.leaseMs / 3));
+      };
+      renew();
+      return {
+        identity, slot, ephemeral: false, lockKind: 'lease',
+        release: async () => {
+          if (done) return;
+          done = true;
+          clock.clearTimeout(timer);
+          await dropLease(db, slot, holder);
+          db.close();
+        },
+      };
+    }
+  }
+  db.close();
+  const identity = await generateIdentity();
+  return { identity, slot: -1, ephemeral: true, lockKind: 'none', release: async () => undefined };
+}
+
+async function takeLease(db: Db, poolSize: number, holder: string, now: number, leaseMs: number): Promise<number> {
+  const tx = db.transaction(LEASE_STORE, 'readwrite');
+  const leases = (await tx.store.getAll()) as Lease[];
+  const busy = new Set(leases.filter((l) => l.until > now).map((l) => l.slot));
+  let slot = -1;
+  for (let s = 0; s < poolSize; s++) if (!busy.has(s)) { slot = s; break; }
+  if (slot >= 0) await tx.store.put({ slot, holder, until: now + leaseMs } satisfies Lease);
+  await tx.done;
+  return slot;
+}
+
+async function renewLease(db: Db, slot: number, holder: string, until: number): Promise<void> {
+  const tx = db.transaction(LEASE_STORE, 'readwrite');
+  const lease = (await tx.store.get(slot)) as Lease | undefined;
+  // Only renew our own lease: if it expired and someone else took the slot, theirs wins.
+  if (lease?.holder === holder) await tx.store.put({ slot, holder, until } satisfies Lease);
+  await tx.done;
+}
+
+async function dropLease(db: Db, slot: number, holder: string): Promise<void> {
+  const tx = db.transaction(LEASE_STORE, 'readwrite');
+  const lease = (await tx.store.get(slot)) as Lease | undefined;
+  if (lease?.holder === holder) await tx.store.delete(slot);
+  await tx.done;
+}
+
+/** The profile's player identity (shared by its tabs), created on first use. */
+export async function loadPlayerIdentity(dbName = IDENTITY_DB): Promise<Identity> {
+  const db = await openIdentityDb(dbName);
+  try {
+    const json = (await db.get(PLAYER_STORE, PLAYER_KEY)) as IdentityJson | undefined;
+    if (json) return await identityFromJson(json);
+    const id = await generateIdentity();
+    const fresh = await id.toJson(); // before the transaction: awaiting other work would commit it
+    // If another tab created one meanwhile, keep theirs.
+    const tx = db.transaction(PLAYER_STORE, 'readwrite');
+    const existing = (await tx.store.get(PLAYER_KEY)) as IdentityJson | undefined;
+    if (!existing) await tx.store.add(fresh, PLAYER_KEY).catch(() => undefined);
+    await tx.done.catch(() => undefined);
+    return existing ? identityFromJson(existing) : id;
+  } finally {
+    db.close();
+  }
+}
+
+/** JSON of the player identity, to carry it to another browser. */
+export async function exportPlayerIdentity(dbName = IDENTITY_DB): Promise<IdentityJson> {
+  return (await loadPlayerIdentity(dbName)).toJson();
+}
+
+/** Replaces the player identity with one exported elsewhere (validated first). */
+export async function importPlayerIdentity(json: unknown, dbName = IDENTITY_DB): Promise<Identity> {
+  const id = await identityFromJson(json);
+  const db = await openIdentityDb(dbName);
+  try {
+    await db.put(PLAYER_STORE, await id.toJson(), PLAYER_KEY);
+  } finally {
+    db.close();
+  }
+  return id;
+}
