@@ -1,0 +1,109 @@
+// The local world database (IndexedDB through idb): each chunk's edit log, the player's
+// last position and the settings, per world. Every write resolves only once its
+// transaction has committed, so "stored" means it survives a reload or a crash.
+import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import { explainStorageFailure } from './storage-error';
+
+export const WORLD_DB_NAME = 'voxel-populi-world';
+const DB_VERSION = 1;
+
+export interface SavedPlayer {
+  x: number;
+  y: number;
+  z: number;
+  yaw: number;
+  pitch: number;
+  flying: boolean;
+  selected: number;
+}
+
+interface WorldSchema extends DBSchema {
+  /** key: `${world}|${cx},${cz}` -> encoded edit log of the chunk */
+  edits: { key: string; value: Uint8Array };
+  /** key: world name */
+  player: { key: string; value: SavedPlayer };
+  /** key: setting name */
+  settings: { key: string; value: unknown };
+}
+
+export class WorldStore {
+  private constructor(private readonly db: IDBPDatabase<WorldSchema>, readonly world: string) {}
+
+  static async open(world: string, dbName = WORLD_DB_NAME): Promise<WorldStore> {
+    try {
+      if (typeof indexedDB === 'undefined') throw new Error('IndexedDB is not available');
+      const db = await openDB<WorldSchema>(dbName, DB_VERSION, {
+        upgrade(d) {
+          d.createObjectStore('edits');
+          d.createObjectStore('player');
+          d.createObjectStore('settings');
+        },
+        blocked() { /* another tab holds an old version; it will close on versionchange */ },
+      });
+      // Let a newer tab upgrade the schema instead of hanging on us.
+      db.addEventListener('versionchange', () => db.close());
+      return new WorldStore(db, world);
+    } catch (err) {
+      throw explainStorageFailure('open the world database', err);
+    }
+  }
+
+  private chunkKey(cx: number, cz: number): string {
+    return `${this.world}|${cx},${cz}`;
+  }
+
+  async loadChunkEdits(cx: number, cz: number): Promise<Uint8Array | undefined> {
+    try {
+      return await this.db.get('edits', this.chunkKey(cx, cz));
+    } catch (err) {
+      throw explainStorageFailure(`read chunk ${cx},${cz}`, err);
+    }
+  }
+
+  async saveChunkEdits(cx: number, cz: number, encoded: Uint8Array): Promise<void> {
+    try {
+      await this.db.put('edits', encoded, this.chunkKey(cx, cz));
+    } catch (err) {
+      throw explainStorageFailure(`save your edit in chunk ${cx},${cz}`, err);
+    }
+  }
+
+  /** Chunk columns of this world that have stored edits. */
+  async editedChunks(): Promise<[number, number][]> {
+    const prefix = `${this.world}|`;
+    const keys = await this.db.getAllKeys('edits', IDBKeyRange.bound(prefix, `${prefix}\uffff`));
+    return keys.map((k) => k.slice(prefix.length).split(',').map(Number) as [number, number]);
+  }
+
+  async loadPlayer(): Promise<SavedPlayer | undefined> {
+    try {
+      return await this.db.get('player', this.world);
+    } catch (err) {
+      throw explainStorageFailure('read your saved position', err);
+    }
+  }
+
+  async savePlayer(p: SavedPlayer): Promise<void> {
+    try {
+      await this.db.put('player', p, this.world);
+    } catch (err) {
+      throw explainStorageFailure('save your position', err);
+    }
+  }
+
+  async loadSetting<T>(name: string): Promise<T | undefined> {
+    return (await this.db.get('settings', name)) as T | undefined;
+  }
+
+  async saveSetting(name: string, value: unknown): Promise<void> {
+    try {
+      await this.db.put('settings', value, name);
+    } catch (err) {
+      throw explainStorageFailure(`save setting ${name}`, err);
+    }
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
