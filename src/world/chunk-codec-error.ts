@@ -1,0 +1,25 @@
+// The one error type of chunk decoding: callers (hosts, the store) catch it by name and
+// drop the bad payload instead of rendering garbage or crashing a worker.
+
+export type ChunkCodecErrorCode =
+  | 'not-bytes'
+  | 'truncated'
+  | 'bad-version'
+  | 'too-many-edits'
+  | 'trailing-bytes'
+  | 'bad-position'
+  | 'duplicate-edit'
+  | 'bad-block-id'
+  | 'oversize'
+  | 'corrupt';
+
+export class ChunkCodecError extends Error {
+  override readonly name = 'ChunkCodecError';
+
+  constructor(
+    readonly code: ChunkCodecErrorCode,
+    message: string,
+  ) {
+    super(`chunk codec: ${message}`);
+  }
+}
