@@ -15,7 +15,7 @@ const around = (centre: Uint8Array, others: Record<string, Uint8Array> = {}): Ne
 /** All 8 neighbours loaded and empty: borders show faces. */
 const openAround = (centre: Uint8Array): Neighbourhood => (dx, dz) => (dx === 0 && dz === 0 ? centre : column());
 
-const mesh = (n: Neighbourhood, sy: number, ao = true): SectionMesh => meshPaddedSection(padSection(n, sy), { ambientOcclusion: ao });
+const mesh = (n: Neighbourhood, sy: number, ao = false): SectionMesh => meshPaddedSection(padSection(n, sy), { ambientOcclusion: ao });
 
 /** Sum of quad areas along each normal, in faces: merged geometry must cover exactly the naive faces. */
 function area(m: SectionMesh, pass: 'opaque' | 'transparent'): number {
