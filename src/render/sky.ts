@@ -1,0 +1,83 @@
+// Sky, fog and light. The fog colour is the horizon colour of the sky dome, and fog ends
+// at the render distance, so columns appear and vanish inside the haze instead of
+// popping in against a hard edge.
+import {
+  BackSide, BufferAttribute, Color, DirectionalLight, Fog, HemisphereLight, Mesh, MeshBasicMaterial, SphereGeometry,
+  type Object3D, type Scene,
+} from 'three';
+import { CHUNK_SIZE } from '../world/coords';
+
+export const SKY_DEFAULTS = {
+  zenith: 0x4a86d8,
+  horizon: 0xb9d6f2,
+  ground: 0x6b6256,
+  /** Fog starts at this fraction of the view distance. */
+  fogStart: 0.55,
+  hemisphereIntensity: 0.75,
+  sunIntensity: 0.55,
+  /** Direction towards the sun (normalised by three). */
+  sun: [0.45, 1, 0.3] as const,
+} as const;
+
+/** Metres (blocks) seen at a render distance in chunks: the ring's inner edge. */
+export function viewDistance(renderDistance: number): number {
+  return renderDistance * CHUNK_SIZE;
+}
+
+export class Sky {
+  readonly dome: Mesh;
+  readonly hemisphere: HemisphereLight;
+  readonly sun: DirectionalLight;
+  readonly fog: Fog;
+
+  constructor(scene: Scene, renderDistance: number) {
+    const horizon = new Color(SKY_DEFAULTS.horizon);
+    this.fog = new Fog(horizon, 1, 2);
+    scene.fog = this.fog;
+    scene.background = horizon.clone();
+    this.dome = new Mesh(gradientDome(), new MeshBasicMaterial({ vertexColors: true, side: BackSide, fog: false, depthWrite: false }));
+    this.dome.name = 'sky';
+    this.dome.renderOrder = -1;
+    this.dome.frustumCulled = false;
+    this.hemisphere = new HemisphereLight(0xffffff, SKY_DEFAULTS.ground, SKY_DEFAULTS.hemisphereIntensity);
+    this.sun = new DirectionalLight(0xffffff, SKY_DEFAULTS.sunIntensity);
+    this.sun.position.set(...SKY_DEFAULTS.sun);
+    scene.add(this.dome, this.hemisphere, this.sun);
+    this.setRenderDistance(renderDistance);
+  }
+
+  setRenderDistance(renderDistance: number): void {
+    const far = viewDistance(renderDistance);
+    this.fog.near = far * SKY_DEFAULTS.fogStart;
+    this.fog.far = far;
+    // The dome sits just inside the fog's end and inside the camera's far plane.
+    this.dome.scale.setScalar(far * 1.2);
+  }
+
+  /** The dome travels with the camera so its horizon never comes closer. */
+  follow(camera: Object3D): void {
+    this.dome.position.copy(camera.position);
+  }
+
+  dispose(): void {
+    this.dome.geometry.dispose();
+    (this.dome.material as MeshBasicMaterial).dispose();
+    this.hemisphere.dispose();
+    this.sun.dispose();
+  }
+}
+
+/** A unit sphere coloured from zenith down to the horizon (and a bit below it). */
+function gradientDome(): SphereGeometry {
+  const g = new SphereGeometry(1, 24, 12);
+  const pos = g.getAttribute('position');
+  const colours = new Float32Array(pos.count * 3);
+  const zenith = new Color(SKY_DEFAULTS.zenith), horizon = new Color(SKY_DEFAULTS.horizon), c = new Color();
+  for (let i = 0; i < pos.count; i++) {
+    const t = Math.max(0, pos.getY(i)); // 0 at the horizon and below, 1 straight up
+    c.copy(horizon).lerp(zenith, Math.pow(t, 0.6));
+    colours.set([c.r, c.g, c.b], i * 3);
+  }
+  g.setAttribute('color', new BufferAttribute(colours, 3));
+  return g;
+}

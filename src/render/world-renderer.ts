@@ -1,0 +1,155 @@
+// The three.js view of the world: scene, camera, sky, terrain meshes and the block
+// highlight, drawn by one WebGLRenderer. Network-ignorant (noa-engine style): the app
+// decides which columns exist and calls setChunk / removeChunk / markBlockChanged; where
+// a column came from is none of the renderer's business. Meshing runs in the worker pool.
+import { DoubleSide, MeshLambertMaterial, PerspectiveCamera, Scene, WebGLRenderer } from 'three';
+import { CHUNK_VIEW_DEFAULTS } from './chunk-view';
+import { BlockHighlight } from './block-highlight';
+import { MesherPool } from './mesher-pool';
+import { Sky, viewDistance } from './sky';
+import { TerrainScene, type TerrainStats } from './terrain-scene';
+
+export const WORLD_RENDERER_DEFAULTS = {
+  renderDistance: CHUNK_VIEW_DEFAULTS.renderDistance,
+  fov: 75,
+  /** Opacity of water, glass and leaves (one transparent pass). */
+  transparentOpacity: 0.7,
+  ambientOcclusion: false,
+  /** Cap: a 3x-DPR phone would otherwise shade 9x the pixels for little gain. */
+  maxPixelRatio: 2,
+} as const;
+
+/** The slice of WebGLRenderer used here; tests may pass a stand-in. */
+export type Renderer = Pick<WebGLRenderer, 'render' | 'setSize' | 'setPixelRatio' | 'info' | 'dispose'>;
+
+export interface WorldRendererOptions {
+  /** Where to draw; ignored when `renderer` is given. */
+  readonly canvas?: HTMLCanvasElement;
+  readonly renderer?: Renderer;
+  /** Default: a pool of module workers sized to the machine. */
+  readonly pool?: MesherPool;
+  readonly renderDistance?: number;
+  readonly ambientOcclusion?: boolean;
+}
+
+export interface RenderStats extends TerrainStats {
+  /** Of the last rendered frame. */
+  drawCalls: number;
+  triangles: number;
+  /** Geometries alive on the GPU: returns to its baseline when chunks are removed. */
+  geometries: number;
+}
+
+export class WorldRenderer {
+  readonly scene = new Scene();
+  readonly camera: PerspectiveCamera;
+  readonly highlight = new BlockHighlight();
+  readonly renderer: Renderer;
+  private readonly terrain: TerrainScene;
+  private readonly sky: Sky;
+  private readonly pool: MesherPool;
+  private readonly ownsPool: boolean;
+  private readonly materials: { opaque: MeshLambertMaterial; transparent: MeshLambertMaterial };
+  private renderDistance: number;
+
+  constructor(options: WorldRendererOptions = {}) {
+    this.renderDistance = options.renderDistance ?? WORLD_RENDERER_DEFAULTS.renderDistance;
+    this.renderer = options.renderer ?? new WebGLRenderer({ canvas: options.canvas, antialias: false, powerPreference: 'high-performance' });
+    this.ownsPool = !options.pool;
+    this.pool = options.pool ?? new MesherPool();
+    this.camera = new PerspectiveCamera(WORLD_RENDERER_DEFAULTS.fov, 1, 0.1, 1000);
+    this.camera.position.set(8, 80, 8);
+    this.sky = new Sky(this.scene, this.renderDistance);
+    this.materials = {
+      opaque: new MeshLambertMaterial({ vertexColors: true }),
+      // Seen from below, a water surface must still show: both sides, no depth writes
+      // so what lies behind the water is drawn too.
+      transparent: new MeshLambertMaterial({
+        vertexColors: true, transparent: true, opacity: WORLD_RENDERER_DEFAULTS.transparentOpacity, depthWrite: false, side: DoubleSide,
+      }),
+    };
+    this.terrain = new TerrainScene({
+      pool: this.pool,
+      materials: this.materials,
+      ambientOcclusion: options.ambientOcclusion ?? WORLD_RENDERER_DEFAULTS.ambientOcclusion,
+    });
+    this.scene.add(this.terrain.group, this.highlight.object);
+    this.setRenderDistance(this.renderDistance);
+  }
+
+  /** Shows a column; `blocks` is kept by reference (call markBlockChanged after edits). */
+  setChunk(cx: number, cz: number, blocks: Uint8Array): void {
+    this.terrain.setChunk(cx, cz, blocks);
+  }
+
+  /** Hides a column, cancels its meshing and frees its geometry. */
+  removeChunk(cx: number, cz: number): void {
+    this.terrain.removeChunk(cx, cz);
+  }
+
+  hasChunk(cx: number, cz: number): boolean {
+    return this.terrain.hasChunk(cx, cz);
+  }
+
+  /** True when a loaded column is fully drawn (for a loading indicator / ready()). */
+  isChunkMeshed(cx: number, cz: number): boolean {
+    return this.terrain.isChunkMeshed(cx, cz);
+  }
+
+  /** Re-meshes the section of world block (x, y, z), and neighbours when on a border. */
+  markBlockChanged(x: number, y: number, z: number): void {
+    this.terrain.markBlockChanged(x, y, z);
+  }
+
+  /** Resolves when no section is waiting to be meshed. */
+  idle(): Promise<void> {
+    return this.terrain.idle();
+  }
+
+  /** Fog, sky and far plane follow the render distance (in chunks). */
+  setRenderDistance(chunks: number): void {
+    this.renderDistance = chunks;
+    this.sky.setRenderDistance(chunks);
+    this.camera.far = viewDistance(chunks) * 1.3 + 32;
+    this.camera.updateProjectionMatrix();
+  }
+
+  getRenderDistance(): number {
+    return this.renderDistance;
+  }
+
+  resize(width: number, height: number, pixelRatio = globalThis.devicePixelRatio ?? 1): void {
+    this.renderer.setPixelRatio(Math.min(pixelRatio, WORLD_RENDERER_DEFAULTS.maxPixelRatio));
+    this.renderer.setSize(width, height, false);
+    this.camera.aspect = width / Math.max(1, height);
+    this.camera.updateProjectionMatrix();
+  }
+
+  /** Draws a frame. Move `camera` first; meshing priorities follow it. */
+  render(): void {
+    this.terrain.setFocus(this.camera.position);
+    this.terrain.pump();
+    this.sky.follow(this.camera);
+    this.renderer.render(this.scene, this.camera);
+  }
+
+  stats(): RenderStats {
+    const info = this.renderer.info;
+    return {
+      ...this.terrain.stats,
+      drawCalls: info.render.calls,
+      triangles: info.render.triangles,
+      geometries: info.memory.geometries,
+    };
+  }
+
+  dispose(): void {
+    this.terrain.dispose();
+    this.highlight.dispose();
+    this.sky.dispose();
+    this.materials.opaque.dispose();
+    this.materials.transparent.dispose();
+    if (this.ownsPool) this.pool.terminate();
+    this.renderer.dispose();
+  }
+}
