@@ -125,10 +125,15 @@ export class WorldRenderer {
     this.camera.updateProjectionMatrix();
   }
 
-  /** Draws a frame. Move `camera` first; meshing priorities follow it. */
-  render(): void {
+  /** Meshing priorities follow the camera; call each frame even when not drawing. */
+  follow(): void {
     this.terrain.setFocus(this.camera.position);
     this.terrain.pump();
+  }
+
+  /** Draws a frame. Move `camera` first. */
+  render(): void {
+    this.follow();
     this.sky.follow(this.camera);
     this.renderer.render(this.scene, this.camera);
   }

@@ -1,0 +1,146 @@
+// Page entry of the player: wires the world model, its chunk source, the renderer, the
+// input and the HUD, and publishes window.voxel.
+import { WorldStore, type SavedPlayer } from '../store/world-store';
+import { BlockEditor, EditRefused } from '../play/block-editor';
+import { ChunkStreamer } from '../play/chunk-streamer';
+import { wantedColumns } from '../play/chunk-ring';
+import { LocalChunkSource } from '../play/local-chunk-source';
+import { PlayerSession } from '../play/player-session';
+import { WorldModel } from '../play/world-model';
+import { AIR } from '../world/blocks';
+import { findSpawn } from '../world/world-block';
+import { Hud } from '../ui/hud';
+import { KeyboardMouseInput } from '../ui/keyboard-mouse-input';
+import { LoadingScreen } from '../ui/loading-screen';
+import { clampRenderDistance, DEFAULT_RENDER_DISTANCE, parsePageConfig } from './config';
+import { createVoxelApi, type VoxelApi } from './voxel-api';
+import { createView, type WorldView } from './world-view';
+
+declare global {
+  interface Window {
+    voxel: VoxelApi;
+  }
+}
+
+const SAVE_EVERY_MS = 2000;
+/** Columns around the player that must be loaded before the loading screen lifts. */
+const READY_RADIUS = 1;
+
+async function main(): Promise<void> {
+  const cfg = parsePageConfig(location.href);
+  const loading = new LoadingScreen(document.getElementById('loading')!);
+  const hud = new Hud(document.getElementById('hud')!);
+  loading.progress('Opening the world database…', 0.02);
+
+  let store: WorldStore | null = null;
+  try {
+    store = await WorldStore.open(cfg.world);
+  } catch (err) {
+    hud.showMessage(`${(err as Error).message}`);
+  }
+  const saved = await store?.loadPlayer().catch((err: Error) => { hud.showMessage(err.message); return undefined; });
+  let renderDistance = cfg.renderDistance ?? clampRenderDistance((await store?.loadSetting<number>('renderDistance')) ?? DEFAULT_RENDER_DISTANCE);
+
+  const world = new WorldModel();
+  const source = new LocalChunkSource(cfg.seed, store);
+  const streamer = new ChunkStreamer(world, source);
+  const spawn = saved ?? { ...findSpawn(cfg.seed), yaw: 0, pitch: 0, flying: false, selected: 0 };
+  const session = new PlayerSession(world, spawn.x, spawn.y, spawn.z);
+  session.yaw = spawn.yaw;
+  session.pitch = spawn.pitch;
+  session.flying = spawn.flying;
+  session.select(spawn.selected);
+  const editor = new BlockEditor(world, source, () => session.body);
+
+  const view: WorldView = await createView(document.getElementById('game')!, world, { headless: cfg.headless, renderDistance });
+
+  // --- saving the player ---------------------------------------------------------------
+  const snapshot = (): SavedPlayer => ({ x: session.body.x, y: session.body.y, z: session.body.z, yaw: session.yaw, pitch: session.pitch, flying: session.flying, selected: session.selected });
+  let lastSaved = JSON.stringify(snapshot());
+  const savePlayer = async () => {
+    const s = snapshot();
+    lastSaved = JSON.stringify(s);
+    await store?.savePlayer(s);
+  };
+  const saveIfMoved = () => {
+    if (JSON.stringify(snapshot()) !== lastSaved) savePlayer().catch((e: Error) => hud.showMessage(e.message));
+  };
+  document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden') saveIfMoved(); });
+  addEventListener('pagehide', saveIfMoved);
+  setInterval(saveIfMoved, SAVE_EVERY_MS);
+
+  // --- input --------------------------------------------------------------------------
+  const edit = (x: number, y: number, z: number, id: number) => {
+    editor.setBlock(x, y, z, id).catch((err: Error) => {
+      if (err instanceof EditRefused) hud.showMessage(err.message, 'notice');
+      else hud.showMessage(err.message);
+    });
+  };
+  hud.select(session.selected);
+  const menu = document.getElementById('menu')!;
+  const setRenderDistance = async (n: number) => {
+    renderDistance = clampRenderDistance(n);
+    view.setRenderDistance(renderDistance);
+    hud.showMessage(`Render distance ${renderDistance}`, 'notice');
+    await store?.saveSetting('renderDistance', renderDistance);
+  };
+  const input = cfg.headless ? null : new KeyboardMouseInput(view.canvas!, {
+    look: (dy, dp) => session.look(dy, dp),
+    breakBlock: () => { const t = session.target(); if (t) edit(t.x, t.y, t.z, AIR); },
+    placeBlock: () => { const t = session.target(); if (t) edit(t.x + t.nx, t.y + t.ny, t.z + t.nz, session.selectedBlock); },
+    selectSlot: (i) => { session.select(i); hud.select(session.selected); },
+    scrollSlot: (d) => { session.select(session.selected + d); hud.select(session.selected); },
+    toggleFly: () => { session.flying = !session.flying; hud.showMessage(session.flying ? 'Flying' : 'Walking', 'notice'); },
+    changeRenderDistance: (d) => { setRenderDistance(renderDistance + d).catch((e: Error) => hud.showMessage(e.message)); },
+    lockChanged: (locked) => { menu.hidden = locked; },
+  });
+  menu.addEventListener('click', () => input?.requestLock());
+
+  // --- readiness ------------------------------------------------------------------------
+  let readyMs = NaN;
+  let resolveReady!: () => void;
+  const ready = new Promise<void>((r) => (resolveReady = r));
+  const nearReady = () => wantedColumns(session.column, READY_RADIUS).every((c) => world.has(c.cx, c.cz) && view.isColumnDrawn(c.cx, c.cz));
+
+  // --- frame loop -----------------------------------------------------------------------
+  let last = performance.now();
+  let frames = 0, fps = 0, fpsSince = last, hudAt = 0;
+  const frame = (now: number) => {
+    const dt = (now - last) / 1000;
+    last = now;
+    if (input?.active || cfg.headless) session.step(input ? input.moveInput() : { forward: 0, right: 0, jump: false, flying: false, descend: false, sprint: false }, dt);
+    else session.step({ forward: 0, right: 0, jump: false, flying: false, descend: false, sprint: false }, dt);
+    streamer.update(session.column, renderDistance);
+    view.frame(session, !Number.isNaN(readyMs) || nearReady());
+    frames++;
+    if (now - fpsSince >= 1000) { fps = (frames * 1000) / (now - fpsSince); frames = 0; fpsSince = now; }
+    if (Number.isNaN(readyMs)) {
+      const near = wantedColumns(session.column, READY_RADIUS);
+      loading.progress(`Generating terrain… ${near.filter((c) => world.has(c.cx, c.cz)).length}/${near.length}`, near.filter((c) => world.has(c.cx, c.cz)).length / near.length);
+      if (nearReady()) {
+        readyMs = performance.now();
+        loading.hide();
+        if (!cfg.headless && !input?.locked) menu.hidden = false;
+        resolveReady();
+      }
+    }
+    if (now - hudAt > 250) {
+      hudAt = now;
+      const b = session.body, v = view.stats();
+      hud.update({ x: b.x, y: b.y, z: b.z, ...session.column, fps, chunks: world.size, pending: streamer.pending, renderDistance, flying: session.flying, drawCalls: v.drawCalls, triangles: v.triangles });
+      if (streamer.lastError) { hud.showMessage(streamer.lastError.message); streamer.lastError = undefined; }
+    }
+  };
+  view.loop(frame);
+
+  window.voxel = createVoxelApi({
+    world, session, editor, ready, savePlayer, setRenderDistance,
+    onSelect: (i) => hud.select(i),
+    stats: () => ({ fps, chunksLoaded: world.size, chunksPending: streamer.pending, readyMs, pendingEdits: editor.pending, ...view.stats() }),
+  });
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  new LoadingScreen(document.getElementById('loading')!).fail(`Voxel Populi could not start: ${err instanceof Error ? err.message : String(err)}`);
+});

@@ -1,0 +1,82 @@
+// window.voxel: the automation API. Bots and browser tests drive the world through the
+// same code paths a person's input takes (a setBlock is the BlockEditor call a click
+// makes). Names are stable: later issues extend this object, never rename it.
+import type { BlockEditor } from '../play/block-editor';
+import type { PlayerSession } from '../play/player-session';
+import type { WorldModel } from '../play/world-model';
+import type { RayHit } from '../play/raycast';
+import { BLOCKS } from '../world/blocks';
+
+export interface VoxelStats {
+  fps: number;
+  chunksLoaded: number;
+  chunksPending: number;
+  lastMeshMs: number;
+  drawCalls: number;
+  triangles: number;
+  geometries: number;
+  /** ms from navigation start to the terrain under the player drawn (NaN until then). */
+  readyMs: number;
+  pendingEdits: number;
+}
+
+export interface VoxelApi {
+  ready(): Promise<void>;
+  getBlock(x: number, y: number, z: number): number;
+  setBlock(x: number, y: number, z: number, id: number): Promise<void>;
+  player(): { x: number; y: number; z: number; yaw: number; pitch: number; flying: boolean };
+  /** Moves the player; resolves once the new position is stored. */
+  teleport(x: number, y: number, z: number): Promise<void>;
+  /** Sets the view direction (radians; yaw 0 looks at -z, pitch up positive). */
+  look(yaw: number, pitch: number): void;
+  /** The block under the crosshair within reach, as a click would pick it. */
+  target(): RayHit | null;
+  /** Chooses the hotbar slot (0-based) a right click places from. */
+  select(slot: number): void;
+  blocks(): { id: number; name: string }[];
+  stats(): VoxelStats;
+  setRenderDistance(n: number): Promise<void>;
+  /** Stores the player's position now (it is also stored every few seconds and on hide). */
+  savePlayer(): Promise<void>;
+}
+
+export interface VoxelApiParts {
+  world: WorldModel;
+  session: PlayerSession;
+  editor: BlockEditor;
+  ready: Promise<void>;
+  stats: () => VoxelStats;
+  savePlayer: () => Promise<void>;
+  setRenderDistance: (n: number) => Promise<void>;
+  onSelect: (slot: number) => void;
+}
+
+export function createVoxelApi(p: VoxelApiParts): VoxelApi {
+  return {
+    ready: () => p.ready,
+    getBlock: (x, y, z) => p.world.blockAt(Math.floor(x), Math.floor(y), Math.floor(z)),
+    setBlock: (x, y, z, id) => p.editor.setBlock(x, y, z, id),
+    player: () => {
+      const b = p.session.body;
+      return { x: b.x, y: b.y, z: b.z, yaw: p.session.yaw, pitch: p.session.pitch, flying: p.session.flying };
+    },
+    teleport: async (x, y, z) => {
+      p.session.teleport(x, y, z);
+      await p.savePlayer();
+    },
+    look: (yaw, pitch) => {
+      p.session.yaw = 0;
+      p.session.pitch = 0;
+      p.session.look(yaw, pitch);
+    },
+    target: () => p.session.target(),
+    select: (slot) => {
+      p.session.select(slot);
+      p.onSelect(p.session.selected);
+    },
+    blocks: () => BLOCKS.map((b) => ({ id: b.id, name: b.name })),
+    stats: p.stats,
+    setRenderDistance: p.setRenderDistance,
+    savePlayer: p.savePlayer,
+  };
+}

@@ -1,0 +1,87 @@
+// Connects the world model to what the player sees. With rendering on: the three.js
+// WorldRenderer follows the model's chunk and block events and the camera follows the
+// player. With rendering off (bots, `?render=off`): no WebGL at all, a timer drives the
+// loop, and a column counts as drawn as soon as it is loaded.
+import type { PlayerSession } from '../play/player-session';
+import type { WorldModel } from '../play/world-model';
+import { WorldRenderer } from '../render/world-renderer';
+
+export interface ViewStats {
+  lastMeshMs: number;
+  drawCalls: number;
+  triangles: number;
+  geometries: number;
+}
+
+export interface WorldView {
+  readonly canvas: HTMLCanvasElement | null;
+  /** Runs `fn` once per frame (animation frames, or a 20 Hz timer when headless). */
+  loop(fn: (now: number) => void): void;
+  /**
+   * Moves the camera to the player's eye, highlights the target and, when `draw`, draws.
+   * Behind the loading screen nothing is drawn, so the CPU goes to terrain and meshing.
+   */
+  frame(session: PlayerSession, draw: boolean): void;
+  isColumnDrawn(cx: number, cz: number): boolean;
+  setRenderDistance(n: number): void;
+  stats(): ViewStats;
+}
+
+export interface ViewOptions {
+  headless: boolean;
+  renderDistance: number;
+}
+
+const HEADLESS_FRAME_MS = 50;
+
+export async function createView(container: HTMLElement, world: WorldModel, opts: ViewOptions): Promise<WorldView> {
+  if (opts.headless) return headlessView(world);
+  const canvas = document.createElement('canvas');
+  container.appendChild(canvas);
+  const r = new WorldRenderer({ canvas, renderDistance: opts.renderDistance });
+  const resize = () => r.resize(container.clientWidth || innerWidth, container.clientHeight || innerHeight);
+  resize();
+  addEventListener('resize', resize);
+  world.events.on('chunkLoaded', (c) => r.setChunk(c.cx, c.cz, c.blocks));
+  world.events.on('chunkUnloaded', (c) => r.removeChunk(c.cx, c.cz));
+  world.events.on('blockChanged', (b) => r.markBlockChanged(b.x, b.y, b.z));
+  return {
+    canvas,
+    loop(fn) {
+      const tick = (now: number) => {
+        fn(now);
+        requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(tick);
+    },
+    frame(session, draw) {
+      const [x, y, z] = session.eye();
+      r.camera.position.set(x, y, z);
+      r.camera.rotation.set(session.pitch, session.yaw, 0, 'YXZ');
+      const t = session.target();
+      if (t) r.highlight.show(t.x, t.y, t.z);
+      else r.highlight.hide();
+      if (draw) r.render();
+      else r.follow();
+    },
+    isColumnDrawn: (cx, cz) => r.isChunkMeshed(cx, cz),
+    setRenderDistance: (n) => r.setRenderDistance(n),
+    stats() {
+      const s = r.stats();
+      return { lastMeshMs: s.lastMeshMs, drawCalls: s.drawCalls, triangles: s.triangles, geometries: s.geometries };
+    },
+  };
+}
+
+function headlessView(world: WorldModel): WorldView {
+  return {
+    canvas: null,
+    loop(fn) {
+      setInterval(() => fn(performance.now()), HEADLESS_FRAME_MS);
+    },
+    frame() {},
+    isColumnDrawn: (cx, cz) => world.has(cx, cz),
+    setRenderDistance() {},
+    stats: () => ({ lastMeshMs: 0, drawCalls: 0, triangles: 0, geometries: 0 }),
+  };
+}

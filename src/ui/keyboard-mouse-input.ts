@@ -1,0 +1,112 @@
+// Keyboard and mouse to game intent: held keys become a MoveInput each frame; clicks,
+// the wheel and number keys become actions. Pointer lock gives mouse look; where the
+// browser refuses it, clicks still act at the crosshair so the game stays playable.
+import type { MoveInput } from '../play/physics';
+
+export interface InputActions {
+  look(dYaw: number, dPitch: number): void;
+  breakBlock(): void;
+  placeBlock(): void;
+  selectSlot(index: number): void;
+  scrollSlot(delta: number): void;
+  toggleFly(): void;
+  changeRenderDistance(delta: number): void;
+  lockChanged(locked: boolean): void;
+}
+
+const MOUSE_SENSITIVITY = 0.0025;
+const DOUBLE_TAP_MS = 300;
+
+export class KeyboardMouseInput {
+  private readonly keys = new Set<string>();
+  private lastSpace = 0;
+  private lockRefused = false;
+  private readonly cleanup: (() => void)[] = [];
+
+  constructor(private readonly target: HTMLElement, private readonly actions: InputActions) {
+    this.listen(window, 'keydown', (e) => this.onKey(e as KeyboardEvent, true));
+    this.listen(window, 'keyup', (e) => this.onKey(e as KeyboardEvent, false));
+    this.listen(window, 'blur', () => this.keys.clear());
+    this.listen(target, 'mousedown', (e) => this.onMouseDown(e as MouseEvent));
+    this.listen(target, 'contextmenu', (e) => e.preventDefault());
+    this.listen(document, 'mousemove', (e) => {
+      const m = e as MouseEvent;
+      if (this.locked) this.actions.look(-m.movementX * MOUSE_SENSITIVITY, -m.movementY * MOUSE_SENSITIVITY);
+    });
+    this.listen(target, 'wheel', (e) => {
+      e.preventDefault();
+      this.actions.scrollSlot(Math.sign((e as WheelEvent).deltaY));
+    }, { passive: false });
+    this.listen(document, 'pointerlockchange', () => this.actions.lockChanged(this.locked));
+    this.listen(document, 'pointerlockerror', () => { this.lockRefused = true; });
+  }
+
+  get locked(): boolean {
+    return document.pointerLockElement === this.target;
+  }
+
+  /** True when clicks act on the world: with pointer lock, or where the browser refuses it. */
+  get active(): boolean {
+    return this.locked || this.lockRefused;
+  }
+
+  requestLock(): void {
+    const r = this.target.requestPointerLock() as unknown as Promise<void> | undefined;
+    r?.catch?.(() => { this.lockRefused = true; });
+  }
+
+  moveInput(): MoveInput {
+    const k = (c: string) => this.keys.has(c);
+    return {
+      forward: (k('KeyW') || k('ArrowUp') ? 1 : 0) - (k('KeyS') || k('ArrowDown') ? 1 : 0),
+      right: (k('KeyD') || k('ArrowRight') ? 1 : 0) - (k('KeyA') || k('ArrowLeft') ? 1 : 0),
+      jump: k('Space'),
+      descend: k('ShiftLeft') || k('ShiftRight'),
+      sprint: k('ControlLeft') || k('ControlRight'),
+      flying: false,
+    };
+  }
+
+  private onKey(e: KeyboardEvent, down: boolean): void {
+    if (e.target instanceof HTMLInputElement) return;
+    if (down) {
+      if (!this.keys.has(e.code)) this.onPress(e);
+      this.keys.add(e.code);
+    } else {
+      this.keys.delete(e.code);
+    }
+    if (['Space', 'ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight'].includes(e.code)) e.preventDefault();
+  }
+
+  private onPress(e: KeyboardEvent): void {
+    const digit = /^Digit([1-9])$/.exec(e.code);
+    if (digit) this.actions.selectSlot(Number(digit[1]) - 1);
+    else if (e.code === 'KeyF') this.actions.toggleFly();
+    else if (e.code === 'Equal' || e.code === 'NumpadAdd') this.actions.changeRenderDistance(1);
+    else if (e.code === 'Minus' || e.code === 'NumpadSubtract') this.actions.changeRenderDistance(-1);
+    else if (e.code === 'Space') {
+      // Double-tap space toggles flight, as in the game this imitates.
+      const now = performance.now();
+      if (now - this.lastSpace < DOUBLE_TAP_MS) this.actions.toggleFly();
+      this.lastSpace = now;
+    }
+  }
+
+  private onMouseDown(e: MouseEvent): void {
+    if (!this.active) {
+      this.requestLock();
+      return;
+    }
+    if (e.button === 0) this.actions.breakBlock();
+    else if (e.button === 2) this.actions.placeBlock();
+  }
+
+  private listen(t: EventTarget, type: string, fn: (e: Event) => void, opts?: AddEventListenerOptions): void {
+    t.addEventListener(type, fn, opts);
+    this.cleanup.push(() => t.removeEventListener(type, fn, opts));
+  }
+
+  dispose(): void {
+    for (const c of this.cleanup) c();
+  }
+}
