@@ -32,3 +32,11 @@ export class LinkClosedError extends Error {
 
 /** Largest message a Link accepts; larger payloads are split by the sender (16 KiB portable frames). */
 export const MAX_LINK_MESSAGE = 256 * 1024;
+
+/** Thrown by send() for a message above MAX_LINK_MESSAGE. */
+export class LinkMessageTooLargeError extends RangeError {
+  override readonly name = 'LinkMessageTooLargeError';
+  constructor(readonly size: number) {
+    super(`message of ${size} bytes exceeds MAX_LINK_MESSAGE (${MAX_LINK_MESSAGE})`);
+  }
+}

@@ -1,0 +1,87 @@
+// The identity handshake run on every new WebRTC link, right after the data channel
+// opens and before the Link is handed out. Each side sends HELLO {public key, nonce},
+// then AUTH {signature over both ids, both nonces and both DTLS fingerprints}. The
+// remote id is trusted only when the public key hashes to the id we dialled (or the id
+// the signal came from) and the signature checks. Signing the peer's fresh nonce stops
+// replays; signing the DTLS fingerprints of the offer and answer SDPs, as each side saw
+// them, stops a signaling relay from sitting in the middle of the connection (each leg
+// of a man-in-the-middle has different certificates, so the transcripts differ).
+import * as v from 'valibot';
+import { type Identity, publicKeyMatchesId, verifySignature } from '../core/identity';
+import { type NodeId } from '../core/node-id';
+
+const CONTEXT = 'voxel-populi link v1';
+const NONCE_BYTES = 16;
+
+export class HandshakeError extends Error {
+  override readonly name = 'HandshakeError';
+}
+
+const B64 = v.pipe(v.string(), v.maxLength(200), v.regex(/^[A-Za-z0-9+/]*={0,2}$/));
+export const HelloSchema = v.object({
+  t: v.literal('hello'),
+  v: v.literal(1),
+  alg: v.picklist(['Ed25519', 'ECDSA-P256']),
+  pk: B64,
+  nonce: B64,
+});
+export const AuthSchema = v.object({ t: v.literal('auth'), sig: B64 });
+export const ByeSchema = v.object({ t: v.literal('bye'), reason: v.pipe(v.string(), v.maxLength(200)) });
+export const ControlSchema = v.variant('t', [HelloSchema, AuthSchema, ByeSchema]);
+export type ControlMsg = v.InferOutput<typeof ControlSchema>;
+
+export function toB64(b: Uint8Array): string {
+  let s = '';
+  for (let i = 0; i < b.length; i++) s += String.fromCharCode(b[i]!);
+  return btoa(s);
+}
+export function fromB64(s: string): Uint8Array {
+  const bin = atob(s);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+/** The first DTLS fingerprint line of an SDP ('' when absent). */
+export function sdpFingerprint(sdp: string | undefined): string {
+  return /a=fingerprint:([^\r\n]+)/i.exec(sdp ?? '')?.[1]?.trim().toLowerCase() ?? '';
+}
+
+function transcript(signer: NodeId, verifier: NodeId, signerNonce: Uint8Array, verifierNonce: Uint8Array, fps: string): Uint8Array {
+  const te = new TextEncoder();
+  const parts = [te.encode(CONTEXT), signer, verifier, signerNonce, verifierNonce, te.encode(fps)];
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let off = 0;
+  for (const p of parts) {
+    out.set(p, off);
+    off += p.length;
+  }
+  return out;
+}
+
+export interface HandshakeIo {
+  send(msg: ControlMsg): void;
+  /** Resolves with the next control message from the peer (already schema-checked). */
+  next(): Promise<ControlMsg>;
+}
+
+/**
+ * Runs both halves of the handshake; resolves once the peer proved `remoteId`.
+ * `fingerprints` is "offerFingerprint|answerFingerprint" as this side saw the SDPs.
+ */
+export async function runHandshake(io: HandshakeIo, self: Identity, remoteId: NodeId, fingerprints: string): Promise<void> {
+  const nonce = crypto.getRandomValues(new Uint8Array(NONCE_BYTES));
+  io.send({ t: 'hello', v: 1, alg: self.alg, pk: toB64(self.publicKey), nonce: toB64(nonce) });
+  const hello = await io.next();
+  if (hello.t !== 'hello') throw new HandshakeError(`expected hello, got ${hello.t}`);
+  const pk = fromB64(hello.pk);
+  const theirNonce = fromB64(hello.nonce);
+  if (theirNonce.length !== NONCE_BYTES) throw new HandshakeError('bad nonce');
+  if (!(await publicKeyMatchesId(pk, remoteId))) throw new HandshakeError('public key does not match the remote id');
+  const sig = await self.sign(transcript(self.id, remoteId, nonce, theirNonce, fingerprints));
+  io.send({ t: 'auth', sig: toB64(sig) });
+  const auth = await io.next();
+  if (auth.t !== 'auth') throw new HandshakeError(`expected auth, got ${auth.t}`);
+  const ok = await verifySignature(hello.alg, pk, transcript(remoteId, self.id, theirNonce, nonce, fingerprints), fromB64(auth.sig));
+  if (!ok) throw new HandshakeError('bad signature');
+}

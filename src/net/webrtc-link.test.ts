@@ -1,0 +1,100 @@
+// The WebRTC link in Node (node-datachannel), loopback only: run inside scripts/netns.sh.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanup } from 'node-datachannel';
+import { idEquals, randomId } from '../core/node-id';
+import { generateIdentity } from '../core/identity';
+import { linkComplianceSuite } from './link-compliance';
+import { DialError } from './transport';
+import type { WebRtcTransport } from './webrtc-transport';
+import { directSignals, linkPair, nodeTransport } from './webrtc-test-helpers';
+
+let a: WebRtcTransport;
+let b: WebRtcTransport;
+beforeAll(async () => {
+  a = await nodeTransport();
+  b = await nodeTransport();
+});
+afterAll(() => {
+  a.close();
+  b.close();
+  cleanup();
+});
+
+linkComplianceSuite('webrtc (node-datachannel)', () => linkPair(a, b));
+
+describe('WebRtcTransport', () => {
+  it('links carry the proven ids, and stats count them', async () => {
+    const t0 = performance.now();
+    const [out, inb] = await linkPair(a, b);
+    const ms = performance.now() - t0;
+    expect(idEquals(out.remoteId, b.selfId)).toBe(true);
+    expect(idEquals(inb.remoteId, a.selfId)).toBe(true);
+    expect(a.stats.linksOpen).toBeGreaterThan(0);
+    console.log(`node-datachannel link + handshake in ${ms.toFixed(0)} ms`);
+    out.close();
+  });
+
+  it('a dial to an id whose key the answerer does not hold fails the handshake', async () => {
+    const impostor = await nodeTransport();
+    const claimed = (await generateIdentity()).id; // the id we think we dial
+    const before = a.stats.handshakeFailures;
+    // The impostor answers as if it were `claimed`.
+    const back = {
+      sendSignal: (_to: Uint8Array, blob: Record<string, unknown>) =>
+        setTimeout(() => a.handleSignal(claimed, blob, sig), 0),
+    };
+    const sig = {
+      sendSignal: (_to: Uint8Array, blob: Record<string, unknown>) =>
+        setTimeout(() => impostor.handleSignal(a.selfId, blob, back), 0),
+    };
+    await expect(a.dial(claimed, sig)).rejects.toThrow(/handshake failed: public key does not match/);
+    expect(a.stats.handshakeFailures).toBe(before + 1);
+    impostor.close();
+  });
+
+  it('a dial with nobody answering times out with DialError', async () => {
+    const t = await nodeTransport({ dialTimeoutMs: 300 });
+    await expect(t.dial(randomId(), { sendSignal: () => undefined })).rejects.toBeInstanceOf(DialError);
+    expect(t.stats.dialFailures).toBe(1);
+    t.close();
+  });
+
+  it('malformed signals are counted and dropped, never thrown', async () => {
+    const t = await nodeTransport();
+    const ch = { sendSignal: () => undefined };
+    const bad: unknown[] = [null, 42, {}, { t: 'rtc', v: 1, cid: 'zz', s: { type: 'offer', sdp: 'x' } },
+      { t: 'rtc', v: 1, cid: 'abcdef0123', s: { type: 'answer', sdp: 'x' } }, // no such connection
+      { t: 'rtc', v: 1, cid: 'abcdef0123', s: { type: 'candidate', candidate: { candidate: 5 } } },
+      { t: 'rtc', v: 2, cid: 'abcdef0123', s: { type: 'offer', sdp: 'x' } }];
+    for (const blob of bad) expect(() => t.handleSignal(randomId(), blob as Record<string, unknown>, ch)).not.toThrow();
+    expect(t.stats.badSignals).toBe(bad.length);
+    // A syntactically valid offer with a garbage SDP: the connection fails quietly.
+    t.handleSignal(randomId(), { t: 'rtc', v: 1, cid: 'abcdef0123', s: { type: 'offer', sdp: 'v=0 garbage' } }, ch);
+    await new Promise((r) => setTimeout(r, 100));
+    t.close();
+  });
+
+  it('dial after close rejects; closing the transport closes its links', async () => {
+    const t = await nodeTransport();
+    const [out, inb] = await linkPair(t, b);
+    const remoteClosed = new Promise((r) => inb.events.once('close', r));
+    t.close();
+    expect(out.open).toBe(false);
+    await remoteClosed;
+    await expect(t.dial(b.selfId, directSignals(t, b))).rejects.toBeInstanceOf(DialError);
+  });
+
+  it('throughput: 1 KiB messages per second (figure only)', async () => {
+    const [out, inb] = await linkPair(a, b);
+    const n = 20_000;
+    const msg = new Uint8Array(1024);
+    let got = 0;
+    const done = new Promise<void>((r) => inb.events.on('message', () => { if (++got === n) r(); }));
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) out.send(msg);
+    await done;
+    const s = (performance.now() - t0) / 1000;
+    console.log(`node-datachannel: ${Math.round(n / s)} msgs/s of 1 KiB`);
+    out.close();
+  });
+});

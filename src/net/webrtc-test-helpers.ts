@@ -1,0 +1,33 @@
+// Test wiring for WebRTC transports in Node (node-datachannel under webrtc-polyfill):
+// a direct in-process SignalChannel and loopback-only RTC settings. Test files only.
+import { generateIdentity, type Identity } from '../core/identity';
+import type { NodeId } from '../core/node-id';
+import type { Link } from './link';
+import type { SignalBlob, SignalChannel } from './transport';
+import { WebRtcTransport, type WebRtcTransportOptions } from './webrtc-transport';
+
+/** node-datachannel gathers no loopback candidate without bindAddress (shared/TESTING.md). */
+export const NODE_LOOPBACK_RTC = { bindAddress: '127.0.0.1' };
+
+export async function nodeTransport(opts: Partial<WebRtcTransportOptions> = {}): Promise<WebRtcTransport> {
+  const identity: Identity = opts.identity ?? (await generateIdentity());
+  return new WebRtcTransport({ rtcConfig: NODE_LOOPBACK_RTC, iceServers: [], ...opts, identity });
+}
+
+/** Signals from `from` delivered to `to` asynchronously (like a relay would). */
+export function directSignals(from: WebRtcTransport, to: WebRtcTransport, tamper?: (b: SignalBlob) => SignalBlob | null): SignalChannel {
+  const channel: SignalChannel = {
+    sendSignal(_to: NodeId, blob: SignalBlob) {
+      const b = tamper ? tamper(blob) : blob;
+      if (!b) return;
+      setTimeout(() => to.handleSignal(from.selfId, JSON.parse(JSON.stringify(b)), directSignals(to, from)), 0);
+    },
+  };
+  return channel;
+}
+
+export async function linkPair(a: WebRtcTransport, b: WebRtcTransport): Promise<[Link, Link]> {
+  const inbound = new Promise<Link>((resolve) => b.events.once('link', resolve));
+  const out = await a.dial(b.selfId, directSignals(a, b));
+  return [out, await inbound];
+}

@@ -1,0 +1,290 @@
+// A Transport of WebRTC data channels on @thaunknown/simple-peer. Offers, answers and
+// ICE candidates travel as signal blobs through whatever SignalChannel the caller
+// passes (the relay for a first link, the overlay after that). A connection is only
+// handed out once the identity handshake (link-handshake.ts) proved the peer's node id.
+//
+// ICE servers (option `iceServers`, default `[]`: host candidates only, which is all
+// loopback tests and a LAN need). For real deployments across NATs:
+//   - STUN finds the public address behind a NAT (most home routers):
+//       [{ urls: 'stun:stun.l.google.com:19302' }]  or your own coturn `stun:host:3478`
+//   - TURN relays the media when both sides are behind symmetric NATs / strict
+//     firewalls (roughly 10-20% of pairs); it needs a server you run (coturn) and
+//     credentials, ideally short-lived ones minted by your backend:
+//       [{ urls: ['turn:turn.example.org:3478?transport=udp',
+//                 'turns:turn.example.org:5349?transport=tcp'],
+//          username: '...', credential: '...' }]
+//   - `rtcConfig: { iceTransportPolicy: 'relay' }` forces TURN (hides peers' IPs).
+// Never configure public servers in tests (shared/TESTING.md).
+//
+// Node: simple-peer 10 takes RTCPeerConnection from `webrtc-polyfill`, which is
+// node-datachannel in Node and the browser's own in a page; there is no `wrtc` option
+// any more. node-datachannel needs `rtcConfig: { bindAddress: '127.0.0.1' }` to gather
+// a loopback candidate (it passes the RTCConfiguration through to libdatachannel).
+// `createPeer` is the injection point for another implementation or a test double.
+import SimplePeer, { type SimplePeerOptions, type SimplePeerSignal } from '@thaunknown/simple-peer/lite.js';
+import * as v from 'valibot';
+import { realClock, type Clock, type TimerHandle } from '../core/clock';
+import { Emitter } from '../core/emitter';
+import type { Identity } from '../core/identity';
+import { idEquals, idToHex, type NodeId } from '../core/node-id';
+import type { Link } from './link';
+import { runHandshake, sdpFingerprint } from './link-handshake';
+import { DialError, type SignalBlob, type SignalChannel, type Transport, type TransportEvents } from './transport';
+import { WebRtcLink } from './webrtc-link';
+
+export const WEBRTC_DEFAULTS = {
+  /** No STUN/TURN: host candidates only (see the comment above for deployments). */
+  iceServers: [] as RTCIceServer[],
+  /** Signaling + ICE + DTLS + handshake must finish within this. */
+  dialTimeoutMs: 15_000,
+  /** Half-open inbound connections (offers received, not yet open) kept at once. */
+  maxPendingInbound: 32,
+};
+
+export interface WebRtcTransportOptions {
+  identity: Identity;
+  iceServers?: RTCIceServer[];
+  /** Extra RTCConfiguration fields merged over `{ iceServers }` (e.g. bindAddress for node-datachannel). */
+  rtcConfig?: Record<string, unknown>;
+  dialTimeoutMs?: number;
+  maxPendingInbound?: number;
+  clock?: Clock;
+  /** Builds the simple-peer instance (default: `new SimplePeer(opts)`). */
+  createPeer?: (opts: SimplePeerOptions) => SimplePeer;
+}
+
+export interface WebRtcTransportStats {
+  dials: number;
+  dialsOk: number;
+  dialFailures: number;
+  inbound: number;
+  inboundOk: number;
+  inboundFailures: number;
+  handshakeFailures: number;
+  badSignals: number;
+  linksOpen: number;
+}
+
+const CandidateSchema = v.object({
+  candidate: v.pipe(v.string(), v.maxLength(1024)),
+  sdpMLineIndex: v.optional(v.nullable(v.number())),
+  sdpMid: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(64)))),
+});
+const RtcSignalSchema = v.variant('type', [
+  v.object({ type: v.picklist(['offer', 'answer']), sdp: v.pipe(v.string(), v.maxLength(32 * 1024)) }),
+  v.object({ type: v.literal('candidate'), candidate: CandidateSchema }),
+]);
+/** The signal blob this transport sends and accepts. */
+export const WebRtcSignalSchema = v.object({
+  t: v.literal('rtc'),
+  v: v.literal(1),
+  cid: v.pipe(v.string(), v.regex(/^[0-9a-f]{8,32}$/)),
+  s: RtcSignalSchema,
+});
+
+interface Conn {
+  peer: SimplePeer;
+  remoteId: NodeId;
+  cid: string;
+  initiator: boolean;
+  offerSdp?: string;
+  answerSdp?: string;
+  timer: TimerHandle;
+  done: boolean;
+  resolve?: (l: Link) => void;
+  reject?: (e: Error) => void;
+}
+
+function stripCandidates(sdp: string): string {
+  return sdp.split(/\r\n/).filter((l) => !l.startsWith('a=candidate:') && l !== 'a=end-of-candidates').join('\r\n');
+}
+
+function randomHex(bytes: number): string {
+  return idToHex(crypto.getRandomValues(new Uint8Array(bytes)));
+}
+
+export class WebRtcTransport implements Transport {
+  readonly selfId: NodeId;
+  readonly events = new Emitter<TransportEvents>();
+  readonly stats: WebRtcTransportStats = {
+    dials: 0, dialsOk: 0, dialFailures: 0, inbound: 0, inboundOk: 0, inboundFailures: 0,
+    handshakeFailures: 0, badSignals: 0, linksOpen: 0,
+  };
+  private readonly opts: Required<Omit<WebRtcTransportOptions, 'rtcConfig'>> & { rtcConfig: Record<string, unknown> };
+  private readonly conns = new Map<string, Conn>();
+  private readonly links = new Set<WebRtcLink>();
+  /** Keys of recently ended connections: their late candidates are ignored, not counted as bad. */
+  private readonly ended = new Set<string>();
+  private closed = false;
+
+  constructor(options: WebRtcTransportOptions) {
+    this.opts = {
+      ...WEBRTC_DEFAULTS,
+      clock: realClock,
+      createPeer: (o) => new SimplePeer(o),
+      rtcConfig: {},
+      ...options,
+    };
+    this.selfId = options.identity.id;
+  }
+
+  dial(remoteId: NodeId, signals: SignalChannel): Promise<Link> {
+    if (this.closed) return Promise.reject(new DialError('transport closed'));
+    if (idEquals(remoteId, this.selfId)) return Promise.reject(new DialError('cannot dial self'));
+    this.stats.dials++;
+    return new Promise((resolve, reject) => {
+      this.start(remoteId, randomHex(8), true, signals, resolve, reject);
+    });
+  }
+
+  handleSignal(from: NodeId, blob: SignalBlob, signals: SignalChannel): void {
+    if (this.closed) return;
+    const parsed = v.safeParse(WebRtcSignalSchema, blob);
+    if (!parsed.success) {
+      this.stats.badSignals++;
+      return;
+    }
+    const { cid, s } = parsed.output;
+    const key = `${idToHex(from)}/${cid}`;
+    let c = this.conns.get(key);
+    if (c?.done) {
+      // Open already: late trickled candidates may still help ICE; anything else is noise.
+      if (s.type === 'candidate' && !c.peer.destroyed) {
+        try {
+          c.peer.signal(s as SimplePeerSignal);
+        } catch {
+          /* peer closing */
+        }
+      }
+      return;
+    }
+    if (!c && this.ended.has(key)) return;
+    if (!c) {
+      // Only an offer opens a connection; a stray answer/candidate belongs to one that ended.
+      if (s.type !== 'offer' || this.pendingInbound() >= this.opts.maxPendingInbound || idEquals(from, this.selfId)) {
+        this.stats.badSignals++;
+        return;
+      }
+      this.stats.inbound++;
+      c = this.start(from, cid, false, signals);
+    } else if ((s.type === 'offer') === c.initiator) {
+      this.stats.badSignals++; // an initiator never receives an offer, a responder never an answer
+      return;
+    }
+    if (s.type === 'offer') c.offerSdp ??= s.sdp;
+    if (s.type === 'answer') c.answerSdp ??= s.sdp;
+    try {
+      c.peer.signal(s as SimplePeerSignal);
+    } catch {
+      this.stats.badSignals++;
+    }
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const c of [...this.conns.values()]) this.fail(c, new DialError('transport closed'));
+    for (const l of [...this.links]) l.close('transport closed');
+    this.events.removeAll();
+  }
+
+  private forget(key: string): void {
+    this.conns.delete(key);
+    this.ended.add(key);
+    if (this.ended.size > 256) this.ended.delete(this.ended.values().next().value!);
+  }
+
+  private pendingInbound(): number {
+    let n = 0;
+    for (const c of this.conns.values()) if (!c.initiator && !c.done) n++;
+    return n;
+  }
+
+  private start(
+    remoteId: NodeId, cid: string, initiator: boolean, signals: SignalChannel,
+    resolve?: (l: Link) => void, reject?: (e: Error) => void,
+  ): Conn {
+    const key = `${idToHex(remoteId)}/${cid}`;
+    const peer = this.opts.createPeer({
+      initiator,
+      trickle: true,
+      config: { ...this.opts.rtcConfig, iceServers: this.opts.iceServers },
+    });
+    const c: Conn = {
+      peer, remoteId, cid, initiator, done: false, resolve, reject,
+      timer: this.opts.clock.setTimeout(() => this.fail(c, new DialError('dial timed out')), this.opts.dialTimeoutMs),
+    };
+    this.conns.set(key, c);
+    peer.on('signal', (data) => {
+      if (c.done) return;
+      if (data.type === 'offer') c.offerSdp ??= data.sdp;
+      if (data.type === 'answer') c.answerSdp ??= data.sdp;
+      if (data.type !== 'offer' && data.type !== 'answer' && data.type !== 'candidate') return; // renegotiation: unused
+      // Candidates travel as their own signals (trickle). Some of them may already sit in
+      // the SDP; sending them twice made libdatachannel fail now and then with "Got a remote
+      // candidate without ICE transport", so the SDP goes without them.
+      const s = data.sdp === undefined ? data : { type: data.type, sdp: stripCandidates(data.sdp) };
+      signals.sendSignal(remoteId, { t: 'rtc', v: 1, cid, s } as SignalBlob);
+    });
+    peer.on('error', (e) => this.fail(c, new DialError(`connection failed: ${e.message}`)));
+    peer.on('close', () => this.fail(c, new DialError('connection closed before it opened')));
+    peer.on('connect', () => void this.onConnect(c, key));
+    return c;
+  }
+
+  private async onConnect(c: Conn, key: string): Promise<void> {
+    if (c.done) return;
+    const link = new WebRtcLink(c.peer, c.remoteId, this.opts.clock);
+    const fps = `${sdpFingerprint(c.offerSdp)}|${sdpFingerprint(c.answerSdp)}`;
+    try {
+      await runHandshake(link.handshakeIo(), this.opts.identity, c.remoteId, fps);
+    } catch (e) {
+      if (c.done) return;
+      this.stats.handshakeFailures++;
+      link.close('handshake failed');
+      this.fail(c, new DialError(`handshake failed: ${(e as Error).message}`));
+      return;
+    }
+    if (c.done) return;
+    if (link.closed) {
+      this.fail(c, new DialError('connection closed during the handshake'));
+      return;
+    }
+    c.done = true;
+    this.opts.clock.clearTimeout(c.timer);
+    if (this.closed) {
+      this.conns.delete(key);
+      link.close('transport closed');
+      return;
+    }
+    // The entry stays while the link lives, so late candidates still reach the peer.
+    this.links.add(link);
+    this.stats.linksOpen++;
+    link.events.on('close', () => {
+      if (this.conns.get(key) === c) this.forget(key);
+      if (this.links.delete(link)) this.stats.linksOpen--;
+    });
+    link.activate();
+    if (c.initiator) {
+      this.stats.dialsOk++;
+      c.resolve?.(link);
+    } else {
+      this.stats.inboundOk++;
+      this.events.emit('link', link);
+    }
+  }
+
+  private fail(c: Conn, err: Error): void {
+    if (c.done) return;
+    c.done = true;
+    this.opts.clock.clearTimeout(c.timer);
+    this.forget(`${idToHex(c.remoteId)}/${c.cid}`);
+    if (!c.peer.destroyed) c.peer.destroy();
+    if (c.initiator) {
+      this.stats.dialFailures++;
+      c.reject?.(err);
+    } else {
+      this.stats.inboundFailures++;
+    }
+  }
+}
