@@ -1,0 +1,661 @@
+// One Kademlia node: the composition of routing table, link set and budget, RPCs,
+// lookups, the value store and the overlay router. Dependencies come in (transport,
+// clock, random); start()/stop() bound its life; `stats` is a plain counters object.
+//
+// Contacts are node ids known to be alive. An RPC to a contact we hold a live link to
+// goes straight over that link; otherwise it travels as a ROUTED message over existing
+// links (greedy XOR forwarding), and its reply comes back along the reverse path. Direct
+// links are opened only by the link budget (bucket coverage) or on request (`connect`),
+// and their offer/answer travels through the overlay itself: a lookup never dials.
+import type { Clock } from '../core/clock';
+import { every } from '../core/clock';
+import { Emitter } from '../core/emitter';
+import { bucketIndex, compareDistance, idEquals, idToHex, type NodeId } from '../core/node-id';
+import type { Link } from '../net/link';
+import type { SignalChannel, Transport } from '../net/transport';
+import { LinkSet, type PeerLink } from './link-set';
+import { LINK_BUDGET_DEFAULTS, planLinks } from './link-budget';
+import { iterativeLookup, type LookupResult } from './lookup';
+import { dhtCodec, MAX_IDS, NAMESPACE_LIMITS, type DhtMessage, type DhtMessageOf, type Namespace, type Reply, type Request, type ValueRecord } from './messages';
+import { Dedup, nextHop } from './router';
+import { RoutingTable, type AddResult, type Contact } from './routing-table';
+import { RpcTable, RpcTimeoutError } from './rpc';
+import { newStats, type DhtStats } from './stats';
+import { ValueStore } from './value-store';
+
+/** Every option and its default. */
+export const DHT_DEFAULTS = {
+  /** Bucket size and replication factor. */
+  k: 20,
+  /** Parallel queries per lookup. */
+  alpha: 3,
+  /** Hard cap on live links (DESIGN.md). */
+  maxLinks: LINK_BUDGET_DEFAULTS.maxLinks,
+  /** Own dials stop here, leaving room for inbound links. */
+  softLinks: LINK_BUDGET_DEFAULTS.softLinks,
+  /** Links wanted per non-empty bucket. */
+  linksPerBucket: LINK_BUDGET_DEFAULTS.linksPerBucket,
+  /** RPC reply timeout (direct or routed). */
+  rpcTimeoutMs: 4000,
+  /** Consecutive RPC failures before a contact leaves the table. */
+  maxFails: 2,
+  /** A link silent this long gets a PING. */
+  heartbeatMs: 5000,
+  /** A link silent this long is closed and its peer dropped from the table. */
+  heartbeatTimeoutMs: 15_000,
+  /** Link budget check period. */
+  maintainMs: 5000,
+  /** No redial of a peer for this long after a failed dial or a link it closed. */
+  dialBackoffMs: 30_000,
+  /** Buckets without a lookup for this long are refreshed. */
+  refreshMs: 15 * 60_000,
+  /** After the join lookup, refresh every bucket farther than the closest neighbour. */
+  joinRefresh: true,
+  /** Default lifetime of a put value. */
+  valueTtlMs: 3600_000,
+  /** The publisher re-puts its values this often. */
+  republishMs: 20 * 60_000,
+  /** Holders re-store values they have not seen refreshed for this long. */
+  replicateMs: 10 * 60_000,
+  /** Value expiry / republish / replicate sweep period. */
+  valueSweepMs: 60_000,
+  /** Hop limit of routed messages. */
+  routeTtl: 32,
+  /** Routed message ids remembered for duplicate suppression. */
+  dedupSize: 256,
+  /** Undecodable frames after which a link is closed. */
+  maxJunkFrames: 8,
+  /** Randomness (refresh targets, link choice, request ids); inject a seeded one to replay. */
+  random: Math.random as () => number,
+};
+
+export type DhtOptions = typeof DHT_DEFAULTS;
+
+export interface DhtBootstrap {
+  /** Peers to dial first (from an invite or the relay's list). */
+  peers: NodeId[];
+  /** How to reach them before we have any link (the relay). */
+  signals: SignalChannel;
+}
+
+export interface CreateDhtNodeArgs {
+  selfId: NodeId;
+  transport: Transport;
+  clock: Clock;
+  bootstrap?: DhtBootstrap;
+  options?: Partial<DhtOptions>;
+}
+
+export interface DhtEvents extends Record<string, unknown> {
+  /** An application payload sent to us with `send`. */
+  message: { from: NodeId; body: Uint8Array };
+  'link-open': { id: NodeId; outbound: boolean };
+  'link-close': { id: NodeId; reason: string };
+  /** The join finished (bootstrap dialled, own id looked up). */
+  ready: { contacts: number };
+}
+
+export interface GotValue {
+  value: Uint8Array;
+  publisher: NodeId;
+  seq: number;
+  /** Remaining lifetime in ms. */
+  ttlMs: number;
+}
+
+export interface LinkInfo {
+  id: NodeId;
+  hex: string;
+  outbound: boolean;
+  pinned: boolean;
+  rttMs: number | null;
+}
+
+export class JoinError extends Error {
+  override readonly name = 'JoinError';
+}
+export class ValueTooLargeError extends Error {
+  override readonly name = 'ValueTooLargeError';
+}
+export class NoRouteError extends Error {
+  override readonly name = 'NoRouteError';
+}
+
+/** A request without its id (the RPC table assigns one). */
+type RequestBody = Request extends infer R ? (R extends Request ? Omit<R, 'r'> : never) : never;
+
+interface Published {
+  ns: Namespace;
+  key: NodeId;
+  value: Uint8Array;
+  seq: number;
+  expiresAt: number;
+  republishAt: number;
+}
+
+/** Where a message came from, and how to answer it. */
+interface Origin {
+  id: NodeId;
+  hex: string;
+  /** Reverse path of a routed request (its reply's source route). */
+  via: NodeId[];
+}
+
+/** Reverse paths remembered (see `paths`). */
+const PATH_CACHE = 32;
+
+export function createDhtNode(args: CreateDhtNodeArgs): DhtNode {
+  return new DhtNode(args);
+}
+
+export class DhtNode {
+  readonly selfId: NodeId;
+  readonly selfHex: string;
+  readonly opts: DhtOptions;
+  readonly stats: DhtStats = newStats();
+  readonly events = new Emitter<DhtEvents>();
+  readonly table: RoutingTable;
+  readonly store = new ValueStore();
+  readonly links: LinkSet;
+  /** The overlay SignalChannel: signals travel as routed SIGNAL messages. */
+  readonly overlaySignals: SignalChannel;
+
+  private readonly transport: Transport;
+  private readonly clock: Clock;
+  private readonly bootstrap: DhtBootstrap | undefined;
+  private readonly rpc: RpcTable;
+  private readonly dedup: Dedup;
+  private readonly pendingDials = new Set<string>();
+  private readonly backoff = new Map<string, number>();
+  private readonly published = new Map<string, Published>();
+  /** Reverse paths of the last few nodes that reached us by routing: how to reach a newcomer. */
+  private readonly paths = new Map<string, NodeId[]>();
+  private stops: (() => void)[] = [];
+  private routeSeq = 0;
+  private running = false;
+  private maintainScheduled = false;
+
+  constructor(args: CreateDhtNodeArgs) {
+    this.selfId = args.selfId;
+    this.selfHex = idToHex(args.selfId);
+    this.transport = args.transport;
+    this.clock = args.clock;
+    this.bootstrap = args.bootstrap;
+    this.opts = { ...DHT_DEFAULTS, ...args.options };
+    this.table = new RoutingTable(this.selfId, this.opts.k);
+    this.rpc = new RpcTable(this.clock, this.opts.random);
+    this.dedup = new Dedup(this.opts.dedupSize);
+    this.links = new LinkSet(this.selfId, this.clock, this.stats, this.opts, this.opts.maxJunkFrames, {
+      onMessage: (msg, pl) => this.onLinkMessage(msg, pl),
+      onOpen: (pl) => {
+        this.noteAlive(pl.id, pl.hex);
+        this.events.emit('link-open', { id: pl.id, outbound: pl.outbound });
+      },
+      onClose: (pl, reason, byUs) => {
+        if (!byUs) this.backoff.set(pl.hex, this.clock.now() + this.opts.dialBackoffMs);
+        this.events.emit('link-close', { id: pl.id, reason });
+        this.scheduleMaintain();
+      },
+    });
+    this.overlaySignals = {
+      sendSignal: (to, blob) => void this.sendTo(to, idToHex(to), { t: 'SIGNAL', blob }),
+    };
+  }
+
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  // ---- lifecycle -------------------------------------------------------------------
+
+  /** Dials the bootstrap peers, looks up our own id, refreshes far buckets; resolves when joined. */
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    this.stops.push(this.transport.events.on('link', (link) => this.attachLink(link, false)));
+    const o = this.opts;
+    this.stops.push(every(this.clock, o.heartbeatMs, () => this.heartbeat()));
+    this.stops.push(every(this.clock, o.maintainMs, () => this.maintain()));
+    this.stops.push(every(this.clock, Math.max(1000, o.refreshMs / 4), () => this.refresh(false)));
+    this.stops.push(every(this.clock, o.valueSweepMs, () => this.sweepValues()));
+    if (this.bootstrap && this.bootstrap.peers.length > 0) {
+      const signals = this.bootstrap.signals;
+      const dials = this.bootstrap.peers.map((id) => this.transport.dial(id, signals).then((l) => this.attachLink(l, true)));
+      const ok = (await Promise.allSettled(dials)).filter((r) => r.status === 'fulfilled' && r.value).length;
+      this.stats.dials += dials.length;
+      if (ok === 0) {
+        this.stop();
+        throw new JoinError('no bootstrap peer could be reached');
+      }
+    }
+    if (this.table.size > 0) {
+      await this.lookup(this.selfId);
+      if (this.links.size === 0) {
+        this.stop();
+        throw new JoinError('bootstrap links closed before the join finished');
+      }
+      if (o.joinRefresh) await this.refresh(true);
+    }
+    this.maintain();
+    this.events.emit('ready', { contacts: this.table.size });
+  }
+
+  stop(): void {
+    if (!this.running) return;
+    this.running = false;
+    for (const s of this.stops) s();
+    this.stops = [];
+    this.rpc.closeAll();
+    this.links.closeAll('stopped');
+  }
+
+  // ---- public API ------------------------------------------------------------------
+
+  /** Iterative FIND_NODE: the k closest live nodes to target. */
+  findNode(target: NodeId): Promise<LookupResult> {
+    return this.lookup(target);
+  }
+
+  /** Stores value under (ns, key) on the k nodes closest to key. Resolves with how many took it. */
+  async put(ns: Namespace, key: NodeId, value: Uint8Array, opts: { ttlMs?: number; seq?: number } = {}): Promise<{ stored: number }> {
+    if (value.length > NAMESPACE_LIMITS[ns].maxValueBytes) {
+      throw new ValueTooLargeError(`${ns} value of ${value.length} bytes exceeds ${NAMESPACE_LIMITS[ns].maxValueBytes}`);
+    }
+    const now = this.clock.now();
+    const pk = `${ns}:${idToHex(key)}`;
+    const prev = this.published.get(pk)?.seq ?? this.store.get(ns, idToHex(key), now)?.seq ?? 0;
+    const seq = opts.seq ?? prev + 1;
+    const ttl = opts.ttlMs ?? this.opts.valueTtlMs;
+    this.published.set(pk, { ns, key, value, seq, expiresAt: now + ttl, republishAt: now + this.opts.republishMs });
+    return this.storeAt(ns, key, { v: value, pub: this.selfId, seq, ttl });
+  }
+
+  /** Finds the value under (ns, key), or undefined. */
+  async get(ns: Namespace, key: NodeId): Promise<GotValue | undefined> {
+    const now = this.clock.now();
+    const held = this.store.get(ns, idToHex(key), now);
+    if (held) return { value: held.value, publisher: held.publisher, seq: held.seq, ttlMs: held.expiresAt - now };
+    const res = await this.lookup(key, ns);
+    if (!res.value) return undefined;
+    const r = res.value.rec;
+    return { value: r.v, publisher: r.pub, seq: r.seq, ttlMs: r.ttl };
+  }
+
+  /** Sends an application payload to any node id, routed over live links. False if no first hop. */
+  send(to: NodeId, body: Uint8Array): boolean {
+    if (idEquals(to, this.selfId)) {
+      this.events.emit('message', { from: this.selfId, body });
+      return true;
+    }
+    return this.sendTo(to, idToHex(to), { t: 'DATA', body });
+  }
+
+  /** Opens (or pins) a direct link to a peer one talks to often; pinned links survive budget cuts. */
+  async connect(id: NodeId): Promise<void> {
+    const hex = idToHex(id);
+    const have = this.links.get(hex);
+    if (have) {
+      have.pinned = true;
+      return;
+    }
+    const link = await this.transport.dial(id, this.overlaySignals);
+    this.stats.dials++;
+    this.attachLink(link, true, true);
+  }
+
+  /** Lets a pinned link be closed by the budget again. */
+  unpin(id: NodeId): void {
+    const pl = this.links.get(idToHex(id));
+    if (pl) pl.pinned = false;
+  }
+
+  linkInfo(): LinkInfo[] {
+    return [...this.links.map.values()].map((pl) => ({ id: pl.id, hex: pl.hex, outbound: pl.outbound, pinned: pl.pinned, rttMs: pl.rttMs }));
+  }
+
+  // ---- links -----------------------------------------------------------------------
+
+  private attachLink(link: Link, outbound: boolean, pinned = false): boolean {
+    if (!this.running) {
+      link.close('stopped');
+      return false;
+    }
+    return this.links.attach(link, outbound, pinned);
+  }
+
+  private busy = (hex: string): boolean => this.pendingDials.has(hex) || (this.backoff.get(hex) ?? 0) > this.clock.now();
+
+  private scheduleMaintain(): void {
+    if (this.maintainScheduled || !this.running) return;
+    this.maintainScheduled = true;
+    this.clock.setTimeout(() => {
+      this.maintainScheduled = false;
+      this.maintain();
+    }, 100);
+  }
+
+  private maintain(): void {
+    if (!this.running) return;
+    const plan = planLinks(this.table, this.links.map, this.opts, this.busy, this.opts.random, this.pendingDials.size);
+    for (const hex of plan.close) this.links.close(hex, 'budget');
+    for (const c of plan.dial) this.dial(c);
+    const now = this.clock.now();
+    if (this.backoff.size > 256) for (const [h, t] of this.backoff) if (t <= now) this.backoff.delete(h);
+  }
+
+  private dial(c: Contact): void {
+    this.pendingDials.add(c.hex);
+    this.stats.dials++;
+    this.transport.dial(c.id, this.overlaySignals).then(
+      (link) => {
+        this.pendingDials.delete(c.hex);
+        this.attachLink(link, true);
+      },
+      () => {
+        this.pendingDials.delete(c.hex);
+        this.stats.dialFailures++;
+        this.backoff.set(c.hex, this.clock.now() + this.opts.dialBackoffMs);
+      },
+    );
+  }
+
+  private heartbeat(): void {
+    const now = this.clock.now();
+    for (const pl of [...this.links.map.values()]) {
+      const idle = now - pl.lastRx;
+      if (idle >= this.opts.heartbeatTimeoutMs) {
+        this.stats.heartbeatTimeouts++;
+        this.links.close(pl.hex, 'heartbeat timeout');
+        this.table.remove(pl.hex);
+      } else if (idle >= this.opts.heartbeatMs && !pl.pinging && this.selfHex < pl.hex) {
+        // Only the lower id pings an idle link; the PONG refreshes both ends.
+        pl.pinging = true;
+        const t0 = now;
+        this.call(pl.id, pl.hex, { t: 'PING' }).then(
+          () => ((pl.rttMs = this.clock.now() - t0), (pl.pinging = false)),
+          () => (pl.pinging = false),
+        );
+      }
+    }
+  }
+
+  // ---- routing table upkeep ----------------------------------------------------------
+
+  /** Any message from id proves it alive. */
+  private noteAlive(id: NodeId, hex: string): void {
+    const res: AddResult = this.table.add(id, this.clock.now(), hex);
+    if (res.status === 'added') this.onNewContact(res.contact);
+    else if (res.status === 'full' && !res.pinging) {
+      const oldest = res.oldest;
+      this.call(oldest.id, oldest.hex, { t: 'PING' }).then(
+        () => this.table.pingResult(oldest.hex, true, this.clock.now()),
+        () => {
+          const promoted = this.table.pingResult(oldest.hex, false, this.clock.now());
+          if (promoted) this.onNewContact(promoted);
+        },
+      );
+    }
+  }
+
+  private onNewContact(c: Contact): void {
+    let linked = false;
+    const b = bucketIndex(this.selfId, c.id);
+    for (const pl of this.links.map.values()) if (pl.bucket === b) linked = true;
+    if (!linked) this.scheduleMaintain();
+    // Re-replication: hand our values to a newcomer that is among their k closest.
+    const now = this.clock.now();
+    for (const h of this.store.values(now)) {
+      const closest = this.table.closest(h.key, this.opts.k);
+      if (closest.length < this.opts.k || closest.includes(c)) {
+        this.stats.replications++;
+        this.call(c.id, c.hex, { t: 'STORE', ns: h.ns, key: h.key, rec: ValueStore.toRecord(h, now) }).catch(() => {});
+      }
+    }
+  }
+
+  /** Looks up random ids in buckets not looked into for refreshMs (all far buckets on join). */
+  private async refresh(joining: boolean): Promise<void> {
+    if (!this.running) return;
+    const now = this.clock.now();
+    const nonEmpty = this.table.nonEmptyBuckets();
+    if (nonEmpty.length === 0) return;
+    const lowest = nonEmpty[0]!;
+    const highest = nonEmpty[nonEmpty.length - 1]!;
+    const jobs: Promise<unknown>[] = [];
+    for (let b = joining ? lowest + 1 : lowest; b <= highest; b++) {
+      if (!joining && now - this.table.touchedAt(b) < this.opts.refreshMs) continue;
+      jobs.push(this.lookup(this.randomIdInBucket(b)).catch(() => {}));
+    }
+    await Promise.all(jobs);
+  }
+
+  private randomIdInBucket(b: number): NodeId {
+    const id = new Uint8Array(this.selfId);
+    for (let bit = 0; bit <= b; bit++) {
+      const byte = id.length - 1 - (bit >> 3);
+      const mask = 1 << (bit & 7);
+      const flip = bit === b || this.opts.random() < 0.5;
+      if (flip) id[byte]! ^= mask;
+    }
+    return id;
+  }
+
+  // ---- RPC -------------------------------------------------------------------------
+
+  /** Sends a request (direct if linked, else routed) and awaits the reply. */
+  private call(id: NodeId, hex: string, req: RequestBody, via: NodeId[] = []): Promise<Reply> {
+    const { r, reply } = this.rpc.open(hex, this.opts.rpcTimeoutMs);
+    this.stats.rpcSent++;
+    if (!this.sendTo(id, hex, { ...req, r } as DhtMessage, via)) this.rpc.abort(r, new NoRouteError(`no route to ${hex.slice(0, 8)}`));
+    return reply.catch((e: Error) => {
+      this.stats.rpcFailures++;
+      if (e instanceof RpcTimeoutError) this.stats.rpcTimeouts++;
+      if (this.running) {
+        const res = this.table.fail(hex, this.opts.maxFails);
+        if (res.promoted) this.onNewContact(res.promoted);
+      }
+      throw e;
+    });
+  }
+
+  /** Sends a message to a node: over a direct link if we hold one, else routed. */
+  private sendTo(id: NodeId, hex: string, msg: DhtMessage, via: NodeId[] = []): boolean {
+    if (!this.running) return false;
+    const pl = this.links.get(hex);
+    if (pl && this.links.sendFrame(pl, dhtCodec.encode(msg))) return true;
+    const env: DhtMessageOf<'ROUTE'> = {
+      t: 'ROUTE',
+      id: this.routeSeq,
+      src: this.selfId,
+      dst: id,
+      ttl: this.opts.routeTtl,
+      trace: [],
+      via,
+      body: dhtCodec.encode(msg),
+    };
+    this.routeSeq = (this.routeSeq + 1) >>> 0;
+    this.dedup.check(`${this.selfHex}:${env.id}`);
+    this.stats.routedSent++;
+    return this.forward(env, true);
+  }
+
+  private forward(env: DhtMessageOf<'ROUTE'>, origin = false): boolean {
+    // To the destination directly if linked; else toward the next waypoint (direct link or
+    // strict greedy progress); failing that, along the reverse path of the destination's
+    // last routed message to us (a newcomer nobody near it links to yet); and at the
+    // origin, through any link at all.
+    const links = this.links.map;
+    let via = env.via;
+    const passed = new Set<string>([idToHex(env.src)]);
+    for (const t of env.trace) passed.add(idToHex(t));
+    let hop = links.get(idToHex(env.dst)) ?? nextHop(this.selfId, via[0] ?? env.dst, links, false, passed);
+    if (!hop) {
+      const path = this.paths.get(idToHex(env.dst));
+      if (path && path.length > 0) {
+        via = path;
+        hop = nextHop(this.selfId, path[0]!, links, false, passed);
+      }
+    }
+    if (!hop && origin) hop = nextHop(this.selfId, via[0] ?? env.dst, links, true);
+    if (!hop) {
+      this.stats.dropped.noRoute++;
+      return false;
+    }
+    if (via.length > 0 && hop.hex === idToHex(via[0]!)) via = via.slice(1);
+    let frame: Uint8Array;
+    try {
+      frame = dhtCodec.encode(via === env.via ? env : { ...env, via });
+    } catch {
+      this.stats.dropped.oversized++;
+      return false;
+    }
+    return this.links.sendFrame(hop, frame);
+  }
+
+  private onLinkMessage(msg: DhtMessage, pl: PeerLink): void {
+    this.noteAlive(pl.id, pl.hex);
+    if (msg.t === 'ROUTE') this.onRoute(msg, pl);
+    else this.handle(msg, { id: pl.id, hex: pl.hex, via: [] });
+  }
+
+  private onRoute(env: DhtMessageOf<'ROUTE'>, from: PeerLink): void {
+    const srcHex = idToHex(env.src);
+    if (!this.dedup.check(`${srcHex}:${env.id}`)) {
+      this.stats.dropped.duplicate++;
+      return;
+    }
+    if (idEquals(env.dst, this.selfId)) {
+      let inner: DhtMessage;
+      try {
+        inner = dhtCodec.decode(env.body);
+      } catch (e) {
+        this.stats.dropped[(e as { reason?: 'malformed' }).reason ?? 'malformed']++;
+        return;
+      }
+      if (inner.t === 'ROUTE') {
+        this.stats.dropped.nested++;
+        return;
+      }
+      this.stats.routedDelivered++;
+      this.noteAlive(env.src, srcHex);
+      const via = env.trace.length > 0 ? [...env.trace].reverse() : [from.id];
+      this.paths.delete(srcHex);
+      this.paths.set(srcHex, via);
+      if (this.paths.size > PATH_CACHE) this.paths.delete(this.paths.keys().next().value!);
+      this.handle(inner, { id: env.src, hex: srcHex, via });
+      return;
+    }
+    if (env.ttl <= 1 || env.trace.length >= MAX_IDS) {
+      this.stats.dropped.ttl++;
+      return;
+    }
+    this.stats.routedForwarded++;
+    let via = env.via;
+    while (via.length > 0 && idEquals(via[0]!, this.selfId)) via = via.slice(1);
+    this.forward({ ...env, via, ttl: env.ttl - 1, trace: [...env.trace, this.selfId] });
+  }
+
+  private handle(msg: DhtMessage, from: Origin): void {
+    const reply = (m: DhtMessage) => this.sendTo(from.id, from.hex, m, from.via);
+    const now = this.clock.now();
+    switch (msg.t) {
+      case 'PING':
+        reply({ t: 'PONG', r: msg.r });
+        return;
+      case 'FIND_NODE':
+        reply({ t: 'NODES', r: msg.r, nodes: this.table.closest(msg.target, this.opts.k, from.hex).map((c) => c.id) });
+        return;
+      case 'FIND_VALUE': {
+        const held = this.store.get(msg.ns, idToHex(msg.key), now);
+        if (held) reply({ t: 'VALUE', r: msg.r, rec: ValueStore.toRecord(held, now), nodes: [] });
+        else reply({ t: 'VALUE', r: msg.r, nodes: this.table.closest(msg.key, this.opts.k, from.hex).map((c) => c.id) });
+        return;
+      }
+      case 'STORE': {
+        const outcome = this.store.put(msg.ns, msg.key, idToHex(msg.key), msg.rec, now);
+        const ok = outcome === 'stored' || outcome === 'refreshed';
+        if (ok) this.stats.storesAccepted++;
+        else this.stats.storesRejected++;
+        reply({ t: 'STORED', r: msg.r, ok });
+        return;
+      }
+      case 'PONG':
+      case 'NODES':
+      case 'VALUE':
+      case 'STORED':
+        if (!this.rpc.resolve(from.hex, msg)) this.stats.dropped.unexpected++;
+        return;
+      case 'SIGNAL':
+        // Answers go back along the offer's reverse path: the dialer may be a newcomer
+        // that greedy routing cannot reach yet.
+        this.transport.handleSignal(from.id, msg.blob, {
+          sendSignal: (to, blob) => void this.sendTo(to, idToHex(to), { t: 'SIGNAL', blob }, idEquals(to, from.id) ? from.via : []),
+        });
+        return;
+      case 'DATA':
+        this.events.emit('message', { from: from.id, body: msg.body });
+        return;
+      case 'ROUTE':
+        return;
+    }
+  }
+
+  // ---- lookups and values ------------------------------------------------------------
+
+  private async lookup(target: NodeId, valueNs?: Namespace): Promise<LookupResult> {
+    this.stats.lookups++;
+    const b = bucketIndex(this.selfId, target);
+    if (b >= 0) this.table.touch(b, this.clock.now());
+    const res = await iterativeLookup({
+      target,
+      seeds: this.table.closest(target, this.opts.k),
+      k: this.opts.k,
+      alpha: this.opts.alpha,
+      selfHex: this.selfHex,
+      hexOf: idToHex,
+      wantValue: valueNs !== undefined,
+      query: async (id, hex, informer) => {
+        const req: RequestBody = valueNs ? { t: 'FIND_VALUE', ns: valueNs, key: target } : { t: 'FIND_NODE', target };
+        const m = await this.call(id, hex, req, informer && !this.links.get(hex) ? [informer] : []);
+        if (m.t === 'NODES') return { nodes: m.nodes };
+        if (m.t === 'VALUE') return m.rec ? { nodes: m.nodes, value: m.rec } : { nodes: m.nodes };
+        return { nodes: [] };
+      },
+    });
+    this.stats.lookupRpcs += res.queries;
+    this.stats.lookupHops += Math.max(0, res.hops);
+    return res;
+  }
+
+  /** FIND_NODE for key, then STORE on the k closest (and locally if we are among them). */
+  private async storeAt(ns: Namespace, key: NodeId, rec: ValueRecord): Promise<{ stored: number }> {
+    const res = await this.lookup(key);
+    const targets = res.closest.slice(0, this.opts.k);
+    let stored = 0;
+    const kth = targets[this.opts.k - 1];
+    if (!kth || compareDistance(this.selfId, kth.id, key) < 0) {
+      const o = this.store.put(ns, key, idToHex(key), rec, this.clock.now());
+      if (o === 'stored' || o === 'refreshed') stored++;
+    }
+    const acks = await Promise.allSettled(targets.map((t) => this.call(t.id, t.hex, { t: 'STORE', ns, key, rec })));
+    for (const a of acks) if (a.status === 'fulfilled' && a.value.t === 'STORED' && a.value.ok) stored++;
+    return { stored };
+  }
+
+  private sweepValues(): void {
+    const now = this.clock.now();
+    this.store.expire(now);
+    for (const [pk, p] of this.published) {
+      if (p.expiresAt <= now) this.published.delete(pk);
+      else if (p.republishAt <= now) {
+        p.republishAt = now + this.opts.republishMs;
+        void this.storeAt(p.ns, p.key, { v: p.value, pub: this.selfId, seq: p.seq, ttl: p.expiresAt - now }).catch(() => {});
+      }
+    }
+    for (const h of this.store.values(now)) {
+      if (now - h.refreshedAt < this.opts.replicateMs) continue;
+      h.refreshedAt = now;
+      void this.storeAt(h.ns, h.key, ValueStore.toRecord(h, now)).catch(() => {});
+    }
+  }
+}

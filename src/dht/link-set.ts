@@ -1,0 +1,159 @@
+// The node's live links: attach (with the duplicate rule and inbound admission), frame
+// decoding with junk accounting, and sending. Every frame from a link is decoded and
+// schema-checked here before the node sees it; a link that keeps sending junk is closed.
+import type { Clock } from '../core/clock';
+import { CodecError } from '../core/codec';
+import { bucketIndex, compareDistance, idToHex, type NodeId } from '../core/node-id';
+import type { Link } from '../net/link';
+import { admitInbound, type HeldLink, type LinkBudgetOptions } from './link-budget';
+import { dhtCodec, type DhtMessage } from './messages';
+import type { DhtStats } from './stats';
+
+export interface PeerLink extends HeldLink {
+  readonly link: Link;
+  readonly outbound: boolean;
+  lastRx: number;
+  junk: number;
+  rttMs: number | null;
+  pinging: boolean;
+  closing: boolean;
+}
+
+export interface LinkSetHooks {
+  onMessage(msg: DhtMessage, from: PeerLink): void;
+  onOpen(pl: PeerLink): void;
+  onClose(pl: PeerLink, reason: string, byUs: boolean): void;
+}
+
+export class LinkSet {
+  readonly map = new Map<string, PeerLink>();
+
+  constructor(
+    private readonly selfId: NodeId,
+    private readonly clock: Clock,
+    private readonly stats: DhtStats,
+    private readonly budget: LinkBudgetOptions,
+    private readonly maxJunkFrames: number,
+    private readonly hooks: LinkSetHooks,
+    private readonly drainMs = 10_000,
+  ) {}
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  get(hex: string): PeerLink | undefined {
+    return this.map.get(hex);
+  }
+
+  /** Takes a freshly opened link. Returns false if it was refused (and closed). */
+  attach(link: Link, outbound: boolean, pinned = false): boolean {
+    const hex = idToHex(link.remoteId);
+    const existing = this.map.get(hex);
+    const now = this.clock.now();
+    const pl: PeerLink = {
+      id: link.remoteId,
+      hex,
+      bucket: bucketIndex(this.selfId, link.remoteId),
+      pinned: pinned || (existing?.pinned ?? false),
+      openedAt: now,
+      link,
+      outbound,
+      lastRx: now,
+      junk: 0,
+      rttMs: null,
+      pinging: false,
+      closing: false,
+    };
+    if (existing) {
+      // Both ends dialled at once: keep the link dialled by the lower id, on both sides.
+      const selfLower = compareDistance(this.selfId, link.remoteId, new Uint8Array(this.selfId.length)) < 0;
+      // The loser is drained, not cut: both ends stop sending on it at once, but what is
+      // already in flight on it still arrives before it closes.
+      if (outbound !== selfLower) {
+        this.drain(link, (data) => this.onFrame(existing, data));
+        return false;
+      }
+      this.map.delete(hex);
+      existing.closing = true;
+      this.drain(existing.link);
+    } else if (!outbound && !pinned) {
+      const admit = admitInbound(this.selfId, link.remoteId, this.map, this.budget);
+      if (!admit.accept) {
+        this.stats.linksRefused++;
+        link.close('budget');
+        return false;
+      }
+      if (admit.close) this.close(admit.close, 'budget');
+    }
+    if (!link.open) return false;
+    this.map.set(hex, pl);
+    this.stats.linksOpened++;
+    link.events.on('message', (data) => this.onFrame(pl, data));
+    link.events.on('close', ({ reason }) => {
+      if (this.map.get(hex) !== pl) return;
+      this.map.delete(hex);
+      this.stats.linksClosed++;
+      this.hooks.onClose(pl, reason, pl.closing);
+    });
+    this.hooks.onOpen(pl);
+    return true;
+  }
+
+  /** Keeps reading a superseded link for `drainMs`, then closes it. */
+  private drain(link: Link, onData?: (data: Uint8Array) => void): void {
+    const off = onData ? link.events.on('message', onData) : undefined;
+    this.clock.setTimeout(() => {
+      off?.();
+      link.close('duplicate');
+    }, this.drainMs);
+  }
+
+  close(hex: string, reason: string): void {
+    const pl = this.map.get(hex);
+    if (!pl) return;
+    pl.closing = true;
+    pl.link.close(reason);
+    // A link implementation might not emit close synchronously; forget it now regardless.
+    if (this.map.get(hex) === pl) {
+      this.map.delete(hex);
+      this.stats.linksClosed++;
+      this.hooks.onClose(pl, reason, true);
+    }
+  }
+
+  closeAll(reason: string): void {
+    for (const hex of [...this.map.keys()]) this.close(hex, reason);
+  }
+
+  /** Sends one encoded frame; false if the link is gone. */
+  sendFrame(pl: PeerLink, frame: Uint8Array): boolean {
+    if (!pl.link.open) return false;
+    try {
+      pl.link.send(frame);
+    } catch {
+      return false;
+    }
+    this.stats.framesOut++;
+    this.stats.bytesOut += frame.length;
+    return true;
+  }
+
+  private onFrame(pl: PeerLink, data: Uint8Array): void {
+    this.stats.framesIn++;
+    this.stats.bytesIn += data.length;
+    pl.lastRx = this.clock.now();
+    let msg: DhtMessage;
+    try {
+      msg = dhtCodec.decode(data);
+    } catch (e) {
+      this.stats.dropped[e instanceof CodecError ? e.reason : 'malformed']++;
+      if (++pl.junk >= this.maxJunkFrames) {
+        this.stats.junkLinksClosed++;
+        this.close(pl.hex, 'junk');
+      }
+      return;
+    }
+    this.hooks.onMessage(msg, pl);
+  }
+}

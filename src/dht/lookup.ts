@@ -1,0 +1,151 @@
+// Iterative Kademlia lookup (FIND_NODE / FIND_VALUE), alpha-parallel.
+//
+// Up to `alpha` queries are in flight; each goes to the closest not-yet-asked node among
+// the k closest non-failed candidates. The lookup ends when the k closest non-failed
+// candidates have all answered (nothing pending among them, nothing unasked), or, for
+// FIND_VALUE, as soon as one answers with the value.
+//
+// Hops: a candidate from our own table has depth 0; one first learned from the reply
+// of a depth-d node has depth d+1. The lookup's `hops` is depth+1 of the node that
+// decided it (the closest responder, or the value holder): the number of sequential
+// request/reply rounds on the critical path, which is what Kademlia's O(log n) bounds.
+// Each of those RPCs may itself cross several links when routed (counted separately
+// in stats.routedForwarded).
+import { compareDistance, type NodeId } from '../core/node-id';
+import type { ValueRecord } from './messages';
+
+export interface QueryAnswer {
+  nodes: NodeId[];
+  value?: ValueRecord;
+}
+
+/**
+ * Asks one node; rejects when it fails (timeout, no route). `informer` is the node whose
+ * reply named it (undefined for seeds): it knows a way there, so a routed query may go
+ * through it.
+ */
+export type QueryFn = (id: NodeId, hex: string, informer: NodeId | undefined) => Promise<QueryAnswer>;
+
+export interface LookupParams {
+  target: NodeId;
+  seeds: { id: NodeId; hex: string }[];
+  query: QueryFn;
+  k: number;
+  alpha: number;
+  selfHex: string;
+  hexOf: (id: NodeId) => string;
+  /** Stop at the first value (FIND_VALUE). */
+  wantValue?: boolean;
+}
+
+export interface LookupResult {
+  /** The k closest nodes that answered, closest first. */
+  closest: { id: NodeId; hex: string }[];
+  value?: { rec: ValueRecord; from: NodeId };
+  hops: number;
+  queries: number;
+  failures: number;
+}
+
+type State = 'new' | 'pending' | 'ok' | 'failed';
+interface Candidate {
+  id: NodeId;
+  hex: string;
+  depth: number;
+  state: State;
+  informer: NodeId | undefined;
+}
+
+export function iterativeLookup(p: LookupParams): Promise<LookupResult> {
+  const list: Candidate[] = [];
+  const known = new Set<string>([p.selfHex]);
+  let queries = 0;
+  let failures = 0;
+  let inFlight = 0;
+  let finished = false;
+
+  const insert = (id: NodeId, hex: string, depth: number, informer?: NodeId) => {
+    if (known.has(hex)) return;
+    known.add(hex);
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (compareDistance(list[mid]!.id, id, p.target) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    list.splice(lo, 0, { id, hex, depth, state: 'new', informer });
+  };
+  for (const s of p.seeds) insert(s.id, s.hex, 0);
+
+  return new Promise<LookupResult>((resolve) => {
+    const finish = (value?: { rec: ValueRecord; from: NodeId; depth: number }) => {
+      finished = true;
+      const closest: Candidate[] = [];
+      for (const c of list) {
+        if (c.state === 'ok') closest.push(c);
+        if (closest.length >= p.k) break;
+      }
+      const decider = value ? value.depth : (closest[0]?.depth ?? -1);
+      const result: LookupResult = {
+        closest: closest.map((c) => ({ id: c.id, hex: c.hex })),
+        hops: decider + 1,
+        queries,
+        failures,
+      };
+      if (value) result.value = { rec: value.rec, from: value.from };
+      resolve(result);
+    };
+
+    const step = () => {
+      if (finished) return;
+      // Walk the k closest non-failed candidates: launch queries at unasked ones.
+      let seen = 0;
+      let waiting = false;
+      for (const c of list) {
+        if (seen >= p.k) break;
+        if (c.state === 'failed') continue;
+        seen++;
+        if (c.state === 'pending') waiting = true;
+        else if (c.state === 'new') {
+          if (inFlight >= p.alpha) {
+            waiting = true;
+            continue;
+          }
+          launch(c);
+          waiting = true;
+        }
+      }
+      if (!waiting && inFlight === 0) finish();
+      else if (!waiting && inFlight > 0) {
+        // Only queries beyond the k closest are still out; their answers cannot matter.
+        finish();
+      }
+    };
+
+    const launch = (c: Candidate) => {
+      c.state = 'pending';
+      inFlight++;
+      queries++;
+      p.query(c.id, c.hex, c.informer).then(
+        (ans) => {
+          inFlight--;
+          if (finished) return;
+          c.state = 'ok';
+          if (p.wantValue && ans.value) return finish({ rec: ans.value, from: c.id, depth: c.depth });
+          for (const id of ans.nodes) insert(id, p.hexOf(id), c.depth + 1, c.id);
+          step();
+        },
+        () => {
+          inFlight--;
+          failures++;
+          if (finished) return;
+          c.state = 'failed';
+          step();
+        },
+      );
+    };
+
+    step();
+  });
+}

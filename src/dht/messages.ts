@@ -1,0 +1,100 @@
+// DHT wire messages: the Kademlia RPCs (PING, FIND_NODE, FIND_VALUE, STORE and their
+// replies), the routed envelope ROUTE, overlay SIGNAL and application DATA. Every
+// frame read from a link goes through `dhtCodec.decode` before anything else sees it.
+//
+// The dissertation's STORE_CHUNK/FIND_CHUNK/STORE_PLAYER/FIND_PLAYER are STORE and
+// FIND_VALUE with a namespace: one routing table, separate value tables per namespace.
+import * as v from 'valibot';
+import { bytes, defineCodec, u32, type MessageOf } from '../core/codec';
+import { ID_BYTES } from '../core/node-id';
+
+/** Value namespaces: chunk (region host location records), player records, edit logs, diagnostics. */
+export const NAMESPACES = ['chunk', 'player', 'edits', 'test'] as const;
+export type Namespace = (typeof NAMESPACES)[number];
+
+/** Per-namespace caps: largest value and most records one node keeps. */
+export const NAMESPACE_LIMITS: Record<Namespace, { maxValueBytes: number; maxRecords: number }> = {
+  chunk: { maxValueBytes: 1024, maxRecords: 50_000 },
+  player: { maxValueBytes: 4096, maxRecords: 20_000 },
+  edits: { maxValueBytes: 64 * 1024, maxRecords: 4_000 },
+  test: { maxValueBytes: 1024, maxRecords: 10_000 },
+};
+
+/** Largest frame: an edits value plus envelope and routing trace. */
+export const MAX_FRAME = 80 * 1024;
+/** Most ids in one NODES/VALUE reply, ROUTE trace or source route. */
+export const MAX_IDS = 64;
+/** Hop limit ceiling of a routed message. */
+export const MAX_TTL = 64;
+/** Largest value TTL a STORE may ask for (48 h). */
+export const MAX_VALUE_TTL_MS = 48 * 3600_000;
+
+const id = bytes(ID_BYTES, ID_BYTES);
+const ids = v.pipe(v.array(id), v.maxLength(MAX_IDS));
+const ns = v.picklist(NAMESPACES);
+const maxValue = Math.max(...Object.values(NAMESPACE_LIMITS).map((l) => l.maxValueBytes));
+
+/** A stored value: bytes, who published it, its version and remaining lifetime. */
+export const valueRecordSchema = v.object({
+  /** The value bytes (checked against the namespace cap by the store). */
+  v: bytes(maxValue),
+  /** Publisher node id. */
+  pub: id,
+  /** Version; a higher seq replaces a lower one. */
+  seq: u32,
+  /** Milliseconds the value still lives (relative, because clocks differ between peers). */
+  ttl: v.pipe(u32, v.maxValue(MAX_VALUE_TTL_MS)),
+});
+export type ValueRecord = v.InferOutput<typeof valueRecordSchema>;
+
+export const dhtSpec = {
+  PING: [1, v.object({ r: u32 })],
+  PONG: [2, v.object({ r: u32 })],
+  FIND_NODE: [3, v.object({ r: u32, target: id })],
+  NODES: [4, v.object({ r: u32, nodes: ids })],
+  FIND_VALUE: [5, v.object({ r: u32, ns, key: id })],
+  VALUE: [6, v.object({ r: u32, rec: v.optional(valueRecordSchema), nodes: ids })],
+  STORE: [7, v.object({ r: u32, ns, key: id, rec: valueRecordSchema })],
+  STORED: [8, v.object({ r: u32, ok: v.boolean() })],
+  /** An offer/answer blob of a link being signaled through the overlay (always routed). */
+  SIGNAL: [9, v.object({ blob: v.record(v.string(), v.unknown()) })],
+  /** An application payload sent with DhtNode.send (always routed). */
+  DATA: [10, v.object({ body: bytes(MAX_FRAME) })],
+  /**
+   * A routed envelope. Forwarders greedily pick the live link closest (XOR) to `dst`,
+   * unless `via` (a source route, used by replies) names a next hop they have a link to.
+   * `trace` collects the forwarders so the destination can reply along the reverse path.
+   * `body` is one encoded inner frame (never another ROUTE).
+   */
+  ROUTE: [
+    11,
+    v.object({
+      id: u32,
+      src: id,
+      dst: id,
+      ttl: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_TTL)),
+      trace: ids,
+      via: ids,
+      body: bytes(MAX_FRAME),
+    }),
+  ],
+} as const;
+
+export type DhtMessage = MessageOf<typeof dhtSpec>;
+export type DhtMessageOf<T extends DhtMessage['t']> = Extract<DhtMessage, { t: T }>;
+
+export const dhtCodec = defineCodec(dhtSpec, { maxFrame: MAX_FRAME });
+
+/** Message types that are RPC requests, and the reply type each expects. */
+export const REPLY_OF = { PING: 'PONG', FIND_NODE: 'NODES', FIND_VALUE: 'VALUE', STORE: 'STORED' } as const;
+export type RequestType = keyof typeof REPLY_OF;
+export type Request = DhtMessageOf<RequestType>;
+export type Reply = DhtMessageOf<(typeof REPLY_OF)[RequestType]>;
+export type ReplyTo<T extends RequestType> = DhtMessageOf<(typeof REPLY_OF)[T]>;
+
+export function isRequest(m: DhtMessage): m is Request {
+  return m.t in REPLY_OF;
+}
+export function isReply(m: DhtMessage): m is Reply {
+  return m.t === 'PONG' || m.t === 'NODES' || m.t === 'VALUE' || m.t === 'STORED';
+}

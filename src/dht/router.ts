@@ -1,0 +1,67 @@
+// Routed overlay messages: pure next-hop choice and duplicate suppression.
+//
+// Greedy XOR forwarding: hand the message to the live link whose remote id is closest to
+// the destination, and only if that is strictly closer than ourselves, so every hop
+// shrinks the distance and no loop can form. It always progresses when we hold a link in
+// the bucket the destination falls in: which is why the link budget covers every
+// non-empty bucket. A message may carry waypoints (`via`): it is routed to each in turn,
+// then to its destination. Replies use the request's reverse path as waypoints, so they
+// reach a node that just joined and is linked to its bootstrap only; lookups route a query
+// through the node that named the candidate (it knows how to reach it).
+import { compareDistance, idEquals, idToHex, type NodeId } from '../core/node-id';
+
+export interface HopCandidate {
+  readonly id: NodeId;
+  readonly hex: string;
+}
+
+/**
+ * Picks the link to hand a message for `target` to: a direct link to it, else the link
+ * strictly closer (XOR) to it than we are and closest of all. `origin`: the sender itself
+ * may use its closest link even when that is no closer than itself (a node that just
+ * joined holds one link, to its bootstrap); forwarders then progress strictly, and the
+ * origin drops the message as a duplicate if it loops back. `exclude`: nodes the message
+ * already passed (its source and trace): a newcomer can be closest to a target and yet
+ * hold no link onward, so handing a message back to it is a dead end.
+ */
+export function nextHop<L extends HopCandidate>(
+  selfId: NodeId,
+  target: NodeId,
+  links: ReadonlyMap<string, L>,
+  origin = false,
+  exclude?: ReadonlySet<string>,
+): L | null {
+  const direct = links.get(idToHex(target));
+  if (direct) return direct;
+  let best: L | null = null;
+  for (const l of links.values()) {
+    if (exclude?.has(l.hex)) continue;
+    if (best === null ? origin || compareDistance(l.id, selfId, target) < 0 : compareDistance(l.id, best.id, target) < 0) best = l;
+  }
+  return best;
+}
+
+export function isSelf(selfId: NodeId, id: NodeId): boolean {
+  return idEquals(selfId, id);
+}
+
+/** Remembers the last `size` message keys; `check` returns true the first time a key is seen. */
+export class Dedup {
+  private readonly ring: (string | undefined)[];
+  private readonly set = new Set<string>();
+  private at = 0;
+
+  constructor(size = 256) {
+    this.ring = new Array<string | undefined>(size);
+  }
+
+  check(key: string): boolean {
+    if (this.set.has(key)) return false;
+    const old = this.ring[this.at];
+    if (old !== undefined) this.set.delete(old);
+    this.ring[this.at] = key;
+    this.at = (this.at + 1) % this.ring.length;
+    this.set.add(key);
+    return true;
+  }
+}

@@ -1,0 +1,175 @@
+// Kademlia routing table: 160 k-buckets ordered least-recently seen first, each with a
+// replacement cache. Pure logic (no I/O): when a bucket is full, `add` reports the oldest
+// contact, the node pings it, and `pingResult` keeps it (moved to the tail) or evicts it
+// for the freshest replacement. Contacts are node ids known to be alive; whether a live
+// link to them exists is the link budget's business, not the table's.
+import { bucketIndex, compareDistance, ID_BITS, idToHex, type NodeId } from '../core/node-id';
+
+export const DEFAULT_K = 20;
+
+export interface Contact {
+  readonly id: NodeId;
+  readonly hex: string;
+  /** Clock time of the last message from this contact. */
+  lastSeen: number;
+  /** Consecutive RPC failures; reset by any message. */
+  fails: number;
+}
+
+export type AddResult =
+  | { status: 'updated'; contact: Contact }
+  | { status: 'added'; contact: Contact }
+  /** Bucket full: the candidate waits in the replacement cache; ping `oldest`, unless `pinging` already. */
+  | { status: 'full'; oldest: Contact; pinging: boolean }
+  | { status: 'self' };
+
+interface Bucket {
+  contacts: Contact[]; // least-recently seen first
+  replacements: Contact[]; // most recent last
+  pinging: string | null; // hex of the oldest contact under an eviction ping
+  touched: number; // last lookup into this bucket's range (for refresh)
+}
+
+export class RoutingTable {
+  private readonly buckets: Bucket[] = [];
+  private readonly index = new Map<string, Contact>();
+
+  constructor(
+    readonly selfId: NodeId,
+    readonly k = DEFAULT_K,
+  ) {
+    for (let i = 0; i < ID_BITS; i++) this.buckets.push({ contacts: [], replacements: [], pinging: null, touched: 0 });
+  }
+
+  get size(): number {
+    return this.index.size;
+  }
+
+  has(hex: string): boolean {
+    return this.index.has(hex);
+  }
+
+  get(hex: string): Contact | undefined {
+    return this.index.get(hex);
+  }
+
+  /** Records that `id` was heard from at `now` (any message proves it alive). */
+  add(id: NodeId, now: number, hex = idToHex(id)): AddResult {
+    const b = bucketIndex(this.selfId, id);
+    if (b < 0) return { status: 'self' };
+    const bucket = this.buckets[b]!;
+    const known = this.index.get(hex);
+    if (known) {
+      known.lastSeen = now;
+      known.fails = 0;
+      const i = bucket.contacts.indexOf(known);
+      bucket.contacts.splice(i, 1);
+      bucket.contacts.push(known);
+      return { status: 'updated', contact: known };
+    }
+    const contact: Contact = { id, hex, lastSeen: now, fails: 0 };
+    if (bucket.contacts.length < this.k) {
+      bucket.contacts.push(contact);
+      this.index.set(hex, contact);
+      return { status: 'added', contact };
+    }
+    const r = bucket.replacements.findIndex((c) => c.hex === hex);
+    if (r >= 0) bucket.replacements.splice(r, 1);
+    bucket.replacements.push(contact);
+    if (bucket.replacements.length > this.k) bucket.replacements.shift();
+    const oldest = bucket.contacts[0]!;
+    const pinging = bucket.pinging !== null;
+    if (!pinging) bucket.pinging = oldest.hex;
+    return { status: 'full', oldest, pinging };
+  }
+
+  /** Outcome of the eviction ping of `hex`: alive keeps it (now most recent), dead evicts it. */
+  pingResult(hex: string, alive: boolean, now: number): Contact | undefined {
+    const c = this.index.get(hex);
+    const bucket = c ? this.buckets[bucketIndex(this.selfId, c.id)]! : this.buckets.find((b) => b.pinging === hex);
+    if (bucket && bucket.pinging === hex) bucket.pinging = null;
+    if (!c) return undefined;
+    if (alive) {
+      this.add(c.id, now, hex);
+      return undefined;
+    }
+    return this.remove(hex);
+  }
+
+  /** Counts a failed RPC; at `maxFails` the contact is removed. Returns the promoted replacement, if any. */
+  fail(hex: string, maxFails: number): { removed: boolean; promoted?: Contact } {
+    const c = this.index.get(hex);
+    if (!c) return { removed: false };
+    if (++c.fails < maxFails) return { removed: false };
+    const promoted = this.remove(hex);
+    return promoted ? { removed: true, promoted } : { removed: true };
+  }
+
+  /** Removes a contact and promotes the most recently seen replacement. */
+  remove(hex: string): Contact | undefined {
+    const c = this.index.get(hex);
+    if (!c) return undefined;
+    const bucket = this.buckets[bucketIndex(this.selfId, c.id)]!;
+    bucket.contacts.splice(bucket.contacts.indexOf(c), 1);
+    this.index.delete(hex);
+    if (bucket.pinging === hex) bucket.pinging = null;
+    const promoted = bucket.replacements.pop();
+    if (promoted) {
+      bucket.contacts.push(promoted);
+      this.index.set(promoted.hex, promoted);
+    }
+    return promoted;
+  }
+
+  /** The `n` known contacts closest to `target` (XOR), closest first. */
+  closest(target: NodeId, n = this.k, exclude?: string): Contact[] {
+    // Bucket b = bucketIndex(self, target) holds the closest; then buckets below b (all at
+    // distance in [2^b, 2^(b+1))); then buckets above b in increasing order.
+    const b = bucketIndex(this.selfId, target);
+    const out: Contact[] = [];
+    const take = (cs: Contact[]) => {
+      const sorted = cs.filter((c) => c.hex !== exclude).sort((x, y) => compareDistance(x.id, y.id, target));
+      for (const c of sorted) {
+        if (out.length >= n) return;
+        out.push(c);
+      }
+    };
+    if (b >= 0) take(this.buckets[b]!.contacts);
+    if (out.length < n) {
+      const lower: Contact[] = [];
+      for (let i = (b < 0 ? ID_BITS : b) - 1; i >= 0; i--) lower.push(...this.buckets[i]!.contacts);
+      take(lower);
+    }
+    for (let i = b + 1; i < ID_BITS && out.length < n; i++) take(this.buckets[i]!.contacts);
+    return out;
+  }
+
+  /** Contacts of bucket i, least-recently seen first. */
+  bucket(i: number): readonly Contact[] {
+    return this.buckets[i]?.contacts ?? [];
+  }
+
+  replacements(i: number): readonly Contact[] {
+    return this.buckets[i]?.replacements ?? [];
+  }
+
+  /** Indices of non-empty buckets. */
+  nonEmptyBuckets(): number[] {
+    const out: number[] = [];
+    for (let i = 0; i < ID_BITS; i++) if (this.buckets[i]!.contacts.length > 0) out.push(i);
+    return out;
+  }
+
+  touch(bucket: number, now: number): void {
+    const b = this.buckets[bucket];
+    if (b) b.touched = now;
+  }
+
+  touchedAt(bucket: number): number {
+    return this.buckets[bucket]?.touched ?? 0;
+  }
+
+  *all(): IterableIterator<Contact> {
+    yield* this.index.values();
+  }
+}

@@ -1,0 +1,78 @@
+// Request/response matching: each request carries a 32-bit id `r`; a reply resolves the
+// pending request with that id only if it comes from the peer asked. Replies that match
+// nothing (late, spoofed, duplicated) are reported so the node can count them.
+import type { Clock, TimerHandle } from '../core/clock';
+import type { Reply } from './messages';
+
+export class RpcTimeoutError extends Error {
+  override readonly name = 'RpcTimeoutError';
+}
+
+export class RpcClosedError extends Error {
+  override readonly name = 'RpcClosedError';
+}
+
+interface Pending {
+  peerHex: string;
+  resolve: (m: Reply) => void;
+  reject: (e: Error) => void;
+  timer: TimerHandle;
+}
+
+export class RpcTable {
+  private pending = new Map<number, Pending>();
+  private next: number;
+
+  constructor(
+    private readonly clock: Clock,
+    random: () => number,
+  ) {
+    this.next = Math.floor(random() * 0xffffffff);
+  }
+
+  get inFlight(): number {
+    return this.pending.size;
+  }
+
+  /** Reserves a request id and returns it with the promise of the reply. */
+  open(peerHex: string, timeoutMs: number): { r: number; reply: Promise<Reply> } {
+    let r = this.next;
+    while (this.pending.has(r)) r = (r + 1) >>> 0;
+    this.next = (r + 1) >>> 0;
+    const reply = new Promise<Reply>((resolve, reject) => {
+      const timer = this.clock.setTimeout(() => {
+        this.pending.delete(r);
+        reject(new RpcTimeoutError(`no reply from ${peerHex.slice(0, 8)} in ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.pending.set(r, { peerHex, resolve, reject, timer });
+    });
+    return { r, reply };
+  }
+
+  /** Fails a request right away (e.g. it could not be sent). */
+  abort(r: number, error: Error): void {
+    const p = this.pending.get(r);
+    if (!p) return;
+    this.pending.delete(r);
+    this.clock.clearTimeout(p.timer);
+    p.reject(error);
+  }
+
+  /** Resolves the request the reply answers; false if none matches (unexpected reply). */
+  resolve(fromHex: string, reply: Reply): boolean {
+    const p = this.pending.get(reply.r);
+    if (!p || p.peerHex !== fromHex) return false;
+    this.pending.delete(reply.r);
+    this.clock.clearTimeout(p.timer);
+    p.resolve(reply);
+    return true;
+  }
+
+  closeAll(): void {
+    for (const [r, p] of this.pending) {
+      this.clock.clearTimeout(p.timer);
+      this.pending.delete(r);
+      p.reject(new RpcClosedError('node stopped'));
+    }
+  }
+}

@@ -1,0 +1,85 @@
+// Counters a dashboard (or the simulator) reads straight off `node.stats`; plain numbers,
+// only ever incremented, so a reader can diff two snapshots.
+import type { CodecErrorReason } from '../core/codec';
+
+export type DropReason =
+  | CodecErrorReason
+  /** A reply nobody asked for (late, duplicated, or from the wrong peer). */
+  | 'unexpected'
+  /** A routed message with no live link closer to its destination. */
+  | 'noRoute'
+  /** A routed message whose hop limit ran out. */
+  | 'ttl'
+  /** A routed message seen before. */
+  | 'duplicate'
+  /** A ROUTE inside a ROUTE. */
+  | 'nested';
+
+export interface DhtStats {
+  framesIn: number;
+  framesOut: number;
+  bytesIn: number;
+  bytesOut: number;
+  dropped: Record<DropReason, number>;
+  rpcSent: number;
+  rpcTimeouts: number;
+  rpcFailures: number;
+  lookups: number;
+  /** RPCs sent by lookups (sum over lookups). */
+  lookupRpcs: number;
+  /** Sum of lookup hops (see lookup.ts for the definition). */
+  lookupHops: number;
+  routedSent: number;
+  routedForwarded: number;
+  routedDelivered: number;
+  dials: number;
+  dialFailures: number;
+  linksOpened: number;
+  linksClosed: number;
+  linksRefused: number;
+  junkLinksClosed: number;
+  heartbeatTimeouts: number;
+  storesAccepted: number;
+  storesRejected: number;
+  replications: number;
+}
+
+export function newStats(): DhtStats {
+  return {
+    framesIn: 0,
+    framesOut: 0,
+    bytesIn: 0,
+    bytesOut: 0,
+    dropped: {
+      oversized: 0,
+      malformed: 0,
+      'unknown-type': 0,
+      invalid: 0,
+      unencodable: 0,
+      unexpected: 0,
+      noRoute: 0,
+      ttl: 0,
+      duplicate: 0,
+      nested: 0,
+    },
+    rpcSent: 0,
+    rpcTimeouts: 0,
+    rpcFailures: 0,
+    lookups: 0,
+    lookupRpcs: 0,
+    lookupHops: 0,
+    routedSent: 0,
+    routedForwarded: 0,
+    routedDelivered: 0,
+    dials: 0,
+    dialFailures: 0,
+    linksOpened: 0,
+    linksClosed: 0,
+    linksRefused: 0,
+    junkLinksClosed: 0,
+    heartbeatTimeouts: 0,
+    storesAccepted: 0,
+    storesRejected: 0,
+    replications: 0,
+  };
+}

@@ -1,0 +1,87 @@
+// One end of an in-memory link. Ordered and reliable like a WebRTC data channel: each
+// direction delivers in send order (a message never overtakes the previous one), after
+// a seeded latency + jitter. Loss on a reliable channel shows up as retransmission
+// delay, not as a missing message (see memory-network.ts). Messages are copied on send,
+// so the sender may reuse its buffer.
+import type { Clock } from '../core/clock';
+import { Emitter } from '../core/emitter';
+import type { NodeId } from '../core/node-id';
+import { LinkClosedError, MAX_LINK_MESSAGE, type Link, type LinkEvents } from './link';
+
+/** What a link end needs from its network: delivery delays and reachability. */
+export interface LinkMedium {
+  readonly clock: Clock;
+  /** One-way delay in ms for the next message on this link (latency + jitter + retransmits). */
+  delay(base: number): number;
+  /** False while a partition separates the two nodes (messages then vanish). */
+  reachable(a: NodeId, b: NodeId): boolean;
+  count(bytes: number): void;
+  countDrop(): void;
+}
+
+export class MemoryLink implements Link {
+  readonly events = new Emitter<LinkEvents>();
+  peer!: MemoryLink;
+  private isOpen = true;
+  private lastArrival = 0;
+  private inFlight = 0;
+
+  constructor(
+    readonly localId: NodeId,
+    readonly remoteId: NodeId,
+    private readonly medium: LinkMedium,
+    /** Base one-way latency of this link in ms. */
+    readonly latency: number,
+  ) {}
+
+  get open(): boolean {
+    return this.isOpen;
+  }
+
+  get bufferedAmount(): number {
+    return this.inFlight;
+  }
+
+  send(data: Uint8Array): void {
+    if (!this.isOpen) throw new LinkClosedError();
+    if (data.length > MAX_LINK_MESSAGE) throw new RangeError(`message of ${data.length} bytes exceeds ${MAX_LINK_MESSAGE}`);
+    const copy = data.slice();
+    const clock = this.medium.clock;
+    const arrival = Math.max(clock.now() + this.medium.delay(this.latency), this.lastArrival);
+    this.lastArrival = arrival;
+    this.inFlight += copy.length;
+    this.medium.count(copy.length);
+    clock.setTimeout(() => {
+      this.inFlight -= copy.length;
+      const peer = this.peer;
+      if (!peer.isOpen) return;
+      if (!this.medium.reachable(this.localId, this.remoteId)) {
+        this.medium.countDrop();
+        return;
+      }
+      peer.events.emit('message', copy);
+    }, arrival - clock.now());
+  }
+
+  close(reason = 'closed'): void {
+    if (!this.isOpen) return;
+    this.isOpen = false;
+    this.events.emit('close', { reason });
+    // The remote end hears of it after everything already sent has arrived.
+    const clock = this.medium.clock;
+    const at = Math.max(clock.now() + this.latency, this.lastArrival);
+    clock.setTimeout(() => this.peer.remoteClosed('remote closed'), at - clock.now());
+  }
+
+  /** Closes this end because the other end went away (remote close, node death, ICE failure). */
+  remoteClosed(reason: string): void {
+    if (!this.isOpen) return;
+    this.isOpen = false;
+    this.events.emit('close', { reason });
+  }
+
+  /** Closes this end without telling the remote end (a crashed tab: only heartbeats notice). */
+  vanish(): void {
+    this.isOpen = false;
+  }
+}
