@@ -25,6 +25,10 @@ export class MemoryLink implements Link {
   private isOpen = true;
   private lastArrival = 0;
   private inFlight = 0;
+  /** Messages in flight, oldest first: each delivery timer hands over the oldest, so order
+   * holds even on a real clock whose timers may fire out of order. */
+  private queue: Uint8Array[] = [];
+  private head = 0;
 
   constructor(
     readonly localId: NodeId,
@@ -51,15 +55,22 @@ export class MemoryLink implements Link {
     this.lastArrival = arrival;
     this.inFlight += copy.length;
     this.medium.count(copy.length);
+    this.queue.push(copy);
     clock.setTimeout(() => {
-      this.inFlight -= copy.length;
+      const msg = this.queue[this.head]!;
+      this.queue[this.head++] = undefined as unknown as Uint8Array;
+      if (this.head > 64 && this.head * 2 > this.queue.length) {
+        this.queue = this.queue.slice(this.head);
+        this.head = 0;
+      }
+      this.inFlight -= msg.length;
       const peer = this.peer;
       if (!peer.isOpen) return;
       if (!this.medium.reachable(this.localId, this.remoteId)) {
         this.medium.countDrop();
         return;
       }
-      peer.events.emit('message', copy);
+      peer.events.emit('message', msg);
     }, arrival - clock.now());
   }
 
