@@ -1,0 +1,81 @@
+// Relay bootstrap against the real relay, then a WebRTC link signaled through it
+// (node-datachannel, loopback only: run inside scripts/netns.sh).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { cleanup } from 'node-datachannel';
+import { startServer, type RunningServer } from '../../signaling/serve';
+import { generateIdentity } from '../core/identity';
+import { idEquals, idToHex, randomId } from '../core/node-id';
+import { feedSignals } from './bootstrap';
+import { connectRelay, type WebSocketCtor } from './relay-bootstrap';
+import type { Link } from './link';
+import { nodeTransport } from './webrtc-test-helpers';
+
+let server: RunningServer;
+const WS = WebSocket as unknown as WebSocketCtor;
+beforeAll(async () => {
+  server = await startServer({ port: 0, relayOnly: true });
+});
+afterAll(async () => {
+  await server.close();
+  cleanup();
+});
+
+describe('relay bootstrap', () => {
+  it('registers, lists peers, relays signals, reports undeliverable ids', async () => {
+    const [ida, idb] = [randomId(), randomId()];
+    const a = await connectRelay({ url: server.relayUrl, selfId: ida, WebSocket: WS });
+    const b = await connectRelay({ url: server.relayUrl, selfId: idb, WebSocket: WS });
+    const peers = await a.randomPeers(5);
+    expect(peers.map(idToHex)).toEqual([idToHex(idb)]);
+    const got = new Promise<{ from: Uint8Array; blob: Record<string, unknown> }>((r) => b.events.once('signal', r));
+    a.sendSignal(idb, { hello: 1 });
+    const s = await got;
+    expect(idEquals(s.from, ida)).toBe(true);
+    expect(s.blob).toEqual({ hello: 1 });
+    const nobody = randomId();
+    const und = new Promise<{ to: Uint8Array }>((r) => a.events.once('undeliverable', r));
+    a.sendSignal(nobody, {});
+    expect(idEquals((await und).to, nobody)).toBe(true);
+    a.close();
+    b.close();
+  });
+
+  it('rejects when the id is taken or the relay is unreachable', async () => {
+    const id = randomId();
+    const a = await connectRelay({ url: server.relayUrl, selfId: id, WebSocket: WS });
+    await expect(connectRelay({ url: server.relayUrl, selfId: id, WebSocket: WS })).rejects.toThrow(/id-taken/);
+    await expect(connectRelay({ url: 'ws://127.0.0.1:1/relay', selfId: randomId(), WebSocket: WS })).rejects.toThrow(/cannot reach|closed/);
+    a.close();
+  });
+
+  it('emits close when the relay goes away', async () => {
+    const s2 = await startServer({ port: 0, relayOnly: true });
+    const a = await connectRelay({ url: s2.relayUrl, selfId: randomId(), WebSocket: WS });
+    const closed = new Promise((r) => a.events.once('close', r));
+    await s2.close();
+    await closed;
+  });
+
+  it('two WebRTC transports meet through the relay and exchange messages', async () => {
+    const ta = await nodeTransport({ identity: await generateIdentity() });
+    const tb = await nodeTransport({ identity: await generateIdentity() });
+    const ba = await connectRelay({ url: server.relayUrl, selfId: ta.selfId, WebSocket: WS });
+    const bb = await connectRelay({ url: server.relayUrl, selfId: tb.selfId, WebSocket: WS });
+    feedSignals(ba, ta);
+    feedSignals(bb, tb);
+    const inbound = new Promise<Link>((r) => tb.events.once('link', r));
+    const [peer] = await ba.randomPeers(1);
+    const t0 = performance.now();
+    const out = await ta.dial(peer!, ba);
+    const inb = await inbound;
+    console.log(`relay-signaled node-datachannel link in ${(performance.now() - t0).toFixed(0)} ms`);
+    const got = new Promise<Uint8Array>((r) => inb.events.once('message', r));
+    out.send(new Uint8Array([1, 2, 3]));
+    expect(await got).toEqual(new Uint8Array([1, 2, 3]));
+    ta.close();
+    tb.close();
+    ba.close();
+    bb.close();
+  });
+});

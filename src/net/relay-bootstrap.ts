@@ -1,0 +1,197 @@
+// Bootstrap through the project's relay (signaling/relay.ts, protocol in
+// signaling/relay-protocol.ts; the client-side schemas are repeated here because src/
+// must not import from signaling/). Every relay frame is schema-checked; bad ones are
+// counted and dropped.
+import * as v from 'valibot';
+import { Emitter } from '../core/emitter';
+import { hexToId, idToHex, type NodeId } from '../core/node-id';
+import { BootstrapError, type Bootstrap, type BootstrapEvents } from './bootstrap';
+import type { SignalBlob } from './transport';
+
+export const RELAY_BOOTSTRAP_DEFAULTS = {
+  /** Connect + register must finish within this. */
+  connectTimeoutMs: 10_000,
+  /** A peers request unanswered after this resolves to []. */
+  requestTimeoutMs: 5_000,
+};
+
+/** The minimal WebSocket this adapter needs (the browser's, or `ws` in Node). */
+export interface WebSocketLike {
+  readonly readyState: number;
+  binaryType?: string;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  onopen: ((ev: unknown) => void) | null;
+  onmessage: ((ev: { data: unknown }) => void) | null;
+  onclose: ((ev: { code?: number; reason?: string }) => void) | null;
+  onerror: ((ev: unknown) => void) | null;
+}
+export type WebSocketCtor = new (url: string) => WebSocketLike;
+
+export interface RelayBootstrapOptions {
+  /** ws:// or wss:// URL of the relay, e.g. ws://127.0.0.1:8080/relay. */
+  url: string;
+  selfId: NodeId;
+  /** Default: globalThis.WebSocket. */
+  WebSocket?: WebSocketCtor;
+  connectTimeoutMs?: number;
+  requestTimeoutMs?: number;
+}
+
+const Hex40 = v.pipe(v.string(), v.regex(/^[0-9a-f]{40}$/));
+const RelayMessageSchema = v.variant('type', [
+  v.object({ type: v.literal('registered'), id: Hex40 }),
+  v.object({ type: v.literal('signal'), from: Hex40, blob: v.record(v.string(), v.unknown()) }),
+  v.object({ type: v.literal('peers'), ids: v.pipe(v.array(Hex40), v.maxLength(64)) }),
+  v.object({ type: v.literal('error'), code: v.pipe(v.string(), v.maxLength(64)), message: v.optional(v.string()), to: v.optional(Hex40) }),
+]);
+
+export interface RelayBootstrapStats {
+  signalsOut: number;
+  signalsIn: number;
+  badFrames: number;
+  errors: number;
+}
+
+class RelayBootstrap implements Bootstrap {
+  readonly events = new Emitter<BootstrapEvents>();
+  readonly stats: RelayBootstrapStats = { signalsOut: 0, signalsIn: 0, badFrames: 0, errors: 0 };
+  private readonly peerWaiters: Array<(ids: NodeId[]) => void> = [];
+  private closed = false;
+
+  constructor(
+    readonly selfId: NodeId,
+    private readonly ws: WebSocketLike,
+    private readonly requestTimeoutMs: number,
+  ) {}
+
+  sendSignal(to: NodeId, blob: SignalBlob): void {
+    if (this.closed || this.ws.readyState !== 1) return; // best effort (SignalChannel contract)
+    this.stats.signalsOut++;
+    this.ws.send(JSON.stringify({ type: 'signal', to: idToHex(to), blob }));
+  }
+
+  randomPeers(n: number): Promise<NodeId[]> {
+    if (this.closed || this.ws.readyState !== 1) return Promise.resolve([]);
+    return new Promise((resolve) => {
+      let done = false;
+      const finish = (ids: NodeId[]) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        resolve(ids);
+      };
+      const timer = setTimeout(() => {
+        const i = this.peerWaiters.indexOf(finish);
+        if (i >= 0) this.peerWaiters.splice(i, 1);
+        finish([]);
+      }, this.requestTimeoutMs);
+      this.peerWaiters.push(finish);
+      this.ws.send(JSON.stringify({ type: 'peers', n: Math.max(1, Math.min(32, Math.floor(n))) }));
+    });
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const w of this.peerWaiters.splice(0)) w([]);
+    this.ws.close(1000, 'bye');
+    this.events.removeAll();
+  }
+
+  /** Handles one frame after registration. */
+  onFrame(data: unknown): void {
+    let json: unknown;
+    try {
+      json = JSON.parse(String(data));
+    } catch {
+      this.stats.badFrames++;
+      return;
+    }
+    const parsed = v.safeParse(RelayMessageSchema, json);
+    if (!parsed.success) {
+      this.stats.badFrames++;
+      return;
+    }
+    const m = parsed.output;
+    switch (m.type) {
+      case 'signal':
+        this.stats.signalsIn++;
+        this.events.emit('signal', { from: hexToId(m.from), blob: m.blob });
+        return;
+      case 'peers':
+        this.peerWaiters.shift()?.(m.ids.map(hexToId));
+        return;
+      case 'error':
+        this.stats.errors++;
+        if (m.code === 'unknown-peer' && m.to) this.events.emit('undeliverable', { to: hexToId(m.to) });
+        return;
+      case 'registered':
+        this.stats.badFrames++;
+    }
+  }
+
+  onClose(reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const w of this.peerWaiters.splice(0)) w([]);
+    this.events.emit('close', { reason });
+    this.events.removeAll();
+  }
+}
+
+/** Connects to the relay and registers `selfId`; rejects with BootstrapError. */
+export function connectRelay(opts: RelayBootstrapOptions): Promise<Bootstrap & { stats: RelayBootstrapStats }> {
+  const Ctor = opts.WebSocket ?? (globalThis as { WebSocket?: WebSocketCtor }).WebSocket;
+  if (!Ctor) return Promise.reject(new BootstrapError('no WebSocket implementation: pass opts.WebSocket'));
+  const timeoutMs = opts.connectTimeoutMs ?? RELAY_BOOTSTRAP_DEFAULTS.connectTimeoutMs;
+  const selfHex = idToHex(opts.selfId);
+  return new Promise((resolve, reject) => {
+    let ws: WebSocketLike;
+    try {
+      ws = new Ctor(opts.url);
+    } catch (e) {
+      reject(new BootstrapError(`cannot open ${opts.url}: ${(e as Error).message}`));
+      return;
+    }
+    const b = new RelayBootstrap(opts.selfId, ws, opts.requestTimeoutMs ?? RELAY_BOOTSTRAP_DEFAULTS.requestTimeoutMs);
+    let registered = false;
+    const fail = (why: string) => {
+      if (registered) return;
+      registered = true; // settle once
+      clearTimeout(timer);
+      try {
+        ws.close();
+      } catch {
+        /* already closed */
+      }
+      reject(new BootstrapError(why));
+    };
+    const timer = setTimeout(() => fail('relay did not answer in time'), timeoutMs);
+    ws.onopen = () => ws.send(JSON.stringify({ type: 'register', id: selfHex }));
+    ws.onerror = () => fail(`cannot reach the relay at ${opts.url}`);
+    ws.onclose = (ev) => {
+      if (!registered) fail(`relay closed the connection (${ev.code ?? ''} ${ev.reason ?? ''})`);
+      else b.onClose(`relay connection closed (${ev.code ?? ''})`);
+    };
+    ws.onmessage = (ev) => {
+      if (registered) return b.onFrame(ev.data);
+      let m: unknown;
+      try {
+        m = JSON.parse(String(ev.data));
+      } catch {
+        return fail('relay sent garbage');
+      }
+      const p = v.safeParse(RelayMessageSchema, m);
+      if (p.success && p.output.type === 'registered' && p.output.id === selfHex) {
+        registered = true;
+        clearTimeout(timer);
+        resolve(b);
+      } else if (p.success && p.output.type === 'error') {
+        fail(`relay refused registration: ${p.output.code}`);
+      } else {
+        fail('unexpected reply to register');
+      }
+    };
+  });
+}
