@@ -55,7 +55,7 @@ describe('one-tab world', () => {
     const gy = await surfaceY(Math.floor(px), Math.floor(pz));
     await page.evaluate(([x, y, z]) => window.voxel.teleport(x!, y!, z!), [px, gy + 1, pz]);
     await page.waitForTimeout(300);
-    await page.evaluate(() => window.voxel.look(0, -0.6));
+    await page.evaluate(() => window.voxel.look(0, -1.2));
     const target = await page.evaluate(() => window.voxel.target());
     expect(target).not.toBeNull();
     const place = { x: target!.x + target!.nx, y: target!.y + target!.ny, z: target!.z + target!.nz };
