@@ -12,7 +12,11 @@ import { findSpawn } from '../world/world-block';
 import { Hud } from '../ui/hud';
 import { KeyboardMouseInput } from '../ui/keyboard-mouse-input';
 import { LoadingScreen } from '../ui/loading-screen';
-import { clampRenderDistance, DEFAULT_RENDER_DISTANCE, parsePageConfig } from './config';
+import { claimNodeIdentity } from '../store/identity-store';
+import { hexToId } from '../core/node-id';
+import { clampRenderDistance, DEFAULT_RENDER_DISTANCE, inviteLink, parsePageConfig, type PageConfig } from './config';
+import { createNetApi } from './net-api';
+import { Peer } from './peer';
 import { createVoxelApi, type VoxelApi } from './voxel-api';
 import { createView, type WorldView } from './world-view';
 
@@ -93,6 +97,14 @@ async function main(): Promise<void> {
     toggleFly: () => { session.flying = !session.flying; hud.showMessage(session.flying ? 'Flying' : 'Walking', 'notice'); },
     changeRenderDistance: (d) => { setRenderDistance(renderDistance + d).catch((e: Error) => hud.showMessage(e.message)); },
     lockChanged: (locked) => { menu.hidden = locked; },
+    invite: () => {
+      if (!peer) { hud.showMessage('Not connected to the peer network yet', 'notice'); return; }
+      const link = inviteLink(location.href, cfg, peer.id);
+      navigator.clipboard?.writeText(link).then(
+        () => hud.showMessage('Invite link copied: send it to a friend', 'notice'),
+        () => hud.showMessage(`Invite link: ${link}`, 'notice'),
+      );
+    },
   });
   menu.addEventListener('click', () => input?.requestLock());
 
@@ -127,16 +139,40 @@ async function main(): Promise<void> {
     if (now - hudAt > 250) {
       hudAt = now;
       const b = session.body, v = view.stats();
-      hud.update({ x: b.x, y: b.y, z: b.z, ...session.column, fps, chunks: world.size, pending: streamer.pending, renderDistance, flying: session.flying, drawCalls: v.drawCalls, triangles: v.triangles });
+      const net = peer ? `peer ${peer.id.slice(0, 8)} · ${peer.status} · ${peer.dht.linkInfo().length} links` : cfg.net ? 'joining the network…' : 'offline (net=off)';
+      hud.update({ x: b.x, y: b.y, z: b.z, ...session.column, fps, chunks: world.size, pending: streamer.pending, renderDistance, flying: session.flying, drawCalls: v.drawCalls, triangles: v.triangles, net });
       if (streamer.lastError) { hud.showMessage(streamer.lastError.message); streamer.lastError = undefined; }
     }
   };
   view.loop(frame);
 
-  window.voxel = createVoxelApi({
+  let peer: Peer | undefined;
+  const api = createVoxelApi({
     world, session, editor, ready, savePlayer, setRenderDistance,
     onSelect: (i) => hud.select(i),
     stats: () => ({ fps, chunksLoaded: world.size, chunksPending: streamer.pending, readyMs, pendingEdits: editor.pending, ...view.stats() }),
+  });
+  window.voxel = api;
+  if (cfg.net) {
+    joinNetwork(cfg).then(
+      (p) => {
+        peer = p;
+        api.net = createNetApi(p);
+        if (p.lastError) hud.showMessage(`Peer network: ${p.lastError.message}`, 'notice');
+      },
+      (err: Error) => hud.showMessage(`Could not join the peer network: ${err.message}`),
+    );
+  }
+}
+
+async function joinNetwork(cfg: PageConfig): Promise<Peer> {
+  const claimed = await claimNodeIdentity();
+  addEventListener('pagehide', () => claimed.release());
+  return Peer.start({
+    identity: claimed.identity,
+    relayUrl: cfg.relayUrl,
+    invitePeers: cfg.invitePeer ? [hexToId(cfg.invitePeer)] : [],
+    dht: cfg.maxLinks ? { maxLinks: cfg.maxLinks, softLinks: Math.max(1, cfg.maxLinks - 1), linksPerBucket: 1 } : {},
   });
 }
 

@@ -6,6 +6,7 @@ import type { PlayerSession } from '../play/player-session';
 import type { WorldModel } from '../play/world-model';
 import type { RayHit } from '../play/raycast';
 import { BLOCKS } from '../world/blocks';
+import type { NetApi } from './net-api';
 
 export interface VoxelStats {
   fps: number;
@@ -38,6 +39,8 @@ export interface VoxelApi {
   setRenderDistance(n: number): Promise<void>;
   /** Stores the player's position now (it is also stored every few seconds and on hide). */
   savePlayer(): Promise<void>;
+  /** The peer network; set once the tab has joined (absent with ?net=off). */
+  net?: NetApi;
 }
 
 export interface VoxelApiParts {

@@ -16,6 +16,8 @@ export interface HudStats {
   flying: boolean;
   drawCalls: number;
   triangles: number;
+  /** One line about the peer network. */
+  net: string;
 }
 
 const hex = (c: number) => `#${c.toString(16).padStart(6, '0')}`;
@@ -46,7 +48,8 @@ export class Hud {
       `XYZ ${s.x.toFixed(1)} / ${s.y.toFixed(1)} / ${s.z.toFixed(1)}\n` +
       `Chunk ${s.cx}, ${s.cz}${s.flying ? '   flying' : ''}\n` +
       `${s.fps.toFixed(0)} fps   ${s.chunks} chunks${s.pending ? ` (+${s.pending} loading)` : ''}   view ${s.renderDistance}\n` +
-      `${s.drawCalls} draws   ${(s.triangles / 1000).toFixed(0)}k tris`;
+      `${s.drawCalls} draws   ${(s.triangles / 1000).toFixed(0)}k tris\n` +
+      s.net;
   }
 
   select(index: number): void {

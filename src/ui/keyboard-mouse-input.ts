@@ -12,6 +12,8 @@ export interface InputActions {
   toggleFly(): void;
   changeRenderDistance(delta: number): void;
   lockChanged(locked: boolean): void;
+  /** Copy an invite link to this world. */
+  invite(): void;
 }
 
 const MOUSE_SENSITIVITY = 0.0025;
@@ -82,6 +84,7 @@ export class KeyboardMouseInput {
     const digit = /^Digit([1-9])$/.exec(e.code);
     if (digit) this.actions.selectSlot(Number(digit[1]) - 1);
     else if (e.code === 'KeyF') this.actions.toggleFly();
+    else if (e.code === 'KeyI') this.actions.invite();
     else if (e.code === 'Equal' || e.code === 'NumpadAdd') this.actions.changeRenderDistance(1);
     else if (e.code === 'Minus' || e.code === 'NumpadSubtract') this.actions.changeRenderDistance(-1);
     else if (e.code === 'Space') {

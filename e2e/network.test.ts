@@ -1,0 +1,126 @@
+// Six real Chromium tabs form the DHT over WebRTC through the relay; they put/get values
+// and route messages to every other tab; with the relay process killed they still route
+// and open a new direct link signaled over the overlay; a closed tab is dropped by the
+// others within the heartbeat timeout.
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchBrowser } from './browser';
+import { startRelayProcess, type RelayProcess } from './relay-process';
+
+const TABS = 6;
+const RELAY_PORT = 8095;
+/** Below the 5 a full mesh needs, so some pairs have no direct link; enough to cover the buckets. */
+const LINKS = 4;
+const HEARTBEAT_TIMEOUT_MS = 15_000;
+
+let browser: Browser;
+let relay: RelayProcess;
+const contexts: BrowserContext[] = [];
+const tabs: Page[] = [];
+const ids: string[] = [];
+
+async function openTab(i: number): Promise<Page> {
+  // Two browser profiles, three tabs each: tabs of one profile must claim distinct node ids.
+  const ctx = contexts[i % 2]!;
+  const page = await ctx.newPage();
+  page.on('pageerror', (e) => console.error(`tab ${i} pageerror`, e));
+  await page.goto(`${inject('baseUrl')}/?render=off&rd=2&links=${LINKS}&relay=${encodeURIComponent(relay.url)}#world=net-e2e`);
+  await page.waitForFunction(() => window.voxel?.net !== undefined, null, { timeout: 30_000 });
+  return page;
+}
+
+const net = <T>(p: Page, fn: (net: NonNullable<typeof window.voxel.net>, arg: unknown) => T | Promise<T>, arg?: unknown): Promise<T> =>
+  p.evaluate(([f, a]) => new Function('net', 'arg', `return (${f})(net, arg)`)(window.voxel.net, a), [fn.toString(), arg] as const) as Promise<T>;
+
+async function everyTab(check: (p: Page, i: number) => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const ok = await Promise.all(tabs.map((p, i) => (p.isClosed() ? true : check(p, i))));
+    if (ok.every(Boolean)) return;
+    if (Date.now() > until) throw new Error(`timed out waiting for: ${what} (${ok.map((o) => (o ? 'y' : 'n')).join('')})`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+beforeAll(async () => {
+  relay = await startRelayProcess(RELAY_PORT);
+  browser = await launchBrowser();
+  contexts.push(await browser.newContext(), await browser.newContext());
+  for (let i = 0; i < TABS; i++) {
+    tabs.push(await openTab(i));
+    ids.push(await net(tabs[i]!, (n) => n.id()));
+  }
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await relay?.stop();
+});
+
+describe('peer network across six Chromium tabs', () => {
+  it('every tab has its own node id and joins with at least one live link', async () => {
+    expect(new Set(ids).size).toBe(TABS);
+    await everyTab(async (p) => (await net(p, (n) => n.links().length)) > 0, 20_000, 'a live link in every tab');
+    const linkCounts = await Promise.all(tabs.map((p) => net(p, (n) => n.links().length)));
+    expect(Math.max(...linkCounts)).toBeLessThanOrEqual(TABS - 1);
+  });
+
+  it('puts and gets values across tabs', async () => {
+    for (let i = 0; i < TABS; i++) {
+      const r = await net(tabs[i]!, (n, a) => n.put('test', `key-${a}`, `value-${a}`), i);
+      expect(r.stored).toBeGreaterThan(0);
+    }
+    for (let i = 0; i < TABS; i++) {
+      for (let j = 0; j < TABS; j++) {
+        expect(await net(tabs[i]!, (n, a) => n.get('test', `key-${a}`), j)).toBe(`value-${j}`);
+      }
+    }
+    expect(await net(tabs[0]!, (n) => n.get('test', 'never-stored'))).toBeUndefined();
+  });
+
+  async function routeAll(tag: string): Promise<void> {
+    for (let i = 0; i < TABS; i++) {
+      for (let j = 0; j < TABS; j++) {
+        if (i === j) continue;
+        expect(await net(tabs[i]!, (n, a) => { const [to, m] = a as [string, string]; return n.send(to, m); }, [ids[j], `${tag} ${i}->${j}`])).toBe(true);
+      }
+    }
+    await everyTab(async (p, j) => {
+      const got = await net(p, (n) => n.received().map((r) => r.msg));
+      return tabs.every((_, i) => i === j || got.includes(`${tag} ${i}->${j}`));
+    }, 15_000, `${tag}: every routed message delivered`);
+  }
+
+  it('routes a message from every tab to every other tab', async () => {
+    await routeAll('with-relay');
+  });
+
+  it('keeps routing with the relay process stopped, and opens a new link over the overlay', async () => {
+    await relay.stop();
+    await routeAll('no-relay');
+    // A pair with no direct link (the budget guarantees one exists among 6 tabs).
+    let pair: [number, number] | undefined;
+    for (let i = 0; i < TABS && !pair; i++) {
+      const linked = await net(tabs[i]!, (n) => n.links().map((l) => l.id));
+      const j = ids.findIndex((id, k) => k !== i && !linked.includes(id));
+      if (j >= 0) pair = [i, j];
+    }
+    expect(pair).toBeDefined();
+    const [a, b] = pair!;
+    await net(tabs[a]!, (n, to) => n.connect(to as string), ids[b]);
+    expect(await net(tabs[a]!, (n) => n.links().map((l) => l.id))).toContain(ids[b]);
+    await everyTab(async (p, k) => k !== b || (await net(p, (n) => n.links().map((l) => l.id))).includes(ids[a]!), 5000, 'the new link seen on both sides');
+  });
+
+  it('drops a closed tab from the other tables within the heartbeat timeout', async () => {
+    const gone = TABS - 1;
+    const goneId = ids[gone]!;
+    await tabs[gone]!.close();
+    const t0 = Date.now();
+    await everyTab(async (p) => {
+      const [links, contacts] = await Promise.all([net(p, (n) => n.links().map((l) => l.id)), net(p, (n) => n.contacts())]);
+      return !links.includes(goneId) && !contacts.includes(goneId);
+    }, HEARTBEAT_TIMEOUT_MS + 10_000, 'the closed tab dropped everywhere');
+    console.log(`closed tab dropped from every table after ${Date.now() - t0} ms`);
+  });
+});

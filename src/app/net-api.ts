@@ -1,0 +1,76 @@
+// window.voxel.net: the peer network for tests and diagnostics. Keys are strings hashed
+// to 160-bit DHT keys; values and messages are strings (UTF-8) for convenience.
+import { hexToId, idFromSha256, idToHex } from '../core/node-id';
+import { NAMESPACES, type Namespace } from '../dht/messages';
+import type { Peer } from './peer';
+
+export interface NetLink {
+  id: string;
+  rttMs: number | null;
+  outbound: boolean;
+}
+
+export interface NetApi {
+  id(): string;
+  status(): string;
+  links(): NetLink[];
+  /** Node ids (hex) in the routing table. */
+  contacts(): string[];
+  put(ns: string, key: string, value: string): Promise<{ stored: number }>;
+  get(ns: string, key: string): Promise<string | undefined>;
+  /** Routes a message to any node id; false when there is no first hop. */
+  send(nodeId: string, msg: string): boolean;
+  /** Messages received so far (oldest first, at most 1000). */
+  received(): { from: string; msg: string; at: number }[];
+  /** Opens a direct link, signaled over the overlay. */
+  connect(nodeId: string): Promise<void>;
+  /** k closest node ids to a key (hex), from an iterative lookup. */
+  lookup(targetHex: string): Promise<string[]>;
+  stats(): Record<string, number>;
+}
+
+const MAX_RECEIVED = 1000;
+
+function namespace(ns: string): Namespace {
+  if (!(NAMESPACES as readonly string[]).includes(ns)) throw new TypeError(`unknown namespace ${ns}; one of ${NAMESPACES.join(', ')}`);
+  return ns as Namespace;
+}
+
+export function createNetApi(peer: Peer): NetApi {
+  const received: { from: string; msg: string; at: number }[] = [];
+  const dec = new TextDecoder();
+  const enc = new TextEncoder();
+  peer.dht.events.on('message', ({ from, body }) => {
+    received.push({ from: idToHex(from), msg: dec.decode(body), at: performance.now() });
+    if (received.length > MAX_RECEIVED) received.shift();
+  });
+  return {
+    id: () => peer.id,
+    status: () => peer.status,
+    links: () => peer.dht.linkInfo().map((l) => ({ id: l.hex, rttMs: l.rttMs, outbound: l.outbound })),
+    contacts: () => {
+      const out: string[] = [];
+      for (const i of peer.dht.table.nonEmptyBuckets()) for (const c of peer.dht.table.bucket(i)) out.push(idToHex(c.id));
+      return out;
+    },
+    put: async (ns, key, value) => peer.dht.put(namespace(ns), await idFromSha256(key), enc.encode(value)),
+    get: async (ns, key) => {
+      const got = await peer.dht.get(namespace(ns), await idFromSha256(key));
+      return got && dec.decode(got.value);
+    },
+    send: (to, msg) => peer.dht.send(hexToId(to), enc.encode(msg)),
+    received: () => received.slice(),
+    connect: (to) => peer.dht.connect(hexToId(to)),
+    lookup: async (t) => (await peer.dht.findNode(hexToId(t))).closest.map((c) => idToHex(c.id)),
+    stats: () => flatten(peer.dht.stats as unknown as Record<string, unknown>),
+  };
+}
+
+/** { dropped: { ttl: 1 } } -> { dropped_ttl: 1 }: one flat object of counters. */
+function flatten(o: Record<string, unknown>, prefix = '', out: Record<string, number> = {}): Record<string, number> {
+  for (const [k, v] of Object.entries(o)) {
+    if (typeof v === 'number') out[prefix + k] = v;
+    else if (v && typeof v === 'object') flatten(v as Record<string, unknown>, `${prefix}${k}_`, out);
+  }
+  return out;
+}
