@@ -40,7 +40,8 @@ export function createNetApi(peer: Peer): NetApi {
   const received: { from: string; msg: string; at: number }[] = [];
   const dec = new TextDecoder();
   const enc = new TextEncoder();
-  peer.dht.events.on('message', ({ from, body }) => {
+  const diag = peer.channels.open('diag');
+  diag.events.on('message', ({ from, body }) => {
     received.push({ from: idToHex(from), msg: dec.decode(body), at: performance.now() });
     if (received.length > MAX_RECEIVED) received.shift();
   });
@@ -58,7 +59,7 @@ export function createNetApi(peer: Peer): NetApi {
       const got = await peer.dht.get(namespace(ns), await idFromSha256(key));
       return got && dec.decode(got.value);
     },
-    send: (to, msg) => peer.dht.send(hexToId(to), enc.encode(msg)),
+    send: (to, msg) => diag.send(hexToId(to), enc.encode(msg)),
     received: () => received.slice(),
     connect: (to) => peer.dht.connect(hexToId(to)),
     lookup: async (t) => (await peer.dht.findNode(hexToId(t))).closest.map((c) => idToHex(c.id)),

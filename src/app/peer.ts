@@ -5,6 +5,7 @@
 import { realClock, type Clock } from '../core/clock';
 import type { Identity } from '../core/identity';
 import { idToHex, type NodeId } from '../core/node-id';
+import { AppChannels } from '../dht/app-channels';
 import { createDhtNode, type DhtNode, type DhtOptions } from '../dht/dht-node';
 import { feedSignals, type Bootstrap } from '../net/bootstrap';
 import { connectRelay, type WebSocketCtor } from '../net/relay-bootstrap';
@@ -33,6 +34,8 @@ export type PeerStatus = 'starting' | 'alone' | 'online' | 'failed';
 
 export class Peer {
   status: PeerStatus = 'starting';
+  /** Application protocols over the DHT's messages (diag, host, player). */
+  channels!: AppChannels;
   lastError: Error | undefined;
   private stopRejoin: (() => void) | undefined;
 
@@ -78,6 +81,7 @@ export class Peer {
       (peer as { dht: DhtNode }).dht = alone;
       peer.status = 'alone';
     }
+    peer.channels = new AppChannels(peer.dht);
     peer.dht.events.on('link-open', () => { peer.status = 'online'; });
     peer.dht.events.on('link-close', () => { if (peer.dht.linkInfo().length === 0) peer.status = 'alone'; });
     return peer;
