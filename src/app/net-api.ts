@@ -20,7 +20,7 @@ export interface NetApi {
   get(ns: string, key: string): Promise<string | undefined>;
   /** Routes a message to any node id; false when there is no first hop. */
   send(nodeId: string, msg: string): boolean;
-  /** Messages received so far (oldest first, at most 1000). */
+  /** Messages received so far (oldest first, at most 1000); `at` is epoch ms (timeOrigin + now, sub-ms). */
   received(): { from: string; msg: string; at: number }[];
   /** Opens a direct link, signaled over the overlay. */
   connect(nodeId: string): Promise<void>;
@@ -42,7 +42,7 @@ export function createNetApi(peer: Peer): NetApi {
   const enc = new TextEncoder();
   const diag = peer.channels.open('diag');
   diag.events.on('message', ({ from, body }) => {
-    received.push({ from: idToHex(from), msg: dec.decode(body), at: performance.now() });
+    received.push({ from: idToHex(from), msg: dec.decode(body), at: performance.timeOrigin + performance.now() });
     if (received.length > MAX_RECEIVED) received.shift();
   });
   return {

@@ -60,6 +60,7 @@ export class Peer {
       try {
         relay = await connectRelay({ url: cfg.relayUrl, selfId: cfg.identity.id, WebSocket: cfg.WebSocket });
         feedSignals(relay, transport);
+        globalThis.performance?.mark?.('vp:relay');
       } catch (err) {
         lastError = err as Error; // no relay: still usable through an invite, or alone
       }
@@ -70,8 +71,10 @@ export class Peer {
     const dht = createDhtNode({ selfId: cfg.identity.id, transport, clock, bootstrap: { peers, signals }, options: cfg.dht });
     const peer = new Peer(cfg.identity, transport, dht, relay, cfg);
     peer.lastError = lastError;
+    globalThis.performance?.mark?.('vp:peers-listed');
     try {
       await dht.start();
+      globalThis.performance?.mark?.('vp:dht-started');
       peer.status = dht.linkInfo().length > 0 ? 'online' : 'alone';
     } catch (err) {
       // Nobody reachable (every listed peer gone): start alone; newcomers will dial us.

@@ -32,6 +32,8 @@ const READY_RADIUS = 1;
 
 async function main(): Promise<void> {
   const cfg = parsePageConfig(location.href);
+  // The network join runs alongside the world's start-up: neither waits for the other.
+  const joining = cfg.net ? joinNetwork(cfg) : null;
   const loading = new LoadingScreen(document.getElementById('loading')!);
   const hud = new Hud(document.getElementById('hud')!);
   loading.progress('Opening the world database…', 0.02);
@@ -153,8 +155,8 @@ async function main(): Promise<void> {
     stats: () => ({ fps, chunksLoaded: world.size, chunksPending: streamer.pending, readyMs, pendingEdits: editor.pending, ...view.stats() }),
   });
   window.voxel = api;
-  if (cfg.net) {
-    joinNetwork(cfg).then(
+  if (joining) {
+    joining.then(
       (p) => {
         peer = p;
         api.net = createNetApi(p);
@@ -166,7 +168,9 @@ async function main(): Promise<void> {
 }
 
 async function joinNetwork(cfg: PageConfig): Promise<Peer> {
+  performance.mark('vp:join-start');
   const claimed = await claimNodeIdentity();
+  performance.mark('vp:identity');
   addEventListener('pagehide', () => claimed.release());
   return Peer.start({
     identity: claimed.identity,
