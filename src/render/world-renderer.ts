@@ -3,14 +3,14 @@
 // decides which columns exist and calls setChunk / removeChunk / markBlockChanged; where
 // a column came from is none of the renderer's business. Meshing runs in the worker pool.
 import { DoubleSide, MeshLambertMaterial, PerspectiveCamera, Scene, WebGLRenderer } from 'three';
-import { CHUNK_VIEW_DEFAULTS } from './chunk-view';
 import { BlockHighlight } from './block-highlight';
 import { MesherPool } from './mesher-pool';
 import { Sky, viewDistance } from './sky';
 import { TerrainScene, type TerrainStats } from './terrain-scene';
 
 export const WORLD_RENDERER_DEFAULTS = {
-  renderDistance: CHUNK_VIEW_DEFAULTS.renderDistance,
+  /** Chunks from the player's column; which columns exist is the app's choice (play/chunk-ring.ts). */
+  renderDistance: 8,
   fov: 75,
   /** Opacity of water, glass and leaves (one transparent pass). */
   transparentOpacity: 0.7,
