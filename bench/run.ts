@@ -5,6 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { benchWorld } from './world-bench';
 import { benchMesh } from './mesh-bench';
 import { benchFirstFrame } from './first-frame-bench';
+import { benchTabs } from './tabs-bench';
 
 type Bench = [name: string, run: () => Promise<Record<string, number>>];
 
@@ -12,6 +13,7 @@ const benches: Bench[] = [
   ['terrain', benchWorld],
   ['mesh', benchMesh],
   ['first frame', benchFirstFrame],
+  ['tabs', benchTabs],
 ];
 
 const only = process.argv.slice(2);
