@@ -30,7 +30,8 @@ export const REMOTE_PLAYER_DEFAULTS = {
   maxFrameGapMs: 500,
 } as const;
 
-export type RemotePlayerOptions = { -readonly [K in keyof typeof REMOTE_PLAYER_DEFAULTS]?: number };
+type Settings = { -readonly [K in keyof typeof REMOTE_PLAYER_DEFAULTS]: number };
+export type RemotePlayerOptions = Partial<Settings>;
 
 export interface RemotePlayerSample {
   id: string;
@@ -70,7 +71,7 @@ class RemotePlayer {
   private warped: Warped | null = null;
   private lastSampleMs = NaN;
 
-  constructor(private readonly o: typeof REMOTE_PLAYER_DEFAULTS, name: string, atMs: number) {
+  constructor(private readonly o: Settings, name: string, atMs: number) {
     this.name = name;
     this.lastHeardMs = atMs;
   }
@@ -159,7 +160,7 @@ class RemotePlayer {
 
 /** Every remote player one client draws, by player id. */
 export class RemotePlayers {
-  private readonly o: typeof REMOTE_PLAYER_DEFAULTS;
+  private readonly o: Settings;
   private readonly players = new Map<string, RemotePlayer>();
 
   constructor(opts: RemotePlayerOptions = {}) {
