@@ -10,7 +10,7 @@
 import type { Clock } from '../core/clock';
 import { every } from '../core/clock';
 import { Emitter } from '../core/emitter';
-import { bucketIndex, compareDistance, idEquals, idToHex, type NodeId } from '../core/node-id';
+import { bucketIndex, compareDistance, ID_BITS, idEquals, idToHex, type NodeId } from '../core/node-id';
 import type { Link } from '../net/link';
 import type { SignalChannel, Transport } from '../net/transport';
 import { LinkSet, type PeerLink } from './link-set';
@@ -49,8 +49,17 @@ export const DHT_DEFAULTS = {
   dialBackoffMs: 30_000,
   /** Buckets without a lookup for this long are refreshed. */
   refreshMs: 15 * 60_000,
-  /** After the join lookup, refresh every bucket farther than the closest neighbour. */
-  joinRefresh: true,
+  /**
+   * Empty buckets above our lowest non-empty one are refreshed this often: a node that
+   * joined a small network learns of the far halves that filled in since (and greedy
+   * routing needs a link in every non-empty bucket).
+   */
+  emptyRefreshMs: 60_000,
+  /**
+   * After the join lookup, refresh buckets farther than the closest neighbour: 'all' of
+   * them (Kademlia), only those still 'empty' (cheaper; the simulator's choice), or 'none'.
+   */
+  joinRefresh: 'all' as 'all' | 'empty' | 'none',
   /** Default lifetime of a put value. */
   valueTtlMs: 3600_000,
   /** The publisher re-puts its values this often. */
@@ -143,6 +152,8 @@ interface Origin {
 
 /** Reverse paths remembered (see `paths`). */
 const PATH_CACHE = 32;
+/** Dropped contacts remembered for partition healing (see `probeDormant`). */
+const DORMANT = 16;
 
 export function createDhtNode(args: CreateDhtNodeArgs): DhtNode {
   return new DhtNode(args);
@@ -168,6 +179,8 @@ export class DhtNode {
   private readonly pendingDials = new Set<string>();
   private readonly backoff = new Map<string, number>();
   private readonly published = new Map<string, Published>();
+  /** Contacts dropped after failures, probed through the relay now and then (partition healing). */
+  private dormant: NodeId[] = [];
   /** Reverse paths of the last few nodes that reached us by routing: how to reach a newcomer. */
   private readonly paths = new Map<string, NodeId[]>();
   private stops: (() => void)[] = [];
@@ -217,6 +230,12 @@ export class DhtNode {
     this.stops.push(every(this.clock, o.heartbeatMs, () => this.heartbeat()));
     this.stops.push(every(this.clock, o.maintainMs, () => this.maintain()));
     this.stops.push(every(this.clock, Math.max(1000, o.refreshMs / 4), () => this.refresh(false)));
+    this.stops.push(
+      every(this.clock, o.emptyRefreshMs, () => {
+        this.probeDormant();
+        void this.refresh(true, true);
+      }),
+    );
     this.stops.push(every(this.clock, o.valueSweepMs, () => this.sweepValues()));
     if (this.bootstrap && this.bootstrap.peers.length > 0) {
       const signals = this.bootstrap.signals;
@@ -234,9 +253,13 @@ export class DhtNode {
         this.stop();
         throw new JoinError('bootstrap links closed before the join finished');
       }
-      if (o.joinRefresh) await this.refresh(true);
+      if (o.joinRefresh !== 'none') await this.refresh(true, o.joinRefresh === 'empty');
     }
     this.maintain();
+    // Look our own id up once more when our links are built: the join's queries to our
+    // closest neighbours may have failed while nothing routed to us yet.
+    const t = this.clock.setTimeout(() => void this.lookup(this.selfId).catch(() => {}), o.maintainMs * 2);
+    this.stops.push(() => this.clock.clearTimeout(t));
     this.events.emit('ready', { contacts: this.table.size });
   }
 
@@ -359,6 +382,36 @@ export class DhtNode {
     );
   }
 
+  private rememberDormant(id: NodeId): void {
+    this.dormant.push(id);
+    if (this.dormant.length > DORMANT) this.dormant.shift();
+  }
+
+  /**
+   * A partition makes each side drop the other from its tables, and the overlay then has
+   * no path across: after it heals, one dial through the relay to a dropped contact joins
+   * the halves again (the link re-adds it, then empty-bucket refresh does the rest).
+   */
+  private probeDormant(): void {
+    const relay = this.bootstrap?.signals;
+    if (!relay || this.dormant.length === 0) return;
+    const id = this.dormant.splice(Math.floor(this.opts.random() * this.dormant.length), 1)[0]!;
+    const hex = idToHex(id);
+    if (this.table.has(hex) || this.links.get(hex) || this.pendingDials.has(hex)) return;
+    this.pendingDials.add(hex);
+    this.stats.dials++;
+    this.transport.dial(id, relay).then(
+      (link) => {
+        this.pendingDials.delete(hex);
+        this.attachLink(link, true);
+      },
+      () => {
+        this.pendingDials.delete(hex);
+        this.stats.dialFailures++;
+      },
+    );
+  }
+
   private heartbeat(): void {
     const now = this.clock.now();
     for (const pl of [...this.links.map.values()]) {
@@ -367,6 +420,7 @@ export class DhtNode {
         this.stats.heartbeatTimeouts++;
         this.links.close(pl.hex, 'heartbeat timeout');
         this.table.remove(pl.hex);
+        this.rememberDormant(pl.id);
       } else if (idle >= this.opts.heartbeatMs && !pl.pinging && this.selfHex < pl.hex) {
         // Only the lower id pings an idle link; the PONG refreshes both ends.
         pl.pinging = true;
@@ -414,16 +468,25 @@ export class DhtNode {
   }
 
   /** Looks up random ids in buckets not looked into for refreshMs (all far buckets on join). */
-  private async refresh(joining: boolean): Promise<void> {
+  private async refresh(joining: boolean, onlyEmpty = false): Promise<void> {
     if (!this.running) return;
     const now = this.clock.now();
     const nonEmpty = this.table.nonEmptyBuckets();
     if (nonEmpty.length === 0) return;
     const lowest = nonEmpty[0]!;
-    const highest = nonEmpty[nonEmpty.length - 1]!;
+    const highest = onlyEmpty ? ID_BITS - 1 : nonEmpty[nonEmpty.length - 1]!;
     const jobs: Promise<unknown>[] = [];
-    for (let b = joining ? lowest + 1 : lowest; b <= highest; b++) {
-      if (!joining && now - this.table.touchedAt(b) < this.opts.refreshMs) continue;
+    let below = 0; // contacts in buckets under b
+    for (let b = lowest; b <= highest; b++) {
+      const size = this.table.bucket(b).length;
+      const skip =
+        (joining && b === lowest) ||
+        (!joining && now - this.table.touchedAt(b) < this.opts.refreshMs) ||
+        // An empty bucket is worth a lookup only when the buckets under it hold a few
+        // contacts: each bucket spans as much id space as all those under it together.
+        (onlyEmpty && (size > 0 || below < 3));
+      below += size;
+      if (skip) continue;
       jobs.push(this.lookup(this.randomIdInBucket(b)).catch(() => {}));
     }
     await Promise.all(jobs);
@@ -452,6 +515,7 @@ export class DhtNode {
       if (e instanceof RpcTimeoutError) this.stats.rpcTimeouts++;
       if (this.running) {
         const res = this.table.fail(hex, this.opts.maxFails);
+        if (res.removed) this.rememberDormant(id);
         if (res.promoted) this.onNewContact(res.promoted);
       }
       throw e;
@@ -482,8 +546,7 @@ export class DhtNode {
   private forward(env: DhtMessageOf<'ROUTE'>, origin = false): boolean {
     // To the destination directly if linked; else toward the next waypoint (direct link or
     // strict greedy progress); failing that, along the reverse path of the destination's
-    // last routed message to us (a newcomer nobody near it links to yet); and at the
-    // origin, through any link at all.
+    // last routed message to us (a newcomer nobody near it links to yet); else a detour.
     const links = this.links.map;
     let via = env.via;
     const passed = new Set<string>([idToHex(env.src)]);
@@ -496,7 +559,10 @@ export class DhtNode {
         hop = nextHop(this.selfId, path[0]!, links, false, passed);
       }
     }
-    if (!hop && origin) hop = nextHop(this.selfId, via[0] ?? env.dst, links, true);
+    // Detour: at a dead end (our table lacks the destination's bucket), hand it to the
+    // closest link it has not passed yet, even if no closer than us. The trace rules out
+    // loops; only the first half of the hop limit may be spent this way.
+    if (!hop && (origin || env.ttl > this.opts.routeTtl / 2)) hop = nextHop(this.selfId, via[0] ?? env.dst, links, true, passed);
     if (!hop) {
       this.stats.dropped.noRoute++;
       return false;

@@ -70,7 +70,8 @@ export function planLinks(
   const close: string[] = [];
   let excess = links.size - opts.maxLinks;
   if (excess > 0) {
-    const live = [...links.values()].filter((l) => !l.pinned).sort((a, b) => b.openedAt - a.openedAt);
+    // Oldest redundant links go first: a fresh link may be a newcomer's only one.
+    const live = [...links.values()].filter((l) => !l.pinned).sort((a, b) => a.openedAt - b.openedAt);
     const c = countByBucket(links.values());
     for (const l of live) {
       if (excess <= 0) break;
@@ -85,7 +86,7 @@ export function planLinks(
 
 /**
  * Decides on an inbound link from `remote`: accept under the cap; at the cap accept it in
- * place of our newest redundant unpinned link (one in a bucket holding two or more), so a
+ * place of our oldest redundant unpinned link (one in a bucket holding two or more), so a
  * newcomer dialling us as its bootstrap is not turned away while we hold spare links.
  */
 export function admitInbound(
@@ -101,7 +102,7 @@ export function admitInbound(
   let victim: HeldLink | undefined;
   for (const l of links.values()) {
     if (l.pinned || (counts.get(l.bucket) ?? 0) <= 1) continue;
-    if (!victim || l.openedAt > victim.openedAt) victim = l;
+    if (!victim || l.openedAt < victim.openedAt) victim = l;
   }
   return victim ? { accept: true, close: victim.hex } : { accept: false };
 }

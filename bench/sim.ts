@@ -1,0 +1,235 @@
+// `npm run sim -- --nodes 10000 [--churn 0.2] [--seed 42] [--lookups 1000] [--json FILE]`
+// Runs the real src/dht code on the in-memory network and the virtual clock,
+// deterministically per seed, and reports:
+// - lookup hops p50/p95/p99: Kademlia rounds on the critical path (see src/dht/lookup.ts:
+//   depth+1 of the node that decided the lookup). Each round's RPC may cross several links
+//   when routed; those physical hops are `routedHopsPerRpc`.
+// - lookup success: a FIND_NODE for a random live node's id returns that node first.
+// - messages per lookup: link messages network-wide during the lookup phase / lookups
+//   (includes the heartbeats and upkeep of that period; RPCs per lookup are exact).
+// - live links per node (max/mean), get success after 30% of nodes were replaced, wall time.
+// With --churn c, a second lookup phase replaces c*N nodes (killed and new ones joined)
+// while lookups run; its success counts lookups for nodes alive throughout.
+import { writeFileSync } from 'node:fs';
+import { randomId, type NodeId } from '../src/core/node-id';
+import type { DhtNode } from '../src/dht/dht-node';
+import { SimCluster } from '../src/dht/sim-cluster';
+
+export interface SimOptions {
+  nodes: number;
+  /** Share of nodes replaced during the churn lookup phase (0 = skip the phase). */
+  churn?: number;
+  seed?: number;
+  lookups?: number;
+  /** Values put before the get-after-churn phase. Default min(lookups, 500). */
+  values?: number;
+  /** Share of nodes replaced before the gets. Default 0.3. */
+  getChurn?: number;
+  log?: (line: string) => void;
+}
+
+export interface SimResult {
+  nodes: number;
+  seed: number;
+  lookupHops: { p50: number; p95: number; p99: number; mean: number };
+  lookupSuccess: number;
+  churnLookupSuccess: number | null;
+  rpcsPerLookup: number;
+  messagesPerLookup: number;
+  routedHopsPerRpc: number;
+  linksPerNode: { max: number; mean: number };
+  getSuccessAfterChurn: number;
+  putReplicas: number;
+  joinFailures: number;
+  virtualSeconds: number;
+  wallSeconds: number;
+}
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
+
+/** Options the simulator runs nodes with: real defaults except slower upkeep timers. */
+const SIM_DHT = { joinRefresh: 'empty' as const, heartbeatMs: 30_000, heartbeatTimeoutMs: 90_000 };
+
+export async function runSim(opts: SimOptions): Promise<SimResult> {
+  const t0 = performance.now();
+  const log = opts.log ?? (() => {});
+  const seed = opts.seed ?? 42;
+  const lookups = opts.lookups ?? 1000;
+  const c = new SimCluster({ seed, dht: SIM_DHT, net: { latencyMs: 20, jitterMs: 5 } });
+
+  await c.grow(opts.nodes, {
+    maxBatch: Math.max(100, Math.round(opts.nodes / 20)),
+    onBatch: (n) => log(`joined ${n} nodes (${((performance.now() - t0) / 1000).toFixed(0)} s)`),
+  });
+  await c.clock.advance(30_000);
+
+  const linkFigures = () => {
+    let max = 0;
+    let sum = 0;
+    for (const n of c.nodes.values()) {
+      max = Math.max(max, n.links.size);
+      sum += n.links.size;
+    }
+    return { max, mean: sum / c.size };
+  };
+  let links: { max: number; mean: number };
+
+  // Lookups for random live nodes' ids, `parallel` at a time.
+  const lookupPhase = async (count: number, during?: (i: number) => Promise<void>) => {
+    const hops: number[] = [];
+    let ok = 0;
+    let rpcs = 0;
+    const parallel = 100;
+    for (let i = 0; i < count; i += parallel) {
+      const jobs: Promise<void>[] = [];
+      for (let j = i; j < Math.min(count, i + parallel); j++) {
+        const from = c.pick();
+        const target = c.pick();
+        jobs.push(
+          from.findNode(target.selfId).then((res) => {
+            // A target that left meanwhile is not counted against the lookup.
+            if (!c.nodes.has(target.selfHex)) return;
+            hops.push(res.hops);
+            rpcs += res.queries;
+            if (res.closest[0]?.hex === target.selfHex) ok++;
+          }),
+        );
+      }
+      await c.settle(Promise.all(jobs));
+      if (during) await during(i);
+    }
+    return { hops: hops.sort((a, b) => a - b), success: ok / Math.max(1, hops.length), rpcs: rpcs / Math.max(1, hops.length) };
+  };
+
+  const m0 = c.net.stats.messages;
+  const routed0 = sum(c, (n) => n.stats.routedForwarded + n.stats.routedSent);
+  const rpc0 = sum(c, (n) => n.stats.rpcSent);
+  const phase = await lookupPhase(lookups);
+  const messagesPerLookup = (c.net.stats.messages - m0) / lookups;
+  const routedHopsPerRpc = (sum(c, (n) => n.stats.routedForwarded + n.stats.routedSent) - routed0) / Math.max(1, sum(c, (n) => n.stats.rpcSent) - rpc0);
+  links = linkFigures();
+  log(`lookups: success ${phase.success}, hops p50 ${pct(phase.hops, 0.5)} p99 ${pct(phase.hops, 0.99)}, links max ${links.max}`);
+
+  // Values, put before any churn.
+  const valueCount = opts.values ?? Math.min(lookups, 500);
+  const keys: NodeId[] = [];
+  let replicas = 0;
+  for (let i = 0; i < valueCount; i += 100) {
+    const jobs: Promise<void>[] = [];
+    for (let j = i; j < Math.min(valueCount, i + 100); j++) {
+      const key = randomId(c.rand);
+      keys.push(key);
+      jobs.push(c.pick().put('test', key, new TextEncoder().encode(`value ${j}`)).then((r) => void (replicas += r.stored)));
+    }
+    await c.settle(Promise.all(jobs));
+  }
+
+  const replace = async (count: number) => {
+    const victims = [...c.joinedAt.keys()];
+    for (let i = 0; i < count && victims.length > 0; i++) {
+      const at = Math.floor(c.rand() * victims.length);
+      c.kill(victims.splice(at, 1)[0]!);
+    }
+    await c.grow(count, { maxBatch: Math.max(100, Math.round(opts.nodes / 20)) });
+  };
+
+  let churnLookupSuccess: number | null = null;
+  if (opts.churn && opts.churn > 0) {
+    const rounds = 10;
+    const perRound = Math.round((opts.churn * opts.nodes) / rounds);
+    const every = Math.max(100, Math.ceil(lookups / rounds / 100) * 100);
+    const churned = await lookupPhase(lookups, async (i) => {
+      if (i % every === 0) await replace(perRound);
+    });
+    churnLookupSuccess = churned.success;
+    log(`churn lookups: success ${churnLookupSuccess}`);
+  }
+
+  // Replace 30% of the nodes, give upkeep a minute, then get every value from random nodes.
+  await replace(Math.round((opts.getChurn ?? 0.3) * c.size));
+  await c.clock.advance(60_000);
+  let got = 0;
+  for (let i = 0; i < keys.length; i += 100) {
+    const jobs = keys.slice(i, i + 100).map((key, j) =>
+      c
+        .pick()
+        .get('test', key)
+        .then((v) => {
+          if (v && new TextDecoder().decode(v.value) === `value ${i + j}`) got++;
+        }),
+    );
+    await c.settle(Promise.all(jobs));
+  }
+  links = { max: Math.max(links.max, linkFigures().max), mean: links.mean };
+
+  const result: SimResult = {
+    nodes: opts.nodes,
+    seed,
+    lookupHops: { p50: pct(phase.hops, 0.5), p95: pct(phase.hops, 0.95), p99: pct(phase.hops, 0.99), mean: avg(phase.hops) },
+    lookupSuccess: phase.success,
+    churnLookupSuccess,
+    rpcsPerLookup: phase.rpcs,
+    messagesPerLookup,
+    routedHopsPerRpc,
+    linksPerNode: links,
+    getSuccessAfterChurn: got / Math.max(1, keys.length),
+    putReplicas: replicas / Math.max(1, valueCount),
+    joinFailures: c.joinFailures,
+    virtualSeconds: c.clock.now() / 1000,
+    wallSeconds: (performance.now() - t0) / 1000,
+  };
+  c.stopAll();
+  return result;
+}
+
+function sum(c: SimCluster, f: (n: DhtNode) => number): number {
+  let s = 0;
+  for (const n of c.nodes.values()) s += f(n);
+  return s;
+}
+
+function avg(xs: number[]): number {
+  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0;
+}
+
+/** The bench runner's entry: the 10,000-node figures of issue 3. */
+export async function benchSim(): Promise<Record<string, number>> {
+  const r = await runSim({ nodes: 10_000, churn: 0.2, seed: 42, lookups: 1000 });
+  return {
+    sim10k_lookup_hops_p50: r.lookupHops.p50,
+    sim10k_lookup_hops_p99: r.lookupHops.p99,
+    sim10k_lookup_success: r.lookupSuccess,
+    sim10k_churn_lookup_success: r.churnLookupSuccess ?? 0,
+    sim10k_links_per_node_max: r.linksPerNode.max,
+    sim10k_churn_get_success: r.getSuccessAfterChurn,
+  };
+}
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const opts: SimOptions = {
+    nodes: Number(arg('nodes') ?? 1000),
+    churn: Number(arg('churn') ?? 0),
+    seed: Number(arg('seed') ?? 42),
+    lookups: Number(arg('lookups') ?? 1000),
+    log: (l) => console.error(l),
+  };
+  const r = await runSim(opts);
+  console.log(
+    [
+      `nodes ${r.nodes} (seed ${r.seed}, ${r.joinFailures} join retries)`,
+      `lookup hops p50 ${r.lookupHops.p50} p95 ${r.lookupHops.p95} p99 ${r.lookupHops.p99} (mean ${r.lookupHops.mean.toFixed(2)})`,
+      `lookup success ${r.lookupSuccess}` + (r.churnLookupSuccess === null ? '' : `, with ${opts.churn} churn ${r.churnLookupSuccess}`),
+      `per lookup: ${r.rpcsPerLookup.toFixed(1)} RPCs, ${r.messagesPerLookup.toFixed(0)} link messages network-wide; ${r.routedHopsPerRpc.toFixed(2)} links per RPC`,
+      `live links per node: max ${r.linksPerNode.max}, mean ${r.linksPerNode.mean.toFixed(1)}`,
+      `get success after 30% churn ${r.getSuccessAfterChurn} (${r.putReplicas.toFixed(1)} replicas per put)`,
+      `virtual ${r.virtualSeconds.toFixed(0)} s, wall ${r.wallSeconds.toFixed(1)} s`,
+    ].join('\n'),
+  );
+  const json = arg('json');
+  if (json) writeFileSync(json, `${JSON.stringify(r, null, 2)}\n`);
+}

@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { idToHex, randomId, sortByDistance, type NodeId } from '../core/node-id';
+import { seededRandom } from '../core/seeded-random';
+import { iterativeLookup, type QueryFn } from './lookup';
+import { RoutingTable } from './routing-table';
+
+// A synthetic network: every node's table is filled from the full id list; queries answer
+// from that table synchronously-ish (a resolved promise), some nodes are dead.
+function world(n: number, seed: number, deadShare = 0) {
+  const rand = seededRandom(seed);
+  const ids = Array.from({ length: n }, () => randomId(rand));
+  const tables = new Map<string, RoutingTable>();
+  for (const id of ids) {
+    const t = new RoutingTable(id, 20);
+    for (const other of ids) t.add(other, 0);
+    tables.set(idToHex(id), t);
+  }
+  const dead = new Set(ids.filter(() => rand() < deadShare).map(idToHex));
+  let calls = 0;
+  const query: QueryFn = (_id, hex) => {
+    calls++;
+    if (dead.has(hex)) return Promise.reject(new Error('timeout'));
+    return Promise.resolve({ nodes: tables.get(hex)!.closest(target, 20).map((c) => c.id) });
+  };
+  let target: NodeId = ids[0]!;
+  return {
+    ids,
+    dead,
+    tables,
+    calls: () => calls,
+    run: (from: NodeId, t: NodeId) => {
+      target = t;
+      return iterativeLookup({
+        target: t,
+        seeds: tables.get(idToHex(from))!.closest(t, 20),
+        query,
+        k: 20,
+        alpha: 3,
+        selfHex: idToHex(from),
+        hexOf: idToHex,
+      });
+    },
+  };
+}
+
+describe('iterativeLookup', () => {
+  it('returns the true k closest and terminates once they all answered', async () => {
+    const w = world(400, 1);
+    const rand = seededRandom(2);
+    for (let i = 0; i < 20; i++) {
+      const from = w.ids[i]!;
+      const target = randomId(rand);
+      const res = await w.run(from, target);
+      const want = sortByDistance(w.ids.filter((x) => x !== from), (x) => x, target).slice(0, 20).map(idToHex);
+      expect(res.closest.map((c) => c.hex)).toEqual(want);
+      expect(res.hops).toBeGreaterThanOrEqual(1);
+      expect(res.queries).toBeLessThan(80); // far fewer than the network
+    }
+  });
+
+  // Tables here keep the dead forever, so answers name at most 20 nodes and some are dead:
+  // what the lookup can and must find is every live node among the true 20 closest.
+  it('skips dead nodes and still ends', async () => {
+    const w = world(300, 3, 0.3);
+    const rand = seededRandom(4);
+    const alive = w.ids.filter((x) => !w.dead.has(idToHex(x)));
+    expect(alive.length).toBeLessThan(w.ids.length);
+    for (let i = 0; i < 10; i++) {
+      const from = alive[i]!;
+      const target = randomId(rand);
+      const res = await w.run(from, target);
+      const want = sortByDistance(w.ids.filter((x) => x !== from), (x) => x, target)
+        .slice(0, 20)
+        .map(idToHex)
+        .filter((h) => !w.dead.has(h));
+      const got = res.closest.map((c) => c.hex);
+      expect(got.slice(0, want.length)).toEqual(want);
+      expect(got.some((h) => w.dead.has(h))).toBe(false);
+      expect(res.failures).toBeGreaterThan(0);
+    }
+  });
+
+  it('ends at once with no seeds, and with fewer than k nodes', async () => {
+    const none = await iterativeLookup({ target: randomId(), seeds: [], query: () => Promise.reject(new Error('x')), k: 20, alpha: 3, selfHex: '', hexOf: idToHex });
+    expect(none.closest).toEqual([]);
+    const w = world(5, 5);
+    const res = await w.run(w.ids[0]!, randomId(seededRandom(6)));
+    expect(res.closest.length).toBe(4);
+  });
+
+  it('stops at the first value for FIND_VALUE', async () => {
+    const rand = seededRandom(7);
+    const ids = Array.from({ length: 50 }, () => randomId(rand));
+    const holder = idToHex(ids[10]!);
+    const rec = { v: new Uint8Array([1]), pub: ids[0]!, seq: 1, ttl: 1000 };
+    const res = await iterativeLookup({
+      target: ids[10]!,
+      seeds: ids.slice(20, 25).map((id) => ({ id, hex: idToHex(id) })),
+      query: async (_id, hex) => (hex === holder ? { nodes: [], value: rec } : { nodes: ids.slice(0, 15) }),
+      k: 20,
+      alpha: 3,
+      selfHex: 'x',
+      hexOf: idToHex,
+      wantValue: true,
+    });
+    expect(res.value?.rec).toEqual(rec);
+    expect(idToHex(res.value!.from)).toBe(holder);
+  });
+});
