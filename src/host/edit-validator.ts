@@ -1,0 +1,59 @@
+// The primary's checks on an edit before it is ordered: a real, placeable block id (or air),
+// inside this region and the world's height, within reach of where the editor stands,
+// and within the editor's rate. Pure: time and positions are passed in.
+import { AIR, isValidBlockId, PLACEABLE } from '../world/blocks';
+import { CHUNK_HEIGHT } from '../world/coords';
+import type { RejectReason } from './host-messages';
+import { regionAt, type RegionCoord } from './region-key';
+
+export const EDIT_RULES = {
+  /** Largest distance from the editor's eye to the block's centre. */
+  reach: 8,
+  /** The eye sits this far above the position a player reports (its feet). */
+  eyeHeight: 1.62,
+  /** Sustained edits per second per player. */
+  ratePerSec: 20,
+  /** Burst allowance of the rate (token bucket size). */
+  burst: 20,
+};
+
+export type EditRules = typeof EDIT_RULES;
+
+export interface EditRequest {
+  x: number;
+  y: number;
+  z: number;
+  id: number;
+  /** Where the editor stands (its last known position). */
+  px: number;
+  py: number;
+  pz: number;
+}
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+export class EditValidator {
+  private readonly buckets = new Map<string, Bucket>();
+
+  constructor(private readonly region: RegionCoord, private readonly rules: EditRules = EDIT_RULES) {}
+
+  /** Undefined when the edit may go ahead (and its rate token is spent). */
+  check(editor: string, e: EditRequest, now: number): RejectReason | undefined {
+    if (!isValidBlockId(e.id) || (e.id !== AIR && !PLACEABLE.includes(e.id))) return 'bad-block';
+    const r = regionAt(e.x, e.z);
+    if (r.rx !== this.region.rx || r.rz !== this.region.rz || e.y < 0 || e.y >= CHUNK_HEIGHT) return 'outside-region';
+    const dx = e.x + 0.5 - e.px, dy = e.y + 0.5 - (e.py + this.rules.eyeHeight), dz = e.z + 0.5 - e.pz;
+    if (dx * dx + dy * dy + dz * dz > this.rules.reach * this.rules.reach) return 'out-of-reach';
+    let b = this.buckets.get(editor);
+    if (!b) this.buckets.set(editor, (b = { tokens: this.rules.burst, at: now }));
+    b.tokens = Math.min(this.rules.burst, b.tokens + ((now - b.at) / 1000) * this.rules.ratePerSec);
+    b.at = now;
+    if (b.tokens < 1) return 'rate';
+    b.tokens -= 1;
+    if (this.buckets.size > 1024) this.buckets.delete(this.buckets.keys().next().value!);
+    return undefined;
+  }
+}

@@ -1,0 +1,75 @@
+// The hosting protocol's frames (docs/HOSTING.md has the table). Every frame is checked
+// against these schemas before any other code sees it (DESIGN.md "Bad input and trust").
+import * as v from 'valibot';
+import { bytes, defineCodec, u32, type MessageOf } from '../core/codec';
+import { ID_BYTES } from '../core/node-id';
+
+/** Largest frame sent as one DATA payload; larger ones travel as PART frames. */
+export const WIRE_MAX = 60 * 1024;
+/** Bytes of one PART. */
+export const PART_BYTES = 48 * 1024;
+/** Largest reassembled frame (a region state of ~170k edited blocks). */
+export const ASSEMBLED_MAX = 2 * 1024 * 1024;
+/** Host ids named in a frame (the host set, r <= 7). */
+export const MAX_HOSTS = 8;
+/** Players named in one PLAYERS frame. */
+export const MAX_PLAYERS = 64;
+
+const id = bytes(ID_BYTES, ID_BYTES);
+const hosts = v.pipe(v.array(id), v.maxLength(MAX_HOSTS));
+const i32 = v.pipe(v.number(), v.integer(), v.minValue(-0x80000000), v.maxValue(0x7fffffff));
+const coord = v.pipe(v.number(), v.finite(), v.minValue(-1e8), v.maxValue(1e8));
+const entries = bytes(ASSEMBLED_MAX);
+const stamp = v.object({ e: u32, s: u32 });
+const region = { rx: i32, rz: i32 };
+const name = v.pipe(v.string(), v.maxLength(32));
+
+export const REJECT_REASONS = ['not-primary', 'bad-block', 'outside-region', 'out-of-reach', 'rate', 'busy'] as const;
+export type RejectReason = (typeof REJECT_REASONS)[number];
+
+export const playerSchema = v.object({ id, name, x: coord, y: coord, z: coord, yaw: coord, pitch: coord });
+export type PlayerFrame = v.InferOutput<typeof playerSchema>;
+
+export const hostSpec = {
+  /** client -> node: send me the region (since a stamp); `host`: become primary if nobody is. */
+  SUBSCRIBE: [1, v.object({ ...region, since: v.optional(stamp), host: v.boolean() })],
+  UNSUBSCRIBE: [2, v.object({ ...region })],
+  /** primary -> client: entries stamped after `since` (all when full), complete up to `v`. */
+  SNAPSHOT: [3, v.object({ ...region, e: u32, v: stamp, full: v.boolean(), hosts, entries })],
+  /** primary -> subscribers: the committed edits seq from..to of epoch e. */
+  DELTA: [4, v.object({ ...region, e: u32, from: u32, to: u32, entries })],
+  /** primary -> backups and subscribers: alive, committed up to (e, s). */
+  HEARTBEAT: [5, v.object({ ...region, e: u32, s: u32, hosts })],
+  /** any -> client: I am not the primary (of epoch e); try `primary` if given. */
+  NOT_PRIMARY: [6, v.object({ ...region, e: u32, primary: v.optional(id) })],
+  /** client -> primary: set world block (x, y, z) to id; (px, py, pz) is where the editor stands. */
+  EDIT: [7, v.object({ ...region, r: u32, x: i32, y: i32, z: i32, id: u32, px: coord, py: coord, pz: coord })],
+  CONFIRM: [8, v.object({ ...region, r: u32, e: u32, s: u32 })],
+  REJECT: [9, v.object({ ...region, r: u32, reason: v.picklist(REJECT_REASONS) })],
+  /** player -> primary of the region it stands in. */
+  MOVE: [10, v.object({ ...region, name, x: coord, y: coord, z: coord, yaw: coord, pitch: coord })],
+  PLAYERS: [11, v.object({ ...region, e: u32, players: v.pipe(v.array(playerSchema), v.maxLength(MAX_PLAYERS)) })],
+  /** claimant -> host set: grant me epoch e. */
+  CLAIM: [12, v.object({ ...region, e: u32, hosts })],
+  /** host -> claimant: yes (with my state) or no (I promised `promised` already). */
+  GRANT: [13, v.object({ ...region, e: u32, ok: v.boolean(), promised: u32, entries: v.optional(entries) })],
+  /** primary -> backups: edits seq from..to of epoch e. */
+  REPLICATE: [14, v.object({ ...region, e: u32, from: u32, to: u32, entries, hosts })],
+  /** backup -> primary: stored durably up to seq `to` of epoch e. */
+  ACK: [15, v.object({ ...region, e: u32, to: u32 })],
+  /** primary -> backup: the full state at (e, s) (join, re-replication, gap repair). */
+  SYNC: [16, v.object({ ...region, e: u32, s: u32, hosts, entries })],
+  /** backup -> primary: I missed something, send SYNC. */
+  SYNC_REQ: [17, v.object({ ...region, e: u32 })],
+  /** primary -> closer node: claim epoch e (I will grant it). */
+  HANDOFF: [18, v.object({ ...region, e: u32 })],
+  /** One piece of a frame larger than WIRE_MAX. */
+  PART: [19, v.object({ x: u32, i: u32, n: v.pipe(u32, v.minValue(1), v.maxValue(Math.ceil(ASSEMBLED_MAX / PART_BYTES))), b: bytes(PART_BYTES) })],
+} as const;
+
+export type HostMessage = MessageOf<typeof hostSpec>;
+export type HostMessageOf<T extends HostMessage['t']> = Extract<HostMessage, { t: T }>;
+/** Frames about a region (everything but PART). */
+export type RegionMessage = Exclude<HostMessage, { t: 'PART' }>;
+
+export const hostCodec = defineCodec(hostSpec, { maxFrame: ASSEMBLED_MAX + 1024 });

@@ -1,0 +1,71 @@
+// Every hosting option and its default (docs/HOSTING.md explains the timings).
+import { EDIT_RULES } from './edit-validator';
+
+export const HOST_DEFAULTS = {
+  /** Host set size r: the primary and r - 1 backups. */
+  replicas: 3,
+  /** Authoritative tick rate. */
+  tickHz: 20,
+  /** Primary -> backups and subscribers. */
+  heartbeatMs: 250,
+  /** A backup that has not heard its primary for this long starts a takeover. */
+  failoverMs: 1000,
+  /** Extra wait per backup rank, so the next-closest backup claims first. */
+  claimStaggerMs: 400,
+  /** A claim that has no quorum after this long failed. */
+  claimTimeoutMs: 1500,
+  /** After the quorum, wait this long for the other grants' states. */
+  claimGraceMs: 150,
+  /** The primary re-checks its host set (handoff, re-replication) this often. */
+  recheckMs: 5000,
+  /** Host set views (lookups) are reused for this long. */
+  hostSetCacheMs: 2000,
+  /** Backup acks needed before an edit is confirmed (capped by the live backups). */
+  confirmAcks: 1,
+  /** The region's edit log is published to the DHT at most this often. */
+  publishMs: 2000,
+  /** A subscriber not heard of (SUBSCRIBE keepalive, MOVE, EDIT) for this long is dropped. */
+  subscriberTtlMs: 15_000,
+  /** A player without MOVE for this long leaves PLAYERS. */
+  playerTtlMs: 3000,
+  /** A backup behind for this long gets a full SYNC. */
+  resyncMs: 1000,
+  /** A primary with no state waits this long for the DHT's edit log. */
+  editsFallbackMs: 2000,
+  /** Most regions one node keeps (hosted or remembered). */
+  maxRegions: 2048,
+  rules: EDIT_RULES,
+  random: Math.random as () => number,
+};
+
+export type HostOptions = typeof HOST_DEFAULTS;
+
+export interface HostStats {
+  claims: number;
+  claimsWon: number;
+  claimsFailed: number;
+  grants: number;
+  refusals: number;
+  /** Claims from nodes outside our view of the host set (refused). */
+  outsiderClaims: number;
+  /** Frames from a stale epoch or from a node that is not the primary (ignored). */
+  staleFrames: number;
+  /** Frames about a region this node does not host (ignored). */
+  strayFrames: number;
+  editsAccepted: number;
+  editsRejected: number;
+  confirms: number;
+  deltas: number;
+  syncs: number;
+  handoffs: number;
+  stepDowns: number;
+  storeFailures: number;
+  publishes: number;
+}
+
+export function newHostStats(): HostStats {
+  return {
+    claims: 0, claimsWon: 0, claimsFailed: 0, grants: 0, refusals: 0, outsiderClaims: 0, staleFrames: 0, strayFrames: 0,
+    editsAccepted: 0, editsRejected: 0, confirms: 0, deltas: 0, syncs: 0, handoffs: 0, stepDowns: 0, storeFailures: 0, publishes: 0,
+  };
+}

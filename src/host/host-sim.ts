@@ -1,0 +1,136 @@
+// Many hosting peers on the in-memory network and one virtual clock: the harness of the
+// hosting tests and of the failover benchmark. Each peer is a real DhtNode with a
+// RegionHost and a RegionClient on one HostWire; its MemoryHostStore outlives it, so a
+// peer restarted with the same id comes back with its regions (a reloaded tab).
+import { clockTicker } from '../core/ticker';
+import { idToHex, randomId, type NodeId } from '../core/node-id';
+import { seededRandom, type Random } from '../core/seeded-random';
+import { VirtualClock } from '../core/virtual-clock';
+import { AppChannels } from '../dht/app-channels';
+import { createDhtNode, type DhtNode, type DhtOptions } from '../dht/dht-node';
+import { MemoryNetwork, type MemoryNetworkOptions } from '../net/memory-network';
+import { MemoryHostStore } from '../store/host-store-memory';
+import type { HostOptions } from './host-options';
+import { HostWire } from './host-wire';
+import { RegionClient, type ClientOptions } from './region-client';
+import { RegionHost } from './region-host';
+
+export interface HostSimOptions {
+  seed?: number;
+  world?: string;
+  net?: Omit<MemoryNetworkOptions, 'clock' | 'seed'>;
+  dht?: Partial<DhtOptions>;
+  host?: Partial<HostOptions>;
+  client?: Partial<ClientOptions>;
+}
+
+export interface SimPeer {
+  hex: string;
+  dht: DhtNode;
+  wire: HostWire;
+  host: RegionHost;
+  client: RegionClient;
+  store: MemoryHostStore;
+}
+
+/** Simulated DHT defaults: quick RPC timeouts so lookups past a dead node do not stall. */
+export const SIM_DHT: Partial<DhtOptions> = { rpcTimeoutMs: 1000, joinRefresh: 'empty' };
+
+export class HostSim {
+  readonly clock = new VirtualClock();
+  readonly net: MemoryNetwork;
+  readonly rand: Random;
+  readonly world: string;
+  readonly peers = new Map<string, SimPeer>();
+  readonly stores = new Map<string, MemoryHostStore>();
+  /** region:epoch -> primaries that accepted an edit in it (must stay single). */
+  readonly accepts = new Map<string, Set<string>>();
+  private seq = 0;
+
+  constructor(private readonly opts: HostSimOptions = {}) {
+    this.rand = seededRandom(opts.seed ?? 1);
+    this.world = opts.world ?? 'sim';
+    this.net = new MemoryNetwork({ clock: this.clock, seed: (opts.seed ?? 1) + 1, ...opts.net });
+  }
+
+  /** Runs the clock until p settles (rejects after maxMs virtual ms). */
+  async settle<T>(p: Promise<T>, maxMs = 120_000): Promise<T> {
+    let done = false;
+    const q = p.finally(() => (done = true));
+    q.catch(() => {});
+    if (!(await this.clock.runUntil(() => done, maxMs))) throw new Error(`not settled within ${maxMs} virtual ms`);
+    return q;
+  }
+
+  run(ms: number): Promise<void> {
+    return this.clock.advance(ms);
+  }
+
+  live(): SimPeer[] {
+    return [...this.peers.values()];
+  }
+
+  pick(): SimPeer {
+    const all = this.live();
+    return all[Math.floor(this.rand() * all.length)]!;
+  }
+
+  /** Starts a peer (a new random id, or `id` again after a kill) and waits for its join. */
+  async add(id: NodeId = randomId(this.rand)): Promise<SimPeer> {
+    const hex = idToHex(id);
+    const others = this.live();
+    const boot = others.length > 0 ? [others[Math.floor(this.rand() * others.length)]!.dht.selfId] : [];
+    const transport = this.net.addNode(id);
+    const dht = createDhtNode({
+      selfId: id,
+      transport,
+      clock: this.clock,
+      bootstrap: boot.length > 0 ? { peers: boot, signals: this.net.relay(id) } : undefined,
+      options: { random: seededRandom((this.opts.seed ?? 1) * 7919 + this.seq++), ...SIM_DHT, ...this.opts.dht },
+    });
+    await this.settle(dht.start());
+    let store = this.stores.get(hex);
+    if (!store) this.stores.set(hex, (store = new MemoryHostStore()));
+    const wire = new HostWire(new AppChannels(dht).open('host'), this.clock);
+    const host = new RegionHost({
+      dht, wire, clock: this.clock, ticker: clockTicker(this.clock), store, world: this.world,
+      options: { random: seededRandom(this.seq++ * 31 + 7), ...this.opts.host },
+      onAccept: (region, epoch, primary) => {
+        const k = `${region}:${epoch}`;
+        let set = this.accepts.get(k);
+        if (!set) this.accepts.set(k, (set = new Set()));
+        set.add(primary);
+      },
+    });
+    const client = new RegionClient({ dht, wire, clock: this.clock, world: this.world, ...(this.opts.client ? { options: this.opts.client } : {}) });
+    const peer: SimPeer = { hex, dht, wire, host, client, store };
+    this.peers.set(hex, peer);
+    await this.settle(host.start());
+    return peer;
+  }
+
+  async grow(n: number): Promise<void> {
+    for (let i = 0; i < n; i++) await this.add();
+  }
+
+  /** Ends a peer abruptly (a closed tab); its store stays for a restart. */
+  kill(hex: string): void {
+    const p = this.peers.get(hex);
+    if (!p) return;
+    this.peers.delete(hex);
+    p.client.close();
+    p.host.stop();
+    p.wire.close();
+    this.net.kill(p.dht.selfId);
+    p.dht.stop();
+  }
+
+  /** (region, epoch) pairs in which more than one primary accepted edits. */
+  doublePrimaries(): string[] {
+    return [...this.accepts].filter(([, s]) => s.size > 1).map(([k, s]) => `${k} -> ${[...s].join(',')}`);
+  }
+
+  stopAll(): void {
+    for (const hex of [...this.peers.keys()]) this.kill(hex);
+  }
+}

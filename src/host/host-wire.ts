@@ -1,0 +1,143 @@
+// The hosting channel: encodes frames (splitting those above WIRE_MAX into PART frames),
+// and decodes, size-checks and reassembles what arrives. Nothing reaches the protocol
+// code before its schema passed; every drop is counted by reason.
+import type { Clock } from '../core/clock';
+import { CodecError } from '../core/codec';
+import { Emitter } from '../core/emitter';
+import { idToHex, type NodeId } from '../core/node-id';
+import type { AppChannel } from '../dht/app-channels';
+import { ASSEMBLED_MAX, hostCodec, PART_BYTES, WIRE_MAX, type RegionMessage } from './host-messages';
+
+/** Unfinished reassemblies kept per sender; older ones are dropped. */
+const MAX_XFERS_PER_PEER = 2;
+/** An unfinished reassembly is dropped after this long. */
+const XFER_TIMEOUT_MS = 15_000;
+
+export interface WireDrops {
+  oversized: number;
+  malformed: number;
+  invalid: number;
+  unknownType: number;
+  parts: number;
+}
+
+export interface WireEvents extends Record<string, unknown> {
+  frame: { from: NodeId; fromHex: string; msg: RegionMessage };
+}
+
+interface Xfer {
+  n: number;
+  got: (Uint8Array | undefined)[];
+  have: number;
+  bytes: number;
+  startedAt: number;
+}
+
+export class HostWire {
+  readonly events = new Emitter<WireEvents>();
+  readonly drops: WireDrops = { oversized: 0, malformed: 0, invalid: 0, unknownType: 0, parts: 0 };
+  framesIn = 0;
+  framesOut = 0;
+  bytesOut = 0;
+  private xferSeq = 0;
+  private readonly xfers = new Map<string, Map<number, Xfer>>();
+  private readonly off: () => void;
+
+  constructor(private readonly channel: AppChannel, private readonly clock: Clock) {
+    this.off = channel.events.on('message', ({ from, body }) => this.receive(from, body));
+  }
+
+  close(): void {
+    this.off();
+    this.xfers.clear();
+  }
+
+  /** False when there was no route (the frame is lost; callers rely on timeouts). */
+  send(to: NodeId, msg: RegionMessage): boolean {
+    const frame = hostCodec.encode(msg);
+    if (frame.length <= WIRE_MAX) return this.out(to, frame);
+    const n = Math.ceil(frame.length / PART_BYTES);
+    const x = this.xferSeq++ >>> 0;
+    let ok = true;
+    for (let i = 0; i < n; i++) {
+      const b = frame.subarray(i * PART_BYTES, (i + 1) * PART_BYTES);
+      ok = this.out(to, hostCodec.encode({ t: 'PART', x, i, n, b })) && ok;
+    }
+    return ok;
+  }
+
+  private out(to: NodeId, frame: Uint8Array): boolean {
+    this.framesOut++;
+    this.bytesOut += frame.length;
+    return this.channel.send(to, frame);
+  }
+
+  private receive(from: NodeId, body: Uint8Array): void {
+    if (body.length > WIRE_MAX) {
+      this.drops.oversized++;
+      return;
+    }
+    const msg = this.decode(body);
+    if (!msg) return;
+    const fromHex = idToHex(from);
+    if (msg.t !== 'PART') {
+      this.framesIn++;
+      this.events.emit('frame', { from, fromHex, msg });
+      return;
+    }
+    const whole = this.assemble(fromHex, msg.x, msg.i, msg.n, msg.b);
+    if (!whole) return;
+    const inner = this.decode(whole);
+    if (!inner) return;
+    if (inner.t === 'PART') {
+      this.drops.invalid++;
+      return;
+    }
+    this.framesIn++;
+    this.events.emit('frame', { from, fromHex, msg: inner });
+  }
+
+  private decode(frame: Uint8Array) {
+    try {
+      return hostCodec.decode(frame);
+    } catch (e) {
+      const reason = e instanceof CodecError ? e.reason : 'malformed';
+      if (reason === 'oversized') this.drops.oversized++;
+      else if (reason === 'unknown-type') this.drops.unknownType++;
+      else if (reason === 'invalid') this.drops.invalid++;
+      else this.drops.malformed++;
+      return undefined;
+    }
+  }
+
+  private assemble(fromHex: string, x: number, i: number, n: number, b: Uint8Array): Uint8Array | undefined {
+    const now = this.clock.now();
+    let mine = this.xfers.get(fromHex);
+    if (!mine) this.xfers.set(fromHex, (mine = new Map()));
+    for (const [k, xf] of mine) if (now - xf.startedAt > XFER_TIMEOUT_MS) mine.delete(k);
+    let xf = mine.get(x);
+    if (!xf) {
+      if (mine.size >= MAX_XFERS_PER_PEER) mine.delete(mine.keys().next().value!);
+      xf = { n, got: new Array<Uint8Array | undefined>(n), have: 0, bytes: 0, startedAt: now };
+      mine.set(x, xf);
+    }
+    if (n !== xf.n || i >= n || xf.got[i] || xf.bytes + b.length > ASSEMBLED_MAX || (i < n - 1 && b.length !== PART_BYTES)) {
+      this.drops.parts++;
+      mine.delete(x);
+      return undefined;
+    }
+    xf.got[i] = b;
+    xf.have++;
+    xf.bytes += b.length;
+    if (xf.have < n) return undefined;
+    mine.delete(x);
+    if (mine.size === 0) this.xfers.delete(fromHex);
+    const out = new Uint8Array(xf.bytes);
+    let p = 0;
+    for (const part of xf.got) {
+      out.set(part!, p);
+      p += part!.length;
+    }
+    return out;
+  }
+}

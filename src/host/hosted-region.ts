@@ -1,0 +1,513 @@
+// One region as seen by one host: its role (idle, claiming, primary, backup), its state,
+// and the epoch rules. Roles change only through these rules:
+// - a node claims epoch e = (highest it knows) + 1 and becomes primary only with grants
+//   from a majority of its view of the host set, itself included;
+// - a host grants at most one claimant per epoch (the first), never a stale epoch, and
+//   only to a claimant inside its own view of the host set; the grant carries its state,
+//   which the claimant merges before it accepts any edit;
+// - a frame of an epoch below what a host promised changes nothing.
+// The primary's work (tick, ordering, replication, deltas) lives in primary-duty.ts.
+import { idEquals, idToHex, type NodeId } from '../core/node-id';
+import type { DhtNode } from '../dht/dht-node';
+import type { Clock } from '../core/clock';
+import type { Ticker } from '../core/ticker';
+import type { HostStore } from '../store/host-store';
+import type { HostMessageOf, RegionMessage } from './host-messages';
+import type { HostOptions, HostStats } from './host-options';
+import type { HostWire } from './host-wire';
+import { PrimaryDuty } from './primary-duty';
+import { regionName, type RegionCoord } from './region-key';
+import { getEdits } from './region-records';
+import { decodeEntries, encodeEntries, RegionState, type Entry, type Stamp } from './region-state';
+
+export type Role = 'idle' | 'claiming' | 'primary' | 'backup';
+
+export interface RegionContext {
+  readonly selfId: NodeId;
+  readonly selfHex: string;
+  readonly opts: HostOptions;
+  readonly clock: Clock;
+  readonly ticker: Ticker;
+  readonly wire: HostWire;
+  readonly store: HostStore | null;
+  readonly dht: Pick<DhtNode, 'put' | 'get' | 'connect' | 'unpin'>;
+  readonly stats: HostStats;
+  /** The r closest live nodes to key (self included when it is among them), closest first. */
+  hostSet(key: NodeId, fresh: boolean): Promise<NodeId[]>;
+  /** Test hook: called whenever a primary accepts (orders) an edit. */
+  onAccept?: (region: string, epoch: number, primaryHex: string) => void;
+}
+
+interface ClaimRound {
+  e: number;
+  hosts: NodeId[];
+  granted: Set<string>;
+  answered: Set<string>;
+  asked: number;
+  quorumAt: number | null;
+  highestRefusal: number;
+  wake: () => void;
+}
+
+export class HostedRegion {
+  readonly name: string;
+  role: Role = 'idle';
+  state = new RegionState();
+  /** Highest epoch granted or claimed; no grant at or below it ever again. */
+  promised = 0;
+  /** Epoch of the primary we follow (or are). */
+  epoch = 0;
+  primary: NodeId | undefined;
+  primaryHex = '';
+  hosts: NodeId[] = [];
+  /** When we last heard the primary (backups). */
+  lastHeard = -Infinity;
+  /** Backups: highest seq of `epoch` applied contiguously; undefined until a SYNC. */
+  applied: number | undefined;
+  /** The closer node the primary asked to take over (it will grant that node). */
+  handoffTo = '';
+  duty: PrimaryDuty | undefined;
+  /** Subscribers waiting for our claim to finish. */
+  private readonly waiting = new Map<string, { id: NodeId; since: Stamp | undefined }>();
+  private round: ClaimRound | undefined;
+  private saving: Promise<void> = Promise.resolve();
+  private nextSave: Promise<void> | undefined;
+  private lastSyncReq = -Infinity;
+  private retry: unknown;
+  private stopped = false;
+
+  constructor(
+    readonly ctx: RegionContext,
+    readonly coord: RegionCoord,
+    readonly key: NodeId,
+  ) {
+    this.name = regionName(coord);
+  }
+
+  /** Restores what the host store kept (a reloaded tab). */
+  restore(entries: Entry[], promised: number): void {
+    this.state.merge(entries);
+    this.promised = Math.max(this.promised, promised);
+    this.epoch = Math.max(this.epoch, this.state.version.e);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.duty?.stop();
+    this.duty = undefined;
+    this.ctx.clock.clearTimeout(this.retry);
+    this.round?.wake();
+  }
+
+  private send(to: NodeId, msg: RegionMessage): void {
+    this.ctx.wire.send(to, msg);
+  }
+
+  private get r() {
+    return { rx: this.coord.rx, rz: this.coord.rz };
+  }
+
+  /** Every entry this host holds (for grants and the store). */
+  allEntries(): Entry[] {
+    return this.duty ? this.duty.allEntries() : this.state.all();
+  }
+
+  /** Writes the region to the host store; resolves once durable (coalescing writes). */
+  persist(): Promise<void> {
+    const store = this.ctx.store;
+    if (!store) return Promise.resolve();
+    if (!this.nextSave) {
+      const p = this.saving.then(() => {
+        this.nextSave = undefined;
+        return store.save({ rx: this.coord.rx, rz: this.coord.rz, entries: encodeEntries(this.allEntries()), promised: this.promised });
+      });
+      this.nextSave = p;
+      this.saving = p.catch(() => {
+        this.ctx.stats.storeFailures++;
+      });
+    }
+    return this.nextSave;
+  }
+
+  /** Is `id` inside our view of the host set? (fresh lookup if the cached view says no) */
+  private async inHostSet(id: NodeId): Promise<boolean> {
+    if ((await this.ctx.hostSet(this.key, false)).some((h) => idEquals(h, id))) return true;
+    return (await this.ctx.hostSet(this.key, true)).some((h) => idEquals(h, id));
+  }
+
+  private primaryAlive(): boolean {
+    return this.role === 'backup' && this.ctx.clock.now() - this.lastHeard < this.ctx.opts.failoverMs;
+  }
+
+  // ---- frames ---------------------------------------------------------------------
+
+  onFrame(from: NodeId, fromHex: string, m: RegionMessage): void {
+    if (this.stopped) return;
+    switch (m.t) {
+      case 'SUBSCRIBE':
+        return this.onSubscribe(from, fromHex, m);
+      case 'UNSUBSCRIBE':
+        this.duty?.unsubscribe(fromHex);
+        return;
+      case 'EDIT':
+        if (this.duty) this.duty.queueEdit(from, fromHex, m);
+        else {
+          this.send(from, { t: 'REJECT', ...this.r, r: m.r, reason: this.role === 'claiming' ? 'busy' : 'not-primary' });
+          this.redirect(from);
+        }
+        return;
+      case 'MOVE':
+        if (this.duty) this.duty.move(from, fromHex, m);
+        return;
+      case 'CLAIM':
+        void this.onClaim(from, fromHex, m);
+        return;
+      case 'GRANT':
+        return this.onGrant(fromHex, m);
+      case 'REPLICATE':
+      case 'SYNC':
+        void this.onReplicate(from, fromHex, m);
+        return;
+      case 'HEARTBEAT':
+        void this.onHeartbeat(from, fromHex, m);
+        return;
+      case 'ACK':
+        if (this.duty && m.e === this.epoch) this.duty.onAck(fromHex, m.to);
+        else this.ctx.stats.staleFrames++;
+        return;
+      case 'SYNC_REQ':
+        if (this.duty && m.e === this.epoch) this.duty.syncBackup(from, fromHex);
+        else this.ctx.stats.staleFrames++;
+        return;
+      case 'HANDOFF':
+        void this.onHandoff();
+        return;
+      case 'NOT_PRIMARY':
+        return this.onNotPrimary(from, fromHex, m);
+      default:
+        // Client-side frames (SNAPSHOT, DELTA, CONFIRM, REJECT, PLAYERS) are not ours.
+        return;
+    }
+  }
+
+  private redirect(to: NodeId): void {
+    const primary = this.role === 'backup' || this.role === 'idle' ? this.primary : undefined;
+    this.send(to, { t: 'NOT_PRIMARY', ...this.r, e: this.epoch, ...(primary ? { primary } : {}) });
+  }
+
+  private onSubscribe(from: NodeId, fromHex: string, m: HostMessageOf<'SUBSCRIBE'>): void {
+    if (this.duty) return this.duty.subscribe(from, fromHex, m.since);
+    if (this.role === 'claiming') {
+      this.waiting.set(fromHex, { id: from, since: m.since });
+      return;
+    }
+    if (this.primaryAlive() || !m.host) return this.redirect(from);
+    this.waiting.set(fromHex, { id: from, since: m.since });
+    void this.claim();
+  }
+
+  private onNotPrimary(from: NodeId, fromHex: string, m: HostMessageOf<'NOT_PRIMARY'>): void {
+    // A host that promised a later epoch tells a deposed primary (or backup) so.
+    if (m.e <= this.epoch || !this.hosts.some((h) => idEquals(h, from))) {
+      this.ctx.stats.staleFrames++;
+      return;
+    }
+    if (this.duty) this.stepDown(m.primary, m.e);
+    this.epoch = Math.max(this.epoch, m.e);
+    this.promised = Math.max(this.promised, m.e);
+    if (m.primary && !idEquals(m.primary, this.ctx.selfId)) {
+      this.primary = m.primary;
+      this.primaryHex = idToHex(m.primary);
+    }
+    void fromHex;
+  }
+
+  private stepDown(next: NodeId | undefined, e: number): void {
+    this.ctx.stats.stepDowns++;
+    this.duty?.stepDown(next, e);
+    this.duty = undefined;
+    this.role = 'backup';
+    this.applied = undefined;
+    this.lastHeard = this.ctx.clock.now();
+  }
+
+  // ---- claims (we want to be primary) ----------------------------------------------
+
+  /** GENERATE: become primary of the next epoch if a majority of the host set agrees. */
+  async claim(minEpoch = 0): Promise<boolean> {
+    if (this.stopped || this.role === 'claiming' || this.role === 'primary') return false;
+    const before = this.role;
+    this.role = 'claiming';
+    this.ctx.stats.claims++;
+    const ok = await this.runClaim(minEpoch).catch(() => false);
+    if (!ok) {
+      this.ctx.stats.claimsFailed++;
+      if (this.role === 'claiming') this.role = before;
+      this.scheduleRetry();
+    }
+    return ok;
+  }
+
+  private async runClaim(minEpoch: number): Promise<boolean> {
+    const o = this.ctx.opts;
+    const hosts = await this.ctx.hostSet(this.key, true);
+    if (this.stopped || this.role !== 'claiming') return false;
+    if (!hosts.some((h) => idEquals(h, this.ctx.selfId))) {
+      // Not ours to host: point the waiting subscribers at who should.
+      this.role = 'idle';
+      for (const w of this.waiting.values()) this.send(w.id, { t: 'NOT_PRIMARY', ...this.r, e: this.epoch, ...(hosts[0] ? { primary: hosts[0] } : {}) });
+      this.waiting.clear();
+      return false;
+    }
+    const e = Math.max(this.promised, this.epoch, minEpoch - 1) + 1;
+    this.promised = e;
+    await this.persist().catch(() => {});
+    if (this.promised !== e || this.role !== 'claiming') return false;
+    const round: ClaimRound = { e, hosts, granted: new Set([this.ctx.selfHex]), answered: new Set(), asked: 0, quorumAt: null, highestRefusal: 0, wake: () => {} };
+    this.round = round;
+    // Previous hosts are asked too: their states are merged, though only the current
+    // host set's grants count for the quorum.
+    const targets = new Map<string, NodeId>();
+    for (const h of [...hosts, ...this.hosts]) if (!idEquals(h, this.ctx.selfId)) targets.set(idToHex(h), h);
+    round.asked = targets.size;
+    for (const t of targets.values()) this.send(t, { t: 'CLAIM', ...this.r, e, hosts });
+    const quorum = Math.floor(hosts.length / 2) + 1;
+    const deadline = this.ctx.clock.now() + o.claimTimeoutMs;
+    for (;;) {
+      const now = this.ctx.clock.now();
+      const have = [...round.granted].filter((g) => hosts.some((h) => idToHex(h) === g)).length;
+      if (have >= quorum && round.quorumAt === null) round.quorumAt = now;
+      const allIn = round.answered.size >= round.asked;
+      if (round.quorumAt !== null && (allIn || now - round.quorumAt >= o.claimGraceMs)) break;
+      if (now >= deadline || this.stopped || this.promised !== e) break;
+      await new Promise<void>((resolve) => {
+        const t = this.ctx.clock.setTimeout(resolve, Math.min(50, Math.max(1, deadline - now)));
+        round.wake = () => {
+          this.ctx.clock.clearTimeout(t);
+          resolve();
+        };
+      });
+    }
+    this.round = undefined;
+    if (round.quorumAt === null || this.promised !== e || this.stopped || this.role !== 'claiming') {
+      this.promised = Math.max(this.promised, round.highestRefusal);
+      return false;
+    }
+    if (this.state.size === 0) await this.fallbackToDht();
+    if (this.promised !== e || this.stopped || this.role !== 'claiming') return false;
+    this.becomePrimary(e, hosts);
+    return true;
+  }
+
+  /** A primary with no host-set state reads the region's edit log from the DHT. */
+  private async fallbackToDht(): Promise<void> {
+    const got = await Promise.race([
+      getEdits(this.ctx.dht, this.key).catch(() => undefined),
+      new Promise<undefined>((resolve) => this.ctx.clock.setTimeout(() => resolve(undefined), this.ctx.opts.editsFallbackMs)),
+    ]);
+    if (got) this.state.merge(got);
+  }
+
+  private onGrant(fromHex: string, m: HostMessageOf<'GRANT'>): void {
+    const round = this.round;
+    if (!round || m.e !== round.e) {
+      this.ctx.stats.staleFrames++;
+      return;
+    }
+    round.answered.add(fromHex);
+    if (m.ok) {
+      if (m.entries) {
+        try {
+          this.state.merge(decodeEntries(m.entries));
+        } catch {
+          this.ctx.stats.staleFrames++;
+          return;
+        }
+      }
+      round.granted.add(fromHex);
+    } else round.highestRefusal = Math.max(round.highestRefusal, m.promised);
+    round.wake();
+  }
+
+  private becomePrimary(e: number, hosts: NodeId[]): void {
+    this.ctx.stats.claimsWon++;
+    this.role = 'primary';
+    this.epoch = e;
+    this.primary = this.ctx.selfId;
+    this.primaryHex = this.ctx.selfHex;
+    this.hosts = hosts;
+    this.handoffTo = '';
+    this.duty = new PrimaryDuty(this);
+    this.duty.start();
+    for (const [hex, w] of this.waiting) this.duty.subscribe(w.id, hex, w.since);
+    this.waiting.clear();
+    void this.persist().catch(() => {});
+  }
+
+  private scheduleRetry(): void {
+    if (this.stopped || this.waiting.size === 0) return;
+    this.ctx.clock.clearTimeout(this.retry);
+    const ms = 200 + this.ctx.opts.random() * 400;
+    this.retry = this.ctx.clock.setTimeout(() => {
+      if (this.role === 'idle' || (this.role === 'backup' && !this.primaryAlive())) void this.claim();
+    }, ms);
+  }
+
+  // ---- grants (someone else wants to be primary) ------------------------------------
+
+  private async onClaim(from: NodeId, fromHex: string, m: HostMessageOf<'CLAIM'>): Promise<void> {
+    const refuse = () => {
+      this.ctx.stats.refusals++;
+      this.send(from, { t: 'GRANT', ...this.r, e: m.e, ok: false, promised: this.promised });
+    };
+    if (m.e <= this.promised) return refuse();
+    // A live primary yields only to the node it handed the region to; a backup that
+    // heard its primary just now does not help depose it.
+    if (this.duty && this.handoffTo !== fromHex) return refuse();
+    if (this.role === 'backup' && fromHex !== this.primaryHex && this.ctx.clock.now() - this.lastHeard < this.ctx.opts.failoverMs / 2) return refuse();
+    if (!(await this.inHostSet(from))) {
+      this.ctx.stats.outsiderClaims++;
+      return refuse();
+    }
+    if (m.e <= this.promised || this.stopped) return refuse();
+    this.promised = m.e;
+    if (this.round) this.round.wake();
+    const wasPrimary = !!this.duty;
+    const entries = encodeEntries(this.allEntries());
+    try {
+      await this.persist();
+    } catch {
+      return; // a promise we could not store is no promise: say nothing
+    }
+    if (this.promised !== m.e) return;
+    if (wasPrimary && this.duty) this.stepDown(from, m.e);
+    this.epoch = m.e;
+    this.primary = from;
+    this.primaryHex = fromHex;
+    this.hosts = m.hosts;
+    if (this.role !== 'claiming') this.role = m.hosts.some((h) => idEquals(h, this.ctx.selfId)) ? 'backup' : 'idle';
+    this.applied = undefined;
+    this.lastHeard = this.ctx.clock.now();
+    this.ctx.stats.grants++;
+    this.send(from, { t: 'GRANT', ...this.r, e: m.e, ok: true, promised: m.e, entries });
+    // Subscribers that waited for our own claim go to the winner.
+    for (const w of this.waiting.values()) this.send(w.id, { t: 'NOT_PRIMARY', ...this.r, e: m.e, primary: from });
+    this.waiting.clear();
+  }
+
+  private async onHandoff(): Promise<void> {
+    if (this.duty || this.role === 'claiming') return;
+    const hosts = await this.ctx.hostSet(this.key, true);
+    if (hosts[0] && idEquals(hosts[0], this.ctx.selfId)) {
+      this.ctx.stats.handoffs++;
+      await this.claim();
+    }
+  }
+
+  // ---- backup duties ---------------------------------------------------------------
+
+  /** Accepts a primary of a later epoch we never granted (we were brought in as a backup). */
+  private async adopt(from: NodeId, fromHex: string, e: number): Promise<boolean> {
+    if (!(await this.inHostSet(from))) {
+      this.ctx.stats.staleFrames++;
+      return false;
+    }
+    if (e < this.promised || (e === this.promised && fromHex !== this.primaryHex) || this.duty || this.role === 'claiming') return false;
+    this.promised = e;
+    this.epoch = e;
+    this.primary = from;
+    this.primaryHex = fromHex;
+    this.role = 'backup';
+    this.applied = undefined;
+    this.lastHeard = this.ctx.clock.now();
+    return true;
+  }
+
+  private isCurrentPrimary(fromHex: string, e: number): boolean {
+    return e === this.epoch && e === this.promised && fromHex === this.primaryHex && !this.duty;
+  }
+
+  private async onReplicate(from: NodeId, fromHex: string, m: HostMessageOf<'REPLICATE'> | HostMessageOf<'SYNC'>): Promise<void> {
+    if (m.e < this.promised) {
+      this.ctx.stats.staleFrames++;
+      this.send(from, { t: 'NOT_PRIMARY', ...this.r, e: this.promised, ...(this.primary ? { primary: this.primary } : {}) });
+      return;
+    }
+    if (!this.isCurrentPrimary(fromHex, m.e)) {
+      if (!(await this.adopt(from, fromHex, m.e))) return;
+      if (m.t === 'REPLICATE') return this.requestSync(from);
+    }
+    if (!this.hosts.length || m.hosts.length) this.hosts = m.hosts;
+    if (!this.hosts.some((h) => idEquals(h, this.ctx.selfId))) {
+      this.role = 'idle';
+      return;
+    }
+    if (this.role === 'idle') this.role = 'backup';
+    this.lastHeard = this.ctx.clock.now();
+    let entries: Entry[];
+    try {
+      entries = decodeEntries(m.entries);
+    } catch {
+      this.ctx.stats.staleFrames++;
+      return;
+    }
+    let to: number;
+    if (m.t === 'SYNC') {
+      this.state.merge(entries);
+      to = Math.max(this.applied ?? 0, m.s);
+    } else {
+      if (this.applied === undefined || m.from > this.applied + 1) return this.requestSync(from);
+      if (m.to > this.applied) this.state.merge(entries);
+      to = Math.max(this.applied, m.to);
+    }
+    this.applied = to;
+    const e = m.e;
+    try {
+      await this.persist();
+    } catch {
+      return;
+    }
+    if (this.epoch === e && this.primaryHex === fromHex) this.send(from, { t: 'ACK', ...this.r, e, to });
+  }
+
+  private requestSync(primary: NodeId): void {
+    const now = this.ctx.clock.now();
+    if (now - this.lastSyncReq < this.ctx.opts.heartbeatMs) return;
+    this.lastSyncReq = now;
+    this.send(primary, { t: 'SYNC_REQ', ...this.r, e: this.epoch });
+  }
+
+  private async onHeartbeat(from: NodeId, fromHex: string, m: HostMessageOf<'HEARTBEAT'>): Promise<void> {
+    if (m.e < this.promised) {
+      this.ctx.stats.staleFrames++;
+      this.send(from, { t: 'NOT_PRIMARY', ...this.r, e: this.promised, ...(this.primary ? { primary: this.primary } : {}) });
+      return;
+    }
+    const member = m.hosts.some((h) => idEquals(h, this.ctx.selfId));
+    if (!this.isCurrentPrimary(fromHex, m.e)) {
+      if (!member || !(await this.adopt(from, fromHex, m.e))) return;
+      this.hosts = m.hosts;
+      return this.requestSync(from);
+    }
+    this.lastHeard = this.ctx.clock.now();
+    this.hosts = m.hosts;
+    if (!member) this.role = 'idle';
+    else if (this.role === 'idle') {
+      this.role = 'backup';
+      this.requestSync(from);
+    } else if (this.applied === undefined) this.requestSync(from);
+  }
+
+  /** Backups: called every heartbeat period; takes over when the primary went quiet. */
+  watch(primaryLinkClosed = false): void {
+    if (this.role !== 'backup' || this.stopped) return;
+    if (primaryLinkClosed) this.lastHeard = Math.min(this.lastHeard, this.ctx.clock.now() - this.ctx.opts.failoverMs);
+    const others = this.hosts.filter((h) => !idEquals(h, this.primary ?? this.ctx.selfId));
+    const rank = Math.max(0, others.findIndex((h) => idEquals(h, this.ctx.selfId)));
+    const o = this.ctx.opts;
+    if (this.ctx.clock.now() - this.lastHeard > o.failoverMs + rank * o.claimStaggerMs) {
+      this.lastHeard = this.ctx.clock.now(); // one attempt per period, then wait again
+      void this.claim();
+    }
+  }
+}

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { STONE } from '../world/blocks';
+import { HostSim } from './host-sim';
+import { REGION_BLOCKS } from './region-key';
+
+describe('region hosting (simulated)', () => {
+  it('locates, claims, confirms edits and streams them to subscribers', async () => {
+    const sim = new HostSim({ seed: 3 });
+    await sim.grow(12);
+    const [a, b] = [sim.pick(), sim.pick()];
+    const region = { rx: 0, rz: 0 };
+    await sim.settle(Promise.all([a.client.subscribe(region), b.client.subscribe(region)]));
+    const at = { x: 5, y: 70, z: 5 };
+    const t0 = sim.clock.now();
+    const stamp = await sim.settle(a.client.submit(6, 71, 6, STONE, at));
+    const latency = sim.clock.now() - t0;
+    expect(stamp.e).toBeGreaterThan(0);
+    await sim.run(500);
+    expect(b.client.state(region)!.get(0)?.id ?? null).toBe(null);
+    const key = (6 + 0 * REGION_BLOCKS) ;
+    void key;
+    const fa = a.client.state(region)!.fingerprint();
+    expect(fa).not.toBe('');
+    expect(b.client.state(region)!.fingerprint()).toBe(fa);
+    const primaries = sim.live().filter((p) => p.host.roles().primary.includes('0,0'));
+    expect(primaries).toHaveLength(1);
+    const backups = sim.live().filter((p) => p.host.roles().backup.includes('0,0'));
+    expect(backups).toHaveLength(2);
+    expect(sim.doublePrimaries()).toEqual([]);
+    console.log('confirm latency', latency, 'ms');
+    sim.stopAll();
+  });
+});

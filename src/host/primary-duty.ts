@@ -1,0 +1,315 @@
+// The primary's work for one region and epoch: the authoritative tick (validate, order,
+// replicate, confirm once a backup stored it, broadcast committed deltas), heartbeats,
+// subscribers, players' positions, re-checking the host set (handoff to a closer node,
+// re-replication to a new backup) and publishing the region to the DHT.
+//
+// `region.state` holds only committed entries; accepted edits wait in `batches` until
+// enough backups acked them, so a snapshot never shows an edit that a takeover could lose.
+import { every } from '../core/clock';
+import { idEquals, idToHex, type NodeId } from '../core/node-id';
+import { EditValidator } from './edit-validator';
+import type { HostMessageOf, PlayerFrame } from './host-messages';
+import type { HostedRegion } from './hosted-region';
+import { putEdits, putLocation } from './region-records';
+import { compareStamp, encodeEntries, entryKey, type Entry, type Stamp } from './region-state';
+import { columnIndex, regionOf } from './region-key';
+import { chunkOf, localOf } from '../world/coords';
+
+interface Batch {
+  from: number;
+  to: number;
+  entries: Entry[];
+  waiters: { id: NodeId; r: number; s: number }[];
+  at: number;
+}
+
+interface Subscriber {
+  id: NodeId;
+  at: number;
+}
+
+export class PrimaryDuty {
+  /** Last seq handed out in this epoch. */
+  seq = 0;
+  /** Highest seq enough backups hold (and subscribers were sent). */
+  committed = 0;
+  private readonly batches: Batch[] = [];
+  private readonly acked = new Map<string, number>();
+  private readonly lastSync = new Map<string, number>();
+  readonly subscribers = new Map<string, Subscriber>();
+  private readonly players = new Map<string, PlayerFrame & { at: number }>();
+  private playersDirty = false;
+  private queue: { from: NodeId; fromHex: string; m: HostMessageOf<'EDIT'> }[] = [];
+  private readonly validator: EditValidator;
+  private stops: (() => void)[] = [];
+  private publishTimer: unknown;
+  private locationRevision = 0;
+  private rechecking = false;
+  private stopped = false;
+
+  constructor(private readonly region: HostedRegion) {
+    this.validator = new EditValidator(region.coord, region.ctx.opts.rules);
+  }
+
+  private get ctx() {
+    return this.region.ctx;
+  }
+
+  private get r() {
+    return { rx: this.region.coord.rx, rz: this.region.coord.rz };
+  }
+
+  private get e(): number {
+    return this.region.epoch;
+  }
+
+  backups(): NodeId[] {
+    return this.region.hosts.filter((h) => !idEquals(h, this.ctx.selfId));
+  }
+
+  start(): void {
+    const o = this.ctx.opts;
+    this.stops.push(this.ctx.ticker.start(o.tickHz, () => this.tick()));
+    this.stops.push(every(this.ctx.clock, o.heartbeatMs, () => this.heartbeat()));
+    this.stops.push(every(this.ctx.clock, o.recheckMs, () => void this.recheck()));
+    for (const b of this.backups()) {
+      this.syncBackup(b, idToHex(b));
+      this.ctx.dht.connect(b).catch(() => {});
+    }
+    this.publishLocation();
+    this.schedulePublish();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const s of this.stops) s();
+    this.stops = [];
+    this.ctx.clock.clearTimeout(this.publishTimer);
+  }
+
+  /** We are no longer primary: tell subscribers where to go; unconfirmed editors time out. */
+  stepDown(next: NodeId | undefined, e: number): void {
+    this.stop();
+    for (const s of this.subscribers.values()) this.ctx.wire.send(s.id, { t: 'NOT_PRIMARY', ...this.r, e, ...(next ? { primary: next } : {}) });
+    // Uncommitted edits stay in the state we hand over (they were accepted, just not confirmed).
+    for (const b of this.batches) if (b.to > this.committed) this.region.state.merge(b.entries);
+  }
+
+  /** Committed state plus accepted-but-unconfirmed edits. */
+  allEntries(): Entry[] {
+    const map = new Map<number, Entry>();
+    for (const e of this.region.state.all()) map.set(e.key, e);
+    for (const b of this.batches) for (const e of b.entries) if (b.to > this.committed) map.set(e.key, e);
+    return [...map.values()];
+  }
+
+  // ---- subscribers -------------------------------------------------------------------
+
+  subscribe(id: NodeId, hex: string, since: Stamp | undefined): void {
+    this.subscribers.set(hex, { id, at: this.ctx.clock.now() });
+    const full = !since || since.e > this.e;
+    const entries = this.region.state.since(full ? undefined : since);
+    this.ctx.wire.send(id, {
+      t: 'SNAPSHOT', ...this.r, e: this.e, v: { e: this.e, s: this.committed }, full, hosts: this.region.hosts, entries: encodeEntries(entries),
+    });
+    if (this.players.size > 0) this.playersDirty = true;
+  }
+
+  unsubscribe(hex: string): void {
+    this.subscribers.delete(hex);
+  }
+
+  private touch(hex: string): void {
+    const s = this.subscribers.get(hex);
+    if (s) s.at = this.ctx.clock.now();
+  }
+
+  // ---- edits ---------------------------------------------------------------------------
+
+  queueEdit(from: NodeId, fromHex: string, m: HostMessageOf<'EDIT'>): void {
+    this.touch(fromHex);
+    if (this.queue.length >= 1024) {
+      this.ctx.wire.send(from, { t: 'REJECT', ...this.r, r: m.r, reason: 'busy' });
+      return;
+    }
+    this.queue.push({ from, fromHex, m });
+  }
+
+  move(from: NodeId, fromHex: string, m: HostMessageOf<'MOVE'>): void {
+    this.touch(fromHex);
+    if (regionOf(chunkOf(m.x)) !== this.r.rx || regionOf(chunkOf(m.z)) !== this.r.rz) return; // not standing here
+    this.players.set(fromHex, { id: from, name: m.name, x: m.x, y: m.y, z: m.z, yaw: m.yaw, pitch: m.pitch, at: this.ctx.clock.now() });
+    this.playersDirty = true;
+  }
+
+  tick(): void {
+    if (this.stopped) return;
+    const now = this.ctx.clock.now();
+    const queue = this.queue;
+    this.queue = [];
+    const entries: Entry[] = [];
+    const waiters: Batch['waiters'] = [];
+    const from = this.seq + 1;
+    for (const { from: who, fromHex, m } of queue) {
+      const reason = this.validator.check(fromHex, m, now);
+      if (reason) {
+        this.ctx.stats.editsRejected++;
+        this.ctx.wire.send(who, { t: 'REJECT', ...this.r, r: m.r, reason });
+        continue;
+      }
+      const s = ++this.seq;
+      const col = columnIndex(chunkOf(m.x), chunkOf(m.z));
+      entries.push({ key: entryKey(col, localOf(m.x), m.y, localOf(m.z)), id: m.id, e: this.e, s });
+      waiters.push({ id: who, r: m.r, s });
+      this.ctx.stats.editsAccepted++;
+      this.ctx.onAccept?.(this.region.name, this.e, this.ctx.selfHex);
+    }
+    if (entries.length > 0) {
+      const batch: Batch = { from, to: this.seq, entries, waiters, at: now };
+      this.batches.push(batch);
+      const msg = { t: 'REPLICATE' as const, ...this.r, e: this.e, from, to: this.seq, entries: encodeEntries(entries), hosts: this.region.hosts };
+      for (const b of this.backups()) this.ctx.wire.send(b, msg);
+      const own = this.region.persist();
+      if (this.backups().length === 0) own.then(() => this.advance(batch.to), () => {});
+    }
+    this.commit();
+    if (this.playersDirty) this.sendPlayers(now);
+  }
+
+  onAck(fromHex: string, to: number): void {
+    if (!this.backups().some((b) => idToHex(b) === fromHex)) return;
+    this.acked.set(fromHex, Math.max(this.acked.get(fromHex) ?? 0, Math.min(to, this.seq)));
+    const need = Math.min(this.ctx.opts.confirmAcks, this.backups().length);
+    if (need === 0) return;
+    const acks = this.backups().map((b) => this.acked.get(idToHex(b)) ?? 0).sort((a, b) => b - a);
+    this.advance(acks[need - 1] ?? 0);
+  }
+
+  private advance(to: number): void {
+    if (to > this.committed && !this.stopped) this.pendingCommit = Math.max(this.pendingCommit, to);
+  }
+
+  private pendingCommit = 0;
+
+  /** Confirms and broadcasts the batches enough backups hold (on the tick). */
+  private commit(): void {
+    if (this.pendingCommit <= this.committed) return;
+    const upTo = this.pendingCommit;
+    const done: Entry[] = [];
+    const from = this.committed + 1;
+    while (this.batches.length > 0 && this.batches[0]!.to <= upTo) {
+      const b = this.batches.shift()!;
+      this.region.state.merge(b.entries);
+      done.push(...b.entries);
+      for (const w of b.waiters) {
+        this.ctx.stats.confirms++;
+        this.ctx.wire.send(w.id, { t: 'CONFIRM', ...this.r, r: w.r, e: this.e, s: w.s });
+      }
+    }
+    this.committed = upTo;
+    const delta = { t: 'DELTA' as const, ...this.r, e: this.e, from, to: upTo, entries: encodeEntries(done) };
+    this.ctx.stats.deltas++;
+    for (const s of this.subscribers.values()) this.ctx.wire.send(s.id, delta);
+    this.schedulePublish();
+  }
+
+  private sendPlayers(now: number): void {
+    this.playersDirty = false;
+    const players: PlayerFrame[] = [];
+    for (const [hex, p] of this.players) {
+      if (now - p.at > this.ctx.opts.playerTtlMs) this.players.delete(hex);
+      else if (players.length < 64) players.push({ id: p.id, name: p.name, x: p.x, y: p.y, z: p.z, yaw: p.yaw, pitch: p.pitch });
+    }
+    const msg = { t: 'PLAYERS' as const, ...this.r, e: this.e, players };
+    for (const s of this.subscribers.values()) this.ctx.wire.send(s.id, msg);
+  }
+
+  // ---- backups -------------------------------------------------------------------------
+
+  /** Full state to a backup (new member, gap repair), then the unconfirmed batches. */
+  syncBackup(id: NodeId, hex: string): void {
+    if (!this.backups().some((b) => idEquals(b, id))) return;
+    this.ctx.stats.syncs++;
+    this.lastSync.set(hex, this.ctx.clock.now());
+    const hosts = this.region.hosts;
+    this.ctx.wire.send(id, { t: 'SYNC', ...this.r, e: this.e, s: this.committed, hosts, entries: encodeEntries(this.region.state.all()) });
+    for (const b of this.batches) {
+      if (b.to <= this.committed) continue;
+      this.ctx.wire.send(id, { t: 'REPLICATE', ...this.r, e: this.e, from: b.from, to: b.to, entries: encodeEntries(b.entries), hosts });
+    }
+  }
+
+  private heartbeat(): void {
+    if (this.stopped) return;
+    const now = this.ctx.clock.now();
+    const o = this.ctx.opts;
+    const hb = { t: 'HEARTBEAT' as const, ...this.r, e: this.e, s: this.committed, hosts: this.region.hosts };
+    for (const b of this.backups()) {
+      this.ctx.wire.send(b, hb);
+      const hex = idToHex(b);
+      const oldest = this.batches[0];
+      const behind = oldest && (this.acked.get(hex) ?? 0) < oldest.to && now - oldest.at > o.resyncMs;
+      if (behind && now - (this.lastSync.get(hex) ?? -Infinity) > o.resyncMs) this.syncBackup(b, hex);
+    }
+    for (const [hex, s] of this.subscribers) {
+      if (now - s.at > o.subscriberTtlMs) this.subscribers.delete(hex);
+      else this.ctx.wire.send(s.id, hb);
+    }
+    for (const p of this.players.values()) if (now - p.at > o.playerTtlMs) this.playersDirty = true;
+  }
+
+  /** Host set re-check: hand over to a closer node; bring a new backup up to date. */
+  async recheck(): Promise<void> {
+    if (this.rechecking || this.stopped) return;
+    this.rechecking = true;
+    try {
+      const hosts = await this.ctx.hostSet(this.region.key, true);
+      if (this.stopped || hosts.length === 0) return;
+      const first = hosts[0]!;
+      if (!idEquals(first, this.ctx.selfId)) {
+        // A closer node joined: it claims the next epoch; we will grant it with our state.
+        this.region.handoffTo = idToHex(first);
+        this.ctx.stats.handoffs++;
+        this.ctx.wire.send(first, { t: 'HANDOFF', ...this.r, e: this.e + 1 });
+      }
+      const old = new Set(this.region.hosts.map(idToHex));
+      const changed = hosts.length !== old.size || hosts.some((h) => !old.has(idToHex(h)));
+      if (!changed) return;
+      this.region.hosts = hosts.some((h) => idEquals(h, this.ctx.selfId)) ? hosts : [this.ctx.selfId, ...hosts.slice(0, -1)];
+      for (const hex of [...this.acked.keys()]) if (!this.region.hosts.some((h) => idToHex(h) === hex)) this.acked.delete(hex);
+      for (const b of this.backups()) {
+        const hex = idToHex(b);
+        if (!old.has(hex)) {
+          this.syncBackup(b, hex);
+          this.ctx.dht.connect(b).catch(() => {});
+        }
+      }
+      this.publishLocation();
+    } catch {
+      // the lookup failed; the next period tries again
+    } finally {
+      this.rechecking = false;
+    }
+  }
+
+  // ---- DHT records -----------------------------------------------------------------------
+
+  private publishLocation(): void {
+    const rec = { primary: this.ctx.selfId, epoch: this.e, hosts: this.region.hosts };
+    putLocation(this.ctx.dht, this.region.key, rec, this.locationRevision++).catch(() => {});
+  }
+
+  private publishedAt: Stamp = { e: 0, s: 0 };
+
+  private schedulePublish(): void {
+    if (this.publishTimer !== undefined || this.stopped) return;
+    this.publishTimer = this.ctx.clock.setTimeout(() => {
+      this.publishTimer = undefined;
+      const v = this.region.state.version;
+      if (compareStamp(v, this.publishedAt) <= 0 || this.region.state.size === 0) return;
+      this.publishedAt = v;
+      this.ctx.stats.publishes++;
+      putEdits(this.ctx.dht, this.region.key, v, this.region.state.all()).catch(() => {});
+    }, this.ctx.opts.publishMs);
+  }
+}

@@ -1,0 +1,428 @@
+// The player's side of hosting: subscriptions to regions (locate the primary, SUBSCRIBE,
+// SNAPSHOT then DELTAs, re-attach by itself when the primary goes quiet or redirects),
+// edits (resolve on CONFIRM; typed errors on REJECT or timeout), MOVE and PLAYERS.
+//
+// Only the primary we are attached to, in the epoch we are attached at, can change a
+// subscription; everything else is counted and dropped. Entries merge per block by
+// stamp, so a duplicate or re-sent entry changes nothing.
+import { every, type Clock } from '../core/clock';
+import { Emitter } from '../core/emitter';
+import { idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
+import type { DhtNode } from '../dht/dht-node';
+import type { HostMessageOf, PlayerFrame, RegionMessage, RejectReason } from './host-messages';
+import type { HostWire } from './host-wire';
+import { regionAt, regionName, RegionKeys, type RegionCoord } from './region-key';
+import { getLocation } from './region-records';
+import { compareStamp, decodeEntries, RegionState, ZERO, type Entry, type Stamp } from './region-state';
+
+export const CLIENT_DEFAULTS = {
+  /** Wait this long for a SNAPSHOT after a SUBSCRIBE before trying elsewhere. */
+  attachTimeoutMs: 1000,
+  /** No heartbeat or delta from the primary for this long: re-attach. */
+  silenceMs: 1200,
+  /** Attached subscriptions re-send SUBSCRIBE this often (keepalive and gap repair). */
+  keepaliveMs: 5000,
+  /** An edit with neither CONFIRM nor REJECT after this long fails with EditTimeoutError. */
+  editTimeoutMs: 5000,
+  /** Subscription watchdog period. */
+  watchMs: 250,
+  /** Host set size (must match the hosts' `replicas`). */
+  replicas: 3,
+};
+
+export type ClientOptions = typeof CLIENT_DEFAULTS;
+
+export class EditRejectedError extends Error {
+  override readonly name = 'EditRejectedError';
+  constructor(readonly reason: RejectReason) {
+    super(`edit rejected: ${reason}`);
+  }
+}
+export class EditTimeoutError extends Error {
+  override readonly name = 'EditTimeoutError';
+}
+
+export interface Position {
+  x: number;
+  y: number;
+  z: number;
+  yaw: number;
+  pitch: number;
+}
+
+export interface ClientEvents extends Record<string, unknown> {
+  /** Entries that changed a subscribed region (from a snapshot or a delta). */
+  edits: { region: RegionCoord; entries: Entry[] };
+  players: { region: RegionCoord; players: PlayerFrame[] };
+  attached: { region: RegionCoord; primary: string; epoch: number };
+  detached: { region: RegionCoord };
+}
+
+export interface ClientStats {
+  attaches: number;
+  reattaches: number;
+  redirects: number;
+  snapshots: number;
+  deltas: number;
+  gaps: number;
+  /** Frames from a node that is not our primary, or of another epoch (dropped). */
+  stale: number;
+  confirmed: number;
+  rejected: number;
+  timeouts: number;
+}
+
+interface Subscription {
+  coord: RegionCoord;
+  name: string;
+  key: Promise<NodeId>;
+  state: RegionState;
+  epoch: number;
+  primary: NodeId | undefined;
+  primaryHex: string;
+  /** Everything up to this stamp has been applied. */
+  since: Stamp;
+  attached: boolean;
+  attaching: boolean;
+  target: string;
+  hint: NodeId | undefined;
+  lastHeard: number;
+  ready: Promise<void>;
+  markReady: () => void;
+  wake: () => void;
+  players: PlayerFrame[];
+  closed: boolean;
+}
+
+interface PendingEdit {
+  region: string;
+  msg: HostMessageOf<'EDIT'>;
+  sentTo: string;
+  resolve: (v: Stamp) => void;
+  reject: (e: Error) => void;
+  timer: unknown;
+}
+
+export interface RegionClientArgs {
+  dht: Pick<DhtNode, 'selfId' | 'findNode' | 'get' | 'connect' | 'unpin'>;
+  wire: HostWire;
+  clock: Clock;
+  world: string;
+  options?: Partial<ClientOptions>;
+}
+
+export class RegionClient {
+  readonly events = new Emitter<ClientEvents>();
+  readonly stats: ClientStats = { attaches: 0, reattaches: 0, redirects: 0, snapshots: 0, deltas: 0, gaps: 0, stale: 0, confirmed: 0, rejected: 0, timeouts: 0 };
+  readonly opts: ClientOptions;
+  private readonly keys: RegionKeys;
+  private readonly subs = new Map<string, Subscription>();
+  private readonly pending = new Map<number, PendingEdit>();
+  private nextReq = 1;
+  private stops: (() => void)[] = [];
+
+  constructor(private readonly args: RegionClientArgs) {
+    this.opts = { ...CLIENT_DEFAULTS, ...args.options };
+    this.keys = new RegionKeys(args.world);
+    this.stops.push(args.wire.events.on('frame', ({ from, fromHex, msg }) => this.onFrame(from, fromHex, msg)));
+    this.stops.push(every(args.clock, this.opts.watchMs, () => this.watch()));
+    this.stops.push(every(args.clock, this.opts.keepaliveMs, () => this.keepalive()));
+  }
+
+  close(): void {
+    for (const s of this.stops) s();
+    this.stops = [];
+    for (const sub of [...this.subs.values()]) this.unsubscribe(sub.coord);
+    for (const p of this.pending.values()) {
+      this.args.clock.clearTimeout(p.timer);
+      p.reject(new EditTimeoutError('client closed'));
+    }
+    this.pending.clear();
+  }
+
+  // ---- subscriptions ---------------------------------------------------------------
+
+  /** Subscribes (idempotent); resolves when the first snapshot arrived. */
+  subscribe(coord: RegionCoord): Promise<void> {
+    const name = regionName(coord);
+    let sub = this.subs.get(name);
+    if (!sub) {
+      let markReady = () => {};
+      const ready = new Promise<void>((resolve) => (markReady = resolve));
+      sub = {
+        coord: { rx: coord.rx, rz: coord.rz }, name, key: this.keys.key(coord), state: new RegionState(), epoch: 0, primary: undefined, primaryHex: '',
+        since: ZERO, attached: false, attaching: false, target: '', hint: undefined, lastHeard: this.args.clock.now(), ready, markReady, wake: () => {},
+        players: [], closed: false,
+      };
+      this.subs.set(name, sub);
+      void this.attach(sub);
+    }
+    return sub.ready;
+  }
+
+  unsubscribe(coord: RegionCoord): void {
+    const sub = this.subs.get(regionName(coord));
+    if (!sub) return;
+    sub.closed = true;
+    sub.wake();
+    this.subs.delete(sub.name);
+    if (sub.primary) {
+      this.args.wire.send(sub.primary, { t: 'UNSUBSCRIBE', rx: coord.rx, rz: coord.rz });
+      this.unpinIfUnused(sub.primary);
+    }
+  }
+
+  subscribed(): RegionCoord[] {
+    return [...this.subs.values()].map((s) => s.coord);
+  }
+
+  /** The region's entries as this client knows them (undefined when not subscribed). */
+  state(coord: RegionCoord): RegionState | undefined {
+    return this.subs.get(regionName(coord))?.state;
+  }
+
+  isReady(coord: RegionCoord): boolean {
+    const s = this.subs.get(regionName(coord));
+    return !!s && s.epoch > 0;
+  }
+
+  /** Primary and epoch of an attached subscription. */
+  attachment(coord: RegionCoord): { primary: string; epoch: number } | undefined {
+    const s = this.subs.get(regionName(coord));
+    return s?.attached ? { primary: s.primaryHex, epoch: s.epoch } : undefined;
+  }
+
+  private unpinIfUnused(id: NodeId): void {
+    for (const s of this.subs.values()) if (s.primary && idEquals(s.primary, id)) return;
+    this.args.dht.unpin(id);
+  }
+
+  private async attach(sub: Subscription): Promise<void> {
+    if (sub.attaching || sub.closed) return;
+    sub.attaching = true;
+    if (sub.attached) {
+      sub.attached = false;
+      this.stats.reattaches++;
+      this.events.emit('detached', { region: sub.coord });
+    }
+    let attempt = 0;
+    try {
+      while (!sub.closed && !sub.attached) {
+        const key = await sub.key;
+        let target = sub.hint;
+        let host = false;
+        sub.hint = undefined;
+        if (!target && attempt === 0) {
+          const rec = await getLocation(this.args.dht, key).catch(() => undefined);
+          if (rec && rec.epoch >= sub.epoch && idToHex(rec.primary) !== sub.primaryHex) target = rec.primary;
+        }
+        if (!target) {
+          const res = await this.args.dht.findNode(key).catch(() => undefined);
+          const hosts = sortByDistance([this.args.dht.selfId, ...(res?.closest.map((c) => c.id) ?? [])], (x) => x, key);
+          target = hosts[attempt % Math.min(this.opts.replicas, hosts.length)] ?? hosts[0]!;
+          host = true;
+        }
+        if (sub.closed) return;
+        sub.target = idToHex(target);
+        this.args.wire.send(target, { t: 'SUBSCRIBE', rx: sub.coord.rx, rz: sub.coord.rz, host, ...(sub.epoch > 0 ? { since: sub.since } : {}) });
+        await new Promise<void>((resolve) => {
+          const t = this.args.clock.setTimeout(resolve, this.opts.attachTimeoutMs + Math.min(attempt, 4) * 250);
+          sub.wake = () => {
+            this.args.clock.clearTimeout(t);
+            resolve();
+          };
+        });
+        sub.wake = () => {};
+        if (!sub.hint) attempt++;
+      }
+    } finally {
+      sub.attaching = false;
+    }
+  }
+
+  private watch(): void {
+    const now = this.args.clock.now();
+    for (const sub of this.subs.values()) {
+      if (sub.attaching) continue;
+      if (!sub.attached || now - sub.lastHeard > this.opts.silenceMs) void this.attach(sub);
+    }
+    for (const p of this.pending.values()) {
+      const sub = this.subs.get(p.region);
+      if (p.sentTo === '' && sub?.attached && sub.primary) this.sendEdit(p, sub.primary);
+    }
+  }
+
+  private keepalive(): void {
+    for (const sub of this.subs.values()) if (sub.attached && sub.primary) this.resubscribe(sub);
+  }
+
+  private resubscribe(sub: Subscription): void {
+    if (!sub.primary) return;
+    this.args.wire.send(sub.primary, { t: 'SUBSCRIBE', rx: sub.coord.rx, rz: sub.coord.rz, host: false, since: sub.since });
+  }
+
+  // ---- edits and movement ------------------------------------------------------------
+
+  /** Sets world block (x, y, z) to id; `at` is where the editor stands. Resolves with the edit's stamp once confirmed. */
+  submit(x: number, y: number, z: number, id: number, at: { x: number; y: number; z: number }): Promise<Stamp> {
+    const coord = regionAt(x, z);
+    void this.subscribe(coord);
+    const sub = this.subs.get(regionName(coord))!;
+    const r = this.nextReq++ >>> 0;
+    const msg: HostMessageOf<'EDIT'> = { t: 'EDIT', rx: coord.rx, rz: coord.rz, r, x, y, z, id, px: at.x, py: at.y, pz: at.z };
+    return new Promise<Stamp>((resolve, reject) => {
+      const timer = this.args.clock.setTimeout(() => {
+        this.pending.delete(r);
+        this.stats.timeouts++;
+        reject(new EditTimeoutError(`edit at ${x},${y},${z} not confirmed within ${this.opts.editTimeoutMs} ms`));
+      }, this.opts.editTimeoutMs);
+      const p: PendingEdit = { region: sub.name, msg, sentTo: '', resolve, reject, timer };
+      this.pending.set(r, p);
+      if (sub.attached && sub.primary) this.sendEdit(p, sub.primary);
+    });
+  }
+
+  private sendEdit(p: PendingEdit, to: NodeId): void {
+    p.sentTo = idToHex(to);
+    this.args.wire.send(to, p.msg);
+  }
+
+  /** Sends our position to the primary of the region we stand in; false when not attached there. */
+  move(pos: Position, name: string): boolean {
+    const coord = regionAt(pos.x, pos.z);
+    const sub = this.subs.get(regionName(coord));
+    if (!sub?.attached || !sub.primary) return false;
+    this.args.wire.send(sub.primary, { t: 'MOVE', rx: coord.rx, rz: coord.rz, name: name.slice(0, 32), x: pos.x, y: pos.y, z: pos.z, yaw: pos.yaw, pitch: pos.pitch });
+    return true;
+  }
+
+  // ---- frames --------------------------------------------------------------------------
+
+  private onFrame(from: NodeId, fromHex: string, m: RegionMessage): void {
+    switch (m.t) {
+      case 'SNAPSHOT':
+      case 'DELTA':
+      case 'HEARTBEAT':
+      case 'NOT_PRIMARY':
+      case 'PLAYERS':
+        break;
+      case 'CONFIRM':
+        return this.onConfirm(fromHex, m);
+      case 'REJECT':
+        return this.onReject(fromHex, m);
+      default:
+        return;
+    }
+    const sub = this.subs.get(regionName(m));
+    if (!sub) return; // not subscribed (a host's own frames also pass here)
+    const fromPrimary = sub.attached && fromHex === sub.primaryHex;
+    switch (m.t) {
+      case 'SNAPSHOT':
+        if ((fromHex !== sub.target && !fromPrimary) || m.e < sub.epoch) return void this.stats.stale++;
+        return this.onSnapshot(sub, from, fromHex, m);
+      case 'DELTA':
+        if (!fromPrimary || m.e !== sub.epoch) return void this.stats.stale++;
+        return this.onDelta(sub, m);
+      case 'HEARTBEAT':
+        if (!fromPrimary || m.e !== sub.epoch) return; // backups get heartbeats too; not ours
+        sub.lastHeard = this.args.clock.now();
+        if (m.s > sub.since.s && sub.since.e === m.e) {
+          this.stats.gaps++;
+          this.resubscribe(sub);
+        }
+        return;
+      case 'NOT_PRIMARY':
+        if ((!fromPrimary && fromHex !== sub.target) || m.e < sub.epoch) return void this.stats.stale++;
+        this.stats.redirects++;
+        sub.hint = m.primary && !idEquals(m.primary, from) ? m.primary : undefined;
+        if (sub.attaching) sub.wake();
+        else void this.attach(sub);
+        return;
+      case 'PLAYERS':
+        if (!fromPrimary || m.e !== sub.epoch) return void this.stats.stale++;
+        sub.players = m.players;
+        this.events.emit('players', { region: sub.coord, players: m.players });
+        return;
+    }
+  }
+
+  private onSnapshot(sub: Subscription, from: NodeId, fromHex: string, m: HostMessageOf<'SNAPSHOT'>): void {
+    let entries: Entry[];
+    try {
+      entries = decodeEntries(m.entries);
+    } catch {
+      this.stats.stale++;
+      return;
+    }
+    this.stats.snapshots++;
+    const moved = fromHex !== sub.primaryHex || m.e !== sub.epoch || !sub.attached;
+    const changed = sub.state.merge(entries);
+    if (m.e > sub.since.e || compareStamp(m.v, sub.since) > 0) sub.since = m.v;
+    if (sub.primary && fromHex !== sub.primaryHex) this.unpinIfUnusedExcept(sub, sub.primary);
+    sub.epoch = m.e;
+    sub.primary = from;
+    sub.primaryHex = fromHex;
+    sub.lastHeard = this.args.clock.now();
+    if (moved) {
+      sub.attached = true;
+      this.stats.attaches++;
+      this.args.dht.connect(from).catch(() => {});
+      this.events.emit('attached', { region: sub.coord, primary: fromHex, epoch: m.e });
+      for (const p of this.pending.values()) if (p.region === sub.name && p.sentTo !== fromHex) this.sendEdit(p, from);
+    }
+    sub.markReady();
+    sub.wake();
+    if (changed.length > 0) this.events.emit('edits', { region: sub.coord, entries: changed });
+  }
+
+  private unpinIfUnusedExcept(sub: Subscription, id: NodeId): void {
+    for (const s of this.subs.values()) if (s !== sub && s.primary && idEquals(s.primary, id)) return;
+    this.args.dht.unpin(id);
+  }
+
+  private onDelta(sub: Subscription, m: HostMessageOf<'DELTA'>): void {
+    sub.lastHeard = this.args.clock.now();
+    const base = sub.since.e === m.e ? sub.since.s : 0;
+    if (m.to <= base) return; // already have it
+    if (m.from > base + 1) {
+      this.stats.gaps++;
+      return this.resubscribe(sub);
+    }
+    let entries: Entry[];
+    try {
+      entries = decodeEntries(m.entries);
+    } catch {
+      this.stats.stale++;
+      return;
+    }
+    this.stats.deltas++;
+    const changed = sub.state.merge(entries);
+    sub.since = { e: m.e, s: m.to };
+    if (changed.length > 0) this.events.emit('edits', { region: sub.coord, entries: changed });
+  }
+
+  private onConfirm(fromHex: string, m: HostMessageOf<'CONFIRM'>): void {
+    const p = this.pending.get(m.r);
+    if (!p || p.sentTo !== fromHex || p.region !== regionName(m)) return void this.stats.stale++;
+    this.pending.delete(m.r);
+    this.args.clock.clearTimeout(p.timer);
+    this.stats.confirmed++;
+    p.resolve({ e: m.e, s: m.s });
+  }
+
+  private onReject(fromHex: string, m: HostMessageOf<'REJECT'>): void {
+    const p = this.pending.get(m.r);
+    if (!p || p.sentTo !== fromHex || p.region !== regionName(m)) return void this.stats.stale++;
+    if (m.reason === 'not-primary' || m.reason === 'busy') {
+      // Re-sent when we attach to the region's (new) primary.
+      p.sentTo = '';
+      const sub = this.subs.get(p.region);
+      if (sub && sub.primaryHex === fromHex && !sub.attaching) void this.attach(sub);
+      return;
+    }
+    this.pending.delete(m.r);
+    this.args.clock.clearTimeout(p.timer);
+    this.stats.rejected++;
+    p.reject(new EditRejectedError(m.reason));
+  }
+}

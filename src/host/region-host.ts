@@ -1,0 +1,208 @@
+// Region hosting for one DHT node: the composition root of src/host's server side. It
+// routes hosting frames to the regions they name, keeps host-set views (lookups), runs
+// the backups' watchdog, reloads the host store on start, and exposes `stats`.
+//
+//   const wire = new HostWire(new AppChannels(dht).open('host'), clock);
+//   const host = new RegionHost({ dht, wire, clock, ticker, store, world });
+//   await host.start(); ... host.stop();
+import { every, type Clock } from '../core/clock';
+import { idToHex, sortByDistance, type NodeId } from '../core/node-id';
+import type { Ticker } from '../core/ticker';
+import type { DhtNode } from '../dht/dht-node';
+import type { HostStore } from '../store/host-store';
+import type { RegionMessage } from './host-messages';
+import { HOST_DEFAULTS, newHostStats, type HostOptions, type HostStats } from './host-options';
+import type { HostWire } from './host-wire';
+import { HostedRegion, type RegionContext } from './hosted-region';
+import { regionName, RegionKeys, type RegionCoord } from './region-key';
+import { decodeEntries } from './region-state';
+
+export type HostDht = Pick<DhtNode, 'selfId' | 'findNode' | 'put' | 'get' | 'connect' | 'unpin' | 'events'>;
+
+export interface RegionHostArgs {
+  dht: HostDht;
+  wire: HostWire;
+  clock: Clock;
+  /** The 20 Hz tick source (a Web Worker's timer in a tab: hidden tabs throttle timers). */
+  ticker: Ticker;
+  /** Where hosted regions persist; null keeps them in memory only. */
+  store: HostStore | null;
+  world: string;
+  options?: Partial<HostOptions>;
+  /** Test hook: every edit a primary orders. */
+  onAccept?: (region: string, epoch: number, primaryHex: string) => void;
+}
+
+/** Frames that may make a node remember a region it did not know. */
+const CREATING = new Set<RegionMessage['t']>(['SUBSCRIBE', 'CLAIM', 'REPLICATE', 'SYNC', 'HEARTBEAT', 'HANDOFF']);
+
+/** Frames for the client side (region-client.ts); not the host's business. */
+const CLIENT_FRAMES = new Set<RegionMessage['t']>(['SNAPSHOT', 'DELTA', 'CONFIRM', 'REJECT', 'PLAYERS', 'NOT_PRIMARY', 'HEARTBEAT']);
+
+export class RegionHost {
+  readonly stats: HostStats = newHostStats();
+  readonly opts: HostOptions;
+  readonly keys: RegionKeys;
+  private readonly regions = new Map<string, Promise<HostedRegion>>();
+  private readonly known = new Map<string, HostedRegion>();
+  private readonly views = new Map<string, { at: number; hosts: Promise<NodeId[]> }>();
+  private readonly ctx: RegionContext;
+  private stops: (() => void)[] = [];
+  private running = false;
+
+  constructor(private readonly args: RegionHostArgs) {
+    this.opts = { ...HOST_DEFAULTS, ...args.options };
+    this.keys = new RegionKeys(args.world);
+    const selfHex = idToHex(args.dht.selfId);
+    this.ctx = {
+      selfId: args.dht.selfId,
+      selfHex,
+      opts: this.opts,
+      clock: args.clock,
+      ticker: args.ticker,
+      wire: args.wire,
+      store: args.store,
+      dht: args.dht,
+      stats: this.stats,
+      hostSet: (key, fresh) => this.hostSet(key, fresh),
+      ...(args.onAccept ? { onAccept: args.onAccept } : {}),
+    };
+  }
+
+  get selfHex(): string {
+    return this.ctx.selfHex;
+  }
+
+  /** Reloads stored regions and begins answering; stored regions are re-claimed by whoever is closest. */
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    this.stops.push(this.args.wire.events.on('frame', ({ from, fromHex, msg }) => this.onFrame(from, fromHex, msg)));
+    this.stops.push(every(this.args.clock, this.opts.heartbeatMs, () => this.watch()));
+    this.stops.push(
+      this.args.dht.events.on('link-close', ({ id }) => {
+        const hex = idToHex(id);
+        for (const r of this.known.values()) {
+          if (r.role === 'backup' && r.primaryHex === hex) r.watch(true);
+          if (r.duty && r.hosts.some((h) => idToHex(h) === hex)) this.soon(r);
+        }
+      }),
+    );
+    this.stops.push(this.args.dht.events.on('link-open', () => {
+      for (const r of this.known.values()) if (r.duty) this.soon(r);
+    }));
+    const stored = this.args.store ? await this.args.store.loadAll().catch(() => []) : [];
+    for (const s of stored) {
+      let entries;
+      try {
+        entries = decodeEntries(s.entries);
+      } catch {
+        continue;
+      }
+      const r = await this.region({ rx: s.rx, rz: s.rz });
+      r.restore(entries, s.promised);
+      // Rejoin: the closest host of a stored region claims it again (a no-op if a live
+      // primary refuses; that primary then hands it over or adds us as a backup).
+      const t = this.args.clock.setTimeout(() => void this.rejoin(r), this.opts.heartbeatMs + this.opts.random() * this.opts.failoverMs);
+      this.stops.push(() => this.args.clock.clearTimeout(t));
+    }
+  }
+
+  stop(): void {
+    if (!this.running) return;
+    this.running = false;
+    for (const s of this.stops) s();
+    this.stops = [];
+    for (const r of this.known.values()) r.stop();
+  }
+
+  /** Regions this node is primary of / a backup of. */
+  roles(): { primary: string[]; backup: string[] } {
+    const primary: string[] = [], backup: string[] = [];
+    for (const r of this.known.values()) {
+      if (r.role === 'primary') primary.push(r.name);
+      else if (r.role === 'backup') backup.push(r.name);
+    }
+    return { primary, backup };
+  }
+
+  /** The region's hosting state here, if this node knows the region. */
+  regionState(coord: RegionCoord): HostedRegion | undefined {
+    return this.known.get(regionName(coord));
+  }
+
+  /** The r closest live nodes to key, self included when among them, closest first. */
+  hostSet(key: NodeId, fresh: boolean): Promise<NodeId[]> {
+    const hex = idToHex(key);
+    const now = this.args.clock.now();
+    const held = this.views.get(hex);
+    if (held && (!fresh || now - held.at < 200) && now - held.at < this.opts.hostSetCacheMs) return held.hosts;
+    const hosts = this.args.dht.findNode(key).then((res) =>
+      sortByDistance([this.ctx.selfId, ...res.closest.map((c) => c.id)], (x) => x, key).slice(0, this.opts.replicas),
+    );
+    hosts.catch(() => this.views.delete(hex));
+    this.views.set(hex, { at: now, hosts });
+    if (this.views.size > 1024) this.views.delete(this.views.keys().next().value!);
+    return hosts;
+  }
+
+  private soon(r: HostedRegion): void {
+    const t = this.args.clock.setTimeout(() => void r.duty?.recheck(), 100);
+    this.stops.push(() => this.args.clock.clearTimeout(t));
+    if (this.stops.length > 256) this.stops = this.stops.slice(-64);
+  }
+
+  private async rejoin(r: HostedRegion): Promise<void> {
+    if (!this.running || r.role !== 'idle') return;
+    const hosts = await this.hostSet(r.key, true).catch(() => []);
+    if (hosts[0] && idToHex(hosts[0]) === this.ctx.selfHex && r.role === 'idle') await r.claim();
+  }
+
+  private watch(): void {
+    for (const r of this.known.values()) r.watch();
+  }
+
+  private region(coord: RegionCoord): Promise<HostedRegion> {
+    const name = regionName(coord);
+    let p = this.regions.get(name);
+    if (!p) {
+      p = this.keys.key(coord).then((key) => {
+        const r = new HostedRegion(this.ctx, coord, key);
+        if (this.running) this.known.set(name, r);
+        return r;
+      });
+      this.regions.set(name, p);
+      this.evict();
+    }
+    return p;
+  }
+
+  /** Forgets idle regions with no state when too many are remembered (spam guard). */
+  private evict(): void {
+    if (this.regions.size <= this.opts.maxRegions) return;
+    for (const [name, r] of this.known) {
+      if (r.role === 'idle' && r.state.size === 0) {
+        r.stop();
+        this.known.delete(name);
+        this.regions.delete(name);
+        if (this.regions.size <= this.opts.maxRegions) return;
+      }
+    }
+  }
+
+  private onFrame(from: NodeId, fromHex: string, msg: RegionMessage): void {
+    if (!this.running) return;
+    const name = regionName(msg);
+    const member = msg.t !== 'HEARTBEAT' || msg.hosts.some((h) => idToHex(h) === this.ctx.selfHex);
+    if (!this.regions.has(name) && (!CREATING.has(msg.t) || !member)) {
+      if (msg.t === 'EDIT') this.args.wire.send(from, { t: 'REJECT', rx: msg.rx, rz: msg.rz, r: msg.r, reason: 'not-primary' });
+      else if (!CLIENT_FRAMES.has(msg.t)) this.stats.strayFrames++;
+      return;
+    }
+    if (!this.regions.has(name) && this.regions.size >= this.opts.maxRegions) {
+      this.stats.strayFrames++;
+      return;
+    }
+    void this.region(msg).then((r) => r.onFrame(from, fromHex, msg));
+  }
+}

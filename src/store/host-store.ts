@@ -1,0 +1,81 @@
+// What a hosting node keeps of each region it hosted: the encoded per-block entries (the
+// host layer's format; opaque here) and the highest epoch it promised. A host that reloads
+// (same node id) reads them back and rejoins its regions; a backup acks an edit to its
+// primary only once save() resolved, i.e. the transaction committed.
+import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import { explainStorageFailure } from './storage-error';
+
+export const HOST_DB_NAME = 'vp-hosting';
+const DB_VERSION = 1;
+
+export interface StoredRegion {
+  rx: number;
+  rz: number;
+  /** Encoded region entries (src/host/region-state.ts). */
+  entries: Uint8Array;
+  /** Highest epoch this host granted or claimed: it never grants one at or below it again. */
+  promised: number;
+}
+
+export interface HostStore {
+  /** Every region of this store's world. */
+  loadAll(): Promise<StoredRegion[]>;
+  /** Replaces the region's record; resolves once durable. */
+  save(r: StoredRegion): Promise<void>;
+  remove(rx: number, rz: number): Promise<void>;
+  close(): void;
+}
+
+interface HostSchema extends DBSchema {
+  /** key: `${world}|${rx},${rz}` */
+  regions: { key: string; value: StoredRegion };
+}
+
+export class IdbHostStore implements HostStore {
+  private constructor(private readonly db: IDBPDatabase<HostSchema>, readonly world: string) {}
+
+  /** One database per browser profile; records are per world. */
+  static async open(world: string, dbName = HOST_DB_NAME): Promise<IdbHostStore> {
+    try {
+      if (typeof indexedDB === 'undefined') throw new Error('IndexedDB is not available');
+      const db = await openDB<HostSchema>(dbName, DB_VERSION, {
+        upgrade(d) {
+          d.createObjectStore('regions');
+        },
+      });
+      db.addEventListener('versionchange', () => db.close());
+      return new IdbHostStore(db, world);
+    } catch (err) {
+      throw explainStorageFailure('open the hosting database', err);
+    }
+  }
+
+  private key(rx: number, rz: number): string {
+    return `${this.world}|${rx},${rz}`;
+  }
+
+  async loadAll(): Promise<StoredRegion[]> {
+    const prefix = `${this.world}|`;
+    try {
+      return await this.db.getAll('regions', IDBKeyRange.bound(prefix, `${prefix}\uffff`));
+    } catch (err) {
+      throw explainStorageFailure('read hosted regions', err);
+    }
+  }
+
+  async save(r: StoredRegion): Promise<void> {
+    try {
+      await this.db.put('regions', { rx: r.rx, rz: r.rz, entries: r.entries, promised: r.promised }, this.key(r.rx, r.rz));
+    } catch (err) {
+      throw explainStorageFailure(`store hosted region ${r.rx},${r.rz}`, err);
+    }
+  }
+
+  async remove(rx: number, rz: number): Promise<void> {
+    await this.db.delete('regions', this.key(rx, rz));
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
