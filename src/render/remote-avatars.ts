@@ -1,0 +1,206 @@
+// Other players in the scene: a blocky body and head per player, coloured from a hash of
+// the player id (the same colour in every tab), with the name on a label that always faces
+// the camera. Positions come already smoothed (play/remote-player-smoother.ts); `sync` is
+// called once per frame with everyone to draw and adds, moves and removes avatars.
+// Box geometries are shared by all avatars (freed by dispose()); each avatar's materials
+// and label texture are its own and are freed the moment it leaves.
+import {
+  BoxGeometry, CanvasTexture, Group, LinearFilter, Mesh, MeshLambertMaterial, Sprite, SpriteMaterial, type Texture,
+} from 'three';
+
+export interface AvatarState {
+  id: string;
+  name: string;
+  /** Feet position (the player body's origin), world coordinates. */
+  x: number;
+  y: number;
+  z: number;
+  /** Radians; 0 faces -z, as the camera. */
+  yaw: number;
+  pitch?: number;
+}
+
+export interface LabelTexture {
+  texture: Texture;
+  /** width / height of the label image. */
+  aspect: number;
+}
+
+export interface RemoteAvatarsOptions {
+  /** Draws a name label (default: a canvas; tests pass a stand-in, Node has no canvas). */
+  labelTexture?: (name: string) => LabelTexture;
+}
+
+export const AVATAR_SIZE = {
+  bodyWidth: 0.6,
+  bodyHeight: 1.3,
+  bodyDepth: 0.35,
+  head: 0.5,
+  /** World height of the name label. */
+  labelHeight: 0.32,
+  labelGap: 0.25,
+} as const;
+
+/** Names longer than this are cut (a label is not a place for an essay). */
+const MAX_LABEL_CHARS = 24;
+
+/** A stable, bright colour for a player id (FNV-1a hash to a hue). */
+export function avatarColour(id: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) {
+    h ^= id.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  const hue = ((h >>> 0) % 360) / 360;
+  return hslToRgb(hue, 0.65, 0.55);
+}
+
+function hslToRgb(h: number, s: number, l: number): number {
+  const f = (n: number) => {
+    const k = (n + h * 12) % 12;
+    const a = s * Math.min(l, 1 - l);
+    return Math.round(255 * (l - a * Math.max(-1, Math.min(k - 3, 9 - k, 1))));
+  };
+  return (f(0) << 16) | (f(8) << 8) | f(4);
+}
+
+/** The name drawn on a canvas (DOM canvas or OffscreenCanvas). */
+export function canvasLabel(name: string): LabelTexture {
+  const text = name.length > MAX_LABEL_CHARS ? `${name.slice(0, MAX_LABEL_CHARS - 1)}…` : name;
+  const font = '28px system-ui, sans-serif';
+  const h = 40;
+  const make = (w: number): HTMLCanvasElement | OffscreenCanvas => {
+    if (typeof OffscreenCanvas !== 'undefined') return new OffscreenCanvas(w, h);
+    const c = document.createElement('canvas');
+    c.width = w;
+    c.height = h;
+    return c;
+  };
+  const probe = make(1).getContext('2d') as CanvasRenderingContext2D | OffscreenCanvasRenderingContext2D | null;
+  if (!probe) throw new Error('no 2D canvas for name labels');
+  probe.font = font;
+  const w = Math.max(h, Math.ceil(probe.measureText(text).width) + 16);
+  const canvas = make(w);
+  const g = canvas.getContext('2d') as CanvasRenderingContext2D | OffscreenCanvasRenderingContext2D;
+  g.fillStyle = 'rgba(0,0,0,0.45)';
+  g.fillRect(0, 0, w, h);
+  g.font = font;
+  g.fillStyle = '#fff';
+  g.textAlign = 'center';
+  g.textBaseline = 'middle';
+  g.fillText(text, w / 2, h / 2 + 1);
+  const texture = new CanvasTexture(canvas);
+  texture.minFilter = LinearFilter;
+  texture.generateMipmaps = false;
+  return { texture, aspect: w / h };
+}
+
+interface Avatar {
+  root: Group;
+  head: Mesh;
+  label: Sprite;
+  name: string;
+  materials: MeshLambertMaterial[];
+}
+
+export class RemoteAvatars {
+  /** Add this to the scene. */
+  readonly group = new Group();
+  private readonly avatars = new Map<string, Avatar>();
+  private readonly bodyGeometry: BoxGeometry;
+  private readonly headGeometry: BoxGeometry;
+  private readonly labelTexture: (name: string) => LabelTexture;
+
+  constructor(opts: RemoteAvatarsOptions = {}) {
+    const s = AVATAR_SIZE;
+    this.bodyGeometry = new BoxGeometry(s.bodyWidth, s.bodyHeight, s.bodyDepth);
+    this.bodyGeometry.translate(0, s.bodyHeight / 2, 0);
+    this.headGeometry = new BoxGeometry(s.head, s.head, s.head);
+    this.labelTexture = opts.labelTexture ?? canvasLabel;
+    this.group.name = 'remote players';
+  }
+
+  /** Draws exactly these players: new ones appear, known ones move, missing ones go. */
+  sync(players: readonly AvatarState[]): void {
+    const seen = new Set<string>();
+    for (const p of players) {
+      seen.add(p.id);
+      let a = this.avatars.get(p.id);
+      if (!a) this.avatars.set(p.id, (a = this.create(p)));
+      else if (a.name !== p.name) this.relabel(a, p.name);
+      a.root.position.set(p.x, p.y, p.z);
+      a.root.rotation.y = p.yaw;
+      a.head.rotation.x = p.pitch ?? 0;
+    }
+    for (const id of [...this.avatars.keys()]) if (!seen.has(id)) this.remove(id);
+  }
+
+  remove(id: string): boolean {
+    const a = this.avatars.get(id);
+    if (!a) return false;
+    this.group.remove(a.root);
+    for (const m of a.materials) m.dispose();
+    this.disposeLabel(a.label);
+    this.avatars.delete(id);
+    return true;
+  }
+
+  has(id: string): boolean {
+    return this.avatars.has(id);
+  }
+
+  get size(): number {
+    return this.avatars.size;
+  }
+
+  /** The avatar's scene object (tests, picking). */
+  object(id: string): Group | undefined {
+    return this.avatars.get(id)?.root;
+  }
+
+  dispose(): void {
+    for (const id of [...this.avatars.keys()]) this.remove(id);
+    this.bodyGeometry.dispose();
+    this.headGeometry.dispose();
+  }
+
+  private create(p: AvatarState): Avatar {
+    const s = AVATAR_SIZE;
+    const colour = avatarColour(p.id);
+    const bodyMat = new MeshLambertMaterial({ color: colour });
+    const headMat = new MeshLambertMaterial({ color: 0xf0c8a0 });
+    const root = new Group();
+    root.name = `player ${p.id}`;
+    const body = new Mesh(this.bodyGeometry, bodyMat);
+    const head = new Mesh(this.headGeometry, headMat);
+    head.position.y = s.bodyHeight + s.head / 2;
+    root.add(body, head);
+    const label = this.makeLabel(p.name);
+    root.add(label);
+    this.group.add(root);
+    return { root, head, label, name: p.name, materials: [bodyMat, headMat] };
+  }
+
+  private makeLabel(name: string): Sprite {
+    const s = AVATAR_SIZE;
+    const { texture, aspect } = this.labelTexture(name);
+    const label = new Sprite(new SpriteMaterial({ map: texture, depthWrite: false, transparent: true }));
+    label.scale.set(s.labelHeight * aspect, s.labelHeight, 1);
+    label.position.y = s.bodyHeight + s.head + s.labelGap + s.labelHeight / 2;
+    label.name = 'name label';
+    return label;
+  }
+
+  private relabel(a: Avatar, name: string): void {
+    a.root.remove(a.label);
+    this.disposeLabel(a.label);
+    a.label = this.makeLabel(name);
+    a.root.add(a.label);
+    a.name = name;
+  }
+
+  private disposeLabel(label: Sprite): void {
+    label.material.map?.dispose();
+    label.material.dispose();
+  }
+}
