@@ -2,6 +2,7 @@
 // hosting tests and of the failover benchmark. Each peer is a real DhtNode with a
 // RegionHost and a RegionClient on one HostWire; its MemoryHostStore outlives it, so a
 // peer restarted with the same id comes back with its regions (a reloaded tab).
+import { createHash } from 'node:crypto';
 import { clockTicker } from '../core/ticker';
 import { idToHex, randomId, type NodeId } from '../core/node-id';
 import { seededRandom, type Random } from '../core/seeded-random';
@@ -14,6 +15,10 @@ import type { HostOptions } from './host-options';
 import { HostWire } from './host-wire';
 import { RegionClient, type ClientOptions } from './region-client';
 import { RegionHost } from './region-host';
+import { keyHashing } from './region-key';
+
+// Reproducible runs: WebCrypto's digest settles outside the virtual clock.
+keyHashing.hash = (text) => Promise.resolve(new Uint8Array(createHash('sha256').update(text).digest()).slice(0, 20));
 
 export interface HostSimOptions {
   seed?: number;
@@ -34,7 +39,7 @@ export interface SimPeer {
 }
 
 /** Simulated DHT defaults: quick RPC timeouts so lookups past a dead node do not stall. */
-export const SIM_DHT: Partial<DhtOptions> = { rpcTimeoutMs: 1000, joinRefresh: 'empty' };
+export const SIM_DHT: Partial<DhtOptions> = { rpcTimeoutMs: 600, joinRefresh: 'empty' };
 
 export class HostSim {
   readonly clock = new VirtualClock();
@@ -95,6 +100,7 @@ export class HostSim {
     const host = new RegionHost({
       dht, wire, clock: this.clock, ticker: clockTicker(this.clock), store, world: this.world,
       options: { random: seededRandom(this.seq++ * 31 + 7), ...this.opts.host },
+      ...(process.env.HOST_TRACE ? { trace: (region: string, what: string) => region === process.env.HOST_TRACE && console.log(`${this.clock.now()} [${region}] ${what}`) } : {}),
       onAccept: (region, epoch, primary) => {
         const k = `${region}:${epoch}`;
         let set = this.accepts.get(k);

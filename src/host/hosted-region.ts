@@ -36,6 +36,8 @@ export interface RegionContext {
   hostSet(key: NodeId, fresh: boolean): Promise<NodeId[]>;
   /** Test hook: called whenever a primary accepts (orders) an edit. */
   onAccept?: (region: string, epoch: number, primaryHex: string) => void;
+  /** Diagnostics: role changes, claims, grants and refusals. */
+  trace?: (region: string, what: string) => void;
 }
 
 interface ClaimRound {
@@ -55,6 +57,10 @@ export class HostedRegion {
   state = new RegionState();
   /** Highest epoch granted or claimed; no grant at or below it ever again. */
   promised = 0;
+  /** Who `promised` went to (hex; ours while we claim). */
+  promisedTo = '';
+  /** Our own claims wait while someone else's claim is being considered. */
+  private deferUntil = -Infinity;
   /** Epoch of the primary we follow (or are). */
   epoch = 0;
   primary: NodeId | undefined;
@@ -84,6 +90,11 @@ export class HostedRegion {
     this.name = regionName(coord);
   }
 
+  /** Whether our own claims are held back (someone else's claim is being considered). */
+  get deferred(): boolean {
+    return this.ctx.clock.now() < this.deferUntil;
+  }
+
   /** Restores what the host store kept (a reloaded tab). */
   restore(entries: Entry[], promised: number): void {
     this.state.merge(entries);
@@ -97,6 +108,10 @@ export class HostedRegion {
     this.duty = undefined;
     this.ctx.clock.clearTimeout(this.retry);
     this.round?.wake();
+  }
+
+  private trace(what: string): void {
+    this.ctx.trace?.(this.name, `${this.ctx.selfHex.slice(0, 6)} ${what}`);
   }
 
   private send(to: NodeId, msg: RegionMessage): void {
@@ -129,8 +144,11 @@ export class HostedRegion {
     return this.nextSave;
   }
 
-  /** Is `id` inside our view of the host set? (fresh lookup if the cached view says no) */
+  /** Is `id` inside our view of the host set (or the current epoch's)? Fresh lookup if neither says so. */
   private async inHostSet(id: NodeId): Promise<boolean> {
+    // The current epoch's hosts are members too: they answer at once, where a lookup in a
+    // churning network may wait on dead contacts for seconds.
+    if (this.hosts.some((h) => idEquals(h, id))) return true;
     if ((await this.ctx.hostSet(this.key, false)).some((h) => idEquals(h, id))) return true;
     return (await this.ctx.hostSet(this.key, true)).some((h) => idEquals(h, id));
   }
@@ -207,23 +225,18 @@ export class HostedRegion {
   }
 
   private onNotPrimary(from: NodeId, fromHex: string, m: HostMessageOf<'NOT_PRIMARY'>): void {
-    // A host that promised a later epoch tells a deposed primary (or backup) so.
-    if (m.e <= this.epoch || !this.hosts.some((h) => idEquals(h, from))) {
+    // A backup that promised a later epoch refuses our replication. A primary steps down
+    // once too few backups remain to confirm anything: someone else is taking over.
+    if (!this.duty || m.e <= this.epoch || !this.hosts.some((h) => idEquals(h, from))) {
       this.ctx.stats.staleFrames++;
       return;
     }
-    if (this.duty) this.stepDown(m.primary, m.e);
-    this.epoch = Math.max(this.epoch, m.e);
-    this.promised = Math.max(this.promised, m.e);
-    if (m.primary && !idEquals(m.primary, this.ctx.selfId)) {
-      this.primary = m.primary;
-      this.primaryHex = idToHex(m.primary);
-    }
-    void fromHex;
+    if (this.duty.refusedBy(fromHex)) this.stepDown(m.primary, m.e);
   }
 
   private stepDown(next: NodeId | undefined, e: number): void {
     this.ctx.stats.stepDowns++;
+    this.trace(`step down e${e}`);
     this.duty?.stepDown(next, e);
     this.duty = undefined;
     this.role = 'backup';
@@ -236,6 +249,10 @@ export class HostedRegion {
   /** GENERATE: become primary of the next epoch if a majority of the host set agrees. */
   async claim(minEpoch = 0): Promise<boolean> {
     if (this.stopped || this.role === 'claiming' || this.role === 'primary') return false;
+    if (this.deferred) {
+      this.scheduleRetry();
+      return false;
+    }
     const before = this.role;
     this.role = 'claiming';
     this.ctx.stats.claims++;
@@ -260,7 +277,9 @@ export class HostedRegion {
       return false;
     }
     const e = Math.max(this.promised, this.epoch, minEpoch - 1) + 1;
+    const before = { promised: this.promised, promisedTo: this.promisedTo };
     this.promised = e;
+    this.promisedTo = this.ctx.selfHex;
     await this.persist().catch(() => {});
     if (this.promised !== e || this.role !== 'claiming') return false;
     const round: ClaimRound = { e, hosts, granted: new Set([this.ctx.selfHex]), answered: new Set(), asked: 0, quorumAt: null, highestRefusal: 0, wake: () => {} };
@@ -270,6 +289,7 @@ export class HostedRegion {
     const targets = new Map<string, NodeId>();
     for (const h of [...hosts, ...this.hosts]) if (!idEquals(h, this.ctx.selfId)) targets.set(idToHex(h), h);
     round.asked = targets.size;
+    this.trace(`claim e${e} hosts ${hosts.map((h) => idToHex(h).slice(0, 6)).join(',')}`);
     for (const t of targets.values()) this.send(t, { t: 'CLAIM', ...this.r, e, hosts });
     const quorum = Math.floor(hosts.length / 2) + 1;
     const deadline = this.ctx.clock.now() + o.claimTimeoutMs;
@@ -289,8 +309,14 @@ export class HostedRegion {
       });
     }
     this.round = undefined;
+    this.trace(`claim e${e} ${round.quorumAt === null ? 'failed' : 'quorum'} granted ${[...round.granted].map((g) => g.slice(0, 6)).join(',')} promised ${this.promised}`);
     if (round.quorumAt === null || this.promised !== e || this.stopped || this.role !== 'claiming') {
-      this.promised = Math.max(this.promised, round.highestRefusal);
+      // Our vote for e went to ourselves and our claim is over: nobody can win e through
+      // it, so we may follow the current primary again (a lower epoch) or grant e to another.
+      if (this.promised === e && this.promisedTo === this.ctx.selfHex) {
+        this.promised = before.promised;
+        this.promisedTo = before.promisedTo;
+      }
       return false;
     }
     if (this.state.size === 0) await this.fallbackToDht();
@@ -331,6 +357,7 @@ export class HostedRegion {
 
   private becomePrimary(e: number, hosts: NodeId[]): void {
     this.ctx.stats.claimsWon++;
+    this.trace(`primary e${e} with ${this.state.size} entries`);
     this.role = 'primary';
     this.epoch = e;
     this.primary = this.ctx.selfId;
@@ -356,21 +383,24 @@ export class HostedRegion {
   // ---- grants (someone else wants to be primary) ------------------------------------
 
   private async onClaim(from: NodeId, fromHex: string, m: HostMessageOf<'CLAIM'>): Promise<void> {
-    const refuse = () => {
+    const refuse = (why: string) => {
+      this.trace(`refuse ${fromHex.slice(0, 6)} e${m.e}: ${why}`);
       this.ctx.stats.refusals++;
       this.send(from, { t: 'GRANT', ...this.r, e: m.e, ok: false, promised: this.promised });
     };
-    if (m.e <= this.promised) return refuse();
+    if (m.e <= this.promised) return refuse(`promised ${this.promised}`);
+    this.deferUntil = this.ctx.clock.now() + this.ctx.opts.claimTimeoutMs;
     // A live primary yields only to the node it handed the region to; a backup that
     // heard its primary just now does not help depose it.
-    if (this.duty && this.handoffTo !== fromHex) return refuse();
-    if (this.role === 'backup' && fromHex !== this.primaryHex && this.ctx.clock.now() - this.lastHeard < this.ctx.opts.failoverMs / 2) return refuse();
+    if (this.duty && this.handoffTo !== fromHex) return refuse('alive primary');
+    if (this.role === 'backup' && fromHex !== this.primaryHex && this.ctx.clock.now() - this.lastHeard < this.ctx.opts.failoverMs / 2) return refuse('primary alive');
     if (!(await this.inHostSet(from))) {
       this.ctx.stats.outsiderClaims++;
-      return refuse();
+      return refuse('outsider');
     }
-    if (m.e <= this.promised || this.stopped) return refuse();
+    if (m.e <= this.promised || this.stopped) return refuse(`promised ${this.promised} (late)`);
     this.promised = m.e;
+    this.promisedTo = fromHex;
     if (this.round) this.round.wake();
     const wasPrimary = !!this.duty;
     const entries = encodeEntries(this.allEntries());
@@ -385,10 +415,12 @@ export class HostedRegion {
     this.primary = from;
     this.primaryHex = fromHex;
     this.hosts = m.hosts;
-    if (this.role !== 'claiming') this.role = m.hosts.some((h) => idEquals(h, this.ctx.selfId)) ? 'backup' : 'idle';
+    // Granting ends any claim of our own (it would only duel with the one we back).
+    this.role = m.hosts.some((h) => idEquals(h, this.ctx.selfId)) ? 'backup' : 'idle';
     this.applied = undefined;
     this.lastHeard = this.ctx.clock.now();
     this.ctx.stats.grants++;
+    this.trace(`grant ${fromHex.slice(0, 6)} e${m.e}`);
     this.send(from, { t: 'GRANT', ...this.r, e: m.e, ok: true, promised: m.e, entries });
     // Subscribers that waited for our own claim go to the winner.
     for (const w of this.waiting.values()) this.send(w.id, { t: 'NOT_PRIMARY', ...this.r, e: m.e, primary: from });
@@ -409,11 +441,29 @@ export class HostedRegion {
   /** Accepts a primary of a later epoch we never granted (we were brought in as a backup). */
   private async adopt(from: NodeId, fromHex: string, e: number): Promise<boolean> {
     if (!(await this.inHostSet(from))) {
+      this.trace(`not adopting ${fromHex.slice(0, 6)} e${e}: outside the host set`);
       this.ctx.stats.staleFrames++;
       return false;
     }
-    if (e < this.promised || (e === this.promised && fromHex !== this.primaryHex) || this.duty || this.role === 'claiming') return false;
+    // While we claim e, a heartbeat of e (or later) from a host-set member means it won.
+    const claiming = this.role === 'claiming';
+    const mine = this.promisedTo === this.ctx.selfHex;
+    if (e < this.promised || (e === this.promised && fromHex !== this.promisedTo && !mine)) {
+      this.trace(`not adopting ${fromHex.slice(0, 6)} e${e}: promised ${this.promised} to ${this.promisedTo.slice(0, 6)}, ${this.role}`);
+      return false;
+    }
+    // A heartbeat of a later epoch from inside the host set: someone won a claim; we are deposed.
+    if (this.duty) {
+      if (e <= this.epoch) return false;
+      this.stepDown(from, e);
+    }
+    if (claiming) {
+      this.trace(`abandon claim: ${fromHex.slice(0, 6)} won e${e}`);
+      this.role = 'backup';
+      this.round?.wake();
+    }
     this.promised = e;
+    this.promisedTo = fromHex;
     this.epoch = e;
     this.primary = from;
     this.primaryHex = fromHex;
@@ -505,8 +555,11 @@ export class HostedRegion {
     const others = this.hosts.filter((h) => !idEquals(h, this.primary ?? this.ctx.selfId));
     const rank = Math.max(0, others.findIndex((h) => idEquals(h, this.ctx.selfId)));
     const o = this.ctx.opts;
-    if (this.ctx.clock.now() - this.lastHeard > o.failoverMs + rank * o.claimStaggerMs) {
-      this.lastHeard = this.ctx.clock.now(); // one attempt per period, then wait again
+    const now = this.ctx.clock.now();
+    if (now < this.deferUntil) return;
+    if (now - this.lastHeard > o.failoverMs + rank * o.claimStaggerMs) {
+      // One attempt, then wait again (jittered, so duelling claimants drift apart).
+      this.lastHeard = now + o.random() * o.failoverMs;
       void this.claim();
     }
   }

@@ -176,7 +176,17 @@ export class PrimaryDuty {
     if (this.playersDirty) this.sendPlayers(now);
   }
 
+  private readonly refusing = new Set<string>();
+
+  /** A backup promised a later epoch. True when too few backups remain to confirm edits. */
+  refusedBy(hex: string): boolean {
+    this.refusing.add(hex);
+    const usable = this.backups().filter((b) => !this.refusing.has(idToHex(b))).length;
+    return usable < Math.min(this.ctx.opts.confirmAcks, this.backups().length) || (this.backups().length > 0 && usable === 0);
+  }
+
   onAck(fromHex: string, to: number): void {
+    this.refusing.delete(fromHex);
     if (!this.backups().some((b) => idToHex(b) === fromHex)) return;
     this.acked.set(fromHex, Math.max(this.acked.get(fromHex) ?? 0, Math.min(to, this.seq)));
     const need = Math.min(this.ctx.opts.confirmAcks, this.backups().length);

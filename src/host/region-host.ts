@@ -31,6 +31,8 @@ export interface RegionHostArgs {
   options?: Partial<HostOptions>;
   /** Test hook: every edit a primary orders. */
   onAccept?: (region: string, epoch: number, primaryHex: string) => void;
+  /** Diagnostics: claims, grants, refusals, role changes. */
+  trace?: (region: string, what: string) => void;
 }
 
 /** Frames that may make a node remember a region it did not know. */
@@ -66,6 +68,7 @@ export class RegionHost {
       stats: this.stats,
       hostSet: (key, fresh) => this.hostSet(key, fresh),
       ...(args.onAccept ? { onAccept: args.onAccept } : {}),
+      ...(args.trace ? { trace: args.trace } : {}),
     };
   }
 

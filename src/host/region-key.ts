@@ -42,7 +42,16 @@ export function columnAt(r: RegionCoord, col: number): [number, number] {
   return [r.rx * REGION_SIZE + (col % REGION_SIZE), r.rz * REGION_SIZE + Math.floor(col / REGION_SIZE)];
 }
 
-/** Memoised region keys of one world (SHA-256 is async in WebCrypto). */
+/** A 160-bit key from text (first 160 bits of SHA-256). */
+export type KeyHash = (text: string) => Promise<NodeId>;
+
+/**
+ * How keys are hashed. WebCrypto by default; the simulator installs a synchronous hash so
+ * that a run is reproducible (WebCrypto's digest settles outside the virtual clock).
+ */
+export const keyHashing: { hash: KeyHash } = { hash: idFromSha256 };
+
+/** Memoised region keys of one world. */
 export class RegionKeys {
   private readonly keys = new Map<string, Promise<NodeId>>();
 
@@ -52,7 +61,7 @@ export class RegionKeys {
     const name = regionName(r);
     let p = this.keys.get(name);
     if (!p) {
-      p = idFromSha256(`region:${this.world}:${r.rx}:${r.rz}`);
+      p = keyHashing.hash(`region:${this.world}:${r.rx}:${r.rz}`);
       this.keys.set(name, p);
       if (this.keys.size > 4096) this.keys.delete(this.keys.keys().next().value!);
     }

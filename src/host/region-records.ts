@@ -10,9 +10,10 @@
 // edited blocks); beyond that only the newest entries are published (hosts keep all).
 import * as v from 'valibot';
 import { bytes, defineCodec, u32 } from '../core/codec';
-import { ID_BYTES, idFromSha256, idToHex, type NodeId } from '../core/node-id';
+import { ID_BYTES, idToHex, type NodeId } from '../core/node-id';
 import type { DhtNode } from '../dht/dht-node';
 import { NAMESPACE_LIMITS } from '../dht/messages';
+import { keyHashing } from './region-key';
 import { compareStamp, decodeEntries, encodeEntries, ENTRY_BYTES, type Entry, type Stamp } from './region-state';
 
 export const MAX_EDIT_PARTS = 16;
@@ -59,7 +60,7 @@ export async function getLocation(dht: Pick<DhtNode, 'get'>, key: NodeId): Promi
 }
 
 async function partKey(key: NodeId, i: number): Promise<NodeId> {
-  return idFromSha256(`region-edits:${idToHex(key)}:${i}`);
+  return keyHashing.hash(`region-edits:${idToHex(key)}:${i}`);
 }
 
 /** Publishes the region's entries (newest first when capped). Resolves with the entries left out. */

@@ -1,0 +1,104 @@
+// Random edits under random host churn: every confirmed edit survives on every
+// subscriber and at the primary; no (region, epoch) ever has two primaries.
+import { describe, expect, it } from 'vitest';
+import { PLACEABLE } from '../world/blocks';
+import { chunkOf, localOf } from '../world/coords';
+import { HostSim, type SimPeer } from './host-sim';
+import { columnIndex, REGION_BLOCKS, type RegionCoord } from './region-key';
+import { compareStamp, entryKey, type RegionState, type Stamp } from './region-state';
+
+const REGIONS: RegionCoord[] = [{ rx: 0, rz: 0 }, { rx: 1, rz: 0 }, { rx: 0, rz: 1 }, { rx: -1, rz: -1 }];
+
+interface Confirmed {
+  region: RegionCoord;
+  key: number;
+  id: number;
+  stamp: Stamp;
+}
+
+function keyOf(x: number, y: number, z: number): number {
+  return entryKey(columnIndex(chunkOf(x), chunkOf(z)), localOf(x), y, localOf(z));
+}
+
+/** Confirmed edits missing from a state (not there, nor overwritten by a later stamp). */
+function missing(state: RegionState | undefined, list: Confirmed[]): Confirmed[] {
+  return list.filter((c) => {
+    const held = state?.get(c.key);
+    if (!held) return true;
+    const cmp = compareStamp(held, c.stamp);
+    return cmp < 0 || (cmp === 0 && held.id !== c.id);
+  });
+}
+
+describe('region hosting under churn (simulated)', () => {
+  it('keeps every confirmed edit and never has two primaries in one epoch', async () => {
+    const sim = new HostSim({ seed: 11 });
+    await sim.grow(24);
+    const players: SimPeer[] = sim.live().slice(0, 6);
+    const playerHex = new Set(players.map((p) => p.hex));
+    await sim.settle(Promise.all(players.flatMap((p) => REGIONS.map((r) => p.client.subscribe(r)))));
+
+    const confirmed: Confirmed[] = [];
+    let failed = 0;
+    let kills = 0, primaryKills = 0, joins = 0;
+    const rand = sim.rand;
+    const edit = (p: SimPeer) => {
+      const region = REGIONS[Math.floor(rand() * REGIONS.length)]!;
+      const x = region.rx * REGION_BLOCKS + Math.floor(rand() * REGION_BLOCKS);
+      const z = region.rz * REGION_BLOCKS + Math.floor(rand() * REGION_BLOCKS);
+      const y = 100 + Math.floor(rand() * 40);
+      const id = PLACEABLE[Math.floor(rand() * PLACEABLE.length)]!;
+      p.client.submit(x, y, z, id, { x: x + 2, y, z: z + 2 }).then(
+        (stamp) => confirmed.push({ region, key: keyOf(x, y, z), id, stamp }),
+        () => failed++,
+      );
+    };
+    const end = sim.clock.now() + 60_000;
+    let nextChurn = sim.clock.now() + 3000;
+    while (sim.clock.now() < end) {
+      edit(players[Math.floor(rand() * players.length)]!);
+      await sim.run(150);
+      if (sim.clock.now() >= nextChurn) {
+        nextChurn += 2500 + rand() * 2000;
+        const hosts = sim.live().filter((p) => !playerHex.has(p.hex));
+        const primaries = hosts.filter((p) => p.host.roles().primary.length > 0);
+        const victim = rand() < 0.6 && primaries.length > 0 ? primaries[Math.floor(rand() * primaries.length)]! : hosts[Math.floor(rand() * hosts.length)]!;
+        if (victim.host.roles().primary.length > 0) primaryKills++;
+        sim.kill(victim.hex);
+        kills++;
+        if (rand() < 0.8 || sim.live().length < 20) {
+          await sim.add();
+          joins++;
+        }
+      }
+    }
+    await sim.run(12_000);
+
+    const byRegion = new Map<string, Confirmed[]>();
+    for (const c of confirmed) {
+      const k = `${c.region.rx},${c.region.rz}`;
+      byRegion.set(k, [...(byRegion.get(k) ?? []), c]);
+    }
+    for (const r of REGIONS) {
+      if (process.env.HOST_DEBUG) {
+        console.log('region', r, 'at', sim.clock.now());
+        for (const p of sim.live()) {
+          const h = p.host.regionState(r);
+          if (h) console.log(' ', p.hex.slice(0, 6), h.role, 'e', h.epoch, 'prom', h.promised, 'prim', h.primaryHex.slice(0, 6), 'heard', h.lastHeard, 'hosts', h.hosts.map((x) => Buffer.from(x).toString('hex').slice(0, 6)).join(','));
+        }
+        for (const p of players) console.log('  client', p.hex.slice(0, 6), JSON.stringify(p.client.attachment(r)), JSON.stringify(p.client.stats));
+      }
+      const list = byRegion.get(`${r.rx},${r.rz}`) ?? [];
+      const prim = sim.live().filter((p) => p.host.roles().primary.includes(`${r.rx},${r.rz}`));
+      expect(prim.length, `one primary of ${r.rx},${r.rz}`).toBe(1);
+      expect(missing(prim[0]!.host.regionState(r)!.state, list)).toEqual([]);
+      for (const p of players) expect(missing(p.client.state(r), list), `subscriber ${p.hex.slice(0, 6)} of ${r.rx},${r.rz}`).toEqual([]);
+      // Every subscriber shows the same blocks as the primary.
+      for (const p of players) expect(p.client.state(r)!.fingerprint()).toBe(prim[0]!.host.regionState(r)!.state.fingerprint());
+    }
+    expect(sim.doublePrimaries()).toEqual([]);
+    console.log(JSON.stringify({ confirmed: confirmed.length, failed, kills, primaryKills, joins, virtualS: sim.clock.now() / 1000 }));
+    expect(confirmed.length).toBeGreaterThan(150);
+    sim.stopAll();
+  });
+});
