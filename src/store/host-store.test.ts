@@ -1,0 +1,26 @@
+import 'fake-indexeddb/auto';
+import { describe, expect, it } from 'vitest';
+import { IdbHostStore } from './host-store';
+import { MemoryHostStore } from './host-store-memory';
+
+describe('host stores', () => {
+  for (const [name, open] of [
+    ['idb', (world: string) => IdbHostStore.open(world, 'test-hosting-1')],
+    ['memory', (() => { const m = new MemoryHostStore(); return () => Promise.resolve(m); })()],
+  ] as const) {
+    it(`${name}: keeps each region's entries and promise, per world`, async () => {
+      const a = await open('alpha');
+      await a.save({ rx: -1, rz: 2, entries: new Uint8Array([1, 2, 3]), promised: 4 });
+      await a.save({ rx: -1, rz: 2, entries: new Uint8Array([9]), promised: 5 });
+      await a.save({ rx: 0, rz: 0, entries: new Uint8Array([]), promised: 1 });
+      const all = (await a.loadAll()).sort((x, y) => x.rx - y.rx);
+      expect(all).toEqual([
+        { rx: -1, rz: 2, entries: new Uint8Array([9]), promised: 5 },
+        { rx: 0, rz: 0, entries: new Uint8Array([]), promised: 1 },
+      ]);
+      await a.remove(0, 0);
+      expect(await a.loadAll()).toHaveLength(1);
+      if (name === 'idb') expect(await (await open('beta')).loadAll()).toEqual([]);
+    });
+  }
+});
