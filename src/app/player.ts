@@ -12,6 +12,7 @@ import { findSpawn } from '../world/world-block';
 import { Hud } from '../ui/hud';
 import { KeyboardMouseInput } from '../ui/keyboard-mouse-input';
 import { LoadingScreen } from '../ui/loading-screen';
+import { IdentityPanel } from '../ui/identity-panel';
 import { claimNodeIdentity } from '../store/identity-store';
 import { hexToId } from '../core/node-id';
 import { clampRenderDistance, DEFAULT_RENDER_DISTANCE, inviteLink, parsePageConfig, type PageConfig } from './config';
@@ -109,6 +110,7 @@ async function main(): Promise<void> {
     },
   });
   menu.addEventListener('click', () => input?.requestLock());
+  if (!cfg.headless) new IdentityPanel(document.body).bind(document.getElementById('identity-button'));
 
   // --- readiness ------------------------------------------------------------------------
   let readyMs = NaN;
