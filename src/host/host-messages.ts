@@ -12,6 +12,8 @@ export const PART_BYTES = 48 * 1024;
 export const ASSEMBLED_MAX = 2 * 1024 * 1024;
 /** Host ids named in a frame (the host set, r <= 7). */
 export const MAX_HOSTS = 8;
+/** Subscribers a primary lists to its backups (who tell them of a takeover). */
+export const MAX_SUBS_LISTED = 64;
 /** Players named in one PLAYERS frame. */
 export const MAX_PLAYERS = 64;
 
@@ -38,9 +40,9 @@ export const hostSpec = {
   SNAPSHOT: [3, v.object({ ...region, e: u32, v: stamp, full: v.boolean(), hosts, entries })],
   /** primary -> subscribers: the committed edits seq from..to of epoch e. */
   DELTA: [4, v.object({ ...region, e: u32, from: u32, to: u32, entries })],
-  /** primary -> backups and subscribers: alive, committed up to (e, s). */
-  HEARTBEAT: [5, v.object({ ...region, e: u32, s: u32, hosts })],
-  /** any -> client: I am not the primary (of epoch e); try `primary` if given. */
+  /** primary -> backups and subscribers: alive, committed up to (e, s); backups also get the subscribers. */
+  HEARTBEAT: [5, v.object({ ...region, e: u32, s: u32, hosts, subs: v.optional(v.pipe(v.array(id), v.maxLength(MAX_SUBS_LISTED))) })],
+  /** any -> client: I am not the primary (of epoch e); try `primary` if given. From a new primary naming itself: a takeover notice. */
   NOT_PRIMARY: [6, v.object({ ...region, e: u32, primary: v.optional(id) })],
   /** client -> primary: set world block (x, y, z) to id; (px, py, pz) is where the editor stands. */
   EDIT: [7, v.object({ ...region, r: u32, x: i32, y: i32, z: i32, id: u32, px: coord, py: coord, pz: coord })],

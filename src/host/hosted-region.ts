@@ -73,6 +73,8 @@ export class HostedRegion {
   /** The closer node the primary asked to take over (it will grant that node). */
   handoffTo = '';
   duty: PrimaryDuty | undefined;
+  /** Backups: the primary's subscribers, told of a takeover. */
+  knownSubs: NodeId[] = [];
   /** Subscribers waiting for our claim to finish. */
   private readonly waiting = new Map<string, { id: NodeId; since: Stamp | undefined }>();
   private round: ClaimRound | undefined;
@@ -541,6 +543,7 @@ export class HostedRegion {
     }
     this.lastHeard = this.ctx.clock.now();
     this.hosts = m.hosts;
+    if (m.subs) this.knownSubs = m.subs;
     if (!member) this.role = 'idle';
     else if (this.role === 'idle') {
       this.role = 'backup';

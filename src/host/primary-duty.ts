@@ -8,7 +8,7 @@
 import { every } from '../core/clock';
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { EditValidator } from './edit-validator';
-import type { HostMessageOf, PlayerFrame } from './host-messages';
+import { MAX_SUBS_LISTED, type HostMessageOf, type PlayerFrame } from './host-messages';
 import type { HostedRegion } from './hosted-region';
 import { putEdits, putLocation } from './region-records';
 import { compareStamp, encodeEntries, entryKey, type Entry, type Stamp } from './region-state';
@@ -45,6 +45,7 @@ export class PrimaryDuty {
   private publishTimer: unknown;
   private locationRevision = 0;
   private rechecking = false;
+  private beats = 0;
   private stopped = false;
 
   constructor(private readonly region: HostedRegion) {
@@ -76,6 +77,9 @@ export class PrimaryDuty {
       this.syncBackup(b, idToHex(b));
       this.ctx.dht.connect(b).catch(() => {});
     }
+    // Dueling Teapots' TAKE_OVER: the old primary's subscribers hear of us at once.
+    for (const id of this.region.knownSubs) this.ctx.wire.send(id, { t: 'NOT_PRIMARY', ...this.r, e: this.e, primary: this.ctx.selfId });
+    this.region.knownSubs = [];
     this.publishLocation();
     this.schedulePublish();
   }
@@ -254,8 +258,10 @@ export class PrimaryDuty {
     const now = this.ctx.clock.now();
     const o = this.ctx.opts;
     const hb = { t: 'HEARTBEAT' as const, ...this.r, e: this.e, s: this.committed, hosts: this.region.hosts };
+    // Backups learn our subscribers (every 4th beat), so a successor can tell them at once.
+    const subs = this.beats++ % 4 === 0 ? [...this.subscribers.values()].slice(0, MAX_SUBS_LISTED).map((s) => s.id) : undefined;
     for (const b of this.backups()) {
-      this.ctx.wire.send(b, hb);
+      this.ctx.wire.send(b, subs ? { ...hb, subs } : hb);
       const hex = idToHex(b);
       const oldest = this.batches[0];
       const behind = oldest && (this.acked.get(hex) ?? 0) < oldest.to && now - oldest.at > o.resyncMs;

@@ -80,6 +80,8 @@ interface Subscription {
   epoch: number;
   primary: NodeId | undefined;
   primaryHex: string;
+  /** The host set the primary told us of (who may announce a takeover). */
+  hosts: NodeId[];
   /** Everything up to this stamp has been applied. */
   since: Stamp;
   attached: boolean;
@@ -150,7 +152,7 @@ export class RegionClient {
       let markReady = () => {};
       const ready = new Promise<void>((resolve) => (markReady = resolve));
       sub = {
-        coord: { rx: coord.rx, rz: coord.rz }, name, key: this.keys.key(coord), state: new RegionState(), epoch: 0, primary: undefined, primaryHex: '',
+        coord: { rx: coord.rx, rz: coord.rz }, name, key: this.keys.key(coord), state: new RegionState(), epoch: 0, primary: undefined, primaryHex: '', hosts: [],
         since: ZERO, attached: false, attaching: false, target: '', hint: undefined, lastHeard: this.args.clock.now(), ready, markReady, wake: () => {},
         players: [], closed: false,
       };
@@ -212,7 +214,15 @@ export class RegionClient {
         let target = sub.hint;
         let host = false;
         sub.hint = undefined;
-        if (!target && attempt === 0) {
+        if (!target && attempt === 0 && sub.primary) {
+          // The primary went quiet: its backups know first who takes over.
+          const backup = sub.hosts.find((h) => idToHex(h) !== sub.primaryHex);
+          if (backup) {
+            target = backup;
+            host = true;
+          }
+        }
+        if (!target && attempt <= 1) {
           const rec = await getLocation(this.args.dht, key).catch(() => undefined);
           if (rec && rec.epoch >= sub.epoch && idToHex(rec.primary) !== sub.primaryHex) target = rec.primary;
         }
@@ -326,18 +336,29 @@ export class RegionClient {
       case 'HEARTBEAT':
         if (!fromPrimary || m.e !== sub.epoch) return; // backups get heartbeats too; not ours
         sub.lastHeard = this.args.clock.now();
+        sub.hosts = m.hosts;
         if (m.s > sub.since.s && sub.since.e === m.e) {
           this.stats.gaps++;
           this.resubscribe(sub);
         }
         return;
-      case 'NOT_PRIMARY':
+      case 'NOT_PRIMARY': {
+        // A takeover notice: a host we were told of names itself primary of a later epoch.
+        const takeover = m.primary && idEquals(m.primary, from) && m.e > sub.epoch && sub.hosts.some((h) => idEquals(h, from));
+        if (takeover) {
+          this.stats.redirects++;
+          sub.hint = from;
+          if (sub.attaching) sub.wake();
+          else void this.attach(sub);
+          return;
+        }
         if ((!fromPrimary && fromHex !== sub.target) || m.e < sub.epoch) return void this.stats.stale++;
         this.stats.redirects++;
         sub.hint = m.primary && !idEquals(m.primary, from) ? m.primary : undefined;
         if (sub.attaching) sub.wake();
         else void this.attach(sub);
         return;
+      }
       case 'PLAYERS':
         if (!fromPrimary || m.e !== sub.epoch) return void this.stats.stale++;
         sub.players = m.players;
@@ -362,6 +383,7 @@ export class RegionClient {
     sub.epoch = m.e;
     sub.primary = from;
     sub.primaryHex = fromHex;
+    sub.hosts = m.hosts;
     sub.lastHeard = this.args.clock.now();
     if (moved) {
       sub.attached = true;
