@@ -32,14 +32,14 @@ function missing(state: RegionState | undefined, list: Confirmed[]): Confirmed[]
 
 describe('region hosting under churn (simulated)', () => {
   it('keeps every confirmed edit and never has two primaries in one epoch', async () => {
-    const sim = new HostSim({ seed: 11 });
+    const sim = new HostSim({ seed: Number(process.env.HOST_CHURN_SEED ?? 11) });
     await sim.grow(24);
     const players: SimPeer[] = sim.live().slice(0, 6);
     const playerHex = new Set(players.map((p) => p.hex));
     await sim.settle(Promise.all(players.flatMap((p) => REGIONS.map((r) => p.client.subscribe(r)))));
 
     const confirmed: Confirmed[] = [];
-    let failed = 0;
+    let failed = 0, submitted = 0;
     let kills = 0, primaryKills = 0, joins = 0;
     const rand = sim.rand;
     const edit = (p: SimPeer) => {
@@ -48,6 +48,7 @@ describe('region hosting under churn (simulated)', () => {
       const z = region.rz * REGION_BLOCKS + Math.floor(rand() * REGION_BLOCKS);
       const y = 100 + Math.floor(rand() * 40);
       const id = PLACEABLE[Math.floor(rand() * PLACEABLE.length)]!;
+      submitted++;
       p.client.submit(x, y, z, id, { x: x + 2, y, z: z + 2 }).then(
         (stamp) => confirmed.push({ region, key: keyOf(x, y, z), id, stamp }),
         () => failed++,
@@ -97,8 +98,9 @@ describe('region hosting under churn (simulated)', () => {
       for (const p of players) expect(p.client.state(r)!.fingerprint()).toBe(prim[0]!.host.regionState(r)!.state.fingerprint());
     }
     expect(sim.doublePrimaries()).toEqual([]);
-    console.log(JSON.stringify({ confirmed: confirmed.length, failed, kills, primaryKills, joins, virtualS: sim.clock.now() / 1000 }));
-    expect(confirmed.length).toBeGreaterThan(150);
+    console.log(JSON.stringify({ submitted, confirmed: confirmed.length, failed, kills, primaryKills, joins, virtualS: sim.clock.now() / 1000 }));
+    expect(confirmed.length + failed).toBe(submitted);
+    expect(confirmed.length).toBeGreaterThanOrEqual(0.9 * submitted);
     sim.stopAll();
   });
 });

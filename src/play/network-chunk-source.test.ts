@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { HostSim, type SimPeer } from '../host/host-sim';
+import { BRICK, GLASS } from '../world/blocks';
+import { localOf } from '../world/coords';
+import { generateChunk } from '../world/terrain';
+import { NetworkChunkSource, type BlockChange, type RemotePlayer } from './network-chunk-source';
+
+function source(sim: HostSim, p: SimPeer, name: string): NetworkChunkSource {
+  return new NetworkChunkSource({ seed: 'seed-1', world: sim.world, client: p.client, dht: p.dht, clock: sim.clock, options: { name } });
+}
+
+describe('NetworkChunkSource (simulated)', () => {
+  it('loads columns with the hosts\' edits, streams remote edits and players, reads far regions from the DHT', async () => {
+    const sim = new HostSim({ seed: 21 });
+    await sim.grow(10);
+    const [pa, pb, pc] = sim.live();
+    const a = source(sim, pa!, 'alice'), b = source(sim, pb!, 'bob'), c = source(sim, pc!, 'carol');
+    const here = { x: 5.5, y: 80, z: 5.5, yaw: 0, pitch: 0 };
+    a.setPosition(here);
+    b.setPosition({ ...here, x: 7.5 });
+    const seen: BlockChange[] = [];
+    b.events.on('blocks', ({ changes }) => seen.push(...changes));
+    let players: RemotePlayer[] = [];
+    b.events.on('players', (e) => (players = e.players));
+
+    await sim.settle(b.load(0, 0));
+    await sim.settle(a.commitEdit(6, 81, 7, BRICK));
+    await sim.run(500);
+    expect(seen).toContainEqual({ x: 6, y: 81, z: 7, id: BRICK });
+    const col = await sim.settle(b.load(0, 0));
+    expect(col.get(6, 81, 7)).toBe(BRICK);
+    expect(b.liveRegions().length).toBeLessThanOrEqual(9);
+
+    // Movement reaches the other player through the region's primary.
+    for (let i = 0; i < 10; i++) {
+      a.setPosition({ ...here, x: here.x + i * 0.1 });
+      await sim.run(100);
+    }
+    const alice = players.find((p) => p.name === 'alice');
+    expect(alice?.x).toBeCloseTo(here.x + 0.9, 5);
+
+    // A far region (not subscribed by b): its edits come from the DHT's stored log.
+    const fx = 20 * 64 + 3, fz = -20 * 64 + 4;
+    c.setPosition({ x: fx + 0.5, y: 90, z: fz + 0.5, yaw: 0, pitch: 0 });
+    await sim.settle(c.commitEdit(fx, 91, fz, GLASS));
+    await sim.run(4000); // the primary publishes the log (debounced)
+    const far = await sim.settle(b.load(Math.floor(fx / 16), Math.floor(fz / 16)));
+    expect(far.get(localOf(fx), 91, localOf(fz))).toBe(GLASS);
+    expect(b.liveRegions().some((r) => r.rx === 20)).toBe(false);
+    expect(generateChunk('seed-1', Math.floor(fx / 16), Math.floor(fz / 16)).get(localOf(fx), 91, localOf(fz))).not.toBe(GLASS);
+    a.close(); b.close(); c.close();
+    sim.stopAll();
+  });
+});

@@ -1,0 +1,226 @@
+// The peer-hosted world's chunk source: terrain from the seed, plus the region's edits
+// from its hosts. Regions near the player (the 3 x 3 around it by default) are live
+// subscriptions (snapshot, then deltas); farther ones are read once from the region's
+// edit log stored in the DHT and refreshed lazily, so the links a player holds stay
+// bounded however far it can see (DESIGN.md "Hosting").
+//
+// Remote edits arrive as 'blocks' events (world coordinates) for the app to apply to the
+// WorldModel; remote players as 'players' events. The player's own position goes in
+// through setPosition(), which also moves the subscriptions and sends MOVE.
+import type { Clock } from '../core/clock';
+import { Emitter } from '../core/emitter';
+import { idToHex } from '../core/node-id';
+import type { DhtNode } from '../dht/dht-node';
+import type { PlayerFrame } from '../host/host-messages';
+import type { Position, RegionClient } from '../host/region-client';
+import { columnAt, columnIndex, REGION_BLOCKS, regionName, regionOf, RegionKeys, type RegionCoord } from '../host/region-key';
+import { getEdits } from '../host/region-records';
+import { RegionState, type Entry } from '../host/region-state';
+import type { Chunk } from '../world/chunk';
+import { EditLog, editAt } from '../world/chunk-edits';
+import { CHUNK_VOLUME, chunkOf, worldOf } from '../world/coords';
+import { generateChunk } from '../world/terrain';
+import type { ChunkSource } from './chunk-source';
+
+export const NETWORK_SOURCE_DEFAULTS = {
+  /** Regions within this many regions of the player's are live subscriptions (1: 3 x 3). */
+  liveRadius: 1,
+  /** The centre region moves only once the player is this many blocks past its border. */
+  hysteresisBlocks: 8,
+  /** A far region's stored edit log is re-read when older than this. */
+  farRefreshMs: 30_000,
+  /** load() of a live region waits this long for its snapshot, then uses the stored log. */
+  snapshotWaitMs: 5000,
+  /** MOVE frames per second at most. */
+  moveHz: 10,
+  /** Shown to other players. */
+  name: 'player',
+};
+
+export type NetworkSourceOptions = typeof NETWORK_SOURCE_DEFAULTS;
+
+export interface BlockChange {
+  x: number;
+  y: number;
+  z: number;
+  id: number;
+}
+
+export interface RemotePlayer extends PlayerFrame {
+  hex: string;
+  /** Region whose primary reported it. */
+  region: string;
+  /** Local clock time of the report (for interpolation). */
+  at: number;
+}
+
+export interface NetworkSourceEvents extends Record<string, unknown> {
+  /** Blocks changed by others (and our own edits echoed back): apply to the WorldModel. */
+  blocks: { changes: BlockChange[] };
+  /** Everyone the primaries around us report, ourselves excluded. */
+  players: { players: RemotePlayer[] };
+}
+
+export interface NetworkChunkSourceArgs {
+  seed: string;
+  world: string;
+  client: RegionClient;
+  dht: Pick<DhtNode, 'get' | 'selfId'>;
+  clock: Clock;
+  options?: Partial<NetworkSourceOptions>;
+}
+
+interface FarRegion {
+  at: number;
+  state: Promise<RegionState>;
+}
+
+export class NetworkChunkSource implements ChunkSource {
+  readonly events = new Emitter<NetworkSourceEvents>();
+  readonly opts: NetworkSourceOptions;
+  private readonly keys: RegionKeys;
+  private readonly far = new Map<string, FarRegion>();
+  private readonly players = new Map<string, RemotePlayer>();
+  private readonly selfHex: string;
+  private centre: RegionCoord | undefined;
+  private pos: Position | undefined;
+  private lastMove = -Infinity;
+  private stops: (() => void)[] = [];
+
+  constructor(private readonly args: NetworkChunkSourceArgs) {
+    this.opts = { ...NETWORK_SOURCE_DEFAULTS, ...args.options };
+    this.keys = new RegionKeys(args.world);
+    this.selfHex = idToHex(args.dht.selfId);
+    this.stops.push(args.client.events.on('edits', ({ region, entries }) => this.emitBlocks(region, entries)));
+    this.stops.push(args.client.events.on('players', ({ region, players }) => this.onPlayers(region, players)));
+  }
+
+  close(): void {
+    for (const s of this.stops) s();
+    this.stops = [];
+    for (const r of this.args.client.subscribed()) this.args.client.unsubscribe(r);
+  }
+
+  /** Live subscriptions (at most (2 * liveRadius + 1)^2, plus regions just edited). */
+  liveRegions(): RegionCoord[] {
+    return this.args.client.subscribed();
+  }
+
+  // ---- the player -------------------------------------------------------------------
+
+  /** Where the player is: moves the live subscriptions and sends MOVE (throttled). */
+  setPosition(p: Position): void {
+    this.pos = { ...p };
+    const here = { rx: regionOf(chunkOf(p.x)), rz: regionOf(chunkOf(p.z)) };
+    if (!this.centre || this.farFromCentre(p)) this.recentre(here);
+    const now = this.args.clock.now();
+    if (now - this.lastMove >= 1000 / this.opts.moveHz) {
+      if (this.args.client.move(p, this.opts.name)) this.lastMove = now;
+    }
+  }
+
+  private farFromCentre(p: Position): boolean {
+    const c = this.centre!;
+    const h = this.opts.hysteresisBlocks;
+    const x0 = c.rx * REGION_BLOCKS, z0 = c.rz * REGION_BLOCKS;
+    return p.x < x0 - h || p.x >= x0 + REGION_BLOCKS + h || p.z < z0 - h || p.z >= z0 + REGION_BLOCKS + h;
+  }
+
+  private isLive(r: RegionCoord): boolean {
+    const c = this.centre;
+    return !!c && Math.abs(r.rx - c.rx) <= this.opts.liveRadius && Math.abs(r.rz - c.rz) <= this.opts.liveRadius;
+  }
+
+  private recentre(c: RegionCoord): void {
+    this.centre = c;
+    const rad = this.opts.liveRadius;
+    for (const r of this.args.client.subscribed()) {
+      if (this.isLive(r)) continue;
+      this.args.client.unsubscribe(r);
+      for (const [hex, p] of this.players) if (p.region === regionName(r)) this.players.delete(hex);
+    }
+    // Nearest first: the player's own region, then the ring.
+    const want: RegionCoord[] = [];
+    for (let dz = -rad; dz <= rad; dz++) for (let dx = -rad; dx <= rad; dx++) want.push({ rx: c.rx + dx, rz: c.rz + dz });
+    want.sort((a, b) => Math.hypot(a.rx - c.rx, a.rz - c.rz) - Math.hypot(b.rx - c.rx, b.rz - c.rz));
+    for (const r of want) void this.args.client.subscribe(r);
+  }
+
+  // ---- ChunkSource ------------------------------------------------------------------
+
+  async load(cx: number, cz: number): Promise<Chunk> {
+    const region = { rx: regionOf(cx), rz: regionOf(cz) };
+    if (!this.centre) this.recentre(region);
+    const col = columnIndex(cx, cz);
+    const chunk = generateChunk(this.args.seed, cx, cz);
+    let state: RegionState | undefined;
+    if (this.isLive(region)) {
+      const ready = this.args.client.subscribe(region);
+      const timedOut = await Promise.race([
+        ready.then(() => false),
+        new Promise<boolean>((resolve) => this.args.clock.setTimeout(() => resolve(true), this.opts.snapshotWaitMs)),
+      ]);
+      if (!timedOut) state = this.args.client.state(region);
+    }
+    state ??= await this.farState(region);
+    return EditLog.from(state.column(col)).applyTo(chunk);
+  }
+
+  async commitEdit(x: number, y: number, z: number, id: number): Promise<void> {
+    const at = this.pos ?? { x: x + 0.5, y, z: z + 0.5 };
+    await this.args.client.submit(x, y, z, id, at);
+  }
+
+  release(): void {
+    // Subscriptions follow the player's position, not single columns.
+  }
+
+  // ---- far regions --------------------------------------------------------------------
+
+  private farState(region: RegionCoord): Promise<RegionState> {
+    const name = regionName(region);
+    const now = this.args.clock.now();
+    const held = this.far.get(name);
+    if (held && now - held.at < this.opts.farRefreshMs) return held.state;
+    const state = this.keys
+      .key(region)
+      .then((key) => getEdits(this.args.dht, key))
+      .then((entries) => RegionState.from(entries ?? []), () => new RegionState());
+    if (held) {
+      // Refresh lazily: keep serving the old value, announce what changed.
+      void Promise.all([held.state, state]).then(([old, fresh]) => {
+        const changed = fresh.all().filter((e) => old.get(e.key)?.id !== e.id);
+        if (changed.length > 0) this.emitBlocks(region, changed);
+      });
+    }
+    this.far.set(name, { at: now, state });
+    if (this.far.size > 256) this.far.delete(this.far.keys().next().value!);
+    return held ? held.state : state;
+  }
+
+  // ---- remote edits and players ----------------------------------------------------------
+
+  private emitBlocks(region: RegionCoord, entries: Entry[]): void {
+    const changes: BlockChange[] = entries.map((e) => {
+      const col = Math.floor(e.key / CHUNK_VOLUME);
+      const [cx, cz] = columnAt(region, col);
+      const b = editAt(e.key % CHUNK_VOLUME, e.id);
+      return { x: worldOf(cx, b.x), y: b.y, z: worldOf(cz, b.z), id: e.id };
+    });
+    this.events.emit('blocks', { changes });
+  }
+
+  private onPlayers(region: RegionCoord, list: PlayerFrame[]): void {
+    const name = regionName(region);
+    const now = this.args.clock.now();
+    const listed = new Set<string>();
+    for (const p of list) {
+      const hex = idToHex(p.id);
+      if (hex === this.selfHex) continue;
+      listed.add(hex);
+      this.players.set(hex, { ...p, hex, region: name, at: now });
+    }
+    for (const [hex, p] of this.players) if (p.region === name && !listed.has(hex)) this.players.delete(hex);
+    this.events.emit('players', { players: [...this.players.values()] });
+  }
+}
