@@ -1,0 +1,184 @@
+// One bot player of the test agent (bench/agents.ts): a Chromium page of the real app with
+// rendering off, driven only through window.voxel, as the dissertation's evaluation client
+// drove the game. Everything a bot does goes through the same code paths a person's input
+// takes (teleport = the session, setBlock = the BlockEditor).
+//
+// Functions handed to page.evaluate run in the page: they declare no inner named functions
+// (tsx would wrap them in a `__name` helper that does not exist in the page).
+import type { BrowserContext, Page } from 'playwright-core';
+import { AIR, BRICK, WATER } from '../src/world/blocks';
+import { UNLOADED } from '../src/play/world-model';
+
+export interface BotOptions {
+  /** Page URL without query or fragment, e.g. http://127.0.0.1:8080/ */
+  baseUrl: string;
+  world: string;
+  seed: string;
+  renderDistance: number;
+  /** ws:// relay; default: the page's own /relay. */
+  relayUrl?: string;
+  /** Wait for window.voxel.net as part of joining (default true). */
+  net: boolean;
+  joinTimeoutMs: number;
+}
+
+export interface BotStep {
+  moved: boolean;
+  /** Column changed with this step. */
+  crossed: boolean;
+  /** The target column was not loaded yet: the bot waited. */
+  waited: boolean;
+}
+
+/** Numeric fields of window.voxel.stats() and window.voxel.net.stats(), whatever exists. */
+export type NumericStats = Record<string, number>;
+
+const chunkOf = (v: number) => Math.floor(Math.floor(v) / 16);
+
+export class Bot {
+  readonly errors: string[] = [];
+  joinMs = NaN;
+  x = 0;
+  y = 0;
+  z = 0;
+  moves = 0;
+  crossings = 0;
+  waits = 0;
+  /** placeNear found no free spot beside the bot. */
+  noSpot = 0;
+  private page!: Page;
+
+  constructor(readonly index: number, private readonly context: BrowserContext, private readonly o: BotOptions) {}
+
+  get url(): string {
+    const q = new URLSearchParams({ render: 'off', rd: String(this.o.renderDistance) });
+    if (this.o.relayUrl) q.set('relay', this.o.relayUrl);
+    if (!this.o.net) q.set('net', 'off');
+    const frag = new URLSearchParams({ world: this.o.world, seed: this.o.seed });
+    return `${this.o.baseUrl.replace(/\/?$/, '/')}?${q}#${frag}`;
+  }
+
+  /** Opens the page; join time = page open to ready() resolved and window.voxel.net present. */
+  async join(): Promise<void> {
+    this.page = await this.context.newPage();
+    this.page.on('pageerror', (e) => this.error(`pageerror: ${e.message}`));
+    this.page.on('console', (m) => { if (m.type() === 'error') this.error(`console: ${m.text()}`); });
+    this.page.on('crash', () => this.error('page crashed'));
+    const t0 = Date.now();
+    await this.page.goto(this.url, { timeout: this.o.joinTimeoutMs });
+    await this.page.waitForFunction(() => typeof window.voxel === 'object', null, { timeout: this.o.joinTimeoutMs, polling: 10 });
+    await this.page.evaluate(() => window.voxel.ready());
+    if (this.o.net) await this.page.waitForFunction(() => window.voxel.net !== undefined, null, { timeout: this.o.joinTimeoutMs, polling: 10 });
+    this.joinMs = Date.now() - t0;
+    const p = await this.page.evaluate(() => window.voxel.player());
+    [this.x, this.y, this.z] = [p.x, p.y, p.z];
+  }
+
+  get alive(): boolean {
+    return !!this.page && !this.page.isClosed();
+  }
+
+  /** Moves towards (tx, tz) by at most `stepBlocks`, standing on the ground there. */
+  async stepTowards(tx: number, tz: number, stepBlocks: number): Promise<BotStep> {
+    const dx = tx - this.x, dz = tz - this.z;
+    const d = Math.hypot(dx, dz);
+    const k = d > stepBlocks ? stepBlocks / d : 1;
+    const nx = this.x + dx * k, nz = this.z + dz * k;
+    const r = await this.page.evaluate(([x, z, unloaded, water]) => {
+      const v = window.voxel;
+      const bx = Math.floor(x!), bz = Math.floor(z!);
+      let ground = -1;
+      for (let y = 250; y > 0; y--) {
+        const id = v.getBlock(bx, y, bz);
+        if (id === unloaded) return { ok: false, y: 0 };
+        if (id !== 0 && id !== water) { ground = y; break; }
+      }
+      if (ground < 0) return { ok: false, y: 0 };
+      return v.teleport(x!, ground + 1, z!).then(() => ({ ok: true, y: ground + 1 }));
+    }, [nx, nz, UNLOADED, WATER] as const);
+    if (!r.ok) {
+      this.waits++;
+      return { moved: false, crossed: false, waited: true };
+    }
+    const crossed = chunkOf(nx) !== chunkOf(this.x) || chunkOf(nz) !== chunkOf(this.z);
+    [this.x, this.y, this.z] = [nx, r.y, nz];
+    this.moves++;
+    if (crossed) this.crossings++;
+    return { moved: true, crossed, waited: false };
+  }
+
+  /**
+   * Places a block next to the bot; returns where and when (page Date.now(), the same
+   * clock in every page of the machine), or null when no spot was free or it was refused.
+   */
+  async placeNear(): Promise<{ x: number; y: number; z: number; id: number; at: number } | null> {
+    const r = await this.page.evaluate(([px, pz, id, air, water]) => {
+      const v = window.voxel;
+      const offsets = [[2, 0], [0, 2], [-2, 0], [0, -2], [2, 2], [-2, -2]];
+      for (const [ox, oz] of offsets) {
+        const x = Math.floor(px!) + ox!, z = Math.floor(pz!) + oz!;
+        let y = -1;
+        for (let yy = 250; yy > 0; yy--) {
+          const b = v.getBlock(x, yy, z);
+          if (b < 0) break;
+          if (b !== air && b !== water) { y = yy + 1; break; }
+        }
+        if (y < 0 || v.getBlock(x, y, z) !== air) continue;
+        const at = Date.now();
+        return v.setBlock(x, y, z, id!).then(() => ({ x, y, z, at, err: '' }), (e: Error) => ({ x, y, z, at, err: e.message }));
+      }
+      return null;
+    }, [this.x, this.z, BRICK, AIR, WATER] as const);
+    if (!r) {
+      this.noSpot++;
+      return null;
+    }
+    if (r.err) {
+      this.error(`setBlock refused: ${r.err}`);
+      return null;
+    }
+    return { x: r.x, y: r.y, z: r.z, id: BRICK, at: r.at };
+  }
+
+  async removeBlock(x: number, y: number, z: number): Promise<boolean> {
+    const err = await this.page.evaluate(([x, y, z, air]) => window.voxel.setBlock(x!, y!, z!, air!).then(() => '', (e: Error) => e.message), [x, y, z, AIR] as const);
+    if (err) this.error(`remove refused: ${err}`);
+    return !err;
+  }
+
+  /** Polls getBlock in the page until it shows `id`; the page's Date.now() when it did, or NaN. */
+  async waitForBlock(x: number, y: number, z: number, id: number, timeoutMs: number): Promise<number> {
+    return this.page.evaluate(async ([x, y, z, id, timeoutMs]) => {
+      const until = Date.now() + timeoutMs!;
+      while (window.voxel.getBlock(x!, y!, z!) !== id) {
+        if (Date.now() > until) return NaN;
+        await new Promise((r) => setTimeout(r, 2));
+      }
+      return Date.now();
+    }, [x, y, z, id, timeoutMs] as const);
+  }
+
+  /** True when the column of (x, z) is loaded in this bot's world. */
+  async hasColumn(x: number, z: number): Promise<boolean> {
+    return this.page.evaluate(([x, z, unloaded]) => window.voxel.getBlock(x!, 1, z!) !== unloaded, [x, z, UNLOADED] as const);
+  }
+
+  async stats(): Promise<NumericStats> {
+    return this.page.evaluate(() => {
+      const out: Record<string, number> = {};
+      const s = window.voxel.stats() as unknown as Record<string, unknown>;
+      for (const k of Object.keys(s)) if (typeof s[k] === 'number') out[k] = s[k] as number;
+      const n = window.voxel.net?.stats() ?? {};
+      for (const k of Object.keys(n)) out[`net_${k}`] = n[k]!;
+      return out;
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.page?.close().catch(() => undefined);
+  }
+
+  private error(msg: string): void {
+    if (this.errors.length < 200) this.errors.push(msg.slice(0, 300));
+  }
+}

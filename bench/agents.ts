@@ -1,0 +1,278 @@
+// The test agent (issue 4; the dissertation's evaluation client): N bot players in one
+// headless Chromium, one browser context each (so each has its own identity and
+// IndexedDB), pages opened with ?render=off. Each joins, walks a random route (seeded,
+// so the same --seed walks the same routes) across chunk borders around the shared spawn
+// at walking speed, in 10 Hz steps through window.voxel.teleport, and every few seconds
+// places a block beside itself which the other bots watch for (edit-to-visible latency,
+// timed on the machine's one wall clock), then removes it. It prints one JSON report.
+//
+//   npm run agents -- --count N [--url URL] [--relay URL] [--seconds S] [--seed S]
+//                     [--rd N] [--json FILE] [--net off] [--dir DIST] [--join-timeout S]
+//
+// Bots talk over WebRTC, so run it in the loopback-only namespace:
+//   bash scripts/netns.sh npm run agents -- --count 8
+// Without --url it serves the built app itself (startServer from signaling/serve.ts on a
+// free port, with the relay): run `npm run build` first. It stops by itself: joining is
+// bounded by --join-timeout (default 60 s), walking lasts --seconds (default 30).
+// runAgents(options) is the same thing as a function, for the benchmark runner.
+import { existsSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { launchBrowser } from '../e2e/browser';
+import { startServer, type RunningServer } from '../signaling/serve';
+import { hashString, mulberry32 } from '../src/world/seeded-random';
+import { Bot, type NumericStats } from './agent-bot';
+import { median, percentile } from './stats';
+
+export const AGENT_DEFAULTS = {
+  count: 4,
+  seconds: 30,
+  seed: 'agents',
+  renderDistance: 3,
+  /** Bots wander within this many blocks of the spawn, so they share chunks (and hosts). */
+  roamRadius: 40,
+  /** Walking speed: 0.43 blocks per 100 ms step = 4.3 blocks/s, a walk. */
+  stepBlocks: 0.43,
+  stepMs: 100,
+  /** Each bot places a block this often (staggered between bots). */
+  editEveryMs: 3000,
+  /** How long other bots watch for a placed block before counting it as not seen. */
+  visibleTimeoutMs: 3000,
+  joinTimeoutMs: 60_000,
+  /** Pause between bot starts, so joins do not all land in one instant. */
+  staggerMs: 250,
+  net: true,
+  staticDir: 'dist',
+};
+
+export interface AgentOptions extends Partial<typeof AGENT_DEFAULTS> {
+  /** App URL; default: serve `staticDir` on a free port. */
+  url?: string;
+  /** Relay URL handed to the pages (default: the page's own /relay). */
+  relayUrl?: string;
+  /** Progress lines (default: stderr). */
+  log?: (line: string) => void;
+}
+
+export interface Summary { p50: number; p99: number; max: number; samples: number }
+
+export interface AgentReport {
+  bots: number;
+  joined: number;
+  seconds: number;
+  url: string;
+  seed: string;
+  /** Page open to window.voxel.ready() resolved and window.voxel.net present. */
+  join_ms: Summary;
+  /** Chunk snapshot latency, from stats fields named like it (absent until the API has them). */
+  chunk_snapshot_ms: Record<string, number>;
+  /** Block placed by one bot to visible at another; NaN (null in JSON) when never seen. */
+  edit_visible_ms: Summary & { missed: number };
+  /** Own position updates sent per second (teleport steps taken), median over bots. */
+  position_updates_hz: number;
+  /** Remote-position update rate from stats, where exposed (NaN otherwise). */
+  remote_position_hz: number;
+  /** Chunk-border crossings over every bot. */
+  chunk_crossings: number;
+  /** Steps skipped because the next column was not loaded yet. */
+  waits_for_chunks: number;
+  /** failed: refused or thrown (see errors); no_spot: no free block beside the bot. */
+  edits: { placed: number; removed: number; failed: number; no_spot: number };
+  /** Failovers seen (stats fields named like it; NaN until the API has them). */
+  failovers: number;
+  errors: { count: number; first: string[] };
+  /** Every bot's final numeric stats, for what the summary does not cover. */
+  stats: NumericStats[];
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function summary(xs: number[]): Summary {
+  const s = xs.filter(Number.isFinite);
+  return { p50: median(s), p99: percentile(s, 99), max: s.length ? Math.max(...s) : NaN, samples: s.length };
+}
+
+/** Sum (or NaN) of the stats fields whose names match. */
+function sumFields(stats: NumericStats[], re: RegExp): number {
+  let found = false, sum = 0;
+  for (const s of stats) for (const [k, v] of Object.entries(s)) if (re.test(k)) { found = true; sum += v; }
+  return found ? sum : NaN;
+}
+
+export async function runAgents(options: AgentOptions = {}): Promise<AgentReport> {
+  const o = { ...AGENT_DEFAULTS, ...options };
+  const log = options.log ?? ((l: string) => console.error(l));
+  let server: RunningServer | undefined;
+  let browser: Browser | undefined;
+  const bots: Bot[] = [];
+  const errors: string[] = [];
+  try {
+    let url = options.url;
+    if (!url) {
+      if (!existsSync(resolve(o.staticDir, 'index.html'))) {
+        throw new Error(`${o.staticDir}/index.html is missing: build the app first (npm run build), or pass --url`);
+      }
+      server = await startServer({ port: 0, host: '127.0.0.1', staticDir: o.staticDir });
+      url = server.url;
+      log(`agents: serving ${o.staticDir} at ${url}`);
+    }
+    browser = await launchBrowser();
+    const world = `agents-${o.seed}`.replace(/[^\w.-]/g, '-').slice(0, 64);
+
+    // --- join --------------------------------------------------------------------------
+    const joining: Promise<void>[] = [];
+    for (let i = 0; i < o.count; i++) {
+      const bot = new Bot(i, await browser.newContext(), {
+        baseUrl: url, world, seed: o.seed, renderDistance: o.renderDistance, relayUrl: options.relayUrl, net: o.net, joinTimeoutMs: o.joinTimeoutMs,
+      });
+      bots.push(bot);
+      joining.push(bot.join().then(
+        () => log(`agents: bot ${i} joined in ${bot.joinMs} ms`),
+        (e: Error) => { errors.push(`bot ${i} failed to join: ${e.message.split('\n')[0]}`); log(`agents: bot ${i} failed to join: ${e.message.split('\n')[0]}`); },
+      ));
+      await sleep(o.staggerMs);
+    }
+    await Promise.all(joining);
+    const live = bots.filter((b) => Number.isFinite(b.joinMs));
+    if (!live.length) throw new Error(`no bot joined: ${errors.join('; ')}`);
+
+    // --- walk and edit -------------------------------------------------------------------
+    const rnd = mulberry32(hashString(o.seed));
+    const centre = { x: live[0]!.x, z: live[0]!.z };
+    const pick = () => ({ x: centre.x + (rnd() * 2 - 1) * o.roamRadius, z: centre.z + (rnd() * 2 - 1) * o.roamRadius });
+    const targets = live.map(() => pick());
+    const visible: number[] = [];
+    let missed = 0;
+    const edits = { placed: 0, removed: 0, failed: 0, no_spot: 0 };
+    const editing = new Set<Bot>();
+    const inFlight: Promise<void>[] = [];
+    const editOnce = async (bot: Bot) => {
+      editing.add(bot);
+      try {
+        const spot = await bot.placeNear();
+        if (!spot) return;
+        edits.placed++;
+        // Watchers: the other bots that have the spot's column loaded.
+        const others = live.filter((b) => b !== bot && b.alive);
+        const watch = await Promise.all(others.map(async (b) => ((await b.hasColumn(spot.x, spot.z)) ? b : null)));
+        const seenAt = await Promise.all(watch.filter((b): b is Bot => b !== null).map((b) => b.waitForBlock(spot.x, spot.y, spot.z, spot.id, o.visibleTimeoutMs)));
+        for (const t of seenAt) {
+          if (Number.isFinite(t)) visible.push(t - spot.at);
+          else missed++;
+        }
+        if (await bot.removeBlock(spot.x, spot.y, spot.z)) edits.removed++;
+        else edits.failed++;
+      } catch (e) {
+        errors.push(`bot ${bot.index} edit: ${(e as Error).message.split('\n')[0]}`);
+      } finally {
+        editing.delete(bot);
+      }
+    };
+
+    const t0 = Date.now();
+    const until = t0 + o.seconds * 1000;
+    const nextEdit = live.map((_, i) => t0 + 1000 + (i * o.editEveryMs) / live.length);
+    let tick = 0;
+    while (Date.now() < until) {
+      const tickStart = Date.now();
+      await Promise.all(live.map(async (bot, i) => {
+        if (!bot.alive) return;
+        const t = targets[i]!;
+        if (Math.hypot(t.x - bot.x, t.z - bot.z) < 0.5) targets[i] = pick();
+        try {
+          await bot.stepTowards(targets[i]!.x, targets[i]!.z, o.stepBlocks);
+        } catch (e) {
+          errors.push(`bot ${i} step: ${(e as Error).message.split('\n')[0]}`);
+        }
+        if (Date.now() >= nextEdit[i]! && !editing.has(bot)) {
+          nextEdit[i] = Date.now() + o.editEveryMs;
+          inFlight.push(editOnce(bot));
+        }
+      }));
+      if (++tick % 50 === 0) log(`agents: ${Math.round((Date.now() - t0) / 1000)} s, ${edits.placed} edits, ${live.reduce((n, b) => n + b.crossings, 0)} border crossings`);
+      await sleep(Math.max(0, o.stepMs - (Date.now() - tickStart)));
+    }
+    const walked = (Date.now() - t0) / 1000;
+    await Promise.all(inFlight);
+
+    // --- report --------------------------------------------------------------------------
+    const stats = await Promise.all(live.map((b) => b.stats().catch(() => ({}) as NumericStats)));
+    const snapshot: Record<string, number> = {};
+    for (const key of new Set(stats.flatMap((s) => Object.keys(s)).filter((k) => /snapshot/i.test(k)))) {
+      snapshot[key] = median(stats.map((s) => s[key]).filter((v): v is number => v !== undefined));
+    }
+    const botErrors = bots.flatMap((b) => b.errors.map((e) => `bot ${b.index}: ${e}`));
+    const allErrors = [...errors, ...botErrors];
+    return {
+      bots: o.count,
+      joined: live.length,
+      seconds: Math.round(walked * 10) / 10,
+      url,
+      seed: o.seed,
+      join_ms: summary(live.map((b) => b.joinMs)),
+      chunk_snapshot_ms: snapshot,
+      edit_visible_ms: { ...summary(visible), missed },
+      position_updates_hz: Math.round(median(live.map((b) => b.moves / walked)) * 10) / 10,
+      remote_position_hz: (() => { const v = stats.flatMap((s) => Object.entries(s).filter(([k]) => /remote.*(hz|rate)/i.test(k)).map(([, x]) => x)); return v.length ? median(v) : NaN; })(),
+      chunk_crossings: live.reduce((n, b) => n + b.crossings, 0),
+      waits_for_chunks: live.reduce((n, b) => n + b.waits, 0),
+      edits: { ...edits, failed: edits.failed + live.reduce((n, b) => n + b.errors.filter((e) => e.startsWith('setBlock refused')).length, 0), no_spot: live.reduce((n, b) => n + b.noSpot, 0) },
+      failovers: sumFields(stats, /failover/i),
+      errors: { count: allErrors.length, first: allErrors.slice(0, 20) },
+      stats,
+    };
+  } finally {
+    for (const b of bots) await b.close();
+    await browser?.close().catch(() => undefined);
+    await server?.close().catch(() => undefined);
+  }
+}
+
+function parseArgs(argv: string[]): AgentOptions & { json?: string } {
+  const out: AgentOptions & { json?: string } = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!, v = argv[i + 1];
+    const need = (): string => {
+      if (v === undefined) throw new Error(`${a} needs a value`);
+      i++;
+      return v;
+    };
+    const num = (): number => {
+      const n = Number(need());
+      if (!Number.isFinite(n) || n < 0) throw new Error(`${a} needs a number`);
+      return n;
+    };
+    switch (a) {
+      case '--count': out.count = Math.max(1, Math.floor(num())); break;
+      case '--url': out.url = need(); break;
+      case '--relay': out.relayUrl = need(); break;
+      case '--seconds': out.seconds = num(); break;
+      case '--seed': out.seed = need(); break;
+      case '--rd': out.renderDistance = Math.floor(num()); break;
+      case '--json': out.json = need(); break;
+      case '--join-timeout': out.joinTimeoutMs = num() * 1000; break;
+      case '--net': out.net = need() !== 'off'; break;
+      case '--dir': out.staticDir = need(); break;
+      case '--help': case '-h':
+        console.log('npm run agents -- --count N [--url URL] [--relay URL] [--seconds S] [--seed S] [--rd N] [--json FILE] [--join-timeout S] [--net off] [--dir DIST]');
+        process.exit(0);
+        break;
+      default: throw new Error(`unknown option ${a} (try --help)`);
+    }
+  }
+  return out;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  try {
+    const { json, ...opts } = parseArgs(process.argv.slice(2));
+    const report = await runAgents(opts);
+    const text = JSON.stringify(report, null, 2);
+    if (json) writeFileSync(json, `${text}\n`);
+    console.log(text);
+    process.exit(0);
+  } catch (e) {
+    console.error(`agents: ${(e as Error).message}`);
+    process.exit(1);
+  }
+}
