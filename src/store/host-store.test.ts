@@ -5,7 +5,7 @@ import { MemoryHostStore } from './host-store-memory';
 
 describe('host stores', () => {
   for (const [name, open] of [
-    ['idb', (world: string) => IdbHostStore.open(world, 'test-hosting-1')],
+    ['idb', (world: string) => IdbHostStore.open(world, 'node-a', 'test-hosting-1')],
     ['memory', (() => { const m = new MemoryHostStore(); return () => Promise.resolve(m); })()],
   ] as const) {
     it(`${name}: keeps each region's entries and promise, per world`, async () => {
@@ -20,7 +20,10 @@ describe('host stores', () => {
       ]);
       await a.remove(0, 0);
       expect(await a.loadAll()).toHaveLength(1);
-      if (name === 'idb') expect(await (await open('beta')).loadAll()).toEqual([]);
+      if (name === 'idb') {
+        expect(await (await open('beta')).loadAll()).toEqual([]);
+        expect(await (await IdbHostStore.open('alpha', 'node-b', 'test-hosting-1')).loadAll()).toEqual([]);
+      }
     });
   }
 });

@@ -27,15 +27,18 @@ export interface HostStore {
 }
 
 interface HostSchema extends DBSchema {
-  /** key: `${world}|${rx},${rz}` */
+  /** key: `${world}|${owner}|${rx},${rz}` */
   regions: { key: string; value: StoredRegion };
 }
 
 export class IdbHostStore implements HostStore {
-  private constructor(private readonly db: IDBPDatabase<HostSchema>, readonly world: string) {}
+  private constructor(private readonly db: IDBPDatabase<HostSchema>, readonly world: string, readonly owner: string) {}
 
-  /** One database per browser profile; records are per world. */
-  static async open(world: string, dbName = HOST_DB_NAME): Promise<IdbHostStore> {
+  /**
+   * One database per browser profile; records are per world and per `owner` (the hosting
+   * node's id in hex: two tabs of one profile are two nodes and must not share records).
+   */
+  static async open(world: string, owner = '', dbName = HOST_DB_NAME): Promise<IdbHostStore> {
     try {
       if (typeof indexedDB === 'undefined') throw new Error('IndexedDB is not available');
       const db = await openDB<HostSchema>(dbName, DB_VERSION, {
@@ -44,18 +47,22 @@ export class IdbHostStore implements HostStore {
         },
       });
       db.addEventListener('versionchange', () => db.close());
-      return new IdbHostStore(db, world);
+      return new IdbHostStore(db, world, owner);
     } catch (err) {
       throw explainStorageFailure('open the hosting database', err);
     }
   }
 
+  private get prefix(): string {
+    return `${this.world}|${this.owner}|`;
+  }
+
   private key(rx: number, rz: number): string {
-    return `${this.world}|${rx},${rz}`;
+    return `${this.prefix}${rx},${rz}`;
   }
 
   async loadAll(): Promise<StoredRegion[]> {
-    const prefix = `${this.world}|`;
+    const prefix = this.prefix;
     try {
       return await this.db.getAll('regions', IDBKeyRange.bound(prefix, `${prefix}\uffff`));
     } catch (err) {
