@@ -39,6 +39,8 @@ export const DHT_DEFAULTS = {
   rpcTimeoutMs: 4000,
   /** Consecutive RPC failures before a contact leaves the table. */
   maxFails: 2,
+  /** A full bucket's oldest contact heard from within this long is kept without a ping. */
+  evictionPingFreshMs: 60_000,
   /** A link silent this long gets a PING. */
   heartbeatMs: 5000,
   /** A link silent this long is closed and its peer dropped from the table. */
@@ -441,6 +443,12 @@ export class DhtNode {
     if (res.status === 'added') this.onNewContact(res.contact);
     else if (res.status === 'full' && !res.pinging) {
       const oldest = res.oldest;
+      // Heard from lately: alive as far as we can tell, no ping needed (the newcomer waits
+      // in the replacement cache).
+      if (this.clock.now() - oldest.lastSeen < this.opts.evictionPingFreshMs) {
+        this.table.pingResult(oldest.hex, true, oldest.lastSeen);
+        return;
+      }
       this.call(oldest.id, oldest.hex, { t: 'PING' }).then(
         () => this.table.pingResult(oldest.hex, true, this.clock.now()),
         () => {
