@@ -6,6 +6,7 @@ import { benchWorld } from './world-bench';
 import { benchMesh } from './mesh-bench';
 import { benchFirstFrame } from './first-frame-bench';
 import { benchTabs } from './tabs-bench';
+import { measureHiddenTickHz } from './hidden-tick-bench';
 
 type Bench = [name: string, run: () => Promise<Record<string, number>>];
 
@@ -14,6 +15,7 @@ const benches: Bench[] = [
   ['mesh', benchMesh],
   ['first frame', benchFirstFrame],
   ['tabs', benchTabs],
+  ['hidden tick', measureHiddenTickHz],
 ];
 
 const only = process.argv.slice(2);
