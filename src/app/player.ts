@@ -13,11 +13,15 @@ import { Hud } from '../ui/hud';
 import { KeyboardMouseInput } from '../ui/keyboard-mouse-input';
 import { LoadingScreen } from '../ui/loading-screen';
 import { IdentityPanel } from '../ui/identity-panel';
-import { claimNodeIdentity } from '../store/identity-store';
-import { hexToId } from '../core/node-id';
-import { clampRenderDistance, DEFAULT_RENDER_DISTANCE, inviteLink, parsePageConfig, type PageConfig } from './config';
+import { RemotePlayers } from '../play/remote-player-smoother';
+import type { ChunkSource } from '../play/chunk-source';
+import { NO_INPUT } from '../play/physics';
+import { clampRenderDistance, DEFAULT_RENDER_DISTANCE, inviteLink, parsePageConfig } from './config';
 import { createNetApi } from './net-api';
-import { Peer } from './peer';
+import { startNetSession, type NetSession } from './net-session';
+import { TabClock } from './tab-clock';
+import { WorkerTicker } from './worker-ticker';
+import { createHostingApi } from './hosting-api';
 import { createVoxelApi, type VoxelApi } from './voxel-api';
 import { createView, type WorldView } from './world-view';
 
@@ -33,8 +37,11 @@ const READY_RADIUS = 1;
 
 async function main(): Promise<void> {
   const cfg = parsePageConfig(location.href);
-  // The network join runs alongside the world's start-up: neither waits for the other.
-  const joining = cfg.net ? joinNetwork(cfg) : null;
+  // Hosting and the DHT keep time through the worker, so a hidden tab stays a good host.
+  const ticker = new WorkerTicker();
+  const clock = new TabClock(ticker);
+  // The network join runs alongside opening the local database.
+  const joining = cfg.net ? startNetSession(cfg, clock, ticker) : null;
   const loading = new LoadingScreen(document.getElementById('loading')!);
   const hud = new Hud(document.getElementById('hud')!);
   loading.progress('Opening the world database…', 0.02);
@@ -48,10 +55,22 @@ async function main(): Promise<void> {
   const saved = await store?.loadPlayer().catch((err: Error) => { hud.showMessage(err.message); return undefined; });
   let renderDistance = cfg.renderDistance ?? clampRenderDistance((await store?.loadSetting<number>('renderDistance')) ?? DEFAULT_RENDER_DISTANCE);
 
+  let net: NetSession | null = null;
+  if (joining) {
+    loading.progress('Joining the peer network…', 0.05);
+    try {
+      net = await joining;
+      if (net.peer.lastError) hud.showMessage(`Peer network: ${net.peer.lastError.message}`, 'notice');
+    } catch (err) {
+      hud.showMessage(`Could not join the peer network, playing alone: ${(err as Error).message}`);
+    }
+  }
+  // With the network, chunks come from their hosts (this tab may be one); without it, from disk.
+  const source: ChunkSource = net ? net.source : new LocalChunkSource(cfg.seed, store);
   const world = new WorldModel();
-  const source = new LocalChunkSource(cfg.seed, store);
   const streamer = new ChunkStreamer(world, source);
-  const spawn = saved ?? { ...findSpawn(cfg.seed), yaw: 0, pitch: 0, flying: false, selected: 0 };
+  const fromDht = saved ? undefined : await net?.fetchPlayer();
+  const spawn = saved ?? (fromDht && { ...fromDht, flying: false, selected: 0 }) ?? { ...findSpawn(cfg.seed), yaw: 0, pitch: 0, flying: false, selected: 0 };
   const session = new PlayerSession(world, spawn.x, spawn.y, spawn.z);
   session.yaw = spawn.yaw;
   session.pitch = spawn.pitch;
@@ -64,13 +83,14 @@ async function main(): Promise<void> {
   // --- saving the player ---------------------------------------------------------------
   const snapshot = (): SavedPlayer => ({ x: session.body.x, y: session.body.y, z: session.body.z, yaw: session.yaw, pitch: session.pitch, flying: session.flying, selected: session.selected });
   let lastSaved = JSON.stringify(snapshot());
-  const savePlayer = async () => {
+  const savePlayer = async (force = true) => {
     const s = snapshot();
     lastSaved = JSON.stringify(s);
     await store?.savePlayer(s);
+    await net?.publishPlayer(s, force).catch(() => {}); // best effort: the local copy is the first resort
   };
   const saveIfMoved = () => {
-    if (JSON.stringify(snapshot()) !== lastSaved) savePlayer().catch((e: Error) => hud.showMessage(e.message));
+    if (JSON.stringify(snapshot()) !== lastSaved) savePlayer(false).catch((e: Error) => hud.showMessage(e.message));
   };
   document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden') saveIfMoved(); });
   addEventListener('pagehide', saveIfMoved);
@@ -101,8 +121,8 @@ async function main(): Promise<void> {
     changeRenderDistance: (d) => { setRenderDistance(renderDistance + d).catch((e: Error) => hud.showMessage(e.message)); },
     lockChanged: (locked) => { menu.hidden = locked; },
     invite: () => {
-      if (!peer) { hud.showMessage('Not connected to the peer network yet', 'notice'); return; }
-      const link = inviteLink(location.href, cfg, peer.id);
+      if (!net) { hud.showMessage('Not connected to the peer network', 'notice'); return; }
+      const link = inviteLink(location.href, cfg, net.peer.id);
       navigator.clipboard?.writeText(link).then(
         () => hud.showMessage('Invite link copied: send it to a friend', 'notice'),
         () => hud.showMessage(`Invite link: ${link}`, 'notice'),
@@ -111,6 +131,15 @@ async function main(): Promise<void> {
   });
   menu.addEventListener('click', () => input?.requestLock());
   if (!cfg.headless) new IdentityPanel(document.body).bind(document.getElementById('identity-button'));
+
+  // --- other players' edits and avatars -------------------------------------------------
+  const remote = new RemotePlayers();
+  if (net) {
+    net.source.events.on('blocks', ({ changes }) => { for (const c of changes) world.applyBlock(c.x, c.y, c.z, c.id); });
+    net.source.events.on('players', ({ players }) => {
+      for (const p of players) remote.update(p.hex, p.name, p.x, p.y, p.z, p.yaw, p.pitch, performance.now());
+    });
+  }
 
   // --- readiness ------------------------------------------------------------------------
   let readyMs = NaN;
@@ -124,9 +153,11 @@ async function main(): Promise<void> {
   const frame = (now: number) => {
     const dt = (now - last) / 1000;
     last = now;
-    if (input?.active || cfg.headless) session.step(input ? input.moveInput() : { forward: 0, right: 0, jump: false, flying: false, descend: false, sprint: false }, dt);
-    else session.step({ forward: 0, right: 0, jump: false, flying: false, descend: false, sprint: false }, dt);
+    session.step(input?.active ? input.moveInput() : NO_INPUT, dt);
     streamer.update(session.column, renderDistance);
+    const b = session.body;
+    net?.source.setPosition({ x: b.x, y: b.y, z: b.z, yaw: session.yaw, pitch: session.pitch });
+    view.setRemotePlayers(remote.sample(now));
     view.frame(session, !Number.isNaN(readyMs) || nearReady());
     frames++;
     if (now - fpsSince >= 1000) { fps = (frames * 1000) / (now - fpsSince); frames = 0; fpsSince = now; }
@@ -142,44 +173,28 @@ async function main(): Promise<void> {
     }
     if (now - hudAt > 250) {
       hudAt = now;
-      const b = session.body, v = view.stats();
-      const net = peer ? `peer ${peer.id.slice(0, 8)} · ${peer.status} · ${peer.dht.linkInfo().length} links` : cfg.net ? 'joining the network…' : 'offline (net=off)';
-      hud.update({ x: b.x, y: b.y, z: b.z, ...session.column, fps, chunks: world.size, pending: streamer.pending, renderDistance, flying: session.flying, drawCalls: v.drawCalls, triangles: v.triangles, net });
+      const v = view.stats();
+      const roles = net?.host.roles();
+      const netLine = net
+        ? `peer ${net.peer.id.slice(0, 8)} · ${net.peer.status} · ${net.peer.dht.linkInfo().length} links · hosting ${roles!.primary.length}+${roles!.backup.length} · ${remote.size} players`
+        : cfg.net ? 'offline (could not join)' : 'offline (net=off)';
+      hud.update({ x: b.x, y: b.y, z: b.z, ...session.column, fps, chunks: world.size, pending: streamer.pending, renderDistance, flying: session.flying, drawCalls: v.drawCalls, triangles: v.triangles, net: netLine });
       if (streamer.lastError) { hud.showMessage(streamer.lastError.message); streamer.lastError = undefined; }
     }
   };
   view.loop(frame);
 
-  let peer: Peer | undefined;
   const api = createVoxelApi({
     world, session, editor, ready, savePlayer, setRenderDistance,
     onSelect: (i) => hud.select(i),
     stats: () => ({ fps, chunksLoaded: world.size, chunksPending: streamer.pending, readyMs, pendingEdits: editor.pending, ...view.stats() }),
   });
-  window.voxel = api;
-  if (joining) {
-    joining.then(
-      (p) => {
-        peer = p;
-        api.net = createNetApi(p);
-        if (p.lastError) hud.showMessage(`Peer network: ${p.lastError.message}`, 'notice');
-      },
-      (err: Error) => hud.showMessage(`Could not join the peer network: ${err.message}`),
-    );
+  if (net) {
+    api.net = createNetApi(net.peer);
+    api.hosting = createHostingApi(net, remote, clock, ticker);
+    addEventListener('pagehide', () => net?.stop());
   }
-}
-
-async function joinNetwork(cfg: PageConfig): Promise<Peer> {
-  performance.mark('vp:join-start');
-  const claimed = await claimNodeIdentity();
-  performance.mark('vp:identity');
-  addEventListener('pagehide', () => claimed.release());
-  return Peer.start({
-    identity: claimed.identity,
-    relayUrl: cfg.relayUrl,
-    invitePeers: cfg.invitePeer ? [hexToId(cfg.invitePeer)] : [],
-    dht: cfg.maxLinks ? { maxLinks: cfg.maxLinks, softLinks: Math.max(1, cfg.maxLinks - 1), linksPerBucket: 1 } : {},
-  });
+  window.voxel = api;
 }
 
 main().catch((err: unknown) => {

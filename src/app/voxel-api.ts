@@ -6,6 +6,7 @@ import type { PlayerSession } from '../play/player-session';
 import type { WorldModel } from '../play/world-model';
 import type { RayHit } from '../play/raycast';
 import { BLOCKS } from '../world/blocks';
+import type { HostingApi } from './hosting-api';
 import type { NetApi } from './net-api';
 
 export interface VoxelStats {
@@ -41,6 +42,8 @@ export interface VoxelApi {
   savePlayer(): Promise<void>;
   /** The peer network; set once the tab has joined (absent with ?net=off). */
   net?: NetApi;
+  /** Region hosting and remote players; set with `net`. */
+  hosting?: HostingApi;
 }
 
 export interface VoxelApiParts {
@@ -49,7 +52,7 @@ export interface VoxelApiParts {
   editor: BlockEditor;
   ready: Promise<void>;
   stats: () => VoxelStats;
-  savePlayer: () => Promise<void>;
+  savePlayer: (force?: boolean) => Promise<void>;
   setRenderDistance: (n: number) => Promise<void>;
   onSelect: (slot: number) => void;
 }
@@ -80,6 +83,6 @@ export function createVoxelApi(p: VoxelApiParts): VoxelApi {
     blocks: () => BLOCKS.map((b) => ({ id: b.id, name: b.name })),
     stats: p.stats,
     setRenderDistance: p.setRenderDistance,
-    savePlayer: p.savePlayer,
+    savePlayer: () => p.savePlayer(true),
   };
 }

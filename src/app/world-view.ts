@@ -4,6 +4,8 @@
 // loop, and a column counts as drawn as soon as it is loaded.
 import type { PlayerSession } from '../play/player-session';
 import type { WorldModel } from '../play/world-model';
+import type { RemotePlayerSample } from '../play/remote-player-smoother';
+import { RemoteAvatars } from '../render/remote-avatars';
 import { WorldRenderer } from '../render/world-renderer';
 
 export interface ViewStats {
@@ -23,6 +25,8 @@ export interface WorldView {
    */
   frame(session: PlayerSession, draw: boolean): void;
   isColumnDrawn(cx: number, cz: number): boolean;
+  /** Other players to draw this frame (already smoothed). */
+  setRemotePlayers(players: readonly RemotePlayerSample[]): void;
   setRenderDistance(n: number): void;
   stats(): ViewStats;
 }
@@ -45,6 +49,8 @@ export async function createView(container: HTMLElement, world: WorldModel, opts
   world.events.on('chunkLoaded', (c) => r.setChunk(c.cx, c.cz, c.blocks));
   world.events.on('chunkUnloaded', (c) => r.removeChunk(c.cx, c.cz));
   world.events.on('blockChanged', (b) => r.markBlockChanged(b.x, b.y, b.z));
+  const avatars = new RemoteAvatars();
+  r.scene.add(avatars.group);
   return {
     canvas,
     loop(fn) {
@@ -65,6 +71,7 @@ export async function createView(container: HTMLElement, world: WorldModel, opts
       else r.follow();
     },
     isColumnDrawn: (cx, cz) => r.isChunkMeshed(cx, cz),
+    setRemotePlayers: (players) => avatars.sync(players),
     setRenderDistance: (n) => r.setRenderDistance(n),
     stats() {
       const s = r.stats();
@@ -81,6 +88,7 @@ function headlessView(world: WorldModel): WorldView {
     },
     frame() {},
     isColumnDrawn: (cx, cz) => world.has(cx, cz),
+    setRemotePlayers() {},
     setRenderDistance() {},
     stats: () => ({ lastMeshMs: 0, drawCalls: 0, triangles: 0, geometries: 0 }),
   };

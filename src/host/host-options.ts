@@ -61,11 +61,13 @@ export interface HostStats {
   stepDowns: number;
   storeFailures: number;
   publishes: number;
+  /** Authoritative ticks run, over all regions this node is primary of. */
+  ticks: number;
 }
 
 export function newHostStats(): HostStats {
   return {
     claims: 0, claimsWon: 0, claimsFailed: 0, grants: 0, refusals: 0, outsiderClaims: 0, staleFrames: 0, strayFrames: 0,
-    editsAccepted: 0, editsRejected: 0, confirms: 0, deltas: 0, syncs: 0, handoffs: 0, stepDowns: 0, storeFailures: 0, publishes: 0,
+    editsAccepted: 0, editsRejected: 0, confirms: 0, deltas: 0, syncs: 0, handoffs: 0, stepDowns: 0, storeFailures: 0, publishes: 0, ticks: 0,
   };
 }

@@ -147,6 +147,7 @@ export class PrimaryDuty {
   }
 
   tick(): void {
+    this.ctx.stats.ticks++;
     if (this.stopped) return;
     const now = this.ctx.clock.now();
     const queue = this.queue;

@@ -1,0 +1,49 @@
+// window.voxel.hosting: what this tab hosts and how the shared world looks from here, for
+// tests, bots and the dashboard.
+import type { Clock } from '../core/clock';
+import type { RemotePlayers, RemotePlayerSample } from '../play/remote-player-smoother';
+import type { NetSession } from './net-session';
+import type { WorkerTicker } from './worker-ticker';
+
+export interface HostingApi {
+  /** Region names ("rx,rz") this tab is primary or backup of. */
+  roles(): { primary: string[]; backup: string[] };
+  /** Regions the player holds live subscriptions to. */
+  liveRegions(): string[];
+  /** Remote players as drawn this frame (smoothed). */
+  players(): RemotePlayerSample[];
+  /** Authoritative ticks per second per primary region, over the last measurement window. */
+  tickHz(): number;
+  /** Flat counters: host_*, client_*, wire_* and ticker/clock figures. */
+  stats(): Record<string, number>;
+}
+
+export function createHostingApi(net: NetSession, remote: RemotePlayers, clock: Clock, ticker: WorkerTicker): HostingApi {
+  let lastTicks = net.host.stats.ticks, lastAt = clock.now(), hz = 0;
+  // Measured from the clock (worker-driven), so it stays honest in a hidden tab.
+  const measure = () => {
+    const now = clock.now();
+    const regions = net.host.roles().primary.length;
+    const ticks = net.host.stats.ticks;
+    if (regions > 0) hz = ((ticks - lastTicks) * 1000) / (now - lastAt) / regions;
+    lastTicks = ticks;
+    lastAt = now;
+    clock.setTimeout(measure, 2000);
+  };
+  clock.setTimeout(measure, 2000);
+  const prefixed = (prefix: string, o: object) => Object.fromEntries(Object.entries(o).filter(([, v]) => typeof v === 'number').map(([k, v]) => [`${prefix}${k}`, v as number]));
+  return {
+    roles: () => net.host.roles(),
+    liveRegions: () => net.source.liveRegions().map((r) => `${r.rx},${r.rz}`),
+    players: () => remote.sample(performance.now()),
+    tickHz: () => hz,
+    stats: () => ({
+      ...prefixed('host_', net.host.stats),
+      ...prefixed('client_', net.client.stats),
+      ...prefixed('wire_', net.wire.drops),
+      ticker_ticks: ticker.stats.ticks,
+      ticker_fallback: ticker.stats.fallback ? 1 : 0,
+      tick_hz: hz,
+    }),
+  };
+}

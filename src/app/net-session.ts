@@ -1,0 +1,80 @@
+// A tab's part in the shared world: the peer (identity, WebRTC, DHT), the regions it hosts
+// (RegionHost, ticking from the worker so a background tab keeps 20 Hz), the player's
+// client of the regions around them (RegionClient + NetworkChunkSource), and the signed
+// player record kept in the DHT under the player's id.
+import type { Clock } from '../core/clock';
+import type { Identity } from '../core/identity';
+import { hexToId, idToHex } from '../core/node-id';
+import type { Ticker } from '../core/ticker';
+import { HostWire } from '../host/host-wire';
+import { RegionClient } from '../host/region-client';
+import { RegionHost } from '../host/region-host';
+import { NetworkChunkSource } from '../play/network-chunk-source';
+import { makePlayerRecord, newestPlayerRecord, type PlayerState } from '../play/player-record';
+import { IdbHostStore } from '../store/host-store';
+import { claimNodeIdentity, loadPlayerIdentity } from '../store/identity-store';
+import type { PageConfig } from './config';
+import { Peer } from './peer';
+
+/** The player record in the DHT is refreshed at most this often (and on leaving). */
+const PLAYER_RECORD_EVERY_MS = 10_000;
+
+export interface NetSession {
+  readonly peer: Peer;
+  readonly wire: HostWire;
+  readonly host: RegionHost;
+  readonly client: RegionClient;
+  readonly source: NetworkChunkSource;
+  readonly player: Identity;
+  /** Stores the signed player record in the DHT (throttled unless `force`). */
+  publishPlayer(state: PlayerState, force?: boolean): Promise<void>;
+  /** The newest valid record of this player in the DHT, if any. */
+  fetchPlayer(): Promise<PlayerState | undefined>;
+  stop(): void;
+}
+
+export async function startNetSession(cfg: PageConfig, clock: Clock, ticker: Ticker): Promise<NetSession> {
+  performance.mark('vp:join-start');
+  const claimed = await claimNodeIdentity();
+  performance.mark('vp:identity');
+  addEventListener('pagehide', () => claimed.release());
+  const [player, peer] = await Promise.all([
+    loadPlayerIdentity(),
+    Peer.start({
+      identity: claimed.identity,
+      relayUrl: cfg.relayUrl,
+      invitePeers: cfg.invitePeer ? [hexToId(cfg.invitePeer)] : [],
+      clock,
+      dht: cfg.maxLinks ? { maxLinks: cfg.maxLinks, softLinks: Math.max(1, cfg.maxLinks - 1), linksPerBucket: 1 } : {},
+    }),
+  ]);
+  const wire = new HostWire(peer.channels.open('host'), clock);
+  // Each tab is its own hosting node: its records are keyed by its node id.
+  const store = await IdbHostStore.open(cfg.world, peer.id).catch(() => null);
+  const host = new RegionHost({ dht: peer.dht, wire, clock, ticker, store, world: cfg.world });
+  await host.start();
+  const client = new RegionClient({ dht: peer.dht, wire, clock, world: cfg.world });
+  const name = `player-${idToHex(player.id).slice(0, 6)}`;
+  const source = new NetworkChunkSource({ seed: cfg.seed, world: cfg.world, client, dht: peer.dht, clock, options: { name } });
+  let lastPublished = -Infinity;
+  return {
+    peer, wire, host, client, source, player,
+    async publishPlayer(state, force = false) {
+      const now = clock.now();
+      if (!force && now - lastPublished < PLAYER_RECORD_EVERY_MS) return;
+      lastPublished = now;
+      await peer.dht.put('player', player.id, await makePlayerRecord(player, state));
+    },
+    async fetchPlayer() {
+      const got = await peer.dht.get('player', player.id).catch(() => undefined);
+      if (!got) return undefined;
+      const rec = await newestPlayerRecord([got.value], player.id);
+      return rec ? { ...rec.pos, yaw: rec.yaw, pitch: rec.pitch } : undefined;
+    },
+    stop() {
+      source.close();
+      host.stop();
+      peer.stop();
+    },
+  };
+}
