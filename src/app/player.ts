@@ -143,12 +143,17 @@ async function main(): Promise<void> {
 
   // --- readiness ------------------------------------------------------------------------
   let readyMs = NaN;
+  // Frames (after ready) with a column missing well inside the render distance: a chunk
+  // the player should see is not drawn. Crossing borders must keep this at 0.
+  let gapFrames = 0;
+  const innerGap = () => wantedColumns(session.column, Math.max(1, renderDistance - 2)).some((c) => !view.isColumnDrawn(c.cx, c.cz));
   let resolveReady!: () => void;
   const ready = new Promise<void>((r) => (resolveReady = r));
   const nearReady = () => wantedColumns(session.column, READY_RADIUS).every((c) => world.has(c.cx, c.cz) && view.isColumnDrawn(c.cx, c.cz));
 
   // --- frame loop -----------------------------------------------------------------------
   let last = performance.now();
+  let totalFrames = 0;
   let frames = 0, fps = 0, fpsSince = last, hudAt = 0;
   const frame = (now: number) => {
     const dt = (now - last) / 1000;
@@ -160,6 +165,8 @@ async function main(): Promise<void> {
     view.setRemotePlayers(remote.sample(now));
     view.frame(session, !Number.isNaN(readyMs) || nearReady());
     frames++;
+    totalFrames++;
+    if (!Number.isNaN(readyMs) && innerGap()) gapFrames++;
     if (now - fpsSince >= 1000) { fps = (frames * 1000) / (now - fpsSince); frames = 0; fpsSince = now; }
     if (Number.isNaN(readyMs)) {
       const near = wantedColumns(session.column, READY_RADIUS);
@@ -187,7 +194,7 @@ async function main(): Promise<void> {
   const api = createVoxelApi({
     world, session, editor, ready, savePlayer, setRenderDistance,
     onSelect: (i) => hud.select(i),
-    stats: () => ({ fps, chunksLoaded: world.size, chunksPending: streamer.pending, readyMs, pendingEdits: editor.pending, ...view.stats() }),
+    stats: () => ({ fps, chunksLoaded: world.size, chunksPending: streamer.pending, readyMs, pendingEdits: editor.pending, gapFrames, frames: totalFrames, ...view.stats() }),
   });
   if (net) {
     api.net = createNetApi(net.peer);

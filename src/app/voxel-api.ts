@@ -20,6 +20,9 @@ export interface VoxelStats {
   /** ms from navigation start to the terrain under the player drawn (NaN until then). */
   readyMs: number;
   pendingEdits: number;
+  /** Frames after ready with a column missing inside render distance - 2 (should stay 0). */
+  gapFrames: number;
+  frames: number;
 }
 
 export interface VoxelApi {
