@@ -7,6 +7,8 @@ import { benchMesh } from './mesh-bench';
 import { benchFirstFrame } from './first-frame-bench';
 import { benchTabs } from './tabs-bench';
 import { measureHiddenTickHz } from './hidden-tick-bench';
+import { benchHosting } from './hosting-bench';
+import { benchFailover } from './failover-bench';
 
 type Bench = [name: string, run: () => Promise<Record<string, number>>];
 
@@ -16,6 +18,8 @@ const benches: Bench[] = [
   ['first frame', benchFirstFrame],
   ['tabs', benchTabs],
   ['hidden tick', measureHiddenTickHz],
+  ['hosting', benchHosting],
+  ['failover', () => benchFailover(20)],
 ];
 
 const only = process.argv.slice(2);

@@ -1,0 +1,23 @@
+// With 8 bot tabs on loopback (bench/agents.ts): edit_visible_ms (block placed by one bot,
+// visible at another), border_gap_frames (frames with a column missing inside the render
+// distance while bots walk across chunk and region borders), and how the bots joined.
+import { runAgents } from './agents';
+
+export async function benchHosting(): Promise<Record<string, number>> {
+  const r = await runAgents({ count: 8, seconds: 30, log: () => {} });
+  const sum = (k: string) => r.stats.reduce((n, s) => n + (s[k] ?? 0), 0);
+  return {
+    edit_visible_ms_p50: r.edit_visible_ms.p50,
+    edit_visible_ms_p99: r.edit_visible_ms.p99,
+    edit_visible_samples: r.edit_visible_ms.samples,
+    edit_visible_missed: r.edit_visible_ms.missed,
+    border_gap_frames: sum('gapFrames'),
+    border_crossings: r.chunk_crossings,
+    agents_join_ms_p50: r.join_ms.p50,
+    agents_edit_failures: r.edits.failed,
+  };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log(JSON.stringify(await benchHosting()));
+}
