@@ -78,6 +78,8 @@ export class HostedRegion {
   /** Subscribers waiting for our claim to finish. */
   private readonly waiting = new Map<string, { id: NodeId; since: Stamp | undefined }>();
   private round: ClaimRound | undefined;
+  /** While claiming: the lowest epoch we will claim (a handoff's e); a primary below it does not end the claim. */
+  private claimFloor = 0;
   private saving: Promise<void> = Promise.resolve();
   private nextSave: Promise<void> | undefined;
   private lastSyncReq = -Infinity;
@@ -200,7 +202,7 @@ export class HostedRegion {
         else this.ctx.stats.staleFrames++;
         return;
       case 'HANDOFF':
-        void this.onHandoff();
+        void this.onHandoff(from, m.e);
         return;
       case 'NOT_PRIMARY':
         return this.onNotPrimary(from, fromHex, m);
@@ -257,6 +259,7 @@ export class HostedRegion {
     }
     const before = this.role;
     this.role = 'claiming';
+    this.claimFloor = minEpoch;
     this.ctx.stats.claims++;
     const ok = await this.runClaim(minEpoch).catch(() => false);
     if (!ok) {
@@ -395,7 +398,10 @@ export class HostedRegion {
     // A live primary yields only to the node it handed the region to; a backup that
     // heard its primary just now does not help depose it.
     if (this.duty && this.handoffTo !== fromHex) return refuse('alive primary');
-    if (this.role === 'backup' && fromHex !== this.primaryHex && this.ctx.clock.now() - this.lastHeard < this.ctx.opts.failoverMs / 2) return refuse('primary alive');
+    // (A primary that handed the region over and then stepped down still grants its target.)
+    if (this.role === 'backup' && fromHex !== this.primaryHex && fromHex !== this.handoffTo && this.ctx.clock.now() - this.lastHeard < this.ctx.opts.failoverMs / 2) {
+      return refuse('primary alive');
+    }
     if (!(await this.inHostSet(from))) {
       this.ctx.stats.outsiderClaims++;
       return refuse('outsider');
@@ -403,6 +409,7 @@ export class HostedRegion {
     if (m.e <= this.promised || this.stopped) return refuse(`promised ${this.promised} (late)`);
     this.promised = m.e;
     this.promisedTo = fromHex;
+    this.handoffTo = '';
     if (this.round) this.round.wake();
     const wasPrimary = !!this.duty;
     const entries = encodeEntries(this.allEntries());
@@ -429,12 +436,18 @@ export class HostedRegion {
     this.waiting.clear();
   }
 
-  private async onHandoff(): Promise<void> {
+  /**
+   * The primary asks us, the closest node, to claim epoch e (it will grant it). We claim at
+   * least e: we may not have heard its epoch yet, and a claim of a lower epoch would be
+   * refused (or ended by its next heartbeat). `e` counts only from a host-set member.
+   */
+  private async onHandoff(from: NodeId, e: number): Promise<void> {
     if (this.duty || this.role === 'claiming') return;
     const hosts = await this.ctx.hostSet(this.key, true);
     if (hosts[0] && idEquals(hosts[0], this.ctx.selfId)) {
       this.ctx.stats.handoffs++;
-      await this.claim();
+      const trusted = hosts.some((h) => idEquals(h, from)) || this.hosts.some((h) => idEquals(h, from));
+      await this.claim(trusted ? e : 0);
     }
   }
 
@@ -448,7 +461,12 @@ export class HostedRegion {
       return false;
     }
     // While we claim e, a heartbeat of e (or later) from a host-set member means it won.
+    // A handoff claim goes on past the primary that asked for it (an epoch below the floor).
     const claiming = this.role === 'claiming';
+    if (claiming && e < this.claimFloor) {
+      this.trace(`not adopting ${fromHex.slice(0, 6)} e${e}: claiming e${this.claimFloor} or later`);
+      return false;
+    }
     const mine = this.promisedTo === this.ctx.selfHex;
     if (e < this.promised || (e === this.promised && fromHex !== this.promisedTo && !mine)) {
       this.trace(`not adopting ${fromHex.slice(0, 6)} e${e}: promised ${this.promised} to ${this.promisedTo.slice(0, 6)}, ${this.role}`);
