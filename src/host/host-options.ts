@@ -16,6 +16,14 @@ export const HOST_DEFAULTS = {
   claimTimeoutMs: 1500,
   /** After the quorum, wait this long for the other grants' states. */
   claimGraceMs: 150,
+  /**
+   * A claimant whose view of the current hosts lost a node to a closed link waits this long
+   * for its lookup, then claims over that view minus the closed nodes (a lookup can wait on
+   * the dead node for the DHT's rpcTimeoutMs, 4 s in a tab).
+   */
+  claimLookupMs: 300,
+  /** A primary remembers (editor, request id) of accepted edits this long (re-sent edits apply once). */
+  dedupeMs: 60_000,
   /** The primary re-checks its host set (handoff, re-replication) this often. */
   recheckMs: 5000,
   /** Host set views (lookups) are reused for this long. */
@@ -61,6 +69,8 @@ export interface HostStats {
   stepDowns: number;
   storeFailures: number;
   publishes: number;
+  /** Re-sent edits a primary recognised (answered with the first stamp, not applied again). */
+  duplicateEdits: number;
   /** Authoritative ticks run, over all regions this node is primary of. */
   ticks: number;
 }
@@ -68,6 +78,6 @@ export interface HostStats {
 export function newHostStats(): HostStats {
   return {
     claims: 0, claimsWon: 0, claimsFailed: 0, grants: 0, refusals: 0, outsiderClaims: 0, staleFrames: 0, strayFrames: 0,
-    editsAccepted: 0, editsRejected: 0, confirms: 0, deltas: 0, syncs: 0, handoffs: 0, stepDowns: 0, storeFailures: 0, publishes: 0, ticks: 0,
+    editsAccepted: 0, editsRejected: 0, confirms: 0, deltas: 0, syncs: 0, handoffs: 0, stepDowns: 0, storeFailures: 0, publishes: 0, duplicateEdits: 0, ticks: 0,
   };
 }

@@ -34,6 +34,8 @@ export interface RegionContext {
   readonly stats: HostStats;
   /** The r closest live nodes to key (self included when it is among them), closest first. */
   hostSet(key: NodeId, fresh: boolean): Promise<NodeId[]>;
+  /** Whether our link to this node closed (and has not reopened since). */
+  linkClosed(hex: string): boolean;
   /** Test hook: called whenever a primary accepts (orders) an edit. */
   onAccept?: (region: string, epoch: number, primaryHex: string) => void;
   /** Diagnostics: role changes, claims, grants and refusals. */
@@ -272,7 +274,7 @@ export class HostedRegion {
 
   private async runClaim(minEpoch: number): Promise<boolean> {
     const o = this.ctx.opts;
-    const hosts = await this.ctx.hostSet(this.key, true);
+    const hosts = await this.claimHosts();
     if (this.stopped || this.role !== 'claiming') return false;
     if (!hosts.some((h) => idEquals(h, this.ctx.selfId))) {
       // Not ours to host: point the waiting subscribers at who should.
@@ -328,6 +330,26 @@ export class HostedRegion {
     if (this.promised !== e || this.stopped || this.role !== 'claiming') return false;
     this.becomePrimary(e, hosts);
     return true;
+  }
+
+  /**
+   * The host set to claim over: a fresh lookup; but when a node of the current epoch's
+   * hosts is gone (its link closed: a closed tab), the lookup may wait on that dead node
+   * for seconds, so after `claimLookupMs` we claim over the current hosts minus the gone
+   * ones (a majority of those is a majority of every view that agrees on the live nodes).
+   */
+  private async claimHosts(): Promise<NodeId[]> {
+    const lookup = this.ctx.hostSet(this.key, true);
+    const known = this.hosts.filter((h) => !this.ctx.linkClosed(idToHex(h)));
+    // Only while a majority of the current hosts is still linked (a claim over that majority
+    // merges a state of every confirmed edit: each was acked by a backup among the hosts).
+    const majority = Math.floor(this.hosts.length / 2) + 1;
+    if (known.length === this.hosts.length || known.length < majority || !known.some((h) => idEquals(h, this.ctx.selfId))) return lookup;
+    lookup.catch(() => {});
+    const quick = new Promise<undefined>((resolve) => this.ctx.clock.setTimeout(() => resolve(undefined), this.ctx.opts.claimLookupMs));
+    const got = await Promise.race([lookup, quick]);
+    if (!got) this.trace(`claim over known hosts (lookup slow)`);
+    return got ?? known;
   }
 
   /** A primary with no host-set state reads the region's edit log from the DHT. */

@@ -41,6 +41,8 @@ export class PrimaryDuty {
   private playersDirty = false;
   private queue: { from: NodeId; fromHex: string; m: HostMessageOf<'EDIT'> }[] = [];
   private readonly validator: EditValidator;
+  /** (editor, request, edit) -> its seq: a re-sent edit (after a re-attach) is confirmed, not applied again. */
+  private readonly reqs = new Map<string, { s: number; at: number }>();
   private stops: (() => void)[] = [];
   private publishTimer: unknown;
   private locationRevision = 0;
@@ -156,6 +158,12 @@ export class PrimaryDuty {
     const waiters: Batch['waiters'] = [];
     const from = this.seq + 1;
     for (const { from: who, fromHex, m } of queue) {
+      const req = `${fromHex}:${m.r}:${m.x},${m.y},${m.z},${m.id}`;
+      const dup = this.reqs.get(req);
+      if (dup) {
+        this.duplicate(who, m.r, dup.s, waiters);
+        continue;
+      }
       const reason = this.validator.check(fromHex, m, now);
       if (reason) {
         this.ctx.stats.editsRejected++;
@@ -166,6 +174,7 @@ export class PrimaryDuty {
       const col = columnIndex(chunkOf(m.x), chunkOf(m.z));
       entries.push({ key: entryKey(col, localOf(m.x), m.y, localOf(m.z)), id: m.id, e: this.e, s });
       waiters.push({ id: who, r: m.r, s });
+      this.reqs.set(req, { s, at: now });
       this.ctx.stats.editsAccepted++;
       this.ctx.onAccept?.(this.region.name, this.e, this.ctx.selfHex);
     }
@@ -179,6 +188,26 @@ export class PrimaryDuty {
     }
     this.commit();
     if (this.playersDirty) this.sendPlayers(now);
+  }
+
+  /** A re-sent edit we already ordered as `s`: confirm it (now if committed, else with its batch). */
+  private duplicate(who: NodeId, r: number, s: number, current: Batch['waiters']): void {
+    this.ctx.stats.duplicateEdits++;
+    if (s <= this.committed) {
+      this.ctx.wire.send(who, { t: 'CONFIRM', ...this.r, r, e: this.e, s });
+      return;
+    }
+    const batch = this.batches.find((b) => b.from <= s && s <= b.to);
+    const waiters = batch ? batch.waiters : current;
+    if (!waiters.some((w) => w.r === r && idEquals(w.id, who))) waiters.push({ id: who, r, s });
+  }
+
+  private pruneReqs(now: number): void {
+    const ttl = this.ctx.opts.dedupeMs;
+    for (const [k, v] of this.reqs) {
+      if (now - v.at <= ttl && this.reqs.size <= 16_384) break;
+      this.reqs.delete(k);
+    }
   }
 
   private readonly refusing = new Set<string>();
@@ -273,6 +302,7 @@ export class PrimaryDuty {
       else this.ctx.wire.send(s.id, hb);
     }
     for (const p of this.players.values()) if (now - p.at > o.playerTtlMs) this.playersDirty = true;
+    this.pruneReqs(now);
   }
 
   /** Host set re-check: hand over to a closer node; bring a new backup up to date. */

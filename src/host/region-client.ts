@@ -106,7 +106,8 @@ interface PendingEdit {
 }
 
 export interface RegionClientArgs {
-  dht: Pick<DhtNode, 'selfId' | 'findNode' | 'get' | 'connect' | 'unpin'>;
+  /** `events` (optional): a closed link to a primary re-attaches at once. */
+  dht: Pick<DhtNode, 'selfId' | 'findNode' | 'get' | 'connect' | 'unpin'> & Partial<Pick<DhtNode, 'events'>>;
   wire: HostWire;
   clock: Clock;
   world: string;
@@ -120,7 +121,8 @@ export class RegionClient {
   private readonly keys: RegionKeys;
   private readonly subs = new Map<string, Subscription>();
   private readonly pending = new Map<number, PendingEdit>();
-  private nextReq = 1;
+  /** Request ids start at random: a reloaded tab (same node id) must not look like a re-send to a primary. */
+  private nextReq = (Math.floor(Math.random() * 0x7fffffff) + 1) >>> 0;
   private stops: (() => void)[] = [];
 
   constructor(private readonly args: RegionClientArgs) {
@@ -129,6 +131,16 @@ export class RegionClient {
     this.stops.push(args.wire.events.on('frame', ({ from, fromHex, msg }) => this.onFrame(from, fromHex, msg)));
     this.stops.push(every(args.clock, this.opts.watchMs, () => this.watch()));
     this.stops.push(every(args.clock, this.opts.keepaliveMs, () => this.keepalive()));
+    if (args.dht.events) this.stops.push(args.dht.events.on('link-close', ({ id }) => this.onLinkClose(idToHex(id))));
+  }
+
+  /** Our link to a primary closed (its tab went away): re-attach now, not after `silenceMs`. */
+  private onLinkClose(hex: string): void {
+    for (const sub of this.subs.values()) {
+      if (!sub.attached || sub.primaryHex !== hex) continue;
+      sub.lastHeard = -Infinity;
+      void this.attach(sub);
+    }
   }
 
   close(): void {
@@ -205,6 +217,9 @@ export class RegionClient {
     if (sub.attached) {
       sub.attached = false;
       this.stats.reattaches++;
+      // Unconfirmed edits go to whoever we attach to next, at once (a primary that already
+      // ordered one answers with its first stamp: it dedupes by our request id).
+      for (const p of this.pending.values()) if (p.region === sub.name) p.sentTo = '';
       this.events.emit('detached', { region: sub.coord });
     }
     let attempt = 0;

@@ -48,6 +48,8 @@ export class RegionHost {
   private readonly regions = new Map<string, Promise<HostedRegion>>();
   private readonly known = new Map<string, HostedRegion>();
   private readonly views = new Map<string, { at: number; hosts: Promise<NodeId[]> }>();
+  /** Nodes whose link closed and has not reopened (hex -> when). */
+  private readonly closed = new Map<string, number>();
   private readonly ctx: RegionContext;
   private stops: (() => void)[] = [];
   private running = false;
@@ -67,6 +69,7 @@ export class RegionHost {
       dht: args.dht,
       stats: this.stats,
       hostSet: (key, fresh) => this.hostSet(key, fresh),
+      linkClosed: (hex) => this.closed.has(hex),
       ...(args.onAccept ? { onAccept: args.onAccept } : {}),
       ...(args.trace ? { trace: args.trace } : {}),
     };
@@ -85,13 +88,16 @@ export class RegionHost {
     this.stops.push(
       this.args.dht.events.on('link-close', ({ id }) => {
         const hex = idToHex(id);
+        this.closed.set(hex, this.args.clock.now());
+        if (this.closed.size > 256) this.closed.delete(this.closed.keys().next().value!);
         for (const r of this.known.values()) {
           if (r.role === 'backup' && r.primaryHex === hex) r.watch(true);
           if (r.duty && r.hosts.some((h) => idToHex(h) === hex)) this.soon(r);
         }
       }),
     );
-    this.stops.push(this.args.dht.events.on('link-open', () => {
+    this.stops.push(this.args.dht.events.on('link-open', ({ id }) => {
+      this.closed.delete(idToHex(id));
       for (const r of this.known.values()) if (r.duty) this.soon(r);
     }));
     const stored = this.args.store ? await this.args.store.loadAll().catch(() => []) : [];
