@@ -25,7 +25,7 @@ export async function benchTabs(): Promise<Record<string, number>> {
       const ctx = await browser.newContext();
       const page = await ctx.newPage();
       const t0 = Date.now();
-      await page.goto(`${server.url}?render=off&rd=2&links=4#world=bench-net`);
+      await page.goto(`${server.url}?render=off&rd=2&hosting=off&links=4#world=bench-net`);
       await page.waitForFunction(() => window.voxel?.net !== undefined, null, { timeout: 30_000, polling: 5 });
       // First lookup answered: a random target, at least one other node in the answer.
       await page.waitForFunction(async () => {

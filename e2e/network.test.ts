@@ -24,7 +24,7 @@ async function openTab(i: number): Promise<Page> {
   const ctx = contexts[i % 2]!;
   const page = await ctx.newPage();
   page.on('pageerror', (e) => console.error(`tab ${i} pageerror`, e));
-  await page.goto(`${inject('baseUrl')}/?render=off&rd=2&links=${LINKS}&relay=${encodeURIComponent(relay.url)}#world=net-e2e`);
+  await page.goto(`${inject('baseUrl')}/?render=off&rd=2&hosting=off&links=${LINKS}&relay=${encodeURIComponent(relay.url)}#world=net-e2e`);
   await page.waitForFunction(() => window.voxel?.net !== undefined, null, { timeout: 30_000 });
   return page;
 }

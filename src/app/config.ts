@@ -11,6 +11,8 @@ export interface PageConfig {
   headless: boolean;
   /** Join the peer network (default on; `?net=off` plays alone). */
   net: boolean;
+  /** Host regions and play in the shared world (default on; `?hosting=off`: DHT node only, local world). */
+  hosting: boolean;
   /** ws:// URL of the bootstrap relay (default: /relay on the page's own host). */
   relayUrl: string;
   /** Inviter's node id (hex) from an invite link. */
@@ -39,6 +41,7 @@ export function parsePageConfig(href: string): PageConfig {
     renderDistance: Number.isFinite(rd) ? clampRenderDistance(rd) : undefined,
     headless: q.get('render') === 'off',
     net: q.get('net') !== 'off',
+    hosting: q.get('hosting') !== 'off',
     relayUrl: relayUrl(frag.get('relay') ?? q.get('relay'), url),
     invitePeer: /^[0-9a-f]{40}$/.test(frag.get('peer') ?? '') ? frag.get('peer')! : undefined,
     maxLinks: /^\d{1,3}$/.test(q.get('links') ?? '') ? Math.max(1, Number(q.get('links'))) : undefined,

@@ -33,21 +33,24 @@ export interface NetSession {
   stop(): void;
 }
 
-export async function startNetSession(cfg: PageConfig, clock: Clock, ticker: Ticker): Promise<NetSession> {
+/** Joins the peer network as this tab's own node (a node identity claimed from the pool). */
+export async function joinPeer(cfg: PageConfig, clock: Clock): Promise<Peer> {
   performance.mark('vp:join-start');
   const claimed = await claimNodeIdentity();
   performance.mark('vp:identity');
   addEventListener('pagehide', () => claimed.release());
-  const [player, peer] = await Promise.all([
-    loadPlayerIdentity(),
-    Peer.start({
-      identity: claimed.identity,
-      relayUrl: cfg.relayUrl,
-      invitePeers: cfg.invitePeer ? [hexToId(cfg.invitePeer)] : [],
-      clock,
-      dht: cfg.maxLinks ? { maxLinks: cfg.maxLinks, softLinks: Math.max(1, cfg.maxLinks - 1), linksPerBucket: 1 } : {},
-    }),
-  ]);
+  return Peer.start({
+    identity: claimed.identity,
+    relayUrl: cfg.relayUrl,
+    invitePeers: cfg.invitePeer ? [hexToId(cfg.invitePeer)] : [],
+    clock,
+    dht: cfg.maxLinks ? { maxLinks: cfg.maxLinks, softLinks: Math.max(1, cfg.maxLinks - 1), linksPerBucket: 1 } : {},
+  });
+}
+
+/** Starts hosting regions and playing in the shared world over a joined peer. */
+export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock, ticker: Ticker): Promise<NetSession> {
+  const player = await loadPlayerIdentity();
   const wire = new HostWire(peer.channels.open('host'), clock);
   // Each tab is its own hosting node: its records are keyed by its node id.
   const store = await IdbHostStore.open(cfg.world, peer.id).catch(() => null);

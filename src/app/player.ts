@@ -18,7 +18,8 @@ import type { ChunkSource } from '../play/chunk-source';
 import { NO_INPUT } from '../play/physics';
 import { clampRenderDistance, DEFAULT_RENDER_DISTANCE, inviteLink, parsePageConfig } from './config';
 import { createNetApi } from './net-api';
-import { startNetSession, type NetSession } from './net-session';
+import { joinPeer, startNetSession, type NetSession } from './net-session';
+import type { Peer } from './peer';
 import { TabClock } from './tab-clock';
 import { WorkerTicker } from './worker-ticker';
 import { createHostingApi } from './hosting-api';
@@ -41,7 +42,7 @@ async function main(): Promise<void> {
   const ticker = new WorkerTicker();
   const clock = new TabClock(ticker);
   // The network join runs alongside opening the local database.
-  const joining = cfg.net ? startNetSession(cfg, clock, ticker) : null;
+  const joining = cfg.net ? joinPeer(cfg, clock) : null;
   const loading = new LoadingScreen(document.getElementById('loading')!);
   const hud = new Hud(document.getElementById('hud')!);
   loading.progress('Opening the world database…', 0.02);
@@ -55,12 +56,14 @@ async function main(): Promise<void> {
   const saved = await store?.loadPlayer().catch((err: Error) => { hud.showMessage(err.message); return undefined; });
   let renderDistance = cfg.renderDistance ?? clampRenderDistance((await store?.loadSetting<number>('renderDistance')) ?? DEFAULT_RENDER_DISTANCE);
 
+  let peer: Peer | null = null;
   let net: NetSession | null = null;
   if (joining) {
     loading.progress('Joining the peer network…', 0.05);
     try {
-      net = await joining;
-      if (net.peer.lastError) hud.showMessage(`Peer network: ${net.peer.lastError.message}`, 'notice');
+      peer = await joining;
+      if (peer.lastError) hud.showMessage(`Peer network: ${peer.lastError.message}`, 'notice');
+      if (cfg.hosting) net = await startNetSession(peer, cfg, clock, ticker);
     } catch (err) {
       hud.showMessage(`Could not join the peer network, playing alone: ${(err as Error).message}`);
     }
@@ -121,8 +124,8 @@ async function main(): Promise<void> {
     changeRenderDistance: (d) => { setRenderDistance(renderDistance + d).catch((e: Error) => hud.showMessage(e.message)); },
     lockChanged: (locked) => { menu.hidden = locked; },
     invite: () => {
-      if (!net) { hud.showMessage('Not connected to the peer network', 'notice'); return; }
-      const link = inviteLink(location.href, cfg, net.peer.id);
+      if (!peer) { hud.showMessage('Not connected to the peer network', 'notice'); return; }
+      const link = inviteLink(location.href, cfg, peer.id);
       navigator.clipboard?.writeText(link).then(
         () => hud.showMessage('Invite link copied: send it to a friend', 'notice'),
         () => hud.showMessage(`Invite link: ${link}`, 'notice'),
@@ -182,8 +185,8 @@ async function main(): Promise<void> {
       hudAt = now;
       const v = view.stats();
       const roles = net?.host.roles();
-      const netLine = net
-        ? `peer ${net.peer.id.slice(0, 8)} · ${net.peer.status} · ${net.peer.dht.linkInfo().length} links · hosting ${roles!.primary.length}+${roles!.backup.length} · ${remote.size} players`
+      const netLine = peer
+        ? `peer ${peer.id.slice(0, 8)} · ${peer.status} · ${peer.dht.linkInfo().length} links` + (roles ? ` · hosting ${roles.primary.length}+${roles.backup.length} · ${remote.size} players` : '')
         : cfg.net ? 'offline (could not join)' : 'offline (net=off)';
       hud.update({ x: b.x, y: b.y, z: b.z, ...session.column, fps, chunks: world.size, pending: streamer.pending, renderDistance, flying: session.flying, drawCalls: v.drawCalls, triangles: v.triangles, net: netLine });
       if (streamer.lastError) { hud.showMessage(streamer.lastError.message); streamer.lastError = undefined; }
@@ -196,8 +199,8 @@ async function main(): Promise<void> {
     onSelect: (i) => hud.select(i),
     stats: () => ({ fps, chunksLoaded: world.size, chunksPending: streamer.pending, readyMs, pendingEdits: editor.pending, gapFrames, frames: totalFrames, ...view.stats() }),
   });
+  if (peer) api.net = createNetApi(peer);
   if (net) {
-    api.net = createNetApi(net.peer);
     api.hosting = createHostingApi(net, remote, clock, ticker);
     addEventListener('pagehide', () => net?.stop());
   }

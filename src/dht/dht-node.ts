@@ -45,6 +45,13 @@ export const DHT_DEFAULTS = {
   heartbeatMs: 5000,
   /** A link silent this long is closed and its peer dropped from the table. */
   heartbeatTimeoutMs: 15_000,
+  /**
+   * Contacts without a live link that have been silent for heartbeatTimeoutMs get a routed
+   * PING, at most this many per heartbeat (stalest first); one that does not answer leaves
+   * the table. Without it a dead contact we only knew through lookups would stay listed
+   * until a lookup happened to ask it.
+   */
+  staleProbesPerHeartbeat: 2,
   /** Link budget check period. */
   maintainMs: 5000,
   /** No redial of a peer for this long after a failed dial or a link it closed. */
@@ -432,6 +439,32 @@ export class DhtNode {
           () => (pl.pinging = false),
         );
       }
+    }
+    this.probeStaleContacts(now);
+  }
+
+  private readonly probing = new Set<string>();
+
+  private probeStaleContacts(now: number): void {
+    const n = this.opts.staleProbesPerHeartbeat;
+    if (n <= 0) return;
+    const stale: Contact[] = [];
+    for (const b of this.table.nonEmptyBuckets()) {
+      for (const c of this.table.bucket(b)) {
+        if (now - c.lastSeen >= this.opts.heartbeatTimeoutMs && !this.links.get(c.hex) && !this.probing.has(c.hex)) stale.push(c);
+      }
+    }
+    stale.sort((a, b) => a.lastSeen - b.lastSeen);
+    for (const c of stale.slice(0, n)) {
+      this.probing.add(c.hex);
+      this.call(c.id, c.hex, { t: 'PING' }).then(
+        () => this.probing.delete(c.hex),
+        () => {
+          this.probing.delete(c.hex);
+          // Silent past the heartbeat timeout and no answer now: gone (call() counted a failure).
+          if (this.running && this.table.remove(c.hex)) this.rememberDormant(c.id);
+        },
+      );
     }
   }
 

@@ -1,0 +1,23 @@
+// A node that vanishes leaves every table within the heartbeat timeout (plus one probe),
+// also the tables of nodes that knew it only through lookups and held no link to it.
+import { describe, expect, it } from 'vitest';
+import { SimCluster } from './sim-cluster';
+
+describe('stale contacts', () => {
+  it('a killed node is dropped from every table, linked or not, within heartbeat timeout + probe', async () => {
+    // A small link budget: most contacts are known without a direct link.
+    const c = new SimCluster({ seed: 5, dht: { maxLinks: 3, softLinks: 2, linksPerBucket: 1, rpcTimeoutMs: 2000 } });
+    await c.grow(12);
+    await c.clock.advance(10_000);
+    const victim = c.pick();
+    const knewIt = [...c.nodes.values()].filter((n) => n !== victim && n.table.has(victim.selfHex));
+    const unlinked = knewIt.filter((n) => !n.linkInfo().some((l) => l.hex === victim.selfHex));
+    expect(unlinked.length).toBeGreaterThan(0); // the case this test is about
+    c.kill(victim.selfHex, true);
+    const o = victim.opts;
+    await c.clock.advance(o.heartbeatTimeoutMs + 2 * o.heartbeatMs + 2000);
+    const still = [...c.nodes.values()].filter((n) => n.table.has(victim.selfHex)).map((n) => n.selfHex.slice(0, 6));
+    expect(still).toEqual([]);
+    c.stopAll();
+  });
+});
