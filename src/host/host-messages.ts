@@ -65,6 +65,8 @@ export const hostSpec = {
   SYNC_REQ: [17, v.object({ ...region, e: u32 })],
   /** primary -> closer node: claim epoch e (I will grant it). */
   HANDOFF: [18, v.object({ ...region, e: u32 })],
+  /** host -> primary: stored entries the primary may lack (a restarted host's state); it adopts them as new edits. */
+  OFFER: [20, v.object({ ...region, entries })],
   /** One piece of a frame larger than WIRE_MAX. */
   PART: [19, v.object({ x: u32, i: u32, n: v.pipe(u32, v.minValue(1), v.maxValue(Math.ceil(ASSEMBLED_MAX / PART_BYTES))), b: bytes(PART_BYTES) })],
 } as const;

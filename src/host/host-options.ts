@@ -71,6 +71,10 @@ export interface HostStats {
   publishes: number;
   /** Re-sent edits a primary recognised (answered with the first stamp, not applied again). */
   duplicateEdits: number;
+  /** Entries a primary adopted from OFFERs (stored state it lacked). */
+  adopted: number;
+  /** OFFER frames sent (stored entries a primary lacked). */
+  offers: number;
   /** Authoritative ticks run, over all regions this node is primary of. */
   ticks: number;
 }
@@ -78,6 +82,6 @@ export interface HostStats {
 export function newHostStats(): HostStats {
   return {
     claims: 0, claimsWon: 0, claimsFailed: 0, grants: 0, refusals: 0, outsiderClaims: 0, staleFrames: 0, strayFrames: 0,
-    editsAccepted: 0, editsRejected: 0, confirms: 0, deltas: 0, syncs: 0, handoffs: 0, stepDowns: 0, storeFailures: 0, publishes: 0, duplicateEdits: 0, ticks: 0,
+    editsAccepted: 0, editsRejected: 0, confirms: 0, deltas: 0, syncs: 0, handoffs: 0, stepDowns: 0, storeFailures: 0, publishes: 0, duplicateEdits: 0, adopted: 0, offers: 0, ticks: 0,
   };
 }

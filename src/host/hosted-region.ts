@@ -18,7 +18,7 @@ import type { HostWire } from './host-wire';
 import { PrimaryDuty } from './primary-duty';
 import { regionName, type RegionCoord } from './region-key';
 import { getEdits } from './region-records';
-import { decodeEntries, encodeEntries, RegionState, type Entry, type Stamp } from './region-state';
+import { compareStamp, decodeEntries, encodeEntries, RegionState, type Entry, type Stamp } from './region-state';
 
 export type Role = 'idle' | 'claiming' | 'primary' | 'backup';
 
@@ -208,10 +208,39 @@ export class HostedRegion {
         return;
       case 'NOT_PRIMARY':
         return this.onNotPrimary(from, fromHex, m);
+      case 'OFFER':
+        return this.onOffer(from, m);
       default:
         // Client-side frames (SNAPSHOT, DELTA, CONFIRM, REJECT, PLAYERS) are not ours.
         return;
     }
+  }
+
+  /** Stored entries from another host: the primary adopts what it lacks (or holds older). */
+  private onOffer(from: NodeId, m: HostMessageOf<'OFFER'>): void {
+    if (!this.duty) return void this.ctx.stats.staleFrames++;
+    let entries: Entry[];
+    try {
+      entries = decodeEntries(m.entries);
+    } catch {
+      return void this.ctx.stats.staleFrames++;
+    }
+    this.duty.offer(entries, this.hosts.some((h) => idEquals(h, from)));
+  }
+
+  /** Sends the primary every entry we hold that `theirs` lacks or holds older (all when theirs is undefined). */
+  offerTo(primary: NodeId, theirs?: Entry[]): void {
+    if (this.duty || idEquals(primary, this.ctx.selfId)) return;
+    const known = new Map<number, Entry>();
+    for (const e of theirs ?? []) known.set(e.key, e);
+    const mine = this.state.all().filter((e) => {
+      const t = known.get(e.key);
+      return !t || compareStamp(e, t) > 0;
+    });
+    if (mine.length === 0) return;
+    this.ctx.stats.offers++;
+    this.trace(`offer ${mine.length} entries to ${idToHex(primary).slice(0, 6)}`);
+    this.send(primary, { t: 'OFFER', ...this.r, entries: encodeEntries(mine) });
   }
 
   private redirect(to: NodeId): void {
@@ -283,7 +312,8 @@ export class HostedRegion {
       this.waiting.clear();
       return false;
     }
-    const e = Math.max(this.promised, this.epoch, minEpoch - 1) + 1;
+    // Above every epoch we know of, our state's included: new edits must not be shadowed.
+    const e = Math.max(this.promised, this.epoch, this.state.version.e, minEpoch - 1) + 1;
     const before = { promised: this.promised, promisedTo: this.promisedTo };
     this.promised = e;
     this.promisedTo = this.ctx.selfHex;
@@ -545,6 +575,9 @@ export class HostedRegion {
     }
     let to: number;
     if (m.t === 'SYNC') {
+      // Never discard what we hold (a restarted host's store): merge, and offer the primary
+      // what its SYNC lacked.
+      this.offerTo(from, entries);
       this.state.merge(entries);
       to = Math.max(this.applied ?? 0, m.s);
     } else {

@@ -41,6 +41,9 @@ export class PrimaryDuty {
   private playersDirty = false;
   private queue: { from: NodeId; fromHex: string; m: HostMessageOf<'EDIT'> }[] = [];
   private readonly validator: EditValidator;
+  /** Offered entries (OFFER) to adopt on the next tick, and the original stamps of adopted ones. */
+  private offered: Entry[] = [];
+  private readonly origins = new Map<number, Stamp>();
   /** (editor, request, edit) -> its seq: a re-sent edit (after a re-attach) is confirmed, not applied again. */
   private readonly reqs = new Map<string, { s: number; at: number }>();
   private stops: (() => void)[] = [];
@@ -113,7 +116,9 @@ export class PrimaryDuty {
 
   subscribe(id: NodeId, hex: string, since: Stamp | undefined): void {
     this.subscribers.set(hex, { id, at: this.ctx.clock.now() });
-    const full = !since || since.e > this.e;
+    // A subscriber from another epoch gets everything: our claim merged states whose stamps
+    // may sit below its `since` (a restarted world reuses low epochs).
+    const full = !since || since.e !== this.e;
     const entries = this.region.state.since(full ? undefined : since);
     this.ctx.wire.send(id, {
       t: 'SNAPSHOT', ...this.r, e: this.e, v: { e: this.e, s: this.committed }, full, hosts: this.region.hosts, entries: encodeEntries(entries),
@@ -139,6 +144,28 @@ export class PrimaryDuty {
       return;
     }
     this.queue.push({ from, fromHex, m });
+  }
+
+  /**
+   * A host's stored entries (a restarted host, or a backup whose store held more than our
+   * SYNC): adopted, per block by stamp, as new edits of our epoch (stamped, replicated,
+   * confirmed and broadcast like any edit), so they are not shadowed by stamps of old epochs
+   * and do not shadow our later edits. From outside the host set only blocks we lack.
+   */
+  offer(entries: Entry[], member: boolean): void {
+    for (const e of entries) {
+      if (!member && this.current(e.key)) continue;
+      if (this.offered.length < 200_000) this.offered.push(e);
+    }
+  }
+
+  /** The newest entry we hold for key (committed or pending), as its original stamp. */
+  private current(key: number): Stamp | undefined {
+    let best: Stamp | undefined = this.region.state.get(key);
+    for (const b of this.batches) for (const e of b.entries) if (e.key === key && (!best || compareStamp(e, best) > 0)) best = e;
+    const origin = this.origins.get(key);
+    if (origin && (!best || compareStamp(origin, best) > 0)) best = origin;
+    return best;
   }
 
   move(from: NodeId, fromHex: string, m: HostMessageOf<'MOVE'>): void {
@@ -177,6 +204,22 @@ export class PrimaryDuty {
       this.reqs.set(req, { s, at: now });
       this.ctx.stats.editsAccepted++;
       this.ctx.onAccept?.(this.region.name, this.e, this.ctx.selfHex);
+    }
+    if (this.offered.length > 0) {
+      const offered = new Map<number, Entry>();
+      for (const e of this.offered) {
+        const had = offered.get(e.key);
+        if (!had || compareStamp(e, had) > 0) offered.set(e.key, e);
+      }
+      this.offered = [];
+      const pendingKeys = new Set(entries.map((e) => e.key));
+      for (const e of offered.values()) {
+        const cur = this.current(e.key);
+        if (pendingKeys.has(e.key) || (cur && compareStamp(cur, e) >= 0)) continue;
+        this.origins.set(e.key, { e: e.e, s: e.s });
+        entries.push({ key: e.key, id: e.id, e: this.e, s: ++this.seq });
+        this.ctx.stats.adopted++;
+      }
     }
     if (entries.length > 0) {
       const batch: Batch = { from, to: this.seq, entries, waiters, at: now };

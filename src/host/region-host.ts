@@ -16,6 +16,7 @@ import type { HostWire } from './host-wire';
 import { HostedRegion, type RegionContext } from './hosted-region';
 import { regionName, RegionKeys, type RegionCoord } from './region-key';
 import { decodeEntries } from './region-state';
+import { getLocation } from './region-records';
 
 export type HostDht = Pick<DhtNode, 'selfId' | 'findNode' | 'put' | 'get' | 'connect' | 'unpin' | 'events'>;
 
@@ -161,10 +162,21 @@ export class RegionHost {
     if (this.stops.length > 256) this.stops = this.stops.slice(-64);
   }
 
-  private async rejoin(r: HostedRegion): Promise<void> {
-    if (!this.running || r.role !== 'idle') return;
-    const hosts = await this.hostSet(r.key, true).catch(() => []);
-    if (hosts[0] && idToHex(hosts[0]) === this.ctx.selfHex && r.role === 'idle') await r.claim();
+  private async rejoin(r: HostedRegion, round = 0): Promise<void> {
+    if (!this.running) return;
+    if (round === 0 && r.role === 'idle') {
+      const hosts = await this.hostSet(r.key, true).catch(() => []);
+      if (hosts[0] && idToHex(hosts[0]) === this.ctx.selfHex && r.role === 'idle') await r.claim();
+    }
+    // Whoever is primary now (it may have claimed without us, from less state) gets our
+    // stored entries; it adopts what it lacks. Repeated: the primary may not exist yet.
+    if (!this.running || r.duty) return;
+    const primary = r.role === 'backup' && r.primary ? r.primary : (await getLocation(this.args.dht, r.key).catch(() => undefined))?.primary;
+    if (primary) r.offerTo(primary);
+    if (round < 3) {
+      const t = this.args.clock.setTimeout(() => void this.rejoin(r, round + 1), 2000 * (round + 1));
+      this.stops.push(() => this.args.clock.clearTimeout(t));
+    }
   }
 
   private watch(): void {
