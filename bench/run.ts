@@ -1,7 +1,9 @@
-// `npm run bench`: every benchmark side by side in one run. Writes one flat JSON object
+// `npm run bench`: every benchmark side by side in one run (the 10,000-node simulator
+// takes the longest). Writes one flat JSON object
 // (metric name -> number) to bench/results/latest.json and prints it. A benchmark that
 // fails records nothing for its metrics and is reported on stderr; the run goes on.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { benchSim } from './sim';
 import { benchWorld } from './world-bench';
 import { benchMesh } from './mesh-bench';
 import { benchFirstFrame } from './first-frame-bench';
@@ -20,10 +22,14 @@ const benches: Bench[] = [
   ['hidden tick', measureHiddenTickHz],
   ['hosting', benchHosting],
   ['failover', () => benchFailover(20)],
+  ['sim10k', benchSim],
 ];
 
+// `npm run bench -- mesh tabs` runs only the named benchmarks and merges their figures
+// into the previous latest.json (so one slow benchmark can be re-run alone).
 const only = process.argv.slice(2);
-const results: Record<string, number> = {};
+const LATEST = 'bench/results/latest.json';
+const results: Record<string, number> = only.length && existsSync(LATEST) ? JSON.parse(readFileSync(LATEST, 'utf8')) : {};
 let failed = 0;
 for (const [name, run] of benches) {
   if (only.length && !only.some((o) => name.includes(o))) continue;
@@ -38,6 +44,6 @@ for (const [name, run] of benches) {
   }
 }
 mkdirSync('bench/results', { recursive: true });
-writeFileSync('bench/results/latest.json', `${JSON.stringify(results, null, 2)}\n`);
+writeFileSync(LATEST, `${JSON.stringify(results, null, 2)}\n`);
 console.log(JSON.stringify(results, null, 2));
 process.exit(failed ? 1 : 0);
