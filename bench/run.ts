@@ -42,8 +42,9 @@ for (const [name, run] of benches) {
     failed++;
     console.error(`bench ${name} FAILED:`, err);
   }
+  // Written after every benchmark, so a long run interrupted late keeps what it measured.
+  mkdirSync('bench/results', { recursive: true });
+  writeFileSync(LATEST, `${JSON.stringify(results, null, 2)}\n`);
 }
-mkdirSync('bench/results', { recursive: true });
-writeFileSync(LATEST, `${JSON.stringify(results, null, 2)}\n`);
 console.log(JSON.stringify(results, null, 2));
 process.exit(failed ? 1 : 0);
