@@ -20,7 +20,7 @@ import { resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../e2e/browser';
 import { startServer, type RunningServer } from '../signaling/serve';
-import { hashString, mulberry32 } from '../src/world/seeded-random';
+import { hashString, mulberry32 } from '../src/world/terrain-hash';
 import { Bot, type NumericStats } from './agent-bot';
 import { median, percentile } from './stats';
 

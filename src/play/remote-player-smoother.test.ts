@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hashString, mulberry32 } from '../world/seeded-random';
+import { hashString, mulberry32 } from '../world/terrain-hash';
 import { angleDelta, RemotePlayers, wrapAngle } from './remote-player-smoother';
 
 const FRAME_MS = 1000 / 60;

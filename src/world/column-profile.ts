@@ -3,7 +3,7 @@
 // without generating a chunk (spawn points, tests, hosts checking an edit).
 import { BEDROCK, DIRT, GRASS, GRAVEL, SAND, SNOW, STONE, WATER, AIR } from './blocks';
 import { columnTop, WATER_LEVEL, type TerrainNoise } from './heightmap';
-import { hash2 } from './seeded-random';
+import { hash2 } from './terrain-hash';
 
 /** Mean y above which tops are snow; the detail noise moves it by +-SNOW_JITTER. */
 export const SNOW_LINE = 128;

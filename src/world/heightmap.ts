@@ -6,7 +6,7 @@
 //   only in some regions, so plains stay plains.
 import { createNoise2D, type NoiseFunction2D } from 'simplex-noise';
 import { CHUNK_HEIGHT } from './coords';
-import { hashString, mix32, mulberry32 } from './seeded-random';
+import { hashString, mix32, mulberry32 } from './terrain-hash';
 
 /** Water fills every non-solid block at y <= WATER_LEVEL. */
 export const WATER_LEVEL = 62;

@@ -9,7 +9,7 @@ import type { Chunk } from './chunk';
 import { describeColumn } from './column-profile';
 import { CHUNK_SIZE, blockIndex } from './coords';
 import { smoothstep, type TerrainNoise } from './heightmap';
-import { hash2 } from './seeded-random';
+import { hash2 } from './terrain-hash';
 
 export const TREE_CELL = 5;
 /** Farthest a leaf is from its trunk, horizontally. */

@@ -1,5 +1,6 @@
-// Small seeded randomness for terrain. Everything here is a pure function of its inputs so
-// that every peer, worker and test generates the very same world from the same seed string.
+// Seeded hashing for terrain (the simulator's PRNG is core/seeded-random.ts, whose output
+// may change freely; this file's may not: it defines the world). Everything here is a pure
+// function of its inputs so that every peer, worker and test generates the very same world from the same seed string.
 // Math.random is never used: one stray call would make two peers disagree about a chunk.
 
 /** 32-bit FNV-1a of a string, finished with a murmur3 mix so near-identical seeds spread well. */

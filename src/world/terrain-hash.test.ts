@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hash2, hash2Unit, hashString, mulberry32 } from './seeded-random';
+import { hash2, hash2Unit, hashString, mulberry32 } from './terrain-hash';
 
 describe('seeded randomness', () => {
   it('hashes strings stably and spreads near-identical seeds', () => {
