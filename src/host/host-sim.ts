@@ -119,15 +119,18 @@ export class HostSim {
     for (let i = 0; i < n; i++) await this.add();
   }
 
-  /** Ends a peer abruptly (a closed tab); its store stays for a restart. */
-  kill(hex: string): void {
+  /**
+   * Ends a peer abruptly (a closed tab); its store stays for a restart. `silent`: its links
+   * do not close at the remote ends (a browser killed without closing its channels).
+   */
+  kill(hex: string, opts: { silent?: boolean } = {}): void {
     const p = this.peers.get(hex);
     if (!p) return;
     this.peers.delete(hex);
     p.client.close();
     p.host.stop();
     p.wire.close();
-    this.net.kill(p.dht.selfId);
+    this.net.kill(p.dht.selfId, opts);
     p.dht.stop();
   }
 

@@ -256,7 +256,7 @@ export class HostedRegion {
     }
     if (this.primaryAlive() || !m.host) return this.redirect(from);
     this.waiting.set(fromHex, { id: from, since: m.since });
-    void this.claim();
+    void this.claim(0, this.role === 'backup');
   }
 
   private onNotPrimary(from: NodeId, fromHex: string, m: HostMessageOf<'NOT_PRIMARY'>): void {
@@ -281,8 +281,12 @@ export class HostedRegion {
 
   // ---- claims (we want to be primary) ----------------------------------------------
 
-  /** GENERATE: become primary of the next epoch if a majority of the host set agrees. */
-  async claim(minEpoch = 0): Promise<boolean> {
+  /**
+   * GENERATE: become primary of the next epoch if a majority of the host set agrees.
+   * `primarySilent`: we take over because the primary we follow went quiet (it counts as
+   * gone, like a closed link, when choosing the host set to claim over).
+   */
+  async claim(minEpoch = 0, primarySilent = false): Promise<boolean> {
     if (this.stopped || this.role === 'claiming' || this.role === 'primary') return false;
     if (this.deferred) {
       this.scheduleRetry();
@@ -292,7 +296,7 @@ export class HostedRegion {
     this.role = 'claiming';
     this.claimFloor = minEpoch;
     this.ctx.stats.claims++;
-    const ok = await this.runClaim(minEpoch).catch(() => false);
+    const ok = await this.runClaim(minEpoch, primarySilent).catch(() => false);
     if (!ok) {
       this.ctx.stats.claimsFailed++;
       if (this.role === 'claiming') this.role = before;
@@ -301,9 +305,9 @@ export class HostedRegion {
     return ok;
   }
 
-  private async runClaim(minEpoch: number): Promise<boolean> {
+  private async runClaim(minEpoch: number, primarySilent: boolean): Promise<boolean> {
     const o = this.ctx.opts;
-    const hosts = await this.claimHosts();
+    const hosts = await this.claimHosts(primarySilent ? this.primaryHex : '');
     if (this.stopped || this.role !== 'claiming') return false;
     if (!hosts.some((h) => idEquals(h, this.ctx.selfId))) {
       // Not ours to host: point the waiting subscribers at who should.
@@ -364,13 +368,18 @@ export class HostedRegion {
 
   /**
    * The host set to claim over: a fresh lookup; but when a node of the current epoch's
-   * hosts is gone (its link closed: a closed tab), the lookup may wait on that dead node
-   * for seconds, so after `claimLookupMs` we claim over the current hosts minus the gone
-   * ones (a majority of those is a majority of every view that agrees on the live nodes).
+   * hosts is gone (its link closed: a closed tab; or it is the primary we replace because
+   * it went silent: a killed browser leaves its channels open at our end for many
+   * seconds), the lookup may wait on that dead node for seconds, so after `claimLookupMs`
+   * we claim over the current hosts minus the gone ones (a majority of those is a majority
+   * of every view that agrees on the live nodes).
    */
-  private async claimHosts(): Promise<NodeId[]> {
+  private async claimHosts(silent: string): Promise<NodeId[]> {
     const lookup = this.ctx.hostSet(this.key, true);
-    const known = this.hosts.filter((h) => !this.ctx.linkClosed(idToHex(h)));
+    const known = this.hosts.filter((h) => {
+      const hex = idToHex(h);
+      return hex !== silent && !this.ctx.linkClosed(hex);
+    });
     // Only while a majority of the current hosts is still linked (a claim over that majority
     // merges a state of every confirmed edit: each was acked by a backup among the hosts).
     const majority = Math.floor(this.hosts.length / 2) + 1;
@@ -433,7 +442,7 @@ export class HostedRegion {
     this.ctx.clock.clearTimeout(this.retry);
     const ms = 200 + this.ctx.opts.random() * 400;
     this.retry = this.ctx.clock.setTimeout(() => {
-      if (this.role === 'idle' || (this.role === 'backup' && !this.primaryAlive())) void this.claim();
+      if (this.role === 'idle' || (this.role === 'backup' && !this.primaryAlive())) void this.claim(0, this.role === 'backup');
     }, ms);
   }
 
@@ -636,7 +645,7 @@ export class HostedRegion {
     if (now - this.lastHeard > o.failoverMs + rank * o.claimStaggerMs) {
       // One attempt, then wait again (jittered, so duelling claimants drift apart).
       this.lastHeard = now + o.random() * o.failoverMs;
-      void this.claim();
+      void this.claim(0, true);
     }
   }
 }

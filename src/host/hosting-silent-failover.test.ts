@@ -1,0 +1,53 @@
+// A primary that dies without closing its links (a browser process killed: its WebRTC
+// channels stay "open" at the other end for many seconds), with the tab's DHT timeout
+// (a lookup waits on the dead contact for `rpcTimeoutMs`): the backups must still take
+// over well within the client's edit timeout, so an edit submitted right after the death
+// is confirmed on its first attempt and reaches every subscriber.
+import { describe, expect, it } from 'vitest';
+import { BRICK, PLANKS } from '../world/blocks';
+import { HostSim, type SimPeer } from './host-sim';
+import { columnIndex, REGION_BLOCKS, type RegionCoord } from './region-key';
+import { entryKey } from './region-state';
+import { chunkOf, localOf } from '../world/coords';
+
+const R: RegionCoord = { rx: 0, rz: 0 };
+
+function primaryOf(sim: HostSim): SimPeer | undefined {
+  return sim.live().find((p) => p.host.roles().primary.includes(`${R.rx},${R.rz}`));
+}
+
+describe('failover after a silent death (simulated)', () => {
+  it.each([1, 2, 3])('confirms the first edit after the primary vanished, seed %i', async (seed) => {
+    // The tab's DHT timeout: a lookup past the dead primary stalls for 4 s.
+    const sim = new HostSim({ seed, dht: { rpcTimeoutMs: 4000 } });
+    await sim.grow(4);
+    for (const p of sim.live()) await sim.settle(p.client.subscribe(R));
+    const primary = primaryOf(sim)!;
+    const others = sim.live().filter((p) => p !== primary);
+    const editor = others[0]!;
+    const at = (i: number) => ({ x: R.rx * REGION_BLOCKS + 3 + i, y: 120, z: R.rz * REGION_BLOCKS + 5 });
+    for (let i = 0; i < 5; i++) {
+      const { x, y, z } = at(i);
+      await sim.settle(editor.client.submit(x, y, z, PLANKS, { x, y, z: z + 3 }));
+    }
+    await sim.run(1000);
+    sim.kill(primary.hex, { silent: true });
+    const { x, y, z } = at(5);
+    const t0 = sim.clock.now();
+    // One attempt: it must not time out (EditTimeoutError after editTimeoutMs).
+    const stamp = await sim.settle(editor.client.submit(x, y, z, BRICK, { x, y, z: z + 3 }));
+    const took = sim.clock.now() - t0;
+    expect(took).toBeLessThan(editor.client.opts.editTimeoutMs - 1500);
+    await sim.run(3000);
+    const now = primaryOf(sim)!;
+    expect(now.host.regionState(R)!.epoch).toBe(stamp.e);
+    for (const p of sim.live()) {
+      for (let i = 0; i < 6; i++) {
+        const b = at(i);
+        expect(p.client.state(R)!.get(entryKey(columnIndex(chunkOf(b.x), chunkOf(b.z)), localOf(b.x), b.y, localOf(b.z)))?.id).toBe(i < 5 ? PLANKS : BRICK);
+      }
+    }
+    expect(sim.doublePrimaries()).toEqual([]);
+    sim.stopAll();
+  });
+});
