@@ -108,8 +108,8 @@ export class Bot {
   }
 
   /**
-   * Places a block next to the bot; returns where and when (page Date.now(), the same
-   * clock in every page of the machine), or null when no spot was free or it was refused.
+   * Places a block next to the bot; returns where and when (epoch ms from timeOrigin + now,
+   * comparable between the pages of one machine), or null when no spot was free or it was refused.
    */
   async placeNear(): Promise<{ x: number; y: number; z: number; id: number; at: number } | null> {
     const r = await this.page.evaluate(([px, pz, id, air, water]) => {
@@ -124,7 +124,7 @@ export class Bot {
           if (b !== air && b !== water) { y = yy + 1; break; }
         }
         if (y < 0 || v.getBlock(x, y, z) !== air) continue;
-        const at = Date.now();
+        const at = performance.timeOrigin + performance.now();
         return v.setBlock(x, y, z, id!).then(() => ({ x, y, z, at, err: '' }), (e: Error) => ({ x, y, z, at, err: e.message }));
       }
       return null;
@@ -146,15 +146,17 @@ export class Bot {
     return !err;
   }
 
-  /** Polls getBlock in the page until it shows `id`; the page's Date.now() when it did, or NaN. */
+  /** When the block change (x, y, z) -> id arrived in this page's world (epoch ms), or NaN after the timeout. */
   async waitForBlock(x: number, y: number, z: number, id: number, timeoutMs: number): Promise<number> {
     return this.page.evaluate(async ([x, y, z, id, timeoutMs]) => {
+      // The world records when each change arrived, so watching late does not add latency.
       const until = Date.now() + timeoutMs!;
-      while (window.voxel.getBlock(x!, y!, z!) !== id) {
+      for (;;) {
+        const hit = window.voxel.changes().find((c) => c.x === x && c.y === y && c.z === z && c.id === id);
+        if (hit) return hit.at;
         if (Date.now() > until) return NaN;
-        await new Promise((r) => setTimeout(r, 2));
+        await new Promise((r) => setTimeout(r, 5));
       }
-      return Date.now();
     }, [x, y, z, id, timeoutMs] as const);
   }
 

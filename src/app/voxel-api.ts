@@ -43,6 +43,12 @@ export interface VoxelApi {
   setRenderDistance(n: number): Promise<void>;
   /** Stores the player's position now (it is also stored every few seconds and on hide). */
   savePlayer(): Promise<void>;
+  /**
+   * Recent block changes applied to this tab's world (own and others', newest last, at
+   * most 512), with `at` in epoch ms (timeOrigin + now: comparable across the tabs of one
+   * machine). Bots time edit-to-visible latency with it.
+   */
+  changes(): { x: number; y: number; z: number; id: number; at: number }[];
   /** The peer network; set once the tab has joined (absent with ?net=off). */
   net?: NetApi;
   /** Region hosting and remote players; set with `net`. */
@@ -60,8 +66,16 @@ export interface VoxelApiParts {
   onSelect: (slot: number) => void;
 }
 
+const MAX_CHANGES = 512;
+
 export function createVoxelApi(p: VoxelApiParts): VoxelApi {
+  const changes: { x: number; y: number; z: number; id: number; at: number }[] = [];
+  p.world.events.on('blockChanged', ({ x, y, z, id }) => {
+    changes.push({ x, y, z, id, at: performance.timeOrigin + performance.now() });
+    if (changes.length > MAX_CHANGES) changes.shift();
+  });
   return {
+    changes: () => changes.slice(),
     ready: () => p.ready,
     getBlock: (x, y, z) => p.world.blockAt(Math.floor(x), Math.floor(y), Math.floor(z)),
     setBlock: (x, y, z, id) => p.editor.setBlock(x, y, z, id),
