@@ -9,7 +9,8 @@ export interface RelayProcess {
 }
 
 export async function startRelayProcess(port: number): Promise<RelayProcess> {
-  const child = spawn('node_modules/.bin/tsx', ['signaling/serve.ts', '--relay-only', '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Node itself with tsx as a loader (not the tsx wrapper, whose own child would outlive a kill).
+  const child = spawn(process.execPath, ['--import', 'tsx', 'signaling/serve.ts', '--relay-only', '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('relay process did not start in 20 s')), 20_000);
     let out = '';
