@@ -144,6 +144,7 @@ export class PrimaryDuty {
       return;
     }
     this.queue.push({ from, fromHex, m });
+    if (!this.stopped) this.order(this.ctx.clock.now());
   }
 
   /**
@@ -179,6 +180,17 @@ export class PrimaryDuty {
     this.ctx.stats.ticks++;
     if (this.stopped) return;
     const now = this.ctx.clock.now();
+    this.order(now);
+    this.commit();
+    if (this.playersDirty) this.sendPlayers(now);
+  }
+
+  /**
+   * Validates, stamps and replicates the queued edits (and adopted offers) as one batch.
+   * Runs on the tick, and also as soon as an edit arrives: the order is the order of
+   * arrival either way, and not waiting for the tick saves up to 50 ms per edit.
+   */
+  private order(now: number): void {
     const queue = this.queue;
     this.queue = [];
     const entries: Entry[] = [];
@@ -229,8 +241,6 @@ export class PrimaryDuty {
       const own = this.region.persist();
       if (this.backups().length === 0) own.then(() => this.advance(batch.to), () => {});
     }
-    this.commit();
-    if (this.playersDirty) this.sendPlayers(now);
   }
 
   /** A re-sent edit we already ordered as `s`: confirm it (now if committed, else with its batch). */
