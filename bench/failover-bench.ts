@@ -28,12 +28,14 @@ async function openTab(browser: Browser, url: string): Promise<Tab> {
 /** Tries setBlock until it is confirmed; resolves with the time it took. */
 async function editUntilConfirmed(p: Page, e: Edit, timeoutMs = 60_000): Promise<number> {
   const t0 = Date.now();
+  const errors = new Map<string, number>();
   for (;;) {
-    const ok = await p.evaluate(async ([x, y, z, id]) => {
-      try { await window.voxel.setBlock(x!, y!, z!, id!); return true; } catch { return false; }
+    const err = await p.evaluate(async ([x, y, z, id]) => {
+      try { await window.voxel.setBlock(x!, y!, z!, id!); return ''; } catch (e) { return (e as Error).message; }
     }, e);
-    if (ok) return Date.now() - t0;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`edit ${e.join(',')} not confirmed within ${timeoutMs} ms`);
+    if (!err) return Date.now() - t0;
+    errors.set(err, (errors.get(err) ?? 0) + 1);
+    if (Date.now() - t0 > timeoutMs) throw new Error(`edit ${e.join(',')} not confirmed within ${timeoutMs} ms: ${JSON.stringify([...errors])}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -54,13 +56,21 @@ export async function benchFailover(kills = 20): Promise<Record<string, number>>
       if (Math.hypot(dx, dz) >= 2 && regionOf(bx + dx, bz + dz) === region) columns.push([bx + dx, bz + dz]);
     }
     let next = 0;
+    /** The next column's top, skipping spots out of the editor's reach (hosts refuse those). */
     const spot = async (p: Page, id: number): Promise<Edit> => {
-      const [x, z] = columns[next++ % columns.length]!;
-      const y = await p.evaluate(([x, z]) => {
-        for (let y = 250; y > 0; y--) { const b = window.voxel.getBlock(x!, y, z!); if (b !== 0 && b !== 5) return y + 1; }
-        return 100;
-      }, [x, z]);
-      return [x, y, z, id];
+      for (let tries = 0; tries < columns.length; tries++) {
+        const [x, z] = columns[next++ % columns.length]!;
+        const r = await p.evaluate(([x, z]) => {
+          const me = window.voxel.player();
+          for (let y = 250; y > 0; y--) {
+            const b = window.voxel.getBlock(x!, y, z!);
+            if (b !== 0 && b !== 5) return { y: y + 1, d: Math.hypot(x! + 0.5 - me.x, y + 1.5 - (me.y + 1.62), z! + 0.5 - me.z) };
+          }
+          return { y: 100, d: Infinity };
+        }, [x, z]);
+        if (r.d < 7.5) return [x, r.y, z, id];
+      }
+      throw new Error('no edit spot within reach of the editor');
     };
     const confirmed = new Map<string, Edit>();
     const times: number[] = [];
