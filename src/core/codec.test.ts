@@ -1,4 +1,4 @@
-import { pack } from 'msgpackr';
+import { encode as pack } from '@msgpack/msgpack';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { dhtCodec, MAX_FRAME, type DhtMessage } from '../dht/messages';

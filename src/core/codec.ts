@@ -1,15 +1,16 @@
-// The binary wire codec: msgpackr for encoding, valibot schemas checked on every decode
+// The binary wire codec: msgpack (@msgpack/msgpack) for encoding, valibot schemas checked on every decode
 // (DESIGN.md "Bad input and trust": no other code sees a frame before its schema did).
 //
 // A frame is the msgpack array [typeCode, body]. Type codes are explicit small integers
 // so names can change without breaking the wire. Decoding either returns a typed
 // message `{ t: name, ...body }` or throws a CodecError with a stable `reason`.
 //
-// Why msgpackr and not a hand layout: a FIND_NODE reply (20 ids) is 450 bytes either way
-// within ~10%; msgpackr is among the fastest JS encoders, and schema changes stay a
-// one-line edit. Binary fields decode as views into the frame; the `bytes` schema below
+// Why msgpack and not a hand layout: a FIND_NODE reply (20 ids) is 450 bytes either way
+// within ~10%, and schema changes stay a one-line edit. @msgpack/msgpack rather than
+// msgpackr: msgpackr's optional native addon names platform packages this registry does
+// not serve, which breaks `npm ci` from the lock file. Binary fields decode as views into the frame; the `bytes` schema below
 // copies them so a kept id or value does not pin the whole frame in memory.
-import { Packr } from 'msgpackr';
+import { decode as unpack, encode as pack } from '@msgpack/msgpack';
 import * as v from 'valibot';
 
 /** Default largest encoded frame a codec accepts (the Link itself allows up to 256 KiB). */
@@ -72,7 +73,6 @@ export function defineCodec<S extends CodecSpec>(spec: S, options: CodecOptions 
     byName.set(name, entry);
     byCode.set(code, [name, schema]);
   }
-  const packr = new Packr({ useRecords: false, mapsAsObjects: true, int64AsType: 'number' });
 
   return {
     maxFrame,
@@ -80,7 +80,8 @@ export function defineCodec<S extends CodecSpec>(spec: S, options: CodecOptions 
       const entry = byName.get(msg.t);
       if (!entry) throw new CodecError('unknown-type', `no such message type: ${String(msg.t)}`);
       const { t: _t, ...body } = msg as { t: string } & Record<string, unknown>;
-      const frame = packr.pack([entry[0], body]) as Uint8Array;
+      // Absent optional fields stay absent (not nil), so the schemas see what was sent.
+      const frame = pack([entry[0], body], { ignoreUndefined: true });
       if (frame.length > maxFrame) throw new CodecError('oversized', `${msg.t} frame is ${frame.length} bytes (max ${maxFrame})`);
       return frame;
     },
@@ -89,7 +90,7 @@ export function defineCodec<S extends CodecSpec>(spec: S, options: CodecOptions 
       if (frame.length > maxFrame) throw new CodecError('oversized', `frame is ${frame.length} bytes (max ${maxFrame})`);
       let raw: unknown;
       try {
-        raw = packr.unpack(frame);
+        raw = unpack(frame);
       } catch (e) {
         throw new CodecError('malformed', `undecodable frame: ${(e as Error).message}`);
       }
