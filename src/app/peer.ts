@@ -14,8 +14,6 @@ import { WebRtcTransport } from '../net/webrtc-transport';
 export const PEER_DEFAULTS = {
   /** Peers asked of the relay when there is no invite. */
   bootstrapPeers: 4,
-  /** How often a peer with no link at all goes back to the relay. */
-  rejoinMs: 10_000,
 };
 
 export interface PeerConfig {
@@ -37,14 +35,12 @@ export class Peer {
   /** Application protocols over the DHT's messages (diag, host, player). */
   channels!: AppChannels;
   lastError: Error | undefined;
-  private stopRejoin: (() => void) | undefined;
 
   private constructor(
     readonly identity: Identity,
     readonly transport: WebRtcTransport,
     readonly dht: DhtNode,
     private relay: Bootstrap | null,
-    private readonly cfg: PeerConfig,
   ) {}
 
   get id(): string {
@@ -69,7 +65,7 @@ export class Peer {
     const peers = invited.length ? invited : ((await relay?.randomPeers(PEER_DEFAULTS.bootstrapPeers)) ?? []);
     const signals = relay ?? { sendSignal() {} };
     const dht = createDhtNode({ selfId: cfg.identity.id, transport, clock, bootstrap: { peers, signals }, options: cfg.dht });
-    const peer = new Peer(cfg.identity, transport, dht, relay, cfg);
+    const peer = new Peer(cfg.identity, transport, dht, relay);
     peer.lastError = lastError;
     globalThis.performance?.mark?.('vp:peers-listed');
     try {
@@ -96,11 +92,9 @@ export class Peer {
   }
 
   stop(): void {
-    this.stopRejoin?.();
     this.dht.stop();
     this.relay?.close();
     this.relay = null;
     this.transport.close();
-    void this.cfg;
   }
 }

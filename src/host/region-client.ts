@@ -383,13 +383,8 @@ export class RegionClient {
   }
 
   private onSnapshot(sub: Subscription, from: NodeId, fromHex: string, m: HostMessageOf<'SNAPSHOT'>): void {
-    let entries: Entry[];
-    try {
-      entries = decodeEntries(m.entries);
-    } catch {
-      this.stats.stale++;
-      return;
-    }
+    const entries = this.decode(m.entries);
+    if (!entries) return;
     this.stats.snapshots++;
     const moved = fromHex !== sub.primaryHex || m.e !== sub.epoch || !sub.attached;
     const changed = sub.state.merge(entries);
@@ -412,6 +407,16 @@ export class RegionClient {
     if (changed.length > 0) this.events.emit('edits', { region: sub.coord, entries: changed });
   }
 
+  /** A frame's entries, or undefined (counted as stale) when they do not decode. */
+  private decode(bytes: Uint8Array): Entry[] | undefined {
+    try {
+      return decodeEntries(bytes);
+    } catch {
+      this.stats.stale++;
+      return undefined;
+    }
+  }
+
   private unpinIfUnusedExcept(sub: Subscription, id: NodeId): void {
     for (const s of this.subs.values()) if (s !== sub && s.primary && idEquals(s.primary, id)) return;
     this.args.dht.unpin(id);
@@ -425,13 +430,8 @@ export class RegionClient {
       this.stats.gaps++;
       return this.resubscribe(sub);
     }
-    let entries: Entry[];
-    try {
-      entries = decodeEntries(m.entries);
-    } catch {
-      this.stats.stale++;
-      return;
-    }
+    const entries = this.decode(m.entries);
+    if (!entries) return;
     this.stats.deltas++;
     const changed = sub.state.merge(entries);
     sub.since = { e: m.e, s: m.to };

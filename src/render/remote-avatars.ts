@@ -7,18 +7,10 @@
 import {
   BoxGeometry, CanvasTexture, Group, LinearFilter, Mesh, MeshLambertMaterial, Sprite, SpriteMaterial, type Texture,
 } from 'three';
+import type { RemotePlayerSample } from '../play/remote-player-smoother';
 
-export interface AvatarState {
-  id: string;
-  name: string;
-  /** Feet position (the player body's origin), world coordinates. */
-  x: number;
-  y: number;
-  z: number;
-  /** Radians; 0 faces -z, as the camera. */
-  yaw: number;
-  pitch?: number;
-}
+/** A remote player as drawn: the smoother's sample (feet position, yaw 0 facing -z); pitch optional. */
+export type AvatarState = Omit<RemotePlayerSample, 'pitch'> & { pitch?: number };
 
 export interface LabelTexture {
   texture: Texture;
