@@ -32,8 +32,8 @@ export interface VoxelApi {
   player(): { x: number; y: number; z: number; yaw: number; pitch: number; flying: boolean };
   /** Moves the player; resolves once the new position is stored. */
   teleport(x: number, y: number, z: number): Promise<void>;
-  /** Sets the view direction (radians; yaw 0 looks at -z, pitch up positive). */
-  look(yaw: number, pitch: number): void;
+  /** Sets the view direction (radians; yaw 0 looks at -z, pitch up positive); resolves once stored, as teleport does. */
+  look(yaw: number, pitch: number): Promise<void>;
   /** The block under the crosshair within reach, as a click would pick it. */
   target(): RayHit | null;
   /** Chooses the hotbar slot (0-based) a right click places from. */
@@ -87,10 +87,11 @@ export function createVoxelApi(p: VoxelApiParts): VoxelApi {
       p.session.teleport(x, y, z);
       await p.savePlayer();
     },
-    look: (yaw, pitch) => {
+    look: async (yaw, pitch) => {
       p.session.yaw = 0;
       p.session.pitch = 0;
       p.session.look(yaw, pitch);
+      await p.savePlayer(true);
     },
     target: () => p.session.target(),
     select: (slot) => {
