@@ -1,6 +1,7 @@
 // window.voxel.hosting: what this tab hosts and how the shared world looks from here, for
 // tests, bots and the dashboard.
 import type { Clock } from '../core/clock';
+import { idToHex } from '../core/node-id';
 import type { RemotePlayers, RemotePlayerSample } from '../play/remote-player-smoother';
 import type { NetSession } from './net-session';
 import type { WorkerTicker } from './worker-ticker';
@@ -14,8 +15,17 @@ export interface HostingApi {
   players(): RemotePlayerSample[];
   /** Authoritative ticks per second per primary region, over the last measurement window. */
   tickHz(): number;
+  /** One region as this tab's host and client see it (diagnostics). */
+  region(name: string): RegionDiagnostics;
+  /** The last hosting decisions (claims, grants, refusals), oldest first. */
+  trace(): string[];
   /** Flat counters: host_*, client_*, wire_* and ticker/clock figures. */
   stats(): Record<string, number>;
+}
+
+export interface RegionDiagnostics {
+  host?: { role: string; epoch: number; promised: number; primary: string; hosts: string[]; entries: number; version: string };
+  client?: { primary: string; epoch: number; ready: boolean; entries: number };
 }
 
 export function createHostingApi(net: NetSession, remote: RemotePlayers, clock: Clock, ticker: WorkerTicker): HostingApi {
@@ -37,6 +47,18 @@ export function createHostingApi(net: NetSession, remote: RemotePlayers, clock: 
     liveRegions: () => net.source.liveRegions().map((r) => `${r.rx},${r.rz}`),
     players: () => remote.sample(performance.now()),
     tickHz: () => hz,
+    region: (name) => {
+      const [rx, rz] = name.split(',').map(Number) as [number, number];
+      const coord = { rx, rz };
+      const h = net.host.regionState(coord);
+      const att = net.client.attachment(coord);
+      const short = (hex: string) => hex.slice(0, 8);
+      return {
+        ...(h ? { host: { role: h.role, epoch: h.epoch, promised: h.promised, primary: short(h.primaryHex), hosts: h.hosts.map((x) => short(idToHex(x))), entries: h.state.size, version: `e${h.state.version.e}s${h.state.version.s}` } } : {}),
+        ...(att ? { client: { primary: short(att.primary), epoch: att.epoch, ready: net.client.isReady(coord), entries: net.client.state(coord)?.size ?? 0 } } : {}),
+      };
+    },
+    trace: () => [...net.trace],
     stats: () => ({
       ...prefixed('host_', net.host.stats),
       ...prefixed('client_', net.client.stats),

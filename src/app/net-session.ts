@@ -26,6 +26,8 @@ export interface NetSession {
   readonly client: RegionClient;
   readonly source: NetworkChunkSource;
   readonly player: Identity;
+  /** The last hosting decisions of this tab (claims, grants, refusals), oldest first. */
+  readonly trace: readonly string[];
   /** Stores the signed player record in the DHT (throttled unless `force`). */
   publishPlayer(state: PlayerState, force?: boolean): Promise<void>;
   /** The newest valid record of this player in the DHT, if any. */
@@ -54,14 +56,22 @@ export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock,
   const wire = new HostWire(peer.channels.open('host'), clock);
   // Each tab is its own hosting node: its records are keyed by its node id.
   const store = await IdbHostStore.open(cfg.world, peer.id).catch(() => null);
-  const host = new RegionHost({ dht: peer.dht, wire, clock, ticker, store, world: cfg.world });
+  // The last hosting decisions (claims, grants, refusals), for window.voxel.hosting.trace().
+  const trace: string[] = [];
+  const host = new RegionHost({
+    dht: peer.dht, wire, clock, ticker, store, world: cfg.world,
+    trace: (region, what) => {
+      trace.push(`${Math.round(clock.now())} [${region}] ${what}`);
+      if (trace.length > 400) trace.splice(0, 100);
+    },
+  });
   await host.start();
   const client = new RegionClient({ dht: peer.dht, wire, clock, world: cfg.world });
   const name = `player-${idToHex(player.id).slice(0, 6)}`;
   const source = new NetworkChunkSource({ seed: cfg.seed, world: cfg.world, client, dht: peer.dht, clock, options: { name } });
   let lastPublished = -Infinity;
   return {
-    peer, wire, host, client, source, player,
+    peer, wire, host, client, source, player, trace,
     async publishPlayer(state, force = false) {
       const now = clock.now();
       if (!force && now - lastPublished < PLAYER_RECORD_EVERY_MS) return;

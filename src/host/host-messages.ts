@@ -43,7 +43,8 @@ export const hostSpec = {
   /** primary -> backups and subscribers: alive, committed up to (e, s); backups also get the subscribers. */
   HEARTBEAT: [5, v.object({ ...region, e: u32, s: u32, hosts, subs: v.optional(v.pipe(v.array(id), v.maxLength(MAX_SUBS_LISTED))) })],
   /** any -> client: I am not the primary (of epoch e); try `primary` if given. From a new primary naming itself: a takeover notice. */
-  NOT_PRIMARY: [6, v.object({ ...region, e: u32, primary: v.optional(id) })],
+  // `refuse`: a host's answer to a primary's frame it will not follow (it promised e elsewhere).
+  NOT_PRIMARY: [6, v.object({ ...region, e: u32, primary: v.optional(id), refuse: v.optional(v.boolean()) })],
   /** client -> primary: set world block (x, y, z) to id; (px, py, pz) is where the editor stands. */
   EDIT: [7, v.object({ ...region, r: u32, x: i32, y: i32, z: i32, id: u32, px: coord, py: coord, pz: coord })],
   CONFIRM: [8, v.object({ ...region, r: u32, e: u32, s: u32 })],

@@ -75,6 +75,8 @@ export interface HostStats {
   adopted: number;
   /** OFFER frames sent (stored entries a primary lacked). */
   offers: number;
+  /** Epochs this node was primary of that another node had also won (it claimed again). */
+  contested: number;
   /** Authoritative ticks run, over all regions this node is primary of. */
   ticks: number;
 }
@@ -82,6 +84,6 @@ export interface HostStats {
 export function newHostStats(): HostStats {
   return {
     claims: 0, claimsWon: 0, claimsFailed: 0, grants: 0, refusals: 0, outsiderClaims: 0, staleFrames: 0, strayFrames: 0,
-    editsAccepted: 0, editsRejected: 0, confirms: 0, deltas: 0, syncs: 0, handoffs: 0, stepDowns: 0, storeFailures: 0, publishes: 0, duplicateEdits: 0, adopted: 0, offers: 0, ticks: 0,
+    editsAccepted: 0, editsRejected: 0, confirms: 0, deltas: 0, syncs: 0, handoffs: 0, stepDowns: 0, storeFailures: 0, publishes: 0, duplicateEdits: 0, adopted: 0, offers: 0, contested: 0, ticks: 0,
   };
 }

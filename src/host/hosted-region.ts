@@ -61,6 +61,8 @@ export class HostedRegion {
   promised = 0;
   /** Who `promised` went to (hex; ours while we claim). */
   promisedTo = '';
+  /** Highest epoch a refusal told us was promised elsewhere: our next claim goes above it. */
+  private refusedAt = 0;
   /** Our own claims wait while someone else's claim is being considered. */
   private deferUntil = -Infinity;
   /** Epoch of the primary we follow (or are). */
@@ -260,6 +262,11 @@ export class HostedRegion {
   }
 
   private onNotPrimary(from: NodeId, fromHex: string, m: HostMessageOf<'NOT_PRIMARY'>): void {
+    // A host of our set promised our very epoch to another node: two claims won the same
+    // epoch over different views (a node alone after a whole-world restart claims the epoch
+    // the others had used before it came back). Our epoch is not ours alone: claim a new
+    // one over the host set, whose grants merge every state, that node's included.
+    if (this.duty && m.refuse && m.e === this.epoch && this.hosts.some((h) => idEquals(h, from))) return this.contested(m.e);
     // A backup that promised a later epoch refuses our replication. A primary steps down
     // once too few backups remain to confirm anything: someone else is taking over.
     if (!this.duty || m.e <= this.epoch || !this.hosts.some((h) => idEquals(h, from))) {
@@ -267,6 +274,14 @@ export class HostedRegion {
       return;
     }
     if (this.duty.refusedBy(fromHex)) this.stepDown(m.primary, m.e);
+  }
+
+  private contested(e: number): void {
+    this.ctx.stats.contested++;
+    this.trace(`epoch e${e} contested: claiming again`);
+    this.stepDown(undefined, e);
+    this.refusedAt = Math.max(this.refusedAt, e);
+    void this.claim(e + 1);
   }
 
   private stepDown(next: NodeId | undefined, e: number): void {
@@ -317,7 +332,7 @@ export class HostedRegion {
       return false;
     }
     // Above every epoch we know of, our state's included: new edits must not be shadowed.
-    const e = Math.max(this.promised, this.epoch, this.state.version.e, minEpoch - 1) + 1;
+    const e = Math.max(this.promised, this.epoch, this.state.version.e, this.refusedAt, minEpoch - 1) + 1;
     const before = { promised: this.promised, promisedTo: this.promisedTo };
     this.promised = e;
     this.promisedTo = this.ctx.selfHex;
@@ -350,6 +365,7 @@ export class HostedRegion {
       });
     }
     this.round = undefined;
+    this.refusedAt = Math.max(this.refusedAt, round.highestRefusal);
     this.trace(`claim e${e} ${round.quorumAt === null ? 'failed' : 'quorum'} granted ${[...round.granted].map((g) => g.slice(0, 6)).join(',')} promised ${this.promised}`);
     if (round.quorumAt === null || this.promised !== e || this.stopped || this.role !== 'claiming') {
       // Our vote for e went to ourselves and our claim is over: nobody can win e through
@@ -531,6 +547,8 @@ export class HostedRegion {
     const mine = this.promisedTo === this.ctx.selfHex;
     if (e < this.promised || (e === this.promised && fromHex !== this.promisedTo && !mine)) {
       this.trace(`not adopting ${fromHex.slice(0, 6)} e${e}: promised ${this.promised} to ${this.promisedTo.slice(0, 6)}, ${this.role}`);
+      // Tell it: at an equal epoch it is a second primary of that epoch (see onNotPrimary).
+      this.send(from, { t: 'NOT_PRIMARY', ...this.r, e: this.promised, refuse: true, ...(this.primary && this.promisedTo === this.primaryHex ? { primary: this.primary } : {}) });
       return false;
     }
     // A heartbeat of a later epoch from inside the host set: someone won a claim; we are deposed.
@@ -561,7 +579,7 @@ export class HostedRegion {
   private async onReplicate(from: NodeId, fromHex: string, m: HostMessageOf<'REPLICATE'> | HostMessageOf<'SYNC'>): Promise<void> {
     if (m.e < this.promised) {
       this.ctx.stats.staleFrames++;
-      this.send(from, { t: 'NOT_PRIMARY', ...this.r, e: this.promised, ...(this.primary ? { primary: this.primary } : {}) });
+      this.send(from, { t: 'NOT_PRIMARY', ...this.r, e: this.promised, refuse: true, ...(this.primary ? { primary: this.primary } : {}) });
       return;
     }
     if (!this.isCurrentPrimary(fromHex, m.e)) {
@@ -614,7 +632,7 @@ export class HostedRegion {
   private async onHeartbeat(from: NodeId, fromHex: string, m: HostMessageOf<'HEARTBEAT'>): Promise<void> {
     if (m.e < this.promised) {
       this.ctx.stats.staleFrames++;
-      this.send(from, { t: 'NOT_PRIMARY', ...this.r, e: this.promised, ...(this.primary ? { primary: this.primary } : {}) });
+      this.send(from, { t: 'NOT_PRIMARY', ...this.r, e: this.promised, refuse: true, ...(this.primary ? { primary: this.primary } : {}) });
       return;
     }
     const member = m.hosts.some((h) => idEquals(h, this.ctx.selfId));

@@ -84,6 +84,24 @@ export class RegionHost {
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
+    // The store loads before any frame is answered: a grant given from an empty state would
+    // forget the epochs this node promised before it restarted (two primaries of one epoch).
+    const stored = this.args.store ? await this.args.store.loadAll().catch(() => []) : [];
+    for (const s of stored) {
+      let entries;
+      try {
+        entries = decodeEntries(s.entries);
+      } catch {
+        continue;
+      }
+      const r = await this.region({ rx: s.rx, rz: s.rz });
+      r.restore(entries, s.promised);
+      // Rejoin: the closest host of a stored region claims it again (a no-op if a live
+      // primary refuses; that primary then hands it over or adds us as a backup).
+      const t = this.args.clock.setTimeout(() => void this.rejoin(r), this.opts.heartbeatMs + this.opts.random() * this.opts.failoverMs);
+      this.stops.push(() => this.args.clock.clearTimeout(t));
+    }
+    if (!this.running) return;
     this.stops.push(this.args.wire.events.on('frame', ({ from, fromHex, msg }) => this.onFrame(from, fromHex, msg)));
     this.stops.push(every(this.args.clock, this.opts.heartbeatMs, () => this.watch()));
     this.stops.push(
@@ -101,21 +119,6 @@ export class RegionHost {
       this.closed.delete(idToHex(id));
       for (const r of this.known.values()) if (r.duty) this.soon(r);
     }));
-    const stored = this.args.store ? await this.args.store.loadAll().catch(() => []) : [];
-    for (const s of stored) {
-      let entries;
-      try {
-        entries = decodeEntries(s.entries);
-      } catch {
-        continue;
-      }
-      const r = await this.region({ rx: s.rx, rz: s.rz });
-      r.restore(entries, s.promised);
-      // Rejoin: the closest host of a stored region claims it again (a no-op if a live
-      // primary refuses; that primary then hands it over or adds us as a backup).
-      const t = this.args.clock.setTimeout(() => void this.rejoin(r), this.opts.heartbeatMs + this.opts.random() * this.opts.failoverMs);
-      this.stops.push(() => this.args.clock.clearTimeout(t));
-    }
   }
 
   stop(): void {

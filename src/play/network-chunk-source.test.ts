@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { DhtNode } from '../dht/dht-node';
+import type { Namespace } from '../dht/messages';
 import { HostSim, type SimPeer } from '../host/host-sim';
 import { BRICK, GLASS } from '../world/blocks';
 import { localOf } from '../world/coords';
@@ -49,6 +51,30 @@ describe('NetworkChunkSource (simulated)', () => {
     expect(b.liveRegions().some((r) => r.rx === 20)).toBe(false);
     expect(generateChunk('seed-1', Math.floor(fx / 16), Math.floor(fz / 16)).get(localOf(fx), 91, localOf(fz))).not.toBe(GLASS);
     a.close(); b.close(); c.close();
+    sim.stopAll();
+  });
+
+  it('a column whose snapshot comes while it is loaded from the stored log carries the snapshot\'s edits', async () => {
+    const sim = new HostSim({ seed: 23 });
+    await sim.grow(6);
+    const [pa, pb] = sim.live();
+    const a = source(sim, pa!, 'alice');
+    // b gives up on the snapshot at once and reads the region's log from the DHT, which does
+    // not have the edit yet (logs are published debounced): only the snapshot has it.
+    // The DHT answers slowly (a lookup waiting on dead contacts after a restart).
+    const slowDht = {
+      selfId: pb!.dht.selfId,
+      get: (ns: Namespace, key: Uint8Array) => new Promise<Awaited<ReturnType<DhtNode['get']>>>((resolve, reject) => sim.clock.setTimeout(() => pb!.dht.get(ns, key).then(resolve, reject), 1000)),
+    };
+    const b = new NetworkChunkSource({ seed: 'seed-1', world: sim.world, client: pb!.client, dht: slowDht, clock: sim.clock, options: { name: 'bob', snapshotWaitMs: 0 } });
+    a.setPosition({ x: 5.5, y: 80, z: 5.5, yaw: 0, pitch: 0 });
+    await sim.settle(a.commitEdit(6, 81, 7, BRICK));
+    const seen: BlockChange[] = [];
+    b.events.on('blocks', ({ changes }) => seen.push(...changes));
+    const col = await sim.settle(b.load(0, 0));
+    expect(seen, 'the snapshot came while the column loaded').toContainEqual({ x: 6, y: 81, z: 7, id: BRICK });
+    expect(col.get(6, 81, 7)).toBe(BRICK);
+    a.close(); b.close();
     sim.stopAll();
   });
 });

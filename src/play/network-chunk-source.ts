@@ -163,6 +163,10 @@ export class NetworkChunkSource implements ChunkSource {
       if (!timedOut) state = this.args.client.state(region);
     }
     state ??= await this.farState(region);
+    // The snapshot may have come while we waited (for it, or for the far state): its edits
+    // were announced as 'blocks' before this column was in the world, so they were not
+    // applied there. The column must carry them itself.
+    if (this.isLive(region) && this.args.client.isReady(region)) state = this.args.client.state(region) ?? state;
     return EditLog.from(state.column(col)).applyTo(chunk);
   }
 
