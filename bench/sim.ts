@@ -56,12 +56,23 @@ export async function runSim(opts: SimOptions): Promise<SimResult> {
   const seed = opts.seed ?? 42;
   const lookups = opts.lookups ?? 1000;
   const c = new SimCluster({ seed, dht: SIM_DHT, net: { latencyMs: 20, jitterMs: 5 } });
+  // Per-phase wall time, virtual time and link messages: where a run spends its time.
+  let mark = { wall: t0, virt: 0, msgs: 0 };
+  const phaseDone = (name: string) => {
+    const now = { wall: performance.now(), virt: c.clock.now(), msgs: c.net.stats.messages };
+    const msgs = now.msgs - mark.msgs;
+    const us = ((now.wall - mark.wall) * 1000) / Math.max(1, msgs);
+    log(`phase ${name}: ${((now.wall - mark.wall) / 1000).toFixed(1)} s wall, ${((now.virt - mark.virt) / 1000).toFixed(0)} s virtual, ${msgs} messages (${us.toFixed(0)} us each)`);
+    mark = now;
+  };
 
   await c.grow(opts.nodes, {
     maxBatch: Math.max(100, Math.round(opts.nodes / 20)),
     onBatch: (n) => log(`joined ${n} nodes (${((performance.now() - t0) / 1000).toFixed(0)} s)`),
   });
+  phaseDone('join');
   await c.clock.advance(30_000);
+  phaseDone('settle');
 
   const linkFigures = () => {
     let max = 0;
@@ -108,6 +119,7 @@ export async function runSim(opts: SimOptions): Promise<SimResult> {
   const messagesPerLookup = (c.net.stats.messages - m0) / lookups;
   const routedHopsPerRpc = (sum(c, (n) => n.stats.routedForwarded + n.stats.routedSent) - routed0) / Math.max(1, sum(c, (n) => n.stats.rpcSent) - rpc0);
   links = linkFigures();
+  phaseDone('lookups');
   log(`lookups: success ${phase.success}, hops p50 ${pct(phase.hops, 0.5)} p99 ${pct(phase.hops, 0.99)}, links max ${links.max}`);
 
   // Values, put before any churn.
@@ -123,6 +135,7 @@ export async function runSim(opts: SimOptions): Promise<SimResult> {
     }
     await c.settle(Promise.all(jobs));
   }
+  phaseDone('puts');
 
   const replace = async (count: number) => {
     const victims = [...c.joinedAt.keys()];
@@ -142,12 +155,15 @@ export async function runSim(opts: SimOptions): Promise<SimResult> {
       if (i % every === 0) await replace(perRound);
     });
     churnLookupSuccess = churned.success;
+    phaseDone('churn lookups');
     log(`churn lookups: success ${churnLookupSuccess}`);
   }
 
   // Replace 30% of the nodes, give upkeep a minute, then get every value from random nodes.
   await replace(Math.round((opts.getChurn ?? 0.3) * c.size));
+  phaseDone('replace for gets');
   await c.clock.advance(60_000);
+  phaseDone('upkeep before gets');
   let got = 0;
   for (let i = 0; i < keys.length; i += 100) {
     const jobs = keys.slice(i, i + 100).map((key, j) =>
@@ -160,6 +176,7 @@ export async function runSim(opts: SimOptions): Promise<SimResult> {
     );
     await c.settle(Promise.all(jobs));
   }
+  phaseDone('gets');
   links = { max: Math.max(links.max, linkFigures().max), mean: links.mean };
 
   const result: SimResult = {

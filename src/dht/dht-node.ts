@@ -13,11 +13,11 @@ import { Emitter } from '../core/emitter';
 import { bucketIndex, compareDistance, ID_BITS, idEquals, idToHex, type NodeId } from '../core/node-id';
 import type { Link } from '../net/link';
 import type { SignalChannel, Transport } from '../net/transport';
-import { LinkSet, type PeerLink } from './link-set';
+import { LinkSet } from './link-set';
 import { LINK_BUDGET_DEFAULTS, planLinks } from './link-budget';
 import { iterativeLookup, type LookupResult } from './lookup';
-import { dhtCodec, MAX_IDS, NAMESPACE_LIMITS, type DhtMessage, type DhtMessageOf, type Namespace, type Reply, type Request, type ValueRecord } from './messages';
-import { Dedup, nextHop } from './router';
+import { dhtCodec, NAMESPACE_LIMITS, type DhtMessage, type Namespace, type Reply, type Request, type ValueRecord } from './messages';
+import { OverlayRouter, type Origin } from './overlay-router';
 import { RoutingTable, type AddResult, type Contact } from './routing-table';
 import { RpcTable, RpcTimeoutError } from './rpc';
 import { newStats, type DhtStats } from './stats';
@@ -69,6 +69,8 @@ export const DHT_DEFAULTS = {
    * them (Kademlia), only those still 'empty' (cheaper; the simulator's choice), or 'none'.
    */
   joinRefresh: 'all' as 'all' | 'empty' | 'none',
+  /** Holders closest to a key (by their own tables) that hand its value to a newcomer. */
+  handoverHolders: 2,
   /** Default lifetime of a put value. */
   valueTtlMs: 3600_000,
   /** The publisher re-puts its values this often. */
@@ -151,16 +153,6 @@ interface Published {
   republishAt: number;
 }
 
-/** Where a message came from, and how to answer it. */
-interface Origin {
-  id: NodeId;
-  hex: string;
-  /** Reverse path of a routed request (its reply's source route). */
-  via: NodeId[];
-}
-
-/** Reverse paths remembered (see `paths`). */
-const PATH_CACHE = 32;
 /** Dropped contacts remembered for partition healing (see `probeDormant`). */
 const DORMANT = 16;
 
@@ -184,16 +176,13 @@ export class DhtNode {
   private readonly clock: Clock;
   private readonly bootstrap: DhtBootstrap | undefined;
   private readonly rpc: RpcTable;
-  private readonly dedup: Dedup;
+  private readonly router: OverlayRouter;
   private readonly pendingDials = new Set<string>();
   private readonly backoff = new Map<string, number>();
   private readonly published = new Map<string, Published>();
   /** Contacts dropped after failures, probed through the relay now and then (partition healing). */
   private dormant: NodeId[] = [];
-  /** Reverse paths of the last few nodes that reached us by routing: how to reach a newcomer. */
-  private readonly paths = new Map<string, NodeId[]>();
   private stops: (() => void)[] = [];
-  private routeSeq = 0;
   private running = false;
   private maintainScheduled = false;
 
@@ -206,9 +195,15 @@ export class DhtNode {
     this.opts = { ...DHT_DEFAULTS, ...args.options };
     this.table = new RoutingTable(this.selfId, this.opts.k);
     this.rpc = new RpcTable(this.clock, this.opts.random);
-    this.dedup = new Dedup(this.opts.dedupSize);
     this.links = new LinkSet(this.selfId, this.clock, this.stats, this.opts, this.opts.maxJunkFrames, {
-      onMessage: (msg, pl) => this.onLinkMessage(msg, pl),
+      onMessage: (msg, pl) => {
+        this.noteAlive(pl.id, pl.hex);
+        this.handle(msg, { id: pl.id, hex: pl.hex, via: [] });
+      },
+      onRoute: (env, pl) => {
+        this.noteAlive(pl.id, pl.hex);
+        this.router.onRoute(env, pl);
+      },
       onOpen: (pl) => {
         this.noteAlive(pl.id, pl.hex);
         this.events.emit('link-open', { id: pl.id, outbound: pl.outbound });
@@ -218,6 +213,10 @@ export class DhtNode {
         this.events.emit('link-close', { id: pl.id, reason });
         this.scheduleMaintain();
       },
+    });
+    this.router = new OverlayRouter(this.selfId, this.selfHex, this.links, this.stats, this.opts, (inner, from) => {
+      this.noteAlive(from.id, from.hex);
+      this.handle(inner, from);
     });
     this.overlaySignals = {
       sendSignal: (to, blob) => void this.sendTo(to, idToHex(to), { t: 'SIGNAL', blob }),
@@ -501,11 +500,25 @@ export class DhtNode {
     const now = this.clock.now();
     for (const h of this.store.values(now)) {
       const closest = this.table.closest(h.key, this.opts.k);
-      if (closest.length < this.opts.k || closest.includes(c)) {
-        this.stats.replications++;
-        this.call(c.id, c.hex, { t: 'STORE', ns: h.ns, key: h.key, rec: ValueStore.toRecord(h, now) }).catch(() => {});
-      }
+      if (closest.length >= this.opts.k && !closest.includes(c)) continue;
+      if (!this.amongFirstHolders(h.key, closest, c)) continue;
+      this.stats.replications++;
+      this.call(c.id, c.hex, { t: 'STORE', ns: h.ns, key: h.key, rec: ValueStore.toRecord(h, now) }).catch(() => {});
     }
+  }
+
+  /**
+   * Whether we are one of the `handoverHolders` holders closest to key (by our table,
+   * newcomer left out). All k holders learn of a newcomer, and each sending it the value
+   * made one join cost k STOREs per value (the Kademlia paper's note: only the closest
+   * holders need to); a dead holder still listed only adds one more sender.
+   */
+  private amongFirstHolders(key: NodeId, closest: readonly Contact[], newcomer: Contact): boolean {
+    let closer = 0;
+    for (const x of closest) {
+      if (x !== newcomer && compareDistance(x.id, this.selfId, key) < 0 && ++closer >= this.opts.handoverHolders) return false;
+    }
+    return true;
   }
 
   /** Looks up random ids in buckets not looked into for refreshMs (all far buckets on join). */
@@ -564,102 +577,12 @@ export class DhtNode {
   }
 
   /** Sends a message to a node: over a direct link if we hold one, else routed. */
-  private sendTo(id: NodeId, hex: string, msg: DhtMessage, via: NodeId[] = []): boolean {
+  private sendTo(id: NodeId, hex: string, msg: DhtMessage, via: readonly NodeId[] = []): boolean {
     if (!this.running) return false;
+    const frame = dhtCodec.encode(msg);
     const pl = this.links.get(hex);
-    if (pl && this.links.sendFrame(pl, dhtCodec.encode(msg))) return true;
-    const env: DhtMessageOf<'ROUTE'> = {
-      t: 'ROUTE',
-      id: this.routeSeq,
-      src: this.selfId,
-      dst: id,
-      ttl: this.opts.routeTtl,
-      trace: [],
-      via,
-      body: dhtCodec.encode(msg),
-    };
-    this.routeSeq = (this.routeSeq + 1) >>> 0;
-    this.dedup.check(`${this.selfHex}:${env.id}`);
-    this.stats.routedSent++;
-    return this.forward(env, true);
-  }
-
-  private forward(env: DhtMessageOf<'ROUTE'>, origin = false): boolean {
-    // To the destination directly if linked; else toward the next waypoint (direct link or
-    // strict greedy progress); failing that, along the reverse path of the destination's
-    // last routed message to us (a newcomer nobody near it links to yet); else a detour.
-    const links = this.links.map;
-    let via = env.via;
-    const passed = new Set<string>([idToHex(env.src)]);
-    for (const t of env.trace) passed.add(idToHex(t));
-    let hop = links.get(idToHex(env.dst)) ?? nextHop(this.selfId, via[0] ?? env.dst, links, false, passed);
-    if (!hop) {
-      const path = this.paths.get(idToHex(env.dst));
-      if (path && path.length > 0) {
-        via = path;
-        hop = nextHop(this.selfId, path[0]!, links, false, passed);
-      }
-    }
-    // Detour: at a dead end (our table lacks the destination's bucket), hand it to the
-    // closest link it has not passed yet, even if no closer than us. The trace rules out
-    // loops; only the first half of the hop limit may be spent this way.
-    if (!hop && (origin || env.ttl > this.opts.routeTtl / 2)) hop = nextHop(this.selfId, via[0] ?? env.dst, links, true, passed);
-    if (!hop) {
-      this.stats.dropped.noRoute++;
-      return false;
-    }
-    if (via.length > 0 && hop.hex === idToHex(via[0]!)) via = via.slice(1);
-    let frame: Uint8Array;
-    try {
-      frame = dhtCodec.encode(via === env.via ? env : { ...env, via });
-    } catch {
-      this.stats.dropped.oversized++;
-      return false;
-    }
-    return this.links.sendFrame(hop, frame);
-  }
-
-  private onLinkMessage(msg: DhtMessage, pl: PeerLink): void {
-    this.noteAlive(pl.id, pl.hex);
-    if (msg.t === 'ROUTE') this.onRoute(msg, pl);
-    else this.handle(msg, { id: pl.id, hex: pl.hex, via: [] });
-  }
-
-  private onRoute(env: DhtMessageOf<'ROUTE'>, from: PeerLink): void {
-    const srcHex = idToHex(env.src);
-    if (!this.dedup.check(`${srcHex}:${env.id}`)) {
-      this.stats.dropped.duplicate++;
-      return;
-    }
-    if (idEquals(env.dst, this.selfId)) {
-      let inner: DhtMessage;
-      try {
-        inner = dhtCodec.decode(env.body);
-      } catch (e) {
-        this.stats.dropped[(e as { reason?: 'malformed' }).reason ?? 'malformed']++;
-        return;
-      }
-      if (inner.t === 'ROUTE') {
-        this.stats.dropped.nested++;
-        return;
-      }
-      this.stats.routedDelivered++;
-      this.noteAlive(env.src, srcHex);
-      const via = env.trace.length > 0 ? [...env.trace].reverse() : [from.id];
-      this.paths.delete(srcHex);
-      this.paths.set(srcHex, via);
-      if (this.paths.size > PATH_CACHE) this.paths.delete(this.paths.keys().next().value!);
-      this.handle(inner, { id: env.src, hex: srcHex, via });
-      return;
-    }
-    if (env.ttl <= 1 || env.trace.length >= MAX_IDS) {
-      this.stats.dropped.ttl++;
-      return;
-    }
-    this.stats.routedForwarded++;
-    let via = env.via;
-    while (via.length > 0 && idEquals(via[0]!, this.selfId)) via = via.slice(1);
-    this.forward({ ...env, via, ttl: env.ttl - 1, trace: [...env.trace, this.selfId] });
+    if (pl && this.links.sendFrame(pl, frame)) return true;
+    return this.router.send(id, frame, via);
   }
 
   private handle(msg: DhtMessage, from: Origin): void {
@@ -701,8 +624,6 @@ export class DhtNode {
         return;
       case 'DATA':
         this.events.emit('message', { from: from.id, body: msg.body });
-        return;
-      case 'ROUTE':
         return;
     }
   }

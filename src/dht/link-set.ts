@@ -1,12 +1,15 @@
 // The node's live links: attach (with the duplicate rule and inbound admission), frame
-// decoding with junk accounting, and sending. Every frame from a link is decoded and
-// schema-checked here before the node sees it; a link that keeps sending junk is closed.
+// decoding with junk accounting, and sending. Every frame from a link is checked here
+// before the node sees it: codec frames are decoded and schema-checked whole; a ROUTE
+// frame only has its header checked (route-frame.ts), its inner frame is checked by the
+// node that consumes it. A link that keeps sending junk is closed.
 import type { Clock } from '../core/clock';
 import { CodecError } from '../core/codec';
 import { bucketIndex, compareDistance, idToHex, type NodeId } from '../core/node-id';
 import type { Link } from '../net/link';
 import { admitInbound, type HeldLink, type LinkBudgetOptions } from './link-budget';
 import { dhtCodec, type DhtMessage } from './messages';
+import { isRouteFrame, readRoute, type RouteEnvelope } from './route-frame';
 import type { DhtStats } from './stats';
 
 export interface PeerLink extends HeldLink {
@@ -21,6 +24,8 @@ export interface PeerLink extends HeldLink {
 
 export interface LinkSetHooks {
   onMessage(msg: DhtMessage, from: PeerLink): void;
+  /** A ROUTE frame, header checked; ids and body are views into the frame. */
+  onRoute(env: RouteEnvelope, from: PeerLink): void;
   onOpen(pl: PeerLink): void;
   onClose(pl: PeerLink, reason: string, byUs: boolean): void;
 }
@@ -143,9 +148,10 @@ export class LinkSet {
     this.stats.framesIn++;
     this.stats.bytesIn += data.length;
     pl.lastRx = this.clock.now();
-    let msg: DhtMessage;
+    const route = isRouteFrame(data);
+    let msg: DhtMessage | RouteEnvelope;
     try {
-      msg = dhtCodec.decode(data);
+      msg = route ? readRoute(data) : dhtCodec.decode(data);
     } catch (e) {
       this.stats.dropped[e instanceof CodecError ? e.reason : 'malformed']++;
       if (++pl.junk >= this.maxJunkFrames) {
@@ -154,6 +160,7 @@ export class LinkSet {
       }
       return;
     }
-    this.hooks.onMessage(msg, pl);
+    if (route) this.hooks.onRoute(msg as RouteEnvelope, pl);
+    else this.hooks.onMessage(msg as DhtMessage, pl);
   }
 }

@@ -1,6 +1,8 @@
 // DHT wire messages: the Kademlia RPCs (PING, FIND_NODE, FIND_VALUE, STORE and their
-// replies), the routed envelope ROUTE, overlay SIGNAL and application DATA. Every
-// frame read from a link goes through `dhtCodec.decode` before anything else sees it.
+// replies), overlay SIGNAL and application DATA. Every frame read from a link goes
+// through `dhtCodec.decode` before anything else sees it, except the routed envelope
+// ROUTE: its fixed header is read by route-frame.ts, and the one frame it carries goes
+// through `dhtCodec.decode` at the destination.
 //
 // The dissertation's STORE_CHUNK/FIND_CHUNK/STORE_PLAYER/FIND_PLAYER are STORE and
 // FIND_VALUE with a namespace: one routing table, separate value tables per namespace.
@@ -67,24 +69,7 @@ export const dhtSpec = {
   SIGNAL: [9, v.object({ blob: v.record(v.string(), v.unknown()) })],
   /** An application payload sent with DhtNode.send (always routed). */
   DATA: [10, v.object({ body: bytes(MAX_FRAME) })],
-  /**
-   * A routed envelope. Forwarders greedily pick the live link closest (XOR) to `dst`,
-   * unless `via` (a source route, used by replies) names a next hop they have a link to.
-   * `trace` collects the forwarders so the destination can reply along the reverse path.
-   * `body` is one encoded inner frame (never another ROUTE).
-   */
-  ROUTE: [
-    11,
-    v.object({
-      id: u32,
-      src: id,
-      dst: id,
-      ttl: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_TTL)),
-      trace: ids,
-      via: ids,
-      body: bytes(MAX_FRAME),
-    }),
-  ],
+  // Code 11 was the msgpack ROUTE envelope; routed messages are route-frame.ts frames now.
 } as const;
 
 export type DhtMessage = MessageOf<typeof dhtSpec>;

@@ -29,14 +29,17 @@ export function nextHop<L extends HopCandidate>(
   target: NodeId,
   links: ReadonlyMap<string, L>,
   origin = false,
-  exclude?: ReadonlySet<string>,
+  exclude?: ReadonlySet<string> | ((l: L) => boolean),
+  targetHex = idToHex(target),
 ): L | null {
-  const direct = links.get(idToHex(target));
+  const direct = links.get(targetHex);
   if (direct) return direct;
+  const excluded = typeof exclude === 'function' ? exclude : exclude ? (l: L) => exclude.has(l.hex) : undefined;
   let best: L | null = null;
   for (const l of links.values()) {
-    if (exclude?.has(l.hex)) continue;
-    if (best === null ? origin || compareDistance(l.id, selfId, target) < 0 : compareDistance(l.id, best.id, target) < 0) best = l;
+    const better = best === null ? origin || compareDistance(l.id, selfId, target) < 0 : compareDistance(l.id, best.id, target) < 0;
+    // Exclusion is checked only for a would-be best: the cheap test runs first.
+    if (better && !excluded?.(l)) best = l;
   }
   return best;
 }

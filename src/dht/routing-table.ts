@@ -123,24 +123,27 @@ export class RoutingTable {
 
   /** The `n` known contacts closest to `target` (XOR), closest first. */
   closest(target: NodeId, n = this.k, exclude?: string): Contact[] {
-    // Bucket b = bucketIndex(self, target) holds the closest; then buckets below b (all at
-    // distance in [2^b, 2^(b+1))); then buckets above b in increasing order.
+    // Buckets are visited in distance order, so only the first few are sorted. With
+    // d = self XOR target and b its top bit: bucket b holds the closest; a bucket i < b
+    // clears bit i of the distance when d has bit i set (closer than every bucket under
+    // it: taken from high i down), else sets it (farther: taken from low i up after the
+    // first group); buckets above b come last, in increasing order.
     const b = bucketIndex(this.selfId, target);
     const out: Contact[] = [];
-    const take = (cs: Contact[]) => {
-      const sorted = cs.filter((c) => c.hex !== exclude).sort((x, y) => compareDistance(x.id, y.id, target));
+    const take = (i: number) => {
+      const cs = this.buckets[i]!.contacts;
+      if (cs.length === 0) return;
+      const sorted = cs.length === 1 ? cs : [...cs].sort((x, y) => compareDistance(x.id, y.id, target));
       for (const c of sorted) {
         if (out.length >= n) return;
-        out.push(c);
+        if (c.hex !== exclude) out.push(c);
       }
     };
-    if (b >= 0) take(this.buckets[b]!.contacts);
-    if (out.length < n) {
-      const lower: Contact[] = [];
-      for (let i = (b < 0 ? ID_BITS : b) - 1; i >= 0; i--) lower.push(...this.buckets[i]!.contacts);
-      take(lower);
-    }
-    for (let i = b + 1; i < ID_BITS && out.length < n; i++) take(this.buckets[i]!.contacts);
+    const top = b < 0 ? ID_BITS : b;
+    if (b >= 0) take(b);
+    for (let i = top - 1; i >= 0 && out.length < n; i--) if (distanceBit(this.selfId, target, i)) take(i);
+    for (let i = 0; i < top && out.length < n; i++) if (!distanceBit(this.selfId, target, i)) take(i);
+    for (let i = b + 1; i < ID_BITS && out.length < n; i++) take(i);
     return out;
   }
 
@@ -172,4 +175,10 @@ export class RoutingTable {
   *all(): IterableIterator<Contact> {
     yield* this.index.values();
   }
+}
+
+/** Bit i (0 = least significant) of a XOR b. */
+function distanceBit(a: NodeId, b: NodeId, i: number): boolean {
+  const byte = a.length - 1 - (i >> 3);
+  return (((a[byte]! ^ b[byte]!) >> (i & 7)) & 1) === 1;
 }
