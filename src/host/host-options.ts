@@ -1,5 +1,6 @@
 // Every hosting option and its default (docs/HOSTING.md explains the timings).
 import { EDIT_RULES } from './edit-validator';
+import { MOTION_RULES, type MotionRules } from './motion-tracker';
 
 export const HOST_DEFAULTS = {
   /** Host set size r: the primary and r - 1 backups. */
@@ -43,6 +44,8 @@ export const HOST_DEFAULTS = {
   /** Most regions one node keeps (hosted or remembered). */
   maxRegions: 2048,
   rules: EDIT_RULES,
+  /** How fast players may move between position reports (null: reports are believed as sent). */
+  motion: MOTION_RULES as MotionRules | null,
   random: Math.random as () => number,
 };
 
@@ -75,6 +78,8 @@ export interface HostStats {
   adopted: number;
   /** OFFER frames sent (stored entries a primary lacked). */
   offers: number;
+  /** Player positions (MOVE, or an EDIT's) farther than the player could have moved: taken only part way. */
+  movesClamped: number;
   /** Epochs this node was primary of that another node had also won (it claimed again). */
   contested: number;
   /** Authoritative ticks run, over all regions this node is primary of. */
@@ -84,6 +89,6 @@ export interface HostStats {
 export function newHostStats(): HostStats {
   return {
     claims: 0, claimsWon: 0, claimsFailed: 0, grants: 0, refusals: 0, outsiderClaims: 0, staleFrames: 0, strayFrames: 0,
-    editsAccepted: 0, editsRejected: 0, confirms: 0, deltas: 0, syncs: 0, handoffs: 0, stepDowns: 0, storeFailures: 0, publishes: 0, duplicateEdits: 0, adopted: 0, offers: 0, contested: 0, ticks: 0,
+    editsAccepted: 0, editsRejected: 0, confirms: 0, deltas: 0, syncs: 0, handoffs: 0, stepDowns: 0, storeFailures: 0, publishes: 0, duplicateEdits: 0, adopted: 0, offers: 0, contested: 0, movesClamped: 0, ticks: 0,
   };
 }

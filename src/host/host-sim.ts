@@ -99,7 +99,9 @@ export class HostSim {
     const wire = new HostWire(new AppChannels(dht).open('host'), this.clock);
     const host = new RegionHost({
       dht, wire, clock: this.clock, ticker: clockTicker(this.clock), store, world: this.world,
-      options: { random: seededRandom(this.seq++ * 31 + 7), ...this.opts.host },
+      // Simulated players edit all over a region with no walk in between: the motion check
+      // (motion-tracker.ts) is off unless a test turns it on.
+      options: { random: seededRandom(this.seq++ * 31 + 7), motion: null, ...this.opts.host },
       ...(process.env.HOST_TRACE ? { trace: (region: string, what: string) => region === process.env.HOST_TRACE && console.log(`${this.clock.now()} [${region}] ${what}`) } : {}),
       onAccept: (region, epoch, primary) => {
         const k = `${region}:${epoch}`;

@@ -6,6 +6,7 @@ import { CHANNELS } from '../dht/app-channels';
 import { BRICK, PLACEABLE } from '../world/blocks';
 import { hostCodec } from './host-messages';
 import { HostSim, type SimPeer } from './host-sim';
+import { MOTION_RULES } from './motion-tracker';
 import { REGION_BLOCKS, RegionKeys, type RegionCoord } from './region-key';
 import { encodeEntries, type Stamp } from './region-state';
 
@@ -129,6 +130,29 @@ describe('hosting faults (simulated)', () => {
     // Still serving: a new edit is confirmed and reaches the subscriber.
     const more = await editMany(sim, player, 2, 6);
     expect(more[1]!.stamp.e).toBe(epoch);
+    sim.stopAll();
+  });
+
+  it('checks reach from where the player was seen, not from where an edit claims it stands', async () => {
+    const sim = new HostSim({ seed: 9, host: { motion: MOTION_RULES } });
+    await sim.grow(6);
+    const player = sim.pick();
+    await sim.settle(player.client.subscribe(R));
+    const x0 = R.rx * REGION_BLOCKS + 2, z0 = R.rz * REGION_BLOCKS + 2;
+    expect(player.client.move({ x: x0 + 0.5, y: 100, z: z0 + 0.5, yaw: 0, pitch: 0 }, 'mallory')).toBe(true);
+    await sim.run(200);
+    // 50 blocks away, claiming to stand right next to it: out of reach of where it was seen.
+    const far = sim.settle(player.client.submit(x0 + 50, 101, z0, BRICK, { x: x0 + 50.5, y: 100, z: z0 + 1.5 }));
+    await expect(far).rejects.toMatchObject({ reason: 'out-of-reach' });
+    // Next to where it stands: fine.
+    await sim.settle(player.client.submit(x0 + 2, 101, z0, BRICK, { x: x0 + 0.5, y: 100, z: z0 + 0.5 }));
+    // Walking there (reports at walking pace) makes the far block reachable.
+    for (let x = x0; x <= x0 + 50; x += 1) {
+      player.client.move({ x: x + 0.5, y: 100, z: z0 + 1.5, yaw: 0, pitch: 0 }, 'mallory');
+      await sim.run(250);
+    }
+    await sim.settle(player.client.submit(x0 + 50, 101, z0, BRICK, { x: x0 + 50.5, y: 100, z: z0 + 1.5 }));
+    expect(primaryOf(sim, R)[0]!.host.stats.movesClamped).toBeGreaterThanOrEqual(1);
     sim.stopAll();
   });
 });

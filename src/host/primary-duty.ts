@@ -8,6 +8,7 @@
 import { every } from '../core/clock';
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { EditValidator } from './edit-validator';
+import { MotionTracker, type Position } from './motion-tracker';
 import { MAX_SUBS_LISTED, type HostMessageOf, type PlayerFrame } from './host-messages';
 import type { HostedRegion } from './hosted-region';
 import { putEdits, putLocation } from './region-records';
@@ -41,6 +42,8 @@ export class PrimaryDuty {
   private playersDirty = false;
   private queue: { from: NodeId; fromHex: string; m: HostMessageOf<'EDIT'> }[] = [];
   private readonly validator: EditValidator;
+  /** Where each player is believed to stand (reach is checked from there, not from its claim). */
+  private readonly motion: MotionTracker | undefined;
   /** Offered entries (OFFER) to adopt on the next tick, and the original stamps of adopted ones. */
   private offered: Entry[] = [];
   private readonly origins = new Map<number, Stamp>();
@@ -55,6 +58,7 @@ export class PrimaryDuty {
 
   constructor(private readonly region: HostedRegion) {
     this.validator = new EditValidator(region.coord, region.ctx.opts.rules);
+    this.motion = region.ctx.opts.motion ? new MotionTracker(region.ctx.opts.motion) : undefined;
   }
 
   private get ctx() {
@@ -169,10 +173,21 @@ export class PrimaryDuty {
     return best;
   }
 
+  /** A player's reported position, as far as it could have moved since its last report. */
+  private believe(hex: string, claimed: Position, now: number): Position {
+    if (!this.motion) return claimed;
+    const before = this.motion.clamped;
+    const p = this.motion.report(hex, claimed, now);
+    if (this.motion.clamped !== before) this.ctx.stats.movesClamped++;
+    return p;
+  }
+
   move(from: NodeId, fromHex: string, m: HostMessageOf<'MOVE'>): void {
     this.touch(fromHex);
-    if (regionOf(chunkOf(m.x)) !== this.r.rx || regionOf(chunkOf(m.z)) !== this.r.rz) return; // not standing here
-    this.players.set(fromHex, { id: from, name: m.name, x: m.x, y: m.y, z: m.z, yaw: m.yaw, pitch: m.pitch, at: this.ctx.clock.now() });
+    const now = this.ctx.clock.now();
+    const p = this.believe(fromHex, m, now);
+    if (regionOf(chunkOf(p.x)) !== this.r.rx || regionOf(chunkOf(p.z)) !== this.r.rz) return; // not standing here
+    this.players.set(fromHex, { id: from, name: m.name, x: p.x, y: p.y, z: p.z, yaw: m.yaw, pitch: m.pitch, at: now });
     this.playersDirty = true;
   }
 
@@ -203,7 +218,8 @@ export class PrimaryDuty {
         this.duplicate(who, m.r, dup.s, waiters);
         continue;
       }
-      const reason = this.validator.check(fromHex, m, now);
+      const at = this.believe(fromHex, { x: m.px, y: m.py, z: m.pz }, now);
+      const reason = this.validator.check(fromHex, { x: m.x, y: m.y, z: m.z, id: m.id, px: at.x, py: at.y, pz: at.z }, now);
       if (reason) {
         this.ctx.stats.editsRejected++;
         this.ctx.wire.send(who, { t: 'REJECT', ...this.r, r: m.r, reason });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { NO_INPUT, PLAYER_HALF_WIDTH, boxCollides, newBody, stepBody, type SolidAt } from './physics';
+import { MOTION_RULES } from '../host/motion-tracker';
+import { FLY_SPEED, JUMP_SPEED, NO_INPUT, PLAYER_HALF_WIDTH, SPRINT_SPEED, TERMINAL_SPEED, boxCollides, newBody, stepBody, type SolidAt } from './physics';
 
 const floorAt0: SolidAt = (_x, y) => y < 0;
 const run = (secs: number, f: () => void) => { for (let t = 0; t < secs; t += 1 / 60) f(); };
@@ -52,5 +53,12 @@ describe('physics', () => {
     const at: SolidAt = (x, y, z) => x === -1 && y === 0 && z === -1;
     expect(boxCollides(-0.5, 0, -0.5, at)).toBe(true);
     expect(boxCollides(0.5, 0, 0.5, at)).toBe(false);
+  });
+});
+
+describe('the primary\'s motion check', () => {
+  it('allows every speed the physics can produce', () => {
+    expect(MOTION_RULES.maxSpeed).toBeGreaterThanOrEqual(Math.max(FLY_SPEED, SPRINT_SPEED, JUMP_SPEED) * 1.2);
+    expect(MOTION_RULES.maxFall).toBeGreaterThanOrEqual(TERMINAL_SPEED * 1.1);
   });
 });
