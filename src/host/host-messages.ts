@@ -14,6 +14,8 @@ export const ASSEMBLED_MAX = 2 * 1024 * 1024;
 export const MAX_HOSTS = 8;
 /** Subscribers a primary lists to its backups (who tell them of a takeover). */
 export const MAX_SUBS_LISTED = 64;
+/** Edit requests named in one REPLICATE (one per edit of the batch). */
+export const MAX_REQS = 4096;
 /** Players named in one PLAYERS frame. */
 export const MAX_PLAYERS = 64;
 
@@ -57,7 +59,8 @@ export const hostSpec = {
   /** host -> claimant: yes (with my state) or no (I promised `promised` already). */
   GRANT: [13, v.object({ ...region, e: u32, ok: v.boolean(), promised: u32, entries: v.optional(entries) })],
   /** primary -> backups: edits seq from..to of epoch e. */
-  REPLICATE: [14, v.object({ ...region, e: u32, from: u32, to: u32, entries, hosts })],
+  /** `reqs`: the batch's edit requests as (editor, request id, seq), so a successor dedupes re-sends. */
+  REPLICATE: [14, v.object({ ...region, e: u32, from: u32, to: u32, entries, hosts, reqs: v.optional(v.pipe(v.array(v.tuple([id, u32, u32])), v.maxLength(MAX_REQS))) })],
   /** backup -> primary: stored durably up to seq `to` of epoch e. */
   ACK: [15, v.object({ ...region, e: u32, to: u32 })],
   /** primary -> backup: the full state at (e, s) (join, re-replication, gap repair). */

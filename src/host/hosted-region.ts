@@ -18,6 +18,7 @@ import type { HostWire } from './host-wire';
 import { PrimaryDuty } from './primary-duty';
 import { regionName, type RegionCoord } from './region-key';
 import { getEdits } from './region-records';
+import { RequestLog, requestTag } from './request-log';
 import { compareStamp, decodeEntries, encodeEntries, RegionState, type Entry, type Stamp } from './region-state';
 
 export type Role = 'idle' | 'claiming' | 'primary' | 'backup';
@@ -77,6 +78,8 @@ export class HostedRegion {
   /** The closer node the primary asked to take over (it will grant that node). */
   handoffTo = '';
   duty: PrimaryDuty | undefined;
+  /** Edit requests ordered in this region (by us as primary, or replicated to us). */
+  readonly requests: RequestLog;
   /** Backups: the primary's subscribers, told of a takeover. */
   knownSubs: NodeId[] = [];
   /** Subscribers waiting for our claim to finish. */
@@ -96,6 +99,7 @@ export class HostedRegion {
     readonly key: NodeId,
   ) {
     this.name = regionName(coord);
+    this.requests = new RequestLog(ctx.opts.dedupeMs);
   }
 
   /** Whether our own claims are held back (someone else's claim is being considered). */
@@ -610,6 +614,7 @@ export class HostedRegion {
     } else {
       if (this.applied === undefined || m.from > this.applied + 1) return this.requestSync(from);
       if (m.to > this.applied) this.state.merge(entries);
+      this.rememberRequests(m, entries);
       to = Math.max(this.applied, m.to);
     }
     this.applied = to;
@@ -620,6 +625,19 @@ export class HostedRegion {
       return;
     }
     if (this.epoch === e && this.primaryHex === fromHex) this.send(from, { t: 'ACK', ...this.r, e, to });
+  }
+
+  /** The batch's edit requests, so that as the next primary we know them (request-log.ts). */
+  private rememberRequests(m: HostMessageOf<'REPLICATE'>, entries: Entry[]): void {
+    if (!m.reqs) return;
+    const bySeq = new Map<number, Entry>();
+    for (const e of entries) bySeq.set(e.s, e);
+    const now = this.ctx.clock.now();
+    for (const [editor, r, s] of m.reqs) {
+      const e = bySeq.get(s);
+      if (e) this.requests.remember(requestTag(idToHex(editor), r, e.key, e.id), e, now);
+    }
+    this.requests.prune(now);
   }
 
   private requestSync(primary: NodeId): void {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { idToHex, type NodeId } from '../core/node-id';
 import { CHANNELS } from '../dht/app-channels';
-import { BRICK, PLACEABLE } from '../world/blocks';
+import { BRICK, GLASS, PLACEABLE } from '../world/blocks';
 import { hostCodec } from './host-messages';
 import { HostSim, type SimPeer } from './host-sim';
 import { MOTION_RULES } from './motion-tracker';
@@ -153,6 +153,32 @@ describe('hosting faults (simulated)', () => {
     }
     await sim.settle(player.client.submit(x0 + 50, 101, z0, BRICK, { x: x0 + 50.5, y: 100, z: z0 + 1.5 }));
     expect(primaryOf(sim, R)[0]!.host.stats.movesClamped).toBeGreaterThanOrEqual(1);
+    sim.stopAll();
+  });
+
+  it('an edit its dead primary ordered and the editor re-sends late does not undo a later edit of the block', async () => {
+    const sim = new HostSim({ seed: 12 });
+    await sim.grow(8);
+    const [e, f] = sim.live().filter((p) => p !== primaryOf(sim, R)[0]);
+    await sim.settle(Promise.all([e!.client.subscribe(R), f!.client.subscribe(R)]));
+    const x = R.rx * REGION_BLOCKS + 5, z = R.rz * REGION_BLOCKS + 5, y = 120;
+    // e's edit (request 4242), sent as a raw frame so that it can be re-sent at will.
+    const edit = { t: 'EDIT' as const, ...R, r: 4242, x, y, z, id: BRICK, px: x + 0.5, py: y, pz: z + 2.5 };
+    const old = primaryOf(sim, R)[0]!;
+    e!.wire.send(old.dht.selfId, edit);
+    await sim.run(500);
+    expect(old.host.regionState(R)!.state.get(keyOf({ x, y, z }))?.id).toBe(BRICK);
+    sim.kill(old.hex);
+    await sim.run(5000);
+    // After the failover f puts glass there; then e's re-send of its old edit arrives.
+    await sim.settle(f!.client.submit(x, y, z, GLASS, { x: x + 0.5, y, z: z + 2.5 }));
+    const now = primaryOf(sim, R)[0]!;
+    const dups = now.host.stats.duplicateEdits;
+    e!.wire.send(now.dht.selfId, edit);
+    await sim.run(1000);
+    expect(now.host.stats.duplicateEdits).toBe(dups + 1);
+    expect(now.host.regionState(R)!.state.get(keyOf({ x, y, z }))?.id).toBe(GLASS);
+    expect(f!.client.state(R)!.get(keyOf({ x, y, z }))?.id).toBe(GLASS);
     sim.stopAll();
   });
 });

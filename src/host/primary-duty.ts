@@ -9,6 +9,7 @@ import { every } from '../core/clock';
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { EditValidator } from './edit-validator';
 import { MotionTracker, type Position } from './motion-tracker';
+import { requestTag } from './request-log';
 import { MAX_SUBS_LISTED, type HostMessageOf, type PlayerFrame } from './host-messages';
 import type { HostedRegion } from './hosted-region';
 import { putEdits, putLocation } from './region-records';
@@ -47,8 +48,6 @@ export class PrimaryDuty {
   /** Offered entries (OFFER) to adopt on the next tick, and the original stamps of adopted ones. */
   private offered: Entry[] = [];
   private readonly origins = new Map<number, Stamp>();
-  /** (editor, request, edit) -> its seq: a re-sent edit (after a re-attach) is confirmed, not applied again. */
-  private readonly reqs = new Map<string, { s: number; at: number }>();
   private stops: (() => void)[] = [];
   private publishTimer: unknown;
   private locationRevision = 0;
@@ -212,12 +211,10 @@ export class PrimaryDuty {
     const waiters: Batch['waiters'] = [];
     const from = this.seq + 1;
     for (const { from: who, fromHex, m } of queue) {
-      const req = `${fromHex}:${m.r}:${m.x},${m.y},${m.z},${m.id}`;
-      const dup = this.reqs.get(req);
-      if (dup) {
-        this.duplicate(who, m.r, dup.s, waiters);
-        continue;
-      }
+      const key = entryKey(columnIndex(chunkOf(m.x), chunkOf(m.z)), localOf(m.x), m.y, localOf(m.z));
+      const tag = requestTag(fromHex, m.r, key, m.id);
+      const dup = this.region.requests.find(tag);
+      if (dup && this.isDuplicate(who, m.r, key, dup, waiters)) continue;
       const at = this.believe(fromHex, { x: m.px, y: m.py, z: m.pz }, now);
       const reason = this.validator.check(fromHex, { x: m.x, y: m.y, z: m.z, id: m.id, px: at.x, py: at.y, pz: at.z }, now);
       if (reason) {
@@ -226,10 +223,9 @@ export class PrimaryDuty {
         continue;
       }
       const s = ++this.seq;
-      const col = columnIndex(chunkOf(m.x), chunkOf(m.z));
-      entries.push({ key: entryKey(col, localOf(m.x), m.y, localOf(m.z)), id: m.id, e: this.e, s });
+      entries.push({ key, id: m.id, e: this.e, s });
       waiters.push({ id: who, r: m.r, s });
-      this.reqs.set(req, { s, at: now });
+      this.region.requests.remember(tag, { e: this.e, s }, now);
       this.ctx.stats.editsAccepted++;
       this.ctx.onAccept?.(this.region.name, this.e, this.ctx.selfHex);
     }
@@ -252,11 +248,31 @@ export class PrimaryDuty {
     if (entries.length > 0) {
       const batch: Batch = { from, to: this.seq, entries, waiters, at: now };
       this.batches.push(batch);
-      const msg = { t: 'REPLICATE' as const, ...this.r, e: this.e, from, to: this.seq, entries: encodeEntries(entries), hosts: this.region.hosts };
+      const reqs = waiters.map((w): [NodeId, number, number] => [w.id, w.r, w.s]);
+      const msg = { t: 'REPLICATE' as const, ...this.r, e: this.e, from, to: this.seq, entries: encodeEntries(entries), hosts: this.region.hosts, reqs };
       for (const b of this.backups()) this.ctx.wire.send(b, msg);
       const own = this.region.persist();
       if (this.backups().length === 0) own.then(() => this.advance(batch.to), () => {});
     }
+  }
+
+  /**
+   * A re-sent edit already ordered as `dup`. Of our epoch: confirmed with its stamp (now if
+   * committed, else with its batch). Of an earlier epoch (ordered by a predecessor): if a
+   * later edit of the block superseded it, confirmed with its old stamp and not applied
+   * again (that would undo the later edit); if it is still the block's newest, ordered
+   * again (false: same block, same id, a stamp of our epoch that our backups will hold).
+   */
+  private isDuplicate(who: NodeId, r: number, key: number, dup: Stamp, current: Batch['waiters']): boolean {
+    if (dup.e === this.e) {
+      this.duplicate(who, r, dup.s, current);
+      return true;
+    }
+    const cur = this.current(key);
+    if (!cur || compareStamp(cur, dup) <= 0) return false;
+    this.ctx.stats.duplicateEdits++;
+    this.ctx.wire.send(who, { t: 'CONFIRM', ...this.r, r, e: dup.e, s: dup.s });
+    return true;
   }
 
   /** A re-sent edit we already ordered as `s`: confirm it (now if committed, else with its batch). */
@@ -269,14 +285,6 @@ export class PrimaryDuty {
     const batch = this.batches.find((b) => b.from <= s && s <= b.to);
     const waiters = batch ? batch.waiters : current;
     if (!waiters.some((w) => w.r === r && idEquals(w.id, who))) waiters.push({ id: who, r, s });
-  }
-
-  private pruneReqs(now: number): void {
-    const ttl = this.ctx.opts.dedupeMs;
-    for (const [k, v] of this.reqs) {
-      if (now - v.at <= ttl && this.reqs.size <= 16_384) break;
-      this.reqs.delete(k);
-    }
   }
 
   private readonly refusing = new Set<string>();
@@ -355,7 +363,7 @@ export class PrimaryDuty {
     this.ctx.wire.send(id, { t: 'SYNC', ...this.r, e: this.e, s: this.committed, hosts, entries: encodeEntries(this.region.state.all()) });
     for (const b of this.batches) {
       if (b.to <= this.committed) continue;
-      this.ctx.wire.send(id, { t: 'REPLICATE', ...this.r, e: this.e, from: b.from, to: b.to, entries: encodeEntries(b.entries), hosts });
+      this.ctx.wire.send(id, { t: 'REPLICATE', ...this.r, e: this.e, from: b.from, to: b.to, entries: encodeEntries(b.entries), hosts, reqs: b.waiters.map((w): [NodeId, number, number] => [w.id, w.r, w.s]) });
     }
   }
 
@@ -378,7 +386,7 @@ export class PrimaryDuty {
       else this.ctx.wire.send(s.id, hb);
     }
     for (const p of this.players.values()) if (now - p.at > o.playerTtlMs) this.playersDirty = true;
-    this.pruneReqs(now);
+    this.region.requests.prune(now);
   }
 
   /** Host set re-check: hand over to a closer node; bring a new backup up to date. */

@@ -1,0 +1,42 @@
+// Which edit requests a region has ordered, and as what stamp: (editor, request id, block,
+// id) -> stamp. The primary answers a re-sent edit from it instead of ordering it again,
+// and the backups keep it too (REPLICATE carries the requests of each batch), so a
+// primary's successor recognises an edit its predecessor ordered and the editor re-sent
+// when it detached: applying that edit again could overwrite a later edit of the block.
+import type { Stamp } from './region-state';
+
+export interface OrderedRequest extends Stamp {
+  at: number;
+}
+
+export const requestTag = (editorHex: string, r: number, key: number, id: number): string => `${editorHex}:${r}:${key}:${id}`;
+
+export class RequestLog {
+  private readonly byTag = new Map<string, OrderedRequest>();
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly max = 16_384,
+  ) {}
+
+  get size(): number {
+    return this.byTag.size;
+  }
+
+  find(tag: string): OrderedRequest | undefined {
+    return this.byTag.get(tag);
+  }
+
+  remember(tag: string, stamp: Stamp, now: number): void {
+    this.byTag.set(tag, { e: stamp.e, s: stamp.s, at: now });
+    if (this.byTag.size > this.max) this.byTag.delete(this.byTag.keys().next().value!);
+  }
+
+  /** Forgets requests older than the TTL (oldest first: the map is in insertion order). */
+  prune(now: number): void {
+    for (const [tag, req] of this.byTag) {
+      if (now - req.at <= this.ttlMs) break;
+      this.byTag.delete(tag);
+    }
+  }
+}
