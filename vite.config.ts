@@ -1,7 +1,7 @@
 import { defineConfig } from 'vite';
 import { resolve } from 'node:path';
 
-// Multi-page: the player page now; the hosting dashboard (host.html) joins `input` later.
+// Multi-page: the player page and the hosting page (host.html: a tab that only hosts).
 export default defineConfig({
   build: {
     target: 'es2022',
@@ -10,6 +10,7 @@ export default defineConfig({
     rollupOptions: {
       input: {
         main: resolve(import.meta.dirname, 'index.html'),
+        host: resolve(import.meta.dirname, 'host.html'),
       },
     },
   },

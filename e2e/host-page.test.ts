@@ -1,0 +1,56 @@
+// The hosting page (host.html): a tab that only hosts keeps the world alive. A player
+// edits and leaves; a new player, in a browser that never saw the world, joins later and
+// finds the edit, served by the hosting tab alone. The dashboard shows what it hosts.
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { launchProfile } from './browser';
+
+const WORLD = '#world=host-page-e2e&seed=host-page';
+const profiles: Awaited<ReturnType<typeof launchProfile>>[] = [];
+
+afterAll(async () => {
+  for (const p of profiles) await p.dispose();
+});
+
+async function player() {
+  const prof = await launchProfile();
+  profiles.push(prof);
+  const page = await prof.context.newPage();
+  page.on('pageerror', (e) => console.error('player pageerror', e));
+  await page.goto(`${inject('baseUrl')}/?render=off&rd=2${WORLD}`);
+  await page.waitForFunction(() => window.voxel?.hosting !== undefined, null, { timeout: 30_000 });
+  await page.evaluate(() => window.voxel.ready());
+  return { prof, page };
+}
+
+describe('the hosting page', () => {
+  it('keeps an edit alive after its player left, for a player who never saw the world', async () => {
+    const hostProf = await launchProfile();
+    profiles.push(hostProf);
+    const host = await hostProf.context.newPage();
+    host.on('pageerror', (e) => console.error('host pageerror', e));
+    await host.goto(`${inject('baseUrl')}/host.html${WORLD}`);
+    await host.waitForFunction(() => window.voxelHost?.ready === true, null, { timeout: 30_000 });
+
+    const a = await player();
+    const me = await a.page.evaluate(() => window.voxel.player());
+    const x = Math.floor(me.x) + 2, z = Math.floor(me.z) + 1, y = Math.floor(me.y) + 1;
+    await a.page.evaluate(([x, y, z]) => window.voxel.setBlock(x!, y!, z!, 11), [x, y, z]);
+    const region = `${Math.floor(Math.floor(x / 16) / 4)},${Math.floor(Math.floor(z / 16) / 4)}`;
+    // Two nodes, three replicas: the hosting tab holds every region the player used.
+    await host.waitForFunction((r) => (window.voxelHost!.hosting.region(r).host?.entries ?? 0) >= 1, region, { timeout: 10_000, polling: 50 });
+    await a.prof.context.close(); // the player leaves, no goodbye
+
+    const b = await player();
+    await b.page.waitForFunction(([x, y, z]) => window.voxel.getBlock(x!, y!, z!) === 11, [x, y, z], { timeout: 20_000, polling: 50 });
+    const served = await b.page.evaluate((r) => window.voxel.hosting!.region(r).client, region);
+    expect(served?.ready).toBe(true);
+
+    // The dashboard says what the tab hosts.
+    await host.waitForFunction(() => Number(document.querySelector<HTMLElement>('.host-dashboard')?.dataset.primary ?? 0) + Number(document.querySelector<HTMLElement>('.host-dashboard')?.dataset.backup ?? 0) > 0, null, { timeout: 5000 });
+    const text = await host.locator('.host-dashboard').innerText();
+    expect(text).toContain('host-page-e2e');
+    expect(text).toMatch(/Primary of\s+\d+ regions/);
+    expect(text).toMatch(/online · [1-9]\d* live links/);
+    expect(await host.locator('#play').getAttribute('href')).toContain('peer=');
+  });
+});
