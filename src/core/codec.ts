@@ -10,7 +10,7 @@
 // msgpackr: msgpackr's optional native addon names platform packages this registry does
 // not serve, which breaks `npm ci` from the lock file. Binary fields decode as views into the frame; the `bytes` schema below
 // copies them so a kept id or value does not pin the whole frame in memory.
-import { decode as unpack, encode as pack } from '@msgpack/msgpack';
+import { decode as unpack, Encoder } from '@msgpack/msgpack';
 import * as v from 'valibot';
 
 /** Default largest encoded frame a codec accepts (the Link itself allows up to 256 KiB). */
@@ -74,6 +74,10 @@ export function defineCodec<S extends CodecSpec>(spec: S, options: CodecOptions 
     byCode.set(code, [name, schema]);
   }
 
+  // One encoder per codec: `encode()` builds a new Encoder (and its buffer) per call,
+  // which was a visible share of the simulator's time. It is safe to reenter.
+  const packer = new Encoder({ ignoreUndefined: true });
+
   return {
     maxFrame,
     encode(msg) {
@@ -81,7 +85,7 @@ export function defineCodec<S extends CodecSpec>(spec: S, options: CodecOptions 
       if (!entry) throw new CodecError('unknown-type', `no such message type: ${String(msg.t)}`);
       const { t: _t, ...body } = msg as { t: string } & Record<string, unknown>;
       // Absent optional fields stay absent (not nil), so the schemas see what was sent.
-      const frame = pack([entry[0], body], { ignoreUndefined: true });
+      const frame = packer.encode([entry[0], body]);
       if (frame.length > maxFrame) throw new CodecError('oversized', `${msg.t} frame is ${frame.length} bytes (max ${maxFrame})`);
       return frame;
     },

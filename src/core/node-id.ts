@@ -6,12 +6,21 @@ export const ID_BITS = ID_BYTES * 8;
 
 export type NodeId = Uint8Array;
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+const HEX_CHARS = Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
+const hexCodes = new Uint16Array(2 * ID_BYTES);
 
+/**
+ * Hex of an id. Built from char codes in one call so the result is a flat string: hex
+ * ids are Map keys on every hop, and a string made by 20 concatenations is flattened
+ * (copied) again when first hashed.
+ */
 export function idToHex(id: NodeId): string {
-  let s = '';
-  for (let i = 0; i < id.length; i++) s += HEX[id[i]!];
-  return s;
+  const codes = id.length === ID_BYTES ? hexCodes : new Uint16Array(2 * id.length);
+  for (let i = 0; i < id.length; i++) {
+    codes[2 * i] = HEX_CHARS[id[i]! >> 4]!;
+    codes[2 * i + 1] = HEX_CHARS[id[i]! & 15]!;
+  }
+  return String.fromCharCode.apply(null, codes as unknown as number[]);
 }
 
 export function hexToId(hex: string): NodeId {

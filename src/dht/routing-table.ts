@@ -141,8 +141,9 @@ export class RoutingTable {
     };
     const top = b < 0 ? ID_BITS : b;
     if (b >= 0) take(b);
-    for (let i = top - 1; i >= 0 && out.length < n; i--) if (distanceBit(this.selfId, target, i)) take(i);
-    for (let i = 0; i < top && out.length < n; i++) if (!distanceBit(this.selfId, target, i)) take(i);
+    const filled = (i: number) => this.buckets[i]!.contacts.length > 0;
+    for (let i = top - 1; i >= 0 && out.length < n; i--) if (filled(i) && distanceBit(this.selfId, target, i)) take(i);
+    for (let i = 0; i < top && out.length < n; i++) if (filled(i) && !distanceBit(this.selfId, target, i)) take(i);
     for (let i = b + 1; i < ID_BITS && out.length < n; i++) take(i);
     return out;
   }
