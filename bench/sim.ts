@@ -10,7 +10,10 @@
 // - live links per node (max/mean), get success after 30% of nodes were replaced, wall time.
 // With --churn c, a second lookup phase replaces c*N nodes (killed and new ones joined)
 // while lookups run; its success counts lookups for nodes alive throughout.
-import { writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { randomId, type NodeId } from '../src/core/node-id';
 import type { DhtNode, DhtOptions } from '../src/dht/dht-node';
 import { SimCluster } from '../src/dht/sim-cluster';
@@ -43,6 +46,8 @@ export interface SimResult {
   joinFailures: number;
   virtualSeconds: number;
   wallSeconds: number;
+  /** Largest V8 heap in use at a phase end or join batch, in MB. */
+  peakHeapMB: number;
 }
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
@@ -56,7 +61,8 @@ const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, 
  * - one stale-contact probe per heartbeat (app: 2), bucket refresh hourly (app: 15 min,
  *   Kademlia's value), empty-bucket refresh every 5 min (app: 1 min);
  * - RPC timeout 2 s (app: 4 s): a routed RPC's round trip is under 0.5 s on this network;
- * - joinRefresh 'probe': one FIND_NODE per empty bucket after the join lookup.
+ * - joinRefresh 'probe': one FIND_NODE per empty bucket after the join lookup;
+ * - republish / re-replication hourly (below).
  */
 const SIM_DHT: Partial<DhtOptions> = {
   joinRefresh: 'probe',
@@ -66,6 +72,10 @@ const SIM_DHT: Partial<DhtOptions> = {
   refreshMs: 3600_000,
   emptyRefreshMs: 300_000,
   rpcTimeoutMs: 2000,
+  // Republish and re-replication hourly (app: 20 and 10 min): a long run would otherwise
+  // end in every holder re-storing every value at once.
+  republishMs: 3600_000,
+  replicateMs: 3600_000,
 };
 
 export async function runSim(opts: SimOptions): Promise<SimResult> {
@@ -74,9 +84,12 @@ export async function runSim(opts: SimOptions): Promise<SimResult> {
   const seed = opts.seed ?? 42;
   const lookups = opts.lookups ?? 1000;
   const c = new SimCluster({ seed, dht: SIM_DHT, net: { latencyMs: 20, jitterMs: 5 } });
+  let peakHeap = 0;
+  const heap = () => (peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed));
   // Per-phase wall time, virtual time and link messages: where a run spends its time.
   let mark = { wall: t0, virt: 0, msgs: 0 };
   const phaseDone = (name: string) => {
+    heap();
     const now = { wall: performance.now(), virt: c.clock.now(), msgs: c.net.stats.messages };
     const msgs = now.msgs - mark.msgs;
     const us = ((now.wall - mark.wall) * 1000) / Math.max(1, msgs);
@@ -84,9 +97,11 @@ export async function runSim(opts: SimOptions): Promise<SimResult> {
     mark = now;
   };
 
+  // Joins go in batches of up to a tenth of the network (each batch waits for its slowest
+  // join, and upkeep traffic runs meanwhile: fewer, larger batches cost less).
   await c.grow(opts.nodes, {
-    maxBatch: Math.max(100, Math.round(opts.nodes / 20)),
-    onBatch: (n) => log(`joined ${n} nodes (${((performance.now() - t0) / 1000).toFixed(0)} s)`),
+    maxBatch: Math.max(100, Math.round(opts.nodes / 10)),
+    onBatch: (n) => log(`joined ${n} nodes (${((performance.now() - t0) / 1000).toFixed(0)} s, heap ${(heap() / 2 ** 20).toFixed(0)} MB)`),
   });
   phaseDone('join');
   await c.clock.advance(30_000);
@@ -164,7 +179,8 @@ export async function runSim(opts: SimOptions): Promise<SimResult> {
       const at = Math.floor(c.rand() * victims.length);
       c.kill(victims.splice(at, 1)[0]!);
     }
-    await c.grow(count, { maxBatch: Math.max(100, Math.round(opts.nodes / 20)) });
+    // The newcomers join at once (each off a random surviving node).
+    await c.grow(count, { maxBatch: count });
   };
 
   let churnLookupSuccess: number | null = null;
@@ -215,6 +231,7 @@ export async function runSim(opts: SimOptions): Promise<SimResult> {
     joinFailures: c.joinFailures,
     virtualSeconds: c.clock.now() / 1000,
     wallSeconds: (performance.now() - t0) / 1000,
+    peakHeapMB: Math.round(peakHeap / 2 ** 20),
   };
   c.stopAll();
   return result;
@@ -232,7 +249,13 @@ function avg(xs: number[]): number {
 
 /** The bench runner's entry: the 10,000-node figures of issue 3. */
 export async function benchSim(): Promise<Record<string, number>> {
-  const r = await runSim({ nodes: 10_000, churn: 0.2, seed: 42, lookups: 1000 });
+  // In a process of its own: `npm run sim` (bundled, large heap), not this tsx process.
+  const json = join(tmpdir(), `sim10k-${process.pid}.json`);
+  const args = ['run', '--silent', 'sim', '--', '--nodes', '10000', '--churn', '0.2', '--seed', '42', '--lookups', '1000', '--json', json];
+  const code = await new Promise<number | null>((done) => spawn('npm', args, { stdio: ['ignore', 'inherit', 'inherit'] }).on('close', done));
+  if (code !== 0) throw new Error(`npm run sim exited with ${code}`);
+  const r = JSON.parse(readFileSync(json, 'utf8')) as SimResult;
+  rmSync(json, { force: true });
   return {
     sim10k_lookup_hops_p50: r.lookupHops.p50,
     sim10k_lookup_hops_p99: r.lookupHops.p99,
@@ -265,7 +288,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       `per lookup: ${r.rpcsPerLookup.toFixed(1)} RPCs, ${r.messagesPerLookup.toFixed(0)} link messages network-wide; ${r.routedHopsPerRpc.toFixed(2)} links per RPC`,
       `live links per node: max ${r.linksPerNode.max}, mean ${r.linksPerNode.mean.toFixed(1)}`,
       `get success after 30% churn ${r.getSuccessAfterChurn} (${r.putReplicas.toFixed(1)} replicas per put)`,
-      `virtual ${r.virtualSeconds.toFixed(0)} s, wall ${r.wallSeconds.toFixed(1)} s`,
+      `virtual ${r.virtualSeconds.toFixed(0)} s, wall ${r.wallSeconds.toFixed(1)} s, peak heap ${r.peakHeapMB} MB`,
     ].join('\n'),
   );
   const json = arg('json');

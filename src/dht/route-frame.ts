@@ -19,9 +19,11 @@
 //  ..  body: one encoded inner frame (>= 1 byte), to the end of the frame
 import { CodecError } from '../core/codec';
 import { ID_BYTES, type NodeId } from '../core/node-id';
+import { Slab } from '../core/slab';
 import { MAX_FRAME, MAX_IDS, MAX_TTL } from './messages';
 
 export const ROUTE_TAG = 0xc1;
+const frames = new Slab();
 const HEADER = 8 + 2 * ID_BYTES;
 
 export interface RouteEnvelope {
@@ -48,7 +50,8 @@ export function encodeRoute(env: RouteEnvelope): Uint8Array {
   if (!Number.isInteger(env.ttl) || env.ttl < 0 || env.ttl > MAX_TTL) throw new CodecError('invalid', `ROUTE ttl ${env.ttl}`);
   const size = HEADER + ID_BYTES * (trace.length + via.length) + body.length;
   if (size > MAX_FRAME) throw new CodecError('oversized', `ROUTE frame is ${size} bytes (max ${MAX_FRAME})`);
-  const out = new Uint8Array(size);
+  // Frames are short-lived: every link copies or splits what it sends.
+  const out = frames.alloc(size);
   out[0] = ROUTE_TAG;
   const id = env.id >>> 0;
   out[1] = id >>> 24;

@@ -6,6 +6,7 @@
 import type { Clock } from '../core/clock';
 import { Emitter } from '../core/emitter';
 import type { NodeId } from '../core/node-id';
+import { Slab } from '../core/slab';
 import { LinkClosedError, MAX_LINK_MESSAGE, type Link, type LinkEvents } from './link';
 
 /** What a link end needs from its network: delivery delays and reachability. */
@@ -18,6 +19,9 @@ export interface LinkMedium {
   count(bytes: number): void;
   countDrop(): void;
 }
+
+/** Copies of sent messages: short-lived (the receiver's codec copies what it keeps). */
+const copies = new Slab();
 
 export class MemoryLink implements Link {
   readonly events = new Emitter<LinkEvents>();
@@ -49,7 +53,7 @@ export class MemoryLink implements Link {
   send(data: Uint8Array): void {
     if (!this.isOpen) throw new LinkClosedError();
     if (data.length > MAX_LINK_MESSAGE) throw new RangeError(`message of ${data.length} bytes exceeds ${MAX_LINK_MESSAGE}`);
-    const copy = data.slice();
+    const copy = copies.copy(data);
     const clock = this.medium.clock;
     const arrival = Math.max(clock.now() + this.medium.delay(this.latency), this.lastArrival);
     this.lastArrival = arrival;
