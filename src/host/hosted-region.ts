@@ -270,7 +270,7 @@ export class HostedRegion {
     // epoch over different views (a node alone after a whole-world restart claims the epoch
     // the others had used before it came back). Our epoch is not ours alone: claim a new
     // one over the host set, whose grants merge every state, that node's included.
-    if (this.duty && m.refuse && m.e === this.epoch && this.hosts.some((h) => idEquals(h, from))) return this.contested(m.e);
+    if (this.duty && m.refuse && m.e === this.epoch && this.hosts.some((h) => idEquals(h, from))) return this.contested(m.e, m.primary);
     // A backup that promised a later epoch refuses our replication. A primary steps down
     // once too few backups remain to confirm anything: someone else is taking over.
     if (!this.duty || m.e <= this.epoch || !this.hosts.some((h) => idEquals(h, from))) {
@@ -280,11 +280,20 @@ export class HostedRegion {
     if (this.duty.refusedBy(fromHex)) this.stepDown(m.primary, m.e);
   }
 
-  private contested(e: number): void {
+  /** Says we will not follow `to` as primary: our promise is `promised`, to whom we name if we follow them. */
+  private refuseEpoch(to: NodeId): void {
+    const primary = this.primary && this.promisedTo === this.primaryHex ? { primary: this.primary } : {};
+    this.send(to, { t: 'NOT_PRIMARY', ...this.r, e: this.promised, refuse: true, ...primary });
+  }
+
+  private contested(e: number, other: NodeId | undefined): void {
     this.ctx.stats.contested++;
     this.trace(`epoch e${e} contested: claiming again`);
     this.stepDown(undefined, e);
     this.refusedAt = Math.max(this.refusedAt, e);
+    // The other primary of e gets what we hold (edits we confirmed in e among them) at
+    // once, whichever of us wins the next epoch.
+    if (other) this.offerTo(other);
     void this.claim(e + 1);
   }
 
@@ -427,17 +436,16 @@ export class HostedRegion {
       return;
     }
     round.answered.add(fromHex);
-    if (m.ok) {
-      if (m.entries) {
-        try {
-          this.state.merge(decodeEntries(m.entries));
-        } catch {
-          this.ctx.stats.staleFrames++;
-          return;
-        }
+    if (m.entries) {
+      try {
+        this.state.merge(decodeEntries(m.entries));
+      } catch {
+        this.ctx.stats.staleFrames++;
+        return;
       }
-      round.granted.add(fromHex);
-    } else round.highestRefusal = Math.max(round.highestRefusal, m.promised);
+    }
+    if (m.ok) round.granted.add(fromHex);
+    else round.highestRefusal = Math.max(round.highestRefusal, m.promised);
     round.wake();
   }
 
@@ -469,10 +477,14 @@ export class HostedRegion {
   // ---- grants (someone else wants to be primary) ------------------------------------
 
   private async onClaim(from: NodeId, fromHex: string, m: HostMessageOf<'CLAIM'>): Promise<void> {
+    // A refusal carries our state too (not to outsiders): a claimant that wins without our
+    // vote must still hold every edit we hold, which may include edits confirmed in an
+    // epoch whose other hosts are gone.
     const refuse = (why: string) => {
       this.trace(`refuse ${fromHex.slice(0, 6)} e${m.e}: ${why}`);
       this.ctx.stats.refusals++;
-      this.send(from, { t: 'GRANT', ...this.r, e: m.e, ok: false, promised: this.promised });
+      const entries = why === 'outsider' || this.state.size === 0 ? {} : { entries: encodeEntries(this.allEntries()) };
+      this.send(from, { t: 'GRANT', ...this.r, e: m.e, ok: false, promised: this.promised, ...entries });
     };
     if (m.e <= this.promised) return refuse(`promised ${this.promised}`);
     this.deferUntil = this.ctx.clock.now() + this.ctx.opts.claimTimeoutMs;
@@ -539,6 +551,9 @@ export class HostedRegion {
     if (!(await this.inHostSet(from))) {
       this.trace(`not adopting ${fromHex.slice(0, 6)} e${e}: outside the host set`);
       this.ctx.stats.staleFrames++;
+      // A primary of an epoch we promised to another node (or hold ourselves) must hear it:
+      // two claims won e over diverging views of the host set (see onNotPrimary).
+      if (e === this.promised && fromHex !== this.promisedTo) this.refuseEpoch(from);
       return false;
     }
     // While we claim e, a heartbeat of e (or later) from a host-set member means it won.
@@ -552,7 +567,7 @@ export class HostedRegion {
     if (e < this.promised || (e === this.promised && fromHex !== this.promisedTo && !mine)) {
       this.trace(`not adopting ${fromHex.slice(0, 6)} e${e}: promised ${this.promised} to ${this.promisedTo.slice(0, 6)}, ${this.role}`);
       // Tell it: at an equal epoch it is a second primary of that epoch (see onNotPrimary).
-      this.send(from, { t: 'NOT_PRIMARY', ...this.r, e: this.promised, refuse: true, ...(this.primary && this.promisedTo === this.primaryHex ? { primary: this.primary } : {}) });
+      this.refuseEpoch(from);
       return false;
     }
     // A heartbeat of a later epoch from inside the host set: someone won a claim; we are deposed.
@@ -618,13 +633,10 @@ export class HostedRegion {
       to = Math.max(this.applied, m.to);
     }
     this.applied = to;
-    const e = m.e;
-    try {
-      await this.persist();
-    } catch {
-      return;
-    }
-    if (this.epoch === e && this.primaryHex === fromHex) this.send(from, { t: 'ACK', ...this.r, e, to });
+    // Ack from memory; the store write follows. The primary commits a batch once it is in
+    // its own store too (primary-duty.ts), so our write is not on the edit's critical path.
+    this.send(from, { t: 'ACK', ...this.r, e: m.e, to });
+    this.persist().catch(() => {});
   }
 
   /** The batch's edit requests, so that as the next primary we know them (request-log.ts). */

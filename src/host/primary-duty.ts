@@ -81,6 +81,7 @@ export class PrimaryDuty {
     this.stops.push(this.ctx.ticker.start(o.tickHz, () => this.tick()));
     this.stops.push(every(this.ctx.clock, o.heartbeatMs, () => this.heartbeat()));
     this.stops.push(every(this.ctx.clock, o.recheckMs, () => void this.recheck()));
+    this.recheckIfShort(250);
     for (const b of this.backups()) {
       this.syncBackup(b, idToHex(b));
       this.ctx.dht.connect(b).catch(() => {});
@@ -94,6 +95,7 @@ export class PrimaryDuty {
 
   stop(): void {
     this.stopped = true;
+    this.ctx.clock.clearTimeout(this.shortTimer);
     for (const s of this.stops) s();
     this.stops = [];
     this.ctx.clock.clearTimeout(this.publishTimer);
@@ -251,8 +253,15 @@ export class PrimaryDuty {
       const reqs = waiters.map((w): [NodeId, number, number] => [w.id, w.r, w.s]);
       const msg = { t: 'REPLICATE' as const, ...this.r, e: this.e, from, to: this.seq, entries: encodeEntries(entries), hosts: this.region.hosts, reqs };
       for (const b of this.backups()) this.ctx.wire.send(b, msg);
-      const own = this.region.persist();
-      if (this.backups().length === 0) own.then(() => this.advance(batch.to), () => {});
+      // Our own store write runs alongside the round trip to the backups (they ack from
+      // memory): a batch commits once it is in our store and in a backup's memory, so every
+      // confirmed edit is on one disk and in two memories, and the write is off the
+      // critical path. A failed write (no storage here) leaves memory only, as with no store.
+      const stored = () => {
+        this.persistedTo = Math.max(this.persistedTo, batch.to);
+        this.advance(this.backups().length === 0 ? batch.to : this.ackedTo);
+      };
+      this.region.persist().then(stored, stored);
     }
   }
 
@@ -303,7 +312,8 @@ export class PrimaryDuty {
     const need = Math.min(this.ctx.opts.confirmAcks, this.backups().length);
     if (need === 0) return;
     const acks = this.backups().map((b) => this.acked.get(idToHex(b)) ?? 0).sort((a, b) => b - a);
-    this.advance(acks[need - 1] ?? 0);
+    this.ackedTo = Math.max(this.ackedTo, acks[need - 1] ?? 0);
+    this.advance(this.ackedTo);
   }
 
   /**
@@ -318,11 +328,15 @@ export class PrimaryDuty {
   }
 
   private pendingCommit = 0;
+  /** Highest seq in our own store (or whose write failed: see order()). */
+  private persistedTo = 0;
+  /** Highest seq enough backups acked. */
+  private ackedTo = 0;
 
   /** Confirms and broadcasts the batches enough backups hold (on their ack, and on the tick). */
   private commit(): void {
-    if (this.pendingCommit <= this.committed) return;
-    const upTo = this.pendingCommit;
+    const upTo = Math.min(this.pendingCommit, this.persistedTo);
+    if (upTo <= this.committed) return;
     const done: Entry[] = [];
     const from = this.committed + 1;
     while (this.batches.length > 0 && this.batches[0]!.to <= upTo) {
@@ -390,6 +404,19 @@ export class PrimaryDuty {
   }
 
   /** Host set re-check: hand over to a closer node; bring a new backup up to date. */
+  /**
+   * A host set smaller than r (a claim over the hosts still linked) holds fewer copies than
+   * it should: look for the missing hosts soon, not at the next periodic re-check, since two
+   * more losses in that window would lose confirmed edits.
+   */
+  private recheckIfShort(ms: number): void {
+    if (this.stopped || this.region.hosts.length >= this.ctx.opts.replicas || ms > this.ctx.opts.recheckMs) return;
+    // Backing off (x2) to the periodic re-check: a world with fewer than r nodes stays short.
+    this.shortTimer = this.ctx.clock.setTimeout(() => void this.recheck().then(() => this.recheckIfShort(ms * 2)), ms);
+  }
+
+  private shortTimer: unknown;
+
   async recheck(): Promise<void> {
     if (this.rechecking || this.stopped) return;
     this.rechecking = true;
