@@ -123,4 +123,21 @@ describe('peer network across six Chromium tabs', () => {
     }, HEARTBEAT_TIMEOUT_MS + 10_000, 'the closed tab dropped everywhere');
     console.log(`closed tab dropped from every table after ${Date.now() - t0} ms`);
   });
+
+  it('re-registers at a restarted relay, where a new tab finds the others and routes to them', async () => {
+    relay = await startRelayProcess(RELAY_PORT); // same port, same URL: a relay restart
+    const live = tabs.filter((p) => !p.isClosed());
+    await everyTab(async (p) => p.isClosed() || (await net(p, (n) => n.relay())).online, 20_000, 'every tab back at the relay');
+    const reconnects = await Promise.all(live.map((p) => net(p, async (n) => (await n.relay()).reconnects)));
+    expect(Math.min(...reconnects)).toBeGreaterThanOrEqual(1);
+    // A tab of a new profile, which knows nobody: it joins through the restarted relay.
+    contexts.push(await browser.newContext());
+    const page = await contexts[2]!.newPage();
+    page.on('pageerror', (e) => console.error('new tab pageerror', e));
+    await page.goto(`${inject('baseUrl')}/?render=off&rd=2&hosting=off&links=${LINKS}&relay=${encodeURIComponent(relay.url)}#world=net-e2e`);
+    await page.waitForFunction(() => (window.voxel?.net?.links().length ?? 0) > 0, null, { timeout: 30_000 });
+    const liveIds = ids.filter((_, i) => !tabs[i]!.isClosed());
+    for (const to of liveIds) expect(await net(page, (n, a) => n.send(a as string, 'hello from the new tab'), to)).toBe(true);
+    await everyTab(async (p) => p.isClosed() || (await net(p, (n) => n.received().map((r) => r.msg))).includes('hello from the new tab'), 15_000, 'the new tab\'s messages delivered');
+  });
 });

@@ -27,6 +27,8 @@ export interface NetApi {
   /** k closest node ids to a key (hex), from an iterative lookup. */
   lookup(targetHex: string): Promise<string[]>;
   stats(): Record<string, number>;
+  /** The relay connection: open now, times re-opened after a drop, and the ids it lists (diagnostics). */
+  relay(): Promise<{ online: boolean; reconnects: number; listed: string[] }>;
 }
 
 const MAX_RECEIVED = 1000;
@@ -64,6 +66,7 @@ export function createNetApi(peer: Peer): NetApi {
     connect: (to) => peer.dht.connect(hexToId(to)),
     lookup: async (t) => (await peer.dht.findNode(hexToId(t))).closest.map((c) => idToHex(c.id)),
     stats: () => flatten(peer.dht.stats as unknown as Record<string, unknown>),
+    relay: async () => ({ online: peer.relayOnline, reconnects: peer.relayReconnects, listed: await peer.relayPeers(16) }),
   };
 }
 

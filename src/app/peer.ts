@@ -1,7 +1,9 @@
 // Wires one peer: identity -> WebRTC transport -> relay bootstrap -> DHT node. DOM-free
 // (WebSocket and the clock are injectable), so the same wiring runs in a tab and in Node.
 // The relay is a doorway: a tab dials its first peers through it and stays registered
-// so newcomers can find it; every later link is signaled over the overlay.
+// so newcomers can find it; every later link is signaled over the overlay. A dropped relay
+// connection (the relay restarted, a network change) is re-opened with backoff, so the
+// tab stays findable and the DHT can still reach dropped contacts through it.
 import { realClock, type Clock } from '../core/clock';
 import type { Identity } from '../core/identity';
 import { idToHex, type NodeId } from '../core/node-id';
@@ -9,12 +11,27 @@ import { AppChannels } from '../dht/app-channels';
 import { createDhtNode, type DhtNode, type DhtOptions } from '../dht/dht-node';
 import { feedSignals, type Bootstrap } from '../net/bootstrap';
 import { connectRelay, type WebSocketCtor } from '../net/relay-bootstrap';
+import type { SignalBlob, SignalChannel } from '../net/transport';
 import { WebRtcTransport } from '../net/webrtc-transport';
 
 export const PEER_DEFAULTS = {
   /** Peers asked of the relay when there is no invite. */
   bootstrapPeers: 4,
+  /** First wait before re-opening a dropped relay connection; doubles up to the max. */
+  relayRetryMs: 1000,
+  relayRetryMaxMs: 30_000,
 };
+
+/**
+ * The relay behind one stable SignalChannel: the DHT keeps this object for its relay
+ * dials (dropped contacts, partition healing) while the connection underneath is replaced.
+ */
+class RelaySlot implements SignalChannel {
+  current: Bootstrap | null = null;
+  sendSignal(to: NodeId, blob: SignalBlob): void {
+    this.current?.sendSignal(to, blob);
+  }
+}
 
 export interface PeerConfig {
   identity: Identity;
@@ -36,12 +53,55 @@ export class Peer {
   channels!: AppChannels;
   lastError: Error | undefined;
 
+  /** Times the relay connection was re-opened after a drop. */
+  relayReconnects = 0;
+  private stopped = false;
+  private retryTimer: unknown;
+  private retryMs = PEER_DEFAULTS.relayRetryMs;
+
   private constructor(
     readonly identity: Identity,
     readonly transport: WebRtcTransport,
     readonly dht: DhtNode,
-    private relay: Bootstrap | null,
+    private readonly slot: RelaySlot,
+    private readonly cfg: PeerConfig,
+    private readonly clock: Clock,
   ) {}
+
+  private get relay(): Bootstrap | null {
+    return this.slot.current;
+  }
+
+  /** Uses a (re)opened relay connection, and re-opens it whenever it drops. */
+  private useRelay(relay: Bootstrap): void {
+    this.slot.current = relay;
+    const unfeed = feedSignals(relay, this.transport);
+    relay.events.on('close', () => {
+      unfeed();
+      if (this.slot.current === relay) this.slot.current = null;
+      this.retryRelay();
+    });
+  }
+
+  private retryRelay(): void {
+    if (this.stopped || !this.cfg.relayUrl) return;
+    this.clock.clearTimeout(this.retryTimer);
+    this.retryTimer = this.clock.setTimeout(() => {
+      connectRelay({ url: this.cfg.relayUrl!, selfId: this.identity.id, WebSocket: this.cfg.WebSocket }).then(
+        (relay) => {
+          if (this.stopped) return relay.close();
+          this.relayReconnects++;
+          this.retryMs = PEER_DEFAULTS.relayRetryMs;
+          this.useRelay(relay);
+        },
+        (err: Error) => {
+          this.lastError = err;
+          this.retryMs = Math.min(PEER_DEFAULTS.relayRetryMaxMs, this.retryMs * 2);
+          this.retryRelay();
+        },
+      );
+    }, this.retryMs * (0.75 + Math.random() * 0.5));
+  }
 
   get id(): string {
     return idToHex(this.identity.id);
@@ -55,7 +115,6 @@ export class Peer {
     if (cfg.relayUrl) {
       try {
         relay = await connectRelay({ url: cfg.relayUrl, selfId: cfg.identity.id, WebSocket: cfg.WebSocket });
-        feedSignals(relay, transport);
         globalThis.performance?.mark?.('vp:relay');
       } catch (err) {
         lastError = err as Error; // no relay: still usable through an invite, or alone
@@ -63,9 +122,11 @@ export class Peer {
     }
     const invited = cfg.invitePeers ?? [];
     const peers = invited.length ? invited : ((await relay?.randomPeers(PEER_DEFAULTS.bootstrapPeers)) ?? []);
-    const signals = relay ?? { sendSignal() {} };
-    const dht = createDhtNode({ selfId: cfg.identity.id, transport, clock, bootstrap: { peers, signals }, options: cfg.dht });
-    const peer = new Peer(cfg.identity, transport, dht, relay);
+    const slot = new RelaySlot();
+    const dht = createDhtNode({ selfId: cfg.identity.id, transport, clock, bootstrap: { peers, signals: slot }, options: cfg.dht });
+    const peer = new Peer(cfg.identity, transport, dht, slot, cfg, clock);
+    if (relay) peer.useRelay(relay);
+    else peer.retryRelay();
     peer.lastError = lastError;
     globalThis.performance?.mark?.('vp:peers-listed');
     try {
@@ -75,7 +136,7 @@ export class Peer {
     } catch (err) {
       // Nobody reachable (every listed peer gone): start alone; newcomers will dial us.
       peer.lastError = err as Error;
-      const alone = createDhtNode({ selfId: cfg.identity.id, transport, clock, options: cfg.dht });
+      const alone = createDhtNode({ selfId: cfg.identity.id, transport, clock, bootstrap: { peers: [], signals: slot }, options: cfg.dht });
       await alone.start();
       (peer as { dht: DhtNode }).dht = alone;
       peer.status = 'alone';
@@ -91,10 +152,18 @@ export class Peer {
     return ((await this.relay?.randomPeers(n)) ?? []).map(idToHex);
   }
 
+  /** Whether the relay connection is open now. */
+  get relayOnline(): boolean {
+    return this.slot.current !== null;
+  }
+
   stop(): void {
+    this.stopped = true;
+    this.clock.clearTimeout(this.retryTimer);
     this.dht.stop();
-    this.relay?.close();
-    this.relay = null;
+    const relay = this.slot.current;
+    this.slot.current = null;
+    relay?.close();
     this.transport.close();
   }
 }
