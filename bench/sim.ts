@@ -60,7 +60,8 @@ const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, 
  *   anyway (only silent kills rely on heartbeats);
  * - one stale-contact probe per heartbeat (app: 2), bucket refresh hourly (app: 15 min,
  *   Kademlia's value), empty-bucket refresh every 5 min (app: 1 min);
- * - RPC timeout 2 s (app: 4 s): a routed RPC's round trip is under 0.5 s on this network;
+ * - RPC timeout 2 s, lookup stall 0.6 s (app: 4 s, 1 s): a routed RPC's round trip is
+ *   ~0.2 s at 10,000 nodes on this network;
  * - joinRefresh 'probe': one FIND_NODE per empty bucket after the join lookup;
  * - republish / re-replication hourly (below).
  */
@@ -72,6 +73,7 @@ const SIM_DHT: Partial<DhtOptions> = {
   refreshMs: 3600_000,
   emptyRefreshMs: 300_000,
   rpcTimeoutMs: 2000,
+  lookupStallMs: 600,
   // Republish and re-replication hourly (app: 20 and 10 min): a long run would otherwise
   // end in every holder re-storing every value at once.
   republishMs: 3600_000,

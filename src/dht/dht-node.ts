@@ -37,6 +37,8 @@ export const DHT_DEFAULTS = {
   linksPerBucket: LINK_BUDGET_DEFAULTS.linksPerBucket,
   /** RPC reply timeout (direct or routed). */
   rpcTimeoutMs: 4000,
+  /** A lookup query unanswered this long no longer holds a parallel slot (lookup.ts). */
+  lookupStallMs: 1000,
   /** Consecutive RPC failures before a contact leaves the table. */
   maxFails: 2,
   /** A full bucket's oldest contact heard from within this long is kept without a ping. */
@@ -682,6 +684,8 @@ export class DhtNode {
       selfHex: this.selfHex,
       hexOf: idToHex,
       wantValue: valueNs !== undefined,
+      stallMs: this.opts.lookupStallMs,
+      setTimer: (fn, ms) => void this.clock.setTimeout(fn, ms),
       query: async (id, hex, informer) => {
         const req: RequestBody = valueNs ? { t: 'FIND_VALUE', ns: valueNs, key: target } : { t: 'FIND_NODE', target };
         const m = await this.call(id, hex, req, informer && !this.links.get(hex) ? [informer] : []);

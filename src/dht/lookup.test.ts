@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { idToHex, randomId, sortByDistance, type NodeId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
+import { VirtualClock } from '../core/virtual-clock';
 import { iterativeLookup, type QueryFn } from './lookup';
 import { RoutingTable } from './routing-table';
 
@@ -105,5 +106,44 @@ describe('iterativeLookup', () => {
     });
     expect(res.value?.rec).toEqual(rec);
     expect(idToHex(res.value!.from)).toBe(holder);
+  });
+
+  it('a query past stallMs frees its parallel slot: dead seeds time out side by side, not one after another', async () => {
+    const clock = new VirtualClock();
+    const rand = seededRandom(9);
+    const ids = Array.from({ length: 40 }, () => randomId(rand));
+    const target = randomId(rand);
+    const sorted = sortByDistance([...ids], (x) => x, target);
+    const dead = new Set(sorted.slice(0, 6).map(idToHex)); // the six closest never answer
+    const query: QueryFn = (_id, hex) =>
+      new Promise((resolve, reject) => {
+        if (dead.has(hex)) clock.setTimeout(() => reject(new Error('timeout')), 2000);
+        else clock.setTimeout(() => resolve({ nodes: [] }), 100);
+      });
+    const timed = async (stallMs: number) => {
+      const t0 = clock.now();
+      let took = -1;
+      const p = iterativeLookup({
+        target,
+        seeds: ids.map((id) => ({ id, hex: idToHex(id) })),
+        query,
+        k: 20,
+        alpha: 3,
+        selfHex: 'self',
+        hexOf: idToHex,
+        stallMs,
+        setTimer: (fn, ms) => void clock.setTimeout(fn, ms),
+      }).then((res) => ((took = clock.now() - t0), res));
+      await clock.runUntil(() => took >= 0, 60_000);
+      return { res: await p, took };
+    };
+    const without = await timed(0);
+    const withStall = await timed(500);
+    expect(without.took).toBeGreaterThanOrEqual(4000); // two rounds of three dead seeds
+    expect(withStall.took).toBeLessThan(3000); // all six time out together
+    for (const r of [without.res, withStall.res]) {
+      expect(r.closest.map((c) => c.hex)).toEqual(sorted.slice(6, 26).map(idToHex));
+      expect(r.failures).toBe(6);
+    }
   });
 });

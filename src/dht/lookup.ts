@@ -36,6 +36,13 @@ export interface LookupParams {
   hexOf: (id: NodeId) => string;
   /** Stop at the first value (FIND_VALUE). */
   wantValue?: boolean;
+  /**
+   * A query unanswered this long stops counting toward alpha (it may still answer), so a
+   * dead candidate's timeout does not hold the lookup up: without it, each round that hit
+   * dead nodes waited out a whole RPC timeout. Needs `setTimer`. 0 = off.
+   */
+  stallMs?: number;
+  setTimer?: (fn: () => void, ms: number) => void;
 }
 
 export interface LookupResult {
@@ -54,6 +61,8 @@ interface Candidate {
   depth: number;
   state: State;
   informer: NodeId | undefined;
+  /** Pending past stallMs: no longer counted in flight. */
+  stalled?: boolean;
 }
 
 export function iterativeLookup(p: LookupParams): Promise<LookupResult> {
@@ -127,9 +136,17 @@ export function iterativeLookup(p: LookupParams): Promise<LookupResult> {
       c.state = 'pending';
       inFlight++;
       queries++;
+      if (p.stallMs && p.setTimer) {
+        p.setTimer(() => {
+          if (c.state !== 'pending' || finished) return;
+          c.stalled = true;
+          inFlight--;
+          step();
+        }, p.stallMs);
+      }
       p.query(c.id, c.hex, c.informer).then(
         (ans) => {
-          inFlight--;
+          if (!c.stalled) inFlight--;
           if (finished) return;
           c.state = 'ok';
           if (p.wantValue && ans.value) return finish({ rec: ans.value, from: c.id, depth: c.depth });
@@ -137,7 +154,7 @@ export function iterativeLookup(p: LookupParams): Promise<LookupResult> {
           step();
         },
         () => {
-          inFlight--;
+          if (!c.stalled) inFlight--;
           failures++;
           if (finished) return;
           c.state = 'failed';
