@@ -69,7 +69,10 @@ describe('one-tab world', () => {
     await page.waitForTimeout(200);
     await page.mouse.click(cx, cy, { button: 'right' });
     await page.waitForFunction(([x, y, z, id]) => window.voxel.getBlock(x!, y!, z!) === id && window.voxel.stats().pendingEdits === 0,
-      [place.x, place.y, place.z, PLANKS], { timeout: 10_000 });
+      [place.x, place.y, place.z, PLANKS], { timeout: 10_000 }).catch(async (e: Error) => {
+      const info = await page.evaluate(() => ({ stats: window.voxel.stats(), host: window.voxel.hosting?.stats(), player: window.voxel.player(), target: window.voxel.target() }));
+      throw new Error(`${e.message}: ${JSON.stringify(info)}`);
+    });
 
     // And one through the API, two blocks above the ground a few steps away.
     const ax = Math.floor(px) + 3, az = Math.floor(pz) - 2;
@@ -87,6 +90,23 @@ describe('one-tab world', () => {
     expect(after.y).toBeCloseTo(before.y, 1);
     expect(after.z).toBeCloseTo(before.z, 1);
     expect(after.pitch).toBeCloseTo(before.pitch, 2);
+  });
+
+  it('keeps a mouse look made just before a reload', async () => {
+    const box = (await page.locator('#game canvas').boundingBox())!;
+    const cx = box.x + box.width / 2, cy = box.y + box.height / 2;
+    await page.mouse.click(cx, cy); // takes the pointer
+    await page.waitForTimeout(200);
+    const before = await page.evaluate(() => window.voxel.player());
+    for (let i = 1; i <= 10; i++) await page.mouse.move(cx + i * 30, cy - i * 8);
+    const turned = await page.evaluate(() => window.voxel.player());
+    expect(Math.abs(turned.yaw - before.yaw)).toBeGreaterThan(0.1);
+    await page.reload(); // at once: well inside the 2 s between periodic saves
+    await page.waitForFunction(() => typeof window.voxel === 'object');
+    await page.evaluate(() => window.voxel.ready());
+    const after = await page.evaluate(() => window.voxel.player());
+    expect(after.yaw).toBeCloseTo(turned.yaw, 2);
+    expect(after.pitch).toBeCloseTo(turned.pitch, 2);
   });
 
   it('frees chunk geometry when the player moves far away (no GPU memory leak)', async () => {

@@ -18,6 +18,7 @@ import type { ChunkSource } from '../play/chunk-source';
 import { NO_INPUT } from '../play/physics';
 import { clampRenderDistance, DEFAULT_RENDER_DISTANCE, inviteLink, parsePageConfig } from './config';
 import { createNetApi } from './net-api';
+import { journalPlayer, newerPlayer, readJournal } from './player-journal';
 import { joinPeer, startNetSession, type NetSession } from './net-session';
 import type { Peer } from './peer';
 import { TabClock } from './tab-clock';
@@ -53,7 +54,7 @@ async function main(): Promise<void> {
   } catch (err) {
     hud.showMessage(`${(err as Error).message}`);
   }
-  const saved = await store?.loadPlayer().catch((err: Error) => { hud.showMessage(err.message); return undefined; });
+  const saved = newerPlayer(await store?.loadPlayer().catch((err: Error) => { hud.showMessage(err.message); return undefined; }), readJournal(cfg.world));
   let renderDistance = cfg.renderDistance ?? clampRenderDistance((await store?.loadSetting<number>('renderDistance')) ?? DEFAULT_RENDER_DISTANCE);
 
   let peer: Peer | null = null;
@@ -89,14 +90,18 @@ async function main(): Promise<void> {
   const savePlayer = async (force = true) => {
     const s = snapshot();
     lastSaved = JSON.stringify(s);
-    await store?.savePlayer(s);
+    await store?.savePlayer({ ...s, savedAt: Date.now() });
     await net?.publishPlayer(s, force).catch(() => {}); // best effort: the local copy is the first resort
   };
   const saveIfMoved = () => {
     if (JSON.stringify(snapshot()) !== lastSaved) savePlayer(false).catch((e: Error) => hud.showMessage(e.message));
   };
-  document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden') saveIfMoved(); });
-  addEventListener('pagehide', saveIfMoved);
+  const leaving = () => {
+    journalPlayer(cfg.world, { ...snapshot(), savedAt: Date.now() }); // sure to land, unlike the IndexedDB write
+    saveIfMoved();
+  };
+  document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden') leaving(); });
+  addEventListener('pagehide', leaving);
   setInterval(saveIfMoved, SAVE_EVERY_MS);
 
   // --- input --------------------------------------------------------------------------

@@ -15,6 +15,8 @@ export interface SavedPlayer {
   pitch: number;
   flying: boolean;
   selected: number;
+  /** When this copy was written (epoch ms): the newer of two copies wins on load. */
+  savedAt?: number;
 }
 
 interface WorldSchema extends DBSchema {
