@@ -172,6 +172,9 @@ export class Bot {
       for (const k of Object.keys(s)) if (typeof s[k] === 'number') out[k] = s[k] as number;
       const n = window.voxel.net?.stats() ?? {};
       for (const k of Object.keys(n)) out[`net_${k}`] = n[k]!;
+      const h = window.voxel.hosting?.stats() ?? {};
+      for (const k of Object.keys(h)) out[`hosting_${k}`] = h[k]!;
+      out.remote_players_visible = window.voxel.hosting?.players().length ?? 0;
       return out;
     });
   }

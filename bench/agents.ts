@@ -64,13 +64,13 @@ export interface AgentReport {
   seed: string;
   /** Page open to window.voxel.ready() resolved and window.voxel.net present. */
   join_ms: Summary;
-  /** Chunk snapshot latency, from stats fields named like it (absent until the API has them). */
-  chunk_snapshot_ms: Record<string, number>;
+  /** Chunk snapshot latency: a region subscription's start to its snapshot (median over bots of each bot's p50 / p99). */
+  chunk_snapshot_ms: { p50: number; p99: number; samples: number };
   /** Block placed by one bot to visible at another; NaN (null in JSON) when never seen. */
   edit_visible_ms: Summary & { missed: number };
   /** Own position updates sent per second (teleport steps taken), median over bots. */
   position_updates_hz: number;
-  /** Remote-position update rate from stats, where exposed (NaN otherwise). */
+  /** Other players' positions received per second per player in view during the walk (median over bots that saw one). */
   remote_position_hz: number;
   /** Chunk-border crossings over every bot. */
   chunk_crossings: number;
@@ -78,7 +78,7 @@ export interface AgentReport {
   waits_for_chunks: number;
   /** failed: refused or thrown (see errors); no_spot: no free block beside the bot. */
   edits: { placed: number; removed: number; failed: number; no_spot: number };
-  /** Failovers seen (stats fields named like it; NaN until the API has them). */
+  /** Failovers seen: a region re-attached to a new primary of a later epoch, summed over bots. */
   failovers: number;
   errors: { count: number; first: string[] };
   /** Every bot's final numeric stats, for what the summary does not cover. */
@@ -90,13 +90,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 function summary(xs: number[]): Summary {
   const s = xs.filter(Number.isFinite);
   return { p50: median(s), p99: percentile(s, 99), max: s.length ? Math.max(...s) : NaN, samples: s.length };
-}
-
-/** Sum (or NaN) of the stats fields whose names match. */
-function sumFields(stats: NumericStats[], re: RegExp): number {
-  let found = false, sum = 0;
-  for (const s of stats) for (const [k, v] of Object.entries(s)) if (re.test(k)) { found = true; sum += v; }
-  return found ? sum : NaN;
 }
 
 export async function runAgents(options: AgentOptions = {}): Promise<AgentReport> {
@@ -169,6 +162,8 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
       }
     };
 
+    const statsAt = () => Promise.all(live.map((b) => b.stats().catch(() => ({}) as NumericStats)));
+    const start = await statsAt();
     const t0 = Date.now();
     const until = t0 + o.seconds * 1000;
     const nextEdit = live.map((_, i) => t0 + 1000 + (i * o.editEveryMs) / live.length);
@@ -196,11 +191,14 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
     await Promise.all(inFlight);
 
     // --- report --------------------------------------------------------------------------
-    const stats = await Promise.all(live.map((b) => b.stats().catch(() => ({}) as NumericStats)));
-    const snapshot: Record<string, number> = {};
-    for (const key of new Set(stats.flatMap((s) => Object.keys(s)).filter((k) => /snapshot/i.test(k)))) {
-      snapshot[key] = median(stats.map((s) => s[key]).filter((v): v is number => v !== undefined));
-    }
+    const stats = await statsAt();
+    const field = (k: string) => stats.map((s) => s[k]).filter((v): v is number => v !== undefined && Number.isFinite(v));
+    const snapshot = { p50: median(field('hosting_client_snapshot_ms_p50')), p99: median(field('hosting_client_snapshot_ms_p99')), samples: field('hosting_client_snapshot_samples').reduce((a, b) => a + b, 0) };
+    const remoteHz = stats.flatMap((s, i) => {
+      const seen = s.remote_players_visible ?? 0;
+      const got = (s.hosting_client_playerUpdates ?? 0) - (start[i]?.hosting_client_playerUpdates ?? 0);
+      return seen > 0 ? [got / walked / seen] : [];
+    });
     const botErrors = bots.flatMap((b) => b.errors.map((e) => `bot ${b.index}: ${e}`));
     const allErrors = [...errors, ...botErrors];
     return {
@@ -213,11 +211,11 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
       chunk_snapshot_ms: snapshot,
       edit_visible_ms: { ...summary(visible), missed },
       position_updates_hz: Math.round(median(live.map((b) => b.moves / walked)) * 10) / 10,
-      remote_position_hz: (() => { const v = stats.flatMap((s) => Object.entries(s).filter(([k]) => /remote.*(hz|rate)/i.test(k)).map(([, x]) => x)); return v.length ? median(v) : NaN; })(),
+      remote_position_hz: remoteHz.length ? Math.round(median(remoteHz) * 10) / 10 : NaN,
       chunk_crossings: live.reduce((n, b) => n + b.crossings, 0),
       waits_for_chunks: live.reduce((n, b) => n + b.waits, 0),
       edits: { ...edits, failed: edits.failed + live.reduce((n, b) => n + b.errors.filter((e) => e.startsWith('setBlock refused')).length, 0), no_spot: live.reduce((n, b) => n + b.noSpot, 0) },
-      failovers: sumFields(stats, /failover/i),
+      failovers: field('hosting_client_failovers').reduce((a, b) => a + b, 0),
       errors: { count: allErrors.length, first: allErrors.slice(0, 20) },
       stats,
     };

@@ -62,6 +62,7 @@ export function createHostingApi(net: NetSession, remote: RemotePlayers, clock: 
     stats: () => ({
       ...prefixed('host_', net.host.stats),
       ...prefixed('client_', net.client.stats),
+      ...((l) => ({ client_snapshot_ms_p50: l.p50, client_snapshot_ms_p99: l.p99, client_snapshot_samples: l.samples }))(net.client.snapshotLatency()),
       ...prefixed('wire_', net.wire.drops),
       ticker_ticks: ticker.stats.ticks,
       ticker_fallback: ticker.stats.fallback ? 1 : 0,

@@ -24,6 +24,23 @@ describe('region hosting (simulated)', () => {
     expect(backups).toHaveLength(2);
     expect(sim.doublePrimaries()).toEqual([]);
     console.log('confirm latency', latency, 'ms');
+
+    // What a player's client measures: snapshot latency, positions of others, failovers.
+    const snap = b.client.snapshotLatency();
+    expect(snap.samples).toBeGreaterThanOrEqual(1);
+    expect(snap.p50).toBeGreaterThan(0);
+    const pos = { x: 6.5, y: 70, z: 6.5, yaw: 0, pitch: 0 };
+    for (let i = 0; i < 20; i++) {
+      a.client.move({ ...pos, x: pos.x + i * 0.1 }, 'a');
+      await sim.run(100);
+    }
+    expect(b.client.stats.playerUpdates).toBeGreaterThanOrEqual(10);
+    expect(a.client.stats.playerUpdates).toBe(0); // its own position is not another player's
+    const victim = primaries[0]!;
+    const watcher = [a, b].find((p) => p !== victim)!;
+    sim.kill(victim.hex);
+    await sim.run(8000);
+    expect(watcher.client.stats.failovers).toBe(1);
     sim.stopAll();
   });
 });

@@ -70,6 +70,10 @@ export interface ClientStats {
   confirmed: number;
   rejected: number;
   timeouts: number;
+  /** Attachments to a new primary of a later epoch of a region we were attached to. */
+  failovers: number;
+  /** Other players' positions received (entries of PLAYERS frames). */
+  playerUpdates: number;
 }
 
 interface Subscription {
@@ -94,6 +98,8 @@ interface Subscription {
   wake: () => void;
   players: PlayerFrame[];
   closed: boolean;
+  /** When the current attach began (the first SUBSCRIBE of it). */
+  attachStarted: number;
 }
 
 interface PendingEdit {
@@ -116,7 +122,9 @@ export interface RegionClientArgs {
 
 export class RegionClient {
   readonly events = new Emitter<ClientEvents>();
-  readonly stats: ClientStats = { attaches: 0, reattaches: 0, redirects: 0, snapshots: 0, deltas: 0, gaps: 0, stale: 0, confirmed: 0, rejected: 0, timeouts: 0 };
+  readonly stats: ClientStats = { attaches: 0, reattaches: 0, redirects: 0, snapshots: 0, deltas: 0, gaps: 0, stale: 0, confirmed: 0, rejected: 0, timeouts: 0, failovers: 0, playerUpdates: 0 };
+  /** Attach start to snapshot, ms, of the last attaches (chunk snapshot latency). */
+  private readonly snapshotMs: number[] = [];
   readonly opts: ClientOptions;
   private readonly keys: RegionKeys;
   private readonly subs = new Map<string, Subscription>();
@@ -166,7 +174,7 @@ export class RegionClient {
       sub = {
         coord: { rx: coord.rx, rz: coord.rz }, name, key: this.keys.key(coord), state: new RegionState(), epoch: 0, primary: undefined, primaryHex: '', hosts: [],
         since: ZERO, attached: false, attaching: false, target: '', hint: undefined, lastHeard: this.args.clock.now(), ready, markReady, wake: () => {},
-        players: [], closed: false,
+        players: [], closed: false, attachStarted: this.args.clock.now(),
       };
       this.subs.set(name, sub);
       void this.attach(sub);
@@ -214,6 +222,7 @@ export class RegionClient {
   private async attach(sub: Subscription): Promise<void> {
     if (sub.attaching || sub.closed) return;
     sub.attaching = true;
+    sub.attachStarted = this.args.clock.now();
     if (sub.attached) {
       sub.attached = false;
       this.stats.reattaches++;
@@ -263,6 +272,13 @@ export class RegionClient {
     } finally {
       sub.attaching = false;
     }
+  }
+
+  /** Chunk snapshot latency (attach start to snapshot) over the last attaches, ms. */
+  snapshotLatency(): { p50: number; p99: number; samples: number } {
+    const xs = [...this.snapshotMs].sort((a, b) => a - b);
+    const at = (q: number) => xs[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? NaN;
+    return { p50: at(0.5), p99: at(0.99), samples: xs.length };
   }
 
   private watch(): void {
@@ -377,6 +393,7 @@ export class RegionClient {
       case 'PLAYERS':
         if (!fromPrimary || m.e !== sub.epoch) return void this.stats.stale++;
         sub.players = m.players;
+        this.stats.playerUpdates += m.players.filter((p) => !idEquals(p.id, this.args.dht.selfId)).length;
         this.events.emit('players', { region: sub.coord, players: m.players });
         return;
     }
@@ -387,6 +404,13 @@ export class RegionClient {
     if (!entries) return;
     this.stats.snapshots++;
     const moved = fromHex !== sub.primaryHex || m.e !== sub.epoch || !sub.attached;
+    if (moved) {
+      if (sub.primary && fromHex !== sub.primaryHex && m.e > sub.epoch) this.stats.failovers++;
+      if (sub.attaching) {
+        this.snapshotMs.push(this.args.clock.now() - sub.attachStarted);
+        if (this.snapshotMs.length > 256) this.snapshotMs.shift();
+      }
+    }
     const changed = sub.state.merge(entries);
     if (m.e > sub.since.e || compareStamp(m.v, sub.since) > 0) sub.since = m.v;
     if (sub.primary && fromHex !== sub.primaryHex) this.unpinIfUnusedExcept(sub, sub.primary);
