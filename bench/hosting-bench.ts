@@ -15,6 +15,10 @@ export async function benchHosting(): Promise<Record<string, number>> {
     border_crossings: r.chunk_crossings,
     agents_join_ms_p50: r.join_ms.p50,
     agents_edit_failures: r.edits.failed,
+    agents_chunk_snapshot_ms_p50: r.chunk_snapshot_ms.p50,
+    agents_chunk_snapshot_ms_p99: r.chunk_snapshot_ms.p99,
+    agents_remote_position_hz: r.remote_position_hz,
+    agents_failovers_seen: r.failovers,
   };
 }
 
