@@ -20,6 +20,8 @@ export const PEER_DEFAULTS = {
   /** First wait before re-opening a dropped relay connection; doubles up to the max. */
   relayRetryMs: 1000,
   relayRetryMaxMs: 30_000,
+  /** A relay connection must stay up this long before the retry wait starts over (one that drops at once backs off). */
+  relayStableMs: 10_000,
 };
 
 /**
@@ -73,12 +75,14 @@ export class Peer {
   }
 
   /** Uses a (re)opened relay connection, and re-opens it whenever it drops. */
-  private useRelay(relay: Bootstrap): void {
+  private useRelay(relay: Bootstrap, unfeed = feedSignals(relay, this.transport)): void {
     this.slot.current = relay;
-    const unfeed = feedSignals(relay, this.transport);
+    const opened = this.clock.now();
     relay.events.on('close', () => {
       unfeed();
       if (this.slot.current === relay) this.slot.current = null;
+      if (this.clock.now() - opened >= PEER_DEFAULTS.relayStableMs) this.retryMs = PEER_DEFAULTS.relayRetryMs;
+      else this.retryMs = Math.min(PEER_DEFAULTS.relayRetryMaxMs, this.retryMs * 2);
       this.retryRelay();
     });
   }
@@ -91,7 +95,6 @@ export class Peer {
         (relay) => {
           if (this.stopped) return relay.close();
           this.relayReconnects++;
-          this.retryMs = PEER_DEFAULTS.relayRetryMs;
           this.useRelay(relay);
         },
         (err: Error) => {
@@ -111,10 +114,12 @@ export class Peer {
     const clock = cfg.clock ?? realClock;
     const transport = new WebRtcTransport({ identity: cfg.identity, iceServers: cfg.iceServers ?? [], clock });
     let relay: Bootstrap | null = null;
+    let unfeed: (() => void) | undefined;
     let lastError: Error | undefined;
     if (cfg.relayUrl) {
       try {
         relay = await connectRelay({ url: cfg.relayUrl, selfId: cfg.identity.id, WebSocket: cfg.WebSocket });
+        unfeed = feedSignals(relay, transport); // at once: a newcomer may dial us while we list peers
         globalThis.performance?.mark?.('vp:relay');
       } catch (err) {
         lastError = err as Error; // no relay: still usable through an invite, or alone
@@ -125,7 +130,7 @@ export class Peer {
     const slot = new RelaySlot();
     const dht = createDhtNode({ selfId: cfg.identity.id, transport, clock, bootstrap: { peers, signals: slot }, options: cfg.dht });
     const peer = new Peer(cfg.identity, transport, dht, slot, cfg, clock);
-    if (relay) peer.useRelay(relay);
+    if (relay) peer.useRelay(relay, unfeed);
     else peer.retryRelay();
     peer.lastError = lastError;
     globalThis.performance?.mark?.('vp:peers-listed');

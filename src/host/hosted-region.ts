@@ -51,8 +51,15 @@ interface ClaimRound {
   asked: number;
   quorumAt: number | null;
   highestRefusal: number;
+  /** Who was asked (hex): only their answers count. */
+  targets: Set<string>;
   wake: () => void;
 }
+
+/** Most a refusal may raise our next claim's epoch above the current claim. */
+const MAX_EPOCH_JUMP = 64;
+/** A primary gives up its epoch as contested at most this often (a lying host cannot stall the region). */
+const CONTEST_MIN_INTERVAL_MS = 30_000;
 
 export class HostedRegion {
   readonly name: string;
@@ -62,6 +69,9 @@ export class HostedRegion {
   promised = 0;
   /** Who `promised` went to (hex; ours while we claim). */
   promisedTo = '';
+  /** Hosts whose grants made us primary of `epoch` (hex): they cannot say it was won twice. */
+  private grantedBy = new Set<string>();
+  private lastContested = -Infinity;
   /** Highest epoch a refusal told us was promised elsewhere: our next claim goes above it. */
   private refusedAt = 0;
   /** Our own claims wait while someone else's claim is being considered. */
@@ -108,8 +118,9 @@ export class HostedRegion {
   }
 
   /** Restores what the host store kept (a reloaded tab). */
-  restore(entries: Entry[], promised: number): void {
+  restore(entries: Entry[], promised: number, promisedTo: string): void {
     this.state.merge(entries);
+    if (promised > this.promised) this.promisedTo = promisedTo;
     this.promised = Math.max(this.promised, promised);
     this.epoch = Math.max(this.epoch, this.state.version.e);
   }
@@ -146,7 +157,7 @@ export class HostedRegion {
     if (!this.nextSave) {
       const p = this.saving.then(() => {
         this.nextSave = undefined;
-        return store.save({ rx: this.coord.rx, rz: this.coord.rz, entries: encodeEntries(this.allEntries()), promised: this.promised });
+        return store.save({ rx: this.coord.rx, rz: this.coord.rz, entries: encodeEntries(this.allEntries()), promised: this.promised, promisedTo: this.promisedTo });
       });
       this.nextSave = p;
       this.saving = p.catch(() => {
@@ -270,7 +281,13 @@ export class HostedRegion {
     // epoch over different views (a node alone after a whole-world restart claims the epoch
     // the others had used before it came back). Our epoch is not ours alone: claim a new
     // one over the host set, whose grants merge every state, that node's included.
-    if (this.duty && m.refuse && m.e === this.epoch && this.hosts.some((h) => idEquals(h, from))) return this.contested(m.e, m.primary);
+    if (this.duty && m.refuse && m.e === this.epoch && this.hosts.some((h) => idEquals(h, from))) {
+      // Not from a host that granted us e (it lies, or lost its memory), and not again soon.
+      const now = this.ctx.clock.now();
+      if (this.grantedBy.has(fromHex) || now - this.lastContested < CONTEST_MIN_INTERVAL_MS) return void this.ctx.stats.staleFrames++;
+      this.lastContested = now;
+      return this.contested(m.e, m.primary);
+    }
     // A backup that promised a later epoch refuses our replication. A primary steps down
     // once too few backups remain to confirm anything: someone else is taking over.
     if (!this.duty || m.e <= this.epoch || !this.hosts.some((h) => idEquals(h, from))) {
@@ -351,13 +368,12 @@ export class HostedRegion {
     this.promisedTo = this.ctx.selfHex;
     await this.persist().catch(() => {});
     if (this.promised !== e || this.role !== 'claiming') return false;
-    const round: ClaimRound = { e, hosts, granted: new Set([this.ctx.selfHex]), answered: new Set(), asked: 0, quorumAt: null, highestRefusal: 0, wake: () => {} };
-    this.round = round;
     // Previous hosts are asked too: their states are merged, though only the current
     // host set's grants count for the quorum.
     const targets = new Map<string, NodeId>();
     for (const h of [...hosts, ...this.hosts]) if (!idEquals(h, this.ctx.selfId)) targets.set(idToHex(h), h);
-    round.asked = targets.size;
+    const round: ClaimRound = { e, hosts, granted: new Set([this.ctx.selfHex]), answered: new Set(), asked: targets.size, quorumAt: null, highestRefusal: 0, targets: new Set(targets.keys()), wake: () => {} };
+    this.round = round;
     this.trace(`claim e${e} hosts ${hosts.map((h) => idToHex(h).slice(0, 6)).join(',')}`);
     for (const t of targets.values()) this.send(t, { t: 'CLAIM', ...this.r, e, hosts });
     const quorum = Math.floor(hosts.length / 2) + 1;
@@ -391,6 +407,7 @@ export class HostedRegion {
     }
     if (this.state.size === 0) await this.fallbackToDht();
     if (this.promised !== e || this.stopped || this.role !== 'claiming') return false;
+    this.grantedBy = new Set(round.granted);
     this.becomePrimary(e, hosts);
     return true;
   }
@@ -431,7 +448,7 @@ export class HostedRegion {
 
   private onGrant(fromHex: string, m: HostMessageOf<'GRANT'>): void {
     const round = this.round;
-    if (!round || m.e !== round.e) {
+    if (!round || m.e !== round.e || !round.targets.has(fromHex)) {
       this.ctx.stats.staleFrames++;
       return;
     }
@@ -445,7 +462,9 @@ export class HostedRegion {
       }
     }
     if (m.ok) round.granted.add(fromHex);
-    else round.highestRefusal = Math.max(round.highestRefusal, m.promised);
+    // A refusal's promise raises our next claim, but only so far: a forged huge promise must
+    // not push epochs out of range (u32, and 4096 for the DHT edit log's seq).
+    else if (m.promised <= round.e + MAX_EPOCH_JUMP) round.highestRefusal = Math.max(round.highestRefusal, m.promised);
     round.wake();
   }
 
@@ -483,7 +502,8 @@ export class HostedRegion {
     const refuse = (why: string) => {
       this.trace(`refuse ${fromHex.slice(0, 6)} e${m.e}: ${why}`);
       this.ctx.stats.refusals++;
-      const entries = why === 'outsider' || this.state.size === 0 ? {} : { entries: encodeEntries(this.allEntries()) };
+      const known = this.hosts.some((h) => idEquals(h, from));
+      const entries = !known || this.state.size === 0 ? {} : { entries: encodeEntries(this.allEntries()) };
       this.send(from, { t: 'GRANT', ...this.r, e: m.e, ok: false, promised: this.promised, ...entries });
     };
     if (m.e <= this.promised) return refuse(`promised ${this.promised}`);

@@ -181,6 +181,29 @@ describe('hosting faults (simulated)', () => {
     expect(f!.client.state(R)!.get(keyOf({ x, y, z }))?.id).toBe(GLASS);
     sim.stopAll();
   });
+
+  it('a backup that restarts from its store follows the primary again (it does not depose it)', async () => {
+    const sim = new HostSim({ seed: 14 });
+    await sim.grow(8);
+    const player = sim.pick();
+    await sim.settle(player.client.subscribe(R));
+    await editMany(sim, player, 3, 5);
+    const [primary] = primaryOf(sim, R);
+    const epoch = primary!.host.regionState(R)!.epoch;
+    const backup = sim.live().find((p) => p.host.roles().backup.includes(`${R.rx},${R.rz}`) && p !== player)!;
+    const id = backup.dht.selfId;
+    sim.kill(backup.hex);
+    await sim.run(500);
+    const back = await sim.add(id); // the same node id, its host store kept: a reloaded tab
+    await sim.run(8000);
+    const again = back.host.regionState(R)!;
+    expect([again.role, again.primaryHex]).toEqual(['backup', primary!.hex]);
+    expect(primaryOf(sim, R).map((p) => p.hex)).toEqual([primary!.hex]);
+    expect(primary!.host.regionState(R)!.epoch).toBe(epoch);
+    expect(primary!.host.stats.contested).toBe(0);
+    await editMany(sim, player, 2, 6);
+    sim.stopAll();
+  });
 });
 
 function keyOf(e: { x: number; y: number; z: number }): number {

@@ -88,6 +88,7 @@ export class RegionHost {
     // forget the epochs this node promised before it restarted (two primaries of one epoch).
     const stored = this.args.store ? await this.args.store.loadAll().catch(() => []) : [];
     for (const s of stored) {
+      if (!this.running) return;
       let entries;
       try {
         entries = decodeEntries(s.entries);
@@ -95,7 +96,7 @@ export class RegionHost {
         continue;
       }
       const r = await this.region({ rx: s.rx, rz: s.rz });
-      r.restore(entries, s.promised);
+      r.restore(entries, s.promised, s.promisedTo ?? '');
       // Rejoin: the closest host of a stored region claims it again (a no-op if a live
       // primary refuses; that primary then hands it over or adds us as a backup).
       const t = this.args.clock.setTimeout(() => void this.rejoin(r), this.opts.heartbeatMs + this.opts.random() * this.opts.failoverMs);

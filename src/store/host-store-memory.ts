@@ -15,7 +15,7 @@ export class MemoryHostStore implements HostStore {
   save(r: StoredRegion): Promise<void> {
     if (this.failWrites) return Promise.reject(new Error('simulated storage failure'));
     this.writes++;
-    this.regions.set(`${r.rx},${r.rz}`, { rx: r.rx, rz: r.rz, entries: r.entries.slice(), promised: r.promised });
+    this.regions.set(`${r.rx},${r.rz}`, { rx: r.rx, rz: r.rz, entries: r.entries.slice(), promised: r.promised, ...(r.promisedTo ? { promisedTo: r.promisedTo } : {}) });
     return Promise.resolve();
   }
 

@@ -15,6 +15,8 @@ export interface StoredRegion {
   entries: Uint8Array;
   /** Highest epoch this host granted or claimed: it never grants one at or below it again. */
   promised: number;
+  /** Who `promised` went to (node id hex; absent in records written before it was kept). */
+  promisedTo?: string;
 }
 
 export interface HostStore {
@@ -72,7 +74,7 @@ export class IdbHostStore implements HostStore {
 
   async save(r: StoredRegion): Promise<void> {
     try {
-      await this.db.put('regions', { rx: r.rx, rz: r.rz, entries: r.entries, promised: r.promised }, this.key(r.rx, r.rz));
+      await this.db.put('regions', { rx: r.rx, rz: r.rz, entries: r.entries, promised: r.promised, ...(r.promisedTo ? { promisedTo: r.promisedTo } : {}) }, this.key(r.rx, r.rz));
     } catch (err) {
       throw explainStorageFailure(`store hosted region ${r.rx},${r.rz}`, err);
     }
