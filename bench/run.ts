@@ -28,7 +28,7 @@ const benches: Bench[] = [
 // `npm run bench -- mesh tabs` runs only the named benchmarks and merges their figures
 // into the previous latest.json (so one slow benchmark can be re-run alone).
 const only = process.argv.slice(2);
-// The 10,000-node simulator takes ~15 minutes (docs/BENCHMARKS.md), in a process of its
+// The 10,000-node simulator takes ~17 minutes (docs/BENCHMARKS.md), in a process of its
 // own: it runs only when named (`npm run bench -- sim10k`).
 const SLOW = new Set(['sim10k']);
 const LATEST = 'bench/results/latest.json';
