@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomId, type NodeId } from '../src/core/node-id';
 import type { DhtNode, DhtOptions } from '../src/dht/dht-node';
+import type { LookupResult } from '../src/dht/lookup';
 import { SimCluster } from '../src/dht/sim-cluster';
 
 export interface SimOptions {
@@ -141,6 +142,7 @@ export async function runSim(opts: SimOptions): Promise<SimResult> {
             hops.push(res.hops);
             rpcs += res.queries;
             if (res.closest[0]?.hex === target.selfHex) ok++;
+            else log(missNote(c, target, res));
           }),
         );
       }
@@ -237,6 +239,14 @@ export async function runSim(opts: SimOptions): Promise<SimResult> {
   };
   c.stopAll();
   return result;
+}
+
+/** Why a lookup missed, as far as the outside can tell (a miss is rare: cost is no matter). */
+function missNote(c: SimCluster, target: DhtNode, res: LookupResult): string {
+  let knownBy = 0;
+  for (const n of c.nodes.values()) if (n.table.has(target.selfHex)) knownBy++;
+  const rank = res.closest.findIndex((x) => x.hex === target.selfHex);
+  return `lookup miss: target ${target.selfHex.slice(0, 8)} in ${knownBy} tables, ${target.links.size} links; rank in result ${rank}; ${res.queries} queries, ${res.failures} failed`;
 }
 
 function sum(c: SimCluster, f: (n: DhtNode) => number): number {
