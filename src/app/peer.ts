@@ -159,7 +159,7 @@ export class Peer {
 
   /** Whether the relay connection is open now. */
   get relayOnline(): boolean {
-    return this.slot.current !== null;
+    return this.relay !== null;
   }
 
   stop(): void {

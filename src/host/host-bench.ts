@@ -2,6 +2,7 @@
 // is killed; failover = kill -> the first edit confirmed again. Also counts confirmed
 // edits missing from the final primary (must be 0). Used by host-bench.test.ts and
 // docs/HOSTING.md; run directly: npx tsx src/host/host-bench.ts
+import { percentile } from '../core/percentile';
 import type { DhtOptions } from '../dht/dht-node';
 import { PLACEABLE } from '../world/blocks';
 import type { HostOptions } from './host-options';
@@ -32,11 +33,6 @@ export interface FailoverFigures {
   /** Frames and bytes the region's hosts sent, per second, averaged over the run. */
   hostFramesPerSec: number;
   hostBytesPerSec: number;
-}
-
-function percentile(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
 }
 
 export async function measureFailover(o: FailoverBenchOptions = {}): Promise<FailoverFigures> {

@@ -25,6 +25,9 @@ interface Batch {
   at: number;
 }
 
+/** A batch's edit requests as REPLICATE carries them: (editor, request id, seq). */
+const requestsOf = (waiters: Batch['waiters']) => waiters.map((w): [NodeId, number, number] => [w.id, w.r, w.s]);
+
 interface Subscriber {
   id: NodeId;
   at: number;
@@ -250,8 +253,7 @@ export class PrimaryDuty {
     if (entries.length > 0) {
       const batch: Batch = { from, to: this.seq, entries, waiters, at: now };
       this.batches.push(batch);
-      const reqs = waiters.map((w): [NodeId, number, number] => [w.id, w.r, w.s]);
-      const msg = { t: 'REPLICATE' as const, ...this.r, e: this.e, from, to: this.seq, entries: encodeEntries(entries), hosts: this.region.hosts, reqs };
+      const msg = { t: 'REPLICATE' as const, ...this.r, e: this.e, from, to: this.seq, entries: encodeEntries(entries), hosts: this.region.hosts, reqs: requestsOf(waiters) };
       for (const b of this.backups()) this.ctx.wire.send(b, msg);
       // Our own store write runs alongside the round trip to the backups (they ack from
       // memory): a batch commits once it is in our store and in a backup's memory, so every
@@ -377,7 +379,7 @@ export class PrimaryDuty {
     this.ctx.wire.send(id, { t: 'SYNC', ...this.r, e: this.e, s: this.committed, hosts, entries: encodeEntries(this.region.state.all()) });
     for (const b of this.batches) {
       if (b.to <= this.committed) continue;
-      this.ctx.wire.send(id, { t: 'REPLICATE', ...this.r, e: this.e, from: b.from, to: b.to, entries: encodeEntries(b.entries), hosts, reqs: b.waiters.map((w): [NodeId, number, number] => [w.id, w.r, w.s]) });
+      this.ctx.wire.send(id, { t: 'REPLICATE', ...this.r, e: this.e, from: b.from, to: b.to, entries: encodeEntries(b.entries), hosts, reqs: requestsOf(b.waiters) });
     }
   }
 

@@ -8,6 +8,7 @@
 import { every, type Clock } from '../core/clock';
 import { Emitter } from '../core/emitter';
 import { idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
+import { percentile } from '../core/percentile';
 import type { DhtNode } from '../dht/dht-node';
 import type { HostMessageOf, PlayerFrame, RegionMessage, RejectReason } from './host-messages';
 import type { HostWire } from './host-wire';
@@ -276,9 +277,7 @@ export class RegionClient {
 
   /** Chunk snapshot latency (attach start to snapshot) over the last attaches, ms. */
   snapshotLatency(): { p50: number; p99: number; samples: number } {
-    const xs = [...this.snapshotMs].sort((a, b) => a - b);
-    const at = (q: number) => xs[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? NaN;
-    return { p50: at(0.5), p99: at(0.99), samples: xs.length };
+    return { p50: percentile(this.snapshotMs, 0.5), p99: percentile(this.snapshotMs, 0.99), samples: this.snapshotMs.length };
   }
 
   private watch(): void {
