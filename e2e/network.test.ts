@@ -143,6 +143,17 @@ describe('peer network across six Chromium tabs', () => {
     await page.waitForFunction(() => (window.voxel?.net?.links().length ?? 0) > 0, null, { timeout: 30_000 });
     const liveIds = ids.filter((_, i) => !tabs[i]!.isClosed());
     for (const to of liveIds) expect(await net(page, (n, a) => n.send(a as string, 'hello from the new tab'), to)).toBe(true);
-    await everyTab(async (p) => p.isClosed() || (await net(p, (n) => n.received().map((r) => r.msg))).includes('hello from the new tab'), 15_000, 'the new tab\'s messages delivered');
+    try {
+      await everyTab(async (p) => p.isClosed() || (await net(p, (n) => n.received().map((r) => r.msg))).includes('hello from the new tab'), 15_000, 'the new tab\'s messages delivered');
+    } catch (e) {
+      // What each node did with routed frames: which hop dropped the message, and why.
+      const all = [...tabs.filter((p) => !p.isClosed()), page];
+      for (const p of all) {
+        const [id, links, stats] = await Promise.all([net(p, (n) => n.id()), net(p, (n) => n.links().map((l) => l.id.slice(0, 8))), net(p, (n) => n.stats())]);
+        const routed = Object.fromEntries(Object.entries(stats).filter(([k, v]) => v > 0 && /^(routed|dropped)/.test(k)));
+        console.error(`${p === page ? 'new' : `tab ${tabs.indexOf(p)}`} ${id.slice(0, 8)} links ${links.join(',')} ${JSON.stringify(routed)}`);
+      }
+      throw e;
+    }
   });
 });

@@ -378,7 +378,7 @@ export class DhtNode {
   private maintain(): void {
     if (!this.running) return;
     const plan = planLinks(this.table, this.links.map, this.opts, this.busy, this.opts.random, this.pendingDials.size);
-    for (const hex of plan.close) this.links.close(hex, 'budget');
+    for (const hex of plan.close) this.links.retire(hex, 'budget');
     for (const c of plan.dial) this.dial(c);
     const now = this.clock.now();
     if (this.backoff.size > 256) for (const [h, t] of this.backoff) if (t <= now) this.backoff.delete(h);
@@ -666,6 +666,10 @@ export class DhtNode {
         return;
       case 'DATA':
         this.events.emit('message', { from: from.id, body: msg.body });
+        return;
+      case 'CLOSING':
+        // Only meaningful on a link (LinkSet consumes it there); routed, it is a forgery.
+        this.stats.dropped.unexpected++;
         return;
     }
   }

@@ -89,7 +89,7 @@ export class LinkSet {
         link.close('budget');
         return false;
       }
-      if (admit.close) this.close(admit.close, 'budget');
+      if (admit.close) this.retire(admit.close, 'budget');
     }
     if (!link.open) return false;
     this.map.set(hex, pl);
@@ -114,17 +114,42 @@ export class LinkSet {
     }, this.drainMs);
   }
 
+  /**
+   * Closes a healthy link without losing what is in flight on it (budget closes): we stop
+   * sending on it, tell the other end (CLOSING) so it stops too, keep reading it for
+   * `drainMs`, then close it. A routed frame the other end handed to this link before it
+   * heard of the close is still forwarded, so a link rebalance drops nothing.
+   */
+  retire(hex: string, reason: string): void {
+    const pl = this.map.get(hex);
+    if (!pl) return;
+    this.sendFrame(pl, dhtCodec.encode({ t: 'CLOSING' }));
+    this.forget(pl, reason, true);
+    this.clock.setTimeout(() => pl.link.close(reason), this.drainMs);
+  }
+
+  /** The other end retires the link: stop sending on it; it closes it after its drain. */
+  private onClosing(pl: PeerLink): void {
+    if (this.map.get(pl.hex) !== pl) return;
+    this.forget(pl, 'closed by peer', false);
+    // Should the closer never close it, do it ourselves after twice its drain.
+    this.clock.setTimeout(() => pl.link.close('closed by peer'), 2 * this.drainMs);
+  }
+
+  private forget(pl: PeerLink, reason: string, byUs: boolean): void {
+    pl.closing = true;
+    this.map.delete(pl.hex);
+    this.stats.linksClosed++;
+    this.hooks.onClose(pl, reason, byUs);
+  }
+
   close(hex: string, reason: string): void {
     const pl = this.map.get(hex);
     if (!pl) return;
     pl.closing = true;
     pl.link.close(reason);
     // A link implementation might not emit close synchronously; forget it now regardless.
-    if (this.map.get(hex) === pl) {
-      this.map.delete(hex);
-      this.stats.linksClosed++;
-      this.hooks.onClose(pl, reason, true);
-    }
+    if (this.map.get(hex) === pl) this.forget(pl, reason, true);
   }
 
   closeAll(reason: string): void {
@@ -156,11 +181,14 @@ export class LinkSet {
       this.stats.dropped[e instanceof CodecError ? e.reason : 'malformed']++;
       if (++pl.junk >= this.maxJunkFrames) {
         this.stats.junkLinksClosed++;
-        this.close(pl.hex, 'junk');
+        // A retired link is no longer in the map (a newer link to the peer may be).
+        if (this.map.get(pl.hex) === pl) this.close(pl.hex, 'junk');
+        else pl.link.close('junk');
       }
       return;
     }
     if (route) this.hooks.onRoute(msg as RouteEnvelope, pl);
+    else if ((msg as DhtMessage).t === 'CLOSING') this.onClosing(pl);
     else this.hooks.onMessage(msg as DhtMessage, pl);
   }
 }

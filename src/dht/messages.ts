@@ -70,6 +70,12 @@ export const dhtSpec = {
   /** An application payload sent with DhtNode.send (always routed). */
   DATA: [10, v.object({ body: bytes(MAX_FRAME) })],
   // Code 11 was the msgpack ROUTE envelope; routed messages are route-frame.ts frames now.
+  /**
+   * Sent on a link (never routed) by the end that closes it for budget: the receiver stops
+   * sending on it at once, and both ends keep reading it until the closer drops it, so
+   * nothing already in flight either way is lost (link-set.ts, `retire`).
+   */
+  CLOSING: [12, v.object({})],
 } as const;
 
 export type DhtMessage = MessageOf<typeof dhtSpec>;

@@ -103,6 +103,22 @@ export class OverlayRouter {
     this.deliver(inner, { id: env.src.slice(), hex: srcHex, via });
   }
 
+  /**
+   * The remembered reverse path to dst, from after the last node this message already
+   * passed: a path through its source or a forwarder would hand it back to them (a loop
+   * the duplicate check then drops, losing the message).
+   */
+  private unpassedPath(dstHex: string, env: RouteEnvelope): NodeId[] {
+    const path = this.paths.get(dstHex);
+    if (!path) return [];
+    let from = 0;
+    for (let i = 0; i < path.length; i++) {
+      const n = path[i]!;
+      if (idEquals(n, env.src) || idEquals(n, this.selfId) || env.trace.some((t) => idEquals(t, n))) from = i + 1;
+    }
+    return from === 0 ? path : path.slice(from);
+  }
+
   private forward(env: RouteEnvelope, origin = false): boolean {
     // To the destination directly if linked; else toward the next waypoint (direct link or
     // strict greedy progress); failing that, along the reverse path of the destination's
@@ -114,8 +130,8 @@ export class OverlayRouter {
     const dstHex = idToHex(env.dst);
     let hop = links.get(dstHex) ?? (via.length > 0 ? nextHop(this.selfId, via[0]!, links, false, passed) : nextHop(this.selfId, env.dst, links, false, passed, dstHex));
     if (!hop) {
-      const path = this.paths.get(dstHex);
-      if (path && path.length > 0) {
+      const path = this.unpassedPath(dstHex, env);
+      if (path.length > 0) {
         via = path;
         hop = nextHop(this.selfId, path[0]!, links, false, passed);
       }

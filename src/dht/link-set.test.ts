@@ -1,0 +1,93 @@
+// A link closed for budget loses nothing in flight: the frame the other end sent before it
+// heard of the close still arrives and is acted on; after that neither end sends on it.
+import { describe, expect, it } from 'vitest';
+import { randomId } from '../core/node-id';
+import { seededRandom } from '../core/seeded-random';
+import { VirtualClock } from '../core/virtual-clock';
+import { MemoryLink, type LinkMedium } from '../net/memory-link';
+import { LINK_BUDGET_DEFAULTS } from './link-budget';
+import { LinkSet } from './link-set';
+import { dhtCodec, type DhtMessage } from './messages';
+import { newStats } from './stats';
+
+const LATENCY = 20;
+const DRAIN = 1000;
+
+function pair() {
+  const clock = new VirtualClock();
+  const medium: LinkMedium = { clock, delay: (base) => base, reachable: () => true, count: () => {}, countDrop: () => {} };
+  const rand = seededRandom(3);
+  const [idA, idB] = [randomId(rand), randomId(rand)];
+  const a = new MemoryLink(idA, idB, medium, LATENCY);
+  const b = new MemoryLink(idB, idA, medium, LATENCY);
+  a.peer = b;
+  b.peer = a;
+  const side = (self: typeof idA) => {
+    const got: DhtMessage[] = [];
+    const closed: { reason: string; byUs: boolean }[] = [];
+    const stats = newStats();
+    const set = new LinkSet(self, clock, stats, LINK_BUDGET_DEFAULTS, 8, {
+      onMessage: (m) => void got.push(m),
+      onRoute: () => {},
+      onOpen: () => {},
+      onClose: (_pl, reason, byUs) => void closed.push({ reason, byUs }),
+    }, DRAIN);
+    return { set, got, closed, stats };
+  };
+  const A = side(idA);
+  const B = side(idB);
+  expect(A.set.attach(a, true)).toBe(true);
+  expect(B.set.attach(b, false)).toBe(true);
+  return { clock, a, b, A, B, plA: A.set.get(A.set.map.keys().next().value!)!, plB: B.set.get(B.set.map.keys().next().value!)! };
+}
+
+describe('LinkSet budget close (retire)', () => {
+  it('delivers what the other end sent before it heard of the close, then both ends stop', async () => {
+    const { clock, a, b, A, B, plA, plB } = pair();
+    // B sends at the very moment A decides to drop the link.
+    expect(B.set.sendFrame(plB, dhtCodec.encode({ t: 'PING', r: 7 }))).toBe(true);
+    A.set.retire(plA.hex, 'budget');
+    expect(A.set.size).toBe(0);
+    expect(A.closed).toEqual([{ reason: 'budget', byUs: true }]);
+    await clock.advance(3 * LATENCY);
+    // The PING in flight arrived and was handled; B heard CLOSING and stopped using the link.
+    expect(A.got).toEqual([{ t: 'PING', r: 7 }]);
+    expect(B.set.size).toBe(0);
+    expect(B.closed).toEqual([{ reason: 'closed by peer', byUs: false }]);
+    expect(B.got).toEqual([]); // CLOSING is consumed by the link set, not handed on
+    expect(a.open && b.open).toBe(true); // still draining
+    await clock.advance(DRAIN);
+    expect(a.open || b.open).toBe(false);
+    expect(A.stats.linksClosed + B.stats.linksClosed).toBe(2);
+  });
+
+  it('an abrupt close (heartbeat timeout) still drops in-flight frames: the case retire exists for', async () => {
+    const { clock, A, B, plA, plB } = pair();
+    B.set.sendFrame(plB, dhtCodec.encode({ t: 'PING', r: 7 }));
+    A.set.close(plA.hex, 'heartbeat timeout');
+    await clock.advance(3 * LATENCY);
+    expect(A.got).toEqual([]);
+  });
+
+  it('a CLOSING on the old link does not touch a newer link to the same peer', async () => {
+    const { clock, a, b, A, B, plA } = pair();
+    A.set.retire(plA.hex, 'budget');
+    await clock.advance(3 * LATENCY);
+    // B dials A again while the old link drains.
+    const medium = (a as unknown as { medium: LinkMedium }).medium;
+    const a2 = new MemoryLink(a.localId, a.remoteId, medium, LATENCY);
+    const b2 = new MemoryLink(b.localId, b.remoteId, medium, LATENCY);
+    a2.peer = b2;
+    b2.peer = a2;
+    expect(A.set.attach(a2, false)).toBe(true);
+    expect(B.set.attach(b2, true)).toBe(true);
+    // A repeated (or forged) CLOSING arrives on the old, draining link.
+    b.send(dhtCodec.encode({ t: 'CLOSING' }));
+    await clock.advance(3 * LATENCY);
+    expect(A.set.get(plA.hex)?.link).toBe(a2);
+    expect(a2.open).toBe(true);
+    await clock.advance(3 * DRAIN);
+    expect(a.open).toBe(false);
+    expect(A.set.get(plA.hex)?.link).toBe(a2);
+  });
+});
