@@ -78,6 +78,12 @@ export interface AgentReport {
   waits_for_chunks: number;
   /** failed: refused or thrown (see errors); no_spot: no free block beside the bot. */
   edits: { placed: number; removed: number; failed: number; no_spot: number };
+  /**
+   * Where an edit's time goes (median over bots of each bot's p50, ms): at the primary from
+   * ordering a batch to its own store write done, to a backup's ack, to its commit (confirm
+   * + DELTA sent); at the editor from submit to CONFIRM.
+   */
+  edit_path_ms: { store: number; ack: number; commit: number; confirm: number };
   /** Failovers seen: a region re-attached to a new primary of a later epoch, summed over bots. */
   failovers: number;
   errors: { count: number; first: string[] };
@@ -215,6 +221,12 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
       chunk_crossings: live.reduce((n, b) => n + b.crossings, 0),
       waits_for_chunks: live.reduce((n, b) => n + b.waits, 0),
       edits: { ...edits, failed: edits.failed + live.reduce((n, b) => n + b.errors.filter((e) => e.startsWith('setBlock refused')).length, 0), no_spot: live.reduce((n, b) => n + b.noSpot, 0) },
+      edit_path_ms: {
+        store: median(field('hosting_host_store_ms_p50')),
+        ack: median(field('hosting_host_ack_ms_p50')),
+        commit: median(field('hosting_host_commit_ms_p50')),
+        confirm: median(field('hosting_client_confirm_ms_p50')),
+      },
       failovers: field('hosting_client_failovers').reduce((a, b) => a + b, 0),
       errors: { count: allErrors.length, first: allErrors.slice(0, 20) },
       stats,

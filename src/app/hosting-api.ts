@@ -62,7 +62,11 @@ export function createHostingApi(net: NetSession, remote: RemotePlayers, clock: 
     stats: () => ({
       ...prefixed('host_', net.host.stats),
       ...prefixed('client_', net.client.stats),
-      ...((l) => ({ client_snapshot_ms_p50: l.p50, client_snapshot_ms_p99: l.p99, client_snapshot_samples: l.samples }))(net.client.snapshotLatency()),
+      ...net.client.latency.snapshot.flat('client_snapshot_ms'),
+      ...net.client.latency.confirm.flat('client_confirm_ms'),
+      ...net.host.latency.store.flat('host_store_ms'),
+      ...net.host.latency.ack.flat('host_ack_ms'),
+      ...net.host.latency.commit.flat('host_commit_ms'),
       ...prefixed('wire_', net.wire.drops),
       ticker_ticks: ticker.stats.ticks,
       ticker_fallback: ticker.stats.fallback ? 1 : 0,

@@ -1,4 +1,5 @@
 // Every hosting option and its default (docs/HOSTING.md explains the timings).
+import type { LatencySamples } from '../core/latency-samples';
 import { EDIT_RULES } from './edit-validator';
 import { MOTION_RULES, type MotionRules } from './motion-tracker';
 
@@ -84,6 +85,16 @@ export interface HostStats {
   contested: number;
   /** Authoritative ticks run, over all regions this node is primary of. */
   ticks: number;
+}
+
+/** Where a primary's commit waits, per batch of edits, ms from ordering it. */
+export interface CommitLatency {
+  /** Our own store write resolved. */
+  store: LatencySamples;
+  /** Enough backups acked it (`confirmAcks`). */
+  ack: LatencySamples;
+  /** Committed: confirmed to editors and broadcast (both of the above). */
+  commit: LatencySamples;
 }
 
 export function newHostStats(): HostStats {

@@ -13,7 +13,7 @@ import type { Clock } from '../core/clock';
 import type { Ticker } from '../core/ticker';
 import type { HostStore } from '../store/host-store';
 import type { HostMessageOf, RegionMessage } from './host-messages';
-import type { HostOptions, HostStats } from './host-options';
+import type { CommitLatency, HostOptions, HostStats } from './host-options';
 import type { HostWire } from './host-wire';
 import { PrimaryDuty } from './primary-duty';
 import { regionName, type RegionCoord } from './region-key';
@@ -33,6 +33,7 @@ export interface RegionContext {
   readonly store: HostStore | null;
   readonly dht: Pick<DhtNode, 'put' | 'get' | 'connect' | 'unpin'>;
   readonly stats: HostStats;
+  readonly latency: CommitLatency;
   /** The r closest live nodes to key (self included when it is among them), closest first. */
   hostSet(key: NodeId, fresh: boolean): Promise<NodeId[]>;
   /** Whether our link to this node closed (and has not reopened since). */

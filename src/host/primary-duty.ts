@@ -23,6 +23,8 @@ interface Batch {
   entries: Entry[];
   waiters: { id: NodeId; r: number; s: number }[];
   at: number;
+  /** Enough backups hold it (its ack latency is recorded once). */
+  acked?: boolean;
 }
 
 /** A batch's edit requests as REPLICATE carries them: (editor, request id, seq). */
@@ -260,6 +262,7 @@ export class PrimaryDuty {
       // confirmed edit is on one disk and in two memories, and the write is off the
       // critical path. A failed write (no storage here) leaves memory only, as with no store.
       const stored = () => {
+        this.ctx.latency.store.add(this.ctx.clock.now() - batch.at);
         this.persistedTo = Math.max(this.persistedTo, batch.to);
         this.advance(this.backups().length === 0 ? batch.to : this.ackedTo);
       };
@@ -315,6 +318,12 @@ export class PrimaryDuty {
     if (need === 0) return;
     const acks = this.backups().map((b) => this.acked.get(idToHex(b)) ?? 0).sort((a, b) => b - a);
     this.ackedTo = Math.max(this.ackedTo, acks[need - 1] ?? 0);
+    const now = this.ctx.clock.now();
+    for (const b of this.batches) {
+      if (b.to > this.ackedTo) break;
+      if (!b.acked) this.ctx.latency.ack.add(now - b.at);
+      b.acked = true;
+    }
     this.advance(this.ackedTo);
   }
 
@@ -343,6 +352,7 @@ export class PrimaryDuty {
     const from = this.committed + 1;
     while (this.batches.length > 0 && this.batches[0]!.to <= upTo) {
       const b = this.batches.shift()!;
+      this.ctx.latency.commit.add(this.ctx.clock.now() - b.at);
       this.region.state.merge(b.entries);
       done.push(...b.entries);
       for (const w of b.waiters) {

@@ -8,7 +8,7 @@
 import { every, type Clock } from '../core/clock';
 import { Emitter } from '../core/emitter';
 import { idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
-import { percentile } from '../core/percentile';
+import { LatencySamples, type LatencySummary } from '../core/latency-samples';
 import type { DhtNode } from '../dht/dht-node';
 import type { HostMessageOf, PlayerFrame, RegionMessage, RejectReason } from './host-messages';
 import type { HostWire } from './host-wire';
@@ -110,6 +110,8 @@ interface PendingEdit {
   resolve: (v: Stamp) => void;
   reject: (e: Error) => void;
   timer: unknown;
+  /** Clock time of submit (confirm latency). */
+  at: number;
 }
 
 export interface RegionClientArgs {
@@ -124,8 +126,8 @@ export interface RegionClientArgs {
 export class RegionClient {
   readonly events = new Emitter<ClientEvents>();
   readonly stats: ClientStats = { attaches: 0, reattaches: 0, redirects: 0, snapshots: 0, deltas: 0, gaps: 0, stale: 0, confirmed: 0, rejected: 0, timeouts: 0, failovers: 0, playerUpdates: 0 };
-  /** Attach start to snapshot, ms, of the last attaches (chunk snapshot latency). */
-  private readonly snapshotMs: number[] = [];
+  /** snapshot: attach start to snapshot (chunk snapshot latency); confirm: submit to CONFIRM. */
+  readonly latency = { snapshot: new LatencySamples(), confirm: new LatencySamples() };
   readonly opts: ClientOptions;
   private readonly keys: RegionKeys;
   private readonly subs = new Map<string, Subscription>();
@@ -276,8 +278,8 @@ export class RegionClient {
   }
 
   /** Chunk snapshot latency (attach start to snapshot) over the last attaches, ms. */
-  snapshotLatency(): { p50: number; p99: number; samples: number } {
-    return { p50: percentile(this.snapshotMs, 0.5), p99: percentile(this.snapshotMs, 0.99), samples: this.snapshotMs.length };
+  snapshotLatency(): LatencySummary {
+    return this.latency.snapshot.summary();
   }
 
   private watch(): void {
@@ -316,7 +318,7 @@ export class RegionClient {
         this.stats.timeouts++;
         reject(new EditTimeoutError(`edit at ${x},${y},${z} not confirmed within ${this.opts.editTimeoutMs} ms`));
       }, this.opts.editTimeoutMs);
-      const p: PendingEdit = { region: sub.name, msg, sentTo: '', resolve, reject, timer };
+      const p: PendingEdit = { region: sub.name, msg, sentTo: '', resolve, reject, timer, at: this.args.clock.now() };
       this.pending.set(r, p);
       if (sub.attached && sub.primary) this.sendEdit(p, sub.primary);
     });
@@ -406,8 +408,7 @@ export class RegionClient {
     if (moved) {
       if (sub.primary && fromHex !== sub.primaryHex && m.e > sub.epoch) this.stats.failovers++;
       if (sub.attaching) {
-        this.snapshotMs.push(this.args.clock.now() - sub.attachStarted);
-        if (this.snapshotMs.length > 256) this.snapshotMs.shift();
+        this.latency.snapshot.add(this.args.clock.now() - sub.attachStarted);
       }
     }
     const changed = sub.state.merge(entries);
@@ -467,6 +468,7 @@ export class RegionClient {
     this.pending.delete(m.r);
     this.args.clock.clearTimeout(p.timer);
     this.stats.confirmed++;
+    this.latency.confirm.add(this.args.clock.now() - p.at);
     p.resolve({ e: m.e, s: m.s });
   }
 

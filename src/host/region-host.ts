@@ -7,11 +7,12 @@
 //   await host.start(); ... host.stop();
 import { every, type Clock } from '../core/clock';
 import { idToHex, sortByDistance, type NodeId } from '../core/node-id';
+import { LatencySamples } from '../core/latency-samples';
 import type { Ticker } from '../core/ticker';
 import type { DhtNode } from '../dht/dht-node';
 import type { HostStore } from '../store/host-store';
 import type { RegionMessage } from './host-messages';
-import { HOST_DEFAULTS, newHostStats, type HostOptions, type HostStats } from './host-options';
+import { HOST_DEFAULTS, newHostStats, type CommitLatency, type HostOptions, type HostStats } from './host-options';
 import type { HostWire } from './host-wire';
 import { HostedRegion, type RegionContext } from './hosted-region';
 import { regionName, RegionKeys, type RegionCoord } from './region-key';
@@ -44,6 +45,8 @@ const CLIENT_FRAMES = new Set<RegionMessage['t']>(['SNAPSHOT', 'DELTA', 'CONFIRM
 
 export class RegionHost {
   readonly stats: HostStats = newHostStats();
+  /** As primary, per batch from ordering: own store write done, first backup ack, commit. */
+  readonly latency: CommitLatency = { store: new LatencySamples(), ack: new LatencySamples(), commit: new LatencySamples() };
   readonly opts: HostOptions;
   readonly keys: RegionKeys;
   private readonly regions = new Map<string, Promise<HostedRegion>>();
@@ -69,6 +72,7 @@ export class RegionHost {
       store: args.store,
       dht: args.dht,
       stats: this.stats,
+      latency: this.latency,
       hostSet: (key, fresh) => this.hostSet(key, fresh),
       linkClosed: (hex) => this.closed.has(hex),
       ...(args.onAccept ? { onAccept: args.onAccept } : {}),
