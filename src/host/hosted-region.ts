@@ -38,6 +38,8 @@ export interface RegionContext {
   hostSet(key: NodeId, fresh: boolean): Promise<NodeId[]>;
   /** Whether our link to this node closed (and has not reopened since). */
   linkClosed(hex: string): boolean;
+  /** The n nodes closest to key among those we hold a live link to (so known alive), minus `exclude` (hex). */
+  linkedNear(key: NodeId, n: number, exclude: ReadonlySet<string>): NodeId[];
   /** Test hook: called whenever a primary accepts (orders) an edit. */
   onAccept?: (region: string, epoch: number, primaryHex: string) => void;
   /** Diagnostics: role changes, claims, grants and refusals. */

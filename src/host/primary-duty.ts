@@ -6,7 +6,7 @@
 // `region.state` holds only committed entries; accepted edits wait in `batches` until
 // enough backups acked them, so a snapshot never shows an edit that a takeover could lose.
 import { every } from '../core/clock';
-import { idEquals, idToHex, type NodeId } from '../core/node-id';
+import { idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
 import { EditValidator } from './edit-validator';
 import { MotionTracker, type Position } from './motion-tracker';
 import { requestTag } from './request-log';
@@ -86,6 +86,7 @@ export class PrimaryDuty {
     this.stops.push(this.ctx.ticker.start(o.tickHz, () => this.tick()));
     this.stops.push(every(this.ctx.clock, o.heartbeatMs, () => this.heartbeat()));
     this.stops.push(every(this.ctx.clock, o.recheckMs, () => void this.recheck()));
+    this.fillFromLinks();
     this.recheckIfShort(250);
     for (const b of this.backups()) {
       this.syncBackup(b, idToHex(b));
@@ -429,8 +430,44 @@ export class PrimaryDuty {
 
   private shortTimer: unknown;
 
+  /**
+   * A short host set (a claim over the hosts still linked, or a host whose link closed) is
+   * topped up at once with the linked nodes closest to the key: a link is proof of life, so
+   * this needs no lookup, and a lookup under churn waits on dead contacts for seconds, a
+   * window in which two more losses lose confirmed edits (the churn test's seeds 28 and 35
+   * did). The lookup-based re-check that follows puts the true closest nodes in their place.
+   */
+  private fillFromLinks(): void {
+    if (this.stopped) return;
+    const self = this.ctx.selfId;
+    const live = this.region.hosts.filter((h) => idEquals(h, self) || !this.ctx.linkClosed(idToHex(h)));
+    if (!live.some((h) => idEquals(h, self))) live.unshift(self);
+    const missing = this.ctx.opts.replicas - live.length;
+    if (missing <= 0) return;
+    const extra = this.ctx.linkedNear(this.region.key, missing, new Set(live.map(idToHex)));
+    if (extra.length === 0) return;
+    this.setHosts(sortByDistance([...live, ...extra], (x) => x, this.region.key), 'filled from links');
+  }
+
+  /** A new host list: forget the acks of hosts that left, bring new backups up to date. */
+  private setHosts(hosts: NodeId[], why: string): void {
+    const old = new Set(this.region.hosts.map(idToHex));
+    this.region.hosts = hosts;
+    this.ctx.trace?.(this.region.name, `${this.ctx.selfHex.slice(0, 6)} e${this.e} hosts ${hosts.map((h) => idToHex(h).slice(0, 6)).join(',')} (${why})`);
+    for (const hex of [...this.acked.keys()]) if (!hosts.some((h) => idToHex(h) === hex)) this.acked.delete(hex);
+    for (const b of this.backups()) {
+      const hex = idToHex(b);
+      if (!old.has(hex)) {
+        this.syncBackup(b, hex);
+        this.ctx.dht.connect(b).catch(() => {});
+      }
+    }
+    this.publishLocation();
+  }
+
   async recheck(): Promise<void> {
     if (this.rechecking || this.stopped) return;
+    this.fillFromLinks();
     this.rechecking = true;
     try {
       const hosts = await this.ctx.hostSet(this.region.key, true);
@@ -445,16 +482,7 @@ export class PrimaryDuty {
       const old = new Set(this.region.hosts.map(idToHex));
       const changed = hosts.length !== old.size || hosts.some((h) => !old.has(idToHex(h)));
       if (!changed) return;
-      this.region.hosts = hosts.some((h) => idEquals(h, this.ctx.selfId)) ? hosts : [this.ctx.selfId, ...hosts.slice(0, -1)];
-      for (const hex of [...this.acked.keys()]) if (!this.region.hosts.some((h) => idToHex(h) === hex)) this.acked.delete(hex);
-      for (const b of this.backups()) {
-        const hex = idToHex(b);
-        if (!old.has(hex)) {
-          this.syncBackup(b, hex);
-          this.ctx.dht.connect(b).catch(() => {});
-        }
-      }
-      this.publishLocation();
+      this.setHosts(hosts.some((h) => idEquals(h, this.ctx.selfId)) ? hosts : [this.ctx.selfId, ...hosts.slice(0, -1)], 'lookup');
     } catch {
       // the lookup failed; the next period tries again
     } finally {
