@@ -38,6 +38,8 @@ export interface RegionContext {
   hostSet(key: NodeId, fresh: boolean): Promise<NodeId[]>;
   /** Whether our link to this node closed (and has not reopened since). */
   linkClosed(hex: string): boolean;
+  /** The n nodes closest to key in our routing table, self included: no lookup, possibly with dead contacts. */
+  tableNear(key: NodeId, n: number): NodeId[];
   /** The n nodes closest to key among those we hold a live link to (so known alive), minus `exclude` (hex). */
   linkedNear(key: NodeId, n: number, exclude: ReadonlySet<string>): NodeId[];
   /** Test hook: called whenever a primary accepts (orders) an edit. */
@@ -175,6 +177,10 @@ export class HostedRegion {
     // The current epoch's hosts are members too: they answer at once, where a lookup in a
     // churning network may wait on dead contacts for seconds.
     if (this.hosts.some((h) => idEquals(h, id))) return true;
+    // Among the closest nodes our own table knows (twice r: it may still list dead ones
+    // closer): a node brought in as a new backup must follow its primary at once, not
+    // after a lookup, or the edits it should hold wait while the others die (churn seed 9).
+    if (this.ctx.tableNear(this.key, 2 * this.ctx.opts.replicas).some((h) => idEquals(h, id))) return true;
     if ((await this.ctx.hostSet(this.key, false)).some((h) => idEquals(h, id))) return true;
     return (await this.ctx.hostSet(this.key, true)).some((h) => idEquals(h, id));
   }

@@ -65,6 +65,7 @@ describe('region hosting under churn (simulated)', () => {
         const primaries = hosts.filter((p) => p.host.roles().primary.length > 0);
         const victim = rand() < 0.6 && primaries.length > 0 ? primaries[Math.floor(rand() * primaries.length)]! : hosts[Math.floor(rand() * hosts.length)]!;
         if (victim.host.roles().primary.length > 0) primaryKills++;
+        if (process.env.HOST_TRACE) console.log(`${sim.clock.now()} KILL ${victim.hex.slice(0, 6)} primary of ${victim.host.roles().primary.join(' ')}`);
         sim.kill(victim.hex);
         kills++;
         if (rand() < 0.8 || sim.live().length < 20) {

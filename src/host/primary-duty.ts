@@ -258,6 +258,7 @@ export class PrimaryDuty {
       this.batches.push(batch);
       const msg = { t: 'REPLICATE' as const, ...this.r, e: this.e, from, to: this.seq, entries: encodeEntries(entries), hosts: this.region.hosts, reqs: requestsOf(waiters) };
       for (const b of this.backups()) this.ctx.wire.send(b, msg);
+      this.ctx.trace?.(this.region.name, `${this.ctx.selfHex.slice(0, 6)} e${this.e} order s${from}-${this.seq} to ${this.backups().map((h) => idToHex(h).slice(0, 6)).join(',')}`);
       // Our own store write runs alongside the round trip to the backups (they ack from
       // memory): a batch commits once it is in our store and in a backup's memory, so every
       // confirmed edit is on one disk and in two memories, and the write is off the
@@ -353,6 +354,7 @@ export class PrimaryDuty {
     const from = this.committed + 1;
     while (this.batches.length > 0 && this.batches[0]!.to <= upTo) {
       const b = this.batches.shift()!;
+      this.ctx.trace?.(this.region.name, `${this.ctx.selfHex.slice(0, 6)} e${this.e} commit s${b.from}-${b.to} acks ${[...this.acked].map(([h, t]) => `${h.slice(0, 6)}:${t}`).join(',')}`);
       this.ctx.latency.commit.add(this.ctx.clock.now() - b.at);
       this.region.state.merge(b.entries);
       done.push(...b.entries);
