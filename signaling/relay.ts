@@ -11,6 +11,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import * as v from 'valibot';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { TokenBucket } from '../src/core/token-bucket';
 import { ClientMessageSchema, MAX_PEERS, type RelayErrorCode, type RelayMessage } from './relay-protocol';
 
 export const RELAY_DEFAULTS = {
@@ -49,8 +50,7 @@ export interface RelayStats {
 interface Client {
   ws: WebSocket;
   id?: string;
-  tokens: number;
-  last: number;
+  bucket: TokenBucket;
   strikes: number;
   alive: boolean;
   registerTimer?: ReturnType<typeof setTimeout>;
@@ -90,14 +90,7 @@ export function createRelay(options: RelayOptions = {}): Relay {
     }
   };
 
-  const takeToken = (c: Client): boolean => {
-    const t = now();
-    c.tokens = Math.min(o.burst, c.tokens + ((t - c.last) / 1000) * o.ratePerSecond);
-    c.last = t;
-    if (c.tokens < 1) return false;
-    c.tokens -= 1;
-    return true;
-  };
+  const takeToken = (c: Client): boolean => c.bucket.take(1, now());
 
   const randomPeers = (self: string | undefined, n: number): string[] => {
     const ids = [...byId.keys()].filter((id) => id !== self);
@@ -150,7 +143,7 @@ export function createRelay(options: RelayOptions = {}): Relay {
   };
 
   const onConnection = (ws: WebSocket) => {
-    const c: Client = { ws, tokens: o.burst, last: now(), strikes: 0, alive: true };
+    const c: Client = { ws, bucket: new TokenBucket(o.ratePerSecond, o.burst, now()), strikes: 0, alive: true };
     clients.add(c);
     stats.sockets = clients.size;
     stats.accepted++;

@@ -13,7 +13,7 @@ import { Emitter } from '../core/emitter';
 import { bucketIndex, compareDistance, ID_BITS, idEquals, idToHex, type NodeId } from '../core/node-id';
 import type { Link } from '../net/link';
 import type { SignalChannel, Transport } from '../net/transport';
-import { LinkSet } from './link-set';
+import { LINK_LIMIT_DEFAULTS, LinkSet } from './link-set';
 import { LINK_BUDGET_DEFAULTS, planLinks } from './link-budget';
 import { iterativeLookup, type LookupResult } from './lookup';
 import { dhtCodec, NAMESPACE_LIMITS, type DhtMessage, type Namespace, type Reply, type Request, type ValueRecord } from './messages';
@@ -88,8 +88,8 @@ export const DHT_DEFAULTS = {
   routeTtl: 32,
   /** Routed message ids remembered for duplicate suppression. */
   dedupSize: 256,
-  /** Undecodable frames after which a link is closed. */
-  maxJunkFrames: 8,
+  /** Per-link limits: undecodable frames, frame and byte rates (link-set.ts). */
+  ...LINK_LIMIT_DEFAULTS,
   /** Randomness (refresh targets, link choice, request ids); inject a seeded one to replay. */
   random: Math.random as () => number,
 };
@@ -200,7 +200,7 @@ export class DhtNode {
     this.opts = { ...DHT_DEFAULTS, ...args.options };
     this.table = new RoutingTable(this.selfId, this.opts.k);
     this.rpc = new RpcTable(this.clock, this.opts.random);
-    this.links = new LinkSet(this.selfId, this.clock, this.stats, this.opts, this.opts.maxJunkFrames, {
+    this.links = new LinkSet(this.selfId, this.clock, this.stats, this.opts, {
       onMessage: (msg, pl) => {
         this.noteAlive(pl.id, pl.hex);
         this.handle(msg, { id: pl.id, hex: pl.hex, via: [] });

@@ -6,14 +6,14 @@ import { seededRandom } from '../core/seeded-random';
 import { VirtualClock } from '../core/virtual-clock';
 import { MemoryLink, type LinkMedium } from '../net/memory-link';
 import { LINK_BUDGET_DEFAULTS } from './link-budget';
-import { LinkSet } from './link-set';
+import { LINK_LIMIT_DEFAULTS, LinkSet, type LinkLimits } from './link-set';
 import { dhtCodec, type DhtMessage } from './messages';
 import { newStats } from './stats';
 
 const LATENCY = 20;
 const DRAIN = 1000;
 
-function pair() {
+function pair(limitsA: Partial<LinkLimits> = {}) {
   const clock = new VirtualClock();
   const medium: LinkMedium = { clock, delay: (base) => base, reachable: () => true, count: () => {}, countDrop: () => {} };
   const rand = seededRandom(3);
@@ -22,11 +22,11 @@ function pair() {
   const b = new MemoryLink(idB, idA, medium, LATENCY);
   a.peer = b;
   b.peer = a;
-  const side = (self: typeof idA) => {
+  const side = (self: typeof idA, limits: Partial<LinkLimits> = {}) => {
     const got: DhtMessage[] = [];
     const closed: { reason: string; byUs: boolean }[] = [];
     const stats = newStats();
-    const set = new LinkSet(self, clock, stats, LINK_BUDGET_DEFAULTS, 8, {
+    const set = new LinkSet(self, clock, stats, { ...LINK_BUDGET_DEFAULTS, ...LINK_LIMIT_DEFAULTS, ...limits }, {
       onMessage: (m) => void got.push(m),
       onRoute: () => {},
       onOpen: () => {},
@@ -34,7 +34,7 @@ function pair() {
     }, DRAIN);
     return { set, got, closed, stats };
   };
-  const A = side(idA);
+  const A = side(idA, limitsA);
   const B = side(idB);
   expect(A.set.attach(a, true)).toBe(true);
   expect(B.set.attach(b, false)).toBe(true);
@@ -89,5 +89,41 @@ describe('LinkSet budget close (retire)', () => {
     await clock.advance(3 * DRAIN);
     expect(a.open).toBe(false);
     expect(A.set.get(plA.hex)?.link).toBe(a2);
+  });
+});
+
+describe('LinkSet rate limits', () => {
+  const limits = { linkFramesPerSec: 100, linkFrameBurst: 200, maxFloodDrops: 50 };
+
+  it('an honest peer under the limits loses nothing', async () => {
+    const { clock, A, B, plB } = pair(limits);
+    for (let i = 0; i < 900; i++) {
+      B.set.sendFrame(plB, dhtCodec.encode({ t: 'PING', r: i }));
+      await clock.advance(11); // ~90 frames/s for 10 s
+    }
+    await clock.advance(100);
+    expect(A.got.length).toBe(900);
+    expect(A.stats.dropped.rateLimited).toBe(0);
+  });
+
+  it('drops and counts a flood before decoding it, then closes the link', async () => {
+    const { clock, a, A, B, plB } = pair(limits);
+    for (let i = 0; i < 1000; i++) B.set.sendFrame(plB, dhtCodec.encode({ t: 'PING', r: i }));
+    await clock.advance(3 * LATENCY);
+    expect(A.got.length).toBe(200); // the burst
+    expect(A.stats.dropped.rateLimited).toBe(50);
+    expect(A.stats.floodLinksClosed).toBe(1);
+    expect(A.set.size).toBe(0);
+    expect(a.open).toBe(false);
+    expect(A.closed).toEqual([{ reason: 'flood', byUs: true }]);
+  });
+
+  it('limits bytes as well as frames', async () => {
+    const { clock, A, B, plB } = pair({ linkBytesPerSec: 10_000, linkByteBurst: 20_000, maxFloodDrops: 1000 });
+    const big = dhtCodec.encode({ t: 'DATA', body: new Uint8Array(4000) });
+    for (let i = 0; i < 10; i++) B.set.sendFrame(plB, big);
+    await clock.advance(3 * LATENCY);
+    expect(A.got.length).toBe(Math.floor(20_000 / big.length));
+    expect(A.stats.dropped.rateLimited).toBe(10 - A.got.length);
   });
 });

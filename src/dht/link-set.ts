@@ -5,6 +5,7 @@
 // node that consumes it. A link that keeps sending junk is closed.
 import type { Clock } from '../core/clock';
 import { CodecError } from '../core/codec';
+import { TokenBucket } from '../core/token-bucket';
 import { bucketIndex, compareDistance, idToHex, type NodeId } from '../core/node-id';
 import type { Link } from '../net/link';
 import { admitInbound, type HeldLink, type LinkBudgetOptions } from './link-budget';
@@ -12,11 +13,43 @@ import { dhtCodec, type DhtMessage } from './messages';
 import { isRouteFrame, readRoute, type RouteEnvelope } from './route-frame';
 import type { DhtStats } from './stats';
 
+/** What one link may send us (DESIGN.md: size and rate limits hold per link). */
+export interface LinkLimits {
+  /** Undecodable frames after which a link is closed. */
+  maxJunkFrames: number;
+  /** Frames per second a link may send (sustained), and its burst. */
+  linkFramesPerSec: number;
+  linkFrameBurst: number;
+  /** Bytes per second a link may send (sustained), and its burst. */
+  linkBytesPerSec: number;
+  linkByteBurst: number;
+  /** Frames dropped over the limits after which the link is closed. */
+  maxFloodDrops: number;
+}
+
+/**
+ * Ten to a hundred times what a busy honest peer sends: a region primary's deltas, players
+ * and heartbeats are ~50 frames/s, a full snapshot at most 2 MiB at once; forwarding for
+ * others adds little per link (10,000-node simulator: ~0.5 frames/s per link on average).
+ */
+export const LINK_LIMIT_DEFAULTS: LinkLimits = {
+  maxJunkFrames: 8,
+  linkFramesPerSec: 1000,
+  linkFrameBurst: 2000,
+  linkBytesPerSec: 4 * 1024 * 1024,
+  linkByteBurst: 8 * 1024 * 1024,
+  maxFloodDrops: 256,
+};
+
 export interface PeerLink extends HeldLink {
   readonly link: Link;
   readonly outbound: boolean;
   lastRx: number;
   junk: number;
+  /** Frames dropped for rate; the frame and byte budgets they were measured against. */
+  floodDrops: number;
+  frames: TokenBucket;
+  bytes: TokenBucket;
   rttMs: number | null;
   pinging: boolean;
   closing: boolean;
@@ -37,8 +70,7 @@ export class LinkSet {
     private readonly selfId: NodeId,
     private readonly clock: Clock,
     private readonly stats: DhtStats,
-    private readonly budget: LinkBudgetOptions,
-    private readonly maxJunkFrames: number,
+    private readonly opts: LinkBudgetOptions & LinkLimits,
     private readonly hooks: LinkSetHooks,
     private readonly drainMs = 10_000,
   ) {}
@@ -66,6 +98,9 @@ export class LinkSet {
       outbound,
       lastRx: now,
       junk: 0,
+      floodDrops: 0,
+      frames: new TokenBucket(this.opts.linkFramesPerSec, this.opts.linkFrameBurst, now),
+      bytes: new TokenBucket(this.opts.linkBytesPerSec, this.opts.linkByteBurst, now),
       rttMs: null,
       pinging: false,
       closing: false,
@@ -83,7 +118,7 @@ export class LinkSet {
       existing.closing = true;
       this.drain(existing.link);
     } else if (!outbound && !pinned) {
-      const admit = admitInbound(this.selfId, link.remoteId, this.map, this.budget);
+      const admit = admitInbound(this.selfId, link.remoteId, this.map, this.opts);
       if (!admit.accept) {
         this.stats.linksRefused++;
         link.close('budget');
@@ -172,14 +207,25 @@ export class LinkSet {
   private onFrame(pl: PeerLink, data: Uint8Array): void {
     this.stats.framesIn++;
     this.stats.bytesIn += data.length;
-    pl.lastRx = this.clock.now();
+    const now = this.clock.now();
+    // Checked before decoding: a flood must not cost us the work of reading it.
+    if (!pl.frames.take(1, now) || !pl.bytes.take(data.length, now)) {
+      this.stats.dropped.rateLimited++;
+      if (++pl.floodDrops === this.opts.maxFloodDrops) {
+        this.stats.floodLinksClosed++;
+        if (this.map.get(pl.hex) === pl) this.close(pl.hex, 'flood');
+        else pl.link.close('flood');
+      }
+      return;
+    }
+    pl.lastRx = now;
     const route = isRouteFrame(data);
     let msg: DhtMessage | RouteEnvelope;
     try {
       msg = route ? readRoute(data) : dhtCodec.decode(data);
     } catch (e) {
       this.stats.dropped[e instanceof CodecError ? e.reason : 'malformed']++;
-      if (++pl.junk >= this.maxJunkFrames) {
+      if (++pl.junk >= this.opts.maxJunkFrames) {
         this.stats.junkLinksClosed++;
         // A retired link is no longer in the map (a newer link to the peer may be).
         if (this.map.get(pl.hex) === pl) this.close(pl.hex, 'junk');

@@ -13,7 +13,9 @@ export type DropReason =
   /** A routed message seen before. */
   | 'duplicate'
   /** A ROUTE inside a ROUTE. */
-  | 'nested';
+  | 'nested'
+  /** Over its link's frame or byte rate (link-set.ts). */
+  | 'rateLimited';
 
 export interface DhtStats {
   framesIn: number;
@@ -38,6 +40,8 @@ export interface DhtStats {
   linksClosed: number;
   linksRefused: number;
   junkLinksClosed: number;
+  /** Links closed for breaking their rate limits again and again. */
+  floodLinksClosed: number;
   heartbeatTimeouts: number;
   storesAccepted: number;
   storesRejected: number;
@@ -61,6 +65,7 @@ export function newStats(): DhtStats {
       ttl: 0,
       duplicate: 0,
       nested: 0,
+      rateLimited: 0,
     },
     rpcSent: 0,
     rpcTimeouts: 0,
@@ -77,6 +82,7 @@ export function newStats(): DhtStats {
     linksClosed: 0,
     linksRefused: 0,
     junkLinksClosed: 0,
+    floodLinksClosed: 0,
     heartbeatTimeouts: 0,
     storesAccepted: 0,
     storesRejected: 0,

@@ -1,6 +1,7 @@
 // The primary's checks on an edit before it is ordered: a real, placeable block id (or air),
 // inside this region and the world's height, within reach of where the editor stands,
 // and within the editor's rate. Pure: time and positions are passed in.
+import { TokenBucket } from '../core/token-bucket';
 import { AIR, isValidBlockId, PLACEABLE } from '../world/blocks';
 import { CHUNK_HEIGHT } from '../world/coords';
 import type { RejectReason } from './host-messages';
@@ -30,13 +31,8 @@ export interface EditRequest {
   pz: number;
 }
 
-interface Bucket {
-  tokens: number;
-  at: number;
-}
-
 export class EditValidator {
-  private readonly buckets = new Map<string, Bucket>();
+  private readonly buckets = new Map<string, TokenBucket>();
 
   constructor(private readonly region: RegionCoord, private readonly rules: EditRules = EDIT_RULES) {}
 
@@ -48,11 +44,8 @@ export class EditValidator {
     const dx = e.x + 0.5 - e.px, dy = e.y + 0.5 - (e.py + this.rules.eyeHeight), dz = e.z + 0.5 - e.pz;
     if (dx * dx + dy * dy + dz * dz > this.rules.reach * this.rules.reach) return 'out-of-reach';
     let b = this.buckets.get(editor);
-    if (!b) this.buckets.set(editor, (b = { tokens: this.rules.burst, at: now }));
-    b.tokens = Math.min(this.rules.burst, b.tokens + ((now - b.at) / 1000) * this.rules.ratePerSec);
-    b.at = now;
-    if (b.tokens < 1) return 'rate';
-    b.tokens -= 1;
+    if (!b) this.buckets.set(editor, (b = new TokenBucket(this.rules.ratePerSec, this.rules.burst, now)));
+    if (!b.take(1, now)) return 'rate';
     if (this.buckets.size > 1024) this.buckets.delete(this.buckets.keys().next().value!);
     return undefined;
   }
