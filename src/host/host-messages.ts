@@ -43,7 +43,7 @@ export const hostSpec = {
   /** primary -> subscribers: the committed edits seq from..to of epoch e. */
   DELTA: [4, v.object({ ...region, e: u32, from: u32, to: u32, entries })],
   /** primary -> backups and subscribers: alive, committed up to (e, s); backups also get the subscribers. */
-  HEARTBEAT: [5, v.object({ ...region, e: u32, s: u32, hosts, subs: v.optional(v.pipe(v.array(id), v.maxLength(MAX_SUBS_LISTED))) })],
+  HEARTBEAT: [5, v.object({ ...region, e: u32, s: u32, hosts, subs: v.optional(v.pipe(v.array(id), v.maxLength(MAX_SUBS_LISTED))), idle: v.optional(v.boolean()) })],
   /** any -> client: I am not the primary (of epoch e); try `primary` if given. From a new primary naming itself: a takeover notice. */
   // `refuse`: a host's answer to a primary's frame it will not follow (it promised e elsewhere).
   NOT_PRIMARY: [6, v.object({ ...region, e: u32, primary: v.optional(id), refuse: v.optional(v.boolean()) })],

@@ -38,6 +38,12 @@ export const HOST_DEFAULTS = {
   subscriberTtlMs: 15_000,
   /** A player without MOVE for this long leaves PLAYERS. */
   playerTtlMs: 3000,
+  /**
+   * A region with no subscriber, edit or move for this long is idle: its primary beats to
+   * the backups only every `idleHeartbeatMs`, and they allow for that before taking over.
+   */
+  idleAfterMs: 60_000,
+  idleHeartbeatMs: 2000,
   /** A backup behind for this long gets a full SYNC. */
   resyncMs: 1000,
   /** A primary with no state waits this long for the DHT's edit log. */
@@ -85,6 +91,8 @@ export interface HostStats {
   contested: number;
   /** Authoritative ticks run, over all regions this node is primary of. */
   ticks: number;
+  /** HEARTBEAT frames a primary sent to its backups. */
+  heartbeats: number;
 }
 
 /** Where a primary's commit waits, per batch of edits, ms from ordering it. */
@@ -100,6 +108,6 @@ export interface CommitLatency {
 export function newHostStats(): HostStats {
   return {
     claims: 0, claimsWon: 0, claimsFailed: 0, grants: 0, refusals: 0, outsiderClaims: 0, staleFrames: 0, strayFrames: 0,
-    editsAccepted: 0, editsRejected: 0, confirms: 0, deltas: 0, syncs: 0, handoffs: 0, stepDowns: 0, storeFailures: 0, publishes: 0, duplicateEdits: 0, adopted: 0, offers: 0, contested: 0, movesClamped: 0, ticks: 0,
+    editsAccepted: 0, editsRejected: 0, confirms: 0, deltas: 0, syncs: 0, handoffs: 0, stepDowns: 0, storeFailures: 0, publishes: 0, duplicateEdits: 0, adopted: 0, offers: 0, contested: 0, movesClamped: 0, ticks: 0, heartbeats: 0,
   };
 }

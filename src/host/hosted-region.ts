@@ -88,6 +88,8 @@ export class HostedRegion {
   hosts: NodeId[] = [];
   /** When we last heard the primary (backups). */
   lastHeard = -Infinity;
+  /** Our primary's last beat said the region is idle (it beats slowly: see watch). */
+  private primaryIdle = false;
   /** Backups: highest seq of `epoch` applied contiguously; undefined until a SYNC. */
   applied: number | undefined;
   /** The closer node the primary asked to take over (it will grant that node). */
@@ -617,6 +619,7 @@ export class HostedRegion {
     this.role = 'backup';
     this.applied = undefined;
     this.lastHeard = this.ctx.clock.now();
+    this.primaryIdle = false;
     return true;
   }
 
@@ -641,6 +644,7 @@ export class HostedRegion {
     }
     if (this.role === 'idle') this.role = 'backup';
     this.lastHeard = this.ctx.clock.now();
+    this.primaryIdle = false;
     let entries: Entry[];
     try {
       entries = decodeEntries(m.entries);
@@ -701,6 +705,7 @@ export class HostedRegion {
       return this.requestSync(from);
     }
     this.lastHeard = this.ctx.clock.now();
+    this.primaryIdle = m.idle === true;
     this.hosts = m.hosts;
     if (m.subs) this.knownSubs = m.subs;
     if (!member) this.role = 'idle';
@@ -713,13 +718,18 @@ export class HostedRegion {
   /** Backups: called every heartbeat period; takes over when the primary went quiet. */
   watch(primaryLinkClosed = false): void {
     if (this.role !== 'backup' || this.stopped) return;
-    if (primaryLinkClosed) this.lastHeard = Math.min(this.lastHeard, this.ctx.clock.now() - this.ctx.opts.failoverMs);
+    if (primaryLinkClosed) {
+      this.lastHeard = Math.min(this.lastHeard, this.ctx.clock.now() - this.ctx.opts.failoverMs);
+      this.primaryIdle = false;
+    }
     const others = this.hosts.filter((h) => !idEquals(h, this.primary ?? this.ctx.selfId));
     const rank = Math.max(0, others.findIndex((h) => idEquals(h, this.ctx.selfId)));
     const o = this.ctx.opts;
     const now = this.ctx.clock.now();
     if (now < this.deferUntil) return;
-    if (now - this.lastHeard > o.failoverMs + rank * o.claimStaggerMs) {
+    // An idle region's primary beats every idleHeartbeatMs: allow for two missed beats.
+    const quiet = this.primaryIdle ? 2 * o.idleHeartbeatMs : 0;
+    if (now - this.lastHeard > o.failoverMs + quiet + rank * o.claimStaggerMs) {
       // One attempt, then wait again (jittered, so duelling claimants drift apart).
       this.lastHeard = now + o.random() * o.failoverMs;
       void this.claim(0, true);

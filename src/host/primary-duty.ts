@@ -83,6 +83,7 @@ export class PrimaryDuty {
 
   start(): void {
     const o = this.ctx.opts;
+    this.lastActive = this.ctx.clock.now();
     this.stops.push(this.ctx.ticker.start(o.tickHz, () => this.tick()));
     this.stops.push(every(this.ctx.clock, o.heartbeatMs, () => this.heartbeat()));
     this.stops.push(every(this.ctx.clock, o.recheckMs, () => void this.recheck()));
@@ -126,6 +127,7 @@ export class PrimaryDuty {
   // ---- subscribers -------------------------------------------------------------------
 
   subscribe(id: NodeId, hex: string, since: Stamp | undefined): void {
+    this.wake();
     this.subscribers.set(hex, { id, at: this.ctx.clock.now() });
     // A subscriber from another epoch gets everything: our claim merged states whose stamps
     // may sit below its `since` (a restarted world reuses low epochs).
@@ -135,6 +137,16 @@ export class PrimaryDuty {
       t: 'SNAPSHOT', ...this.r, e: this.e, v: { e: this.e, s: this.committed }, full, hosts: this.region.hosts, entries: encodeEntries(entries),
     });
     if (this.players.size > 0) this.playersDirty = true;
+  }
+
+  /** Activity: if the region was idle, the backups hear a normal-rate beat at once. */
+  private wake(): void {
+    const wasIdle = this.idle;
+    this.lastActive = this.ctx.clock.now();
+    if (wasIdle) {
+      this.lastBeat = -Infinity;
+      this.heartbeat();
+    }
   }
 
   unsubscribe(hex: string): void {
@@ -150,6 +162,7 @@ export class PrimaryDuty {
 
   queueEdit(from: NodeId, fromHex: string, m: HostMessageOf<'EDIT'>): void {
     this.touch(fromHex);
+    this.wake();
     if (this.queue.length >= 1024) {
       this.ctx.wire.send(from, { t: 'REJECT', ...this.r, r: m.r, reason: 'busy' });
       return;
@@ -191,6 +204,7 @@ export class PrimaryDuty {
 
   move(from: NodeId, fromHex: string, m: HostMessageOf<'MOVE'>): void {
     this.touch(fromHex);
+    this.wake();
     const now = this.ctx.clock.now();
     const p = this.believe(fromHex, m, now);
     if (regionOf(chunkOf(p.x)) !== this.r.rx || regionOf(chunkOf(p.z)) !== this.r.rz) return; // not standing here
@@ -396,14 +410,35 @@ export class PrimaryDuty {
     }
   }
 
+  /** Last subscriber, edit or move (start counts): an idle region beats slowly. */
+  private lastActive = 0;
+  private lastBeat = -Infinity;
+  /** The last beat told the backups we are idle. */
+  private beatIdle = false;
+
+  /** No subscriber, nothing in flight, nothing done for `idleAfterMs`. */
+  get idle(): boolean {
+    const now = this.ctx.clock.now();
+    if (this.subscribers.size > 0 || this.batches.length > 0 || this.queue.length > 0) this.lastActive = now;
+    return now - this.lastActive >= this.ctx.opts.idleAfterMs;
+  }
+
   private heartbeat(): void {
     if (this.stopped) return;
     const now = this.ctx.clock.now();
     const o = this.ctx.opts;
-    const hb = { t: 'HEARTBEAT' as const, ...this.r, e: this.e, s: this.committed, hosts: this.region.hosts };
+    // A region nobody watches or edits costs its hosts little: a beat every
+    // idleHeartbeatMs instead of every heartbeatMs (the backups allow for it: `idle`).
+    // The first idle beat goes out at once: until it arrives the backups expect the fast beat.
+    const idle = this.idle;
+    if (idle && this.beatIdle && now - this.lastBeat < o.idleHeartbeatMs) return;
+    this.beatIdle = idle;
+    this.lastBeat = now;
+    const hb = { t: 'HEARTBEAT' as const, ...this.r, e: this.e, s: this.committed, hosts: this.region.hosts, ...(idle ? { idle } : {}) };
     // Backups learn our subscribers (every 4th beat), so a successor can tell them at once.
     const subs = this.beats++ % 4 === 0 ? [...this.subscribers.values()].slice(0, MAX_SUBS_LISTED).map((s) => s.id) : undefined;
     for (const b of this.backups()) {
+      this.ctx.stats.heartbeats++;
       this.ctx.wire.send(b, subs ? { ...hb, subs } : hb);
       const hex = idToHex(b);
       const oldest = this.batches[0];
