@@ -1,7 +1,8 @@
 // What a hosting node keeps of each region it hosted: the encoded per-block entries (the
 // host layer's format; opaque here) and the highest epoch it promised. A host that reloads
-// (same node id) reads them back and rejoins its regions; a backup acks an edit to its
-// primary only once save() resolved, i.e. the transaction committed.
+// (same node id) reads them back and rejoins its regions. save() resolves once the
+// transaction committed (not merely once its put succeeded): a primary confirms an edit
+// only after its own save() resolved (src/host/primary-duty.ts).
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import { explainStorageFailure } from './storage-error';
 
@@ -74,7 +75,12 @@ export class IdbHostStore implements HostStore {
 
   async save(r: StoredRegion): Promise<void> {
     try {
-      await this.db.put('regions', { rx: r.rx, rz: r.rz, entries: r.entries, promised: r.promised, ...(r.promisedTo ? { promisedTo: r.promisedTo } : {}) }, this.key(r.rx, r.rz));
+      // Not db.put(): that resolves when the request succeeds, before the commit.
+      const tx = this.db.transaction('regions', 'readwrite');
+      await Promise.all([
+        tx.store.put({ rx: r.rx, rz: r.rz, entries: r.entries, promised: r.promised, ...(r.promisedTo ? { promisedTo: r.promisedTo } : {}) }, this.key(r.rx, r.rz)),
+        tx.done,
+      ]);
     } catch (err) {
       throw explainStorageFailure(`store hosted region ${r.rx},${r.rz}`, err);
     }
