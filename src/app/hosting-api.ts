@@ -67,6 +67,7 @@ export function createHostingApi(net: NetSession, remote: RemotePlayers, clock: 
       ...net.host.latency.store.flat('host_store_ms'),
       ...net.host.latency.ack.flat('host_ack_ms'),
       ...net.host.latency.commit.flat('host_commit_ms'),
+      ...net.host.latency.confirm.flat('host_confirm_ms'),
       ...prefixed('wire_', net.wire.drops),
       ticker_ticks: ticker.stats.ticks,
       ticker_fallback: ticker.stats.fallback ? 1 : 0,

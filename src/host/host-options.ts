@@ -101,8 +101,10 @@ export interface CommitLatency {
   store: LatencySamples;
   /** Enough backups acked it (`confirmAcks`). */
   ack: LatencySamples;
-  /** Committed: confirmed to editors and broadcast (both of the above). */
+  /** Committed: in two memories (the ack; alone, the store), broadcast to subscribers. */
   commit: LatencySamples;
+  /** Confirmed to its editors: committed and in our own store (both of the above). */
+  confirm: LatencySamples;
 }
 
 export function newHostStats(): HostStats {

@@ -1,10 +1,14 @@
 // The primary's work for one region and epoch: the authoritative tick (validate, order,
-// replicate, confirm once a backup stored it, broadcast committed deltas), heartbeats,
+// replicate, broadcast committed deltas, confirm once also on disk), heartbeats,
 // subscribers, players' positions, re-checking the host set (handoff to a closer node,
 // re-replication to a new backup) and publishing the region to the DHT.
 //
-// `region.state` holds only committed entries; accepted edits wait in `batches` until
-// enough backups acked them, so a snapshot never shows an edit that a takeover could lose.
+// Two watermarks. An edit is *committed* once it is in two memories (ours and a backup's
+// ack; with no backup, ours and our store): it enters `region.state` and goes to the
+// subscribers, so a snapshot or delta never shows an edit that a takeover could lose. It is
+// *confirmed* to its editor once it is also in our own store (one disk and two memories:
+// it outlives every host tab closing). Only the confirmation waits for the disk, so a slow
+// IndexedDB write under load delays the editor's CONFIRM, not what the other players see.
 import { every } from '../core/clock';
 import { idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
 import { EditValidator } from './edit-validator';
@@ -38,9 +42,14 @@ interface Subscriber {
 export class PrimaryDuty {
   /** Last seq handed out in this epoch. */
   seq = 0;
-  /** Highest seq enough backups hold (and subscribers were sent). */
+  /** Highest seq in two memories (in region.state; subscribers were sent it). */
   committed = 0;
+  /** Highest seq confirmed to its editors (committed and in our own store). */
+  confirmed = 0;
+  /** Accepted batches not yet committed. */
   private readonly batches: Batch[] = [];
+  /** Committed batches whose editors wait for our store write. */
+  private readonly unconfirmed: Batch[] = [];
   private readonly acked = new Map<string, number>();
   private readonly lastSync = new Map<string, number>();
   readonly subscribers = new Map<string, Subscriber>();
@@ -274,13 +283,14 @@ export class PrimaryDuty {
       for (const b of this.backups()) this.ctx.wire.send(b, msg);
       this.ctx.trace?.(this.region.name, `${this.ctx.selfHex.slice(0, 6)} e${this.e} order s${from}-${this.seq} to ${this.backups().map((h) => idToHex(h).slice(0, 6)).join(',')}`);
       // Our own store write runs alongside the round trip to the backups (they ack from
-      // memory): a batch commits once it is in our store and in a backup's memory, so every
-      // confirmed edit is on one disk and in two memories, and the write is off the
-      // critical path. A failed write (no storage here) leaves memory only, as with no store.
+      // memory): a batch commits (subscribers see it) once a backup's memory holds it, and
+      // is confirmed once our store holds it too, so every confirmed edit is on one disk and
+      // in two memories. A failed write (no storage here) leaves memory only, as with no store.
       const stored = () => {
         this.ctx.latency.store.add(this.ctx.clock.now() - batch.at);
         this.persistedTo = Math.max(this.persistedTo, batch.to);
-        this.advance(this.backups().length === 0 ? batch.to : this.ackedTo);
+        if (this.backups().length === 0) this.advance(batch.to);
+        this.confirm();
       };
       this.region.persist().then(stored, stored);
     }
@@ -305,14 +315,14 @@ export class PrimaryDuty {
     return true;
   }
 
-  /** A re-sent edit we already ordered as `s`: confirm it (now if committed, else with its batch). */
+  /** A re-sent edit we already ordered as `s`: confirm it (now if confirmed, else with its batch). */
   private duplicate(who: NodeId, r: number, s: number, current: Batch['waiters']): void {
     this.ctx.stats.duplicateEdits++;
-    if (s <= this.committed) {
+    if (s <= this.confirmed) {
       this.ctx.wire.send(who, { t: 'CONFIRM', ...this.r, r, e: this.e, s });
       return;
     }
-    const batch = this.batches.find((b) => b.from <= s && s <= b.to);
+    const batch = this.unconfirmed.find((b) => b.from <= s && s <= b.to) ?? this.batches.find((b) => b.from <= s && s <= b.to);
     const waiters = batch ? batch.waiters : current;
     if (!waiters.some((w) => w.r === r && idEquals(w.id, who))) waiters.push({ id: who, r, s });
   }
@@ -345,7 +355,7 @@ export class PrimaryDuty {
 
   /**
    * Commits as soon as enough backups hold a batch, not on the next tick: the tick orders
-   * edits, but waiting for it again to confirm would add up to 50 ms to every edit.
+   * edits, but waiting for it again to commit would add up to 50 ms to every edit.
    */
   private advance(to: number): void {
     if (to > this.committed && !this.stopped) {
@@ -360,28 +370,44 @@ export class PrimaryDuty {
   /** Highest seq enough backups acked. */
   private ackedTo = 0;
 
-  /** Confirms and broadcasts the batches enough backups hold (on their ack, and on the tick). */
+  /**
+   * Commits the batches enough backups hold (on their ack, and on the tick): into the
+   * state, and to the subscribers as one DELTA. Their editors are confirmed by confirm().
+   */
   private commit(): void {
-    const upTo = Math.min(this.pendingCommit, this.persistedTo);
-    if (upTo <= this.committed) return;
-    const done: Entry[] = [];
-    const from = this.committed + 1;
-    while (this.batches.length > 0 && this.batches[0]!.to <= upTo) {
-      const b = this.batches.shift()!;
-      this.ctx.trace?.(this.region.name, `${this.ctx.selfHex.slice(0, 6)} e${this.e} commit s${b.from}-${b.to} acks ${[...this.acked].map(([h, t]) => `${h.slice(0, 6)}:${t}`).join(',')}`);
-      this.ctx.latency.commit.add(this.ctx.clock.now() - b.at);
-      this.region.state.merge(b.entries);
-      done.push(...b.entries);
+    const upTo = this.pendingCommit;
+    if (upTo > this.committed) {
+      const done: Entry[] = [];
+      const from = this.committed + 1;
+      while (this.batches.length > 0 && this.batches[0]!.to <= upTo) {
+        const b = this.batches.shift()!;
+        this.ctx.trace?.(this.region.name, `${this.ctx.selfHex.slice(0, 6)} e${this.e} commit s${b.from}-${b.to} acks ${[...this.acked].map(([h, t]) => `${h.slice(0, 6)}:${t}`).join(',')}`);
+        this.ctx.latency.commit.add(this.ctx.clock.now() - b.at);
+        this.region.state.merge(b.entries);
+        done.push(...b.entries);
+        this.unconfirmed.push(b);
+      }
+      this.committed = upTo;
+      const delta = { t: 'DELTA' as const, ...this.r, e: this.e, from, to: upTo, entries: encodeEntries(done) };
+      this.ctx.stats.deltas++;
+      for (const s of this.subscribers.values()) this.ctx.wire.send(s.id, delta);
+      this.schedulePublish();
+    }
+    this.confirm();
+  }
+
+  /** Confirms to their editors the committed batches our own store holds. */
+  private confirm(): void {
+    const upTo = Math.min(this.committed, this.persistedTo);
+    while (this.unconfirmed.length > 0 && this.unconfirmed[0]!.to <= upTo) {
+      const b = this.unconfirmed.shift()!;
+      this.ctx.latency.confirm.add(this.ctx.clock.now() - b.at);
       for (const w of b.waiters) {
         this.ctx.stats.confirms++;
         this.ctx.wire.send(w.id, { t: 'CONFIRM', ...this.r, r: w.r, e: this.e, s: w.s });
       }
     }
-    this.committed = upTo;
-    const delta = { t: 'DELTA' as const, ...this.r, e: this.e, from, to: upTo, entries: encodeEntries(done) };
-    this.ctx.stats.deltas++;
-    for (const s of this.subscribers.values()) this.ctx.wire.send(s.id, delta);
-    this.schedulePublish();
+    this.confirmed = Math.max(this.confirmed, upTo);
   }
 
   private sendPlayers(now: number): void {

@@ -46,7 +46,7 @@ const CLIENT_FRAMES = new Set<RegionMessage['t']>(['SNAPSHOT', 'DELTA', 'CONFIRM
 export class RegionHost {
   readonly stats: HostStats = newHostStats();
   /** As primary, per batch from ordering: own store write done, first backup ack, commit. */
-  readonly latency: CommitLatency = { store: new LatencySamples(), ack: new LatencySamples(), commit: new LatencySamples() };
+  readonly latency: CommitLatency = { store: new LatencySamples(), ack: new LatencySamples(), commit: new LatencySamples(), confirm: new LatencySamples() };
   readonly opts: HostOptions;
   readonly keys: RegionKeys;
   private readonly regions = new Map<string, Promise<HostedRegion>>();
