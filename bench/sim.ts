@@ -70,6 +70,7 @@ const SIM_DHT: Partial<DhtOptions> = {
   joinRefresh: 'probe',
   heartbeatMs: 60_000,
   heartbeatTimeoutMs: 180_000,
+  failureCheckMs: 60_000,
   staleProbesPerHeartbeat: 1,
   refreshMs: 3600_000,
   emptyRefreshMs: 300_000,

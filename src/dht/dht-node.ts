@@ -10,6 +10,7 @@
 import type { Clock } from '../core/clock';
 import { every } from '../core/clock';
 import { Emitter } from '../core/emitter';
+import { TokenBucket } from '../core/token-bucket';
 import { bucketIndex, compareDistance, ID_BITS, idEquals, idToHex, type NodeId } from '../core/node-id';
 import type { Link } from '../net/link';
 import type { SignalChannel, Transport } from '../net/transport';
@@ -48,10 +49,18 @@ export const DHT_DEFAULTS = {
   /** A link silent this long is closed and its peer dropped from the table. */
   heartbeatTimeoutMs: 15_000,
   /**
-   * Contacts without a live link that have been silent for heartbeatTimeoutMs get a routed
-   * PING, at most this many per heartbeat (stalest first); one that does not answer leaves
-   * the table. Without it a dead contact we only knew through lookups would stay listed
-   * until a lookup happened to ask it.
+   * How often links and contacts are checked against the two limits above. A check that
+   * runs only once per heartbeat lets a dead peer outlive the timeout by up to a heartbeat.
+   */
+  failureCheckMs: 1000,
+  /**
+   * Contacts without a live link that have been silent long enough get a routed PING,
+   * stalest first, at most this many per heartbeatMs; one that does not answer leaves the
+   * table. Without it a dead contact we only knew through lookups would stay listed until a
+   * lookup happened to ask it. "Long enough" is heartbeatTimeoutMs - rpcTimeoutMs -
+   * failureCheckMs, so that the probe's answer (or its timeout) comes by the time the
+   * contact has been silent for heartbeatTimeoutMs: a dead one leaves every table within the
+   * heartbeat timeout, linked or not (while the stale contacts fit in this budget).
    */
   staleProbesPerHeartbeat: 2,
   /** Link budget check period. */
@@ -240,7 +249,8 @@ export class DhtNode {
     this.running = true;
     this.stops.push(this.transport.events.on('link', (link) => this.attachLink(link, false)));
     const o = this.opts;
-    this.stops.push(every(this.clock, o.heartbeatMs, () => this.heartbeat()));
+    this.staleProbeBudget = new TokenBucket((o.staleProbesPerHeartbeat * 1000) / o.heartbeatMs, o.staleProbesPerHeartbeat, this.clock.now());
+    this.stops.push(every(this.clock, Math.min(o.failureCheckMs, o.heartbeatMs), () => this.heartbeat()));
     this.stops.push(every(this.clock, o.maintainMs, () => this.maintain()));
     this.stops.push(every(this.clock, Math.max(1000, o.refreshMs / 4), () => this.refresh(false)));
     this.stops.push(
@@ -387,7 +397,7 @@ export class DhtNode {
   private dial(c: Contact): void {
     this.pendingDials.add(c.hex);
     this.stats.dials++;
-    this.transport.dial(c.id, this.overlaySignals).then(
+    this.transport.dial(c.id, this.dialSignals()).then(
       (link) => {
         this.pendingDials.delete(c.hex);
         this.attachLink(link, true);
@@ -398,6 +408,16 @@ export class DhtNode {
         this.backoff.set(c.hex, this.clock.now() + this.opts.dialBackoffMs);
       },
     );
+  }
+
+  /**
+   * Where a budget dial's offer goes: through the overlay, unless we hold no link at all
+   * (our last peers closed theirs for budget, as a bootstrap does to a newcomer it admitted
+   * once its buckets fill): then no offer could leave, and nothing could reach us until a
+   * dormant probe, so we dial through the relay, as the join did.
+   */
+  private dialSignals(): SignalChannel {
+    return this.links.size === 0 && this.bootstrap ? this.bootstrap.signals : this.overlaySignals;
   }
 
   private rememberDormant(id: NodeId): void {
@@ -432,9 +452,12 @@ export class DhtNode {
 
   private heartbeat(): void {
     const now = this.clock.now();
+    // A link that would pass the timeout before the next check is closed now: a dead peer
+    // is gone within heartbeatTimeoutMs of its last frame, not up to a check later.
+    const expired = this.opts.heartbeatTimeoutMs - Math.min(this.opts.failureCheckMs, this.opts.heartbeatMs);
     for (const pl of [...this.links.map.values()]) {
       const idle = now - pl.lastRx;
-      if (idle >= this.opts.heartbeatTimeoutMs) {
+      if (idle > expired) {
         this.stats.heartbeatTimeouts++;
         this.links.close(pl.hex, 'heartbeat timeout');
         this.table.remove(pl.hex);
@@ -453,18 +476,27 @@ export class DhtNode {
   }
 
   private readonly probing = new Set<string>();
+  private staleProbeBudget = new TokenBucket(0, 0, 0);
+
+  /** Silence after which a contact without a link is probed (see staleProbesPerHeartbeat). */
+  get staleAfterMs(): number {
+    const o = this.opts;
+    return Math.max(o.heartbeatMs, o.heartbeatTimeoutMs - o.rpcTimeoutMs - Math.min(o.failureCheckMs, o.heartbeatMs));
+  }
 
   private probeStaleContacts(now: number): void {
-    const n = this.opts.staleProbesPerHeartbeat;
-    if (n <= 0) return;
+    if (this.opts.staleProbesPerHeartbeat <= 0) return;
+    const after = this.staleAfterMs;
     const stale: Contact[] = [];
     for (const b of this.table.nonEmptyBuckets()) {
       for (const c of this.table.bucket(b)) {
-        if (now - c.lastSeen >= this.opts.heartbeatTimeoutMs && !this.links.get(c.hex) && !this.probing.has(c.hex)) stale.push(c);
+        if (now - c.lastSeen >= after && !this.links.get(c.hex) && !this.probing.has(c.hex)) stale.push(c);
       }
     }
     stale.sort((a, b) => a.lastSeen - b.lastSeen);
-    for (const c of stale.slice(0, n)) {
+    let budget = 0;
+    while (budget < stale.length && this.staleProbeBudget.take(1, now)) budget++;
+    for (const c of stale.slice(0, budget)) {
       this.probing.add(c.hex);
       this.call(c.id, c.hex, { t: 'PING' }).then(
         () => this.probing.delete(c.hex),

@@ -108,20 +108,19 @@ export class LinkSet {
     if (existing) {
       // Both ends dialled at once: keep the link dialled by the lower id, on both sides.
       const selfLower = compareDistance(this.selfId, link.remoteId, new Uint8Array(this.selfId.length)) < 0;
-      // The loser is drained, not cut: both ends stop sending on it at once, but what is
-      // already in flight on it still arrives before it closes.
       if (outbound !== selfLower) {
-        this.drain(link, (data) => this.onFrame(existing, data));
+        this.letGo(pl, 'duplicate', true);
         return false;
       }
       this.map.delete(hex);
-      existing.closing = true;
-      this.drain(existing.link);
+      this.letGo(existing, 'duplicate');
     } else if (!outbound && !pinned) {
       const admit = admitInbound(this.selfId, link.remoteId, this.map, this.opts);
       if (!admit.accept) {
+        // The dialer took the link as open the moment its dial succeeded and may already
+        // have handed frames to it: turned down like a retired link, not cut.
         this.stats.linksRefused++;
-        link.close('budget');
+        this.letGo(pl, 'budget', true);
         return false;
       }
       if (admit.close) this.retire(admit.close, 'budget');
@@ -140,15 +139,6 @@ export class LinkSet {
     return true;
   }
 
-  /** Keeps reading a superseded link for `drainMs`, then closes it. */
-  private drain(link: Link, onData?: (data: Uint8Array) => void): void {
-    const off = onData ? link.events.on('message', onData) : undefined;
-    this.clock.setTimeout(() => {
-      off?.();
-      link.close('duplicate');
-    }, this.drainMs);
-  }
-
   /**
    * Closes a healthy link without losing what is in flight on it (budget closes): we stop
    * sending on it, tell the other end (CLOSING) so it stops too, keep reading it for
@@ -158,8 +148,22 @@ export class LinkSet {
   retire(hex: string, reason: string): void {
     const pl = this.map.get(hex);
     if (!pl) return;
-    this.sendFrame(pl, dhtCodec.encode({ t: 'CLOSING' }));
     this.forget(pl, reason, true);
+    this.letGo(pl, reason);
+  }
+
+  /**
+   * Drains a link we will not send on (retired, turned down, or the loser of a duplicate
+   * pair): CLOSING tells the other end to stop sending on it too, in case it still takes
+   * it as live (it retired the other link of a pair before this one opened, so it never
+   * saw the pair; or it dialled this one), and we keep reading it for `drainMs` before we
+   * close it, so that nothing it sent before hearing of the close is lost. `listen`: the
+   * link was never attached, so start reading it.
+   */
+  private letGo(pl: PeerLink, reason: string, listen = false): void {
+    pl.closing = true;
+    if (listen) pl.link.events.on('message', (data) => this.onFrame(pl, data));
+    this.sendFrame(pl, dhtCodec.encode({ t: 'CLOSING' }));
     this.clock.setTimeout(() => pl.link.close(reason), this.drainMs);
   }
 

@@ -54,19 +54,17 @@ export class OverlayRouter {
     this.seq = (this.seq + 1) >>> 0;
     this.dedup.check(`${this.selfHex}:${env.id}`);
     this.stats.routedSent++;
-    return this.forward(env, true);
+    return this.forward(env);
   }
 
   /** A ROUTE frame from a link (header already checked): deliver it or pass it on. */
   onRoute(env: RouteEnvelope, from: PeerLink): void {
     const srcHex = idToHex(env.src);
-    if (!this.dedup.check(`${srcHex}:${env.id}`)) {
-      this.stats.dropped.duplicate++;
-      return;
-    }
-    if (srcHex === this.selfHex) {
-      // Not a loop of ours (the dedup above holds those): a forged source.
-      this.stats.dropped.invalid++;
+    const fresh = this.dedup.check(`${srcHex}:${env.id}`);
+    // Seen before, or sent by us: only a message handed back from a dead end may come again.
+    if ((!fresh || srcHex === this.selfHex) && !this.handedBack(env, from)) {
+      // A fresh one claiming our id as its source is forged; a seen one is a duplicate.
+      this.stats.dropped[fresh ? 'invalid' : 'duplicate']++;
       return;
     }
     if (idEquals(env.dst, this.selfId)) return this.arrive(env, srcHex, from);
@@ -75,10 +73,20 @@ export class OverlayRouter {
       return;
     }
     this.stats.routedForwarded++;
-    let skip = 0;
-    while (skip < env.via.length && idEquals(env.via[skip]!, this.selfId)) skip++;
-    const via = skip > 0 ? env.via.slice(skip) : env.via;
-    this.forward({ ...env, via, ttl: env.ttl - 1, trace: [...env.trace, this.selfId] });
+    this.forward({ ...env, ttl: env.ttl - 1, trace: [...env.trace, this.selfId] });
+  }
+
+  /**
+   * Whether `from` hands back a message we passed it on from (backtracking, see
+   * `handBack`): it is the last node on the message's path, and we are on it before that.
+   * Forwarding never hands a message to a node it passed, so nothing else comes back.
+   * (A peer could forge such a frame, as it can forge any source: routed messages are not
+   * authenticated yet, see README.)
+   */
+  private handedBack(env: RouteEnvelope, from: PeerLink): boolean {
+    const path = [env.src, ...env.trace];
+    const last = path.length - 1;
+    return idEquals(path[last]!, from.id) && path.slice(0, last).some((n) => idEquals(n, this.selfId));
   }
 
   /** Ours: decode the inner frame (the schema check of what we act on) and deliver it. */
@@ -96,7 +104,8 @@ export class OverlayRouter {
     }
     this.stats.routedDelivered++;
     // Header ids are views into the frame: keep copies.
-    const via = env.trace.length > 0 ? env.trace.map((t) => t.slice()).reverse() : [from.id];
+    const back = withoutLoops(env.src, env.trace);
+    const via = back.length > 0 ? back.map((t) => t.slice()).reverse() : [from.id];
     this.paths.delete(srcHex);
     this.paths.set(srcHex, via);
     if (this.paths.size > PATH_CACHE) this.paths.delete(this.paths.keys().next().value!);
@@ -104,13 +113,13 @@ export class OverlayRouter {
   }
 
   /**
-   * The remembered reverse path to dst, from after the last node this message already
-   * passed: a path through its source or a forwarder would hand it back to them (a loop
-   * the duplicate check then drops, losing the message).
+   * The waypoints of `path` still ahead: those after the last node the message already
+   * passed (its source, a forwarder, or us). Heading for a passed node is a loop the
+   * duplicate check then drops, losing the message; and a message that reached a later
+   * waypoint first (greedy routing toward an earlier one went through it) needs none of
+   * the earlier ones.
    */
-  private unpassedPath(dstHex: string, env: RouteEnvelope): NodeId[] {
-    const path = this.paths.get(dstHex);
-    if (!path) return [];
+  private ahead(path: readonly NodeId[], env: RouteEnvelope): readonly NodeId[] {
     let from = 0;
     for (let i = 0; i < path.length; i++) {
       const n = path[i]!;
@@ -119,18 +128,28 @@ export class OverlayRouter {
     return from === 0 ? path : path.slice(from);
   }
 
-  private forward(env: RouteEnvelope, origin = false): boolean {
-    // To the destination directly if linked; else toward the next waypoint (direct link or
-    // strict greedy progress); failing that, along the reverse path of the destination's
-    // last routed message to us (a newcomer nobody near it links to yet); else a detour.
+  /** Hands the message to its next hop; at a dead end, back to the node it came from. */
+  private forward(env: RouteEnvelope): boolean {
+    const next = this.nextHop(env);
+    if (!next) return this.handBack(env);
+    return this.sendOn(next.hop, next.via === env.via ? env : { ...env, via: next.via });
+  }
+
+  /**
+   * The next hop and the waypoints left after it. To the destination directly if linked;
+   * else toward the next waypoint (direct link or strict greedy progress); failing that,
+   * along the reverse path of the destination's last routed message to us (a newcomer
+   * nobody near it links to yet); else a detour. Never to a node the message passed.
+   */
+  private nextHop(env: RouteEnvelope): { hop: PeerLink; via: readonly NodeId[] } | null {
     const links = this.links.map;
-    let via = env.via;
+    let via = this.ahead(env.via, env);
     // Nodes the message passed (compared as bytes: cheaper than hex per hop).
     const passed = (l: PeerLink) => idEquals(l.id, env.src) || env.trace.some((t) => idEquals(t, l.id));
     const dstHex = idToHex(env.dst);
     let hop = links.get(dstHex) ?? (via.length > 0 ? nextHop(this.selfId, via[0]!, links, false, passed) : nextHop(this.selfId, env.dst, links, false, passed, dstHex));
     if (!hop) {
-      const path = this.unpassedPath(dstHex, env);
+      const path = this.ahead(this.paths.get(dstHex) ?? [], env);
       if (path.length > 0) {
         via = path;
         hop = nextHop(this.selfId, path[0]!, links, false, passed);
@@ -138,20 +157,66 @@ export class OverlayRouter {
     }
     // Detour: at a dead end (our table lacks the destination's bucket), hand it to the
     // closest link it has not passed yet, even if no closer than us. The trace rules out
-    // loops; only the first half of the hop limit may be spent this way.
-    if (!hop && (origin || env.ttl > this.opts.routeTtl / 2)) hop = nextHop(this.selfId, via[0] ?? env.dst, links, true, passed);
-    if (!hop) {
+    // loops; only the first half of the hop limit may be spent this way (the source may
+    // always take one).
+    if (!hop && (idEquals(env.src, this.selfId) || this.mayDetour(env))) hop = nextHop(this.selfId, via[0] ?? env.dst, links, true, passed);
+    if (!hop) return null;
+    return { hop, via: via.length > 0 && idEquals(hop.id, via[0]!) ? via.slice(1) : via };
+  }
+
+  /** Whether the message may still leave the greedy path: in the first half of its hop limit. */
+  private mayDetour(env: RouteEnvelope): boolean {
+    return env.ttl > this.opts.routeTtl / 2;
+  }
+
+  /**
+   * Backtracking: we are a dead end (every link leads back to a node the message passed,
+   * e.g. a newcomer whose only link is its bootstrap, or a node whose peers just closed
+   * their links to it for budget), so the message goes back to the node that first handed
+   * it to us (or, if we closed that link meanwhile, the last one before it we still hold
+   * a link to). Our id is on its trace now, so that node tries its other links; a message
+   * handed back to its source is dropped there if the source has no other way either.
+   */
+  private handBack(env: RouteEnvelope): boolean {
+    const path = [env.src, ...env.trace];
+    const at = path.findIndex((n) => idEquals(n, this.selfId));
+    let back: PeerLink | undefined;
+    for (let i = at - 1; i >= 0 && !back && this.mayDetour(env); i--) back = this.links.get(idToHex(path[i]!));
+    if (!back) {
       this.stats.dropped.noRoute++;
       return false;
     }
-    if (via.length > 0 && idEquals(hop.id, via[0]!)) via = via.slice(1);
+    this.stats.routedHandedBack++;
+    return this.sendOn(back, env);
+  }
+
+  /** Encodes and sends; every failure is counted, so no message is lost silently. */
+  private sendOn(hop: PeerLink, env: RouteEnvelope): boolean {
     let frame: Uint8Array;
     try {
-      frame = encodeRoute(via === env.via ? env : { ...env, via });
+      frame = encodeRoute(env);
     } catch {
       this.stats.dropped.oversized++;
       return false;
     }
-    return this.links.sendFrame(hop, frame);
+    if (this.links.sendFrame(hop, frame)) return true;
+    // A link in the map is open (links emit close as they stop being open), so this is a
+    // link implementation that broke that rule: still a lost message, and counted.
+    this.stats.dropped.noRoute++;
+    return false;
   }
+}
+
+/**
+ * A message's trace with its loops cut out: a node that appears twice was left and came
+ * back to (a dead end handed the message back), and the reverse path skips that detour.
+ */
+function withoutLoops(src: NodeId, trace: readonly NodeId[]): NodeId[] {
+  const path: NodeId[] = [src];
+  for (const t of trace) {
+    const i = path.findIndex((n) => idEquals(n, t));
+    if (i >= 0) path.length = i + 1;
+    else path.push(t);
+  }
+  return path.slice(1);
 }

@@ -34,6 +34,8 @@ export interface DhtStats {
   routedSent: number;
   routedForwarded: number;
   routedDelivered: number;
+  /** Routed messages a dead end handed back to the node they came from (overlay-router.ts). */
+  routedHandedBack: number;
   dials: number;
   dialFailures: number;
   linksOpened: number;
@@ -76,6 +78,7 @@ export function newStats(): DhtStats {
     routedSent: 0,
     routedForwarded: 0,
     routedDelivered: 0,
+    routedHandedBack: 0,
     dials: 0,
     dialFailures: 0,
     linksOpened: 0,
