@@ -33,12 +33,22 @@ async function editUntilConfirmed(p: Page, e: Edit, timeoutMs = 60_000): Promise
     const err = await p.evaluate(async ([x, y, z, id]) => {
       try { await window.voxel.setBlock(x!, y!, z!, id!); return ''; } catch (e) { return (e as Error).message; }
     }, e);
-    if (!err) return Date.now() - t0;
+    if (!err) {
+      const ms = Date.now() - t0;
+      // A slow recovery says why on stderr: which refusals or timeouts the editor met.
+      if (ms > 2000) console.error(`failover: edit ${e.join(',')} confirmed after ${ms} ms; refused before: ${JSON.stringify([...errors])}`);
+      return ms;
+    }
     errors.set(err, (errors.get(err) ?? 0) + 1);
     if (Date.now() - t0 > timeoutMs) throw new Error(`edit ${e.join(',')} not confirmed within ${timeoutMs} ms: ${JSON.stringify([...errors])}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** The editor's hosting and client counters (why a recovery was slow). */
+const counters = (p: Page) => p.evaluate(() => window.voxel.hosting!.stats());
+const diff = (a: Record<string, number>, b: Record<string, number>) =>
+  Object.fromEntries(Object.keys(b).filter((k) => /^(client|host)_[a-z]+$/i.test(k) && b[k] !== a[k]).map((k) => [k, b[k]! - (a[k] ?? 0)]));
 
 export async function benchFailover(kills = 20): Promise<Record<string, number>> {
   const server = await startServer({ port: PORT, host: '127.0.0.1', staticDir: 'dist' });
@@ -87,7 +97,10 @@ export async function benchFailover(kills = 20): Promise<Record<string, number>>
       await tabs[victim]!.close();
       tabs.splice(victim, 1);
       const ed = await spot(editor, 11);
-      times.push(await editUntilConfirmed(editor, ed));
+      const before = await counters(editor);
+      const ms = await editUntilConfirmed(editor, ed);
+      times.push(ms);
+      if (ms > 2000) console.error(`failover: slow recovery, the editor's counters moved by ${JSON.stringify(diff(before, await counters(editor)))}`);
       confirmed.set(`${ed[0]},${ed[1]},${ed[2]}`, ed);
       tabs.push(await openTab(browser, url));
     }

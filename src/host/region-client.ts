@@ -235,26 +235,28 @@ export class RegionClient {
       this.events.emit('detached', { region: sub.coord });
     }
     let attempt = 0;
+    // The primary went quiet: its backups know first who takes over. Each is asked in turn
+    // before any lookup, since a lookup may wait seconds on the dead primary (the DHT's RPC
+    // timeout) while a backup answers at once.
+    const backups = sub.primary ? sub.hosts.filter((h) => idToHex(h) !== sub.primaryHex) : [];
     try {
       while (!sub.closed && !sub.attached) {
         const key = await sub.key;
         let target = sub.hint;
         let host = false;
         sub.hint = undefined;
-        if (!target && attempt === 0 && sub.primary) {
-          // The primary went quiet: its backups know first who takes over.
-          const backup = sub.hosts.find((h) => idToHex(h) !== sub.primaryHex);
-          if (backup) {
-            target = backup;
-            host = true;
-          }
+        if (!target && attempt < backups.length) {
+          target = backups[attempt];
+          host = true;
         }
-        if (!target && attempt <= 1) {
-          const rec = await getLocation(this.args.dht, key).catch(() => undefined);
+        if (!target && attempt <= Math.max(1, backups.length)) {
+          const rec = await this.orHint(sub, getLocation(this.args.dht, key));
+          if (sub.hint) continue;
           if (rec && rec.epoch >= sub.epoch && idToHex(rec.primary) !== sub.primaryHex) target = rec.primary;
         }
         if (!target) {
-          const res = await this.args.dht.findNode(key).catch(() => undefined);
+          const res = await this.orHint(sub, this.args.dht.findNode(key));
+          if (sub.hint) continue;
           const hosts = sortByDistance([this.args.dht.selfId, ...(res?.closest.map((c) => c.id) ?? [])], (x) => x, key);
           target = hosts[attempt % Math.min(this.opts.replicas, hosts.length)] ?? hosts[0]!;
           host = true;
@@ -275,6 +277,20 @@ export class RegionClient {
     } finally {
       sub.attaching = false;
     }
+  }
+
+  /**
+   * `p`'s value (undefined if it fails), or undefined at once when a hint wakes the
+   * subscription (a takeover notice or a redirect naming the primary): a lookup stalled on
+   * a dead node must not hold up attaching to a primary that already named itself.
+   */
+  private orHint<T>(sub: Subscription, p: Promise<T>): Promise<T | undefined> {
+    return new Promise<T | undefined>((resolve) => {
+      sub.wake = () => resolve(undefined);
+      p.then(resolve, () => resolve(undefined));
+    }).finally(() => {
+      sub.wake = () => {};
+    });
   }
 
   /** Chunk snapshot latency (attach start to snapshot) over the last attaches, ms. */
