@@ -47,6 +47,16 @@ export interface PeerConfig {
   WebSocket?: WebSocketCtor;
 }
 
+/**
+ * A tab signs every routed message it originates with its identity and accepts only
+ * signed ones whose key hashes to the claimed source (src/dht/route-auth.ts): a forwarder
+ * cannot speak for another node (say, a region host). Direct links are proven by the
+ * link handshake already.
+ */
+function dhtOptions(cfg: PeerConfig): Partial<DhtOptions> {
+  return { requireSignedRoutes: true, ...cfg.dht };
+}
+
 export type PeerStatus = 'starting' | 'alone' | 'online' | 'failed';
 
 export class Peer {
@@ -128,7 +138,7 @@ export class Peer {
     const invited = cfg.invitePeers ?? [];
     const peers = invited.length ? invited : ((await relay?.randomPeers(PEER_DEFAULTS.bootstrapPeers)) ?? []);
     const slot = new RelaySlot();
-    const dht = createDhtNode({ selfId: cfg.identity.id, transport, clock, bootstrap: { peers, signals: slot }, options: cfg.dht });
+    const dht = createDhtNode({ selfId: cfg.identity.id, signer: cfg.identity, transport, clock, bootstrap: { peers, signals: slot }, options: dhtOptions(cfg) });
     const peer = new Peer(cfg.identity, transport, dht, slot, cfg, clock);
     if (relay) peer.useRelay(relay, unfeed);
     else peer.retryRelay();
@@ -141,7 +151,7 @@ export class Peer {
     } catch (err) {
       // Nobody reachable (every listed peer gone): start alone; newcomers will dial us.
       peer.lastError = err as Error;
-      const alone = createDhtNode({ selfId: cfg.identity.id, transport, clock, bootstrap: { peers: [], signals: slot }, options: cfg.dht });
+      const alone = createDhtNode({ selfId: cfg.identity.id, signer: cfg.identity, transport, clock, bootstrap: { peers: [], signals: slot }, options: dhtOptions(cfg) });
       await alone.start();
       (peer as { dht: DhtNode }).dht = alone;
       peer.status = 'alone';

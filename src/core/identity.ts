@@ -124,7 +124,23 @@ export async function identityFromJson(json: unknown, extractable = true): Promi
 /** Verifies a signature by a raw public key; false (never a throw) on any malformed input. */
 export async function verifySignature(alg: IdentityAlg, publicKey: Uint8Array, data: Uint8Array, signature: Uint8Array): Promise<boolean> {
   try {
-    const key = await crypto.subtle.importKey('raw', buf(publicKey), keyAlg(alg), false, ['verify']);
+    return await verifyWithKey(alg, await importPublicKey(alg, publicKey), data, signature);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Imports a raw public key for verifying (rejects on a malformed key). For a verifier
+ * that checks many signatures by one key: importing is a good share of a verify's cost.
+ */
+export function importPublicKey(alg: IdentityAlg, publicKey: Uint8Array): Promise<CryptoKey> {
+  return crypto.subtle.importKey('raw', buf(publicKey), keyAlg(alg), false, ['verify']);
+}
+
+/** Verifies a signature by a key from `importPublicKey`; false (never a throw) on any malformed input. */
+export async function verifyWithKey(alg: IdentityAlg, key: CryptoKey, data: Uint8Array, signature: Uint8Array): Promise<boolean> {
+  try {
     return await crypto.subtle.verify(signAlg(alg), key, buf(signature), buf(data));
   } catch {
     return false;

@@ -10,6 +10,7 @@
 import type { Clock } from '../core/clock';
 import { every } from '../core/clock';
 import { Emitter } from '../core/emitter';
+import { nodeIdOfPublicKey } from '../core/identity';
 import { TokenBucket } from '../core/token-bucket';
 import { bucketIndex, compareDistance, ID_BITS, idEquals, idToHex, type NodeId } from '../core/node-id';
 import type { Link } from '../net/link';
@@ -19,6 +20,7 @@ import { LINK_BUDGET_DEFAULTS, planLinks } from './link-budget';
 import { iterativeLookup, type LookupResult } from './lookup';
 import { dhtCodec, NAMESPACE_LIMITS, type DhtMessage, type Namespace, type Reply, type Request, type ValueRecord } from './messages';
 import { OverlayRouter, type Origin } from './overlay-router';
+import { checkSigner, type RouteSigner } from './route-auth';
 import { RoutingTable, type AddResult, type Contact } from './routing-table';
 import { RpcTable, RpcTimeoutError } from './rpc';
 import { newStats, type DhtStats } from './stats';
@@ -97,6 +99,14 @@ export const DHT_DEFAULTS = {
   routeTtl: 32,
   /** Routed message ids remembered for duplicate suppression. */
   dedupSize: 256,
+  /**
+   * Drop routed messages for us that carry no source signature (`dropped.unsigned`). The
+   * browser peer sets it (and passes its identity as `signer`); the simulator's nodes have
+   * random ids and no keypairs, so their messages go unsigned and are taken as they come:
+   * 10,000 simulated nodes cannot afford a signature per routed message, and the routing
+   * is the same either way (route-auth.test.ts runs signed nodes).
+   */
+  requireSignedRoutes: false,
   /** Per-link limits: undecodable frames, frame and byte rates (link-set.ts). */
   ...LINK_LIMIT_DEFAULTS,
   /** Randomness (refresh targets, link choice, request ids); inject a seeded one to replay. */
@@ -118,6 +128,11 @@ export interface CreateDhtNodeArgs {
   clock: Clock;
   bootstrap?: DhtBootstrap;
   options?: Partial<DhtOptions>;
+  /**
+   * Signs the routed messages this node originates (an `Identity` whose id is selfId);
+   * destinations check the signature (route-auth.ts). Without one they go unsigned.
+   */
+  signer?: RouteSigner;
 }
 
 export interface DhtEvents extends Record<string, unknown> {
@@ -189,6 +204,7 @@ export class DhtNode {
   private readonly transport: Transport;
   private readonly clock: Clock;
   private readonly bootstrap: DhtBootstrap | undefined;
+  private readonly signer: RouteSigner | undefined;
   private readonly rpc: RpcTable;
   private readonly router: OverlayRouter;
   private readonly pendingDials = new Set<string>();
@@ -206,6 +222,8 @@ export class DhtNode {
     this.transport = args.transport;
     this.clock = args.clock;
     this.bootstrap = args.bootstrap;
+    this.signer = args.signer;
+    if (this.signer) checkSigner(this.signer);
     this.opts = { ...DHT_DEFAULTS, ...args.options };
     this.table = new RoutingTable(this.selfId, this.opts.k);
     this.rpc = new RpcTable(this.clock, this.opts.random);
@@ -228,10 +246,20 @@ export class DhtNode {
         this.scheduleMaintain();
       },
     });
-    this.router = new OverlayRouter(this.selfId, this.selfHex, this.links, this.stats, this.opts, (inner, from) => {
-      this.noteAlive(from.id, from.hex);
-      this.handle(inner, from);
-    });
+    this.router = new OverlayRouter(
+      this.selfId,
+      this.selfHex,
+      this.links,
+      this.stats,
+      this.opts,
+      (inner, from) => {
+        // A signed message is delivered after an await: perhaps after stop().
+        if (!this.running) return;
+        this.noteAlive(from.id, from.hex);
+        this.handle(inner, from);
+      },
+      { signer: this.signer, requireSigned: this.opts.requireSignedRoutes },
+    );
     this.overlaySignals = {
       sendSignal: (to, blob) => void this.sendTo(to, idToHex(to), { t: 'SIGNAL', blob }),
     };
@@ -245,6 +273,11 @@ export class DhtNode {
 
   /** Dials the bootstrap peers, looks up our own id, refreshes far buckets; resolves when joined. */
   async start(): Promise<void> {
+    if (this.running) return;
+    // A signer for another id would get every message we send dropped as forged.
+    if (this.signer && !idEquals(await nodeIdOfPublicKey(this.signer.publicKey), this.selfId)) {
+      throw new Error('the route signer\'s public key does not hash to selfId');
+    }
     if (this.running) return;
     this.running = true;
     this.stops.push(this.transport.events.on('link', (link) => this.attachLink(link, false)));

@@ -5,10 +5,16 @@
 // it gets here) and passes the inner frame on as bytes; only the destination decodes and
 // schema-checks the inner frame, because only it acts on it. Next-hop rules: see
 // router.ts and src/dht/README.md ("How a message finds a node").
+//
+// With a signer, every message we originate (requests and replies alike) is signed once,
+// and the destination verifies it (route-auth.ts) before delivering; forwarders never
+// sign or verify. Signing and verifying are async (WebCrypto): messages are sent, and
+// delivered, in the order they were originated or arrived all the same.
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import type { LinkSet, PeerLink } from './link-set';
-import { dhtCodec, MAX_IDS, type DhtMessage } from './messages';
-import { encodeRoute, ROUTE_TAG, type RouteEnvelope } from './route-frame';
+import { dhtCodec, MAX_FRAME, MAX_IDS, type DhtMessage } from './messages';
+import { RouteVerifier, type RouteSigner } from './route-auth';
+import { encodeRoute, ROUTE_TAG, routeFrameSize, signedRouteData, type RouteEnvelope } from './route-frame';
 import { Dedup, nextHop } from './router';
 import type { DhtStats } from './stats';
 
@@ -27,14 +33,32 @@ export interface OverlayOptions {
   dedupSize: number;
 }
 
+/** Source authentication of routed messages (route-auth.ts). */
+export interface RouteAuthOptions {
+  /** Signs the messages we originate; without one they go unsigned. */
+  signer?: RouteSigner;
+  /**
+   * Drop (and count, `dropped.unsigned`) unsigned messages for us. A signed one is verified
+   * either way, and dropped (`dropped.forged`) if it fails.
+   */
+  requireSigned: boolean;
+}
+
 /** Reverse paths remembered (see `paths`). */
 const PATH_CACHE = 32;
+
+const now = (): number => globalThis.performance?.now() ?? Date.now();
 
 export class OverlayRouter {
   private readonly dedup: Dedup;
   /** Reverse paths of the last few nodes that reached us by routing: how to reach a newcomer. */
   private readonly paths = new Map<string, NodeId[]>();
   private seq = 0;
+  private readonly verifier = new RouteVerifier();
+  /** The last of our signed messages in line to be sent (they leave in send order). */
+  private outbox: Promise<void> = Promise.resolve();
+  /** The last signed message for us in line to be delivered (they arrive in frame order). */
+  private inbox: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly selfId: NodeId,
@@ -42,10 +66,15 @@ export class OverlayRouter {
     private readonly links: LinkSet,
     private readonly stats: DhtStats,
     private readonly opts: OverlayOptions,
-    /** A routed message for us, its inner frame decoded and schema-checked. */
+    /** A routed message for us, its inner frame decoded and schema-checked (and its source verified, if signed). */
     private readonly deliver: (inner: DhtMessage, from: Origin) => void,
+    private readonly auth: RouteAuthOptions = { requireSigned: false },
   ) {
     this.dedup = new Dedup(opts.dedupSize);
+    // A signing node's identity outlives a tab: a reload starting again at 0 would have its
+    // first messages taken for duplicates (or replays) by peers that still remember the
+    // last ones. (Unsigned simulator nodes keep 0: their runs replay per seed.)
+    if (auth.signer) this.seq = crypto.getRandomValues(new Uint32Array(1))[0]!;
   }
 
   /** Wraps an encoded inner frame for dst and hands it to the first hop; false if none. */
@@ -54,12 +83,55 @@ export class OverlayRouter {
     this.seq = (this.seq + 1) >>> 0;
     this.dedup.check(`${this.selfHex}:${env.id}`);
     this.stats.routedSent++;
-    return this.forward(env);
+    const signer = this.auth.signer;
+    return signer ? this.signAndForward(env, signer) : this.forward(env);
+  }
+
+  /**
+   * Signs env, then forwards it. What send() answers (a frame that fits, a first hop) is
+   * checked now; a link that closes while we sign is a dead end then, counted as ever.
+   */
+  private signAndForward(env: RouteEnvelope, signer: RouteSigner): boolean {
+    if (routeFrameSize(env.via.length, env.body.length, signer.alg) > MAX_FRAME) {
+      this.stats.dropped.oversized++;
+      return false;
+    }
+    if (!this.nextHop(env)) {
+      this.stats.dropped.noRoute++;
+      return false;
+    }
+    const t0 = now();
+    let signed: Promise<RouteEnvelope | null>;
+    try {
+      signed = signer.sign(signedRouteData(signer.alg, env)).then(
+        (signature) => {
+          this.stats.routeSignMs += now() - t0;
+          return { ...env, auth: { alg: signer.alg, publicKey: signer.publicKey, signature } };
+        },
+        () => null,
+      );
+    } catch {
+      signed = Promise.resolve(null);
+    }
+    // Signed in parallel, sent in order: a message signed sooner does not overtake.
+    this.outbox = this.outbox
+      .then(() => signed)
+      .then((e) => {
+        if (!e) {
+          this.stats.dropped.unsigned++;
+          return;
+        }
+        this.stats.routedSigned++;
+        this.forward(e);
+      })
+      .catch(() => {});
+    return true;
   }
 
   /** A ROUTE frame from a link (header already checked): deliver it or pass it on. */
   onRoute(env: RouteEnvelope, from: PeerLink): void {
     const srcHex = idToHex(env.src);
+    if ((env.auth || this.auth.requireSigned) && idEquals(env.dst, this.selfId)) return this.arriveSigned(env, srcHex, from);
     const fresh = this.dedup.check(`${srcHex}:${env.id}`);
     // Seen before, or sent by us: only a message handed back from a dead end may come again.
     if ((!fresh || srcHex === this.selfHex) && !this.handedBack(env, from)) {
@@ -80,8 +152,7 @@ export class OverlayRouter {
    * Whether `from` hands back a message we passed it on from (backtracking, see
    * `handBack`): it is the last node on the message's path, and we are on it before that.
    * Forwarding never hands a message to a node it passed, so nothing else comes back.
-   * (A peer could forge such a frame, as it can forge any source: routed messages are not
-   * authenticated yet, see README.)
+   * (A peer could forge such a frame: forwarders do not check signatures, see README.)
    */
   private handedBack(env: RouteEnvelope, from: PeerLink): boolean {
     const path = [env.src, ...env.trace];
@@ -91,17 +162,66 @@ export class OverlayRouter {
 
   /** Ours: decode the inner frame (the schema check of what we act on) and deliver it. */
   private arrive(env: RouteEnvelope, srcHex: string, from: PeerLink): void {
+    const inner = this.decodeInner(env);
+    if (inner) this.deliverInner(env, inner, srcHex, from);
+  }
+
+  /**
+   * Ours, signed (or it must be): decoded at once, delivered once the signature checks.
+   * Only a verified message enters the duplicate window, so a forged copy sent ahead
+   * cannot make the real one look like a duplicate.
+   */
+  private arriveSigned(env: RouteEnvelope, srcHex: string, from: PeerLink): void {
+    const key = `${srcHex}:${env.id}`;
+    if (this.dedup.has(key)) {
+      this.stats.dropped.duplicate++;
+      return;
+    }
+    if (srcHex === this.selfHex) {
+      // Nothing we send is addressed to us: forged.
+      this.stats.dropped.invalid++;
+      return;
+    }
+    if (!env.auth) {
+      this.stats.dropped.unsigned++;
+      return;
+    }
+    const inner = this.decodeInner(env);
+    if (!inner) return;
+    const t0 = now();
+    const verified = this.verifier.verify(env, srcHex).then((ok) => {
+      this.stats.routeVerifyMs += now() - t0;
+      return ok;
+    });
+    // Verified in parallel, delivered in arrival order.
+    this.inbox = this.inbox
+      .then(() => verified)
+      .then((ok) => {
+        if (!ok) this.stats.dropped.forged++;
+        else if (!this.dedup.check(key)) this.stats.dropped.duplicate++; // a copy verified first
+        else {
+          this.stats.routedVerified++;
+          this.deliverInner(env, inner, srcHex, from);
+        }
+      })
+      .catch(() => {});
+  }
+
+  /** The inner frame, decoded and schema-checked; null (counted) if bad. */
+  private decodeInner(env: RouteEnvelope): DhtMessage | null {
     if (env.body[0] === ROUTE_TAG) {
       this.stats.dropped.nested++;
-      return;
+      return null;
     }
-    let inner: DhtMessage;
     try {
-      inner = dhtCodec.decode(env.body);
+      return dhtCodec.decode(env.body);
     } catch (e) {
       this.stats.dropped[(e as { reason?: 'malformed' }).reason ?? 'malformed']++;
-      return;
+      return null;
     }
+  }
+
+  private deliverInner(env: RouteEnvelope, inner: DhtMessage, srcHex: string, from: PeerLink): void {
     this.stats.routedDelivered++;
     // Header ids are views into the frame: keep copies.
     const back = withoutLoops(env.src, env.trace);

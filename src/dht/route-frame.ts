@@ -15,16 +15,41 @@
 //   7  u8   via length (<= MAX_IDS)
 //   8  20   src
 //  28  20   dst
-//  48  20 * trace length, then 20 * via length
+//  48  u8   auth: 0 unsigned, 1 Ed25519, 2 ECDSA P-256 (AUTH_FORMATS)
+//  49  auth block, only when auth > 0: the source's raw public key (32 bytes for Ed25519,
+//      65 for P-256) then its signature (64 bytes for both) over `signedRouteData`: the
+//      fields no forwarder changes (id, src, dst, body). Lengths follow from the auth byte.
+//  ..  20 * trace length, then 20 * via length
 //  ..  body: one encoded inner frame (>= 1 byte), to the end of the frame
+//
+// A forwarder only checks that the auth block fits; the destination verifies it
+// (route-auth.ts). ttl, trace and via are not signed: forwarders change them.
 import { CodecError } from '../core/codec';
+import type { IdentityAlg } from '../core/identity';
 import { ID_BYTES, type NodeId } from '../core/node-id';
 import { Slab } from '../core/slab';
 import { MAX_FRAME, MAX_IDS, MAX_TTL } from './messages';
 
 export const ROUTE_TAG = 0xc1;
 const frames = new Slab();
-const HEADER = 8 + 2 * ID_BYTES;
+const HEADER = 9 + 2 * ID_BYTES;
+
+/** The auth byte of each signature algorithm and its key and signature lengths. */
+export const AUTH_FORMATS: Record<IdentityAlg, { code: number; keyBytes: number; sigBytes: number }> = {
+  Ed25519: { code: 1, keyBytes: 32, sigBytes: 64 },
+  'ECDSA-P256': { code: 2, keyBytes: 65, sigBytes: 64 },
+};
+const ALG_OF_CODE: (IdentityAlg | undefined)[] = [undefined, 'Ed25519', 'ECDSA-P256'];
+/** Most bytes an auth block adds to a frame (the envelope's share of MAX_FRAME). */
+export const MAX_AUTH_BYTES = Math.max(...Object.values(AUTH_FORMATS).map((f) => f.keyBytes + f.sigBytes));
+
+/** The source's signature of a routed message. */
+export interface RouteAuth {
+  alg: IdentityAlg;
+  /** Raw public key; must hash to the envelope's src. */
+  publicKey: Uint8Array;
+  signature: Uint8Array;
+}
 
 export interface RouteEnvelope {
   id: number;
@@ -37,6 +62,32 @@ export interface RouteEnvelope {
   via: readonly NodeId[];
   /** The encoded inner frame, not decoded by forwarders. */
   body: Uint8Array;
+  /** Signed by the source (absent: unsigned). Passed on untouched by forwarders. */
+  auth?: RouteAuth;
+}
+
+const SIGN_CONTEXT = new TextEncoder().encode('voxel-populi route v1\0');
+
+/**
+ * The bytes a source signs: a context string, the algorithm's auth byte, id, src, dst and
+ * body, i.e. every field a forwarder may not change.
+ */
+export function signedRouteData(alg: IdentityAlg, env: Pick<RouteEnvelope, 'id' | 'src' | 'dst' | 'body'>): Uint8Array {
+  const c = SIGN_CONTEXT.length;
+  const out = new Uint8Array(c + 5 + 2 * ID_BYTES + env.body.length);
+  out.set(SIGN_CONTEXT, 0);
+  out[c] = AUTH_FORMATS[alg].code;
+  new DataView(out.buffer).setUint32(c + 1, env.id >>> 0);
+  out.set(env.src, c + 5);
+  out.set(env.dst, c + 5 + ID_BYTES);
+  out.set(env.body, c + 5 + 2 * ID_BYTES);
+  return out;
+}
+
+/** Bytes of the encoded frame (for a size check before the envelope is complete). */
+export function routeFrameSize(nIds: number, bodyBytes: number, auth: IdentityAlg | undefined): number {
+  const a = auth ? AUTH_FORMATS[auth] : undefined;
+  return HEADER + (a ? a.keyBytes + a.sigBytes : 0) + ID_BYTES * nIds + bodyBytes;
 }
 
 export function isRouteFrame(frame: Uint8Array): boolean {
@@ -45,10 +96,14 @@ export function isRouteFrame(frame: Uint8Array): boolean {
 
 /** Encodes an envelope; throws CodecError('oversized') past MAX_FRAME, ('invalid') on bad fields. */
 export function encodeRoute(env: RouteEnvelope): Uint8Array {
-  const { trace, via, body } = env;
+  const { trace, via, body, auth } = env;
   if (trace.length > MAX_IDS || via.length > MAX_IDS) throw new CodecError('invalid', 'ROUTE trace or via too long');
   if (!Number.isInteger(env.ttl) || env.ttl < 0 || env.ttl > MAX_TTL) throw new CodecError('invalid', `ROUTE ttl ${env.ttl}`);
-  const size = HEADER + ID_BYTES * (trace.length + via.length) + body.length;
+  const fmt = auth ? AUTH_FORMATS[auth.alg] : undefined;
+  if (auth && (!fmt || auth.publicKey.length !== fmt.keyBytes || auth.signature.length !== fmt.sigBytes)) {
+    throw new CodecError('invalid', 'ROUTE auth block of the wrong size');
+  }
+  const size = routeFrameSize(trace.length + via.length, body.length, auth?.alg);
   if (size > MAX_FRAME) throw new CodecError('oversized', `ROUTE frame is ${size} bytes (max ${MAX_FRAME})`);
   // Frames are short-lived: every link copies or splits what it sends.
   const out = frames.alloc(size);
@@ -64,6 +119,12 @@ export function encodeRoute(env: RouteEnvelope): Uint8Array {
   out.set(env.src, 8);
   out.set(env.dst, 8 + ID_BYTES);
   let at = HEADER;
+  if (auth && fmt) {
+    out[HEADER - 1] = fmt.code;
+    out.set(auth.publicKey, at);
+    out.set(auth.signature, at + fmt.keyBytes);
+    at += fmt.keyBytes + fmt.sigBytes;
+  }
   for (const ids of [trace, via]) {
     for (const id of ids) {
       out.set(id, at);
@@ -75,9 +136,10 @@ export function encodeRoute(env: RouteEnvelope): Uint8Array {
 }
 
 /**
- * Reads and checks the header of a ROUTE frame. Ids and body are views into `frame`
- * (copy what you keep). Throws CodecError: 'oversized', 'malformed' (not a ROUTE frame,
- * truncated, no body) or 'invalid' (ttl or list length out of range).
+ * Reads and checks the header of a ROUTE frame. Ids, auth block and body are views into
+ * `frame` (copy what you keep). Throws CodecError: 'oversized', 'malformed' (not a ROUTE
+ * frame, truncated, no body) or 'invalid' (ttl, list length or auth byte out of range).
+ * The signature is not checked here (forwarders do not; the destination does).
  */
 export function readRoute(frame: Uint8Array): RouteEnvelope {
   if (frame.length > MAX_FRAME) throw new CodecError('oversized', `frame is ${frame.length} bytes (max ${MAX_FRAME})`);
@@ -85,14 +147,26 @@ export function readRoute(frame: Uint8Array): RouteEnvelope {
   const ttl = frame[5]!;
   const nTrace = frame[6]!;
   const nVia = frame[7]!;
-  if (ttl > MAX_TTL || nTrace > MAX_IDS || nVia > MAX_IDS) throw new CodecError('invalid', 'ROUTE header out of range');
-  const bodyAt = HEADER + ID_BYTES * (nTrace + nVia);
+  const code = frame[HEADER - 1]!;
+  const alg = ALG_OF_CODE[code];
+  if (ttl > MAX_TTL || nTrace > MAX_IDS || nVia > MAX_IDS || (code !== 0 && !alg)) throw new CodecError('invalid', 'ROUTE header out of range');
+  const fmt = alg ? AUTH_FORMATS[alg] : undefined;
+  const idsAt = HEADER + (fmt ? fmt.keyBytes + fmt.sigBytes : 0);
+  const bodyAt = idsAt + ID_BYTES * (nTrace + nVia);
   if (frame.length <= bodyAt) throw new CodecError('malformed', 'ROUTE frame truncated');
   const id = ((frame[1]! << 24) | (frame[2]! << 16) | (frame[3]! << 8) | frame[4]!) >>> 0;
   const idAt = (i: number) => frame.subarray(i, i + ID_BYTES);
   const trace: NodeId[] = [];
   const via: NodeId[] = [];
-  for (let i = 0; i < nTrace; i++) trace.push(idAt(HEADER + i * ID_BYTES));
-  for (let i = 0; i < nVia; i++) via.push(idAt(HEADER + (nTrace + i) * ID_BYTES));
-  return { id, ttl, src: idAt(8), dst: idAt(8 + ID_BYTES), trace, via, body: frame.subarray(bodyAt) };
+  for (let i = 0; i < nTrace; i++) trace.push(idAt(idsAt + i * ID_BYTES));
+  for (let i = 0; i < nVia; i++) via.push(idAt(idsAt + (nTrace + i) * ID_BYTES));
+  const env: RouteEnvelope = { id, ttl, src: idAt(8), dst: idAt(8 + ID_BYTES), trace, via, body: frame.subarray(bodyAt) };
+  if (alg && fmt) {
+    env.auth = {
+      alg,
+      publicKey: frame.subarray(HEADER, HEADER + fmt.keyBytes),
+      signature: frame.subarray(HEADER + fmt.keyBytes, idsAt),
+    };
+  }
+  return env;
 }

@@ -58,6 +58,11 @@ export class Dedup {
     this.ring = new Array<string | undefined>(size);
   }
 
+  /** Whether key was seen (without remembering it). */
+  has(key: string): boolean {
+    return this.set.has(key);
+  }
+
   check(key: string): boolean {
     if (this.set.has(key)) return false;
     const old = this.ring[this.at];

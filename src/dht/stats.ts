@@ -15,7 +15,14 @@ export type DropReason =
   /** A ROUTE inside a ROUTE. */
   | 'nested'
   /** Over its link's frame or byte rate (link-set.ts). */
-  | 'rateLimited';
+  | 'rateLimited'
+  /**
+   * A routed message for us whose signature fails, or whose public key does not hash to
+   * its claimed source (a forwarder forged the source, altered the body, or swapped the key).
+   */
+  | 'forged'
+  /** A routed message for us without a signature, where signed routes are required. */
+  | 'unsigned';
 
 export interface DhtStats {
   framesIn: number;
@@ -36,6 +43,12 @@ export interface DhtStats {
   routedDelivered: number;
   /** Routed messages a dead end handed back to the node they came from (overlay-router.ts). */
   routedHandedBack: number;
+  /** Routed messages we originated and signed, and signed ones for us whose signature checked. */
+  routedSigned: number;
+  routedVerified: number;
+  /** Wall-clock ms spent awaiting signing and verifying routed messages (route-auth.ts). */
+  routeSignMs: number;
+  routeVerifyMs: number;
   dials: number;
   dialFailures: number;
   linksOpened: number;
@@ -68,6 +81,8 @@ export function newStats(): DhtStats {
       duplicate: 0,
       nested: 0,
       rateLimited: 0,
+      forged: 0,
+      unsigned: 0,
     },
     rpcSent: 0,
     rpcTimeouts: 0,
@@ -79,6 +94,10 @@ export function newStats(): DhtStats {
     routedForwarded: 0,
     routedDelivered: 0,
     routedHandedBack: 0,
+    routedSigned: 0,
+    routedVerified: 0,
+    routeSignMs: 0,
+    routeVerifyMs: 0,
     dials: 0,
     dialFailures: 0,
     linksOpened: 0,

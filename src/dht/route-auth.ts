@@ -1,0 +1,88 @@
+// Source authentication of routed messages. Direct links prove the peer's id (the link
+// handshake, src/net/link-handshake.ts), but a routed message names its source in the
+// envelope, which any forwarder could rewrite. So the source signs the fields no
+// forwarder changes (id, src, dst, body: `signedRouteData`) and puts its public key and
+// the signature in the envelope's auth block (route-frame.ts); forwarders pass both on
+// untouched and check nothing; the destination checks that the key hashes to src and
+// that the signature verifies before it acts on the message (overlay-router.ts).
+//
+// ttl, trace and via are routing hints that forwarders change: not signed, so a forwarder
+// can misroute a message or its reply (as it can drop it), but not put words in another
+// node's mouth. A captured message replayed later is caught only by the destination's
+// duplicate window (`dedupSize` message ids).
+import { type IdentityAlg, importPublicKey, publicKeyMatchesId, verifyWithKey } from '../core/identity';
+import type { NodeId } from '../core/node-id';
+import { AUTH_FORMATS, signedRouteData, type RouteEnvelope } from './route-frame';
+
+/** What a node signs its routed messages with: an `Identity` (src/core/identity.ts) is one. */
+export interface RouteSigner {
+  readonly alg: IdentityAlg;
+  /** Raw public key; must hash to the node's id. */
+  readonly publicKey: Uint8Array;
+  sign(data: Uint8Array): Promise<Uint8Array>;
+}
+
+/** Verified public keys remembered (by source id), so a busy source costs one hash and import. */
+export const VERIFIED_KEYS = 256;
+
+interface KnownKey {
+  alg: IdentityAlg;
+  publicKey: Uint8Array;
+  key: CryptoKey;
+}
+
+/** Throws when the signer's key has the wrong length for its algorithm. */
+export function checkSigner(signer: RouteSigner): void {
+  const fmt = AUTH_FORMATS[signer.alg] as (typeof AUTH_FORMATS)[IdentityAlg] | undefined;
+  if (!fmt || signer.publicKey.length !== fmt.keyBytes) throw new Error(`route signer: a ${signer.alg} public key of ${signer.publicKey.length} bytes`);
+}
+
+const equalBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+export class RouteVerifier {
+  /** Source hex -> its key, proven to hash to the source id; least recently used first. */
+  private readonly keys = new Map<string, KnownKey>();
+
+  constructor(private readonly maxKeys = VERIFIED_KEYS) {}
+
+  get cachedKeys(): number {
+    return this.keys.size;
+  }
+
+  /**
+   * Whether env's auth block proves that src sent it: the key hashes to src and the
+   * signature over id, src, dst and body checks. False (never a throw or a rejection) for
+   * anything else. What it needs of env is read before the first await, so env may be
+   * views into a frame.
+   */
+  async verify(env: RouteEnvelope, srcHex: string): Promise<boolean> {
+    try {
+      if (!env.auth) return false;
+      const { alg } = env.auth;
+      const data = signedRouteData(alg, env);
+      const publicKey = env.auth.publicKey.slice();
+      const signature = env.auth.signature.slice();
+      const src = env.src.slice();
+      const key = await this.keyOf(srcHex, src, alg, publicKey);
+      return key !== null && (await verifyWithKey(alg, key, data, signature));
+    } catch {
+      return false;
+    }
+  }
+
+  private async keyOf(srcHex: string, src: NodeId, alg: IdentityAlg, publicKey: Uint8Array): Promise<CryptoKey | null> {
+    const known = this.keys.get(srcHex);
+    if (known && known.alg === alg && equalBytes(known.publicKey, publicKey)) {
+      this.keys.delete(srcHex);
+      this.keys.set(srcHex, known);
+      return known.key;
+    }
+    // A key another id's: the source is forged (or the key swapped).
+    if (!(await publicKeyMatchesId(publicKey, src))) return null;
+    const key = await importPublicKey(alg, publicKey);
+    this.keys.delete(srcHex);
+    this.keys.set(srcHex, { alg, publicKey, key });
+    if (this.keys.size > this.maxKeys) this.keys.delete(this.keys.keys().next().value!);
+    return key;
+  }
+}
