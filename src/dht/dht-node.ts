@@ -225,6 +225,7 @@ export class DhtNode {
     this.signer = args.signer;
     if (this.signer) checkSigner(this.signer);
     this.opts = { ...DHT_DEFAULTS, ...args.options };
+    this.staleProbeBudget = new TokenBucket((this.opts.staleProbesPerHeartbeat * 1000) / this.opts.heartbeatMs, this.opts.staleProbesPerHeartbeat, this.clock.now());
     this.table = new RoutingTable(this.selfId, this.opts.k);
     this.rpc = new RpcTable(this.clock, this.opts.random);
     this.links = new LinkSet(this.selfId, this.clock, this.stats, this.opts, {
@@ -282,8 +283,7 @@ export class DhtNode {
     this.running = true;
     this.stops.push(this.transport.events.on('link', (link) => this.attachLink(link, false)));
     const o = this.opts;
-    this.staleProbeBudget = new TokenBucket((o.staleProbesPerHeartbeat * 1000) / o.heartbeatMs, o.staleProbesPerHeartbeat, this.clock.now());
-    this.stops.push(every(this.clock, Math.min(o.failureCheckMs, o.heartbeatMs), () => this.heartbeat()));
+    this.stops.push(every(this.clock, this.checkMs, () => this.heartbeat()));
     this.stops.push(every(this.clock, o.maintainMs, () => this.maintain()));
     this.stops.push(every(this.clock, Math.max(1000, o.refreshMs / 4), () => this.refresh(false)));
     this.stops.push(
@@ -487,7 +487,7 @@ export class DhtNode {
     const now = this.clock.now();
     // A link that would pass the timeout before the next check is closed now: a dead peer
     // is gone within heartbeatTimeoutMs of its last frame, not up to a check later.
-    const expired = this.opts.heartbeatTimeoutMs - Math.min(this.opts.failureCheckMs, this.opts.heartbeatMs);
+    const expired = this.opts.heartbeatTimeoutMs - this.checkMs;
     for (const pl of [...this.links.map.values()]) {
       const idle = now - pl.lastRx;
       if (idle > expired) {
@@ -509,12 +509,18 @@ export class DhtNode {
   }
 
   private readonly probing = new Set<string>();
-  private staleProbeBudget = new TokenBucket(0, 0, 0);
+  /** Stale-contact probes: staleProbesPerHeartbeat per heartbeatMs. */
+  private readonly staleProbeBudget: TokenBucket;
+
+  /** Period of the failure checks (links and contacts): at most a heartbeat. */
+  private get checkMs(): number {
+    return Math.min(this.opts.failureCheckMs, this.opts.heartbeatMs);
+  }
 
   /** Silence after which a contact without a link is probed (see staleProbesPerHeartbeat). */
   get staleAfterMs(): number {
     const o = this.opts;
-    return Math.max(o.heartbeatMs, o.heartbeatTimeoutMs - o.rpcTimeoutMs - Math.min(o.failureCheckMs, o.heartbeatMs));
+    return Math.max(o.heartbeatMs, o.heartbeatTimeoutMs - o.rpcTimeoutMs - this.checkMs);
   }
 
   private probeStaleContacts(now: number): void {

@@ -44,8 +44,6 @@ export class PrimaryDuty {
   seq = 0;
   /** Highest seq in two memories (in region.state; subscribers were sent it). */
   committed = 0;
-  /** Highest seq confirmed to its editors (committed and in our own store). */
-  confirmed = 0;
   /** Accepted batches not yet committed. */
   private readonly batches: Batch[] = [];
   /** Committed batches whose editors wait for our store write. */
@@ -398,7 +396,7 @@ export class PrimaryDuty {
 
   /** Confirms to their editors the committed batches our own store holds. */
   private confirm(): void {
-    const upTo = Math.min(this.committed, this.persistedTo);
+    const upTo = this.confirmed;
     while (this.unconfirmed.length > 0 && this.unconfirmed[0]!.to <= upTo) {
       const b = this.unconfirmed.shift()!;
       this.ctx.latency.confirm.add(this.ctx.clock.now() - b.at);
@@ -407,7 +405,11 @@ export class PrimaryDuty {
         this.ctx.wire.send(w.id, { t: 'CONFIRM', ...this.r, r: w.r, e: this.e, s: w.s });
       }
     }
-    this.confirmed = Math.max(this.confirmed, upTo);
+  }
+
+  /** Highest seq confirmed to its editors: committed and in our own store (both only grow). */
+  get confirmed(): number {
+    return Math.min(this.committed, this.persistedTo);
   }
 
   private sendPlayers(now: number): void {
