@@ -57,8 +57,8 @@ const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, 
  * Options the simulator runs nodes with: real defaults except slower upkeep timers and a
  * cheaper join. Upkeep traffic grows with nodes x simulated time and was most of a
  * 10,000-node run's messages, while lookups, puts and gets are what is measured:
- * - heartbeat 60 s / timeout 180 s (app: 5 s / 15 s): sim kills close links at once
- *   anyway (only silent kills rely on heartbeats);
+ * - heartbeat 60 s / timeout 180 s (app: 5 s / 15 s): kills are silent (a crashed tab
+ *   closes nothing), so dead links are found by RPC timeouts and these heartbeats;
  * - one stale-contact probe per heartbeat (app: 2), bucket refresh hourly (app: 15 min,
  *   Kademlia's value), empty-bucket refresh every 5 min (app: 1 min);
  * - RPC timeout 2 s, lookup stall 0.6 s (app: 4 s, 1 s): a routed RPC's round trip is

@@ -88,11 +88,14 @@ export class SimCluster {
     }
   }
 
-  /** Ends a node abruptly (a closed tab). */
-  kill(hex: string, silent = false): void {
+  /**
+   * Ends a node. By default abruptly (a crashed tab): its links vanish without closing at
+   * the remote ends, so only failure checks notice. `polite`: they close after one latency.
+   */
+  kill(hex: string, opts: { polite?: boolean } = {}): void {
     const node = this.nodes.get(hex);
     if (!node) return;
-    this.net.kill(node.selfId, { silent });
+    this.net.kill(node.selfId, { silent: !opts.polite });
     node.stop();
     this.nodes.delete(hex);
     this.joinedAt.delete(hex);

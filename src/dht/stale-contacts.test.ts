@@ -16,7 +16,7 @@ describe('stale contacts', () => {
     const knewIt = [...c.nodes.values()].filter((n) => n !== victim && n.table.has(victim.selfHex));
     const unlinked = knewIt.filter((n) => !n.linkInfo().some((l) => l.hex === victim.selfHex));
     expect(unlinked.length).toBeGreaterThan(0); // the case this test is about
-    c.kill(victim.selfHex, true);
+    c.kill(victim.selfHex);
     const o = victim.opts;
     await c.clock.advance(o.heartbeatTimeoutMs - 3000);
     // Not too early: a contact is not dropped on the first silence (it is probed first).

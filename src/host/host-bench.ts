@@ -19,6 +19,8 @@ export interface FailoverBenchOptions {
   host?: Partial<HostOptions>;
   dht?: Partial<DhtOptions>;
   net?: { latencyMs?: number; jitterMs?: number };
+  /** Kill primaries politely (links close at the remote ends) instead of silently (default). */
+  politeKills?: boolean;
 }
 
 export interface FailoverFigures {
@@ -76,7 +78,7 @@ export async function measureFailover(o: FailoverBenchOptions = {}): Promise<Fai
       victim = primaryOf()!;
     }
     const killedAt = sim.clock.now();
-    sim.kill(victim.hex);
+    sim.kill(victim.hex, { polite: o.politeKills ?? false });
     const seen = confirmed.length;
     while (sim.clock.now() - killedAt < 30_000 && !confirmed.slice(seen).some((c) => c.at > killedAt && c.stamp.e > 0 && c.at - killedAt >= 0 && c.stamp.e > (victimEpoch(victim) ?? 0))) {
       edit();

@@ -122,17 +122,22 @@ export class HostSim {
   }
 
   /**
-   * Ends a peer abruptly (a closed tab); its store stays for a restart. `silent`: its links
-   * do not close at the remote ends (a browser killed without closing its channels).
+   * Ends a peer; its store stays for a restart. By default the death is abrupt (a crashed
+   * renderer): the peer sends nothing more and its links do not close at the remote ends,
+   * so only heartbeats and timeouts notice (frames already in flight still arrive).
+   * `polite`: a closed tab instead, which unsubscribes and whose links close at the remote
+   * ends after one latency.
    */
-  kill(hex: string, opts: { silent?: boolean } = {}): void {
+  kill(hex: string, opts: { polite?: boolean } = {}): void {
     const p = this.peers.get(hex);
     if (!p) return;
     this.peers.delete(hex);
+    // Silent: the network drops the node first, so nothing the shutdown below sends leaves it.
+    if (!opts.polite) this.net.kill(p.dht.selfId, { silent: true });
     p.client.close();
     p.host.stop();
     p.wire.close();
-    this.net.kill(p.dht.selfId, opts);
+    if (opts.polite) this.net.kill(p.dht.selfId, { silent: false });
     p.dht.stop();
   }
 

@@ -195,7 +195,9 @@ describe('hosting faults (simulated)', () => {
     sim.kill(backup.hex);
     await sim.run(500);
     const back = await sim.add(id); // the same node id, its host store kept: a reloaded tab
-    await sim.run(8000);
+    // The death was silent: the primary's link to the old incarnation lingers until the
+    // heartbeat timeout (15 s), and only then does the reloaded backup get its place back.
+    await sim.run(20_000);
     const again = back.host.regionState(R)!;
     expect([again.role, again.primaryHex]).toEqual(['backup', primary!.hex]);
     expect(primaryOf(sim, R).map((p) => p.hex)).toEqual([primary!.hex]);

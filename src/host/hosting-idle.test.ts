@@ -49,7 +49,7 @@ describe('idle regions (simulated)', () => {
     await sim.run(o.idleAfterMs + o.subscriberTtlMs + 1000);
     const primary = sim.live().find((p) => p.host.roles().primary.includes('0,0'))!;
     const primaryHex = primary.hex;
-    sim.kill(primaryHex, { silent: true });
+    sim.kill(primaryHex);
     const bound = o.failoverMs + 2 * o.idleHeartbeatMs + 2 * o.claimStaggerMs + o.claimTimeoutMs + o.heartbeatMs;
     await sim.run(bound);
     const next = sim.live().filter((p) => p.host.roles().primary.includes('0,0'));

@@ -31,7 +31,7 @@ describe('failover after a silent death (simulated)', () => {
       await sim.settle(editor.client.submit(x, y, z, PLANKS, { x, y, z: z + 3 }));
     }
     await sim.run(1000);
-    sim.kill(primary.hex, { silent: true });
+    sim.kill(primary.hex);
     const { x, y, z } = at(5);
     const t0 = sim.clock.now();
     // One attempt: it must not time out (EditTimeoutError after editTimeoutMs).
