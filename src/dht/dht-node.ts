@@ -18,13 +18,14 @@ import type { SignalChannel, Transport } from '../net/transport';
 import { LINK_LIMIT_DEFAULTS, LinkSet } from './link-set';
 import { LINK_BUDGET_DEFAULTS, planLinks } from './link-budget';
 import { iterativeLookup, type LookupResult } from './lookup';
-import { dhtCodec, NAMESPACE_LIMITS, type DhtMessage, type Namespace, type Reply, type Request, type ValueRecord } from './messages';
+import { dhtCodec, MAX_VALUE_TTL_MS, NAMESPACE_LIMITS, type DhtMessage, type Namespace, type Reply, type Request, type ValueRecord } from './messages';
 import { OverlayRouter, type Origin } from './overlay-router';
 import { checkSigner, type RouteSigner } from './route-auth';
 import { RoutingTable, type AddResult, type Contact } from './routing-table';
 import { RpcTable, RpcTimeoutError } from './rpc';
-import { newStats, type DhtStats } from './stats';
-import { ValueStore } from './value-store';
+import { checkRecord, countRuleReject, type RecordCheck, type RecordPolicy, type RecordRules } from './record-rules';
+import { newStats, type DhtStats, type StoreRefusal } from './stats';
+import { sameBytes, ValueStore } from './value-store';
 
 /** Every option and its default. */
 export const DHT_DEFAULTS = {
@@ -87,6 +88,30 @@ export const DHT_DEFAULTS = {
   joinRefresh: 'all' as 'all' | 'empty' | 'probe' | 'none',
   /** Holders closest to a key (by their own tables) that hand its value to a newcomer. */
   handoverHolders: 2,
+  /**
+   * Owner rules by namespace (record-rules.ts): each STOREd and each read value is checked
+   * by its namespace's rule, whose version orders values. Namespaces left out get the
+   * default rule (size cap, version = seq, equal seq replaces, `unruledMaxTtlMs`).
+   */
+  records: {} as RecordRules,
+  /** Longest a holder keeps a value of a namespace without a rule after its last STORE. */
+  unruledMaxTtlMs: 3600_000,
+  /**
+   * A STORE is taken only by a node with fewer than storeNearFactor * k known contacts
+   * closer to the key than itself (`storeRefused.notNear`): honest STOREs go to the k
+   * closest a lookup found, and the slack absorbs churn and table differences. 0 = off.
+   */
+  storeNearFactor: 2,
+  /**
+   * A get collects this many valid values (the local one counts) from the lookup and
+   * returns the highest version; fewer when the lookup ends first, or `getWaitRounds`
+   * lookup rounds (the time to the first value over its rounds), at most `getWaitMs`,
+   * after its first value. Measured on 1,000 simulated nodes (20 ms links): 1 round:
+   * +80 ms get p50, 2.0 values; 2 rounds: +130 ms, 2.6 values; unbounded: +150 ms, 3.0.
+   */
+  getAnswers: 3,
+  getWaitRounds: 2,
+  getWaitMs: 500,
   /** Default lifetime of a put value. */
   valueTtlMs: 3600_000,
   /** The publisher re-puts its values this often. */
@@ -147,7 +172,10 @@ export interface DhtEvents extends Record<string, unknown> {
 export interface GotValue {
   value: Uint8Array;
   publisher: NodeId;
+  /** The wire seq (set by the publisher; not what orders values in a namespace with a rule). */
   seq: number;
+  /** The version its namespace rule gave it (the default rule's: seq). */
+  version: number;
   /** Remaining lifetime in ms. */
   ttlMs: number;
 }
@@ -168,6 +196,13 @@ export class ValueTooLargeError extends Error {
 }
 export class NoRouteError extends Error {
   override readonly name = 'NoRouteError';
+}
+/** put() of a value its namespace's rule refuses (no other node would take it either). */
+export class RecordRejectedError extends Error {
+  override readonly name = 'RecordRejectedError';
+  constructor(readonly ns: Namespace, readonly reason: string) {
+    super(`${ns} record refused by its rule: ${reason}`);
+  }
 }
 
 /** A request without its id (the RPC table assigns one). */
@@ -348,21 +383,36 @@ export class DhtNode {
     const now = this.clock.now();
     const pk = `${ns}:${idToHex(key)}`;
     const prev = this.published.get(pk)?.seq ?? this.store.get(ns, idToHex(key), now)?.seq ?? 0;
-    const seq = opts.seq ?? prev + 1;
+    const seq = opts.seq ?? Math.min(0xffffffff, prev + 1);
     const ttl = opts.ttlMs ?? this.opts.valueTtlMs;
+    const chk = await checkRecord(this.opts.records, ns, key, value, this.selfId, seq);
+    if (!chk.ok) throw new RecordRejectedError(ns, chk.reason);
     this.published.set(pk, { ns, key, value, seq, expiresAt: now + ttl, republishAt: now + this.opts.republishMs });
     return this.storeAt(ns, key, { v: value, pub: this.selfId, seq, ttl });
   }
 
-  /** Finds the value under (ns, key), or undefined. */
+  /**
+   * Finds the value under (ns, key), or undefined: the highest version among the valid
+   * values of up to `getAnswers` holders (our own copy counts as one). Every value read
+   * is checked by its namespace's rule; one that fails is dropped and counted
+   * (`valuesInvalid`), never returned.
+   */
   async get(ns: Namespace, key: NodeId): Promise<GotValue | undefined> {
     const now = this.clock.now();
     const held = this.store.get(ns, idToHex(key), now);
-    if (held) return { value: held.value, publisher: held.publisher, seq: held.seq, ttlMs: held.expiresAt - now };
-    const res = await this.lookup(key, ns);
-    if (!res.value) return undefined;
-    const r = res.value.rec;
-    return { value: r.v, publisher: r.pub, seq: r.seq, ttlMs: r.ttl };
+    const check = this.valueChecker(ns, key);
+    // Our own copy is checked again too: a rule may depend on time (expiry, certificates).
+    let best: { rec: ValueRecord; version: number } | undefined;
+    if (held) {
+      const rec = ValueStore.toRecord(held, now);
+      const chk = await check(rec);
+      if (chk.ok) best = { rec, version: chk.version };
+    }
+    const wanted = best ? this.opts.getAnswers - 1 : this.opts.getAnswers;
+    if (wanted > 0) for (const x of (await this.lookup(key, ns, wanted, check)).values) if (!best || x.version > best.version) best = x;
+    if (!best) return undefined;
+    const r = best.rec;
+    return { value: r.v, publisher: r.pub, seq: r.seq, version: best.version, ttlMs: r.ttl };
   }
 
   /** Sends an application payload to any node id, routed over live links. False if no first hop. */
@@ -709,17 +759,26 @@ export class DhtNode {
         reply({ t: 'NODES', r: msg.r, nodes: this.table.closest(msg.target, this.opts.k, from.hex).map((c) => c.id) });
         return;
       case 'FIND_VALUE': {
+        // A holder names the closest nodes too: the reader goes on to other holders.
         const held = this.store.get(msg.ns, idToHex(msg.key), now);
-        if (held) reply({ t: 'VALUE', r: msg.r, rec: ValueStore.toRecord(held, now), nodes: [] });
-        else reply({ t: 'VALUE', r: msg.r, nodes: this.table.closest(msg.key, this.opts.k, from.hex).map((c) => c.id) });
+        const nodes = this.table.closest(msg.key, this.opts.k, from.hex).map((c) => c.id);
+        if (held) reply({ t: 'VALUE', r: msg.r, rec: ValueStore.toRecord(held, now), nodes });
+        else reply({ t: 'VALUE', r: msg.r, nodes });
         return;
       }
       case 'STORE': {
-        const outcome = this.store.put(msg.ns, msg.key, idToHex(msg.key), msg.rec, now);
-        const ok = outcome === 'stored' || outcome === 'refreshed';
-        if (ok) this.stats.storesAccepted++;
-        else this.stats.storesRejected++;
-        reply({ t: 'STORED', r: msg.r, ok });
+        // The rule may be async (signatures): the answer follows the check. Never throws.
+        void this.accept(msg.ns, msg.key, msg.rec, true)
+          .catch((): StoreRefusal => 'invalid')
+          .then((outcome) => {
+            const ok = outcome === 'stored' || outcome === 'refreshed';
+            if (ok) this.stats.storesAccepted++;
+            else {
+              this.stats.storesRejected++;
+              this.stats.storeRefused[outcome]++;
+            }
+            reply({ t: 'STORED', r: msg.r, ok });
+          });
         return;
       }
       case 'PONG':
@@ -747,8 +806,62 @@ export class DhtNode {
 
   // ---- lookups and values ------------------------------------------------------------
 
-  private async lookup(target: NodeId, valueNs?: Namespace): Promise<LookupResult> {
+  /**
+   * Keeps a value if its namespace's rule takes it and it is not older than the one held;
+   * a remote STORE only if we are near the key. The same bytes as held only refresh it
+   * (no second signature check on each republish).
+   */
+  private async accept(ns: Namespace, key: NodeId, rec: ValueRecord, remote: boolean): Promise<StoreRefusal | 'stored' | 'refreshed'> {
+    if (rec.v.length > NAMESPACE_LIMITS[ns].maxValueBytes) return 'tooLarge';
+    if (remote && !this.nearKey(key)) return 'notNear';
+    const hex = idToHex(key);
+    const held = this.store.get(ns, hex, this.clock.now());
+    let version: number;
+    if (this.opts.records[ns] && held && sameBytes(held.value, rec.v) && sameBytes(held.publisher, rec.pub)) version = held.version;
+    else {
+      const chk = await checkRecord(this.opts.records, ns, key, rec.v, rec.pub, rec.seq);
+      if (!chk.ok) {
+        countRuleReject(this.stats.ruleRejects, ns, chk.reason);
+        return 'invalid';
+      }
+      version = chk.version;
+    }
+    const o = this.store.put(ns, key, hex, rec, version, this.clock.now(), this.policy(ns));
+    return o === 'too-large' ? 'tooLarge' : o;
+  }
+
+  private policy(ns: Namespace): RecordPolicy {
+    return this.opts.records[ns]
+      ? { equalReplaces: false, maxTtlMs: MAX_VALUE_TTL_MS }
+      : { equalReplaces: true, maxTtlMs: this.opts.unruledMaxTtlMs };
+  }
+
+  /** Whether fewer than storeNearFactor * k of the contacts we know are closer to key than we are. */
+  private nearKey(key: NodeId): boolean {
+    const limit = this.opts.k * this.opts.storeNearFactor;
+    if (limit <= 0) return true;
+    let closer = 0;
+    for (const c of this.table.closest(key, limit)) if (compareDistance(c.id, this.selfId, key) < 0) closer++;
+    return closer < limit;
+  }
+
+  /** Checks a value a lookup was answered with; the same bytes are checked once per lookup. */
+  private valueChecker(ns: Namespace, key: NodeId): (rec: ValueRecord) => Promise<RecordCheck> {
+    const seen: { rec: ValueRecord; check: Promise<RecordCheck> }[] = [];
+    const ruled = this.opts.records[ns] !== undefined;
+    return (rec) => {
+      const same = seen.find((x) => (ruled || x.rec.seq === rec.seq) && sameBytes(x.rec.v, rec.v) && sameBytes(x.rec.pub, rec.pub));
+      if (same) return same.check;
+      const check = checkRecord(this.opts.records, ns, key, rec.v, rec.pub, rec.seq);
+      if (seen.length < 8) seen.push({ rec, check });
+      return check;
+    };
+  }
+
+  /** FIND_NODE, or FIND_VALUE collecting up to `values` valid values (`get`). */
+  private async lookup(target: NodeId, valueNs?: Namespace, values = 1, check?: (rec: ValueRecord) => Promise<RecordCheck>): Promise<LookupResult> {
     this.stats.lookups++;
+    if (valueNs) this.stats.getLookups++;
     const b = bucketIndex(this.selfId, target);
     if (b >= 0) this.table.touch(b, this.clock.now());
     const res = await iterativeLookup({
@@ -759,14 +872,26 @@ export class DhtNode {
       selfHex: this.selfHex,
       hexOf: idToHex,
       wantValue: valueNs !== undefined,
+      values: Math.max(1, values),
+      valueWaitMs: this.opts.getWaitMs,
+      valueWaitRounds: this.opts.getWaitRounds,
+      now: () => this.clock.now(),
       stallMs: this.opts.lookupStallMs,
       setTimer: (fn, ms) => void this.clock.setTimeout(fn, ms),
       query: async (id, hex, informer) => {
         const req: RequestBody = valueNs ? { t: 'FIND_VALUE', ns: valueNs, key: target } : { t: 'FIND_NODE', target };
         const m = await this.call(id, hex, req, informer && !this.links.get(hex) ? [informer] : []);
         if (m.t === 'NODES') return { nodes: m.nodes };
-        if (m.t === 'VALUE') return m.rec ? { nodes: m.nodes, value: m.rec } : { nodes: m.nodes };
-        return { nodes: [] };
+        if (m.t !== 'VALUE') return { nodes: [] };
+        if (!m.rec || !valueNs || !check) return { nodes: m.nodes };
+        const chk = await check(m.rec);
+        if (!chk.ok) {
+          this.stats.valuesInvalid++;
+          countRuleReject(this.stats.ruleRejects, valueNs, chk.reason);
+          return { nodes: m.nodes };
+        }
+        this.stats.getAnswers++;
+        return { nodes: m.nodes, value: m.rec, version: chk.version };
       },
     });
     this.stats.lookupRpcs += res.queries;
@@ -781,7 +906,7 @@ export class DhtNode {
     let stored = 0;
     const kth = targets[this.opts.k - 1];
     if (!kth || compareDistance(this.selfId, kth.id, key) < 0) {
-      const o = this.store.put(ns, key, idToHex(key), rec, this.clock.now());
+      const o = await this.accept(ns, key, rec, false);
       if (o === 'stored' || o === 'refreshed') stored++;
     }
     const acks = await Promise.allSettled(targets.map((t) => this.call(t.id, t.hex, { t: 'STORE', ns, key, rec })));

@@ -108,6 +108,45 @@ describe('iterativeLookup', () => {
     expect(idToHex(res.value!.from)).toBe(holder);
   });
 
+  it('FIND_VALUE collects several values and takes the highest version; ends two rounds after the first value', async () => {
+    const clock = new VirtualClock();
+    const rand = seededRandom(8);
+    const ids = Array.from({ length: 50 }, () => randomId(rand));
+    const target = randomId(rand);
+    const sorted = sortByDistance([...ids], (x) => x, target).map(idToHex);
+    const rec = (seq: number) => ({ v: new Uint8Array([seq]), pub: ids[0]!, seq, ttl: 1000 });
+    // The three closest hold versions 5, 9 (its wire seq says 1) and 7; each answer takes 100 ms.
+    const held = new Map([[sorted[0]!, { value: rec(5), version: 5 }], [sorted[1]!, { value: rec(1), version: 9 }], [sorted[2]!, { value: rec(7), version: 7 }]]);
+    const run = (values: number, late = new Set<string>()) => {
+      let took = -1;
+      const t0 = clock.now();
+      const p = iterativeLookup({
+        target,
+        seeds: ids.map((id) => ({ id, hex: idToHex(id) })),
+        query: (_id, hex) => new Promise((resolve) => clock.setTimeout(() => resolve({ nodes: [], ...held.get(hex) }), late.has(hex) ? 5000 : 100)),
+        k: 20,
+        alpha: 3,
+        selfHex: 'self',
+        hexOf: idToHex,
+        wantValue: true,
+        values,
+        valueWaitMs: 10_000,
+        now: () => clock.now(),
+        setTimer: (fn, ms) => void clock.setTimeout(fn, ms),
+      }).then((res) => ((took = clock.now() - t0), res));
+      return clock.runUntil(() => took >= 0, 60_000).then(async () => ({ res: await p, took }));
+    };
+    const all = await run(3);
+    expect(all.res.values.map((x) => x.version).sort()).toEqual([5, 7, 9]);
+    expect(all.res.value?.version).toBe(9);
+    expect(all.res.value?.rec.seq).toBe(1);
+    expect(all.took).toBe(100);
+    // Version 9's holder is slow: the lookup ends 2 rounds (2 x 100 ms) after the first value.
+    const slow = await run(3, new Set([sorted[1]!]));
+    expect(slow.res.value?.version).toBe(7);
+    expect(slow.took).toBe(300);
+  });
+
   it('a query past stallMs frees its parallel slot: dead seeds time out side by side, not one after another', async () => {
     const clock = new VirtualClock();
     const rand = seededRandom(9);

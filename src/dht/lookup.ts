@@ -3,20 +3,26 @@
 // Up to `alpha` queries are in flight; each goes to the closest not-yet-asked node among
 // the k closest non-failed candidates. The lookup ends when the k closest non-failed
 // candidates have all answered (nothing pending among them, nothing unasked), or, for
-// FIND_VALUE, as soon as one answers with the value.
+// FIND_VALUE, as soon as `values` answers carried a value (1 by default; the query
+// function drops invalid values before they count), or two rounds (capped by
+// `valueWaitMs`) after the first value: a reader takes the highest version among several
+// answers (dht-node.ts `get`), so one holder's stale value is not the answer, without
+// waiting for all k.
 //
 // Hops: a candidate from our own table has depth 0; one first learned from the reply
 // of a depth-d node has depth d+1. The lookup's `hops` is depth+1 of the node that
-// decided it (the closest responder, or the value holder): the number of sequential
-// request/reply rounds on the critical path, which is what Kademlia's O(log n) bounds.
-// Each of those RPCs may itself cross several links when routed (counted separately
-// in stats.routedForwarded).
+// decided it (the closest responder, or the deepest value holder taken): the number of
+// sequential request/reply rounds on the critical path, which is what Kademlia's
+// O(log n) bounds. Each of those RPCs may itself cross several links when routed
+// (counted separately in stats.routedForwarded).
 import { compareDistance, type NodeId } from '../core/node-id';
 import type { ValueRecord } from './messages';
 
 export interface QueryAnswer {
   nodes: NodeId[];
   value?: ValueRecord;
+  /** The value's version (its namespace rule's); default its seq. */
+  version?: number;
 }
 
 /**
@@ -34,8 +40,21 @@ export interface LookupParams {
   alpha: number;
   selfHex: string;
   hexOf: (id: NodeId) => string;
-  /** Stop at the first value (FIND_VALUE). */
+  /** FIND_VALUE: collect values, stop at `values` of them. */
   wantValue?: boolean;
+  /** Values that end a FIND_VALUE lookup (default 1). */
+  values?: number;
+  /**
+   * A FIND_VALUE lookup ends at most this long after its first value even with fewer than
+   * `values` (the rest are slow or missing); with `now`, at most `valueWaitRounds` rounds
+   * more, a round being the time to the first value divided by its rounds (depth + 1).
+   * Needs `setTimer`. 0 = off.
+   */
+  valueWaitMs?: number;
+  /** See valueWaitMs (default 2). */
+  valueWaitRounds?: number;
+  /** The clock, for `valueWaitMs`'s round estimate. */
+  now?: () => number;
   /**
    * A query unanswered this long stops counting toward alpha (it may still answer), so a
    * dead candidate's timeout does not hold the lookup up: without it, each round that hit
@@ -48,10 +67,19 @@ export interface LookupParams {
 export interface LookupResult {
   /** The k closest nodes that answered, closest first. */
   closest: { id: NodeId; hex: string }[];
-  value?: { rec: ValueRecord; from: NodeId };
+  /** FIND_VALUE: the highest version among `values` (the first of equals). */
+  value?: FoundValue;
+  /** FIND_VALUE: every value answered, in arrival order. */
+  values: FoundValue[];
   hops: number;
   queries: number;
   failures: number;
+}
+
+export interface FoundValue {
+  rec: ValueRecord;
+  from: NodeId;
+  version: number;
 }
 
 type State = 'new' | 'pending' | 'ok' | 'failed';
@@ -72,6 +100,9 @@ export function iterativeLookup(p: LookupParams): Promise<LookupResult> {
   let failures = 0;
   let inFlight = 0;
   let finished = false;
+  const values: (FoundValue & { depth: number })[] = [];
+  const wanted = Math.max(1, p.values ?? 1);
+  const startedAt = p.now?.() ?? 0;
 
   const insert = (id: NodeId, hex: string, depth: number, informer?: NodeId) => {
     if (known.has(hex)) return;
@@ -88,21 +119,25 @@ export function iterativeLookup(p: LookupParams): Promise<LookupResult> {
   for (const s of p.seeds) insert(s.id, s.hex, 0);
 
   return new Promise<LookupResult>((resolve) => {
-    const finish = (value?: { rec: ValueRecord; from: NodeId; depth: number }) => {
+    const finish = () => {
+      if (finished) return;
       finished = true;
       const closest: Candidate[] = [];
       for (const c of list) {
         if (c.state === 'ok') closest.push(c);
         if (closest.length >= p.k) break;
       }
-      const decider = value ? value.depth : (closest[0]?.depth ?? -1);
+      const decider = values.length > 0 ? Math.max(...values.map((x) => x.depth)) : (closest[0]?.depth ?? -1);
       const result: LookupResult = {
         closest: closest.map((c) => ({ id: c.id, hex: c.hex })),
+        values: values.map((x) => ({ rec: x.rec, from: x.from, version: x.version })),
         hops: decider + 1,
         queries,
         failures,
       };
-      if (value) result.value = { rec: value.rec, from: value.from };
+      let best: FoundValue | undefined;
+      for (const x of result.values) if (!best || x.version > best.version) best = x;
+      if (best) result.value = best;
       resolve(result);
     };
 
@@ -149,7 +184,14 @@ export function iterativeLookup(p: LookupParams): Promise<LookupResult> {
           if (!c.stalled) inFlight--;
           if (finished) return;
           c.state = 'ok';
-          if (p.wantValue && ans.value) return finish({ rec: ans.value, from: c.id, depth: c.depth });
+          if (p.wantValue && ans.value) {
+            values.push({ rec: ans.value, from: c.id, version: ans.version ?? ans.value.seq, depth: c.depth });
+            if (values.length >= wanted) return finish();
+            if (values.length === 1 && p.valueWaitMs && p.setTimer) {
+              const rounds = p.now ? ((p.valueWaitRounds ?? 2) * (p.now() - startedAt)) / (c.depth + 1) : Infinity;
+              p.setTimer(finish, Math.min(p.valueWaitMs, rounds));
+            }
+          }
           for (const id of ans.nodes) insert(id, p.hexOf(id), c.depth + 1, c.id);
           step();
         },

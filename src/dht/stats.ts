@@ -24,6 +24,20 @@ export type DropReason =
   /** A routed message for us without a signature, where signed routes are required. */
   | 'unsigned';
 
+/** Why a STORE was answered ok:false. */
+export type StoreRefusal =
+  /** We are not among the 2k nodes closest to the key that we know of (dht-node.ts, `storeNearFactor`). */
+  | 'notNear'
+  /** The namespace's rule refused the value (by reason: `ruleRejects`). */
+  | 'invalid'
+  /** Not newer than the value held (by the rule's version). */
+  | 'stale'
+  | 'tooLarge'
+  /** The namespace's table is full. */
+  | 'full'
+  /** A ttl of 0. */
+  | 'expired';
+
 export interface DhtStats {
   framesIn: number;
   framesOut: number;
@@ -59,7 +73,19 @@ export interface DhtStats {
   floodLinksClosed: number;
   heartbeatTimeouts: number;
   storesAccepted: number;
+  /** STOREs answered ok:false (the sum of storeRefused). */
   storesRejected: number;
+  storeRefused: Record<StoreRefusal, number>;
+  /**
+   * Values a namespace rule refused, STOREd or read, by `ns:reason` (at most 32 keys,
+   * record-rules.ts).
+   */
+  ruleRejects: Record<string, number>;
+  /** Values answered to our gets that failed their rule (dropped, never returned). */
+  valuesInvalid: number;
+  /** Gets that ran a lookup, and the valid values their lookups collected. */
+  getLookups: number;
+  getAnswers: number;
   replications: number;
 }
 
@@ -108,6 +134,11 @@ export function newStats(): DhtStats {
     heartbeatTimeouts: 0,
     storesAccepted: 0,
     storesRejected: 0,
+    storeRefused: { notNear: 0, invalid: 0, stale: 0, tooLarge: 0, full: 0, expired: 0 },
+    ruleRejects: {},
+    valuesInvalid: 0,
+    getLookups: 0,
+    getAnswers: 0,
     replications: 0,
   };
 }

@@ -1,9 +1,11 @@
 // The values one node holds, per namespace, with absolute local expiry. Pure (the clock
-// time is passed in). Conflicts: a higher `seq` replaces a lower one; an equal seq from the
-// same publisher only extends the expiry; anything else is refused as stale. Publishers are
-// not authenticated yet (see README: left out).
+// time is passed in). Conflicts are decided by the version the namespace's rule computed
+// (record-rules.ts; the caller checks the rule first): a higher version replaces a lower
+// one; the same bytes from the same publisher only extend the expiry; an equal version with
+// other bytes replaces only where the policy says so (the default rule), else it is stale.
 import type { NodeId } from '../core/node-id';
 import { NAMESPACE_LIMITS, NAMESPACES, type Namespace, type ValueRecord } from './messages';
+import type { RecordPolicy } from './record-rules';
 
 export interface HeldValue {
   readonly ns: Namespace;
@@ -11,7 +13,10 @@ export interface HeldValue {
   readonly keyHex: string;
   value: Uint8Array;
   publisher: NodeId;
+  /** The wire seq it came with (sent on as is). */
   seq: number;
+  /** The version its namespace rule gave it: what orders values. */
+  version: number;
   expiresAt: number;
   /** Last time a STORE for it arrived or we replicated it (replication skips fresh ones). */
   refreshedAt: number;
@@ -30,26 +35,29 @@ export class ValueStore {
     return n;
   }
 
-  put(ns: Namespace, key: NodeId, keyHex: string, rec: ValueRecord, now: number): StoreOutcome {
+  /** Keeps rec under (ns, key) at `version` (checked by the caller), lifetime capped by the policy. */
+  put(ns: Namespace, key: NodeId, keyHex: string, rec: ValueRecord, version: number, now: number, policy: RecordPolicy): StoreOutcome {
     const lim = this.limits[ns];
     if (rec.v.length > lim.maxValueBytes) return 'too-large';
     if (rec.ttl <= 0) return 'expired';
     const table = this.tables.get(ns)!;
     const held = table.get(keyHex);
-    const expiresAt = now + rec.ttl;
+    const expiresAt = now + Math.min(rec.ttl, policy.maxTtlMs);
     if (held && held.expiresAt > now) {
-      if (rec.seq < held.seq) return 'stale';
-      if (rec.seq === held.seq) {
-        if (!sameBytes(rec.pub, held.publisher) || !sameBytes(rec.v, held.value)) return 'stale';
-        held.expiresAt = Math.max(held.expiresAt, expiresAt);
-        held.refreshedAt = now;
-        return 'refreshed';
+      if (version < held.version) return 'stale';
+      if (version === held.version) {
+        if (sameBytes(rec.pub, held.publisher) && sameBytes(rec.v, held.value)) {
+          held.expiresAt = Math.max(held.expiresAt, expiresAt);
+          held.refreshedAt = now;
+          return 'refreshed';
+        }
+        if (!policy.equalReplaces) return 'stale';
       }
     } else if (!held && table.size >= lim.maxRecords) {
       this.expire(now);
       if (table.size >= lim.maxRecords) return 'full';
     }
-    table.set(keyHex, { ns, key, keyHex, value: rec.v, publisher: rec.pub, seq: rec.seq, expiresAt, refreshedAt: now });
+    table.set(keyHex, { ns, key, keyHex, value: rec.v, publisher: rec.pub, seq: rec.seq, version, expiresAt, refreshedAt: now });
     return 'stored';
   }
 
@@ -61,6 +69,11 @@ export class ValueStore {
       return undefined;
     }
     return held;
+  }
+
+  /** Forgets a value (true if one was held). */
+  delete(ns: Namespace, keyHex: string): boolean {
+    return this.tables.get(ns)!.delete(keyHex);
   }
 
   /** The record as sent on the wire: remaining lifetime instead of absolute expiry. */
@@ -86,7 +99,7 @@ export class ValueStore {
   }
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
