@@ -13,6 +13,7 @@ import { feedSignals, type Bootstrap } from '../net/bootstrap';
 import { connectRelay, type WebSocketCtor } from '../net/relay-bootstrap';
 import type { SignalBlob, SignalChannel } from '../net/transport';
 import { WebRtcTransport } from '../net/webrtc-transport';
+import { recordRules } from './record-rules';
 
 export const PEER_DEFAULTS = {
   /** Peers asked of the relay when there is no invite. */
@@ -54,7 +55,7 @@ export interface PeerConfig {
  * link handshake already.
  */
 function dhtOptions(cfg: PeerConfig): Partial<DhtOptions> {
-  return { requireSignedRoutes: true, ...cfg.dht };
+  return { requireSignedRoutes: true, ...cfg.dht, records: recordRules(cfg.dht?.records) };
 }
 
 export type PeerStatus = 'starting' | 'alone' | 'online' | 'failed';

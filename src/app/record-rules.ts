@@ -1,0 +1,29 @@
+// The owner rules a tab's DHT node runs with (src/dht/record-rules.ts): the DHT sits above
+// the layers that know what its values are, so the composition root hands them in
+// (peer.ts: `options.records`).
+// - 'player': the player's own signed record (src/play/player-record.ts): the key is the
+//   player id, the public key must hash to it and sign the record; version = updatedAt.
+// - 'chunk' and 'edits' (region location records, published edit logs): the DHT's default
+//   rule until the hosting layer's certified-primary rules are added here.
+// - 'test': the default rule.
+import type { RecordRule, RecordRules } from '../dht/record-rules';
+import { PlayerRecordError, verifyPlayerRecord } from '../play/player-record';
+
+/** A player record is valid for the player id it is stored under; newer updatedAt wins. */
+export function playerRecordRule(now: () => number = Date.now): RecordRule {
+  return {
+    async check(key, value) {
+      try {
+        const r = await verifyPlayerRecord(value, key, { now: now() });
+        return { ok: true, version: r.updatedAt };
+      } catch (e) {
+        return { ok: false, reason: e instanceof PlayerRecordError ? e.reason : 'malformed' };
+      }
+    },
+  };
+}
+
+/** Every namespace's rule for a tab's DHT; `extra` adds or replaces rules (tests, tools). */
+export function recordRules(extra: RecordRules = {}): RecordRules {
+  return { player: playerRecordRule(), ...extra };
+}
