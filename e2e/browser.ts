@@ -1,6 +1,6 @@
 // Launching real Chromium for browser tests and benchmarks (shared/TESTING.md): Debian's
 // /usr/bin/chromium driven by playwright-core, loopback-only, WebGL on SwiftShader.
-import { chromium, type Browser, type BrowserContext, type LaunchOptions } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type LaunchOptions, type Page } from 'playwright-core';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,4 +35,17 @@ export async function launchProfile(dir?: string): Promise<{ context: BrowserCon
       if (!dir) rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Kills a tab abruptly: its renderer crashes (DevTools `Page.crash`), so no `pagehide` runs,
+ * nothing says goodbye and its links vanish without a close. Resolves once Playwright saw
+ * the crash. The page object stays (not `isClosed()`): close its context in cleanup.
+ */
+export async function crashPage(page: Page): Promise<void> {
+  const crashed = new Promise<void>((resolve) => page.once('crash', () => resolve()));
+  const cdp = await page.context().newCDPSession(page);
+  // It never answers: the renderer is gone before it could.
+  void cdp.send('Page.crash').catch(() => {});
+  await Promise.race([crashed, new Promise<void>((_, reject) => setTimeout(() => reject(new Error('the page did not crash within 10 s')), 10_000))]);
 }

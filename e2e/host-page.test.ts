@@ -2,7 +2,7 @@
 // edits and leaves; a new player, in a browser that never saw the world, joins later and
 // finds the edit, served by the hosting tab alone. The dashboard shows what it hosts.
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { launchProfile } from './browser';
+import { crashPage, launchProfile } from './browser';
 
 const WORLD = '#world=host-page-e2e&seed=host-page';
 const profiles: Awaited<ReturnType<typeof launchProfile>>[] = [];
@@ -38,7 +38,7 @@ describe('the hosting page', () => {
     const region = `${Math.floor(Math.floor(x / 16) / 4)},${Math.floor(Math.floor(z / 16) / 4)}`;
     // Two nodes, three replicas: the hosting tab holds every region the player used.
     await host.waitForFunction((r) => (window.voxelHost!.hosting.region(r).host?.entries ?? 0) >= 1, region, { timeout: 10_000, polling: 50 });
-    await a.prof.context.close(); // the player leaves, no goodbye
+    await crashPage(a.page); // the player's tab dies, no goodbye
 
     const b = await player();
     await b.page.waitForFunction(([x, y, z]) => window.voxel.getBlock(x!, y!, z!) === 11, [x, y, z], { timeout: 20_000, polling: 50 });
