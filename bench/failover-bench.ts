@@ -1,124 +1,243 @@
-// failover_ms_p50: the primary tab of a region is killed (its browser context closed, no
-// goodbye) to edits in that region confirmed again; failover_lost_edits: confirmed edits
-// missing afterwards at any tab, over 20 kills. Five tabs (own contexts, so own identities)
-// stand at the spawn; each killed tab is replaced by a fresh one.
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser } from '../e2e/browser';
+// failover_crash_*: abrupt death of a region's primary with edits in flight. Eight Chromium
+// tabs (each its own browser context, so its own identity; all but the editor with
+// rendering off) stand in one region; a player tab keeps submitting edits there through
+// window.voxel.setBlock, one every EDIT_EVERY_MS without waiting for the previous. The tab
+// its region client is attached to as primary has its renderer crashed (DevTools
+// Page.crash: no pagehide, no goodbye, links just go silent), together with a burst of
+// edits, CRASHES times in a row; a fresh tab replaces each crashed one, so there are
+// always eight.
+// - failover_crash_ms_p50 / _max: from the crash command to the first setBlock resolving
+//   (= confirmed) of an edit submitted after Playwright saw the renderer gone;
+// - failover_crash_failed_samples: crashes after which no such edit was confirmed within
+//   SAMPLE_TIMEOUT_MS (not in p50/max);
+// - failover_crash_lost_edits: edits whose setBlock resolved but that another tab does not
+//   show at the end (unless a later-submitted edit of the same block explains what it shows);
+// - failover_crash_inflight_edits: edits submitted but not settled at the crash moments;
+//   failover_crash_edit_errors: setBlock rejections (refused or timed out) over the run.
+// If the primary is the editor itself, another tab takes over the editing first.
+// Run alone: `npm run bench -- failover_crash`, or `npx vite build && bash scripts/netns.sh
+// npx tsx bench/failover-bench.ts [crashes]`.
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { crashPage, launchBrowser } from '../e2e/browser';
 import { startServer } from '../signaling/serve';
+import { PLACEABLE } from '../src/world/blocks';
 import { median } from './stats';
 
-const TABS = 5;
+const TABS = 8;
 const PORT = 8098;
-const EDITS_PER_ROUND = 2;
+const EDIT_EVERY_MS = 100;
+/** Edits submitted at the moment of each crash, on top of the steady stream. */
+const BURST = 2;
+/** Steady editing before each crash (the replacement tab joined, handoffs done). */
+const SETTLE_MS = 1500;
+const SAMPLE_TIMEOUT_MS = 20_000;
+/** Reach is 8 from the eye (src/host/edit-validator.ts): stay inside with a margin. */
+const REACH = 7;
+const WORLD = '#world=failover-crash-bench&seed=failover';
 
-interface Tab { page: Page; close(): Promise<void> }
-type Edit = [number, number, number, number];
+interface Tab { page: Page; ctx: BrowserContext; id: string; crashed: boolean }
+/** One submitted edit as the editor's page logged it (epoch ms; res 0 while unsettled). */
+interface Logged { x: number; y: number; z: number; id: number; sub: number; res: number; err: string }
 
+// The editing loop, installed in a page as a plain script (no bundler helpers inside).
+const DRIVER = `window.__crashBench = (() => {
+  const log = [];
+  let spots = [], ids = [], next = 0, n = 0, timer = 0;
+  const submit = () => {
+    const [x, y, z] = spots[next++ % spots.length];
+    const cur = window.voxel.getBlock(x, y, z);
+    let id = ids[n++ % ids.length];
+    if (id === cur) id = ids[n++ % ids.length];
+    const e = { x, y, z, id, sub: Date.now(), res: 0, err: '' };
+    log.push(e);
+    window.voxel.setBlock(x, y, z, id).then(
+      () => { e.res = Date.now(); },
+      (err) => { e.res = Date.now(); e.err = String((err && err.name) || 'Error') + ': ' + String((err && err.message) || err); },
+    );
+  };
+  return {
+    start(s, i, from, everyMs) { spots = s; ids = i; next = from; timer = setInterval(submit, everyMs); },
+    stop() { clearInterval(timer); return next; },
+    burst(k) { for (let j = 0; j < k; j++) submit(); },
+    since(i) { return log.slice(i); },
+    pending() { return log.filter((e) => !e.res).length; },
+    size() { return log.length; },
+  };
+})();`;
+
+/** Calls the editing loop's method in a tab, e.g. `since(3)`. */
+const drive = <T = void>(t: Tab, call: string) => t.page.evaluate(`window.__crashBench.${call}`) as Promise<T>;
 const regionOf = (x: number, z: number) => `${Math.floor(Math.floor(x / 16) / 4)},${Math.floor(Math.floor(z / 16) / 4)}`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function openTab(browser: Browser, url: string): Promise<Tab> {
+async function openTab(browser: Browser, base: string, render: boolean): Promise<Tab> {
   const ctx = await browser.newContext();
   const page = await ctx.newPage();
-  await page.goto(url);
+  await page.goto(`${base}?${render ? '' : 'render=off&'}rd=2${WORLD}`);
   await page.waitForFunction(() => window.voxel?.hosting !== undefined, null, { timeout: 60_000 });
   await page.evaluate(() => window.voxel.ready());
-  return { page, close: () => ctx.close() };
+  const id = await page.evaluate(() => window.voxel.net!.id());
+  const tab: Tab = { page, ctx, id, crashed: false };
+  page.on('crash', () => (tab.crashed = true));
+  return tab;
 }
 
-/** Tries setBlock until it is confirmed; resolves with the time it took. */
-async function editUntilConfirmed(p: Page, e: Edit, timeoutMs = 60_000): Promise<number> {
-  const t0 = Date.now();
-  const errors = new Map<string, number>();
-  for (;;) {
-    const err = await p.evaluate(async ([x, y, z, id]) => {
-      try { await window.voxel.setBlock(x!, y!, z!, id!); return ''; } catch (e) { return (e as Error).message; }
-    }, e);
-    if (!err) {
-      const ms = Date.now() - t0;
-      // A slow recovery says why on stderr: which refusals or timeouts the editor met.
-      if (ms > 2000) console.error(`failover: edit ${e.join(',')} confirmed after ${ms} ms; refused before: ${JSON.stringify([...errors])}`);
-      return ms;
-    }
-    errors.set(err, (errors.get(err) ?? 0) + 1);
-    if (Date.now() - t0 > timeoutMs) throw new Error(`edit ${e.join(',')} not confirmed within ${timeoutMs} ms: ${JSON.stringify([...errors])}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/** Moves a tab's player to (x, z), feet on the ground, and waits for the columns around. */
+async function standAt(t: Tab, x: number, z: number): Promise<{ x: number; y: number; z: number }> {
+  await t.page.evaluate(([x, z]) => window.voxel.teleport(x!, 160, z!), [x + 0.5, z + 0.5]);
+  await t.page.waitForFunction(([x, z]) => window.voxel.getBlock(x!, 100, z!) >= 0, [x, z], { timeout: 30_000, polling: 50 });
+  const y = await t.page.evaluate(([x, z]) => {
+    for (let y = 250; y > 0; y--) { const b = window.voxel.getBlock(x!, y, z!); if (b !== 0 && b !== 5) return y + 1; }
+    return 100;
+  }, [x, z]);
+  await t.page.evaluate(([x, y, z]) => window.voxel.teleport(x!, y!, z!), [x + 0.5, y, z + 0.5]);
+  return { x: x + 0.5, y, z: z + 0.5 };
 }
 
-/** The editor's hosting and client counters (why a recovery was slow). */
-const counters = (p: Page) => p.evaluate(() => window.voxel.hosting!.stats());
-const diff = (a: Record<string, number>, b: Record<string, number>) =>
-  Object.fromEntries(Object.keys(b).filter((k) => /^(client|host)_[a-z]+$/i.test(k) && b[k] !== a[k]).map((k) => [k, b[k]! - (a[k] ?? 0)]));
-
-export async function benchFailover(kills = 20): Promise<Record<string, number>> {
+export async function benchFailoverCrash(crashes = 20): Promise<Record<string, number>> {
   const server = await startServer({ port: PORT, host: '127.0.0.1', staticDir: 'dist' });
   const browser = await launchBrowser();
-  const url = `${server.url}?render=off&rd=2#world=failover-bench&seed=failover`;
+  const base = server.url.replace(/\/$/, '/');
   const tabs: Tab[] = [];
+  const closing: Promise<void>[] = [];
   try {
-    for (let i = 0; i < TABS; i++) tabs.push(await openTab(browser, url));
-    const me = await tabs[0]!.page.evaluate(() => window.voxel.player());
-    const bx = Math.floor(me.x), bz = Math.floor(me.z);
-    const region = regionOf(bx, bz);
-    // Edit columns around the spawn, inside the spawn's region, within reach.
-    const columns: [number, number][] = [];
-    for (let dz = -5; dz <= 5; dz++) for (let dx = -5; dx <= 5; dx++) {
-      if (Math.hypot(dx, dz) >= 2 && regionOf(bx + dx, bz + dz) === region) columns.push([bx + dx, bz + dz]);
-    }
-    let next = 0;
-    /** The next column's top, skipping spots out of the editor's reach (hosts refuse those). */
-    const spot = async (p: Page, id: number): Promise<Edit> => {
-      for (let tries = 0; tries < columns.length; tries++) {
-        const [x, z] = columns[next++ % columns.length]!;
-        const r = await p.evaluate(([x, z]) => {
-          const me = window.voxel.player();
-          for (let y = 250; y > 0; y--) {
-            const b = window.voxel.getBlock(x!, y, z!);
-            if (b !== 0 && b !== 5) return { y: y + 1, d: Math.hypot(x! + 0.5 - me.x, y + 1.5 - (me.y + 1.62), z! + 0.5 - me.z) };
-          }
-          return { y: 100, d: Infinity };
-        }, [x, z]);
-        if (r.d < 7.5) return [x, r.y, z, id];
+    // The player tab renders; the others are hosting peers with rendering off.
+    tabs.push(await openTab(browser, base, true));
+    for (let i = 1; i < TABS; i++) tabs.push(await openTab(browser, base, false));
+    const spawn = await tabs[0]!.page.evaluate(() => window.voxel.player());
+    const region = regionOf(spawn.x, spawn.z);
+    const [rx, rz] = region.split(',').map(Number) as [number, number];
+    // Edit from the middle of the region, so that a whole sphere of reach lies inside it.
+    const cx = rx * 64 + 32, cz = rz * 64 + 32;
+    let editor = tabs[0]!;
+    const stand = await standAt(editor, cx, cz);
+    const eye = stand.y + 1.62;
+    const spots: [number, number, number][] = [];
+    for (let y = Math.floor(eye - REACH); y <= eye + REACH; y++) {
+      for (let z = cz - REACH; z <= cz + REACH; z++) for (let x = cx - REACH; x <= cx + REACH; x++) {
+        const inBody = Math.abs(x - cx) <= 1 && Math.abs(z - cz) <= 1 && y >= stand.y - 1 && y <= stand.y + 2;
+        if (!inBody && y > 0 && Math.hypot(x + 0.5 - stand.x, y + 0.5 - eye, z + 0.5 - stand.z) <= REACH) spots.push([x, y, z]);
       }
-      throw new Error('no edit spot within reach of the editor');
+    }
+    // A fixed shuffle, so consecutive edits land apart.
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+    for (let i = spots.length - 1; i > 0; i--) { const j = Math.floor(rand() * (i + 1)); [spots[i], spots[j]] = [spots[j]!, spots[i]!]; }
+
+    const logs: Logged[] = [];
+    let nextSpot = 0;
+    /** The current editor's log from entry `from` on. */
+    const collect = (from = 0) => drive<Logged[]>(editor, `since(${from})`);
+    const startEditing = async (t: Tab) => {
+      editor = t;
+      await t.page.evaluate(DRIVER);
+      await drive(t, `start(${JSON.stringify(spots)}, ${JSON.stringify(PLACEABLE)}, ${nextSpot}, ${EDIT_EVERY_MS})`);
     };
-    const confirmed = new Map<string, Edit>();
+    const stopEditing = async () => {
+      nextSpot = await drive<number>(editor, 'stop()');
+      // Let what is in flight settle, then keep its log.
+      await editor.page.waitForFunction('window.__crashBench.pending() === 0', null, { timeout: 30_000, polling: 100 }).catch(() => {});
+      logs.push(...(await collect(0)));
+    };
+    await sleep(3000); // the primary's belief of where the teleported player stands catches up
+    await startEditing(editor);
+
     const times: number[] = [];
-    for (let k = 0; k < kills; k++) {
-      const roles = await Promise.all(tabs.map((t) => t.page.evaluate(() => window.voxel.hosting!.roles().primary)));
-      const victim = roles.findIndex((r) => r.includes(region));
-      if (victim < 0) throw new Error(`no tab is primary of region ${region}`);
-      const editor = tabs[(victim + 1) % tabs.length]!.page;
-      for (let e = 0; e < EDITS_PER_ROUND; e++) {
-        const ed = await spot(editor, 9 + ((k + e) % 3));
-        await editUntilConfirmed(editor, ed);
-        confirmed.set(`${ed[0]},${ed[1]},${ed[2]}`, ed);
+    let failed = 0, inflight = 0, switches = 0;
+    for (let k = 0; k < crashes; k++) {
+      await sleep(SETTLE_MS);
+      // The primary the editor's edits go to (its region client's attachment).
+      let victim: Tab | undefined;
+      for (const until = Date.now() + 15_000; !victim && Date.now() < until; await sleep(100)) {
+        const att = await editor.page.evaluate((r) => window.voxel.hosting!.region(r).client?.primary ?? '', region);
+        victim = att ? tabs.find((t) => t.id.startsWith(att)) : undefined;
       }
-      await tabs[victim]!.close();
-      tabs.splice(victim, 1);
-      const ed = await spot(editor, 11);
-      const before = await counters(editor);
-      const ms = await editUntilConfirmed(editor, ed);
-      times.push(ms);
-      if (ms > 2000) console.error(`failover: slow recovery, the editor's counters moved by ${JSON.stringify(diff(before, await counters(editor)))}`);
-      confirmed.set(`${ed[0]},${ed[1]},${ed[2]}`, ed);
-      tabs.push(await openTab(browser, url));
+      if (!victim) throw new Error(`crash ${k}: the editor is attached to no primary of region ${region} among the tabs`);
+      if (victim === editor) {
+        // The editor hosts its own region: another tab takes over the editing, then the old
+        // editor (now an ordinary peer) is crashed.
+        await stopEditing();
+        const next = tabs.find((t) => t !== victim)!;
+        await standAt(next, cx, cz);
+        await sleep(3000);
+        await startEditing(next);
+        switches++;
+        await sleep(SETTLE_MS);
+      }
+      const crashedTab = victim;
+      const from = await drive<number>(editor, 'size()');
+      // A burst of edits, then at once the crash: some reach the primary, some are on the way.
+      await drive(editor, `burst(${BURST})`);
+      const t0 = Date.now();
+      await crashPage(crashedTab.page).catch((e: Error) => console.error(`failover_crash: ${e.message}`));
+      // An edit counts as submitted after the crash once Playwright has seen the renderer
+      // gone (the dying primary cannot have confirmed it); time runs from the crash command.
+      const dead = Date.now();
+      tabs.splice(tabs.indexOf(crashedTab), 1);
+      closing.push(crashedTab.ctx.close().catch(() => {}));
+      // First edit submitted after the crash and confirmed.
+      let ms: number | undefined;
+      let round: Logged[] = [];
+      for (const until = t0 + SAMPLE_TIMEOUT_MS; ms === undefined && Date.now() < until; await sleep(50)) {
+        round = await collect(from);
+        const first = round.filter((e) => e.sub >= dead && e.res && !e.err).sort((a, b) => a.res - b.res)[0];
+        if (first) ms = first.res - t0;
+      }
+      inflight += round.filter((e) => e.sub <= t0 && (!e.res || e.res > t0)).length;
+      if (ms === undefined) {
+        failed++;
+        const errs = new Map<string, number>();
+        for (const e of round) if (e.err && e.sub >= dead) errs.set(e.err, (errs.get(e.err) ?? 0) + 1);
+        console.error(`failover_crash: crash ${k}: no edit confirmed within ${SAMPLE_TIMEOUT_MS} ms; errors: ${JSON.stringify([...errs])}`);
+      } else {
+        times.push(ms);
+        if (ms > 2000) {
+          const errs = round.filter((e) => e.sub >= t0 - 2000 && e.err).map((e) => `${e.err} +${e.res - t0}`);
+          console.error(`failover_crash: crash ${k}: ${ms} ms; errors around it: ${JSON.stringify(errs.slice(0, 8))}; editor counters ${JSON.stringify(Object.fromEntries(Object.entries(await editor.page.evaluate(() => window.voxel.hosting!.stats())).filter(([n, v]) => v > 0 && /^client_[a-z]+$/i.test(n))))}`);
+        }
+      }
+      tabs.push(await openTab(browser, base, false));
     }
-    // Every confirmed edit, at every tab, once things settle.
-    const wanted = [...confirmed.values()];
-    let lost = 0;
-    for (const t of tabs) {
-      await t.page.waitForFunction((es) => es.every(([x, y, z, id]) => window.voxel.getBlock(x!, y!, z!) === id), wanted, { timeout: 20_000, polling: 100 }).catch(() => {});
-      const missing = await t.page.evaluate((es) => es.filter(([x, y, z, id]) => window.voxel.getBlock(x!, y!, z!) !== id).length, wanted);
-      lost = Math.max(lost, missing);
-    }
-    return { failover_ms_p50: median(times), failover_ms_max: Math.max(...times), failover_lost_edits: lost, failover_kills: times.length };
+    await stopEditing();
+
+    // The final world, read from a tab that did not edit, standing where the editor stood.
+    const reader = tabs.find((t) => t !== editor)!;
+    await standAt(reader, cx, cz);
+    const confirmed = logs.filter((e) => e.res && !e.err);
+    const lastOf = new Map<string, Logged>();
+    for (const e of [...logs].sort((a, b) => a.sub - b.sub)) lastOf.set(`${e.x},${e.y},${e.z}`, e);
+    const wanted = [...lastOf.values()].filter((e) => e.res && !e.err).map((e) => [e.x, e.y, e.z, e.id]);
+    await reader.page.waitForFunction((es) => es.every(([x, y, z, id]) => window.voxel.getBlock(x!, y!, z!) === id), wanted, { timeout: 20_000, polling: 200 }).catch(() => {});
+    const shown = await reader.page.evaluate((ps) => ps.map(([x, y, z]) => window.voxel.getBlock(x!, y!, z!)), confirmed.map((e) => [e.x, e.y, e.z]));
+    const lost = confirmed.filter((e, i) => {
+      const v = shown[i]!;
+      if (v === e.id) return false;
+      // Overwritten by a later-submitted edit of the same block (confirmed or not: one in flight
+      // may have been ordered): not lost.
+      return !logs.some((o) => o.x === e.x && o.y === e.y && o.z === e.z && o.sub > e.sub && o.id === v);
+    });
+    if (lost.length > 0) console.error(`failover_crash: lost ${JSON.stringify(lost.slice(0, 10))}`);
+    const errs = new Map<string, number>();
+    for (const e of logs) if (e.err) errs.set(e.err, (errs.get(e.err) ?? 0) + 1);
+    console.error(`failover_crash: samples ${JSON.stringify(times)}; setBlock errors ${JSON.stringify([...errs])}`);
+    return {
+      failover_crash_ms_p50: median(times),
+      failover_crash_ms_max: times.length ? Math.max(...times) : NaN,
+      failover_crash_lost_edits: lost.length,
+      failover_crash_failed_samples: failed,
+      failover_crash_samples: times.length,
+      failover_crash_inflight_edits: inflight,
+      failover_crash_confirmed_edits: confirmed.length,
+      failover_crash_edit_errors: logs.filter((e) => e.err).length,
+      failover_crash_editor_switches: switches,
+    };
   } finally {
+    await Promise.all(closing);
     await browser.close();
     await server.close();
   }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  console.log(JSON.stringify(await benchFailover(Number(process.argv[2] ?? 20))));
+  console.log(JSON.stringify(await benchFailoverCrash(Number(process.argv[2] ?? 20))));
 }

@@ -10,7 +10,7 @@ import { benchFirstFrame } from './first-frame-bench';
 import { benchTabs } from './tabs-bench';
 import { measureHiddenTickHz } from './hidden-tick-bench';
 import { benchHosting } from './hosting-bench';
-import { benchFailover } from './failover-bench';
+import { benchFailoverCrash } from './failover-bench';
 
 type Bench = [name: string, run: () => Promise<Record<string, number>>];
 
@@ -21,7 +21,7 @@ const benches: Bench[] = [
   ['tabs', benchTabs],
   ['hidden tick', measureHiddenTickHz],
   ['hosting', benchHosting],
-  ['failover', () => benchFailover(20)],
+  ['failover_crash', () => benchFailoverCrash(20)],
   ['sim10k', benchSim],
 ];
 
