@@ -47,9 +47,12 @@ const maxValue = Math.max(...Object.values(NAMESPACE_LIMITS).map((l) => l.maxVal
 export const valueRecordSchema = v.object({
   /** The value bytes (checked against the namespace cap by the store). */
   v: bytes(maxValue),
-  /** Publisher node id. */
+  /** Publisher node id (a claim: nothing checks it unless the namespace's rule does). */
   pub: id,
-  /** Version; a higher seq replaces a lower one. */
+  /**
+   * The publisher's version. Orders values only in a namespace without an owner rule;
+   * where there is one, holders and readers take the version from the rule (record-rules.ts).
+   */
   seq: u32,
   /** Milliseconds the value still lives (relative, because clocks differ between peers). */
   ttl: v.pipe(u32, v.maxValue(MAX_VALUE_TTL_MS)),
