@@ -6,6 +6,8 @@ import type { Clock } from '../core/clock';
 import type { Identity } from '../core/identity';
 import { hexToId, idToHex } from '../core/node-id';
 import type { Ticker } from '../core/ticker';
+import { webCryptoVerifier } from '../core/signer';
+import { CertChecker } from '../host/epoch-cert';
 import { HostWire } from '../host/host-wire';
 import { RegionClient } from '../host/region-client';
 import { RegionHost } from '../host/region-host';
@@ -60,13 +62,15 @@ export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock,
   const trace: string[] = [];
   const host = new RegionHost({
     dht: peer.dht, wire, clock, ticker, store, world: cfg.world,
+    // The node's own identity signs its grants; other hosts' keys must hash to their ids.
+    signer: peer.identity, verify: webCryptoVerifier,
     trace: (region, what) => {
       trace.push(`${Math.round(clock.now())} [${region}] ${what}`);
       if (trace.length > 400) trace.splice(0, 100);
     },
   });
   await host.start();
-  const client = new RegionClient({ dht: peer.dht, wire, clock, world: cfg.world });
+  const client = new RegionClient({ dht: peer.dht, wire, clock, world: cfg.world, certs: new CertChecker(webCryptoVerifier) });
   const name = `player-${idToHex(player.id).slice(0, 6)}`;
   const source = new NetworkChunkSource({ seed: cfg.seed, world: cfg.world, client, dht: peer.dht, clock, options: { name } });
   let lastPublished = -Infinity;

@@ -31,6 +31,11 @@ export interface EditRequest {
   pz: number;
 }
 
+/** A block id an edit (or an offered entry) may set: a real block that can be placed, or air. */
+export function settableBlock(id: number): boolean {
+  return isValidBlockId(id) && (id === AIR || PLACEABLE.includes(id));
+}
+
 export class EditValidator {
   private readonly buckets = new Map<string, TokenBucket>();
 
@@ -38,7 +43,7 @@ export class EditValidator {
 
   /** Undefined when the edit may go ahead (and its rate token is spent). */
   check(editor: string, e: EditRequest, now: number): RejectReason | undefined {
-    if (!isValidBlockId(e.id) || (e.id !== AIR && !PLACEABLE.includes(e.id))) return 'bad-block';
+    if (!settableBlock(e.id)) return 'bad-block';
     const r = regionAt(e.x, e.z);
     if (r.rx !== this.region.rx || r.rz !== this.region.rz || e.y < 0 || e.y >= CHUNK_HEIGHT) return 'outside-region';
     const dx = e.x + 0.5 - e.px, dy = e.y + 0.5 - (e.py + this.rules.eyeHeight), dz = e.z + 0.5 - e.pz;

@@ -14,6 +14,18 @@ export const HOST_DEFAULTS = {
   failoverMs: 1000,
   /** Extra wait per backup rank, so the next-closest backup claims first. */
   claimStaggerMs: 400,
+  /**
+   * A primary confirms only while a majority of its certificate's hosts acked a frame it sent
+   * less than this long ago. Backups refuse every other claimant for failoverMs / 2 after
+   * hearing their primary, so with leaseMs below that no two primaries confirm at once.
+   */
+  leaseMs: 400,
+  /** A host that could not certify an epoch (too few hosts reachable) answers edits 'uncertified' this long. */
+  uncertifiedMs: 5000,
+  /** Most offered entries a primary adopts per tick (a restarted host's state comes in over several ticks). */
+  offerPerTick: 4096,
+  /** Most offered entries a primary holds waiting for adoption. */
+  maxOffered: 65_536,
   /** A claim that has no quorum after this long failed. */
   claimTimeoutMs: 1500,
   /** After the quorum, wait this long for the other grants' states. */
@@ -87,8 +99,18 @@ export interface HostStats {
   offers: number;
   /** Player positions (MOVE, or an EDIT's) farther than the player could have moved: taken only part way. */
   movesClamped: number;
-  /** Epochs this node was primary of that another node had also won (it claimed again). */
-  contested: number;
+  /** Claims not started: fewer than MIN_CERT_HOSTS hosts reachable (a lone tab: its edits stay tentative). */
+  uncertifiable: number;
+  /** Certificates (in CLAIM, GRANT, SYNC, SNAPSHOT) or grant signatures that failed their check. */
+  badCerts: number;
+  /** Host-set changes made as a new epoch (membership change). */
+  reconfigs: number;
+  /** Times a primary held back commits or confirmations because its lease had lapsed. */
+  leaseWaits: number;
+  /** OFFER frames dropped: from a node no certificate names as a host, or entries invalid. */
+  offersRefused: number;
+  /** Frames the wire could not encode (over the reassembly limit): not sent, state unchanged. */
+  unsendable: number;
   /** Authoritative ticks run, over all regions this node is primary of. */
   ticks: number;
   /** HEARTBEAT frames a primary sent to its backups. */
@@ -110,6 +132,6 @@ export interface CommitLatency {
 export function newHostStats(): HostStats {
   return {
     claims: 0, claimsWon: 0, claimsFailed: 0, grants: 0, refusals: 0, outsiderClaims: 0, staleFrames: 0, strayFrames: 0,
-    editsAccepted: 0, editsRejected: 0, confirms: 0, deltas: 0, syncs: 0, handoffs: 0, stepDowns: 0, storeFailures: 0, publishes: 0, duplicateEdits: 0, adopted: 0, offers: 0, contested: 0, movesClamped: 0, ticks: 0, heartbeats: 0,
+    editsAccepted: 0, editsRejected: 0, confirms: 0, deltas: 0, syncs: 0, handoffs: 0, stepDowns: 0, storeFailures: 0, publishes: 0, duplicateEdits: 0, adopted: 0, offers: 0, uncertifiable: 0, badCerts: 0, reconfigs: 0, leaseWaits: 0, offersRefused: 0, unsendable: 0, movesClamped: 0, ticks: 0, heartbeats: 0,
   };
 }

@@ -16,6 +16,8 @@ import { HostWire } from './host-wire';
 import { RegionClient, type ClientOptions } from './region-client';
 import { RegionHost } from './region-host';
 import { keyHashing } from './region-key';
+import { CertChecker } from './epoch-cert';
+import { SimKeyring } from './sim-keyring';
 
 // Reproducible runs: WebCrypto's digest settles outside the virtual clock.
 keyHashing.hash = (text) => Promise.resolve(new Uint8Array(createHash('sha256').update(text).digest()).slice(0, 20));
@@ -50,10 +52,15 @@ export class HostSim {
   readonly stores = new Map<string, MemoryHostStore>();
   /** region:epoch -> primaries that accepted an edit in it (must stay single). */
   readonly accepts = new Map<string, Set<string>>();
+  /** region -> every (epoch, primary, time) a primary confirmed edits at. */
+  readonly confirms: { region: string; epoch: number; primary: string; at: number }[] = [];
+  /** The simulation's key directory: each id's signing key (see sim-keyring.ts). */
+  readonly keyring: SimKeyring;
   private seq = 0;
 
   constructor(private readonly opts: HostSimOptions = {}) {
     this.rand = seededRandom(opts.seed ?? 1);
+    this.keyring = new SimKeyring(`sim-${opts.seed ?? 1}`);
     this.world = opts.world ?? 'sim';
     this.net = new MemoryNetwork({ clock: this.clock, seed: (opts.seed ?? 1) + 1, ...opts.net });
   }
@@ -99,6 +106,11 @@ export class HostSim {
     const wire = new HostWire(new AppChannels(dht).open('host'), this.clock);
     const host = new RegionHost({
       dht, wire, clock: this.clock, ticker: clockTicker(this.clock), store, world: this.world,
+      signer: this.keyring.signer(id), verify: this.keyring.verify,
+      onConfirm: (region, epoch, primary, at) => {
+        this.confirms.push({ region, epoch, primary, at });
+        if (this.confirms.length > 100_000) this.confirms.splice(0, 50_000);
+      },
       // Simulated players edit all over a region with no walk in between: the motion check
       // (motion-tracker.ts) is off unless a test turns it on.
       options: { random: seededRandom(this.seq++ * 31 + 7), motion: null, ...this.opts.host },
@@ -110,7 +122,7 @@ export class HostSim {
         set.add(primary);
       },
     });
-    const client = new RegionClient({ dht, wire, clock: this.clock, world: this.world, ...(this.opts.client ? { options: this.opts.client } : {}) });
+    const client = new RegionClient({ dht, wire, clock: this.clock, world: this.world, certs: new CertChecker(this.keyring.verify), ...(this.opts.client ? { options: this.opts.client } : {}) });
     const peer: SimPeer = { hex, dht, wire, host, client, store };
     this.peers.set(hex, peer);
     await this.settle(host.start());

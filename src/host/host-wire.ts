@@ -39,6 +39,8 @@ export class HostWire {
   framesIn = 0;
   framesOut = 0;
   bytesOut = 0;
+  /** Frames that could not be encoded (over the reassembly limit): dropped at the sender. */
+  unsendable = 0;
   private xferSeq = 0;
   private readonly xfers = new Map<string, Map<number, Xfer>>();
   private readonly off: () => void;
@@ -54,7 +56,15 @@ export class HostWire {
 
   /** False when there was no route (the frame is lost; callers rely on timeouts). */
   send(to: NodeId, msg: RegionMessage): boolean {
-    const frame = hostCodec.encode(msg);
+    let frame: Uint8Array;
+    try {
+      frame = hostCodec.encode(msg);
+    } catch {
+      // Larger than any reassembly (or not encodable): nothing is sent, and the caller's state
+      // must not depend on it (states travel in bounded pieces; see docs/HOSTING.md).
+      this.unsendable++;
+      return false;
+    }
     if (frame.length <= WIRE_MAX) return this.out(to, frame);
     const n = Math.ceil(frame.length / PART_BYTES);
     const x = this.xferSeq++ >>> 0;

@@ -1,18 +1,24 @@
 // One region as seen by one host: its role (idle, claiming, primary, backup), its state,
-// and the epoch rules. Roles change only through these rules:
-// - a node claims epoch e = (highest it knows) + 1 and becomes primary only with grants
-//   from a majority of its view of the host set, itself included;
-// - a host grants at most one claimant per epoch (the first), never a stale epoch, and
-//   only to a claimant inside its own view of the host set; the grant carries its state,
-//   which the claimant merges before it accepts any edit;
-// - a frame of an epoch below what a host promised changes nothing.
-// The primary's work (tick, ordering, replication, deltas) lives in primary-duty.ts.
-import { idEquals, idToHex, type NodeId } from '../core/node-id';
+// its newest epoch certificate, and the rules that change them (docs/HOSTING.md draws them):
+// - a node claims epoch e = (highest it knows) + 1 over a host set of at least two nodes and
+//   becomes primary only with an epoch certificate: signed grants of a majority of that set
+//   and, when the set changed, of the previous certificate's set (epoch-cert.ts);
+// - a host grants at most one claimant per epoch (its promise is persisted before it
+//   signs), never a stale epoch, never a jump of more than MAX_EPOCH_JUMP, only to a
+//   claimant that knows the newest certificate the host knows, and only inside its view of
+//   the host set; the grant carries its state and request log, taken after the promise;
+// - a backup follows a primary only on a SYNC carrying a valid certificate that succeeds
+//   the one it holds; REPLICATE and HEARTBEAT never change whom it follows.
+// The primary's work (tick, ordering, replication, leases, deltas) lives in primary-duty.ts.
+import { idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
 import type { DhtNode } from '../dht/dht-node';
 import type { Clock } from '../core/clock';
+import type { Signer } from '../core/signer';
 import type { Ticker } from '../core/ticker';
 import type { HostStore } from '../store/host-store';
-import type { HostMessageOf, RegionMessage } from './host-messages';
+import { ClaimRound } from './claim-round';
+import { certShapeFault, decodeCert, encodeCert, MAX_EPOCH_JUMP, MIN_CERT_HOSTS, signGrant, succeeds, type CertChecker, type ClaimTerms, type EpochCert } from './epoch-cert';
+import { MAX_STATE_REQS, type HostMessageOf, type RegionMessage } from './host-messages';
 import type { CommitLatency, HostOptions, HostStats } from './host-options';
 import type { HostWire } from './host-wire';
 import { PrimaryDuty } from './primary-duty';
@@ -34,6 +40,10 @@ export interface RegionContext {
   readonly dht: Pick<DhtNode, 'put' | 'get' | 'connect' | 'unpin'>;
   readonly stats: HostStats;
   readonly latency: CommitLatency;
+  /** Signs this node's grants. */
+  readonly signer: Signer;
+  /** Checks certificates and grant signatures. */
+  readonly certs: CertChecker;
   /** The r closest live nodes to key (self included when it is among them), closest first. */
   hostSet(key: NodeId, fresh: boolean): Promise<NodeId[]>;
   /** Whether our link to this node closed (and has not reopened since). */
@@ -44,27 +54,16 @@ export interface RegionContext {
   linkedNear(key: NodeId, n: number, exclude: ReadonlySet<string>): NodeId[];
   /** Test hook: called whenever a primary accepts (orders) an edit. */
   onAccept?: (region: string, epoch: number, primaryHex: string) => void;
+  /** Test hook: called whenever a primary confirms edits to their editors (lease checks). */
+  onConfirm?: (region: string, epoch: number, primaryHex: string, at: number) => void;
   /** Diagnostics: role changes, claims, grants and refusals. */
   trace?: (region: string, what: string) => void;
 }
 
-interface ClaimRound {
-  e: number;
-  hosts: NodeId[];
-  granted: Set<string>;
-  answered: Set<string>;
-  asked: number;
-  quorumAt: number | null;
-  highestRefusal: number;
-  /** Who was asked (hex): only their answers count. */
-  targets: Set<string>;
-  wake: () => void;
-}
+/** A primary we replaced for its silence is not taken back as a host for this long. */
+const SUSPECT_MS = 30_000;
 
-/** Most a refusal may raise our next claim's epoch above the current claim. */
-const MAX_EPOCH_JUMP = 64;
-/** A primary gives up its epoch as contested at most this often (a lying host cannot stall the region). */
-const CONTEST_MIN_INTERVAL_MS = 30_000;
+const has = (list: readonly NodeId[], x: NodeId) => list.some((h) => idEquals(h, x));
 
 export class HostedRegion {
   readonly name: string;
@@ -74,13 +73,14 @@ export class HostedRegion {
   promised = 0;
   /** Who `promised` went to (hex; ours while we claim). */
   promisedTo = '';
-  /** Hosts whose grants made us primary of `epoch` (hex): they cannot say it was won twice. */
-  private grantedBy = new Set<string>();
-  private lastContested = -Infinity;
+  /** The newest valid certificate we know of this region (ours as primary). */
+  cert: EpochCert | undefined;
   /** Highest epoch a refusal told us was promised elsewhere: our next claim goes above it. */
   private refusedAt = 0;
   /** Our own claims wait while someone else's claim is being considered. */
   private deferUntil = -Infinity;
+  /** Until then, edits are answered 'uncertified' (our last claim found too few hosts). */
+  private uncertifiedUntil = -Infinity;
   /** Epoch of the primary we follow (or are). */
   epoch = 0;
   primary: NodeId | undefined;
@@ -92,21 +92,23 @@ export class HostedRegion {
   private primaryIdle = false;
   /** Backups: highest seq of `epoch` applied contiguously; undefined until a SYNC. */
   applied: number | undefined;
-  /** The closer node the primary asked to take over (it will grant that node). */
+  /** The closer node the primary handed the region to (we grant its claim). */
   handoffTo = '';
   duty: PrimaryDuty | undefined;
-  /** Edit requests ordered in this region (by us as primary, or replicated to us). */
+  /** Edit requests ordered in this region (by us as primary, or handed to us). */
   readonly requests: RequestLog;
   /** Backups: the primary's subscribers, told of a takeover. */
   knownSubs: NodeId[] = [];
   /** Subscribers waiting for our claim to finish. */
   private readonly waiting = new Map<string, { id: NodeId; since: Stamp | undefined }>();
   private round: ClaimRound | undefined;
-  /** While claiming: the lowest epoch we will claim (a handoff's e); a primary below it does not end the claim. */
+  /** While claiming: the lowest epoch we will claim (a handoff's e). */
   private claimFloor = 0;
   private saving: Promise<void> = Promise.resolve();
   private nextSave: Promise<void> | undefined;
   private lastSyncReq = -Infinity;
+  /** Nodes whose silence made us claim (hex -> when): not brought back as hosts for a while. */
+  private readonly silent = new Map<string, number>();
   private retry: unknown;
   private stopped = false;
 
@@ -119,17 +121,27 @@ export class HostedRegion {
     this.requests = new RequestLog(ctx.opts.dedupeMs);
   }
 
+  /** Nodes recently taken for dead because they went silent (their links may still look open). */
+  suspects(): string[] {
+    const now = this.ctx.clock.now();
+    for (const [hex, at] of this.silent) if (now - at > SUSPECT_MS) this.silent.delete(hex);
+    return [...this.silent.keys()];
+  }
+
   /** Whether our own claims are held back (someone else's claim is being considered). */
   get deferred(): boolean {
     return this.ctx.clock.now() < this.deferUntil;
   }
 
-  /** Restores what the host store kept (a reloaded tab). */
-  restore(entries: Entry[], promised: number, promisedTo: string): void {
+  /** Restores what the host store kept (a reloaded tab). The certificate was checked when it was first taken. */
+  restore(entries: Entry[], promised: number, promisedTo: string, cert?: Uint8Array): void {
     this.state.merge(entries);
     if (promised > this.promised) this.promisedTo = promisedTo;
     this.promised = Math.max(this.promised, promised);
-    this.epoch = Math.max(this.epoch, this.state.version.e);
+    const c = cert && decodeCert(cert);
+    if (c && succeeds(c, this.cert)) this.cert = c;
+    this.epoch = Math.max(this.epoch, this.state.version.e, this.cert?.e ?? 0);
+    if (this.cert) this.hosts = this.cert.hosts;
   }
 
   stop(): void {
@@ -164,7 +176,10 @@ export class HostedRegion {
     if (!this.nextSave) {
       const p = this.saving.then(() => {
         this.nextSave = undefined;
-        return store.save({ rx: this.coord.rx, rz: this.coord.rz, entries: encodeEntries(this.allEntries()), promised: this.promised, promisedTo: this.promisedTo });
+        return store.save({
+          rx: this.coord.rx, rz: this.coord.rz, entries: encodeEntries(this.allEntries()), promised: this.promised, promisedTo: this.promisedTo,
+          ...(this.cert ? { cert: encodeCert(this.cert) } : {}),
+        });
       });
       this.nextSave = p;
       this.saving = p.catch(() => {
@@ -176,19 +191,28 @@ export class HostedRegion {
 
   /** Is `id` inside our view of the host set (or the current epoch's)? Fresh lookup if neither says so. */
   private async inHostSet(id: NodeId): Promise<boolean> {
-    // The current epoch's hosts are members too: they answer at once, where a lookup in a
-    // churning network may wait on dead contacts for seconds.
-    if (this.hosts.some((h) => idEquals(h, id))) return true;
-    // Among the closest nodes our own table knows (twice r: it may still list dead ones
-    // closer): a node brought in as a new backup must follow its primary at once, not
-    // after a lookup, or the edits it should hold wait while the others die (churn seed 9).
-    if (this.ctx.tableNear(this.key, 2 * this.ctx.opts.replicas).some((h) => idEquals(h, id))) return true;
-    if ((await this.ctx.hostSet(this.key, false)).some((h) => idEquals(h, id))) return true;
-    return (await this.ctx.hostSet(this.key, true)).some((h) => idEquals(h, id));
+    // The current epoch's hosts answer at once, where a lookup in a churning network may
+    // wait on dead contacts for seconds; so do the closest nodes our own table knows (twice
+    // r: it may still list dead ones closer).
+    if (has(this.hosts, id)) return true;
+    if (has(this.ctx.tableNear(this.key, 2 * this.ctx.opts.replicas), id)) return true;
+    if (has(await this.ctx.hostSet(this.key, false), id)) return true;
+    return has(await this.ctx.hostSet(this.key, true), id);
   }
 
   private primaryAlive(): boolean {
     return this.role === 'backup' && this.ctx.clock.now() - this.lastHeard < this.ctx.opts.failoverMs;
+  }
+
+  /** A certificate from the wire: for this region, valid, and not older than ours. Counts what fails. */
+  private async acceptable(c: EpochCert): Promise<boolean> {
+    const fault = await this.ctx.certs.check(this.key, c);
+    if (fault) {
+      this.ctx.stats.badCerts++;
+      this.trace(`bad certificate e${c.e}: ${fault}`);
+      return false;
+    }
+    return true;
   }
 
   // ---- frames ---------------------------------------------------------------------
@@ -202,11 +226,9 @@ export class HostedRegion {
         this.duty?.unsubscribe(fromHex);
         return;
       case 'EDIT':
-        if (this.duty) this.duty.queueEdit(from, fromHex, m);
-        else {
-          this.send(from, { t: 'REJECT', ...this.r, r: m.r, reason: this.role === 'claiming' ? 'busy' : 'not-primary' });
-          this.redirect(from);
-        }
+        if (this.duty) return this.duty.queueEdit(from, fromHex, m);
+        this.send(from, { t: 'REJECT', ...this.r, r: m.r, reason: this.editRefusal() });
+        this.redirect(from);
         return;
       case 'MOVE':
         if (this.duty) this.duty.move(from, fromHex, m);
@@ -215,16 +237,17 @@ export class HostedRegion {
         void this.onClaim(from, fromHex, m);
         return;
       case 'GRANT':
-        return this.onGrant(fromHex, m);
-      case 'REPLICATE':
+        void this.onGrant(fromHex, m);
+        return;
       case 'SYNC':
-        void this.onReplicate(from, fromHex, m);
+        void this.onSync(from, fromHex, m);
         return;
+      case 'REPLICATE':
+        return this.onReplicate(from, fromHex, m);
       case 'HEARTBEAT':
-        void this.onHeartbeat(from, fromHex, m);
-        return;
+        return this.onHeartbeat(from, fromHex, m);
       case 'ACK':
-        if (this.duty && m.e === this.epoch) this.duty.onAck(fromHex, m.to);
+        if (this.duty && m.e === this.epoch) this.duty.onAck(fromHex, m.to, m.b);
         else this.ctx.stats.staleFrames++;
         return;
       case 'SYNC_REQ':
@@ -232,28 +255,43 @@ export class HostedRegion {
         else this.ctx.stats.staleFrames++;
         return;
       case 'HANDOFF':
-        void this.onHandoff(from, m.e);
+        void this.onHandoff(from, fromHex, m);
         return;
       case 'NOT_PRIMARY':
         return this.onNotPrimary(from, fromHex, m);
       case 'OFFER':
-        return this.onOffer(from, m);
+        void this.onOffer(from, m);
+        return;
       default:
         // Client-side frames (SNAPSHOT, DELTA, CONFIRM, REJECT, PLAYERS) are not ours.
         return;
     }
   }
 
-  /** Stored entries from another host: the primary adopts what it lacks (or holds older). */
-  private onOffer(from: NodeId, m: HostMessageOf<'OFFER'>): void {
+  private editRefusal(): 'uncertified' | 'busy' | 'not-primary' {
+    if (this.ctx.clock.now() < this.uncertifiedUntil) return 'uncertified';
+    return this.role === 'claiming' ? 'busy' : 'not-primary';
+  }
+
+  /**
+   * Stored entries from another host: the primary adopts what it lacks (or holds older). Only
+   * from a node some certificate names as a host of this region (ours, its predecessor's, or
+   * one the offerer holds: its stored promise), so an outsider cannot write blocks this way.
+   */
+  private async onOffer(from: NodeId, m: HostMessageOf<'OFFER'>): Promise<void> {
     if (!this.duty) return void this.ctx.stats.staleFrames++;
+    const named = (c: EpochCert | undefined) => !!c && (has(c.hosts, from) || (!!c.prev && has(c.prev.hosts, from)));
+    let host = named(this.cert);
+    if (!host && m.cert && named(m.cert)) host = await this.acceptable(m.cert);
     let entries: Entry[];
     try {
       entries = decodeEntries(m.entries);
     } catch {
-      return void this.ctx.stats.staleFrames++;
+      entries = [];
+      host = false;
     }
-    this.duty.offer(entries, this.hosts.some((h) => idEquals(h, from)));
+    if (!host || !this.duty) return void this.ctx.stats.offersRefused++;
+    this.duty.offer(entries);
   }
 
   /** Sends the primary every entry we hold that `theirs` lacks or holds older (all when theirs is undefined). */
@@ -268,7 +306,7 @@ export class HostedRegion {
     if (mine.length === 0) return;
     this.ctx.stats.offers++;
     this.trace(`offer ${mine.length} entries to ${idToHex(primary).slice(0, 6)}`);
-    this.send(primary, { t: 'OFFER', ...this.r, entries: encodeEntries(mine) });
+    this.send(primary, { t: 'OFFER', ...this.r, entries: encodeEntries(mine), ...(this.cert ? { cert: this.cert } : {}) });
   }
 
   private redirect(to: NodeId): void {
@@ -284,27 +322,13 @@ export class HostedRegion {
     }
     if (this.primaryAlive() || !m.host) return this.redirect(from);
     this.waiting.set(fromHex, { id: from, since: m.since });
+    if (this.waiting.size > 256) this.waiting.delete(this.waiting.keys().next().value!);
     void this.claim(0, this.role === 'backup');
   }
 
+  /** A backup that promised a later epoch refuses our replication: with too few left to confirm anything, we step down. */
   private onNotPrimary(from: NodeId, fromHex: string, m: HostMessageOf<'NOT_PRIMARY'>): void {
-    // A host of our set promised our very epoch to another node: two claims won the same
-    // epoch over different views (a node alone after a whole-world restart claims the epoch
-    // the others had used before it came back). Our epoch is not ours alone: claim a new
-    // one over the host set, whose grants merge every state, that node's included.
-    if (this.duty && m.refuse && m.e === this.epoch && this.hosts.some((h) => idEquals(h, from))) {
-      // Not from a host that granted us e (it lies, or lost its memory), and not again soon.
-      const now = this.ctx.clock.now();
-      if (this.grantedBy.has(fromHex) || now - this.lastContested < CONTEST_MIN_INTERVAL_MS) return void this.ctx.stats.staleFrames++;
-      this.lastContested = now;
-      return this.contested(m.e, m.primary);
-    }
-    // A backup that promised a later epoch refuses our replication. A primary steps down
-    // once too few backups remain to confirm anything: someone else is taking over.
-    if (!this.duty || m.e <= this.epoch || !this.hosts.some((h) => idEquals(h, from))) {
-      this.ctx.stats.staleFrames++;
-      return;
-    }
+    if (!this.duty || !m.refuse || m.e <= this.epoch || !has(this.hosts, from)) return void this.ctx.stats.staleFrames++;
     if (this.duty.refusedBy(fromHex)) this.stepDown(m.primary, m.e);
   }
 
@@ -312,17 +336,6 @@ export class HostedRegion {
   private refuseEpoch(to: NodeId): void {
     const primary = this.primary && this.promisedTo === this.primaryHex ? { primary: this.primary } : {};
     this.send(to, { t: 'NOT_PRIMARY', ...this.r, e: this.promised, refuse: true, ...primary });
-  }
-
-  private contested(e: number, other: NodeId | undefined): void {
-    this.ctx.stats.contested++;
-    this.trace(`epoch e${e} contested: claiming again`);
-    this.stepDown(undefined, e);
-    this.refusedAt = Math.max(this.refusedAt, e);
-    // The other primary of e gets what we hold (edits we confirmed in e among them) at
-    // once, whichever of us wins the next epoch.
-    if (other) this.offerTo(other);
-    void this.claim(e + 1);
   }
 
   private stepDown(next: NodeId | undefined, e: number): void {
@@ -335,16 +348,57 @@ export class HostedRegion {
     this.lastHeard = this.ctx.clock.now();
   }
 
+  /** We are primary no longer, without a successor yet: a handoff or a host-set change under way. */
+  private release(why: string): void {
+    this.ctx.stats.stepDowns++;
+    this.trace(`release e${this.epoch}: ${why}`);
+    this.knownSubs = this.duty?.release() ?? [];
+    this.duty = undefined;
+    this.role = 'backup';
+    this.primary = undefined;
+    this.primaryHex = '';
+    this.applied = undefined;
+    this.lastHeard = this.ctx.clock.now();
+  }
+
+  /**
+   * A membership change is an epoch change: the primary claims the next epoch over the new
+   * host set (its backups grant it; the previous set's majority signs too), so a primary can
+   * never refill its set with other nodes and go on confirming in an epoch that was replaced.
+   */
+  reconfigure(hosts: NodeId[], why: string): void {
+    if (!this.duty || this.stopped) return;
+    this.ctx.stats.reconfigs++;
+    const e = this.epoch;
+    this.release(`hosts ${hosts.map((h) => idToHex(h).slice(0, 6)).join(',')} (${why})`);
+    void this.claim(e + 1, false, hosts);
+  }
+
+  /** A closer node joined: we stop ordering, and it claims the next epoch with our certificate; we and our backups grant it. */
+  handOff(to: NodeId): void {
+    if (!this.duty || !this.cert) return;
+    const cert = this.cert, e = this.epoch + 1, backups = this.duty.backups();
+    this.ctx.stats.handoffs++;
+    this.duty.stepDown(to, this.epoch);
+    this.release(`handoff to ${idToHex(to).slice(0, 6)}`);
+    this.handoffTo = idToHex(to);
+    for (const b of backups) this.send(b, { t: 'HANDOFF', ...this.r, e, to });
+    this.send(to, { t: 'HANDOFF', ...this.r, e, cert });
+  }
+
   // ---- claims (we want to be primary) ----------------------------------------------
 
   /**
-   * GENERATE: become primary of the next epoch if a majority of the host set agrees.
+   * GENERATE: become primary of the next epoch if the host set certifies it.
    * `primarySilent`: we take over because the primary we follow went quiet (it counts as
-   * gone, like a closed link, when choosing the host set to claim over).
+   * gone, like a closed link, when choosing the host set to claim over). `hosts`: claim
+   * over this set (a reconfiguration) instead of looking it up.
    */
-  async claim(minEpoch = 0, primarySilent = false): Promise<boolean> {
+  async claim(minEpoch = 0, primarySilent = false, hosts?: NodeId[], handedOver = false): Promise<boolean> {
     if (this.stopped || this.role === 'claiming' || this.role === 'primary') return false;
-    if (this.deferred) {
+    // (A claim the primary asked for is not held back by the grants we just gave that primary.)
+    if (this.deferred && !handedOver) {
+      this.trace(`claim deferred`);
       this.scheduleRetry();
       return false;
     }
@@ -352,7 +406,7 @@ export class HostedRegion {
     this.role = 'claiming';
     this.claimFloor = minEpoch;
     this.ctx.stats.claims++;
-    const ok = await this.runClaim(minEpoch, primarySilent).catch(() => false);
+    const ok = await this.runClaim(minEpoch, primarySilent, hosts).catch(() => false);
     if (!ok) {
       this.ctx.stats.claimsFailed++;
       if (this.role === 'claiming') this.role = before;
@@ -361,40 +415,55 @@ export class HostedRegion {
     return ok;
   }
 
-  private async runClaim(minEpoch: number, primarySilent: boolean): Promise<boolean> {
+  private async runClaim(minEpoch: number, primarySilent: boolean, given: NodeId[] | undefined): Promise<boolean> {
     const o = this.ctx.opts;
-    const hosts = await this.claimHosts(primarySilent ? this.primaryHex : '');
+    if (primarySilent && this.primaryHex) this.silent.set(this.primaryHex, this.ctx.clock.now());
+    const hosts = given ?? (await this.claimHosts(primarySilent ? this.primaryHex : ''));
     if (this.stopped || this.role !== 'claiming') return false;
-    if (!hosts.some((h) => idEquals(h, this.ctx.selfId))) {
+    if (!has(hosts, this.ctx.selfId)) {
       // Not ours to host: point the waiting subscribers at who should.
       this.role = 'idle';
       for (const w of this.waiting.values()) this.send(w.id, { t: 'NOT_PRIMARY', ...this.r, e: this.epoch, ...(hosts[0] ? { primary: hosts[0] } : {}) });
       this.waiting.clear();
       return false;
     }
+    if (hosts.length < MIN_CERT_HOSTS) {
+      // Alone (or cut off): no epoch can be certified, so nothing can be confirmed here.
+      this.ctx.stats.uncertifiable++;
+      this.uncertifiedUntil = this.ctx.clock.now() + o.uncertifiedMs;
+      this.trace(`cannot certify: ${hosts.length} host(s)`);
+      return false;
+    }
     // Above every epoch we know of, our state's included: new edits must not be shadowed.
-    const e = Math.max(this.promised, this.epoch, this.state.version.e, this.refusedAt, minEpoch - 1) + 1;
+    const known = this.cert;
+    const e = Math.max(this.promised, this.epoch, this.state.version.e, this.refusedAt, minEpoch - 1, known?.e ?? 0) + 1;
+    const terms: ClaimTerms = { e, primary: this.ctx.selfId, hosts, ...(known ? { prev: { e: known.e, hosts: known.hosts } } : {}) };
+    if (certShapeFault(terms)) {
+      this.trace(`claim e${e}: ${certShapeFault(terms)}`);
+      return false;
+    }
     const before = { promised: this.promised, promisedTo: this.promisedTo };
     this.promised = e;
     this.promisedTo = this.ctx.selfHex;
     await this.persist().catch(() => {});
-    if (this.promised !== e || this.role !== 'claiming') return false;
-    // Previous hosts are asked too: their states are merged, though only the current
-    // host set's grants count for the quorum.
+    if (this.promised !== e || this.role !== 'claiming') {
+      this.trace(`claim e${e} overtaken: promised ${this.promised}, ${this.role}`);
+      return false;
+    }
+    const own = await signGrant(this.ctx.signer, this.key, terms);
+    // The previous hosts are asked too: their grants count for the previous set's majority,
+    // and every answer's state is merged.
     const targets = new Map<string, NodeId>();
-    for (const h of [...hosts, ...this.hosts]) if (!idEquals(h, this.ctx.selfId)) targets.set(idToHex(h), h);
-    const round: ClaimRound = { e, hosts, granted: new Set([this.ctx.selfHex]), answered: new Set(), asked: targets.size, quorumAt: null, highestRefusal: 0, targets: new Set(targets.keys()), wake: () => {} };
+    for (const h of [...hosts, ...this.hosts, ...(known?.hosts ?? [])]) if (!idEquals(h, this.ctx.selfId)) targets.set(idToHex(h), h);
+    const round = new ClaimRound(terms, own, new Set(targets.keys()));
     this.round = round;
     this.trace(`claim e${e} hosts ${hosts.map((h) => idToHex(h).slice(0, 6)).join(',')}`);
-    for (const t of targets.values()) this.send(t, { t: 'CLAIM', ...this.r, e, hosts });
-    const quorum = Math.floor(hosts.length / 2) + 1;
+    for (const t of targets.values()) this.send(t, { t: 'CLAIM', ...this.r, e, hosts, ...(known ? { known } : {}) });
     const deadline = this.ctx.clock.now() + o.claimTimeoutMs;
     for (;;) {
       const now = this.ctx.clock.now();
-      const have = [...round.granted].filter((g) => hosts.some((h) => idToHex(h) === g)).length;
-      if (have >= quorum && round.quorumAt === null) round.quorumAt = now;
-      const allIn = round.answered.size >= round.asked;
-      if (round.quorumAt !== null && (allIn || now - round.quorumAt >= o.claimGraceMs)) break;
+      if (round.quorumAt === null && round.cert()) round.quorumAt = now;
+      if (round.quorumAt !== null && (round.allAnswered() || now - round.quorumAt >= o.claimGraceMs)) break;
       if (now >= deadline || this.stopped || this.promised !== e) break;
       await new Promise<void>((resolve) => {
         const t = this.ctx.clock.setTimeout(resolve, Math.min(50, Math.max(1, deadline - now)));
@@ -406,10 +475,11 @@ export class HostedRegion {
     }
     this.round = undefined;
     this.refusedAt = Math.max(this.refusedAt, round.highestRefusal);
-    this.trace(`claim e${e} ${round.quorumAt === null ? 'failed' : 'quorum'} granted ${[...round.granted].map((g) => g.slice(0, 6)).join(',')} promised ${this.promised}`);
-    if (round.quorumAt === null || this.promised !== e || this.stopped || this.role !== 'claiming') {
-      // Our vote for e went to ourselves and our claim is over: nobody can win e through
-      // it, so we may follow the current primary again (a lower epoch) or grant e to another.
+    const cert = round.cert();
+    this.trace(`claim e${e} ${cert ? 'certified' : `failed (${round.fault() ?? 'no answer'})`} granted ${round.granted().map((g) => g.slice(0, 6)).join(',')} promised ${this.promised}`);
+    if (!cert || this.promised !== e || this.stopped || this.role !== 'claiming') {
+      // Our own grant for e never left this node and our claim is over: nobody can win e
+      // through it, so we may follow the current primary again or grant e to another.
       if (this.promised === e && this.promisedTo === this.ctx.selfHex) {
         this.promised = before.promised;
         this.promisedTo = before.promisedTo;
@@ -418,18 +488,15 @@ export class HostedRegion {
     }
     if (this.state.size === 0) await this.fallbackToDht();
     if (this.promised !== e || this.stopped || this.role !== 'claiming') return false;
-    this.grantedBy = new Set(round.granted);
-    this.becomePrimary(e, hosts);
+    this.becomePrimary(cert);
     return true;
   }
 
   /**
    * The host set to claim over: a fresh lookup; but when a node of the current epoch's
-   * hosts is gone (its link closed: a closed tab; or it is the primary we replace because
-   * it went silent: a killed browser leaves its channels open at our end for many
-   * seconds), the lookup may wait on that dead node for seconds, so after `claimLookupMs`
-   * we claim over the current hosts minus the gone ones (a majority of those is a majority
-   * of every view that agrees on the live nodes).
+   * hosts is gone (its link closed, or it is the primary we replace because it went
+   * silent), the lookup may wait on that dead node for seconds, so after `claimLookupMs`
+   * we claim over the current hosts minus the gone ones.
    */
   private async claimHosts(silent: string): Promise<NodeId[]> {
     const lookup = this.ctx.hostSet(this.key, true);
@@ -437,15 +504,17 @@ export class HostedRegion {
       const hex = idToHex(h);
       return hex !== silent && !this.ctx.linkClosed(hex);
     });
-    // Only while a majority of the current hosts is still linked (a claim over that majority
-    // merges a state of every confirmed edit: each was acked by a backup among the hosts).
     const majority = Math.floor(this.hosts.length / 2) + 1;
-    if (known.length === this.hosts.length || known.length < majority || !known.some((h) => idEquals(h, this.ctx.selfId))) return lookup;
+    if (known.length === this.hosts.length || known.length < majority || !has(known, this.ctx.selfId)) return lookup;
     lookup.catch(() => {});
     const quick = new Promise<undefined>((resolve) => this.ctx.clock.setTimeout(() => resolve(undefined), this.ctx.opts.claimLookupMs));
     const got = await Promise.race([lookup, quick]);
-    if (!got) this.trace(`claim over known hosts (lookup slow)`);
-    return got ?? known;
+    if (got) return got;
+    // Topped up to r with linked nodes (a link is proof of life): a set of two would be
+    // stuck at the next death, since a new epoch needs a majority of the previous set.
+    const extra = this.ctx.linkedNear(this.key, this.ctx.opts.replicas - known.length, new Set([...known.map(idToHex), ...this.suspects(), silent]));
+    this.trace(`claim over known hosts (lookup slow)${extra.length ? ` + ${extra.length} linked` : ''}`);
+    return sortByDistance([...known, ...extra], (x) => x, this.key);
   }
 
   /** A primary with no host-set state reads the region's edit log from the DHT. */
@@ -457,40 +526,48 @@ export class HostedRegion {
     if (got) this.state.merge(got);
   }
 
-  private onGrant(fromHex: string, m: HostMessageOf<'GRANT'>): void {
+  private async onGrant(fromHex: string, m: HostMessageOf<'GRANT'>): Promise<void> {
     const round = this.round;
-    if (!round || m.e !== round.e || !round.targets.has(fromHex)) {
-      this.ctx.stats.staleFrames++;
-      return;
+    if (!round || m.e !== round.e || !round.asked(fromHex)) return void this.ctx.stats.staleFrames++;
+    let entries: Entry[] = [];
+    try {
+      if (m.entries) entries = decodeEntries(m.entries);
+    } catch {
+      return void this.ctx.stats.staleFrames++;
     }
     round.answered.add(fromHex);
-    if (m.entries) {
-      try {
-        this.state.merge(decodeEntries(m.entries));
-      } catch {
-        this.ctx.stats.staleFrames++;
-        return;
+    this.state.merge(entries);
+    if (m.reqs) this.requests.import(m.reqs, this.ctx.clock.now());
+    if (m.ok) {
+      if (m.sig && idToHex(m.sig.id) === fromHex && (await this.ctx.certs.grantValid(this.key, round.terms, m.sig))) round.addGrant(fromHex, m.sig);
+      else this.ctx.stats.badCerts++;
+    } else {
+      // A refusal's promise raises our next claim, but only so far: a forged huge promise must
+      // not push epochs out of range.
+      if (m.promised <= round.e + MAX_EPOCH_JUMP) round.highestRefusal = Math.max(round.highestRefusal, m.promised);
+      // The refuser knows a newer certificate: our next claim must build on it.
+      if (m.cert && succeeds(m.cert, this.cert) && (await this.acceptable(m.cert)) && succeeds(m.cert, this.cert)) {
+        this.cert = m.cert;
+        this.refusedAt = Math.max(this.refusedAt, m.cert.e);
       }
     }
-    if (m.ok) round.granted.add(fromHex);
-    // A refusal's promise raises our next claim, but only so far: a forged huge promise must
-    // not push epochs out of range (u32, and 4096 for the DHT edit log's seq).
-    else if (m.promised <= round.e + MAX_EPOCH_JUMP) round.highestRefusal = Math.max(round.highestRefusal, m.promised);
     round.wake();
   }
 
-  private becomePrimary(e: number, hosts: NodeId[]): void {
+  private becomePrimary(cert: EpochCert): void {
     this.ctx.stats.claimsWon++;
-    this.trace(`primary e${e} with ${this.state.size} entries`);
+    this.trace(`primary e${cert.e} with ${this.state.size} entries`);
     this.role = 'primary';
-    this.epoch = e;
+    this.cert = cert;
+    this.epoch = cert.e;
     this.primary = this.ctx.selfId;
     this.primaryHex = this.ctx.selfHex;
-    this.hosts = hosts;
+    this.hosts = cert.hosts;
     this.handoffTo = '';
-    this.duty = new PrimaryDuty(this);
-    this.duty.start();
-    for (const [hex, w] of this.waiting) this.duty.subscribe(w.id, hex, w.since);
+    this.uncertifiedUntil = -Infinity;
+    const duty = (this.duty = new PrimaryDuty(this));
+    duty.start();
+    for (const [hex, w] of this.waiting) duty.subscribe(w.id, hex, w.since);
     this.waiting.clear();
     void this.persist().catch(() => {});
   }
@@ -508,21 +585,29 @@ export class HostedRegion {
 
   private async onClaim(from: NodeId, fromHex: string, m: HostMessageOf<'CLAIM'>): Promise<void> {
     // A refusal carries our state too (not to outsiders): a claimant that wins without our
-    // vote must still hold every edit we hold, which may include edits confirmed in an
-    // epoch whose other hosts are gone.
+    // vote must still hold every edit we hold. And our certificate, when the claimant's is
+    // older: its next claim must build on it.
     const refuse = (why: string) => {
       this.trace(`refuse ${fromHex.slice(0, 6)} e${m.e}: ${why}`);
       this.ctx.stats.refusals++;
-      const known = this.hosts.some((h) => idEquals(h, from));
-      const entries = !known || this.state.size === 0 ? {} : { entries: encodeEntries(this.allEntries()) };
-      this.send(from, { t: 'GRANT', ...this.r, e: m.e, ok: false, promised: this.promised, ...entries });
+      const entries = !has(this.hosts, from) || this.state.size === 0 ? {} : { entries: encodeEntries(this.allEntries()) };
+      const cert = this.cert && (!m.known || m.known.e < this.cert.e) ? { cert: this.cert } : {};
+      this.send(from, { t: 'GRANT', ...this.r, e: m.e, ok: false, promised: this.promised, ...entries, ...cert });
     };
     if (m.e <= this.promised) return refuse(`promised ${this.promised}`);
-    this.deferUntil = this.ctx.clock.now() + this.ctx.opts.claimTimeoutMs;
-    // A live primary yields only to the node it handed the region to; a backup that
-    // heard its primary just now does not help depose it.
+    const terms: ClaimTerms = { e: m.e, primary: from, hosts: m.hosts, ...(m.known ? { prev: { e: m.known.e, hosts: m.known.hosts } } : {}) };
+    const fault = certShapeFault(terms);
+    if (fault) return refuse(fault);
+    if (!has(m.hosts, this.ctx.selfId) && !(m.known && has(m.known.hosts, this.ctx.selfId))) return refuse('not a host');
+    // Epochs move in bounded steps: a forged huge epoch must not end failover for good.
+    if (m.e > (this.cert?.e ?? Math.max(this.promised, this.state.version.e)) + MAX_EPOCH_JUMP) return refuse('epoch jump');
+    // The claimant must build on the newest certificate we know (else two chains could grow).
+    if (this.cert && (!m.known || m.known.e < this.cert.e)) return refuse(`behind e${this.cert.e}`);
+    if (this.cert && m.known && m.known.e === this.cert.e && !idEquals(m.known.primary, this.cert.primary)) return refuse('other certificate');
+    if (m.known && !(await this.acceptable(m.known))) return refuse('bad certificate');
+    // A live primary yields only to the node it handed the region to; a backup that heard
+    // its primary just now does not help depose it (the primary's lease counts on it).
     if (this.duty && this.handoffTo !== fromHex) return refuse('alive primary');
-    // (A primary that handed the region over and then stepped down still grants its target.)
     if (this.role === 'backup' && fromHex !== this.primaryHex && fromHex !== this.handoffTo && this.ctx.clock.now() - this.lastHeard < this.ctx.opts.failoverMs / 2) {
       return refuse('primary alive');
     }
@@ -530,145 +615,170 @@ export class HostedRegion {
       this.ctx.stats.outsiderClaims++;
       return refuse('outsider');
     }
+    // Only a claim from inside the host set holds our own claims back.
+    this.deferUntil = this.ctx.clock.now() + this.ctx.opts.claimTimeoutMs;
     if (m.e <= this.promised || this.stopped) return refuse(`promised ${this.promised} (late)`);
     this.promised = m.e;
     this.promisedTo = fromHex;
     this.handoffTo = '';
     if (this.round) this.round.wake();
-    const wasPrimary = !!this.duty;
-    const entries = encodeEntries(this.allEntries());
     try {
       await this.persist();
     } catch {
       return; // a promise we could not store is no promise: say nothing
     }
-    if (this.promised !== m.e) return;
-    if (wasPrimary && this.duty) this.stepDown(from, m.e);
+    if (this.promised !== m.e || this.promisedTo !== fromHex) return;
+    const sig = await signGrant(this.ctx.signer, this.key, terms);
+    if (this.promised !== m.e || this.promisedTo !== fromHex) return;
+    // We stop ordering before our state is taken: every edit we accepted travels with the grant.
+    if (this.duty) this.stepDown(from, m.e);
     this.epoch = m.e;
     this.primary = from;
     this.primaryHex = fromHex;
     this.hosts = m.hosts;
     // Granting ends any claim of our own (it would only duel with the one we back).
-    this.role = m.hosts.some((h) => idEquals(h, this.ctx.selfId)) ? 'backup' : 'idle';
+    this.role = has(m.hosts, this.ctx.selfId) ? 'backup' : 'idle';
     this.applied = undefined;
     this.lastHeard = this.ctx.clock.now();
     this.ctx.stats.grants++;
     this.trace(`grant ${fromHex.slice(0, 6)} e${m.e}`);
-    this.send(from, { t: 'GRANT', ...this.r, e: m.e, ok: true, promised: m.e, entries });
+    const entries = encodeEntries(this.allEntries());
+    this.send(from, { t: 'GRANT', ...this.r, e: m.e, ok: true, promised: m.e, entries, sig, reqs: this.requests.export(MAX_STATE_REQS) });
     // Subscribers that waited for our own claim go to the winner.
     for (const w of this.waiting.values()) this.send(w.id, { t: 'NOT_PRIMARY', ...this.r, e: m.e, primary: from });
     this.waiting.clear();
   }
 
   /**
-   * The primary asks us, the closest node, to claim epoch e (it will grant it). We claim at
-   * least e: we may not have heard its epoch yet, and a claim of a lower epoch would be
-   * refused (or ended by its next heartbeat). `e` counts only from a host-set member.
+   * To the target: the primary asks us, the closest node, to claim (it stopped ordering and
+   * will grant us); we claim at least e, over its certificate. To a backup: the primary's
+   * notice that `to` may claim although we heard the primary just now.
    */
-  private async onHandoff(from: NodeId, e: number): Promise<void> {
+  private async onHandoff(from: NodeId, fromHex: string, m: HostMessageOf<'HANDOFF'>): Promise<void> {
+    if (m.to) {
+      // Our primary stopped ordering for `to`: give its claim time before we claim ourselves.
+      if (fromHex === this.primaryHex && !this.duty) {
+        this.handoffTo = idToHex(m.to);
+        this.lastHeard = this.ctx.clock.now();
+      }
+      return;
+    }
     if (this.duty || this.role === 'claiming') return;
+    const cert = m.cert;
+    if (cert && idEquals(cert.primary, from) && succeeds(cert, this.cert) && (await this.acceptable(cert))) {
+      // Certified by its own primary: claim at once over its hosts with us in, no lookup (a
+      // lookup under churn can take seconds, while the region has no primary).
+      if (succeeds(cert, this.cert)) this.cert = cert;
+      this.ctx.stats.handoffs++;
+      const hosts = sortByDistance([this.ctx.selfId, ...cert.hosts.filter((h) => !idEquals(h, this.ctx.selfId))], (x) => x, this.key).slice(0, this.ctx.opts.replicas);
+      await this.claim(Math.min(m.e, cert.e + 1), false, hosts, true);
+      return;
+    }
     const hosts = await this.ctx.hostSet(this.key, true);
     if (hosts[0] && idEquals(hosts[0], this.ctx.selfId)) {
       this.ctx.stats.handoffs++;
-      const trusted = hosts.some((h) => idEquals(h, from)) || this.hosts.some((h) => idEquals(h, from));
-      await this.claim(trusted ? e : 0);
+      await this.claim(0);
     }
   }
 
   // ---- backup duties ---------------------------------------------------------------
 
-  /** Accepts a primary of a later epoch we never granted (we were brought in as a backup). */
-  private async adopt(from: NodeId, fromHex: string, e: number): Promise<boolean> {
-    if (!(await this.inHostSet(from))) {
-      this.trace(`not adopting ${fromHex.slice(0, 6)} e${e}: outside the host set`);
-      this.ctx.stats.staleFrames++;
-      // A primary of an epoch we promised to another node (or hold ourselves) must hear it:
-      // two claims won e over diverging views of the host set (see onNotPrimary).
-      if (e === this.promised && fromHex !== this.promisedTo) this.refuseEpoch(from);
-      return false;
-    }
-    // While we claim e, a heartbeat of e (or later) from a host-set member means it won.
-    // A handoff claim goes on past the primary that asked for it (an epoch below the floor).
-    const claiming = this.role === 'claiming';
-    if (claiming && e < this.claimFloor) {
-      this.trace(`not adopting ${fromHex.slice(0, 6)} e${e}: claiming e${this.claimFloor} or later`);
-      return false;
-    }
-    const mine = this.promisedTo === this.ctx.selfHex;
-    if (e < this.promised || (e === this.promised && fromHex !== this.promisedTo && !mine)) {
-      this.trace(`not adopting ${fromHex.slice(0, 6)} e${e}: promised ${this.promised} to ${this.promisedTo.slice(0, 6)}, ${this.role}`);
-      // Tell it: at an equal epoch it is a second primary of that epoch (see onNotPrimary).
+  private isCurrentPrimary(fromHex: string, e: number): boolean {
+    return !this.duty && this.cert?.e === e && this.epoch === e && fromHex === this.primaryHex;
+  }
+
+  /** Follows the certified primary of `cert` (a SYNC's sender). False when the certificate does not succeed ours. */
+  private follow(from: NodeId, fromHex: string, cert: EpochCert): boolean {
+    if (cert.e < this.promised || !succeeds(cert, this.cert)) {
+      this.trace(`not following ${fromHex.slice(0, 6)} e${cert.e}: promised ${this.promised}, hold e${this.cert?.e ?? 0}`);
       this.refuseEpoch(from);
       return false;
     }
-    // A heartbeat of a later epoch from inside the host set: someone won a claim; we are deposed.
     if (this.duty) {
-      if (e <= this.epoch) return false;
-      this.stepDown(from, e);
+      if (cert.e <= this.epoch) return false;
+      this.stepDown(from, cert.e);
     }
-    if (claiming) {
-      this.trace(`abandon claim: ${fromHex.slice(0, 6)} won e${e}`);
-      this.role = 'backup';
+    if (this.role === 'claiming') {
+      this.trace(`abandon claim: ${fromHex.slice(0, 6)} won e${cert.e}`);
       this.round?.wake();
     }
-    this.promised = e;
-    this.promisedTo = fromHex;
-    this.epoch = e;
+    const changed = this.epoch !== cert.e || this.primaryHex !== fromHex;
+    this.cert = cert;
+    if (cert.e > this.promised || this.promisedTo !== fromHex) {
+      this.promised = cert.e;
+      this.promisedTo = fromHex;
+    }
+    this.epoch = cert.e;
     this.primary = from;
     this.primaryHex = fromHex;
+    this.hosts = cert.hosts;
     this.role = 'backup';
-    this.applied = undefined;
+    this.handoffTo = '';
+    if (changed) this.applied = undefined;
     this.lastHeard = this.ctx.clock.now();
     this.primaryIdle = false;
     return true;
   }
 
-  private isCurrentPrimary(fromHex: string, e: number): boolean {
-    return e === this.epoch && e === this.promised && fromHex === this.primaryHex && !this.duty;
-  }
-
-  private async onReplicate(from: NodeId, fromHex: string, m: HostMessageOf<'REPLICATE'> | HostMessageOf<'SYNC'>): Promise<void> {
+  /** The full state with the epoch's certificate: the only frame that makes us follow a primary. */
+  private async onSync(from: NodeId, fromHex: string, m: HostMessageOf<'SYNC'>): Promise<void> {
     if (m.e < this.promised) {
       this.ctx.stats.staleFrames++;
-      this.send(from, { t: 'NOT_PRIMARY', ...this.r, e: this.promised, refuse: true, ...(this.primary ? { primary: this.primary } : {}) });
-      return;
+      return this.refuseEpoch(from);
+    }
+    const cert = m.cert;
+    if (cert.e !== m.e || !idEquals(cert.primary, from)) return void this.ctx.stats.badCerts++;
+    let entries: Entry[];
+    try {
+      entries = decodeEntries(m.entries);
+    } catch {
+      return void this.ctx.stats.staleFrames++;
     }
     if (!this.isCurrentPrimary(fromHex, m.e)) {
-      if (!(await this.adopt(from, fromHex, m.e))) return;
-      if (m.t === 'REPLICATE') return this.requestSync(from);
+      if (!(await this.acceptable(cert)) || this.stopped) return;
+      if (!has(cert.hosts, this.ctx.selfId)) {
+        if (fromHex === this.primaryHex) this.role = 'idle';
+        return void this.ctx.stats.staleFrames++;
+      }
+      if (!this.follow(from, fromHex, cert)) return;
     }
-    if (!this.hosts.length || m.hosts.length) this.hosts = m.hosts;
-    if (!this.hosts.some((h) => idEquals(h, this.ctx.selfId))) {
-      this.role = 'idle';
+    if (m.reqs) this.requests.import(m.reqs, this.ctx.clock.now());
+    // Never discard what we hold (a restarted host's store): merge, and offer the primary
+    // what its SYNC lacked.
+    this.offerTo(from, entries);
+    this.state.merge(entries);
+    this.applied = Math.max(this.applied ?? 0, m.s);
+    this.lastHeard = this.ctx.clock.now();
+    this.send(from, { t: 'ACK', ...this.r, e: m.e, to: this.applied });
+    this.persist().catch(() => {});
+  }
+
+  private onReplicate(from: NodeId, fromHex: string, m: HostMessageOf<'REPLICATE'>): void {
+    if (m.e < this.promised) {
+      this.ctx.stats.staleFrames++;
+      return this.refuseEpoch(from);
+    }
+    if (!this.isCurrentPrimary(fromHex, m.e)) {
+      // A primary we do not follow yet: its SYNC carries the certificate.
+      if (has(m.hosts, this.ctx.selfId)) this.requestSync(from);
+      else this.ctx.stats.staleFrames++;
       return;
     }
-    if (this.role === 'idle') this.role = 'backup';
     this.lastHeard = this.ctx.clock.now();
     this.primaryIdle = false;
     let entries: Entry[];
     try {
       entries = decodeEntries(m.entries);
     } catch {
-      this.ctx.stats.staleFrames++;
-      return;
+      return void this.ctx.stats.staleFrames++;
     }
-    let to: number;
-    if (m.t === 'SYNC') {
-      // Never discard what we hold (a restarted host's store): merge, and offer the primary
-      // what its SYNC lacked.
-      this.offerTo(from, entries);
-      this.state.merge(entries);
-      to = Math.max(this.applied ?? 0, m.s);
-    } else {
-      if (this.applied === undefined || m.from > this.applied + 1) return this.requestSync(from);
-      if (m.to > this.applied) this.state.merge(entries);
-      this.rememberRequests(m, entries);
-      to = Math.max(this.applied, m.to);
-    }
-    this.applied = to;
-    // Ack from memory; the store write follows. The primary commits a batch once it is in
+    if (this.applied === undefined || m.from > this.applied + 1) return this.requestSync(from);
+    if (m.to > this.applied) this.state.merge(entries);
+    this.rememberRequests(m, entries);
+    this.applied = Math.max(this.applied, m.to);
+    // Ack from memory; the store write follows. The primary confirms a batch once it is in
     // its own store too (primary-duty.ts), so our write is not on the edit's critical path.
-    this.send(from, { t: 'ACK', ...this.r, e: m.e, to });
+    this.send(from, { t: 'ACK', ...this.r, e: m.e, to: this.applied });
     this.persist().catch(() => {});
   }
 
@@ -692,27 +802,22 @@ export class HostedRegion {
     this.send(primary, { t: 'SYNC_REQ', ...this.r, e: this.epoch });
   }
 
-  private async onHeartbeat(from: NodeId, fromHex: string, m: HostMessageOf<'HEARTBEAT'>): Promise<void> {
+  private onHeartbeat(from: NodeId, fromHex: string, m: HostMessageOf<'HEARTBEAT'>): void {
     if (m.e < this.promised) {
       this.ctx.stats.staleFrames++;
-      this.send(from, { t: 'NOT_PRIMARY', ...this.r, e: this.promised, refuse: true, ...(this.primary ? { primary: this.primary } : {}) });
-      return;
+      return this.refuseEpoch(from);
     }
-    const member = m.hosts.some((h) => idEquals(h, this.ctx.selfId));
     if (!this.isCurrentPrimary(fromHex, m.e)) {
-      if (!member || !(await this.adopt(from, fromHex, m.e))) return;
-      this.hosts = m.hosts;
-      return this.requestSync(from);
+      if (has(m.hosts, this.ctx.selfId)) this.requestSync(from);
+      else this.ctx.stats.staleFrames++;
+      return;
     }
     this.lastHeard = this.ctx.clock.now();
     this.primaryIdle = m.idle === true;
-    this.hosts = m.hosts;
     if (m.subs) this.knownSubs = m.subs;
-    if (!member) this.role = 'idle';
-    else if (this.role === 'idle') {
-      this.role = 'backup';
-      this.requestSync(from);
-    } else if (this.applied === undefined) this.requestSync(from);
+    if (this.applied === undefined) this.requestSync(from);
+    // The answer renews the primary's lease: from now on we refuse other claimants for failoverMs / 2.
+    if (m.b !== undefined) this.send(from, { t: 'ACK', ...this.r, e: m.e, to: this.applied ?? 0, b: m.b });
   }
 
   /** Backups: called every heartbeat period; takes over when the primary went quiet. */

@@ -101,6 +101,9 @@ describe('hosting faults (simulated)', () => {
     const fpBackup = backup.host.regionState(R)!.state.fingerprint();
     const epoch = primary!.host.regionState(R)!.epoch;
     const forged = encodeEntries([{ key: 5, id: BRICK, e: epoch + 5, s: 1 }]);
+    // The real certificate, re-dated and re-addressed to the rogue: its grants no longer match.
+    const real = primary!.host.regionState(R)!.cert!;
+    const forgedCert = (e: number) => ({ ...real, e, primary: rogue.dht.selfId, hosts: [rogue.dht.selfId, ...real.hosts.slice(1)] });
 
     // Malformed, unknown type, oversized.
     raw(primary!, new Uint8Array([0xc1, 0xff, 0x00]));
@@ -110,10 +113,10 @@ describe('hosting faults (simulated)', () => {
     raw(primary!, new Uint8Array([0x92, 0x07, 0x81, 0xa2, 0x69, 0x64, 0xa1, 0x78]));
     // A DELTA from a node that is not the primary, in a later epoch.
     rogue.wire.send(player.dht.selfId, { t: 'DELTA', rx: R.rx, rz: R.rz, e: epoch, from: 1, to: 1000, entries: forged });
-    rogue.wire.send(player.dht.selfId, { t: 'SNAPSHOT', rx: R.rx, rz: R.rz, e: epoch + 5, v: { e: epoch + 5, s: 1 }, full: true, hosts: [], entries: forged });
+    rogue.wire.send(player.dht.selfId, { t: 'SNAPSHOT', rx: R.rx, rz: R.rz, e: epoch + 5, v: { e: epoch + 5, s: 1 }, full: true, hosts: [], entries: forged, cert: forgedCert(epoch + 5) });
     // A REPLICATE with a stale epoch, and one from a node outside the host set.
     rogue.wire.send(backup.dht.selfId, { t: 'REPLICATE', rx: R.rx, rz: R.rz, e: epoch - 1, from: 1, to: 1, entries: forged, hosts: [] });
-    rogue.wire.send(backup.dht.selfId, { t: 'SYNC', rx: R.rx, rz: R.rz, e: epoch + 3, s: 1, entries: forged, hosts: [backup.dht.selfId, rogue.dht.selfId] });
+    rogue.wire.send(backup.dht.selfId, { t: 'SYNC', rx: R.rx, rz: R.rz, e: epoch + 3, s: 1, entries: forged, hosts: [backup.dht.selfId, rogue.dht.selfId], cert: forgedCert(epoch + 3) });
     // A claim from outside the host set.
     rogue.wire.send(backup.dht.selfId, { t: 'CLAIM', rx: R.rx, rz: R.rz, e: epoch + 1, hosts: [rogue.dht.selfId, backup.dht.selfId] });
     rogue.wire.send(primary!.dht.selfId, { t: 'CLAIM', rx: R.rx, rz: R.rz, e: epoch + 1, hosts: [rogue.dht.selfId, primary!.dht.selfId] });
@@ -201,8 +204,10 @@ describe('hosting faults (simulated)', () => {
     const again = back.host.regionState(R)!;
     expect([again.role, again.primaryHex]).toEqual(['backup', primary!.hex]);
     expect(primaryOf(sim, R).map((p) => p.hex)).toEqual([primary!.hex]);
-    expect(primary!.host.regionState(R)!.epoch).toBe(epoch);
-    expect(primary!.host.stats.contested).toBe(0);
+    // Still the primary; its epoch may have moved on, as every host-set change is an epoch
+    // (the silent backup replaced, then back in its place).
+    expect(primary!.host.regionState(R)!.epoch).toBeGreaterThanOrEqual(epoch);
+    expect(primary!.host.stats.claimsWon - primary!.host.stats.reconfigs).toBeLessThanOrEqual(1);
     await editMany(sim, player, 2, 6);
     sim.stopAll();
   });

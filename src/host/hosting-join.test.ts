@@ -51,7 +51,9 @@ describe('handoff to closer joiners (simulated)', () => {
       sim.stores.set(idToHex(id), new SlowStore(sim.clock, Number(process.env.HOST_JOIN_STORE_MS ?? 25)));
       return sim.add(id);
     };
+    // Two nodes to begin with: one alone cannot certify an epoch (its edits stay tentative).
     const a = await add(randomId(sim.rand));
+    const x = await add(randomId(sim.rand));
     await sim.settle(Promise.all(REGIONS.map((r) => a.client.subscribe(r))));
     const confirmed: Confirmed[] = [];
     let submitted = 0, failed = 0, n = 0;
@@ -87,7 +89,8 @@ describe('handoff to closer joiners (simulated)', () => {
         if (prevPrimary.get(name) !== closest) {
           moved++;
           expect(e, `epoch of ${name}`).toBe(before.get(name)! + 1);
-        } else expect(e, `epoch of ${name}`).toBe(before.get(name));
+          // A primary that stays may still move to a new epoch: a new host set is a new epoch.
+        } else expect(e, `epoch of ${name}`).toBeLessThanOrEqual(before.get(name)! + 1);
       }
       return moved;
     };
@@ -104,9 +107,9 @@ describe('handoff to closer joiners (simulated)', () => {
       }
     };
 
-    // One node: primary of all 9 regions.
+    // Two nodes: between them primary of all 9 regions.
     await play(2000);
-    expect(a.host.roles().primary).toHaveLength(9);
+    expect(a.host.roles().primary.length + x.host.roles().primary.length).toBe(9);
     let before = epochs(), prev = primaries();
 
     // A second node, closest to (at least) one region key.

@@ -11,10 +11,11 @@
 // IndexedDB write under load delays the editor's CONFIRM, not what the other players see.
 import { every } from '../core/clock';
 import { idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
-import { EditValidator } from './edit-validator';
+import { EditValidator, settableBlock } from './edit-validator';
+import { quorum } from './epoch-cert';
 import { MotionTracker, type Position } from './motion-tracker';
 import { requestTag } from './request-log';
-import { MAX_SUBS_LISTED, type HostMessageOf, type PlayerFrame } from './host-messages';
+import { MAX_STATE_REQS, MAX_SUBS_LISTED, type HostMessageOf, type PlayerFrame } from './host-messages';
 import type { HostedRegion } from './hosted-region';
 import { putEdits, putLocation } from './region-records';
 import { compareStamp, encodeEntries, entryKey, type Entry, type Stamp } from './region-state';
@@ -57,6 +58,10 @@ export class PrimaryDuty {
   private readonly validator: EditValidator;
   /** Where each player is believed to stand (reach is checked from there, not from its claim). */
   private readonly motion: MotionTracker | undefined;
+  /** Send time of each recent heartbeat, by beat number (the lease counts from it). */
+  private readonly beatSent = new Map<number, number>();
+  /** Per backup (hex): the send time of the newest frame it acked (heartbeat or batch). */
+  private readonly heardAt = new Map<string, number>();
   /** Offered entries (OFFER) to adopt on the next tick, and the original stamps of adopted ones. */
   private offered: Entry[] = [];
   private readonly origins = new Map<number, Stamp>();
@@ -91,11 +96,15 @@ export class PrimaryDuty {
   start(): void {
     const o = this.ctx.opts;
     this.lastActive = this.ctx.clock.now();
+    this.startedAt = this.lastActive;
     this.stops.push(this.ctx.ticker.start(o.tickHz, () => this.tick()));
     this.stops.push(every(this.ctx.clock, o.heartbeatMs, () => this.heartbeat()));
     this.stops.push(every(this.ctx.clock, o.recheckMs, () => void this.recheck()));
-    this.fillFromLinks();
-    this.recheckIfShort(250);
+    // A short set is topped up as a new epoch: after this start has finished.
+    this.shortTimer = this.ctx.clock.setTimeout(() => {
+      this.fillFromLinks();
+      this.recheckIfShort(250);
+    }, 0);
     for (const b of this.backups()) {
       this.syncBackup(b, idToHex(b));
       this.ctx.dht.connect(b).catch(() => {});
@@ -123,6 +132,22 @@ export class PrimaryDuty {
     for (const b of this.batches) if (b.to > this.committed) this.region.state.merge(b.entries);
   }
 
+  /**
+   * We stop ordering for a new epoch of our own (host-set change) or a handoff: accepted
+   * edits stay in the state, their editors hear 'busy' and re-send (the request log
+   * recognises them), and our subscribers are returned to be told of the next primary.
+   */
+  release(): NodeId[] {
+    this.stop();
+    for (const b of [...this.batches, ...this.unconfirmed]) {
+      if (b.to > this.committed) this.region.state.merge(b.entries);
+      for (const w of b.waiters) this.ctx.wire.send(w.id, { t: 'REJECT', ...this.r, r: w.r, reason: 'busy' });
+    }
+    this.batches.length = 0;
+    this.unconfirmed.length = 0;
+    return [...this.subscribers.values()].map((s) => s.id);
+  }
+
   /** Committed state plus accepted-but-unconfirmed edits. */
   allEntries(): Entry[] {
     const map = new Map<number, Entry>();
@@ -141,7 +166,7 @@ export class PrimaryDuty {
     const full = !since || since.e !== this.e;
     const entries = this.region.state.since(full ? undefined : since);
     this.ctx.wire.send(id, {
-      t: 'SNAPSHOT', ...this.r, e: this.e, v: { e: this.e, s: this.committed }, full, hosts: this.region.hosts, entries: encodeEntries(entries),
+      t: 'SNAPSHOT', ...this.r, e: this.e, v: { e: this.e, s: this.committed }, full, hosts: this.region.hosts, entries: encodeEntries(entries), cert: this.region.cert!,
     });
     if (this.players.size > 0) this.playersDirty = true;
   }
@@ -184,10 +209,13 @@ export class PrimaryDuty {
    * confirmed and broadcast like any edit), so they are not shadowed by stamps of old epochs
    * and do not shadow our later edits. From outside the host set only blocks we lack.
    */
-  offer(entries: Entry[], member: boolean): void {
+  offer(entries: Entry[]): void {
     for (const e of entries) {
-      if (!member && this.current(e.key)) continue;
-      if (this.offered.length < 200_000) this.offered.push(e);
+      if (!settableBlock(e.id) || this.offered.length >= this.ctx.opts.maxOffered) {
+        this.ctx.stats.offersRefused++;
+        continue;
+      }
+      this.offered.push(e);
     }
   }
 
@@ -259,12 +287,12 @@ export class PrimaryDuty {
       this.ctx.onAccept?.(this.region.name, this.e, this.ctx.selfHex);
     }
     if (this.offered.length > 0) {
+      // At most offerPerTick a tick: a batch stays small whatever a host offers.
       const offered = new Map<number, Entry>();
-      for (const e of this.offered) {
+      for (const e of this.offered.splice(0, this.ctx.opts.offerPerTick)) {
         const had = offered.get(e.key);
         if (!had || compareStamp(e, had) > 0) offered.set(e.key, e);
       }
-      this.offered = [];
       const pendingKeys = new Set(entries.map((e) => e.key));
       for (const e of offered.values()) {
         const cur = this.current(e.key);
@@ -334,9 +362,11 @@ export class PrimaryDuty {
     return usable < Math.min(this.ctx.opts.confirmAcks, this.backups().length) || (this.backups().length > 0 && usable === 0);
   }
 
-  onAck(fromHex: string, to: number): void {
+  onAck(fromHex: string, to: number, beat?: number): void {
     this.refusing.delete(fromHex);
     if (!this.backups().some((b) => idToHex(b) === fromHex)) return;
+    const sent = beat !== undefined ? this.beatSent.get(beat) : this.sentAt(to);
+    if (sent !== undefined && sent > (this.heardAt.get(fromHex) ?? -Infinity)) this.heardAt.set(fromHex, sent);
     this.acked.set(fromHex, Math.max(this.acked.get(fromHex) ?? 0, Math.min(to, this.seq)));
     const need = Math.min(this.ctx.opts.confirmAcks, this.backups().length);
     if (need === 0) return;
@@ -349,6 +379,36 @@ export class PrimaryDuty {
       b.acked = true;
     }
     this.advance(this.ackedTo);
+  }
+
+  /**
+   * A backup that answered none of our beats for failoverMs is taken for dead: a killed tab's
+   * link stays open at our end for seconds, and a second death in that time would leave the
+   * region without a majority of its certified set.
+   */
+  private quiet(hex: string): boolean {
+    const now = this.ctx.clock.now();
+    return now - this.startedAt > this.ctx.opts.failoverMs && now - (this.heardAt.get(hex) ?? this.startedAt) > this.ctx.opts.failoverMs;
+  }
+
+  private startedAt = 0;
+
+  /** When the newest batch a backup's ack of `to` covers was sent. */
+  private sentAt(to: number): number | undefined {
+    let at: number | undefined;
+    for (const b of [...this.unconfirmed, ...this.batches]) if (b.to <= to) at = b.at;
+    return at;
+  }
+
+  /**
+   * Whether a majority of the certificate's hosts (we count) acked a frame we sent less than
+   * leaseMs ago. Each of them refuses other claimants for failoverMs / 2 after hearing us, so
+   * while this holds no other primary can exist: we may commit and confirm.
+   */
+  leaseHeld(now = this.ctx.clock.now()): boolean {
+    let n = 1;
+    for (const b of this.backups()) if (now - (this.heardAt.get(idToHex(b)) ?? -Infinity) < this.ctx.opts.leaseMs) n++;
+    return n >= quorum(this.region.hosts.length);
   }
 
   /**
@@ -373,6 +433,10 @@ export class PrimaryDuty {
    * state, and to the subscribers as one DELTA. Their editors are confirmed by confirm().
    */
   private commit(): void {
+    if (!this.leaseHeld()) {
+      if (this.pendingCommit > this.committed || this.unconfirmed.length > 0) this.ctx.stats.leaseWaits++;
+      return;
+    }
     const upTo = this.pendingCommit;
     if (upTo > this.committed) {
       const done: Entry[] = [];
@@ -397,6 +461,10 @@ export class PrimaryDuty {
   /** Confirms to their editors the committed batches our own store holds. */
   private confirm(): void {
     const upTo = this.confirmed;
+    if (this.unconfirmed.length > 0 && this.unconfirmed[0]!.to <= upTo) {
+      if (!this.leaseHeld()) return void this.ctx.stats.leaseWaits++;
+      this.ctx.onConfirm?.(this.region.name, this.e, this.ctx.selfHex, this.ctx.clock.now());
+    }
     while (this.unconfirmed.length > 0 && this.unconfirmed[0]!.to <= upTo) {
       const b = this.unconfirmed.shift()!;
       this.ctx.latency.confirm.add(this.ctx.clock.now() - b.at);
@@ -431,7 +499,9 @@ export class PrimaryDuty {
     this.ctx.stats.syncs++;
     this.lastSync.set(hex, this.ctx.clock.now());
     const hosts = this.region.hosts;
-    this.ctx.wire.send(id, { t: 'SYNC', ...this.r, e: this.e, s: this.committed, hosts, entries: encodeEntries(this.region.state.all()) });
+    this.ctx.wire.send(id, {
+      t: 'SYNC', ...this.r, e: this.e, s: this.committed, hosts, entries: encodeEntries(this.region.state.all()), cert: this.region.cert!, reqs: this.region.requests.export(MAX_STATE_REQS),
+    });
     for (const b of this.batches) {
       if (b.to <= this.committed) continue;
       this.ctx.wire.send(id, { t: 'REPLICATE', ...this.r, e: this.e, from: b.from, to: b.to, entries: encodeEntries(b.entries), hosts, reqs: requestsOf(b.waiters) });
@@ -462,7 +532,10 @@ export class PrimaryDuty {
     if (idle && this.beatIdle && now - this.lastBeat < o.idleHeartbeatMs) return;
     this.beatIdle = idle;
     this.lastBeat = now;
-    const hb = { t: 'HEARTBEAT' as const, ...this.r, e: this.e, s: this.committed, hosts: this.region.hosts, ...(idle ? { idle } : {}) };
+    const b = this.beats;
+    this.beatSent.set(b, now);
+    this.beatSent.delete(b - 32);
+    const hb = { t: 'HEARTBEAT' as const, ...this.r, e: this.e, s: this.committed, hosts: this.region.hosts, b, ...(idle ? { idle } : {}) };
     // Backups learn our subscribers (every 4th beat), so a successor can tell them at once.
     const subs = this.beats++ % 4 === 0 ? [...this.subscribers.values()].slice(0, MAX_SUBS_LISTED).map((s) => s.id) : undefined;
     for (const b of this.backups()) {
@@ -478,6 +551,7 @@ export class PrimaryDuty {
       else this.ctx.wire.send(s.id, hb);
     }
     for (const p of this.players.values()) if (now - p.at > o.playerTtlMs) this.playersDirty = true;
+    if (!this.rechecking && this.backups().some((b) => this.quiet(idToHex(b)))) this.fillFromLinks();
     this.region.requests.prune(now);
   }
 
@@ -505,49 +579,44 @@ export class PrimaryDuty {
   private fillFromLinks(): void {
     if (this.stopped) return;
     const self = this.ctx.selfId;
-    const live = this.region.hosts.filter((h) => idEquals(h, self) || !this.ctx.linkClosed(idToHex(h)));
+    const live = this.region.hosts.filter((h) => idEquals(h, self) || (!this.ctx.linkClosed(idToHex(h)) && !this.quiet(idToHex(h))));
     if (!live.some((h) => idEquals(h, self))) live.unshift(self);
     const missing = this.ctx.opts.replicas - live.length;
     if (missing <= 0) return;
-    const extra = this.ctx.linkedNear(this.region.key, missing, new Set(live.map(idToHex)));
+    // Not a node whose silence we just acted on: a killed tab's links stay open at our end for seconds.
+    const extra = this.ctx.linkedNear(this.region.key, missing, new Set([...live.map(idToHex), ...this.region.suspects()]));
     if (extra.length === 0) return;
-    this.setHosts(sortByDistance([...live, ...extra], (x) => x, this.region.key), 'filled from links');
+    const hosts = sortByDistance([...live, ...extra], (x) => x, this.region.key);
+    // A linked node closer to the key than we are takes the region over at once.
+    if (!idEquals(hosts[0]!, self)) return this.region.handOff(hosts[0]!);
+    this.setHosts(hosts, live.length, 'filled from links');
   }
 
-  /** A new host list: forget the acks of hosts that left, bring new backups up to date. */
-  private setHosts(hosts: NodeId[], why: string): void {
+  /**
+   * A new host set is a new epoch (hosted-region.ts reconfigure): only while a majority of
+   * the current set is alive to sign it (`alive` of them), else the claim could not win
+   * and we keep the epoch we hold (our lease decides whether we may still confirm).
+   */
+  private setHosts(hosts: NodeId[], alive: number, why: string): void {
     const old = new Set(this.region.hosts.map(idToHex));
-    this.region.hosts = hosts;
-    this.ctx.trace?.(this.region.name, `${this.ctx.selfHex.slice(0, 6)} e${this.e} hosts ${hosts.map((h) => idToHex(h).slice(0, 6)).join(',')} (${why})`);
-    for (const hex of [...this.acked.keys()]) if (!hosts.some((h) => idToHex(h) === hex)) this.acked.delete(hex);
-    for (const b of this.backups()) {
-      const hex = idToHex(b);
-      if (!old.has(hex)) {
-        this.syncBackup(b, hex);
-        this.ctx.dht.connect(b).catch(() => {});
-      }
-    }
-    this.publishLocation();
+    if (hosts.length === old.size && hosts.every((h) => old.has(idToHex(h)))) return;
+    if (alive < quorum(this.region.hosts.length)) return;
+    this.region.reconfigure(hosts, why);
   }
 
   async recheck(): Promise<void> {
     if (this.rechecking || this.stopped) return;
     this.fillFromLinks();
+    if (this.stopped) return;
     this.rechecking = true;
     try {
       const hosts = await this.ctx.hostSet(this.region.key, true);
       if (this.stopped || hosts.length === 0) return;
       const first = hosts[0]!;
-      if (!idEquals(first, this.ctx.selfId)) {
-        // A closer node joined: it claims the next epoch; we will grant it with our state.
-        this.region.handoffTo = idToHex(first);
-        this.ctx.stats.handoffs++;
-        this.ctx.wire.send(first, { t: 'HANDOFF', ...this.r, e: this.e + 1 });
-      }
-      const old = new Set(this.region.hosts.map(idToHex));
-      const changed = hosts.length !== old.size || hosts.some((h) => !old.has(idToHex(h)));
-      if (!changed) return;
-      this.setHosts(hosts.some((h) => idEquals(h, this.ctx.selfId)) ? hosts : [this.ctx.selfId, ...hosts.slice(0, -1)], 'lookup');
+      // A closer node joined: it claims the next epoch; we and our backups grant it.
+      if (!idEquals(first, this.ctx.selfId)) return this.region.handOff(first);
+      const alive = this.region.hosts.filter((h) => idEquals(h, this.ctx.selfId) || hosts.some((x) => idEquals(x, h)) || !this.ctx.linkClosed(idToHex(h))).length;
+      this.setHosts(hosts, alive, 'lookup');
     } catch {
       // the lookup failed; the next period tries again
     } finally {

@@ -10,6 +10,7 @@ import { Emitter } from '../core/emitter';
 import { idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
 import { LatencySamples, type LatencySummary } from '../core/latency-samples';
 import type { DhtNode } from '../dht/dht-node';
+import { succeeds, type CertChecker, type EpochCert } from './epoch-cert';
 import type { HostMessageOf, PlayerFrame, RegionMessage, RejectReason } from './host-messages';
 import type { HostWire } from './host-wire';
 import { regionAt, regionName, RegionKeys, type RegionCoord } from './region-key';
@@ -75,6 +76,8 @@ export interface ClientStats {
   failovers: number;
   /** Other players' positions received (entries of PLAYERS frames). */
   playerUpdates: number;
+  /** Snapshots dropped: no valid epoch certificate naming their sender (an impostor primary). */
+  uncertified: number;
 }
 
 interface Subscription {
@@ -101,6 +104,8 @@ interface Subscription {
   closed: boolean;
   /** When the current attach began (the first SUBSCRIBE of it). */
   attachStarted: number;
+  /** The certificate of the primary we attached to last. */
+  cert: EpochCert | undefined;
 }
 
 interface PendingEdit {
@@ -120,12 +125,14 @@ export interface RegionClientArgs {
   wire: HostWire;
   clock: Clock;
   world: string;
+  /** Checks the epoch certificate of every primary before we attach to it. */
+  certs: CertChecker;
   options?: Partial<ClientOptions>;
 }
 
 export class RegionClient {
   readonly events = new Emitter<ClientEvents>();
-  readonly stats: ClientStats = { attaches: 0, reattaches: 0, redirects: 0, snapshots: 0, deltas: 0, gaps: 0, stale: 0, confirmed: 0, rejected: 0, timeouts: 0, failovers: 0, playerUpdates: 0 };
+  readonly stats: ClientStats = { attaches: 0, reattaches: 0, redirects: 0, snapshots: 0, deltas: 0, gaps: 0, stale: 0, confirmed: 0, rejected: 0, timeouts: 0, failovers: 0, playerUpdates: 0, uncertified: 0 };
   /** snapshot: attach start to snapshot (chunk snapshot latency); confirm: submit to CONFIRM. */
   readonly latency = { snapshot: new LatencySamples(), confirm: new LatencySamples() };
   readonly opts: ClientOptions;
@@ -177,7 +184,7 @@ export class RegionClient {
       sub = {
         coord: { rx: coord.rx, rz: coord.rz }, name, key: this.keys.key(coord), state: new RegionState(), epoch: 0, primary: undefined, primaryHex: '', hosts: [],
         since: ZERO, attached: false, attaching: false, target: '', hint: undefined, lastHeard: this.args.clock.now(), ready, markReady, wake: () => {},
-        players: [], closed: false, attachStarted: this.args.clock.now(),
+        players: [], closed: false, attachStarted: this.args.clock.now(), cert: undefined,
       };
       this.subs.set(name, sub);
       void this.attach(sub);
@@ -377,7 +384,8 @@ export class RegionClient {
     switch (m.t) {
       case 'SNAPSHOT':
         if ((fromHex !== sub.target && !fromPrimary) || m.e < sub.epoch) return void this.stats.stale++;
-        return this.onSnapshot(sub, from, fromHex, m);
+        void this.checkSnapshot(sub, from, fromHex, m);
+        return;
       case 'DELTA':
         if (!fromPrimary || m.e !== sub.epoch) return void this.stats.stale++;
         return this.onDelta(sub, m);
@@ -414,6 +422,22 @@ export class RegionClient {
         this.events.emit('players', { region: sub.coord, players: m.players });
         return;
     }
+  }
+
+  /** A snapshot counts only from a certified primary: its certificate names it, for this epoch, and succeeds the one we hold. */
+  private async checkSnapshot(sub: Subscription, from: NodeId, fromHex: string, m: HostMessageOf<'SNAPSHOT'>): Promise<void> {
+    const c = m.cert;
+    const same = sub.cert && sub.cert.e === c.e && idEquals(sub.cert.primary, c.primary) && fromHex === sub.primaryHex;
+    if (!same) {
+      const key = await sub.key;
+      if (c.e !== m.e || !idEquals(c.primary, from) || !succeeds(c, sub.cert) || (await this.args.certs.check(key, c))) {
+        this.stats.uncertified++;
+        return;
+      }
+    }
+    if (sub.closed || m.e < sub.epoch || (!succeeds(c, sub.cert))) return void this.stats.stale++;
+    sub.cert = c;
+    this.onSnapshot(sub, from, fromHex, m);
   }
 
   private onSnapshot(sub: Subscription, from: NodeId, fromHex: string, m: HostMessageOf<'SNAPSHOT'>): void {

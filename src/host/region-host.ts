@@ -8,9 +8,11 @@
 import { every, type Clock } from '../core/clock';
 import { idToHex, sortByDistance, type NodeId } from '../core/node-id';
 import { LatencySamples } from '../core/latency-samples';
+import type { Signer, Verifier } from '../core/signer';
 import type { Ticker } from '../core/ticker';
 import type { DhtNode } from '../dht/dht-node';
 import type { HostStore } from '../store/host-store';
+import { CertChecker } from './epoch-cert';
 import type { RegionMessage } from './host-messages';
 import { HOST_DEFAULTS, newHostStats, type CommitLatency, type HostOptions, type HostStats } from './host-options';
 import type { HostWire } from './host-wire';
@@ -30,9 +32,15 @@ export interface RegionHostArgs {
   /** Where hosted regions persist; null keeps them in memory only. */
   store: HostStore | null;
   world: string;
+  /** This node's key: it signs the grants that certify epochs (a tab: its identity). */
+  signer: Signer;
+  /** Checks other hosts' grant signatures (a tab: webCryptoVerifier). */
+  verify: Verifier;
   options?: Partial<HostOptions>;
   /** Test hook: every edit a primary orders. */
   onAccept?: (region: string, epoch: number, primaryHex: string) => void;
+  /** Test hook: every time a primary confirms edits (virtual time `at`). */
+  onConfirm?: (region: string, epoch: number, primaryHex: string, at: number) => void;
   /** Diagnostics: claims, grants, refusals, role changes. */
   trace?: (region: string, what: string) => void;
 }
@@ -73,11 +81,14 @@ export class RegionHost {
       dht: args.dht,
       stats: this.stats,
       latency: this.latency,
+      signer: args.signer,
+      certs: new CertChecker(args.verify),
       hostSet: (key, fresh) => this.hostSet(key, fresh),
       linkClosed: (hex) => this.closed.has(hex),
       tableNear: (key, n) => sortByDistance([args.dht.selfId, ...args.dht.table.closest(key, n).map((c) => c.id)], (x) => x, key).slice(0, n),
       linkedNear: (key, n, exclude) => sortByDistance(args.dht.linkInfo().filter((l) => !exclude.has(l.hex)).map((l) => l.id), (x) => x, key).slice(0, n),
       ...(args.onAccept ? { onAccept: args.onAccept } : {}),
+      ...(args.onConfirm ? { onConfirm: args.onConfirm } : {}),
       ...(args.trace ? { trace: args.trace } : {}),
     };
   }
@@ -102,7 +113,7 @@ export class RegionHost {
         continue;
       }
       const r = await this.region({ rx: s.rx, rz: s.rz });
-      r.restore(entries, s.promised, s.promisedTo ?? '');
+      r.restore(entries, s.promised, s.promisedTo ?? '', s.cert);
       // Rejoin: the closest host of a stored region claims it again (a no-op if a live
       // primary refuses; that primary then hands it over or adds us as a backup).
       const t = this.args.clock.setTimeout(() => void this.rejoin(r), this.opts.heartbeatMs + this.opts.random() * this.opts.failoverMs);

@@ -3,11 +3,15 @@
 // and the backups keep it too (REPLICATE carries the requests of each batch), so a
 // primary's successor recognises an edit its predecessor ordered and the editor re-sent
 // when it detached: applying that edit again could overwrite a later edit of the block.
+import { hexToId, idToHex, type NodeId } from '../core/node-id';
 import type { Stamp } from './region-state';
 
 export interface OrderedRequest extends Stamp {
   at: number;
 }
+
+/** One ordered request as SYNC and GRANT carry it: (editor, request id, block key, block id, epoch, seq). */
+export type RequestEntry = [NodeId, number, number, number, number, number];
 
 export const requestTag = (editorHex: string, r: number, key: number, id: number): string => `${editorHex}:${r}:${key}:${id}`;
 
@@ -30,6 +34,23 @@ export class RequestLog {
   remember(tag: string, stamp: Stamp, now: number): void {
     this.byTag.set(tag, { e: stamp.e, s: stamp.s, at: now });
     if (this.byTag.size > this.max) this.byTag.delete(this.byTag.keys().next().value!);
+  }
+
+  /** The newest `max` requests, for a host taking over (SYNC, GRANT): a re-sent edit must apply at most once. */
+  export(max: number): RequestEntry[] {
+    const all = [...this.byTag];
+    return all.slice(Math.max(0, all.length - max)).map(([tag, q]) => {
+      const [hex, r, key, id] = tag.split(':');
+      return [hexToId(hex!), Number(r), Number(key), Number(id), q.e, q.s];
+    });
+  }
+
+  /** Takes over another host's requests (kept as if heard now: they live a full TTL here). */
+  import(list: readonly RequestEntry[], now: number): void {
+    for (const [editor, r, key, id, e, s] of list) {
+      const tag = requestTag(idToHex(editor), r, key, id);
+      if (!this.byTag.has(tag)) this.remember(tag, { e, s }, now);
+    }
   }
 
   /** Forgets requests older than the TTL (oldest first: the map is in insertion order). */

@@ -1,0 +1,156 @@
+// Epoch certificates: the proof that a node is the primary of a region in an epoch.
+// A host's grant is a signature over the claim's terms (region key, epoch, primary, host
+// set, previous epoch and its host set); a certificate is the terms plus the grants of a
+// majority of the host set it names and, when the set changed, of the previous set too.
+// Every host signs at most one claim per epoch (its persisted promise), so two
+// certificates of one epoch would need two majorities of one set with no common member.
+//
+// Who checks: backups before they follow a primary, players before they accept its
+// snapshot, DHT readers before they believe a location record or an edit log. What a
+// check cannot tell: whether the named hosts really are the nodes closest to the key (a
+// node that grinds many keypairs could name hosts it owns); see docs/HOSTING.md.
+import * as v from 'valibot';
+import { bytes, defineCodec, u32 } from '../core/codec';
+import type { IdentityAlg } from '../core/identity';
+import { ID_BYTES, idEquals, idToHex, type NodeId } from '../core/node-id';
+import type { Signer, Verifier } from '../core/signer';
+
+/** Most hosts a certificate names (r <= 7). */
+export const MAX_CERT_HOSTS = 8;
+/** Fewest hosts that can certify an epoch: a node alone is no quorum (its edits stay tentative). */
+export const MIN_CERT_HOSTS = 2;
+/** Most an epoch may move past the previous one (a forged huge epoch must not end failover). */
+export const MAX_EPOCH_JUMP = 64;
+/** Highest epoch ever certified: far below u32, so `e + 1` and the DHT versions always fit. */
+export const MAX_EPOCH = 0x00ffffff;
+
+const id = bytes(ID_BYTES, ID_BYTES);
+const hostList = v.pipe(v.array(id), v.minLength(1), v.maxLength(MAX_CERT_HOSTS));
+export const grantSigSchema = v.object({ id, a: v.picklist([0, 1]), k: bytes(65), s: bytes(72) });
+export const certPrevSchema = v.object({ e: u32, hosts: hostList });
+export const certSchema = v.object({
+  e: u32,
+  primary: id,
+  hosts: hostList,
+  prev: v.optional(certPrevSchema),
+  grants: v.pipe(v.array(grantSigSchema), v.maxLength(2 * MAX_CERT_HOSTS)),
+});
+
+export type GrantSig = v.InferOutput<typeof grantSigSchema>;
+export type CertPrev = v.InferOutput<typeof certPrevSchema>;
+export type EpochCert = v.InferOutput<typeof certSchema>;
+/** What a claimant asks the hosts to sign. */
+export type ClaimTerms = Omit<EpochCert, 'grants'>;
+
+const certCodec = defineCodec({ CERT: [1, certSchema] } as const, { maxFrame: 4096 });
+
+export function encodeCert(c: EpochCert): Uint8Array {
+  return certCodec.encode({ t: 'CERT', ...c });
+}
+
+/** The certificate in `bytes`, or undefined when malformed. */
+export function decodeCert(b: Uint8Array): EpochCert | undefined {
+  try {
+    const { t: _t, ...c } = certCodec.decode(b);
+    return c;
+  } catch {
+    return undefined;
+  }
+}
+
+const ALGS: readonly IdentityAlg[] = ['Ed25519', 'ECDSA-P256'];
+const DOMAIN = new TextEncoder().encode('voxel-populi grant v1\0');
+
+/** The exact bytes a host signs to grant `t` for the region `key` (canonical, field by field). */
+export function grantBytes(key: NodeId, t: ClaimTerms): Uint8Array {
+  const hosts = t.hosts.length, prev = t.prev?.hosts.length ?? 0;
+  const out = new Uint8Array(DOMAIN.length + ID_BYTES * (2 + hosts + prev) + 4 * 2 + 2);
+  const dv = new DataView(out.buffer);
+  let p = 0;
+  const put = (b: Uint8Array) => {
+    out.set(b, p);
+    p += b.length;
+  };
+  put(DOMAIN);
+  put(key);
+  dv.setUint32(p, t.e);
+  p += 4;
+  put(t.primary);
+  out[p++] = hosts;
+  for (const h of t.hosts) put(h);
+  dv.setUint32(p, t.prev ? t.prev.e + 1 : 0); // 0: no previous epoch
+  p += 4;
+  out[p++] = prev;
+  for (const h of t.prev?.hosts ?? []) put(h);
+  return out;
+}
+
+export async function signGrant(signer: Signer, key: NodeId, t: ClaimTerms): Promise<GrantSig> {
+  return { id: signer.id, a: signer.alg === 'Ed25519' ? 0 : 1, k: signer.publicKey, s: await signer.sign(grantBytes(key, t)) };
+}
+
+export function quorum(n: number): number {
+  return Math.floor(n / 2) + 1;
+}
+
+const has = (list: readonly NodeId[], x: NodeId) => list.some((h) => idEquals(h, x));
+const distinct = (list: readonly NodeId[]) => new Set(list.map(idToHex)).size === list.length;
+const sameSet = (a: readonly NodeId[], b: readonly NodeId[]) => a.length === b.length && a.every((x) => has(b, x));
+
+export type CertFault =
+  | 'too-few-hosts' | 'primary-not-host' | 'repeated-host' | 'epoch-range' | 'repeated-grant'
+  | 'stranger-grant' | 'bad-signature' | 'no-majority' | 'no-previous-majority';
+
+/** The structural faults (no signature checked): cheap, run first. */
+export function certShapeFault(c: ClaimTerms & { grants?: readonly GrantSig[] }): CertFault | null {
+  if (c.hosts.length < MIN_CERT_HOSTS) return 'too-few-hosts';
+  if (!has(c.hosts, c.primary)) return 'primary-not-host';
+  if (!distinct(c.hosts) || (c.prev && !distinct(c.prev.hosts))) return 'repeated-host';
+  if (c.e < 1 || c.e > MAX_EPOCH) return 'epoch-range';
+  if (c.prev && (c.prev.e >= c.e || c.e - c.prev.e > MAX_EPOCH_JUMP)) return 'epoch-range';
+  if (!c.grants) return null;
+  if (!distinct(c.grants.map((g) => g.id))) return 'repeated-grant';
+  if (c.grants.some((g) => !has(c.hosts, g.id) && !(c.prev && has(c.prev.hosts, g.id)))) return 'stranger-grant';
+  const inHosts = c.grants.filter((g) => has(c.hosts, g.id)).length;
+  if (inHosts < quorum(c.hosts.length)) return 'no-majority';
+  if (c.prev && !sameSet(c.prev.hosts, c.hosts) && c.grants.filter((g) => has(c.prev!.hosts, g.id)).length < quorum(c.prev.hosts.length)) {
+    return 'no-previous-majority';
+  }
+  return null;
+}
+
+/** Whether `next` may replace `known` as a region's current certificate (epochs only go up, through the chain). */
+export function succeeds(next: EpochCert, known: EpochCert | undefined): boolean {
+  if (!known) return true;
+  if (next.e === known.e) return idEquals(next.primary, known.primary);
+  return next.e > known.e && !!next.prev && next.prev.e >= known.e;
+}
+
+/** Checks certificates, remembering the verdicts on the ones it has seen (a primary re-sends its own often). */
+export class CertChecker {
+  private readonly seen = new Map<string, CertFault | null>();
+  /** Certificates checked by signature (not from the cache). */
+  verified = 0;
+
+  constructor(private readonly verify: Verifier, private readonly cacheSize = 256) {}
+
+  /** Whether `g` is a valid grant of `terms` by the node it names. */
+  grantValid(key: NodeId, terms: ClaimTerms, g: GrantSig): Promise<boolean> {
+    return this.verify(g.id, ALGS[g.a]!, g.k, grantBytes(key, terms), g.s);
+  }
+
+  async check(key: NodeId, c: EpochCert): Promise<CertFault | null> {
+    const shape = certShapeFault(c);
+    if (shape) return shape;
+    const tag = `${idToHex(key)}:${idToHex(encodeCert(c))}`;
+    const held = this.seen.get(tag);
+    if (held !== undefined) return held;
+    const data = grantBytes(key, c);
+    const oks = await Promise.all(c.grants.map((g) => this.verify(g.id, ALGS[g.a]!, g.k, data, g.s)));
+    this.verified++;
+    const fault: CertFault | null = oks.every(Boolean) ? null : 'bad-signature';
+    this.seen.set(tag, fault);
+    if (this.seen.size > this.cacheSize) this.seen.delete(this.seen.keys().next().value!);
+    return fault;
+  }
+}
