@@ -33,6 +33,8 @@ export const certSchema = v.object({
   primary: id,
   hosts: hostList,
   prev: v.optional(certPrevSchema),
+  /** The previous set's majority is gone for good (rebaseMs of failed claims): certified by the new set alone. */
+  rebase: v.optional(v.boolean()),
   grants: v.pipe(v.array(grantSigSchema), v.maxLength(2 * MAX_CERT_HOSTS)),
 });
 
@@ -64,7 +66,7 @@ const DOMAIN = new TextEncoder().encode('voxel-populi grant v1\0');
 /** The exact bytes a host signs to grant `t` for the region `key` (canonical, field by field). */
 export function grantBytes(key: NodeId, t: ClaimTerms): Uint8Array {
   const hosts = t.hosts.length, prev = t.prev?.hosts.length ?? 0;
-  const out = new Uint8Array(DOMAIN.length + ID_BYTES * (2 + hosts + prev) + 4 * 2 + 2);
+  const out = new Uint8Array(DOMAIN.length + ID_BYTES * (2 + hosts + prev) + 4 * 2 + 3);
   const dv = new DataView(out.buffer);
   let p = 0;
   const put = (b: Uint8Array) => {
@@ -82,6 +84,7 @@ export function grantBytes(key: NodeId, t: ClaimTerms): Uint8Array {
   p += 4;
   out[p++] = prev;
   for (const h of t.prev?.hosts ?? []) put(h);
+  out[p] = t.rebase ? 1 : 0;
   return out;
 }
 
@@ -113,7 +116,7 @@ export function certShapeFault(c: ClaimTerms & { grants?: readonly GrantSig[] })
   if (c.grants.some((g) => !has(c.hosts, g.id) && !(c.prev && has(c.prev.hosts, g.id)))) return 'stranger-grant';
   const inHosts = c.grants.filter((g) => has(c.hosts, g.id)).length;
   if (inHosts < quorum(c.hosts.length)) return 'no-majority';
-  if (c.prev && !sameSet(c.prev.hosts, c.hosts) && c.grants.filter((g) => has(c.prev!.hosts, g.id)).length < quorum(c.prev.hosts.length)) {
+  if (c.prev && !c.rebase && !sameSet(c.prev.hosts, c.hosts) && c.grants.filter((g) => has(c.prev!.hosts, g.id)).length < quorum(c.prev.hosts.length)) {
     return 'no-previous-majority';
   }
   return null;

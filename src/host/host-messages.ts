@@ -65,7 +65,7 @@ export const hostSpec = {
   MOVE: [10, v.object({ ...region, name, x: coord, y: coord, z: coord, yaw: coord, pitch: coord })],
   PLAYERS: [11, v.object({ ...region, e: u32, players: v.pipe(v.array(playerSchema), v.maxLength(MAX_PLAYERS)) })],
   /** claimant -> host set (+ previous hosts): grant me epoch e over `hosts`; `known`: the newest certificate I hold. */
-  CLAIM: [12, v.object({ ...region, e: u32, hosts, known: v.optional(certSchema) })],
+  CLAIM: [12, v.object({ ...region, e: u32, hosts, known: v.optional(certSchema), rebase: v.optional(v.boolean()) })],
   /**
    * host -> claimant: yes (`sig`: my signature over the claim's terms, and my state) or no
    * (I promised `promised` already; `cert`: the newest certificate I hold, when newer than the claimant's).

@@ -109,6 +109,8 @@ export class HostedRegion {
   private lastSyncReq = -Infinity;
   /** Nodes whose silence made us claim (hex -> when): not brought back as hosts for a while. */
   private readonly silent = new Map<string, number>();
+  /** Since when our claims over certificate `prevGone.e` win the new set but not that set's majority (see rebaseMs). */
+  private prevGone: { e: number; since: number } | undefined;
   private retry: unknown;
   private stopped = false;
 
@@ -437,7 +439,8 @@ export class HostedRegion {
     // Above every epoch we know of, our state's included: new edits must not be shadowed.
     const known = this.cert;
     const e = Math.max(this.promised, this.epoch, this.state.version.e, this.refusedAt, minEpoch - 1, known?.e ?? 0) + 1;
-    const terms: ClaimTerms = { e, primary: this.ctx.selfId, hosts, ...(known ? { prev: { e: known.e, hosts: known.hosts } } : {}) };
+    const rebase = !!known && this.prevGone?.e === known.e && this.ctx.clock.now() - this.prevGone.since >= o.rebaseMs;
+    const terms: ClaimTerms = { e, primary: this.ctx.selfId, hosts, ...(known ? { prev: { e: known.e, hosts: known.hosts } } : {}), ...(rebase ? { rebase } : {}) };
     if (certShapeFault(terms)) {
       this.trace(`claim e${e}: ${certShapeFault(terms)}`);
       return false;
@@ -458,7 +461,7 @@ export class HostedRegion {
     const round = new ClaimRound(terms, own, new Set(targets.keys()));
     this.round = round;
     this.trace(`claim e${e} hosts ${hosts.map((h) => idToHex(h).slice(0, 6)).join(',')}`);
-    for (const t of targets.values()) this.send(t, { t: 'CLAIM', ...this.r, e, hosts, ...(known ? { known } : {}) });
+    for (const t of targets.values()) this.send(t, { t: 'CLAIM', ...this.r, e, hosts, ...(known ? { known } : {}), ...(rebase ? { rebase } : {}) });
     const deadline = this.ctx.clock.now() + o.claimTimeoutMs;
     for (;;) {
       const now = this.ctx.clock.now();
@@ -476,6 +479,8 @@ export class HostedRegion {
     this.round = undefined;
     this.refusedAt = Math.max(this.refusedAt, round.highestRefusal);
     const cert = round.cert();
+    if (cert) this.prevGone = undefined;
+    else if (round.fault() === 'no-previous-majority' && known && this.prevGone?.e !== known.e) this.prevGone = { e: known.e, since: this.ctx.clock.now() };
     this.trace(`claim e${e} ${cert ? 'certified' : `failed (${round.fault() ?? 'no answer'})`} granted ${round.granted().map((g) => g.slice(0, 6)).join(',')} promised ${this.promised}`);
     if (!cert || this.promised !== e || this.stopped || this.role !== 'claiming') {
       // Our own grant for e never left this node and our claim is over: nobody can win e
@@ -595,7 +600,7 @@ export class HostedRegion {
       this.send(from, { t: 'GRANT', ...this.r, e: m.e, ok: false, promised: this.promised, ...entries, ...cert });
     };
     if (m.e <= this.promised) return refuse(`promised ${this.promised}`);
-    const terms: ClaimTerms = { e: m.e, primary: from, hosts: m.hosts, ...(m.known ? { prev: { e: m.known.e, hosts: m.known.hosts } } : {}) };
+    const terms: ClaimTerms = { e: m.e, primary: from, hosts: m.hosts, ...(m.known ? { prev: { e: m.known.e, hosts: m.known.hosts } } : {}), ...(m.rebase ? { rebase: true } : {}) };
     const fault = certShapeFault(terms);
     if (fault) return refuse(fault);
     if (!has(m.hosts, this.ctx.selfId) && !(m.known && has(m.known.hosts, this.ctx.selfId))) return refuse('not a host');
@@ -737,7 +742,16 @@ export class HostedRegion {
     if (!this.isCurrentPrimary(fromHex, m.e)) {
       if (!(await this.acceptable(cert)) || this.stopped) return;
       if (!has(cert.hosts, this.ctx.selfId)) {
-        if (fromHex === this.primaryHex) this.role = 'idle';
+        // A certified primary whose set left us out: we host this region no more (and must
+        // not claim it over an old set).
+        if (succeeds(cert, this.cert) && cert.e >= this.promised && !this.duty && this.role !== 'claiming') {
+          this.cert = cert;
+          this.epoch = cert.e;
+          this.primary = from;
+          this.primaryHex = fromHex;
+          this.hosts = cert.hosts;
+          this.role = 'idle';
+        }
         return void this.ctx.stats.staleFrames++;
       }
       if (!this.follow(from, fromHex, cert)) return;

@@ -69,10 +69,10 @@ describe('region hosting under churn (simulated)', () => {
         const victim = rand() < 0.6 && primaries.length > 0 ? primaries[Math.floor(rand() * primaries.length)]! : hosts[Math.floor(rand() * hosts.length)]!;
         if (victim.host.roles().primary.length > 0) primaryKills++;
         if (process.env.HOST_TRACE) console.log(`${sim.clock.now()} KILL ${victim.hex.slice(0, 6)} primary of ${victim.host.roles().primary.join(' ')}`);
-        // TODO(issue 9): fails with a silent kill: seed 11, two primaries accepted edits in
-        // region 0,1 epoch 1 (the dead primary's epoch reused by its successor ~10 s after
-        // it was killed at 25.0 s); seed 28, the same in 0,1:1 and 0,0:4; seed 9, a confirmed
-        // edit of region 1,0 (stamp e4 s2) is missing from the final primary even after 40 s.
+        // TODO(issue 9): with silent kills (sim.kill(hex)) the safety assertions hold on these
+        // seeds but availability does not: 77-87% of edits confirmed (target 90%), because a
+        // region whose certified set loses two of three hosts before the survivor re-forms it
+        // waits rebaseMs (10 s) to re-certify. hosting-safety.test.ts kills silently.
         sim.kill(victim.hex, { polite: true });
         kills++;
         if (rand() < 0.8 || sim.live().length < 20) {

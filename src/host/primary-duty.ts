@@ -109,6 +109,13 @@ export class PrimaryDuty {
       this.syncBackup(b, idToHex(b));
       this.ctx.dht.connect(b).catch(() => {});
     }
+    // Hosts of the previous set that this one leaves out hear so (with the certificate), so
+    // they stop watching for our silence and never claim over the old set.
+    const cert = this.region.cert!;
+    for (const h of cert.prev?.hosts ?? []) {
+      if (cert.hosts.some((x) => idEquals(x, h))) continue;
+      this.ctx.wire.send(h, { t: 'SYNC', ...this.r, e: this.e, s: 0, hosts: cert.hosts, entries: new Uint8Array(0), cert });
+    }
     // Dueling Teapots' TAKE_OVER: the old primary's subscribers hear of us at once.
     for (const id of this.region.knownSubs) this.ctx.wire.send(id, { t: 'NOT_PRIMARY', ...this.r, e: this.e, primary: this.ctx.selfId });
     this.region.knownSubs = [];
