@@ -218,7 +218,8 @@ export class PrimaryDuty {
    */
   offer(entries: Entry[]): void {
     for (const e of entries) {
-      if (!settableBlock(e.id) || this.offered.length >= this.ctx.opts.maxOffered) {
+      // Stored state predates our epoch: an entry stamped in it or later is forged.
+      if (!settableBlock(e.id) || e.e >= this.e || this.offered.length >= this.ctx.opts.maxOffered) {
         this.ctx.stats.offersRefused++;
         continue;
       }
