@@ -11,6 +11,7 @@ import { benchTabs } from './tabs-bench';
 import { measureHiddenTickHz } from './hidden-tick-bench';
 import { benchHosting } from './hosting-bench';
 import { benchFailoverCrash } from './failover-bench';
+import { benchHostile } from './hostile-bench';
 
 type Bench = [name: string, run: () => Promise<Record<string, number>>];
 
@@ -22,6 +23,7 @@ const benches: Bench[] = [
   ['hidden tick', measureHiddenTickHz],
   ['hosting', benchHosting],
   ['failover_crash', () => benchFailoverCrash(20)],
+  ['hostile', benchHostile],
   ['sim10k', benchSim],
 ];
 
