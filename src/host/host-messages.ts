@@ -56,7 +56,9 @@ export const hostSpec = {
   HEARTBEAT: [5, v.object({ ...region, e: u32, s: u32, hosts, subs: v.optional(v.pipe(v.array(id), v.maxLength(MAX_SUBS_LISTED))), idle: v.optional(v.boolean()), b: v.optional(u32) })],
   /** any -> client: I am not the primary (of epoch e); try `primary` if given. From a new primary naming itself: a takeover notice. */
   // `refuse`: a host's answer to a primary's frame it will not follow (it promised e elsewhere).
-  NOT_PRIMARY: [6, v.object({ ...region, e: u32, primary: v.optional(id), refuse: v.optional(v.boolean()) })],
+  // `alone`: no certified primary can be had through me now (too few hosts reachable): the
+  // player keeps its edits tentative and asks again later.
+  NOT_PRIMARY: [6, v.object({ ...region, e: u32, primary: v.optional(id), refuse: v.optional(v.boolean()), alone: v.optional(v.boolean()) })],
   /** client -> primary: set world block (x, y, z) to id; (px, py, pz) is where the editor stands. */
   EDIT: [7, v.object({ ...region, r: u32, x: i32, y: i32, z: i32, id: u32, px: coord, py: coord, pz: coord })],
   CONFIRM: [8, v.object({ ...region, r: u32, e: u32, s: u32 })],

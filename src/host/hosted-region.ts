@@ -323,6 +323,10 @@ export class HostedRegion {
       return;
     }
     if (this.primaryAlive() || !m.host) return this.redirect(from);
+    // We found too few hosts just now: say so at once instead of claiming again.
+    if (this.ctx.clock.now() < this.uncertifiedUntil && this.role === 'idle') {
+      return this.send(from, { t: 'NOT_PRIMARY', ...this.r, e: this.epoch, alone: true });
+    }
     this.waiting.set(fromHex, { id: from, since: m.since });
     if (this.waiting.size > 256) this.waiting.delete(this.waiting.keys().next().value!);
     void this.claim(0, this.role === 'backup');
@@ -434,6 +438,8 @@ export class HostedRegion {
       this.ctx.stats.uncertifiable++;
       this.uncertifiedUntil = this.ctx.clock.now() + o.uncertifiedMs;
       this.trace(`cannot certify: ${hosts.length} host(s)`);
+      for (const w of this.waiting.values()) this.send(w.id, { t: 'NOT_PRIMARY', ...this.r, e: this.epoch, alone: true });
+      this.waiting.clear();
       return false;
     }
     // Above every epoch we know of, our state's included: new edits must not be shadowed.

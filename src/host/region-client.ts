@@ -28,6 +28,8 @@ export const CLIENT_DEFAULTS = {
   editTimeoutMs: 5000,
   /** Subscription watchdog period. */
   watchMs: 250,
+  /** After a node said no certified primary can be had (it is alone), ask again this much later. */
+  aloneRetryMs: 3000,
   /** Host set size (must match the hosts' `replicas`). */
   replicas: 3,
 };
@@ -78,6 +80,8 @@ export interface ClientStats {
   playerUpdates: number;
   /** Snapshots dropped: no valid epoch certificate naming their sender (an impostor primary). */
   uncertified: number;
+  /** Times a node said no certified primary can be had (we are alone). */
+  alone: number;
 }
 
 interface Subscription {
@@ -106,6 +110,8 @@ interface Subscription {
   attachStarted: number;
   /** The certificate of the primary we attached to last. */
   cert: EpochCert | undefined;
+  /** Until then the region has no certified primary to be had (see onAlone). */
+  aloneUntil: number;
 }
 
 interface PendingEdit {
@@ -132,7 +138,7 @@ export interface RegionClientArgs {
 
 export class RegionClient {
   readonly events = new Emitter<ClientEvents>();
-  readonly stats: ClientStats = { attaches: 0, reattaches: 0, redirects: 0, snapshots: 0, deltas: 0, gaps: 0, stale: 0, confirmed: 0, rejected: 0, timeouts: 0, failovers: 0, playerUpdates: 0, uncertified: 0 };
+  readonly stats: ClientStats = { attaches: 0, reattaches: 0, redirects: 0, snapshots: 0, deltas: 0, gaps: 0, stale: 0, confirmed: 0, rejected: 0, timeouts: 0, failovers: 0, playerUpdates: 0, uncertified: 0, alone: 0 };
   /** snapshot: attach start to snapshot (chunk snapshot latency); confirm: submit to CONFIRM. */
   readonly latency = { snapshot: new LatencySamples(), confirm: new LatencySamples() };
   readonly opts: ClientOptions;
@@ -184,7 +190,7 @@ export class RegionClient {
       sub = {
         coord: { rx: coord.rx, rz: coord.rz }, name, key: this.keys.key(coord), state: new RegionState(), epoch: 0, primary: undefined, primaryHex: '', hosts: [],
         since: ZERO, attached: false, attaching: false, target: '', hint: undefined, lastHeard: this.args.clock.now(), ready, markReady, wake: () => {},
-        players: [], closed: false, attachStarted: this.args.clock.now(), cert: undefined,
+        players: [], closed: false, attachStarted: this.args.clock.now(), cert: undefined, aloneUntil: -Infinity,
       };
       this.subs.set(name, sub);
       void this.attach(sub);
@@ -280,6 +286,19 @@ export class RegionClient {
         });
         sub.wake = () => {};
         if (!sub.hint) attempt++;
+        // Alone: wait before asking again (edits meanwhile fail as 'uncertified' at once).
+        const wait = sub.aloneUntil - this.args.clock.now();
+        if (wait > 0 && !sub.closed && !sub.attached) {
+          await new Promise<void>((resolve) => {
+            const t = this.args.clock.setTimeout(resolve, wait);
+            sub.wake = () => {
+              this.args.clock.clearTimeout(t);
+              resolve();
+            };
+          });
+          sub.wake = () => {};
+          attempt = 0;
+        }
       }
     } finally {
       sub.attaching = false;
@@ -333,6 +352,10 @@ export class RegionClient {
     const coord = regionAt(x, z);
     void this.subscribe(coord);
     const sub = this.subs.get(regionName(coord))!;
+    if (!sub.attached && this.args.clock.now() < sub.aloneUntil) {
+      this.stats.rejected++;
+      return Promise.reject(new EditRejectedError('uncertified'));
+    }
     const r = this.nextReq++ >>> 0;
     const msg: HostMessageOf<'EDIT'> = { t: 'EDIT', rx: coord.rx, rz: coord.rz, r, x, y, z, id, px: at.x, py: at.y, pz: at.z };
     return new Promise<Stamp>((resolve, reject) => {
@@ -399,6 +422,7 @@ export class RegionClient {
         }
         return;
       case 'NOT_PRIMARY': {
+        if (m.alone && fromHex === sub.target && !sub.attached) return this.onAlone(sub);
         // A takeover notice: a host we were told of names itself primary of a later epoch.
         const takeover = m.primary && idEquals(m.primary, from) && m.e > sub.epoch && sub.hosts.some((h) => idEquals(h, from));
         if (takeover) {
@@ -422,6 +446,26 @@ export class RegionClient {
         this.events.emit('players', { region: sub.coord, players: m.players });
         return;
     }
+  }
+
+  /**
+   * The node asked cannot certify an epoch (it is alone, or cut off): nobody can confirm
+   * edits of this region now. Loads stop waiting (the region shows what we have), pending
+   * edits fail as 'uncertified' at once (the player keeps them tentative), and we ask again
+   * after `aloneRetryMs`.
+   */
+  private onAlone(sub: Subscription): void {
+    this.stats.alone++;
+    sub.aloneUntil = this.args.clock.now() + this.opts.aloneRetryMs;
+    sub.markReady();
+    for (const [r, p] of this.pending) {
+      if (p.region !== sub.name) continue;
+      this.pending.delete(r);
+      this.args.clock.clearTimeout(p.timer);
+      this.stats.rejected++;
+      p.reject(new EditRejectedError('uncertified'));
+    }
+    sub.wake();
   }
 
   /** A snapshot counts only from a certified primary: its certificate names it, for this epoch, and succeeds the one we hold. */
