@@ -48,7 +48,8 @@ export const hostSpec = {
   SUBSCRIBE: [1, v.object({ ...region, since: v.optional(stamp), host: v.boolean() })],
   UNSUBSCRIBE: [2, v.object({ ...region })],
   /** primary -> client: entries stamped after `since` (all when full), complete up to `v`. */
-  SNAPSHOT: [3, v.object({ ...region, e: u32, v: stamp, full: v.boolean(), hosts, entries, cert: certSchema })],
+  // `more`: a piece of a large state; the last piece has none.
+  SNAPSHOT: [3, v.object({ ...region, e: u32, v: stamp, full: v.boolean(), hosts, entries, cert: certSchema, more: v.optional(v.boolean()) })],
   /** primary -> subscribers: the committed edits seq from..to of epoch e. */
   DELTA: [4, v.object({ ...region, e: u32, from: u32, to: u32, entries })],
   /** primary -> backups and subscribers: alive, committed up to (e, s); backups also get the subscribers. */
@@ -79,7 +80,7 @@ export const hostSpec = {
   /** backup -> primary: holds up to seq `to` of epoch e; `b`: the heartbeat answered (the primary's lease). */
   ACK: [15, v.object({ ...region, e: u32, to: u32, b: v.optional(u32) })],
   /** primary -> backup: the full state at (e, s) (join, re-replication, gap repair), with the epoch's certificate and the request log. */
-  SYNC: [16, v.object({ ...region, e: u32, s: u32, hosts, entries, cert: certSchema, reqs: reqLog })],
+  SYNC: [16, v.object({ ...region, e: u32, s: u32, hosts, entries, cert: certSchema, reqs: reqLog, more: v.optional(v.boolean()) })],
   /** backup -> primary: I missed something, send SYNC. */
   SYNC_REQ: [17, v.object({ ...region, e: u32 })],
   /** primary -> closer node: claim epoch e (I will grant it). */

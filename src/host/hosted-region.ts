@@ -25,7 +25,7 @@ import { PrimaryDuty } from './primary-duty';
 import { regionName, type RegionCoord } from './region-key';
 import { getEdits } from './region-records';
 import { RequestLog, requestTag } from './request-log';
-import { compareStamp, decodeEntries, encodeEntries, RegionState, type Entry, type Stamp } from './region-state';
+import { compareStamp, decodeEntries, encodeEntries, pieces, RegionState, type Entry, type Stamp } from './region-state';
 
 export type Role = 'idle' | 'claiming' | 'primary' | 'backup';
 
@@ -107,6 +107,8 @@ export class HostedRegion {
   private saving: Promise<void> = Promise.resolve();
   private nextSave: Promise<void> | undefined;
   private lastSyncReq = -Infinity;
+  /** Entries of the SYNC arriving in pieces (compared with ours at its last piece). */
+  private syncIn: Map<number, Entry> | undefined;
   /** Nodes whose silence made us claim (hex -> when): not brought back as hosts for a while. */
   private readonly silent = new Map<string, number>();
   /** Since when our claims over certificate `prevGone.e` win the new set but not that set's majority (see rebaseMs). */
@@ -601,9 +603,10 @@ export class HostedRegion {
     const refuse = (why: string) => {
       this.trace(`refuse ${fromHex.slice(0, 6)} e${m.e}: ${why}`);
       this.ctx.stats.refusals++;
-      const entries = !has(this.hosts, from) || this.state.size === 0 ? {} : { entries: encodeEntries(this.allEntries()) };
       const cert = this.cert && (!m.known || m.known.e < this.cert.e) ? { cert: this.cert } : {};
-      this.send(from, { t: 'GRANT', ...this.r, e: m.e, ok: false, promised: this.promised, ...entries, ...cert });
+      // A large state in several refusals (each merged; the claimant counts the answer once).
+      const parts = !has(this.hosts, from) || this.state.size === 0 ? [undefined] : pieces(this.allEntries());
+      for (const part of parts) this.send(from, { t: 'GRANT', ...this.r, e: m.e, ok: false, promised: this.promised, ...(part ? { entries: encodeEntries(part) } : {}), ...cert });
     };
     if (m.e <= this.promised) return refuse(`promised ${this.promised}`);
     const terms: ClaimTerms = { e: m.e, primary: from, hosts: m.hosts, ...(m.known ? { prev: { e: m.known.e, hosts: m.known.hosts } } : {}), ...(m.rebase ? { rebase: true } : {}) };
@@ -653,8 +656,10 @@ export class HostedRegion {
     this.lastHeard = this.ctx.clock.now();
     this.ctx.stats.grants++;
     this.trace(`grant ${fromHex.slice(0, 6)} e${m.e}`);
-    const entries = encodeEntries(this.allEntries());
-    this.send(from, { t: 'GRANT', ...this.r, e: m.e, ok: true, promised: m.e, entries, sig, reqs: this.requests.export(MAX_STATE_REQS) });
+    // A large state in several grants, each with the signature (the claimant counts it once).
+    pieces(this.allEntries()).forEach((part, i) => this.send(from, {
+      t: 'GRANT', ...this.r, e: m.e, ok: true, promised: m.e, entries: encodeEntries(part), sig, ...(i === 0 ? { reqs: this.requests.export(MAX_STATE_REQS) } : {}),
+    }));
     // Subscribers that waited for our own claim go to the winner.
     for (const w of this.waiting.values()) this.send(w.id, { t: 'NOT_PRIMARY', ...this.r, e: m.e, primary: from });
     this.waiting.clear();
@@ -763,10 +768,15 @@ export class HostedRegion {
       if (!this.follow(from, fromHex, cert)) return;
     }
     if (m.reqs) this.requests.import(m.reqs, this.ctx.clock.now());
-    // Never discard what we hold (a restarted host's store): merge, and offer the primary
-    // what its SYNC lacked.
-    this.offerTo(from, entries);
+    // Never discard what we hold (a restarted host's store): merge, and at the last piece
+    // offer the primary what its SYNC lacked.
+    const got = (this.syncIn ??= new Map());
+    for (const x of entries) if (got.size < 1 << 22) got.set(x.key, x);
     this.state.merge(entries);
+    this.lastHeard = this.ctx.clock.now();
+    if (m.more) return; // a piece of a large state: the last one is acked
+    this.syncIn = undefined;
+    this.offerTo(from, [...got.values()]);
     this.applied = Math.max(this.applied ?? 0, m.s);
     this.lastHeard = this.ctx.clock.now();
     this.send(from, { t: 'ACK', ...this.r, e: m.e, to: this.applied });

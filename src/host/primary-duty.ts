@@ -18,7 +18,7 @@ import { requestTag } from './request-log';
 import { MAX_STATE_REQS, MAX_SUBS_LISTED, type HostMessageOf, type PlayerFrame } from './host-messages';
 import type { HostedRegion } from './hosted-region';
 import { putEdits, putLocation } from './region-records';
-import { compareStamp, encodeEntries, entryKey, type Entry, type Stamp } from './region-state';
+import { compareStamp, encodeEntries, entryKey, pieces, type Entry, type Stamp } from './region-state';
 import { columnIndex, regionOf } from './region-key';
 import { chunkOf, localOf } from '../world/coords';
 
@@ -172,9 +172,11 @@ export class PrimaryDuty {
     // may sit below its `since` (a restarted world reuses low epochs).
     const full = !since || since.e !== this.e;
     const entries = this.region.state.since(full ? undefined : since);
-    this.ctx.wire.send(id, {
-      t: 'SNAPSHOT', ...this.r, e: this.e, v: { e: this.e, s: this.committed }, full, hosts: this.region.hosts, entries: encodeEntries(entries), cert: this.region.cert!,
-    });
+    const parts = pieces(entries);
+    parts.forEach((part, i) => this.ctx.wire.send(id, {
+      t: 'SNAPSHOT', ...this.r, e: this.e, v: { e: this.e, s: this.committed }, full, hosts: this.region.hosts, entries: encodeEntries(part), cert: this.region.cert!,
+      ...(i < parts.length - 1 ? { more: true } : {}),
+    }));
     if (this.players.size > 0) this.playersDirty = true;
   }
 
@@ -507,9 +509,12 @@ export class PrimaryDuty {
     this.ctx.stats.syncs++;
     this.lastSync.set(hex, this.ctx.clock.now());
     const hosts = this.region.hosts;
-    this.ctx.wire.send(id, {
-      t: 'SYNC', ...this.r, e: this.e, s: this.committed, hosts, entries: encodeEntries(this.region.state.all()), cert: this.region.cert!, reqs: this.region.requests.export(MAX_STATE_REQS),
-    });
+    // A large state travels in pieces; the backup acks the last (no `more`).
+    const parts = pieces(this.region.state.all());
+    parts.forEach((part, i) => this.ctx.wire.send(id, {
+      t: 'SYNC', ...this.r, e: this.e, s: this.committed, hosts, entries: encodeEntries(part), cert: this.region.cert!,
+      ...(i === 0 ? { reqs: this.region.requests.export(MAX_STATE_REQS) } : {}), ...(i < parts.length - 1 ? { more: true } : {}),
+    }));
     for (const b of this.batches) {
       if (b.to <= this.committed) continue;
       this.ctx.wire.send(id, { t: 'REPLICATE', ...this.r, e: this.e, from: b.from, to: b.to, entries: encodeEntries(b.entries), hosts, reqs: requestsOf(b.waiters) });

@@ -480,6 +480,13 @@ export class RegionClient {
       }
     }
     if (sub.closed || m.e < sub.epoch || (!succeeds(c, sub.cert))) return void this.stats.stale++;
+    if (m.more) {
+      // A piece of a large snapshot: its entries now, the attachment with the last piece.
+      const entries = this.decode(m.entries);
+      const changed = entries ? sub.state.merge(entries) : [];
+      if (changed.length > 0) this.events.emit('edits', { region: sub.coord, entries: changed });
+      return;
+    }
     sub.cert = c;
     this.onSnapshot(sub, from, fromHex, m);
   }

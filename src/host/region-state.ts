@@ -11,6 +11,15 @@ import { CHUNK_VOLUME, blockIndex } from '../world/coords';
 import { REGION_COLUMNS } from './region-key';
 
 export const ENTRY_BYTES = 12;
+/** Entries per frame when a whole state travels (SYNC, GRANT, SNAPSHOT): 768 KiB, well under the 2 MiB reassembly limit. */
+export const PIECE_ENTRIES = 65_536;
+
+/** A state cut into frame-sized pieces (at least one, possibly empty), so no frame outgrows the wire. */
+export function pieces(entries: readonly Entry[], max = PIECE_ENTRIES): Entry[][] {
+  const out: Entry[][] = [];
+  for (let i = 0; i < entries.length; i += max) out.push(entries.slice(i, i + max));
+  return out.length ? out : [[]];
+}
 const MAX_KEY = REGION_COLUMNS * CHUNK_VOLUME;
 
 export interface Stamp {
