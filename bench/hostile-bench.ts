@@ -21,7 +21,7 @@ export async function benchHostile(): Promise<Record<string, number>> {
     sim_hostile_accepted: accepted,
     sim_hostile_seeds: SEEDS.length,
     sim_hostile_double_primaries: doubles,
-    sim_hostile_failover_ms_p50: percentile(failover, 50),
+    sim_hostile_failover_ms_p50: percentile(failover, 0.5),
     sim_hostile_failover_ms_max: failover.length ? Math.max(...failover) : -1,
     sim_hostile_failover_failed: failed,
   };

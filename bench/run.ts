@@ -12,6 +12,7 @@ import { measureHiddenTickHz } from './hidden-tick-bench';
 import { benchHosting } from './hosting-bench';
 import { benchFailoverCrash } from './failover-bench';
 import { benchHostile } from './hostile-bench';
+import { benchAuth } from './auth-bench';
 
 type Bench = [name: string, run: () => Promise<Record<string, number>>];
 
@@ -24,6 +25,7 @@ const benches: Bench[] = [
   ['hosting', benchHosting],
   ['failover_crash', () => benchFailoverCrash(20)],
   ['hostile', benchHostile],
+  ['auth', benchAuth],
   ['sim10k', benchSim],
 ];
 
