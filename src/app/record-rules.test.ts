@@ -25,11 +25,13 @@ describe('app record rules', () => {
     expect(await rule.check(me.id, new Uint8Array(50), me.id)).toEqual({ ok: false, reason: 'malformed' });
   });
 
-  it('a tab runs the player rule; chunk, edits and test get the default rule', async () => {
+  it('a tab runs the player rule and the region record rules; test gets the default rule', async () => {
     const rules = recordRules();
-    expect(Object.keys(rules)).toEqual(['player']);
+    expect(Object.keys(rules).sort()).toEqual(['chunk', 'edits', 'player']);
     const me = await generateIdentity();
     expect(await checkRecord(rules, 'player', me.id, new TextEncoder().encode('alice@1,2,3'), me.id, 5)).toEqual({ ok: false, reason: 'malformed' });
-    expect(await checkRecord(rules, 'chunk', me.id, new Uint8Array(10), me.id, 5)).toEqual({ ok: true, version: 5 });
+    expect(await checkRecord(rules, 'chunk', me.id, new Uint8Array(10), me.id, 5)).toEqual({ ok: false, reason: 'malformed' });
+    expect(await checkRecord(rules, 'edits', me.id, new Uint8Array(10), me.id, 5)).toEqual({ ok: false, reason: 'malformed' });
+    expect(await checkRecord(rules, 'test', me.id, new Uint8Array(10), me.id, 5)).toEqual({ ok: true, version: 5 });
   });
 });

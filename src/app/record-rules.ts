@@ -3,10 +3,14 @@
 // (peer.ts: `options.records`).
 // - 'player': the player's own signed record (src/play/player-record.ts): the key is the
 //   player id, the public key must hash to it and sign the record; version = updatedAt.
-// - 'chunk' and 'edits' (region location records, published edit logs): the DHT's default
-//   rule until the hosting layer's certified-primary rules are added here.
+// - 'chunk' and 'edits' (region location records, published edit logs): signed by a
+//   primary whose epoch certificate for the region is valid (src/host/region-records.ts);
+//   version = (certificate epoch, revision within it).
 // - 'test': the default rule.
+import { webCryptoVerifier } from '../core/signer';
 import type { RecordRule, RecordRules } from '../dht/record-rules';
+import { CertChecker } from '../host/epoch-cert';
+import { regionRecordRules } from '../host/region-records';
 import { PlayerRecordError, verifyPlayerRecord } from '../play/player-record';
 
 /** A player record is valid for the player id it is stored under; newer updatedAt wins. */
@@ -25,5 +29,5 @@ export function playerRecordRule(now: () => number = Date.now): RecordRule {
 
 /** Every namespace's rule for a tab's DHT; `extra` adds or replaces rules (tests, tools). */
 export function recordRules(extra: RecordRules = {}): RecordRules {
-  return { player: playerRecordRule(), ...extra };
+  return { player: playerRecordRule(), ...regionRecordRules(new CertChecker(webCryptoVerifier), webCryptoVerifier), ...extra };
 }

@@ -16,6 +16,7 @@ import { HostWire } from './host-wire';
 import { RegionClient, type ClientOptions } from './region-client';
 import { RegionHost } from './region-host';
 import { keyHashing } from './region-key';
+import { regionRecordRules } from './region-records';
 import { CertChecker } from './epoch-cert';
 import { SimKeyring } from './sim-keyring';
 
@@ -98,7 +99,13 @@ export class HostSim {
       transport,
       clock: this.clock,
       bootstrap: boot.length > 0 ? { peers: boot, signals: this.net.relay(id) } : undefined,
-      options: { random: seededRandom((this.opts.seed ?? 1) * 7919 + this.seq++), ...SIM_DHT, ...this.opts.dht },
+      options: {
+        random: seededRandom((this.opts.seed ?? 1) * 7919 + this.seq++),
+        ...SIM_DHT,
+        // The owner rules a tab runs for region records, over the simulation's keys.
+        records: regionRecordRules(new CertChecker(this.keyring.verify), this.keyring.verify),
+        ...this.opts.dht,
+      },
     });
     await this.settle(dht.start());
     let store = this.stores.get(hex);

@@ -640,8 +640,7 @@ export class PrimaryDuty {
   // ---- DHT records -----------------------------------------------------------------------
 
   private publishLocation(): void {
-    const rec = { primary: this.ctx.selfId, epoch: this.e, hosts: this.region.hosts };
-    putLocation(this.ctx.dht, this.region.key, rec, this.locationRevision++).catch(() => {});
+    putLocation(this.ctx.dht, this.region.key, { signer: this.ctx.signer, cert: this.region.cert! }, this.locationRevision++).catch(() => {});
   }
 
   private publishedAt: Stamp = { e: 0, s: 0 };
@@ -654,7 +653,7 @@ export class PrimaryDuty {
       if (compareStamp(v, this.publishedAt) <= 0 || this.region.state.size === 0) return;
       this.publishedAt = v;
       this.ctx.stats.publishes++;
-      putEdits(this.ctx.dht, this.region.key, v, this.region.state.all()).catch(() => {});
+      putEdits(this.ctx.dht, this.region.key, { signer: this.ctx.signer, cert: this.region.cert! }, v, this.region.state.all()).catch(() => {});
     }, this.ctx.opts.publishMs);
   }
 }

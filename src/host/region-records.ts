@@ -1,31 +1,78 @@
 // What a region leaves in the DHT: the location record ('chunk' namespace: who is primary
-// in which epoch, and the host set) and the edit log ('edits' namespace: the entries, so
-// the region outlives its hosts). Both are hints to whoever reads them: a location record
-// only says where to ask first, and edit entries carry their stamps, so merging a stale
-// or partial value is harmless.
+// in which epoch) and the edit log ('edits' namespace: the entries, so the region outlives
+// its hosts). Both are signed by the primary that publishes them and carry its epoch
+// certificate (epoch-cert.ts), so nobody but a certified primary of the region can write
+// them (issue 9, "Forge DHT records"):
+//
+// - LOCATION {cert, r, pk?, sig}: `sig` by cert.primary over
+//   "voxel-populi location v1\0" + grantBytes(key, cert) + u32 r. `r` is the primary's
+//   revision (a counter of its publications).
+// - EDITS {key, i, n, v, cert, pk?, sig, entries}: part `i` of `n` of the log of region
+//   `key` at state version `v`; part 0 (the head) is stored under the region key, part i
+//   under SHA-256("region-edits:" + key hex + ":" + i), so a part names its region and
+//   index and a rule can recompute its storage key. `sig` by cert.primary over
+//   "voxel-populi edits v1\0" + grantBytes(key, cert) + u8 i + u8 n + u32 v.e + u32 v.s + entries.
+//
+// grantBytes (the certificate's canonical terms: region key, epoch, primary, host sets)
+// binds the record to its region and certificate; the domain strings keep a record
+// signature from ever passing for a grant or for the other record. `pk` (the signer's
+// raw key) is left out when the certificate holds the primary's own grant (always, for a
+// claimant), whose key is used instead. The certificate travels with only the grants it
+// needs (a majority of each set), so a location record fits the 'chunk' cap.
+//
+// Version (what the DHT orders values by, record-rules.ts): certificate epoch * 2^28 +
+// a revision within the epoch (LOCATION: r; EDITS: 1 + v.s when v is a stamp of the
+// certificate's epoch, else 0). A newer epoch's record always wins; within an epoch the
+// newer one. `locationRule`/`editsRule` are the owner rules holders and readers run;
+// getLocation/getEdits check again when handed a `RecordVerifier` (a reader need not
+// trust the node it reads through), and drop entries stamped after the certificate.
 //
 // The 'edits' value is capped at NAMESPACE_LIMITS.edits.maxValueBytes (64 KiB): a log
-// larger than one value is split into parts stored under derived keys
-// SHA-256("region-edits:" + key hex + ":" + i); at most MAX_EDIT_PARTS parts (about 80k
+// larger than one value is split into parts; at most MAX_EDIT_PARTS parts (about 80k
 // edited blocks); beyond that only the newest entries are published (hosts keep all).
 import * as v from 'valibot';
 import { bytes, defineCodec, u32 } from '../core/codec';
-import { ID_BYTES, idToHex, type NodeId } from '../core/node-id';
+import type { IdentityAlg } from '../core/identity';
+import { ID_BYTES, idEquals, idToHex, type NodeId } from '../core/node-id';
+import type { Signer, Verifier } from '../core/signer';
 import type { DhtNode } from '../dht/dht-node';
 import { NAMESPACE_LIMITS } from '../dht/messages';
+import type { RecordCheck, RecordRule } from '../dht/record-rules';
+import { certSchema, certShapeFault, grantBytes, quorum, type CertChecker, type EpochCert } from './epoch-cert';
 import { keyHashing } from './region-key';
 import { compareStamp, decodeEntries, encodeEntries, ENTRY_BYTES, type Entry, type Stamp } from './region-state';
 
 export const MAX_EDIT_PARTS = 16;
-/** Entries per 'edits' value, leaving room for the envelope. */
-export const ENTRIES_PER_VALUE = Math.floor((NAMESPACE_LIMITS.edits.maxValueBytes - 256) / ENTRY_BYTES);
+/** Room an 'edits' value keeps for everything but its entries (the certificate, key, signature). */
+const EDITS_ENVELOPE_BYTES = 4096;
+/** Entries per 'edits' value. */
+export const ENTRIES_PER_VALUE = Math.floor((NAMESPACE_LIMITS.edits.maxValueBytes - EDITS_ENVELOPE_BYTES) / ENTRY_BYTES);
+/** Revisions within one epoch: version = epoch * REVISIONS + revision (epochs <= MAX_EPOCH keep it below 2^53). */
+const REVISIONS = 2 ** 28;
 
+// Same order as a grant's `a` (epoch-cert.ts).
+const ALGS: readonly IdentityAlg[] = ['Ed25519', 'ECDSA-P256'];
 const id = bytes(ID_BYTES, ID_BYTES);
+const stamp = v.object({ e: u32, s: u32 });
+const publicKey = v.object({ a: v.picklist([0, 1]), k: bytes(65) });
+const sig = bytes(72);
 const recordCodec = defineCodec(
   {
-    LOCATION: [1, v.object({ primary: id, epoch: u32, hosts: v.pipe(v.array(id), v.maxLength(8)) })],
-    EDITS: [2, v.object({ v: v.object({ e: u32, s: u32 }), n: v.pipe(u32, v.minValue(1), v.maxValue(MAX_EDIT_PARTS)), entries: bytes(NAMESPACE_LIMITS.edits.maxValueBytes) })],
-    EDITS_PART: [3, v.object({ v: v.object({ e: u32, s: u32 }), i: u32, entries: bytes(NAMESPACE_LIMITS.edits.maxValueBytes) })],
+    // Codes 1-3 were the unsigned records: refused as unknown now.
+    LOCATION: [4, v.object({ cert: certSchema, r: u32, pk: v.optional(publicKey), sig })],
+    EDITS: [
+      5,
+      v.object({
+        key: id,
+        i: v.pipe(u32, v.maxValue(MAX_EDIT_PARTS - 1)),
+        n: v.pipe(u32, v.minValue(1), v.maxValue(MAX_EDIT_PARTS)),
+        v: stamp,
+        cert: certSchema,
+        pk: v.optional(publicKey),
+        sig,
+        entries: bytes(NAMESPACE_LIMITS.edits.maxValueBytes),
+      }),
+    ],
   },
   { maxFrame: NAMESPACE_LIMITS.edits.maxValueBytes },
 );
@@ -34,65 +81,260 @@ export interface LocationRecord {
   primary: NodeId;
   epoch: number;
   hosts: NodeId[];
+  /** The certificate the record carries (checked when read with a RecordVerifier). */
+  cert: EpochCert;
+  revision: number;
+}
+
+/** What a primary signs its records with: its identity and its certificate for the region. */
+export interface RecordAuth {
+  signer: Signer;
+  cert: EpochCert;
+}
+
+/** What checks a record: certificates, and the record's own signature. */
+export interface RecordVerifier {
+  certs: CertChecker;
+  verify: Verifier;
 }
 
 type Dht = Pick<DhtNode, 'put' | 'get'>;
 
-/** DHT value seq of a stamp: later stamps replace earlier values (epochs < 4096 fit u32). */
+export function locationVersion(epoch: number, revision: number): number {
+  return epoch * REVISIONS + Math.min(revision, REVISIONS - 1);
+}
+
+/** Version of an edit log at state version `v` under a certificate of epoch `epoch` (v.e <= epoch). */
+export function editsVersion(epoch: number, v: Stamp): number {
+  return epoch * REVISIONS + (v.e === epoch ? 1 + Math.min(v.s, REVISIONS - 2) : 0);
+}
+
+/** Wire seq (orders values only on nodes without the rules): a stamp's, clamped to u32. */
 export function stampSeq(s: Stamp): number {
   return Math.min(0xffffffff, s.e * 2 ** 20 + Math.min(s.s, 2 ** 20 - 1));
 }
 
-export async function putLocation(dht: Dht, key: NodeId, rec: LocationRecord, revision: number): Promise<void> {
-  const value = recordCodec.encode({ t: 'LOCATION', primary: rec.primary, epoch: rec.epoch, hosts: rec.hosts });
-  await dht.put('chunk', key, value, { seq: Math.min(0xffffffff, rec.epoch * 1024 + Math.min(revision, 1023)) });
+const text = new TextEncoder();
+const LOCATION_DOMAIN = text.encode('voxel-populi location v1\0');
+const EDITS_DOMAIN = text.encode('voxel-populi edits v1\0');
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }
 
-export async function getLocation(dht: Pick<DhtNode, 'get'>, key: NodeId): Promise<LocationRecord | undefined> {
-  const got = await dht.get('chunk', key);
-  if (!got) return undefined;
+function u32be(...xs: number[]): Uint8Array {
+  const b = new Uint8Array(4 * xs.length);
+  const dv = new DataView(b.buffer);
+  xs.forEach((x, i) => dv.setUint32(4 * i, x));
+  return b;
+}
+
+/** The bytes a primary signs for a location record of region `key`. */
+export function locationBytes(key: NodeId, cert: EpochCert, revision: number): Uint8Array {
+  return concat([LOCATION_DOMAIN, grantBytes(key, cert), u32be(revision)]);
+}
+
+/** The bytes a primary signs for part `i` of `n` of region `key`'s edit log. */
+export function editsBytes(key: NodeId, cert: EpochCert, i: number, n: number, version: Stamp, entries: Uint8Array): Uint8Array {
+  return concat([EDITS_DOMAIN, grantBytes(key, cert), new Uint8Array([i, n]), u32be(version.e, version.s), entries]);
+}
+
+/** Storage key of part i (i >= 1) of region `key`'s edit log. */
+export function editsPartKey(key: NodeId, i: number): Promise<NodeId> {
+  return keyHashing.hash(`region-edits:${idToHex(key)}:${i}`);
+}
+
+/**
+ * The certificate with only the grants it needs: the primary's own, then a majority of its
+ * host set and (unless a rebase) of the previous set, preferring grants that count for
+ * both. Falls back to the whole certificate if the trimmed one would not hold.
+ */
+export function compactCert(c: EpochCert): EpochCert {
+  const inSet = (list: readonly NodeId[] | undefined, x: NodeId) => !!list?.some((h) => idEquals(h, x));
+  const prevHosts = c.prev && !c.rebase ? c.prev.hosts : undefined;
+  let needHosts = quorum(c.hosts.length);
+  let needPrev = prevHosts ? quorum(prevHosts.length) : 0;
+  const rank = (g: EpochCert['grants'][number]) => (idEquals(g.id, c.primary) ? 4 : 0) + (inSet(c.hosts, g.id) ? 1 : 0) + (inSet(prevHosts, g.id) ? 1 : 0);
+  const kept: EpochCert['grants'] = [];
+  for (const g of [...c.grants].sort((a, b) => rank(b) - rank(a))) {
+    const h = inSet(c.hosts, g.id), p = inSet(prevHosts, g.id);
+    if (!idEquals(g.id, c.primary) && !(h && needHosts > 0) && !(p && needPrev > 0)) continue;
+    kept.push(g);
+    if (h) needHosts--;
+    if (p) needPrev--;
+  }
+  const out = { ...c, grants: kept };
+  return certShapeFault(out) ? c : out;
+}
+
+/** The signer's key entry when the certificate holds no grant by it with the same key. */
+function ownKey(signer: Signer, cert: EpochCert): { pk?: { a: 0 | 1; k: Uint8Array } } {
+  const g = cert.grants.find((x) => idEquals(x.id, signer.id));
+  if (g && g.k.length === signer.publicKey.length && g.k.every((b, i) => b === signer.publicKey[i])) return {};
+  return { pk: { a: signer.alg === 'Ed25519' ? 0 : 1, k: signer.publicKey } };
+}
+
+function checkSigner(auth: RecordAuth): EpochCert {
+  if (!idEquals(auth.signer.id, auth.cert.primary)) throw new Error('only the certified primary signs region records');
+  return compactCert(auth.cert);
+}
+
+type Fault = { ok: false; reason: string };
+
+/** Whether `sig` is cert.primary's over `data` and the certificate is valid for `region`. */
+async function authentic(rv: RecordVerifier, region: NodeId, cert: EpochCert, pk: { a: 0 | 1; k: Uint8Array } | undefined, data: Uint8Array, s: Uint8Array): Promise<Fault | null> {
+  if (certShapeFault(cert)) return { ok: false, reason: 'badCert' };
+  const g = pk ?? cert.grants.find((x) => idEquals(x.id, cert.primary));
+  if (!g) return { ok: false, reason: 'noKey' };
+  if (!(await rv.verify(cert.primary, ALGS[g.a]!, g.k, data, s))) return { ok: false, reason: 'badSignature' };
+  if (await rv.certs.check(region, cert)) return { ok: false, reason: 'badCert' };
+  return null;
+}
+
+type Decoded<T extends 'LOCATION' | 'EDITS'> = Extract<ReturnType<typeof recordCodec.decode>, { t: T }>;
+
+function decodeAs<T extends 'LOCATION' | 'EDITS'>(t: T, value: Uint8Array): Decoded<T> | undefined {
   try {
-    const m = recordCodec.decode(got.value);
-    return m.t === 'LOCATION' ? { primary: m.primary, epoch: m.epoch, hosts: m.hosts } : undefined;
+    const m = recordCodec.decode(value);
+    return m.t === t ? (m as Decoded<T>) : undefined;
   } catch {
     return undefined;
   }
 }
 
-async function partKey(key: NodeId, i: number): Promise<NodeId> {
-  return keyHashing.hash(`region-edits:${idToHex(key)}:${i}`);
+/** Checks a location record stored under region `key`; with its version and contents when valid. */
+export async function checkLocation(rv: RecordVerifier, key: NodeId, value: Uint8Array): Promise<Fault | { ok: true; version: number; rec: LocationRecord }> {
+  if (value.length > NAMESPACE_LIMITS.chunk.maxValueBytes) return { ok: false, reason: 'tooLarge' };
+  const m = decodeAs('LOCATION', value);
+  if (!m) return { ok: false, reason: 'malformed' };
+  const fault = await authentic(rv, key, m.cert, m.pk, locationBytes(key, m.cert, m.r), m.sig);
+  if (fault) return fault;
+  return { ok: true, version: locationVersion(m.cert.e, m.r), rec: toLocation(m) };
 }
 
-/** Publishes the region's entries (newest first when capped). Resolves with the entries left out. */
-export async function putEdits(dht: Dht, key: NodeId, version: Stamp, entries: Entry[]): Promise<number> {
+/** Checks an edit-log value (head or part) stored under `storageKey`. */
+export async function checkEdits(rv: RecordVerifier, storageKey: NodeId, value: Uint8Array): Promise<Fault | { ok: true; version: number; rec: Decoded<'EDITS'> }> {
+  const m = decodeAs('EDITS', value);
+  if (!m) return { ok: false, reason: 'malformed' };
+  if (m.i >= m.n) return { ok: false, reason: 'badIndex' };
+  if (compareStamp(m.v, { e: m.cert.e + 1, s: 0 }) >= 0) return { ok: false, reason: 'futureStamp' };
+  if (!idEquals(storageKey, m.i === 0 ? m.key : await editsPartKey(m.key, m.i))) return { ok: false, reason: 'wrongKey' };
+  const fault = await authentic(rv, m.key, m.cert, m.pk, editsBytes(m.key, m.cert, m.i, m.n, m.v, m.entries), m.sig);
+  if (fault) return fault;
+  return { ok: true, version: editsVersion(m.cert.e, m.v), rec: m };
+}
+
+const ruleOf = (check: (key: NodeId, value: Uint8Array) => Promise<Fault | { ok: true; version: number }>): RecordRule => ({
+  async check(key, value) {
+    const r = await check(key, value);
+    return r.ok ? ({ ok: true, version: r.version } satisfies RecordCheck) : r;
+  },
+});
+
+/** The 'chunk' namespace's owner rule: a location record signed by a primary certified for the key. */
+export function locationRule(certs: CertChecker, verify: Verifier): RecordRule {
+  return ruleOf((key, value) => checkLocation({ certs, verify }, key, value));
+}
+
+/** The 'edits' namespace's owner rule: a log part signed by a primary certified for the region it names, under that part's key. */
+export function editsRule(certs: CertChecker, verify: Verifier): RecordRule {
+  return ruleOf((key, value) => checkEdits({ certs, verify }, key, value));
+}
+
+/** Both region record rules, for a DHT node's `options.records`. */
+export function regionRecordRules(certs: CertChecker, verify: Verifier): { chunk: RecordRule; edits: RecordRule } {
+  return { chunk: locationRule(certs, verify), edits: editsRule(certs, verify) };
+}
+
+function toLocation(m: Decoded<'LOCATION'>): LocationRecord {
+  return { primary: m.cert.primary, epoch: m.cert.e, hosts: m.cert.hosts, cert: m.cert, revision: m.r };
+}
+
+/** Publishes the location record: `auth.signer` must be `auth.cert`'s primary. */
+export async function putLocation(dht: Dht, key: NodeId, auth: RecordAuth, revision: number): Promise<void> {
+  const cert = checkSigner(auth);
+  const r = Math.min(revision, 0xffffffff);
+  const s = await auth.signer.sign(locationBytes(key, cert, r));
+  const value = recordCodec.encode({ t: 'LOCATION', cert, r, ...ownKey(auth.signer, cert), sig: s });
+  await dht.put('chunk', key, value, { seq: Math.min(0xffffffff, cert.e * 1024 + Math.min(r, 1023)) });
+}
+
+/**
+ * The region's location record, or undefined. The DHT node's rule has checked it already
+ * (every tab and simulated node runs locationRule); with `rv` it is checked here again.
+ */
+export async function getLocation(dht: Pick<DhtNode, 'get'>, key: NodeId, rv?: RecordVerifier): Promise<LocationRecord | undefined> {
+  const got = await dht.get('chunk', key);
+  if (!got) return undefined;
+  if (rv) {
+    const r = await checkLocation(rv, key, got.value);
+    return r.ok ? r.rec : undefined;
+  }
+  const m = decodeAs('LOCATION', got.value);
+  return m && !certShapeFault(m.cert) ? toLocation(m) : undefined;
+}
+
+/**
+ * Publishes the region's entries (newest first when capped), signed: `auth.signer` must be
+ * `auth.cert`'s primary and `version` (the state's version) no later than its epoch.
+ * Resolves with the number of entries left out.
+ */
+export async function putEdits(dht: Dht, key: NodeId, auth: RecordAuth, version: Stamp, entries: Entry[]): Promise<number> {
+  const cert = checkSigner(auth);
   const cap = ENTRIES_PER_VALUE * MAX_EDIT_PARTS;
   const list = entries.length > cap ? [...entries].sort((a, b) => compareStamp(b, a)).slice(0, cap) : entries;
   const n = Math.max(1, Math.ceil(list.length / ENTRIES_PER_VALUE));
   const seq = stampSeq(version);
-  const slice = (i: number) => encodeEntries(list.slice(i * ENTRIES_PER_VALUE, (i + 1) * ENTRIES_PER_VALUE));
+  const pk = ownKey(auth.signer, cert);
+  const value = async (i: number) => {
+    const body = encodeEntries(list.slice(i * ENTRIES_PER_VALUE, (i + 1) * ENTRIES_PER_VALUE));
+    const s = await auth.signer.sign(editsBytes(key, cert, i, n, version, body));
+    return recordCodec.encode({ t: 'EDITS', key, i, n, v: version, cert, ...pk, sig: s, entries: body });
+  };
   // Parts first, so a reader of the new head finds its parts.
   const parts: Promise<unknown>[] = [];
-  for (let i = 1; i < n; i++) parts.push(partKey(key, i).then((k) => dht.put('edits', k, recordCodec.encode({ t: 'EDITS_PART', v: version, i, entries: slice(i) }), { seq })));
+  for (let i = 1; i < n; i++) parts.push(Promise.all([editsPartKey(key, i), value(i)]).then(([k, b]) => dht.put('edits', k, b, { seq })));
   await Promise.all(parts);
-  await dht.put('edits', key, recordCodec.encode({ t: 'EDITS', v: version, n, entries: slice(0) }), { seq });
+  await dht.put('edits', key, await value(0), { seq });
   return entries.length - list.length;
 }
 
-/** The region's published entries (whatever parts could be read), or undefined when none. */
-export async function getEdits(dht: Pick<DhtNode, 'get'>, key: NodeId): Promise<Entry[] | undefined> {
-  const got = await dht.get('edits', key);
-  if (!got) return undefined;
+/** A log value's entries, none stamped after its certificate's epoch (no certified primary could have made them). */
+function entriesOf(m: Decoded<'EDITS'>): Entry[] {
+  return decodeEntries(m.entries).filter((e) => e.e <= m.cert.e);
+}
+
+/**
+ * The region's published entries (whatever valid parts could be read), or undefined when
+ * none. Parts must name this region and their index; with `rv` the head and every part
+ * are checked again (signature and certificate).
+ */
+export async function getEdits(dht: Pick<DhtNode, 'get'>, key: NodeId, rv?: RecordVerifier): Promise<Entry[] | undefined> {
+  const read = async (storageKey: NodeId, i: number): Promise<Decoded<'EDITS'> | undefined> => {
+    const got = await dht.get('edits', storageKey).catch(() => undefined);
+    if (!got) return undefined;
+    if (rv) {
+      const r = await checkEdits(rv, storageKey, got.value);
+      return r.ok && r.rec.i === i && idEquals(r.rec.key, key) ? r.rec : undefined;
+    }
+    const m = decodeAs('EDITS', got.value);
+    return m && m.i === i && m.i < m.n && idEquals(m.key, key) && !certShapeFault(m.cert) ? m : undefined;
+  };
+  const head = await read(key, 0);
+  if (!head) return undefined;
   try {
-    const head = recordCodec.decode(got.value);
-    if (head.t !== 'EDITS') return undefined;
-    const out = decodeEntries(head.entries);
+    const out = entriesOf(head);
     const parts = await Promise.all(
       Array.from({ length: head.n - 1 }, async (_, j) => {
-        const part = await dht.get('edits', await partKey(key, j + 1)).catch(() => undefined);
-        if (!part) return [];
+        const part = await read(await editsPartKey(key, j + 1), j + 1);
         try {
-          const m = recordCodec.decode(part.value);
-          return m.t === 'EDITS_PART' ? decodeEntries(m.entries) : [];
+          return part ? entriesOf(part) : [];
         } catch {
           return [];
         }
