@@ -129,7 +129,7 @@ export class HostSim {
         set.add(primary);
       },
     });
-    const client = new RegionClient({ dht, wire, clock: this.clock, world: this.world, certs: new CertChecker(this.keyring.verify), ...(this.opts.client ? { options: this.opts.client } : {}) });
+    const client = new RegionClient({ dht, wire, clock: this.clock, world: this.world, certs: new CertChecker(this.keyring.verify), verify: this.keyring.verify, ...(this.opts.client ? { options: this.opts.client } : {}) });
     const peer: SimPeer = { hex, dht, wire, host, client, store };
     this.peers.set(hex, peer);
     await this.settle(host.start());

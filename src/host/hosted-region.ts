@@ -23,7 +23,7 @@ import type { CommitLatency, HostOptions, HostStats } from './host-options';
 import type { HostWire } from './host-wire';
 import { PrimaryDuty } from './primary-duty';
 import { regionName, type RegionCoord } from './region-key';
-import { getEdits } from './region-records';
+import { getEdits, type RecordVerifier } from './region-records';
 import { RequestLog, requestTag } from './request-log';
 import { compareStamp, decodeEntries, encodeEntries, pieces, RegionState, type Entry, type Stamp } from './region-state';
 
@@ -44,6 +44,8 @@ export interface RegionContext {
   readonly signer: Signer;
   /** Checks certificates and grant signatures. */
   readonly certs: CertChecker;
+  /** Checks the region's DHT records again on reading (the holders' rules ran already). */
+  readonly records: RecordVerifier;
   /** The r closest live nodes to key (self included when it is among them), closest first. */
   hostSet(key: NodeId, fresh: boolean): Promise<NodeId[]>;
   /** Whether our link to this node closed (and has not reopened since). */
@@ -533,7 +535,7 @@ export class HostedRegion {
   /** A primary with no host-set state reads the region's edit log from the DHT. */
   private async fallbackToDht(): Promise<void> {
     const got = await Promise.race([
-      getEdits(this.ctx.dht, this.key).catch(() => undefined),
+      getEdits(this.ctx.dht, this.key, this.ctx.records).catch(() => undefined),
       new Promise<undefined>((resolve) => this.ctx.clock.setTimeout(() => resolve(undefined), this.ctx.opts.editsFallbackMs)),
     ]);
     if (got) this.state.merge(got);

@@ -10,6 +10,7 @@ import { Emitter } from '../core/emitter';
 import { idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
 import { LatencySamples, type LatencySummary } from '../core/latency-samples';
 import type { DhtNode } from '../dht/dht-node';
+import type { Verifier } from '../core/signer';
 import { succeeds, type CertChecker, type EpochCert } from './epoch-cert';
 import type { HostMessageOf, PlayerFrame, RegionMessage, RejectReason } from './host-messages';
 import type { HostWire } from './host-wire';
@@ -133,6 +134,8 @@ export interface RegionClientArgs {
   world: string;
   /** Checks the epoch certificate of every primary before we attach to it. */
   certs: CertChecker;
+  /** With it, location records are checked again on reading (the DHT holders' rules ran already). */
+  verify?: Verifier;
   options?: Partial<ClientOptions>;
 }
 
@@ -263,7 +266,7 @@ export class RegionClient {
           host = true;
         }
         if (!target && attempt <= Math.max(1, backups.length)) {
-          const rec = await this.orHint(sub, getLocation(this.args.dht, key));
+          const rec = await this.orHint(sub, getLocation(this.args.dht, key, this.args.verify ? { certs: this.args.certs, verify: this.args.verify } : undefined));
           if (sub.hint) continue;
           if (rec && rec.epoch >= sub.epoch && idToHex(rec.primary) !== sub.primaryHex) target = rec.primary;
         }

@@ -69,6 +69,7 @@ export class RegionHost {
   constructor(private readonly args: RegionHostArgs) {
     this.opts = { ...HOST_DEFAULTS, ...args.options };
     this.keys = new RegionKeys(args.world);
+    const certs = new CertChecker(args.verify);
     const selfHex = idToHex(args.dht.selfId);
     this.ctx = {
       selfId: args.dht.selfId,
@@ -82,7 +83,8 @@ export class RegionHost {
       stats: this.stats,
       latency: this.latency,
       signer: args.signer,
-      certs: new CertChecker(args.verify),
+      certs,
+      records: { certs, verify: args.verify },
       hostSet: (key, fresh) => this.hostSet(key, fresh),
       linkClosed: (hex) => this.closed.has(hex),
       tableNear: (key, n) => sortByDistance([args.dht.selfId, ...args.dht.table.closest(key, n).map((c) => c.id)], (x) => x, key).slice(0, n),
@@ -192,7 +194,7 @@ export class RegionHost {
     // Whoever is primary now (it may have claimed without us, from less state) gets our
     // stored entries; it adopts what it lacks. Repeated: the primary may not exist yet.
     if (!this.running || r.duty) return;
-    const primary = r.role === 'backup' && r.primary ? r.primary : (await getLocation(this.args.dht, r.key).catch(() => undefined))?.primary;
+    const primary = r.role === 'backup' && r.primary ? r.primary : (await getLocation(this.args.dht, r.key, this.ctx.records).catch(() => undefined))?.primary;
     if (primary) r.offerTo(primary);
     if (round < 3) {
       const t = this.args.clock.setTimeout(() => void this.rejoin(r, round + 1), 2000 * (round + 1));
