@@ -15,6 +15,7 @@ import { NetworkChunkSource } from '../play/network-chunk-source';
 import { makePlayerRecord, newestPlayerRecord, type PlayerState } from '../play/player-record';
 import { IdbHostStore } from '../store/host-store';
 import { claimNodeIdentity, loadPlayerIdentity } from '../store/identity-store';
+import { IdbTentativeStore } from '../store/tentative-store';
 import type { PageConfig } from './config';
 import { Peer } from './peer';
 
@@ -72,7 +73,9 @@ export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock,
   await host.start();
   const client = new RegionClient({ dht: peer.dht, wire, clock, world: cfg.world, certs: new CertChecker(webCryptoVerifier) });
   const name = `player-${idToHex(player.id).slice(0, 6)}`;
-  const source = new NetworkChunkSource({ seed: cfg.seed, world: cfg.world, client, dht: peer.dht, clock, options: { name } });
+  // Edits no certified primary could confirm are kept here (in memory only if it cannot open).
+  const tentative = await IdbTentativeStore.open(cfg.world).catch(() => undefined);
+  const source = new NetworkChunkSource({ seed: cfg.seed, world: cfg.world, client, dht: peer.dht, clock, options: { name }, ...(tentative ? { tentative } : {}) });
   let lastPublished = -Infinity;
   return {
     peer, wire, host, client, source, player, trace,

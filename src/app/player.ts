@@ -193,7 +193,8 @@ async function main(): Promise<void> {
       const netLine = peer
         ? `peer ${peer.id.slice(0, 8)} · ${peer.status} · ${peer.dht.linkInfo().length} links` + (roles ? ` · hosting ${roles.primary.length}+${roles.backup.length} · ${remote.size} players` : '')
         : cfg.net ? 'offline (could not join)' : 'offline (net=off)';
-      hud.update({ x: b.x, y: b.y, z: b.z, ...session.column, fps, chunks: world.size, pending: streamer.pending, renderDistance, flying: session.flying, drawCalls: v.drawCalls, triangles: v.triangles, net: netLine });
+      hud.update({ x: b.x, y: b.y, z: b.z, ...session.column, fps, chunks: world.size, pending: streamer.pending, renderDistance, flying: session.flying, drawCalls: v.drawCalls, triangles: v.triangles, net: netLine, tentative: net?.source.tentative.size ?? 0 });
+      if (net?.source.tentative.lastError) { hud.showMessage(net.source.tentative.lastError.message); net.source.tentative.lastError = undefined; }
       if (streamer.lastError) { hud.showMessage(streamer.lastError.message); streamer.lastError = undefined; }
     }
   };
@@ -202,7 +203,8 @@ async function main(): Promise<void> {
   const api = createVoxelApi({
     world, session, editor, ready, savePlayer, setRenderDistance,
     onSelect: (i) => hud.select(i),
-    stats: () => ({ fps, chunksLoaded: world.size, chunksPending: streamer.pending, readyMs, pendingEdits: editor.pending, gapFrames, frames: totalFrames, ...view.stats() }),
+    stats: () => ({ fps, chunksLoaded: world.size, chunksPending: streamer.pending, readyMs, pendingEdits: editor.pending, tentativeEdits: net?.source.tentative.size ?? 0, gapFrames, frames: totalFrames, ...view.stats() }),
+    tentative: () => net?.source.tentative.list() ?? [],
   });
   if (peer) api.net = createNetApi(peer);
   if (net) {

@@ -1,7 +1,7 @@
 // window.voxel: the automation API. Bots and browser tests drive the world through the
 // same code paths a person's input takes (a setBlock is the BlockEditor call a click
 // makes). Names are stable: later issues extend this object, never rename it.
-import type { BlockEditor } from '../play/block-editor';
+import type { BlockEditor, EditOutcome } from '../play/block-editor';
 import type { PlayerSession } from '../play/player-session';
 import type { WorldModel } from '../play/world-model';
 import type { RayHit } from '../play/raycast';
@@ -20,6 +20,8 @@ export interface VoxelStats {
   /** ms from navigation start to the terrain under the player drawn (NaN until then). */
   readyMs: number;
   pendingEdits: number;
+  /** Edits kept tentative: shown and stored locally, no certified primary confirmed them yet. */
+  tentativeEdits: number;
   /** Frames after ready with a column missing inside render distance - 2 (should stay 0). */
   gapFrames: number;
   frames: number;
@@ -28,7 +30,13 @@ export interface VoxelStats {
 export interface VoxelApi {
   ready(): Promise<void>;
   getBlock(x: number, y: number, z: number): number;
-  setBlock(x: number, y: number, z: number, id: number): Promise<void>;
+  /**
+   * The code path of a click. Resolves once stored: `confirmed` false when no certified
+   * primary could be had (alone, cut off) and the edit is kept tentative (see tentative()).
+   */
+  setBlock(x: number, y: number, z: number, id: number): Promise<EditOutcome>;
+  /** Edits kept tentative (shown, stored locally, retried until a primary confirms them). */
+  tentative(): { x: number; y: number; z: number; id: number }[];
   player(): { x: number; y: number; z: number; yaw: number; pitch: number; flying: boolean };
   /** Moves the player; resolves once the new position is stored. */
   teleport(x: number, y: number, z: number): Promise<void>;
@@ -61,6 +69,7 @@ export interface VoxelApiParts {
   editor: BlockEditor;
   ready: Promise<void>;
   stats: () => VoxelStats;
+  tentative: () => { x: number; y: number; z: number; id: number }[];
   savePlayer: (force?: boolean) => Promise<void>;
   setRenderDistance: (n: number) => Promise<void>;
   onSelect: (slot: number) => void;
@@ -79,6 +88,7 @@ export function createVoxelApi(p: VoxelApiParts): VoxelApi {
     ready: () => p.ready,
     getBlock: (x, y, z) => p.world.blockAt(Math.floor(x), Math.floor(y), Math.floor(z)),
     setBlock: (x, y, z, id) => p.editor.setBlock(x, y, z, id),
+    tentative: () => p.tentative(),
     player: () => {
       const b = p.session.body;
       return { x: b.x, y: b.y, z: b.z, yaw: p.session.yaw, pitch: p.session.pitch, flying: p.session.flying };

@@ -1,5 +1,7 @@
 // The one code path of an edit, shared by a mouse click and window.voxel.setBlock: check
-// it, show it at once, store it, and take it back if storing fails.
+// it, show it at once, store it, and take it back if storing fails. In the shared world an
+// edit no certified primary can confirm is kept tentative by the source (still shown,
+// stored locally): setBlock then resolves with `confirmed: false`.
 import { AIR, PLACEABLE, SOLID, isValidBlockId, blockType } from '../world/blocks';
 import { CHUNK_HEIGHT, chunkOf } from '../world/coords';
 import type { ChunkSource } from './chunk-source';
@@ -10,24 +12,36 @@ export class EditRefused extends Error {
   override readonly name = 'EditRefused';
 }
 
+export interface EditOutcome {
+  /** False while the edit is only kept locally (tentative), not confirmed by a host. */
+  confirmed: boolean;
+}
+
+/** A source that can keep an edit tentative instead of failing it. */
+export interface TentativeAware {
+  submitEdit(x: number, y: number, z: number, id: number): Promise<EditOutcome>;
+  isTentative(x: number, y: number, z: number): boolean;
+}
+
 export class BlockEditor {
   /** Edits shown but not yet stored (a reload before they settle would lose them). */
   pending = 0;
 
   constructor(
     private readonly world: WorldModel,
-    private readonly source: ChunkSource,
+    private readonly source: ChunkSource & Partial<TentativeAware>,
     private readonly player: () => Body,
   ) {}
 
-  async setBlock(x: number, y: number, z: number, id: number): Promise<void> {
+  /** Resolves once stored: confirmed, or (shared world, no certified primary) kept tentative. */
+  async setBlock(x: number, y: number, z: number, id: number): Promise<EditOutcome> {
     if (![x, y, z].every(Number.isInteger)) throw new EditRefused(`block coordinates must be integers: ${x},${y},${z}`);
     if (!isValidBlockId(id)) throw new EditRefused(`unknown block id ${id}`);
     if (id !== AIR && !PLACEABLE.includes(id)) throw new EditRefused(`${blockType(id).name} cannot be placed`);
     if (y < 0 || y >= CHUNK_HEIGHT) throw new EditRefused(`y=${y} is outside the world (0..${CHUNK_HEIGHT - 1})`);
     if (!this.world.has(chunkOf(x), chunkOf(z))) throw new EditRefused(`chunk ${chunkOf(x)},${chunkOf(z)} is not loaded`);
     const previous = this.world.blockAt(x, y, z);
-    if (previous === id) return;
+    if (previous === id) return { confirmed: !this.source.isTentative?.(x, y, z) };
     if (SOLID[id]) {
       const p = this.player();
       if (boxCollides(p.x, p.y, p.z, (bx, by, bz) => bx === x && by === y && bz === z)) {
@@ -37,7 +51,9 @@ export class BlockEditor {
     this.world.applyBlock(x, y, z, id);
     this.pending++;
     try {
+      if (this.source.submitEdit) return await this.source.submitEdit(x, y, z, id);
       await this.source.commitEdit(x, y, z, id);
+      return { confirmed: true };
     } catch (err) {
       // Roll back only if nothing newer overwrote the block meanwhile.
       if (this.world.blockAt(x, y, z) === id) this.world.applyBlock(x, y, z, previous);

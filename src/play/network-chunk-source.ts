@@ -7,20 +7,27 @@
 // Remote edits arrive as 'blocks' events (world coordinates) for the app to apply to the
 // WorldModel; remote players as 'players' events. The player's own position goes in
 // through setPosition(), which also moves the subscriptions and sends MOVE.
+//
+// Edits go to the region's primary; when none that is certified can be had (this tab is
+// alone, or cut off), they are kept tentative (tentative-edits.ts): shown over the region
+// state on every load, stored locally, retried until confirmed.
 import type { Clock } from '../core/clock';
 import { Emitter } from '../core/emitter';
 import { idToHex } from '../core/node-id';
 import type { DhtNode } from '../dht/dht-node';
 import type { PlayerFrame } from '../host/host-messages';
 import type { Position, RegionClient } from '../host/region-client';
-import { columnAt, columnIndex, REGION_BLOCKS, regionName, regionOf, RegionKeys, type RegionCoord } from '../host/region-key';
+import { columnAt, columnIndex, REGION_BLOCKS, regionAt, regionName, regionOf, RegionKeys, type RegionCoord } from '../host/region-key';
 import { getEdits } from '../host/region-records';
-import { RegionState, type Entry } from '../host/region-state';
+import { entryKey, RegionState, type Entry } from '../host/region-state';
+import { MemoryTentativeStore, type TentativeStore } from '../store/tentative-store';
 import type { Chunk } from '../world/chunk';
 import { EditLog, editAt } from '../world/chunk-edits';
-import { CHUNK_VOLUME, chunkOf, worldOf } from '../world/coords';
+import { CHUNK_VOLUME, chunkOf, localOf, worldOf } from '../world/coords';
 import { generateChunk } from '../world/terrain';
+import type { EditOutcome, TentativeAware } from './block-editor';
 import type { ChunkSource } from './chunk-source';
+import { TentativeEdits, type TentativeOptions } from './tentative-edits';
 
 export const NETWORK_SOURCE_DEFAULTS = {
   /** Regions within this many regions of the player's are live subscriptions (1: 3 x 3). */
@@ -68,6 +75,9 @@ export interface NetworkChunkSourceArgs {
   dht: Pick<DhtNode, 'get' | 'selfId'>;
   clock: Clock;
   options?: Partial<NetworkSourceOptions>;
+  /** Where tentative edits are kept (IdbTentativeStore in the tab; in memory, not durable, without). */
+  tentative?: TentativeStore;
+  tentativeOptions?: Partial<TentativeOptions>;
 }
 
 interface FarRegion {
@@ -75,9 +85,11 @@ interface FarRegion {
   state: Promise<RegionState>;
 }
 
-export class NetworkChunkSource implements ChunkSource {
+export class NetworkChunkSource implements ChunkSource, TentativeAware {
   readonly events = new Emitter<NetworkSourceEvents>();
   readonly opts: NetworkSourceOptions;
+  /** Edits no certified primary confirmed yet: shown, stored locally, retried. */
+  readonly tentative: TentativeEdits;
   private readonly keys: RegionKeys;
   private readonly far = new Map<string, FarRegion>();
   private readonly players = new Map<string, RemotePlayer>();
@@ -93,9 +105,24 @@ export class NetworkChunkSource implements ChunkSource {
     this.selfHex = idToHex(args.dht.selfId);
     this.stops.push(args.client.events.on('edits', ({ region, entries }) => this.emitBlocks(region, entries)));
     this.stops.push(args.client.events.on('players', ({ region, players }) => this.onPlayers(region, players)));
+    this.tentative = new TentativeEdits({
+      store: args.tentative ?? new MemoryTentativeStore(),
+      clock: args.clock,
+      submit: (x, y, z, id, at) => args.client.submit(x, y, z, id, at),
+      position: () => this.pos,
+      revert: (x, y, z) => void this.revert(x, y, z),
+      isLive: (r) => this.isLive(r),
+      // A far region subscribed only to retry in: let it go again.
+      idle: (r) => {
+        if (this.centre && !this.isLive(r)) this.args.client.unsubscribe(r);
+      },
+      ...(args.tentativeOptions ? { options: args.tentativeOptions } : {}),
+    });
+    this.stops.push(args.client.events.on('attached', ({ region }) => this.tentative.wake(region)));
   }
 
   close(): void {
+    this.tentative.close();
     for (const s of this.stops) s();
     this.stops = [];
     for (const r of this.args.client.subscribed()) this.args.client.unsubscribe(r);
@@ -167,12 +194,25 @@ export class NetworkChunkSource implements ChunkSource {
     // were announced as 'blocks' before this column was in the world, so they were not
     // applied there. The column must carry them itself.
     if (this.isLive(region) && this.args.client.isReady(region)) state = this.args.client.state(region) ?? state;
-    return EditLog.from(state.column(col)).applyTo(chunk);
+    EditLog.from(state.column(col)).applyTo(chunk);
+    // Our tentative edits over the region state: the player keeps seeing them.
+    await this.tentative.ready;
+    for (const e of this.tentative.column(cx, cz)) chunk.set(localOf(e.x), e.y, localOf(e.z), e.id);
+    return chunk;
   }
 
   async commitEdit(x: number, y: number, z: number, id: number): Promise<void> {
-    const at = this.pos ?? { x: x + 0.5, y, z: z + 0.5 };
-    await this.args.client.submit(x, y, z, id, at);
+    await this.submitEdit(x, y, z, id);
+  }
+
+  /** Confirmed by the region's primary, or kept tentative (stored locally) when no certified primary can be had. */
+  submitEdit(x: number, y: number, z: number, id: number): Promise<EditOutcome> {
+    const p = this.pos ?? { x: x + 0.5, y, z: z + 0.5 };
+    return this.tentative.edit(x, y, z, id, { x: p.x, y: p.y, z: p.z });
+  }
+
+  isTentative(x: number, y: number, z: number): boolean {
+    return this.tentative.idAt(x, y, z) !== undefined;
   }
 
   release(): void {
@@ -202,6 +242,15 @@ export class NetworkChunkSource implements ChunkSource {
     return held ? held.state : state;
   }
 
+  /** A tentative edit was refused for good: show the block as the region has it. */
+  private async revert(x: number, y: number, z: number): Promise<void> {
+    const region = regionAt(x, z);
+    const cx = chunkOf(x), cz = chunkOf(z);
+    const state = this.args.client.state(region) ?? (await this.farState(region));
+    const id = state.get(entryKey(columnIndex(cx, cz), localOf(x), y, localOf(z)))?.id ?? generateChunk(this.args.seed, cx, cz).get(localOf(x), y, localOf(z));
+    if (this.tentative.idAt(x, y, z) === undefined) this.events.emit('blocks', { changes: [{ x, y, z, id }] });
+  }
+
   // ---- remote edits and players ----------------------------------------------------------
 
   private emitBlocks(region: RegionCoord, entries: Entry[]): void {
@@ -209,7 +258,9 @@ export class NetworkChunkSource implements ChunkSource {
       const col = Math.floor(e.key / CHUNK_VOLUME);
       const [cx, cz] = columnAt(region, col);
       const b = editAt(e.key % CHUNK_VOLUME, e.id);
-      return { x: worldOf(cx, b.x), y: b.y, z: worldOf(cz, b.z), id: e.id };
+      const x = worldOf(cx, b.x), z = worldOf(cz, b.z);
+      // A block we changed tentatively keeps showing our edit until it is confirmed or refused.
+      return { x, y: b.y, z, id: this.tentative.idAt(x, b.y, z) ?? e.id };
     });
     this.events.emit('blocks', { changes });
   }

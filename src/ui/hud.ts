@@ -18,6 +18,8 @@ export interface HudStats {
   triangles: number;
   /** One line about the peer network. */
   net: string;
+  /** Edits kept tentative (no certified primary confirmed them yet). */
+  tentative?: number;
 }
 
 const hex = (c: number) => `#${c.toString(16).padStart(6, '0')}`;
@@ -49,7 +51,8 @@ export class Hud {
       `Chunk ${s.cx}, ${s.cz}${s.flying ? '   flying' : ''}\n` +
       `${s.fps.toFixed(0)} fps   ${s.chunks} chunks${s.pending ? ` (+${s.pending} loading)` : ''}   view ${s.renderDistance}\n` +
       `${s.drawCalls} draws   ${(s.triangles / 1000).toFixed(0)}k tris\n` +
-      s.net;
+      s.net +
+      (s.tentative ? `\n${tentativeLine(s.tentative)}` : '');
   }
 
   select(index: number): void {
@@ -63,6 +66,11 @@ export class Hud {
     this.banner.hidden = false;
     if (kind === 'notice') setTimeout(() => { if (this.banner.textContent === text) this.banner.hidden = true; }, 3000);
   }
+}
+
+/** The HUD line for edits kept tentative. */
+export function tentativeLine(n: number): string {
+  return `${n === 1 ? '1 edit' : `${n.toLocaleString('en')} edits`} not yet shared: no other player reachable; they will be merged when others come`;
 }
 
 function el(parent: HTMLElement, tag: string, cls: string): HTMLElement {

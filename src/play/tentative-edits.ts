@@ -1,0 +1,375 @@
+// Edits no certified primary could confirm (DESIGN.md "Total order across forks"): when a
+// region has no certified primary to be had (this tab is alone, or cut off: the client
+// fails with 'uncertified', a timeout or no attachment), the edit is kept *tentative*:
+// still shown, stored locally (durable before the edit's promise resolves), applied over
+// the region state whenever its column loads, and re-submitted until a primary confirms
+// it. It is never reported as confirmed. A real refusal ('bad-block', 'outside-region')
+// of a kept edit drops it and shows the block as the region has it.
+//
+// Retries: per region, a failed attempt backs off (retryMs doubling to maxRetryMs); while
+// a region is failing only one edit of it is in flight (a probe); a region that attaches
+// is tried again at once. At most retriesPerPump attempts start per pump (the primary's
+// rate limit is 20 edits/s per player) and maxInFlight run at once; far regions (not
+// around the player) one at a time. A retry claims the player's position when the block
+// is within reach of it, else (the player stands in another region) where the player
+// stood when it made the edit; while the player stands in the edit's region away from
+// it, the edit waits (claiming a far position would move the primary's belief of us).
+// 'out-of-reach' and 'rate' answers to a retry keep the edit for later.
+//
+// Bounded: at most maxEdits kept edits per world; past that, a new edit that cannot be
+// confirmed is refused (TentativeFullError: the editor takes it back), kept ones stay.
+import { Emitter } from '../core/emitter';
+import type { Clock, TimerHandle } from '../core/clock';
+import { EditRejectedError } from '../host/region-client';
+import { regionAt, regionName, type RegionCoord } from '../host/region-key';
+import type { TentativeRecord, TentativeStore } from '../store/tentative-store';
+import { chunkOf } from '../world/coords';
+import type { EditOutcome } from './block-editor';
+
+export const TENTATIVE_DEFAULTS = {
+  /** Kept edits per world at most. */
+  maxEdits: 10_000,
+  /** First wait before retrying a failing region; doubles per failure. */
+  retryMs: 2500,
+  maxRetryMs: 30_000,
+  /** How often due retries are started. */
+  pumpMs: 250,
+  /** Attempts started per pump at most (~12/s, under the primary's 20 edits/s per player). */
+  retriesPerPump: 3,
+  /** Attempts in flight at most. */
+  maxInFlight: 8,
+  /** A retry claims the player's position when the block is this close to its eye. */
+  reach: 7,
+  eyeHeight: 1.62,
+};
+
+export type TentativeOptions = typeof TENTATIVE_DEFAULTS;
+
+/** Refusals that are final: the edit can never be confirmed. */
+const FINAL = new Set<string>(['bad-block', 'outside-region', 'out-of-reach', 'rate']);
+/** Of those, the ones that stay final for a retry (reach and rate depend on when and where). */
+const FINAL_ON_RETRY = new Set<string>(['bad-block', 'outside-region']);
+
+/** True when `err` is a real refusal of a fresh edit (the editor takes it back). */
+export function isRefusal(err: unknown): boolean {
+  return err instanceof EditRejectedError && FINAL.has(err.reason);
+}
+
+export class TentativeFullError extends Error {
+  override readonly name = 'TentativeFullError';
+}
+
+export interface TentativeEdit {
+  x: number;
+  y: number;
+  z: number;
+  id: number;
+}
+
+interface Point {
+  x: number;
+  y: number;
+  z: number;
+}
+
+interface Kept {
+  rec: TentativeRecord;
+  region: string;
+  coord: RegionCoord;
+  inFlight: boolean;
+  /** Not retried before (per-edit backoff, e.g. after 'out-of-reach'). */
+  nextAt: number;
+}
+
+interface RegionRetry {
+  coord: RegionCoord;
+  edits: Set<Kept>;
+  inFlight: number;
+  failing: boolean;
+  nextAt: number;
+  delay: number;
+}
+
+export interface TentativeStats {
+  kept: number;
+  confirmed: number;
+  dropped: number;
+  retries: number;
+  full: number;
+}
+
+export interface TentativeEvents extends Record<string, unknown> {
+  /** The number of kept edits changed. */
+  changed: { count: number };
+}
+
+export interface TentativeEditsArgs {
+  store: TentativeStore;
+  clock: Clock;
+  /** Submits to the region's primary; resolves on CONFIRM (RegionClient.submit). */
+  submit(x: number, y: number, z: number, id: number, at: Point): Promise<unknown>;
+  /** The player's position now (undefined before it is known). */
+  position(): Point | undefined;
+  /** A kept edit was refused for good: show the block as the region has it. */
+  revert(x: number, y: number, z: number): void;
+  /** Regions around the player (retried first; the others one at a time). */
+  isLive?(r: RegionCoord): boolean;
+  /** No attempt of this region is in flight any more (the source may drop a far subscription). */
+  idle?(r: RegionCoord): void;
+  /** Wall-clock time for records (epoch ms). */
+  wallNow?(): number;
+  options?: Partial<TentativeOptions>;
+}
+
+const blockKey = (x: number, y: number, z: number) => `${x},${y},${z}`;
+const columnKey = (x: number, z: number) => `${chunkOf(x)},${chunkOf(z)}`;
+
+export class TentativeEdits {
+  readonly events = new Emitter<TentativeEvents>();
+  readonly opts: TentativeOptions;
+  readonly stats: TentativeStats = { kept: 0, confirmed: 0, dropped: 0, retries: 0, full: 0 };
+  /** Resolves once the stored edits are loaded (load() of a column waits for it). */
+  readonly ready: Promise<void>;
+  /** The last storage failure (loading, or removing a confirmed edit), for the HUD. */
+  lastError: Error | undefined;
+  private readonly edits = new Map<string, Kept>();
+  private readonly columns = new Map<string, Set<Kept>>();
+  private readonly regions = new Map<string, RegionRetry>();
+  private inFlight = 0;
+  private lastMade = 0;
+  private timer: TimerHandle | undefined;
+  private closed = false;
+
+  constructor(private readonly args: TentativeEditsArgs) {
+    this.opts = { ...TENTATIVE_DEFAULTS, ...args.options };
+    this.ready = args.store.loadAll().then(
+      (recs) => {
+        for (const r of recs) if (!this.edits.has(blockKey(r.x, r.y, r.z))) this.add(r);
+        if (recs.length > 0) this.changed();
+      },
+      (err: unknown) => {
+        this.lastError = err instanceof Error ? err : new Error(String(err));
+      },
+    );
+    this.schedule();
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer !== undefined) this.args.clock.clearTimeout(this.timer);
+  }
+
+  get size(): number {
+    return this.edits.size;
+  }
+
+  list(): TentativeEdit[] {
+    return [...this.edits.values()].map(({ rec: r }) => ({ x: r.x, y: r.y, z: r.z, id: r.id }));
+  }
+
+  /** The kept id of a block, if it has a tentative edit. */
+  idAt(x: number, y: number, z: number): number | undefined {
+    return this.edits.get(blockKey(x, y, z))?.rec.id;
+  }
+
+  /** The kept edits of chunk column (cx, cz), in world coordinates. */
+  column(cx: number, cz: number): TentativeEdit[] {
+    const set = this.columns.get(`${cx},${cz}`);
+    return set ? [...set].map(({ rec: r }) => ({ x: r.x, y: r.y, z: r.z, id: r.id })) : [];
+  }
+
+  /**
+   * A fresh edit: submitted at once; confirmed, or kept tentative when no certified primary
+   * can be had (durable before this resolves). Rejects on a real refusal (the caller takes
+   * the edit back), TentativeFullError past maxEdits, or a storage failure.
+   */
+  async edit(x: number, y: number, z: number, id: number, at: Point): Promise<EditOutcome> {
+    await this.ready;
+    try {
+      await this.args.submit(x, y, z, id, at);
+    } catch (err) {
+      if (isRefusal(err)) throw err;
+      await this.keep({ x, y, z, id, at: { x: at.x, y: at.y, z: at.z }, made: this.made() });
+      return { confirmed: false };
+    }
+    // Confirmed: an older kept edit of this block is superseded.
+    const held = this.edits.get(blockKey(x, y, z));
+    if (held) this.forget(held, true);
+    return { confirmed: true };
+  }
+
+  /** The region has a certified primary again: retry its edits now. */
+  wake(r: RegionCoord): void {
+    const g = this.regions.get(regionName(r));
+    if (!g) return;
+    g.nextAt = -Infinity;
+    g.delay = this.opts.retryMs;
+    for (const k of g.edits) k.nextAt = -Infinity;
+  }
+
+  private made(): number {
+    const now = this.args.wallNow?.() ?? Date.now();
+    this.lastMade = Math.max(now, this.lastMade + 1);
+    return this.lastMade;
+  }
+
+  private async keep(rec: TentativeRecord): Promise<void> {
+    const key = blockKey(rec.x, rec.y, rec.z);
+    const before = this.edits.get(key);
+    if (!before && this.edits.size >= this.opts.maxEdits) {
+      this.stats.full++;
+      throw new TentativeFullError(`${this.opts.maxEdits} edits are already waiting to be shared: this one cannot be kept until others come`);
+    }
+    if (before) this.remove(before);
+    const kept = this.add(rec);
+    // This region failed just now: its next retry waits.
+    this.failed(this.regions.get(kept.region)!);
+    this.changed();
+    try {
+      await this.args.store.put(rec);
+    } catch (err) {
+      if (this.edits.get(key) === kept) {
+        this.remove(kept);
+        if (before) this.add(before.rec);
+        this.changed();
+      }
+      throw err;
+    }
+  }
+
+  private add(rec: TentativeRecord): Kept {
+    const coord = regionAt(rec.x, rec.z);
+    const k: Kept = { rec, region: regionName(coord), coord, inFlight: false, nextAt: -Infinity };
+    this.edits.set(blockKey(rec.x, rec.y, rec.z), k);
+    const ck = columnKey(rec.x, rec.z);
+    let col = this.columns.get(ck);
+    if (!col) this.columns.set(ck, (col = new Set()));
+    col.add(k);
+    let g = this.regions.get(k.region);
+    if (!g) this.regions.set(k.region, (g = { coord, edits: new Set(), inFlight: 0, failing: false, nextAt: -Infinity, delay: this.opts.retryMs }));
+    g.edits.add(k);
+    this.stats.kept = this.edits.size;
+    return k;
+  }
+
+  private remove(k: Kept): void {
+    const key = blockKey(k.rec.x, k.rec.y, k.rec.z);
+    if (this.edits.get(key) !== k) return;
+    this.edits.delete(key);
+    const ck = columnKey(k.rec.x, k.rec.z);
+    const col = this.columns.get(ck);
+    col?.delete(k);
+    if (col?.size === 0) this.columns.delete(ck);
+    const g = this.regions.get(k.region);
+    g?.edits.delete(k);
+    if (g && g.edits.size === 0 && g.inFlight === 0) this.regions.delete(k.region);
+    this.stats.kept = this.edits.size;
+  }
+
+  /** Removes a kept edit here and in the store (`confirmed`: counted as such). */
+  private forget(k: Kept, confirmed: boolean): void {
+    this.remove(k);
+    if (confirmed) this.stats.confirmed++;
+    else this.stats.dropped++;
+    this.changed();
+    this.args.store.remove(k.rec.x, k.rec.y, k.rec.z, k.rec.made).catch((err: unknown) => {
+      this.lastError = err instanceof Error ? err : new Error(String(err));
+    });
+  }
+
+  private changed(): void {
+    this.events.emit('changed', { count: this.edits.size });
+  }
+
+  private failed(g: RegionRetry): void {
+    g.failing = true;
+    g.nextAt = this.args.clock.now() + g.delay;
+    g.delay = Math.min(g.delay * 2, this.opts.maxRetryMs);
+  }
+
+  // ---- retries -------------------------------------------------------------------------
+
+  private schedule(): void {
+    if (this.closed) return;
+    this.timer = this.args.clock.setTimeout(() => {
+      this.pump();
+      this.schedule();
+    }, this.opts.pumpMs);
+  }
+
+  /** Starts the retries that are due (see the header for the limits). */
+  pump(): void {
+    if (this.edits.size === 0) return;
+    const now = this.args.clock.now();
+    const live = (g: RegionRetry) => this.args.isLive?.(g.coord) ?? true;
+    const groups = [...this.regions.values()].filter((g) => g.edits.size > 0 && now >= g.nextAt);
+    groups.sort((a, b) => Number(live(b)) - Number(live(a)));
+    let farBusy = [...this.regions.values()].some((g) => g.inFlight > 0 && !live(g));
+    let started = 0;
+    for (const g of groups) {
+      const far = !live(g);
+      if (far && farBusy && g.inFlight === 0) continue;
+      for (const k of g.edits) {
+        if (started >= this.opts.retriesPerPump || this.inFlight >= this.opts.maxInFlight) return;
+        if (g.failing && g.inFlight > 0) break;
+        if (k.inFlight || now < k.nextAt) continue;
+        const at = this.claim(k);
+        if (!at) continue;
+        this.attempt(k, g, at);
+        started++;
+        if (far) farBusy = true;
+      }
+    }
+  }
+
+  /** The position a retry of `k` claims, or undefined to wait. */
+  private claim(k: Kept): Point | undefined {
+    const p = this.args.position();
+    const r = k.rec;
+    if (p) {
+      const dx = r.x + 0.5 - p.x, dy = r.y + 0.5 - (p.y + this.opts.eyeHeight), dz = r.z + 0.5 - p.z;
+      if (dx * dx + dy * dy + dz * dz <= this.opts.reach * this.opts.reach) return p;
+      if (regionName(regionAt(p.x, p.z)) === k.region) return undefined;
+    }
+    return r.at;
+  }
+
+  private attempt(k: Kept, g: RegionRetry, at: Point): void {
+    k.inFlight = true;
+    g.inFlight++;
+    this.inFlight++;
+    this.stats.retries++;
+    const r = k.rec;
+    const done = () => {
+      k.inFlight = false;
+      g.inFlight--;
+      this.inFlight--;
+      if (g.edits.size === 0 && g.inFlight === 0 && this.regions.get(k.region) === g) this.regions.delete(k.region);
+      if (g.inFlight === 0) this.args.idle?.(g.coord);
+    };
+    this.args.submit(r.x, r.y, r.z, r.id, at).then(
+      () => {
+        done();
+        g.failing = false;
+        g.delay = this.opts.retryMs;
+        if (this.edits.get(blockKey(r.x, r.y, r.z)) === k) this.forget(k, true);
+      },
+      (err: unknown) => {
+        done();
+        const reason = err instanceof EditRejectedError ? err.reason : '';
+        if (FINAL_ON_RETRY.has(reason)) {
+          if (this.edits.get(blockKey(r.x, r.y, r.z)) !== k) return;
+          this.forget(k, false);
+          this.args.revert(r.x, r.y, r.z);
+        } else if (reason === 'out-of-reach') {
+          // The region answered: only this edit waits (the player may come closer).
+          k.nextAt = this.args.clock.now() + this.opts.maxRetryMs;
+        } else if (reason === 'rate') {
+          g.nextAt = this.args.clock.now() + this.opts.retryMs;
+        } else {
+          this.failed(g);
+        }
+      },
+    );
+  }
+}
