@@ -17,6 +17,7 @@ import type { Signer } from '../core/signer';
 import type { Ticker } from '../core/ticker';
 import type { HostStore } from '../store/host-store';
 import { ClaimRound } from './claim-round';
+import { claimTerms, grantRefusal } from './grant-rules';
 import { certShapeFault, decodeCert, encodeCert, MAX_EPOCH_JUMP, MIN_CERT_HOSTS, signGrant, succeeds, type CertChecker, type ClaimTerms, type EpochCert } from './epoch-cert';
 import { MAX_STATE_REQS, type HostMessageOf, type RegionMessage } from './host-messages';
 import type { CommitLatency, HostOptions, HostStats } from './host-options';
@@ -610,23 +611,14 @@ export class HostedRegion {
       const parts = !has(this.hosts, from) || this.state.size === 0 ? [undefined] : pieces(this.allEntries());
       for (const part of parts) this.send(from, { t: 'GRANT', ...this.r, e: m.e, ok: false, promised: this.promised, ...(part ? { entries: encodeEntries(part) } : {}), ...cert });
     };
-    if (m.e <= this.promised) return refuse(`promised ${this.promised}`);
-    const terms: ClaimTerms = { e: m.e, primary: from, hosts: m.hosts, ...(m.known ? { prev: { e: m.known.e, hosts: m.known.hosts } } : {}), ...(m.rebase ? { rebase: true } : {}) };
-    const fault = certShapeFault(terms);
-    if (fault) return refuse(fault);
-    if (!has(m.hosts, this.ctx.selfId) && !(m.known && has(m.known.hosts, this.ctx.selfId))) return refuse('not a host');
-    // Epochs move in bounded steps: a forged huge epoch must not end failover for good.
-    if (m.e > (this.cert?.e ?? Math.max(this.promised, this.state.version.e)) + MAX_EPOCH_JUMP) return refuse('epoch jump');
-    // The claimant must build on the newest certificate we know (else two chains could grow).
-    if (this.cert && (!m.known || m.known.e < this.cert.e)) return refuse(`behind e${this.cert.e}`);
-    if (this.cert && m.known && m.known.e === this.cert.e && !idEquals(m.known.primary, this.cert.primary)) return refuse('other certificate');
+    const claim = { e: m.e, from, fromHex, hosts: m.hosts, known: m.known, rebase: m.rebase };
+    const why = grantRefusal({
+      selfId: this.ctx.selfId, promised: this.promised, cert: this.cert, stateEpoch: this.state.version.e, primary: !!this.duty, handoffTo: this.handoffTo,
+      following: this.role === 'backup' ? this.primaryHex : '', heardAgoMs: this.ctx.clock.now() - this.lastHeard, failoverMs: this.ctx.opts.failoverMs,
+    }, claim);
+    if (why) return refuse(why);
+    const terms = claimTerms(claim);
     if (m.known && !(await this.acceptable(m.known))) return refuse('bad certificate');
-    // A live primary yields only to the node it handed the region to; a backup that heard
-    // its primary just now does not help depose it (the primary's lease counts on it).
-    if (this.duty && this.handoffTo !== fromHex) return refuse('alive primary');
-    if (this.role === 'backup' && fromHex !== this.primaryHex && fromHex !== this.handoffTo && this.ctx.clock.now() - this.lastHeard < this.ctx.opts.failoverMs / 2) {
-      return refuse('primary alive');
-    }
     if (!(await this.inHostSet(from))) {
       this.ctx.stats.outsiderClaims++;
       return refuse('outsider');

@@ -1,0 +1,57 @@
+// Whether a host may grant a claim: the rules that need no signature check and no lookup,
+// as one pure function of what the host holds (hosted-region.ts runs them first, then checks
+// the claimant's certificate and that the claimant is inside its view of the host set).
+import { idEquals, type NodeId } from '../core/node-id';
+import { certShapeFault, MAX_EPOCH_JUMP, type ClaimTerms, type EpochCert } from './epoch-cert';
+
+export interface ClaimFrame {
+  e: number;
+  from: NodeId;
+  fromHex: string;
+  hosts: NodeId[];
+  /** The newest certificate the claimant holds. */
+  known?: EpochCert | undefined;
+  rebase?: boolean | undefined;
+}
+
+export interface GranterView {
+  selfId: NodeId;
+  /** Highest epoch we granted or claimed. */
+  promised: number;
+  /** The newest certificate we hold. */
+  cert: EpochCert | undefined;
+  /** Highest epoch among our entries (bounds a first claim's epoch when we hold no certificate). */
+  stateEpoch: number;
+  /** We are a live primary. */
+  primary: boolean;
+  /** The node we (as primary, or our primary) handed the region to, hex. */
+  handoffTo: string;
+  /** We follow a primary (hex) and heard it `heardAgoMs` ago. */
+  following: string;
+  heardAgoMs: number;
+  failoverMs: number;
+}
+
+/** The terms a grant of `m` signs. */
+export function claimTerms(m: ClaimFrame): ClaimTerms {
+  return { e: m.e, primary: m.from, hosts: m.hosts, ...(m.known ? { prev: { e: m.known.e, hosts: m.known.hosts } } : {}), ...(m.rebase ? { rebase: true } : {}) };
+}
+
+/** Why `v` must refuse the claim `m` (a short reason), or null when the remaining checks may go on. */
+export function grantRefusal(v: GranterView, m: ClaimFrame): string | null {
+  if (m.e <= v.promised) return `promised ${v.promised}`;
+  const fault = certShapeFault(claimTerms(m));
+  if (fault) return fault;
+  const has = (list: readonly NodeId[]) => list.some((h) => idEquals(h, v.selfId));
+  if (!has(m.hosts) && !(m.known && has(m.known.hosts))) return 'not a host';
+  // Epochs move in bounded steps: a forged huge epoch must not end failover for good.
+  if (m.e > (v.cert?.e ?? Math.max(v.promised, v.stateEpoch)) + MAX_EPOCH_JUMP) return 'epoch jump';
+  // The claimant must build on the newest certificate we know (else two chains could grow).
+  if (v.cert && (!m.known || m.known.e < v.cert.e)) return `behind e${v.cert.e}`;
+  if (v.cert && m.known && m.known.e === v.cert.e && !idEquals(m.known.primary, v.cert.primary)) return 'other certificate';
+  // A live primary yields only to the node it handed the region to; a backup that heard its
+  // primary just now does not help depose it (the primary's lease counts on it).
+  if (v.primary && v.handoffTo !== m.fromHex) return 'alive primary';
+  if (v.following && m.fromHex !== v.following && m.fromHex !== v.handoffTo && v.heardAgoMs < v.failoverMs / 2) return 'primary alive';
+  return null;
+}
