@@ -71,7 +71,7 @@ export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock,
     },
   });
   await host.start();
-  const client = new RegionClient({ dht: peer.dht, wire, clock, world: cfg.world, certs: new CertChecker(webCryptoVerifier) });
+  const client = new RegionClient({ dht: peer.dht, wire, clock, world: cfg.world, certs: new CertChecker(webCryptoVerifier), verify: webCryptoVerifier });
   const name = `player-${idToHex(player.id).slice(0, 6)}`;
   // Edits no certified primary could confirm are kept here (in memory only if it cannot open).
   const tentative = await IdbTentativeStore.open(cfg.world).catch(() => undefined);
