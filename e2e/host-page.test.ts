@@ -42,6 +42,11 @@ describe('the hosting page', () => {
 
     const b = await player();
     await b.page.waitForFunction(([x, y, z]) => window.voxel.getBlock(x!, y!, z!) === 11, [x, y, z], { timeout: 20_000, polling: 50 });
+    // The region's last certified set was {hosting tab, A}; with A gone no majority of it is
+    // left, so the hosting tab and B certify a rebase after rebaseMs (10 s, docs/HOSTING.md).
+    const t0 = Date.now();
+    await b.page.waitForFunction((r) => window.voxel.hosting!.region(r).client?.ready === true, region, { timeout: 30_000, polling: 100 });
+    console.log(`B attached to a certified primary ${Date.now() - t0} ms after it saw the edit`);
     const served = await b.page.evaluate((r) => window.voxel.hosting!.region(r).client, region);
     expect(served?.ready).toBe(true);
 
