@@ -70,23 +70,29 @@ const drive = <T = void>(t: Tab, call: string) => t.page.evaluate(`window.__cras
 const regionOf = (x: number, z: number) => `${Math.floor(Math.floor(x / 16) / 4)},${Math.floor(Math.floor(z / 16) / 4)}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function openTab(browser: Browser, base: string, render: boolean): Promise<Tab> {
+/** Opens a tab in a context of its own; resolves once it joined and hosts (and, `ready`, drew its terrain). */
+async function openTab(browser: Browser, base: string, render: boolean, ready = true): Promise<Tab> {
   const ctx = await browser.newContext();
   const page = await ctx.newPage();
   await page.goto(`${base}?${render ? '' : 'render=off&'}rd=2${WORLD}`);
   await page.waitForFunction(() => window.voxel?.hosting !== undefined, null, { timeout: 60_000 });
-  await page.evaluate(() => window.voxel.ready());
+  if (ready) await page.evaluate(() => window.voxel.ready());
   const id = await page.evaluate(() => window.voxel.net!.id());
+  if (process.env.BENCH_TRACE) console.error(`failover_crash: tab stats ${JSON.stringify(Object.fromEntries(Object.entries(await page.evaluate(() => window.voxel.net!.stats())).filter(([k, v]) => v > 0 && /dial|fail|timeout|join/i.test(k))))}`);
+  if (process.env.BENCH_TRACE) console.error(`failover_crash: tab marks ${JSON.stringify(await page.evaluate(() => performance.getEntriesByType('mark').map((m) => `${m.name} ${Math.round(m.startTime)}`)))} now ${await page.evaluate(() => Math.round(performance.now()))}`);
   const tab: Tab = { page, ctx, id, crashed: false };
   page.on('crash', () => (tab.crashed = true));
   return tab;
 }
 
-/** Moves a tab's player to (x, z), feet on the ground, and waits for the columns around. */
-async function standAt(t: Tab, x: number, z: number): Promise<{ x: number; y: number; z: number }> {
+/**
+ * Moves a tab's player to (x, z), feet at `feet` or on the ground, and waits for the columns
+ * around to load.
+ */
+async function standAt(t: Tab, x: number, z: number, feet?: number): Promise<{ x: number; y: number; z: number }> {
   await t.page.evaluate(([x, z]) => window.voxel.teleport(x!, 160, z!), [x + 0.5, z + 0.5]);
   await t.page.waitForFunction(([x, z]) => window.voxel.getBlock(x!, 100, z!) >= 0, [x, z], { timeout: 30_000, polling: 50 });
-  const y = await t.page.evaluate(([x, z]) => {
+  const y = feet ?? await t.page.evaluate(([x, z]) => {
     for (let y = 250; y > 0; y--) { const b = window.voxel.getBlock(x!, y, z!); if (b !== 0 && b !== 5) return y + 1; }
     return 100;
   }, [x, z]);
@@ -115,7 +121,9 @@ export async function benchFailoverCrash(crashes = 20): Promise<Record<string, n
     const spots: [number, number, number][] = [];
     for (let y = Math.floor(eye - REACH); y <= eye + REACH; y++) {
       for (let z = cz - REACH; z <= cz + REACH; z++) for (let x = cx - REACH; x <= cx + REACH; x++) {
-        const inBody = Math.abs(x - cx) <= 1 && Math.abs(z - cz) <= 1 && y >= stand.y - 1 && y <= stand.y + 2;
+        // Nothing in the player's column and around it, from the block it stands on up:
+        // a later editor is put at the same spot.
+        const inBody = Math.abs(x - cx) <= 1 && Math.abs(z - cz) <= 1 && y >= stand.y - 1;
         if (!inBody && y > 0 && Math.hypot(x + 0.5 - stand.x, y + 0.5 - eye, z + 0.5 - stand.z) <= REACH) spots.push([x, y, z]);
       }
     }
@@ -147,22 +155,27 @@ export async function benchFailoverCrash(crashes = 20): Promise<Record<string, n
     for (let k = 0; k < crashes; k++) {
       await sleep(SETTLE_MS);
       // The primary the editor's edits go to (its region client's attachment).
-      let victim: Tab | undefined;
-      for (const until = Date.now() + 15_000; !victim && Date.now() < until; await sleep(100)) {
-        const att = await editor.page.evaluate((r) => window.voxel.hosting!.region(r).client?.primary ?? '', region);
-        victim = att ? tabs.find((t) => t.id.startsWith(att)) : undefined;
-      }
-      if (!victim) throw new Error(`crash ${k}: the editor is attached to no primary of region ${region} among the tabs`);
-      if (victim === editor) {
-        // The editor hosts its own region: another tab takes over the editing, then the old
-        // editor (now an ordinary peer) is crashed.
+      const attachedPrimary = async (): Promise<Tab> => {
+        for (const until = Date.now() + 15_000; Date.now() < until; await sleep(100)) {
+          const att = await editor.page.evaluate((r) => window.voxel.hosting!.region(r).client?.primary ?? '', region);
+          const t = att ? tabs.find((t) => t.id.startsWith(att)) : undefined;
+          if (t) return t;
+        }
+        throw new Error(`crash ${k}: the editor is attached to no primary of region ${region} among the tabs`);
+      };
+      let victim = await attachedPrimary();
+      while (victim === editor) {
+        // The editor hosts its own region: another tab takes over the editing (then the old
+        // editor, an ordinary peer now, may be crashed), and the primary is looked up again.
         await stopEditing();
-        const next = tabs.find((t) => t !== victim)!;
-        await standAt(next, cx, cz);
+        const next = tabs.find((t) => t !== editor)!;
+        await standAt(next, cx, cz, stand.y);
         await sleep(3000);
         await startEditing(next);
         switches++;
+        console.error(`failover_crash: crash ${k}: the editor was the primary; another tab edits now`);
         await sleep(SETTLE_MS);
+        victim = await attachedPrimary();
       }
       const crashedTab = victim;
       const from = await drive<number>(editor, 'size()');
@@ -173,6 +186,10 @@ export async function benchFailoverCrash(crashes = 20): Promise<Record<string, n
       // An edit counts as submitted after the crash once Playwright has seen the renderer
       // gone (the dying primary cannot have confirmed it); time runs from the crash command.
       const dead = Date.now();
+      if (process.env.BENCH_TRACE) {
+        const listed = (await editor.page.evaluate(() => window.voxel.net!.relay())).listed;
+        console.error(`failover_crash: relay lists the crashed tab: ${listed.some((h) => h.startsWith(crashedTab.id.slice(0, 8)) || crashedTab.id.startsWith(h))}; listed ${listed.length}`);
+      }
       tabs.splice(tabs.indexOf(crashedTab), 1);
       closing.push(crashedTab.ctx.close().catch(() => {}));
       // First edit submitted after the crash and confirmed.
@@ -196,13 +213,16 @@ export async function benchFailoverCrash(crashes = 20): Promise<Record<string, n
           console.error(`failover_crash: crash ${k}: ${ms} ms; errors around it: ${JSON.stringify(errs.slice(0, 8))}; editor counters ${JSON.stringify(Object.fromEntries(Object.entries(await editor.page.evaluate(() => window.voxel.hosting!.stats())).filter(([n, v]) => v > 0 && /^client_[a-z]+$/i.test(n))))}`);
         }
       }
-      tabs.push(await openTab(browser, base, false));
+      const t1 = Date.now();
+      // A replacement hosts as soon as it joined; its terrain is not waited for.
+      tabs.push(await openTab(browser, base, false, false));
+      if (process.env.BENCH_TRACE) console.error(`failover_crash: crash ${k}: ${ms ?? 'failed'} ms; replacement tab ready in ${Date.now() - t1} ms`);
     }
     await stopEditing();
 
     // The final world, read from a tab that did not edit, standing where the editor stood.
     const reader = tabs.find((t) => t !== editor)!;
-    await standAt(reader, cx, cz);
+    await standAt(reader, cx, cz, stand.y);
     const confirmed = logs.filter((e) => e.res && !e.err);
     const lastOf = new Map<string, Logged>();
     for (const e of [...logs].sort((a, b) => a.sub - b.sub)) lastOf.set(`${e.x},${e.y},${e.z}`, e);
