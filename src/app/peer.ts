@@ -4,19 +4,23 @@
 // so newcomers can find it; every later link is signaled over the overlay. A dropped relay
 // connection (the relay restarted, a network change) is re-opened with backoff, so the
 // tab stays findable and the DHT can still reach dropped contacts through it.
+// Nobody is left alone for long: an invite whose inviter the relay does not know (the
+// inviter left) falls back at once to the relay's live peers, and a peer with no link keeps
+// asking the relay for peers with backoff (peer-finder.ts) until it joins someone.
 import { realClock, type Clock } from '../core/clock';
 import type { Identity } from '../core/identity';
-import { idToHex, type NodeId } from '../core/node-id';
+import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { AppChannels } from '../dht/app-channels';
 import { createDhtNode, type DhtNode, type DhtOptions } from '../dht/dht-node';
 import { feedSignals, type Bootstrap } from '../net/bootstrap';
 import { connectRelay, type WebSocketCtor } from '../net/relay-bootstrap';
 import type { SignalBlob, SignalChannel } from '../net/transport';
 import { WebRtcTransport } from '../net/webrtc-transport';
+import { PeerFinder } from './peer-finder';
 import { recordRules } from './record-rules';
 
 export const PEER_DEFAULTS = {
-  /** Peers asked of the relay when there is no invite. */
+  /** Peers asked of the relay when there is no invite (or its peers are gone), and by each search of a lone peer. */
   bootstrapPeers: 4,
   /** First wait before re-opening a dropped relay connection; doubles up to the max. */
   relayRetryMs: 1000,
@@ -68,6 +72,8 @@ export class Peer {
 
   /** Times the relay connection was re-opened after a drop. */
   relayReconnects = 0;
+  /** Looks for peers while this one has no link. */
+  readonly finder: PeerFinder;
   private stopped = false;
   private retryTimer: unknown;
   private retryMs = PEER_DEFAULTS.relayRetryMs;
@@ -79,7 +85,9 @@ export class Peer {
     private readonly slot: RelaySlot,
     private readonly cfg: PeerConfig,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.finder = new PeerFinder({ clock, lonely: () => !this.stopped && this.dht.linkInfo().length === 0, search: () => this.search() });
+  }
 
   private get relay(): Bootstrap | null {
     return this.slot.current;
@@ -107,6 +115,7 @@ export class Peer {
           if (this.stopped) return relay.close();
           this.relayReconnects++;
           this.useRelay(relay);
+          this.finder.poke(); // alone, the relay is where peers are found
         },
         (err: Error) => {
           this.lastError = err;
@@ -136,31 +145,97 @@ export class Peer {
         lastError = err as Error; // no relay: still usable through an invite, or alone
       }
     }
-    const invited = cfg.invitePeers ?? [];
-    const peers = invited.length ? invited : ((await relay?.randomPeers(PEER_DEFAULTS.bootstrapPeers)) ?? []);
     const slot = new RelaySlot();
-    const dht = createDhtNode({ selfId: cfg.identity.id, signer: cfg.identity, transport, clock, bootstrap: { peers, signals: slot }, options: dhtOptions(cfg) });
-    const peer = new Peer(cfg.identity, transport, dht, slot, cfg, clock);
+    const node = (peers: NodeId[]) => createDhtNode({ selfId: cfg.identity.id, signer: cfg.identity, transport, clock, bootstrap: { peers, signals: slot }, options: dhtOptions(cfg) });
+    const fromRelay = async () => (await relay?.randomPeers(PEER_DEFAULTS.bootstrapPeers)) ?? [];
+    const invited = cfg.invitePeers ?? [];
+    const first = invited.length ? invited : await fromRelay();
+    const peer = new Peer(cfg.identity, transport, node(first), slot, cfg, clock);
     if (relay) peer.useRelay(relay, unfeed);
     else peer.retryRelay();
     peer.lastError = lastError;
     globalThis.performance?.mark?.('vp:peers-listed');
-    try {
-      await dht.start();
+    let joined = await peer.join(first);
+    if (!joined && invited.length && relay) {
+      // The inviter is gone (or unreachable): the relay's live peers instead, at once.
+      const listed = await fromRelay();
+      if (listed.length) {
+        (peer as { dht: DhtNode }).dht = node(listed);
+        joined = await peer.join(listed);
+      }
+    }
+    if (joined) {
       globalThis.performance?.mark?.('vp:dht-started');
-      peer.status = dht.linkInfo().length > 0 ? 'online' : 'alone';
-    } catch (err) {
-      // Nobody reachable (every listed peer gone): start alone; newcomers will dial us.
-      peer.lastError = err as Error;
-      const alone = createDhtNode({ selfId: cfg.identity.id, signer: cfg.identity, transport, clock, bootstrap: { peers: [], signals: slot }, options: dhtOptions(cfg) });
+      peer.status = peer.dht.linkInfo().length > 0 ? 'online' : 'alone';
+    } else {
+      // Nobody reachable: start alone; newcomers will dial us, and we keep looking.
+      const alone = node([]);
       await alone.start();
       (peer as { dht: DhtNode }).dht = alone;
       peer.status = 'alone';
     }
     peer.channels = new AppChannels(peer.dht);
-    peer.dht.events.on('link-open', () => { peer.status = 'online'; });
-    peer.dht.events.on('link-close', () => { if (peer.dht.linkInfo().length === 0) peer.status = 'alone'; });
+    peer.dht.events.on('link-open', () => {
+      if (peer.status === 'alone') {
+        // Out of being alone (a search or a newcomer linked us): look ourselves up, as a
+        // join does, so the table fills from the new peer's view of the world.
+        void peer.dht.findNode(peer.dht.selfId).catch(() => {});
+      }
+      peer.status = 'online';
+    });
+    peer.dht.events.on('link-close', () => {
+      if (peer.dht.linkInfo().length > 0) return;
+      peer.status = 'alone';
+      peer.finder.poke();
+    });
+    if (peer.status === 'alone') peer.finder.poke();
     return peer;
+  }
+
+  /**
+   * Starts the DHT node made for `peers`. False if none of them could be reached: a failed
+   * join, or, without waiting for the dials to time out, the relay saying it knows none
+   * of them (they left).
+   */
+  private async join(peers: NodeId[]): Promise<boolean> {
+    if (peers.length === 0) return false;
+    const dht = this.dht;
+    const relay = this.relay;
+    let offUnknown = () => {};
+    const unknown = new Promise<'gone'>((resolve) => {
+      if (!relay) return;
+      const left = new Set(peers.map(idToHex));
+      offUnknown = relay.events.on('undeliverable', ({ to }) => {
+        left.delete(idToHex(to));
+        if (left.size === 0) resolve('gone');
+      });
+    });
+    const started = dht.start().then(() => 'joined' as const);
+    try {
+      if ((await Promise.race([started, unknown])) === 'joined') return true;
+      started.catch(() => {}); // it fails later, once its dials time out
+      dht.stop();
+      this.lastError = new Error('no bootstrap peer is known to the relay');
+      return false;
+    } catch (err) {
+      this.lastError = err as Error;
+      return false;
+    } finally {
+      offUnknown();
+    }
+  }
+
+  /**
+   * One search of a lone peer: the relay's live peers become contacts, which the DHT dials
+   * through the relay (as it does its known contacts while it has no link).
+   */
+  private async search(): Promise<void> {
+    const relay = this.relay;
+    if (!relay) throw new Error('no relay to ask for peers');
+    const now = this.clock.now();
+    for (const id of await relay.randomPeers(PEER_DEFAULTS.bootstrapPeers)) {
+      if (!idEquals(id, this.identity.id)) this.dht.table.add(id, now);
+    }
   }
 
   /** Node ids of the relay's live sockets (diagnostics; [] without a relay). */
@@ -175,6 +250,7 @@ export class Peer {
 
   stop(): void {
     this.stopped = true;
+    this.finder.stop();
     this.clock.clearTimeout(this.retryTimer);
     this.dht.stop();
     const relay = this.slot.current;

@@ -1,0 +1,87 @@
+// Nobody plays alone while others are there. An invite whose inviter crashed falls back to
+// the relay's live peers at once; a tab that started alone is found by one that opens
+// later; two tabs that both started without a relay find each other once it is up (each
+// keeps asking the relay for peers, src/app/peer-finder.ts).
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { crashPage, launchBrowser } from './browser';
+import { startRelayProcess, type RelayProcess } from './relay-process';
+
+let browser: Browser;
+const relays: RelayProcess[] = [];
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  for (const r of relays) await r.stop();
+});
+
+/** A tab in a browser context of its own (its own identity); resolves once it has joined. */
+async function openTab(relayUrl: string, world: string, invite = ''): Promise<Page> {
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  page.on('pageerror', (e) => console.error('pageerror', e));
+  await page.goto(`${inject('baseUrl')}/?render=off&rd=2&hosting=off&relay=${encodeURIComponent(relayUrl)}#world=${world}${invite}`);
+  await page.waitForFunction(() => window.voxel?.net !== undefined, null, { timeout: 30_000, polling: 20 });
+  return page;
+}
+
+const id = (p: Page) => p.evaluate(() => window.voxel.net!.id());
+const status = (p: Page) => p.evaluate(() => window.voxel.net!.status());
+const linkedTo = (p: Page, other: string, timeout = 30_000) =>
+  p.waitForFunction((o) => window.voxel.net!.links().some((l) => l.id === o), other, { timeout, polling: 50 });
+
+describe('a lone tab finds the others', () => {
+  it('an invite whose inviter crashed joins the live world through the relay within seconds', async () => {
+    const relay = await startRelayProcess(8087);
+    relays.push(relay);
+    const a = await openTab(relay.url, 'lone-e2e');
+    const b = await openTab(relay.url, 'lone-e2e');
+    const [aId, bId] = [await id(a), await id(b)];
+    await linkedTo(b, aId);
+    await crashPage(a);
+    // The inviter is gone: the relay has dropped its socket.
+    await b.waitForFunction(async (gone) => !(await window.voxel.net!.relay()).listed.includes(gone), aId, { timeout: 10_000, polling: 100 });
+    const t0 = Date.now();
+    const c = await openTab(relay.url, 'lone-e2e', `&peer=${aId}`);
+    await linkedTo(c, bId);
+    const ms = Date.now() - t0;
+    console.log(`invitee of a crashed inviter linked to a live tab ${ms} ms after opening (status ${await status(c)})`);
+    expect(await status(c)).toBe('online');
+    // Before: the dial to the dead inviter timed out (15 s) and the tab played alone.
+    expect(ms).toBeLessThan(8000);
+  });
+
+  it('a tab that started alone is found by a tab that opens later', async () => {
+    const relay = await startRelayProcess(8088);
+    relays.push(relay);
+    const d = await openTab(relay.url, 'lone-e2e-2');
+    expect(await status(d)).toBe('alone');
+    const e = await openTab(relay.url, 'lone-e2e-2');
+    await linkedTo(d, await id(e));
+    await d.waitForFunction(() => window.voxel.net!.status() === 'online', null, { timeout: 5000 });
+    expect(await status(e)).toBe('online');
+    await relay.stop();
+  });
+
+  it('two tabs that started without a relay find each other once it is up', async () => {
+    // Nothing listens on this port yet: both tabs start alone and keep retrying the relay.
+    const url = 'ws://127.0.0.1:8089/relay';
+    const f = await openTab(url, 'lone-e2e-3');
+    const g = await openTab(url, 'lone-e2e-3');
+    expect([await status(f), await status(g)]).toEqual(['alone', 'alone']);
+    const relay = await startRelayProcess(8089);
+    relays.push(relay);
+    expect(relay.url).toBe(url);
+    const t0 = Date.now();
+    // Neither is a newcomer that dials the other: each must search the relay once back
+    // (its relay retries back off 1, 2, 4, 8 s... while the relay was down).
+    await linkedTo(f, await id(g), 60_000);
+    console.log(`two lone tabs linked ${Date.now() - t0} ms after the relay came up`);
+    await f.waitForFunction(() => window.voxel.net!.status() === 'online', null, { timeout: 5000 });
+    await g.waitForFunction(() => window.voxel.net!.status() === 'online', null, { timeout: 5000 });
+  });
+});
