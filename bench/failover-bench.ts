@@ -51,7 +51,8 @@ const DRIVER = `window.__crashBench = (() => {
     const e = { x, y, z, id, sub: Date.now(), res: 0, err: '' };
     log.push(e);
     window.voxel.setBlock(x, y, z, id).then(
-      () => { e.res = Date.now(); },
+      // Resolved is not confirmed: an edit no certified primary took is kept tentative.
+      (r) => { e.res = Date.now(); if (r && r.confirmed === false) e.err = 'Tentative: kept, not confirmed'; },
       (err) => { e.res = Date.now(); e.err = String((err && err.name) || 'Error') + ': ' + String((err && err.message) || err); },
     );
   };
