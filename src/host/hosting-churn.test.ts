@@ -73,6 +73,9 @@ describe('region hosting under churn (simulated)', () => {
         // seeds but availability does not: 77-87% of edits confirmed (target 90%), because a
         // region whose certified set loses two of three hosts before the survivor re-forms it
         // waits rebaseMs (10 s) to re-certify. hosting-safety.test.ts kills silently.
+        // Not only availability, at 846406c: seed 28 silent, 5 confirmed edits of region 0,1
+        // (stamps e2s18, e3s1, e4s1, e4s2, e4s3) are missing from the final primary, still
+        // after 40 s of settling; seed 9, region 1,0 has no primary 12 s after the churn.
         sim.kill(victim.hex, { polite: true });
         kills++;
         if (rand() < 0.8 || sim.live().length < 20) {
