@@ -70,7 +70,10 @@ interface Raw {
   storeAt(ns: Namespace, key: NodeId, rec: ValueRecord): Promise<{ stored: number }>;
   call(id: NodeId, hex: string, req: { t: 'STORE'; ns: Namespace; key: NodeId; rec: ValueRecord }): Promise<Reply>;
 }
-const raw = (n: DhtNode) => n as unknown as Raw;
+const raw = (n: DhtNode): Raw => {
+  const node = n as unknown as Pick<Raw, 'call'> & { values: Pick<Raw, 'storeAt'> };
+  return { storeAt: (...a) => node.values.storeAt(...a), call: (...a) => node.call(...a) };
+};
 /** Makes a node hold v at `version` for key, past every check (a hostile or stale holder). */
 function hold(n: DhtNode, key: NodeId, v: Uint8Array, version: number, now: number): void {
   n.store.delete('player', idToHex(key));

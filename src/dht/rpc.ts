@@ -2,7 +2,18 @@
 // pending request with that id only if it comes from the peer asked. Replies that match
 // nothing (late, spoofed, duplicated) are reported so the node can count them.
 import type { Clock, TimerHandle } from '../core/clock';
-import type { Reply } from './messages';
+import type { NodeId } from '../core/node-id';
+import type { Reply, Request } from './messages';
+
+/** A request without its id (the RPC table assigns one). */
+export type RequestBody = Request extends infer R ? (R extends Request ? Omit<R, 'r'> : never) : never;
+
+/**
+ * Sends a request to a node (over a direct link if we hold one, else routed, through
+ * `via` if given) and resolves with its reply; rejects on timeout or when there is no
+ * route. A failure counts against the contact (dht-node.ts `call`).
+ */
+export type Call = (id: NodeId, hex: string, req: RequestBody, via?: readonly NodeId[]) => Promise<Reply>;
 
 export class RpcTimeoutError extends Error {
   override readonly name = 'RpcTimeoutError';

@@ -1,0 +1,128 @@
+// Every option of a DHT node and its default, in one documented object (STYLE.md), and
+// how a node reaches its first peers. Each part (join.ts, liveness.ts, ...) reads the
+// options it needs through a Pick of `DhtOptions`.
+import type { NodeId } from '../core/node-id';
+import type { SignalChannel } from '../net/transport';
+import { LINK_LIMIT_DEFAULTS } from './link-set';
+import { LINK_BUDGET_DEFAULTS } from './link-budget';
+import type { RecordRules } from './record-rules';
+
+/** Every option and its default. */
+export const DHT_DEFAULTS = {
+  /** Bucket size and replication factor. */
+  k: 20,
+  /** Parallel queries per lookup. */
+  alpha: 3,
+  /** Hard cap on live links (DESIGN.md). */
+  maxLinks: LINK_BUDGET_DEFAULTS.maxLinks,
+  /** Own dials stop here, leaving room for inbound links. */
+  softLinks: LINK_BUDGET_DEFAULTS.softLinks,
+  /** Links wanted per non-empty bucket. */
+  linksPerBucket: LINK_BUDGET_DEFAULTS.linksPerBucket,
+  /** RPC reply timeout (direct or routed). */
+  rpcTimeoutMs: 4000,
+  /** A lookup query unanswered this long no longer holds a parallel slot (lookup.ts). */
+  lookupStallMs: 1000,
+  /** Consecutive RPC failures before a contact leaves the table. */
+  maxFails: 2,
+  /** A full bucket's oldest contact heard from within this long is kept without a ping. */
+  evictionPingFreshMs: 60_000,
+  /** A link silent this long gets a PING. */
+  heartbeatMs: 5000,
+  /** A link silent this long is closed and its peer dropped from the table. */
+  heartbeatTimeoutMs: 15_000,
+  /**
+   * How often links and contacts are checked against the two limits above. A check that
+   * runs only once per heartbeat lets a dead peer outlive the timeout by up to a heartbeat.
+   */
+  failureCheckMs: 1000,
+  /**
+   * Contacts without a live link that have been silent long enough get a routed PING,
+   * stalest first, at most this many per heartbeatMs; one that does not answer leaves the
+   * table. Without it a dead contact we only knew through lookups would stay listed until a
+   * lookup happened to ask it. "Long enough" is heartbeatTimeoutMs - rpcTimeoutMs -
+   * failureCheckMs, so that the probe's answer (or its timeout) comes by the time the
+   * contact has been silent for heartbeatTimeoutMs: a dead one leaves every table within the
+   * heartbeat timeout, linked or not (while the stale contacts fit in this budget).
+   */
+  staleProbesPerHeartbeat: 2,
+  /** Link budget check period. */
+  maintainMs: 5000,
+  /** No redial of a peer for this long after a failed dial or a link it closed. */
+  dialBackoffMs: 30_000,
+  /** Buckets without a lookup for this long are refreshed. */
+  refreshMs: 15 * 60_000,
+  /**
+   * Empty buckets above our lowest non-empty one are refreshed this often: a node that
+   * joined a small network learns of the far halves that filled in since (and greedy
+   * routing needs a link in every non-empty bucket).
+   */
+  emptyRefreshMs: 60_000,
+  /**
+   * After the join lookup, refresh buckets farther than the closest neighbour: 'all' of
+   * them (Kademlia), only those still 'empty' (cheaper), or 'none'. 'probe': each empty
+   * bucket gets one FIND_NODE (to the contact closest to a random id in it) instead of a
+   * whole lookup: ~1 RPC rather than ~20 per bucket (the simulator's choice); what it
+   * misses, the periodic empty-bucket refresh finds.
+   */
+  joinRefresh: 'all' as 'all' | 'empty' | 'probe' | 'none',
+  /** Holders closest to a key (by their own tables) that hand its value to a newcomer. */
+  handoverHolders: 2,
+  /**
+   * Owner rules by namespace (record-rules.ts): each STOREd and each read value is checked
+   * by its namespace's rule, whose version orders values. Namespaces left out get the
+   * default rule (size cap, version = seq, equal seq replaces, `unruledMaxTtlMs`).
+   */
+  records: {} as RecordRules,
+  /** Longest a holder keeps a value of a namespace without a rule after its last STORE. */
+  unruledMaxTtlMs: 3600_000,
+  /**
+   * A STORE is taken only by a node with fewer than storeNearFactor * k known contacts
+   * closer to the key than itself (`storeRefused.notNear`): honest STOREs go to the k
+   * closest a lookup found, and the slack absorbs churn and table differences. 0 = off.
+   */
+  storeNearFactor: 2,
+  /**
+   * A get collects this many valid values (the local one counts) from the lookup and
+   * returns the highest version; fewer when the lookup ends first, or `getWaitRounds`
+   * lookup rounds (the time to the first value over its rounds), at most `getWaitMs`,
+   * after its first value. Measured on 1,000 simulated nodes (20 ms links): 1 round:
+   * +80 ms get p50, 2.0 values; 2 rounds: +130 ms, 2.6 values; unbounded: +150 ms, 3.0.
+   */
+  getAnswers: 3,
+  getWaitRounds: 2,
+  getWaitMs: 500,
+  /** Default lifetime of a put value. */
+  valueTtlMs: 3600_000,
+  /** The publisher re-puts its values this often. */
+  republishMs: 20 * 60_000,
+  /** Holders re-store values they have not seen refreshed for this long. */
+  replicateMs: 10 * 60_000,
+  /** Value expiry / republish / replicate sweep period. */
+  valueSweepMs: 60_000,
+  /** Hop limit of routed messages. */
+  routeTtl: 32,
+  /** Routed message ids remembered for duplicate suppression. */
+  dedupSize: 256,
+  /**
+   * Drop routed messages for us that carry no source signature (`dropped.unsigned`). The
+   * browser peer sets it (and passes its identity as `signer`); the simulator's nodes have
+   * random ids and no keypairs, so their messages go unsigned and are taken as they come:
+   * 10,000 simulated nodes cannot afford a signature per routed message, and the routing
+   * is the same either way (route-auth.test.ts runs signed nodes).
+   */
+  requireSignedRoutes: false,
+  /** Per-link limits: undecodable frames, frame and byte rates (link-set.ts). */
+  ...LINK_LIMIT_DEFAULTS,
+  /** Randomness (refresh targets, link choice, request ids); inject a seeded one to replay. */
+  random: Math.random as () => number,
+};
+
+export type DhtOptions = typeof DHT_DEFAULTS;
+
+export interface DhtBootstrap {
+  /** Peers to dial first (from an invite or the relay's list). */
+  peers: NodeId[];
+  /** How to reach them before we have any link (the relay). */
+  signals: SignalChannel;
+}

@@ -1,0 +1,92 @@
+// The DHT as the other layers see it: one interface, its events, what it returns and its
+// errors. `DhtNode` (dht-node.ts) implements it; a consumer types against `Dht`, or a
+// `Pick` of it, never the class, so the parts behind it (join.ts, liveness.ts, ...) can
+// change without touching another layer.
+import type { Emitter } from '../core/emitter';
+import type { NodeId } from '../core/node-id';
+import type { LookupResult } from './lookup';
+import type { Namespace } from './messages';
+import type { DhtStats } from './stats';
+
+export interface DhtEvents extends Record<string, unknown> {
+  /** An application payload sent to us with `send`. */
+  message: { from: NodeId; body: Uint8Array };
+  'link-open': { id: NodeId; outbound: boolean };
+  'link-close': { id: NodeId; reason: string };
+  /** The join finished (bootstrap dialled, own id looked up). */
+  ready: { contacts: number };
+}
+
+export interface GotValue {
+  value: Uint8Array;
+  publisher: NodeId;
+  /** The wire seq (set by the publisher; not what orders values in a namespace with a rule). */
+  seq: number;
+  /** The version its namespace rule gave it (the default rule's: seq). */
+  version: number;
+  /** Remaining lifetime in ms. */
+  ttlMs: number;
+}
+
+export interface LinkInfo {
+  id: NodeId;
+  hex: string;
+  outbound: boolean;
+  pinned: boolean;
+  rttMs: number | null;
+}
+
+export interface PutOptions {
+  /** Lifetime; default `valueTtlMs` (1 h). */
+  ttlMs?: number;
+  /** Wire seq; default one more than the last we published or hold for the key. */
+  seq?: number;
+}
+
+export interface Dht {
+  readonly selfId: NodeId;
+  readonly selfHex: string;
+  readonly events: Emitter<DhtEvents>;
+  /** Counters, only ever incremented (stats.ts). */
+  readonly stats: DhtStats;
+  readonly isRunning: boolean;
+  /** Dials the bootstrap peers, looks up our own id; resolves when joined (JoinError if not). */
+  start(): Promise<void>;
+  stop(): void;
+  /** Iterative FIND_NODE: the k closest live nodes to target. */
+  findNode(target: NodeId): Promise<LookupResult>;
+  /** Stores value on the k nodes closest to key; resolves with how many took it. */
+  put(ns: Namespace, key: NodeId, value: Uint8Array, opts?: PutOptions): Promise<{ stored: number }>;
+  /** The highest valid version among a few holders' values, or undefined. */
+  get(ns: Namespace, key: NodeId): Promise<GotValue | undefined>;
+  /** Routes an application payload to any node id ('message' there). False if no first hop. */
+  send(to: NodeId, body: Uint8Array): boolean;
+  /** Opens (or pins) a direct link to a peer one talks to often. */
+  connect(id: NodeId): Promise<void>;
+  /** Lets a pinned link be closed by the budget again. */
+  unpin(id: NodeId): void;
+  linkInfo(): LinkInfo[];
+  /** The n contacts of our table closest to target, closest first (no network traffic). */
+  closestContacts(target: NodeId, n: number): NodeId[];
+  /** Every contact of our table. */
+  contacts(): NodeId[];
+  /** A contact heard of outside the DHT (the relay's live peers): the link budget may dial it. */
+  addContact(id: NodeId): void;
+}
+
+export class JoinError extends Error {
+  override readonly name = 'JoinError';
+}
+export class ValueTooLargeError extends Error {
+  override readonly name = 'ValueTooLargeError';
+}
+export class NoRouteError extends Error {
+  override readonly name = 'NoRouteError';
+}
+/** put() of a value its namespace's rule refuses (no other node would take it either). */
+export class RecordRejectedError extends Error {
+  override readonly name = 'RecordRejectedError';
+  constructor(readonly ns: Namespace, readonly reason: string) {
+    super(`${ns} record refused by its rule: ${reason}`);
+  }
+}

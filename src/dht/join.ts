@@ -1,0 +1,67 @@
+// Joining: dial the bootstrap peers through the relay, look up our own id (which fills
+// our neighbourhood and tells it of us), then fill the far buckets as `joinRefresh` says,
+// and check the link budget. If some of the join's queries failed (they may have been to
+// our closest neighbours while nothing routed to us yet), our own id is looked up once
+// more when our links are built. A join that reaches no one fails with JoinError.
+import type { Clock, TimerHandle } from '../core/clock';
+import type { NodeId } from '../core/node-id';
+import type { Link } from '../net/link';
+import type { Transport } from '../net/transport';
+import type { BucketRefresh } from './bucket-refresh';
+import { JoinError } from './dht';
+import type { DhtBootstrap, DhtOptions } from './dht-options';
+import type { Lookup } from './lookups';
+import type { DhtStats } from './stats';
+
+export interface JoinDeps {
+  selfId: NodeId;
+  clock: Clock;
+  opts: Pick<DhtOptions, 'joinRefresh' | 'maintainMs'>;
+  stats: DhtStats;
+  bootstrap: DhtBootstrap | undefined;
+  transport: Pick<Transport, 'dial'>;
+  /** Hands a dialled link to the link set; false if it was refused. */
+  attach(link: Link, outbound: boolean): boolean;
+  /** Contacts in our table, live links. */
+  contactCount(): number;
+  linkCount(): number;
+  lookup: Lookup;
+  refresh: Pick<BucketRefresh, 'refresh' | 'probeEmptyBuckets'>;
+  /** A link budget pass (link-upkeep.ts `maintain`). */
+  maintain(): void;
+}
+
+export class Join {
+  /** The second self-lookup, when due. */
+  private again: TimerHandle | undefined;
+
+  constructor(private readonly d: JoinDeps) {}
+
+  /** Joins; rejects with JoinError if no bootstrap peer could be reached, or all left before the join finished. */
+  async start(): Promise<void> {
+    const { d } = this;
+    const o = d.opts;
+    const boot = d.bootstrap;
+    if (boot && boot.peers.length > 0) {
+      const dials = boot.peers.map((id) => d.transport.dial(id, boot.signals).then((l) => d.attach(l, true)));
+      const ok = (await Promise.allSettled(dials)).filter((r) => r.status === 'fulfilled' && r.value).length;
+      d.stats.dials += dials.length;
+      if (ok === 0) throw new JoinError('no bootstrap peer could be reached');
+    }
+    let failures = 0;
+    if (d.contactCount() > 0) {
+      failures = (await d.lookup(d.selfId)).failures;
+      if (d.linkCount() === 0) throw new JoinError('bootstrap links closed before the join finished');
+      if (o.joinRefresh === 'probe') await d.refresh.probeEmptyBuckets();
+      else if (o.joinRefresh !== 'none') await d.refresh.refresh(true, o.joinRefresh === 'empty');
+    }
+    d.maintain();
+    if (failures > 0) this.again = d.clock.setTimeout(() => void d.lookup(d.selfId).catch(() => {}), o.maintainMs * 2);
+  }
+
+  /** Cancels the second self-lookup, if one is due. */
+  stop(): void {
+    if (this.again !== undefined) this.d.clock.clearTimeout(this.again);
+    this.again = undefined;
+  }
+}

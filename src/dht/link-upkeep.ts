@@ -1,0 +1,141 @@
+// Which links we dial and when: every `maintainMs` (and soon after a link closes or a
+// contact arrives in a bucket we hold no link in) the budget (link-budget.ts) says which
+// contacts to dial and which links to retire; a peer whose dial failed, or that closed a
+// link on us, is not redialled for `dialBackoffMs`. Also takes inbound links from the
+// transport, and pins the links `connect` opens. The links themselves live in link-set.ts.
+import type { Clock } from '../core/clock';
+import { every } from '../core/clock';
+import { bucketIndex, idToHex, type NodeId } from '../core/node-id';
+import type { Link } from '../net/link';
+import type { SignalChannel, Transport } from '../net/transport';
+import type { DhtOptions } from './dht-options';
+import { planLinks } from './link-budget';
+import type { LinkSet, PeerLink } from './link-set';
+import type { Contact, RoutingTable } from './routing-table';
+import type { DhtStats } from './stats';
+
+/** Delay of a maintenance pass asked for by an event (coalesces bursts of them). */
+const SOON_MS = 100;
+/** Expired backoffs are swept once more than this many are kept. */
+const BACKOFF_SWEEP = 256;
+
+export interface LinkUpkeepDeps {
+  selfId: NodeId;
+  clock: Clock;
+  opts: Pick<DhtOptions, 'maxLinks' | 'softLinks' | 'linksPerBucket' | 'maintainMs' | 'dialBackoffMs' | 'random'>;
+  stats: DhtStats;
+  table: RoutingTable;
+  links: LinkSet;
+  transport: Pick<Transport, 'dial' | 'events'>;
+  /** Where a budget dial's offer goes (overlay-signaling.ts `forDial`). */
+  dialSignals(): SignalChannel;
+  /** Where `connect`'s offer goes: the overlay. */
+  overlay: SignalChannel;
+}
+
+export class LinkUpkeep {
+  private readonly pendingDials = new Set<string>();
+  private readonly backoff = new Map<string, number>();
+  private stops: (() => void)[] = [];
+  private running = false;
+  private maintainScheduled = false;
+
+  constructor(private readonly d: LinkUpkeepDeps) {}
+
+  /** Takes inbound links, and checks the budget every maintainMs. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.stops.push(this.d.transport.events.on('link', (link) => this.attach(link, false)));
+    this.stops.push(every(this.d.clock, this.d.opts.maintainMs, () => this.maintain()));
+  }
+
+  stop(): void {
+    this.running = false;
+    for (const s of this.stops) s();
+    this.stops = [];
+  }
+
+  /** Hands an opened link to the link set; a link that opens after stop() is closed. */
+  attach(link: Link, outbound: boolean, pinned = false): boolean {
+    if (!this.running) {
+      link.close('stopped');
+      return false;
+    }
+    return this.d.links.attach(link, outbound, pinned);
+  }
+
+  /** Being dialled, or backing off after a failure. */
+  busy = (hex: string): boolean => this.pendingDials.has(hex) || (this.backoff.get(hex) ?? 0) > this.d.clock.now();
+
+  isDialing(hex: string): boolean {
+    return this.pendingDials.has(hex);
+  }
+
+  /** Retires links over budget and dials contacts of uncovered buckets. */
+  maintain(): void {
+    if (!this.running) return;
+    const { d } = this;
+    const plan = planLinks(d.table, d.links.map, d.opts, this.busy, d.opts.random, this.pendingDials.size);
+    for (const hex of plan.close) d.links.retire(hex, 'budget');
+    for (const c of plan.dial) this.dial(c.id, c.hex, d.dialSignals());
+    const now = d.clock.now();
+    if (this.backoff.size > BACKOFF_SWEEP) for (const [h, t] of this.backoff) if (t <= now) this.backoff.delete(h);
+  }
+
+  /** A maintenance pass soon (once, however many ask before it runs). */
+  scheduleMaintain(): void {
+    if (this.maintainScheduled || !this.running) return;
+    this.maintainScheduled = true;
+    this.d.clock.setTimeout(() => {
+      this.maintainScheduled = false;
+      this.maintain();
+    }, SOON_MS);
+  }
+
+  /** Dials id through signals; a failure backs the peer off unless `backoff` is false. */
+  dial(id: NodeId, hex: string, signals: SignalChannel, backoff = true): void {
+    this.pendingDials.add(hex);
+    this.d.stats.dials++;
+    this.d.transport.dial(id, signals).then(
+      (link) => {
+        this.pendingDials.delete(hex);
+        this.attach(link, true);
+      },
+      () => {
+        this.pendingDials.delete(hex);
+        this.d.stats.dialFailures++;
+        if (backoff) this.backoff.set(hex, this.d.clock.now() + this.d.opts.dialBackoffMs);
+      },
+    );
+  }
+
+  /** Opens (or pins) a direct link to a peer one talks to often; pinned links survive budget cuts. */
+  async connect(id: NodeId): Promise<void> {
+    const have = this.d.links.get(idToHex(id));
+    if (have) {
+      have.pinned = true;
+      return;
+    }
+    const link = await this.d.transport.dial(id, this.d.overlay);
+    this.d.stats.dials++;
+    this.attach(link, true, true);
+  }
+
+  unpin(id: NodeId): void {
+    const pl = this.d.links.get(idToHex(id));
+    if (pl) pl.pinned = false;
+  }
+
+  /** A link closed: one the peer closed (or that failed) backs the peer off. */
+  closed(pl: PeerLink, byUs: boolean): void {
+    if (!byUs) this.backoff.set(pl.hex, this.d.clock.now() + this.d.opts.dialBackoffMs);
+  }
+
+  /** A new contact in a bucket we hold no link in gets a maintenance pass soon. */
+  contactAdded(c: Contact): void {
+    const b = bucketIndex(this.d.selfId, c.id);
+    for (const pl of this.d.links.map.values()) if (pl.bucket === b) return;
+    this.scheduleMaintain();
+  }
+}

@@ -1,0 +1,124 @@
+// Failure detection by heartbeats and timeouts only (DESIGN.md: no goodbye is trusted or
+// required), checked every `failureCheckMs`:
+// - a live link idle for `heartbeatMs` is PINGed by its lower-id end (the PONG refreshes
+//   both ends); one silent for `heartbeatTimeoutMs` is closed and its peer dropped;
+// - a contact without a link, silent for `staleAfterMs`, gets a routed PING, stalest first
+//   and at most `staleProbesPerHeartbeat` per heartbeatMs, and leaves the table if it does
+//   not answer. So a node that vanishes is gone from every table within the heartbeat
+//   timeout of its last frame, linked or not (while the stale contacts fit in the budget).
+// Dropped peers go to the dormant list (dormant-contacts.ts).
+import type { Clock } from '../core/clock';
+import { every } from '../core/clock';
+import type { NodeId } from '../core/node-id';
+import { TokenBucket } from '../core/token-bucket';
+import type { DhtOptions } from './dht-options';
+import type { PeerLink } from './link-set';
+import type { Contact, RoutingTable } from './routing-table';
+import type { Call } from './rpc';
+import type { DhtStats } from './stats';
+
+/** What liveness reads and writes of a live link. */
+export type WatchedLink = Pick<PeerLink, 'id' | 'hex' | 'lastRx' | 'pinging' | 'rttMs'>;
+
+export interface LivenessDeps {
+  selfHex: string;
+  clock: Clock;
+  opts: Pick<DhtOptions, 'heartbeatMs' | 'heartbeatTimeoutMs' | 'failureCheckMs' | 'rpcTimeoutMs' | 'staleProbesPerHeartbeat'>;
+  stats: DhtStats;
+  table: RoutingTable;
+  links: { readonly map: ReadonlyMap<string, WatchedLink>; close(hex: string, reason: string): void };
+  call: Call;
+  /** A peer dropped as dead. */
+  dropped(id: NodeId): void;
+}
+
+export class Liveness {
+  private readonly probing = new Set<string>();
+  /** Stale-contact probes: staleProbesPerHeartbeat per heartbeatMs. */
+  private readonly probeBudget: TokenBucket;
+  private stopTimer: (() => void) | undefined;
+
+  constructor(private readonly d: LivenessDeps) {
+    const o = d.opts;
+    this.probeBudget = new TokenBucket((o.staleProbesPerHeartbeat * 1000) / o.heartbeatMs, o.staleProbesPerHeartbeat, d.clock.now());
+  }
+
+  /** Period of the failure checks (links and contacts): at most a heartbeat. */
+  get checkMs(): number {
+    return Math.min(this.d.opts.failureCheckMs, this.d.opts.heartbeatMs);
+  }
+
+  /**
+   * Silence after which a contact without a link is probed: its answer (or its timeout)
+   * comes by the time it has been silent for heartbeatTimeoutMs.
+   */
+  get staleAfterMs(): number {
+    const o = this.d.opts;
+    return Math.max(o.heartbeatMs, o.heartbeatTimeoutMs - o.rpcTimeoutMs - this.checkMs);
+  }
+
+  get running(): boolean {
+    return this.stopTimer !== undefined;
+  }
+
+  start(): void {
+    this.stopTimer ??= every(this.d.clock, this.checkMs, () => this.check());
+  }
+
+  stop(): void {
+    this.stopTimer?.();
+    this.stopTimer = undefined;
+  }
+
+  /** One failure check: links, then unlinked contacts. */
+  check(): void {
+    const { d } = this;
+    const now = d.clock.now();
+    // A link that would pass the timeout before the next check is closed now: a dead peer
+    // is gone within heartbeatTimeoutMs of its last frame, not up to a check later.
+    const expired = d.opts.heartbeatTimeoutMs - this.checkMs;
+    for (const pl of [...d.links.map.values()]) {
+      const idle = now - pl.lastRx;
+      if (idle > expired) {
+        d.stats.heartbeatTimeouts++;
+        d.links.close(pl.hex, 'heartbeat timeout');
+        d.table.remove(pl.hex);
+        d.dropped(pl.id);
+      } else if (idle >= d.opts.heartbeatMs && !pl.pinging && d.selfHex < pl.hex) {
+        // Only the lower id pings an idle link; the PONG refreshes both ends.
+        pl.pinging = true;
+        d.call(pl.id, pl.hex, { t: 'PING' }).then(
+          () => ((pl.rttMs = d.clock.now() - now), (pl.pinging = false)),
+          () => (pl.pinging = false),
+        );
+      }
+    }
+    this.probeStale(now);
+  }
+
+  private probeStale(now: number): void {
+    const { d } = this;
+    if (d.opts.staleProbesPerHeartbeat <= 0) return;
+    const after = this.staleAfterMs;
+    const stale: Contact[] = [];
+    for (const b of d.table.nonEmptyBuckets()) {
+      for (const c of d.table.bucket(b)) {
+        if (now - c.lastSeen >= after && !d.links.map.has(c.hex) && !this.probing.has(c.hex)) stale.push(c);
+      }
+    }
+    stale.sort((a, b) => a.lastSeen - b.lastSeen);
+    let budget = 0;
+    while (budget < stale.length && this.probeBudget.take(1, now)) budget++;
+    for (const c of stale.slice(0, budget)) {
+      this.probing.add(c.hex);
+      d.call(c.id, c.hex, { t: 'PING' }).then(
+        () => this.probing.delete(c.hex),
+        () => {
+          this.probing.delete(c.hex);
+          // Silent past the heartbeat timeout and no answer now: gone (the call counted a failure).
+          if (this.running && d.table.remove(c.hex)) d.dropped(c.id);
+        },
+      );
+    }
+  }
+}

@@ -1,0 +1,70 @@
+// The node's lookups: lookup.ts's iterative search run over our routing table and our
+// calls, counted in `stats`. A query goes to a candidate we hold no link to through the
+// node that named it (it knows a way there): lookups never dial.
+import type { Clock } from '../core/clock';
+import { bucketIndex, idToHex, type NodeId } from '../core/node-id';
+import type { DhtOptions } from './dht-options';
+import { iterativeLookup, type LookupResult } from './lookup';
+import type { Namespace, ValueRecord } from './messages';
+import { countRuleReject, type RecordCheck } from './record-rules';
+import type { RoutingTable } from './routing-table';
+import type { Call, RequestBody } from './rpc';
+import type { DhtStats } from './stats';
+
+/** FIND_NODE, or with `valueNs` FIND_VALUE collecting up to `values` values that pass `check`. */
+export type Lookup = (target: NodeId, valueNs?: Namespace, values?: number, check?: (rec: ValueRecord) => Promise<RecordCheck>) => Promise<LookupResult>;
+
+export interface LookupDeps {
+  selfId: NodeId;
+  clock: Clock;
+  opts: Pick<DhtOptions, 'k' | 'alpha' | 'getWaitMs' | 'getWaitRounds' | 'lookupStallMs'>;
+  stats: DhtStats;
+  table: RoutingTable;
+  /** Whether we hold a live link to hex (then a query goes straight there). */
+  linked(hex: string): boolean;
+  call: Call;
+}
+
+export function nodeLookup(d: LookupDeps): Lookup {
+  const selfHex = idToHex(d.selfId);
+  return async (target, valueNs, values = 1, check) => {
+    const { opts, stats } = d;
+    stats.lookups++;
+    if (valueNs) stats.getLookups++;
+    const b = bucketIndex(d.selfId, target);
+    if (b >= 0) d.table.touch(b, d.clock.now());
+    const res = await iterativeLookup({
+      target,
+      seeds: d.table.closest(target, opts.k),
+      k: opts.k,
+      alpha: opts.alpha,
+      selfHex,
+      hexOf: idToHex,
+      wantValue: valueNs !== undefined,
+      values: Math.max(1, values),
+      valueWaitMs: opts.getWaitMs,
+      valueWaitRounds: opts.getWaitRounds,
+      now: () => d.clock.now(),
+      stallMs: opts.lookupStallMs,
+      setTimer: (fn, ms) => void d.clock.setTimeout(fn, ms),
+      query: async (id, hex, informer) => {
+        const req: RequestBody = valueNs ? { t: 'FIND_VALUE', ns: valueNs, key: target } : { t: 'FIND_NODE', target };
+        const m = await d.call(id, hex, req, informer && !d.linked(hex) ? [informer] : []);
+        if (m.t === 'NODES') return { nodes: m.nodes };
+        if (m.t !== 'VALUE') return { nodes: [] };
+        if (!m.rec || !valueNs || !check) return { nodes: m.nodes };
+        const chk = await check(m.rec);
+        if (!chk.ok) {
+          stats.valuesInvalid++;
+          countRuleReject(stats.ruleRejects, valueNs, chk.reason);
+          return { nodes: m.nodes };
+        }
+        stats.getAnswers++;
+        return { nodes: m.nodes, value: m.rec, version: chk.version };
+      },
+    });
+    stats.lookupRpcs += res.queries;
+    stats.lookupHops += Math.max(0, res.hops);
+    return res;
+  };
+}

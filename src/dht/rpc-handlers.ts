@@ -1,0 +1,102 @@
+// What a node does with each message for it, direct or routed (already decoded and
+// schema-checked by link-set.ts or overlay-router.ts): answer requests back the way they
+// came (a routed request's reverse path), match replies to our own requests, and hand
+// SIGNAL and DATA on. Nothing here throws at a peer's words: what cannot be used is
+// dropped and counted.
+import type { Clock } from '../core/clock';
+import { idToHex, type NodeId } from '../core/node-id';
+import type { SignalBlob } from '../net/transport';
+import type { DhtOptions } from './dht-options';
+import type { DhtMessage, Reply } from './messages';
+import type { Origin } from './overlay-router';
+import type { RoutingTable } from './routing-table';
+import type { DhtStats, StoreRefusal } from './stats';
+import type { AcceptOutcome } from './values';
+import { ValueStore } from './value-store';
+
+export interface RpcHandlerDeps {
+  clock: Clock;
+  opts: Pick<DhtOptions, 'k'>;
+  stats: DhtStats;
+  table: RoutingTable;
+  store: ValueStore;
+  /** Sends a message to a node, direct or routed through `via` (dht-node.ts `sendTo`). */
+  send(id: NodeId, hex: string, msg: DhtMessage, via?: readonly NodeId[]): boolean;
+  /** A remote STORE, checked as a holder (values.ts `accept`). */
+  accept(msg: Extract<DhtMessage, { t: 'STORE' }>): Promise<AcceptOutcome>;
+  /** Settles our request the reply answers; false if none (rpc.ts `resolve`). */
+  resolve(fromHex: string, reply: Reply): boolean;
+  /** A SIGNAL (overlay-signaling.ts). */
+  signal(blob: SignalBlob, from: Origin): void;
+  /** An application payload (the 'message' event). */
+  data(from: NodeId, body: Uint8Array): void;
+}
+
+export class RpcHandlers {
+  private running = false;
+
+  constructor(private readonly d: RpcHandlerDeps) {}
+
+  start(): void {
+    this.running = true;
+  }
+
+  /** Messages are ignored from now on (requests go unanswered). */
+  stop(): void {
+    this.running = false;
+  }
+
+  handle(msg: DhtMessage, from: Origin): void {
+    if (!this.running) return;
+    const { d } = this;
+    const reply = (m: DhtMessage) => d.send(from.id, from.hex, m, from.via);
+    const now = d.clock.now();
+    switch (msg.t) {
+      case 'PING':
+        reply({ t: 'PONG', r: msg.r });
+        return;
+      case 'FIND_NODE':
+        reply({ t: 'NODES', r: msg.r, nodes: d.table.closest(msg.target, d.opts.k, from.hex).map((c) => c.id) });
+        return;
+      case 'FIND_VALUE': {
+        // A holder names the closest nodes too: the reader goes on to other holders.
+        const held = d.store.get(msg.ns, idToHex(msg.key), now);
+        const nodes = d.table.closest(msg.key, d.opts.k, from.hex).map((c) => c.id);
+        if (held) reply({ t: 'VALUE', r: msg.r, rec: ValueStore.toRecord(held, now), nodes });
+        else reply({ t: 'VALUE', r: msg.r, nodes });
+        return;
+      }
+      case 'STORE':
+        // The rule may be async (signatures): the answer follows the check. Never throws.
+        void d
+          .accept(msg)
+          .catch((): StoreRefusal => 'invalid')
+          .then((outcome) => {
+            const ok = outcome === 'stored' || outcome === 'refreshed';
+            if (ok) d.stats.storesAccepted++;
+            else {
+              d.stats.storesRejected++;
+              d.stats.storeRefused[outcome]++;
+            }
+            reply({ t: 'STORED', r: msg.r, ok });
+          });
+        return;
+      case 'PONG':
+      case 'NODES':
+      case 'VALUE':
+      case 'STORED':
+        if (!d.resolve(from.hex, msg)) d.stats.dropped.unexpected++;
+        return;
+      case 'SIGNAL':
+        d.signal(msg.blob, from);
+        return;
+      case 'DATA':
+        d.data(from.id, msg.body);
+        return;
+      case 'CLOSING':
+        // Only meaningful on a link (LinkSet consumes it there); routed, it is a forgery.
+        d.stats.dropped.unexpected++;
+        return;
+    }
+  }
+}

@@ -1,0 +1,131 @@
+// Values on the network: STORE on the k closest nodes, taking a STORE as a holder, and
+// reading. A value is only as good as its namespace's owner rule (record-rules.ts): a
+// holder keeps a value the rule takes and that is not older than the one held, and a
+// remote STORE only if it is near the key; a reader takes the highest valid version among
+// up to `getAnswers` answers. (Publishing and keeping values alive: republish.ts.)
+import type { Clock } from '../core/clock';
+import { compareDistance, idToHex, type NodeId } from '../core/node-id';
+import type { GotValue } from './dht';
+import type { DhtOptions } from './dht-options';
+import type { Lookup } from './lookups';
+import { MAX_VALUE_TTL_MS, NAMESPACE_LIMITS, type Namespace, type ValueRecord } from './messages';
+import { checkRecord, countRuleReject, type RecordCheck, type RecordPolicy } from './record-rules';
+import type { RoutingTable } from './routing-table';
+import type { Call } from './rpc';
+import type { DhtStats, StoreRefusal } from './stats';
+import { sameBytes, ValueStore } from './value-store';
+
+/** Distinct values whose check a get remembers (the same bytes from several holders are checked once). */
+const CHECKS_KEPT = 8;
+
+export type AcceptOutcome = StoreRefusal | 'stored' | 'refreshed';
+
+export interface ValuesDeps {
+  selfId: NodeId;
+  clock: Clock;
+  opts: Pick<DhtOptions, 'k' | 'records' | 'unruledMaxTtlMs' | 'storeNearFactor' | 'getAnswers'>;
+  stats: DhtStats;
+  table: RoutingTable;
+  store: ValueStore;
+  lookup: Lookup;
+  call: Call;
+}
+
+export class Values {
+  constructor(private readonly d: ValuesDeps) {}
+
+  /**
+   * Keeps a value if its namespace's rule takes it and it is not older than the one held;
+   * a `remote` STORE only if we are near the key. The same bytes as held only refresh it
+   * (no second signature check on each republish).
+   */
+  async accept(ns: Namespace, key: NodeId, rec: ValueRecord, remote: boolean): Promise<AcceptOutcome> {
+    const { d } = this;
+    if (rec.v.length > NAMESPACE_LIMITS[ns].maxValueBytes) return 'tooLarge';
+    if (remote && !this.nearKey(key)) return 'notNear';
+    const hex = idToHex(key);
+    const held = d.store.get(ns, hex, d.clock.now());
+    let version: number;
+    if (d.opts.records[ns] && held && sameBytes(held.value, rec.v) && sameBytes(held.publisher, rec.pub)) version = held.version;
+    else {
+      const chk = await checkRecord(d.opts.records, ns, key, rec.v, rec.pub, rec.seq);
+      if (!chk.ok) {
+        countRuleReject(d.stats.ruleRejects, ns, chk.reason);
+        return 'invalid';
+      }
+      version = chk.version;
+    }
+    const o = d.store.put(ns, key, hex, rec, version, d.clock.now(), this.policy(ns));
+    return o === 'too-large' ? 'tooLarge' : o;
+  }
+
+  /** FIND_NODE for key, then STORE on the k closest (and locally if we are among them). Resolves with how many took it. */
+  async storeAt(ns: Namespace, key: NodeId, rec: ValueRecord): Promise<{ stored: number }> {
+    const { d } = this;
+    const res = await d.lookup(key);
+    const targets = res.closest.slice(0, d.opts.k);
+    let stored = 0;
+    const kth = targets[d.opts.k - 1];
+    if (!kth || compareDistance(d.selfId, kth.id, key) < 0) {
+      const o = await this.accept(ns, key, rec, false);
+      if (o === 'stored' || o === 'refreshed') stored++;
+    }
+    const acks = await Promise.allSettled(targets.map((t) => d.call(t.id, t.hex, { t: 'STORE', ns, key, rec })));
+    for (const a of acks) if (a.status === 'fulfilled' && a.value.t === 'STORED' && a.value.ok) stored++;
+    return { stored };
+  }
+
+  /**
+   * The highest version among the valid values of up to `getAnswers` holders (our own copy
+   * counts as one), or undefined. Every value read is checked by its namespace's rule; one
+   * that fails is dropped and counted (`valuesInvalid`), never returned.
+   */
+  async get(ns: Namespace, key: NodeId): Promise<GotValue | undefined> {
+    const { d } = this;
+    const now = d.clock.now();
+    const held = d.store.get(ns, idToHex(key), now);
+    const check = this.checker(ns, key);
+    // Our own copy is checked again too: a rule may depend on time (expiry, certificates).
+    let best: { rec: ValueRecord; version: number } | undefined;
+    if (held) {
+      const rec = ValueStore.toRecord(held, now);
+      const chk = await check(rec);
+      if (chk.ok) best = { rec, version: chk.version };
+    }
+    const wanted = best ? d.opts.getAnswers - 1 : d.opts.getAnswers;
+    if (wanted > 0) for (const x of (await d.lookup(key, ns, wanted, check)).values) if (!best || x.version > best.version) best = x;
+    if (!best) return undefined;
+    const r = best.rec;
+    return { value: r.v, publisher: r.pub, seq: r.seq, version: best.version, ttlMs: r.ttl };
+  }
+
+  private policy(ns: Namespace): RecordPolicy {
+    return this.d.opts.records[ns]
+      ? { equalReplaces: false, maxTtlMs: MAX_VALUE_TTL_MS }
+      : { equalReplaces: true, maxTtlMs: this.d.opts.unruledMaxTtlMs };
+  }
+
+  /** Whether fewer than storeNearFactor * k of the contacts we know are closer to key than we are. */
+  nearKey(key: NodeId): boolean {
+    const { d } = this;
+    const limit = d.opts.k * d.opts.storeNearFactor;
+    if (limit <= 0) return true;
+    let closer = 0;
+    for (const c of d.table.closest(key, limit)) if (compareDistance(c.id, d.selfId, key) < 0) closer++;
+    return closer < limit;
+  }
+
+  /** Checks a value a lookup was answered with; the same bytes are checked once per lookup. */
+  private checker(ns: Namespace, key: NodeId): (rec: ValueRecord) => Promise<RecordCheck> {
+    const seen: { rec: ValueRecord; check: Promise<RecordCheck> }[] = [];
+    const { records } = this.d.opts;
+    const ruled = records[ns] !== undefined;
+    return (rec) => {
+      const same = seen.find((x) => (ruled || x.rec.seq === rec.seq) && sameBytes(x.rec.v, rec.v) && sameBytes(x.rec.pub, rec.pub));
+      if (same) return same.check;
+      const check = checkRecord(records, ns, key, rec.v, rec.pub, rec.seq);
+      if (seen.length < CHECKS_KEPT) seen.push({ rec, check });
+      return check;
+    };
+  }
+}
