@@ -91,11 +91,3 @@ export const REPLY_OF = { PING: 'PONG', FIND_NODE: 'NODES', FIND_VALUE: 'VALUE',
 export type RequestType = keyof typeof REPLY_OF;
 export type Request = DhtMessageOf<RequestType>;
 export type Reply = DhtMessageOf<(typeof REPLY_OF)[RequestType]>;
-export type ReplyTo<T extends RequestType> = DhtMessageOf<(typeof REPLY_OF)[T]>;
-
-export function isRequest(m: DhtMessage): m is Request {
-  return m.t in REPLY_OF;
-}
-export function isReply(m: DhtMessage): m is Reply {
-  return m.t === 'PONG' || m.t === 'NODES' || m.t === 'VALUE' || m.t === 'STORED';
-}

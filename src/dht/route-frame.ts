@@ -40,8 +40,6 @@ export const AUTH_FORMATS: Record<IdentityAlg, { code: number; keyBytes: number;
   'ECDSA-P256': { code: 2, keyBytes: 65, sigBytes: 64 },
 };
 const ALG_OF_CODE: (IdentityAlg | undefined)[] = [undefined, 'Ed25519', 'ECDSA-P256'];
-/** Most bytes an auth block adds to a frame (the envelope's share of MAX_FRAME). */
-export const MAX_AUTH_BYTES = Math.max(...Object.values(AUTH_FORMATS).map((f) => f.keyBytes + f.sigBytes));
 
 /** The source's signature of a routed message. */
 export interface RouteAuth {

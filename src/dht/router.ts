@@ -8,7 +8,7 @@
 // then to its destination. Replies use the request's reverse path as waypoints, so they
 // reach a node that just joined and is linked to its bootstrap only; lookups route a query
 // through the node that named the candidate (it knows how to reach it).
-import { compareDistance, idEquals, idToHex, type NodeId } from '../core/node-id';
+import { compareDistance, idToHex, type NodeId } from '../core/node-id';
 
 export interface HopCandidate {
   readonly id: NodeId;
@@ -42,10 +42,6 @@ export function nextHop<L extends HopCandidate>(
     if (better && !excluded?.(l)) best = l;
   }
   return best;
-}
-
-export function isSelf(selfId: NodeId, id: NodeId): boolean {
-  return idEquals(selfId, id);
 }
 
 /** Remembers the last `size` message keys; `check` returns true the first time a key is seen. */
