@@ -6,7 +6,7 @@
 // FIND_VALUE, as soon as `values` answers carried a value (1 by default; the query
 // function drops invalid values before they count), or two rounds (capped by
 // `valueWaitMs`) after the first value: a reader takes the highest version among several
-// answers (dht-node.ts `get`), so one holder's stale value is not the answer, without
+// answers (values.ts `get`), so one holder's stale value is not the answer, without
 // waiting for all k.
 //
 // Hops: a candidate from our own table has depth 0; one first learned from the reply

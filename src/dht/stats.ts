@@ -26,7 +26,7 @@ export type DropReason =
 
 /** Why a STORE was answered ok:false. */
 export type StoreRefusal =
-  /** We are not among the 2k nodes closest to the key that we know of (dht-node.ts, `storeNearFactor`). */
+  /** We are not among the 2k nodes closest to the key that we know of (values.ts, `storeNearFactor`). */
   | 'notNear'
   /** The namespace's rule refused the value (by reason: `ruleRejects`). */
   | 'invalid'
