@@ -31,7 +31,7 @@ import { Liveness } from './liveness';
 import type { LookupResult } from './lookup';
 import { nodeLookup, type Lookup } from './lookups';
 import { dhtCodec, type DhtMessage, type Namespace, type Reply } from './messages';
-import { OverlayRouter } from './overlay-router';
+import { OverlayRouter, type Origin } from './overlay-router';
 import { OverlaySignaling } from './overlay-signaling';
 import { Republisher } from './republish';
 import { checkSigner, type RouteSigner } from './route-auth';
@@ -133,7 +133,7 @@ export class DhtNode implements Dht {
         this.linkUpkeep.scheduleMaintain();
       },
     }));
-    const deliver = (inner: DhtMessage, from: { id: NodeId; hex: string; via: NodeId[] }) => {
+    const deliver = (inner: DhtMessage, from: Origin) => {
       // A signed message is delivered after an await: perhaps after stop().
       if (!this.running) return;
       this.contactBook.heard(from.id, from.hex);
