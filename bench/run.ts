@@ -13,6 +13,7 @@ import { benchHosting } from './hosting-bench';
 import { benchFailoverCrash } from './failover-bench';
 import { benchHostile } from './hostile-bench';
 import { benchAuth } from './auth-bench';
+import { benchContest } from './contest-bench';
 
 type Bench = [name: string, run: () => Promise<Record<string, number>>];
 
@@ -26,6 +27,7 @@ const benches: Bench[] = [
   ['failover_crash', () => benchFailoverCrash(20)],
   ['hostile', benchHostile],
   ['auth', benchAuth],
+  ['contest', benchContest],
   ['sim10k', benchSim],
 ];
 

@@ -1,0 +1,77 @@
+// `npm run bench -- contest`: issue 10's simulated figures, all on virtual time (seeded,
+// a few seconds of CPU). Contested pickups (src/testing/contest-sim.ts): 10,000 drawn
+// contests (3-5 voters, 2-8 claimants, 5-155 ms links each way, jitter, up to 10% loss,
+// a voter dying silently in a third) for duplicate owners and undecided contests; 2,000
+// contests at 50 ms one-way (40-50 ms per link each way + 0-10 ms jitter, 3 voters, no
+// loss) for the time from the first claim until every claimant knows the owner. Clock
+// sync (src/testing/clock-sim.ts): offset error against the stated bound on asymmetric
+// jittery 2-60 ms links, and the spread of one world event across 3 peers on 1-3 ms links.
+import { randomInt, seededRandom } from '../src/core/seeded-random';
+import { percentile } from '../src/core/percentile';
+import { randomContest, runContest } from '../src/testing/contest-sim';
+import { runClockSim } from '../src/testing/clock-sim';
+
+export async function benchContest(): Promise<Record<string, number>> {
+  let duplicates = 0, noOwner = 0, undecided = 0, notClaimant = 0, deaths = 0, majorityDead = 0;
+  const rounds: number[] = [];
+  for (let seed = 1; seed <= 10_000; seed++) {
+    const o = randomContest(seed);
+    const r = runContest(o);
+    deaths += o.crashes ?? 0;
+    if (r.owners.length > 1) duplicates++;
+    if (!r.majorityLived) majorityDead++;
+    else {
+      if (r.owners.length === 0) noOwner++;
+      if (!r.settled) undecided++;
+    }
+    if (r.owners.length === 1 && !r.ownerIsClaimant) notClaimant++;
+    rounds.push(r.rounds);
+  }
+
+  const rand = seededRandom(50);
+  const known: number[] = [], fixed: number[] = [];
+  let failed = 0;
+  for (let seed = 1; seed <= 2000; seed++) {
+    const r = runContest({ seed: 100_000 + seed, voters: 3, claimants: randomInt(rand, 2, 9), latencyMinMs: 40, latencyMaxMs: 50, jitterMs: 10, loss: 0 });
+    if (!r.settled) failed++;
+    else {
+      known.push(r.knownMs);
+      fixed.push(r.fixedMs);
+    }
+  }
+
+  const errors: number[] = [];
+  let violations = 0;
+  const skews: number[] = [];
+  for (let seed = 1; seed <= 8; seed++) {
+    const c = runClockSim({ seed, peers: 3 });
+    errors.push(...c.errors);
+    violations += c.violations;
+    skews.push(...runClockSim({ seed, peers: 3, latencyMinMs: 1, latencyMaxMs: 3, jitterMeanMs: 0.5 }).skews);
+  }
+
+  return {
+    sim_contests: 10_000,
+    sim_contest_duplicate_owners: duplicates,
+    sim_contest_undecided: undecided,
+    sim_contest_no_owner: noOwner,
+    sim_contest_owner_not_claimant: notClaimant,
+    sim_contest_voter_deaths: deaths,
+    sim_contest_majority_dead: majorityDead,
+    sim_contest_rounds_p50: percentile(rounds, 0.5),
+    sim_contest_rounds_p99: percentile(rounds, 0.99),
+    pickup_decision_ms_p50: round1(percentile(known, 0.5)),
+    pickup_decision_ms_p99: round1(percentile(known, 0.99)),
+    pickup_fixed_ms_p50: round1(percentile(fixed, 0.5)),
+    pickup_decision_samples: known.length,
+    pickup_decision_failed: failed,
+    sim_clock_offset_error_ms_p50: round1(percentile(errors, 0.5)),
+    sim_clock_offset_error_ms_p99: round1(percentile(errors, 0.99)),
+    sim_clock_bound_violations: violations,
+    sim_spawn_skew_ms_p50: round1(percentile(skews, 0.5)),
+    sim_spawn_skew_ms_max: round1(Math.max(...skews)),
+    sim_spawn_events: skews.length,
+  };
+}
+
+const round1 = (x: number) => Math.round(x * 10) / 10;
