@@ -115,11 +115,12 @@ export class Liveness {
         () => this.probing.delete(c.hex),
         () => {
           this.probing.delete(c.hex);
-          // Silent past the heartbeat timeout and no answer now: gone (the call counted a failure).
-          // TODO(issue 14): table.remove returns the promoted replacement, not whether it
-          // removed, so the dead contact is remembered as dormant only when a replacement moved
-          // in (and that one is not announced to onAdded). Kept as it was by the split.
-          if (this.running && d.table.remove(c.hex)) d.dropped(c.id);
+          // Silent past the heartbeat timeout and no answer now: gone (the call counted a
+          // failure). Remembered as dormant whether or not a replacement moved in: a node cut
+          // off from everyone must keep someone to try when the network heals.
+          if (!this.running || !d.table.has(c.hex)) return;
+          d.table.remove(c.hex);
+          d.dropped(c.id);
         },
       );
     }

@@ -23,6 +23,12 @@ export const MIN_CERT_HOSTS = 2;
 export const MAX_EPOCH_JUMP = 64;
 /** Highest epoch ever certified: far below u32, so `e + 1` and the DHT versions always fit. */
 export const MAX_EPOCH = 0x00ffffff;
+/**
+ * Most granted-but-unproven epochs a claim carries (`pend`): each is an epoch some host
+ * granted above the claimant's certificate, which may have been certified without the
+ * claimant hearing of it, so the claim needs a majority of its hosts too.
+ */
+export const MAX_PEND = 3;
 
 const id = bytes(ID_BYTES, ID_BYTES);
 const hostList = v.pipe(v.array(id), v.minLength(1), v.maxLength(MAX_CERT_HOSTS));
@@ -35,6 +41,12 @@ export const certSchema = v.object({
   prev: v.optional(certPrevSchema),
   /** The previous set's majority is gone for good (rebaseMs of failed claims): certified by the new set alone. */
   rebase: v.optional(v.boolean()),
+  /**
+   * Epochs between `prev` and this one that hosts granted (so they may have been
+   * certified) without the claimant holding their certificate: the grants include a
+   * majority of each one's hosts as well, so no certified epoch is skipped unseen.
+   */
+  pend: v.optional(v.pipe(v.array(certPrevSchema), v.maxLength(MAX_PEND))),
   grants: v.pipe(v.array(grantSigSchema), v.maxLength(2 * MAX_CERT_HOSTS)),
 });
 
@@ -66,7 +78,9 @@ const DOMAIN = new TextEncoder().encode('voxel-populi grant v1\0');
 /** The exact bytes a host signs to grant `t` for the region `key` (canonical, field by field). */
 export function grantBytes(key: NodeId, t: ClaimTerms): Uint8Array {
   const hosts = t.hosts.length, prev = t.prev?.hosts.length ?? 0;
-  const out = new Uint8Array(DOMAIN.length + ID_BYTES * (2 + hosts + prev) + 4 * 2 + 3);
+  const pend = t.pend ?? [];
+  const pendBytes = pend.length ? 1 + pend.reduce((n, q) => n + 5 + ID_BYTES * q.hosts.length, 0) : 0;
+  const out = new Uint8Array(DOMAIN.length + ID_BYTES * (2 + hosts + prev) + 4 * 2 + 3 + pendBytes);
   const dv = new DataView(out.buffer);
   let p = 0;
   const put = (b: Uint8Array) => {
@@ -84,7 +98,17 @@ export function grantBytes(key: NodeId, t: ClaimTerms): Uint8Array {
   p += 4;
   out[p++] = prev;
   for (const h of t.prev?.hosts ?? []) put(h);
-  out[p] = t.rebase ? 1 : 0;
+  out[p++] = t.rebase ? 1 : 0;
+  // Appended only when present, so the bytes of terms without it are unchanged.
+  if (pend.length) {
+    out[p++] = pend.length;
+    for (const q of pend) {
+      dv.setUint32(p, q.e);
+      p += 4;
+      out[p++] = q.hosts.length;
+      for (const h of q.hosts) put(h);
+    }
+  }
   return out;
 }
 
@@ -102,7 +126,7 @@ const sameSet = (a: readonly NodeId[], b: readonly NodeId[]) => a.length === b.l
 
 export type CertFault =
   | 'too-few-hosts' | 'primary-not-host' | 'repeated-host' | 'epoch-range' | 'repeated-grant'
-  | 'stranger-grant' | 'bad-signature' | 'no-majority' | 'no-previous-majority';
+  | 'stranger-grant' | 'bad-signature' | 'no-majority' | 'no-previous-majority' | 'no-pending-majority' | 'stranger-rebase';
 
 /** The structural faults (no signature checked): cheap, run first. */
 export function certShapeFault(c: ClaimTerms & { grants?: readonly GrantSig[] }): CertFault | null {
@@ -111,13 +135,25 @@ export function certShapeFault(c: ClaimTerms & { grants?: readonly GrantSig[] })
   if (!distinct(c.hosts) || (c.prev && !distinct(c.prev.hosts))) return 'repeated-host';
   if (c.e < 1 || c.e > MAX_EPOCH) return 'epoch-range';
   if (c.prev && (c.prev.e >= c.e || c.e - c.prev.e > MAX_EPOCH_JUMP)) return 'epoch-range';
+  // Only a host of the previous set may rebase: a node that never held the region (a second
+  // chain started in a cut-off corner of the network) must wait for that set to answer.
+  if (c.rebase && (!c.prev || !has(c.prev.hosts, c.primary))) return 'stranger-rebase';
+  const pend = c.pend ?? [];
+  for (let i = 0; i < pend.length; i++) {
+    const q = pend[i]!;
+    // In epoch order; one epoch may appear twice when two claims of it were granted.
+    if (q.e <= (c.prev?.e ?? 0) || q.e >= c.e || (i > 0 && q.e < pend[i - 1]!.e) || !distinct(q.hosts)) return 'epoch-range';
+  }
   if (!c.grants) return null;
   if (!distinct(c.grants.map((g) => g.id))) return 'repeated-grant';
-  if (c.grants.some((g) => !has(c.hosts, g.id) && !(c.prev && has(c.prev.hosts, g.id)))) return 'stranger-grant';
+  if (c.grants.some((g) => !has(c.hosts, g.id) && !(c.prev && has(c.prev.hosts, g.id)) && !pend.some((q) => has(q.hosts, g.id)))) return 'stranger-grant';
   const inHosts = c.grants.filter((g) => has(c.hosts, g.id)).length;
   if (inHosts < quorum(c.hosts.length)) return 'no-majority';
   if (c.prev && !c.rebase && !sameSet(c.prev.hosts, c.hosts) && c.grants.filter((g) => has(c.prev!.hosts, g.id)).length < quorum(c.prev.hosts.length)) {
     return 'no-previous-majority';
+  }
+  if (!c.rebase && pend.some((q) => !sameSet(q.hosts, c.hosts) && c.grants!.filter((g) => has(q.hosts, g.id)).length < quorum(q.hosts.length))) {
+    return 'no-pending-majority';
   }
   return null;
 }
@@ -126,7 +162,9 @@ export function certShapeFault(c: ClaimTerms & { grants?: readonly GrantSig[] })
 export function succeeds(next: EpochCert, known: EpochCert | undefined): boolean {
   if (!known) return true;
   if (next.e === known.e) return idEquals(next.primary, known.primary);
-  return next.e > known.e && !!next.prev && next.prev.e >= known.e;
+  if (next.e < known.e) return false;
+  // Built on `known`, or past it through an epoch it had to win a majority of (`pend`).
+  return (!!next.prev && next.prev.e >= known.e) || !!next.pend?.some((q) => q.e === known.e && sameSet(q.hosts, known.hosts));
 }
 
 /** Checks certificates, remembering the verdicts on the ones it has seen (a primary re-sends its own often). */

@@ -2,7 +2,7 @@
 // as one pure function of what the host holds (hosted-region.ts runs them first, then checks
 // the claimant's certificate and that the claimant is inside its view of the host set).
 import { idEquals, type NodeId } from '../core/node-id';
-import { certShapeFault, MAX_EPOCH_JUMP, type ClaimTerms, type EpochCert } from './epoch-cert';
+import { certShapeFault, MAX_EPOCH_JUMP, type CertPrev, type ClaimTerms, type EpochCert } from './epoch-cert';
 
 export interface ClaimFrame {
   e: number;
@@ -12,6 +12,8 @@ export interface ClaimFrame {
   /** The newest certificate the claimant holds. */
   known?: EpochCert | undefined;
   rebase?: boolean | undefined;
+  /** Granted epochs above `known` the claim also needs a majority of (epoch-cert.ts). */
+  pend?: CertPrev[] | undefined;
 }
 
 export interface GranterView {
@@ -20,6 +22,8 @@ export interface GranterView {
   promised: number;
   /** The newest certificate we hold. */
   cert: EpochCert | undefined;
+  /** The terms we last granted, when above `cert`: that epoch may be certified unseen by us. */
+  accepted?: CertPrev | undefined;
   /** Highest epoch among our entries (bounds a first claim's epoch when we hold no certificate). */
   stateEpoch: number;
   /** We are a live primary. */
@@ -34,7 +38,15 @@ export interface GranterView {
 
 /** The terms a grant of `m` signs. */
 export function claimTerms(m: ClaimFrame): ClaimTerms {
-  return { e: m.e, primary: m.from, hosts: m.hosts, ...(m.known ? { prev: { e: m.known.e, hosts: m.known.hosts } } : {}), ...(m.rebase ? { rebase: true } : {}) };
+  return { e: m.e, primary: m.from, hosts: m.hosts, ...(m.known ? { prev: { e: m.known.e, hosts: m.known.hosts } } : {}), ...(m.rebase ? { rebase: true } : {}), ...(m.pend?.length ? { pend: m.pend } : {}) };
+}
+
+const sameSet = (a: readonly NodeId[], b: readonly NodeId[]) => a.length === b.length && a.every((x) => b.some((y) => idEquals(x, y)));
+
+/** Whether the claim needs (a majority of) `t`'s hosts: its certificate or its `pend` list names that epoch and set. */
+export function covers(m: ClaimFrame, t: CertPrev): boolean {
+  if (m.known && m.known.e >= t.e) return m.known.e > t.e || sameSet(m.known.hosts, t.hosts);
+  return !!m.pend?.some((q) => q.e === t.e && sameSet(q.hosts, t.hosts));
 }
 
 /** Why `v` must refuse the claim `m` (a short reason), or null when the remaining checks may go on. */
@@ -43,12 +55,16 @@ export function grantRefusal(v: GranterView, m: ClaimFrame): string | null {
   const fault = certShapeFault(claimTerms(m));
   if (fault) return fault;
   const has = (list: readonly NodeId[]) => list.some((h) => idEquals(h, v.selfId));
-  if (!has(m.hosts) && !(m.known && has(m.known.hosts))) return 'not a host';
+  if (!has(m.hosts) && !(m.known && has(m.known.hosts)) && !m.pend?.some((q) => has(q.hosts))) return 'not a host';
   // Epochs move in bounded steps: a forged huge epoch must not end failover for good.
   if (m.e > (v.cert?.e ?? Math.max(v.promised, v.stateEpoch)) + MAX_EPOCH_JUMP) return 'epoch jump';
   // The claimant must build on the newest certificate we know (else two chains could grow).
-  if (v.cert && (!m.known || m.known.e < v.cert.e)) return `behind e${v.cert.e}`;
+  // (Or past it: the claim needs a majority of our certificate's hosts as a pending epoch.)
+  if (v.cert && (!m.known || m.known.e < v.cert.e) && !covers(m, v.cert)) return `behind e${v.cert.e}`;
   if (v.cert && m.known && m.known.e === v.cert.e && !idEquals(m.known.primary, v.cert.primary)) return 'other certificate';
+  // We granted an epoch above the claimant's certificate: it may have been certified
+  // without the claimant hearing of it. Paxos's rule: the claim must win its hosts too.
+  if (v.accepted && v.accepted.e < m.e && !covers(m, v.accepted)) return `pending e${v.accepted.e}`;
   // A live primary yields only to the node it handed the region to; a backup that heard its
   // primary just now does not help depose it (the primary's lease counts on it).
   if (v.primary && v.handoffTo !== m.fromHex) return 'alive primary';

@@ -3,7 +3,7 @@
 import * as v from 'valibot';
 import { bytes, defineCodec, u32, type MessageOf } from '../core/codec';
 import { ID_BYTES } from '../core/node-id';
-import { certSchema, grantSigSchema } from './epoch-cert';
+import { certPrevSchema, certSchema, grantSigSchema, MAX_PEND } from './epoch-cert';
 
 /** Largest frame sent as one DATA payload; larger ones travel as PART frames. */
 export const WIRE_MAX = 60 * 1024;
@@ -68,12 +68,12 @@ export const hostSpec = {
   MOVE: [10, v.object({ ...region, name, x: coord, y: coord, z: coord, yaw: coord, pitch: coord })],
   PLAYERS: [11, v.object({ ...region, e: u32, players: v.pipe(v.array(playerSchema), v.maxLength(MAX_PLAYERS)) })],
   /** claimant -> host set (+ previous hosts): grant me epoch e over `hosts`; `known`: the newest certificate I hold. */
-  CLAIM: [12, v.object({ ...region, e: u32, hosts, known: v.optional(certSchema), rebase: v.optional(v.boolean()) })],
+  CLAIM: [12, v.object({ ...region, e: u32, hosts, known: v.optional(certSchema), rebase: v.optional(v.boolean()), pend: v.optional(v.pipe(v.array(certPrevSchema), v.maxLength(MAX_PEND))) })],
   /**
    * host -> claimant: yes (`sig`: my signature over the claim's terms, and my state) or no
    * (I promised `promised` already; `cert`: the newest certificate I hold, when newer than the claimant's).
    */
-  GRANT: [13, v.object({ ...region, e: u32, ok: v.boolean(), promised: u32, entries: v.optional(entries), sig: v.optional(grantSigSchema), cert: v.optional(certSchema), reqs: reqLog })],
+  GRANT: [13, v.object({ ...region, e: u32, ok: v.boolean(), promised: u32, entries: v.optional(entries), sig: v.optional(grantSigSchema), cert: v.optional(certSchema), reqs: reqLog, pend: v.optional(certPrevSchema) })],
   /** primary -> backups: edits seq from..to of epoch e. */
   /** `reqs`: the batch's edit requests as (editor, request id, seq), so a successor dedupes re-sends. */
   REPLICATE: [14, v.object({ ...region, e: u32, from: u32, to: u32, entries, hosts, reqs })],

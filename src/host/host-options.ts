@@ -21,12 +21,18 @@ export const HOST_DEFAULTS = {
    */
   leaseMs: 400,
   /**
-   * A claimant whose claims won the new set but not the previous set's majority for this
-   * long takes that majority for dead and claims a rebase (certified by the new set alone).
-   * The price: a partition longer than this, with the old majority alive on the other side,
-   * can fork the region's history (docs/HOSTING.md "What certificates do not cover").
+   * A claimant to whose claims no majority of the previous set answered at all (grant or
+   * refusal: a refusal is proof of life) for this long takes that majority for dead and
+   * claims a rebase (certified by the new set alone). The price: a partition longer than
+   * this, with the old majority alive on the other side, can fork the region's history
+   * (docs/HOSTING.md "What certificates do not cover").
    */
   rebaseMs: 10_000,
+  /**
+   * The same when our certificate came from our own store (we restarted): the chain may
+   * have moved on while we were away, with hosts we never heard of, so we wait far longer.
+   */
+  rebaseRestoredMs: 120_000,
   /** A host that could not certify an epoch (too few hosts reachable) answers edits 'uncertified' this long. */
   uncertifiedMs: 5000,
   /** Most offered entries a primary adopts per tick (a restarted host's state comes in over several ticks). */

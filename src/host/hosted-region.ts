@@ -10,21 +10,21 @@
 // - a backup follows a primary only on a SYNC carrying a valid certificate that succeeds
 //   the one it holds; REPLICATE and HEARTBEAT never change whom it follows.
 // The primary's work (tick, ordering, replication, leases, deltas) lives in primary-duty.ts.
-import { idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
+import { compareDistance, idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
 import type { DhtNode } from '../dht/dht-node';
 import type { Clock } from '../core/clock';
 import type { Signer } from '../core/signer';
 import type { Ticker } from '../core/ticker';
 import type { HostStore } from '../store/host-store';
 import { ClaimRound } from './claim-round';
-import { claimTerms, grantRefusal } from './grant-rules';
-import { certShapeFault, decodeCert, encodeCert, MAX_EPOCH_JUMP, MIN_CERT_HOSTS, signGrant, succeeds, type CertChecker, type ClaimTerms, type EpochCert } from './epoch-cert';
+import { claimTerms, covers, grantRefusal } from './grant-rules';
+import { certShapeFault, decodeCert, encodeCert, MAX_EPOCH_JUMP, MAX_PEND, MIN_CERT_HOSTS, quorum, signGrant, succeeds, type CertChecker, type CertPrev, type ClaimTerms, type EpochCert } from './epoch-cert';
 import { MAX_STATE_REQS, type HostMessageOf, type RegionMessage } from './host-messages';
 import type { CommitLatency, HostOptions, HostStats } from './host-options';
 import type { HostWire } from './host-wire';
 import { PrimaryDuty } from './primary-duty';
 import { regionName, type RegionCoord } from './region-key';
-import { getEdits, type RecordVerifier } from './region-records';
+import { getEdits, getLocation, type RecordVerifier } from './region-records';
 import { RequestLog, requestTag } from './request-log';
 import { compareStamp, decodeEntries, encodeEntries, pieces, RegionState, type Entry, type Stamp } from './region-state';
 
@@ -78,6 +78,13 @@ export class HostedRegion {
   promisedTo = '';
   /** The newest valid certificate we know of this region (ours as primary). */
   cert: EpochCert | undefined;
+  /**
+   * The terms we last granted, while above `cert`: that epoch may have been certified
+   * without us seeing it, so claims must win a majority of its hosts too (`pend`).
+   */
+  accepted: CertPrev | undefined;
+  /** Such epochs that refusals told us of (bounded): our next claim covers them. */
+  private learned: CertPrev[] = [];
   /** Highest epoch a refusal told us was promised elsewhere: our next claim goes above it. */
   private refusedAt = 0;
   /** Our own claims wait while someone else's claim is being considered. */
@@ -114,8 +121,10 @@ export class HostedRegion {
   private syncIn: Map<number, Entry> | undefined;
   /** Nodes whose silence made us claim (hex -> when): not brought back as hosts for a while. */
   private readonly silent = new Map<string, number>();
-  /** Since when our claims over certificate `prevGone.e` win the new set but not that set's majority (see rebaseMs). */
+  /** Since when no majority of certificate `prevGone.e`'s hosts answers our claims at all (see rebaseMs). */
   private prevGone: { e: number; since: number } | undefined;
+  /** Our certificate came from our own store, not from a live peer (see rebaseRestoredMs). */
+  private certRestored = false;
   private retry: unknown;
   private stopped = false;
 
@@ -141,14 +150,39 @@ export class HostedRegion {
   }
 
   /** Restores what the host store kept (a reloaded tab). The certificate was checked when it was first taken. */
-  restore(entries: Entry[], promised: number, promisedTo: string, cert?: Uint8Array): void {
+  restore(entries: Entry[], promised: number, promisedTo: string, cert?: Uint8Array, accepted?: CertPrev): void {
     this.state.merge(entries);
     if (promised > this.promised) this.promisedTo = promisedTo;
     this.promised = Math.max(this.promised, promised);
     const c = cert && decodeCert(cert);
-    if (c && succeeds(c, this.cert)) this.cert = c;
+    if (c && succeeds(c, this.cert)) {
+      this.adoptCert(c);
+      this.certRestored = true;
+    }
+    if (accepted && accepted.e > (this.cert?.e ?? 0)) this.accepted = accepted;
     this.epoch = Math.max(this.epoch, this.state.version.e, this.cert?.e ?? 0);
     if (this.cert) this.hosts = this.cert.hosts;
+  }
+
+  /** Takes `c` as the newest certificate; granted or learned epochs it passes need no cover any more. */
+  private adoptCert(c: EpochCert): void {
+    this.cert = c;
+    this.certRestored = false;
+    if (this.accepted && this.accepted.e <= c.e) this.accepted = undefined;
+    this.learned = this.learned.filter((q) => q.e > c.e);
+  }
+
+  /** Granted epochs above our certificate that our next claim `e` must also win a majority of. */
+  private pendFor(e: number): CertPrev[] {
+    const base = this.cert?.e ?? 0;
+    const all = [...(this.accepted ? [this.accepted] : []), ...this.learned].filter((q) => q.e > base && q.e < e);
+    const seen = new Set<string>();
+    const out = all.filter((q) => {
+      const tag = `${q.e}:${q.hosts.map(idToHex).sort().join(',')}`;
+      return !seen.has(tag) && (seen.add(tag), true);
+    });
+    // Newest first kept: an older one was granted by fewer hosts' knowledge (bounded: MAX_PEND).
+    return out.sort((a, b) => a.e - b.e).slice(-MAX_PEND);
   }
 
   stop(): void {
@@ -185,7 +219,7 @@ export class HostedRegion {
         this.nextSave = undefined;
         return store.save({
           rx: this.coord.rx, rz: this.coord.rz, entries: encodeEntries(this.allEntries()), promised: this.promised, promisedTo: this.promisedTo,
-          ...(this.cert ? { cert: encodeCert(this.cert) } : {}),
+          ...(this.cert ? { cert: encodeCert(this.cert) } : {}), ...(this.accepted ? { accepted: this.accepted } : {}),
         });
       });
       this.nextSave = p;
@@ -447,11 +481,18 @@ export class HostedRegion {
       this.waiting.clear();
       return false;
     }
+    // A first claim (we hold no certificate) must not start a second chain beside a region
+    // that already has one: the DHT's location record carries its newest certificate.
+    if (!this.cert) await this.learnChain();
+    if (this.stopped || this.role !== 'claiming') return false;
     // Above every epoch we know of, our state's included: new edits must not be shadowed.
     const known = this.cert;
     const e = Math.max(this.promised, this.epoch, this.state.version.e, this.refusedAt, minEpoch - 1, known?.e ?? 0) + 1;
-    const rebase = !!known && this.prevGone?.e === known.e && this.ctx.clock.now() - this.prevGone.since >= o.rebaseMs;
-    const terms: ClaimTerms = { e, primary: this.ctx.selfId, hosts, ...(known ? { prev: { e: known.e, hosts: known.hosts } } : {}), ...(rebase ? { rebase } : {}) };
+    const rebase = !!known && has(known.hosts, this.ctx.selfId) && this.prevGone?.e === known.e && this.ctx.clock.now() - this.prevGone.since >= (this.certRestored ? o.rebaseRestoredMs : o.rebaseMs);
+    const pend = this.pendFor(e);
+    const terms: ClaimTerms = {
+      e, primary: this.ctx.selfId, hosts, ...(known ? { prev: { e: known.e, hosts: known.hosts } } : {}), ...(rebase ? { rebase } : {}), ...(pend.length ? { pend } : {}),
+    };
     if (certShapeFault(terms)) {
       this.trace(`claim e${e}: ${certShapeFault(terms)}`);
       return false;
@@ -468,11 +509,11 @@ export class HostedRegion {
     // The previous hosts are asked too: their grants count for the previous set's majority,
     // and every answer's state is merged.
     const targets = new Map<string, NodeId>();
-    for (const h of [...hosts, ...this.hosts, ...(known?.hosts ?? [])]) if (!idEquals(h, this.ctx.selfId)) targets.set(idToHex(h), h);
+    for (const h of [...hosts, ...this.hosts, ...(known?.hosts ?? []), ...pend.flatMap((q) => q.hosts)]) if (!idEquals(h, this.ctx.selfId)) targets.set(idToHex(h), h);
     const round = new ClaimRound(terms, own, new Set(targets.keys()));
     this.round = round;
-    this.trace(`claim e${e} hosts ${hosts.map((h) => idToHex(h).slice(0, 6)).join(',')}`);
-    for (const t of targets.values()) this.send(t, { t: 'CLAIM', ...this.r, e, hosts, ...(known ? { known } : {}), ...(rebase ? { rebase } : {}) });
+    this.trace(`claim e${e} hosts ${hosts.map((h) => idToHex(h).slice(0, 6)).join(',')}${pend.length ? ` pend ${pend.map((q) => `e${q.e}`).join(',')}` : ''}`);
+    for (const t of targets.values()) this.send(t, { t: 'CLAIM', ...this.r, e, hosts, ...(known ? { known } : {}), ...(rebase ? { rebase } : {}), ...(pend.length ? { pend } : {}) });
     const deadline = this.ctx.clock.now() + o.claimTimeoutMs;
     for (;;) {
       const now = this.ctx.clock.now();
@@ -490,9 +531,11 @@ export class HostedRegion {
     this.round = undefined;
     this.refusedAt = Math.max(this.refusedAt, round.highestRefusal);
     const cert = round.cert();
-    if (cert) this.prevGone = undefined;
+    // Evidence for a rebase: a majority of the previous set silent (refusals prove life).
+    const prevSilent = !!known && known.hosts.filter((h) => idEquals(h, this.ctx.selfId) || round.answered.has(idToHex(h))).length < quorum(known.hosts.length);
+    if (cert || !prevSilent) this.prevGone = undefined;
     else if (round.fault() === 'no-previous-majority' && known && this.prevGone?.e !== known.e) this.prevGone = { e: known.e, since: this.ctx.clock.now() };
-    this.trace(`claim e${e} ${cert ? 'certified' : `failed (${round.fault() ?? 'no answer'})`} granted ${round.granted().map((g) => g.slice(0, 6)).join(',')} promised ${this.promised}`);
+    this.trace(`claim e${e} ${cert ? `certified${rebase ? ' (rebase)' : ''}${known ? ` over e${known.e}` : ''}` : `failed (${round.fault() ?? 'no answer'})`} granted ${round.granted().map((g) => g.slice(0, 6)).join(',')} promised ${this.promised}`);
     if (!cert || this.promised !== e || this.stopped || this.role !== 'claiming') {
       // Our own grant for e never left this node and our claim is over: nobody can win e
       // through it, so we may follow the current primary again or grant e to another.
@@ -533,6 +576,18 @@ export class HostedRegion {
     return sortByDistance([...known, ...extra], (x) => x, this.key);
   }
 
+  /** Takes the certificate of the region's location record, if there is a valid one (bounded wait). */
+  private async learnChain(): Promise<void> {
+    const rec = await Promise.race([
+      getLocation(this.ctx.dht, this.key, this.ctx.records).catch(() => undefined),
+      new Promise<undefined>((resolve) => this.ctx.clock.setTimeout(() => resolve(undefined), this.ctx.opts.editsFallbackMs)),
+    ]);
+    if (!rec || this.cert || !(await this.acceptable(rec.cert))) return;
+    if (this.cert || !succeeds(rec.cert, this.cert)) return;
+    this.trace(`learned e${rec.cert.e} from the location record`);
+    this.adoptCert(rec.cert);
+  }
+
   /** A primary with no host-set state reads the region's edit log from the DHT. */
   private async fallbackToDht(): Promise<void> {
     const got = await Promise.race([
@@ -563,8 +618,13 @@ export class HostedRegion {
       if (m.promised <= round.e + MAX_EPOCH_JUMP) round.highestRefusal = Math.max(round.highestRefusal, m.promised);
       // The refuser knows a newer certificate: our next claim must build on it.
       if (m.cert && succeeds(m.cert, this.cert) && (await this.acceptable(m.cert)) && succeeds(m.cert, this.cert)) {
-        this.cert = m.cert;
+        this.adoptCert(m.cert);
         this.refusedAt = Math.max(this.refusedAt, m.cert.e);
+      }
+      // The refuser granted an epoch above our certificate: our next claim must win its hosts
+      // too. (A lying refuser can only slow our claims, which refusing does anyway.)
+      if (m.pend && m.pend.e > (this.cert?.e ?? 0) && m.pend.e < round.e + MAX_EPOCH_JUMP && m.pend.hosts.length >= MIN_CERT_HOSTS) {
+        this.learned = [...this.learned.filter((q) => q.e !== m.pend!.e || q.hosts.length !== m.pend!.hosts.length || !q.hosts.every((h, i) => idEquals(h, m.pend!.hosts[i]!))), m.pend].slice(-MAX_PEND);
       }
     }
     round.wake();
@@ -574,7 +634,7 @@ export class HostedRegion {
     this.ctx.stats.claimsWon++;
     this.trace(`primary e${cert.e} with ${this.state.size} entries`);
     this.role = 'primary';
-    this.cert = cert;
+    this.adoptCert(cert);
     this.epoch = cert.e;
     this.primary = this.ctx.selfId;
     this.primaryHex = this.ctx.selfHex;
@@ -600,20 +660,27 @@ export class HostedRegion {
   // ---- grants (someone else wants to be primary) ------------------------------------
 
   private async onClaim(from: NodeId, fromHex: string, m: HostMessageOf<'CLAIM'>): Promise<void> {
+    const claim = { e: m.e, from, fromHex, hosts: m.hosts, known: m.known, rebase: m.rebase, pend: m.pend };
     // A refusal carries our state too (not to outsiders): a claimant that wins without our
     // vote must still hold every edit we hold. And our certificate, when the claimant's is
     // older: its next claim must build on it.
     const refuse = (why: string) => {
       this.trace(`refuse ${fromHex.slice(0, 6)} e${m.e}: ${why}`);
+      // Duelling claimants starve each other (every claim leaves grants the next must cover):
+      // we hold our own claims back for a closer host of the set we know, refused or not.
+      // (Not for an outsider: its claims must change nothing here.)
+      if ((has(this.hosts, from) || (this.cert && has(this.cert.hosts, from))) && compareDistance(from, this.ctx.selfId, this.key) < 0) {
+        this.deferUntil = Math.max(this.deferUntil, this.ctx.clock.now() + this.ctx.opts.claimTimeoutMs);
+      }
       this.ctx.stats.refusals++;
       const cert = this.cert && (!m.known || m.known.e < this.cert.e) ? { cert: this.cert } : {};
+      const pend = this.accepted && this.accepted.e < m.e && !covers(claim, this.accepted) ? { pend: this.accepted } : {};
       // A large state in several refusals (each merged; the claimant counts the answer once).
       const parts = !has(this.hosts, from) || this.state.size === 0 ? [undefined] : pieces(this.allEntries());
-      for (const part of parts) this.send(from, { t: 'GRANT', ...this.r, e: m.e, ok: false, promised: this.promised, ...(part ? { entries: encodeEntries(part) } : {}), ...cert });
+      for (const part of parts) this.send(from, { t: 'GRANT', ...this.r, e: m.e, ok: false, promised: this.promised, ...(part ? { entries: encodeEntries(part) } : {}), ...cert, ...pend });
     };
-    const claim = { e: m.e, from, fromHex, hosts: m.hosts, known: m.known, rebase: m.rebase };
     const why = grantRefusal({
-      selfId: this.ctx.selfId, promised: this.promised, cert: this.cert, stateEpoch: this.state.version.e, primary: !!this.duty, handoffTo: this.handoffTo,
+      selfId: this.ctx.selfId, promised: this.promised, cert: this.cert, accepted: this.accepted, stateEpoch: this.state.version.e, primary: !!this.duty, handoffTo: this.handoffTo,
       following: this.role === 'backup' ? this.primaryHex : '', heardAgoMs: this.ctx.clock.now() - this.lastHeard, failoverMs: this.ctx.opts.failoverMs,
     }, claim);
     if (why) return refuse(why);
@@ -628,6 +695,7 @@ export class HostedRegion {
     if (m.e <= this.promised || this.stopped) return refuse(`promised ${this.promised} (late)`);
     this.promised = m.e;
     this.promisedTo = fromHex;
+    if (m.e > (this.cert?.e ?? 0)) this.accepted = { e: m.e, hosts: m.hosts };
     this.handoffTo = '';
     if (this.round) this.round.wake();
     try {
@@ -678,7 +746,7 @@ export class HostedRegion {
     if (cert && idEquals(cert.primary, from) && succeeds(cert, this.cert) && (await this.acceptable(cert))) {
       // Certified by its own primary: claim at once over its hosts with us in, no lookup (a
       // lookup under churn can take seconds, while the region has no primary).
-      if (succeeds(cert, this.cert)) this.cert = cert;
+      if (succeeds(cert, this.cert)) this.adoptCert(cert);
       this.ctx.stats.handoffs++;
       const hosts = sortByDistance([this.ctx.selfId, ...cert.hosts.filter((h) => !idEquals(h, this.ctx.selfId))], (x) => x, this.key).slice(0, this.ctx.opts.replicas);
       await this.claim(Math.min(m.e, cert.e + 1), false, hosts, true);
@@ -713,7 +781,7 @@ export class HostedRegion {
       this.round?.wake();
     }
     const changed = this.epoch !== cert.e || this.primaryHex !== fromHex;
-    this.cert = cert;
+    this.adoptCert(cert);
     if (cert.e > this.promised || this.promisedTo !== fromHex) {
       this.promised = cert.e;
       this.promisedTo = fromHex;
@@ -750,7 +818,7 @@ export class HostedRegion {
         // A certified primary whose set left us out: we host this region no more (and must
         // not claim it over an old set).
         if (succeeds(cert, this.cert) && cert.e >= this.promised && !this.duty && this.role !== 'claiming') {
-          this.cert = cert;
+          this.adoptCert(cert);
           this.epoch = cert.e;
           this.primary = from;
           this.primaryHex = fromHex;

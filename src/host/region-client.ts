@@ -255,8 +255,16 @@ export class RegionClient {
     // before any lookup, since a lookup may wait seconds on the dead primary (the DHT's RPC
     // timeout) while a backup answers at once.
     const backups = sub.primary ? sub.hosts.filter((h) => idToHex(h) !== sub.primaryHex) : [];
+    let tries = 0, since = this.args.clock.now();
     try {
       while (!sub.closed && !sub.attached) {
+        // Answers that come back at once (our own host, or two hosts naming each other) must
+        // not spin: past a few tries in one instant, pause before the next.
+        if (this.args.clock.now() !== since) {
+          tries = 0;
+          since = this.args.clock.now();
+        }
+        if (++tries > 4) await new Promise<void>((resolve) => this.args.clock.setTimeout(resolve, 100));
         const key = await sub.key;
         let target = sub.hint;
         let host = false;

@@ -5,6 +5,7 @@
 //   const wire = new HostWire(new AppChannels(dht).open('host'), clock);
 //   const host = new RegionHost({ dht, wire, clock, ticker, store, world });
 //   await host.start(); ... host.stop();
+import * as v from 'valibot';
 import { every, type Clock } from '../core/clock';
 import { idToHex, sortByDistance, type NodeId } from '../core/node-id';
 import { LatencySamples } from '../core/latency-samples';
@@ -12,7 +13,7 @@ import type { Signer, Verifier } from '../core/signer';
 import type { Ticker } from '../core/ticker';
 import type { DhtNode } from '../dht/dht-node';
 import type { HostStore } from '../store/host-store';
-import { CertChecker } from './epoch-cert';
+import { CertChecker, certPrevSchema } from './epoch-cert';
 import type { RegionMessage } from './host-messages';
 import { HOST_DEFAULTS, newHostStats, type CommitLatency, type HostOptions, type HostStats } from './host-options';
 import type { HostWire } from './host-wire';
@@ -115,7 +116,8 @@ export class RegionHost {
         continue;
       }
       const r = await this.region({ rx: s.rx, rz: s.rz });
-      r.restore(entries, s.promised, s.promisedTo ?? '', s.cert);
+      const accepted = v.safeParse(certPrevSchema, s.accepted);
+      r.restore(entries, s.promised, s.promisedTo ?? '', s.cert, accepted.success ? accepted.output : undefined);
       // Rejoin: the closest host of a stored region claims it again (a no-op if a live
       // primary refuses; that primary then hands it over or adds us as a backup).
       const t = this.args.clock.setTimeout(() => void this.rejoin(r), this.opts.heartbeatMs + this.opts.random() * this.opts.failoverMs);

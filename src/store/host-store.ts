@@ -20,6 +20,8 @@ export interface StoredRegion {
   promisedTo?: string;
   /** The newest epoch certificate this host holds for the region (encoded; src/host/epoch-cert.ts). */
   cert?: Uint8Array;
+  /** The terms this host last granted above `cert` (src/host/hosted-region.ts `accepted`). */
+  accepted?: { e: number; hosts: Uint8Array[] };
 }
 
 export interface HostStore {
@@ -80,7 +82,7 @@ export class IdbHostStore implements HostStore {
       // Not db.put(): that resolves when the request succeeds, before the commit.
       const tx = this.db.transaction('regions', 'readwrite');
       await Promise.all([
-        tx.store.put({ rx: r.rx, rz: r.rz, entries: r.entries, promised: r.promised, ...(r.promisedTo ? { promisedTo: r.promisedTo } : {}), ...(r.cert ? { cert: r.cert } : {}) }, this.key(r.rx, r.rz)),
+        tx.store.put({ rx: r.rx, rz: r.rz, entries: r.entries, promised: r.promised, ...(r.promisedTo ? { promisedTo: r.promisedTo } : {}), ...(r.cert ? { cert: r.cert } : {}), ...(r.accepted ? { accepted: r.accepted } : {}) }, this.key(r.rx, r.rz)),
         tx.done,
       ]);
     } catch (err) {
