@@ -14,6 +14,7 @@ import { benchFailoverCrash } from './failover-bench';
 import { benchHostile } from './hostile-bench';
 import { benchAuth } from './auth-bench';
 import { benchContest } from './contest-bench';
+import { benchSafety } from './safety-bench';
 
 type Bench = [name: string, run: () => Promise<Record<string, number>>];
 
@@ -28,6 +29,7 @@ const benches: Bench[] = [
   ['hostile', benchHostile],
   ['auth', benchAuth],
   ['contest', benchContest],
+  ['sim_safety', benchSafety],
   ['sim10k', benchSim],
 ];
 

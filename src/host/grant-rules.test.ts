@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { idToHex, type NodeId } from '../core/node-id';
-import type { EpochCert } from './epoch-cert';
-import { grantRefusal, type ClaimFrame, type GranterView } from './grant-rules';
+import { certShapeFault, succeeds, type EpochCert } from './epoch-cert';
+import { covers, grantRefusal, type ClaimFrame, type GranterView } from './grant-rules';
 
 const id = (n: number): NodeId => new Uint8Array(20).fill(n);
 const [A, B, C, D] = [1, 2, 3, 4].map(id) as [NodeId, NodeId, NodeId, NodeId];
@@ -40,5 +40,42 @@ describe('grant rules', () => {
     expect(grantRefusal(view({ following: idToHex(A), heardAgoMs: 600 }), claim())).toBeNull();
     expect(grantRefusal(view({ following: idToHex(C), heardAgoMs: 100 }), claim())).toBeNull(); // our primary re-forms its set
     expect(grantRefusal(view({ following: idToHex(A), heardAgoMs: 100, handoffTo: idToHex(C) }), claim())).toBeNull();
+  });
+});
+
+// The fork seen in the safety simulation (seed 3): e3 = {B, C, D}; E restarts and, handed
+// the region, certifies e4 = {E, B, C} with B and D's grants; D never sees e4's certificate
+// and claims e5 over e3 again, with C. Both built on e3, both had an e3 majority, and the
+// two e5 primaries confirmed at once. D's own grant of e4 is what it must not forget.
+describe('granted epochs above the certificate (pend)', () => {
+  const E = id(5);
+  const g = (who: NodeId) => ({ id: who, a: 0 as const, k: new Uint8Array(65), s: new Uint8Array(72) });
+  const e4 = { e: 4, hosts: [E, B, C] };
+  it('a granter that granted e4 refuses a claim over e3 that does not cover it', () => {
+    const v = view({ selfId: D, promised: 4, cert: cert(3, B, [B, C, D]), accepted: e4 });
+    const over3 = claim({ e: 5, from: D, fromHex: idToHex(D), hosts: [B, C, D], known: cert(3, B, [B, C, D]) });
+    expect(grantRefusal(v, over3)).toBe('pending e4');
+    expect(grantRefusal(v, { ...over3, pend: [e4] })).toBeNull();
+    // Another set at e4 is not the one we granted.
+    expect(grantRefusal(v, { ...over3, pend: [{ e: 4, hosts: [E, B, D] }] })).toBe('pending e4');
+    // A claim whose certificate is past e4 needs no cover.
+    expect(covers(claim({ e: 7, known: cert(6, A, [A, B, C]) }), e4)).toBe(true);
+  });
+  it('a certificate with pend needs a majority of each pending set too', () => {
+    const terms = { e: 5, primary: D, hosts: [B, C, D], prev: { e: 3, hosts: [B, C, D] }, pend: [e4] };
+    expect(certShapeFault({ ...terms, grants: [g(D), g(C)] })).toBe('no-pending-majority');
+    expect(certShapeFault({ ...terms, grants: [g(D), g(C), g(E)] })).toBeNull();
+    expect(certShapeFault({ ...terms, pend: [{ e: 3, hosts: [E, B, C] }], grants: [g(D), g(C), g(E)] })).toBe('epoch-range');
+  });
+  it('such a certificate succeeds a held e4 it covered, not one it did not', () => {
+    const c5: EpochCert = { e: 5, primary: D, hosts: [B, C, D], prev: { e: 3, hosts: [B, C, D] }, pend: [e4], grants: [] };
+    expect(succeeds(c5, cert(4, E, [E, B, C]))).toBe(true);
+    expect(succeeds(c5, cert(4, E, [E, A, C]))).toBe(false);
+    expect(succeeds(c5, cert(3, B, [B, C, D]))).toBe(true);
+  });
+  it('only a host of the previous set may rebase', () => {
+    const terms = { e: 9, primary: E, hosts: [E, A], prev: { e: 8, hosts: [B, C, D] }, rebase: true };
+    expect(certShapeFault({ ...terms, grants: [g(E), g(A)] })).toBe('stranger-rebase');
+    expect(certShapeFault({ ...terms, primary: D, hosts: [D, A], grants: [g(D), g(A)] })).toBeNull();
   });
 });
