@@ -2,7 +2,7 @@
 // came back (each checked against the terms), the states merged from the answers, and the
 // moment the grants make a certificate. Pure bookkeeping; hosted-region.ts sends and waits.
 import { idToHex, type NodeId } from '../core/node-id';
-import { certShapeFault, type ClaimTerms, type EpochCert, type GrantSig } from './epoch-cert';
+import { certShapeFault, type CertPrev, type ClaimTerms, type EpochCert, type GrantSig } from './epoch-cert';
 
 export class ClaimRound {
   /** Checked grants by granter (hex); ours is in from the start. */
@@ -13,6 +13,8 @@ export class ClaimRound {
   quorumAt: number | null = null;
   /** Highest promise a refusal named (bounded by the caller). */
   highestRefusal = 0;
+  /** Granted epochs above our certificate that refusals said the next claim must cover (bounded by the caller). */
+  learned: CertPrev[] = [];
   wake: () => void = () => {};
 
   constructor(

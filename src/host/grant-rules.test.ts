@@ -52,7 +52,7 @@ describe('granted epochs above the certificate (pend)', () => {
   const g = (who: NodeId) => ({ id: who, a: 0 as const, k: new Uint8Array(65), s: new Uint8Array(72) });
   const e4 = { e: 4, hosts: [E, B, C] };
   it('a granter that granted e4 refuses a claim over e3 that does not cover it', () => {
-    const v = view({ selfId: D, promised: 4, cert: cert(3, B, [B, C, D]), accepted: e4 });
+    const v = view({ selfId: D, promised: 4, cert: cert(3, B, [B, C, D]), accepted: [e4] });
     const over3 = claim({ e: 5, from: D, fromHex: idToHex(D), hosts: [B, C, D], known: cert(3, B, [B, C, D]) });
     expect(grantRefusal(v, over3)).toBe('pending e4');
     expect(grantRefusal(v, { ...over3, pend: [e4] })).toBeNull();

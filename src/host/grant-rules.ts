@@ -22,8 +22,8 @@ export interface GranterView {
   promised: number;
   /** The newest certificate we hold. */
   cert: EpochCert | undefined;
-  /** The terms we last granted, when above `cert`: that epoch may be certified unseen by us. */
-  accepted?: CertPrev | undefined;
+  /** Epochs we granted above `cert` (the last claim we granted and what it covered): each may be certified unseen by us. */
+  accepted?: readonly CertPrev[] | undefined;
   /** Highest epoch among our entries (bounds a first claim's epoch when we hold no certificate). */
   stateEpoch: number;
   /** We are a live primary. */
@@ -42,6 +42,11 @@ export function claimTerms(m: ClaimFrame): ClaimTerms {
 }
 
 const sameSet = (a: readonly NodeId[], b: readonly NodeId[]) => a.length === b.length && a.every((x) => b.some((y) => idEquals(x, y)));
+
+/** The first epoch of `accepted` below the claim's that the claim does not cover, if any. */
+export function uncovered(accepted: readonly CertPrev[] | undefined, m: ClaimFrame): CertPrev | undefined {
+  return accepted?.find((t) => t.e < m.e && !covers(m, t));
+}
 
 /** Whether the claim needs (a majority of) `t`'s hosts: its certificate or its `pend` list names that epoch and set. */
 export function covers(m: ClaimFrame, t: CertPrev): boolean {
@@ -64,7 +69,8 @@ export function grantRefusal(v: GranterView, m: ClaimFrame): string | null {
   if (v.cert && m.known && m.known.e === v.cert.e && !idEquals(m.known.primary, v.cert.primary)) return 'other certificate';
   // We granted an epoch above the claimant's certificate: it may have been certified
   // without the claimant hearing of it. Paxos's rule: the claim must win its hosts too.
-  if (v.accepted && v.accepted.e < m.e && !covers(m, v.accepted)) return `pending e${v.accepted.e}`;
+  const open = uncovered(v.accepted, m);
+  if (open) return `pending e${open.e}`;
   // A live primary yields only to the node it handed the region to; a backup that heard its
   // primary just now does not help depose it (the primary's lease counts on it).
   if (v.primary && v.handoffTo !== m.fromHex) return 'alive primary';

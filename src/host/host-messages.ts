@@ -90,6 +90,8 @@ export const hostSpec = {
   /** host -> primary: stored entries the primary may lack (a restarted host's state); it adopts them as new edits. */
   // `cert`: a certificate of the region naming the offerer as a host (its stored promise): only hosts may offer.
   OFFER: [20, v.object({ ...region, entries, cert: v.optional(certSchema) })],
+  /** claimant -> its granters: my claim of e formed no certificate and never will (forget it). */
+  ABANDON: [21, v.object({ ...region, e: u32 })],
   /** One piece of a frame larger than WIRE_MAX. */
   PART: [19, v.object({ x: u32, i: u32, n: v.pipe(u32, v.minValue(1), v.maxValue(Math.ceil(ASSEMBLED_MAX / PART_BYTES))), b: bytes(PART_BYTES) })],
 } as const;

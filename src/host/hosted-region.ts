@@ -17,7 +17,7 @@ import type { Signer } from '../core/signer';
 import type { Ticker } from '../core/ticker';
 import type { HostStore } from '../store/host-store';
 import { ClaimRound } from './claim-round';
-import { claimTerms, covers, grantRefusal } from './grant-rules';
+import { claimTerms, grantRefusal, uncovered } from './grant-rules';
 import { certShapeFault, decodeCert, encodeCert, MAX_EPOCH_JUMP, MAX_PEND, MIN_CERT_HOSTS, quorum, signGrant, succeeds, type CertChecker, type CertPrev, type ClaimTerms, type EpochCert } from './epoch-cert';
 import { MAX_STATE_REQS, type HostMessageOf, type RegionMessage } from './host-messages';
 import type { CommitLatency, HostOptions, HostStats } from './host-options';
@@ -79,10 +79,12 @@ export class HostedRegion {
   /** The newest valid certificate we know of this region (ours as primary). */
   cert: EpochCert | undefined;
   /**
-   * The terms we last granted, while above `cert`: that epoch may have been certified
-   * without us seeing it, so claims must win a majority of its hosts too (`pend`).
+   * Epochs we granted above `cert`: the last claim we granted, and the epochs it covered
+   * (its `pend`). Each may have been certified without us seeing it, so claims must win a
+   * majority of its hosts too. A claimant that failed says so (ABANDON) and its epoch goes;
+   * what it covered stays.
    */
-  accepted: CertPrev | undefined;
+  accepted: (CertPrev & { by?: string })[] = [];
   /** Such epochs that refusals told us of (bounded): our next claim covers them. */
   private learned: CertPrev[] = [];
   /** Highest epoch a refusal told us was promised elsewhere: our next claim goes above it. */
@@ -150,7 +152,7 @@ export class HostedRegion {
   }
 
   /** Restores what the host store kept (a reloaded tab). The certificate was checked when it was first taken. */
-  restore(entries: Entry[], promised: number, promisedTo: string, cert?: Uint8Array, accepted?: CertPrev): void {
+  restore(entries: Entry[], promised: number, promisedTo: string, cert?: Uint8Array, accepted?: (CertPrev & { by?: string })[]): void {
     this.state.merge(entries);
     if (promised > this.promised) this.promisedTo = promisedTo;
     this.promised = Math.max(this.promised, promised);
@@ -159,7 +161,7 @@ export class HostedRegion {
       this.adoptCert(c);
       this.certRestored = true;
     }
-    if (accepted && accepted.e > (this.cert?.e ?? 0)) this.accepted = accepted;
+    if (accepted) this.accepted = accepted.filter((q) => q.e > (this.cert?.e ?? 0));
     this.epoch = Math.max(this.epoch, this.state.version.e, this.cert?.e ?? 0);
     if (this.cert) this.hosts = this.cert.hosts;
   }
@@ -168,14 +170,14 @@ export class HostedRegion {
   private adoptCert(c: EpochCert): void {
     this.cert = c;
     this.certRestored = false;
-    if (this.accepted && this.accepted.e <= c.e) this.accepted = undefined;
+    this.accepted = this.accepted.filter((q) => q.e > c.e);
     this.learned = this.learned.filter((q) => q.e > c.e);
   }
 
   /** Granted epochs above our certificate that our next claim `e` must also win a majority of. */
   private pendFor(e: number): CertPrev[] {
     const base = this.cert?.e ?? 0;
-    const all = [...(this.accepted ? [this.accepted] : []), ...this.learned].filter((q) => q.e > base && q.e < e);
+    const all = [...this.accepted, ...this.learned].filter((q) => q.e > base && q.e < e);
     const seen = new Set<string>();
     const out = all.filter((q) => {
       const tag = `${q.e}:${q.hosts.map(idToHex).sort().join(',')}`;
@@ -219,7 +221,7 @@ export class HostedRegion {
         this.nextSave = undefined;
         return store.save({
           rx: this.coord.rx, rz: this.coord.rz, entries: encodeEntries(this.allEntries()), promised: this.promised, promisedTo: this.promisedTo,
-          ...(this.cert ? { cert: encodeCert(this.cert) } : {}), ...(this.accepted ? { accepted: this.accepted } : {}),
+          ...(this.cert ? { cert: encodeCert(this.cert) } : {}), ...(this.accepted.length ? { accepted: this.accepted } : {}),
         });
       });
       this.nextSave = p;
@@ -297,6 +299,14 @@ export class HostedRegion {
         return;
       case 'HANDOFF':
         void this.onHandoff(from, fromHex, m);
+        return;
+      case 'ABANDON':
+        // Only the claimant could assemble its certificate, so its word that none exists is
+        // enough (a lying host of the set could fork: it is trusted like any certified primary).
+        if (this.promisedTo === fromHex && this.accepted.some((q) => q.e === m.e)) {
+          this.accepted = this.accepted.filter((q) => q.e !== m.e);
+          void this.persist().catch(() => {});
+        } else this.ctx.stats.staleFrames++;
         return;
       case 'NOT_PRIMARY':
         return this.onNotPrimary(from, fromHex, m);
@@ -536,7 +546,15 @@ export class HostedRegion {
     if (cert || !prevSilent) this.prevGone = undefined;
     else if (round.fault() === 'no-previous-majority' && known && this.prevGone?.e !== known.e) this.prevGone = { e: known.e, since: this.ctx.clock.now() };
     this.trace(`claim e${e} ${cert ? `certified${rebase ? ' (rebase)' : ''}${known ? ` over e${known.e}` : ''}` : `failed (${round.fault() ?? 'no answer'})`} granted ${round.granted().map((g) => g.slice(0, 6)).join(',')} promised ${this.promised}`);
+    // The refusals of this round say which granted epochs the next claim must cover.
+    this.learned = [...this.learned, ...round.learned].slice(-MAX_PEND);
     if (!cert || this.promised !== e || this.stopped || this.role !== 'claiming') {
+      // No certificate, and none ever: the grants die with this round. Our granters may
+      // forget this epoch (else every later claim would have to cover it).
+      for (const hex of round.granted()) {
+        const to = targets.get(hex);
+        if (to) this.send(to, { t: 'ABANDON', ...this.r, e });
+      }
       // Our own grant for e never left this node and our claim is over: nobody can win e
       // through it, so we may follow the current primary again or grant e to another.
       if (this.promised === e && this.promisedTo === this.ctx.selfHex) {
@@ -624,7 +642,8 @@ export class HostedRegion {
       // The refuser granted an epoch above our certificate: our next claim must win its hosts
       // too. (A lying refuser can only slow our claims, which refusing does anyway.)
       if (m.pend && m.pend.e > (this.cert?.e ?? 0) && m.pend.e < round.e + MAX_EPOCH_JUMP && m.pend.hosts.length >= MIN_CERT_HOSTS) {
-        this.learned = [...this.learned.filter((q) => q.e !== m.pend!.e || q.hosts.length !== m.pend!.hosts.length || !q.hosts.every((h, i) => idEquals(h, m.pend!.hosts[i]!))), m.pend].slice(-MAX_PEND);
+        const q = m.pend;
+        round.learned = [...round.learned.filter((x) => x.e !== q.e || x.hosts.length !== q.hosts.length || !x.hosts.every((h, i) => idEquals(h, q.hosts[i]!))), q].slice(-MAX_PEND);
       }
     }
     round.wake();
@@ -661,6 +680,11 @@ export class HostedRegion {
 
   private async onClaim(from: NodeId, fromHex: string, m: HostMessageOf<'CLAIM'>): Promise<void> {
     const claim = { e: m.e, from, fromHex, hosts: m.hosts, known: m.known, rebase: m.rebase, pend: m.pend };
+    // A node claims one epoch at a time, and a claim that certified makes it primary: its
+    // new claim above an epoch we granted it, not built on that epoch's certificate, says
+    // that claim failed (its ABANDON may have been lost).
+    const gone = this.accepted.filter((q) => q.by === fromHex && q.e < m.e && (m.known?.e ?? 0) < q.e);
+    if (gone.length) this.accepted = this.accepted.filter((q) => !gone.includes(q));
     // A refusal carries our state too (not to outsiders): a claimant that wins without our
     // vote must still hold every edit we hold. And our certificate, when the claimant's is
     // older: its next claim must build on it.
@@ -674,7 +698,8 @@ export class HostedRegion {
       }
       this.ctx.stats.refusals++;
       const cert = this.cert && (!m.known || m.known.e < this.cert.e) ? { cert: this.cert } : {};
-      const pend = this.accepted && this.accepted.e < m.e && !covers(claim, this.accepted) ? { pend: this.accepted } : {};
+      const open = uncovered(this.accepted, claim);
+      const pend = open ? { pend: open } : {};
       // A large state in several refusals (each merged; the claimant counts the answer once).
       const parts = !has(this.hosts, from) || this.state.size === 0 ? [undefined] : pieces(this.allEntries());
       for (const part of parts) this.send(from, { t: 'GRANT', ...this.r, e: m.e, ok: false, promised: this.promised, ...(part ? { entries: encodeEntries(part) } : {}), ...cert, ...pend });
@@ -695,7 +720,9 @@ export class HostedRegion {
     if (m.e <= this.promised || this.stopped) return refuse(`promised ${this.promised} (late)`);
     this.promised = m.e;
     this.promisedTo = fromHex;
-    if (m.e > (this.cert?.e ?? 0)) this.accepted = { e: m.e, hosts: m.hosts };
+    // What we granted may be certified unseen; so may what it covered (we required it to).
+    const base = this.cert?.e ?? 0;
+    this.accepted = [...(m.pend ?? []), { e: m.e, hosts: m.hosts, by: fromHex }].filter((q) => q.e > base).slice(-(MAX_PEND + 1));
     this.handoffTo = '';
     if (this.round) this.round.wake();
     try {

@@ -13,7 +13,7 @@ import type { Signer, Verifier } from '../core/signer';
 import type { Ticker } from '../core/ticker';
 import type { DhtNode } from '../dht/dht-node';
 import type { HostStore } from '../store/host-store';
-import { CertChecker, certPrevSchema } from './epoch-cert';
+import { CertChecker, certPrevSchema, MAX_PEND } from './epoch-cert';
 import type { RegionMessage } from './host-messages';
 import { HOST_DEFAULTS, newHostStats, type CommitLatency, type HostOptions, type HostStats } from './host-options';
 import type { HostWire } from './host-wire';
@@ -116,7 +116,7 @@ export class RegionHost {
         continue;
       }
       const r = await this.region({ rx: s.rx, rz: s.rz });
-      const accepted = v.safeParse(certPrevSchema, s.accepted);
+      const accepted = v.safeParse(v.pipe(v.array(v.object({ ...certPrevSchema.entries, by: v.optional(v.pipe(v.string(), v.maxLength(64))) })), v.maxLength(MAX_PEND + 1)), s.accepted);
       r.restore(entries, s.promised, s.promisedTo ?? '', s.cert, accepted.success ? accepted.output : undefined);
       // Rejoin: the closest host of a stored region claims it again (a no-op if a live
       // primary refuses; that primary then hands it over or adds us as a backup).

@@ -152,22 +152,23 @@ export function editsPartKey(key: NodeId, i: number): Promise<NodeId> {
 
 /**
  * The certificate with only the grants it needs: the primary's own, then a majority of its
- * host set and (unless a rebase) of the previous set, preferring grants that count for
- * both. Falls back to the whole certificate if the trimmed one would not hold.
+ * host set and (unless a rebase) of the previous set and of each pending set, preferring
+ * grants that count for several. Falls back to the whole certificate if the trimmed one
+ * would not hold.
  */
 export function compactCert(c: EpochCert): EpochCert {
-  const inSet = (list: readonly NodeId[] | undefined, x: NodeId) => !!list?.some((h) => idEquals(h, x));
-  const prevHosts = c.prev && !c.rebase ? c.prev.hosts : undefined;
-  let needHosts = quorum(c.hosts.length);
-  let needPrev = prevHosts ? quorum(prevHosts.length) : 0;
-  const rank = (g: EpochCert['grants'][number]) => (idEquals(g.id, c.primary) ? 4 : 0) + (inSet(c.hosts, g.id) ? 1 : 0) + (inSet(prevHosts, g.id) ? 1 : 0);
+  const inSet = (list: readonly NodeId[], x: NodeId) => list.some((h) => idEquals(h, x));
+  const sets: (readonly NodeId[])[] = [c.hosts, ...(c.rebase ? [] : [...(c.prev ? [c.prev.hosts] : []), ...(c.pend ?? []).map((q) => q.hosts)])];
+  const need = sets.map((s) => quorum(s.length));
+  const rank = (g: EpochCert['grants'][number]) => (idEquals(g.id, c.primary) ? sets.length + 1 : 0) + sets.filter((s) => inSet(s, g.id)).length;
   const kept: EpochCert['grants'] = [];
   for (const g of [...c.grants].sort((a, b) => rank(b) - rank(a))) {
-    const h = inSet(c.hosts, g.id), p = inSet(prevHosts, g.id);
-    if (!idEquals(g.id, c.primary) && !(h && needHosts > 0) && !(p && needPrev > 0)) continue;
+    const counts = sets.map((s, i) => inSet(s, g.id) && need[i]! > 0);
+    if (!idEquals(g.id, c.primary) && !counts.some(Boolean)) continue;
     kept.push(g);
-    if (h) needHosts--;
-    if (p) needPrev--;
+    sets.forEach((s, i) => {
+      if (inSet(s, g.id)) need[i]!--;
+    });
   }
   const out = { ...c, grants: kept };
   return certShapeFault(out) ? c : out;

@@ -20,8 +20,8 @@ export interface StoredRegion {
   promisedTo?: string;
   /** The newest epoch certificate this host holds for the region (encoded; src/host/epoch-cert.ts). */
   cert?: Uint8Array;
-  /** The terms this host last granted above `cert` (src/host/hosted-region.ts `accepted`). */
-  accepted?: { e: number; hosts: Uint8Array[] };
+  /** The epochs this host granted above `cert` that may be certified unseen (src/host/hosted-region.ts `accepted`). */
+  accepted?: { e: number; hosts: Uint8Array[]; by?: string }[];
 }
 
 export interface HostStore {
