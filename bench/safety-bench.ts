@@ -6,7 +6,8 @@
 //   sim_safety_*: random silent crashes, restarts, splits, stalls, loss and jitter, then 60 s
 //     of healing. Violations of (a) one primary per epoch, (b) no two primaries confirming at
 //     once, (d) nothing applied twice, and (c) confirmed edits missing on a holder, summed
-//     over the seeds; `no_primary` counts regions without exactly one primary after healing
+//     over the seeds (`findings_at_primary`: those of (c) and (d) at the final primary rather
+//     than at a subscriber); `no_primary` counts regions without exactly one primary after healing
 //     (availability, reported apart). Run without rebase (the properties) and with it (the
 //     price of the one safety/availability trade, docs/HOSTING.md).
 import { runForkScenario } from '../src/testing/fork-scenario';
@@ -28,13 +29,14 @@ export async function benchSafety(): Promise<Record<string, number>> {
   const out: Record<string, number> = { sim_fork_lost_edits: lost, sim_fork_lone_confirmed: loneConfirmed, sim_fork_runs: forkRuns };
   for (const rebase of [false, true]) {
     const tag = rebase ? 'sim_safety_rebase_' : 'sim_safety_';
-    let primaries = 0, missing = 0, twice = 0, noPrimary = 0, seedsBad = 0, submitted = 0, confirmed = 0;
+    let primaries = 0, missing = 0, twice = 0, atPrimary = 0, noPrimary = 0, seedsBad = 0, submitted = 0, confirmed = 0;
     for (let seed = 1; seed <= SAFETY_SEEDS; seed++) {
       const r = await runSafetyScenario({ seed, rebase });
       const liveness = r.violations.c.filter((c) => c.includes('primaries after healing')).length;
       primaries += r.violations.a.length + r.violations.b.length;
       missing += r.violations.c.length - liveness;
       twice += r.violations.d.length;
+      atPrimary += [...r.violations.c, ...r.violations.d].filter((v) => v.startsWith('primary ')).length;
       noPrimary += liveness;
       if (r.violations.a.length + r.violations.b.length + r.violations.c.length + r.violations.d.length > 0) seedsBad++;
       submitted += r.submitted;
@@ -44,6 +46,7 @@ export async function benchSafety(): Promise<Record<string, number>> {
       [`${tag}primary_violations`]: primaries,
       [`${tag}missing_confirmed`]: missing,
       [`${tag}applied_twice`]: twice,
+      [`${tag}findings_at_primary`]: atPrimary,
       [`${tag}no_primary_after_heal`]: noPrimary,
       [`${tag}seeds_with_findings`]: seedsBad,
       [`${tag}seeds`]: SAFETY_SEEDS,
