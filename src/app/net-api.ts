@@ -51,11 +51,7 @@ export function createNetApi(peer: Peer): NetApi {
     id: () => peer.id,
     status: () => peer.status,
     links: () => peer.dht.linkInfo().map((l) => ({ id: l.hex, rttMs: l.rttMs, outbound: l.outbound })),
-    contacts: () => {
-      const out: string[] = [];
-      for (const i of peer.dht.table.nonEmptyBuckets()) for (const c of peer.dht.table.bucket(i)) out.push(idToHex(c.id));
-      return out;
-    },
+    contacts: () => peer.dht.contacts().map(idToHex),
     put: async (ns, key, value) => peer.dht.put(namespace(ns), await idFromSha256(key), enc.encode(value)),
     get: async (ns, key) => {
       const got = await peer.dht.get(namespace(ns), await idFromSha256(key));

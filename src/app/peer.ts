@@ -9,7 +9,7 @@
 // asking the relay for peers with backoff (peer-finder.ts) until it joins someone.
 import { realClock, type Clock } from '../core/clock';
 import type { Identity } from '../core/identity';
-import { idEquals, idToHex, type NodeId } from '../core/node-id';
+import { idToHex, type NodeId } from '../core/node-id';
 import { AppChannels } from '../dht/app-channels';
 import { createDhtNode, type DhtNode, type DhtOptions } from '../dht/dht-node';
 import { feedSignals, type Bootstrap } from '../net/bootstrap';
@@ -232,10 +232,7 @@ export class Peer {
   private async search(): Promise<void> {
     const relay = this.relay;
     if (!relay) throw new Error('no relay to ask for peers');
-    const now = this.clock.now();
-    for (const id of await relay.randomPeers(PEER_DEFAULTS.bootstrapPeers)) {
-      if (!idEquals(id, this.identity.id)) this.dht.table.add(id, now);
-    }
+    for (const id of await relay.randomPeers(PEER_DEFAULTS.bootstrapPeers)) this.dht.addContact(id);
   }
 
   /** Node ids of the relay's live sockets (diagnostics; [] without a relay). */

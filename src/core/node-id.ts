@@ -39,12 +39,6 @@ export function idEquals(a: NodeId, b: NodeId): boolean {
   return true;
 }
 
-export function xorDistance(a: NodeId, b: NodeId): Uint8Array {
-  const out = new Uint8Array(ID_BYTES);
-  for (let i = 0; i < ID_BYTES; i++) out[i] = a[i]! ^ b[i]!;
-  return out;
-}
-
 /** Negative when a is closer to target than b, positive when farther, 0 when equal. */
 export function compareDistance(a: NodeId, b: NodeId, target: NodeId): number {
   for (let i = 0; i < ID_BYTES; i++) {
