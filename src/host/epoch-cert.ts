@@ -33,7 +33,8 @@ export const MAX_PEND = 3;
 const id = bytes(ID_BYTES, ID_BYTES);
 const hostList = v.pipe(v.array(id), v.minLength(1), v.maxLength(MAX_CERT_HOSTS));
 export const grantSigSchema = v.object({ id, a: v.picklist([0, 1]), k: bytes(65), s: bytes(72) });
-export const certPrevSchema = v.object({ e: u32, hosts: hostList });
+/** An earlier epoch and its hosts; `p`, in `pend` entries, the claimant of that epoch (so its ABANDON can clear it). */
+export const certPrevSchema = v.object({ e: u32, hosts: hostList, p: v.optional(id) });
 export const certSchema = v.object({
   e: u32,
   primary: id,
@@ -79,7 +80,7 @@ const DOMAIN = new TextEncoder().encode('voxel-populi grant v1\0');
 export function grantBytes(key: NodeId, t: ClaimTerms): Uint8Array {
   const hosts = t.hosts.length, prev = t.prev?.hosts.length ?? 0;
   const pend = t.pend ?? [];
-  const pendBytes = pend.length ? 1 + pend.reduce((n, q) => n + 5 + ID_BYTES * q.hosts.length, 0) : 0;
+  const pendBytes = pend.length ? 1 + pend.reduce((n, q) => n + 5 + ID_BYTES * (q.hosts.length + 1), 0) : 0;
   const out = new Uint8Array(DOMAIN.length + ID_BYTES * (2 + hosts + prev) + 4 * 2 + 3 + pendBytes);
   const dv = new DataView(out.buffer);
   let p = 0;
@@ -107,6 +108,7 @@ export function grantBytes(key: NodeId, t: ClaimTerms): Uint8Array {
       p += 4;
       out[p++] = q.hosts.length;
       for (const h of q.hosts) put(h);
+      put(q.p ?? new Uint8Array(ID_BYTES)); // zeros: claimant not named
     }
   }
   return out;

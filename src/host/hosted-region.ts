@@ -84,7 +84,7 @@ export class HostedRegion {
    * majority of its hosts too. A claimant that failed says so (ABANDON) and its epoch goes;
    * what it covered stays.
    */
-  accepted: (CertPrev & { by?: string })[] = [];
+  accepted: CertPrev[] = [];
   /** Such epochs that refusals told us of (bounded): our next claim covers them. */
   private learned: CertPrev[] = [];
   /** Highest epoch a refusal told us was promised elsewhere: our next claim goes above it. */
@@ -152,7 +152,7 @@ export class HostedRegion {
   }
 
   /** Restores what the host store kept (a reloaded tab). The certificate was checked when it was first taken. */
-  restore(entries: Entry[], promised: number, promisedTo: string, cert?: Uint8Array, accepted?: (CertPrev & { by?: string })[]): void {
+  restore(entries: Entry[], promised: number, promisedTo: string, cert?: Uint8Array, accepted?: CertPrev[]): void {
     this.state.merge(entries);
     if (promised > this.promised) this.promisedTo = promisedTo;
     this.promised = Math.max(this.promised, promised);
@@ -180,7 +180,7 @@ export class HostedRegion {
     const all = [...this.accepted, ...this.learned].filter((q) => q.e > base && q.e < e);
     const seen = new Set<string>();
     const out = all.filter((q) => {
-      const tag = `${q.e}:${q.hosts.map(idToHex).sort().join(',')}`;
+      const tag = `${q.e}:${q.hosts.map(idToHex).sort().join(',')}:${q.p ? idToHex(q.p) : ''}`;
       return !seen.has(tag) && (seen.add(tag), true);
     });
     // Newest first kept: an older one was granted by fewer hosts' knowledge (bounded: MAX_PEND).
@@ -303,8 +303,9 @@ export class HostedRegion {
       case 'ABANDON':
         // Only the claimant could assemble its certificate, so its word that none exists is
         // enough (a lying host of the set could fork: it is trusted like any certified primary).
-        if (this.promisedTo === fromHex && this.accepted.some((q) => q.e === m.e)) {
-          this.accepted = this.accepted.filter((q) => q.e !== m.e);
+        // (Also an epoch we hold only because a later claim we granted covered it.)
+        if (this.accepted.some((q) => q.e === m.e && q.p && idEquals(q.p, from))) {
+          this.accepted = this.accepted.filter((q) => q.e !== m.e || !q.p || !idEquals(q.p, from));
           void this.persist().catch(() => {});
         } else this.ctx.stats.staleFrames++;
         return;
@@ -683,7 +684,7 @@ export class HostedRegion {
     // A node claims one epoch at a time, and a claim that certified makes it primary: its
     // new claim above an epoch we granted it, not built on that epoch's certificate, says
     // that claim failed (its ABANDON may have been lost).
-    const gone = this.accepted.filter((q) => q.by === fromHex && q.e < m.e && (m.known?.e ?? 0) < q.e);
+    const gone = this.accepted.filter((q) => q.p && idEquals(q.p, from) && q.e < m.e && (m.known?.e ?? 0) < q.e);
     if (gone.length) this.accepted = this.accepted.filter((q) => !gone.includes(q));
     // A refusal carries our state too (not to outsiders): a claimant that wins without our
     // vote must still hold every edit we hold. And our certificate, when the claimant's is
@@ -722,7 +723,7 @@ export class HostedRegion {
     this.promisedTo = fromHex;
     // What we granted may be certified unseen; so may what it covered (we required it to).
     const base = this.cert?.e ?? 0;
-    this.accepted = [...(m.pend ?? []), { e: m.e, hosts: m.hosts, by: fromHex }].filter((q) => q.e > base).slice(-(MAX_PEND + 1));
+    this.accepted = [...(m.pend ?? []), { e: m.e, hosts: m.hosts, p: from }].filter((q) => q.e > base).slice(-(MAX_PEND + 1));
     this.handoffTo = '';
     if (this.round) this.round.wake();
     try {

@@ -18,6 +18,9 @@ import { regionAt, regionName, RegionKeys, type RegionCoord } from './region-key
 import { getLocation } from './region-records';
 import { compareStamp, decodeEntries, RegionState, ZERO, type Entry, type Stamp } from './region-state';
 
+/** A lookup during attach is given up after this long (the DHT's own timeouts should end it sooner). */
+const LOOKUP_GIVE_UP_MS = 8000;
+
 export const CLIENT_DEFAULTS = {
   /** Wait this long for a SNAPSHOT after a SUBSCRIBE before trying elsewhere. */
   attachTimeoutMs: 1000,
@@ -322,10 +325,15 @@ export class RegionClient {
    * a dead node must not hold up attaching to a primary that already named itself.
    */
   private orHint<T>(sub: Subscription, p: Promise<T>): Promise<T | undefined> {
+    let timer: unknown;
     return new Promise<T | undefined>((resolve) => {
       sub.wake = () => resolve(undefined);
       p.then(resolve, () => resolve(undefined));
+      // Nor a lookup that never ends (seen in the safety simulation: a subscription stuck
+      // attaching for 90 s): the loop goes on to the next way of finding the primary.
+      timer = this.args.clock.setTimeout(() => resolve(undefined), LOOKUP_GIVE_UP_MS);
     }).finally(() => {
+      this.args.clock.clearTimeout(timer);
       sub.wake = () => {};
     });
   }

@@ -116,7 +116,7 @@ export class RegionHost {
         continue;
       }
       const r = await this.region({ rx: s.rx, rz: s.rz });
-      const accepted = v.safeParse(v.pipe(v.array(v.object({ ...certPrevSchema.entries, by: v.optional(v.pipe(v.string(), v.maxLength(64))) })), v.maxLength(MAX_PEND + 1)), s.accepted);
+      const accepted = v.safeParse(v.pipe(v.array(certPrevSchema), v.maxLength(MAX_PEND + 1)), s.accepted);
       r.restore(entries, s.promised, s.promisedTo ?? '', s.cert, accepted.success ? accepted.output : undefined);
       // Rejoin: the closest host of a stored region claims it again (a no-op if a live
       // primary refuses; that primary then hands it over or adds us as a backup).

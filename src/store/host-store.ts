@@ -21,7 +21,7 @@ export interface StoredRegion {
   /** The newest epoch certificate this host holds for the region (encoded; src/host/epoch-cert.ts). */
   cert?: Uint8Array;
   /** The epochs this host granted above `cert` that may be certified unseen (src/host/hosted-region.ts `accepted`). */
-  accepted?: { e: number; hosts: Uint8Array[]; by?: string }[];
+  accepted?: { e: number; hosts: Uint8Array[]; p?: Uint8Array }[];
 }
 
 export interface HostStore {
