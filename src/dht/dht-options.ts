@@ -59,6 +59,12 @@ export const DHT_DEFAULTS = {
    */
   emptyRefreshMs: 60_000,
   /**
+   * One contact dropped as dead is dialled through the relay this often (dormant-contacts.ts):
+   * how soon a node cut off from the rest finds it again once the network heals. Region hosts
+   * take a silent majority for dead after 10 s (HostOptions.rebaseMs), so this stays below.
+   */
+  dormantProbeMs: 5_000,
+  /**
    * After the join lookup, refresh buckets farther than the closest neighbour: 'all' of
    * them (Kademlia), only those still 'empty' (cheaper), or 'none'. 'probe': each empty
    * bucket gets one FIND_NODE (to the contact closest to a random id in it) instead of a

@@ -16,7 +16,7 @@ function setup(withRelay = true) {
   const dials: { hex: string; signals: SignalChannel }[] = [];
   const dormant = new DormantContacts({
     clock,
-    opts: { emptyRefreshMs: PERIOD, random: rand },
+    opts: { dormantProbeMs: PERIOD, random: rand },
     relay: withRelay ? relay : undefined,
     known: (hex) => known.has(hex),
     dial: (_id, hex, signals) => void dials.push({ hex, signals }),

@@ -2,7 +2,7 @@
 // overlay then has no path across: after it heals, one dial through the relay to a dropped
 // contact joins the halves again (the link re-adds it, then empty-bucket refresh does the
 // rest). So the last few contacts dropped as dead are kept here, and every
-// `emptyRefreshMs` one of them, picked at random, is dialled through the relay.
+// `dormantProbeMs` one of them, picked at random, is dialled through the relay.
 import type { Clock } from '../core/clock';
 import { every } from '../core/clock';
 import { idToHex, type NodeId } from '../core/node-id';
@@ -14,7 +14,7 @@ export const DORMANT = 16;
 
 export interface DormantContactsDeps {
   clock: Clock;
-  opts: Pick<DhtOptions, 'emptyRefreshMs' | 'random'>;
+  opts: Pick<DhtOptions, 'dormantProbeMs' | 'random'>;
   /** The relay; without one nothing is probed. */
   relay: SignalChannel | undefined;
   /** Known again: in the table, linked, or being dialled (then not probed). */
@@ -34,7 +34,7 @@ export class DormantContacts {
   }
 
   start(): void {
-    this.stopTimer ??= every(this.d.clock, this.d.opts.emptyRefreshMs, () => this.probe());
+    this.stopTimer ??= every(this.d.clock, this.d.opts.dormantProbeMs, () => this.probe());
   }
 
   stop(): void {
