@@ -60,10 +60,13 @@ export const DHT_DEFAULTS = {
   emptyRefreshMs: 60_000,
   /**
    * One contact dropped as dead is dialled through the relay this often (dormant-contacts.ts):
-   * how soon a node cut off from the rest finds it again once the network heals. Region hosts
-   * take a silent majority for dead after 10 s (HostOptions.rebaseMs), so this stays below.
+   * how soon a node cut off from the rest finds it again once the network heals. Shorter heals
+   * faster: at 5 s (below the hosts' 10 s rebase wait) the safety simulation forked 5 times
+   * instead of 165 with rebase on, but 8 Chromium tabs on 2 cores then failed over slower
+   * (failover_crash p50 2,130 ms, max 18,405, half the confirmed edits, against 1,686 / 1,835
+   * at 60 s; docs/BENCHMARKS.md), so the default stays at 60 s.
    */
-  dormantProbeMs: 5_000,
+  dormantProbeMs: 60_000,
   /**
    * After the join lookup, refresh buckets farther than the closest neighbour: 'all' of
    * them (Kademlia), only those still 'empty' (cheaper), or 'none'. 'probe': each empty
