@@ -31,3 +31,9 @@ export function every(clock: Clock, ms: number, fn: () => void): () => void {
     clock.clearTimeout(handle);
   };
 }
+
+/** `p`'s value, or undefined once `ms` passed on `clock` first (the wait is bounded; `p` runs on). */
+export function within<T>(clock: Clock, p: Promise<T>, ms: number): Promise<T | undefined> {
+  let handle: TimerHandle;
+  return Promise.race([p, new Promise<undefined>((resolve) => (handle = clock.setTimeout(() => resolve(undefined), ms)))]).finally(() => clock.clearTimeout(handle));
+}

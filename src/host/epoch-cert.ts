@@ -124,7 +124,8 @@ export function quorum(n: number): number {
 
 const has = (list: readonly NodeId[], x: NodeId) => list.some((h) => idEquals(h, x));
 const distinct = (list: readonly NodeId[]) => new Set(list.map(idToHex)).size === list.length;
-const sameSet = (a: readonly NodeId[], b: readonly NodeId[]) => a.length === b.length && a.every((x) => has(b, x));
+/** The same hosts, in any order. */
+export const sameSet = (a: readonly NodeId[], b: readonly NodeId[]) => a.length === b.length && a.every((x) => has(b, x));
 
 export type CertFault =
   | 'too-few-hosts' | 'primary-not-host' | 'repeated-host' | 'epoch-range' | 'repeated-grant'

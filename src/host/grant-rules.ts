@@ -2,7 +2,7 @@
 // as one pure function of what the host holds (hosted-region.ts runs them first, then checks
 // the claimant's certificate and that the claimant is inside its view of the host set).
 import { idEquals, type NodeId } from '../core/node-id';
-import { certShapeFault, MAX_EPOCH_JUMP, type CertPrev, type ClaimTerms, type EpochCert } from './epoch-cert';
+import { certShapeFault, MAX_EPOCH_JUMP, sameSet, type CertPrev, type ClaimTerms, type EpochCert } from './epoch-cert';
 
 export interface ClaimFrame {
   e: number;
@@ -40,8 +40,6 @@ export interface GranterView {
 export function claimTerms(m: ClaimFrame): ClaimTerms {
   return { e: m.e, primary: m.from, hosts: m.hosts, ...(m.known ? { prev: { e: m.known.e, hosts: m.known.hosts } } : {}), ...(m.rebase ? { rebase: true } : {}), ...(m.pend?.length ? { pend: m.pend } : {}) };
 }
-
-const sameSet = (a: readonly NodeId[], b: readonly NodeId[]) => a.length === b.length && a.every((x) => b.some((y) => idEquals(x, y)));
 
 /** The first epoch of `accepted` below the claim's that the claim does not cover, if any. */
 export function uncovered(accepted: readonly CertPrev[] | undefined, m: ClaimFrame): CertPrev | undefined {

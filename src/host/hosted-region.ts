@@ -12,13 +12,13 @@
 // The primary's work (tick, ordering, replication, leases, deltas) lives in primary-duty.ts.
 import { compareDistance, idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
 import type { DhtNode } from '../dht/dht-node';
-import type { Clock } from '../core/clock';
+import { within, type Clock } from '../core/clock';
 import type { Signer } from '../core/signer';
 import type { Ticker } from '../core/ticker';
 import type { HostStore } from '../store/host-store';
 import { ClaimRound } from './claim-round';
 import { claimTerms, grantRefusal, uncovered } from './grant-rules';
-import { certShapeFault, decodeCert, encodeCert, MAX_EPOCH_JUMP, MAX_PEND, MIN_CERT_HOSTS, quorum, signGrant, succeeds, type CertChecker, type CertPrev, type ClaimTerms, type EpochCert } from './epoch-cert';
+import { certShapeFault, decodeCert, encodeCert, MAX_EPOCH_JUMP, MAX_PEND, MIN_CERT_HOSTS, quorum, sameSet, signGrant, succeeds, type CertChecker, type CertPrev, type ClaimTerms, type EpochCert } from './epoch-cert';
 import { MAX_STATE_REQS, type HostMessageOf, type RegionMessage } from './host-messages';
 import type { CommitLatency, HostOptions, HostStats } from './host-options';
 import type { HostWire } from './host-wire';
@@ -597,22 +597,16 @@ export class HostedRegion {
 
   /** Takes the certificate of the region's location record, if there is a valid one (bounded wait). */
   private async learnChain(): Promise<void> {
-    const rec = await Promise.race([
-      getLocation(this.ctx.dht, this.key, this.ctx.records).catch(() => undefined),
-      new Promise<undefined>((resolve) => this.ctx.clock.setTimeout(() => resolve(undefined), this.ctx.opts.editsFallbackMs)),
-    ]);
+    const rec = await within(this.ctx.clock, getLocation(this.ctx.dht, this.key, this.ctx.records).catch(() => undefined), this.ctx.opts.editsFallbackMs);
     if (!rec || this.cert || !(await this.acceptable(rec.cert))) return;
-    if (this.cert || !succeeds(rec.cert, this.cert)) return;
+    if (this.cert) return; // one came while we checked this one
     this.trace(`learned e${rec.cert.e} from the location record`);
     this.adoptCert(rec.cert);
   }
 
   /** A primary with no host-set state reads the region's edit log from the DHT. */
   private async fallbackToDht(): Promise<void> {
-    const got = await Promise.race([
-      getEdits(this.ctx.dht, this.key, this.ctx.records).catch(() => undefined),
-      new Promise<undefined>((resolve) => this.ctx.clock.setTimeout(() => resolve(undefined), this.ctx.opts.editsFallbackMs)),
-    ]);
+    const got = await within(this.ctx.clock, getEdits(this.ctx.dht, this.key, this.ctx.records).catch(() => undefined), this.ctx.opts.editsFallbackMs);
     if (got) this.state.merge(got);
   }
 
@@ -644,7 +638,7 @@ export class HostedRegion {
       // too. (A lying refuser can only slow our claims, which refusing does anyway.)
       if (m.pend && m.pend.e > (this.cert?.e ?? 0) && m.pend.e < round.e + MAX_EPOCH_JUMP && m.pend.hosts.length >= MIN_CERT_HOSTS) {
         const q = m.pend;
-        round.learned = [...round.learned.filter((x) => x.e !== q.e || x.hosts.length !== q.hosts.length || !x.hosts.every((h, i) => idEquals(h, q.hosts[i]!))), q].slice(-MAX_PEND);
+        round.learned = [...round.learned.filter((x) => x.e !== q.e || !sameSet(x.hosts, q.hosts)), q].slice(-MAX_PEND);
       }
     }
     round.wake();
