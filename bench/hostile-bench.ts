@@ -1,8 +1,8 @@
-// `npm run bench -- hostile`: the seeded hostile-peer simulation of src/host/hostile-scenario.ts
+// `npm run bench -- hostile`: the seeded hostile-peer simulation of src/testing/hostile-scenario.ts
 // over several seeds. sim_hostile_accepted: rogue blocks any honest peer stored or showed
 // (no certified primary ordered them), summed over the seeds; the failover under the CLAIM
 // storm as virtual ms (median and max) and how many seeds did not fail over.
-import { runHostileScenario } from '../src/host/hostile-scenario';
+import { runHostileScenario } from '../src/testing/hostile-scenario';
 import { percentile } from '../src/core/percentile';
 
 const SEEDS = [1, 2, 3, 4, 5, 6, 7, 8];

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { randomId, type NodeId } from '../src/core/node-id';
 import type { DhtNode, DhtOptions } from '../src/dht/dht-node';
 import type { LookupResult } from '../src/dht/lookup';
-import { SimCluster } from '../src/dht/sim-cluster';
+import { SimCluster } from '../src/testing/sim-cluster';
 
 export interface SimOptions {
   nodes: number;

@@ -1,7 +1,7 @@
 // The real DHT under churn and partitions (in-memory network, virtual clock).
 import { describe, expect, it } from 'vitest';
 import { randomId } from '../core/node-id';
-import { SimCluster } from './sim-cluster';
+import { SimCluster } from '../testing/sim-cluster';
 
 const SIM = { heartbeatMs: 30_000, heartbeatTimeoutMs: 90_000, joinRefresh: 'empty' as const };
 

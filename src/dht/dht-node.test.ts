@@ -6,7 +6,7 @@ import { VirtualClock } from '../core/virtual-clock';
 import { MemoryNetwork } from '../net/memory-network';
 import type { Dht } from './dht';
 import { createDhtNode, JoinError } from './dht-node';
-import { SimCluster } from './sim-cluster';
+import { SimCluster } from '../testing/sim-cluster';
 
 function lone(bootstrap = false) {
   const clock = new VirtualClock();

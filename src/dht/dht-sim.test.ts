@@ -2,7 +2,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { idToHex, randomId } from '../core/node-id';
 import { MAX_FRAME } from './messages';
-import { SimCluster } from './sim-cluster';
+import { SimCluster } from '../testing/sim-cluster';
 
 const SIM = { heartbeatMs: 30_000, heartbeatTimeoutMs: 90_000, joinRefresh: 'empty' as const };
 

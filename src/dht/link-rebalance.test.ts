@@ -11,7 +11,7 @@
 // the loser of a duplicate pair the other end still used, was closed under frames in
 // flight (1, 45).
 import { describe, expect, it } from 'vitest';
-import { SimCluster } from './sim-cluster';
+import { SimCluster } from '../testing/sim-cluster';
 import type { DhtNode } from './dht-node';
 
 describe('link rebalancing under traffic', () => {

@@ -15,7 +15,7 @@ import { seededRandom } from '../core/seeded-random';
 import { DHT_DEFAULTS, type DhtNode } from './dht-node';
 import { MAX_VALUE_TTL_MS, type Namespace, type Reply, type ValueRecord } from './messages';
 import { countRuleReject, type RecordRule } from './record-rules';
-import { SimCluster } from './sim-cluster';
+import { SimCluster } from '../testing/sim-cluster';
 
 const SIM = { heartbeatMs: 30_000, heartbeatTimeoutMs: 90_000, joinRefresh: 'empty' as const };
 const CONTEXT = Buffer.from('dht-test-record/v1');

@@ -5,7 +5,7 @@ import { CodecError } from '../core/codec';
 import { idToHex } from '../core/node-id';
 import { dhtCodec, MAX_FRAME, MAX_IDS } from './messages';
 import { encodeRoute, readRoute, ROUTE_TAG, type RouteEnvelope } from './route-frame';
-import { SimCluster } from './sim-cluster';
+import { SimCluster } from '../testing/sim-cluster';
 
 const id = (n: number) => new Uint8Array(20).fill(n);
 const body = dhtCodec.encode({ t: 'PING', r: 1 });

@@ -2,7 +2,7 @@
 // nodes that knew it only through lookups and held no link to it (their routed probe starts
 // early enough to time out by then).
 import { describe, expect, it } from 'vitest';
-import { SimCluster } from './sim-cluster';
+import { SimCluster } from '../testing/sim-cluster';
 
 describe('stale contacts', () => {
   it('a killed node is dropped from every table, linked or not, within the heartbeat timeout', async () => {

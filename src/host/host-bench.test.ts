@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { measureFailover } from './host-bench';
-import { HostSim } from './host-sim';
+import { measureFailover } from '../testing/host-bench';
+import { HostSim } from '../testing/host-sim';
 import { REGION_BLOCKS, type RegionCoord } from './region-key';
 import { BRICK } from '../world/blocks';
 

@@ -2,7 +2,7 @@
 // 'uncertified', to be kept tentative by play/), the region's view stops waiting, and
 // once a second node is there the region is certified and edits confirm.
 import { describe, expect, it } from 'vitest';
-import { HostSim } from './host-sim';
+import { HostSim } from '../testing/host-sim';
 import { EditRejectedError } from './region-client';
 
 describe('a node alone (simulated)', () => {

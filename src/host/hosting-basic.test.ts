@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { STONE } from '../world/blocks';
-import { HostSim } from './host-sim';
+import { HostSim } from '../testing/host-sim';
 
 describe('region hosting (simulated)', () => {
   it('locates, claims, confirms edits and streams them to subscribers', async () => {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { PLACEABLE } from '../world/blocks';
 import { chunkOf, localOf } from '../world/coords';
-import { HostSim, type SimPeer } from './host-sim';
+import { HostSim, type SimPeer } from '../testing/host-sim';
 import { columnIndex, REGION_BLOCKS, type RegionCoord } from './region-key';
 import { compareStamp, entryKey, type RegionState, type Stamp } from './region-state';
 

@@ -6,7 +6,7 @@ import { STONE } from '../world/blocks';
 import { chunkOf, localOf } from '../world/coords';
 import { columnIndex } from './region-key';
 import { entryKey } from './region-state';
-import { HostSim } from './host-sim';
+import { HostSim } from '../testing/host-sim';
 
 describe('commit and confirmation', () => {
   it('a subscriber sees an edit while the primary store write is pending; the editor is confirmed after it', async () => {

@@ -5,7 +5,7 @@ import { idToHex, type NodeId } from '../core/node-id';
 import { CHANNELS } from '../dht/app-channels';
 import { BRICK, GLASS, PLACEABLE } from '../world/blocks';
 import { hostCodec } from './host-messages';
-import { HostSim, type SimPeer } from './host-sim';
+import { HostSim, type SimPeer } from '../testing/host-sim';
 import { MOTION_RULES } from './motion-tracker';
 import { REGION_BLOCKS, RegionKeys, type RegionCoord } from './region-key';
 import { encodeEntries, type Stamp } from './region-state';

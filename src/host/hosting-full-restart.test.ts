@@ -5,7 +5,7 @@
 // and at every subscriber afterwards.
 import { describe, expect, it } from 'vitest';
 import { chunkOf, localOf } from '../world/coords';
-import { HostSim, type SimPeer } from './host-sim';
+import { HostSim, type SimPeer } from '../testing/host-sim';
 import { columnIndex, regionName, type RegionCoord } from './region-key';
 import { entryKey } from './region-state';
 

@@ -1,7 +1,7 @@
 // A hostile peer next to a region's key (hostile-scenario.ts): no honest peer may show or
 // store a block that no certified primary ordered, and the region must stay available.
 import { describe, expect, it } from 'vitest';
-import { runHostileScenario } from './hostile-scenario';
+import { runHostileScenario } from '../testing/hostile-scenario';
 
 describe('a hostile peer next to the region key (simulated)', () => {
   for (const seed of [1, 2, 3]) {

@@ -2,7 +2,7 @@
 // at the first subscriber; a primary that dies while idle is still replaced.
 import { describe, expect, it } from 'vitest';
 import { STONE } from '../world/blocks';
-import { HostSim, type SimPeer } from './host-sim';
+import { HostSim, type SimPeer } from '../testing/host-sim';
 
 const REGION = { rx: 0, rz: 0 };
 const beats = (ps: SimPeer[]) => ps.reduce((n, p) => n + p.host.stats.heartbeats, 0);

@@ -8,7 +8,7 @@ import { MemoryHostStore } from '../store/host-store-memory';
 import type { StoredRegion } from '../store/host-store';
 import { PLACEABLE } from '../world/blocks';
 import { chunkOf, localOf } from '../world/coords';
-import { HostSim, type SimPeer } from './host-sim';
+import { HostSim, type SimPeer } from '../testing/host-sim';
 import { columnIndex, REGION_BLOCKS, regionName, RegionKeys, type RegionCoord } from './region-key';
 import { compareStamp, entryKey, type Stamp } from './region-state';
 

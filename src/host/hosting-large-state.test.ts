@@ -2,7 +2,7 @@
 // SYNC, SNAPSHOT and GRANT carry it in pieces, so a new subscriber gets all of it and the
 // next primary after a failover holds all of it, and no frame is ever too big to send.
 import { describe, expect, it } from 'vitest';
-import { HostSim } from './host-sim';
+import { HostSim } from '../testing/host-sim';
 import { idToHex } from '../core/node-id';
 import type { Entry } from './region-state';
 

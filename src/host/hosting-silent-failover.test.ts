@@ -5,7 +5,7 @@
 // is confirmed on its first attempt and reaches every subscriber.
 import { describe, expect, it } from 'vitest';
 import { BRICK, PLANKS } from '../world/blocks';
-import { HostSim, type SimPeer } from './host-sim';
+import { HostSim, type SimPeer } from '../testing/host-sim';
 import { columnIndex, REGION_BLOCKS, type RegionCoord } from './region-key';
 import { entryKey } from './region-state';
 import { chunkOf, localOf } from '../world/coords';

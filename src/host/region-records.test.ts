@@ -11,7 +11,7 @@ import { NAMESPACE_LIMITS, type Namespace } from '../dht/messages';
 import type { RecordRule } from '../dht/record-rules';
 import { GLASS, STONE } from '../world/blocks';
 import { CertChecker, signGrant, type ClaimTerms, type EpochCert } from './epoch-cert';
-import { HostSim, SIM_DHT } from './host-sim';
+import { HostSim, SIM_DHT } from '../testing/host-sim';
 import { RegionKeys } from './region-key';
 import {
   checkEdits,
@@ -29,7 +29,7 @@ import {
   type RecordVerifier,
 } from './region-records';
 import { encodeEntries, type Entry } from './region-state';
-import { SimKeyring } from './sim-keyring';
+import { SimKeyring } from '../testing/sim-keyring';
 
 const rand = seededRandom(9);
 const keyring = new SimKeyring('records-test');

@@ -1,6 +1,6 @@
 // A Link is an ordered, reliable, message-oriented channel to one peer. Every
 // implementation (WebRTC, in-memory, later BroadcastChannel) passes the shared
-// compliance suite in link-compliance.ts.
+// compliance suite in src/testing/link-compliance.ts.
 import type { Emitter } from '../core/emitter';
 import type { NodeId } from '../core/node-id';
 

@@ -4,7 +4,7 @@ import { idEquals, randomId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
 import { VirtualClock } from '../core/virtual-clock';
 import type { Link } from './link';
-import { linkComplianceSuite } from './link-compliance';
+import { linkComplianceSuite } from '../testing/link-compliance';
 import { MemoryNetwork } from './memory-network';
 import { DialError } from './transport';
 

@@ -9,7 +9,7 @@ import { idEquals, idToHex, randomId } from '../core/node-id';
 import { feedSignals } from './bootstrap';
 import { connectRelay, type WebSocketCtor } from './relay-bootstrap';
 import type { Link } from './link';
-import { nodeTransport } from './webrtc-test-helpers';
+import { nodeTransport } from '../testing/webrtc-test-helpers';
 
 let server: RunningServer;
 const WS = WebSocket as unknown as WebSocketCtor;

@@ -3,10 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanup } from 'node-datachannel';
 import { idEquals, randomId } from '../core/node-id';
 import { generateIdentity } from '../core/identity';
-import { linkComplianceSuite } from './link-compliance';
+import { linkComplianceSuite } from '../testing/link-compliance';
 import { DialError } from './transport';
 import type { WebRtcTransport } from './webrtc-transport';
-import { directSignals, linkPair, nodeTransport } from './webrtc-test-helpers';
+import { directSignals, linkPair, nodeTransport } from '../testing/webrtc-test-helpers';
 
 let a: WebRtcTransport;
 let b: WebRtcTransport;

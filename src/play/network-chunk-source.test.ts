@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DhtNode } from '../dht/dht-node';
 import type { Namespace } from '../dht/messages';
-import { HostSim, type SimPeer } from '../host/host-sim';
+import { HostSim, type SimPeer } from '../testing/host-sim';
 import { BRICK, GLASS } from '../world/blocks';
 import { localOf } from '../world/coords';
 import { generateChunk } from '../world/terrain';

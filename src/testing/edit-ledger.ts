@@ -10,7 +10,7 @@
 import { PLACEABLE } from '../world/blocks';
 import { chunkOf, localOf } from '../world/coords';
 import type { NodeId } from '../core/node-id';
-import type { HostSim, SimPeer } from '../host/host-sim';
+import type { HostSim, SimPeer } from './host-sim';
 import { EditRejectedError } from '../host/region-client';
 import { columnIndex, regionName, type RegionCoord } from '../host/region-key';
 import { compareStamp, entryKey, type Entry, type Stamp } from '../host/region-state';

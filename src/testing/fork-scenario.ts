@@ -8,7 +8,7 @@
 // `npm run bench -- sim_safety` (sim_fork_lost_edits).
 import { idToHex, randomId, type NodeId } from '../core/node-id';
 import { BRICK, GLASS, PLANKS, STONE } from '../world/blocks';
-import { HostSim, type SimPeer } from '../host/host-sim';
+import { HostSim, type SimPeer } from './host-sim';
 import { REGION_BLOCKS, regionName, RegionKeys, type RegionCoord } from '../host/region-key';
 import type { Entry } from '../host/region-state';
 import { EditLedger, label, primaryViolations, restart, type EditRecord, type Outcome, type Violation } from './edit-ledger';

@@ -14,7 +14,7 @@
 //       (timed-out) edit stamped above it; never an older confirmed edit again.
 // Run by hosting-safety.test.ts and `npm run bench -- sim_safety` (sim_safety_violations).
 import { idToHex, type NodeId } from '../core/node-id';
-import { HostSim, type SimPeer } from '../host/host-sim';
+import { HostSim, type SimPeer } from './host-sim';
 import { REGION_BLOCKS, regionName, type RegionCoord } from '../host/region-key';
 import { EditLedger, keyOf, label, primaryViolations, restart, type Violation } from './edit-ledger';
 
@@ -181,7 +181,10 @@ export async function runSafetyScenario(opts: SafetyOptions): Promise<SafetyRepo
       if (fp !== ps.fingerprint()) report.violations.c.push(`${who}: shows other blocks than the primary of ${name}`);
     }
   }
-  if (process.env.HOST_DEBUG) for (const p of sim.live()) console.log(idToHex(p.dht.selfId).slice(-4), JSON.stringify(p.host.roles()));
+  if (process.env.HOST_DEBUG) {
+    for (const p of sim.live()) console.log(idToHex(p.dht.selfId).slice(-4), JSON.stringify(p.host.roles()));
+    for (const p of editors) for (const region of REGIONS) console.log(`editor ${label(p.hex)} ${regionName(region)}`, JSON.stringify(p.client.attachment(region)), JSON.stringify(p.client.stats));
+  }
   sim.stopAll();
   return report;
 }

@@ -5,7 +5,7 @@
 // Only test files import this module.
 import { afterEach, describe, expect, it } from 'vitest';
 import { isNodeId } from '../core/node-id';
-import { LinkClosedError, MAX_LINK_MESSAGE, type Link } from './link';
+import { LinkClosedError, MAX_LINK_MESSAGE, type Link } from '../net/link';
 
 const WAIT_MS = 10_000;
 

@@ -9,10 +9,10 @@ import { every } from '../core/clock';
 import { idToHex, type NodeId } from '../core/node-id';
 import { GLASS, PLACEABLE } from '../world/blocks';
 import { chunkOf, localOf } from '../world/coords';
-import { signGrant, type EpochCert } from './epoch-cert';
+import { signGrant, type EpochCert } from '../host/epoch-cert';
 import { HostSim, type SimPeer } from './host-sim';
-import { columnIndex, REGION_BLOCKS, RegionKeys, type RegionCoord } from './region-key';
-import { encodeEntries, entryKey, type Entry, type RegionState } from './region-state';
+import { columnIndex, REGION_BLOCKS, RegionKeys, type RegionCoord } from '../host/region-key';
+import { encodeEntries, entryKey, type Entry, type RegionState } from '../host/region-state';
 
 const R: RegionCoord = { rx: 1, rz: 1 };
 const ROGUE_Y = 250;

@@ -2,9 +2,9 @@
 // a direct in-process SignalChannel and loopback-only RTC settings. Test files only.
 import { generateIdentity, type Identity } from '../core/identity';
 import type { NodeId } from '../core/node-id';
-import type { Link } from './link';
-import type { SignalBlob, SignalChannel } from './transport';
-import { WebRtcTransport, type WebRtcTransportOptions } from './webrtc-transport';
+import type { Link } from '../net/link';
+import type { SignalBlob, SignalChannel } from '../net/transport';
+import { WebRtcTransport, type WebRtcTransportOptions } from '../net/webrtc-transport';
 
 /** node-datachannel gathers no loopback candidate without bindAddress (shared/TESTING.md). */
 export const NODE_LOOPBACK_RTC = { bindAddress: '127.0.0.1' };

@@ -1,15 +1,15 @@
 // Failover on the virtual clock: a player edits a region every `editEveryMs`; its primary
 // is killed; failover = kill -> the first edit confirmed again. Also counts confirmed
 // edits missing from the final primary (must be 0). Used by host-bench.test.ts and
-// docs/HOSTING.md; run directly: npx tsx src/host/host-bench.ts
+// docs/HOSTING.md; run directly: npx tsx src/testing/host-bench.ts
 import { percentile } from '../core/percentile';
 import type { DhtOptions } from '../dht/dht-node';
 import { PLACEABLE } from '../world/blocks';
-import type { HostOptions } from './host-options';
+import type { HostOptions } from '../host/host-options';
 import { HostSim, type SimPeer } from './host-sim';
-import { REGION_BLOCKS, regionName, type RegionCoord } from './region-key';
-import { compareStamp, entryKey, type Stamp } from './region-state';
-import { columnIndex } from './region-key';
+import { REGION_BLOCKS, regionName, type RegionCoord } from '../host/region-key';
+import { compareStamp, entryKey, type Stamp } from '../host/region-state';
+import { columnIndex } from '../host/region-key';
 
 export interface FailoverBenchOptions {
   seed?: number;

@@ -4,7 +4,7 @@ import { idToHex, randomId, sortByDistance, type NodeId } from '../core/node-id'
 import { seededRandom, type Random } from '../core/seeded-random';
 import { VirtualClock } from '../core/virtual-clock';
 import { MemoryNetwork, type MemoryNetworkOptions } from '../net/memory-network';
-import { createDhtNode, type DhtNode, type DhtOptions } from './dht-node';
+import { createDhtNode, type DhtNode, type DhtOptions } from '../dht/dht-node';
 
 export interface SimClusterOptions {
   seed?: number;

@@ -11,13 +11,13 @@ import { AppChannels } from '../dht/app-channels';
 import { createDhtNode, type DhtNode, type DhtOptions } from '../dht/dht-node';
 import { MemoryNetwork, type MemoryNetworkOptions } from '../net/memory-network';
 import { MemoryHostStore } from '../store/host-store-memory';
-import type { HostOptions } from './host-options';
-import { HostWire } from './host-wire';
-import { RegionClient, type ClientOptions } from './region-client';
-import { RegionHost } from './region-host';
-import { keyHashing } from './region-key';
-import { regionRecordRules } from './region-records';
-import { CertChecker } from './epoch-cert';
+import type { HostOptions } from '../host/host-options';
+import { HostWire } from '../host/host-wire';
+import { RegionClient, type ClientOptions } from '../host/region-client';
+import { RegionHost } from '../host/region-host';
+import { keyHashing } from '../host/region-key';
+import { regionRecordRules } from '../host/region-records';
+import { CertChecker } from '../host/epoch-cert';
 import { SimKeyring } from './sim-keyring';
 
 // Reproducible runs: WebCrypto's digest settles outside the virtual clock.
