@@ -5,11 +5,9 @@
 import { createHash } from 'node:crypto';
 import { clockTicker } from '../core/ticker';
 import { idToHex, randomId, type NodeId } from '../core/node-id';
-import { seededRandom, type Random } from '../core/seeded-random';
-import { VirtualClock } from '../core/virtual-clock';
+import { seededRandom } from '../core/seeded-random';
 import { AppChannels } from '../dht/app-channels';
-import { createDhtNode, type DhtNode, type DhtOptions } from '../dht/dht-node';
-import { MemoryNetwork, type MemoryNetworkOptions } from '../net/memory-network';
+import type { DhtNode, DhtOptions } from '../dht/dht-node';
 import { MemoryHostStore } from '../store/host-store-memory';
 import type { HostOptions } from '../host/host-options';
 import { HostWire } from '../host/host-wire';
@@ -19,14 +17,13 @@ import { keyHashing } from '../host/region-key';
 import { regionRecordRules } from '../host/region-records';
 import { CertChecker } from '../host/epoch-cert';
 import { SimKeyring } from './sim-keyring';
+import { SimWorld, type SimWorldOptions } from './sim-world';
 
 // Reproducible runs: WebCrypto's digest settles outside the virtual clock.
 keyHashing.hash = (text) => Promise.resolve(new Uint8Array(createHash('sha256').update(text).digest()).slice(0, 20));
 
-export interface HostSimOptions {
-  seed?: number;
+export interface HostSimOptions extends SimWorldOptions {
   world?: string;
-  net?: Omit<MemoryNetworkOptions, 'clock' | 'seed'>;
   dht?: Partial<DhtOptions>;
   host?: Partial<HostOptions>;
   client?: Partial<ClientOptions>;
@@ -44,10 +41,7 @@ export interface SimPeer {
 /** Simulated DHT defaults: quick RPC timeouts so lookups past a dead node do not stall. */
 export const SIM_DHT: Partial<DhtOptions> = { rpcTimeoutMs: 600, joinRefresh: 'empty' };
 
-export class HostSim {
-  readonly clock = new VirtualClock();
-  readonly net: MemoryNetwork;
-  readonly rand: Random;
+export class HostSim extends SimWorld {
   readonly world: string;
   readonly peers = new Map<string, SimPeer>();
   readonly stores = new Map<string, MemoryHostStore>();
@@ -57,26 +51,12 @@ export class HostSim {
   readonly confirms: { region: string; epoch: number; primary: string; at: number }[] = [];
   /** The simulation's key directory: each id's signing key (see sim-keyring.ts). */
   readonly keyring: SimKeyring;
-  private seq = 0;
 
   constructor(private readonly opts: HostSimOptions = {}) {
-    this.rand = seededRandom(opts.seed ?? 1);
-    this.keyring = new SimKeyring(`sim-${opts.seed ?? 1}`);
+    // A join, a claim or a failover settles within two virtual minutes or has failed.
+    super(opts, 120_000);
+    this.keyring = new SimKeyring(`sim-${this.seed}`);
     this.world = opts.world ?? 'sim';
-    this.net = new MemoryNetwork({ clock: this.clock, seed: (opts.seed ?? 1) + 1, ...opts.net });
-  }
-
-  /** Runs the clock until p settles (rejects after maxMs virtual ms). */
-  async settle<T>(p: Promise<T>, maxMs = 120_000): Promise<T> {
-    let done = false;
-    const q = p.finally(() => (done = true));
-    q.catch(() => {});
-    if (!(await this.clock.runUntil(() => done, maxMs))) throw new Error(`not settled within ${maxMs} virtual ms`);
-    return q;
-  }
-
-  run(ms: number): Promise<void> {
-    return this.clock.advance(ms);
   }
 
   live(): SimPeer[] {
@@ -93,19 +73,11 @@ export class HostSim {
     const hex = idToHex(id);
     const others = this.live();
     const boot = others.length > 0 ? [others[Math.floor(this.rand() * others.length)]!.dht.selfId] : [];
-    const transport = this.net.addNode(id);
-    const dht = createDhtNode({
-      selfId: id,
-      transport,
-      clock: this.clock,
-      bootstrap: boot.length > 0 ? { peers: boot, signals: this.net.relay(id) } : undefined,
-      options: {
-        random: seededRandom((this.opts.seed ?? 1) * 7919 + this.seq++),
-        ...SIM_DHT,
-        // The owner rules a tab runs for region records, over the simulation's keys.
-        records: regionRecordRules(new CertChecker(this.keyring.verify), this.keyring.verify),
-        ...this.opts.dht,
-      },
+    const dht = this.makeDht(id, boot, {
+      ...SIM_DHT,
+      // The owner rules a tab runs for region records, over the simulation's keys.
+      records: regionRecordRules(new CertChecker(this.keyring.verify), this.keyring.verify),
+      ...this.opts.dht,
     });
     await this.settle(dht.start());
     let store = this.stores.get(hex);
@@ -120,7 +92,7 @@ export class HostSim {
       },
       // Simulated players edit all over a region with no walk in between: the motion check
       // (motion-tracker.ts) is off unless a test turns it on.
-      options: { random: seededRandom(this.seq++ * 31 + 7), motion: null, ...this.opts.host },
+      options: { random: seededRandom(this.nextSeq() * 31 + 7), motion: null, ...this.opts.host },
       ...(process.env.HOST_TRACE ? { trace: (region: string, what: string) => region === process.env.HOST_TRACE && console.log(`${this.clock.now()} [${region}] ${what}`) } : {}),
       onAccept: (region, epoch, primary) => {
         const k = `${region}:${epoch}`;
@@ -141,23 +113,18 @@ export class HostSim {
   }
 
   /**
-   * Ends a peer; its store stays for a restart. By default the death is abrupt (a crashed
-   * renderer): the peer sends nothing more and its links do not close at the remote ends,
-   * so only heartbeats and timeouts notice (frames already in flight still arrive).
-   * `polite`: a closed tab instead, which unsubscribes and whose links close at the remote
-   * ends after one latency.
+   * Ends a peer; its store stays for a restart. Abruptly by default (a crashed renderer: it
+   * sends nothing more), `polite` as a closed tab, which unsubscribes (sim-world.ts).
    */
   kill(hex: string, opts: { polite?: boolean } = {}): void {
     const p = this.peers.get(hex);
     if (!p) return;
     this.peers.delete(hex);
-    // Silent: the network drops the node first, so nothing the shutdown below sends leaves it.
-    if (!opts.polite) this.net.kill(p.dht.selfId, { silent: true });
-    p.client.close();
-    p.host.stop();
-    p.wire.close();
-    if (opts.polite) this.net.kill(p.dht.selfId, { silent: false });
-    p.dht.stop();
+    this.endDht(p.dht, opts.polite ?? false, () => {
+      p.client.close();
+      p.host.stop();
+      p.wire.close();
+    });
   }
 
   /** (region, epoch) pairs in which more than one primary accepted edits. */

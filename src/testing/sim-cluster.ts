@@ -1,35 +1,25 @@
 // Many real DHT nodes on one in-memory network and one virtual clock: the harness of the
 // simulated tests and of bench/sim.ts. Deterministic per seed.
 import { idToHex, randomId, sortByDistance, type NodeId } from '../core/node-id';
-import { seededRandom, type Random } from '../core/seeded-random';
-import { VirtualClock } from '../core/virtual-clock';
-import { MemoryNetwork, type MemoryNetworkOptions } from '../net/memory-network';
-import { createDhtNode, type DhtNode, type DhtOptions } from '../dht/dht-node';
+import type { DhtNode, DhtOptions } from '../dht/dht-node';
+import { SimWorld, type SimWorldOptions } from './sim-world';
 
-export interface SimClusterOptions {
-  seed?: number;
-  net?: Omit<MemoryNetworkOptions, 'clock' | 'seed'>;
+export interface SimClusterOptions extends SimWorldOptions {
   dht?: Partial<DhtOptions>;
 }
 
-export class SimCluster {
-  readonly clock = new VirtualClock();
-  readonly net: MemoryNetwork;
-  readonly rand: Random;
+export class SimCluster extends SimWorld {
   /** Live nodes by hex id, in join order. */
   readonly nodes = new Map<string, DhtNode>();
   /** Clock time each live node finished joining. */
   readonly joinedAt = new Map<string, number>();
   private readonly dht: Partial<DhtOptions>;
-  private nodeSeq = 0;
   /** Nodes whose join failed (they are removed and replaced). */
   joinFailures = 0;
-  private readonly seed: number;
 
   constructor(opts: SimClusterOptions = {}) {
-    this.seed = opts.seed ?? 1;
-    this.rand = seededRandom(this.seed);
-    this.net = new MemoryNetwork({ clock: this.clock, seed: this.seed + 1, ...opts.net });
+    // Growing thousands of nodes takes long in virtual time: settle waits up to 10 minutes.
+    super(opts, 600_000);
     this.dht = opts.dht ?? {};
   }
 
@@ -37,25 +27,9 @@ export class SimCluster {
     return this.nodes.size;
   }
 
-  /** Runs the virtual clock until `p` settles (or maxMs of virtual time pass: then rejects). */
-  async settle<T>(p: Promise<T>, maxMs = 600_000): Promise<T> {
-    let done = false;
-    const q = p.finally(() => (done = true));
-    q.catch(() => {});
-    if (!(await this.clock.runUntil(() => done, maxMs))) throw new Error(`not settled within ${maxMs} virtual ms`);
-    return q;
-  }
-
   /** Creates a node (not started). */
   private make(id: NodeId, bootstrap: NodeId[]): DhtNode {
-    const transport = this.net.addNode(id);
-    const node = createDhtNode({
-      selfId: id,
-      transport,
-      clock: this.clock,
-      bootstrap: bootstrap.length > 0 ? { peers: bootstrap, signals: this.net.relay(id) } : undefined,
-      options: { random: seededRandom(this.seed * 7919 + this.nodeSeq++), ...this.dht },
-    });
+    const node = this.makeDht(id, bootstrap, this.dht);
     this.nodes.set(node.selfHex, node);
     return node;
   }
@@ -88,15 +62,11 @@ export class SimCluster {
     }
   }
 
-  /**
-   * Ends a node. By default abruptly (a crashed tab): its links vanish without closing at
-   * the remote ends, so only failure checks notice. `polite`: they close after one latency.
-   */
+  /** Ends a node: abruptly by default (a crashed tab), `polite` as a closed tab (sim-world.ts). */
   kill(hex: string, opts: { polite?: boolean } = {}): void {
     const node = this.nodes.get(hex);
     if (!node) return;
-    this.net.kill(node.selfId, { silent: !opts.polite });
-    node.stop();
+    this.endDht(node, opts.polite ?? false);
     this.nodes.delete(hex);
     this.joinedAt.delete(hex);
   }
