@@ -12,7 +12,7 @@ import type { Duplex } from 'node:stream';
 import * as v from 'valibot';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { TokenBucket } from '../src/core/token-bucket';
-import { ClientMessageSchema, MAX_PEERS, type RelayErrorCode, type RelayMessage } from './relay-protocol';
+import { ClientMessageSchema, MAX_PEERS, type RelayErrorCode, type RelayMessage } from '../src/net/relay-protocol';
 
 export const RELAY_DEFAULTS = {
   /** Largest client frame in bytes (an SDP offer is 1-6 KiB). */

@@ -2,11 +2,14 @@
 // never imports src/testing/ (harnesses, compliance suites, fakes); no import cycle.
 // The checks live in src/testing/import-graph.ts; each is also run on a made-up tree that
 // breaks it, so a checker that silently stopped seeing imports would fail here.
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importCycles, layerViolations, readSources, specifiers } from './testing/import-graph';
+import { importCycles, importGraph, layerViolations, readSources, specifiers } from './testing/import-graph';
 
 const SRC = resolve(import.meta.dirname);
+const ROOT = resolve(SRC, '..');
+/** What the relay (signaling/, a Node server) may take from src/: pure modules it shares with the tab. */
+const RELAY_MAY_IMPORT = ['src/core/token-bucket.ts', 'src/net/relay-protocol.ts'];
 
 /**
  * Cycles through type-only imports that are known and allowed (type imports are erased,
@@ -38,6 +41,15 @@ describe('layer rule', () => {
     expect(importCycles(SRC, files, { values: true })).toEqual([]);
     const known = new Set(KNOWN_TYPE_CYCLES.map((c) => c.join(' ')));
     expect(importCycles(SRC, files).filter((c) => !known.has(c.join(' ')))).toEqual([]);
+  });
+
+  it('signaling/ imports from src/ only the shared pure modules, and src/ nothing from signaling/ (tests may start a relay)', () => {
+    const both = new Map([...files, ...readSources(join(ROOT, 'signaling'))]);
+    const crossings = [...importGraph(both)].flatMap(([from, targets]) =>
+      targets.map((to) => [relative(ROOT, from), relative(ROOT, to)] as const).filter(([f, t]) => f.split('/')[0] !== t.split('/')[0] && !f.endsWith('.test.ts')),
+    );
+    expect(crossings.length).toBeGreaterThan(0);
+    expect(crossings.filter(([f, t]) => !(f.startsWith('signaling/') && RELAY_MAY_IMPORT.includes(t)))).toEqual([]);
   });
 
   it('the layer check fails on a lower-layer import and on a product import of testing/', () => {

@@ -1,11 +1,10 @@
-// Bootstrap through the project's relay (signaling/relay.ts, protocol in
-// signaling/relay-protocol.ts; the client-side schemas are repeated here because src/
-// must not import from signaling/). Every relay frame is schema-checked; bad ones are
-// counted and dropped.
+// Bootstrap through the project's relay (signaling/relay.ts; the protocol both use is
+// relay-protocol.ts). Every relay frame is schema-checked; bad ones are counted and dropped.
 import * as v from 'valibot';
 import { Emitter } from '../core/emitter';
 import { hexToId, idToHex, type NodeId } from '../core/node-id';
 import { BootstrapError, type Bootstrap, type BootstrapEvents } from './bootstrap';
+import { MAX_PEERS, RelayMessageSchema, type ClientMessage } from './relay-protocol';
 import type { SignalBlob } from './transport';
 
 export const RELAY_BOOTSTRAP_DEFAULTS = {
@@ -38,13 +37,10 @@ export interface RelayBootstrapOptions {
   requestTimeoutMs?: number;
 }
 
-const Hex40 = v.pipe(v.string(), v.regex(/^[0-9a-f]{40}$/));
-const RelayMessageSchema = v.variant('type', [
-  v.object({ type: v.literal('registered'), id: Hex40 }),
-  v.object({ type: v.literal('signal'), from: Hex40, blob: v.record(v.string(), v.unknown()) }),
-  v.object({ type: v.literal('peers'), ids: v.pipe(v.array(Hex40), v.maxLength(64)) }),
-  v.object({ type: v.literal('error'), code: v.pipe(v.string(), v.maxLength(64)), message: v.optional(v.string()), to: v.optional(Hex40) }),
-]);
+/** Sends one client frame (typed, so only frames the relay's schema knows). */
+function send(ws: WebSocketLike, m: ClientMessage): void {
+  ws.send(JSON.stringify(m));
+}
 
 export interface RelayBootstrapStats {
   signalsOut: number;
@@ -68,7 +64,7 @@ class RelayBootstrap implements Bootstrap {
   sendSignal(to: NodeId, blob: SignalBlob): void {
     if (this.closed || this.ws.readyState !== 1) return; // best effort (SignalChannel contract)
     this.stats.signalsOut++;
-    this.ws.send(JSON.stringify({ type: 'signal', to: idToHex(to), blob }));
+    send(this.ws, { type: 'signal', to: idToHex(to), blob });
   }
 
   randomPeers(n: number): Promise<NodeId[]> {
@@ -87,7 +83,7 @@ class RelayBootstrap implements Bootstrap {
         finish([]);
       }, this.requestTimeoutMs);
       this.peerWaiters.push(finish);
-      this.ws.send(JSON.stringify({ type: 'peers', n: Math.max(1, Math.min(32, Math.floor(n))) }));
+      send(this.ws, { type: 'peers', n: Math.max(1, Math.min(MAX_PEERS, Math.floor(n))) });
     });
   }
 
@@ -168,7 +164,7 @@ export function connectRelay(opts: RelayBootstrapOptions): Promise<Bootstrap & {
       reject(new BootstrapError(why));
     };
     const timer = setTimeout(() => fail('relay did not answer in time'), timeoutMs);
-    ws.onopen = () => ws.send(JSON.stringify({ type: 'register', id: selfHex }));
+    ws.onopen = () => send(ws, { type: 'register', id: selfHex });
     ws.onerror = () => fail(`cannot reach the relay at ${opts.url}`);
     ws.onclose = (ev) => {
       if (!registered) fail(`relay closed the connection (${ev.code ?? ''} ${ev.reason ?? ''})`);

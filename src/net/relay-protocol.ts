@@ -1,0 +1,54 @@
+// The relay's wire protocol: JSON text frames over one WebSocket. The one definition both
+// ends use: the relay (signaling/relay.ts) checks client frames against ClientMessageSchema
+// and sends RelayMessage; the client adapter (relay-bootstrap.ts) sends ClientMessage and
+// checks the relay's frames against RelayMessageSchema. It lives in src/ because the client
+// is bundled into the tab; it is pure (valibot only), so the Node relay can import it.
+//
+// client -> relay
+//   { type: 'register', id }                  first message; id = 40 hex chars (node id)
+//   { type: 'signal', to, blob }              relay an opaque signal object to a live id
+//   { type: 'peers', n? }                     ask for up to n (<= MAX_PEERS) random live ids
+// relay -> client
+//   { type: 'registered', id }
+//   { type: 'signal', from, blob }
+//   { type: 'peers', ids }
+//   { type: 'error', code, message, to? }     the socket stays open unless it keeps erring
+import * as v from 'valibot';
+
+export const MAX_PEERS = 32;
+const Hex40 = v.pipe(v.string(), v.regex(/^[0-9a-f]{40}$/));
+
+export const ClientMessageSchema = v.variant('type', [
+  v.object({ type: v.literal('register'), id: Hex40 }),
+  v.object({ type: v.literal('signal'), to: Hex40, blob: v.record(v.string(), v.unknown()) }),
+  v.object({ type: v.literal('peers'), n: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_PEERS))) }),
+]);
+export type ClientMessage = v.InferOutput<typeof ClientMessageSchema>;
+
+export type RelayErrorCode =
+  | 'too-large' | 'rate-limited' | 'bad-json' | 'bad-message' | 'not-registered'
+  | 'already-registered' | 'id-taken' | 'unknown-peer' | 'full';
+
+/** What the relay sends. */
+export type RelayMessage =
+  | { type: 'registered'; id: string }
+  | { type: 'signal'; from: string; blob: Record<string, unknown> }
+  | { type: 'peers'; ids: string[] }
+  | { type: 'error'; code: RelayErrorCode; message: string; to?: string };
+
+/**
+ * What the client accepts from a relay. Looser than RelayMessage where a relay of another
+ * version may differ without harm: any short error code (only 'unknown-peer' is acted on),
+ * an optional message, up to 64 ids.
+ */
+export const RelayMessageSchema = v.variant('type', [
+  v.object({ type: v.literal('registered'), id: Hex40 }),
+  v.object({ type: v.literal('signal'), from: Hex40, blob: v.record(v.string(), v.unknown()) }),
+  v.object({ type: v.literal('peers'), ids: v.pipe(v.array(Hex40), v.maxLength(64)) }),
+  v.object({ type: v.literal('error'), code: v.pipe(v.string(), v.maxLength(64)), message: v.optional(v.string()), to: v.optional(Hex40) }),
+]);
+
+// Compile-time tie between the two ends: every message the relay can send has the shape
+// the client's schema reads (the values are checked at run time by the schema itself).
+const relaySendsWhatClientReads = (m: RelayMessage): v.InferInput<typeof RelayMessageSchema> => m;
+void relaySendsWhatClientReads;
