@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inviteLink, parsePageConfig } from './config';
+import { pageDoorways, parsePageConfig } from './config';
 
 describe('page config', () => {
   it('reads world and seed from the fragment, knobs from the query, and rejects junk names', () => {
@@ -9,12 +9,17 @@ describe('page config', () => {
     expect(parsePageConfig('http://x/?rd=99').renderDistance).toBe(16);
   });
 
-  it('builds invite links that parse back to the same world, relay and inviter', () => {
-    const inviter = 'ab'.repeat(20);
-    const link = inviteLink('http://127.0.0.1:8080/?rd=3', { world: 'alps', seed: 's 1', relayUrl: 'ws://127.0.0.1:8080/relay' }, inviter);
-    expect(parsePageConfig(link)).toMatchObject({ world: 'alps', seed: 's 1', relayUrl: 'ws://127.0.0.1:8080/relay', invitePeer: inviter, net: true });
-    expect(parsePageConfig('https://x.org/#peer=zz').invitePeer).toBeUndefined();
+  it('chooses the doorways: fragment, then query, then build-time defaults, then the page relay', () => {
     expect(parsePageConfig('https://x.org/').relayUrl).toBe('wss://x.org/relay');
     expect(parsePageConfig('http://x/?relay=javascript:alert(1)').relayUrl).toBe('ws://x/relay');
+    expect(parsePageConfig('http://x/?relay=ws://q/relay#relay=ws://f/relay').relayUrl).toBe('ws://f/relay');
+    expect(parsePageConfig('http://x/', { relay: 'wss://r.example/relay' }).relayUrl).toBe('wss://r.example/relay');
+    const peerjsOnly = parsePageConfig('http://x/#relay=none&peerjs=http://127.0.0.1:9000/vp', {});
+    expect(peerjsOnly).toMatchObject({ relayUrl: null, peerjsUrl: 'http://127.0.0.1:9000/vp' });
+    expect(pageDoorways(peerjsOnly)).toEqual([{ kind: 'peerjs', url: 'http://127.0.0.1:9000/vp' }]);
+    expect(pageDoorways(parsePageConfig('http://x/', { peerjs: 'https://b.example/' }))).toEqual([
+      { kind: 'relay', url: 'ws://x/relay' }, { kind: 'peerjs', url: 'https://b.example/' },
+    ]);
+    expect(parsePageConfig('http://x/#peerjs=ftp://nope').peerjsUrl).toBeUndefined();
   });
 });

@@ -1,6 +1,9 @@
-// Page configuration from the URL. The fragment carries what an invite link shares
-// (world name and seed; later the relay and the inviter's node id) so it never reaches a
-// server log; query parameters carry per-tab test knobs.
+// Page configuration from the URL. The fragment carries what an invite link shares (world
+// and seed, the doorways, the inviter and its contacts: invite.ts), so it never reaches a
+// server log; query parameters carry per-tab test knobs. Build-time defaults for a static
+// deploy (VITE_RELAY, VITE_PEERJS) come in as `defaults`.
+import type { DoorwaySpec } from './doorways';
+import { parseInvite, type InviteParse } from './invite';
 
 export interface PageConfig {
   world: string;
@@ -13,12 +16,20 @@ export interface PageConfig {
   net: boolean;
   /** Host regions and play in the shared world (default on; `?hosting=off`: DHT node only, local world). */
   hosting: boolean;
-  /** ws:// URL of the bootstrap relay (default: /relay on the page's own host). */
-  relayUrl: string;
-  /** Inviter's node id (hex) from an invite link. */
-  invitePeer: string | undefined;
+  /** ws:// URL of the bootstrap relay (default: /relay on the page's own host); null: `relay=none`. */
+  relayUrl: string | null;
+  /** http(s):// URL of a PeerJS broker (`peerjs=`), if any. */
+  peerjsUrl: string | undefined;
+  /** The invite in the fragment: none, one (maybe signed), or a malformed one with the reason. */
+  invite: InviteParse;
   /** Live-link budget override (`?links=N`, tests): small budgets force multi-hop routes. */
   maxLinks: number | undefined;
+}
+
+/** Build-time choices of a deploy (vite env: VITE_RELAY, VITE_PEERJS). */
+export interface DeployDefaults {
+  relay?: string | undefined;
+  peerjs?: string | undefined;
 }
 
 export const DEFAULT_WORLD = 'populi';
@@ -27,14 +38,17 @@ export const MIN_RENDER_DISTANCE = 2;
 export const MAX_RENDER_DISTANCE = 16;
 
 const NAME = /^[\w.-]{1,64}$/;
+const WS = /^wss?:\/\/[^\s]+$/;
+const HTTP = /^https?:\/\/[^\s/]+(\/\S*)?$/;
 
-export function parsePageConfig(href: string): PageConfig {
+export function parsePageConfig(href: string, defaults: DeployDefaults = {}): PageConfig {
   const url = new URL(href);
   const frag = new URLSearchParams(url.hash.replace(/^#/, ''));
   const q = url.searchParams;
   const world = frag.get('world') ?? q.get('world') ?? DEFAULT_WORLD;
   const seed = frag.get('seed') ?? q.get('seed') ?? world;
   const rd = Number(q.get('rd') ?? NaN);
+  const peerjs = [frag.get('peerjs'), q.get('peerjs'), defaults.peerjs].find((x) => x && HTTP.test(x)) ?? undefined;
   return {
     world: NAME.test(world) ? world : DEFAULT_WORLD,
     seed: seed.slice(0, 128),
@@ -42,22 +56,28 @@ export function parsePageConfig(href: string): PageConfig {
     headless: q.get('render') === 'off',
     net: q.get('net') !== 'off',
     hosting: q.get('hosting') !== 'off',
-    relayUrl: relayUrl(frag.get('relay') ?? q.get('relay'), url),
-    invitePeer: /^[0-9a-f]{40}$/.test(frag.get('peer') ?? '') ? frag.get('peer')! : undefined,
+    relayUrl: relayUrl([frag.get('relay'), q.get('relay'), defaults.relay], url),
+    peerjsUrl: peerjs,
+    invite: parseInvite(url.hash),
     maxLinks: /^\d{1,3}$/.test(q.get('links') ?? '') ? Math.max(1, Number(q.get('links'))) : undefined,
   };
 }
 
-function relayUrl(given: string | null, page: URL): string {
-  if (given && /^wss?:\/\/[^\s]+$/.test(given)) return given;
+/** The first valid relay named (`none`: no relay), else /relay on the page's own host. */
+function relayUrl(given: (string | null | undefined)[], page: URL): string | null {
+  for (const g of given) {
+    if (g === 'none') return null;
+    if (g && WS.test(g)) return g;
+  }
   return `${page.protocol === 'https:' ? 'wss' : 'ws'}://${page.host}/relay`;
 }
 
-/** An invite: the world, its seed, the relay and the inviter's node id, all in the fragment. */
-export function inviteLink(pageUrl: string, c: Pick<PageConfig, 'world' | 'seed' | 'relayUrl'>, inviter: string): string {
-  const u = new URL(pageUrl);
-  u.hash = new URLSearchParams({ world: c.world, seed: c.seed, relay: c.relayUrl, peer: inviter }).toString();
-  return u.toString();
+/** The doorways a page stands at: its relay and its PeerJS broker, whichever are set. */
+export function pageDoorways(c: Pick<PageConfig, 'relayUrl' | 'peerjsUrl'>): DoorwaySpec[] {
+  const d: DoorwaySpec[] = [];
+  if (c.relayUrl) d.push({ kind: 'relay', url: c.relayUrl });
+  if (c.peerjsUrl) d.push({ kind: 'peerjs', url: c.peerjsUrl });
+  return d;
 }
 
 export function clampRenderDistance(n: number): number {

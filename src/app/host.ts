@@ -1,13 +1,17 @@
 // host.html: a tab that only hosts. It joins the world as a peer and serves the regions
 // closest to its node id (as every player tab does), without the 3D world or a player, and
-// shows what it does. Leave it open, even in the background, to keep the world alive.
-// window.voxel here has `net` and `hosting` only (for tests and tools).
+// shows what it does. Leave it open, even in the background, to keep the world alive: its
+// timers and figures run on the worker-driven clock, so hiding it changes nothing.
+// It asks the browser to keep its storage (navigator.storage.persist()) and shows the answer.
+// window.voxelHost here has `net` and `hosting` only (for tests and tools).
 import { RemotePlayers } from '../play/remote-player-smoother';
-import { HostDashboard } from '../ui/host-dashboard';
-import { inviteLink, parsePageConfig } from './config';
+import { HostDashboard, type HostRegionRow } from '../ui/host-dashboard';
+import { parsePageConfig } from './config';
+import { HostHistory } from './host-history';
 import { createHostingApi, type HostingApi } from './hosting-api';
 import { createNetApi, type NetApi } from './net-api';
-import { joinPeer, startNetSession } from './net-session';
+import { deployDefaults, inviteLinkFor, joinPeer, startNetSession } from './net-session';
+import { estimateNetworkSize } from './network-size';
 import { TabClock } from './tab-clock';
 import { WorkerTicker } from './worker-ticker';
 
@@ -17,42 +21,91 @@ declare global {
   }
 }
 
+const SAMPLE_MS = 2000;
+const CAP_KEY = 'vp-host-storage-cap-mb';
+const DEFAULT_CAP_MB = 500;
+
+/** What the browser says of this site's storage (it may say nothing). */
+async function storageFigures(): Promise<{ usage: number | undefined; quota: number | undefined }> {
+  const e = await navigator.storage?.estimate?.().catch(() => undefined);
+  return { usage: e?.usage, quota: e?.quota };
+}
+
 async function main(): Promise<void> {
-  const cfg = parsePageConfig(location.href);
+  const cfg = parsePageConfig(location.href, deployDefaults());
   const ticker = new WorkerTicker();
   const clock = new TabClock(ticker);
-  const board = new HostDashboard(document.getElementById('dashboard')!);
+  let capMb = Number(localStorage.getItem(CAP_KEY)) || DEFAULT_CAP_MB;
+  const board = new HostDashboard(document.getElementById('dashboard')!, {
+    chooseWorld: (world) => {
+      location.hash = new URLSearchParams({ world, seed: world }).toString();
+      location.reload();
+    },
+    setStorageCap: (mb) => {
+      capMb = mb;
+      localStorage.setItem(CAP_KEY, String(mb));
+    },
+  });
+  // Asked once; a browser may grant it at once (an installed or much-used site) or refuse.
+  let persisted: boolean | undefined;
+  void (navigator.storage?.persist?.() ?? Promise.resolve(false)).then((p) => (persisted = p), () => (persisted = false));
   const started = clock.now();
   const status = document.getElementById('status')!;
   status.textContent = 'Joining the peer network…';
   const peer = await joinPeer(cfg, clock);
   const net = await startNetSession(peer, cfg, clock, ticker);
   const hosting = createHostingApi(net, new RemotePlayers(), clock, ticker);
-  window.voxelHost = { net: createNetApi(peer), hosting, ready: true };
+  const netApi = createNetApi(peer);
+  window.voxelHost = { net: netApi, hosting, ready: true };
   status.textContent = '';
-  const invite = inviteLink(new URL('./', location.href).href, cfg, peer.id);
+  const pageUrl = new URL('./', location.href).href;
+  let invite = await inviteLinkFor(peer, cfg, pageUrl);
   document.getElementById('play')?.setAttribute('href', invite);
+  const history = new HostHistory();
+  let storage = await storageFigures();
   const refresh = () => {
     const roles = hosting.roles();
+    const s = hosting.stats();
+    const ns = netApi.stats();
+    const regionEntries: Record<string, number> = {};
+    const rows: HostRegionRow[] = [];
+    for (const [role, names] of [['primary', roles.primary], ['backup', roles.backup]] as const) {
+      for (const name of names) {
+        const h = hosting.region(name).host;
+        regionEntries[name] = h?.entries ?? 0;
+        rows.push({ name, role, players: h?.subscribers ?? 0, entries: h?.entries ?? 0, editsPerSec: 0 });
+      }
+    }
+    history.push({ at: clock.now(), links: peer.dht.linkInfo().length, bytesIn: ns.bytesIn ?? 0, bytesOut: ns.bytesOut ?? 0, edits: s.host_editsAccepted ?? 0, regionEntries });
+    for (const r of rows) r.editsPerSec = history.regionRates[r.name] ?? 0;
     board.render({
       world: cfg.world,
       nodeId: peer.id,
       status: peer.status,
-      links: peer.dht.linkInfo().map((l) => ({ hex: l.hex, rttMs: l.rttMs })),
-      primary: roles.primary,
-      backup: roles.backup,
+      links: netApi.links().map((l) => ({ hex: l.id, rttMs: l.rttMs })),
+      networkSize: estimateNetworkSize(peer.identity.id, peer.dht.closestContacts(peer.identity.id, 20)),
+      regions: rows,
       tickHz: hosting.tickHz(),
       uptimeMs: clock.now() - started,
-      stats: hosting.stats(),
+      edits: { accepted: s.host_editsAccepted ?? 0, confirmed: s.host_confirms ?? 0, refused: s.host_editsRejected ?? 0, takenOver: s.host_claimsWon ?? 0, handedOn: s.host_stepDowns ?? 0 },
+      traffic: { inBytes: ns.bytesIn ?? 0, outBytes: ns.bytesOut ?? 0 },
+      storage: { ...storage, persisted, capMb },
+      history: history.series,
       invite,
       ...(peer.status === 'alone' && peer.lastError ? { problem: `No other peer reachable yet (${peer.lastError.message}); hosting alone until one joins.` } : {}),
     });
   };
   refresh();
+  let n = 0;
   clock.setTimeout(function again() {
     refresh();
-    clock.setTimeout(again, 1000);
-  }, 1000);
+    // Storage and the invite's contacts change slowly: every 30 s is enough.
+    if (++n % 15 === 0) {
+      void storageFigures().then((f) => (storage = f));
+      void inviteLinkFor(peer, cfg, pageUrl).then((l) => { invite = l; document.getElementById('play')?.setAttribute('href', l); });
+    }
+    clock.setTimeout(again, SAMPLE_MS);
+  }, SAMPLE_MS);
   // Closing a host hands its regions on (no edit is lost), but say so before it happens.
   addEventListener('beforeunload', (ev) => {
     if (hosting.roles().primary.length > 0) ev.preventDefault();

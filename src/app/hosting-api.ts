@@ -24,7 +24,7 @@ export interface HostingApi {
 }
 
 export interface RegionDiagnostics {
-  host?: { role: string; epoch: number; promised: number; primary: string; hosts: string[]; entries: number; version: string };
+  host?: { role: string; epoch: number; promised: number; primary: string; hosts: string[]; entries: number; version: string; subscribers: number };
   client?: { primary: string; epoch: number; ready: boolean; entries: number };
 }
 
@@ -54,7 +54,7 @@ export function createHostingApi(net: NetSession, remote: RemotePlayers, clock: 
       const att = net.client.attachment(coord);
       const short = (hex: string) => hex.slice(0, 8);
       return {
-        ...(h ? { host: { role: h.role, epoch: h.epoch, promised: h.promised, primary: short(h.primaryHex), hosts: h.hosts.map((x) => short(idToHex(x))), entries: h.state.size, version: `e${h.state.version.e}s${h.state.version.s}` } } : {}),
+        ...(h ? { host: { role: h.role, epoch: h.epoch, promised: h.promised, primary: short(h.primaryHex), hosts: h.hosts.map((x) => short(idToHex(x))), entries: h.state.size, version: `e${h.state.version.e}s${h.state.version.s}`, subscribers: h.duty?.subscribers.size ?? h.knownSubs.length } } : {}),
         ...(att ? { client: { primary: short(att.primary), epoch: att.epoch, ready: net.client.isReady(coord), entries: net.client.state(coord)?.size ?? 0 } } : {}),
       };
     },

@@ -3,6 +3,7 @@
 import { hexToId, idFromSha256, idToHex } from '../core/node-id';
 import { NAMESPACES, type Namespace } from '../dht/messages';
 import type { Peer } from './peer';
+import { isProbeFrame, RttProbe } from './rtt-probe';
 
 export interface NetLink {
   id: string;
@@ -43,14 +44,17 @@ export function createNetApi(peer: Peer): NetApi {
   const dec = new TextDecoder();
   const enc = new TextEncoder();
   const diag = peer.channels.open('diag');
+  // Round trips of the live links (the dashboard shows them); its frames share this channel.
+  const probe = new RttProbe({ channel: diag, clock: peer.clock, links: () => peer.dht.linkInfo() });
   diag.events.on('message', ({ from, body }) => {
+    if (isProbeFrame(body)) return;
     received.push({ from: idToHex(from), msg: dec.decode(body), at: performance.timeOrigin + performance.now() });
     if (received.length > MAX_RECEIVED) received.shift();
   });
   return {
     id: () => peer.id,
     status: () => peer.status,
-    links: () => peer.dht.linkInfo().map((l) => ({ id: l.hex, rttMs: l.rttMs, outbound: l.outbound })),
+    links: () => peer.dht.linkInfo().map((l) => ({ id: l.hex, rttMs: probe.rttMs(l.hex) ?? l.rttMs, outbound: l.outbound })),
     contacts: () => peer.dht.contacts().map(idToHex),
     put: async (ns, key, value) => peer.dht.put(namespace(ns), await idFromSha256(key), enc.encode(value)),
     get: async (ns, key) => {
@@ -61,7 +65,7 @@ export function createNetApi(peer: Peer): NetApi {
     received: () => received.slice(),
     connect: (to) => peer.dht.connect(hexToId(to)),
     lookup: async (t) => (await peer.dht.findNode(hexToId(t))).closest.map((c) => idToHex(c.id)),
-    stats: () => flatten(peer.dht.stats as unknown as Record<string, unknown>),
+    stats: () => ({ ...flatten(peer.dht.stats as unknown as Record<string, unknown>), ...flatten(probe.stats, 'rttProbe_') }),
     relay: async () => ({ online: peer.relayOnline, reconnects: peer.relayReconnects, listed: await peer.relayPeers(16) }),
   };
 }

@@ -16,8 +16,9 @@ import { makePlayerRecord, newestPlayerRecord, type PlayerState } from '../play/
 import { IdbHostStore } from '../store/host-store';
 import { claimNodeIdentity, loadPlayerIdentity } from '../store/identity-store';
 import { IdbTentativeStore } from '../store/tentative-store';
-import type { PageConfig } from './config';
-import { Peer } from './peer';
+import { pageDoorways, parsePageConfig, type DeployDefaults, type PageConfig } from './config';
+import { checkInvite, makeInvite } from './invite';
+import { Peer, type PeerConfig } from './peer';
 
 /** The player record in the DHT is refreshed at most this often (and on leaving). */
 const PLAYER_RECORD_EVERY_MS = 10_000;
@@ -38,19 +39,44 @@ export interface NetSession {
   stop(): void;
 }
 
-/** Joins the peer network as this tab's own node (a node identity claimed from the pool). */
-export async function joinPeer(cfg: PageConfig, clock: Clock): Promise<Peer> {
+/** What is wrong with the page's invite, if anything: the start screen says it. */
+export type InviteProblem = { kind: 'malformed' | 'tampered'; reason: string };
+
+/** The invite's problem, checked once (a signature check is async). */
+export async function inviteProblem(cfg: PageConfig): Promise<InviteProblem | undefined> {
+  if (cfg.invite.kind === 'malformed') return { kind: 'malformed', reason: cfg.invite.reason };
+  if (cfg.invite.kind === 'invite' && (await checkInvite(cfg.invite.invite)) === 'tampered') {
+    return { kind: 'tampered', reason: 'its signature does not match what it says (the link was changed after it was made)' };
+  }
+  return undefined;
+}
+
+/**
+ * Joins the peer network as this tab's own node (a node identity claimed from the pool).
+ * A broken or altered invite is not followed: its peers are not dialed and its doorways
+ * not trusted (the page's own are used).
+ */
+export async function joinPeer(cfg: PageConfig, clock: Clock, onStage?: PeerConfig['onStage'], problem?: InviteProblem): Promise<Peer> {
   performance.mark('vp:join-start');
   const claimed = await claimNodeIdentity();
   performance.mark('vp:identity');
   addEventListener('pagehide', () => claimed.release());
+  const invite = !problem && cfg.invite.kind === 'invite' ? cfg.invite.invite : undefined;
+  const doorways = problem ? pageDoorways(parsePageConfig(location.href.split('#')[0]!, deployDefaults())) : pageDoorways(cfg);
   return Peer.start({
     identity: claimed.identity,
-    relayUrl: cfg.relayUrl,
-    invitePeers: cfg.invitePeer ? [hexToId(cfg.invitePeer)] : [],
+    doorways,
+    invitePeers: invite ? [invite.inviter, ...invite.contacts].map(hexToId) : [],
     clock,
+    ...(onStage ? { onStage } : {}),
     dht: cfg.maxLinks ? { maxLinks: cfg.maxLinks, softLinks: Math.max(1, cfg.maxLinks - 1), linksPerBucket: 1 } : {},
   });
+}
+
+/** Build-time doorways of this deploy (`VITE_RELAY=wss://... VITE_PEERJS=https://... npm run build`). */
+export function deployDefaults(): DeployDefaults {
+  const env = import.meta.env as Record<string, string | undefined>;
+  return { relay: env.VITE_RELAY, peerjs: env.VITE_PEERJS };
 }
 
 /** Starts hosting regions and playing in the shared world over a joined peer. */
@@ -97,4 +123,10 @@ export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock,
       peer.stop();
     },
   };
+}
+
+/** A signed invite to this world from this tab: its doorways, its node id and a few live contacts. */
+export function inviteLinkFor(peer: Peer, cfg: PageConfig, pageUrl: string): Promise<string> {
+  const contacts = peer.dht.linkInfo().map((l) => l.hex);
+  return makeInvite(pageUrl, { world: cfg.world, seed: cfg.seed, relay: cfg.relayUrl ?? 'none', peerjs: cfg.peerjsUrl, contacts }, peer.identity);
 }

@@ -1,21 +1,21 @@
-// Wires one peer: identity -> WebRTC transport -> relay bootstrap -> DHT node. DOM-free
-// (WebSocket and the clock are injectable), so the same wiring runs in a tab and in Node.
-// The relay is a doorway: a tab dials its first peers through it and stays registered
-// so newcomers can find it; every later link is signaled over the overlay. A dropped relay
-// connection (the relay restarted, a network change) is re-opened with backoff, so the
-// tab stays findable and the DHT can still reach dropped contacts through it.
-// Nobody is left alone for long: an invite whose inviter the relay does not know (the
-// inviter left) falls back at once to the relay's live peers, and a peer with no link keeps
-// asking the relay for peers with backoff (peer-finder.ts) until it joins someone.
+// Wires one peer: identity -> WebRTC transport -> doorways (relay, PeerJS broker) -> DHT
+// node. DOM-free (WebSocket, connectors and the clock are injectable), so the same wiring
+// runs in a tab and in Node. A doorway lets a tab dial its first peers and keeps it
+// findable by newcomers; every later link is signaled over the overlay. A dropped doorway
+// (the relay restarted, a network change) is re-opened with backoff.
+// Nobody is left alone for long, and nobody waits long to hear why: an invite whose peers
+// the doorways do not know (they left) falls back at once to the doorways' live peers; a
+// join with no link after joinDeadlineMs gives up and says why (JoinFailure); a peer with
+// no link keeps asking the doorways (and the invite's peers) with backoff (peer-finder.ts).
 import { realClock, type Clock } from '../core/clock';
 import type { Identity } from '../core/identity';
 import { idToHex, type NodeId } from '../core/node-id';
 import { AppChannels } from '../dht/app-channels';
 import { createDhtNode, type DhtNode, type DhtOptions } from '../dht/dht-node';
-import { feedSignals, type Bootstrap } from '../net/bootstrap';
+import { connectPeerJs } from '../net/peerjs-bootstrap';
 import { connectRelay, type WebSocketCtor } from '../net/relay-bootstrap';
-import type { SignalBlob, SignalChannel } from '../net/transport';
 import { WebRtcTransport } from '../net/webrtc-transport';
+import { doorwayName, Doorways, type DoorwayConnector, type DoorwaySpec } from './doorways';
 import { PeerFinder } from './peer-finder';
 import { recordRules } from './record-rules';
 
@@ -27,29 +27,53 @@ export const PEER_DEFAULTS = {
   relayRetryMaxMs: 30_000,
   /** A relay connection must stay up this long before the retry wait starts over (one that drops at once backs off). */
   relayStableMs: 10_000,
+  /** A doorway that has not answered in this long counts as unreachable for the join (it is retried later). */
+  doorwayTimeoutMs: 3000,
+  /**
+   * With peers to dial but no link this long after start, the join gives up and the tab
+   * starts alone (and keeps looking): a player is told what went wrong within 5 s, not
+   * after the 15 s dial timeout. A join that has a link by then runs to its end.
+   */
+  joinDeadlineMs: 4000,
 };
 
-/**
- * The relay behind one stable SignalChannel: the DHT keeps this object for its relay
- * dials (dropped contacts, partition healing) while the connection underneath is replaced.
- */
-class RelaySlot implements SignalChannel {
-  current: Bootstrap | null = null;
-  sendSignal(to: NodeId, blob: SignalBlob): void {
-    this.current?.sendSignal(to, blob);
-  }
+/** Why a tab ended up alone, in terms the start screen turns into words (ui/start-screen.ts). */
+export type JoinFailureKind =
+  /** No doorway (relay, PeerJS broker) answered: nobody can be dialed. */
+  | 'doorway-unreachable'
+  /** The invite's peers are gone and the doorway knows nobody else. */
+  | 'inviter-gone'
+  /** Peers were there but no direct connection opened in time (WebRTC blocked by a network or the browser). */
+  | 'webrtc-blocked'
+  /** This browser has no WebRTC at all. */
+  | 'webrtc-unsupported'
+  /** The doorway answered, and nobody else is in this world yet. */
+  | 'nobody-here';
+
+export interface JoinFailure {
+  kind: JoinFailureKind;
+  /** The technical detail (an error message), for the curious. */
+  detail: string;
 }
+
+/** Stages of a join, reported as they pass (the start screen shows them with times). */
+export type JoinStage = 'doorway' | 'peers-listed' | 'first-link' | 'dht-ready';
 
 export interface PeerConfig {
   identity: Identity;
-  /** ws:// URL of the relay; null: no relay (invite peers only, or alone). */
-  relayUrl: string | null;
-  /** Node ids to dial first (an invite's inviter). */
+  /** Where to register and ask for peers; [] or none reachable: invite peers are undialable, the tab starts alone. */
+  doorways: DoorwaySpec[];
+  /** Node ids to dial first (an invite's inviter, then its contacts). */
   invitePeers?: NodeId[];
   iceServers?: RTCIceServer[];
   clock?: Clock;
   dht?: Partial<DhtOptions>;
   WebSocket?: WebSocketCtor;
+  /** Opens a doorway (default: connectRelay / connectPeerJs). */
+  connect?: DoorwayConnector;
+  /** Called as each join stage passes (detail: what it found). */
+  onStage?: (stage: JoinStage, detail: string) => void;
+  options?: Partial<typeof PEER_DEFAULTS>;
 }
 
 /**
@@ -62,68 +86,79 @@ function dhtOptions(cfg: PeerConfig): Partial<DhtOptions> {
   return { requireSignedRoutes: true, ...cfg.dht, records: recordRules(cfg.dht?.records) };
 }
 
+function defaultConnector(cfg: PeerConfig, timeoutMs: number): DoorwayConnector {
+  return (spec, selfId) => {
+    if (spec.kind === 'relay') return connectRelay({ url: spec.url, selfId, WebSocket: cfg.WebSocket, connectTimeoutMs: timeoutMs });
+    const u = new URL(spec.url);
+    const secure = u.protocol === 'https:';
+    return connectPeerJs({ selfId, host: u.hostname, port: Number(u.port || (secure ? 443 : 80)), path: u.pathname, secure, connectTimeoutMs: timeoutMs, ...(spec.key ? { key: spec.key } : {}) });
+  };
+}
+
 export type PeerStatus = 'starting' | 'alone' | 'online' | 'failed';
+
+type JoinResult = 'joined' | 'gone' | 'timeout' | 'failed';
 
 export class Peer {
   status: PeerStatus = 'starting';
   /** Application protocols over the DHT's messages (diag, host, player). */
   channels!: AppChannels;
   lastError: Error | undefined;
+  /** Why the join ended alone (undefined when it linked to someone). */
+  failure: JoinFailure | undefined;
 
-  /** Times the relay connection was re-opened after a drop. */
+  /** Times a doorway connection was re-opened after a drop. */
   relayReconnects = 0;
   /** Looks for peers while this one has no link. */
   readonly finder: PeerFinder;
   private stopped = false;
-  private retryTimer: unknown;
-  private retryMs = PEER_DEFAULTS.relayRetryMs;
+  private readonly retry = new Map<DoorwaySpec, { timer: unknown; ms: number; opened: number }>();
 
   private constructor(
     readonly identity: Identity,
     readonly transport: WebRtcTransport,
     readonly dht: DhtNode,
-    private readonly slot: RelaySlot,
+    readonly doorways: Doorways,
     private readonly cfg: PeerConfig,
-    private readonly clock: Clock,
+    readonly clock: Clock,
+    private readonly opts: typeof PEER_DEFAULTS,
+    private readonly connect: DoorwayConnector,
   ) {
     this.finder = new PeerFinder({ clock, lonely: () => !this.stopped && this.dht.linkInfo().length === 0, search: () => this.search() });
-  }
-
-  private get relay(): Bootstrap | null {
-    return this.slot.current;
-  }
-
-  /** Uses a (re)opened relay connection, and re-opens it whenever it drops. */
-  private useRelay(relay: Bootstrap, unfeed = feedSignals(relay, this.transport)): void {
-    this.slot.current = relay;
-    const opened = this.clock.now();
-    relay.events.on('close', () => {
-      unfeed();
-      if (this.slot.current === relay) this.slot.current = null;
-      if (this.clock.now() - opened >= PEER_DEFAULTS.relayStableMs) this.retryMs = PEER_DEFAULTS.relayRetryMs;
-      else this.retryMs = Math.min(PEER_DEFAULTS.relayRetryMaxMs, this.retryMs * 2);
-      this.retryRelay();
+    doorways.events.on('open', ({ spec }) => this.state(spec).opened = clock.now());
+    doorways.events.on('close', ({ spec }) => {
+      const st = this.state(spec);
+      st.ms = clock.now() - st.opened >= opts.relayStableMs ? opts.relayRetryMs : Math.min(opts.relayRetryMaxMs, st.ms * 2);
+      this.retryDoorway(spec);
     });
   }
 
-  private retryRelay(): void {
-    if (this.stopped || !this.cfg.relayUrl) return;
-    this.clock.clearTimeout(this.retryTimer);
-    this.retryTimer = this.clock.setTimeout(() => {
-      connectRelay({ url: this.cfg.relayUrl!, selfId: this.identity.id, WebSocket: this.cfg.WebSocket }).then(
-        (relay) => {
-          if (this.stopped) return relay.close();
+  private state(spec: DoorwaySpec) {
+    let st = this.retry.get(spec);
+    if (!st) this.retry.set(spec, (st = { timer: undefined, ms: this.opts.relayRetryMs, opened: 0 }));
+    return st;
+  }
+
+  /** Re-opens a doorway that failed or dropped, with backoff, so the tab stays findable through it. */
+  private retryDoorway(spec: DoorwaySpec): void {
+    if (this.stopped) return;
+    const st = this.state(spec);
+    this.clock.clearTimeout(st.timer);
+    st.timer = this.clock.setTimeout(() => {
+      this.connect(spec, this.identity.id).then(
+        (b) => {
+          if (this.stopped) return b.close();
           this.relayReconnects++;
-          this.useRelay(relay);
-          this.finder.poke(); // alone, the relay is where peers are found
+          this.doorways.attach(spec, b);
+          this.finder.poke(); // alone, a doorway is where peers are found
         },
         (err: Error) => {
           this.lastError = err;
-          this.retryMs = Math.min(PEER_DEFAULTS.relayRetryMaxMs, this.retryMs * 2);
-          this.retryRelay();
+          st.ms = Math.min(this.opts.relayRetryMaxMs, st.ms * 2);
+          this.retryDoorway(spec);
         },
       );
-    }, this.retryMs * (0.75 + Math.random() * 0.5));
+    }, st.ms * (0.75 + Math.random() * 0.5));
   }
 
   get id(): string {
@@ -132,40 +167,44 @@ export class Peer {
 
   static async start(cfg: PeerConfig): Promise<Peer> {
     const clock = cfg.clock ?? realClock;
+    const opts = { ...PEER_DEFAULTS, ...cfg.options };
+    const t0 = clock.now();
+    const stage = (s: JoinStage, detail: string) => cfg.onStage?.(s, detail);
+    const connect = cfg.connect ?? defaultConnector(cfg, opts.doorwayTimeoutMs);
     const transport = new WebRtcTransport({ identity: cfg.identity, iceServers: cfg.iceServers ?? [], clock });
-    let relay: Bootstrap | null = null;
-    let unfeed: (() => void) | undefined;
+    const doors = new Doorways(cfg.doorways, transport, () => clock.now());
     let lastError: Error | undefined;
-    if (cfg.relayUrl) {
-      try {
-        relay = await connectRelay({ url: cfg.relayUrl, selfId: cfg.identity.id, WebSocket: cfg.WebSocket });
-        unfeed = feedSignals(relay, transport); // at once: a newcomer may dial us while we list peers
-        globalThis.performance?.mark?.('vp:relay');
-      } catch (err) {
-        lastError = err as Error; // no relay: still usable through an invite, or alone
-      }
+    const opened = await Promise.all(cfg.doorways.map((spec) => connect(spec, cfg.identity.id).then(
+      (b) => (doors.attach(spec, b), true), // at once: a newcomer may dial us while we list peers
+      (err: Error) => ((lastError = err), false),
+    )));
+    if (doors.open.length) {
+      globalThis.performance?.mark?.('vp:relay');
+      stage('doorway', doors.open.map(doorwayName).join(', '));
     }
-    const slot = new RelaySlot();
-    const node = (peers: NodeId[]) => createDhtNode({ selfId: cfg.identity.id, signer: cfg.identity, transport, clock, bootstrap: { peers, signals: slot }, options: dhtOptions(cfg) });
-    const fromRelay = async () => (await relay?.randomPeers(PEER_DEFAULTS.bootstrapPeers)) ?? [];
+    const node = (peers: NodeId[]) => createDhtNode({ selfId: cfg.identity.id, signer: cfg.identity, transport, clock, bootstrap: { peers, signals: doors }, options: dhtOptions(cfg) });
+    const fromDoorways = () => doors.randomPeers(opts.bootstrapPeers);
     const invited = cfg.invitePeers ?? [];
-    const first = invited.length ? invited : await fromRelay();
-    const peer = new Peer(cfg.identity, transport, node(first), slot, cfg, clock);
-    if (relay) peer.useRelay(relay, unfeed);
-    else peer.retryRelay();
+    const first = invited.length ? invited : await fromDoorways();
+    const peer = new Peer(cfg.identity, transport, node(first), doors, cfg, clock, opts, connect);
+    cfg.doorways.forEach((spec, i) => { if (!opened[i]) peer.retryDoorway(spec); });
     peer.lastError = lastError;
     globalThis.performance?.mark?.('vp:peers-listed');
-    let joined = await peer.join(first);
-    if (!joined && invited.length && relay) {
-      // The inviter is gone (or unreachable): the relay's live peers instead, at once.
-      const listed = await fromRelay();
+    stage('peers-listed', invited.length ? `${invited.length} from the invite` : `${first.length} from the doorway`);
+    const deadline = t0 + opts.joinDeadlineMs;
+    let failure: JoinFailure | undefined;
+    let result: JoinResult = doors.open.length && first.length ? await peer.join(first, deadline) : 'failed';
+    if (result === 'gone' && invited.length) {
+      // The inviter and its contacts are gone: the doorways' live peers instead, at once.
+      const listed = await fromDoorways();
       if (listed.length) {
         (peer as { dht: DhtNode }).dht = node(listed);
-        joined = await peer.join(listed);
-      }
+        result = await peer.join(listed, deadline);
+      } else failure = { kind: 'inviter-gone', detail: 'the doorway knows none of the invite\'s peers, and nobody else' };
     }
-    if (joined) {
+    if (result === 'joined') {
       globalThis.performance?.mark?.('vp:dht-started');
+      stage('dht-ready', `${peer.dht.linkInfo().length} links`);
       peer.status = peer.dht.linkInfo().length > 0 ? 'online' : 'alone';
     } else {
       // Nobody reachable: start alone; newcomers will dial us, and we keep looking.
@@ -173,6 +212,7 @@ export class Peer {
       await alone.start();
       (peer as { dht: DhtNode }).dht = alone;
       peer.status = 'alone';
+      peer.failure = failure ?? peer.classify(first, invited.length > 0);
     }
     peer.channels = new AppChannels(peer.dht);
     peer.dht.events.on('link-open', () => {
@@ -192,67 +232,87 @@ export class Peer {
     return peer;
   }
 
+  private classify(first: NodeId[], invited: boolean): JoinFailure {
+    const detail = this.lastError?.message ?? '';
+    if (this.doorways.open.length === 0) return { kind: 'doorway-unreachable', detail: detail || 'no doorway configured' };
+    if (typeof (globalThis as { document?: unknown }).document === 'object' && typeof globalThis.RTCPeerConnection === 'undefined') {
+      return { kind: 'webrtc-unsupported', detail: 'RTCPeerConnection is not available' };
+    }
+    if (first.length === 0) return { kind: 'nobody-here', detail: 'the doorway lists no other peer' };
+    return { kind: invited && detail.includes('known') ? 'inviter-gone' : 'webrtc-blocked', detail };
+  }
+
   /**
-   * Starts the DHT node made for `peers`. False if none of them could be reached: a failed
-   * join, or, without waiting for the dials to time out, the relay saying it knows none
-   * of them (they left).
+   * Starts the DHT node made for `peers`. 'gone': the doorways said they know none of them
+   * (they left), without waiting for the dials to time out; 'timeout': no link at the
+   * deadline (the start is stopped; a join with a link by then runs to its end);
+   * 'failed': every dial failed.
    */
-  private async join(peers: NodeId[]): Promise<boolean> {
-    if (peers.length === 0) return false;
+  private async join(peers: NodeId[], deadline: number): Promise<JoinResult> {
+    if (peers.length === 0) return 'failed';
     const dht = this.dht;
-    const relay = this.relay;
+    const left = new Set(peers.map(idToHex));
     let offUnknown = () => {};
+    let timer: unknown;
     const unknown = new Promise<'gone'>((resolve) => {
-      if (!relay) return;
-      const left = new Set(peers.map(idToHex));
-      offUnknown = relay.events.on('undeliverable', ({ to }) => {
+      offUnknown = this.doorways.events.on('undeliverable', ({ to }) => {
         left.delete(idToHex(to));
         if (left.size === 0) resolve('gone');
       });
     });
+    const offLink = dht.events.on('link-open', () => {
+      offLink();
+      this.clock.clearTimeout(timer);
+      this.cfg.onStage?.('first-link', '');
+    });
+    const late = new Promise<'timeout'>((resolve) => {
+      timer = this.clock.setTimeout(() => { if (dht.linkInfo().length === 0) resolve('timeout'); }, Math.max(0, deadline - this.clock.now()));
+    });
     const started = dht.start().then(() => 'joined' as const);
     try {
-      if ((await Promise.race([started, unknown])) === 'joined') return true;
+      const r = await Promise.race([started, unknown, late]);
+      if (r === 'joined') return r;
       started.catch(() => {}); // it fails later, once its dials time out
       dht.stop();
-      this.lastError = new Error('no bootstrap peer is known to the relay');
-      return false;
+      this.lastError = new Error(r === 'gone' ? 'no peer of the invite is known to the doorway' : `no direct connection to any of ${peers.length} peers within ${this.opts.joinDeadlineMs} ms`);
+      return r;
     } catch (err) {
       this.lastError = err as Error;
-      return false;
+      return 'failed';
     } finally {
       offUnknown();
+      offLink();
+      this.clock.clearTimeout(timer);
     }
   }
 
   /**
-   * One search of a lone peer: the relay's live peers become contacts, which the DHT dials
-   * through the relay (as it does its known contacts while it has no link).
+   * One search of a lone peer: the doorways' live peers and the invite's peers become
+   * contacts, which the DHT dials through a doorway (as it does its known contacts while it
+   * has no link).
    */
   private async search(): Promise<void> {
-    const relay = this.relay;
-    if (!relay) throw new Error('no relay to ask for peers');
-    for (const id of await relay.randomPeers(PEER_DEFAULTS.bootstrapPeers)) this.dht.addContact(id);
+    if (this.doorways.open.length === 0) throw new Error('no open doorway to ask for peers');
+    for (const id of this.cfg.invitePeers ?? []) this.dht.addContact(id);
+    for (const id of await this.doorways.randomPeers(this.opts.bootstrapPeers)) this.dht.addContact(id);
   }
 
-  /** Node ids of the relay's live sockets (diagnostics; [] without a relay). */
+  /** Node ids the doorways list (diagnostics; [] without one). */
   async relayPeers(n = 8): Promise<string[]> {
-    return ((await this.relay?.randomPeers(n)) ?? []).map(idToHex);
+    return (await this.doorways.randomPeers(n)).map(idToHex);
   }
 
-  /** Whether the relay connection is open now. */
+  /** Whether a doorway connection is open now. */
   get relayOnline(): boolean {
-    return this.relay !== null;
+    return this.doorways.open.length > 0;
   }
 
   stop(): void {
     this.stopped = true;
     this.finder.stop();
-    this.clock.clearTimeout(this.retryTimer);
+    for (const st of this.retry.values()) this.clock.clearTimeout(st.timer);
     this.dht.stop();
-    const relay = this.slot.current;
-    this.slot.current = null;
-    relay?.close();
+    this.doorways.close();
     this.transport.close();
   }
 }

@@ -8,18 +8,22 @@ import { LocalChunkSource } from '../play/local-chunk-source';
 import { PlayerSession } from '../play/player-session';
 import { WorldModel } from '../play/world-model';
 import { AIR } from '../world/blocks';
-import { findSpawn } from '../world/world-block';
+import { SOLID } from '../world/blocks';
+import { boxCollides } from '../play/physics';
+import { liftClear, openGroundSpawn } from './spawn-point';
 import { Hud } from '../ui/hud';
 import { KeyboardMouseInput } from '../ui/keyboard-mouse-input';
-import { LoadingScreen } from '../ui/loading-screen';
+import { StartScreen } from '../ui/start-screen';
+import { InvitePanel } from '../ui/invite-panel';
 import { IdentityPanel } from '../ui/identity-panel';
 import { RemotePlayers } from '../play/remote-player-smoother';
 import type { ChunkSource } from '../play/chunk-source';
 import { NO_INPUT } from '../play/physics';
-import { clampRenderDistance, DEFAULT_RENDER_DISTANCE, inviteLink, parsePageConfig } from './config';
+import { clampRenderDistance, DEFAULT_RENDER_DISTANCE, parsePageConfig } from './config';
 import { createNetApi } from './net-api';
 import { journalPlayer, newerPlayer, readJournal } from './player-journal';
-import { joinPeer, startNetSession, type NetSession } from './net-session';
+import { deployDefaults, inviteLinkFor, inviteProblem, joinPeer, startNetSession, type NetSession } from './net-session';
+import { explainStart, showStage } from './start-flow';
 import type { Peer } from './peer';
 import { TabClock } from './tab-clock';
 import { WorkerTicker } from './worker-ticker';
@@ -38,14 +42,17 @@ const SAVE_EVERY_MS = 2000;
 const READY_RADIUS = 1;
 
 async function main(): Promise<void> {
-  const cfg = parsePageConfig(location.href);
+  const cfg = parsePageConfig(location.href, deployDefaults());
   // Hosting and the DHT keep time through the worker, so a hidden tab stays a good host.
   const ticker = new WorkerTicker();
   const clock = new TabClock(ticker);
-  // The network join runs alongside opening the local database.
-  const joining = cfg.net ? joinPeer(cfg, clock) : null;
-  const loading = new LoadingScreen(document.getElementById('loading')!);
+  const loading = new StartScreen(document.getElementById('loading')!, cfg.world);
   const hud = new Hud(document.getElementById('hud')!);
+  // A broken or altered invite is said at once (and not followed); the join goes on without it.
+  const problem = cfg.net ? await inviteProblem(cfg) : undefined;
+  if (problem) explainStart(loading, hud, cfg, { kind: problem.kind === 'malformed' ? 'invite-malformed' : 'invite-tampered', detail: problem.reason });
+  // The network join runs alongside opening the local database.
+  const joining = cfg.net ? joinPeer(cfg, clock, (stage, note) => showStage(loading, stage, note), problem) : null;
   loading.progress('Opening the world database…', 0.02);
 
   let store: WorldStore | null = null;
@@ -63,18 +70,20 @@ async function main(): Promise<void> {
     loading.progress('Joining the peer network…', 0.05);
     try {
       peer = await joining;
-      if (peer.lastError) hud.showMessage(`Peer network: ${peer.lastError.message}`, 'notice');
+      if (peer.failure && !problem) explainStart(loading, hud, cfg, peer.failure);
       if (cfg.hosting) net = await startNetSession(peer, cfg, clock, ticker);
     } catch (err) {
       hud.showMessage(`Could not join the peer network, playing alone: ${(err as Error).message}`);
     }
+  } else {
+    loading.stage('doorway', 'skipped', 'offline (net=off)');
   }
   // With the network, chunks come from their hosts (this tab may be one); without it, from disk.
   const source: ChunkSource = net ? net.source : new LocalChunkSource(cfg.seed, store);
   const world = new WorldModel();
   const streamer = new ChunkStreamer(world, source);
   const fromDht = saved ? undefined : await net?.fetchPlayer();
-  const spawn = saved ?? (fromDht && { ...fromDht, flying: false, selected: 0 }) ?? { ...findSpawn(cfg.seed), yaw: 0, pitch: 0, flying: false, selected: 0 };
+  const spawn = saved ?? (fromDht && { ...fromDht, flying: false, selected: 0 }) ?? { ...openGroundSpawn(cfg.seed), yaw: 0, pitch: 0, flying: false, selected: 0 };
   const session = new PlayerSession(world, spawn.x, spawn.y, spawn.z);
   session.yaw = spawn.yaw;
   session.pitch = spawn.pitch;
@@ -113,6 +122,10 @@ async function main(): Promise<void> {
   };
   hud.select(session.selected);
   const menu = document.getElementById('menu')!;
+  const invites = cfg.headless ? null : new InvitePanel(menu.querySelector('.card')!, async () => {
+    if (!peer) throw new Error('Not connected to the peer network: there is nothing to invite to');
+    return inviteLinkFor(peer, cfg, location.href.split('#')[0]!);
+  });
   const setRenderDistance = async (n: number) => {
     renderDistance = clampRenderDistance(n);
     view.setRenderDistance(renderDistance);
@@ -128,14 +141,7 @@ async function main(): Promise<void> {
     toggleFly: () => { session.flying = !session.flying; hud.showMessage(session.flying ? 'Flying' : 'Walking', 'notice'); },
     changeRenderDistance: (d) => { setRenderDistance(renderDistance + d).catch((e: Error) => hud.showMessage(e.message)); },
     lockChanged: (locked) => { menu.hidden = locked; },
-    invite: () => {
-      if (!peer) { hud.showMessage('Not connected to the peer network', 'notice'); return; }
-      const link = inviteLink(location.href, cfg, peer.id);
-      navigator.clipboard?.writeText(link).then(
-        () => hud.showMessage('Invite link copied: send it to a friend', 'notice'),
-        () => hud.showMessage(`Invite link: ${link}`, 'notice'),
-      );
-    },
+    invite: () => { void invites?.copy().then((said) => hud.showMessage(said, 'notice')); },
   });
   menu.addEventListener('click', () => input?.requestLock());
   if (!cfg.headless) new IdentityPanel(document.body).bind(document.getElementById('identity-button'));
@@ -159,6 +165,18 @@ async function main(): Promise<void> {
   const ready = new Promise<void>((r) => (resolveReady = r));
   const nearReady = () => wantedColumns(session.column, READY_RADIUS).every((c) => world.has(c.cx, c.cz) && view.isColumnDrawn(c.cx, c.cz));
 
+  // The regions stage passes once a certified primary serves a region around the player;
+  // alone, nobody can certify one (edits stay tentative until others come).
+  let regionsSaid = !net;
+  const regionsStage = () => {
+    if (peer?.status === 'online') loading.resolved(); // someone turned up: no problem left to explain
+    if (regionsSaid || !net) return;
+    if (net.source.liveRegions().some((r) => net!.client.isReady(r))) loading.stage('regions', 'done');
+    else if (peer?.status !== 'alone') return;
+    else loading.stage('regions', 'skipped', 'alone: edits kept until others come');
+    regionsSaid = true;
+  };
+
   // --- frame loop -----------------------------------------------------------------------
   let last = performance.now();
   let totalFrames = 0;
@@ -181,6 +199,10 @@ async function main(): Promise<void> {
       loading.progress(`Generating terrain… ${near.filter((c) => world.has(c.cx, c.cz)).length}/${near.length}`, near.filter((c) => world.has(c.cx, c.cz)).length / near.length);
       if (nearReady()) {
         readyMs = performance.now();
+        // Something may have been built where the player stands (new or returning): step out on top.
+        const solid = (x: number, y: number, z: number) => SOLID[world.blockAt(x, y, z)] === 1;
+        if (!session.flying && boxCollides(b.x, b.y, b.z, solid)) session.teleport(b.x, liftClear(solid, b.x, b.y, b.z), b.z);
+        loading.stage('terrain', 'done');
         loading.hide();
         if (!cfg.headless && !input?.locked) menu.hidden = false;
         resolveReady();
@@ -188,6 +210,7 @@ async function main(): Promise<void> {
     }
     if (now - hudAt > 250) {
       hudAt = now;
+      regionsStage();
       const v = view.stats();
       const roles = net?.host.roles();
       const netLine = peer
@@ -216,5 +239,5 @@ async function main(): Promise<void> {
 
 main().catch((err: unknown) => {
   console.error(err);
-  new LoadingScreen(document.getElementById('loading')!).fail(`Voxel Populi could not start: ${err instanceof Error ? err.message : String(err)}`);
+  new StartScreen(document.getElementById('loading')!, '').fail(`Voxel Populi could not start: ${err instanceof Error ? err.message : String(err)}`);
 });

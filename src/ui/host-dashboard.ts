@@ -1,5 +1,17 @@
-// The hosting page's dashboard: what this hosting tab does for the world, refreshed every
-// second. Pure rendering of a snapshot the page gathers (app/host.ts); no game logic here.
+// The hosting page's dashboard: what this hosting tab does for the world, for someone who
+// leaves it open overnight. Pure rendering of a snapshot the page gathers every 2 s
+// (app/host.ts), plus the host's own choices (world, storage cap) handed back through
+// callbacks; no game logic here. Every figure also sits in a data-* attribute for tests.
+import { Sparkline } from './sparkline';
+
+export interface HostRegionRow {
+  name: string;
+  role: 'primary' | 'backup';
+  /** Player tabs subscribed (as this tab knows them). */
+  players: number;
+  editsPerSec: number;
+  entries: number;
+}
 
 export interface HostDashboardData {
   world: string;
@@ -7,32 +19,47 @@ export interface HostDashboardData {
   /** 'starting' | 'online' | 'alone' (the peer's status). */
   status: string;
   links: { hex: string; rttMs: number | null }[];
-  primary: string[];
-  backup: string[];
+  networkSize: number;
+  regions: HostRegionRow[];
   tickHz: number;
   uptimeMs: number;
-  /** host_* / client_* / wire_* counters (window.voxel.hosting.stats()). */
-  stats: Record<string, number>;
+  /** Totals since the page opened. */
+  edits: { accepted: number; confirmed: number; refused: number; takenOver: number; handedOn: number };
+  traffic: { inBytes: number; outBytes: number };
+  /** navigator.storage figures; undefined where the browser does not say. */
+  storage: { usage: number | undefined; quota: number | undefined; persisted: boolean | undefined; capMb: number };
+  history: { links: readonly number[]; inKBps: readonly number[]; outKBps: readonly number[]; editsPerSec: readonly number[] };
   invite: string;
   /** A problem worth showing (no relay, no store), if any. */
   problem?: string;
 }
 
-const fmtUptime = (ms: number): string => {
+export interface HostDashboardActions {
+  /** Host another world (the page reloads). */
+  chooseWorld(world: string): void;
+  /** Warn above this many MB of this site's storage. */
+  setStorageCap(mb: number): void;
+}
+
+/** Warn when usage passes this share of the quota (or of the cap). */
+const NEAR_FULL = 0.9;
+
+export const fmtUptime = (ms: number): string => {
   const s = Math.floor(ms / 1000);
-  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60);
-  return h > 0 ? `${h} h ${m} min` : m > 0 ? `${m} min ${s % 60} s` : `${s} s`;
+  const d = Math.floor(s / 86400), h = Math.floor((s % 86400) / 3600), m = Math.floor((s % 3600) / 60);
+  return d > 0 ? `${d} d ${h} h` : h > 0 ? `${h} h ${m} min` : m > 0 ? `${m} min ${s % 60} s` : `${s} s`;
 };
 
-const regionList = (names: string[]): string => (names.length === 0 ? 'none' : [...names].sort().join('  ·  '));
+export const fmtBytes = (b: number): string =>
+  b >= 2 ** 30 ? `${(b / 2 ** 30).toFixed(2)} GB` : b >= 2 ** 20 ? `${(b / 2 ** 20).toFixed(1)} MB` : b >= 1024 ? `${(b / 1024).toFixed(1)} kB` : `${b} B`;
 
 export class HostDashboard {
   private readonly root: HTMLElement;
   private readonly fields = new Map<string, HTMLElement>();
-  private readonly copy: HTMLButtonElement;
+  private readonly charts: { links: Sparkline; traffic: Sparkline; edits: Sparkline };
   private invite = '';
 
-  constructor(container: HTMLElement) {
+  constructor(container: HTMLElement, actions: HostDashboardActions) {
     this.root = document.createElement('div');
     this.root.className = 'host-dashboard';
     this.root.innerHTML = `
@@ -40,23 +67,49 @@ export class HostDashboard {
       <p class="lead">This tab keeps part of the world alive: the regions below are served from here.
       Leave it open (it may stay in the background); closing it hands them to other hosts.</p>
       <div class="problem" hidden></div>
+      <div class="warn" hidden></div>
+      <div class="charts"></div>
       <dl>
         <dt>World</dt><dd data-f="world"></dd>
         <dt>Node</dt><dd data-f="node"></dd>
+        <dt>Up for</dt><dd data-f="uptime"></dd>
         <dt>Network</dt><dd data-f="network"></dd>
-        <dt>Primary of</dt><dd data-f="primary"></dd>
-        <dt>Backup of</dt><dd data-f="backup"></dd>
+        <dt>Links</dt><dd data-f="links"></dd>
+        <dt>Traffic</dt><dd data-f="traffic"></dd>
         <dt>Tick</dt><dd data-f="tick"></dd>
         <dt>Edits</dt><dd data-f="edits"></dd>
         <dt>Failovers</dt><dd data-f="failovers"></dd>
-        <dt>Up for</dt><dd data-f="uptime"></dd>
+        <dt>Storage</dt><dd data-f="storage"></dd>
       </dl>
+      <h2>Regions</h2>
+      <table class="regions"><thead><tr><th>region</th><th>role</th><th>players</th><th>edits/s</th><th>edits kept</th></tr></thead><tbody></tbody></table>
+      <h2>Settings</h2>
+      <form class="settings">
+        <label>World <input name="world" pattern="[\\w.\\-]{1,64}" required size="16" /></label>
+        <button type="submit">Host this world</button>
+        <label>Warn above <input name="cap" type="number" min="10" max="1000000" step="10" size="7" /> MB of storage</label>
+      </form>
       <p><button type="button" class="copy">Copy an invite link</button> <span class="copied"></span></p>`;
     for (const el of this.root.querySelectorAll<HTMLElement>('[data-f]')) this.fields.set(el.dataset.f!, el);
-    this.copy = this.root.querySelector<HTMLButtonElement>('.copy')!;
-    this.copy.addEventListener('click', () => {
+    const charts = this.root.querySelector<HTMLElement>('.charts')!;
+    this.charts = {
+      links: new Sparkline(charts, 'Links', ''),
+      traffic: new Sparkline(charts, 'Traffic', 'kB/s'),
+      edits: new Sparkline(charts, 'Edits', '/s'),
+    };
+    this.root.querySelector('.copy')!.addEventListener('click', () => {
       const said = this.root.querySelector<HTMLElement>('.copied')!;
       navigator.clipboard?.writeText(this.invite).then(() => (said.textContent = 'copied'), () => (said.textContent = this.invite));
+    });
+    const form = this.root.querySelector<HTMLFormElement>('.settings')!;
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      const w = (form.elements.namedItem('world') as HTMLInputElement).value.trim();
+      if (/^[\w.-]{1,64}$/.test(w)) actions.chooseWorld(w);
+    });
+    (form.elements.namedItem('cap') as HTMLInputElement).addEventListener('change', (e) => {
+      const mb = Number((e.target as HTMLInputElement).value);
+      if (Number.isFinite(mb) && mb >= 10) actions.setStorageCap(mb);
     });
     container.append(this.root);
   }
@@ -67,24 +120,67 @@ export class HostDashboard {
   }
 
   render(d: HostDashboardData): void {
-    const s = d.stats;
-    const n = (k: string) => s[k] ?? 0;
     this.invite = d.invite;
+    const form = this.root.querySelector<HTMLFormElement>('.settings')!;
+    for (const [name, value] of [['world', d.world], ['cap', String(d.storage.capMb)]] as const) {
+      const input = form.elements.namedItem(name) as HTMLInputElement;
+      if (document.activeElement !== input && !input.value) input.value = value;
+    }
     this.set('world', d.world);
     this.set('node', d.nodeId);
-    const rtts = d.links.map((l) => l.rttMs).filter((x): x is number => x !== null).sort((a, b) => a - b);
-    const rtt = rtts.length > 0 ? `, median round trip ${Math.round(rtts[Math.floor(rtts.length / 2)]!)} ms` : '';
-    this.set('network', `${d.status} · ${d.links.length} live links${rtt}`);
-    this.set('primary', `${d.primary.length} regions: ${regionList(d.primary)}`);
-    this.set('backup', `${d.backup.length} regions: ${regionList(d.backup)}`);
-    this.set('tick', d.primary.length > 0 ? `${d.tickHz.toFixed(1)} Hz per primary region` : 'idle (no primary region)');
-    this.set('edits', `${n('host_editsAccepted')} accepted, ${n('host_confirms')} confirmed, ${n('host_editsRejected')} refused`);
-    this.set('failovers', `${n('host_claimsWon')} regions taken over, ${n('host_stepDowns')} handed on`);
     this.set('uptime', fmtUptime(d.uptimeMs));
+    this.set('network', `${d.status} · about ${d.networkSize} nodes in the network (estimated from this tab's routing table)`);
+    const rtts = d.links.map((l) => l.rttMs).filter((x): x is number => x !== null).sort((a, b) => a - b);
+    const rtt = rtts.length > 0 ? ` · round trip median ${rtts[Math.floor(rtts.length / 2)]!.toFixed(1)} ms, max ${rtts.at(-1)!.toFixed(1)} ms` : '';
+    this.set('links', `${d.links.length} live${rtt}\n${d.links.map((l) => `${l.hex.slice(0, 8)} ${l.rttMs === null ? '…' : `${l.rttMs.toFixed(1)} ms`}`).join('   ')}`);
+    const h = d.history;
+    this.set('traffic', `in ${fmtBytes(d.traffic.inBytes)} (${(h.inKBps.at(-1) ?? 0).toFixed(1)} kB/s) · out ${fmtBytes(d.traffic.outBytes)} (${(h.outKBps.at(-1) ?? 0).toFixed(1)} kB/s)`);
+    const primaries = d.regions.filter((r) => r.role === 'primary').length;
+    this.set('tick', primaries > 0 ? `${d.tickHz.toFixed(1)} Hz per primary region` : 'idle (no primary region)');
+    this.set('edits', `${d.edits.accepted} accepted, ${d.edits.confirmed} confirmed, ${d.edits.refused} refused`);
+    this.set('failovers', `${d.edits.takenOver} regions taken over, ${d.edits.handedOn} handed on`);
+    this.renderStorage(d.storage);
+    this.renderRegions(d.regions);
+    this.charts.links.draw([{ values: h.links, colour: '#9fd3ff', label: 'now' }]);
+    this.charts.traffic.draw([{ values: h.inKBps, colour: '#8fe388', label: 'in' }, { values: h.outKBps, colour: '#ffb86b', label: 'out' }]);
+    this.charts.edits.draw([{ values: h.editsPerSec, colour: '#f7e07a', label: 'now' }]);
     const problem = this.root.querySelector<HTMLElement>('.problem')!;
     problem.hidden = !d.problem;
     problem.textContent = d.problem ?? '';
-    this.root.dataset.primary = String(d.primary.length);
-    this.root.dataset.backup = String(d.backup.length);
+    Object.assign(this.root.dataset, {
+      primary: String(primaries),
+      backup: String(d.regions.length - primaries),
+      links: String(d.links.length),
+      rtts: String(rtts.length),
+      edits: String(d.edits.accepted),
+      entries: String(d.regions.reduce((n, r) => n + r.entries, 0)),
+      bytesIn: String(d.traffic.inBytes),
+      bytesOut: String(d.traffic.outBytes),
+      networkSize: String(d.networkSize),
+      persisted: String(d.storage.persisted),
+    });
+  }
+
+  private renderStorage(s: HostDashboardData['storage']): void {
+    const used = s.usage === undefined ? 'unknown' : fmtBytes(s.usage);
+    const quota = s.quota === undefined ? '' : ` of ${fmtBytes(s.quota)} allowed`;
+    const kept = s.persisted === undefined ? 'persistence: asking…' : s.persisted ? 'persistent (the browser will not clear it to free space)' : 'not persistent (the browser may clear it when space runs low)';
+    this.set('storage', `${used}${quota} · your cap ${s.capMb} MB · ${kept}`);
+    const warn = this.root.querySelector<HTMLElement>('.warn')!;
+    const capBytes = s.capMb * 2 ** 20;
+    const words = s.usage === undefined ? ''
+      : s.quota !== undefined && s.usage > NEAR_FULL * s.quota ? `Storage almost full: ${used}${quota}. New edits may fail to be kept; free space or host a smaller world.`
+        : s.usage > capBytes ? `Storage above your cap: ${used} (cap ${s.capMb} MB).`
+          : s.usage > NEAR_FULL * capBytes ? `Storage near your cap: ${used} of ${s.capMb} MB.` : '';
+    warn.hidden = !words;
+    warn.textContent = words;
+  }
+
+  private renderRegions(rows: HostRegionRow[]): void {
+    const body = this.root.querySelector('.regions tbody')!;
+    const sorted = [...rows].sort((a, b) => (a.role === b.role ? a.name.localeCompare(b.name) : a.role === 'primary' ? -1 : 1));
+    const html = sorted.map((r) => `<tr data-region="${r.name}" data-role="${r.role}"><td>${r.name}</td><td>${r.role}</td><td>${r.players}</td><td>${r.editsPerSec.toFixed(2)}</td><td>${r.entries}</td></tr>`).join('')
+      || '<tr><td colspan="5">none yet: regions come to this tab as players use the world near its node id</td></tr>';
+    if (body.innerHTML !== html) body.innerHTML = html;
   }
 }

@@ -1,0 +1,34 @@
+// The player page's start, said on the start screen: each join stage as it passes, and a
+// failure in words (ui/start-screen.ts) with what the player can do. "No one else here
+// yet" is the first player's normal case: said, but it does not hold the player up.
+import type { Hud } from '../ui/hud';
+import { PROBLEM_WORDS, type StartProblemKind, type StartScreen } from '../ui/start-screen';
+import type { PageConfig } from './config';
+import type { JoinStage } from './peer';
+
+/** Marks a join stage of app/peer.ts on the start screen. */
+export function showStage(screen: StartScreen, stage: JoinStage, note: string): void {
+  if (stage === 'peers-listed') screen.progress(`Joining the peer network… (${note})`, 0.1);
+  else screen.stage(stage, 'done', note);
+}
+
+/** Says why the start went wrong; `vp:start-explained` marks when (bench/start-bench.ts). */
+export function explainStart(screen: StartScreen, hud: Hud, cfg: PageConfig, p: { kind: StartProblemKind; detail: string }): void {
+  performance.mark('vp:start-explained', { detail: p.kind });
+  if (p.kind === 'nobody-here') {
+    screen.stage('first-link', 'skipped', 'no one else here yet');
+    hud.showMessage(`${PROBLEM_WORDS['nobody-here'].title}. ${PROBLEM_WORDS['nobody-here'].text}`, 'notice');
+    return;
+  }
+  const failed = p.kind === 'doorway-unreachable' ? 'doorway' : p.kind.startsWith('invite') ? null : 'first-link';
+  if (failed) screen.stage(failed, 'failed');
+  screen.problem({
+    kind: p.kind,
+    detail: p.detail,
+    retry: () => location.reload(),
+    ...(cfg.invite.kind !== 'none' ? { withoutInvite: () => {
+      location.hash = new URLSearchParams({ world: cfg.world, seed: cfg.seed }).toString();
+      location.reload();
+    } } : {}),
+  });
+}

@@ -1,0 +1,164 @@
+// The start screen: shown from page load until the terrain under the player is drawn. It
+// names the world, lists the stages of joining as they pass (with times), and when the
+// join goes wrong it says so in a player's words, with what to do: Retry, or play here
+// alone for now (and what that means). The page keeps loading underneath: choosing to
+// play alone only lifts the screen, and if other players turn up meanwhile the problem
+// panel goes away by itself (`resolved`).
+
+export type StageName = 'doorway' | 'first-link' | 'dht-ready' | 'regions' | 'terrain';
+export type StageState = 'pending' | 'done' | 'skipped' | 'failed';
+
+/** Why the start went wrong (mirrors app/peer.ts JoinFailureKind, plus the invite's own problems). */
+export type StartProblemKind =
+  | 'doorway-unreachable' | 'inviter-gone' | 'webrtc-blocked' | 'webrtc-unsupported' | 'nobody-here'
+  | 'invite-malformed' | 'invite-tampered';
+
+const STAGES: [StageName, string][] = [
+  ['doorway', 'Meeting point (relay)'],
+  ['first-link', 'First link to another player'],
+  ['dht-ready', 'Peer network'],
+  ['regions', 'World regions attached'],
+  ['terrain', 'Terrain drawn'],
+];
+
+const ALONE = 'Play here alone for now';
+const ALONE_MEANS = 'What you build is kept in this browser and merged into the shared world when other players come; this tab keeps looking for them in the background.';
+
+/** The words a player reads, per problem. */
+export const PROBLEM_WORDS: Record<StartProblemKind, { title: string; text: string }> = {
+  'doorway-unreachable': {
+    title: 'Cannot reach the meeting point',
+    text: 'Players meet through a small server (the relay) before they connect to each other, and it did not answer. Check your internet connection, or ask for a new invite link: the world may have moved.',
+  },
+  'inviter-gone': {
+    title: 'Your friend has left',
+    text: 'The player who invited you is no longer online, and nobody else is in this world right now.',
+  },
+  'webrtc-blocked': {
+    title: 'Cannot connect to the other players',
+    text: 'Other players are online, but no direct connection to them could be opened. A firewall, a VPN or a browser setting may be blocking WebRTC; another network or browser may work.',
+  },
+  'webrtc-unsupported': {
+    title: 'This browser cannot connect to other players',
+    text: 'It has no WebRTC, which players use to connect to each other. A current Chrome, Firefox, Edge or Safari can.',
+  },
+  'nobody-here': {
+    title: 'No one else is here yet',
+    text: 'You are the first player in this world right now. Others who open it or your invite link will join you.',
+  },
+  'invite-malformed': {
+    title: 'This invite link is broken',
+    text: 'Part of it is missing or garbled, so it cannot say whom to join. Ask your friend to copy the link again.',
+  },
+  'invite-tampered': {
+    title: 'This invite link was changed',
+    text: 'It does not match what your friend sent, so it was not followed. Ask your friend for the link again.',
+  },
+};
+
+export interface ProblemOptions {
+  kind: StartProblemKind;
+  /** Technical detail (an error message), shown folded. */
+  detail?: string;
+  /** Shown as a button: reload and try again. */
+  retry?: () => void;
+  /** Shown as a button: open the world without the invite. */
+  withoutInvite?: () => void;
+}
+
+export class StartScreen {
+  private readonly text: HTMLElement;
+  private readonly bar: HTMLElement;
+  private readonly panel: HTMLElement;
+  private readonly rows = new Map<StageName, HTMLElement>();
+  private problemUp = false;
+  private ready = false;
+  private readonly started = performance.now();
+
+  constructor(private readonly root: HTMLElement, world: string) {
+    this.text = root.querySelector('.loading-text') as HTMLElement;
+    this.bar = root.querySelector('.loading-bar-fill') as HTMLElement;
+    const name = root.querySelector('.world-name');
+    if (name) name.textContent = `World “${world}”`;
+    const list = root.querySelector('.stages');
+    for (const [stage, label] of STAGES) {
+      const li = document.createElement('li');
+      li.dataset.stage = stage;
+      li.dataset.state = 'pending';
+      li.innerHTML = '<span class="mark">·</span> <span class="label"></span> <span class="when"></span>';
+      li.querySelector('.label')!.textContent = label;
+      list?.append(li);
+      this.rows.set(stage, li);
+    }
+    this.panel = document.createElement('div');
+    this.panel.className = 'problem';
+    this.panel.hidden = true;
+    root.append(this.panel);
+  }
+
+  /** Marks a stage (time since the page started, unless given). */
+  stage(name: StageName, state: StageState, note = '', ms = performance.now() - this.started): void {
+    const li = this.rows.get(name);
+    if (!li) return;
+    li.dataset.state = state;
+    li.querySelector('.mark')!.textContent = state === 'done' ? '✓' : state === 'failed' ? '✗' : state === 'skipped' ? '–' : '·';
+    li.querySelector('.when')!.textContent = [state === 'done' ? `${Math.round(ms)} ms` : '', note].filter(Boolean).join(' · ');
+  }
+
+  progress(message: string, fraction: number): void {
+    this.text.textContent = message;
+    this.bar.style.width = `${Math.round(Math.max(0, Math.min(1, fraction)) * 100)}%`;
+  }
+
+  /** Explains a problem with the start; the screen stays until the player chooses (or `resolved()`). */
+  problem(p: ProblemOptions): void {
+    const words = PROBLEM_WORDS[p.kind];
+    this.problemUp = true;
+    this.root.hidden = false;
+    this.root.classList.add('has-problem');
+    this.panel.dataset.kind = p.kind;
+    this.panel.innerHTML = '<h2></h2><p class="why"></p><div class="actions"></div><p class="alone-means"></p><details><summary>Details</summary><code></code></details>';
+    this.panel.querySelector('h2')!.textContent = words.title;
+    this.panel.querySelector('.why')!.textContent = words.text;
+    this.panel.querySelector('.alone-means')!.textContent = `${ALONE}: ${ALONE_MEANS}`;
+    this.panel.querySelector('code')!.textContent = p.detail ?? '';
+    const actions = this.panel.querySelector('.actions')!;
+    const button = (label: string, cls: string, fn: () => void) => {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.className = cls;
+      b.textContent = label;
+      b.addEventListener('click', fn);
+      actions.append(b);
+    };
+    if (p.retry) button('Retry', 'retry', p.retry);
+    if (p.withoutInvite) button('Open the world without the invite', 'without-invite', p.withoutInvite);
+    button(ALONE, 'alone', () => this.dismiss());
+    this.panel.hidden = false;
+  }
+
+  /** The problem went away (another player linked): drop the panel, lift the screen if the terrain is drawn. */
+  resolved(): void {
+    if (!this.problemUp) return;
+    this.dismiss();
+  }
+
+  /** The terrain is drawn: lift the screen, unless a problem waits for the player's choice. */
+  hide(): void {
+    this.ready = true;
+    if (!this.problemUp) this.root.hidden = true;
+  }
+
+  fail(message: string): void {
+    this.root.classList.add('failed');
+    this.text.textContent = message;
+    this.root.hidden = false;
+  }
+
+  private dismiss(): void {
+    this.problemUp = false;
+    this.panel.hidden = true;
+    this.root.classList.remove('has-problem');
+    if (this.ready) this.root.hidden = true;
+  }
+}
