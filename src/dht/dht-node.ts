@@ -161,6 +161,7 @@ export class DhtNode implements Dht {
       opts,
       relay: bootstrap?.signals,
       known: (hex) => table.has(hex) || links.get(hex) !== undefined || this.linkUpkeep.isDialing(hex),
+      linkedOrDialling: (hex) => links.get(hex) !== undefined || this.linkUpkeep.isDialing(hex),
       dial: (id, hex, signals) => this.linkUpkeep.dial(id, hex, signals, false),
     });
     this.refresher = new BucketRefresh({ selfId, clock, opts, table, lookup: this.lookup, call, learn: (id) => this.contactBook.learn(id) });
@@ -267,6 +268,11 @@ export class DhtNode implements Dht {
   /** Opens (or pins) a direct link to a peer one talks to often; pinned links survive budget cuts. */
   connect(id: NodeId): Promise<void> {
     return this.linkUpkeep.connect(id);
+  }
+
+  /** Dials a peer through the relay when we hold no link to it (dormant-contacts.ts `reach`). */
+  reach(id: NodeId): void {
+    this.dormant.reach(id);
   }
 
   /** Lets a pinned link be closed by the budget again. */

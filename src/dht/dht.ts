@@ -63,6 +63,12 @@ export interface Dht {
   send(to: NodeId, body: Uint8Array): boolean;
   /** Opens (or pins) a direct link to a peer one talks to often. */
   connect(id: NodeId): Promise<void>;
+  /**
+   * Dials a peer through the relay when we hold no link to it, at most every 10 s per peer:
+   * for a peer a higher layer must reach and gets no answer from (a healed partition can
+   * leave two overlays with no path between them).
+   */
+  reach(id: NodeId): void;
   /** Lets a pinned link be closed by the budget again. */
   unpin(id: NodeId): void;
   linkInfo(): LinkInfo[];

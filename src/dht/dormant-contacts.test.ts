@@ -4,7 +4,7 @@ import { idToHex, randomId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
 import { VirtualClock } from '../core/virtual-clock';
 import type { SignalChannel } from '../net/transport';
-import { DORMANT, DormantContacts } from './dormant-contacts';
+import { DORMANT, DormantContacts, REACH_BACKOFF_MS } from './dormant-contacts';
 
 const PERIOD = 60_000;
 const relay: SignalChannel = { sendSignal: () => {} };
@@ -13,15 +13,17 @@ function setup(withRelay = true) {
   const clock = new VirtualClock();
   const rand = seededRandom(6);
   const known = new Set<string>();
+  const linked = new Set<string>();
   const dials: { hex: string; signals: SignalChannel }[] = [];
   const dormant = new DormantContacts({
     clock,
     opts: { dormantProbeMs: PERIOD, random: rand },
     relay: withRelay ? relay : undefined,
     known: (hex) => known.has(hex),
+    linkedOrDialling: (hex) => linked.has(hex),
     dial: (_id, hex, signals) => void dials.push({ hex, signals }),
   });
-  return { clock, rand, known, dials, dormant };
+  return { clock, rand, known, linked, dials, dormant };
 }
 
 describe('DormantContacts', () => {
@@ -65,5 +67,34 @@ describe('DormantContacts', () => {
     await s.clock.advance(10 * PERIOD);
     expect(s.dials.length).toBe(2);
     expect(s.clock.pending).toBe(0);
+  });
+
+  it(`reaches a peer through the relay when it is not linked, at most once per ${REACH_BACKOFF_MS} ms per peer`, async () => {
+    const s = setup();
+    const a = randomId(s.rand), b = randomId(s.rand);
+    // In the table but unlinked (an island's view of the other side): reached all the same.
+    s.known.add(idToHex(a));
+    s.dormant.reach(a);
+    s.dormant.reach(a);
+    s.dormant.reach(b);
+    expect(s.dials.map((d) => d.hex)).toEqual([idToHex(a), idToHex(b)]);
+    expect(s.dials.every((d) => d.signals === relay)).toBe(true);
+    await s.clock.advance(REACH_BACKOFF_MS - 1);
+    s.dormant.reach(a);
+    expect(s.dials.length).toBe(2);
+    await s.clock.advance(1);
+    s.dormant.reach(a);
+    expect(s.dials.length).toBe(3);
+    // Linked (or being dialled): nothing to do.
+    s.linked.add(idToHex(b));
+    await s.clock.advance(REACH_BACKOFF_MS);
+    s.dormant.reach(b);
+    expect(s.dials.length).toBe(3);
+  });
+
+  it('reaches nobody without a relay', () => {
+    const s = setup(false);
+    s.dormant.reach(randomId(s.rand));
+    expect(s.dials).toEqual([]);
   });
 });

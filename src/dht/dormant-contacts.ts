@@ -11,6 +11,10 @@ import type { DhtOptions } from './dht-options';
 
 /** Dropped contacts remembered (the oldest is forgotten first). */
 export const DORMANT = 16;
+/** A peer a higher layer asked us to reach is dialled through the relay at most this often. */
+export const REACH_BACKOFF_MS = 10_000;
+/** Peers whose last reach is remembered (for the backoff; the oldest is forgotten first). */
+const REACHED = 64;
 
 export interface DormantContactsDeps {
   clock: Clock;
@@ -19,12 +23,15 @@ export interface DormantContactsDeps {
   relay: SignalChannel | undefined;
   /** Known again: in the table, linked, or being dialled (then not probed). */
   known(hex: string): boolean;
+  /** Linked, or being dialled: a reach is pointless. */
+  linkedOrDialling(hex: string): boolean;
   /** Dials id through signals, with no backoff on failure (link-upkeep.ts `dial`). */
   dial(id: NodeId, hex: string, signals: SignalChannel): void;
 }
 
 export class DormantContacts {
   private ids: NodeId[] = [];
+  private readonly reached = new Map<string, number>();
   private stopTimer: (() => void) | undefined;
 
   constructor(private readonly d: DormantContactsDeps) {}
@@ -55,6 +62,25 @@ export class DormantContacts {
     const id = this.ids.splice(Math.floor(this.d.opts.random() * this.ids.length), 1)[0]!;
     const hex = idToHex(id);
     if (this.d.known(hex)) return;
+    this.d.dial(id, hex, relay);
+  }
+
+  /**
+   * A higher layer must talk to `id` and gets no answer: after a partition heals, each side
+   * may hold a whole working overlay with no path to the other (islands), where probing one
+   * random dropped contact a minute is slow to help. So the relay dials it, once per
+   * REACH_BACKOFF_MS per peer. (Hosts call this for the hosts of their region's certificate
+   * that did not answer a claim.)
+   */
+  reach(id: NodeId): void {
+    const relay = this.d.relay;
+    const hex = idToHex(id);
+    if (!relay || this.d.linkedOrDialling(hex)) return;
+    const now = this.d.clock.now();
+    if (now - (this.reached.get(hex) ?? -Infinity) < REACH_BACKOFF_MS) return;
+    this.reached.delete(hex);
+    this.reached.set(hex, now);
+    if (this.reached.size > REACHED) this.reached.delete(this.reached.keys().next().value!);
     this.d.dial(id, hex, relay);
   }
 }

@@ -57,7 +57,9 @@ export class ClaimRound {
     return certShapeFault({ ...this.terms, grants: [...this.grants.values()] });
   }
 
-  allAnswered(): boolean {
-    return this.answered.size >= this.targets.size;
+  /** Whether every target answered, not counting those in `skip` (taken for dead). */
+  allAnswered(skip: ReadonlyMap<string, unknown> = new Map()): boolean {
+    for (const t of this.targets) if (!this.answered.has(t) && !skip.has(t)) return false;
+    return true;
   }
 }

@@ -8,10 +8,19 @@ export const HOST_DEFAULTS = {
   replicas: 3,
   /** Authoritative tick rate. */
   tickHz: 20,
-  /** Primary -> backups and subscribers. */
-  heartbeatMs: 250,
-  /** A backup that has not heard its primary for this long starts a takeover. */
-  failoverMs: 1000,
+  /** Primary -> backups and subscribers (a backup also checks its primary this often). */
+  heartbeatMs: 100,
+  /**
+   * A backup that has not heard its primary for this long starts a takeover. A crashed tab
+   * says nothing, so this is most of a failover's time (issue 9 target: 1 s to the next
+   * confirmed edit); it must stay well above a busy tab's event-loop stalls.
+   */
+  failoverMs: 600,
+  /**
+   * A primary takes a backup that answered none of its frames for this long for dead (and
+   * moves to a new host set). Slower than failoverMs: a busy backup costs nothing until then.
+   */
+  backupQuietMs: 1500,
   /** Extra wait per backup rank, so the next-closest backup claims first. */
   claimStaggerMs: 400,
   /**
@@ -19,7 +28,7 @@ export const HOST_DEFAULTS = {
    * less than this long ago. Backups refuse every other claimant for failoverMs / 2 after
    * hearing their primary, so with leaseMs below that no two primaries confirm at once.
    */
-  leaseMs: 400,
+  leaseMs: 250,
   /**
    * A claimant to whose claims no majority of the previous set answered at all (grant or
    * refusal: a refusal is proof of life) for this long takes that majority for dead and

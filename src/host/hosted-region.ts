@@ -55,6 +55,8 @@ export interface RegionContext {
   tableNear(key: NodeId, n: number): NodeId[];
   /** The n nodes closest to key among those we hold a live link to (so known alive), minus `exclude` (hex). */
   linkedNear(key: NodeId, n: number, exclude: ReadonlySet<string>): NodeId[];
+  /** Dials a node through the relay when we hold no link to it (a claim it did not answer: islands after a partition). */
+  reach(id: NodeId): void;
   /** Test hook: called whenever a primary accepts (orders) an edit. */
   onAccept?: (region: string, epoch: number, primaryHex: string) => void;
   /** Test hook: called whenever a primary confirms edits to their editors (lease checks). */
@@ -114,6 +116,8 @@ export class HostedRegion {
   /** Subscribers waiting for our claim to finish. */
   private readonly waiting = new Map<string, { id: NodeId; since: Stamp | undefined }>();
   private round: ClaimRound | undefined;
+  /** When our last claim went out: each grant of it holds our lease as an ack of a frame sent then would. */
+  claimSentAt = -Infinity;
   /** While claiming: the lowest epoch we will claim (a handoff's e). */
   private claimFloor = 0;
   private saving: Promise<void> = Promise.resolve();
@@ -196,7 +200,7 @@ export class HostedRegion {
   }
 
   private trace(what: string): void {
-    this.ctx.trace?.(this.name, `${this.ctx.selfHex.slice(0, 6)} ${what}`);
+    this.ctx.trace?.(this.name, `${this.ctx.selfHex.slice(-4)} ${what}`);
   }
 
   private send(to: NodeId, msg: RegionMessage): void {
@@ -524,12 +528,14 @@ export class HostedRegion {
     const round = new ClaimRound(terms, own, new Set(targets.keys()));
     this.round = round;
     this.trace(`claim e${e} hosts ${hosts.map((h) => idToHex(h).slice(0, 6)).join(',')}${pend.length ? ` pend ${pend.map((q) => `e${q.e}`).join(',')}` : ''}`);
+    this.claimSentAt = this.ctx.clock.now();
     for (const t of targets.values()) this.send(t, { t: 'CLAIM', ...this.r, e, hosts, ...(known ? { known } : {}), ...(rebase ? { rebase } : {}), ...(pend.length ? { pend } : {}) });
     const deadline = this.ctx.clock.now() + o.claimTimeoutMs;
     for (;;) {
       const now = this.ctx.clock.now();
       if (round.quorumAt === null && round.cert()) round.quorumAt = now;
-      if (round.quorumAt !== null && (round.allAnswered() || now - round.quorumAt >= o.claimGraceMs)) break;
+      // The grace waits for live hosts' states, not for the silent primary we replace.
+      if (round.quorumAt !== null && (round.allAnswered(this.silent) || now - round.quorumAt >= o.claimGraceMs)) break;
       if (now >= deadline || this.stopped || this.promised !== e) break;
       await new Promise<void>((resolve) => {
         const t = this.ctx.clock.setTimeout(resolve, Math.min(50, Math.max(1, deadline - now)));
@@ -544,11 +550,17 @@ export class HostedRegion {
     const cert = round.cert();
     // Evidence for a rebase: a majority of the previous set silent (refusals prove life).
     const prevSilent = !!known && known.hosts.filter((h) => idEquals(h, this.ctx.selfId) || round.answered.has(idToHex(h))).length < quorum(known.hosts.length);
+    // Not a host of the previous set, with its majority silent: no claim of ours can win
+    // until one of its hosts rebases, and ours would only outbid that claim.
+    if (!cert && prevSilent && known && !has(known.hosts, this.ctx.selfId)) this.deferUntil = Math.max(this.deferUntil, this.ctx.clock.now() + o.rebaseMs);
     if (cert || !prevSilent) this.prevGone = undefined;
     else if (round.fault() === 'no-previous-majority' && known && this.prevGone?.e !== known.e) this.prevGone = { e: known.e, since: this.ctx.clock.now() };
     this.trace(`claim e${e} ${cert ? `certified${rebase ? ' (rebase)' : ''}${known ? ` over e${known.e}` : ''}` : `failed (${round.fault() ?? 'no answer'})`} granted ${round.granted().map((g) => g.slice(0, 6)).join(',')} promised ${this.promised}`);
     // The refusals of this round say which granted epochs the next claim must cover.
     this.learned = [...this.learned, ...round.learned].slice(-MAX_PEND);
+    // Hosts that said nothing may be alive on another island of a healed partition (no
+    // overlay path leads there): the relay can still dial them, and one link joins the halves.
+    if (!cert) for (const [hex, id] of targets) if (!round.answered.has(hex) && !this.silent.has(hex)) this.ctx.reach(id);
     if (!cert || this.promised !== e || this.stopped || this.role !== 'claiming') {
       // No certificate, and none ever: the grants die with this round. Our granters may
       // forget this epoch (else every later claim would have to cover it).
@@ -561,6 +573,18 @@ export class HostedRegion {
       if (this.promised === e && this.promisedTo === this.ctx.selfHex) {
         this.promised = before.promised;
         this.promisedTo = before.promisedTo;
+      }
+      // The refusals named a certificate of a later epoch whose hosts leave us out (we
+      // followed a claim that lost, or the set moved on): not ours to claim; subscribers
+      // that ask us are sent to its primary.
+      const now = this.cert;
+      if (now && now.e >= this.epoch && now !== known && !has(now.hosts, this.ctx.selfId) && this.role === 'claiming') {
+        this.trace(`not a host of e${now.e}: idle`);
+        this.role = 'idle';
+        this.epoch = now.e;
+        this.primary = now.primary;
+        this.primaryHex = idToHex(now.primary);
+        this.hosts = now.hosts;
       }
       return false;
     }
@@ -585,9 +609,13 @@ export class HostedRegion {
     const majority = Math.floor(this.hosts.length / 2) + 1;
     if (known.length === this.hosts.length || known.length < majority || !has(known, this.ctx.selfId)) return lookup;
     lookup.catch(() => {});
-    const quick = new Promise<undefined>((resolve) => this.ctx.clock.setTimeout(() => resolve(undefined), this.ctx.opts.claimLookupMs));
-    const got = await Promise.race([lookup, quick]);
-    if (got) return got;
+    // The primary we replace went silent: it is the node closest to the key, so the lookup
+    // almost always waits on it. Its link, merely closed, is another matter (no wait there).
+    if (!silent || this.ctx.linkClosed(silent)) {
+      const quick = new Promise<undefined>((resolve) => this.ctx.clock.setTimeout(() => resolve(undefined), this.ctx.opts.claimLookupMs));
+      const got = await Promise.race([lookup, quick]);
+      if (got) return got;
+    }
     // Topped up to r with linked nodes (a link is proof of life): a set of two would be
     // stuck at the next death, since a new epoch needs a majority of the previous set.
     const extra = this.ctx.linkedNear(this.key, this.ctx.opts.replicas - known.length, new Set([...known.map(idToHex), ...this.suspects(), silent]));
@@ -683,12 +711,16 @@ export class HostedRegion {
     // A refusal carries our state too (not to outsiders): a claimant that wins without our
     // vote must still hold every edit we hold. And our certificate, when the claimant's is
     // older: its next claim must build on it.
+    // A majority of our certificate's hosts is gone, so only a rebase, which only they may
+    // claim, can certify the next epoch: a claimant from outside them cannot win, and
+    // holding our own claims back for it would keep the region down for good.
+    const mustRebase = !!this.cert && has(this.cert.hosts, this.ctx.selfId) && this.prevGone?.e === this.cert.e && !has(this.cert.hosts, from);
     const refuse = (why: string) => {
       this.trace(`refuse ${fromHex.slice(0, 6)} e${m.e}: ${why}`);
       // Duelling claimants starve each other (every claim leaves grants the next must cover):
       // we hold our own claims back for a closer host of the set we know, refused or not.
       // (Not for an outsider: its claims must change nothing here.)
-      if ((has(this.hosts, from) || (this.cert && has(this.cert.hosts, from))) && compareDistance(from, this.ctx.selfId, this.key) < 0) {
+      if (!mustRebase && (has(this.hosts, from) || (this.cert && has(this.cert.hosts, from))) && compareDistance(from, this.ctx.selfId, this.key) < 0) {
         this.deferUntil = Math.max(this.deferUntil, this.ctx.clock.now() + this.ctx.opts.claimTimeoutMs);
       }
       this.ctx.stats.refusals++;
@@ -699,6 +731,9 @@ export class HostedRegion {
       const parts = !has(this.hosts, from) || this.state.size === 0 ? [undefined] : pieces(this.allEntries());
       for (const part of parts) this.send(from, { t: 'GRANT', ...this.r, e: m.e, ok: false, promised: this.promised, ...(part ? { entries: encodeEntries(part) } : {}), ...cert, ...pend });
     };
+    // (Nor is it granted: a grant would make us follow it, and its claims, one after
+    // another, would keep us from ever claiming the rebase ourselves.)
+    if (mustRebase) return refuse(`e${this.cert!.e}'s majority is gone: rebase pending`);
     const why = grantRefusal({
       selfId: this.ctx.selfId, promised: this.promised, cert: this.cert, accepted: this.accepted, stateEpoch: this.state.version.e, primary: !!this.duty, handoffTo: this.handoffTo,
       following: this.role === 'backup' ? this.primaryHex : '', heardAgoMs: this.ctx.clock.now() - this.lastHeard, failoverMs: this.ctx.opts.failoverMs,
@@ -711,7 +746,7 @@ export class HostedRegion {
       return refuse('outsider');
     }
     // Only a claim from inside the host set holds our own claims back.
-    this.deferUntil = this.ctx.clock.now() + this.ctx.opts.claimTimeoutMs;
+    if (!mustRebase) this.deferUntil = Math.max(this.deferUntil, this.ctx.clock.now() + this.ctx.opts.claimTimeoutMs);
     if (m.e <= this.promised || this.stopped) return refuse(`promised ${this.promised} (late)`);
     this.promised = m.e;
     this.promisedTo = fromHex;

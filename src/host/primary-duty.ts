@@ -105,6 +105,11 @@ export class PrimaryDuty {
       this.fillFromLinks();
       this.recheckIfShort(250);
     }, 0);
+    // A granter promised us the epoch and follows us from its grant on (it refuses other
+    // claimants for failoverMs / 2 after it), as after an ack of a frame sent with our
+    // claim: so the lease holds from the certificate on, not from the first beat's acks.
+    const granted = new Set(this.region.cert!.grants.map((g) => idToHex(g.id)));
+    for (const b of this.backups()) if (granted.has(idToHex(b))) this.heardAt.set(idToHex(b), this.region.claimSentAt);
     for (const b of this.backups()) {
       this.syncBackup(b, idToHex(b));
       this.ctx.dht.connect(b).catch(() => {});
@@ -272,6 +277,13 @@ export class PrimaryDuty {
    * arrival either way, and not waiting for the tick saves up to 50 ms per edit.
    */
   private order(now: number): void {
+    // Only under our lease: an edit ordered without it could get a stamp below those of a
+    // successor that already confirmed edits, and a re-send of it to that successor would
+    // then be confirmed with that stamp, behind edits confirmed before it was even made.
+    if (!this.leaseHeld(now)) {
+      if (this.queue.length > 0 || this.offered.length > 0) this.ctx.stats.leaseWaits++;
+      return;
+    }
     const queue = this.queue;
     this.queue = [];
     const entries: Entry[] = [];
@@ -392,13 +404,13 @@ export class PrimaryDuty {
   }
 
   /**
-   * A backup that answered none of our beats for failoverMs is taken for dead: a killed tab's
+   * A backup that answered none of our beats for backupQuietMs is taken for dead: a killed tab's
    * link stays open at our end for seconds, and a second death in that time would leave the
    * region without a majority of its certified set.
    */
   private quiet(hex: string): boolean {
     const now = this.ctx.clock.now();
-    return now - this.startedAt > this.ctx.opts.failoverMs && now - (this.heardAt.get(hex) ?? this.startedAt) > this.ctx.opts.failoverMs;
+    return now - this.startedAt > this.ctx.opts.backupQuietMs && now - (this.heardAt.get(hex) ?? this.startedAt) > this.ctx.opts.backupQuietMs;
   }
 
   private startedAt = 0;

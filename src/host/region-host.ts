@@ -22,7 +22,7 @@ import { regionName, RegionKeys, type RegionCoord } from './region-key';
 import { decodeEntries } from './region-state';
 import { getLocation } from './region-records';
 
-export type HostDht = Pick<DhtNode, 'selfId' | 'findNode' | 'put' | 'get' | 'connect' | 'unpin' | 'events' | 'linkInfo' | 'closestContacts'>;
+export type HostDht = Pick<DhtNode, 'selfId' | 'findNode' | 'put' | 'get' | 'connect' | 'reach' | 'unpin' | 'events' | 'linkInfo' | 'closestContacts'>;
 
 export interface RegionHostArgs {
   dht: HostDht;
@@ -88,6 +88,7 @@ export class RegionHost {
       records: { certs, verify: args.verify },
       hostSet: (key, fresh) => this.hostSet(key, fresh),
       linkClosed: (hex) => this.closed.has(hex),
+      reach: (id) => args.dht.reach(id),
       tableNear: (key, n) => sortByDistance([args.dht.selfId, ...args.dht.closestContacts(key, n)], (x) => x, key).slice(0, n),
       linkedNear: (key, n, exclude) => sortByDistance(args.dht.linkInfo().filter((l) => !exclude.has(l.hex)).map((l) => l.id), (x) => x, key).slice(0, n),
       ...(args.onAccept ? { onAccept: args.onAccept } : {}),
