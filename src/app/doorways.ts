@@ -9,7 +9,7 @@
 import { Emitter } from '../core/emitter';
 import { idToHex, type NodeId } from '../core/node-id';
 import type { Bootstrap, BootstrapEvents } from '../net/bootstrap';
-import type { SignalBlob, SignalChannel } from '../net/transport';
+import { DialError, type SignalBlob, type SignalChannel, type Transport } from '../net/transport';
 
 export type DoorwaySpec =
   | { kind: 'relay'; url: string }
@@ -48,6 +48,7 @@ export class Doorways implements SignalChannel {
   /** Doorways that said they do not know a peer. */
   private readonly unknownAt = new Map<string, Set<Slot>>();
   private readonly sent = new Map<string, { at: number; blob: SignalBlob }[]>();
+  private readonly waiting = new Map<string, Set<() => void>>();
 
   constructor(
     specs: readonly DoorwaySpec[],
@@ -114,6 +115,37 @@ export class Doorways implements SignalChannel {
     return out.slice(0, n);
   }
 
+  /** Resolves when every open doorway has said it does not know `id` (it left). */
+  gone(id: NodeId): { promise: Promise<void>; cancel: () => void } {
+    const hex = idToHex(id);
+    let fn!: () => void;
+    const promise = new Promise<void>((resolve) => (fn = resolve));
+    let set = this.waiting.get(hex);
+    if (!set) this.waiting.set(hex, (set = new Set()));
+    set.add(fn);
+    return { promise, cancel: () => set.delete(fn) };
+  }
+
+  /**
+   * `transport` whose dials through these doorways fail as soon as the doorways say the peer
+   * is gone, instead of at the dial timeout (15 s): a join waits for all its first dials,
+   * and an invite's departed inviter must not hold up the join of its live contacts.
+   */
+  failFast(transport: Transport): Transport {
+    return {
+      selfId: transport.selfId,
+      events: transport.events,
+      handleSignal: (from, blob, signals) => transport.handleSignal(from, blob, signals),
+      close: () => transport.close(),
+      dial: (id, signals) => {
+        const dial = transport.dial(id, signals);
+        if (signals !== this) return dial;
+        const gone = this.gone(id);
+        return Promise.race([dial, gone.promise.then(() => { throw new DialError(`${idToHex(id).slice(0, 8)} is not at any doorway`); })]).finally(gone.cancel);
+      },
+    };
+  }
+
   close(): void {
     for (const s of this.slots) {
       s.unfeed?.();
@@ -139,6 +171,8 @@ export class Doorways implements SignalChannel {
     if (this.unknownAt.size > 256) this.unknownAt.delete(this.unknownAt.keys().next().value!);
     const next = this.pick(hex);
     if (!next) {
+      for (const fn of this.waiting.get(hex) ?? []) fn();
+      this.waiting.delete(hex);
       this.events.emit('undeliverable', { to });
       return;
     }

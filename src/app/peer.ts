@@ -182,7 +182,8 @@ export class Peer {
       globalThis.performance?.mark?.('vp:relay');
       stage('doorway', doors.open.map(doorwayName).join(', '));
     }
-    const node = (peers: NodeId[]) => createDhtNode({ selfId: cfg.identity.id, signer: cfg.identity, transport, clock, bootstrap: { peers, signals: doors }, options: dhtOptions(cfg) });
+    const dials = doors.failFast(transport);
+    const node = (peers: NodeId[]) => createDhtNode({ selfId: cfg.identity.id, signer: cfg.identity, transport: dials, clock, bootstrap: { peers, signals: doors }, options: dhtOptions(cfg) });
     const fromDoorways = () => doors.randomPeers(opts.bootstrapPeers);
     const invited = cfg.invitePeers ?? [];
     const first = invited.length ? invited : await fromDoorways();
@@ -216,6 +217,7 @@ export class Peer {
     }
     peer.channels = new AppChannels(peer.dht);
     peer.dht.events.on('link-open', () => {
+      peer.firstLink();
       if (peer.status === 'alone') {
         // Out of being alone (a search or a newcomer linked us): look ourselves up, as a
         // join does, so the table fills from the new peer's view of the world.
@@ -230,6 +232,15 @@ export class Peer {
     });
     if (peer.status === 'alone') peer.finder.poke();
     return peer;
+  }
+
+  private linked = false;
+  /** The first link of this peer's life (during the join, or later out of being alone): marked for benchmarks. */
+  private firstLink(): void {
+    if (this.linked) return;
+    this.linked = true;
+    globalThis.performance?.mark?.('vp:first-link');
+    this.cfg.onStage?.('first-link', '');
   }
 
   private classify(first: NodeId[], invited: boolean): JoinFailure {
@@ -263,7 +274,7 @@ export class Peer {
     const offLink = dht.events.on('link-open', () => {
       offLink();
       this.clock.clearTimeout(timer);
-      this.cfg.onStage?.('first-link', '');
+      this.firstLink();
     });
     const late = new Promise<'timeout'>((resolve) => {
       timer = this.clock.setTimeout(() => { if (dht.linkInfo().length === 0) resolve('timeout'); }, Math.max(0, deadline - this.clock.now()));

@@ -229,7 +229,12 @@ async function main(): Promise<void> {
     stats: () => ({ fps, chunksLoaded: world.size, chunksPending: streamer.pending, readyMs, pendingEdits: editor.pending, tentativeEdits: net?.source.tentative.size ?? 0, gapFrames, frames: totalFrames, ...view.stats() }),
     tentative: () => net?.source.tentative.list() ?? [],
   });
-  if (peer) api.net = createNetApi(peer);
+  if (peer) {
+    const joined = peer;
+    api.net = createNetApi(joined);
+    api.invite = () => inviteLinkFor(joined, cfg, location.href.split('#')[0]!);
+  }
+  api.startProblem = () => document.querySelector<HTMLElement>('#loading .problem:not([hidden])')?.dataset.kind;
   if (net) {
     api.hosting = createHostingApi(net, remote, clock, ticker);
     addEventListener('pagehide', () => net?.stop());

@@ -22,6 +22,7 @@ export function explainStart(screen: StartScreen, hud: Hud, cfg: PageConfig, p: 
   }
   const failed = p.kind === 'doorway-unreachable' ? 'doorway' : p.kind.startsWith('invite') ? null : 'first-link';
   if (failed) screen.stage(failed, 'failed');
+  if (!p.kind.startsWith('invite')) screen.stage('dht-ready', 'skipped', 'alone for now');
   screen.problem({
     kind: p.kind,
     detail: p.detail,

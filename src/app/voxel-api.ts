@@ -61,6 +61,10 @@ export interface VoxelApi {
   net?: NetApi;
   /** Region hosting and remote players; set with `net`. */
   hosting?: HostingApi;
+  /** A fresh signed invite link to this world from this tab (the pause menu's Copy-invite); set with `net`. */
+  invite?: () => Promise<string>;
+  /** Why the start went wrong as the start screen said it (its kind), if it did; set with `net`. */
+  startProblem?: () => string | undefined;
 }
 
 export interface VoxelApiParts {

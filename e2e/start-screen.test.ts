@@ -1,0 +1,114 @@
+// The start screen tells a player what went wrong, in words, within 5 s of opening the
+// page: the relay is unreachable, WebRTC is blocked (a browser that gathers no ICE
+// candidate, as behind a strict firewall), the invite is broken, or it was altered. It
+// offers Retry and "play here alone for now", and the game goes on underneath. Writes
+// docs/screenshots/start-screen.png.
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import { CHROMIUM, CHROMIUM_ARGS, launchBrowser } from './browser';
+import { startRelayProcess, type RelayProcess } from './relay-process';
+
+const EXPLAINED_WITHIN_MS = 5000;
+let browser: Browser;
+let relay: RelayProcess;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  relay = await startRelayProcess(8085);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await relay?.stop();
+});
+
+const page = async (b: Browser = browser): Promise<Page> => {
+  const p = await (await b.newContext({ viewport: { width: 960, height: 600 } })).newPage();
+  p.on('pageerror', (e) => console.error('pageerror', e));
+  return p;
+};
+
+/** The problem the start screen shows and when (ms after navigation), once it shows one. */
+async function explained(p: Page): Promise<{ kind: string; ms: number; title: string; buttons: string[] }> {
+  await p.waitForSelector('#loading .problem:not([hidden])', { timeout: 15_000 });
+  return p.evaluate(() => {
+    const panel = document.querySelector<HTMLElement>('#loading .problem')!;
+    return {
+      kind: panel.dataset.kind!,
+      ms: performance.getEntriesByName('vp:start-explained')[0]?.startTime ?? NaN,
+      title: panel.querySelector('h2')!.textContent!,
+      buttons: [...panel.querySelectorAll('button')].map((b) => b.textContent!),
+    };
+  });
+}
+
+const url = (q: string, frag: string) => `${inject('baseUrl')}/?rd=2&${q}#${frag}`;
+
+describe('the start screen explains a failed start', () => {
+  it('an unreachable relay: said within 5 s, with Retry and play alone; playing alone lifts the screen', async () => {
+    const p = await page();
+    await p.goto(url('relay=ws://127.0.0.1:8079/relay', 'world=start-e2e'));
+    const e = await explained(p);
+    console.log(`unreachable relay explained ${Math.round(e.ms)} ms after navigation: "${e.title}"`);
+    expect(e.kind).toBe('doorway-unreachable');
+    expect(e.ms).toBeLessThan(EXPLAINED_WITHIN_MS);
+    expect(e.buttons).toEqual(['Retry', 'Play here alone for now']);
+    await p.waitForFunction(() => typeof window.voxel === 'object', null, { timeout: 30_000 });
+    await p.evaluate(() => window.voxel.ready());
+    expect(await p.locator('#loading').isVisible()).toBe(true); // the choice is the player's
+    await p.locator('#loading .stages').waitFor();
+    expect(await p.locator('#loading li[data-stage="doorway"]').getAttribute('data-state')).toBe('failed');
+    mkdirSync('docs/screenshots', { recursive: true });
+    await p.screenshot({ path: 'docs/screenshots/start-screen.png' });
+    await p.getByRole('button', { name: 'Play here alone for now' }).click();
+    await p.locator('#loading').waitFor({ state: 'hidden', timeout: 2000 });
+    expect(await p.evaluate(() => window.voxel.net!.status())).toBe('alone');
+  });
+
+  it('WebRTC blocked (a browser that gathers no ICE candidate) while others are online: said within 5 s', async () => {
+    const host = await page();
+    await host.goto(url(`render=off&relay=${encodeURIComponent(relay.url)}`, 'world=start-e2e-2'));
+    await host.waitForFunction(() => window.voxel?.net !== undefined, null, { timeout: 30_000 });
+    // No media permission: in a loopback-only namespace Chromium then gathers no candidate at all.
+    const blocked = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS.filter((a) => a !== '--use-fake-ui-for-media-stream') });
+    try {
+      const p = await page(blocked);
+      await p.goto(url(`render=off&relay=${encodeURIComponent(relay.url)}`, 'world=start-e2e-2'));
+      const e = await explained(p);
+      console.log(`WebRTC blocked explained ${Math.round(e.ms)} ms after navigation: "${e.title}"`);
+      expect(e.kind).toBe('webrtc-blocked');
+      expect(e.ms).toBeLessThan(EXPLAINED_WITHIN_MS);
+    } finally {
+      await blocked.close();
+    }
+  });
+
+  it('a broken invite: said at once, and the world opens without it', async () => {
+    const p = await page();
+    await p.goto(url('render=off', 'world=start-e2e-3&peer=12345'));
+    const e = await explained(p);
+    expect(e.kind).toBe('invite-malformed');
+    expect(e.ms).toBeLessThan(EXPLAINED_WITHIN_MS);
+    expect(e.buttons).toContain('Open the world without the invite');
+    expect(await p.locator('#loading .problem details code').textContent()).toContain('40 hex digits');
+  });
+
+  it('an altered invite (another seed) is refused as changed, and the world opens without it', async () => {
+    const a = await page();
+    await a.goto(url('render=off', 'world=start-e2e-4'));
+    await a.waitForFunction(() => window.voxel?.invite !== undefined, null, { timeout: 30_000 });
+    const link = new URL(await a.evaluate(() => window.voxel.invite!()));
+    const f = new URLSearchParams(link.hash.slice(1));
+    expect(f.get('sig')).toBeTruthy();
+    f.set('seed', 'not-what-was-sent');
+    link.hash = f.toString();
+    const b = await page();
+    await b.goto(link.toString().replace('?', '?render=off&'));
+    const e = await explained(b);
+    expect(e.kind).toBe('invite-tampered');
+    expect(e.title).toBe('This invite link was changed');
+    await b.waitForFunction(() => typeof window.voxel === 'object', null, { timeout: 30_000 });
+    await b.evaluate(() => window.voxel.ready()); // the world opens without the invite
+  });
+});
