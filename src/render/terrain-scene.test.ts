@@ -82,6 +82,24 @@ describe('terrain scene', () => {
     expect(terrain.stats.sectionsMeshed - meshed).toBe(4);
   });
 
+  it('counts a column drawn while an edit re-meshes it, not while a neighbour\'s arrival does', async () => {
+    const { terrain } = scene();
+    const a = column();
+    terrain.setChunk(0, 0, a);
+    await terrain.idle();
+    // An edit: the old mesh stays on screen until the new one is there.
+    a[blockIndex(4, 20, 4)] = 0;
+    terrain.markBlockChanged(4, 20, 4);
+    expect(terrain.stats.meshBacklog).toBeGreaterThan(0);
+    expect(terrain.isChunkMeshed(0, 0)).toBe(true);
+    await terrain.idle();
+    // A neighbour: column 0,0 lacks the faces toward it until it is re-meshed.
+    terrain.setChunk(1, 0, new Uint8Array(CHUNK_VOLUME));
+    expect(terrain.isChunkMeshed(0, 0)).toBe(false);
+    await terrain.idle();
+    expect(terrain.isChunkMeshed(0, 0)).toBe(true);
+  });
+
   it('clears sections that became empty when a column is replaced', async () => {
     const { terrain } = scene();
     terrain.setChunk(0, 0, column());

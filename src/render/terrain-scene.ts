@@ -45,8 +45,15 @@ interface Column {
   readonly blocks: Uint8Array;
   /** [sy * 2 + pass] */
   readonly meshes: (Mesh | undefined)[];
-  /** Sections (sy) queued or in a worker: the column is fully drawn when empty. */
+  /** Sections (sy) queued or in a worker. */
   readonly pending: Set<number>;
+  /**
+   * Of those, the ones marked because the column or a neighbour arrived: their mesh on
+   * screen is missing or lacks faces toward the neighbour. The column is fully drawn when
+   * empty. A re-mesh after a block edit is not here: the old mesh stays on screen until the
+   * new one replaces it.
+   */
+  readonly unfinished: Set<number>;
 }
 
 export class TerrainScene {
@@ -73,7 +80,7 @@ export class TerrainScene {
   setChunk(cx: number, cz: number, blocks: Uint8Array): void {
     const key = chunkKey(cx, cz);
     const old = this.columns.get(key);
-    const col: Column = { cx, cz, blocks, meshes: old?.meshes ?? new Array<Mesh | undefined>(SECTIONS * 2).fill(undefined), pending: new Set() };
+    const col: Column = { cx, cz, blocks, meshes: old?.meshes ?? new Array<Mesh | undefined>(SECTIONS * 2).fill(undefined), pending: new Set(), unfinished: new Set() };
     this.columns.set(key, col);
     // A replaced column must also clear sections that became empty.
     for (let sy = 0; sy < SECTIONS; sy++) if (old || !sectionIsEmpty(blocks, sy)) this.mark(cx, cz, sy, false);
@@ -105,9 +112,13 @@ export class TerrainScene {
     return this.columns.has(chunkKey(cx, cz));
   }
 
-  /** True once a loaded column has no section left to mesh. */
+  /**
+   * True once a loaded column is fully drawn: every section meshed since the column and its
+   * neighbours arrived. Sections re-meshed after a block edit do not count against it (their
+   * old mesh is on screen meanwhile), so a player editing nearby sees no "missing" column.
+   */
   isChunkMeshed(cx: number, cz: number): boolean {
-    return this.columns.get(chunkKey(cx, cz))?.pending.size === 0;
+    return this.columns.get(chunkKey(cx, cz))?.unfinished.size === 0;
   }
 
   /** Re-meshes the section of a changed block, and the neighbours it touches on a border. */
@@ -161,6 +172,7 @@ export class TerrainScene {
     const col = this.columns.get(chunkKey(cx, cz));
     if (!col) return;
     col.pending.add(sy);
+    if (!urgent) col.unfinished.add(sy);
     this.queue.mark(cx, cz, sy, urgent);
   }
 
@@ -234,7 +246,9 @@ export class TerrainScene {
 
   private finishSection(col: Column, sy: number): void {
     // Marked again while it was being meshed: it is still pending.
-    if (!this.queue.has(col.cx, col.cz, sy)) col.pending.delete(sy);
+    if (this.queue.has(col.cx, col.cz, sy)) return;
+    col.pending.delete(sy);
+    col.unfinished.delete(sy);
   }
 
   /** Replaces one mesh slot, disposing the geometry it held (no GPU memory leak). */
