@@ -1,6 +1,6 @@
-// One bot player of the test agent (bench/agents.ts): a Chromium page of the real app with
-// rendering off, driven only through window.voxel, as the dissertation's evaluation client
-// drove the game. Everything a bot does goes through the same code paths a person's input
+// One bot player of the test agent (bench/agents.ts): a Chromium page of the real app,
+// rendering off unless it is one of the rendering tabs, driven only through window.voxel,
+// as the dissertation's evaluation client drove the game. Everything a bot does goes through the same code paths a person's input
 // takes (teleport = the session, setBlock = the BlockEditor).
 //
 // Functions handed to page.evaluate run in the page: they declare no inner named functions
@@ -15,6 +15,8 @@ export interface BotOptions {
   world: string;
   seed: string;
   renderDistance: number;
+  /** Draw the world (WebGL on SwiftShader) instead of ?render=off. */
+  render?: boolean;
   /** ws:// relay; default: the page's own /relay. */
   relayUrl?: string;
   /** Wait for window.voxel.net as part of joining (default true). */
@@ -34,10 +36,14 @@ export interface BotStep {
 export type NumericStats = Record<string, number>;
 
 const chunkOf = (v: number) => Math.floor(Math.floor(v) / 16);
+/** Clock readings of two pages of one machine may differ by this much (ms). */
+const SINCE_SLACK_MS = 50;
 
 export class Bot {
   readonly errors: string[] = [];
   joinMs = NaN;
+  /** Date.now() when ready() resolved. */
+  readyAt = NaN;
   x = 0;
   y = 0;
   z = 0;
@@ -51,7 +57,7 @@ export class Bot {
   constructor(readonly index: number, private readonly context: BrowserContext, private readonly o: BotOptions) {}
 
   get url(): string {
-    const q = new URLSearchParams({ render: 'off', rd: String(this.o.renderDistance) });
+    const q = new URLSearchParams(this.o.render ? { rd: String(this.o.renderDistance) } : { render: 'off', rd: String(this.o.renderDistance) });
     if (this.o.relayUrl) q.set('relay', this.o.relayUrl);
     if (!this.o.net) q.set('net', 'off');
     const frag = new URLSearchParams({ world: this.o.world, seed: this.o.seed });
@@ -68,6 +74,7 @@ export class Bot {
     await this.page.goto(this.url, { timeout: this.o.joinTimeoutMs });
     await this.page.waitForFunction(() => typeof window.voxel === 'object', null, { timeout: this.o.joinTimeoutMs, polling: 10 });
     await this.page.evaluate(() => window.voxel.ready());
+    this.readyAt = Date.now();
     if (this.o.net) await this.page.waitForFunction(() => window.voxel.net !== undefined, null, { timeout: this.o.joinTimeoutMs, polling: 10 });
     this.joinMs = Date.now() - t0;
     const p = await this.page.evaluate(() => window.voxel.player());
@@ -146,18 +153,49 @@ export class Bot {
     return !err;
   }
 
-  /** When the block change (x, y, z) -> id arrived in this page's world (epoch ms), or NaN after the timeout. */
-  async waitForBlock(x: number, y: number, z: number, id: number, timeoutMs: number): Promise<number> {
-    return this.page.evaluate(async ([x, y, z, id, timeoutMs]) => {
+  /**
+   * When this edit's change (x, y, z) -> id arrived in this page's world (epoch ms), or NaN
+   * if it has not within timeoutMs (0: look once). The edit is told apart from earlier
+   * ones at the same spot by time: the first matching change that arrived after `since`
+   * (when the editor issued it, on the same machine's clock, less SINCE_SLACK_MS for the
+   * pages' clock readings). The world's change list has no request id to match by.
+   */
+  async waitForBlock(x: number, y: number, z: number, id: number, since: number, timeoutMs: number): Promise<number> {
+    return this.page.evaluate(async ([x, y, z, id, after, timeoutMs]) => {
       // The world records when each change arrived, so watching late does not add latency.
       const until = Date.now() + timeoutMs!;
       for (;;) {
-        const hit = window.voxel.changes().find((c) => c.x === x && c.y === y && c.z === z && c.id === id);
+        const hit = window.voxel.changes().find((c) => c.x === x && c.y === y && c.z === z && c.id === id && c.at >= after!);
         if (hit) return hit.at;
-        if (Date.now() > until) return NaN;
+        if (Date.now() >= until) return NaN;
         await new Promise((r) => setTimeout(r, 5));
       }
-    }, [x, y, z, id, timeoutMs] as const);
+    }, [x, y, z, id, since - SINCE_SLACK_MS, timeoutMs] as const);
+  }
+
+  /**
+   * Waits for the first full load at this tab's render distance: gapFrames (frames after
+   * ready with a column missing inside render distance - 2) stops growing while frames are
+   * drawn. Returns the counters then, or null if it did not within timeoutMs.
+   */
+  async fullLoad(timeoutMs: number): Promise<{ gapFrames: number; frames: number; at: number } | null> {
+    const until = Date.now() + timeoutMs;
+    let prev = await this.renderCounters();
+    while (Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 500));
+      const now = await this.renderCounters();
+      // A whole half-second of frames (at least 3) without a gap frame: everything near is drawn.
+      if (now.frames - prev.frames >= 3 && now.gapFrames === prev.gapFrames) return { ...now, at: Date.now() };
+      prev = now;
+    }
+    return null;
+  }
+
+  async renderCounters(): Promise<{ gapFrames: number; frames: number }> {
+    return this.page.evaluate(() => {
+      const s = window.voxel.stats();
+      return { gapFrames: s.gapFrames, frames: s.frames };
+    });
   }
 
   /** True when the column of (x, z) is loaded in this bot's world. */

@@ -1,6 +1,7 @@
 // The test agent (issue 4; the dissertation's evaluation client): N bot players in one
 // headless Chromium, one browser context each (so each has its own identity and
-// IndexedDB), pages opened with ?render=off. Each joins, walks a random route (seeded,
+// IndexedDB), pages opened with ?render=off except the first --render-tabs, which draw
+// the world at --render-rd and count frames with a gap (border_gap_frames). Each joins, walks a random route (seeded,
 // so the same --seed walks the same routes) across chunk borders around the shared spawn
 // at walking speed, in 10 Hz steps through window.voxel.teleport, and every few seconds
 // places a block beside itself which the other bots watch for (edit-to-visible latency,
@@ -8,6 +9,7 @@
 //
 //   npm run agents -- --count N [--url URL] [--relay URL] [--seconds S] [--seed S]
 //                     [--rd N] [--json FILE] [--net off] [--dir DIST] [--join-timeout S]
+//                     [--render-tabs N] [--render-rd N]
 //
 // Bots talk over WebRTC, so run it in the loopback-only namespace:
 //   bash scripts/netns.sh npm run agents -- --count 8
@@ -39,6 +41,12 @@ export const AGENT_DEFAULTS = {
   /** How long other bots watch for a placed block before counting it as not seen. */
   visibleTimeoutMs: 3000,
   joinTimeoutMs: 60_000,
+  /** Bots that draw the world (WebGL on SwiftShader, a small viewport) instead of ?render=off. */
+  renderTabs: 0,
+  /** Their render distance. */
+  renderTabRenderDistance: 8,
+  /** How long a rendering tab may take to draw everything within its render distance - 2 once. */
+  fullLoadTimeoutMs: 120_000,
   /** Pause between bot starts, so joins do not all land in one instant. */
   staggerMs: 250,
   net: true,
@@ -68,8 +76,19 @@ export interface AgentReport {
   join_ms: Summary;
   /** Chunk snapshot latency: a region subscription's start to its snapshot (median over bots of each bot's p50 / p99). */
   chunk_snapshot_ms: { p50: number; p99: number; samples: number };
-  /** Block placed by one bot to visible at another; NaN (null in JSON) when never seen. */
-  edit_visible_ms: Summary & { missed: number };
+  /**
+   * Block placed by one bot to visible at another (one sample per watcher: a bot with the
+   * spot's column loaded). missed: not seen within visibleTimeoutMs, split after the walk
+   * into late (arrived since) and never; watch_errors: a watcher's page failed to answer.
+   */
+  edit_visible_ms: Summary & { missed: number; late: number; never: number; watch_errors: number };
+  /**
+   * The rendering tabs: time from ready to the first full load (everything within render
+   * distance - 2 drawn), then, from that moment to the end of the walk, frames drawn, frames
+   * with a column missing inside render distance - 2 (gap_frames), and their border crossings.
+   * not_loaded: tabs that never reached a full load (their frames are not counted).
+   */
+  render: { tabs: number; rd: number; full_load_ms: Summary; frames: number; gap_frames: number; fps: number; crossings: number; not_loaded: number };
   /** Own position updates sent per second (teleport steps taken), median over bots. */
   position_updates_hz: number;
   /** Other players' positions received per second per player in view during the walk (median over bots that saw one). */
@@ -126,8 +145,12 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
     // --- join --------------------------------------------------------------------------
     const joining: Promise<void>[] = [];
     for (let i = 0; i < o.count; i++) {
-      const bot = new Bot(i, await browser.newContext(), {
-        baseUrl: url, world, seed: o.seed, renderDistance: o.renderDistance, relayUrl: options.relayUrl, net: o.net, joinTimeoutMs: o.joinTimeoutMs,
+      const render = i < o.renderTabs;
+      // A small viewport: SwiftShader draws on the CPU, and these tabs share 2 cores.
+      const context = await browser.newContext(render ? { viewport: { width: 640, height: 360 } } : {});
+      const bot = new Bot(i, context, {
+        baseUrl: url, world, seed: o.seed, renderDistance: render ? o.renderTabRenderDistance : o.renderDistance,
+        render, relayUrl: options.relayUrl, net: o.net, joinTimeoutMs: o.joinTimeoutMs,
       });
       bots.push(bot);
       joining.push(bot.join().then(
@@ -140,13 +163,24 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
     const live = bots.filter((b) => Number.isFinite(b.joinMs));
     if (!live.length) throw new Error(`no bot joined: ${errors.join('; ')}`);
 
+    // Rendering tabs: gap frames count from their first full load (drawing 13 x 13 columns
+    // at rd 8 takes a while after ready, which only needs the nearest few).
+    const renderers = live.filter((b) => b.index < o.renderTabs);
+    const loaded = await Promise.all(renderers.map(async (b) => {
+      const at = await b.fullLoad(o.fullLoadTimeoutMs).catch(() => null);
+      log(`agents: rendering bot ${b.index} ${at ? `fully loaded ${at.at - b.readyAt} ms after ready` : 'never fully loaded'}`);
+      return at;
+    }));
+
     // --- walk and edit -------------------------------------------------------------------
     const rnd = mulberry32(hashString(o.seed));
     const centre = { x: live[0]!.x, z: live[0]!.z };
     const pick = () => ({ x: centre.x + (rnd() * 2 - 1) * o.roamRadius, z: centre.z + (rnd() * 2 - 1) * o.roamRadius });
     const targets = live.map(() => pick());
     const visible: number[] = [];
-    let missed = 0;
+    /** Watchers that did not see an edit within visibleTimeoutMs: looked at again after the walk. */
+    const misses: { bot: Bot; x: number; y: number; z: number; id: number; since: number }[] = [];
+    let watchErrors = 0;
     const edits = { placed: 0, removed: 0, failed: 0, no_spot: 0 };
     const editing = new Set<Bot>();
     const inFlight: Promise<void>[] = [];
@@ -159,11 +193,12 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
         // Watchers: the other bots that have the spot's column loaded.
         const others = live.filter((b) => b !== bot && b.alive);
         const watch = await Promise.all(others.map(async (b) => ((await b.hasColumn(spot.x, spot.z)) ? b : null)));
-        const seenAt = await Promise.all(watch.filter((b): b is Bot => b !== null).map((b) => b.waitForBlock(spot.x, spot.y, spot.z, spot.id, o.visibleTimeoutMs)));
-        for (const t of seenAt) {
-          if (Number.isFinite(t)) visible.push(t - spot.at);
-          else missed++;
-        }
+        await Promise.all(watch.filter((b): b is Bot => b !== null).map(async (b) => {
+          const t = await b.waitForBlock(spot.x, spot.y, spot.z, spot.id, spot.at, o.visibleTimeoutMs).catch(() => null);
+          if (t === null) watchErrors++;
+          else if (Number.isFinite(t)) visible.push(t - spot.at);
+          else misses.push({ bot: b, ...spot, since: spot.at });
+        }));
         if (await bot.removeBlock(spot.x, spot.y, spot.z)) edits.removed++;
         else edits.failed++;
       } catch (e) {
@@ -200,6 +235,11 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
     }
     const walked = (Date.now() - t0) / 1000;
     await Promise.all(inFlight);
+    const rendered = await Promise.all(renderers.map((b) => b.renderCounters().catch(() => null)));
+    // Edits not seen in time: arrived late, or never (the block is removed by now, but its
+    // arrival stays in the change list).
+    let late = 0;
+    for (const m of misses) if (Number.isFinite(await m.bot.waitForBlock(m.x, m.y, m.z, m.id, m.since, 0).catch(() => NaN))) late++;
 
     // --- report --------------------------------------------------------------------------
     const stats = await statsAt();
@@ -219,6 +259,21 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
     });
     const botErrors = bots.flatMap((b) => b.errors.map((e) => `bot ${b.index}: ${e}`));
     const allErrors = [...errors, ...botErrors];
+    function renderReport(): AgentReport['render'] {
+      let frames = 0, gapFrames = 0, crossings = 0, notLoaded = 0;
+      renderers.forEach((b, i) => {
+        const from = loaded[i], to = rendered[i];
+        if (!from || !to) return void notLoaded++;
+        frames += to.frames - from.frames;
+        gapFrames += to.gapFrames - from.gapFrames;
+        crossings += b.crossings;
+      });
+      const fullLoad = renderers.flatMap((b, i) => (loaded[i] ? [loaded[i].at - b.readyAt] : []));
+      return {
+        tabs: renderers.length, rd: o.renderTabRenderDistance, full_load_ms: summary(fullLoad), frames, gap_frames: gapFrames,
+        fps: renderers.length - notLoaded > 0 ? Math.round((frames / walked / (renderers.length - notLoaded)) * 10) / 10 : NaN, crossings, not_loaded: notLoaded,
+      };
+    }
     return {
       bots: o.count,
       joined: live.length,
@@ -227,7 +282,8 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
       seed: o.seed,
       join_ms: summary(live.map((b) => b.joinMs)),
       chunk_snapshot_ms: snapshot,
-      edit_visible_ms: { ...summary(visible), missed },
+      edit_visible_ms: { ...summary(visible), missed: misses.length, late, never: misses.length - late, watch_errors: watchErrors },
+      render: renderReport(),
       position_updates_hz: Math.round(median(live.map((b) => b.moves / walked)) * 10) / 10,
       remote_position_hz: remoteHz.length ? Math.round(median(remoteHz) * 10) / 10 : NaN,
       chunk_crossings: live.reduce((n, b) => n + b.crossings, 0),
@@ -271,8 +327,10 @@ function parseArgs(argv: string[]): AgentOptions & { json?: string } {
       case '--join-timeout': out.joinTimeoutMs = num() * 1000; break;
       case '--net': out.net = need() !== 'off'; break;
       case '--dir': out.staticDir = need(); break;
+      case '--render-tabs': out.renderTabs = Math.floor(num()); break;
+      case '--render-rd': out.renderTabRenderDistance = Math.floor(num()); break;
       case '--help': case '-h':
-        console.log('npm run agents -- --count N [--url URL] [--relay URL] [--seconds S] [--seed S] [--rd N] [--json FILE] [--join-timeout S] [--net off] [--dir DIST]');
+        console.log('npm run agents -- --count N [--url URL] [--relay URL] [--seconds S] [--seed S] [--rd N] [--json FILE] [--join-timeout S] [--net off] [--dir DIST] [--render-tabs N] [--render-rd N]');
         process.exit(0);
         break;
       default: throw new Error(`unknown option ${a} (try --help)`);

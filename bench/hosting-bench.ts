@@ -1,6 +1,8 @@
-// With 8 bot tabs on loopback (bench/agents.ts): edit_visible_ms (block placed by one bot,
-// visible at another), border_gap_frames (frames with a column missing inside the render
-// distance while bots walk across chunk and region borders), and how the bots joined.
+// With 8 bot tabs on loopback (bench/agents.ts, rendering off): edit_visible_ms (block
+// placed by one bot, visible at another; misses counted, late and never apart),
+// loaded_gap_frames (frames with a column missing inside render distance - 2 while bots
+// walk across chunk and region borders; with rendering off, drawn means loaded: the
+// rendered figure is border_gap_frames, bench/border-bench.ts), and how the bots joined.
 import { runAgents } from './agents';
 
 export async function benchHosting(): Promise<Record<string, number>> {
@@ -11,8 +13,11 @@ export async function benchHosting(): Promise<Record<string, number>> {
     edit_visible_ms_p99: r.edit_visible_ms.p99,
     edit_visible_samples: r.edit_visible_ms.samples,
     edit_visible_missed: r.edit_visible_ms.missed,
-    border_gap_frames: sum('gapFrames'),
-    border_crossings: r.chunk_crossings,
+    edit_visible_late: r.edit_visible_ms.late,
+    edit_visible_never: r.edit_visible_ms.never,
+    edit_visible_watch_errors: r.edit_visible_ms.watch_errors,
+    loaded_gap_frames: sum('gapFrames'),
+    agents_crossings: r.chunk_crossings,
     agents_join_ms_p50: r.join_ms.p50,
     agents_edit_failures: r.edits.failed,
     agents_chunk_snapshot_ms_p50: r.chunk_snapshot_ms.p50,

@@ -10,6 +10,7 @@ import { benchFirstFrame } from './first-frame-bench';
 import { benchTabs } from './tabs-bench';
 import { measureHiddenTickHz } from './hidden-tick-bench';
 import { benchHosting } from './hosting-bench';
+import { benchBorder } from './border-bench';
 import { benchFailoverCrash } from './failover-bench';
 import { benchHostile } from './hostile-bench';
 import { benchAuth } from './auth-bench';
@@ -25,6 +26,7 @@ const benches: Bench[] = [
   ['tabs', benchTabs],
   ['hidden tick', measureHiddenTickHz],
   ['hosting', benchHosting],
+  ['border', benchBorder],
   ['failover_crash', () => benchFailoverCrash(20)],
   ['hostile', benchHostile],
   ['auth', benchAuth],
