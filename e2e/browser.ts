@@ -1,4 +1,4 @@
-// Launching real Chromium for browser tests and benchmarks (shared/TESTING.md): Debian's
+// Launching real Chromium for browser tests and benchmarks (docs/TESTING.md): Debian's
 // /usr/bin/chromium driven by playwright-core, loopback-only, WebGL on SwiftShader.
 import { chromium, type Browser, type BrowserContext, type LaunchOptions, type Page } from 'playwright-core';
 import { mkdtempSync, rmSync } from 'node:fs';

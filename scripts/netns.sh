@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs a command where loopback is the only interface, so no WebRTC packet can leave the
-# machine (shared/TESTING.md). As root a plain network namespace works; otherwise a user
+# machine (docs/TESTING.md). As root a plain network namespace works; otherwise a user
 # namespace is tried. Already inside one (VP_IN_NETNS=1): run as is.
 set -euo pipefail
 if [ "${VP_IN_NETNS:-}" = "1" ]; then exec "$@"; fi

@@ -1,4 +1,4 @@
-// DESIGN.md layer rule: a folder under src/ imports only from layers above it; product code
+// docs/DESIGN.md layer rule: a folder under src/ imports only from layers above it; product code
 // never imports src/testing/ (harnesses, compliance suites, fakes); no import cycle.
 // The checks live in src/testing/import-graph.ts; each is also run on a made-up tree that
 // breaks it, so a checker that silently stopped seeing imports would fail here.

@@ -5,7 +5,7 @@
 // So the old set hands the vote over, and the new set restarts bound by what it was told.
 // Each old voter stops voting and hands over its decision, or its highest-round non-null
 // proposal. Handovers from n - f old voters (a majority: the epoch change already gathers
-// grants from a majority of the previous set, DESIGN.md "Epoch certificates") must be
+// grants from a majority of the previous set, docs/DESIGN.md "Epoch certificates") must be
 // in hand. If the old set decided A in round r, f + 1 voters proposed A in round r, so at
 // least one of them is among those n - f; and after round r every voter backs A, so every
 // later proposal is A too. The highest-round proposal handed over is therefore A, and the

@@ -1,7 +1,7 @@
 // The frames of a vote (thesis 4.5.2, messages 20-24), generic over what is decided: the
 // caller passes the candidate's schema (a claimant id for a pickup, a spawn for an item
 // appearing). Every frame is checked against these schemas before the engine sees it
-// (DESIGN.md "Bad input and trust"); the limits below bound what one frame can carry.
+// (docs/DESIGN.md "Bad input and trust"); the limits below bound what one frame can carry.
 //
 // Thesis -> here: 20 pickup claim = CLAIM; 21 agree / 22 "backing another" / 23 re-vote
 // with a round = REPORT (its candidate says which, its round says which re-vote); 24

@@ -1,5 +1,5 @@
 // Counters of a vote (or of many votes sharing one object): what was refused and why, so
-// the dashboard and the tests read one flat object (STYLE.md, hyperswarm's `stats`).
+// the dashboard and the tests read one flat object (docs/STYLE.md, hyperswarm's `stats`).
 // Every refused input changes nothing but its counter.
 
 export interface VoteStats {

@@ -1,4 +1,4 @@
-// Time is injected everywhere (STYLE.md, hyperdht): the tab uses the real clock, the
+// Time is injected everywhere (docs/STYLE.md, hyperdht): the tab uses the real clock, the
 // simulator a virtual one, so 10,000 nodes and an hour of churn run in minutes.
 
 export type TimerHandle = unknown;

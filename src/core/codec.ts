@@ -1,5 +1,5 @@
 // The binary wire codec: msgpack (@msgpack/msgpack) for encoding, valibot schemas checked on every decode
-// (DESIGN.md "Bad input and trust": no other code sees a frame before its schema did).
+// (docs/DESIGN.md "Bad input and trust": no other code sees a frame before its schema did).
 //
 // A frame is the msgpack array [typeCode, body]. Type codes are explicit small integers
 // so names can change without breaking the wire. Decoding either returns a typed

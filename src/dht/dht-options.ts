@@ -1,4 +1,4 @@
-// Every option of a DHT node and its default, in one documented object (STYLE.md), and
+// Every option of a DHT node and its default, in one documented object (docs/STYLE.md), and
 // how a node reaches its first peers. Each part (join.ts, liveness.ts, ...) reads the
 // options it needs through a Pick of `DhtOptions`.
 import type { NodeId } from '../core/node-id';
@@ -13,7 +13,7 @@ export const DHT_DEFAULTS = {
   k: 20,
   /** Parallel queries per lookup. */
   alpha: 3,
-  /** Hard cap on live links (DESIGN.md). */
+  /** Hard cap on live links (docs/DESIGN.md). */
   maxLinks: LINK_BUDGET_DEFAULTS.maxLinks,
   /** Own dials stop here, leaving room for inbound links. */
   softLinks: LINK_BUDGET_DEFAULTS.softLinks,

@@ -1,4 +1,4 @@
-// Which direct links to hold. Links are costly (a WebRTC connection each, DESIGN.md), so a
+// Which direct links to hold. Links are costly (a WebRTC connection each, docs/DESIGN.md), so a
 // node keeps at most `maxLinks` and spends them on covering its k-buckets: first one link
 // in every non-empty bucket (so greedy routing always progresses, see router.ts), then a
 // second one per bucket for redundancy under churn, up to `softLinks` (leaving headroom
@@ -9,7 +9,7 @@ import { bucketIndex, type NodeId } from '../core/node-id';
 import type { Contact, RoutingTable } from './routing-table';
 
 export interface LinkBudgetOptions {
-  /** Hard cap on live links. Default 32 (DESIGN.md). */
+  /** Hard cap on live links. Default 32 (docs/DESIGN.md). */
   maxLinks: number;
   /** Our own dials stop at this many links, leaving room for inbound ones. Default 24. */
   softLinks: number;

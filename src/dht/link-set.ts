@@ -13,7 +13,7 @@ import { dhtCodec, type DhtMessage } from './messages';
 import { isRouteFrame, readRoute, type RouteEnvelope } from './route-frame';
 import type { DhtStats } from './stats';
 
-/** What one link may send us (DESIGN.md: size and rate limits hold per link). */
+/** What one link may send us (docs/DESIGN.md: size and rate limits hold per link). */
 export interface LinkLimits {
   /** Undecodable frames after which a link is closed. */
   maxJunkFrames: number;

@@ -1,4 +1,4 @@
-// Failure detection by heartbeats and timeouts only (DESIGN.md: no goodbye is trusted or
+// Failure detection by heartbeats and timeouts only (docs/DESIGN.md: no goodbye is trusted or
 // required), checked every `failureCheckMs`:
 // - a live link idle for `heartbeatMs` is PINGed by its lower-id end (the PONG refreshes
 //   both ends); one silent for `heartbeatTimeoutMs` is closed and its peer dropped;

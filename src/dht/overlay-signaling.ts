@@ -1,4 +1,4 @@
-// A new link's offer and answer travel as routed SIGNAL messages (DESIGN.md, overlay
+// A new link's offer and answer travel as routed SIGNAL messages (docs/DESIGN.md, overlay
 // signaling): `channel` is the SignalChannel a dial hands them to, and an incoming SIGNAL
 // is fed to the transport with a channel whose answer goes back along the offer's reverse
 // path, since the dialer may be a newcomer greedy routing cannot reach yet. The relay is

@@ -1,5 +1,5 @@
 // The hosting protocol's frames (docs/HOSTING.md has the table). Every frame is checked
-// against these schemas before any other code sees it (DESIGN.md "Bad input and trust").
+// against these schemas before any other code sees it (docs/DESIGN.md "Bad input and trust").
 import * as v from 'valibot';
 import { bytes, defineCodec, u32, type MessageOf } from '../core/codec';
 import { ID_BYTES } from '../core/node-id';

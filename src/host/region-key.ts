@@ -1,4 +1,4 @@
-// Regions: 4 x 4 chunk columns under one DHT key and one tick loop (DESIGN.md "Hosting":
+// Regions: 4 x 4 chunk columns under one DHT key and one tick loop (docs/DESIGN.md "Hosting":
 // links per player stay bounded). A region is named by (rx, rz) = floor(c / 4); its key is
 // the first 160 bits of SHA-256("region:" + world + ":" + rx + ":" + rz).
 import { idFromSha256, type NodeId } from '../core/node-id';

@@ -1,5 +1,5 @@
 // Wire frames of a WebRTC link. A data-channel message above 16 KiB is not portable
-// across browsers (DESIGN.md), so a Link message is cut into frames of at most
+// across browsers (docs/DESIGN.md), so a Link message is cut into frames of at most
 // FRAME_BYTES; the channel is ordered and reliable, so reassembly is concatenation.
 // Byte 0 is the frame kind; the rest is payload.
 import { MAX_LINK_MESSAGE } from './link';

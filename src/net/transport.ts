@@ -1,7 +1,7 @@
 // How links get made. A Transport (WebRTC, in-memory) dials peers by node id, exchanging
 // opaque signal blobs through a SignalChannel: the relay for a tab with no link yet,
 // the DHT overlay (routed messages) for everything after. The core knows nothing about
-// how signaling happens (STYLE.md, Trystero).
+// how signaling happens (docs/STYLE.md, Trystero).
 import type { Emitter } from '../core/emitter';
 import type { NodeId } from '../core/node-id';
 import type { Link } from './link';

@@ -1,6 +1,6 @@
 // A Link over one simple-peer data channel. Messages are cut into 16 KiB frames
 // (frames.ts) and written with backpressure: simple-peer's stream write waits for
-// `bufferedamountlow` once the channel holds more than 64 KiB (shared/TESTING.md: a big
+// `bufferedamountlow` once the channel holds more than 64 KiB (docs/TESTING.md: a big
 // high-water mark made big transfers crawl), and we queue further frames until `drain`.
 // Until the identity handshake succeeds, data frames from the peer are held back.
 import type SimplePeer from '@thaunknown/simple-peer/lite.js';

@@ -14,7 +14,7 @@
 //                 'turns:turn.example.org:5349?transport=tcp'],
 //          username: '...', credential: '...' }]
 //   - `rtcConfig: { iceTransportPolicy: 'relay' }` forces TURN (hides peers' IPs).
-// Never configure public servers in tests (shared/TESTING.md).
+// Never configure public servers in tests (docs/TESTING.md).
 //
 // Node: simple-peer 10 takes RTCPeerConnection from `webrtc-polyfill`, which is
 // node-datachannel in Node and the browser's own in a page; there is no `wrtc` option

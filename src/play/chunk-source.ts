@@ -1,6 +1,6 @@
 // Where a player's chunks come from. The one-tab world reads generated terrain plus the
 // edits in IndexedDB; the peer-hosted world (later) subscribes to the chunk's hosts. The
-// rest of play/ sees only this interface (STYLE.md: noa-engine's worldDataNeeded).
+// rest of play/ sees only this interface (docs/STYLE.md: noa-engine's worldDataNeeded).
 import type { Chunk } from '../world/chunk';
 
 export interface ChunkSource {

@@ -2,7 +2,7 @@
 // from its hosts. Regions near the player (the 3 x 3 around it by default) are live
 // subscriptions (snapshot, then deltas); farther ones are read once from the region's
 // edit log stored in the DHT and refreshed lazily, so the links a player holds stay
-// bounded however far it can see (DESIGN.md "Hosting").
+// bounded however far it can see (docs/DESIGN.md "Hosting").
 //
 // Remote edits arrive as 'blocks' events (world coordinates) for the app to apply to the
 // WorldModel; remote players as 'players' events. The player's own position goes in

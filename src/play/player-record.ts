@@ -4,7 +4,7 @@
 // Anyone may store a value under any key, so the record is signed by the player's
 // identity key and carries the public key; a reader checks that the key hashes to the
 // player id, that the signature holds, and that the record is not older than one it
-// already has (a replayed old record must not move a player back). DESIGN.md "Bad input
+// already has (a replayed old record must not move a player back). docs/DESIGN.md "Bad input
 // and trust": another peer's words about a player's record change nothing.
 import * as v from 'valibot';
 import { bytes, CodecError, defineCodec } from '../core/codec';

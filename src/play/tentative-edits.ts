@@ -1,4 +1,4 @@
-// Edits no certified primary could confirm (DESIGN.md "Total order across forks"): when a
+// Edits no certified primary could confirm (docs/DESIGN.md "Total order across forks"): when a
 // region has no certified primary to be had (this tab is alone, or cut off: the client
 // fails with 'uncertified', a timeout or no attachment), the edit is kept *tentative*:
 // still shown, stored locally (durable before the edit's promise resolves), applied over

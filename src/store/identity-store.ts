@@ -1,5 +1,5 @@
 // Identities in IndexedDB. Tabs of one browser profile share IndexedDB, yet each must
-// present its own node id (DESIGN.md "Two tabs of one browser share IndexedDB"), so
+// present its own node id (docs/DESIGN.md "Two tabs of one browser share IndexedDB"), so
 // node identities live in a small pool of slots and each tab claims one slot for its
 // whole life:
 // - with the Web Locks API: an exclusive lock `vp-node-identity-<slot>` requested with
@@ -23,7 +23,7 @@ const LEASE_STORE = 'node-leases';
 const PLAYER_STORE = 'player';
 const PLAYER_KEY = 'player';
 
-/** Documented defaults (STYLE.md: every option has a documented default). */
+/** Documented defaults (docs/STYLE.md: every option has a documented default). */
 export const IDENTITY_STORE_DEFAULTS = {
   dbName: IDENTITY_DB,
   /** Slots in the node-identity pool: tabs of one profile that get a persistent node id. */

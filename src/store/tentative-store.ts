@@ -1,4 +1,4 @@
-// The player's tentative edits (DESIGN.md "Total order across forks"): block changes no
+// The player's tentative edits (docs/DESIGN.md "Total order across forks"): block changes no
 // certified primary has confirmed yet (the tab is alone, or cut off), kept per world until
 // one does. One record per block (a newer tentative edit of a block replaces the older).
 // Records belong to the player, not to a hosting node: any tab of the profile in the same

@@ -1,12 +1,12 @@
 // The import graph of src/, read with a regular expression (relative specifiers only:
 // packages are outside the graph), and the three rules src/layer-rule.test.ts checks on
-// it: layers import only upwards (DESIGN.md), product code never imports src/testing/,
+// it: layers import only upwards (docs/DESIGN.md), product code never imports src/testing/,
 // and no import cycle. Pure functions over { path: source } maps, so the test can show
 // each check failing on a made-up tree as well as passing on the real one.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
-/** The layers, top (imported by all) to bottom (imports all); DESIGN.md "Layers". */
+/** The layers, top (imported by all) to bottom (imports all); docs/DESIGN.md "Layers". */
 export const LAYERS = ['core', 'net', 'dht', 'world', 'store', 'host', 'agree', 'play', 'render', 'ui', 'app'];
 /** The home of harnesses, compliance suites and fakes; only tests and benches import it. */
 export const TESTING = 'testing';

@@ -1,4 +1,4 @@
-// The one compliance suite every Link implementation passes (STYLE.md, js-libp2p):
+// The one compliance suite every Link implementation passes (docs/STYLE.md, js-libp2p):
 //   linkComplianceSuite('webrtc', makePair)   in webrtc-link.test.ts
 //   linkComplianceSuite('memory', makePair)   in the in-memory network's test
 // makePair returns two open, connected ends [a, b] (a.remoteId is b's id and back).

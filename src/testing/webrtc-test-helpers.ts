@@ -6,7 +6,7 @@ import type { Link } from '../net/link';
 import type { SignalBlob, SignalChannel } from '../net/transport';
 import { WebRtcTransport, type WebRtcTransportOptions } from '../net/webrtc-transport';
 
-/** node-datachannel gathers no loopback candidate without bindAddress (shared/TESTING.md). */
+/** node-datachannel gathers no loopback candidate without bindAddress (docs/TESTING.md). */
 export const NODE_LOOPBACK_RTC = { bindAddress: '127.0.0.1' };
 
 export async function nodeTransport(opts: Partial<WebRtcTransportOptions> = {}): Promise<WebRtcTransport> {
