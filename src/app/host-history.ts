@@ -13,7 +13,7 @@ export interface HostSample {
   links: number;
   bytesIn: number;
   bytesOut: number;
-  /** Edits taken by this tab's primary regions, all time. */
+  /** Edits kept by this tab's hosted regions, primary or backup (their growth is the edit rate through this tab). */
   edits: number;
   /** Per hosted region: entries in its edit log (edits/s is their growth). */
   regionEntries: Record<string, number>;

@@ -76,7 +76,7 @@ async function main(): Promise<void> {
         rows.push({ name, role, players: h?.subscribers ?? 0, entries: h?.entries ?? 0, editsPerSec: 0 });
       }
     }
-    history.push({ at: clock.now(), links: peer.dht.linkInfo().length, bytesIn: ns.bytesIn ?? 0, bytesOut: ns.bytesOut ?? 0, edits: s.host_editsAccepted ?? 0, regionEntries });
+    history.push({ at: clock.now(), links: peer.dht.linkInfo().length, bytesIn: ns.bytesIn ?? 0, bytesOut: ns.bytesOut ?? 0, edits: Object.values(regionEntries).reduce((n, e) => n + e, 0), regionEntries });
     for (const r of rows) r.editsPerSec = history.regionRates[r.name] ?? 0;
     board.render({
       world: cfg.world,

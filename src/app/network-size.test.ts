@@ -6,7 +6,8 @@ import { distanceFraction, estimateNetworkSize } from './network-size';
 describe('network size estimate', () => {
   it('counts everyone when fewer than k are known', () => {
     const self = randomId();
-    expect(estimateNetworkSize(self, [randomId(), randomId()])).toBe(3);
+    const [a, b] = [randomId(), randomId()];
+    expect(estimateNetworkSize(self, [a, b, a, self])).toBe(3);
     expect(distanceFraction(self, self)).toBe(0);
   });
 

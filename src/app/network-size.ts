@@ -18,7 +18,8 @@ export function distanceFraction(a: NodeId, b: NodeId): number {
 
 /** Estimated node count including self; `closest` are the known ids nearest self (any order). */
 export function estimateNetworkSize(self: NodeId, closest: readonly NodeId[], k = 20): number {
-  const xs = closest.map((c) => distanceFraction(self, c)).filter((x) => x > 0).sort((a, b) => a - b);
+  // Distinct ids only (a table may list one contact twice, e.g. as live and as a replacement).
+  const xs = [...new Set(closest.map((c) => distanceFraction(self, c)))].filter((x) => x > 0).sort((a, b) => a - b);
   if (xs.length < k) return xs.length + 1;
   let sxy = 0, sxx = 0;
   xs.forEach((x, i) => { sxy += (i + 1) * x; sxx += x * x; });

@@ -47,7 +47,7 @@ export class Sparkline {
         g.stroke();
       }
     }
-    const fmt = (v: number) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+    const fmt = (v: number) => (Number.isInteger(v) || v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
     const now = series.map((s) => `${s.label} ${fmt(s.values.at(-1) ?? 0)}`).join(' · ');
     this.caption.textContent = `${this.title}: ${now} ${this.unit} (peak ${fmt(peak < 1e-6 ? 0 : peak)})`;
   }

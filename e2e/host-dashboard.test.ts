@@ -1,0 +1,72 @@
+// The hosting page's figures follow the state of the world: two players join and its link
+// count rises by two, with measured round trips; a player's edit raises its count of edits
+// kept; its traffic counters grow; it asked for persistent storage and says the answer.
+// Writes docs/screenshots/hosting-dashboard.png.
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import { launchProfile } from './browser';
+
+const WORLD = '#world=host-dash-e2e&seed=host-dash';
+const profiles: Awaited<ReturnType<typeof launchProfile>>[] = [];
+
+afterAll(async () => {
+  for (const p of profiles) await p.dispose();
+});
+
+async function open(path: string): Promise<Page> {
+  const prof = await launchProfile();
+  profiles.push(prof);
+  const page = await prof.context.newPage();
+  page.on('pageerror', (e) => console.error('pageerror', e));
+  await page.goto(`${inject('baseUrl')}${path}${WORLD}`);
+  return page;
+}
+
+/** The dashboard's data-* figures, as numbers where they are numbers. */
+const figures = (host: Page) => host.evaluate(() => {
+  const d = document.querySelector<HTMLElement>('.host-dashboard')!.dataset;
+  return { links: Number(d.links), rtts: Number(d.rtts), entries: Number(d.entries), bytesIn: Number(d.bytesIn), bytesOut: Number(d.bytesOut), networkSize: Number(d.networkSize), persisted: d.persisted };
+});
+
+describe('the hosting dashboard', () => {
+  it('follows the state: links with round trips, edits, traffic, network size, storage', async () => {
+    const host = await open('/host.html');
+    await host.waitForFunction(() => window.voxelHost?.ready === true && document.querySelector<HTMLElement>('.host-dashboard')?.dataset.links !== undefined, null, { timeout: 30_000 });
+    const before = await figures(host);
+    const players: Page[] = [];
+    for (let i = 0; i < 2; i++) {
+      const p = await open('/?render=off&rd=2');
+      await p.waitForFunction(() => window.voxel?.hosting !== undefined, null, { timeout: 30_000 });
+      await p.evaluate(() => window.voxel.ready());
+      players.push(p);
+    }
+    await host.waitForFunction((n) => Number(document.querySelector<HTMLElement>('.host-dashboard')!.dataset.links) >= n + 2, before.links, { timeout: 15_000 });
+    const joined = await figures(host);
+    expect(joined.links - before.links).toBe(2);
+    // Round trips are probed every 5 s.
+    await host.waitForFunction(() => Number(document.querySelector<HTMLElement>('.host-dashboard')!.dataset.rtts) >= 2, null, { timeout: 15_000 });
+    expect(await host.locator('dd[data-f="links"]').innerText()).toMatch(/round trip median \d+\.\d ms/);
+
+    const p0 = players[0]!;
+    const me = await p0.evaluate(() => window.voxel.player());
+    const [x, y, z] = [Math.floor(me.x) + 2, Math.floor(me.y) + 1, Math.floor(me.z) + 1];
+    const res = await p0.evaluate(([x, y, z]) => window.voxel.setBlock(x!, y!, z!, 11), [x, y, z]);
+    expect(res.confirmed).toBe(true);
+    // Three nodes, three replicas: the hosting tab keeps every region's log (primary or backup).
+    await host.waitForFunction((n) => Number(document.querySelector<HTMLElement>('.host-dashboard')!.dataset.entries) > n, joined.entries, { timeout: 10_000 });
+    const after = await figures(host);
+    console.log(`dashboard: links ${before.links} -> ${after.links}, rtts ${after.rtts}, edits kept ${joined.entries} -> ${after.entries}, bytes in ${before.bytesIn} -> ${after.bytesIn}, out ${before.bytesOut} -> ${after.bytesOut}, network ~${after.networkSize}, persisted ${after.persisted}`);
+    expect(after.bytesIn).toBeGreaterThan(before.bytesIn);
+    expect(after.bytesOut).toBeGreaterThan(before.bytesOut);
+    expect(after.networkSize).toBe(3);
+    expect(['true', 'false']).toContain(after.persisted); // asked, and the answer shown
+    expect(await host.locator('dd[data-f="storage"]').innerText()).toMatch(/of .* allowed · your cap 500 MB · (persistent|not persistent)/);
+    const rows = await host.locator('table.regions tbody tr[data-region]').count();
+    expect(rows).toBeGreaterThan(0);
+    await host.waitForTimeout(2500); // one more sample: the charts have two points at least
+    mkdirSync('docs/screenshots', { recursive: true });
+    await host.setViewportSize({ width: 900, height: 1100 });
+    await host.screenshot({ path: 'docs/screenshots/hosting-dashboard.png', fullPage: true });
+  });
+});

@@ -1,0 +1,93 @@
+// What an invited friend sees, rendering on (software WebGL): player A copies an invite from
+// the pause menu (its QR code decodes to the same link), friend B opens it in another
+// browser profile, and B's screen draws A's avatar and then A's new block (checked on B's
+// pixels: each change alters the picture where nothing else moved). Writes
+// docs/screenshots/two-players.png.
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import jsQR from 'jsqr';
+import { mkdirSync } from 'node:fs';
+import { launchProfile } from './browser';
+import { changedShare } from './pixel-diff';
+
+const BRICK = 11;
+const profiles: Awaited<ReturnType<typeof launchProfile>>[] = [];
+
+afterAll(async () => {
+  for (const p of profiles) await p.dispose();
+});
+
+async function tab(url: string): Promise<Page> {
+  const prof = await launchProfile();
+  profiles.push(prof);
+  await prof.context.grantPermissions(['microphone', 'clipboard-read', 'clipboard-write']);
+  const page = await prof.context.newPage();
+  page.on('pageerror', (e) => console.error('pageerror', e));
+  await page.goto(url);
+  await page.waitForFunction(() => typeof window.voxel === 'object', null, { timeout: 30_000 });
+  await page.evaluate(() => window.voxel.ready());
+  return page;
+}
+
+/** Feet height on the ground at (x, z), as a tab sees it. */
+const ground = (p: Page, x: number, z: number) => p.evaluate(([x, z]) => {
+  for (let y = 200; y > 0; y--) { const id = window.voxel.getBlock(x!, y, z!); if (id !== 0 && id !== 5) return y + 1; }
+  return -1;
+}, [x, z]);
+
+/** B's view, without HUD text or menu (they change on their own), after the avatars settled. */
+async function view(b: Page): Promise<Buffer> {
+  await b.waitForTimeout(700);
+  return b.screenshot({ type: 'png' });
+}
+
+describe('an invited friend, rendering on', () => {
+  it("sees the inviter's avatar and the inviter's new block", async () => {
+    const a = await tab(`${inject('baseUrl')}/?rd=3#world=render-invite-e2e&seed=render-invite`);
+    // The pause menu's Copy-invite button, as a player would use it.
+    await a.locator('#menu .copy-invite').click();
+    await a.waitForFunction(() => (document.querySelector<HTMLInputElement>('.invite-link')?.value ?? '').includes('peer='));
+    const link = await a.locator('.invite-link').inputValue();
+    const qr = await a.evaluate(() => {
+      const c = document.querySelector<HTMLCanvasElement>('.invite-qr')!;
+      return { w: c.width, h: c.height, data: Array.from(c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data) };
+    });
+    expect(jsQR(Uint8ClampedArray.from(qr.data), qr.w, qr.h)?.data).toBe(link);
+    expect(await a.locator('.invite-said').textContent()).toMatch(/Invite link copied|Copy the selected link/);
+
+    const b = await tab(link);
+    const aId = await a.evaluate(() => window.voxel.net!.id());
+    await b.waitForFunction((id) => window.voxel.net!.links().some((l) => l.id === id), aId, { timeout: 15_000 });
+    await b.addStyleTag({ content: '#hud, #menu, #crosshair { display: none !important; }' });
+
+    // B stands at the spawn looking north (-z); A starts behind B, out of B's view.
+    const s = await b.evaluate(() => window.voxel.player());
+    const [sx, sz] = [Math.floor(s.x), Math.floor(s.z)];
+    await b.evaluate(([x, y, z]) => window.voxel.teleport(x!, y!, z!).then(() => window.voxel.look(0, -0.15)), [sx + 0.5, await ground(b, sx, sz), sz + 0.5]);
+    await a.evaluate(([x, y, z]) => window.voxel.teleport(x!, y!, z!), [sx + 0.5, await ground(a, sx, sz + 8), sz + 8.5]);
+    await b.waitForFunction(() => window.voxel.hosting!.players().length > 0, null, { timeout: 15_000 });
+    const empty = await view(b);
+    expect(changedShare(empty, await view(b))).toBeLessThan(0.002); // a still scene stays still
+
+    // A walks into view, 5 blocks in front of B.
+    await a.evaluate(([x, y, z]) => window.voxel.teleport(x!, y!, z!), [sx + 0.5, await ground(a, sx, sz - 5), sz - 4.5]);
+    await b.waitForFunction(([x, z]) => window.voxel.hosting!.players().some((p) => Math.abs(p.x - x!) < 1 && Math.abs(p.z - z!) < 1), [sx + 0.5, sz - 4.5], { timeout: 10_000 });
+    const withAvatar = await view(b);
+    const avatar = changedShare(empty, withAvatar);
+
+    // A places a brick two blocks to its side, still in front of B.
+    const [bx, bz] = [sx + 2, sz - 5];
+    const by = await ground(a, bx, bz);
+    const res = await a.evaluate(([x, y, z, id]) => window.voxel.setBlock(x!, y!, z!, id!), [bx, by, bz, BRICK]);
+    await b.waitForFunction(([x, y, z, id]) => window.voxel.getBlock(x!, y!, z!) === id, [bx, by, bz, BRICK], { timeout: 10_000 });
+    const withBlock = await view(b);
+    const block = changedShare(withAvatar, withBlock);
+    console.log(`B's screen changed by ${(avatar * 100).toFixed(2)}% when A's avatar came into view, ${(block * 100).toFixed(2)}% when A's brick appeared (confirmed ${res.confirmed}); draw calls ${(await b.evaluate(() => window.voxel.stats().drawCalls))}`);
+    expect(avatar).toBeGreaterThan(0.002);
+    expect(block).toBeGreaterThan(0.001);
+
+    await b.addStyleTag({ content: '#hud { display: block !important; }' });
+    mkdirSync('docs/screenshots', { recursive: true });
+    await b.screenshot({ path: 'docs/screenshots/two-players.png' });
+  });
+});
