@@ -431,7 +431,9 @@ export class HostedRegion {
     this.ctx.stats.reconfigs++;
     const e = this.epoch;
     this.release(`hosts ${hosts.map((h) => idToHex(h).slice(0, 6)).join(',')} (${why})`);
-    void this.claim(e + 1, false, hosts);
+    // Not held back by others' claims: we were the primary, our backups grant us first, and
+    // while we wait they would take our silence for a death and claim without us.
+    void this.claim(e + 1, false, hosts, true);
   }
 
   /** A closer node joined: we stop ordering, and it claims the next epoch with our certificate; we and our backups grant it. */
@@ -648,6 +650,8 @@ export class HostedRegion {
       return void this.ctx.stats.staleFrames++;
     }
     round.answered.add(fromHex);
+    // An answer is proof of life: a primary we took for dead had only gone quiet (or released).
+    this.silent.delete(fromHex);
     this.state.merge(entries);
     if (m.reqs) this.requests.import(m.reqs, this.ctx.clock.now());
     if (m.ok) {
