@@ -61,7 +61,7 @@ export async function startTickerPageServer(port = HIDDEN_TICK_DEFAULTS.pagePort
 }
 
 /** A bare DevTools-protocol session on one page target. */
-class CdpPage {
+export class CdpPage {
   private nextId = 0;
   private readonly pending = new Map<number, (m: { result?: { result?: { value?: unknown }; exceptionDetails?: unknown }; error?: { message: string } }) => void>();
   private constructor(private readonly ws: WebSocket) {
@@ -97,7 +97,7 @@ class CdpPage {
 }
 
 /** Plain headless Chromium with our switches only (no Playwright defaults), on a DevTools port. */
-async function launchPlainChromium(url: string): Promise<{ port: number; proc: ChildProcess; dispose: () => Promise<void> }> {
+export async function launchPlainChromium(url: string): Promise<{ port: number; proc: ChildProcess; dispose: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'vp-hidden-'));
   const proc = spawn(CHROMIUM, [...CHROMIUM_ARGS, '--headless', '--remote-debugging-port=0', `--user-data-dir=${dir}`, url], { stdio: 'ignore' });
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));
