@@ -16,7 +16,7 @@ import { Emitter } from '../core/emitter';
 import { idToHex } from '../core/node-id';
 import type { DhtNode } from '../dht/dht-node';
 import type { PlayerFrame } from '../host/host-messages';
-import type { Position, RegionClient } from '../host/region-client';
+import type { RegionClient } from '../host/region-client';
 import { columnAt, columnIndex, REGION_BLOCKS, regionAt, regionName, regionOf, RegionKeys, type RegionCoord } from '../host/region-key';
 import { getEdits } from '../host/region-records';
 import { entryKey, RegionState, type Entry } from '../host/region-state';
@@ -28,6 +28,7 @@ import { generateChunk } from '../world/terrain';
 import type { EditOutcome, TentativeAware } from './block-editor';
 import type { ChunkSource } from './chunk-source';
 import { TentativeEdits, type TentativeOptions } from './tentative-edits';
+import type { Pose } from '../world/pose';
 
 export const NETWORK_SOURCE_DEFAULTS = {
   /** Regions within this many regions of the player's are live subscriptions (1: 3 x 3). */
@@ -95,7 +96,7 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
   private readonly players = new Map<string, RemotePlayer>();
   private readonly selfHex: string;
   private centre: RegionCoord | undefined;
-  private pos: Position | undefined;
+  private pos: Pose | undefined;
   private lastMove = -Infinity;
   private stops: (() => void)[] = [];
 
@@ -136,7 +137,7 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
   // ---- the player -------------------------------------------------------------------
 
   /** Where the player is: moves the live subscriptions and sends MOVE (throttled). */
-  setPosition(p: Position): void {
+  setPosition(p: Pose): void {
     this.pos = { ...p };
     const here = { rx: regionOf(chunkOf(p.x)), rz: regionOf(chunkOf(p.z)) };
     if (!this.centre || this.farFromCentre(p)) this.recentre(here);
@@ -146,7 +147,7 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
     }
   }
 
-  private farFromCentre(p: Position): boolean {
+  private farFromCentre(p: Pose): boolean {
     const c = this.centre!;
     const h = this.opts.hysteresisBlocks;
     const x0 = c.rx * REGION_BLOCKS, z0 = c.rz * REGION_BLOCKS;

@@ -10,6 +10,7 @@ import * as v from 'valibot';
 import { bytes, CodecError, defineCodec } from '../core/codec';
 import { publicKeyMatchesId, verifySignature, type Identity } from '../core/identity';
 import { ID_BYTES, idEquals, idToHex, type NodeId } from '../core/node-id';
+import type { Pose } from '../world/pose';
 
 export const PLAYER_RECORD_DEFAULTS = {
   /** A record stamped further than this ahead of the reader's clock is refused (it would pin the record). */
@@ -23,13 +24,8 @@ const SIGNING_CONTEXT = 'voxel-populi/player-record/v1';
 /** Coordinates beyond this are not a place in any world. */
 const MAX_COORD = 30_000_000;
 
-export interface PlayerState {
-  x: number;
-  y: number;
-  z: number;
-  yaw: number;
-  pitch: number;
-}
+/** What a player record keeps of a player. */
+export type PlayerState = Pose;
 
 export interface PlayerRecord {
   playerId: NodeId;

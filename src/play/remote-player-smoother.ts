@@ -10,6 +10,7 @@
 //     teleported to. F = exp(-dt / warpTauMs) makes the filter independent of frame rate.
 // A move longer than `teleportDistance` between snapshots is a real teleport: it snaps.
 // Pure and DOM-free: time is whatever clock the caller passes in (ms).
+import type { Pose } from '../world/pose';
 
 export const REMOTE_PLAYER_DEFAULTS = {
   /** How far in the past players are drawn: two 20 Hz snapshots with one lost fit in it. */
@@ -33,18 +34,13 @@ export const REMOTE_PLAYER_DEFAULTS = {
 type Settings = { -readonly [K in keyof typeof REMOTE_PLAYER_DEFAULTS]: number };
 export type RemotePlayerOptions = Partial<Settings>;
 
-export interface RemotePlayerSample {
+/** A remote player as drawn now; yaw in (-PI, PI]. */
+export interface RemotePlayerSample extends Pose {
   id: string;
   name: string;
-  x: number;
-  y: number;
-  z: number;
-  /** Radians in (-PI, PI]. */
-  yaw: number;
-  pitch: number;
 }
 
-interface Snapshot { t: number; x: number; y: number; z: number; yaw: number; pitch: number }
+interface Snapshot extends Pose { t: number }
 
 interface Goal { x: number; y: number; z: number; vx: number; vy: number; vz: number; yaw: number; pitch: number }
 type Warped = Omit<Goal, 'vx' | 'vy' | 'vz'>;

@@ -2,17 +2,13 @@
 // last position and the settings, per world. Every write resolves only once its
 // transaction has committed, so "stored" means it survives a reload or a crash.
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import type { Pose } from '../world/pose';
 import { explainStorageFailure } from './storage-error';
 
 export const WORLD_DB_NAME = 'voxel-populi-world';
 const DB_VERSION = 1;
 
-export interface SavedPlayer {
-  x: number;
-  y: number;
-  z: number;
-  yaw: number;
-  pitch: number;
+export interface SavedPlayer extends Pose {
   flying: boolean;
   selected: number;
   /** When this copy was written (epoch ms): the newer of two copies wins on load. */
