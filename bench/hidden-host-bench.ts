@@ -53,12 +53,15 @@ export async function benchHiddenHost(opts: Partial<typeof HIDDEN_HOST_DEFAULTS>
     pages.push(host);
     await until(host, 'window.voxelHost?.ready === true', 60_000, 'the hosting page');
     // The player tab opens in front: the hosting tab is now a background tab.
-    const opened = await fetch(`${devtools}/json/new?${server.url}?render=off&rd=2%23world=${WORLD}`, { method: 'PUT' });
+    // Escaped whole: /json/new would cut its query at the first '&' (the world was lost so).
+    const opened = await fetch(`${devtools}/json/new?${encodeURIComponent(`${server.url}?render=off&rd=2#world=${WORLD}`)}`, { method: 'PUT' });
     if (!opened.ok) throw new Error(`could not open the player tab: HTTP ${opened.status}`);
     const player = await target(devtools, (u) => u.includes('render=off'));
     pages.push(player);
     await until(player, 'window.voxel?.hosting !== undefined', 60_000, 'the player tab');
     await player.eval('window.voxel.ready()');
+    const worlds = [await host.eval<string>('location.href'), await player.eval<string>('location.href')];
+    if (!worlds.every((u) => u.includes(WORLD))) throw new Error(`the tabs are not in one world: ${worlds.join(' ')}`);
     if ((await host.eval<string>('document.visibilityState')) !== 'hidden') throw new Error('the hosting tab is not hidden behind the player tab');
 
     // A region the hosting tab is primary of, near the player: the player goes there.

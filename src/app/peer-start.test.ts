@@ -1,0 +1,61 @@
+// Why a join ended alone, told apart by Peer.start with fake doorways (no WebRTC reached):
+// an unreachable doorway, nobody else here, the invite's peers gone, and peers listed but
+// no link by the join deadline (WebRTC blocked), each well inside the 5 s a player waits.
+import { afterEach, describe, expect, it } from 'vitest';
+import { Emitter } from '../core/emitter';
+import { generateIdentity } from '../core/identity';
+import { randomId, type NodeId } from '../core/node-id';
+import { BootstrapError, type Bootstrap, type BootstrapEvents } from '../net/bootstrap';
+import type { DoorwayConnector } from './doorways';
+import { Peer } from './peer';
+
+const relay = { kind: 'relay', url: 'ws://127.0.0.1:1/relay' } as const;
+const peers: Peer[] = [];
+afterEach(() => { for (const p of peers.splice(0)) p.stop(); });
+
+/** A doorway that lists `listed` and knows only `knows` (signals to others: 'undeliverable'). */
+const doorway = (listed: NodeId[], knows: NodeId[] = listed): DoorwayConnector => async (_spec, selfId) => {
+  const events = new Emitter<BootstrapEvents>();
+  const b: Bootstrap = {
+    selfId, events,
+    sendSignal: (to) => { if (!knows.includes(to)) queueMicrotask(() => events.emit('undeliverable', { to })); },
+    randomPeers: async (n) => listed.slice(0, n),
+    close: () => {},
+  };
+  return b;
+};
+
+async function start(connect: DoorwayConnector, invitePeers: NodeId[] = []) {
+  const t0 = performance.now();
+  const peer = await Peer.start({ identity: await generateIdentity(), doorways: [relay], invitePeers, connect, options: { joinDeadlineMs: 300 } });
+  peers.push(peer);
+  return { peer, ms: performance.now() - t0 };
+}
+
+describe('Peer.start says why it is alone', () => {
+  it('a doorway that cannot be reached', async () => {
+    const { peer, ms } = await start(async () => { throw new BootstrapError('cannot reach the relay at ws://127.0.0.1:1/relay'); });
+    expect(peer.status).toBe('alone');
+    expect(peer.failure).toEqual({ kind: 'doorway-unreachable', detail: 'cannot reach the relay at ws://127.0.0.1:1/relay' });
+    expect(ms).toBeLessThan(1000);
+  });
+
+  it('nobody else in the world', async () => {
+    const { peer } = await start(doorway([]));
+    expect(peer.failure?.kind).toBe('nobody-here');
+  });
+
+  it("the invite's peers gone, and nobody else", async () => {
+    const { peer, ms } = await start(doorway([]), [randomId(), randomId()]);
+    expect(peer.failure?.kind).toBe('inviter-gone');
+    expect(ms).toBeLessThan(1000); // told by the doorway, not by a dial timeout
+  });
+
+  it('peers listed but no link by the deadline: WebRTC blocked', async () => {
+    const other = randomId();
+    const { peer, ms } = await start(doorway([other]));
+    expect(peer.failure?.kind).toBe('webrtc-blocked');
+    expect(ms).toBeGreaterThanOrEqual(290);
+    expect(ms).toBeLessThan(2000);
+  });
+});
