@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
-import { CHROMIUM, CHROMIUM_ARGS, launchBrowser } from './browser';
+import { CHROMIUM, CHROMIUM_ARGS, crashPage, launchBrowser } from './browser';
 import { startRelayProcess, type RelayProcess } from './relay-process';
 
 const EXPLAINED_WITHIN_MS = 5000;
@@ -81,6 +81,28 @@ describe('the start screen explains a failed start', () => {
       expect(e.ms).toBeLessThan(EXPLAINED_WITHIN_MS);
     } finally {
       await blocked.close();
+    }
+  });
+
+  it("an invite whose inviter left, with nobody else in the world: 'your friend has left', within 5 s", async () => {
+    const own = await startRelayProcess(8082); // a relay nobody else uses: the world is empty but for the inviter
+    try {
+      const q = `render=off&relay=${encodeURIComponent(own.url)}`;
+      const a = await page();
+      await a.goto(url(q, 'start-e2e-5'));
+      await a.waitForFunction(() => window.voxel?.invite !== undefined, null, { timeout: 30_000 });
+      const invite = await a.evaluate(() => window.voxel.invite!());
+      await crashPage(a);
+      await new Promise((r) => setTimeout(r, 500)); // the relay drops the inviter's socket
+      const b = await page();
+      await b.goto(invite);
+      const e = await explained(b);
+      console.log(`inviter gone explained ${Math.round(e.ms)} ms after navigation: "${e.title}"`);
+      expect(e.kind).toBe('inviter-gone');
+      expect(e.ms).toBeLessThan(EXPLAINED_WITHIN_MS);
+      expect(e.buttons).toEqual(['Retry', 'Open the world without the invite', 'Play here alone for now']);
+    } finally {
+      await own.stop();
     }
   });
 

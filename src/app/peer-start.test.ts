@@ -51,6 +51,12 @@ describe('Peer.start says why it is alone', () => {
     expect(ms).toBeLessThan(1000); // told by the doorway, not by a dial timeout
   });
 
+  it('peers listed that left before they were dialed: nobody here, told at once', async () => {
+    const { peer, ms } = await start(doorway([randomId()], []));
+    expect(peer.failure?.kind).toBe('nobody-here');
+    expect(ms).toBeLessThan(1000);
+  });
+
   it('peers listed but no link by the deadline: WebRTC blocked', async () => {
     const other = randomId();
     const { peer, ms } = await start(doorway([other]));

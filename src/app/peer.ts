@@ -126,6 +126,7 @@ export class Peer {
   ) {
     this.finder = new PeerFinder({ clock, lonely: () => !this.stopped && this.dht.linkInfo().length === 0, search: () => this.search() });
     doorways.events.on('open', ({ spec }) => this.state(spec).opened = clock.now());
+    doorways.events.on('undeliverable', ({ to }) => this.gone.add(idToHex(to)));
     doorways.events.on('close', ({ spec }) => {
       const st = this.state(spec);
       st.ms = clock.now() - st.opened >= opts.relayStableMs ? opts.relayRetryMs : Math.min(opts.relayRetryMaxMs, st.ms * 2);
@@ -235,6 +236,8 @@ export class Peer {
   }
 
   private linked = false;
+  /** Peers the doorways said are not there (they left between being listed and dialed). */
+  private readonly gone = new Set<string>();
   /** The first link of this peer's life (during the join, or later out of being alone): marked for benchmarks. */
   private firstLink(): void {
     if (this.linked) return;
@@ -250,6 +253,9 @@ export class Peer {
       return { kind: 'webrtc-unsupported', detail: 'RTCPeerConnection is not available' };
     }
     if (first.length === 0) return { kind: 'nobody-here', detail: 'the doorway lists no other peer' };
+    if (first.every((id) => this.gone.has(idToHex(id)))) {
+      return invited ? { kind: 'inviter-gone', detail } : { kind: 'nobody-here', detail: `the ${first.length} peers listed left before they could be reached` };
+    }
     return { kind: invited && detail.includes('known') ? 'inviter-gone' : 'webrtc-blocked', detail };
   }
 
