@@ -1,9 +1,26 @@
 // Where a player's chunks come from. The one-tab world reads generated terrain plus the
-// edits in IndexedDB; the peer-hosted world (later) subscribes to the chunk's hosts. The
-// rest of play/ sees only this interface (docs/STYLE.md: noa-engine's worldDataNeeded).
+// edits in IndexedDB; the shared world subscribes to the regions' hosts. The rest of play/
+// sees only this interface (docs/STYLE.md: noa-engine's worldDataNeeded), and the app
+// applies `blocks` events the same way whichever source it has.
+import type { Emitter } from '../core/emitter';
 import type { Chunk } from '../world/chunk';
 
+/** One block as it now is, in world coordinates. */
+export interface BlockChange {
+  x: number;
+  y: number;
+  z: number;
+  id: number;
+}
+
+export interface ChunkSourceEvents extends Record<string, unknown> {
+  /** Blocks changed by someone else (and our own edits echoed back): apply to the WorldModel. */
+  blocks: { changes: BlockChange[] };
+}
+
 export interface ChunkSource {
+  /** Changes to loaded columns made elsewhere; a source nobody else writes never emits. */
+  readonly events: Pick<Emitter<ChunkSourceEvents>, 'on' | 'once' | 'off'>;
   /** The current blocks of a column: generated terrain with every stored edit applied. */
   load(cx: number, cz: number): Promise<Chunk>;
   /** Records a block change; resolves once it is durably stored (or confirmed by a host). */

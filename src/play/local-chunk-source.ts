@@ -2,15 +2,18 @@
 // in this browser's IndexedDB applied on top. Each chunk's whole edit log is rewritten
 // on every edit; IndexedDB runs read-write transactions on one store in the order they
 // were opened, so the last write always holds every edit.
+import { Emitter } from '../core/emitter';
 import type { WorldStore } from '../store/world-store';
 import type { Chunk } from '../world/chunk';
 import { decodeEdits, encodeEdits } from '../world/chunk-codec';
 import { EditLog } from '../world/chunk-edits';
 import { chunkKey, chunkOf, localOf } from '../world/coords';
 import { generateChunk } from '../world/terrain';
-import type { ChunkSource } from './chunk-source';
+import type { ChunkSource, ChunkSourceEvents } from './chunk-source';
 
 export class LocalChunkSource implements ChunkSource {
+  /** Never emits: in the one-tab world nobody else writes. */
+  readonly events = new Emitter<ChunkSourceEvents>();
   private readonly logs = new Map<string, Promise<EditLog>>();
 
   /** `store` null: storage is unavailable; edits live only as long as the tab (the UI says so). */

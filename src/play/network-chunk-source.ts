@@ -26,7 +26,7 @@ import { EditLog, editAt } from '../world/chunk-edits';
 import { CHUNK_VOLUME, chunkOf, localOf, worldOf } from '../world/coords';
 import { generateChunk } from '../world/terrain';
 import type { EditOutcome, TentativeAware } from './block-editor';
-import type { ChunkSource } from './chunk-source';
+import type { BlockChange, ChunkSource, ChunkSourceEvents } from './chunk-source';
 import { TentativeEdits, type TentativeOptions } from './tentative-edits';
 import type { Pose } from '../world/pose';
 
@@ -47,12 +47,7 @@ export const NETWORK_SOURCE_DEFAULTS = {
 
 export type NetworkSourceOptions = typeof NETWORK_SOURCE_DEFAULTS;
 
-export interface BlockChange {
-  x: number;
-  y: number;
-  z: number;
-  id: number;
-}
+export type { BlockChange };
 
 export interface RemotePlayer extends PlayerFrame {
   hex: string;
@@ -62,9 +57,7 @@ export interface RemotePlayer extends PlayerFrame {
   at: number;
 }
 
-export interface NetworkSourceEvents extends Record<string, unknown> {
-  /** Blocks changed by others (and our own edits echoed back): apply to the WorldModel. */
-  blocks: { changes: BlockChange[] };
+export interface NetworkSourceEvents extends ChunkSourceEvents {
   /** Everyone the primaries around us report, ourselves excluded. */
   players: { players: RemotePlayer[] };
 }

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { Emitter } from '../core/emitter';
 import { Chunk } from '../world/chunk';
 import { AIR, STONE, WATER } from '../world/blocks';
 import { BlockEditor, EditRefused } from './block-editor';
-import type { ChunkSource } from './chunk-source';
+import type { ChunkSource, ChunkSourceEvents } from './chunk-source';
 import { ChunkStreamer } from './chunk-streamer';
 import { ringOffsets, wantedColumns } from './chunk-ring';
 import { PlayerSession } from './player-session';
@@ -10,6 +11,7 @@ import { UNLOADED, WorldModel } from './world-model';
 
 /** Flat stone up to y=9, edits kept in memory; `fail` makes the next commit throw. */
 class FlatSource implements ChunkSource {
+  readonly events = new Emitter<ChunkSourceEvents>();
   edits: [number, number, number, number][] = [];
   loads: string[] = [];
   fail = false;
