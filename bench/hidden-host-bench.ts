@@ -77,8 +77,14 @@ export async function benchHiddenHost(opts: Partial<typeof HIDDEN_HOST_DEFAULTS>
     const ground = await player.eval<number>(`(() => { for (let y = 250; y > 0; y--) { const b = window.voxel.getBlock(${x}, y, ${z}); if (b !== 0 && b !== 5) return y + 1; } return 80; })()`);
     await player.eval(`window.voxel.teleport(${x + 0.5}, ${ground}, ${z + 0.5})`);
     await until(player, `window.voxel.hosting.liveRegions().includes('${region}')`, 30_000, 'a live subscription to the region');
+    // Attached to the certified primary (an edit before that is kept tentative, by design).
+    await until(player, `window.voxel.hosting.region('${region}').client?.ready === true`, 30_000, 'the player attached to the primary');
+    // The player's position reaches the primary by its position stream: an edit sooner after
+    // the teleport was refused as out of reach (edit #0 of the first 10-minute runs).
+    await sleep(2000);
 
     let edits = 0, confirmed = 0;
+    const unconfirmed: string[] = [];
     const tick: number[] = [];
     let hidden = 0, primary = 0, samples = 0;
     const start = Date.now();
@@ -87,9 +93,10 @@ export async function benchHiddenHost(opts: Partial<typeof HIDDEN_HOST_DEFAULTS>
       const due = start + i * o.editEveryMs;
       if (due > Date.now()) await sleep(due - Date.now());
       const id = i % 2 === 0 ? 11 : 0;
-      const r = await player.eval<{ confirmed: boolean }>(`Promise.race([window.voxel.setBlock(${x + 2}, ${ground}, ${z}, ${id}).catch(() => ({ confirmed: false })), new Promise((r) => setTimeout(() => r({ confirmed: false }), 5000))])`);
+      const r = await player.eval<{ confirmed: boolean; error?: string }>(`Promise.race([window.voxel.setBlock(${x + 2}, ${ground}, ${z}, ${id}).catch((e) => ({ confirmed: false, error: String(e) })), new Promise((r) => setTimeout(() => r({ confirmed: false, error: 'no answer in 5 s' }), 5000))])`);
       edits++;
       if (r.confirmed) confirmed++;
+      else unconfirmed.push(`#${i} at ${Math.round((Date.now() - start) / 1000)} s${r.error ? `: ${r.error}` : ''}`);
       if (Date.now() >= nextSample) {
         nextSample += o.sampleMs;
         samples++;
@@ -99,7 +106,7 @@ export async function benchHiddenHost(opts: Partial<typeof HIDDEN_HOST_DEFAULTS>
       }
     }
     const name = `hidden_host_${Math.round(o.hiddenMs / 60_000)}min`;
-    console.error(`${name}: region ${region}, ${edits} edits (${confirmed} confirmed), tick samples ${tick.map((t) => t.toFixed(2)).join(' ')}`);
+    console.error(`${name}: region ${region}, ${edits} edits (${confirmed} confirmed; not: ${unconfirmed.join(', ') || 'none'}), tick samples ${tick.map((t) => t.toFixed(2)).join(' ')}`);
     return {
       [`${name}_tick_hz`]: Math.round(median(tick) * 100) / 100,
       [`${name}_tick_hz_min`]: Math.round(Math.min(...tick) * 100) / 100,
