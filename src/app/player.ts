@@ -148,8 +148,9 @@ async function main(): Promise<void> {
 
   // --- other players' edits and avatars -------------------------------------------------
   const remote = new RemotePlayers();
+  // Whichever source: its block changes reach the world model (the local source sends none).
+  source.events.on('blocks', ({ changes }) => { for (const c of changes) world.applyBlock(c.x, c.y, c.z, c.id); });
   if (net) {
-    net.source.events.on('blocks', ({ changes }) => { for (const c of changes) world.applyBlock(c.x, c.y, c.z, c.id); });
     net.source.events.on('players', ({ players }) => {
       for (const p of players) remote.update(p.hex, p.name, p.x, p.y, p.z, p.yaw, p.pitch, performance.now());
     });
