@@ -214,6 +214,7 @@ export async function benchFailoverCrash(crashes = 20): Promise<Record<string, n
           console.error(`failover_crash: crash ${k}: ${ms} ms; errors around it: ${JSON.stringify(errs.slice(0, 8))}; editor counters ${JSON.stringify(Object.fromEntries(Object.entries(await editor.page.evaluate(() => window.voxel.hosting!.stats())).filter(([n, v]) => v > 0 && /^client_[a-z]+$/i.test(n))))}`);
         }
       }
+      if (process.env.BENCH_TRACE && (ms === undefined || ms > 2000)) await dumpTraces(tabs, region, t0);
       const t1 = Date.now();
       // A replacement hosts as soon as it joined; its terrain is not waited for.
       tabs.push(await openTab(browser, base, false, false));
@@ -257,6 +258,23 @@ export async function benchFailoverCrash(crashes = 20): Promise<Record<string, n
     await browser.close();
     await server.close();
   }
+}
+
+/** BENCH_TRACE: every live tab's hosting decisions about the region from 2 s before the crash, on one time line (ms from the crash). */
+async function dumpTraces(tabs: Tab[], region: string, t0: number): Promise<void> {
+  const lines: [number, string][] = [];
+  for (const t of tabs) {
+    const got = await t.page.evaluate(() => ({ origin: performance.timeOrigin, trace: window.voxel.hosting!.trace(), stats: window.voxel.hosting!.stats() })).catch(() => undefined);
+    if (got) lines.push([-3000, `${t.id.slice(0, 4)} stats ${JSON.stringify(Object.fromEntries(Object.entries(got.stats).filter(([n, v]) => v > 0 && /badCerts|staleFrames|strayFrames|unsendable|refusals|outsider|claimsFailed/.test(n))))}`]);
+    for (const line of got?.trace ?? []) {
+      const m = /^(\d+) \[([^\]]+)\] (.*)$/.exec(line);
+      if (!m || m[2] !== region || / (order|commit) s/.test(m[3]!)) continue;
+      const at = Math.round(got!.origin + Number(m[1]) - t0);
+      if (at >= -2000) lines.push([at, `${t.id.slice(0, 4)} ${m[3]}`]);
+    }
+  }
+  lines.sort((a, b) => a[0] - b[0]);
+  console.error(lines.map(([at, l]) => `  +${at} ${l}`).join('\n'));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -538,7 +538,7 @@ export class HostedRegion {
       if (round.quorumAt === null && round.cert()) round.quorumAt = now;
       // The grace waits for live hosts' states, not for the silent primary we replace.
       if (round.quorumAt !== null && (round.allAnswered(this.silent) || now - round.quorumAt >= o.claimGraceMs)) break;
-      if (now >= deadline || this.stopped || this.promised !== e) break;
+      if (now >= deadline || this.stopped || this.promised !== e || this.promisedTo !== this.ctx.selfHex) break;
       await new Promise<void>((resolve) => {
         const t = this.ctx.clock.setTimeout(resolve, Math.min(50, Math.max(1, deadline - now)));
         round.wake = () => {
@@ -553,7 +553,8 @@ export class HostedRegion {
     // Evidence for a rebase: a majority of the previous set silent (refusals prove life).
     const prevSilent = !!known && known.hosts.filter((h) => idEquals(h, this.ctx.selfId) || round.answered.has(idToHex(h))).length < quorum(known.hosts.length);
     // Not a host of the previous set, with its majority silent: no claim of ours can win
-    // until one of its hosts rebases, and ours would only outbid that claim.
+    // until one of its hosts rebases, and ours would only outbid that claim: we claim again
+    // only after rebaseMs (with rebase off, only when a claim of another reaches us first).
     if (!cert && prevSilent && known && !has(known.hosts, this.ctx.selfId)) this.deferUntil = Math.max(this.deferUntil, this.ctx.clock.now() + o.rebaseMs);
     if (cert || !prevSilent) this.prevGone = undefined;
     else if (round.fault() === 'no-previous-majority' && known && this.prevGone?.e !== known.e) this.prevGone = { e: known.e, since: this.ctx.clock.now() };
@@ -563,7 +564,7 @@ export class HostedRegion {
     // Hosts that said nothing may be alive on another island of a healed partition (no
     // overlay path leads there): the relay can still dial them, and one link joins the halves.
     if (!cert) for (const [hex, id] of targets) if (!round.answered.has(hex) && !this.silent.has(hex)) this.ctx.reach(id);
-    if (!cert || this.promised !== e || this.stopped || this.role !== 'claiming') {
+    if (!cert || this.promised !== e || this.promisedTo !== this.ctx.selfHex || this.stopped || this.role !== 'claiming') {
       // No certificate, and none ever: the grants die with this round. Our granters may
       // forget this epoch (else every later claim would have to cover it).
       for (const hex of round.granted()) {
