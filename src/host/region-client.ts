@@ -5,6 +5,7 @@
 // Only the primary we are attached to, in the epoch we are attached at, can change a
 // subscription; everything else is counted and dropped. Entries merge per block by
 // stamp, so a duplicate or re-sent entry changes nothing.
+import { EditRejectedError as BaseEditRejected, EditTimeoutError } from '../world/edit-error';
 import { every, type Clock } from '../core/clock';
 import { Emitter } from '../core/emitter';
 import { idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
@@ -40,15 +41,9 @@ export const CLIENT_DEFAULTS = {
 
 export type ClientOptions = typeof CLIENT_DEFAULTS;
 
-export class EditRejectedError extends Error {
-  override readonly name = 'EditRejectedError';
-  constructor(readonly reason: RejectReason) {
-    super(`edit rejected: ${reason}`);
-  }
-}
-export class EditTimeoutError extends Error {
-  override readonly name = 'EditTimeoutError';
-}
+/** A host's refusal of an edit: `code` and `reason` are the wire's reject reason (world/edit-error.ts). */
+export class EditRejectedError extends BaseEditRejected<RejectReason> {}
+export { EditTimeoutError };
 
 export interface Position {
   x: number;

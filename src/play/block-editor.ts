@@ -2,15 +2,14 @@
 // it, show it at once, store it, and take it back if storing fails. In the shared world an
 // edit no certified primary can confirm is kept tentative by the source (still shown,
 // stored locally): setBlock then resolves with `confirmed: false`.
+import { EditRefused } from '../world/edit-error';
 import { AIR, PLACEABLE, SOLID, isValidBlockId, blockType } from '../world/blocks';
 import { CHUNK_HEIGHT, chunkOf } from '../world/coords';
 import type { ChunkSource } from './chunk-source';
 import { boxCollides, type Body } from './physics';
 import type { WorldModel } from './world-model';
 
-export class EditRefused extends Error {
-  override readonly name = 'EditRefused';
-}
+export { EditRefused };
 
 export interface EditOutcome {
   /** False while the edit is only kept locally (tentative), not confirmed by a host. */
@@ -35,17 +34,17 @@ export class BlockEditor {
 
   /** Resolves once stored: confirmed, or (shared world, no certified primary) kept tentative. */
   async setBlock(x: number, y: number, z: number, id: number): Promise<EditOutcome> {
-    if (![x, y, z].every(Number.isInteger)) throw new EditRefused(`block coordinates must be integers: ${x},${y},${z}`);
-    if (!isValidBlockId(id)) throw new EditRefused(`unknown block id ${id}`);
-    if (id !== AIR && !PLACEABLE.includes(id)) throw new EditRefused(`${blockType(id).name} cannot be placed`);
-    if (y < 0 || y >= CHUNK_HEIGHT) throw new EditRefused(`y=${y} is outside the world (0..${CHUNK_HEIGHT - 1})`);
-    if (!this.world.has(chunkOf(x), chunkOf(z))) throw new EditRefused(`chunk ${chunkOf(x)},${chunkOf(z)} is not loaded`);
+    if (![x, y, z].every(Number.isInteger)) throw new EditRefused('bad-coords', `block coordinates must be integers: ${x},${y},${z}`);
+    if (!isValidBlockId(id)) throw new EditRefused('bad-block', `unknown block id ${id}`);
+    if (id !== AIR && !PLACEABLE.includes(id)) throw new EditRefused('not-placeable', `${blockType(id).name} cannot be placed`);
+    if (y < 0 || y >= CHUNK_HEIGHT) throw new EditRefused('outside-world', `y=${y} is outside the world (0..${CHUNK_HEIGHT - 1})`);
+    if (!this.world.has(chunkOf(x), chunkOf(z))) throw new EditRefused('not-loaded', `chunk ${chunkOf(x)},${chunkOf(z)} is not loaded`);
     const previous = this.world.blockAt(x, y, z);
     if (previous === id) return { confirmed: !this.source.isTentative?.(x, y, z) };
     if (SOLID[id]) {
       const p = this.player();
       if (boxCollides(p.x, p.y, p.z, (bx, by, bz) => bx === x && by === y && bz === z)) {
-        throw new EditRefused('cannot place a block inside the player');
+        throw new EditRefused('inside-player', 'cannot place a block inside the player');
       }
     }
     this.world.applyBlock(x, y, z, id);
