@@ -5,7 +5,7 @@
 // that never locks out an honest player: a teleported one catches up within seconds).
 // Reach is then checked from this belief, so a client cannot edit far-off blocks by
 // claiming to stand next to them. Pure: time is passed in.
-export interface Position {
+export interface Point {
   x: number;
   y: number;
   z: number;
@@ -28,12 +28,12 @@ export const MOTION_RULES = {
 
 export type MotionRules = typeof MOTION_RULES;
 
-interface Belief extends Position {
+interface Belief extends Point {
   at: number;
 }
 
 /** The part of a move from `from` to `to` that `dtMs` allows (all of it when plausible). */
-export function clampStep(from: Position, to: Position, dtMs: number, rules: MotionRules = MOTION_RULES): { pos: Position; clamped: boolean } {
+export function clampStep(from: Point, to: Point, dtMs: number, rules: MotionRules = MOTION_RULES): { pos: Point; clamped: boolean } {
   const dt = Math.max(0, dtMs) / 1000;
   const reach = rules.maxSpeed * dt + rules.slack;
   const fall = rules.maxFall * dt + rules.slack;
@@ -53,9 +53,9 @@ export class MotionTracker {
   constructor(private readonly rules: MotionRules = MOTION_RULES) {}
 
   /** Takes a player's reported position; returns where the primary now believes it is. */
-  report(player: string, claimed: Position, now: number): Position {
+  report(player: string, claimed: Point, now: number): Point {
     const prev = this.beliefs.get(player);
-    let pos: Position = { x: claimed.x, y: claimed.y, z: claimed.z };
+    let pos: Point = { x: claimed.x, y: claimed.y, z: claimed.z };
     if (prev && now - prev.at < this.rules.forgetMs) {
       const step = clampStep(prev, claimed, now - prev.at, this.rules);
       if (step.clamped) this.clamped++;

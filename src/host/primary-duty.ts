@@ -13,7 +13,7 @@ import { every } from '../core/clock';
 import { idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
 import { EditValidator, settableBlock } from './edit-validator';
 import { quorum } from './epoch-cert';
-import { MotionTracker, type Position } from './motion-tracker';
+import { MotionTracker, type Point } from './motion-tracker';
 import { requestTag } from './request-log';
 import { MAX_STATE_REQS, MAX_SUBS_LISTED, type HostMessageOf, type PlayerFrame } from './host-messages';
 import type { HostedRegion } from './hosted-region';
@@ -244,7 +244,7 @@ export class PrimaryDuty {
   }
 
   /** A player's reported position, as far as it could have moved since its last report. */
-  private believe(hex: string, claimed: Position, now: number): Position {
+  private believe(hex: string, claimed: Point, now: number): Point {
     if (!this.motion) return claimed;
     const before = this.motion.clamped;
     const p = this.motion.report(hex, claimed, now);

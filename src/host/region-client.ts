@@ -5,6 +5,7 @@
 // Only the primary we are attached to, in the epoch we are attached at, can change a
 // subscription; everything else is counted and dropped. Entries merge per block by
 // stamp, so a duplicate or re-sent entry changes nothing.
+import type { Pose } from '../world/pose';
 import { EditRejectedError as BaseEditRejected, EditTimeoutError } from '../world/edit-error';
 import { every, type Clock } from '../core/clock';
 import { Emitter } from '../core/emitter';
@@ -45,13 +46,6 @@ export type ClientOptions = typeof CLIENT_DEFAULTS;
 export class EditRejectedError extends BaseEditRejected<RejectReason> {}
 export { EditTimeoutError };
 
-export interface Position {
-  x: number;
-  y: number;
-  z: number;
-  yaw: number;
-  pitch: number;
-}
 
 export interface ClientEvents extends Record<string, unknown> {
   /** Entries that changed a subscribed region (from a snapshot or a delta). */
@@ -390,7 +384,7 @@ export class RegionClient {
   }
 
   /** Sends our position to the primary of the region we stand in; false when not attached there. */
-  move(pos: Position, name: string): boolean {
+  move(pos: Pose, name: string): boolean {
     const coord = regionAt(pos.x, pos.z);
     const sub = this.subs.get(regionName(coord));
     if (!sub?.attached || !sub.primary) return false;
