@@ -156,12 +156,13 @@ export class DhtNode implements Dht {
     this.overlaySignals = this.signaling.channel;
     this.linkUpkeep = new LinkUpkeep({ selfId, clock, opts, stats, table, links, transport, dialSignals: () => this.signaling.forDial(), overlay: this.overlaySignals });
     this.liveness = new Liveness({ selfHex, clock, opts, stats, table, links, call, dropped: (id) => this.dormant.remember(id) });
+    const linkedOrDialling = (hex: string) => links.get(hex) !== undefined || this.linkUpkeep.isDialing(hex);
     this.dormant = new DormantContacts({
       clock,
       opts,
       relay: bootstrap?.signals,
-      known: (hex) => table.has(hex) || links.get(hex) !== undefined || this.linkUpkeep.isDialing(hex),
-      linkedOrDialling: (hex) => links.get(hex) !== undefined || this.linkUpkeep.isDialing(hex),
+      known: (hex) => table.has(hex) || linkedOrDialling(hex),
+      linkedOrDialling,
       dial: (id, hex, signals) => this.linkUpkeep.dial(id, hex, signals, false),
     });
     this.refresher = new BucketRefresh({ selfId, clock, opts, table, lookup: this.lookup, call, learn: (id) => this.contactBook.learn(id) });

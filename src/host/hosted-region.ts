@@ -178,6 +178,15 @@ export class HostedRegion {
     this.learned = this.learned.filter((q) => q.e > c.e);
   }
 
+  /** A certificate whose hosts leave us out: we host this region no more and point askers at its primary. */
+  private standAside(c: EpochCert): void {
+    this.role = 'idle';
+    this.epoch = c.e;
+    this.primary = c.primary;
+    this.primaryHex = idToHex(c.primary);
+    this.hosts = c.hosts;
+  }
+
   /** Granted epochs above our certificate that our next claim `e` must also win a majority of. */
   private pendFor(e: number): CertPrev[] {
     const base = this.cert?.e ?? 0;
@@ -580,14 +589,10 @@ export class HostedRegion {
       // The refusals named a certificate of a later epoch whose hosts leave us out (we
       // followed a claim that lost, or the set moved on): not ours to claim; subscribers
       // that ask us are sent to its primary.
-      const now = this.cert;
-      if (now && now.e >= this.epoch && now !== known && !has(now.hosts, this.ctx.selfId) && this.role === 'claiming') {
-        this.trace(`not a host of e${now.e}: idle`);
-        this.role = 'idle';
-        this.epoch = now.e;
-        this.primary = now.primary;
-        this.primaryHex = idToHex(now.primary);
-        this.hosts = now.hosts;
+      const newer = this.cert;
+      if (newer && newer.e >= this.epoch && newer !== known && !has(newer.hosts, this.ctx.selfId) && this.role === 'claiming') {
+        this.trace(`not a host of e${newer.e}: idle`);
+        this.standAside(newer);
       }
       return false;
     }
@@ -713,13 +718,13 @@ export class HostedRegion {
     // that claim failed (its ABANDON may have been lost).
     const gone = this.accepted.filter((q) => q.p && idEquals(q.p, from) && q.e < m.e && (m.known?.e ?? 0) < q.e);
     if (gone.length) this.accepted = this.accepted.filter((q) => !gone.includes(q));
-    // A refusal carries our state too (not to outsiders): a claimant that wins without our
-    // vote must still hold every edit we hold. And our certificate, when the claimant's is
-    // older: its next claim must build on it.
     // A majority of our certificate's hosts is gone, so only a rebase, which only they may
     // claim, can certify the next epoch: a claimant from outside them cannot win, and
     // holding our own claims back for it would keep the region down for good.
     const mustRebase = !!this.cert && has(this.cert.hosts, this.ctx.selfId) && this.prevGone?.e === this.cert.e && !has(this.cert.hosts, from);
+    // A refusal carries our state too (not to outsiders): a claimant that wins without our
+    // vote must still hold every edit we hold. And our certificate, when the claimant's is
+    // older: its next claim must build on it.
     const refuse = (why: string) => {
       this.trace(`refuse ${fromHex.slice(0, 6)} e${m.e}: ${why}`);
       // Duelling claimants starve each other (every claim leaves grants the next must cover):
@@ -881,11 +886,7 @@ export class HostedRegion {
         // not claim it over an old set).
         if (succeeds(cert, this.cert) && cert.e >= this.promised && !this.duty && this.role !== 'claiming') {
           this.adoptCert(cert);
-          this.epoch = cert.e;
-          this.primary = from;
-          this.primaryHex = fromHex;
-          this.hosts = cert.hosts;
-          this.role = 'idle';
+          this.standAside(cert);
         }
         return void this.ctx.stats.staleFrames++;
       }
