@@ -15,6 +15,7 @@ import { createDhtNode, type DhtNode, type DhtOptions } from '../dht/dht-node';
 import { connectPeerJs } from '../net/peerjs-bootstrap';
 import { connectRelay, type WebSocketCtor } from '../net/relay-bootstrap';
 import { WebRtcTransport } from '../net/webrtc-transport';
+import { DoorwayReopener } from './doorway-reopener';
 import { doorwayName, Doorways, type DoorwayConnector, type DoorwaySpec } from './doorways';
 import { PeerFinder } from './peer-finder';
 import { recordRules } from './record-rules';
@@ -107,12 +108,11 @@ export class Peer {
   /** Why the join ended alone (undefined when it linked to someone). */
   failure: JoinFailure | undefined;
 
-  /** Times a doorway connection was re-opened after a drop. */
-  relayReconnects = 0;
   /** Looks for peers while this one has no link. */
   readonly finder: PeerFinder;
+  /** Re-opens (and re-registers at) a doorway that dropped or could not be reached, with backoff. */
+  private readonly reopener: DoorwayReopener;
   private stopped = false;
-  private readonly retry = new Map<DoorwaySpec, { timer: unknown; ms: number; opened: number }>();
 
   private constructor(
     readonly identity: Identity,
@@ -122,44 +122,27 @@ export class Peer {
     private readonly cfg: PeerConfig,
     readonly clock: Clock,
     private readonly opts: typeof PEER_DEFAULTS,
-    private readonly connect: DoorwayConnector,
+    connect: DoorwayConnector,
   ) {
     this.finder = new PeerFinder({ clock, lonely: () => !this.stopped && this.dht.linkInfo().length === 0, search: () => this.search() });
-    doorways.events.on('open', ({ spec }) => this.state(spec).opened = clock.now());
-    doorways.events.on('undeliverable', ({ to }) => this.gone.add(idToHex(to)));
-    doorways.events.on('close', ({ spec }) => {
-      const st = this.state(spec);
-      st.ms = clock.now() - st.opened >= opts.relayStableMs ? opts.relayRetryMs : Math.min(opts.relayRetryMaxMs, st.ms * 2);
-      this.retryDoorway(spec);
+    this.reopener = new DoorwayReopener({
+      clock,
+      open: (spec) => connect(spec, identity.id),
+      reopened: (spec, connection) => {
+        doorways.attach(spec, connection);
+        this.finder.poke(); // alone, a doorway is where peers are found
+      },
+      failed: (_spec, err) => { this.lastError = err; },
+      options: { firstMs: opts.relayRetryMs, maxMs: opts.relayRetryMaxMs, stableMs: opts.relayStableMs },
     });
+    doorways.events.on('open', ({ spec }) => this.reopener.opened(spec));
+    doorways.events.on('undeliverable', ({ to }) => this.gone.add(idToHex(to)));
+    doorways.events.on('close', ({ spec }) => this.reopener.dropped(spec));
   }
 
-  private state(spec: DoorwaySpec) {
-    let st = this.retry.get(spec);
-    if (!st) this.retry.set(spec, (st = { timer: undefined, ms: this.opts.relayRetryMs, opened: 0 }));
-    return st;
-  }
-
-  /** Re-opens a doorway that failed or dropped, with backoff, so the tab stays findable through it. */
-  private retryDoorway(spec: DoorwaySpec): void {
-    if (this.stopped) return;
-    const st = this.state(spec);
-    this.clock.clearTimeout(st.timer);
-    st.timer = this.clock.setTimeout(() => {
-      this.connect(spec, this.identity.id).then(
-        (b) => {
-          if (this.stopped) return b.close();
-          this.relayReconnects++;
-          this.doorways.attach(spec, b);
-          this.finder.poke(); // alone, a doorway is where peers are found
-        },
-        (err: Error) => {
-          this.lastError = err;
-          st.ms = Math.min(this.opts.relayRetryMaxMs, st.ms * 2);
-          this.retryDoorway(spec);
-        },
-      );
-    }, st.ms * (0.75 + Math.random() * 0.5));
+  /** Times a doorway connection was re-opened after a drop or a failed first attempt. */
+  get relayReconnects(): number {
+    return this.reopener.reopens;
   }
 
   get id(): string {
@@ -189,7 +172,7 @@ export class Peer {
     const invited = cfg.invitePeers ?? [];
     const first = invited.length ? invited : await fromDoorways();
     const peer = new Peer(cfg.identity, transport, node(first), doors, cfg, clock, opts, connect);
-    cfg.doorways.forEach((spec, i) => { if (!opened[i]) peer.retryDoorway(spec); });
+    cfg.doorways.forEach((spec, i) => { if (!opened[i]) peer.reopener.retry(spec); });
     peer.lastError = lastError;
     globalThis.performance?.mark?.('vp:peers-listed');
     stage('peers-listed', invited.length ? `${invited.length} from the invite` : `${first.length} from the doorway`);
@@ -327,7 +310,7 @@ export class Peer {
   stop(): void {
     this.stopped = true;
     this.finder.stop();
-    for (const st of this.retry.values()) this.clock.clearTimeout(st.timer);
+    this.reopener.stop();
     this.dht.stop();
     this.doorways.close();
     this.transport.close();

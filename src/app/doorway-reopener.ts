@@ -1,0 +1,102 @@
+// A doorway (relay, PeerJS broker) that dropped or could not be reached is opened again
+// with backoff, so the tab stays findable through it. Opening registers the tab's id
+// there again (the connector does that), and the new connection is handed to `reopened`.
+// Waits: the first is `firstMs`; each failed attempt, and each drop of a connection that
+// lived less than `stableMs`, doubles it up to `maxMs`; a drop after a stable spell starts
+// over at `firstMs`. Each wait is multiplied by a jitter factor. It never gives up: only
+// `stop()` ends the attempts. DOM-free; clock, jitter and the connector injected.
+import type { Clock, TimerHandle } from '../core/clock';
+import type { Bootstrap } from '../net/bootstrap';
+import type { DoorwaySpec } from './doorways';
+
+export const DOORWAY_REOPEN_DEFAULTS = {
+  /** First wait before re-opening a doorway; doubles up to maxMs. */
+  firstMs: 1000,
+  maxMs: 30_000,
+  /** A connection must stay up this long before the wait starts over (one that drops at once backs off). */
+  stableMs: 10_000,
+};
+
+export interface DoorwayReopenerArgs {
+  clock: Clock;
+  /** Opens the doorway and registers there; rejects when it cannot be reached. */
+  open: (spec: DoorwaySpec) => Promise<Bootstrap>;
+  /** A re-opened connection, to put in place of the dropped one. */
+  reopened: (spec: DoorwaySpec, connection: Bootstrap) => void;
+  /** An attempt failed; another follows after a longer wait. */
+  failed?: (spec: DoorwaySpec, err: Error) => void;
+  /** Factor applied to each wait (default 0.75 to 1.25, uniform). */
+  jitter?: () => number;
+  options?: Partial<typeof DOORWAY_REOPEN_DEFAULTS>;
+}
+
+interface Backoff {
+  timer: TimerHandle | undefined;
+  waitMs: number;
+  openedAt: number;
+}
+
+export class DoorwayReopener {
+  /** Doorway connections re-opened (after a drop or a failed first attempt). */
+  reopens = 0;
+  private readonly opts: typeof DOORWAY_REOPEN_DEFAULTS;
+  private readonly backoffs = new Map<DoorwaySpec, Backoff>();
+  private stopped = false;
+
+  constructor(private readonly args: DoorwayReopenerArgs) {
+    this.opts = { ...DOORWAY_REOPEN_DEFAULTS, ...args.options };
+  }
+
+  /** The wait before the next attempt at `spec` (before jitter). */
+  nextWaitMs(spec: DoorwaySpec): number {
+    return this.backoff(spec).waitMs;
+  }
+
+  /** The doorway's connection is up now (first time or again). */
+  opened(spec: DoorwaySpec): void {
+    this.backoff(spec).openedAt = this.args.clock.now();
+  }
+
+  /** The doorway's connection ended: open it again, after a longer wait unless it had been stable. */
+  dropped(spec: DoorwaySpec): void {
+    const b = this.backoff(spec);
+    const stable = this.args.clock.now() - b.openedAt >= this.opts.stableMs;
+    b.waitMs = stable ? this.opts.firstMs : Math.min(this.opts.maxMs, b.waitMs * 2);
+    this.retry(spec);
+  }
+
+  /** Tries `spec` again after the current wait (replacing an attempt already scheduled). */
+  retry(spec: DoorwaySpec): void {
+    if (this.stopped) return;
+    const b = this.backoff(spec);
+    this.args.clock.clearTimeout(b.timer);
+    const factor = this.args.jitter ? this.args.jitter() : 0.75 + Math.random() * 0.5;
+    b.timer = this.args.clock.setTimeout(() => this.attempt(spec, b), b.waitMs * factor);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const b of this.backoffs.values()) this.args.clock.clearTimeout(b.timer);
+  }
+
+  private attempt(spec: DoorwaySpec, b: Backoff): void {
+    this.args.open(spec).then(
+      (connection) => {
+        if (this.stopped) return connection.close();
+        this.reopens++;
+        this.args.reopened(spec, connection);
+      },
+      (err: Error) => {
+        this.args.failed?.(spec, err);
+        b.waitMs = Math.min(this.opts.maxMs, b.waitMs * 2);
+        this.retry(spec);
+      },
+    );
+  }
+
+  private backoff(spec: DoorwaySpec): Backoff {
+    let b = this.backoffs.get(spec);
+    if (!b) this.backoffs.set(spec, (b = { timer: undefined, waitMs: this.opts.firstMs, openedAt: 0 }));
+    return b;
+  }
+}
