@@ -67,6 +67,8 @@ export interface PeerConfig {
   /** Node ids to dial first (an invite's inviter, then its contacts). */
   invitePeers?: NodeId[];
   iceServers?: RTCIceServer[];
+  /** Extra RTCConfiguration fields for the transport (Node: node-datachannel's `bindAddress`). */
+  rtcConfig?: Record<string, unknown>;
   clock?: Clock;
   dht?: Partial<DhtOptions>;
   WebSocket?: WebSocketCtor;
@@ -155,7 +157,7 @@ export class Peer {
     const t0 = clock.now();
     const stage = (s: JoinStage, detail: string) => cfg.onStage?.(s, detail);
     const connect = cfg.connect ?? defaultConnector(cfg, opts.doorwayTimeoutMs);
-    const transport = new WebRtcTransport({ identity: cfg.identity, iceServers: cfg.iceServers ?? [], clock });
+    const transport = new WebRtcTransport({ identity: cfg.identity, iceServers: cfg.iceServers ?? [], clock, ...(cfg.rtcConfig ? { rtcConfig: cfg.rtcConfig } : {}) });
     const doors = new Doorways(cfg.doorways, transport, () => clock.now());
     let lastError: Error | undefined;
     const opened = await Promise.all(cfg.doorways.map((spec) => connect(spec, cfg.identity.id).then(
