@@ -5,13 +5,13 @@
 // It asks the browser to keep its storage (navigator.storage.persist()) and shows the answer.
 // window.voxelHost here has `net` and `hosting` only (for tests and tools).
 import { RemotePlayers } from '../play/remote-player-smoother';
-import { HostDashboard, type HostRegionRow } from '../ui/host-dashboard';
+import { HostDashboard } from '../ui/host-dashboard';
 import { parsePageConfig } from './config';
+import { sampleHostFigures } from './host-figures';
 import { HostHistory } from './host-history';
 import { createHostingApi, type HostingApi } from './hosting-api';
 import { createNetApi, type NetApi } from './net-api';
 import { deployDefaults, inviteLinkFor, joinPeer, startNetSession } from './net-session';
-import { estimateNetworkSize } from './network-size';
 import { TabClock } from './tab-clock';
 import { WorkerTicker } from './worker-ticker';
 
@@ -63,38 +63,11 @@ async function main(): Promise<void> {
   document.getElementById('play')?.setAttribute('href', invite);
   const history = new HostHistory();
   let storage = await storageFigures();
-  const refresh = () => {
-    const roles = hosting.roles();
-    const s = hosting.stats();
-    const ns = netApi.stats();
-    const regionEntries: Record<string, number> = {};
-    const rows: HostRegionRow[] = [];
-    for (const [role, names] of [['primary', roles.primary], ['backup', roles.backup]] as const) {
-      for (const name of names) {
-        const h = hosting.region(name).host;
-        regionEntries[name] = h?.entries ?? 0;
-        rows.push({ name, role, players: h?.subscribers ?? 0, entries: h?.entries ?? 0, editsPerSec: 0 });
-      }
-    }
-    history.push({ at: clock.now(), links: peer.dht.linkInfo().length, bytesIn: ns.bytesIn ?? 0, bytesOut: ns.bytesOut ?? 0, edits: Object.values(regionEntries).reduce((n, e) => n + e, 0), regionEntries });
-    for (const r of rows) r.editsPerSec = history.regionRates[r.name] ?? 0;
-    board.render({
-      world: cfg.world,
-      nodeId: peer.id,
-      status: peer.status,
-      links: netApi.links().map((l) => ({ hex: l.id, rttMs: l.rttMs })),
-      networkSize: estimateNetworkSize(peer.identity.id, peer.dht.closestContacts(peer.identity.id, 20)),
-      regions: rows,
-      tickHz: hosting.tickHz(),
-      uptimeMs: clock.now() - started,
-      edits: { accepted: s.host_editsAccepted ?? 0, confirmed: s.host_confirms ?? 0, refused: s.host_editsRejected ?? 0, takenOver: s.host_claimsWon ?? 0, handedOn: s.host_stepDowns ?? 0 },
-      traffic: { inBytes: ns.bytesIn ?? 0, outBytes: ns.bytesOut ?? 0 },
-      storage: { ...storage, persisted, capMb },
-      history: history.series,
-      invite,
-      ...(peer.status === 'alone' && peer.lastError ? { problem: `No other peer reachable yet (${peer.lastError.message}); hosting alone until one joins.` } : {}),
-    });
-  };
+  const refresh = () => board.render({
+    ...sampleHostFigures({ world: cfg.world, peer, hosting, net: netApi, history, clock, started }),
+    storage: { ...storage, persisted, capMb },
+    invite,
+  });
   refresh();
   let n = 0;
   clock.setTimeout(function again() {

@@ -28,7 +28,8 @@ export interface RegionDiagnostics {
   client?: { primary: string; epoch: number; ready: boolean; entries: number };
 }
 
-export function createHostingApi(net: NetSession, remote: RemotePlayers, clock: Clock, ticker: WorkerTicker): HostingApi {
+/** `ticker`: the tick source's counters (a tab's WorkerTicker; the headless peer counts its clock ticks). */
+export function createHostingApi(net: NetSession, remote: RemotePlayers, clock: Clock, ticker: Pick<WorkerTicker, 'stats'>): HostingApi {
   let lastTicks = net.host.stats.ticks, lastAt = clock.now(), hz = 0;
   // Measured from the clock (worker-driven), so it stays honest in a hidden tab.
   const measure = () => {
