@@ -13,9 +13,9 @@ import { RegionClient } from '../host/region-client';
 import { RegionHost } from '../host/region-host';
 import { NetworkChunkSource } from '../play/network-chunk-source';
 import { makePlayerRecord, newestPlayerRecord, type PlayerState } from '../play/player-record';
-import { IdbHostStore } from '../store/host-store';
+import { IdbHostStore, type HostStore } from '../store/host-store';
 import { claimNodeIdentity, loadPlayerIdentity } from '../store/identity-store';
-import { IdbTentativeStore } from '../store/tentative-store';
+import { IdbTentativeStore, type TentativeStore } from '../store/tentative-store';
 import { pageDoorways, parsePageConfig, type DeployDefaults, type PageConfig } from './config';
 import { checkInvite, makeInvite } from './invite';
 import { Peer, type PeerConfig } from './peer';
@@ -79,12 +79,22 @@ export function deployDefaults(): DeployDefaults {
   return { relay: env.VITE_RELAY, peerjs: env.VITE_PEERJS };
 }
 
+/**
+ * Where a session keeps what it keeps; each defaults to this browser's IndexedDB. The
+ * headless Node peer passes its own (store/level-store.ts) and its node identity as player.
+ */
+export interface SessionStores {
+  host?: HostStore | null;
+  tentative?: TentativeStore;
+  player?: Identity;
+}
+
 /** Starts hosting regions and playing in the shared world over a joined peer. */
-export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock, ticker: Ticker): Promise<NetSession> {
-  const player = await loadPlayerIdentity();
+export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock, ticker: Ticker, stores: SessionStores = {}): Promise<NetSession> {
+  const player = stores.player ?? await loadPlayerIdentity();
   const wire = new HostWire(peer.channels.open('host'), clock);
   // Each tab is its own hosting node: its records are keyed by its node id.
-  const store = await IdbHostStore.open(cfg.world, peer.id).catch(() => null);
+  const store = stores.host !== undefined ? stores.host : await IdbHostStore.open(cfg.world, peer.id).catch(() => null);
   // The last hosting decisions (claims, grants, refusals), for window.voxel.hosting.trace().
   const trace: string[] = [];
   const host = new RegionHost({
@@ -100,7 +110,7 @@ export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock,
   const client = new RegionClient({ dht: peer.dht, wire, clock, world: cfg.world, certs: new CertChecker(webCryptoVerifier), verify: webCryptoVerifier });
   const name = `player-${idToHex(player.id).slice(0, 6)}`;
   // Edits no certified primary could confirm are kept here (in memory only if it cannot open).
-  const tentative = await IdbTentativeStore.open(cfg.world).catch(() => undefined);
+  const tentative = stores.tentative ?? await IdbTentativeStore.open(cfg.world).catch(() => undefined);
   const source = new NetworkChunkSource({ seed: cfg.seed, world: cfg.world, client, dht: peer.dht, clock, options: { name }, ...(tentative ? { tentative } : {}) });
   let lastPublished = -Infinity;
   return {

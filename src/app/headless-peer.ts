@@ -1,0 +1,113 @@
+// A peer with no browser (Node): the same composition as a hosting tab (Peer.start, then
+// startNetSession's RegionHost), so it joins a world through its doorways, hosts the
+// regions closest to its node id as primary or backup, and keeps the world alive while no
+// tab is open. What a tab keeps in IndexedDB it keeps in a LevelDB in its data dir
+// (store/level-store.ts): its node identity (the same node id after a restart) and its
+// hosted regions. WebRTC is node-datachannel (under simple-peer's webrtc-polyfill), the
+// relay's WebSocket the `ws` package. Hosting ticks from the real clock (Node timers are
+// not throttled). The dashboard's figures (host-figures.ts) are sampled every 2 s.
+// Entry point with options: headless-main.ts (`npm run peer`).
+import { WebSocket } from 'ws';
+import { realClock, type Clock } from '../core/clock';
+import { clockTicker, type Ticker } from '../core/ticker';
+import { RemotePlayers } from '../play/remote-player-smoother';
+import { LevelStore } from '../store/level-store';
+import { MemoryTentativeStore } from '../store/tentative-store';
+import { pageDoorways, parsePageConfig } from './config';
+import { sampleHostFigures, type HostFigures } from './host-figures';
+import { HostHistory } from './host-history';
+import { createHostingApi, type HostingApi } from './hosting-api';
+import { createNetApi, type NetApi } from './net-api';
+import { startNetSession, type NetSession } from './net-session';
+import { Peer, type JoinStage } from './peer';
+import type { WorkerTickerStats } from './worker-ticker';
+
+export const HEADLESS_DEFAULTS = {
+  /** The relay of `npm start` on this machine. */
+  relay: 'ws://127.0.0.1:8080/relay',
+  /** Dashboard figures are sampled this often (as host.html does). */
+  sampleMs: 2000,
+};
+
+export interface HeadlessOptions {
+  world: string;
+  /** Default: the world name (as in a page without `seed=`). */
+  seed?: string;
+  /** ws(s):// URL of the relay, or null for none (then only peers that dial it find it). */
+  relay?: string | null;
+  /** Directory of the peer's database (created if missing). */
+  dataDir: string;
+  /** Local address WebRTC binds to (node-datachannel's bindAddress), e.g. 127.0.0.1 on loopback only. Default: every interface. */
+  bindAddress?: string;
+  clock?: Clock;
+  onStage?: (stage: JoinStage, detail: string) => void;
+}
+
+export interface HeadlessPeer {
+  readonly peer: Peer;
+  readonly net: NetSession;
+  readonly hosting: HostingApi;
+  readonly netApi: NetApi;
+  readonly world: string;
+  /** The latest dashboard figures (sampled every sampleMs). */
+  figures(): HostFigures;
+  stop(): Promise<void>;
+}
+
+/** The clock's ticker, counting its ticks (the dashboard's ticker figures). */
+function countingTicker(clock: Clock): Ticker & { stats: WorkerTickerStats } {
+  const base = clockTicker(clock);
+  const stats: WorkerTickerStats = { ticks: 0, errors: 0, fallback: false };
+  return {
+    stats,
+    start: (hz, fn) => base.start(hz, () => {
+      stats.ticks++;
+      fn();
+    }),
+  };
+}
+
+export async function startHeadlessPeer(o: HeadlessOptions): Promise<HeadlessPeer> {
+  const clock = o.clock ?? realClock;
+  const relay = o.relay === undefined ? HEADLESS_DEFAULTS.relay : (o.relay ?? 'none');
+  // The page's own parser, so a world name, seed and relay mean what they mean in a link.
+  const cfg = parsePageConfig(`http://headless.invalid/#${new URLSearchParams({ world: o.world, seed: o.seed ?? o.world, relay })}`);
+  if (cfg.world !== o.world) throw new Error(`not a world name: ${o.world} (letters, digits, . _ -; at most 64)`);
+  if (relay !== 'none' && cfg.relayUrl !== relay) throw new Error(`not a relay URL: ${relay} (ws:// or wss://)`);
+  const store = await LevelStore.open(o.dataDir);
+  try {
+    const identity = await store.nodeIdentity();
+    const peer = await Peer.start({
+      identity,
+      doorways: pageDoorways(cfg),
+      clock,
+      WebSocket: WebSocket as unknown as NonNullable<Parameters<typeof Peer.start>[0]['WebSocket']>,
+      ...(o.bindAddress ? { rtcConfig: { bindAddress: o.bindAddress } } : {}),
+      ...(o.onStage ? { onStage: o.onStage } : {}),
+    });
+    const ticker = countingTicker(clock);
+    const net = await startNetSession(peer, cfg, clock, ticker, { host: store.hostStore(cfg.world, peer.id), tentative: new MemoryTentativeStore(), player: identity });
+    const hosting = createHostingApi(net, new RemotePlayers(), clock, ticker);
+    const netApi = createNetApi(peer);
+    const history = new HostHistory();
+    const started = clock.now();
+    const sample = () => sampleHostFigures({ world: cfg.world, peer, hosting, net: netApi, history, clock, started });
+    let last = sample();
+    let timer = clock.setTimeout(function again() {
+      last = sample();
+      timer = clock.setTimeout(again, HEADLESS_DEFAULTS.sampleMs);
+    }, HEADLESS_DEFAULTS.sampleMs);
+    return {
+      peer, net, hosting, netApi, world: cfg.world,
+      figures: () => last,
+      async stop() {
+        clock.clearTimeout(timer);
+        net.stop();
+        await store.close();
+      },
+    };
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+}
