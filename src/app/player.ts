@@ -1,34 +1,29 @@
-// Page entry of the player: wires the world model, its chunk source, the renderer, the
-// input and the HUD, and publishes window.voxel.
-import { WorldStore, type SavedPlayer } from '../store/world-store';
-import { BlockEditor, EditRefused } from '../play/block-editor';
-import { ChunkStreamer } from '../play/chunk-streamer';
-import { wantedColumns } from '../play/chunk-ring';
-import { LocalChunkSource } from '../play/local-chunk-source';
-import { PlayerSession } from '../play/player-session';
-import { WorldModel } from '../play/world-model';
-import { AIR } from '../world/blocks';
-import { SOLID } from '../world/blocks';
-import { boxCollides } from '../play/physics';
-import { liftClear, openGroundSpawn } from './spawn-point';
-import { Hud } from '../ui/hud';
-import { KeyboardMouseInput } from '../ui/keyboard-mouse-input';
-import { StartScreen } from '../ui/start-screen';
-import { InvitePanel } from '../ui/invite-panel';
-import { IdentityPanel } from '../ui/identity-panel';
-import { RemotePlayers } from '../play/remote-player-smoother';
+// Page entry of the player: opens the world database and joins the network, then wires
+// the world model, its chunk source, the renderer, the controls and HUD (player-controls.ts,
+// player-status.ts), the frame loop (frame-loop.ts) and saving (player-saving.ts), and
+// publishes window.voxel.
+import { BlockEditor } from '../play/block-editor';
 import type { ChunkSource } from '../play/chunk-source';
-import { NO_INPUT } from '../play/physics';
+import { ChunkStreamer } from '../play/chunk-streamer';
+import { LocalChunkSource } from '../play/local-chunk-source';
+import { RemotePlayers } from '../play/remote-player-smoother';
+import { WorldModel } from '../play/world-model';
+import { WorldStore } from '../store/world-store';
+import { Hud } from '../ui/hud';
+import { StartScreen } from '../ui/start-screen';
 import { clampRenderDistance, DEFAULT_RENDER_DISTANCE, parsePageConfig } from './config';
-import { createNetApi } from './net-api';
-import { journalPlayer, newerPlayer, readJournal } from './player-journal';
-import { deployDefaults, inviteLinkFor, inviteProblem, joinPeer, startNetSession, type NetSession } from './net-session';
-import { explainStart, showStage } from './start-flow';
-import type { Peer } from './peer';
-import { TabClock } from './tab-clock';
-import { WorkerTicker } from './worker-ticker';
+import { FrameLoop } from './frame-loop';
 import { createHostingApi } from './hosting-api';
+import { createNetApi } from './net-api';
+import { deployDefaults, inviteLinkFor, inviteProblem, joinPeer, startNetSession, type NetSession } from './net-session';
+import type { Peer } from './peer';
+import { PlayerControls } from './player-controls';
+import { keepPlayerSaved, loadSavedPlayer, startSession } from './player-saving';
+import { PlayerStatus } from './player-status';
+import { explainStart, showStage } from './start-flow';
+import { TabClock } from './tab-clock';
 import { createVoxelApi, type VoxelApi } from './voxel-api';
+import { WorkerTicker } from './worker-ticker';
 import { createView, type WorldView } from './world-view';
 
 declare global {
@@ -36,10 +31,6 @@ declare global {
     voxel: VoxelApi;
   }
 }
-
-const SAVE_EVERY_MS = 2000;
-/** Columns around the player that must be loaded before the loading screen lifts. */
-const READY_RADIUS = 1;
 
 async function main(): Promise<void> {
   const cfg = parsePageConfig(location.href, deployDefaults());
@@ -61,8 +52,8 @@ async function main(): Promise<void> {
   } catch (err) {
     hud.showMessage(`${(err as Error).message}`);
   }
-  const saved = newerPlayer(await store?.loadPlayer().catch((err: Error) => { hud.showMessage(err.message); return undefined; }), readJournal(cfg.world));
-  let renderDistance = cfg.renderDistance ?? clampRenderDistance((await store?.loadSetting<number>('renderDistance')) ?? DEFAULT_RENDER_DISTANCE);
+  const saved = await loadSavedPlayer(store, cfg.world, (err) => hud.showMessage(err.message));
+  const renderDistance = cfg.renderDistance ?? clampRenderDistance((await store?.loadSetting<number>('renderDistance')) ?? DEFAULT_RENDER_DISTANCE);
 
   let peer: Peer | null = null;
   let net: NetSession | null = null;
@@ -82,73 +73,16 @@ async function main(): Promise<void> {
   const source: ChunkSource = net ? net.source : new LocalChunkSource(cfg.seed, store);
   const world = new WorldModel();
   const streamer = new ChunkStreamer(world, source);
-  const fromDht = saved ? undefined : await net?.fetchPlayer();
-  const spawn = saved ?? (fromDht && { ...fromDht, flying: false, selected: 0 }) ?? { ...openGroundSpawn(cfg.seed), yaw: 0, pitch: 0, flying: false, selected: 0 };
-  const session = new PlayerSession(world, spawn.x, spawn.y, spawn.z);
-  session.yaw = spawn.yaw;
-  session.pitch = spawn.pitch;
-  session.flying = spawn.flying;
-  session.select(spawn.selected);
+  const session = await startSession(world, saved, net, cfg.seed);
   const editor = new BlockEditor(world, source, () => session.body);
 
   const view: WorldView = await createView(document.getElementById('game')!, world, { headless: cfg.headless, renderDistance });
+  const savePlayer = keepPlayerSaved({ world: cfg.world, session, store, net, onError: (err) => hud.showMessage(err.message) });
+  const controls = new PlayerControls({ cfg, hud, session, editor, view, store, peer, renderDistance });
 
-  // --- saving the player ---------------------------------------------------------------
-  const snapshot = (): SavedPlayer => ({ x: session.body.x, y: session.body.y, z: session.body.z, yaw: session.yaw, pitch: session.pitch, flying: session.flying, selected: session.selected });
-  let lastSaved = JSON.stringify(snapshot());
-  const savePlayer = async (force = true) => {
-    const s = snapshot();
-    lastSaved = JSON.stringify(s);
-    await store?.savePlayer({ ...s, savedAt: Date.now() });
-    await net?.publishPlayer(s, force).catch(() => {}); // best effort: the local copy is the first resort
-  };
-  const saveIfMoved = () => {
-    if (JSON.stringify(snapshot()) !== lastSaved) savePlayer(false).catch((e: Error) => hud.showMessage(e.message));
-  };
-  const leaving = () => {
-    journalPlayer(cfg.world, { ...snapshot(), savedAt: Date.now() }); // sure to land, unlike the IndexedDB write
-    saveIfMoved();
-  };
-  document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden') leaving(); });
-  addEventListener('pagehide', leaving);
-  setInterval(saveIfMoved, SAVE_EVERY_MS);
-
-  // --- input --------------------------------------------------------------------------
-  const edit = (x: number, y: number, z: number, id: number) => {
-    editor.setBlock(x, y, z, id).catch((err: Error) => {
-      if (err instanceof EditRefused) hud.showMessage(err.message, 'notice');
-      else hud.showMessage(err.message);
-    });
-  };
-  hud.select(session.selected);
-  const menu = document.getElementById('menu')!;
-  const invites = cfg.headless ? null : new InvitePanel(menu.querySelector('.card')!, async () => {
-    if (!peer) throw new Error('Not connected to the peer network: there is nothing to invite to');
-    return inviteLinkFor(peer, cfg, location.href.split('#')[0]!);
-  });
-  const setRenderDistance = async (n: number) => {
-    renderDistance = clampRenderDistance(n);
-    view.setRenderDistance(renderDistance);
-    hud.showMessage(`Render distance ${renderDistance}`, 'notice');
-    await store?.saveSetting('renderDistance', renderDistance);
-  };
-  const input = cfg.headless ? null : new KeyboardMouseInput(view.canvas!, {
-    look: (dy, dp) => session.look(dy, dp),
-    breakBlock: () => { const t = session.target(); if (t) edit(t.x, t.y, t.z, AIR); },
-    placeBlock: () => { const t = session.target(); if (t) edit(t.x + t.nx, t.y + t.ny, t.z + t.nz, session.selectedBlock); },
-    selectSlot: (i) => { session.select(i); hud.select(session.selected); },
-    scrollSlot: (d) => { session.select(session.selected + d); hud.select(session.selected); },
-    toggleFly: () => { session.flying = !session.flying; hud.showMessage(session.flying ? 'Flying' : 'Walking', 'notice'); },
-    changeRenderDistance: (d) => { setRenderDistance(renderDistance + d).catch((e: Error) => hud.showMessage(e.message)); },
-    lockChanged: (locked) => { menu.hidden = locked; },
-    invite: () => { void invites?.copy().then((said) => hud.showMessage(said, 'notice')); },
-  });
-  menu.addEventListener('click', () => input?.requestLock());
-  if (!cfg.headless) new IdentityPanel(document.body).bind(document.getElementById('identity-button'));
-
-  // --- other players' edits and avatars -------------------------------------------------
+  // Other players' edits and avatars. Whichever source: its block changes reach the world
+  // model (the local source sends none).
   const remote = new RemotePlayers();
-  // Whichever source: its block changes reach the world model (the local source sends none).
   source.events.on('blocks', ({ changes }) => { for (const c of changes) world.applyBlock(c.x, c.y, c.z, c.id); });
   if (net) {
     net.source.events.on('players', ({ players }) => {
@@ -156,78 +90,15 @@ async function main(): Promise<void> {
     });
   }
 
-  // --- readiness ------------------------------------------------------------------------
-  let readyMs = NaN;
-  // Frames (after ready) with a column missing well inside the render distance: a chunk
-  // the player should see is not drawn. Crossing borders must keep this at 0.
-  let gapFrames = 0;
-  const innerGap = () => wantedColumns(session.column, Math.max(1, renderDistance - 2)).some((c) => !view.isColumnDrawn(c.cx, c.cz));
-  let resolveReady!: () => void;
-  const ready = new Promise<void>((r) => (resolveReady = r));
-  const nearReady = () => wantedColumns(session.column, READY_RADIUS).every((c) => world.has(c.cx, c.cz) && view.isColumnDrawn(c.cx, c.cz));
-
-  // The regions stage passes once a certified primary serves a region around the player;
-  // alone, nobody can certify one (edits stay tentative until others come).
-  let regionsSaid = !net;
-  const regionsStage = () => {
-    if (peer?.status === 'online') loading.resolved(); // someone turned up: no problem left to explain
-    if (regionsSaid || !net) return;
-    if (net.source.liveRegions().some((r) => net!.client.isReady(r))) loading.stage('regions', 'done');
-    else if (peer?.status !== 'alone') return;
-    else loading.stage('regions', 'skipped', 'alone: edits kept until others come');
-    regionsSaid = true;
-  };
-
-  // --- frame loop -----------------------------------------------------------------------
-  let last = performance.now();
-  let totalFrames = 0;
-  let frames = 0, fps = 0, fpsSince = last, hudAt = 0;
-  const frame = (now: number) => {
-    const dt = (now - last) / 1000;
-    last = now;
-    session.step(input?.active ? input.moveInput() : NO_INPUT, dt);
-    streamer.update(session.column, renderDistance);
-    const b = session.body;
-    net?.source.setPosition({ x: b.x, y: b.y, z: b.z, yaw: session.yaw, pitch: session.pitch });
-    view.setRemotePlayers(remote.sample(now));
-    view.frame(session, !Number.isNaN(readyMs) || nearReady());
-    frames++;
-    totalFrames++;
-    if (!Number.isNaN(readyMs) && innerGap()) gapFrames++;
-    if (now - fpsSince >= 1000) { fps = (frames * 1000) / (now - fpsSince); frames = 0; fpsSince = now; }
-    if (Number.isNaN(readyMs)) {
-      const near = wantedColumns(session.column, READY_RADIUS);
-      loading.progress(`Generating terrain… ${near.filter((c) => world.has(c.cx, c.cz)).length}/${near.length}`, near.filter((c) => world.has(c.cx, c.cz)).length / near.length);
-      if (nearReady()) {
-        readyMs = performance.now();
-        // Something may have been built where the player stands (new or returning): step out on top.
-        const solid = (x: number, y: number, z: number) => SOLID[world.blockAt(x, y, z)] === 1;
-        if (!session.flying && boxCollides(b.x, b.y, b.z, solid)) session.teleport(b.x, liftClear(solid, b.x, b.y, b.z), b.z);
-        loading.stage('terrain', 'done');
-        loading.hide();
-        if (!cfg.headless && !input?.locked) menu.hidden = false;
-        resolveReady();
-      }
-    }
-    if (now - hudAt > 250) {
-      hudAt = now;
-      regionsStage();
-      const v = view.stats();
-      const roles = net?.host.roles();
-      const netLine = peer
-        ? `peer ${peer.id.slice(0, 8)} · ${peer.status} · ${peer.dht.linkInfo().length} links` + (roles ? ` · hosting ${roles.primary.length}+${roles.backup.length} · ${remote.size} players` : '')
-        : cfg.net ? 'offline (could not join)' : 'offline (net=off)';
-      hud.update({ x: b.x, y: b.y, z: b.z, ...session.column, fps, chunks: world.size, pending: streamer.pending, renderDistance, flying: session.flying, drawCalls: v.drawCalls, triangles: v.triangles, net: netLine, tentative: net?.source.tentative.size ?? 0 });
-      if (net?.source.tentative.lastError) { hud.showMessage(net.source.tentative.lastError.message); net.source.tentative.lastError = undefined; }
-      if (streamer.lastError) { hud.showMessage(streamer.lastError.message); streamer.lastError = undefined; }
-    }
-  };
-  view.loop(frame);
+  const status = new PlayerStatus({ cfg, hud, loading, peer, net, world, session, streamer, view, remote, renderDistance: () => controls.renderDistance });
+  const loop = new FrameLoop({ world, session, streamer, view, remote, net, controls, status, loading });
+  loop.start();
 
   const api = createVoxelApi({
-    world, session, editor, ready, savePlayer, setRenderDistance,
+    world, session, editor, ready: loop.ready, savePlayer,
+    setRenderDistance: (n) => controls.setRenderDistance(n),
     onSelect: (i) => hud.select(i),
-    stats: () => ({ fps, chunksLoaded: world.size, chunksPending: streamer.pending, readyMs, pendingEdits: editor.pending, tentativeEdits: net?.source.tentative.size ?? 0, gapFrames, frames: totalFrames, ...view.stats() }),
+    stats: () => ({ fps: loop.fps, chunksLoaded: world.size, chunksPending: streamer.pending, readyMs: loop.readyMs, pendingEdits: editor.pending, tentativeEdits: net?.source.tentative.size ?? 0, gapFrames: loop.gapFrames, frames: loop.frames, ...view.stats() }),
     tentative: () => net?.source.tentative.list() ?? [],
   });
   if (peer) {

@@ -1,0 +1,65 @@
+// The player's place, view, fly mode and hotbar slot: where the session starts, and how it
+// is kept. Starting place: the newer of the IndexedDB copy and the localStorage journal
+// (player-journal.ts), else the player's record in the DHT, else open ground. Kept: every
+// 2 s when it changed (IndexedDB, then the DHT record, best effort), and journalled when
+// the page hides or unloads, where an IndexedDB write may never finish.
+import { PlayerSession } from '../play/player-session';
+import type { WorldModel } from '../play/world-model';
+import type { SavedPlayer, WorldStore } from '../store/world-store';
+import type { NetSession } from './net-session';
+import { journalPlayer, newerPlayer, readJournal } from './player-journal';
+import { openGroundSpawn } from './spawn-point';
+
+const SAVE_EVERY_MS = 2000;
+
+/** The newer of the stored and the journalled copy (undefined for a newcomer in this browser). */
+export async function loadSavedPlayer(store: WorldStore | null, world: string, onError: (err: Error) => void): Promise<SavedPlayer | undefined> {
+  const stored = await store?.loadPlayer().catch((err: Error) => { onError(err); return undefined; });
+  return newerPlayer(stored, readJournal(world));
+}
+
+/** The session of a returning player where they left, else where their DHT record says, else on open ground. */
+export async function startSession(world: WorldModel, saved: SavedPlayer | undefined, net: NetSession | null, seed: string): Promise<PlayerSession> {
+  const fromDht = saved ? undefined : await net?.fetchPlayer();
+  const spawn = saved ?? (fromDht && { ...fromDht, flying: false, selected: 0 }) ?? { ...openGroundSpawn(seed), yaw: 0, pitch: 0, flying: false, selected: 0 };
+  const session = new PlayerSession(world, spawn.x, spawn.y, spawn.z);
+  session.yaw = spawn.yaw;
+  session.pitch = spawn.pitch;
+  session.flying = spawn.flying;
+  session.select(spawn.selected);
+  return session;
+}
+
+export interface PlayerSavingArgs {
+  world: string;
+  session: PlayerSession;
+  store: WorldStore | null;
+  net: NetSession | null;
+  onError: (err: Error) => void;
+}
+
+/**
+ * Saves the player periodically and when the page hides or unloads; returns the save
+ * itself (`force` false: the DHT record may skip an unchanged publish).
+ */
+export function keepPlayerSaved({ world, session, store, net, onError }: PlayerSavingArgs): (force?: boolean) => Promise<void> {
+  const snapshot = (): SavedPlayer => ({ x: session.body.x, y: session.body.y, z: session.body.z, yaw: session.yaw, pitch: session.pitch, flying: session.flying, selected: session.selected });
+  let lastSaved = JSON.stringify(snapshot());
+  const savePlayer = async (force = true) => {
+    const s = snapshot();
+    lastSaved = JSON.stringify(s);
+    await store?.savePlayer({ ...s, savedAt: Date.now() });
+    await net?.publishPlayer(s, force).catch(() => {}); // best effort: the local copy is the first resort
+  };
+  const saveIfMoved = () => {
+    if (JSON.stringify(snapshot()) !== lastSaved) savePlayer(false).catch(onError);
+  };
+  const leaving = () => {
+    journalPlayer(world, { ...snapshot(), savedAt: Date.now() }); // sure to land, unlike the IndexedDB write
+    saveIfMoved();
+  };
+  document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden') leaving(); });
+  addEventListener('pagehide', leaving);
+  setInterval(saveIfMoved, SAVE_EVERY_MS);
+  return savePlayer;
+}
