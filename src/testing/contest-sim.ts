@@ -8,32 +8,15 @@
 import * as v from 'valibot';
 import { defineCodec } from '../core/codec';
 import { randomInt, seededRandom, shuffle, type Random } from '../core/seeded-random';
-import { VirtualClock } from '../core/virtual-clock';
 import { Vote, type VoteEffect } from '../agree/vote';
 import { voteSpec, type VoteMessage } from '../agree/vote-messages';
-import { newVoteStats, type VoteStats } from '../agree/vote-stats';
+import type { VoteStats } from '../agree/vote-stats';
 import { VoteWatcher } from '../agree/vote-watcher';
-import { VoterSet } from '../agree/voter-set';
+import { voteTrial, type TrialOptions } from './vote-trial';
 
-export interface ContestOptions {
-  seed: number;
-  voters: number;
-  claimants: number;
-  /** A directed link's latency is drawn once in [min, max]; each frame adds [0, jitter). */
-  latencyMinMs: number;
-  latencyMaxMs: number;
-  jitterMs: number;
-  /** Probability that a frame is dropped. */
-  loss: number;
-  /** Voters that die silently (default 0), each at a random moment in [0, crashWithinMs). */
-  crashes?: number;
-  crashWithinMs?: number;
+export interface ContestOptions extends TrialOptions {
   /** Claims go out over [0, claimSpreadMs) (default 20: about a frame apart). */
   claimSpreadMs?: number;
-  /** Re-send period of voters and claimants (default 250). */
-  tickMs?: number;
-  /** Virtual time allowed (default 60 s). */
-  maxMs?: number;
 }
 
 export interface ContestResult {
@@ -59,29 +42,14 @@ const codec = defineCodec(voteSpec(v.pipe(v.string(), v.maxLength(64)), 1));
 const key = (c: string) => c;
 
 export function runContest(o: ContestOptions): ContestResult {
-  const rand = seededRandom(o.seed);
-  const clock = new VirtualClock();
-  const tickMs = o.tickMs ?? 250;
-  const maxMs = o.maxMs ?? 60_000;
-  const voterIds = Array.from({ length: o.voters }, (_, i) => `v${i}`);
-  const claimIds = Array.from({ length: o.claimants }, (_, i) => `c${i}`);
-  const set = new VoterSet(7, voterIds);
-  const stats = newVoteStats();
+  const { rand, clock, tickMs, maxMs, voterIds, claimIds, set, stats, dead, latency } = voteTrial(o, 7, 'c');
   const id = `item-${o.seed}`;
   const voters = voterIds.map((self) => new Vote<string>({ id, voters: set, self, key, rng: seededRandom(o.seed * 31 + self.length + voterIds.indexOf(self)), stats, admit: (c) => claimIds.includes(c) }));
   const claimants = claimIds.map((c) => new VoteWatcher<string>({ id, voters: set, key, claim: c, stats }));
   const nodes = new Map<string, Node>([...voterIds.map((n, i) => [n, voters[i]!] as const), ...claimIds.map((n, i) => [n, claimants[i]!] as const)]);
-  const dead = new Set<string>();
-  const linkMs = new Map<string, number>();
   const owners = new Set<string>();
   let firstClaim = Infinity, fixedAt = NaN, learnedAt = NaN, frames = 0;
 
-  const latency = (from: string, to: string): number => {
-    const k = `${from}>${to}`;
-    let base = linkMs.get(k);
-    if (base === undefined) linkMs.set(k, (base = o.latencyMinMs + rand() * (o.latencyMaxMs - o.latencyMinMs)));
-    return base + rand() * o.jitterMs;
-  };
   const apply = (from: string, effects: VoteEffect<string>[]): void => {
     for (const e of effects) {
       if ('decided' in e) {

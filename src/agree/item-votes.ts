@@ -1,0 +1,214 @@
+// One host's side of its area's item votes (thesis 4.5.2 pickups, 4.5.3 spawns): routes
+// vote frames to a Vote per vote id, opens votes as frames or its own proposals name them,
+// and applies each decision to its ItemLedger. Pure like the engine: frames, ticks, the
+// world time and an rng in; frames to send and what changed out. The host wiring sends
+// `send` effects on the host wire to `to` and feeds received ITEM vote frames to `receive`.
+//
+// What a vote may decide is checked here before the engine sees it: a spawn must name the
+// area's next slot, lie inside the area, be a kind the area may spawn (a star only in its
+// home area, once); a claim must come from a player near an item lying in the world, whose
+// position the hosts saw about there. A voter's frame for a vote this host cannot open
+// yet (the item's spawn or the last pickup not applied here: lost or slower frames) waits,
+// bounded, and is replayed once the ledger catches up, so a lagging voter neither stalls
+// the vote nor misses its decision.
+import type { Random } from '../core/seeded-random';
+import { candidateKey, itemCandidateSchema, type ClaimCandidate, type Item, type ItemCandidate, type ItemLedger, type SpawnCandidate } from './item-ledger';
+import { voteSpec, type VoteMessage } from './vote-messages';
+import { newVoteStats, type VoteStats } from './vote-stats';
+import { Vote, type Decision } from './vote';
+import type { VoterSet } from './voter-set';
+
+/** Decided votes kept to answer late frames with the decision. */
+const MAX_DONE = 32;
+/** Frames held for votes this host cannot open yet. */
+const MAX_WAITING = 64;
+/** Votes open at once (a spawn and a pickup per item lying in the area fit easily). */
+const MAX_OPEN = 32;
+/**
+ * Ticks on which a decided voter repeats its DECIDED to the other voters (thesis 18 and 24:
+ * the forced appearance / forced pickup): a voter that missed every frame of a vote (loss,
+ * a late start) still learns it, at 10% loss with odds of 1e-8 of missing all.
+ */
+const ANNOUNCE_TICKS = 8;
+
+export type ItemVoteMessage = VoteMessage<ItemCandidate>;
+
+/** The item vote frames (CLAIM, REPORT, PROPOSE, DECIDED over ItemCandidate) as codec entries from `firstCode` on, for the host wire. */
+export const itemVoteSpec = (firstCode: number) => voteSpec(itemCandidateSchema, firstCode);
+
+export type ItemEffect =
+  | { send: ItemVoteMessage; to: readonly string[] }
+  | { spawned: Item }
+  | { taken: Item; decision: Decision<ItemCandidate> };
+
+export interface ItemVotesOptions {
+  self: string;
+  voters: VoterSet;
+  ledger: ItemLedger;
+  rng: Random;
+  /** World time (the synchronised clock). */
+  now: () => number;
+  /** Where the hosts last saw a player (the region's motion tracker); undefined: claims are checked against the claimed position only. */
+  positionOf?: (who: string) => { x: number; y: number; z: number } | undefined;
+  patience?: number;
+  stats?: VoteStats;
+}
+
+export class ItemVotes {
+  readonly stats: VoteStats & { waited: number; waitDropped: number; tooManyVotes: number };
+  private readonly open = new Map<string, Vote<ItemCandidate>>();
+  private readonly done = new Map<string, Vote<ItemCandidate>>();
+  private waiting: { from: string; msg: ItemVoteMessage }[] = [];
+  private readonly announce = new Map<string, { d: Decision<ItemCandidate>; left: number }>();
+
+  constructor(private readonly o: ItemVotesOptions) {
+    this.stats = Object.assign(o.stats ?? newVoteStats(), { waited: 0, waitDropped: 0, tooManyVotes: 0 });
+  }
+
+  get ledger(): ItemLedger {
+    return this.o.ledger;
+  }
+
+  /** Votes in progress (dashboard; bounded by MAX_OPEN). */
+  get openVotes(): number {
+    return this.open.size;
+  }
+
+  /** This host's spawn timer fired: propose the next slot's item (nothing when the slot's vote is already under way, or no room). */
+  proposeSpawn(ground: (x: number, z: number) => number | undefined): ItemEffect[] {
+    const c = this.o.ledger.propose(this.o.rng, this.o.now(), this.o.self, ground);
+    if (!c) return [];
+    const vote = this.voteFor(this.o.ledger.spawnVoteId);
+    return vote ? this.settle(vote.begin(c)) : [];
+  }
+
+  /** A claim made by this host itself (a host playing: the one-tab mode). */
+  claim(itemId: string, c: ClaimCandidate): ItemEffect[] {
+    const id = this.o.ledger.pickupVoteId(itemId);
+    return id ? this.receive(this.o.self, { t: 'CLAIM', vote: id, c }) : [];
+  }
+
+  receive(from: string, msg: ItemVoteMessage): ItemEffect[] {
+    const done = this.done.get(msg.vote);
+    if (done) return this.settle(done.receive(from, msg)); // answers with the decision
+    const state = this.standing(msg.vote);
+    if (state === 'later') return this.wait(from, msg);
+    if (state === 'past') return this.count('oldRound'); // decided long ago: the region state tells
+    if (state === 'bad') return this.count('wrongVote');
+    const spawn = msg.vote.startsWith('spawn:');
+    if (msg.t === 'CLAIM' && spawn) return this.count('nonVoter'); // only hosts propose spawns, in REPORTs
+    if (msg.t !== 'CLAIM' && this.o.voters.indexOf(from) !== undefined && msg.c !== null && (spawn ? this.o.ledger.checkSpawn(msg.c) : msg.c.t !== 'c')) {
+      return this.count('badCandidate');
+    }
+    const vote = this.voteFor(msg.vote);
+    return vote ? this.settle(vote.receive(from, msg)) : [];
+  }
+
+  tick(): ItemEffect[] {
+    const out: ItemEffect[] = [];
+    for (const vote of [...this.open.values()]) out.push(...this.settle(vote.tick()));
+    const others = this.o.voters.ids.filter((id) => id !== this.o.self);
+    for (const [vote, a] of this.announce) {
+      if (--a.left <= 0) this.announce.delete(vote);
+      if (others.length) out.push({ send: { t: 'DECIDED', vote, set: this.o.voters.tag, round: a.d.round, c: a.d.c, proof: a.d.proof }, to: others });
+    }
+    return out;
+  }
+
+  /** Whether a vote id names a vote open now, one already past, one this ledger cannot open yet, or nothing. */
+  private standing(id: string): 'now' | 'past' | 'later' | 'bad' {
+    const l = this.o.ledger;
+    const spawn = /^spawn:(-?\d+,-?\d+):(\d+)$/.exec(id);
+    if (spawn) {
+      if (spawn[1] !== l.name) return 'bad';
+      const slot = Number(spawn[2]);
+      const next = Number(l.spawnVoteId.slice(l.spawnVoteId.lastIndexOf(':') + 1));
+      return slot === next ? 'now' : slot < next ? 'past' : 'later';
+    }
+    const take = /^take:(.+):(\d+)$/.exec(id);
+    if (!take) return 'bad';
+    const it = l.item(take[1]!);
+    if (!it) return 'later';
+    const gen = Number(take[2]);
+    return gen === it.gen && it.owner === null ? 'now' : gen <= it.gen ? 'past' : 'later';
+  }
+
+  private voteFor(id: string): Vote<ItemCandidate> | undefined {
+    let vote = this.open.get(id);
+    if (vote) return vote;
+    if (this.open.size >= MAX_OPEN) {
+      this.stats.tooManyVotes++;
+      return undefined;
+    }
+    const l = this.o.ledger;
+    const spawn = id.startsWith('spawn:');
+    const itemId = spawn ? '' : id.slice(5, id.lastIndexOf(':'));
+    vote = new Vote<ItemCandidate>({
+      id, voters: this.o.voters, self: this.o.self, key: candidateKey, rng: this.o.rng, stats: this.stats, patience: this.o.patience,
+      admit: spawn
+        ? (c) => l.checkSpawn(c, this.o.now()) === undefined
+        : (c) => l.checkClaim(itemId, c, this.o.now(), c.t === 'c' ? this.o.positionOf?.(c.who) : undefined) === undefined,
+    });
+    this.open.set(id, vote);
+    return vote;
+  }
+
+  /** Applies decisions to the ledger and passes frames on. */
+  private settle(effects: ReturnType<Vote<ItemCandidate>['tick']>): ItemEffect[] {
+    const out: ItemEffect[] = [];
+    for (const e of effects) {
+      if ('send' in e) {
+        out.push(e);
+        continue;
+      }
+      const id = this.idOf(e.decided);
+      if (id === undefined) continue;
+      this.announce.set(id, { d: e.decided, left: ANNOUNCE_TICKS });
+      if (this.announce.size > MAX_DONE) this.announce.delete(this.announce.keys().next().value!);
+      const vote = this.open.get(id)!;
+      this.open.delete(id);
+      this.done.set(id, vote);
+      if (this.done.size > MAX_DONE) this.done.delete(this.done.keys().next().value!);
+      const l = this.o.ledger;
+      const r = id.startsWith('spawn:') ? l.applySpawn(id, e.decided, this.o.voters) : l.applyPickup(id, e.decided, this.o.voters);
+      if (typeof r !== 'string') out.push(id.startsWith('spawn:') ? { spawned: r } : { taken: r, decision: e.decided });
+      out.push(...this.replay());
+    }
+    return out;
+  }
+
+  /** The open vote whose decision this is. */
+  private idOf(d: Decision<ItemCandidate>): string | undefined {
+    for (const [id, vote] of this.open) if (vote.decided === d) return id;
+    return undefined;
+  }
+
+  private wait(from: string, msg: ItemVoteMessage): ItemEffect[] {
+    this.stats.waited++;
+    this.waiting.push({ from, msg });
+    if (this.waiting.length > MAX_WAITING) {
+      this.waiting.shift();
+      this.stats.waitDropped++;
+    }
+    return [];
+  }
+
+  /** Frames that waited for the ledger to catch up, delivered again (those still early wait on). */
+  private replay(): ItemEffect[] {
+    const held = this.waiting;
+    this.waiting = [];
+    const out: ItemEffect[] = [];
+    for (const { from, msg } of held) {
+      if (this.standing(msg.vote) === 'later') this.waiting.push({ from, msg });
+      else out.push(...this.receive(from, msg));
+    }
+    return out;
+  }
+
+  private count(what: keyof VoteStats): ItemEffect[] {
+    this.stats[what]++;
+    return [];
+  }
+}
+
+export type { ClaimCandidate, SpawnCandidate };
