@@ -1,0 +1,165 @@
+// The synchronised world clock as one service: `now()` for every layer (spawn times, the
+// time of day, anything that must read the same on every peer). It probes its references
+// (the region's hosts) with the thesis's timer request / reply over an abstract `send`
+// (the host wire carries TIME_REQ / TIME_REP later; tests use a simulated link), feeds the
+// OffsetEstimator, and keeps the adjusting estimate apart from the clock events fire on
+// (thesis 4.5.3): `now()` and `at()` read the EventClock, which only slews towards the
+// estimate while an event is pending.
+//
+// The error bound (`status().bound`), |now() - reference's now()| at most:
+//   the estimate's bound (half the narrowest round trip, plus drift since: offset-estimator.ts)
+//   + how far the event clock still lags the estimate (it slews at most 5%)
+//   + the reference's own bound (it may itself follow another clock; TIME_REP carries it).
+// With no reference this clock is the world's: world time = local + `base` (the tab passes
+// performance.timeOrigin, so it is epoch ms and lone tabs already roughly agree), bound 0.
+import type { Clock, TimerHandle } from '../core/clock';
+import { answerTime, ClockProbe, type ClockMessage } from './clock-probe';
+import { EventClock } from './event-clock';
+import type { OffsetEstimate } from './offset-estimator';
+
+export const WORLD_CLOCK_DEFAULTS = {
+  /** A probe to every reference this often once synchronised. */
+  periodMs: 2000,
+  /** The first probes to a new reference come this fast (the thesis's burst), so the bound is tight within a second. */
+  burstMs: 100,
+  burst: 8,
+  /** References probed at most (the host set is 3-5). */
+  maxReferences: 8,
+} as const;
+
+export interface WorldClockOptions {
+  local: Clock;
+  /** World time minus local time while there is no reference. */
+  base?: number;
+  send: (to: string, msg: ClockMessage) => void;
+  /** Whom to follow now (the hosts of the player's region); empty: this clock is the reference. */
+  references: () => readonly string[];
+  periodMs?: number;
+}
+
+export interface WorldClockStatus {
+  /** World time minus local time, as applied now. */
+  offset: number;
+  /** |now() - the reference's world time| <= bound (ms); Infinity while no reference has answered yet. */
+  bound: number;
+  /** Samples kept from the reference followed, its id (undefined: none) and its best round trip. */
+  samples: number;
+  reference: string | undefined;
+  minRtt: number;
+  drift: number;
+}
+
+interface Ref {
+  probe: ClockProbe;
+  /** The reference's own bound, from its last reply. */
+  err: number;
+  sent: number;
+}
+
+export class WorldClock {
+  private readonly refs = new Map<string, Ref>();
+  private readonly events: EventClock;
+  private timer: TimerHandle | undefined;
+  private running = false;
+  private followed: string | undefined;
+
+  constructor(private readonly o: WorldClockOptions) {
+    this.events = new EventClock({ local: o.local, target: (t) => this.target(t) });
+  }
+
+  /** World time (ms). */
+  now(): number {
+    return this.events.now();
+  }
+
+  /** Calls fn once world time reaches `worldTime` (never early: the clock only slews meanwhile). */
+  at(worldTime: number, fn: () => void): ReturnType<EventClock['at']> {
+    return this.events.at(worldTime, fn);
+  }
+
+  cancel(p: ReturnType<EventClock['at']>): void {
+    this.events.cancel(p);
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.probe();
+  }
+
+  stop(): void {
+    this.running = false;
+    if (this.timer !== undefined) this.o.local.clearTimeout(this.timer);
+  }
+
+  /** A clock frame from a peer: requests are answered with our world time and bound, replies feed that reference's estimate. */
+  receive(from: string, msg: ClockMessage): void {
+    if (msg.t === 'TIME_REQ') {
+      this.o.send(from, answerTime(msg, this.now(), this.status().bound));
+      return;
+    }
+    const ref = this.refs.get(from);
+    if (!ref) return;
+    if (ref.probe.reply(msg, this.o.local.now())) ref.err = msg.err ?? 0;
+  }
+
+  status(): WorldClockStatus {
+    const local = this.o.local.now();
+    const world = this.now();
+    const best = this.best(local);
+    const lag = best ? Math.abs(best.est.offset - this.events.offset) : 0;
+    return {
+      offset: world - local,
+      // Following someone but no reply yet: nothing is known.
+      bound: best ? best.est.bound + best.err + lag : this.refs.size ? Infinity : 0,
+      samples: best?.est.samples ?? 0,
+      reference: best?.id,
+      minRtt: best?.est.minRtt ?? NaN,
+      drift: best?.est.drift ?? 0,
+    };
+  }
+
+  /** Counters of every reference's probe (requests, replies, unasked replies). */
+  get stats(): { requests: number; replies: number; unasked: number } {
+    const s = { requests: 0, replies: 0, unasked: 0 };
+    for (const r of this.refs.values()) for (const k of Object.keys(s) as (keyof typeof s)[]) s[k] += r.probe.stats[k];
+    return s;
+  }
+
+  /** The reference whose estimate (with its own error) is tightest. */
+  private best(local: number): { id: string; est: OffsetEstimate; err: number } | undefined {
+    let out: { id: string; est: OffsetEstimate; err: number } | undefined;
+    for (const [id, r] of this.refs) {
+      const est = r.probe.estimator.estimate(local);
+      if (est && (!out || est.bound + r.err < out.est.bound + out.err)) out = { id, est, err: r.err };
+    }
+    return out;
+  }
+
+  private target(local: number): { offset: number } | undefined {
+    const best = this.best(local);
+    this.followed = best?.id;
+    return best ? { offset: best.est.offset } : { offset: this.o.base ?? 0 };
+  }
+
+  private probe(): void {
+    if (!this.running) return;
+    const want = this.o.references().slice(0, WORLD_CLOCK_DEFAULTS.maxReferences);
+    for (const id of this.refs.keys()) if (!want.includes(id)) this.refs.delete(id);
+    let bursting = false;
+    for (const id of want) {
+      let r = this.refs.get(id);
+      if (!r) this.refs.set(id, (r = { probe: new ClockProbe(), err: 0, sent: 0 }));
+      r.sent++;
+      bursting ||= r.sent < WORLD_CLOCK_DEFAULTS.burst;
+      this.o.send(id, r.probe.request(this.o.local.now()));
+    }
+    const period = this.o.periodMs ?? WORLD_CLOCK_DEFAULTS.periodMs;
+    this.timer = this.o.local.setTimeout(() => this.probe(), bursting ? WORLD_CLOCK_DEFAULTS.burstMs : period);
+  }
+
+  /** The reference followed at the last reading (dashboard). */
+  get reference(): string | undefined {
+    return this.followed;
+  }
+}
