@@ -23,8 +23,15 @@ export function launchBrowser(extra: string[] = []): Promise<Browser> {
   return chromium.launch(launchOptions(extra));
 }
 
+/** A browser on a profile of its own on disk; `dispose` closes it and removes a profile it made. */
+export interface Profile {
+  context: BrowserContext;
+  dir: string;
+  dispose: () => Promise<void>;
+}
+
 /** A browser profile on disk, so IndexedDB survives closing and reopening the browser. */
-export async function launchProfile(dir?: string): Promise<{ context: BrowserContext; dir: string; dispose: () => Promise<void> }> {
+export async function launchProfile(dir?: string): Promise<Profile> {
   const profile = dir ?? mkdtempSync(join(tmpdir(), 'vp-profile-'));
   const context = await chromium.launchPersistentContext(profile, { ...launchOptions(), viewport: { width: 960, height: 600 } });
   return {
@@ -35,6 +42,60 @@ export async function launchProfile(dir?: string): Promise<{ context: BrowserCon
       if (!dir) rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/** What a test waits for once a page has loaded (in-page predicates, for `OpenOptions.until`). */
+export const PAGE_UP = {
+  /** The player page started (window.voxel exists). */
+  voxel: () => typeof window.voxel === 'object',
+  /** The player page has joined the peer network. */
+  net: () => window.voxel?.net !== undefined,
+  /** The player page plays in the shared world (and hosts in it). */
+  hosting: () => window.voxel?.hosting !== undefined,
+  /** The host page (host.html) is up. */
+  host: () => window.voxelHost?.ready === true,
+};
+
+export interface OpenOptions {
+  /** Put before the page's errors in the log (default 'pageerror'). */
+  label?: string;
+  /** Waits for this after loading (one of PAGE_UP, or any in-page predicate). */
+  until?: () => unknown;
+  /** How long `until` may take (default 30 s). */
+  timeoutMs?: number;
+  /** Then waits for the world around the player to be drawn (window.voxel.ready()). */
+  ready?: boolean;
+}
+
+/** Opens `url` (none: a blank tab) in a new tab of `context`, its errors logged, waited for as `opts` say. */
+export async function openPage(context: BrowserContext, url?: string, opts: OpenOptions = {}): Promise<Page> {
+  const page = await context.newPage();
+  page.on('pageerror', (e) => console.error(opts.label ? `${opts.label} pageerror` : 'pageerror', e));
+  if (url === undefined) return page;
+  await page.goto(url);
+  if (opts.until) await page.waitForFunction(opts.until, null, { timeout: opts.timeoutMs ?? 30_000, polling: 20 });
+  if (opts.ready) await page.evaluate(() => window.voxel.ready());
+  return page;
+}
+
+/**
+ * A tab in a fresh browser context of `browser`: its own IndexedDB, so its own identity,
+ * gone when the context closes (`page.context().close()`).
+ */
+export async function openInFreshContext(browser: Browser, url?: string, opts: OpenOptions & { viewport?: { width: number; height: number } } = {}): Promise<Page> {
+  const context = await browser.newContext(opts.viewport ? { viewport: opts.viewport } : {});
+  return openPage(context, url, opts);
+}
+
+/**
+ * A tab in a fresh browser profile on disk (its own identity, kept across a browser
+ * restart): dispose of `profile` after the test. `permissions` replace the origin's, and
+ * always include the microphone (without it loopback WebRTC gathers no candidate).
+ */
+export async function openInFreshProfile(url: string, opts: OpenOptions & { permissions?: string[] } = {}): Promise<{ page: Page; profile: Profile }> {
+  const profile = await launchProfile();
+  if (opts.permissions) await profile.context.grantPermissions(['microphone', ...opts.permissions.filter((p) => p !== 'microphone')]);
+  return { page: await openPage(profile.context, url, opts), profile };
 }
 
 /**

@@ -5,21 +5,18 @@
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
-import { launchProfile } from './browser';
+import { openInFreshProfile, PAGE_UP, type OpenOptions, type Profile } from './browser';
 
 const WORLD = '#world=host-dash-e2e&seed=host-dash';
-const profiles: Awaited<ReturnType<typeof launchProfile>>[] = [];
+const profiles: Profile[] = [];
 
 afterAll(async () => {
   for (const p of profiles) await p.dispose();
 });
 
-async function open(path: string): Promise<Page> {
-  const prof = await launchProfile();
-  profiles.push(prof);
-  const page = await prof.context.newPage();
-  page.on('pageerror', (e) => console.error('pageerror', e));
-  await page.goto(`${inject('baseUrl')}${path}${WORLD}`);
+async function open(path: string, opts: OpenOptions): Promise<Page> {
+  const { page, profile } = await openInFreshProfile(`${inject('baseUrl')}${path}${WORLD}`, opts);
+  profiles.push(profile);
   return page;
 }
 
@@ -31,15 +28,11 @@ const figures = (host: Page) => host.evaluate(() => {
 
 describe('the hosting dashboard', () => {
   it('follows the state: links with round trips, edits, traffic, network size, storage', async () => {
-    const host = await open('/host.html');
-    await host.waitForFunction(() => window.voxelHost?.ready === true && document.querySelector<HTMLElement>('.host-dashboard')?.dataset.links !== undefined, null, { timeout: 30_000 });
+    const host = await open('/host.html', { until: () => window.voxelHost?.ready === true && document.querySelector<HTMLElement>('.host-dashboard')?.dataset.links !== undefined });
     const before = await figures(host);
     const players: Page[] = [];
     for (let i = 0; i < 2; i++) {
-      const p = await open('/?render=off&rd=2');
-      await p.waitForFunction(() => window.voxel?.hosting !== undefined, null, { timeout: 30_000 });
-      await p.evaluate(() => window.voxel.ready());
-      players.push(p);
+      players.push(await open('/?render=off&rd=2', { until: PAGE_UP.hosting, ready: true }));
     }
     await host.waitForFunction((n) => Number(document.querySelector<HTMLElement>('.host-dashboard')!.dataset.links) >= n + 2, before.links, { timeout: 15_000 });
     const joined = await figures(host);

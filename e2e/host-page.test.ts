@@ -2,52 +2,46 @@
 // edits and leaves; a new player, in a browser that never saw the world, joins later and
 // finds the edit, served by the hosting tab alone. The dashboard shows what it hosts.
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { crashPage, launchProfile } from './browser';
+import type { Page } from 'playwright-core';
+import { crashPage, openInFreshProfile, PAGE_UP, type OpenOptions, type Profile } from './browser';
 
 const WORLD = '#world=host-page-e2e&seed=host-page';
-const profiles: Awaited<ReturnType<typeof launchProfile>>[] = [];
+const profiles: Profile[] = [];
 
 afterAll(async () => {
   for (const p of profiles) await p.dispose();
 });
 
-async function player() {
-  const prof = await launchProfile();
-  profiles.push(prof);
-  const page = await prof.context.newPage();
-  page.on('pageerror', (e) => console.error('player pageerror', e));
-  await page.goto(`${inject('baseUrl')}/?render=off&rd=2${WORLD}`);
-  await page.waitForFunction(() => window.voxel?.hosting !== undefined, null, { timeout: 30_000 });
-  await page.evaluate(() => window.voxel.ready());
-  return { prof, page };
+/** Opens `path` in a browser that never saw the world. */
+async function open(path: string, opts: OpenOptions): Promise<Page> {
+  const { page, profile } = await openInFreshProfile(`${inject('baseUrl')}${path}${WORLD}`, opts);
+  profiles.push(profile);
+  return page;
 }
+
+const player = () => open('/?render=off&rd=2', { label: 'player', until: PAGE_UP.hosting, ready: true });
 
 describe('the hosting page', () => {
   it('keeps an edit alive after its player left, for a player who never saw the world', async () => {
-    const hostProf = await launchProfile();
-    profiles.push(hostProf);
-    const host = await hostProf.context.newPage();
-    host.on('pageerror', (e) => console.error('host pageerror', e));
-    await host.goto(`${inject('baseUrl')}/host.html${WORLD}`);
-    await host.waitForFunction(() => window.voxelHost?.ready === true, null, { timeout: 30_000 });
+    const host = await open('/host.html', { label: 'host', until: PAGE_UP.host });
 
     const a = await player();
-    const me = await a.page.evaluate(() => window.voxel.player());
+    const me = await a.evaluate(() => window.voxel.player());
     const x = Math.floor(me.x) + 2, z = Math.floor(me.z) + 1, y = Math.floor(me.y) + 1;
-    await a.page.evaluate(([x, y, z]) => window.voxel.setBlock(x!, y!, z!, 11), [x, y, z]);
+    await a.evaluate(([x, y, z]) => window.voxel.setBlock(x!, y!, z!, 11), [x, y, z]);
     const region = `${Math.floor(Math.floor(x / 16) / 4)},${Math.floor(Math.floor(z / 16) / 4)}`;
     // Two nodes, three replicas: the hosting tab holds every region the player used.
     await host.waitForFunction((r) => (window.voxelHost!.hosting.region(r).host?.entries ?? 0) >= 1, region, { timeout: 10_000, polling: 50 });
-    await crashPage(a.page); // the player's tab dies, no goodbye
+    await crashPage(a); // the player's tab dies, no goodbye
 
     const b = await player();
-    await b.page.waitForFunction(([x, y, z]) => window.voxel.getBlock(x!, y!, z!) === 11, [x, y, z], { timeout: 20_000, polling: 50 });
+    await b.waitForFunction(([x, y, z]) => window.voxel.getBlock(x!, y!, z!) === 11, [x, y, z], { timeout: 20_000, polling: 50 });
     // The region's last certified set was {hosting tab, A}; with A gone no majority of it is
     // left, so the hosting tab and B certify a rebase after rebaseMs (10 s, docs/HOSTING.md).
     const t0 = Date.now();
-    await b.page.waitForFunction((r) => window.voxel.hosting!.region(r).client?.ready === true, region, { timeout: 30_000, polling: 100 });
+    await b.waitForFunction((r) => window.voxel.hosting!.region(r).client?.ready === true, region, { timeout: 30_000, polling: 100 });
     console.log(`B attached to a certified primary ${Date.now() - t0} ms after it saw the edit`);
-    const served = await b.page.evaluate((r) => window.voxel.hosting!.region(r).client, region);
+    const served = await b.evaluate((r) => window.voxel.hosting!.region(r).client, region);
     expect(served?.ready).toBe(true);
 
     // The dashboard says what the tab hosts.

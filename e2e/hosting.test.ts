@@ -5,12 +5,11 @@
 // player back; every tab closed and reopened, every edit is still there.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { crashPage, launchProfile } from './browser';
+import { crashPage, launchProfile, openPage, PAGE_UP, type Profile } from './browser';
 
 const TABS = 4;
 const BRICK = 11;
 const PLANKS = 9;
-type Profile = Awaited<ReturnType<typeof launchProfile>>;
 const profiles: Profile[] = [];
 const pages: (Page | null)[] = [];
 const edits: [number, number, number, number][] = [];
@@ -18,11 +17,7 @@ const edits: [number, number, number, number][] = [];
 const url = () => `${inject('baseUrl')}/?render=off&rd=3#world=hosting-e2e&seed=hosting`;
 
 async function open(i: number): Promise<Page> {
-  const p = await profiles[i]!.context.newPage();
-  p.on('pageerror', (e) => console.error(`tab ${i} pageerror`, e));
-  await p.goto(url());
-  await p.waitForFunction(() => window.voxel?.hosting !== undefined, null, { timeout: 30_000 });
-  await p.evaluate(() => window.voxel.ready());
+  const p = await openPage(profiles[i]!.context, url(), { label: `tab ${i}`, until: PAGE_UP.hosting, ready: true });
   pages[i] = p;
   return p;
 }

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { PeerServer } from 'peer';
-import { crashPage, launchBrowser } from './browser';
+import { crashPage, launchBrowser, openInFreshContext, PAGE_UP } from './browser';
 import { startRelayProcess, type RelayProcess } from './relay-process';
 
 const PEERJS_PORT = 9013;
@@ -44,12 +44,8 @@ afterAll(async () => {
 
 /** A tab in a context of its own (its own identity), once it has joined. */
 async function open(href: string): Promise<Page> {
-  const ctx = await browser.newContext();
-  contexts.push(ctx);
-  const page = await ctx.newPage();
-  page.on('pageerror', (e) => console.error('pageerror', e));
-  await page.goto(href);
-  await page.waitForFunction(() => window.voxel?.net !== undefined, null, { timeout: 30_000, polling: 20 });
+  const page = await openInFreshContext(browser, href, { until: PAGE_UP.net });
+  contexts.push(page.context());
   return page;
 }
 

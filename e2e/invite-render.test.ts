@@ -7,25 +7,19 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import jsQR from 'jsqr';
 import { mkdirSync } from 'node:fs';
-import { launchProfile } from './browser';
+import { openInFreshProfile, PAGE_UP, type Profile } from './browser';
 import { changedShare } from './pixel-diff';
 
 const BRICK = 11;
-const profiles: Awaited<ReturnType<typeof launchProfile>>[] = [];
+const profiles: Profile[] = [];
 
 afterAll(async () => {
   for (const p of profiles) await p.dispose();
 });
 
 async function tab(url: string): Promise<Page> {
-  const prof = await launchProfile();
-  profiles.push(prof);
-  await prof.context.grantPermissions(['microphone', 'clipboard-read', 'clipboard-write']);
-  const page = await prof.context.newPage();
-  page.on('pageerror', (e) => console.error('pageerror', e));
-  await page.goto(url);
-  await page.waitForFunction(() => typeof window.voxel === 'object', null, { timeout: 30_000 });
-  await page.evaluate(() => window.voxel.ready());
+  const { page, profile } = await openInFreshProfile(url, { permissions: ['microphone', 'clipboard-read', 'clipboard-write'], until: PAGE_UP.voxel, ready: true });
+  profiles.push(profile);
   return page;
 }
 

@@ -4,7 +4,7 @@
 // keeps asking the relay for peers, src/app/peer-finder.ts).
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { crashPage, launchBrowser } from './browser';
+import { crashPage, launchBrowser, openInFreshContext, PAGE_UP } from './browser';
 import { startRelayProcess, type RelayProcess } from './relay-process';
 
 let browser: Browser;
@@ -21,12 +21,7 @@ afterAll(async () => {
 
 /** A tab in a browser context of its own (its own identity); resolves once it has joined. */
 async function openTab(relayUrl: string, world: string, invite = ''): Promise<Page> {
-  const ctx = await browser.newContext();
-  const page = await ctx.newPage();
-  page.on('pageerror', (e) => console.error('pageerror', e));
-  await page.goto(`${inject('baseUrl')}/?render=off&rd=2&hosting=off&relay=${encodeURIComponent(relayUrl)}#world=${world}${invite}`);
-  await page.waitForFunction(() => window.voxel?.net !== undefined, null, { timeout: 30_000, polling: 20 });
-  return page;
+  return openInFreshContext(browser, `${inject('baseUrl')}/?render=off&rd=2&hosting=off&relay=${encodeURIComponent(relayUrl)}#world=${world}${invite}`, { until: PAGE_UP.net });
 }
 
 const id = (p: Page) => p.evaluate(() => window.voxel.net!.id());

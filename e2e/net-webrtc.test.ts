@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { createServer, type ViteDevServer } from 'vite';
 import { PeerServer } from 'peer';
 import { startServer, type RunningServer } from '../signaling/serve';
-import { launchBrowser } from './browser';
+import { launchBrowser, openInFreshContext } from './browser';
 import type { BootstrapConfig } from './pages/net';
 
 const RELAY_PORT = 8091;
@@ -24,12 +24,8 @@ let browser: Browser;
 const pages: Page[] = [];
 
 async function openPage(cfg: BootstrapConfig): Promise<{ page: Page; id: string; alg: string }> {
-  const ctx = await browser.newContext();
-  const page = await ctx.newPage();
+  const page = await openInFreshContext(browser, `http://127.0.0.1:${PAGE_PORT}/e2e/pages/net.html`, { until: () => typeof window.vpNet === 'object', timeoutMs: 60_000 });
   pages.push(page);
-  page.on('pageerror', (e) => console.error('pageerror', e));
-  await page.goto(`http://127.0.0.1:${PAGE_PORT}/e2e/pages/net.html`);
-  await page.waitForFunction(() => typeof window.vpNet === 'object', null, { timeout: 60_000 });
   const me = await page.evaluate((c) => window.vpNet.start(c), cfg);
   return { page, ...me };
 }

@@ -4,7 +4,7 @@
 // goodbye) is dropped by the others within the heartbeat timeout.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { crashPage, launchBrowser } from './browser';
+import { crashPage, launchBrowser, openInFreshContext, openPage, PAGE_UP } from './browser';
 import { startRelayProcess, type RelayProcess } from './relay-process';
 
 const TABS = 6;
@@ -31,14 +31,12 @@ const ids: string[] = [];
 const crashed = new Set<Page>();
 const gone = (p: Page) => p.isClosed() || crashed.has(p);
 
+const tabUrl = () => `${inject('baseUrl')}/?render=off&rd=2&hosting=off&links=${LINKS}&relay=${encodeURIComponent(relay.url)}#world=net-e2e`;
+
 async function openTab(i: number): Promise<Page> {
   // Two browser profiles, three tabs each: tabs of one profile must claim distinct node ids.
   const ctx = contexts[i % 2]!;
-  const page = await ctx.newPage();
-  page.on('pageerror', (e) => console.error(`tab ${i} pageerror`, e));
-  await page.goto(`${inject('baseUrl')}/?render=off&rd=2&hosting=off&links=${LINKS}&relay=${encodeURIComponent(relay.url)}#world=net-e2e`);
-  await page.waitForFunction(() => window.voxel?.net !== undefined, null, { timeout: 30_000 });
-  return page;
+  return openPage(ctx, tabUrl(), { label: `tab ${i}`, until: PAGE_UP.net });
 }
 
 const net = <T>(p: Page, fn: (net: NonNullable<typeof window.voxel.net>, arg: unknown) => T | Promise<T>, arg?: unknown): Promise<T> =>
@@ -145,11 +143,8 @@ describe('peer network across six Chromium tabs', () => {
     const reconnects = await Promise.all(live.map((p) => net(p, async (n) => (await n.relay()).reconnects)));
     expect(Math.min(...reconnects)).toBeGreaterThanOrEqual(1);
     // A tab of a new profile, which knows nobody: it joins through the restarted relay.
-    contexts.push(await browser.newContext());
-    const page = await contexts[2]!.newPage();
-    page.on('pageerror', (e) => console.error('new tab pageerror', e));
-    await page.goto(`${inject('baseUrl')}/?render=off&rd=2&hosting=off&links=${LINKS}&relay=${encodeURIComponent(relay.url)}#world=net-e2e`);
-    await page.waitForFunction(() => (window.voxel?.net?.links().length ?? 0) > 0, null, { timeout: 30_000 });
+    const page = await openInFreshContext(browser, tabUrl(), { label: 'new tab', until: () => (window.voxel?.net?.links().length ?? 0) > 0 });
+    contexts.push(page.context());
     const liveIds = ids.filter((_, i) => !gone(tabs[i]!));
     for (const to of liveIds) expect(await net(page, (n, a) => n.send(a as string, 'hello from the new tab'), to)).toBe(true);
     try {

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
-import { CHROMIUM, CHROMIUM_ARGS, crashPage, launchBrowser } from './browser';
+import { CHROMIUM, CHROMIUM_ARGS, crashPage, launchBrowser, openInFreshContext } from './browser';
 import { startRelayProcess, type RelayProcess } from './relay-process';
 
 const EXPLAINED_WITHIN_MS = 5000;
@@ -23,11 +23,7 @@ afterAll(async () => {
   await relay?.stop();
 });
 
-const page = async (b: Browser = browser): Promise<Page> => {
-  const p = await (await b.newContext({ viewport: { width: 960, height: 600 } })).newPage();
-  p.on('pageerror', (e) => console.error('pageerror', e));
-  return p;
-};
+const page = (b: Browser = browser): Promise<Page> => openInFreshContext(b, undefined, { viewport: { width: 960, height: 600 } });
 
 /** The problem the start screen shows and when (ms after navigation), once it shows one. */
 async function explained(p: Page): Promise<{ kind: string; ms: number; title: string; buttons: string[] }> {

@@ -2,7 +2,7 @@
 // click and one placed through window.voxel survive a reload, and so does the player.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { launchProfile } from './browser';
+import { launchProfile, openPage } from './browser';
 import { screenshotStats } from './page-checks';
 
 const BRICK = 11;
@@ -27,8 +27,7 @@ function surfaceY(x: number, z: number): Promise<number> {
 
 beforeAll(async () => {
   profile = await launchProfile();
-  page = await profile.context.newPage();
-  page.on('pageerror', (e) => console.error('pageerror', e));
+  page = await openPage(profile.context);
 });
 
 afterAll(async () => {
