@@ -74,10 +74,10 @@ function relayUrl(given: (string | null | undefined)[], page: URL): string | nul
 
 /** The doorways a page stands at: its relay and its PeerJS broker, whichever are set. */
 export function pageDoorways(c: Pick<PageConfig, 'relayUrl' | 'peerjsUrl'>): DoorwaySpec[] {
-  const d: DoorwaySpec[] = [];
-  if (c.relayUrl) d.push({ kind: 'relay', url: c.relayUrl });
-  if (c.peerjsUrl) d.push({ kind: 'peerjs', url: c.peerjsUrl });
-  return d;
+  const doorways: DoorwaySpec[] = [];
+  if (c.relayUrl) doorways.push({ kind: 'relay', url: c.relayUrl });
+  if (c.peerjsUrl) doorways.push({ kind: 'peerjs', url: c.peerjsUrl });
+  return doorways;
 }
 
 export function clampRenderDistance(n: number): number {

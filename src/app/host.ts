@@ -27,8 +27,8 @@ const DEFAULT_CAP_MB = 500;
 
 /** What the browser says of this site's storage (it may say nothing). */
 async function storageFigures(): Promise<{ usage: number | undefined; quota: number | undefined }> {
-  const e = await navigator.storage?.estimate?.().catch(() => undefined);
-  return { usage: e?.usage, quota: e?.quota };
+  const estimate = await navigator.storage?.estimate?.().catch(() => undefined);
+  return { usage: estimate?.usage, quota: estimate?.quota };
 }
 
 async function main(): Promise<void> {

@@ -68,17 +68,17 @@ export function parseInvite(fragment: string): InviteParse {
   }
   raw.world = f.get('world') ?? 'populi';
   raw.seed ??= raw.world;
-  const p = v.safeParse(InviteFields, raw);
-  if (!p.success) return { kind: 'malformed', reason: p.issues[0]?.message ?? 'the link is not valid' };
-  const o = p.output;
-  const signed = [o.alg, o.key, o.sig].filter((x) => x !== undefined).length;
+  const parsed = v.safeParse(InviteFields, raw);
+  if (!parsed.success) return { kind: 'malformed', reason: parsed.issues[0]?.message ?? 'the link is not valid' };
+  const fields = parsed.output;
+  const signed = [fields.alg, fields.key, fields.sig].filter((x) => x !== undefined).length;
   if (signed !== 0 && signed !== 3) return { kind: 'malformed', reason: 'the link is cut short (its signature is incomplete)' };
-  const contacts = o.peers ? o.peers.split(',').filter((c) => c !== o.peer) : [];
+  const contacts = fields.peers ? fields.peers.split(',').filter((c) => c !== fields.peer) : [];
   return {
     kind: 'invite',
     invite: {
-      world: o.world, seed: o.seed, relay: o.relay, peerjs: o.peerjs, inviter: o.peer, contacts: [...new Set(contacts)],
-      signature: signed ? { alg: o.alg === 'ed' ? 'Ed25519' : 'ECDSA-P256', key: unb64url(o.key!), sig: unb64url(o.sig!) } : undefined,
+      world: fields.world, seed: fields.seed, relay: fields.relay, peerjs: fields.peerjs, inviter: fields.peer, contacts: [...new Set(contacts)],
+      signature: signed ? { alg: fields.alg === 'ed' ? 'Ed25519' : 'ECDSA-P256', key: unb64url(fields.key!), sig: unb64url(fields.sig!) } : undefined,
     },
   };
 }

@@ -42,15 +42,15 @@ export async function createView(container: HTMLElement, world: WorldModel, opts
   if (opts.headless) return headlessView(world);
   const canvas = document.createElement('canvas');
   container.appendChild(canvas);
-  const r = new WorldRenderer({ canvas, renderDistance: opts.renderDistance });
-  const resize = () => r.resize(container.clientWidth || innerWidth, container.clientHeight || innerHeight);
+  const renderer = new WorldRenderer({ canvas, renderDistance: opts.renderDistance });
+  const resize = () => renderer.resize(container.clientWidth || innerWidth, container.clientHeight || innerHeight);
   resize();
   addEventListener('resize', resize);
-  world.events.on('chunkLoaded', (c) => r.setChunk(c.cx, c.cz, c.blocks));
-  world.events.on('chunkUnloaded', (c) => r.removeChunk(c.cx, c.cz));
-  world.events.on('blockChanged', (b) => r.markBlockChanged(b.x, b.y, b.z));
+  world.events.on('chunkLoaded', (c) => renderer.setChunk(c.cx, c.cz, c.blocks));
+  world.events.on('chunkUnloaded', (c) => renderer.removeChunk(c.cx, c.cz));
+  world.events.on('blockChanged', (b) => renderer.markBlockChanged(b.x, b.y, b.z));
   const avatars = new RemoteAvatars();
-  r.scene.add(avatars.group);
+  renderer.scene.add(avatars.group);
   return {
     canvas,
     loop(fn) {
@@ -62,20 +62,20 @@ export async function createView(container: HTMLElement, world: WorldModel, opts
     },
     frame(session, draw) {
       const [x, y, z] = session.eye();
-      r.camera.position.set(x, y, z);
-      r.camera.rotation.set(session.pitch, session.yaw, 0, 'YXZ');
-      const t = session.target();
-      if (t) r.highlight.show(t.x, t.y, t.z);
-      else r.highlight.hide();
-      if (draw) r.render();
-      else r.follow();
+      renderer.camera.position.set(x, y, z);
+      renderer.camera.rotation.set(session.pitch, session.yaw, 0, 'YXZ');
+      const target = session.target();
+      if (target) renderer.highlight.show(target.x, target.y, target.z);
+      else renderer.highlight.hide();
+      if (draw) renderer.render();
+      else renderer.follow();
     },
-    isColumnDrawn: (cx, cz) => r.isChunkMeshed(cx, cz),
+    isColumnDrawn: (cx, cz) => renderer.isChunkMeshed(cx, cz),
     setRemotePlayers: (players) => avatars.sync(players),
-    setRenderDistance: (n) => r.setRenderDistance(n),
+    setRenderDistance: (n) => renderer.setRenderDistance(n),
     stats() {
-      const s = r.stats();
-      return { lastMeshMs: s.lastMeshMs, drawCalls: s.drawCalls, triangles: s.triangles, geometries: s.geometries };
+      const stats = renderer.stats();
+      return { lastMeshMs: stats.lastMeshMs, drawCalls: stats.drawCalls, triangles: stats.triangles, geometries: stats.geometries };
     },
   };
 }

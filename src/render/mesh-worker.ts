@@ -9,9 +9,9 @@ interface WorkerScope {
 }
 
 const scope = self as unknown as WorkerScope;
-const handle = createMeshJobHandler();
+const runJob = createMeshJobHandler();
 
 scope.onmessage = (ev) => {
-  const reply = handle(ev.data);
+  const reply = runJob(ev.data);
   scope.postMessage(reply, replyTransfer(reply));
 };

@@ -72,12 +72,12 @@ export function createModuleWorker(): WorkerLike {
 
 /** A worker stand-in that meshes on the calling thread, asynchronously (Node, tests). */
 export function createInProcessWorker(): WorkerLike {
-  const handle = createMeshJobHandler();
+  const runJob = createMeshJobHandler();
   const w: WorkerLike = {
     onmessage: null,
     onerror: null,
     postMessage(message) {
-      setTimeout(() => w.onmessage?.({ data: handle(message) }), 0);
+      setTimeout(() => w.onmessage?.({ data: runJob(message) }), 0);
     },
     terminate() {
       w.onmessage = null;

@@ -216,17 +216,17 @@ export class TerrainScene {
     }
     const { sy, mesh } = result;
     const origin: [number, number, number] = [result.cx * CHUNK_SIZE, sy * SECTION_HEIGHT, result.cz * CHUNK_SIZE];
-    for (const [pass, data] of [mesh.opaque, mesh.transparent].entries()) {
-      if (data.quads === 0) {
+    for (const [pass, buffers] of [mesh.opaque, mesh.transparent].entries()) {
+      if (buffers.quads === 0) {
         this.setMesh(col, sy * 2 + pass, undefined);
         continue;
       }
-      const m = new Mesh(sectionGeometry(data), pass === 0 ? this.options.materials.opaque : this.options.materials.transparent);
-      m.name = `section ${key} ${pass === 0 ? 'opaque' : 'transparent'}`;
-      m.position.set(...origin);
-      m.matrixAutoUpdate = false;
-      m.updateMatrix();
-      this.setMesh(col, sy * 2 + pass, m);
+      const sectionMesh = new Mesh(sectionGeometry(buffers), pass === 0 ? this.options.materials.opaque : this.options.materials.transparent);
+      sectionMesh.name = `section ${key} ${pass === 0 ? 'opaque' : 'transparent'}`;
+      sectionMesh.position.set(...origin);
+      sectionMesh.matrixAutoUpdate = false;
+      sectionMesh.updateMatrix();
+      this.setMesh(col, sy * 2 + pass, sectionMesh);
     }
     this.stats.sectionsMeshed++;
     this.stats.lastMeshMs = result.ms;

@@ -119,59 +119,59 @@ export class HostDashboard {
     if (el && el.textContent !== text) el.textContent = text;
   }
 
-  render(d: HostDashboardData): void {
-    this.invite = d.invite;
+  render(figures: HostDashboardData): void {
+    this.invite = figures.invite;
     const form = this.root.querySelector<HTMLFormElement>('.settings')!;
-    for (const [name, value] of [['world', d.world], ['cap', String(d.storage.capMb)]] as const) {
+    for (const [name, value] of [['world', figures.world], ['cap', String(figures.storage.capMb)]] as const) {
       const input = form.elements.namedItem(name) as HTMLInputElement;
       if (document.activeElement !== input && !input.value) input.value = value;
     }
-    this.set('world', d.world);
-    this.set('node', d.nodeId);
-    this.set('uptime', fmtUptime(d.uptimeMs));
-    this.set('network', `${d.status} · about ${d.networkSize} nodes in the network (estimated from this tab's routing table)`);
-    const rtts = d.links.map((l) => l.rttMs).filter((x): x is number => x !== null).sort((a, b) => a - b);
+    this.set('world', figures.world);
+    this.set('node', figures.nodeId);
+    this.set('uptime', fmtUptime(figures.uptimeMs));
+    this.set('network', `${figures.status} · about ${figures.networkSize} nodes in the network (estimated from this tab's routing table)`);
+    const rtts = figures.links.map((l) => l.rttMs).filter((x): x is number => x !== null).sort((a, b) => a - b);
     const rtt = rtts.length > 0 ? ` · round trip median ${rtts[Math.floor(rtts.length / 2)]!.toFixed(1)} ms, max ${rtts.at(-1)!.toFixed(1)} ms` : '';
-    this.set('links', `${d.links.length} live${rtt}\n${d.links.map((l) => `${l.hex.slice(0, 8)} ${l.rttMs === null ? '…' : `${l.rttMs.toFixed(1)} ms`}`).join('   ')}`);
-    const h = d.history;
-    this.set('traffic', `in ${fmtBytes(d.traffic.inBytes)} (${(h.inKBps.at(-1) ?? 0).toFixed(1)} kB/s) · out ${fmtBytes(d.traffic.outBytes)} (${(h.outKBps.at(-1) ?? 0).toFixed(1)} kB/s)`);
-    const primaries = d.regions.filter((r) => r.role === 'primary').length;
-    this.set('tick', primaries > 0 ? `${d.tickHz.toFixed(1)} Hz per primary region` : 'idle (no primary region)');
-    this.set('edits', `${d.edits.accepted} accepted, ${d.edits.confirmed} confirmed, ${d.edits.refused} refused`);
-    this.set('failovers', `${d.edits.takenOver} regions taken over, ${d.edits.handedOn} handed on`);
-    this.renderStorage(d.storage);
-    this.renderRegions(d.regions);
-    this.charts.links.draw([{ values: h.links, colour: '#9fd3ff', label: 'now' }]);
-    this.charts.traffic.draw([{ values: h.inKBps, colour: '#8fe388', label: 'in' }, { values: h.outKBps, colour: '#ffb86b', label: 'out' }]);
-    this.charts.edits.draw([{ values: h.editsPerSec, colour: '#f7e07a', label: 'now' }]);
+    this.set('links', `${figures.links.length} live${rtt}\n${figures.links.map((l) => `${l.hex.slice(0, 8)} ${l.rttMs === null ? '…' : `${l.rttMs.toFixed(1)} ms`}`).join('   ')}`);
+    const history = figures.history;
+    this.set('traffic', `in ${fmtBytes(figures.traffic.inBytes)} (${(history.inKBps.at(-1) ?? 0).toFixed(1)} kB/s) · out ${fmtBytes(figures.traffic.outBytes)} (${(history.outKBps.at(-1) ?? 0).toFixed(1)} kB/s)`);
+    const primaries = figures.regions.filter((r) => r.role === 'primary').length;
+    this.set('tick', primaries > 0 ? `${figures.tickHz.toFixed(1)} Hz per primary region` : 'idle (no primary region)');
+    this.set('edits', `${figures.edits.accepted} accepted, ${figures.edits.confirmed} confirmed, ${figures.edits.refused} refused`);
+    this.set('failovers', `${figures.edits.takenOver} regions taken over, ${figures.edits.handedOn} handed on`);
+    this.renderStorage(figures.storage);
+    this.renderRegions(figures.regions);
+    this.charts.links.draw([{ values: history.links, colour: '#9fd3ff', label: 'now' }]);
+    this.charts.traffic.draw([{ values: history.inKBps, colour: '#8fe388', label: 'in' }, { values: history.outKBps, colour: '#ffb86b', label: 'out' }]);
+    this.charts.edits.draw([{ values: history.editsPerSec, colour: '#f7e07a', label: 'now' }]);
     const problem = this.root.querySelector<HTMLElement>('.problem')!;
-    problem.hidden = !d.problem;
-    problem.textContent = d.problem ?? '';
+    problem.hidden = !figures.problem;
+    problem.textContent = figures.problem ?? '';
     Object.assign(this.root.dataset, {
       primary: String(primaries),
-      backup: String(d.regions.length - primaries),
-      links: String(d.links.length),
+      backup: String(figures.regions.length - primaries),
+      links: String(figures.links.length),
       rtts: String(rtts.length),
-      edits: String(d.edits.accepted),
-      entries: String(d.regions.reduce((n, r) => n + r.entries, 0)),
-      bytesIn: String(d.traffic.inBytes),
-      bytesOut: String(d.traffic.outBytes),
-      networkSize: String(d.networkSize),
-      persisted: String(d.storage.persisted),
+      edits: String(figures.edits.accepted),
+      entries: String(figures.regions.reduce((n, r) => n + r.entries, 0)),
+      bytesIn: String(figures.traffic.inBytes),
+      bytesOut: String(figures.traffic.outBytes),
+      networkSize: String(figures.networkSize),
+      persisted: String(figures.storage.persisted),
     });
   }
 
-  private renderStorage(s: HostDashboardData['storage']): void {
-    const used = s.usage === undefined ? 'unknown' : fmtBytes(s.usage);
-    const quota = s.quota === undefined ? '' : ` of ${fmtBytes(s.quota)} allowed`;
-    const kept = s.persisted === undefined ? 'persistence: asking…' : s.persisted ? 'persistent (the browser will not clear it to free space)' : 'not persistent (the browser may clear it when space runs low)';
-    this.set('storage', `${used}${quota} · your cap ${s.capMb} MB · ${kept}`);
+  private renderStorage(storage: HostDashboardData['storage']): void {
+    const used = storage.usage === undefined ? 'unknown' : fmtBytes(storage.usage);
+    const quota = storage.quota === undefined ? '' : ` of ${fmtBytes(storage.quota)} allowed`;
+    const kept = storage.persisted === undefined ? 'persistence: asking…' : storage.persisted ? 'persistent (the browser will not clear it to free space)' : 'not persistent (the browser may clear it when space runs low)';
+    this.set('storage', `${used}${quota} · your cap ${storage.capMb} MB · ${kept}`);
     const warn = this.root.querySelector<HTMLElement>('.warn')!;
-    const capBytes = s.capMb * 2 ** 20;
-    const words = s.usage === undefined ? ''
-      : s.quota !== undefined && s.usage > NEAR_FULL * s.quota ? `Storage almost full: ${used}${quota}. New edits may fail to be kept; free space or host a smaller world.`
-        : s.usage > capBytes ? `Storage above your cap: ${used} (cap ${s.capMb} MB).`
-          : s.usage > NEAR_FULL * capBytes ? `Storage near your cap: ${used} of ${s.capMb} MB.` : '';
+    const capBytes = storage.capMb * 2 ** 20;
+    const words = storage.usage === undefined ? ''
+      : storage.quota !== undefined && storage.usage > NEAR_FULL * storage.quota ? `Storage almost full: ${used}${quota}. New edits may fail to be kept; free space or host a smaller world.`
+        : storage.usage > capBytes ? `Storage above your cap: ${used} (cap ${storage.capMb} MB).`
+          : storage.usage > NEAR_FULL * capBytes ? `Storage near your cap: ${used} of ${storage.capMb} MB.` : '';
     warn.hidden = !words;
     warn.textContent = words;
   }

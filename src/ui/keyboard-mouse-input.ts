@@ -53,8 +53,8 @@ export class KeyboardMouseInput {
   }
 
   requestLock(): void {
-    const r = this.target.requestPointerLock() as unknown as Promise<void> | undefined;
-    r?.catch?.(() => { this.lockRefused = true; });
+    const request = this.target.requestPointerLock() as unknown as Promise<void> | undefined;
+    request?.catch?.(() => { this.lockRefused = true; });
   }
 
   moveInput(): MoveInput {
