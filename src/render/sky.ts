@@ -6,6 +6,7 @@ import {
   type Object3D, type Scene,
 } from 'three';
 import { CHUNK_SIZE } from '../world/coords';
+import { skyAt, TIME_OF_DAY } from './time-of-day';
 
 export const SKY_DEFAULTS = {
   zenith: 0x4a86d8,
@@ -29,8 +30,9 @@ export class Sky {
   readonly hemisphere: HemisphereLight;
   readonly sun: DirectionalLight;
   readonly fog: Fog;
+  private lastFraction = NaN;
 
-  constructor(scene: Scene, renderDistance: number) {
+  constructor(private readonly scene: Scene, renderDistance: number) {
     const horizon = new Color(SKY_DEFAULTS.horizon);
     this.fog = new Fog(horizon, 1, 2);
     scene.fog = this.fog;
@@ -54,6 +56,23 @@ export class Sky {
     this.dome.scale.setScalar(far * 1.2);
   }
 
+  /**
+   * Sun, sky, fog and light for world time `worldMs` (the synchronised clock: every player
+   * sees the same sky). The dome is recoloured only when the day moved on by a few seconds.
+   */
+  setTime(worldMs: number): void {
+    const s = skyAt(worldMs);
+    if (Math.abs(s.fraction - this.lastFraction) < 1 / 4000) return;
+    this.lastFraction = s.fraction;
+    paintDome(this.dome.geometry as SphereGeometry, s.zenith, s.horizon);
+    this.fog.color.copy(s.horizon);
+    (this.scene.background as Color).copy(s.horizon);
+    this.sun.position.set(...s.sun);
+    const light = TIME_OF_DAY.nightLight + (1 - TIME_OF_DAY.nightLight) * s.daylight;
+    this.hemisphere.intensity = SKY_DEFAULTS.hemisphereIntensity * light;
+    this.sun.intensity = SKY_DEFAULTS.sunIntensity * (0.3 + 0.7 * s.daylight);
+  }
+
   /** The dome travels with the camera so its horizon never comes closer. */
   follow(camera: Object3D): void {
     this.dome.position.copy(camera.position);
@@ -70,14 +89,19 @@ export class Sky {
 /** A unit sphere coloured from zenith down to the horizon (and a bit below it). */
 function gradientDome(): SphereGeometry {
   const g = new SphereGeometry(1, 24, 12);
+  g.setAttribute('color', new BufferAttribute(new Float32Array(g.getAttribute('position').count * 3), 3));
+  paintDome(g, new Color(SKY_DEFAULTS.zenith), new Color(SKY_DEFAULTS.horizon));
+  return g;
+}
+
+function paintDome(g: SphereGeometry, zenith: Color, horizon: Color): void {
   const pos = g.getAttribute('position');
-  const colours = new Float32Array(pos.count * 3);
-  const zenith = new Color(SKY_DEFAULTS.zenith), horizon = new Color(SKY_DEFAULTS.horizon), c = new Color();
+  const colours = g.getAttribute('color') as BufferAttribute;
+  const c = new Color();
   for (let i = 0; i < pos.count; i++) {
     const t = Math.max(0, pos.getY(i)); // 0 at the horizon and below, 1 straight up
     c.copy(horizon).lerp(zenith, Math.pow(t, 0.6));
-    colours.set([c.r, c.g, c.b], i * 3);
+    colours.setXYZ(i, c.r, c.g, c.b);
   }
-  g.setAttribute('color', new BufferAttribute(colours, 3));
-  return g;
+  colours.needsUpdate = true;
 }

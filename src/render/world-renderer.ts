@@ -4,6 +4,7 @@
 // a column came from is none of the renderer's business. Meshing runs in the worker pool.
 import { DoubleSide, MeshLambertMaterial, PerspectiveCamera, Scene, WebGLRenderer } from 'three';
 import { BlockHighlight } from './block-highlight';
+import { ItemModels } from './item-models';
 import { MesherPool } from './mesher-pool';
 import { Sky, viewDistance } from './sky';
 import { TerrainScene, type TerrainStats } from './terrain-scene';
@@ -44,6 +45,8 @@ export class WorldRenderer {
   readonly scene = new Scene();
   readonly camera: PerspectiveCamera;
   readonly highlight = new BlockHighlight();
+  /** Items lying in the world (the app syncs them each frame). */
+  readonly items = new ItemModels();
   readonly renderer: Renderer;
   private readonly terrain: TerrainScene;
   private readonly sky: Sky;
@@ -73,7 +76,7 @@ export class WorldRenderer {
       materials: this.materials,
       ambientOcclusion: options.ambientOcclusion ?? WORLD_RENDERER_DEFAULTS.ambientOcclusion,
     });
-    this.scene.add(this.terrain.group, this.highlight.object);
+    this.scene.add(this.terrain.group, this.highlight.object, this.items.group);
     this.setRenderDistance(this.renderDistance);
   }
 
@@ -104,6 +107,11 @@ export class WorldRenderer {
   /** Resolves when no section is waiting to be meshed. */
   idle(): Promise<void> {
     return this.terrain.idle();
+  }
+
+  /** The time of day (sun, sky, light) for world time `worldMs` of the synchronised clock. */
+  setWorldTime(worldMs: number): void {
+    this.sky.setTime(worldMs);
   }
 
   /** Fog, sky and far plane follow the render distance (in chunks). */
@@ -151,6 +159,7 @@ export class WorldRenderer {
   dispose(): void {
     this.terrain.dispose();
     this.highlight.dispose();
+    this.items.dispose();
     this.sky.dispose();
     this.materials.opaque.dispose();
     this.materials.transparent.dispose();
