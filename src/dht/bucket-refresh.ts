@@ -66,13 +66,13 @@ export interface BucketRefreshDeps {
 export class BucketRefresh {
   private stops: (() => void)[] = [];
 
-  constructor(private readonly d: BucketRefreshDeps) {}
+  constructor(private readonly deps: BucketRefreshDeps) {}
 
   start(): void {
     if (this.stops.length > 0) return;
-    const o = this.d.opts;
-    this.stops.push(every(this.d.clock, Math.max(1000, o.refreshMs / 4), () => void this.refresh(false)));
-    this.stops.push(every(this.d.clock, o.emptyRefreshMs, () => void this.refresh(true, true)));
+    const opts = this.deps.opts;
+    this.stops.push(every(this.deps.clock, Math.max(1000, opts.refreshMs / 4), () => void this.refresh(false)));
+    this.stops.push(every(this.deps.clock, opts.emptyRefreshMs, () => void this.refresh(true, true)));
   }
 
   stop(): void {
@@ -82,25 +82,25 @@ export class BucketRefresh {
 
   /** Looks up a random id in each bucket due (see bucketsToRefresh). */
   async refresh(joining: boolean, onlyEmpty = false): Promise<void> {
-    const { d } = this;
+    const { deps } = this;
     if (this.stops.length === 0) return; // stopped
-    const due = bucketsToRefresh(d.table, d.clock.now(), d.opts.refreshMs, joining, onlyEmpty);
-    await Promise.all(due.map((b) => d.lookup(randomIdInBucket(d.selfId, b, d.opts.random)).catch(() => {})));
+    const due = bucketsToRefresh(deps.table, deps.clock.now(), deps.opts.refreshMs, joining, onlyEmpty);
+    await Promise.all(due.map((b) => deps.lookup(randomIdInBucket(deps.selfId, b, deps.opts.random)).catch(() => {})));
   }
 
   /** One FIND_NODE per empty far bucket, to the contact closest to a random id in it; its answer is learnt. */
   async probeEmptyBuckets(): Promise<void> {
-    const { d } = this;
+    const { deps } = this;
     const jobs: Promise<unknown>[] = [];
-    for (const b of bucketsToRefresh(d.table, d.clock.now(), d.opts.refreshMs, true, true)) {
-      const target = randomIdInBucket(d.selfId, b, d.opts.random);
-      const to = d.table.closest(target, 1)[0];
+    for (const b of bucketsToRefresh(deps.table, deps.clock.now(), deps.opts.refreshMs, true, true)) {
+      const target = randomIdInBucket(deps.selfId, b, deps.opts.random);
+      const to = deps.table.closest(target, 1)[0];
       if (!to) continue;
-      d.table.touch(b, d.clock.now());
-      const ask = d.call(to.id, to.hex, { t: 'FIND_NODE', target }).then((m) => {
+      deps.table.touch(b, deps.clock.now());
+      const ask = deps.call(to.id, to.hex, { t: 'FIND_NODE', target }).then((m) => {
         if (m.t !== 'NODES') return;
-        const found = m.nodes.filter((id) => bucketIndex(d.selfId, id) === b).slice(0, d.opts.linksPerBucket + 1);
-        for (const id of found) d.learn(id);
+        const found = m.nodes.filter((id) => bucketIndex(deps.selfId, id) === b).slice(0, deps.opts.linksPerBucket + 1);
+        for (const id of found) deps.learn(id);
       });
       jobs.push(ask.catch(() => {}));
     }

@@ -21,26 +21,26 @@ export interface ContactsDeps {
 }
 
 export class Contacts {
-  constructor(private readonly d: ContactsDeps) {}
+  constructor(private readonly deps: ContactsDeps) {}
 
   /** Any message from id proves it alive. */
   heard(id: NodeId, hex: string): void {
-    const { table, clock } = this.d;
+    const { table, clock } = this.deps;
     const res: AddResult = table.add(id, clock.now(), hex);
-    if (res.status === 'added') this.d.onAdded(res.contact);
+    if (res.status === 'added') this.deps.onAdded(res.contact);
     else if (res.status === 'full' && !res.pinging) {
       const oldest = res.oldest;
       // Heard from lately: alive as far as we can tell, no ping needed (the newcomer waits
       // in the replacement cache).
-      if (clock.now() - oldest.lastSeen < this.d.opts.evictionPingFreshMs) {
+      if (clock.now() - oldest.lastSeen < this.deps.opts.evictionPingFreshMs) {
         table.pingResult(oldest.hex, true, oldest.lastSeen);
         return;
       }
-      this.d.call(oldest.id, oldest.hex, { t: 'PING' }).then(
+      this.deps.call(oldest.id, oldest.hex, { t: 'PING' }).then(
         () => table.pingResult(oldest.hex, true, clock.now()),
         () => {
           const promoted = table.pingResult(oldest.hex, false, clock.now());
-          if (promoted) this.d.onAdded(promoted);
+          if (promoted) this.deps.onAdded(promoted);
         },
       );
     }
@@ -51,16 +51,16 @@ export class Contacts {
    * timeout back, so it is first in line for a stale-contact probe unless it speaks up.
    */
   learn(id: NodeId): void {
-    const { table, clock } = this.d;
+    const { table, clock } = this.deps;
     if (table.has(idToHex(id))) return;
-    const res = table.add(id, clock.now() - this.d.opts.heartbeatTimeoutMs);
-    if (res.status === 'added') this.d.onAdded(res.contact);
+    const res = table.add(id, clock.now() - this.deps.opts.heartbeatTimeoutMs);
+    if (res.status === 'added') this.deps.onAdded(res.contact);
   }
 
   /** A call to the contact failed (timeout, no route). */
   failed(id: NodeId, hex: string): void {
-    const res = this.d.table.fail(hex, this.d.opts.maxFails);
-    if (res.removed) this.d.onDropped(id);
-    if (res.promoted) this.d.onAdded(res.promoted);
+    const res = this.deps.table.fail(hex, this.deps.opts.maxFails);
+    if (res.removed) this.deps.onDropped(id);
+    if (res.promoted) this.deps.onAdded(res.promoted);
   }
 }

@@ -34,14 +34,14 @@ export class DormantContacts {
   private readonly reached = new Map<string, number>();
   private stopTimer: (() => void) | undefined;
 
-  constructor(private readonly d: DormantContactsDeps) {}
+  constructor(private readonly deps: DormantContactsDeps) {}
 
   get size(): number {
     return this.ids.length;
   }
 
   start(): void {
-    this.stopTimer ??= every(this.d.clock, this.d.opts.dormantProbeMs, () => this.probe());
+    this.stopTimer ??= every(this.deps.clock, this.deps.opts.dormantProbeMs, () => this.probe());
   }
 
   stop(): void {
@@ -57,12 +57,12 @@ export class DormantContacts {
 
   /** Dials one remembered contact, at random, through the relay (it leaves the list). */
   probe(): void {
-    const relay = this.d.relay;
+    const relay = this.deps.relay;
     if (!relay || this.ids.length === 0) return;
-    const id = this.ids.splice(Math.floor(this.d.opts.random() * this.ids.length), 1)[0]!;
+    const id = this.ids.splice(Math.floor(this.deps.opts.random() * this.ids.length), 1)[0]!;
     const hex = idToHex(id);
-    if (this.d.known(hex)) return;
-    this.d.dial(id, hex, relay);
+    if (this.deps.known(hex)) return;
+    this.deps.dial(id, hex, relay);
   }
 
   /**
@@ -73,14 +73,14 @@ export class DormantContacts {
    * that did not answer a claim.)
    */
   reach(id: NodeId): void {
-    const relay = this.d.relay;
+    const relay = this.deps.relay;
     const hex = idToHex(id);
-    if (!relay || this.d.linkedOrDialling(hex)) return;
-    const now = this.d.clock.now();
+    if (!relay || this.deps.linkedOrDialling(hex)) return;
+    const now = this.deps.clock.now();
     if (now - (this.reached.get(hex) ?? -Infinity) < REACH_BACKOFF_MS) return;
     this.reached.delete(hex);
     this.reached.set(hex, now);
     if (this.reached.size > REACHED) this.reached.delete(this.reached.keys().next().value!);
-    this.d.dial(id, hex, relay);
+    this.deps.dial(id, hex, relay);
   }
 }

@@ -35,33 +35,33 @@ export class Join {
   /** The second self-lookup, when due. */
   private again: TimerHandle | undefined;
 
-  constructor(private readonly d: JoinDeps) {}
+  constructor(private readonly deps: JoinDeps) {}
 
   /** Joins; rejects with JoinError if no bootstrap peer could be reached, or all left before the join finished. */
   async start(): Promise<void> {
-    const { d } = this;
-    const o = d.opts;
-    const boot = d.bootstrap;
+    const { deps } = this;
+    const opts = deps.opts;
+    const boot = deps.bootstrap;
     if (boot && boot.peers.length > 0) {
-      const dials = boot.peers.map((id) => d.transport.dial(id, boot.signals).then((l) => d.attach(l, true)));
+      const dials = boot.peers.map((id) => deps.transport.dial(id, boot.signals).then((l) => deps.attach(l, true)));
       const ok = (await Promise.allSettled(dials)).filter((r) => r.status === 'fulfilled' && r.value).length;
-      d.stats.dials += dials.length;
+      deps.stats.dials += dials.length;
       if (ok === 0) throw new JoinError('no bootstrap peer could be reached');
     }
     let failures = 0;
-    if (d.contactCount() > 0) {
-      failures = (await d.lookup(d.selfId)).failures;
-      if (d.linkCount() === 0) throw new JoinError('bootstrap links closed before the join finished');
-      if (o.joinRefresh === 'probe') await d.refresh.probeEmptyBuckets();
-      else if (o.joinRefresh !== 'none') await d.refresh.refresh(true, o.joinRefresh === 'empty');
+    if (deps.contactCount() > 0) {
+      failures = (await deps.lookup(deps.selfId)).failures;
+      if (deps.linkCount() === 0) throw new JoinError('bootstrap links closed before the join finished');
+      if (opts.joinRefresh === 'probe') await deps.refresh.probeEmptyBuckets();
+      else if (opts.joinRefresh !== 'none') await deps.refresh.refresh(true, opts.joinRefresh === 'empty');
     }
-    d.maintain();
-    if (failures > 0) this.again = d.clock.setTimeout(() => void d.lookup(d.selfId).catch(() => {}), o.maintainMs * 2);
+    deps.maintain();
+    if (failures > 0) this.again = deps.clock.setTimeout(() => void deps.lookup(deps.selfId).catch(() => {}), opts.maintainMs * 2);
   }
 
   /** Cancels the second self-lookup, if one is due. */
   stop(): void {
-    if (this.again !== undefined) this.d.clock.clearTimeout(this.again);
+    if (this.again !== undefined) this.deps.clock.clearTimeout(this.again);
     this.again = undefined;
   }
 }

@@ -40,14 +40,14 @@ export class LinkUpkeep {
   private running = false;
   private maintainScheduled = false;
 
-  constructor(private readonly d: LinkUpkeepDeps) {}
+  constructor(private readonly deps: LinkUpkeepDeps) {}
 
   /** Takes inbound links, and checks the budget every maintainMs. */
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.stops.push(this.d.transport.events.on('link', (link) => this.attach(link, false)));
-    this.stops.push(every(this.d.clock, this.d.opts.maintainMs, () => this.maintain()));
+    this.stops.push(this.deps.transport.events.on('link', (link) => this.attach(link, false)));
+    this.stops.push(every(this.deps.clock, this.deps.opts.maintainMs, () => this.maintain()));
   }
 
   stop(): void {
@@ -62,11 +62,11 @@ export class LinkUpkeep {
       link.close('stopped');
       return false;
     }
-    return this.d.links.attach(link, outbound, pinned);
+    return this.deps.links.attach(link, outbound, pinned);
   }
 
   /** Being dialled, or backing off after a failure. */
-  busy = (hex: string): boolean => this.pendingDials.has(hex) || (this.backoff.get(hex) ?? 0) > this.d.clock.now();
+  busy = (hex: string): boolean => this.pendingDials.has(hex) || (this.backoff.get(hex) ?? 0) > this.deps.clock.now();
 
   isDialing(hex: string): boolean {
     return this.pendingDials.has(hex);
@@ -75,11 +75,11 @@ export class LinkUpkeep {
   /** Retires links over budget and dials contacts of uncovered buckets. */
   maintain(): void {
     if (!this.running) return;
-    const { d } = this;
-    const plan = planLinks(d.table, d.links.map, d.opts, this.busy, d.opts.random, this.pendingDials.size);
-    for (const hex of plan.close) d.links.retire(hex, 'budget');
-    for (const c of plan.dial) this.dial(c.id, c.hex, d.dialSignals());
-    const now = d.clock.now();
+    const { deps } = this;
+    const plan = planLinks(deps.table, deps.links.map, deps.opts, this.busy, deps.opts.random, this.pendingDials.size);
+    for (const hex of plan.close) deps.links.retire(hex, 'budget');
+    for (const c of plan.dial) this.dial(c.id, c.hex, deps.dialSignals());
+    const now = deps.clock.now();
     if (this.backoff.size > BACKOFF_SWEEP) for (const [h, t] of this.backoff) if (t <= now) this.backoff.delete(h);
   }
 
@@ -87,7 +87,7 @@ export class LinkUpkeep {
   scheduleMaintain(): void {
     if (this.maintainScheduled || !this.running) return;
     this.maintainScheduled = true;
-    this.d.clock.setTimeout(() => {
+    this.deps.clock.setTimeout(() => {
       this.maintainScheduled = false;
       this.maintain();
     }, SOON_MS);
@@ -96,46 +96,46 @@ export class LinkUpkeep {
   /** Dials id through signals; a failure backs the peer off unless `backoff` is false. */
   dial(id: NodeId, hex: string, signals: SignalChannel, backoff = true): void {
     this.pendingDials.add(hex);
-    this.d.stats.dials++;
-    this.d.transport.dial(id, signals).then(
+    this.deps.stats.dials++;
+    this.deps.transport.dial(id, signals).then(
       (link) => {
         this.pendingDials.delete(hex);
         this.attach(link, true);
       },
       () => {
         this.pendingDials.delete(hex);
-        this.d.stats.dialFailures++;
-        if (backoff) this.backoff.set(hex, this.d.clock.now() + this.d.opts.dialBackoffMs);
+        this.deps.stats.dialFailures++;
+        if (backoff) this.backoff.set(hex, this.deps.clock.now() + this.deps.opts.dialBackoffMs);
       },
     );
   }
 
   /** Opens (or pins) a direct link to a peer one talks to often; pinned links survive budget cuts. */
   async connect(id: NodeId): Promise<void> {
-    const have = this.d.links.get(idToHex(id));
+    const have = this.deps.links.get(idToHex(id));
     if (have) {
       have.pinned = true;
       return;
     }
-    const link = await this.d.transport.dial(id, this.d.overlay);
-    this.d.stats.dials++;
+    const link = await this.deps.transport.dial(id, this.deps.overlay);
+    this.deps.stats.dials++;
     this.attach(link, true, true);
   }
 
   unpin(id: NodeId): void {
-    const pl = this.d.links.get(idToHex(id));
+    const pl = this.deps.links.get(idToHex(id));
     if (pl) pl.pinned = false;
   }
 
   /** A link closed: one the peer closed (or that failed) backs the peer off. */
   closed(pl: PeerLink, byUs: boolean): void {
-    if (!byUs) this.backoff.set(pl.hex, this.d.clock.now() + this.d.opts.dialBackoffMs);
+    if (!byUs) this.backoff.set(pl.hex, this.deps.clock.now() + this.deps.opts.dialBackoffMs);
   }
 
   /** A new contact in a bucket we hold no link in gets a maintenance pass soon. */
   contactAdded(c: Contact): void {
-    const b = bucketIndex(this.d.selfId, c.id);
-    for (const pl of this.d.links.map.values()) if (pl.bucket === b) return;
+    const b = bucketIndex(this.deps.selfId, c.id);
+    for (const pl of this.deps.links.map.values()) if (pl.bucket === b) return;
     this.scheduleMaintain();
   }
 }

@@ -38,14 +38,14 @@ export class Liveness {
   private readonly probeBudget: TokenBucket;
   private stopTimer: (() => void) | undefined;
 
-  constructor(private readonly d: LivenessDeps) {
-    const o = d.opts;
-    this.probeBudget = new TokenBucket((o.staleProbesPerHeartbeat * 1000) / o.heartbeatMs, o.staleProbesPerHeartbeat, d.clock.now());
+  constructor(private readonly deps: LivenessDeps) {
+    const opts = deps.opts;
+    this.probeBudget = new TokenBucket((opts.staleProbesPerHeartbeat * 1000) / opts.heartbeatMs, opts.staleProbesPerHeartbeat, deps.clock.now());
   }
 
   /** Period of the failure checks (links and contacts): at most a heartbeat. */
   get checkMs(): number {
-    return Math.min(this.d.opts.failureCheckMs, this.d.opts.heartbeatMs);
+    return Math.min(this.deps.opts.failureCheckMs, this.deps.opts.heartbeatMs);
   }
 
   /**
@@ -53,8 +53,8 @@ export class Liveness {
    * comes by the time it has been silent for heartbeatTimeoutMs.
    */
   get staleAfterMs(): number {
-    const o = this.d.opts;
-    return Math.max(o.heartbeatMs, o.heartbeatTimeoutMs - o.rpcTimeoutMs - this.checkMs);
+    const opts = this.deps.opts;
+    return Math.max(opts.heartbeatMs, opts.heartbeatTimeoutMs - opts.rpcTimeoutMs - this.checkMs);
   }
 
   get running(): boolean {
@@ -62,7 +62,7 @@ export class Liveness {
   }
 
   start(): void {
-    this.stopTimer ??= every(this.d.clock, this.checkMs, () => this.check());
+    this.stopTimer ??= every(this.deps.clock, this.checkMs, () => this.check());
   }
 
   stop(): void {
@@ -72,23 +72,23 @@ export class Liveness {
 
   /** One failure check: links, then unlinked contacts. */
   check(): void {
-    const { d } = this;
-    const now = d.clock.now();
+    const { deps } = this;
+    const now = deps.clock.now();
     // A link that would pass the timeout before the next check is closed now: a dead peer
     // is gone within heartbeatTimeoutMs of its last frame, not up to a check later.
-    const expired = d.opts.heartbeatTimeoutMs - this.checkMs;
-    for (const pl of [...d.links.map.values()]) {
+    const expired = deps.opts.heartbeatTimeoutMs - this.checkMs;
+    for (const pl of [...deps.links.map.values()]) {
       const idle = now - pl.lastRx;
       if (idle > expired) {
-        d.stats.heartbeatTimeouts++;
-        d.links.close(pl.hex, 'heartbeat timeout');
-        d.table.remove(pl.hex);
-        d.dropped(pl.id);
-      } else if (idle >= d.opts.heartbeatMs && !pl.pinging && d.selfHex < pl.hex) {
+        deps.stats.heartbeatTimeouts++;
+        deps.links.close(pl.hex, 'heartbeat timeout');
+        deps.table.remove(pl.hex);
+        deps.dropped(pl.id);
+      } else if (idle >= deps.opts.heartbeatMs && !pl.pinging && deps.selfHex < pl.hex) {
         // Only the lower id pings an idle link; the PONG refreshes both ends.
         pl.pinging = true;
-        d.call(pl.id, pl.hex, { t: 'PING' }).then(
-          () => ((pl.rttMs = d.clock.now() - now), (pl.pinging = false)),
+        deps.call(pl.id, pl.hex, { t: 'PING' }).then(
+          () => ((pl.rttMs = deps.clock.now() - now), (pl.pinging = false)),
           () => (pl.pinging = false),
         );
       }
@@ -97,13 +97,13 @@ export class Liveness {
   }
 
   private probeStale(now: number): void {
-    const { d } = this;
-    if (d.opts.staleProbesPerHeartbeat <= 0) return;
+    const { deps } = this;
+    if (deps.opts.staleProbesPerHeartbeat <= 0) return;
     const after = this.staleAfterMs;
     const stale: Contact[] = [];
-    for (const b of d.table.nonEmptyBuckets()) {
-      for (const c of d.table.bucket(b)) {
-        if (now - c.lastSeen >= after && !d.links.map.has(c.hex) && !this.probing.has(c.hex)) stale.push(c);
+    for (const b of deps.table.nonEmptyBuckets()) {
+      for (const c of deps.table.bucket(b)) {
+        if (now - c.lastSeen >= after && !deps.links.map.has(c.hex) && !this.probing.has(c.hex)) stale.push(c);
       }
     }
     stale.sort((a, b) => a.lastSeen - b.lastSeen);
@@ -111,16 +111,16 @@ export class Liveness {
     while (budget < stale.length && this.probeBudget.take(1, now)) budget++;
     for (const c of stale.slice(0, budget)) {
       this.probing.add(c.hex);
-      d.call(c.id, c.hex, { t: 'PING' }).then(
+      deps.call(c.id, c.hex, { t: 'PING' }).then(
         () => this.probing.delete(c.hex),
         () => {
           this.probing.delete(c.hex);
           // Silent past the heartbeat timeout and no answer now: gone (the call counted a
           // failure). Remembered as dormant whether or not a replacement moved in: a node cut
           // off from everyone must keep someone to try when the network heals.
-          if (!this.running || !d.table.has(c.hex)) return;
-          d.table.remove(c.hex);
-          d.dropped(c.id);
+          if (!this.running || !deps.table.has(c.hex)) return;
+          deps.table.remove(c.hex);
+          deps.dropped(c.id);
         },
       );
     }

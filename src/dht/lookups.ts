@@ -25,17 +25,17 @@ export interface LookupDeps {
   call: Call;
 }
 
-export function nodeLookup(d: LookupDeps): Lookup {
-  const selfHex = idToHex(d.selfId);
+export function nodeLookup(deps: LookupDeps): Lookup {
+  const selfHex = idToHex(deps.selfId);
   return async (target, valueNs, values = 1, check) => {
-    const { opts, stats } = d;
+    const { opts, stats } = deps;
     stats.lookups++;
     if (valueNs) stats.getLookups++;
-    const b = bucketIndex(d.selfId, target);
-    if (b >= 0) d.table.touch(b, d.clock.now());
+    const b = bucketIndex(deps.selfId, target);
+    if (b >= 0) deps.table.touch(b, deps.clock.now());
     const res = await iterativeLookup({
       target,
-      seeds: d.table.closest(target, opts.k),
+      seeds: deps.table.closest(target, opts.k),
       k: opts.k,
       alpha: opts.alpha,
       selfHex,
@@ -44,12 +44,12 @@ export function nodeLookup(d: LookupDeps): Lookup {
       values: Math.max(1, values),
       valueWaitMs: opts.getWaitMs,
       valueWaitRounds: opts.getWaitRounds,
-      now: () => d.clock.now(),
+      now: () => deps.clock.now(),
       stallMs: opts.lookupStallMs,
-      setTimer: (fn, ms) => void d.clock.setTimeout(fn, ms),
+      setTimer: (fn, ms) => void deps.clock.setTimeout(fn, ms),
       query: async (id, hex, informer) => {
         const req: RequestBody = valueNs ? { t: 'FIND_VALUE', ns: valueNs, key: target } : { t: 'FIND_NODE', target };
-        const m = await d.call(id, hex, req, informer && !d.linked(hex) ? [informer] : []);
+        const m = await deps.call(id, hex, req, informer && !deps.linked(hex) ? [informer] : []);
         if (m.t === 'NODES') return { nodes: m.nodes };
         if (m.t !== 'VALUE') return { nodes: [] };
         if (!m.rec || !valueNs || !check) return { nodes: m.nodes };

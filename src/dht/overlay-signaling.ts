@@ -23,8 +23,8 @@ export class OverlaySignaling {
   readonly channel: SignalChannel;
   private running = false;
 
-  constructor(private readonly d: OverlaySignalingDeps) {
-    this.channel = { sendSignal: (to, blob) => void d.send(to, idToHex(to), { t: 'SIGNAL', blob }) };
+  constructor(private readonly deps: OverlaySignalingDeps) {
+    this.channel = { sendSignal: (to, blob) => void deps.send(to, idToHex(to), { t: 'SIGNAL', blob }) };
   }
 
   start(): void {
@@ -43,14 +43,14 @@ export class OverlaySignaling {
    * dormant probe, so we dial through the relay, as the join did.
    */
   forDial(): SignalChannel {
-    return this.d.linkCount() === 0 && this.d.relay ? this.d.relay : this.channel;
+    return this.deps.linkCount() === 0 && this.deps.relay ? this.deps.relay : this.channel;
   }
 
   /** A SIGNAL from a node: to the transport, answers back along its reverse path. */
   received(blob: SignalBlob, from: Origin): void {
     if (!this.running) return;
-    this.d.transport.handleSignal(from.id, blob, {
-      sendSignal: (to, b) => void this.d.send(to, idToHex(to), { t: 'SIGNAL', blob: b }, idEquals(to, from.id) ? from.via : []),
+    this.deps.transport.handleSignal(from.id, blob, {
+      sendSignal: (to, b) => void this.deps.send(to, idToHex(to), { t: 'SIGNAL', blob: b }, idEquals(to, from.id) ? from.via : []),
     });
   }
 }

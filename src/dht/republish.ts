@@ -45,7 +45,7 @@ export class Republisher {
   private readonly published = new Map<string, Published>();
   private stopTimer: (() => void) | undefined;
 
-  constructor(private readonly d: RepublishDeps) {}
+  constructor(private readonly deps: RepublishDeps) {}
 
   /** Values we published and still republish. */
   get publishedCount(): number {
@@ -53,7 +53,7 @@ export class Republisher {
   }
 
   start(): void {
-    this.stopTimer ??= every(this.d.clock, this.d.opts.valueSweepMs, () => this.sweep());
+    this.stopTimer ??= every(this.deps.clock, this.deps.opts.valueSweepMs, () => this.sweep());
   }
 
   stop(): void {
@@ -63,51 +63,51 @@ export class Republisher {
 
   /** Publishes value under (ns, key): checked by its rule, stored on the k closest, republished until its lifetime ends. */
   async put(ns: Namespace, key: NodeId, value: Uint8Array, opts: PutOptions = {}): Promise<{ stored: number }> {
-    const { d } = this;
+    const { deps } = this;
     if (value.length > NAMESPACE_LIMITS[ns].maxValueBytes) {
       throw new ValueTooLargeError(`${ns} value of ${value.length} bytes exceeds ${NAMESPACE_LIMITS[ns].maxValueBytes}`);
     }
-    const now = d.clock.now();
+    const now = deps.clock.now();
     const pk = `${ns}:${idToHex(key)}`;
-    const prev = this.published.get(pk)?.seq ?? d.store.get(ns, idToHex(key), now)?.seq ?? 0;
+    const prev = this.published.get(pk)?.seq ?? deps.store.get(ns, idToHex(key), now)?.seq ?? 0;
     const seq = opts.seq ?? Math.min(MAX_SEQ, prev + 1);
-    const ttl = opts.ttlMs ?? d.opts.valueTtlMs;
-    const chk = await checkRecord(d.opts.records, ns, key, value, d.selfId, seq);
+    const ttl = opts.ttlMs ?? deps.opts.valueTtlMs;
+    const chk = await checkRecord(deps.opts.records, ns, key, value, deps.selfId, seq);
     if (!chk.ok) throw new RecordRejectedError(ns, chk.reason);
-    this.published.set(pk, { ns, key, value, seq, expiresAt: now + ttl, republishAt: now + d.opts.republishMs });
-    return d.storeAt(ns, key, { v: value, pub: d.selfId, seq, ttl });
+    this.published.set(pk, { ns, key, value, seq, expiresAt: now + ttl, republishAt: now + deps.opts.republishMs });
+    return deps.storeAt(ns, key, { v: value, pub: deps.selfId, seq, ttl });
   }
 
   /** Expires held values, republishes ours that are due, re-stores held ones not refreshed lately. */
   sweep(): void {
-    const { d } = this;
-    const now = d.clock.now();
-    d.store.expire(now);
+    const { deps } = this;
+    const now = deps.clock.now();
+    deps.store.expire(now);
     for (const [pk, p] of this.published) {
       if (p.expiresAt <= now) this.published.delete(pk);
       else if (p.republishAt <= now) {
-        p.republishAt = now + d.opts.republishMs;
-        void d.storeAt(p.ns, p.key, { v: p.value, pub: d.selfId, seq: p.seq, ttl: p.expiresAt - now }).catch(() => {});
+        p.republishAt = now + deps.opts.republishMs;
+        void deps.storeAt(p.ns, p.key, { v: p.value, pub: deps.selfId, seq: p.seq, ttl: p.expiresAt - now }).catch(() => {});
       }
     }
-    for (const h of d.store.values(now)) {
-      if (now - h.refreshedAt < d.opts.replicateMs) continue;
+    for (const h of deps.store.values(now)) {
+      if (now - h.refreshedAt < deps.opts.replicateMs) continue;
       h.refreshedAt = now;
-      void d.storeAt(h.ns, h.key, ValueStore.toRecord(h, now)).catch(() => {});
+      void deps.storeAt(h.ns, h.key, ValueStore.toRecord(h, now)).catch(() => {});
     }
   }
 
   /** A new contact gets the values it is among the k closest of, if we are among their first holders. */
   handOver(c: Contact): void {
-    const { d } = this;
-    const now = d.clock.now();
-    for (const h of d.store.values(now)) {
+    const { deps } = this;
+    const now = deps.clock.now();
+    for (const h of deps.store.values(now)) {
       // The cheap test first: our rank needs only the first few closest.
-      if (!this.amongFirstHolders(h.key, d.table.closest(h.key, d.opts.handoverHolders + 1), c)) continue;
-      const closest = d.table.closest(h.key, d.opts.k);
-      if (closest.length >= d.opts.k && !closest.includes(c)) continue;
-      d.stats.replications++;
-      d.call(c.id, c.hex, { t: 'STORE', ns: h.ns, key: h.key, rec: ValueStore.toRecord(h, now) }).catch(() => {});
+      if (!this.amongFirstHolders(h.key, deps.table.closest(h.key, deps.opts.handoverHolders + 1), c)) continue;
+      const closest = deps.table.closest(h.key, deps.opts.k);
+      if (closest.length >= deps.opts.k && !closest.includes(c)) continue;
+      deps.stats.replications++;
+      deps.call(c.id, c.hex, { t: 'STORE', ns: h.ns, key: h.key, rec: ValueStore.toRecord(h, now) }).catch(() => {});
     }
   }
 
@@ -120,7 +120,7 @@ export class Republisher {
   private amongFirstHolders(key: NodeId, closest: readonly Contact[], newcomer: Contact): boolean {
     let closer = 0;
     for (const x of closest) {
-      if (x !== newcomer && compareDistance(x.id, this.d.selfId, key) < 0 && ++closer >= this.d.opts.handoverHolders) return false;
+      if (x !== newcomer && compareDistance(x.id, this.deps.selfId, key) < 0 && ++closer >= this.deps.opts.handoverHolders) return false;
     }
     return true;
   }

@@ -35,7 +35,7 @@ export interface RpcHandlerDeps {
 export class RpcHandlers {
   private running = false;
 
-  constructor(private readonly d: RpcHandlerDeps) {}
+  constructor(private readonly deps: RpcHandlerDeps) {}
 
   start(): void {
     this.running = true;
@@ -48,35 +48,35 @@ export class RpcHandlers {
 
   handle(msg: DhtMessage, from: Origin): void {
     if (!this.running) return;
-    const { d } = this;
-    const reply = (m: DhtMessage) => d.send(from.id, from.hex, m, from.via);
-    const now = d.clock.now();
+    const { deps } = this;
+    const reply = (m: DhtMessage) => deps.send(from.id, from.hex, m, from.via);
+    const now = deps.clock.now();
     switch (msg.t) {
       case 'PING':
         reply({ t: 'PONG', r: msg.r });
         return;
       case 'FIND_NODE':
-        reply({ t: 'NODES', r: msg.r, nodes: d.table.closest(msg.target, d.opts.k, from.hex).map((c) => c.id) });
+        reply({ t: 'NODES', r: msg.r, nodes: deps.table.closest(msg.target, deps.opts.k, from.hex).map((c) => c.id) });
         return;
       case 'FIND_VALUE': {
         // A holder names the closest nodes too: the reader goes on to other holders.
-        const held = d.store.get(msg.ns, idToHex(msg.key), now);
-        const nodes = d.table.closest(msg.key, d.opts.k, from.hex).map((c) => c.id);
+        const held = deps.store.get(msg.ns, idToHex(msg.key), now);
+        const nodes = deps.table.closest(msg.key, deps.opts.k, from.hex).map((c) => c.id);
         if (held) reply({ t: 'VALUE', r: msg.r, rec: ValueStore.toRecord(held, now), nodes });
         else reply({ t: 'VALUE', r: msg.r, nodes });
         return;
       }
       case 'STORE':
         // The rule may be async (signatures): the answer follows the check. Never throws.
-        void d
+        void deps
           .accept(msg)
           .catch((): StoreRefusal => 'invalid')
           .then((outcome) => {
             const ok = outcome === 'stored' || outcome === 'refreshed';
-            if (ok) d.stats.storesAccepted++;
+            if (ok) deps.stats.storesAccepted++;
             else {
-              d.stats.storesRejected++;
-              d.stats.storeRefused[outcome]++;
+              deps.stats.storesRejected++;
+              deps.stats.storeRefused[outcome]++;
             }
             reply({ t: 'STORED', r: msg.r, ok });
           });
@@ -85,17 +85,17 @@ export class RpcHandlers {
       case 'NODES':
       case 'VALUE':
       case 'STORED':
-        if (!d.resolve(from.hex, msg)) d.stats.dropped.unexpected++;
+        if (!deps.resolve(from.hex, msg)) deps.stats.dropped.unexpected++;
         return;
       case 'SIGNAL':
-        d.signal(msg.blob, from);
+        deps.signal(msg.blob, from);
         return;
       case 'DATA':
-        d.data(from.id, msg.body);
+        deps.data(from.id, msg.body);
         return;
       case 'CLOSING':
         // Only meaningful on a link (LinkSet consumes it there); routed, it is a forgery.
-        d.stats.dropped.unexpected++;
+        deps.stats.dropped.unexpected++;
         return;
     }
   }

@@ -32,7 +32,7 @@ export interface ValuesDeps {
 }
 
 export class Values {
-  constructor(private readonly d: ValuesDeps) {}
+  constructor(private readonly deps: ValuesDeps) {}
 
   /**
    * Keeps a value if its namespace's rule takes it and it is not older than the one held;
@@ -40,37 +40,37 @@ export class Values {
    * (no second signature check on each republish).
    */
   async accept(ns: Namespace, key: NodeId, rec: ValueRecord, remote: boolean): Promise<AcceptOutcome> {
-    const { d } = this;
+    const { deps } = this;
     if (rec.v.length > NAMESPACE_LIMITS[ns].maxValueBytes) return 'tooLarge';
     if (remote && !this.nearKey(key)) return 'notNear';
     const hex = idToHex(key);
-    const held = d.store.get(ns, hex, d.clock.now());
+    const held = deps.store.get(ns, hex, deps.clock.now());
     let version: number;
-    if (d.opts.records[ns] && held && sameBytes(held.value, rec.v) && sameBytes(held.publisher, rec.pub)) version = held.version;
+    if (deps.opts.records[ns] && held && sameBytes(held.value, rec.v) && sameBytes(held.publisher, rec.pub)) version = held.version;
     else {
-      const chk = await checkRecord(d.opts.records, ns, key, rec.v, rec.pub, rec.seq);
+      const chk = await checkRecord(deps.opts.records, ns, key, rec.v, rec.pub, rec.seq);
       if (!chk.ok) {
-        countRuleReject(d.stats.ruleRejects, ns, chk.reason);
+        countRuleReject(deps.stats.ruleRejects, ns, chk.reason);
         return 'invalid';
       }
       version = chk.version;
     }
-    const o = d.store.put(ns, key, hex, rec, version, d.clock.now(), this.policy(ns));
-    return o === 'too-large' ? 'tooLarge' : o;
+    const outcome = deps.store.put(ns, key, hex, rec, version, deps.clock.now(), this.policy(ns));
+    return outcome === 'too-large' ? 'tooLarge' : outcome;
   }
 
   /** FIND_NODE for key, then STORE on the k closest (and locally if we are among them). Resolves with how many took it. */
   async storeAt(ns: Namespace, key: NodeId, rec: ValueRecord): Promise<{ stored: number }> {
-    const { d } = this;
-    const res = await d.lookup(key);
-    const targets = res.closest.slice(0, d.opts.k);
+    const { deps } = this;
+    const res = await deps.lookup(key);
+    const targets = res.closest.slice(0, deps.opts.k);
     let stored = 0;
-    const kth = targets[d.opts.k - 1];
-    if (!kth || compareDistance(d.selfId, kth.id, key) < 0) {
-      const o = await this.accept(ns, key, rec, false);
-      if (o === 'stored' || o === 'refreshed') stored++;
+    const kth = targets[deps.opts.k - 1];
+    if (!kth || compareDistance(deps.selfId, kth.id, key) < 0) {
+      const outcome = await this.accept(ns, key, rec, false);
+      if (outcome === 'stored' || outcome === 'refreshed') stored++;
     }
-    const acks = await Promise.allSettled(targets.map((t) => d.call(t.id, t.hex, { t: 'STORE', ns, key, rec })));
+    const acks = await Promise.allSettled(targets.map((t) => deps.call(t.id, t.hex, { t: 'STORE', ns, key, rec })));
     for (const a of acks) if (a.status === 'fulfilled' && a.value.t === 'STORED' && a.value.ok) stored++;
     return { stored };
   }
@@ -81,9 +81,9 @@ export class Values {
    * that fails is dropped and counted (`valuesInvalid`), never returned.
    */
   async get(ns: Namespace, key: NodeId): Promise<GotValue | undefined> {
-    const { d } = this;
-    const now = d.clock.now();
-    const held = d.store.get(ns, idToHex(key), now);
+    const { deps } = this;
+    const now = deps.clock.now();
+    const held = deps.store.get(ns, idToHex(key), now);
     const check = this.checker(ns, key);
     // Our own copy is checked again too: a rule may depend on time (expiry, certificates).
     let best: { rec: ValueRecord; version: number } | undefined;
@@ -92,33 +92,33 @@ export class Values {
       const chk = await check(rec);
       if (chk.ok) best = { rec, version: chk.version };
     }
-    const wanted = best ? d.opts.getAnswers - 1 : d.opts.getAnswers;
-    if (wanted > 0) for (const x of (await d.lookup(key, ns, wanted, check)).values) if (!best || x.version > best.version) best = x;
+    const wanted = best ? deps.opts.getAnswers - 1 : deps.opts.getAnswers;
+    if (wanted > 0) for (const x of (await deps.lookup(key, ns, wanted, check)).values) if (!best || x.version > best.version) best = x;
     if (!best) return undefined;
     const r = best.rec;
     return { value: r.v, publisher: r.pub, seq: r.seq, version: best.version, ttlMs: r.ttl };
   }
 
   private policy(ns: Namespace): RecordPolicy {
-    return this.d.opts.records[ns]
+    return this.deps.opts.records[ns]
       ? { equalReplaces: false, maxTtlMs: MAX_VALUE_TTL_MS }
-      : { equalReplaces: true, maxTtlMs: this.d.opts.unruledMaxTtlMs };
+      : { equalReplaces: true, maxTtlMs: this.deps.opts.unruledMaxTtlMs };
   }
 
   /** Whether fewer than storeNearFactor * k of the contacts we know are closer to key than we are. */
   nearKey(key: NodeId): boolean {
-    const { d } = this;
-    const limit = d.opts.k * d.opts.storeNearFactor;
+    const { deps } = this;
+    const limit = deps.opts.k * deps.opts.storeNearFactor;
     if (limit <= 0) return true;
     let closer = 0;
-    for (const c of d.table.closest(key, limit)) if (compareDistance(c.id, d.selfId, key) < 0) closer++;
+    for (const c of deps.table.closest(key, limit)) if (compareDistance(c.id, deps.selfId, key) < 0) closer++;
     return closer < limit;
   }
 
   /** Checks a value a lookup was answered with; the same bytes are checked once per lookup. */
   private checker(ns: Namespace, key: NodeId): (rec: ValueRecord) => Promise<RecordCheck> {
     const seen: { rec: ValueRecord; check: Promise<RecordCheck> }[] = [];
-    const { records } = this.d.opts;
+    const { records } = this.deps.opts;
     const ruled = records[ns] !== undefined;
     return (rec) => {
       const same = seen.find((x) => (ruled || x.rec.seq === rec.seq) && sameBytes(x.rec.v, rec.v) && sameBytes(x.rec.pub, rec.pub));
