@@ -5,7 +5,7 @@
 import { generateIdentity } from '../src/core/identity';
 import { webCryptoVerifier } from '../src/core/signer';
 import { percentile } from '../src/core/percentile';
-import { CertChecker, signGrant, type ClaimTerms, type EpochCert } from '../src/host/epoch-cert';
+import { CertChecker, signGrant, type ClaimTerms, type EpochCert } from '../src/region/epoch-cert';
 
 const RUNS = 200;
 

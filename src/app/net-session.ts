@@ -7,9 +7,9 @@ import type { Identity } from '../core/identity';
 import { hexToId, idToHex } from '../core/node-id';
 import type { Ticker } from '../core/ticker';
 import { webCryptoVerifier } from '../core/signer';
-import { CertChecker } from '../host/epoch-cert';
-import { HostWire } from '../host/host-wire';
-import { RegionClient } from '../host/region-client';
+import { CertChecker } from '../region/epoch-cert';
+import { HostWires } from '../host/host-wires';
+import { RegionClient } from '../play/region-client';
 import { RegionHost } from '../host/region-host';
 import { NetworkChunkSource } from '../play/network-chunk-source';
 import { makePlayerRecord, newestPlayerRecord, type PlayerState } from '../play/player-record';
@@ -25,7 +25,7 @@ const PLAYER_RECORD_EVERY_MS = 10_000;
 
 export interface NetSession {
   readonly peer: Peer;
-  readonly wire: HostWire;
+  readonly wire: HostWires;
   readonly host: RegionHost;
   readonly client: RegionClient;
   readonly source: NetworkChunkSource;
@@ -92,13 +92,13 @@ export interface SessionStores {
 /** Starts hosting regions and playing in the shared world over a joined peer. */
 export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock, ticker: Ticker, stores: SessionStores = {}): Promise<NetSession> {
   const player = stores.player ?? await loadPlayerIdentity();
-  const wire = new HostWire(peer.channels.open('host'), clock);
+  const wire = new HostWires(peer.channels, clock);
   // Each tab is its own hosting node: its records are keyed by its node id.
   const store = stores.host !== undefined ? stores.host : await IdbHostStore.open(cfg.world, peer.id).catch(() => null);
   // The last hosting decisions (claims, grants, refusals), for window.voxel.hosting.trace().
   const trace: string[] = [];
   const host = new RegionHost({
-    dht: peer.dht, wire, clock, ticker, store, world: cfg.world,
+    dht: peer.dht, wires: wire, clock, ticker, store, world: cfg.world,
     // The node's own identity signs its grants; other hosts' keys must hash to their ids.
     signer: peer.identity, verify: webCryptoVerifier,
     trace: (region, what) => {
@@ -107,7 +107,7 @@ export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock,
     },
   });
   await host.start();
-  const client = new RegionClient({ dht: peer.dht, wire, clock, world: cfg.world, certs: new CertChecker(webCryptoVerifier), verify: webCryptoVerifier });
+  const client = new RegionClient({ dht: peer.dht, wire: wire.players, clock, world: cfg.world, certs: new CertChecker(webCryptoVerifier), verify: webCryptoVerifier });
   const name = `player-${idToHex(player.id).slice(0, 6)}`;
   // Edits no certified primary could confirm are kept here (in memory only if it cannot open).
   const tentative = stores.tentative ?? await IdbTentativeStore.open(cfg.world).catch(() => undefined);

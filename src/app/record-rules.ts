@@ -9,8 +9,8 @@
 // - 'test': the default rule.
 import { webCryptoVerifier } from '../core/signer';
 import type { RecordRule, RecordRules } from '../dht/record-rules';
-import { CertChecker } from '../host/epoch-cert';
-import { regionRecordRules } from '../host/region-records';
+import { CertChecker } from '../region/epoch-cert';
+import { regionRecordRules } from '../region/region-records';
 import { PlayerRecordError, verifyPlayerRecord } from '../play/player-record';
 
 /** A player record is valid for the player id it is stored under; newer updatedAt wins. */

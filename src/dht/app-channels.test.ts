@@ -16,9 +16,9 @@ describe('app channels', () => {
   it('delivers each channel only its own frames, unprefixed', () => {
     const { a, b, idA, idB } = pair();
     const gotHost: number[][] = [], gotDiag: number[][] = [];
-    b.open('host').events.on('message', (m) => { expect(m.from).toEqual(idA); gotHost.push([...m.body]); });
+    b.open('region').events.on('message', (m) => { expect(m.from).toEqual(idA); gotHost.push([...m.body]); });
     b.open('diag').events.on('message', (m) => gotDiag.push([...m.body]));
-    expect(a.open('host').send(idB, new Uint8Array([7, 8]))).toBe(true);
+    expect(a.open('region').send(idB, new Uint8Array([7, 8]))).toBe(true);
     a.open('diag').send(idB, new Uint8Array([]));
     expect(gotHost).toEqual([[7, 8]]);
     expect(gotDiag).toEqual([[]]);
@@ -26,7 +26,7 @@ describe('app channels', () => {
 
   it('counts and drops frames of unknown or empty channels', () => {
     const { b, rawB, idA } = pair();
-    b.open('host');
+    b.open('region');
     rawB.events.emit('message', { from: idA, body: new Uint8Array([99, 1]) });
     rawB.events.emit('message', { from: idA, body: new Uint8Array([]) });
     rawB.events.emit('message', { from: idA, body: new Uint8Array([3]) }); // player: not opened

@@ -1,5 +1,5 @@
 // Application payloads travel in DhtNode.send / 'message' events. A leading channel byte
-// keeps independent protocols (diagnostics, chunk hosting, players) apart, so each can
+// keeps independent protocols (diagnostics, region subscription, host replication, players) apart, so each can
 // schema-check its own frames and none mistakes another's bytes for its own.
 import { Emitter } from '../core/emitter';
 import type { NodeId } from '../core/node-id';
@@ -8,10 +8,12 @@ import type { DhtNode } from './dht-node';
 export const CHANNELS = {
   /** window.voxel.net.send strings (tests, diagnostics). */
   diag: 1,
-  /** Region hosting: subscribe, snapshot, deltas, edits, replication, takeover. */
-  host: 2,
+  /** Region hosts <-> players: subscribe, snapshot, deltas, edits, moves, presence. */
+  region: 2,
   /** Player records and presence. */
   player: 3,
+  /** Region hosts <-> hosts: claims, grants, replication, heartbeats. */
+  replica: 4,
 } as const;
 
 export type ChannelName = keyof typeof CHANNELS;

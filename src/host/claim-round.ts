@@ -2,7 +2,7 @@
 // came back (each checked against the terms), the states merged from the answers, and the
 // moment the grants make a certificate. Pure bookkeeping; hosted-region.ts sends and waits.
 import { idToHex, type NodeId } from '../core/node-id';
-import { certShapeFault, type CertPrev, type ClaimTerms, type EpochCert, type GrantSig } from './epoch-cert';
+import { certShapeFault, type CertPrev, type ClaimTerms, type EpochCert, type GrantSig } from '../region/epoch-cert';
 
 export class ClaimRound {
   /** Checked grants by granter (hex); ours is in from the start. */

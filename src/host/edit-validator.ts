@@ -4,8 +4,8 @@
 import { TokenBucket } from '../core/token-bucket';
 import { AIR, isValidBlockId, PLACEABLE } from '../world/blocks';
 import { CHUNK_HEIGHT } from '../world/coords';
-import type { RejectReason } from './host-messages';
-import { regionAt, type RegionCoord } from './region-key';
+import type { RejectReason } from '../region/subscription-messages';
+import { regionAt, type RegionCoord } from '../region/region-key';
 
 export const EDIT_RULES = {
   /** Largest distance from the editor's eye to the block's centre. */

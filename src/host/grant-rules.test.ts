@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { idToHex, type NodeId } from '../core/node-id';
-import { certShapeFault, succeeds, type EpochCert } from './epoch-cert';
+import { certShapeFault, succeeds, type EpochCert } from '../region/epoch-cert';
 import { covers, grantRefusal, type ClaimFrame, type GranterView } from './grant-rules';
 
 const id = (n: number): NodeId => new Uint8Array(20).fill(n);

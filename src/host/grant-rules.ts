@@ -2,7 +2,7 @@
 // as one pure function of what the host holds (hosted-region.ts runs them first, then checks
 // the claimant's certificate and that the claimant is inside its view of the host set).
 import { idEquals, type NodeId } from '../core/node-id';
-import { certShapeFault, MAX_EPOCH_JUMP, sameSet, type CertPrev, type ClaimTerms, type EpochCert } from './epoch-cert';
+import { certShapeFault, MAX_EPOCH_JUMP, sameSet, type CertPrev, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
 
 export interface ClaimFrame {
   e: number;

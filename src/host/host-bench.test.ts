@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { measureFailover } from '../testing/host-bench';
 import { HostSim } from '../testing/host-sim';
-import { REGION_BLOCKS, type RegionCoord } from './region-key';
+import { REGION_BLOCKS, type RegionCoord } from '../region/region-key';
 import { BRICK } from '../world/blocks';
 
 describe('failover benchmark (simulated)', () => {
@@ -27,11 +27,11 @@ describe('failover benchmark (simulated)', () => {
     const primary = sim.live().find((p) => p.host.roles().primary.includes('0,0'))!;
     const x = 5, z = 7, y = 120;
     const edit = { t: 'EDIT' as const, rx: 0, rz: 0, r: 77, x, y, z, id: BRICK, px: x, py: y, pz: z + 2 };
-    player.wire.send(primary.dht.selfId, edit);
+    player.wire.players.send(primary.dht.selfId, edit);
     await sim.run(30);
-    player.wire.send(primary.dht.selfId, edit); // re-sent while the first is unconfirmed
+    player.wire.players.send(primary.dht.selfId, edit); // re-sent while the first is unconfirmed
     await sim.run(500);
-    player.wire.send(primary.dht.selfId, edit); // and after it was confirmed
+    player.wire.players.send(primary.dht.selfId, edit); // and after it was confirmed
     await sim.run(500);
     expect(primary.host.stats.editsAccepted).toBe(1);
     expect(primary.host.stats.duplicateEdits).toBe(2);

@@ -18,15 +18,16 @@ import type { Ticker } from '../core/ticker';
 import type { HostStore } from '../store/host-store';
 import { ClaimRound } from './claim-round';
 import { claimTerms, grantRefusal, uncovered } from './grant-rules';
-import { certShapeFault, decodeCert, encodeCert, MAX_EPOCH_JUMP, MAX_PEND, MIN_CERT_HOSTS, quorum, sameSet, signGrant, succeeds, type CertChecker, type CertPrev, type ClaimTerms, type EpochCert } from './epoch-cert';
-import { MAX_STATE_REQS, type HostMessageOf, type RegionMessage } from './host-messages';
+import { certShapeFault, decodeCert, encodeCert, MAX_EPOCH_JUMP, MAX_PEND, MIN_CERT_HOSTS, quorum, sameSet, signGrant, succeeds, type CertChecker, type CertPrev, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
+import { MAX_STATE_REQS, type ReplicationMessageOf } from './replication-messages';
+import type { HostToPlayer, PlayerToHost, SubscriptionMessageOf } from '../region/subscription-messages';
 import type { CommitLatency, HostOptions, HostStats } from './host-options';
-import type { HostWire } from './host-wire';
+import type { HostWires, ReplicaFrame } from './host-wires';
 import { PrimaryDuty } from './primary-duty';
-import { regionName, type RegionCoord } from './region-key';
-import { getEdits, getLocation, type RecordVerifier } from './region-records';
+import { regionName, type RegionCoord } from '../region/region-key';
+import { getEdits, getLocation, type RecordVerifier } from '../region/region-records';
 import { RequestLog, requestTag } from './request-log';
-import { compareStamp, decodeEntries, encodeEntries, pieces, RegionState, type Entry, type Stamp } from './region-state';
+import { compareStamp, decodeEntries, encodeEntries, pieces, RegionState, type Entry, type Stamp } from '../region/region-state';
 
 export type Role = 'idle' | 'claiming' | 'primary' | 'backup';
 
@@ -36,7 +37,7 @@ export interface RegionContext {
   readonly opts: HostOptions;
   readonly clock: Clock;
   readonly ticker: Ticker;
-  readonly wire: HostWire;
+  readonly wires: HostWires;
   readonly store: HostStore | null;
   readonly dht: Pick<DhtNode, 'put' | 'get' | 'connect' | 'unpin'>;
   readonly stats: HostStats;
@@ -132,6 +133,7 @@ export class HostedRegion {
   /** Our certificate came from our own store, not from a live peer (see rebaseRestoredMs). */
   private certRestored = false;
   private retry: unknown;
+  private handoffTimer: unknown;
   private stopped = false;
 
   constructor(
@@ -205,6 +207,7 @@ export class HostedRegion {
     this.duty?.stop();
     this.duty = undefined;
     this.ctx.clock.clearTimeout(this.retry);
+    this.ctx.clock.clearTimeout(this.handoffTimer);
     this.round?.wake();
   }
 
@@ -212,8 +215,14 @@ export class HostedRegion {
     this.ctx.trace?.(this.name, `${this.ctx.selfHex.slice(-4)} ${what}`);
   }
 
-  private send(to: NodeId, msg: RegionMessage): void {
-    this.ctx.wire.send(to, msg);
+  /** To another host of the region (replication-messages.ts). */
+  private toHost(to: NodeId, msg: ReplicaFrame): void {
+    this.ctx.wires.replicas.send(to, msg);
+  }
+
+  /** To a player (subscription-messages.ts). */
+  private toPlayer(to: NodeId, msg: HostToPlayer): void {
+    this.ctx.wires.players.send(to, msg);
   }
 
   private get r() {
@@ -273,7 +282,7 @@ export class HostedRegion {
 
   // ---- frames ---------------------------------------------------------------------
 
-  onFrame(from: NodeId, fromHex: string, m: RegionMessage): void {
+  onFrame(from: NodeId, fromHex: string, m: ReplicaFrame | PlayerToHost): void {
     if (this.stopped) return;
     switch (m.t) {
       case 'SUBSCRIBE':
@@ -283,7 +292,7 @@ export class HostedRegion {
         return;
       case 'EDIT':
         if (this.duty) return this.duty.queueEdit(from, fromHex, m);
-        this.send(from, { t: 'REJECT', ...this.r, r: m.r, reason: this.editRefusal() });
+        this.toPlayer(from, { t: 'REJECT', ...this.r, r: m.r, reason: this.editRefusal() });
         this.redirect(from);
         return;
       case 'MOVE':
@@ -322,13 +331,10 @@ export class HostedRegion {
           void this.persist().catch(() => {});
         } else this.ctx.stats.staleFrames++;
         return;
-      case 'NOT_PRIMARY':
-        return this.onNotPrimary(from, fromHex, m);
+      case 'REFUSE':
+        return this.onRefuse(from, fromHex, m);
       case 'OFFER':
         void this.onOffer(from, m);
-        return;
-      default:
-        // Client-side frames (SNAPSHOT, DELTA, CONFIRM, REJECT, PLAYERS) are not ours.
         return;
     }
   }
@@ -343,7 +349,7 @@ export class HostedRegion {
    * from a node some certificate names as a host of this region (ours, its predecessor's, or
    * one the offerer holds: its stored promise), so an outsider cannot write blocks this way.
    */
-  private async onOffer(from: NodeId, m: HostMessageOf<'OFFER'>): Promise<void> {
+  private async onOffer(from: NodeId, m: ReplicationMessageOf<'OFFER'>): Promise<void> {
     if (!this.duty) return void this.ctx.stats.staleFrames++;
     const named = (c: EpochCert | undefined) => !!c && (has(c.hosts, from) || (!!c.prev && has(c.prev.hosts, from)));
     let host = named(this.cert);
@@ -371,15 +377,15 @@ export class HostedRegion {
     if (mine.length === 0) return;
     this.ctx.stats.offers++;
     this.trace(`offer ${mine.length} entries to ${idToHex(primary).slice(0, 6)}`);
-    this.send(primary, { t: 'OFFER', ...this.r, entries: encodeEntries(mine), ...(this.cert ? { cert: this.cert } : {}) });
+    this.toHost(primary, { t: 'OFFER', ...this.r, entries: encodeEntries(mine), ...(this.cert ? { cert: this.cert } : {}) });
   }
 
   private redirect(to: NodeId): void {
     const primary = this.role === 'backup' || this.role === 'idle' ? this.primary : undefined;
-    this.send(to, { t: 'NOT_PRIMARY', ...this.r, e: this.epoch, ...(primary ? { primary } : {}) });
+    this.toPlayer(to, { t: 'NOT_PRIMARY', ...this.r, e: this.epoch, ...(primary ? { primary } : {}) });
   }
 
-  private onSubscribe(from: NodeId, fromHex: string, m: HostMessageOf<'SUBSCRIBE'>): void {
+  private onSubscribe(from: NodeId, fromHex: string, m: SubscriptionMessageOf<'SUBSCRIBE'>): void {
     if (this.duty) return this.duty.subscribe(from, fromHex, m.since);
     if (this.role === 'claiming') {
       this.waiting.set(fromHex, { id: from, since: m.since });
@@ -388,7 +394,7 @@ export class HostedRegion {
     if (this.primaryAlive() || !m.host) return this.redirect(from);
     // We found too few hosts just now: say so at once instead of claiming again.
     if (this.ctx.clock.now() < this.uncertifiedUntil && this.role === 'idle') {
-      return this.send(from, { t: 'NOT_PRIMARY', ...this.r, e: this.epoch, alone: true });
+      return this.toPlayer(from, { t: 'NOT_PRIMARY', ...this.r, e: this.epoch, alone: true });
     }
     this.waiting.set(fromHex, { id: from, since: m.since });
     if (this.waiting.size > 256) this.waiting.delete(this.waiting.keys().next().value!);
@@ -396,15 +402,15 @@ export class HostedRegion {
   }
 
   /** A backup that promised a later epoch refuses our replication: with too few left to confirm anything, we step down. */
-  private onNotPrimary(from: NodeId, fromHex: string, m: HostMessageOf<'NOT_PRIMARY'>): void {
-    if (!this.duty || !m.refuse || m.e <= this.epoch || !has(this.hosts, from)) return void this.ctx.stats.staleFrames++;
+  private onRefuse(from: NodeId, fromHex: string, m: ReplicationMessageOf<'REFUSE'>): void {
+    if (!this.duty || m.e <= this.epoch || !has(this.hosts, from)) return void this.ctx.stats.staleFrames++;
     if (this.duty.refusedBy(fromHex)) this.stepDown(m.primary, m.e);
   }
 
   /** Says we will not follow `to` as primary: our promise is `promised`, to whom we name if we follow them. */
   private refuseEpoch(to: NodeId): void {
     const primary = this.primary && this.promisedTo === this.primaryHex ? { primary: this.primary } : {};
-    this.send(to, { t: 'NOT_PRIMARY', ...this.r, e: this.promised, refuse: true, ...primary });
+    this.toHost(to, { t: 'REFUSE', ...this.r, e: this.promised, ...primary });
   }
 
   private stepDown(next: NodeId | undefined, e: number): void {
@@ -452,9 +458,18 @@ export class HostedRegion {
     this.ctx.stats.handoffs++;
     this.duty.stepDown(to, this.epoch);
     this.release(`handoff to ${idToHex(to).slice(0, 6)}`);
-    this.handoffTo = idToHex(to);
-    for (const b of backups) this.send(b, { t: 'HANDOFF', ...this.r, e, to });
-    this.send(to, { t: 'HANDOFF', ...this.r, e, cert });
+    const hex = idToHex(to);
+    this.handoffTo = hex;
+    for (const b of backups) this.toHost(b, { t: 'HANDOFF', ...this.r, e, to });
+    // Said again until its claim reaches us (a lost notice costs a failover's wait: e.g. a
+    // joiner whose hosting starts just after its links open), then left to the failover.
+    const notify = (n: number) => {
+      if (this.stopped || this.duty || this.handoffTo !== hex || this.promised >= e) return;
+      this.toHost(to, { t: 'HANDOFF', ...this.r, e, cert });
+      if (n < 3) this.handoffTimer = this.ctx.clock.setTimeout(() => notify(n + 1), this.ctx.opts.heartbeatMs << n);
+    };
+    this.ctx.clock.clearTimeout(this.handoffTimer);
+    notify(0);
   }
 
   // ---- claims (we want to be primary) ----------------------------------------------
@@ -494,7 +509,7 @@ export class HostedRegion {
     if (!has(hosts, this.ctx.selfId)) {
       // Not ours to host: point the waiting subscribers at who should.
       this.role = 'idle';
-      for (const w of this.waiting.values()) this.send(w.id, { t: 'NOT_PRIMARY', ...this.r, e: this.epoch, ...(hosts[0] ? { primary: hosts[0] } : {}) });
+      for (const w of this.waiting.values()) this.toPlayer(w.id, { t: 'NOT_PRIMARY', ...this.r, e: this.epoch, ...(hosts[0] ? { primary: hosts[0] } : {}) });
       this.waiting.clear();
       return false;
     }
@@ -503,7 +518,7 @@ export class HostedRegion {
       this.ctx.stats.uncertifiable++;
       this.uncertifiedUntil = this.ctx.clock.now() + o.uncertifiedMs;
       this.trace(`cannot certify: ${hosts.length} host(s)`);
-      for (const w of this.waiting.values()) this.send(w.id, { t: 'NOT_PRIMARY', ...this.r, e: this.epoch, alone: true });
+      for (const w of this.waiting.values()) this.toPlayer(w.id, { t: 'NOT_PRIMARY', ...this.r, e: this.epoch, alone: true });
       this.waiting.clear();
       return false;
     }
@@ -540,7 +555,7 @@ export class HostedRegion {
     this.round = round;
     this.trace(`claim e${e} hosts ${hosts.map((h) => idToHex(h).slice(0, 6)).join(',')}${pend.length ? ` pend ${pend.map((q) => `e${q.e}`).join(',')}` : ''}`);
     this.claimSentAt = this.ctx.clock.now();
-    for (const t of targets.values()) this.send(t, { t: 'CLAIM', ...this.r, e, hosts, ...(known ? { known } : {}), ...(rebase ? { rebase } : {}), ...(pend.length ? { pend } : {}) });
+    for (const t of targets.values()) this.toHost(t, { t: 'CLAIM', ...this.r, e, hosts, ...(known ? { known } : {}), ...(rebase ? { rebase } : {}), ...(pend.length ? { pend } : {}) });
     const deadline = this.ctx.clock.now() + o.claimTimeoutMs;
     for (;;) {
       const now = this.ctx.clock.now();
@@ -578,7 +593,7 @@ export class HostedRegion {
       // forget this epoch (else every later claim would have to cover it).
       for (const hex of round.granted()) {
         const to = targets.get(hex);
-        if (to) this.send(to, { t: 'ABANDON', ...this.r, e });
+        if (to) this.toHost(to, { t: 'ABANDON', ...this.r, e });
       }
       // Our own grant for e never left this node and our claim is over: nobody can win e
       // through it, so we may follow the current primary again or grant e to another.
@@ -646,7 +661,7 @@ export class HostedRegion {
     if (got) this.state.merge(got);
   }
 
-  private async onGrant(fromHex: string, m: HostMessageOf<'GRANT'>): Promise<void> {
+  private async onGrant(fromHex: string, m: ReplicationMessageOf<'GRANT'>): Promise<void> {
     const round = this.round;
     if (!round || m.e !== round.e || !round.asked(fromHex)) return void this.ctx.stats.staleFrames++;
     let entries: Entry[] = [];
@@ -711,7 +726,7 @@ export class HostedRegion {
 
   // ---- grants (someone else wants to be primary) ------------------------------------
 
-  private async onClaim(from: NodeId, fromHex: string, m: HostMessageOf<'CLAIM'>): Promise<void> {
+  private async onClaim(from: NodeId, fromHex: string, m: ReplicationMessageOf<'CLAIM'>): Promise<void> {
     const claim = { e: m.e, from, fromHex, hosts: m.hosts, known: m.known, rebase: m.rebase, pend: m.pend };
     // A node claims one epoch at a time, and a claim that certified makes it primary: its
     // new claim above an epoch we granted it, not built on that epoch's certificate, says
@@ -739,7 +754,7 @@ export class HostedRegion {
       const pend = open ? { pend: open } : {};
       // A large state in several refusals (each merged; the claimant counts the answer once).
       const parts = !has(this.hosts, from) || this.state.size === 0 ? [undefined] : pieces(this.allEntries());
-      for (const part of parts) this.send(from, { t: 'GRANT', ...this.r, e: m.e, ok: false, promised: this.promised, ...(part ? { entries: encodeEntries(part) } : {}), ...cert, ...pend });
+      for (const part of parts) this.toHost(from, { t: 'GRANT', ...this.r, e: m.e, ok: false, promised: this.promised, ...(part ? { entries: encodeEntries(part) } : {}), ...cert, ...pend });
     };
     // (Nor is it granted: a grant would make us follow it, and its claims, one after
     // another, would keep us from ever claiming the rebase ourselves.)
@@ -786,11 +801,11 @@ export class HostedRegion {
     this.ctx.stats.grants++;
     this.trace(`grant ${fromHex.slice(0, 6)} e${m.e}`);
     // A large state in several grants, each with the signature (the claimant counts it once).
-    pieces(this.allEntries()).forEach((part, i) => this.send(from, {
+    pieces(this.allEntries()).forEach((part, i) => this.toHost(from, {
       t: 'GRANT', ...this.r, e: m.e, ok: true, promised: m.e, entries: encodeEntries(part), sig, ...(i === 0 ? { reqs: this.requests.export(MAX_STATE_REQS) } : {}),
     }));
     // Subscribers that waited for our own claim go to the winner.
-    for (const w of this.waiting.values()) this.send(w.id, { t: 'NOT_PRIMARY', ...this.r, e: m.e, primary: from });
+    for (const w of this.waiting.values()) this.toPlayer(w.id, { t: 'NOT_PRIMARY', ...this.r, e: m.e, primary: from });
     this.waiting.clear();
   }
 
@@ -799,7 +814,7 @@ export class HostedRegion {
    * will grant us); we claim at least e, over its certificate. To a backup: the primary's
    * notice that `to` may claim although we heard the primary just now.
    */
-  private async onHandoff(from: NodeId, fromHex: string, m: HostMessageOf<'HANDOFF'>): Promise<void> {
+  private async onHandoff(from: NodeId, fromHex: string, m: ReplicationMessageOf<'HANDOFF'>): Promise<void> {
     if (m.to) {
       // Our primary stopped ordering for `to`: give its claim time before we claim ourselves.
       if (fromHex === this.primaryHex && !this.duty) {
@@ -866,7 +881,7 @@ export class HostedRegion {
   }
 
   /** The full state with the epoch's certificate: the only frame that makes us follow a primary. */
-  private async onSync(from: NodeId, fromHex: string, m: HostMessageOf<'SYNC'>): Promise<void> {
+  private async onSync(from: NodeId, fromHex: string, m: ReplicationMessageOf<'SYNC'>): Promise<void> {
     if (m.e < this.promised) {
       this.ctx.stats.staleFrames++;
       return this.refuseEpoch(from);
@@ -904,11 +919,11 @@ export class HostedRegion {
     this.offerTo(from, [...got.values()]);
     this.applied = Math.max(this.applied ?? 0, m.s);
     this.lastHeard = this.ctx.clock.now();
-    this.send(from, { t: 'ACK', ...this.r, e: m.e, to: this.applied });
+    this.toHost(from, { t: 'ACK', ...this.r, e: m.e, to: this.applied });
     this.persist().catch(() => {});
   }
 
-  private onReplicate(from: NodeId, fromHex: string, m: HostMessageOf<'REPLICATE'>): void {
+  private onReplicate(from: NodeId, fromHex: string, m: ReplicationMessageOf<'REPLICATE'>): void {
     if (m.e < this.promised) {
       this.ctx.stats.staleFrames++;
       return this.refuseEpoch(from);
@@ -933,12 +948,12 @@ export class HostedRegion {
     this.applied = Math.max(this.applied, m.to);
     // Ack from memory; the store write follows. The primary confirms a batch once it is in
     // its own store too (primary-duty.ts), so our write is not on the edit's critical path.
-    this.send(from, { t: 'ACK', ...this.r, e: m.e, to: this.applied });
+    this.toHost(from, { t: 'ACK', ...this.r, e: m.e, to: this.applied });
     this.persist().catch(() => {});
   }
 
   /** The batch's edit requests, so that as the next primary we know them (request-log.ts). */
-  private rememberRequests(m: HostMessageOf<'REPLICATE'>, entries: Entry[]): void {
+  private rememberRequests(m: ReplicationMessageOf<'REPLICATE'>, entries: Entry[]): void {
     if (!m.reqs) return;
     const bySeq = new Map<number, Entry>();
     for (const e of entries) bySeq.set(e.s, e);
@@ -954,10 +969,10 @@ export class HostedRegion {
     const now = this.ctx.clock.now();
     if (now - this.lastSyncReq < this.ctx.opts.heartbeatMs) return;
     this.lastSyncReq = now;
-    this.send(primary, { t: 'SYNC_REQ', ...this.r, e: this.epoch });
+    this.toHost(primary, { t: 'SYNC_REQ', ...this.r, e: this.epoch });
   }
 
-  private onHeartbeat(from: NodeId, fromHex: string, m: HostMessageOf<'HEARTBEAT'>): void {
+  private onHeartbeat(from: NodeId, fromHex: string, m: ReplicationMessageOf<'HEARTBEAT'>): void {
     if (m.e < this.promised) {
       this.ctx.stats.staleFrames++;
       return this.refuseEpoch(from);
@@ -972,7 +987,7 @@ export class HostedRegion {
     if (m.subs) this.knownSubs = m.subs;
     if (this.applied === undefined) this.requestSync(from);
     // The answer renews the primary's lease: from now on we refuse other claimants for failoverMs / 2.
-    if (m.b !== undefined) this.send(from, { t: 'ACK', ...this.r, e: m.e, to: this.applied ?? 0, b: m.b });
+    if (m.b !== undefined) this.toHost(from, { t: 'ACK', ...this.r, e: m.e, to: this.applied ?? 0, b: m.b });
   }
 
   /** Backups: called every heartbeat period; takes over when the primary went quiet. */

@@ -3,7 +3,7 @@
 // once a second node is there the region is certified and edits confirm.
 import { describe, expect, it } from 'vitest';
 import { HostSim } from '../testing/host-sim';
-import { EditRejectedError } from './region-client';
+import { EditRejectedError } from '../play/region-client';
 
 describe('a node alone (simulated)', () => {
   it('says uncertified within a second or two, then certifies once a second node comes', async () => {

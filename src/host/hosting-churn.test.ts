@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { PLACEABLE } from '../world/blocks';
 import { chunkOf, localOf } from '../world/coords';
 import { HostSim, type SimPeer } from '../testing/host-sim';
-import { columnIndex, REGION_BLOCKS, type RegionCoord } from './region-key';
-import { compareStamp, entryKey, type RegionState, type Stamp } from './region-state';
+import { columnIndex, REGION_BLOCKS, type RegionCoord } from '../region/region-key';
+import { compareStamp, entryKey, type RegionState, type Stamp } from '../region/region-state';
 
 const REGIONS: RegionCoord[] = [{ rx: 0, rz: 0 }, { rx: 1, rz: 0 }, { rx: 0, rz: 1 }, { rx: -1, rz: -1 }];
 

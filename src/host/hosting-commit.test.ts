@@ -4,8 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { STONE } from '../world/blocks';
 import { chunkOf, localOf } from '../world/coords';
-import { columnIndex } from './region-key';
-import { entryKey } from './region-state';
+import { columnIndex } from '../region/region-key';
+import { entryKey } from '../region/region-state';
 import { HostSim } from '../testing/host-sim';
 
 describe('commit and confirmation', () => {

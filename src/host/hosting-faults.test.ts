@@ -4,11 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { idToHex, type NodeId } from '../core/node-id';
 import { CHANNELS } from '../dht/app-channels';
 import { BRICK, GLASS, PLACEABLE } from '../world/blocks';
-import { hostCodec } from './host-messages';
+import { subscriptionCodec } from '../region/subscription-messages';
 import { HostSim, type SimPeer } from '../testing/host-sim';
 import { MOTION_RULES } from './motion-tracker';
-import { REGION_BLOCKS, RegionKeys, type RegionCoord } from './region-key';
-import { encodeEntries, type Stamp } from './region-state';
+import { REGION_BLOCKS, RegionKeys, type RegionCoord } from '../region/region-key';
+import { encodeEntries, type Stamp } from '../region/region-state';
 
 const R: RegionCoord = { rx: 2, rz: -1 };
 
@@ -93,7 +93,7 @@ describe('hosting faults (simulated)', () => {
     const rogue = sim.live().find((p) => !hosts.includes(p.hex) && p !== player)!;
     const raw = (to: SimPeer, body: Uint8Array) => {
       const framed = new Uint8Array(body.length + 1);
-      framed[0] = CHANNELS.host;
+      framed[0] = CHANNELS.region;
       framed.set(body, 1);
       rogue.dht.send(to.dht.selfId, framed);
     };
@@ -107,19 +107,19 @@ describe('hosting faults (simulated)', () => {
 
     // Malformed, unknown type, oversized.
     raw(primary!, new Uint8Array([0xc1, 0xff, 0x00]));
-    raw(primary!, hostCodec.encode({ t: 'UNSUBSCRIBE', rx: 0, rz: 0 }).map((b, i) => (i === 1 ? 99 : b)));
+    raw(primary!, subscriptionCodec.encode({ t: 'UNSUBSCRIBE', rx: 0, rz: 0 }).map((b, i) => (i === 1 ? 99 : b)));
     raw(primary!, new Uint8Array(70 * 1024));
     // Schema-invalid: a block id that is not a number.
     raw(primary!, new Uint8Array([0x92, 0x07, 0x81, 0xa2, 0x69, 0x64, 0xa1, 0x78]));
     // A DELTA from a node that is not the primary, in a later epoch.
-    rogue.wire.send(player.dht.selfId, { t: 'DELTA', rx: R.rx, rz: R.rz, e: epoch, from: 1, to: 1000, entries: forged });
-    rogue.wire.send(player.dht.selfId, { t: 'SNAPSHOT', rx: R.rx, rz: R.rz, e: epoch + 5, v: { e: epoch + 5, s: 1 }, full: true, hosts: [], entries: forged, cert: forgedCert(epoch + 5) });
+    rogue.wire.players.send(player.dht.selfId, { t: 'DELTA', rx: R.rx, rz: R.rz, e: epoch, from: 1, to: 1000, entries: forged });
+    rogue.wire.players.send(player.dht.selfId, { t: 'SNAPSHOT', rx: R.rx, rz: R.rz, e: epoch + 5, v: { e: epoch + 5, s: 1 }, full: true, hosts: [], entries: forged, cert: forgedCert(epoch + 5) });
     // A REPLICATE with a stale epoch, and one from a node outside the host set.
-    rogue.wire.send(backup.dht.selfId, { t: 'REPLICATE', rx: R.rx, rz: R.rz, e: epoch - 1, from: 1, to: 1, entries: forged, hosts: [] });
-    rogue.wire.send(backup.dht.selfId, { t: 'SYNC', rx: R.rx, rz: R.rz, e: epoch + 3, s: 1, entries: forged, hosts: [backup.dht.selfId, rogue.dht.selfId], cert: forgedCert(epoch + 3) });
+    rogue.wire.replicas.send(backup.dht.selfId, { t: 'REPLICATE', rx: R.rx, rz: R.rz, e: epoch - 1, from: 1, to: 1, entries: forged, hosts: [] });
+    rogue.wire.replicas.send(backup.dht.selfId, { t: 'SYNC', rx: R.rx, rz: R.rz, e: epoch + 3, s: 1, entries: forged, hosts: [backup.dht.selfId, rogue.dht.selfId], cert: forgedCert(epoch + 3) });
     // A claim from outside the host set.
-    rogue.wire.send(backup.dht.selfId, { t: 'CLAIM', rx: R.rx, rz: R.rz, e: epoch + 1, hosts: [rogue.dht.selfId, backup.dht.selfId] });
-    rogue.wire.send(primary!.dht.selfId, { t: 'CLAIM', rx: R.rx, rz: R.rz, e: epoch + 1, hosts: [rogue.dht.selfId, primary!.dht.selfId] });
+    rogue.wire.replicas.send(backup.dht.selfId, { t: 'CLAIM', rx: R.rx, rz: R.rz, e: epoch + 1, hosts: [rogue.dht.selfId, backup.dht.selfId] });
+    rogue.wire.replicas.send(primary!.dht.selfId, { t: 'CLAIM', rx: R.rx, rz: R.rz, e: epoch + 1, hosts: [rogue.dht.selfId, primary!.dht.selfId] });
     await sim.run(3000);
 
     expect(primary!.wire.drops.malformed + primary!.wire.drops.unknownType + primary!.wire.drops.oversized + primary!.wire.drops.invalid).toBeGreaterThanOrEqual(4);
@@ -168,7 +168,7 @@ describe('hosting faults (simulated)', () => {
     // e's edit (request 4242), sent as a raw frame so that it can be re-sent at will.
     const edit = { t: 'EDIT' as const, ...R, r: 4242, x, y, z, id: BRICK, px: x + 0.5, py: y, pz: z + 2.5 };
     const old = primaryOf(sim, R)[0]!;
-    e!.wire.send(old.dht.selfId, edit);
+    e!.wire.players.send(old.dht.selfId, edit);
     await sim.run(500);
     expect(old.host.regionState(R)!.state.get(keyOf({ x, y, z }))?.id).toBe(BRICK);
     sim.kill(old.hex);
@@ -177,7 +177,7 @@ describe('hosting faults (simulated)', () => {
     await sim.settle(f!.client.submit(x, y, z, GLASS, { x: x + 0.5, y, z: z + 2.5 }));
     const now = primaryOf(sim, R)[0]!;
     const dups = now.host.stats.duplicateEdits;
-    e!.wire.send(now.dht.selfId, edit);
+    e!.wire.players.send(now.dht.selfId, edit);
     await sim.run(1000);
     expect(now.host.stats.duplicateEdits).toBe(dups + 1);
     expect(now.host.regionState(R)!.state.get(keyOf({ x, y, z }))?.id).toBe(GLASS);

@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { chunkOf, localOf } from '../world/coords';
 import { HostSim, type SimPeer } from '../testing/host-sim';
-import { columnIndex, regionName, type RegionCoord } from './region-key';
-import { entryKey } from './region-state';
+import { columnIndex, regionName, type RegionCoord } from '../region/region-key';
+import { entryKey } from '../region/region-state';
 
 const REGION: RegionCoord = { rx: 0, rz: 0 };
 const keyOf = (x: number, y: number, z: number) => entryKey(columnIndex(chunkOf(x), chunkOf(z)), localOf(x), y, localOf(z));

@@ -9,8 +9,8 @@ import type { StoredRegion } from '../store/host-store';
 import { PLACEABLE } from '../world/blocks';
 import { chunkOf, localOf } from '../world/coords';
 import { HostSim, type SimPeer } from '../testing/host-sim';
-import { columnIndex, REGION_BLOCKS, regionName, RegionKeys, type RegionCoord } from './region-key';
-import { compareStamp, entryKey, type Stamp } from './region-state';
+import { columnIndex, REGION_BLOCKS, regionName, RegionKeys, type RegionCoord } from '../region/region-key';
+import { compareStamp, entryKey, type Stamp } from '../region/region-state';
 
 const REGIONS: RegionCoord[] = [];
 for (let rx = -1; rx <= 1; rx++) for (let rz = -1; rz <= 1; rz++) REGIONS.push({ rx, rz });

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { HostSim } from '../testing/host-sim';
 import { idToHex } from '../core/node-id';
-import type { Entry } from './region-state';
+import type { Entry } from '../region/region-state';
 
 const R = { rx: 0, rz: 0 };
 const N = 200_000;

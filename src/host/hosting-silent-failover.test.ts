@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { BRICK, PLANKS } from '../world/blocks';
 import { HostSim, type SimPeer } from '../testing/host-sim';
-import { columnIndex, REGION_BLOCKS, type RegionCoord } from './region-key';
-import { entryKey } from './region-state';
+import { columnIndex, REGION_BLOCKS, type RegionCoord } from '../region/region-key';
+import { entryKey } from '../region/region-state';
 import { chunkOf, localOf } from '../world/coords';
 
 const R: RegionCoord = { rx: 0, rz: 0 };

@@ -12,14 +12,15 @@
 import { every } from '../core/clock';
 import { idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
 import { EditValidator, settableBlock } from './edit-validator';
-import { quorum } from './epoch-cert';
+import { quorum } from '../region/epoch-cert';
 import { MotionTracker, type Point } from './motion-tracker';
 import { requestTag } from './request-log';
-import { MAX_STATE_REQS, MAX_SUBS_LISTED, type HostMessageOf, type PlayerFrame } from './host-messages';
+import { MAX_STATE_REQS, MAX_SUBS_LISTED } from './replication-messages';
+import type { PlayerFrame, SubscriptionMessageOf } from '../region/subscription-messages';
 import type { HostedRegion } from './hosted-region';
-import { putEdits, putLocation } from './region-records';
-import { compareStamp, encodeEntries, entryKey, pieces, type Entry, type Stamp } from './region-state';
-import { columnIndex, regionOf } from './region-key';
+import { putEdits, putLocation } from '../region/region-records';
+import { compareStamp, encodeEntries, entryKey, pieces, type Entry, type Stamp } from '../region/region-state';
+import { columnIndex, regionOf } from '../region/region-key';
 import { chunkOf, localOf } from '../world/coords';
 
 interface Batch {
@@ -54,7 +55,7 @@ export class PrimaryDuty {
   readonly subscribers = new Map<string, Subscriber>();
   private readonly players = new Map<string, PlayerFrame & { at: number }>();
   private playersDirty = false;
-  private queue: { from: NodeId; fromHex: string; m: HostMessageOf<'EDIT'> }[] = [];
+  private queue: { from: NodeId; fromHex: string; m: SubscriptionMessageOf<'EDIT'> }[] = [];
   private readonly validator: EditValidator;
   /** Where each player is believed to stand (reach is checked from there, not from its claim). */
   private readonly motion: MotionTracker | undefined;
@@ -119,10 +120,10 @@ export class PrimaryDuty {
     const cert = this.region.cert!;
     for (const h of cert.prev?.hosts ?? []) {
       if (cert.hosts.some((x) => idEquals(x, h))) continue;
-      this.ctx.wire.send(h, { t: 'SYNC', ...this.r, e: this.e, s: 0, hosts: cert.hosts, entries: new Uint8Array(0), cert });
+      this.ctx.wires.replicas.send(h, { t: 'SYNC', ...this.r, e: this.e, s: 0, hosts: cert.hosts, entries: new Uint8Array(0), cert });
     }
     // Dueling Teapots' TAKE_OVER: the old primary's subscribers hear of us at once.
-    for (const id of this.region.knownSubs) this.ctx.wire.send(id, { t: 'NOT_PRIMARY', ...this.r, e: this.e, primary: this.ctx.selfId });
+    for (const id of this.region.knownSubs) this.ctx.wires.players.send(id, { t: 'NOT_PRIMARY', ...this.r, e: this.e, primary: this.ctx.selfId });
     this.region.knownSubs = [];
     this.publishLocation();
     this.schedulePublish();
@@ -139,7 +140,7 @@ export class PrimaryDuty {
   /** We are no longer primary: tell subscribers where to go; unconfirmed editors time out. */
   stepDown(next: NodeId | undefined, e: number): void {
     this.stop();
-    for (const s of this.subscribers.values()) this.ctx.wire.send(s.id, { t: 'NOT_PRIMARY', ...this.r, e, ...(next ? { primary: next } : {}) });
+    for (const s of this.subscribers.values()) this.ctx.wires.players.send(s.id, { t: 'NOT_PRIMARY', ...this.r, e, ...(next ? { primary: next } : {}) });
     // Uncommitted edits stay in the state we hand over (they were accepted, just not confirmed).
     for (const b of this.batches) if (b.to > this.committed) this.region.state.merge(b.entries);
   }
@@ -153,7 +154,7 @@ export class PrimaryDuty {
     this.stop();
     for (const b of [...this.batches, ...this.unconfirmed]) {
       if (b.to > this.committed) this.region.state.merge(b.entries);
-      for (const w of b.waiters) this.ctx.wire.send(w.id, { t: 'REJECT', ...this.r, r: w.r, reason: 'busy' });
+      for (const w of b.waiters) this.ctx.wires.players.send(w.id, { t: 'REJECT', ...this.r, r: w.r, reason: 'busy' });
     }
     this.batches.length = 0;
     this.unconfirmed.length = 0;
@@ -178,7 +179,7 @@ export class PrimaryDuty {
     const full = !since || since.e !== this.e;
     const entries = this.region.state.since(full ? undefined : since);
     const parts = pieces(entries);
-    parts.forEach((part, i) => this.ctx.wire.send(id, {
+    parts.forEach((part, i) => this.ctx.wires.players.send(id, {
       t: 'SNAPSHOT', ...this.r, e: this.e, v: { e: this.e, s: this.committed }, full, hosts: this.region.hosts, entries: encodeEntries(part), cert: this.region.cert!,
       ...(i < parts.length - 1 ? { more: true } : {}),
     }));
@@ -206,11 +207,11 @@ export class PrimaryDuty {
 
   // ---- edits ---------------------------------------------------------------------------
 
-  queueEdit(from: NodeId, fromHex: string, m: HostMessageOf<'EDIT'>): void {
+  queueEdit(from: NodeId, fromHex: string, m: SubscriptionMessageOf<'EDIT'>): void {
     this.touch(fromHex);
     this.wake();
     if (this.queue.length >= 1024) {
-      this.ctx.wire.send(from, { t: 'REJECT', ...this.r, r: m.r, reason: 'busy' });
+      this.ctx.wires.players.send(from, { t: 'REJECT', ...this.r, r: m.r, reason: 'busy' });
       return;
     }
     this.queue.push({ from, fromHex, m });
@@ -252,7 +253,7 @@ export class PrimaryDuty {
     return p;
   }
 
-  move(from: NodeId, fromHex: string, m: HostMessageOf<'MOVE'>): void {
+  move(from: NodeId, fromHex: string, m: SubscriptionMessageOf<'MOVE'>): void {
     this.touch(fromHex);
     this.wake();
     const now = this.ctx.clock.now();
@@ -298,7 +299,7 @@ export class PrimaryDuty {
       const reason = this.validator.check(fromHex, { x: m.x, y: m.y, z: m.z, id: m.id, px: at.x, py: at.y, pz: at.z }, now);
       if (reason) {
         this.ctx.stats.editsRejected++;
-        this.ctx.wire.send(who, { t: 'REJECT', ...this.r, r: m.r, reason });
+        this.ctx.wires.players.send(who, { t: 'REJECT', ...this.r, r: m.r, reason });
         continue;
       }
       const s = ++this.seq;
@@ -328,7 +329,7 @@ export class PrimaryDuty {
       const batch: Batch = { from, to: this.seq, entries, waiters, at: now };
       this.batches.push(batch);
       const msg = { t: 'REPLICATE' as const, ...this.r, e: this.e, from, to: this.seq, entries: encodeEntries(entries), hosts: this.region.hosts, reqs: requestsOf(waiters) };
-      for (const b of this.backups()) this.ctx.wire.send(b, msg);
+      for (const b of this.backups()) this.ctx.wires.replicas.send(b, msg);
       this.ctx.trace?.(this.region.name, `${this.ctx.selfHex.slice(0, 6)} e${this.e} order s${from}-${this.seq} to ${this.backups().map((h) => idToHex(h).slice(0, 6)).join(',')}`);
       // Our own store write runs alongside the round trip to the backups (they ack from
       // memory): a batch commits (subscribers see it) once a backup's memory holds it, and
@@ -359,7 +360,7 @@ export class PrimaryDuty {
     const cur = this.current(key);
     if (!cur || compareStamp(cur, dup) <= 0) return false;
     this.ctx.stats.duplicateEdits++;
-    this.ctx.wire.send(who, { t: 'CONFIRM', ...this.r, r, e: dup.e, s: dup.s });
+    this.ctx.wires.players.send(who, { t: 'CONFIRM', ...this.r, r, e: dup.e, s: dup.s });
     return true;
   }
 
@@ -367,7 +368,7 @@ export class PrimaryDuty {
   private duplicate(who: NodeId, r: number, s: number, current: Batch['waiters']): void {
     this.ctx.stats.duplicateEdits++;
     if (s <= this.confirmed) {
-      this.ctx.wire.send(who, { t: 'CONFIRM', ...this.r, r, e: this.e, s });
+      this.ctx.wires.players.send(who, { t: 'CONFIRM', ...this.r, r, e: this.e, s });
       return;
     }
     const batch = this.unconfirmed.find((b) => b.from <= s && s <= b.to) ?? this.batches.find((b) => b.from <= s && s <= b.to);
@@ -474,7 +475,7 @@ export class PrimaryDuty {
       this.committed = upTo;
       const delta = { t: 'DELTA' as const, ...this.r, e: this.e, from, to: upTo, entries: encodeEntries(done) };
       this.ctx.stats.deltas++;
-      for (const s of this.subscribers.values()) this.ctx.wire.send(s.id, delta);
+      for (const s of this.subscribers.values()) this.ctx.wires.players.send(s.id, delta);
       this.schedulePublish();
     }
     this.confirm();
@@ -492,7 +493,7 @@ export class PrimaryDuty {
       this.ctx.latency.confirm.add(this.ctx.clock.now() - b.at);
       for (const w of b.waiters) {
         this.ctx.stats.confirms++;
-        this.ctx.wire.send(w.id, { t: 'CONFIRM', ...this.r, r: w.r, e: this.e, s: w.s });
+        this.ctx.wires.players.send(w.id, { t: 'CONFIRM', ...this.r, r: w.r, e: this.e, s: w.s });
       }
     }
   }
@@ -510,7 +511,7 @@ export class PrimaryDuty {
       else if (players.length < 64) players.push({ id: p.id, name: p.name, x: p.x, y: p.y, z: p.z, yaw: p.yaw, pitch: p.pitch });
     }
     const msg = { t: 'PLAYERS' as const, ...this.r, e: this.e, players };
-    for (const s of this.subscribers.values()) this.ctx.wire.send(s.id, msg);
+    for (const s of this.subscribers.values()) this.ctx.wires.players.send(s.id, msg);
   }
 
   // ---- backups -------------------------------------------------------------------------
@@ -523,13 +524,13 @@ export class PrimaryDuty {
     const hosts = this.region.hosts;
     // A large state travels in pieces; the backup acks the last (no `more`).
     const parts = pieces(this.region.state.all());
-    parts.forEach((part, i) => this.ctx.wire.send(id, {
+    parts.forEach((part, i) => this.ctx.wires.replicas.send(id, {
       t: 'SYNC', ...this.r, e: this.e, s: this.committed, hosts, entries: encodeEntries(part), cert: this.region.cert!,
       ...(i === 0 ? { reqs: this.region.requests.export(MAX_STATE_REQS) } : {}), ...(i < parts.length - 1 ? { more: true } : {}),
     }));
     for (const b of this.batches) {
       if (b.to <= this.committed) continue;
-      this.ctx.wire.send(id, { t: 'REPLICATE', ...this.r, e: this.e, from: b.from, to: b.to, entries: encodeEntries(b.entries), hosts, reqs: requestsOf(b.waiters) });
+      this.ctx.wires.replicas.send(id, { t: 'REPLICATE', ...this.r, e: this.e, from: b.from, to: b.to, entries: encodeEntries(b.entries), hosts, reqs: requestsOf(b.waiters) });
     }
   }
 
@@ -565,15 +566,17 @@ export class PrimaryDuty {
     const subs = this.beats++ % 4 === 0 ? [...this.subscribers.values()].slice(0, MAX_SUBS_LISTED).map((s) => s.id) : undefined;
     for (const b of this.backups()) {
       this.ctx.stats.heartbeats++;
-      this.ctx.wire.send(b, subs ? { ...hb, subs } : hb);
+      this.ctx.wires.replicas.send(b, subs ? { ...hb, subs } : hb);
       const hex = idToHex(b);
       const oldest = this.batches[0];
       const behind = oldest && (this.acked.get(hex) ?? 0) < oldest.to && now - oldest.at > o.resyncMs;
       if (behind && now - (this.lastSync.get(hex) ?? -Infinity) > o.resyncMs) this.syncBackup(b, hex);
     }
+    // Subscribers get the beat without what only backups use (the lease's number, our subscribers).
+    const beat = { t: 'HEARTBEAT' as const, ...this.r, e: this.e, s: this.committed, hosts: this.region.hosts, ...(idle ? { idle } : {}) };
     for (const [hex, s] of this.subscribers) {
       if (now - s.at > o.subscriberTtlMs) this.subscribers.delete(hex);
-      else this.ctx.wire.send(s.id, hb);
+      else this.ctx.wires.players.send(s.id, beat);
     }
     for (const p of this.players.values()) if (now - p.at > o.playerTtlMs) this.playersDirty = true;
     if (!this.rechecking && this.backups().some((b) => this.quiet(idToHex(b)))) this.fillFromLinks();

@@ -2,8 +2,8 @@
 // routes hosting frames to the regions they name, keeps host-set views (lookups), runs
 // the backups' watchdog, reloads the host store on start, and exposes `stats`.
 //
-//   const wire = new HostWire(new AppChannels(dht).open('host'), clock);
-//   const host = new RegionHost({ dht, wire, clock, ticker, store, world });
+//   const wires = new HostWires(new AppChannels(dht), clock);
+//   const host = new RegionHost({ dht, wires, clock, ticker, store, world });
 //   await host.start(); ... host.stop();
 import * as v from 'valibot';
 import { every, type Clock } from '../core/clock';
@@ -13,20 +13,21 @@ import type { Signer, Verifier } from '../core/signer';
 import type { Ticker } from '../core/ticker';
 import type { DhtNode } from '../dht/dht-node';
 import type { HostStore } from '../store/host-store';
-import { CertChecker, certPrevSchema, MAX_PEND } from './epoch-cert';
-import type { RegionMessage } from './host-messages';
+import { CertChecker, certPrevSchema, MAX_PEND } from '../region/epoch-cert';
+import type { PlayerToHost } from '../region/subscription-messages';
 import { HOST_DEFAULTS, newHostStats, type CommitLatency, type HostOptions, type HostStats } from './host-options';
-import type { HostWire } from './host-wire';
+import type { HostWires, ReplicaFrame } from './host-wires';
 import { HostedRegion, type RegionContext } from './hosted-region';
-import { regionName, RegionKeys, type RegionCoord } from './region-key';
-import { decodeEntries } from './region-state';
-import { getLocation } from './region-records';
+import { regionName, RegionKeys, type RegionCoord } from '../region/region-key';
+import { decodeEntries } from '../region/region-state';
+import { getLocation } from '../region/region-records';
 
 export type HostDht = Pick<DhtNode, 'selfId' | 'findNode' | 'put' | 'get' | 'connect' | 'reach' | 'unpin' | 'events' | 'linkInfo' | 'closestContacts'>;
 
 export interface RegionHostArgs {
   dht: HostDht;
-  wire: HostWire;
+  /** To players and to other hosts (host-wires.ts); the player side reads `wires.players` too. */
+  wires: HostWires;
   clock: Clock;
   /** The 20 Hz tick source (a Web Worker's timer in a tab: hidden tabs throttle timers). */
   ticker: Ticker;
@@ -46,11 +47,14 @@ export interface RegionHostArgs {
   trace?: (region: string, what: string) => void;
 }
 
-/** Frames that may make a node remember a region it did not know. */
-const CREATING = new Set<RegionMessage['t']>(['SUBSCRIBE', 'CLAIM', 'REPLICATE', 'SYNC', 'HEARTBEAT', 'HANDOFF']);
+type HostBound = ReplicaFrame | PlayerToHost;
 
-/** Frames for the client side (region-client.ts); not the host's business. */
-const CLIENT_FRAMES = new Set<RegionMessage['t']>(['SNAPSHOT', 'DELTA', 'CONFIRM', 'REJECT', 'PLAYERS', 'NOT_PRIMARY', 'HEARTBEAT']);
+/** Frames that may make a node remember a region it did not know. */
+const CREATING = new Set<HostBound['t']>(['SUBSCRIBE', 'CLAIM', 'REPLICATE', 'SYNC', 'HEARTBEAT', 'HANDOFF']);
+
+/** What a host takes from players (the other frames on that channel are the player side's: play/region-client.ts). */
+const FROM_PLAYERS = new Set<string>(['SUBSCRIBE', 'UNSUBSCRIBE', 'EDIT', 'MOVE']);
+const fromPlayer = (m: { t: string }): m is PlayerToHost => FROM_PLAYERS.has(m.t);
 
 export class RegionHost {
   readonly stats: HostStats = newHostStats();
@@ -78,7 +82,7 @@ export class RegionHost {
       opts: this.opts,
       clock: args.clock,
       ticker: args.ticker,
-      wire: args.wire,
+      wires: args.wires,
       store: args.store,
       dht: args.dht,
       stats: this.stats,
@@ -125,7 +129,10 @@ export class RegionHost {
       this.stops.push(() => this.args.clock.clearTimeout(t));
     }
     if (!this.running) return;
-    this.stops.push(this.args.wire.events.on('frame', ({ from, fromHex, msg }) => this.onFrame(from, fromHex, msg)));
+    this.stops.push(this.args.wires.replicas.events.on('frame', ({ from, fromHex, msg }) => this.onFrame(from, fromHex, msg)));
+    this.stops.push(this.args.wires.players.events.on('frame', ({ from, fromHex, msg }) => {
+      if (fromPlayer(msg)) this.onFrame(from, fromHex, msg);
+    }));
     this.stops.push(every(this.args.clock, this.opts.heartbeatMs, () => this.watch()));
     this.stops.push(
       this.args.dht.events.on('link-close', ({ id }) => {
@@ -237,13 +244,13 @@ export class RegionHost {
     }
   }
 
-  private onFrame(from: NodeId, fromHex: string, msg: RegionMessage): void {
+  private onFrame(from: NodeId, fromHex: string, msg: HostBound): void {
     if (!this.running) return;
     const name = regionName(msg);
     const member = msg.t !== 'HEARTBEAT' || msg.hosts.some((h) => idToHex(h) === this.ctx.selfHex);
     if (!this.regions.has(name) && (!CREATING.has(msg.t) || !member)) {
-      if (msg.t === 'EDIT') this.args.wire.send(from, { t: 'REJECT', rx: msg.rx, rz: msg.rz, r: msg.r, reason: 'not-primary' });
-      else if (!CLIENT_FRAMES.has(msg.t)) this.stats.strayFrames++;
+      if (msg.t === 'EDIT') this.args.wires.players.send(from, { t: 'REJECT', rx: msg.rx, rz: msg.rz, r: msg.r, reason: 'not-primary' });
+      else if (msg.t !== 'UNSUBSCRIBE' && msg.t !== 'MOVE') this.stats.strayFrames++;
       return;
     }
     if (!this.regions.has(name) && this.regions.size >= this.opts.maxRegions) {

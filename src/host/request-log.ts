@@ -4,7 +4,7 @@
 // primary's successor recognises an edit its predecessor ordered and the editor re-sent
 // when it detached: applying that edit again could overwrite a later edit of the block.
 import { hexToId, idToHex, type NodeId } from '../core/node-id';
-import type { Stamp } from './region-state';
+import type { Stamp } from '../region/region-state';
 
 export interface OrderedRequest extends Stamp {
   at: number;

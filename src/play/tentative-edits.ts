@@ -20,8 +20,8 @@
 // confirmed is refused (TentativeFullError: the editor takes it back), kept ones stay.
 import { Emitter } from '../core/emitter';
 import type { Clock, TimerHandle } from '../core/clock';
-import { EditRejectedError } from '../host/region-client';
-import { regionAt, regionName, type RegionCoord } from '../host/region-key';
+import { EditRejectedError } from './region-client';
+import { regionAt, regionName, type RegionCoord } from '../region/region-key';
 import type { TentativeRecord, TentativeStore } from '../store/tentative-store';
 import { chunkOf } from '../world/coords';
 import type { EditOutcome } from './block-editor';

@@ -11,9 +11,9 @@ import { PLACEABLE } from '../world/blocks';
 import { chunkOf, localOf } from '../world/coords';
 import type { NodeId } from '../core/node-id';
 import type { HostSim, SimPeer } from './host-sim';
-import { EditRejectedError } from '../host/region-client';
-import { columnIndex, regionName, type RegionCoord } from '../host/region-key';
-import { compareStamp, entryKey, type Entry, type Stamp } from '../host/region-state';
+import { EditRejectedError } from '../play/region-client';
+import { columnIndex, regionName, type RegionCoord } from '../region/region-key';
+import { compareStamp, entryKey, type Entry, type Stamp } from '../region/region-state';
 
 export type Outcome = 'pending' | 'confirmed' | 'timeout' | `rejected:${string}`;
 

@@ -9,8 +9,8 @@
 import { idToHex, randomId, type NodeId } from '../core/node-id';
 import { BRICK, GLASS, PLANKS, STONE } from '../world/blocks';
 import { HostSim, type SimPeer } from './host-sim';
-import { REGION_BLOCKS, regionName, RegionKeys, type RegionCoord } from '../host/region-key';
-import type { Entry } from '../host/region-state';
+import { REGION_BLOCKS, regionName, RegionKeys, type RegionCoord } from '../region/region-key';
+import type { Entry } from '../region/region-state';
 import { EditLedger, label, primaryViolations, restart, type EditRecord, type Outcome, type Violation } from './edit-ledger';
 
 export const FORK_REGION: RegionCoord = { rx: 2, rz: -1 };

@@ -7,9 +7,9 @@ import type { DhtOptions } from '../dht/dht-node';
 import { PLACEABLE } from '../world/blocks';
 import type { HostOptions } from '../host/host-options';
 import { HostSim, type SimPeer } from './host-sim';
-import { REGION_BLOCKS, regionName, type RegionCoord } from '../host/region-key';
-import { compareStamp, entryKey, type Stamp } from '../host/region-state';
-import { columnIndex } from '../host/region-key';
+import { REGION_BLOCKS, regionName, type RegionCoord } from '../region/region-key';
+import { compareStamp, entryKey, type Stamp } from '../region/region-state';
+import { columnIndex } from '../region/region-key';
 
 export interface FailoverBenchOptions {
   seed?: number;

@@ -1,6 +1,6 @@
 // Many hosting peers on the in-memory network and one virtual clock: the harness of the
 // hosting tests and of the failover benchmark. Each peer is a real DhtNode with a
-// RegionHost and a RegionClient on one HostWire; its MemoryHostStore outlives it, so a
+// RegionHost and a RegionClient on one pair of HostWires; its MemoryHostStore outlives it, so a
 // peer restarted with the same id comes back with its regions (a reloaded tab).
 import { createHash } from 'node:crypto';
 import { clockTicker } from '../core/ticker';
@@ -10,12 +10,12 @@ import { AppChannels } from '../dht/app-channels';
 import type { DhtNode, DhtOptions } from '../dht/dht-node';
 import { MemoryHostStore } from '../store/host-store-memory';
 import type { HostOptions } from '../host/host-options';
-import { HostWire } from '../host/host-wire';
-import { RegionClient, type ClientOptions } from '../host/region-client';
+import { HostWires } from '../host/host-wires';
+import { RegionClient, type ClientOptions } from '../play/region-client';
 import { RegionHost } from '../host/region-host';
-import { keyHashing } from '../host/region-key';
-import { regionRecordRules } from '../host/region-records';
-import { CertChecker } from '../host/epoch-cert';
+import { keyHashing } from '../region/region-key';
+import { regionRecordRules } from '../region/region-records';
+import { CertChecker } from '../region/epoch-cert';
 import { SimKeyring } from './sim-keyring';
 import { SimWorld, type SimWorldOptions } from './sim-world';
 
@@ -32,7 +32,7 @@ export interface HostSimOptions extends SimWorldOptions {
 export interface SimPeer {
   hex: string;
   dht: DhtNode;
-  wire: HostWire;
+  wire: HostWires;
   host: RegionHost;
   client: RegionClient;
   store: MemoryHostStore;
@@ -82,9 +82,9 @@ export class HostSim extends SimWorld {
     await this.settle(dht.start());
     let store = this.stores.get(hex);
     if (!store) this.stores.set(hex, (store = new MemoryHostStore()));
-    const wire = new HostWire(new AppChannels(dht).open('host'), this.clock);
+    const wire = new HostWires(new AppChannels(dht), this.clock);
     const host = new RegionHost({
-      dht, wire, clock: this.clock, ticker: clockTicker(this.clock), store, world: this.world,
+      dht, wires: wire, clock: this.clock, ticker: clockTicker(this.clock), store, world: this.world,
       signer: this.keyring.signer(id), verify: this.keyring.verify,
       onConfirm: (region, epoch, primary, at) => {
         this.confirms.push({ region, epoch, primary, at });
@@ -101,7 +101,7 @@ export class HostSim extends SimWorld {
         set.add(primary);
       },
     });
-    const client = new RegionClient({ dht, wire, clock: this.clock, world: this.world, certs: new CertChecker(this.keyring.verify), verify: this.keyring.verify, ...(this.opts.client ? { options: this.opts.client } : {}) });
+    const client = new RegionClient({ dht, wire: wire.players, clock: this.clock, world: this.world, certs: new CertChecker(this.keyring.verify), verify: this.keyring.verify, ...(this.opts.client ? { options: this.opts.client } : {}) });
     const peer: SimPeer = { hex, dht, wire, host, client, store };
     this.peers.set(hex, peer);
     await this.settle(host.start());

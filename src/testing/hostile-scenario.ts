@@ -9,10 +9,10 @@ import { every } from '../core/clock';
 import { idToHex, type NodeId } from '../core/node-id';
 import { GLASS, PLACEABLE } from '../world/blocks';
 import { chunkOf, localOf } from '../world/coords';
-import { signGrant, type EpochCert } from '../host/epoch-cert';
+import { signGrant, type EpochCert } from '../region/epoch-cert';
 import { HostSim, type SimPeer } from './host-sim';
-import { columnIndex, REGION_BLOCKS, RegionKeys, type RegionCoord } from '../host/region-key';
-import { encodeEntries, entryKey, type Entry, type RegionState } from '../host/region-state';
+import { columnIndex, REGION_BLOCKS, RegionKeys, type RegionCoord } from '../region/region-key';
+import { encodeEntries, entryKey, type Entry, type RegionState } from '../region/region-state';
 
 const R: RegionCoord = { rx: 1, rz: 1 };
 const ROGUE_Y = 250;
@@ -90,7 +90,8 @@ export async function runHostileScenario(seed: number): Promise<HostileResult> {
   const cert = region.cert!;
   const e = region.epoch;
   const honest = sim.live().filter((p) => p !== rogue);
-  const send = (to: SimPeer, m: Parameters<SimPeer['wire']['send']>[1]) => rogue.wire.send(to.dht.selfId, m);
+  const send = (to: SimPeer, m: Parameters<SimPeer['wire']['replicas']['send']>[1]) => rogue.wire.replicas.send(to.dht.selfId, m);
+  const sendToPlayer = (to: SimPeer, m: Parameters<SimPeer['wire']['players']['send']>[1]) => rogue.wire.players.send(to.dht.selfId, m);
   const r = { rx: R.rx, rz: R.rz };
 
   // 1. Blocks through OFFER: the rogue is a backup (a host with a stored promise), so the
@@ -115,12 +116,12 @@ export async function runHostileScenario(seed: number): Promise<HostileResult> {
       send(p, { t: 'SYNC', ...r, e: big, s: 1, hosts: c.hosts, entries: encodeEntries(rogueEntries(big)), cert: c });
       send(p, { t: 'REPLICATE', ...r, e: big, from: 1, to: 64, entries: encodeEntries(rogueEntries(big)), hosts: c.hosts });
       send(p, { t: 'HEARTBEAT', ...r, e: big, s: 64, hosts: c.hosts, b: 1 });
-      send(p, { t: 'SNAPSHOT', ...r, e: big, v: { e: big, s: 64 }, full: true, hosts: c.hosts, entries: encodeEntries(rogueEntries(big)), cert: c });
+      sendToPlayer(p, { t: 'SNAPSHOT', ...r, e: big, v: { e: big, s: 64 }, full: true, hosts: c.hosts, entries: encodeEntries(rogueEntries(big)), cert: c });
     }
   }
   // 3. An oversized frame (over the reassembly limit) is never sent, and nothing breaks.
   const huge = new Uint8Array(3 * 1024 * 1024);
-  const hugeSent = rogue.wire.send(player.dht.selfId, { t: 'SNAPSHOT', ...r, e, v: { e, s: 1 }, full: true, hosts: [], entries: huge, cert });
+  const hugeSent = rogue.wire.players.send(player.dht.selfId, { t: 'SNAPSHOT', ...r, e, v: { e, s: 1 }, full: true, hosts: [], entries: huge, cert });
   await sim.run(3000);
   const acceptedAfterAttacks = hostileAccepted(sim, rogue);
   const maxPromiseJump = Math.max(...honest.map((p) => (p.host.regionState(R)?.promised ?? e) - e));

@@ -15,7 +15,7 @@
 // Run by hosting-safety.test.ts and `npm run bench -- sim_safety` (sim_safety_violations).
 import { idToHex, type NodeId } from '../core/node-id';
 import { HostSim, type SimPeer } from './host-sim';
-import { REGION_BLOCKS, regionName, type RegionCoord } from '../host/region-key';
+import { REGION_BLOCKS, regionName, type RegionCoord } from '../region/region-key';
 import { EditLedger, keyOf, label, primaryViolations, restart, type Violation } from './edit-ledger';
 
 const REGIONS: RegionCoord[] = [{ rx: 0, rz: 0 }, { rx: 1, rz: 0 }];

@@ -1,7 +1,7 @@
 // The edit-error family: one base to catch, a stable code on each member.
 import { describe, expect, it } from 'vitest';
 import { EditError, EditRefused, EditRejectedError, EditTimeoutError } from './edit-error';
-import { EditRejectedError as HostRejected } from '../host/region-client';
+import { EditRejectedError as HostRejected } from '../play/region-client';
 import { BlockEditor, EditRefused as PlayRefused } from '../play/block-editor';
 
 describe('edit errors', () => {

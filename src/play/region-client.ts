@@ -13,12 +13,11 @@ import { idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id'
 import { LatencySamples, type LatencySummary } from '../core/latency-samples';
 import type { DhtNode } from '../dht/dht-node';
 import type { Verifier } from '../core/signer';
-import { succeeds, type CertChecker, type EpochCert } from './epoch-cert';
-import type { HostMessageOf, PlayerFrame, RegionMessage, RejectReason } from './host-messages';
-import type { HostWire } from './host-wire';
-import { regionAt, regionName, RegionKeys, type RegionCoord } from './region-key';
-import { getLocation } from './region-records';
-import { compareStamp, decodeEntries, RegionState, ZERO, type Entry, type Stamp } from './region-state';
+import { succeeds, type CertChecker, type EpochCert } from '../region/epoch-cert';
+import type { HostToPlayer, PlayerFrame, PlayerToHost, PlayerWire, RejectReason, SubscriptionMessageOf } from '../region/subscription-messages';
+import { regionAt, regionName, RegionKeys, type RegionCoord } from '../region/region-key';
+import { getLocation } from '../region/region-records';
+import { compareStamp, decodeEntries, RegionState, ZERO, type Entry, type Stamp } from '../region/region-state';
 
 /** A lookup during attach is given up after this long (the DHT's own timeouts should end it sooner). */
 const LOOKUP_GIVE_UP_MS = 8000;
@@ -109,7 +108,7 @@ interface Subscription {
 
 interface PendingEdit {
   region: string;
-  msg: HostMessageOf<'EDIT'>;
+  msg: SubscriptionMessageOf<'EDIT'>;
   sentTo: string;
   resolve: (v: Stamp) => void;
   reject: (e: Error) => void;
@@ -121,7 +120,7 @@ interface PendingEdit {
 export interface RegionClientArgs {
   /** `events` (optional): a closed link to a primary re-attaches at once. */
   dht: Pick<DhtNode, 'selfId' | 'findNode' | 'get' | 'connect' | 'unpin'> & Partial<Pick<DhtNode, 'events'>>;
-  wire: HostWire;
+  wire: PlayerWire;
   clock: Clock;
   world: string;
   /** Checks the epoch certificate of every primary before we attach to it. */
@@ -365,7 +364,7 @@ export class RegionClient {
       return Promise.reject(new EditRejectedError('uncertified'));
     }
     const r = this.nextReq++ >>> 0;
-    const msg: HostMessageOf<'EDIT'> = { t: 'EDIT', rx: coord.rx, rz: coord.rz, r, x, y, z, id, px: at.x, py: at.y, pz: at.z };
+    const msg: SubscriptionMessageOf<'EDIT'> = { t: 'EDIT', rx: coord.rx, rz: coord.rz, r, x, y, z, id, px: at.x, py: at.y, pz: at.z };
     return new Promise<Stamp>((resolve, reject) => {
       const timer = this.args.clock.setTimeout(() => {
         this.pending.delete(r);
@@ -394,7 +393,7 @@ export class RegionClient {
 
   // ---- frames --------------------------------------------------------------------------
 
-  private onFrame(from: NodeId, fromHex: string, m: RegionMessage): void {
+  private onFrame(from: NodeId, fromHex: string, m: HostToPlayer | PlayerToHost): void {
     switch (m.t) {
       case 'SNAPSHOT':
       case 'DELTA':
@@ -407,7 +406,7 @@ export class RegionClient {
       case 'REJECT':
         return this.onReject(fromHex, m);
       default:
-        return;
+        return; // a player's own frames: the host side's (host/region-host.ts)
     }
     const sub = this.subs.get(regionName(m));
     if (!sub) return; // not subscribed (a host's own frames also pass here)
@@ -477,7 +476,7 @@ export class RegionClient {
   }
 
   /** A snapshot counts only from a certified primary: its certificate names it, for this epoch, and succeeds the one we hold. */
-  private async checkSnapshot(sub: Subscription, from: NodeId, fromHex: string, m: HostMessageOf<'SNAPSHOT'>): Promise<void> {
+  private async checkSnapshot(sub: Subscription, from: NodeId, fromHex: string, m: SubscriptionMessageOf<'SNAPSHOT'>): Promise<void> {
     const c = m.cert;
     const same = sub.cert && sub.cert.e === c.e && idEquals(sub.cert.primary, c.primary) && fromHex === sub.primaryHex;
     if (!same) {
@@ -499,7 +498,7 @@ export class RegionClient {
     this.onSnapshot(sub, from, fromHex, m);
   }
 
-  private onSnapshot(sub: Subscription, from: NodeId, fromHex: string, m: HostMessageOf<'SNAPSHOT'>): void {
+  private onSnapshot(sub: Subscription, from: NodeId, fromHex: string, m: SubscriptionMessageOf<'SNAPSHOT'>): void {
     const entries = this.decode(m.entries);
     if (!entries) return;
     this.stats.snapshots++;
@@ -545,7 +544,7 @@ export class RegionClient {
     this.args.dht.unpin(id);
   }
 
-  private onDelta(sub: Subscription, m: HostMessageOf<'DELTA'>): void {
+  private onDelta(sub: Subscription, m: SubscriptionMessageOf<'DELTA'>): void {
     sub.lastHeard = this.args.clock.now();
     const base = sub.since.e === m.e ? sub.since.s : 0;
     if (m.to <= base) return; // already have it
@@ -561,7 +560,7 @@ export class RegionClient {
     if (changed.length > 0) this.events.emit('edits', { region: sub.coord, entries: changed });
   }
 
-  private onConfirm(fromHex: string, m: HostMessageOf<'CONFIRM'>): void {
+  private onConfirm(fromHex: string, m: SubscriptionMessageOf<'CONFIRM'>): void {
     const p = this.pending.get(m.r);
     if (!p || p.sentTo !== fromHex || p.region !== regionName(m)) return void this.stats.stale++;
     this.pending.delete(m.r);
@@ -571,7 +570,7 @@ export class RegionClient {
     p.resolve({ e: m.e, s: m.s });
   }
 
-  private onReject(fromHex: string, m: HostMessageOf<'REJECT'>): void {
+  private onReject(fromHex: string, m: SubscriptionMessageOf<'REJECT'>): void {
     const p = this.pending.get(m.r);
     if (!p || p.sentTo !== fromHex || p.region !== regionName(m)) return void this.stats.stale++;
     if (m.reason === 'not-primary' || m.reason === 'busy') {

@@ -1,12 +1,13 @@
-// The hosting channel: encodes frames (splitting those above WIRE_MAX into PART frames),
-// and decodes, size-checks and reassembles what arrives. Nothing reaches the protocol
-// code before its schema passed; every drop is counted by reason.
+// One region channel (host-to-player or host-to-host, each with its own codec): encodes
+// frames (splitting those above WIRE_MAX into PART frames), and decodes, size-checks and
+// reassembles what arrives. Nothing reaches the protocol code before its schema passed;
+// every drop is counted by reason.
 import type { Clock } from '../core/clock';
-import { CodecError } from '../core/codec';
+import { CodecError, type Codec, type CodecSpec, type MessageOf } from '../core/codec';
 import { Emitter } from '../core/emitter';
 import { idToHex, type NodeId } from '../core/node-id';
 import type { AppChannel } from '../dht/app-channels';
-import { ASSEMBLED_MAX, hostCodec, PART_BYTES, WIRE_MAX, type RegionMessage } from './host-messages';
+import { ASSEMBLED_MAX, PART, PART_BYTES, WIRE_MAX } from './frame-schemas';
 
 /** Unfinished reassemblies kept per sender; older ones are dropped. */
 const MAX_XFERS_PER_PEER = 2;
@@ -21,8 +22,13 @@ export interface WireDrops {
   parts: number;
 }
 
-export interface WireEvents extends Record<string, unknown> {
-  frame: { from: NodeId; fromHex: string; msg: RegionMessage };
+/** A codec spec with the PART frame (frame-schemas.ts). */
+export type PartSpec = CodecSpec & { PART: typeof PART };
+/** A spec's frames about a region (every one but PART). */
+export type WholeOf<S extends PartSpec> = Exclude<MessageOf<S>, { t: 'PART' }>;
+
+export interface WireEvents<M> extends Record<string, unknown> {
+  frame: { from: NodeId; fromHex: string; msg: M };
 }
 
 interface Xfer {
@@ -33,8 +39,8 @@ interface Xfer {
   startedAt: number;
 }
 
-export class HostWire {
-  readonly events = new Emitter<WireEvents>();
+export class FrameWire<S extends PartSpec> {
+  readonly events = new Emitter<WireEvents<WholeOf<S>>>();
   readonly drops: WireDrops = { oversized: 0, malformed: 0, invalid: 0, unknownType: 0, parts: 0 };
   framesIn = 0;
   framesOut = 0;
@@ -45,7 +51,11 @@ export class HostWire {
   private readonly xfers = new Map<string, Map<number, Xfer>>();
   private readonly off: () => void;
 
-  constructor(private readonly channel: AppChannel, private readonly clock: Clock) {
+  constructor(
+    private readonly codec: Codec<S>,
+    private readonly channel: AppChannel,
+    private readonly clock: Clock,
+  ) {
     this.off = channel.events.on('message', ({ from, body }) => this.receive(from, body));
   }
 
@@ -55,10 +65,10 @@ export class HostWire {
   }
 
   /** False when there was no route (the frame is lost; callers rely on timeouts). */
-  send(to: NodeId, msg: RegionMessage): boolean {
+  send(to: NodeId, msg: WholeOf<S>): boolean {
     let frame: Uint8Array;
     try {
-      frame = hostCodec.encode(msg);
+      frame = this.codec.encode(msg);
     } catch {
       // Larger than any reassembly (or not encodable): nothing is sent, and the caller's state
       // must not depend on it (states travel in bounded pieces; see docs/HOSTING.md).
@@ -71,7 +81,7 @@ export class HostWire {
     let ok = true;
     for (let i = 0; i < n; i++) {
       const b = frame.subarray(i * PART_BYTES, (i + 1) * PART_BYTES);
-      ok = this.out(to, hostCodec.encode({ t: 'PART', x, i, n, b })) && ok;
+      ok = this.out(to, this.codec.encode({ t: 'PART', x, i, n, b } as MessageOf<S>)) && ok;
     }
     return ok;
   }
@@ -90,7 +100,7 @@ export class HostWire {
     const msg = this.decode(body);
     if (!msg) return;
     const fromHex = idToHex(from);
-    if (msg.t !== 'PART') {
+    if (!isPart(msg)) {
       this.framesIn++;
       this.events.emit('frame', { from, fromHex, msg });
       return;
@@ -99,7 +109,7 @@ export class HostWire {
     if (!whole) return;
     const inner = this.decode(whole);
     if (!inner) return;
-    if (inner.t === 'PART') {
+    if (isPart(inner)) {
       this.drops.invalid++;
       return;
     }
@@ -107,9 +117,9 @@ export class HostWire {
     this.events.emit('frame', { from, fromHex, msg: inner });
   }
 
-  private decode(frame: Uint8Array) {
+  private decode(frame: Uint8Array): MessageOf<S> | undefined {
     try {
-      return hostCodec.decode(frame);
+      return this.codec.decode(frame);
     } catch (e) {
       const reason = e instanceof CodecError ? e.reason : 'malformed';
       if (reason === 'oversized') this.drops.oversized++;
@@ -150,4 +160,9 @@ export class HostWire {
     }
     return out;
   }
+}
+
+type PartFrame = { t: 'PART'; x: number; i: number; n: number; b: Uint8Array };
+function isPart<M extends { t: string }>(m: M | PartFrame): m is PartFrame {
+  return m.t === 'PART';
 }

@@ -1,0 +1,60 @@
+// The host-to-host codec: what the hosts of a region say to each other on the 'replica'
+// channel (election: claim / grant / abandon / handoff; commit pipeline: replicate, ack,
+// heartbeat, sync). Players speak subscription-messages.ts on another channel and never
+// see these. docs/HOSTING.md has the table. Every frame is checked against these schemas
+// before any other code sees it (docs/DESIGN.md "Bad input and trust").
+import * as v from 'valibot';
+import { defineCodec, u32, type MessageOf } from '../core/codec';
+import { certPrevSchema, certSchema, grantSigSchema, MAX_PEND } from '../region/epoch-cert';
+import { CODEC_MAX_FRAME, entries, hosts, id, PART, region } from '../region/frame-schemas';
+
+/** Subscribers a primary lists to its backups (who tell them of a takeover). */
+export const MAX_SUBS_LISTED = 64;
+/** Edit requests named in one REPLICATE (one per edit of the batch). */
+export const MAX_REQS = 4096;
+/** Edit requests a host hands over with its state (SYNC, GRANT): the newest are kept. */
+export const MAX_STATE_REQS = 4096;
+
+/** (editor, request id, seq) of an ordered edit, so a successor dedupes a re-sent edit. */
+const reqs = v.optional(v.pipe(v.array(v.tuple([id, u32, u32])), v.maxLength(MAX_REQS)));
+/** (editor, request id, block key, block id, epoch, seq) of edits a host knows were ordered (its request log). */
+const reqLog = v.optional(v.pipe(v.array(v.tuple([id, u32, u32, u32, u32, u32])), v.maxLength(MAX_STATE_REQS)));
+
+export const replicationSpec = {
+  /** primary -> backups: alive, committed up to (e, s), its subscribers (told of a takeover). */
+  // `b`: beat number, echoed in the backups' ACK (the primary's lease counts from the beat's send time).
+  HEARTBEAT: [5, v.object({ ...region, e: u32, s: u32, hosts, subs: v.optional(v.pipe(v.array(id), v.maxLength(MAX_SUBS_LISTED))), idle: v.optional(v.boolean()), b: v.optional(u32) })],
+  /** backup -> a primary it will not follow: I promised epoch e (to `primary`, if I follow it). */
+  REFUSE: [6, v.object({ ...region, e: u32, primary: v.optional(id) })],
+  /** claimant -> host set (+ previous hosts): grant me epoch e over `hosts`; `known`: the newest certificate I hold. */
+  CLAIM: [12, v.object({ ...region, e: u32, hosts, known: v.optional(certSchema), rebase: v.optional(v.boolean()), pend: v.optional(v.pipe(v.array(certPrevSchema), v.maxLength(MAX_PEND))) })],
+  /**
+   * host -> claimant: yes (`sig`: my signature over the claim's terms, and my state) or no
+   * (I promised `promised` already; `cert`: the newest certificate I hold, when newer than the claimant's).
+   */
+  GRANT: [13, v.object({ ...region, e: u32, ok: v.boolean(), promised: u32, entries: v.optional(entries), sig: v.optional(grantSigSchema), cert: v.optional(certSchema), reqs: reqLog, pend: v.optional(certPrevSchema) })],
+  /** primary -> backups: edits seq from..to of epoch e. */
+  /** `reqs`: the batch's edit requests as (editor, request id, seq), so a successor dedupes re-sends. */
+  REPLICATE: [14, v.object({ ...region, e: u32, from: u32, to: u32, entries, hosts, reqs })],
+  /** backup -> primary: holds up to seq `to` of epoch e; `b`: the heartbeat answered (the primary's lease). */
+  ACK: [15, v.object({ ...region, e: u32, to: u32, b: v.optional(u32) })],
+  /** primary -> backup: the full state at (e, s) (join, re-replication, gap repair), with the epoch's certificate and the request log. */
+  SYNC: [16, v.object({ ...region, e: u32, s: u32, hosts, entries, cert: certSchema, reqs: reqLog, more: v.optional(v.boolean()) })],
+  /** backup -> primary: I missed something, send SYNC. */
+  SYNC_REQ: [17, v.object({ ...region, e: u32 })],
+  /** primary -> closer node: claim epoch e (I will grant it). */
+  // To the target: `cert`, the primary's certificate (the claim's previous epoch). To the
+  // backups: `to`, the target, whose claim they may grant although they heard the primary just now.
+  HANDOFF: [18, v.object({ ...region, e: u32, cert: v.optional(certSchema), to: v.optional(id) })],
+  /** host -> primary: stored entries the primary may lack (a restarted host's state); it adopts them as new edits. */
+  // `cert`: a certificate of the region naming the offerer as a host (its stored promise): only hosts may offer.
+  OFFER: [20, v.object({ ...region, entries, cert: v.optional(certSchema) })],
+  /** claimant -> its granters: my claim of e formed no certificate and never will (forget it). */
+  ABANDON: [21, v.object({ ...region, e: u32 })],
+  PART,
+} as const;
+
+export type ReplicationMessage = MessageOf<typeof replicationSpec>;
+export type ReplicationMessageOf<T extends ReplicationMessage['t']> = Extract<ReplicationMessage, { t: T }>;
+
+export const replicationCodec = defineCodec(replicationSpec, { maxFrame: CODEC_MAX_FRAME });

@@ -1,0 +1,69 @@
+// The host-to-player codec: what a player and a region's hosts say to each other on the
+// 'region' channel (subscribe, state, deltas, edits, moves, presence). The host-to-host
+// codec (claims, grants, replication) is host/replication-messages.ts on its own channel,
+// so a player never decodes, and a host never takes from a player, a replication frame.
+// docs/HOSTING.md has the table. Every frame is checked against these schemas before any
+// other code sees it (docs/DESIGN.md "Bad input and trust").
+import * as v from 'valibot';
+import type { Clock } from '../core/clock';
+import { defineCodec, u32, type MessageOf } from '../core/codec';
+import type { AppChannels } from '../dht/app-channels';
+import { certSchema } from './epoch-cert';
+import { CODEC_MAX_FRAME, coord, entries, hosts, i32, id, PART, region, stamp } from './frame-schemas';
+import { FrameWire } from './frame-wire';
+
+/** Players named in one PLAYERS frame. */
+export const MAX_PLAYERS = 64;
+
+const name = v.pipe(v.string(), v.maxLength(32));
+
+// 'uncertified': no certified primary can be had (the node asked is alone, or cannot reach a
+// majority of the host set): the editor keeps the edit tentative and submits it later.
+export const REJECT_REASONS = ['not-primary', 'bad-block', 'outside-region', 'out-of-reach', 'rate', 'busy', 'uncertified'] as const;
+export type RejectReason = (typeof REJECT_REASONS)[number];
+
+export const playerSchema = v.object({ id, name, x: coord, y: coord, z: coord, yaw: coord, pitch: coord });
+export type PlayerFrame = v.InferOutput<typeof playerSchema>;
+
+export const subscriptionSpec = {
+  /** player -> node: send me the region (since a stamp); `host`: become primary if nobody is. */
+  SUBSCRIBE: [1, v.object({ ...region, since: v.optional(stamp), host: v.boolean() })],
+  UNSUBSCRIBE: [2, v.object({ ...region })],
+  /** primary -> player: entries stamped after `since` (all when full), complete up to `v`. */
+  // `more`: a piece of a large state; the last piece has none.
+  SNAPSHOT: [3, v.object({ ...region, e: u32, v: stamp, full: v.boolean(), hosts, entries, cert: certSchema, more: v.optional(v.boolean()) })],
+  /** primary -> subscribers: the committed edits seq from..to of epoch e. */
+  DELTA: [4, v.object({ ...region, e: u32, from: u32, to: u32, entries })],
+  /** primary -> subscribers: alive, committed up to (e, s); `idle`: it beats slowly now. */
+  HEARTBEAT: [5, v.object({ ...region, e: u32, s: u32, hosts, idle: v.optional(v.boolean()) })],
+  /**
+   * node -> player: I am not the primary (of epoch e); try `primary` if given. From a new
+   * primary naming itself: a takeover notice. `alone`: no certified primary can be had
+   * through me now (too few hosts reachable): the player keeps its edits tentative and asks later.
+   */
+  NOT_PRIMARY: [6, v.object({ ...region, e: u32, primary: v.optional(id), alone: v.optional(v.boolean()) })],
+  /** player -> primary: set world block (x, y, z) to id; (px, py, pz) is where the editor stands. */
+  EDIT: [7, v.object({ ...region, r: u32, x: i32, y: i32, z: i32, id: u32, px: coord, py: coord, pz: coord })],
+  CONFIRM: [8, v.object({ ...region, r: u32, e: u32, s: u32 })],
+  REJECT: [9, v.object({ ...region, r: u32, reason: v.picklist(REJECT_REASONS) })],
+  /** player -> primary of the region it stands in. */
+  MOVE: [10, v.object({ ...region, name, x: coord, y: coord, z: coord, yaw: coord, pitch: coord })],
+  PLAYERS: [11, v.object({ ...region, e: u32, players: v.pipe(v.array(playerSchema), v.maxLength(MAX_PLAYERS)) })],
+  PART,
+} as const;
+
+export type SubscriptionMessage = MessageOf<typeof subscriptionSpec>;
+export type SubscriptionMessageOf<T extends SubscriptionMessage['t']> = Extract<SubscriptionMessage, { t: T }>;
+/** Frames a host takes from players. */
+export type PlayerToHost = SubscriptionMessageOf<'SUBSCRIBE' | 'UNSUBSCRIBE' | 'EDIT' | 'MOVE'>;
+/** Frames a player takes from hosts. */
+export type HostToPlayer = SubscriptionMessageOf<'SNAPSHOT' | 'DELTA' | 'HEARTBEAT' | 'NOT_PRIMARY' | 'CONFIRM' | 'REJECT' | 'PLAYERS'>;
+
+export const subscriptionCodec = defineCodec(subscriptionSpec, { maxFrame: CODEC_MAX_FRAME });
+
+/** The host-to-player channel: players hold only this one. */
+export type PlayerWire = FrameWire<typeof subscriptionSpec>;
+
+export function openPlayerWire(channels: Pick<AppChannels, 'open'>, clock: Clock): PlayerWire {
+  return new FrameWire(subscriptionCodec, channels.open('region'), clock);
+}
