@@ -23,8 +23,8 @@ export interface HostFigureSources {
   started: number;
 }
 
-export function sampleHostFigures(s: HostFigureSources): HostFigures {
-  const { peer, hosting, net, history, clock } = s;
+export function sampleHostFigures(sources: HostFigureSources): HostFigures {
+  const { peer, hosting, net, history, clock } = sources;
   const roles = hosting.roles();
   const st = hosting.stats();
   const ns = net.stats();
@@ -32,22 +32,22 @@ export function sampleHostFigures(s: HostFigureSources): HostFigures {
   const rows: HostRegionRow[] = [];
   for (const [role, names] of [['primary', roles.primary], ['backup', roles.backup]] as const) {
     for (const name of names) {
-      const h = hosting.region(name).host;
-      regionEntries[name] = h?.entries ?? 0;
-      rows.push({ name, role, players: h?.subscribers ?? 0, entries: h?.entries ?? 0, editsPerSec: 0 });
+      const hosted = hosting.region(name).host;
+      regionEntries[name] = hosted?.entries ?? 0;
+      rows.push({ name, role, players: hosted?.subscribers ?? 0, entries: hosted?.entries ?? 0, editsPerSec: 0 });
     }
   }
   history.push({ at: clock.now(), links: peer.dht.linkInfo().length, bytesIn: ns.bytesIn ?? 0, bytesOut: ns.bytesOut ?? 0, edits: Object.values(regionEntries).reduce((n, e) => n + e, 0), regionEntries });
   for (const r of rows) r.editsPerSec = history.regionRates[r.name] ?? 0;
   return {
-    world: s.world,
+    world: sources.world,
     nodeId: peer.id,
     status: peer.status,
     links: net.links().map((l) => ({ hex: l.id, rttMs: l.rttMs })),
     networkSize: estimateNetworkSize(peer.identity.id, peer.dht.closestContacts(peer.identity.id, 20)),
     regions: rows,
     tickHz: hosting.tickHz(),
-    uptimeMs: clock.now() - s.started,
+    uptimeMs: clock.now() - sources.started,
     edits: { accepted: st.host_editsAccepted ?? 0, confirmed: st.host_confirms ?? 0, refused: st.host_editsRejected ?? 0, takenOver: st.host_claimsWon ?? 0, handedOn: st.host_stepDowns ?? 0 },
     traffic: { inBytes: ns.bytesIn ?? 0, outBytes: ns.bytesOut ?? 0 },
     history: history.series,

@@ -51,12 +51,12 @@ export function createHostingApi(net: NetSession, remote: RemotePlayers, clock: 
     region: (name) => {
       const [rx, rz] = name.split(',').map(Number) as [number, number];
       const coord = { rx, rz };
-      const h = net.host.regionState(coord);
-      const att = net.client.attachment(coord);
+      const hosted = net.host.regionState(coord);
+      const attachment = net.client.attachment(coord);
       const short = (hex: string) => hex.slice(0, 8);
       return {
-        ...(h ? { host: { role: h.role, epoch: h.epoch, promised: h.promised, primary: short(h.primaryHex), hosts: h.hosts.map((x) => short(idToHex(x))), entries: h.state.size, version: `e${h.state.version.e}s${h.state.version.s}`, subscribers: h.duty?.subscribers.size ?? h.knownSubs.length } } : {}),
-        ...(att ? { client: { primary: short(att.primary), epoch: att.epoch, ready: net.client.isReady(coord), entries: net.client.state(coord)?.size ?? 0 } } : {}),
+        ...(hosted ? { host: { role: hosted.role, epoch: hosted.epoch, promised: hosted.promised, primary: short(hosted.primaryHex), hosts: hosted.hosts.map((x) => short(idToHex(x))), entries: hosted.state.size, version: `e${hosted.state.version.e}s${hosted.state.version.s}`, subscribers: hosted.duty?.subscribers.size ?? hosted.knownSubs.length } } : {}),
+        ...(attachment ? { client: { primary: short(attachment.primary), epoch: attachment.epoch, ready: net.client.isReady(coord), entries: net.client.state(coord)?.size ?? 0 } } : {}),
       };
     },
     trace: () => [...net.trace],

@@ -58,15 +58,15 @@ function signedText(i: Pick<Invite, 'world' | 'seed' | 'relay' | 'peerjs' | 'inv
  * link); one with `peer` must be whole: the fields checked, a signature complete.
  */
 export function parseInvite(fragment: string): InviteParse {
-  const f = new URLSearchParams(fragment.replace(/^#/, ''));
-  if (!f.has('peer')) return { kind: 'none' };
+  const params = new URLSearchParams(fragment.replace(/^#/, ''));
+  if (!params.has('peer')) return { kind: 'none' };
   const raw: Record<string, string> = {};
   for (const k of ['peer', 'peers', 'alg', 'key', 'sig', 'relay', 'peerjs', 'seed']) {
-    const all = f.getAll(k);
+    const all = params.getAll(k);
     if (all.length > 1) return { kind: 'malformed', reason: `the link names "${k}" twice` };
     if (all.length === 1) raw[k] = all[0]!;
   }
-  raw.world = f.get('world') ?? 'populi';
+  raw.world = params.get('world') ?? 'populi';
   raw.seed ??= raw.world;
   const parsed = v.safeParse(InviteFields, raw);
   if (!parsed.success) return { kind: 'malformed', reason: parsed.issues[0]?.message ?? 'the link is not valid' };
@@ -105,15 +105,15 @@ export async function makeInvite(pageUrl: string, c: InviteContent, signer: Sign
   const contacts = c.contacts.filter((x) => x !== inviter).slice(0, INVITE_CONTACTS);
   const content = { ...c, inviter, contacts };
   const sig = await signer.sign(signedText(content));
-  const f = new URLSearchParams({ world: c.world, seed: c.seed });
-  if (c.relay) f.set('relay', c.relay);
-  if (c.peerjs) f.set('peerjs', c.peerjs);
-  f.set('peer', inviter);
-  if (contacts.length) f.set('peers', contacts.join(','));
-  f.set('alg', signer.alg === 'Ed25519' ? 'ed' : 'p256');
-  f.set('key', b64url(signer.publicKey));
-  f.set('sig', b64url(sig));
-  const u = new URL(pageUrl);
-  u.hash = f.toString();
-  return u.toString();
+  const params = new URLSearchParams({ world: c.world, seed: c.seed });
+  if (c.relay) params.set('relay', c.relay);
+  if (c.peerjs) params.set('peerjs', c.peerjs);
+  params.set('peer', inviter);
+  if (contacts.length) params.set('peers', contacts.join(','));
+  params.set('alg', signer.alg === 'Ed25519' ? 'ed' : 'p256');
+  params.set('key', b64url(signer.publicKey));
+  params.set('sig', b64url(sig));
+  const link = new URL(pageUrl);
+  link.hash = params.toString();
+  return link.toString();
 }

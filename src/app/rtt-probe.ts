@@ -49,21 +49,21 @@ export class RttProbe {
 
   /** Median round trip to a linked peer, ms; null before its first answer. */
   rttMs(hex: string): number | null {
-    const s = this.samples.get(hex);
-    if (!s?.length) return null;
-    const sorted = [...s].sort((a, b) => a - b);
+    const samples = this.samples.get(hex);
+    if (!samples?.length) return null;
+    const sorted = [...samples].sort((a, b) => a - b);
     return sorted[Math.floor(sorted.length / 2)]!;
   }
 
   probeAll(): void {
     const now = this.args.clock.now();
-    for (const [n, p] of this.pending) if (now - p.at > this.opts.timeoutMs) this.pending.delete(n);
+    for (const [nonce, asked] of this.pending) if (now - asked.at > this.opts.timeoutMs) this.pending.delete(nonce);
     const live = new Set<string>();
-    for (const l of this.args.links()) {
-      live.add(l.hex);
-      const n = (this.nonce = (this.nonce + 1) >>> 0);
-      this.pending.set(n, { hex: l.hex, at: now });
-      if (this.args.channel.send(l.id, frame(PING, n))) this.stats.sent++;
+    for (const link of this.args.links()) {
+      live.add(link.hex);
+      const nonce = (this.nonce = (this.nonce + 1) >>> 0);
+      this.pending.set(nonce, { hex: link.hex, at: now });
+      if (this.args.channel.send(link.id, frame(PING, nonce))) this.stats.sent++;
     }
     for (const hex of this.samples.keys()) if (!live.has(hex)) this.samples.delete(hex);
   }
@@ -79,21 +79,21 @@ export class RttProbe {
       this.stats.bad++;
       return;
     }
-    const n = new DataView(body.buffer, body.byteOffset, body.byteLength).getUint32(2);
+    const nonce = new DataView(body.buffer, body.byteOffset, body.byteLength).getUint32(2);
     if (body[1] === PING) {
       this.stats.replied++;
-      this.args.channel.send(from, frame(PONG, n));
+      this.args.channel.send(from, frame(PONG, nonce));
       return;
     }
-    const p = this.pending.get(n);
+    const asked = this.pending.get(nonce);
     const fromHex = idToHex(from);
-    if (!p || p.hex !== fromHex) return; // late, or not the peer we asked
-    this.pending.delete(n);
+    if (!asked || asked.hex !== fromHex) return; // late, or not the peer we asked
+    this.pending.delete(nonce);
     this.stats.answered++;
-    const s = this.samples.get(p.hex) ?? [];
-    s.push(this.args.clock.now() - p.at);
-    if (s.length > this.opts.samples) s.shift();
-    this.samples.set(p.hex, s);
+    const samples = this.samples.get(asked.hex) ?? [];
+    samples.push(this.args.clock.now() - asked.at);
+    if (samples.length > this.opts.samples) samples.shift();
+    this.samples.set(asked.hex, samples);
   }
 }
 
