@@ -1,4 +1,4 @@
-import { Mesh, Scene } from 'three';
+import { Mesh, type MeshLambertMaterial, Scene } from 'three';
 import { describe, expect, it } from 'vitest';
 import { ItemModels } from './item-models';
 import { Sky } from './sky';
@@ -11,7 +11,7 @@ describe('ItemModels', () => {
     expect(m.count).toBe(4);
     const meshes = m.group.children as Mesh[];
     expect(new Set(meshes.map((x) => x.geometry)).size).toBe(4);
-    expect(new Set(meshes.map((x) => (x.material as { color: { getHex(): number } }).color.getHex())).size).toBe(4);
+    expect(new Set(meshes.map((x) => (x.material as MeshLambertMaterial).color.getHex())).size).toBe(4);
     const a = meshes.find((x) => x.name === 'item a')!;
     expect(a.position.x).toBe(1);
     expect(a.position.y).toBeGreaterThan(2);
