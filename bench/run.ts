@@ -18,6 +18,7 @@ import { benchHostile } from './hostile-bench';
 import { benchAuth } from './auth-bench';
 import { benchContest } from './contest-bench';
 import { benchSafety } from './safety-bench';
+import { benchHeadless } from './headless-bench';
 
 type Bench = [name: string, run: () => Promise<Record<string, number>>];
 
@@ -37,6 +38,7 @@ const benches: Bench[] = [
   ['contest', benchContest],
   ['sim_safety', benchSafety],
   ['sim10k', benchSim],
+  ['headless', () => benchHeadless()],
 ];
 
 // `npm run bench -- mesh tabs` runs only the named benchmarks and merges their figures
@@ -44,8 +46,9 @@ const benches: Bench[] = [
 const only = process.argv.slice(2);
 // The 10,000-node simulator takes ~17 minutes (docs/BENCHMARKS.md), in a process of its
 // own: it runs only when named (`npm run bench -- sim10k`); so does the 10-minute hidden
-// hosting tab (`npm run bench -- hidden_host_10min`).
-const SLOW = new Set(['sim10k', 'hidden_host_10min']);
+// hosting tab (`npm run bench -- hidden_host_10min`) and the 5-minute headless peer
+// (`npm run bench -- headless`).
+const SLOW = new Set(['sim10k', 'hidden_host_10min', 'headless']);
 const LATEST = 'bench/results/latest.json';
 const results: Record<string, number> = only.length && existsSync(LATEST) ? JSON.parse(readFileSync(LATEST, 'utf8')) : {};
 let failed = 0;
