@@ -1,5 +1,5 @@
 // `npm run peer -- --world NAME [--relay URL|none] [--data DIR] [--seed SEED]
-//                 [--bind ADDRESS] [--http PORT] [--print SECONDS]`
+//                 [--bind ADDRESS] [--ice stun:HOST:PORT,...] [--http PORT] [--print SECONDS]`
 // A headless peer (headless-peer.ts): hosts the world's regions from Node and keeps the
 // world alive with no browser open. It prints one line when it is hosting ("hosting world
 // ..."), then the dashboard's figures every --print seconds (default 60; 0: never), and
@@ -12,7 +12,7 @@ import { DEFAULT_WORLD } from './config';
 import type { HostFigures } from './host-figures';
 import { HEADLESS_DEFAULTS, startHeadlessPeer } from './headless-peer';
 
-const USAGE = 'usage: npm run peer -- --world NAME [--relay ws://HOST:PORT/relay|none] [--data DIR] [--seed SEED] [--bind ADDRESS] [--http PORT] [--print SECONDS]';
+const USAGE = 'usage: npm run peer -- --world NAME [--relay ws://HOST:PORT/relay|none] [--data DIR] [--seed SEED] [--bind ADDRESS] [--ice stun:HOST:PORT,...] [--http PORT] [--print SECONDS]';
 
 function arg(args: string[], name: string): string | undefined {
   const i = args.indexOf(`--${name}`);
@@ -57,11 +57,13 @@ async function main(): Promise<void> {
   const httpPort = arg(args, 'http');
   const seed = arg(args, 'seed');
   const bind = arg(args, 'bind');
+  const ice = arg(args, 'ice');
   const hp = await startHeadlessPeer({
     world, dataDir,
     relay: relay === 'none' ? null : (relay ?? HEADLESS_DEFAULTS.relay),
     ...(seed ? { seed } : {}),
     ...(bind ? { bindAddress: bind } : {}),
+    ...(ice ? { iceServers: ice.split(',').map((urls) => ({ urls })) } : {}),
     onStage: (stage, detail) => console.log(`join: ${stage}${detail ? ` (${detail})` : ''}`),
   });
   const server = httpPort ? await serveFigures(Number(httpPort), hp.figures) : undefined;

@@ -39,6 +39,8 @@ export interface HeadlessOptions {
   dataDir: string;
   /** Local address WebRTC binds to (node-datachannel's bindAddress), e.g. 127.0.0.1 on loopback only. Default: every interface. */
   bindAddress?: string;
+  /** STUN/TURN servers (default none: host candidates only, enough on a LAN or one machine). */
+  iceServers?: RTCIceServer[];
   clock?: Clock;
   onStage?: (stage: JoinStage, detail: string) => void;
 }
@@ -83,6 +85,7 @@ export async function startHeadlessPeer(o: HeadlessOptions): Promise<HeadlessPee
       clock,
       WebSocket: WebSocket as unknown as NonNullable<Parameters<typeof Peer.start>[0]['WebSocket']>,
       ...(o.bindAddress ? { rtcConfig: { bindAddress: o.bindAddress } } : {}),
+      ...(o.iceServers ? { iceServers: o.iceServers } : {}),
       ...(o.onStage ? { onStage: o.onStage } : {}),
     });
     const ticker = countingTicker(clock);
