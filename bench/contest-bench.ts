@@ -6,10 +6,17 @@
 // loss) for the time from the first claim until every claimant knows the owner. Clock
 // sync (src/testing/clock-sim.ts): offset error against the stated bound on asymmetric
 // jittery 2-60 ms links, and the spread of one world event across 3 peers on 1-3 ms links.
+// Items end to end (src/testing/item-sim.ts: rival spawn proposals, then a contested pickup
+// through ItemVotes and each host's ItemLedger): 10,000 drawn trials for duplicate spawns
+// and owners, far claimants winning and undecided trials, and 2,000 at 50 ms one-way for the
+// pickup and spawn decision times. The WorldClock service (src/testing/world-clock-sim.ts):
+// error against its bound on loopback-like links (0.1-1 ms each way) over a two-hop chain.
 import { randomInt, seededRandom } from '../src/core/seeded-random';
 import { percentile } from '../src/core/percentile';
 import { randomContest, runContest } from '../src/testing/contest-sim';
 import { runClockSim } from '../src/testing/clock-sim';
+import { randomItemSim, runItemSim } from '../src/testing/item-sim';
+import { runWorldClockSim } from '../src/testing/world-clock-sim';
 
 export async function benchContest(): Promise<Record<string, number>> {
   let duplicates = 0, noOwner = 0, undecided = 0, notClaimant = 0, deaths = 0, majorityDead = 0;
@@ -50,7 +57,7 @@ export async function benchContest(): Promise<Record<string, number>> {
     skews.push(...runClockSim({ seed, peers: 3, latencyMinMs: 1, latencyMaxMs: 3, jitterMeanMs: 0.5 }).skews);
   }
 
-  return {
+  const contests = {
     sim_contests: 10_000,
     sim_contest_duplicate_owners: duplicates,
     sim_contest_undecided: undecided,
@@ -65,6 +72,63 @@ export async function benchContest(): Promise<Record<string, number>> {
     pickup_fixed_ms_p50: round1(percentile(fixed, 0.5)),
     pickup_decision_samples: known.length,
     pickup_decision_failed: failed,
+  };
+  return { ...contests, ...clockFigures(errors, violations, skews), ...items(), ...worldClock() };
+}
+
+function items(): Record<string, number> {
+  let dupSpawns = 0, dupOwners = 0, undecided = 0, farWon = 0, majorityDead = 0;
+  for (let seed = 1; seed <= 10_000; seed++) {
+    const r = runItemSim(randomItemSim(seed));
+    if (r.spawns > 1) dupSpawns++;
+    if (r.owners.length > 1) dupOwners++;
+    if (r.owners.length === 1 && !r.ownerIsNearClaimant) farWon++;
+    if (!r.majorityLived) majorityDead++;
+    else if (!r.settled || r.owners.length !== 1) undecided++;
+  }
+  const rand = seededRandom(51);
+  const pickup: number[] = [], spawn: number[] = [];
+  for (let seed = 1; seed <= 2000; seed++) {
+    const r = runItemSim({ seed: 200_000 + seed, voters: 3, proposers: randomInt(rand, 1, 4), claimants: randomInt(rand, 2, 9), latencyMinMs: 40, latencyMaxMs: 50, jitterMs: 10, loss: 0 });
+    if (r.settled) {
+      pickup.push(r.pickupMs);
+      spawn.push(r.spawnMs);
+    }
+  }
+  return {
+    sim_item_trials: 10_000,
+    sim_item_duplicate_spawns: dupSpawns,
+    sim_item_duplicate_owners: dupOwners,
+    sim_item_far_claimant_won: farWon,
+    sim_item_undecided: undecided,
+    sim_item_majority_dead: majorityDead,
+    item_pickup_ms_p50: round1(percentile(pickup, 0.5)),
+    item_pickup_ms_p99: round1(percentile(pickup, 0.99)),
+    item_spawn_decision_ms_p50: round1(percentile(spawn, 0.5)),
+    item_decision_samples: pickup.length,
+  };
+}
+
+function worldClock(): Record<string, number> {
+  const errors: number[] = [], bounds: number[] = [], skews: number[] = [];
+  let violations = 0;
+  for (let seed = 1; seed <= 4; seed++) {
+    const r = runWorldClockSim(seed, { lo: 0.1, hi: 1, jitterMean: 0.2, loss: 0.02 });
+    errors.push(...r.errors);
+    bounds.push(...r.bounds);
+    skews.push(...r.skews);
+    violations += r.violations;
+  }
+  return {
+    sim_world_clock_error_ms_p99: round1(percentile(errors, 0.99)),
+    sim_world_clock_bound_ms_p99: round1(percentile(bounds, 0.99)),
+    sim_world_clock_bound_violations: violations,
+    sim_world_clock_event_skew_ms_max: round1(Math.max(...skews)),
+  };
+}
+
+function clockFigures(errors: number[], violations: number, skews: number[]): Record<string, number> {
+  return {
     sim_clock_offset_error_ms_p50: round1(percentile(errors, 0.5)),
     sim_clock_offset_error_ms_p99: round1(percentile(errors, 0.99)),
     sim_clock_bound_violations: violations,

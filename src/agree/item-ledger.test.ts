@@ -30,6 +30,20 @@ describe('ItemLedger', () => {
     expect(l.applyPickup('take:0,0/0:1', decided(claim('bob', 5, 5)), set)).toMatchObject({ owner: 'bob' });
   });
 
+  it('a held item carried to another area leaves one ledger and joins the other, held by the same owner', () => {
+    const a = new ItemLedger('w', AREA);
+    const b = new ItemLedger('w', { ax: 1, az: 0, x0: 64, z0: 0, size: 64 });
+    a.applySpawn('spawn:0,0:0', decided(spawn(a)), set);
+    a.applyPickup('take:0,0/0:0', decided(claim('alice')), set);
+    expect(a.release('0,0/0', 'bob')).toBe('not-owner');
+    const it = a.release('0,0/0', 'alice');
+    expect(typeof it).toBe('object');
+    expect(a.item('0,0/0')).toBeUndefined();
+    expect(b.adopt(it as never)).toMatchObject({ owner: 'alice' });
+    expect(b.adopt(it as never)).toBe('replayed-decision');
+    expect(b.drop('0,0/0', 'alice', { x: 70, y: 20, z: 3 }, 5)).toMatchObject({ owner: null, gen: 1 });
+  });
+
   it('refuses, and counts by reason: far, early, owned, unknown claims; replayed, forged, conflicting decisions; bad spawns', () => {
     const l = new ItemLedger('w', AREA);
     l.applySpawn('spawn:0,0:0', decided(spawn(l)), set);

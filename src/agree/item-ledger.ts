@@ -250,6 +250,29 @@ export class ItemLedger {
     return it;
   }
 
+  /**
+   * The owner carries a held item out of this area (to drop it in another): the record
+   * leaves this ledger (a star's spent bit stays) and the other area's `adopt` takes it.
+   * Both steps must happen together; across two host sets that is the wiring's job.
+   */
+  release(itemId: string, by: string): Item | LedgerRejection {
+    const it = this.byId.get(itemId);
+    if (!it) return this.refuse('unknown-item');
+    if (it.owner !== by) return this.refuse('not-owner');
+    this.byId.delete(itemId);
+    return it;
+  }
+
+  /** A held item carried in from another area (released there). */
+  adopt(it: Item): Item | LedgerRejection {
+    if (it.owner === null) return this.refuse('not-owner');
+    if (this.byId.has(it.id)) return this.refuse('replayed-decision');
+    if (this.byId.size >= this.o.maxItems) return this.refuse('full');
+    const mine = { ...it };
+    this.byId.set(it.id, mine);
+    return mine;
+  }
+
   toState(): LedgerState {
     return { area: { ...this.area }, slot: this.slot, stars: this.stars, items: this.items.map((i) => ({ ...i })) };
   }

@@ -1,68 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { percentile } from '../core/percentile';
-import { seededRandom } from '../core/seeded-random';
 import { VirtualClock } from '../core/virtual-clock';
-import { DriftingClock } from '../testing/drifting-clock';
-import type { ClockMessage } from './clock-probe';
+import { runWorldClockSim as measure } from '../testing/world-clock-sim';
 import { WorldClock } from './world-clock';
-
-interface Net {
-  lo: number;
-  hi: number;
-  jitterMean: number;
-  loss: number;
-}
-
-/** A host (the reference), a peer following it and a peer following that peer, on drifting clocks over asymmetric jittery lossy links. */
-function world(seed: number, net: Net) {
-  const rand = seededRandom(seed);
-  const truth = new VirtualClock();
-  const base = new Map<string, number>();
-  const clocks = new Map<string, WorldClock>();
-  const send = (from: string) => (to: string, msg: ClockMessage) => {
-    const k = `${from}>${to}`;
-    if (!base.has(k)) base.set(k, net.lo + rand() * (net.hi - net.lo)); // each direction its own latency
-    if (rand() < net.loss) return;
-    truth.setTimeout(() => clocks.get(to)?.receive(from, msg), base.get(k)! - Math.log(1 - rand()) * net.jitterMean);
-  };
-  const make = (id: string, refs: string[]) => {
-    const local = new DriftingClock(truth, rand() * 1e6, (rand() - 0.5) * 2e-4);
-    const c = new WorldClock({ local, base: 1.7e12 - local.now(), send: send(id), references: () => refs });
-    clocks.set(id, c);
-    c.start();
-    return c;
-  };
-  return { truth, host: make('host', []), peer: make('peer', ['host']), far: make('far', ['peer']) };
-}
-
-function measure(seed: number, net: Net, ms = 90_000) {
-  const w = world(seed, net);
-  const errors: number[] = [], bounds: number[] = [];
-  let violations = 0;
-  const check = () => {
-    for (const c of [w.peer, w.far]) {
-      const s = c.status();
-      if (!Number.isFinite(s.bound)) continue;
-      const err = Math.abs(c.now() - w.host.now());
-      errors.push(err);
-      bounds.push(s.bound);
-      if (err > s.bound + 1e-9) violations++;
-    }
-    w.truth.setTimeout(check, 250);
-  };
-  w.truth.setTimeout(check, 250);
-  // World events set 2 s ahead by the host's clock: the true moments each clock fires them.
-  const skews: number[] = [];
-  for (let t = 5000; t + 3000 < ms; t += 5000) {
-    w.truth.setTimeout(() => {
-      const at = w.host.now() + 2000;
-      const fired: number[] = [];
-      for (const c of [w.host, w.peer, w.far]) c.at(at, () => { fired.push(w.truth.now()); if (fired.length === 3) skews.push(Math.max(...fired) - Math.min(...fired)); });
-    }, t);
-  }
-  w.truth.advanceSync(ms);
-  return { errors, bounds, violations, skews, status: w.peer.status() };
-}
 
 describe('WorldClock (seeded, virtual time, drifting clocks)', () => {
   it('asymmetric jittery lossy links (5-60 ms each way): the error never exceeds the stated bound, and the bound is about half the best round trip', () => {
