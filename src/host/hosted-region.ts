@@ -11,67 +11,29 @@
 //   the one it holds; REPLICATE and HEARTBEAT never change whom it follows.
 // The primary's work (tick, ordering, replication, leases, deltas) lives in primary-duty.ts.
 import { compareDistance, idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
-import type { DhtNode } from '../dht/dht-node';
-import { within, type Clock } from '../core/clock';
-import type { Signer } from '../core/signer';
-import type { Ticker } from '../core/ticker';
-import type { HostStore } from '../store/host-store';
+import { within } from '../core/clock';
 import { ClaimRound } from './claim-round';
 import { claimTerms, grantRefusal, uncovered } from './grant-rules';
-import { certShapeFault, decodeCert, encodeCert, MAX_EPOCH_JUMP, MAX_PEND, MIN_CERT_HOSTS, quorum, sameSet, signGrant, succeeds, type CertChecker, type CertPrev, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
+import { certShapeFault, decodeCert, encodeCert, MAX_EPOCH_JUMP, MAX_PEND, MIN_CERT_HOSTS, quorum, sameSet, signGrant, succeeds, type CertPrev, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
 import { MAX_STATE_REQS, type ReplicationMessageOf } from './replication-messages';
 import type { HostToPlayer, PlayerToHost, SubscriptionMessageOf } from '../region/subscription-messages';
-import type { CommitLatency, HostOptions, HostStats } from './host-options';
-import type { HostWires, ReplicaFrame } from './host-wires';
-import { PrimaryDuty } from './primary-duty';
+import type { ReplicaFrame } from './host-wires';
+import type { RegionContext } from './region-context';
+import { PrimaryDuty, type DutyRegion } from './primary-duty';
 import { regionName, type RegionCoord } from '../region/region-key';
-import { getEdits, getLocation, type RecordVerifier } from '../region/region-records';
+import { getEdits, getLocation } from '../region/region-records';
 import { RequestLog, requestTag } from './request-log';
 import { compareStamp, decodeEntries, encodeEntries, pieces, RegionState, type Entry, type Stamp } from '../region/region-state';
 
 export type Role = 'idle' | 'claiming' | 'primary' | 'backup';
 
-export interface RegionContext {
-  readonly selfId: NodeId;
-  readonly selfHex: string;
-  readonly opts: HostOptions;
-  readonly clock: Clock;
-  readonly ticker: Ticker;
-  readonly wires: HostWires;
-  readonly store: HostStore | null;
-  readonly dht: Pick<DhtNode, 'put' | 'get' | 'connect' | 'unpin'>;
-  readonly stats: HostStats;
-  readonly latency: CommitLatency;
-  /** Signs this node's grants. */
-  readonly signer: Signer;
-  /** Checks certificates and grant signatures. */
-  readonly certs: CertChecker;
-  /** Checks the region's DHT records again on reading (the holders' rules ran already). */
-  readonly records: RecordVerifier;
-  /** The r closest live nodes to key (self included when it is among them), closest first. */
-  hostSet(key: NodeId, fresh: boolean): Promise<NodeId[]>;
-  /** Whether our link to this node closed (and has not reopened since). */
-  linkClosed(hex: string): boolean;
-  /** The n nodes closest to key in our routing table, self included: no lookup, possibly with dead contacts. */
-  tableNear(key: NodeId, n: number): NodeId[];
-  /** The n nodes closest to key among those we hold a live link to (so known alive), minus `exclude` (hex). */
-  linkedNear(key: NodeId, n: number, exclude: ReadonlySet<string>): NodeId[];
-  /** Dials a node through the relay when we hold no link to it (a claim it did not answer: islands after a partition). */
-  reach(id: NodeId): void;
-  /** Test hook: called whenever a primary accepts (orders) an edit. */
-  onAccept?: (region: string, epoch: number, primaryHex: string) => void;
-  /** Test hook: called whenever a primary confirms edits to their editors (lease checks). */
-  onConfirm?: (region: string, epoch: number, primaryHex: string, at: number) => void;
-  /** Diagnostics: role changes, claims, grants and refusals. */
-  trace?: (region: string, what: string) => void;
-}
 
 /** A primary we replaced for its silence is not taken back as a host for this long. */
 const SUSPECT_MS = 30_000;
 
 const has = (list: readonly NodeId[], x: NodeId) => list.some((h) => idEquals(h, x));
 
-export class HostedRegion {
+export class HostedRegion implements DutyRegion {
   readonly name: string;
   role: Role = 'idle';
   state = new RegionState();

@@ -17,7 +17,11 @@ import { MotionTracker, type Point } from './motion-tracker';
 import { requestTag } from './request-log';
 import { MAX_STATE_REQS, MAX_SUBS_LISTED } from './replication-messages';
 import type { PlayerFrame, SubscriptionMessageOf } from '../region/subscription-messages';
-import type { HostedRegion } from './hosted-region';
+import type { RegionContext } from './region-context';
+import type { RequestLog } from './request-log';
+import type { EpochCert } from '../region/epoch-cert';
+import type { RegionCoord } from '../region/region-key';
+import type { RegionState } from '../region/region-state';
 import { putEdits, putLocation } from '../region/region-records';
 import { compareStamp, encodeEntries, entryKey, pieces, type Entry, type Stamp } from '../region/region-state';
 import { columnIndex, regionOf } from '../region/region-key';
@@ -39,6 +43,31 @@ const requestsOf = (waiters: Batch['waiters']) => waiters.map((w): [NodeId, numb
 interface Subscriber {
   id: NodeId;
   at: number;
+}
+
+/**
+ * What the duty reads of its region and may ask of it (hosted-region.ts implements it):
+ * the region's election side owns epoch, certificate and host set; the duty only reads them,
+ * and asks for a handoff or a new epoch over other hosts.
+ */
+export interface DutyRegion {
+  readonly ctx: RegionContext;
+  readonly coord: RegionCoord;
+  readonly key: NodeId;
+  readonly name: string;
+  readonly state: RegionState;
+  readonly requests: RequestLog;
+  readonly cert: EpochCert | undefined;
+  readonly epoch: number;
+  readonly hosts: NodeId[];
+  /** The subscribers a backup learned from our predecessor: told of our takeover, then cleared. */
+  knownSubs: NodeId[];
+  /** When our claim went out: a grant of it holds our lease like an ack of a frame sent then. */
+  readonly claimSentAt: number;
+  persist(): Promise<void>;
+  handOff(to: NodeId): void;
+  reconfigure(hosts: NodeId[], why: string): void;
+  suspects(): string[];
 }
 
 export class PrimaryDuty {
@@ -73,7 +102,7 @@ export class PrimaryDuty {
   private beats = 0;
   private stopped = false;
 
-  constructor(private readonly region: HostedRegion) {
+  constructor(private readonly region: DutyRegion) {
     this.validator = new EditValidator(region.coord, region.ctx.opts.rules);
     this.motion = region.ctx.opts.motion ? new MotionTracker(region.ctx.opts.motion) : undefined;
   }

@@ -1,0 +1,48 @@
+// What a region's hosting code is given by its node (region-host.ts builds it): identity,
+// options, clock and ticker, the two wires, the store, the DHT, counters, keys and the
+// node's view of who is alive. The region code does all its I/O through it.
+import type { Clock } from '../core/clock';
+import type { NodeId } from '../core/node-id';
+import type { Signer } from '../core/signer';
+import type { Ticker } from '../core/ticker';
+import type { DhtNode } from '../dht/dht-node';
+import type { CertChecker } from '../region/epoch-cert';
+import type { RecordVerifier } from '../region/region-records';
+import type { HostStore } from '../store/host-store';
+import type { CommitLatency, HostOptions, HostStats } from './host-options';
+import type { HostWires } from './host-wires';
+
+export interface RegionContext {
+  readonly selfId: NodeId;
+  readonly selfHex: string;
+  readonly opts: HostOptions;
+  readonly clock: Clock;
+  readonly ticker: Ticker;
+  readonly wires: HostWires;
+  readonly store: HostStore | null;
+  readonly dht: Pick<DhtNode, 'put' | 'get' | 'connect' | 'unpin'>;
+  readonly stats: HostStats;
+  readonly latency: CommitLatency;
+  /** Signs this node's grants. */
+  readonly signer: Signer;
+  /** Checks certificates and grant signatures. */
+  readonly certs: CertChecker;
+  /** Checks the region's DHT records again on reading (the holders' rules ran already). */
+  readonly records: RecordVerifier;
+  /** The r closest live nodes to key (self included when it is among them), closest first. */
+  hostSet(key: NodeId, fresh: boolean): Promise<NodeId[]>;
+  /** Whether our link to this node closed (and has not reopened since). */
+  linkClosed(hex: string): boolean;
+  /** The n nodes closest to key in our routing table, self included: no lookup, possibly with dead contacts. */
+  tableNear(key: NodeId, n: number): NodeId[];
+  /** The n nodes closest to key among those we hold a live link to (so known alive), minus `exclude` (hex). */
+  linkedNear(key: NodeId, n: number, exclude: ReadonlySet<string>): NodeId[];
+  /** Dials a node through the relay when we hold no link to it (a claim it did not answer: islands after a partition). */
+  reach(id: NodeId): void;
+  /** Test hook: called whenever a primary accepts (orders) an edit. */
+  onAccept?: (region: string, epoch: number, primaryHex: string) => void;
+  /** Test hook: called whenever a primary confirms edits to their editors (lease checks). */
+  onConfirm?: (region: string, epoch: number, primaryHex: string, at: number) => void;
+  /** Diagnostics: role changes, claims, grants and refusals. */
+  trace?: (region: string, what: string) => void;
+}
