@@ -49,18 +49,18 @@ export function nodeLookup(deps: LookupDeps): Lookup {
       setTimer: (fn, ms) => void deps.clock.setTimeout(fn, ms),
       query: async (id, hex, informer) => {
         const req: RequestBody = valueNs ? { t: 'FIND_VALUE', ns: valueNs, key: target } : { t: 'FIND_NODE', target };
-        const m = await deps.call(id, hex, req, informer && !deps.linked(hex) ? [informer] : []);
-        if (m.t === 'NODES') return { nodes: m.nodes };
-        if (m.t !== 'VALUE') return { nodes: [] };
-        if (!m.rec || !valueNs || !check) return { nodes: m.nodes };
-        const chk = await check(m.rec);
-        if (!chk.ok) {
+        const reply = await deps.call(id, hex, req, informer && !deps.linked(hex) ? [informer] : []);
+        if (reply.t === 'NODES') return { nodes: reply.nodes };
+        if (reply.t !== 'VALUE') return { nodes: [] };
+        if (!reply.rec || !valueNs || !check) return { nodes: reply.nodes };
+        const verdict = await check(reply.rec);
+        if (!verdict.ok) {
           stats.valuesInvalid++;
-          countRuleReject(stats.ruleRejects, valueNs, chk.reason);
-          return { nodes: m.nodes };
+          countRuleReject(stats.ruleRejects, valueNs, verdict.reason);
+          return { nodes: reply.nodes };
         }
         stats.getAnswers++;
-        return { nodes: m.nodes, value: m.rec, version: chk.version };
+        return { nodes: reply.nodes, value: reply.rec, version: verdict.version };
       },
     });
     stats.lookupRpcs += res.queries;

@@ -50,9 +50,9 @@ export async function checkRecord(rules: RecordRules, ns: Namespace, key: NodeId
   const rule = rules[ns];
   if (!rule) return defaultCheck(ns, value, seq);
   try {
-    const r = await rule.check(key, value, publisher);
-    if (r.ok && !Number.isFinite(r.version)) return { ok: false, reason: 'badVersion' };
-    return r;
+    const verdict = await rule.check(key, value, publisher);
+    if (verdict.ok && !Number.isFinite(verdict.version)) return { ok: false, reason: 'badVersion' };
+    return verdict;
   } catch {
     return { ok: false, reason: 'threw' };
   }

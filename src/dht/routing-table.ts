@@ -73,8 +73,8 @@ export class RoutingTable {
       this.index.set(hex, contact);
       return { status: 'added', contact };
     }
-    const r = bucket.replacements.findIndex((c) => c.hex === hex);
-    if (r >= 0) bucket.replacements.splice(r, 1);
+    const waiting = bucket.replacements.findIndex((c) => c.hex === hex);
+    if (waiting >= 0) bucket.replacements.splice(waiting, 1);
     bucket.replacements.push(contact);
     if (bucket.replacements.length > this.k) bucket.replacements.shift();
     const oldest = bucket.contacts[0]!;
@@ -85,12 +85,12 @@ export class RoutingTable {
 
   /** Outcome of the eviction ping of `hex`: alive keeps it (now most recent), dead evicts it. */
   pingResult(hex: string, alive: boolean, now: number): Contact | undefined {
-    const c = this.index.get(hex);
-    const bucket = c ? this.buckets[bucketIndex(this.selfId, c.id)]! : this.buckets.find((b) => b.pinging === hex);
+    const contact = this.index.get(hex);
+    const bucket = contact ? this.buckets[bucketIndex(this.selfId, contact.id)]! : this.buckets.find((b) => b.pinging === hex);
     if (bucket && bucket.pinging === hex) bucket.pinging = null;
-    if (!c) return undefined;
+    if (!contact) return undefined;
     if (alive) {
-      this.add(c.id, now, hex);
+      this.add(contact.id, now, hex);
       return undefined;
     }
     return this.remove(hex);
@@ -98,19 +98,19 @@ export class RoutingTable {
 
   /** Counts a failed RPC; at `maxFails` the contact is removed. Returns the promoted replacement, if any. */
   fail(hex: string, maxFails: number): { removed: boolean; promoted?: Contact } {
-    const c = this.index.get(hex);
-    if (!c) return { removed: false };
-    if (++c.fails < maxFails) return { removed: false };
+    const contact = this.index.get(hex);
+    if (!contact) return { removed: false };
+    if (++contact.fails < maxFails) return { removed: false };
     const promoted = this.remove(hex);
     return promoted ? { removed: true, promoted } : { removed: true };
   }
 
   /** Removes a contact and promotes the most recently seen replacement. */
   remove(hex: string): Contact | undefined {
-    const c = this.index.get(hex);
-    if (!c) return undefined;
-    const bucket = this.buckets[bucketIndex(this.selfId, c.id)]!;
-    bucket.contacts.splice(bucket.contacts.indexOf(c), 1);
+    const contact = this.index.get(hex);
+    if (!contact) return undefined;
+    const bucket = this.buckets[bucketIndex(this.selfId, contact.id)]!;
+    bucket.contacts.splice(bucket.contacts.indexOf(contact), 1);
     this.index.delete(hex);
     if (bucket.pinging === hex) bucket.pinging = null;
     const promoted = bucket.replacements.pop();

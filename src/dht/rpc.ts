@@ -45,45 +45,45 @@ export class RpcTable {
     return this.pending.size;
   }
 
-  /** Reserves a request id and returns it with the promise of the reply. */
+  /** Reserves a request id (`r`, as in the messages) and returns it with the promise of the reply. */
   open(peerHex: string, timeoutMs: number): { r: number; reply: Promise<Reply> } {
-    let r = this.next;
-    while (this.pending.has(r)) r = (r + 1) >>> 0;
-    this.next = (r + 1) >>> 0;
+    let requestId = this.next;
+    while (this.pending.has(requestId)) requestId = (requestId + 1) >>> 0;
+    this.next = (requestId + 1) >>> 0;
     const reply = new Promise<Reply>((resolve, reject) => {
       const timer = this.clock.setTimeout(() => {
-        this.pending.delete(r);
+        this.pending.delete(requestId);
         reject(new RpcTimeoutError(`no reply from ${peerHex.slice(0, 8)} in ${timeoutMs} ms`));
       }, timeoutMs);
-      this.pending.set(r, { peerHex, resolve, reject, timer });
+      this.pending.set(requestId, { peerHex, resolve, reject, timer });
     });
-    return { r, reply };
+    return { r: requestId, reply };
   }
 
   /** Fails a request right away (e.g. it could not be sent). */
-  abort(r: number, error: Error): void {
-    const p = this.pending.get(r);
-    if (!p) return;
-    this.pending.delete(r);
-    this.clock.clearTimeout(p.timer);
-    p.reject(error);
+  abort(requestId: number, error: Error): void {
+    const request = this.pending.get(requestId);
+    if (!request) return;
+    this.pending.delete(requestId);
+    this.clock.clearTimeout(request.timer);
+    request.reject(error);
   }
 
   /** Resolves the request the reply answers; false if none matches (unexpected reply). */
   resolve(fromHex: string, reply: Reply): boolean {
-    const p = this.pending.get(reply.r);
-    if (!p || p.peerHex !== fromHex) return false;
+    const request = this.pending.get(reply.r);
+    if (!request || request.peerHex !== fromHex) return false;
     this.pending.delete(reply.r);
-    this.clock.clearTimeout(p.timer);
-    p.resolve(reply);
+    this.clock.clearTimeout(request.timer);
+    request.resolve(reply);
     return true;
   }
 
   closeAll(): void {
-    for (const [r, p] of this.pending) {
-      this.clock.clearTimeout(p.timer);
-      this.pending.delete(r);
-      p.reject(new RpcClosedError('node stopped'));
+    for (const [requestId, request] of this.pending) {
+      this.clock.clearTimeout(request.timer);
+      this.pending.delete(requestId);
+      request.reject(new RpcClosedError('node stopped'));
     }
   }
 }

@@ -93,10 +93,10 @@ export class Values {
       if (chk.ok) best = { rec, version: chk.version };
     }
     const wanted = best ? deps.opts.getAnswers - 1 : deps.opts.getAnswers;
-    if (wanted > 0) for (const x of (await deps.lookup(key, ns, wanted, check)).values) if (!best || x.version > best.version) best = x;
+    if (wanted > 0) for (const answer of (await deps.lookup(key, ns, wanted, check)).values) if (!best || answer.version > best.version) best = answer;
     if (!best) return undefined;
-    const r = best.rec;
-    return { value: r.v, publisher: r.pub, seq: r.seq, version: best.version, ttlMs: r.ttl };
+    const record = best.rec;
+    return { value: record.v, publisher: record.pub, seq: record.seq, version: best.version, ttlMs: record.ttl };
   }
 
   private policy(ns: Namespace): RecordPolicy {
