@@ -104,10 +104,10 @@ export class RemoteAvatars {
   private readonly labelTexture: (name: string) => LabelTexture;
 
   constructor(opts: RemoteAvatarsOptions = {}) {
-    const s = AVATAR_SIZE;
-    this.bodyGeometry = new BoxGeometry(s.bodyWidth, s.bodyHeight, s.bodyDepth);
-    this.bodyGeometry.translate(0, s.bodyHeight / 2, 0);
-    this.headGeometry = new BoxGeometry(s.head, s.head, s.head);
+    const size = AVATAR_SIZE;
+    this.bodyGeometry = new BoxGeometry(size.bodyWidth, size.bodyHeight, size.bodyDepth);
+    this.bodyGeometry.translate(0, size.bodyHeight / 2, 0);
+    this.headGeometry = new BoxGeometry(size.head, size.head, size.head);
     this.labelTexture = opts.labelTexture ?? canvasLabel;
     this.group.name = 'remote players';
   }
@@ -115,24 +115,24 @@ export class RemoteAvatars {
   /** Draws exactly these players: new ones appear, known ones move, missing ones go. */
   sync(players: readonly AvatarState[]): void {
     const seen = new Set<string>();
-    for (const p of players) {
-      seen.add(p.id);
-      let a = this.avatars.get(p.id);
-      if (!a) this.avatars.set(p.id, (a = this.create(p)));
-      else if (a.name !== p.name) this.relabel(a, p.name);
-      a.root.position.set(p.x, p.y, p.z);
-      a.root.rotation.y = p.yaw;
-      a.head.rotation.x = p.pitch ?? 0;
+    for (const player of players) {
+      seen.add(player.id);
+      let avatar = this.avatars.get(player.id);
+      if (!avatar) this.avatars.set(player.id, (avatar = this.create(player)));
+      else if (avatar.name !== player.name) this.relabel(avatar, player.name);
+      avatar.root.position.set(player.x, player.y, player.z);
+      avatar.root.rotation.y = player.yaw;
+      avatar.head.rotation.x = player.pitch ?? 0;
     }
     for (const id of [...this.avatars.keys()]) if (!seen.has(id)) this.remove(id);
   }
 
   remove(id: string): boolean {
-    const a = this.avatars.get(id);
-    if (!a) return false;
-    this.group.remove(a.root);
-    for (const m of a.materials) m.dispose();
-    this.disposeLabel(a.label);
+    const avatar = this.avatars.get(id);
+    if (!avatar) return false;
+    this.group.remove(avatar.root);
+    for (const m of avatar.materials) m.dispose();
+    this.disposeLabel(avatar.label);
     this.avatars.delete(id);
     return true;
   }
@@ -156,29 +156,29 @@ export class RemoteAvatars {
     this.headGeometry.dispose();
   }
 
-  private create(p: AvatarState): Avatar {
-    const s = AVATAR_SIZE;
-    const colour = avatarColour(p.id);
+  private create(player: AvatarState): Avatar {
+    const size = AVATAR_SIZE;
+    const colour = avatarColour(player.id);
     const bodyMat = new MeshLambertMaterial({ color: colour });
     const headMat = new MeshLambertMaterial({ color: 0xf0c8a0 });
     const root = new Group();
-    root.name = `player ${p.id}`;
+    root.name = `player ${player.id}`;
     const body = new Mesh(this.bodyGeometry, bodyMat);
     const head = new Mesh(this.headGeometry, headMat);
-    head.position.y = s.bodyHeight + s.head / 2;
+    head.position.y = size.bodyHeight + size.head / 2;
     root.add(body, head);
-    const label = this.makeLabel(p.name);
+    const label = this.makeLabel(player.name);
     root.add(label);
     this.group.add(root);
-    return { root, head, label, name: p.name, materials: [bodyMat, headMat] };
+    return { root, head, label, name: player.name, materials: [bodyMat, headMat] };
   }
 
   private makeLabel(name: string): Sprite {
-    const s = AVATAR_SIZE;
+    const size = AVATAR_SIZE;
     const { texture, aspect } = this.labelTexture(name);
     const label = new Sprite(new SpriteMaterial({ map: texture, depthWrite: false, transparent: true }));
-    label.scale.set(s.labelHeight * aspect, s.labelHeight, 1);
-    label.position.y = s.bodyHeight + s.head + s.labelGap + s.labelHeight / 2;
+    label.scale.set(size.labelHeight * aspect, size.labelHeight, 1);
+    label.position.y = size.bodyHeight + size.head + size.labelGap + size.labelHeight / 2;
     label.name = 'name label';
     return label;
   }
