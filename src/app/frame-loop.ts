@@ -33,6 +33,8 @@ export interface FrameLoopParts {
   controls: PlayerControls;
   status: PlayerStatus;
   loading: StartScreen;
+  /** Items and the world clock (page-items.ts): the sky, spawns, walking into items, the inventory bar. */
+  items?: { frame(): void };
 }
 
 export class FrameLoop {
@@ -71,6 +73,7 @@ export class FrameLoop {
     const b = session.body;
     net?.source.setPosition({ x: b.x, y: b.y, z: b.z, yaw: session.yaw, pitch: session.pitch });
     view.setRemotePlayers(remote.sample(now));
+    this.parts.items?.frame();
     view.frame(session, this.isReady || this.nearReady());
     this.framesThisSecond++;
     this.frames++;

@@ -25,6 +25,8 @@ export interface PlayerControlsArgs {
   store: WorldStore | null;
   peer: Peer | null;
   renderDistance: number;
+  /** Q drops the selected held item, E selects the next (page-items.ts). */
+  itemKeys?: { dropItem(): void; nextItem(): void };
 }
 
 export class PlayerControls {
@@ -52,6 +54,8 @@ export class PlayerControls {
       changeRenderDistance: (d) => { this.setRenderDistance(this.renderDistance + d).catch((e: Error) => hud.showMessage(e.message)); },
       lockChanged: (locked) => { menu.hidden = locked; },
       invite: () => { void invites?.copy().then((said) => hud.showMessage(said, 'notice')); },
+      dropItem: () => args.itemKeys?.dropItem(),
+      nextItem: () => args.itemKeys?.nextItem(),
     });
     menu.addEventListener('click', () => this.input?.requestLock());
     if (!cfg.headless) new IdentityPanel(document.body).bind(document.getElementById('identity-button'));

@@ -17,6 +17,7 @@ import { createHostingApi } from './hosting-api';
 import { createNetApi } from './net-api';
 import { deployDefaults, inviteLinkFor, inviteProblem, joinPeer, startNetSession, type NetSession } from './net-session';
 import type { Peer } from './peer';
+import { PageItems } from './page-items';
 import { PlayerControls } from './player-controls';
 import { keepPlayerSaved, loadSavedPlayer, startSession } from './player-saving';
 import { PlayerStatus } from './player-status';
@@ -78,7 +79,8 @@ async function main(): Promise<void> {
 
   const view: WorldView = await createView(document.getElementById('game')!, world, { headless: cfg.headless, renderDistance });
   const savePlayer = keepPlayerSaved({ world: cfg.world, session, store, net, onError: (err) => hud.showMessage(err.message) });
-  const controls = new PlayerControls({ cfg, hud, session, editor, view, store, peer, renderDistance });
+  const items = new PageItems({ cfg, world, session, view, hudRoot: document.getElementById('hud')!, self: peer?.id ?? 'me', onMessage: (text) => hud.showMessage(text, 'notice') });
+  const controls = new PlayerControls({ cfg, hud, session, editor, view, store, peer, renderDistance, itemKeys: items.keys });
 
   // Other players' edits and avatars. Whichever source: its block changes reach the world
   // model (the local source sends none).
@@ -91,7 +93,7 @@ async function main(): Promise<void> {
   }
 
   const status = new PlayerStatus({ cfg, hud, loading, peer, net, world, session, streamer, view, remote, renderDistance: () => controls.renderDistance });
-  const loop = new FrameLoop({ world, session, streamer, view, remote, net, controls, status, loading });
+  const loop = new FrameLoop({ world, session, streamer, view, remote, net, controls, status, loading, items });
   loop.start();
 
   const api = createVoxelApi({
@@ -106,6 +108,7 @@ async function main(): Promise<void> {
     api.net = createNetApi(joined);
     api.invite = () => inviteLinkFor(joined, cfg, location.href.split('#')[0]!);
   }
+  api.items = items.api;
   api.startProblem = () => document.querySelector<HTMLElement>('#loading .problem:not([hidden])')?.dataset.kind;
   if (net) {
     api.hosting = createHostingApi(net, remote, clock, ticker);

@@ -7,6 +7,8 @@ import type { WorldModel } from '../play/world-model';
 import type { RayHit } from '../play/raycast';
 import { BLOCKS } from '../world/blocks';
 import type { HostingApi } from './hosting-api';
+import type { WorldClockStatus } from '../agree/world-clock';
+import type { DropOutcome, ItemInfo, PickupOutcome } from './item-service';
 import type { NetApi } from './net-api';
 
 export interface VoxelStats {
@@ -65,6 +67,34 @@ export interface VoxelApi {
   invite?: () => Promise<string>;
   /** Why the start went wrong as the start screen said it (its kind), if it did; set with `net`. */
   startProblem?: () => string | undefined;
+  /** Items and the synchronised world clock (app/page-items.ts); set once the world view exists. */
+  items?: ItemsApi;
+}
+
+/**
+ * window.voxel.items. `mode` 'local' is the one-tab mode (?net=off, or ?items=local): this
+ * tab keeps the items of the areas it walks through and is their only voter, nobody else
+ * sees them (docs/ITEMS.md); 'off': no items until the host wiring carries them (the clock
+ * still runs and drives the sky).
+ */
+export interface ItemsApi {
+  readonly mode: 'local' | 'off';
+  /** Items lying in the world near the player (shown by now): id, kind, position, owner. */
+  inView(): ItemInfo[];
+  /** What the player holds. */
+  inventory(): ItemInfo[];
+  /** The code path of walking into the item: claims it from where the player stands. */
+  pickUp(id: string): Promise<PickupOutcome>;
+  /** Puts a held item back in the world three blocks ahead of the player (the Q key). */
+  drop(id: string): Promise<DropOutcome>;
+  /** The synchronised world clock: its time, offset to the local clock, error bound, samples. */
+  clock(): WorldClockStatus & { now: number };
+  /** A spawn proposed now in the player's area (the spawn timer's code path; tests). */
+  spawnNow(): ItemInfo | undefined;
+  /** Ledger refusals by reason, and spawned / taken / dropped counts. */
+  stats(): Record<string, number>;
+  /** The item ids the inventory bar shows, in order. */
+  bar(): string[];
 }
 
 export interface VoxelApiParts {

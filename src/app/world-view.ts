@@ -5,6 +5,7 @@
 import type { PlayerSession } from '../play/player-session';
 import type { WorldModel } from '../play/world-model';
 import type { RemotePlayerSample } from '../play/remote-player-smoother';
+import type { ItemSprite } from '../render/item-models';
 import { RemoteAvatars } from '../render/remote-avatars';
 import { WorldRenderer } from '../render/world-renderer';
 
@@ -28,6 +29,10 @@ export interface WorldView {
   /** Other players to draw this frame (already smoothed). */
   setRemotePlayers(players: readonly RemotePlayerSample[]): void;
   setRenderDistance(n: number): void;
+  /** Items lying in the world to draw this frame, turned for world time `worldMs`. */
+  setItems(items: readonly ItemSprite[], worldMs: number): void;
+  /** The time of day (sun, sky) for world time `worldMs` of the synchronised clock. */
+  setWorldTime(worldMs: number): void;
   stats(): ViewStats;
 }
 
@@ -73,6 +78,8 @@ export async function createView(container: HTMLElement, world: WorldModel, opts
     isColumnDrawn: (cx, cz) => renderer.isChunkMeshed(cx, cz),
     setRemotePlayers: (players) => avatars.sync(players),
     setRenderDistance: (n) => renderer.setRenderDistance(n),
+    setItems: (items, worldMs) => renderer.items.sync(items, worldMs),
+    setWorldTime: (worldMs) => renderer.setWorldTime(worldMs),
     stats() {
       const stats = renderer.stats();
       return { lastMeshMs: stats.lastMeshMs, drawCalls: stats.drawCalls, triangles: stats.triangles, geometries: stats.geometries };
@@ -90,6 +97,8 @@ function headlessView(world: WorldModel): WorldView {
     isColumnDrawn: (cx, cz) => world.has(cx, cz),
     setRemotePlayers() {},
     setRenderDistance() {},
+    setItems() {},
+    setWorldTime() {},
     stats: () => ({ lastMeshMs: 0, drawCalls: 0, triangles: 0, geometries: 0 }),
   };
 }

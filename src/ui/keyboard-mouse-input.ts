@@ -14,6 +14,9 @@ export interface InputActions {
   lockChanged(locked: boolean): void;
   /** Copy an invite link to this world. */
   invite(): void;
+  /** Q: drop the item selected in the inventory bar; E: select the next held item. */
+  dropItem?(): void;
+  nextItem?(): void;
 }
 
 const MOUSE_SENSITIVITY = 0.0025;
@@ -85,6 +88,8 @@ export class KeyboardMouseInput {
     if (digit) this.actions.selectSlot(Number(digit[1]) - 1);
     else if (e.code === 'KeyF') this.actions.toggleFly();
     else if (e.code === 'KeyI') this.actions.invite();
+    else if (e.code === 'KeyQ') this.actions.dropItem?.();
+    else if (e.code === 'KeyE') this.actions.nextItem?.();
     else if (e.code === 'Equal' || e.code === 'NumpadAdd') this.actions.changeRenderDistance(1);
     else if (e.code === 'Minus' || e.code === 'NumpadSubtract') this.actions.changeRenderDistance(-1);
     else if (e.code === 'Space') {

@@ -1,0 +1,110 @@
+// Items and the world clock on the player page: the synchronised WorldClock (alone it is its
+// own reference: epoch ms; the host wiring will give it the region's hosts to follow) drives
+// the time of day every frame; in the one-tab mode (local-items.ts; `?net=off`, or
+// `?items=local`) the tab's own item ledgers spawn items near the player, the frame loop
+// walks the player into them, the models are drawn and the inventory bar shows what is held
+// (Q drops the selected item, E selects the next). window.voxel.items reads the same.
+import { realClock } from '../core/clock';
+import { seededRandom } from '../core/seeded-random';
+import { WorldClock } from '../agree/world-clock';
+import type { PlayerSession } from '../play/player-session';
+import type { WorldModel } from '../play/world-model';
+import { InventoryBar } from '../ui/inventory-bar';
+import { SOLID } from '../world/blocks';
+import { chunkOf } from '../world/coords';
+import type { PageConfig } from './config';
+import type { ItemService, Point } from './item-service';
+import { LocalItems } from './local-items';
+import type { ItemsApi } from './voxel-api';
+import type { WorldView } from './world-view';
+
+/** Items within this many blocks are drawn and listed. */
+const VIEW_RADIUS = 48;
+/** A dropped item lands this far ahead of the player (out of reach, so it is not taken straight back). */
+const DROP_AHEAD = 3;
+
+export interface PageItemsParts {
+  cfg: PageConfig;
+  world: WorldModel;
+  session: PlayerSession;
+  view: WorldView;
+  hudRoot: HTMLElement;
+  /** The player id items are held under. */
+  self: string;
+  onMessage: (text: string) => void;
+}
+
+export class PageItems {
+  readonly clock: WorldClock;
+  readonly service: ItemService | null;
+  readonly api: ItemsApi;
+  private readonly bar: InventoryBar;
+  private selected = 0;
+
+  constructor(private readonly p: PageItemsParts) {
+    this.clock = new WorldClock({ local: realClock, base: performance.timeOrigin, send: () => {}, references: () => [] });
+    this.clock.start();
+    const local = !p.cfg.net || new URL(location.href).searchParams.get('items') === 'local';
+    const items = local ? new LocalItems({ seed: p.cfg.seed, self: p.self, clock: this.clock, ground: (x, z) => this.ground(x, z), rng: seededRandom((Math.random() * 2 ** 32) >>> 0) }) : null;
+    this.service = items;
+    this.bar = new InventoryBar(p.hudRoot);
+    this.api = {
+      mode: items ? 'local' : 'off',
+      inView: () => items?.inView(this.feet(), VIEW_RADIUS) ?? [],
+      inventory: () => items?.inventory() ?? [],
+      pickUp: (id) => items?.touch(id, this.feet()) ?? Promise.resolve({ taken: false, reason: 'unknown-item' }),
+      drop: (id) => this.drop(id),
+      clock: () => ({ now: this.clock.now(), ...this.clock.status() }),
+      spawnNow: () => items?.spawnNow(this.feet()),
+      stats: () => items?.stats() ?? {},
+      bar: () => this.bar.ids(),
+    };
+  }
+
+  /** Once a frame, before drawing: the sky, spawns and walking into items, the models, the bar. */
+  frame(): void {
+    const now = this.clock.now();
+    this.p.view.setWorldTime(now);
+    const items = this.service;
+    if (!items) return;
+    const feet = this.feet();
+    items.step(feet);
+    this.p.view.setItems(items.inView(feet, VIEW_RADIUS), now);
+    const held = items.inventory();
+    this.selected = Math.min(this.selected, Math.max(0, held.length - 1));
+    this.bar.show(held, this.selected);
+  }
+
+  /** The keys of the inventory bar (player-controls.ts). */
+  readonly keys = {
+    dropItem: () => {
+      const it = this.service?.inventory()[this.selected];
+      if (it) void this.drop(it.id).then((r) => { if (!r.dropped) this.p.onMessage(`Cannot drop the ${it.kind} here (${r.reason})`); });
+    },
+    nextItem: () => {
+      const n = this.service?.inventory().length ?? 0;
+      if (n) this.selected = (this.selected + 1) % n;
+    },
+  };
+
+  private drop(id: string): ReturnType<ItemsApi['drop']> {
+    if (!this.service) return Promise.resolve({ dropped: false, reason: 'unknown-item' });
+    const f = this.feet();
+    const yaw = this.p.session.yaw;
+    const x = f.x - Math.sin(yaw) * DROP_AHEAD, z = f.z - Math.cos(yaw) * DROP_AHEAD;
+    return this.service.drop(id, { x, y: this.ground(Math.floor(x), Math.floor(z)) ?? f.y, z });
+  }
+
+  private feet(): Point {
+    const b = this.p.session.body;
+    return { x: b.x, y: b.y, z: b.z };
+  }
+
+  /** The height one stands at on column (x, z): above its highest solid block; undefined while not loaded. */
+  private ground(x: number, z: number): number | undefined {
+    const w = this.p.world;
+    if (!w.has(chunkOf(x), chunkOf(z))) return undefined;
+    for (let y = 255; y > 0; y--) if (SOLID[w.blockAt(x, y, z)] === 1) return y + 1;
+    return undefined;
+  }
+}
