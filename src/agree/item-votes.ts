@@ -97,8 +97,11 @@ export class ItemVotes {
     if (state === 'bad') return this.count('wrongVote');
     const spawn = msg.vote.startsWith('spawn:');
     if (msg.t === 'CLAIM' && spawn) return this.count('nonVoter'); // only hosts propose spawns, in REPORTs
-    if (msg.t !== 'CLAIM' && this.o.voters.indexOf(from) !== undefined && msg.c !== null && (spawn ? this.o.ledger.checkSpawn(msg.c) : msg.c.t !== 'c')) {
-      return this.count('badCandidate');
+    if (msg.t !== 'CLAIM') {
+      // Checked before a vote is opened for it: a stranger's frames open nothing.
+      if (this.o.voters.indexOf(from) === undefined) return this.count('nonVoter');
+      if (msg.set !== this.o.voters.tag) return this.count('wrongSet');
+      if (msg.c !== null && (spawn ? this.o.ledger.checkSpawn(msg.c) : msg.c.t !== 'c')) return this.count('badCandidate');
     }
     const vote = this.voteFor(msg.vote);
     return vote ? this.settle(vote.receive(from, msg)) : [];
