@@ -14,9 +14,10 @@ import { compareDistance, idEquals, idToHex, sortByDistance, type NodeId } from 
 import { within } from '../core/clock';
 import { ClaimRound } from './claim-round';
 import { claimTerms, grantRefusal, uncovered } from './grant-rules';
-import { certShapeFault, decodeCert, encodeCert, MAX_EPOCH_JUMP, MAX_PEND, MIN_CERT_HOSTS, quorum, sameSet, signGrant, succeeds, type CertPrev, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
+import { certShapeFault, decodeCert, encodeCert, MAX_EPOCH_JUMP, MAX_PEND, MIN_CERT_HOSTS, sameSet, signGrant, succeeds, type CertPrev, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
 import { MAX_STATE_REQS, type ReplicationMessageOf } from './replication-messages';
 import type { HostToPlayer, PlayerToHost, SubscriptionMessageOf } from '../region/subscription-messages';
+import { Election } from './election';
 import type { ReplicaFrame } from './host-wires';
 import type { RegionContext } from './region-context';
 import { PrimaryDuty, type DutyRegion } from './primary-duty';
@@ -37,25 +38,8 @@ export class HostedRegion implements DutyRegion {
   readonly name: string;
   role: Role = 'idle';
   state = new RegionState();
-  /** Highest epoch granted or claimed; no grant at or below it ever again. */
-  promised = 0;
-  /** Who `promised` went to (hex; ours while we claim). */
-  promisedTo = '';
-  /** The newest valid certificate we know of this region (ours as primary). */
-  cert: EpochCert | undefined;
-  /**
-   * Epochs we granted above `cert`: the last claim we granted, and the epochs it covered
-   * (its `pend`). Each may have been certified without us seeing it, so claims must win a
-   * majority of its hosts too. A claimant that failed says so (ABANDON) and its epoch goes;
-   * what it covered stays.
-   */
-  accepted: CertPrev[] = [];
-  /** Such epochs that refusals told us of (bounded): our next claim covers them. */
-  private learned: CertPrev[] = [];
-  /** Highest epoch a refusal told us was promised elsewhere: our next claim goes above it. */
-  private refusedAt = 0;
-  /** Our own claims wait while someone else's claim is being considered. */
-  private deferUntil = -Infinity;
+  /** What we promised, the newest certificate, granted and learned epochs, rebase evidence (election.ts). */
+  readonly el: Election;
   /** Until then, edits are answered 'uncertified' (our last claim found too few hosts). */
   private uncertifiedUntil = -Infinity;
   /** Epoch of the primary we follow (or are). */
@@ -90,10 +74,6 @@ export class HostedRegion implements DutyRegion {
   private syncIn: Map<number, Entry> | undefined;
   /** Nodes whose silence made us claim (hex -> when): not brought back as hosts for a while. */
   private readonly silent = new Map<string, number>();
-  /** Since when no majority of certificate `prevGone.e`'s hosts answers our claims at all (see rebaseMs). */
-  private prevGone: { e: number; since: number } | undefined;
-  /** Our certificate came from our own store, not from a live peer (see rebaseRestoredMs). */
-  private certRestored = false;
   private retry: unknown;
   private handoffTimer: unknown;
   private stopped = false;
@@ -105,6 +85,7 @@ export class HostedRegion implements DutyRegion {
   ) {
     this.name = regionName(coord);
     this.requests = new RequestLog(ctx.opts.dedupeMs);
+    this.el = new Election(ctx.selfId);
   }
 
   /** Nodes recently taken for dead because they went silent (their links may still look open). */
@@ -116,30 +97,26 @@ export class HostedRegion implements DutyRegion {
 
   /** Whether our own claims are held back (someone else's claim is being considered). */
   get deferred(): boolean {
-    return this.ctx.clock.now() < this.deferUntil;
+    return this.el.deferred(this.ctx.clock.now());
   }
 
   /** Restores what the host store kept (a reloaded tab). The certificate was checked when it was first taken. */
   restore(entries: Entry[], promised: number, promisedTo: string, cert?: Uint8Array, accepted?: CertPrev[]): void {
     this.state.merge(entries);
-    if (promised > this.promised) this.promisedTo = promisedTo;
-    this.promised = Math.max(this.promised, promised);
-    const c = cert && decodeCert(cert);
-    if (c && succeeds(c, this.cert)) {
-      this.adoptCert(c);
-      this.certRestored = true;
-    }
-    if (accepted) this.accepted = accepted.filter((q) => q.e > (this.cert?.e ?? 0));
-    this.epoch = Math.max(this.epoch, this.state.version.e, this.cert?.e ?? 0);
-    if (this.cert) this.hosts = this.cert.hosts;
+    const c = cert ? decodeCert(cert) : undefined;
+    this.el.restore(promised, promisedTo, c, accepted, !!c && succeeds(c, this.el.cert));
+    this.epoch = Math.max(this.epoch, this.state.version.e, this.el.cert?.e ?? 0);
+    if (this.el.cert) this.hosts = this.el.cert.hosts;
   }
 
-  /** Takes `c` as the newest certificate; granted or learned epochs it passes need no cover any more. */
-  private adoptCert(c: EpochCert): void {
-    this.cert = c;
-    this.certRestored = false;
-    this.accepted = this.accepted.filter((q) => q.e > c.e);
-    this.learned = this.learned.filter((q) => q.e > c.e);
+  /** Highest epoch granted or claimed (election.ts). */
+  get promised(): number {
+    return this.el.promised;
+  }
+
+  /** The newest valid certificate we know of this region (ours as primary). */
+  get cert(): EpochCert | undefined {
+    return this.el.cert;
   }
 
   /** A certificate whose hosts leave us out: we host this region no more and point askers at its primary. */
@@ -149,19 +126,6 @@ export class HostedRegion implements DutyRegion {
     this.primary = c.primary;
     this.primaryHex = idToHex(c.primary);
     this.hosts = c.hosts;
-  }
-
-  /** Granted epochs above our certificate that our next claim `e` must also win a majority of. */
-  private pendFor(e: number): CertPrev[] {
-    const base = this.cert?.e ?? 0;
-    const all = [...this.accepted, ...this.learned].filter((q) => q.e > base && q.e < e);
-    const seen = new Set<string>();
-    const out = all.filter((q) => {
-      const tag = `${q.e}:${q.hosts.map(idToHex).sort().join(',')}:${q.p ? idToHex(q.p) : ''}`;
-      return !seen.has(tag) && (seen.add(tag), true);
-    });
-    // Newest first kept: an older one was granted by fewer hosts' knowledge (bounded: MAX_PEND).
-    return out.sort((a, b) => a.e - b.e).slice(-MAX_PEND);
   }
 
   stop(): void {
@@ -204,8 +168,8 @@ export class HostedRegion implements DutyRegion {
       const p = this.saving.then(() => {
         this.nextSave = undefined;
         return store.save({
-          rx: this.coord.rx, rz: this.coord.rz, entries: encodeEntries(this.allEntries()), promised: this.promised, promisedTo: this.promisedTo,
-          ...(this.cert ? { cert: encodeCert(this.cert) } : {}), ...(this.accepted.length ? { accepted: this.accepted } : {}),
+          rx: this.coord.rx, rz: this.coord.rz, entries: encodeEntries(this.allEntries()), promised: this.el.promised, promisedTo: this.el.promisedTo,
+          ...(this.el.cert ? { cert: encodeCert(this.el.cert) } : {}), ...(this.el.accepted.length ? { accepted: this.el.accepted } : {}),
         });
       });
       this.nextSave = p;
@@ -288,10 +252,8 @@ export class HostedRegion implements DutyRegion {
         // Only the claimant could assemble its certificate, so its word that none exists is
         // enough (a lying host of the set could fork: it is trusted like any certified primary).
         // (Also an epoch we hold only because a later claim we granted covered it.)
-        if (this.accepted.some((q) => q.e === m.e && q.p && idEquals(q.p, from))) {
-          this.accepted = this.accepted.filter((q) => q.e !== m.e || !q.p || !idEquals(q.p, from));
-          void this.persist().catch(() => {});
-        } else this.ctx.stats.staleFrames++;
+        if (this.el.abandon(m.e, from)) void this.persist().catch(() => {});
+        else this.ctx.stats.staleFrames++;
         return;
       case 'REFUSE':
         return this.onRefuse(from, fromHex, m);
@@ -314,7 +276,7 @@ export class HostedRegion implements DutyRegion {
   private async onOffer(from: NodeId, m: ReplicationMessageOf<'OFFER'>): Promise<void> {
     if (!this.duty) return void this.ctx.stats.staleFrames++;
     const named = (c: EpochCert | undefined) => !!c && (has(c.hosts, from) || (!!c.prev && has(c.prev.hosts, from)));
-    let host = named(this.cert);
+    let host = named(this.el.cert);
     if (!host && m.cert && named(m.cert)) host = await this.acceptable(m.cert);
     let entries: Entry[];
     try {
@@ -339,7 +301,7 @@ export class HostedRegion implements DutyRegion {
     if (mine.length === 0) return;
     this.ctx.stats.offers++;
     this.trace(`offer ${mine.length} entries to ${idToHex(primary).slice(0, 6)}`);
-    this.toHost(primary, { t: 'OFFER', ...this.r, entries: encodeEntries(mine), ...(this.cert ? { cert: this.cert } : {}) });
+    this.toHost(primary, { t: 'OFFER', ...this.r, entries: encodeEntries(mine), ...(this.el.cert ? { cert: this.el.cert } : {}) });
   }
 
   private redirect(to: NodeId): void {
@@ -371,8 +333,8 @@ export class HostedRegion implements DutyRegion {
 
   /** Says we will not follow `to` as primary: our promise is `promised`, to whom we name if we follow them. */
   private refuseEpoch(to: NodeId): void {
-    const primary = this.primary && this.promisedTo === this.primaryHex ? { primary: this.primary } : {};
-    this.toHost(to, { t: 'REFUSE', ...this.r, e: this.promised, ...primary });
+    const primary = this.primary && this.el.promisedTo === this.primaryHex ? { primary: this.primary } : {};
+    this.toHost(to, { t: 'REFUSE', ...this.r, e: this.el.promised, ...primary });
   }
 
   private stepDown(next: NodeId | undefined, e: number): void {
@@ -415,8 +377,8 @@ export class HostedRegion implements DutyRegion {
 
   /** A closer node joined: we stop ordering, and it claims the next epoch with our certificate; we and our backups grant it. */
   handOff(to: NodeId): void {
-    if (!this.duty || !this.cert) return;
-    const cert = this.cert, e = this.epoch + 1, backups = this.duty.backups();
+    if (!this.duty || !this.el.cert) return;
+    const cert = this.el.cert, e = this.epoch + 1, backups = this.duty.backups();
     this.ctx.stats.handoffs++;
     this.duty.stepDown(to, this.epoch);
     this.release(`handoff to ${idToHex(to).slice(0, 6)}`);
@@ -426,7 +388,7 @@ export class HostedRegion implements DutyRegion {
     // Said again until its claim reaches us (a lost notice costs a failover's wait: e.g. a
     // joiner whose hosting starts just after its links open), then left to the failover.
     const notify = (n: number) => {
-      if (this.stopped || this.duty || this.handoffTo !== hex || this.promised >= e) return;
+      if (this.stopped || this.duty || this.handoffTo !== hex || this.el.promised >= e) return;
       this.toHost(to, { t: 'HANDOFF', ...this.r, e, cert });
       if (n < 3) this.handoffTimer = this.ctx.clock.setTimeout(() => notify(n + 1), this.ctx.opts.heartbeatMs << n);
     };
@@ -486,13 +448,13 @@ export class HostedRegion implements DutyRegion {
     }
     // A first claim (we hold no certificate) must not start a second chain beside a region
     // that already has one: the DHT's location record carries its newest certificate.
-    if (!this.cert) await this.learnChain();
+    if (!this.el.cert) await this.learnChain();
     if (this.stopped || this.role !== 'claiming') return false;
     // Above every epoch we know of, our state's included: new edits must not be shadowed.
-    const known = this.cert;
-    const e = Math.max(this.promised, this.epoch, this.state.version.e, this.refusedAt, minEpoch - 1, known?.e ?? 0) + 1;
-    const rebase = !!known && has(known.hosts, this.ctx.selfId) && this.prevGone?.e === known.e && this.ctx.clock.now() - this.prevGone.since >= (this.certRestored ? o.rebaseRestoredMs : o.rebaseMs);
-    const pend = this.pendFor(e);
+    const known = this.el.cert;
+    const e = this.el.nextEpoch(this.epoch, this.state.version.e, minEpoch);
+    const rebase = this.el.mayRebase(this.ctx.clock.now(), o);
+    const pend = this.el.pendFor(e);
     const terms: ClaimTerms = {
       e, primary: this.ctx.selfId, hosts, ...(known ? { prev: { e: known.e, hosts: known.hosts } } : {}), ...(rebase ? { rebase } : {}), ...(pend.length ? { pend } : {}),
     };
@@ -500,12 +462,12 @@ export class HostedRegion implements DutyRegion {
       this.trace(`claim e${e}: ${certShapeFault(terms)}`);
       return false;
     }
-    const before = { promised: this.promised, promisedTo: this.promisedTo };
-    this.promised = e;
-    this.promisedTo = this.ctx.selfHex;
+    const before = { promised: this.el.promised, promisedTo: this.el.promisedTo };
+    this.el.promised = e;
+    this.el.promisedTo = this.ctx.selfHex;
     await this.persist().catch(() => {});
-    if (this.promised !== e || this.role !== 'claiming') {
-      this.trace(`claim e${e} overtaken: promised ${this.promised}, ${this.role}`);
+    if (this.el.promised !== e || this.role !== 'claiming') {
+      this.trace(`claim e${e} overtaken: promised ${this.el.promised}, ${this.role}`);
       return false;
     }
     const own = await signGrant(this.ctx.signer, this.key, terms);
@@ -524,7 +486,7 @@ export class HostedRegion implements DutyRegion {
       if (round.quorumAt === null && round.cert()) round.quorumAt = now;
       // The grace waits for live hosts' states, not for the silent primary we replace.
       if (round.quorumAt !== null && (round.allAnswered(this.silent) || now - round.quorumAt >= o.claimGraceMs)) break;
-      if (now >= deadline || this.stopped || this.promised !== e || this.promisedTo !== this.ctx.selfHex) break;
+      if (now >= deadline || this.stopped || this.el.promised !== e || this.el.promisedTo !== this.ctx.selfHex) break;
       await new Promise<void>((resolve) => {
         const t = this.ctx.clock.setTimeout(resolve, Math.min(50, Math.max(1, deadline - now)));
         round.wake = () => {
@@ -534,23 +496,15 @@ export class HostedRegion implements DutyRegion {
       });
     }
     this.round = undefined;
-    this.refusedAt = Math.max(this.refusedAt, round.highestRefusal);
     const cert = round.cert();
-    // Evidence for a rebase: a majority of the previous set silent (refusals prove life).
-    const prevSilent = !!known && known.hosts.filter((h) => idEquals(h, this.ctx.selfId) || round.answered.has(idToHex(h))).length < quorum(known.hosts.length);
-    // Not a host of the previous set, with its majority silent: no claim of ours can win
-    // until one of its hosts rebases, and ours would only outbid that claim: we claim again
-    // only after rebaseMs (with rebase off, only when a claim of another reaches us first).
-    if (!cert && prevSilent && known && !has(known.hosts, this.ctx.selfId)) this.deferUntil = Math.max(this.deferUntil, this.ctx.clock.now() + o.rebaseMs);
-    if (cert || !prevSilent) this.prevGone = undefined;
-    else if (round.fault() === 'no-previous-majority' && known && this.prevGone?.e !== known.e) this.prevGone = { e: known.e, since: this.ctx.clock.now() };
-    this.trace(`claim e${e} ${cert ? `certified${rebase ? ' (rebase)' : ''}${known ? ` over e${known.e}` : ''}` : `failed (${round.fault() ?? 'no answer'})`} granted ${round.granted().map((g) => g.slice(0, 6)).join(',')} promised ${this.promised}`);
-    // The refusals of this round say which granted epochs the next claim must cover.
-    this.learned = [...this.learned, ...round.learned].slice(-MAX_PEND);
+    // Refusals raise our next epoch and name granted epochs to cover; a silent majority of
+    // the previous set is evidence for a rebase, or holds our claims back (election.ts).
+    this.el.afterClaim({ known, certified: !!cert, answered: round.answered, fault: round.fault() ?? undefined, learned: round.learned, highestRefusal: round.highestRefusal }, this.ctx.clock.now(), o.rebaseMs);
+    this.trace(`claim e${e} ${cert ? `certified${rebase ? ' (rebase)' : ''}${known ? ` over e${known.e}` : ''}` : `failed (${round.fault() ?? 'no answer'})`} granted ${round.granted().map((g) => g.slice(0, 6)).join(',')} promised ${this.el.promised}`);
     // Hosts that said nothing may be alive on another island of a healed partition (no
     // overlay path leads there): the relay can still dial them, and one link joins the halves.
     if (!cert) for (const [hex, id] of targets) if (!round.answered.has(hex) && !this.silent.has(hex)) this.ctx.reach(id);
-    if (!cert || this.promised !== e || this.promisedTo !== this.ctx.selfHex || this.stopped || this.role !== 'claiming') {
+    if (!cert || this.el.promised !== e || this.el.promisedTo !== this.ctx.selfHex || this.stopped || this.role !== 'claiming') {
       // No certificate, and none ever: the grants die with this round. Our granters may
       // forget this epoch (else every later claim would have to cover it).
       for (const hex of round.granted()) {
@@ -559,14 +513,14 @@ export class HostedRegion implements DutyRegion {
       }
       // Our own grant for e never left this node and our claim is over: nobody can win e
       // through it, so we may follow the current primary again or grant e to another.
-      if (this.promised === e && this.promisedTo === this.ctx.selfHex) {
-        this.promised = before.promised;
-        this.promisedTo = before.promisedTo;
+      if (this.el.promised === e && this.el.promisedTo === this.ctx.selfHex) {
+        this.el.promised = before.promised;
+        this.el.promisedTo = before.promisedTo;
       }
       // The refusals named a certificate of a later epoch whose hosts leave us out (we
       // followed a claim that lost, or the set moved on): not ours to claim; subscribers
       // that ask us are sent to its primary.
-      const newer = this.cert;
+      const newer = this.el.cert;
       if (newer && newer.e >= this.epoch && newer !== known && !has(newer.hosts, this.ctx.selfId) && this.role === 'claiming') {
         this.trace(`not a host of e${newer.e}: idle`);
         this.standAside(newer);
@@ -574,7 +528,7 @@ export class HostedRegion implements DutyRegion {
       return false;
     }
     if (this.state.size === 0) await this.fallbackToDht();
-    if (this.promised !== e || this.stopped || this.role !== 'claiming') return false;
+    if (this.el.promised !== e || this.stopped || this.role !== 'claiming') return false;
     this.becomePrimary(cert);
     return true;
   }
@@ -611,10 +565,10 @@ export class HostedRegion implements DutyRegion {
   /** Takes the certificate of the region's location record, if there is a valid one (bounded wait). */
   private async learnChain(): Promise<void> {
     const rec = await within(this.ctx.clock, getLocation(this.ctx.dht, this.key, this.ctx.records).catch(() => undefined), this.ctx.opts.editsFallbackMs);
-    if (!rec || this.cert || !(await this.acceptable(rec.cert))) return;
-    if (this.cert) return; // one came while we checked this one
+    if (!rec || this.el.cert || !(await this.acceptable(rec.cert))) return;
+    if (this.el.cert) return; // one came while we checked this one
     this.trace(`learned e${rec.cert.e} from the location record`);
-    this.adoptCert(rec.cert);
+    this.el.adoptCert(rec.cert);
   }
 
   /** A primary with no host-set state reads the region's edit log from the DHT. */
@@ -645,13 +599,12 @@ export class HostedRegion implements DutyRegion {
       // not push epochs out of range.
       if (m.promised <= round.e + MAX_EPOCH_JUMP) round.highestRefusal = Math.max(round.highestRefusal, m.promised);
       // The refuser knows a newer certificate: our next claim must build on it.
-      if (m.cert && succeeds(m.cert, this.cert) && (await this.acceptable(m.cert)) && succeeds(m.cert, this.cert)) {
-        this.adoptCert(m.cert);
-        this.refusedAt = Math.max(this.refusedAt, m.cert.e);
+      if (m.cert && succeeds(m.cert, this.el.cert) && (await this.acceptable(m.cert)) && succeeds(m.cert, this.el.cert)) {
+        this.el.learnCert(m.cert);
       }
       // The refuser granted an epoch above our certificate: our next claim must win its hosts
       // too. (A lying refuser can only slow our claims, which refusing does anyway.)
-      if (m.pend && m.pend.e > (this.cert?.e ?? 0) && m.pend.e < round.e + MAX_EPOCH_JUMP && m.pend.hosts.length >= MIN_CERT_HOSTS) {
+      if (m.pend && m.pend.e > (this.el.cert?.e ?? 0) && m.pend.e < round.e + MAX_EPOCH_JUMP && m.pend.hosts.length >= MIN_CERT_HOSTS) {
         const q = m.pend;
         round.learned = [...round.learned.filter((x) => x.e !== q.e || !sameSet(x.hosts, q.hosts)), q].slice(-MAX_PEND);
       }
@@ -663,7 +616,7 @@ export class HostedRegion implements DutyRegion {
     this.ctx.stats.claimsWon++;
     this.trace(`primary e${cert.e} with ${this.state.size} entries`);
     this.role = 'primary';
-    this.adoptCert(cert);
+    this.el.adoptCert(cert);
     this.epoch = cert.e;
     this.primary = this.ctx.selfId;
     this.primaryHex = this.ctx.selfHex;
@@ -690,15 +643,8 @@ export class HostedRegion implements DutyRegion {
 
   private async onClaim(from: NodeId, fromHex: string, m: ReplicationMessageOf<'CLAIM'>): Promise<void> {
     const claim = { e: m.e, from, fromHex, hosts: m.hosts, known: m.known, rebase: m.rebase, pend: m.pend };
-    // A node claims one epoch at a time, and a claim that certified makes it primary: its
-    // new claim above an epoch we granted it, not built on that epoch's certificate, says
-    // that claim failed (its ABANDON may have been lost).
-    const gone = this.accepted.filter((q) => q.p && idEquals(q.p, from) && q.e < m.e && (m.known?.e ?? 0) < q.e);
-    if (gone.length) this.accepted = this.accepted.filter((q) => !gone.includes(q));
-    // A majority of our certificate's hosts is gone, so only a rebase, which only they may
-    // claim, can certify the next epoch: a claimant from outside them cannot win, and
-    // holding our own claims back for it would keep the region down for good.
-    const mustRebase = !!this.cert && has(this.cert.hosts, this.ctx.selfId) && this.prevGone?.e === this.cert.e && !has(this.cert.hosts, from);
+    this.el.dropFailedGrants(from, m.e, m.known?.e ?? 0);
+    const mustRebase = this.el.mustRebase(from);
     // A refusal carries our state too (not to outsiders): a claimant that wins without our
     // vote must still hold every edit we hold. And our certificate, when the claimant's is
     // older: its next claim must build on it.
@@ -707,22 +653,22 @@ export class HostedRegion implements DutyRegion {
       // Duelling claimants starve each other (every claim leaves grants the next must cover):
       // we hold our own claims back for a closer host of the set we know, refused or not.
       // (Not for an outsider: its claims must change nothing here.)
-      if (!mustRebase && (has(this.hosts, from) || (this.cert && has(this.cert.hosts, from))) && compareDistance(from, this.ctx.selfId, this.key) < 0) {
-        this.deferUntil = Math.max(this.deferUntil, this.ctx.clock.now() + this.ctx.opts.claimTimeoutMs);
+      if (!mustRebase && (has(this.hosts, from) || (this.el.cert && has(this.el.cert.hosts, from))) && compareDistance(from, this.ctx.selfId, this.key) < 0) {
+        this.el.defer(this.ctx.clock.now() + this.ctx.opts.claimTimeoutMs);
       }
       this.ctx.stats.refusals++;
-      const cert = this.cert && (!m.known || m.known.e < this.cert.e) ? { cert: this.cert } : {};
-      const open = uncovered(this.accepted, claim);
+      const cert = this.el.cert && (!m.known || m.known.e < this.el.cert.e) ? { cert: this.el.cert } : {};
+      const open = uncovered(this.el.accepted, claim);
       const pend = open ? { pend: open } : {};
       // A large state in several refusals (each merged; the claimant counts the answer once).
       const parts = !has(this.hosts, from) || this.state.size === 0 ? [undefined] : pieces(this.allEntries());
-      for (const part of parts) this.toHost(from, { t: 'GRANT', ...this.r, e: m.e, ok: false, promised: this.promised, ...(part ? { entries: encodeEntries(part) } : {}), ...cert, ...pend });
+      for (const part of parts) this.toHost(from, { t: 'GRANT', ...this.r, e: m.e, ok: false, promised: this.el.promised, ...(part ? { entries: encodeEntries(part) } : {}), ...cert, ...pend });
     };
     // (Nor is it granted: a grant would make us follow it, and its claims, one after
     // another, would keep us from ever claiming the rebase ourselves.)
-    if (mustRebase) return refuse(`e${this.cert!.e}'s majority is gone: rebase pending`);
+    if (mustRebase) return refuse(`e${this.el.cert!.e}'s majority is gone: rebase pending`);
     const why = grantRefusal({
-      selfId: this.ctx.selfId, promised: this.promised, cert: this.cert, accepted: this.accepted, stateEpoch: this.state.version.e, primary: !!this.duty, handoffTo: this.handoffTo,
+      selfId: this.ctx.selfId, promised: this.el.promised, cert: this.el.cert, accepted: this.el.accepted, stateEpoch: this.state.version.e, primary: !!this.duty, handoffTo: this.handoffTo,
       following: this.role === 'backup' ? this.primaryHex : '', heardAgoMs: this.ctx.clock.now() - this.lastHeard, failoverMs: this.ctx.opts.failoverMs,
     }, claim);
     if (why) return refuse(why);
@@ -733,13 +679,9 @@ export class HostedRegion implements DutyRegion {
       return refuse('outsider');
     }
     // Only a claim from inside the host set holds our own claims back.
-    if (!mustRebase) this.deferUntil = Math.max(this.deferUntil, this.ctx.clock.now() + this.ctx.opts.claimTimeoutMs);
-    if (m.e <= this.promised || this.stopped) return refuse(`promised ${this.promised} (late)`);
-    this.promised = m.e;
-    this.promisedTo = fromHex;
-    // What we granted may be certified unseen; so may what it covered (we required it to).
-    const base = this.cert?.e ?? 0;
-    this.accepted = [...(m.pend ?? []), { e: m.e, hosts: m.hosts, p: from }].filter((q) => q.e > base).slice(-(MAX_PEND + 1));
+    if (!mustRebase) this.el.defer(this.ctx.clock.now() + this.ctx.opts.claimTimeoutMs);
+    if (m.e <= this.el.promised || this.stopped) return refuse(`promised ${this.el.promised} (late)`);
+    this.el.grant(m.e, m.hosts, from, fromHex, m.pend);
     this.handoffTo = '';
     if (this.round) this.round.wake();
     try {
@@ -747,9 +689,9 @@ export class HostedRegion implements DutyRegion {
     } catch {
       return; // a promise we could not store is no promise: say nothing
     }
-    if (this.promised !== m.e || this.promisedTo !== fromHex) return;
+    if (this.el.promised !== m.e || this.el.promisedTo !== fromHex) return;
     const sig = await signGrant(this.ctx.signer, this.key, terms);
-    if (this.promised !== m.e || this.promisedTo !== fromHex) return;
+    if (this.el.promised !== m.e || this.el.promisedTo !== fromHex) return;
     // We stop ordering before our state is taken: every edit we accepted travels with the grant.
     if (this.duty) this.stepDown(from, m.e);
     this.epoch = m.e;
@@ -787,10 +729,10 @@ export class HostedRegion implements DutyRegion {
     }
     if (this.duty || this.role === 'claiming') return;
     const cert = m.cert;
-    if (cert && idEquals(cert.primary, from) && succeeds(cert, this.cert) && (await this.acceptable(cert))) {
+    if (cert && idEquals(cert.primary, from) && succeeds(cert, this.el.cert) && (await this.acceptable(cert))) {
       // Certified by its own primary: claim at once over its hosts with us in, no lookup (a
       // lookup under churn can take seconds, while the region has no primary).
-      if (succeeds(cert, this.cert)) this.adoptCert(cert);
+      if (succeeds(cert, this.el.cert)) this.el.adoptCert(cert);
       this.ctx.stats.handoffs++;
       const hosts = sortByDistance([this.ctx.selfId, ...cert.hosts.filter((h) => !idEquals(h, this.ctx.selfId))], (x) => x, this.key).slice(0, this.ctx.opts.replicas);
       await this.claim(Math.min(m.e, cert.e + 1), false, hosts, true);
@@ -806,13 +748,13 @@ export class HostedRegion implements DutyRegion {
   // ---- backup duties ---------------------------------------------------------------
 
   private isCurrentPrimary(fromHex: string, e: number): boolean {
-    return !this.duty && this.cert?.e === e && this.epoch === e && fromHex === this.primaryHex;
+    return !this.duty && this.el.cert?.e === e && this.epoch === e && fromHex === this.primaryHex;
   }
 
   /** Follows the certified primary of `cert` (a SYNC's sender). False when the certificate does not succeed ours. */
   private follow(from: NodeId, fromHex: string, cert: EpochCert): boolean {
-    if (cert.e < this.promised || !succeeds(cert, this.cert)) {
-      this.trace(`not following ${fromHex.slice(0, 6)} e${cert.e}: promised ${this.promised}, hold e${this.cert?.e ?? 0}`);
+    if (cert.e < this.el.promised || !succeeds(cert, this.el.cert)) {
+      this.trace(`not following ${fromHex.slice(0, 6)} e${cert.e}: promised ${this.el.promised}, hold e${this.el.cert?.e ?? 0}`);
       this.refuseEpoch(from);
       return false;
     }
@@ -825,10 +767,10 @@ export class HostedRegion implements DutyRegion {
       this.round?.wake();
     }
     const changed = this.epoch !== cert.e || this.primaryHex !== fromHex;
-    this.adoptCert(cert);
-    if (cert.e > this.promised || this.promisedTo !== fromHex) {
-      this.promised = cert.e;
-      this.promisedTo = fromHex;
+    this.el.adoptCert(cert);
+    if (cert.e > this.el.promised || this.el.promisedTo !== fromHex) {
+      this.el.promised = cert.e;
+      this.el.promisedTo = fromHex;
     }
     this.epoch = cert.e;
     this.primary = from;
@@ -844,7 +786,7 @@ export class HostedRegion implements DutyRegion {
 
   /** The full state with the epoch's certificate: the only frame that makes us follow a primary. */
   private async onSync(from: NodeId, fromHex: string, m: ReplicationMessageOf<'SYNC'>): Promise<void> {
-    if (m.e < this.promised) {
+    if (m.e < this.el.promised) {
       this.ctx.stats.staleFrames++;
       return this.refuseEpoch(from);
     }
@@ -861,8 +803,8 @@ export class HostedRegion implements DutyRegion {
       if (!has(cert.hosts, this.ctx.selfId)) {
         // A certified primary whose set left us out: we host this region no more (and must
         // not claim it over an old set).
-        if (succeeds(cert, this.cert) && cert.e >= this.promised && !this.duty && this.role !== 'claiming') {
-          this.adoptCert(cert);
+        if (succeeds(cert, this.el.cert) && cert.e >= this.el.promised && !this.duty && this.role !== 'claiming') {
+          this.el.adoptCert(cert);
           this.standAside(cert);
         }
         return void this.ctx.stats.staleFrames++;
@@ -886,7 +828,7 @@ export class HostedRegion implements DutyRegion {
   }
 
   private onReplicate(from: NodeId, fromHex: string, m: ReplicationMessageOf<'REPLICATE'>): void {
-    if (m.e < this.promised) {
+    if (m.e < this.el.promised) {
       this.ctx.stats.staleFrames++;
       return this.refuseEpoch(from);
     }
@@ -935,7 +877,7 @@ export class HostedRegion implements DutyRegion {
   }
 
   private onHeartbeat(from: NodeId, fromHex: string, m: ReplicationMessageOf<'HEARTBEAT'>): void {
-    if (m.e < this.promised) {
+    if (m.e < this.el.promised) {
       this.ctx.stats.staleFrames++;
       return this.refuseEpoch(from);
     }
@@ -963,7 +905,7 @@ export class HostedRegion implements DutyRegion {
     const rank = Math.max(0, others.findIndex((h) => idEquals(h, this.ctx.selfId)));
     const o = this.ctx.opts;
     const now = this.ctx.clock.now();
-    if (now < this.deferUntil) return;
+    if (this.el.deferred(now)) return;
     // An idle region's primary beats every idleHeartbeatMs: allow for two missed beats.
     const quiet = this.primaryIdle ? 2 * o.idleHeartbeatMs : 0;
     if (now - this.lastHeard > o.failoverMs + quiet + rank * o.claimStaggerMs) {

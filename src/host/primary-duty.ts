@@ -14,6 +14,7 @@ import { idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id'
 import { EditValidator, settableBlock } from './edit-validator';
 import { quorum } from '../region/epoch-cert';
 import { MotionTracker, type Point } from './motion-tracker';
+import { RegionPresence } from './region-presence';
 import { requestTag } from './request-log';
 import { MAX_STATE_REQS, MAX_SUBS_LISTED } from './replication-messages';
 import type { PlayerFrame, SubscriptionMessageOf } from '../region/subscription-messages';
@@ -82,8 +83,7 @@ export class PrimaryDuty {
   private readonly acked = new Map<string, number>();
   private readonly lastSync = new Map<string, number>();
   readonly subscribers = new Map<string, Subscriber>();
-  private readonly players = new Map<string, PlayerFrame & { at: number }>();
-  private playersDirty = false;
+  private readonly presence: RegionPresence;
   private queue: { from: NodeId; fromHex: string; m: SubscriptionMessageOf<'EDIT'> }[] = [];
   private readonly validator: EditValidator;
   /** Where each player is believed to stand (reach is checked from there, not from its claim). */
@@ -105,6 +105,7 @@ export class PrimaryDuty {
   constructor(private readonly region: DutyRegion) {
     this.validator = new EditValidator(region.coord, region.ctx.opts.rules);
     this.motion = region.ctx.opts.motion ? new MotionTracker(region.ctx.opts.motion) : undefined;
+    this.presence = new RegionPresence(region.ctx.opts.playerTtlMs);
   }
 
   private get ctx() {
@@ -212,7 +213,7 @@ export class PrimaryDuty {
       t: 'SNAPSHOT', ...this.r, e: this.e, v: { e: this.e, s: this.committed }, full, hosts: this.region.hosts, entries: encodeEntries(part), cert: this.region.cert!,
       ...(i < parts.length - 1 ? { more: true } : {}),
     }));
-    if (this.players.size > 0) this.playersDirty = true;
+    this.presence.resend();
   }
 
   /** Activity: if the region was idle, the backups hear a normal-rate beat at once. */
@@ -288,8 +289,7 @@ export class PrimaryDuty {
     const now = this.ctx.clock.now();
     const p = this.believe(fromHex, m, now);
     if (regionOf(chunkOf(p.x)) !== this.r.rx || regionOf(chunkOf(p.z)) !== this.r.rz) return; // not standing here
-    this.players.set(fromHex, { id: from, name: m.name, x: p.x, y: p.y, z: p.z, yaw: m.yaw, pitch: m.pitch, at: now });
-    this.playersDirty = true;
+    this.presence.report(fromHex, { id: from, name: m.name, x: p.x, y: p.y, z: p.z, yaw: m.yaw, pitch: m.pitch }, now);
   }
 
   tick(): void {
@@ -298,7 +298,8 @@ export class PrimaryDuty {
     const now = this.ctx.clock.now();
     this.order(now);
     this.commit();
-    if (this.playersDirty) this.sendPlayers(now);
+    const players = this.presence.take(now);
+    if (players) this.sendPlayers(players);
   }
 
   /**
@@ -532,13 +533,7 @@ export class PrimaryDuty {
     return Math.min(this.committed, this.persistedTo);
   }
 
-  private sendPlayers(now: number): void {
-    this.playersDirty = false;
-    const players: PlayerFrame[] = [];
-    for (const [hex, p] of this.players) {
-      if (now - p.at > this.ctx.opts.playerTtlMs) this.players.delete(hex);
-      else if (players.length < 64) players.push({ id: p.id, name: p.name, x: p.x, y: p.y, z: p.z, yaw: p.yaw, pitch: p.pitch });
-    }
+  private sendPlayers(players: PlayerFrame[]): void {
     const msg = { t: 'PLAYERS' as const, ...this.r, e: this.e, players };
     for (const s of this.subscribers.values()) this.ctx.wires.players.send(s.id, msg);
   }
@@ -607,7 +602,7 @@ export class PrimaryDuty {
       if (now - s.at > o.subscriberTtlMs) this.subscribers.delete(hex);
       else this.ctx.wires.players.send(s.id, beat);
     }
-    for (const p of this.players.values()) if (now - p.at > o.playerTtlMs) this.playersDirty = true;
+    this.presence.checkExpiry(now);
     if (!this.rechecking && this.backups().some((b) => this.quiet(idToHex(b)))) this.fillFromLinks();
     this.region.requests.prune(now);
   }

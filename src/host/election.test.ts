@@ -1,0 +1,102 @@
+// The election record's rules on their own (no wire, clock or store): the epoch a claim
+// asks for, the epochs it must cover, when a rebase is allowed and when claims wait.
+import { describe, expect, it } from 'vitest';
+import { idToHex, type NodeId } from '../core/node-id';
+import { MAX_PEND, type CertPrev, type EpochCert } from '../region/epoch-cert';
+import { Election, type ClaimOutcome } from './election';
+
+const id = (n: number): NodeId => new Uint8Array(20).fill(n);
+const [SELF, A, B, C, D] = [id(1), id(2), id(3), id(4), id(5)];
+const cert = (e: number, hosts: NodeId[]): EpochCert => ({ e, primary: hosts[0]!, hosts, grants: [] });
+const REBASE = { rebaseMs: 10_000, rebaseRestoredMs: 120_000 };
+const outcome = (o: Partial<ClaimOutcome>): ClaimOutcome => ({ known: undefined, certified: false, answered: new Set(), fault: undefined, learned: [], highestRefusal: 0, ...o });
+
+describe('election record', () => {
+  it('claims above every epoch it knows of: promised, followed, stored, refused, floor, certificate', () => {
+    const el = new Election(SELF);
+    expect(el.nextEpoch(0, 0, 0)).toBe(1);
+    el.promised = 4;
+    expect(el.nextEpoch(2, 3, 0)).toBe(5);
+    expect(el.nextEpoch(7, 3, 0)).toBe(8);
+    expect(el.nextEpoch(0, 9, 0)).toBe(10);
+    expect(el.nextEpoch(0, 0, 12)).toBe(12);
+    el.learnCert(cert(20, [A, B, C]));
+    expect(el.nextEpoch(0, 0, 0)).toBe(21);
+  });
+
+  it('covers granted and learned epochs above its certificate, each once, newest MAX_PEND', () => {
+    const el = new Election(SELF);
+    el.adoptCert(cert(3, [SELF, A, B]));
+    const q = (e: number): CertPrev => ({ e, hosts: [A, B, C], p: A });
+    el.grant(5, [A, B, C], A, idToHex(A), [q(4)]);
+    el.afterClaim(outcome({ learned: [q(4), q(6), q(7), q(2)] }), 0, 10_000);
+    const pend = el.pendFor(9);
+    expect(pend.map((x) => x.e)).toEqual([5, 6, 7].slice(-MAX_PEND));
+    expect(el.pendFor(6).map((x) => x.e)).toEqual([4, 5]);
+    // A newer certificate makes what it passes need no cover.
+    el.adoptCert(cert(6, [SELF, A, B]));
+    expect(el.pendFor(9).map((x) => x.e)).toEqual([7]);
+  });
+
+  it('an ABANDON removes only the epoch granted to that claimant; a later claim not built on it does too', () => {
+    const el = new Election(SELF);
+    el.grant(5, [A, B, C], A, idToHex(A), [{ e: 4, hosts: [B, C, D] }]);
+    expect(el.abandon(5, B)).toBe(false);
+    expect(el.abandon(5, A)).toBe(true);
+    expect(el.accepted.map((q) => q.e)).toEqual([4]);
+    el.grant(6, [A, B, C], A, idToHex(A), undefined);
+    el.dropFailedGrants(A, 7, 6); // built on e6's certificate: e6 certified, keep
+    expect(el.accepted.map((q) => q.e)).toEqual([6]);
+    el.dropFailedGrants(A, 7, 3); // not built on it: e6 failed
+    expect(el.accepted).toEqual([]);
+  });
+
+  it('rebases only as a host of its certificate, after rebaseMs of a silent previous majority (longer when restored)', () => {
+    const prev = cert(3, [SELF, A, B]);
+    const el = new Election(SELF);
+    el.adoptCert(prev);
+    expect(el.mayRebase(100_000, REBASE)).toBe(false);
+    el.afterClaim(outcome({ known: prev, fault: 'no-previous-majority' }), 1000, REBASE.rebaseMs);
+    expect(el.prevGone).toEqual({ e: 3, since: 1000 });
+    expect(el.mayRebase(10_999, REBASE)).toBe(false);
+    expect(el.mayRebase(11_000, REBASE)).toBe(true);
+    // Claims from outside that set are refused meanwhile; from inside it, not.
+    expect(el.mustRebase(C)).toBe(true);
+    expect(el.mustRebase(A)).toBe(false);
+    // A later silent round does not restart the wait; one answer from the majority ends it.
+    el.afterClaim(outcome({ known: prev, fault: 'no-previous-majority' }), 5000, REBASE.rebaseMs);
+    expect(el.prevGone?.since).toBe(1000);
+    el.afterClaim(outcome({ known: prev, answered: new Set([idToHex(A)]), fault: 'no-majority' }), 6000, REBASE.rebaseMs);
+    expect(el.prevGone).toBeUndefined();
+    // Restored from our own store: the chain may have moved on without us.
+    const restored = new Election(SELF);
+    restored.restore(3, idToHex(SELF), prev, undefined, true);
+    restored.afterClaim(outcome({ known: prev, fault: 'no-previous-majority' }), 0, REBASE.rebaseMs);
+    expect(restored.mayRebase(REBASE.rebaseMs, REBASE)).toBe(false);
+    expect(restored.mayRebase(REBASE.rebaseRestoredMs, REBASE)).toBe(true);
+  });
+
+  it('a claimant outside the previous set holds its claims back for rebaseMs when that majority is silent', () => {
+    const prev = cert(3, [A, B, C]);
+    const el = new Election(SELF);
+    el.afterClaim(outcome({ known: prev, fault: 'no-previous-majority' }), 1000, 10_000);
+    expect(el.deferred(10_999)).toBe(true);
+    expect(el.deferred(11_000)).toBe(false);
+    expect(el.prevGone).toEqual({ e: 3, since: 1000 });
+    expect(el.mayRebase(50_000, REBASE)).toBe(false); // not its to rebase
+    // Certified: no evidence kept, no wait added.
+    const won = new Election(SELF);
+    won.afterClaim(outcome({ known: prev, certified: true }), 1000, 10_000);
+    expect(won.deferred(1001)).toBe(false);
+    expect(won.prevGone).toBeUndefined();
+  });
+
+  it('a refusal raises the next epoch by what it named; a grant moves the promise', () => {
+    const el = new Election(SELF);
+    el.afterClaim(outcome({ highestRefusal: 9 }), 0, 10_000);
+    expect(el.nextEpoch(0, 0, 0)).toBe(10);
+    el.grant(12, [A, SELF, B], A, idToHex(A), undefined);
+    expect([el.promised, el.promisedTo]).toEqual([12, idToHex(A)]);
+    expect(el.nextEpoch(0, 0, 0)).toBe(13);
+  });
+});

@@ -1,0 +1,170 @@
+// The election record of one region at one host and the rules that change it: what we
+// promised (to whom), the newest certificate we know, the epochs we granted above it, what
+// refusals taught us, and whether the previous set's majority is gone (a rebase). Pure: no
+// clock, wire, store or crypto; the caller (hosted-region.ts) passes the time in, persists
+// the record before any promise leaves the node, and checks signatures before it adopts a
+// certificate. docs/HOSTING.md "The state machine" and "Authority" give the reasons.
+import { idEquals, idToHex, type NodeId } from '../core/node-id';
+import { MAX_PEND, quorum, type CertPrev, type EpochCert } from '../region/epoch-cert';
+
+const has = (list: readonly NodeId[], x: NodeId) => list.some((h) => idEquals(h, x));
+
+/** How a claim of ours ended, as `afterClaim` needs it. */
+export interface ClaimOutcome {
+  /** The certificate our claim was built on (its previous epoch), if any. */
+  known: EpochCert | undefined;
+  certified: boolean;
+  /** Hex ids of the nodes that answered at all (a refusal is proof of life too). */
+  answered: ReadonlySet<string>;
+  /** The round's fault when it failed ('no-previous-majority', ...). */
+  fault: string | undefined;
+  /** Granted epochs the refusals told us of. */
+  learned: CertPrev[];
+  /** The highest promise a refusal named (already bounded by the round). */
+  highestRefusal: number;
+}
+
+export interface RebaseTimings {
+  rebaseMs: number;
+  rebaseRestoredMs: number;
+}
+
+export class Election {
+  /** Highest epoch granted or claimed; no grant at or below it ever again. */
+  promised = 0;
+  /** Who `promised` went to (hex; ours while we claim). */
+  promisedTo = '';
+  /** The newest valid certificate we know of this region (ours as primary). */
+  cert: EpochCert | undefined;
+  /**
+   * Epochs we granted above `cert`: the last claim we granted, and the epochs it covered
+   * (its `pend`). Each may have been certified without us seeing it, so claims must win a
+   * majority of its hosts too. A claimant that failed says so (ABANDON) and its epoch goes;
+   * what it covered stays.
+   */
+  accepted: CertPrev[] = [];
+  /** Such epochs that refusals told us of (bounded): our next claim covers them. */
+  learned: CertPrev[] = [];
+  /** Highest epoch a refusal told us was promised elsewhere: our next claim goes above it. */
+  refusedAt = 0;
+  /** Our own claims wait until then while someone else's claim is being considered. */
+  deferUntil = -Infinity;
+  /** Since when no majority of certificate `prevGone.e`'s hosts answers our claims at all (see rebaseMs). */
+  prevGone: { e: number; since: number } | undefined;
+  /** Our certificate came from our own store, not from a live peer (see rebaseRestoredMs). */
+  certRestored = false;
+
+  constructor(private readonly self: NodeId) {}
+
+  /** What the host store kept (a reloaded tab); `cert` was checked when it was first taken. */
+  restore(promised: number, promisedTo: string, cert: EpochCert | undefined, accepted: CertPrev[] | undefined, succeedsOurs: boolean): void {
+    if (promised > this.promised) this.promisedTo = promisedTo;
+    this.promised = Math.max(this.promised, promised);
+    if (cert && succeedsOurs) {
+      this.adoptCert(cert);
+      this.certRestored = true;
+    }
+    if (accepted) this.accepted = accepted.filter((q) => q.e > (this.cert?.e ?? 0));
+  }
+
+  /** Takes `c` as the newest certificate; granted or learned epochs it passes need no cover any more. */
+  adoptCert(c: EpochCert): void {
+    this.cert = c;
+    this.certRestored = false;
+    this.accepted = this.accepted.filter((q) => q.e > c.e);
+    this.learned = this.learned.filter((q) => q.e > c.e);
+  }
+
+  deferred(now: number): boolean {
+    return now < this.deferUntil;
+  }
+
+  defer(until: number): void {
+    this.deferUntil = Math.max(this.deferUntil, until);
+  }
+
+  /** The epoch our next claim asks for: above every epoch we know of (our state's included: new edits must not be shadowed). */
+  nextEpoch(following: number, stateEpoch: number, minEpoch: number): number {
+    return Math.max(this.promised, following, stateEpoch, this.refusedAt, minEpoch - 1, this.cert?.e ?? 0) + 1;
+  }
+
+  /** Granted epochs above our certificate that our next claim `e` must also win a majority of (newest kept, at most MAX_PEND). */
+  pendFor(e: number): CertPrev[] {
+    const base = this.cert?.e ?? 0;
+    const all = [...this.accepted, ...this.learned].filter((q) => q.e > base && q.e < e);
+    const seen = new Set<string>();
+    const out = all.filter((q) => {
+      const tag = `${q.e}:${q.hosts.map(idToHex).sort().join(',')}:${q.p ? idToHex(q.p) : ''}`;
+      return !seen.has(tag) && (seen.add(tag), true);
+    });
+    // Newest first kept: an older one was granted by fewer hosts' knowledge.
+    return out.sort((a, b) => a.e - b.e).slice(-MAX_PEND);
+  }
+
+  /**
+   * Whether our claim now may be a rebase (certified by the new set alone): we are a host of
+   * our certificate, and no majority of its hosts answered our claims for rebaseMs (far
+   * longer when the certificate is only from our own store).
+   */
+  mayRebase(now: number, t: RebaseTimings): boolean {
+    const known = this.cert;
+    if (!known || !has(known.hosts, this.self) || this.prevGone?.e !== known.e) return false;
+    return now - this.prevGone.since >= (this.certRestored ? t.rebaseRestoredMs : t.rebaseMs);
+  }
+
+  /**
+   * A majority of our certificate's hosts is gone, so only a rebase, which only they may
+   * claim, can certify the next epoch: a claimant from outside them cannot win, and holding
+   * our own claims back for it would keep the region down for good.
+   */
+  mustRebase(from: NodeId): boolean {
+    return !!this.cert && has(this.cert.hosts, this.self) && this.prevGone?.e === this.cert.e && !has(this.cert.hosts, from);
+  }
+
+  /**
+   * A node claims one epoch at a time, and a claim that certified makes it primary: its new
+   * claim above an epoch we granted it, not built on that epoch's certificate, says that
+   * claim failed (its ABANDON may have been lost).
+   */
+  dropFailedGrants(from: NodeId, claimE: number, knownE: number): void {
+    const gone = this.accepted.filter((q) => q.p && idEquals(q.p, from) && q.e < claimE && knownE < q.e);
+    if (gone.length) this.accepted = this.accepted.filter((q) => !gone.includes(q));
+  }
+
+  /** A claimant's ABANDON of e: the epoch we granted it goes (what it covered stays). False when we hold no such grant. */
+  abandon(e: number, from: NodeId): boolean {
+    if (!this.accepted.some((q) => q.e === e && q.p && idEquals(q.p, from))) return false;
+    this.accepted = this.accepted.filter((q) => q.e !== e || !q.p || !idEquals(q.p, from));
+    return true;
+  }
+
+  /** We grant `fromHex`'s claim of e over `hosts`: what we granted may be certified unseen; so may what it covered. */
+  grant(e: number, hosts: NodeId[], from: NodeId, fromHex: string, pend: CertPrev[] | undefined): void {
+    this.promised = e;
+    this.promisedTo = fromHex;
+    const base = this.cert?.e ?? 0;
+    this.accepted = [...(pend ?? []), { e, hosts, p: from }].filter((q) => q.e > base).slice(-(MAX_PEND + 1));
+  }
+
+  /** A refusal named a newer certificate (checked by the caller): our next claim builds on it and goes above it. */
+  learnCert(c: EpochCert): void {
+    this.adoptCert(c);
+    this.refusedAt = Math.max(this.refusedAt, c.e);
+  }
+
+  /**
+   * What a finished claim teaches: refusals raise our next epoch; granted epochs they named
+   * must be covered; when a majority of the previous set said nothing at all, either we may
+   * rebase later (we are of that set) or we hold our claims back for rebaseMs (we are not:
+   * no claim of ours can win until one of them rebases, and ours would only outbid it).
+   */
+  afterClaim(o: ClaimOutcome, now: number, rebaseMs: number): void {
+    this.refusedAt = Math.max(this.refusedAt, o.highestRefusal);
+    const known = o.known;
+    const prevSilent = !!known && known.hosts.filter((h) => idEquals(h, this.self) || o.answered.has(idToHex(h))).length < quorum(known.hosts.length);
+    if (!o.certified && prevSilent && known && !has(known.hosts, this.self)) this.defer(now + rebaseMs);
+    if (o.certified || !prevSilent) this.prevGone = undefined;
+    else if (o.fault === 'no-previous-majority' && known && this.prevGone?.e !== known.e) this.prevGone = { e: known.e, since: now };
+    this.learned = [...this.learned, ...o.learned].slice(-MAX_PEND);
+  }
+}
