@@ -4,6 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'node:http';
 import WebSocket from 'ws';
+import { generateIdentity, type Identity } from '../src/core/identity';
+import { idToHex } from '../src/core/node-id';
+import { toB64 } from '../src/core/base64';
+import { registerProof } from '../src/net/relay-protocol';
 import { startServer, type RunningServer } from './serve';
 
 const hex = (n: number) => n.toString(16).padStart(40, '0');
@@ -47,12 +51,24 @@ function client(url: string): Promise<TestClient> {
 
 let server: RunningServer;
 const open: TestClient[] = [];
-async function registered(id: string): Promise<TestClient> {
-  const c = await client(server.relayUrl);
+
+/** The register frame answering a socket's challenge with `who`'s key (claiming `id`, by default its own). */
+async function proof(c: TestClient, who: Identity, id = idToHex(who.id)): Promise<Record<string, unknown>> {
+  const challenge = await c.next();
+  expect(challenge).toMatchObject({ type: 'challenge' });
+  const sig = await who.sign(registerProof(challenge.nonce as string, id));
+  return { type: 'register', id, alg: who.alg, pk: toB64(who.publicKey), sig: toB64(sig) };
+}
+
+/** A socket registered under a fresh identity (or the one given); `id` is its hex id. */
+async function registered(who?: Identity, url = server.relayUrl): Promise<TestClient & { id: string; who: Identity }> {
+  const me = who ?? (await generateIdentity());
+  const c = await client(url);
   open.push(c);
-  c.send({ type: 'register', id });
+  c.send(await proof(c, me));
+  const id = idToHex(me.id);
   expect(await c.next()).toEqual({ type: 'registered', id });
-  return c;
+  return { ...c, id, who: me };
 }
 
 beforeAll(async () => {
@@ -72,42 +88,69 @@ afterAll(() => server.close());
 
 describe('relay', () => {
   it('registers, relays a signal to a named id, and lists peers', async () => {
-    const a = await registered(hex(1));
-    const b = await registered(hex(2));
-    const c = await registered(hex(3));
-    a.send({ type: 'signal', to: hex(2), blob: { t: 'rtc', sdp: 'x' } });
-    expect(await b.next()).toEqual({ type: 'signal', from: hex(1), blob: { t: 'rtc', sdp: 'x' } });
+    const a = await registered();
+    const b = await registered();
+    const c = await registered();
+    a.send({ type: 'signal', to: b.id, blob: { t: 'rtc', sdp: 'x' } });
+    expect(await b.next()).toEqual({ type: 'signal', from: a.id, blob: { t: 'rtc', sdp: 'x' } });
     c.send({ type: 'peers', n: 5 });
     const peers = (await c.next()) as { type: string; ids: string[] };
     expect(peers.type).toBe('peers');
-    expect(peers.ids.sort()).toEqual([hex(1), hex(2)]);
+    expect(peers.ids.sort()).toEqual([a.id, b.id].sort());
     a.send({ type: 'peers', n: 1 });
     expect(((await a.next()) as { ids: string[] }).ids).toHaveLength(1);
     expect(server.relay.stats.signalsRelayed).toBeGreaterThanOrEqual(1);
   });
 
   it('answers an unknown target id with an error naming it', async () => {
-    const a = await registered(hex(10));
+    const a = await registered();
     a.send({ type: 'signal', to: hex(99), blob: {} });
     expect(await a.next()).toMatchObject({ type: 'error', code: 'unknown-peer', to: hex(99) });
   });
 
-  it('refuses signals before registration, double registration and a taken id', async () => {
+  it('refuses signals before registration, a register without the id\'s key, and double registration', async () => {
     const a = await client(server.relayUrl);
     open.push(a);
+    const mine = await generateIdentity();
+    const register = await proof(a, mine);
     a.send({ type: 'signal', to: hex(1), blob: {} });
     expect(await a.next()).toMatchObject({ type: 'error', code: 'not-registered' });
-    await registered(hex(20));
-    a.send({ type: 'register', id: hex(20) });
-    expect(await a.next()).toMatchObject({ type: 'error', code: 'id-taken' });
-    a.send({ type: 'register', id: hex(21) });
-    expect(await a.next()).toMatchObject({ type: 'registered' });
-    a.send({ type: 'register', id: hex(22) });
+    // Squatting: a live victim's id, claimed with our own key, or with its key but our signature.
+    const victim = await registered();
+    a.send({ ...register, id: victim.id });
+    expect(await a.next()).toMatchObject({ type: 'error', code: 'bad-proof' });
+    a.send({ ...register, id: victim.id, pk: toB64(victim.who.publicKey) });
+    expect(await a.next()).toMatchObject({ type: 'error', code: 'bad-proof' });
+    // A signature over another socket's challenge does not register this one.
+    const b = await client(server.relayUrl);
+    open.push(b);
+    a.send(await proof(b, mine));
+    expect(await a.next()).toMatchObject({ type: 'error', code: 'bad-proof' });
+    expect(server.relay.stats.errors['bad-proof']).toBeGreaterThanOrEqual(3);
+    // The victim still gets its signals.
+    const c = await registered();
+    c.send({ type: 'signal', to: victim.id, blob: { n: 1 } });
+    expect(await victim.next()).toEqual({ type: 'signal', from: c.id, blob: { n: 1 } });
+    a.send(register);
+    expect(await a.next()).toEqual({ type: 'registered', id: idToHex(mine.id) });
+    a.send(register);
     expect(await a.next()).toMatchObject({ type: 'error', code: 'already-registered' });
   });
 
+  it('a reload after a crash gets its id back at once: the proven owner replaces the stale socket', async () => {
+    const me = await generateIdentity();
+    const crashed = await registered(me);
+    // The crashed tab's socket still looks alive to the relay (no close frame, the heartbeat has not run).
+    const reloaded = await registered(me);
+    expect(await crashed.closed).toBe(4000);
+    const other = await registered();
+    other.send({ type: 'signal', to: reloaded.id, blob: { n: 2 } });
+    expect(await reloaded.next()).toEqual({ type: 'signal', from: other.id, blob: { n: 2 } });
+    expect(server.relay.stats.replaced).toBeGreaterThanOrEqual(1);
+  });
+
   it('answers malformed JSON, binary frames, unknown types and bad fields with errors, and stays up', async () => {
-    const a = await registered(hex(30));
+    const a = await registered();
     a.send('{not json');
     expect(await a.next()).toMatchObject({ type: 'error', code: 'bad-json' });
     a.send(Buffer.from([1, 2, 3]));
@@ -118,14 +161,14 @@ describe('relay', () => {
     expect(await a.next()).toMatchObject({ type: 'error', code: 'bad-message' });
     a.send('null');
     expect(await a.next()).toMatchObject({ type: 'error', code: 'bad-message' });
-    const b = await registered(hex(31));
+    const b = await registered();
     b.send({ type: 'peers' });
     expect(await b.next()).toMatchObject({ type: 'peers' });
   });
 
   it('caps the message size', async () => {
-    const a = await registered(hex(40));
-    a.send({ type: 'signal', to: hex(40), blob: { pad: 'x'.repeat(20_000) } });
+    const a = await registered();
+    a.send({ type: 'signal', to: a.id, blob: { pad: 'x'.repeat(20_000) } });
     expect(await a.next()).toMatchObject({ type: 'error', code: 'too-large' });
     // Far beyond the cap, ws itself closes the socket (1009).
     a.send('x'.repeat(200_000));
@@ -133,7 +176,7 @@ describe('relay', () => {
   });
 
   it('rate-limits a socket and closes one that keeps breaking limits', async () => {
-    const a = await registered(hex(50));
+    const a = await registered();
     for (let i = 0; i < 30; i++) a.send({ type: 'peers' });
     const codes: unknown[] = [];
     for (;;) {
@@ -158,13 +201,42 @@ describe('relay', () => {
   });
 
   it('forgets a socket when it closes', async () => {
-    const a = await registered(hex(60));
+    const a = await registered();
     a.ws.close();
     await a.closed;
     await new Promise((r) => setTimeout(r, 20));
-    const b = await registered(hex(61));
-    b.send({ type: 'signal', to: hex(60), blob: {} });
+    const b = await registered();
+    b.send({ type: 'signal', to: a.id, blob: {} });
     expect(await b.next()).toMatchObject({ code: 'unknown-peer' });
+  });
+});
+
+describe('relay caps per address', () => {
+  it('one address holds at most maxSocketsPerAddress sockets and shares one message rate; the relay serves on', async () => {
+    const s = await startServer({ port: 0, relayOnly: true, relay: { maxSocketsPerAddress: 3, addressBurst: 12, addressRatePerSecond: 0.001, burst: 100, ratePerSecond: 100 } });
+    try {
+      const cs = [await registered(undefined, s.relayUrl), await registered(undefined, s.relayUrl), await registered(undefined, s.relayUrl)];
+      const extra = await client(s.relayUrl);
+      expect(await extra.next()).toMatchObject({ type: 'error', code: 'address-full' });
+      expect(await extra.closed).toBe(1013);
+      expect(s.relay.stats.rejectedAddressFull).toBe(1);
+      // Three registrations spent 3 of the address's 12 tokens: 9 more frames pass, from any of its sockets.
+      for (let i = 0; i < 12; i++) cs[i % 3]!.send({ type: 'peers' });
+      const answers: unknown[] = [];
+      for (const c of cs) for (let i = 0; i < 4; i++) answers.push(((await c.next()) as { type: string; code?: string }).code ?? 'peers');
+      expect(answers.filter((a) => a === 'peers').length).toBe(9);
+      expect(answers.filter((a) => a === 'rate-limited').length).toBe(3);
+      // A socket that leaves frees its slot.
+      cs[0]!.ws.close();
+      await cs[0]!.closed;
+      await new Promise((r) => setTimeout(r, 20));
+      const again = await client(s.relayUrl);
+      open.push(again);
+      expect(await again.next()).toMatchObject({ type: 'challenge' });
+    } finally {
+      for (const c of open.splice(0)) c.ws.close();
+      await s.close();
+    }
   });
 });
 

@@ -73,7 +73,7 @@ window.vpNet = {
     transport = new WebRtcTransport({ identity, iceServers: [] });
     transport.events.on('link', adopt);
     bootstrap = cfg.kind === 'relay'
-      ? await connectRelay({ url: cfg.url, selfId: identity.id })
+      ? await connectRelay({ url: cfg.url, identity })
       : await connectPeerJs({ selfId: identity.id, host: cfg.host, port: cfg.port, path: cfg.path, secure: false });
     feedSignals(bootstrap, transport);
     log(`started ${idToHex(identity.id)} (${identity.alg}) via ${cfg.kind}`);

@@ -91,7 +91,7 @@ function dhtOptions(cfg: PeerConfig): Partial<DhtOptions> {
 
 function defaultConnector(cfg: PeerConfig, timeoutMs: number): DoorwayConnector {
   return (spec, selfId) => {
-    if (spec.kind === 'relay') return connectRelay({ url: spec.url, selfId, WebSocket: cfg.WebSocket, connectTimeoutMs: timeoutMs });
+    if (spec.kind === 'relay') return connectRelay({ url: spec.url, identity: cfg.identity, WebSocket: cfg.WebSocket, connectTimeoutMs: timeoutMs });
     const u = new URL(spec.url);
     const secure = u.protocol === 'https:';
     return connectPeerJs({ selfId, host: u.hostname, port: Number(u.port || (secure ? 443 : 80)), path: u.pathname, secure, connectTimeoutMs: timeoutMs, ...(spec.key ? { key: spec.key } : {}) });

@@ -68,7 +68,7 @@ export class FrameReader {
         return { kind: 'bad', why: 'control frame is not JSON' };
       }
     }
-    if (kind !== FrameKind.More && kind !== FrameKind.End) return { kind: 'bad', why: `unknown frame kind ${kind}` };
+    if (kind !== FrameKind.More && kind !== FrameKind.End) return { kind: 'bad', why: 'unknown frame kind' };
     if (this.skipping) {
       if (kind === FrameKind.End) this.skipping = false;
       return { kind: 'partial' };

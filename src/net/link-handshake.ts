@@ -7,6 +7,8 @@
 // them, stops a signaling relay from sitting in the middle of the connection (each leg
 // of a man-in-the-middle has different certificates, so the transcripts differ).
 import * as v from 'valibot';
+import { fromB64 as decodeB64, toB64 } from '../core/base64';
+import { concatBytes } from '../core/concat-bytes';
 import { type Identity, publicKeyMatchesId, verifySignature } from '../core/identity';
 import { type NodeId } from '../core/node-id';
 
@@ -30,33 +32,33 @@ export const ByeSchema = v.object({ t: v.literal('bye'), reason: v.pipe(v.string
 export const ControlSchema = v.variant('t', [HelloSchema, AuthSchema, ByeSchema]);
 export type ControlMsg = v.InferOutput<typeof ControlSchema>;
 
-export function toB64(b: Uint8Array): string {
-  let s = '';
-  for (let i = 0; i < b.length; i++) s += String.fromCharCode(b[i]!);
-  return btoa(s);
-}
+export { toB64 } from '../core/base64';
+
+/** Decodes base64; a string atob refuses (bad length or padding) is a HandshakeError. */
 export function fromB64(s: string): Uint8Array {
-  const bin = atob(s);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
+  try {
+    return decodeB64(s);
+  } catch {
+    throw new HandshakeError('bad base64');
+  }
 }
 
-/** The first DTLS fingerprint line of an SDP ('' when absent). */
-export function sdpFingerprint(sdp: string | undefined): string {
-  return /a=fingerprint:([^\r\n]+)/i.exec(sdp ?? '')?.[1]?.trim().toLowerCase() ?? '';
+/**
+ * The one DTLS fingerprint of an SDP, or undefined when it has none or more than one
+ * a=fingerprint line: with two, which certificate DTLS checks is up to the browser, and the
+ * handshake would bind one fingerprint while the connection might be checked against the
+ * other, so such an SDP is refused (webrtc-transport.ts counts it, `badSignals.fingerprint`).
+ */
+export function sdpFingerprint(sdp: string | undefined): string | undefined {
+  const lines = (sdp ?? '').match(/^a=fingerprint:[^\r\n]*/gim) ?? [];
+  if (lines.length !== 1) return undefined;
+  const fp = lines[0]!.slice('a=fingerprint:'.length).trim().toLowerCase();
+  return fp === '' ? undefined : fp;
 }
 
 function transcript(signer: NodeId, verifier: NodeId, signerNonce: Uint8Array, verifierNonce: Uint8Array, fps: string): Uint8Array {
   const te = new TextEncoder();
-  const parts = [te.encode(CONTEXT), signer, verifier, signerNonce, verifierNonce, te.encode(fps)];
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let off = 0;
-  for (const p of parts) {
-    out.set(p, off);
-    off += p.length;
-  }
-  return out;
+  return concatBytes(te.encode(CONTEXT), signer, verifier, signerNonce, verifierNonce, te.encode(fps));
 }
 
 export interface HandshakeIo {

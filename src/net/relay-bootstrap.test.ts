@@ -23,9 +23,10 @@ afterAll(async () => {
 
 describe('relay bootstrap', () => {
   it('registers, lists peers, relays signals, reports undeliverable ids', async () => {
-    const [ida, idb] = [randomId(), randomId()];
-    const a = await connectRelay({ url: server.relayUrl, selfId: ida, WebSocket: WS });
-    const b = await connectRelay({ url: server.relayUrl, selfId: idb, WebSocket: WS });
+    const [ia, ib] = [await generateIdentity(), await generateIdentity()];
+    const [ida, idb] = [ia.id, ib.id];
+    const a = await connectRelay({ url: server.relayUrl, identity: ia, WebSocket: WS });
+    const b = await connectRelay({ url: server.relayUrl, identity: ib, WebSocket: WS });
     const peers = await a.randomPeers(5);
     expect(peers.map(idToHex)).toEqual([idToHex(idb)]);
     const got = new Promise<{ from: Uint8Array; blob: Record<string, unknown> }>((r) => b.events.once('signal', r));
@@ -41,27 +42,35 @@ describe('relay bootstrap', () => {
     b.close();
   });
 
-  it('rejects when the id is taken or the relay is unreachable', async () => {
-    const id = randomId();
-    const a = await connectRelay({ url: server.relayUrl, selfId: id, WebSocket: WS });
-    await expect(connectRelay({ url: server.relayUrl, selfId: id, WebSocket: WS })).rejects.toThrow(/id-taken/);
-    await expect(connectRelay({ url: 'ws://127.0.0.1:1/relay', selfId: randomId(), WebSocket: WS })).rejects.toThrow(/cannot reach|closed/);
-    a.close();
+  it('a second connection of the same identity takes the id back (the first is closed); an unreachable relay rejects', async () => {
+    const me = await generateIdentity();
+    const a = await connectRelay({ url: server.relayUrl, identity: me, WebSocket: WS });
+    const aClosed = new Promise((r) => a.events.once('close', r));
+    const again = await connectRelay({ url: server.relayUrl, identity: me, WebSocket: WS });
+    await aClosed;
+    const other = await connectRelay({ url: server.relayUrl, identity: await generateIdentity(), WebSocket: WS });
+    const got = new Promise<{ from: Uint8Array }>((r) => again.events.once('signal', r));
+    other.sendSignal(me.id, { hi: 1 });
+    expect(idEquals((await got).from, other.selfId)).toBe(true);
+    await expect(connectRelay({ url: 'ws://127.0.0.1:1/relay', identity: await generateIdentity(), WebSocket: WS })).rejects.toThrow(/cannot reach|closed/);
+    again.close();
+    other.close();
   });
 
   it('emits close when the relay goes away', async () => {
     const s2 = await startServer({ port: 0, relayOnly: true });
-    const a = await connectRelay({ url: s2.relayUrl, selfId: randomId(), WebSocket: WS });
+    const a = await connectRelay({ url: s2.relayUrl, identity: await generateIdentity(), WebSocket: WS });
     const closed = new Promise((r) => a.events.once('close', r));
     await s2.close();
     await closed;
   });
 
   it('two WebRTC transports meet through the relay and exchange messages', async () => {
-    const ta = await nodeTransport({ identity: await generateIdentity() });
-    const tb = await nodeTransport({ identity: await generateIdentity() });
-    const ba = await connectRelay({ url: server.relayUrl, selfId: ta.selfId, WebSocket: WS });
-    const bb = await connectRelay({ url: server.relayUrl, selfId: tb.selfId, WebSocket: WS });
+    const [ia, ib] = [await generateIdentity(), await generateIdentity()];
+    const ta = await nodeTransport({ identity: ia });
+    const tb = await nodeTransport({ identity: ib });
+    const ba = await connectRelay({ url: server.relayUrl, identity: ia, WebSocket: WS });
+    const bb = await connectRelay({ url: server.relayUrl, identity: ib, WebSocket: WS });
     feedSignals(ba, ta);
     feedSignals(bb, tb);
     const inbound = new Promise<Link>((r) => tb.events.once('link', r));

@@ -1,10 +1,13 @@
 // Bootstrap through the project's relay (signaling/relay.ts; the protocol both use is
 // relay-protocol.ts). Every relay frame is schema-checked; bad ones are counted and dropped.
+// Registration proves the id: the relay's challenge is signed with the identity's key.
 import * as v from 'valibot';
 import { Emitter } from '../core/emitter';
+import type { Identity } from '../core/identity';
 import { hexToId, idToHex, type NodeId } from '../core/node-id';
 import { BootstrapError, type Bootstrap, type BootstrapEvents } from './bootstrap';
-import { MAX_PEERS, RelayMessageSchema, type ClientMessage } from './relay-protocol';
+import { toB64 } from '../core/base64';
+import { MAX_PEERS, registerProof, RelayMessageSchema, type ClientMessage } from './relay-protocol';
 import type { SignalBlob } from './transport';
 
 export const RELAY_BOOTSTRAP_DEFAULTS = {
@@ -30,7 +33,8 @@ export type WebSocketCtor = new (url: string) => WebSocketLike;
 export interface RelayBootstrapOptions {
   /** ws:// or wss:// URL of the relay, e.g. ws://127.0.0.1:8080/relay. */
   url: string;
-  selfId: NodeId;
+  /** The id to register and the key it hashes from (the relay's challenge is signed with it). */
+  identity: Pick<Identity, 'id' | 'alg' | 'publicKey' | 'sign'>;
   /** Default: globalThis.WebSocket. */
   WebSocket?: WebSocketCtor;
   connectTimeoutMs?: number;
@@ -46,12 +50,14 @@ export interface RelayBootstrapStats {
   signalsOut: number;
   signalsIn: number;
   badFrames: number;
+  /** badFrames by reason: not JSON, not a relay message (schema), or one that has no place after registration. */
+  badBy: { json: number; schema: number; unexpected: number };
   errors: number;
 }
 
 class RelayBootstrap implements Bootstrap {
   readonly events = new Emitter<BootstrapEvents>();
-  readonly stats: RelayBootstrapStats = { signalsOut: 0, signalsIn: 0, badFrames: 0, errors: 0 };
+  readonly stats: RelayBootstrapStats = { signalsOut: 0, signalsIn: 0, badFrames: 0, badBy: { json: 0, schema: 0, unexpected: 0 }, errors: 0 };
   private readonly peerWaiters: Array<(ids: NodeId[]) => void> = [];
   private closed = false;
 
@@ -101,14 +107,10 @@ class RelayBootstrap implements Bootstrap {
     try {
       json = JSON.parse(String(data));
     } catch {
-      this.stats.badFrames++;
-      return;
+      return this.bad('json');
     }
     const parsed = v.safeParse(RelayMessageSchema, json);
-    if (!parsed.success) {
-      this.stats.badFrames++;
-      return;
-    }
+    if (!parsed.success) return this.bad('schema');
     const m = parsed.output;
     switch (m.type) {
       case 'signal':
@@ -123,8 +125,14 @@ class RelayBootstrap implements Bootstrap {
         if (m.code === 'unknown-peer' && m.to) this.events.emit('undeliverable', { to: hexToId(m.to) });
         return;
       case 'registered':
-        this.stats.badFrames++;
+      case 'challenge':
+        this.bad('unexpected');
     }
+  }
+
+  private bad(why: keyof RelayBootstrapStats['badBy']): void {
+    this.stats.badFrames++;
+    this.stats.badBy[why]++;
   }
 
   onClose(reason: string): void {
@@ -141,7 +149,8 @@ export function connectRelay(opts: RelayBootstrapOptions): Promise<Bootstrap & {
   const Ctor = opts.WebSocket ?? (globalThis as { WebSocket?: WebSocketCtor }).WebSocket;
   if (!Ctor) return Promise.reject(new BootstrapError('no WebSocket implementation: pass opts.WebSocket'));
   const timeoutMs = opts.connectTimeoutMs ?? RELAY_BOOTSTRAP_DEFAULTS.connectTimeoutMs;
-  const selfHex = idToHex(opts.selfId);
+  const self = opts.identity;
+  const selfHex = idToHex(self.id);
   return new Promise((resolve, reject) => {
     let ws: WebSocketLike;
     try {
@@ -150,7 +159,7 @@ export function connectRelay(opts: RelayBootstrapOptions): Promise<Bootstrap & {
       reject(new BootstrapError(`cannot open ${opts.url}: ${(e as Error).message}`));
       return;
     }
-    const b = new RelayBootstrap(opts.selfId, ws, opts.requestTimeoutMs ?? RELAY_BOOTSTRAP_DEFAULTS.requestTimeoutMs);
+    const b = new RelayBootstrap(self.id, ws, opts.requestTimeoutMs ?? RELAY_BOOTSTRAP_DEFAULTS.requestTimeoutMs);
     let registered = false;
     const fail = (why: string) => {
       if (registered) return;
@@ -164,7 +173,15 @@ export function connectRelay(opts: RelayBootstrapOptions): Promise<Bootstrap & {
       reject(new BootstrapError(why));
     };
     const timer = setTimeout(() => fail('relay did not answer in time'), timeoutMs);
-    ws.onopen = () => send(ws, { type: 'register', id: selfHex });
+    ws.onopen = () => undefined; // the relay speaks first: its challenge
+    const answer = async (nonce: string) => {
+      try {
+        const sig = await self.sign(registerProof(nonce, selfHex));
+        if (!registered) send(ws, { type: 'register', id: selfHex, alg: self.alg, pk: toB64(self.publicKey), sig: toB64(sig) });
+      } catch (e) {
+        fail(`cannot sign the relay's challenge: ${(e as Error).message}`);
+      }
+    };
     ws.onerror = () => fail(`cannot reach the relay at ${opts.url}`);
     ws.onclose = (ev) => {
       if (!registered) fail(`relay closed the connection (${ev.code ?? ''} ${ev.reason ?? ''})`);
@@ -179,7 +196,9 @@ export function connectRelay(opts: RelayBootstrapOptions): Promise<Bootstrap & {
         return fail('relay sent garbage');
       }
       const p = v.safeParse(RelayMessageSchema, m);
-      if (p.success && p.output.type === 'registered' && p.output.id === selfHex) {
+      if (p.success && p.output.type === 'challenge') {
+        void answer(p.output.nonce);
+      } else if (p.success && p.output.type === 'registered' && p.output.id === selfHex) {
         registered = true;
         clearTimeout(timer);
         resolve(b);

@@ -4,12 +4,19 @@
 // checks the relay's frames against RelayMessageSchema. It lives in src/ because the client
 // is bundled into the tab; it is pure (valibot only), so the Node relay can import it.
 //
+// relay -> client, first, on every new socket
+//   { type: 'challenge', nonce }              32 random bytes, base64
 // client -> relay
-//   { type: 'register', id }                  first message; id = 40 hex chars (node id)
+//   { type: 'register', id, alg, pk, sig }    id = 40 hex chars (node id); pk = the raw public key
+//                                             it hashes from (node id = first 160 bits of its
+//                                             SHA-256, core/identity.ts); sig = signature by
+//                                             that key over registerProof(nonce, id)
 //   { type: 'signal', to, blob }              relay an opaque signal object to a live id
 //   { type: 'peers', n? }                     ask for up to n (<= MAX_PEERS) random live ids
 // relay -> client
-//   { type: 'registered', id }
+//   { type: 'registered', id }                a live socket of the same id (a tab that crashed
+//                                             and came back) is closed: the proven owner takes
+//                                             its id back at once
 //   { type: 'signal', from, blob }
 //   { type: 'peers', ids }
 //   { type: 'error', code, message, to? }     the socket stays open unless it keeps erring
@@ -17,9 +24,27 @@ import * as v from 'valibot';
 
 export const MAX_PEERS = 32;
 const Hex40 = v.pipe(v.string(), v.regex(/^[0-9a-f]{40}$/));
+const B64 = (max: number) => v.pipe(v.string(), v.maxLength(max), v.regex(/^[A-Za-z0-9+/]*={0,2}$/));
+
+/** Bytes of the relay's challenge nonce. */
+export const CHALLENGE_BYTES = 32;
+const PROOF_CONTEXT = 'voxel-populi relay register v1\0';
+
+/** What a client signs to register `idHex` on the socket that got `nonce` (base64). */
+export function registerProof(nonce: string, idHex: string): Uint8Array {
+  return new TextEncoder().encode(`${PROOF_CONTEXT}${nonce}\0${idHex}`);
+}
 
 export const ClientMessageSchema = v.variant('type', [
-  v.object({ type: v.literal('register'), id: Hex40 }),
+  v.object({
+    type: v.literal('register'),
+    id: Hex40,
+    alg: v.picklist(['Ed25519', 'ECDSA-P256']),
+    /** Raw public key: 32 bytes (Ed25519) or 65 (P-256), base64. */
+    pk: B64(100),
+    /** Signature over registerProof(nonce, id), base64 (64 bytes for both algorithms). */
+    sig: B64(100),
+  }),
   v.object({ type: v.literal('signal'), to: Hex40, blob: v.record(v.string(), v.unknown()) }),
   v.object({ type: v.literal('peers'), n: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_PEERS))) }),
 ]);
@@ -27,10 +52,11 @@ export type ClientMessage = v.InferOutput<typeof ClientMessageSchema>;
 
 export type RelayErrorCode =
   | 'too-large' | 'rate-limited' | 'bad-json' | 'bad-message' | 'not-registered'
-  | 'already-registered' | 'id-taken' | 'unknown-peer' | 'full';
+  | 'already-registered' | 'bad-proof' | 'unknown-peer' | 'full' | 'address-full';
 
 /** What the relay sends. */
 export type RelayMessage =
+  | { type: 'challenge'; nonce: string }
   | { type: 'registered'; id: string }
   | { type: 'signal'; from: string; blob: Record<string, unknown> }
   | { type: 'peers'; ids: string[] }
@@ -42,6 +68,7 @@ export type RelayMessage =
  * an optional message, up to 64 ids.
  */
 export const RelayMessageSchema = v.variant('type', [
+  v.object({ type: v.literal('challenge'), nonce: B64(64) }),
   v.object({ type: v.literal('registered'), id: Hex40 }),
   v.object({ type: v.literal('signal'), from: Hex40, blob: v.record(v.string(), v.unknown()) }),
   v.object({ type: v.literal('peers'), ids: v.pipe(v.array(Hex40), v.maxLength(64)) }),

@@ -5,7 +5,7 @@
 // Until the identity handshake succeeds, data frames from the peer are held back.
 import type SimplePeer from '@thaunknown/simple-peer/lite.js';
 import * as v from 'valibot';
-import { realClock, type Clock } from '../core/clock';
+import { realClock, type Clock, type TimerHandle } from '../core/clock';
 import { Emitter } from '../core/emitter';
 import type { NodeId } from '../core/node-id';
 import { LinkClosedError, LinkMessageTooLargeError, MAX_LINK_MESSAGE, type Link, type LinkEvents } from './link';
@@ -14,6 +14,28 @@ import { ControlSchema, HandshakeError, type ControlMsg, type HandshakeIo } from
 
 /** Bad frames tolerated on one link before it is closed as broken. */
 export const MAX_BAD_FRAMES = 8;
+/**
+ * Bytes queued for a peer that does not read (its channel stays above the high-water mark,
+ * no `drain`) before the link is closed: sixteen of the largest transfers an honest peer
+ * makes at once (a 2 MiB region snapshot), far above what a reading peer leaves queued.
+ */
+export const MAX_QUEUED_BYTES = 32 * 1024 * 1024;
+/** A queue that has not moved (no `drain`) for this long belongs to a peer that stopped reading: the link is closed. */
+export const STALL_MS = 20_000;
+/** Messages (and bytes) from the peer held back until our side of the handshake is done. */
+export const MAX_HELD_MESSAGES = 1024;
+export const MAX_HELD_BYTES = 1024 * 1024;
+
+export interface WebRtcLinkOptions {
+  clock?: Clock;
+  maxMessage?: number;
+  /** Default MAX_QUEUED_BYTES. */
+  maxQueuedBytes?: number;
+  /** Default STALL_MS. */
+  stallMs?: number;
+  /** Called once if the link is closed because the peer stopped reading. */
+  onStalled?: () => void;
+}
 
 export interface LinkStats {
   messagesIn: number;
@@ -21,30 +43,39 @@ export interface LinkStats {
   bytesIn: number;
   bytesOut: number;
   badFrames: number;
+  /** badFrames by reason. */
+  badBy: Record<string, number>;
 }
 
 export class WebRtcLink implements Link {
   readonly events = new Emitter<LinkEvents>();
-  readonly stats: LinkStats = { messagesIn: 0, messagesOut: 0, bytesIn: 0, bytesOut: 0, badFrames: 0 };
+  readonly stats: LinkStats = { messagesIn: 0, messagesOut: 0, bytesIn: 0, bytesOut: 0, badFrames: 0, badBy: {} };
   private state: 'handshake' | 'holding' | 'open' | 'closed' = 'handshake';
   private readonly reader: FrameReader;
   private readonly queue: Uint8Array[] = [];
   private queuedBytes = 0;
   private waitingDrain = false;
   private held: Uint8Array[] = [];
+  private heldBytes = 0;
+  private readonly clock: Clock;
+  private readonly maxQueuedBytes: number;
+  /** Set while frames wait for a `drain` that has not come. */
+  private stallTimer: TimerHandle | undefined;
   private controlWaiters: Array<{ resolve: (m: ControlMsg) => void; reject: (e: Error) => void }> = [];
   private controlInbox: ControlMsg[] = [];
 
   constructor(
     private readonly peer: SimplePeer,
     readonly remoteId: NodeId,
-    private readonly clock: Clock = realClock,
-    maxMessage = MAX_LINK_MESSAGE,
+    private readonly options: WebRtcLinkOptions = {},
   ) {
-    this.reader = new FrameReader(maxMessage);
+    this.clock = options.clock ?? realClock;
+    this.maxQueuedBytes = options.maxQueuedBytes ?? MAX_QUEUED_BYTES;
+    this.reader = new FrameReader(options.maxMessage ?? MAX_LINK_MESSAGE);
     peer.on('data', (d) => this.onFrame(d));
     peer.on('drain', () => {
       this.waitingDrain = false;
+      this.clearStall();
       this.pump();
     });
     peer.on('close', () => this.finish('remote closed'));
@@ -74,6 +105,21 @@ export class WebRtcLink implements Link {
     this.stats.messagesOut++;
     this.stats.bytesOut += data.length;
     for (const f of splitMessage(data)) this.enqueue(f);
+    // The peer stopped reading (or reads slower than we must send): holding more for it
+    // would grow without bound, so the link goes, as a dead one would.
+    if (this.queuedBytes > this.maxQueuedBytes) this.stalled('send queue full');
+  }
+
+  private stalled(why: string): void {
+    if (this.state === 'closed') return;
+    this.options.onStalled?.();
+    this.finish(`peer stopped reading (${why})`);
+  }
+
+  private clearStall(): void {
+    if (this.stallTimer === undefined) return;
+    this.clock.clearTimeout(this.stallTimer);
+    this.stallTimer = undefined;
   }
 
   close(reason = 'closed'): void {
@@ -112,6 +158,7 @@ export class WebRtcLink implements Link {
       this.state = 'open';
       const held = this.held;
       this.held = [];
+      this.heldBytes = 0;
       for (const m of held) {
         if (this.state !== 'open') break;
         this.events.emit('message', m);
@@ -130,6 +177,9 @@ export class WebRtcLink implements Link {
       const f = this.queue.shift()!;
       this.queuedBytes -= f.length;
       if (!this.peer.write(f)) this.waitingDrain = true;
+    }
+    if (this.waitingDrain && this.stallTimer === undefined && this.state !== 'closed') {
+      this.stallTimer = this.clock.setTimeout(() => this.stalled('no drain'), this.options.stallMs ?? STALL_MS);
     }
   }
 
@@ -157,13 +207,16 @@ export class WebRtcLink implements Link {
         this.stats.messagesIn++;
         this.stats.bytesIn += ev.data.length;
         if (this.state === 'open') this.events.emit('message', ev.data);
-        else if (this.held.length < 1024) this.held.push(ev.data);
-        else this.bad('too many messages before the handshake finished');
+        else if (this.held.length < MAX_HELD_MESSAGES && this.heldBytes + ev.data.length <= MAX_HELD_BYTES) {
+          this.held.push(ev.data);
+          this.heldBytes += ev.data.length;
+        } else this.bad('too many messages before the handshake finished');
     }
   }
 
   private bad(why: string): void {
     this.stats.badFrames++;
+    this.stats.badBy[why] = (this.stats.badBy[why] ?? 0) + 1;
     if (this.stats.badFrames >= MAX_BAD_FRAMES) this.finish(`protocol violation: ${why}`);
   }
 
@@ -172,7 +225,9 @@ export class WebRtcLink implements Link {
     this.state = 'closed';
     this.queue.length = 0;
     this.queuedBytes = 0;
+    this.clearStall();
     this.held = [];
+    this.heldBytes = 0;
     for (const w of this.controlWaiters.splice(0)) w.reject(new HandshakeError(`link closed during handshake: ${reason}`));
     if (!this.peer.destroyed) this.peer.destroy();
     this.events.emit('close', { reason });

@@ -28,7 +28,7 @@ import { Emitter } from '../core/emitter';
 import type { Identity } from '../core/identity';
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import type { Link } from './link';
-import { runHandshake, sdpFingerprint } from './link-handshake';
+import { HandshakeError, runHandshake, sdpFingerprint } from './link-handshake';
 import { DialError, type SignalBlob, type SignalChannel, type Transport, type TransportEvents } from './transport';
 import { WebRtcLink } from './webrtc-link';
 
@@ -39,7 +39,31 @@ export const WEBRTC_DEFAULTS = {
   dialTimeoutMs: 15_000,
   /** Half-open inbound connections (offers received, not yet open) kept at once. */
   maxPendingInbound: 32,
+  /**
+   * An inbound connection must prove its id (ICE, DTLS and the handshake done) within this
+   * of its offer, or its slot is freed: offers that never finish cannot keep the slots full.
+   */
+  pendingInboundTimeoutMs: 8_000,
+  /** Half-open inbound connections from one node id at once (a second one is a redial). */
+  maxPendingPerSource: 2,
 };
+
+/** Why a signal was refused (`stats.badSignalsBy`). */
+export type BadSignalReason =
+  /** Not a signal of this transport (schema). */
+  | 'schema'
+  /** An answer or candidate for no connection, or from ourselves. */
+  | 'stray'
+  /** Every inbound slot, or this source's share of them, is taken. */
+  | 'slots'
+  /** An offer or answer whose SDP has no a=fingerprint line or more than one. */
+  | 'fingerprint'
+  /** A second offer or answer for a connection (renegotiation is unused) with another SDP. */
+  | 'renegotiation'
+  /** An offer to the side that dialled, or an answer to the side that answers. */
+  | 'direction'
+  /** The WebRTC stack refused it. */
+  | 'refused';
 
 export interface WebRtcTransportOptions {
   identity: Identity;
@@ -48,6 +72,8 @@ export interface WebRtcTransportOptions {
   rtcConfig?: Record<string, unknown>;
   dialTimeoutMs?: number;
   maxPendingInbound?: number;
+  pendingInboundTimeoutMs?: number;
+  maxPendingPerSource?: number;
   clock?: Clock;
   /** Builds the simple-peer instance (default: `new SimplePeer(opts)`). */
   createPeer?: (opts: SimplePeerOptions) => SimplePeer;
@@ -62,6 +88,10 @@ export interface WebRtcTransportStats {
   inboundFailures: number;
   handshakeFailures: number;
   badSignals: number;
+  /** Links closed because the peer stopped reading (webrtc-link.ts MAX_QUEUED_BYTES). */
+  stalledLinksClosed: number;
+  /** badSignals by reason. */
+  badSignalsBy: Record<BadSignalReason, number>;
   linksOpen: number;
 }
 
@@ -108,7 +138,8 @@ export class WebRtcTransport implements Transport {
   readonly events = new Emitter<TransportEvents>();
   readonly stats: WebRtcTransportStats = {
     dials: 0, dialsOk: 0, dialFailures: 0, inbound: 0, inboundOk: 0, inboundFailures: 0,
-    handshakeFailures: 0, badSignals: 0, linksOpen: 0,
+    handshakeFailures: 0, badSignals: 0, linksOpen: 0, stalledLinksClosed: 0,
+    badSignalsBy: { schema: 0, stray: 0, slots: 0, fingerprint: 0, renegotiation: 0, direction: 0, refused: 0 },
   };
   private readonly opts: Required<Omit<WebRtcTransportOptions, 'rtcConfig'>> & { rtcConfig: Record<string, unknown> };
   private readonly conns = new Map<string, Conn>();
@@ -140,12 +171,10 @@ export class WebRtcTransport implements Transport {
   handleSignal(from: NodeId, blob: SignalBlob, signals: SignalChannel): void {
     if (this.closed) return;
     const parsed = v.safeParse(WebRtcSignalSchema, blob);
-    if (!parsed.success) {
-      this.stats.badSignals++;
-      return;
-    }
+    if (!parsed.success) return this.badSignal('schema');
     const { cid, s } = parsed.output;
-    const key = `${idToHex(from)}/${cid}`;
+    const fromHex = idToHex(from);
+    const key = `${fromHex}/${cid}`;
     let c = this.conns.get(key);
     if (c?.done) {
       // Open already: late trickled candidates may still help ICE; anything else is noise.
@@ -159,25 +188,38 @@ export class WebRtcTransport implements Transport {
       return;
     }
     if (!c && this.ended.has(key)) return;
+    // The handshake binds the one fingerprint of each SDP: none, or two, is refused.
+    const fp = s.type === 'candidate' ? undefined : sdpFingerprint(s.sdp);
+    if (s.type !== 'candidate' && fp === undefined) return this.badSignal('fingerprint');
     if (!c) {
       // Only an offer opens a connection; a stray answer/candidate belongs to one that ended.
-      if (s.type !== 'offer' || this.pendingInbound() >= this.opts.maxPendingInbound || idEquals(from, this.selfId)) {
-        this.stats.badSignals++;
-        return;
-      }
+      if (s.type !== 'offer' || idEquals(from, this.selfId)) return this.badSignal('stray');
+      if (this.pendingInbound() >= this.opts.maxPendingInbound || this.pendingInbound(fromHex) >= this.opts.maxPendingPerSource) return this.badSignal('slots');
       this.stats.inbound++;
       c = this.start(from, cid, false, signals);
     } else if ((s.type === 'offer') === c.initiator) {
-      this.stats.badSignals++; // an initiator never receives an offer, a responder never an answer
-      return;
+      return this.badSignal('direction'); // an initiator never receives an offer, a responder never an answer
     }
-    if (s.type === 'offer') c.offerSdp ??= s.sdp;
-    if (s.type === 'answer') c.answerSdp ??= s.sdp;
+    if (s.type !== 'candidate') {
+      const bound = s.type === 'offer' ? c.offerSdp : c.answerSdp;
+      if (bound !== undefined) {
+        // Renegotiation is unused: a second SDP could carry another certificate than the one bound.
+        if (bound !== s.sdp) this.badSignal('renegotiation');
+        return;
+      }
+      if (s.type === 'offer') c.offerSdp = s.sdp;
+      else c.answerSdp = s.sdp;
+    }
     try {
       c.peer.signal(s as SimplePeerSignal);
     } catch {
-      this.stats.badSignals++;
+      this.badSignal('refused');
     }
+  }
+
+  private badSignal(why: BadSignalReason): void {
+    this.stats.badSignals++;
+    this.stats.badSignalsBy[why]++;
   }
 
   close(): void {
@@ -194,9 +236,10 @@ export class WebRtcTransport implements Transport {
     if (this.ended.size > 256) this.ended.delete(this.ended.values().next().value!);
   }
 
-  private pendingInbound(): number {
+  /** Half-open inbound connections (from one source, if given). */
+  private pendingInbound(fromHex?: string): number {
     let n = 0;
-    for (const c of this.conns.values()) if (!c.initiator && !c.done) n++;
+    for (const [key, c] of this.conns) if (!c.initiator && !c.done && (fromHex === undefined || key.startsWith(fromHex))) n++;
     return n;
   }
 
@@ -212,7 +255,10 @@ export class WebRtcTransport implements Transport {
     });
     const c: Conn = {
       peer, remoteId, cid, initiator, done: false, resolve, reject,
-      timer: this.opts.clock.setTimeout(() => this.fail(c, new DialError('dial timed out')), this.opts.dialTimeoutMs),
+      timer: this.opts.clock.setTimeout(
+        () => this.fail(c, new DialError(initiator ? 'dial timed out' : 'inbound connection did not prove its id in time')),
+        initiator ? this.opts.dialTimeoutMs : this.opts.pendingInboundTimeoutMs,
+      ),
     };
     this.conns.set(key, c);
     peer.on('signal', (data) => {
@@ -234,9 +280,13 @@ export class WebRtcTransport implements Transport {
 
   private async onConnect(c: Conn, key: string): Promise<void> {
     if (c.done) return;
-    const link = new WebRtcLink(c.peer, c.remoteId, this.opts.clock);
-    const fps = `${sdpFingerprint(c.offerSdp)}|${sdpFingerprint(c.answerSdp)}`;
+    const link = new WebRtcLink(c.peer, c.remoteId, { clock: this.opts.clock, onStalled: () => this.stats.stalledLinksClosed++ });
+    const offerFp = sdpFingerprint(c.offerSdp);
+    const answerFp = sdpFingerprint(c.answerSdp);
+    const fps = `${offerFp}|${answerFp}`;
     try {
+      // Our own SDP is checked here (the peer's was, as it came in): nothing to bind, no link.
+      if (offerFp === undefined || answerFp === undefined) throw new HandshakeError('an SDP without exactly one fingerprint');
       await runHandshake(link.handshakeIo(), this.opts.identity, c.remoteId, fps);
     } catch (e) {
       if (c.done) return;

@@ -1,0 +1,221 @@
+// The relay's rules, apart from the WebSocket plumbing (relay.ts): who may register which
+// id, who may send how much, what each frame does. Pure but for WebCrypto (the id proof),
+// so tests and the fuzzer drive it directly with stand-in sockets.
+//
+// An id is proven, never asserted: every socket gets a fresh challenge nonce and registers
+// by signing it with the key its id hashes from (relay-protocol.ts). So nobody can squat
+// another's id, and a proven owner whose old socket still looks alive (a tab that crashed
+// and reloaded before the heartbeat noticed) takes the id back at once: the old socket is
+// closed. Every frame is size-capped, rate-limited per socket and per address, and
+// schema-checked; bad input gets an error frame, a socket that keeps misbehaving is
+// closed, and no input can throw out of a handler.
+import * as v from 'valibot';
+import { publicKeyMatchesId, verifySignature } from '../src/core/identity';
+import { hexToId } from '../src/core/node-id';
+import { TokenBucket } from '../src/core/token-bucket';
+import { fromB64, toB64 } from '../src/core/base64';
+import { CHALLENGE_BYTES, ClientMessageSchema, MAX_PEERS, registerProof, type RelayErrorCode, type RelayMessage } from '../src/net/relay-protocol';
+
+export const RELAY_DEFAULTS = {
+  /** Largest client frame in bytes (an SDP offer is 1-6 KiB). */
+  maxMessageBytes: 16 * 1024,
+  /** Token bucket: burst size and refill per second, per socket. */
+  burst: 40,
+  ratePerSecond: 20,
+  /** Token bucket over all sockets of one address (tabs behind one NAT share it). */
+  addressBurst: 200,
+  addressRatePerSecond: 100,
+  maxSockets: 2000,
+  /** Sockets from one address at once (a household or a classroom behind one NAT). */
+  maxSocketsPerAddress: 32,
+  /** Errors (bad frames, limit breaks) before the relay closes the socket. */
+  maxStrikes: 10,
+  /** Unregistered sockets are closed after this. */
+  registerTimeoutMs: 10_000,
+  /** WebSocket ping interval; a socket that missed a whole interval is dropped. */
+  heartbeatMs: 30_000,
+  /** Answer to "peers" when n is not given. */
+  defaultPeers: 8,
+};
+
+export type RelayConfig = typeof RELAY_DEFAULTS;
+
+/** What the core needs of a socket. */
+export interface RelaySocket {
+  readonly open: boolean;
+  send(text: string): void;
+  close(code: number, reason: string): void;
+}
+
+export interface RelayStats {
+  sockets: number;
+  registered: number;
+  accepted: number;
+  rejectedFull: number;
+  /** Sockets refused because their address holds maxSocketsPerAddress already. */
+  rejectedAddressFull: number;
+  messagesIn: number;
+  bytesIn: number;
+  signalsRelayed: number;
+  peersAnswered: number;
+  /** Live sockets closed because their id's owner registered again on a new one. */
+  replaced: number;
+  errorsSent: number;
+  closedForAbuse: number;
+  errors: Partial<Record<RelayErrorCode, number>>;
+}
+
+export interface RelayClient {
+  readonly socket: RelaySocket;
+  readonly address: string;
+  readonly nonce: string;
+  id?: string;
+  /** A register is being checked (signature verification is async). */
+  proving: boolean;
+  bucket: TokenBucket;
+  strikes: number;
+  alive: boolean;
+}
+
+export function newRelayStats(): RelayStats {
+  return {
+    sockets: 0, registered: 0, accepted: 0, rejectedFull: 0, rejectedAddressFull: 0, messagesIn: 0, bytesIn: 0,
+    signalsRelayed: 0, peersAnswered: 0, replaced: 0, errorsSent: 0, closedForAbuse: 0, errors: {},
+  };
+}
+
+export class RelayCore {
+  readonly stats = newRelayStats();
+  readonly clients = new Set<RelayClient>();
+  readonly byId = new Map<string, RelayClient>();
+  private readonly perAddress = new Map<string, { sockets: number; bucket: TokenBucket }>();
+
+  constructor(
+    readonly o: RelayConfig,
+    private readonly now: () => number = () => Date.now(),
+  ) {}
+
+  /** Whether a new socket from `address` may be opened (else say why with `refusal`). */
+  admits(address: string): RelayErrorCode | null {
+    if (this.clients.size >= this.o.maxSockets) return 'full';
+    if ((this.perAddress.get(address)?.sockets ?? 0) >= this.o.maxSocketsPerAddress) return 'address-full';
+    return null;
+  }
+
+  /** A refused socket is told why, then closed (a browser WebSocket cannot read an HTTP 503). */
+  refuse(socket: RelaySocket, code: RelayErrorCode): void {
+    if (code === 'full') this.stats.rejectedFull++;
+    else this.stats.rejectedAddressFull++;
+    socket.send(JSON.stringify({ type: 'error', code, message: code === 'full' ? 'relay full, try later' : 'too many sockets from your address' } satisfies RelayMessage));
+    socket.close(1013, code === 'full' ? 'relay full' : 'address full');
+  }
+
+  /** A new socket: it gets its challenge. */
+  connect(socket: RelaySocket, address: string): RelayClient {
+    const nonce = toB64(crypto.getRandomValues(new Uint8Array(CHALLENGE_BYTES)));
+    const c: RelayClient = { socket, address, nonce, proving: false, bucket: new TokenBucket(this.o.ratePerSecond, this.o.burst, this.now()), strikes: 0, alive: true };
+    this.clients.add(c);
+    let a = this.perAddress.get(address);
+    if (!a) this.perAddress.set(address, (a = { sockets: 0, bucket: new TokenBucket(this.o.addressRatePerSecond, this.o.addressBurst, this.now()) }));
+    a.sockets++;
+    this.stats.sockets = this.clients.size;
+    this.stats.accepted++;
+    this.send(c, { type: 'challenge', nonce });
+    return c;
+  }
+
+  disconnect(c: RelayClient): void {
+    if (!this.clients.delete(c)) return;
+    if (c.id !== undefined && this.byId.get(c.id) === c) this.byId.delete(c.id);
+    const a = this.perAddress.get(c.address);
+    if (a && --a.sockets <= 0) this.perAddress.delete(c.address);
+    this.stats.sockets = this.clients.size;
+    this.stats.registered = this.byId.size;
+  }
+
+  /** One frame from a socket: `text` is undefined for a binary frame. Never throws for the frame's sake. */
+  message(c: RelayClient, text: string | undefined, size: number): void | Promise<void> {
+    this.stats.messagesIn++;
+    this.stats.bytesIn += size;
+    const now = this.now();
+    if (!c.bucket.take(1, now) || !this.perAddress.get(c.address)?.bucket.take(1, now)) return this.fail(c, 'rate-limited', 'slow down');
+    if (size > this.o.maxMessageBytes) return this.fail(c, 'too-large', `frame over ${this.o.maxMessageBytes} bytes`);
+    if (text === undefined) return this.fail(c, 'bad-json', 'text frames only');
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return this.fail(c, 'bad-json', 'not JSON');
+    }
+    const parsed = v.safeParse(ClientMessageSchema, json);
+    if (!parsed.success) return this.fail(c, 'bad-message', parsed.issues[0]?.message.slice(0, 200) ?? 'invalid');
+    const msg = parsed.output;
+    switch (msg.type) {
+      case 'register':
+        if (c.id !== undefined || c.proving) return this.fail(c, 'already-registered', 'one id per socket');
+        return this.register(c, msg);
+      case 'signal': {
+        if (c.id === undefined) return this.fail(c, 'not-registered', 'register first');
+        const target = this.byId.get(msg.to);
+        // Not a strike: peers vanish all the time, the sender cannot know.
+        if (!target) return this.fail(c, 'unknown-peer', 'no live socket with that id', { to: msg.to, strike: false });
+        this.stats.signalsRelayed++;
+        return this.send(target, { type: 'signal', from: c.id, blob: msg.blob });
+      }
+      case 'peers':
+        this.stats.peersAnswered++;
+        return this.send(c, { type: 'peers', ids: this.randomPeers(c.id, Math.min(msg.n ?? this.o.defaultPeers, MAX_PEERS)) });
+    }
+  }
+
+  private async register(c: RelayClient, msg: Extract<v.InferOutput<typeof ClientMessageSchema>, { type: 'register' }>): Promise<void> {
+    c.proving = true;
+    let ok: boolean;
+    try {
+      const pk = fromB64(msg.pk);
+      ok = (await publicKeyMatchesId(pk, hexToId(msg.id))) && (await verifySignature(msg.alg, pk, registerProof(c.nonce, msg.id), fromB64(msg.sig)));
+    } catch {
+      ok = false;
+    }
+    c.proving = false;
+    if (!this.clients.has(c)) return; // closed while we checked
+    if (!ok) return this.fail(c, 'bad-proof', 'the key does not hash to the id, or the signature over the challenge does not check');
+    const stale = this.byId.get(msg.id);
+    if (stale && stale !== c) {
+      // The owner proved the id again on a new socket: the old one is a crashed tab's (or
+      // the owner's own to replace). Either way the id's messages go to the new one now.
+      this.stats.replaced++;
+      this.byId.delete(msg.id);
+      stale.id = undefined;
+      stale.socket.close(4000, 'replaced by a newer socket of the same id');
+    }
+    c.id = msg.id;
+    this.byId.set(msg.id, c);
+    this.stats.registered = this.byId.size;
+    this.send(c, { type: 'registered', id: msg.id });
+  }
+
+  send(c: RelayClient, msg: RelayMessage): void {
+    if (c.socket.open) c.socket.send(JSON.stringify(msg));
+  }
+
+  private fail(c: RelayClient, code: RelayErrorCode, message: string, extra: { to?: string; strike?: boolean } = {}): void {
+    this.stats.errorsSent++;
+    this.stats.errors[code] = (this.stats.errors[code] ?? 0) + 1;
+    this.send(c, { type: 'error', code, message, ...(extra.to ? { to: extra.to } : {}) });
+    if (extra.strike !== false && ++c.strikes >= this.o.maxStrikes) {
+      this.stats.closedForAbuse++;
+      c.socket.close(1008, 'too many errors');
+    }
+  }
+
+  private randomPeers(self: string | undefined, n: number): string[] {
+    const ids = [...this.byId.keys()].filter((id) => id !== self);
+    const k = Math.min(n, ids.length);
+    for (let i = 0; i < k; i++) {
+      const j = i + Math.floor(Math.random() * (ids.length - i));
+      [ids[i], ids[j]] = [ids[j]!, ids[i]!];
+    }
+    return ids.slice(0, k);
+  }
+}

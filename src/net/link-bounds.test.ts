@@ -1,0 +1,168 @@
+// Issue 13's bounds on links: what a peer can make us hold (a send queue it does not read,
+// messages before the handshake, half-open inbound connections) and which SDPs the
+// handshake binds. The real WebRtcLink and WebRtcTransport over a stand-in channel.
+import { describe, expect, it } from 'vitest';
+import { generateIdentity } from '../core/identity';
+import { randomId } from '../core/node-id';
+import { seededRandom } from '../core/seeded-random';
+import { VirtualClock } from '../core/virtual-clock';
+import { FakeSimplePeer } from '../testing/fake-simple-peer';
+import { controlFrame, splitMessage } from './frames';
+import { fromB64, HandshakeError, sdpFingerprint } from './link-handshake';
+import { MAX_HELD_BYTES, WebRtcLink } from './webrtc-link';
+import { WebRtcTransport } from './webrtc-transport';
+
+const rand = seededRandom(13);
+
+function openLink(opts: { maxQueuedBytes?: number; stallMs?: number } = {}) {
+  const clock = new VirtualClock();
+  const peer = new FakeSimplePeer();
+  let stalled = 0;
+  const link = new WebRtcLink(peer.asPeer, randomId(rand), { clock, ...opts, onStalled: () => stalled++ });
+  link.activate();
+  clock.advanceSync(0);
+  const closed: string[] = [];
+  link.events.on('close', ({ reason }) => void closed.push(reason));
+  return { clock, peer, link, closed, stalled: () => stalled };
+}
+
+const FP_A = 'sha-256 AA:BB:CC';
+const FP_B = 'sha-256 11:22:33';
+const sdp = (...fps: string[]) => ['v=0', 'o=- 1 2 IN IP4 127.0.0.1', ...fps.map((f) => `a=fingerprint:${f}`), 'm=application 9 UDP/DTLS/SCTP webrtc-datachannel', ''].join('\r\n');
+
+describe('link send queue', () => {
+  it('a peer that stops reading is disconnected once the queue passes its bound; memory stays under it, and a reading peer is served on', () => {
+    const max = 256 * 1024;
+    const slow = openLink({ maxQueuedBytes: max });
+    const fast = openLink({ maxQueuedBytes: max });
+    slow.peer.reading = false;
+    const msg = new Uint8Array(1000);
+    let peak = 0;
+    let sent = 0;
+    for (let i = 0; i < 10_000 && slow.link.open; i++) {
+      slow.link.send(msg);
+      fast.link.send(msg);
+      sent++;
+      if (slow.link.open) peak = Math.max(peak, slow.link.bufferedAmount);
+    }
+    expect(slow.link.open).toBe(false);
+    expect(slow.closed).toEqual(['peer stopped reading (send queue full)']);
+    expect(slow.stalled()).toBe(1);
+    expect(peak).toBeLessThanOrEqual(max + slow.peer.highWater);
+    expect(slow.link.bufferedAmount).toBe(0); // the queue is let go with the link
+    expect(sent).toBeLessThan(400);
+    // The other link took everything and is still open.
+    expect(fast.link.open).toBe(true);
+    expect(fast.peer.written).toBeGreaterThanOrEqual(sent * 1000);
+    expect(() => slow.link.send(msg)).toThrow(/closed/);
+  });
+
+  it('a queue that waits for a drain longer than stallMs closes the link; a drain in time keeps it', () => {
+    const a = openLink({ stallMs: 5000 });
+    const b = openLink({ stallMs: 5000 });
+    for (const x of [a, b]) {
+      x.peer.reading = false;
+      for (let i = 0; i < 100; i++) x.link.send(new Uint8Array(1000));
+    }
+    a.clock.advanceSync(4000);
+    b.clock.advanceSync(4000);
+    b.peer.drain();
+    a.clock.advanceSync(1001);
+    b.clock.advanceSync(1001);
+    expect([a.link.open, a.closed, a.stalled()]).toEqual([false, ['peer stopped reading (no drain)'], 1]);
+    expect([b.link.open, b.stalled()]).toEqual([true, 0]);
+  });
+
+  it('messages that arrive before our side of the handshake is done are held up to MAX_HELD_BYTES, then refused as bad frames', () => {
+    const peer = new FakeSimplePeer();
+    const link = new WebRtcLink(peer.asPeer, randomId(rand), { clock: new VirtualClock() });
+    const big = new Uint8Array(200 * 1024);
+    const held = Math.floor(MAX_HELD_BYTES / big.length);
+    for (let i = 0; i < held + 3; i++) for (const f of splitMessage(big)) peer.deliver(f);
+    expect(link.stats.badBy).toEqual({ 'too many messages before the handshake finished': 3 });
+    expect(link.stats.messagesIn).toBe(held + 3);
+  });
+});
+
+describe('half-open inbound connections', () => {
+  async function transport(clock: VirtualClock) {
+    const peers: FakeSimplePeer[] = [];
+    const t = new WebRtcTransport({
+      identity: await generateIdentity(),
+      clock,
+      maxPendingInbound: 4,
+      maxPendingPerSource: 2,
+      pendingInboundTimeoutMs: 3000,
+      createPeer: (o) => {
+        const p = new FakeSimplePeer(o);
+        peers.push(p);
+        return p.asPeer;
+      },
+    });
+    return { t, peers };
+  }
+  const offer = (cid: string, s = sdp(FP_A)) => ({ t: 'rtc', v: 1, cid, s: { type: 'offer', sdp: s } });
+  const nowhere = { sendSignal: () => undefined };
+
+  it('one source holds at most maxPendingPerSource slots; offers that never prove an id free theirs after pendingInboundTimeoutMs; others are served meanwhile', async () => {
+    const clock = new VirtualClock();
+    const { t, peers } = await transport(clock);
+    const flooder = randomId(rand);
+    for (let i = 0; i < 50; i++) t.handleSignal(flooder, offer(`aaaa${String(i).padStart(4, '0')}`), nowhere);
+    expect(peers.length).toBe(2);
+    expect(t.stats.badSignalsBy.slots).toBe(48);
+    // Two honest dialers still find slots.
+    t.handleSignal(randomId(rand), offer('bbbb0001'), nowhere);
+    t.handleSignal(randomId(rand), offer('bbbb0002'), nowhere);
+    expect(peers.length).toBe(4);
+    // Full: even a new source waits until the flood's half-open ones time out.
+    t.handleSignal(randomId(rand), offer('cccc0001'), nowhere);
+    expect(peers.length).toBe(4);
+    clock.advanceSync(3001);
+    expect(peers.every((p) => p.destroyed)).toBe(true);
+    expect(t.stats.inboundFailures).toBe(4);
+    t.handleSignal(randomId(rand), offer('cccc0002'), nowhere);
+    expect(peers.length).toBe(5);
+    t.close();
+  });
+
+  it('an SDP with no fingerprint or more than one is refused before a connection is made; so is a second SDP for the same connection', async () => {
+    const clock = new VirtualClock();
+    const { t, peers } = await transport(clock);
+    const from = randomId(rand);
+    t.handleSignal(from, offer('dddd0001', sdp(FP_A, FP_B)), nowhere);
+    t.handleSignal(from, offer('dddd0002', sdp(FP_A, FP_A)), nowhere);
+    t.handleSignal(from, offer('dddd0003', sdp()), nowhere);
+    expect([peers.length, t.stats.badSignalsBy.fingerprint]).toEqual([0, 3]);
+    t.handleSignal(from, offer('dddd0004'), nowhere);
+    expect(peers[0]!.signals.map((s) => s.sdp)).toEqual([sdp(FP_A)]);
+    // The same offer again (a duplicate delivery) is ignored; another one is renegotiation, refused.
+    t.handleSignal(from, offer('dddd0004'), nowhere);
+    t.handleSignal(from, offer('dddd0004', sdp(FP_B)), nowhere);
+    expect(peers[0]!.signals.length).toBe(1);
+    expect(t.stats.badSignalsBy.renegotiation).toBe(1);
+    t.close();
+  });
+});
+
+describe('handshake input', () => {
+  it('sdpFingerprint binds exactly one a=fingerprint line', () => {
+    expect(sdpFingerprint(sdp(FP_A))).toBe('sha-256 aa:bb:cc');
+    expect(sdpFingerprint(sdp(FP_A, FP_B))).toBeUndefined();
+    expect(sdpFingerprint(sdp(FP_A, FP_A))).toBeUndefined();
+    expect(sdpFingerprint(sdp())).toBeUndefined();
+    expect(sdpFingerprint(undefined)).toBeUndefined();
+  });
+
+  it('base64 that atob refuses is a HandshakeError, not a stray DOMException', () => {
+    expect(() => fromB64('A')).toThrow(HandshakeError);
+    expect(fromB64('AQI=')).toEqual(new Uint8Array([1, 2]));
+  });
+
+  it('control frames are parsed as JSON only; the rest counts as bad frames by reason', () => {
+    const { peer, link } = openLink();
+    peer.deliver(new Uint8Array([2, 0xff]));
+    peer.deliver(controlFrame({ t: 'hello', v: 1, alg: 'Ed25519', pk: 'AA==', nonce: 'AA==' }));
+    expect(link.stats.badBy).toEqual({ 'control frame is not JSON': 1, 'handshake message after handshake': 1 });
+  });
+});
