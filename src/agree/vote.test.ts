@@ -33,6 +33,24 @@ describe('Vote', () => {
     expect(w.decided?.c).toBe('alice');
   });
 
+  it('a claimant learns the owner from f + 1 proposals, without any DECIDED (three trips, not four)', () => {
+    const { set, voters, nodes, bus } = setup(3);
+    const w = new VoteWatcher<string>({ id: ID, voters: set, key, claim: 'alice' });
+    nodes.set('alice', w);
+    bus.put('alice', w.start());
+    bus.run((f) => f.msg.t !== 'DECIDED');
+    expect(voters.every((x) => x.decided?.c === 'alice')).toBe(true);
+    expect(w.decided?.c).toBe('alice');
+    expect(w.decided!.proof.toString(2).replace(/0/g, '').length).toBeGreaterThanOrEqual(set.decides);
+    // One voter's proposal is not a decision; a stranger's counts nothing.
+    const lone = new VoteWatcher<string>({ id: ID, voters: set, key, claim: 'bob' });
+    expect(lone.receive('v0', { t: 'PROPOSE', vote: ID, set: 3, round: 1, c: 'bob' })).toEqual([]);
+    expect(lone.receive('v0', { t: 'PROPOSE', vote: ID, set: 3, round: 1, c: 'bob' })).toEqual([]);
+    expect(lone.receive('mallory', { t: 'PROPOSE', vote: ID, set: 3, round: 1, c: 'bob' })).toEqual([]);
+    expect(lone.decided).toBeUndefined();
+    expect([lone.stats.duplicate, lone.stats.nonVoter]).toEqual([1, 1]);
+  });
+
   it('each voter backs the first claim it hears; a majority of first-heard claims decides', () => {
     const { voters, bus } = setup(3);
     bus.put('v0', voters[0]!.receive('bob', claim('bob')));

@@ -268,6 +268,9 @@ export class Vote<C> {
     const frames = this.sent.get(this.round) ?? [];
     frames.push(msg);
     this.sent.set(this.round, frames);
+    // Claimants hear the proposals too: f + 1 for one candidate in a round is the decision
+    // (vote-watcher.ts), so they learn it a trip before any DECIDED could reach them.
+    if (t === 'PROPOSE' && c !== null && this.audience.size) return { send: msg, to: [...this.others, ...this.audience] };
     return { send: msg, to: this.others };
   }
 
