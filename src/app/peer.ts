@@ -272,12 +272,12 @@ export class Peer {
     });
     const started = dht.start().then(() => 'joined' as const);
     try {
-      const r = await Promise.race([started, unknown, late]);
-      if (r === 'joined') return r;
+      const outcome = await Promise.race([started, unknown, late]);
+      if (outcome === 'joined') return outcome;
       started.catch(() => {}); // it fails later, once its dials time out
       dht.stop();
-      this.lastError = new Error(r === 'gone' ? 'no peer of the invite is known to the doorway' : `no direct connection to any of ${peers.length} peers within ${this.opts.joinDeadlineMs} ms`);
-      return r;
+      this.lastError = new Error(outcome === 'gone' ? 'no peer of the invite is known to the doorway' : `no direct connection to any of ${peers.length} peers within ${this.opts.joinDeadlineMs} ms`);
+      return outcome;
     } catch (err) {
       this.lastError = err as Error;
       return 'failed';
