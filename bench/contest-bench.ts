@@ -11,12 +11,17 @@
 // and owners, far claimants winning and undecided trials, and 2,000 at 50 ms one-way for the
 // pickup and spawn decision times. The WorldClock service (src/testing/world-clock-sim.ts):
 // error against its bound on loopback-like links (0.1-1 ms each way) over a two-hop chain.
+// A whole area (src/testing/item-world-sim.ts: hosts and players each on its own WorldClock,
+// players' replicas shown at 60 Hz): 500 spawns-and-pickups on loopback-like links for the
+// spread of the appearance across players (event clocks, and first frames), and 500 at
+// 40-60 ms links with 5% loss.
 import { randomInt, seededRandom } from '../src/core/seeded-random';
 import { percentile } from '../src/core/percentile';
 import { randomContest, runContest } from '../src/testing/contest-sim';
 import { runClockSim } from '../src/testing/clock-sim';
 import { randomItemSim, runItemSim } from '../src/testing/item-sim';
 import { runWorldClockSim } from '../src/testing/world-clock-sim';
+import { runItemWorld } from '../src/testing/item-world-sim';
 
 export async function benchContest(): Promise<Record<string, number>> {
   let duplicates = 0, noOwner = 0, undecided = 0, notClaimant = 0, deaths = 0, majorityDead = 0;
@@ -73,7 +78,7 @@ export async function benchContest(): Promise<Record<string, number>> {
     pickup_decision_samples: known.length,
     pickup_decision_failed: failed,
   };
-  return { ...contests, ...clockFigures(errors, violations, skews), ...items(), ...worldClock() };
+  return { ...contests, ...clockFigures(errors, violations, skews), ...items(), ...worldClock(), ...areas() };
 }
 
 function items(): Record<string, number> {
@@ -125,6 +130,31 @@ function worldClock(): Record<string, number> {
     sim_world_clock_bound_violations: violations,
     sim_world_clock_event_skew_ms_max: round1(Math.max(...skews)),
   };
+}
+
+function areas(): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, lo, hi, jitter, loss] of [['loopback', 0.2, 2, 0.3, 0.02], ['50ms', 40, 60, 5, 0.05]] as const) {
+    const rand = seededRandom(52);
+    const fire: number[] = [], frame: number[] = [];
+    let dup = 0, unsettled = 0, late = 0;
+    for (let seed = 1; seed <= 500; seed++) {
+      const r = runItemWorld({ seed, hosts: randomInt(rand, 3, 6), players: randomInt(rand, 2, 9), proposers: randomInt(rand, 1, 4), latencyMinMs: lo, latencyMaxMs: hi, jitterMeanMs: jitter, loss });
+      if (r.owners.length > 1) dup++;
+      if (!r.settled) unsettled++;
+      late += r.late;
+      fire.push(r.fireSkewMs);
+      frame.push(r.skewMs);
+    }
+    Object.assign(out, {
+      [`sim_area_${name}_spawn_fire_skew_ms_max`]: round1(Math.max(...fire)),
+      [`sim_area_${name}_spawn_frame_skew_ms_max`]: round1(Math.max(...frame)),
+      [`sim_area_${name}_late_shows`]: late,
+      [`sim_area_${name}_duplicate_owners`]: dup,
+      [`sim_area_${name}_unsettled`]: unsettled,
+    });
+  }
+  return out;
 }
 
 function clockFigures(errors: number[], violations: number, skews: number[]): Record<string, number> {

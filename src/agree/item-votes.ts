@@ -52,6 +52,11 @@ export interface ItemVotesOptions {
   positionOf?: (who: string) => { x: number; y: number; z: number } | undefined;
   patience?: number;
   stats?: VoteStats;
+  /**
+   * The area's players (its subscribers): each decision is sent to them too, at once and
+   * with the repeats (thesis 18: a peer that missed the appearance shows it on hearing).
+   */
+  subscribers?: () => readonly string[];
 }
 
 export class ItemVotes {
@@ -110,10 +115,9 @@ export class ItemVotes {
   tick(): ItemEffect[] {
     const out: ItemEffect[] = [];
     for (const vote of [...this.open.values()]) out.push(...this.settle(vote.tick()));
-    const others = this.o.voters.ids.filter((id) => id !== this.o.self);
     for (const [vote, a] of this.announce) {
       if (--a.left <= 0) this.announce.delete(vote);
-      if (others.length) out.push({ send: { t: 'DECIDED', vote, set: this.o.voters.tag, round: a.d.round, c: a.d.c, proof: a.d.proof }, to: others });
+      out.push(...this.decidedTo(vote, a.d));
     }
     return out;
   }
@@ -167,6 +171,8 @@ export class ItemVotes {
       const id = this.idOf(e.decided);
       if (id === undefined) continue;
       this.announce.set(id, { d: e.decided, left: ANNOUNCE_TICKS });
+      const players = this.o.subscribers?.() ?? [];
+      if (players.length) out.push({ send: decidedFrame(id, this.o.voters.tag, e.decided), to: players });
       if (this.announce.size > MAX_DONE) this.announce.delete(this.announce.keys().next().value!);
       const vote = this.open.get(id)!;
       this.open.delete(id);
@@ -184,6 +190,12 @@ export class ItemVotes {
   private idOf(d: Decision<ItemCandidate>): string | undefined {
     for (const [id, vote] of this.open) if (vote.decided === d) return id;
     return undefined;
+  }
+
+  /** A decision repeated to the other voters and the area's players. */
+  private decidedTo(vote: string, d: Decision<ItemCandidate>): ItemEffect[] {
+    const to = [...this.o.voters.ids.filter((id) => id !== this.o.self), ...(this.o.subscribers?.() ?? [])];
+    return to.length ? [{ send: decidedFrame(vote, this.o.voters.tag, d), to }] : [];
   }
 
   private wait(from: string, msg: ItemVoteMessage): ItemEffect[] {
@@ -213,5 +225,7 @@ export class ItemVotes {
     return [];
   }
 }
+
+const decidedFrame = (vote: string, set: number, d: Decision<ItemCandidate>): ItemVoteMessage => ({ t: 'DECIDED', vote, set, round: d.round, c: d.c, proof: d.proof });
 
 export type { ClaimCandidate, SpawnCandidate };

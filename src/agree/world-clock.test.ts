@@ -37,6 +37,18 @@ describe('WorldClock (seeded, virtual time, drifting clocks)', () => {
     waiting.receive('stranger', { t: 'TIME_REP', n: 1, now: 5 }); // not a reference: ignored
     waiting.receive('h', { t: 'TIME_REP', n: 99, now: 5 }); // answers nothing asked
     expect(waiting.stats.unasked).toBe(1);
+    // Unsynchronised itself, it answers nobody's request; alone, it answers with bound 0.
+    const said: unknown[] = [];
+    const asked = (c: WorldClock) => c.receive('peer', { t: 'TIME_REQ', n: 7 });
+    const w2 = new WorldClock({ local, send: (_to, m) => said.push(m), references: () => ['h'] });
+    w2.start();
+    said.length = 0;
+    asked(w2);
+    expect(said).toEqual([]);
+    const a2 = new WorldClock({ local, base: 1000, send: (_to, m) => said.push(m), references: () => [] });
+    asked(a2);
+    expect(said).toEqual([{ t: 'TIME_REP', n: 7, now: 1500 }]);
+    w2.stop();
     waiting.stop();
   });
 });

@@ -92,10 +92,12 @@ export class WorldClock {
     if (this.timer !== undefined) this.o.local.clearTimeout(this.timer);
   }
 
-  /** A clock frame from a peer: requests are answered with our world time and bound, replies feed that reference's estimate. */
+  /** A clock frame from a peer: requests are answered with our world time and bound (once we have one), replies feed that reference's estimate. */
   receive(from: string, msg: ClockMessage): void {
     if (msg.t === 'TIME_REQ') {
-      this.o.send(from, answerTime(msg, this.now(), this.status().bound));
+      // Not yet synchronised to our own reference: our time is nobody's, so no answer (the asker retries).
+      const bound = this.status().bound;
+      if (Number.isFinite(bound)) this.o.send(from, answerTime(msg, this.now(), bound));
       return;
     }
     const ref = this.refs.get(from);
