@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from '../signaling/serve';
-import { launchBrowser } from '../e2e/browser';
+import { launchBrowser, openInFreshContext, PAGE_UP } from '../e2e/browser';
 import { startHeadlessProcess } from '../e2e/headless-process';
 import { median } from './stats';
 
@@ -45,10 +45,7 @@ export async function benchHeadless(opts: Partial<typeof HEADLESS_BENCH_DEFAULTS
     const h = await start(fresh());
     ready.push(h.readyMs);
     try {
-      const page = await (await browser.newContext()).newPage();
-      await page.goto(`${server.url}?render=off&rd=2#world=${WORLD}&seed=${WORLD}`);
-      await page.waitForFunction(() => window.voxel?.hosting !== undefined, null, { timeout: 60_000 });
-      await page.evaluate(() => window.voxel.ready());
+      const page = await openInFreshContext(browser, `${server.url}?render=off&rd=2#world=${WORLD}&seed=${WORLD}`, { label: 'player', until: PAGE_UP.hosting, timeoutMs: 60_000, ready: true });
       const me = await page.evaluate(() => window.voxel.player());
       let made = 0, confirmed = 0;
       const end = Date.now() + o.seconds * 1000;
