@@ -87,10 +87,12 @@ export const DHT_DEFAULTS = {
   unruledMaxTtlMs: 3600_000,
   /**
    * A STORE is taken only by a node with fewer than storeNearFactor * k known contacts
-   * closer to the key than itself (`storeRefused.notNear`): honest STOREs go to the k
-   * closest a lookup found, and the slack absorbs churn and table differences. 0 = off.
+   * closer to the key than itself (`storeRefused.notNear`), i.e. one among the k closest it
+   * knows: a node among the k closest of all cannot know k closer ones, so honest STOREs (to
+   * the k closest a lookup found) pass, and nobody can park values on nodes far from their
+   * keys. 0 = off. (Was 2: the slack let a node hold values for keys ~2k nodes away.)
    */
-  storeNearFactor: 2,
+  storeNearFactor: 1,
   /**
    * A get collects this many valid values (the local one counts) from the lookup and
    * returns the highest version; fewer when the lookup ends first, or `getWaitRounds`
@@ -113,6 +115,19 @@ export const DHT_DEFAULTS = {
   routeTtl: 32,
   /** Routed message ids remembered for duplicate suppression. */
   dedupSize: 256,
+  /**
+   * A signed routed message for us is refused (`dropped.stale`) when its signed timestamp is
+   * further than this from our wall clock either way: the bound on replays after they left
+   * the duplicate window, and the clock skew between two tabs' machines that is tolerated.
+   */
+  maxRouteAgeMs: 5 * 60_000,
+  /**
+   * Signed messages for us remembered (their keys) against replay: a tab receiving 50 a
+   * second keeps five minutes of them. Past that the window's floor rises (router.ts ReplayWindow).
+   */
+  replayWindow: 16_384,
+  /** Wall-clock ms since the epoch, for routed message timestamps (injected in tests). */
+  wallNow: (): number => Date.now(),
   /**
    * Drop routed messages for us that carry no source signature (`dropped.unsigned`). The
    * browser peer sets it (and passes its identity as `signer`); the simulator's nodes have

@@ -15,7 +15,7 @@ import type { LinkSet, PeerLink } from './link-set';
 import { dhtCodec, MAX_FRAME, MAX_IDS, type DhtMessage } from './messages';
 import { RouteVerifier, type RouteSigner } from './route-auth';
 import { encodeRoute, ROUTE_TAG, routeFrameSize, signedRouteData, type RouteEnvelope } from './route-frame';
-import { Dedup, nextHop } from './router';
+import { Dedup, nextHop, ReplayWindow } from './router';
 import type { DhtStats } from './stats';
 
 /** Where a message came from, and how to answer it. */
@@ -31,6 +31,12 @@ export interface OverlayOptions {
   routeTtl: number;
   /** Routed message ids remembered for duplicate suppression. */
   dedupSize: number;
+  /** Age (by its signed timestamp) past which a signed message for us is refused as stale. */
+  maxRouteAgeMs: number;
+  /** Signed messages for us remembered for replay refusal (ReplayWindow). */
+  replayWindow: number;
+  /** Wall-clock ms since the epoch (timestamps must compare across tabs; Clock.now need not). */
+  wallNow: () => number;
 }
 
 /** Source authentication of routed messages (route-auth.ts). */
@@ -51,6 +57,8 @@ const now = (): number => globalThis.performance?.now() ?? Date.now();
 
 export class OverlayRouter {
   private readonly dedup: Dedup;
+  /** Signed messages for us: kept for their age bound, not only the last dedupSize. */
+  private readonly replays: ReplayWindow;
   /** Reverse paths of the last few nodes that reached us by routing: how to reach a newcomer. */
   private readonly paths = new Map<string, NodeId[]>();
   private seq = 0;
@@ -71,6 +79,7 @@ export class OverlayRouter {
     private readonly auth: RouteAuthOptions = { requireSigned: false },
   ) {
     this.dedup = new Dedup(opts.dedupSize);
+    this.replays = new ReplayWindow(opts.replayWindow, opts.maxRouteAgeMs / 1000);
     // A signing node's identity outlives a tab: a reload starting again at 0 would have its
     // first messages taken for duplicates (or replays) by peers that still remember the
     // last ones. (Unsigned simulator nodes keep 0: their runs replay per seed.)
@@ -79,7 +88,7 @@ export class OverlayRouter {
 
   /** Wraps an encoded inner frame for dst and hands it to the first hop; false if none. */
   send(dst: NodeId, body: Uint8Array, via: readonly NodeId[]): boolean {
-    const env: RouteEnvelope = { id: this.seq, src: this.selfId, dst, ttl: this.opts.routeTtl, trace: [], via, body };
+    const env: RouteEnvelope = { id: this.seq, ts: this.nowS(), src: this.selfId, dst, ttl: this.opts.routeTtl, trace: [], via, body };
     this.seq = (this.seq + 1) >>> 0;
     this.dedup.check(`${this.selfHex}:${env.id}`);
     this.stats.routedSent++;
@@ -160,6 +169,10 @@ export class OverlayRouter {
     return idEquals(path[last]!, from.id) && path.slice(0, last).some((n) => idEquals(n, this.selfId));
   }
 
+  private nowS(): number {
+    return Math.floor(this.opts.wallNow() / 1000);
+  }
+
   /** Ours: decode the inner frame (the schema check of what we act on) and deliver it. */
   private arrive(env: RouteEnvelope, srcHex: string, from: PeerLink): void {
     const inner = this.decodeInner(env);
@@ -173,7 +186,8 @@ export class OverlayRouter {
    */
   private arriveSigned(env: RouteEnvelope, srcHex: string, from: PeerLink): void {
     const key = `${srcHex}:${env.id}`;
-    if (this.dedup.has(key)) {
+    const ts = env.ts ?? 0;
+    if (this.replays.judge(key, ts, this.nowS()) === 'duplicate') {
       this.stats.dropped.duplicate++;
       return;
     }
@@ -197,9 +211,12 @@ export class OverlayRouter {
     this.inbox = this.inbox
       .then(() => verified)
       .then((ok) => {
-        if (!ok) this.stats.dropped.forged++;
-        else if (!this.dedup.check(key)) this.stats.dropped.duplicate++; // a copy verified first
+        // Judged again once verified: a copy may have got in first, and only a genuine
+        // message's timestamp says anything (a forged one is counted as forged).
+        const seen = ok ? this.replays.judge(key, ts, this.nowS()) : 'forged';
+        if (seen !== 'fresh') this.stats.dropped[seen]++;
         else {
+          this.replays.remember(key, ts);
           this.stats.routedVerified++;
           this.deliverInner(env, inner, srcHex, from);
         }

@@ -18,7 +18,10 @@
 //  48  u8   auth: 0 unsigned, 1 Ed25519, 2 ECDSA P-256 (AUTH_FORMATS)
 //  49  auth block, only when auth > 0: the source's raw public key (32 bytes for Ed25519,
 //      65 for P-256) then its signature (64 bytes for both) over `signedRouteData`: the
-//      fields no forwarder changes (id, src, dst, body). Lengths follow from the auth byte.
+//      fields no forwarder changes (id, ts, src, dst, body). Lengths follow from the auth byte.
+//  ..  u32  ts: the source's wall clock in whole seconds when it sent the message (0: none).
+//      The destination refuses a signed message older than its age bound, so a replay is
+//      refused after it left the duplicate window too (overlay-router.ts, ReplayWindow).
 //  ..  20 * trace length, then 20 * via length
 //  ..  body: one encoded inner frame (>= 1 byte), to the end of the frame
 //
@@ -33,6 +36,7 @@ import { MAX_FRAME, MAX_IDS, MAX_TTL } from './messages';
 export const ROUTE_TAG = 0xc1;
 const frames = new Slab();
 const HEADER = 9 + 2 * ID_BYTES;
+const TS_BYTES = 4;
 
 /** The auth byte of each signature algorithm and its key and signature lengths. */
 export const AUTH_FORMATS: Record<IdentityAlg, { code: number; keyBytes: number; sigBytes: number }> = {
@@ -60,6 +64,8 @@ export interface RouteEnvelope {
   via: readonly NodeId[];
   /** The encoded inner frame, not decoded by forwarders. */
   body: Uint8Array;
+  /** The source's wall clock in whole seconds when it sent the message (signed; absent or 0: none). */
+  ts?: number;
   /** Signed by the source (absent: unsigned). Passed on untouched by forwarders. */
   auth?: RouteAuth;
 }
@@ -67,25 +73,27 @@ export interface RouteEnvelope {
 const SIGN_CONTEXT = new TextEncoder().encode('voxel-populi route v1\0');
 
 /**
- * The bytes a source signs: a context string, the algorithm's auth byte, id, src, dst and
- * body, i.e. every field a forwarder may not change.
+ * The bytes a source signs: a context string, the algorithm's auth byte, id, ts, src, dst
+ * and body, i.e. every field a forwarder may not change.
  */
-export function signedRouteData(alg: IdentityAlg, env: Pick<RouteEnvelope, 'id' | 'src' | 'dst' | 'body'>): Uint8Array {
+export function signedRouteData(alg: IdentityAlg, env: Pick<RouteEnvelope, 'id' | 'ts' | 'src' | 'dst' | 'body'>): Uint8Array {
   const c = SIGN_CONTEXT.length;
-  const out = new Uint8Array(c + 5 + 2 * ID_BYTES + env.body.length);
+  const out = new Uint8Array(c + 9 + 2 * ID_BYTES + env.body.length);
   out.set(SIGN_CONTEXT, 0);
   out[c] = AUTH_FORMATS[alg].code;
-  new DataView(out.buffer).setUint32(c + 1, env.id >>> 0);
-  out.set(env.src, c + 5);
-  out.set(env.dst, c + 5 + ID_BYTES);
-  out.set(env.body, c + 5 + 2 * ID_BYTES);
+  const view = new DataView(out.buffer);
+  view.setUint32(c + 1, env.id >>> 0);
+  view.setUint32(c + 5, (env.ts ?? 0) >>> 0);
+  out.set(env.src, c + 9);
+  out.set(env.dst, c + 9 + ID_BYTES);
+  out.set(env.body, c + 9 + 2 * ID_BYTES);
   return out;
 }
 
 /** Bytes of the encoded frame (for a size check before the envelope is complete). */
 export function routeFrameSize(nIds: number, bodyBytes: number, auth: IdentityAlg | undefined): number {
   const a = auth ? AUTH_FORMATS[auth] : undefined;
-  return HEADER + (a ? a.keyBytes + a.sigBytes : 0) + ID_BYTES * nIds + bodyBytes;
+  return HEADER + (a ? a.keyBytes + a.sigBytes : 0) + TS_BYTES + ID_BYTES * nIds + bodyBytes;
 }
 
 export function isRouteFrame(frame: Uint8Array): boolean {
@@ -122,7 +130,13 @@ export function encodeRoute(env: RouteEnvelope): Uint8Array {
     out.set(auth.publicKey, at);
     out.set(auth.signature, at + fmt.keyBytes);
     at += fmt.keyBytes + fmt.sigBytes;
-  }
+  } else out[HEADER - 1] = 0;
+  const ts = (env.ts ?? 0) >>> 0;
+  out[at] = ts >>> 24;
+  out[at + 1] = (ts >>> 16) & 0xff;
+  out[at + 2] = (ts >>> 8) & 0xff;
+  out[at + 3] = ts & 0xff;
+  at += TS_BYTES;
   for (const ids of [trace, via]) {
     for (const id of ids) {
       out.set(id, at);
@@ -149,7 +163,8 @@ export function readRoute(frame: Uint8Array): RouteEnvelope {
   const alg = ALG_OF_CODE[code];
   if (ttl > MAX_TTL || nTrace > MAX_IDS || nVia > MAX_IDS || (code !== 0 && !alg)) throw new CodecError('invalid', 'ROUTE header out of range');
   const fmt = alg ? AUTH_FORMATS[alg] : undefined;
-  const idsAt = HEADER + (fmt ? fmt.keyBytes + fmt.sigBytes : 0);
+  const tsAt = HEADER + (fmt ? fmt.keyBytes + fmt.sigBytes : 0);
+  const idsAt = tsAt + TS_BYTES;
   const bodyAt = idsAt + ID_BYTES * (nTrace + nVia);
   if (frame.length <= bodyAt) throw new CodecError('malformed', 'ROUTE frame truncated');
   const id = ((frame[1]! << 24) | (frame[2]! << 16) | (frame[3]! << 8) | frame[4]!) >>> 0;
@@ -158,12 +173,14 @@ export function readRoute(frame: Uint8Array): RouteEnvelope {
   const via: NodeId[] = [];
   for (let i = 0; i < nTrace; i++) trace.push(idAt(idsAt + i * ID_BYTES));
   for (let i = 0; i < nVia; i++) via.push(idAt(idsAt + (nTrace + i) * ID_BYTES));
+  const ts = ((frame[tsAt]! << 24) | (frame[tsAt + 1]! << 16) | (frame[tsAt + 2]! << 8) | frame[tsAt + 3]!) >>> 0;
   const env: RouteEnvelope = { id, ttl, src: idAt(8), dst: idAt(8 + ID_BYTES), trace, via, body: frame.subarray(bodyAt) };
+  if (ts !== 0) env.ts = ts;
   if (alg && fmt) {
     env.auth = {
       alg,
       publicKey: frame.subarray(HEADER, HEADER + fmt.keyBytes),
-      signature: frame.subarray(HEADER + fmt.keyBytes, idsAt),
+      signature: frame.subarray(HEADER + fmt.keyBytes, tsAt),
     };
   }
   return env;

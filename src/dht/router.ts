@@ -69,3 +69,52 @@ export class Dedup {
     return true;
   }
 }
+
+export type ReplayVerdict = 'fresh' | 'duplicate' | 'stale';
+
+/**
+ * The duplicate window of signed messages for us: every key delivered in the last `maxAgeS`
+ * seconds is remembered (up to `size` keys), and a message older than that by its signed
+ * timestamp is refused, so a replay is refused after it left the window too. Should traffic
+ * push keys out of the window before they are `maxAgeS` old, the floor rises to the
+ * timestamp of the last key let go and nothing at or below it is taken: under a flood
+ * fresh messages still pass, possibly replayed ones do not.
+ */
+export class ReplayWindow {
+  private readonly keys: (string | undefined)[];
+  private readonly stamps: Float64Array;
+  private readonly set = new Set<string>();
+  private at = 0;
+  /** Timestamps at or below this may belong to keys forgotten: refused. */
+  floor = -Infinity;
+
+  constructor(
+    readonly size: number,
+    readonly maxAgeS: number,
+  ) {
+    this.keys = new Array<string | undefined>(size);
+    this.stamps = new Float64Array(size);
+  }
+
+  /** What a message with this key and timestamp (seconds) is, at time `nowS`, without remembering it. */
+  judge(key: string, ts: number, nowS: number): ReplayVerdict {
+    if (this.set.has(key)) return 'duplicate';
+    if (ts <= this.floor || Math.abs(nowS - ts) > this.maxAgeS) return 'stale';
+    return 'fresh';
+  }
+
+  /** Remembers a key judged fresh; false if it was remembered meanwhile (a copy got in first). */
+  remember(key: string, ts: number): boolean {
+    if (this.set.has(key)) return false;
+    const old = this.keys[this.at];
+    if (old !== undefined) {
+      this.set.delete(old);
+      this.floor = Math.max(this.floor, this.stamps[this.at]!);
+    }
+    this.keys[this.at] = key;
+    this.stamps[this.at] = ts;
+    this.at = (this.at + 1) % this.size;
+    this.set.add(key);
+    return true;
+  }
+}

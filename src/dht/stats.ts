@@ -22,7 +22,12 @@ export type DropReason =
    */
   | 'forged'
   /** A routed message for us without a signature, where signed routes are required. */
-  | 'unsigned';
+  | 'unsigned'
+  /**
+   * A signed routed message for us whose timestamp is out of the age bound (a replay after
+   * the duplicate window, or a clock too far off), or at or below the replay window's floor.
+   */
+  | 'stale';
 
 /** Why a STORE was answered ok:false. */
 export type StoreRefusal =
@@ -33,8 +38,10 @@ export type StoreRefusal =
   /** Not newer than the value held (by the rule's version). */
   | 'stale'
   | 'tooLarge'
-  /** The namespace's table is full. */
+  /** The namespace's table is full, or the store's total bytes are (value-store.ts). */
   | 'full'
+  /** The publisher holds its share of the store already (value-store.ts `maxPerPublisher`). */
+  | 'publisherFull'
   /** A ttl of 0. */
   | 'expired';
 
@@ -109,6 +116,7 @@ export function newStats(): DhtStats {
       rateLimited: 0,
       forged: 0,
       unsigned: 0,
+      stale: 0,
     },
     rpcSent: 0,
     rpcTimeouts: 0,
@@ -134,7 +142,7 @@ export function newStats(): DhtStats {
     heartbeatTimeouts: 0,
     storesAccepted: 0,
     storesRejected: 0,
-    storeRefused: { notNear: 0, invalid: 0, stale: 0, tooLarge: 0, full: 0, expired: 0 },
+    storeRefused: { notNear: 0, invalid: 0, stale: 0, tooLarge: 0, full: 0, publisherFull: 0, expired: 0 },
     ruleRejects: {},
     valuesInvalid: 0,
     getLookups: 0,

@@ -3,7 +3,13 @@
 // (record-rules.ts; the caller checks the rule first): a higher version replaces a lower
 // one; the same bytes from the same publisher only extend the expiry; an equal version with
 // other bytes replaces only where the policy says so (the default rule), else it is stale.
-import type { NodeId } from '../core/node-id';
+//
+// Bounds (docs/BOUNDS.md): per namespace a record count (NAMESPACE_LIMITS), over all of
+// them `maxBytes` of values, and per publisher (the STORE's `pub`) `maxPerPublisher` values,
+// so no one publisher fills a holder. A value past a bound is refused ('full',
+// 'publisherFull'); nothing held is evicted for it. (`pub` is a claim where the namespace
+// has no owner rule: a liar rotating it still meets the byte and count caps.)
+import { idToHex, type NodeId } from '../core/node-id';
 import { NAMESPACE_LIMITS, NAMESPACES, type Namespace, type ValueRecord } from './messages';
 import type { RecordPolicy } from './record-rules';
 
@@ -22,12 +28,37 @@ export interface HeldValue {
   refreshedAt: number;
 }
 
-export type StoreOutcome = 'stored' | 'refreshed' | 'stale' | 'too-large' | 'full' | 'expired';
+export type StoreOutcome = 'stored' | 'refreshed' | 'stale' | 'too-large' | 'full' | 'publisherFull' | 'expired';
+
+export const VALUE_STORE_DEFAULTS = {
+  /** Bytes of values held over all namespaces (the per-namespace caps alone allow ~390 MiB). */
+  maxBytes: 64 * 1024 * 1024,
+  /** Values one publisher may have held here (a player's record, a primary's regions' records). */
+  maxPerPublisher: 512,
+};
 
 export class ValueStore {
   private readonly tables = new Map<Namespace, Map<string, HeldValue>>(NAMESPACES.map((ns) => [ns, new Map()]));
+  private readonly byPublisher = new Map<string, number>();
+  private held = 0;
+  private readonly caps: typeof VALUE_STORE_DEFAULTS;
 
-  constructor(private readonly limits = NAMESPACE_LIMITS) {}
+  constructor(
+    private readonly limits = NAMESPACE_LIMITS,
+    caps: Partial<typeof VALUE_STORE_DEFAULTS> = {},
+  ) {
+    this.caps = { ...VALUE_STORE_DEFAULTS, ...caps };
+  }
+
+  /** Bytes of values held. */
+  get bytes(): number {
+    return this.held;
+  }
+
+  /** Values held that `publisher` published. */
+  countOf(publisher: NodeId): number {
+    return this.byPublisher.get(idToHex(publisher)) ?? 0;
+  }
 
   get size(): number {
     let n = 0;
@@ -53,19 +84,42 @@ export class ValueStore {
         }
         if (!policy.equalReplaces) return 'stale';
       }
-    } else if (!held && table.size >= lim.maxRecords) {
-      this.expire(now);
-      if (table.size >= lim.maxRecords) return 'full';
     }
+    const growth = rec.v.length - (held?.value.length ?? 0);
+    const pubHex = idToHex(rec.pub);
+    const newPublisher = !held || idToHex(held.publisher) !== pubHex;
+    const over = () =>
+      (!held && table.size >= lim.maxRecords) || this.held + growth > this.caps.maxBytes || (newPublisher && (this.byPublisher.get(pubHex) ?? 0) >= this.caps.maxPerPublisher);
+    if (over()) {
+      this.expire(now);
+      if (!held && table.size >= lim.maxRecords) return 'full';
+      if (this.held + growth > this.caps.maxBytes) return 'full';
+      if (newPublisher && (this.byPublisher.get(pubHex) ?? 0) >= this.caps.maxPerPublisher) return 'publisherFull';
+    }
+    if (held) this.forget(table, held);
     table.set(keyHex, { ns, key, keyHex, value: rec.v, publisher: rec.pub, seq: rec.seq, version, expiresAt, refreshedAt: now });
+    this.held += rec.v.length;
+    this.byPublisher.set(pubHex, (this.byPublisher.get(pubHex) ?? 0) + 1);
     return 'stored';
   }
 
+  /** Takes a held value out of its table and the byte and publisher counts. */
+  private forget(table: Map<string, HeldValue>, h: HeldValue): void {
+    if (table.get(h.keyHex) !== h) return;
+    table.delete(h.keyHex);
+    this.held -= h.value.length;
+    const pubHex = idToHex(h.publisher);
+    const n = (this.byPublisher.get(pubHex) ?? 0) - 1;
+    if (n > 0) this.byPublisher.set(pubHex, n);
+    else this.byPublisher.delete(pubHex);
+  }
+
   get(ns: Namespace, keyHex: string, now: number): HeldValue | undefined {
-    const held = this.tables.get(ns)!.get(keyHex);
+    const table = this.tables.get(ns)!;
+    const held = table.get(keyHex);
     if (!held) return undefined;
     if (held.expiresAt <= now) {
-      this.tables.get(ns)!.delete(keyHex);
+      this.forget(table, held);
       return undefined;
     }
     return held;
@@ -73,7 +127,11 @@ export class ValueStore {
 
   /** Forgets a value (true if one was held). */
   delete(ns: Namespace, keyHex: string): boolean {
-    return this.tables.get(ns)!.delete(keyHex);
+    const table = this.tables.get(ns)!;
+    const held = table.get(keyHex);
+    if (!held) return false;
+    this.forget(table, held);
+    return true;
   }
 
   /** The record as sent on the wire: remaining lifetime instead of absolute expiry. */
@@ -85,9 +143,9 @@ export class ValueStore {
   expire(now: number): number {
     let n = 0;
     for (const t of this.tables.values()) {
-      for (const [k, h] of t) {
+      for (const h of t.values()) {
         if (h.expiresAt > now) continue;
-        t.delete(k);
+        this.forget(t, h);
         n++;
       }
     }

@@ -16,7 +16,7 @@ import { encodeRoute, ROUTE_TAG, signedRouteData, type RouteEnvelope } from '../
 import { LinkClosedError, type Link, type LinkEvents } from '../net/link';
 import { MemoryNetwork } from '../net/memory-network';
 import { frameArb } from './fuzz-frames';
-import { FuzzFailure, grewCounters, settle, type FuzzTarget, type FuzzVerdict } from './fuzz-campaign';
+import { counterSum, FuzzFailure, grewCounters, settle, type FuzzTarget, type FuzzVerdict } from './fuzz-campaign';
 import { validDhtMessages } from './fuzz-codec-targets';
 
 /** The hostile end of a link: what it writes arrives at the node at once; what the node sends is only counted. */
@@ -31,9 +31,12 @@ export class HostileLink implements Link {
   get bufferedAmount(): number {
     return 0;
   }
-  send(): void {
+  /** Sees each frame the node sends the peer. */
+  onSend: ((frame: Uint8Array) => void) | undefined;
+  send(frame: Uint8Array): void {
     if (!this.isOpen) throw new LinkClosedError();
     this.sent++;
+    this.onSend?.(frame);
   }
   close(reason = 'closed'): void {
     if (!this.isOpen) return;
@@ -108,7 +111,7 @@ export async function dhtNodeTarget(seed = 1): Promise<FuzzTarget> {
     const env: RouteEnvelope = { id: seq++, ttl: 16, src: attacker.id, dst: selfId, trace: [], via: [], body };
     valid.push(encodeRoute(env).slice());
     valid.push(encodeRoute({ ...env, id: seq++, dst: other, trace: [randomId(rand)] }).slice());
-    const signed = { ...env, id: seq++ };
+    const signed = { ...env, id: seq++, ts: Math.floor(Date.now() / 1000) };
     const signature = await attacker.sign(signedRouteData('Ed25519', signed));
     valid.push(encodeRoute({ ...signed, auth: { alg: 'Ed25519', publicKey: attacker.publicKey, signature } }).slice());
   }
@@ -137,11 +140,17 @@ export async function dhtNodeTarget(seed = 1): Promise<FuzzTarget> {
       const took = acceptances(node);
       const state = digest(node);
       link.write(frame);
-      // STORE answers after its (async) rule check, a signed ROUTE after its signature check.
-      const waits = frame[0] === ROUTE_TAG && frame[48] !== 0 ? 2000 : 3;
-      for (let i = 0; i < waits; i++) {
-        if (grewCounters(before, rejections(node)).length || grewCounters(took, acceptances(node)).length) break;
+      // STORE answers after its (async) rule check, a signed ROUTE after its signature check
+      // (WebCrypto, some turns later): wait until the node is quiet, so that nothing a frame
+      // set off is counted against the next one.
+      const signed = frame[0] === ROUTE_TAG && frame[48] !== 0;
+      let last = counterSum(node.stats);
+      for (let i = 0, quiet = 0; i < (signed ? 2000 : 50) && quiet < 2; i++) {
         await settle(1);
+        const sum = counterSum(node.stats);
+        const answered = !signed || grewCounters(before, rejections(node)).length > 0 || grewCounters(took, acceptances(node)).length > 0;
+        quiet = sum === last && answered ? quiet + 1 : 0;
+        last = sum;
       }
       const grew = grewCounters(before, rejections(node));
       // A frame taken may be followed by a drop of its own (the reply to a peer that just
