@@ -19,6 +19,7 @@ import { benchAuth } from './auth-bench';
 import { benchContest } from './contest-bench';
 import { benchSafety } from './safety-bench';
 import { benchHeadless } from './headless-bench';
+import { benchFuzz } from './fuzz-bench';
 
 type Bench = [name: string, run: () => Promise<Record<string, number>>];
 
@@ -39,6 +40,7 @@ const benches: Bench[] = [
   ['sim_safety', benchSafety],
   ['sim10k', benchSim],
   ['headless', () => benchHeadless()],
+  ['fuzz', benchFuzz],
 ];
 
 // `npm run bench -- mesh tabs` runs only the named benchmarks and merges their figures
