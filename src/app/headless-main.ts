@@ -48,6 +48,9 @@ function serveFigures(port: number, figures: () => HostFigures): Promise<Server>
 }
 
 async function main(): Promise<void> {
+  // The same code runs in tabs, where a promise rejected with nobody listening is logged and
+  // the page goes on; Node would end the process instead. Logged here too, as in a tab.
+  process.on('unhandledRejection', (err) => console.error('unhandled rejection:', err));
   const args = process.argv.slice(2);
   if (args.includes('--help') || args.includes('-h')) return void console.log(USAGE);
   const world = arg(args, 'world') ?? DEFAULT_WORLD;
