@@ -39,7 +39,7 @@ export function figureLine(f: HostFigures): string {
 function serveFigures(port: number, figures: () => HostFigures): Promise<Server> {
   const server = createServer((req, res) => {
     if (req.method !== 'GET' || (req.url !== '/' && req.url !== '/figures.json')) return void res.writeHead(404).end();
-    res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ ...figures(), rssBytes: process.memoryUsage().rss }));
+    res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ ...figures(), rssBytes: process.memoryUsage().rss, heapUsedBytes: process.memoryUsage().heapUsed }));
   });
   return new Promise((ok, fail) => {
     server.once('error', fail);
