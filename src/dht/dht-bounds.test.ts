@@ -65,14 +65,16 @@ describe('value store bounds', () => {
     node.stop();
   });
 
-  it('a STORE for a key the node is not among the k closest to (of those it knows) is refused: storeNearFactor 1', async () => {
+  it('a STORE for a key the node knows 2k closer nodes to is refused; one it is near to is taken', async () => {
     const { node, selfId, link } = await nodeUnderAttack();
-    // A key in the other half of the id space: the node knows ~30 contacts closer to it than itself.
-    const far = selfId.slice();
-    far[0] = far[0]! ^ 0x80;
+    for (let i = 0; i < 200; i++) node.addContact(randomId(rand));
+    // A key in the other half of the id space: about half the contacts the node keeps are closer to it.
+    const far = randomId(rand);
+    far[0] = (far[0]! & 0x7f) | (~selfId[0]! & 0x80);
     link.write(dhtCodec.encode({ t: 'STORE', r: 1, ns: 'test', key: far, rec: { v: new Uint8Array([1]), pub: randomId(rand), seq: 1, ttl: 60_000 } }));
+    link.write(dhtCodec.encode({ t: 'STORE', r: 2, ns: 'test', key: nearKey(selfId, 1), rec: { v: new Uint8Array([1]), pub: randomId(rand), seq: 1, ttl: 60_000 } }));
     await settle();
-    expect([node.stats.storeRefused.notNear, node.store.size]).toEqual([1, 0]);
+    expect([node.stats.storeRefused.notNear, node.store.size]).toEqual([1, 1]);
     node.stop();
   });
 
