@@ -20,6 +20,7 @@ import { benchContest } from './contest-bench';
 import { benchSafety } from './safety-bench';
 import { benchHeadless } from './headless-bench';
 import { benchFuzz } from './fuzz-bench';
+import { benchSimFailover } from './sim-failover-bench';
 
 type Bench = [name: string, run: () => Promise<Record<string, number>>];
 
@@ -38,6 +39,7 @@ const benches: Bench[] = [
   ['auth', benchAuth],
   ['contest', benchContest],
   ['sim_safety', benchSafety],
+  ['sim_failover', benchSimFailover],
   ['sim10k', benchSim],
   ['headless', () => benchHeadless()],
   ['fuzz', benchFuzz],

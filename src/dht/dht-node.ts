@@ -32,6 +32,7 @@ import type { LookupResult } from './lookup';
 import { nodeLookup, type Lookup } from './lookups';
 import { dhtCodec, type DhtMessage, type Namespace, type Reply } from './messages';
 import { OverlayRouter, type Origin } from './overlay-router';
+import { nextHop } from './router';
 import { OverlaySignaling } from './overlay-signaling';
 import { Republisher } from './republish';
 import { checkSigner, type RouteSigner } from './route-auth';
@@ -274,6 +275,16 @@ export class DhtNode implements Dht {
   /** Dials a peer through the relay when we hold no link to it (dormant-contacts.ts `reach`). */
   reach(id: NodeId): void {
     this.dormant.reach(id);
+  }
+
+  /**
+   * Our frames to `id` seem lost (an answer that was due did not come): the first hop of
+   * our route to it (its own link, when we hold one) is PINGed now and dropped if silent,
+   * so the next frame takes another route (Liveness.probeNow).
+   */
+  suspectRoute(id: NodeId): void {
+    const hop = nextHop(this.selfId, id, this.links.map, true);
+    if (hop) this.liveness.probeNow(hop);
   }
 
   /** Lets a pinned link be closed by the budget again. */

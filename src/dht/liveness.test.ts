@@ -109,4 +109,23 @@ describe('Liveness', () => {
     await s.clock.advance(1000);
     expect(s.closed).toEqual([pl.hex]);
   });
+  it('probeNow: a suspected link is PINGed at once and dropped when silent past the RPC timeout; a live one stays', async () => {
+    const s = setup();
+    const dead = s.link(randomId(s.rand));
+    const live = s.link(randomId(s.rand));
+    s.table.add(dead.id, 0);
+    s.table.add(live.id, 0);
+    s.alive.add(live.hex);
+    s.live.probeNow(dead);
+    s.live.probeNow(dead); // one probe at a time
+    s.live.probeNow(live);
+    expect(s.pinged).toEqual([dead.hex, live.hex]);
+    await s.clock.advance(OPTS.rpcTimeoutMs - 1);
+    expect(s.closed).toEqual([]);
+    await s.clock.advance(1);
+    expect(s.closed).toEqual([dead.hex]);
+    expect(s.dropped).toEqual([dead.hex]);
+    expect(s.table.has(dead.hex)).toBe(false);
+    expect(s.map.has(live.hex)).toBe(true);
+  });
 });

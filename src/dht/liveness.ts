@@ -96,6 +96,31 @@ export class Liveness {
     this.probeStale(now);
   }
 
+  /**
+   * Someone's frames through this link seem lost (an answer that was due did not come): PING
+   * it now, and drop it if it does not answer within the RPC timeout. A node that died
+   * silently keeps its links open until the heartbeat timeout, 15 s, and every route through
+   * it loses what it carries until then.
+   */
+  probeNow(pl: WatchedLink): void {
+    const { deps } = this;
+    if (pl.pinging || deps.links.map.get(pl.hex) !== pl) return;
+    const at = deps.clock.now();
+    pl.pinging = true;
+    deps.stats.suspectProbes++;
+    deps.call(pl.id, pl.hex, { t: 'PING' }).then(
+      () => ((pl.rttMs = deps.clock.now() - at), (pl.pinging = false)),
+      () => {
+        pl.pinging = false;
+        if (deps.links.map.get(pl.hex) !== pl) return;
+        deps.stats.suspectsDropped++;
+        deps.links.close(pl.hex, 'no answer to a probe');
+        deps.table.remove(pl.hex);
+        deps.dropped(pl.id);
+      },
+    );
+  }
+
   private probeStale(now: number): void {
     const { deps } = this;
     if (deps.opts.staleProbesPerHeartbeat <= 0) return;

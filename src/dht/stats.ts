@@ -79,6 +79,10 @@ export interface DhtStats {
   /** Links closed for breaking their rate limits again and again. */
   floodLinksClosed: number;
   heartbeatTimeouts: number;
+  /** Links PINGed because a route through them seemed to lose frames (Liveness.probeNow). */
+  suspectProbes: number;
+  /** Of those, links dropped for not answering. */
+  suspectsDropped: number;
   storesAccepted: number;
   /** STOREs answered ok:false (the sum of storeRefused). */
   storesRejected: number;
@@ -140,6 +144,8 @@ export function newStats(): DhtStats {
     junkLinksClosed: 0,
     floodLinksClosed: 0,
     heartbeatTimeouts: 0,
+    suspectProbes: 0,
+    suspectsDropped: 0,
     storesAccepted: 0,
     storesRejected: 0,
     storeRefused: { notNear: 0, invalid: 0, stale: 0, tooLarge: 0, full: 0, publisherFull: 0, expired: 0 },

@@ -53,6 +53,12 @@ export const HOST_DEFAULTS = {
   /** After the quorum, wait this long for the other grants' states. */
   claimGraceMs: 150,
   /**
+   * A claim says its CLAIM again to the hosts that have not answered after this long, and
+   * twice that (a frame routed through a node that died silently is lost; a host that
+   * granted already answers a repeated CLAIM with its grant again).
+   */
+  claimResendMs: 300,
+  /**
    * A claimant whose view of the current hosts lost a node to a closed link waits this long
    * for its lookup, then claims over that view minus the closed nodes (a lookup can wait on
    * the dead node for the DHT's rpcTimeoutMs, 4 s in a tab).

@@ -14,7 +14,7 @@ import { compareDistance, idEquals, idToHex, sortByDistance, type NodeId } from 
 import { within } from '../core/clock';
 import { ClaimRound } from './claim-round';
 import { claimTerms, grantRefusal, uncovered } from './grant-rules';
-import { certShapeFault, decodeCert, encodeCert, MAX_EPOCH_JUMP, MAX_PEND, MIN_CERT_HOSTS, sameSet, signGrant, succeeds, type CertPrev, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
+import { certShapeFault, decodeCert, encodeCert, MAX_EPOCH_JUMP, MAX_PEND, MIN_CERT_HOSTS, sameSet, signGrant, succeeds, type CertPrev, type ClaimTerms, type EpochCert, type GrantSig } from '../region/epoch-cert';
 import { MAX_STATE_REQS, type ReplicationMessageOf } from './replication-messages';
 import type { HostToPlayer, PlayerToHost, SubscriptionMessageOf } from '../region/subscription-messages';
 import { Election } from './election';
@@ -76,6 +76,8 @@ export class HostedRegion implements DutyRegion {
   private readonly silent = new Map<string, number>();
   private retry: unknown;
   private handoffTimer: unknown;
+  /** Our last grant, said again to its claimant if its CLAIM comes again. */
+  private lastGrant: { e: number; to: string; hosts: NodeId[]; sig: GrantSig } | undefined;
   private stopped = false;
 
   constructor(
@@ -481,9 +483,24 @@ export class HostedRegion implements DutyRegion {
     this.claimSentAt = this.ctx.clock.now();
     for (const t of targets.values()) this.toHost(t, { t: 'CLAIM', ...this.r, e, hosts, ...(known ? { known } : {}), ...(rebase ? { rebase } : {}), ...(pend.length ? { pend } : {}) });
     const deadline = this.ctx.clock.now() + o.claimTimeoutMs;
+    let resends = 0;
     for (;;) {
       const now = this.ctx.clock.now();
       if (round.quorumAt === null && round.cert()) round.quorumAt = now;
+      if (round.quorumAt === null && resends < 2 && now - this.claimSentAt >= (resends + 1) * o.claimResendMs) {
+        resends++;
+        for (const [hex, t] of targets) {
+          if (round.answered.has(hex)) continue;
+          // Its answer may be lost on a route through a node as dead as the primary: the DHT
+          // probes our first hop (and drops it if silent), the relay dials it for a direct
+          // link, and we ask once more.
+          if (resends === 1) {
+            this.ctx.dht.suspectRoute(t);
+            this.ctx.reach(t);
+          }
+          this.toHost(t, { t: 'CLAIM', ...this.r, e, hosts, ...(known ? { known } : {}), ...(rebase ? { rebase } : {}), ...(pend.length ? { pend } : {}) });
+        }
+      }
       // The grace waits for live hosts' states, not for the silent primary we replace.
       if (round.quorumAt !== null && (round.allAnswered(this.silent) || now - round.quorumAt >= o.claimGraceMs)) break;
       if (now >= deadline || this.stopped || this.el.promised !== e || this.el.promisedTo !== this.ctx.selfHex) break;
@@ -667,6 +684,13 @@ export class HostedRegion implements DutyRegion {
     // (Nor is it granted: a grant would make us follow it, and its claims, one after
     // another, would keep us from ever claiming the rebase ourselves.)
     if (mustRebase) return refuse(`e${this.el.cert!.e}'s majority is gone: rebase pending`);
+    // The claimant said its claim again: our grant may have been lost on the way. The same
+    // promise, so the same grant (our state now, which only grew).
+    const last = this.lastGrant;
+    if (last && last.e === m.e && last.to === fromHex && this.el.promised === m.e && this.el.promisedTo === fromHex && sameSet(last.hosts, m.hosts)) {
+      this.trace(`grant ${fromHex.slice(0, 6)} e${m.e} again`);
+      return this.sendGrant(from, m.e, last.sig);
+    }
     const why = grantRefusal({
       selfId: this.ctx.selfId, promised: this.el.promised, cert: this.el.cert, accepted: this.el.accepted, stateEpoch: this.state.version.e, primary: !!this.duty, handoffTo: this.handoffTo,
       following: this.role === 'backup' ? this.primaryHex : '', heardAgoMs: this.ctx.clock.now() - this.lastHeard, failoverMs: this.ctx.opts.failoverMs,
@@ -704,13 +728,18 @@ export class HostedRegion implements DutyRegion {
     this.lastHeard = this.ctx.clock.now();
     this.ctx.stats.grants++;
     this.trace(`grant ${fromHex.slice(0, 6)} e${m.e}`);
-    // A large state in several grants, each with the signature (the claimant counts it once).
-    pieces(this.allEntries()).forEach((part, i) => this.toHost(from, {
-      t: 'GRANT', ...this.r, e: m.e, ok: true, promised: m.e, entries: encodeEntries(part), sig, ...(i === 0 ? { reqs: this.requests.export(MAX_STATE_REQS) } : {}),
-    }));
+    this.lastGrant = { e: m.e, to: fromHex, hosts: m.hosts, sig };
+    this.sendGrant(from, m.e, sig);
     // Subscribers that waited for our own claim go to the winner.
     for (const w of this.waiting.values()) this.toPlayer(w.id, { t: 'NOT_PRIMARY', ...this.r, e: m.e, primary: from });
     this.waiting.clear();
+  }
+
+  /** Our grant of `e` with our state: a large one in several grants, each with the signature (the claimant counts it once). */
+  private sendGrant(to: NodeId, e: number, sig: GrantSig): void {
+    pieces(this.allEntries()).forEach((part, i) => this.toHost(to, {
+      t: 'GRANT', ...this.r, e, ok: true, promised: e, entries: encodeEntries(part), sig, ...(i === 0 ? { reqs: this.requests.export(MAX_STATE_REQS) } : {}),
+    }));
   }
 
   /**

@@ -20,7 +20,7 @@ export interface RegionContext {
   readonly ticker: Ticker;
   readonly wires: HostWires;
   readonly store: HostStore | null;
-  readonly dht: Pick<DhtNode, 'put' | 'get' | 'connect' | 'unpin'>;
+  readonly dht: Pick<DhtNode, 'put' | 'get' | 'connect' | 'unpin' | 'suspectRoute'>;
   readonly stats: HostStats;
   readonly latency: CommitLatency;
   /** Signs this node's grants. */

@@ -23,7 +23,7 @@ import { regionName, RegionKeys, type RegionCoord } from '../region/region-key';
 import { decodeEntries } from '../region/region-state';
 import { getLocation } from '../region/region-records';
 
-export type HostDht = Pick<DhtNode, 'selfId' | 'findNode' | 'put' | 'get' | 'connect' | 'reach' | 'unpin' | 'events' | 'linkInfo' | 'closestContacts'>;
+export type HostDht = Pick<DhtNode, 'selfId' | 'findNode' | 'put' | 'get' | 'connect' | 'reach' | 'unpin' | 'suspectRoute' | 'events' | 'linkInfo' | 'closestContacts'>;
 
 export interface RegionHostArgs {
   dht: HostDht;

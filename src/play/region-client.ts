@@ -119,7 +119,7 @@ interface PendingEdit {
 
 export interface RegionClientArgs {
   /** `events` (optional): a closed link to a primary re-attaches at once. */
-  dht: Pick<DhtNode, 'selfId' | 'findNode' | 'get' | 'connect' | 'unpin'> & Partial<Pick<DhtNode, 'events'>>;
+  dht: Pick<DhtNode, 'selfId' | 'findNode' | 'get' | 'connect' | 'unpin'> & Partial<Pick<DhtNode, 'events' | 'reach'>>;
   wire: PlayerWire;
   clock: Clock;
   world: string;
@@ -279,13 +279,20 @@ export class RegionClient {
         if (sub.closed) return;
         sub.target = idToHex(target);
         this.args.wire.send(target, { t: 'SUBSCRIBE', rx: sub.coord.rx, rz: sub.coord.rz, host, ...(sub.epoch > 0 ? { since: sub.since } : {}) });
-        await new Promise<void>((resolve) => {
-          const t = this.args.clock.setTimeout(resolve, this.opts.attachTimeoutMs + Math.min(attempt, 4) * 250);
+        const answered = await new Promise<boolean>((resolve) => {
+          const t = this.args.clock.setTimeout(() => resolve(false), this.opts.attachTimeoutMs + Math.min(attempt, 4) * 250);
           sub.wake = () => {
             this.args.clock.clearTimeout(t);
-            resolve();
+            resolve(true);
           };
         });
+        // No answer: our overlay route to it may pass through a node that died silently (it
+        // loses what it carries until the DHT drops that node, up to 15 s), while the target's
+        // frames reach us by another route. The relay dials it for a direct link (when we
+        // hold none), so the next SUBSCRIBE does not take that way. (Probing our first hop as
+        // the hosts do made things worse here: a node that just came back, and is slow to
+        // answer, lost its few links.)
+        if (!answered && !sub.closed && !idEquals(target, this.args.dht.selfId)) this.args.dht.reach?.(target);
         sub.wake = () => {};
         if (!sub.hint) attempt++;
         // Alone: wait before asking again (edits meanwhile fail as 'uncertified' at once).

@@ -32,6 +32,12 @@ export interface FailoverFigures {
   max: number;
   confirmedEdits: number;
   lostEdits: number;
+  /** Kills after which no edit was confirmed within 30 s (not in failoverMs). */
+  noRecovery: number;
+  /** Kills skipped: the region had no primary at that moment (not in failoverMs). */
+  downAtKill: number;
+  /** The region had a primary 5 s after the last kill (else lostEdits counts every confirmed edit). */
+  primaryAtEnd: boolean;
   /** Frames and bytes the region's hosts sent, per second, averaged over the run. */
   hostFramesPerSec: number;
   hostBytesPerSec: number;
@@ -60,6 +66,7 @@ export async function measureFailover(o: FailoverBenchOptions = {}): Promise<Fai
     );
   };
   const failoverMs: number[] = [];
+  let noRecovery = 0, downAtKill = 0;
   const t0run = sim.clock.now();
   const bytes0 = sim.live().reduce((n, p) => n + p.wire.bytesOut, 0);
   const frames0 = sim.live().reduce((n, p) => n + p.wire.framesOut, 0);
@@ -69,7 +76,10 @@ export async function measureFailover(o: FailoverBenchOptions = {}): Promise<Fai
       await sim.run(every);
     }
     let victim = primaryOf();
-    if (!victim) continue;
+    if (!victim) {
+      downAtKill++;
+      continue;
+    }
     if (victim === player) {
       // The player must survive to measure; let another peer play.
       player.client.unsubscribe(R);
@@ -86,6 +96,7 @@ export async function measureFailover(o: FailoverBenchOptions = {}): Promise<Fai
     }
     const first = confirmed.slice(seen).find((c) => c.at > killedAt && c.stamp.e > (victimEpoch(victim) ?? 0));
     if (first) failoverMs.push(first.at - killedAt);
+    else noRecovery++;
     await sim.add();
   }
   await sim.run(5000);
@@ -100,7 +111,7 @@ export async function measureFailover(o: FailoverBenchOptions = {}): Promise<Fai
   sim.stopAll();
   return {
     nodes, kills: o.kills ?? 10, failoverMs, p50: percentile(failoverMs, 0.5), p90: percentile(failoverMs, 0.9), max: Math.max(...failoverMs),
-    confirmedEdits: confirmed.length, lostEdits: lost, hostFramesPerSec: Math.round(frames / runSec), hostBytesPerSec: Math.round(bytes / runSec),
+    confirmedEdits: confirmed.length, lostEdits: lost, noRecovery, downAtKill, primaryAtEnd: !!state, hostFramesPerSec: Math.round(frames / runSec), hostBytesPerSec: Math.round(bytes / runSec),
   };
 
   function victimEpoch(v: SimPeer): number | undefined {
