@@ -1,10 +1,10 @@
 // `npm run bench -- fuzz`: the long fuzz campaign (src/testing/fuzz-campaign.ts) over every
-// decoder and frame handler that `npm test` fuzzes with a small budget: 1,100,000 frames,
+// decoder and frame handler that `npm test` fuzzes with a small budget: 1,160,000 frames,
 // seeded (FUZZ_SEED, default 1). fuzz_frames: frames fed; fuzz_failures: escaped throws,
 // unhandled rejections and broken invariants (a rejected frame that changed state or was
 // not counted), which must be 0. Failures are printed with their frames.
 import { runCampaign, type FuzzTarget } from '../src/testing/fuzz-campaign';
-import { dhtCodecTarget, frameReaderTarget, routeFrameTarget, voteCodecTarget } from '../src/testing/fuzz-codec-targets';
+import { dhtCodecTarget, frameReaderTarget, routeFrameTarget, voteCodecTarget, voteEngineTarget } from '../src/testing/fuzz-codec-targets';
 import { dhtNodeTarget } from '../src/testing/fuzz-dht-target';
 import { handshakeTarget, relayClientTarget, signalTarget, webRtcLinkTarget } from '../src/testing/fuzz-net-targets';
 import { replicationWireTarget, subscriptionWireTarget } from '../src/testing/fuzz-region-wire-target';
@@ -14,6 +14,7 @@ import { relayCoreTarget } from './fuzz-relay-target';
 const BUDGET: Record<string, number> = {
   'dht codec': 150_000,
   'vote codec': 80_000,
+  'vote engine': 60_000,
   'route frame': 100_000,
   'link frames': 80_000,
   'dht node': 150_000,
@@ -29,7 +30,7 @@ const BUDGET: Record<string, number> = {
 export async function benchFuzz(): Promise<Record<string, number>> {
   const seed = Number(process.env.FUZZ_SEED ?? 1);
   const targets: FuzzTarget<unknown>[] = [
-    dhtCodecTarget(), voteCodecTarget(), routeFrameTarget(), frameReaderTarget(), await dhtNodeTarget(seed),
+    dhtCodecTarget(), voteCodecTarget(), voteEngineTarget(), routeFrameTarget(), frameReaderTarget(), await dhtNodeTarget(seed),
     webRtcLinkTarget(), await handshakeTarget(), await signalTarget(), await relayClientTarget(), await relayCoreTarget(),
     subscriptionWireTarget(), replicationWireTarget(),
   ] as FuzzTarget<unknown>[];

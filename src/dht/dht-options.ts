@@ -91,7 +91,8 @@ export const DHT_DEFAULTS = {
    * closest a lookup found, and the slack absorbs churn and table differences. 0 = off.
    * Factor 1 ("among the k closest it knows") was tried in issue 13: under churn, tables
    * still holding dead contacts refused honest region records, and the hosting churn test
-   * fell under its 90% confirmed bar on seeds 11 and 1 (both pass at 2). The store's byte
+   * failed on seeds 11 (89% of edits confirmed, under its 90% bar) and 1 (a subscriber
+   * missed a confirmed edit); both pass at 2. The store's byte
    * and per-publisher caps (value-store.ts) bound what the slack can cost.
    */
   storeNearFactor: 2,

@@ -1,7 +1,7 @@
 // The decoders under the fuzzer (fixed seed, small budget; the long campaign is `npm run bench -- fuzz`).
 import { describe, expect, it } from 'vitest';
 import { runCampaign } from './fuzz-campaign';
-import { dhtCodecTarget, frameReaderTarget, routeFrameTarget, voteCodecTarget } from './fuzz-codec-targets';
+import { dhtCodecTarget, frameReaderTarget, routeFrameTarget, voteCodecTarget, voteEngineTarget } from './fuzz-codec-targets';
 
 describe('fuzzed decoders', () => {
   it('the DHT and vote codecs, the ROUTE reader and link frame reassembly: no escaped throw, every rejection typed by reason', async () => {
@@ -14,5 +14,15 @@ describe('fuzzed decoders', () => {
     }
     expect(r.unhandledRejections).toBe(0);
     expect(r.frames).toBe(16_000);
+  });
+});
+
+describe('fuzzed vote engine', () => {
+  it('vote frames from voters and strangers: a refused frame does not move the vote, a decision never changes, refusals counted by reason', async () => {
+    const r = await runCampaign([voteEngineTarget()], { seed: 13, framesPerTarget: 6000 });
+    const t = r.targets['vote engine']!;
+    expect({ failures: t.failures, examples: t.examples }).toEqual({ failures: 0, examples: [] });
+    for (const reason of ['nonVoter', 'wrongVote', 'forgedDecision', 'duplicate', 'equivocation']) expect(t.rejected[reason], reason).toBeGreaterThan(0);
+    expect(t.accepted).toBeGreaterThan(300);
   });
 });

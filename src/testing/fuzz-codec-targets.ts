@@ -4,12 +4,16 @@
 // encode again and decode to the same thing.
 import { bytes, CodecError, defineCodec, type Codec, type CodecSpec, type MessageOf } from '../core/codec';
 import { ID_BYTES } from '../core/node-id';
+import { Vote } from '../agree/vote';
 import { MAX_VOTERS, voteSpec } from '../agree/vote-messages';
+import type { VoteStats } from '../agree/vote-stats';
+import { VoterSet } from '../agree/voter-set';
+import { seededRandom } from '../core/seeded-random';
 import { dhtCodec, type DhtMessage } from '../dht/messages';
 import { encodeRoute, readRoute } from '../dht/route-frame';
 import { FRAME_BYTES, FrameReader, splitMessage, controlFrame } from '../net/frames';
 import { frameArb } from './fuzz-frames';
-import { FuzzFailure, type FuzzTarget, type FuzzVerdict } from './fuzz-campaign';
+import { FuzzFailure, grewCounters, type FuzzTarget, type FuzzVerdict } from './fuzz-campaign';
 
 const id = (n: number) => new Uint8Array(ID_BYTES).fill(n);
 
@@ -125,6 +129,69 @@ export function frameReaderTarget(): FuzzTarget {
       if (ev.kind === 'bad') return { rejected: ev.why.replace(/\d+/g, 'N') };
       if (ev.kind === 'message' && ev.data.length > max) throw new FuzzFailure(`reassembled ${ev.data.length} bytes over the ${max} limit`);
       return 'accepted';
+    },
+  };
+}
+
+/**
+ * The vote engine (agree/vote.ts) behind the vote codec: frames decoded as a voter would
+ * decode them, from voters and strangers, fed to one vote (a new one every 300 frames). A
+ * frame refused by a counter must not move the vote (round, backed candidate, decision),
+ * and a decision once made never changes.
+ */
+export function voteEngineTarget(): FuzzTarget {
+  const codec = defineCodec(voteSpec(bytes(ID_BYTES, ID_BYTES), 40));
+  const voters = ['h0', 'h1', 'h2', 'h3', 'h4'];
+  const set = new VoterSet(3, voters);
+  const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+  const rand = seededRandom(9);
+  let vote!: Vote<Uint8Array>;
+  let n = 0;
+  const fresh = () => {
+    vote = new Vote<Uint8Array>({ id: 'item-1', voters: set, self: 'h0', key: hex, rng: rand, admit: (c) => c[0] !== 0xee });
+  };
+  fresh();
+  const c = id(7);
+  const valid = [
+    codec.encode({ t: 'CLAIM', vote: 'item-1', c }),
+    codec.encode({ t: 'CLAIM', vote: 'item-1', c: id(8) }),
+    codec.encode({ t: 'REPORT', vote: 'item-1', set: 3, round: 1, c }),
+    codec.encode({ t: 'REPORT', vote: 'item-1', set: 3, round: 1, c: id(8) }),
+    codec.encode({ t: 'PROPOSE', vote: 'item-1', set: 3, round: 1, c }),
+    codec.encode({ t: 'PROPOSE', vote: 'item-1', set: 3, round: 2, c: null }),
+    codec.encode({ t: 'DECIDED', vote: 'item-1', set: 3, round: 1, c, proof: 0b00111 }),
+  ];
+  // Never ourselves: frames come from proven peers, and the overlay drops our own id as a source.
+  const senders = [...voters.slice(1), 'stranger'];
+  const refusals = (s: VoteStats) => {
+    const { resent: _r, splits: _s, decided: _d, forced: _f, oldRound: _o, ...refused } = s;
+    return refused;
+  };
+  return {
+    name: 'vote engine',
+    frames: frameArb({ valid, codes: [40, 41, 42, 43, 44, 0] }),
+    feed(frame): FuzzVerdict {
+      if (++n % 300 === 0) fresh();
+      let msg;
+      try {
+        msg = codec.decode(frame);
+      } catch (e) {
+        if (e instanceof CodecError) return { rejected: `codec ${e.reason}` };
+        throw e;
+      }
+      const before = refusals({ ...vote.stats });
+      const state = JSON.stringify([vote.currentRound, vote.backed && hex(vote.backed), vote.decided && hex(vote.decided.c)]);
+      const decided = vote.decided && hex(vote.decided.c);
+      vote.receive(senders[n % senders.length]!, msg);
+      if (n % 7 === 0) vote.tick();
+      const now = vote.decided && hex(vote.decided.c);
+      if (decided !== undefined && now !== decided) throw new FuzzFailure(`a decision changed from ${decided} to ${now}`);
+      const grew = grewCounters(before, refusals(vote.stats));
+      if (grew.length === 0) return 'accepted';
+      if (n % 7 !== 0 && JSON.stringify([vote.currentRound, vote.backed && hex(vote.backed), vote.decided && hex(vote.decided.c)]) !== state) {
+        throw new FuzzFailure(`a frame refused as ${grew[0]} moved the vote`);
+      }
+      return { rejected: grew[0]! };
     },
   };
 }
