@@ -165,9 +165,13 @@ export class ItemLedger {
   /** A host's proposal for the next slot: a random spot in the area, appearing spawnLeadMs from now. `ground` gives the standing height at (x, z). */
   propose(rng: Random, now: number, by: string, ground: (x: number, z: number) => number | undefined): SpawnCandidate | undefined {
     if (!this.wantsSpawn()) return undefined;
-    const x = this.area.x0 + Math.floor(rng() * this.area.size) + 0.5;
-    const z = this.area.z0 + Math.floor(rng() * this.area.size) + 0.5;
-    const y = ground(Math.floor(x), Math.floor(z));
+    // A few random columns: the host may not hold every column's blocks yet (loading).
+    let x = 0, y: number | undefined, z = 0;
+    for (let tries = 0; tries < 8 && y === undefined; tries++) {
+      x = this.area.x0 + Math.floor(rng() * this.area.size) + 0.5;
+      z = this.area.z0 + Math.floor(rng() * this.area.size) + 0.5;
+      y = ground(Math.floor(x), Math.floor(z));
+    }
     if (y === undefined) return undefined;
     const star = starsHomedAt(this.seed, this.area.ax, this.area.az).find((k) => !(this.stars & (1 << k)));
     const base = { t: 's' as const, slot: this.slot, x, y, z, at: Math.round(now + this.o.spawnLeadMs), by };

@@ -35,6 +35,11 @@ describe('LocalItems (the one-tab mode: this tab the only voter)', () => {
     expect(far).toMatchObject({ dropped: true, item: { x: 100 } });
     expect(items.inView({ x: 100, y: 20, z: 30 }, 10).map((i) => i.id)).toEqual([it.id]);
     expect(items.stats()['too-far']).toBe(1);
+    // Kept and restored (a reload): the same items, the same owners, the next slot after them.
+    const again = new LocalItems({ seed: 'w', self: 'me', clock, ground: () => 20, rng: seededRandom(4), spawnMeanMs: 1e12 });
+    again.restore(items.states());
+    expect(again.inView({ x: 100, y: 20, z: 30 }, 10).map((i) => i.id)).toEqual([it.id]);
+    expect(again.spawnNow(me)!.id).not.toBe(it.id);
   });
 
   it('spawns at random intervals, only in the area the player stands in, never more than the ground holds', () => {

@@ -4,9 +4,10 @@
 // by a voter set of one. Nobody else sees these items: until the host wiring carries the
 // vote frames and the ledger in the region state (docs/ITEMS.md), they are this tab's own.
 // Areas are region-sized (64 blocks); spawns come at random intervals in the area the player
-// stands in (only areas with a player spawn).
+// stands in (only areas with a player spawn). `states()` / `restore()` let the page keep the
+// ledgers across reloads (page-items.ts), as the region state will keep them for the hosts.
 import type { Random } from '../core/seeded-random';
-import { ItemLedger, type Item, type LedgerRejection } from '../agree/item-ledger';
+import { ItemLedger, type Item, type LedgerRejection, type LedgerState } from '../agree/item-ledger';
 import { ItemVotes } from '../agree/item-votes';
 import { VoterSet } from '../agree/voter-set';
 import type { WorldClock } from '../agree/world-clock';
@@ -112,6 +113,16 @@ export class LocalItems implements ItemService {
     const fx = this.areaAt(p.x, p.z).votes.proposeSpawn(this.o.ground);
     const spawned = fx.find((e) => 'spawned' in e);
     return spawned && 'spawned' in spawned ? info(spawned.spawned) : undefined;
+  }
+
+  /** The ledgers worth keeping (anything spawned in them), for storage. */
+  states(): LedgerState[] {
+    return [...this.areas.values()].filter((a) => a.ledger.spawnVoteId !== `spawn:${a.ledger.name}:0` || a.ledger.items.length).map((a) => a.ledger.toState());
+  }
+
+  /** Ledgers kept from before (already checked against ledgerStateSchema), joined into ours. */
+  restore(states: readonly LedgerState[]): void {
+    for (const s of states.slice(0, LOCAL_ITEMS_DEFAULTS.maxAreas)) this.areaAt(s.area.x0, s.area.z0).ledger.merge(s);
   }
 
   stats(): Record<string, number> {

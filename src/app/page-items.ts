@@ -4,7 +4,9 @@
 // `?items=local`) the tab's own item ledgers spawn items near the player, the frame loop
 // walks the player into them, the models are drawn and the inventory bar shows what is held
 // (Q drops the selected item, E selects the next). window.voxel.items reads the same.
+import * as v from 'valibot';
 import { realClock } from '../core/clock';
+import { ledgerStateSchema } from '../agree/item-ledger';
 import { seededRandom } from '../core/seeded-random';
 import { WorldClock } from '../agree/world-clock';
 import type { PlayerSession } from '../play/player-session';
@@ -22,6 +24,9 @@ import type { WorldView } from './world-view';
 const VIEW_RADIUS = 48;
 /** A dropped item lands this far ahead of the player (out of reach, so it is not taken straight back). */
 const DROP_AHEAD = 3;
+/** The one-tab mode's ledgers are kept this often (and when the tab is hidden or left). */
+const KEEP_EVERY_MS = 5000;
+const keptSchema = v.pipe(v.array(ledgerStateSchema), v.maxLength(25));
 
 export interface PageItemsParts {
   cfg: PageConfig;
@@ -47,6 +52,7 @@ export class PageItems {
     const local = !p.cfg.net || new URL(location.href).searchParams.get('items') === 'local';
     const items = local ? new LocalItems({ seed: p.cfg.seed, self: p.self, clock: this.clock, ground: (x, z) => this.ground(x, z), rng: seededRandom((Math.random() * 2 ** 32) >>> 0) }) : null;
     this.service = items;
+    if (items) this.keep(items);
     this.bar = new InventoryBar(p.hudRoot);
     this.api = {
       mode: items ? 'local' : 'off',
@@ -59,6 +65,27 @@ export class PageItems {
       stats: () => items?.stats() ?? {},
       bar: () => this.bar.ids(),
     };
+  }
+
+  /** One-tab items live in this browser's localStorage (per world), checked when read back like any stored state. */
+  private keep(items: LocalItems): void {
+    const key = `voxel-populi/items/${this.p.cfg.world}`;
+    try {
+      const kept = v.safeParse(keptSchema, JSON.parse(localStorage.getItem(key) ?? '[]'));
+      if (kept.success) items.restore(kept.output);
+    } catch {
+      // unreadable: start empty
+    }
+    let last = '';
+    const save = () => {
+      const now = JSON.stringify(items.states());
+      if (now === last) return;
+      last = now;
+      try { localStorage.setItem(key, now); } catch { /* full or refused: items stay in memory */ }
+    };
+    setInterval(save, KEEP_EVERY_MS);
+    addEventListener('pagehide', save);
+    document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden') save(); });
   }
 
   /** Once a frame, before drawing: the sky, spawns and walking into items, the models, the bar. */
