@@ -3,7 +3,7 @@
 // and within the editor's rate. Pure: time and positions are passed in.
 import { TokenBucket } from '../core/token-bucket';
 import { AIR, isValidBlockId, PLACEABLE } from '../world/blocks';
-import { CHUNK_HEIGHT } from '../world/coords';
+import { CHUNK_HEIGHT, WORLD_FLOOR_Y } from '../world/coords';
 import type { RejectReason } from '../region/subscription-messages';
 import { regionAt, type RegionCoord } from '../region/region-key';
 
@@ -46,6 +46,7 @@ export class EditValidator {
     if (!settableBlock(e.id)) return 'bad-block';
     const r = regionAt(e.x, e.z);
     if (r.rx !== this.region.rx || r.rz !== this.region.rz || e.y < 0 || e.y >= CHUNK_HEIGHT) return 'outside-region';
+    if (e.y === WORLD_FLOOR_Y) return 'world-floor';
     const dx = e.x + 0.5 - e.px, dy = e.y + 0.5 - (e.py + this.rules.eyeHeight), dz = e.z + 0.5 - e.pz;
     if (dx * dx + dy * dy + dz * dz > this.rules.reach * this.rules.reach) return 'out-of-reach';
     let b = this.buckets.get(editor);

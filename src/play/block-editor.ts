@@ -4,7 +4,7 @@
 // stored locally): setBlock then resolves with `confirmed: false`.
 import { EditRefused } from '../world/edit-error';
 import { AIR, PLACEABLE, SOLID, isValidBlockId, blockType } from '../world/blocks';
-import { CHUNK_HEIGHT, chunkOf } from '../world/coords';
+import { CHUNK_HEIGHT, chunkOf, WORLD_FLOOR_Y } from '../world/coords';
 import type { ChunkSource } from './chunk-source';
 import { boxCollides, type Body } from './physics';
 import type { WorldModel } from './world-model';
@@ -38,6 +38,7 @@ export class BlockEditor {
     if (!isValidBlockId(id)) throw new EditRefused('bad-block', `unknown block id ${id}`);
     if (id !== AIR && !PLACEABLE.includes(id)) throw new EditRefused('not-placeable', `${blockType(id).name} cannot be placed`);
     if (y < 0 || y >= CHUNK_HEIGHT) throw new EditRefused('outside-world', `y=${y} is outside the world (0..${CHUNK_HEIGHT - 1})`);
+    if (y === WORLD_FLOOR_Y) throw new EditRefused('world-floor', 'the bedrock floor cannot be changed');
     if (!this.world.has(chunkOf(x), chunkOf(z))) throw new EditRefused('not-loaded', `chunk ${chunkOf(x)},${chunkOf(z)} is not loaded`);
     const previous = this.world.blockAt(x, y, z);
     if (previous === id) return { confirmed: !this.source.isTentative?.(x, y, z) };

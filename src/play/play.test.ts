@@ -81,7 +81,7 @@ describe('block editor', () => {
     expect(seen).toEqual([AIR]);
   });
 
-  it('refuses bad ids, out-of-world, unloaded columns, water and placing inside the player', async () => {
+  it('refuses bad ids, out-of-world, the bedrock floor, unloaded columns, water and placing inside the player', async () => {
     const { editor } = await setup();
     await expect(editor.setBlock(1, 10, 1, 999)).rejects.toThrow(EditRefused);
     await expect(editor.setBlock(1, 256, 1, STONE)).rejects.toThrow(/outside the world/);
@@ -89,6 +89,8 @@ describe('block editor', () => {
     await expect(editor.setBlock(1, 10, 1, WATER)).rejects.toThrow(/cannot be placed/);
     await expect(editor.setBlock(8, 10, 8, STONE)).rejects.toThrow(/inside the player/);
     await expect(editor.setBlock(1.5, 10, 1, STONE)).rejects.toThrow(/integers/);
+    await expect(editor.setBlock(1, 0, 1, AIR)).rejects.toMatchObject({ code: 'world-floor' });
+    await expect(editor.setBlock(1, 0, 1, STONE)).rejects.toMatchObject({ code: 'world-floor' });
   });
 
   it('rolls back an edit that could not be stored', async () => {

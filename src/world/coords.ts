@@ -4,6 +4,8 @@
 
 export const CHUNK_SIZE = 16;
 export const CHUNK_HEIGHT = 256;
+/** The bedrock floor (y = 0): no edit may dig or replace it, so nobody falls out of the world. */
+export const WORLD_FLOOR_Y = 0;
 export const SECTION_HEIGHT = 16;
 export const SECTIONS = CHUNK_HEIGHT / SECTION_HEIGHT;
 export const CHUNK_VOLUME = CHUNK_SIZE * CHUNK_SIZE * CHUNK_HEIGHT;

@@ -5,7 +5,7 @@
 // no answer in time (EditTimeoutError). Catch `EditError` to handle them all.
 
 /** Refused before sending (the player's own checks). */
-export type LocalEditCode = 'bad-coords' | 'bad-block' | 'not-placeable' | 'outside-world' | 'not-loaded' | 'inside-player';
+export type LocalEditCode = 'bad-coords' | 'bad-block' | 'not-placeable' | 'outside-world' | 'world-floor' | 'not-loaded' | 'inside-player';
 
 export abstract class EditError extends Error {
   abstract readonly code: string;
