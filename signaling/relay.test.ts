@@ -19,8 +19,8 @@ interface TestClient {
   closed: Promise<number>;
 }
 
-function client(url: string): Promise<TestClient> {
-  const ws = new WebSocket(url);
+function client(url: string, headers?: Record<string, string>): Promise<TestClient> {
+  const ws = new WebSocket(url, headers ? { headers } : undefined);
   const inbox: Record<string, unknown>[] = [];
   const waiters: Array<(m: Record<string, unknown>) => void> = [];
   ws.on('message', (d) => {
@@ -233,6 +233,22 @@ describe('relay caps per address', () => {
       const again = await client(s.relayUrl);
       open.push(again);
       expect(await again.next()).toMatchObject({ type: 'challenge' });
+    } finally {
+      for (const c of open.splice(0)) c.ws.close();
+      await s.close();
+    }
+  });
+
+  it('behind a trusted proxy, the address is the first X-Forwarded-For entry', async () => {
+    const s = await startServer({ port: 0, relayOnly: true, relay: { maxSocketsPerAddress: 1, trustProxy: true } });
+    try {
+      const a = await client(s.relayUrl, { 'x-forwarded-for': '203.0.113.1, 10.0.0.1' });
+      const b = await client(s.relayUrl, { 'x-forwarded-for': '203.0.113.2' });
+      const c = await client(s.relayUrl, { 'x-forwarded-for': '203.0.113.1' });
+      open.push(a, b, c);
+      expect(await a.next()).toMatchObject({ type: 'challenge' });
+      expect(await b.next()).toMatchObject({ type: 'challenge' });
+      expect(await c.next()).toMatchObject({ type: 'error', code: 'address-full' });
     } finally {
       for (const c of open.splice(0)) c.ws.close();
       await s.close();

@@ -2,7 +2,9 @@
 //   npm start          vite build && tsx signaling/serve.ts         (app + relay)
 //   npm run relay      tsx signaling/serve.ts --relay-only          (relay only)
 // Options: --port N (or env PORT, default 8080), --host H (or env HOST, default
-// 127.0.0.1; use --host 0.0.0.0 to serve a LAN), --dir DIR (default dist), --relay-only.
+// 127.0.0.1; use --host 0.0.0.0 to serve a LAN), --dir DIR (default dist), --relay-only,
+// --trust-proxy (or env TRUST_PROXY=1: behind your own reverse proxy, the relay's
+// per-address caps count the client address in X-Forwarded-For, not the proxy's).
 // Browser tests start it in-process with startServer().
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -163,7 +165,8 @@ async function main(): Promise<void> {
   const relayOnly = args.includes('--relay-only');
   const port = Number(argValue(args, '--port') ?? process.env.PORT ?? 8080);
   const host = argValue(args, '--host') ?? process.env.HOST ?? '127.0.0.1';
-  const s = await startServer({ port, host, relayOnly, staticDir: argValue(args, '--dir') ?? 'dist' });
+  const trustProxy = args.includes('--trust-proxy') || process.env.TRUST_PROXY === '1';
+  const s = await startServer({ port, host, relayOnly, staticDir: argValue(args, '--dir') ?? 'dist', relay: { trustProxy } });
   console.log(relayOnly ? `Relay: ${s.relayUrl}` : `Voxel Populi: ${s.url}  (relay at ${s.relayUrl})`);
   const stop = () => void s.close().then(() => process.exit(0));
   process.on('SIGINT', stop);
