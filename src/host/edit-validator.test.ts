@@ -30,4 +30,17 @@ describe('edit validator', () => {
     expect(v.check('b', at(5, 40, 5, STONE), 0)).toBeUndefined();
     expect(v.check('a', at(5, 40, 5, STONE), 1000 / EDIT_RULES.ratePerSec)).toBeUndefined();
   });
+
+  it('refuses a solid block inside another player\'s body, not air or a block beside it', () => {
+    const v = new EditValidator({ rx: 0, rz: 0 });
+    const bodies = [{ x: 5.5, y: 10, z: 5.5 }];
+    expect(v.check('a', at(5, 10, 5, STONE), 0, bodies)).toBe('occupied');
+    expect(v.check('a', at(5, 11, 5, STONE), 0, bodies)).toBe('occupied');
+    expect(v.check('a', at(5, 12, 5, STONE), 0, bodies)).toBeUndefined();
+    expect(v.check('a', at(6, 10, 5, STONE), 0, bodies)).toBeUndefined();
+    expect(v.check('a', at(5, 10, 5, AIR), 0, bodies)).toBeUndefined();
+    // A body straddling two columns occupies both.
+    expect(v.check('a', at(6, 10, 5, STONE), 0, [{ x: 6.1, y: 10, z: 5.5 }])).toBe('occupied');
+    expect(v.check('a', at(5, 10, 5, STONE), 0, [{ x: 6.1, y: 10, z: 5.5 }])).toBe('occupied');
+  });
 });

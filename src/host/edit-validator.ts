@@ -2,7 +2,9 @@
 // inside this region and the world's height, within reach of where the editor stands,
 // and within the editor's rate. Pure: time and positions are passed in.
 import { TokenBucket } from '../core/token-bucket';
-import { AIR, isValidBlockId, PLACEABLE } from '../world/blocks';
+import { AIR, isValidBlockId, PLACEABLE, SOLID } from '../world/blocks';
+import { bodyOverlapsBlock } from '../world/player-body';
+import type { Point } from './motion-tracker';
 import { CHUNK_HEIGHT, WORLD_FLOOR_Y } from '../world/coords';
 import type { RejectReason } from '../region/subscription-messages';
 import { regionAt, type RegionCoord } from '../region/region-key';
@@ -41,12 +43,16 @@ export class EditValidator {
 
   constructor(private readonly region: RegionCoord, private readonly rules: EditRules = EDIT_RULES) {}
 
-  /** Undefined when the edit may go ahead (and its rate token is spent). */
-  check(editor: string, e: EditRequest, now: number): RejectReason | undefined {
+  /**
+   * Undefined when the edit may go ahead (and its rate token is spent). `bodies`: where the
+   * other players in the region are believed to stand (feet); no solid block goes inside one.
+   */
+  check(editor: string, e: EditRequest, now: number, bodies?: Iterable<Point>): RejectReason | undefined {
     if (!settableBlock(e.id)) return 'bad-block';
     const r = regionAt(e.x, e.z);
     if (r.rx !== this.region.rx || r.rz !== this.region.rz || e.y < 0 || e.y >= CHUNK_HEIGHT) return 'outside-region';
     if (e.y === WORLD_FLOOR_Y) return 'world-floor';
+    if (bodies && SOLID[e.id]) for (const b of bodies) if (bodyOverlapsBlock(b.x, b.y, b.z, e.x, e.y, e.z)) return 'occupied';
     const dx = e.x + 0.5 - e.px, dy = e.y + 0.5 - (e.py + this.rules.eyeHeight), dz = e.z + 0.5 - e.pz;
     if (dx * dx + dy * dy + dz * dz > this.rules.reach * this.rules.reach) return 'out-of-reach';
     let b = this.buckets.get(editor);

@@ -2,8 +2,9 @@
 // axis at a time and clamped against solid voxels. Sub-stepping keeps any one move under
 // half a block so fast falls cannot tunnel through a floor.
 
-export const PLAYER_HALF_WIDTH = 0.3;
-export const PLAYER_HEIGHT = 1.8;
+import { PLAYER_HALF_WIDTH, PLAYER_HEIGHT } from '../world/player-body';
+
+export { PLAYER_HALF_WIDTH, PLAYER_HEIGHT };
 export const EYE_HEIGHT = 1.62;
 export const WALK_SPEED = 4.3;
 export const SPRINT_SPEED = 6.5;

@@ -19,8 +19,9 @@ const name = v.pipe(v.string(), v.maxLength(32));
 
 // 'uncertified': no certified primary can be had (the node asked is alone, or cannot reach a
 // majority of the host set): the editor keeps the edit tentative and submits it later.
-// 'world-floor': the bedrock floor (y = 0) is never edited.
-export const REJECT_REASONS = ['not-primary', 'bad-block', 'outside-region', 'out-of-reach', 'rate', 'busy', 'uncertified', 'world-floor'] as const;
+// 'world-floor': the bedrock floor (y = 0) is never edited. 'occupied': a solid block inside
+// another player's body.
+export const REJECT_REASONS = ['not-primary', 'bad-block', 'outside-region', 'out-of-reach', 'rate', 'busy', 'uncertified', 'world-floor', 'occupied'] as const;
 export type RejectReason = (typeof REJECT_REASONS)[number];
 
 export const playerSchema = v.object({ id, name, x: coord, y: coord, z: coord, yaw: coord, pitch: coord });
