@@ -5,6 +5,8 @@
 //   3 starts on a fresh data dir each (the first start of a dir also makes its keypair);
 // - headless_peer_rss_mb: its resident memory after HEADLESS_BENCH_SECONDS (default 300)
 //   hosting the regions of one player tab (render off) that places a block every 2 s;
+//   headless_peer_rss_mb_1min: the same after the first minute (the difference is the growth
+//   of the last 4 minutes: flat memory means the peer can run for days);
 // - headless_peer_edits_confirmed_share: edits the tab saw confirmed / edits it made (the
 //   headless peer is the only other host, so none is confirmed without it);
 // - headless_peer_tick_hz: its ticks per second per primary region at the end.
@@ -27,6 +29,7 @@ export const HEADLESS_BENCH_DEFAULTS = {
 
 const WORLD = 'headless-bench';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const mb = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10;
 
 export async function benchHeadless(opts: Partial<typeof HEADLESS_BENCH_DEFAULTS> = {}): Promise<Record<string, number>> {
   const o = { ...HEADLESS_BENCH_DEFAULTS, ...opts };
@@ -48,7 +51,8 @@ export async function benchHeadless(opts: Partial<typeof HEADLESS_BENCH_DEFAULTS
       const page = await openInFreshContext(browser, `${server.url}?render=off&rd=2#world=${WORLD}&seed=${WORLD}`, { label: 'player', until: PAGE_UP.hosting, timeoutMs: 60_000, ready: true });
       const me = await page.evaluate(() => window.voxel.player());
       let made = 0, confirmed = 0;
-      const end = Date.now() + o.seconds * 1000;
+      const t0 = Date.now(), end = t0 + o.seconds * 1000;
+      let rss1min = 0;
       while (Date.now() < end) {
         // A block beside the player placed, then dug, then the next one along a row of three.
         const x = Math.floor(me.x) + 2 + ((made >> 1) % 3), y = Math.floor(me.y) + 1, z = Math.floor(me.z) + 1, id = made % 2 ? 0 : 11;
@@ -57,11 +61,13 @@ export async function benchHeadless(opts: Partial<typeof HEADLESS_BENCH_DEFAULTS
         if (r === true) confirmed++;
         else if (made <= 3 || process.env.HEADLESS_BENCH_VERBOSE) console.error(`headless bench: edit ${made} not confirmed: ${String(r)}`);
         await sleep(o.editEveryMs);
+        if (!rss1min && Date.now() - t0 >= 60_000) rss1min = (await h.figures()).rssBytes;
       }
       const f = await h.figures();
       return {
         headless_peer_ready_ms: Math.round(median(ready)),
-        headless_peer_rss_mb: Math.round((f.rssBytes / 2 ** 20) * 10) / 10,
+        headless_peer_rss_mb: mb(f.rssBytes),
+        ...(rss1min ? { headless_peer_rss_mb_1min: mb(rss1min) } : {}),
         headless_peer_edits_confirmed_share: Math.round((confirmed / made) * 1000) / 1000,
         headless_peer_tick_hz: Math.round(f.tickHz * 100) / 100,
       };
