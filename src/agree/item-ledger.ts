@@ -162,6 +162,11 @@ export class ItemLedger {
     return this.byId.size < this.o.maxItems && this.items.filter((i) => i.owner === null).length < this.o.maxGround;
   }
 
+  /** How long a host waits before its next spawn proposal while players are in the area: exponential, mean spawnMeanMs (the thesis's random intervals). */
+  nextSpawnIn(rng: Random): number {
+    return -Math.log(1 - rng()) * this.o.spawnMeanMs;
+  }
+
   /** A host's proposal for the next slot: a random spot in the area, appearing spawnLeadMs from now. `ground` gives the standing height at (x, z). */
   propose(rng: Random, now: number, by: string, ground: (x: number, z: number) => number | undefined): SpawnCandidate | undefined {
     if (!this.wantsSpawn()) return undefined;

@@ -91,9 +91,9 @@ export class LocalItems implements ItemService {
   step(p: Point): void {
     const now = this.o.clock.now();
     const here = this.areaAt(p.x, p.z);
-    if (Number.isNaN(this.nextSpawn)) this.nextSpawn = now + this.spawnDelay();
+    if (Number.isNaN(this.nextSpawn)) this.nextSpawn = now + this.spawnDelay(here);
     if (now >= this.nextSpawn) {
-      this.nextSpawn = now + this.spawnDelay();
+      this.nextSpawn = now + this.spawnDelay(here);
       here.votes.proposeSpawn(this.o.ground);
     }
     // Walking into an item: every item the player stands in is claimed.
@@ -131,8 +131,8 @@ export class LocalItems implements ItemService {
     return out;
   }
 
-  private spawnDelay(): number {
-    return -Math.log(1 - this.o.rng()) * (this.o.spawnMeanMs ?? 30_000);
+  private spawnDelay(area: Area): number {
+    return area.ledger.nextSpawnIn(this.o.rng);
   }
 
   private holding(id: string): Area | undefined {
@@ -150,7 +150,7 @@ export class LocalItems implements ItemService {
       this.areas.set(key, a);
       return a;
     }
-    const ledger = new ItemLedger(this.o.seed, { ax, az, x0: ax * size, z0: az * size, size });
+    const ledger = new ItemLedger(this.o.seed, { ax, az, x0: ax * size, z0: az * size, size }, this.o.spawnMeanMs === undefined ? {} : { spawnMeanMs: this.o.spawnMeanMs });
     a = { ledger, votes: new ItemVotes({ self: this.self, voters: this.voters, ledger, rng: this.o.rng, now: () => this.o.clock.now() }) };
     this.areas.set(key, a);
     for (const [k, old] of this.areas) {
