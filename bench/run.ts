@@ -21,6 +21,7 @@ import { benchSafety } from './safety-bench';
 import { benchHeadless } from './headless-bench';
 import { benchFuzz } from './fuzz-bench';
 import { benchSimFailover } from './sim-failover-bench';
+import { benchHostingScale } from './hosting-scale-bench';
 
 type Bench = [name: string, run: () => Promise<Record<string, number>>];
 
@@ -41,6 +42,7 @@ const benches: Bench[] = [
   ['sim_safety', benchSafety],
   ['sim_failover', benchSimFailover],
   ['sim10k', benchSim],
+  ['hosting_scale', benchHostingScale],
   ['headless', () => benchHeadless()],
   ['fuzz', benchFuzz],
 ];
@@ -51,8 +53,9 @@ const only = process.argv.slice(2);
 // The 10,000-node simulator takes ~17 minutes (docs/BENCHMARKS.md), in a process of its
 // own: it runs only when named (`npm run bench -- sim10k`); so does the 10-minute hidden
 // hosting tab (`npm run bench -- hidden_host_10min`) and the 5-minute headless peer
-// (`npm run bench -- headless`).
-const SLOW = new Set(['sim10k', 'hidden_host_10min', 'headless']);
+// (`npm run bench -- headless`), and the hosting simulation at 100-200 peers, several
+// minutes (`npm run bench -- hosting_scale`).
+const SLOW = new Set(['sim10k', 'hidden_host_10min', 'headless', 'hosting_scale']);
 const LATEST = 'bench/results/latest.json';
 const results: Record<string, number> = only.length && existsSync(LATEST) ? JSON.parse(readFileSync(LATEST, 'utf8')) : {};
 let failed = 0;

@@ -1,4 +1,5 @@
 // `npm run sim -- --nodes 10000 [--churn 0.2] [--seed 42] [--lookups 1000] [--json FILE]`
+// (`npm run sim -- --hosting ...` runs the hosting simulation instead: bench/hosting-sim.ts)
 // Runs the real src/dht code on the in-memory network and the virtual clock,
 // deterministically per seed, and reports:
 // - lookup hops p50/p95/p99: Kademlia rounds on the critical path (see src/dht/lookup.ts:
@@ -18,6 +19,7 @@ import { randomId, type NodeId } from '../src/core/node-id';
 import type { DhtNode, DhtOptions } from '../src/dht/dht-node';
 import type { LookupResult } from '../src/dht/lookup';
 import { SimCluster } from '../src/testing/sim-cluster';
+import { hostingSimMain } from './hosting-sim';
 
 export interface SimOptions {
   nodes: number;
@@ -284,7 +286,9 @@ function arg(name: string): string | undefined {
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (import.meta.url === `file://${process.argv[1]}` && process.argv.includes('--hosting')) {
+  await hostingSimMain();
+} else if (import.meta.url === `file://${process.argv[1]}`) {
   const opts: SimOptions = {
     nodes: Number(arg('nodes') ?? 1000),
     churn: Number(arg('churn') ?? 0),

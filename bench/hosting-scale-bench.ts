@@ -1,0 +1,54 @@
+// hosting_scale: the hosting simulation (src/testing/hosting-scale-sim.ts, through
+// `npm run sim -- --hosting`, each run in a process of its own) at the sizes of issue 12:
+// random walks with N peers and N players (sim{N}_*), and N players crowding one region on N
+// peers (crowd{N}_*), 50 ms mean one-way latency, 15 s warm-up then MINUTES measured.
+// Figures (docs/BENCHMARKS.md "Hosting at scale"):
+// - sim{N}_links_per_player_p50/_p99: hosts a player's region client is attached to;
+// - sim{N}_host_kbps_p50/_p99/_max: upload per peer (HostWires.bytesOut), kB/s;
+// - sim{N}_edit_visible_ms_p50/_p99: submit to another subscriber's state showing it;
+//   _edit_missing: never shown to a subscriber that stayed;
+// - sim{N}_remote_hz_p10/_p50: new positions per second of the players within the interest
+//   radius (48 blocks); sim{N}_visibility: share of such pairs listed within the last second;
+// - crowd{N}_host_kbps_max, crowd{N}_nearest32_hz_p10/_p50, crowd{N}_visibility;
+// - _wall_s: the run's wall time on this machine.
+// Run: `npm run bench -- hosting_scale` (only when named: several minutes). Sizes:
+// HOSTING_SCALE_SIZES=100,200 (random walks), HOSTING_SCALE_CROWDS=200, HOSTING_SCALE_MINUTES=0.5.
+import { runHostingSimProcess } from './hosting-sim';
+
+export async function benchHostingScale(): Promise<Record<string, number>> {
+  const sizes = (process.env.HOSTING_SCALE_SIZES ?? '100,200').split(',').filter(Boolean).map(Number);
+  const crowds = (process.env.HOSTING_SCALE_CROWDS ?? '200').split(',').filter(Boolean).map(Number);
+  const minutes = process.env.HOSTING_SCALE_MINUTES ?? '0.5';
+  const out: Record<string, number> = {};
+  const r1 = (x: number) => Math.round(x * 10) / 10;
+  for (const n of sizes) {
+    const f = await runHostingSimProcess(['--peers', String(n), '--players', String(n), '--seed', '1', '--minutes', minutes]);
+    Object.assign(out, {
+      [`sim${n}_links_per_player_p50`]: f.linksPerPlayer.p50,
+      [`sim${n}_links_per_player_p99`]: f.linksPerPlayer.p99,
+      [`sim${n}_host_kbps_p50`]: r1(f.hostKbps.p50),
+      [`sim${n}_host_kbps_p99`]: r1(f.hostKbps.p99),
+      [`sim${n}_host_kbps_max`]: r1(f.hostKbps.max),
+      [`sim${n}_edit_visible_ms_p50`]: Math.round(f.editVisibleMs.p50),
+      [`sim${n}_edit_visible_ms_p99`]: Math.round(f.editVisibleMs.p99),
+      [`sim${n}_edit_missing`]: f.edits.missing,
+      [`sim${n}_remote_hz_p10`]: r1(f.remoteHz.p10),
+      [`sim${n}_remote_hz_p50`]: r1(f.remoteHz.p50),
+      [`sim${n}_visibility`]: Math.round(f.visibility * 10_000) / 10_000,
+      [`sim${n}_wall_s`]: Math.round(f.wallSec),
+    });
+  }
+  for (const n of crowds) {
+    const f = await runHostingSimProcess(['--peers', String(n), '--players', String(n), '--seed', '1', '--minutes', minutes, '--crowd']);
+    Object.assign(out, {
+      [`crowd${n}_host_kbps_p99`]: r1(f.hostKbps.p99),
+      [`crowd${n}_host_kbps_max`]: r1(f.hostKbps.max),
+      [`crowd${n}_nearest32_hz_p10`]: r1(f.nearest32Hz.p10),
+      [`crowd${n}_nearest32_hz_p50`]: r1(f.nearest32Hz.p50),
+      [`crowd${n}_edit_visible_ms_p99`]: Math.round(f.editVisibleMs.p99),
+      [`crowd${n}_visibility`]: Math.round(f.visibility * 10_000) / 10_000,
+      [`crowd${n}_wall_s`]: Math.round(f.wallSec),
+    });
+  }
+  return out;
+}

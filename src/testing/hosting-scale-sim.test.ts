@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { describeFigures, runHostingScale } from './hosting-scale-sim';
+
+// The hosting simulation (issue 12 item 1) at a size that runs in ~30 s: 60 peers, each a
+// player walking at random (about two per region), editing every ~5 s, 50 ms one-way latency.
+// The bounds are today's code with room (docs/BENCHMARKS.md "Hosting at scale" has the
+// figures at 100 and 200 peers); the crowd targets of issue 12 item 2 are not asserted here.
+describe('hosting simulation at scale (issue 12 item 1)', () => {
+  it('60 peers, 60 walking players: players see the others within the interest radius; figures bounded', async () => {
+    const f = await runHostingScale({ peers: 60, players: 60, seed: 3, measureMs: 15_000, warmupMs: 10_000, editEveryMs: 5000 });
+    console.log(describeFigures(f));
+    console.log(JSON.stringify({ client: f.clientStats, host: f.hostStats, unseen: f.unseen.slice(0, 5) }));
+    expect(f.visibilityPairs).toBeGreaterThan(500);
+    // TODO(issue 12): should be every pair (1). Misses (0.25% of pairs at seed 3) come in the
+    // re-attach loop of a subscriber whose link the primary's link budget closes
+    // (docs/HOSTING.md "Hosting at scale, measured").
+    expect(f.visibility).toBeGreaterThanOrEqual(0.99);
+    // Nine regions around a player: at most nine hosts (fewer when one host holds several).
+    expect(f.linksPerPlayer.max).toBeLessThanOrEqual(9);
+    expect(f.linksPerPlayer.p50).toBeGreaterThanOrEqual(4);
+    expect(f.dhtLinksPerPeer.max).toBeLessThanOrEqual(48);
+    for (const x of [f.hostKbps.p50, f.hostKbps.p99, f.hostKbps.max, f.editVisibleMs.p99, f.remoteHz.p10]) expect(Number.isFinite(x)).toBe(true);
+    expect(f.hostKbps.p50).toBeLessThan(32);
+    expect(f.hostKbps.max).toBeLessThan(512);
+    // Edits: every one confirmed and shown to every player attached to its region.
+    expect(f.edits.samples).toBeGreaterThan(100);
+    expect(f.edits.notConfirmed).toBe(0);
+    expect(f.edits.missing).toBe(0);
+    expect(f.editVisibleMs.p50).toBeGreaterThanOrEqual(100); // at least the editor -> primary -> player trip
+    expect(f.editVisibleMs.p99).toBeLessThan(1000);
+    // MOVE goes at 10 Hz: a player within the radius is seen moving at about that rate.
+    expect(f.remoteHz.p50).toBeGreaterThanOrEqual(9);
+    expect(f.remoteHz.max).toBeLessThanOrEqual(12);
+  }, 120_000);
+});

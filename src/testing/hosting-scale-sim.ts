@@ -1,0 +1,449 @@
+// The hosting simulation at scale (issue 12 item 1): N real peers (DhtNode + RegionHost +
+// RegionClient, host-sim.ts) on the in-memory network and the virtual clock; M of them play
+// through a real NetworkChunkSource (the page's chunk source: live subscriptions to the 3 x 3
+// regions around the player, MOVE at its own rate, edits through its tentative path).
+// Players walk at random over an area of about two players per region, or (`crowd`) all
+// around one spot inside one region. Some players edit a block near them now and then;
+// optional churn replaces peers (silently killed) while the run goes on.
+//
+// What it measures over the measured window (after a warm-up):
+// - links per player: distinct hosts its region client is attached to (the play links),
+//   and the DHT links of every peer (bucket links and pinned ones together);
+// - upload per peer in kB/s: HostWires.bytesOut (player and replication channels: a peer's
+//   hosting plus its own player's few MOVE/SUBSCRIBE frames; DHT routing and upkeep not
+//   counted);
+// - edit to visible: submit to each other player's state showing it (its client's 'edits'
+//   event), for every player attached to the region at submit time. Late: over
+//   `lateMs`. Missing: never shown while that player stayed subscribed. Samples of an
+//   observer that left the region first are not counted (`left`);
+// - remote-position rate: per player, per other player within the interest radius, the new
+//   positions of it received (PLAYERS frames, positions that changed) per second, in
+//   windows of `rateWindowMs`; and the same for the 32 nearest within the radius;
+// - visibility: once a second, the share of (player, other player within the interest
+//   radius) pairs where the player's NetworkChunkSource listed the other within the last
+//   second (both joined at least `graceMs` before);
+// - region moves: times a player's client attached to a region anew (attaches, failovers).
+import { percentile } from '../core/percentile';
+import { every } from '../core/clock';
+import { seededRandom, type Random } from '../core/seeded-random';
+import { idToHex } from '../core/node-id';
+import { NetworkChunkSource, type RemotePlayer } from '../play/network-chunk-source';
+import { REGION_BLOCKS, regionName, type RegionCoord } from '../region/region-key';
+import { entryKey, type Entry } from '../region/region-state';
+import { columnIndex } from '../region/region-key';
+import { PLACEABLE } from '../world/blocks';
+import { chunkOf, localOf } from '../world/coords';
+import { HostSim, type SimPeer } from './host-sim';
+
+export interface HostingScaleOptions {
+  peers: number;
+  /** Players (at most `peers`: each player is a peer that also hosts, as a tab is). */
+  players: number;
+  seed?: number;
+  /** Measured virtual time (after the warm-up). */
+  measureMs?: number;
+  warmupMs?: number;
+  /** All players walk around one spot (inside one region) instead of spreading out. */
+  crowd?: boolean;
+  /** Share of the peers replaced per virtual minute (silent kills, new peers join). */
+  churnPerMin?: number;
+  /** Mean one-way latency of the in-memory network. */
+  latencyMs?: number;
+  jitterMs?: number;
+  /** Mean time between one player's edits. */
+  editEveryMs?: number;
+  /** A player must see every other player this close (blocks). */
+  interestRadius?: number;
+  /** Players per region of the walking area (random walk). */
+  density?: number;
+  log?: (line: string) => void;
+}
+
+export interface Dist {
+  p10: number;
+  p50: number;
+  p99: number;
+  max: number;
+  n: number;
+}
+
+export interface HostingScaleFigures {
+  peers: number;
+  players: number;
+  seed: number;
+  crowd: boolean;
+  latencyMs: number;
+  measuredSec: number;
+  /** Distinct hosts a player's region client is attached to, sampled once a second per player. */
+  linksPerPlayer: Dist;
+  /** Live DHT links per peer (bucket and pinned), sampled once a second. */
+  dhtLinksPerPeer: Dist;
+  /** Upload per peer over the measured window, kB/s (1 kB = 1000 bytes). */
+  hostKbps: Dist;
+  editVisibleMs: Dist;
+  edits: { submitted: number; confirmed: number; notConfirmed: number; samples: number; late: number; missing: number; left: number };
+  /** New positions per second of a player within the interest radius. */
+  remoteHz: Dist;
+  /** The same, over the 32 nearest within the radius. */
+  nearest32Hz: Dist;
+  /**
+   * Entries of PLAYERS frames that put another player back at a position it had left (the
+   * region it walked out of lists it where it was until playerTtlMs): the position a player
+   * shows jumps back and forth meanwhile.
+   */
+  staleEntries: number;
+  /** Share of (player, other within the radius) pairs seen within the last second. */
+  visibility: number;
+  visibilityPairs: number;
+  /** Pairs not seen, with the distance (blocks) of the first few, for diagnosis. */
+  unseen: { viewer: string; other: string; dist: number; at: number }[];
+  /** Region attaches per player per minute (moving subscriptions and failovers). */
+  attachesPerPlayerMin: number;
+  failovers: number;
+  /** Summed over the players' clients and the peers' hosts over the whole run (diagnosis). */
+  clientStats: { attaches: number; reattaches: number; redirects: number; failovers: number; gaps: number; stale: number };
+  hostStats: { claimsWon: number; handoffs: number; stepDowns: number; reconfigs: number };
+  kills: number;
+  wallSec: number;
+}
+
+interface Walker {
+  peer: SimPeer;
+  source: NetworkChunkSource;
+  x: number;
+  z: number;
+  heading: number;
+  joinedAt: number;
+  /** Other player hex -> last time our source listed it. */
+  seenAt: Map<string, number>;
+  /** Other player hex -> the last few positions received (to count new ones). */
+  lastPos: Map<string, { x: number; z: number }[]>;
+  /** Other player hex -> new positions received in this rate window. */
+  updates: Map<string, number>;
+  stops: (() => void)[];
+}
+
+interface PendingEdit {
+  region: string;
+  key: number;
+  id: number;
+  at: number;
+  editor: string;
+  /** Observer hex -> still waiting. */
+  waiting: Set<string>;
+  confirmed: boolean | undefined;
+}
+
+const Y = 100;
+const SPEED = 4.3; // blocks per second: a walking player
+const STEP_MS = 50; // the page's frames, as far as MOVE and subscriptions go (MOVE itself is throttled by the source)
+const LATE_MS = 1000;
+
+export async function runHostingScale(o: HostingScaleOptions): Promise<HostingScaleFigures> {
+  const t0 = performance.now();
+  const seed = o.seed ?? 1;
+  const latencyMs = o.latencyMs ?? 50;
+  const log = o.log ?? (() => {});
+  const players = Math.min(o.players, o.peers);
+  const R = o.interestRadius ?? 48;
+  const crowd = o.crowd ?? false;
+  const measureMs = o.measureMs ?? 60_000;
+  const warmupMs = o.warmupMs ?? 15_000;
+  const editEveryMs = o.editEveryMs ?? 10_000;
+  const graceMs = 10_000;
+  const rateWindowMs = 2000;
+  const sim = new HostSim({ seed, net: { latencyMs, jitterMs: o.jitterMs ?? 5 } });
+  const rand: Random = seededRandom(seed * 101 + 13);
+
+  // Where players walk: a square of about `density` players per region, or a disc of 24
+  // blocks around the middle of region (0, 0).
+  const side = Math.max(1, Math.ceil(Math.sqrt(players / (o.density ?? 2)))) * REGION_BLOCKS;
+  const spot = { x: REGION_BLOCKS / 2, z: REGION_BLOCKS / 2, r: 24 };
+  const spawn = (): { x: number; z: number } => {
+    if (crowd) {
+      const a = rand() * Math.PI * 2, d = Math.sqrt(rand()) * spot.r;
+      return { x: spot.x + Math.cos(a) * d, z: spot.z + Math.sin(a) * d };
+    }
+    return { x: rand() * side, z: rand() * side };
+  };
+
+  for (let i = 0; i < o.peers; i++) {
+    await sim.add();
+    if ((i + 1) % 50 === 0) log(`joined ${i + 1} peers (${((performance.now() - t0) / 1000).toFixed(0)} s wall)`);
+  }
+
+  const walkers = new Map<string, Walker>();
+  const pending = new Map<string, PendingEdit>();
+  const edits = { submitted: 0, confirmed: 0, notConfirmed: 0, samples: 0, late: 0, missing: 0, left: 0 };
+  const visibleMs: number[] = [];
+  let measuring = false;
+  let ghostFrames = 0;
+
+  const startPlayer = (peer: SimPeer, at?: { x: number; z: number }): Walker => {
+    const pos = at ?? spawn();
+    const source = new NetworkChunkSource({ seed: 'sim', world: sim.world, client: peer.client, dht: peer.dht, clock: sim.clock, options: { name: peer.hex.slice(0, 8) } });
+    const w: Walker = { peer, source, x: pos.x, z: pos.z, heading: rand() * Math.PI * 2, joinedAt: sim.clock.now(), seenAt: new Map(), lastPos: new Map(), updates: new Map(), stops: [] };
+    w.stops.push(source.events.on('players', ({ players: list }) => onListed(w, list)));
+    w.stops.push(peer.client.events.on('players', ({ players: frames }) => {
+      for (const f of frames) {
+        const hex = idToHex(f.id);
+        if (hex === peer.hex) continue;
+        // A position among the last few received is not new: the region a player just left
+        // lists it where it was for playerTtlMs, alongside the new region's fresh positions.
+        const recent = w.lastPos.get(hex) ?? [];
+        // (Kept most recently received last, so a position re-sent all along stays known.)
+        const i = recent.findIndex((q) => q.x === f.x && q.z === f.z);
+        if (i >= 0) {
+          if (i !== recent.length - 1) ghostFrames++;
+          recent.push(...recent.splice(i, 1));
+          continue;
+        }
+        recent.push({ x: f.x, z: f.z });
+        if (recent.length > 8) recent.shift();
+        w.lastPos.set(hex, recent);
+        w.updates.set(hex, (w.updates.get(hex) ?? 0) + 1);
+      }
+    }));
+    w.stops.push(peer.client.events.on('edits', ({ region, entries }) => onEdits(w, region, entries)));
+    walkers.set(peer.hex, w);
+    source.setPosition(pose(w));
+    return w;
+  };
+  const stopPlayer = (w: Walker) => {
+    for (const s of w.stops) s();
+    w.source.close();
+    walkers.delete(w.peer.hex);
+  };
+  const onListed = (w: Walker, list: RemotePlayer[]) => {
+    for (const p of list) if ((w.seenAt.get(p.hex) ?? -Infinity) < p.at) w.seenAt.set(p.hex, p.at);
+  };
+  const onEdits = (w: Walker, region: RegionCoord, entries: Entry[]) => {
+    const name = regionName(region);
+    for (const e of entries) {
+      const pe = pending.get(`${name}|${e.key}`);
+      if (!pe || e.id !== pe.id || !pe.waiting.delete(w.peer.hex)) continue;
+      const ms = sim.clock.now() - pe.at;
+      visibleMs.push(ms);
+      edits.samples++;
+      if (ms > LATE_MS) edits.late++;
+    }
+  };
+
+  const players0 = sim.live().slice(0, players);
+  for (const p of players0) startPlayer(p);
+
+  // The walk: each frame every player moves on; it turns a little at random, and back
+  // inward at the edge of its area.
+  const walk = () => {
+    const dt = STEP_MS / 1000;
+    for (const w of walkers.values()) {
+      w.heading += (rand() - 0.5) * 0.6;
+      let nx = w.x + Math.cos(w.heading) * SPEED * dt, nz = w.z + Math.sin(w.heading) * SPEED * dt;
+      const out = crowd ? Math.hypot(nx - spot.x, nz - spot.z) > spot.r : nx < 0 || nz < 0 || nx >= side || nz >= side;
+      if (out) {
+        const cx = crowd ? spot.x : side / 2, cz = crowd ? spot.z : side / 2;
+        w.heading = Math.atan2(cz - w.z, cx - w.x) + (rand() - 0.5);
+        nx = w.x + Math.cos(w.heading) * SPEED * dt;
+        nz = w.z + Math.sin(w.heading) * SPEED * dt;
+      }
+      w.x = nx;
+      w.z = nz;
+      w.source.setPosition(pose(w));
+      if (measuring && rand() < STEP_MS / editEveryMs) edit(w);
+    }
+  };
+  const edit = (w: Walker) => {
+    const bx = Math.floor(w.x) + Math.floor(rand() * 9) - 4, bz = Math.floor(w.z) + Math.floor(rand() * 9) - 4;
+    const by = Y + Math.floor(rand() * 6) - 2;
+    const id = PLACEABLE[Math.floor(rand() * PLACEABLE.length)]!;
+    const region = { rx: Math.floor(chunkOf(bx) / 4), rz: Math.floor(chunkOf(bz) / 4) };
+    const name = regionName(region);
+    const key = entryKey(columnIndex(chunkOf(bx), chunkOf(bz)), localOf(bx), by, localOf(bz));
+    const k = `${name}|${key}`;
+    const old = pending.get(k);
+    if (old) {
+      edits.left += old.waiting.size; // overwritten before all saw it: not counted
+      pending.delete(k);
+    }
+    const waiting = new Set<string>();
+    for (const o2 of walkers.values()) if (o2 !== w && o2.peer.client.isReady(region) && o2.peer.client.attachment(region)) waiting.add(o2.peer.hex);
+    const pe: PendingEdit = { region: name, key, id, at: sim.clock.now(), editor: w.peer.hex, waiting, confirmed: undefined };
+    pending.set(k, pe);
+    edits.submitted++;
+    w.source.submitEdit(bx, by, bz, id).then(
+      (r) => (pe.confirmed = r.confirmed),
+      () => (pe.confirmed = false),
+    );
+  };
+  const stopWalk = every(sim.clock, STEP_MS, walk);
+
+  log(`${players} players on ${o.peers} peers; warming up ${warmupMs / 1000} s (${((performance.now() - t0) / 1000).toFixed(0)} s wall)`);
+  await sim.run(warmupMs);
+
+  // ---- the measured window --------------------------------------------------------------
+  measuring = true;
+  const tStart = sim.clock.now();
+  for (const w of walkers.values()) w.updates.clear();
+  const bytesAt = new Map<string, { bytes: number; at: number }>();
+  const kbps: number[] = [];
+  for (const p of sim.live()) bytesAt.set(p.hex, { bytes: p.wire.bytesOut, at: tStart });
+  const closeBytes = (p: SimPeer) => {
+    const b = bytesAt.get(p.hex);
+    if (!b) return;
+    const sec = (sim.clock.now() - b.at) / 1000;
+    if (sec >= 5) kbps.push((p.wire.bytesOut - b.bytes) / 1000 / sec);
+    bytesAt.delete(p.hex);
+  };
+  const attaches0 = [...walkers.values()].reduce((n, w) => n + w.peer.client.stats.attaches, 0);
+  let attachesGone = 0;
+  let failovers = 0;
+  const links: number[] = [], dhtLinks: number[] = [], remoteHz: number[] = [], nearHz: number[] = [];
+  let pairs = 0, seenPairs = 0;
+  const unseen: HostingScaleFigures['unseen'] = [];
+  let kills = 0;
+
+  const sample = () => {
+    const now = sim.clock.now();
+    const ws = [...walkers.values()];
+    for (const w of ws) {
+      const hosts = new Set<string>();
+      for (const r of w.peer.client.subscribed()) {
+        const a = w.peer.client.attachment(r);
+        if (a && a.primary !== w.peer.hex) hosts.add(a.primary);
+      }
+      links.push(hosts.size);
+      if (now - w.joinedAt < graceMs) continue;
+      for (const b of ws) {
+        if (b === w || now - b.joinedAt < graceMs) continue;
+        const d = Math.hypot(b.x - w.x, b.z - w.z);
+        if (d > R) continue;
+        pairs++;
+        if (now - (w.seenAt.get(b.peer.hex) ?? -Infinity) <= 1000) seenPairs++;
+        else if (unseen.length < 20) unseen.push({ viewer: w.peer.hex.slice(0, 8), other: b.peer.hex.slice(0, 8), dist: Math.round(d), at: now });
+      }
+    }
+    for (const p of sim.live()) dhtLinks.push(p.dht.links.size);
+  };
+  const rates = () => {
+    const ws = [...walkers.values()];
+    const now = sim.clock.now();
+    for (const w of ws) {
+      if (now - w.joinedAt >= graceMs) {
+        const near: { d: number; n: number }[] = [];
+        for (const b of ws) {
+          if (b === w || now - b.joinedAt < graceMs) continue;
+          const d = Math.hypot(b.x - w.x, b.z - w.z);
+          if (d > R) continue;
+          near.push({ d, n: w.updates.get(b.peer.hex) ?? 0 });
+        }
+        near.sort((a, b) => a.d - b.d);
+        near.forEach((x, i) => {
+          const hz = x.n / (rateWindowMs / 1000);
+          remoteHz.push(hz);
+          if (i < 32) nearHz.push(hz);
+        });
+      }
+      w.updates.clear();
+    }
+  };
+  const churn = () => {
+    const victim = sim.pick();
+    const w = walkers.get(victim.hex);
+    const at = w ? { x: w.x, z: w.z } : undefined;
+    if (w) {
+      attachesGone += w.peer.client.stats.attaches;
+      failovers += w.peer.client.stats.failovers;
+      stopPlayer(w);
+    }
+    closeBytes(victim);
+    // Pending edits no longer wait for a dead observer.
+    for (const pe of pending.values()) if (pe.waiting.delete(victim.hex)) edits.left++;
+    sim.kill(victim.hex);
+    kills++;
+    // Its replacement joins (the player, if it was one, comes back on the new peer where it stood).
+    void sim.add().then((p) => {
+      bytesAt.set(p.hex, { bytes: p.wire.bytesOut, at: sim.clock.now() });
+      if (at) startPlayer(p, at);
+    });
+  };
+
+  const stops = [every(sim.clock, 1000, sample), every(sim.clock, rateWindowMs, rates)];
+  // Observers that leave the region before an edit shows are not counted.
+  stops.push(every(sim.clock, 500, () => {
+    for (const pe of pending.values()) {
+      for (const hex of pe.waiting) {
+        const w = walkers.get(hex);
+        if (!w || !w.peer.client.state(parseRegion(pe.region))) {
+          pe.waiting.delete(hex);
+          edits.left++;
+        }
+      }
+    }
+  }));
+  const churnEvery = o.churnPerMin && o.churnPerMin > 0 ? 60_000 / (o.churnPerMin * o.peers) : 0;
+  if (churnEvery > 0) stops.push(every(sim.clock, Math.max(100, Math.round(churnEvery)), churn));
+  for (let t = 0; t < measureMs; t += 10_000) {
+    await sim.run(Math.min(10_000, measureMs - t));
+    log(`measured ${(Math.min(measureMs, t + 10_000) / 1000).toFixed(0)} s of ${measureMs / 1000} (${((performance.now() - t0) / 1000).toFixed(0)} s wall)`);
+  }
+  measuring = false;
+  for (const s of stops) s();
+  // Edits of the last seconds get time to show (players keep walking meanwhile).
+  await sim.run(3000);
+  stopWalk();
+  for (const pe of pending.values()) {
+    if (pe.confirmed === true) edits.confirmed++;
+    else {
+      edits.notConfirmed++;
+      continue; // not confirmed: its observers are not samples
+    }
+    for (const hex of pe.waiting) {
+      const w = walkers.get(hex);
+      if (w?.peer.client.state(parseRegion(pe.region))) edits.missing++;
+      else edits.left++;
+    }
+  }
+  for (const p of sim.live()) closeBytes(p);
+  const attaches = [...walkers.values()].reduce((n, w) => n + w.peer.client.stats.attaches, 0) + attachesGone - attaches0;
+  failovers += [...walkers.values()].reduce((n, w) => n + w.peer.client.stats.failovers, 0);
+  const measuredSec = (sim.clock.now() - tStart) / 1000;
+  const clientStats = { attaches: 0, reattaches: 0, redirects: 0, failovers: 0, gaps: 0, stale: 0 };
+  for (const w of walkers.values()) for (const k of Object.keys(clientStats) as (keyof typeof clientStats)[]) clientStats[k] += w.peer.client.stats[k];
+  const hostStats = { claimsWon: 0, handoffs: 0, stepDowns: 0, reconfigs: 0 };
+  for (const p of sim.live()) for (const k of Object.keys(hostStats) as (keyof typeof hostStats)[]) hostStats[k] += p.host.stats[k];
+  for (const w of [...walkers.values()]) stopPlayer(w);
+  sim.stopAll();
+  return {
+    peers: o.peers, players, seed, crowd, latencyMs, measuredSec,
+    linksPerPlayer: dist(links), dhtLinksPerPeer: dist(dhtLinks), hostKbps: dist(kbps), editVisibleMs: dist(visibleMs), edits,
+    remoteHz: dist(remoteHz), nearest32Hz: dist(nearHz), staleEntries: ghostFrames, visibility: pairs ? seenPairs / pairs : 1, visibilityPairs: pairs, unseen,
+    attachesPerPlayerMin: players > 0 && measuredSec > 0 ? attaches / players / (measuredSec / 60) : 0, failovers, clientStats, hostStats, kills, wallSec: (performance.now() - t0) / 1000,
+  };
+}
+
+function pose(w: Walker) {
+  return { x: w.x, y: Y, z: w.z, yaw: w.heading, pitch: 0 };
+}
+
+function parseRegion(name: string): RegionCoord {
+  const [rx, rz] = name.split(',').map(Number) as [number, number];
+  return { rx, rz };
+}
+
+function dist(xs: number[]): Dist {
+  return { p10: percentile(xs, 0.1), p50: percentile(xs, 0.5), p99: percentile(xs, 0.99), max: xs.length ? Math.max(...xs) : NaN, n: xs.length };
+}
+
+/** The figures as a few lines of text (the CLI and the docs). */
+export function describeFigures(f: HostingScaleFigures): string {
+  const r = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : String(x));
+  return [
+    `${f.crowd ? 'crowd' : 'random walk'}: ${f.players} players on ${f.peers} peers (seed ${f.seed}, ${f.latencyMs} ms one-way latency), ${r(f.measuredSec, 0)} s measured, ${f.kills} peers churned`,
+    `links per player (hosts attached to): p50 ${f.linksPerPlayer.p50} p99 ${f.linksPerPlayer.p99} max ${f.linksPerPlayer.max}; DHT links per peer p50 ${f.dhtLinksPerPeer.p50} p99 ${f.dhtLinksPerPeer.p99} max ${f.dhtLinksPerPeer.max}`,
+    `upload per peer kB/s: p50 ${r(f.hostKbps.p50)} p99 ${r(f.hostKbps.p99)} max ${r(f.hostKbps.max)}`,
+    `edit to visible ms: p50 ${r(f.editVisibleMs.p50, 0)} p99 ${r(f.editVisibleMs.p99, 0)} max ${r(f.editVisibleMs.max, 0)} over ${f.edits.samples} samples; edits ${f.edits.submitted} submitted, ${f.edits.notConfirmed} not confirmed; late (>${LATE_MS} ms) ${f.edits.late}, missing ${f.edits.missing}, observer left ${f.edits.left}`,
+    `remote positions Hz (within the interest radius): p10 ${r(f.remoteHz.p10)} p50 ${r(f.remoteHz.p50)} (${f.remoteHz.n} samples); nearest 32: p10 ${r(f.nearest32Hz.p10)} p50 ${r(f.nearest32Hz.p50)}; ${f.staleEntries} entries put a player back where it was`,
+    `visibility ${r(f.visibility * 100, 2)}% of ${f.visibilityPairs} pairs; region attaches per player per minute ${r(f.attachesPerPlayerMin)}, failovers seen ${f.failovers}`,
+    `wall ${r(f.wallSec)} s`,
+  ].join('\n');
+}
