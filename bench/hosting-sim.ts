@@ -33,11 +33,17 @@ export async function hostingSimMain(): Promise<void> {
   if (json) writeFileSync(json, `${JSON.stringify(f, null, 2)}\n`);
 }
 
-/** One run in a process of its own (`npm run sim`, bundled, large heap), for the bench runner. */
+/**
+ * One run in a process of its own (`npm run sim`, bundled, large heap), for the bench runner.
+ * HOSTING_SIM_DIR: run the simulation of another copy of the tree (e.g. `git archive` of a
+ * commit, with node_modules linked), to measure committed code while the working tree is
+ * being edited; the figures still go to this tree's bench/results/latest.json.
+ */
 export async function runHostingSimProcess(args: string[]): Promise<HostingScaleFigures> {
   const json = join(tmpdir(), `hosting-sim-${process.pid}-${Date.now()}.json`);
   const all = ['run', '--silent', 'sim', '--', '--hosting', ...args, '--json', json];
-  const code = await new Promise<number | null>((done) => spawn('npm', all, { stdio: ['ignore', 'inherit', 'inherit'] }).on('close', done));
+  const cwd = process.env.HOSTING_SIM_DIR ?? process.cwd();
+  const code = await new Promise<number | null>((done) => spawn('npm', all, { cwd, stdio: ['ignore', 'inherit', 'inherit'] }).on('close', done));
   if (code !== 0) throw new Error(`npm run sim -- --hosting ${args.join(' ')} exited with ${code}`);
   const f = JSON.parse(readFileSync(json, 'utf8')) as HostingScaleFigures;
   rmSync(json, { force: true });
