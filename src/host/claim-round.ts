@@ -1,6 +1,6 @@
 // One claim for an epoch: the terms the claimant asked the hosts to sign, the grants that
 // came back (each checked against the terms), the states merged from the answers, and the
-// moment the grants make a certificate. Pure bookkeeping; hosted-region.ts sends and waits.
+// moment the grants make a certificate. Pure bookkeeping; region-claimant.ts sends and waits.
 import { idToHex, type NodeId } from '../core/node-id';
 import { certShapeFault, type CertPrev, type ClaimTerms, type EpochCert, type GrantSig } from '../region/epoch-cert';
 

@@ -1,5 +1,5 @@
 // Whether a host may grant a claim: the rules that need no signature check and no lookup,
-// as one pure function of what the host holds (hosted-region.ts runs them first, then checks
+// as one pure function of what the host holds (region-granter.ts runs them first, then checks
 // the claimant's certificate and that the claimant is inside its view of the host set).
 import { idEquals, type NodeId } from '../core/node-id';
 import { certShapeFault, MAX_EPOCH_JUMP, sameSet, type CertPrev, type ClaimTerms, type EpochCert } from '../region/epoch-cert';

@@ -1,0 +1,55 @@
+// What the primary's work for one region reads of the region (`DutyRegion`: hosted-region.ts
+// implements it) and what the parts of that work read of the duty that runs them
+// (`DutyShared`: primary-duty.ts implements it). The parts (commit-pipeline.ts,
+// primary-heartbeat.ts, host-set-check.ts, region-publisher.ts) see the duty only through
+// it, so none imports primary-duty.ts (no import cycle).
+import type { NodeId } from '../core/node-id';
+import type { EpochCert } from '../region/epoch-cert';
+import type { RegionCoord } from '../region/region-key';
+import type { RegionState } from '../region/region-state';
+import type { RegionContext } from './region-context';
+import type { RequestLog } from './request-log';
+
+export interface Subscriber {
+  id: NodeId;
+  at: number;
+}
+
+/**
+ * What the duty reads of its region and may ask of it (hosted-region.ts implements it):
+ * the region's election side owns epoch, certificate and host set; the duty only reads them,
+ * and asks for a handoff or a new epoch over other hosts.
+ */
+export interface DutyRegion {
+  readonly ctx: RegionContext;
+  readonly coord: RegionCoord;
+  readonly key: NodeId;
+  readonly name: string;
+  readonly state: RegionState;
+  readonly requests: RequestLog;
+  readonly cert: EpochCert | undefined;
+  readonly epoch: number;
+  readonly hosts: NodeId[];
+  /** The subscribers a backup learned from our predecessor: told of our takeover, then cleared. */
+  knownSubs: NodeId[];
+  /** When our claim went out: a grant of it holds our lease like an ack of a frame sent then. */
+  readonly claimSentAt: number;
+  persist(): Promise<void>;
+  handOff(to: NodeId): void;
+  reconfigure(hosts: NodeId[], why: string): void;
+  suspects(): string[];
+}
+
+/** What every part of the primary's work reads of the duty that runs it. */
+export interface DutyShared {
+  readonly region: DutyRegion;
+  readonly ctx: RegionContext;
+  /** The region's coordinates, as every frame carries them. */
+  readonly r: { rx: number; rz: number };
+  /** Our epoch. */
+  readonly e: number;
+  /** Set when the duty stops (step down, release): its parts start nothing new. */
+  readonly stopped: boolean;
+  readonly subscribers: Map<string, Subscriber>;
+  backups(): NodeId[];
+}

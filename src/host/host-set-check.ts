@@ -1,0 +1,96 @@
+// The primary re-checks its region's host set: it hands the region over to a closer node
+// (hosted-region.ts handOff), tops a short set up with linked nodes at once, and claims a new
+// epoch over a set a lookup finds different (hosted-region.ts reconfigure).
+import { idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
+import { quorum } from '../region/epoch-cert';
+import type { CommitPipeline } from './commit-pipeline';
+import type { DutyShared } from './duty-region';
+
+/** Host set re-check: hand over to a closer node; bring a new backup up to date. */
+export class HostSetCheck {
+  rechecking = false;
+  private shortTimer: unknown;
+
+  constructor(
+    private readonly duty: DutyShared,
+    private readonly pipeline: CommitPipeline,
+  ) {}
+
+  /** A short set is topped up as a new epoch: after the duty's start has finished. */
+  start(): void {
+    this.shortTimer = this.duty.ctx.clock.setTimeout(() => {
+      this.fillFromLinks();
+      this.recheckIfShort(250);
+    }, 0);
+  }
+
+  stop(): void {
+    this.duty.ctx.clock.clearTimeout(this.shortTimer);
+  }
+
+  /**
+   * A host set smaller than r (a claim over the hosts still linked) holds fewer copies than
+   * it should: look for the missing hosts soon, not at the next periodic re-check, since two
+   * more losses in that window would lose confirmed edits.
+   */
+  private recheckIfShort(ms: number): void {
+    if (this.duty.stopped || this.duty.region.hosts.length >= this.duty.ctx.opts.replicas || ms > this.duty.ctx.opts.recheckMs) return;
+    // Backing off (x2) to the periodic re-check: a world with fewer than r nodes stays short.
+    this.shortTimer = this.duty.ctx.clock.setTimeout(() => void this.recheck().then(() => this.recheckIfShort(ms * 2)), ms);
+  }
+
+  /**
+   * A short host set (a claim over the hosts still linked, or a host whose link closed) is
+   * topped up at once with the linked nodes closest to the key: a link is proof of life, so
+   * this needs no lookup, and a lookup under churn waits on dead contacts for seconds, a
+   * window in which two more losses lose confirmed edits (the churn test's seeds 28 and 35
+   * did). The lookup-based re-check that follows puts the true closest nodes in their place.
+   */
+  fillFromLinks(): void {
+    if (this.duty.stopped) return;
+    const self = this.duty.ctx.selfId;
+    const live = this.duty.region.hosts.filter((h) => idEquals(h, self) || (!this.duty.ctx.linkClosed(idToHex(h)) && !this.pipeline.quiet(idToHex(h))));
+    if (!live.some((h) => idEquals(h, self))) live.unshift(self);
+    const missing = this.duty.ctx.opts.replicas - live.length;
+    if (missing <= 0) return;
+    // Not a node whose silence we just acted on: a killed tab's links stay open at our end for seconds.
+    const extra = this.duty.ctx.linkedNear(this.duty.region.key, missing, new Set([...live.map(idToHex), ...this.duty.region.suspects()]));
+    if (extra.length === 0) return;
+    const hosts = sortByDistance([...live, ...extra], (x) => x, this.duty.region.key);
+    // A linked node closer to the key than we are takes the region over at once.
+    if (!idEquals(hosts[0]!, self)) return this.duty.region.handOff(hosts[0]!);
+    this.setHosts(hosts, live.length, 'filled from links');
+  }
+
+  /**
+   * A new host set is a new epoch (hosted-region.ts reconfigure): only while a majority of
+   * the current set is alive to sign it (`alive` of them), else the claim could not win
+   * and we keep the epoch we hold (our lease decides whether we may still confirm).
+   */
+  private setHosts(hosts: NodeId[], alive: number, why: string): void {
+    const old = new Set(this.duty.region.hosts.map(idToHex));
+    if (hosts.length === old.size && hosts.every((h) => old.has(idToHex(h)))) return;
+    if (alive < quorum(this.duty.region.hosts.length)) return;
+    this.duty.region.reconfigure(hosts, why);
+  }
+
+  async recheck(): Promise<void> {
+    if (this.rechecking || this.duty.stopped) return;
+    this.fillFromLinks();
+    if (this.duty.stopped) return;
+    this.rechecking = true;
+    try {
+      const hosts = await this.duty.ctx.hostSet(this.duty.region.key, true);
+      if (this.duty.stopped || hosts.length === 0) return;
+      const first = hosts[0]!;
+      // A closer node joined: it claims the next epoch; we and our backups grant it.
+      if (!idEquals(first, this.duty.ctx.selfId)) return this.duty.region.handOff(first);
+      const alive = this.duty.region.hosts.filter((h) => idEquals(h, this.duty.ctx.selfId) || hosts.some((x) => idEquals(x, h)) || !this.duty.ctx.linkClosed(idToHex(h))).length;
+      this.setHosts(hosts, alive, 'lookup');
+    } catch {
+      // the lookup failed; the next period tries again
+    } finally {
+      this.rechecking = false;
+    }
+  }
+}

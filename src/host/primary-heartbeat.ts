@@ -1,0 +1,99 @@
+// The primary's heartbeats to its backups (which answer with acks that hold its lease) and
+// to its subscribers, slower while the region is idle, and the full-state SYNC that brings a
+// new or lagging backup up to date.
+import { idEquals, idToHex, type NodeId } from '../core/node-id';
+import { MAX_STATE_REQS, MAX_SUBS_LISTED } from './replication-messages';
+import { encodeEntries, pieces } from '../region/region-state';
+import { requestsOf, type CommitPipeline } from './commit-pipeline';
+import type { DutyShared } from './duty-region';
+import type { HostSetCheck } from './host-set-check';
+import type { RegionPresence } from './region-presence';
+
+export class PrimaryHeartbeat {
+  private readonly lastSync = new Map<string, number>();
+  private beats = 0;
+
+  constructor(
+    private readonly duty: DutyShared,
+    private readonly pipeline: CommitPipeline,
+    private readonly hostCheck: HostSetCheck,
+    private readonly presence: RegionPresence,
+  ) {}
+
+  /** Activity: if the region was idle, the backups hear a normal-rate beat at once. */
+  wake(): void {
+    const wasIdle = this.idle;
+    this.lastActive = this.duty.ctx.clock.now();
+    if (wasIdle) {
+      this.lastBeat = -Infinity;
+      this.heartbeat();
+    }
+  }
+
+  /** Full state to a backup (new member, gap repair), then the unconfirmed batches. */
+  syncBackup(id: NodeId, hex: string): void {
+    if (!this.duty.backups().some((b) => idEquals(b, id))) return;
+    this.duty.ctx.stats.syncs++;
+    this.lastSync.set(hex, this.duty.ctx.clock.now());
+    const hosts = this.duty.region.hosts;
+    // A large state travels in pieces; the backup acks the last (no `more`).
+    const parts = pieces(this.duty.region.state.all());
+    parts.forEach((part, i) => this.duty.ctx.wires.replicas.send(id, {
+      t: 'SYNC', ...this.duty.r, e: this.duty.e, s: this.pipeline.committed, hosts, entries: encodeEntries(part), cert: this.duty.region.cert!,
+      ...(i === 0 ? { reqs: this.duty.region.requests.export(MAX_STATE_REQS) } : {}), ...(i < parts.length - 1 ? { more: true } : {}),
+    }));
+    for (const b of this.pipeline.batches) {
+      if (b.to <= this.pipeline.committed) continue;
+      this.duty.ctx.wires.replicas.send(id, { t: 'REPLICATE', ...this.duty.r, e: this.duty.e, from: b.from, to: b.to, entries: encodeEntries(b.entries), hosts, reqs: requestsOf(b.waiters) });
+    }
+  }
+
+  /** Last subscriber, edit or move (start counts): an idle region beats slowly. */
+  lastActive = 0;
+  private lastBeat = -Infinity;
+  /** The last beat told the backups we are idle. */
+  private beatIdle = false;
+
+  /** No subscriber, nothing in flight, nothing done for `idleAfterMs`. */
+  get idle(): boolean {
+    const now = this.duty.ctx.clock.now();
+    if (this.duty.subscribers.size > 0 || this.pipeline.batches.length > 0 || this.pipeline.queued > 0) this.lastActive = now;
+    return now - this.lastActive >= this.duty.ctx.opts.idleAfterMs;
+  }
+
+  heartbeat(): void {
+    if (this.duty.stopped) return;
+    const now = this.duty.ctx.clock.now();
+    const o = this.duty.ctx.opts;
+    // A region nobody watches or edits costs its hosts little: a beat every
+    // idleHeartbeatMs instead of every heartbeatMs (the backups allow for it: `idle`).
+    // The first idle beat goes out at once: until it arrives the backups expect the fast beat.
+    const idle = this.idle;
+    if (idle && this.beatIdle && now - this.lastBeat < o.idleHeartbeatMs) return;
+    this.beatIdle = idle;
+    this.lastBeat = now;
+    const b = this.beats;
+    this.pipeline.beatSent.set(b, now);
+    this.pipeline.beatSent.delete(b - 32);
+    const hb = { t: 'HEARTBEAT' as const, ...this.duty.r, e: this.duty.e, s: this.pipeline.committed, hosts: this.duty.region.hosts, b, ...(idle ? { idle } : {}) };
+    // Backups learn our subscribers (every 4th beat), so a successor can tell them at once.
+    const subs = this.beats++ % 4 === 0 ? [...this.duty.subscribers.values()].slice(0, MAX_SUBS_LISTED).map((s) => s.id) : undefined;
+    for (const b of this.duty.backups()) {
+      this.duty.ctx.stats.heartbeats++;
+      this.duty.ctx.wires.replicas.send(b, subs ? { ...hb, subs } : hb);
+      const hex = idToHex(b);
+      const oldest = this.pipeline.batches[0];
+      const behind = oldest && (this.pipeline.acked.get(hex) ?? 0) < oldest.to && now - oldest.at > o.resyncMs;
+      if (behind && now - (this.lastSync.get(hex) ?? -Infinity) > o.resyncMs) this.syncBackup(b, hex);
+    }
+    // Subscribers get the beat without what only backups use (the lease's number, our subscribers).
+    const beat = { t: 'HEARTBEAT' as const, ...this.duty.r, e: this.duty.e, s: this.pipeline.committed, hosts: this.duty.region.hosts, ...(idle ? { idle } : {}) };
+    for (const [hex, s] of this.duty.subscribers) {
+      if (now - s.at > o.subscriberTtlMs) this.duty.subscribers.delete(hex);
+      else this.duty.ctx.wires.players.send(s.id, beat);
+    }
+    this.presence.checkExpiry(now);
+    if (!this.hostCheck.rechecking && this.duty.backups().some((b) => this.pipeline.quiet(idToHex(b)))) this.hostCheck.fillFromLinks();
+    this.duty.region.requests.prune(now);
+  }
+}

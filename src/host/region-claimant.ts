@@ -1,0 +1,297 @@
+// The claimant side of a region at one host: we want to be primary. A claim asks the host
+// set for grants of the next epoch (claim-round.ts counts them) and makes us primary once
+// they form a certificate (docs/HOSTING.md, "Authority"); it reads and changes the region's
+// role through `RegionRole` (region-role.ts), never the class that owns it.
+import { idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
+import { within } from '../core/clock';
+import { ClaimRound } from './claim-round';
+import { certShapeFault, MAX_EPOCH_JUMP, MAX_PEND, MIN_CERT_HOSTS, sameSet, signGrant, succeeds, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
+import type { ReplicationMessageOf } from './replication-messages';
+import { PrimaryDuty } from './primary-duty';
+import { getEdits, getLocation } from '../region/region-records';
+import { decodeEntries, type Entry } from '../region/region-state';
+import { has, RegionSide } from './region-role';
+
+/** A primary we replaced for its silence is not taken back as a host for this long. */
+const SUSPECT_MS = 30_000;
+
+export class RegionClaimant extends RegionSide {
+  private round: ClaimRound | undefined;
+  /** While claiming: the lowest epoch we will claim (a handoff's e). */
+  private claimFloor = 0;
+  /** Nodes whose silence made us claim (hex -> when): not brought back as hosts for a while. */
+  private readonly silent = new Map<string, number>();
+  private retry: unknown;
+
+  /** Nodes recently taken for dead because they went silent (their links may still look open). */
+  suspects(): string[] {
+    const now = this.ctx.clock.now();
+    for (const [hex, at] of this.silent) if (now - at > SUSPECT_MS) this.silent.delete(hex);
+    return [...this.silent.keys()];
+  }
+
+  /** Ends the wait of the claim under way, if any. */
+  wake(): void {
+    this.round?.wake();
+  }
+
+  stop(): void {
+    this.ctx.clock.clearTimeout(this.retry);
+  }
+
+  /**
+   * GENERATE: become primary of the next epoch if the host set certifies it.
+   * `primarySilent`: we take over because the primary we follow went quiet (it counts as
+   * gone, like a closed link, when choosing the host set to claim over). `hosts`: claim
+   * over this set (a reconfiguration) instead of looking it up.
+   */
+  async claim(minEpoch = 0, primarySilent = false, hosts?: NodeId[], handedOver = false): Promise<boolean> {
+    if (this.region.stopped || this.region.role === 'claiming' || this.region.role === 'primary') return false;
+    // (A claim the primary asked for is not held back by the grants we just gave that primary.)
+    if (this.region.deferred && !handedOver) {
+      this.region.trace(`claim deferred`);
+      this.scheduleRetry();
+      return false;
+    }
+    const before = this.region.role;
+    this.region.role = 'claiming';
+    this.claimFloor = minEpoch;
+    this.ctx.stats.claims++;
+    const ok = await this.runClaim(minEpoch, primarySilent, hosts).catch(() => false);
+    if (!ok) {
+      this.ctx.stats.claimsFailed++;
+      if (this.region.role === 'claiming') this.region.role = before;
+      this.scheduleRetry();
+    }
+    return ok;
+  }
+
+  private async runClaim(minEpoch: number, primarySilent: boolean, given: NodeId[] | undefined): Promise<boolean> {
+    const o = this.ctx.opts;
+    if (primarySilent && this.region.primaryHex) this.silent.set(this.region.primaryHex, this.ctx.clock.now());
+    const hosts = given ?? (await this.claimHosts(primarySilent ? this.region.primaryHex : ''));
+    if (this.region.stopped || this.region.role !== 'claiming') return false;
+    if (!has(hosts, this.ctx.selfId)) {
+      // Not ours to host: point the waiting subscribers at who should.
+      this.region.role = 'idle';
+      for (const w of this.region.waiting.values()) this.region.toPlayer(w.id, { t: 'NOT_PRIMARY', ...this.r, e: this.region.epoch, ...(hosts[0] ? { primary: hosts[0] } : {}) });
+      this.region.waiting.clear();
+      return false;
+    }
+    if (hosts.length < MIN_CERT_HOSTS) {
+      // Alone (or cut off): no epoch can be certified, so nothing can be confirmed here.
+      this.ctx.stats.uncertifiable++;
+      this.region.uncertifiedUntil = this.ctx.clock.now() + o.uncertifiedMs;
+      this.region.trace(`cannot certify: ${hosts.length} host(s)`);
+      for (const w of this.region.waiting.values()) this.region.toPlayer(w.id, { t: 'NOT_PRIMARY', ...this.r, e: this.region.epoch, alone: true });
+      this.region.waiting.clear();
+      return false;
+    }
+    // A first claim (we hold no certificate) must not start a second chain beside a region
+    // that already has one: the DHT's location record carries its newest certificate.
+    if (!this.el.cert) await this.learnChain();
+    if (this.region.stopped || this.region.role !== 'claiming') return false;
+    // Above every epoch we know of, our state's included: new edits must not be shadowed.
+    const known = this.el.cert;
+    const e = this.el.nextEpoch(this.region.epoch, this.region.state.version.e, minEpoch);
+    const rebase = this.el.mayRebase(this.ctx.clock.now(), o);
+    const pend = this.el.pendFor(e);
+    const terms: ClaimTerms = {
+      e, primary: this.ctx.selfId, hosts, ...(known ? { prev: { e: known.e, hosts: known.hosts } } : {}), ...(rebase ? { rebase } : {}), ...(pend.length ? { pend } : {}),
+    };
+    if (certShapeFault(terms)) {
+      this.region.trace(`claim e${e}: ${certShapeFault(terms)}`);
+      return false;
+    }
+    const before = { promised: this.el.promised, promisedTo: this.el.promisedTo };
+    this.el.promised = e;
+    this.el.promisedTo = this.ctx.selfHex;
+    await this.region.persist().catch(() => {});
+    if (this.el.promised !== e || this.region.role !== 'claiming') {
+      this.region.trace(`claim e${e} overtaken: promised ${this.el.promised}, ${this.region.role}`);
+      return false;
+    }
+    const own = await signGrant(this.ctx.signer, this.region.key, terms);
+    // The previous hosts are asked too: their grants count for the previous set's majority,
+    // and every answer's state is merged.
+    const targets = new Map<string, NodeId>();
+    for (const h of [...hosts, ...this.region.hosts, ...(known?.hosts ?? []), ...pend.flatMap((q) => q.hosts)]) if (!idEquals(h, this.ctx.selfId)) targets.set(idToHex(h), h);
+    const round = new ClaimRound(terms, own, new Set(targets.keys()));
+    this.round = round;
+    this.region.trace(`claim e${e} hosts ${hosts.map((h) => idToHex(h).slice(0, 6)).join(',')}${pend.length ? ` pend ${pend.map((q) => `e${q.e}`).join(',')}` : ''}`);
+    this.region.claimSentAt = this.ctx.clock.now();
+    for (const t of targets.values()) this.region.toHost(t, { t: 'CLAIM', ...this.r, e, hosts, ...(known ? { known } : {}), ...(rebase ? { rebase } : {}), ...(pend.length ? { pend } : {}) });
+    const deadline = this.ctx.clock.now() + o.claimTimeoutMs;
+    let resends = 0;
+    for (;;) {
+      const now = this.ctx.clock.now();
+      if (round.quorumAt === null && round.cert()) round.quorumAt = now;
+      if (round.quorumAt === null && resends < 2 && now - this.region.claimSentAt >= (resends + 1) * o.claimResendMs) {
+        resends++;
+        for (const [hex, t] of targets) {
+          if (round.answered.has(hex)) continue;
+          // Its answer may be lost on a route through a node as dead as the primary: the DHT
+          // probes our first hop (and drops it if silent), the relay dials it for a direct
+          // link, and we ask once more.
+          if (resends === 1) {
+            this.ctx.dht.suspectRoute(t);
+            this.ctx.reach(t);
+          }
+          this.region.toHost(t, { t: 'CLAIM', ...this.r, e, hosts, ...(known ? { known } : {}), ...(rebase ? { rebase } : {}), ...(pend.length ? { pend } : {}) });
+        }
+      }
+      // The grace waits for live hosts' states, not for the silent primary we replace.
+      if (round.quorumAt !== null && (round.allAnswered(this.silent) || now - round.quorumAt >= o.claimGraceMs)) break;
+      if (now >= deadline || this.region.stopped || this.el.promised !== e || this.el.promisedTo !== this.ctx.selfHex) break;
+      await new Promise<void>((resolve) => {
+        const t = this.ctx.clock.setTimeout(resolve, Math.min(50, Math.max(1, deadline - now)));
+        round.wake = () => {
+          this.ctx.clock.clearTimeout(t);
+          resolve();
+        };
+      });
+    }
+    this.round = undefined;
+    const cert = round.cert();
+    // Refusals raise our next epoch and name granted epochs to cover; a silent majority of
+    // the previous set is evidence for a rebase, or holds our claims back (election.ts).
+    this.el.afterClaim({ known, certified: !!cert, answered: round.answered, fault: round.fault() ?? undefined, learned: round.learned, highestRefusal: round.highestRefusal }, this.ctx.clock.now(), o.rebaseMs);
+    this.region.trace(`claim e${e} ${cert ? `certified${rebase ? ' (rebase)' : ''}${known ? ` over e${known.e}` : ''}` : `failed (${round.fault() ?? 'no answer'})`} granted ${round.granted().map((g) => g.slice(0, 6)).join(',')} promised ${this.el.promised}`);
+    // Hosts that said nothing may be alive on another island of a healed partition (no
+    // overlay path leads there): the relay can still dial them, and one link joins the halves.
+    if (!cert) for (const [hex, id] of targets) if (!round.answered.has(hex) && !this.silent.has(hex)) this.ctx.reach(id);
+    if (!cert || this.el.promised !== e || this.el.promisedTo !== this.ctx.selfHex || this.region.stopped || this.region.role !== 'claiming') {
+      // No certificate, and none ever: the grants die with this round. Our granters may
+      // forget this epoch (else every later claim would have to cover it).
+      for (const hex of round.granted()) {
+        const to = targets.get(hex);
+        if (to) this.region.toHost(to, { t: 'ABANDON', ...this.r, e });
+      }
+      // Our own grant for e never left this node and our claim is over: nobody can win e
+      // through it, so we may follow the current primary again or grant e to another.
+      if (this.el.promised === e && this.el.promisedTo === this.ctx.selfHex) {
+        this.el.promised = before.promised;
+        this.el.promisedTo = before.promisedTo;
+      }
+      // The refusals named a certificate of a later epoch whose hosts leave us out (we
+      // followed a claim that lost, or the set moved on): not ours to claim; subscribers
+      // that ask us are sent to its primary.
+      const newer = this.el.cert;
+      if (newer && newer.e >= this.region.epoch && newer !== known && !has(newer.hosts, this.ctx.selfId) && this.region.role === 'claiming') {
+        this.region.trace(`not a host of e${newer.e}: idle`);
+        this.region.standAside(newer);
+      }
+      return false;
+    }
+    if (this.region.state.size === 0) await this.fallbackToDht();
+    if (this.el.promised !== e || this.region.stopped || this.region.role !== 'claiming') return false;
+    this.becomePrimary(cert);
+    return true;
+  }
+
+  /**
+   * The host set to claim over: a fresh lookup; but when a node of the current epoch's
+   * hosts is gone (its link closed, or it is the primary we replace because it went
+   * silent), the lookup may wait on that dead node for seconds, so after `claimLookupMs`
+   * we claim over the current hosts minus the gone ones.
+   */
+  private async claimHosts(silent: string): Promise<NodeId[]> {
+    const lookup = this.ctx.hostSet(this.region.key, true);
+    const known = this.region.hosts.filter((h) => {
+      const hex = idToHex(h);
+      return hex !== silent && !this.ctx.linkClosed(hex);
+    });
+    const majority = Math.floor(this.region.hosts.length / 2) + 1;
+    if (known.length === this.region.hosts.length || known.length < majority || !has(known, this.ctx.selfId)) return lookup;
+    lookup.catch(() => {});
+    // The primary we replace went silent: it is the node closest to the key, so the lookup
+    // almost always waits on it. Its link, merely closed, is another matter (no wait there).
+    if (!silent || this.ctx.linkClosed(silent)) {
+      const quick = new Promise<undefined>((resolve) => this.ctx.clock.setTimeout(() => resolve(undefined), this.ctx.opts.claimLookupMs));
+      const got = await Promise.race([lookup, quick]);
+      if (got) return got;
+    }
+    // Topped up to r with linked nodes (a link is proof of life): a set of two would be
+    // stuck at the next death, since a new epoch needs a majority of the previous set.
+    const extra = this.ctx.linkedNear(this.region.key, this.ctx.opts.replicas - known.length, new Set([...known.map(idToHex), ...this.suspects(), silent]));
+    this.region.trace(`claim over known hosts (lookup slow)${extra.length ? ` + ${extra.length} linked` : ''}`);
+    return sortByDistance([...known, ...extra], (x) => x, this.region.key);
+  }
+
+  /** Takes the certificate of the region's location record, if there is a valid one (bounded wait). */
+  private async learnChain(): Promise<void> {
+    const rec = await within(this.ctx.clock, getLocation(this.ctx.dht, this.region.key, this.ctx.records).catch(() => undefined), this.ctx.opts.editsFallbackMs);
+    if (!rec || this.el.cert || !(await this.region.acceptable(rec.cert))) return;
+    if (this.el.cert) return; // one came while we checked this one
+    this.region.trace(`learned e${rec.cert.e} from the location record`);
+    this.el.adoptCert(rec.cert);
+  }
+
+  /** A primary with no host-set state reads the region's edit log from the DHT. */
+  private async fallbackToDht(): Promise<void> {
+    const got = await within(this.ctx.clock, getEdits(this.ctx.dht, this.region.key, this.ctx.records).catch(() => undefined), this.ctx.opts.editsFallbackMs);
+    if (got) this.region.state.merge(got);
+  }
+
+  async onGrant(fromHex: string, m: ReplicationMessageOf<'GRANT'>): Promise<void> {
+    const round = this.round;
+    if (!round || m.e !== round.e || !round.asked(fromHex)) return void this.ctx.stats.staleFrames++;
+    let entries: Entry[] = [];
+    try {
+      if (m.entries) entries = decodeEntries(m.entries);
+    } catch {
+      return void this.ctx.stats.staleFrames++;
+    }
+    round.answered.add(fromHex);
+    // An answer is proof of life: a primary we took for dead had only gone quiet (or released).
+    this.silent.delete(fromHex);
+    this.region.state.merge(entries);
+    if (m.reqs) this.region.requests.import(m.reqs, this.ctx.clock.now());
+    if (m.ok) {
+      if (m.sig && idToHex(m.sig.id) === fromHex && (await this.ctx.certs.grantValid(this.region.key, round.terms, m.sig))) round.addGrant(fromHex, m.sig);
+      else this.ctx.stats.badCerts++;
+    } else {
+      // A refusal's promise raises our next claim, but only so far: a forged huge promise must
+      // not push epochs out of range.
+      if (m.promised <= round.e + MAX_EPOCH_JUMP) round.highestRefusal = Math.max(round.highestRefusal, m.promised);
+      // The refuser knows a newer certificate: our next claim must build on it.
+      if (m.cert && succeeds(m.cert, this.el.cert) && (await this.region.acceptable(m.cert)) && succeeds(m.cert, this.el.cert)) {
+        this.el.learnCert(m.cert);
+      }
+      // The refuser granted an epoch above our certificate: our next claim must win its hosts
+      // too. (A lying refuser can only slow our claims, which refusing does anyway.)
+      if (m.pend && m.pend.e > (this.el.cert?.e ?? 0) && m.pend.e < round.e + MAX_EPOCH_JUMP && m.pend.hosts.length >= MIN_CERT_HOSTS) {
+        const q = m.pend;
+        round.learned = [...round.learned.filter((x) => x.e !== q.e || !sameSet(x.hosts, q.hosts)), q].slice(-MAX_PEND);
+      }
+    }
+    round.wake();
+  }
+
+  private becomePrimary(cert: EpochCert): void {
+    this.ctx.stats.claimsWon++;
+    this.region.trace(`primary e${cert.e} with ${this.region.state.size} entries`);
+    this.region.role = 'primary';
+    this.el.adoptCert(cert);
+    this.region.epoch = cert.e;
+    this.region.primary = this.ctx.selfId;
+    this.region.primaryHex = this.ctx.selfHex;
+    this.region.hosts = cert.hosts;
+    this.region.handoffTo = '';
+    this.region.uncertifiedUntil = -Infinity;
+    const duty = (this.region.duty = new PrimaryDuty(this.region));
+    duty.start();
+    for (const [hex, w] of this.region.waiting) duty.subscribe(w.id, hex, w.since);
+    this.region.waiting.clear();
+    void this.region.persist().catch(() => {});
+  }
+
+  private scheduleRetry(): void {
+    if (this.region.stopped || this.region.waiting.size === 0) return;
+    this.ctx.clock.clearTimeout(this.retry);
+    const ms = 200 + this.ctx.opts.random() * 400;
+    this.retry = this.ctx.clock.setTimeout(() => {
+      if (this.region.role === 'idle' || (this.region.role === 'backup' && !this.region.primaryAlive())) void this.claim(0, this.region.role === 'backup');
+    }, ms);
+  }
+}

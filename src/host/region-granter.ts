@@ -1,0 +1,143 @@
+// The granter side of a region at one host: someone else wants to be primary. A host
+// grants at most one claimant per epoch, storing its promise before it signs, and a grant
+// or a refusal carries its state (docs/HOSTING.md, "Authority"; the pure rules are in
+// grant-rules.ts). It reads and changes the region's role through `RegionRole`
+// (region-role.ts), never the class that owns it.
+import { compareDistance, idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
+import { claimTerms, grantRefusal, uncovered } from './grant-rules';
+import { sameSet, signGrant, succeeds, type GrantSig } from '../region/epoch-cert';
+import { MAX_STATE_REQS, type ReplicationMessageOf } from './replication-messages';
+import { encodeEntries, pieces } from '../region/region-state';
+import { has, RegionSide } from './region-role';
+
+export class RegionGranter extends RegionSide {
+  /** Our last grant, said again to its claimant if its CLAIM comes again. */
+  private lastGrant: { e: number; to: string; hosts: NodeId[]; sig: GrantSig } | undefined;
+
+  /** Is `id` inside our view of the host set (or the current epoch's)? Fresh lookup if neither says so. */
+  private async inHostSet(id: NodeId): Promise<boolean> {
+    // The current epoch's hosts answer at once, where a lookup in a churning network may
+    // wait on dead contacts for seconds; so do the closest nodes our own table knows (twice
+    // r: it may still list dead ones closer).
+    if (has(this.region.hosts, id)) return true;
+    if (has(this.ctx.tableNear(this.region.key, 2 * this.ctx.opts.replicas), id)) return true;
+    if (has(await this.ctx.hostSet(this.region.key, false), id)) return true;
+    return has(await this.ctx.hostSet(this.region.key, true), id);
+  }
+
+  async onClaim(from: NodeId, fromHex: string, m: ReplicationMessageOf<'CLAIM'>): Promise<void> {
+    const claim = { e: m.e, from, fromHex, hosts: m.hosts, known: m.known, rebase: m.rebase, pend: m.pend };
+    this.el.dropFailedGrants(from, m.e, m.known?.e ?? 0);
+    const mustRebase = this.el.mustRebase(from);
+    // A refusal carries our state too (not to outsiders): a claimant that wins without our
+    // vote must still hold every edit we hold. And our certificate, when the claimant's is
+    // older: its next claim must build on it.
+    const refuse = (why: string) => {
+      this.region.trace(`refuse ${fromHex.slice(0, 6)} e${m.e}: ${why}`);
+      // Duelling claimants starve each other (every claim leaves grants the next must cover):
+      // we hold our own claims back for a closer host of the set we know, refused or not.
+      // (Not for an outsider: its claims must change nothing here.)
+      if (!mustRebase && (has(this.region.hosts, from) || (this.el.cert && has(this.el.cert.hosts, from))) && compareDistance(from, this.ctx.selfId, this.region.key) < 0) {
+        this.el.defer(this.ctx.clock.now() + this.ctx.opts.claimTimeoutMs);
+      }
+      this.ctx.stats.refusals++;
+      const cert = this.el.cert && (!m.known || m.known.e < this.el.cert.e) ? { cert: this.el.cert } : {};
+      const open = uncovered(this.el.accepted, claim);
+      const pend = open ? { pend: open } : {};
+      // A large state in several refusals (each merged; the claimant counts the answer once).
+      const parts = !has(this.region.hosts, from) || this.region.state.size === 0 ? [undefined] : pieces(this.region.allEntries());
+      for (const part of parts) this.region.toHost(from, { t: 'GRANT', ...this.r, e: m.e, ok: false, promised: this.el.promised, ...(part ? { entries: encodeEntries(part) } : {}), ...cert, ...pend });
+    };
+    // (Nor is it granted: a grant would make us follow it, and its claims, one after
+    // another, would keep us from ever claiming the rebase ourselves.)
+    if (mustRebase) return refuse(`e${this.el.cert!.e}'s majority is gone: rebase pending`);
+    // The claimant said its claim again: our grant may have been lost on the way. The same
+    // promise, so the same grant (our state now, which only grew).
+    const last = this.lastGrant;
+    if (last && last.e === m.e && last.to === fromHex && this.el.promised === m.e && this.el.promisedTo === fromHex && sameSet(last.hosts, m.hosts)) {
+      this.region.trace(`grant ${fromHex.slice(0, 6)} e${m.e} again`);
+      return this.sendGrant(from, m.e, last.sig);
+    }
+    const why = grantRefusal({
+      selfId: this.ctx.selfId, promised: this.el.promised, cert: this.el.cert, accepted: this.el.accepted, stateEpoch: this.region.state.version.e, primary: !!this.region.duty, handoffTo: this.region.handoffTo,
+      following: this.region.role === 'backup' ? this.region.primaryHex : '', heardAgoMs: this.ctx.clock.now() - this.region.lastHeard, failoverMs: this.ctx.opts.failoverMs,
+    }, claim);
+    if (why) return refuse(why);
+    const terms = claimTerms(claim);
+    if (m.known && !(await this.region.acceptable(m.known))) return refuse('bad certificate');
+    if (!(await this.inHostSet(from))) {
+      this.ctx.stats.outsiderClaims++;
+      return refuse('outsider');
+    }
+    // Only a claim from inside the host set holds our own claims back.
+    if (!mustRebase) this.el.defer(this.ctx.clock.now() + this.ctx.opts.claimTimeoutMs);
+    if (m.e <= this.el.promised || this.region.stopped) return refuse(`promised ${this.el.promised} (late)`);
+    this.el.grant(m.e, m.hosts, from, fromHex, m.pend);
+    this.region.handoffTo = '';
+    this.region.wakeClaim();
+    try {
+      await this.region.persist();
+    } catch {
+      return; // a promise we could not store is no promise: say nothing
+    }
+    if (this.el.promised !== m.e || this.el.promisedTo !== fromHex) return;
+    const sig = await signGrant(this.ctx.signer, this.region.key, terms);
+    if (this.el.promised !== m.e || this.el.promisedTo !== fromHex) return;
+    // We stop ordering before our state is taken: every edit we accepted travels with the grant.
+    if (this.region.duty) this.region.stepDown(from, m.e);
+    this.region.epoch = m.e;
+    this.region.primary = from;
+    this.region.primaryHex = fromHex;
+    this.region.hosts = m.hosts;
+    // Granting ends any claim of our own (it would only duel with the one we back).
+    this.region.role = has(m.hosts, this.ctx.selfId) ? 'backup' : 'idle';
+    this.region.applied = undefined;
+    this.region.lastHeard = this.ctx.clock.now();
+    this.ctx.stats.grants++;
+    this.region.trace(`grant ${fromHex.slice(0, 6)} e${m.e}`);
+    this.lastGrant = { e: m.e, to: fromHex, hosts: m.hosts, sig };
+    this.sendGrant(from, m.e, sig);
+    // Subscribers that waited for our own claim go to the winner.
+    for (const w of this.region.waiting.values()) this.region.toPlayer(w.id, { t: 'NOT_PRIMARY', ...this.r, e: m.e, primary: from });
+    this.region.waiting.clear();
+  }
+
+  /** Our grant of `e` with our state: a large one in several grants, each with the signature (the claimant counts it once). */
+  private sendGrant(to: NodeId, e: number, sig: GrantSig): void {
+    pieces(this.region.allEntries()).forEach((part, i) => this.region.toHost(to, {
+      t: 'GRANT', ...this.r, e, ok: true, promised: e, entries: encodeEntries(part), sig, ...(i === 0 ? { reqs: this.region.requests.export(MAX_STATE_REQS) } : {}),
+    }));
+  }
+
+  /**
+   * To the target: the primary asks us, the closest node, to claim (it stopped ordering and
+   * will grant us); we claim at least e, over its certificate. To a backup: the primary's
+   * notice that `to` may claim although we heard the primary just now.
+   */
+  async onHandoff(from: NodeId, fromHex: string, m: ReplicationMessageOf<'HANDOFF'>): Promise<void> {
+    if (m.to) {
+      // Our primary stopped ordering for `to`: give its claim time before we claim ourselves.
+      if (fromHex === this.region.primaryHex && !this.region.duty) {
+        this.region.handoffTo = idToHex(m.to);
+        this.region.lastHeard = this.ctx.clock.now();
+      }
+      return;
+    }
+    if (this.region.duty || this.region.role === 'claiming') return;
+    const cert = m.cert;
+    if (cert && idEquals(cert.primary, from) && succeeds(cert, this.el.cert) && (await this.region.acceptable(cert))) {
+      // Certified by its own primary: claim at once over its hosts with us in, no lookup (a
+      // lookup under churn can take seconds, while the region has no primary).
+      if (succeeds(cert, this.el.cert)) this.el.adoptCert(cert);
+      this.ctx.stats.handoffs++;
+      const hosts = sortByDistance([this.ctx.selfId, ...cert.hosts.filter((h) => !idEquals(h, this.ctx.selfId))], (x) => x, this.region.key).slice(0, this.ctx.opts.replicas);
+      await this.region.claim(Math.min(m.e, cert.e + 1), false, hosts, true);
+      return;
+    }
+    const hosts = await this.ctx.hostSet(this.region.key, true);
+    if (hosts[0] && idEquals(hosts[0], this.ctx.selfId)) {
+      this.ctx.stats.handoffs++;
+      await this.region.claim(0);
+    }
+  }
+}

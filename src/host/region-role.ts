@@ -1,0 +1,73 @@
+// The role of one region at one host as its three sides see it (hosted-region.ts implements
+// it): the claimant (region-claimant.ts: we want to be primary), the granter
+// (region-granter.ts: someone else does) and the backup (region-backup.ts: we follow one).
+// Each side reads and changes the role through this interface and reaches the others only
+// through it, so no side imports the class that owns it (no import cycle).
+import { idEquals, type NodeId } from '../core/node-id';
+import type { EpochCert } from '../region/epoch-cert';
+import type { HostToPlayer } from '../region/subscription-messages';
+import type { Entry, Stamp } from '../region/region-state';
+import type { Election } from './election';
+import type { ReplicaFrame } from './host-wires';
+import type { DutyRegion } from './duty-region';
+import type { PrimaryDuty } from './primary-duty';
+
+export type Role = 'idle' | 'claiming' | 'primary' | 'backup';
+
+export const has = (list: readonly NodeId[], x: NodeId) => list.some((h) => idEquals(h, x));
+
+export interface RegionRole extends DutyRegion {
+  role: Role;
+  /** What we promised, the newest certificate, granted and learned epochs, rebase evidence (election.ts). */
+  readonly el: Election;
+  /** Epoch of the primary we follow (or are). */
+  epoch: number;
+  primary: NodeId | undefined;
+  primaryHex: string;
+  hosts: NodeId[];
+  /** When we last heard the primary (backups). */
+  lastHeard: number;
+  /** Backups: highest seq of `epoch` applied contiguously; undefined until a SYNC. */
+  applied: number | undefined;
+  /** The closer node the primary handed the region to (we grant its claim). */
+  handoffTo: string;
+  duty: PrimaryDuty | undefined;
+  claimSentAt: number;
+  /** Until then, edits are answered 'uncertified' (our last claim found too few hosts). */
+  uncertifiedUntil: number;
+  /** Subscribers waiting for our claim to finish. */
+  readonly waiting: Map<string, { id: NodeId; since: Stamp | undefined }>;
+  readonly stopped: boolean;
+  /** Whether our own claims are held back (someone else's claim is being considered). */
+  readonly deferred: boolean;
+  readonly r: { rx: number; rz: number };
+  trace(what: string): void;
+  toHost(to: NodeId, msg: ReplicaFrame): void;
+  toPlayer(to: NodeId, msg: HostToPlayer): void;
+  allEntries(): Entry[];
+  primaryAlive(): boolean;
+  acceptable(c: EpochCert): Promise<boolean>;
+  standAside(c: EpochCert): void;
+  stepDown(next: NodeId | undefined, e: number): void;
+  offerTo(primary: NodeId, theirs?: Entry[]): void;
+  claim(minEpoch?: number, primarySilent?: boolean, hosts?: NodeId[], handedOver?: boolean): Promise<boolean>;
+  /** Ends the wait of our claim under way, if any (it then sees what changed). */
+  wakeClaim(): void;
+}
+
+/** A side of the region (claimant, granter, backup): what it holds of the region. */
+export abstract class RegionSide {
+  constructor(protected readonly region: RegionRole) {}
+
+  protected get ctx() {
+    return this.region.ctx;
+  }
+
+  protected get el() {
+    return this.region.el;
+  }
+
+  protected get r() {
+    return this.region.r;
+  }
+}
