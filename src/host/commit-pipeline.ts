@@ -6,6 +6,7 @@
 // a frame we sent less than leaseMs ago.
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { EditValidator, settableBlock } from './edit-validator';
+import type { RegionPresence } from './region-presence';
 import { quorum } from '../region/epoch-cert';
 import { MotionTracker, type Point } from './motion-tracker';
 import { requestTag } from './request-log';
@@ -54,6 +55,8 @@ export class CommitPipeline {
   constructor(
     private readonly duty: DutyShared,
     private readonly publisher: RegionPublisher,
+    /** Who stands in the region: a block placed inside another player is refused. */
+    private readonly presence: RegionPresence,
   ) {
     this.validator = new EditValidator(duty.region.coord, duty.ctx.opts.rules);
     this.motion = duty.ctx.opts.motion ? new MotionTracker(duty.ctx.opts.motion) : undefined;
@@ -156,7 +159,7 @@ export class CommitPipeline {
       const dup = this.duty.region.requests.find(tag);
       if (dup && this.isDuplicate(who, m.r, key, dup, waiters)) continue;
       const at = this.believe(fromHex, { x: m.px, y: m.py, z: m.pz }, now);
-      const reason = this.validator.check(fromHex, { x: m.x, y: m.y, z: m.z, id: m.id, px: at.x, py: at.y, pz: at.z }, now);
+      const reason = this.validator.check(fromHex, { x: m.x, y: m.y, z: m.z, id: m.id, px: at.x, py: at.y, pz: at.z }, now, this.presence.bodiesExcept(fromHex, now));
       if (reason) {
         this.duty.ctx.stats.editsRejected++;
         this.duty.ctx.wires.players.send(who, { t: 'REJECT', ...this.duty.r, r: m.r, reason });

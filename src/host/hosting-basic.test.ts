@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { STONE } from '../world/blocks';
+import { AIR, STONE } from '../world/blocks';
 import { HostSim } from '../testing/host-sim';
 
 describe('region hosting (simulated)', () => {
@@ -41,6 +41,25 @@ describe('region hosting (simulated)', () => {
     sim.kill(victim.hex);
     await sim.run(8000);
     expect(watcher.client.stats.failovers).toBe(1);
+    sim.stopAll();
+  });
+
+  it("refuses a block placed inside another player's body, and one on the bedrock floor", async () => {
+    const sim = new HostSim({ seed: 5 });
+    await sim.grow(8);
+    const [a, b] = [sim.pick(), sim.pick()];
+    const region = { rx: 0, rz: 0 };
+    await sim.settle(Promise.all([a.client.subscribe(region), b.client.subscribe(region)]));
+    // a stands at (10.5, 70, 10.5): its body fills blocks (10, 70, 10) and (10, 71, 10).
+    for (let i = 0; i < 3; i++) {
+      a.client.move({ x: 10.5, y: 70, z: 10.5, yaw: 0, pitch: 0 }, 'a');
+      await sim.run(100);
+    }
+    const near = { x: 12.5, y: 70, z: 12.5 };
+    await expect(sim.settle(b.client.submit(10, 71, 10, STONE, near))).rejects.toMatchObject({ code: 'occupied' });
+    expect((await sim.settle(b.client.submit(10, 72, 10, STONE, near))).e).toBeGreaterThan(0);
+    expect((await sim.settle(b.client.submit(10, 70, 10, AIR, near))).e).toBeGreaterThan(0);
+    await expect(sim.settle(b.client.submit(12, 0, 12, AIR, { x: 12.5, y: 1, z: 14.5 }))).rejects.toMatchObject({ code: 'world-floor' });
     sim.stopAll();
   });
 });

@@ -41,7 +41,7 @@ export class PrimaryDuty implements DutyShared {
   constructor(readonly region: DutyRegion) {
     this.presence = new RegionPresence(region.ctx.opts.playerTtlMs);
     this.publisher = new RegionPublisher(this);
-    this.pipeline = new CommitPipeline(this, this.publisher);
+    this.pipeline = new CommitPipeline(this, this.publisher, this.presence);
     this.hostCheck = new HostSetCheck(this, this.pipeline);
     this.beat = new PrimaryHeartbeat(this, this.pipeline, this.hostCheck, this.presence);
   }

@@ -25,6 +25,11 @@ export class RegionPresence {
     this.dirty = true;
   }
 
+  /** Where the players other than `hex` stand (feet), as reported within the TTL: no block goes inside them. */
+  *bodiesExcept(hex: string, now: number): Iterable<{ x: number; y: number; z: number }> {
+    for (const [h, p] of this.players) if (h !== hex && now - p.at <= this.ttlMs) yield p;
+  }
+
   /** A new subscriber needs the list. */
   resend(): void {
     if (this.players.size > 0) this.dirty = true;
