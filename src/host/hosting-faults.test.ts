@@ -5,7 +5,7 @@ import { idToHex, type NodeId } from '../core/node-id';
 import { CHANNELS } from '../dht/app-channels';
 import { BRICK, GLASS, PLACEABLE } from '../world/blocks';
 import { subscriptionCodec } from '../region/subscription-messages';
-import { HostSim, type SimPeer } from '../testing/host-sim';
+import { HostSim, simKeyHash, type SimPeer } from '../testing/host-sim';
 import { MOTION_RULES } from './motion-tracker';
 import { REGION_BLOCKS, RegionKeys, type RegionCoord } from '../region/region-key';
 import { encodeEntries, type Stamp } from '../region/region-state';
@@ -39,7 +39,7 @@ describe('hosting faults (simulated)', () => {
     const [old] = primaryOf(sim, R);
     const oldEpoch = old!.host.regionState(R)!.epoch;
     // A node whose id differs from the region key in the last bit: closer than anyone.
-    const key = await new RegionKeys(sim.world).key(R);
+    const key = await new RegionKeys(sim.world, simKeyHash).key(R);
     const closer: NodeId = new Uint8Array(key);
     closer[19]! ^= 1;
     await sim.add(closer);

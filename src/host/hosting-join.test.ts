@@ -8,7 +8,7 @@ import { MemoryHostStore } from '../store/host-store-memory';
 import type { StoredRegion } from '../store/host-store';
 import { PLACEABLE } from '../world/blocks';
 import { chunkOf, localOf } from '../world/coords';
-import { HostSim, type SimPeer } from '../testing/host-sim';
+import { HostSim, simKeyHash, type SimPeer } from '../testing/host-sim';
 import { columnIndex, REGION_BLOCKS, regionName, RegionKeys, type RegionCoord } from '../region/region-key';
 import { compareStamp, entryKey, type Stamp } from '../region/region-state';
 
@@ -43,7 +43,7 @@ class SlowStore extends MemoryHostStore {
 describe('handoff to closer joiners (simulated)', () => {
   it('moves each region to its closest node at once, 1 node then 2 then 3, losing no edit', async () => {
     const sim = new HostSim({ seed: Number(process.env.HOST_JOIN_SEED ?? 21) });
-    const keys = new RegionKeys(sim.world);
+    const keys = new RegionKeys(sim.world, simKeyHash);
     const keyOf = new Map<string, NodeId>();
     for (const r of REGIONS) keyOf.set(regionName(r), await keys.key(r));
 

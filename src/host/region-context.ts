@@ -7,6 +7,7 @@ import type { Signer } from '../core/signer';
 import type { Ticker } from '../core/ticker';
 import type { DhtNode } from '../dht/dht-node';
 import type { CertChecker } from '../region/epoch-cert';
+import type { KeyHash } from '../region/region-key';
 import type { RecordVerifier } from '../region/region-records';
 import type { HostStore } from '../store/host-store';
 import type { CommitLatency, HostOptions, HostStats } from './host-options';
@@ -29,6 +30,8 @@ export interface RegionContext {
   readonly certs: CertChecker;
   /** Checks the region's DHT records again on reading (the holders' rules ran already). */
   readonly records: RecordVerifier;
+  /** How region and record keys are hashed (the DHT edit log's part keys). */
+  readonly keyHash: KeyHash;
   /** The r closest live nodes to key (self included when it is among them), closest first. */
   hostSet(key: NodeId, fresh: boolean): Promise<NodeId[]>;
   /** Whether our link to this node closed (and has not reopened since). */

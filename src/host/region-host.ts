@@ -19,7 +19,7 @@ import { HOST_DEFAULTS, newHostStats, type CommitLatency, type HostOptions, type
 import type { HostWires, ReplicaFrame } from './host-wires';
 import { HostedRegion } from './hosted-region';
 import type { RegionContext } from './region-context';
-import { regionName, RegionKeys, type RegionCoord } from '../region/region-key';
+import { regionName, RegionKeys, type KeyHash, type RegionCoord } from '../region/region-key';
 import { decodeEntries } from '../region/region-state';
 import { getLocation } from '../region/region-records';
 
@@ -35,6 +35,8 @@ export interface RegionHostArgs {
   /** Where hosted regions persist; null keeps them in memory only. */
   store: HostStore | null;
   world: string;
+  /** How region and record keys are hashed (WebCrypto when absent; the simulator's is synchronous). */
+  keyHash?: KeyHash;
   /** This node's key: it signs the grants that certify epochs (a tab: its identity). */
   signer: Signer;
   /** Checks other hosts' grant signatures (a tab: webCryptoVerifier). */
@@ -74,7 +76,7 @@ export class RegionHost {
 
   constructor(private readonly args: RegionHostArgs) {
     this.opts = { ...HOST_DEFAULTS, ...args.options };
-    this.keys = new RegionKeys(args.world);
+    this.keys = new RegionKeys(args.world, args.keyHash);
     const certs = new CertChecker(args.verify);
     const selfHex = idToHex(args.dht.selfId);
     this.ctx = {
@@ -90,7 +92,8 @@ export class RegionHost {
       latency: this.latency,
       signer: args.signer,
       certs,
-      records: { certs, verify: args.verify },
+      records: { certs, verify: args.verify, hash: this.keys.hash },
+      keyHash: this.keys.hash,
       hostSet: (key, fresh) => this.hostSet(key, fresh),
       linkClosed: (hex) => this.closed.has(hex),
       reach: (id) => args.dht.reach(id),

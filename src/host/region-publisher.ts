@@ -29,7 +29,7 @@ export class RegionPublisher {
       if (compareStamp(v, this.publishedAt) <= 0 || this.duty.region.state.size === 0) return;
       this.publishedAt = v;
       this.duty.ctx.stats.publishes++;
-      putEdits(this.duty.ctx.dht, this.duty.region.key, { signer: this.duty.ctx.signer, cert: this.duty.region.cert! }, v, this.duty.region.state.all()).catch(() => {});
+      putEdits(this.duty.ctx.dht, this.duty.region.key, { signer: this.duty.ctx.signer, cert: this.duty.region.cert! }, v, this.duty.region.state.all(), this.duty.ctx.keyHash).catch(() => {});
     }, this.duty.ctx.opts.publishMs);
   }
 }

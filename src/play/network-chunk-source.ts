@@ -95,7 +95,7 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
 
   constructor(private readonly args: NetworkChunkSourceArgs) {
     this.opts = { ...NETWORK_SOURCE_DEFAULTS, ...args.options };
-    this.keys = new RegionKeys(args.world);
+    this.keys = args.client.keys;
     this.selfHex = idToHex(args.dht.selfId);
     this.stops.push(args.client.events.on('edits', ({ region, entries }) => this.emitBlocks(region, entries)));
     this.stops.push(args.client.events.on('players', ({ region, players }) => this.onPlayers(region, players)));
@@ -222,7 +222,7 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
     if (held && now - held.at < this.opts.farRefreshMs) return held.state;
     const state = this.keys
       .key(region)
-      .then((key) => getEdits(this.args.dht, key))
+      .then((key) => getEdits(this.args.dht, key, undefined, this.keys.hash))
       .then((entries) => RegionState.from(entries ?? []), () => new RegionState());
     if (held) {
       // Refresh lazily: keep serving the old value, announce what changed.

@@ -15,7 +15,7 @@ import type { DhtNode } from '../dht/dht-node';
 import type { Verifier } from '../core/signer';
 import { succeeds, type CertChecker, type EpochCert } from '../region/epoch-cert';
 import type { HostToPlayer, PlayerFrame, PlayerToHost, PlayerWire, RejectReason, SubscriptionMessageOf } from '../region/subscription-messages';
-import { regionAt, regionName, RegionKeys, type RegionCoord } from '../region/region-key';
+import { regionAt, regionName, RegionKeys, type KeyHash, type RegionCoord } from '../region/region-key';
 import { getLocation } from '../region/region-records';
 import { compareStamp, decodeEntries, RegionState, ZERO, type Entry, type Stamp } from '../region/region-state';
 
@@ -123,6 +123,8 @@ export interface RegionClientArgs {
   wire: PlayerWire;
   clock: Clock;
   world: string;
+  /** How region keys are hashed (WebCrypto when absent; the simulator's is synchronous). */
+  keyHash?: KeyHash;
   /** Checks the epoch certificate of every primary before we attach to it. */
   certs: CertChecker;
   /** With it, location records are checked again on reading (the DHT holders' rules ran already). */
@@ -136,7 +138,8 @@ export class RegionClient {
   /** snapshot: attach start to snapshot (chunk snapshot latency); confirm: submit to CONFIRM. */
   readonly latency = { snapshot: new LatencySamples(), confirm: new LatencySamples() };
   readonly opts: ClientOptions;
-  private readonly keys: RegionKeys;
+  /** This world's region keys (the chunk source reads far regions with the same hash). */
+  readonly keys: RegionKeys;
   private readonly subs = new Map<string, Subscription>();
   private readonly pending = new Map<number, PendingEdit>();
   /** Request ids start at random: a reloaded tab (same node id) must not look like a re-send to a primary. */
@@ -145,7 +148,7 @@ export class RegionClient {
 
   constructor(private readonly args: RegionClientArgs) {
     this.opts = { ...CLIENT_DEFAULTS, ...args.options };
-    this.keys = new RegionKeys(args.world);
+    this.keys = new RegionKeys(args.world, args.keyHash);
     this.stops.push(args.wire.events.on('frame', ({ from, fromHex, msg }) => this.onFrame(from, fromHex, msg)));
     this.stops.push(every(args.clock, this.opts.watchMs, () => this.watch()));
     this.stops.push(every(args.clock, this.opts.keepaliveMs, () => this.keepalive()));

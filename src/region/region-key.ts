@@ -46,22 +46,23 @@ export function columnAt(r: RegionCoord, col: number): [number, number] {
 export type KeyHash = (text: string) => Promise<NodeId>;
 
 /**
- * How keys are hashed. WebCrypto by default; the simulator installs a synchronous hash so
- * that a run is reproducible (WebCrypto's digest settles outside the virtual clock).
+ * Memoised region keys of one world. `hash`: WebCrypto by default; the simulator passes a
+ * synchronous one so that a run is reproducible (WebCrypto's digest settles outside the
+ * virtual clock). Both give the same keys.
  */
-export const keyHashing: { hash: KeyHash } = { hash: idFromSha256 };
-
-/** Memoised region keys of one world. */
 export class RegionKeys {
   private readonly keys = new Map<string, Promise<NodeId>>();
 
-  constructor(readonly world: string) {}
+  constructor(
+    readonly world: string,
+    readonly hash: KeyHash = idFromSha256,
+  ) {}
 
   key(r: RegionCoord): Promise<NodeId> {
     const name = regionName(r);
     let p = this.keys.get(name);
     if (!p) {
-      p = keyHashing.hash(`region:${this.world}:${r.rx}:${r.rz}`);
+      p = this.hash(`region:${this.world}:${r.rx}:${r.rz}`);
       this.keys.set(name, p);
       if (this.keys.size > 4096) this.keys.delete(this.keys.keys().next().value!);
     }

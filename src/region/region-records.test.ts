@@ -11,7 +11,7 @@ import { NAMESPACE_LIMITS, type Namespace } from '../dht/messages';
 import type { RecordRule } from '../dht/record-rules';
 import { GLASS, STONE } from '../world/blocks';
 import { CertChecker, signGrant, type ClaimTerms, type EpochCert } from './epoch-cert';
-import { HostSim, SIM_DHT } from '../testing/host-sim';
+import { HostSim, SIM_DHT, simKeyHash } from '../testing/host-sim';
 import { RegionKeys } from './region-key';
 import {
   checkEdits,
@@ -285,10 +285,10 @@ describe('on the simulator (every node runs the rules)', () => {
     await sim.settle(a.client.subscribe(region));
     await sim.settle(a.client.submit(6, 71, 6, STONE, { x: 5, y: 70, z: 5 }));
     await sim.run(5000); // the log is published publishMs after the edit
-    const key = await new RegionKeys(sim.world).key(region);
+    const key = await new RegionKeys(sim.world, simKeyHash).key(region);
     const primary = sim.live().find((p) => p.host.roles().primary.includes('0,0'))!;
     const reader = sim.live().find((p) => p !== primary)!;
-    const srv: RecordVerifier = { certs: new CertChecker(sim.keyring.verify), verify: sim.keyring.verify };
+    const srv: RecordVerifier = { certs: new CertChecker(sim.keyring.verify), verify: sim.keyring.verify, hash: simKeyHash };
     const loc = await sim.settle(getLocation(reader.dht, key, srv));
     expect(loc && idEquals(loc.primary, primary.dht.selfId)).toBe(true);
     const honest = await sim.settle(getEdits(reader.dht, key, srv));
@@ -323,7 +323,7 @@ describe('on the simulator (every node runs the rules)', () => {
     for (const p of sim.live()) {
       const l = await sim.settle(getLocation(p.dht, key));
       expect(l && idEquals(l.primary, primary.dht.selfId) && l.epoch === loc!.epoch).toBe(true);
-      expect((await sim.settle(getEdits(p.dht, key)))?.map((e) => e.id)).toEqual([STONE]);
+      expect((await sim.settle(getEdits(p.dht, key, undefined, simKeyHash)))?.map((e) => e.id)).toEqual([STONE]);
     }
     rogue.stop();
     sim.stopAll();

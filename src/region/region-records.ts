@@ -33,13 +33,13 @@
 import * as v from 'valibot';
 import { bytes, defineCodec, u32 } from '../core/codec';
 import type { IdentityAlg } from '../core/identity';
-import { ID_BYTES, idEquals, idToHex, type NodeId } from '../core/node-id';
+import { ID_BYTES, idEquals, idFromSha256, idToHex, type NodeId } from '../core/node-id';
 import type { Signer, Verifier } from '../core/signer';
 import type { DhtNode } from '../dht/dht-node';
 import { NAMESPACE_LIMITS } from '../dht/messages';
 import type { RecordCheck, RecordRule } from '../dht/record-rules';
 import { certSchema, certShapeFault, grantBytes, quorum, type CertChecker, type EpochCert } from './epoch-cert';
-import { keyHashing } from './region-key';
+import { type KeyHash } from './region-key';
 import { compareStamp, decodeEntries, encodeEntries, ENTRY_BYTES, type Entry, type Stamp } from './region-state';
 
 export const MAX_EDIT_PARTS = 16;
@@ -96,6 +96,8 @@ export interface RecordAuth {
 export interface RecordVerifier {
   certs: CertChecker;
   verify: Verifier;
+  /** How part keys are hashed (region-key.ts KeyHash; WebCrypto when absent). */
+  hash?: KeyHash | undefined;
 }
 
 type Dht = Pick<DhtNode, 'put' | 'get'>;
@@ -146,8 +148,8 @@ export function editsBytes(key: NodeId, cert: EpochCert, i: number, n: number, v
 }
 
 /** Storage key of part i (i >= 1) of region `key`'s edit log. */
-export function editsPartKey(key: NodeId, i: number): Promise<NodeId> {
-  return keyHashing.hash(`region-edits:${idToHex(key)}:${i}`);
+export function editsPartKey(key: NodeId, i: number, hash: KeyHash = idFromSha256): Promise<NodeId> {
+  return hash(`region-edits:${idToHex(key)}:${i}`);
 }
 
 /**
@@ -225,7 +227,7 @@ export async function checkEdits(rv: RecordVerifier, storageKey: NodeId, value: 
   if (!m) return { ok: false, reason: 'malformed' };
   if (m.i >= m.n) return { ok: false, reason: 'badIndex' };
   if (compareStamp(m.v, { e: m.cert.e + 1, s: 0 }) >= 0) return { ok: false, reason: 'futureStamp' };
-  if (!idEquals(storageKey, m.i === 0 ? m.key : await editsPartKey(m.key, m.i))) return { ok: false, reason: 'wrongKey' };
+  if (!idEquals(storageKey, m.i === 0 ? m.key : await editsPartKey(m.key, m.i, rv.hash))) return { ok: false, reason: 'wrongKey' };
   const fault = await authentic(rv, m.key, m.cert, m.pk, editsBytes(m.key, m.cert, m.i, m.n, m.v, m.entries), m.sig);
   if (fault) return fault;
   return { ok: true, version: editsVersion(m.cert.e, m.v), rec: m };
@@ -244,13 +246,13 @@ export function locationRule(certs: CertChecker, verify: Verifier): RecordRule {
 }
 
 /** The 'edits' namespace's owner rule: a log part signed by a primary certified for the region it names, under that part's key. */
-export function editsRule(certs: CertChecker, verify: Verifier): RecordRule {
-  return ruleOf((key, value) => checkEdits({ certs, verify }, key, value));
+export function editsRule(certs: CertChecker, verify: Verifier, hash?: KeyHash): RecordRule {
+  return ruleOf((key, value) => checkEdits({ certs, verify, hash }, key, value));
 }
 
 /** Both region record rules, for a DHT node's `options.records`. */
-export function regionRecordRules(certs: CertChecker, verify: Verifier): { chunk: RecordRule; edits: RecordRule } {
-  return { chunk: locationRule(certs, verify), edits: editsRule(certs, verify) };
+export function regionRecordRules(certs: CertChecker, verify: Verifier, hash?: KeyHash): { chunk: RecordRule; edits: RecordRule } {
+  return { chunk: locationRule(certs, verify), edits: editsRule(certs, verify, hash) };
 }
 
 function toLocation(m: Decoded<'LOCATION'>): LocationRecord {
@@ -286,7 +288,7 @@ export async function getLocation(dht: Pick<DhtNode, 'get'>, key: NodeId, rv?: R
  * `auth.cert`'s primary and `version` (the state's version) no later than its epoch.
  * Resolves with the number of entries left out.
  */
-export async function putEdits(dht: Dht, key: NodeId, auth: RecordAuth, version: Stamp, entries: Entry[]): Promise<number> {
+export async function putEdits(dht: Dht, key: NodeId, auth: RecordAuth, version: Stamp, entries: Entry[], hash: KeyHash = idFromSha256): Promise<number> {
   const cert = checkSigner(auth);
   const cap = ENTRIES_PER_VALUE * MAX_EDIT_PARTS;
   const list = entries.length > cap ? [...entries].sort((a, b) => compareStamp(b, a)).slice(0, cap) : entries;
@@ -300,7 +302,7 @@ export async function putEdits(dht: Dht, key: NodeId, auth: RecordAuth, version:
   };
   // Parts first, so a reader of the new head finds its parts.
   const parts: Promise<unknown>[] = [];
-  for (let i = 1; i < n; i++) parts.push(Promise.all([editsPartKey(key, i), value(i)]).then(([k, b]) => dht.put('edits', k, b, { seq })));
+  for (let i = 1; i < n; i++) parts.push(Promise.all([editsPartKey(key, i, hash), value(i)]).then(([k, b]) => dht.put('edits', k, b, { seq })));
   await Promise.all(parts);
   await dht.put('edits', key, await value(0), { seq });
   return entries.length - list.length;
@@ -316,7 +318,7 @@ function entriesOf(m: Decoded<'EDITS'>): Entry[] {
  * none. Parts must name this region and their index; with `rv` the head and every part
  * are checked again (signature and certificate).
  */
-export async function getEdits(dht: Pick<DhtNode, 'get'>, key: NodeId, rv?: RecordVerifier): Promise<Entry[] | undefined> {
+export async function getEdits(dht: Pick<DhtNode, 'get'>, key: NodeId, rv?: RecordVerifier, hash: KeyHash = rv?.hash ?? idFromSha256): Promise<Entry[] | undefined> {
   const read = async (storageKey: NodeId, i: number): Promise<Decoded<'EDITS'> | undefined> => {
     const got = await dht.get('edits', storageKey).catch(() => undefined);
     if (!got) return undefined;
@@ -333,7 +335,7 @@ export async function getEdits(dht: Pick<DhtNode, 'get'>, key: NodeId, rv?: Reco
     const out = entriesOf(head);
     const parts = await Promise.all(
       Array.from({ length: head.n - 1 }, async (_, j) => {
-        const part = await read(await editsPartKey(key, j + 1), j + 1);
+        const part = await read(await editsPartKey(key, j + 1, hash), j + 1);
         try {
           return part ? entriesOf(part) : [];
         } catch {

@@ -8,7 +8,7 @@
 // `npm run bench -- sim_safety` (sim_fork_lost_edits).
 import { idToHex, randomId, type NodeId } from '../core/node-id';
 import { BRICK, GLASS, PLANKS, STONE } from '../world/blocks';
-import { HostSim, type SimPeer } from './host-sim';
+import { HostSim, simKeyHash, type SimPeer } from './host-sim';
 import { REGION_BLOCKS, regionName, RegionKeys, type RegionCoord } from '../region/region-key';
 import type { Entry } from '../region/region-state';
 import { EditLedger, label, primaryViolations, restart, type EditRecord, type Outcome, type Violation } from './edit-ledger';
@@ -87,7 +87,7 @@ export async function runForkScenario(opts: ForkOptions): Promise<ForkResult> {
   const { seed } = opts;
   const withNewNode = opts.withNewNode ?? false;
   const sim = new HostSim({ seed });
-  const key = await new RegionKeys(sim.world).key(R);
+  const key = await new RegionKeys(sim.world, simKeyHash).key(R);
   // A, B, C: ids differing from the key in one low bit of bytes 19, 18, 17, so they are
   // the three closest to it of any node; E is anywhere.
   const near = (byte: number): NodeId => {

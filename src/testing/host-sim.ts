@@ -13,14 +13,14 @@ import type { HostOptions } from '../host/host-options';
 import { HostWires } from '../host/host-wires';
 import { RegionClient, type ClientOptions } from '../play/region-client';
 import { RegionHost } from '../host/region-host';
-import { keyHashing } from '../region/region-key';
+import type { KeyHash } from '../region/region-key';
 import { regionRecordRules } from '../region/region-records';
 import { CertChecker } from '../region/epoch-cert';
 import { SimKeyring } from './sim-keyring';
 import { SimWorld, type SimWorldOptions } from './sim-world';
 
-// Reproducible runs: WebCrypto's digest settles outside the virtual clock.
-keyHashing.hash = (text) => Promise.resolve(new Uint8Array(createHash('sha256').update(text).digest()).slice(0, 20));
+/** Region and record keys hashed synchronously: WebCrypto's digest settles outside the virtual clock (same keys). */
+export const simKeyHash: KeyHash = (text) => Promise.resolve(new Uint8Array(createHash('sha256').update(text).digest()).slice(0, 20));
 
 export interface HostSimOptions extends SimWorldOptions {
   world?: string;
@@ -76,7 +76,7 @@ export class HostSim extends SimWorld {
     const dht = this.makeDht(id, boot, {
       ...SIM_DHT,
       // The owner rules a tab runs for region records, over the simulation's keys.
-      records: regionRecordRules(new CertChecker(this.keyring.verify), this.keyring.verify),
+      records: regionRecordRules(new CertChecker(this.keyring.verify), this.keyring.verify, simKeyHash),
       ...this.opts.dht,
     });
     await this.settle(dht.start());
@@ -84,7 +84,7 @@ export class HostSim extends SimWorld {
     if (!store) this.stores.set(hex, (store = new MemoryHostStore()));
     const wire = new HostWires(new AppChannels(dht), this.clock);
     const host = new RegionHost({
-      dht, wires: wire, clock: this.clock, ticker: clockTicker(this.clock), store, world: this.world,
+      dht, wires: wire, clock: this.clock, ticker: clockTicker(this.clock), store, world: this.world, keyHash: simKeyHash,
       signer: this.keyring.signer(id), verify: this.keyring.verify,
       onConfirm: (region, epoch, primary, at) => {
         this.confirms.push({ region, epoch, primary, at });
@@ -101,7 +101,7 @@ export class HostSim extends SimWorld {
         set.add(primary);
       },
     });
-    const client = new RegionClient({ dht, wire: wire.players, clock: this.clock, world: this.world, certs: new CertChecker(this.keyring.verify), verify: this.keyring.verify, ...(this.opts.client ? { options: this.opts.client } : {}) });
+    const client = new RegionClient({ dht, wire: wire.players, clock: this.clock, world: this.world, keyHash: simKeyHash, certs: new CertChecker(this.keyring.verify), verify: this.keyring.verify, ...(this.opts.client ? { options: this.opts.client } : {}) });
     const peer: SimPeer = { hex, dht, wire, host, client, store };
     this.peers.set(hex, peer);
     await this.settle(host.start());

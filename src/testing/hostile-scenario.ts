@@ -10,7 +10,7 @@ import { idToHex, type NodeId } from '../core/node-id';
 import { GLASS, PLACEABLE } from '../world/blocks';
 import { chunkOf, localOf } from '../world/coords';
 import { signGrant, type EpochCert } from '../region/epoch-cert';
-import { HostSim, type SimPeer } from './host-sim';
+import { HostSim, simKeyHash, type SimPeer } from './host-sim';
 import { columnIndex, REGION_BLOCKS, RegionKeys, type RegionCoord } from '../region/region-key';
 import { encodeEntries, entryKey, type Entry, type RegionState } from '../region/region-state';
 
@@ -70,7 +70,7 @@ export interface HostileResult {
 
 export async function runHostileScenario(seed: number): Promise<HostileResult> {
   const sim = new HostSim({ seed });
-  const key = await new RegionKeys(sim.world).key(R);
+  const key = await new RegionKeys(sim.world, simKeyHash).key(R);
   await sim.grow(12);
   // An honest node closest to the key (it will be primary), then the rogue: its 4th byte
   // differs from the key, so it is the next closest, a backup of the region.
