@@ -6,131 +6,24 @@
 // subscription; everything else is counted and dropped. Entries merge per block by
 // stamp, so a duplicate or re-sent entry changes nothing.
 import type { Pose } from '../world/pose';
-import { EditRejectedError as BaseEditRejected, EditTimeoutError } from '../world/edit-error';
-import { every, type Clock } from '../core/clock';
+import { every } from '../core/clock';
 import { Emitter } from '../core/emitter';
 import { idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
 import { LatencySamples, type LatencySummary } from '../core/latency-samples';
-import type { DhtNode } from '../dht/dht-node';
-import type { Verifier } from '../core/signer';
-import { succeeds, type CertChecker, type EpochCert } from '../region/epoch-cert';
-import type { HostToPlayer, PlayerFrame, PlayerToHost, PlayerWire, RejectReason, SubscriptionMessageOf } from '../region/subscription-messages';
-import { regionAt, regionName, RegionKeys, type KeyHash, type RegionCoord } from '../region/region-key';
+import { succeeds } from '../region/epoch-cert';
+import type { HostToPlayer, PlayerToHost, SubscriptionMessageOf } from '../region/subscription-messages';
+import { regionAt, regionName, RegionKeys, type RegionCoord } from '../region/region-key';
 import { getLocation } from '../region/region-records';
 import { compareStamp, decodeEntries, RegionState, ZERO, type Entry, type Stamp } from '../region/region-state';
+import { PendingEdits } from './pending-edits';
+import { CLIENT_DEFAULTS, EditRejectedError, type ClientEvents, type ClientOptions, type ClientStats, type RegionClientArgs, type Subscription } from './region-client-types';
+
+// The options, events, counters, errors and arguments live in region-client-types.ts; they
+// are part of this module's face.
+export * from './region-client-types';
 
 /** A lookup during attach is given up after this long (the DHT's own timeouts should end it sooner). */
 const LOOKUP_GIVE_UP_MS = 8000;
-
-export const CLIENT_DEFAULTS = {
-  /** Wait this long for a SNAPSHOT after a SUBSCRIBE before trying elsewhere. */
-  attachTimeoutMs: 1000,
-  /** No heartbeat or delta from the primary for this long: re-attach. */
-  silenceMs: 1200,
-  /** Attached subscriptions re-send SUBSCRIBE this often (keepalive and gap repair). */
-  keepaliveMs: 5000,
-  /** An edit with neither CONFIRM nor REJECT after this long fails with EditTimeoutError. */
-  editTimeoutMs: 5000,
-  /** Subscription watchdog period. */
-  watchMs: 250,
-  /** After a node said no certified primary can be had (it is alone), ask again this much later. */
-  aloneRetryMs: 3000,
-  /** Host set size (must match the hosts' `replicas`). */
-  replicas: 3,
-};
-
-export type ClientOptions = typeof CLIENT_DEFAULTS;
-
-/** A host's refusal of an edit: `code` and `reason` are the wire's reject reason (world/edit-error.ts). */
-export class EditRejectedError extends BaseEditRejected<RejectReason> {}
-export { EditTimeoutError };
-
-
-export interface ClientEvents extends Record<string, unknown> {
-  /** Entries that changed a subscribed region (from a snapshot or a delta). */
-  edits: { region: RegionCoord; entries: Entry[] };
-  players: { region: RegionCoord; players: PlayerFrame[] };
-  attached: { region: RegionCoord; primary: string; epoch: number };
-  detached: { region: RegionCoord };
-}
-
-export interface ClientStats {
-  attaches: number;
-  reattaches: number;
-  redirects: number;
-  snapshots: number;
-  deltas: number;
-  gaps: number;
-  /** Frames from a node that is not our primary, or of another epoch (dropped). */
-  stale: number;
-  confirmed: number;
-  rejected: number;
-  timeouts: number;
-  /** Attachments to a new primary of a later epoch of a region we were attached to. */
-  failovers: number;
-  /** Other players' positions received (entries of PLAYERS frames). */
-  playerUpdates: number;
-  /** Snapshots dropped: no valid epoch certificate naming their sender (an impostor primary). */
-  uncertified: number;
-  /** Times a node said no certified primary can be had (we are alone). */
-  alone: number;
-}
-
-interface Subscription {
-  coord: RegionCoord;
-  name: string;
-  key: Promise<NodeId>;
-  state: RegionState;
-  epoch: number;
-  primary: NodeId | undefined;
-  primaryHex: string;
-  /** The host set the primary told us of (who may announce a takeover). */
-  hosts: NodeId[];
-  /** Everything up to this stamp has been applied. */
-  since: Stamp;
-  attached: boolean;
-  attaching: boolean;
-  target: string;
-  hint: NodeId | undefined;
-  lastHeard: number;
-  ready: Promise<void>;
-  markReady: () => void;
-  wake: () => void;
-  players: PlayerFrame[];
-  closed: boolean;
-  /** When the current attach began (the first SUBSCRIBE of it). */
-  attachStarted: number;
-  /** The certificate of the primary we attached to last. */
-  cert: EpochCert | undefined;
-  /** Until then the region has no certified primary to be had (see onAlone). */
-  aloneUntil: number;
-}
-
-interface PendingEdit {
-  region: string;
-  msg: SubscriptionMessageOf<'EDIT'>;
-  sentTo: string;
-  resolve: (v: Stamp) => void;
-  reject: (e: Error) => void;
-  timer: unknown;
-  /** Clock time of submit (confirm latency). */
-  at: number;
-}
-
-export interface RegionClientArgs {
-  /** `events` (optional): a closed link to a primary re-attaches at once. */
-  dht: Pick<DhtNode, 'selfId' | 'findNode' | 'get' | 'connect' | 'unpin'> & Partial<Pick<DhtNode, 'events' | 'reach'>>;
-  wire: PlayerWire;
-  clock: Clock;
-  world: string;
-  /** How region keys are hashed (WebCrypto when absent; the simulator's is synchronous). */
-  keyHash?: KeyHash;
-  /** Checks the epoch certificate of every primary before we attach to it. */
-  certs: CertChecker;
-  /** With it, location records are checked again on reading (the DHT holders' rules ran already). */
-  verify?: Verifier;
-  options?: Partial<ClientOptions>;
-}
 
 export class RegionClient {
   readonly events = new Emitter<ClientEvents>();
@@ -141,14 +34,14 @@ export class RegionClient {
   /** This world's region keys (the chunk source reads far regions with the same hash). */
   readonly keys: RegionKeys;
   private readonly subs = new Map<string, Subscription>();
-  private readonly pending = new Map<number, PendingEdit>();
-  /** Request ids start at random: a reloaded tab (same node id) must not look like a re-send to a primary. */
-  private nextReq = (Math.floor(Math.random() * 0x7fffffff) + 1) >>> 0;
+  /** Our edits waiting for their host's answer. */
+  private readonly edits: PendingEdits;
   private stops: (() => void)[] = [];
 
   constructor(private readonly args: RegionClientArgs) {
     this.opts = { ...CLIENT_DEFAULTS, ...args.options };
     this.keys = new RegionKeys(args.world, args.keyHash);
+    this.edits = new PendingEdits({ clock: args.clock, wire: args.wire, opts: this.opts, stats: this.stats, latency: this.latency.confirm });
     this.stops.push(args.wire.events.on('frame', ({ from, fromHex, msg }) => this.onFrame(from, fromHex, msg)));
     this.stops.push(every(args.clock, this.opts.watchMs, () => this.watch()));
     this.stops.push(every(args.clock, this.opts.keepaliveMs, () => this.keepalive()));
@@ -168,11 +61,7 @@ export class RegionClient {
     for (const s of this.stops) s();
     this.stops = [];
     for (const sub of [...this.subs.values()]) this.unsubscribe(sub.coord);
-    for (const p of this.pending.values()) {
-      this.args.clock.clearTimeout(p.timer);
-      p.reject(new EditTimeoutError('client closed'));
-    }
-    this.pending.clear();
+    this.edits.closeAll();
   }
 
   // ---- subscriptions ---------------------------------------------------------------
@@ -241,7 +130,7 @@ export class RegionClient {
       this.stats.reattaches++;
       // Unconfirmed edits go to whoever we attach to next, at once (a primary that already
       // ordered one answers with its first stamp: it dedupes by our request id).
-      for (const p of this.pending.values()) if (p.region === sub.name) p.sentTo = '';
+      this.edits.unsend(sub.name);
       this.events.emit('detached', { region: sub.coord });
     }
     let attempt = 0;
@@ -347,10 +236,10 @@ export class RegionClient {
       if (sub.attaching) continue;
       if (!sub.attached || now - sub.lastHeard > this.opts.silenceMs) void this.attach(sub);
     }
-    for (const p of this.pending.values()) {
-      const sub = this.subs.get(p.region);
-      if (p.sentTo === '' && sub?.attached && sub.primary) this.sendEdit(p, sub.primary);
-    }
+    this.edits.sendWaiting((region) => {
+      const sub = this.subs.get(region);
+      return sub?.attached ? sub.primary : undefined;
+    });
   }
 
   private keepalive(): void {
@@ -373,23 +262,7 @@ export class RegionClient {
       this.stats.rejected++;
       return Promise.reject(new EditRejectedError('uncertified'));
     }
-    const r = this.nextReq++ >>> 0;
-    const msg: SubscriptionMessageOf<'EDIT'> = { t: 'EDIT', rx: coord.rx, rz: coord.rz, r, x, y, z, id, px: at.x, py: at.y, pz: at.z };
-    return new Promise<Stamp>((resolve, reject) => {
-      const timer = this.args.clock.setTimeout(() => {
-        this.pending.delete(r);
-        this.stats.timeouts++;
-        reject(new EditTimeoutError(`edit at ${x},${y},${z} not confirmed within ${this.opts.editTimeoutMs} ms`));
-      }, this.opts.editTimeoutMs);
-      const p: PendingEdit = { region: sub.name, msg, sentTo: '', resolve, reject, timer, at: this.args.clock.now() };
-      this.pending.set(r, p);
-      if (sub.attached && sub.primary) this.sendEdit(p, sub.primary);
-    });
-  }
-
-  private sendEdit(p: PendingEdit, to: NodeId): void {
-    p.sentTo = idToHex(to);
-    this.args.wire.send(to, p.msg);
+    return this.edits.add(x, y, z, id, at, sub.attached ? sub.primary : undefined);
   }
 
   /** Sends our position to the primary of the region we stand in; false when not attached there. */
@@ -412,7 +285,7 @@ export class RegionClient {
       case 'PLAYERS':
         break;
       case 'CONFIRM':
-        return this.onConfirm(fromHex, m);
+        return this.edits.confirm(fromHex, m);
       case 'REJECT':
         return this.onReject(fromHex, m);
       default:
@@ -475,13 +348,7 @@ export class RegionClient {
     this.stats.alone++;
     sub.aloneUntil = this.args.clock.now() + this.opts.aloneRetryMs;
     sub.markReady();
-    for (const [r, p] of this.pending) {
-      if (p.region !== sub.name) continue;
-      this.pending.delete(r);
-      this.args.clock.clearTimeout(p.timer);
-      this.stats.rejected++;
-      p.reject(new EditRejectedError('uncertified'));
-    }
+    this.edits.failRegion(sub.name, 'uncertified');
     sub.wake();
   }
 
@@ -532,7 +399,7 @@ export class RegionClient {
       this.stats.attaches++;
       this.args.dht.connect(from).catch(() => {});
       this.events.emit('attached', { region: sub.coord, primary: fromHex, epoch: m.e });
-      for (const p of this.pending.values()) if (p.region === sub.name && p.sentTo !== fromHex) this.sendEdit(p, from);
+      this.edits.sendTo(sub.name, from, fromHex);
     }
     sub.markReady();
     sub.wake();
@@ -570,29 +437,10 @@ export class RegionClient {
     if (changed.length > 0) this.events.emit('edits', { region: sub.coord, entries: changed });
   }
 
-  private onConfirm(fromHex: string, m: SubscriptionMessageOf<'CONFIRM'>): void {
-    const p = this.pending.get(m.r);
-    if (!p || p.sentTo !== fromHex || p.region !== regionName(m)) return void this.stats.stale++;
-    this.pending.delete(m.r);
-    this.args.clock.clearTimeout(p.timer);
-    this.stats.confirmed++;
-    this.latency.confirm.add(this.args.clock.now() - p.at);
-    p.resolve({ e: m.e, s: m.s });
-  }
-
+  /** A REJECT that leaves the edit for the next primary: the one that refused is no primary of ours any more. */
   private onReject(fromHex: string, m: SubscriptionMessageOf<'REJECT'>): void {
-    const p = this.pending.get(m.r);
-    if (!p || p.sentTo !== fromHex || p.region !== regionName(m)) return void this.stats.stale++;
-    if (m.reason === 'not-primary' || m.reason === 'busy') {
-      // Re-sent when we attach to the region's (new) primary.
-      p.sentTo = '';
-      const sub = this.subs.get(p.region);
-      if (sub && sub.primaryHex === fromHex && !sub.attaching) void this.attach(sub);
-      return;
-    }
-    this.pending.delete(m.r);
-    this.args.clock.clearTimeout(p.timer);
-    this.stats.rejected++;
-    p.reject(new EditRejectedError(m.reason));
+    if (this.edits.reject(fromHex, m) !== 'retry') return;
+    const sub = this.subs.get(regionName(m));
+    if (sub && sub.primaryHex === fromHex && !sub.attaching) void this.attach(sub);
   }
 }

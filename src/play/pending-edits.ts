@@ -1,0 +1,134 @@
+// A player's edits between submit and the host's answer: each waits for CONFIRM (resolves
+// with its stamp), a final REJECT (EditRejectedError) or the timeout (EditTimeoutError), and
+// is sent again, under the same request id, to whichever primary the region attaches to
+// next (a primary that already ordered it answers with its first stamp: request-log.ts).
+import type { Clock } from '../core/clock';
+import type { LatencySamples } from '../core/latency-samples';
+import { idToHex, type NodeId } from '../core/node-id';
+import { regionAt, regionName } from '../region/region-key';
+import type { Stamp } from '../region/region-state';
+import type { PlayerWire, SubscriptionMessageOf } from '../region/subscription-messages';
+import { EditRejectedError, EditTimeoutError, type ClientOptions, type ClientStats } from './region-client-types';
+
+interface PendingEdit {
+  region: string;
+  msg: SubscriptionMessageOf<'EDIT'>;
+  /** Hex id of the primary it was last sent to ('' when it waits for an attach). */
+  sentTo: string;
+  resolve: (v: Stamp) => void;
+  reject: (e: Error) => void;
+  timer: unknown;
+  /** Clock time of submit (confirm latency). */
+  at: number;
+}
+
+export interface PendingEditsDeps {
+  clock: Clock;
+  wire: PlayerWire;
+  opts: ClientOptions;
+  stats: ClientStats;
+  /** Submit to CONFIRM. */
+  latency: LatencySamples;
+}
+
+/** What a REJECT did: the edit failed for good, or it waits for the region's next primary. */
+export type RejectOutcome = 'failed' | 'retry' | 'stale';
+
+export class PendingEdits {
+  private readonly pending = new Map<number, PendingEdit>();
+  /** Request ids start at random: a reloaded tab (same node id) must not look like a re-send to a primary. */
+  private nextReq = (Math.floor(Math.random() * 0x7fffffff) + 1) >>> 0;
+
+  constructor(private readonly deps: PendingEditsDeps) {}
+
+  /** A new edit of world block (x, y, z); sent at once to `primary` when the region is attached. */
+  add(x: number, y: number, z: number, id: number, at: { x: number; y: number; z: number }, primary: NodeId | undefined): Promise<Stamp> {
+    const { clock, opts, stats } = this.deps;
+    const coord = regionAt(x, z);
+    const r = this.nextReq++ >>> 0;
+    const msg: SubscriptionMessageOf<'EDIT'> = { t: 'EDIT', rx: coord.rx, rz: coord.rz, r, x, y, z, id, px: at.x, py: at.y, pz: at.z };
+    return new Promise<Stamp>((resolve, reject) => {
+      const timer = clock.setTimeout(() => {
+        this.pending.delete(r);
+        stats.timeouts++;
+        reject(new EditTimeoutError(`edit at ${x},${y},${z} not confirmed within ${opts.editTimeoutMs} ms`));
+      }, opts.editTimeoutMs);
+      const p: PendingEdit = { region: regionName(coord), msg, sentTo: '', resolve, reject, timer, at: clock.now() };
+      this.pending.set(r, p);
+      if (primary) this.send(p, primary);
+    });
+  }
+
+  private send(p: PendingEdit, to: NodeId): void {
+    p.sentTo = idToHex(to);
+    this.deps.wire.send(to, p.msg);
+  }
+
+  /** The region detached: its edits wait for the next primary. */
+  unsend(region: string): void {
+    for (const p of this.pending.values()) if (p.region === region) p.sentTo = '';
+  }
+
+  /** The region is attached to `primary`: every edit of it not yet sent there goes now. */
+  sendTo(region: string, primary: NodeId, primaryHex: string): void {
+    for (const p of this.pending.values()) if (p.region === region && p.sentTo !== primaryHex) this.send(p, primary);
+  }
+
+  /** Edits that wait for an attach (a REJECT 'not-primary' or 'busy'), sent to the region's primary if `primaryOf` names one. */
+  sendWaiting(primaryOf: (region: string) => NodeId | undefined): void {
+    for (const p of this.pending.values()) {
+      if (p.sentTo !== '') continue;
+      const to = primaryOf(p.region);
+      if (to) this.send(p, to);
+    }
+  }
+
+  /** Every edit of the region fails with `reason` (no certified primary can be had now). */
+  failRegion(region: string, reason: 'uncertified'): void {
+    for (const [r, p] of this.pending) {
+      if (p.region !== region) continue;
+      this.settle(r, p);
+      this.deps.stats.rejected++;
+      p.reject(new EditRejectedError(reason));
+    }
+  }
+
+  confirm(fromHex: string, m: SubscriptionMessageOf<'CONFIRM'>): void {
+    const p = this.pending.get(m.r);
+    if (!p || p.sentTo !== fromHex || p.region !== regionName(m)) return void this.deps.stats.stale++;
+    this.settle(m.r, p);
+    this.deps.stats.confirmed++;
+    this.deps.latency.add(this.deps.clock.now() - p.at);
+    p.resolve({ e: m.e, s: m.s });
+  }
+
+  /** A REJECT: 'not-primary' and 'busy' keep the edit for the next primary ('retry'); others fail it. */
+  reject(fromHex: string, m: SubscriptionMessageOf<'REJECT'>): RejectOutcome {
+    const p = this.pending.get(m.r);
+    if (!p || p.sentTo !== fromHex || p.region !== regionName(m)) {
+      this.deps.stats.stale++;
+      return 'stale';
+    }
+    if (m.reason === 'not-primary' || m.reason === 'busy') {
+      p.sentTo = '';
+      return 'retry';
+    }
+    this.settle(m.r, p);
+    this.deps.stats.rejected++;
+    p.reject(new EditRejectedError(m.reason));
+    return 'failed';
+  }
+
+  /** The client closes: every edit fails. */
+  closeAll(): void {
+    for (const [r, p] of this.pending) {
+      this.settle(r, p);
+      p.reject(new EditTimeoutError('client closed'));
+    }
+  }
+
+  private settle(r: number, p: PendingEdit): void {
+    this.pending.delete(r);
+    this.deps.clock.clearTimeout(p.timer);
+  }
+}

@@ -1,0 +1,112 @@
+// What a region client is configured with and what it reports: its options and their
+// defaults, its events and counters, and the errors an edit can end with.
+import { EditRejectedError as BaseEditRejected, EditTimeoutError } from '../world/edit-error';
+import type { Clock } from '../core/clock';
+import type { NodeId } from '../core/node-id';
+import type { Verifier } from '../core/signer';
+import type { DhtNode } from '../dht/dht-node';
+import type { CertChecker, EpochCert } from '../region/epoch-cert';
+import type { KeyHash, RegionCoord } from '../region/region-key';
+import type { Entry, RegionState, Stamp } from '../region/region-state';
+import type { PlayerFrame, PlayerWire, RejectReason } from '../region/subscription-messages';
+
+export const CLIENT_DEFAULTS = {
+  /** Wait this long for a SNAPSHOT after a SUBSCRIBE before trying elsewhere. */
+  attachTimeoutMs: 1000,
+  /** No heartbeat or delta from the primary for this long: re-attach. */
+  silenceMs: 1200,
+  /** Attached subscriptions re-send SUBSCRIBE this often (keepalive and gap repair). */
+  keepaliveMs: 5000,
+  /** An edit with neither CONFIRM nor REJECT after this long fails with EditTimeoutError. */
+  editTimeoutMs: 5000,
+  /** Subscription watchdog period. */
+  watchMs: 250,
+  /** After a node said no certified primary can be had (it is alone), ask again this much later. */
+  aloneRetryMs: 3000,
+  /** Host set size (must match the hosts' `replicas`). */
+  replicas: 3,
+};
+
+export type ClientOptions = typeof CLIENT_DEFAULTS;
+
+/** A host's refusal of an edit: `code` and `reason` are the wire's reject reason (world/edit-error.ts). */
+export class EditRejectedError extends BaseEditRejected<RejectReason> {}
+export { EditTimeoutError };
+
+
+export interface ClientEvents extends Record<string, unknown> {
+  /** Entries that changed a subscribed region (from a snapshot or a delta). */
+  edits: { region: RegionCoord; entries: Entry[] };
+  players: { region: RegionCoord; players: PlayerFrame[] };
+  attached: { region: RegionCoord; primary: string; epoch: number };
+  detached: { region: RegionCoord };
+}
+
+export interface ClientStats {
+  attaches: number;
+  reattaches: number;
+  redirects: number;
+  snapshots: number;
+  deltas: number;
+  gaps: number;
+  /** Frames from a node that is not our primary, or of another epoch (dropped). */
+  stale: number;
+  confirmed: number;
+  rejected: number;
+  timeouts: number;
+  /** Attachments to a new primary of a later epoch of a region we were attached to. */
+  failovers: number;
+  /** Other players' positions received (entries of PLAYERS frames). */
+  playerUpdates: number;
+  /** Snapshots dropped: no valid epoch certificate naming their sender (an impostor primary). */
+  uncertified: number;
+  /** Times a node said no certified primary can be had (we are alone). */
+  alone: number;
+}
+
+/** One region we subscribe to: whom we are attached to, what we hold, and the attach loop's state. */
+export interface Subscription {
+  coord: RegionCoord;
+  name: string;
+  key: Promise<NodeId>;
+  state: RegionState;
+  epoch: number;
+  primary: NodeId | undefined;
+  primaryHex: string;
+  /** The host set the primary told us of (who may announce a takeover). */
+  hosts: NodeId[];
+  /** Everything up to this stamp has been applied. */
+  since: Stamp;
+  attached: boolean;
+  attaching: boolean;
+  target: string;
+  hint: NodeId | undefined;
+  lastHeard: number;
+  ready: Promise<void>;
+  markReady: () => void;
+  wake: () => void;
+  players: PlayerFrame[];
+  closed: boolean;
+  /** When the current attach began (the first SUBSCRIBE of it). */
+  attachStarted: number;
+  /** The certificate of the primary we attached to last. */
+  cert: EpochCert | undefined;
+  /** Until then the region has no certified primary to be had (see onAlone). */
+  aloneUntil: number;
+}
+
+
+export interface RegionClientArgs {
+  /** `events` (optional): a closed link to a primary re-attaches at once. */
+  dht: Pick<DhtNode, 'selfId' | 'findNode' | 'get' | 'connect' | 'unpin'> & Partial<Pick<DhtNode, 'events' | 'reach'>>;
+  wire: PlayerWire;
+  clock: Clock;
+  world: string;
+  /** How region keys are hashed (WebCrypto when absent; the simulator's is synchronous). */
+  keyHash?: KeyHash;
+  /** Checks the epoch certificate of every primary before we attach to it. */
+  certs: CertChecker;
+  /** With it, location records are checked again on reading (the DHT holders' rules ran already). */
+  verify?: Verifier;
+  options?: Partial<ClientOptions>;
+}
