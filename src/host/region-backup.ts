@@ -97,17 +97,25 @@ export class RegionBackup extends RegionSide {
     this.region.persist().catch(() => {});
   }
 
-  onReplicate(from: NodeId, fromHex: string, m: ReplicationMessageOf<'REPLICATE'>): void {
+  /**
+   * Whether a REPLICATE or HEARTBEAT comes from the primary we follow, in its epoch. Else:
+   * below our promise it is refused; from a primary we do not follow yet (it names us a
+   * host) we ask for its SYNC, which carries the certificate; anything else is stale.
+   */
+  private fromOurPrimary(from: NodeId, fromHex: string, m: { e: number; hosts: NodeId[] }): boolean {
     if (m.e < this.el.promised) {
       this.ctx.stats.staleFrames++;
-      return this.refuseEpoch(from);
+      this.refuseEpoch(from);
+      return false;
     }
-    if (!this.isCurrentPrimary(fromHex, m.e)) {
-      // A primary we do not follow yet: its SYNC carries the certificate.
-      if (has(m.hosts, this.ctx.selfId)) this.requestSync(from);
-      else this.ctx.stats.staleFrames++;
-      return;
-    }
+    if (this.isCurrentPrimary(fromHex, m.e)) return true;
+    if (has(m.hosts, this.ctx.selfId)) this.requestSync(from);
+    else this.ctx.stats.staleFrames++;
+    return false;
+  }
+
+  onReplicate(from: NodeId, fromHex: string, m: ReplicationMessageOf<'REPLICATE'>): void {
+    if (!this.fromOurPrimary(from, fromHex, m)) return;
     this.region.lastHeard = this.ctx.clock.now();
     this.primaryIdle = false;
     let entries: Entry[];
@@ -147,15 +155,7 @@ export class RegionBackup extends RegionSide {
   }
 
   onHeartbeat(from: NodeId, fromHex: string, m: ReplicationMessageOf<'HEARTBEAT'>): void {
-    if (m.e < this.el.promised) {
-      this.ctx.stats.staleFrames++;
-      return this.refuseEpoch(from);
-    }
-    if (!this.isCurrentPrimary(fromHex, m.e)) {
-      if (has(m.hosts, this.ctx.selfId)) this.requestSync(from);
-      else this.ctx.stats.staleFrames++;
-      return;
-    }
+    if (!this.fromOurPrimary(from, fromHex, m)) return;
     this.region.lastHeard = this.ctx.clock.now();
     this.primaryIdle = m.idle === true;
     if (m.subs) this.region.knownSubs = m.subs;

@@ -17,8 +17,6 @@ const SUSPECT_MS = 30_000;
 
 export class RegionClaimant extends RegionSide {
   private round: ClaimRound | undefined;
-  /** While claiming: the lowest epoch we will claim (a handoff's e). */
-  private claimFloor = 0;
   /** Nodes whose silence made us claim (hex -> when): not brought back as hosts for a while. */
   private readonly silent = new Map<string, number>();
   private retry: unknown;
@@ -55,7 +53,6 @@ export class RegionClaimant extends RegionSide {
     }
     const before = this.region.role;
     this.region.role = 'claiming';
-    this.claimFloor = minEpoch;
     this.ctx.stats.claims++;
     const ok = await this.runClaim(minEpoch, primarySilent, hosts).catch(() => false);
     if (!ok) {

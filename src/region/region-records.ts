@@ -32,6 +32,7 @@
 // edited blocks); beyond that only the newest entries are published (hosts keep all).
 import * as v from 'valibot';
 import { bytes, defineCodec, u32 } from '../core/codec';
+import { concatBytes } from '../core/concat-bytes';
 import type { IdentityAlg } from '../core/identity';
 import { ID_BYTES, idEquals, idFromSha256, idToHex, type NodeId } from '../core/node-id';
 import type { Signer, Verifier } from '../core/signer';
@@ -120,16 +121,6 @@ const text = new TextEncoder();
 const LOCATION_DOMAIN = text.encode('voxel-populi location v1\0');
 const EDITS_DOMAIN = text.encode('voxel-populi edits v1\0');
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
 function u32be(...xs: number[]): Uint8Array {
   const b = new Uint8Array(4 * xs.length);
   const dv = new DataView(b.buffer);
@@ -139,12 +130,12 @@ function u32be(...xs: number[]): Uint8Array {
 
 /** The bytes a primary signs for a location record of region `key`. */
 export function locationBytes(key: NodeId, cert: EpochCert, revision: number): Uint8Array {
-  return concat([LOCATION_DOMAIN, grantBytes(key, cert), u32be(revision)]);
+  return concatBytes(LOCATION_DOMAIN, grantBytes(key, cert), u32be(revision));
 }
 
 /** The bytes a primary signs for part `i` of `n` of region `key`'s edit log. */
 export function editsBytes(key: NodeId, cert: EpochCert, i: number, n: number, version: Stamp, entries: Uint8Array): Uint8Array {
-  return concat([EDITS_DOMAIN, grantBytes(key, cert), new Uint8Array([i, n]), u32be(version.e, version.s), entries]);
+  return concatBytes(EDITS_DOMAIN, grantBytes(key, cert), new Uint8Array([i, n]), u32be(version.e, version.s), entries);
 }
 
 /** Storage key of part i (i >= 1) of region `key`'s edit log. */
