@@ -70,6 +70,7 @@ export function createHostingApi(net: NetSession, remote: RemotePlayers, clock: 
       ...net.host.latency.commit.flat('host_commit_ms'),
       ...net.host.latency.confirm.flat('host_confirm_ms'),
       ...prefixed('wire_', net.wire.drops),
+      wire_partsEvicted: net.wire.partsEvicted,
       ticker_ticks: ticker.stats.ticks,
       ticker_fallback: ticker.stats.fallback ? 1 : 0,
       tick_hz: hz,

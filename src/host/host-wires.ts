@@ -42,6 +42,11 @@ export class HostWires {
     return this.players.bytesOut + this.replicas.bytesOut;
   }
 
+  /** Unfinished PART reassemblies dropped to make room or timed out (frame-wire.ts). */
+  get partsEvicted(): number {
+    return this.players.partsEvicted + this.replicas.partsEvicted;
+  }
+
   get unsendable(): number {
     return this.players.unsendable + this.replicas.unsendable;
   }

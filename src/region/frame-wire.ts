@@ -11,6 +11,15 @@ import { ASSEMBLED_MAX, PART, PART_BYTES, WIRE_MAX } from './frame-schemas';
 
 /** Unfinished reassemblies kept per sender; older ones are dropped. */
 const MAX_XFERS_PER_PEER = 2;
+/**
+ * Unfinished reassemblies kept over all senders, and the bytes they hold: throwaway sender
+ * ids cannot make us hold more. Past either, the transfer that has waited longest for its
+ * next part is dropped (an honest sender's parts arrive back to back, so its transfer stays
+ * fresh while a flood's one-part transfers age). 8 full-size transfers at once: a player
+ * attaching to several large regions, or a backup synced by several primaries.
+ */
+export const MAX_XFERS = 64;
+export const MAX_XFER_BYTES = 8 * ASSEMBLED_MAX;
 /** An unfinished reassembly is dropped after this long. */
 const XFER_TIMEOUT_MS = 15_000;
 
@@ -32,6 +41,7 @@ export interface WireEvents<M> extends Record<string, unknown> {
 }
 
 interface Xfer {
+  fromHex: string;
   n: number;
   got: (Uint8Array | undefined)[];
   have: number;
@@ -47,8 +57,14 @@ export class FrameWire<S extends PartSpec> {
   bytesOut = 0;
   /** Frames that could not be encoded (over the reassembly limit): dropped at the sender. */
   unsendable = 0;
+  /** Unfinished reassemblies dropped to make room (per sender, or over all: MAX_XFERS, MAX_XFER_BYTES) or timed out. */
+  partsEvicted = 0;
   private xferSeq = 0;
-  private readonly xfers = new Map<string, Map<number, Xfer>>();
+  /** Unfinished reassemblies by `${sender}/${x}`, the one waiting longest for a part first. */
+  private readonly xfers = new Map<string, Xfer>();
+  /** Unfinished reassemblies per sender. */
+  private readonly perSender = new Map<string, number>();
+  private held = 0;
   private readonly off: () => void;
 
   constructor(
@@ -62,6 +78,18 @@ export class FrameWire<S extends PartSpec> {
   close(): void {
     this.off();
     this.xfers.clear();
+    this.perSender.clear();
+    this.held = 0;
+  }
+
+  /** Bytes held by unfinished reassemblies (<= MAX_XFER_BYTES). */
+  get heldBytes(): number {
+    return this.held;
+  }
+
+  /** Unfinished reassemblies (<= MAX_XFERS). */
+  get heldTransfers(): number {
+    return this.xfers.size;
   }
 
   /** False when there was no route (the frame is lost; callers rely on timeouts). */
@@ -132,26 +160,31 @@ export class FrameWire<S extends PartSpec> {
 
   private assemble(fromHex: string, x: number, i: number, n: number, b: Uint8Array): Uint8Array | undefined {
     const now = this.clock.now();
-    let mine = this.xfers.get(fromHex);
-    if (!mine) this.xfers.set(fromHex, (mine = new Map()));
-    for (const [k, xf] of mine) if (now - xf.startedAt > XFER_TIMEOUT_MS) mine.delete(k);
-    let xf = mine.get(x);
+    // Any part sweeps every sender's stale transfers (at most MAX_XFERS to look at).
+    for (const [k, xf] of this.xfers) if (now - xf.startedAt > XFER_TIMEOUT_MS) this.evict(k, xf);
+    const key = `${fromHex}/${x}`;
+    let xf = this.xfers.get(key);
     if (!xf) {
-      if (mine.size >= MAX_XFERS_PER_PEER) mine.delete(mine.keys().next().value!);
-      xf = { n, got: new Array<Uint8Array | undefined>(n), have: 0, bytes: 0, startedAt: now };
-      mine.set(x, xf);
+      if ((this.perSender.get(fromHex) ?? 0) >= MAX_XFERS_PER_PEER) this.evictOldest(fromHex);
+      if (this.xfers.size >= MAX_XFERS) this.evictOldest();
+      xf = { fromHex, n, got: new Array<Uint8Array | undefined>(n), have: 0, bytes: 0, startedAt: now };
+      this.perSender.set(fromHex, (this.perSender.get(fromHex) ?? 0) + 1);
     }
+    // Last touched goes last: the first in the map is the one waiting longest for a part.
+    this.xfers.delete(key);
+    this.xfers.set(key, xf);
     if (n !== xf.n || i >= n || xf.got[i] || xf.bytes + b.length > ASSEMBLED_MAX || (i < n - 1 && b.length !== PART_BYTES)) {
       this.drops.parts++;
-      mine.delete(x);
+      this.forget(key, xf);
       return undefined;
     }
+    while (this.held + b.length > MAX_XFER_BYTES) this.evictOldest();
     xf.got[i] = b;
     xf.have++;
     xf.bytes += b.length;
+    this.held += b.length;
     if (xf.have < n) return undefined;
-    mine.delete(x);
-    if (mine.size === 0) this.xfers.delete(fromHex);
+    this.forget(key, xf);
     const out = new Uint8Array(xf.bytes);
     let p = 0;
     for (const part of xf.got) {
@@ -159,6 +192,27 @@ export class FrameWire<S extends PartSpec> {
       p += part!.length;
     }
     return out;
+  }
+
+  /** Drops the unfinished reassembly that has waited longest for a part (of `fromHex` when given). */
+  private evictOldest(fromHex?: string): void {
+    for (const [k, xf] of this.xfers) {
+      if (fromHex !== undefined && xf.fromHex !== fromHex) continue;
+      return this.evict(k, xf);
+    }
+  }
+
+  private evict(key: string, xf: Xfer): void {
+    this.partsEvicted++;
+    this.forget(key, xf);
+  }
+
+  private forget(key: string, xf: Xfer): void {
+    if (!this.xfers.delete(key)) return;
+    this.held -= xf.bytes;
+    const left = (this.perSender.get(xf.fromHex) ?? 1) - 1;
+    if (left > 0) this.perSender.set(xf.fromHex, left);
+    else this.perSender.delete(xf.fromHex);
   }
 }
 
