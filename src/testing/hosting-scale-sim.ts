@@ -23,7 +23,6 @@
 //   radius) pairs where the player's NetworkChunkSource listed the other within the last
 //   second (both joined at least `graceMs` before);
 // - region moves: times a player's client attached to a region anew (attaches, failovers).
-import { percentile } from '../core/percentile';
 import { every } from '../core/clock';
 import { seededRandom, type Random } from '../core/seeded-random';
 import { idToHex } from '../core/node-id';
@@ -34,6 +33,9 @@ import { columnIndex } from '../region/region-key';
 import { PLACEABLE } from '../world/blocks';
 import { chunkOf, localOf } from '../world/coords';
 import { HostSim, type SimPeer } from './host-sim';
+import { dist, LATE_MS, type HostingScaleFigures } from './hosting-scale-figures';
+
+export { describeFigures, type Dist, type HostingScaleFigures } from './hosting-scale-figures';
 
 export interface HostingScaleOptions {
   peers: number;
@@ -57,54 +59,6 @@ export interface HostingScaleOptions {
   /** Players per region of the walking area (random walk). */
   density?: number;
   log?: (line: string) => void;
-}
-
-export interface Dist {
-  p10: number;
-  p50: number;
-  p99: number;
-  max: number;
-  n: number;
-}
-
-export interface HostingScaleFigures {
-  peers: number;
-  players: number;
-  seed: number;
-  crowd: boolean;
-  latencyMs: number;
-  measuredSec: number;
-  /** Distinct hosts a player's region client is attached to, sampled once a second per player. */
-  linksPerPlayer: Dist;
-  /** Live DHT links per peer (bucket and pinned), sampled once a second. */
-  dhtLinksPerPeer: Dist;
-  /** Upload per peer over the measured window, kB/s (1 kB = 1000 bytes). */
-  hostKbps: Dist;
-  editVisibleMs: Dist;
-  edits: { submitted: number; confirmed: number; notConfirmed: number; samples: number; late: number; missing: number; left: number };
-  /** New positions per second of a player within the interest radius. */
-  remoteHz: Dist;
-  /** The same, over the 32 nearest within the radius. */
-  nearest32Hz: Dist;
-  /**
-   * Entries of PLAYERS frames that put another player back at a position it had left (the
-   * region it walked out of lists it where it was until playerTtlMs): the position a player
-   * shows jumps back and forth meanwhile.
-   */
-  staleEntries: number;
-  /** Share of (player, other within the radius) pairs seen within the last second. */
-  visibility: number;
-  visibilityPairs: number;
-  /** Pairs not seen, with the distance (blocks) of the first few, for diagnosis. */
-  unseen: { viewer: string; other: string; dist: number; at: number }[];
-  /** Region attaches per player per minute (moving subscriptions and failovers). */
-  attachesPerPlayerMin: number;
-  failovers: number;
-  /** Summed over the players' clients and the peers' hosts over the whole run (diagnosis). */
-  clientStats: { attaches: number; reattaches: number; redirects: number; failovers: number; gaps: number; stale: number };
-  hostStats: { claimsWon: number; handoffs: number; stepDowns: number; reconfigs: number };
-  kills: number;
-  wallSec: number;
 }
 
 interface Walker {
@@ -137,7 +91,6 @@ interface PendingEdit {
 const Y = 100;
 const SPEED = 4.3; // blocks per second: a walking player
 const STEP_MS = 50; // the page's frames, as far as MOVE and subscriptions go (MOVE itself is throttled by the source)
-const LATE_MS = 1000;
 
 export async function runHostingScale(o: HostingScaleOptions): Promise<HostingScaleFigures> {
   const t0 = performance.now();
@@ -428,24 +381,4 @@ function pose(w: Walker) {
 function parseRegion(name: string): RegionCoord {
   const [rx, rz] = name.split(',').map(Number) as [number, number];
   return { rx, rz };
-}
-
-function dist(xs: number[]): Dist {
-  // (No Math.max(...xs): a crowd's samples number hundreds of thousands, past the call stack.)
-  const max = xs.reduce((m, x) => (x > m ? x : m), -Infinity);
-  return { p10: percentile(xs, 0.1), p50: percentile(xs, 0.5), p99: percentile(xs, 0.99), max: xs.length ? max : NaN, n: xs.length };
-}
-
-/** The figures as a few lines of text (the CLI and the docs). */
-export function describeFigures(f: HostingScaleFigures): string {
-  const r = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : String(x));
-  return [
-    `${f.crowd ? 'crowd' : 'random walk'}: ${f.players} players on ${f.peers} peers (seed ${f.seed}, ${f.latencyMs} ms one-way latency), ${r(f.measuredSec, 0)} s measured, ${f.kills} peers churned`,
-    `links per player (hosts attached to): p50 ${f.linksPerPlayer.p50} p99 ${f.linksPerPlayer.p99} max ${f.linksPerPlayer.max}; DHT links per peer p50 ${f.dhtLinksPerPeer.p50} p99 ${f.dhtLinksPerPeer.p99} max ${f.dhtLinksPerPeer.max}`,
-    `upload per peer kB/s: p50 ${r(f.hostKbps.p50)} p99 ${r(f.hostKbps.p99)} max ${r(f.hostKbps.max)}`,
-    `edit to visible ms: p50 ${r(f.editVisibleMs.p50, 0)} p99 ${r(f.editVisibleMs.p99, 0)} max ${r(f.editVisibleMs.max, 0)} over ${f.edits.samples} samples; edits ${f.edits.submitted} submitted, ${f.edits.notConfirmed} not confirmed; late (>${LATE_MS} ms) ${f.edits.late}, missing ${f.edits.missing}, observer left ${f.edits.left}`,
-    `remote positions Hz (within the interest radius): p10 ${r(f.remoteHz.p10)} p50 ${r(f.remoteHz.p50)} (${f.remoteHz.n} samples); nearest 32: p10 ${r(f.nearest32Hz.p10)} p50 ${r(f.nearest32Hz.p50)}; ${f.staleEntries} entries put a player back where it was`,
-    `visibility ${r(f.visibility * 100, 2)}% of ${f.visibilityPairs} pairs; region attaches per player per minute ${r(f.attachesPerPlayerMin)}, failovers seen ${f.failovers}`,
-    `wall ${r(f.wallSec)} s`,
-  ].join('\n');
 }
