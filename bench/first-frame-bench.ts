@@ -1,6 +1,6 @@
 // first_frame_ms: page load to the terrain under the player rendered, render distance 8,
 // in headless Chromium (software WebGL), each run in a fresh profile (no cache, no data).
-import { launchBrowser } from '../e2e/browser';
+import { launchBrowser, openInFreshContext, PAGE_UP } from '../e2e/browser';
 import { startServer } from '../signaling/serve';
 import { median } from './stats';
 
@@ -13,13 +13,11 @@ export async function benchFirstFrame(): Promise<Record<string, number>> {
   const times: number[] = [];
   try {
     for (let i = 0; i < RUNS; i++) {
-      const ctx = await browser.newContext({ viewport: { width: 960, height: 600 } });
-      const page = await ctx.newPage();
-      await page.goto(`${server.url}?rd=8#world=bench-${i}&seed=bench`);
-      await page.waitForFunction(() => typeof window.voxel === 'object', null, { timeout: 60_000 });
-      await page.evaluate(() => window.voxel.ready());
+      const page = await openInFreshContext(browser, `${server.url}?rd=8#world=bench-${i}&seed=bench`, {
+        viewport: { width: 960, height: 600 }, until: PAGE_UP.voxel, timeoutMs: 60_000, ready: true,
+      });
       times.push(await page.evaluate(() => window.voxel.stats().readyMs));
-      await ctx.close();
+      await page.context().close();
     }
   } finally {
     await browser.close();

@@ -7,18 +7,15 @@
 //   load to the terrain under the player drawn, target <= 3000.
 // Medians over RUNS, each newcomer in a fresh browser context (no cache, no data).
 import type { Browser, Page } from 'playwright-core';
-import { crashPage, launchBrowser } from '../e2e/browser';
+import { crashPage, launchBrowser, openInFreshContext, PAGE_UP } from '../e2e/browser';
 import { startServer } from '../signaling/serve';
 import { median } from './stats';
 
 const RUNS = 3;
 const PORT = 8096;
 
-async function open(browser: Browser, url: string, wait = true): Promise<Page> {
-  const page = await (await browser.newContext({ viewport: { width: 960, height: 600 } })).newPage();
-  await page.goto(url);
-  if (wait) await page.waitForFunction(() => window.voxel?.net !== undefined, null, { timeout: 60_000 });
-  return page;
+function open(browser: Browser, url: string, wait = true): Promise<Page> {
+  return openInFreshContext(browser, url, { viewport: { width: 960, height: 600 }, ...(wait ? { until: PAGE_UP.net, timeoutMs: 60_000 } : {}) });
 }
 
 const mark = (p: Page, name: string) => p.waitForFunction((n) => performance.getEntriesByName(n)[0]?.startTime, name, { timeout: 60_000 }).then((h) => h.jsonValue() as Promise<number>);

@@ -6,7 +6,7 @@
 // Tabs run with rendering off and a link budget of 4 (below the 5 of a full mesh), so
 // routed pairs exist. Each tab has its own browser context (its own identity).
 import type { Page } from 'playwright-core';
-import { launchBrowser } from '../e2e/browser';
+import { launchBrowser, openInFreshContext } from '../e2e/browser';
 import { startServer } from '../signaling/serve';
 import { median, percentile } from './stats';
 
@@ -28,8 +28,7 @@ export async function benchTabs(): Promise<Record<string, number>> {
   const tabs: Page[] = [];
   try {
     for (let i = 0; i < TABS; i++) {
-      const ctx = await browser.newContext();
-      const page = await ctx.newPage();
+      const page = await openInFreshContext(browser); // a blank tab: the join is timed from its load
       const t0 = Date.now();
       await page.goto(`${server.url}?render=off&rd=2&hosting=off&links=4#world=bench-net`);
       await page.waitForFunction(() => window.voxel?.net !== undefined, null, { timeout: 30_000, polling: 5 });

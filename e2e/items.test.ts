@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { writeFileSync } from 'node:fs';
 import { PNG } from 'pngjs';
-import { launchProfile } from './browser';
+import { launchProfile, openPage, PAGE_UP } from './browser';
 
 let profile: Awaited<ReturnType<typeof launchProfile>>;
 let page: Page;
@@ -47,11 +47,7 @@ function changedInAndOut(a: Buffer, b: Buffer, frac: number, threshold = 24): { 
 
 beforeAll(async () => {
   profile = await launchProfile();
-  page = await profile.context.newPage();
-  page.on('pageerror', (e) => console.error('pageerror', e));
-  await page.goto(url());
-  await page.waitForFunction(() => typeof window.voxel === 'object', null, { timeout: 30_000 });
-  await page.evaluate(() => window.voxel.ready());
+  page = await openPage(profile.context, url(), { until: PAGE_UP.voxel, ready: true });
 });
 
 afterAll(async () => {
