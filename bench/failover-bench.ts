@@ -214,7 +214,7 @@ export async function benchFailoverCrash(crashes = 20): Promise<Record<string, n
           console.error(`failover_crash: crash ${k}: ${ms} ms; errors around it: ${JSON.stringify(errs.slice(0, 8))}; editor counters ${JSON.stringify(Object.fromEntries(Object.entries(await editor.page.evaluate(() => window.voxel.hosting!.stats())).filter(([n, v]) => v > 0 && /^client_[a-z]+$/i.test(n))))}`);
         }
       }
-      if (process.env.BENCH_TRACE && (ms === undefined || ms > 2000)) await dumpTraces(tabs, region, t0);
+      if (process.env.BENCH_TRACE && (ms === undefined || ms > Number(process.env.BENCH_TRACE_OVER_MS ?? 2000))) await dumpTraces(tabs, region, t0);
       const t1 = Date.now();
       // A replacement hosts as soon as it joined; its terrain is not waited for.
       tabs.push(await openTab(browser, base, false, false));
@@ -268,7 +268,7 @@ async function dumpTraces(tabs: Tab[], region: string, t0: number): Promise<void
     if (got) lines.push([-3000, `${t.id.slice(0, 4)} stats ${JSON.stringify(Object.fromEntries(Object.entries(got.stats).filter(([n, v]) => v > 0 && /badCerts|staleFrames|strayFrames|unsendable|refusals|outsider|claimsFailed/.test(n))))}`]);
     for (const line of got?.trace ?? []) {
       const m = /^(\d+) \[([^\]]+)\] (.*)$/.exec(line);
-      if (!m || m[2] !== region || / (order|commit) s/.test(m[3]!)) continue;
+      if (!m || m[2] !== region || (!process.env.BENCH_TRACE_OVER_MS && / (order|commit) s/.test(m[3]!))) continue;
       const at = Math.round(got!.origin + Number(m[1]) - t0);
       if (at >= -2000) lines.push([at, `${t.id.slice(0, 4)} ${m[3]}`]);
     }

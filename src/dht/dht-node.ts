@@ -287,6 +287,24 @@ export class DhtNode implements Dht {
     if (hop) this.liveness.probeNow(hop);
   }
 
+  /**
+   * `id` seems dead (it went silent where it should have spoken): our link to it, if we
+   * hold one, is PINGed now and closed if silent, so routes stop passing through it before
+   * the periodic checks would notice (up to heartbeatTimeoutMs).
+   */
+  suspect(id: NodeId): void {
+    const pl = this.links.get(idToHex(id));
+    if (pl) this.liveness.probeNow(pl);
+  }
+
+  /** Whether `id` answers a PING (over its link, else routed) before the RPC timeout. */
+  ping(id: NodeId): Promise<boolean> {
+    return this.call(id, idToHex(id), { t: 'PING' }).then(
+      () => true,
+      () => false,
+    );
+  }
+
   /** Lets a pinned link be closed by the budget again. */
   unpin(id: NodeId): void {
     this.linkUpkeep.unpin(id);

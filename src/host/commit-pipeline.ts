@@ -200,6 +200,7 @@ export class CommitPipeline {
       // in two memories. A failed write (no storage here) leaves memory only, as with no store.
       const stored = () => {
         this.duty.ctx.latency.store.add(this.duty.ctx.clock.now() - batch.at);
+        this.duty.ctx.trace?.(this.duty.region.name, `${this.duty.ctx.selfHex.slice(0, 6)} e${this.duty.e} stored s${batch.from}-${batch.to} after ${Math.round(this.duty.ctx.clock.now() - batch.at)} ms`);
         this.persistedTo = Math.max(this.persistedTo, batch.to);
         if (this.duty.backups().length === 0) this.advance(batch.to);
         this.confirm();

@@ -50,8 +50,13 @@ export const HOST_DEFAULTS = {
   maxOffered: 65_536,
   /** A claim that has no quorum after this long failed. */
   claimTimeoutMs: 1500,
-  /** After the quorum, wait this long for the other grants' states. */
-  claimGraceMs: 150,
+  /**
+   * After the quorum, wait this long for the other grants' states. 0: a quorum of grants
+   * already holds every confirmed edit (each is in a majority's memory), and the hosts that
+   * answer later get our SYNC; waiting bought nothing but up to 150 ms of every failover
+   * whose host set still named a node that had died silently (docs/HOSTING.md "Failing over fast").
+   */
+  claimGraceMs: 0,
   /**
    * A claim says its CLAIM again to the hosts that have not answered after this long, and
    * twice that (a frame routed through a node that died silently is lost; a host that
@@ -64,6 +69,12 @@ export const HOST_DEFAULTS = {
    * the dead node for the DHT's rpcTimeoutMs, 4 s in a tab).
    */
   claimLookupMs: 300,
+  /**
+   * A claimant pings the hosts it is about to name and keeps those that answer within this
+   * (region-claimant.ts liveHosts); the primary's host-set re-check waits recheckPingMs.
+   */
+  claimPingMs: 200,
+  recheckPingMs: 500,
   /** A primary remembers (editor, request id) of accepted edits this long (re-sent edits apply once). */
   dedupeMs: 60_000,
   /** The primary re-checks its host set (handoff, re-replication) this often. */

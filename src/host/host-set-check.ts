@@ -19,8 +19,7 @@ export class HostSetCheck {
   /** A short set is topped up as a new epoch: after the duty's start has finished. */
   start(): void {
     this.shortTimer = this.duty.ctx.clock.setTimeout(() => {
-      this.fillFromLinks();
-      this.recheckIfShort(250);
+      void this.fillFromLinks().then(() => this.recheckIfShort(250));
     }, 0);
   }
 
@@ -46,16 +45,30 @@ export class HostSetCheck {
    * window in which two more losses lose confirmed edits (the churn test's seeds 28 and 35
    * did). The lookup-based re-check that follows puts the true closest nodes in their place.
    */
-  fillFromLinks(): void {
-    if (this.duty.stopped) return;
+  async fillFromLinks(): Promise<void> {
+    if (this.duty.stopped || this.filling) return;
+    this.filling = true;
+    try {
+      await this.fillFromLiveLinks();
+    } finally {
+      this.filling = false;
+    }
+  }
+
+  private filling = false;
+
+  private async fillFromLiveLinks(): Promise<void> {
     const self = this.duty.ctx.selfId;
     const live = this.duty.region.hosts.filter((h) => idEquals(h, self) || (!this.duty.ctx.linkClosed(idToHex(h)) && !this.pipeline.quiet(idToHex(h))));
     if (!live.some((h) => idEquals(h, self))) live.unshift(self);
     const missing = this.duty.ctx.opts.replicas - live.length;
     if (missing <= 0) return;
     // Not a node whose silence we just acted on: a killed tab's links stay open at our end for seconds.
-    const extra = this.duty.ctx.linkedNear(this.duty.region.key, missing, new Set([...live.map(idToHex), ...this.duty.region.suspects()]));
-    if (extra.length === 0) return;
+    // Nor a linked node that does not answer now (answering.ts has why).
+    const linked = this.duty.ctx.linkedNear(this.duty.region.key, missing + 1, new Set([...live.map(idToHex), ...this.duty.region.suspects()]));
+    const answered = await this.duty.ctx.answering(linked, this.duty.ctx.opts.recheckPingMs);
+    const extra = linked.filter((h) => answered.has(idToHex(h))).slice(0, missing);
+    if (extra.length === 0 || this.duty.stopped) return;
     const hosts = sortByDistance([...live, ...extra], (x) => x, this.duty.region.key);
     // A linked node closer to the key than we are takes the region over at once.
     if (!idEquals(hosts[0]!, self)) return this.duty.region.handOff(hosts[0]!);
@@ -76,11 +89,15 @@ export class HostSetCheck {
 
   async recheck(): Promise<void> {
     if (this.rechecking || this.duty.stopped) return;
-    this.fillFromLinks();
-    if (this.duty.stopped) return;
     this.rechecking = true;
     try {
-      const hosts = await this.duty.ctx.hostSet(this.duty.region.key, true);
+      await this.fillFromLinks();
+      if (this.duty.stopped) return;
+      const found = await this.duty.ctx.hostSet(this.duty.region.key, true);
+      // A lookup still finds a node that died silently: handing over to it, or naming it a
+      // backup, would cost a failover or the set's majority.
+      const answered = await this.duty.ctx.answering(found.filter((h) => !idEquals(h, this.duty.ctx.selfId)), this.duty.ctx.opts.recheckPingMs);
+      const hosts = found.filter((h) => idEquals(h, this.duty.ctx.selfId) || answered.has(idToHex(h)));
       if (this.duty.stopped || hosts.length === 0) return;
       const first = hosts[0]!;
       // A closer node joined: it claims the next epoch; we and our backups grant it.

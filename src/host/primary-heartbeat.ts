@@ -93,7 +93,7 @@ export class PrimaryHeartbeat {
       else this.duty.ctx.wires.players.send(s.id, beat);
     }
     this.presence.checkExpiry(now);
-    if (!this.hostCheck.rechecking && this.duty.backups().some((b) => this.pipeline.quiet(idToHex(b)))) this.hostCheck.fillFromLinks();
+    if (!this.hostCheck.rechecking && this.duty.backups().some((b) => this.pipeline.quiet(idToHex(b)))) void this.hostCheck.fillFromLinks();
     this.duty.region.requests.prune(now);
   }
 }

@@ -5,7 +5,7 @@
 import { idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
 import { within } from '../core/clock';
 import { ClaimRound } from './claim-round';
-import { certShapeFault, MAX_EPOCH_JUMP, MAX_PEND, MIN_CERT_HOSTS, sameSet, signGrant, succeeds, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
+import { certShapeFault, MAX_EPOCH_JUMP, MAX_PEND, MIN_CERT_HOSTS, quorum, sameSet, signGrant, succeeds, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
 import type { ReplicationMessageOf } from './replication-messages';
 import { PrimaryDuty } from './primary-duty';
 import { getEdits, getLocation } from '../region/region-records';
@@ -186,13 +186,47 @@ export class RegionClaimant extends RegionSide {
     return true;
   }
 
+  /** The host set to claim over: the candidates (below), of them those alive (liveHosts). */
+  private async claimHosts(silent: string): Promise<NodeId[]> {
+    return this.liveHosts(await this.candidateHosts(silent), silent);
+  }
+
   /**
-   * The host set to claim over: a fresh lookup; but when a node of the current epoch's
+   * Of a candidate set, the nodes that answer a ping within claimPingMs (we always do),
+   * topped up to r with linked nodes that answer. A dead tab's links stay open at our end
+   * and the DHT keeps it for up to 15 s, so lookups and links alone name the dead: a set
+   * that takes one in needs every other host alive at the next failover, or it waits
+   * rebaseMs (measured: the 15-20 s failovers of sim_failover). Costs one round trip when
+   * all candidates are alive, claimPingMs when one is not.
+   */
+  private async liveHosts(set: NodeId[], silent: string): Promise<NodeId[]> {
+    const o = this.ctx.opts;
+    const self = this.ctx.selfId;
+    const others = set.filter((h) => !idEquals(h, self));
+    const spares = this.ctx.linkedNear(this.region.key, o.replicas, new Set([...set.map(idToHex), ...this.suspects(), silent, this.ctx.selfHex]));
+    const sparesAnswer = this.ctx.answering(spares, o.claimPingMs);
+    const live = await this.ctx.answering(others, o.claimPingMs);
+    if (live.size === others.length) return set;
+    // Too few answered to tell the dead from the slow (a loaded machine: every tab late):
+    // the claim itself will tell. Dropping them would leave a set that cannot certify.
+    if (live.size + 1 < quorum(set.length)) {
+      this.region.trace(`claim hosts: only ${live.size} of ${others.length} answered a ping: claiming over them all`);
+      return set;
+    }
+    const kept = set.filter((h) => idEquals(h, self) || live.has(idToHex(h)));
+    const spareLive = await sparesAnswer;
+    const fill = spares.filter((h) => spareLive.has(idToHex(h))).slice(0, Math.max(0, o.replicas - kept.length));
+    this.region.trace(`claim hosts: ${others.filter((h) => !live.has(idToHex(h))).map((h) => idToHex(h).slice(0, 6)).join(',')} did not answer${fill.length ? `, ${fill.length} linked instead` : ''}`);
+    return sortByDistance([...kept, ...fill], (x) => x, this.region.key);
+  }
+
+  /**
+   * The candidate host set: a fresh lookup; but when a node of the current epoch's
    * hosts is gone (its link closed, or it is the primary we replace because it went
    * silent), the lookup may wait on that dead node for seconds, so after `claimLookupMs`
    * we claim over the current hosts minus the gone ones.
    */
-  private async claimHosts(silent: string): Promise<NodeId[]> {
+  private async candidateHosts(silent: string): Promise<NodeId[]> {
     const lookup = this.ctx.hostSet(this.region.key, true);
     const known = this.region.hosts.filter((h) => {
       const hex = idToHex(h);

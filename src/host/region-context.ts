@@ -40,6 +40,8 @@ export interface RegionContext {
   tableNear(key: NodeId, n: number): NodeId[];
   /** The n nodes closest to key among those we hold a live link to (so known alive), minus `exclude` (hex). */
   linkedNear(key: NodeId, n: number, exclude: ReadonlySet<string>): NodeId[];
+  /** Of `ids`, the hex ids of those that answer a ping within waitMs (answering.ts). */
+  answering(ids: readonly NodeId[], waitMs: number): Promise<Set<string>>;
   /** Dials a node through the relay when we hold no link to it (a claim it did not answer: islands after a partition). */
   reach(id: NodeId): void;
   /** Test hook: called whenever a primary accepts (orders) an edit. */

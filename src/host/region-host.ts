@@ -17,13 +17,14 @@ import { CertChecker, certPrevSchema, MAX_PEND } from '../region/epoch-cert';
 import type { PlayerToHost } from '../region/subscription-messages';
 import { HOST_DEFAULTS, newHostStats, type CommitLatency, type HostOptions, type HostStats } from './host-options';
 import type { HostWires, ReplicaFrame } from './host-wires';
+import { answering } from './answering';
 import { HostedRegion } from './hosted-region';
 import type { RegionContext } from './region-context';
 import { regionName, RegionKeys, type KeyHash, type RegionCoord } from '../region/region-key';
 import { decodeEntries } from '../region/region-state';
 import { getLocation } from '../region/region-records';
 
-export type HostDht = Pick<DhtNode, 'selfId' | 'findNode' | 'put' | 'get' | 'connect' | 'reach' | 'unpin' | 'suspectRoute' | 'events' | 'linkInfo' | 'closestContacts'>;
+export type HostDht = Pick<DhtNode, 'selfId' | 'findNode' | 'put' | 'get' | 'connect' | 'reach' | 'unpin' | 'suspectRoute' | 'ping' | 'events' | 'linkInfo' | 'closestContacts'>;
 
 export interface RegionHostArgs {
   dht: HostDht;
@@ -98,6 +99,7 @@ export class RegionHost {
       linkClosed: (hex) => this.closed.has(hex),
       reach: (id) => args.dht.reach(id),
       tableNear: (key, n) => sortByDistance([args.dht.selfId, ...args.dht.closestContacts(key, n)], (x) => x, key).slice(0, n),
+      answering: (ids, waitMs) => answering(args.clock, (id) => args.dht.ping(id), ids, waitMs),
       linkedNear: (key, n, exclude) => sortByDistance(args.dht.linkInfo().filter((l) => !exclude.has(l.hex)).map((l) => l.id), (x) => x, key).slice(0, n),
       ...(args.onAccept ? { onAccept: args.onAccept } : {}),
       ...(args.onConfirm ? { onConfirm: args.onConfirm } : {}),

@@ -20,6 +20,8 @@ interface PendingEdit {
   timer: unknown;
   /** Clock time of submit (confirm latency). */
   at: number;
+  /** An answer from `sentTo` that came before we had checked its certificate (held until we attach to it). */
+  early?: SubscriptionMessageOf<'CONFIRM'> | SubscriptionMessageOf<'REJECT'>;
 }
 
 export interface PendingEditsDeps {
@@ -61,6 +63,7 @@ export class PendingEdits {
 
   private send(p: PendingEdit, to: NodeId): void {
     p.sentTo = idToHex(to);
+    delete p.early;
     this.deps.wire.send(to, p.msg);
   }
 
@@ -72,6 +75,20 @@ export class PendingEdits {
   /** The region is attached to `primary`: every edit of it not yet sent there goes now. */
   sendTo(region: string, primary: NodeId, primaryHex: string): void {
     for (const p of this.pending.values()) if (p.region === region && p.sentTo !== primaryHex) this.send(p, primary);
+  }
+
+  /**
+   * The region attached to `primaryHex` (its certificate checked): the answers it sent to
+   * edits we gave it before that count now.
+   */
+  attached(region: string, primaryHex: string): void {
+    for (const p of [...this.pending.values()]) {
+      if (p.region !== region || p.sentTo !== primaryHex || !p.early) continue;
+      const m = p.early;
+      delete p.early;
+      if (m.t === 'CONFIRM') this.confirm(primaryHex, m, true);
+      else this.reject(primaryHex, m, true);
+    }
   }
 
   /** Edits that wait for an attach (a REJECT 'not-primary' or 'busy'), sent to the region's primary if `primaryOf` names one. */
@@ -93,9 +110,15 @@ export class PendingEdits {
     }
   }
 
-  confirm(fromHex: string, m: SubscriptionMessageOf<'CONFIRM'>): void {
+  /**
+   * A CONFIRM. `certified`: it comes from the primary we are attached to. An edit given to
+   * a node that named itself primary (a takeover notice) before its certificate was checked
+   * keeps that node's answer until we attach to it (`attached`), else drops it.
+   */
+  confirm(fromHex: string, m: SubscriptionMessageOf<'CONFIRM'>, certified: boolean): void {
     const p = this.pending.get(m.r);
     if (!p || p.sentTo !== fromHex || p.region !== regionName(m)) return void this.deps.stats.stale++;
+    if (!certified) return void (p.early = m);
     this.settle(m.r, p);
     this.deps.stats.confirmed++;
     this.deps.latency.add(this.deps.clock.now() - p.at);
@@ -103,7 +126,7 @@ export class PendingEdits {
   }
 
   /** A REJECT: 'not-primary' and 'busy' keep the edit for the next primary ('retry'); others fail it. */
-  reject(fromHex: string, m: SubscriptionMessageOf<'REJECT'>): RejectOutcome {
+  reject(fromHex: string, m: SubscriptionMessageOf<'REJECT'>, certified: boolean): RejectOutcome {
     const p = this.pending.get(m.r);
     if (!p || p.sentTo !== fromHex || p.region !== regionName(m)) {
       this.deps.stats.stale++;
@@ -112,6 +135,11 @@ export class PendingEdits {
     if (m.reason === 'not-primary' || m.reason === 'busy') {
       p.sentTo = '';
       return 'retry';
+    }
+    // A final refusal counts only from a primary whose certificate we checked (as a CONFIRM).
+    if (!certified) {
+      p.early = m;
+      return 'stale';
     }
     this.settle(m.r, p);
     this.deps.stats.rejected++;

@@ -98,7 +98,7 @@ export interface Subscription {
 
 export interface RegionClientArgs {
   /** `events` (optional): a closed link to a primary re-attaches at once. */
-  dht: Pick<DhtNode, 'selfId' | 'findNode' | 'get' | 'connect' | 'unpin'> & Partial<Pick<DhtNode, 'events' | 'reach'>>;
+  dht: Pick<DhtNode, 'selfId' | 'findNode' | 'get' | 'connect' | 'unpin'> & Partial<Pick<DhtNode, 'events' | 'reach' | 'suspect'>>;
   wire: PlayerWire;
   clock: Clock;
   world: string;

@@ -128,6 +128,10 @@ export class RegionClient {
     if (sub.attached) {
       sub.attached = false;
       this.stats.reattaches++;
+      // The primary we leave went quiet or was replaced: if it died, our routes through it
+      // (it is close to the region's key, so often the first hop toward the next primary)
+      // lose every frame until our link to it is found dead.
+      if (sub.primary) this.args.dht.suspect?.(sub.primary);
       // Unconfirmed edits go to whoever we attach to next, at once (a primary that already
       // ordered one answers with its first stamp: it dedupes by our request id).
       this.edits.unsend(sub.name);
@@ -150,6 +154,7 @@ export class RegionClient {
         if (++tries > 4) await new Promise<void>((resolve) => this.args.clock.setTimeout(resolve, 100));
         const key = await sub.key;
         let target = sub.hint;
+        const hinted = !!target;
         let host = false;
         sub.hint = undefined;
         if (!target && attempt < backups.length) {
@@ -171,6 +176,10 @@ export class RegionClient {
         if (sub.closed) return;
         sub.target = idToHex(target);
         this.args.wire.send(target, { t: 'SUBSCRIBE', rx: sub.coord.rx, rz: sub.coord.rz, host, ...(sub.epoch > 0 ? { since: sub.since } : {}) });
+        // A node that named itself primary (a takeover notice or a redirect) gets our waiting
+        // edits right behind the SUBSCRIBE, not after its snapshot: a round trip less in every
+        // failover. Its answers count once its snapshot's certificate is checked (pending-edits.ts).
+        if (hinted) this.edits.sendTo(sub.name, target, idToHex(target));
         const answered = await new Promise<boolean>((resolve) => {
           const t = this.args.clock.setTimeout(() => resolve(false), this.opts.attachTimeoutMs + Math.min(attempt, 4) * 250);
           sub.wake = () => {
@@ -285,7 +294,7 @@ export class RegionClient {
       case 'PLAYERS':
         break;
       case 'CONFIRM':
-        return this.edits.confirm(fromHex, m);
+        return this.edits.confirm(fromHex, m, this.attachedTo(m, fromHex));
       case 'REJECT':
         return this.onReject(fromHex, m);
       default:
@@ -400,6 +409,7 @@ export class RegionClient {
       this.args.dht.connect(from).catch(() => {});
       this.events.emit('attached', { region: sub.coord, primary: fromHex, epoch: m.e });
       this.edits.sendTo(sub.name, from, fromHex);
+      this.edits.attached(sub.name, fromHex);
     }
     sub.markReady();
     sub.wake();
@@ -438,8 +448,14 @@ export class RegionClient {
   }
 
   /** A REJECT that leaves the edit for the next primary: the one that refused is no primary of ours any more. */
+  /** Whether the region of `m` is attached to `fromHex` (its certificate checked). */
+  private attachedTo(m: RegionCoord, fromHex: string): boolean {
+    const sub = this.subs.get(regionName(m));
+    return !!sub?.attached && sub.primaryHex === fromHex;
+  }
+
   private onReject(fromHex: string, m: SubscriptionMessageOf<'REJECT'>): void {
-    if (this.edits.reject(fromHex, m) !== 'retry') return;
+    if (this.edits.reject(fromHex, m, this.attachedTo(m, fromHex)) !== 'retry') return;
     const sub = this.subs.get(regionName(m));
     if (sub && sub.primaryHex === fromHex && !sub.attaching) void this.attach(sub);
   }

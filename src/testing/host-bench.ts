@@ -88,13 +88,20 @@ export async function measureFailover(o: FailoverBenchOptions = {}): Promise<Fai
       victim = primaryOf()!;
     }
     const killedAt = sim.clock.now();
+    if (process.env.HOST_TRACE) console.log(`${killedAt} KILL ${victim.hex.slice(0, 6)}`);
     sim.kill(victim.hex, { polite: o.politeKills ?? false });
     const seen = confirmed.length;
+    let traced = 0;
     while (sim.clock.now() - killedAt < 30_000 && !confirmed.slice(seen).some((c) => c.at > killedAt && c.stamp.e > 0 && c.at - killedAt >= 0 && c.stamp.e > (victimEpoch(victim) ?? 0))) {
       edit();
       await sim.run(every);
+      if (process.env.HOST_TRACE && sim.clock.now() - killedAt > 1500 * (traced + 1)) {
+        traced++;
+        console.log(`${sim.clock.now()} PLAYER ${player.hex.slice(0, 6)} ${JSON.stringify(player.client.attachment(R))} ${JSON.stringify(player.client.stats)}`);
+      }
     }
     const first = confirmed.slice(seen).find((c) => c.at > killedAt && c.stamp.e > (victimEpoch(victim) ?? 0));
+    if (process.env.HOST_TRACE) console.log(`${first?.at} CONFIRMED e${first?.stamp.e} after ${first ? first.at - killedAt : 'none'}`);
     if (first) failoverMs.push(first.at - killedAt);
     else noRecovery++;
     await sim.add();

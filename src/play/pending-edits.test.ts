@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { LatencySamples } from '../core/latency-samples';
+import { idToHex, randomId, type NodeId } from '../core/node-id';
+import { VirtualClock } from '../core/virtual-clock';
+import type { PlayerWire } from '../region/subscription-messages';
+import { PendingEdits } from './pending-edits';
+import { CLIENT_DEFAULTS, EditRejectedError, type ClientStats } from './region-client-types';
+
+// Edits given to a node that named itself primary before its certificate was checked (the
+// takeover shortcut of region-client.ts attach): its answers count only once we attach to it.
+function setup() {
+  const sent: { to: string; r: number }[] = [];
+  const wire = { send: (to: NodeId, m: { r: number }) => void sent.push({ to: idToHex(to), r: m.r }) } as unknown as PlayerWire;
+  const stats = { stale: 0, confirmed: 0, rejected: 0, timeouts: 0 } as ClientStats;
+  const edits = new PendingEdits({ clock: new VirtualClock(), wire, opts: CLIENT_DEFAULTS, stats, latency: new LatencySamples() });
+  return { edits, sent, stats };
+}
+
+const region = '1,0';
+const at = { x: 70, y: 80, z: 5 };
+
+describe('pending edits: answers from a primary not yet checked', () => {
+  it('holds a CONFIRM from a node we have not attached to, and counts it once we do', async () => {
+    const { edits, sent, stats } = setup();
+    const next = randomId();
+    const hex = idToHex(next);
+    let stamp: unknown;
+    void edits.add(70, 80, 5, 1, at, undefined).then((s) => (stamp = s));
+    edits.sendTo(region, next, hex);
+    const r = sent[0]!.r;
+    edits.confirm(hex, { t: 'CONFIRM', rx: 1, rz: 0, r, e: 4, s: 9 }, false);
+    await Promise.resolve();
+    expect(stamp).toBeUndefined();
+    expect(stats.confirmed).toBe(0);
+    edits.attached(region, hex);
+    await Promise.resolve();
+    expect(stamp).toEqual({ e: 4, s: 9 });
+    expect(stats.confirmed).toBe(1);
+  });
+
+  it('drops the held answer when the edit goes to another primary (an impostor cannot confirm)', async () => {
+    const { edits, sent, stats } = setup();
+    const impostor = randomId(), real = randomId();
+    let stamp: unknown;
+    void edits.add(70, 80, 5, 1, at, undefined).then((s) => (stamp = s));
+    edits.sendTo(region, impostor, idToHex(impostor));
+    const r = sent[0]!.r;
+    edits.confirm(idToHex(impostor), { t: 'CONFIRM', rx: 1, rz: 0, r, e: 99, s: 1 }, false);
+    // Its snapshot failed the certificate check; the real primary's came.
+    edits.sendTo(region, real, idToHex(real));
+    edits.attached(region, idToHex(real));
+    edits.attached(region, idToHex(impostor));
+    await Promise.resolve();
+    expect(stamp).toBeUndefined();
+    expect(sent.map((s) => s.to)).toEqual([idToHex(impostor), idToHex(real)]);
+    edits.confirm(idToHex(real), { t: 'CONFIRM', rx: 1, rz: 0, r, e: 5, s: 2 }, true);
+    await Promise.resolve();
+    expect(stamp).toEqual({ e: 5, s: 2 });
+    expect(stats.confirmed).toBe(1);
+  });
+
+  it('a final REJECT from an unchecked node fails nothing until we attach to it', async () => {
+    const { edits, sent, stats } = setup();
+    const next = randomId();
+    const hex = idToHex(next);
+    let failed: unknown;
+    void edits.add(70, 80, 5, 1, at, undefined).catch((e: unknown) => (failed = e));
+    edits.sendTo(region, next, hex);
+    expect(edits.reject(hex, { t: 'REJECT', rx: 1, rz: 0, r: sent[0]!.r, reason: 'out-of-reach' }, false)).toBe('stale');
+    await Promise.resolve();
+    expect(failed).toBeUndefined();
+    edits.attached(region, hex);
+    await Promise.resolve();
+    expect(failed).toBeInstanceOf(EditRejectedError);
+    expect(stats.rejected).toBe(1);
+  });
+});
