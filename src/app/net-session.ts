@@ -92,9 +92,12 @@ export interface SessionStores {
 /** Starts hosting regions and playing in the shared world over a joined peer. */
 export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock, ticker: Ticker, stores: SessionStores = {}): Promise<NetSession> {
   const player = stores.player ?? await loadPlayerIdentity();
-  const wire = new HostWires(peer.channels, clock);
   // Each tab is its own hosting node: its records are keyed by its node id.
   const store = stores.host !== undefined ? stores.host : await IdbHostStore.open(cfg.world, peer.id).catch(() => null);
+  // The wires and the host that listens to them are made together, with no wait between:
+  // frames that came before are held by the channels (dht/app-channels.ts), and those that
+  // come while the host loads its store by the host (region-host.ts `early`).
+  const wire = new HostWires(peer.channels, clock);
   // The last hosting decisions (claims, grants, refusals), for window.voxel.hosting.trace().
   const trace: string[] = [];
   const host = new RegionHost({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Emitter } from '../core/emitter';
 import { randomId, type NodeId } from '../core/node-id';
-import { AppChannels } from './app-channels';
+import { AppChannels, CHANNELS, MAX_EARLY_BYTES } from './app-channels';
 import type { DhtEvents } from './dht-node';
 
 /** Two ends joined back to back: what one sends, the other's 'message' event gets. */
@@ -29,7 +29,30 @@ describe('app channels', () => {
     b.open('region');
     rawB.events.emit('message', { from: idA, body: new Uint8Array([99, 1]) });
     rawB.events.emit('message', { from: idA, body: new Uint8Array([]) });
-    rawB.events.emit('message', { from: idA, body: new Uint8Array([3]) }); // player: not opened
-    expect(b.unknownChannel).toBe(3);
+    expect(b.unknownChannel).toBe(2);
+  });
+
+  it('holds the frames of a channel not opened yet and gives them, in order, once it opens', async () => {
+    const { b, rawB, idA } = pair();
+    rawB.events.emit('message', { from: idA, body: new Uint8Array([CHANNELS.replica, 1]) });
+    rawB.events.emit('message', { from: idA, body: new Uint8Array([CHANNELS.replica, 2]) });
+    const got: number[] = [];
+    b.open('replica').events.on('message', (m) => got.push(m.body[0]!));
+    // One that comes after the open, before the held ones were given out, waits its turn.
+    rawB.events.emit('message', { from: idA, body: new Uint8Array([CHANNELS.replica, 3]) });
+    expect(got).toEqual([]);
+    await Promise.resolve();
+    expect(got).toEqual([1, 2, 3]);
+    rawB.events.emit('message', { from: idA, body: new Uint8Array([CHANNELS.replica, 4]) });
+    expect(got).toEqual([1, 2, 3, 4]);
+    expect(b.unknownChannel).toBe(0);
+  });
+
+  it('holds at most MAX_EARLY_BYTES for channels nobody opened, and counts the rest', () => {
+    const { b, rawB, idA } = pair();
+    const big = new Uint8Array(64 * 1024 + 1);
+    big[0] = CHANNELS.player;
+    for (let i = 0; i < 20; i++) rawB.events.emit('message', { from: idA, body: big });
+    expect(b.earlyDropped).toBe(20 - Math.floor(MAX_EARLY_BYTES / (64 * 1024)));
   });
 });

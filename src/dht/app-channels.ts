@@ -29,20 +29,52 @@ export interface AppChannel {
   readonly events: Emitter<ChannelEvents>;
 }
 
-/** One demultiplexer per DhtNode; frames for unknown channels are counted and dropped. */
+/** Most bytes held for channels not opened yet (in all); past it, such frames are dropped and counted. */
+export const MAX_EARLY_BYTES = 1 << 20;
+
+const KNOWN_TAGS = new Set<number>(Object.values(CHANNELS));
+
+interface Held {
+  from: NodeId;
+  body: Uint8Array;
+}
+
+/**
+ * One demultiplexer per DhtNode; frames for unknown channels are counted and dropped.
+ * Frames for a known channel nobody opened yet are held (MAX_EARLY_BYTES in all) and given
+ * to it when it opens: a node joins the DHT, and peers talk to it (a claim naming it, a
+ * primary's SYNC), before its hosting has started (app/net-session.ts), and those frames
+ * were lost.
+ */
 export class AppChannels {
   private readonly channels = new Map<number, AppChannel>();
+  /** Frames waiting for their channel: to be opened, or (just opened) for its listeners. */
+  private readonly held = new Map<number, Held[]>();
+  private heldBytes = 0;
   unknownChannel = 0;
+  /** Frames for a channel not opened yet that did not fit MAX_EARLY_BYTES. */
+  earlyDropped = 0;
 
   constructor(private readonly dht: Pick<DhtNode, 'send' | 'events'>) {
     dht.events.on('message', ({ from, body }) => {
-      const ch = body.length > 0 ? this.channels.get(body[0]!) : undefined;
+      const tag = body.length > 0 ? body[0]! : -1;
+      const waiting = this.held.get(tag);
+      if (waiting || (KNOWN_TAGS.has(tag) && !this.channels.has(tag))) return this.hold(tag, { from, body: body.subarray(1) });
+      const ch = this.channels.get(tag);
       if (!ch) {
         this.unknownChannel++;
         return;
       }
       ch.events.emit('message', { from, body: body.subarray(1) });
     });
+  }
+
+  private hold(tag: number, m: Held): void {
+    if (this.heldBytes + m.body.length > MAX_EARLY_BYTES) return void this.earlyDropped++;
+    this.heldBytes += m.body.length;
+    let list = this.held.get(tag);
+    if (!list) this.held.set(tag, (list = []));
+    list.push(m);
   }
 
   open(name: ChannelName): AppChannel {
@@ -61,6 +93,19 @@ export class AppChannels {
         },
       };
       this.channels.set(tag, ch);
+      // What came before: given out once the opener has attached its listeners (frames that
+      // arrive meanwhile queue behind, so the order is kept).
+      if (this.held.has(tag)) {
+        const opened = ch;
+        queueMicrotask(() => {
+          const list = this.held.get(tag) ?? [];
+          this.held.delete(tag);
+          for (const m of list) {
+            this.heldBytes -= m.body.length;
+            opened.events.emit('message', m);
+          }
+        });
+      }
     }
     return ch;
   }

@@ -60,6 +60,9 @@ const CREATING = new Set<HostBound['t']>(['SUBSCRIBE', 'CLAIM', 'REPLICATE', 'SY
 const FROM_PLAYERS = new Set<string>(['SUBSCRIBE', 'UNSUBSCRIBE', 'EDIT', 'MOVE']);
 const fromPlayer = (m: { t: string }): m is PlayerToHost => FROM_PLAYERS.has(m.t);
 
+/** Most frames held while the store loads (region-host.ts start). */
+export const MAX_EARLY_FRAMES = 1024;
+
 export class RegionHost {
   readonly stats: HostStats = newHostStats();
   /** As primary, per batch from ordering: own store write done, first backup ack, commit. */
@@ -74,9 +77,20 @@ export class RegionHost {
   private readonly ctx: RegionContext;
   private stops: (() => void)[] = [];
   private running = false;
+  /**
+   * Frames that came before start() had loaded the store (held, at most MAX_EARLY_FRAMES,
+   * then answered in order): a grant must not be given from an empty state, and a frame
+   * dropped then (a claim naming us, our primary's SYNC) cost a resend or a failover.
+   * undefined: frames are answered as they come (running) or dropped (stopped).
+   */
+  private early: { from: NodeId; fromHex: string; msg: ReplicaFrame | PlayerToHost }[] | undefined = [];
 
   constructor(private readonly args: RegionHostArgs) {
     this.opts = { ...HOST_DEFAULTS, ...args.options };
+    args.wires.replicas.events.on('frame', ({ from, fromHex, msg }) => this.take(from, fromHex, msg));
+    args.wires.players.events.on('frame', ({ from, fromHex, msg }) => {
+      if (fromPlayer(msg)) this.take(from, fromHex, msg);
+    });
     this.keys = new RegionKeys(args.world, args.keyHash);
     const certs = new CertChecker(args.verify);
     const selfHex = idToHex(args.dht.selfId);
@@ -112,9 +126,19 @@ export class RegionHost {
   }
 
   /** Reloads stored regions and begins answering; stored regions are re-claimed by whoever is closest. */
+  private take(from: NodeId, fromHex: string, msg: ReplicaFrame | PlayerToHost): void {
+    if (this.early) {
+      if (this.early.length < MAX_EARLY_FRAMES) this.early.push({ from, fromHex, msg });
+      else this.stats.earlyDropped++;
+      return;
+    }
+    if (this.running) this.onFrame(from, fromHex, msg);
+  }
+
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
+    this.early ??= [];
     // The store loads before any frame is answered: a grant given from an empty state would
     // forget the epochs this node promised before it restarted (two primaries of one epoch).
     const stored = this.args.store ? await this.args.store.loadAll().catch(() => []) : [];
@@ -135,10 +159,9 @@ export class RegionHost {
       this.stops.push(() => this.args.clock.clearTimeout(t));
     }
     if (!this.running) return;
-    this.stops.push(this.args.wires.replicas.events.on('frame', ({ from, fromHex, msg }) => this.onFrame(from, fromHex, msg)));
-    this.stops.push(this.args.wires.players.events.on('frame', ({ from, fromHex, msg }) => {
-      if (fromPlayer(msg)) this.onFrame(from, fromHex, msg);
-    }));
+    const early = this.early ?? [];
+    this.early = undefined;
+    for (const f of early) this.onFrame(f.from, f.fromHex, f.msg);
     this.stops.push(every(this.args.clock, this.opts.heartbeatMs, () => this.watch()));
     this.stops.push(
       this.args.dht.events.on('link-close', ({ id }) => {
@@ -158,6 +181,7 @@ export class RegionHost {
   }
 
   stop(): void {
+    this.early = undefined;
     if (!this.running) return;
     this.running = false;
     for (const s of this.stops) s();
