@@ -17,6 +17,15 @@ export interface DhtEvents extends Record<string, unknown> {
   ready: { contacts: number };
 }
 
+/**
+ * Whether a link-close reason says a live node let the link go on purpose (a link budget:
+ * ours, 'budget', or the other end's, which told us with CLOSING): the node is not gone, and
+ * routes to it remain. Any other reason (a failed or reset connection, a stop) may be a death.
+ */
+export function closedOnPurpose(reason: string): boolean {
+  return reason === 'budget' || reason === 'closed by peer';
+}
+
 export interface GotValue {
   value: Uint8Array;
   publisher: NodeId;

@@ -12,6 +12,7 @@ import { LatencySamples } from '../core/latency-samples';
 import type { Signer, Verifier } from '../core/signer';
 import type { Ticker } from '../core/ticker';
 import type { DhtNode } from '../dht/dht-node';
+import { closedOnPurpose } from '../dht/dht';
 import type { HostStore } from '../store/host-store';
 import { CertChecker, certPrevSchema, MAX_PEND } from '../region/epoch-cert';
 import type { PlayerToHost } from '../region/subscription-messages';
@@ -164,8 +165,12 @@ export class RegionHost {
     for (const f of early) this.onFrame(f.from, f.fromHex, f.msg);
     this.stops.push(every(this.args.clock, this.opts.heartbeatMs, () => this.watch()));
     this.stops.push(
-      this.args.dht.events.on('link-close', ({ id }) => {
+      this.args.dht.events.on('link-close', ({ id, reason }) => {
         const hex = idToHex(id);
+        // A link let go by a link budget (ours or the peer's) is no death: the node answers
+        // by other routes. Taking it for one made backups fail over with nobody killed, and
+        // primaries move to new sets, under link churn (docs/HOSTING.md "Link closes").
+        if (closedOnPurpose(reason)) return this.checkRetired(id, hex);
         this.closed.set(hex, this.args.clock.now());
         if (this.closed.size > 256) this.closed.delete(this.closed.keys().next().value!);
         for (const r of this.known.values()) {
@@ -178,6 +183,18 @@ export class RegionHost {
       this.closed.delete(idToHex(id));
       for (const r of this.known.values()) if (r.duty) this.soon(r);
     }));
+  }
+
+  /**
+   * Our link to a primary we follow was let go on purpose: it should still answer by another
+   * route. A ping says so within failoverMs / 2; no answer is taken as its death at once.
+   */
+  private checkRetired(id: NodeId, hex: string): void {
+    if (![...this.known.values()].some((r) => r.role === 'backup' && r.primaryHex === hex)) return;
+    void this.ctx.answering([id], this.opts.failoverMs / 2).then((got) => {
+      if (got.has(hex) || !this.running) return;
+      for (const r of this.known.values()) if (r.role === 'backup' && r.primaryHex === hex) r.watch(true);
+    });
   }
 
   stop(): void {

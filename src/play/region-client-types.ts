@@ -25,6 +25,8 @@ export const CLIENT_DEFAULTS = {
   aloneRetryMs: 3000,
   /** Host set size (must match the hosts' `replicas`). */
   replicas: 3,
+  /** A primary whose link to us a budget let go must answer a ping this soon, or we re-attach. */
+  linkClosePingMs: 300,
 };
 
 export type ClientOptions = typeof CLIENT_DEFAULTS;
@@ -62,6 +64,8 @@ export interface ClientStats {
   uncertified: number;
   /** Times a node said no certified primary can be had (we are alone). */
   alone: number;
+  /** Links to our primary a link budget let go (we pinged it instead of re-attaching). */
+  retiredLinks: number;
 }
 
 /** One region we subscribe to: whom we are attached to, what we hold, and the attach loop's state. */
@@ -98,7 +102,7 @@ export interface Subscription {
 
 export interface RegionClientArgs {
   /** `events` (optional): a closed link to a primary re-attaches at once. */
-  dht: Pick<DhtNode, 'selfId' | 'findNode' | 'get' | 'connect' | 'unpin'> & Partial<Pick<DhtNode, 'events' | 'reach' | 'suspect'>>;
+  dht: Pick<DhtNode, 'selfId' | 'findNode' | 'get' | 'connect' | 'unpin'> & Partial<Pick<DhtNode, 'events' | 'reach' | 'suspect' | 'ping'>>;
   wire: PlayerWire;
   clock: Clock;
   world: string;

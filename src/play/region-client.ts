@@ -13,6 +13,7 @@ import { LatencySamples, type LatencySummary } from '../core/latency-samples';
 import { succeeds } from '../region/epoch-cert';
 import type { HostToPlayer, PlayerToHost, SubscriptionMessageOf } from '../region/subscription-messages';
 import { regionAt, regionName, RegionKeys, type RegionCoord } from '../region/region-key';
+import { closedOnPurpose } from '../dht/dht';
 import { getLocation } from '../region/region-records';
 import { compareStamp, decodeEntries, RegionState, ZERO, type Entry, type Stamp } from '../region/region-state';
 import { PendingEdits } from './pending-edits';
@@ -27,7 +28,7 @@ const LOOKUP_GIVE_UP_MS = 8000;
 
 export class RegionClient {
   readonly events = new Emitter<ClientEvents>();
-  readonly stats: ClientStats = { attaches: 0, reattaches: 0, redirects: 0, snapshots: 0, deltas: 0, gaps: 0, stale: 0, confirmed: 0, rejected: 0, timeouts: 0, failovers: 0, playerUpdates: 0, uncertified: 0, alone: 0 };
+  readonly stats: ClientStats = { attaches: 0, reattaches: 0, redirects: 0, snapshots: 0, deltas: 0, gaps: 0, stale: 0, confirmed: 0, rejected: 0, timeouts: 0, failovers: 0, playerUpdates: 0, uncertified: 0, alone: 0, retiredLinks: 0 };
   /** snapshot: attach start to snapshot (chunk snapshot latency); confirm: submit to CONFIRM. */
   readonly latency = { snapshot: new LatencySamples(), confirm: new LatencySamples() };
   readonly opts: ClientOptions;
@@ -45,16 +46,35 @@ export class RegionClient {
     this.stops.push(args.wire.events.on('frame', ({ from, fromHex, msg }) => this.onFrame(from, fromHex, msg)));
     this.stops.push(every(args.clock, this.opts.watchMs, () => this.watch()));
     this.stops.push(every(args.clock, this.opts.keepaliveMs, () => this.keepalive()));
-    if (args.dht.events) this.stops.push(args.dht.events.on('link-close', ({ id }) => this.onLinkClose(idToHex(id))));
+    if (args.dht.events) this.stops.push(args.dht.events.on('link-close', ({ id, reason }) => this.onLinkClose(id, idToHex(id), reason)));
   }
 
-  /** Our link to a primary closed (its tab went away): re-attach now, not after `silenceMs`. */
-  private onLinkClose(hex: string): void {
-    for (const sub of this.subs.values()) {
-      if (!sub.attached || sub.primaryHex !== hex) continue;
-      sub.lastHeard = -Infinity;
-      void this.attach(sub);
-    }
+  /**
+   * Our link to a primary closed: if its tab went away, re-attach now, not after
+   * `silenceMs`. A link a budget let go (the primary's: it links to at most 32 nodes, and a
+   * crowd subscribes) is no death: a ping by another route says so, and we stay attached
+   * (re-attaching on each made players of a crowd re-attach ~100 times a minute).
+   */
+  private onLinkClose(id: NodeId, hex: string, reason: string): void {
+    const subs = [...this.subs.values()].filter((sub) => sub.attached && sub.primaryHex === hex);
+    if (subs.length === 0) return;
+    const reattach = () => {
+      for (const sub of subs) {
+        if (!sub.attached || sub.primaryHex !== hex) continue;
+        sub.lastHeard = -Infinity;
+        void this.attach(sub);
+      }
+    };
+    if (!closedOnPurpose(reason) || !this.args.dht.ping) return reattach();
+    this.stats.retiredLinks++;
+    let timer: unknown;
+    void Promise.race([
+      this.args.dht.ping(id),
+      new Promise<boolean>((resolve) => (timer = this.args.clock.setTimeout(() => resolve(false), this.opts.linkClosePingMs))),
+    ]).then((alive) => {
+      this.args.clock.clearTimeout(timer);
+      if (!alive) reattach();
+    });
   }
 
   close(): void {
