@@ -1,3 +1,4 @@
+import { idToHex } from '../core/node-id';
 import { describe, expect, it } from 'vitest';
 import { AIR, STONE } from '../world/blocks';
 import { HostSim } from '../testing/host-sim';
@@ -41,6 +42,25 @@ describe('region hosting (simulated)', () => {
     sim.kill(victim.hex);
     await sim.run(8000);
     expect(watcher.client.stats.failovers).toBe(1);
+    sim.stopAll();
+  });
+
+  it('a player who walks into the next region is listed there, and no more in the one it left', async () => {
+    const sim = new HostSim({ seed: 6 });
+    await sim.grow(8);
+    const [a, b] = [sim.pick(), sim.pick()];
+    const left = { rx: 0, rz: 0 }, right = { rx: 1, rz: 0 };
+    await sim.settle(Promise.all([left, right].flatMap((r) => [a.client.subscribe(r), b.client.subscribe(r)])));
+    const lists = new Map<string, string[]>();
+    b.client.events.on('players', ({ region, players }) => lists.set(`${region.rx},${region.rz}`, players.map((p) => idToHex(p.id))));
+    // a walks east along z = 10 from x = 60 (region 0,0) to x = 68 (region 1,0), 1 block per 100 ms.
+    for (let x = 60; x <= 68; x++) {
+      a.client.move({ x: x + 0.5, y: 70, z: 10.5, yaw: 0, pitch: 0 }, 'a');
+      await sim.run(100);
+    }
+    await sim.run(300); // one more tick for the lists; far less than playerTtlMs (3 s)
+    expect(lists.get('1,0')).toContain(a.hex);
+    expect(lists.get('0,0') ?? []).not.toContain(a.hex);
     sim.stopAll();
   });
 

@@ -168,7 +168,10 @@ export class PrimaryDuty implements DutyShared {
     this.beat.wake();
     const now = this.ctx.clock.now();
     const p = this.pipeline.believe(fromHex, m, now);
-    if (regionOf(chunkOf(p.x)) !== this.r.rx || regionOf(chunkOf(p.z)) !== this.r.rz) return; // not standing here
+    // Not standing here: it walked out (its client tells the region it left once), and is
+    // listed no more, instead of standing still in our list for playerTtlMs beside its
+    // live position in the next region's.
+    if (regionOf(chunkOf(p.x)) !== this.r.rx || regionOf(chunkOf(p.z)) !== this.r.rz) return this.presence.leave(fromHex);
     this.presence.report(fromHex, { id: from, name: m.name, x: p.x, y: p.y, z: p.z, yaw: m.yaw, pitch: m.pitch }, now);
   }
 

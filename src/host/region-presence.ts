@@ -25,6 +25,11 @@ export class RegionPresence {
     this.dirty = true;
   }
 
+  /** A player (hex id) said it stands elsewhere now (it walked out): the next list drops it. */
+  leave(hex: string): void {
+    if (this.players.delete(hex)) this.dirty = true;
+  }
+
   /** Where the players other than `hex` stand (feet), as reported within the TTL: no block goes inside them. */
   *bodiesExcept(hex: string, now: number): Iterable<{ x: number; y: number; z: number }> {
     for (const [h, p] of this.players) if (h !== hex && now - p.at <= this.ttlMs) yield p;

@@ -297,11 +297,21 @@ export class RegionClient {
   /** Sends our position to the primary of the region we stand in; false when not attached there. */
   move(pos: Pose, name: string): boolean {
     const coord = regionAt(pos.x, pos.z);
-    const sub = this.subs.get(regionName(coord));
+    const here = regionName(coord);
+    const msg = { t: 'MOVE' as const, rx: coord.rx, rz: coord.rz, name: name.slice(0, 32), x: pos.x, y: pos.y, z: pos.z, yaw: pos.yaw, pitch: pos.pitch };
+    // We walked out of a region: its primary hears where we are now (outside it), once, and
+    // stops listing us there (host/primary-duty.ts move).
+    const left = this.standingIn !== here ? this.subs.get(this.standingIn) : undefined;
+    if (left?.attached && left.primary) this.args.wire.send(left.primary, { ...msg, rx: left.coord.rx, rz: left.coord.rz });
+    this.standingIn = here;
+    const sub = this.subs.get(here);
     if (!sub?.attached || !sub.primary) return false;
-    this.args.wire.send(sub.primary, { t: 'MOVE', rx: coord.rx, rz: coord.rz, name: name.slice(0, 32), x: pos.x, y: pos.y, z: pos.z, yaw: pos.yaw, pitch: pos.pitch });
+    this.args.wire.send(sub.primary, msg);
     return true;
   }
+
+  /** The region of our last MOVE (region name). */
+  private standingIn = '';
 
   // ---- frames --------------------------------------------------------------------------
 
