@@ -1,5 +1,6 @@
 // The player's side of hosting: subscriptions to regions (locate the primary, SUBSCRIBE,
-// SNAPSHOT then DELTAs, re-attach by itself when the primary goes quiet or redirects),
+// SNAPSHOT then DELTAs, re-attach by itself when the primary goes quiet or redirects:
+// primary-search.ts finds it),
 // edits (resolve on CONFIRM; typed errors on REJECT or timeout), MOVE and PLAYERS.
 //
 // Only the primary we are attached to, in the epoch we are attached at, can change a
@@ -8,23 +9,20 @@
 import type { Pose } from '../world/pose';
 import { every } from '../core/clock';
 import { Emitter } from '../core/emitter';
-import { idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
+import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { LatencySamples, type LatencySummary } from '../core/latency-samples';
 import { succeeds } from '../region/epoch-cert';
 import type { HostToPlayer, PlayerToHost, SubscriptionMessageOf } from '../region/subscription-messages';
 import { regionAt, regionName, RegionKeys, type RegionCoord } from '../region/region-key';
 import { closedOnPurpose } from '../dht/dht';
-import { getLocation } from '../region/region-records';
 import { compareStamp, decodeEntries, RegionState, ZERO, type Entry, type Stamp } from '../region/region-state';
 import { PendingEdits } from './pending-edits';
+import { PrimarySearch } from './primary-search';
 import { CLIENT_DEFAULTS, EditRejectedError, type ClientEvents, type ClientOptions, type ClientStats, type RegionClientArgs, type Subscription } from './region-client-types';
 
 // The options, events, counters, errors and arguments live in region-client-types.ts; they
 // are part of this module's face.
 export * from './region-client-types';
-
-/** A lookup during attach is given up after this long (the DHT's own timeouts should end it sooner). */
-const LOOKUP_GIVE_UP_MS = 8000;
 
 export class RegionClient {
   readonly events = new Emitter<ClientEvents>();
@@ -37,12 +35,15 @@ export class RegionClient {
   private readonly subs = new Map<string, Subscription>();
   /** Our edits waiting for their host's answer. */
   private readonly edits: PendingEdits;
+  /** Finds and attaches to each subscription's primary (primary-search.ts). */
+  private readonly search: PrimarySearch;
   private stops: (() => void)[] = [];
 
   constructor(private readonly args: RegionClientArgs) {
     this.opts = { ...CLIENT_DEFAULTS, ...args.options };
     this.keys = new RegionKeys(args.world, args.keyHash);
     this.edits = new PendingEdits({ clock: args.clock, wire: args.wire, opts: this.opts, stats: this.stats, latency: this.latency.confirm });
+    this.search = new PrimarySearch({ args, opts: this.opts, stats: this.stats, edits: this.edits, events: this.events });
     this.stops.push(args.wire.events.on('frame', ({ from, fromHex, msg }) => this.onFrame(from, fromHex, msg)));
     this.stops.push(every(args.clock, this.opts.watchMs, () => this.watch()));
     this.stops.push(every(args.clock, this.opts.keepaliveMs, () => this.keepalive()));
@@ -62,7 +63,7 @@ export class RegionClient {
       for (const sub of subs) {
         if (!sub.attached || sub.primaryHex !== hex) continue;
         sub.lastHeard = -Infinity;
-        void this.attach(sub);
+        void this.search.attach(sub);
       }
     };
     if (!closedOnPurpose(reason) || !this.args.dht.ping) return reattach();
@@ -99,7 +100,7 @@ export class RegionClient {
         players: [], closed: false, attachStarted: this.args.clock.now(), cert: undefined, aloneUntil: -Infinity,
       };
       this.subs.set(name, sub);
-      void this.attach(sub);
+      void this.search.attach(sub);
     }
     return sub.ready;
   }
@@ -141,119 +142,6 @@ export class RegionClient {
     this.args.dht.unpin(id);
   }
 
-  private async attach(sub: Subscription): Promise<void> {
-    if (sub.attaching || sub.closed) return;
-    sub.attaching = true;
-    sub.attachStarted = this.args.clock.now();
-    if (sub.attached) {
-      sub.attached = false;
-      this.stats.reattaches++;
-      // The primary we leave went quiet or was replaced: if it died, our routes through it
-      // (it is close to the region's key, so often the first hop toward the next primary)
-      // lose every frame until our link to it is found dead.
-      if (sub.primary) this.args.dht.suspect?.(sub.primary);
-      // Unconfirmed edits go to whoever we attach to next, at once (a primary that already
-      // ordered one answers with its first stamp: it dedupes by our request id).
-      this.edits.unsend(sub.name);
-      this.events.emit('detached', { region: sub.coord });
-    }
-    let attempt = 0;
-    // The primary went quiet: its backups know first who takes over. Each is asked in turn
-    // before any lookup, since a lookup may wait seconds on the dead primary (the DHT's RPC
-    // timeout) while a backup answers at once.
-    const backups = sub.primary ? sub.hosts.filter((h) => idToHex(h) !== sub.primaryHex) : [];
-    let tries = 0, since = this.args.clock.now();
-    try {
-      while (!sub.closed && !sub.attached) {
-        // Answers that come back at once (our own host, or two hosts naming each other) must
-        // not spin: past a few tries in one instant, pause before the next.
-        if (this.args.clock.now() !== since) {
-          tries = 0;
-          since = this.args.clock.now();
-        }
-        if (++tries > 4) await new Promise<void>((resolve) => this.args.clock.setTimeout(resolve, 100));
-        const key = await sub.key;
-        let target = sub.hint;
-        const hinted = !!target;
-        let host = false;
-        sub.hint = undefined;
-        if (!target && attempt < backups.length) {
-          target = backups[attempt];
-          host = true;
-        }
-        if (!target && attempt <= Math.max(1, backups.length)) {
-          const rec = await this.orHint(sub, getLocation(this.args.dht, key, this.args.verify ? { certs: this.args.certs, verify: this.args.verify } : undefined));
-          if (sub.hint) continue;
-          if (rec && rec.epoch >= sub.epoch && idToHex(rec.primary) !== sub.primaryHex) target = rec.primary;
-        }
-        if (!target) {
-          const res = await this.orHint(sub, this.args.dht.findNode(key));
-          if (sub.hint) continue;
-          const hosts = sortByDistance([this.args.dht.selfId, ...(res?.closest.map((c) => c.id) ?? [])], (x) => x, key);
-          target = hosts[attempt % Math.min(this.opts.replicas, hosts.length)] ?? hosts[0]!;
-          host = true;
-        }
-        if (sub.closed) return;
-        sub.target = idToHex(target);
-        this.args.wire.send(target, { t: 'SUBSCRIBE', rx: sub.coord.rx, rz: sub.coord.rz, host, ...(sub.epoch > 0 ? { since: sub.since } : {}) });
-        // A node that named itself primary (a takeover notice or a redirect) gets our waiting
-        // edits right behind the SUBSCRIBE, not after its snapshot: a round trip less in every
-        // failover. Its answers count once its snapshot's certificate is checked (pending-edits.ts).
-        if (hinted) this.edits.sendTo(sub.name, target, idToHex(target));
-        const answered = await new Promise<boolean>((resolve) => {
-          const t = this.args.clock.setTimeout(() => resolve(false), this.opts.attachTimeoutMs + Math.min(attempt, 4) * 250);
-          sub.wake = () => {
-            this.args.clock.clearTimeout(t);
-            resolve(true);
-          };
-        });
-        // No answer: our overlay route to it may pass through a node that died silently (it
-        // loses what it carries until the DHT drops that node, up to 15 s), while the target's
-        // frames reach us by another route. The relay dials it for a direct link (when we
-        // hold none), so the next SUBSCRIBE does not take that way. (Probing our first hop as
-        // the hosts do made things worse here: a node that just came back, and is slow to
-        // answer, lost its few links.)
-        if (!answered && !sub.closed && !idEquals(target, this.args.dht.selfId)) this.args.dht.reach?.(target);
-        sub.wake = () => {};
-        if (!sub.hint) attempt++;
-        // Alone: wait before asking again (edits meanwhile fail as 'uncertified' at once).
-        const wait = sub.aloneUntil - this.args.clock.now();
-        if (wait > 0 && !sub.closed && !sub.attached) {
-          await new Promise<void>((resolve) => {
-            const t = this.args.clock.setTimeout(resolve, wait);
-            sub.wake = () => {
-              this.args.clock.clearTimeout(t);
-              resolve();
-            };
-          });
-          sub.wake = () => {};
-          attempt = 0;
-        }
-      }
-    } finally {
-      sub.attaching = false;
-    }
-  }
-
-  /**
-   * `p`'s value (undefined if it fails), or undefined at once when a hint wakes the
-   * subscription (a takeover notice or a redirect naming the primary): a lookup stalled on
-   * a dead node must not hold up attaching to a primary that already named itself.
-   */
-  private orHint<T>(sub: Subscription, p: Promise<T>): Promise<T | undefined> {
-    let timer: unknown;
-    return new Promise<T | undefined>((resolve) => {
-      sub.wake = () => resolve(undefined);
-      p.then(resolve, () => resolve(undefined));
-      // Nor a lookup that never ends (seen in the safety simulation: a subscription stuck
-      // attaching for 90 s): the loop goes on to the next way of finding the primary.
-      timer = this.args.clock.setTimeout(() => resolve(undefined), LOOKUP_GIVE_UP_MS);
-    }).finally(() => {
-      this.args.clock.clearTimeout(timer);
-      sub.wake = () => {};
-    });
-  }
-
   /** Chunk snapshot latency (attach start to snapshot) over the last attaches, ms. */
   snapshotLatency(): LatencySummary {
     return this.latency.snapshot.summary();
@@ -263,7 +151,7 @@ export class RegionClient {
     const now = this.args.clock.now();
     for (const sub of this.subs.values()) {
       if (sub.attaching) continue;
-      if (!sub.attached || now - sub.lastHeard > this.opts.silenceMs) void this.attach(sub);
+      if (!sub.attached || now - sub.lastHeard > this.opts.silenceMs) void this.search.attach(sub);
     }
     this.edits.sendWaiting((region) => {
       const sub = this.subs.get(region);
@@ -358,14 +246,14 @@ export class RegionClient {
           this.stats.redirects++;
           sub.hint = from;
           if (sub.attaching) sub.wake();
-          else void this.attach(sub);
+          else void this.search.attach(sub);
           return;
         }
         if ((!fromPrimary && fromHex !== sub.target) || m.e < sub.epoch) return void this.stats.stale++;
         this.stats.redirects++;
         sub.hint = m.primary && !idEquals(m.primary, from) ? m.primary : undefined;
         if (sub.attaching) sub.wake();
-        else void this.attach(sub);
+        else void this.search.attach(sub);
         return;
       }
       case 'PLAYERS':
@@ -487,6 +375,6 @@ export class RegionClient {
   private onReject(fromHex: string, m: SubscriptionMessageOf<'REJECT'>): void {
     if (this.edits.reject(fromHex, m, this.attachedTo(m, fromHex)) !== 'retry') return;
     const sub = this.subs.get(regionName(m));
-    if (sub && sub.primaryHex === fromHex && !sub.attaching) void this.attach(sub);
+    if (sub && sub.primaryHex === fromHex && !sub.attaching) void this.search.attach(sub);
   }
 }

@@ -1,0 +1,138 @@
+// Finding a subscription's primary and attaching to it: a takeover notice or redirect
+// first, then the backups we knew (a lookup may wait seconds on a dead primary while a
+// backup answers at once), then the region's location record, then a lookup of the hosts
+// closest to its key. Each SUBSCRIBE waits attachTimeoutMs for its snapshot; the snapshot
+// itself (region-client.ts onSnapshot) completes the attach.
+import type { Emitter } from '../core/emitter';
+import { idEquals, idToHex, sortByDistance } from '../core/node-id';
+import { getLocation } from '../region/region-records';
+import type { PendingEdits } from './pending-edits';
+import type { ClientEvents, ClientOptions, ClientStats, RegionClientArgs, Subscription } from './region-client-types';
+
+/** A lookup during attach is given up after this long (the DHT's own timeouts should end it sooner). */
+const LOOKUP_GIVE_UP_MS = 8000;
+
+export interface PrimarySearchDeps {
+  args: RegionClientArgs;
+  opts: ClientOptions;
+  stats: ClientStats;
+  edits: PendingEdits;
+  events: Emitter<ClientEvents>;
+}
+
+export class PrimarySearch {
+  constructor(private readonly deps: PrimarySearchDeps) {}
+
+  async attach(sub: Subscription): Promise<void> {
+    if (sub.attaching || sub.closed) return;
+    sub.attaching = true;
+    sub.attachStarted = this.deps.args.clock.now();
+    if (sub.attached) {
+      sub.attached = false;
+      this.deps.stats.reattaches++;
+      // The primary we leave went quiet or was replaced: if it died, our routes through it
+      // (it is close to the region's key, so often the first hop toward the next primary)
+      // lose every frame until our link to it is found dead.
+      if (sub.primary) this.deps.args.dht.suspect?.(sub.primary);
+      // Unconfirmed edits go to whoever we attach to next, at once (a primary that already
+      // ordered one answers with its first stamp: it dedupes by our request id).
+      this.deps.edits.unsend(sub.name);
+      this.deps.events.emit('detached', { region: sub.coord });
+    }
+    let attempt = 0;
+    // The primary went quiet: its backups know first who takes over. Each is asked in turn
+    // before any lookup, since a lookup may wait seconds on the dead primary (the DHT's RPC
+    // timeout) while a backup answers at once.
+    const backups = sub.primary ? sub.hosts.filter((h) => idToHex(h) !== sub.primaryHex) : [];
+    let tries = 0, since = this.deps.args.clock.now();
+    try {
+      while (!sub.closed && !sub.attached) {
+        // Answers that come back at once (our own host, or two hosts naming each other) must
+        // not spin: past a few tries in one instant, pause before the next.
+        if (this.deps.args.clock.now() !== since) {
+          tries = 0;
+          since = this.deps.args.clock.now();
+        }
+        if (++tries > 4) await new Promise<void>((resolve) => this.deps.args.clock.setTimeout(resolve, 100));
+        const key = await sub.key;
+        let target = sub.hint;
+        const hinted = !!target;
+        let host = false;
+        sub.hint = undefined;
+        if (!target && attempt < backups.length) {
+          target = backups[attempt];
+          host = true;
+        }
+        if (!target && attempt <= Math.max(1, backups.length)) {
+          const rec = await this.orHint(sub, getLocation(this.deps.args.dht, key, this.deps.args.verify ? { certs: this.deps.args.certs, verify: this.deps.args.verify } : undefined));
+          if (sub.hint) continue;
+          if (rec && rec.epoch >= sub.epoch && idToHex(rec.primary) !== sub.primaryHex) target = rec.primary;
+        }
+        if (!target) {
+          const res = await this.orHint(sub, this.deps.args.dht.findNode(key));
+          if (sub.hint) continue;
+          const hosts = sortByDistance([this.deps.args.dht.selfId, ...(res?.closest.map((c) => c.id) ?? [])], (x) => x, key);
+          target = hosts[attempt % Math.min(this.deps.opts.replicas, hosts.length)] ?? hosts[0]!;
+          host = true;
+        }
+        if (sub.closed) return;
+        sub.target = idToHex(target);
+        this.deps.args.wire.send(target, { t: 'SUBSCRIBE', rx: sub.coord.rx, rz: sub.coord.rz, host, ...(sub.epoch > 0 ? { since: sub.since } : {}) });
+        // A node that named itself primary (a takeover notice or a redirect) gets our waiting
+        // edits right behind the SUBSCRIBE, not after its snapshot: a round trip less in every
+        // failover. Its answers count once its snapshot's certificate is checked (pending-edits.ts).
+        if (hinted) this.deps.edits.sendTo(sub.name, target, idToHex(target));
+        const answered = await new Promise<boolean>((resolve) => {
+          const t = this.deps.args.clock.setTimeout(() => resolve(false), this.deps.opts.attachTimeoutMs + Math.min(attempt, 4) * 250);
+          sub.wake = () => {
+            this.deps.args.clock.clearTimeout(t);
+            resolve(true);
+          };
+        });
+        // No answer: our overlay route to it may pass through a node that died silently (it
+        // loses what it carries until the DHT drops that node, up to 15 s), while the target's
+        // frames reach us by another route. The relay dials it for a direct link (when we
+        // hold none), so the next SUBSCRIBE does not take that way. (Probing our first hop as
+        // the hosts do made things worse here: a node that just came back, and is slow to
+        // answer, lost its few links.)
+        if (!answered && !sub.closed && !idEquals(target, this.deps.args.dht.selfId)) this.deps.args.dht.reach?.(target);
+        sub.wake = () => {};
+        if (!sub.hint) attempt++;
+        // Alone: wait before asking again (edits meanwhile fail as 'uncertified' at once).
+        const wait = sub.aloneUntil - this.deps.args.clock.now();
+        if (wait > 0 && !sub.closed && !sub.attached) {
+          await new Promise<void>((resolve) => {
+            const t = this.deps.args.clock.setTimeout(resolve, wait);
+            sub.wake = () => {
+              this.deps.args.clock.clearTimeout(t);
+              resolve();
+            };
+          });
+          sub.wake = () => {};
+          attempt = 0;
+        }
+      }
+    } finally {
+      sub.attaching = false;
+    }
+  }
+
+  /**
+   * `p`'s value (undefined if it fails), or undefined at once when a hint wakes the
+   * subscription (a takeover notice or a redirect naming the primary): a lookup stalled on
+   * a dead node must not hold up attaching to a primary that already named itself.
+   */
+  private orHint<T>(sub: Subscription, p: Promise<T>): Promise<T | undefined> {
+    let timer: unknown;
+    return new Promise<T | undefined>((resolve) => {
+      sub.wake = () => resolve(undefined);
+      p.then(resolve, () => resolve(undefined));
+      // Nor a lookup that never ends (seen in the safety simulation: a subscription stuck
+      // attaching for 90 s): the loop goes on to the next way of finding the primary.
+      timer = this.deps.args.clock.setTimeout(() => resolve(undefined), LOOKUP_GIVE_UP_MS);
+    }).finally(() => {
+      this.deps.args.clock.clearTimeout(timer);
+      sub.wake = () => {};
+    });
+  }
+}
