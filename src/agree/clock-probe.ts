@@ -29,10 +29,13 @@ export function answerTime(req: { n: number }, worldNow: number, err?: number): 
 /** A peer's side towards one reference: requests out, replies in, the estimate kept. */
 export class ClockProbe {
   readonly stats = { requests: 0, replies: 0, unasked: 0 };
-  private next = 1;
+  private next: number;
   private readonly open = new Map<number, number>(); // nonce -> local send time
 
-  constructor(readonly estimator = new OffsetEstimator()) {}
+  /** `firstNonce`: two clocks of one node probing one reference (a tab's host and player clocks) number their requests apart. */
+  constructor(readonly estimator = new OffsetEstimator(), firstNonce = 1) {
+    this.next = firstNonce >>> 0 || 1;
+  }
 
   request(localNow: number): ClockMessage {
     const n = this.next;

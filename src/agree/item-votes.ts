@@ -15,7 +15,8 @@ import type { Random } from '../core/seeded-random';
 import { candidateKey, itemCandidateSchema, type ClaimCandidate, type Item, type ItemCandidate, type ItemLedger, type SpawnCandidate } from './item-ledger';
 import { voteSpec, type VoteMessage } from './vote-messages';
 import { newVoteStats, type VoteStats } from './vote-stats';
-import { Vote, type Decision } from './vote';
+import { Vote, type Decision, type Handover } from './vote';
+import type { Restart } from './vote-handover';
 import type { VoterSet } from './voter-set';
 
 /** Decided votes kept to answer late frames with the decision. */
@@ -57,6 +58,12 @@ export interface ItemVotesOptions {
    * with the repeats (thesis 18: a peer that missed the appearance shows it on hearing).
    */
   subscribers?: () => readonly string[];
+  /**
+   * What a vote of this set must respect after a change of voter set (vote-handover.ts):
+   * a lock, or 'wait' while too few of the old set handed over (its frames are held).
+   * Default: every vote is free.
+   */
+  restart?: (voteId: string) => Restart<ItemCandidate> | 'wait';
 }
 
 export class ItemVotes {
@@ -81,6 +88,7 @@ export class ItemVotes {
 
   /** This host's spawn timer fired: propose the next slot's item (nothing when the slot's vote is already under way, or no room). */
   proposeSpawn(ground: (x: number, z: number) => number | undefined): ItemEffect[] {
+    if (this.o.restart?.(this.o.ledger.spawnVoteId) === 'wait') return [];
     const c = this.o.ledger.propose(this.o.rng, this.o.now(), this.o.self, ground);
     if (!c) return [];
     const vote = this.voteFor(this.o.ledger.spawnVoteId);
@@ -108,8 +116,21 @@ export class ItemVotes {
       if (msg.set !== this.o.voters.tag) return this.count('wrongSet');
       if (msg.c !== null && (spawn ? this.o.ledger.checkSpawn(msg.c) : msg.c.t !== 'c')) return this.count('badCandidate');
     }
+    if (!this.open.has(msg.vote) && this.o.restart?.(msg.vote) === 'wait') return this.wait(from, msg);
     const vote = this.voteFor(msg.vote);
     return vote ? this.settle(vote.receive(from, msg)) : [];
+  }
+
+  /** This set is replaced (an epoch change): every open vote stops, and what the next set must respect is returned (vote-handover.ts). */
+  handover(): { vote: string; h: Handover<ItemCandidate> }[] {
+    const out = [...this.open].map(([vote, v]) => ({ vote, h: v.handover() }));
+    this.open.clear();
+    return out;
+  }
+
+  /** The ledger learned more from elsewhere (a merged region state): frames that waited for it are taken now. */
+  caughtUp(): ItemEffect[] {
+    return this.replay();
   }
 
   tick(): ItemEffect[] {
@@ -150,7 +171,9 @@ export class ItemVotes {
     const l = this.o.ledger;
     const spawn = id.startsWith('spawn:');
     const itemId = spawn ? '' : id.slice(5, id.lastIndexOf(':'));
-    vote = new Vote<ItemCandidate>({
+    const restart = this.o.restart?.(id);
+    const lock = restart && restart !== 'wait' && 'lock' in restart ? { lock: restart.lock } : {};
+    vote = new Vote<ItemCandidate>({ ...lock,
       id, voters: this.o.voters, self: this.o.self, key: candidateKey, rng: this.o.rng, stats: this.stats, patience: this.o.patience,
       admit: spawn
         ? (c) => l.checkSpawn(c, this.o.now()) === undefined

@@ -35,6 +35,8 @@ export interface WorldClockOptions {
   /** Whom to follow now (the hosts of the player's region); empty: this clock is the reference. */
   references: () => readonly string[];
   periodMs?: number;
+  /** First request number (clock-probe.ts): a node's second clock starts far from the first. */
+  firstNonce?: number;
 }
 
 export interface WorldClockStatus {
@@ -151,7 +153,7 @@ export class WorldClock {
     let bursting = false;
     for (const id of want) {
       let r = this.refs.get(id);
-      if (!r) this.refs.set(id, (r = { probe: new ClockProbe(), err: 0, sent: 0 }));
+      if (!r) this.refs.set(id, (r = { probe: new ClockProbe(undefined, this.o.firstNonce), err: 0, sent: 0 }));
       r.sent++;
       bursting ||= r.sent < WORLD_CLOCK_DEFAULTS.burst;
       this.o.send(id, r.probe.request(this.o.local.now()));

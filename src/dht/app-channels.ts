@@ -14,6 +14,8 @@ export const CHANNELS = {
   player: 3,
   /** Region hosts <-> hosts: claims, grants, replication, heartbeats. */
   replica: 4,
+  /** Region hosts <-> hosts and players: item votes, item state, clock probes (agree/item-wire.ts). */
+  items: 5,
 } as const;
 
 export type ChannelName = keyof typeof CHANNELS;

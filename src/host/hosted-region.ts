@@ -60,6 +60,9 @@ export class HostedRegion implements RegionRole {
   readonly waiting = new Map<string, { id: NodeId; since: Stamp | undefined }>();
   /** When our last claim went out: each grant of it holds our lease as an ack of a frame sent then would. */
   claimSentAt = -Infinity;
+  /** The region's items as stored (agree/region-items.ts encodes them; opaque here): read back on restart, replaced by `itemState` once items run. */
+  storedItems: Uint8Array | undefined;
+  itemState: (() => Uint8Array | undefined) | undefined;
   private saving: Promise<void> = Promise.resolve();
   private nextSave: Promise<void> | undefined;
   private handoffTimer: unknown;
@@ -176,7 +179,8 @@ export class HostedRegion implements RegionRole {
     if (!this.nextSave) {
       const p = this.saving.then(() => {
         this.nextSave = undefined;
-        return store.save({
+        const items = this.itemState?.() ?? this.storedItems;
+        return store.save({ ...(items ? { items } : {}),
           rx: this.coord.rx, rz: this.coord.rz, entries: encodeEntries(this.allEntries()), promised: this.el.promised, promisedTo: this.el.promisedTo,
           ...(this.el.cert ? { cert: encodeCert(this.el.cert) } : {}), ...(this.el.accepted.length ? { accepted: this.el.accepted } : {}),
         });

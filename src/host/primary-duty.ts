@@ -30,7 +30,8 @@ export type { DutyRegion } from './duty-region';
 
 export class PrimaryDuty implements DutyShared {
   readonly subscribers = new Map<string, Subscriber>();
-  private readonly presence: RegionPresence;
+  /** Who stands in the region (also read by the items wiring: agree/region-items.ts). */
+  readonly presence: RegionPresence;
   private readonly publisher: RegionPublisher;
   private readonly pipeline: CommitPipeline;
   private readonly hostCheck: HostSetCheck;

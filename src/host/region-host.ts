@@ -154,6 +154,7 @@ export class RegionHost {
       const r = await this.region({ rx: s.rx, rz: s.rz });
       const accepted = v.safeParse(v.pipe(v.array(certPrevSchema), v.maxLength(MAX_PEND + 1)), s.accepted);
       r.restore(entries, s.promised, s.promisedTo ?? '', s.cert, accepted.success ? accepted.output : undefined);
+      r.storedItems = s.items;
       // Rejoin: the closest host of a stored region claims it again (a no-op if a live
       // primary refuses; that primary then hands it over or adds us as a backup).
       const t = this.args.clock.setTimeout(() => void this.rejoin(r), this.opts.heartbeatMs + this.opts.random() * this.opts.failoverMs);
@@ -219,6 +220,11 @@ export class RegionHost {
   /** The region's hosting state here, if this node knows the region. */
   regionState(coord: RegionCoord): HostedRegion | undefined {
     return this.known.get(regionName(coord));
+  }
+
+  /** Every region this node knows (the items wiring runs beside those it hosts: agree/host-items.ts). */
+  knownRegions(): HostedRegion[] {
+    return [...this.known.values()];
   }
 
   /** The r closest live nodes to key, self included when among them, closest first. */

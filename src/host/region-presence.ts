@@ -35,6 +35,17 @@ export class RegionPresence {
     for (const [h, p] of this.players) if (h !== hex && now - p.at <= this.ttlMs) yield p;
   }
 
+  /** Where a player (hex id) was believed to stand at its last report within the TTL. */
+  position(hex: string, now: number): { x: number; y: number; z: number } | undefined {
+    const p = this.players.get(hex);
+    return p && now - p.at <= this.ttlMs ? p : undefined;
+  }
+
+  /** The players reported within the TTL, with where they stand (hex id, position). */
+  *standing(now: number): Iterable<[string, PlayerFrame]> {
+    for (const [h, p] of this.players) if (now - p.at <= this.ttlMs) yield [h, p];
+  }
+
   /** A new subscriber needs the list. */
   resend(): void {
     if (this.players.size > 0) this.dirty = true;

@@ -137,6 +137,12 @@ export class RegionClient {
     return s?.attached ? { primary: s.primaryHex, epoch: s.epoch } : undefined;
   }
 
+  /** The certified host set of an attached subscription, in certificate order (the region's item voters: play/player-items.ts). */
+  hostSet(coord: RegionCoord): { epoch: number; hosts: NodeId[]; primary: NodeId } | undefined {
+    const s = this.subs.get(regionName(coord));
+    return s?.attached && s.cert && s.primary && s.cert.e === s.epoch ? { epoch: s.epoch, hosts: s.cert.hosts, primary: s.primary } : undefined;
+  }
+
   private unpinIfUnused(id: NodeId): void {
     for (const s of this.subs.values()) if (s.primary && idEquals(s.primary, id)) return;
     this.args.dht.unpin(id);

@@ -18,7 +18,7 @@ export class MemoryHostStore implements HostStore {
   save(r: StoredRegion): Promise<void> {
     if (this.failWrites) return Promise.reject(new Error('simulated storage failure'));
     this.writes++;
-    const write = () => void this.regions.set(`${r.rx},${r.rz}`, { rx: r.rx, rz: r.rz, entries: r.entries.slice(), promised: r.promised, ...(r.promisedTo ? { promisedTo: r.promisedTo } : {}), ...(r.cert ? { cert: r.cert.slice() } : {}), ...(r.accepted ? { accepted: r.accepted.map((q) => ({ ...q, hosts: q.hosts.map((h) => h.slice()), ...(q.p ? { p: q.p.slice() } : {}) })) } : {}) });
+    const write = () => void this.regions.set(`${r.rx},${r.rz}`, { rx: r.rx, rz: r.rz, entries: r.entries.slice(), promised: r.promised, ...(r.promisedTo ? { promisedTo: r.promisedTo } : {}), ...(r.cert ? { cert: r.cert.slice() } : {}), ...(r.items ? { items: r.items.slice() } : {}), ...(r.accepted ? { accepted: r.accepted.map((q) => ({ ...q, hosts: q.hosts.map((h) => h.slice()), ...(q.p ? { p: q.p.slice() } : {}) })) } : {}) });
     if (!this.holdWrites) {
       write();
       return Promise.resolve();

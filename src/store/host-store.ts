@@ -22,6 +22,8 @@ export interface StoredRegion {
   cert?: Uint8Array;
   /** The epochs this host granted above `cert` that may be certified unseen (src/host/hosted-region.ts `accepted`). */
   accepted?: { e: number; hosts: Uint8Array[]; p?: Uint8Array }[];
+  /** The region's items (encoded and decoded by agree/region-items.ts; opaque here). */
+  items?: Uint8Array;
 }
 
 export interface HostStore {

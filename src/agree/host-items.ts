@@ -1,0 +1,147 @@
+// Items at one hosting node: a RegionItems beside each region the node hosts (as primary or
+// backup), the items wire's frames routed to them, and the node's world clock, which answers
+// the clock probes of players and other hosts. The clock follows the primaries of the
+// regions this node backs up (a backup follows its primary, docs/ITEMS.md), only those with
+// a lower id than ours: the "follows" graph then has no cycle, so errors cannot feed on
+// each other; a node following nobody is a reference itself (epoch ms).
+//
+//   const items = new HostItems({ host, wire: openItemWire(channels, clock), clock, seed, rng });
+//   items.start(); ... items.stop();
+import { every, type Clock } from '../core/clock';
+import { hexToId, type NodeId } from '../core/node-id';
+import type { Random } from '../core/seeded-random';
+import type { RegionHost } from '../host/region-host';
+import type { HostedRegion } from '../host/hosted-region';
+import { regionName } from '../region/region-key';
+import { columnTop, terrainNoise, WATER_LEVEL } from '../world/heightmap';
+import type { ItemLedgerOptions } from './item-ledger';
+import { isClockFrame, type ItemWire, type ItemWireMessage } from './item-wire';
+import { newHostItemStats, RegionItems, type HostItemStats, REGION_ITEMS_DEFAULTS } from './region-items';
+import { newVoteStats, type VoteStats } from './vote-stats';
+import { WorldClock } from './world-clock';
+
+export const HOST_ITEMS_DEFAULTS = {
+  /** Vote ticks (re-sends, patience), spawn timers, state sharing. */
+  tickMs: 100,
+  /** The host's clock numbers its probes from here (a tab's player clock from 1). */
+  firstNonce: 0x80000000,
+};
+
+export interface HostItemsArgs {
+  host: Pick<RegionHost, 'knownRegions' | 'selfHex'>;
+  wire: ItemWire;
+  /** Local time and timers. */
+  clock: Clock;
+  /** World time minus local time while this node follows nobody (a tab: performance.timeOrigin). */
+  base?: number;
+  seed: string;
+  rng: Random;
+  /** Standing height at a column (default: the generated terrain's surface). */
+  ground?: (x: number, z: number) => number | undefined;
+  options?: Partial<typeof HOST_ITEMS_DEFAULTS & typeof REGION_ITEMS_DEFAULTS>;
+  /** The ledgers' options (tests: spawns sooner). */
+  ledger?: Partial<ItemLedgerOptions>;
+}
+
+export class HostItems {
+  readonly clock: WorldClock;
+  readonly stats: HostItemStats = newHostItemStats();
+  readonly voteStats: VoteStats = newVoteStats();
+  private readonly regions = new Map<string, RegionItems>();
+  private readonly o: typeof HOST_ITEMS_DEFAULTS;
+  private stops: (() => void)[] = [];
+  private readonly ground: (x: number, z: number) => number | undefined;
+
+  constructor(private readonly a: HostItemsArgs) {
+    this.o = { ...HOST_ITEMS_DEFAULTS, ...a.options };
+    this.clock = new WorldClock({
+      local: a.clock, ...(a.base !== undefined ? { base: a.base } : {}), firstNonce: this.o.firstNonce,
+      send: (to, msg) => void a.wire.send(hexToId(to), msg),
+      references: () => this.references(),
+    });
+    const noise = terrainNoise(a.seed);
+    this.ground = a.ground ?? ((x, z) => Math.max(columnTop(noise, x, z), WATER_LEVEL) + 1);
+  }
+
+  start(): void {
+    this.clock.start();
+    this.stops.push(this.a.wire.events.on('frame', ({ from, fromHex, msg }) => this.onFrame(from, fromHex, msg)));
+    this.stops.push(every(this.a.clock, this.o.tickMs, () => this.tick()));
+  }
+
+  stop(): void {
+    for (const s of this.stops) s();
+    this.stops = [];
+    this.clock.stop();
+    for (const r of this.regions.values()) r.stop();
+    this.regions.clear();
+  }
+
+  /** The items of a region this node hosts (undefined: not hosted here). */
+  region(name: string): RegionItems | undefined {
+    return this.regions.get(name);
+  }
+
+  /** Refusals of the ledgers this node keeps, summed by reason. */
+  ledgerStats(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const r of this.regions.values()) for (const [k, n] of Object.entries(r.ledger.stats)) out[k] = (out[k] ?? 0) + n;
+    return out;
+  }
+
+  private tick(): void {
+    const seen = new Set<string>();
+    for (const r of this.a.host.knownRegions()) {
+      // A region between epochs (our claim under way) keeps its votes, to hand them over.
+      const between = r.role === 'claiming' && this.regions.has(r.name);
+      if (r.stopped || (r.role !== 'primary' && r.role !== 'backup' && !between)) continue;
+      seen.add(r.name);
+      this.items(r).tick();
+    }
+    // A region we host no more keeps its ledger in its stored record, and its RegionItems goes.
+    for (const [name, ri] of this.regions) {
+      if (seen.has(name)) continue;
+      ri.tick(); // hands open votes over to the new set, if any
+      ri.stop();
+      this.regions.delete(name);
+    }
+  }
+
+  private items(r: HostedRegion): RegionItems {
+    let ri = this.regions.get(r.name);
+    if (!ri) {
+      ri = new RegionItems({
+        region: r, seed: this.a.seed, worldNow: () => this.clock.now(), localNow: () => this.a.clock.now(), rng: this.a.rng,
+        send: (to, msg) => void this.a.wire.send(to, msg), ground: this.ground, stats: this.stats, voteStats: this.voteStats, options: this.a.options ?? {}, ...(this.a.ledger ? { ledger: this.a.ledger } : {}),
+      });
+      this.regions.set(r.name, ri);
+    }
+    return ri;
+  }
+
+  private onFrame(from: NodeId, fromHex: string, m: ItemWireMessage): void {
+    if (isClockFrame(m)) {
+      // A reply to a probe of this node's player clock (a tab) is not ours: its number is far from ours.
+      this.clock.receive(fromHex, m);
+      return;
+    }
+    const ri = this.regions.get(regionName(m));
+    if (!ri) {
+      // Not hosted here: answers to a player (its own claims' PROPOSE, DECIDED, state) are the player's.
+      if (m.t === 'ITEM_CLAIM' || m.t === 'ITEM_REPORT' || m.t === 'ITEM_DROP' || m.t === 'ITEM_HANDOVER' || m.t === 'ITEM_SEEN') this.stats.stray++;
+      return;
+    }
+    if (m.t === 'ITEM_HANDOVER') return ri.onHandover(fromHex, m.e, m.votes);
+    ri.receive(from, fromHex, m);
+  }
+
+  /** The primaries of the regions we back up, with lower ids than ours (no cycles). */
+  private references(): string[] {
+    const out = new Set<string>();
+    for (const r of this.a.host.knownRegions()) {
+      if (r.role === 'backup' && r.primaryHex && r.primaryHex < this.a.host.selfHex) out.add(r.primaryHex);
+    }
+    return [...out].sort();
+  }
+}
+

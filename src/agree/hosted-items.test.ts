@@ -1,0 +1,164 @@
+import { describe, expect, it } from 'vitest';
+import { hexToId } from '../core/node-id';
+import type { Item } from './item-ledger';
+import type { ItemWireOf } from './item-wire';
+import { decodeLedger } from './region-items';
+import { ItemHostSim } from '../testing/item-host-sim';
+
+const REGION = { rx: 0, rz: 0 };
+const NAME = '0,0';
+
+/** A sim of `n` peers, two players subscribed to region 0,0 standing in it, and the first item spawned there. */
+async function world(seed: number) {
+  const sim = new ItemHostSim({ seed, spawnMeanMs: 1500 });
+  await sim.grow(8);
+  const primary = () => sim.primaryOf(NAME);
+  const [a, b] = sim.live().slice(-2);
+  await sim.settle(Promise.all([a!.client.subscribe(REGION), b!.client.subscribe(REGION)]));
+  let item: Item | undefined;
+  for (let i = 0; i < 200 && !item; i++) {
+    sim.stand(a!.hex, { x: 20.5, y: 70, z: 20.5 });
+    sim.stand(b!.hex, { x: 22.5, y: 70, z: 20.5 });
+    await sim.run(250);
+    item = sim.items.get(a!.hex)!.player.onGround()[0];
+  }
+  expect(item).toBeDefined();
+  return { sim, a: sim.items.get(a!.hex)!, b: sim.items.get(b!.hex)!, item: item!, primary };
+}
+
+/** Every host of the region holds the item with this owner, and so does every player. */
+function owners(sim: ItemHostSim, id: string): (string | null | undefined)[] {
+  const hosts = sim.hostLedgers(NAME).map((h) => h.items!.ledger.item(id)?.owner);
+  const players = [...sim.items.values()].map((p) => p.player.items().find((i) => i.id === id)).filter(Boolean).map((i) => i!.owner);
+  return [...hosts, ...players];
+}
+
+describe('items carried by the region hosts (simulated)', () => {
+  it('two players contest one item among three hosts: exactly one owner, everywhere; a failover keeps it', async () => {
+    for (const seed of [1, 2, 3]) {
+      const { sim, a, b, item, primary } = await world(seed);
+      expect(sim.hostLedgers(NAME).length).toBe(3);
+      // Both walk onto it and claim in the same instant.
+      sim.stand(a.peer.hex, item);
+      sim.stand(b.peer.hex, { ...item, x: item.x + 0.5 });
+      await sim.run(300);
+      const [wa, wb] = await sim.settle(Promise.all([a.player.claim(item.id, item), b.player.claim(item.id, { ...item, x: item.x + 0.5 })]));
+      expect([wa, wb].filter(Boolean)).toHaveLength(1);
+      const winner = wa ? a.peer.hex : b.peer.hex;
+      await sim.run(1000);
+      const seen = owners(sim, item.id);
+      expect(new Set(seen)).toEqual(new Set([winner]));
+      expect((wa ? a : b).player.inventory().map((i) => i.id)).toContain(item.id);
+      expect((wa ? b : a).player.inventory().map((i) => i.id)).not.toContain(item.id);
+
+      // The primary crashes (silently): the next one holds the same owner, and the players too.
+      const old = primary()!;
+      const survivors = [a, b].filter((p) => p !== old);
+      sim.kill(old.peer.hex);
+      await sim.run(10_000);
+      const next = primary();
+      expect(next).toBeDefined();
+      expect(next!.peer.hex).not.toBe(old.peer.hex);
+      expect(next!.host.region(NAME)!.ledger.item(item.id)?.owner).toBe(winner);
+      for (const p of survivors) expect(p.player.items().find((i) => i.id === item.id)?.owner).toBe(winner);
+      // And the votes go on in the new epoch: another item is taken there.
+      const p = survivors[0]!;
+      const other = p.player.onGround().find((i) => i.id !== item.id);
+      expect(other).toBeDefined();
+      sim.stand(p.peer.hex, other!);
+      await sim.run(300);
+      expect(await sim.settle(p.player.claim(other!.id, other!))).toBe(true);
+      await sim.run(1000);
+      expect(new Set(owners(sim, other!.id))).toEqual(new Set([p.peer.hex]));
+      sim.stopAll();
+    }
+  });
+
+  it('a drop puts the item back for others; the ledger survives every host restarting', async () => {
+    const { sim, a, b, item, primary } = await world(4);
+    sim.stand(a.peer.hex, item);
+    await sim.run(300);
+    expect(await sim.settle(a.player.claim(item.id, item))).toBe(true);
+    const spot = { x: item.x + 3, y: 70, z: item.z };
+    expect(await sim.settle(a.player.drop(item.id, spot))).toBe(true);
+    await sim.run(500);
+    expect(owners(sim, item.id).every((o) => o === null)).toBe(true);
+    sim.stand(b.peer.hex, spot);
+    await sim.run(300);
+    expect(await sim.settle(b.player.claim(item.id, spot))).toBe(true);
+    await sim.run(1000);
+    expect(new Set(owners(sim, item.id))).toEqual(new Set([b.peer.hex]));
+    // Every host of the region restarts (same ids, same stores): the stored record brings the ledger back.
+    const hosts = sim.hostLedgers(NAME).map((h) => h.hex);
+    expect(primary()).toBeDefined();
+    for (const h of hosts) {
+      const stored = (await sim.stores.get(h)!.loadAll()).find((r) => r.rx === 0 && r.rz === 0);
+      expect(decodeLedger(stored!.items!)!.items.find((i) => i.id === item.id)?.owner).toBe(b.peer.hex);
+      sim.kill(h);
+    }
+    await sim.run(20_000);
+    for (const h of hosts) {
+      await sim.add(hexToId(h));
+      await sim.run(500);
+    }
+    const c = [...sim.items.values()].find((p) => !hosts.includes(p.peer.hex))!;
+    await sim.settle(c.peer.client.subscribe(REGION));
+    await sim.run(3000);
+    expect(primary()!.host.region(NAME)!.ledger.item(item.id)?.owner).toBe(b.peer.hex);
+    expect(c.player.items().find((i) => i.id === item.id)?.owner).toBe(b.peer.hex);
+    sim.stopAll();
+  });
+
+  it('hostile input changes nothing and is counted: a non-voter, a far claim, an impersonated claim, a replayed DECIDED', async () => {
+    const { sim, a, b, item, primary } = await world(5);
+    const p = primary()!;
+    const hosts = sim.hostLedgers(NAME).map((h) => h.hex);
+    const outsider = [...sim.items.values()].find((x) => !hosts.includes(x.peer.hex))!;
+    const host = (hex: string) => sim.items.get(hex)!.host;
+    const total = (k: 'nonVoter' | 'replayedDecision' | 'forgedDecision' | 'oldRound') => hosts.reduce((n, h) => n + host(h).voteStats[k], 0);
+    const send = (m: Parameters<typeof outsider.wire.send>[1]) => hosts.forEach((h) => outsider.wire.send(hexToId(h), m));
+
+    // A REPORT from a node outside the host set.
+    const nonVoter = total('nonVoter');
+    send({ t: 'ITEM_REPORT', ...REGION, vote: `take:${item.id}:0`, set: p.peer.client.hostSet(REGION)?.epoch ?? 1, round: 1, c: { t: 'c', who: outsider.peer.hex, x: item.x, y: item.y, z: item.z } });
+    await sim.run(300);
+    expect(total('nonVoter')).toBeGreaterThan(nonVoter);
+
+    // A claim from far away, and a claim naming another player.
+    const far = hosts.reduce((n, h) => n + (host(h).ledgerStats()['too-far'] ?? 0), 0);
+    send({ t: 'ITEM_CLAIM', ...REGION, vote: `take:${item.id}:0`, c: { t: 'c', who: outsider.peer.hex, x: item.x + 30, y: item.y, z: item.z } });
+    send({ t: 'ITEM_CLAIM', ...REGION, vote: `take:${item.id}:0`, c: { t: 'c', who: a.peer.hex, x: item.x, y: item.y, z: item.z } });
+    await sim.run(1000);
+    expect(hosts.reduce((n, h) => n + (host(h).ledgerStats()['too-far'] ?? 0), 0)).toBeGreaterThan(far);
+    expect(hosts.reduce((n, h) => n + host(h).stats.impersonation, 0)).toBe(hosts.length);
+    expect(owners(sim, item.id).every((o) => o === null)).toBe(true);
+
+    // A claim with a position near the item while the hosts saw the claimant far away.
+    sim.stand(outsider.peer.hex, { x: 50.5, y: 70, z: 50.5 });
+    await sim.settle(outsider.peer.client.subscribe(REGION));
+    sim.stand(outsider.peer.hex, { x: 50.5, y: 70, z: 50.5 });
+    await sim.run(1500);
+    const mismatch = () => hosts.reduce((n, h) => n + (host(h).ledgerStats()['position-mismatch'] ?? 0), 0);
+    send({ t: 'ITEM_CLAIM', ...REGION, vote: `take:${item.id}:0`, c: { t: 'c', who: outsider.peer.hex, x: item.x, y: item.y, z: item.z } });
+    await sim.run(1000);
+    expect(mismatch()).toBe(hosts.length); // the backups too: the primary tells them where players stand
+    expect(owners(sim, item.id).every((o) => o === null)).toBe(true);
+
+    // b takes it; the DECIDED it heard is replayed after a dropped it again.
+    const decided: ItemWireOf<'ITEM_DECIDED'>[] = [];
+    b.wire.events.on('frame', ({ msg }) => { if (msg.t === 'ITEM_DECIDED') decided.push(msg); });
+    sim.stand(b.peer.hex, item);
+    await sim.run(300);
+    expect(await sim.settle(b.player.claim(item.id, item))).toBe(true);
+    expect(await sim.settle(b.player.drop(item.id, { x: item.x + 2, y: 70, z: item.z }))).toBe(true);
+    await sim.run(500);
+    const replays = total('replayedDecision') + total('oldRound');
+    const d = decided.find((m) => m.vote === `take:${item.id}:0`)!;
+    expect(d).toBeDefined();
+    send(d);
+    await sim.run(500);
+    expect(total('replayedDecision') + total('oldRound')).toBeGreaterThan(replays);
+    expect(owners(sim, item.id).every((o) => o === null)).toBe(true);
+    sim.stopAll();
+  });
+});

@@ -1,0 +1,83 @@
+// The items' own channel ('items', dht/app-channels.ts) between a region's hosts and its
+// players: the item vote frames (item-votes.ts, each wrapped with the region it is about),
+// the clock probes (clock-probe.ts), the area's ledger state, drops and the positions the
+// primary saw. Its own channel and codec rather than entries in the host codecs
+// (host/replication-messages.ts, region/subscription-messages.ts): the layer rule keeps
+// host/ and region/ from importing agree/, whose schemas these are. Every frame passes
+// these schemas before any other code sees it; a frame that fails is counted by the wire.
+//
+//   host <-> host:   ITEM_REPORT, ITEM_PROPOSE, ITEM_DECIDED, ITEM_STATE, ITEM_SEEN, TIME_*
+//   player -> hosts: ITEM_CLAIM, ITEM_DROP (to the primary), TIME_REQ
+//   hosts -> player: ITEM_PROPOSE (its own claims), ITEM_DECIDED, ITEM_STATE, TIME_REP
+import * as v from 'valibot';
+import type { Clock } from '../core/clock';
+import { defineCodec, u32, type MessageOf } from '../core/codec';
+import type { AppChannels } from '../dht/app-channels';
+import { CODEC_MAX_FRAME, coord, id, PART, region } from '../region/frame-schemas';
+import { FrameWire } from '../region/frame-wire';
+import { clockSpec, type ClockMessage } from './clock-probe';
+import { itemCandidateSchema, ledgerStateSchema } from './item-ledger';
+import { voteIdSchema } from './vote-messages';
+import { itemVoteSpec, type ItemVoteMessage } from './item-votes';
+
+/** Players' positions in one ITEM_SEEN (a region's subscriber cap). */
+export const MAX_SEEN = 64;
+
+const votes = itemVoteSpec(1);
+/** Votes one host has open at once (item-votes.ts MAX_OPEN). */
+export const MAX_HANDOVERS = 32;
+const handoverSchema = v.object({
+  decided: v.optional(v.object({ c: itemCandidateSchema, round: votes.DECIDED[1].entries.round, proof: votes.DECIDED[1].entries.proof })),
+  proposal: v.optional(v.object({ round: votes.DECIDED[1].entries.round, c: itemCandidateSchema })),
+});
+/** A vote frame's schema with the region it is about (a star's id names no area). */
+const inRegion = <E extends v.ObjectEntries>(s: v.ObjectSchema<E, undefined>) => v.object({ ...region, ...s.entries });
+
+export const itemWireSpec = {
+  ITEM_CLAIM: [1, inRegion(votes.CLAIM[1])],
+  ITEM_REPORT: [2, inRegion(votes.REPORT[1])],
+  ITEM_PROPOSE: [3, inRegion(votes.PROPOSE[1])],
+  ITEM_DECIDED: [4, inRegion(votes.DECIDED[1])],
+  ...clockSpec(5),
+  /** host -> hosts and subscribers: the area's ledger as this host holds it (joined with `merge`). `e`: the host's epoch. */
+  ITEM_STATE: [7, v.object({ ...region, e: u32, state: ledgerStateSchema })],
+  /** owner -> primary: put a held item back at (x, y, z); `r`: the request, answered by the state. */
+  ITEM_DROP: [8, v.object({ ...region, r: u32, item: v.pipe(v.string(), v.minLength(1), v.maxLength(40)), x: coord, y: coord, z: coord })],
+  /** primary -> backups: where it believes the region's players stand (claims are checked against it). */
+  ITEM_SEEN: [9, v.object({ ...region, e: u32, p: v.pipe(v.array(v.tuple([id, coord, coord, coord])), v.maxLength(MAX_SEEN)) })],
+  /** old voter -> the new set's voters: on an epoch change, the votes it had open in epoch `e` (vote-handover.ts). */
+  ITEM_HANDOVER: [10, v.object({ ...region, e: u32, votes: v.pipe(v.array(v.object({ vote: voteIdSchema, h: handoverSchema })), v.maxLength(MAX_HANDOVERS)) })],
+  PART,
+} as const;
+
+export type ItemWireMessage = Exclude<MessageOf<typeof itemWireSpec>, { t: 'PART' }>;
+export type ItemWireOf<T extends ItemWireMessage['t']> = Extract<ItemWireMessage, { t: T }>;
+export type ItemWire = FrameWire<typeof itemWireSpec>;
+export type RegionVoteFrame = ItemWireOf<'ITEM_CLAIM' | 'ITEM_REPORT' | 'ITEM_PROPOSE' | 'ITEM_DECIDED'>;
+
+export const itemWireCodec = defineCodec(itemWireSpec, { maxFrame: CODEC_MAX_FRAME });
+
+export function openItemWire(channels: Pick<AppChannels, 'open'>, clock: Clock): ItemWire {
+  return new FrameWire(itemWireCodec, channels.open('items'), clock);
+}
+
+const VOTE_TYPES = { ITEM_CLAIM: 'CLAIM', ITEM_REPORT: 'REPORT', ITEM_PROPOSE: 'PROPOSE', ITEM_DECIDED: 'DECIDED' } as const;
+
+export function isVoteFrame(m: ItemWireMessage): m is RegionVoteFrame {
+  return m.t in VOTE_TYPES;
+}
+
+export function isClockFrame(m: ItemWireMessage): m is ItemWireMessage & ClockMessage {
+  return m.t === 'TIME_REQ' || m.t === 'TIME_REP';
+}
+
+/** The vote frame inside a wire frame (the region stripped). */
+export function voteOf(m: RegionVoteFrame): ItemVoteMessage {
+  const { rx: _rx, rz: _rz, t, ...rest } = m;
+  return { ...rest, t: VOTE_TYPES[t] } as ItemVoteMessage;
+}
+
+/** A vote frame on the wire, about region (rx, rz). */
+export function voteFrame(r: { rx: number; rz: number }, m: ItemVoteMessage): RegionVoteFrame {
+  return { ...m, t: `ITEM_${m.t}`, rx: r.rx, rz: r.rz } as RegionVoteFrame;
+}

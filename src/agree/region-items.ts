@@ -1,0 +1,339 @@
+// The items of one region at one of its hosts (docs/ITEMS.md "The host wiring"): the
+// region's ItemLedger and this host's ItemVotes, whose voters are the region's certified
+// host set in certificate order, tagged with its epoch. Driven by host-items.ts (one tick
+// every tickMs; frames from the items wire), it reads the hosted region as the host layer
+// keeps it (role, epoch, certificate, subscribers, players' positions) and never changes it,
+// except to write the ledger with the region's stored record (`persist`).
+//
+// - Votes: a new VoterSet on each epoch change; open votes are handed over (vote-handover.ts):
+//   the old set's voters send their handovers to the new set, whose voters open no vote
+//   until n - f of the old set's handovers are in (or handoverWaitMs passed: the old set is gone).
+// - Spawns: while players stand in the region, each host proposes at random intervals.
+// - Claims are checked against where the primary saw the claimant (its motion-checked
+//   presence; backups hear it in ITEM_SEEN), and must come from the claimant itself.
+// - The ledger travels as ITEM_STATE (joined with `merge`: order-free): to the other hosts
+//   when it changed and every stateEveryMs, to each new subscriber, to the subscribers after
+//   a drop. So a backup that missed a decision, a new host, a failover and a restart (the
+//   stored record) all end with the decided items.
+// - Drops: only the primary takes them (the owner is the item's single writer; no vote).
+import { idToHex, hexToId, type NodeId } from '../core/node-id';
+import type { Random } from '../core/seeded-random';
+import type { HostedRegion } from '../host/hosted-region';
+import { REGION_BLOCKS } from '../region/region-key';
+import { ItemLedger, type ItemArea, type ItemLedgerOptions, type ItemCandidate, type LedgerState } from './item-ledger';
+import { ItemVotes, type ItemEffect } from './item-votes';
+import { itemWireCodec, voteFrame, voteOf, type ItemWireMessage, type ItemWireOf, type RegionVoteFrame } from './item-wire';
+import { restartFrom, type Restart } from './vote-handover';
+import type { Handover } from './vote';
+import { newVoteStats, type VoteStats } from './vote-stats';
+import { VoterSet } from './voter-set';
+
+export const REGION_ITEMS_DEFAULTS = {
+  /** The ledger goes to the other hosts at least this often (a lost ITEM_STATE is made good). */
+  stateEveryMs: 5000,
+  /** The primary tells its backups where the players stand this often (while any do). */
+  seenEveryMs: 500,
+  /** A position heard in ITEM_SEEN is used this long. */
+  seenTtlMs: 5000,
+  /** After an epoch change, votes wait this long at most for the old set's handovers. */
+  handoverWaitMs: 3000,
+};
+
+/** Refused item input at a host, by reason (beside the vote engine's and the ledger's counters). */
+export interface HostItemStats {
+  /** A vote frame for a region this host does not vote in now. */
+  notVoting: number;
+  /** A CLAIM naming another claimant than its sender. */
+  impersonation: number;
+  /** ITEM_STATE / ITEM_SEEN / handover not from a host of the region's set, or of another epoch. */
+  notFromHost: number;
+  /** ITEM_DROP at a host that is not the primary, or refused by the ledger. */
+  dropRefused: number;
+  /** Frames about a region this node does not host. */
+  stray: number;
+}
+
+export const newHostItemStats = (): HostItemStats => ({ notVoting: 0, impersonation: 0, notFromHost: 0, dropRefused: 0, stray: 0 });
+
+export interface RegionItemsArgs {
+  region: HostedRegion;
+  seed: string;
+  /** World time (the node's WorldClock). */
+  worldNow: () => number;
+  /** Local time, for the timers. */
+  localNow: () => number;
+  rng: Random;
+  send: (to: NodeId, msg: ItemWireMessage) => void;
+  /** Standing height at a block column (a spawn's y). */
+  ground: (x: number, z: number) => number | undefined;
+  stats: HostItemStats;
+  voteStats?: VoteStats;
+  options?: Partial<typeof REGION_ITEMS_DEFAULTS>;
+  ledger?: Partial<ItemLedgerOptions>;
+}
+
+/** The area of region (rx, rz): one ledger per region. */
+export const areaOf = (r: { rx: number; rz: number }): ItemArea => ({ ax: r.rx, az: r.rz, x0: r.rx * REGION_BLOCKS, z0: r.rz * REGION_BLOCKS, size: REGION_BLOCKS });
+
+/** A region's ledger as the stored region record keeps it (the ITEM_STATE frame: schema-checked on reading). */
+export function encodeLedger(r: { rx: number; rz: number }, e: number, s: LedgerState): Uint8Array {
+  return itemWireCodec.encode({ t: 'ITEM_STATE', rx: r.rx, rz: r.rz, e, state: s });
+}
+
+export function decodeLedger(bytes: Uint8Array): LedgerState | undefined {
+  try {
+    const m = itemWireCodec.decode(bytes);
+    return m.t === 'ITEM_STATE' ? m.state : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+interface Voting {
+  votes: ItemVotes;
+  set: VoterSet;
+  since: number;
+  /** The previous set and its voters' handovers, until the restart is known. */
+  prev: VoterSet | undefined;
+  handovers: Map<string, Map<string, Handover<ItemCandidate>>>;
+  heard: Set<string>;
+}
+
+export class RegionItems {
+  readonly ledger: ItemLedger;
+  private voting: Voting | undefined;
+  private readonly o: typeof REGION_ITEMS_DEFAULTS;
+  private readonly self: string;
+  private nextSpawnAt = NaN;
+  private lastState = -Infinity;
+  private changed = false;
+  private lastSeenSent = -Infinity;
+  private readonly seen = new Map<string, { x: number; y: number; z: number; at: number }>();
+  private readonly subsTold = new Set<string>();
+  private stored = '';
+
+  constructor(private readonly a: RegionItemsArgs) {
+    this.o = { ...REGION_ITEMS_DEFAULTS, ...a.options };
+    this.self = a.region.ctx.selfHex;
+    this.ledger = new ItemLedger(a.seed, areaOf(a.region.coord), a.ledger);
+    const kept = a.region.storedItems && decodeLedger(a.region.storedItems);
+    if (kept) this.ledger.merge(kept);
+    a.region.itemState = () => encodeLedger(a.region.coord, a.region.epoch, this.ledger.toState());
+  }
+
+  get votes(): ItemVotes | undefined {
+    return this.voting?.votes;
+  }
+
+  get r(): { rx: number; rz: number } {
+    return { rx: this.a.region.coord.rx, rz: this.a.region.coord.rz };
+  }
+
+  stop(): void {
+    this.a.region.itemState = undefined;
+    this.a.region.storedItems = this.a.region.storedItems && encodeLedger(this.r, this.a.region.epoch, this.ledger.toState());
+  }
+
+  /** Every tick: follow the region's host set, run the votes and the spawn timer, pass the ledger on. */
+  tick(): void {
+    const now = this.a.localNow();
+    this.follow(now);
+    const v = this.voting;
+    if (!v || v.set.tag !== this.a.region.epoch) return;
+    // Frames held for the old set's handovers are taken once the restart is known (or the wait is over).
+    if (v.prev && now - v.since <= 2 * this.o.handoverWaitMs) this.apply(v.votes.caughtUp());
+    this.apply(v.votes.tick());
+    const players = this.players(now);
+    if (players.length === 0 || !this.ledger.wantsSpawn()) this.nextSpawnAt = NaN;
+    else if (Number.isNaN(this.nextSpawnAt)) this.nextSpawnAt = now + this.ledger.nextSpawnIn(this.a.rng);
+    else if (now >= this.nextSpawnAt && this.open(v, this.ledger.spawnVoteId)) {
+      this.nextSpawnAt = NaN;
+      this.apply(v.votes.proposeSpawn(this.a.ground));
+    }
+    const duty = this.a.region.duty;
+    if (duty) {
+      if (players.length && now - this.lastSeenSent >= this.o.seenEveryMs) {
+        this.lastSeenSent = now;
+        const p = players.slice(0, 64).map(([h, q]): [NodeId, number, number, number] => [hexToId(h), q.x, q.y, q.z]);
+        for (const b of duty.backups()) this.a.send(b, { t: 'ITEM_SEEN', ...this.r, e: this.a.region.epoch, p });
+      }
+      for (const [hex, s] of duty.subscribers) {
+        if (this.subsTold.has(hex)) continue;
+        this.subsTold.add(hex);
+        this.a.send(s.id, this.stateFrame());
+      }
+      for (const hex of this.subsTold) if (!duty.subscribers.has(hex)) this.subsTold.delete(hex);
+    } else this.subsTold.clear();
+    if (this.changed || now - this.lastState >= this.o.stateEveryMs) this.shareState(now);
+  }
+
+  /** A frame about this region from the items wire. */
+  receive(from: NodeId, fromHex: string, m: ItemWireMessage): void {
+    switch (m.t) {
+      case 'ITEM_CLAIM':
+      case 'ITEM_REPORT':
+      case 'ITEM_PROPOSE':
+      case 'ITEM_DECIDED':
+        return this.onVote(fromHex, m);
+      case 'ITEM_STATE':
+        if (!this.isHost(fromHex)) return void this.a.stats.notFromHost++;
+        return this.join(m.state);
+      case 'ITEM_SEEN': {
+        const r = this.a.region;
+        if (r.duty || fromHex !== r.primaryHex || m.e !== r.epoch) return void this.a.stats.notFromHost++;
+        const now = this.a.localNow();
+        for (const [id, x, y, z] of m.p) this.seen.set(idToHex(id), { x, y, z, at: now });
+        for (const [h, s] of this.seen) if (now - s.at > this.o.seenTtlMs) this.seen.delete(h);
+        return;
+      }
+      case 'ITEM_DROP': {
+        if (!this.a.region.duty) return void this.a.stats.dropRefused++;
+        const it = this.ledger.drop(m.item, fromHex, { x: m.x, y: m.y, z: m.z }, this.a.worldNow());
+        if (typeof it === 'string') {
+          this.a.stats.dropRefused++;
+          return this.a.send(from, this.stateFrame()); // the dropper sees it still holds it
+        }
+        this.changed = true;
+        this.shareState(this.a.localNow(), true);
+        return;
+      }
+      default:
+        return void this.a.stats.stray++;
+    }
+  }
+
+  /** An old voter's handovers of the votes it had open (ITEM_HANDOVER, host-items.ts). */
+  onHandover(fromHex: string, e: number, hs: { vote: string; h: Handover<ItemCandidate> }[]): void {
+    const v = this.voting;
+    if (!v?.prev || v.prev.tag !== e || v.prev.indexOf(fromHex) === undefined) return void this.a.stats.notFromHost++;
+    v.heard.add(fromHex);
+    for (const { vote, h } of hs) {
+      let m = v.handovers.get(vote);
+      if (!m) v.handovers.set(vote, (m = new Map()));
+      m.set(fromHex, h);
+      if (h.decided) this.applyHanded(v, vote, h);
+    }
+    this.apply(v.votes.caughtUp());
+  }
+
+  private onVote(fromHex: string, m: RegionVoteFrame): void {
+    const v = this.voting;
+    if (!v) return void this.a.stats.notVoting++;
+    if (m.t === 'ITEM_CLAIM' && m.c.t === 'c' && m.c.who !== fromHex) return void this.a.stats.impersonation++;
+    this.apply(v.votes.receive(fromHex, voteOf(m)));
+  }
+
+  /** The region's host set as this host follows it now: a new voter set on an epoch change (its open votes handed over). */
+  private follow(now: number): void {
+    const r = this.a.region;
+    const cert = r.cert;
+    const hosting = (r.role === 'primary' || r.role === 'backup') && !!cert && cert.e === r.epoch && cert.hosts.some((h) => idToHex(h) === this.self);
+    const old = this.voting;
+    if (!hosting || !cert) {
+      if (r.role === 'claiming') return; // between epochs: the votes wait to be handed to the next set
+      if (old) this.handOver(old, r.hosts.map(idToHex));
+      this.voting = undefined;
+      return;
+    }
+    if (old && old.set.tag === cert.e) return;
+    const set = new VoterSet(cert.e, cert.hosts.map(idToHex));
+    const prev = old?.set ?? (cert.prev ? new VoterSet(cert.prev.e, cert.prev.hosts.map(idToHex)) : undefined);
+    const v: Voting = { votes: undefined as unknown as ItemVotes, set, since: now, prev, handovers: new Map(), heard: new Set() };
+    v.votes = new ItemVotes({
+      self: this.self, voters: set, ledger: this.ledger, rng: this.a.rng, now: this.a.worldNow, ...(this.a.voteStats ? { stats: this.a.voteStats } : {}),
+      positionOf: (who) => this.positionOf(who),
+      subscribers: () => (r.duty ? [...r.duty.subscribers.keys()] : r.knownSubs.map(idToHex)),
+      restart: (id) => this.restart(v, id),
+    });
+    this.voting = v;
+    if (old) this.handOver(old, set.ids);
+    this.changed = true;
+  }
+
+  /** What a vote of the new set must respect; 'wait' until enough of the old set handed over. */
+  private restart(v: Voting, id: string): Restart<ItemCandidate> | 'wait' {
+    if (!v.prev || this.a.localNow() - v.since > this.o.handoverWaitMs) return { free: true };
+    if (v.heard.size < v.prev.quorum) return 'wait';
+    const hs = new Map(v.handovers.get(id) ?? []);
+    for (const h of v.heard) if (!hs.has(h)) hs.set(h, {});
+    return restartFrom(v.prev, hs) ?? 'wait';
+  }
+
+  private open(v: Voting, id: string): boolean {
+    return this.restart(v, id) !== 'wait';
+  }
+
+  private applyHanded(v: Voting, vote: string, h: Handover<ItemCandidate>): void {
+    if (!h.decided || !v.prev) return;
+    const r = vote.startsWith('spawn:') ? this.ledger.applySpawn(vote, h.decided, v.prev) : this.ledger.applyPickup(vote, h.decided, v.prev);
+    if (typeof r !== 'string') this.changed = true;
+  }
+
+  /** Our open votes of `old` go to the new set (every voter of it, ourselves too); we vote no more in `old`. */
+  private handOver(old: Voting, to: readonly string[]): void {
+    const hs = old.votes.handover();
+    for (const hex of to) {
+      if (hex === this.self) this.onHandover(this.self, old.set.tag, hs);
+      else this.a.send(hexToId(hex), { t: 'ITEM_HANDOVER', ...this.r, e: old.set.tag, votes: hs });
+    }
+  }
+
+  private positionOf(who: string): { x: number; y: number; z: number } | undefined {
+    const duty = this.a.region.duty;
+    if (duty) return duty.presence.position(who, this.a.region.ctx.clock.now());
+    const s = this.seen.get(who);
+    return s && this.a.localNow() - s.at <= this.o.seenTtlMs ? s : undefined;
+  }
+
+  private players(now: number): [string, { x: number; y: number; z: number }][] {
+    const duty = this.a.region.duty;
+    if (duty) return [...duty.presence.standing(this.a.region.ctx.clock.now())];
+    return [...this.seen].filter(([, s]) => now - s.at <= this.o.seenTtlMs);
+  }
+
+  private isHost(hex: string): boolean {
+    const hosts = this.a.region.cert?.hosts ?? this.a.region.hosts;
+    return hosts.some((h) => idToHex(h) === hex);
+  }
+
+  /** Another host's ledger joined into ours; frames that waited for it are taken. */
+  private join(s: LedgerState): void {
+    const before = JSON.stringify(this.ledger.toState());
+    this.ledger.merge(s);
+    if (JSON.stringify(this.ledger.toState()) !== before) this.changed = true;
+    if (this.voting) this.apply(this.voting.votes.caughtUp());
+  }
+
+  private apply(fx: ItemEffect[]): void {
+    for (const e of fx) {
+      if (!('send' in e)) {
+        this.changed = true;
+        continue;
+      }
+      const frame = voteFrame(this.r, e.send);
+      for (const hex of e.to) if (hex !== this.self) this.a.send(hexToId(hex), frame);
+    }
+  }
+
+  private stateFrame(): ItemWireOf<'ITEM_STATE'> {
+    return { t: 'ITEM_STATE', ...this.r, e: this.a.region.epoch, state: this.ledger.toState() };
+  }
+
+  /** The ledger to the other hosts (and, after a drop, the subscribers); stored with the region when it changed. */
+  private shareState(now: number, toSubscribers = false): void {
+    this.lastState = now;
+    const frame = this.stateFrame();
+    const hosts = (this.a.region.cert?.hosts ?? []).filter((h) => idToHex(h) !== this.self);
+    for (const h of hosts) this.a.send(h, frame);
+    const duty = this.a.region.duty;
+    if (toSubscribers && duty) for (const s of duty.subscribers.values()) this.a.send(s.id, frame);
+    if (!this.changed) return;
+    this.changed = false;
+    const bytes = JSON.stringify(frame.state);
+    if (bytes === this.stored) return;
+    this.stored = bytes;
+    this.a.region.persist().catch(() => {});
+  }
+}
+
+export { newVoteStats };

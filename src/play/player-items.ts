@@ -1,0 +1,205 @@
+// The player's side of items over the network (docs/ITEMS.md): an ItemClient per subscribed
+// region, whose voters are the region's certified host set (RegionClient.hostSet), fed by the
+// hosts' ITEM_STATE (the region's ledger: a late joiner catches up, thesis 18) and their
+// DECIDED frames; the player's claims go to every host of the item's region, its drops to the
+// region's primary. The world clock follows the hosts of the region the player stands in.
+// Frames are taken only from a host of the region's current set (ItemClient checks the vote
+// frames; ITEM_STATE is checked here); the rest is counted.
+import { every, type Clock } from '../core/clock';
+import { hexToId, idToHex, type NodeId } from '../core/node-id';
+import type { Item } from '../agree/item-ledger';
+import { ItemClient } from '../agree/item-client';
+import { isVoteFrame, voteFrame, voteOf, type ItemWire, type ItemWireMessage } from '../agree/item-wire';
+import { areaOf } from '../agree/region-items';
+import { VoterSet } from '../agree/voter-set';
+import type { WorldClock } from '../agree/world-clock';
+import { regionAt, regionName, type RegionCoord } from '../region/region-key';
+import type { RegionClient } from './region-client';
+
+export const PLAYER_ITEMS_DEFAULTS = {
+  /** Claim re-sends and drop re-sends. */
+  tickMs: 250,
+  /** A claim or drop not answered by then is given up ('undecided'; the item stays as the hosts have it). */
+  answerMs: 5000,
+  /** Regions whose ledgers are kept once no longer subscribed (those holding our items). */
+  maxKept: 25,
+};
+
+export interface PlayerItemsArgs {
+  client: Pick<RegionClient, 'subscribed' | 'hostSet'>;
+  wire: ItemWire;
+  /** Our node id (hex): what the hosts see our claims come from. */
+  self: string;
+  seed: string;
+  clock: Clock;
+  /** The world clock the page shows items by (its references: `clockReferences`). */
+  world: Pick<WorldClock, 'now' | 'receive'>;
+  options?: Partial<typeof PLAYER_ITEMS_DEFAULTS>;
+}
+
+interface RegionItemsView {
+  coord: RegionCoord;
+  items: ItemClient;
+  tag: number;
+  hosts: NodeId[];
+  primary: NodeId | undefined;
+}
+
+type Waiter = { until: number; check: () => boolean; done: (ok: boolean) => void };
+
+export class PlayerItems {
+  readonly stats = { statesIn: 0, notFromHost: 0, stray: 0, claims: 0, drops: 0 };
+  private readonly regions = new Map<string, RegionItemsView>();
+  private readonly waiters = new Set<Waiter>();
+  private readonly o: typeof PLAYER_ITEMS_DEFAULTS;
+  private stops: (() => void)[] = [];
+  private here: RegionCoord | undefined;
+
+  constructor(private readonly a: PlayerItemsArgs) {
+    this.o = { ...PLAYER_ITEMS_DEFAULTS, ...a.options };
+  }
+
+  start(): void {
+    this.stops.push(this.a.wire.events.on('frame', ({ fromHex, msg }) => this.onFrame(fromHex, msg)));
+    this.stops.push(every(this.a.clock, this.o.tickMs, () => this.tick()));
+  }
+
+  stop(): void {
+    for (const s of this.stops) s();
+    this.stops = [];
+    for (const w of this.waiters) w.done(false);
+    this.waiters.clear();
+  }
+
+  /** Where the player stands: the world clock follows that region's hosts. */
+  standAt(x: number, z: number): void {
+    this.here = regionAt(x, z);
+  }
+
+  /** The hosts of the region the player stands in (hex; ourselves left out: a tab's host clock answers others, not its own player). */
+  clockReferences(): string[] {
+    const r = this.here && this.regions.get(regionName(this.here));
+    return r ? r.hosts.map(idToHex).filter((h) => h !== this.a.self) : [];
+  }
+
+  /** Every region's items as this player knows them. */
+  items(): Item[] {
+    return [...this.regions.values()].flatMap((r) => r.items.ledger.items);
+  }
+
+  /** Items lying in the world and shown at world time `now`. */
+  onGround(now = this.a.world.now()): Item[] {
+    return [...this.regions.values()].flatMap((r) => r.items.ledger.onGround(now));
+  }
+
+  inventory(): Item[] {
+    return [...this.regions.values()].flatMap((r) => r.items.ledger.heldBy(this.a.self));
+  }
+
+  /** Walking into an item: the claim to the hosts of its region; true once decided ours, false when another's or unanswered. */
+  claim(itemId: string, p: { x: number; y: number; z: number }): Promise<boolean> {
+    const r = this.holding(itemId);
+    if (!r) return Promise.resolve(false);
+    this.stats.claims++;
+    this.send(r, r.items.claim(itemId, p, this.a.world.now()));
+    const it = () => r.items.ledger.item(itemId);
+    return this.await(() => it()?.owner != null || !it()).then(() => it()?.owner === this.a.self);
+  }
+
+  /** Puts a held item down at `p` (in the item's region: a carry across regions is not built); true once the hosts' state shows it. */
+  drop(itemId: string, p: { x: number; y: number; z: number }): Promise<boolean> {
+    const r = this.holding(itemId);
+    const it = r?.items.ledger.item(itemId);
+    if (!r || !it || it.owner !== this.a.self || !r.primary) return Promise.resolve(false);
+    const want = regionAt(p.x, p.z);
+    if (want.rx !== r.coord.rx || want.rz !== r.coord.rz) return Promise.resolve(false);
+    this.stats.drops++;
+    const gen = it.gen;
+    const frame = { t: 'ITEM_DROP' as const, ...r.coord, r: this.stats.drops, item: itemId, x: p.x, y: p.y, z: p.z };
+    this.a.wire.send(r.primary, frame);
+    return this.await(() => (r.items.ledger.item(itemId)?.gen ?? gen) > gen);
+  }
+
+  /** Refused input, by reason: the replicas' ledgers and vote counters, and ours. */
+  counters(): Record<string, number> {
+    const out: Record<string, number> = { ...this.stats };
+    for (const r of this.regions.values()) {
+      for (const [k, n] of Object.entries(r.items.ledger.stats)) out[k] = (out[k] ?? 0) + n;
+      for (const [k, n] of Object.entries(r.items.stats)) out[`vote.${k}`] = (out[`vote.${k}`] ?? 0) + n;
+    }
+    return out;
+  }
+
+  private holding(itemId: string): RegionItemsView | undefined {
+    for (const r of this.regions.values()) if (r.items.ledger.item(itemId)) return r;
+    return undefined;
+  }
+
+  private await(check: () => boolean): Promise<boolean> {
+    if (check()) return Promise.resolve(true);
+    return new Promise((done) => this.waiters.add({ until: this.a.clock.now() + this.o.answerMs, check, done }));
+  }
+
+  private tick(): void {
+    const subscribed = new Set<string>();
+    for (const coord of this.a.client.subscribed()) {
+      subscribed.add(regionName(coord));
+      this.refresh(coord);
+    }
+    for (const [name, r] of this.regions) {
+      if (subscribed.has(name)) this.send(r, r.items.tick());
+      else if (this.regions.size > this.o.maxKept || r.items.ledger.heldBy(this.a.self).length === 0) this.regions.delete(name);
+    }
+    const now = this.a.clock.now();
+    for (const w of this.waiters) {
+      const ok = w.check();
+      if (ok || now >= w.until) {
+        this.waiters.delete(w);
+        w.done(ok);
+      }
+    }
+  }
+
+  /** The region's items view, following its certified host set (a new epoch: new voters, open claims re-sent). */
+  private refresh(coord: RegionCoord): RegionItemsView | undefined {
+    const name = regionName(coord);
+    let r = this.regions.get(name);
+    const set = this.a.client.hostSet(coord);
+    if (!set) return r;
+    if (!r) {
+      const voters = new VoterSet(set.epoch, set.hosts.map(idToHex));
+      r = { coord: { rx: coord.rx, rz: coord.rz }, items: new ItemClient({ self: this.a.self, seed: this.a.seed, area: areaOf(coord), voters }), tag: set.epoch, hosts: set.hosts, primary: set.primary };
+      this.regions.set(name, r);
+    } else if (r.tag !== set.epoch) {
+      r.tag = set.epoch;
+      r.hosts = set.hosts;
+      this.send(r, r.items.setVoters(new VoterSet(set.epoch, set.hosts.map(idToHex))));
+    }
+    r.primary = set.primary;
+    return r;
+  }
+
+  private send(r: RegionItemsView, fx: ReturnType<ItemClient['tick']>): void {
+    for (const e of fx) {
+      if (!('send' in e)) continue;
+      const frame = voteFrame(r.coord, e.send);
+      for (const hex of e.to) this.a.wire.send(hexToId(hex), frame);
+    }
+  }
+
+  private onFrame(fromHex: string, m: ItemWireMessage): void {
+    if (m.t === 'TIME_REP') return this.a.world.receive(fromHex, m);
+    if (m.t !== 'ITEM_STATE' && m.t !== 'ITEM_PROPOSE' && m.t !== 'ITEM_DECIDED') return; // the host side's (host-items.ts)
+    const r = this.refresh(m);
+    if (!r) return void this.stats.stray++;
+    if (m.t === 'ITEM_STATE') {
+      if (m.e !== r.tag || !r.hosts.some((h) => idToHex(h) === fromHex)) return void this.stats.notFromHost++;
+      this.stats.statesIn++;
+      r.items.applyState(m.state);
+    } else if (isVoteFrame(m)) r.items.receive(fromHex, voteOf(m));
+    for (const w of this.waiters) if (w.check()) {
+      this.waiters.delete(w);
+      w.done(true);
+    }
+  }
+}
