@@ -3,7 +3,7 @@
 // wire next (the same interface, fed by the region state and the vote frames). The frame
 // loop, the inventory bar, the item models and window.voxel.items read only this.
 import type { ItemKind } from '../agree/item-kinds';
-import type { LedgerRejection } from '../agree/item-ledger';
+import type { Item, LedgerRejection } from '../agree/item-ledger';
 
 export interface ItemInfo {
   id: string;
@@ -42,3 +42,6 @@ export interface ItemService {
   /** Ledger refusals by reason (and spawned / taken / dropped counts). */
   stats(): Record<string, number>;
 }
+
+/** An item record as the page shows it. */
+export const itemInfo = (i: Item): ItemInfo => ({ id: i.id, kind: i.kind, x: i.x, y: i.y, z: i.z, owner: i.owner, at: i.at });

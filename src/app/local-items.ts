@@ -7,11 +7,11 @@
 // stands in (only areas with a player spawn). `states()` / `restore()` let the page keep the
 // ledgers across reloads (page-items.ts), as the region state will keep them for the hosts.
 import type { Random } from '../core/seeded-random';
-import { ItemLedger, type Item, type LedgerRejection, type LedgerState } from '../agree/item-ledger';
+import { ItemLedger, type LedgerRejection, type LedgerState } from '../agree/item-ledger';
 import { ItemVotes } from '../agree/item-votes';
 import { VoterSet } from '../agree/voter-set';
 import type { WorldClock } from '../agree/world-clock';
-import type { DropOutcome, ItemInfo, ItemService, PickupOutcome, Point } from './item-service';
+import { itemInfo, type DropOutcome, type ItemInfo, type ItemService, type PickupOutcome, type Point } from './item-service';
 
 export const LOCAL_ITEMS_DEFAULTS = {
   /** Blocks per area side: a region's (4 chunk columns of 16). */
@@ -161,7 +161,7 @@ export class LocalItems implements ItemService {
   }
 }
 
-const info = (i: Item): ItemInfo => ({ id: i.id, kind: i.kind, x: i.x, y: i.y, z: i.z, owner: i.owner, at: i.at });
+const info = itemInfo;
 
 /** The refusal counted between two readings of a ledger's stats. */
 function refusedSince(before: Record<string, number>, after: Record<string, number>): LedgerRejection | undefined {

@@ -6,6 +6,9 @@ import type { Clock } from '../core/clock';
 import type { Identity } from '../core/identity';
 import { hexToId, idToHex } from '../core/node-id';
 import type { Ticker } from '../core/ticker';
+import { seededRandom } from '../core/seeded-random';
+import { HostItems } from '../agree/host-items';
+import { openItemWire, type ItemWire } from '../agree/item-wire';
 import { webCryptoVerifier } from '../core/signer';
 import { CertChecker } from '../region/epoch-cert';
 import { HostWires } from '../host/host-wires';
@@ -29,6 +32,8 @@ export interface NetSession {
   readonly host: RegionHost;
   readonly client: RegionClient;
   readonly source: NetworkChunkSource;
+  /** Items at this node as a host of its regions (agree/host-items.ts), on the items channel the player side reads too. */
+  readonly items: { host: HostItems; wire: ItemWire };
   readonly player: Identity;
   /** The last hosting decisions of this tab (claims, grants, refusals), oldest first. */
   readonly trace: readonly string[];
@@ -115,9 +120,12 @@ export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock,
   // Edits no certified primary could confirm are kept here (in memory only if it cannot open).
   const tentative = stores.tentative ?? await IdbTentativeStore.open(cfg.world).catch(() => undefined);
   const source = new NetworkChunkSource({ seed: cfg.seed, world: cfg.world, client, dht: peer.dht, clock, options: { name }, ...(tentative ? { tentative } : {}) });
+  const itemWire = openItemWire(peer.channels, clock);
+  const hostItems = new HostItems({ host, wire: itemWire, clock, base: performance.timeOrigin, seed: cfg.seed, rng: seededRandom((Math.random() * 2 ** 32) >>> 0) });
+  hostItems.start();
   let lastPublished = -Infinity;
   return {
-    peer, wire, host, client, source, player, trace,
+    peer, wire, host, client, source, player, trace, items: { host: hostItems, wire: itemWire },
     async publishPlayer(state, force = false) {
       const now = clock.now();
       if (!force && now - lastPublished < PLAYER_RECORD_EVERY_MS) return;
@@ -132,6 +140,8 @@ export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock,
     },
     stop() {
       source.close();
+      hostItems.stop();
+      itemWire.close();
       host.stop();
       peer.stop();
     },

@@ -1,15 +1,22 @@
-// Items and the world clock on the player page: the synchronised WorldClock (alone it is its
-// own reference: epoch ms; the host wiring will give it the region's hosts to follow) drives
-// the time of day every frame; in the one-tab mode (local-items.ts; `?net=off`, or
-// `?items=local`) the tab's own item ledgers spawn items near the player, the frame loop
-// walks the player into them, the models are drawn and the inventory bar shows what is held
-// (Q drops the selected item, E selects the next). window.voxel.items reads the same.
+// Items and the world clock on the player page: the synchronised WorldClock drives the time of
+// day every frame. With the network (mode 'hosted'), the items are the region hosts'
+// (network-items.ts over play/player-items.ts) and the clock follows the hosts of the region
+// the player stands in; in the one-tab mode (local-items.ts; `?net=off`, or `?items=local`)
+// the tab's own item ledgers spawn items near the player and the clock is its own reference
+// (epoch ms). Either way the frame loop walks the player into items, the models are drawn
+// and the inventory bar shows what is held (Q drops the selected item, E selects the next).
+// window.voxel.items reads the same.
 import * as v from 'valibot';
 import { realClock } from '../core/clock';
 import { ledgerStateSchema } from '../agree/item-ledger';
 import { seededRandom } from '../core/seeded-random';
 import { WorldClock } from '../agree/world-clock';
 import type { PlayerSession } from '../play/player-session';
+import { PlayerItems } from '../play/player-items';
+import type { RegionClient } from '../play/region-client';
+import type { ItemWire } from '../agree/item-wire';
+import { hexToId } from '../core/node-id';
+import { NetworkItems } from './network-items';
 import type { WorldModel } from '../play/world-model';
 import { InventoryBar } from '../ui/inventory-bar';
 import { SOLID } from '../world/blocks';
@@ -34,8 +41,10 @@ export interface PageItemsParts {
   session: PlayerSession;
   view: WorldView;
   hudRoot: HTMLElement;
-  /** The player id items are held under. */
+  /** The player id items are held under (the node id, hex: what the hosts see claims come from). */
   self: string;
+  /** The network session's region client and items channel (absent: no hosts to carry items). */
+  net?: { client: RegionClient; wire: ItemWire } | undefined;
   onMessage: (text: string) => void;
 }
 
@@ -45,24 +54,36 @@ export class PageItems {
   readonly api: ItemsApi;
   private readonly bar: InventoryBar;
   private selected = 0;
+  /** The player's side of the hosts' items (network mode). */
+  private readonly hosted: PlayerItems | undefined;
 
   constructor(private readonly p: PageItemsParts) {
-    this.clock = new WorldClock({ local: realClock, base: performance.timeOrigin, send: () => {}, references: () => [] });
+    const net = p.net;
+    this.clock = new WorldClock({
+      local: realClock, base: performance.timeOrigin,
+      send: (to, msg) => void net?.wire.send(hexToId(to), msg),
+      references: () => this.hosted?.clockReferences() ?? [],
+    });
     this.clock.start();
     const local = !p.cfg.net || new URL(location.href).searchParams.get('items') === 'local';
     const items = local ? new LocalItems({ seed: p.cfg.seed, self: p.self, clock: this.clock, ground: (x, z) => this.ground(x, z), rng: seededRandom((Math.random() * 2 ** 32) >>> 0) }) : null;
-    this.service = items;
+    if (!items && net) {
+      this.hosted = new PlayerItems({ client: net.client, wire: net.wire, self: p.self, seed: p.cfg.seed, clock: realClock, world: this.clock });
+      this.hosted.start();
+    }
+    this.service = items ?? (this.hosted ? new NetworkItems(this.hosted, p.self, () => this.clock.now()) : null);
+    const service = this.service;
     if (items) this.keep(items);
     this.bar = new InventoryBar(p.hudRoot);
     this.api = {
-      mode: items ? 'local' : 'off',
-      inView: () => items?.inView(this.feet(), VIEW_RADIUS) ?? [],
-      inventory: () => items?.inventory() ?? [],
-      pickUp: (id) => items?.touch(id, this.feet()) ?? Promise.resolve({ taken: false, reason: 'unknown-item' }),
+      mode: items ? 'local' : this.hosted ? 'hosted' : 'off',
+      inView: () => service?.inView(this.feet(), VIEW_RADIUS) ?? [],
+      inventory: () => service?.inventory() ?? [],
+      pickUp: (id) => service?.touch(id, this.feet()) ?? Promise.resolve({ taken: false, reason: 'unknown-item' }),
       drop: (id) => this.drop(id),
       clock: () => ({ now: this.clock.now(), ...this.clock.status() }),
       spawnNow: () => items?.spawnNow(this.feet()),
-      stats: () => items?.stats() ?? {},
+      stats: () => service?.stats() ?? {},
       bar: () => this.bar.ids(),
     };
   }

@@ -79,7 +79,7 @@ async function main(): Promise<void> {
 
   const view: WorldView = await createView(document.getElementById('game')!, world, { headless: cfg.headless, renderDistance });
   const savePlayer = keepPlayerSaved({ world: cfg.world, session, store, net, onError: (err) => hud.showMessage(err.message) });
-  const items = new PageItems({ cfg, world, session, view, hudRoot: document.getElementById('hud')!, self: peer?.id ?? 'me', onMessage: (text) => hud.showMessage(text, 'notice') });
+  const items = new PageItems({ cfg, world, session, view, hudRoot: document.getElementById('hud')!, self: peer?.id ?? 'me', net: net ? { client: net.client, wire: net.items.wire } : undefined, onMessage: (text) => hud.showMessage(text, 'notice') });
   const controls = new PlayerControls({ cfg, hud, session, editor, view, store, peer, renderDistance, itemKeys: items.keys });
 
   // Other players' edits and avatars. Whichever source: its block changes reach the world

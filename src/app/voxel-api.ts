@@ -72,13 +72,14 @@ export interface VoxelApi {
 }
 
 /**
- * window.voxel.items. `mode` 'local' is the one-tab mode (?net=off, or ?items=local): this
- * tab keeps the items of the areas it walks through and is their only voter, nobody else
- * sees them (docs/ITEMS.md); 'off': no items until the host wiring carries them (the clock
- * still runs and drives the sky).
+ * window.voxel.items. `mode` 'hosted': the region hosts carry the items (their votes decide
+ * pickups and spawns, docs/ITEMS.md) and the clock follows the hosts of the player's region;
+ * 'local' is the one-tab mode (?net=off, or ?items=local): this tab keeps the items of the
+ * areas it walks through and is their only voter, nobody else sees them; 'off': no items
+ * (network without hosting; the clock still runs and drives the sky).
  */
 export interface ItemsApi {
-  readonly mode: 'local' | 'off';
+  readonly mode: 'local' | 'hosted' | 'off';
   /** Items lying in the world near the player (shown by now): id, kind, position, owner. */
   inView(): ItemInfo[];
   /** What the player holds. */
@@ -89,7 +90,7 @@ export interface ItemsApi {
   drop(id: string): Promise<DropOutcome>;
   /** The synchronised world clock: its time, offset to the local clock, error bound, samples. */
   clock(): WorldClockStatus & { now: number };
-  /** A spawn proposed now in the player's area (the spawn timer's code path; tests). */
+  /** A spawn proposed now in the player's area (the spawn timer's code path; tests; one-tab mode only: hosts spawn on their own). */
   spawnNow(): ItemInfo | undefined;
   /** Ledger refusals by reason, and spawned / taken / dropped counts. */
   stats(): Record<string, number>;
