@@ -31,6 +31,8 @@ import { VoterSet } from './voter-set';
 export const REGION_ITEMS_DEFAULTS = {
   /** The ledger goes to the other hosts at least this often (a lost ITEM_STATE is made good). */
   stateEveryMs: 5000,
+  /** And to the primary's subscribers this often (a lost or early one made good; decisions and drops go at once). */
+  subscriberStateEveryMs: 20_000,
   /** The primary tells its backups where the players stand this often (while any do). */
   seenEveryMs: 500,
   /** A position heard in ITEM_SEEN is used this long. */
@@ -108,6 +110,7 @@ export class RegionItems {
   private lastState = -Infinity;
   private changed = false;
   private lastSeenSent = -Infinity;
+  private lastSubState = -Infinity;
   private readonly seen = new Map<string, { x: number; y: number; z: number; at: number }>();
   private readonly subsTold = new Set<string>();
   private stored = '';
@@ -156,6 +159,10 @@ export class RegionItems {
         this.lastSeenSent = now;
         const p = players.slice(0, 64).map(([h, q]): [NodeId, number, number, number] => [hexToId(h), q.x, q.y, q.z]);
         for (const b of duty.backups()) this.a.send(b, { t: 'ITEM_SEEN', ...this.r, e: this.a.region.epoch, p });
+      }
+      if (now - this.lastSubState >= this.o.subscriberStateEveryMs) {
+        this.lastSubState = now;
+        this.subsTold.clear();
       }
       for (const [hex, s] of duty.subscribers) {
         if (this.subsTold.has(hex)) continue;

@@ -24,6 +24,8 @@ export interface PageConfig {
   invite: InviteParse;
   /** Live-link budget override (`?links=N`, tests): small budgets force multi-hop routes. */
   maxLinks: number | undefined;
+  /** Mean time between one host's item spawn proposals (`?spawnms=N`, tests: items sooner than the ledger's 30 s). */
+  itemSpawnMs?: number | undefined;
 }
 
 /** Build-time choices of a deploy (vite env: VITE_RELAY, VITE_PEERJS). */
@@ -60,6 +62,7 @@ export function parsePageConfig(href: string, defaults: DeployDefaults = {}): Pa
     peerjsUrl: peerjs,
     invite: parseInvite(url.hash),
     maxLinks: /^\d{1,3}$/.test(q.get('links') ?? '') ? Math.max(1, Number(q.get('links'))) : undefined,
+    itemSpawnMs: /^\d{3,7}$/.test(q.get('spawnms') ?? '') ? Number(q.get('spawnms')) : undefined,
   };
 }
 

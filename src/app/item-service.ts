@@ -33,6 +33,8 @@ export interface ItemService {
   inView(p: Point, radius: number): ItemInfo[];
   /** What this player holds. */
   inventory(): ItemInfo[];
+  /** Any item this player knows of (held by anyone, or lying in the world), by id. */
+  item(id: string): ItemInfo | undefined;
   /** Walking into an item: the claim, decided by the vote. */
   touch(id: string, p: Point): Promise<PickupOutcome>;
   /** Puts a held item back in the world at `p`. */

@@ -59,6 +59,11 @@ export class LocalItems implements ItemService {
     return [...this.areas.values()].flatMap((a) => a.ledger.heldBy(this.self)).map(info);
   }
 
+  item(id: string): ItemInfo | undefined {
+    const it = this.holding(id)?.ledger.item(id);
+    return it && info(it);
+  }
+
   touch(id: string, p: Point): Promise<PickupOutcome> {
     const area = this.holding(id);
     if (!area) return Promise.resolve({ taken: false, reason: 'unknown-item' });

@@ -25,6 +25,11 @@ export class NetworkItems implements ItemService {
     return this.items.inventory().map(itemInfo);
   }
 
+  item(id: string): ItemInfo | undefined {
+    const it = this.items.items().find((i) => i.id === id);
+    return it && itemInfo(it);
+  }
+
   async touch(id: string, p: Point): Promise<PickupOutcome> {
     const it = () => this.items.items().find((i) => i.id === id);
     const before = it();

@@ -79,6 +79,7 @@ export class PageItems {
       mode: items ? 'local' : this.hosted ? 'hosted' : 'off',
       inView: () => service?.inView(this.feet(), VIEW_RADIUS) ?? [],
       inventory: () => service?.inventory() ?? [],
+      item: (id) => service?.item(id),
       pickUp: (id) => service?.touch(id, this.feet()) ?? Promise.resolve({ taken: false, reason: 'unknown-item' }),
       drop: (id) => this.drop(id),
       clock: () => ({ now: this.clock.now(), ...this.clock.status() }),

@@ -84,6 +84,8 @@ export interface ItemsApi {
   inView(): ItemInfo[];
   /** What the player holds. */
   inventory(): ItemInfo[];
+  /** Any item this tab knows of by id (its owner, where it lies): undefined when unknown here. */
+  item(id: string): ItemInfo | undefined;
   /** The code path of walking into the item: claims it from where the player stands. */
   pickUp(id: string): Promise<PickupOutcome>;
   /** Puts a held item back in the world three blocks ahead of the player (the Q key). */

@@ -9,7 +9,7 @@ import { every, type Clock } from '../core/clock';
 import { hexToId, idToHex, type NodeId } from '../core/node-id';
 import type { Item } from '../agree/item-ledger';
 import { ItemClient } from '../agree/item-client';
-import { isVoteFrame, voteFrame, voteOf, type ItemWire, type ItemWireMessage } from '../agree/item-wire';
+import { isVoteFrame, voteFrame, voteOf, type ItemWire, type ItemWireMessage, type ItemWireOf } from '../agree/item-wire';
 import { areaOf } from '../agree/region-items';
 import { VoterSet } from '../agree/voter-set';
 import type { WorldClock } from '../agree/world-clock';
@@ -54,6 +54,8 @@ export class PlayerItems {
   private readonly o: typeof PLAYER_ITEMS_DEFAULTS;
   private stops: (() => void)[] = [];
   private here: RegionCoord | undefined;
+  /** An ITEM_STATE that came before we knew the region's host set (its SNAPSHOT's certificate is still being checked): taken once we do. */
+  private readonly early = new Map<string, { fromHex: string; m: ItemWireOf<'ITEM_STATE'> }>();
 
   constructor(private readonly a: PlayerItemsArgs) {
     this.o = { ...PLAYER_ITEMS_DEFAULTS, ...a.options };
@@ -146,6 +148,14 @@ export class PlayerItems {
       subscribed.add(regionName(coord));
       this.refresh(coord);
     }
+    for (const [name, e] of this.early) {
+      const r = this.regions.get(name);
+      if (!subscribed.has(name) || (r && r.tag > e.m.e)) this.early.delete(name);
+      else if (r && r.tag === e.m.e) {
+        this.early.delete(name);
+        this.takeState(r, e.fromHex, e.m);
+      }
+    }
     for (const [name, r] of this.regions) {
       if (subscribed.has(name)) this.send(r, r.items.tick());
       else if (this.regions.size > this.o.maxKept || r.items.ledger.heldBy(this.a.self).length === 0) this.regions.delete(name);
@@ -179,6 +189,12 @@ export class PlayerItems {
     return r;
   }
 
+  private takeState(r: RegionItemsView, fromHex: string, m: ItemWireOf<'ITEM_STATE'>): void {
+    if (m.e !== r.tag || !r.hosts.some((h) => idToHex(h) === fromHex)) return void this.stats.notFromHost++;
+    this.stats.statesIn++;
+    r.items.applyState(m.state);
+  }
+
   private send(r: RegionItemsView, fx: ReturnType<ItemClient['tick']>): void {
     for (const e of fx) {
       if (!('send' in e)) continue;
@@ -191,12 +207,14 @@ export class PlayerItems {
     if (m.t === 'TIME_REP') return this.a.world.receive(fromHex, m);
     if (m.t !== 'ITEM_STATE' && m.t !== 'ITEM_PROPOSE' && m.t !== 'ITEM_DECIDED') return; // the host side's (host-items.ts)
     const r = this.refresh(m);
+    if (m.t === 'ITEM_STATE' && (!r || m.e > r.tag)) {
+      // Our attachment to this epoch's primary may not be complete yet: kept (one per region) until it is.
+      if (this.early.size < 2 * this.o.maxKept || this.early.has(regionName(m))) this.early.set(regionName(m), { fromHex, m });
+      return;
+    }
     if (!r) return void this.stats.stray++;
-    if (m.t === 'ITEM_STATE') {
-      if (m.e !== r.tag || !r.hosts.some((h) => idToHex(h) === fromHex)) return void this.stats.notFromHost++;
-      this.stats.statesIn++;
-      r.items.applyState(m.state);
-    } else if (isVoteFrame(m)) r.items.receive(fromHex, voteOf(m));
+    if (m.t === 'ITEM_STATE') this.takeState(r, fromHex, m);
+    else if (isVoteFrame(m)) r.items.receive(fromHex, voteOf(m));
     for (const w of this.waiters) if (w.check()) {
       this.waiters.delete(w);
       w.done(true);

@@ -1,0 +1,97 @@
+// Items carried by the region hosts across real Chromium tabs over real WebRTC (one browser
+// profile each, over the relay; docs/ITEMS.md): the hosts spawn an item in the players'
+// region, two players walk onto it at the same moment, the hosts' vote gives it to exactly
+// one of them and every tab agrees; the primary of the item's region then crashes (its
+// renderer, no goodbye) and the item is still owned by the same player, also as seen by the
+// other racer's tab after a reload (its view comes only from the hosts then). Tab 0 renders;
+// the others run with render=off. `spawnms` makes the hosts propose spawns every few seconds.
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { crashPage, launchProfile, openPage, PAGE_UP, type Profile } from './browser';
+
+const TABS = 4;
+const profiles: Profile[] = [];
+const pages: (Page | null)[] = [];
+const url = (i: number) => `${inject('baseUrl')}/?rd=2&spawnms=3000${i === 0 ? '' : '&render=off'}#world=items-hosted-e2e&seed=items-hosted`;
+
+const regionOf = (x: number, z: number) => `${Math.floor(Math.floor(x / 16) / 4)},${Math.floor(Math.floor(z / 16) / 4)}`;
+
+/** y one stands at on column (x, z) as tab p sees it. */
+const standY = (p: Page, x: number, z: number) => p.evaluate(([x, z]) => {
+  for (let y = 250; y > 0; y--) { const id = window.voxel.getBlock(x!, y, z!); if (id !== 0 && id !== 5) return y + 1; }
+  return -1;
+}, [Math.floor(x), Math.floor(z)]);
+
+const teleport = (p: Page, x: number, y: number, z: number) => p.evaluate(([x, y, z]) => window.voxel.teleport(x!, y!, z!), [x, y, z]);
+
+beforeAll(async () => {
+  for (let i = 0; i < TABS; i++) profiles.push(await launchProfile());
+  for (let i = 0; i < TABS; i++) pages.push(await openPage(profiles[i]!.context, url(i), { label: `tab ${i}`, until: PAGE_UP.hosting, ready: true }));
+});
+
+afterAll(async () => {
+  for (const p of profiles) await p.dispose();
+});
+
+describe('items carried by the region hosts, across tabs', () => {
+  it('two players race for one item: exactly one holds it, every tab agrees, and a crash of the primary changes nothing', async () => {
+    for (const p of pages) expect(await p!.evaluate(() => window.voxel.items!.mode)).toBe('hosted');
+    // Everyone stands in tab 0's region (a few blocks apart), so its hosts spawn items there.
+    const me = await pages[0]!.evaluate(() => window.voxel.player());
+    const region = regionOf(me.x, me.z);
+    for (let i = 1; i < TABS; i++) {
+      const x = Math.floor(me.x) + 0.5 + (regionOf(me.x + 8, me.z) === region ? i : -i), z = Math.floor(me.z) + 0.5;
+      await teleport(pages[i]!, x, await standY(pages[i]!, x, z), z);
+    }
+    const roles = await Promise.all(pages.map((p) => p!.evaluate(() => window.voxel.hosting!.roles())));
+    const primary = roles.findIndex((r) => r.primary.includes(region));
+    expect(primary).toBeGreaterThanOrEqual(0);
+    const [ai, bi] = [0, 1, 2, 3].filter((i) => i !== primary);
+    const [a, b] = [pages[ai!]!, pages[bi!]!];
+    const ids = await Promise.all(pages.map((p) => p!.evaluate(() => window.voxel.net!.id())));
+
+    // An item of this region lying free, on ground the players can stand on.
+    let item: { id: string; x: number; y: number; z: number; at: number } | undefined;
+    const t0 = Date.now();
+    while (!item && Date.now() - t0 < 90_000) {
+      const free = await a.evaluate((r) => window.voxel.items!.inView().filter((i) => i.owner === null && `${Math.floor(Math.floor(i.x / 16) / 4)},${Math.floor(Math.floor(i.z / 16) / 4)}` === r), region);
+      for (const it of free) if (regionOf(it.x + 4, it.z) === region && regionOf(it.x - 4, it.z) === region && (await standY(a, it.x, it.z)) === it.y) item = it;
+      if (!item) await a.waitForTimeout(1000);
+    }
+    expect(item, 'an item spawned by the hosts').toBeDefined();
+    const it = item!;
+    console.log(`item ${it.id} after ${Date.now() - t0} ms`);
+
+    // Both come within four blocks (outside reach) and stay until the hosts saw them there, then step onto it at once.
+    const [ya, yb] = [await standY(a, it.x + 4, it.z), await standY(b, it.x - 4, it.z)];
+    await Promise.all([teleport(a, it.x + 4, ya, it.z), teleport(b, it.x - 4, yb, it.z)]);
+    await a.waitForTimeout(3000);
+    await Promise.all([teleport(a, it.x + 0.3, it.y, it.z), teleport(b, it.x - 0.3, it.y, it.z)]);
+    for (const p of pages) await p!.waitForFunction((id) => !!window.voxel.items!.item(id)?.owner, it.id, { timeout: 20_000, polling: 50 });
+    const owners = await Promise.all(pages.map((p) => p!.evaluate((id) => window.voxel.items!.item(id)?.owner, it.id)));
+    const winner = owners[0]!;
+    expect(new Set(owners)).toEqual(new Set([winner]));
+    expect([ids[ai!], ids[bi!]]).toContain(winner);
+    const holds = await Promise.all([a, b].map((p) => p.evaluate((id) => window.voxel.items!.inventory().some((i) => i.id === id), it.id)));
+    expect(holds.filter(Boolean)).toHaveLength(1);
+    const [winTab, loseTab] = holds[0] ? [a, b] : [b, a];
+    console.log(`won by ${winner.slice(0, 8)}; claims: ${JSON.stringify(await loseTab.evaluate(() => window.voxel.items!.stats()))}`);
+
+    // The primary of the item's region crashes: no goodbye.
+    await crashPage(pages[primary]!);
+    pages[primary] = null;
+    await winTab.waitForTimeout(8000);
+    // The loser's tab reloads: what it knows of items now comes from the hosts alone.
+    await loseTab.reload();
+    await loseTab.waitForFunction(() => window.voxel?.items?.mode === 'hosted', null, { timeout: 30_000 });
+    await loseTab.evaluate(() => window.voxel.ready());
+    await loseTab.waitForFunction((id) => !!window.voxel.items!.item(id)?.owner, it.id, { timeout: 30_000, polling: 100 }).catch(async (err: Error) => {
+      const info = await loseTab.evaluate(() => ({ at: window.voxel.player(), stats: window.voxel.items!.stats(), roles: window.voxel.hosting?.roles() }));
+      throw new Error(`the reloaded tab does not know the item: ${JSON.stringify(info)}: ${err.message}`);
+    });
+    expect(await loseTab.evaluate((id) => window.voxel.items!.item(id)?.owner, it.id)).toBe(winner);
+    expect(await winTab.evaluate((id) => window.voxel.items!.inventory().map((i) => i.id).includes(id), it.id)).toBe(true);
+    const after = await Promise.all(pages.filter(Boolean).map((p) => p!.evaluate(() => window.voxel.hosting!.roles())));
+    expect(after.filter((r) => r.primary.includes(region))).toHaveLength(1);
+  }, 240_000);
+});
