@@ -9,6 +9,7 @@ import { MAX_VOTERS, voteSpec } from '../agree/vote-messages';
 import type { VoteStats } from '../agree/vote-stats';
 import { VoterSet } from '../agree/voter-set';
 import { seededRandom } from '../core/seeded-random';
+import { itemWireCodec } from '../agree/item-wire';
 import { dhtCodec, type DhtMessage } from '../dht/messages';
 import { encodeRoute, readRoute } from '../dht/route-frame';
 import { FRAME_BYTES, FrameReader, splitMessage, controlFrame } from '../net/frames';
@@ -81,6 +82,26 @@ export function voteCodecTarget(): FuzzTarget {
     { t: 'REPORT', vote: 'item-1', set: 3, round: 1, c },
     { t: 'PROPOSE', vote: 'item-1', set: 3, round: 2, c: null },
     { t: 'DECIDED', vote: 'item-1', set: 3, round: 2, c, proof: 2 ** MAX_VOTERS - 1 },
+  ]);
+}
+
+/** The items channel's codec (agree/item-wire.ts): vote frames with their region, clock probes, ledger state, drops, positions, handovers. */
+export function itemWireCodecTarget(): FuzzTarget {
+  const r = { rx: 1, rz: -2 };
+  const claim = { t: 'c' as const, who: 'ab12', x: 70.5, y: 71, z: -100.5 };
+  const spawn = { t: 's' as const, slot: 3, kind: 'gem' as const, x: 70.5, y: 71, z: -100.5, at: 1.7e12, by: 'cd34' };
+  const area = { ax: 1, az: -2, x0: 64, z0: -128, size: 64 };
+  return codecTarget('items codec', itemWireCodec, [
+    { t: 'ITEM_CLAIM', ...r, vote: 'take:1,-2/3:0', c: claim },
+    { t: 'ITEM_REPORT', ...r, vote: 'spawn:1,-2:3', set: 4, round: 1, c: spawn },
+    { t: 'ITEM_PROPOSE', ...r, vote: 'spawn:1,-2:3', set: 4, round: 2, c: null },
+    { t: 'ITEM_DECIDED', ...r, vote: 'take:1,-2/3:0', set: 4, round: 2, c: claim, proof: 3 },
+    { t: 'TIME_REQ', n: 7 },
+    { t: 'TIME_REP', n: 7, now: 1.7e12, err: 1.5 },
+    { t: 'ITEM_STATE', ...r, e: 4, state: { area, slot: 4, stars: 1, items: [{ id: '1,-2/3', kind: 'gem', x: 70.5, y: 71, z: -100.5, at: 1.7e12, owner: 'ab12', gen: 0 }] } },
+    { t: 'ITEM_DROP', ...r, r: 1, item: '1,-2/3', x: 72.5, y: 71, z: -100.5 },
+    { t: 'ITEM_SEEN', ...r, e: 4, p: [[id(5), 70, 71, -100]] },
+    { t: 'ITEM_HANDOVER', ...r, e: 3, votes: [{ vote: 'spawn:1,-2:3', h: { proposal: { round: 2, c: spawn } } }, { vote: 'take:1,-2/3:0', h: { decided: { c: claim, round: 1, proof: 7 } } }] },
   ]);
 }
 
