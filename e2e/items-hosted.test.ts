@@ -43,12 +43,54 @@ describe('items carried by the region hosts, across tabs', () => {
       const x = Math.floor(me.x) + 0.5 + (regionOf(me.x + 8, me.z) === region ? i : -i), z = Math.floor(me.z) + 0.5;
       await teleport(pages[i]!, x, await standY(pages[i]!, x, z), z);
     }
+
     const roles = await Promise.all(pages.map((p) => p!.evaluate(() => window.voxel.hosting!.roles())));
     const primary = roles.findIndex((r) => r.primary.includes(region));
     expect(primary).toBeGreaterThanOrEqual(0);
     const [ai, bi] = [0, 1, 2, 3].filter((i) => i !== primary);
     const [a, b] = [pages[ai!]!, pages[bi!]!];
     const ids = await Promise.all(pages.map((p) => p!.evaluate(() => window.voxel.net!.id())));
+    // Tab to tab: the world clocks (each tab's world time minus the machine's clock, which all
+    // tabs share), and the moment each item first shows in each tab (sampled every frame).
+    type Seen = Record<string, { wall: number; at: number }>;
+    const watchFrom = await Promise.all(pages.map((p) => p!.evaluate(() => {
+      const w = window as unknown as { __seen: Seen };
+      const now = () => performance.timeOrigin + performance.now();
+      w.__seen = {};
+      const tick = () => {
+        for (const i of window.voxel.items!.inView()) if (!(i.id in w.__seen)) w.__seen[i.id] = { wall: now(), at: i.at };
+        requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(tick);
+      return now();
+    })));
+    // The region holds at most 6 items lying about: tab a takes a few, so new ones spawn while the tabs watch.
+    for (let k = 0; k < 3; k++) {
+      const free = await a.evaluate((r) => window.voxel.items!.inView().filter((i) => i.owner === null && `${Math.floor(Math.floor(i.x / 16) / 4)},${Math.floor(Math.floor(i.z / 16) / 4)}` === r), region);
+      const take = free[0];
+      if (!take) break;
+      await teleport(a, take.x, take.y, take.z);
+      await a.waitForFunction((id) => !!window.voxel.items!.item(id)?.owner, take.id, { timeout: 10_000, polling: 50 }).catch(() => {});
+    }
+    await pages[0]!.waitForTimeout(8000);
+    const clocks = await Promise.all(pages.map((p) => p!.evaluate(() => {
+      const c = window.voxel.items!.clock();
+      return { err: c.now - (performance.timeOrigin + performance.now()), bound: c.bound, ref: c.reference };
+    })));
+    const errs = clocks.map((c) => c.err);
+    const clockSpread = Math.max(...errs) - Math.min(...errs);
+    const seen = await Promise.all(pages.map((p) => p!.evaluate(() => (window as unknown as { __seen: Seen }).__seen)));
+    const skews: number[] = [];
+    for (const [id, first] of Object.entries(seen[0]!)) {
+      const walls = seen.map((s) => s[id]?.wall);
+      if (first.at <= Math.max(...watchFrom) + 100 || walls.some((w) => w === undefined)) continue;
+      skews.push(Math.max(...(walls as number[])) - Math.min(...(walls as number[])));
+    }
+    console.log(`tab clocks: spread ${clockSpread.toFixed(2)} ms (world - machine clock per tab: ${errs.map((e) => e.toFixed(2)).join(', ')}; bounds ${clocks.map((c) => c.bound.toFixed(2)).join(', ')}); spawn skew over ${skews.length} items: ${skews.map((s) => s.toFixed(1)).join(', ')} ms`);
+    expect(clocks.every((c) => Number.isFinite(c.bound))).toBe(true);
+    expect(clockSpread).toBeLessThan(50);
+    expect(skews.length).toBeGreaterThan(0);
+    expect(Math.max(...skews)).toBeLessThan(250);
 
     // An item of this region lying free, on ground the players can stand on.
     let item: { id: string; x: number; y: number; z: number; at: number } | undefined;
@@ -75,6 +117,9 @@ describe('items carried by the region hosts, across tabs', () => {
     const holds = await Promise.all([a, b].map((p) => p.evaluate((id) => window.voxel.items!.inventory().some((i) => i.id === id), it.id)));
     expect(holds.filter(Boolean)).toHaveLength(1);
     const [winTab, loseTab] = holds[0] ? [a, b] : [b, a];
+    // Both raced: each made its claim (the loser's was refused by the vote or came after it).
+    const claims = await Promise.all([a, b].map((p) => p.evaluate(() => window.voxel.items!.stats().claims ?? 0)));
+    expect(Math.min(...claims)).toBeGreaterThanOrEqual(1);
     console.log(`won by ${winner.slice(0, 8)}; claims: ${JSON.stringify(await loseTab.evaluate(() => window.voxel.items!.stats()))}`);
 
     // The primary of the item's region crashes: no goodbye.
@@ -86,7 +131,9 @@ describe('items carried by the region hosts, across tabs', () => {
     await loseTab.waitForFunction(() => window.voxel?.items?.mode === 'hosted', null, { timeout: 30_000 });
     await loseTab.evaluate(() => window.voxel.ready());
     await loseTab.waitForFunction((id) => !!window.voxel.items!.item(id)?.owner, it.id, { timeout: 30_000, polling: 100 }).catch(async (err: Error) => {
-      const info = await loseTab.evaluate(() => ({ at: window.voxel.player(), stats: window.voxel.items!.stats(), roles: window.voxel.hosting?.roles() }));
+      const info = await loseTab.evaluate((id) => ({ at: window.voxel.player(), item: window.voxel.items!.item(id), inView: window.voxel.items!.inView().map((i) => [i.id, i.owner]), roles: window.voxel.hosting?.roles() }), it.id);
+      const others = await Promise.all(pages.filter((p) => p && p !== loseTab).map((p) => p!.evaluate((id) => ({ item: window.voxel.items!.item(id), roles: window.voxel.hosting?.roles(), trace: window.voxel.hosting?.trace().slice(-12) }), it.id)));
+      console.error(JSON.stringify(others, null, 1));
       throw new Error(`the reloaded tab does not know the item: ${JSON.stringify(info)}: ${err.message}`);
     });
     expect(await loseTab.evaluate((id) => window.voxel.items!.item(id)?.owner, it.id)).toBe(winner);

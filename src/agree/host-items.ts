@@ -92,16 +92,15 @@ export class HostItems {
   private tick(): void {
     const seen = new Set<string>();
     for (const r of this.a.host.knownRegions()) {
-      // A region between epochs (our claim under way) keeps its votes, to hand them over.
-      const between = r.role === 'claiming' && this.regions.has(r.name);
-      if (r.stopped || (r.role !== 'primary' && r.role !== 'backup' && !between)) continue;
+      // A region hosted once keeps its ledger while the node knows it, between epochs and
+      // roles too (it stops voting, hands its votes over, and catches up when it hosts again).
+      if (r.stopped || (r.role !== 'primary' && r.role !== 'backup' && !this.regions.has(r.name))) continue;
       seen.add(r.name);
       this.items(r).tick();
     }
-    // A region we host no more keeps its ledger in its stored record, and its RegionItems goes.
+    // A region the node forgot (or stopped) keeps its ledger in its stored record only.
     for (const [name, ri] of this.regions) {
       if (seen.has(name)) continue;
-      ri.tick(); // hands open votes over to the new set, if any
       ri.stop();
       this.regions.delete(name);
     }

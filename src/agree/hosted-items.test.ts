@@ -4,6 +4,7 @@ import type { Item } from './item-ledger';
 import type { ItemWireOf } from './item-wire';
 import { decodeLedger } from './region-items';
 import { ItemHostSim } from '../testing/item-host-sim';
+import { MemoryHostStore } from '../store/host-store-memory';
 
 const REGION = { rx: 0, rz: 0 };
 const NAME = '0,0';
@@ -70,6 +71,40 @@ describe('items carried by the region hosts (simulated)', () => {
       expect(await sim.settle(p.player.claim(other!.id, other!))).toBe(true);
       await sim.run(1000);
       expect(new Set(owners(sim, other!.id))).toEqual(new Set([p.peer.hex]));
+      sim.stopAll();
+    }
+  });
+
+  it('hosts that join without the ledger (new, or restarted with their store lost) vote only once caught up: no item id is decided twice', async () => {
+    for (const seed of [6, 7, 8]) {
+      const { sim, a, b, item, primary } = await world(seed);
+      sim.stand(a.peer.hex, item);
+      await sim.run(300);
+      expect(await sim.settle(a.player.claim(item.id, item))).toBe(true);
+      // The primary crashes and a backup loses its store at the same time: once it is back (it
+      // grants again, having forgotten its promises), the set is the last old backup, a node
+      // that never held the ledger and the wiped one: a majority without a ledger of its own.
+      const old = primary()!;
+      const backup = sim.hostLedgers(NAME).map((h) => h.hex).find((h) => h !== old.peer.hex && h !== a.peer.hex && h !== b.peer.hex)
+        ?? sim.hostLedgers(NAME).map((h) => h.hex).find((h) => h !== old.peer.hex)!;
+      sim.kill(old.peer.hex);
+      sim.kill(backup);
+      sim.stores.set(backup, new MemoryHostStore());
+      await sim.run(20_000);
+      await sim.add(hexToId(backup));
+      for (let i = 0; i < 80; i++) {
+        for (const p of [a, b]) if (sim.items.has(p.peer.hex)) sim.stand(p.peer.hex, { x: 40.5, y: 70, z: 40.5 });
+        await sim.run(250);
+      }
+      // Every record of one id, at every host and player, is the same item.
+      const seen = new Map<string, string>();
+      const all = [...sim.hostLedgers(NAME).flatMap((h) => h.items!.ledger.items), ...[...sim.items.values()].flatMap((p) => p.player.items())];
+      for (const i of all) {
+        const k = `${i.kind} ${i.x} ${i.z} ${i.at}`;
+        expect(seen.get(i.id) ?? k, i.id).toBe(k);
+        seen.set(i.id, k);
+      }
+      expect(new Set(owners(sim, item.id))).toEqual(new Set([a.peer.hex]));
       sim.stopAll();
     }
   });

@@ -39,8 +39,12 @@ export const itemWireSpec = {
   ITEM_PROPOSE: [3, inRegion(votes.PROPOSE[1])],
   ITEM_DECIDED: [4, inRegion(votes.DECIDED[1])],
   ...clockSpec(5),
-  /** host -> hosts and subscribers: the area's ledger as this host holds it (joined with `merge`). `e`: the host's epoch. */
-  ITEM_STATE: [7, v.object({ ...region, e: u32, state: ledgerStateSchema })],
+  /**
+   * host -> hosts and subscribers: the area's ledger as this host holds it (joined with
+   * `merge`). `e`: the host's epoch; `cur`: its ledger is the region's (region-items.ts
+   * `current`), absent while it catches up.
+   */
+  ITEM_STATE: [7, v.object({ ...region, e: u32, state: ledgerStateSchema, cur: v.optional(v.boolean()) })],
   /** owner -> primary: put a held item back at (x, y, z); `r`: the request, answered by the state. */
   ITEM_DROP: [8, v.object({ ...region, r: u32, item: v.pipe(v.string(), v.minLength(1), v.maxLength(40)), x: coord, y: coord, z: coord })],
   /** primary -> backups: where it believes the region's players stand (claims are checked against it). */

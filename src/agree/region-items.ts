@@ -39,11 +39,15 @@ export const REGION_ITEMS_DEFAULTS = {
   seenTtlMs: 5000,
   /** After an epoch change, votes wait this long at most for the old set's handovers. */
   handoverWaitMs: 3000,
+  /** A host that joins a set with no ledger of its own (new, restarted) votes once another host's state came, or after this long (no host of the region kept one). */
+  catchUpMs: 30_000,
+  /** A host answers a state behind its own with its own, at most this often per sender (a new host pulls the ledger). */
+  answerStateMs: 1000,
 };
 
 /** Refused item input at a host, by reason (beside the vote engine's and the ledger's counters). */
 export interface HostItemStats {
-  /** A vote frame for a region this host does not vote in now. */
+  /** A vote frame for a region this host does not vote in now, or not yet (its ledger is catching up). */
   notVoting: number;
   /** A CLAIM naming another claimant than its sender. */
   impersonation: number;
@@ -114,6 +118,15 @@ export class RegionItems {
   private readonly seen = new Map<string, { x: number; y: number; z: number; at: number }>();
   private readonly subsTold = new Set<string>();
   private stored = '';
+  /**
+   * Whether our ledger is the region's: we voted in the set before (continuity), or merged
+   * another host's state, or the region is new. A host joining with an empty (or stored,
+   * possibly stale) ledger must not vote before: a majority of such hosts would decide the
+   * spawn slots again and give two items one id.
+   */
+  private current = false;
+  private joinedAt = NaN;
+  private readonly answered = new Map<string, number>();
 
   constructor(private readonly a: RegionItemsArgs) {
     this.o = { ...REGION_ITEMS_DEFAULTS, ...a.options };
@@ -134,8 +147,9 @@ export class RegionItems {
 
   stop(): void {
     this.a.region.itemState = undefined;
-    this.a.region.storedItems = this.a.region.storedItems && encodeLedger(this.r, this.a.region.epoch, this.ledger.toState());
+    this.a.region.storedItems = encodeLedger(this.r, this.a.region.epoch, this.ledger.toState());
   }
+
 
   /** Every tick: follow the region's host set, run the votes and the spawn timer, pass the ledger on. */
   tick(): void {
@@ -143,6 +157,14 @@ export class RegionItems {
     this.follow(now);
     const v = this.voting;
     if (!v || v.set.tag !== this.a.region.epoch) return;
+    if (!this.current) {
+      if (now - this.joinedAt < this.o.catchUpMs) {
+        // Catching up: our (empty or stale) state to the others, who answer with theirs.
+        if (now - this.lastState >= this.o.answerStateMs) this.shareState(now);
+        return;
+      }
+      this.current = true;
+    }
     // Frames held for the old set's handovers are taken once the restart is known (or the wait is over).
     if (v.prev && now - v.since <= 2 * this.o.handoverWaitMs) this.apply(v.votes.caughtUp());
     this.apply(v.votes.tick());
@@ -184,7 +206,7 @@ export class RegionItems {
         return this.onVote(fromHex, m);
       case 'ITEM_STATE':
         if (!this.isHost(fromHex)) return void this.a.stats.notFromHost++;
-        return this.join(m.state);
+        return this.join(from, fromHex, m.state, m.cur === true);
       case 'ITEM_SEEN': {
         const r = this.a.region;
         if (r.duty || fromHex !== r.primaryHex || m.e !== r.epoch) return void this.a.stats.notFromHost++;
@@ -225,7 +247,7 @@ export class RegionItems {
 
   private onVote(fromHex: string, m: RegionVoteFrame): void {
     const v = this.voting;
-    if (!v) return void this.a.stats.notVoting++;
+    if (!v || !this.current) return void this.a.stats.notVoting++;
     if (m.t === 'ITEM_CLAIM' && m.c.t === 'c' && m.c.who !== fromHex) return void this.a.stats.impersonation++;
     this.apply(v.votes.receive(fromHex, voteOf(m)));
   }
@@ -240,9 +262,15 @@ export class RegionItems {
       if (r.role === 'claiming') return; // between epochs: the votes wait to be handed to the next set
       if (old) this.handOver(old, r.hosts.map(idToHex));
       this.voting = undefined;
+      // Decisions may pass us by now: when we host again, we catch up first.
+      this.current = false;
+      this.joinedAt = NaN;
       return;
     }
     if (old && old.set.tag === cert.e) return;
+    // Voting before (continuity) or a region's first set: our ledger is the region's.
+    if (old || !cert.prev) this.current = true;
+    if (Number.isNaN(this.joinedAt)) this.joinedAt = now;
     const set = new VoterSet(cert.e, cert.hosts.map(idToHex));
     const prev = old?.set ?? (cert.prev ? new VoterSet(cert.prev.e, cert.prev.hosts.map(idToHex)) : undefined);
     const v: Voting = { votes: undefined as unknown as ItemVotes, set, since: now, prev, handovers: new Map(), heard: new Set() };
@@ -304,9 +332,19 @@ export class RegionItems {
   }
 
   /** Another host's ledger joined into ours; frames that waited for it are taken. */
-  private join(s: LedgerState): void {
-    const before = JSON.stringify(this.ledger.toState());
+  private join(from: NodeId, fromHex: string, s: LedgerState, cur: boolean): void {
+    const mine = this.ledger.toState();
+    const before = JSON.stringify(mine);
+    // A host catching up gets ours at once.
+    const now = this.a.localNow();
+    if (this.current && !cur && now - (this.answered.get(fromHex) ?? -Infinity) >= this.o.answerStateMs) {
+      this.answered.set(fromHex, now);
+      if (this.answered.size > 16) this.answered.delete(this.answered.keys().next().value!);
+      this.a.send(from, this.stateFrame());
+    }
     this.ledger.merge(s);
+    // The state of a host whose ledger is the region's: ours is too from now on.
+    if (cur && fromHex !== this.self) this.current = true;
     if (JSON.stringify(this.ledger.toState()) !== before) this.changed = true;
     if (this.voting) this.apply(this.voting.votes.caughtUp());
   }
@@ -323,7 +361,7 @@ export class RegionItems {
   }
 
   private stateFrame(): ItemWireOf<'ITEM_STATE'> {
-    return { t: 'ITEM_STATE', ...this.r, e: this.a.region.epoch, state: this.ledger.toState() };
+    return { t: 'ITEM_STATE', ...this.r, e: this.a.region.epoch, state: this.ledger.toState(), ...(this.current ? { cur: true } : {}) };
   }
 
   /** The ledger to the other hosts (and, after a drop, the subscribers); stored with the region when it changed. */

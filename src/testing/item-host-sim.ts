@@ -67,9 +67,10 @@ export class ItemHostSim extends HostSim {
     return [...this.items.values()].find((p) => p.peer.host.roles().primary.includes(name));
   }
 
-  /** The region's hosts' ledgers (primary and backups) as RegionItems. */
+  /** The region's hosts' ledgers (its primary and backups now) as RegionItems. */
   hostLedgers(name: string): { hex: string; items: ReturnType<HostItems['region']> }[] {
-    return [...this.items.values()].map((p) => ({ hex: p.peer.hex, items: p.host.region(name) })).filter((x) => x.items);
+    const hosting = (p: ItemPeer) => { const r = p.peer.host.roles(); return r.primary.includes(name) || r.backup.includes(name); };
+    return [...this.items.values()].filter(hosting).map((p) => ({ hex: p.peer.hex, items: p.host.region(name) })).filter((x) => x.items);
   }
 }
 
