@@ -87,6 +87,12 @@ export const HOST_DEFAULTS = {
   publishMs: 2000,
   /** A subscriber not heard of (SUBSCRIBE keepalive, MOVE, EDIT) for this long is dropped. */
   subscriberTtlMs: 15_000,
+  /**
+   * Most subscribers of one region (and most waiting for a claim to finish): past it a new
+   * one hears NOT_PRIMARY `full` and asks again later. The crowd target is 200 players in
+   * one region; 512 leaves room for those looking in from neighbouring regions.
+   */
+  maxSubscribers: 512,
   /** A player without MOVE for this long leaves PLAYERS. */
   playerTtlMs: 3000,
   /**
@@ -156,6 +162,8 @@ export interface HostStats {
   heartbeats: number;
   /** Frames that came while the store loaded and did not fit MAX_EARLY_FRAMES (region-host.ts). */
   earlyDropped: number;
+  /** New subscribers (or claim waiters) refused past `maxSubscribers`: told NOT_PRIMARY `full`. */
+  subscribersRefused: number;
 }
 
 /** Where a primary's commit waits, per batch of edits, ms from ordering it. */
@@ -174,5 +182,6 @@ export function newHostStats(): HostStats {
   return {
     claims: 0, claimsWon: 0, claimsFailed: 0, grants: 0, refusals: 0, outsiderClaims: 0, staleFrames: 0, strayFrames: 0,
     editsAccepted: 0, editsRejected: 0, confirms: 0, deltas: 0, syncs: 0, handoffs: 0, stepDowns: 0, storeFailures: 0, publishes: 0, duplicateEdits: 0, adopted: 0, offers: 0, uncertifiable: 0, badCerts: 0, reconfigs: 0, leaseWaits: 0, offersRefused: 0, unsendable: 0, movesClamped: 0, ticks: 0, heartbeats: 0, earlyDropped: 0,
+    subscribersRefused: 0,
   };
 }

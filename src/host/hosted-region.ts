@@ -313,18 +313,23 @@ export class HostedRegion implements RegionRole {
 
   private onSubscribe(from: NodeId, fromHex: string, m: SubscriptionMessageOf<'SUBSCRIBE'>): void {
     if (this.duty) return this.duty.subscribe(from, fromHex, m.since);
-    if (this.role === 'claiming') {
-      this.waiting.set(fromHex, { id: from, since: m.since });
-      return;
-    }
+    if (this.role === 'claiming') return this.wait(from, fromHex, m.since);
     if (this.primaryAlive() || !m.host) return this.redirect(from);
     // We found too few hosts just now: say so at once instead of claiming again.
     if (this.ctx.clock.now() < this.uncertifiedUntil && this.role === 'idle') {
       return this.toPlayer(from, { t: 'NOT_PRIMARY', ...this.r, e: this.epoch, alone: true });
     }
-    this.waiting.set(fromHex, { id: from, since: m.since });
-    if (this.waiting.size > 256) this.waiting.delete(this.waiting.keys().next().value!);
+    this.wait(from, fromHex, m.since);
     void this.claim(0, this.role === 'backup');
+  }
+
+  /** A subscriber waits for our claim; past `maxSubscribers` waiting, a new one hears `full`. */
+  private wait(from: NodeId, fromHex: string, since: Stamp | undefined): void {
+    if (!this.waiting.has(fromHex) && this.waiting.size >= this.ctx.opts.maxSubscribers) {
+      this.ctx.stats.subscribersRefused++;
+      return this.toPlayer(from, { t: 'NOT_PRIMARY', ...this.r, e: this.epoch, full: true });
+    }
+    this.waiting.set(fromHex, { id: from, since });
   }
 
   /** A backup that promised a later epoch refuses our replication: with too few left to confirm anything, we step down. */

@@ -128,6 +128,7 @@ export class PrimaryDuty implements DutyShared {
   // ---- subscribers -------------------------------------------------------------------
 
   subscribe(id: NodeId, hex: string, since: Stamp | undefined): void {
+    if (this.full(id, hex)) return;
     this.beat.wake();
     this.subscribers.set(hex, { id, at: this.ctx.clock.now() });
     // A subscriber from another epoch gets everything: our claim merged states whose stamps
@@ -140,6 +141,22 @@ export class PrimaryDuty implements DutyShared {
       ...(i < parts.length - 1 ? { more: true } : {}),
     }));
     this.presence.resend();
+  }
+
+  /**
+   * A new subscriber past `maxSubscribers` (once the expired ones are gone) hears `full` and
+   * asks again later: each subscriber costs a snapshot and every delta, so throwaway ids
+   * must not be able to add them without bound.
+   */
+  private full(id: NodeId, hex: string): boolean {
+    const { maxSubscribers, subscriberTtlMs } = this.ctx.opts;
+    if (this.subscribers.has(hex) || this.subscribers.size < maxSubscribers) return false;
+    const now = this.ctx.clock.now();
+    for (const [h, s] of this.subscribers) if (now - s.at > subscriberTtlMs) this.subscribers.delete(h);
+    if (this.subscribers.size < maxSubscribers) return false;
+    this.ctx.stats.subscribersRefused++;
+    this.ctx.wires.players.send(id, { t: 'NOT_PRIMARY', ...this.r, e: this.e, full: true });
+    return true;
   }
 
   unsubscribe(hex: string): void {

@@ -66,6 +66,8 @@ export interface ClientStats {
   alone: number;
   /** Links to our primary a link budget let go (we pinged it instead of re-attaching). */
   retiredLinks: number;
+  /** Times a primary (or claimant) said it holds as many subscribers as it takes: we asked again later. */
+  full: number;
 }
 
 /** One region we subscribe to: whom we are attached to, what we hold, and the attach loop's state. */

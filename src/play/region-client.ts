@@ -26,7 +26,7 @@ export * from './region-client-types';
 
 export class RegionClient {
   readonly events = new Emitter<ClientEvents>();
-  readonly stats: ClientStats = { attaches: 0, reattaches: 0, redirects: 0, snapshots: 0, deltas: 0, gaps: 0, stale: 0, confirmed: 0, rejected: 0, timeouts: 0, failovers: 0, playerUpdates: 0, uncertified: 0, alone: 0, retiredLinks: 0 };
+  readonly stats: ClientStats = { attaches: 0, reattaches: 0, redirects: 0, snapshots: 0, deltas: 0, gaps: 0, stale: 0, confirmed: 0, rejected: 0, timeouts: 0, failovers: 0, playerUpdates: 0, uncertified: 0, alone: 0, retiredLinks: 0, full: 0 };
   /** snapshot: attach start to snapshot (chunk snapshot latency); confirm: submit to CONFIRM. */
   readonly latency = { snapshot: new LatencySamples(), confirm: new LatencySamples() };
   readonly opts: ClientOptions;
@@ -245,7 +245,7 @@ export class RegionClient {
         }
         return;
       case 'NOT_PRIMARY': {
-        if (m.alone && fromHex === sub.target && !sub.attached) return this.onAlone(sub);
+        if ((m.alone || m.full) && fromHex === sub.target && !sub.attached) return this.onAlone(sub, m.full ? 'full' : 'alone');
         // A takeover notice: a host we were told of names itself primary of a later epoch.
         const takeover = m.primary && idEquals(m.primary, from) && m.e > sub.epoch && sub.hosts.some((h) => idEquals(h, from));
         if (takeover) {
@@ -275,10 +275,11 @@ export class RegionClient {
    * The node asked cannot certify an epoch (it is alone, or cut off): nobody can confirm
    * edits of this region now. Loads stop waiting (the region shows what we have), pending
    * edits fail as 'uncertified' at once (the player keeps them tentative), and we ask again
-   * after `aloneRetryMs`.
+   * after `aloneRetryMs`. The same when the primary is `full` (it holds as many subscribers
+   * as it takes): we back off rather than look it up again at once.
    */
-  private onAlone(sub: Subscription): void {
-    this.stats.alone++;
+  private onAlone(sub: Subscription, why: 'alone' | 'full'): void {
+    this.stats[why]++;
     sub.aloneUntil = this.args.clock.now() + this.opts.aloneRetryMs;
     sub.markReady();
     this.edits.failRegion(sub.name, 'uncertified');
