@@ -151,13 +151,15 @@ export class CommitPipeline {
     const queue = this.queue;
     this.queue = [];
     const entries: Entry[] = [];
+    /** Where each block's entry sits in `entries`: a batch holds a block once (decodeEntries refuses a repeat). */
+    const slot = new Map<number, number>();
     const waiters: Batch['waiters'] = [];
     const from = this.seq + 1;
     for (const { from: who, fromHex, m } of queue) {
       const key = entryKey(columnIndex(chunkOf(m.x), chunkOf(m.z)), localOf(m.x), m.y, localOf(m.z));
       const tag = requestTag(fromHex, m.r, key, m.id);
       const dup = this.duty.region.requests.find(tag);
-      if (dup && this.isDuplicate(who, m.r, key, dup, waiters)) continue;
+      if (dup && this.isDuplicate(who, m.r, key, dup, waiters, slot)) continue;
       const at = this.believe(fromHex, { x: m.px, y: m.py, z: m.pz }, now);
       const reason = this.validator.check(fromHex, { x: m.x, y: m.y, z: m.z, id: m.id, px: at.x, py: at.y, pz: at.z }, now, this.presence.bodiesExcept(fromHex, now));
       if (reason) {
@@ -166,7 +168,13 @@ export class CommitPipeline {
         continue;
       }
       const s = ++this.seq;
-      entries.push({ key, id: m.id, e: this.duty.e, s });
+      // Two edits of one block in one batch (edits queued while the lease was away): the later
+      // replaces the earlier, which is confirmed with its own stamp, superseded at once. Both
+      // in the batch made it undecodable at every backup (a key repeats), never acked: the
+      // region stuck with its lease held (safety seed 121).
+      const had = slot.get(key);
+      if (had === undefined) slot.set(key, entries.push({ key, id: m.id, e: this.duty.e, s }) - 1);
+      else entries[had] = { key, id: m.id, e: this.duty.e, s };
       waiters.push({ id: who, r: m.r, s });
       this.duty.region.requests.remember(tag, { e: this.duty.e, s }, now);
       this.duty.ctx.stats.editsAccepted++;
@@ -179,10 +187,9 @@ export class CommitPipeline {
         const had = offered.get(e.key);
         if (!had || compareStamp(e, had) > 0) offered.set(e.key, e);
       }
-      const pendingKeys = new Set(entries.map((e) => e.key));
       for (const e of offered.values()) {
         const cur = this.current(e.key);
-        if (pendingKeys.has(e.key) || (cur && compareStamp(cur, e) >= 0)) continue;
+        if (slot.has(e.key) || (cur && compareStamp(cur, e) >= 0)) continue;
         this.origins.set(e.key, { e: e.e, s: e.s });
         entries.push({ key: e.key, id: e.id, e: this.duty.e, s: ++this.seq });
         this.duty.ctx.stats.adopted++;
@@ -216,13 +223,16 @@ export class CommitPipeline {
    * again (that would undo the later edit); if it is still the block's newest, ordered
    * again (false: same block, same id, a stamp of our epoch that our backups will hold).
    */
-  private isDuplicate(who: NodeId, r: number, key: number, dup: Stamp, current: Batch['waiters']): boolean {
+  private isDuplicate(who: NodeId, r: number, key: number, dup: Stamp, current: Batch['waiters'], batch: ReadonlyMap<number, number>): boolean {
     if (dup.e === this.duty.e) {
       this.duplicate(who, r, dup.s, current);
       return true;
     }
+    // An edit of the block ordered earlier in the batch being built superseded it too (it
+    // came after the first ordering): ordered again, the re-send would land on top of it
+    // (safety seed 121: e10s6 re-ordered as e11s4 over e11s1, confirmed before it).
     const cur = this.current(key);
-    if (!cur || compareStamp(cur, dup) <= 0) return false;
+    if (!batch.has(key) && (!cur || compareStamp(cur, dup) <= 0)) return false;
     this.duty.ctx.stats.duplicateEdits++;
     this.duty.ctx.wires.players.send(who, { t: 'CONFIRM', ...this.duty.r, r, e: dup.e, s: dup.s });
     return true;
@@ -279,6 +289,26 @@ export class CommitPipeline {
   }
 
   startedAt = 0;
+
+  /**
+   * Whether no majority of the certificate's hosts (we count) answered a beat we sent over
+   * backupQuietMs ago: our lease is long gone and cannot come back by replacing the silent
+   * (a new set needs the old majority's grants), and our backups, not hearing us either,
+   * have had time to claim. We may be deposed and never hear it (cut off from every node:
+   * our frames reach nobody), so we stop being primary (hosted-region.ts `release`) rather
+   * than stay one for good. Counted from our beats, not the clock: an idle region beats
+   * every idleHeartbeatMs, and an answer to the last beat is all a backup owes.
+   */
+  unanswered(now = this.duty.ctx.clock.now()): boolean {
+    let n = 1;
+    for (const b of this.duty.backups()) {
+      const heard = this.heardAt.get(idToHex(b)) ?? -Infinity;
+      let due = Infinity; // the oldest beat sent after the newest frame it answered
+      for (const at of this.beatSent.values()) if (at > heard && at < due) due = at;
+      if (now - due <= this.duty.ctx.opts.backupQuietMs) n++;
+    }
+    return n < quorum(this.duty.region.hosts.length);
+  }
 
   /** When the newest batch a backup's ack of `to` covers was sent. */
   private sentAt(to: number): number | undefined {

@@ -348,8 +348,14 @@ export class HostedRegion implements RegionRole {
     this.lastHeard = this.ctx.clock.now();
   }
 
-  /** We are primary no longer, without a successor yet: a handoff or a host-set change under way. */
-  private release(why: string): void {
+  /**
+   * We are primary no longer, without a successor yet: a handoff or a host-set change under
+   * way, or no majority answered us for backupQuietMs (commit-pipeline.ts `unanswered`). As
+   * a backup with no primary we claim the next epoch after failoverMs (region-backup.ts
+   * `watch`): a claim that hears nothing has the relay dial the hosts, and its refusals
+   * bring the newer certificate of a successor that won.
+   */
+  release(why: string): void {
     this.ctx.stats.stepDowns++;
     this.trace(`release e${this.epoch}: ${why}`);
     this.knownSubs = this.duty?.release() ?? [];

@@ -93,6 +93,9 @@ export class PrimaryHeartbeat {
       else this.duty.ctx.wires.players.send(s.id, beat);
     }
     this.presence.checkExpiry(now);
+    // A zombie primary (safety seed 39): cut off from every node, it kept the role for good,
+    // a second primary beside its successor after healing (it never heard it was deposed).
+    if (this.pipeline.unanswered()) return this.duty.region.release('no majority answered');
     if (!this.hostCheck.rechecking && this.duty.backups().some((b) => this.pipeline.quiet(idToHex(b)))) void this.hostCheck.fillFromLinks();
     this.duty.region.requests.prune(now);
   }
