@@ -36,8 +36,8 @@ export interface DutyRegion {
   readonly claimSentAt: number;
   persist(): Promise<void>;
   handOff(to: NodeId): void;
-  /** We stop being primary with no successor known (editors of unconfirmed edits hear 'busy'). */
-  release(why: string): void;
+  /** We stop being primary with no successor known (editors of unconfirmed edits hear 'busy'), as a backup with no primary or idle. */
+  release(why: string, role?: 'backup' | 'idle'): void;
   reconfigure(hosts: NodeId[], why: string): void;
   suspects(): string[];
 }

@@ -350,17 +350,18 @@ export class HostedRegion implements RegionRole {
 
   /**
    * We are primary no longer, without a successor yet: a handoff or a host-set change under
-   * way, or no majority answered us for backupQuietMs (commit-pipeline.ts `unanswered`). As
-   * a backup with no primary we claim the next epoch after failoverMs (region-backup.ts
-   * `watch`): a claim that hears nothing has the relay dial the hosts, and its refusals
-   * bring the newer certificate of a successor that won.
+   * way (a backup with no primary: our own claim follows), or `idle` when no majority
+   * answered us for backupQuietMs (commit-pipeline.ts `unanswered`): our backups, hearing
+   * no beat, claim; we grant them like any host, and their SYNC makes us a backup again.
+   * (Claiming ourselves from there, possibly still cut off, contends with them; tried, it
+   * left safety seed 17 with no primary after healing: docs/HOSTING.md.)
    */
-  release(why: string): void {
+  release(why: string, role: 'backup' | 'idle' = 'backup'): void {
     this.ctx.stats.stepDowns++;
     this.trace(`release e${this.epoch}: ${why}`);
     this.knownSubs = this.duty?.release() ?? [];
     this.duty = undefined;
-    this.role = 'backup';
+    this.role = role;
     this.primary = undefined;
     this.primaryHex = '';
     this.applied = undefined;

@@ -95,7 +95,8 @@ export class PrimaryHeartbeat {
     this.presence.checkExpiry(now);
     // A zombie primary (safety seed 39): cut off from every node, it kept the role for good,
     // a second primary beside its successor after healing (it never heard it was deposed).
-    if (this.pipeline.unanswered()) return this.duty.region.release('no majority answered');
+    // Idle, not a backup: its backups claim; it does not contend with them.
+    if (this.pipeline.unanswered()) return this.duty.region.release('no majority answered', 'idle');
     if (!this.hostCheck.rechecking && this.duty.backups().some((b) => this.pipeline.quiet(idToHex(b)))) void this.hostCheck.fillFromLinks();
     this.duty.region.requests.prune(now);
   }
