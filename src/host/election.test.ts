@@ -24,18 +24,24 @@ describe('election record', () => {
     expect(el.nextEpoch(0, 0, 0)).toBe(21);
   });
 
-  it('covers granted and learned epochs above its certificate, each once, newest MAX_PEND', () => {
+  it('covers granted and learned epochs above its certificate, one per host set, newest MAX_PEND', () => {
     const el = new Election(SELF);
     el.adoptCert(cert(3, [SELF, A, B]));
-    const q = (e: number): CertPrev => ({ e, hosts: [A, B, C], p: A });
-    el.grant(5, [A, B, C], A, idToHex(A), [q(4)]);
-    el.afterClaim(outcome({ learned: [q(4), q(6), q(7), q(2)] }), 0, 10_000);
-    const pend = el.pendFor(9);
-    expect(pend.map((x) => x.e)).toEqual([5, 6, 7].slice(-MAX_PEND));
+    const sets = [[A, B, C], [A, B, D], [A, C, D], [B, C, D]];
+    const q = (e: number, set = 0): CertPrev => ({ e, hosts: sets[set]!, p: A });
+    el.grant(5, sets[1]!, A, idToHex(A), [q(4, 0)]);
+    el.afterClaim(outcome({ learned: [q(4, 0), q(6, 2), q(7, 3), q(2, 0)] }), 0, 10_000);
+    expect(el.pendFor(9).map((x) => x.e)).toEqual([5, 6, 7].slice(-MAX_PEND));
     expect(el.pendFor(6).map((x) => x.e)).toEqual([4, 5]);
+    // One entry per set (its newest epoch): e8 of set 0 stands for e4 too. (What refusals
+    // taught is kept MAX_PEND deep: e6 has gone from it.)
+    el.afterClaim(outcome({ learned: [q(8, 0)] }), 0, 10_000);
+    expect(el.pendFor(9).map((x) => x.e)).toEqual([5, 7, 8]);
+    // None for the claim's own set or our certificate's: the certificate needs their majorities anyway.
+    expect(el.pendFor(9, sets[0]).map((x) => x.e)).toEqual([5, 7]);
     // A newer certificate makes what it passes need no cover.
     el.adoptCert(cert(6, [SELF, A, B]));
-    expect(el.pendFor(9).map((x) => x.e)).toEqual([7]);
+    expect(el.pendFor(9).map((x) => x.e)).toEqual([7, 8]);
   });
 
   it('an ABANDON removes only the epoch granted to that claimant; a later claim not built on it does too', () => {

@@ -88,17 +88,26 @@ export class Election {
     return Math.max(this.promised, following, stateEpoch, this.refusedAt, minEpoch - 1, this.cert?.e ?? 0) + 1;
   }
 
-  /** Granted epochs above our certificate that our next claim `e` must also win a majority of (newest kept, at most MAX_PEND). */
-  pendFor(e: number): CertPrev[] {
+  /**
+   * Granted epochs above our certificate that our next claim `e` over `hosts` must also win
+   * a majority of: one entry per host set (its newest epoch: a majority of a set covers every
+   * epoch of it, grant-rules.ts `covers`), none for the claim's own set or our certificate's
+   * (the certificate needs their majorities anyway), newest kept, at most MAX_PEND.
+   */
+  pendFor(e: number, hosts: readonly NodeId[] = []): CertPrev[] {
     const base = this.cert?.e ?? 0;
-    const all = [...this.accepted, ...this.learned].filter((q) => q.e > base && q.e < e);
-    const seen = new Set<string>();
-    const out = all.filter((q) => {
-      const tag = `${q.e}:${q.hosts.map(idToHex).sort().join(',')}:${q.p ? idToHex(q.p) : ''}`;
-      return !seen.has(tag) && (seen.add(tag), true);
-    });
+    const setOf = (list: readonly NodeId[]) => list.map(idToHex).sort().join(',');
+    const skip = new Set([setOf(hosts), ...(this.cert ? [setOf(this.cert.hosts)] : [])]);
+    const bySet = new Map<string, CertPrev>();
+    for (const q of [...this.accepted, ...this.learned]) {
+      if (q.e <= base || q.e >= e) continue;
+      const tag = setOf(q.hosts);
+      if (skip.has(tag)) continue;
+      const had = bySet.get(tag);
+      if (!had || q.e > had.e) bySet.set(tag, q);
+    }
     // Newest first kept: an older one was granted by fewer hosts' knowledge.
-    return out.sort((a, b) => a.e - b.e).slice(-MAX_PEND);
+    return [...bySet.values()].sort((a, b) => a.e - b.e).slice(-MAX_PEND);
   }
 
   /**

@@ -61,6 +61,18 @@ describe('granted epochs above the certificate (pend)', () => {
     // A claim whose certificate is past e4 needs no cover.
     expect(covers(claim({ e: 7, known: cert(6, A, [A, B, C]) }), e4)).toBe(true);
   });
+  it('an epoch of the set granted covers it, whatever its number (one pend entry per set)', () => {
+    const v = view({ selfId: D, promised: 6, cert: cert(3, B, [B, C, D]), accepted: [e4, { e: 6, hosts: [E, B, D] }] });
+    const over3 = claim({ e: 7, from: D, fromHex: idToHex(D), hosts: [B, C, D], known: cert(3, B, [B, C, D]) });
+    // e4's set named at e5 stands for e4: a majority of E, B, C holds what any of its epochs confirmed.
+    expect(grantRefusal(v, { ...over3, pend: [{ e: 5, hosts: [E, B, C] }, { e: 6, hosts: [E, B, D] }] })).toBeNull();
+    // The claim's own new set needs its majority anyway: no pend entry for it.
+    expect(grantRefusal(v, { ...over3, hosts: [E, B, D], pend: [e4] })).toBeNull();
+    // Still refused while one granted set is not needed at all.
+    expect(grantRefusal(v, { ...over3, pend: [e4] })).toBe('pending e6');
+    // A certificate the granter holds is another matter: its successor must name its very epoch.
+    expect(grantRefusal(view({ cert: cert(7, A, [A, B, C]), promised: 7 }), claim({ e: 8, pend: [{ e: 6, hosts: [A, B, C] }] }))).toBe('behind e7');
+  });
   it('a certificate with pend needs a majority of each pending set too', () => {
     const terms = { e: 5, primary: D, hosts: [B, C, D], prev: { e: 3, hosts: [B, C, D] }, pend: [e4] };
     expect(certShapeFault({ ...terms, grants: [g(D), g(C)] })).toBe('no-pending-majority');

@@ -43,13 +43,27 @@ export function claimTerms(m: ClaimFrame): ClaimTerms {
 
 /** The first epoch of `accepted` below the claim's that the claim does not cover, if any. */
 export function uncovered(accepted: readonly CertPrev[] | undefined, m: ClaimFrame): CertPrev | undefined {
-  return accepted?.find((t) => t.e < m.e && !covers(m, t));
+  return accepted?.find((t) => t.e < m.e && !coversGranted(m, t));
 }
 
-/** Whether the claim needs (a majority of) `t`'s hosts: its certificate or its `pend` list names that epoch and set. */
+/** Whether the claim needs (a majority of) `t`'s hosts: its certificate or its `pend` list names that epoch and set (a certificate's successor must name it exactly: epoch-cert.ts `succeeds`). */
 export function covers(m: ClaimFrame, t: CertPrev): boolean {
   if (m.known && m.known.e >= t.e) return m.known.e > t.e || sameSet(m.known.hosts, t.hosts);
   return !!m.pend?.some((q) => q.e === t.e && sameSet(q.hosts, t.hosts));
+}
+
+/**
+ * For an epoch we granted (not known certified): whether the claim's certificate needs a
+ * majority of its set, by any epoch of that set: `covers`, or the claim's new hosts, its
+ * previous hosts (unless a rebase), or a `pend` entry of the same set. The set is what
+ * matters: a majority of it holds every edit an epoch of that set confirmed, so one entry
+ * per set covers them all (with one per epoch, a claim could not cover four granted epochs
+ * in its three pend slots, and the region waited for ever: safety seeds 13 and 74).
+ */
+export function coversGranted(m: ClaimFrame, t: CertPrev): boolean {
+  if (covers(m, t)) return true;
+  if (sameSet(m.hosts, t.hosts) || (m.known && !m.rebase && sameSet(m.known.hosts, t.hosts))) return true;
+  return !!m.pend?.some((q) => sameSet(q.hosts, t.hosts));
 }
 
 /** Why `v` must refuse the claim `m` (a short reason), or null when the remaining checks may go on. */

@@ -92,7 +92,7 @@ export class RegionClaimant extends RegionSide {
     const known = this.el.cert;
     const e = this.el.nextEpoch(this.region.epoch, this.region.state.version.e, minEpoch);
     const rebase = this.el.mayRebase(this.ctx.clock.now(), o);
-    const pend = this.el.pendFor(e);
+    const pend = this.el.pendFor(e, hosts);
     const terms: ClaimTerms = {
       e, primary: this.ctx.selfId, hosts, ...(known ? { prev: { e: known.e, hosts: known.hosts } } : {}), ...(rebase ? { rebase } : {}), ...(pend.length ? { pend } : {}),
     };
