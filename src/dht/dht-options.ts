@@ -106,6 +106,15 @@ export const DHT_DEFAULTS = {
   getAnswers: 3,
   getWaitRounds: 2,
   getWaitMs: 500,
+  /**
+   * Disjoint lookup paths of a value read in a namespace with an owner rule (player and
+   * region records): S/Kademlia's defence against hostile nodes that answer with only each
+   * other or withhold values (lookup.ts). 1 = one path. Measured in the adversarial
+   * simulator (src/testing/adversarial-sim.ts, docs/BENCHMARKS.md).
+   */
+  valuePaths: 3,
+  /** Disjoint paths of a FIND_NODE lookup (findNode, put's search for the k closest, joins, refresh). */
+  nodePaths: 1,
   /** Default lifetime of a put value. */
   valueTtlMs: 3600_000,
   /** The publisher re-puts its values this often. */

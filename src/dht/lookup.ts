@@ -15,6 +15,16 @@
 // sequential request/reply rounds on the critical path, which is what Kademlia's
 // O(log n) bounds. Each of those RPCs may itself cross several links when routed
 // (counted separately in stats.routedForwarded).
+//
+// Disjoint paths (`paths` d > 1, S/Kademlia: Baumgart and Mies 2007): the seeds are dealt
+// to d paths in turn, each path runs the search above on its own candidate list, and a
+// node belongs to the path that learned of it first: no node is queried by two paths.
+// One hostile node that answers with only its accomplices (an eclipse attempt) or says it
+// holds nothing steers its own path only; the others reach the honest nodes near the key
+// unless every path meets an attacker. The lookup ends when every path ended, or, for
+// FIND_VALUE, when each path brought its share of the values (ceil(values / d)) or ended:
+// the first values to come may all be from one path its liars took over. (No early end
+// `valueWaitMs` after the first value then: that would cut off the slower honest paths.)
 import { compareDistance, type NodeId } from '../core/node-id';
 import type { ValueRecord } from './messages';
 
@@ -62,6 +72,8 @@ export interface LookupParams {
    */
   stallMs?: number;
   setTimer?: (fn: () => void, ms: number) => void;
+  /** Disjoint paths (default 1); each runs `alpha` queries in parallel and ends at its own k closest. */
+  paths?: number;
 }
 
 export interface LookupResult {
@@ -91,22 +103,36 @@ interface Candidate {
   informer: NodeId | undefined;
   /** Pending past stallMs: no longer counted in flight. */
   stalled?: boolean;
+  path: Path;
+}
+
+/** One of a lookup's disjoint paths: its candidates, closest first. */
+interface Path {
+  list: Candidate[];
+  inFlight: number;
+  done: boolean;
+  /** Values this path's answers carried. */
+  values: number;
 }
 
 export function iterativeLookup(p: LookupParams): Promise<LookupResult> {
-  const list: Candidate[] = [];
   const known = new Set<string>([p.selfHex]);
   let queries = 0;
   let failures = 0;
-  let inFlight = 0;
   let finished = false;
   const values: (FoundValue & { depth: number })[] = [];
   const wanted = Math.max(1, p.values ?? 1);
   const startedAt = p.now?.() ?? 0;
+  const paths: Path[] = Array.from({ length: Math.max(1, Math.floor(p.paths ?? 1)) }, () => ({ list: [], inFlight: 0, done: false, values: 0 }));
+  // With several paths, each must bring its share of the values (or end): the first values
+  // may all come from one path its liars took over.
+  const quota = Math.ceil(wanted / paths.length);
+  const enough = () => (paths.length === 1 ? values.length >= wanted : paths.every((x) => x.done || x.values >= quota));
 
-  const insert = (id: NodeId, hex: string, depth: number, informer?: NodeId) => {
+  // A node goes to the path that learned of it first (`known` is shared): paths stay disjoint.
+  const insert = (path: Path, id: NodeId, hex: string, depth: number, informer?: NodeId) => {
     if (known.has(hex)) return;
-    known.add(hex);
+    const { list } = path;
     let lo = 0;
     let hi = list.length;
     while (lo < hi) {
@@ -114,19 +140,19 @@ export function iterativeLookup(p: LookupParams): Promise<LookupResult> {
       if (compareDistance(list[mid]!.id, id, p.target) < 0) lo = mid + 1;
       else hi = mid;
     }
-    list.splice(lo, 0, { id, hex, depth, state: 'new', informer });
+    const c: Candidate = { id, hex, depth, state: 'new', informer, path };
+    known.add(hex);
+    list.splice(lo, 0, c);
   };
-  for (const s of p.seeds) insert(s.id, s.hex, 0);
+  p.seeds.forEach((s, i) => insert(paths[i % paths.length]!, s.id, s.hex, 0));
+  let dealing = paths.length > 1 && p.seeds.length < paths.length;
 
   return new Promise<LookupResult>((resolve) => {
     const finish = () => {
       if (finished) return;
       finished = true;
-      const closest: Candidate[] = [];
-      for (const c of list) {
-        if (c.state === 'ok') closest.push(c);
-        if (closest.length >= p.k) break;
-      }
+      const answered = paths.flatMap((path) => path.list.filter((c) => c.state === 'ok'));
+      const closest = answered.sort((a, b) => compareDistance(a.id, b.id, p.target)).slice(0, p.k);
       const decider = values.length > 0 ? Math.max(...values.map((x) => x.depth)) : (closest[0]?.depth ?? -1);
       const result: LookupResult = {
         closest: closest.map((c) => ({ id: c.id, hex: c.hex })),
@@ -141,70 +167,78 @@ export function iterativeLookup(p: LookupParams): Promise<LookupResult> {
       resolve(result);
     };
 
-    const step = () => {
-      if (finished) return;
-      // Walk the k closest non-failed candidates: launch queries at unasked ones.
+    const step = (path: Path) => {
+      if (finished || path.done) return;
+      // Walk the path's k closest non-failed candidates: launch queries at unasked ones.
       let seen = 0;
       let waiting = false;
-      for (const c of list) {
+      for (const c of path.list) {
         if (seen >= p.k) break;
         if (c.state === 'failed') continue;
         seen++;
         if (c.state === 'pending') waiting = true;
         else if (c.state === 'new') {
-          if (inFlight >= p.alpha) {
+          if (path.inFlight >= p.alpha) {
             waiting = true;
             continue;
           }
-          launch(c);
+          launch(path, c);
           waiting = true;
         }
       }
-      if (!waiting && inFlight === 0) finish();
-      else if (!waiting && inFlight > 0) {
-        // Only queries beyond the k closest are still out; their answers cannot matter.
-        finish();
+      // Queries still out beyond the k closest cannot matter: the path is done.
+      if (!waiting) {
+        path.done = true;
+        if (paths.every((x) => x.done) || (values.length > 0 && enough())) finish();
       }
     };
 
-    const launch = (c: Candidate) => {
+    const launch = (path: Path, c: Candidate) => {
       c.state = 'pending';
-      inFlight++;
+      path.inFlight++;
       queries++;
       if (p.stallMs && p.setTimer) {
         p.setTimer(() => {
           if (c.state !== 'pending' || finished) return;
           c.stalled = true;
-          inFlight--;
-          step();
+          path.inFlight--;
+          step(path);
         }, p.stallMs);
       }
       p.query(c.id, c.hex, c.informer).then(
         (ans) => {
-          if (!c.stalled) inFlight--;
+          if (!c.stalled) path.inFlight--;
           if (finished) return;
           c.state = 'ok';
           if (p.wantValue && ans.value) {
             values.push({ rec: ans.value, from: c.id, version: ans.version ?? ans.value.seq, depth: c.depth });
-            if (values.length >= wanted) return finish();
-            if (values.length === 1 && p.valueWaitMs && p.setTimer) {
+            path.values++;
+            if (enough()) return finish();
+            if (values.length === 1 && paths.length === 1 && p.valueWaitMs && p.setTimer) {
               const rounds = p.now ? ((p.valueWaitRounds ?? 2) * (p.now() - startedAt)) / (c.depth + 1) : Infinity;
               p.setTimer(finish, Math.min(p.valueWaitMs, rounds));
             }
           }
-          for (const id of ans.nodes) insert(id, p.hexOf(id), c.depth + 1, c.id);
-          step();
+          if (dealing) {
+            // Fewer seeds than paths (a join starts from its bootstrap node alone): the
+            // first answer is dealt to all paths, as seeds are.
+            dealing = false;
+            ans.nodes.forEach((id, i) => insert(paths[i % paths.length]!, id, p.hexOf(id), c.depth + 1, c.id));
+            for (const x of paths) if (x !== path && x.list.length > 0) x.done = false;
+            for (const x of paths) if (x !== path) step(x);
+          } else for (const id of ans.nodes) insert(path, id, p.hexOf(id), c.depth + 1, c.id);
+          step(path);
         },
         () => {
-          if (!c.stalled) inFlight--;
+          if (!c.stalled) path.inFlight--;
           failures++;
           if (finished) return;
           c.state = 'failed';
-          step();
+          step(path);
         },
       );
     };
 
-    step();
+    for (const path of paths) step(path);
   });
 }

@@ -1,6 +1,7 @@
 // The node's lookups: lookup.ts's iterative search run over our routing table and our
 // calls, counted in `stats`. A query goes to a candidate we hold no link to through the
-// node that named it (it knows a way there): lookups never dial.
+// node that named it (it knows a way there): lookups never dial. Value reads of owned
+// records take `valuePaths` disjoint paths.
 import type { Clock } from '../core/clock';
 import { bucketIndex, idToHex, type NodeId } from '../core/node-id';
 import type { DhtOptions } from './dht-options';
@@ -17,7 +18,7 @@ export type Lookup = (target: NodeId, valueNs?: Namespace, values?: number, chec
 export interface LookupDeps {
   selfId: NodeId;
   clock: Clock;
-  opts: Pick<DhtOptions, 'k' | 'alpha' | 'getWaitMs' | 'getWaitRounds' | 'lookupStallMs'>;
+  opts: Pick<DhtOptions, 'k' | 'alpha' | 'getWaitMs' | 'getWaitRounds' | 'lookupStallMs' | 'valuePaths' | 'nodePaths' | 'records'>;
   stats: DhtStats;
   table: RoutingTable;
   /** Whether we hold a live link to hex (then a query goes straight there). */
@@ -41,6 +42,9 @@ export function nodeLookup(deps: LookupDeps): Lookup {
       selfHex,
       hexOf: idToHex,
       wantValue: valueNs !== undefined,
+      // Reads of owned records go by disjoint paths: their answers can be told apart (the
+      // rule), so reaching honest holders by another path defeats a path's liars.
+      paths: valueNs ? (opts.records[valueNs] ? opts.valuePaths : 1) : opts.nodePaths,
       values: Math.max(1, values),
       valueWaitMs: opts.getWaitMs,
       valueWaitRounds: opts.getWaitRounds,

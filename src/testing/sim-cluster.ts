@@ -2,11 +2,49 @@
 // simulated tests and of bench/sim.ts. Deterministic per seed.
 import { idToHex, randomId, sortByDistance, type NodeId } from '../core/node-id';
 import type { DhtNode, DhtOptions } from '../dht/dht-node';
+import type { Transport } from '../net/transport';
 import { SimWorld, type SimWorldOptions } from './sim-world';
+
+/** How one node differs from the rest (a hostile one: hostile-dht.ts). */
+export interface NodeVariant {
+  dht?: Partial<DhtOptions>;
+  wrap?: (t: Transport) => Transport;
+}
 
 export interface SimClusterOptions extends SimWorldOptions {
   dht?: Partial<DhtOptions>;
+  /** Decides, per new node, whether it differs from the rest (undefined: an ordinary node). */
+  variant?: (id: NodeId) => NodeVariant | undefined;
 }
+
+/**
+ * Options the large simulations (bench/sim.ts, adversarial-sim.ts) run nodes with: real defaults except slower upkeep timers and a
+ * cheaper join. Upkeep traffic grows with nodes x simulated time and was most of a
+ * 10,000-node run's messages, while lookups, puts and gets are what is measured:
+ * - heartbeat 60 s / timeout 180 s (app: 5 s / 15 s): kills are silent (a crashed tab
+ *   closes nothing), so dead links are found by RPC timeouts and these heartbeats;
+ * - one stale-contact probe per heartbeat (app: 2), bucket refresh hourly (app: 15 min,
+ *   Kademlia's value), empty-bucket refresh every 5 min (app: 1 min);
+ * - RPC timeout 2 s, lookup stall 0.6 s (app: 4 s, 1 s): a routed RPC's round trip is
+ *   ~0.2 s at 10,000 nodes on this network;
+ * - joinRefresh 'probe': one FIND_NODE per empty bucket after the join lookup;
+ * - republish / re-replication hourly (below).
+ */
+export const LARGE_SIM_DHT: Partial<DhtOptions> = {
+  joinRefresh: 'probe',
+  heartbeatMs: 60_000,
+  heartbeatTimeoutMs: 180_000,
+  failureCheckMs: 60_000,
+  staleProbesPerHeartbeat: 1,
+  refreshMs: 3600_000,
+  emptyRefreshMs: 300_000,
+  rpcTimeoutMs: 2000,
+  lookupStallMs: 600,
+  // Republish and re-replication hourly (app: 20 and 10 min): a long run would otherwise
+  // end in every holder re-storing every value at once.
+  republishMs: 3600_000,
+  replicateMs: 3600_000,
+};
 
 export class SimCluster extends SimWorld {
   /** Live nodes by hex id, in join order. */
@@ -14,6 +52,7 @@ export class SimCluster extends SimWorld {
   /** Clock time each live node finished joining. */
   readonly joinedAt = new Map<string, number>();
   private readonly dht: Partial<DhtOptions>;
+  private readonly variant: SimClusterOptions['variant'];
   /** Nodes whose join failed (they are removed and replaced). */
   joinFailures = 0;
 
@@ -21,6 +60,7 @@ export class SimCluster extends SimWorld {
     // Growing thousands of nodes takes long in virtual time: settle waits up to 10 minutes.
     super(opts, 600_000);
     this.dht = opts.dht ?? {};
+    this.variant = opts.variant;
   }
 
   get size(): number {
@@ -29,9 +69,32 @@ export class SimCluster extends SimWorld {
 
   /** Creates a node (not started). */
   private make(id: NodeId, bootstrap: NodeId[]): DhtNode {
-    const node = this.makeDht(id, bootstrap, this.dht);
+    const v = this.variant?.(id);
+    const node = this.makeDht(id, bootstrap, { ...this.dht, ...v?.dht }, v?.wrap);
     this.nodes.set(node.selfHex, node);
     return node;
+  }
+
+  /**
+   * One newcomer, joining off a random joined node, without running the clock: for joins
+   * that happen while something else is measured. Resolves true when joined, false when the
+   * join failed (counted, and the node removed).
+   */
+  joinOne(): Promise<boolean> {
+    const joined = [...this.joinedAt.keys()];
+    const boot = joined.length > 0 ? [this.nodes.get(joined[Math.floor(this.rand() * joined.length)]!)!.selfId] : [];
+    const node = this.make(randomId(this.rand), boot);
+    return node.start().then(
+      () => {
+        this.joinedAt.set(node.selfHex, this.clock.now());
+        return true;
+      },
+      () => {
+        this.joinFailures++;
+        this.kill(node.selfHex);
+        return false;
+      },
+    );
   }
 
   /** Adds n nodes, joining in batches (each bootstraps off a random already-joined node). */
@@ -39,23 +102,9 @@ export class SimCluster extends SimWorld {
     const maxBatch = opts.maxBatch ?? 250;
     let left = n;
     while (left > 0) {
-      const joined = [...this.joinedAt.keys()];
-      const batch = Math.min(left, maxBatch, Math.max(1, joined.length));
+      const batch = Math.min(left, maxBatch, Math.max(1, this.joinedAt.size));
       const starts: Promise<void>[] = [];
-      for (let i = 0; i < batch; i++) {
-        const boot = joined.length > 0 ? [this.nodes.get(joined[Math.floor(this.rand() * joined.length)]!)!.selfId] : [];
-        const node = this.make(randomId(this.rand), boot);
-        starts.push(
-          node.start().then(
-            () => void this.joinedAt.set(node.selfHex, this.clock.now()),
-            () => {
-              this.joinFailures++;
-              this.kill(node.selfHex);
-              left++;
-            },
-          ),
-        );
-      }
+      for (let i = 0; i < batch; i++) starts.push(this.joinOne().then((ok) => void (ok || left++)));
       await this.settle(Promise.all(starts));
       left -= batch;
       opts.onBatch?.(this.nodes.size);

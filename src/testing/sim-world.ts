@@ -7,6 +7,7 @@ import { seededRandom, type Random } from '../core/seeded-random';
 import { VirtualClock } from '../core/virtual-clock';
 import { createDhtNode, type DhtNode, type DhtOptions } from '../dht/dht-node';
 import { MemoryNetwork, type MemoryNetworkOptions } from '../net/memory-network';
+import type { Transport } from '../net/transport';
 
 export interface SimWorldOptions {
   seed?: number;
@@ -47,11 +48,15 @@ export class SimWorld {
     return this.seq++;
   }
 
-  /** A DHT node (not started) on the network, bootstrapping off `bootstrap` if any. */
-  protected makeDht(id: NodeId, bootstrap: NodeId[], options: Partial<DhtOptions>): DhtNode {
+  /**
+   * A DHT node (not started) on the network, bootstrapping off `bootstrap` if any. `wrap`
+   * puts something between the node and its transport (hostile-dht.ts: a lying node).
+   */
+  protected makeDht(id: NodeId, bootstrap: NodeId[], options: Partial<DhtOptions>, wrap?: (t: Transport) => Transport): DhtNode {
+    const transport = this.net.addNode(id);
     return createDhtNode({
       selfId: id,
-      transport: this.net.addNode(id),
+      transport: wrap ? wrap(transport) : transport,
       clock: this.clock,
       bootstrap: bootstrap.length > 0 ? { peers: bootstrap, signals: this.net.relay(id) } : undefined,
       options: { random: seededRandom(this.seed * 7919 + this.nextSeq()), ...options },

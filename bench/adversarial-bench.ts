@@ -1,0 +1,50 @@
+// The adversarial DHT simulation (src/testing/adversarial-sim.ts, issue 13 item 6) from the
+// command line and as benchmarks:
+//   npm run sim -- --adversarial --nodes 1000 [--hostile 0.2] [--seed 42] [--lookups 1000] [--records 500] [--churn 0.2] [--json FILE]
+//   npm run bench -- adversarial_1k   (1,000 nodes; adversarial_2k: 2,000 and adversarial_10k: 10,000, slow, only when named)
+// Figures are named by size: simNk_adv20_* (20% hostile).
+import { spawn } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runAdversarialSim, type AdversarialFigures } from '../src/testing/adversarial-sim';
+import { arg } from './sim';
+
+export async function adversarialSimMain(): Promise<void> {
+  const r = await runAdversarialSim({
+    nodes: Number(arg('nodes') ?? 1000),
+    hostileShare: Number(arg('hostile') ?? 0.2),
+    seed: Number(arg('seed') ?? 42),
+    lookups: Number(arg('lookups') ?? 1000),
+    records: Number(arg('records') ?? 500),
+    churn: Number(arg('churn') ?? 0.2),
+    log: (l) => console.error(l),
+  });
+  console.log(JSON.stringify(r, null, 2));
+  const json = arg('json');
+  if (json) writeFileSync(json, `${JSON.stringify(r, null, 2)}\n`);
+}
+
+/** `npm run bench -- adversarial_Nk`: the run in a process of its own (bundled, large heap). */
+export async function benchAdversarial(nodes: number): Promise<Record<string, number>> {
+  const json = join(tmpdir(), `sim-adv-${process.pid}.json`);
+  const args = ['run', '--silent', 'sim', '--', '--adversarial', '--nodes', String(nodes), '--hostile', '0.2', '--seed', '42', '--lookups', '1000', '--records', '500', '--churn', '0.2', '--json', json];
+  const code = await new Promise<number | null>((done) => spawn('npm', args, { stdio: ['ignore', 'inherit', 'inherit'] }).on('close', done));
+  if (code !== 0) throw new Error(`npm run sim exited with ${code}`);
+  const r = JSON.parse(readFileSync(json, 'utf8')) as AdversarialFigures;
+  rmSync(json, { force: true });
+  return adversarialMetrics(r);
+}
+
+export function adversarialMetrics(r: AdversarialFigures): Record<string, number> {
+  const p = `sim${r.nodes >= 1000 ? `${r.nodes / 1000}k` : r.nodes}_adv20_`;
+  return {
+    [`${p}lookup_success`]: r.lookupSuccess,
+    [`${p}churn_lookup_success`]: r.churnLookupSuccess ?? 0,
+    [`${p}get_success`]: r.after.success,
+    [`${p}get_success_one_path`]: r.before.success,
+    [`${p}get_rpcs`]: r.after.rpcs,
+    [`${p}get_rpcs_one_path`]: r.before.rpcs,
+    [`${p}forged_accepted`]: r.forgedAccepted,
+  };
+}

@@ -1,0 +1,211 @@
+// The adversarial DHT simulation (issue 13 item 6): N real DHT nodes of which a seeded share
+// is hostile (hostile-dht.ts: eclipse answers, dropped and misrouted routed messages,
+// forged and replayed records, a STORE flood of forged records). Measured, in one run:
+// - FIND_NODE lookups between honest nodes, on a network left alone and while nodes are
+//   replaced (churn-lookups.ts);
+// - reads of signed records (sim-records.ts, a player record's stand-in): each owner put
+//   version 1, the crew kept it for replays, the owner put version 2, the crew flooded
+//   forged ones; every key is then read by honest nodes with one lookup path (before the
+//   defence) and with `valuePaths` disjoint paths (after: src/dht/lookup.ts);
+// - forged records accepted: reads that returned bytes no owner signed, plus forged
+//   records held by honest nodes. Judged against the owners' own bytes, not by the rule.
+import { idToHex, type NodeId } from '../core/node-id';
+import { seededRandom } from '../core/seeded-random';
+import type { DhtNode } from '../dht/dht-node';
+import { sameBytes as same } from '../dht/value-store';
+import { lookupsDuringChurn } from './churn-lookups';
+import { HostileCrew, type HostileCounts, type HostileOptions } from './hostile-dht';
+import { LARGE_SIM_DHT, SimCluster } from './sim-cluster';
+import { SimKeyring } from './sim-keyring';
+import { signSimRecord, simRecordRule } from './sim-records';
+
+export interface AdversarialOptions extends Partial<HostileOptions> {
+  nodes: number;
+  /** Share of nodes that are hostile (also of the newcomers during churn). */
+  hostileShare: number;
+  seed?: number;
+  lookups?: number;
+  /** Signed records put (one per owner) and read. */
+  records?: number;
+  /** Forged records each hostile node puts. */
+  floodPerNode?: number;
+  /** Share of the nodes replaced during the churn lookups (0: skip that phase). */
+  churn?: number;
+  /** Disjoint paths of the defended reads (default the product's, 3). */
+  paths?: number;
+  /** FIND_NODE paths (default the product's, 1). */
+  nodePaths?: number;
+  /**
+   * The crew lies from the first join on (default: it behaves until the network formed,
+   * then attacks; newcomers during churn still join under attack). See the README: a
+   * network grown among liars from its first node is not defended.
+   */
+  attackFromStart?: boolean;
+  log?: (line: string) => void;
+}
+
+export interface ReadFigures {
+  /** Share of reads that returned the owner's newest record. */
+  success: number;
+  /** Reads that returned an older record the owner signed (a replay taken). */
+  stale: number;
+  /** Reads that returned nothing. */
+  missing: number;
+  /** Reads that returned bytes no owner signed. */
+  forged: number;
+  /** Lookup RPCs per read (network-wide over the phase, so upkeep lookups are in). */
+  rpcs: number;
+  /** Virtual ms per read: p50, p95. */
+  msP50: number;
+  msP95: number;
+}
+
+export interface AdversarialFigures {
+  nodes: number;
+  hostile: number;
+  lookupSuccess: number;
+  lookupsCounted: number;
+  churnLookupSuccess: number | null;
+  churnLookupsCounted: number;
+  before: ReadFigures;
+  after: ReadFigures;
+  /** Reads returning forged bytes (both phases) + forged records held by honest nodes. */
+  forgedAccepted: number;
+  /** STOREs honest nodes refused by the owner rule (the forged flood). */
+  forgedRefused: number;
+  crew: HostileCounts;
+  wallSeconds: number;
+}
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
+
+export async function runAdversarialSim(o: AdversarialOptions): Promise<AdversarialFigures> {
+  const t0 = performance.now();
+  const log = o.log ?? (() => {});
+  const seed = o.seed ?? 42;
+  const keyring = new SimKeyring(`adversarial ${seed}`);
+  const crew = new HostileCrew({ dropShare: o.dropShare ?? 0.5, misrouteShare: o.misrouteShare ?? 0.5 }, seededRandom(seed * 31 + 5));
+  const draw = seededRandom(seed * 17 + 3);
+  const c = new SimCluster({
+    seed,
+    net: { latencyMs: 20, jitterMs: 5 },
+    dht: { ...LARGE_SIM_DHT, records: { player: simRecordRule(keyring) }, ...(o.nodePaths ? { nodePaths: o.nodePaths } : {}) },
+    variant: (id) => (draw() < o.hostileShare ? crew.variant(id, ['player']) : undefined),
+  });
+  const honest = (n: DhtNode) => !crew.isHostile(n.selfHex);
+  const phase = (name: string) => log(`${name} (${((performance.now() - t0) / 1000).toFixed(1)} s wall, ${(c.clock.now() / 1000).toFixed(0)} s virtual)`);
+
+  crew.active = o.attackFromStart ?? false;
+  await c.grow(o.nodes, { maxBatch: Math.max(100, Math.round(o.nodes / 10)) });
+  await c.run(30_000);
+  crew.active = true;
+  phase(`joined ${c.size} nodes, ${crew.members.size} hostile`);
+
+  const lookups = o.lookups ?? 1000;
+  const quiet = await lookupsDuringChurn(c, { lookups, replace: 0, spanMs: 20_000, eligible: honest });
+  phase(`lookups: success ${quiet.success} of ${quiet.counted}`);
+
+  // Signed records: version 1, kept by the crew for replays, then version 2.
+  const owners = [...c.nodes.values()].filter((n) => honest(n) && c.joinedAt.has(n.selfHex)).slice(0, o.records ?? 300);
+  const latest = new Map<string, { v1: Uint8Array; v2: Uint8Array }>();
+  for (const version of [1, 2]) {
+    await c.settle(
+      Promise.all(
+        owners.map(async (n) => {
+          const bytes = await signSimRecord(keyring, n.selfId, version, new TextEncoder().encode(`${n.selfHex.slice(0, 8)} v${version}`));
+          const held = latest.get(n.selfHex);
+          if (held) held.v2 = bytes;
+          else latest.set(n.selfHex, { v1: bytes, v2: bytes });
+          if (version === 1) crew.stale.set(n.selfHex, bytes);
+          await n.put('player', n.selfId, bytes);
+        }),
+      ),
+    );
+  }
+  const keys: NodeId[] = owners.map((n) => n.selfId);
+  await c.settle(crew.floodForged([...c.nodes.values()], 'player', keys, o.floodPerNode ?? 5));
+  phase(`${owners.length} records put twice, ${crew.counts.forgedPuts} forged puts`);
+
+  const readPhase = async (paths: number): Promise<ReadFigures> => {
+    const rpcs0 = sumStats(c, (n) => n.stats.lookupRpcs);
+    const times: number[] = [];
+    let success = 0;
+    let stale = 0;
+    let missing = 0;
+    let forged = 0;
+    for (let i = 0; i < keys.length; i += 100) {
+      const jobs = keys.slice(i, i + 100).map(async (key) => {
+        const reader = [...Array(100)].map(() => c.pick()).find((n) => honest(n) && n.selfHex !== idToHex(key))!;
+        reader.opts.valuePaths = paths;
+        const t = c.clock.now();
+        const got = await reader.get('player', key);
+        times.push(c.clock.now() - t);
+        const want = latest.get(idToHex(key))!;
+        if (!got) missing++;
+        else if (same(got.value, want.v2)) success++;
+        else if (same(got.value, want.v1)) stale++;
+        else forged++;
+      });
+      await c.settle(Promise.all(jobs));
+    }
+    for (const n of c.nodes.values()) n.opts.valuePaths = o.paths ?? 3;
+    times.sort((a, b) => a - b);
+    const reads = keys.length;
+    return { success: success / reads, stale, missing, forged, rpcs: (sumStats(c, (n) => n.stats.lookupRpcs) - rpcs0) / reads, msP50: pct(times, 0.5), msP95: pct(times, 0.95) };
+  };
+  const before = await readPhase(1);
+  phase(`reads, one path: ${JSON.stringify(before)}`);
+  const after = await readPhase(o.paths ?? 3);
+  phase(`reads, ${o.paths ?? 3} disjoint paths: ${JSON.stringify(after)}`);
+
+  let forgedHeld = 0;
+  let forgedRefused = 0;
+  const now = c.clock.now();
+  for (const n of c.nodes.values()) {
+    if (!honest(n)) continue;
+    forgedRefused += n.stats.storeRefused.invalid;
+    for (const key of keys) {
+      const held = n.store.get('player', idToHex(key), now);
+      const want = latest.get(idToHex(key))!;
+      if (held && !same(held.value, want.v1) && !same(held.value, want.v2)) forgedHeld++;
+    }
+  }
+
+  let churnLookupSuccess: number | null = null;
+  let churnLookupsCounted = 0;
+  if (o.churn && o.churn > 0) {
+    const churned = await lookupsDuringChurn(c, {
+      lookups,
+      replace: Math.round(o.churn * o.nodes),
+      spanMs: 60_000,
+      eligible: honest,
+      onKill: (hex) => crew.leave(hex),
+    });
+    churnLookupSuccess = churned.success;
+    churnLookupsCounted = churned.counted;
+    phase(`lookups during churn: success ${churned.success} of ${churned.counted}, ${churned.killed} replaced`);
+  }
+
+  const figures: AdversarialFigures = {
+    nodes: o.nodes,
+    hostile: crew.members.size,
+    lookupSuccess: quiet.success,
+    lookupsCounted: quiet.counted,
+    churnLookupSuccess,
+    churnLookupsCounted,
+    before,
+    after,
+    forgedAccepted: before.forged + after.forged + forgedHeld,
+    forgedRefused,
+    crew: { ...crew.counts },
+    wallSeconds: (performance.now() - t0) / 1000,
+  };
+  c.stopAll();
+  return figures;
+}
+
+function sumStats(c: SimCluster, f: (n: DhtNode) => number): number {
+  let s = 0;
+  for (const n of c.nodes.values()) s += f(n);
+  return s;
+}
