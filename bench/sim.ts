@@ -15,9 +15,10 @@
 // (`npm run sim -- --adversarial --nodes N [--hostile 0.2] ...` runs the adversarial
 // simulation instead: bench/adversarial-bench.ts.)
 import { spawn } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { randomId, type NodeId } from '../src/core/node-id';
 import type { DhtNode } from '../src/dht/dht-node';
 import type { LookupResult } from '../src/dht/lookup';
@@ -258,11 +259,14 @@ export function arg(name: string): string | undefined {
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
-if (import.meta.url === `file://${process.argv[1]}` && process.argv.includes('--hosting')) {
+// Real paths: in a git worktree node_modules (where `npm run sim` bundles to) is a symlink,
+// and import.meta.url names the file behind it.
+const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
+if (isMain && process.argv.includes('--hosting')) {
   await hostingSimMain();
-} else if (import.meta.url === `file://${process.argv[1]}` && process.argv.includes('--adversarial')) {
+} else if (isMain && process.argv.includes('--adversarial')) {
   await adversarialSimMain();
-} else if (import.meta.url === `file://${process.argv[1]}`) {
+} else if (isMain) {
   const opts: SimOptions = {
     nodes: Number(arg('nodes') ?? 1000),
     churn: Number(arg('churn') ?? 0),
