@@ -1,7 +1,7 @@
 // The node's lookups: lookup.ts's iterative search run over our routing table and our
 // calls, counted in `stats`. A query goes to a candidate we hold no link to through the
 // node that named it (it knows a way there): lookups never dial. Value reads of owned
-// records take `valuePaths` disjoint paths.
+// records in `disjointReads` (player records) take `valuePaths` disjoint paths.
 import type { Clock } from '../core/clock';
 import { bucketIndex, idToHex, type NodeId } from '../core/node-id';
 import type { DhtOptions } from './dht-options';
@@ -18,7 +18,7 @@ export type Lookup = (target: NodeId, valueNs?: Namespace, values?: number, chec
 export interface LookupDeps {
   selfId: NodeId;
   clock: Clock;
-  opts: Pick<DhtOptions, 'k' | 'alpha' | 'getWaitMs' | 'getWaitRounds' | 'lookupStallMs' | 'valuePaths' | 'nodePaths' | 'records'>;
+  opts: Pick<DhtOptions, 'k' | 'alpha' | 'getWaitMs' | 'getWaitRounds' | 'lookupStallMs' | 'valuePaths' | 'nodePaths' | 'disjointReads' | 'records'>;
   stats: DhtStats;
   table: RoutingTable;
   /** Whether we hold a live link to hex (then a query goes straight there). */
@@ -44,7 +44,7 @@ export function nodeLookup(deps: LookupDeps): Lookup {
       wantValue: valueNs !== undefined,
       // Reads of owned records go by disjoint paths: their answers can be told apart (the
       // rule), so reaching honest holders by another path defeats a path's liars.
-      paths: valueNs ? (opts.records[valueNs] ? opts.valuePaths : 1) : opts.nodePaths,
+      paths: valueNs ? (opts.records[valueNs] && opts.disjointReads.includes(valueNs) ? opts.valuePaths : 1) : opts.nodePaths,
       values: Math.max(1, values),
       valueWaitMs: opts.getWaitMs,
       valueWaitRounds: opts.getWaitRounds,
