@@ -72,7 +72,13 @@ describe('items carried by the region hosts, across tabs', () => {
       await teleport(a, take.x, take.y, take.z);
       await a.waitForFunction((id) => !!window.voxel.items!.item(id)?.owner, take.id, { timeout: 10_000, polling: 50 }).catch(() => {});
     }
-    await pages[0]!.waitForTimeout(8000);
+    // Until an item that appeared after every tab began watching has shown in all of them
+    // (spawns are random: a fixed wait saw none in one CI run), at most 40 s.
+    const newSeen = async (): Promise<boolean> => {
+      const all = await Promise.all(pages.map((p) => p!.evaluate(() => (window as unknown as { __seen: Seen }).__seen)));
+      return Object.entries(all[0]!).some(([id, first]) => first.at > Math.max(...watchFrom) + 100 && all.every((s) => s[id] !== undefined));
+    };
+    for (const until = Date.now() + 40_000; Date.now() < until && !(await newSeen()); ) await pages[0]!.waitForTimeout(500);
     const clocks = await Promise.all(pages.map((p) => p!.evaluate(() => {
       const c = window.voxel.items!.clock();
       return { err: c.now - (performance.timeOrigin + performance.now()), bound: c.bound, ref: c.reference };
