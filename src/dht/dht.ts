@@ -23,8 +23,12 @@ export interface DhtEvents extends Record<string, unknown> {
  * routes to it remain. Any other reason (a failed or reset connection, a stop) may be a death.
  */
 export function closedOnPurpose(reason: string): boolean {
-  return reason === 'budget' || reason === 'closed by peer';
+  return reason === BUDGET_CLOSE || reason === PEER_RETIRED;
 }
+
+/** Link-close reasons: we let the link go for our link budget; the other end did (CLOSING). */
+export const BUDGET_CLOSE = 'budget';
+export const PEER_RETIRED = 'closed by peer';
 
 export interface GotValue {
   value: Uint8Array;

@@ -12,6 +12,7 @@ import { admitInbound, type HeldLink, type LinkBudgetOptions } from './link-budg
 import { dhtCodec, type DhtMessage } from './messages';
 import { isRouteFrame, readRoute, type RouteEnvelope } from './route-frame';
 import type { DhtStats } from './stats';
+import { BUDGET_CLOSE, PEER_RETIRED } from './dht';
 
 /** What one link may send us (docs/DESIGN.md: size and rate limits hold per link). */
 export interface LinkLimits {
@@ -120,10 +121,10 @@ export class LinkSet {
         // The dialer took the link as open the moment its dial succeeded and may already
         // have handed frames to it: turned down like a retired link, not cut.
         this.stats.linksRefused++;
-        this.letGo(pl, 'budget', true);
+        this.letGo(pl, BUDGET_CLOSE, true);
         return false;
       }
-      if (admit.close) this.retire(admit.close, 'budget');
+      if (admit.close) this.retire(admit.close, BUDGET_CLOSE);
     }
     if (!link.open) return false;
     this.map.set(hex, pl);
@@ -170,9 +171,9 @@ export class LinkSet {
   /** The other end retires the link: stop sending on it; it closes it after its drain. */
   private onClosing(pl: PeerLink): void {
     if (this.map.get(pl.hex) !== pl) return;
-    this.forget(pl, 'closed by peer', false);
+    this.forget(pl, PEER_RETIRED, false);
     // Should the closer never close it, do it ourselves after twice its drain.
-    this.clock.setTimeout(() => pl.link.close('closed by peer'), 2 * this.drainMs);
+    this.clock.setTimeout(() => pl.link.close(PEER_RETIRED), 2 * this.drainMs);
   }
 
   private forget(pl: PeerLink, reason: string, byUs: boolean): void {

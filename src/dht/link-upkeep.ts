@@ -13,6 +13,7 @@ import { planLinks } from './link-budget';
 import type { LinkSet, PeerLink } from './link-set';
 import type { Contact, RoutingTable } from './routing-table';
 import type { DhtStats } from './stats';
+import { BUDGET_CLOSE } from './dht';
 
 /** Delay of a maintenance pass asked for by an event (coalesces bursts of them). */
 const SOON_MS = 100;
@@ -77,7 +78,7 @@ export class LinkUpkeep {
     if (!this.running) return;
     const { deps } = this;
     const plan = planLinks(deps.table, deps.links.map, deps.opts, this.busy, deps.opts.random, this.pendingDials.size);
-    for (const hex of plan.close) deps.links.retire(hex, 'budget');
+    for (const hex of plan.close) deps.links.retire(hex, BUDGET_CLOSE);
     for (const c of plan.dial) this.dial(c.id, c.hex, deps.dialSignals());
     const now = deps.clock.now();
     if (this.backoff.size > BACKOFF_SWEEP) for (const [h, t] of this.backoff) if (t <= now) this.backoff.delete(h);

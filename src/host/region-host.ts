@@ -18,7 +18,7 @@ import { CertChecker, certPrevSchema, MAX_PEND } from '../region/epoch-cert';
 import type { PlayerToHost } from '../region/subscription-messages';
 import { HOST_DEFAULTS, newHostStats, type CommitLatency, type HostOptions, type HostStats } from './host-options';
 import type { HostWires, ReplicaFrame } from './host-wires';
-import { answering } from './answering';
+import { answering } from '../core/answering';
 import { HostedRegion } from './hosted-region';
 import type { RegionContext } from './region-context';
 import { regionName, RegionKeys, type KeyHash, type RegionCoord } from '../region/region-key';

@@ -8,6 +8,7 @@
 // stamp, so a duplicate or re-sent entry changes nothing.
 import type { Pose } from '../world/pose';
 import { every } from '../core/clock';
+import { answering } from '../core/answering';
 import { Emitter } from '../core/emitter';
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { LatencySamples, type LatencySummary } from '../core/latency-samples';
@@ -68,13 +69,9 @@ export class RegionClient {
     };
     if (!closedOnPurpose(reason) || !this.args.dht.ping) return reattach();
     this.stats.retiredLinks++;
-    let timer: unknown;
-    void Promise.race([
-      this.args.dht.ping(id),
-      new Promise<boolean>((resolve) => (timer = this.args.clock.setTimeout(() => resolve(false), this.opts.linkClosePingMs))),
-    ]).then((alive) => {
-      this.args.clock.clearTimeout(timer);
-      if (!alive) reattach();
+    const ping = this.args.dht.ping.bind(this.args.dht);
+    void answering(this.args.clock, ping, [id], this.opts.linkClosePingMs).then((alive) => {
+      if (!alive.has(hex)) reattach();
     });
   }
 

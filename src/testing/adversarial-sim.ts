@@ -18,6 +18,7 @@ import { HostileCrew, type HostileCounts, type HostileOptions } from './hostile-
 import { LARGE_SIM_DHT, SimCluster } from './sim-cluster';
 import { SimKeyring } from './sim-keyring';
 import { signSimRecord, simRecordRule } from './sim-records';
+import { percentile } from '../core/percentile';
 
 export interface AdversarialOptions extends Partial<HostileOptions> {
   nodes: number;
@@ -76,8 +77,6 @@ export interface AdversarialFigures {
   crew: HostileCounts;
   wallSeconds: number;
 }
-
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
 
 export async function runAdversarialSim(o: AdversarialOptions): Promise<AdversarialFigures> {
   const t0 = performance.now();
@@ -149,9 +148,8 @@ export async function runAdversarialSim(o: AdversarialOptions): Promise<Adversar
       await c.settle(Promise.all(jobs));
     }
     for (const n of c.nodes.values()) n.opts.valuePaths = o.paths ?? 3;
-    times.sort((a, b) => a - b);
     const reads = keys.length;
-    return { success: success / reads, stale, missing, forged, rpcs: (sumStats(c, (n) => n.stats.lookupRpcs) - rpcs0) / reads, msP50: pct(times, 0.5), msP95: pct(times, 0.95) };
+    return { success: success / reads, stale, missing, forged, rpcs: (sumStats(c, (n) => n.stats.lookupRpcs) - rpcs0) / reads, msP50: times.length ? percentile(times, 0.5) : 0, msP95: times.length ? percentile(times, 0.95) : 0 };
   };
   const before = await readPhase(1);
   phase(`reads, one path: ${JSON.stringify(before)}`);

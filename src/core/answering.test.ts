@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { idToHex, randomId, type NodeId } from '../core/node-id';
-import { VirtualClock } from '../core/virtual-clock';
+import { idToHex, randomId, type NodeId } from './node-id';
+import { VirtualClock } from './virtual-clock';
 import { answering } from './answering';
 
 describe('answering', () => {

@@ -1,9 +1,10 @@
-// Which of some nodes answer a ping within a wait: a host set must not take in a node that
+// Which of some nodes answer a ping within a wait. A host set must not take in a node that
 // died silently (its links stay open at our end, and the DHT keeps it in its tables, for
-// up to 15 s). A set that names a dead node needs every other host alive at the next
-// failover, else it waits for a rebase (docs/HOSTING.md "Host sets of live nodes").
-import { idToHex, type NodeId } from '../core/node-id';
-import type { Clock } from '../core/clock';
+// up to 15 s): a set that names a dead node needs every other host alive at the next
+// failover, else it waits for a rebase (docs/HOSTING.md "Host sets of live nodes"). A
+// player whose link to its primary a budget closed asks the same of that primary.
+import { idToHex, type NodeId } from './node-id';
+import type { Clock } from './clock';
 
 /**
  * Pings every node of `ids` at once; resolves with the hex ids of those that answered, as
