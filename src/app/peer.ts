@@ -11,7 +11,8 @@ import { realClock, type Clock } from '../core/clock';
 import type { Identity } from '../core/identity';
 import { idToHex, type NodeId } from '../core/node-id';
 import { AppChannels } from '../dht/app-channels';
-import { createDhtNode, type DhtNode, type DhtOptions } from '../dht/dht-node';
+import type { Dht } from '../dht/dht';
+import { createDhtNode, type DhtOptions } from '../dht/dht-node';
 import { connectPeerJs } from '../net/peerjs-bootstrap';
 import { connectRelay, type WebSocketCtor } from '../net/relay-bootstrap';
 import { WebRtcTransport } from '../net/webrtc-transport';
@@ -119,7 +120,7 @@ export class Peer {
   private constructor(
     readonly identity: Identity,
     readonly transport: WebRtcTransport,
-    readonly dht: DhtNode,
+    private node: Dht,
     readonly doorways: Doorways,
     private readonly cfg: PeerConfig,
     readonly clock: Clock,
@@ -145,6 +146,11 @@ export class Peer {
   /** Times a doorway connection was re-opened after a drop or a failed first attempt. */
   get relayReconnects(): number {
     return this.reopener.reopens;
+  }
+
+  /** The DHT node; start() replaces the first one when its join fails (a node starts once). */
+  get dht(): Dht {
+    return this.node;
   }
 
   get id(): string {
@@ -185,7 +191,7 @@ export class Peer {
       // The inviter and its contacts are gone: the doorways' live peers instead, at once.
       const listed = await fromDoorways();
       if (listed.length) {
-        (peer as { dht: DhtNode }).dht = node(listed);
+        peer.node = node(listed);
         result = await peer.join(listed, deadline);
       } else failure = { kind: 'inviter-gone', detail: 'the doorway knows none of the invite\'s peers, and nobody else' };
     }
@@ -197,7 +203,7 @@ export class Peer {
       // Nobody reachable: start alone; newcomers will dial us, and we keep looking.
       const alone = node([]);
       await alone.start();
-      (peer as { dht: DhtNode }).dht = alone;
+      peer.node = alone;
       peer.status = 'alone';
       peer.failure = failure ?? peer.classify(first, invited.length > 0);
     }

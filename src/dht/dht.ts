@@ -84,6 +84,18 @@ export interface Dht {
   reach(id: NodeId): void;
   /** Lets a pinned link be closed by the budget again. */
   unpin(id: NodeId): void;
+  /**
+   * Our frames to `id` seem lost (an answer that was due did not come): the first hop of our
+   * route to it is PINGed now and dropped if silent, so the next frame takes another route.
+   */
+  suspectRoute(id: NodeId): void;
+  /**
+   * `id` seems dead (it went silent where it should have spoken): our link to it, if any, is
+   * PINGed now and closed if silent, before the periodic checks would notice.
+   */
+  suspect(id: NodeId): void;
+  /** Whether `id` answers a PING (over its link, else routed) before the RPC timeout. */
+  ping(id: NodeId): Promise<boolean>;
   linkInfo(): LinkInfo[];
   /** The n contacts of our table closest to target, closest first (no network traffic). */
   closestContacts(target: NodeId, n: number): NodeId[];

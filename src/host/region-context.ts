@@ -5,7 +5,7 @@ import type { Clock } from '../core/clock';
 import type { NodeId } from '../core/node-id';
 import type { Signer } from '../core/signer';
 import type { Ticker } from '../core/ticker';
-import type { DhtNode } from '../dht/dht-node';
+import type { Dht } from '../dht/dht';
 import type { CertChecker } from '../region/epoch-cert';
 import type { KeyHash } from '../region/region-key';
 import type { RecordVerifier } from '../region/region-records';
@@ -21,7 +21,7 @@ export interface RegionContext {
   readonly ticker: Ticker;
   readonly wires: HostWires;
   readonly store: HostStore | null;
-  readonly dht: Pick<DhtNode, 'put' | 'get' | 'connect' | 'unpin' | 'suspectRoute'>;
+  readonly dht: Pick<Dht, 'put' | 'get' | 'connect' | 'unpin' | 'suspectRoute'>;
   readonly stats: HostStats;
   readonly latency: CommitLatency;
   /** Signs this node's grants. */

@@ -11,7 +11,7 @@ import { idToHex, sortByDistance, type NodeId } from '../core/node-id';
 import { LatencySamples } from '../core/latency-samples';
 import type { Signer, Verifier } from '../core/signer';
 import type { Ticker } from '../core/ticker';
-import type { DhtNode } from '../dht/dht-node';
+import type { Dht } from '../dht/dht';
 import { closedOnPurpose } from '../dht/dht';
 import type { HostStore } from '../store/host-store';
 import { CertChecker, certPrevSchema, MAX_PEND } from '../region/epoch-cert';
@@ -25,7 +25,7 @@ import { regionName, RegionKeys, type KeyHash, type RegionCoord } from '../regio
 import { decodeEntries } from '../region/region-state';
 import { getLocation } from '../region/region-records';
 
-export type HostDht = Pick<DhtNode, 'selfId' | 'findNode' | 'put' | 'get' | 'connect' | 'reach' | 'unpin' | 'suspectRoute' | 'ping' | 'events' | 'linkInfo' | 'closestContacts'>;
+export type HostDht = Pick<Dht, 'selfId' | 'findNode' | 'put' | 'get' | 'connect' | 'reach' | 'unpin' | 'suspectRoute' | 'ping' | 'events' | 'linkInfo' | 'closestContacts'>;
 
 export interface RegionHostArgs {
   dht: HostDht;

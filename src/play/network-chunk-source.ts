@@ -14,7 +14,7 @@
 import type { Clock } from '../core/clock';
 import { Emitter } from '../core/emitter';
 import { idToHex } from '../core/node-id';
-import type { DhtNode } from '../dht/dht-node';
+import type { Dht } from '../dht/dht';
 import type { PlayerFrame } from '../region/subscription-messages';
 import type { RegionClient } from './region-client';
 import { columnAt, columnIndex, REGION_BLOCKS, regionAt, regionName, regionOf, RegionKeys, type RegionCoord } from '../region/region-key';
@@ -66,7 +66,7 @@ export interface NetworkChunkSourceArgs {
   seed: string;
   world: string;
   client: RegionClient;
-  dht: Pick<DhtNode, 'get' | 'selfId'>;
+  dht: Pick<Dht, 'get' | 'selfId'>;
   clock: Clock;
   options?: Partial<NetworkSourceOptions>;
   /** Where tentative edits are kept (IdbTentativeStore in the tab; in memory, not durable, without). */

@@ -4,7 +4,7 @@ import { EditRejectedError as BaseEditRejected, EditTimeoutError } from '../worl
 import type { Clock } from '../core/clock';
 import type { NodeId } from '../core/node-id';
 import type { Verifier } from '../core/signer';
-import type { DhtNode } from '../dht/dht-node';
+import type { Dht } from '../dht/dht';
 import type { CertChecker, EpochCert } from '../region/epoch-cert';
 import type { KeyHash, RegionCoord } from '../region/region-key';
 import type { Entry, RegionState, Stamp } from '../region/region-state';
@@ -104,7 +104,7 @@ export interface Subscription {
 
 export interface RegionClientArgs {
   /** `events` (optional): a closed link to a primary re-attaches at once. */
-  dht: Pick<DhtNode, 'selfId' | 'findNode' | 'get' | 'connect' | 'unpin'> & Partial<Pick<DhtNode, 'events' | 'reach' | 'suspect' | 'ping'>>;
+  dht: Pick<Dht, 'selfId' | 'findNode' | 'get' | 'connect' | 'unpin'> & Partial<Pick<Dht, 'events' | 'reach' | 'suspect' | 'ping'>>;
   wire: PlayerWire;
   clock: Clock;
   world: string;

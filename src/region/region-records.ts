@@ -36,7 +36,7 @@ import { concatBytes } from '../core/concat-bytes';
 import type { IdentityAlg } from '../core/identity';
 import { ID_BYTES, idEquals, idFromSha256, idToHex, type NodeId } from '../core/node-id';
 import type { Signer, Verifier } from '../core/signer';
-import type { DhtNode } from '../dht/dht-node';
+import type { Dht } from '../dht/dht';
 import { NAMESPACE_LIMITS } from '../dht/messages';
 import type { RecordCheck, RecordRule } from '../dht/record-rules';
 import { certSchema, certShapeFault, grantBytes, quorum, type CertChecker, type EpochCert } from './epoch-cert';
@@ -101,7 +101,7 @@ export interface RecordVerifier {
   hash?: KeyHash | undefined;
 }
 
-type Dht = Pick<DhtNode, 'put' | 'get'>;
+type RecordDht = Pick<Dht, 'put' | 'get'>;
 
 export function locationVersion(epoch: number, revision: number): number {
   return epoch * REVISIONS + Math.min(revision, REVISIONS - 1);
@@ -251,7 +251,7 @@ function toLocation(m: Decoded<'LOCATION'>): LocationRecord {
 }
 
 /** Publishes the location record: `auth.signer` must be `auth.cert`'s primary. */
-export async function putLocation(dht: Dht, key: NodeId, auth: RecordAuth, revision: number): Promise<void> {
+export async function putLocation(dht: RecordDht, key: NodeId, auth: RecordAuth, revision: number): Promise<void> {
   const cert = checkSigner(auth);
   const r = Math.min(revision, 0xffffffff);
   const s = await auth.signer.sign(locationBytes(key, cert, r));
@@ -263,7 +263,7 @@ export async function putLocation(dht: Dht, key: NodeId, auth: RecordAuth, revis
  * The region's location record, or undefined. The DHT node's rule has checked it already
  * (every tab and simulated node runs locationRule); with `rv` it is checked here again.
  */
-export async function getLocation(dht: Pick<DhtNode, 'get'>, key: NodeId, rv?: RecordVerifier): Promise<LocationRecord | undefined> {
+export async function getLocation(dht: Pick<Dht, 'get'>, key: NodeId, rv?: RecordVerifier): Promise<LocationRecord | undefined> {
   const got = await dht.get('chunk', key);
   if (!got) return undefined;
   if (rv) {
@@ -279,7 +279,7 @@ export async function getLocation(dht: Pick<DhtNode, 'get'>, key: NodeId, rv?: R
  * `auth.cert`'s primary and `version` (the state's version) no later than its epoch.
  * Resolves with the number of entries left out.
  */
-export async function putEdits(dht: Dht, key: NodeId, auth: RecordAuth, version: Stamp, entries: Entry[], hash: KeyHash = idFromSha256): Promise<number> {
+export async function putEdits(dht: RecordDht, key: NodeId, auth: RecordAuth, version: Stamp, entries: Entry[], hash: KeyHash = idFromSha256): Promise<number> {
   const cert = checkSigner(auth);
   const cap = ENTRIES_PER_VALUE * MAX_EDIT_PARTS;
   const list = entries.length > cap ? [...entries].sort((a, b) => compareStamp(b, a)).slice(0, cap) : entries;
@@ -309,7 +309,7 @@ function entriesOf(m: Decoded<'EDITS'>): Entry[] {
  * none. Parts must name this region and their index; with `rv` the head and every part
  * are checked again (signature and certificate).
  */
-export async function getEdits(dht: Pick<DhtNode, 'get'>, key: NodeId, rv?: RecordVerifier, hash: KeyHash = rv?.hash ?? idFromSha256): Promise<Entry[] | undefined> {
+export async function getEdits(dht: Pick<Dht, 'get'>, key: NodeId, rv?: RecordVerifier, hash: KeyHash = rv?.hash ?? idFromSha256): Promise<Entry[] | undefined> {
   const read = async (storageKey: NodeId, i: number): Promise<Decoded<'EDITS'> | undefined> => {
     const got = await dht.get('edits', storageKey).catch(() => undefined);
     if (!got) return undefined;
