@@ -42,10 +42,6 @@ export function compareStamp(a: Stamp, b: Stamp): number {
   return a.e !== b.e ? a.e - b.e : a.s - b.s;
 }
 
-export function maxStamp(a: Stamp, b: Stamp): Stamp {
-  return compareStamp(a, b) >= 0 ? a : b;
-}
-
 export function entryKey(col: number, x: number, y: number, z: number): number {
   return col * CHUNK_VOLUME + blockIndex(x, y, z);
 }
