@@ -4,7 +4,7 @@
 // - 'player': the player's own signed record (src/play/player-record.ts): the key is the
 //   player id, the public key must hash to it and sign the record; version = updatedAt.
 // - 'chunk' and 'edits' (region location records, published edit logs): signed by a
-//   primary whose epoch certificate for the region is valid (src/host/region-records.ts);
+//   primary whose epoch certificate for the region is valid (src/region/region-records.ts);
 //   version = (certificate epoch, revision within it).
 // - 'test': the default rule.
 import { webCryptoVerifier } from '../core/signer';

@@ -5,6 +5,7 @@ import type { BlockEditor, EditOutcome } from '../play/block-editor';
 import type { PlayerSession } from '../play/player-session';
 import type { WorldModel } from '../play/world-model';
 import type { RayHit } from '../play/raycast';
+import type { Pose } from '../world/pose';
 import { BLOCKS } from '../world/blocks';
 import type { HostingApi } from './hosting-api';
 import type { WorldClockStatus } from '../agree/world-clock';
@@ -39,7 +40,7 @@ export interface VoxelApi {
   setBlock(x: number, y: number, z: number, id: number): Promise<EditOutcome>;
   /** Edits kept tentative (shown, stored locally, retried until a primary confirms them). */
   tentative(): { x: number; y: number; z: number; id: number }[];
-  player(): { x: number; y: number; z: number; yaw: number; pitch: number; flying: boolean };
+  player(): Pose & { flying: boolean };
   /** Moves the player; resolves once the new position is stored. */
   teleport(x: number, y: number, z: number): Promise<void>;
   /** Sets the view direction (radians; yaw 0 looks at -z, pitch up positive); resolves once stored, as teleport does. */

@@ -1,9 +1,9 @@
-// Application payloads travel in DhtNode.send / 'message' events. A leading channel byte
+// Application payloads travel in Dht.send / 'message' events. A leading channel byte
 // keeps independent protocols (diagnostics, region subscription, host replication, players) apart, so each can
 // schema-check its own frames and none mistakes another's bytes for its own.
 import { Emitter } from '../core/emitter';
 import type { NodeId } from '../core/node-id';
-import type { DhtNode } from './dht-node';
+import type { Dht } from './dht';
 
 export const CHANNELS = {
   /** window.voxel.net.send strings (tests, diagnostics). */
@@ -42,7 +42,7 @@ interface Held {
 }
 
 /**
- * One demultiplexer per DhtNode; frames for unknown channels are counted and dropped.
+ * One demultiplexer per DHT node; frames for unknown channels are counted and dropped.
  * Frames for a known channel nobody opened yet are held (MAX_EARLY_BYTES in all) and given
  * to it when it opens: a node joins the DHT, and peers talk to it (a claim naming it, a
  * primary's SYNC), before its hosting has started (app/net-session.ts), and those frames
@@ -57,7 +57,7 @@ export class AppChannels {
   /** Frames for a channel not opened yet that did not fit MAX_EARLY_BYTES. */
   earlyDropped = 0;
 
-  constructor(private readonly dht: Pick<DhtNode, 'send' | 'events'>) {
+  constructor(private readonly dht: Pick<Dht, 'send' | 'events'>) {
     dht.events.on('message', ({ from, body }) => {
       const tag = body.length > 0 ? body[0]! : -1;
       const waiting = this.held.get(tag);

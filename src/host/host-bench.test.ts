@@ -6,16 +6,17 @@ import { BRICK } from '../world/blocks';
 
 describe('failover benchmark (simulated)', () => {
   it('recovers within a second or so of a primary kill and loses no confirmed edit', async () => {
-    // TODO(issue 9): fails with a silent kill: failoverMs [1824, 12605, 1907, 14585, 1632],
-    // p50 1907 ms (seed 2, 16 nodes, 5 kills); no edit lost. At 846406c: only 3 of the 5
-    // kills recover within 30 s ([1814, 1705, 1760]), no edit lost.
-    const f = await measureFailover({ seed: 2, nodes: 16, kills: 5, politeKills: true });
+    // Silent kills (nothing sent, nothing closed). Session 10: failoverMs [830, 992, 1112,
+    // 2017, 973], p50 992 ms, no edit lost (session 6: p50 1907 with two kills near 13-15 s).
+    const f = await measureFailover({ seed: 2, nodes: 16, kills: 5 });
     console.log(JSON.stringify(f));
     expect(f.failoverMs.length).toBe(5);
     expect(f.lostEdits).toBe(0);
-    // Before re-sending pending edits at once on a closed link (and claiming over the known
-    // hosts when the lookup is slow): p50 1403 ms.
-    expect(f.p50).toBeLessThan(1000);
+    // The browser target is 1000 ms (failover_crash_ms_p50); this small run on the virtual
+    // clock sits just under it, so a little room keeps an unrelated timing change from failing it.
+    expect(f.p50).toBeLessThan(1100);
+    expect(f.max).toBeLessThan(3000);
+    expect(f.noRecovery).toBe(0);
   });
 
   it('applies a re-sent edit once (the primary dedupes by editor and request id)', async () => {

@@ -1,6 +1,6 @@
 // What a region client is configured with and what it reports: its options and their
 // defaults, its events and counters, and the errors an edit can end with.
-import { EditRejectedError as BaseEditRejected, EditTimeoutError } from '../world/edit-error';
+import { EditRejectedError, EditTimeoutError } from '../world/edit-error';
 import type { Clock } from '../core/clock';
 import type { NodeId } from '../core/node-id';
 import type { Verifier } from '../core/signer';
@@ -8,7 +8,7 @@ import type { Dht } from '../dht/dht';
 import type { CertChecker, EpochCert } from '../region/epoch-cert';
 import type { KeyHash, RegionCoord } from '../region/region-key';
 import type { Entry, RegionState, Stamp } from '../region/region-state';
-import type { PlayerFrame, PlayerWire, RejectReason } from '../region/subscription-messages';
+import type { PlayerFrame, PlayerWire } from '../region/subscription-messages';
 
 export const CLIENT_DEFAULTS = {
   /** Wait this long for a SNAPSHOT after a SUBSCRIBE before trying elsewhere. */
@@ -31,9 +31,9 @@ export const CLIENT_DEFAULTS = {
 
 export type ClientOptions = typeof CLIENT_DEFAULTS;
 
-/** A host's refusal of an edit: `code` and `reason` are the wire's reject reason (world/edit-error.ts). */
-export class EditRejectedError extends BaseEditRejected<RejectReason> {}
-export { EditTimeoutError };
+// A host's refusal of an edit (EditRejectedError<RejectReason>: `code` and `reason` are the
+// wire's reject reason) and no answer in time: the one family of world/edit-error.ts.
+export { EditRejectedError, EditTimeoutError };
 
 
 export interface ClientEvents extends Record<string, unknown> {

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { idEquals, idToHex, randomId, type NodeId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
 import type { Signer } from '../core/signer';
-import { createDhtNode, type DhtNode } from '../dht/dht-node';
+import { createDhtNode } from '../dht/dht-node';
+import type { Dht } from '../dht/dht';
 import { NAMESPACE_LIMITS, type Namespace } from '../dht/messages';
 import type { RecordRule } from '../dht/record-rules';
 import { GLASS, STONE } from '../world/blocks';
@@ -80,7 +81,7 @@ function fakeDht(checked: boolean) {
     },
     raw: (ns: Namespace, key: NodeId, value: Uint8Array) => held.set(`${ns}:${idToHex(key)}`, { value, version: 0 }),
   };
-  return dht as typeof dht & Pick<DhtNode, 'put' | 'get'>;
+  return dht as typeof dht & Pick<Dht, 'put' | 'get'>;
 }
 
 /** Raw record frames (what a forger can send): msgpack [code, body], as recordCodec writes them. */

@@ -12,13 +12,13 @@ const DB_VERSION = 1;
 export interface StoredRegion {
   rx: number;
   rz: number;
-  /** Encoded region entries (src/host/region-state.ts). */
+  /** Encoded region entries (src/region/region-state.ts). */
   entries: Uint8Array;
   /** Highest epoch this host granted or claimed: it never grants one at or below it again. */
   promised: number;
   /** Who `promised` went to (node id hex; absent in records written before it was kept). */
   promisedTo?: string;
-  /** The newest epoch certificate this host holds for the region (encoded; src/host/epoch-cert.ts). */
+  /** The newest epoch certificate this host holds for the region (encoded; src/region/epoch-cert.ts). */
   cert?: Uint8Array;
   /** The epochs this host granted above `cert` that may be certified unseen (src/host/hosted-region.ts `accepted`). */
   accepted?: { e: number; hosts: Uint8Array[]; p?: Uint8Array }[];

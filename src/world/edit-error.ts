@@ -1,7 +1,7 @@
 // One family for every way a block edit can fail, with a stable `code` for programs (the
 // HUD, bots, tests) and a message for people. Three places raise them: the player's own
 // checks before sending (play/block-editor.ts: EditRefused), a host's refusal
-// (host/region-client.ts: EditRejectedError, whose code is the wire's reject reason) and
+// (play/region-client.ts: EditRejectedError, whose code is the wire's reject reason) and
 // no answer in time (EditTimeoutError). Catch `EditError` to handle them all.
 
 /** Refused before sending (the player's own checks). */
