@@ -79,9 +79,14 @@ export interface AgentReport {
   /**
    * Block placed by one bot to visible at another (one sample per watcher: a bot with the
    * spot's column loaded). missed: not seen within visibleTimeoutMs, split after the walk
-   * into late (arrived since) and never; watch_errors: a watcher's page failed to answer.
+   * into late (arrived since) and never; watch_errors: a watcher's page failed to answer;
+   * unwatched: other bots without the spot's column loaded (no sample expected of them);
+   * changes_dropped: changes that fell out of a watcher's 512-entry list (a late edit among
+   * them is counted as never).
    */
-  edit_visible_ms: Summary & { missed: number; late: number; never: number; watch_errors: number };
+  edit_visible_ms: Summary & { missed: number; late: number; never: number; watch_errors: number; unwatched: number; changes_dropped: number };
+  /** Bots whose stats() failed to answer at the start or the end (their counters are missing from the figures). */
+  stats_errors: number;
   /**
    * The rendering tabs: time from ready to the first full load (everything within render
    * distance - 2 drawn), then, from that moment to the end of the walk, frames drawn, frames
@@ -180,7 +185,7 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
     const visible: number[] = [];
     /** Watchers that did not see an edit within visibleTimeoutMs: looked at again after the walk. */
     const misses: { bot: Bot; x: number; y: number; z: number; id: number; since: number }[] = [];
-    let watchErrors = 0;
+    let watchErrors = 0, unwatched = 0, statsErrors = 0;
     const edits = { placed: 0, removed: 0, failed: 0, no_spot: 0 };
     const editing = new Set<Bot>();
     const inFlight: Promise<void>[] = [];
@@ -193,6 +198,7 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
         // Watchers: the other bots that have the spot's column loaded.
         const others = live.filter((b) => b !== bot && b.alive);
         const watch = await Promise.all(others.map(async (b) => ((await b.hasColumn(spot.x, spot.z)) ? b : null)));
+        unwatched += watch.filter((b) => b === null).length;
         await Promise.all(watch.filter((b): b is Bot => b !== null).map(async (b) => {
           const t = await b.waitForBlock(spot.x, spot.y, spot.z, spot.id, spot.at, o.visibleTimeoutMs).catch(() => null);
           if (t === null) watchErrors++;
@@ -208,7 +214,7 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
       }
     };
 
-    const statsAt = () => Promise.all(live.map((b) => b.stats().catch(() => ({}) as NumericStats)));
+    const statsAt = () => Promise.all(live.map((b) => b.stats().catch(() => (statsErrors++, {}) as NumericStats)));
     const start = await statsAt();
     const t0 = Date.now();
     const until = t0 + o.seconds * 1000;
@@ -282,7 +288,11 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
       seed: o.seed,
       join_ms: summary(live.map((b) => b.joinMs)),
       chunk_snapshot_ms: snapshot,
-      edit_visible_ms: { ...summary(visible), missed: misses.length, late, never: misses.length - late, watch_errors: watchErrors },
+      edit_visible_ms: {
+        ...summary(visible), missed: misses.length, late, never: misses.length - late, watch_errors: watchErrors, unwatched,
+        changes_dropped: stats.reduce((n, s) => n + (s.changesDropped ?? 0), 0),
+      },
+      stats_errors: statsErrors,
       render: renderReport(),
       position_updates_hz: Math.round(median(live.map((b) => b.moves / walked)) * 10) / 10,
       remote_position_hz: remoteHz.length ? Math.round(median(remoteHz) * 10) / 10 : NaN,

@@ -16,6 +16,11 @@ export async function benchBorder(): Promise<Record<string, number>> {
     border_crossings: r.render.crossings,
     border_full_load_ms: r.render.full_load_ms.p50,
     border_not_loaded: r.render.not_loaded,
+    // Steps the bots skipped because the next column was not loaded yet (they wait rather
+    // than walk into a hole, so walking hides part of what a person would see), and how
+    // many of the bots joined at all.
+    border_waits_for_chunks: r.waits_for_chunks,
+    border_bots_joined: r.joined,
   };
 }
 

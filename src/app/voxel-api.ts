@@ -28,6 +28,8 @@ export interface VoxelStats {
   /** Frames after ready with a column missing inside render distance - 2 (should stay 0). */
   gapFrames: number;
   frames: number;
+  /** Block changes that fell out of changes()' 512-entry list (a watcher looking for one of them no longer finds it). */
+  changesDropped: number;
 }
 
 export interface VoxelApi {
@@ -106,7 +108,7 @@ export interface VoxelApiParts {
   session: PlayerSession;
   editor: BlockEditor;
   ready: Promise<void>;
-  stats: () => VoxelStats;
+  stats: () => Omit<VoxelStats, 'changesDropped'>;
   tentative: () => { x: number; y: number; z: number; id: number }[];
   savePlayer: (force?: boolean) => Promise<void>;
   setRenderDistance: (n: number) => Promise<void>;
@@ -117,9 +119,13 @@ const MAX_CHANGES = 512;
 
 export function createVoxelApi(p: VoxelApiParts): VoxelApi {
   const changes: { x: number; y: number; z: number; id: number; at: number }[] = [];
+  let changesDropped = 0;
   p.world.events.on('blockChanged', ({ x, y, z, id }) => {
     changes.push({ x, y, z, id, at: performance.timeOrigin + performance.now() });
-    if (changes.length > MAX_CHANGES) changes.shift();
+    if (changes.length > MAX_CHANGES) {
+      changes.shift();
+      changesDropped++;
+    }
   });
   return {
     changes: () => changes.slice(),
@@ -147,7 +153,7 @@ export function createVoxelApi(p: VoxelApiParts): VoxelApi {
       p.onSelect(p.session.selected);
     },
     blocks: () => BLOCKS.map((b) => ({ id: b.id, name: b.name })),
-    stats: p.stats,
+    stats: () => ({ ...p.stats(), changesDropped }),
     setRenderDistance: p.setRenderDistance,
     savePlayer: () => p.savePlayer(true),
   };
