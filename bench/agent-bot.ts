@@ -118,7 +118,7 @@ export class Bot {
    * Places a block next to the bot; returns where and when (epoch ms from timeOrigin + now,
    * comparable between the pages of one machine), or null when no spot was free or it was refused.
    */
-  async placeNear(): Promise<{ x: number; y: number; z: number; id: number; at: number } | null> {
+  async placeNear(): Promise<{ x: number; y: number; z: number; id: number; at: number; stamp?: { e: number; s: number } } | null> {
     const r = await this.page.evaluate(([px, pz, id, air, water]) => {
       const v = window.voxel;
       const offsets = [[2, 0], [0, 2], [-2, 0], [0, -2], [2, 2], [-2, -2]];
@@ -132,7 +132,7 @@ export class Bot {
         }
         if (y < 0 || v.getBlock(x, y, z) !== air) continue;
         const at = performance.timeOrigin + performance.now();
-        return v.setBlock(x, y, z, id!).then(() => ({ x, y, z, at, err: '' }), (e: Error) => ({ x, y, z, at, err: e.message }));
+        return v.setBlock(x, y, z, id!).then((o) => ({ x, y, z, at, err: '', stamp: o.stamp }), (e: Error) => ({ x, y, z, at, err: e.message, stamp: undefined }));
       }
       return null;
     }, [this.x, this.z, BRICK, AIR, WATER] as const);
@@ -144,7 +144,7 @@ export class Bot {
       this.error(`setBlock refused: ${r.err}`);
       return null;
     }
-    return { x: r.x, y: r.y, z: r.z, id: BRICK, at: r.at };
+    return { x: r.x, y: r.y, z: r.z, id: BRICK, at: r.at, ...(r.stamp ? { stamp: r.stamp } : {}) };
   }
 
   async removeBlock(x: number, y: number, z: number): Promise<boolean> {
@@ -155,22 +155,23 @@ export class Bot {
 
   /**
    * When this edit's change (x, y, z) -> id arrived in this page's world (epoch ms), or NaN
-   * if it has not within timeoutMs (0: look once). The edit is told apart from earlier
-   * ones at the same spot by time: the first matching change that arrived after `since`
-   * (when the editor issued it, on the same machine's clock, less SINCE_SLACK_MS for the
-   * pages' clock readings). The world's change list has no request id to match by.
+   * if it has not within timeoutMs (0: look once). With the stamp the primary confirmed the
+   * edit with, the change carrying that stamp is the one (every change from a host carries
+   * its edit's stamp); without one (the editor's setBlock gave none), the first matching
+   * change that arrived after `since` (when the editor issued it, on the same machine's
+   * clock, less SINCE_SLACK_MS for the pages' clock readings).
    */
-  async waitForBlock(x: number, y: number, z: number, id: number, since: number, timeoutMs: number): Promise<number> {
-    return this.page.evaluate(async ([x, y, z, id, after, timeoutMs]) => {
+  async waitForBlock(x: number, y: number, z: number, id: number, since: number, timeoutMs: number, stamp?: { e: number; s: number }): Promise<number> {
+    return this.page.evaluate(async ([x, y, z, id, after, timeoutMs, e, s]) => {
       // The world records when each change arrived, so watching late does not add latency.
       const until = Date.now() + timeoutMs!;
       for (;;) {
-        const hit = window.voxel.changes().find((c) => c.x === x && c.y === y && c.z === z && c.id === id && c.at >= after!);
+        const hit = window.voxel.changes().find((c) => c.x === x && c.y === y && c.z === z && c.id === id && (e! >= 0 ? c.e === e && c.s === s : c.at >= after!));
         if (hit) return hit.at;
         if (Date.now() >= until) return NaN;
         await new Promise((r) => setTimeout(r, 5));
       }
-    }, [x, y, z, id, since - SINCE_SLACK_MS, timeoutMs] as const);
+    }, [x, y, z, id, since - SINCE_SLACK_MS, timeoutMs, stamp?.e ?? -1, stamp?.s ?? -1] as const);
   }
 
   /**

@@ -81,10 +81,12 @@ export interface AgentReport {
    * spot's column loaded). missed: not seen within visibleTimeoutMs, split after the walk
    * into late (arrived since) and never; watch_errors: a watcher's page failed to answer;
    * unwatched: other bots without the spot's column loaded (no sample expected of them);
+   * unstamped: samples matched by spot and time because the editor's setBlock gave no stamp
+   * (the others are matched by the stamp the primary confirmed the edit with);
    * changes_dropped: changes that fell out of a watcher's 512-entry list (a late edit among
    * them is counted as never).
    */
-  edit_visible_ms: Summary & { missed: number; late: number; never: number; watch_errors: number; unwatched: number; changes_dropped: number };
+  edit_visible_ms: Summary & { missed: number; late: number; never: number; watch_errors: number; unwatched: number; unstamped: number; changes_dropped: number };
   /** Bots whose stats() failed to answer at the start or the end (their counters are missing from the figures). */
   stats_errors: number;
   /**
@@ -184,8 +186,8 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
     const targets = live.map(() => pick());
     const visible: number[] = [];
     /** Watchers that did not see an edit within visibleTimeoutMs: looked at again after the walk. */
-    const misses: { bot: Bot; x: number; y: number; z: number; id: number; since: number }[] = [];
-    let watchErrors = 0, unwatched = 0, statsErrors = 0;
+    const misses: { bot: Bot; x: number; y: number; z: number; id: number; since: number; stamp?: { e: number; s: number } }[] = [];
+    let watchErrors = 0, unwatched = 0, statsErrors = 0, unstamped = 0;
     const edits = { placed: 0, removed: 0, failed: 0, no_spot: 0 };
     const editing = new Set<Bot>();
     const inFlight: Promise<void>[] = [];
@@ -200,7 +202,8 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
         const watch = await Promise.all(others.map(async (b) => ((await b.hasColumn(spot.x, spot.z)) ? b : null)));
         unwatched += watch.filter((b) => b === null).length;
         await Promise.all(watch.filter((b): b is Bot => b !== null).map(async (b) => {
-          const t = await b.waitForBlock(spot.x, spot.y, spot.z, spot.id, spot.at, o.visibleTimeoutMs).catch(() => null);
+          const t = await b.waitForBlock(spot.x, spot.y, spot.z, spot.id, spot.at, o.visibleTimeoutMs, spot.stamp).catch(() => null);
+          if (!spot.stamp) unstamped++;
           if (t === null) watchErrors++;
           else if (Number.isFinite(t)) visible.push(t - spot.at);
           else misses.push({ bot: b, ...spot, since: spot.at });
@@ -245,7 +248,7 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
     // Edits not seen in time: arrived late, or never (the block is removed by now, but its
     // arrival stays in the change list).
     let late = 0;
-    for (const m of misses) if (Number.isFinite(await m.bot.waitForBlock(m.x, m.y, m.z, m.id, m.since, 0).catch(() => NaN))) late++;
+    for (const m of misses) if (Number.isFinite(await m.bot.waitForBlock(m.x, m.y, m.z, m.id, m.since, 0, m.stamp).catch(() => NaN))) late++;
 
     // --- report --------------------------------------------------------------------------
     const stats = await statsAt();
@@ -289,7 +292,7 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
       join_ms: summary(live.map((b) => b.joinMs)),
       chunk_snapshot_ms: snapshot,
       edit_visible_ms: {
-        ...summary(visible), missed: misses.length, late, never: misses.length - late, watch_errors: watchErrors, unwatched,
+        ...summary(visible), missed: misses.length, late, never: misses.length - late, watch_errors: watchErrors, unwatched, unstamped,
         changes_dropped: stats.reduce((n, s) => n + (s.changesDropped ?? 0), 0),
       },
       stats_errors: statsErrors,

@@ -17,6 +17,7 @@ export async function benchHosting(): Promise<Record<string, number>> {
     edit_visible_never: r.edit_visible_ms.never,
     edit_visible_watch_errors: r.edit_visible_ms.watch_errors,
     edit_visible_unwatched: r.edit_visible_ms.unwatched,
+    edit_visible_unstamped: r.edit_visible_ms.unstamped,
     edit_visible_changes_dropped: r.edit_visible_ms.changes_dropped,
     agents_bots: r.bots,
     agents_joined: r.joined,

@@ -85,7 +85,7 @@ async function main(): Promise<void> {
   // Other players' edits and avatars. Whichever source: its block changes reach the world
   // model (the local source sends none).
   const remote = new RemotePlayers();
-  source.events.on('blocks', ({ changes }) => { for (const c of changes) world.applyBlock(c.x, c.y, c.z, c.id); });
+  source.events.on('blocks', ({ changes }) => { for (const c of changes) world.applyBlock(c.x, c.y, c.z, c.id, c.stamp); });
   if (net) {
     net.source.events.on('players', ({ players }) => {
       for (const p of players) remote.update(p.hex, p.name, p.x, p.y, p.z, p.yaw, p.pitch, performance.now());

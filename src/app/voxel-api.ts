@@ -32,6 +32,17 @@ export interface VoxelStats {
   changesDropped: number;
 }
 
+/** A block change as it arrived in this tab: `at` in epoch ms; `e`, `s`: the host's stamp of the edit (shared world). */
+export interface BlockArrival {
+  x: number;
+  y: number;
+  z: number;
+  id: number;
+  at: number;
+  e?: number;
+  s?: number;
+}
+
 export interface VoxelApi {
   ready(): Promise<void>;
   getBlock(x: number, y: number, z: number): number;
@@ -61,7 +72,7 @@ export interface VoxelApi {
    * most 512), with `at` in epoch ms (timeOrigin + now: comparable across the tabs of one
    * machine). Bots time edit-to-visible latency with it.
    */
-  changes(): { x: number; y: number; z: number; id: number; at: number }[];
+  changes(): BlockArrival[];
   /** The peer network; set once the tab has joined (absent with ?net=off). */
   net?: NetApi;
   /** Region hosting and remote players; set with `net`. */
@@ -118,10 +129,10 @@ export interface VoxelApiParts {
 const MAX_CHANGES = 512;
 
 export function createVoxelApi(p: VoxelApiParts): VoxelApi {
-  const changes: { x: number; y: number; z: number; id: number; at: number }[] = [];
+  const changes: BlockArrival[] = [];
   let changesDropped = 0;
-  p.world.events.on('blockChanged', ({ x, y, z, id }) => {
-    changes.push({ x, y, z, id, at: performance.timeOrigin + performance.now() });
+  p.world.events.on('blockChanged', ({ x, y, z, id, stamp }) => {
+    changes.push({ x, y, z, id, at: performance.timeOrigin + performance.now(), ...(stamp ? { e: stamp.e, s: stamp.s } : {}) });
     if (changes.length > MAX_CHANGES) {
       changes.shift();
       changesDropped++;

@@ -2,6 +2,7 @@
 // it, show it at once, store it, and take it back if storing fails. In the shared world an
 // edit no certified primary can confirm is kept tentative by the source (still shown,
 // stored locally): setBlock then resolves with `confirmed: false`.
+import type { Stamp } from '../region/region-state';
 import { EditRefused } from '../world/edit-error';
 import { AIR, PLACEABLE, SOLID, isValidBlockId, blockType } from '../world/blocks';
 import { CHUNK_HEIGHT, chunkOf, WORLD_FLOOR_Y } from '../world/coords';
@@ -14,6 +15,8 @@ export { EditRefused };
 export interface EditOutcome {
   /** False while the edit is only kept locally (tentative), not confirmed by a host. */
   confirmed: boolean;
+  /** The stamp the region's primary gave it (confirmed in the shared world): every tab's change carries it too. */
+  stamp?: Stamp;
 }
 
 /** A source that can keep an edit tentative instead of failing it. */

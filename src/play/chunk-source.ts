@@ -3,6 +3,7 @@
 // sees only this interface (docs/STYLE.md: noa-engine's worldDataNeeded), and the app
 // applies `blocks` events the same way whichever source it has.
 import type { Emitter } from '../core/emitter';
+import type { Stamp } from '../region/region-state';
 import type { Chunk } from '../world/chunk';
 
 /** One block as it now is, in world coordinates. */
@@ -11,6 +12,8 @@ export interface BlockChange {
   y: number;
   z: number;
   id: number;
+  /** The host's order of the edit that made it (shared world), which the editor's CONFIRM also names. */
+  stamp?: Stamp;
 }
 
 export interface ChunkSourceEvents extends Record<string, unknown> {

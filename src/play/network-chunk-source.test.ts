@@ -26,9 +26,13 @@ describe('NetworkChunkSource (simulated)', () => {
     b.events.on('players', (e) => (players = e.players));
 
     await sim.settle(b.load(0, 0));
-    await sim.settle(a.commitEdit(6, 81, 7, BRICK));
+    const outcome = await sim.settle(a.submitEdit(6, 81, 7, BRICK));
     await sim.run(500);
-    expect(seen).toContainEqual({ x: 6, y: 81, z: 7, id: BRICK });
+    // The other player's change carries the stamp the editor's CONFIRM named (what the
+    // edit_visible bench pairs them by).
+    expect(outcome.confirmed).toBe(true);
+    expect(outcome.stamp).toBeDefined();
+    expect(seen).toContainEqual({ x: 6, y: 81, z: 7, id: BRICK, stamp: outcome.stamp });
     const col = await sim.settle(b.load(0, 0));
     expect(col.get(6, 81, 7)).toBe(BRICK);
     expect(b.liveRegions().length).toBeLessThanOrEqual(9);
@@ -72,7 +76,7 @@ describe('NetworkChunkSource (simulated)', () => {
     const seen: BlockChange[] = [];
     b.events.on('blocks', ({ changes }) => seen.push(...changes));
     const col = await sim.settle(b.load(0, 0));
-    expect(seen, 'the snapshot came while the column loaded').toContainEqual({ x: 6, y: 81, z: 7, id: BRICK });
+    expect(seen, 'the snapshot came while the column loaded').toContainEqual(expect.objectContaining({ x: 6, y: 81, z: 7, id: BRICK }));
     expect(col.get(6, 81, 7)).toBe(BRICK);
     a.close(); b.close();
     sim.stopAll();

@@ -254,7 +254,7 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
       const b = editAt(e.key % CHUNK_VOLUME, e.id);
       const x = worldOf(cx, b.x), z = worldOf(cz, b.z);
       // A block we changed tentatively keeps showing our edit until it is confirmed or refused.
-      return { x, y: b.y, z, id: this.tentative.idAt(x, b.y, z) ?? e.id };
+      return { x, y: b.y, z, id: this.tentative.idAt(x, b.y, z) ?? e.id, stamp: { e: e.e, s: e.s } };
     });
     this.events.emit('blocks', { changes });
   }

@@ -162,7 +162,7 @@ describe('tentative edits (no certified primary)', () => {
     expect(await a.editor.setBlock(6, y, 7, GLASS)).toEqual({ confirmed: false }); // replaces, within the bound
     expect(a.source.tentative.list()).toContainEqual({ x: 6, y, z: 7, id: GLASS });
     client.answer = 'confirm';
-    expect(await a.editor.setBlock(6, y, 7, PLANKS)).toEqual({ confirmed: true });
+    expect(await a.editor.setBlock(6, y, 7, PLANKS)).toMatchObject({ confirmed: true, stamp: { e: 1 } });
     expect(a.source.tentative.list()).toEqual([{ x: 7, y: y + 3, z: 7, id: BRICK }]);
     expect((await store.loadAll()).length).toBe(1);
     a.source.close();

@@ -21,6 +21,7 @@
 import { Emitter } from '../core/emitter';
 import type { Clock, TimerHandle } from '../core/clock';
 import { EditRejectedError } from './region-client';
+import type { Stamp } from '../region/region-state';
 import { regionAt, regionName, type RegionCoord } from '../region/region-key';
 import type { TentativeRecord, TentativeStore } from '../store/tentative-store';
 import { chunkOf } from '../world/coords';
@@ -107,7 +108,7 @@ export interface TentativeEditsArgs {
   store: TentativeStore;
   clock: Clock;
   /** Submits to the region's primary; resolves on CONFIRM (RegionClient.submit). */
-  submit(x: number, y: number, z: number, id: number, at: Point): Promise<unknown>;
+  submit(x: number, y: number, z: number, id: number, at: Point): Promise<Stamp | void>;
   /** The player's position now (undefined before it is known). */
   position(): Point | undefined;
   /** A kept edit was refused for good: show the block as the region has it. */
@@ -185,8 +186,9 @@ export class TentativeEdits {
    */
   async edit(x: number, y: number, z: number, id: number, at: Point): Promise<EditOutcome> {
     await this.ready;
+    let stamp: Stamp | void;
     try {
-      await this.args.submit(x, y, z, id, at);
+      stamp = await this.args.submit(x, y, z, id, at);
     } catch (err) {
       if (isRefusal(err)) throw err;
       await this.keep({ x, y, z, id, at: { x: at.x, y: at.y, z: at.z }, made: this.made() });
@@ -195,7 +197,7 @@ export class TentativeEdits {
     // Confirmed: an older kept edit of this block is superseded.
     const held = this.edits.get(blockKey(x, y, z));
     if (held) this.forget(held, true);
-    return { confirmed: true };
+    return { confirmed: true, ...(stamp ? { stamp } : {}) };
   }
 
   /** The region has a certified primary again: retry its edits now. */

@@ -1,6 +1,7 @@
 // The player's view of the world: the chunk columns currently loaded, addressed in world
 // coordinates. It knows nothing about where chunks come from (terrain, disk, peers) nor
 // how they are drawn; it only announces what changed.
+import type { Stamp } from '../region/region-state';
 import { Emitter } from '../core/emitter';
 import { AIR } from '../world/blocks';
 import { Chunk } from '../world/chunk';
@@ -12,7 +13,8 @@ export const UNLOADED = -1;
 export interface WorldModelEvents extends Record<string, unknown> {
   chunkLoaded: Chunk;
   chunkUnloaded: { cx: number; cz: number };
-  blockChanged: { x: number; y: number; z: number; id: number; previous: number };
+  /** `stamp`: the host's order of the edit, when the change came from a region host. */
+  blockChanged: { x: number; y: number; z: number; id: number; previous: number; stamp?: Stamp };
 }
 
 export class WorldModel {
@@ -52,14 +54,14 @@ export class WorldModel {
   }
 
   /** Applies a block change to a loaded column; returns false when the column is not loaded. */
-  applyBlock(x: number, y: number, z: number, id: number): boolean {
+  applyBlock(x: number, y: number, z: number, id: number, stamp?: Stamp): boolean {
     const c = this.chunks.get(chunkKey(chunkOf(x), chunkOf(z)));
     if (!c || y < 0 || y >= CHUNK_HEIGHT) return false;
     const lx = localOf(x), lz = localOf(z);
     const previous = c.get(lx, y, lz);
     if (previous === id) return true;
     c.set(lx, y, lz, id);
-    this.events.emit('blockChanged', { x, y, z, id, previous });
+    this.events.emit('blockChanged', { x, y, z, id, previous, ...(stamp ? { stamp } : {}) });
     return true;
   }
 }
