@@ -4,7 +4,7 @@
 // primary's successor recognises an edit its predecessor ordered and the editor re-sent
 // when it detached: applying that edit again could overwrite a later edit of the block.
 import { hexToId, idToHex, type NodeId } from '../core/node-id';
-import type { Stamp } from '../region/region-state';
+import { compareStamp, type Stamp } from '../region/region-state';
 
 export interface OrderedRequest extends Stamp {
   at: number;
@@ -45,11 +45,20 @@ export class RequestLog {
     });
   }
 
-  /** Takes over another host's requests (kept as if heard now: they live a full TTL here). */
+  /**
+   * Takes over another host's requests (kept as if heard now: they live a full TTL here).
+   * A request known here under a lower stamp keeps the higher one: it was ordered twice,
+   * first by a primary whose batch never committed (so its successor did not know it and
+   * ordered the re-sent edit again), and the later ordering is what the merged state holds.
+   * Keeping the first would CONFIRM the editor a stamp its block does not carry (safety
+   * seed 159 with claims that end early: an edit answered e7s1 while the region held it
+   * at e8s6, after a later edit of the block).
+   */
   import(list: readonly RequestEntry[], now: number): void {
     for (const [editor, r, key, id, e, s] of list) {
       const tag = requestTag(idToHex(editor), r, key, id);
-      if (!this.byTag.has(tag)) this.remember(tag, { e, s }, now);
+      const had = this.byTag.get(tag);
+      if (!had || compareStamp({ e, s }, had) > 0) this.remember(tag, { e, s }, now);
     }
   }
 
