@@ -23,6 +23,7 @@ import { benchFuzz } from './fuzz-bench';
 import { benchSimFailover } from './sim-failover-bench';
 import { benchHostingScale } from './hosting-scale-bench';
 import { benchAdversarial } from './adversarial-bench';
+import { benchDurability } from './durability-bench';
 
 type Bench = [name: string, run: () => Promise<Record<string, number>>];
 
@@ -49,6 +50,7 @@ const benches: Bench[] = [
   ['hosting_scale', benchHostingScale],
   ['headless', () => benchHeadless()],
   ['fuzz', benchFuzz],
+  ['durability', benchDurability],
 ];
 
 // `npm run bench -- mesh tabs` runs only the named benchmarks and merges their figures

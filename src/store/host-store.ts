@@ -4,6 +4,7 @@
 // transaction committed (not merely once its put succeeded): a primary confirms an edit
 // only after its own save() resolved (src/host/primary-duty.ts).
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import { WRITE_DURABILITY } from './durability';
 import { explainStorageFailure } from './storage-error';
 
 export const HOST_DB_NAME = 'vp-hosting';
@@ -41,13 +42,19 @@ interface HostSchema extends DBSchema {
 }
 
 export class IdbHostStore implements HostStore {
-  private constructor(private readonly db: IDBPDatabase<HostSchema>, readonly world: string, readonly owner: string) {}
+  private constructor(
+    private readonly db: IDBPDatabase<HostSchema>,
+    readonly world: string,
+    readonly owner: string,
+    /** 'strict' (WRITE_DURABILITY) but for the durability bench's side-by-side 'relaxed'. */
+    private readonly durability: IDBTransactionDurability,
+  ) {}
 
   /**
    * One database per browser profile; records are per world and per `owner` (the hosting
    * node's id in hex: two tabs of one profile are two nodes and must not share records).
    */
-  static async open(world: string, owner = '', dbName = HOST_DB_NAME): Promise<IdbHostStore> {
+  static async open(world: string, owner = '', dbName = HOST_DB_NAME, durability = WRITE_DURABILITY): Promise<IdbHostStore> {
     try {
       if (typeof indexedDB === 'undefined') throw new Error('IndexedDB is not available');
       const db = await openDB<HostSchema>(dbName, DB_VERSION, {
@@ -56,7 +63,7 @@ export class IdbHostStore implements HostStore {
         },
       });
       db.addEventListener('versionchange', () => db.close());
-      return new IdbHostStore(db, world, owner);
+      return new IdbHostStore(db, world, owner, durability);
     } catch (err) {
       throw explainStorageFailure('open the hosting database', err);
     }
@@ -82,7 +89,7 @@ export class IdbHostStore implements HostStore {
   async save(r: StoredRegion): Promise<void> {
     try {
       // Not db.put(): that resolves when the request succeeds, before the commit.
-      const tx = this.db.transaction('regions', 'readwrite');
+      const tx = this.db.transaction('regions', 'readwrite', { durability: this.durability });
       await Promise.all([
         tx.store.put({ rx: r.rx, rz: r.rz, entries: r.entries, promised: r.promised, ...(r.promisedTo ? { promisedTo: r.promisedTo } : {}), ...(r.cert ? { cert: r.cert } : {}), ...(r.accepted ? { accepted: r.accepted } : {}) }, this.key(r.rx, r.rz)),
         tx.done,

@@ -4,6 +4,7 @@
 // Records belong to the player, not to a hosting node: any tab of the profile in the same
 // world sees them. Every write resolves only once its transaction has committed.
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import { WRITE_DURABILITY } from './durability';
 import { explainStorageFailure } from './storage-error';
 
 export const TENTATIVE_DB_NAME = 'vp-tentative';
@@ -76,7 +77,7 @@ export class IdbTentativeStore implements TentativeStore {
   async put(r: TentativeRecord): Promise<void> {
     try {
       // Not db.put(): that resolves when the request succeeds, before the commit.
-      const tx = this.db.transaction('edits', 'readwrite');
+      const tx = this.db.transaction('edits', 'readwrite', { durability: WRITE_DURABILITY });
       await Promise.all([tx.store.put(copy(r), this.key(r.x, r.y, r.z)), tx.done]);
     } catch (err) {
       throw explainStorageFailure(`keep your edit at ${r.x},${r.y},${r.z}`, err);

@@ -2,6 +2,7 @@
 // last position and the settings, per world. Every write resolves only once its
 // transaction has committed, so "stored" means it survives a reload or a crash.
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import { WRITE_DURABILITY } from './durability';
 import type { Pose } from '../world/pose';
 import { explainStorageFailure } from './storage-error';
 
@@ -60,7 +61,9 @@ export class WorldStore {
 
   async saveChunkEdits(cx: number, cz: number, encoded: Uint8Array): Promise<void> {
     try {
-      await this.db.put('edits', encoded, this.chunkKey(cx, cz));
+      // Not db.put(): that resolves when the request succeeds, before the commit.
+      const tx = this.db.transaction('edits', 'readwrite', { durability: WRITE_DURABILITY });
+      await Promise.all([tx.store.put(encoded, this.chunkKey(cx, cz)), tx.done]);
     } catch (err) {
       throw explainStorageFailure(`save your edit in chunk ${cx},${cz}`, err);
     }
