@@ -17,6 +17,7 @@ import { benchFailoverCrash } from './failover-bench';
 import { benchHostile } from './hostile-bench';
 import { benchAuth } from './auth-bench';
 import { benchContest } from './contest-bench';
+import { benchItems } from './items-bench';
 import { benchSafety } from './safety-bench';
 import { benchHeadless } from './headless-bench';
 import { benchFuzz } from './fuzz-bench';
@@ -41,6 +42,7 @@ const benches: Bench[] = [
   ['hostile', benchHostile],
   ['auth', benchAuth],
   ['contest', benchContest],
+  ['items', benchItems],
   ['sim_safety', benchSafety],
   ['sim_failover', benchSimFailover],
   ['sim10k', benchSim],

@@ -9,21 +9,26 @@ import { OffsetEstimator } from './offset-estimator';
 /** Requests awaiting a reply; the oldest is forgotten past this. */
 export const MAX_OPEN_REQUESTS = 8;
 
-/** TIME_REP's `err`: the answering clock's own error bound against its reference (0 or absent: it is the reference). */
-export type ClockMessage = { t: 'TIME_REQ'; n: number } | { t: 'TIME_REP'; n: number; now: number; err?: number | undefined };
+/**
+ * TIME_REP's `err`: the answering clock's own error bound against its reference (0 or
+ * absent: it is the reference). `busy`: the answering node draws frames, so a request
+ * often waits behind a frame before it is read: its readings are late by up to a frame
+ * and the middle of a round trip overstates them (world-clock.ts avoids following it).
+ */
+export type ClockMessage = { t: 'TIME_REQ'; n: number } | { t: 'TIME_REP'; n: number; now: number; err?: number | undefined; busy?: boolean | undefined };
 
 /** Both frames as codec entries from `firstCode` on. */
 export function clockSpec(firstCode: number) {
   const now = v.pipe(v.number(), v.finite(), v.minValue(-1e15), v.maxValue(1e15));
   return {
     TIME_REQ: [firstCode, v.object({ n: u32 })],
-    TIME_REP: [firstCode + 1, v.object({ n: u32, now, err: v.optional(v.pipe(v.number(), v.finite(), v.minValue(0), v.maxValue(60_000))) })],
+    TIME_REP: [firstCode + 1, v.object({ n: u32, now, err: v.optional(v.pipe(v.number(), v.finite(), v.minValue(0), v.maxValue(60_000))), busy: v.optional(v.boolean()) })],
   } as const satisfies CodecSpec;
 }
 
 /** The host's side: answer with the clock the world runs on. */
-export function answerTime(req: { n: number }, worldNow: number, err?: number): ClockMessage {
-  return err ? { t: 'TIME_REP', n: req.n, now: worldNow, err } : { t: 'TIME_REP', n: req.n, now: worldNow };
+export function answerTime(req: { n: number }, worldNow: number, err?: number, busy?: boolean): ClockMessage {
+  return { t: 'TIME_REP', n: req.n, now: worldNow, ...(err ? { err } : {}), ...(busy ? { busy } : {}) };
 }
 
 /** A peer's side towards one reference: requests out, replies in, the estimate kept. */

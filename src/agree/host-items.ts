@@ -2,8 +2,9 @@
 // backup), the items wire's frames routed to them, and the node's world clock, which answers
 // the clock probes of players and other hosts. The clock follows the primaries of the
 // regions this node backs up (a backup follows its primary, docs/ITEMS.md), only those with
-// a lower id than ours: the "follows" graph then has no cycle, so errors cannot feed on
-// each other; a node following nobody is a reference itself (epoch ms).
+// a lower id than ours, and never one that draws frames (a node that draws follows an idle
+// one first, any id: `mayFollow`): the "follows" graph then has no cycle, so errors cannot
+// feed on each other; a node following nobody is a reference itself (epoch ms).
 //
 //   const items = new HostItems({ host, wire: openItemWire(channels, clock), clock, seed, rng });
 //   items.start(); ... items.stop();
@@ -34,6 +35,8 @@ export interface HostItemsArgs {
   clock: Clock;
   /** World time minus local time while this node follows nobody (a tab: performance.timeOrigin). */
   base?: number;
+  /** This node draws frames (a player tab rendering): its clock answers late by up to a frame (world-clock.ts `busy`). */
+  busy?: boolean;
   seed: string;
   rng: Random;
   /** Standing height at a column (default: the generated terrain's surface). */
@@ -58,6 +61,7 @@ export class HostItems {
       local: a.clock, ...(a.base !== undefined ? { base: a.base } : {}), firstNonce: this.o.firstNonce,
       send: (to, msg) => void a.wire.send(hexToId(to), msg),
       references: () => this.references(),
+      busy: a.busy === true, mayFollow: (id, busy) => this.mayFollow(id, busy),
     });
     const noise = terrainNoise(a.seed);
     this.ground = a.ground ?? ((x, z) => Math.max(columnTop(noise, x, z), WATER_LEVEL) + 1);
@@ -134,11 +138,27 @@ export class HostItems {
     ri.receive(from, fromHex, m);
   }
 
-  /** The primaries of the regions we back up, with lower ids than ours (no cycles). */
+  /**
+   * Who this node's clock may follow, so that no two clocks follow each other round a
+   * cycle (errors would feed on themselves): an idle node follows idle nodes of lower id
+   * only, a node that draws frames any idle node or a drawing one of lower id. Idle ids
+   * only fall, drawing ids only fall, and nothing leads from idle back to drawing.
+   * (A busy reference's readings are late by up to a frame: nobody idle should follow it.)
+   */
+  private mayFollow(id: string, busy: boolean): boolean {
+    const lower = id < this.a.host.selfHex;
+    return busy ? this.a.busy === true && lower : lower || this.a.busy === true;
+  }
+
+  /**
+   * The primaries of the regions we back up, with lower ids than ours; a node that draws
+   * frames probes the higher ones too (it may follow those that do not draw: mayFollow).
+   */
   private references(): string[] {
     const out = new Set<string>();
     for (const r of this.a.host.knownRegions()) {
-      if (r.role === 'backup' && r.primaryHex && r.primaryHex < this.a.host.selfHex) out.add(r.primaryHex);
+      const p = r.primaryHex;
+      if (r.role === 'backup' && p && (p < this.a.host.selfHex || this.a.busy)) out.add(p);
     }
     return [...out].sort();
   }

@@ -350,8 +350,11 @@ const int = (lo: number, hi: number) => v.pipe(v.number(), v.integer(), v.minVal
 const who = v.pipe(v.string(), v.minLength(1), v.maxLength(64));
 const time = v.pipe(v.number(), v.finite(), v.minValue(-1e15), v.maxValue(1e15));
 
+/** An item id's longest form (`<area>/<slot>` or `star-k`); the player record lists held ids too. */
+export const itemIdSchema = v.pipe(v.string(), v.minLength(1), v.maxLength(40));
+
 export const itemSchema = v.object({
-  id: v.pipe(v.string(), v.minLength(1), v.maxLength(40)),
+  id: itemIdSchema,
   kind: v.picklist(ITEM_KINDS),
   x: coord,
   y: coord,

@@ -37,6 +37,22 @@ export interface WorldClockOptions {
   periodMs?: number;
   /** First request number (clock-probe.ts): a node's second clock starts far from the first. */
   firstNonce?: number;
+  /**
+   * When a round of probes goes out (default: at once). A reply is timed when the page's
+   * code runs, not when it arrives, so a reply that waits behind a busy frame widens the
+   * sample and pulls the estimate back; a drawing page sends right after its frame's work
+   * (app/page-items.ts), when a reply most likely finds it idle. The send time is read
+   * when the probes go out.
+   */
+  sendAt?: (go: () => void) => void;
+  /** This node draws frames: its answers say `busy` (clock-probe.ts). */
+  busy?: boolean;
+  /**
+   * Whether this clock may follow reference `id`, knowing whether it draws frames (default:
+   * any). Hosts use it to keep the "follows" graph free of cycles (host-items.ts). Among
+   * those allowed, an idle reference is followed before a busy one.
+   */
+  mayFollow?: (id: string, busy: boolean) => boolean;
 }
 
 export interface WorldClockStatus {
@@ -55,6 +71,8 @@ interface Ref {
   probe: ClockProbe;
   /** The reference's own bound, from its last reply. */
   err: number;
+  /** It said it draws frames (its last reply). */
+  busy: boolean;
   sent: number;
 }
 
@@ -99,12 +117,20 @@ export class WorldClock {
     if (msg.t === 'TIME_REQ') {
       // Not yet synchronised to our own reference: our time is nobody's, so no answer (the asker retries).
       const bound = this.status().bound;
-      if (Number.isFinite(bound)) this.o.send(from, answerTime(msg, this.now(), bound));
+      if (Number.isFinite(bound)) this.o.send(from, answerTime(msg, this.now(), bound, this.o.busy));
       return;
     }
     const ref = this.refs.get(from);
     if (!ref) return;
-    if (ref.probe.reply(msg, this.o.local.now())) ref.err = msg.err ?? 0;
+    if (ref.probe.reply(msg, this.o.local.now())) {
+      ref.err = msg.err ?? 0;
+      ref.busy = msg.busy === true;
+    }
+  }
+
+  /** The reference `id` said in its last reply that it draws frames. */
+  isBusy(id: string): boolean {
+    return this.refs.get(id)?.busy ?? false;
   }
 
   status(): WorldClockStatus {
@@ -115,7 +141,8 @@ export class WorldClock {
     return {
       offset: world - local,
       // Following someone but no reply yet: nothing is known.
-      bound: best ? best.est.bound + best.err + lag : this.refs.size ? Infinity : 0,
+      // (Only references it may not follow, e.g. busy ones: it is its own reference.)
+      bound: best ? best.est.bound + best.err + lag : [...this.refs].some(([id, r]) => !this.o.mayFollow || this.o.mayFollow(id, r.busy)) ? Infinity : 0,
       samples: best?.est.samples ?? 0,
       reference: best?.id,
       minRtt: best?.est.minRtt ?? NaN,
@@ -130,12 +157,19 @@ export class WorldClock {
     return s;
   }
 
-  /** The reference whose estimate (with its own error) is tightest. */
+  /**
+   * The reference whose estimate (with its own error) is tightest, among those that do not
+   * draw frames when any such has answered (a busy one's bound holds, but its middle sits
+   * late: clock-probe.ts); only those `mayFollow` allows.
+   */
   private best(local: number): { id: string; est: OffsetEstimate; err: number } | undefined {
-    let out: { id: string; est: OffsetEstimate; err: number } | undefined;
+    let out: { id: string; est: OffsetEstimate; err: number; busy: boolean } | undefined;
     for (const [id, r] of this.refs) {
+      if (this.o.mayFollow && !this.o.mayFollow(id, r.busy)) continue;
       const est = r.probe.estimator.estimate(local);
-      if (est && (!out || est.bound + r.err < out.est.bound + out.err)) out = { id, est, err: r.err };
+      if (!est) continue;
+      const better = !out || (out.busy && !r.busy) || (out.busy === r.busy && est.bound + r.err < out.est.bound + out.err);
+      if (better) out = { id, est, err: r.err, busy: r.busy };
     }
     return out;
   }
@@ -151,13 +185,19 @@ export class WorldClock {
     const want = this.o.references().slice(0, WORLD_CLOCK_DEFAULTS.maxReferences);
     for (const id of this.refs.keys()) if (!want.includes(id)) this.refs.delete(id);
     let bursting = false;
+    const round: [string, Ref][] = [];
     for (const id of want) {
       let r = this.refs.get(id);
-      if (!r) this.refs.set(id, (r = { probe: new ClockProbe(undefined, this.o.firstNonce), err: 0, sent: 0 }));
+      if (!r) this.refs.set(id, (r = { probe: new ClockProbe(undefined, this.o.firstNonce), err: 0, busy: false, sent: 0 }));
       r.sent++;
       bursting ||= r.sent < WORLD_CLOCK_DEFAULTS.burst;
-      this.o.send(id, r.probe.request(this.o.local.now()));
+      round.push([id, r]);
     }
+    const go = () => {
+      for (const [id, r] of round) if (this.running && this.refs.get(id) === r) this.o.send(id, r.probe.request(this.o.local.now()));
+    };
+    if (this.o.sendAt) this.o.sendAt(go);
+    else go();
     const period = this.o.periodMs ?? WORLD_CLOCK_DEFAULTS.periodMs;
     this.timer = this.o.local.setTimeout(() => this.probe(), bursting ? WORLD_CLOCK_DEFAULTS.burstMs : period);
   }

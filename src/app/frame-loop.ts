@@ -34,7 +34,7 @@ export interface FrameLoopParts {
   status: PlayerStatus;
   loading: StartScreen;
   /** Items and the world clock (page-items.ts): the sky, spawns, walking into items, the inventory bar. */
-  items?: { frame(): void };
+  items?: { frame(frameMs: number): void; drawn(): void };
 }
 
 export class FrameLoop {
@@ -73,8 +73,9 @@ export class FrameLoop {
     const b = session.body;
     net?.source.setPosition({ x: b.x, y: b.y, z: b.z, yaw: session.yaw, pitch: session.pitch });
     view.setRemotePlayers(remote.sample(now));
-    this.parts.items?.frame();
+    this.parts.items?.frame(now);
     view.frame(session, this.isReady || this.nearReady());
+    this.parts.items?.drawn();
     this.framesThisSecond++;
     this.frames++;
     if (this.isReady && this.innerGap()) this.gapFrames++;

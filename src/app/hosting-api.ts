@@ -1,5 +1,6 @@
 // window.voxel.hosting: what this tab hosts and how the shared world looks from here, for
 // tests, bots and the dashboard.
+import type { WorldClockStatus } from '../agree/world-clock';
 import type { Clock } from '../core/clock';
 import { idToHex } from '../core/node-id';
 import type { RemotePlayers, RemotePlayerSample } from '../play/remote-player-smoother';
@@ -21,6 +22,8 @@ export interface HostingApi {
   trace(): string[];
   /** Flat counters: host_*, client_*, wire_* and ticker/clock figures. */
   stats(): Record<string, number>;
+  /** This node's host clock (the one its hosted regions' spawn times are read on and that answers probes): time, bound, reference. */
+  clock(): WorldClockStatus & { now: number };
 }
 
 export interface RegionDiagnostics {
@@ -60,6 +63,7 @@ export function createHostingApi(net: NetSession, remote: RemotePlayers, clock: 
       };
     },
     trace: () => [...net.trace],
+    clock: () => ({ now: net.items.host.clock.now(), ...net.items.host.clock.status() }),
     stats: () => ({
       ...prefixed('host_', net.host.stats),
       ...prefixed('client_', net.client.stats),

@@ -15,6 +15,11 @@ export interface ItemInfo {
   owner: string | null;
   /** World time it appears (or appeared) at. */
   at: number;
+  /**
+   * Held per the player's own signed record, its region not heard from yet (after a reload
+   * far from it): position and time unknown (NaN) until the region's ledger answers.
+   */
+  recorded?: true;
 }
 
 export interface Point {
@@ -29,8 +34,8 @@ export type DropOutcome = { dropped: true; item: ItemInfo } | { dropped: false; 
 export interface ItemService {
   /** The player id items are held under. */
   readonly self: string;
-  /** Items lying in the world within `radius` blocks of `p`, shown by now (world time). */
-  inView(p: Point, radius: number): ItemInfo[];
+  /** Items lying in the world within `radius` blocks of `p`, shown by world time `worldMs` (default now; Infinity: also those announced for later). */
+  inView(p: Point, radius: number, worldMs?: number): ItemInfo[];
   /** What this player holds. */
   inventory(): ItemInfo[];
   /** Any item this player knows of (held by anyone, or lying in the world), by id. */

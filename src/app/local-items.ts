@@ -50,8 +50,8 @@ export class LocalItems implements ItemService {
     this.voters = new VoterSet(0, [o.self]);
   }
 
-  inView(p: Point, radius: number): ItemInfo[] {
-    const now = this.o.clock.now();
+  inView(p: Point, radius: number, worldMs = this.o.clock.now()): ItemInfo[] {
+    const now = worldMs;
     return [...this.areas.values()].flatMap((a) => a.ledger.onGround(now)).filter((i) => Math.hypot(i.x - p.x, i.z - p.z) <= radius).map(info);
   }
 

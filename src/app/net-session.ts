@@ -95,7 +95,8 @@ export interface SessionStores {
 }
 
 /** Starts hosting regions and playing in the shared world over a joined peer. */
-export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock, ticker: Ticker, stores: SessionStores = {}): Promise<NetSession> {
+/** `draws`: the page draws frames (a player page with rendering on): its host clock says it is busy and follows an idle one (agree/world-clock.ts). */
+export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock, ticker: Ticker, stores: SessionStores = {}, draws = false): Promise<NetSession> {
   const player = stores.player ?? await loadPlayerIdentity();
   // Each tab is its own hosting node: its records are keyed by its node id.
   const store = stores.host !== undefined ? stores.host : await IdbHostStore.open(cfg.world, peer.id).catch(() => null);
@@ -121,7 +122,7 @@ export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock,
   const tentative = stores.tentative ?? await IdbTentativeStore.open(cfg.world).catch(() => undefined);
   const source = new NetworkChunkSource({ seed: cfg.seed, world: cfg.world, client, dht: peer.dht, clock, options: { name }, ...(tentative ? { tentative } : {}) });
   const itemWire = openItemWire(peer.channels, clock);
-  const hostItems = new HostItems({ host, wire: itemWire, clock, base: performance.timeOrigin, seed: cfg.seed, rng: seededRandom((Math.random() * 2 ** 32) >>> 0), ...(cfg.itemSpawnMs ? { ledger: { spawnMeanMs: cfg.itemSpawnMs } } : {}) });
+  const hostItems = new HostItems({ host, wire: itemWire, clock, base: performance.timeOrigin, busy: draws, seed: cfg.seed, rng: seededRandom((Math.random() * 2 ** 32) >>> 0), ...(cfg.itemSpawnMs ? { ledger: { spawnMeanMs: cfg.itemSpawnMs } } : {}) });
   hostItems.start();
   let lastPublished = -Infinity;
   return {
@@ -136,7 +137,7 @@ export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock,
       const got = await peer.dht.get('player', player.id).catch(() => undefined);
       if (!got) return undefined;
       const rec = await newestPlayerRecord([got.value], player.id);
-      return rec ? { ...rec.pos, yaw: rec.yaw, pitch: rec.pitch } : undefined;
+      return rec ? { ...rec.pos, yaw: rec.yaw, pitch: rec.pitch, items: rec.items } : undefined;
     },
     stop() {
       source.close();

@@ -17,12 +17,13 @@ export class NetworkItems implements ItemService {
     private readonly worldNow: () => number,
   ) {}
 
-  inView(p: Point, radius: number): ItemInfo[] {
-    return this.items.onGround(this.worldNow()).filter((i) => Math.hypot(i.x - p.x, i.z - p.z) <= radius).map(itemInfo);
+  inView(p: Point, radius: number, worldMs = this.worldNow()): ItemInfo[] {
+    return this.items.onGround(worldMs).filter((i) => Math.hypot(i.x - p.x, i.z - p.z) <= radius).map(itemInfo);
   }
 
   inventory(): ItemInfo[] {
-    return this.items.inventory().map(itemInfo);
+    const recorded = this.items.recordedHeld().map((h): ItemInfo => ({ id: h.id, kind: h.kind, x: NaN, y: NaN, z: NaN, owner: this.self, at: NaN, recorded: true }));
+    return [...this.items.inventory().map(itemInfo), ...recorded];
   }
 
   item(id: string): ItemInfo | undefined {
@@ -49,7 +50,8 @@ export class NetworkItems implements ItemService {
 
   async drop(id: string, p: Point): Promise<DropOutcome> {
     const held = this.items.inventory().find((i) => i.id === id);
-    if (!held) return { dropped: false, reason: 'not-owner' };
+    // Held per the player's record only: its region has not answered, so there is nowhere to drop it yet.
+    if (!held) return { dropped: false, reason: this.items.recordedHeld().some((h) => h.id === id) ? 'unknown-item' : 'not-owner' };
     const ok = await this.items.drop(id, p);
     const now = this.items.items().find((i) => i.id === id);
     // Not taken: outside the item's region (a carry across regions is not built), or no primary answered.

@@ -11,6 +11,7 @@ import { realClock } from '../core/clock';
 import { ledgerStateSchema } from '../agree/item-ledger';
 import { seededRandom } from '../core/seeded-random';
 import { WorldClock } from '../agree/world-clock';
+import type { HeldItem } from '../play/player-record';
 import type { PlayerSession } from '../play/player-session';
 import { PlayerItems } from '../play/player-items';
 import type { RegionClient } from '../play/region-client';
@@ -23,6 +24,7 @@ import { SOLID } from '../world/blocks';
 import { chunkOf } from '../world/coords';
 import type { PageConfig } from './config';
 import type { ItemService, Point } from './item-service';
+import { ItemAppearances } from './item-appearances';
 import { LocalItems } from './local-items';
 import type { ItemsApi } from './voxel-api';
 import type { WorldView } from './world-view';
@@ -33,6 +35,8 @@ const VIEW_RADIUS = 48;
 const DROP_AHEAD = 3;
 /** The one-tab mode's ledgers are kept this often (and when the tab is hidden or left). */
 const KEEP_EVERY_MS = 5000;
+/** A clock probe round waits at most this long for the end of a frame. */
+const PROBE_WAIT_MS = 200;
 const keptSchema = v.pipe(v.array(ledgerStateSchema), v.maxLength(25));
 
 export interface PageItemsParts {
@@ -44,7 +48,7 @@ export interface PageItemsParts {
   /** The player id items are held under (the node id, hex: what the hosts see claims come from). */
   self: string;
   /** The network session's region client and items channel (absent: no hosts to carry items). */
-  net?: { client: RegionClient; wire: ItemWire } | undefined;
+  net?: { client: RegionClient; wire: ItemWire; recorded: () => Promise<readonly HeldItem[] | undefined> } | undefined;
   onMessage: (text: string) => void;
 }
 
@@ -53,9 +57,13 @@ export class PageItems {
   readonly service: ItemService | null;
   readonly api: ItemsApi;
   private readonly bar: InventoryBar;
+  /** When each item first showed here, machine clock (the spawn-skew figure). */
+  private readonly appearances: ItemAppearances;
   private selected = 0;
   /** The player's side of the hosts' items (network mode). */
   private readonly hosted: PlayerItems | undefined;
+  /** Clock probes waiting for the end of this frame's drawing (world-clock.ts `sendAt`). */
+  private probes: (() => void)[] = [];
 
   constructor(private readonly p: PageItemsParts) {
     const net = p.net;
@@ -63,6 +71,7 @@ export class PageItems {
       local: realClock, base: performance.timeOrigin,
       send: (to, msg) => void net?.wire.send(hexToId(to), msg),
       references: () => this.hosted?.clockReferences() ?? [],
+      ...(p.view.canvas ? { sendAt: (go: () => void) => this.afterDraw(go) } : {}),
     });
     this.clock.start();
     const local = !p.cfg.net || new URL(location.href).searchParams.get('items') === 'local';
@@ -70,11 +79,15 @@ export class PageItems {
     if (!items && net) {
       this.hosted = new PlayerItems({ client: net.client, wire: net.wire, self: p.self, seed: p.cfg.seed, clock: realClock, world: this.clock });
       this.hosted.start();
+      const hosted = this.hosted;
+      // What the player's own record says it holds shows until the regions holding it answer.
+      void net.recorded().then((held) => hosted.remember(held ?? []), () => {});
     }
     this.service = items ?? (this.hosted ? new NetworkItems(this.hosted, p.self, () => this.clock.now()) : null);
     const service = this.service;
     if (items) this.keep(items);
     this.bar = new InventoryBar(p.hudRoot);
+    this.appearances = new ItemAppearances(performance.timeOrigin, p.view.canvas !== null);
     this.api = {
       mode: items ? 'local' : this.hosted ? 'hosted' : 'off',
       inView: () => service?.inView(this.feet(), VIEW_RADIUS) ?? [],
@@ -86,6 +99,7 @@ export class PageItems {
       spawnNow: () => items?.spawnNow(this.feet()),
       stats: () => service?.stats() ?? {},
       bar: () => this.bar.ids(),
+      appearances: () => this.appearances.list(),
     };
   }
 
@@ -110,18 +124,45 @@ export class PageItems {
     document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden') save(); });
   }
 
-  /** Once a frame, before drawing: the sky, spawns and walking into items, the models, the bar. */
-  frame(): void {
-    const now = this.clock.now();
+  /**
+   * Once a frame, before drawing: the sky, spawns and walking into items, the models, the
+   * bar. `frameMs` is the frame's local time (its requestAnimationFrame time): the frame
+   * shows the world at that moment, so an item shows on the first frame whose world time
+   * reaches its `at`, in every tab alike, however late this frame's code runs.
+   */
+  frame(frameMs = performance.now()): void {
+    const now = this.clock.now() - Math.max(0, performance.now() - frameMs);
     this.p.view.setWorldTime(now);
     const items = this.service;
     if (!items) return;
     const feet = this.feet();
     items.step(feet);
-    this.p.view.setItems(items.inView(feet, VIEW_RADIUS), now);
+    this.appearances.check(items.inView(feet, VIEW_RADIUS, Infinity), frameMs, now);
+    this.p.view.setItems(items.inView(feet, VIEW_RADIUS, now), now);
     const held = items.inventory();
     this.selected = Math.min(this.selected, Math.max(0, held.length - 1));
     this.bar.show(held, this.selected);
+  }
+
+  /** What the player holds of the hosts' items, for the signed player record (the one-tab mode's items are this browser's alone: none). */
+  held(): HeldItem[] {
+    return this.hosted ? (this.service?.inventory() ?? []).map((i) => ({ id: i.id, kind: i.kind })) : [];
+  }
+
+  /** Once a frame, after drawing: the clock probes due go out now, when the page is most likely idle until the next frame. */
+  drawn(): void {
+    const due = this.probes;
+    this.probes = [];
+    for (const go of due) go();
+  }
+
+  /** A probe round waits for the end of a frame, or PROBE_WAIT_MS when no frame comes (a hidden tab draws none). */
+  private afterDraw(go: () => void): void {
+    this.probes.push(go);
+    setTimeout(() => {
+      const i = this.probes.indexOf(go);
+      if (i >= 0) this.probes.splice(i, 1)[0]!();
+    }, PROBE_WAIT_MS);
   }
 
   /** The keys of the inventory bar (player-controls.ts). */

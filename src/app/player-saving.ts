@@ -6,6 +6,7 @@
 import { PlayerSession } from '../play/player-session';
 import type { WorldModel } from '../play/world-model';
 import type { SavedPlayer, WorldStore } from '../store/world-store';
+import type { HeldItem } from '../play/player-record';
 import type { NetSession } from './net-session';
 import { journalPlayer, newerPlayer, readJournal } from './player-journal';
 import { openGroundSpawn } from './spawn-point';
@@ -36,23 +37,27 @@ export interface PlayerSavingArgs {
   store: WorldStore | null;
   net: NetSession | null;
   onError: (err: Error) => void;
+  /** What the player holds (the region hosts' items), signed into the DHT record with the place. */
+  held?: () => HeldItem[];
 }
 
 /**
  * Saves the player periodically and when the page hides or unloads; returns the save
  * itself (`force` false: the DHT record may skip an unchanged publish).
  */
-export function keepPlayerSaved({ world, session, store, net, onError }: PlayerSavingArgs): (force?: boolean) => Promise<void> {
+export function keepPlayerSaved({ world, session, store, net, onError, held }: PlayerSavingArgs): (force?: boolean) => Promise<void> {
   const snapshot = (): SavedPlayer => ({ x: session.body.x, y: session.body.y, z: session.body.z, yaw: session.yaw, pitch: session.pitch, flying: session.flying, selected: session.selected });
-  let lastSaved = JSON.stringify(snapshot());
+  // A change of what is held is a change to save too (the DHT record lists it).
+  const state = () => ({ player: snapshot(), items: held?.() ?? [] });
+  let lastSaved = JSON.stringify(state());
   const savePlayer = async (force = true) => {
-    const s = snapshot();
-    lastSaved = JSON.stringify(s);
-    await store?.savePlayer({ ...s, savedAt: Date.now() });
-    await net?.publishPlayer(s, force).catch(() => {}); // best effort: the local copy is the first resort
+    const { player, items } = state();
+    lastSaved = JSON.stringify({ player, items });
+    await store?.savePlayer({ ...player, savedAt: Date.now() });
+    await net?.publishPlayer({ ...player, items }, force).catch(() => {}); // best effort: the local copy is the first resort
   };
   const saveIfMoved = () => {
-    if (JSON.stringify(snapshot()) !== lastSaved) savePlayer(false).catch(onError);
+    if (JSON.stringify(state()) !== lastSaved) savePlayer(false).catch(onError);
   };
   const leaving = () => {
     journalPlayer(world, { ...snapshot(), savedAt: Date.now() }); // sure to land, unlike the IndexedDB write

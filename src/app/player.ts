@@ -63,7 +63,7 @@ async function main(): Promise<void> {
     try {
       peer = await joining;
       if (peer.failure && !problem) explainStart(loading, hud, cfg, peer.failure);
-      if (cfg.hosting) net = await startNetSession(peer, cfg, clock, ticker);
+      if (cfg.hosting) net = await startNetSession(peer, cfg, clock, ticker, {}, !cfg.headless);
     } catch (err) {
       hud.showMessage(`Could not join the peer network, playing alone: ${(err as Error).message}`);
     }
@@ -78,8 +78,8 @@ async function main(): Promise<void> {
   const editor = new BlockEditor(world, source, () => session.body);
 
   const view: WorldView = await createView(document.getElementById('game')!, world, { headless: cfg.headless, renderDistance });
-  const savePlayer = keepPlayerSaved({ world: cfg.world, session, store, net, onError: (err) => hud.showMessage(err.message) });
-  const items = new PageItems({ cfg, world, session, view, hudRoot: document.getElementById('hud')!, self: peer?.id ?? 'me', net: net ? { client: net.client, wire: net.items.wire } : undefined, onMessage: (text) => hud.showMessage(text, 'notice') });
+  const items = new PageItems({ cfg, world, session, view, hudRoot: document.getElementById('hud')!, self: peer?.id ?? 'me', net: net ? { client: net.client, wire: net.items.wire, recorded: async () => (await net.fetchPlayer())?.items } : undefined, onMessage: (text) => hud.showMessage(text, 'notice') });
+  const savePlayer = keepPlayerSaved({ world: cfg.world, session, store, net, onError: (err) => hud.showMessage(err.message), held: () => items.held() });
   const controls = new PlayerControls({ cfg, hud, session, editor, view, store, peer, renderDistance, itemKeys: items.keys });
 
   // Other players' edits and avatars. Whichever source: its block changes reach the world

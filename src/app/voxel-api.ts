@@ -10,6 +10,7 @@ import { BLOCKS } from '../world/blocks';
 import type { HostingApi } from './hosting-api';
 import type { WorldClockStatus } from '../agree/world-clock';
 import type { DropOutcome, ItemInfo, PickupOutcome } from './item-service';
+import type { Appearance } from './item-appearances';
 import type { NetApi } from './net-api';
 
 export interface VoxelStats {
@@ -112,6 +113,8 @@ export interface ItemsApi {
   stats(): Record<string, number>;
   /** The item ids the inventory bar shows, in order. */
   bar(): string[];
+  /** When each item first showed in this tab, machine clock (app/item-appearances.ts; at most 256, oldest first). */
+  appearances(): Appearance[];
 }
 
 export interface VoxelApiParts {

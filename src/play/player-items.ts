@@ -8,6 +8,7 @@
 import { every, type Clock } from '../core/clock';
 import { hexToId, idToHex, type NodeId } from '../core/node-id';
 import type { Item } from '../agree/item-ledger';
+import type { HeldItem } from './player-record';
 import { ItemClient } from '../agree/item-client';
 import { isVoteFrame, voteFrame, voteOf, type ItemWire, type ItemWireMessage, type ItemWireOf } from '../agree/item-wire';
 import { areaOf } from '../agree/region-items';
@@ -23,6 +24,8 @@ export const PLAYER_ITEMS_DEFAULTS = {
   answerMs: 5000,
   /** Regions whose ledgers are kept once no longer subscribed (those holding our items). */
   maxKept: 25,
+  /** Held items remembered from the player's own record (play/player-record.ts MAX_HELD_IN_RECORD). */
+  maxRecorded: 32,
 };
 
 export interface PlayerItemsArgs {
@@ -54,6 +57,12 @@ export class PlayerItems {
   private readonly o: typeof PLAYER_ITEMS_DEFAULTS;
   private stops: (() => void)[] = [];
   private here: RegionCoord | undefined;
+  /**
+   * Items the player's own signed record says it holds, which no region ledger here knows
+   * yet (after a reload, far from their regions): shown in the inventory until a ledger
+   * answers, which then decides (the region state, not the record, says who holds an item).
+   */
+  private readonly recorded = new Map<string, HeldItem>();
   /** An ITEM_STATE that came before we knew the region's host set (its SNAPSHOT's certificate is still being checked): taken once we do. */
   private readonly early = new Map<string, { fromHex: string; m: ItemWireOf<'ITEM_STATE'> }>();
 
@@ -96,6 +105,17 @@ export class PlayerItems {
 
   inventory(): Item[] {
     return [...this.regions.values()].flatMap((r) => r.items.ledger.heldBy(this.a.self));
+  }
+
+  /** The held items of the player's record (loaded at start), for the inventory until their regions answer. */
+  remember(held: readonly HeldItem[]): void {
+    for (const h of held.slice(0, this.o.maxRecorded)) if (!this.holding(h.id)) this.recorded.set(h.id, { id: h.id, kind: h.kind });
+  }
+
+  /** Held per the player's record and not yet known to any region ledger here. */
+  recordedHeld(): HeldItem[] {
+    for (const id of this.recorded.keys()) if (this.holding(id)) this.recorded.delete(id); // a ledger knows it now: the ledger decides
+    return [...this.recorded.values()];
   }
 
   /** Walking into an item: the claim to the hosts of its region; true once decided ours, false when another's or unanswered. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { generateIdentity, type IdentityAlg } from '../core/identity';
 import {
   decodePlayerRecord, encodePlayerRecord, makePlayerRecord, newestPlayerRecord, PlayerRecordError, signedBytes,
-  verifyPlayerRecord, type PlayerRecordRejection,
+  MAX_HELD_IN_RECORD, MAX_PLAYER_RECORD_BYTES, verifyPlayerRecord, type PlayerRecordRejection,
 } from './player-record';
 
 const state = { x: 12.5, y: 70, z: -300.25, yaw: 1.2, pitch: -0.3 };
@@ -82,5 +82,32 @@ describe('player record', () => {
     const best = await newestPlayerRecord([r1, f, r2, new Uint8Array([0xc1])], a.id, { now: T0 + 2000 });
     expect(best?.pos.x).toBe(2);
     expect(await newestPlayerRecord([f], a.id)).toBeUndefined();
+  });
+
+  it('carries the held items, signed: changed after signing it does not verify; a record without items is the bytes it was before items', async () => {
+    const me = await generateIdentity();
+    const items = [{ id: '3,-2/7', kind: 'gem' as const }, { id: 'star-1', kind: 'star' as const }];
+    const r = await verifyPlayerRecord(await makePlayerRecord(me, { ...state, items }, T0), me.id, { now: T0 });
+    expect(r.items).toEqual(items);
+    const swapped = encodePlayerRecord({ ...r, items: [{ id: 'star-2', kind: 'star' }] });
+    expect(await rejected(verifyPlayerRecord(swapped, me.id, { now: T0 }))).toBe('bad-signature');
+    const dropped = encodePlayerRecord({ ...r, items: undefined });
+    expect(await rejected(verifyPlayerRecord(dropped, me.id, { now: T0 }))).toBe('bad-signature');
+    // Nothing held: no items field at all, so the signed bytes are those of a record from before items.
+    const bare = await verifyPlayerRecord(await makePlayerRecord(me, { ...state, items: [] }, T0), me.id, { now: T0 });
+    expect(bare.items).toBeUndefined();
+    const { items: _none, sig: _sig, ...rest } = bare;
+    expect(signedBytes(rest)).toEqual(signedBytes({ ...rest, items: [] }));
+  });
+
+  it('lists at most MAX_HELD_IN_RECORD held items, and the longest such record still fits', async () => {
+    const me = await generateIdentity({ alg: 'ECDSA-P256' });
+    const items = Array.from({ length: MAX_HELD_IN_RECORD + 5 }, (_, i) => ({ id: `${'x'.repeat(34)}/${i}`.slice(-40).padStart(40, 'y'), kind: 'coin' as const }));
+    const bytes = await makePlayerRecord(me, { ...state, items }, T0);
+    expect(bytes.length).toBeLessThanOrEqual(MAX_PLAYER_RECORD_BYTES);
+    expect((await verifyPlayerRecord(bytes, me.id, { now: T0 })).items).toHaveLength(MAX_HELD_IN_RECORD);
+    // A record listing more (made by hand, not by makePlayerRecord) is neither encoded nor decoded.
+    const r = decodePlayerRecord(bytes);
+    expect(() => decodePlayerRecord(encodePlayerRecord({ ...r, items: [...r.items!, ...r.items!] }))).toThrow();
   });
 });

@@ -1,4 +1,4 @@
-// The player record: where a player was (later also their inventory), stored in the DHT
+// The player record: where a player was and what they hold, stored in the DHT
 // under the player id ('player' namespace) and locally, so a player who comes back, in a
 // new session or after every host they knew has left, resumes where they stood.
 // Anyone may store a value under any key, so the record is signed by the player's
@@ -6,26 +6,39 @@
 // player id, that the signature holds, and that the record is not older than one it
 // already has (a replayed old record must not move a player back). docs/DESIGN.md "Bad input
 // and trust": another peer's words about a player's record change nothing.
+// The held items (id and kind, docs/ITEMS.md) are the owner's own word: the region state
+// decides who holds an item; the record lets the owner's inventory show before (or without)
+// the regions holding its items answering, e.g. after a reload far from them.
 import * as v from 'valibot';
 import { bytes, CodecError, defineCodec } from '../core/codec';
 import { publicKeyMatchesId, verifySignature, type Identity } from '../core/identity';
 import { ID_BYTES, idEquals, idToHex, type NodeId } from '../core/node-id';
 import type { Pose } from '../world/pose';
+import { ITEM_KINDS, type ItemKind } from '../agree/item-kinds';
+import { itemIdSchema } from '../agree/item-ledger';
 
 export const PLAYER_RECORD_DEFAULTS = {
   /** A record stamped further than this ahead of the reader's clock is refused (it would pin the record). */
   maxFutureMs: 10 * 60_000,
 } as const;
 
-/** Largest encoded record: well under the DHT's 4 KiB value limit for the 'player' namespace. */
-export const MAX_PLAYER_RECORD_BYTES = 1024;
+/** Largest encoded record: under the DHT's 4 KiB value limit for the 'player' namespace (32 held items of 40-char ids fit). */
+export const MAX_PLAYER_RECORD_BYTES = 2560;
+/** Held items a record lists at most (an inventory larger than this lists its first ones). */
+export const MAX_HELD_IN_RECORD = 32;
 /** Domain separation: a player-record signature can never be mistaken for another signed message. */
 const SIGNING_CONTEXT = 'voxel-populi/player-record/v1';
 /** Coordinates beyond this are not a place in any world. */
 const MAX_COORD = 30_000_000;
 
+/** A held item as the record names it. */
+export interface HeldItem {
+  id: string;
+  kind: ItemKind;
+}
+
 /** What a player record keeps of a player. */
-export type PlayerState = Pose;
+export type PlayerState = Pose & { items?: readonly HeldItem[] | undefined };
 
 export interface PlayerRecord {
   playerId: NodeId;
@@ -34,6 +47,8 @@ export interface PlayerRecord {
   pitch: number;
   /** Wall-clock ms (Date.now()) when the player signed it; newer wins. */
   updatedAt: number;
+  /** What the player held when signing (absent: nothing, or a record from before items). */
+  items?: HeldItem[] | undefined;
   alg: 'Ed25519' | 'ECDSA-P256';
   publicKey: Uint8Array;
   sig: Uint8Array;
@@ -50,6 +65,7 @@ export class PlayerRecordError extends Error {
 
 const coord = v.pipe(v.number(), v.finite(), v.minValue(-MAX_COORD), v.maxValue(MAX_COORD));
 const angle = v.pipe(v.number(), v.finite(), v.minValue(-8), v.maxValue(8));
+const heldSchema = { id: itemIdSchema, kind: v.picklist(ITEM_KINDS) };
 const body = {
   playerId: bytes(ID_BYTES, ID_BYTES),
   pos: v.strictObject({ x: coord, y: coord, z: coord }),
@@ -58,8 +74,11 @@ const body = {
   updatedAt: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER)),
   alg: v.picklist(['Ed25519', 'ECDSA-P256']),
   publicKey: bytes(65),
+  items: v.optional(v.pipe(v.array(v.strictObject(heldSchema)), v.minLength(1), v.maxLength(MAX_HELD_IN_RECORD))),
 };
-const stateSchema = v.object({ x: coord, y: coord, z: coord, yaw: angle, pitch: angle });
+const stateSchema = v.object({ x: coord, y: coord, z: coord, yaw: angle, pitch: angle, items: v.optional(v.array(v.object(heldSchema))) });
+/** Held items as signed: only when there are some (a record without items signs the bytes it did before items existed). */
+const heldField = (items: readonly HeldItem[] | undefined) => (items?.length ? { items: items.map((i) => ({ id: i.id, kind: i.kind })) } : {});
 const codec = defineCodec({
   playerRecord: [1, v.strictObject({ ...body, sig: bytes(128) })],
   playerRecordSigned: [2, v.strictObject({ context: v.literal(SIGNING_CONTEXT), ...body })],
@@ -70,7 +89,7 @@ export function signedBytes(r: Omit<PlayerRecord, 'sig'>): Uint8Array {
   return codec.encode({
     t: 'playerRecordSigned', context: SIGNING_CONTEXT,
     playerId: r.playerId, pos: { x: r.pos.x, y: r.pos.y, z: r.pos.z }, yaw: r.yaw, pitch: r.pitch,
-    updatedAt: r.updatedAt, alg: r.alg, publicKey: r.publicKey,
+    updatedAt: r.updatedAt, alg: r.alg, publicKey: r.publicKey, ...heldField(r.items),
   });
 }
 
@@ -80,7 +99,7 @@ export async function makePlayerRecord(identity: Identity, state: PlayerState, u
   if (!bad.success) throw new PlayerRecordError('malformed', `player state: ${bad.issues[0].message}`);
   const unsigned: Omit<PlayerRecord, 'sig'> = {
     playerId: identity.id, pos: { x: state.x, y: state.y, z: state.z }, yaw: state.yaw, pitch: state.pitch,
-    updatedAt: Math.floor(updatedAt), alg: identity.alg, publicKey: identity.publicKey,
+    updatedAt: Math.floor(updatedAt), alg: identity.alg, publicKey: identity.publicKey, ...heldField(state.items?.slice(0, MAX_HELD_IN_RECORD)),
   };
   const sig = await identity.sign(signedBytes(unsigned));
   return encodePlayerRecord({ ...unsigned, sig });
@@ -89,7 +108,7 @@ export async function makePlayerRecord(identity: Identity, state: PlayerState, u
 export function encodePlayerRecord(r: PlayerRecord): Uint8Array {
   return codec.encode({
     t: 'playerRecord', playerId: r.playerId, pos: { x: r.pos.x, y: r.pos.y, z: r.pos.z }, yaw: r.yaw, pitch: r.pitch,
-    updatedAt: r.updatedAt, alg: r.alg, publicKey: r.publicKey, sig: r.sig,
+    updatedAt: r.updatedAt, alg: r.alg, publicKey: r.publicKey, ...heldField(r.items), sig: r.sig,
   });
 }
 

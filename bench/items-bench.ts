@@ -1,0 +1,150 @@
+// The tab figures of issue 10 (docs/ITEMS.md "What the tab figures measure"), between real
+// Chromium tabs over real WebRTC on loopback: one tab draws (WebGL on SwiftShader), the
+// others run with render=off, and one more, the collector, picks items up so the region
+// (at most 6 lying items) keeps spawning. All stand in one region, whose hosts are tabs.
+//
+// clock_offset_error_ms_p99: every tab shares the machine's clock, so each computes its own
+// error in place, at one instant, every 50 ms: its world clock's now() minus the machine
+// clock (performance.timeOrigin + performance.now()), which is what a clock following the
+// region's hosts must read (a host that follows nobody keeps world time = that machine
+// clock). No page.evaluate round trip sits inside a sample. p99 of |error| over every
+// sample of every tab after a warm-up.
+// spawn_skew_ms_max: for each item spawned while the tabs watch, the moment it appeared in
+// each watching tab, machine clock (app/item-appearances.ts: the drawing tab's first frame
+// that drew it, the others' model switching it on); skew = latest - earliest; the max over
+// items. Items some watching tab never showed are counted (items_missed), and appearances
+// learned only after the item's time (items_late).
+import type { Page } from 'playwright-core';
+import { launchBrowser, openInFreshContext, PAGE_UP } from '../e2e/browser';
+import { startServer } from '../signaling/serve';
+import { median, percentile } from './stats';
+
+const PORT = 8093;
+/** Tabs whose item appearances are compared (tab 0 draws); the collector comes on top. */
+const WATCHERS = 4;
+const WARMUP_MS = 15_000;
+const MEASURE_MS = Number(process.env.ITEMS_BENCH_MS ?? 120_000);
+/** Items due this close to the end are left out (a tab may not have drawn them yet). */
+const TAIL_MS = 3000;
+const SAMPLE_MS = 50;
+
+type Sample = { err: number; bound: number; rtt: number; ref: string; host: number; hostRef: string };
+type Shown = { id: string; at: number; shownMs: number; late: boolean; drawn: boolean };
+
+const standY = (p: Page, x: number, z: number) => p.evaluate(([x, z]) => {
+  for (let y = 250; y > 0; y--) { const id = window.voxel.getBlock(x!, y, z!); if (id !== 0 && id !== 5) return y + 1; }
+  return -1;
+}, [Math.floor(x), Math.floor(z)]);
+
+async function stand(p: Page, x: number, z: number): Promise<void> {
+  const y = await standY(p, x, z);
+  await p.evaluate(([x, y, z]) => window.voxel.teleport(x!, y!, z!), [x, y, z]);
+}
+
+/**
+ * Starts sampling the tab's clock error in the page (kept there, read once at the end).
+ * The machine clock is the system clock (Date.now()) at sub-millisecond precision: its
+ * epoch origin read at 20 of its millisecond ticks (the largest kept: a late read errs
+ * low). A page's performance.timeOrigin could in principle sit off it (Chromium fixes it
+ * per page); the difference is returned and logged (0-0.1 ms so far).
+ */
+const startSampling = (p: Page) => p.evaluate((every) => {
+  let origin = -Infinity;
+  for (let prev = Date.now(), ticks = 0; ticks < 20;) {
+    const w = Date.now(), t = performance.now();
+    if (w === prev) continue;
+    if (w === prev + 1) origin = Math.max(origin, w - t);
+    prev = w;
+    ticks++;
+  }
+  const w = window as unknown as { __clock: Sample[] };
+  w.__clock = [];
+  setInterval(() => {
+    const c = window.voxel.items!.clock();
+    const machine = origin + performance.now();
+    const h = window.voxel.hosting!.clock();
+    const hostErr = h.now - (origin + performance.now());
+    if (w.__clock.length < 20_000) w.__clock.push({ err: c.now - machine, bound: c.bound, rtt: c.minRtt, ref: c.reference?.slice(0, 6) ?? '-', host: hostErr, hostRef: h.reference?.slice(0, 6) ?? '-' });
+  }, every);
+  return origin - performance.timeOrigin;
+}, SAMPLE_MS);
+
+export async function benchItems(): Promise<Record<string, number>> {
+  const server = await startServer({ port: PORT, host: '127.0.0.1', staticDir: 'dist' });
+  const browser = await launchBrowser();
+  try {
+    const pages: Page[] = [];
+    for (let i = 0; i <= WATCHERS; i++) {
+      const url = `${server.url}?rd=2&spawnms=2000${i === 0 ? '' : '&render=off'}#world=items-bench&seed=items-bench`;
+      pages.push(await openInFreshContext(browser, url, { label: `tab ${i}`, until: PAGE_UP.hosting, ready: true, timeoutMs: 60_000, ...(i === 0 ? { viewport: { width: 480, height: 300 } } : {}) }));
+    }
+    const collector = pages[WATCHERS]!;
+    // Everyone near the middle of tab 0's region, so every item of it lies within view (48 blocks).
+    const me = await pages[0]!.evaluate(() => window.voxel.player());
+    const [rx, rz] = [Math.floor(me.x / 64), Math.floor(me.z / 64)];
+    const [cx, cz] = [rx * 64 + 32, rz * 64 + 32];
+    for (let i = 0; i <= WATCHERS; i++) await stand(pages[i]!, cx + i + 0.5, cz + 0.5);
+    await new Promise((r) => setTimeout(r, WARMUP_MS));
+    const origins = await Promise.all(pages.map(startSampling));
+    const ids = await Promise.all(pages.map((p) => p.evaluate(() => window.voxel.net!.id().slice(0, 6))));
+    console.error(`items bench: tabs ${ids.join(', ')}; system clock origin minus performance.timeOrigin per tab ${origins.map((o) => o.toFixed(2)).join(', ')} ms`);
+    const from = Date.now();
+    // The collector takes lying items (so new ones spawn), then goes back to the middle.
+    while (Date.now() - from < MEASURE_MS) {
+      const free = await collector.evaluate((r) => window.voxel.items!.inView().filter((i) => i.owner === null && `${Math.floor(i.x / 64)},${Math.floor(i.z / 64)}` === r), `${rx},${rz}`);
+      const take = free[0];
+      if (!take) { await collector.waitForTimeout(1000); continue; }
+      await collector.evaluate(([x, y, z]) => window.voxel.teleport(x!, y!, z!), [take.x, take.y, take.z]);
+      await collector.waitForFunction((id) => !!window.voxel.items!.item(id)?.owner, take.id, { timeout: 10_000, polling: 100 }).catch(() => {});
+      await stand(collector, cx + WATCHERS + 0.5, cz + 0.5);
+    }
+    const to = Date.now();
+    const clocks = await Promise.all(pages.map((p) => p.evaluate(() => (window as unknown as { __clock: Sample[] }).__clock)));
+    const shown = await Promise.all(pages.slice(0, WATCHERS).map((p) => p.evaluate(() => window.voxel.items!.appearances())));
+    const fps = await pages[0]!.evaluate(() => window.voxel.stats().fps);
+    return figures(clocks, shown, from, to, fps);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}
+
+function figures(clocks: Sample[][], shown: Shown[][], from: number, to: number, fps: number): Record<string, number> {
+  const errs = clocks.flat().map((s) => Math.abs(s.err));
+  const perTab = clocks.map((c) => percentile(c.map((s) => Math.abs(s.err)), 99));
+  const over = clocks.map((c) => c.filter((s) => Math.abs(s.err) > s.bound).length);
+  const refs = clocks.map((c) => [...new Set(c.map((s) => s.ref))].join('/'));
+  const mid = clocks.map((c) => median(c.map((s) => s.err)));
+  const hostErr = clocks.map((c) => percentile(c.map((s) => Math.abs(s.host)), 99));
+  const hostRefs = clocks.map((c) => [...new Set(c.map((s) => s.hostRef))].join('/'));
+  const byItem = new Map<string, Shown[]>();
+  let late = 0;
+  for (const tab of shown) for (const a of tab) {
+    if (a.at < from + 1000 || a.at > to - TAIL_MS) continue;
+    const key = `${a.id}@${a.at}`;
+    byItem.set(key, [...(byItem.get(key) ?? []), a]);
+    if (a.late) late++;
+  }
+  const skews: number[] = [];
+  let missed = 0;
+  for (const seen of byItem.values()) {
+    if (seen.length < shown.length) { missed++; continue; }
+    const t = seen.map((a) => a.shownMs);
+    skews.push(Math.max(...t) - Math.min(...t));
+  }
+  console.error(`items bench: clock |error| p99 per tab ${perTab.map((e) => e.toFixed(2)).join(', ')} ms (tab 0 draws, last is the collector); bound p50 per tab ${clocks.map((c) => median(c.map((s) => s.bound)).toFixed(2)).join(', ')}; minRtt p50 ${clocks.map((c) => median(c.map((s) => s.rtt)).toFixed(1)).join(', ')}; error p50 ${mid.map((e) => e.toFixed(2)).join(', ')}; samples over the bound ${over.join(', ')}; followed ${refs.join(', ')}; host clocks |error| p99 ${hostErr.map((e) => e.toFixed(2)).join(', ')} following ${hostRefs.join(', ')}; skews ${skews.map((s) => s.toFixed(1)).join(' ')}; drawing tab ${fps.toFixed(0)} fps`);
+  return {
+    clock_offset_error_ms_p99: percentile(errs, 99),
+    clock_offset_error_ms_max: Math.max(...errs),
+    clock_samples: errs.length,
+    spawn_skew_ms_max: skews.length ? Math.max(...skews) : NaN,
+    spawn_skew_ms_p50: median(skews),
+    spawn_items: skews.length,
+    spawn_items_missed: missed,
+    spawn_items_late: late,
+  };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log(JSON.stringify(await benchItems()));
+}
