@@ -131,7 +131,7 @@ export class HostItems {
     const ri = this.regions.get(regionName(m));
     if (!ri) {
       // Not hosted here: answers to a player (its own claims' PROPOSE, DECIDED, state) are the player's.
-      if (m.t === 'ITEM_CLAIM' || m.t === 'ITEM_REPORT' || m.t === 'ITEM_DROP' || m.t === 'ITEM_HANDOVER' || m.t === 'ITEM_SEEN') this.stats.stray++;
+      if (m.t === 'ITEM_CLAIM' || m.t === 'ITEM_REPORT' || m.t === 'ITEM_DROP' || m.t === 'ITEM_HANDOVER' || m.t === 'ITEM_SEEN' || m.t === 'ITEM_HELD') this.stats.stray++;
       return;
     }
     if (m.t === 'ITEM_HANDOVER') return ri.onHandover(fromHex, m.e, m.votes);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { hexToId } from '../core/node-id';
 import type { Item } from './item-ledger';
 import type { ItemWireOf } from './item-wire';
-import { decodeLedger } from './region-items';
+import { decodeLedger } from './item-wire';
 import { ItemHostSim } from '../testing/item-host-sim';
 import { MemoryHostStore } from '../store/host-store-memory';
 
@@ -141,6 +141,42 @@ describe('items carried by the region hosts (simulated)', () => {
     await sim.run(3000);
     expect(primary()!.host.region(NAME)!.ledger.item(item.id)?.owner).toBe(b.peer.hex);
     expect(c.player.items().find((i) => i.id === item.id)?.owner).toBe(b.peer.hex);
+    sim.stopAll();
+  });
+
+  it('a drop takes effect only once a majority of the hosts hold it, and then survives the primary crashing', async () => {
+    const { sim, a, item, primary } = await world(6);
+    sim.stand(a.peer.hex, item);
+    await sim.run(300);
+    expect(await sim.settle(a.player.claim(item.id, item))).toBe(true);
+    await sim.run(500);
+    // The primary's drop requests to its backups are lost: the drop never takes effect, and is given up.
+    const p = primary()!;
+    const send = p.wire.send.bind(p.wire);
+    let cut = true;
+    p.wire.send = (to, m) => (cut && m.t === 'ITEM_STATE' && m.ack ? true : send(to, m));
+    const spot = { x: item.x + 3, y: 70, z: item.z };
+    const first = a.player.drop(item.id, spot);
+    await sim.run(1000);
+    const region = p.host.region(NAME)!;
+    expect(region.drops.waiting).toBe(1);
+    expect(new Set(owners(sim, item.id))).toEqual(new Set([a.peer.hex]));
+    expect(await sim.settle(first)).toBe(false);
+    await sim.run(1000);
+    expect(region.drops.stats.unreplicated).toBe(1);
+    expect(new Set(owners(sim, item.id))).toEqual(new Set([a.peer.hex]));
+    // Delivered: a backup holds it, then it takes effect.
+    cut = false;
+    expect(await sim.settle(a.player.drop(item.id, spot))).toBe(true);
+    expect(region.drops.stats.replicated).toBe(1);
+    const held = sim.hostLedgers(NAME).filter((h) => h.items!.ledger.item(item.id)?.owner === null);
+    expect(held.length).toBeGreaterThanOrEqual(2); // the primary and at least one backup
+    // The primary crashes right away (silently): the next primary has the drop.
+    sim.kill(p.peer.hex);
+    await sim.run(10_000);
+    const next = primary();
+    expect(next && next !== p).toBe(true);
+    expect(next!.host.region(NAME)!.ledger.item(item.id)).toMatchObject({ owner: null, gen: 1 });
     sim.stopAll();
   });
 

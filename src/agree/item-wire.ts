@@ -6,7 +6,7 @@
 // host/ and region/ from importing agree/, whose schemas these are. Every frame passes
 // these schemas before any other code sees it; a frame that fails is counted by the wire.
 //
-//   host <-> host:   ITEM_REPORT, ITEM_PROPOSE, ITEM_DECIDED, ITEM_STATE, ITEM_SEEN, TIME_*
+//   host <-> host:   ITEM_REPORT, ITEM_PROPOSE, ITEM_DECIDED, ITEM_STATE, ITEM_SEEN, ITEM_HELD, TIME_*
 //   player -> hosts: ITEM_CLAIM, ITEM_DROP (to the primary), TIME_REQ
 //   hosts -> player: ITEM_PROPOSE (its own claims), ITEM_DECIDED, ITEM_STATE, TIME_REP
 import * as v from 'valibot';
@@ -16,7 +16,7 @@ import type { AppChannels } from '../dht/app-channels';
 import { CODEC_MAX_FRAME, coord, id, PART, region } from '../region/frame-schemas';
 import { FrameWire } from '../region/frame-wire';
 import { clockSpec, type ClockMessage } from './clock-probe';
-import { itemCandidateSchema, ledgerStateSchema } from './item-ledger';
+import { itemCandidateSchema, itemIdSchema, ledgerStateSchema, type LedgerState } from './item-ledger';
 import { voteIdSchema } from './vote-messages';
 import { itemVoteSpec, type ItemVoteMessage } from './item-votes';
 
@@ -42,15 +42,18 @@ export const itemWireSpec = {
   /**
    * host -> hosts and subscribers: the area's ledger as this host holds it (joined with
    * `merge`). `e`: the host's epoch; `cur`: its ledger is the region's (region-items.ts
-   * `current`), absent while it catches up.
+   * `current`), absent while it catches up. `ack` (primary -> backups): a drop waiting for a
+   * majority: answer ITEM_HELD once holding that gen of the item (replicated-drops.ts).
    */
-  ITEM_STATE: [7, v.object({ ...region, e: u32, state: ledgerStateSchema, cur: v.optional(v.boolean()) })],
+  ITEM_STATE: [7, v.object({ ...region, e: u32, state: ledgerStateSchema, cur: v.optional(v.boolean()), ack: v.optional(v.object({ item: itemIdSchema, gen: u32 })) })],
   /** owner -> primary: put a held item back at (x, y, z); `r`: the request, answered by the state. */
-  ITEM_DROP: [8, v.object({ ...region, r: u32, item: v.pipe(v.string(), v.minLength(1), v.maxLength(40)), x: coord, y: coord, z: coord })],
+  ITEM_DROP: [8, v.object({ ...region, r: u32, item: itemIdSchema, x: coord, y: coord, z: coord })],
   /** primary -> backups: where it believes the region's players stand (claims are checked against it). */
   ITEM_SEEN: [9, v.object({ ...region, e: u32, p: v.pipe(v.array(v.tuple([id, coord, coord, coord])), v.maxLength(MAX_SEEN)) })],
   /** old voter -> the new set's voters: on an epoch change, the votes it had open in epoch `e` (vote-handover.ts). */
   ITEM_HANDOVER: [10, v.object({ ...region, e: u32, votes: v.pipe(v.array(v.object({ vote: voteIdSchema, h: handoverSchema })), v.maxLength(MAX_HANDOVERS)) })],
+  /** backup -> primary: it holds `item` at `gen` (a drop asked in ITEM_STATE `ack`). */
+  ITEM_HELD: [11, v.object({ ...region, e: u32, item: itemIdSchema, gen: u32 })],
   PART,
 } as const;
 
@@ -84,4 +87,18 @@ export function voteOf(m: RegionVoteFrame): ItemVoteMessage {
 /** A vote frame on the wire, about region (rx, rz). */
 export function voteFrame(r: { rx: number; rz: number }, m: ItemVoteMessage): RegionVoteFrame {
   return { ...m, t: `ITEM_${m.t}`, rx: r.rx, rz: r.rz } as RegionVoteFrame;
+}
+
+/** A region's ledger as the stored region record keeps it (the ITEM_STATE frame: schema-checked on reading). */
+export function encodeLedger(r: { rx: number; rz: number }, e: number, s: LedgerState): Uint8Array {
+  return itemWireCodec.encode({ t: 'ITEM_STATE', rx: r.rx, rz: r.rz, e, state: s });
+}
+
+export function decodeLedger(bytes: Uint8Array): LedgerState | undefined {
+  try {
+    const m = itemWireCodec.decode(bytes);
+    return m.t === 'ITEM_STATE' ? m.state : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -15,14 +15,16 @@
 //   when it changed and every stateEveryMs, to each new subscriber, to the subscribers after
 //   a drop. So a backup that missed a decision, a new host, a failover and a restart (the
 //   stored record) all end with the decided items.
-// - Drops: only the primary takes them (the owner is the item's single writer; no vote).
+// - Drops: only the primary takes them (the owner is the item's single writer; no vote), and
+//   they take effect once a majority of the hosts hold them (replicated-drops.ts).
 import { idToHex, hexToId, type NodeId } from '../core/node-id';
 import type { Random } from '../core/seeded-random';
 import type { HostedRegion } from '../host/hosted-region';
 import { REGION_BLOCKS } from '../region/region-key';
-import { ItemLedger, type ItemArea, type ItemLedgerOptions, type ItemCandidate, type LedgerState } from './item-ledger';
+import { ItemLedger, type ItemArea, type ItemLedgerOptions, type ItemCandidate } from './item-ledger';
 import { ItemVotes, type ItemEffect } from './item-votes';
-import { itemWireCodec, voteFrame, voteOf, type ItemWireMessage, type ItemWireOf, type RegionVoteFrame } from './item-wire';
+import { decodeLedger, encodeLedger, voteFrame, voteOf, type ItemWireMessage, type ItemWireOf, type RegionVoteFrame } from './item-wire';
+import { ReplicatedDrops } from './replicated-drops';
 import { restartFrom, type Restart } from './vote-handover';
 import type { Handover } from './vote';
 import { newVoteStats, type VoteStats } from './vote-stats';
@@ -81,20 +83,6 @@ export interface RegionItemsArgs {
 /** The area of region (rx, rz): one ledger per region. */
 export const areaOf = (r: { rx: number; rz: number }): ItemArea => ({ ax: r.rx, az: r.rz, x0: r.rx * REGION_BLOCKS, z0: r.rz * REGION_BLOCKS, size: REGION_BLOCKS });
 
-/** A region's ledger as the stored region record keeps it (the ITEM_STATE frame: schema-checked on reading). */
-export function encodeLedger(r: { rx: number; rz: number }, e: number, s: LedgerState): Uint8Array {
-  return itemWireCodec.encode({ t: 'ITEM_STATE', rx: r.rx, rz: r.rz, e, state: s });
-}
-
-export function decodeLedger(bytes: Uint8Array): LedgerState | undefined {
-  try {
-    const m = itemWireCodec.decode(bytes);
-    return m.t === 'ITEM_STATE' ? m.state : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 interface Voting {
   votes: ItemVotes;
   set: VoterSet;
@@ -107,6 +95,8 @@ interface Voting {
 
 export class RegionItems {
   readonly ledger: ItemLedger;
+  /** Drops waiting for a majority of the hosts (at the primary). */
+  readonly drops: ReplicatedDrops;
   private voting: Voting | undefined;
   private readonly o: typeof REGION_ITEMS_DEFAULTS;
   private readonly self: string;
@@ -135,6 +125,21 @@ export class RegionItems {
     const kept = a.region.storedItems && decodeLedger(a.region.storedItems);
     if (kept) this.ledger.merge(kept);
     a.region.itemState = () => encodeLedger(a.region.coord, a.region.epoch, this.ledger.toState());
+    this.drops = new ReplicatedDrops({
+      seed: a.seed, area: areaOf(a.region.coord), ledger: this.ledger, ...(a.ledger ? { ledgerOptions: a.ledger } : {}),
+      backups: () => this.hostsNow().filter((h) => idToHex(h) !== this.self),
+      needed: () => Math.floor(this.hostsNow().length / 2), // with the primary: a majority of the set
+      stateFrame: (state, ack) => ({ ...this.stateFrame(), state, ack }),
+      send: (to, m) => this.a.send(to, m), worldNow: a.worldNow, localNow: a.localNow,
+      applied: () => {
+        this.changed = true;
+        this.shareState(this.a.localNow(), true);
+      },
+    });
+  }
+
+  private hostsNow(): NodeId[] {
+    return this.a.region.cert?.hosts ?? [];
   }
 
   get votes(): ItemVotes | undefined {
@@ -165,6 +170,7 @@ export class RegionItems {
       }
       this.current = true;
     }
+    if (this.a.region.duty) this.drops.tick();
     // Frames held for the old set's handovers are taken once the restart is known (or the wait is over).
     if (v.prev && now - v.since <= 2 * this.o.handoverWaitMs) this.apply(v.votes.caughtUp());
     this.apply(v.votes.tick());
@@ -206,7 +212,7 @@ export class RegionItems {
         return this.onVote(fromHex, m);
       case 'ITEM_STATE':
         if (!this.isHost(fromHex)) return void this.a.stats.notFromHost++;
-        return this.join(from, fromHex, m.state, m.cur === true);
+        return this.join(from, fromHex, m);
       case 'ITEM_SEEN': {
         const r = this.a.region;
         if (r.duty || fromHex !== r.primaryHex || m.e !== r.epoch) return void this.a.stats.notFromHost++;
@@ -215,17 +221,14 @@ export class RegionItems {
         for (const [h, s] of this.seen) if (now - s.at > this.o.seenTtlMs) this.seen.delete(h);
         return;
       }
-      case 'ITEM_DROP': {
-        if (!this.a.region.duty) return void this.a.stats.dropRefused++;
-        const it = this.ledger.drop(m.item, fromHex, { x: m.x, y: m.y, z: m.z }, this.a.worldNow());
-        if (typeof it === 'string') {
-          this.a.stats.dropRefused++;
-          return this.a.send(from, this.stateFrame()); // the dropper sees it still holds it
-        }
-        this.changed = true;
-        this.shareState(this.a.localNow(), true);
-        return;
-      }
+      case 'ITEM_DROP':
+        // Takes effect once a majority of the hosts hold it (replicated-drops.ts); refused: the dropper sees it still holds it.
+        if (this.a.region.duty && this.drops.request(m.item, fromHex, { x: m.x, y: m.y, z: m.z })) return;
+        this.a.stats.dropRefused++;
+        return this.a.send(from, this.stateFrame());
+      case 'ITEM_HELD':
+        if (!this.a.region.duty || m.e !== this.a.region.epoch || !this.isHost(fromHex)) return void this.a.stats.notFromHost++;
+        return this.drops.held(fromHex, m.item, m.gen);
       default:
         return void this.a.stats.stray++;
     }
@@ -331,8 +334,9 @@ export class RegionItems {
     return hosts.some((h) => idToHex(h) === hex);
   }
 
-  /** Another host's ledger joined into ours; frames that waited for it are taken. */
-  private join(from: NodeId, fromHex: string, s: LedgerState, cur: boolean): void {
+  /** Another host's ledger joined into ours; frames that waited for it are taken; a drop the primary asks us to hold is answered. */
+  private join(from: NodeId, fromHex: string, m: ItemWireOf<'ITEM_STATE'>): void {
+    const { state: s, ack } = m, cur = m.cur === true;
     const mine = this.ledger.toState();
     const before = JSON.stringify(mine);
     // A host catching up gets ours at once.
@@ -347,6 +351,8 @@ export class RegionItems {
     if (cur && fromHex !== this.self) this.current = true;
     if (JSON.stringify(this.ledger.toState()) !== before) this.changed = true;
     if (this.voting) this.apply(this.voting.votes.caughtUp());
+    const held = ack && this.ledger.item(ack.item);
+    if (held && held.gen >= ack.gen && fromHex === this.a.region.primaryHex) this.a.send(from, { t: 'ITEM_HELD', ...this.r, e: this.a.region.epoch, item: ack.item, gen: held.gen });
   }
 
   private apply(fx: ItemEffect[]): void {
