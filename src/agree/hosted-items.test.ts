@@ -180,6 +180,18 @@ describe('items carried by the region hosts (simulated)', () => {
     sim.stopAll();
   });
 
+  it("held items from the player's own record show until a region ledger knows them, which then decides", async () => {
+    const { sim, a, b, item } = await world(7);
+    sim.stand(b.peer.hex, item);
+    await sim.run(300);
+    expect(await sim.settle(b.player.claim(item.id, item))).toBe(true);
+    // a's record (say, from before a reload) names b's item and one far away that no ledger here knows.
+    a.player.remember([{ id: item.id, kind: item.kind }, { id: '9,9/3', kind: 'gem' }]);
+    expect(a.player.recordedHeld()).toEqual([{ id: '9,9/3', kind: 'gem' }]); // the region's ledger says b holds the first
+    expect(a.player.inventory().map((i) => i.id)).not.toContain(item.id);
+    sim.stopAll();
+  });
+
   it('hostile input changes nothing and is counted: a non-voter, a far claim, an impersonated claim, a replayed DECIDED', async () => {
     const { sim, a, b, item, primary } = await world(5);
     const p = primary()!;
