@@ -3,7 +3,7 @@
 // the clock probes of players and other hosts. The clock follows the primaries of the
 // regions this node backs up (a backup follows its primary, docs/ITEMS.md), only those with
 // a lower id than ours, and never one that draws frames (a node that draws follows an idle
-// one first, any id: `mayFollow`): the "follows" graph then has no cycle, so errors cannot
+// one first, any id: `mayFollowClock`): the "follows" graph then has no cycle, so errors cannot
 // feed on each other; a node following nobody is a reference itself (epoch ms).
 //
 //   const items = new HostItems({ host, wire: openItemWire(channels, clock), clock, seed, rng });
@@ -46,6 +46,18 @@ export interface HostItemsArgs {
   ledger?: Partial<ItemLedgerOptions>;
 }
 
+/**
+ * Whether host clock `me` may follow host clock `ref`, so that no two clocks follow each
+ * other round a cycle (errors would feed on themselves): an idle node follows idle nodes of
+ * lower id only, a node that draws frames (busy) any idle node or a busy one of lower id.
+ * Idle ids only fall, busy ids only fall, and nothing leads from idle back to busy. (A busy
+ * reference's readings are late by up to a frame: nobody idle should follow it.)
+ */
+export function mayFollowClock(me: { id: string; busy: boolean }, ref: { id: string; busy: boolean }): boolean {
+  const lower = ref.id < me.id;
+  return ref.busy ? me.busy && lower : lower || me.busy;
+}
+
 export class HostItems {
   readonly clock: WorldClock;
   readonly stats: HostItemStats = newHostItemStats();
@@ -61,7 +73,7 @@ export class HostItems {
       local: a.clock, ...(a.base !== undefined ? { base: a.base } : {}), firstNonce: this.o.firstNonce,
       send: (to, msg) => void a.wire.send(hexToId(to), msg),
       references: () => this.references(),
-      busy: a.busy === true, mayFollow: (id, busy) => this.mayFollow(id, busy),
+      busy: a.busy === true, mayFollow: (id, busy) => mayFollowClock({ id: a.host.selfHex, busy: a.busy === true }, { id, busy }),
     });
     const noise = terrainNoise(a.seed);
     this.ground = a.ground ?? ((x, z) => Math.max(columnTop(noise, x, z), WATER_LEVEL) + 1);
@@ -139,20 +151,8 @@ export class HostItems {
   }
 
   /**
-   * Who this node's clock may follow, so that no two clocks follow each other round a
-   * cycle (errors would feed on themselves): an idle node follows idle nodes of lower id
-   * only, a node that draws frames any idle node or a drawing one of lower id. Idle ids
-   * only fall, drawing ids only fall, and nothing leads from idle back to drawing.
-   * (A busy reference's readings are late by up to a frame: nobody idle should follow it.)
-   */
-  private mayFollow(id: string, busy: boolean): boolean {
-    const lower = id < this.a.host.selfHex;
-    return busy ? this.a.busy === true && lower : lower || this.a.busy === true;
-  }
-
-  /**
    * The primaries of the regions we back up, with lower ids than ours; a node that draws
-   * frames probes the higher ones too (it may follow those that do not draw: mayFollow).
+   * frames probes the higher ones too (it may follow those that do not draw: mayFollowClock).
    */
   private references(): string[] {
     const out = new Set<string>();
