@@ -34,7 +34,7 @@ export interface FrameLoopParts {
   status: PlayerStatus;
   loading: StartScreen;
   /** Items and the world clock (page-items.ts): the sky, spawns, walking into items, the inventory bar. */
-  items?: { frame(frameMs: number): void; drawn(): void };
+  items?: { frame(frameMs: number): void };
 }
 
 export class FrameLoop {
@@ -75,7 +75,6 @@ export class FrameLoop {
     view.setRemotePlayers(remote.sample(now));
     this.parts.items?.frame(now);
     view.frame(session, this.isReady || this.nearReady());
-    this.parts.items?.drawn();
     this.framesThisSecond++;
     this.frames++;
     if (this.isReady && this.innerGap()) this.gapFrames++;

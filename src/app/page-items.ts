@@ -35,8 +35,10 @@ const VIEW_RADIUS = 48;
 const DROP_AHEAD = 3;
 /** The one-tab mode's ledgers are kept this often (and when the tab is hidden or left). */
 const KEEP_EVERY_MS = 5000;
-/** A clock probe round waits at most this long for the end of a frame. */
+/** A drawing page's clock probe round waits at most this long for an idle period (world-clock.ts `sendAt`). */
 const PROBE_WAIT_MS = 200;
+/** An idle period this long holds a reply's round trip on loopback or a LAN. */
+const IDLE_FOR_REPLY_MS = 5;
 const keptSchema = v.pipe(v.array(ledgerStateSchema), v.maxLength(25));
 
 export interface PageItemsParts {
@@ -62,8 +64,6 @@ export class PageItems {
   private selected = 0;
   /** The player's side of the hosts' items (network mode). */
   private readonly hosted: PlayerItems | undefined;
-  /** Clock probes waiting for the end of this frame's drawing (world-clock.ts `sendAt`). */
-  private probes: (() => void)[] = [];
 
   constructor(private readonly p: PageItemsParts) {
     const net = p.net;
@@ -71,7 +71,7 @@ export class PageItems {
       local: realClock, base: performance.timeOrigin,
       send: (to, msg) => void net?.wire.send(hexToId(to), msg),
       references: () => this.hosted?.clockReferences() ?? [],
-      ...(p.view.canvas ? { sendAt: (go: () => void) => this.afterDraw(go) } : {}),
+      ...(p.view.canvas ? { sendAt: (go: () => void) => this.whenIdle(go) } : {}),
     });
     this.clock.start();
     const local = !p.cfg.net || new URL(location.href).searchParams.get('items') === 'local';
@@ -149,20 +149,18 @@ export class PageItems {
     return this.hosted ? (this.service?.inventory() ?? []).map((i) => ({ id: i.id, kind: i.kind })) : [];
   }
 
-  /** Once a frame, after drawing: the clock probes due go out now, when the page is most likely idle until the next frame. */
-  drawn(): void {
-    const due = this.probes;
-    this.probes = [];
-    for (const go of due) go();
-  }
-
-  /** A probe round waits for the end of a frame, or PROBE_WAIT_MS when no frame comes (a hidden tab draws none). */
-  private afterDraw(go: () => void): void {
-    this.probes.push(go);
-    setTimeout(() => {
-      const i = this.probes.indexOf(go);
-      if (i >= 0) this.probes.splice(i, 1)[0]!();
-    }, PROBE_WAIT_MS);
+  /**
+   * A probe round of a drawing page goes out in an idle period with room for a reply
+   * (requestIdleCallback, at least IDLE_FOR_REPLY_MS left before the next frame), or after
+   * PROBE_WAIT_MS when none comes (a page never idle between frames; hidden, it draws none).
+   */
+  private whenIdle(go: () => void): void {
+    const until = performance.now() + PROBE_WAIT_MS;
+    const look = (d: IdleDeadline) => {
+      if (d.timeRemaining() >= IDLE_FOR_REPLY_MS || performance.now() >= until) go();
+      else requestIdleCallback(look, { timeout: Math.max(1, until - performance.now()) });
+    };
+    requestIdleCallback(look, { timeout: PROBE_WAIT_MS });
   }
 
   /** The keys of the inventory bar (player-controls.ts). */
