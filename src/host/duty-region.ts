@@ -53,5 +53,8 @@ export interface DutyShared {
   /** Set when the duty stops (step down, release): its parts start nothing new. */
   readonly stopped: boolean;
   readonly subscribers: Map<string, Subscriber>;
+  /** The certificate's hosts but us. */
   backups(): NodeId[];
+  /** How many hosts the certificate names, us included. */
+  readonly hostCount: number;
 }

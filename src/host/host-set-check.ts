@@ -3,7 +3,7 @@
 // epoch over a set a lookup finds different (hosted-region.ts reconfigure).
 import { idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
 import { quorum } from '../region/epoch-cert';
-import type { CommitPipeline } from './commit-pipeline';
+import type { PrimaryLease } from './primary-lease';
 import type { DutyShared } from './duty-region';
 
 /** Host set re-check: hand over to a closer node; bring a new backup up to date. */
@@ -13,7 +13,7 @@ export class HostSetCheck {
 
   constructor(
     private readonly duty: DutyShared,
-    private readonly pipeline: CommitPipeline,
+    private readonly lease: PrimaryLease,
   ) {}
 
   /** A short set is topped up as a new epoch: after the duty's start has finished. */
@@ -59,7 +59,7 @@ export class HostSetCheck {
 
   private async fillFromLiveLinks(): Promise<void> {
     const self = this.duty.ctx.selfId;
-    const live = this.duty.region.hosts.filter((h) => idEquals(h, self) || (!this.duty.ctx.linkClosed(idToHex(h)) && !this.pipeline.quiet(idToHex(h))));
+    const live = this.duty.region.hosts.filter((h) => idEquals(h, self) || (!this.duty.ctx.linkClosed(idToHex(h)) && !this.lease.quiet(idToHex(h), this.duty.ctx.clock.now())));
     if (!live.some((h) => idEquals(h, self))) live.unshift(self);
     const missing = this.duty.ctx.opts.replicas - live.length;
     if (missing <= 0) return;

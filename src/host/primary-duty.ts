@@ -9,7 +9,8 @@
 // *confirmed* to its editor once it is also in our own store (one disk and two memories:
 // it outlives every host tab closing). Only the confirmation waits for the disk, so a slow
 // IndexedDB write under load delays the editor's CONFIRM, not what the other players see.
-// The parts: commit-pipeline.ts (order, replicate, ack, commit, confirm, lease),
+// The parts: commit-pipeline.ts (order, replicate, ack, commit, confirm: the shell of the
+// pure commit-machine.ts; the lease is primary-lease.ts),
 // primary-heartbeat.ts (beats, backup re-sync), host-set-check.ts (handoff, a new host set)
 // and region-publisher.ts (DHT records); they see the duty through `DutyShared`
 // (duty-region.ts), and the duty reads its region through `DutyRegion`.
@@ -43,8 +44,8 @@ export class PrimaryDuty implements DutyShared {
     this.presence = new RegionPresence(region.ctx.opts.playerTtlMs);
     this.publisher = new RegionPublisher(this);
     this.pipeline = new CommitPipeline(this, this.publisher, this.presence);
-    this.hostCheck = new HostSetCheck(this, this.pipeline);
-    this.beat = new PrimaryHeartbeat(this, this.pipeline, this.hostCheck, this.presence);
+    this.hostCheck = new HostSetCheck(this, this.pipeline.machine.lease);
+    this.beat = new PrimaryHeartbeat(this, this.pipeline.machine, this.hostCheck, this.presence);
   }
 
   get ctx() {
@@ -63,19 +64,19 @@ export class PrimaryDuty implements DutyShared {
     return this.region.hosts.filter((h) => !idEquals(h, this.ctx.selfId));
   }
 
+  get hostCount(): number {
+    return this.region.hosts.length;
+  }
+
   start(): void {
     const o = this.ctx.opts;
     this.beat.lastActive = this.ctx.clock.now();
-    this.pipeline.startedAt = this.beat.lastActive;
     this.stops.push(this.ctx.ticker.start(o.tickHz, () => this.tick()));
     this.stops.push(every(this.ctx.clock, o.heartbeatMs, () => this.beat.heartbeat()));
     this.stops.push(every(this.ctx.clock, o.recheckMs, () => void this.recheck()));
     this.hostCheck.start();
-    // A granter promised us the epoch and follows us from its grant on (it refuses other
-    // claimants for failoverMs / 2 after it), as after an ack of a frame sent with our
-    // claim: so the lease holds from the certificate on, not from the first beat's acks.
-    const granted = new Set(this.region.cert!.grants.map((g) => idToHex(g.id)));
-    for (const b of this.backups()) if (granted.has(idToHex(b))) this.pipeline.heardAt.set(idToHex(b), this.region.claimSentAt);
+    // Our granters hold our lease from the claim on (primary-lease.ts `start`).
+    this.pipeline.start(new Set(this.region.cert!.grants.map((g) => idToHex(g.id))));
     for (const b of this.backups()) {
       this.beat.syncBackup(b, idToHex(b));
       this.ctx.dht.connect(b).catch(() => {});
@@ -122,7 +123,7 @@ export class PrimaryDuty implements DutyShared {
 
   /** Committed state plus accepted-but-unconfirmed edits. */
   allEntries(): Entry[] {
-    return this.pipeline.allEntries();
+    return this.pipeline.machine.allEntries();
   }
 
   // ---- subscribers -------------------------------------------------------------------
@@ -137,7 +138,7 @@ export class PrimaryDuty implements DutyShared {
     const entries = this.region.state.since(full ? undefined : since);
     const parts = pieces(entries);
     parts.forEach((part, i) => this.ctx.wires.players.send(id, {
-      t: 'SNAPSHOT', ...this.r, e: this.e, v: { e: this.e, s: this.pipeline.committed }, full, hosts: this.region.hosts, entries: encodeEntries(part), cert: this.region.cert!,
+      t: 'SNAPSHOT', ...this.r, e: this.e, v: { e: this.e, s: this.pipeline.machine.committed }, full, hosts: this.region.hosts, entries: encodeEntries(part), cert: this.region.cert!,
       ...(i < parts.length - 1 ? { more: true } : {}),
     }));
     this.presence.resend();
@@ -197,8 +198,7 @@ export class PrimaryDuty implements DutyShared {
     this.ctx.stats.ticks++;
     if (this.stopped) return;
     const now = this.ctx.clock.now();
-    this.pipeline.order(now);
-    this.pipeline.commit();
+    this.pipeline.tick(now);
     const players = this.presence.take(now);
     if (players) this.sendPlayers(players);
   }
@@ -215,7 +215,7 @@ export class PrimaryDuty implements DutyShared {
 
   /** A backup promised a later epoch. True when too few backups remain to confirm edits. */
   refusedBy(hex: string): boolean {
-    return this.pipeline.refusedBy(hex);
+    return this.pipeline.machine.lease.refusedBy(hex);
   }
 
   onAck(fromHex: string, to: number, beat?: number): void {

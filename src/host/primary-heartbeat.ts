@@ -4,7 +4,8 @@
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { MAX_STATE_REQS, MAX_SUBS_LISTED } from './replication-messages';
 import { encodeEntries, pieces } from '../region/region-state';
-import { requestsOf, type CommitPipeline } from './commit-pipeline';
+import { requestsOf } from './commit-effects';
+import type { CommitMachine } from './commit-machine';
 import type { DutyShared } from './duty-region';
 import type { HostSetCheck } from './host-set-check';
 import type { RegionPresence } from './region-presence';
@@ -15,7 +16,7 @@ export class PrimaryHeartbeat {
 
   constructor(
     private readonly duty: DutyShared,
-    private readonly pipeline: CommitPipeline,
+    private readonly machine: CommitMachine,
     private readonly hostCheck: HostSetCheck,
     private readonly presence: RegionPresence,
   ) {}
@@ -39,11 +40,11 @@ export class PrimaryHeartbeat {
     // A large state travels in pieces; the backup acks the last (no `more`).
     const parts = pieces(this.duty.region.state.all());
     parts.forEach((part, i) => this.duty.ctx.wires.replicas.send(id, {
-      t: 'SYNC', ...this.duty.r, e: this.duty.e, s: this.pipeline.committed, hosts, entries: encodeEntries(part), cert: this.duty.region.cert!,
+      t: 'SYNC', ...this.duty.r, e: this.duty.e, s: this.machine.committed, hosts, entries: encodeEntries(part), cert: this.duty.region.cert!,
       ...(i === 0 ? { reqs: this.duty.region.requests.export(MAX_STATE_REQS) } : {}), ...(i < parts.length - 1 ? { more: true } : {}),
     }));
-    for (const b of this.pipeline.batches) {
-      if (b.to <= this.pipeline.committed) continue;
+    for (const b of this.machine.batches) {
+      if (b.to <= this.machine.committed) continue;
       this.duty.ctx.wires.replicas.send(id, { t: 'REPLICATE', ...this.duty.r, e: this.duty.e, from: b.from, to: b.to, entries: encodeEntries(b.entries), hosts, reqs: requestsOf(b.waiters) });
     }
   }
@@ -57,7 +58,7 @@ export class PrimaryHeartbeat {
   /** No subscriber, nothing in flight, nothing done for `idleAfterMs`. */
   get idle(): boolean {
     const now = this.duty.ctx.clock.now();
-    if (this.duty.subscribers.size > 0 || this.pipeline.batches.length > 0 || this.pipeline.queued > 0) this.lastActive = now;
+    if (this.duty.subscribers.size > 0 || this.machine.batches.length > 0 || this.machine.queued > 0) this.lastActive = now;
     return now - this.lastActive >= this.duty.ctx.opts.idleAfterMs;
   }
 
@@ -73,21 +74,20 @@ export class PrimaryHeartbeat {
     this.beatIdle = idle;
     this.lastBeat = now;
     const b = this.beats;
-    this.pipeline.beatSent.set(b, now);
-    this.pipeline.beatSent.delete(b - 32);
-    const hb = { t: 'HEARTBEAT' as const, ...this.duty.r, e: this.duty.e, s: this.pipeline.committed, hosts: this.duty.region.hosts, b, ...(idle ? { idle } : {}) };
+    this.machine.lease.beat(b, now);
+    const hb = { t: 'HEARTBEAT' as const, ...this.duty.r, e: this.duty.e, s: this.machine.committed, hosts: this.duty.region.hosts, b, ...(idle ? { idle } : {}) };
     // Backups learn our subscribers (every 4th beat), so a successor can tell them at once.
     const subs = this.beats++ % 4 === 0 ? [...this.duty.subscribers.values()].slice(0, MAX_SUBS_LISTED).map((s) => s.id) : undefined;
     for (const b of this.duty.backups()) {
       this.duty.ctx.stats.heartbeats++;
       this.duty.ctx.wires.replicas.send(b, subs ? { ...hb, subs } : hb);
       const hex = idToHex(b);
-      const oldest = this.pipeline.batches[0];
-      const behind = oldest && (this.pipeline.acked.get(hex) ?? 0) < oldest.to && now - oldest.at > o.resyncMs;
+      const oldest = this.machine.batches[0];
+      const behind = oldest && (this.machine.acked.get(hex) ?? 0) < oldest.to && now - oldest.at > o.resyncMs;
       if (behind && now - (this.lastSync.get(hex) ?? -Infinity) > o.resyncMs) this.syncBackup(b, hex);
     }
     // Subscribers get the beat without what only backups use (the lease's number, our subscribers).
-    const beat = { t: 'HEARTBEAT' as const, ...this.duty.r, e: this.duty.e, s: this.pipeline.committed, hosts: this.duty.region.hosts, ...(idle ? { idle } : {}) };
+    const beat = { t: 'HEARTBEAT' as const, ...this.duty.r, e: this.duty.e, s: this.machine.committed, hosts: this.duty.region.hosts, ...(idle ? { idle } : {}) };
     for (const [hex, s] of this.duty.subscribers) {
       if (now - s.at > o.subscriberTtlMs) this.duty.subscribers.delete(hex);
       else this.duty.ctx.wires.players.send(s.id, beat);
@@ -96,8 +96,8 @@ export class PrimaryHeartbeat {
     // A zombie primary (safety seed 39): cut off from every node, it kept the role for good,
     // a second primary beside its successor after healing (it never heard it was deposed).
     // Idle, not a backup: its backups claim; it does not contend with them.
-    if (this.pipeline.unanswered()) return this.duty.region.release('no majority answered', 'idle');
-    if (!this.hostCheck.rechecking && this.duty.backups().some((b) => this.pipeline.quiet(idToHex(b)))) void this.hostCheck.fillFromLinks();
+    if (this.machine.lease.unanswered(now)) return this.duty.region.release('no majority answered', 'idle');
+    if (!this.hostCheck.rechecking && this.duty.backups().some((b) => this.machine.lease.quiet(idToHex(b), now))) void this.hostCheck.fillFromLinks();
     this.duty.region.requests.prune(now);
   }
 }

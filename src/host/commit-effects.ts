@@ -1,0 +1,35 @@
+// What the primary's commit machine (commit-machine.ts) decides, as plain data: the batches
+// it orders and the effects its shell (commit-pipeline.ts) performs, in order.
+import type { NodeId } from '../core/node-id';
+import type { Entry } from '../region/region-state';
+import type { RejectReason } from '../region/subscription-messages';
+
+export interface Batch {
+  from: number;
+  to: number;
+  entries: Entry[];
+  waiters: { id: NodeId; r: number; s: number }[];
+  at: number;
+  /** Enough backups hold it (its ack latency is recorded once). */
+  acked?: boolean;
+}
+
+/** A batch's edit requests as REPLICATE carries them: (editor, request id, seq). */
+export const requestsOf = (waiters: Batch['waiters']) => waiters.map((w): [NodeId, number, number] => [w.id, w.r, w.s]);
+
+/** What the shell must do, in this order. */
+export type CommitEffect =
+  /** REJECT to the editor. */
+  | { t: 'reject'; to: NodeId; r: number; reason: RejectReason }
+  /** CONFIRM to the editor: its edit holds stamp (e, s). */
+  | { t: 'confirm'; to: NodeId; r: number; e: number; s: number }
+  /** An edit was ordered (a test hook). */
+  | { t: 'accepted'; e: number }
+  /** REPLICATE the batch to every backup. */
+  | { t: 'replicate'; batch: Batch }
+  /** Write the region to our store, then give the machine `stored(batch)`: no CONFIRM of the batch leaves before. */
+  | { t: 'persist'; batch: Batch }
+  /** DELTA of seqs from..to to the subscribers; the DHT records are due for publishing. */
+  | { t: 'delta'; e: number; from: number; to: number; entries: Entry[]; batches: Batch[] }
+  /** Confirms follow, under the lease held at `at` (a test hook). */
+  | { t: 'confirming'; e: number; at: number };

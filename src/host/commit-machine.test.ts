@@ -1,0 +1,173 @@
+// The commit pipeline's rules on their own (commit-machine.ts: no wire, clock or store): what
+// each input decides, as the effects the shell would perform.
+import { describe, expect, it } from 'vitest';
+import { LatencySamples } from '../core/latency-samples';
+import { idEquals, idToHex, type NodeId } from '../core/node-id';
+import { entryKey, RegionState } from '../region/region-state';
+import type { RejectReason, SubscriptionMessageOf } from '../region/subscription-messages';
+import type { CommitEffect } from './commit-effects';
+import { CommitMachine, type CommitOptions } from './commit-machine';
+import { HOST_DEFAULTS, newHostStats } from './host-options';
+import { requestTag, RequestLog } from './request-log';
+
+const id = (n: number): NodeId => new Uint8Array(20).fill(n);
+const [SELF, B1, B2, ED, ED2] = [id(1), id(2), id(3), id(9), id(10)];
+const E = 5;
+const LEASE = HOST_DEFAULTS.leaseMs;
+
+function machine(o: Partial<CommitOptions> = {}, hosts: NodeId[] = [SELF, B1, B2]) {
+  const terms = {
+    e: E,
+    stopped: false,
+    hosts,
+    backups: () => terms.hosts.filter((h) => !idEquals(h, SELF)),
+    get hostCount() {
+      return terms.hosts.length;
+    },
+  };
+  const region = { state: new RegionState(), requests: new RequestLog(60_000) };
+  const stats = newHostStats();
+  const latency = { store: new LatencySamples(), ack: new LatencySamples(), commit: new LatencySamples(), confirm: new LatencySamples() };
+  /** Edits at these x are refused (the judge: edit-validator.ts in the shell). */
+  const refuse = new Map<number, RejectReason>();
+  const opts: CommitOptions = { leaseMs: LEASE, backupQuietMs: 1500, confirmAcks: 1, maxOffered: 1000, offerPerTick: 100, ...o };
+  const m = new CommitMachine(terms, region, (_hex, edit) => refuse.get(edit.x), opts, stats, latency);
+  // Both backups granted our claim at 0: the lease holds until LEASE.
+  m.lease.start(0, new Set(terms.backups().map(idToHex)), 0);
+  return { m, terms, region, stats, refuse };
+}
+
+const edit = (r: number, x: number, blockId = 1): SubscriptionMessageOf<'EDIT'> => ({ t: 'EDIT', rx: 0, rz: 0, r, x, y: 10, z: 2, id: blockId, px: x, py: 10, pz: 2 });
+const keyOf = (x: number) => entryKey(0, x, 10, 2);
+const of = <T extends CommitEffect['t']>(fx: CommitEffect[], t: T) => fx.filter((f): f is Extract<CommitEffect, { t: T }> => f.t === t);
+const confirms = (fx: CommitEffect[]) => of(fx, 'confirm').map((c) => [c.r, c.e, c.s]);
+const batchOf = (fx: CommitEffect[]) => of(fx, 'replicate')[0]!.batch;
+
+describe('commit machine', () => {
+  it('commits once confirmAcks backups hold a batch, and confirms it only once our store holds it too', () => {
+    const { m } = machine({ confirmAcks: 2 });
+    const ordered = m.edit(ED, idToHex(ED), edit(1, 3), 10);
+    expect(ordered.map((f) => f.t)).toEqual(['accepted', 'replicate', 'persist']);
+    const batch = batchOf(ordered);
+    expect([batch.from, batch.to]).toEqual([1, 1]);
+    // One of two acks needed: nothing committed yet.
+    expect(m.ack(idToHex(B1), 1, undefined, 20)).toEqual([]);
+    expect(m.committed).toBe(0);
+    // Our store holds it, but only one backup: still not committed, so not confirmed.
+    expect(m.stored(batch, 25)).toEqual([]);
+    // The second ack commits (DELTA) and, the store holding it already, confirms.
+    const fx = m.ack(idToHex(B2), 1, undefined, 30);
+    expect(fx.map((f) => f.t)).toEqual(['delta', 'confirming', 'confirm']);
+    expect(of(fx, 'delta')[0]).toMatchObject({ from: 1, to: 1 });
+    expect(confirms(fx)).toEqual([[1, E, 1]]);
+    expect(m.committed).toBe(1);
+  });
+
+  it('never confirms before the store write finished (committed on an ack, confirmed on `stored`)', () => {
+    const { m } = machine();
+    const batch = batchOf(m.edit(ED, idToHex(ED), edit(1, 3), 10));
+    const acked = m.ack(idToHex(B1), 1, undefined, 20);
+    expect(acked.map((f) => f.t)).toEqual(['delta']);
+    expect(m.commit(30)).toEqual([]);
+    expect(confirms(m.stored(batch, 40))).toEqual([[1, E, 1]]);
+    expect(m.confirmed).toBe(1);
+  });
+
+  it('a batch holds each block once: the later edit replaces the earlier, both confirmed with their own stamps', () => {
+    const { m, stats } = machine();
+    // The lease is gone at 1000 (nothing heard since 0): both edits queue.
+    expect(m.edit(ED, idToHex(ED), edit(1, 3, 1), 1000)).toEqual([]);
+    expect(m.edit(ED2, idToHex(ED2), edit(2, 3, 4), 1001)).toEqual([]);
+    expect(stats.leaseWaits).toBe(2);
+    expect(m.queued).toBe(2);
+    // A backup answers a beat: the lease is back, the queue is ordered as one batch.
+    m.lease.beat(0, 1002);
+    expect(m.ack(idToHex(B1), 0, 0, 1010)).toEqual([]);
+    const batch = batchOf(m.order(1010));
+    expect(batch.entries).toEqual([{ key: keyOf(3), id: 4, e: E, s: 2 }]);
+    expect(batch.waiters.map((w) => w.s)).toEqual([1, 2]);
+    m.ack(idToHex(B1), 2, undefined, 1020);
+    expect(confirms(m.stored(batch, 1030))).toEqual([[1, E, 1], [2, E, 2]]);
+  });
+
+  it('a re-sent request is ordered once: confirmed with its first stamp, in this epoch or an earlier one', () => {
+    const { m, region, stats } = machine();
+    const batch = batchOf(m.edit(ED, idToHex(ED), edit(7, 3), 10));
+    // The editor re-sends before its CONFIRM: no new seq, no new batch; it waits with the first.
+    expect(m.edit(ED, idToHex(ED), edit(7, 3), 15)).toEqual([]);
+    expect(m.seq).toBe(1);
+    m.ack(idToHex(B1), 1, undefined, 20);
+    expect(confirms(m.stored(batch, 30))).toEqual([[7, E, 1]]);
+    // Re-sent once more after the CONFIRM (it was lost): confirmed at once, still s1.
+    expect(confirms(m.edit(ED, idToHex(ED), edit(7, 3), 40))).toEqual([[7, E, 1]]);
+    // Ordered by a predecessor (e4 s3) and superseded there by e4 s9: confirmed with its old
+    // stamp, not applied again over the later edit.
+    region.requests.remember(requestTag(idToHex(ED), 8, keyOf(6), 1), { e: 4, s: 3 }, 0);
+    region.state.merge([{ key: keyOf(6), id: 2, e: 4, s: 9 }]);
+    expect(confirms(m.edit(ED, idToHex(ED), edit(8, 6), 50))).toEqual([[8, 4, 3]]);
+    expect(m.seq).toBe(1);
+    expect(stats.duplicateEdits).toBe(3);
+  });
+
+  it('a send that fails changes nothing decided: the batch waits for acks; inputs it refuses change no state', () => {
+    const { m, refuse, region, stats } = machine();
+    // The REPLICATE never arrives: no ack, nothing committed or confirmed, the batch stays
+    // (the heartbeat's re-sync sends it again) however often the tick and the store come.
+    const batch = batchOf(m.edit(ED, idToHex(ED), edit(1, 3), 10));
+    expect([...m.stored(batch, 20), ...m.commit(30), ...m.order(40)]).toEqual([]);
+    expect(m.batches).toEqual([batch]);
+    expect(region.state.size).toBe(0);
+    // An ack from outside the host set, or beyond what we sent, commits nothing to come.
+    expect(m.ack(idToHex(ED), 1, undefined, 50)).toEqual([]);
+    expect(m.ack(idToHex(B1), 1_000_000, undefined, 60).map((f) => f.t)).toEqual(['delta', 'confirming', 'confirm']);
+    const next = batchOf(m.edit(ED, idToHex(ED), edit(2, 4), 70));
+    expect(m.stored(next, 80)).toEqual([]);
+    expect(m.committed).toBe(1);
+    // An edit the judge refuses takes no seq and no place in the request log: re-sent once
+    // acceptable, it is ordered (not confirmed as a duplicate of nothing).
+    refuse.set(5, 'out-of-reach');
+    expect(m.edit(ED, idToHex(ED), edit(3, 5), 90)).toEqual([{ t: 'reject', to: ED, r: 3, reason: 'out-of-reach' }]);
+    expect([m.seq, stats.editsRejected]).toEqual([2, 1]);
+    refuse.clear();
+    expect(batchOf(m.edit(ED, idToHex(ED), edit(3, 5), 95)).entries.map((e) => e.s)).toEqual([3]);
+  });
+
+  it('stops ordering, committing and confirming when the lease runs out, and resumes with it', () => {
+    const { m, stats } = machine();
+    const batch = batchOf(m.edit(ED, idToHex(ED), edit(1, 3), 120));
+    // The ack of the batch sent at 120 holds the lease until 120 + LEASE.
+    expect(m.ack(idToHex(B1), 1, undefined, 130).map((f) => f.t)).toEqual(['delta']);
+    // Our store write finishes after the lease ran out: committed, but not confirmed.
+    const late = 120 + LEASE;
+    expect(m.stored(batch, late)).toEqual([]);
+    expect(stats.leaseWaits).toBe(1);
+    // Nor is a new edit ordered, nor does the tick confirm.
+    expect(m.edit(ED, idToHex(ED), edit(2, 4), late + 1)).toEqual([]);
+    expect(m.commit(late + 2)).toEqual([]);
+    expect(m.confirmed).toBe(1);
+    // The backup answers a new beat: the tick confirms and orders again.
+    m.lease.beat(1, late + 10);
+    m.ack(idToHex(B1), 1, 1, late + 20);
+    expect(confirms(m.commit(late + 20))).toEqual([[1, E, 1]]);
+    expect(batchOf(m.order(late + 21)).from).toBe(2);
+  });
+
+  it('with no backup, our store write is the second copy: it commits and confirms', () => {
+    const { m } = machine({}, [SELF]);
+    const batch = batchOf(m.edit(ED, idToHex(ED), edit(1, 3), 10));
+    expect(m.stored(batch, 20).map((f) => f.t)).toEqual(['delta', 'confirming', 'confirm']);
+  });
+
+  it('release hands accepted edits to the state and tells their editors busy; offers adopt only what we lack', () => {
+    const { m, region, stats } = machine();
+    const batch = batchOf(m.edit(ED, idToHex(ED), edit(1, 3, 4), 10));
+    m.offer([{ key: keyOf(3), id: 1, e: 2, s: 1 }, { key: keyOf(8), id: 1, e: 2, s: 1 }, { key: keyOf(9), id: 1, e: E, s: 1 }]);
+    expect(stats.offersRefused).toBe(1); // stamped in our epoch: forged
+    const adopted = batchOf(m.order(20));
+    expect(adopted.entries).toEqual([{ key: keyOf(8), id: 1, e: E, s: 2 }]);
+    expect(m.release()).toEqual([{ t: 'reject', to: ED, r: 1, reason: 'busy' }]);
+    expect(region.state.get(keyOf(3))).toEqual({ key: keyOf(3), id: 4, e: E, s: 1 });
+    expect(m.batches).toEqual([]);
+    expect(batch.to).toBe(1);
+  });
+});
