@@ -16,7 +16,7 @@ import { succeeds } from '../region/epoch-cert';
 import type { HostToPlayer, PlayerToHost, SubscriptionMessageOf } from '../region/subscription-messages';
 import { regionAt, regionName, RegionKeys, type RegionCoord } from '../region/region-key';
 import { closedOnPurpose } from '../dht/dht';
-import { compareStamp, decodeEntries, RegionState, ZERO, type Entry, type Stamp } from '../region/region-state';
+import { compareStamp, RegionState, tryDecodeEntries, ZERO, type Entry, type Stamp } from '../region/region-state';
 import { PendingEdits } from './pending-edits';
 import { PrimarySearch } from './primary-search';
 import { CLIENT_DEFAULTS, EditRejectedError, type ClientEvents, type ClientOptions, type ClientStats, type RegionClientArgs, type Subscription } from './region-client-types';
@@ -340,12 +340,9 @@ export class RegionClient {
 
   /** A frame's entries, or undefined (counted as stale) when they do not decode. */
   private decode(bytes: Uint8Array): Entry[] | undefined {
-    try {
-      return decodeEntries(bytes);
-    } catch {
-      this.stats.stale++;
-      return undefined;
-    }
+    const entries = tryDecodeEntries(bytes);
+    if (!entries) this.stats.stale++;
+    return entries;
   }
 
   private unpinIfUnusedExcept(sub: Subscription, id: NodeId): void {

@@ -83,6 +83,15 @@ export function decodeEntries(bytes: Uint8Array): Entry[] {
   return out;
 }
 
+/** The entries, or undefined when the bytes are not valid entries (a frame to drop and count). */
+export function tryDecodeEntries(bytes: Uint8Array): Entry[] | undefined {
+  try {
+    return decodeEntries(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
 export class RegionState {
   private readonly map = new Map<number, Entry>();
   /** Highest stamp of any entry ever merged (the state's version). */

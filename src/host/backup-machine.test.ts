@@ -1,0 +1,109 @@
+// The backup's rules on their own (backup-machine.ts: no wire, clock or store): which frames
+// it takes, in what order, when it asks for a SYNC, what it acks and when it claims.
+import { describe, expect, it } from 'vitest';
+import { idToHex, type NodeId } from '../core/node-id';
+import type { EpochCert } from '../region/epoch-cert';
+import { encodeEntries, RegionState, type Entry } from '../region/region-state';
+import { BackupMachine, type FollowRecord } from './backup-machine';
+import type { ReplicationMessageOf } from './replication-messages';
+import { RequestLog } from './request-log';
+
+const id = (n: number): NodeId => new Uint8Array(20).fill(n);
+const [P, SELF, B2, OTHER] = [id(1), id(2), id(3), id(7)];
+const E = 4;
+const O = { heartbeatMs: 100, failoverMs: 600, idleHeartbeatMs: 2000, claimStaggerMs: 400 };
+const entry = (key: number, s: number, e = E): Entry => ({ key, id: 1, e, s });
+
+function backup(applied?: number) {
+  const rec: FollowRecord = { applied, lastHeard: 0, knownSubs: [], state: new RegionState(), requests: new RequestLog(60_000) };
+  const terms = { promised: E, following: idToHex(P), isCurrentPrimary: (hex: string, e: number) => hex === terms.following && e === E };
+  const stats = { staleFrames: 0, badCerts: 0 };
+  return { m: new BackupMachine(SELF, rec, terms, O, stats), rec, terms, stats };
+}
+
+const replicate = (from: number, entries: Entry[], e = E, hosts = [P, SELF, B2]): ReplicationMessageOf<'REPLICATE'> =>
+  ({ t: 'REPLICATE', rx: 0, rz: 0, e, from, to: from + entries.length - 1, entries: encodeEntries(entries), hosts, reqs: entries.map((x) => [id(9), x.s, x.s] as [NodeId, number, number]) });
+const cert = (primary = P): EpochCert => ({ e: E, primary, hosts: [P, SELF, B2], grants: [] });
+const sync = (s: number, entries: Entry[], more?: true): ReplicationMessageOf<'SYNC'> =>
+  ({ t: 'SYNC', rx: 0, rz: 0, e: E, s, hosts: [P, SELF, B2], entries: encodeEntries(entries), cert: cert(), ...(more ? { more } : {}) });
+
+describe('backup machine', () => {
+  it('applies REPLICATE in order and acks from memory, then writes; a gap asks for a SYNC, once per heartbeat period', () => {
+    const { m, rec } = backup(2);
+    expect(m.replicate(P, idToHex(P), replicate(3, [entry(10, 3), entry(11, 4)]), 50)).toEqual([{ t: 'ack', to: P, e: E, applied: 4 }, { t: 'persist' }]);
+    expect(rec.state.size).toBe(2);
+    // The editors' requests travel with the batch: a successor recognises a re-send.
+    expect(rec.requests.size).toBe(2);
+    // s5 never came: s6 is not applied, the primary is asked for its state.
+    expect(m.replicate(P, idToHex(P), replicate(6, [entry(12, 6)]), 60)).toEqual([{ t: 'sync-req', to: P }]);
+    expect(m.replicate(P, idToHex(P), replicate(6, [entry(12, 6)]), 100)).toEqual([]);
+    expect(m.replicate(P, idToHex(P), replicate(6, [entry(12, 6)]), 160)).toEqual([{ t: 'sync-req', to: P }]);
+    expect([rec.applied, rec.state.size]).toEqual([4, 2]);
+    // A batch re-sent after we applied it is acked again; what we applied never goes back.
+    expect(m.replicate(P, idToHex(P), replicate(3, [entry(10, 3)]), 170)).toEqual([{ t: 'ack', to: P, e: E, applied: 4 }, { t: 'persist' }]);
+    expect(rec.lastHeard).toBe(170);
+  });
+
+  it('takes nothing from a primary it does not follow: refused below its promise, a SYNC asked for when named a host, else stale', () => {
+    const { m, rec, stats } = backup(0);
+    expect(m.replicate(OTHER, idToHex(OTHER), replicate(1, [entry(10, 1)], E - 1), 10)).toEqual([{ t: 'refuse', to: OTHER }]);
+    expect(m.replicate(OTHER, idToHex(OTHER), replicate(1, [entry(10, 1)], E + 1), 20)).toEqual([{ t: 'sync-req', to: OTHER }]);
+    expect(m.replicate(OTHER, idToHex(OTHER), replicate(1, [entry(10, 1)], E + 1, [OTHER, B2]), 200)).toEqual([]);
+    expect(m.heartbeat(OTHER, idToHex(OTHER), { t: 'HEARTBEAT', rx: 0, rz: 0, e: E + 1, s: 0, hosts: [OTHER, B2], b: 3 }, 210)).toEqual([]);
+    expect([rec.state.size, rec.lastHeard, stats.staleFrames]).toEqual([0, 0, 3]);
+    // Nothing applies before the first SYNC of the epoch: a REPLICATE asks for it.
+    const fresh = backup();
+    expect(fresh.m.replicate(P, idToHex(P), replicate(1, [entry(10, 1)]), 10)).toEqual([{ t: 'sync-req', to: P }]);
+    expect(fresh.rec.state.size).toBe(0);
+  });
+
+  it('answers each numbered beat (the lease), learns the subscribers, and asks for the state it lacks', () => {
+    const { m, rec } = backup();
+    const hb = { t: 'HEARTBEAT' as const, rx: 0, rz: 0, e: E, s: 3, hosts: [P, SELF, B2], b: 7, subs: [OTHER] };
+    expect(m.heartbeat(P, idToHex(P), hb, 30)).toEqual([{ t: 'sync-req', to: P }, { t: 'ack', to: P, e: E, applied: 0, b: 7 }]);
+    expect([rec.lastHeard, rec.knownSubs]).toEqual([30, [OTHER]]);
+  });
+
+  it('checks a SYNC before its certificate, takes it in pieces, and acks and offers only at the last piece', () => {
+    const { m, rec, stats, terms } = backup();
+    expect(m.syncCheck(P, { ...sync(2, []), e: E - 1, cert: { ...cert(), e: E - 1 } })).toEqual({ entries: undefined, effects: [{ t: 'refuse', to: P }] });
+    expect(m.syncCheck(P, { ...sync(2, []), cert: cert(OTHER) }).entries).toBeUndefined();
+    expect(stats.badCerts).toBe(1);
+    expect(m.syncCheck(P, { ...sync(2, []), entries: new Uint8Array([1, 2, 3]) }).entries).toBeUndefined();
+    expect(stats.staleFrames).toBe(2);
+    terms.following = idToHex(P);
+    // Ours holds a newer entry for key 10 and one the primary lacks (key 20).
+    rec.state.merge([entry(10, 9, E + 1), entry(20, 1, 1)]);
+    const first = sync(2, [entry(10, 1)], true);
+    expect(m.syncPiece(P, first, m.syncCheck(P, first).entries!, 40)).toEqual([]);
+    expect(rec.applied).toBeUndefined();
+    const last = sync(2, [entry(11, 2)]);
+    const fx = m.syncPiece(P, last, m.syncCheck(P, last).entries!, 50);
+    expect(fx.map((f) => f.t)).toEqual(['offer', 'ack', 'persist']);
+    expect(fx[0]).toEqual({ t: 'offer', to: P, entries: [entry(10, 1), entry(11, 2)] });
+    expect(fx[1]).toEqual({ t: 'ack', to: P, e: E, applied: 2 });
+    // Merged, never replacing what we hold.
+    expect(rec.state.get(10)).toEqual(entry(10, 9, E + 1));
+    expect(rec.state.size).toBe(3);
+  });
+
+  it('claims after failoverMs of silence plus claimStaggerMs per rank (two idle beats more when idle); a closed link is silence', () => {
+    const hosts = [P, B2, SELF]; // we rank second among the backups
+    const never = () => false;
+    const { m, rec } = backup(0);
+    expect(m.claimDue(1000, hosts, P, false, never)).toBe(false);
+    expect(m.claimDue(1001, hosts, P, false, never)).toBe(true);
+    // Held back while someone else's claim is considered.
+    expect(m.claimDue(1001, hosts, P, false, () => true)).toBe(false);
+    m.claimed(5000);
+    expect(rec.lastHeard).toBe(5000);
+    // An idle primary beats every idleHeartbeatMs: two missed beats more before we claim.
+    m.heartbeat(P, idToHex(P), { t: 'HEARTBEAT', rx: 0, rz: 0, e: E, s: 0, hosts, idle: true }, 6000);
+    expect(m.claimDue(6000 + 1001, hosts, P, false, never)).toBe(false);
+    expect(m.claimDue(6000 + 1001 + 2 * O.idleHeartbeatMs, hosts, P, false, never)).toBe(true);
+    // Its link closed: as if failoverMs had passed, and no longer idle.
+    m.heartbeat(P, idToHex(P), { t: 'HEARTBEAT', rx: 0, rz: 0, e: E, s: 0, hosts, idle: true }, 20_000);
+    expect(m.claimDue(20_000, hosts, P, true, never)).toBe(false);
+    expect(m.claimDue(20_000 + 401, hosts, P, false, never)).toBe(true);
+  });
+});

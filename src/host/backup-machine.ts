@@ -1,0 +1,217 @@
+// The backup's duty for one region as a pure state machine: which REPLICATE, HEARTBEAT and
+// SYNC frames it takes from the primary it follows, in what order it applies them, when it
+// has a gap (and asks for a SYNC, at most once a heartbeat period), what it acks, and when
+// the primary's silence means it claims the region. Pure: no clock, wire, store or crypto.
+// Each input takes the time and returns what to send or write as plain data
+// (`BackupEffect`s, in order); the shell (region-backup.ts) performs them, and owns what
+// changes the role (checking a SYNC's certificate, following its primary, standing aside).
+// It reads and writes the region's follow record (plain fields: `FollowRecord`) and reads
+// its promise and whom it follows live (`FollowTerms`).
+import { idEquals, idToHex, type NodeId } from '../core/node-id';
+import { tryDecodeEntries, type Entry, type RegionState } from '../region/region-state';
+import type { HostOptions, HostStats } from './host-options';
+import type { ReplicationMessageOf } from './replication-messages';
+import { requestTag, type RequestLog } from './request-log';
+
+/** What the machine reads and writes of its region: plain fields and data. */
+export interface FollowRecord {
+  /** Highest seq of the followed epoch applied contiguously; undefined until a SYNC. */
+  applied: number | undefined;
+  /** When we last heard the primary. */
+  lastHeard: number;
+  /** The primary's subscribers, told of a takeover. */
+  knownSubs: NodeId[];
+  readonly state: RegionState;
+  readonly requests: RequestLog;
+}
+
+/** What the machine reads of the region's election side, live. */
+export interface FollowTerms {
+  /** Highest epoch we granted or claimed: frames of a lower one are refused. */
+  readonly promised: number;
+  /** Whether `fromHex` is the primary we follow, in epoch `e` (and we are not primary ourselves). */
+  isCurrentPrimary(fromHex: string, e: number): boolean;
+}
+
+export type BackupOptions = Pick<HostOptions, 'heartbeatMs' | 'failoverMs' | 'idleHeartbeatMs' | 'claimStaggerMs'>;
+
+/** What the shell must do, in this order. */
+export type BackupEffect =
+  /** REFUSE to `to`: we promised a later epoch. */
+  | { t: 'refuse'; to: NodeId }
+  /** SYNC_REQ to `to`: we have a gap (or no state of its epoch yet). */
+  | { t: 'sync-req'; to: NodeId }
+  /** ACK to `to`: we hold (in memory) up to seq `applied` of epoch e; `b`: the heartbeat answered. */
+  | { t: 'ack'; to: NodeId; e: number; applied: number; b?: number }
+  /** Write the region to our store (after the ack: the primary confirms from its own store). */
+  | { t: 'persist' }
+  /** OFFER the primary what its SYNC lacked of ours. */
+  | { t: 'offer'; to: NodeId; entries: Entry[] };
+
+/** Entries of a SYNC in pieces kept at most (the pieces' frames are bounded already). */
+const MAX_SYNC_ENTRIES = 1 << 22;
+
+export class BackupMachine {
+  /** Our primary's last beat said the region is idle (it beats slowly). */
+  private primaryIdle = false;
+  private lastSyncReq = -Infinity;
+  /** Entries of the SYNC arriving in pieces (compared with ours at its last piece). */
+  private syncIn: Map<number, Entry> | undefined;
+  private out: BackupEffect[] = [];
+
+  constructor(
+    private readonly self: NodeId,
+    private readonly rec: FollowRecord,
+    private readonly terms: FollowTerms,
+    private readonly o: BackupOptions,
+    private readonly stats: Pick<HostStats, 'staleFrames' | 'badCerts'>,
+  ) {}
+
+  /** A REPLICATE: applied in order from the primary we follow; a gap asks for a SYNC. */
+  replicate(from: NodeId, fromHex: string, m: ReplicationMessageOf<'REPLICATE'>, now: number): BackupEffect[] {
+    if (!this.fromOurPrimary(from, fromHex, m, now)) return this.drain();
+    this.rec.lastHeard = now;
+    this.primaryIdle = false;
+    const entries = this.decode(m.entries);
+    if (!entries) return this.drain();
+    const applied = this.rec.applied;
+    if (applied === undefined || m.from > applied + 1) {
+      this.requestSync(from, now);
+      return this.drain();
+    }
+    if (m.to > applied) this.rec.state.merge(entries);
+    this.rememberRequests(m, entries, now);
+    this.rec.applied = Math.max(applied, m.to);
+    // Ack from memory; the store write follows. The primary confirms a batch once it is in
+    // its own store too (commit-machine.ts), so our write is not on the edit's critical path.
+    this.out.push({ t: 'ack', to: from, e: m.e, applied: this.rec.applied }, { t: 'persist' });
+    return this.drain();
+  }
+
+  /** A HEARTBEAT from the primary we follow: it is alive; its numbered beats are answered (the lease). */
+  heartbeat(from: NodeId, fromHex: string, m: ReplicationMessageOf<'HEARTBEAT'>, now: number): BackupEffect[] {
+    if (!this.fromOurPrimary(from, fromHex, m, now)) return this.drain();
+    this.rec.lastHeard = now;
+    this.primaryIdle = m.idle === true;
+    if (m.subs) this.rec.knownSubs = m.subs;
+    if (this.rec.applied === undefined) this.requestSync(from, now);
+    // The answer renews the primary's lease: from now on we refuse other claimants for failoverMs / 2.
+    if (m.b !== undefined) this.out.push({ t: 'ack', to: from, e: m.e, applied: this.rec.applied ?? 0, b: m.b });
+    return this.drain();
+  }
+
+  /**
+   * A SYNC's checks before its certificate's: below our promise it is refused; a certificate
+   * not of its epoch or not naming its sender is bad; entries that do not decode make it
+   * stale. `entries` when it may go on (to the certificate check, unless it comes from the
+   * primary we follow), else undefined.
+   */
+  syncCheck(from: NodeId, m: ReplicationMessageOf<'SYNC'>): { entries: Entry[] | undefined; effects: BackupEffect[] } {
+    let entries: Entry[] | undefined;
+    if (m.e < this.terms.promised) {
+      this.stats.staleFrames++;
+      this.out.push({ t: 'refuse', to: from });
+    } else if (m.cert.e !== m.e || !idEquals(m.cert.primary, from)) this.stats.badCerts++;
+    else entries = this.decode(m.entries);
+    return { entries, effects: this.drain() };
+  }
+
+  /** We follow a new primary (its SYNC's certificate succeeded ours): heard now, at its normal beat. */
+  followed(now: number): void {
+    this.rec.lastHeard = now;
+    this.primaryIdle = false;
+  }
+
+  /**
+   * A piece of a SYNC from the primary we follow (possibly just now): merged, never replacing
+   * what we hold (a restarted host's store); at the last piece we offer the primary what its
+   * SYNC lacked, and ack.
+   */
+  syncPiece(from: NodeId, m: ReplicationMessageOf<'SYNC'>, entries: Entry[], now: number): BackupEffect[] {
+    if (m.reqs) this.rec.requests.import(m.reqs, now);
+    const got = (this.syncIn ??= new Map());
+    for (const x of entries) if (got.size < MAX_SYNC_ENTRIES) got.set(x.key, x);
+    this.rec.state.merge(entries);
+    this.rec.lastHeard = now;
+    if (m.more) return this.drain(); // a piece of a large state: the last one is acked
+    this.syncIn = undefined;
+    this.rec.applied = Math.max(this.rec.applied ?? 0, m.s);
+    this.rec.lastHeard = now;
+    this.out.push({ t: 'offer', to: from, entries: [...got.values()] }, { t: 'ack', to: from, e: m.e, applied: this.rec.applied }, { t: 'persist' });
+    return this.drain();
+  }
+
+  /**
+   * Called every heartbeat period while we are a backup: whether the primary's silence
+   * (failoverMs, two idle beats when it said it was idle, plus claimStaggerMs per rank
+   * among the other hosts, so backups do not all claim at once) means we claim now. A
+   * closed link to it counts as failoverMs of silence. Our claims may be held back
+   * (`deferred`: someone else's claim is being considered).
+   */
+  claimDue(now: number, hosts: readonly NodeId[], primary: NodeId | undefined, primaryLinkClosed: boolean, deferred: (now: number) => boolean): boolean {
+    if (primaryLinkClosed) {
+      this.rec.lastHeard = Math.min(this.rec.lastHeard, now - this.o.failoverMs);
+      this.primaryIdle = false;
+    }
+    const others = hosts.filter((h) => !idEquals(h, primary ?? this.self));
+    const rank = Math.max(0, others.findIndex((h) => idEquals(h, this.self)));
+    if (deferred(now)) return false;
+    // An idle region's primary beats every idleHeartbeatMs: allow for two missed beats.
+    const quiet = this.primaryIdle ? 2 * this.o.idleHeartbeatMs : 0;
+    return now - this.rec.lastHeard > this.o.failoverMs + quiet + rank * this.o.claimStaggerMs;
+  }
+
+  /** We claim (claimDue said so): one attempt, then we wait again until `until` (jittered by the shell, so duelling claimants drift apart). */
+  claimed(until: number): void {
+    this.rec.lastHeard = until;
+  }
+
+  private drain(): BackupEffect[] {
+    const out = this.out;
+    this.out = [];
+    return out;
+  }
+
+  /** A frame's entries, or undefined (counted as stale) when they do not decode. */
+  private decode(bytes: Uint8Array): Entry[] | undefined {
+    const entries = tryDecodeEntries(bytes);
+    if (!entries) this.stats.staleFrames++;
+    return entries;
+  }
+
+  /**
+   * Whether a REPLICATE or HEARTBEAT comes from the primary we follow, in its epoch. Else:
+   * below our promise it is refused; from a primary we do not follow yet (it names us a
+   * host) we ask for its SYNC, which carries the certificate; anything else is stale.
+   */
+  private fromOurPrimary(from: NodeId, fromHex: string, m: { e: number; hosts: NodeId[] }, now: number): boolean {
+    if (m.e < this.terms.promised) {
+      this.stats.staleFrames++;
+      this.out.push({ t: 'refuse', to: from });
+      return false;
+    }
+    if (this.terms.isCurrentPrimary(fromHex, m.e)) return true;
+    if (m.hosts.some((h) => idEquals(h, this.self))) this.requestSync(from, now);
+    else this.stats.staleFrames++;
+    return false;
+  }
+
+  /** At most one SYNC_REQ per heartbeat period: the primary answers each with the whole state. */
+  private requestSync(primary: NodeId, now: number): void {
+    if (now - this.lastSyncReq < this.o.heartbeatMs) return;
+    this.lastSyncReq = now;
+    this.out.push({ t: 'sync-req', to: primary });
+  }
+
+  /** The batch's edit requests, so that as the next primary we know them (request-log.ts). */
+  private rememberRequests(m: ReplicationMessageOf<'REPLICATE'>, entries: Entry[], now: number): void {
+    if (!m.reqs) return;
+    const bySeq = new Map<number, Entry>();
+    for (const e of entries) bySeq.set(e.s, e);
+    for (const [editor, r, s] of m.reqs) {
+      const e = bySeq.get(s);
+      if (e) this.rec.requests.remember(requestTag(idToHex(editor), r, e.key, e.id), e, now);
+    }
+    this.rec.requests.prune(now);
+  }
+}
