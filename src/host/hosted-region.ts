@@ -351,7 +351,7 @@ export class HostedRegion implements RegionRole {
   /**
    * We are primary no longer, without a successor yet: a handoff or a host-set change under
    * way (a backup with no primary: our own claim follows), or `idle` when no majority
-   * answered us for backupQuietMs (commit-pipeline.ts `unanswered`): our backups, hearing
+   * answered us for backupQuietMs (primary-lease.ts `unanswered`): our backups, hearing
    * no beat, claim; we grant them like any host, and their SYNC makes us a backup again.
    * (Claiming ourselves from there, possibly still cut off, contends with them; tried, it
    * left safety seed 17 with no primary after healing: docs/HOSTING.md.)

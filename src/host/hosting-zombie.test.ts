@@ -3,7 +3,7 @@
 // frames reach nobody. Before the fix it stayed primary for good, without a lease (so it
 // confirmed nothing) but still answering SUBSCRIBE as primary, and after healing the
 // region had two primaries. Now no majority answering it for backupQuietMs makes it stop
-// being primary (commit-pipeline.ts `unanswered`) and goes idle; once the cut heals and its
+// being primary (primary-lease.ts `unanswered`) and goes idle; once the cut heals and its
 // links come back, it joins the chain the others built.
 import { describe, expect, it } from 'vitest';
 import { PLANKS } from '../world/blocks';
