@@ -1,8 +1,23 @@
 // One claim for an epoch: the terms the claimant asked the hosts to sign, the grants that
-// came back (each checked against the terms), the states merged from the answers, and the
-// moment the grants make a certificate. Pure bookkeeping; region-claimant.ts sends and waits.
-import { idToHex, type NodeId } from '../core/node-id';
-import { certShapeFault, type CertPrev, type ClaimTerms, type EpochCert, type GrantSig } from '../region/epoch-cert';
+// came back (each checked against the terms), what the refusals taught, the moment the
+// grants make a certificate, when to ask again and when the round is over. Pure: the
+// caller passes the time in; region-claimant.ts sends, signs, checks and waits.
+import { idEquals, idToHex, type NodeId } from '../core/node-id';
+import { certShapeFault, MAX_EPOCH_JUMP, MAX_PEND, MIN_CERT_HOSTS, sameSet, type CertPrev, type ClaimTerms, type EpochCert, type GrantSig } from '../region/epoch-cert';
+
+/** Resends of a claim to the hosts that have not answered. */
+const MAX_RESENDS = 2;
+
+/**
+ * Who a claim with `terms` goes to (hex -> id, in this order): its hosts, the hosts we know
+ * now, its previous set's and its pending epochs' (their grants count for their majorities,
+ * and every answer's state is merged), not us.
+ */
+export function claimTargets(terms: ClaimTerms, current: readonly NodeId[], self: NodeId): Map<string, NodeId> {
+  const targets = new Map<string, NodeId>();
+  for (const h of [...terms.hosts, ...current, ...(terms.prev?.hosts ?? []), ...(terms.pend ?? []).flatMap((q) => q.hosts)]) if (!idEquals(h, self)) targets.set(idToHex(h), h);
+  return targets;
+}
 
 export class ClaimRound {
   /** Checked grants by granter (hex); ours is in from the start. */
@@ -55,6 +70,46 @@ export class ClaimRound {
   /** Why the grants so far make no certificate (diagnostics). */
   fault(): string | null {
     return certShapeFault({ ...this.terms, grants: [...this.grants.values()] });
+  }
+
+  /** Resends so far. */
+  private resends = 0;
+
+  /** Notes the moment the grants first make a certificate. */
+  check(now: number): void {
+    if (this.quorumAt === null && this.cert()) this.quorumAt = now;
+  }
+
+  /**
+   * Whether to ask the hosts that have not answered again now (claimResendMs after the
+   * claim, twice at most, only while no certificate formed): 1 the first time (its answer
+   * may be lost on a route through a dead node: the caller also probes the route and dials
+   * it), 2 the second, else 0.
+   */
+  resendDue(now: number, sentAt: number, resendMs: number): number {
+    if (this.quorumAt !== null || this.resends >= MAX_RESENDS || now - sentAt < (this.resends + 1) * resendMs) return 0;
+    return ++this.resends;
+  }
+
+  /** The round is over: a certificate formed, and every live host answered or the grace ran out (it waits for states, not for the silent primary we replace). */
+  settled(now: number, silent: ReadonlyMap<string, unknown>, graceMs: number): boolean {
+    return this.quorumAt !== null && (this.allAnswered(silent) || now - this.quorumAt >= graceMs);
+  }
+
+  /** A refusal's promise raises our next claim, but only so far: a forged huge promise must not push epochs out of range. */
+  refusedAt(promised: number): void {
+    if (promised <= this.e + MAX_EPOCH_JUMP) this.highestRefusal = Math.max(this.highestRefusal, promised);
+  }
+
+  /**
+   * A refuser granted epoch `q` above our certificate (now at `certE`): our next claim must
+   * win its hosts too. Bounded (a lying refuser can only slow our claims, which refusing
+   * does anyway): above our certificate, within the epoch jump, a certifiable set, the
+   * newest MAX_PEND kept.
+   */
+  learnPending(q: CertPrev | undefined, certE: number): void {
+    if (!q || q.e <= certE || q.e >= this.e + MAX_EPOCH_JUMP || q.hosts.length < MIN_CERT_HOSTS) return;
+    this.learned = [...this.learned.filter((x) => x.e !== q.e || !sameSet(x.hosts, q.hosts)), q].slice(-MAX_PEND);
   }
 
   /** Whether every target answered, not counting those in `skip` (taken for dead). */

@@ -105,4 +105,14 @@ describe('election record', () => {
     expect([el.promised, el.promisedTo]).toEqual([12, idToHex(A)]);
     expect(el.nextEpoch(0, 0, 0)).toBe(13);
   });
+
+  it("a claim's terms: above every known epoch, built on our certificate, covering what it must, a rebase when allowed", () => {
+    const prev = cert(3, [SELF, A, B]);
+    const el = new Election(SELF);
+    el.adoptCert(prev);
+    el.grant(4, [A, C, D], A, idToHex(A), undefined);
+    expect(el.claimTerms([SELF, A, B], 2, 3, 0, 0, REBASE)).toEqual({ e: 5, primary: SELF, hosts: [SELF, A, B], prev: { e: 3, hosts: [SELF, A, B] }, pend: [{ e: 4, hosts: [A, C, D], p: A }] });
+    el.afterClaim(outcome({ known: prev, fault: 'no-previous-majority' }), 0, REBASE.rebaseMs);
+    expect(el.claimTerms([SELF, C], 0, 0, 9, REBASE.rebaseMs, REBASE)).toMatchObject({ e: 9, rebase: true });
+  });
 });

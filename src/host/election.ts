@@ -5,7 +5,7 @@
 // the record before any promise leaves the node, and checks signatures before it adopts a
 // certificate. docs/HOSTING.md "The state machine" and "Authority" give the reasons.
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
-import { MAX_PEND, quorum, type CertPrev, type EpochCert } from '../region/epoch-cert';
+import { MAX_PEND, quorum, type CertPrev, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
 
 const has = (list: readonly NodeId[], x: NodeId) => list.some((h) => idEquals(h, x));
 
@@ -86,6 +86,19 @@ export class Election {
   /** The epoch our next claim asks for: above every epoch we know of (our state's included: new edits must not be shadowed). */
   nextEpoch(following: number, stateEpoch: number, minEpoch: number): number {
     return Math.max(this.promised, following, stateEpoch, this.refusedAt, minEpoch - 1, this.cert?.e ?? 0) + 1;
+  }
+
+  /**
+   * The terms of our next claim over `hosts` (the caller checks their shape): above every
+   * epoch we know of (`nextEpoch`), built on our certificate, covering the epochs it must
+   * (`pendFor`), a rebase when we may (`mayRebase`).
+   */
+  claimTerms(hosts: NodeId[], following: number, stateEpoch: number, minEpoch: number, now: number, t: RebaseTimings): ClaimTerms {
+    const known = this.cert;
+    const e = this.nextEpoch(following, stateEpoch, minEpoch);
+    const rebase = this.mayRebase(now, t);
+    const pend = this.pendFor(e, hosts);
+    return { e, primary: this.self, hosts, ...(known ? { prev: { e: known.e, hosts: known.hosts } } : {}), ...(rebase ? { rebase } : {}), ...(pend.length ? { pend } : {}) };
   }
 
   /**

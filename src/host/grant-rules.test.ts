@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { idToHex, type NodeId } from '../core/node-id';
+import { compareDistance, idToHex, type NodeId } from '../core/node-id';
 import { certShapeFault, succeeds, type EpochCert } from '../region/epoch-cert';
-import { covers, grantRefusal, type ClaimFrame, type GranterView } from './grant-rules';
+import { covers, defersToCloser, grantRefusal, grantsAgain, refusalNews, type ClaimFrame, type GranterView } from './grant-rules';
 
 const id = (n: number): NodeId => new Uint8Array(20).fill(n);
 const [A, B, C, D] = [1, 2, 3, 4].map(id) as [NodeId, NodeId, NodeId, NodeId];
@@ -89,5 +89,28 @@ describe('granted epochs above the certificate (pend)', () => {
     const terms = { e: 9, primary: E, hosts: [E, A], prev: { e: 8, hosts: [B, C, D] }, rebase: true };
     expect(certShapeFault({ ...terms, grants: [g(E), g(A)] })).toBe('stranger-rebase');
     expect(certShapeFault({ ...terms, primary: D, hosts: [D, A], grants: [g(D), g(A)] })).toBeNull();
+  });
+
+  it('a refusal carries our newer certificate and an epoch the claim must cover, nothing else', () => {
+    const ours = cert(7, A, [A, B, C]);
+    expect(refusalNews(ours, [], claim())).toEqual({ cert: ours });
+    expect(refusalNews(ours, [], claim({ known: ours }))).toEqual({});
+    expect(refusalNews(undefined, [{ e: 5, hosts: [B, C, D] }], claim({ e: 6, known: cert(4, A, [A, B, C]) }))).toEqual({ pend: { e: 5, hosts: [B, C, D] } });
+  });
+  it('holds our claims back only for a closer host of the set we know, never while a rebase is pending', () => {
+    const key = id(9);
+    const [near, far] = compareDistance(A, B, key) < 0 ? [A, B] : [B, A];
+    expect(defersToCloser(far, key, [A, B], undefined, near, false)).toBe(true);
+    expect(defersToCloser(near, key, [A, B], undefined, far, false)).toBe(false);
+    expect(defersToCloser(far, key, [far], cert(3, near, [near, far]), near, false)).toBe(true);
+    expect(defersToCloser(far, key, [far], undefined, near, false)).toBe(false); // an outsider
+    expect(defersToCloser(far, key, [A, B], undefined, near, true)).toBe(false);
+  });
+  it('the same claim said again gets the same grant, only while our promise is still its', () => {
+    const last = { e: 6, to: idToHex(C), hosts: [C, B, A], sig: { id: B, a: 0 as const, k: new Uint8Array(65), s: new Uint8Array(72) } };
+    expect(grantsAgain(last, 6, idToHex(C), claim())).toBe(true);
+    expect(grantsAgain(last, 7, idToHex(C), claim())).toBe(false);
+    expect(grantsAgain(last, 6, idToHex(C), claim({ hosts: [A, B, D] }))).toBe(false);
+    expect(grantsAgain(undefined, 6, idToHex(C), claim())).toBe(false);
   });
 });

@@ -1,8 +1,8 @@
 // Whether a host may grant a claim: the rules that need no signature check and no lookup,
 // as one pure function of what the host holds (region-granter.ts runs them first, then checks
 // the claimant's certificate and that the claimant is inside its view of the host set).
-import { idEquals, type NodeId } from '../core/node-id';
-import { certShapeFault, MAX_EPOCH_JUMP, sameSet, type CertPrev, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
+import { compareDistance, idEquals, type NodeId } from '../core/node-id';
+import { certShapeFault, MAX_EPOCH_JUMP, sameSet, type CertPrev, type ClaimTerms, type EpochCert, type GrantSig } from '../region/epoch-cert';
 
 export interface ClaimFrame {
   e: number;
@@ -88,4 +88,34 @@ export function grantRefusal(v: GranterView, m: ClaimFrame): string | null {
   if (v.primary && v.handoffTo !== m.fromHex) return 'alive primary';
   if (v.following && m.fromHex !== v.following && m.fromHex !== v.handoffTo && v.heardAgoMs < v.failoverMs / 2) return 'primary alive';
   return null;
+}
+
+/** What a refusal of `m` tells the claimant: our certificate when the claimant's is older (its next claim must build on it), and a granted epoch it must cover. */
+export function refusalNews(cert: EpochCert | undefined, accepted: readonly CertPrev[] | undefined, m: ClaimFrame): { cert?: EpochCert; pend?: CertPrev } {
+  const open = uncovered(accepted, m);
+  return { ...(cert && (!m.known || m.known.e < cert.e) ? { cert } : {}), ...(open ? { pend: open } : {}) };
+}
+
+/**
+ * Whether a refused claim from `from` holds our own claims back: duelling claimants starve
+ * each other (every claim leaves grants the next must cover), so we wait for a host of the
+ * set we know (`hosts`, or our certificate's) that is closer to the key than we are. Not for
+ * an outsider (its claims must change nothing here), nor while a rebase is pending.
+ */
+export function defersToCloser(selfId: NodeId, key: NodeId, hosts: readonly NodeId[], cert: EpochCert | undefined, from: NodeId, mustRebase: boolean): boolean {
+  const has = (list: readonly NodeId[]) => list.some((h) => idEquals(h, from));
+  return !mustRebase && (has(hosts) || (!!cert && has(cert.hosts))) && compareDistance(from, selfId, key) < 0;
+}
+
+/** Our last grant, said again to its claimant if its CLAIM comes again. */
+export interface LastGrant {
+  e: number;
+  to: string;
+  hosts: NodeId[];
+  sig: GrantSig;
+}
+
+/** Whether `m` is the claim we last granted, said again (our grant may have been lost): the same promise, so the same grant. */
+export function grantsAgain(last: LastGrant | undefined, promised: number, promisedTo: string, m: ClaimFrame): last is LastGrant {
+  return !!last && last.e === m.e && last.to === m.fromHex && promised === m.e && promisedTo === m.fromHex && sameSet(last.hosts, m.hosts);
 }

@@ -4,8 +4,8 @@
 // role through `RegionRole` (region-role.ts), never the class that owns it.
 import { idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
 import { within } from '../core/clock';
-import { ClaimRound } from './claim-round';
-import { certShapeFault, MAX_EPOCH_JUMP, MAX_PEND, MIN_CERT_HOSTS, quorum, sameSet, signGrant, succeeds, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
+import { claimTargets, ClaimRound } from './claim-round';
+import { certShapeFault, MIN_CERT_HOSTS, quorum, signGrant, succeeds, type EpochCert } from '../region/epoch-cert';
 import type { ReplicationMessageOf } from './replication-messages';
 import { PrimaryDuty } from './primary-duty';
 import { getEdits, getLocation } from '../region/region-records';
@@ -90,12 +90,9 @@ export class RegionClaimant extends RegionSide {
     if (this.region.stopped || this.region.role !== 'claiming') return false;
     // Above every epoch we know of, our state's included: new edits must not be shadowed.
     const known = this.el.cert;
-    const e = this.el.nextEpoch(this.region.epoch, this.region.state.version.e, minEpoch);
-    const rebase = this.el.mayRebase(this.ctx.clock.now(), o);
-    const pend = this.el.pendFor(e, hosts);
-    const terms: ClaimTerms = {
-      e, primary: this.ctx.selfId, hosts, ...(known ? { prev: { e: known.e, hosts: known.hosts } } : {}), ...(rebase ? { rebase } : {}), ...(pend.length ? { pend } : {}),
-    };
+    const terms = this.el.claimTerms(hosts, this.region.epoch, this.region.state.version.e, minEpoch, this.ctx.clock.now(), o);
+    const { e, rebase } = terms;
+    const pend = terms.pend ?? [];
     if (certShapeFault(terms)) {
       this.region.trace(`claim e${e}: ${certShapeFault(terms)}`);
       return false;
@@ -111,20 +108,18 @@ export class RegionClaimant extends RegionSide {
     const own = await signGrant(this.ctx.signer, this.region.key, terms);
     // The previous hosts are asked too: their grants count for the previous set's majority,
     // and every answer's state is merged.
-    const targets = new Map<string, NodeId>();
-    for (const h of [...hosts, ...this.region.hosts, ...(known?.hosts ?? []), ...pend.flatMap((q) => q.hosts)]) if (!idEquals(h, this.ctx.selfId)) targets.set(idToHex(h), h);
+    const targets = claimTargets(terms, this.region.hosts, this.ctx.selfId);
     const round = new ClaimRound(terms, own, new Set(targets.keys()));
     this.round = round;
     this.region.trace(`claim e${e} hosts ${hosts.map((h) => idToHex(h).slice(0, 6)).join(',')}${pend.length ? ` pend ${pend.map((q) => `e${q.e}`).join(',')}` : ''}`);
     this.region.claimSentAt = this.ctx.clock.now();
     for (const t of targets.values()) this.region.toHost(t, { t: 'CLAIM', ...this.r, e, hosts, ...(known ? { known } : {}), ...(rebase ? { rebase } : {}), ...(pend.length ? { pend } : {}) });
     const deadline = this.ctx.clock.now() + o.claimTimeoutMs;
-    let resends = 0;
     for (;;) {
       const now = this.ctx.clock.now();
-      if (round.quorumAt === null && round.cert()) round.quorumAt = now;
-      if (round.quorumAt === null && resends < 2 && now - this.region.claimSentAt >= (resends + 1) * o.claimResendMs) {
-        resends++;
+      round.check(now);
+      const resends = round.resendDue(now, this.region.claimSentAt, o.claimResendMs);
+      if (resends > 0) {
         for (const [hex, t] of targets) {
           if (round.answered.has(hex)) continue;
           // Its answer may be lost on a route through a node as dead as the primary: the DHT
@@ -137,8 +132,7 @@ export class RegionClaimant extends RegionSide {
           this.region.toHost(t, { t: 'CLAIM', ...this.r, e, hosts, ...(known ? { known } : {}), ...(rebase ? { rebase } : {}), ...(pend.length ? { pend } : {}) });
         }
       }
-      // The grace waits for live hosts' states, not for the silent primary we replace.
-      if (round.quorumAt !== null && (round.allAnswered(this.silent) || now - round.quorumAt >= o.claimGraceMs)) break;
+      if (round.settled(now, this.silent, o.claimGraceMs)) break;
       if (now >= deadline || this.region.stopped || this.el.promised !== e || this.el.promisedTo !== this.ctx.selfHex) break;
       await new Promise<void>((resolve) => {
         const t = this.ctx.clock.setTimeout(resolve, Math.min(50, Math.max(1, deadline - now)));
@@ -282,19 +276,14 @@ export class RegionClaimant extends RegionSide {
       if (m.sig && idToHex(m.sig.id) === fromHex && (await this.ctx.certs.grantValid(this.region.key, round.terms, m.sig))) round.addGrant(fromHex, m.sig);
       else this.ctx.stats.badCerts++;
     } else {
-      // A refusal's promise raises our next claim, but only so far: a forged huge promise must
-      // not push epochs out of range.
-      if (m.promised <= round.e + MAX_EPOCH_JUMP) round.highestRefusal = Math.max(round.highestRefusal, m.promised);
+      round.refusedAt(m.promised);
       // The refuser knows a newer certificate: our next claim must build on it.
       if (m.cert && succeeds(m.cert, this.el.cert) && (await this.region.acceptable(m.cert)) && succeeds(m.cert, this.el.cert)) {
         this.el.learnCert(m.cert);
       }
-      // The refuser granted an epoch above our certificate: our next claim must win its hosts
-      // too. (A lying refuser can only slow our claims, which refusing does anyway.)
-      if (m.pend && m.pend.e > (this.el.cert?.e ?? 0) && m.pend.e < round.e + MAX_EPOCH_JUMP && m.pend.hosts.length >= MIN_CERT_HOSTS) {
-        const q = m.pend;
-        round.learned = [...round.learned.filter((x) => x.e !== q.e || !sameSet(x.hosts, q.hosts)), q].slice(-MAX_PEND);
-      }
+      // The refuser granted an epoch above our certificate (checked against the one we hold
+      // now): our next claim must win its hosts too.
+      round.learnPending(m.pend, this.el.cert?.e ?? 0);
     }
     round.wake();
   }

@@ -3,16 +3,16 @@
 // or a refusal carries its state (docs/HOSTING.md, "Authority"; the pure rules are in
 // grant-rules.ts). It reads and changes the region's role through `RegionRole`
 // (region-role.ts), never the class that owns it.
-import { compareDistance, idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
-import { claimTerms, grantRefusal, uncovered } from './grant-rules';
-import { sameSet, signGrant, succeeds, type GrantSig } from '../region/epoch-cert';
+import { idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
+import { claimTerms, defersToCloser, grantRefusal, grantsAgain, refusalNews, type LastGrant } from './grant-rules';
+import { signGrant, succeeds, type GrantSig } from '../region/epoch-cert';
 import { MAX_STATE_REQS, type ReplicationMessageOf } from './replication-messages';
 import { encodeEntries, pieces } from '../region/region-state';
 import { has, RegionSide } from './region-role';
 
 export class RegionGranter extends RegionSide {
   /** Our last grant, said again to its claimant if its CLAIM comes again. */
-  private lastGrant: { e: number; to: string; hosts: NodeId[]; sig: GrantSig } | undefined;
+  private lastGrant: LastGrant | undefined;
 
   /** Is `id` inside our view of the host set (or the current epoch's)? Fresh lookup if neither says so. */
   private async inHostSet(id: NodeId): Promise<boolean> {
@@ -37,16 +37,12 @@ export class RegionGranter extends RegionSide {
       // Duelling claimants starve each other (every claim leaves grants the next must cover):
       // we hold our own claims back for a closer host of the set we know, refused or not.
       // (Not for an outsider: its claims must change nothing here.)
-      if (!mustRebase && (has(this.region.hosts, from) || (this.el.cert && has(this.el.cert.hosts, from))) && compareDistance(from, this.ctx.selfId, this.region.key) < 0) {
-        this.el.defer(this.ctx.clock.now() + this.ctx.opts.claimTimeoutMs);
-      }
+      if (defersToCloser(this.ctx.selfId, this.region.key, this.region.hosts, this.el.cert, from, mustRebase)) this.el.defer(this.ctx.clock.now() + this.ctx.opts.claimTimeoutMs);
       this.ctx.stats.refusals++;
-      const cert = this.el.cert && (!m.known || m.known.e < this.el.cert.e) ? { cert: this.el.cert } : {};
-      const open = uncovered(this.el.accepted, claim);
-      const pend = open ? { pend: open } : {};
+      const news = refusalNews(this.el.cert, this.el.accepted, claim);
       // A large state in several refusals (each merged; the claimant counts the answer once).
       const parts = !has(this.region.hosts, from) || this.region.state.size === 0 ? [undefined] : pieces(this.region.allEntries());
-      for (const part of parts) this.region.toHost(from, { t: 'GRANT', ...this.r, e: m.e, ok: false, promised: this.el.promised, ...(part ? { entries: encodeEntries(part) } : {}), ...cert, ...pend });
+      for (const part of parts) this.region.toHost(from, { t: 'GRANT', ...this.r, e: m.e, ok: false, promised: this.el.promised, ...(part ? { entries: encodeEntries(part) } : {}), ...news });
     };
     // (Nor is it granted: a grant would make us follow it, and its claims, one after
     // another, would keep us from ever claiming the rebase ourselves.)
@@ -54,7 +50,7 @@ export class RegionGranter extends RegionSide {
     // The claimant said its claim again: our grant may have been lost on the way. The same
     // promise, so the same grant (our state now, which only grew).
     const last = this.lastGrant;
-    if (last && last.e === m.e && last.to === fromHex && this.el.promised === m.e && this.el.promisedTo === fromHex && sameSet(last.hosts, m.hosts)) {
+    if (grantsAgain(last, this.el.promised, this.el.promisedTo, claim)) {
       this.region.trace(`grant ${fromHex.slice(0, 6)} e${m.e} again`);
       return this.sendGrant(from, m.e, last.sig);
     }

@@ -1,0 +1,57 @@
+// One claim round's rules on their own (claim-round.ts: no wire, clock or signer): whom a
+// claim asks, when it asks again, when it is over, and what refusals may teach it.
+import { describe, expect, it } from 'vitest';
+import { idToHex, type NodeId } from '../core/node-id';
+import { MAX_EPOCH_JUMP, MAX_PEND, type ClaimTerms, type GrantSig } from '../region/epoch-cert';
+import { claimTargets, ClaimRound } from './claim-round';
+
+const id = (n: number): NodeId => new Uint8Array(20).fill(n);
+const [SELF, A, B, C, D] = [id(1), id(2), id(3), id(4), id(5)];
+const sig = (who: NodeId): GrantSig => ({ id: who, a: 0, k: new Uint8Array(65), s: new Uint8Array(72) });
+const terms = (over: Partial<ClaimTerms> = {}): ClaimTerms => ({ e: 6, primary: SELF, hosts: [SELF, A, B], ...over });
+const round = (t = terms()) => new ClaimRound(t, sig(SELF), new Set(claimTargets(t, [], SELF).keys()));
+
+describe('claim round', () => {
+  it('asks its hosts, the hosts we know, its previous and pending sets, once each and never us', () => {
+    const t = terms({ prev: { e: 4, hosts: [A, C, SELF] }, pend: [{ e: 5, hosts: [B, D, A] }] });
+    expect([...claimTargets(t, [D, B], SELF).keys()]).toEqual([A, B, D, C].map(idToHex));
+  });
+
+  it('asks again claimResendMs after the claim and once more after twice that, only while no certificate formed', () => {
+    const r = round();
+    expect(r.resendDue(1099, 1000, 100)).toBe(0);
+    expect(r.resendDue(1100, 1000, 100)).toBe(1);
+    expect(r.resendDue(1150, 1000, 100)).toBe(0);
+    expect(r.resendDue(1200, 1000, 100)).toBe(2);
+    expect(r.resendDue(5000, 1000, 100)).toBe(0);
+    const won = round();
+    won.addGrant(idToHex(A), sig(A));
+    won.check(1050);
+    expect(won.quorumAt).toBe(1050);
+    expect(won.resendDue(1100, 1000, 100)).toBe(0);
+  });
+
+  it('is over once certified and every live host answered, or the grace ran out; the silent primary is not waited for', () => {
+    const r = round();
+    r.answered.add(idToHex(A));
+    expect(r.settled(0, new Map(), 100)).toBe(false); // no certificate yet
+    r.addGrant(idToHex(A), sig(A));
+    r.check(10);
+    expect(r.settled(20, new Map(), 100)).toBe(false); // B may still send its state
+    expect(r.settled(20, new Map([[idToHex(B), 0]]), 100)).toBe(true);
+    expect(r.settled(110, new Map(), 100)).toBe(true);
+  });
+
+  it('takes from refusals only bounded news: a promise within the epoch jump, pending epochs above our certificate', () => {
+    const r = round();
+    r.refusedAt(9);
+    r.refusedAt(6 + MAX_EPOCH_JUMP + 1);
+    expect(r.highestRefusal).toBe(9);
+    r.learnPending({ e: 5, hosts: [A, B, C] }, 5); // not above our certificate
+    r.learnPending({ e: 6 + MAX_EPOCH_JUMP, hosts: [A, B, C] }, 3); // too far
+    r.learnPending({ e: 5, hosts: [A] }, 3); // no set that could certify
+    expect(r.learned).toEqual([]);
+    for (const e of [4, 5, 5, 6, 7]) r.learnPending({ e, hosts: [A, B, C] }, 3);
+    expect(r.learned.map((q) => q.e)).toEqual([5, 6, 7].slice(-MAX_PEND));
+  });
+});
