@@ -25,6 +25,7 @@ import { benchSimFailover } from './sim-failover-bench';
 import { benchHostingScale } from './hosting-scale-bench';
 import { benchAdversarial } from './adversarial-bench';
 import { benchDurability } from './durability-bench';
+import { benchFlood } from './flood-bench';
 
 type Bench = [name: string, run: () => Promise<Record<string, number>>];
 
@@ -53,6 +54,7 @@ const benches: Bench[] = [
   ['headless', () => benchHeadless()],
   ['fuzz', benchFuzz],
   ['durability', benchDurability],
+  ['flood', () => benchFlood()],
 ];
 
 // `npm run bench -- mesh tabs` runs only the named benchmarks and merges their figures
