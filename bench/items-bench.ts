@@ -104,6 +104,8 @@ export async function benchItems(): Promise<Record<string, number>> {
     const shown = await Promise.all(pages.slice(0, WATCHERS).map((p) => p.evaluate(() => window.voxel.items!.appearances())));
     // The drawing tab's frame rate over the run (its frames bound the skew from below).
     const fps = ((await pages[0]!.evaluate(() => window.voxel.stats().frames)) - frames0) / ((Date.now() - from) / 1000);
+    const rounds = await pages[0]!.evaluate(() => window.voxel.items!.clock());
+    console.error(`items bench: the drawing tab's probe rounds sent in an idle period ${rounds.roundsIdle}, after waiting in vain ${rounds.roundsLate}`);
     return figures(clocks, shown, from, to, fps);
   } finally {
     await browser.close();

@@ -26,6 +26,18 @@ describe('clock sync (seeded, asymmetric jittery links, drifting clocks)', () =>
 });
 
 describe('OffsetEstimator', () => {
+  it('a busy page: one prompt sample, then replies that waited 25 ms behind frames; the aged prompt one still sets the estimate (minimum-RTT filter)', () => {
+    const e = new OffsetEstimator();
+    const truth = 1000; // the reference reads local + 1000
+    e.add({ t0: 0, t1: 2, remote: 1 + truth }); // read in the middle of a 2 ms round trip
+    for (let t = 1000; t <= 20_000; t += 1000) e.add({ t0: t, t1: t + 25, remote: t + 0.5 + truth }); // read 0.5 ms after sending, reply waited
+    const est = e.estimate(20_025)!;
+    expect(Math.abs(est.offset - truth)).toBeLessThan(0.6); // the whole intersection's middle: 2.5 ms off
+    expect(Math.abs(est.offset - truth)).toBeLessThanOrEqual(est.bound);
+    expect(est.minRtt).toBeCloseTo(2, 2);
+  });
+
+
   it('the RTT/2 rule of the thesis: reply 5, round trip 6 -> the reference reads 8', () => {
     const e = new OffsetEstimator();
     e.add({ t0: 0, t1: 6, remote: 5 }); // in ms rather than s (MAX_RTT_MS)

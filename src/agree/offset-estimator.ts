@@ -23,6 +23,8 @@ export const DRIFT_WANDER = 2e-5;
 export const MAX_SAMPLES = 32;
 /** Samples are dropped whose round trip is longer (they bound nothing useful). */
 export const MAX_RTT_MS = 5000;
+/** The estimate's middle is taken over the samples at most this many times as wide as the narrowest (aged to now). */
+export const NARROW_FACTOR = 2;
 /** The drift is estimated only over at least this long (shorter, it is mostly noise). */
 const MIN_DRIFT_SPAN_MS = 10_000;
 
@@ -71,28 +73,41 @@ export class OffsetEstimator {
     }
   }
 
-  /** The estimate at local time `now`; undefined before any sample. */
+  /**
+   * The estimate at local time `now`; undefined before any sample. The offset is the middle
+   * of the narrowest samples alone (those at most NARROW_FACTOR times as wide as the
+   * narrowest, as aged to now: the minimum-RTT filter), kept inside the intersection of all;
+   * the bound is its distance to the far end of that intersection. Why not the middle of
+   * the whole intersection: a wide sample is mostly a reply that waited (a busy page), whose
+   * interval holds the truth near one end; one such end can clip an aged narrow sample on
+   * one side only and pull the middle off by half its aging.
+   */
   estimate(now: number): OffsetEstimate | undefined {
     const iv = this.intersect(now);
     if (!iv) return undefined;
+    const narrow = this.intersect(now, NARROW_FACTOR) ?? iv;
+    const offset = Math.max(iv.lo, Math.min(iv.hi, (narrow.lo + narrow.hi) / 2));
     return {
-      offset: (iv.lo + iv.hi) / 2,
-      bound: (iv.hi - iv.lo) / 2,
+      offset,
+      bound: Math.max(offset - iv.lo, iv.hi - offset),
       drift: iv.drift,
       samples: this.kept.length,
       minRtt: 2 * Math.min(...this.kept.map((k) => k.half)),
     };
   }
 
-  /** The offset interval at `now` all kept samples agree on, or undefined when they do not. */
-  private intersect(now: number): { lo: number; hi: number; drift: number } | undefined {
+  /**
+   * The offset interval at `now` all kept samples agree on, or undefined when they do not;
+   * with `within`, only the samples at most `within` times as wide (aged to now) as the narrowest.
+   */
+  private intersect(now: number, within = Infinity): { lo: number; hi: number; drift: number } | undefined {
     if (this.kept.length === 0) return undefined;
     const { drift, slack } = this.driftAt();
+    const aged = this.kept.map((k) => ({ c: k.offset + drift * (now - k.mid), h: k.half + (slack + DRIFT_WANDER) * Math.abs(now - k.mid) }));
+    const widest = within * Math.min(...aged.map((a) => a.h));
     let lo = -Infinity, hi = Infinity;
-    for (const k of this.kept) {
-      const age = Math.abs(now - k.mid);
-      const c = k.offset + drift * (now - k.mid);
-      const h = k.half + (slack + DRIFT_WANDER) * age;
+    for (const { c, h } of aged) {
+      if (h > widest) continue;
       lo = Math.max(lo, c - h);
       hi = Math.min(hi, c + h);
     }

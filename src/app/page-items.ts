@@ -36,7 +36,7 @@ const DROP_AHEAD = 3;
 /** The one-tab mode's ledgers are kept this often (and when the tab is hidden or left). */
 const KEEP_EVERY_MS = 5000;
 /** A drawing page's clock probe round waits at most this long for an idle period (world-clock.ts `sendAt`). */
-const PROBE_WAIT_MS = 200;
+const PROBE_WAIT_MS = 1000;
 /** An idle period this long holds a reply's round trip on loopback or a LAN. */
 const IDLE_FOR_REPLY_MS = 5;
 const keptSchema = v.pipe(v.array(ledgerStateSchema), v.maxLength(25));
@@ -62,6 +62,8 @@ export class PageItems {
   /** When each item first showed here, machine clock (the spawn-skew figure). */
   private readonly appearances: ItemAppearances;
   private selected = 0;
+  /** A drawing page's clock probe rounds sent in an idle period, and after waiting for one in vain. */
+  private readonly probeRounds = { idle: 0, late: 0 };
   /** The player's side of the hosts' items (network mode). */
   private readonly hosted: PlayerItems | undefined;
 
@@ -95,7 +97,7 @@ export class PageItems {
       item: (id) => service?.item(id),
       pickUp: (id) => service?.touch(id, this.feet()) ?? Promise.resolve({ taken: false, reason: 'unknown-item' }),
       drop: (id) => this.drop(id),
-      clock: () => ({ now: this.clock.now(), ...this.clock.status() }),
+      clock: () => ({ now: this.clock.now(), ...this.clock.status(), roundsIdle: this.probeRounds.idle, roundsLate: this.probeRounds.late }),
       spawnNow: () => items?.spawnNow(this.feet()),
       stats: () => service?.stats() ?? {},
       bar: () => this.bar.ids(),
@@ -152,13 +154,15 @@ export class PageItems {
   /**
    * A probe round of a drawing page goes out in an idle period with room for a reply
    * (requestIdleCallback, at least IDLE_FOR_REPLY_MS left before the next frame), or after
-   * PROBE_WAIT_MS when none comes (a page never idle between frames; hidden, it draws none).
+   * PROBE_WAIT_MS when none comes (a page never idle between frames). Counted either way.
    */
   private whenIdle(go: () => void): void {
     const until = performance.now() + PROBE_WAIT_MS;
     const look = (d: IdleDeadline) => {
-      if (d.timeRemaining() >= IDLE_FOR_REPLY_MS || performance.now() >= until) go();
-      else requestIdleCallback(look, { timeout: Math.max(1, until - performance.now()) });
+      const idle = d.timeRemaining() >= IDLE_FOR_REPLY_MS;
+      if (!idle && performance.now() < until) return void requestIdleCallback(look, { timeout: Math.max(1, until - performance.now()) });
+      this.probeRounds[idle ? 'idle' : 'late']++;
+      go();
     };
     requestIdleCallback(look, { timeout: PROBE_WAIT_MS });
   }
