@@ -136,7 +136,11 @@ function figures(clocks: Sample[][], shown: Shown[][], from: number, to: number,
   const idleSkews: number[] = [];
   let missed = 0;
   for (const seen of byItem.values()) {
-    if (seen.length < shown.length) { missed++; continue; }
+    if (seen.length < shown.length) {
+      missed++;
+      console.error(`items bench: ${seen[0]!.id} (at ${seen[0]!.at.toFixed(0)}) shown in ${seen.length} of ${shown.length} watching tabs, drawn in ${seen.filter((a) => a.drawn).length}`);
+      continue;
+    }
     const spread = (xs: Shown[]) => Math.max(...xs.map((a) => a.shownMs)) - Math.min(...xs.map((a) => a.shownMs));
     skews.push(spread(seen));
     idleSkews.push(spread(seen.filter((a) => !a.drawn)));
