@@ -170,4 +170,17 @@ describe('commit machine', () => {
     expect(m.batches).toEqual([]);
     expect(batch.to).toBe(1);
   });
+
+  it('confirms nothing once stopped: a store write that lands after a step down leaves the editors to re-send', () => {
+    const { m, terms } = machine();
+    const batch = batchOf(m.edit(ED, idToHex(ED), edit(1, 3), 10));
+    expect(m.ack(idToHex(B1), 1, undefined, 20).map((f) => f.t)).toEqual(['delta']);
+    // A successor's certificate made us step down (the grant moved the region's epoch and
+    // hosts) while our write was in flight; B1, still acking within leaseMs, is in its set.
+    terms.stopped = true;
+    terms.e = E + 1;
+    terms.hosts = [B1, SELF, B2];
+    m.stepDown();
+    expect(m.stored(batch, 30)).toEqual([]);
+  });
 });

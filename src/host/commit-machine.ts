@@ -365,6 +365,11 @@ export class CommitMachine {
    * finished: so no CONFIRM ever leaves before the edit is on our disk.
    */
   private confirm(now: number): void {
+    // Stopped (a step down): a store write that lands now confirms nothing. The region's
+    // epoch and host set are a successor's by then, so a CONFIRM would carry its epoch
+    // and count its hosts for our lease; the editors re-send to it instead, and the request
+    // log (in the SYNC or GRANT it got) answers them with the stamp we gave.
+    if (this.terms.stopped) return;
     const upTo = this.confirmed;
     if (this.unconfirmed.length > 0 && this.unconfirmed[0]!.to <= upTo) {
       if (!this.lease.held(now)) return void this.stats.leaseWaits++;
