@@ -4,7 +4,7 @@
 // unhandled rejections and broken invariants (a rejected frame that changed state or was
 // not counted), which must be 0. Failures are printed with their frames.
 import { runCampaign, type FuzzTarget } from '../src/testing/fuzz-campaign';
-import { dhtCodecTarget, frameReaderTarget, routeFrameTarget, voteCodecTarget, voteEngineTarget } from '../src/testing/fuzz-codec-targets';
+import { dhtCodecTarget, frameReaderTarget, positionCodeTarget, routeFrameTarget, voteCodecTarget, voteEngineTarget } from '../src/testing/fuzz-codec-targets';
 import { dhtNodeTarget } from '../src/testing/fuzz-dht-target';
 import { handshakeTarget, relayClientTarget, signalTarget, webRtcLinkTarget } from '../src/testing/fuzz-net-targets';
 import { replicationWireTarget, subscriptionWireTarget } from '../src/testing/fuzz-region-wire-target';
@@ -30,7 +30,7 @@ const BUDGET: Record<string, number> = {
 export async function benchFuzz(): Promise<Record<string, number>> {
   const seed = Number(process.env.FUZZ_SEED ?? 1);
   const targets: FuzzTarget<unknown>[] = [
-    dhtCodecTarget(), voteCodecTarget(), voteEngineTarget(), routeFrameTarget(), frameReaderTarget(), await dhtNodeTarget(seed),
+    dhtCodecTarget(), voteCodecTarget(), voteEngineTarget(), routeFrameTarget(), frameReaderTarget(), positionCodeTarget(), await dhtNodeTarget(seed),
     webRtcLinkTarget(), await handshakeTarget(), await signalTarget(), await relayClientTarget(), await relayCoreTarget(),
     subscriptionWireTarget(), replicationWireTarget(),
   ] as FuzzTarget<unknown>[];

@@ -226,6 +226,9 @@ export class HostedRegion implements RegionRole {
       case 'MOVE':
         if (this.duty) this.duty.move(from, fromHex, m);
         return;
+      case 'POSITIONS_LOST':
+        if (this.duty && m.e === this.epoch) this.duty.positionsLost(fromHex);
+        return;
       case 'CLAIM':
         void this.granter.onClaim(from, fromHex, m);
         return;

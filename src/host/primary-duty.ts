@@ -17,13 +17,14 @@
 import { every } from '../core/clock';
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { RegionPresence } from './region-presence';
-import type { PlayerFrame, SubscriptionMessageOf } from '../region/subscription-messages';
+import type { SubscriptionMessageOf } from '../region/subscription-messages';
 import { encodeEntries, pieces, type Entry, type Stamp } from '../region/region-state';
 import { regionOf } from '../region/region-key';
 import { chunkOf } from '../world/coords';
 import { CommitPipeline } from './commit-pipeline';
 import type { DutyRegion, DutyShared, Subscriber } from './duty-region';
 import { HostSetCheck } from './host-set-check';
+import { PositionsDuty } from './positions-duty';
 import { PrimaryHeartbeat } from './primary-heartbeat';
 import { RegionPublisher } from './region-publisher';
 
@@ -37,6 +38,7 @@ export class PrimaryDuty implements DutyShared {
   private readonly pipeline: CommitPipeline;
   private readonly hostCheck: HostSetCheck;
   private readonly beat: PrimaryHeartbeat;
+  private readonly positions: PositionsDuty;
   private stops: (() => void)[] = [];
   stopped = false;
 
@@ -45,7 +47,8 @@ export class PrimaryDuty implements DutyShared {
     this.publisher = new RegionPublisher(this);
     this.pipeline = new CommitPipeline(this, this.publisher, this.presence);
     this.hostCheck = new HostSetCheck(this, this.pipeline.machine.lease);
-    this.beat = new PrimaryHeartbeat(this, this.pipeline.machine, this.hostCheck, this.presence);
+    this.beat = new PrimaryHeartbeat(this, this.pipeline.machine, this.hostCheck);
+    this.positions = new PositionsDuty(this, this.presence);
   }
 
   get ctx() {
@@ -131,6 +134,8 @@ export class PrimaryDuty implements DutyShared {
   subscribe(id: NodeId, hex: string, since: Stamp | undefined): void {
     if (this.full(id, hex)) return;
     this.beat.wake();
+    // A new subscriber's positions start from n = 0; one re-subscribing (a gap in its deltas) keeps its stream.
+    if (!this.subscribers.has(hex)) this.positions.restart(hex);
     this.subscribers.set(hex, { id, at: this.ctx.clock.now() });
     // A subscriber from another epoch gets everything: our claim merged states whose stamps
     // may sit below its `since` (a restarted world reuses low epochs).
@@ -141,7 +146,11 @@ export class PrimaryDuty implements DutyShared {
       t: 'SNAPSHOT', ...this.r, e: this.e, v: { e: this.e, s: this.pipeline.machine.committed }, full, hosts: this.region.hosts, entries: encodeEntries(part), cert: this.region.cert!,
       ...(i < parts.length - 1 ? { more: true } : {}),
     }));
-    this.presence.resend();
+  }
+
+  /** A subscriber missed one of our POSITIONS frames: it hears everything afresh. */
+  positionsLost(hex: string): void {
+    if (this.subscribers.has(hex)) this.positions.restart(hex);
   }
 
   /**
@@ -189,8 +198,9 @@ export class PrimaryDuty implements DutyShared {
     const p = this.pipeline.believe(fromHex, m, now);
     // Not standing here: it walked out (its client tells the region it left once), and is
     // listed no more, instead of standing still in our list for playerTtlMs beside its
-    // live position in the next region's.
-    if (regionOf(chunkOf(p.x)) !== this.r.rx || regionOf(chunkOf(p.z)) !== this.r.rz) return this.presence.leave(fromHex);
+    // live position in the next region's; or it looks in from next door (where it stands
+    // chooses the nearest players it hears of at full rate).
+    if (regionOf(chunkOf(p.x)) !== this.r.rx || regionOf(chunkOf(p.z)) !== this.r.rz) return this.presence.leave(fromHex, p, now);
     this.presence.report(fromHex, { id: from, name: m.name, x: p.x, y: p.y, z: p.z, yaw: m.yaw, pitch: m.pitch }, now);
   }
 
@@ -199,13 +209,7 @@ export class PrimaryDuty implements DutyShared {
     if (this.stopped) return;
     const now = this.ctx.clock.now();
     this.pipeline.tick(now);
-    const players = this.presence.take(now);
-    if (players) this.sendPlayers(players);
-  }
-
-  private sendPlayers(players: PlayerFrame[]): void {
-    const msg = { t: 'PLAYERS' as const, ...this.r, e: this.e, players };
-    for (const s of this.subscribers.values()) this.ctx.wires.players.send(s.id, msg);
+    this.positions.tick(now);
   }
 
   /** Full state to a backup (new member, gap repair), then the unconfirmed batches. */

@@ -8,7 +8,6 @@ import { requestsOf } from './commit-effects';
 import type { CommitMachine } from './commit-machine';
 import type { DutyShared } from './duty-region';
 import type { HostSetCheck } from './host-set-check';
-import type { RegionPresence } from './region-presence';
 
 export class PrimaryHeartbeat {
   private readonly lastSync = new Map<string, number>();
@@ -18,7 +17,6 @@ export class PrimaryHeartbeat {
     private readonly duty: DutyShared,
     private readonly machine: CommitMachine,
     private readonly hostCheck: HostSetCheck,
-    private readonly presence: RegionPresence,
   ) {}
 
   /** Activity: if the region was idle, the backups hear a normal-rate beat at once. */
@@ -92,7 +90,6 @@ export class PrimaryHeartbeat {
       if (now - s.at > o.subscriberTtlMs) this.duty.subscribers.delete(hex);
       else this.duty.ctx.wires.players.send(s.id, beat);
     }
-    this.presence.checkExpiry(now);
     // A zombie primary (safety seed 39): cut off from every node, it kept the role for good,
     // a second primary beside its successor after healing (it never heard it was deposed).
     // Idle, not a backup: its backups claim; it does not contend with them.

@@ -58,7 +58,7 @@ type HostBound = ReplicaFrame | PlayerToHost;
 const CREATING = new Set<HostBound['t']>(['SUBSCRIBE', 'CLAIM', 'REPLICATE', 'SYNC', 'HEARTBEAT', 'HANDOFF']);
 
 /** What a host takes from players (the other frames on that channel are the player side's: play/region-client.ts). */
-const FROM_PLAYERS = new Set<string>(['SUBSCRIBE', 'UNSUBSCRIBE', 'EDIT', 'MOVE']);
+const FROM_PLAYERS = new Set<string>(['SUBSCRIBE', 'UNSUBSCRIBE', 'EDIT', 'MOVE', 'POSITIONS_LOST']);
 const fromPlayer = (m: { t: string }): m is PlayerToHost => FROM_PLAYERS.has(m.t);
 
 /** Most frames held while the store loads (region-host.ts start). */
@@ -303,7 +303,7 @@ export class RegionHost {
     const member = msg.t !== 'HEARTBEAT' || msg.hosts.some((h) => idToHex(h) === this.ctx.selfHex);
     if (!this.regions.has(name) && (!CREATING.has(msg.t) || !member)) {
       if (msg.t === 'EDIT') this.args.wires.players.send(from, { t: 'REJECT', rx: msg.rx, rz: msg.rz, r: msg.r, reason: 'not-primary' });
-      else if (msg.t !== 'UNSUBSCRIBE' && msg.t !== 'MOVE') this.stats.strayFrames++;
+      else if (msg.t !== 'UNSUBSCRIBE' && msg.t !== 'MOVE' && msg.t !== 'POSITIONS_LOST') this.stats.strayFrames++;
       return;
     }
     if (!this.regions.has(name) && this.regions.size >= this.opts.maxRegions) {

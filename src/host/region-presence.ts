@@ -1,15 +1,27 @@
-// Who stands in a region, as its primary tells its subscribers (PLAYERS): each player's
-// believed position (motion-tracker.ts clamps what it reports), sent again only when the
-// list changed, and forgotten after playerTtlMs without a report. Pure: time is passed in.
-// The crowd work (issue 12) replaces the one list for everyone with lists by interest.
-import { MAX_PLAYERS, type PlayerFrame } from '../region/subscription-messages';
+// Who stands in a region, as its primary knows from MOVE: each player's believed position
+// (motion-tracker.ts clamps what it reports) and a small slot number that names it in
+// POSITIONS frames (region/position-code.ts), forgotten after playerTtlMs without a report.
+// Also where subscribers that stand elsewhere look from (a MOVE to a region the player does
+// not stand in), so the nearest players of a crowd can be chosen for them too
+// (interest-lists.ts). Pure: time is passed in.
+import type { NodeId } from '../core/node-id';
+import { MAX_SLOT } from '../region/position-code';
+import type { PlayerFrame } from '../region/subscription-messages';
+import type { Watched } from './interest-lists';
 
 /** Players tracked at once; beyond it the longest-silent one is forgotten (a MOVE flood of throwaway ids). */
 export const MAX_TRACKED_PLAYERS = 1024;
 
+export interface Standing extends PlayerFrame {
+  slot: number;
+  at: number;
+}
+
 export class RegionPresence {
-  private readonly players = new Map<string, PlayerFrame & { at: number }>();
-  private dirty = false;
+  private readonly players = new Map<string, Standing>();
+  private readonly looks = new Map<string, { x: number; z: number; at: number }>();
+  private readonly used = new Set<number>();
+  private nextSlot = 0;
 
   constructor(private readonly ttlMs: number) {}
 
@@ -19,15 +31,30 @@ export class RegionPresence {
 
   /** A player (hex id) reported standing here at `now`. */
   report(hex: string, player: PlayerFrame, now: number): void {
+    const old = this.players.get(hex);
     this.players.delete(hex); // re-inserted last: the map stays in order of last report
-    this.players.set(hex, { ...player, at: now });
-    if (this.players.size > MAX_TRACKED_PLAYERS) this.players.delete(this.players.keys().next().value!);
-    this.dirty = true;
+    this.looks.delete(hex);
+    this.players.set(hex, { ...player, slot: old?.slot ?? this.freeSlot(), at: now });
+    if (this.players.size > MAX_TRACKED_PLAYERS) this.leave(this.players.keys().next().value!);
   }
 
-  /** A player (hex id) said it stands elsewhere now (it walked out): the next list drops it. */
-  leave(hex: string): void {
-    if (this.players.delete(hex)) this.dirty = true;
+  /** A player (hex id) said it stands elsewhere now (it walked out, or looks in from next door). */
+  leave(hex: string, at?: { x: number; z: number }, now?: number): void {
+    const p = this.players.get(hex);
+    if (p) {
+      this.players.delete(hex);
+      this.used.delete(p.slot);
+    }
+    if (!at || now === undefined) return;
+    this.looks.delete(hex);
+    this.looks.set(hex, { x: at.x, z: at.z, at: now });
+    if (this.looks.size > MAX_TRACKED_PLAYERS) this.looks.delete(this.looks.keys().next().value!);
+  }
+
+  /** Where a subscriber (hex id) stands or looks from, as reported within the TTL. */
+  viewpoint(hex: string, now: number): { x: number; z: number } | undefined {
+    const l = this.looks.get(hex);
+    return this.position(hex, now) ?? (l && now - l.at <= this.ttlMs ? l : undefined);
   }
 
   /** Where the players other than `hex` stand (feet), as reported within the TTL: no block goes inside them. */
@@ -46,30 +73,22 @@ export class RegionPresence {
     for (const [h, p] of this.players) if (now - p.at <= this.ttlMs) yield [h, p];
   }
 
-  /** A new subscriber needs the list. */
-  resend(): void {
-    if (this.players.size > 0) this.dirty = true;
-  }
-
-  /** Someone's report is older than the TTL: the next list drops it. */
-  checkExpiry(now: number): void {
-    for (const p of this.players.values()) {
-      if (now - p.at > this.ttlMs) {
-        this.dirty = true;
-        return;
-      }
-    }
-  }
-
-  /** The list to send when it changed since the last one (at most MAX_PLAYERS per frame), else undefined. */
-  take(now: number): PlayerFrame[] | undefined {
-    if (!this.dirty) return undefined;
-    this.dirty = false;
-    const out: PlayerFrame[] = [];
+  /** The players standing here (expired ones forgotten), in ascending slots, with `q` made by `quantise`. */
+  watched(now: number, quantise: (p: PlayerFrame) => Watched['q']): Watched[] {
+    const out: Watched[] = [];
     for (const [hex, p] of this.players) {
-      if (now - p.at > this.ttlMs) this.players.delete(hex);
-      else if (out.length < MAX_PLAYERS) out.push({ id: p.id, name: p.name, x: p.x, y: p.y, z: p.z, yaw: p.yaw, pitch: p.pitch });
+      if (now - p.at > this.ttlMs) this.leave(hex);
+      else out.push({ slot: p.slot, hex, id: p.id as NodeId, name: p.name, x: p.x, z: p.z, q: quantise(p) });
     }
-    return out;
+    return out.sort((a, b) => a.slot - b.slot);
+  }
+
+  private freeSlot(): number {
+    // Slots are not reused at once: a subscriber hears of the old holder's going first.
+    while (this.used.has(this.nextSlot)) this.nextSlot = (this.nextSlot + 1) % (MAX_SLOT + 1);
+    const s = this.nextSlot;
+    this.used.add(s);
+    this.nextSlot = (s + 1) % (MAX_SLOT + 1);
+    return s;
   }
 }

@@ -41,6 +41,11 @@ export const NETWORK_SOURCE_DEFAULTS = {
   snapshotWaitMs: 5000,
   /** MOVE frames per second at most. */
   moveHz: 10,
+  /**
+   * A remote player not heard of for this long is no longer listed: well above the hosts'
+   * round-robin period (interest-lists.ts farMs), below the smoother's own expiry.
+   */
+  playerExpireMs: 3000,
   /** Shown to other players. */
   name: 'player',
 };
@@ -98,7 +103,7 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
     this.keys = args.client.keys;
     this.selfHex = idToHex(args.dht.selfId);
     this.stops.push(args.client.events.on('edits', ({ region, entries }) => this.emitBlocks(region, entries)));
-    this.stops.push(args.client.events.on('players', ({ region, players }) => this.onPlayers(region, players)));
+    this.stops.push(args.client.events.on('players', ({ region, players, gone }) => this.onPlayers(region, players, gone)));
     this.tentative = new TentativeEdits({
       store: args.tentative ?? new MemoryTentativeStore(),
       clock: args.clock,
@@ -259,17 +264,22 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
     this.events.emit('blocks', { changes });
   }
 
-  private onPlayers(region: RegionCoord, list: PlayerFrame[]): void {
+  /**
+   * A host's POSITIONS carry only the players whose turn it was (interest-lists.ts: the
+   * nearest at every change, the others round-robin), so the players not named stay; those
+   * named gone leave at once, and one not heard of for `playerExpireMs` (its region's hosts
+   * died, or we stopped watching) goes too.
+   */
+  private onPlayers(region: RegionCoord, list: PlayerFrame[], gone: string[]): void {
     const name = regionName(region);
     const now = this.args.clock.now();
-    const listed = new Set<string>();
     for (const p of list) {
       const hex = idToHex(p.id);
-      if (hex === this.selfHex) continue;
-      listed.add(hex);
-      this.players.set(hex, { ...p, hex, region: name, at: now });
+      if (hex !== this.selfHex) this.players.set(hex, { ...p, hex, region: name, at: now });
     }
-    for (const [hex, p] of this.players) if (p.region === name && !listed.has(hex)) this.players.delete(hex);
+    for (const hex of gone) if (this.players.get(hex)?.region === name) this.players.delete(hex);
+    for (const [hex, p] of this.players) if (now - p.at > this.opts.playerExpireMs) this.players.delete(hex);
     this.events.emit('players', { players: [...this.players.values()] });
   }
+
 }

@@ -9,6 +9,7 @@ import type { CertChecker, EpochCert } from '../region/epoch-cert';
 import type { KeyHash, RegionCoord } from '../region/region-key';
 import type { Entry, RegionState, Stamp } from '../region/region-state';
 import type { PlayerFrame, PlayerWire } from '../region/subscription-messages';
+import type { PositionStreams } from './position-streams';
 
 export const CLIENT_DEFAULTS = {
   /** Wait this long for a SNAPSHOT after a SUBSCRIBE before trying elsewhere. */
@@ -39,7 +40,8 @@ export { EditRejectedError, EditTimeoutError };
 export interface ClientEvents extends Record<string, unknown> {
   /** Entries that changed a subscribed region (from a snapshot or a delta). */
   edits: { region: RegionCoord; entries: Entry[] };
-  players: { region: RegionCoord; players: PlayerFrame[] };
+  /** Positions a host sent (`players`), and players it said left the region (`gone`, hex ids). */
+  players: { region: RegionCoord; players: PlayerFrame[]; gone: string[] };
   attached: { region: RegionCoord; primary: string; epoch: number };
   detached: { region: RegionCoord };
 }
@@ -58,8 +60,10 @@ export interface ClientStats {
   timeouts: number;
   /** Attachments to a new primary of a later epoch of a region we were attached to. */
   failovers: number;
-  /** Other players' positions received (entries of PLAYERS frames). */
+  /** Other players' positions received (entries of POSITIONS frames). */
   playerUpdates: number;
+  /** POSITIONS streams lost (a frame missing or unreadable): the host was asked to start again. */
+  positionsLost: number;
   /** Snapshots dropped: no valid epoch certificate naming their sender (an impostor primary). */
   uncertified: number;
   /** Times a node said no certified primary can be had (we are alone). */
@@ -91,7 +95,8 @@ export interface Subscription {
   ready: Promise<void>;
   markReady: () => void;
   wake: () => void;
-  players: PlayerFrame[];
+  /** What each host serving us this region's positions sent so far. */
+  positions: PositionStreams;
   closed: boolean;
   /** When the current attach began (the first SUBSCRIBE of it). */
   attachStarted: number;

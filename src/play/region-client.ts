@@ -18,6 +18,7 @@ import { regionAt, regionName, RegionKeys, type RegionCoord } from '../region/re
 import { closedOnPurpose } from '../dht/dht';
 import { compareStamp, RegionState, tryDecodeEntries, ZERO, type Entry, type Stamp } from '../region/region-state';
 import { PendingEdits } from './pending-edits';
+import { PositionStreams } from './position-streams';
 import { PrimarySearch } from './primary-search';
 import { CLIENT_DEFAULTS, EditRejectedError, type ClientEvents, type ClientOptions, type ClientStats, type RegionClientArgs, type Subscription } from './region-client-types';
 
@@ -27,7 +28,7 @@ export * from './region-client-types';
 
 export class RegionClient {
   readonly events = new Emitter<ClientEvents>();
-  readonly stats: ClientStats = { attaches: 0, reattaches: 0, redirects: 0, snapshots: 0, deltas: 0, gaps: 0, stale: 0, confirmed: 0, rejected: 0, timeouts: 0, failovers: 0, playerUpdates: 0, uncertified: 0, alone: 0, retiredLinks: 0, full: 0 };
+  readonly stats: ClientStats = { attaches: 0, reattaches: 0, redirects: 0, snapshots: 0, deltas: 0, gaps: 0, stale: 0, confirmed: 0, rejected: 0, timeouts: 0, failovers: 0, playerUpdates: 0, positionsLost: 0, uncertified: 0, alone: 0, retiredLinks: 0, full: 0 };
   /** snapshot: attach start to snapshot (chunk snapshot latency); confirm: submit to CONFIRM. */
   readonly latency = { snapshot: new LatencySamples(), confirm: new LatencySamples() };
   readonly opts: ClientOptions;
@@ -94,7 +95,7 @@ export class RegionClient {
       sub = {
         coord: { rx: coord.rx, rz: coord.rz }, name, key: this.keys.key(coord), state: new RegionState(), epoch: 0, primary: undefined, primaryHex: '', hosts: [],
         since: ZERO, attached: false, attaching: false, target: '', hint: undefined, lastHeard: this.args.clock.now(), ready, markReady, wake: () => {},
-        players: [], closed: false, attachStarted: this.args.clock.now(), cert: undefined, aloneUntil: -Infinity,
+        positions: new PositionStreams(coord, idToHex(this.args.dht.selfId)), closed: false, attachStarted: this.args.clock.now(), cert: undefined, aloneUntil: -Infinity,
       };
       this.subs.set(name, sub);
       void this.search.attach(sub);
@@ -212,7 +213,7 @@ export class RegionClient {
       case 'DELTA':
       case 'HEARTBEAT':
       case 'NOT_PRIMARY':
-      case 'PLAYERS':
+      case 'POSITIONS':
         break;
       case 'CONFIRM':
         return this.edits.confirm(fromHex, m, this.attachedTo(m, fromHex));
@@ -259,13 +260,26 @@ export class RegionClient {
         else void this.search.attach(sub);
         return;
       }
-      case 'PLAYERS':
-        if (!fromPrimary || m.e !== sub.epoch) return void this.stats.stale++;
-        sub.players = m.players;
-        this.stats.playerUpdates += m.players.filter((p) => !idEquals(p.id, this.args.dht.selfId)).length;
-        this.events.emit('players', { region: sub.coord, players: m.players });
-        return;
+      case 'POSITIONS':
+        return this.onPositions(sub, from, fromHex, m);
     }
+  }
+
+  /**
+   * Positions from our primary or, in a crowd, from the backup of its host set serving our
+   * share of the subscribers (host/positions-duty.ts), of the epoch we follow.
+   */
+  private onPositions(sub: Subscription, from: NodeId, fromHex: string, m: SubscriptionMessageOf<'POSITIONS'>): void {
+    const hosts = sub.hosts.map(idToHex);
+    if (m.e !== sub.epoch || !(fromHex === sub.primaryHex || hosts.includes(fromHex))) return void this.stats.stale++;
+    sub.positions.keepOnly([sub.primaryHex, ...hosts]);
+    const out = sub.positions.take(fromHex, m, this.args.clock.now());
+    if (out.lost) {
+      this.stats.positionsLost++;
+      this.args.wire.send(from, { t: 'POSITIONS_LOST', ...sub.coord, e: m.e });
+    }
+    this.stats.playerUpdates += out.players.length;
+    this.events.emit('players', { region: sub.coord, players: out.players, gone: out.gone });
   }
 
   /**

@@ -6,14 +6,19 @@
 // other code sees it (docs/DESIGN.md "Bad input and trust").
 import * as v from 'valibot';
 import type { Clock } from '../core/clock';
-import { defineCodec, u32, type MessageOf } from '../core/codec';
+import { bytes, defineCodec, u32, type MessageOf } from '../core/codec';
 import type { AppChannels } from '../dht/app-channels';
 import { certSchema } from './epoch-cert';
+import { MAX_ENTRY_BYTES, MAX_SLOT } from './position-code';
 import { CODEC_MAX_FRAME, coord, entries, hosts, i32, id, PART, region, stamp } from './frame-schemas';
 import { FrameWire } from './frame-wire';
 
-/** Players named in one PLAYERS frame. */
-export const MAX_PLAYERS = 64;
+/** Players' positions in one POSITIONS frame (a player joining a crowd catches up over a few ticks). */
+export const MAX_POSITION_ENTRIES = 256;
+/** Players introduced (slot, id, name) in one POSITIONS frame. */
+export const MAX_ROSTER = 64;
+/** Players said gone in one POSITIONS frame. */
+export const MAX_GONE = 256;
 
 const name = v.pipe(v.string(), v.maxLength(32));
 
@@ -24,8 +29,19 @@ const name = v.pipe(v.string(), v.maxLength(32));
 export const REJECT_REASONS = ['not-primary', 'bad-block', 'outside-region', 'out-of-reach', 'rate', 'busy', 'uncertified', 'world-floor', 'occupied'] as const;
 export type RejectReason = (typeof REJECT_REASONS)[number];
 
-export const playerSchema = v.object({ id, name, x: coord, y: coord, z: coord, yaw: coord, pitch: coord });
-export type PlayerFrame = v.InferOutput<typeof playerSchema>;
+/** Another player as the player side shows it (decoded from POSITIONS). */
+export interface PlayerFrame {
+  id: Uint8Array;
+  name: string;
+  x: number;
+  y: number;
+  z: number;
+  yaw: number;
+  pitch: number;
+}
+
+const slot = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_SLOT));
+const rosterEntry = v.object({ s: slot, id, name });
 
 export const subscriptionSpec = {
   /** player -> node: send me the region (since a stamp); `host`: become primary if nobody is. */
@@ -52,16 +68,27 @@ export const subscriptionSpec = {
   REJECT: [9, v.object({ ...region, r: u32, reason: v.picklist(REJECT_REASONS) })],
   /** player -> primary of the region it stands in. */
   MOVE: [10, v.object({ ...region, name, x: coord, y: coord, z: coord, yaw: coord, pitch: coord })],
-  PLAYERS: [11, v.object({ ...region, e: u32, players: v.pipe(v.array(playerSchema), v.maxLength(MAX_PLAYERS)) })],
+  // (11 was PLAYERS: every player's id, name and float position to every subscriber.)
+  /**
+   * host -> player: other players' positions (region/position-code.ts), coded against what
+   * this host sent this subscriber before: `n` counts this host's frames to it from 0 (a
+   * fresh start: the player forgets what it held from this host), so a missed frame shows as
+   * a gap and the player asks POSITIONS_LOST. `roster` names new slots before `b` uses them;
+   * `gone`: slots no longer standing in the region. From the primary or a backup serving a
+   * share of the subscribers (issue 12: fan-out shared by the host set).
+   */
+  POSITIONS: [12, v.object({ ...region, e: u32, n: u32, b: bytes(MAX_POSITION_ENTRIES * MAX_ENTRY_BYTES), roster: v.optional(v.pipe(v.array(rosterEntry), v.maxLength(MAX_ROSTER))), gone: v.optional(v.pipe(v.array(slot), v.maxLength(MAX_GONE))) })],
+  /** player -> the host whose POSITIONS came with a gap: start again from n = 0. */
+  POSITIONS_LOST: [13, v.object({ ...region, e: u32 })],
   PART,
 } as const;
 
 export type SubscriptionMessage = MessageOf<typeof subscriptionSpec>;
 export type SubscriptionMessageOf<T extends SubscriptionMessage['t']> = Extract<SubscriptionMessage, { t: T }>;
 /** Frames a host takes from players. */
-export type PlayerToHost = SubscriptionMessageOf<'SUBSCRIBE' | 'UNSUBSCRIBE' | 'EDIT' | 'MOVE'>;
+export type PlayerToHost = SubscriptionMessageOf<'SUBSCRIBE' | 'UNSUBSCRIBE' | 'EDIT' | 'MOVE' | 'POSITIONS_LOST'>;
 /** Frames a player takes from hosts. */
-export type HostToPlayer = SubscriptionMessageOf<'SNAPSHOT' | 'DELTA' | 'HEARTBEAT' | 'NOT_PRIMARY' | 'CONFIRM' | 'REJECT' | 'PLAYERS'>;
+export type HostToPlayer = SubscriptionMessageOf<'SNAPSHOT' | 'DELTA' | 'HEARTBEAT' | 'NOT_PRIMARY' | 'CONFIRM' | 'REJECT' | 'POSITIONS'>;
 
 export const subscriptionCodec = defineCodec(subscriptionSpec, { maxFrame: CODEC_MAX_FRAME });
 

@@ -13,6 +13,7 @@ import { itemWireCodec } from '../agree/item-wire';
 import { dhtCodec, type DhtMessage } from '../dht/messages';
 import { encodeRoute, readRoute } from '../dht/route-frame';
 import { FRAME_BYTES, FrameReader, splitMessage, controlFrame } from '../net/frames';
+import { decodePositions, encodePositions, PositionCodeError, type QPose } from '../region/position-code';
 import { frameArb } from './fuzz-frames';
 import { FuzzFailure, grewCounters, type FuzzTarget, type FuzzVerdict } from './fuzz-campaign';
 
@@ -127,6 +128,39 @@ export function routeFrameTarget(): FuzzTarget {
       }
       const again = encodeRoute(env);
       if (again.length !== frame.length || again.some((b, i) => b !== frame[i])) throw new FuzzFailure('a ROUTE frame read does not encode to the same bytes');
+      return 'accepted';
+    },
+  };
+}
+
+/**
+ * The compact positions of POSITIONS frames (region/position-code.ts), read against a
+ * receiver holding bases for slots 0..9: what it reads codes back (against the same bases)
+ * to bytes that read the same; anything else is a PositionCodeError.
+ */
+export function positionCodeTarget(): FuzzTarget {
+  const bases = new Map<number, QPose>();
+  for (let s = 0; s < 10; s++) bases.set(s, { x: 17000 + s * 40, y: 19500, z: 16500 - s, yaw: s * 20, pitch: 127 });
+  const base = (slot: number) => bases.get(slot);
+  const moved = [...bases].map(([slot, q]) => ({ slot, q: { ...q, x: q.x + slot * 3 - 12, yaw: (q.yaw + 7) & 255 } }));
+  const valid = [
+    encodePositions(moved, base),
+    encodePositions([{ slot: 3, q: { x: 1, y: 2, z: 65535, yaw: 255, pitch: 0 } }, { slot: 700, q: { x: 5, y: 6, z: 7, yaw: 8, pitch: 9 } }], base),
+    encodePositions([{ slot: 2, q: bases.get(2)! }, { slot: 9, q: { ...bases.get(9)!, x: 30000 } }], base),
+  ];
+  return {
+    name: 'position code',
+    frames: frameArb({ valid, structured: false, maxRandom: 256 }),
+    feed(frame): FuzzVerdict {
+      let entries;
+      try {
+        entries = decodePositions(frame, base);
+      } catch (e) {
+        if (e instanceof PositionCodeError) return { rejected: e.message };
+        throw e;
+      }
+      const again = decodePositions(encodePositions(entries, base), base);
+      if (!sameJson(again, entries)) throw new FuzzFailure('positions read do not code back to the same positions');
       return 'accepted';
     },
   };

@@ -33,7 +33,7 @@ export interface HostingScaleFigures {
   /** The same, over the 32 nearest within the radius. */
   nearest32Hz: Dist;
   /**
-   * Entries of PLAYERS frames that put another player back at a position it had left (the
+   * Entries of POSITIONS frames that put another player back at a position it had left (the
    * region it walked out of lists it where it was until playerTtlMs): the position a player
    * shows jumps back and forth meanwhile.
    */
@@ -47,7 +47,7 @@ export interface HostingScaleFigures {
   attachesPerPlayerMin: number;
   failovers: number;
   /** Summed over the players' clients and the peers' hosts over the whole run (diagnosis). */
-  clientStats: { attaches: number; reattaches: number; redirects: number; failovers: number; gaps: number; stale: number };
+  clientStats: { attaches: number; reattaches: number; redirects: number; failovers: number; gaps: number; stale: number; positionsLost: number };
   hostStats: { claimsWon: number; handoffs: number; stepDowns: number; reconfigs: number };
   kills: number;
   wallSec: number;

@@ -17,7 +17,7 @@
 //   `lateMs`. Missing: never shown while that player stayed subscribed. Samples of an
 //   observer that left the region first are not counted (`left`);
 // - remote-position rate: per player, per other player within the interest radius, the new
-//   positions of it received (PLAYERS frames, positions that changed) per second, in
+//   positions of it received (POSITIONS frames, positions that changed) per second, in
 //   windows of `rateWindowMs`; and the same for the 32 nearest within the radius;
 // - visibility: once a second, the share of (player, other player within the interest
 //   radius) pairs where the player's NetworkChunkSource listed the other within the last
@@ -360,7 +360,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   const attaches = [...walkers.values()].reduce((n, w) => n + w.peer.client.stats.attaches, 0) + attachesGone - attaches0;
   failovers += [...walkers.values()].reduce((n, w) => n + w.peer.client.stats.failovers, 0);
   const measuredSec = (sim.clock.now() - tStart) / 1000;
-  const clientStats = { attaches: 0, reattaches: 0, redirects: 0, failovers: 0, gaps: 0, stale: 0 };
+  const clientStats = { attaches: 0, reattaches: 0, redirects: 0, failovers: 0, gaps: 0, stale: 0, positionsLost: 0 };
   for (const w of walkers.values()) for (const k of Object.keys(clientStats) as (keyof typeof clientStats)[]) clientStats[k] += w.peer.client.stats[k];
   const hostStats = { claimsWon: 0, handoffs: 0, stepDowns: 0, reconfigs: 0 };
   for (const p of sim.live()) for (const k of Object.keys(hostStats) as (keyof typeof hostStats)[]) hostStats[k] += p.host.stats[k];

@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { decodePositions, quantise, type QPose } from '../region/position-code';
+import { INTEREST_DEFAULTS, InterestLists, InterestView, nextFrame, type PositionsBody, type Watched } from './interest-lists';
+
+const r = { rx: 0, rz: 0 };
+const TICK = 50;
+const o = { ...INTEREST_DEFAULTS, nearest: 32 };
+
+function crowd(n: number, t: number): Watched[] {
+  // Player i stands i / 2 blocks east of the subscriber's spot and walks north.
+  return Array.from({ length: n }, (_, i) => {
+    const x = 1 + i / 2, z = 10 + t / 1000;
+    return { slot: i, hex: `p${i}`, id: new Uint8Array(20).fill(i), name: `p${i}`, x, z, q: quantise(r, { x, y: 70, z, yaw: 0, pitch: 0 }) };
+  });
+}
+
+/** What a subscriber standing at (0, 10) holds after each frame (as the player side reads it). */
+function follow(view: InterestView, ticks: number, players: (t: number) => Watched[], self = 'me') {
+  const held = new Map<number, QPose>();
+  const sent: { t: number; slots: number[]; bytes: number }[] = [];
+  for (let k = 0; k < ticks; k++) {
+    const t = k * TICK;
+    const body: PositionsBody | undefined = nextFrame(view, players(t), self, { x: 0, z: 10 }, t, TICK, o);
+    if (!body) continue;
+    for (const s of body.gone ?? []) held.delete(s);
+    for (const s of body.roster ?? []) held.delete(s.s);
+    const entries = decodePositions(body.b, (s) => held.get(s));
+    for (const e of entries) held.set(e.slot, e.q);
+    sent.push({ t, slots: entries.map((e) => e.slot), bytes: body.b.length });
+  }
+  return { held, sent };
+}
+
+describe('interest lists', () => {
+  it('a crowd of 100: the nearest 32 at every change, every other player at least every farMs, nobody left out', () => {
+    const view = new InterestView();
+    const { held, sent } = follow(view, 100, (t) => crowd(100, t));
+    const times = (slot: number) => sent.filter((f) => f.slots.includes(slot)).map((f) => f.t);
+    // Player 3 is among the nearest: each tick (it moved) after the first.
+    expect(times(3).length).toBe(100);
+    // Player 90 is far: every ~farMs, never more than farMs + a tick apart.
+    const far = times(90);
+    expect(far.length).toBeGreaterThanOrEqual(5);
+    expect(far.length).toBeLessThanOrEqual(8);
+    for (let i = 1; i < far.length; i++) expect(far[i]! - far[i - 1]!).toBeLessThanOrEqual(o.farMs + TICK);
+    // Everyone reached the subscriber, where it stands now (the near ones exactly).
+    expect(held.size).toBe(100);
+    expect(held.get(3)).toEqual(crowd(100, 99 * TICK)[3]!.q);
+    // Compact: after the first second, a tick's frame is ~5 bytes per near player plus the far share.
+    const later = sent.filter((f) => f.t >= 1000);
+    const perTick = later.reduce((n, f) => n + f.bytes, 0) / later.length;
+    expect(perTick).toBeLessThan(32 * 5 + 20);
+  });
+
+  it('a region with no more than `nearest` players: all at every change, even for a subscriber whose position is unknown', () => {
+    const view = new InterestView();
+    let sent = 0;
+    for (let k = 0; k < 20; k++) sent += decodePositions(nextFrame(view, crowd(10, k * TICK), 'me', undefined, k * TICK, TICK, o)!.b, () => ({ x: 0, y: 0, z: 0, yaw: 0, pitch: 0 })).length;
+    expect(sent).toBe(200);
+  });
+
+  it('introduces each player once, names the ones gone once, never sends a subscriber itself; reset starts again from n = 0', () => {
+    const view = new InterestView();
+    const players = crowd(3, 0);
+    const a = nextFrame(view, players, 'p1', { x: 0, z: 10 }, 0, TICK, o)!;
+    expect(a.n).toBe(0);
+    expect(a.roster?.map((x) => x.s)).toEqual([0, 2]);
+    const b = nextFrame(view, crowd(3, 100).filter((p) => p.slot !== 2), 'p1', { x: 0, z: 10 }, 100, TICK, o)!;
+    expect(b).toMatchObject({ n: 1, gone: [2] });
+    expect(b.roster).toBeUndefined();
+    // Nothing moved, nothing due: no frame.
+    expect(nextFrame(view, crowd(3, 100).filter((p) => p.slot !== 2), 'p1', { x: 0, z: 10 }, 150, TICK, o)).toBeUndefined();
+    view.reset();
+    const c = nextFrame(view, crowd(3, 100), 'p1', { x: 0, z: 10 }, 200, TICK, o)!;
+    expect(c.n).toBe(0);
+    expect(c.roster?.map((x) => x.s)).toEqual([0, 2]);
+  });
+
+  it('a slot reused by another player is named gone and introduced again in the same frame', () => {
+    const view = new InterestView();
+    nextFrame(view, crowd(2, 0), 'me', undefined, 0, TICK, o);
+    const swapped = crowd(2, 0).map((p) => (p.slot === 1 ? { ...p, hex: 'newcomer', name: 'new' } : p));
+    const f = nextFrame(view, swapped, 'me', undefined, 50, TICK, o)!;
+    expect(f.gone).toEqual([1]);
+    expect(f.roster?.map((x) => x.name)).toEqual(['new']);
+  });
+
+  it('serves many subscribers, forgetting the ones no longer served', () => {
+    const lists = new InterestLists(TICK);
+    const subs = ['a', 'b', 'c'].map((hex) => ({ hex, at: { x: 0, z: 10 } }));
+    expect([...lists.frames(subs, crowd(5, 0), 0)].map((f) => f.hex)).toEqual(['a', 'b', 'c']);
+    lists.keepOnly((hex) => hex !== 'b');
+    expect(lists.size).toBe(2);
+    // 'b' comes back: a new view, from n = 0.
+    expect([...lists.frames(subs, crowd(5, 50), 50)].map((f) => [f.hex, f.body.n])).toEqual([['a', 1], ['b', 0], ['c', 1]]);
+  });
+});

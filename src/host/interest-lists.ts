@@ -1,0 +1,159 @@
+// Interest management (issue 12 "Crowds"): what each subscriber of a region hears of the
+// players standing in it, so a host's upload follows what players can see rather than the
+// square of the crowd. Per subscriber, each tick:
+// - its `nearest` players (by distance to where it stands, re-chosen every nearEveryMs; all of
+//   them while the region holds no more) go out whenever their position changed: full rate;
+// - every other player goes out round-robin, each at least every `farMs`, a share of them per
+//   tick: nobody is hidden, however large the crowd (no cap on who is listed);
+// - positions are coded against what this subscriber holds (region/position-code.ts), so
+//   a walking near player costs about 5 bytes; new players are introduced once (roster), and
+//   players gone from the region are named once (gone).
+// What a subscriber holds is what we sent it; `n` numbers our frames to it, so a lost frame
+// shows as a gap, and the subscriber asks us to start again (POSITIONS_LOST: reset()).
+// Pure: time and the players are passed in; sending is the caller's.
+import type { NodeId } from '../core/node-id';
+import { encodePositions, sameQPose, type PositionEntry, type QPose } from '../region/position-code';
+import { MAX_GONE, MAX_POSITION_ENTRIES, MAX_ROSTER, type SubscriptionMessageOf } from '../region/subscription-messages';
+
+export const INTEREST_DEFAULTS = {
+  /**
+   * Players each subscriber hears at full rate: the nearest to it. 48 for the 32 nearest of
+   * issue 12's target: who is nearest changes as a crowd walks, and one that came close a
+   * second ago was already at full rate.
+   */
+  nearest: 48,
+  /** Every other player reaches each subscriber at least this often. */
+  farMs: 800,
+  /** The nearest are re-chosen this often (players walk a few blocks a second). */
+  nearEveryMs: 250,
+};
+
+export type InterestOptions = typeof INTEREST_DEFAULTS;
+
+/** A player standing in the region, as the host's presence knows it. */
+export interface Watched {
+  slot: number;
+  hex: string;
+  id: NodeId;
+  name: string;
+  /** Where it stands (world blocks), for distances. */
+  x: number;
+  z: number;
+  q: QPose;
+}
+
+export type PositionsBody = Pick<SubscriptionMessageOf<'POSITIONS'>, 'n' | 'b' | 'roster' | 'gone'>;
+
+/** What one subscriber holds from us. */
+export class InterestView {
+  n = 0;
+  /** Slot -> the player it named and the position we last sent, and when. */
+  readonly held = new Map<number, { hex: string; q: QPose; at: number }>();
+  near = new Set<number>();
+  nearAll = true;
+  nearAt = -Infinity;
+
+  /** Start again: the subscriber lost a frame (or is new); it forgets what it held from us at n = 0. */
+  reset(): void {
+    this.n = 0;
+    this.held.clear();
+    this.nearAt = -Infinity;
+  }
+}
+
+/**
+ * The next frame for one subscriber (`self`: its own hex, never sent to it), or undefined
+ * when it has nothing new. `players` in ascending slots; `at`: where the subscriber stands
+ * (undefined: unknown, then only the round-robin serves it in a crowd).
+ */
+export function nextFrame(view: InterestView, players: readonly Watched[], self: string, at: { x: number; z: number } | undefined, now: number, tickMs: number, o: InterestOptions): PositionsBody | undefined {
+  const bySlot = new Map<number, Watched>();
+  for (const p of players) if (p.hex !== self) bySlot.set(p.slot, p);
+  const gone: number[] = [];
+  for (const [slot, h] of view.held) {
+    if (gone.length >= MAX_GONE) break;
+    if (bySlot.get(slot)?.hex !== h.hex) {
+      gone.push(slot);
+      view.held.delete(slot);
+    }
+  }
+  if (now - view.nearAt >= o.nearEveryMs) chooseNear(view, bySlot, at, o.nearest, now);
+
+  const picks: Watched[] = [];
+  const dueFar: Watched[] = [];
+  for (const p of bySlot.values()) {
+    const h = view.held.get(p.slot);
+    const stale = !h || now - h.at >= o.farMs;
+    if (view.nearAll || view.near.has(p.slot)) {
+      if (stale || !sameQPose(h.q, p.q)) picks.push(p);
+    } else if (stale) dueFar.push(p);
+  }
+  // The far share of this tick: enough that each is sent every farMs (with slack for joins);
+  // the longest waiting first.
+  const far = view.nearAll ? 0 : bySlot.size - view.near.size;
+  const budget = Math.ceil(((far * tickMs) / o.farMs) * 1.25) + 1;
+  dueFar.sort((a, b) => (view.held.get(a.slot)?.at ?? -Infinity) - (view.held.get(b.slot)?.at ?? -Infinity));
+  picks.push(...dueFar.slice(0, budget));
+
+  const roster: { s: number; id: NodeId; name: string }[] = [];
+  const entries: PositionEntry[] = [];
+  for (const p of picks) {
+    if (entries.length >= MAX_POSITION_ENTRIES) break;
+    if (!view.held.has(p.slot)) {
+      if (roster.length >= MAX_ROSTER) continue; // introduced next tick
+      roster.push({ s: p.slot, id: p.id, name: p.name });
+    }
+    entries.push({ slot: p.slot, q: p.q });
+  }
+  if (entries.length === 0 && gone.length === 0) return undefined;
+  entries.sort((a, b) => a.slot - b.slot);
+  const b = encodePositions(entries, (slot) => view.held.get(slot)?.q);
+  for (const e of entries) view.held.set(e.slot, { hex: bySlot.get(e.slot)!.hex, q: e.q, at: now });
+  return { n: view.n++, b, ...(roster.length ? { roster } : {}), ...(gone.length ? { gone } : {}) };
+}
+
+function chooseNear(view: InterestView, others: Map<number, Watched>, at: { x: number; z: number } | undefined, nearest: number, now: number): void {
+  view.nearAt = now;
+  view.nearAll = others.size <= nearest;
+  if (view.nearAll || !at) {
+    view.near = new Set();
+    return;
+  }
+  const byDistance = [...others.values()].map((p) => ({ slot: p.slot, d: (p.x - at.x) ** 2 + (p.z - at.z) ** 2 }));
+  byDistance.sort((a, b) => a.d - b.d);
+  view.near = new Set(byDistance.slice(0, nearest).map((p) => p.slot));
+}
+
+/** The views of one region's subscribers, as one host serves them. */
+export class InterestLists {
+  private readonly views = new Map<string, InterestView>();
+
+  constructor(
+    private readonly tickMs: number,
+    private readonly o: InterestOptions = INTEREST_DEFAULTS,
+  ) {}
+
+  get size(): number {
+    return this.views.size;
+  }
+
+  /** A frame for each subscriber that has something new. */
+  *frames(subscribers: Iterable<{ hex: string; at: { x: number; z: number } | undefined }>, players: readonly Watched[], now: number): Iterable<{ hex: string; body: PositionsBody }> {
+    for (const s of subscribers) {
+      let view = this.views.get(s.hex);
+      if (!view) this.views.set(s.hex, (view = new InterestView()));
+      const body = nextFrame(view, players, s.hex, s.at, now, this.tickMs, this.o);
+      if (body) yield { hex: s.hex, body };
+    }
+  }
+
+  /** The subscriber starts again from n = 0 (it lost a frame, or subscribed anew). */
+  reset(hex: string): void {
+    this.views.get(hex)?.reset();
+  }
+
+  /** Forget subscribers we no longer serve. */
+  keepOnly(serving: (hex: string) => boolean): void {
+    for (const hex of this.views.keys()) if (!serving(hex)) this.views.delete(hex);
+  }
+}

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { idToHex } from '../core/node-id';
+import { encodePositions, quantise } from '../region/position-code';
+import type { SubscriptionMessageOf } from '../region/subscription-messages';
+import { ASK_AGAIN_MS, PositionStreams, REORDER_MS } from './position-streams';
+
+const r = { rx: 0, rz: 0 };
+const id = (n: number) => new Uint8Array(20).fill(n);
+const at = (x: number) => quantise(r, { x, y: 70, z: 10, yaw: 0, pitch: 0 });
+type Frame = SubscriptionMessageOf<'POSITIONS'>;
+const frame = (n: number, b: Uint8Array, more: Partial<Frame> = {}): Frame => ({ t: 'POSITIONS', ...r, e: 3, n, b, ...more });
+const ann = () => frame(0, encodePositions([{ slot: 0, q: at(5) }], () => undefined), { roster: [{ s: 0, id: id(1), name: 'ann' }] });
+const step = (n: number, from: number, to: number) => frame(n, encodePositions([{ slot: 0, q: at(to) }], () => at(from)));
+
+describe('position streams (the player side of POSITIONS)', () => {
+  it('reads a stream from n = 0: roster, then deltas against what the host sent; gone players leave; ourselves never come out', () => {
+    const s = new PositionStreams(r, idToHex(id(9)));
+    const first = s.take('h', frame(0, encodePositions([{ slot: 0, q: at(5) }, { slot: 1, q: at(6) }], () => undefined), { roster: [{ s: 0, id: id(1), name: 'ann' }, { s: 1, id: id(9), name: 'me' }] }), 0);
+    expect(first).toMatchObject({ lost: false, gone: [] });
+    expect(first.players.map((p) => [p.name, p.x])).toEqual([['ann', 5]]);
+    const next = s.take('h', frame(1, encodePositions([{ slot: 0, q: at(5.5) }], () => at(5)), { gone: [1] }), 50);
+    expect(next.players.map((p) => p.x)).toEqual([5.5]);
+    expect(next.gone).toEqual([idToHex(id(9))]);
+  });
+
+  it('a frame that comes before the one it follows waits for it; copies of applied frames are ignored', () => {
+    const s = new PositionStreams(r, 'self');
+    expect(s.take('h', step(1, 5, 6), 0)).toEqual({ players: [], gone: [], lost: false }); // before n = 0
+    expect(s.take('h', ann(), 10).players.map((p) => p.x)).toEqual([5, 6]);
+    expect(s.take('h', step(3, 7, 8), 60)).toEqual({ players: [], gone: [], lost: false });
+    expect(s.take('h', step(2, 6, 7), 70).players.map((p) => p.x)).toEqual([7, 8]);
+    expect(s.take('h', step(2, 6, 7), 80)).toEqual({ players: [], gone: [], lost: false });
+    expect(s.unreadable).toBe(0);
+  });
+
+  it('a frame that never comes, an unknown slot or unreadable bytes lose the stream: its host is asked (not too often) to start again', () => {
+    const s = new PositionStreams(r, 'self');
+    s.take('h', ann(), 0);
+    expect(s.take('h', step(2, 6, 7), 10).lost).toBe(false);
+    expect(s.take('h', step(3, 7, 8), 10 + REORDER_MS + 1)).toMatchObject({ lost: true, players: [] });
+    // Forgotten: the next frames wait for an n = 0; asked again only after ASK_AGAIN_MS.
+    const lostAt = 10 + REORDER_MS + 1;
+    expect(s.take('h', step(4, 8, 9), lostAt + 10).lost).toBe(false);
+    expect(s.take('h', step(5, 9, 10), lostAt + 10 + REORDER_MS + 1).lost).toBe(false); // lost again, not asked again yet
+    expect(s.take('h', step(6, 10, 11), lostAt + ASK_AGAIN_MS - 10).lost).toBe(false);
+    expect(s.take('h', step(7, 11, 12), lostAt + ASK_AGAIN_MS + REORDER_MS).lost).toBe(true);
+    // A slot never introduced.
+    expect(s.take('k', frame(0, encodePositions([{ slot: 7, q: at(1) }], () => undefined)), 0).lost).toBe(true);
+    // The fresh start reads normally.
+    expect(s.take('h', ann(), 2000).players.map((p) => p.x)).toEqual([5]);
+    expect(s.unreadable).toBe(4);
+  });
+
+  it('a frame that fails part-way gives nothing of itself, but what came before it stands', () => {
+    const s = new PositionStreams(r, 'self');
+    s.take('h', ann(), 0);
+    const good = encodePositions([{ slot: 0, q: at(6) }], () => at(5));
+    const bad = new Uint8Array([...good, 0x05, 0x80]); // slot 6 (never introduced), a delta
+    s.take('h', frame(2, bad, { gone: [0] }), 10);
+    expect(s.take('h', frame(1, good), 20)).toEqual({ lost: true, gone: [], players: [expect.objectContaining({ x: 6 })] });
+  });
+});

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { decodePositions, dequantise, encodePositions, PositionCodeError, POS_SCALE, quantise, type QPose } from './position-code';
+
+const r = { rx: -2, rz: 3 };
+const none = () => undefined;
+
+describe('position code', () => {
+  it('quantises to 1/32 block around the region, yaw and pitch to a byte; level looks stay level', () => {
+    const p = { x: -100.3, y: 71.25, z: 250.9, yaw: -2.5, pitch: 0 };
+    const back = dequantise(r, quantise(r, p));
+    for (const k of ['x', 'y', 'z'] as const) expect(Math.abs(back[k] - p[k])).toBeLessThanOrEqual(0.5 / POS_SCALE);
+    expect(Math.abs(back.yaw - p.yaw)).toBeLessThan((Math.PI * 2) / 256);
+    expect(back.pitch).toBe(0);
+    expect(dequantise(r, quantise(r, { ...p, pitch: Math.PI / 2 })).pitch).toBeCloseTo(Math.PI / 2, 6);
+  });
+
+  it('codes a first sighting whole, a small move as a few bytes, an unchanged player as two', () => {
+    const a: QPose = { x: 20000, y: 19000, z: 18000, yaw: 10, pitch: 127 };
+    const first = encodePositions([{ slot: 5, q: a }], none);
+    expect(first.length).toBe(1 + 1 + 6 + 2);
+    expect(decodePositions(first, none)).toEqual([{ slot: 5, q: a }]);
+    const walked = { ...a, x: a.x + 14, z: a.z - 9, yaw: 12 };
+    const step = encodePositions([{ slot: 5, q: walked }], () => a);
+    expect(step.length).toBe(5);
+    expect(decodePositions(step, () => a)).toEqual([{ slot: 5, q: walked }]);
+    expect(encodePositions([{ slot: 5, q: a }], () => a).length).toBe(2);
+    // A long move goes absolute even with a base.
+    const far = { ...a, x: a.x + 900 };
+    expect(decodePositions(encodePositions([{ slot: 5, q: far }], () => a), () => a)).toEqual([{ slot: 5, q: far }]);
+  });
+
+  it('codes ascending slots as gaps, up to the last slot', () => {
+    const q: QPose = { x: 1, y: 2, z: 3, yaw: 4, pitch: 5 };
+    const entries = [0, 1, 200, 40000, 65535].map((slot) => ({ slot, q }));
+    expect(decodePositions(encodePositions(entries, none), none)).toEqual(entries);
+    expect(() => encodePositions([{ slot: 3, q }, { slot: 3, q }], none)).toThrow(RangeError);
+  });
+
+  it('refuses what it cannot read: truncation, a delta or a left-out field without a base, a delta off the range, unknown bits', () => {
+    const a: QPose = { x: 10, y: 2, z: 3, yaw: 4, pitch: 5 };
+    const step = encodePositions([{ slot: 1, q: { ...a, x: 5 } }], () => a);
+    expect(() => decodePositions(step, none)).toThrow(PositionCodeError);
+    expect(() => decodePositions(step, () => ({ ...a, x: 0 }))).toThrow(/range/);
+    const whole = encodePositions([{ slot: 1, q: a }], none);
+    expect(() => decodePositions(whole.subarray(0, whole.length - 1), none)).toThrow(/truncated/);
+    expect(() => decodePositions(new Uint8Array([0, 0x40]), () => a)).toThrow(/mask/);
+    expect(() => decodePositions(new Uint8Array([0xff, 0xff, 0xff, 0x01, 0]), () => a)).toThrow(PositionCodeError);
+  });
+});
