@@ -25,6 +25,7 @@ import type { PrimaryDuty } from './primary-duty';
 import { regionName, type RegionCoord } from '../region/region-key';
 import { RequestLog } from './request-log';
 import { compareStamp, decodeEntries, encodeEntries, RegionState, type Entry, type Stamp } from '../region/region-state';
+import { PositionsShare } from './positions-share';
 import { RegionBackup } from './region-backup';
 import { RegionClaimant } from './region-claimant';
 import { RegionGranter } from './region-granter';
@@ -70,6 +71,8 @@ export class HostedRegion implements RegionRole {
   private readonly claimant: RegionClaimant;
   private readonly granter: RegionGranter;
   private readonly backup: RegionBackup;
+  /** As a backup in a crowd: our share of the positions fan-out (positions-share.ts). */
+  private readonly share: PositionsShare;
 
   constructor(
     readonly ctx: RegionContext,
@@ -78,6 +81,7 @@ export class HostedRegion implements RegionRole {
   ) {
     this.name = regionName(coord);
     this.requests = new RequestLog(ctx.opts.dedupeMs);
+    this.share = new PositionsShare(ctx, { rx: coord.rx, rz: coord.rz }, () => !this.duty && this.role === 'backup');
     this.el = new Election(ctx.selfId);
     this.claimant = new RegionClaimant(this);
     this.granter = new RegionGranter(this);
@@ -144,6 +148,7 @@ export class HostedRegion implements RegionRole {
     this.stopped = true;
     this.duty?.stop();
     this.duty = undefined;
+    this.share.stop();
     this.claimant.stop();
     this.ctx.clock.clearTimeout(this.handoffTimer);
     this.claimant.wake();
@@ -228,6 +233,14 @@ export class HostedRegion implements RegionRole {
         return;
       case 'POSITIONS_LOST':
         if (this.duty && m.e === this.epoch) this.duty.positionsLost(fromHex);
+        else this.share.lost(fromHex);
+        return;
+      case 'FEED':
+        if (!this.duty && this.role === 'backup' && m.e === this.epoch && fromHex === this.primaryHex) this.share.onFeed(from, fromHex, m);
+        else this.ctx.stats.staleFrames++;
+        return;
+      case 'FEED_LOST':
+        if (this.duty && m.e === this.epoch) this.duty.feedLost(fromHex);
         return;
       case 'CLAIM':
         void this.granter.onClaim(from, fromHex, m);

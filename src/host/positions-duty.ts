@@ -1,19 +1,40 @@
 // The primary's part of telling subscribers where the other players stand (issue 12
-// "Crowds"): each tick, every subscriber gets the POSITIONS frame its interest view calls
-// for (interest-lists.ts), positions quantised and delta-coded (region/position-code.ts).
+// "Crowds"): each tick, every subscriber it serves gets the POSITIONS frame its interest
+// view calls for (interest-lists.ts), positions quantised and delta-coded
+// (region/position-code.ts). In a crowd (more than SHARE_ABOVE subscribers) the fan-out is
+// shared with the backups: each subscriber standing in the region is served by one host of
+// the set (by its id), and each backup gets a FEED of every player's position (at every
+// change, coded the same way) with the subscribers it serves (positions-share.ts). A
+// subscriber looking in from next door stays with the primary: only the primary knows where
+// it looks from.
+import { idToHex, type NodeId } from '../core/node-id';
 import { quantise } from '../region/position-code';
 import type { DutyShared } from './duty-region';
-import { InterestLists } from './interest-lists';
+import { INTEREST_DEFAULTS, InterestLists, InterestView, nextFrame, type Watched } from './interest-lists';
 import type { RegionPresence } from './region-presence';
+import { MAX_SERVED } from './replication-messages';
+
+/** Past this many subscribers, backups serve a share of them. */
+export const SHARE_ABOVE = 24;
+/** A backup's list of whom it serves is sent again at least this often (it may have missed one). */
+const SERVE_AGAIN_MS = 2000;
+/** The feed to a backup: every player at every change. */
+const FEED = { ...INTEREST_DEFAULTS, nearest: Infinity, farMs: 1000 };
 
 export class PositionsDuty {
   private readonly lists: InterestLists;
+  private readonly tickMs: number;
+  /** Per backup (hex): what it holds of our feed, and the serve list it has. */
+  private readonly feeds = new Map<string, { view: InterestView; serve: string; at: number }>();
 
   constructor(
     private readonly duty: DutyShared,
     private readonly presence: RegionPresence,
+    /** A backup that answered nothing for backupQuietMs (it may be dead): it gets no share. */
+    private readonly quiet: (hex: string) => boolean,
   ) {
-    this.lists = new InterestLists(1000 / duty.ctx.opts.tickHz);
+    this.tickMs = 1000 / duty.ctx.opts.tickHz;
+    this.lists = new InterestLists(this.tickMs);
   }
 
   /** A subscriber (re)subscribed or lost a frame: it starts again from n = 0. */
@@ -21,14 +42,52 @@ export class PositionsDuty {
     this.lists.reset(hex);
   }
 
+  /** A backup lost a FEED frame: its feed starts again. */
+  feedLost(hex: string): void {
+    this.feeds.get(hex)?.view.reset();
+  }
+
   tick(now: number): void {
     const d = this.duty;
     const players = this.presence.watched(now, (p) => quantise(d.r, p));
-    const subs = [...d.subscribers.keys()].map((hex) => ({ hex, at: this.presence.viewpoint(hex, now) }));
-    for (const { hex, body } of this.lists.frames(subs, players, now)) {
-      const s = d.subscribers.get(hex)!;
-      d.ctx.wires.players.send(s.id, { t: 'POSITIONS', ...d.r, e: d.e, ...body });
+    const backups = d.backups().filter((b) => !this.quiet(idToHex(b)));
+    const hosts = [d.ctx.selfHex, ...backups.map(idToHex)];
+    const share = d.subscribers.size > SHARE_ABOVE && backups.length > 0;
+    const served = new Map<string, NodeId[]>(hosts.map((h) => [h, []]));
+    for (const [hex, s] of d.subscribers) {
+      const host = share && this.presence.position(hex, now) ? hosts[parseInt(hex.slice(0, 8), 16) % hosts.length]! : d.ctx.selfHex;
+      served.get(host)!.push(s.id);
     }
-    if (this.lists.size > d.subscribers.size) this.lists.keepOnly((hex) => d.subscribers.has(hex));
+    const mine = new Set(served.get(d.ctx.selfHex)!.map(idToHex));
+    const subs = [...mine].map((hex) => ({ hex, at: this.presence.viewpoint(hex, now) }));
+    for (const { hex, body } of this.lists.frames(subs, players, now)) {
+      d.ctx.wires.players.send(d.subscribers.get(hex)!.id, { t: 'POSITIONS', ...d.r, e: d.e, ...body });
+    }
+    if (this.lists.size > mine.size) this.lists.keepOnly((hex) => mine.has(hex));
+    this.feed(backups, share ? served : undefined, players, now);
+  }
+
+  /** Each backup's FEED: the players, and whom it serves (nobody once the crowd is gone). */
+  private feed(backups: NodeId[], served: Map<string, NodeId[]> | undefined, players: Watched[], now: number): void {
+    const d = this.duty;
+    for (const b of backups) {
+      const hex = idToHex(b);
+      let f = this.feeds.get(hex);
+      const serving = served?.get(hex)?.slice(0, MAX_SERVED) ?? [];
+      if (!f && serving.length === 0) continue;
+      if (!f) this.feeds.set(hex, (f = { view: new InterestView(), serve: '', at: -Infinity }));
+      const key = serving.map(idToHex).join();
+      const serveDue = key !== f.serve || (serving.length > 0 && now - f.at >= SERVE_AGAIN_MS);
+      const body = serving.length > 0 ? nextFrame(f.view, players, '', undefined, now, this.tickMs, FEED) : undefined;
+      if (!body && !serveDue) continue;
+      d.ctx.wires.replicas.send(b, { t: 'FEED', ...d.r, e: d.e, ...(body ?? { n: f.view.n++, b: new Uint8Array(0) }), ...(serveDue ? { serve: serving } : {}) });
+      if (serveDue) {
+        f.serve = key;
+        f.at = now;
+      }
+      // A backup that serves nobody has been told so, and needs no feed.
+      if (serving.length === 0) this.feeds.delete(hex);
+    }
+    for (const hex of this.feeds.keys()) if (!backups.some((b) => idToHex(b) === hex)) this.feeds.delete(hex);
   }
 }

@@ -48,7 +48,7 @@ export class PrimaryDuty implements DutyShared {
     this.pipeline = new CommitPipeline(this, this.publisher, this.presence);
     this.hostCheck = new HostSetCheck(this, this.pipeline.machine.lease);
     this.beat = new PrimaryHeartbeat(this, this.pipeline.machine, this.hostCheck);
-    this.positions = new PositionsDuty(this, this.presence);
+    this.positions = new PositionsDuty(this, this.presence, (hex) => this.pipeline.machine.lease.quiet(hex, this.ctx.clock.now()));
   }
 
   get ctx() {
@@ -151,6 +151,11 @@ export class PrimaryDuty implements DutyShared {
   /** A subscriber missed one of our POSITIONS frames: it hears everything afresh. */
   positionsLost(hex: string): void {
     if (this.subscribers.has(hex)) this.positions.restart(hex);
+  }
+
+  /** A backup missed one of our FEED frames (positions-duty.ts). */
+  feedLost(hex: string): void {
+    this.positions.feedLost(hex);
   }
 
   /**

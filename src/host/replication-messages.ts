@@ -7,9 +7,12 @@ import * as v from 'valibot';
 import { defineCodec, u32, type MessageOf } from '../core/codec';
 import { certPrevSchema, certSchema, grantSigSchema, MAX_PEND } from '../region/epoch-cert';
 import { CODEC_MAX_FRAME, entries, hosts, id, PART, region } from '../region/frame-schemas';
+import { positionsFields } from '../region/subscription-messages';
 
 /** Subscribers a primary lists to its backups (who tell them of a takeover). */
 export const MAX_SUBS_LISTED = 64;
+/** Subscribers one backup is given to serve positions to (the primary's maxSubscribers). */
+export const MAX_SERVED = 512;
 /** Edit requests named in one REPLICATE (one per edit of the batch). */
 export const MAX_REQS = 4096;
 /** Edit requests a host hands over with its state (SYNC, GRANT): the newest are kept. */
@@ -52,6 +55,14 @@ export const replicationSpec = {
   /** claimant -> its granters: my claim of e formed no certificate and never will (forget it). */
   ABANDON: [21, v.object({ ...region, e: u32 })],
   PART,
+  /**
+   * primary -> backup, in a crowd (host/positions-feed.ts): every player's position as a
+   * POSITIONS stream (everyone at every change), and (`serve`, when it changes) the
+   * subscribers this backup sends POSITIONS to, so no one host carries the crowd's fan-out.
+   */
+  FEED: [22, v.object({ ...region, e: u32, ...positionsFields, serve: v.optional(v.pipe(v.array(id), v.maxLength(MAX_SERVED))) })],
+  /** backup -> primary: a FEED frame was missing or unreadable: start the stream again. */
+  FEED_LOST: [23, v.object({ ...region, e: u32 })],
 } as const;
 
 export type ReplicationMessage = MessageOf<typeof replicationSpec>;

@@ -9,7 +9,7 @@ import type { CertChecker, EpochCert } from '../region/epoch-cert';
 import type { KeyHash, RegionCoord } from '../region/region-key';
 import type { Entry, RegionState, Stamp } from '../region/region-state';
 import type { PlayerFrame, PlayerWire } from '../region/subscription-messages';
-import type { PositionStreams } from './position-streams';
+import type { PositionStreams } from '../region/position-streams';
 
 export const CLIENT_DEFAULTS = {
   /** Wait this long for a SNAPSHOT after a SUBSCRIBE before trying elsewhere. */

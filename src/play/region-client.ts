@@ -18,7 +18,7 @@ import { regionAt, regionName, RegionKeys, type RegionCoord } from '../region/re
 import { closedOnPurpose } from '../dht/dht';
 import { compareStamp, RegionState, tryDecodeEntries, ZERO, type Entry, type Stamp } from '../region/region-state';
 import { PendingEdits } from './pending-edits';
-import { PositionStreams } from './position-streams';
+import { PositionStreams } from '../region/position-streams';
 import { PrimarySearch } from './primary-search';
 import { CLIENT_DEFAULTS, EditRejectedError, type ClientEvents, type ClientOptions, type ClientStats, type RegionClientArgs, type Subscription } from './region-client-types';
 

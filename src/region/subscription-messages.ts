@@ -42,6 +42,13 @@ export interface PlayerFrame {
 
 const slot = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_SLOT));
 const rosterEntry = v.object({ s: slot, id, name });
+/** A stream of compact positions (region/position-code.ts): POSITIONS, and the primary's feed to its backups. */
+export const positionsFields = {
+  n: u32,
+  b: bytes(MAX_POSITION_ENTRIES * MAX_ENTRY_BYTES),
+  roster: v.optional(v.pipe(v.array(rosterEntry), v.maxLength(MAX_ROSTER))),
+  gone: v.optional(v.pipe(v.array(slot), v.maxLength(MAX_GONE))),
+};
 
 export const subscriptionSpec = {
   /** player -> node: send me the region (since a stamp); `host`: become primary if nobody is. */
@@ -77,7 +84,7 @@ export const subscriptionSpec = {
    * `gone`: slots no longer standing in the region. From the primary or a backup serving a
    * share of the subscribers (issue 12: fan-out shared by the host set).
    */
-  POSITIONS: [12, v.object({ ...region, e: u32, n: u32, b: bytes(MAX_POSITION_ENTRIES * MAX_ENTRY_BYTES), roster: v.optional(v.pipe(v.array(rosterEntry), v.maxLength(MAX_ROSTER))), gone: v.optional(v.pipe(v.array(slot), v.maxLength(MAX_GONE))) })],
+  POSITIONS: [12, v.object({ ...region, e: u32, ...positionsFields })],
   /** player -> the host whose POSITIONS came with a gap: start again from n = 0. */
   POSITIONS_LOST: [13, v.object({ ...region, e: u32 })],
   PART,

@@ -97,6 +97,8 @@ export function replicationWireTarget(): FuzzTarget<WireFrame> {
     { t: 'REPLICATE', ...region, e: 3, from: 4, to: 5, entries: new Uint8Array([9, 9]), hosts: [id(1), id(2)], reqs: [[id(6), 1, 4]] },
     { t: 'ACK', ...region, e: 3, to: 5, b: 12 },
     { t: 'SYNC_REQ', ...region, e: 3 },
+    { t: 'FEED', ...region, e: 3, n: 4, b: new Uint8Array([0, 0]), gone: [1, 2], serve: [id(8), id(9)] },
+    { t: 'FEED_LOST', ...region, e: 3 },
     { t: 'HANDOFF', ...region, e: 4, to: id(7) },
     { t: 'OFFER', ...region, entries: new Uint8Array([1]) },
     { t: 'ABANDON', ...region, e: 4 },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { idToHex } from '../core/node-id';
-import { encodePositions, quantise } from '../region/position-code';
-import type { SubscriptionMessageOf } from '../region/subscription-messages';
+import { encodePositions, quantise } from './position-code';
+import type { SubscriptionMessageOf } from './subscription-messages';
 import { ASK_AGAIN_MS, PositionStreams, REORDER_MS } from './position-streams';
 
 const r = { rx: 0, rz: 0 };

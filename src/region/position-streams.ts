@@ -7,9 +7,9 @@
 // start again (POSITIONS_LOST); its next frame has n = 0. A frame is applied whole or not
 // at all. Pure: time is passed in; the caller sends the request and emits what comes out.
 import { idToHex } from '../core/node-id';
-import { decodePositions, dequantise, PositionCodeError, type QPose } from '../region/position-code';
-import type { RegionCoord } from '../region/region-key';
-import type { PlayerFrame, SubscriptionMessageOf } from '../region/subscription-messages';
+import { decodePositions, dequantise, PositionCodeError, type QPose } from './position-code';
+import type { RegionCoord } from './region-key';
+import type { PlayerFrame, SubscriptionMessageOf } from './subscription-messages';
 
 /** Hosts whose streams are kept per region (the host set is at most 8). */
 export const MAX_STREAMS = 8;
@@ -23,7 +23,8 @@ export const MAX_WAITING = 16;
 /** A host asked to start again is not asked again sooner than this. */
 export const ASK_AGAIN_MS = 500;
 
-type Frame = SubscriptionMessageOf<'POSITIONS'>;
+/** A POSITIONS frame, or the primary's FEED to a backup (the same stream fields). */
+type Frame = Pick<SubscriptionMessageOf<'POSITIONS'>, 'e' | 'n' | 'b' | 'roster' | 'gone'>;
 
 interface Stream {
   e: number;
@@ -69,6 +70,11 @@ export class PositionStreams {
     }
     for (const w of s.waiting.values()) if (now - w.at > REORDER_MS || s.waiting.size > MAX_WAITING) return this.lose(fromHex, now, out);
     return out;
+  }
+
+  /** What `fromHex`'s stream holds now: slot -> player and its quantised position. */
+  holding(fromHex: string): ReadonlyMap<number, { id: Uint8Array; hex: string; name: string; q: QPose }> {
+    return this.streams.get(fromHex)?.slots ?? new Map();
   }
 
   /** Streams from hosts no longer serving the region are forgotten. */

@@ -1,0 +1,86 @@
+// A backup's share of a crowd's fan-out (issue 12 "Crowds"; positions-duty.ts is the
+// primary's side): its primary FEEDs it every player's position and the subscribers it
+// serves, and each tick it sends those subscribers the POSITIONS their interest views call
+// for (interest-lists.ts), exactly as the primary would. It serves only while the feed
+// flows: FEED_MS without one (the primary died, moved on, or the crowd left) and it stops.
+import type { NodeId } from '../core/node-id';
+import { idToHex } from '../core/node-id';
+import { dequantise } from '../region/position-code';
+import { PositionStreams } from '../region/position-streams';
+import type { RegionCoord } from '../region/region-key';
+import { InterestLists, type Watched } from './interest-lists';
+import type { RegionContext } from './region-context';
+import type { ReplicationMessageOf } from './replication-messages';
+
+/** A backup stops serving after this long without a FEED frame. */
+export const FEED_MS = 1000;
+
+export class PositionsShare {
+  private readonly stream: PositionStreams;
+  private readonly lists: InterestLists;
+  private serving = new Map<string, NodeId>();
+  private primary: { id: NodeId; hex: string; e: number } | undefined;
+  private lastFeed = -Infinity;
+  /** The players as last held, served on while a lost feed starts again (not shown as gone meanwhile). */
+  private players: Watched[] = [];
+  private lostAt = -Infinity;
+  private stopTicks: (() => void) | undefined;
+
+  constructor(
+    private readonly ctx: RegionContext,
+    private readonly r: RegionCoord,
+    /** We are still a backup (a promoted backup serves as primary, positions-duty.ts). */
+    private readonly following: () => boolean,
+  ) {
+    this.stream = new PositionStreams(r, '');
+    this.lists = new InterestLists(1000 / ctx.opts.tickHz);
+  }
+
+  /** A FEED from the primary we follow (the caller checked). */
+  onFeed(from: NodeId, fromHex: string, m: ReplicationMessageOf<'FEED'>): void {
+    const now = this.ctx.clock.now();
+    if (this.primary && (this.primary.hex !== fromHex || this.primary.e !== m.e)) this.stop();
+    this.primary = { id: from, hex: fromHex, e: m.e };
+    this.lastFeed = now;
+    if (this.stream.take(fromHex, m, now).lost) {
+      this.lostAt = now;
+      this.ctx.wires.replicas.send(from, { t: 'FEED_LOST', rx: this.r.rx, rz: this.r.rz, e: m.e });
+    }
+    if (m.serve) {
+      this.serving = new Map(m.serve.map((id) => [idToHex(id), id]));
+      this.lists.keepOnly((hex) => this.serving.has(hex));
+    }
+    if (!this.stopTicks && this.serving.size > 0) this.stopTicks = this.ctx.ticker.start(this.ctx.opts.tickHz, () => this.tick());
+  }
+
+  /** A subscriber we serve lost one of our frames: it starts again from n = 0. */
+  lost(hex: string): void {
+    if (this.serving.has(hex)) this.lists.reset(hex);
+  }
+
+  stop(): void {
+    this.stopTicks?.();
+    this.stopTicks = undefined;
+    this.serving.clear();
+    this.lists.keepOnly(() => false);
+    this.primary = undefined;
+    this.players = [];
+  }
+
+  private tick(): void {
+    const now = this.ctx.clock.now();
+    if (now - this.lastFeed > FEED_MS || this.serving.size === 0 || !this.primary || !this.following()) return this.stop();
+    const held = this.stream.holding(this.primary.hex);
+    if (held.size > 0 || now - this.lostAt > FEED_MS) {
+      this.players = [...held].map(([slot, p]) => {
+        const at = dequantise(this.r, p.q);
+        return { slot, hex: p.hex, id: p.id, name: p.name, x: at.x, z: at.z, q: p.q };
+      });
+    }
+    const where = new Map(this.players.map((p) => [p.hex, p]));
+    const subs = [...this.serving.keys()].map((hex) => ({ hex, at: where.get(hex) }));
+    for (const { hex, body } of this.lists.frames(subs, this.players, now)) {
+      this.ctx.wires.players.send(this.serving.get(hex)!, { t: 'POSITIONS', ...this.r, e: this.primary.e, ...body });
+    }
+  }
+}
