@@ -9,8 +9,13 @@ import type { CommitMachine } from './commit-machine';
 import type { DutyShared } from './duty-region';
 import type { HostSetCheck } from './host-set-check';
 
+/** Subscribers' beats name the host set every this many beats (and whenever it changed). */
+const HOSTS_EVERY = 10;
+
 export class PrimaryHeartbeat {
   private readonly lastSync = new Map<string, number>();
+  /** The host set the subscribers' last beat named. */
+  private hostsSent = '';
   private beats = 0;
 
   constructor(
@@ -84,8 +89,13 @@ export class PrimaryHeartbeat {
       const behind = oldest && (this.machine.acked.get(hex) ?? 0) < oldest.to && now - oldest.at > o.resyncMs;
       if (behind && now - (this.lastSync.get(hex) ?? -Infinity) > o.resyncMs) this.syncBackup(b, hex);
     }
-    // Subscribers get the beat without what only backups use (the lease's number, our subscribers).
-    const beat = { t: 'HEARTBEAT' as const, ...this.duty.r, e: this.duty.e, s: this.machine.committed, hosts: this.duty.region.hosts, ...(idle ? { idle } : {}) };
+    // Subscribers get the beat without what only backups use (the lease's number, our
+    // subscribers), and the host set only when it changed or every HOSTS_EVERY beats: three
+    // ids were most of a beat, and a crowd's primary beats to hundreds of subscribers.
+    const hostsKey = this.duty.region.hosts.map(idToHex).join();
+    const withHosts = hostsKey !== this.hostsSent || b % HOSTS_EVERY === 0;
+    this.hostsSent = hostsKey;
+    const beat = { t: 'HEARTBEAT' as const, ...this.duty.r, e: this.duty.e, s: this.machine.committed, ...(withHosts ? { hosts: this.duty.region.hosts } : {}), ...(idle ? { idle } : {}) };
     for (const [hex, s] of this.duty.subscribers) {
       if (now - s.at > o.subscriberTtlMs) this.duty.subscribers.delete(hex);
       else this.duty.ctx.wires.players.send(s.id, beat);

@@ -236,7 +236,7 @@ export class RegionClient {
       case 'HEARTBEAT':
         if (!fromPrimary || m.e !== sub.epoch) return; // backups get heartbeats too; not ours
         sub.lastHeard = this.args.clock.now();
-        sub.hosts = m.hosts;
+        if (m.hosts) sub.hosts = m.hosts;
         if (m.s > sub.since.s && sub.since.e === m.e) {
           this.stats.gaps++;
           this.resubscribe(sub);

@@ -59,8 +59,8 @@ export const subscriptionSpec = {
   SNAPSHOT: [3, v.object({ ...region, e: u32, v: stamp, full: v.boolean(), hosts, entries, cert: certSchema, more: v.optional(v.boolean()) })],
   /** primary -> subscribers: the committed edits seq from..to of epoch e. */
   DELTA: [4, v.object({ ...region, e: u32, from: u32, to: u32, entries })],
-  /** primary -> subscribers: alive, committed up to (e, s); `idle`: it beats slowly now. */
-  HEARTBEAT: [5, v.object({ ...region, e: u32, s: u32, hosts, idle: v.optional(v.boolean()) })],
+  /** primary -> subscribers: alive, committed up to (e, s); `idle`: it beats slowly now; `hosts` when it changed, and now and then. */
+  HEARTBEAT: [5, v.object({ ...region, e: u32, s: u32, hosts: v.optional(hosts), idle: v.optional(v.boolean()) })],
   /**
    * node -> player: I am not the primary (of epoch e); try `primary` if given. From a new
    * primary naming itself: a takeover notice. `alone`: no certified primary can be had
