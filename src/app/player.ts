@@ -87,8 +87,16 @@ async function main(): Promise<void> {
   const remote = new RemotePlayers();
   source.events.on('blocks', ({ changes }) => { for (const c of changes) world.applyBlock(c.x, c.y, c.z, c.id, c.stamp); });
   if (net) {
+    // The list holds every player known; only those reported since the last event are new
+    // snapshots (a host sends each player at its own rate: interest-lists.ts).
+    const fedAt = new Map<string, number>();
     net.source.events.on('players', ({ players }) => {
-      for (const p of players) remote.update(p.hex, p.name, p.x, p.y, p.z, p.yaw, p.pitch, performance.now());
+      for (const p of players) {
+        if (fedAt.get(p.hex) === p.at) continue;
+        fedAt.set(p.hex, p.at);
+        remote.update(p.hex, p.name, p.x, p.y, p.z, p.yaw, p.pitch, performance.now());
+      }
+      if (fedAt.size > players.length * 2 + 64) for (const hex of fedAt.keys()) if (!players.some((p) => p.hex === hex)) fedAt.delete(hex);
     });
   }
 
