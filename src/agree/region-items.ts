@@ -146,13 +146,13 @@ export class RegionItems {
     return this.voting?.votes;
   }
 
-  get r(): { rx: number; rz: number } {
+  get regionFields(): { rx: number; rz: number } {
     return { rx: this.a.region.coord.rx, rz: this.a.region.coord.rz };
   }
 
   stop(): void {
     this.a.region.itemState = undefined;
-    this.a.region.storedItems = encodeLedger(this.r, this.a.region.epoch, this.ledger.toState());
+    this.a.region.storedItems = encodeLedger(this.regionFields, this.a.region.epoch, this.ledger.toState());
   }
 
 
@@ -186,7 +186,7 @@ export class RegionItems {
       if (players.length && now - this.lastSeenSent >= this.o.seenEveryMs) {
         this.lastSeenSent = now;
         const p = players.slice(0, 64).map(([h, q]): [NodeId, number, number, number] => [hexToId(h), q.x, q.y, q.z]);
-        for (const b of duty.backups()) this.a.send(b, { t: 'ITEM_SEEN', ...this.r, e: this.a.region.epoch, p });
+        for (const b of duty.backups()) this.a.send(b, { t: 'ITEM_SEEN', ...this.regionFields, e: this.a.region.epoch, p });
       }
       if (now - this.lastSubState >= this.o.subscriberStateEveryMs) {
         this.lastSubState = now;
@@ -312,7 +312,7 @@ export class RegionItems {
     const hs = old.votes.handover();
     for (const hex of to) {
       if (hex === this.self) this.onHandover(this.self, old.set.tag, hs);
-      else this.a.send(hexToId(hex), { t: 'ITEM_HANDOVER', ...this.r, e: old.set.tag, votes: hs });
+      else this.a.send(hexToId(hex), { t: 'ITEM_HANDOVER', ...this.regionFields, e: old.set.tag, votes: hs });
     }
   }
 
@@ -352,7 +352,7 @@ export class RegionItems {
     if (JSON.stringify(this.ledger.toState()) !== before) this.changed = true;
     if (this.voting) this.apply(this.voting.votes.caughtUp());
     const held = ack && this.ledger.item(ack.item);
-    if (held && held.gen >= ack.gen && fromHex === this.a.region.primaryHex) this.a.send(from, { t: 'ITEM_HELD', ...this.r, e: this.a.region.epoch, item: ack.item, gen: held.gen });
+    if (held && held.gen >= ack.gen && fromHex === this.a.region.primaryHex) this.a.send(from, { t: 'ITEM_HELD', ...this.regionFields, e: this.a.region.epoch, item: ack.item, gen: held.gen });
   }
 
   private apply(fx: ItemEffect[]): void {
@@ -361,13 +361,13 @@ export class RegionItems {
         this.changed = true;
         continue;
       }
-      const frame = voteFrame(this.r, e.send);
+      const frame = voteFrame(this.regionFields, e.send);
       for (const hex of e.to) if (hex !== this.self) this.a.send(hexToId(hex), frame);
     }
   }
 
   private stateFrame(): ItemWireOf<'ITEM_STATE'> {
-    return { t: 'ITEM_STATE', ...this.r, e: this.a.region.epoch, state: this.ledger.toState(), ...(this.current ? { cur: true } : {}) };
+    return { t: 'ITEM_STATE', ...this.regionFields, e: this.a.region.epoch, state: this.ledger.toState(), ...(this.current ? { cur: true } : {}) };
   }
 
   /** The ledger to the other hosts (and, after a drop, the subscribers); stored with the region when it changed. */

@@ -93,15 +93,15 @@ export class CommitPipeline {
   }
 
   private perform(effects: readonly CommitEffect[]): void {
-    const { ctx, r } = this.duty;
+    const { ctx, regionFields } = this.duty;
     const name = this.duty.region.name;
     for (const fx of effects) {
       switch (fx.t) {
         case 'reject':
-          ctx.wires.players.send(fx.to, { t: 'REJECT', ...r, r: fx.r, reason: fx.reason });
+          ctx.wires.players.send(fx.to, { t: 'REJECT', ...regionFields, r: fx.r, reason: fx.reason });
           break;
         case 'confirm':
-          ctx.wires.players.send(fx.to, { t: 'CONFIRM', ...r, r: fx.r, e: fx.e, s: fx.s });
+          ctx.wires.players.send(fx.to, { t: 'CONFIRM', ...regionFields, r: fx.r, e: fx.e, s: fx.s });
           break;
         case 'accepted':
           ctx.onAccept?.(name, fx.e, ctx.selfHex);
@@ -114,7 +114,7 @@ export class CommitPipeline {
           break;
         case 'delta': {
           for (const b of fx.batches) ctx.trace?.(name, `${ctx.selfHex.slice(0, 6)} e${fx.e} commit s${b.from}-${b.to} acks ${[...this.machine.acked].map(([h, t]) => `${h.slice(0, 6)}:${t}`).join(',')}`);
-          const delta = { t: 'DELTA' as const, ...r, e: fx.e, from: fx.from, to: fx.to, entries: encodeEntries(fx.entries) };
+          const delta = { t: 'DELTA' as const, ...regionFields, e: fx.e, from: fx.from, to: fx.to, entries: encodeEntries(fx.entries) };
           ctx.stats.deltas++;
           for (const s of this.duty.subscribers.values()) ctx.wires.players.send(s.id, delta);
           this.publisher.schedule();
@@ -128,8 +128,8 @@ export class CommitPipeline {
   }
 
   private replicate(batch: Batch): void {
-    const { ctx, r, e } = this.duty;
-    const msg = { t: 'REPLICATE' as const, ...r, e, from: batch.from, to: batch.to, entries: encodeEntries(batch.entries), hosts: this.duty.region.hosts, reqs: requestsOf(batch.waiters) };
+    const { ctx, regionFields, e } = this.duty;
+    const msg = { t: 'REPLICATE' as const, ...regionFields, e, from: batch.from, to: batch.to, entries: encodeEntries(batch.entries), hosts: this.duty.region.hosts, reqs: requestsOf(batch.waiters) };
     for (const b of this.duty.backups()) ctx.wires.replicas.send(b, msg);
     ctx.trace?.(this.duty.region.name, `${ctx.selfHex.slice(0, 6)} e${e} order s${batch.from}-${batch.to} to ${this.duty.backups().map((h) => idToHex(h).slice(0, 6)).join(',')}`);
   }

@@ -47,7 +47,7 @@ export interface DutyShared {
   readonly region: DutyRegion;
   readonly ctx: RegionContext;
   /** The region's coordinates, as every frame carries them. */
-  readonly r: { rx: number; rz: number };
+  readonly regionFields: { rx: number; rz: number };
   /** Our epoch. */
   readonly e: number;
   /** Set when the duty stops (step down, release): its parts start nothing new. */

@@ -4,7 +4,7 @@ import { EDIT_RULES } from './edit-validator';
 import { MOTION_RULES, type MotionRules } from './motion-tracker';
 
 export const HOST_DEFAULTS = {
-  /** Host set size r: the primary and r - 1 backups. */
+  /** Host set size (replicas): the primary and replicas - 1 backups. */
   replicas: 3,
   /** Authoritative tick rate. */
   tickHz: 20,

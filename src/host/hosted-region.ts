@@ -168,7 +168,7 @@ export class HostedRegion implements RegionRole {
     this.ctx.wires.players.send(to, msg);
   }
 
-  get r() {
+  get regionFields() {
     return { rx: this.coord.rx, rz: this.coord.rz };
   }
 
@@ -225,7 +225,7 @@ export class HostedRegion implements RegionRole {
         return;
       case 'EDIT':
         if (this.duty) return this.duty.queueEdit(from, fromHex, m);
-        this.toPlayer(from, { t: 'REJECT', ...this.r, r: m.r, reason: this.editRefusal() });
+        this.toPlayer(from, { t: 'REJECT', ...this.regionFields, r: m.r, reason: this.editRefusal() });
         this.redirect(from);
         return;
       case 'MOVE':
@@ -319,12 +319,12 @@ export class HostedRegion implements RegionRole {
     if (mine.length === 0) return;
     this.ctx.stats.offers++;
     this.trace(`offer ${mine.length} entries to ${idToHex(primary).slice(0, 6)}`);
-    this.toHost(primary, { t: 'OFFER', ...this.r, entries: encodeEntries(mine), ...(this.el.cert ? { cert: this.el.cert } : {}) });
+    this.toHost(primary, { t: 'OFFER', ...this.regionFields, entries: encodeEntries(mine), ...(this.el.cert ? { cert: this.el.cert } : {}) });
   }
 
   private redirect(to: NodeId): void {
     const primary = this.role === 'backup' || this.role === 'idle' ? this.primary : undefined;
-    this.toPlayer(to, { t: 'NOT_PRIMARY', ...this.r, e: this.epoch, ...(primary ? { primary } : {}) });
+    this.toPlayer(to, { t: 'NOT_PRIMARY', ...this.regionFields, e: this.epoch, ...(primary ? { primary } : {}) });
   }
 
   private onSubscribe(from: NodeId, fromHex: string, m: SubscriptionMessageOf<'SUBSCRIBE'>): void {
@@ -333,7 +333,7 @@ export class HostedRegion implements RegionRole {
     if (this.primaryAlive() || !m.host) return this.redirect(from);
     // We found too few hosts just now: say so at once instead of claiming again.
     if (this.ctx.clock.now() < this.uncertifiedUntil && this.role === 'idle') {
-      return this.toPlayer(from, { t: 'NOT_PRIMARY', ...this.r, e: this.epoch, alone: true });
+      return this.toPlayer(from, { t: 'NOT_PRIMARY', ...this.regionFields, e: this.epoch, alone: true });
     }
     this.wait(from, fromHex, m.since);
     void this.claim(0, this.role === 'backup');
@@ -343,7 +343,7 @@ export class HostedRegion implements RegionRole {
   private wait(from: NodeId, fromHex: string, since: Stamp | undefined): void {
     if (!this.waiting.has(fromHex) && this.waiting.size >= this.ctx.opts.maxSubscribers) {
       this.ctx.stats.subscribersRefused++;
-      return this.toPlayer(from, { t: 'NOT_PRIMARY', ...this.r, e: this.epoch, full: true });
+      return this.toPlayer(from, { t: 'NOT_PRIMARY', ...this.regionFields, e: this.epoch, full: true });
     }
     this.waiting.set(fromHex, { id: from, since });
   }
@@ -408,12 +408,12 @@ export class HostedRegion implements RegionRole {
     this.release(`handoff to ${idToHex(to).slice(0, 6)}`);
     const hex = idToHex(to);
     this.handoffTo = hex;
-    for (const b of backups) this.toHost(b, { t: 'HANDOFF', ...this.r, e, to });
+    for (const b of backups) this.toHost(b, { t: 'HANDOFF', ...this.regionFields, e, to });
     // Said again until its claim reaches us (a lost notice costs a failover's wait: e.g. a
     // joiner whose hosting starts just after its links open), then left to the failover.
     const notify = (n: number) => {
       if (this.stopped || this.duty || this.handoffTo !== hex || this.el.promised >= e) return;
-      this.toHost(to, { t: 'HANDOFF', ...this.r, e, cert });
+      this.toHost(to, { t: 'HANDOFF', ...this.regionFields, e, cert });
       if (n < 3) this.handoffTimer = this.ctx.clock.setTimeout(() => notify(n + 1), this.ctx.opts.heartbeatMs << n);
     };
     this.ctx.clock.clearTimeout(this.handoffTimer);

@@ -49,7 +49,7 @@ export class PositionsDuty {
 
   tick(now: number): void {
     const d = this.duty;
-    const players = this.presence.watched(now, (p) => quantise(d.r, p));
+    const players = this.presence.watched(now, (p) => quantise(d.regionFields, p));
     const backups = d.backups().filter((b) => !this.quiet(idToHex(b)));
     const hosts = [d.ctx.selfHex, ...backups.map(idToHex)];
     const share = d.subscribers.size > SHARE_ABOVE && backups.length > 0;
@@ -61,7 +61,7 @@ export class PositionsDuty {
     const mine = new Set(served.get(d.ctx.selfHex)!.map(idToHex));
     const subs = [...mine].map((hex) => ({ hex, at: this.presence.viewpoint(hex, now) }));
     for (const { hex, body } of this.lists.frames(subs, players, now)) {
-      d.ctx.wires.players.send(d.subscribers.get(hex)!.id, { t: 'POSITIONS', ...d.r, e: d.e, ...body });
+      d.ctx.wires.players.send(d.subscribers.get(hex)!.id, { t: 'POSITIONS', ...d.regionFields, e: d.e, ...body });
     }
     if (this.lists.size > mine.size) this.lists.keepOnly((hex) => mine.has(hex));
     this.feed(backups, share ? served : undefined, players, now);
@@ -80,7 +80,7 @@ export class PositionsDuty {
       const serveDue = key !== f.serve || (serving.length > 0 && now - f.at >= SERVE_AGAIN_MS);
       const body = serving.length > 0 ? nextFrame(f.view, players, '', undefined, now, this.tickMs, FEED) : undefined;
       if (!body && !serveDue) continue;
-      d.ctx.wires.replicas.send(b, { t: 'FEED', ...d.r, e: d.e, ...(body ?? { n: f.view.n++, b: new Uint8Array(0) }), ...(serveDue ? { serve: serving } : {}) });
+      d.ctx.wires.replicas.send(b, { t: 'FEED', ...d.regionFields, e: d.e, ...(body ?? { n: f.view.n++, b: new Uint8Array(0) }), ...(serveDue ? { serve: serving } : {}) });
       if (serveDue) {
         f.serve = key;
         f.at = now;

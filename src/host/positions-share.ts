@@ -28,11 +28,11 @@ export class PositionsShare {
 
   constructor(
     private readonly ctx: RegionContext,
-    private readonly r: RegionCoord,
+    private readonly region: RegionCoord,
     /** We are still a backup (a promoted backup serves as primary, positions-duty.ts). */
     private readonly following: () => boolean,
   ) {
-    this.stream = new PositionStreams(r, '');
+    this.stream = new PositionStreams(region, '');
     this.lists = new InterestLists(1000 / ctx.opts.tickHz);
   }
 
@@ -44,7 +44,7 @@ export class PositionsShare {
     this.lastFeed = now;
     if (this.stream.take(fromHex, m, now).lost) {
       this.lostAt = now;
-      this.ctx.wires.replicas.send(from, { t: 'FEED_LOST', rx: this.r.rx, rz: this.r.rz, e: m.e });
+      this.ctx.wires.replicas.send(from, { t: 'FEED_LOST', rx: this.region.rx, rz: this.region.rz, e: m.e });
     }
     if (m.serve) {
       this.serving = new Map(m.serve.map((id) => [idToHex(id), id]));
@@ -73,14 +73,14 @@ export class PositionsShare {
     const held = this.stream.holding(this.primary.hex);
     if (held.size > 0 || now - this.lostAt > FEED_MS) {
       this.players = [...held].map(([slot, p]) => {
-        const at = dequantise(this.r, p.q);
+        const at = dequantise(this.region, p.q);
         return { slot, hex: p.hex, id: p.id, name: p.name, x: at.x, z: at.z, q: p.q };
       });
     }
     const where = new Map(this.players.map((p) => [p.hex, p]));
     const subs = [...this.serving.keys()].map((hex) => ({ hex, at: where.get(hex) }));
     for (const { hex, body } of this.lists.frames(subs, this.players, now)) {
-      this.ctx.wires.players.send(this.serving.get(hex)!, { t: 'POSITIONS', ...this.r, e: this.primary.e, ...body });
+      this.ctx.wires.players.send(this.serving.get(hex)!, { t: 'POSITIONS', ...this.region, e: this.primary.e, ...body });
     }
   }
 }

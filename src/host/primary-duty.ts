@@ -55,7 +55,7 @@ export class PrimaryDuty implements DutyShared {
     return this.region.ctx;
   }
 
-  get r() {
+  get regionFields() {
     return { rx: this.region.coord.rx, rz: this.region.coord.rz };
   }
 
@@ -89,10 +89,10 @@ export class PrimaryDuty implements DutyShared {
     const cert = this.region.cert!;
     for (const h of cert.prev?.hosts ?? []) {
       if (cert.hosts.some((x) => idEquals(x, h))) continue;
-      this.ctx.wires.replicas.send(h, { t: 'SYNC', ...this.r, e: this.e, s: 0, hosts: cert.hosts, entries: new Uint8Array(0), cert });
+      this.ctx.wires.replicas.send(h, { t: 'SYNC', ...this.regionFields, e: this.e, s: 0, hosts: cert.hosts, entries: new Uint8Array(0), cert });
     }
     // Dueling Teapots' TAKE_OVER: the old primary's subscribers hear of us at once.
-    for (const id of this.region.knownSubs) this.ctx.wires.players.send(id, { t: 'NOT_PRIMARY', ...this.r, e: this.e, primary: this.ctx.selfId });
+    for (const id of this.region.knownSubs) this.ctx.wires.players.send(id, { t: 'NOT_PRIMARY', ...this.regionFields, e: this.e, primary: this.ctx.selfId });
     this.region.knownSubs = [];
     this.publisher.publishLocation();
     this.publisher.schedule();
@@ -109,7 +109,7 @@ export class PrimaryDuty implements DutyShared {
   /** We are no longer primary: tell subscribers where to go; unconfirmed editors time out. */
   stepDown(next: NodeId | undefined, e: number): void {
     this.stop();
-    for (const s of this.subscribers.values()) this.ctx.wires.players.send(s.id, { t: 'NOT_PRIMARY', ...this.r, e, ...(next ? { primary: next } : {}) });
+    for (const s of this.subscribers.values()) this.ctx.wires.players.send(s.id, { t: 'NOT_PRIMARY', ...this.regionFields, e, ...(next ? { primary: next } : {}) });
     this.pipeline.stepDown();
   }
 
@@ -143,7 +143,7 @@ export class PrimaryDuty implements DutyShared {
     const entries = this.region.state.since(full ? undefined : since);
     const parts = pieces(entries);
     parts.forEach((part, i) => this.ctx.wires.players.send(id, {
-      t: 'SNAPSHOT', ...this.r, e: this.e, v: { e: this.e, s: this.pipeline.machine.committed }, full, hosts: this.region.hosts, entries: encodeEntries(part), cert: this.region.cert!,
+      t: 'SNAPSHOT', ...this.regionFields, e: this.e, v: { e: this.e, s: this.pipeline.machine.committed }, full, hosts: this.region.hosts, entries: encodeEntries(part), cert: this.region.cert!,
       ...(i < parts.length - 1 ? { more: true } : {}),
     }));
   }
@@ -170,7 +170,7 @@ export class PrimaryDuty implements DutyShared {
     for (const [h, s] of this.subscribers) if (now - s.at > subscriberTtlMs) this.subscribers.delete(h);
     if (this.subscribers.size < maxSubscribers) return false;
     this.ctx.stats.subscribersRefused++;
-    this.ctx.wires.players.send(id, { t: 'NOT_PRIMARY', ...this.r, e: this.e, full: true });
+    this.ctx.wires.players.send(id, { t: 'NOT_PRIMARY', ...this.regionFields, e: this.e, full: true });
     return true;
   }
 
@@ -205,7 +205,7 @@ export class PrimaryDuty implements DutyShared {
     // listed no more, instead of standing still in our list for playerTtlMs beside its
     // live position in the next region's; or it looks in from next door (where it stands
     // chooses the nearest players it hears of at full rate).
-    if (regionOf(chunkOf(p.x)) !== this.r.rx || regionOf(chunkOf(p.z)) !== this.r.rz) return this.presence.leave(fromHex, p, now);
+    if (regionOf(chunkOf(p.x)) !== this.regionFields.rx || regionOf(chunkOf(p.z)) !== this.regionFields.rz) return this.presence.leave(fromHex, p, now);
     this.presence.report(fromHex, { id: from, name: m.name, x: p.x, y: p.y, z: p.z, yaw: m.yaw, pitch: m.pitch }, now);
   }
 

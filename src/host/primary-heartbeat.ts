@@ -43,12 +43,12 @@ export class PrimaryHeartbeat {
     // A large state travels in pieces; the backup acks the last (no `more`).
     const parts = pieces(this.duty.region.state.all());
     parts.forEach((part, i) => this.duty.ctx.wires.replicas.send(id, {
-      t: 'SYNC', ...this.duty.r, e: this.duty.e, s: this.machine.committed, hosts, entries: encodeEntries(part), cert: this.duty.region.cert!,
+      t: 'SYNC', ...this.duty.regionFields, e: this.duty.e, s: this.machine.committed, hosts, entries: encodeEntries(part), cert: this.duty.region.cert!,
       ...(i === 0 ? { reqs: this.duty.region.requests.export(MAX_STATE_REQS) } : {}), ...(i < parts.length - 1 ? { more: true } : {}),
     }));
     for (const b of this.machine.batches) {
       if (b.to <= this.machine.committed) continue;
-      this.duty.ctx.wires.replicas.send(id, { t: 'REPLICATE', ...this.duty.r, e: this.duty.e, from: b.from, to: b.to, entries: encodeEntries(b.entries), hosts, reqs: requestsOf(b.waiters) });
+      this.duty.ctx.wires.replicas.send(id, { t: 'REPLICATE', ...this.duty.regionFields, e: this.duty.e, from: b.from, to: b.to, entries: encodeEntries(b.entries), hosts, reqs: requestsOf(b.waiters) });
     }
   }
 
@@ -78,7 +78,7 @@ export class PrimaryHeartbeat {
     this.lastBeat = now;
     const b = this.beats;
     this.machine.lease.beat(b, now);
-    const hb = { t: 'HEARTBEAT' as const, ...this.duty.r, e: this.duty.e, s: this.machine.committed, hosts: this.duty.region.hosts, b, ...(idle ? { idle } : {}) };
+    const hb = { t: 'HEARTBEAT' as const, ...this.duty.regionFields, e: this.duty.e, s: this.machine.committed, hosts: this.duty.region.hosts, b, ...(idle ? { idle } : {}) };
     // Backups learn our subscribers (every 4th beat), so a successor can tell them at once.
     const subs = this.beats++ % 4 === 0 ? [...this.duty.subscribers.values()].slice(0, MAX_SUBS_LISTED).map((s) => s.id) : undefined;
     for (const b of this.duty.backups()) {
@@ -95,7 +95,7 @@ export class PrimaryHeartbeat {
     const hostsKey = this.duty.region.hosts.map(idToHex).join();
     const withHosts = hostsKey !== this.hostsSent || b % HOSTS_EVERY === 0;
     this.hostsSent = hostsKey;
-    const beat = { t: 'HEARTBEAT' as const, ...this.duty.r, e: this.duty.e, s: this.machine.committed, ...(withHosts ? { hosts: this.duty.region.hosts } : {}), ...(idle ? { idle } : {}) };
+    const beat = { t: 'HEARTBEAT' as const, ...this.duty.regionFields, e: this.duty.e, s: this.machine.committed, ...(withHosts ? { hosts: this.duty.region.hosts } : {}), ...(idle ? { idle } : {}) };
     for (const [hex, s] of this.duty.subscribers) {
       if (now - s.at > o.subscriberTtlMs) this.duty.subscribers.delete(hex);
       else this.duty.ctx.wires.players.send(s.id, beat);

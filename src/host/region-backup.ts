@@ -107,10 +107,10 @@ export class RegionBackup extends RegionSide implements FollowTerms {
           this.refuseEpoch(fx.to);
           break;
         case 'sync-req':
-          this.region.toHost(fx.to, { t: 'SYNC_REQ', ...this.r, e: this.region.epoch });
+          this.region.toHost(fx.to, { t: 'SYNC_REQ', ...this.regionFields, e: this.region.epoch });
           break;
         case 'ack':
-          this.region.toHost(fx.to, { t: 'ACK', ...this.r, e: fx.e, to: fx.applied, ...(fx.b !== undefined ? { b: fx.b } : {}) });
+          this.region.toHost(fx.to, { t: 'ACK', ...this.regionFields, e: fx.e, to: fx.applied, ...(fx.b !== undefined ? { b: fx.b } : {}) });
           break;
         case 'persist':
           this.region.persist().catch(() => {});
@@ -125,6 +125,6 @@ export class RegionBackup extends RegionSide implements FollowTerms {
   /** Says we will not follow `to` as primary: our promise is `promised`, to whom we name if we follow them. */
   private refuseEpoch(to: NodeId): void {
     const primary = this.region.primary && this.el.promisedTo === this.region.primaryHex ? { primary: this.region.primary } : {};
-    this.region.toHost(to, { t: 'REFUSE', ...this.r, e: this.el.promised, ...primary });
+    this.region.toHost(to, { t: 'REFUSE', ...this.regionFields, e: this.el.promised, ...primary });
   }
 }

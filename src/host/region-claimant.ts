@@ -71,7 +71,7 @@ export class RegionClaimant extends RegionSide {
     if (!has(hosts, this.ctx.selfId)) {
       // Not ours to host: point the waiting subscribers at who should.
       this.region.role = 'idle';
-      for (const w of this.region.waiting.values()) this.region.toPlayer(w.id, { t: 'NOT_PRIMARY', ...this.r, e: this.region.epoch, ...(hosts[0] ? { primary: hosts[0] } : {}) });
+      for (const w of this.region.waiting.values()) this.region.toPlayer(w.id, { t: 'NOT_PRIMARY', ...this.regionFields, e: this.region.epoch, ...(hosts[0] ? { primary: hosts[0] } : {}) });
       this.region.waiting.clear();
       return false;
     }
@@ -80,7 +80,7 @@ export class RegionClaimant extends RegionSide {
       this.ctx.stats.uncertifiable++;
       this.region.uncertifiedUntil = this.ctx.clock.now() + o.uncertifiedMs;
       this.region.trace(`cannot certify: ${hosts.length} host(s)`);
-      for (const w of this.region.waiting.values()) this.region.toPlayer(w.id, { t: 'NOT_PRIMARY', ...this.r, e: this.region.epoch, alone: true });
+      for (const w of this.region.waiting.values()) this.region.toPlayer(w.id, { t: 'NOT_PRIMARY', ...this.regionFields, e: this.region.epoch, alone: true });
       this.region.waiting.clear();
       return false;
     }
@@ -113,7 +113,7 @@ export class RegionClaimant extends RegionSide {
     this.round = round;
     this.region.trace(`claim e${e} hosts ${hosts.map((h) => idToHex(h).slice(0, 6)).join(',')}${pend.length ? ` pend ${pend.map((q) => `e${q.e}`).join(',')}` : ''}`);
     this.region.claimSentAt = this.ctx.clock.now();
-    for (const t of targets.values()) this.region.toHost(t, { t: 'CLAIM', ...this.r, e, hosts, ...(known ? { known } : {}), ...(rebase ? { rebase } : {}), ...(pend.length ? { pend } : {}) });
+    for (const t of targets.values()) this.region.toHost(t, { t: 'CLAIM', ...this.regionFields, e, hosts, ...(known ? { known } : {}), ...(rebase ? { rebase } : {}), ...(pend.length ? { pend } : {}) });
     const deadline = this.ctx.clock.now() + o.claimTimeoutMs;
     for (;;) {
       const now = this.ctx.clock.now();
@@ -129,7 +129,7 @@ export class RegionClaimant extends RegionSide {
             this.ctx.dht.suspectRoute(t);
             this.ctx.reach(t);
           }
-          this.region.toHost(t, { t: 'CLAIM', ...this.r, e, hosts, ...(known ? { known } : {}), ...(rebase ? { rebase } : {}), ...(pend.length ? { pend } : {}) });
+          this.region.toHost(t, { t: 'CLAIM', ...this.regionFields, e, hosts, ...(known ? { known } : {}), ...(rebase ? { rebase } : {}), ...(pend.length ? { pend } : {}) });
         }
       }
       if (round.settled(now, this.silent, o.claimGraceMs)) break;
@@ -156,7 +156,7 @@ export class RegionClaimant extends RegionSide {
       // forget this epoch (else every later claim would have to cover it).
       for (const hex of round.granted()) {
         const to = targets.get(hex);
-        if (to) this.region.toHost(to, { t: 'ABANDON', ...this.r, e });
+        if (to) this.region.toHost(to, { t: 'ABANDON', ...this.regionFields, e });
       }
       // Our own grant for e never left this node and our claim is over: nobody can win e
       // through it, so we may follow the current primary again or grant e to another.

@@ -32,7 +32,7 @@ export interface RegionContext {
   readonly records: RecordVerifier;
   /** How region and record keys are hashed (the DHT edit log's part keys). */
   readonly keyHash: KeyHash;
-  /** The r closest live nodes to key (self included when it is among them), closest first. */
+  /** The `replicas` closest live nodes to key (self included when it is among them), closest first. */
   hostSet(key: NodeId, fresh: boolean): Promise<NodeId[]>;
   /** Whether our link to this node closed (and has not reopened since). */
   linkClosed(hex: string): boolean;

@@ -42,7 +42,7 @@ export class RegionGranter extends RegionSide {
       const news = refusalNews(this.el.cert, this.el.accepted, claim);
       // A large state in several refusals (each merged; the claimant counts the answer once).
       const parts = !has(this.region.hosts, from) || this.region.state.size === 0 ? [undefined] : pieces(this.region.allEntries());
-      for (const part of parts) this.region.toHost(from, { t: 'GRANT', ...this.r, e: m.e, ok: false, promised: this.el.promised, ...(part ? { entries: encodeEntries(part) } : {}), ...news });
+      for (const part of parts) this.region.toHost(from, { t: 'GRANT', ...this.regionFields, e: m.e, ok: false, promised: this.el.promised, ...(part ? { entries: encodeEntries(part) } : {}), ...news });
     };
     // (Nor is it granted: a grant would make us follow it, and its claims, one after
     // another, would keep us from ever claiming the rebase ourselves.)
@@ -94,14 +94,14 @@ export class RegionGranter extends RegionSide {
     this.lastGrant = { e: m.e, to: fromHex, hosts: m.hosts, sig };
     this.sendGrant(from, m.e, sig);
     // Subscribers that waited for our own claim go to the winner.
-    for (const w of this.region.waiting.values()) this.region.toPlayer(w.id, { t: 'NOT_PRIMARY', ...this.r, e: m.e, primary: from });
+    for (const w of this.region.waiting.values()) this.region.toPlayer(w.id, { t: 'NOT_PRIMARY', ...this.regionFields, e: m.e, primary: from });
     this.region.waiting.clear();
   }
 
   /** Our grant of `e` with our state: a large one in several grants, each with the signature (the claimant counts it once). */
   private sendGrant(to: NodeId, e: number, sig: GrantSig): void {
     pieces(this.region.allEntries()).forEach((part, i) => this.region.toHost(to, {
-      t: 'GRANT', ...this.r, e, ok: true, promised: e, entries: encodeEntries(part), sig, ...(i === 0 ? { reqs: this.region.requests.export(MAX_STATE_REQS) } : {}),
+      t: 'GRANT', ...this.regionFields, e, ok: true, promised: e, entries: encodeEntries(part), sig, ...(i === 0 ? { reqs: this.region.requests.export(MAX_STATE_REQS) } : {}),
     }));
   }
 

@@ -227,7 +227,7 @@ export class RegionHost {
     return [...this.known.values()];
   }
 
-  /** The r closest live nodes to key, self included when among them, closest first. */
+  /** The `replicas` closest live nodes to key, self included when among them, closest first. */
   hostSet(key: NodeId, fresh: boolean): Promise<NodeId[]> {
     const hex = idToHex(key);
     const now = this.args.clock.now();

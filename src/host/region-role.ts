@@ -40,7 +40,7 @@ export interface RegionRole extends DutyRegion {
   readonly stopped: boolean;
   /** Whether our own claims are held back (someone else's claim is being considered). */
   readonly deferred: boolean;
-  readonly r: { rx: number; rz: number };
+  readonly regionFields: { rx: number; rz: number };
   trace(what: string): void;
   toHost(to: NodeId, msg: ReplicaFrame): void;
   toPlayer(to: NodeId, msg: HostToPlayer): void;
@@ -67,7 +67,7 @@ export abstract class RegionSide {
     return this.region.el;
   }
 
-  protected get r() {
-    return this.region.r;
+  protected get regionFields() {
+    return this.region.regionFields;
   }
 }
