@@ -3,22 +3,15 @@
 // region's record in real Chromium on a profile on disk, alternately 'relaxed' and 'strict'
 // in one run. Two sizes: a small region (200 edited blocks) and a large one (20,000).
 // idb_region_save_ms_{p50,p99}_{relaxed,strict}_{small,large}; failed saves are counted.
-import { createServer } from 'vite';
-import { launchProfile } from '../e2e/browser';
+import { withDevPage } from '../e2e/browser';
 import type { DurabilityRun } from '../e2e/pages/durability';
 import { percentile } from '../src/core/percentile';
 
 const PORT = 8095;
 const SAVES = 60;
 
-export async function benchDurability(): Promise<Record<string, number>> {
-  const vite = await createServer({ root: process.cwd(), logLevel: 'warn', server: { port: PORT, strictPort: true, host: '127.0.0.1', hmr: false }, optimizeDeps: { noDiscovery: true, include: [] } });
-  await vite.listen();
-  const profile = await launchProfile();
-  try {
-    const page = await profile.context.newPage();
-    await page.goto(`http://127.0.0.1:${PORT}/e2e/pages/durability.html`);
-    await page.waitForFunction(() => window.vpDurability !== undefined, null, { timeout: 60_000 });
+export function benchDurability(): Promise<Record<string, number>> {
+  return withDevPage(PORT, 'e2e/pages/durability.html', 'vpDurability', async (page) => {
     const out: Record<string, number> = {};
     for (const [size, entries] of [['small', 200], ['large', 20_000]] as const) {
       const r: DurabilityRun = await page.evaluate(([n, e]) => window.vpDurability.run(n, e), [SAVES, entries] as const);
@@ -32,10 +25,7 @@ export async function benchDurability(): Promise<Record<string, number>> {
       out[`idb_region_save_bytes_${size}`] = r.entryBytes;
     }
     return out;
-  } finally {
-    await profile.dispose();
-    await vite.close();
-  }
+  });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -26,6 +26,7 @@ import { benchHostingScale } from './hosting-scale-bench';
 import { benchAdversarial } from './adversarial-bench';
 import { benchDurability } from './durability-bench';
 import { benchFlood } from './flood-bench';
+import { benchStore } from './store-bench';
 
 type Bench = [name: string, run: () => Promise<Record<string, number>>];
 
@@ -54,6 +55,7 @@ const benches: Bench[] = [
   ['headless', () => benchHeadless()],
   ['fuzz', benchFuzz],
   ['durability', benchDurability],
+  ['store', benchStore],
   ['flood', () => benchFlood()],
 ];
 

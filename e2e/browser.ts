@@ -110,3 +110,24 @@ export async function crashPage(page: Page): Promise<void> {
   void cdp.send('Page.crash').catch(() => {});
   await Promise.race([crashed, new Promise<void>((_, reject) => setTimeout(() => reject(new Error('the page did not crash within 10 s')), 10_000))]);
 }
+
+/**
+ * Opens a test-only page (e2e/pages/*.html, served by vite's dev server on `port`: kept out
+ * of the production build) in a fresh profile on disk, waits for its `window[global]`, runs
+ * `fn` on it and tears both down.
+ */
+export async function withDevPage<T>(port: number, path: string, global: string, fn: (page: Page) => Promise<T>): Promise<T> {
+  const { createServer } = await import('vite');
+  const vite = await createServer({ root: process.cwd(), logLevel: 'warn', server: { port, strictPort: true, host: '127.0.0.1', hmr: false }, optimizeDeps: { noDiscovery: true, include: [] } });
+  await vite.listen();
+  const profile = await launchProfile();
+  try {
+    const page = await profile.context.newPage();
+    await page.goto(`http://127.0.0.1:${port}/${path}`);
+    await page.waitForFunction((g) => (window as unknown as Record<string, unknown>)[g] !== undefined, global, { timeout: 60_000 });
+    return await fn(page);
+  } finally {
+    await profile.dispose();
+    await vite.close();
+  }
+}

@@ -27,6 +27,7 @@ import { RequestLog } from './request-log';
 import { compareStamp, decodeEntries, encodeEntries, RegionState, type Entry, type Stamp } from '../region/region-state';
 import { PositionsShare } from './positions-share';
 import { RegionBackup } from './region-backup';
+import { StoredCopy } from './stored-copy';
 import { RegionClaimant } from './region-claimant';
 import { RegionGranter } from './region-granter';
 import { has, type RegionRole, type Role } from './region-role';
@@ -66,6 +67,7 @@ export class HostedRegion implements RegionRole {
   itemState: (() => Uint8Array | undefined) | undefined;
   private saving: Promise<void> = Promise.resolve();
   private nextSave: Promise<void> | undefined;
+  private readonly storedCopy: StoredCopy;
   private handoffTimer: unknown;
   stopped = false;
   private readonly claimant: RegionClaimant;
@@ -86,6 +88,7 @@ export class HostedRegion implements RegionRole {
     this.claimant = new RegionClaimant(this);
     this.granter = new RegionGranter(this);
     this.backup = new RegionBackup(this);
+    this.storedCopy = new StoredCopy(coord.rx, coord.rz);
   }
 
   /** Nodes recently taken for dead because they went silent (their links may still look open). */
@@ -177,16 +180,16 @@ export class HostedRegion implements RegionRole {
     return this.duty ? this.duty.allEntries() : this.state.all();
   }
 
-  /** Writes the region to the host store; resolves once durable (coalescing writes). */
+  /** Writes what changed of the region to the host store (stored-copy.ts); resolves once durable (coalescing writes). */
   persist(): Promise<void> {
     const store = this.ctx.store;
     if (!store) return Promise.resolve();
     if (!this.nextSave) {
-      const p = this.saving.then(() => {
+      const p = this.saving.then(async () => {
         this.nextSave = undefined;
         const items = this.itemState?.() ?? this.storedItems;
-        return store.save({ ...(items ? { items } : {}),
-          rx: this.coord.rx, rz: this.coord.rz, entries: encodeEntries(this.allEntries()), promised: this.el.promised, promisedTo: this.el.promisedTo,
+        await this.storedCopy.write(store, this.allEntries(), {
+          ...(items ? { items } : {}), promised: this.el.promised, promisedTo: this.el.promisedTo,
           ...(this.el.cert ? { cert: encodeCert(this.el.cert) } : {}), ...(this.el.accepted.length ? { accepted: this.el.accepted } : {}),
         });
       });

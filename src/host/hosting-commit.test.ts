@@ -34,6 +34,18 @@ describe('commit and confirmation', () => {
     const stamp = await sim.settle(submitted, 2000);
     expect(stamp.e).toBeGreaterThan(0);
     expect(host.host.stats.confirms).toBeGreaterThanOrEqual(1);
+
+    // The next edit is appended to the region's log at the primary and its backups: its
+    // own entry (12 bytes) and the odd election record, not the whole region rewritten.
+    const hosts = sim.live().filter((p) => p.host.roles().primary.includes('0,0') || p.host.roles().backup.includes('0,0'));
+    expect(hosts.length).toBeGreaterThanOrEqual(2);
+    const before = hosts.map((p) => [p.store.bytesWritten, p.store.logLength(0, 0)] as const);
+    await sim.settle(editor!.client.submit(7, 71, 6, STONE, { x: 5, y: 70, z: 5 }), 2000);
+    await sim.run(500);
+    hosts.forEach((p, i) => {
+      expect(p.store.logLength(0, 0)).toBeGreaterThan(before[i]![1]);
+      expect(p.store.bytesWritten - before[i]![0]).toBeLessThan(200);
+    });
     sim.stopAll();
   });
 });

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { idToHex, randomId, sortByDistance, type NodeId } from '../core/node-id';
 import type { VirtualClock } from '../core/virtual-clock';
 import { MemoryHostStore } from '../store/host-store-memory';
-import type { StoredRegion } from '../store/host-store';
+import type { RegionChange, StoredRegion } from '../store/host-store';
 import { PLACEABLE } from '../world/blocks';
 import { chunkOf, localOf } from '../world/coords';
 import { HostSim, simKeyHash, type SimPeer } from '../testing/host-sim';
@@ -37,6 +37,10 @@ class SlowStore extends MemoryHostStore {
 
   override save(r: StoredRegion): Promise<void> {
     return new Promise<void>((resolve) => this.clock.setTimeout(resolve, this.ms)).then(() => super.save(r));
+  }
+
+  override append(rx: number, rz: number, change: RegionChange): Promise<void> {
+    return new Promise<void>((resolve) => this.clock.setTimeout(resolve, this.ms)).then(() => super.append(rx, rz, change));
   }
 }
 

@@ -22,7 +22,7 @@ import { answering } from '../core/answering';
 import { HostedRegion } from './hosted-region';
 import type { RegionContext } from './region-context';
 import { regionName, RegionKeys, type KeyHash, type RegionCoord } from '../region/region-key';
-import { decodeEntries } from '../region/region-state';
+import { decodeEntries, RegionState, tryDecodeEntries } from '../region/region-state';
 import { getLocation } from '../region/region-records';
 
 export type HostDht = Pick<Dht, 'selfId' | 'findNode' | 'put' | 'get' | 'connect' | 'reach' | 'unpin' | 'suspectRoute' | 'ping' | 'events' | 'linkInfo' | 'closestContacts'>;
@@ -150,6 +150,12 @@ export class RegionHost {
         entries = decodeEntries(s.entries);
       } catch {
         continue;
+      }
+      // The log appended since the base, replayed in order (merge keeps each block's newest stamp).
+      if (s.log?.length) {
+        const state = RegionState.from(entries);
+        for (const batch of s.log) state.merge(tryDecodeEntries(batch) ?? []);
+        entries = state.all();
       }
       const r = await this.region({ rx: s.rx, rz: s.rz });
       const accepted = v.safeParse(v.pipe(v.array(certPrevSchema), v.maxLength(MAX_PEND + 1)), s.accepted);

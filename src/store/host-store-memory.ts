@@ -1,29 +1,59 @@
-// The simulator's host store: the same interface as IdbHostStore, kept in memory. The
-// object outlives a simulated node, so a node restarted with the same id and the same
-// store comes back with its regions (a reloaded tab). `failWrites` simulates a full disk;
-// `holdWrites` a slow one (writes resolve only on releaseWrites()).
-import type { HostStore, StoredRegion } from './host-store';
+// The simulator's host store: the same interface and stored form as IdbHostStore (a base
+// per region + an append-only log), kept in memory. The object outlives a simulated node,
+// so a node restarted with the same id and the same store comes back with its regions (a
+// reloaded tab). `failWrites` simulates a full disk; `holdWrites` a slow one (writes resolve
+// only on releaseWrites()).
+import { baseOf, gather, metaOf, payloadBytes, type HostStore, type LogRecord, type RegionChange, type StoredRegion } from './host-store';
+
+const copyMeta = <T extends { cert?: Uint8Array; items?: Uint8Array; accepted?: { e: number; hosts: Uint8Array[]; p?: Uint8Array }[] }>(r: T): T => ({
+  ...r,
+  ...(r.cert ? { cert: r.cert.slice() } : {}), ...(r.items ? { items: r.items.slice() } : {}),
+  ...(r.accepted ? { accepted: r.accepted.map((q) => ({ ...q, hosts: q.hosts.map((h) => h.slice()), ...(q.p ? { p: q.p.slice() } : {}) })) } : {}),
+});
 
 export class MemoryHostStore implements HostStore {
-  private readonly regions = new Map<string, StoredRegion>();
+  private readonly bases = new Map<string, StoredRegion>();
+  private log: LogRecord[] = [];
   failWrites = false;
   holdWrites = false;
+  /** Write transactions (saves and appends). */
   writes = 0;
+  /** Payload bytes written (as IdbHostStore counts them). */
+  bytesWritten = 0;
   private held: (() => void)[] = [];
 
   loadAll(): Promise<StoredRegion[]> {
-    return Promise.resolve([...this.regions.values()].map((r) => ({ ...r, entries: r.entries.slice() })));
+    return Promise.resolve(gather([...this.bases.values()], this.log, (b) => `${b.rx},${b.rz}`));
+  }
+
+  /** Log records held for a region (tests: compaction drops them). */
+  logLength(rx: number, rz: number): number {
+    return this.log.filter((r) => r.k === `${rx},${rz}`).length;
   }
 
   save(r: StoredRegion): Promise<void> {
+    const base = copyMeta({ ...baseOf(r), entries: r.entries.slice() });
+    const k = `${r.rx},${r.rz}`;
+    return this.write(payloadBytes(base), () => {
+      this.bases.set(k, base);
+      this.log = this.log.filter((q) => q.k !== k);
+    });
+  }
+
+  append(rx: number, rz: number, change: RegionChange): Promise<void> {
+    const rec: LogRecord = { k: `${rx},${rz}`, ...(change.entries ? { entries: change.entries.slice() } : {}), ...(change.meta ? { meta: copyMeta(metaOf(change.meta)) } : {}) };
+    return this.write(payloadBytes(rec), () => void this.log.push(rec));
+  }
+
+  private write(bytes: number, apply: () => void): Promise<void> {
     if (this.failWrites) return Promise.reject(new Error('simulated storage failure'));
     this.writes++;
-    const write = () => void this.regions.set(`${r.rx},${r.rz}`, { rx: r.rx, rz: r.rz, entries: r.entries.slice(), promised: r.promised, ...(r.promisedTo ? { promisedTo: r.promisedTo } : {}), ...(r.cert ? { cert: r.cert.slice() } : {}), ...(r.items ? { items: r.items.slice() } : {}), ...(r.accepted ? { accepted: r.accepted.map((q) => ({ ...q, hosts: q.hosts.map((h) => h.slice()), ...(q.p ? { p: q.p.slice() } : {}) })) } : {}) });
+    this.bytesWritten += bytes;
     if (!this.holdWrites) {
-      write();
+      apply();
       return Promise.resolve();
     }
-    return new Promise((resolve) => this.held.push(() => (write(), resolve())));
+    return new Promise((resolve) => this.held.push(() => (apply(), resolve())));
   }
 
   /** Completes the held writes, in order. */
@@ -35,7 +65,9 @@ export class MemoryHostStore implements HostStore {
   }
 
   remove(rx: number, rz: number): Promise<void> {
-    this.regions.delete(`${rx},${rz}`);
+    const k = `${rx},${rz}`;
+    this.bases.delete(k);
+    this.log = this.log.filter((q) => q.k !== k);
     return Promise.resolve();
   }
 

@@ -16,6 +16,35 @@ const tempDir = () => {
 };
 afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
 
+/** Runs the writer (src/testing/level-store-writer.ts) on `dir`, SIGKILLs it after 300 reported writes; its id and, per region, the highest n reported. */
+async function killWriter(dir: string, mode = ''): Promise<{ id: string; reported: Map<number, number>; signal: string | null }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', resolve(import.meta.dirname, '../testing/level-store-writer.ts'), dir, mode], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const reported = new Map<number, number>(); // region rx -> highest n reported stored
+  let id = '';
+  let count = 0;
+  await new Promise<void>((done, fail) => {
+    const timer = setTimeout(() => fail(new Error(`only ${count} writes reported in 20 s`)), 20_000);
+    let buf = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      buf += d.toString();
+      const lines = buf.split('\n');
+      buf = lines.pop()!;
+      for (const line of lines) {
+        const [what, v] = line.split(' ');
+        if (what === 'id') id = v!;
+        if (what !== 'stored') continue;
+        const n = Number(v);
+        reported.set(n % 8, n);
+        // Killed mid-stream: the next write is under way (the writer never pauses).
+        if (++count === 300) { clearTimeout(timer); child.kill('SIGKILL'); done(); }
+      }
+    });
+    child.once('exit', (code) => { if (count < 300) { clearTimeout(timer); fail(new Error(`writer exited with ${code} after ${count} writes`)); } });
+  });
+  await new Promise((r) => child.once('exit', r));
+  return { id, reported, signal: child.signalCode };
+}
+
 describe('LevelStore (Node)', () => {
   // What every HostStore keeps (per world and owner, replace, remove) is checked in
   // host-store.test.ts; here: the identity, every field across a reopen, one process per dir.
@@ -37,31 +66,8 @@ describe('LevelStore (Node)', () => {
 
   it('a process killed while writing loses nothing it reported stored', async () => {
     const dir = tempDir();
-    const child = spawn(process.execPath, ['--import', 'tsx', resolve(import.meta.dirname, '../testing/level-store-writer.ts'), dir], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const reported = new Map<number, number>(); // region rx -> highest n reported stored
-    let id = '';
-    let count = 0;
-    await new Promise<void>((done, fail) => {
-      const timer = setTimeout(() => fail(new Error(`only ${count} writes reported in 20 s`)), 20_000);
-      let buf = '';
-      child.stdout!.on('data', (d: Buffer) => {
-        buf += d.toString();
-        const lines = buf.split('\n');
-        buf = lines.pop()!;
-        for (const line of lines) {
-          const [what, v] = line.split(' ');
-          if (what === 'id') id = v!;
-          if (what !== 'stored') continue;
-          const n = Number(v);
-          reported.set(n % 8, n);
-          // Killed mid-stream: the next write is under way (the writer never pauses).
-          if (++count === 300) { clearTimeout(timer); child.kill('SIGKILL'); done(); }
-        }
-      });
-      child.once('exit', (code) => { if (count < 300) { clearTimeout(timer); fail(new Error(`writer exited with ${code} after ${count} writes`)); } });
-    });
-    await new Promise((r) => child.once('exit', r));
-    expect(child.signalCode).toBe('SIGKILL');
+    const { id, reported, signal } = await killWriter(dir);
+    expect(signal).toBe('SIGKILL');
 
     const store = await LevelStore.open(dir);
     expect(idToHex((await store.nodeIdentity()).id)).toBe(id);
@@ -75,6 +81,26 @@ describe('LevelStore (Node)', () => {
       expect(r.entries.length).toBe(64 + (r.promised % 7) * 100);
       expect(r.entries.subarray(4).every((b) => b === r.promised % 256)).toBe(true);
     }
+    await store.close();
+  });
+
+  it('killed while appending and compacting region logs, it loses no appended entry it reported stored', async () => {
+    const dir = tempDir();
+    const { id, reported, signal } = await killWriter(dir, 'log');
+    expect(signal).toBe('SIGKILL');
+    const store = await LevelStore.open(dir);
+    const regions = await store.hostStore('crash-world', id).loadAll();
+    expect(regions.length).toBe(8);
+    let logged = 0;
+    for (const r of regions) {
+      const held = new Set<number>();
+      for (const bytes of [r.entries, ...(r.log ?? [])]) for (let i = 0; i < bytes.length; i += 4) held.add(new DataView(bytes.buffer, bytes.byteOffset).getUint32(i));
+      logged += r.log?.length ?? 0;
+      for (let n = r.rx || 8; n <= reported.get(r.rx)!; n += 8) expect(held.has(n), `region ${r.rx} lost ${n}`).toBe(true);
+      expect(r.promised).toBeGreaterThanOrEqual(reported.get(r.rx)!);
+    }
+    // Both forms were on disk at the kill: bases and logs appended since.
+    expect(logged).toBeGreaterThan(0);
     await store.close();
   });
 });

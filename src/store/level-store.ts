@@ -1,6 +1,8 @@
 // The headless peer's store (Node): one LevelDB database (classic-level) in its data
 // directory keeps what a tab keeps in IndexedDB: the node identity (the same node id after
-// a restart) and the regions it hosts (the HostStore interface of host-store.ts). Every
+// a restart) and the regions it hosts (the HostStore interface of host-store.ts: a base
+// record per region under `region|`, its append-only log under `rlog|`, the region's key
+// then a 12-hex-digit sequence number, so a range read returns it in append order). Every
 // write is synchronous on disk (`sync: true`, an fsync of LevelDB's log) and resolves only
 // after it, so a region reported stored survives the process being killed, or the machine
 // losing power, right after. LevelDB holds a lock on the directory: a second peer started
@@ -9,7 +11,7 @@ import { mkdir } from 'node:fs/promises';
 import { ClassicLevel } from 'classic-level';
 import { decode, encode } from '@msgpack/msgpack';
 import { generateIdentity, identityFromJson, type Identity, type IdentityJson } from '../core/identity';
-import type { HostStore, StoredRegion } from './host-store';
+import { baseOf, gather, metaOf, type HostStore, type LogRecord, type RegionChange, type RegionMeta, type StoredRegion } from './host-store';
 import { StorageError } from './storage-error';
 
 type Db = ClassicLevel<string, Uint8Array>;
@@ -18,6 +20,35 @@ const NODE_IDENTITY_KEY = 'identity|node';
 const SYNC = { sync: true } as const;
 
 const regionPrefix = (world: string, owner: string) => `region|${world}|${owner}|`;
+const logPrefix = (world: string, owner: string) => `rlog|${world}|${owner}|`;
+const SEQ_DIGITS = 12;
+
+/** The meta fields of a decoded record, or undefined when they are not (a record to skip). */
+function toMeta(o: Partial<RegionMeta> | null): RegionMeta | undefined {
+  if (!o || typeof o.promised !== 'number') return undefined;
+  return {
+    promised: o.promised,
+    ...(typeof o.promisedTo === 'string' ? { promisedTo: o.promisedTo } : {}),
+    ...(o.cert instanceof Uint8Array ? { cert: o.cert } : {}),
+    ...(Array.isArray(o.accepted) ? { accepted: o.accepted } : {}),
+    ...(o.items instanceof Uint8Array ? { items: o.items } : {}),
+  };
+}
+
+/** A log record as written by append(), or undefined for one that is not (skipped on load). */
+function toLogRecord(k: string, raw: Uint8Array): LogRecord | undefined {
+  let o: Partial<RegionChange> | null;
+  try {
+    o = decode(new Uint8Array(raw)) as Partial<RegionChange> | null;
+  } catch {
+    return undefined;
+  }
+  if (!o || typeof o !== 'object') return undefined;
+  const meta = o.meta === undefined ? undefined : toMeta(o.meta);
+  if (o.meta !== undefined && !meta) return undefined;
+  if (o.entries !== undefined && !(o.entries instanceof Uint8Array)) return undefined;
+  return { k, ...(o.entries ? { entries: o.entries } : {}), ...(meta ? { meta } : {}) };
+}
 
 /** A stored region as written by save(), or undefined for a record that is not one (skipped on load). */
 function toRegion(raw: Uint8Array): StoredRegion | undefined {
@@ -29,51 +60,79 @@ function toRegion(raw: Uint8Array): StoredRegion | undefined {
     return undefined;
   }
   const o = r as Partial<StoredRegion> | null;
-  if (!o || typeof o.rx !== 'number' || typeof o.rz !== 'number' || !(o.entries instanceof Uint8Array) || typeof o.promised !== 'number') return undefined;
-  return {
-    rx: o.rx, rz: o.rz, entries: o.entries, promised: o.promised,
-    ...(typeof o.promisedTo === 'string' ? { promisedTo: o.promisedTo } : {}),
-    ...(o.cert instanceof Uint8Array ? { cert: o.cert } : {}),
-    ...(Array.isArray(o.accepted) ? { accepted: o.accepted } : {}),
-  };
+  const meta = toMeta(o);
+  if (!o || !meta || typeof o.rx !== 'number' || typeof o.rz !== 'number' || !(o.entries instanceof Uint8Array)) return undefined;
+  return { rx: o.rx, rz: o.rz, entries: o.entries, ...meta };
 }
 
 /** One world's hosted regions for one node, in the data dir's database. */
 export class LevelHostStore implements HostStore {
+  /** Per region key: the last sequence number used in its log (read from the database the first time). */
+  private readonly seqs = new Map<string, Promise<number>>();
+
   constructor(private readonly db: Db, readonly world: string, readonly owner: string) {}
 
   private key(rx: number, rz: number): string {
     return `${regionPrefix(this.world, this.owner)}${rx},${rz}`;
   }
 
+  private logKeyPrefix(rx: number, rz: number): string {
+    return `${logPrefix(this.world, this.owner)}${rx},${rz}|`;
+  }
+
   async loadAll(): Promise<StoredRegion[]> {
-    const prefix = regionPrefix(this.world, this.owner);
+    const prefix = regionPrefix(this.world, this.owner), lp = logPrefix(this.world, this.owner);
     try {
-      const out: StoredRegion[] = [];
+      const bases: StoredRegion[] = [];
       for await (const raw of this.db.values({ gte: prefix, lt: `${prefix}\uffff` })) {
         const r = toRegion(raw);
-        if (r) out.push(r);
+        if (r) bases.push(r);
       }
-      return out;
+      const log: LogRecord[] = [];
+      for await (const [key, raw] of this.db.iterator({ gte: lp, lt: `${lp}\uffff` })) {
+        // The region's key as the base's (`...|rx,rz`): gather() matches them.
+        const k = `${prefix}${key.slice(lp.length, key.lastIndexOf('|'))}`;
+        const rec = toLogRecord(k, raw);
+        if (rec) log.push(rec);
+      }
+      return gather(bases, log, (b) => this.key(b.rx, b.rz));
     } catch (err) {
       throw new StorageError(`Could not read hosted regions: ${(err as Error).message}`, err);
     }
   }
 
+  /** The region's log keys, in order. */
+  private async logKeys(rx: number, rz: number): Promise<string[]> {
+    const p = this.logKeyPrefix(rx, rz);
+    return this.db.keys({ gte: p, lt: `${p}\uffff` }).all();
+  }
+
   async save(r: StoredRegion): Promise<void> {
-    const rec: StoredRegion = {
-      rx: r.rx, rz: r.rz, entries: r.entries, promised: r.promised,
-      ...(r.promisedTo ? { promisedTo: r.promisedTo } : {}), ...(r.cert ? { cert: r.cert } : {}), ...(r.accepted ? { accepted: r.accepted } : {}),
-    };
     try {
-      await this.db.put(this.key(r.rx, r.rz), encode(rec), SYNC);
+      // One LevelDB batch: the new base and the log's deletion are written together or not at all.
+      const dels = (await this.logKeys(r.rx, r.rz)).map((key) => ({ type: 'del' as const, key }));
+      await this.db.batch([{ type: 'put', key: this.key(r.rx, r.rz), value: encode(baseOf(r)) }, ...dels], SYNC);
     } catch (err) {
       throw new StorageError(`Could not store hosted region ${r.rx},${r.rz}: ${(err as Error).message}`, err);
     }
   }
 
+  async append(rx: number, rz: number, change: RegionChange): Promise<void> {
+    const p = this.logKeyPrefix(rx, rz);
+    const last = this.seqs.get(p) ?? this.logKeys(rx, rz).then((keys) => (keys.length ? parseInt(keys[keys.length - 1]!.slice(p.length), 16) : 0));
+    const seq = last.then((n) => n + 1);
+    this.seqs.set(p, seq.catch(() => last));
+    const rec = { ...(change.entries ? { entries: change.entries } : {}), ...(change.meta ? { meta: metaOf(change.meta) } : {}) };
+    try {
+      await this.db.put(`${p}${(await seq).toString(16).padStart(SEQ_DIGITS, '0')}`, encode(rec), SYNC);
+    } catch (err) {
+      throw new StorageError(`Could not append to hosted region ${rx},${rz}: ${(err as Error).message}`, err);
+    }
+  }
+
   async remove(rx: number, rz: number): Promise<void> {
-    await this.db.del(this.key(rx, rz), SYNC);
+    const dels = (await this.logKeys(rx, rz)).map((key) => ({ type: 'del' as const, key }));
+    await this.db.batch([{ type: 'del', key: this.key(rx, rz) }, ...dels], SYNC);
   }
 
   /** The database belongs to the LevelStore that made this (closed with it). */

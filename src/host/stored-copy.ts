@@ -1,0 +1,93 @@
+// What this host last wrote of one region to its host store, so a persist writes only what
+// changed: the common path (a committed batch, a replicated one at a backup) appends the
+// entries whose stamps moved, plus the election record when it changed, to the region's
+// log (store/host-store.ts); a few dozen bytes instead of the whole region. A full base is
+// written (compaction: new base and log dropped in one transaction) when the log grew past
+// COMPACT_RECORDS records or COMPACT_BYTES bytes, the first time in a session (the log left
+// by the previous one is folded), after a failed write (what is stored is then unknown), and
+// when an entry went backwards or vanished (a log replayed by stamp could not express it).
+import type { HostStore, RegionMeta } from '../store/host-store';
+import { compareStamp, encodeEntries, type Entry } from '../region/region-state';
+
+/** Log records after which the next persist compacts. */
+export const COMPACT_RECORDS = 256;
+/** Log bytes after which the next persist compacts (entries are 12 bytes: ~5,000 edits). */
+export const COMPACT_BYTES = 64 * 1024;
+
+export interface StoreWrite {
+  kind: 'base' | 'append' | 'none';
+  bytes: number;
+}
+
+function sameBytes(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
+  if (!a || !b) return a === b;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function sameMeta(a: RegionMeta, b: RegionMeta): boolean {
+  const qa = a.accepted ?? [], qb = b.accepted ?? [];
+  return a.promised === b.promised && (a.promisedTo ?? '') === (b.promisedTo ?? '') && sameBytes(a.cert, b.cert) && sameBytes(a.items, b.items)
+    && qa.length === qb.length
+    && qa.every((q, i) => q.e === qb[i]!.e && sameBytes(q.p, qb[i]!.p) && q.hosts.length === qb[i]!.hosts.length && q.hosts.every((h, j) => sameBytes(h, qb[i]!.hosts[j])));
+}
+
+export class StoredCopy {
+  /** Per block key, the entry as stored; undefined until a base was written this session. */
+  private stored: Map<number, Entry> | undefined;
+  private meta: RegionMeta | undefined;
+  private logRecords = 0;
+  private logBytes = 0;
+
+  constructor(private readonly rx: number, private readonly rz: number) {}
+
+  /**
+   * Writes `entries` (every entry the region holds) and `meta` to `store`: an append of the
+   * difference from what it holds, or a new base. Call one at a time (hosted-region.ts chains them).
+   */
+  async write(store: HostStore, entries: readonly Entry[], meta: RegionMeta): Promise<StoreWrite> {
+    const changed = this.stored ? this.changes(this.stored, entries) : undefined;
+    try {
+      if (!changed || this.logRecords >= COMPACT_RECORDS || this.logBytes >= COMPACT_BYTES) {
+        const bytes = encodeEntries(entries);
+        await store.save({ rx: this.rx, rz: this.rz, entries: bytes, ...meta });
+        this.stored = new Map(entries.map((e) => [e.key, e]));
+        this.meta = meta;
+        this.logRecords = this.logBytes = 0;
+        return { kind: 'base', bytes: bytes.length };
+      }
+      const metaChanged = !this.meta || !sameMeta(this.meta, meta);
+      if (changed.length === 0 && !metaChanged) return { kind: 'none', bytes: 0 };
+      const bytes = changed.length ? encodeEntries(changed) : undefined;
+      await store.append(this.rx, this.rz, { ...(bytes ? { entries: bytes } : {}), ...(metaChanged ? { meta } : {}) });
+      for (const e of changed) this.stored!.set(e.key, e);
+      if (metaChanged) this.meta = meta;
+      this.logRecords++;
+      this.logBytes += bytes?.length ?? 0;
+      return { kind: 'append', bytes: bytes?.length ?? 0 };
+    } catch (err) {
+      // Unknown what reached the disk: the next write is a full base.
+      this.stored = undefined;
+      throw err;
+    }
+  }
+
+  /** Entries newer than stored, or undefined when one is older or missing (only a new base can say that). */
+  private changes(stored: Map<number, Entry>, entries: readonly Entry[]): Entry[] | undefined {
+    const out: Entry[] = [];
+    let kept = 0;
+    for (const e of entries) {
+      const s = stored.get(e.key);
+      if (!s) {
+        out.push(e);
+        continue;
+      }
+      kept++;
+      const c = compareStamp(e, s);
+      if (c < 0 || (c === 0 && e.id !== s.id)) return undefined;
+      if (c > 0) out.push(e);
+    }
+    return kept === stored.size ? out : undefined;
+  }
+}
