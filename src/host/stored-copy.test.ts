@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryHostStore } from '../store/host-store-memory';
 import { decodeEntries, RegionState, type Entry } from '../region/region-state';
-import { COMPACT_RECORDS, StoredCopy } from './stored-copy';
+import { COMPACT_MIN_BYTES, COMPACT_RECORDS, StoredCopy } from './stored-copy';
 
 const entry = (key: number, s: number, id = 1, e = 2): Entry => ({ key, id, e, s });
 
@@ -43,11 +43,34 @@ describe('StoredCopy (what a persist writes)', () => {
       state.merge([entry(i % 50, i)]);
       kinds.push((await copy.write(store, state.all(), { promised: 1 })).kind);
       // A "crash" after any write: what a reload rebuilds is the state.
-      if (i % 37 === 0 || i >= COMPACT_RECORDS) expect((await reload(store)).state.fingerprint()).toBe(state.fingerprint());
+      if (i % 101 === 0 || i >= COMPACT_RECORDS) expect((await reload(store)).state.fingerprint()).toBe(state.fingerprint());
     }
     expect(kinds.filter((k) => k === 'base')).toEqual(['base']);
     expect(kinds[COMPACT_RECORDS]).toBe('base');
     expect(store.logLength(0, 0)).toBe(0);
+  });
+
+  it('compacts once the log holds as many bytes as the base (at least COMPACT_MIN_BYTES)', async () => {
+    const store = new MemoryHostStore(), copy = new StoredCopy(0, 0);
+    const state = RegionState.from(Array.from({ length: 2000 }, (_, i) => entry(i, i + 1)));
+    await copy.write(store, state.all(), { promised: 1 });
+    const big = Math.ceil(Math.max(COMPACT_MIN_BYTES, 2000 * 12) / 12);
+    state.merge(Array.from({ length: big - 1 }, (_, i) => entry(i, 5000 + i)));
+    expect((await copy.write(store, state.all(), { promised: 1 })).kind).toBe('append');
+    state.merge([entry(1, 9000)]);
+    expect((await copy.write(store, state.all(), { promised: 1 })).kind).toBe('append');
+    state.merge([entry(2, 9001)]);
+    expect((await copy.write(store, state.all(), { promised: 1 })).kind).toBe('base');
+    expect((await reload(store)).state.fingerprint()).toBe(state.fingerprint());
+  });
+
+  it('notices an election record changed in place by its owner (kept a copy)', async () => {
+    const store = new MemoryHostStore(), copy = new StoredCopy(0, 0);
+    const accepted = [{ e: 3, hosts: [new Uint8Array([1])] }];
+    await copy.write(store, [], { promised: 3, accepted });
+    accepted.push({ e: 4, hosts: [new Uint8Array([2])] });
+    expect((await copy.write(store, [], { promised: 3, accepted })).kind).toBe('append');
+    expect((await store.loadAll())[0]!.accepted).toHaveLength(2);
   });
 
   it('writes a base when an entry went backwards or vanished, and after a failed write', async () => {

@@ -2,17 +2,19 @@
 // changed: the common path (a committed batch, a replicated one at a backup) appends the
 // entries whose stamps moved, plus the election record when it changed, to the region's
 // log (store/host-store.ts); a few dozen bytes instead of the whole region. A full base is
-// written (compaction: new base and log dropped in one transaction) when the log grew past
-// COMPACT_RECORDS records or COMPACT_BYTES bytes, the first time in a session (the log left
-// by the previous one is folded), after a failed write (what is stored is then unknown), and
-// when an entry went backwards or vanished (a log replayed by stamp could not express it).
+// written (compaction: new base and log dropped in one transaction) when the log reached
+// COMPACT_RECORDS records or as many bytes as the base (at least COMPACT_MIN_BYTES), so the
+// bases written cost at most about as much again as the log (amortized), the first time in a
+// session (the log left by the previous one is folded), after a failed write (what is
+// stored is then unknown), and when an entry went backwards or vanished (a log replayed by
+// stamp could not express it).
 import type { HostStore, RegionMeta } from '../store/host-store';
 import { compareStamp, encodeEntries, type Entry } from '../region/region-state';
 
-/** Log records after which the next persist compacts. */
-export const COMPACT_RECORDS = 256;
-/** Log bytes after which the next persist compacts (entries are 12 bytes: ~5,000 edits). */
-export const COMPACT_BYTES = 64 * 1024;
+/** Log records after which the next persist compacts (each is a row to read back on load). */
+export const COMPACT_RECORDS = 1024;
+/** Log bytes after which the next persist compacts when the base is smaller (entries are 12 bytes). */
+export const COMPACT_MIN_BYTES = 16 * 1024;
 
 export interface StoreWrite {
   kind: 'base' | 'append' | 'none';
@@ -33,12 +35,16 @@ function sameMeta(a: RegionMeta, b: RegionMeta): boolean {
     && qa.every((q, i) => q.e === qb[i]!.e && sameBytes(q.p, qb[i]!.p) && q.hosts.length === qb[i]!.hosts.length && q.hosts.every((h, j) => sameBytes(h, qb[i]!.hosts[j])));
 }
 
+/** Ours to keep: the caller's `accepted` array may change after the write. */
+const copied = (m: RegionMeta): RegionMeta => (m.accepted ? { ...m, accepted: m.accepted.map((q) => ({ ...q, hosts: [...q.hosts] })) } : { ...m });
+
 export class StoredCopy {
   /** Per block key, the entry as stored; undefined until a base was written this session. */
   private stored: Map<number, Entry> | undefined;
   private meta: RegionMeta | undefined;
   private logRecords = 0;
   private logBytes = 0;
+  private baseBytes = 0;
 
   constructor(private readonly rx: number, private readonly rz: number) {}
 
@@ -49,12 +55,13 @@ export class StoredCopy {
   async write(store: HostStore, entries: readonly Entry[], meta: RegionMeta): Promise<StoreWrite> {
     const changed = this.stored ? this.changes(this.stored, entries) : undefined;
     try {
-      if (!changed || this.logRecords >= COMPACT_RECORDS || this.logBytes >= COMPACT_BYTES) {
+      if (!changed || this.logRecords >= COMPACT_RECORDS || this.logBytes >= Math.max(COMPACT_MIN_BYTES, this.baseBytes)) {
         const bytes = encodeEntries(entries);
         await store.save({ rx: this.rx, rz: this.rz, entries: bytes, ...meta });
         this.stored = new Map(entries.map((e) => [e.key, e]));
-        this.meta = meta;
+        this.meta = copied(meta);
         this.logRecords = this.logBytes = 0;
+        this.baseBytes = bytes.length;
         return { kind: 'base', bytes: bytes.length };
       }
       const metaChanged = !this.meta || !sameMeta(this.meta, meta);
@@ -62,7 +69,7 @@ export class StoredCopy {
       const bytes = changed.length ? encodeEntries(changed) : undefined;
       await store.append(this.rx, this.rz, { ...(bytes ? { entries: bytes } : {}), ...(metaChanged ? { meta } : {}) });
       for (const e of changed) this.stored!.set(e.key, e);
-      if (metaChanged) this.meta = meta;
+      if (metaChanged) this.meta = copied(meta);
       this.logRecords++;
       this.logBytes += bytes?.length ?? 0;
       return { kind: 'append', bytes: bytes?.length ?? 0 };
