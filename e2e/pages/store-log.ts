@@ -1,6 +1,6 @@
 // Test-only page script: the real IdbHostStore in Chromium, written the way a host writes
 // it (host/stored-copy.ts: a base, then per committed edit an append of what changed,
-// compaction past the log limits). Edit i sets block key i % KEYS to id 1 + i % 20 with
+// compaction past the log limits). Edit i sets block key i % KEYS to a block id from i with
 // stamp (2, BASE + i), so a test can tell from i alone what must be stored. Exposed as
 // window.vpStoreLog: write() logs "stored i" on the console once edit i's write resolved
 // (a test crashes the renderer mid-stream), load() reads the store back as a reloaded host
@@ -8,12 +8,13 @@
 import { IdbHostStore } from '../../src/store/host-store';
 import { decodeEntries, encodeEntries, RegionState, type Entry } from '../../src/region/region-state';
 import { StoredCopy } from '../../src/host/stored-copy';
+import { BLOCK_COUNT } from '../../src/world/blocks';
 
 const DB = 'vp-store-log';
 const KEYS = 4000;
 const BASE = 1000;
 
-export const editOf = (i: number): Entry => ({ key: i % KEYS, id: 1 + (i % 20), e: 2, s: BASE + i });
+export const editOf = (i: number): Entry => ({ key: i % KEYS, id: 1 + (i % (BLOCK_COUNT - 1)), e: 2, s: BASE + i });
 const baseState = (n: number) => RegionState.from(Array.from({ length: n }, (_, k) => ({ key: k * 7 % KEYS, id: 3, e: 1, s: k + 1 })));
 
 export interface StoreBenchRun {
