@@ -86,7 +86,9 @@ describe('the headless peer', () => {
     const disk = await LevelStore.open(dataDir);
     expect(idToHex((await disk.nodeIdentity()).id)).toBe(h.nodeId);
     const stored = (await disk.hostStore(WORLD, h.nodeId).loadAll()).find((r) => `${r.rx},${r.rz}` === region);
-    expect(decodeEntries(stored!.entries).map((e) => e.id)).toContain(11); // the one block A placed
+    // In the region's base or in the log appended since (store/host-store.ts).
+    const onDisk = [stored!.entries, ...(stored!.log ?? [])].flatMap((b) => decodeEntries(b).map((e) => e.id));
+    expect(onDisk).toContain(11); // the one block A placed
     await disk.close();
     const again = await headless();
     expect(again.nodeId).toBe(h.nodeId);
