@@ -1,6 +1,6 @@
 // `npm run sim -- --hosting --peers N --players M [--seed S] [--minutes T] [--crowd]
 //   [--churn C] [--latency MS] [--json FILE]`: the hosting simulation
-// (src/testing/hosting-scale-sim.ts): real RegionHost, RegionClient and NetworkChunkSource
+// (src/testing/hosting-scale-sim.ts): real HostingService, RegionClient and NetworkChunkSource
 // on the in-memory network and the virtual clock, players walking and editing. Prints the
 // figures (links per player, upload per peer, edit to visible, remote-position rate,
 // visibility); --json writes them all. bench/sim.ts hands `--hosting` runs here.

@@ -11,7 +11,7 @@
 import { every, type Clock } from '../core/clock';
 import { hexToId, type NodeId } from '../core/node-id';
 import type { Random } from '../core/seeded-random';
-import type { RegionHost } from '../host/region-host';
+import type { HostingService } from '../host/hosting-service';
 import type { HostedRegion } from '../host/hosted-region';
 import { regionName } from '../region/region-key';
 import { columnTop, terrainNoise, WATER_LEVEL } from '../world/heightmap';
@@ -29,7 +29,7 @@ export const HOST_ITEMS_DEFAULTS = {
 };
 
 export interface HostItemsArgs {
-  host: Pick<RegionHost, 'knownRegions' | 'selfHex'>;
+  host: Pick<HostingService, 'knownRegions' | 'selfHex'>;
   wire: ItemWire;
   /** Local time and timers. */
   clock: Clock;

@@ -1,5 +1,5 @@
 // A peer with no browser (Node): the same composition as a hosting tab (Peer.start, then
-// startNetSession's RegionHost), so it joins a world through its doorways, hosts the
+// startNetSession's HostingService), so it joins a world through its doorways, hosts the
 // regions closest to its node id as primary or backup, and keeps the world alive while no
 // tab is open. What a tab keeps in IndexedDB it keeps in a LevelDB in its data dir
 // (store/level-store.ts): its node identity (the same node id after a restart) and its

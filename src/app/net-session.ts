@@ -1,5 +1,5 @@
 // A tab's part in the shared world: the peer (identity, WebRTC, DHT), the regions it hosts
-// (RegionHost, ticking from the worker so a background tab keeps 20 Hz), the player's
+// (HostingService, ticking from the worker so a background tab keeps 20 Hz), the player's
 // client of the regions around them (RegionClient + NetworkChunkSource), and the signed
 // player record kept in the DHT under the player's id.
 import type { Clock } from '../core/clock';
@@ -13,7 +13,7 @@ import { webCryptoVerifier } from '../core/signer';
 import { CertChecker } from '../region/epoch-cert';
 import { HostWires } from '../host/host-wires';
 import { RegionClient } from '../play/region-client';
-import { RegionHost } from '../host/region-host';
+import { HostingService } from '../host/hosting-service';
 import { NetworkChunkSource } from '../play/network-chunk-source';
 import { makePlayerRecord, newestPlayerRecord, type PlayerState } from '../play/player-record';
 import { IdbHostStore, type HostStore } from '../store/host-store';
@@ -29,7 +29,7 @@ const PLAYER_RECORD_EVERY_MS = 10_000;
 export interface NetSession {
   readonly peer: Peer;
   readonly wire: HostWires;
-  readonly host: RegionHost;
+  readonly host: HostingService;
   readonly client: RegionClient;
   readonly source: NetworkChunkSource;
   /** Items at this node as a host of its regions (agree/host-items.ts), on the items channel the player side reads too. */
@@ -102,11 +102,11 @@ export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock,
   const store = stores.host !== undefined ? stores.host : await IdbHostStore.open(cfg.world, peer.id).catch(() => null);
   // The wires and the host that listens to them are made together, with no wait between:
   // frames that came before are held by the channels (dht/app-channels.ts), and those that
-  // come while the host loads its store by the host (region-host.ts `early`).
+  // come while the host loads its store by the host (hosting-service.ts `early`).
   const wire = new HostWires(peer.channels, clock);
   // The last hosting decisions (claims, grants, refusals), for window.voxel.hosting.trace().
   const trace: string[] = [];
-  const host = new RegionHost({
+  const host = new HostingService({
     dht: peer.dht, wires: wire, clock, ticker, store, world: cfg.world,
     // The node's own identity signs its grants; other hosts' keys must hash to their ids.
     signer: peer.identity, verify: webCryptoVerifier,

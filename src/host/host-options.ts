@@ -160,7 +160,7 @@ export interface HostStats {
   ticks: number;
   /** HEARTBEAT frames a primary sent to its backups. */
   heartbeats: number;
-  /** Frames that came while the store loaded and did not fit MAX_EARLY_FRAMES (region-host.ts). */
+  /** Frames that came while the store loaded and did not fit MAX_EARLY_FRAMES (hosting-service.ts). */
   earlyDropped: number;
   /** New subscribers (or claim waiters) refused past `maxSubscribers`: told NOT_PRIMARY `full`. */
   subscribersRefused: number;

@@ -1,4 +1,4 @@
-// What a region's hosting code is given by its node (region-host.ts builds it): identity,
+// What a region's hosting code is given by its node (hosting-service.ts builds it): identity,
 // options, clock and ticker, the two wires, the store, the DHT, counters, keys and the
 // node's view of who is alive. The region code does all its I/O through it.
 import type { Clock } from '../core/clock';

@@ -5,7 +5,7 @@ import { COMPACT_MIN_BYTES, COMPACT_RECORDS, StoredCopy } from './stored-copy';
 
 const entry = (key: number, s: number, id = 1, e = 2): Entry => ({ key, id, e, s });
 
-/** What a reloaded host rebuilds from the store (region-host.ts start): base + log merged. */
+/** What a reloaded host rebuilds from the store (hosting-service.ts start): base + log merged. */
 async function reload(store: MemoryHostStore): Promise<{ state: RegionState; promised: number; cert?: Uint8Array }> {
   const [r] = await store.loadAll();
   const state = RegionState.from(decodeEntries(r!.entries));

@@ -220,7 +220,7 @@ export class RegionClient {
       case 'REJECT':
         return this.onReject(fromHex, m);
       default:
-        return; // a player's own frames: the host side's (host/region-host.ts)
+        return; // a player's own frames: the host side's (host/hosting-service.ts)
     }
     const sub = this.subs.get(regionName(m));
     if (!sub) return; // not subscribed (a host's own frames also pass here)

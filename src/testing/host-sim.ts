@@ -1,6 +1,6 @@
 // Many hosting peers on the in-memory network and one virtual clock: the harness of the
 // hosting tests and of the failover benchmark. Each peer is a real DhtNode with a
-// RegionHost and a RegionClient on one pair of HostWires; its MemoryHostStore outlives it, so a
+// HostingService and a RegionClient on one pair of HostWires; its MemoryHostStore outlives it, so a
 // peer restarted with the same id comes back with its regions (a reloaded tab).
 import { createHash } from 'node:crypto';
 import { clockTicker } from '../core/ticker';
@@ -12,7 +12,7 @@ import { MemoryHostStore } from '../store/host-store-memory';
 import type { HostOptions } from '../host/host-options';
 import { HostWires } from '../host/host-wires';
 import { RegionClient, type ClientOptions } from '../play/region-client';
-import { RegionHost } from '../host/region-host';
+import { HostingService } from '../host/hosting-service';
 import type { KeyHash } from '../region/region-key';
 import { regionRecordRules } from '../region/region-records';
 import { CertChecker } from '../region/epoch-cert';
@@ -33,7 +33,7 @@ export interface SimPeer {
   hex: string;
   dht: DhtNode;
   wire: HostWires;
-  host: RegionHost;
+  host: HostingService;
   client: RegionClient;
   store: MemoryHostStore;
 }
@@ -83,7 +83,7 @@ export class HostSim extends SimWorld {
     let store = this.stores.get(hex);
     if (!store) this.stores.set(hex, (store = new MemoryHostStore()));
     const wire = new HostWires(new AppChannels(dht), this.clock);
-    const host = new RegionHost({
+    const host = new HostingService({
       dht, wires: wire, clock: this.clock, ticker: clockTicker(this.clock), store, world: this.world, keyHash: simKeyHash,
       signer: this.keyring.signer(id), verify: this.keyring.verify,
       onConfirm: (region, epoch, primary, at) => {

@@ -1,4 +1,4 @@
-// The hosting simulation at scale (issue 12 item 1): N real peers (DhtNode + RegionHost +
+// The hosting simulation at scale (issue 12 item 1): N real peers (DhtNode + HostingService +
 // RegionClient, host-sim.ts) on the in-memory network and the virtual clock; M of them play
 // through a real NetworkChunkSource (the page's chunk source: live subscriptions to the 3 x 3
 // regions around the player, MOVE at its own rate, edits through its tentative path).

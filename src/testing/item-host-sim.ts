@@ -1,5 +1,5 @@
 // Items over the simulated hosting network: every HostSim peer also runs the items wiring of a
-// tab (agree/host-items.ts beside its RegionHost; play/player-items.ts beside its
+// tab (agree/host-items.ts beside its HostingService; play/player-items.ts beside its
 // RegionClient, with the player's own world clock following its region's hosts), on the
 // items channel of its DHT node. A killed peer's items stop with it; a restarted one comes
 // back with the ledgers its host store kept.

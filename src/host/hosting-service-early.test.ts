@@ -10,7 +10,7 @@ import type { DhtEvents } from '../dht/dht-node';
 import type { StoredRegion } from '../store/host-store';
 import { MemoryHostStore } from '../store/host-store-memory';
 import { HostWires } from './host-wires';
-import { MAX_EARLY_FRAMES, RegionHost, type HostDht } from './region-host';
+import { MAX_EARLY_FRAMES, HostingService, type HostDht } from './hosting-service';
 
 // Frames that reach a host before it has loaded its store (a tab that joined the DHT and is
 // still opening IndexedDB) are held and answered once it has, not lost.
@@ -33,7 +33,7 @@ async function setup() {
   });
   const makeHost = async () => {
     const identity = await generateIdentity({ alg: 'Ed25519' });
-    const host = new RegionHost({ dht: hostDht as unknown as HostDht, wires: new HostWires(hostChannels, clock), clock, ticker: clockTicker(clock), store, world: 'early', signer: identity, verify: webCryptoVerifier });
+    const host = new HostingService({ dht: hostDht as unknown as HostDht, wires: new HostWires(hostChannels, clock), clock, ticker: clockTicker(clock), store, world: 'early', signer: identity, verify: webCryptoVerifier });
     return host;
   };
   return { clock, edit, rejects, makeHost, release: (v: StoredRegion[] = []) => release(v) };

@@ -3,7 +3,7 @@
 // the backups' watchdog, reloads the host store on start, and exposes `stats`.
 //
 //   const wires = new HostWires(new AppChannels(dht), clock);
-//   const host = new RegionHost({ dht, wires, clock, ticker, store, world });
+//   const host = new HostingService({ dht, wires, clock, ticker, store, world });
 //   await host.start(); ... host.stop();
 import * as v from 'valibot';
 import { every, type Clock } from '../core/clock';
@@ -27,7 +27,7 @@ import { getLocation } from '../region/region-records';
 
 export type HostDht = Pick<Dht, 'selfId' | 'findNode' | 'put' | 'get' | 'connect' | 'reach' | 'unpin' | 'suspectRoute' | 'ping' | 'events' | 'linkInfo' | 'closestContacts'>;
 
-export interface RegionHostArgs {
+export interface HostingServiceArgs {
   dht: HostDht;
   /** To players and to other hosts (host-wires.ts); the player side reads `wires.players` too. */
   wires: HostWires;
@@ -61,10 +61,10 @@ const CREATING = new Set<HostBound['t']>(['SUBSCRIBE', 'CLAIM', 'REPLICATE', 'SY
 const FROM_PLAYERS = new Set<string>(['SUBSCRIBE', 'UNSUBSCRIBE', 'EDIT', 'MOVE', 'POSITIONS_LOST']);
 const fromPlayer = (m: { t: string }): m is PlayerToHost => FROM_PLAYERS.has(m.t);
 
-/** Most frames held while the store loads (region-host.ts start). */
+/** Most frames held while the store loads (hosting-service.ts start). */
 export const MAX_EARLY_FRAMES = 1024;
 
-export class RegionHost {
+export class HostingService {
   readonly stats: HostStats = newHostStats();
   /** As primary, per batch from ordering: own store write done, first backup ack, commit. */
   readonly latency: CommitLatency = { store: new LatencySamples(), ack: new LatencySamples(), commit: new LatencySamples(), confirm: new LatencySamples() };
@@ -86,7 +86,7 @@ export class RegionHost {
    */
   private early: { from: NodeId; fromHex: string; msg: ReplicaFrame | PlayerToHost }[] | undefined = [];
 
-  constructor(private readonly args: RegionHostArgs) {
+  constructor(private readonly args: HostingServiceArgs) {
     this.opts = { ...HOST_DEFAULTS, ...args.options };
     args.wires.replicas.events.on('frame', ({ from, fromHex, msg }) => this.take(from, fromHex, msg));
     args.wires.players.events.on('frame', ({ from, fromHex, msg }) => {
