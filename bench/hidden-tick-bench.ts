@@ -19,9 +19,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer, type ViteDevServer } from 'vite';
 import WebSocket from 'ws';
-import { CHROMIUM, CHROMIUM_ARGS } from '../e2e/browser';
+import { CHROMIUM, CHROMIUM_ARGS, startDevServer } from '../e2e/browser';
 import type { TickCounts } from '../e2e/pages/ticker';
 import { median } from './stats';
 
@@ -50,13 +49,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Serves e2e/pages/ticker.html from the repository with vite's dev server. */
 export async function startTickerPageServer(port = HIDDEN_TICK_DEFAULTS.pagePort): Promise<{ url: string; close: () => Promise<void> }> {
-  const vite: ViteDevServer = await createServer({
-    root: process.cwd(),
-    logLevel: 'warn',
-    server: { port, strictPort: true, host: '127.0.0.1', hmr: false },
-    optimizeDeps: { noDiscovery: true, include: [] },
-  });
-  await vite.listen();
+  const vite = await startDevServer(port);
   return { url: `http://127.0.0.1:${port}/e2e/pages/ticker.html`, close: () => vite.close() };
 }
 

@@ -112,14 +112,22 @@ export async function crashPage(page: Page): Promise<void> {
 }
 
 /**
- * Opens a test-only page (e2e/pages/*.html, served by vite's dev server on `port`: kept out
- * of the production build) in a fresh profile on disk, waits for its `window[global]`, runs
- * `fn` on it and tears both down.
+ * Vite's dev server for the test-only pages (e2e/pages/*.html import src/ modules directly
+ * and stay out of the production build), on loopback at `port`, no HMR, no dependency scan.
  */
-export async function withDevPage<T>(port: number, path: string, global: string, fn: (page: Page) => Promise<T>): Promise<T> {
+export async function startDevServer(port: number): Promise<{ close: () => Promise<void> }> {
   const { createServer } = await import('vite');
   const vite = await createServer({ root: process.cwd(), logLevel: 'warn', server: { port, strictPort: true, host: '127.0.0.1', hmr: false }, optimizeDeps: { noDiscovery: true, include: [] } });
   await vite.listen();
+  return vite;
+}
+
+/**
+ * Opens a test-only page (served by startDevServer on `port`) in a fresh profile on disk, waits for its `window[global]`, runs
+ * `fn` on it and tears both down.
+ */
+export async function withDevPage<T>(port: number, path: string, global: string, fn: (page: Page) => Promise<T>): Promise<T> {
+  const vite = await startDevServer(port);
   const profile = await launchProfile();
   try {
     const page = await profile.context.newPage();

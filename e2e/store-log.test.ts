@@ -5,15 +5,14 @@
 // (test-only code stays out of the production build).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { createServer, type ViteDevServer } from 'vite';
-import { crashPage, launchProfile, type Profile } from './browser';
+import { crashPage, launchProfile, startDevServer, type Profile } from './browser';
 import { COMPACT_RECORDS } from '../src/host/stored-copy';
 
 const PORT = 8096;
 const URL = `http://127.0.0.1:${PORT}/e2e/pages/store-log.html`;
 const KEYS = 4000, BASE = 1000, BASE_ENTRIES = 2000;
 
-let vite: ViteDevServer;
+let vite: Awaited<ReturnType<typeof startDevServer>>;
 let profile: Profile;
 
 async function open(): Promise<Page> {
@@ -36,8 +35,7 @@ function expectHeld(entries: [number, number, number][], upTo: number): void {
 }
 
 beforeAll(async () => {
-  vite = await createServer({ root: process.cwd(), logLevel: 'warn', server: { port: PORT, strictPort: true, host: '127.0.0.1', hmr: false }, optimizeDeps: { noDiscovery: true, include: [] } });
-  await vite.listen();
+  vite = await startDevServer(PORT);
   profile = await launchProfile();
 });
 

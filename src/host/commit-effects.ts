@@ -1,7 +1,7 @@
 // What the primary's commit machine (commit-machine.ts) decides, as plain data: the batches
 // it orders and the effects its shell (commit-pipeline.ts) performs, in order.
 import type { NodeId } from '../core/node-id';
-import type { Entry } from '../region/region-state';
+import { encodeEntries, type Entry } from '../region/region-state';
 import type { RejectReason } from '../region/subscription-messages';
 
 export interface Batch {
@@ -14,8 +14,14 @@ export interface Batch {
   acked?: boolean;
 }
 
-/** A batch's edit requests as REPLICATE carries them: (editor, request id, seq). */
-export const requestsOf = (waiters: Batch['waiters']) => waiters.map((w): [NodeId, number, number] => [w.id, w.r, w.s]);
+/**
+ * The REPLICATE of a batch (sent when ordered, and again to a backup being re-synced), with
+ * its edit requests as (editor, request id, seq).
+ */
+export function replicateFrame(region: { rx: number; rz: number }, e: number, hosts: NodeId[], batch: Batch) {
+  const reqs = batch.waiters.map((w): [NodeId, number, number] => [w.id, w.r, w.s]);
+  return { t: 'REPLICATE' as const, ...region, e, from: batch.from, to: batch.to, entries: encodeEntries(batch.entries), hosts, reqs };
+}
 
 /** What the shell must do, in this order. */
 export type CommitEffect =

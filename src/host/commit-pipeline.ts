@@ -10,7 +10,7 @@
 import { idToHex, type NodeId } from '../core/node-id';
 import type { SubscriptionMessageOf } from '../region/subscription-messages';
 import { encodeEntries, type Entry } from '../region/region-state';
-import { requestsOf, type Batch, type CommitEffect } from './commit-effects';
+import { replicateFrame, type Batch, type CommitEffect } from './commit-effects';
 import { CommitMachine } from './commit-machine';
 import type { DutyShared } from './duty-region';
 import { EditValidator } from './edit-validator';
@@ -129,7 +129,7 @@ export class CommitPipeline {
 
   private replicate(batch: Batch): void {
     const { ctx, regionFields, e } = this.duty;
-    const msg = { t: 'REPLICATE' as const, ...regionFields, e, from: batch.from, to: batch.to, entries: encodeEntries(batch.entries), hosts: this.duty.region.hosts, reqs: requestsOf(batch.waiters) };
+    const msg = replicateFrame(regionFields, e, this.duty.region.hosts, batch);
     for (const b of this.duty.backups()) ctx.wires.replicas.send(b, msg);
     ctx.trace?.(this.duty.region.name, `${ctx.selfHex.slice(0, 6)} e${e} order s${batch.from}-${batch.to} to ${this.duty.backups().map((h) => idToHex(h).slice(0, 6)).join(',')}`);
   }

@@ -4,7 +4,7 @@
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { MAX_STATE_REQS, MAX_SUBS_LISTED } from './replication-messages';
 import { encodeEntries, pieces } from '../region/region-state';
-import { requestsOf } from './commit-effects';
+import { replicateFrame } from './commit-effects';
 import type { CommitMachine } from './commit-machine';
 import type { DutyShared } from './duty-region';
 import type { HostSetCheck } from './host-set-check';
@@ -48,7 +48,7 @@ export class PrimaryHeartbeat {
     }));
     for (const b of this.machine.batches) {
       if (b.to <= this.machine.committed) continue;
-      this.duty.ctx.wires.replicas.send(id, { t: 'REPLICATE', ...this.duty.regionFields, e: this.duty.e, from: b.from, to: b.to, entries: encodeEntries(b.entries), hosts, reqs: requestsOf(b.waiters) });
+      this.duty.ctx.wires.replicas.send(id, replicateFrame(this.duty.regionFields, this.duty.e, hosts, b));
     }
   }
 
