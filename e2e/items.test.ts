@@ -14,7 +14,7 @@ import { launchProfile, openPage, PAGE_UP } from './browser';
 
 let profile: Awaited<ReturnType<typeof launchProfile>>;
 let page: Page;
-const url = () => `${inject('baseUrl')}/?rd=3&net=off#world=e2e-items&seed=e2e-items`;
+const url = () => `${inject('baseUrl')}/?rd=3&net=off&spawnms=9999999#world=e2e-items&seed=e2e-items`;
 
 /** y one stands at on column (x, z): above its highest block that is not air or water. */
 function standY(x: number, z: number): Promise<number> {

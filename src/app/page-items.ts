@@ -77,7 +77,7 @@ export class PageItems {
     });
     this.clock.start();
     const local = !p.cfg.net || new URL(location.href).searchParams.get('items') === 'local';
-    const items = local ? new LocalItems({ seed: p.cfg.seed, self: p.self, clock: this.clock, ground: (x, z) => this.ground(x, z), rng: seededRandom((Math.random() * 2 ** 32) >>> 0) }) : null;
+    const items = local ? new LocalItems({ seed: p.cfg.seed, self: p.self, clock: this.clock, ground: (x, z) => this.ground(x, z), rng: seededRandom((Math.random() * 2 ** 32) >>> 0), ...(p.cfg.itemSpawnMs ? { spawnMeanMs: p.cfg.itemSpawnMs } : {}) }) : null;
     if (!items && net) {
       this.hosted = new PlayerItems({ client: net.client, wire: net.wire, self: p.self, seed: p.cfg.seed, clock: realClock, world: this.clock });
       this.hosted.start();
