@@ -78,7 +78,7 @@ export async function benchContest(): Promise<Record<string, number>> {
     pickup_decision_samples: known.length,
     pickup_decision_failed: failed,
   };
-  return { ...contests, ...clockFigures(errors, violations, skews), ...items(), ...worldClock(), ...areas() };
+  return { ...contests, ...clockFigures(errors, violations, skews), ...items(), ...worldClock(), ...(await areas()) };
 }
 
 function items(): Record<string, number> {
@@ -132,14 +132,14 @@ function worldClock(): Record<string, number> {
   };
 }
 
-function areas(): Record<string, number> {
+async function areas(): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const [name, lo, hi, jitter, loss] of [['loopback', 0.2, 2, 0.3, 0.02], ['50ms', 40, 60, 5, 0.05]] as const) {
     const rand = seededRandom(52);
     const fire: number[] = [], frame: number[] = [];
     let dup = 0, unsettled = 0, late = 0;
     for (let seed = 1; seed <= 500; seed++) {
-      const r = runItemWorld({ seed, hosts: randomInt(rand, 3, 6), players: randomInt(rand, 2, 9), proposers: randomInt(rand, 1, 4), latencyMinMs: lo, latencyMaxMs: hi, jitterMeanMs: jitter, loss });
+      const r = await runItemWorld({ seed, hosts: randomInt(rand, 3, 6), players: randomInt(rand, 2, 9), proposers: randomInt(rand, 1, 4), latencyMinMs: lo, latencyMaxMs: hi, jitterMeanMs: jitter, loss });
       if (r.owners.length > 1) dup++;
       if (!r.settled) unsettled++;
       late += r.late;

@@ -11,10 +11,12 @@
 import { every, type Clock } from '../core/clock';
 import { hexToId, type NodeId } from '../core/node-id';
 import type { Random } from '../core/seeded-random';
+import type { Signer, Verifier } from '../core/signer';
 import type { HostingService } from '../host/hosting-service';
 import type { HostedRegion } from '../host/hosted-region';
 import { regionName } from '../region/region-key';
 import { columnTop, terrainNoise, WATER_LEVEL } from '../world/heightmap';
+import { ProofChecker, ProofSigner } from './decision-proof';
 import type { ItemLedgerOptions } from './item-ledger';
 import { isClockFrame, type ItemWire, type ItemWireMessage } from './item-wire';
 import { newHostItemStats, RegionItems, type HostItemStats, REGION_ITEMS_DEFAULTS } from './region-items';
@@ -39,6 +41,10 @@ export interface HostItemsArgs {
   busy?: boolean;
   seed: string;
   rng: Random;
+  /** The node's identity: it signs the decisions this node votes for (decision-proof.ts). */
+  signer: Signer;
+  /** Checks other nodes' signatures (a key must stand for the id it signs as). */
+  verify: Verifier;
   /** Standing height at a column (default: the generated terrain's surface). */
   ground?: (x: number, z: number) => number | undefined;
   options?: Partial<typeof HOST_ITEMS_DEFAULTS & typeof REGION_ITEMS_DEFAULTS>;
@@ -62,6 +68,8 @@ export class HostItems {
   readonly clock: WorldClock;
   readonly stats: HostItemStats = newHostItemStats();
   readonly voteStats: VoteStats = newVoteStats();
+  readonly signer: ProofSigner;
+  readonly checker: ProofChecker;
   private readonly regions = new Map<string, RegionItems>();
   private readonly o: typeof HOST_ITEMS_DEFAULTS;
   private stops: (() => void)[] = [];
@@ -69,6 +77,8 @@ export class HostItems {
 
   constructor(private readonly a: HostItemsArgs) {
     this.o = { ...HOST_ITEMS_DEFAULTS, ...a.options };
+    this.signer = new ProofSigner(a.signer);
+    this.checker = new ProofChecker(a.verify);
     this.clock = new WorldClock({
       local: a.clock, ...(a.base !== undefined ? { base: a.base } : {}), firstNonce: this.o.firstNonce,
       send: (to, msg) => void a.wire.send(hexToId(to), msg),
@@ -127,7 +137,7 @@ export class HostItems {
     if (!ri) {
       ri = new RegionItems({
         region: r, seed: this.a.seed, worldNow: () => this.clock.now(), localNow: () => this.a.clock.now(), rng: this.a.rng,
-        send: (to, msg) => void this.a.wire.send(to, msg), ground: this.ground, stats: this.stats, voteStats: this.voteStats, options: this.a.options ?? {}, ...(this.a.ledger ? { ledger: this.a.ledger } : {}),
+        send: (to, msg) => void this.a.wire.send(to, msg), ground: this.ground, stats: this.stats, signer: this.signer, checker: this.checker, voteStats: this.voteStats, options: this.a.options ?? {}, ...(this.a.ledger ? { ledger: this.a.ledger } : {}),
       });
       this.regions.set(r.name, ri);
     }
@@ -143,7 +153,7 @@ export class HostItems {
     const ri = this.regions.get(regionName(m));
     if (!ri) {
       // Not hosted here: answers to a player (its own claims' PROPOSE, DECIDED, state) are the player's.
-      if (m.t === 'ITEM_CLAIM' || m.t === 'ITEM_REPORT' || m.t === 'ITEM_DROP' || m.t === 'ITEM_HANDOVER' || m.t === 'ITEM_SEEN' || m.t === 'ITEM_HELD') this.stats.stray++;
+      if (m.t === 'ITEM_CLAIM' || m.t === 'ITEM_REPORT' || m.t === 'ITEM_DROP' || m.t === 'ITEM_HANDOVER' || m.t === 'ITEM_SEEN' || m.t === 'ITEM_HELD' || m.t === 'ITEM_DROPPING' || m.t === 'ITEM_KEEP') this.stats.stray++;
       return;
     }
     if (m.t === 'ITEM_HANDOVER') return ri.onHandover(fromHex, m.e, m.votes);

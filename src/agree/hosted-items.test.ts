@@ -104,7 +104,12 @@ describe('items carried by the region hosts (simulated)', () => {
         expect(seen.get(i.id) ?? k, i.id).toBe(k);
         seen.set(i.id, k);
       }
-      expect(new Set(owners(sim, item.id))).toEqual(new Set([a.peer.hex]));
+      // Whoever holds the record names the one owner. A newcomer may not hold it: its proof
+      // names the first set, which no set since held by a majority to vouch for it again
+      // (endorse-records.ts; docs/ITEMS.md "Signed decisions", what is left).
+      const known = owners(sim, item.id).filter((o) => o !== undefined);
+      expect(known.length).toBeGreaterThan(0);
+      expect(new Set(known)).toEqual(new Set([a.peer.hex]));
       sim.stopAll();
     }
   });
@@ -154,7 +159,7 @@ describe('items carried by the region hosts (simulated)', () => {
     const p = primary()!;
     const send = p.wire.send.bind(p.wire);
     let cut = true;
-    p.wire.send = (to, m) => (cut && m.t === 'ITEM_STATE' && m.ack ? true : send(to, m));
+    p.wire.send = (to, m) => (cut && m.t === 'ITEM_DROPPING' ? true : send(to, m));
     const spot = { x: item.x + 3, y: 70, z: item.z };
     const first = a.player.drop(item.id, spot);
     await sim.run(1000);
@@ -169,6 +174,7 @@ describe('items carried by the region hosts (simulated)', () => {
     cut = false;
     expect(await sim.settle(a.player.drop(item.id, spot))).toBe(true);
     expect(region.drops.stats.replicated).toBe(1);
+    await sim.run(50);
     const held = sim.hostLedgers(NAME).filter((h) => h.items!.ledger.item(item.id)?.owner === null);
     expect(held.length).toBeGreaterThanOrEqual(2); // the primary and at least one backup
     // The primary crashes right away (silently): the next primary has the drop.
@@ -237,10 +243,16 @@ describe('items carried by the region hosts (simulated)', () => {
     await sim.run(500);
     const replays = total('replayedDecision') + total('oldRound');
     const d = decided.find((m) => m.vote === `take:${item.id}:0`)!;
-    expect(d).toBeDefined();
+    expect(d?.sigs?.length).toBeGreaterThanOrEqual(2); // signed by a majority of the three hosts
+    // Replayed by a stranger, and by a voter (a hostile host): to every host and to b.
     send(d);
+    const voter = sim.items.get(hosts.find((h) => h !== b.peer.hex && h !== a.peer.hex)!)!;
+    for (const to of [...hosts, b.peer.hex]) voter.wire.send(hexToId(to), d);
+    const bOld = () => b.player.counters()['vote.oldRound'] ?? 0;
+    const before = bOld();
     await sim.run(500);
     expect(total('replayedDecision') + total('oldRound')).toBeGreaterThan(replays);
+    expect(bOld()).toBeGreaterThan(before);
     expect(owners(sim, item.id).every((o) => o === null)).toBe(true);
     sim.stopAll();
   });

@@ -4,10 +4,14 @@
 // hearing), and the player's own claims (a VoteWatcher per claim: it learns the owner from
 // f + 1 proposals or a DECIDED). Pure: frames in, frames to send and what changed out; the
 // caller shows `ledger.onGround(worldNow)` each frame, so every player shows an item from
-// the same world time. A decision is taken only from a voter of the current set with a
-// proof naming f + 1 of them (ItemLedger.apply*, VoteWatcher).
+// the same world time. A decision is taken only from a voter of the current set, with the
+// signatures of a majority of the set over the record it makes (decision-proof.ts): this
+// replica names the decision and its proof (`check`), the caller checks the signatures
+// (asynchronous) and then applies it (`applyChecked`).
 import { ItemLedger, type ClaimCandidate, type Item, type ItemArea, type ItemCandidate, type LedgerState } from './item-ledger';
+import type { DecisionProof } from './decision-proof';
 import type { ItemVoteMessage } from './item-votes';
+import { ProposalBook } from './vote-signing';
 import { candidateKey } from './item-ledger';
 import { newVoteStats, type VoteStats } from './vote-stats';
 import type { Decision, VoteEffect } from './vote';
@@ -20,7 +24,9 @@ const MAX_CLAIMS = 8;
 export type ClientEffect =
   | { send: ItemVoteMessage; to: readonly string[] }
   | { appeared: Item }
-  | { taken: Item };
+  | { taken: Item }
+  /** A decision to take once its proof checks: the record it makes, and the signatures. */
+  | { check: { vote: string; d: Decision<ItemCandidate>; rec: Item; proof: DecisionProof } };
 
 export interface ItemClientOptions {
   self: string;
@@ -35,6 +41,8 @@ export class ItemClient {
   readonly stats: VoteStats = newVoteStats();
   private voters: VoterSet;
   private readonly claims = new Map<string, { item: string; watcher: VoteWatcher<ItemCandidate> }>();
+  /** The signatures of the proposals our claims heard (a decision learnt from them is proven by them). */
+  private readonly book = new ProposalBook();
 
   constructor(private readonly o: ItemClientOptions) {
     this.ledger = new ItemLedger(o.seed, o.area);
@@ -83,23 +91,42 @@ export class ItemClient {
   receive(from: string, msg: ItemVoteMessage): ClientEffect[] {
     const mine = this.claims.get(msg.vote);
     if (mine) {
+      if (msg.t === 'PROPOSE') this.book.heard(this.voters.tag, from, msg);
       const d = mine.watcher.receive(from, msg).find((e) => 'decided' in e);
-      return d && 'decided' in d ? this.taken(msg.vote, d.decided) : [];
+      if (!d || !('decided' in d)) return [];
+      // Learnt from a majority's proposals: their signatures prove it; from a DECIDED: its own.
+      const proof = msg.t === 'DECIDED' ? this.proofOf(msg) : this.book.proofOf(this.voters, msg.vote, d.decided);
+      return this.toCheck(msg.vote, d.decided, proof);
     }
     if (msg.t !== 'DECIDED') return []; // others' votes: only their outcomes matter here
     if (this.voters.indexOf(from) === undefined) return this.count('nonVoter');
     if (msg.set !== this.voters.tag) return this.count('wrongSet');
-    const d = { c: msg.c, round: msg.round, proof: msg.proof };
-    if (msg.vote.startsWith('spawn:')) {
-      const it = this.ledger.applySpawn(msg.vote, d, this.voters);
-      return typeof it === 'string' ? [] : [{ appeared: it }];
-    }
-    return this.taken(msg.vote, d);
+    return this.toCheck(msg.vote, { c: msg.c, round: msg.round, proof: msg.proof }, this.proofOf(msg));
   }
 
-  private taken(vote: string, d: Decision<ItemCandidate>): ClientEffect[] {
-    const it = this.ledger.applyPickup(vote, d, this.voters);
+  /** A decision whose proof checked: the item appears, or has its owner. */
+  applyChecked(vote: string, d: Decision<ItemCandidate>, proof: DecisionProof): ClientEffect[] {
+    if (vote.startsWith('spawn:')) {
+      const it = this.ledger.applySpawn(vote, d, this.voters, proof);
+      return typeof it === 'string' ? [] : [{ appeared: it }];
+    }
+    const it = this.ledger.applyPickup(vote, d, this.voters, proof);
     return typeof it === 'string' ? [] : [{ taken: it }];
+  }
+
+  /** The voters now (their epoch tags the proofs). */
+  get voterSet(): VoterSet {
+    return this.voters;
+  }
+
+  private proofOf(msg: Extract<ItemVoteMessage, { t: 'DECIDED' }>): DecisionProof | undefined {
+    return msg.sigs ? { e: msg.set, vote: msg.vote, round: msg.round, sigs: msg.sigs } : undefined;
+  }
+
+  private toCheck(vote: string, d: Decision<ItemCandidate>, proof: DecisionProof | undefined): ClientEffect[] {
+    if (!proof) return this.count('forgedDecision'); // no signatures: changes nothing
+    const rec = this.ledger.recordFor(vote, d.c);
+    return rec ? [{ check: { vote, d, rec, proof } }] : this.count('oldRound'); // a vote past here (or not yet known): the state tells
   }
 
   private count(what: keyof VoteStats): ClientEffect[] {

@@ -10,9 +10,11 @@
 // in its gen-th time on the ground; a drop opens the next gen). A decision is applied
 // only to the vote its id names, so a replayed one (an old gen, a slot already filled)
 // changes nothing. Every refusal is counted by reason.
-import * as v from 'valibot';
 import type { Random } from '../core/seeded-random';
 import { COMMON_KINDS, ITEM_KINDS, STAR_RULE, starCap, starHome, starId, starsHomedAt, type ItemKind } from './item-kinds';
+import type { DecisionProof } from './decision-proof';
+import { MAX_ITEMS, type Item } from './item-schemas';
+import { sameRecord, takes } from './record-merge';
 import type { Decision } from './vote';
 import type { VoterSet } from './voter-set';
 
@@ -28,16 +30,15 @@ export const ITEM_LEDGER_DEFAULTS = {
   /** Items lying in an area at once; no spawn is proposed beyond. */
   maxGround: 6,
   /** Item records an area keeps (on the ground or held): bounds the state (MAX_STATE_BYTES). */
-  maxItems: 128,
+  maxItems: MAX_ITEMS,
   /** A proposed appearance time may lie this far from the voter's world clock (clocks disagree a little, votes take time). */
   timeSlackMs: 10_000,
 } as const;
 
 export type ItemLedgerOptions = { [K in keyof typeof ITEM_LEDGER_DEFAULTS]: number };
 
-/** Largest encoded ledger state (msgpack, at most maxItems records of ~70 bytes): well under a region frame. */
-export const MAX_STATE_BYTES = 16 * 1024;
-const MAX_COORD = 30_000_000;
+/** Largest encoded ledger state (msgpack, at most maxItems records of ~70 bytes and a proof of 2-5 signatures, ~130 bytes each): well under a region frame. */
+export const MAX_STATE_BYTES = 96 * 1024;
 
 /** The area the ledger holds items for: world blocks [x0, x0 + size) x [z0, z0 + size); (ax, az) names it. */
 export interface ItemArea {
@@ -48,19 +49,7 @@ export interface ItemArea {
   size: number;
 }
 
-export interface Item {
-  id: string;
-  kind: ItemKind;
-  x: number;
-  y: number;
-  z: number;
-  /** World time (synchronised clock, ms) from which the item is shown. */
-  at: number;
-  /** Who holds it (a player id, hex); null: it lies in the world. */
-  owner: string | null;
-  /** Times it was dropped: names its open pickup vote. */
-  gen: number;
-}
+export type { Item } from './item-schemas';
 
 /** A host's proposal of the slot-th spawn of an area. */
 export interface SpawnCandidate {
@@ -87,6 +76,8 @@ export interface ClaimCandidate {
 }
 
 export type ItemCandidate = SpawnCandidate | ClaimCandidate;
+
+export { itemCandidateSchema, itemIdSchema, itemSchema, ledgerStateSchema } from './item-schemas';
 
 /** A candidate's identity in a vote: the proposing host of a spawn, the claimant of a pickup. */
 export const candidateKey = (c: ItemCandidate): string => (c.t === 's' ? `s ${c.by} ${c.slot}` : `c ${c.who}`);
@@ -201,7 +192,7 @@ export class ItemLedger {
   }
 
   /** A decided spawn vote: the item it names joins the area (shown from its `at`). */
-  applySpawn(voteId: string, d: Decision<ItemCandidate>, voters: VoterSet): Item | LedgerRejection {
+  applySpawn(voteId: string, d: Decision<ItemCandidate>, voters: VoterSet, proof?: DecisionProof): Item | LedgerRejection {
     const slot = parseVoteId(voteId, 'spawn', this.name);
     if (slot === undefined) return this.refuse('bad-vote-id');
     if (!voters.maskOk(d.proof, voters.decides)) return this.refuse('forged-decision');
@@ -210,7 +201,7 @@ export class ItemLedger {
     const c = d.c;
     const why = this.checkSpawn(c);
     if (why || c.t !== 's') return why ?? 'wrong-candidate';
-    const it: Item = { id: c.star !== undefined ? starId(c.star) : `${this.name}/${c.slot}`, kind: c.kind, x: c.x, y: c.y, z: c.z, at: c.at, owner: null, gen: 0 };
+    const it: Item = { ...this.spawnRecord(c), ...(proof ? { proof } : {}) };
     this.byId.set(it.id, it);
     this.slot++;
     if (c.star !== undefined) this.stars |= 1 << c.star;
@@ -231,7 +222,7 @@ export class ItemLedger {
   }
 
   /** A decided pickup vote: the claimant it names becomes the item's one owner. */
-  applyPickup(voteId: string, d: Decision<ItemCandidate>, voters: VoterSet): Item | LedgerRejection {
+  applyPickup(voteId: string, d: Decision<ItemCandidate>, voters: VoterSet, proof?: DecisionProof): Item | LedgerRejection {
     const ref = parseVoteId(voteId, 'take');
     if (ref === undefined) return this.refuse('bad-vote-id');
     const cut = ref.lastIndexOf(':');
@@ -244,8 +235,48 @@ export class ItemLedger {
     if (gen > it.gen) return this.refuse('bad-vote-id');
     if (it.owner !== null) return this.refuse(it.owner === d.c.who ? 'replayed-decision' : 'conflicting-decision');
     it.owner = d.c.who;
+    if (proof) it.proof = proof;
+    else delete it.proof;
     this.stats.taken++;
     return it;
+  }
+
+  /** The record a spawn candidate makes (what its voters sign). */
+  spawnRecord(c: SpawnCandidate): Item {
+    return { id: c.star !== undefined ? starId(c.star) : `${this.name}/${c.slot}`, kind: c.kind, x: c.x, y: c.y, z: c.z, at: c.at, owner: null, gen: 0 };
+  }
+
+  /**
+   * The record that results if `c` wins vote `voteId` (what a voter signs with its
+   * proposal, decision-proof.ts); undefined when this ledger cannot tell (the item unknown
+   * here, or at another gen).
+   */
+  recordFor(voteId: string, c: ItemCandidate): Item | undefined {
+    if (voteId.startsWith('spawn:')) return c.t === 's' && voteId === `spawn:${this.name}:${c.slot}` ? this.spawnRecord(c) : undefined;
+    const ref = parseVoteId(voteId, 'take');
+    if (ref === undefined || c.t !== 'c') return undefined;
+    const cut = ref.lastIndexOf(':');
+    const it = this.byId.get(ref.slice(0, cut));
+    if (!it || it.gen !== Number(ref.slice(cut + 1)) || it.away !== undefined) return undefined;
+    const { proof: _p, ...bare } = it;
+    return { ...bare, owner: c.who };
+  }
+
+  /** The signatures over a record this ledger holds as is (assembled after its decision took effect here). */
+  prove(rec: Item, proof: DecisionProof): boolean {
+    const it = this.byId.get(rec.id);
+    if (!it || !sameRecord(it, rec)) return false;
+    if (it.proof && it.proof.e >= proof.e) return false;
+    it.proof = proof;
+    return true;
+  }
+
+  /** The records of `s` that merging it would change or add here (the ones whose proofs need checking). */
+  changesFrom(s: LedgerState): Item[] {
+    return s.items.filter((theirs) => {
+      const ours = this.byId.get(theirs.id);
+      return !ours || takes(ours, theirs);
+    });
   }
 
   /** The owner puts a held item back in the world at (x, y, z) (an ordered region operation, like an edit: only the owner may). */
@@ -255,6 +286,7 @@ export class ItemLedger {
     if (it.owner !== by) return this.refuse('not-owner');
     if (!this.inside(p.x, p.z)) return this.refuse('outside-area');
     Object.assign(it, { x: p.x, y: p.y, z: p.z, at: now, owner: null, gen: it.gen + 1 });
+    delete it.proof;
     this.stats.dropped++;
     return it;
   }
@@ -306,8 +338,11 @@ export class ItemLedger {
         else this.byId.set(theirs.id, { ...theirs });
         continue;
       }
-      if (theirs.gen > ours.gen || (theirs.gen === ours.gen && ours.owner === null && theirs.owner !== null)) Object.assign(ours, theirs);
-      else if (theirs.gen === ours.gen && ours.owner !== null && theirs.owner !== null && theirs.owner !== ours.owner) this.refuse('conflicting-decision');
+      if (takes(ours, theirs)) {
+        if (theirs.away === undefined) delete ours.away;
+        if (theirs.proof === undefined) delete ours.proof;
+        Object.assign(ours, theirs);
+      } else if (theirs.gen === ours.gen && ours.owner !== null && theirs.owner !== null && theirs.owner !== ours.owner) this.refuse('conflicting-decision');
     }
     this.stats.merged++;
   }
@@ -343,36 +378,3 @@ function parseVoteId(id: string, kind: 'spawn' | 'take', area?: string): string 
   const m = /^take:(.+):(\d+)$/.exec(id);
   return m ? `${m[1]}:${m[2]}` : undefined;
 }
-
-// --- schemas: the state as the region carries it, checked before anything trusts it ----------
-const coord = v.pipe(v.number(), v.finite(), v.minValue(-MAX_COORD), v.maxValue(MAX_COORD));
-const int = (lo: number, hi: number) => v.pipe(v.number(), v.integer(), v.minValue(lo), v.maxValue(hi));
-const who = v.pipe(v.string(), v.minLength(1), v.maxLength(64));
-const time = v.pipe(v.number(), v.finite(), v.minValue(-1e15), v.maxValue(1e15));
-
-/** An item id's longest form (`<area>/<slot>` or `star-k`); the player record lists held ids too. */
-export const itemIdSchema = v.pipe(v.string(), v.minLength(1), v.maxLength(40));
-
-export const itemSchema = v.object({
-  id: itemIdSchema,
-  kind: v.picklist(ITEM_KINDS),
-  x: coord,
-  y: coord,
-  z: coord,
-  at: time,
-  owner: v.nullable(who),
-  gen: int(0, 0xffffffff),
-});
-
-export const ledgerStateSchema = v.object({
-  area: v.object({ ax: int(-1e6, 1e6), az: int(-1e6, 1e6), x0: coord, z0: coord, size: int(1, 1024) }),
-  slot: int(0, 0xffffffff),
-  stars: int(0, 0xffffffff),
-  items: v.pipe(v.array(itemSchema), v.maxLength(ITEM_LEDGER_DEFAULTS.maxItems)),
-});
-
-/** The vote candidates on the wire (item-messages.ts). */
-export const itemCandidateSchema = v.variant('t', [
-  v.object({ t: v.literal('s'), slot: int(0, 0xffffffff), kind: v.picklist(ITEM_KINDS), star: v.optional(int(0, 31)), x: coord, y: coord, z: coord, at: time, by: who }),
-  v.object({ t: v.literal('c'), who, x: coord, y: coord, z: coord }),
-]);

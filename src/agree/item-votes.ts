@@ -13,7 +13,10 @@
 // the vote nor misses its decision.
 import type { Random } from '../core/seeded-random';
 import { candidateKey, itemCandidateSchema, type ClaimCandidate, type Item, type ItemCandidate, type ItemLedger, type SpawnCandidate } from './item-ledger';
-import { voteSpec, type VoteMessage } from './vote-messages';
+import * as v from 'valibot';
+import type { CodecSpec } from '../core/codec';
+import { proofSigSchema, type ProofSig } from './decision-proof';
+import { MAX_VOTERS, voteSpec, type VoteMessage } from './vote-messages';
 import { newVoteStats, type VoteStats } from './vote-stats';
 import { Vote, type Decision, type Handover } from './vote';
 import type { Restart } from './vote-handover';
@@ -32,15 +35,30 @@ const MAX_OPEN = 32;
  */
 const ANNOUNCE_TICKS = 8;
 
-export type ItemVoteMessage = VoteMessage<ItemCandidate>;
+/** The vote frames over items; a non-null PROPOSE carries its voter's signature, a DECIDED the proof (vote-signing.ts). */
+export type ItemVoteMessage =
+  | Extract<VoteMessage<ItemCandidate>, { t: 'CLAIM' | 'REPORT' }>
+  | (Extract<VoteMessage<ItemCandidate>, { t: 'PROPOSE' }> & { sig?: ProofSig | undefined })
+  | (Extract<VoteMessage<ItemCandidate>, { t: 'DECIDED' }> & { sigs?: ProofSig[] | undefined });
 
-/** The item vote frames (CLAIM, REPORT, PROPOSE, DECIDED over ItemCandidate) as codec entries from `firstCode` on, for the host wire. */
-export const itemVoteSpec = (firstCode: number) => voteSpec(itemCandidateSchema, firstCode);
+/**
+ * The item vote frames (CLAIM, REPORT, PROPOSE, DECIDED over ItemCandidate) as codec entries
+ * from `firstCode` on, for the host wire. A PROPOSE may carry its voter's signature, a
+ * DECIDED its proof (vote-signing.ts); without them they prove nothing.
+ */
+export function itemVoteSpec(firstCode: number) {
+  const s = voteSpec(itemCandidateSchema, firstCode);
+  return {
+    ...s,
+    PROPOSE: [s.PROPOSE[0], v.object({ ...s.PROPOSE[1].entries, sig: v.optional(proofSigSchema) })],
+    DECIDED: [s.DECIDED[0], v.object({ ...s.DECIDED[1].entries, sigs: v.optional(v.pipe(v.array(proofSigSchema), v.maxLength(MAX_VOTERS))) })],
+  } as const satisfies CodecSpec;
+}
 
 export type ItemEffect =
   | { send: ItemVoteMessage; to: readonly string[] }
-  | { spawned: Item }
-  | { taken: Item; decision: Decision<ItemCandidate> };
+  | { spawned: Item; vote: string; decision: Decision<ItemCandidate> }
+  | { taken: Item; vote: string; decision: Decision<ItemCandidate> };
 
 export interface ItemVotesOptions {
   self: string;
@@ -81,9 +99,19 @@ export class ItemVotes {
     return this.o.ledger;
   }
 
+  /** The voters of this host's votes now. */
+  get voters(): VoterSet {
+    return this.o.voters;
+  }
+
   /** Votes in progress (dashboard; bounded by MAX_OPEN). */
   get openVotes(): number {
     return this.open.size;
+  }
+
+  /** Whether a decision of vote `id` could take effect here now (the vote is open or may open: not done, not past). */
+  deciding(id: string): boolean {
+    return !this.done.has(id) && this.standing(id) === 'now';
   }
 
   /** This host's spawn timer fired: propose the next slot's item (nothing when the slot's vote is already under way, or no room). */
@@ -105,7 +133,9 @@ export class ItemVotes {
     const done = this.done.get(msg.vote);
     if (done) return this.settle(done.receive(from, msg)); // answers with the decision
     const state = this.standing(msg.vote);
-    if (state === 'later') return this.wait(from, msg);
+    // A decision of a vote we cannot open yet is not held: it could not be checked here (its
+    // record is unknown), and the region state will bring the record with its proof.
+    if (state === 'later') return msg.t === 'DECIDED' ? this.count('farRound') : this.wait(from, msg);
     if (state === 'past') return this.count('oldRound'); // decided long ago: the region state tells
     if (state === 'bad') return this.count('wrongVote');
     const spawn = msg.vote.startsWith('spawn:');
@@ -116,7 +146,7 @@ export class ItemVotes {
       if (msg.set !== this.o.voters.tag) return this.count('wrongSet');
       if (msg.c !== null && (spawn ? this.o.ledger.checkSpawn(msg.c) : msg.c.t !== 'c')) return this.count('badCandidate');
     }
-    if (!this.open.has(msg.vote) && this.o.restart?.(msg.vote) === 'wait') return this.wait(from, msg);
+    if (!this.open.has(msg.vote) && this.o.restart?.(msg.vote) === 'wait') return msg.t === 'DECIDED' ? this.count('farRound') : this.wait(from, msg);
     const vote = this.voteFor(msg.vote);
     return vote ? this.settle(vote.receive(from, msg)) : [];
   }
@@ -172,7 +202,9 @@ export class ItemVotes {
     const spawn = id.startsWith('spawn:');
     const itemId = spawn ? '' : id.slice(5, id.lastIndexOf(':'));
     const restart = this.o.restart?.(id);
-    const lock = restart && restart !== 'wait' && 'lock' in restart ? { lock: restart.lock } : {};
+    // A decision handed over is decided again by this set, locked on it: the new set's own
+    // signatures then prove it (a handover is one voter's word, no proof).
+    const lock = restart && restart !== 'wait' ? ('lock' in restart ? { lock: restart.lock } : 'decided' in restart ? { lock: restart.decided.c } : {}) : {};
     vote = new Vote<ItemCandidate>({ ...lock,
       id, voters: this.o.voters, self: this.o.self, key: candidateKey, rng: this.o.rng, stats: this.stats, patience: this.o.patience,
       admit: spawn
@@ -203,7 +235,7 @@ export class ItemVotes {
       if (this.done.size > MAX_DONE) this.done.delete(this.done.keys().next().value!);
       const l = this.o.ledger;
       const r = id.startsWith('spawn:') ? l.applySpawn(id, e.decided, this.o.voters) : l.applyPickup(id, e.decided, this.o.voters);
-      if (typeof r !== 'string') out.push(id.startsWith('spawn:') ? { spawned: r } : { taken: r, decision: e.decided });
+      if (typeof r !== 'string') out.push(id.startsWith('spawn:') ? { spawned: r, vote: id, decision: e.decided } : { taken: r, vote: id, decision: e.decided });
       out.push(...this.replay());
     }
     return out;

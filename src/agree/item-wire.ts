@@ -16,10 +16,13 @@ import type { AppChannels } from '../dht/app-channels';
 import { CODEC_MAX_FRAME, coord, id, PART, region } from '../region/frame-schemas';
 import { FrameWire } from '../region/frame-wire';
 import { clockSpec, type ClockMessage } from './clock-probe';
-import { itemCandidateSchema, itemIdSchema, ledgerStateSchema, type LedgerState } from './item-ledger';
+import { proofSigSchema } from './decision-proof';
+import { itemCandidateSchema, itemIdSchema, itemSchema, ledgerStateSchema, type LedgerState } from './item-ledger';
 import { voteIdSchema } from './vote-messages';
 import { itemVoteSpec, type ItemVoteMessage } from './item-votes';
 
+/** Signatures in one ITEM_KEEP (a ledger's records: item-ledger.ts maxItems). */
+export const MAX_KEEP = 128;
 /** Players' positions in one ITEM_SEEN (a region's subscriber cap). */
 export const MAX_SEEN = 64;
 
@@ -36,24 +39,30 @@ const inRegion = <E extends v.ObjectEntries>(s: v.ObjectSchema<E, undefined>) =>
 export const itemWireSpec = {
   ITEM_CLAIM: [1, inRegion(votes.CLAIM[1])],
   ITEM_REPORT: [2, inRegion(votes.REPORT[1])],
+  /** `sig`: the voter's signature over the record its candidate makes (decision-proof.ts); a non-null PROPOSE without one proves nothing. */
   ITEM_PROPOSE: [3, inRegion(votes.PROPOSE[1])],
+  /** `sigs`: the proof, the signatures of the proposals that decided it (a majority of the set); without them the decision changes nothing. */
   ITEM_DECIDED: [4, inRegion(votes.DECIDED[1])],
   ...clockSpec(5),
   /**
    * host -> hosts and subscribers: the area's ledger as this host holds it (joined with
-   * `merge`). `e`: the host's epoch; `cur`: its ledger is the region's (region-items.ts
-   * `current`), absent while it catches up. `ack` (primary -> backups): a drop waiting for a
-   * majority: answer ITEM_HELD once holding that gen of the item (replicated-drops.ts).
+   * `merge`), only its signed records (each taken only if its proof checks). `e`: the host's
+   * epoch; `cur`: its ledger is the region's (region-items.ts `current`), absent while it
+   * catches up.
    */
-  ITEM_STATE: [7, v.object({ ...region, e: u32, state: ledgerStateSchema, cur: v.optional(v.boolean()), ack: v.optional(v.object({ item: itemIdSchema, gen: u32 })) })],
+  ITEM_STATE: [7, v.object({ ...region, e: u32, state: ledgerStateSchema, cur: v.optional(v.boolean()) })],
   /** owner -> primary: put a held item back at (x, y, z); `r`: the request, answered by the state. */
   ITEM_DROP: [8, v.object({ ...region, r: u32, item: itemIdSchema, x: coord, y: coord, z: coord })],
   /** primary -> backups: where it believes the region's players stand (claims are checked against it). */
   ITEM_SEEN: [9, v.object({ ...region, e: u32, p: v.pipe(v.array(v.tuple([id, coord, coord, coord])), v.maxLength(MAX_SEEN)) })],
   /** old voter -> the new set's voters: on an epoch change, the votes it had open in epoch `e` (vote-handover.ts). */
   ITEM_HANDOVER: [10, v.object({ ...region, e: u32, votes: v.pipe(v.array(v.object({ vote: voteIdSchema, h: handoverSchema })), v.maxLength(MAX_HANDOVERS)) })],
-  /** backup -> primary: it holds `item` at `gen` (a drop asked in ITEM_STATE `ack`). */
-  ITEM_HELD: [11, v.object({ ...region, e: u32, item: itemIdSchema, gen: u32 })],
+  /** backup -> primary: its signature over the dropped record `item` at `gen` (asked in ITEM_DROPPING; replicated-drops.ts). */
+  ITEM_HELD: [11, v.object({ ...region, e: u32, item: itemIdSchema, gen: u32, sig: proofSigSchema })],
+  /** primary -> backups: owner `by` drops: `rec` is the record after it; sign it if your ledger agrees (ITEM_HELD). */
+  ITEM_DROPPING: [12, v.object({ ...region, e: u32, by: v.pipe(v.string(), v.minLength(1), v.maxLength(64)), rec: itemSchema })],
+  /** host -> primary of a new set: its signatures vouching for records it holds, so their proofs name this set (endorse-records.ts). */
+  ITEM_KEEP: [13, v.object({ ...region, e: u32, sigs: v.pipe(v.array(v.object({ item: itemIdSchema, gen: u32, sig: proofSigSchema })), v.maxLength(MAX_KEEP)) })],
   PART,
 } as const;
 

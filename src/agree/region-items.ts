@@ -21,11 +21,16 @@ import { idToHex, hexToId, type NodeId } from '../core/node-id';
 import type { Random } from '../core/seeded-random';
 import type { HostedRegion } from '../host/hosted-region';
 import { REGION_BLOCKS } from '../region/region-key';
-import { ItemLedger, type ItemArea, type ItemLedgerOptions, type ItemCandidate } from './item-ledger';
-import { ItemVotes, type ItemEffect } from './item-votes';
+import type { ProofChecker, ProofSigner } from './decision-proof';
+import { ItemLedger, type ItemArea, type ItemLedgerOptions, type ItemCandidate, type LedgerState } from './item-ledger';
+import { ItemVotes, type ItemEffect, type ItemVoteMessage } from './item-votes';
 import { decodeLedger, encodeLedger, voteFrame, voteOf, type ItemWireMessage, type ItemWireOf, type RegionVoteFrame } from './item-wire';
+import { RecordEndorsement } from './endorse-records';
 import { ReplicatedDrops } from './replicated-drops';
-import { restartFrom, type Restart } from './vote-handover';
+import { SeenPlayers } from './seen-players';
+import { provenRecords, VoteSigning } from './vote-signing';
+import type { HostItemStats } from './host-item-stats';
+import { KnownSets, restartOf, takeHandover, type Voting } from './voting-epoch';
 import type { Handover } from './vote';
 import { newVoteStats, type VoteStats } from './vote-stats';
 import { VoterSet } from './voter-set';
@@ -47,21 +52,7 @@ export const REGION_ITEMS_DEFAULTS = {
   answerStateMs: 1000,
 };
 
-/** Refused item input at a host, by reason (beside the vote engine's and the ledger's counters). */
-export interface HostItemStats {
-  /** A vote frame for a region this host does not vote in now, or not yet (its ledger is catching up). */
-  notVoting: number;
-  /** A CLAIM naming another claimant than its sender. */
-  impersonation: number;
-  /** ITEM_STATE / ITEM_SEEN / handover not from a host of the region's set, or of another epoch. */
-  notFromHost: number;
-  /** ITEM_DROP at a host that is not the primary, or refused by the ledger. */
-  dropRefused: number;
-  /** Frames about a region this node does not host. */
-  stray: number;
-}
-
-export const newHostItemStats = (): HostItemStats => ({ notVoting: 0, impersonation: 0, notFromHost: 0, dropRefused: 0, stray: 0 });
+export { newHostItemStats, type HostItemStats } from './host-item-stats';
 
 export interface RegionItemsArgs {
   region: HostedRegion;
@@ -75,6 +66,9 @@ export interface RegionItemsArgs {
   /** Standing height at a block column (a spawn's y). */
   ground: (x: number, z: number) => number | undefined;
   stats: HostItemStats;
+  /** This node's signing of decisions, and the checks of others' (one of each per node: shared counters). */
+  signer: ProofSigner;
+  checker: ProofChecker;
   voteStats?: VoteStats;
   options?: Partial<typeof REGION_ITEMS_DEFAULTS>;
   ledger?: Partial<ItemLedgerOptions>;
@@ -83,20 +77,12 @@ export interface RegionItemsArgs {
 /** The area of region (rx, rz): one ledger per region. */
 export const areaOf = (r: { rx: number; rz: number }): ItemArea => ({ ax: r.rx, az: r.rz, x0: r.rx * REGION_BLOCKS, z0: r.rz * REGION_BLOCKS, size: REGION_BLOCKS });
 
-interface Voting {
-  votes: ItemVotes;
-  set: VoterSet;
-  since: number;
-  /** The previous set and its voters' handovers, until the restart is known. */
-  prev: VoterSet | undefined;
-  handovers: Map<string, Map<string, Handover<ItemCandidate>>>;
-  heard: Set<string>;
-}
-
 export class RegionItems {
   readonly ledger: ItemLedger;
   /** Drops waiting for a majority of the hosts (at the primary). */
   readonly drops: ReplicatedDrops;
+  /** The current set vouching for records proven by older sets. */
+  readonly endorse: RecordEndorsement;
   private voting: Voting | undefined;
   private readonly o: typeof REGION_ITEMS_DEFAULTS;
   private readonly self: string;
@@ -105,7 +91,10 @@ export class RegionItems {
   private changed = false;
   private lastSeenSent = -Infinity;
   private lastSubState = -Infinity;
-  private readonly seen = new Map<string, { x: number; y: number; z: number; at: number }>();
+  private readonly seen: SeenPlayers;
+  private readonly signing: VoteSigning;
+  /** The voter sets of the epochs this host followed (and each certificate's previous one), by epoch. */
+  private readonly sets = new KnownSets();
   private readonly subsTold = new Set<string>();
   private stored = '';
   /**
@@ -125,21 +114,24 @@ export class RegionItems {
     const kept = a.region.storedItems && decodeLedger(a.region.storedItems);
     if (kept) this.ledger.merge(kept);
     a.region.itemState = () => encodeLedger(a.region.coord, a.region.epoch, this.ledger.toState());
-    this.drops = new ReplicatedDrops({
-      seed: a.seed, area: areaOf(a.region.coord), ledger: this.ledger, ...(a.ledger ? { ledgerOptions: a.ledger } : {}),
-      backups: () => this.hostsNow().filter((h) => idToHex(h) !== this.self),
-      needed: () => Math.floor(this.hostsNow().length / 2), // with the primary: a majority of the set
-      stateFrame: (state, ack) => ({ ...this.stateFrame(), state, ack }),
-      send: (to, m) => this.a.send(to, m), worldNow: a.worldNow, localNow: a.localNow,
-      applied: () => {
-        this.changed = true;
-        this.shareState(this.a.localNow(), true);
-      },
+    this.seen = new SeenPlayers(this.o.seenTtlMs, a.localNow);
+    const area = areaOf(a.region.coord);
+    this.signing = new VoteSigning({ area, ledger: this.ledger, signer: a.signer, checker: a.checker, stats: a.stats });
+    const shown = () => {
+      this.changed = true;
+      this.shareState(this.a.localNow(), true);
+    };
+    const votingSet = () => (this.voting && this.current && this.voting.set.tag === this.a.region.epoch ? this.voting.set : undefined);
+    this.endorse = new RecordEndorsement({
+      area, ledger: this.ledger, signer: a.signer, checker: a.checker, selfHex: this.self, set: votingSet,
+      primaryHex: () => this.a.region.primaryHex, send: (to, m) => this.a.send(to, m), applied: shown,
     });
-  }
-
-  private hostsNow(): NodeId[] {
-    return this.a.region.cert?.hosts ?? [];
+    this.drops = new ReplicatedDrops({
+      seed: a.seed, area, ledger: this.ledger, ...(a.ledger ? { ledgerOptions: a.ledger } : {}),
+      set: votingSet, selfHex: this.self,
+      signer: a.signer, checker: a.checker,
+      send: (to, m) => this.a.send(to, m), worldNow: a.worldNow, localNow: a.localNow, applied: shown,
+    });
   }
 
   get votes(): ItemVotes | undefined {
@@ -171,10 +163,11 @@ export class RegionItems {
       this.current = true;
     }
     if (this.a.region.duty) this.drops.tick();
+    void this.endorse.tick();
     // Frames held for the old set's handovers are taken once the restart is known (or the wait is over).
     if (v.prev && now - v.since <= 2 * this.o.handoverWaitMs) this.apply(v.votes.caughtUp());
     this.apply(v.votes.tick());
-    const players = this.players(now);
+    const players = this.players();
     if (players.length === 0 || !this.ledger.wantsSpawn()) this.nextSpawnAt = NaN;
     else if (Number.isNaN(this.nextSpawnAt)) this.nextSpawnAt = now + this.ledger.nextSpawnIn(this.a.rng);
     else if (now >= this.nextSpawnAt && this.open(v, this.ledger.spawnVoteId)) {
@@ -212,23 +205,25 @@ export class RegionItems {
         return this.onVote(fromHex, m);
       case 'ITEM_STATE':
         if (!this.isHost(fromHex)) return void this.a.stats.notFromHost++;
-        return this.join(from, fromHex, m);
+        return void this.join(from, fromHex, m);
       case 'ITEM_SEEN': {
         const r = this.a.region;
         if (r.duty || fromHex !== r.primaryHex || m.e !== r.epoch) return void this.a.stats.notFromHost++;
-        const now = this.a.localNow();
-        for (const [id, x, y, z] of m.p) this.seen.set(idToHex(id), { x, y, z, at: now });
-        for (const [h, s] of this.seen) if (now - s.at > this.o.seenTtlMs) this.seen.delete(h);
-        return;
+        return this.seen.heard(m.p);
       }
       case 'ITEM_DROP':
-        // Takes effect once a majority of the hosts hold it (replicated-drops.ts); refused: the dropper sees it still holds it.
+        // Takes effect once a majority of the hosts signed it (replicated-drops.ts); refused: the dropper sees it still holds it.
         if (this.a.region.duty && this.drops.request(m.item, fromHex, { x: m.x, y: m.y, z: m.z })) return;
         this.a.stats.dropRefused++;
         return this.a.send(from, this.stateFrame());
+      case 'ITEM_DROPPING':
+        if (this.a.region.duty || fromHex !== this.a.region.primaryHex || !this.current) return void this.a.stats.notFromHost++;
+        return void this.drops.sign(from, m);
+      case 'ITEM_KEEP':
+        return void this.endorse.receive(fromHex, m);
       case 'ITEM_HELD':
         if (!this.a.region.duty || m.e !== this.a.region.epoch || !this.isHost(fromHex)) return void this.a.stats.notFromHost++;
-        return this.drops.held(fromHex, m.item, m.gen);
+        return this.drops.held(fromHex, m.item, m.gen, m.sig);
       default:
         return void this.a.stats.stray++;
     }
@@ -237,22 +232,29 @@ export class RegionItems {
   /** An old voter's handovers of the votes it had open (ITEM_HANDOVER, host-items.ts). */
   onHandover(fromHex: string, e: number, hs: { vote: string; h: Handover<ItemCandidate> }[]): void {
     const v = this.voting;
-    if (!v?.prev || v.prev.tag !== e || v.prev.indexOf(fromHex) === undefined) return void this.a.stats.notFromHost++;
-    v.heard.add(fromHex);
-    for (const { vote, h } of hs) {
-      let m = v.handovers.get(vote);
-      if (!m) v.handovers.set(vote, (m = new Map()));
-      m.set(fromHex, h);
-      if (h.decided) this.applyHanded(v, vote, h);
-    }
-    this.apply(v.votes.caughtUp());
+    if (!takeHandover(v, fromHex, e, hs)) return void this.a.stats.notFromHost++;
+    this.apply(v!.votes.caughtUp());
   }
 
   private onVote(fromHex: string, m: RegionVoteFrame): void {
     const v = this.voting;
     if (!v || !this.current) return void this.a.stats.notVoting++;
     if (m.t === 'ITEM_CLAIM' && m.c.t === 'c' && m.c.who !== fromHex) return void this.a.stats.impersonation++;
-    this.apply(v.votes.receive(fromHex, voteOf(m)));
+    const msg = voteOf(m);
+    if (msg.t === 'PROPOSE') this.signing.book.heard(v.set.tag, fromHex, msg);
+    if (msg.t !== 'DECIDED' || msg.set !== v.set.tag || v.set.indexOf(fromHex) === undefined || !v.votes.deciding(msg.vote)) return this.apply(v.votes.receive(fromHex, msg));
+    // A decision of a vote open here, taken from another voter: only with its signatures
+    // (vote-signing.ts). Of a vote decided here, past or not yet open, the engine counts it,
+    // and it changes nothing (ItemVotes holds no DECIDED for later).
+    void this.signing.checkDecided(v.set, msg).then((ok) => {
+      if (ok && this.voting === v) this.apply(v.votes.receive(fromHex, msg));
+      else if (!ok) v.votes.stats.forgedDecision++;
+    });
+  }
+
+  /** The voter set of epoch `e`, if this host knows it (proofs name their epoch). */
+  setOf(e: number): VoterSet | undefined {
+    return this.sets.get(e);
   }
 
   /** The region's host set as this host follows it now: a new voter set on an epoch change (its open votes handed over). */
@@ -276,35 +278,22 @@ export class RegionItems {
     if (Number.isNaN(this.joinedAt)) this.joinedAt = now;
     const set = new VoterSet(cert.e, cert.hosts.map(idToHex));
     const prev = old?.set ?? (cert.prev ? new VoterSet(cert.prev.e, cert.prev.hosts.map(idToHex)) : undefined);
+    if (prev) this.sets.learn(prev);
+    this.sets.learn(set);
     const v: Voting = { votes: undefined as unknown as ItemVotes, set, since: now, prev, handovers: new Map(), heard: new Set() };
     v.votes = new ItemVotes({
       self: this.self, voters: set, ledger: this.ledger, rng: this.a.rng, now: this.a.worldNow, ...(this.a.voteStats ? { stats: this.a.voteStats } : {}),
       positionOf: (who) => this.positionOf(who),
       subscribers: () => (r.duty ? [...r.duty.subscribers.keys()] : r.knownSubs.map(idToHex)),
-      restart: (id) => this.restart(v, id),
+      restart: (id) => restartOf(v, id, this.a.localNow(), this.o.handoverWaitMs),
     });
     this.voting = v;
     if (old) this.handOver(old, set.ids);
     this.changed = true;
   }
 
-  /** What a vote of the new set must respect; 'wait' until enough of the old set handed over. */
-  private restart(v: Voting, id: string): Restart<ItemCandidate> | 'wait' {
-    if (!v.prev || this.a.localNow() - v.since > this.o.handoverWaitMs) return { free: true };
-    if (v.heard.size < v.prev.quorum) return 'wait';
-    const hs = new Map(v.handovers.get(id) ?? []);
-    for (const h of v.heard) if (!hs.has(h)) hs.set(h, {});
-    return restartFrom(v.prev, hs) ?? 'wait';
-  }
-
   private open(v: Voting, id: string): boolean {
-    return this.restart(v, id) !== 'wait';
-  }
-
-  private applyHanded(v: Voting, vote: string, h: Handover<ItemCandidate>): void {
-    if (!h.decided || !v.prev) return;
-    const r = vote.startsWith('spawn:') ? this.ledger.applySpawn(vote, h.decided, v.prev) : this.ledger.applyPickup(vote, h.decided, v.prev);
-    if (typeof r !== 'string') this.changed = true;
+    return restartOf(v, id, this.a.localNow(), this.o.handoverWaitMs) !== 'wait';
   }
 
   /** Our open votes of `old` go to the new set (every voter of it, ourselves too); we vote no more in `old`. */
@@ -319,14 +308,13 @@ export class RegionItems {
   private positionOf(who: string): { x: number; y: number; z: number } | undefined {
     const duty = this.a.region.duty;
     if (duty) return duty.presence.position(who, this.a.region.ctx.clock.now());
-    const s = this.seen.get(who);
-    return s && this.a.localNow() - s.at <= this.o.seenTtlMs ? s : undefined;
+    return this.seen.position(who);
   }
 
-  private players(now: number): [string, { x: number; y: number; z: number }][] {
+  private players(): [string, { x: number; y: number; z: number }][] {
     const duty = this.a.region.duty;
     if (duty) return [...duty.presence.standing(this.a.region.ctx.clock.now())];
-    return [...this.seen].filter(([, s]) => now - s.at <= this.o.seenTtlMs);
+    return this.seen.standing();
   }
 
   private isHost(hex: string): boolean {
@@ -334,11 +322,9 @@ export class RegionItems {
     return hosts.some((h) => idToHex(h) === hex);
   }
 
-  /** Another host's ledger joined into ours; frames that waited for it are taken; a drop the primary asks us to hold is answered. */
-  private join(from: NodeId, fromHex: string, m: ItemWireOf<'ITEM_STATE'>): void {
-    const { state: s, ack } = m, cur = m.cur === true;
-    const mine = this.ledger.toState();
-    const before = JSON.stringify(mine);
+  /** Another host's ledger joined into ours (its records only by their proofs); frames that waited for it are taken. */
+  private async join(from: NodeId, fromHex: string, m: ItemWireOf<'ITEM_STATE'>): Promise<void> {
+    const cur = m.cur === true;
     // A host catching up gets ours at once.
     const now = this.a.localNow();
     if (this.current && !cur && now - (this.answered.get(fromHex) ?? -Infinity) >= this.o.answerStateMs) {
@@ -346,28 +332,43 @@ export class RegionItems {
       if (this.answered.size > 16) this.answered.delete(this.answered.keys().next().value!);
       this.a.send(from, this.stateFrame());
     }
-    this.ledger.merge(s);
+    const { state } = await provenRecords(this.ledger, m.state, this.a.checker, (e) => this.setOf(e), this.a.stats);
+    const before = JSON.stringify(this.ledger.toState());
+    this.ledger.merge(state);
     // The state of a host whose ledger is the region's: ours is too from now on.
     if (cur && fromHex !== this.self) this.current = true;
     if (JSON.stringify(this.ledger.toState()) !== before) this.changed = true;
     if (this.voting) this.apply(this.voting.votes.caughtUp());
-    const held = ack && this.ledger.item(ack.item);
-    if (held && held.gen >= ack.gen && fromHex === this.a.region.primaryHex) this.a.send(from, { t: 'ITEM_HELD', ...this.regionFields, e: this.a.region.epoch, item: ack.item, gen: held.gen });
   }
 
   private apply(fx: ItemEffect[]): void {
+    const v = this.voting;
     for (const e of fx) {
-      if (!('send' in e)) {
-        this.changed = true;
+      if ('send' in e) {
+        this.sendVote(e.send, e.to);
         continue;
       }
-      const frame = voteFrame(this.regionFields, e.send);
-      for (const hex of e.to) if (hex !== this.self) this.a.send(hexToId(hex), frame);
+      this.changed = true;
+      // Our own decision took effect here; its proof goes on the record once assembled (then the state carries it).
+      if (v) void this.signing.decided(v.set, e.vote, e.decision, 'spawned' in e ? e.spawned : e.taken).then((p) => p && (this.changed = true));
     }
   }
 
+  /** A vote frame to voters or players: a proposal signed, a decision with its proof (vote-signing.ts). */
+  private sendVote(msg: ItemVoteMessage, to: readonly string[]): void {
+    const go = (m: ItemVoteMessage) => {
+      const frame = voteFrame(this.regionFields, m);
+      for (const hex of to) if (hex !== this.self) this.a.send(hexToId(hex), frame);
+    };
+    const v = this.voting;
+    if (!v || !((msg.t === 'PROPOSE' && msg.c !== null) || msg.t === 'DECIDED')) return go(msg);
+    void this.signing.outgoing(v.set, msg).then((m) => m && go(m));
+  }
+
+  /** Our ledger as the others may take it: its signed records only (a record whose proof is still being assembled waits). */
   private stateFrame(): ItemWireOf<'ITEM_STATE'> {
-    return { t: 'ITEM_STATE', ...this.regionFields, e: this.a.region.epoch, state: this.ledger.toState(), ...(this.current ? { cur: true } : {}) };
+    const s: LedgerState = this.ledger.toState();
+    return { t: 'ITEM_STATE', ...this.regionFields, e: this.a.region.epoch, state: { ...s, items: s.items.filter((i) => i.proof) }, ...(this.current ? { cur: true } : {}) };
   }
 
   /** The ledger to the other hosts (and, after a drop, the subscribers); stored with the region when it changed. */

@@ -28,9 +28,14 @@ export class VoterSet {
     return this.n - this.f;
   }
 
-  /** Proposals for one value that decide it: any quorum then holds at least one of them. */
+  /**
+   * Proposals for one value that decide it: a majority of all n voters. Any quorum then holds
+   * one of them (f + 1 would do, and is the same for odd n), and the signatures of those
+   * proposals are a majority's: what a player or another host needs to take the decision
+   * (decision-proof.ts).
+   */
   get decides(): number {
-    return this.f + 1;
+    return Math.floor(this.n / 2) + 1;
   }
 
   /** Strictly more than half of all voters (not of those heard). */

@@ -6,6 +6,7 @@
 // (epoch ms). Either way the frame loop walks the player into items, the models are drawn
 // and the inventory bar shows what is held (Q drops the selected item, E selects the next).
 // window.voxel.items reads the same.
+import { webCryptoVerifier } from '../core/signer';
 import * as v from 'valibot';
 import { realClock } from '../core/clock';
 import { ledgerStateSchema } from '../agree/item-ledger';
@@ -79,7 +80,7 @@ export class PageItems {
     const local = !p.cfg.net || new URL(location.href).searchParams.get('items') === 'local';
     const items = local ? new LocalItems({ seed: p.cfg.seed, self: p.self, clock: this.clock, ground: (x, z) => this.ground(x, z), rng: seededRandom((Math.random() * 2 ** 32) >>> 0), ...(p.cfg.itemSpawnMs ? { spawnMeanMs: p.cfg.itemSpawnMs } : {}) }) : null;
     if (!items && net) {
-      this.hosted = new PlayerItems({ client: net.client, wire: net.wire, self: p.self, seed: p.cfg.seed, clock: realClock, world: this.clock });
+      this.hosted = new PlayerItems({ client: net.client, wire: net.wire, self: p.self, seed: p.cfg.seed, clock: realClock, world: this.clock, verify: webCryptoVerifier });
       this.hosted.start();
       const hosted = this.hosted;
       // What the player's own record says it holds shows until the regions holding it answer.

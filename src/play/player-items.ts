@@ -4,9 +4,13 @@
 // DECIDED frames; the player's claims go to every host of the item's region, its drops to the
 // region's primary. The world clock follows the hosts of the region the player stands in.
 // Frames are taken only from a host of the region's current set (ItemClient checks the vote
-// frames; ITEM_STATE is checked here); the rest is counted.
+// frames; ITEM_STATE is checked here), and a decision or record only with the signatures of
+// a majority of the set of its epoch (agree/decision-proof.ts); the rest is counted.
 import { every, type Clock } from '../core/clock';
 import { hexToId, idToHex, type NodeId } from '../core/node-id';
+import type { Verifier } from '../core/signer';
+import { ProofChecker } from '../agree/decision-proof';
+import { provenRecords } from '../agree/vote-signing';
 import type { Item } from '../agree/item-ledger';
 import type { HeldItem } from './player-record';
 import { ItemClient } from '../agree/item-client';
@@ -37,6 +41,8 @@ export interface PlayerItemsArgs {
   clock: Clock;
   /** The world clock the page shows items by (its references: `clockReferences`). */
   world: Pick<WorldClock, 'now' | 'receive'>;
+  /** Checks the hosts' signatures over decisions (a key must stand for the id it signs as). */
+  verify: Verifier;
   options?: Partial<typeof PLAYER_ITEMS_DEFAULTS>;
 }
 
@@ -46,12 +52,18 @@ interface RegionItemsView {
   tag: number;
   hosts: NodeId[];
   primary: NodeId | undefined;
+  /** The region's voter sets by epoch (this one, the one before it, those we followed): proofs name theirs. */
+  sets: Map<number, VoterSet>;
 }
+
+/** Voter sets remembered per region. */
+const MAX_SETS = 8;
 
 type Waiter = { until: number; check: () => boolean; done: (ok: boolean) => void };
 
 export class PlayerItems {
-  readonly stats = { statesIn: 0, notFromHost: 0, stray: 0, claims: 0, drops: 0 };
+  readonly stats = { statesIn: 0, notFromHost: 0, stray: 0, claims: 0, drops: 0, unsigned: 0 };
+  readonly checker: ProofChecker;
   private readonly regions = new Map<string, RegionItemsView>();
   private readonly waiters = new Set<Waiter>();
   private readonly o: typeof PLAYER_ITEMS_DEFAULTS;
@@ -68,6 +80,7 @@ export class PlayerItems {
 
   constructor(private readonly a: PlayerItemsArgs) {
     this.o = { ...PLAYER_ITEMS_DEFAULTS, ...a.options };
+    this.checker = new ProofChecker(a.verify);
   }
 
   start(): void {
@@ -149,6 +162,7 @@ export class PlayerItems {
       for (const [k, n] of Object.entries(r.items.ledger.stats)) out[k] = (out[k] ?? 0) + n;
       for (const [k, n] of Object.entries(r.items.stats)) out[`vote.${k}`] = (out[`vote.${k}`] ?? 0) + n;
     }
+    for (const [k, n] of Object.entries(this.checker.stats)) out[`proof.${k}`] = n;
     return out;
   }
 
@@ -173,7 +187,7 @@ export class PlayerItems {
       if (!subscribed.has(name) || (r && r.tag > e.m.e)) this.early.delete(name);
       else if (r && r.tag === e.m.e) {
         this.early.delete(name);
-        this.takeState(r, e.fromHex, e.m);
+        void this.takeState(r, e.fromHex, e.m);
       }
     }
     for (const [name, r] of this.regions) {
@@ -196,30 +210,54 @@ export class PlayerItems {
     let r = this.regions.get(name);
     const set = this.a.client.hostSet(coord);
     if (!set) return r;
+    const voters = new VoterSet(set.epoch, set.hosts.map(idToHex));
     if (!r) {
-      const voters = new VoterSet(set.epoch, set.hosts.map(idToHex));
-      r = { coord: { rx: coord.rx, rz: coord.rz }, items: new ItemClient({ self: this.a.self, seed: this.a.seed, area: areaOf(coord), voters }), tag: set.epoch, hosts: set.hosts, primary: set.primary };
+      r = { coord: { rx: coord.rx, rz: coord.rz }, items: new ItemClient({ self: this.a.self, seed: this.a.seed, area: areaOf(coord), voters }), tag: set.epoch, hosts: set.hosts, primary: set.primary, sets: new Map() };
       this.regions.set(name, r);
     } else if (r.tag !== set.epoch) {
       r.tag = set.epoch;
       r.hosts = set.hosts;
-      this.send(r, r.items.setVoters(new VoterSet(set.epoch, set.hosts.map(idToHex))));
+      this.send(r, r.items.setVoters(voters));
+    }
+    if (!r.sets.has(set.epoch)) {
+      r.sets.set(set.epoch, voters);
+      if (set.prev && !r.sets.has(set.prev.epoch)) r.sets.set(set.prev.epoch, new VoterSet(set.prev.epoch, set.prev.hosts.map(idToHex)));
+      while (r.sets.size > MAX_SETS) r.sets.delete(Math.min(...r.sets.keys()));
     }
     r.primary = set.primary;
     return r;
   }
 
-  private takeState(r: RegionItemsView, fromHex: string, m: ItemWireOf<'ITEM_STATE'>): void {
+  /** The hosts' ledger state: its records taken only by their proofs. */
+  private async takeState(r: RegionItemsView, fromHex: string, m: ItemWireOf<'ITEM_STATE'>): Promise<void> {
     if (m.e !== r.tag || !r.hosts.some((h) => idToHex(h) === fromHex)) return void this.stats.notFromHost++;
     this.stats.statesIn++;
-    r.items.applyState(m.state);
+    const { state } = await provenRecords(r.items.ledger, m.state, this.checker, (e) => r.sets.get(e), this.stats);
+    r.items.applyState(state);
+    this.wake();
   }
 
   private send(r: RegionItemsView, fx: ReturnType<ItemClient['tick']>): void {
     for (const e of fx) {
+      if ('check' in e) {
+        const { vote, d, rec, proof } = e.check;
+        void this.checker.check(r.items.ledger.area, rec, proof, r.sets.get(proof.e)).then((fault) => {
+          if (fault) return;
+          r.items.applyChecked(vote, d, proof);
+          this.wake();
+        });
+      }
       if (!('send' in e)) continue;
       const frame = voteFrame(r.coord, e.send);
       for (const hex of e.to) this.a.wire.send(hexToId(hex), frame);
+    }
+  }
+
+  /** Waiters whose condition holds now are answered. */
+  private wake(): void {
+    for (const w of this.waiters) if (w.check()) {
+      this.waiters.delete(w);
+      w.done(true);
     }
   }
 
@@ -233,11 +271,7 @@ export class PlayerItems {
       return;
     }
     if (!r) return void this.stats.stray++;
-    if (m.t === 'ITEM_STATE') this.takeState(r, fromHex, m);
-    else if (isVoteFrame(m)) r.items.receive(fromHex, voteOf(m));
-    for (const w of this.waiters) if (w.check()) {
-      this.waiters.delete(w);
-      w.done(true);
-    }
+    if (m.t === 'ITEM_STATE') void this.takeState(r, fromHex, m);
+    else if (isVoteFrame(m)) this.send(r, r.items.receive(fromHex, voteOf(m)));
   }
 }

@@ -136,9 +136,11 @@ export class RegionClient {
   }
 
   /** The certified host set of an attached subscription, in certificate order (the region's item voters: play/player-items.ts). */
-  hostSet(coord: RegionCoord): { epoch: number; hosts: NodeId[]; primary: NodeId } | undefined {
+  hostSet(coord: RegionCoord): { epoch: number; hosts: NodeId[]; primary: NodeId; prev?: { epoch: number; hosts: NodeId[] } } | undefined {
     const s = this.subs.get(regionName(coord));
-    return s?.attached && s.cert && s.primary && s.cert.e === s.epoch ? { epoch: s.epoch, hosts: s.cert.hosts, primary: s.primary } : undefined;
+    if (!(s?.attached && s.cert && s.primary && s.cert.e === s.epoch)) return undefined;
+    // The previous set, as the certificate names it (signed with its terms): decisions it signed still count.
+    return { epoch: s.epoch, hosts: s.cert.hosts, primary: s.primary, ...(s.cert.prev ? { prev: { epoch: s.cert.prev.e, hosts: s.cert.prev.hosts } } : {}) };
   }
 
   private unpinIfUnused(id: NodeId): void {

@@ -2,7 +2,8 @@
 // each node's own drifting clock and WorldClock (hosts follow the first host, players follow
 // the hosts), the spawn proposed by rival hosts, every player's replica (ItemClient) shown
 // frame by frame at 60 Hz from the agreed world time, the players walking into the item, and
-// the vote deciding who takes it. Clock and vote frames share links whose latency differs
+// the vote deciding who takes it, the hosts signing their proposals and every replica taking
+// a decision only by the signatures (agree/vote-signing.ts, a SimKeyring's keys). Clock and vote frames share links whose latency differs
 // each way, with jitter and loss. Measures the true-time spread of the item's first frame
 // across the players (spawn skew), and whether every ledger and replica ends with the one
 // owner. Run by src/agree/item-client.test.ts and bench/contest-bench.ts.
@@ -14,8 +15,12 @@ import { ItemClient, type ClientEffect } from '../agree/item-client';
 import { ItemLedger, type Item } from '../agree/item-ledger';
 import { itemVoteSpec, ItemVotes, type ItemEffect, type ItemVoteMessage } from '../agree/item-votes';
 import { VoterSet } from '../agree/voter-set';
+import { VoteSigning } from '../agree/vote-signing';
+import { ProofChecker, ProofSigner } from '../agree/decision-proof';
 import { WorldClock } from '../agree/world-clock';
+import { hexToId } from '../core/node-id';
 import { DriftingClock } from './drifting-clock';
+import { SimKeyring } from './sim-keyring';
 
 export interface ItemWorldOptions {
   seed: number;
@@ -50,11 +55,15 @@ export const FRAME_MS = 1000 / 60;
 const codec = defineCodec({ ...itemVoteSpec(1), ...clockSpec(10) });
 const AREA = { ax: 0, az: 0, x0: 0, z0: 0, size: 64 };
 
-export function runItemWorld(o: ItemWorldOptions): ItemWorldResult {
+/** A node id (hex) for the simulation: hosts 0a.., players 0b.. */
+const simId = (kind: 'a' | 'b', i: number) => `0${kind}${i.toString(16).padStart(38, '0')}`;
+
+export async function runItemWorld(o: ItemWorldOptions): Promise<ItemWorldResult> {
   const rand = seededRandom(o.seed);
   const truth = new VirtualClock();
-  const hostIds = Array.from({ length: o.hosts }, (_, i) => `h${i}`);
-  const playerIds = Array.from({ length: o.players }, (_, i) => `p${i}`);
+  const keyring = new SimKeyring(`world ${o.seed}`);
+  const hostIds = Array.from({ length: o.hosts }, (_, i) => simId('a', i));
+  const playerIds = Array.from({ length: o.players }, (_, i) => simId('b', i));
   const set = new VoterSet(1, hostIds);
   const linkMs = new Map<string, number>();
   const clocks = new Map<string, WorldClock>();
@@ -79,15 +88,32 @@ export function runItemWorld(o: ItemWorldOptions): ItemWorldResult {
     return c;
   };
 
+  const checker = new ProofChecker(keyring.verify, () => truth.now());
+  const unsigned = { unsigned: 0, unprovable: 0 };
   const hosts = hostIds.map((self, i) => {
     const clock = worldClock(self, i === 0 ? [] : [hostIds[0]!]);
-    const votes = new ItemVotes({ self, voters: set, ledger: new ItemLedger(`w${o.seed}`, AREA), rng: seededRandom(o.seed * 13 + i), now: () => clock.now(), subscribers: () => playerIds });
-    return { self, clock, votes };
+    const ledger = new ItemLedger(`w${o.seed}`, AREA);
+    const votes = new ItemVotes({ self, voters: set, ledger, rng: seededRandom(o.seed * 13 + i), now: () => clock.now(), subscribers: () => playerIds });
+    const signing = new VoteSigning({ area: AREA, ledger, signer: new ProofSigner(keyring.signer(hexToId(self)), () => truth.now()), checker, stats: unsigned });
+    return { self, clock, votes, signing };
   });
+  const byId = new Map(hosts.map((h) => [h.self, h]));
   const out = (from: string, fx: (ItemEffect | ClientEffect)[]) => {
-    for (const e of fx) if ('send' in e) for (const to of e.to) send(from, to, e.send);
+    const h = byId.get(from);
+    for (const e of fx) {
+      if (h && 'vote' in e) void h.signing.decided(set, e.vote, e.decision, 'spawned' in e ? e.spawned : e.taken);
+      if (!('send' in e)) continue;
+      const ready = h ? h.signing.outgoing(set, e.send) : Promise.resolve(e.send);
+      void ready.then((m) => { if (m) for (const to of e.to) send(from, to, m); });
+    }
   };
-  for (const h of hosts) handlers.set(h.self, (from, m) => out(h.self, h.votes.receive(from, m)));
+  for (const h of hosts) {
+    handlers.set(h.self, (from, m) => {
+      if (m.t === 'PROPOSE') h.signing.book.heard(set.tag, from, m);
+      if (m.t !== 'DECIDED') return out(h.self, h.votes.receive(from, m));
+      void h.signing.checkDecided(set, m).then((ok) => ok && out(h.self, h.votes.receive(from, m)));
+    });
+  }
 
   let item: Item | undefined;
   const shownAt = new Map<string, number>();
@@ -96,15 +122,20 @@ export function runItemWorld(o: ItemWorldOptions): ItemWorldResult {
   const players = playerIds.map((self) => {
     const clock = worldClock(self, hostIds);
     const client = new ItemClient({ self, seed: `w${o.seed}`, area: AREA, voters: set });
-    handlers.set(self, (from, m) => {
-      for (const e of client.receive(from, m)) {
+    const took = (fx: ClientEffect[]) => {
+      for (const e of fx) {
+        if ('check' in e) {
+          const { vote, d, rec, proof } = e.check;
+          void checker.check(AREA, rec, proof, set).then((fault) => fault === null && took(client.applyChecked(vote, d, proof)));
+        }
         if ('appeared' in e) {
           item ??= e.appeared;
           if (clock.now() >= e.appeared.at) late++;
           clock.at(e.appeared.at, () => firedAt.set(self, truth.now()));
         }
       }
-    });
+    };
+    handlers.set(self, (from, m) => took(client.receive(from, m)));
     // The frame loop: show what the replica holds at world time now; walk into it soon after.
     const phase = rand() * FRAME_MS;
     const reach = rand() * 1.5;
@@ -139,7 +170,7 @@ export function runItemWorld(o: ItemWorldOptions): ItemWorldResult {
   const ledgers = [...hosts.map((h) => h.votes.ledger), ...players.map((p) => p.client.ledger)];
   const settled = () => item !== undefined && ledgers.every((l) => ownerOf(l) !== null && ownerOf(l) === ownerOf(ledgers[0]!));
   const maxMs = o.maxMs ?? 30_000;
-  while (!(settled() && shownAt.size === o.players) && truth.now() < maxMs) truth.advanceSync(10);
+  await truth.runUntil(() => settled() && shownAt.size === o.players, maxMs);
   const times = [...shownAt.values()];
   const fired = [...firedAt.values()];
   for (const c of clocks.values()) c.stop();
