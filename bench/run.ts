@@ -18,6 +18,7 @@ import { benchHostile } from './hostile-bench';
 import { benchAuth } from './auth-bench';
 import { benchContest } from './contest-bench';
 import { benchItems } from './items-bench';
+import { benchItemSigs } from './item-sig-bench';
 import { benchSafety } from './safety-bench';
 import { benchHeadless } from './headless-bench';
 import { benchFuzz } from './fuzz-bench';
@@ -45,6 +46,7 @@ const benches: Bench[] = [
   ['auth', benchAuth],
   ['contest', benchContest],
   ['items', benchItems],
+  ['item_sigs', benchItemSigs],
   ['sim_safety', benchSafety],
   ['sim_failover', benchSimFailover],
   ['sim10k', benchSim],
