@@ -15,8 +15,10 @@ export interface HostItemStats {
   stray: number;
   /** Decisions and records that came without the voters' signatures (DECIDED without a proof, ITEM_STATE records without one). */
   unsigned: number;
+  /** ITEM_BRING / an arrival to sign whose tombstone is not proven by its region's certified hosts. */
+  unprovenCarry: number;
   /** Vote frames whose record this host cannot work out yet (the item not known here): not signed, not checked. */
   unprovable: number;
 }
 
-export const newHostItemStats = (): HostItemStats => ({ notVoting: 0, impersonation: 0, notFromHost: 0, dropRefused: 0, stray: 0, unsigned: 0, unprovable: 0 });
+export const newHostItemStats = (): HostItemStats => ({ notVoting: 0, impersonation: 0, notFromHost: 0, dropRefused: 0, stray: 0, unsigned: 0, unprovable: 0, unprovenCarry: 0 });

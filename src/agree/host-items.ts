@@ -9,19 +9,27 @@
 //   const items = new HostItems({ host, wire: openItemWire(channels, clock), clock, seed, rng });
 //   items.start(); ... items.stop();
 import { every, type Clock } from '../core/clock';
-import { hexToId, type NodeId } from '../core/node-id';
+import { hexToId, idToHex, type NodeId } from '../core/node-id';
 import type { Random } from '../core/seeded-random';
 import type { Signer, Verifier } from '../core/signer';
+import type { Dht } from '../dht/dht';
 import type { HostingService } from '../host/hosting-service';
+import { CertChecker } from '../region/epoch-cert';
+import { getLocation, type RecordVerifier } from '../region/region-records';
 import type { HostedRegion } from '../host/hosted-region';
 import { regionName } from '../region/region-key';
 import { columnTop, terrainNoise, WATER_LEVEL } from '../world/heightmap';
-import { ProofChecker, ProofSigner } from './decision-proof';
+import { bareRecord, ProofChecker, ProofSigner } from './decision-proof';
+import type { Carried } from './replicated-drops';
 import type { ItemLedgerOptions } from './item-ledger';
 import { isClockFrame, type ItemWire, type ItemWireMessage } from './item-wire';
 import { newHostItemStats, RegionItems, type HostItemStats, REGION_ITEMS_DEFAULTS } from './region-items';
 import { newVoteStats, type VoteStats } from './vote-stats';
+import { VoterSet } from './voter-set';
 import { WorldClock } from './world-clock';
+
+/** How long another region's location record is trusted for its host sets before it is read again. */
+const LOCATED_MS = 5000;
 
 export const HOST_ITEMS_DEFAULTS = {
   /** Vote ticks (re-sends, patience), spawn timers, state sharing. */
@@ -31,7 +39,9 @@ export const HOST_ITEMS_DEFAULTS = {
 };
 
 export interface HostItemsArgs {
-  host: Pick<HostingService, 'knownRegions' | 'selfHex'>;
+  host: Pick<HostingService, 'knownRegions' | 'selfHex' | 'keys'>;
+  /** Reads other regions' location records (an item carried in is checked against its region's certified hosts). */
+  dht: Pick<Dht, 'get'>;
   wire: ItemWire;
   /** Local time and timers. */
   clock: Clock;
@@ -74,11 +84,15 @@ export class HostItems {
   private readonly o: typeof HOST_ITEMS_DEFAULTS;
   private stops: (() => void)[] = [];
   private readonly ground: (x: number, z: number) => number | undefined;
+  /** Other regions' certified sets, read from their location records, by name (kept a while: carries come in bursts). */
+  private readonly located = new Map<string, { at: number; sets: Promise<VoterSet[]> }>();
+  private readonly records: RecordVerifier;
 
   constructor(private readonly a: HostItemsArgs) {
     this.o = { ...HOST_ITEMS_DEFAULTS, ...a.options };
     this.signer = new ProofSigner(a.signer);
     this.checker = new ProofChecker(a.verify);
+    this.records = { certs: new CertChecker(a.verify), verify: a.verify, hash: a.host.keys.hash };
     this.clock = new WorldClock({
       local: a.clock, ...(a.base !== undefined ? { base: a.base } : {}), firstNonce: this.o.firstNonce,
       send: (to, msg) => void a.wire.send(hexToId(to), msg),
@@ -137,11 +151,35 @@ export class HostItems {
     if (!ri) {
       ri = new RegionItems({
         region: r, seed: this.a.seed, worldNow: () => this.clock.now(), localNow: () => this.a.clock.now(), rng: this.a.rng,
-        send: (to, msg) => void this.a.wire.send(to, msg), ground: this.ground, stats: this.stats, signer: this.signer, checker: this.checker, voteStats: this.voteStats, options: this.a.options ?? {}, ...(this.a.ledger ? { ledger: this.a.ledger } : {}),
+        send: (to, msg) => void this.a.wire.send(to, msg), ground: this.ground, stats: this.stats, signer: this.signer, checker: this.checker, checkCarried: (f) => this.checkCarried(f), voteStats: this.voteStats, options: this.a.options ?? {}, ...(this.a.ledger ? { ledger: this.a.ledger } : {}),
       });
       this.regions.set(r.name, ri);
     }
     return ri;
+  }
+
+  /** Whether a tombstone is proven by the hosts of its region as the DHT's location record certifies them (that set or the one before). */
+  private async checkCarried(from: Carried): Promise<boolean> {
+    const proof = from.rec.proof;
+    const sets = proof ? await this.certifiedSets(from).catch((): VoterSet[] => []) : [];
+    const fault = proof ? await this.checker.check({ ax: from.rx, az: from.rz }, bareRecord(from.rec), proof, sets.find((s) => s.tag === proof.e)) : 'unsigned';
+    if (fault) this.stats.unprovenCarry++;
+    return fault === null;
+  }
+
+  /** Region (rx, rz)'s host sets as its DHT location record certifies them (its certificate's set and the one before it). */
+  private certifiedSets(c: { rx: number; rz: number }): Promise<VoterSet[]> {
+    const name = regionName(c), now = this.a.clock.now();
+    const held = this.located.get(name);
+    if (held && now - held.at < LOCATED_MS) return held.sets;
+    const sets = this.a.host.keys.key({ rx: c.rx, rz: c.rz }).then((key) => getLocation(this.a.dht, key, this.records)).then((loc) => {
+      if (!loc) return [];
+      const cert = loc.cert;
+      return [new VoterSet(cert.e, cert.hosts.map(idToHex)), ...(cert.prev ? [new VoterSet(cert.prev.e, cert.prev.hosts.map(idToHex))] : [])];
+    });
+    this.located.set(name, { at: now, sets });
+    if (this.located.size > 64) this.located.delete(this.located.keys().next().value!);
+    return sets;
   }
 
   private onFrame(from: NodeId, fromHex: string, m: ItemWireMessage): void {
@@ -153,7 +191,7 @@ export class HostItems {
     const ri = this.regions.get(regionName(m));
     if (!ri) {
       // Not hosted here: answers to a player (its own claims' PROPOSE, DECIDED, state) are the player's.
-      if (m.t === 'ITEM_CLAIM' || m.t === 'ITEM_REPORT' || m.t === 'ITEM_DROP' || m.t === 'ITEM_HANDOVER' || m.t === 'ITEM_SEEN' || m.t === 'ITEM_HELD' || m.t === 'ITEM_DROPPING' || m.t === 'ITEM_KEEP') this.stats.stray++;
+      if (m.t === 'ITEM_CLAIM' || m.t === 'ITEM_REPORT' || m.t === 'ITEM_DROP' || m.t === 'ITEM_HANDOVER' || m.t === 'ITEM_SEEN' || m.t === 'ITEM_HELD' || m.t === 'ITEM_DROPPING' || m.t === 'ITEM_KEEP' || m.t === 'ITEM_CARRY' || m.t === 'ITEM_BRING') this.stats.stray++;
       return;
     }
     if (m.t === 'ITEM_HANDOVER') return ri.onHandover(fromHex, m.e, m.votes);

@@ -283,7 +283,7 @@ export class ItemLedger {
   drop(itemId: string, by: string, p: { x: number; y: number; z: number }, now: number): Item | LedgerRejection {
     const it = this.byId.get(itemId);
     if (!it) return this.refuse('unknown-item');
-    if (it.owner !== by) return this.refuse('not-owner');
+    if (it.owner !== by || it.away !== undefined) return this.refuse('not-owner'); // a tombstone's item lies elsewhere (carry-record.ts)
     if (!this.inside(p.x, p.z)) return this.refuse('outside-area');
     Object.assign(it, { x: p.x, y: p.y, z: p.z, at: now, owner: null, gen: it.gen + 1 });
     delete it.proof;

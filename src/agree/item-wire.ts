@@ -23,6 +23,9 @@ import { itemVoteSpec, type ItemVoteMessage } from './item-votes';
 
 /** Signatures in one ITEM_KEEP (a ledger's records: item-ledger.ts maxItems). */
 export const MAX_KEEP = 128;
+const who = v.pipe(v.string(), v.minLength(1), v.maxLength(64));
+/** A proven tombstone of region (rx, rz) (carry-record.ts). */
+const carried = v.object({ ...region, rec: itemSchema });
 /** Players' positions in one ITEM_SEEN (a region's subscriber cap). */
 export const MAX_SEEN = 64;
 
@@ -59,10 +62,18 @@ export const itemWireSpec = {
   ITEM_HANDOVER: [10, v.object({ ...region, e: u32, votes: v.pipe(v.array(v.object({ vote: voteIdSchema, h: handoverSchema })), v.maxLength(MAX_HANDOVERS)) })],
   /** backup -> primary: its signature over the dropped record `item` at `gen` (asked in ITEM_DROPPING; replicated-drops.ts). */
   ITEM_HELD: [11, v.object({ ...region, e: u32, item: itemIdSchema, gen: u32, sig: proofSigSchema })],
-  /** primary -> backups: owner `by` drops: `rec` is the record after it; sign it if your ledger agrees (ITEM_HELD). */
-  ITEM_DROPPING: [12, v.object({ ...region, e: u32, by: v.pipe(v.string(), v.minLength(1), v.maxLength(64)), rec: itemSchema })],
+  /**
+   * primary -> backups: owner `by` drops (or carries off) an item: `rec` is the record after
+   * it; sign it if your ledger makes the same (ITEM_HELD). `from`: an arrival, the proven
+   * tombstone in region (rx, rz) it was carried from (carry-record.ts).
+   */
+  ITEM_DROPPING: [12, v.object({ ...region, e: u32, by: who, rec: itemSchema, from: v.optional(carried) })],
   /** host -> primary of a new set: its signatures vouching for records it holds, so their proofs name this set (endorse-records.ts). */
   ITEM_KEEP: [13, v.object({ ...region, e: u32, sigs: v.pipe(v.array(v.object({ item: itemIdSchema, gen: u32, sig: proofSigSchema })), v.maxLength(MAX_KEEP)) })],
+  /** owner -> primary of the item's region: carry a held item off to region `to` (the tombstone, carry-record.ts); `r`: the request. */
+  ITEM_CARRY: [14, v.object({ ...region, r: u32, item: itemIdSchema, to: v.object(region) })],
+  /** owner -> primary of the region it stands in: put down at (x, y, z) an item carried in, `from` its proven tombstone. */
+  ITEM_BRING: [15, v.object({ ...region, r: u32, from: carried, x: coord, y: coord, z: coord })],
   PART,
 } as const;
 

@@ -5,52 +5,36 @@
 // keeps it (role, epoch, certificate, subscribers, players' positions) and never changes it,
 // except to write the ledger with the region's stored record (`persist`).
 //
-// - Votes: a new VoterSet on each epoch change; open votes are handed over (vote-handover.ts):
-//   the old set's voters send their handovers to the new set, whose voters open no vote
-//   until n - f of the old set's handovers are in (or handoverWaitMs passed: the old set is gone).
+// - Votes: a new VoterSet on each epoch change; open votes are handed over (voting-epoch.ts).
 // - Spawns: while players stand in the region, each host proposes at random intervals.
-// - Claims are checked against where the primary saw the claimant (its motion-checked
-//   presence; backups hear it in ITEM_SEEN), and must come from the claimant itself.
-// - The ledger travels as ITEM_STATE (joined with `merge`: order-free): to the other hosts
-//   when it changed and every stateEveryMs, to each new subscriber, to the subscribers after
-//   a drop. So a backup that missed a decision, a new host, a failover and a restart (the
-//   stored record) all end with the decided items.
-// - Drops: only the primary takes them (the owner is the item's single writer; no vote), and
-//   they take effect once a majority of the hosts hold them (replicated-drops.ts).
+// - Claims are checked against where the primary saw the claimant (seen-players.ts), and
+//   must come from the claimant itself.
+// - Decisions take effect elsewhere only with a majority's signatures (vote-signing.ts); the
+//   ledger's signed records travel as ITEM_STATE (joined with `merge`: order-free) to the
+//   other hosts and the subscribers, and are stored with the region, so a backup that missed
+//   a decision, a new host, a failover and a restart all end with the decided items.
+// - Drops and carries: only the primary takes them, and they take effect once a majority of
+//   the hosts signed them (replicated-drops.ts, carry-record.ts).
 import { idToHex, hexToId, type NodeId } from '../core/node-id';
 import type { Random } from '../core/seeded-random';
 import type { HostedRegion } from '../host/hosted-region';
-import { REGION_BLOCKS } from '../region/region-key';
+import { regionName } from '../region/region-key';
 import type { ProofChecker, ProofSigner } from './decision-proof';
-import { ItemLedger, type ItemArea, type ItemLedgerOptions, type ItemCandidate, type LedgerState } from './item-ledger';
+import { ItemLedger, type ItemLedgerOptions, type ItemCandidate, type LedgerState } from './item-ledger';
 import { ItemVotes, type ItemEffect, type ItemVoteMessage } from './item-votes';
 import { decodeLedger, encodeLedger, voteFrame, voteOf, type ItemWireMessage, type ItemWireOf, type RegionVoteFrame } from './item-wire';
 import { RecordEndorsement } from './endorse-records';
-import { ReplicatedDrops } from './replicated-drops';
+import { ReplicatedDrops, type Carried, type DropOp } from './replicated-drops';
 import { SeenPlayers } from './seen-players';
 import { provenRecords, VoteSigning } from './vote-signing';
 import type { HostItemStats } from './host-item-stats';
+import { areaOf, REGION_ITEMS_DEFAULTS } from './region-items-defaults';
 import { KnownSets, restartOf, takeHandover, type Voting } from './voting-epoch';
 import type { Handover } from './vote';
-import { newVoteStats, type VoteStats } from './vote-stats';
+import type { VoteStats } from './vote-stats';
 import { VoterSet } from './voter-set';
 
-export const REGION_ITEMS_DEFAULTS = {
-  /** The ledger goes to the other hosts at least this often (a lost ITEM_STATE is made good). */
-  stateEveryMs: 5000,
-  /** And to the primary's subscribers this often (a lost or early one made good; decisions and drops go at once). */
-  subscriberStateEveryMs: 20_000,
-  /** The primary tells its backups where the players stand this often (while any do). */
-  seenEveryMs: 500,
-  /** A position heard in ITEM_SEEN is used this long. */
-  seenTtlMs: 5000,
-  /** After an epoch change, votes wait this long at most for the old set's handovers. */
-  handoverWaitMs: 3000,
-  /** A host that joins a set with no ledger of its own (new, restarted) votes once another host's state came, or after this long (no host of the region kept one). */
-  catchUpMs: 30_000,
-  /** A host answers a state behind its own with its own, at most this often per sender (a new host pulls the ledger). */
-  answerStateMs: 1000,
-};
+export { REGION_ITEMS_DEFAULTS };
 
 export { newHostItemStats, type HostItemStats } from './host-item-stats';
 
@@ -69,13 +53,14 @@ export interface RegionItemsArgs {
   /** This node's signing of decisions, and the checks of others' (one of each per node: shared counters). */
   signer: ProofSigner;
   checker: ProofChecker;
+  /** Whether a tombstone from another region is proven by that region's certified hosts (host-items.ts: its DHT location record's). */
+  checkCarried: (from: Carried) => Promise<boolean>;
   voteStats?: VoteStats;
   options?: Partial<typeof REGION_ITEMS_DEFAULTS>;
   ledger?: Partial<ItemLedgerOptions>;
 }
 
-/** The area of region (rx, rz): one ledger per region. */
-export const areaOf = (r: { rx: number; rz: number }): ItemArea => ({ ax: r.rx, az: r.rz, x0: r.rx * REGION_BLOCKS, z0: r.rz * REGION_BLOCKS, size: REGION_BLOCKS });
+export { areaOf };
 
 export class RegionItems {
   readonly ledger: ItemLedger;
@@ -130,7 +115,12 @@ export class RegionItems {
       seed: a.seed, area, ledger: this.ledger, ...(a.ledger ? { ledgerOptions: a.ledger } : {}),
       set: votingSet, selfHex: this.self,
       signer: a.signer, checker: a.checker,
-      send: (to, m) => this.a.send(to, m), worldNow: a.worldNow, localNow: a.localNow, applied: shown,
+      send: (to, m) => this.a.send(to, m), worldNow: a.worldNow, localNow: a.localNow,
+      applied: (by) => {
+        shown();
+        this.a.send(hexToId(by), this.stateFrame()); // the asker, subscribed or not
+      },
+      checkSource: a.checkCarried,
     });
   }
 
@@ -146,7 +136,6 @@ export class RegionItems {
     this.a.region.itemState = undefined;
     this.a.region.storedItems = encodeLedger(this.regionFields, this.a.region.epoch, this.ledger.toState());
   }
-
 
   /** Every tick: follow the region's host set, run the votes and the spawn timer, pass the ledger on. */
   tick(): void {
@@ -212,10 +201,13 @@ export class RegionItems {
         return this.seen.heard(m.p);
       }
       case 'ITEM_DROP':
+      case 'ITEM_CARRY':
         // Takes effect once a majority of the hosts signed it (replicated-drops.ts); refused: the dropper sees it still holds it.
-        if (this.a.region.duty && this.drops.request(m.item, fromHex, { x: m.x, y: m.y, z: m.z })) return;
-        this.a.stats.dropRefused++;
-        return this.a.send(from, this.stateFrame());
+        return this.ask(from, m.t === 'ITEM_DROP' ? { kind: 'drop', item: m.item, by: fromHex, p: m } : { kind: 'carry', item: m.item, by: fromHex, to: regionName(m.to) });
+      case 'ITEM_BRING':
+        // An item carried in: only with its tombstone proven by its region's certified hosts (carry-record.ts).
+        if (m.from.rec.owner !== fromHex) return this.ask(from, undefined);
+        return void this.a.checkCarried(m.from).then((ok) => this.ask(from, ok ? { kind: 'arrive', by: fromHex, p: { x: m.x, y: m.y, z: m.z }, from: m.from } : undefined));
       case 'ITEM_DROPPING':
         if (this.a.region.duty || fromHex !== this.a.region.primaryHex || !this.current) return void this.a.stats.notFromHost++;
         return void this.drops.sign(from, m);
@@ -227,6 +219,13 @@ export class RegionItems {
       default:
         return void this.a.stats.stray++;
     }
+  }
+
+  /** The owner's request to the primary; refused (or not the primary): counted, and the asker gets our state (it still holds the item). */
+  private ask(from: NodeId, op: DropOp | undefined): void {
+    if (op && this.a.region.duty && this.drops.request(op)) return;
+    this.a.stats.dropRefused++;
+    this.a.send(from, this.stateFrame());
   }
 
   /** An old voter's handovers of the votes it had open (ITEM_HANDOVER, host-items.ts). */
@@ -387,5 +386,3 @@ export class RegionItems {
     this.a.region.persist().catch(() => {});
   }
 }
-
-export { newVoteStats };

@@ -9,9 +9,13 @@
 // from the state, by its proof. A drop no majority signed in time is given up (counted): the
 // owner still holds the item, and a backup that signed it may let a later primary prove it
 // only with the same record, so either way the item has one place and one owner.
+// The same path carries the two records of a carry into another region (carry-record.ts):
+// the tombstone in the item's region, and its arrival in the region it was carried to.
 import { hexToId, idToHex, type NodeId } from '../core/node-id';
 import { bareRecord, type DecisionProof, type ProofChecker, type ProofSig, type ProofSigner } from './decision-proof';
+import { arrivedRecord, carriedRecord } from './carry-record';
 import { ItemLedger, type Item, type ItemArea, type ItemLedgerOptions } from './item-ledger';
+import { sameRecord } from './record-merge';
 import type { ItemWireOf } from './item-wire';
 import type { VoterSet } from './voter-set';
 
@@ -48,17 +52,33 @@ export interface ReplicatedDropsArgs {
   signer: ProofSigner;
   checker: ProofChecker;
   send: (to: NodeId, msg: ItemWireOf<'ITEM_DROPPING' | 'ITEM_HELD'>) => void;
-  /** The drop took effect in the ledger: show it. */
-  applied: () => void;
+  /** The drop took effect in the ledger: show it (and tell `by`, who asked). */
+  applied: (by: string) => void;
+  /** Whether a tombstone from region `from` is proven by that region's certified hosts (an arrival's source). */
+  checkSource: (from: Carried) => Promise<boolean>;
   worldNow: () => number;
   localNow: () => number;
   options?: Partial<typeof REPLICATED_DROPS_DEFAULTS>;
 }
 
+/** A proven tombstone from another region (ITEM_BRING, ITEM_DROPPING `from`). */
+export interface Carried {
+  rx: number;
+  rz: number;
+  rec: Item;
+}
+
+/** What the owner asks: put it down here, carry it off to another area, or put down here one carried in. */
+export type DropOp =
+  | { kind: 'drop'; item: string; by: string; p: { x: number; y: number; z: number } }
+  | { kind: 'carry'; item: string; by: string; to: string }
+  | { kind: 'arrive'; by: string; p: { x: number; y: number; z: number }; from: Carried };
+
 interface Pending {
   e: number;
   rec: Item;
   by: string;
+  from: Carried | undefined;
   sigs: Map<string, ProofSig>;
   since: number;
   sent: number;
@@ -75,23 +95,19 @@ export class ReplicatedDrops {
     this.o = { ...REPLICATED_DROPS_DEFAULTS, ...a.options };
   }
 
-  /** The owner `by` puts `item` down at p: false when the ledger refuses it (or too many wait); the effect comes once signed. */
-  request(item: string, by: string, p: { x: number; y: number; z: number }): boolean {
+  /** The owner `by` asks `op`: false when the ledger refuses it (or too many wait); the effect comes once signed (an arrival's source checked first). */
+  request(op: DropOp): boolean {
     const set = this.a.set();
     if (!set) return false;
+    const item = op.kind === 'arrive' ? op.from.rec.id : op.item;
     if (this.pending.has(item)) return true; // a re-sent request: already under way
     if (this.pending.size >= this.o.maxPending) {
       this.stats.busy++;
       return false;
     }
-    const trial = new ItemLedger(this.a.seed, this.a.area, this.a.ledgerOptions);
-    trial.merge(this.a.ledger.toState());
-    const it = trial.drop(item, by, p, this.a.worldNow());
-    if (typeof it === 'string') {
-      this.a.ledger.stats[it]++; // the refusal counted where the ledger's refusals are
-      return false;
-    }
-    const d: Pending = { e: set.tag, rec: bareRecord(it), by, sigs: new Map(), since: this.a.localNow(), sent: -Infinity };
+    const it = this.recordOf(op);
+    if (typeof it === 'string') return false; // counted by the ledger
+    const d: Pending = { e: set.tag, rec: bareRecord(it), by: op.by, from: op.kind === 'arrive' ? op.from : undefined, sigs: new Map(), since: this.a.localNow(), sent: -Infinity };
     this.pending.set(item, d);
     void this.signOwn(d, set);
     this.settle(item, d, this.a.localNow());
@@ -106,19 +122,26 @@ export class ReplicatedDrops {
     this.settle(item, d, this.a.localNow());
   }
 
-  /** Backup side: the primary asks us to sign a drop; we do if our ledger has `by` holding the gen before, and we signed no other record of this gen. */
+  /**
+   * Backup side: the primary asks us to sign a record; we do if our own ledger makes the same
+   * record of the owner's request (a drop or carry of what `by` holds here; an arrival of a
+   * tombstone proven by its region), and we signed no other record of this item and gen.
+   */
   async sign(primary: NodeId, m: ItemWireOf<'ITEM_DROPPING'>): Promise<void> {
     const set = this.a.set();
-    const ours = this.a.ledger.item(m.rec.id);
     const rec = bareRecord(m.rec);
     const tag = `${rec.id} ${rec.gen}`;
     const other = this.signed.get(tag);
-    const agrees = !!ours && ours.gen === rec.gen - 1 && ours.owner === m.by && ours.away === undefined && ours.kind === rec.kind
-      && rec.owner === null && rec.away === undefined && this.inside(rec) && (other === undefined || other === JSON.stringify(rec));
+    const op: DropOp = m.from ? { kind: 'arrive', by: m.by, p: rec, from: m.from }
+      : rec.away !== undefined ? { kind: 'carry', item: rec.id, by: m.by, to: rec.away }
+      : { kind: 'drop', item: rec.id, by: m.by, p: rec };
+    const mine = this.recordOf(op, rec.at);
+    const agrees = typeof mine !== 'string' && sameRecord(mine, rec) && (other === undefined || other === JSON.stringify(rec))
+      && (!m.from || (await this.a.checkSource(m.from)));
     if (!set || set.tag !== m.e || !agrees) return void this.stats.refusedToSign++;
     this.signed.set(tag, JSON.stringify(rec));
     if (this.signed.size > this.o.maxSigned) this.signed.delete(this.signed.keys().next().value!);
-    const sig = await this.a.signer.sign(this.a.area, set.tag, dropVote(rec), 0, rec);
+    const sig = await this.a.signer.sign(this.a.area, set.tag, voteOf(rec), 0, rec);
     this.a.send(primary, { t: 'ITEM_HELD', rx: this.a.area.ax, rz: this.a.area.az, e: set.tag, item: rec.id, gen: rec.gen, sig });
   }
 
@@ -133,7 +156,7 @@ export class ReplicatedDrops {
   }
 
   private async signOwn(d: Pending, set: VoterSet): Promise<void> {
-    d.sigs.set(this.a.selfHex, await this.a.signer.sign(this.a.area, set.tag, dropVote(d.rec), 0, d.rec));
+    d.sigs.set(this.a.selfHex, await this.a.signer.sign(this.a.area, set.tag, voteOf(d.rec), 0, d.rec));
     this.settle(d.rec.id, d, this.a.localNow());
   }
 
@@ -143,7 +166,7 @@ export class ReplicatedDrops {
     const gone = !set || set.tag !== d.e;
     if (!gone && [...d.sigs.keys()].filter((h) => set.indexOf(h) !== undefined).length >= set.decides) {
       this.pending.delete(item);
-      const proof: DecisionProof = { e: d.e, vote: dropVote(d.rec), round: 0, sigs: set.ids.flatMap((h) => d.sigs.get(h) ?? []) };
+      const proof: DecisionProof = { e: d.e, vote: voteOf(d.rec), round: 0, sigs: set.ids.flatMap((h) => d.sigs.get(h) ?? []) };
       void this.prove(d, proof, set);
       return;
     }
@@ -154,7 +177,7 @@ export class ReplicatedDrops {
     }
     if (now - d.sent < this.o.resendMs) return;
     d.sent = now;
-    const frame = { t: 'ITEM_DROPPING' as const, rx: this.a.area.ax, rz: this.a.area.az, e: d.e, by: d.by, rec: d.rec };
+    const frame = { t: 'ITEM_DROPPING' as const, rx: this.a.area.ax, rz: this.a.area.az, e: d.e, by: d.by, rec: d.rec, ...(d.from ? { from: d.from } : {}) };
     for (const h of set.ids) if (h !== this.a.selfHex && !d.sigs.has(h)) this.a.send(hexToId(h), frame);
   }
 
@@ -165,19 +188,26 @@ export class ReplicatedDrops {
       return;
     }
     const before = this.a.ledger.item(d.rec.id);
-    if (!before || before.gen !== d.rec.gen - 1 || before.owner !== d.by) {
-      this.stats.unreplicated++; // the owner's item changed meanwhile (it cannot, but never apply over a newer record)
+    if (before && before.gen >= d.rec.gen) {
+      this.stats.unreplicated++; // the item changed meanwhile (it cannot: one owner; but never apply over a newer record)
       return;
     }
     this.a.ledger.merge({ ...this.a.ledger.toState(), items: [{ ...d.rec, proof }] });
     this.stats.replicated++;
-    this.a.applied();
+    this.a.applied(d.by);
   }
 
-  private inside(r: { x: number; z: number }): boolean {
-    const a = this.a.area;
-    return r.x >= a.x0 && r.x < a.x0 + a.size && r.z >= a.z0 && r.z < a.z0 + a.size;
+  /** The record `op` makes from our ledger (a refusal counted by the ledger); `at`: a drop's time as the primary set it (a backup's check). */
+  private recordOf(op: DropOp, at = this.a.worldNow()): Item | string {
+    if (op.kind === 'carry') return carriedRecord(this.a.ledger, op.item, op.by, op.to);
+    if (op.kind === 'arrive') return op.from.rec.owner === op.by ? arrivedRecord(this.a.ledger, op.from.rec, op.p, at) : 'not-owner';
+    const trial = new ItemLedger(this.a.seed, this.a.area, this.a.ledgerOptions);
+    trial.merge(this.a.ledger.toState());
+    const it = trial.drop(op.item, op.by, op.p, at);
+    if (typeof it === 'string') this.a.ledger.stats[it]++; // the refusal counted where the ledger's refusals are
+    return it;
   }
 }
 
-export const dropVote = (rec: { id: string; gen: number }): string => `drop:${rec.id}:${rec.gen}`;
+/** The vote id a record of these ops is proven under (decision-proof.ts). */
+export const voteOf = (rec: { id: string; gen: number; away?: string | undefined }): string => `${rec.away !== undefined ? 'carry' : 'drop'}:${rec.id}:${rec.gen}`;

@@ -122,7 +122,7 @@ export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock,
   const tentative = stores.tentative ?? await IdbTentativeStore.open(cfg.world).catch(() => undefined);
   const source = new NetworkChunkSource({ seed: cfg.seed, world: cfg.world, client, dht: peer.dht, clock, options: { name }, ...(tentative ? { tentative } : {}) });
   const itemWire = openItemWire(peer.channels, clock);
-  const hostItems = new HostItems({ host, wire: itemWire, clock, base: performance.timeOrigin, busy: draws, seed: cfg.seed, signer: peer.identity, verify: webCryptoVerifier, rng: seededRandom((Math.random() * 2 ** 32) >>> 0), ...(cfg.itemSpawnMs ? { ledger: { spawnMeanMs: cfg.itemSpawnMs } } : {}) });
+  const hostItems = new HostItems({ host, dht: peer.dht, wire: itemWire, clock, base: performance.timeOrigin, busy: draws, seed: cfg.seed, signer: peer.identity, verify: webCryptoVerifier, rng: seededRandom((Math.random() * 2 ** 32) >>> 0), ...(cfg.itemSpawnMs ? { ledger: { spawnMeanMs: cfg.itemSpawnMs } } : {}) });
   hostItems.start();
   let lastPublished = -Infinity;
   return {

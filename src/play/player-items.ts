@@ -62,7 +62,7 @@ const MAX_SETS = 8;
 type Waiter = { until: number; check: () => boolean; done: (ok: boolean) => void };
 
 export class PlayerItems {
-  readonly stats = { statesIn: 0, notFromHost: 0, stray: 0, claims: 0, drops: 0, unsigned: 0 };
+  readonly stats = { statesIn: 0, notFromHost: 0, stray: 0, claims: 0, drops: 0, carries: 0, unsigned: 0 };
   readonly checker: ProofChecker;
   private readonly regions = new Map<string, RegionItemsView>();
   private readonly waiters = new Set<Waiter>();
@@ -116,8 +116,13 @@ export class PlayerItems {
     return [...this.regions.values()].flatMap((r) => r.items.ledger.onGround(now));
   }
 
+  /** What we hold: of each item's records here (a carried item has one in each region it passed), the latest. */
   inventory(): Item[] {
-    return [...this.regions.values()].flatMap((r) => r.items.ledger.heldBy(this.a.self));
+    const latest = new Map<string, Item>();
+    for (const r of this.regions.values()) {
+      for (const it of r.items.ledger.items) if ((latest.get(it.id)?.gen ?? -1) < it.gen) latest.set(it.id, it);
+    }
+    return [...latest.values()].filter((i) => i.owner === this.a.self);
   }
 
   /** The held items of the player's record (loaded at start), for the inventory until their regions answer. */
@@ -141,13 +146,14 @@ export class PlayerItems {
     return this.await(() => it()?.owner != null || !it()).then(() => it()?.owner === this.a.self);
   }
 
-  /** Puts a held item down at `p` (in the item's region: a carry across regions is not built); true once the hosts' state shows it. */
+  /** Puts a held item down at `p`, in its region or another one (carried: agree/carry-record.ts); true once the hosts' state shows it. */
   drop(itemId: string, p: { x: number; y: number; z: number }): Promise<boolean> {
     const r = this.holding(itemId);
     const it = r?.items.ledger.item(itemId);
     if (!r || !it || it.owner !== this.a.self || !r.primary) return Promise.resolve(false);
     const want = regionAt(p.x, p.z);
-    if (want.rx !== r.coord.rx || want.rz !== r.coord.rz) return Promise.resolve(false);
+    if (want.rx !== r.coord.rx || want.rz !== r.coord.rz) return this.carry(r, it, want, p);
+    if (it.away !== undefined) return Promise.resolve(false); // on its way elsewhere: put down only there
     this.stats.drops++;
     const gen = it.gen;
     const frame = { t: 'ITEM_DROP' as const, ...r.coord, r: this.stats.drops, item: itemId, x: p.x, y: p.y, z: p.z };
@@ -166,9 +172,35 @@ export class PlayerItems {
     return out;
   }
 
+  /** The region whose record of the item is the latest (a carried item has a tombstone behind it). */
   private holding(itemId: string): RegionItemsView | undefined {
-    for (const r of this.regions.values()) if (r.items.ledger.item(itemId)) return r;
-    return undefined;
+    let best: RegionItemsView | undefined;
+    for (const r of this.regions.values()) {
+      const it = r.items.ledger.item(itemId);
+      if (it && (!best || best.items.ledger.item(itemId)!.gen < it.gen)) best = r;
+    }
+    return best;
+  }
+
+  /**
+   * Carries a held item from its region r into region `to` and puts it down at p: the
+   * tombstone in r first (proven by r's hosts, still ours), then its arrival in `to`, whose
+   * hosts check r's proof. A carry cut between the two resumes from the tombstone.
+   */
+  private async carry(r: RegionItemsView, it: Item, to: RegionCoord, p: { x: number; y: number; z: number }): Promise<boolean> {
+    const dest = regionName(to);
+    if (it.away !== undefined && it.away !== dest) return false;
+    this.stats.carries++;
+    if (it.away === undefined) {
+      this.a.wire.send(r.primary!, { t: 'ITEM_CARRY', ...r.coord, r: this.stats.carries, item: it.id, to: { rx: to.rx, rz: to.rz } });
+      const tombstone = () => { const t = r.items.ledger.item(it.id); return t?.away === dest && t.proof !== undefined; };
+      if (!(await this.await(tombstone))) return false;
+    }
+    const tomb = r.items.ledger.item(it.id)!;
+    const there = this.regions.get(dest);
+    if (!there?.primary) return false;
+    this.a.wire.send(there.primary, { t: 'ITEM_BRING', ...to, r: this.stats.carries, from: { ...r.coord, rec: tomb }, x: p.x, y: p.y, z: p.z });
+    return this.await(() => (there.items.ledger.item(it.id)?.gen ?? -1) > tomb.gen);
   }
 
   private await(check: () => boolean): Promise<boolean> {

@@ -31,7 +31,7 @@ export class ItemHostSim extends HostSim {
     const peer = await super.add(id);
     const channels = new AppChannels(peer.dht);
     const wire = openItemWire(channels, this.clock);
-    const host = new HostItems({ host: peer.host, wire, clock: this.clock, seed: this.world, signer: this.keyring.signer(hexToId(peer.hex)), verify: this.keyring.verify, rng: seededRandom(this.nextSeq() * 13 + 5), ground: () => 70, ...(this.itemOpts.spawnMeanMs ? { ledger: { spawnMeanMs: this.itemOpts.spawnMeanMs } } : {}) });
+    const host = new HostItems({ host: peer.host, dht: peer.dht, wire, clock: this.clock, seed: this.world, signer: this.keyring.signer(hexToId(peer.hex)), verify: this.keyring.verify, rng: seededRandom(this.nextSeq() * 13 + 5), ground: () => 70, ...(this.itemOpts.spawnMeanMs ? { ledger: { spawnMeanMs: this.itemOpts.spawnMeanMs } } : {}) });
     const refs = { of: (): string[] => [] };
     const clock = new WorldClock({ local: this.clock, send: (to, msg) => void wire.send(hexToId(to), msg), references: () => refs.of() });
     const player = new PlayerItems({ client: peer.client, wire, self: peer.hex, seed: this.world, clock: this.clock, world: clock, verify: this.keyring.verify });
