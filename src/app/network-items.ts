@@ -27,12 +27,12 @@ export class NetworkItems implements ItemService {
   }
 
   item(id: string): ItemInfo | undefined {
-    const it = this.items.items().find((i) => i.id === id);
+    const it = this.items.latest(id);
     return it && itemInfo(it);
   }
 
   async touch(id: string, p: Point): Promise<PickupOutcome> {
-    const it = () => this.items.items().find((i) => i.id === id);
+    const it = () => this.items.latest(id);
     const before = it();
     if (!before) return { taken: false, reason: 'unknown-item' };
     if (before.owner !== null) return { taken: false, reason: 'owned' };
@@ -53,8 +53,8 @@ export class NetworkItems implements ItemService {
     // Held per the player's record only: its region has not answered, so there is nowhere to drop it yet.
     if (!held) return { dropped: false, reason: this.items.recordedHeld().some((h) => h.id === id) ? 'unknown-item' : 'not-owner' };
     const ok = await this.items.drop(id, p);
-    const now = this.items.items().find((i) => i.id === id);
-    // Not taken: outside the item's region (a carry across regions is not built), or no primary answered.
+    const now = this.items.latest(id);
+    // Not taken: no primary answered (here, or the item's region for a carry), or it refused.
     return ok && now ? { dropped: true, item: itemInfo(now) } : { dropped: false, reason: 'outside-area' };
   }
 

@@ -116,6 +116,12 @@ export class PlayerItems {
     return [...this.regions.values()].flatMap((r) => r.items.ledger.onGround(now));
   }
 
+  /** The latest record of an item here (a carried one has a tombstone in the region it left). */
+  latest(id: string): Item | undefined {
+    const r = this.holding(id);
+    return r?.items.ledger.item(id);
+  }
+
   /** What we hold: of each item's records here (a carried item has one in each region it passed), the latest. */
   inventory(): Item[] {
     const latest = new Map<string, Item>();
