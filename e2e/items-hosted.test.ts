@@ -132,6 +132,12 @@ describe('items carried by the region hosts, across tabs', () => {
     const claims = await Promise.all([a, b].map((p) => p.evaluate(() => window.voxel.items!.stats().claims ?? 0)));
     expect(Math.max(...claims)).toBeGreaterThanOrEqual(1);
     console.log(`won by ${winner.slice(0, 8)}; claims: ${JSON.stringify(await loseTab.evaluate(() => window.voxel.items!.stats()))}`);
+    // Every tab took the owner by the hosts' signatures (agree/decision-proof.ts): a proof checked, none refused.
+    for (const p of pages) {
+      const st = await p!.evaluate(() => window.voxel.items!.stats());
+      expect(st['proof.checked'] ?? 0).toBeGreaterThan(0);
+      expect((st['proof.bad-signature'] ?? 0) + (st['proof.minority'] ?? 0) + (st['proof.non-voter'] ?? 0)).toBe(0);
+    }
 
     // The primary of the item's region crashes: no goodbye.
     await crashPage(pages[primary]!);
