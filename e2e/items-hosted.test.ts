@@ -155,7 +155,14 @@ describe('items carried by the region hosts, across tabs', () => {
     });
     expect(await loseTab.evaluate((id) => window.voxel.items!.item(id)?.owner, it.id)).toBe(winner);
     expect(await winTab.evaluate((id) => window.voxel.items!.inventory().map((i) => i.id).includes(id), it.id)).toBe(true);
-    const after = await Promise.all(pages.filter(Boolean).map((p) => p!.evaluate(() => window.voxel.hosting!.roles())));
-    expect(after.filter((r) => r.primary.includes(region))).toHaveLength(1);
+    // One primary of the region, never two at once (read again for up to 15 s: a handoff to a
+    // closer host leaves a moment with none, which a loaded CI run read once).
+    let primaries = -1;
+    for (const until = Date.now() + 15_000; primaries !== 1 && Date.now() < until; await winTab.waitForTimeout(250)) {
+      const after = await Promise.all(pages.filter(Boolean).map((p) => p!.evaluate(() => window.voxel.hosting!.roles())));
+      primaries = after.filter((r) => r.primary.includes(region)).length;
+      expect(primaries).toBeLessThanOrEqual(1);
+    }
+    expect(primaries).toBe(1);
   }, 240_000);
 });

@@ -73,6 +73,12 @@ describe('items, one-tab mode', () => {
     for (const [dx, dz] of [[0, 3], [3, 0], [0, -3], [-3, 0]] as const) {
       if ((await standY(it.x + dx, it.z + dz)) === it.y) { view = { x: it.x + dx, z: it.z + dz, yaw: Math.atan2(dx, dz) }; break; }
     }
+    // Every chunk around loaded and three more frames drawn (a loaded machine draws a few a second: a fixed wait saw the item not yet drawn).
+    const drawn = async () => {
+      await page.waitForFunction(() => window.voxel.stats().chunksPending === 0, null, { timeout: 30_000 });
+      const frames = await page.evaluate(() => window.voxel.stats().frames);
+      await page.waitForFunction((f) => window.voxel.stats().frames >= f + 3, frames, { timeout: 10_000 });
+    };
     const lookAtItem = async () => {
       await page.evaluate(([x, y, z]) => window.voxel.teleport(x!, y!, z!), [view.x, await standY(view.x, view.z), view.z]);
       await page.waitForTimeout(400);
@@ -80,6 +86,7 @@ describe('items, one-tab mode', () => {
       const eye = p.y + 1.62, d = Math.hypot(it.x - p.x, it.z - p.z);
       await page.evaluate(([yaw, pitch]) => window.voxel.look(yaw!, pitch!), [view.yaw, Math.atan2(it.y + 0.45 - eye, d)]);
       await page.waitForTimeout(300);
+      await drawn();
     };
     // The pause menu covers the middle of the screen until the pointer is locked: out of the way.
     await page.evaluate(() => { document.getElementById('menu')!.hidden = true; });
@@ -88,7 +95,7 @@ describe('items, one-tab mode', () => {
     const shown = await page.evaluate(() => window.voxel.items!.inView());
     expect(shown.map((i) => i.id)).toContain(it.id);
     expect(shown.find((i) => i.id === it.id)).toMatchObject({ kind: it.kind, owner: null });
-    await page.waitForTimeout(200);
+    await drawn();
     const withItem = await page.screenshot({ type: 'png', path: 'docs/screenshots/items.png' });
 
     // Walking into it: the frame loop claims it.
