@@ -293,8 +293,14 @@ export class DhtNode implements Dht {
    * the periodic checks would notice (up to heartbeatTimeoutMs).
    */
   suspect(id: NodeId): void {
-    const pl = this.links.get(idToHex(id));
-    if (pl) this.liveness.probeNow(pl);
+    const hex = idToHex(id);
+    const pl = this.links.get(hex);
+    if (!pl) return;
+    // Until the probe says otherwise, frames for others do not go through it.
+    this.router.avoid(hex);
+    this.liveness.probeNow(pl, () => this.router.unavoid(hex));
+    // Answered, or dropped by then (a dropped link is no hop anyway).
+    this.clock.setTimeout(() => this.router.unavoid(hex), this.opts.rpcTimeoutMs + 100);
   }
 
   /** Whether `id` answers a PING (over its link, else routed) before the RPC timeout. */

@@ -91,7 +91,8 @@ export interface Dht {
   suspectRoute(id: NodeId): void;
   /**
    * `id` seems dead (it went silent where it should have spoken): our link to it, if any, is
-   * PINGed now and closed if silent, before the periodic checks would notice.
+   * PINGed now and closed if silent, before the periodic checks would notice; until it
+   * answers, frames for others are not routed through it.
    */
   suspect(id: NodeId): void;
   /** Whether `id` answers a PING (over its link, else routed) before the RPC timeout. */

@@ -102,14 +102,18 @@ export class Liveness {
    * silently keeps its links open until the heartbeat timeout, 15 s, and every route through
    * it loses what it carries until then.
    */
-  probeNow(pl: WatchedLink): void {
+  probeNow(pl: WatchedLink, answered?: () => void): void {
     const { deps } = this;
     if (pl.pinging || deps.links.map.get(pl.hex) !== pl) return;
     const at = deps.clock.now();
     pl.pinging = true;
     deps.stats.suspectProbes++;
     deps.call(pl.id, pl.hex, { t: 'PING' }).then(
-      () => ((pl.rttMs = deps.clock.now() - at), (pl.pinging = false)),
+      () => {
+        pl.rttMs = deps.clock.now() - at;
+        pl.pinging = false;
+        answered?.();
+      },
       () => {
         pl.pinging = false;
         if (deps.links.map.get(pl.hex) !== pl) return;

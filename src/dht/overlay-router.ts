@@ -51,6 +51,8 @@ export interface RouteAuthOptions {
 }
 
 /** Reverse paths remembered (see `paths`). */
+/** Nodes avoided as hops at once (see `avoided`). */
+const MAX_AVOIDED = 64;
 const PATH_CACHE = 32;
 
 const now = (): number => globalThis.performance?.now() ?? Date.now();
@@ -59,6 +61,14 @@ export class OverlayRouter {
   private readonly dedup: Dedup;
   /** Signed messages for us: kept for their age bound, not only the last dedupSize. */
   private readonly replays: ReplayWindow;
+  /**
+   * Nodes taken for dead until a probe says otherwise (the caller lets them go): not
+   * used as a hop toward anyone else while another link makes progress. A tab that crashed
+   * keeps its links open at our end for up to the heartbeat timeout, and a node close to a
+   * region's key is the first hop toward that region's other hosts: every frame routed
+   * through it was lost (measured: 1 s failovers became 2 s in sim_failover).
+   */
+  private readonly avoided = new Set<string>();
   /** Reverse paths of the last few nodes that reached us by routing: how to reach a newcomer. */
   private readonly paths = new Map<string, NodeId[]>();
   private seq = 0;
@@ -265,6 +275,18 @@ export class OverlayRouter {
     return from === 0 ? path : path.slice(from);
   }
 
+  /** Routes avoid `hex` as a hop (not as a destination) until `unavoid` (bounded: the oldest is let go). */
+  avoid(hex: string): void {
+    this.avoided.delete(hex);
+    this.avoided.add(hex);
+    if (this.avoided.size > MAX_AVOIDED) this.avoided.delete(this.avoided.values().next().value!);
+  }
+
+  /** `hex` answered, or its link is gone: routes may pass through it again. */
+  unavoid(hex: string): void {
+    this.avoided.delete(hex);
+  }
+
   /** Hands the message to its next hop; at a dead end, back to the node it came from. */
   private forward(env: RouteEnvelope): boolean {
     const next = this.nextHop(env);
@@ -282,9 +304,12 @@ export class OverlayRouter {
     const links = this.links.map;
     let via = this.ahead(env.via, env);
     // Nodes the message passed (compared as bytes: cheaper than hex per hop).
-    const passed = (l: PeerLink) => idEquals(l.id, env.src) || env.trace.some((t) => idEquals(t, l.id));
+    const passedOnly = (l: PeerLink) => idEquals(l.id, env.src) || env.trace.some((t) => idEquals(t, l.id));
+    // Nodes taken for dead are passed over too, unless no other link makes progress.
+    const passed = this.avoided.size === 0 ? passedOnly : (l: PeerLink) => passedOnly(l) || this.avoided.has(l.hex);
     const dstHex = idToHex(env.dst);
-    let hop = links.get(dstHex) ?? (via.length > 0 ? nextHop(this.selfId, via[0]!, links, false, passed) : nextHop(this.selfId, env.dst, links, false, passed, dstHex));
+    const greedy = (p: (l: PeerLink) => boolean) => (via.length > 0 ? nextHop(this.selfId, via[0]!, links, false, p) : nextHop(this.selfId, env.dst, links, false, p, dstHex));
+    let hop = links.get(dstHex) ?? greedy(passed) ?? (passed === passedOnly ? null : greedy(passedOnly));
     if (!hop) {
       const path = this.ahead(this.paths.get(dstHex) ?? [], env);
       if (path.length > 0) {

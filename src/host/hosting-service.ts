@@ -25,7 +25,7 @@ import { regionName, RegionKeys, type KeyHash, type RegionCoord } from '../regio
 import { decodeEntries, RegionState, tryDecodeEntries } from '../region/region-state';
 import { getLocation } from '../region/region-records';
 
-export type HostDht = Pick<Dht, 'selfId' | 'findNode' | 'put' | 'get' | 'connect' | 'reach' | 'unpin' | 'suspectRoute' | 'ping' | 'events' | 'linkInfo' | 'closestContacts'>;
+export type HostDht = Pick<Dht, 'selfId' | 'findNode' | 'put' | 'get' | 'connect' | 'reach' | 'unpin' | 'suspectRoute' | 'suspect' | 'ping' | 'events' | 'linkInfo' | 'closestContacts'>;
 
 export interface HostingServiceArgs {
   dht: HostDht;
@@ -170,7 +170,7 @@ export class HostingService {
     const early = this.early ?? [];
     this.early = undefined;
     for (const f of early) this.onFrame(f.from, f.fromHex, f.msg);
-    this.stops.push(every(this.args.clock, this.opts.heartbeatMs, () => this.watch()));
+    this.stops.push(every(this.args.clock, this.opts.watchMs, () => this.watch()));
     this.stops.push(
       this.args.dht.events.on('link-close', ({ id, reason }) => {
         const hex = idToHex(id);

@@ -135,7 +135,10 @@ export class PrimaryDuty implements DutyShared {
     if (this.full(id, hex)) return;
     this.beat.wake();
     // A new subscriber's positions start from n = 0; one re-subscribing (a gap in its deltas) keeps its stream.
-    if (!this.subscribers.has(hex)) this.positions.restart(hex);
+    if (!this.subscribers.has(hex)) {
+      this.positions.restart(hex);
+      this.beat.subscribersChanged();
+    }
     this.subscribers.set(hex, { id, at: this.ctx.clock.now() });
     // A subscriber from another epoch gets everything: our claim merged states whose stamps
     // may sit below its `since` (a restarted world reuses low epochs).

@@ -17,6 +17,8 @@ export class PrimaryHeartbeat {
   /** The host set the subscribers' last beat named. */
   private hostsSent = '';
   private beats = 0;
+  /** A subscriber joined since the last beat listed them. */
+  private newSubscriber = false;
 
   constructor(
     private readonly duty: DutyShared,
@@ -65,6 +67,11 @@ export class PrimaryHeartbeat {
     return now - this.lastActive >= this.duty.ctx.opts.idleAfterMs;
   }
 
+  /** A subscriber joined: the next beat lists them all to the backups. */
+  subscribersChanged(): void {
+    this.newSubscriber = true;
+  }
+
   heartbeat(): void {
     if (this.duty.stopped) return;
     const now = this.duty.ctx.clock.now();
@@ -79,8 +86,11 @@ export class PrimaryHeartbeat {
     const b = this.beats;
     this.machine.lease.beat(b, now);
     const hb = { t: 'HEARTBEAT' as const, ...this.duty.regionFields, e: this.duty.e, s: this.machine.committed, hosts: this.duty.region.hosts, b, ...(idle ? { idle } : {}) };
-    // Backups learn our subscribers (every 4th beat), so a successor can tell them at once.
-    const subs = this.beats++ % 4 === 0 ? [...this.duty.subscribers.values()].slice(0, MAX_SUBS_LISTED).map((s) => s.id) : undefined;
+    // Backups learn our subscribers (every 4th beat, and at the next beat after a new one came),
+    // so a successor can tell them at once.
+    const listSubs = this.beats++ % 4 === 0 || this.newSubscriber;
+    this.newSubscriber = false;
+    const subs = listSubs ? [...this.duty.subscribers.values()].slice(0, MAX_SUBS_LISTED).map((s) => s.id) : undefined;
     for (const b of this.duty.backups()) {
       this.duty.ctx.stats.heartbeats++;
       this.duty.ctx.wires.replicas.send(b, subs ? { ...hb, subs } : hb);

@@ -65,7 +65,11 @@ export class RegionClaimant extends RegionSide {
 
   private async runClaim(minEpoch: number, primarySilent: boolean, given: NodeId[] | undefined): Promise<boolean> {
     const o = this.ctx.opts;
-    if (primarySilent && this.region.primaryHex) this.silent.set(this.region.primaryHex, this.ctx.clock.now());
+    if (primarySilent && this.region.primaryHex) {
+      this.silent.set(this.region.primaryHex, this.ctx.clock.now());
+      // Our frames to the other hosts must not go through it while it is taken for dead.
+      if (this.region.primary) this.ctx.dht.suspect(this.region.primary);
+    }
     const hosts = given ?? (await this.claimHosts(primarySilent ? this.region.primaryHex : ''));
     if (this.region.stopped || this.region.role !== 'claiming') return false;
     if (!has(hosts, this.ctx.selfId)) {

@@ -21,7 +21,7 @@ export interface RegionContext {
   readonly ticker: Ticker;
   readonly wires: HostWires;
   readonly store: HostStore | null;
-  readonly dht: Pick<Dht, 'put' | 'get' | 'connect' | 'unpin' | 'suspectRoute'>;
+  readonly dht: Pick<Dht, 'put' | 'get' | 'connect' | 'unpin' | 'suspectRoute' | 'suspect'>;
   readonly stats: HostStats;
   readonly latency: CommitLatency;
   /** Signs this node's grants. */

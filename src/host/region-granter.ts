@@ -68,6 +68,9 @@ export class RegionGranter extends RegionSide {
     // Only a claim from inside the host set holds our own claims back.
     if (!mustRebase) this.el.defer(this.ctx.clock.now() + this.ctx.opts.claimTimeoutMs);
     if (m.e <= this.el.promised || this.region.stopped) return refuse(`promised ${this.el.promised} (late)`);
+    // We followed a primary that went silent (a claim is granted over a live one only when it
+    // handed over): our answers must not be routed through it while it is taken for dead.
+    const silentPrimary = this.region.role === 'backup' && this.region.primary && this.region.primaryHex !== fromHex && this.region.handoffTo !== fromHex ? this.region.primary : undefined;
     this.el.grant(m.e, m.hosts, from, fromHex, m.pend);
     this.region.handoffTo = '';
     this.region.wakeClaim();
@@ -92,6 +95,7 @@ export class RegionGranter extends RegionSide {
     this.ctx.stats.grants++;
     this.region.trace(`grant ${fromHex.slice(0, 6)} e${m.e}`);
     this.lastGrant = { e: m.e, to: fromHex, hosts: m.hosts, sig };
+    if (silentPrimary) this.ctx.dht.suspect(silentPrimary);
     this.sendGrant(from, m.e, sig);
     // Subscribers that waited for our own claim go to the winner.
     for (const w of this.region.waiting.values()) this.region.toPlayer(w.id, { t: 'NOT_PRIMARY', ...this.regionFields, e: m.e, primary: from });
