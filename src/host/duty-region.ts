@@ -7,6 +7,7 @@ import type { NodeId } from '../core/node-id';
 import type { EpochCert } from '../region/epoch-cert';
 import type { RegionCoord } from '../region/region-key';
 import type { RegionState } from '../region/region-state';
+import type { FanOutPlan } from './fan-out-plan';
 import type { RegionContext } from './region-context';
 import type { RequestLog } from './request-log';
 
@@ -53,6 +54,8 @@ export interface DutyShared {
   /** Set when the duty stops (step down, release): its parts start nothing new. */
   readonly stopped: boolean;
   readonly subscribers: Map<string, Subscriber>;
+  /** Which subscribers we send deltas, beats and positions ourselves; which backups relay to the rest. */
+  readonly fanOut: FanOutPlan;
   /** The certificate's hosts but us. */
   backups(): NodeId[];
   /** How many hosts the certificate names, us included. */

@@ -42,6 +42,14 @@ export class HostWires {
     return this.players.bytesOut + this.replicas.bytesOut;
   }
 
+  /** Frames and bytes sent so far by channel and frame type ('player DELTA', 'replica FEED', ...). */
+  outByType(): Map<string, { frames: number; bytes: number }> {
+    const out = new Map<string, { frames: number; bytes: number }>();
+    for (const [t, c] of this.players.outByType) out.set(`player ${t}`, { ...c });
+    for (const [t, c] of this.replicas.outByType) out.set(`replica ${t}`, { ...c });
+    return out;
+  }
+
   /** Unfinished PART reassemblies dropped to make room or timed out (frame-wire.ts). */
   get partsEvicted(): number {
     return this.players.partsEvicted + this.replicas.partsEvicted;

@@ -25,7 +25,7 @@ import type { PrimaryDuty } from './primary-duty';
 import { regionName, type RegionCoord } from '../region/region-key';
 import { RequestLog } from './request-log';
 import { compareStamp, decodeEntries, encodeEntries, RegionState, type Entry, type Stamp } from '../region/region-state';
-import { PositionsShare } from './positions-share';
+import { FanOutShare } from './fan-out-share';
 import { RegionBackup } from './region-backup';
 import { StoredCopy } from './stored-copy';
 import { RegionClaimant } from './region-claimant';
@@ -73,8 +73,8 @@ export class HostedRegion implements RegionRole {
   private readonly claimant: RegionClaimant;
   private readonly granter: RegionGranter;
   private readonly backup: RegionBackup;
-  /** As a backup in a crowd: our share of the positions fan-out (positions-share.ts). */
-  private readonly share: PositionsShare;
+  /** As a backup in a crowd: our share of the fan-out (fan-out-share.ts). */
+  private readonly share: FanOutShare;
 
   constructor(
     readonly ctx: RegionContext,
@@ -83,7 +83,7 @@ export class HostedRegion implements RegionRole {
   ) {
     this.name = regionName(coord);
     this.requests = new RequestLog(ctx.opts.dedupeMs);
-    this.share = new PositionsShare(ctx, { rx: coord.rx, rz: coord.rz }, () => !this.duty && this.role === 'backup');
+    this.share = new FanOutShare(ctx, { rx: coord.rx, rz: coord.rz }, () => !this.duty && this.role === 'backup');
     this.el = new Election(ctx.selfId);
     this.claimant = new RegionClaimant(this);
     this.granter = new RegionGranter(this);
@@ -239,7 +239,11 @@ export class HostedRegion implements RegionRole {
         else this.share.lost(fromHex);
         return;
       case 'FEED':
-        if (!this.duty && this.role === 'backup' && m.e === this.epoch && fromHex === this.primaryHex) this.share.onFeed(from, fromHex, m);
+        if (this.followed(fromHex, m.e)) this.share.onFeed(from, fromHex, m);
+        else this.ctx.stats.staleFrames++;
+        return;
+      case 'RELAY':
+        if (this.followed(fromHex, m.e)) this.share.onRelay(m);
         else this.ctx.stats.staleFrames++;
         return;
       case 'FEED_LOST':
@@ -257,7 +261,9 @@ export class HostedRegion implements RegionRole {
       case 'REPLICATE':
         return this.backup.onReplicate(from, fromHex, m);
       case 'HEARTBEAT':
-        return this.backup.onHeartbeat(from, fromHex, m);
+        this.backup.onHeartbeat(from, fromHex, m);
+        if (this.followed(fromHex, m.e)) this.share.onBeat(m);
+        return;
       case 'ACK':
         if (this.duty && m.e === this.epoch) this.duty.onAck(fromHex, m.to, m.b);
         else this.ctx.stats.staleFrames++;
@@ -282,6 +288,11 @@ export class HostedRegion implements RegionRole {
         void this.onOffer(from, m);
         return;
     }
+  }
+
+  /** From the primary we follow as a backup, in its epoch. */
+  private followed(fromHex: string, e: number): boolean {
+    return !this.duty && this.role === 'backup' && e === this.epoch && fromHex === this.primaryHex;
   }
 
   private editRefusal(): 'uncertified' | 'busy' | 'not-primary' {
@@ -331,7 +342,7 @@ export class HostedRegion implements RegionRole {
   }
 
   private onSubscribe(from: NodeId, fromHex: string, m: SubscriptionMessageOf<'SUBSCRIBE'>): void {
-    if (this.duty) return this.duty.subscribe(from, fromHex, m.since);
+    if (this.duty) return this.duty.subscribe(from, fromHex, m.since, m.missed);
     if (this.role === 'claiming') return this.wait(from, fromHex, m.since);
     if (this.primaryAlive() || !m.host) return this.redirect(from);
     // We found too few hosts just now: say so at once instead of claiming again.

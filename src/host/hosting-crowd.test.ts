@@ -1,11 +1,16 @@
 // A crowd in one region (issue 12 "Crowds"): past SHARE_ABOVE subscribers the region's
-// backups serve a share of the POSITIONS fan-out (positions-duty.ts, positions-share.ts),
-// every player still hears of every other, and a backup that dies silently costs its share
-// of players their positions only until the primary moves to a new host set.
+// backups serve a share of the fan-out (fan-out-plan.ts, positions-duty.ts, fan-out-share.ts):
+// positions, deltas and beats. Every player still hears of every other and sees every edit,
+// and a backup that dies silently costs its share of players their frames only until their
+// silence shows (the primary serves them itself), then the primary moves to a new host set.
 import { describe, expect, it } from 'vitest';
 import { idToHex } from '../core/node-id';
 import { HostSim, type SimPeer } from '../testing/host-sim';
-import { SHARE_ABOVE } from './positions-duty';
+import { SHARE_ABOVE } from './fan-out-plan';
+import { entryKey } from '../region/region-state';
+import { columnIndex } from '../region/region-key';
+import { STONE } from '../world/blocks';
+import { chunkOf, localOf } from '../world/coords';
 
 const R = { rx: 0, rz: 0 };
 const N = SHARE_ABOVE + 12;
@@ -16,17 +21,32 @@ describe('a crowd in one region (simulated)', () => {
     await sim.grow(N + 6);
     const players = sim.live().slice(0, N);
     await sim.settle(Promise.all(players.map((p) => p.client.subscribe(R))));
-    // Per player: who sent it POSITIONS, and when it last heard of each other player.
+    // Per player: who sent it POSITIONS, DELTA and HEARTBEAT, when it last heard a beat, and
+    // when it last heard of each other player.
     const senders = new Map<string, Set<string>>();
+    const streamSenders = new Map<string, Set<string>>();
+    const beatAt = new Map<string, number>();
     const heard = new Map<string, Map<string, number>>();
+    /** The same, for a new position (not a refresh of one it held). */
+    const moved = new Map<string, Map<string, number>>();
     for (const p of players) {
       senders.set(p.hex, new Set());
+      streamSenders.set(p.hex, new Set());
       heard.set(p.hex, new Map());
+      moved.set(p.hex, new Map());
       p.wire.players.events.on('frame', ({ fromHex, msg }) => {
         if (msg.t === 'POSITIONS') senders.get(p.hex)!.add(fromHex);
+        if (msg.t === 'DELTA' || msg.t === 'HEARTBEAT') streamSenders.get(p.hex)!.add(`${msg.t} ${fromHex}`);
+        if (msg.t === 'HEARTBEAT') beatAt.set(p.hex, sim.clock.now());
       });
+      const lastX = new Map<string, number>();
       p.client.events.on('players', ({ players: list }) => {
-        for (const o of list) heard.get(p.hex)!.set(idToHex(o.id), sim.clock.now());
+        for (const o of list) {
+          const hex = idToHex(o.id);
+          heard.get(p.hex)!.set(hex, sim.clock.now());
+          if (lastX.get(hex) !== o.x) moved.get(p.hex)!.set(hex, sim.clock.now());
+          lastX.set(hex, o.x);
+        }
       });
     }
     const walk = (ms: number) => {
@@ -38,6 +58,16 @@ describe('a crowd in one region (simulated)', () => {
         }
       })();
     };
+    // An edit by one player shows at every other attached player within `within` ms.
+    let nextBlock = 0;
+    const editSeenBy = async (editor: SimPeer, among: SimPeer[], within: number) => {
+      const x = 12 + (nextBlock++ % 20), z = 12;
+      const at = { x, y: 70, z: z + 3 };
+      await sim.settle(editor.client.submit(x, 74, z, STONE, at));
+      await sim.run(within);
+      const key = entryKey(columnIndex(chunkOf(x), chunkOf(z)), localOf(x), 74, localOf(z));
+      return among.filter((p) => p !== editor && p.client.state(R)?.get(key)?.id !== STONE).length;
+    };
     const everyoneHeard = (within: number, among = players) => {
       const now = sim.clock.now();
       let missing = 0;
@@ -48,25 +78,47 @@ describe('a crowd in one region (simulated)', () => {
     const primary = sim.live().find((x) => x.host.roles().primary.includes('0,0'))!;
     const backups = sim.live().filter((x) => x.host.roles().backup.includes('0,0'));
     expect(backups).toHaveLength(2);
-    for (const s of senders.values()) s.clear();
+    for (const s of [...senders.values(), ...streamSenders.values()]) s.clear();
     await walk(2000);
-    const servedBy = (h: SimPeer) => players.filter((p) => p !== h && senders.get(p.hex)!.has(h.hex)).length;
-    // Each host serves about a third (subscribers are spread by id); nobody is left unserved.
-    for (const h of [primary, ...backups]) expect(servedBy(h), h.hex.slice(0, 6)).toBeGreaterThan(N / 8);
-    expect(servedBy(primary)).toBeLessThan(N * 0.75);
+    expect(await editSeenBy(players[1]!, players, 500)).toBe(0);
+    const servedBy = (h: SimPeer, what = 'POSITIONS') => players.filter((p) => p !== h && (what === 'POSITIONS' ? senders : streamSenders).get(p.hex)!.has(what === 'POSITIONS' ? h.hex : `${what} ${h.hex}`)).length;
+    // Each host serves about a third (subscribers are spread by id) of the positions, deltas
+    // and beats; nobody is left unserved. (The primary's beat reaches everyone now and then.)
+    for (const what of ['POSITIONS', 'DELTA', 'HEARTBEAT']) {
+      for (const h of [primary, ...backups]) expect(servedBy(h, what), `${what} ${h.hex.slice(0, 6)}`).toBeGreaterThan(N / 8);
+      if (what !== 'HEARTBEAT') expect(servedBy(primary, what), what).toBeLessThan(N * 0.75);
+    }
     expect(players.filter((p) => senders.get(p.hex)!.size === 0)).toEqual([]);
     expect(everyoneHeard(1000)).toBe(0);
 
-    // A backup dies without a word: its share is served again (by the others once it is quiet, then by the new host set).
+    // A backup dies without a word: its share hears beats again within the client's silence
+    // (1.2 s) and a round trip (the primary serves them itself), then from the new host set.
     const dead = backups.find((b) => !players.includes(b)) ?? backups[0]!;
+    const orphans = players.filter((p) => p !== dead && streamSenders.get(p.hex)!.has(`HEARTBEAT ${dead.hex}`));
+    expect(orphans.length).toBeGreaterThan(0);
     sim.kill(dead.hex);
     players.splice(players.indexOf(dead), players.includes(dead) ? 1 : 0);
-    await walk(8000);
+    const killedAt = sim.clock.now();
+    await walk(1200);
+    // Its share hears of every other player again from another host (within SHARE_QUIET_MS and a few ticks) ...
+    // (New positions, of the players the others heard move in the last 300 ms: one whose
+    // MOVEs were routed through the dead node is heard moving by nobody until the routes heal.)
+    const now = sim.clock.now();
+    const recent = (p: SimPeer, o: SimPeer, ms = 600) => now - (moved.get(p.hex)!.get(o.hex) ?? -Infinity) <= ms;
+    const moving = players.filter((o) => players.some((p) => p !== o && !orphans.includes(p) && recent(p, o, 300)));
+    expect(moving.length).toBeGreaterThan(N / 2);
+    expect(orphans.flatMap((p) => moving.filter((o) => o !== p && !recent(p, o))).length).toBe(0);
+    // ... keeps hearing beats (the primary's reach everyone now and then), and sees edits.
+    await walk(600);
+    for (const p of orphans) expect(beatAt.get(p.hex)!, p.hex.slice(0, 6)).toBeGreaterThan(killedAt + 1000);
+    expect(await editSeenBy(players[2]!, orphans, 500)).toBe(0);
+    await walk(6000);
     // (Among the players attached again: a few are still re-attaching after the new epoch,
     // which is the client's business, not the fan-out's.)
     const attached = players.filter((p) => p.client.attachment(R));
     expect(attached.length).toBeGreaterThan(N * 0.75);
     expect(everyoneHeard(1000, attached)).toBe(0);
+    expect(await editSeenBy(players[3]!, attached, 500)).toBe(0);
     sim.stopAll();
   }, 120_000);
 });

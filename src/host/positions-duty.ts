@@ -1,23 +1,23 @@
 // The primary's part of telling subscribers where the other players stand (issue 12
 // "Crowds"): each tick, every subscriber it serves gets the POSITIONS frame its interest
 // view calls for (interest-lists.ts), positions quantised and delta-coded
-// (region/position-code.ts). In a crowd (more than SHARE_ABOVE subscribers) the fan-out is
-// shared with the backups: each subscriber standing in the region is served by one host of
-// the set (by its id), and each backup gets a FEED of every player's position (at every
-// change, coded the same way) with the subscribers it serves (positions-share.ts). A
-// subscriber looking in from next door stays with the primary: only the primary knows where
-// it looks from.
-import { idToHex, type NodeId } from '../core/node-id';
+// (region/position-code.ts). In a crowd the fan-out is shared with the backups
+// (fan-out-plan.ts says who serves whom): each backup with a share gets a FEED of every
+// player's position (at every change, coded the same way) with the subscribers it serves
+// (fan-out-share.ts). A subscriber looking in from next door gets its positions from the
+// primary whoever serves its other frames: only the primary knows where it looks from.
+import { idToHex } from '../core/node-id';
 import { quantise } from '../region/position-code';
 import type { DutyShared } from './duty-region';
+import { FEED_MS } from './fan-out-share';
 import { INTEREST_DEFAULTS, InterestLists, InterestView, nextFrame, type Watched } from './interest-lists';
 import type { RegionPresence } from './region-presence';
 import { MAX_SERVED } from './replication-messages';
 
-/** Past this many subscribers, backups serve a share of them. */
-export const SHARE_ABOVE = 24;
 /** A backup's list of whom it serves is sent again at least this often (it may have missed one). */
 const SERVE_AGAIN_MS = 2000;
+/** A serving backup hears a FEED at least this often, moves or not (it serves while the feed flows). */
+const FEED_AGAIN_MS = FEED_MS / 2;
 /** The feed to a backup: every player at every change. */
 const FEED = { ...INTEREST_DEFAULTS, nearest: Infinity, farMs: 1000 };
 
@@ -25,13 +25,11 @@ export class PositionsDuty {
   private readonly lists: InterestLists;
   private readonly tickMs: number;
   /** Per backup (hex): what it holds of our feed, and the serve list it has. */
-  private readonly feeds = new Map<string, { view: InterestView; serve: string; at: number }>();
+  private readonly feeds = new Map<string, { view: InterestView; serve: string; at: number; sentAt: number }>();
 
   constructor(
     private readonly duty: DutyShared,
     private readonly presence: RegionPresence,
-    /** A backup that answered nothing for backupQuietMs (it may be dead): it gets no share. */
-    private readonly quiet: (hex: string) => boolean,
   ) {
     this.tickMs = 1000 / duty.ctx.opts.tickHz;
     this.lists = new InterestLists(this.tickMs);
@@ -47,39 +45,35 @@ export class PositionsDuty {
     this.feeds.get(hex)?.view.reset();
   }
 
+  /** After the fan-out plan of this tick (fan-out-plan.ts). */
   tick(now: number): void {
     const d = this.duty;
     const players = this.presence.watched(now, (p) => quantise(d.regionFields, p));
-    const backups = d.backups().filter((b) => !this.quiet(idToHex(b)));
-    const hosts = [d.ctx.selfHex, ...backups.map(idToHex)];
-    const share = d.subscribers.size > SHARE_ABOVE && backups.length > 0;
-    const served = new Map<string, NodeId[]>(hosts.map((h) => [h, []]));
-    for (const [hex, s] of d.subscribers) {
-      const host = share && this.presence.position(hex, now) ? hosts[parseInt(hex.slice(0, 8), 16) % hosts.length]! : d.ctx.selfHex;
-      served.get(host)!.push(s.id);
-    }
-    const mine = new Set(served.get(d.ctx.selfHex)!.map(idToHex));
+    const mine = new Set<string>();
+    for (const hex of d.subscribers.keys()) if (d.fanOut.direct(hex, now) || !this.presence.position(hex, now)) mine.add(hex);
     const subs = [...mine].map((hex) => ({ hex, at: this.presence.viewpoint(hex, now) }));
     for (const { hex, body } of this.lists.frames(subs, players, now)) {
       d.ctx.wires.players.send(d.subscribers.get(hex)!.id, { t: 'POSITIONS', ...d.regionFields, e: d.e, ...body });
     }
     if (this.lists.size > mine.size) this.lists.keepOnly((hex) => mine.has(hex));
-    this.feed(backups, share ? served : undefined, players, now);
+    this.feed(players, now);
   }
 
   /** Each backup's FEED: the players, and whom it serves (nobody once the crowd is gone). */
-  private feed(backups: NodeId[], served: Map<string, NodeId[]> | undefined, players: Watched[], now: number): void {
+  private feed(players: Watched[], now: number): void {
     const d = this.duty;
+    const backups = d.backups();
     for (const b of backups) {
       const hex = idToHex(b);
       let f = this.feeds.get(hex);
-      const serving = served?.get(hex)?.slice(0, MAX_SERVED) ?? [];
+      const serving = d.fanOut.servedBy(hex).slice(0, MAX_SERVED);
       if (!f && serving.length === 0) continue;
-      if (!f) this.feeds.set(hex, (f = { view: new InterestView(), serve: '', at: -Infinity }));
+      if (!f) this.feeds.set(hex, (f = { view: new InterestView(), serve: '', at: -Infinity, sentAt: -Infinity }));
       const key = serving.map(idToHex).join();
       const serveDue = key !== f.serve || (serving.length > 0 && now - f.at >= SERVE_AGAIN_MS);
       const body = serving.length > 0 ? nextFrame(f.view, players, '', undefined, now, this.tickMs, FEED) : undefined;
-      if (!body && !serveDue) continue;
+      if (!body && !serveDue && now - f.sentAt < FEED_AGAIN_MS) continue;
+      f.sentAt = now;
       d.ctx.wires.replicas.send(b, { t: 'FEED', ...d.regionFields, e: d.e, ...(body ?? { n: f.view.n++, b: new Uint8Array(0) }), ...(serveDue ? { serve: serving } : {}) });
       if (serveDue) {
         f.serve = key;

@@ -22,6 +22,7 @@ import { encodeEntries, pieces, type Entry, type Stamp } from '../region/region-
 import { regionOf } from '../region/region-key';
 import { chunkOf } from '../world/coords';
 import { CommitPipeline } from './commit-pipeline';
+import { FanOutPlan } from './fan-out-plan';
 import type { DutyRegion, DutyShared, Subscriber } from './duty-region';
 import { HostSetCheck } from './host-set-check';
 import { PositionsDuty } from './positions-duty';
@@ -34,6 +35,7 @@ export class PrimaryDuty implements DutyShared {
   readonly subscribers = new Map<string, Subscriber>();
   /** Who stands in the region (also read by the items wiring: agree/region-items.ts). */
   readonly presence: RegionPresence;
+  readonly fanOut: FanOutPlan;
   private readonly publisher: RegionPublisher;
   private readonly pipeline: CommitPipeline;
   private readonly hostCheck: HostSetCheck;
@@ -44,11 +46,12 @@ export class PrimaryDuty implements DutyShared {
 
   constructor(readonly region: DutyRegion) {
     this.presence = new RegionPresence(region.ctx.opts.playerTtlMs);
+    this.fanOut = new FanOutPlan(this, (hex, ms) => this.pipeline.machine.lease.quiet(hex, this.ctx.clock.now(), ms));
     this.publisher = new RegionPublisher(this);
     this.pipeline = new CommitPipeline(this, this.publisher, this.presence);
     this.hostCheck = new HostSetCheck(this, this.pipeline.machine.lease);
     this.beat = new PrimaryHeartbeat(this, this.pipeline.machine, this.hostCheck);
-    this.positions = new PositionsDuty(this, this.presence, (hex) => this.pipeline.machine.lease.quiet(hex, this.ctx.clock.now()));
+    this.positions = new PositionsDuty(this, this.presence);
   }
 
   get ctx() {
@@ -131,9 +134,11 @@ export class PrimaryDuty implements DutyShared {
 
   // ---- subscribers -------------------------------------------------------------------
 
-  subscribe(id: NodeId, hex: string, since: Stamp | undefined): void {
+  /** `missed`: it re-subscribes having missed frames (a gap, or silence): we serve it ourselves for a while (fan-out-plan.ts). */
+  subscribe(id: NodeId, hex: string, since: Stamp | undefined, missed = false): void {
     if (this.full(id, hex)) return;
     this.beat.wake();
+    if (missed && this.subscribers.has(hex)) this.fanOut.rescue(hex, this.ctx.clock.now());
     // A new subscriber's positions start from n = 0; one re-subscribing (a gap in its deltas) keeps its stream.
     if (!this.subscribers.has(hex)) {
       this.positions.restart(hex);
@@ -216,6 +221,7 @@ export class PrimaryDuty implements DutyShared {
     this.ctx.stats.ticks++;
     if (this.stopped) return;
     const now = this.ctx.clock.now();
+    this.fanOut.plan(now);
     this.pipeline.tick(now);
     this.positions.tick(now);
   }

@@ -5,6 +5,7 @@ import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { MAX_STATE_REQS, MAX_SUBS_LISTED } from './replication-messages';
 import { encodeEntries, pieces } from '../region/region-state';
 import { replicateFrame } from './commit-effects';
+import { ALL_BEATS_EVERY } from './fan-out-plan';
 import type { CommitMachine } from './commit-machine';
 import type { DutyShared } from './duty-region';
 import type { HostSetCheck } from './host-set-check';
@@ -106,9 +107,13 @@ export class PrimaryHeartbeat {
     const withHosts = hostsKey !== this.hostsSent || b % HOSTS_EVERY === 0;
     this.hostsSent = hostsKey;
     const beat = { t: 'HEARTBEAT' as const, ...this.duty.regionFields, e: this.duty.e, s: this.machine.committed, ...(withHosts ? { hosts: this.duty.region.hosts } : {}), ...(idle ? { idle } : {}) };
+    // In a crowd, the backups serving a share beat to theirs at this beat (fan-out-share.ts);
+    // ours reaches them too every ALL_BEATS_EVERY-th beat: a relay that died costs its
+    // subscribers no re-attach, and they see the deltas they missed (fan-out-plan.ts).
+    const all = b % ALL_BEATS_EVERY === 0;
     for (const [hex, s] of this.duty.subscribers) {
       if (now - s.at > o.subscriberTtlMs) this.duty.subscribers.delete(hex);
-      else this.duty.ctx.wires.players.send(s.id, beat);
+      else if (all || this.duty.fanOut.direct(hex, now)) this.duty.ctx.wires.players.send(s.id, beat);
     }
     // A zombie primary (safety seed 39): cut off from every node, it kept the role for good,
     // a second primary beside its successor after healing (it never heard it was deposed).

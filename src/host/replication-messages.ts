@@ -56,13 +56,18 @@ export const replicationSpec = {
   ABANDON: [21, v.object({ ...region, e: u32 })],
   PART,
   /**
-   * primary -> backup, in a crowd (host/positions-feed.ts): every player's position as a
+   * primary -> backup, in a crowd (host/positions-duty.ts, host/fan-out-share.ts): every player's position as a
    * POSITIONS stream (everyone at every change), and (`serve`, when it changes) the
    * subscribers this backup sends POSITIONS to, so no one host carries the crowd's fan-out.
    */
   FEED: [22, v.object({ ...region, e: u32, ...positionsFields, serve: v.optional(v.pipe(v.array(id), v.maxLength(MAX_SERVED))) })],
   /** backup -> primary: a FEED frame was missing or unreadable: start the stream again. */
   FEED_LOST: [23, v.object({ ...region, e: u32 })],
+  /**
+   * primary -> a backup serving a share of the subscribers (host/fan-out-plan.ts): the
+   * committed edits seq from..to of epoch e, once, for it to pass on to them as a DELTA.
+   */
+  RELAY: [24, v.object({ ...region, e: u32, from: u32, to: u32, entries })],
 } as const;
 
 export type ReplicationMessage = MessageOf<typeof replicationSpec>;

@@ -77,7 +77,9 @@ export class PrimarySearch {
         }
         if (sub.closed) return;
         sub.target = idToHex(target);
-        this.deps.args.wire.send(target, { t: 'SUBSCRIBE', rx: sub.coord.rx, rz: sub.coord.rz, host, ...(sub.epoch > 0 ? { since: sub.since } : {}) });
+        // (`missed`: we were attached and heard nothing; a primary that relayed to us through a
+        // backup serves us itself a while: host/fan-out-plan.ts.)
+        this.deps.args.wire.send(target, { t: 'SUBSCRIBE', rx: sub.coord.rx, rz: sub.coord.rz, host, ...(sub.epoch > 0 ? { since: sub.since, missed: true } : {}) });
         // A node that named itself primary (a takeover notice or a redirect) gets our waiting
         // edits right behind the SUBSCRIBE, not after its snapshot: a round trip less in every
         // failover. Its answers count once its snapshot's certificate is checked (pending-edits.ts).

@@ -169,9 +169,10 @@ export class RegionClient {
     for (const sub of this.subs.values()) if (sub.attached && sub.primary) this.resubscribe(sub);
   }
 
-  private resubscribe(sub: Subscription): void {
+  /** `missed`: we missed frames (the primary serves us itself a while: host/fan-out-plan.ts). */
+  private resubscribe(sub: Subscription, missed = false): void {
     if (!sub.primary) return;
-    this.args.wire.send(sub.primary, { t: 'SUBSCRIBE', rx: sub.coord.rx, rz: sub.coord.rz, host: false, since: sub.since });
+    this.args.wire.send(sub.primary, { t: 'SUBSCRIBE', rx: sub.coord.rx, rz: sub.coord.rz, host: false, since: sub.since, ...(missed ? { missed } : {}) });
   }
 
   // ---- edits and movement ------------------------------------------------------------
@@ -227,21 +228,23 @@ export class RegionClient {
     const sub = this.subs.get(regionName(m));
     if (!sub) return; // not subscribed (a host's own frames also pass here)
     const fromPrimary = sub.attached && fromHex === sub.primaryHex;
+    // In a crowd a backup of the set relays the primary's deltas and beats (host/fan-out-plan.ts).
+    const fromHost = fromPrimary || (sub.attached && sub.hosts.some((h) => idToHex(h) === fromHex));
     switch (m.t) {
       case 'SNAPSHOT':
         if ((fromHex !== sub.target && !fromPrimary) || m.e < sub.epoch) return void this.stats.stale++;
         void this.checkSnapshot(sub, from, fromHex, m);
         return;
       case 'DELTA':
-        if (!fromPrimary || m.e !== sub.epoch) return void this.stats.stale++;
+        if (!fromHost || m.e !== sub.epoch) return void this.stats.stale++;
         return this.onDelta(sub, m);
       case 'HEARTBEAT':
-        if (!fromPrimary || m.e !== sub.epoch) return; // backups get heartbeats too; not ours
+        if (!fromHost || m.e !== sub.epoch) return; // backups get heartbeats too; not ours
         sub.lastHeard = this.args.clock.now();
-        if (m.hosts) sub.hosts = m.hosts;
+        if (m.hosts && fromPrimary) sub.hosts = m.hosts;
         if (m.s > sub.since.s && sub.since.e === m.e) {
           this.stats.gaps++;
-          this.resubscribe(sub);
+          this.resubscribe(sub, true);
         }
         return;
       case 'NOT_PRIMARY': {
@@ -372,7 +375,7 @@ export class RegionClient {
     if (m.to <= base) return; // already have it
     if (m.from > base + 1) {
       this.stats.gaps++;
-      return this.resubscribe(sub);
+      return this.resubscribe(sub, true);
     }
     const entries = this.decode(m.entries);
     if (!entries) return;

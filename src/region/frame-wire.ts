@@ -55,6 +55,8 @@ export class FrameWire<S extends PartSpec> {
   framesIn = 0;
   framesOut = 0;
   bytesOut = 0;
+  /** Frames and bytes sent, by frame type (a split frame's PARTs under its own type): what a host's upload is made of. */
+  readonly outByType = new Map<string, { frames: number; bytes: number }>();
   /** Frames that could not be encoded (over the reassembly limit): dropped at the sender. */
   unsendable = 0;
   /** Unfinished reassemblies dropped to make room (per sender, or over all: MAX_XFERS, MAX_XFER_BYTES) or timed out. */
@@ -103,20 +105,24 @@ export class FrameWire<S extends PartSpec> {
       this.unsendable++;
       return false;
     }
-    if (frame.length <= WIRE_MAX) return this.out(to, frame);
+    if (frame.length <= WIRE_MAX) return this.out(to, frame, msg.t);
     const n = Math.ceil(frame.length / PART_BYTES);
     const x = this.xferSeq++ >>> 0;
     let ok = true;
     for (let i = 0; i < n; i++) {
       const b = frame.subarray(i * PART_BYTES, (i + 1) * PART_BYTES);
-      ok = this.out(to, this.codec.encode({ t: 'PART', x, i, n, b } as MessageOf<S>)) && ok;
+      ok = this.out(to, this.codec.encode({ t: 'PART', x, i, n, b } as MessageOf<S>), msg.t) && ok;
     }
     return ok;
   }
 
-  private out(to: NodeId, frame: Uint8Array): boolean {
+  private out(to: NodeId, frame: Uint8Array, type: string): boolean {
     this.framesOut++;
     this.bytesOut += frame.length;
+    let c = this.outByType.get(type);
+    if (!c) this.outByType.set(type, (c = { frames: 0, bytes: 0 }));
+    c.frames++;
+    c.bytes += frame.length;
     return this.channel.send(to, frame);
   }
 

@@ -51,15 +51,23 @@ export const positionsFields = {
 };
 
 export const subscriptionSpec = {
-  /** player -> node: send me the region (since a stamp); `host`: become primary if nobody is. */
-  SUBSCRIBE: [1, v.object({ ...region, since: v.optional(stamp), host: v.boolean() })],
+  /**
+   * player -> node: send me the region (since a stamp); `host`: become primary if nobody is.
+   * `missed`: I missed frames (a gap in the deltas, or silence): the primary serves me
+   * itself for a while, whichever host of the set relayed to me (host/fan-out-plan.ts).
+   */
+  SUBSCRIBE: [1, v.object({ ...region, since: v.optional(stamp), host: v.boolean(), missed: v.optional(v.boolean()) })],
   UNSUBSCRIBE: [2, v.object({ ...region })],
   /** primary -> player: entries stamped after `since` (all when full), complete up to `v`. */
   // `more`: a piece of a large state; the last piece has none.
   SNAPSHOT: [3, v.object({ ...region, e: u32, v: stamp, full: v.boolean(), hosts, entries, cert: certSchema, more: v.optional(v.boolean()) })],
-  /** primary -> subscribers: the committed edits seq from..to of epoch e. */
+  /** primary (or, in a crowd, a backup relaying its share) -> subscribers: the committed edits seq from..to of epoch e. */
   DELTA: [4, v.object({ ...region, e: u32, from: u32, to: u32, entries })],
-  /** primary -> subscribers: alive, committed up to (e, s); `idle`: it beats slowly now; `hosts` when it changed, and now and then. */
+  /**
+   * primary -> subscribers: alive, committed up to (e, s); `idle`: it beats slowly now;
+   * `hosts` when it changed, and now and then. In a crowd a backup relays the primary's
+   * beats to its share, without `hosts`.
+   */
   HEARTBEAT: [5, v.object({ ...region, e: u32, s: u32, hosts: v.optional(hosts), idle: v.optional(v.boolean()) })],
   /**
    * node -> player: I am not the primary (of epoch e); try `primary` if given. From a new

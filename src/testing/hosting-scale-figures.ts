@@ -26,12 +26,20 @@ export interface HostingScaleFigures {
   dhtLinksPerPeer: Dist;
   /** Upload per peer over the measured window, kB/s (1 kB = 1000 bytes). */
   hostKbps: Dist;
+  /** The peer that sent the most, and what: kB/s and frames/s by 'channel TYPE'. */
+  busiest: { hex: string; kbps: number; byType: Record<string, { kbps: number; fps: number }> } | undefined;
   editVisibleMs: Dist;
   edits: { submitted: number; confirmed: number; notConfirmed: number; samples: number; late: number; missing: number; left: number };
   /** New positions per second of a player within the interest radius. */
   remoteHz: Dist;
   /** The same, over the 32 nearest within the radius. */
   nearest32Hz: Dist;
+  /** The same, over the pairs among the 32 nearest at both ends of the rate window (diagnosis). */
+  nearest32StableHz: Dist;
+  /** Submit to its first observer showing it, per edit (diagnosis: the commit's part of editVisibleMs). */
+  editFirstVisibleMs: Dist;
+  /** Submit to the editor's CONFIRM. */
+  editConfirmMs: Dist;
   /**
    * Entries of POSITIONS frames that put another player back at a position it had left (the
    * region it walked out of lists it where it was until playerTtlMs): the position a player
@@ -66,7 +74,11 @@ export function describeFigures(f: HostingScaleFigures): string {
     `${f.crowd ? 'crowd' : 'random walk'}: ${f.players} players on ${f.peers} peers (seed ${f.seed}, ${f.latencyMs} ms one-way latency), ${r(f.measuredSec, 0)} s measured, ${f.kills} peers churned`,
     `links per player (hosts attached to): p50 ${f.linksPerPlayer.p50} p99 ${f.linksPerPlayer.p99} max ${f.linksPerPlayer.max}; DHT links per peer p50 ${f.dhtLinksPerPeer.p50} p99 ${f.dhtLinksPerPeer.p99} max ${f.dhtLinksPerPeer.max}`,
     `upload per peer kB/s: p50 ${r(f.hostKbps.p50)} p99 ${r(f.hostKbps.p99)} max ${r(f.hostKbps.max)}`,
+    ...(f.busiest ? [`busiest peer ${f.busiest.hex} ${r(f.busiest.kbps)} kB/s: ${Object.entries(f.busiest.byType).slice(0, 8).map(([t, c]) => `${t} ${r(c.kbps)} (${r(c.fps, 0)}/s)`).join(', ')}`] : []),
     `edit to visible ms: p50 ${r(f.editVisibleMs.p50, 0)} p99 ${r(f.editVisibleMs.p99, 0)} max ${r(f.editVisibleMs.max, 0)} over ${f.edits.samples} samples; edits ${f.edits.submitted} submitted, ${f.edits.notConfirmed} not confirmed; late (>${LATE_MS} ms) ${f.edits.late}, missing ${f.edits.missing}, observer left ${f.edits.left}`,
+    `edit to first observer ms: p50 ${r(f.editFirstVisibleMs.p50, 0)} p99 ${r(f.editFirstVisibleMs.p99, 0)}; to confirm p50 ${r(f.editConfirmMs.p50, 0)} p99 ${r(f.editConfirmMs.p99, 0)}`,
+    `nearest 32 through the whole window Hz: p10 ${r(f.nearest32StableHz.p10)} p50 ${r(f.nearest32StableHz.p50)} (${f.nearest32StableHz.n} samples)`,
+    `client: ${JSON.stringify(f.clientStats)}; hosts: ${JSON.stringify(f.hostStats)}`,
     `remote positions Hz (within the interest radius): p10 ${r(f.remoteHz.p10)} p50 ${r(f.remoteHz.p50)} (${f.remoteHz.n} samples); nearest 32: p10 ${r(f.nearest32Hz.p10)} p50 ${r(f.nearest32Hz.p50)}; ${f.staleEntries} entries put a player back where it was`,
     `visibility ${r(f.visibility * 100, 2)}% of ${f.visibilityPairs} pairs; region attaches per player per minute ${r(f.attachesPerPlayerMin)}, failovers seen ${f.failovers}`,
     `wall ${r(f.wallSec)} s`,

@@ -86,6 +86,8 @@ interface PendingEdit {
   /** Observer hex -> still waiting. */
   waiting: Set<string>;
   confirmed: boolean | undefined;
+  /** Shown to its first observer (diagnosis: a late first is the commit's delay, a late rest the delivery's). */
+  first: boolean;
 }
 
 const Y = 100;
@@ -128,7 +130,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   const walkers = new Map<string, Walker>();
   const pending = new Map<string, PendingEdit>();
   const edits = { submitted: 0, confirmed: 0, notConfirmed: 0, samples: 0, late: 0, missing: 0, left: 0 };
-  const visibleMs: number[] = [];
+  const visibleMs: number[] = [], firstMs: number[] = [], confirmMs: number[] = [];
   let measuring = false;
   let ghostFrames = 0;
 
@@ -177,6 +179,10 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
       if (!pe || e.id !== pe.id || !pe.waiting.delete(w.peer.hex)) continue;
       const ms = sim.clock.now() - pe.at;
       visibleMs.push(ms);
+      if (!pe.first) {
+        pe.first = true;
+        firstMs.push(ms);
+      }
       edits.samples++;
       if (ms > LATE_MS) edits.late++;
     }
@@ -220,11 +226,14 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
     }
     const waiting = new Set<string>();
     for (const o2 of walkers.values()) if (o2 !== w && o2.peer.client.isReady(region) && o2.peer.client.attachment(region)) waiting.add(o2.peer.hex);
-    const pe: PendingEdit = { region: name, key, id, at: sim.clock.now(), editor: w.peer.hex, waiting, confirmed: undefined };
+    const pe: PendingEdit = { region: name, key, id, at: sim.clock.now(), editor: w.peer.hex, waiting, confirmed: undefined, first: false };
     pending.set(k, pe);
     edits.submitted++;
     w.source.submitEdit(bx, by, bz, id).then(
-      (r) => (pe.confirmed = r.confirmed),
+      (r) => {
+        pe.confirmed = r.confirmed;
+        if (measuring) confirmMs.push(sim.clock.now() - pe.at);
+      },
       () => (pe.confirmed = false),
     );
   };
@@ -237,20 +246,26 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   measuring = true;
   const tStart = sim.clock.now();
   for (const w of walkers.values()) w.updates.clear();
-  const bytesAt = new Map<string, { bytes: number; at: number }>();
+  const bytesAt = new Map<string, { bytes: number; at: number; byType: Map<string, { frames: number; bytes: number }> }>();
   const kbps: number[] = [];
-  for (const p of sim.live()) bytesAt.set(p.hex, { bytes: p.wire.bytesOut, at: tStart });
+  let busiest: HostingScaleFigures['busiest'];
+  const openBytes = (p: SimPeer, at: number) => bytesAt.set(p.hex, { bytes: p.wire.bytesOut, at, byType: p.wire.outByType() });
+  for (const p of sim.live()) openBytes(p, tStart);
   const closeBytes = (p: SimPeer) => {
     const b = bytesAt.get(p.hex);
     if (!b) return;
     const sec = (sim.clock.now() - b.at) / 1000;
-    if (sec >= 5) kbps.push((p.wire.bytesOut - b.bytes) / 1000 / sec);
+    const k = (p.wire.bytesOut - b.bytes) / 1000 / sec;
+    if (sec >= 5) kbps.push(k);
+    if (sec >= 5 && (!busiest || k > busiest.kbps)) busiest = { hex: p.hex.slice(0, 8), kbps: k, byType: typesSince(b.byType, p.wire.outByType(), sec) };
     bytesAt.delete(p.hex);
   };
   const attaches0 = [...walkers.values()].reduce((n, w) => n + w.peer.client.stats.attaches, 0);
   let attachesGone = 0;
   let failovers = 0;
-  const links: number[] = [], dhtLinks: number[] = [], remoteHz: number[] = [], nearHz: number[] = [];
+  const links: number[] = [], dhtLinks: number[] = [], remoteHz: number[] = [], nearHz: number[] = [], stableHz: number[] = [];
+  /** Per player, its 32 nearest at the last rate window's end (diagnosis: pairs near all through a window). */
+  const nearBefore = new Map<string, Set<string>>();
   let pairs = 0, seenPairs = 0;
   const unseen: HostingScaleFigures['unseen'] = [];
   let kills = 0;
@@ -282,19 +297,22 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
     const now = sim.clock.now();
     for (const w of ws) {
       if (now - w.joinedAt >= graceMs) {
-        const near: { d: number; n: number }[] = [];
+        const near: { d: number; hex: string; n: number }[] = [];
         for (const b of ws) {
           if (b === w || now - b.joinedAt < graceMs) continue;
           const d = Math.hypot(b.x - w.x, b.z - w.z);
           if (d > R) continue;
-          near.push({ d, n: w.updates.get(b.peer.hex) ?? 0 });
+          near.push({ d, hex: b.peer.hex, n: w.updates.get(b.peer.hex) ?? 0 });
         }
         near.sort((a, b) => a.d - b.d);
+        const before = nearBefore.get(w.peer.hex);
         near.forEach((x, i) => {
           const hz = x.n / (rateWindowMs / 1000);
           remoteHz.push(hz);
           if (i < 32) nearHz.push(hz);
+          if (i < 32 && before?.has(x.hex)) stableHz.push(hz);
         });
+        nearBefore.set(w.peer.hex, new Set(near.slice(0, 32).map((x) => x.hex)));
       }
       w.updates.clear();
     }
@@ -315,7 +333,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
     kills++;
     // Its replacement joins (the player, if it was one, comes back on the new peer where it stood).
     void sim.add().then((p) => {
-      bytesAt.set(p.hex, { bytes: p.wire.bytesOut, at: sim.clock.now() });
+      openBytes(p, sim.clock.now());
       if (at) startPlayer(p, at);
     });
   };
@@ -368,14 +386,21 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   sim.stopAll();
   return {
     peers: o.peers, players, seed, crowd, latencyMs, measuredSec,
-    linksPerPlayer: dist(links), dhtLinksPerPeer: dist(dhtLinks), hostKbps: dist(kbps), editVisibleMs: dist(visibleMs), edits,
-    remoteHz: dist(remoteHz), nearest32Hz: dist(nearHz), staleEntries: ghostFrames, visibility: pairs ? seenPairs / pairs : 1, visibilityPairs: pairs, unseen,
+    busiest, linksPerPlayer: dist(links), dhtLinksPerPeer: dist(dhtLinks), hostKbps: dist(kbps), editVisibleMs: dist(visibleMs), edits,
+    remoteHz: dist(remoteHz), nearest32Hz: dist(nearHz), nearest32StableHz: dist(stableHz), editFirstVisibleMs: dist(firstMs), editConfirmMs: dist(confirmMs), staleEntries: ghostFrames, visibility: pairs ? seenPairs / pairs : 1, visibilityPairs: pairs, unseen,
     attachesPerPlayerMin: players > 0 && measuredSec > 0 ? attaches / players / (measuredSec / 60) : 0, failovers, clientStats, hostStats, kills, wallSec: (performance.now() - t0) / 1000,
   };
 }
 
 function pose(w: Walker) {
   return { x: w.x, y: Y, z: w.z, yaw: w.heading, pitch: 0 };
+}
+
+/** What a peer sent by frame type between two counts, per second, largest first. */
+function typesSince(a: Map<string, { frames: number; bytes: number }>, b: Map<string, { frames: number; bytes: number }>, sec: number): Record<string, { kbps: number; fps: number }> {
+  const rows = [...b].map(([t, c]) => ({ t, kbps: (c.bytes - (a.get(t)?.bytes ?? 0)) / 1000 / sec, fps: (c.frames - (a.get(t)?.frames ?? 0)) / sec }));
+  rows.sort((x, y) => y.kbps - x.kbps);
+  return Object.fromEntries(rows.filter((r) => r.fps > 0).map((r) => [r.t, { kbps: Math.round(r.kbps * 10) / 10, fps: Math.round(r.fps * 10) / 10 }]));
 }
 
 function parseRegion(name: string): RegionCoord {

@@ -1,8 +1,15 @@
-// A backup's share of a crowd's fan-out (issue 12 "Crowds"; positions-duty.ts is the
-// primary's side): its primary FEEDs it every player's position and the subscribers it
-// serves, and each tick it sends those subscribers the POSITIONS their interest views call
-// for (interest-lists.ts), exactly as the primary would. It serves only while the feed
-// flows: FEED_MS without one (the primary died, moved on, or the crowd left) and it stops.
+// A backup's share of a crowd's fan-out (issue 12 "Crowds"; fan-out-plan.ts says who serves
+// whom, positions-duty.ts is the primary's side): its primary FEEDs it every player's
+// position and the subscribers it serves (at least every FEED_MS / 2). To those subscribers
+// it sends, as the primary would:
+// - each tick, the POSITIONS their interest views call for (interest-lists.ts), to those
+//   standing in the region (one looking in from next door gets its positions from the
+//   primary, which knows where it looks from);
+// - each committed DELTA, as the primary's RELAY gives it;
+// - a HEARTBEAT at each of the primary's beats to us (committed up to, idle), so their
+//   silence means what it meant: the primary (or its relay, us) is gone.
+// It serves only while the feed flows: FEED_MS without one (the primary died, moved on, or
+// the crowd left) and it stops.
 import type { NodeId } from '../core/node-id';
 import { idToHex } from '../core/node-id';
 import { dequantise } from '../region/position-code';
@@ -15,7 +22,7 @@ import type { ReplicationMessageOf } from './replication-messages';
 /** A backup stops serving after this long without a FEED frame. */
 export const FEED_MS = 1000;
 
-export class PositionsShare {
+export class FanOutShare {
   private readonly stream: PositionStreams;
   private readonly lists: InterestLists;
   private serving = new Map<string, NodeId>();
@@ -53,6 +60,25 @@ export class PositionsShare {
     if (!this.stopTicks && this.serving.size > 0) this.stopTicks = this.ctx.ticker.start(this.ctx.opts.tickHz, () => this.tick());
   }
 
+  /** A committed delta from the primary we follow (the caller checked): to our subscribers. */
+  onRelay(m: ReplicationMessageOf<'RELAY'>): void {
+    if (!this.serves(m.e)) return;
+    const delta = { t: 'DELTA' as const, ...this.region, e: m.e, from: m.from, to: m.to, entries: m.entries };
+    for (const id of this.serving.values()) this.ctx.wires.players.send(id, delta);
+  }
+
+  /** The primary we follow beat (the caller checked): so do we, to our subscribers. */
+  onBeat(m: ReplicationMessageOf<'HEARTBEAT'>): void {
+    if (!this.serves(m.e)) return;
+    const beat = { t: 'HEARTBEAT' as const, ...this.region, e: m.e, s: m.s, ...(m.idle ? { idle: true } : {}) };
+    for (const id of this.serving.values()) this.ctx.wires.players.send(id, beat);
+  }
+
+  /** We serve subscribers for the primary of epoch `e`, and its feed still flows. */
+  private serves(e: number): boolean {
+    return this.serving.size > 0 && this.primary?.e === e && this.ctx.clock.now() - this.lastFeed <= FEED_MS && this.following();
+  }
+
   /** A subscriber we serve lost one of our frames: it starts again from n = 0. */
   lost(hex: string): void {
     if (this.serving.has(hex)) this.lists.reset(hex);
@@ -78,7 +104,7 @@ export class PositionsShare {
       });
     }
     const where = new Map(this.players.map((p) => [p.hex, p]));
-    const subs = [...this.serving.keys()].map((hex) => ({ hex, at: where.get(hex) }));
+    const subs = [...this.serving.keys()].filter((hex) => where.has(hex)).map((hex) => ({ hex, at: where.get(hex) }));
     for (const { hex, body } of this.lists.frames(subs, this.players, now)) {
       this.ctx.wires.players.send(this.serving.get(hex)!, { t: 'POSITIONS', ...this.region, e: this.primary.e, ...body });
     }

@@ -1,0 +1,91 @@
+// Who sends a crowded region's subscribers their frames (issue 12 "Crowds": no single host
+// carries a crowd). Past SHARE_ABOVE subscribers, each subscriber is served by one host of
+// the set, chosen by its id: the primary itself, or a backup that relays to it what the
+// primary gives the backup once (fan-out-share.ts: POSITIONS from the FEED, each committed
+// DELTA from a RELAY, and a HEARTBEAT at each of the primary's beats). A backup that
+// answered none of the primary's beats (10 a second) for SHARE_QUIET_MS (it may be dead)
+// gets no share, so its subscribers are served again within about that; meanwhile the
+// primary's own beat, which reaches every subscriber every ALL_BEATS_EVERY-th beat
+// (primary-heartbeat.ts), keeps them attached and shows them the deltas they missed. The
+// primary also serves a subscriber itself for a while:
+// - HANDOVER_MS after moving it to a backup (the backup starts once the FEED naming it
+//   arrives; until then the subscriber would miss deltas and beats);
+// - RESCUE_MS after it re-subscribed saying it missed frames (a gap in its deltas, or
+//   silence: its relay may be dead or cut off from it), so a dead relay costs its
+//   subscribers their frames only until their silence shows (the client's `silenceMs`), not
+//   until the primary finds the backup quiet.
+// Duplicates are harmless: deltas apply once by seq, beats carry no state, and POSITIONS
+// streams are kept per sending host.
+import { idToHex, type NodeId } from '../core/node-id';
+import type { DutyShared } from './duty-region';
+
+/** Past this many subscribers, backups serve a share of them. */
+export const SHARE_ABOVE = 24;
+/** The primary goes on serving a subscriber it moved to a backup this long. */
+export const HANDOVER_MS = 1000;
+/** A subscriber that said it missed frames is served by the primary itself this long. */
+export const RESCUE_MS = 3000;
+/** A backup that answered no beat for this long gets no share (its lease may hold on to it for backupQuietMs). */
+export const SHARE_QUIET_MS = 500;
+/** Every this many beats, the primary's beat goes to every subscriber, relayed or not. */
+export const ALL_BEATS_EVERY = 4;
+
+export class FanOutPlan {
+  /** Backup hex -> the subscribers it serves (only backups with a share). */
+  private byBackup = new Map<string, { id: NodeId; subs: NodeId[] }>();
+  /** Subscribers (hex) the primary serves by the plan. */
+  private mine = new Set<string>();
+  /** Subscribers the primary also serves until then (handover, rescue). */
+  private readonly until = new Map<string, number>();
+
+  constructor(
+    private readonly duty: DutyShared,
+    /** A backup that answered nothing for `ms`. */
+    private readonly quiet: (hex: string, ms: number) => boolean,
+  ) {}
+
+  /** Re-plans (each tick): the live backups, the subscribers, each by its id. */
+  plan(now: number): void {
+    const d = this.duty;
+    const backups = d.backups().filter((b) => !this.quiet(idToHex(b), SHARE_QUIET_MS));
+    const share = d.subscribers.size > SHARE_ABOVE && backups.length > 0;
+    const hosts = [d.ctx.selfHex, ...backups.map(idToHex)];
+    const byBackup = new Map<string, { id: NodeId; subs: NodeId[] }>();
+    const mine = new Set<string>();
+    for (const [hex, s] of d.subscribers) {
+      const i = share ? parseInt(hex.slice(0, 8), 16) % hosts.length : 0;
+      if (i === 0) {
+        mine.add(hex);
+        continue;
+      }
+      const b = hosts[i]!;
+      let e = byBackup.get(b);
+      if (!e) byBackup.set(b, (e = { id: backups[i - 1]!, subs: [] }));
+      e.subs.push(s.id);
+      if (this.mine.has(hex)) this.until.set(hex, Math.max(this.until.get(hex) ?? -Infinity, now + HANDOVER_MS));
+    }
+    for (const [hex, t] of this.until) if (t <= now || !d.subscribers.has(hex)) this.until.delete(hex);
+    this.mine = mine;
+    this.byBackup = byBackup;
+  }
+
+  /** Whether we send this subscriber its deltas, beats and positions ourselves. */
+  direct(hex: string, now: number): boolean {
+    return this.mine.has(hex) || (this.until.get(hex) ?? -Infinity) > now;
+  }
+
+  /** The subscriber missed frames: we serve it ourselves for RESCUE_MS (whoever else does). */
+  rescue(hex: string, now: number): void {
+    if (!this.mine.has(hex)) this.until.set(hex, now + RESCUE_MS);
+  }
+
+  /** The subscribers a backup serves (none when it has no share). */
+  servedBy(hex: string): NodeId[] {
+    return this.byBackup.get(hex)?.subs ?? [];
+  }
+
+  /** The backups serving a share: each gets every committed delta once, to relay. */
+  relays(): NodeId[] {
+    return [...this.byBackup.values()].map((e) => e.id);
+  }
+}
