@@ -9,7 +9,14 @@
 //   _edit_missing: never shown to a subscriber that stayed;
 // - sim{N}_remote_hz_p10/_p50: new positions per second of the players within the interest
 //   radius (48 blocks); sim{N}_visibility: share of such pairs listed within the last second;
-// - crowd{N}_host_kbps_max, crowd{N}_nearest32_hz_p10/_p50, crowd{N}_visibility;
+// - crowd{N}_host_kbps_max, and what the busiest peer sent by frame type
+//   (crowd{N}_busiest_{channel}_{TYPE}_kbps, those of at least 1 kB/s);
+// - crowd{N}_nearest32_hz_p10/_p50: new positions per second of each of a player's 32 nearest
+//   while it is among them; _window_hz_p10/_p50: per 2 s window, of the 32 nearest at its end
+//   whatever they were before (how the figure was first counted); _age_ms_p90: time since the
+//   newest position of one of the 32 nearest (src/testing/position-rates.ts);
+// - crowd{N}_edit_visible_ms_p50/_p99, _edit_first_ms_p99 (to the first observer: the
+//   commit's part), crowd{N}_visibility;
 // - _wall_s: the run's wall time on this machine.
 // Run: `npm run bench -- hosting_scale` (only when named: several minutes). Sizes:
 // HOSTING_SCALE_SIZES=100,200 (random walks), HOSTING_SCALE_CROWDS=200, HOSTING_SCALE_MINUTES=0.5.
@@ -45,10 +52,16 @@ export async function benchHostingScale(): Promise<Record<string, number>> {
       [`crowd${n}_host_kbps_max`]: r1(f.hostKbps.max),
       [`crowd${n}_nearest32_hz_p10`]: r1(f.nearest32Hz.p10),
       [`crowd${n}_nearest32_hz_p50`]: r1(f.nearest32Hz.p50),
+      [`crowd${n}_nearest32_window_hz_p10`]: r1(f.nearest32WindowHz.p10),
+      [`crowd${n}_nearest32_window_hz_p50`]: r1(f.nearest32WindowHz.p50),
+      [`crowd${n}_nearest32_age_ms_p90`]: Math.round(f.nearest32AgeMs.p90),
+      [`crowd${n}_edit_visible_ms_p50`]: Math.round(f.editVisibleMs.p50),
       [`crowd${n}_edit_visible_ms_p99`]: Math.round(f.editVisibleMs.p99),
+      [`crowd${n}_edit_first_ms_p99`]: Math.round(f.editFirstVisibleMs.p99),
       [`crowd${n}_visibility`]: Math.round(f.visibility * 10_000) / 10_000,
       [`crowd${n}_wall_s`]: Math.round(f.wallSec),
     });
+    for (const [type, c] of Object.entries(f.busiest?.byType ?? {})) if (c.kbps >= 1) out[`crowd${n}_busiest_${type.replace(' ', '_')}_kbps`] = c.kbps;
   }
   return out;
 }

@@ -9,6 +9,7 @@ import type { CertChecker, EpochCert } from '../region/epoch-cert';
 import type { KeyHash, RegionCoord } from '../region/region-key';
 import type { Entry, RegionState, Stamp } from '../region/region-state';
 import type { PlayerFrame, PlayerWire } from '../region/subscription-messages';
+import type { DeltaOrder } from './delta-order';
 import type { PositionStreams } from '../region/position-streams';
 
 export const CLIENT_DEFAULTS = {
@@ -97,6 +98,8 @@ export interface Subscription {
   wake: () => void;
   /** What each host serving us this region's positions sent so far. */
   positions: PositionStreams;
+  /** DELTAs that came early, and how long we have known of a seq we lack (delta-order.ts). */
+  deltas: DeltaOrder;
   closed: boolean;
   /** When the current attach began (the first SUBSCRIBE of it). */
   attachStarted: number;

@@ -17,6 +17,7 @@ import type { HostToPlayer, PlayerToHost, SubscriptionMessageOf } from '../regio
 import { regionAt, regionName, RegionKeys, type RegionCoord } from '../region/region-key';
 import { closedOnPurpose } from '../dht/dht';
 import { compareStamp, RegionState, tryDecodeEntries, ZERO, type Entry, type Stamp } from '../region/region-state';
+import { DeltaOrder } from './delta-order';
 import { PendingEdits } from './pending-edits';
 import { PositionStreams } from '../region/position-streams';
 import { PrimarySearch } from './primary-search';
@@ -95,7 +96,7 @@ export class RegionClient {
       sub = {
         coord: { rx: coord.rx, rz: coord.rz }, name, key: this.keys.key(coord), state: new RegionState(), epoch: 0, primary: undefined, primaryHex: '', hosts: [],
         since: ZERO, attached: false, attaching: false, target: '', hint: undefined, lastHeard: this.args.clock.now(), ready, markReady, wake: () => {},
-        positions: new PositionStreams(coord, idToHex(this.args.dht.selfId)), closed: false, attachStarted: this.args.clock.now(), cert: undefined, aloneUntil: -Infinity,
+        positions: new PositionStreams(coord, idToHex(this.args.dht.selfId)), deltas: new DeltaOrder(), closed: false, attachStarted: this.args.clock.now(), cert: undefined, aloneUntil: -Infinity,
       };
       this.subs.set(name, sub);
       void this.search.attach(sub);
@@ -143,8 +144,9 @@ export class RegionClient {
     return { epoch: s.epoch, hosts: s.cert.hosts, primary: s.primary, ...(s.cert.prev ? { prev: { epoch: s.cert.prev.e, hosts: s.cert.prev.hosts } } : {}) };
   }
 
-  private unpinIfUnused(id: NodeId): void {
-    for (const s of this.subs.values()) if (s.primary && idEquals(s.primary, id)) return;
+  /** Unpins `id` unless a subscription (but `except`) is attached to it. */
+  private unpinIfUnused(id: NodeId, except?: Subscription): void {
+    for (const s of this.subs.values()) if (s !== except && s.primary && idEquals(s.primary, id)) return;
     this.args.dht.unpin(id);
   }
 
@@ -158,6 +160,7 @@ export class RegionClient {
     for (const sub of this.subs.values()) {
       if (sub.attaching) continue;
       if (!sub.attached || now - sub.lastHeard > this.opts.silenceMs) void this.search.attach(sub);
+      else if (sub.deltas.due(now)) this.missed(sub);
     }
     this.edits.sendWaiting((region) => {
       const sub = this.subs.get(region);
@@ -242,10 +245,7 @@ export class RegionClient {
         if (!fromHost || m.e !== sub.epoch) return; // backups get heartbeats too; not ours
         sub.lastHeard = this.args.clock.now();
         if (m.hosts && fromPrimary) sub.hosts = m.hosts;
-        if (m.s > sub.since.s && sub.since.e === m.e) {
-          this.stats.gaps++;
-          this.resubscribe(sub, true);
-        }
+        if (sub.since.e === m.e && sub.deltas.beat(m.s, sub.since.s, sub.lastHeard)) this.missed(sub);
         return;
       case 'NOT_PRIMARY': {
         if ((m.alone || m.full) && fromHex === sub.target && !sub.attached) return this.onAlone(sub, m.full ? 'full' : 'alone');
@@ -331,6 +331,7 @@ export class RegionClient {
     this.stats.snapshots++;
     const moved = fromHex !== sub.primaryHex || m.e !== sub.epoch || !sub.attached;
     if (moved) {
+      sub.deltas.reset();
       if (sub.primary && fromHex !== sub.primaryHex && m.e > sub.epoch) this.stats.failovers++;
       if (sub.attaching) {
         this.latency.snapshot.add(this.args.clock.now() - sub.attachStarted);
@@ -338,7 +339,7 @@ export class RegionClient {
     }
     const changed = sub.state.merge(entries);
     if (m.e > sub.since.e || compareStamp(m.v, sub.since) > 0) sub.since = m.v;
-    if (sub.primary && fromHex !== sub.primaryHex) this.unpinIfUnusedExcept(sub, sub.primary);
+    if (sub.primary && fromHex !== sub.primaryHex) this.unpinIfUnused(sub.primary, sub);
     sub.epoch = m.e;
     sub.primary = from;
     sub.primaryHex = fromHex;
@@ -364,34 +365,34 @@ export class RegionClient {
     return entries;
   }
 
-  private unpinIfUnusedExcept(sub: Subscription, id: NodeId): void {
-    for (const s of this.subs.values()) if (s !== sub && s.primary && idEquals(s.primary, id)) return;
-    this.args.dht.unpin(id);
-  }
-
+  /** Deltas in order of seq; an early one waits for those before it (delta-order.ts). */
   private onDelta(sub: Subscription, m: SubscriptionMessageOf<'DELTA'>): void {
     sub.lastHeard = this.args.clock.now();
-    const base = sub.since.e === m.e ? sub.since.s : 0;
-    if (m.to <= base) return; // already have it
-    if (m.from > base + 1) {
-      this.stats.gaps++;
-      return this.resubscribe(sub, true);
+    const out = sub.deltas.take(m, sub.since.e === m.e ? sub.since.s : 0, sub.lastHeard);
+    if (out.resubscribe) this.missed(sub);
+    for (const d of out.apply) {
+      const entries = this.decode(d.entries);
+      if (!entries) return;
+      this.stats.deltas++;
+      const changed = sub.state.merge(entries);
+      sub.since = { e: d.e, s: d.to };
+      if (changed.length > 0) this.events.emit('edits', { region: sub.coord, entries: changed });
     }
-    const entries = this.decode(m.entries);
-    if (!entries) return;
-    this.stats.deltas++;
-    const changed = sub.state.merge(entries);
-    sub.since = { e: m.e, s: m.to };
-    if (changed.length > 0) this.events.emit('edits', { region: sub.coord, entries: changed });
   }
 
-  /** A REJECT that leaves the edit for the next primary: the one that refused is no primary of ours any more. */
+  /** A gap in the deltas that did not fill: the primary sends what we miss (and serves us itself a while). */
+  private missed(sub: Subscription): void {
+    this.stats.gaps++;
+    this.resubscribe(sub, true);
+  }
+
   /** Whether the region of `m` is attached to `fromHex` (its certificate checked). */
   private attachedTo(m: RegionCoord, fromHex: string): boolean {
     const sub = this.subs.get(regionName(m));
     return !!sub?.attached && sub.primaryHex === fromHex;
   }
 
+  /** A REJECT that leaves the edit for the next primary: the one that refused is no primary of ours any more. */
   private onReject(fromHex: string, m: SubscriptionMessageOf<'REJECT'>): void {
     if (this.edits.reject(fromHex, m, this.attachedTo(m, fromHex)) !== 'retry') return;
     const sub = this.subs.get(regionName(m));

@@ -8,6 +8,7 @@ export const LATE_MS = 1000;
 export interface Dist {
   p10: number;
   p50: number;
+  p90: number;
   p99: number;
   max: number;
   n: number;
@@ -30,12 +31,16 @@ export interface HostingScaleFigures {
   busiest: { hex: string; kbps: number; byType: Record<string, { kbps: number; fps: number }> } | undefined;
   editVisibleMs: Dist;
   edits: { submitted: number; confirmed: number; notConfirmed: number; samples: number; late: number; missing: number; left: number };
-  /** New positions per second of a player within the interest radius. */
+  /** New positions per second of a player within the interest radius (at the 2 s window's end). */
   remoteHz: Dist;
-  /** The same, over the 32 nearest within the radius. */
+  /** New positions per second of each of a player's 32 nearest while it is among them (position-rates.ts `whileNear`). */
   nearest32Hz: Dist;
-  /** The same, over the pairs among the 32 nearest at both ends of the rate window (diagnosis). */
+  /** `remoteHz` over the 32 nearest at the window's end, whatever they were before (position-rates.ts `windowEnd`). */
+  nearest32WindowHz: Dist;
+  /** The same, over the pairs among the 32 nearest at both ends of the window. */
   nearest32StableHz: Dist;
+  /** Time since the last new position of each of a player's 32 nearest, sampled every 100 ms. */
+  nearest32AgeMs: Dist;
   /** Submit to its first observer showing it, per edit (diagnosis: the commit's part of editVisibleMs). */
   editFirstVisibleMs: Dist;
   /** Submit to the editor's CONFIRM. */
@@ -64,7 +69,7 @@ export interface HostingScaleFigures {
 export function dist(xs: number[]): Dist {
   // (No Math.max(...xs): a crowd's samples number hundreds of thousands, past the call stack.)
   const max = xs.reduce((m, x) => (x > m ? x : m), -Infinity);
-  return { p10: percentile(xs, 0.1), p50: percentile(xs, 0.5), p99: percentile(xs, 0.99), max: xs.length ? max : NaN, n: xs.length };
+  return { p10: percentile(xs, 0.1), p50: percentile(xs, 0.5), p90: percentile(xs, 0.9), p99: percentile(xs, 0.99), max: xs.length ? max : NaN, n: xs.length };
 }
 
 /** The figures as a few lines of text (the CLI and the docs). */
@@ -77,9 +82,9 @@ export function describeFigures(f: HostingScaleFigures): string {
     ...(f.busiest ? [`busiest peer ${f.busiest.hex} ${r(f.busiest.kbps)} kB/s: ${Object.entries(f.busiest.byType).slice(0, 8).map(([t, c]) => `${t} ${r(c.kbps)} (${r(c.fps, 0)}/s)`).join(', ')}`] : []),
     `edit to visible ms: p50 ${r(f.editVisibleMs.p50, 0)} p99 ${r(f.editVisibleMs.p99, 0)} max ${r(f.editVisibleMs.max, 0)} over ${f.edits.samples} samples; edits ${f.edits.submitted} submitted, ${f.edits.notConfirmed} not confirmed; late (>${LATE_MS} ms) ${f.edits.late}, missing ${f.edits.missing}, observer left ${f.edits.left}`,
     `edit to first observer ms: p50 ${r(f.editFirstVisibleMs.p50, 0)} p99 ${r(f.editFirstVisibleMs.p99, 0)}; to confirm p50 ${r(f.editConfirmMs.p50, 0)} p99 ${r(f.editConfirmMs.p99, 0)}`,
-    `nearest 32 through the whole window Hz: p10 ${r(f.nearest32StableHz.p10)} p50 ${r(f.nearest32StableHz.p50)} (${f.nearest32StableHz.n} samples)`,
+    `nearest 32 Hz at the window's end: p10 ${r(f.nearest32WindowHz.p10)} p50 ${r(f.nearest32WindowHz.p50)}; near at both ends: p10 ${r(f.nearest32StableHz.p10)} p50 ${r(f.nearest32StableHz.p50)} (${f.nearest32StableHz.n} of ${f.nearest32WindowHz.n}); age of the newest position ms p50 ${r(f.nearest32AgeMs.p50, 0)} p90 ${r(f.nearest32AgeMs.p90, 0)} p99 ${r(f.nearest32AgeMs.p99, 0)}`,
     `client: ${JSON.stringify(f.clientStats)}; hosts: ${JSON.stringify(f.hostStats)}`,
-    `remote positions Hz (within the interest radius): p10 ${r(f.remoteHz.p10)} p50 ${r(f.remoteHz.p50)} (${f.remoteHz.n} samples); nearest 32: p10 ${r(f.nearest32Hz.p10)} p50 ${r(f.nearest32Hz.p50)}; ${f.staleEntries} entries put a player back where it was`,
+    `remote positions Hz (within the interest radius): p10 ${r(f.remoteHz.p10)} p50 ${r(f.remoteHz.p50)} (${f.remoteHz.n} samples); nearest 32 while among them: p10 ${r(f.nearest32Hz.p10)} p50 ${r(f.nearest32Hz.p50)} (${f.nearest32Hz.n}); ${f.staleEntries} entries put a player back where it was`,
     `visibility ${r(f.visibility * 100, 2)}% of ${f.visibilityPairs} pairs; region attaches per player per minute ${r(f.attachesPerPlayerMin)}, failovers seen ${f.failovers}`,
     `wall ${r(f.wallSec)} s`,
   ].join('\n');

@@ -33,6 +33,7 @@ import { columnIndex } from '../region/region-key';
 import { PLACEABLE } from '../world/blocks';
 import { chunkOf, localOf } from '../world/coords';
 import { HostSim, type SimPeer } from './host-sim';
+import { PositionRates, RATE_SAMPLE_MS } from './position-rates';
 import { dist, LATE_MS, type HostingScaleFigures } from './hosting-scale-figures';
 
 export { describeFigures, type Dist, type HostingScaleFigures } from './hosting-scale-figures';
@@ -72,8 +73,6 @@ interface Walker {
   seenAt: Map<string, number>;
   /** Other player hex -> the last few positions received (to count new ones). */
   lastPos: Map<string, { x: number; z: number }[]>;
-  /** Other player hex -> new positions received in this rate window. */
-  updates: Map<string, number>;
   stops: (() => void)[];
 }
 
@@ -107,6 +106,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   const editEveryMs = o.editEveryMs ?? 10_000;
   const graceMs = 10_000;
   const rateWindowMs = 2000;
+  const rates = new PositionRates(R, graceMs, rateWindowMs);
   const sim = new HostSim({ seed, net: { latencyMs, jitterMs: o.jitterMs ?? 5 } });
   const rand: Random = seededRandom(seed * 101 + 13);
 
@@ -137,7 +137,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   const startPlayer = (peer: SimPeer, at?: { x: number; z: number }): Walker => {
     const pos = at ?? spawn();
     const source = new NetworkChunkSource({ seed: 'sim', world: sim.world, client: peer.client, dht: peer.dht, clock: sim.clock, options: { name: peer.hex.slice(0, 8) } });
-    const w: Walker = { peer, source, x: pos.x, z: pos.z, heading: rand() * Math.PI * 2, joinedAt: sim.clock.now(), seenAt: new Map(), lastPos: new Map(), updates: new Map(), stops: [] };
+    const w: Walker = { peer, source, x: pos.x, z: pos.z, heading: rand() * Math.PI * 2, joinedAt: sim.clock.now(), seenAt: new Map(), lastPos: new Map(), stops: [] };
     w.stops.push(source.events.on('players', ({ players: list }) => onListed(w, list)));
     w.stops.push(peer.client.events.on('players', ({ players: frames }) => {
       for (const f of frames) {
@@ -156,7 +156,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
         recent.push({ x: f.x, z: f.z });
         if (recent.length > 8) recent.shift();
         w.lastPos.set(hex, recent);
-        w.updates.set(hex, (w.updates.get(hex) ?? 0) + 1);
+        if (measuring) rates.heard(peer.hex, hex, sim.clock.now());
       }
     }));
     w.stops.push(peer.client.events.on('edits', ({ region, entries }) => onEdits(w, region, entries)));
@@ -245,7 +245,6 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   // ---- the measured window --------------------------------------------------------------
   measuring = true;
   const tStart = sim.clock.now();
-  for (const w of walkers.values()) w.updates.clear();
   const bytesAt = new Map<string, { bytes: number; at: number; byType: Map<string, { frames: number; bytes: number }> }>();
   const kbps: number[] = [];
   let busiest: HostingScaleFigures['busiest'];
@@ -263,9 +262,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   const attaches0 = [...walkers.values()].reduce((n, w) => n + w.peer.client.stats.attaches, 0);
   let attachesGone = 0;
   let failovers = 0;
-  const links: number[] = [], dhtLinks: number[] = [], remoteHz: number[] = [], nearHz: number[] = [], stableHz: number[] = [];
-  /** Per player, its 32 nearest at the last rate window's end (diagnosis: pairs near all through a window). */
-  const nearBefore = new Map<string, Set<string>>();
+  const links: number[] = [], dhtLinks: number[] = [];
   let pairs = 0, seenPairs = 0;
   const unseen: HostingScaleFigures['unseen'] = [];
   let kills = 0;
@@ -292,30 +289,12 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
     }
     for (const p of sim.live()) dhtLinks.push(p.dht.links.size);
   };
-  const rates = () => {
-    const ws = [...walkers.values()];
+  let rateSamples = 0;
+  const sampleRates = () => {
+    const viewers = [...walkers.values()].map((w) => ({ hex: w.peer.hex, x: w.x, z: w.z, joinedAt: w.joinedAt }));
     const now = sim.clock.now();
-    for (const w of ws) {
-      if (now - w.joinedAt >= graceMs) {
-        const near: { d: number; hex: string; n: number }[] = [];
-        for (const b of ws) {
-          if (b === w || now - b.joinedAt < graceMs) continue;
-          const d = Math.hypot(b.x - w.x, b.z - w.z);
-          if (d > R) continue;
-          near.push({ d, hex: b.peer.hex, n: w.updates.get(b.peer.hex) ?? 0 });
-        }
-        near.sort((a, b) => a.d - b.d);
-        const before = nearBefore.get(w.peer.hex);
-        near.forEach((x, i) => {
-          const hz = x.n / (rateWindowMs / 1000);
-          remoteHz.push(hz);
-          if (i < 32) nearHz.push(hz);
-          if (i < 32 && before?.has(x.hex)) stableHz.push(hz);
-        });
-        nearBefore.set(w.peer.hex, new Set(near.slice(0, 32).map((x) => x.hex)));
-      }
-      w.updates.clear();
-    }
+    rates.sample(viewers, now);
+    if (++rateSamples % (rateWindowMs / RATE_SAMPLE_MS) === 0) rates.window(viewers, now);
   };
   const churn = () => {
     const victim = sim.pick();
@@ -325,6 +304,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
       attachesGone += w.peer.client.stats.attaches;
       failovers += w.peer.client.stats.failovers;
       stopPlayer(w);
+      rates.drop(w.peer.hex);
     }
     closeBytes(victim);
     // Pending edits no longer wait for a dead observer.
@@ -338,7 +318,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
     });
   };
 
-  const stops = [every(sim.clock, 1000, sample), every(sim.clock, rateWindowMs, rates)];
+  const stops = [every(sim.clock, 1000, sample), every(sim.clock, RATE_SAMPLE_MS, sampleRates)];
   // Observers that leave the region before an edit shows are not counted.
   stops.push(every(sim.clock, 500, () => {
     for (const pe of pending.values()) {
@@ -387,7 +367,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   return {
     peers: o.peers, players, seed, crowd, latencyMs, measuredSec,
     busiest, linksPerPlayer: dist(links), dhtLinksPerPeer: dist(dhtLinks), hostKbps: dist(kbps), editVisibleMs: dist(visibleMs), edits,
-    remoteHz: dist(remoteHz), nearest32Hz: dist(nearHz), nearest32StableHz: dist(stableHz), editFirstVisibleMs: dist(firstMs), editConfirmMs: dist(confirmMs), staleEntries: ghostFrames, visibility: pairs ? seenPairs / pairs : 1, visibilityPairs: pairs, unseen,
+    remoteHz: dist(rates.remote), nearest32Hz: dist(rates.whileNear), nearest32WindowHz: dist(rates.windowEnd), nearest32StableHz: dist(rates.stable), nearest32AgeMs: dist(rates.ageMs), editFirstVisibleMs: dist(firstMs), editConfirmMs: dist(confirmMs), staleEntries: ghostFrames, visibility: pairs ? seenPairs / pairs : 1, visibilityPairs: pairs, unseen,
     attachesPerPlayerMin: players > 0 && measuredSec > 0 ? attaches / players / (measuredSec / 60) : 0, failovers, clientStats, hostStats, kills, wallSec: (performance.now() - t0) / 1000,
   };
 }

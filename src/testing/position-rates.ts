@@ -1,0 +1,125 @@
+// How often the players of the hosting simulation (hosting-scale-sim.ts) hear new positions
+// of the others within the interest radius, counted three ways, because in a crowd walking
+// at random who is among a player's 32 nearest changes within seconds (in the crowd of 200,
+// about half of the 32 nearest at the end of a 2 s window were not among them at its start):
+// - `remote` / `windowEnd`: new positions per second over a 2 s window, of each other player
+//   within the radius (of the 32 nearest) at the window's end, whatever it was before: a
+//   player that was 15 blocks away when the window began, at the round-robin's rate then,
+//   counts as slow (the figure of issue 12 as first measured);
+// - `whileNear`: every 100 ms, the 32 nearest of each player (true positions); per pair and
+//   window, the new positions received in the 100 ms intervals ending at samples where the
+//   other was among the 32 nearest, per second of that time, for pairs near at least half
+//   the window: the rate at which a player hears those that are its nearest while they are;
+// - `stable`: `windowEnd` over the pairs among the 32 nearest at both ends of the window.
+// `ageMs`: at each 100 ms sample, per pair among the 32 nearest, the time since the last new
+// position of the other (10 Hz: under 100 ms plus the jitter of the host's tick).
+export interface RateViewer {
+  hex: string;
+  x: number;
+  z: number;
+  joinedAt: number;
+}
+
+const SAMPLE_MS = 100;
+const NEAREST = 32;
+
+export class PositionRates {
+  readonly remote: number[] = [];
+  readonly windowEnd: number[] = [];
+  readonly whileNear: number[] = [];
+  readonly stable: number[] = [];
+  readonly ageMs: number[] = [];
+  /** Viewer -> other -> new positions in this window. */
+  private readonly inWindow = new Map<string, Map<string, number>>();
+  /** Viewer -> other -> new positions since the last sample. */
+  private readonly inSample = new Map<string, Map<string, number>>();
+  /** Viewer -> other -> when its last new position came. */
+  private readonly lastAt = new Map<string, Map<string, number>>();
+  /** Viewer -> other -> this window's near samples and the new positions counted at them. */
+  private readonly near = new Map<string, Map<string, { k: number; u: number }>>();
+  /** Viewer -> its 32 nearest at the last window's end. */
+  private readonly nearBefore = new Map<string, Set<string>>();
+
+  constructor(
+    /** The interest radius (blocks). */
+    private readonly radius: number,
+    /** Players joined less than this long ago are neither viewers nor viewed. */
+    private readonly graceMs: number,
+    private readonly windowMs: number,
+  ) {}
+
+  /** `viewer` received a new position of `other`. */
+  heard(viewer: string, other: string, now: number): void {
+    for (const m of [this.inWindow, this.inSample]) bump(m, viewer, other);
+    let l = this.lastAt.get(viewer);
+    if (!l) this.lastAt.set(viewer, (l = new Map()));
+    l.set(other, now);
+  }
+
+  /** Forget a player (it left). */
+  drop(hex: string): void {
+    for (const m of [this.inWindow, this.inSample, this.lastAt, this.near, this.nearBefore]) m.delete(hex);
+  }
+
+  /** Every SAMPLE_MS (the caller's timer). */
+  sample(viewers: readonly RateViewer[], now: number): void {
+    for (const w of this.settled(viewers, now)) {
+      const got = this.inSample.get(w.hex);
+      let n = this.near.get(w.hex);
+      if (!n) this.near.set(w.hex, (n = new Map()));
+      for (const o of this.within(w, viewers, now).slice(0, NEAREST)) {
+        const c = n.get(o.hex) ?? { k: 0, u: 0 };
+        c.k++;
+        c.u += got?.get(o.hex) ?? 0;
+        n.set(o.hex, c);
+        this.ageMs.push(now - (this.lastAt.get(w.hex)?.get(o.hex) ?? -Infinity));
+      }
+    }
+    this.inSample.clear();
+  }
+
+  /** Every `windowMs` (the caller's timer), after that instant's sample. */
+  window(viewers: readonly RateViewer[], now: number): void {
+    const sec = this.windowMs / 1000;
+    for (const w of this.settled(viewers, now)) {
+      const got = this.inWindow.get(w.hex);
+      const near = this.within(w, viewers, now);
+      const before = this.nearBefore.get(w.hex);
+      near.forEach((o, i) => {
+        const hz = (got?.get(o.hex) ?? 0) / sec;
+        this.remote.push(hz);
+        if (i >= NEAREST) return;
+        this.windowEnd.push(hz);
+        if (before?.has(o.hex)) this.stable.push(hz);
+      });
+      this.nearBefore.set(w.hex, new Set(near.slice(0, NEAREST).map((o) => o.hex)));
+      const samples = this.windowMs / SAMPLE_MS;
+      for (const c of this.near.get(w.hex)?.values() ?? []) if (c.k >= samples / 2) this.whileNear.push(c.u / ((c.k * SAMPLE_MS) / 1000));
+    }
+    this.inWindow.clear();
+    this.near.clear();
+  }
+
+  private settled(viewers: readonly RateViewer[], now: number): RateViewer[] {
+    return viewers.filter((v) => now - v.joinedAt >= this.graceMs);
+  }
+
+  /** The settled others within the radius, nearest first. */
+  private within(w: RateViewer, viewers: readonly RateViewer[], now: number): { hex: string; d: number }[] {
+    const out: { hex: string; d: number }[] = [];
+    for (const b of viewers) {
+      if (b === w || now - b.joinedAt < this.graceMs) continue;
+      const d = Math.hypot(b.x - w.x, b.z - w.z);
+      if (d <= this.radius) out.push({ hex: b.hex, d });
+    }
+    return out.sort((a, b) => a.d - b.d);
+  }
+}
+
+function bump(m: Map<string, Map<string, number>>, a: string, b: string): void {
+  let inner = m.get(a);
+  if (!inner) m.set(a, (inner = new Map()));
+  inner.set(b, (inner.get(b) ?? 0) + 1);
+}
+
+export { SAMPLE_MS as RATE_SAMPLE_MS };
