@@ -54,7 +54,7 @@ export interface DutyShared {
   /** Set when the duty stops (step down, release): its parts start nothing new. */
   readonly stopped: boolean;
   readonly subscribers: Map<string, Subscriber>;
-  /** Which subscribers we send deltas, beats and positions ourselves; which backups relay to the rest. */
+  /** Which subscribers we send deltas, beats and positions ourselves; which backups serve the rest. */
   readonly fanOut: FanOutPlan;
   /** The certificate's hosts but us. */
   backups(): NodeId[];

@@ -2,9 +2,11 @@
 // carries a crowd). Past SHARE_ABOVE subscribers, each subscriber is served by one host of
 // the set, chosen by its id: the primary itself, or a backup that relays to it what the
 // primary gives the backup once (fan-out-share.ts: POSITIONS from the FEED, each committed
-// DELTA from a RELAY, and a HEARTBEAT at each of the primary's beats). A backup that
-// answered none of the primary's beats (10 a second) for SHARE_QUIET_MS (it may be dead)
-// gets no share, so its subscribers are served again within about that; meanwhile the
+// DELTA from a RELAY, and a HEARTBEAT at each of the primary's beats). Only a backup that
+// answered one of the primary's frames of this duty within SHARE_QUIET_MS (beats go 10 a
+// second) gets a share: not one that does not follow us yet (a new backup before its SYNC
+// drops our FEED), nor one that may be dead, whose subscribers are served again within
+// about that time; meanwhile the
 // primary's own beat, which reaches every subscriber every ALL_BEATS_EVERY-th beat
 // (primary-heartbeat.ts), keeps them attached and shows them the deltas they missed. The
 // primary also serves a subscriber itself for a while:
@@ -25,7 +27,7 @@ export const SHARE_ABOVE = 24;
 export const HANDOVER_MS = 1000;
 /** A subscriber that said it missed frames is served by the primary itself this long. */
 export const RESCUE_MS = 3000;
-/** A backup that answered no beat for this long gets no share (its lease may hold on to it for backupQuietMs). */
+/** A backup that answered no beat for this long gets no share (the host set keeps it until backupQuietMs). */
 export const SHARE_QUIET_MS = 500;
 /** Every this many beats, the primary's beat goes to every subscriber, relayed or not. */
 export const ALL_BEATS_EVERY = 4;
@@ -40,14 +42,14 @@ export class FanOutPlan {
 
   constructor(
     private readonly duty: DutyShared,
-    /** A backup that answered nothing for `ms`. */
-    private readonly quiet: (hex: string, ms: number) => boolean,
+    /** A backup that answered a frame of this duty within the last `ms` (primary-lease.ts). */
+    private readonly following: (hex: string, ms: number) => boolean,
   ) {}
 
   /** Re-plans (each tick): the live backups, the subscribers, each by its id. */
   plan(now: number): void {
     const d = this.duty;
-    const backups = d.backups().filter((b) => !this.quiet(idToHex(b), SHARE_QUIET_MS));
+    const backups = d.backups().filter((b) => this.following(idToHex(b), SHARE_QUIET_MS));
     const share = d.subscribers.size > SHARE_ABOVE && backups.length > 0;
     const hosts = [d.ctx.selfHex, ...backups.map(idToHex)];
     const byBackup = new Map<string, { id: NodeId; subs: NodeId[] }>();
@@ -69,9 +71,14 @@ export class FanOutPlan {
     this.byBackup = byBackup;
   }
 
-  /** Whether we send this subscriber its deltas, beats and positions ourselves. */
+  /** Whether we send this subscriber its deltas and beats ourselves. */
   direct(hex: string, now: number): boolean {
     return this.mine.has(hex) || (this.until.get(hex) ?? -Infinity) > now;
+  }
+
+  /** Whether we send this subscriber its positions ourselves (if it stands in the region: positions-duty.ts). */
+  positions(hex: string): boolean {
+    return this.mine.has(hex);
   }
 
   /** The subscriber missed frames: we serve it ourselves for RESCUE_MS (whoever else does). */

@@ -50,7 +50,7 @@ export class PositionsDuty {
     const d = this.duty;
     const players = this.presence.watched(now, (p) => quantise(d.regionFields, p));
     const mine = new Set<string>();
-    for (const hex of d.subscribers.keys()) if (d.fanOut.direct(hex, now) || !this.presence.position(hex, now)) mine.add(hex);
+    for (const hex of d.subscribers.keys()) if (d.fanOut.positions(hex) || !this.presence.position(hex, now)) mine.add(hex);
     const subs = [...mine].map((hex) => ({ hex, at: this.presence.viewpoint(hex, now) }));
     for (const { hex, body } of this.lists.frames(subs, players, now)) {
       d.ctx.wires.players.send(d.subscribers.get(hex)!.id, { t: 'POSITIONS', ...d.regionFields, e: d.e, ...body });

@@ -60,6 +60,15 @@ export class PrimaryLease {
     if (sent !== undefined && sent > (this.heardAt.get(hex) ?? -Infinity)) this.heardAt.set(hex, sent);
   }
 
+  /**
+   * Whether `hex` answered a frame we sent since our duty began, and within the last `ms`:
+   * it follows us now (a share of a crowd's fan-out goes only to such a backup: fan-out-plan.ts).
+   */
+  following(hex: string, now: number, ms: number): boolean {
+    const at = this.heardAt.get(hex);
+    return at !== undefined && at >= this.startedAt && now - at <= ms;
+  }
+
   /** Any ack from `hex` (even from outside our set) ends its refusal. */
   answered(hex: string): void {
     this.refusing.delete(hex);
@@ -87,11 +96,10 @@ export class PrimaryLease {
   /**
    * A backup that answered none of our beats for backupQuietMs is taken for dead: a killed tab's
    * link stays open at our end for seconds, and a second death in that time would leave the
-   * region without a majority of its certified set. (`ms`: a shorter wait, for what a quiet
-   * backup costs sooner: its share of a crowd's fan-out, fan-out-plan.ts.)
+   * region without a majority of its certified set.
    */
-  quiet(hex: string, now: number, ms = this.o.backupQuietMs): boolean {
-    return now - this.startedAt > ms && now - (this.heardAt.get(hex) ?? this.startedAt) > ms;
+  quiet(hex: string, now: number): boolean {
+    return now - this.startedAt > this.o.backupQuietMs && now - (this.heardAt.get(hex) ?? this.startedAt) > this.o.backupQuietMs;
   }
 
   /**

@@ -156,10 +156,17 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
         recent.push({ x: f.x, z: f.z });
         if (recent.length > 8) recent.shift();
         w.lastPos.set(hex, recent);
-        if (measuring) rates.heard(peer.hex, hex, sim.clock.now());
+        if (measuring) rates.heard(peer.hex, hex, f.x, f.z, sim.clock.now());
       }
     }));
     w.stops.push(peer.client.events.on('edits', ({ region, entries }) => onEdits(w, region, entries)));
+    // The MOVEs it sends (the positions the others should receive: position-rates.ts).
+    const move = peer.client.move.bind(peer.client);
+    peer.client.move = (p, name) => {
+      const sent = move(p, name);
+      if (sent && measuring) rates.sent(peer.hex, p.x, p.z, sim.clock.now());
+      return sent;
+    };
     walkers.set(peer.hex, w);
     source.setPosition(pose(w));
     return w;

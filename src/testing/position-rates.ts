@@ -6,10 +6,14 @@
 //   within the radius (of the 32 nearest) at the window's end, whatever it was before: a
 //   player that was 15 blocks away when the window began, at the round-robin's rate then,
 //   counts as slow (the figure of issue 12 as first measured);
-// - `whileNear`: every 100 ms, the 32 nearest of each player (true positions); per pair and
-//   window, the new positions received in the 100 ms intervals ending at samples where the
-//   other was among the 32 nearest, per second of that time, for pairs near at least half
-//   the window: the rate at which a player hears those that are its nearest while they are;
+// - `whileNear`: every 100 ms, the 32 nearest of each player (true positions); per pair, the
+//   MOVE the other sent DELIVERY_MS (1 s) before (one per 100 ms: MOVE goes at 10 Hz), and
+//   whether the player has received that very position since; per 2 s window, for pairs
+//   near at least half of it, 10 Hz times the share of those positions received: 10 when
+//   every position the other sent while it was near reached the player within a second
+//   (how late is `ageMs`; nearness is judged at the sample, a second after the send). (Counting arrivals per window instead gives 9.5 or 10.5 where a
+//   position's arrival jitters across the window's edge or the host's 50 ms tick, so even
+//   a lossless relay shows a 10th percentile under 10.)
 // - `stable`: `windowEnd` over the pairs among the 32 nearest at both ends of the window.
 // `ageMs`: at each 100 ms sample, per pair among the 32 nearest, the time since the last new
 // position of the other (10 Hz: under 100 ms plus the jitter of the host's tick).
@@ -22,6 +26,20 @@ export interface RateViewer {
 
 const SAMPLE_MS = 100;
 const NEAREST = 32;
+/** MOVE's rate (play/network-chunk-source.ts `moveHz`). */
+const MOVE_HZ = 10;
+/**
+ * A position sent this long ago should have reached every subscriber: two legs of 50 ms, a
+ * tick, and routed legs take several hops (300 ms missed a fifth of the positions that came).
+ */
+const DELIVERY_MS = 1000;
+/** Positions remembered per sender, and per (player, other) received (DELIVERY_MS of MOVEs and more). */
+const KEEP = 40;
+
+/** A position as MOVE sends it and POSITIONS carry it (1/32 block). */
+export function positionKey(x: number, z: number): string {
+  return `${Math.round(x * 32)},${Math.round(z * 32)}`;
+}
 
 export class PositionRates {
   readonly remote: number[] = [];
@@ -31,12 +49,14 @@ export class PositionRates {
   readonly ageMs: number[] = [];
   /** Viewer -> other -> new positions in this window. */
   private readonly inWindow = new Map<string, Map<string, number>>();
-  /** Viewer -> other -> new positions since the last sample. */
-  private readonly inSample = new Map<string, Map<string, number>>();
   /** Viewer -> other -> when its last new position came. */
   private readonly lastAt = new Map<string, Map<string, number>>();
-  /** Viewer -> other -> this window's near samples and the new positions counted at them. */
-  private readonly near = new Map<string, Map<string, { k: number; u: number }>>();
+  /** Viewer -> other -> this window's near samples, positions due then and received. */
+  private readonly near = new Map<string, Map<string, { k: number; due: number; got: number }>>();
+  /** Sender -> its last MOVEs (time, position key). */
+  private readonly moves = new Map<string, { at: number; key: string }[]>();
+  /** Viewer -> other -> the position keys received lately. */
+  private readonly received = new Map<string, Map<string, string[]>>();
   /** Viewer -> its 32 nearest at the last window's end. */
   private readonly nearBefore = new Map<string, Set<string>>();
 
@@ -48,34 +68,50 @@ export class PositionRates {
     private readonly windowMs: number,
   ) {}
 
-  /** `viewer` received a new position of `other`. */
-  heard(viewer: string, other: string, now: number): void {
-    for (const m of [this.inWindow, this.inSample]) bump(m, viewer, other);
+  /** `sender` sent a MOVE from (x, z). */
+  sent(sender: string, x: number, z: number, now: number): void {
+    let m = this.moves.get(sender);
+    if (!m) this.moves.set(sender, (m = []));
+    m.push({ at: now, key: positionKey(x, z) });
+    if (m.length > KEEP) m.shift();
+  }
+
+  /** `viewer` received a new position (x, z) of `other`. */
+  heard(viewer: string, other: string, x: number, z: number, now: number): void {
+    bump(this.inWindow, viewer, other);
     let l = this.lastAt.get(viewer);
     if (!l) this.lastAt.set(viewer, (l = new Map()));
     l.set(other, now);
+    let r = this.received.get(viewer);
+    if (!r) this.received.set(viewer, (r = new Map()));
+    let keys = r.get(other);
+    if (!keys) r.set(other, (keys = []));
+    keys.push(positionKey(x, z));
+    if (keys.length > KEEP) keys.shift();
   }
 
   /** Forget a player (it left). */
   drop(hex: string): void {
-    for (const m of [this.inWindow, this.inSample, this.lastAt, this.near, this.nearBefore]) m.delete(hex);
+    for (const m of [this.inWindow, this.lastAt, this.near, this.nearBefore, this.moves, this.received]) m.delete(hex);
   }
 
   /** Every SAMPLE_MS (the caller's timer). */
   sample(viewers: readonly RateViewer[], now: number): void {
     for (const w of this.settled(viewers, now)) {
-      const got = this.inSample.get(w.hex);
       let n = this.near.get(w.hex);
       if (!n) this.near.set(w.hex, (n = new Map()));
       for (const o of this.within(w, viewers, now).slice(0, NEAREST)) {
-        const c = n.get(o.hex) ?? { k: 0, u: 0 };
+        const c = n.get(o.hex) ?? { k: 0, due: 0, got: 0 };
         c.k++;
-        c.u += got?.get(o.hex) ?? 0;
+        const due = this.moves.get(o.hex)?.find((m) => m.at > now - DELIVERY_MS - SAMPLE_MS && m.at <= now - DELIVERY_MS);
+        if (due) {
+          c.due++;
+          if (this.received.get(w.hex)?.get(o.hex)?.includes(due.key)) c.got++;
+        }
         n.set(o.hex, c);
         this.ageMs.push(now - (this.lastAt.get(w.hex)?.get(o.hex) ?? -Infinity));
       }
     }
-    this.inSample.clear();
   }
 
   /** Every `windowMs` (the caller's timer), after that instant's sample. */
@@ -94,7 +130,7 @@ export class PositionRates {
       });
       this.nearBefore.set(w.hex, new Set(near.slice(0, NEAREST).map((o) => o.hex)));
       const samples = this.windowMs / SAMPLE_MS;
-      for (const c of this.near.get(w.hex)?.values() ?? []) if (c.k >= samples / 2) this.whileNear.push(c.u / ((c.k * SAMPLE_MS) / 1000));
+      for (const c of this.near.get(w.hex)?.values() ?? []) if (c.k >= samples / 2 && c.due > 0) this.whileNear.push((MOVE_HZ * c.got) / c.due);
     }
     this.inWindow.clear();
     this.near.clear();
