@@ -45,6 +45,8 @@ export interface HostingScaleFigures {
   editFirstVisibleMs: Dist;
   /** Submit to the editor's CONFIRM. */
   editConfirmMs: Dist;
+  /** Submit to an observer showing an edit the host refused first and its editor retried (not in editVisibleMs). */
+  editRetriedMs: Dist;
   /**
    * Entries of POSITIONS frames that put another player back at a position it had left (the
    * region it walked out of lists it where it was until playerTtlMs): the position a player
@@ -60,7 +62,7 @@ export interface HostingScaleFigures {
   attachesPerPlayerMin: number;
   failovers: number;
   /** Summed over the players' clients and the peers' hosts over the whole run (diagnosis). */
-  clientStats: { attaches: number; reattaches: number; redirects: number; failovers: number; gaps: number; stale: number; positionsLost: number };
+  clientStats: { attaches: number; reattaches: number; redirects: number; failovers: number; gaps: number; stale: number; positionsLost: number; confirmed: number; rejected: number; timeouts: number };
   hostStats: { claimsWon: number; handoffs: number; stepDowns: number; reconfigs: number };
   kills: number;
   wallSec: number;
@@ -81,7 +83,7 @@ export function describeFigures(f: HostingScaleFigures): string {
     `upload per peer kB/s: p50 ${r(f.hostKbps.p50)} p99 ${r(f.hostKbps.p99)} max ${r(f.hostKbps.max)}`,
     ...(f.busiest ? [`busiest peer ${f.busiest.hex} ${r(f.busiest.kbps)} kB/s: ${Object.entries(f.busiest.byType).slice(0, 8).map(([t, c]) => `${t} ${r(c.kbps)} (${r(c.fps, 0)}/s)`).join(', ')}`] : []),
     `edit to visible ms: p50 ${r(f.editVisibleMs.p50, 0)} p99 ${r(f.editVisibleMs.p99, 0)} max ${r(f.editVisibleMs.max, 0)} over ${f.edits.samples} samples; edits ${f.edits.submitted} submitted, ${f.edits.notConfirmed} not confirmed; late (>${LATE_MS} ms) ${f.edits.late}, missing ${f.edits.missing}, observer left ${f.edits.left}`,
-    `edit to first observer ms: p50 ${r(f.editFirstVisibleMs.p50, 0)} p99 ${r(f.editFirstVisibleMs.p99, 0)}; to confirm p50 ${r(f.editConfirmMs.p50, 0)} p99 ${r(f.editConfirmMs.p99, 0)}`,
+    `edit to first observer ms: p50 ${r(f.editFirstVisibleMs.p50, 0)} p99 ${r(f.editFirstVisibleMs.p99, 0)}; to confirm p50 ${r(f.editConfirmMs.p50, 0)} p99 ${r(f.editConfirmMs.p99, 0)}; refused first and retried: ${f.editRetriedMs.n} samples, p50 ${r(f.editRetriedMs.p50, 0)} p99 ${r(f.editRetriedMs.p99, 0)}`,
     `nearest 32 Hz at the window's end: p10 ${r(f.nearest32WindowHz.p10)} p50 ${r(f.nearest32WindowHz.p50)}; near at both ends: p10 ${r(f.nearest32StableHz.p10)} p50 ${r(f.nearest32StableHz.p50)} (${f.nearest32StableHz.n} of ${f.nearest32WindowHz.n}); age of the newest position ms p50 ${r(f.nearest32AgeMs.p50, 0)} p90 ${r(f.nearest32AgeMs.p90, 0)} p99 ${r(f.nearest32AgeMs.p99, 0)}`,
     `client: ${JSON.stringify(f.clientStats)}; hosts: ${JSON.stringify(f.hostStats)}`,
     `remote positions Hz (within the interest radius): p10 ${r(f.remoteHz.p10)} p50 ${r(f.remoteHz.p50)} (${f.remoteHz.n} samples); nearest 32 while among them: p10 ${r(f.nearest32Hz.p10)} p50 ${r(f.nearest32Hz.p50)} (${f.nearest32Hz.n}); ${f.staleEntries} entries put a player back where it was`,

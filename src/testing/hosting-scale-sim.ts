@@ -9,16 +9,14 @@
 // What it measures over the measured window (after a warm-up):
 // - links per player: distinct hosts its region client is attached to (the play links),
 //   and the DHT links of every peer (bucket links and pinned ones together);
-// - upload per peer in kB/s: HostWires.bytesOut (player and replication channels: a peer's
-//   hosting plus its own player's few MOVE/SUBSCRIBE frames; DHT routing and upkeep not
-//   counted);
+// - upload per peer in kB/s: HostWires.bytesOut (player and replication channels; DHT
+//   routing and upkeep not counted), and the busiest peer's by frame type;
 // - edit to visible: submit to each other player's state showing it (its client's 'edits'
-//   event), for every player attached to the region at submit time. Late: over
-//   `lateMs`. Missing: never shown while that player stayed subscribed. Samples of an
-//   observer that left the region first are not counted (`left`);
-// - remote-position rate: per player, per other player within the interest radius, the new
-//   positions of it received (POSITIONS frames, positions that changed) per second, in
-//   windows of `rateWindowMs`; and the same for the 32 nearest within the radius;
+//   event), for every player attached to the region at submit time, of the edits whose
+//   first answer was a confirm (`retriedMs`: the others). Late: over `lateMs`. Missing:
+//   never shown while that player stayed subscribed. Observers that left first: `left`;
+// - remote-position rates (position-rates.ts), of the others within the interest radius
+//   and of the 32 nearest;
 // - visibility: once a second, the share of (player, other player within the interest
 //   radius) pairs where the player's NetworkChunkSource listed the other within the last
 //   second (both joined at least `graceMs` before);
@@ -27,9 +25,8 @@ import { every } from '../core/clock';
 import { seededRandom, type Random } from '../core/seeded-random';
 import { idToHex } from '../core/node-id';
 import { NetworkChunkSource, type RemotePlayer } from '../play/network-chunk-source';
-import { REGION_BLOCKS, regionName, type RegionCoord } from '../region/region-key';
+import { columnIndex, REGION_BLOCKS, regionName, type RegionCoord } from '../region/region-key';
 import { entryKey, type Entry } from '../region/region-state';
-import { columnIndex } from '../region/region-key';
 import { PLACEABLE } from '../world/blocks';
 import { chunkOf, localOf } from '../world/coords';
 import { HostSim, type SimPeer } from './host-sim';
@@ -85,8 +82,8 @@ interface PendingEdit {
   /** Observer hex -> still waiting. */
   waiting: Set<string>;
   confirmed: boolean | undefined;
-  /** Shown to its first observer (diagnosis: a late first is the commit's delay, a late rest the delivery's). */
-  first: boolean;
+  /** Submit to each observer showing it, first first (the first: the commit's delay; the rest: the delivery's). */
+  samples: number[];
 }
 
 const Y = 100;
@@ -143,10 +140,9 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
       for (const f of frames) {
         const hex = idToHex(f.id);
         if (hex === peer.hex) continue;
-        // A position among the last few received is not new: the region a player just left
-        // lists it where it was for playerTtlMs, alongside the new region's fresh positions.
+        // A position among the last few received (most recent last) is not new: the region a
+        // player just left lists it where it was for playerTtlMs, beside the new region's.
         const recent = w.lastPos.get(hex) ?? [];
-        // (Kept most recently received last, so a position re-sent all along stays known.)
         const i = recent.findIndex((q) => q.x === f.x && q.z === f.z);
         if (i >= 0) {
           if (i !== recent.length - 1) ghostFrames++;
@@ -184,15 +180,21 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
     for (const e of entries) {
       const pe = pending.get(`${name}|${e.key}`);
       if (!pe || e.id !== pe.id || !pe.waiting.delete(w.peer.hex)) continue;
-      const ms = sim.clock.now() - pe.at;
-      visibleMs.push(ms);
-      if (!pe.first) {
-        pe.first = true;
-        firstMs.push(ms);
-      }
-      edits.samples++;
-      if (ms > LATE_MS) edits.late++;
+      pe.samples.push(sim.clock.now() - pe.at);
     }
+  };
+  // An edit's samples count once its first answer is known: a confirm. One the host refused
+  // first (in a crowd, mostly 'occupied': a player stands in the block) is kept tentative by
+  // its editor and retried until it commits, seconds later; that is the retry's wait, not
+  // delivery, and is counted apart (`retriedMs`).
+  const retriedMs: number[] = [];
+  const settle = (pe: PendingEdit) => {
+    if (pe.samples.length === 0) return;
+    if (pe.confirmed !== true) return void retriedMs.push(...pe.samples);
+    visibleMs.push(...pe.samples);
+    firstMs.push(pe.samples[0]!);
+    edits.samples += pe.samples.length;
+    edits.late += pe.samples.filter((ms) => ms > LATE_MS).length;
   };
 
   const players0 = sim.live().slice(0, players);
@@ -229,11 +231,12 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
     const old = pending.get(k);
     if (old) {
       edits.left += old.waiting.size; // overwritten before all saw it: not counted
+      settle(old);
       pending.delete(k);
     }
     const waiting = new Set<string>();
     for (const o2 of walkers.values()) if (o2 !== w && o2.peer.client.isReady(region) && o2.peer.client.attachment(region)) waiting.add(o2.peer.hex);
-    const pe: PendingEdit = { region: name, key, id, at: sim.clock.now(), editor: w.peer.hex, waiting, confirmed: undefined, first: false };
+    const pe: PendingEdit = { region: name, key, id, at: sim.clock.now(), editor: w.peer.hex, waiting, confirmed: undefined, samples: [] };
     pending.set(k, pe);
     edits.submitted++;
     w.source.submitEdit(bx, by, bz, id).then(
@@ -350,6 +353,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   await sim.run(3000);
   stopWalk();
   for (const pe of pending.values()) {
+    settle(pe);
     if (pe.confirmed === true) edits.confirmed++;
     else {
       edits.notConfirmed++;
@@ -365,7 +369,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   const attaches = [...walkers.values()].reduce((n, w) => n + w.peer.client.stats.attaches, 0) + attachesGone - attaches0;
   failovers += [...walkers.values()].reduce((n, w) => n + w.peer.client.stats.failovers, 0);
   const measuredSec = (sim.clock.now() - tStart) / 1000;
-  const clientStats = { attaches: 0, reattaches: 0, redirects: 0, failovers: 0, gaps: 0, stale: 0, positionsLost: 0 };
+  const clientStats = { attaches: 0, reattaches: 0, redirects: 0, failovers: 0, gaps: 0, stale: 0, positionsLost: 0, confirmed: 0, rejected: 0, timeouts: 0 };
   for (const w of walkers.values()) for (const k of Object.keys(clientStats) as (keyof typeof clientStats)[]) clientStats[k] += w.peer.client.stats[k];
   const hostStats = { claimsWon: 0, handoffs: 0, stepDowns: 0, reconfigs: 0 };
   for (const p of sim.live()) for (const k of Object.keys(hostStats) as (keyof typeof hostStats)[]) hostStats[k] += p.host.stats[k];
@@ -374,7 +378,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   return {
     peers: o.peers, players, seed, crowd, latencyMs, measuredSec,
     busiest, linksPerPlayer: dist(links), dhtLinksPerPeer: dist(dhtLinks), hostKbps: dist(kbps), editVisibleMs: dist(visibleMs), edits,
-    remoteHz: dist(rates.remote), nearest32Hz: dist(rates.whileNear), nearest32WindowHz: dist(rates.windowEnd), nearest32StableHz: dist(rates.stable), nearest32AgeMs: dist(rates.ageMs), editFirstVisibleMs: dist(firstMs), editConfirmMs: dist(confirmMs), staleEntries: ghostFrames, visibility: pairs ? seenPairs / pairs : 1, visibilityPairs: pairs, unseen,
+    remoteHz: dist(rates.remote), nearest32Hz: dist(rates.whileNear), nearest32WindowHz: dist(rates.windowEnd), nearest32StableHz: dist(rates.stable), nearest32AgeMs: dist(rates.ageMs), editFirstVisibleMs: dist(firstMs), editRetriedMs: dist(retriedMs), editConfirmMs: dist(confirmMs), staleEntries: ghostFrames, visibility: pairs ? seenPairs / pairs : 1, visibilityPairs: pairs, unseen,
     attachesPerPlayerMin: players > 0 && measuredSec > 0 ? attaches / players / (measuredSec / 60) : 0, failovers, clientStats, hostStats, kills, wallSec: (performance.now() - t0) / 1000,
   };
 }
