@@ -146,9 +146,6 @@ export class PrimaryDuty implements DutyShared {
       this.beat.subscribersChanged();
     }
     this.subscribers.set(hex, { id, at: this.ctx.clock.now() });
-    // A keepalive (every 5 s) from a subscriber that holds all we committed needs no answer:
-    // a snapshot carries our certificate (~1 kB), 40 a second to a crowd of 200.
-    if (known && !missed && since?.e === this.e && since.s >= this.pipeline.machine.committed) return;
     // A subscriber from another epoch gets everything: our claim merged states whose stamps
     // may sit below its `since` (a restarted world reuses low epochs).
     const full = !since || since.e !== this.e;
