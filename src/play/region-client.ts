@@ -160,7 +160,7 @@ export class RegionClient {
     for (const sub of this.subs.values()) {
       if (sub.attaching) continue;
       if (!sub.attached || now - sub.lastHeard > this.opts.silenceMs) void this.search.attach(sub);
-      else if (sub.deltas.due(now)) this.missed(sub);
+      else if (sub.deltas.due(now)) this.resubscribe(sub, true);
     }
     this.edits.sendWaiting((region) => {
       const sub = this.subs.get(region);
@@ -172,8 +172,9 @@ export class RegionClient {
     for (const sub of this.subs.values()) if (sub.attached && sub.primary) this.resubscribe(sub);
   }
 
-  /** `missed`: we missed frames (the primary serves us itself a while: host/fan-out-plan.ts). */
+  /** `missed`: a gap in the deltas that did not fill (the primary sends what we miss, and serves us itself a while: host/fan-out-plan.ts). */
   private resubscribe(sub: Subscription, missed = false): void {
+    if (missed) this.stats.gaps++;
     if (!sub.primary) return;
     this.args.wire.send(sub.primary, { t: 'SUBSCRIBE', rx: sub.coord.rx, rz: sub.coord.rz, host: false, since: sub.since, ...(missed ? { missed } : {}) });
   }
@@ -245,7 +246,7 @@ export class RegionClient {
         if (!fromHost || m.e !== sub.epoch) return; // backups get heartbeats too; not ours
         sub.lastHeard = this.args.clock.now();
         if (m.hosts && fromPrimary) sub.hosts = m.hosts;
-        if (sub.since.e === m.e && sub.deltas.beat(m.s, sub.since.s, sub.lastHeard)) this.missed(sub);
+        if (sub.since.e === m.e && sub.deltas.beat(m.s, sub.since.s, sub.lastHeard)) this.resubscribe(sub, true);
         return;
       case 'NOT_PRIMARY': {
         if ((m.alone || m.full) && fromHex === sub.target && !sub.attached) return this.onAlone(sub, m.full ? 'full' : 'alone');
@@ -369,7 +370,7 @@ export class RegionClient {
   private onDelta(sub: Subscription, m: SubscriptionMessageOf<'DELTA'>): void {
     sub.lastHeard = this.args.clock.now();
     const out = sub.deltas.take(m, sub.since.e === m.e ? sub.since.s : 0, sub.lastHeard);
-    if (out.resubscribe) this.missed(sub);
+    if (out.resubscribe) this.resubscribe(sub, true);
     for (const d of out.apply) {
       const entries = this.decode(d.entries);
       if (!entries) return;
@@ -380,11 +381,6 @@ export class RegionClient {
     }
   }
 
-  /** A gap in the deltas that did not fill: the primary sends what we miss (and serves us itself a while). */
-  private missed(sub: Subscription): void {
-    this.stats.gaps++;
-    this.resubscribe(sub, true);
-  }
 
   /** Whether the region of `m` is attached to `fromHex` (its certificate checked). */
   private attachedTo(m: RegionCoord, fromHex: string): boolean {
