@@ -19,7 +19,14 @@
 // Duplicates are harmless: deltas apply once by seq, beats carry no state, and POSITIONS
 // streams are kept per sending host.
 import { idToHex, type NodeId } from '../core/node-id';
-import type { DutyShared } from './duty-region';
+
+/** What the plan reads of the primary's duty (primary-duty.ts; not DutyShared, which names the plan). */
+export interface FanOutTerms {
+  readonly ctx: { readonly selfHex: string };
+  readonly subscribers: ReadonlyMap<string, { id: NodeId }>;
+  /** The certificate's hosts but us. */
+  backups(): NodeId[];
+}
 
 /** Past this many subscribers, backups serve a share of them. */
 export const SHARE_ABOVE = 24;
@@ -41,7 +48,7 @@ export class FanOutPlan {
   private readonly until = new Map<string, number>();
 
   constructor(
-    private readonly duty: DutyShared,
+    private readonly duty: FanOutTerms,
     /** A backup that answered a frame of this duty within the last `ms` (primary-lease.ts). */
     private readonly following: (hex: string, ms: number) => boolean,
   ) {}
