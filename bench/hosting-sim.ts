@@ -1,15 +1,20 @@
 // `npm run sim -- --hosting --peers N --players M [--seed S] [--minutes T] [--crowd]
-//   [--churn C] [--latency MS] [--json FILE]`: the hosting simulation
+//   [--churn C] [--latency MS] [--region-size S] [--json FILE]`: the hosting simulation
 // (src/testing/hosting-scale-sim.ts): real HostingService, RegionClient and NetworkChunkSource
 // on the in-memory network and the virtual clock, players walking and editing. Prints the
 // figures (links per player, upload per peer, edit to visible, remote-position rate,
 // visibility); --json writes them all. bench/sim.ts hands `--hosting` runs here.
 // `hosting_scale` in bench/run.ts runs the sizes of docs/BENCHMARKS.md through it.
+// --region-size S: regions of S x S chunk columns instead of the product's REGION_SIZE (4):
+// the simulation is bundled again with that constant replaced (an esbuild plugin; nothing
+// of the product changes) and run in a process of its own.
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeFigures, runHostingScale, type HostingScaleFigures } from '../src/testing/hosting-scale-sim';
+import { REGION_SIZE } from '../src/region/region-key';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -17,6 +22,8 @@ function arg(name: string): string | undefined {
 }
 
 export async function hostingSimMain(): Promise<void> {
+  const size = Number(arg('region-size') ?? REGION_SIZE);
+  if (size !== REGION_SIZE) return runWithRegionSize(size);
   const peers = Number(arg('peers') ?? 100);
   const f = await runHostingScale({
     peers,
@@ -31,6 +38,33 @@ export async function hostingSimMain(): Promise<void> {
   console.log(describeFigures(f));
   const json = arg('json');
   if (json) writeFileSync(json, `${JSON.stringify(f, null, 2)}\n`);
+}
+
+/**
+ * This command again, in a simulation bundled with REGION_SIZE = size (src/region/region-key.ts
+ * read with the constant replaced; every other module as it is).
+ */
+async function runWithRegionSize(size: number): Promise<void> {
+  if (!Number.isInteger(size) || size < 1 || size > 16) throw new Error(`--region-size ${size}: 1 to 16 chunk columns`);
+  const esbuild = 'esbuild'; // (a name, so the bundle that runs this does not take esbuild in)
+  const { build } = (await import(esbuild)) as typeof import('esbuild');
+  const outfile = join(process.cwd(), 'node_modules', '.cache', 'sim', `sim-region${size}.mjs`);
+  await build({
+    entryPoints: [join(process.cwd(), 'bench', 'sim.ts')], bundle: true, platform: 'node', format: 'esm', logLevel: 'warning', outfile,
+    plugins: [{
+      name: 'region-size',
+      setup(b) {
+        b.onLoad({ filter: /[\\/]region[\\/]region-key\.ts$/ }, async (a) => {
+          const src = await readFile(a.path, 'utf8');
+          const contents = src.replace(/export const REGION_SIZE = \d+;/, `export const REGION_SIZE = ${size};`);
+          if (contents === src) throw new Error('REGION_SIZE not found in region-key.ts');
+          return { contents, loader: 'ts' };
+        });
+      },
+    }],
+  });
+  const code = await new Promise<number | null>((done) => spawn(process.execPath, [...process.execArgv, outfile, ...process.argv.slice(2)], { stdio: 'inherit' }).on('close', done));
+  if (code !== 0) throw new Error(`the simulation with regions of ${size} x ${size} exited with ${code}`);
 }
 
 /**

@@ -24,6 +24,7 @@ import { benchHeadless } from './headless-bench';
 import { benchFuzz } from './fuzz-bench';
 import { benchSimFailover } from './sim-failover-bench';
 import { benchHostingScale } from './hosting-scale-bench';
+import { benchIdleCost } from './idle-cost-bench';
 import { benchAdversarial } from './adversarial-bench';
 import { benchDurability } from './durability-bench';
 import { benchFlood } from './flood-bench';
@@ -54,6 +55,7 @@ const benches: Bench[] = [
   ['adversarial_2k', () => benchAdversarial(2000)],
   ['adversarial_10k', () => benchAdversarial(10_000)],
   ['hosting_scale', benchHostingScale],
+  ['idle_cost', benchIdleCost],
   ['headless', () => benchHeadless()],
   ['fuzz', benchFuzz],
   ['durability', benchDurability],
@@ -70,7 +72,7 @@ const only = process.argv.slice(2);
 // (`npm run bench -- headless`), and the hosting simulation at 100-200 peers, several
 // minutes (`npm run bench -- hosting_scale`), and the adversarial simulation at 2,000 and
 // 10,000 nodes (`npm run bench -- adversarial_2k`, `adversarial_10k`; issue 13).
-const SLOW = new Set(['sim10k', 'adversarial_2k', 'adversarial_10k', 'hidden_host_10min', 'headless', 'hosting_scale']);
+const SLOW = new Set(['sim10k', 'adversarial_2k', 'adversarial_10k', 'hidden_host_10min', 'headless', 'hosting_scale', 'idle_cost']);
 const LATEST = 'bench/results/latest.json';
 const results: Record<string, number> = only.length && existsSync(LATEST) ? JSON.parse(readFileSync(LATEST, 'utf8')) : {};
 let failed = 0;

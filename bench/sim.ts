@@ -1,5 +1,6 @@
 // `npm run sim -- --nodes 10000 [--churn 0.2] [--seed 42] [--lookups 1000] [--json FILE]`
-// (`npm run sim -- --hosting ...` runs the hosting simulation instead: bench/hosting-sim.ts)
+// (`npm run sim -- --hosting ...` runs the hosting simulation instead: bench/hosting-sim.ts;
+// `npm run sim -- --idle ...` the idle-cost simulation: bench/idle-cost-bench.ts)
 // Runs the real src/dht code on the in-memory network and the virtual clock,
 // deterministically per seed, and reports:
 // - lookup hops p50/p95/p99: Kademlia rounds on the critical path (see src/dht/lookup.ts:
@@ -26,6 +27,7 @@ import { lookupsDuringChurn } from '../src/testing/churn-lookups';
 import { LARGE_SIM_DHT, SimCluster } from '../src/testing/sim-cluster';
 import { adversarialSimMain } from './adversarial-bench';
 import { hostingSimMain } from './hosting-sim';
+import { idleCostMain } from './idle-cost-bench';
 
 export interface SimOptions {
   nodes: number;
@@ -264,6 +266,8 @@ export function arg(name: string): string | undefined {
 const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
 if (isMain && process.argv.includes('--hosting')) {
   await hostingSimMain();
+} else if (isMain && process.argv.includes('--idle')) {
+  await idleCostMain();
 } else if (isMain && process.argv.includes('--adversarial')) {
   await adversarialSimMain();
 } else if (isMain) {

@@ -106,4 +106,23 @@ describe('backup machine', () => {
     expect(m.claimDue(20_000, hosts, P, true, never)).toBe(false);
     expect(m.claimDue(20_000 + 401, hosts, P, false, never)).toBe(true);
   });
+
+  it('takes the silence of a primary that said it unloads for no death, until the primary speaks again', () => {
+    const { m } = backup(0);
+    const hosts = [P, SELF, B2];
+    const never = () => false;
+    // The unload beat is acked like any numbered beat (the primary counts the acks before it unloads).
+    expect(m.heartbeat(P, idToHex(P), { t: 'HEARTBEAT', rx: 0, rz: 0, e: E, s: 0, hosts, idle: true, unload: true, b: 7 }, 1000)).toEqual([{ t: 'ack', to: P, e: E, applied: 0, b: 7 }]);
+    expect(m.primaryUnloads).toBe(true);
+    expect(m.claimDue(1000 + 3_600_000, hosts, P, false, never)).toBe(false);
+    expect(m.claimDue(1000 + 3_600_000, hosts, P, true, never)).toBe(false);
+    // It woke (a subscriber came): its silence counts again.
+    m.heartbeat(P, idToHex(P), { t: 'HEARTBEAT', rx: 0, rz: 0, e: E, s: 0, hosts }, 5000);
+    expect(m.primaryUnloads).toBe(false);
+    expect(m.claimDue(5000 + 601, hosts, P, false, never)).toBe(true);
+    // A beat from another node that names no unload of ours changes nothing.
+    m.heartbeat(P, idToHex(P), { t: 'HEARTBEAT', rx: 0, rz: 0, e: E, s: 0, hosts, unload: true }, 9000);
+    m.heartbeat(OTHER, idToHex(OTHER), { t: 'HEARTBEAT', rx: 0, rz: 0, e: E, s: 0, hosts: [OTHER], idle: true }, 9100);
+    expect(m.primaryUnloads).toBe(true);
+  });
 });

@@ -54,6 +54,11 @@ const MAX_SYNC_ENTRIES = 1 << 22;
 export class BackupMachine {
   /** Our primary's last beat said the region is idle (it beats slowly). */
   private primaryIdle = false;
+  /**
+   * Our primary's last beat said it unloads the region (host-options.ts unloadAfterMs): its
+   * silence from then on is no death, and we unload too (hosted-region.ts `unloadable`).
+   */
+  primaryUnloads = false;
   private lastSyncReq = -Infinity;
   /** Entries of the SYNC arriving in pieces (compared with ours at its last piece). */
   private syncIn: Map<number, Entry> | undefined;
@@ -72,6 +77,7 @@ export class BackupMachine {
     if (!this.fromOurPrimary(from, fromHex, m, now)) return this.drain();
     this.rec.lastHeard = now;
     this.primaryIdle = false;
+    this.primaryUnloads = false;
     const entries = this.decode(m.entries);
     if (!entries) return this.drain();
     const applied = this.rec.applied;
@@ -93,6 +99,7 @@ export class BackupMachine {
     if (!this.fromOurPrimary(from, fromHex, m, now)) return this.drain();
     this.rec.lastHeard = now;
     this.primaryIdle = m.idle === true;
+    this.primaryUnloads = m.unload === true;
     if (m.subs) this.rec.knownSubs = m.subs;
     if (this.rec.applied === undefined) this.requestSync(from, now);
     // The answer renews the primary's lease: from now on we refuse other claimants for failoverMs / 2.
@@ -120,6 +127,7 @@ export class BackupMachine {
   followed(now: number): void {
     this.rec.lastHeard = now;
     this.primaryIdle = false;
+    this.primaryUnloads = false;
   }
 
   /**
@@ -149,6 +157,8 @@ export class BackupMachine {
    * (`deferred`: someone else's claim is being considered).
    */
   claimDue(now: number, hosts: readonly NodeId[], primary: NodeId | undefined, primaryLinkClosed: boolean, deferred: (now: number) => boolean): boolean {
+    // A primary that unloaded the region is silent on purpose: the next subscriber's claim wakes it.
+    if (this.primaryUnloads) return false;
     if (primaryLinkClosed) {
       this.rec.lastHeard = Math.min(this.rec.lastHeard, now - this.o.failoverMs);
       this.primaryIdle = false;

@@ -106,6 +106,16 @@ export const HOST_DEFAULTS = {
    */
   idleAfterMs: 60_000,
   idleHeartbeatMs: 2000,
+  /**
+   * A region idle this long is unloaded by its hosts (issue 12 "idle cost"): written to the
+   * store and dropped from memory, its timers, ticks, lookups and pinned links with it; the
+   * next frame that names it reads it back from the store first (hosting-service.ts). The
+   * primary says so in its beats (`unload`) and its backups unload too; any other region
+   * (a granter's, a redirecting node's) unloads after this long without a frame. Needs a
+   * store (without one nothing unloads); Infinity: never. Above dedupeMs: a re-sent edit
+   * is still recognised (the request log is not stored).
+   */
+  unloadAfterMs: 300_000,
   /** A backup behind for this long gets a full SYNC. */
   resyncMs: 1000,
   /** A primary with no state waits this long for the DHT's edit log. */
@@ -169,6 +179,10 @@ export interface HostStats {
   earlyDropped: number;
   /** New subscribers (or claim waiters) refused past `maxSubscribers`: told NOT_PRIMARY `full`. */
   subscribersRefused: number;
+  /** Regions unloaded (idle: written to the store, dropped from memory). */
+  unloads: number;
+  /** Regions read back from the store at a frame that named them (after an unload). */
+  reloads: number;
 }
 
 /** Where a primary's commit waits, per batch of edits, ms from ordering it. */
@@ -187,6 +201,6 @@ export function newHostStats(): HostStats {
   return {
     claims: 0, claimsWon: 0, claimsFailed: 0, grants: 0, refusals: 0, outsiderClaims: 0, staleFrames: 0, strayFrames: 0,
     editsAccepted: 0, editsRejected: 0, confirms: 0, deltas: 0, syncs: 0, handoffs: 0, stepDowns: 0, storeFailures: 0, publishes: 0, duplicateEdits: 0, adopted: 0, offers: 0, uncertifiable: 0, badCerts: 0, reconfigs: 0, leaseWaits: 0, offersRefused: 0, unsendable: 0, movesClamped: 0, ticks: 0, heartbeats: 0, earlyDropped: 0,
-    subscribersRefused: 0,
+    subscribersRefused: 0, unloads: 0, reloads: 0,
   };
 }

@@ -24,13 +24,15 @@ import type { RegionContext } from './region-context';
 import type { PrimaryDuty } from './primary-duty';
 import { regionName, type RegionCoord } from '../region/region-key';
 import { RequestLog } from './request-log';
-import { compareStamp, decodeEntries, encodeEntries, RegionState, type Entry, type Stamp } from '../region/region-state';
+import { RegionState, type Entry, type Stamp } from '../region/region-state';
 import { FanOutShare } from './fan-out-share';
 import { RegionBackup } from './region-backup';
-import { StoredCopy } from './stored-copy';
+import { RegionOffers } from './region-offers';
+import { RegionWriter, type StoredRecord } from './stored-copy';
 import { RegionClaimant } from './region-claimant';
 import { RegionGranter } from './region-granter';
 import { has, type RegionRole, type Role } from './region-role';
+import { unloadable } from './idle-unload';
 
 export type { Role } from './region-role';
 
@@ -65,14 +67,20 @@ export class HostedRegion implements RegionRole {
   /** The region's items as stored (agree/region-items.ts encodes them; opaque here): read back on restart, replaced by `itemState` once items run. */
   storedItems: Uint8Array | undefined;
   itemState: (() => Uint8Array | undefined) | undefined;
-  private saving: Promise<void> = Promise.resolve();
-  private nextSave: Promise<void> | undefined;
-  private readonly storedCopy: StoredCopy;
+  /** Our store writes, one at a time (null: no store). */
+  private readonly writer: RegionWriter | undefined;
+  /** Frames taken (but acks and idle beats): an unload waits for its store write and gives up if this moved meanwhile. */
+  touched = 0;
+  /** When the last frame but an ack or beat came. */
+  lastFrameAt: number;
+  /** Read back from the store at a frame after an unload (hosting-service.ts): a SUBSCRIBE to us, its stored primary, claims. */
+  reloaded = false;
   private handoffTimer: unknown;
   stopped = false;
   private readonly claimant: RegionClaimant;
   private readonly granter: RegionGranter;
   private readonly backup: RegionBackup;
+  private readonly offers: RegionOffers;
   /** As a backup in a crowd: our share of the fan-out (fan-out-share.ts). */
   private readonly share: FanOutShare;
 
@@ -88,7 +96,20 @@ export class HostedRegion implements RegionRole {
     this.claimant = new RegionClaimant(this);
     this.granter = new RegionGranter(this);
     this.backup = new RegionBackup(this);
-    this.storedCopy = new StoredCopy(coord.rx, coord.rz);
+    this.offers = new RegionOffers(this);
+    if (ctx.store) this.writer = new RegionWriter(coord.rx, coord.rz, ctx.store, () => this.record(), () => ctx.stats.storeFailures++);
+    this.lastFrameAt = ctx.clock.now();
+  }
+
+  /** Whether the region may be unloaded now (idle-unload.ts has the rule). */
+  unloadable(now: number): boolean {
+    const view = { stopped: this.stopped, role: this.role, waiting: this.waiting.size, writing: this.writer?.writing ?? 0, lastFrameAt: this.lastFrameAt, primaryReady: this.duty?.unloadReady, primaryUnloads: this.backup.primaryUnloads };
+    return unloadable(view, now, !!this.ctx.store, this.ctx.opts);
+  }
+
+  /** Nothing worth a store record: no block, no promise, no certificate. */
+  get blank(): boolean {
+    return this.state.size === 0 && this.el.promised === 0 && !this.el.cert && !this.itemState && !this.storedItems;
   }
 
   /** Nodes recently taken for dead because they went silent (their links may still look open). */
@@ -182,23 +203,19 @@ export class HostedRegion implements RegionRole {
 
   /** Writes what changed of the region to the host store (stored-copy.ts); resolves once durable (coalescing writes). */
   persist(): Promise<void> {
-    const store = this.ctx.store;
-    if (!store) return Promise.resolve();
-    if (!this.nextSave) {
-      const p = this.saving.then(async () => {
-        this.nextSave = undefined;
-        const items = this.itemState?.() ?? this.storedItems;
-        await this.storedCopy.write(store, this.allEntries(), {
-          ...(items ? { items } : {}), promised: this.el.promised, promisedTo: this.el.promisedTo,
-          ...(this.el.cert ? { cert: encodeCert(this.el.cert) } : {}), ...(this.el.accepted.length ? { accepted: this.el.accepted } : {}),
-        });
-      });
-      this.nextSave = p;
-      this.saving = p.catch(() => {
-        this.ctx.stats.storeFailures++;
-      });
-    }
-    return this.nextSave;
+    return this.writer?.persist() ?? Promise.resolve();
+  }
+
+  /** What a store write takes of the region (at the moment it starts). */
+  private record(): StoredRecord {
+    const items = this.itemState?.() ?? this.storedItems;
+    return {
+      entries: this.allEntries(),
+      meta: {
+        ...(items ? { items } : {}), promised: this.el.promised, promisedTo: this.el.promisedTo,
+        ...(this.el.cert ? { cert: encodeCert(this.el.cert) } : {}), ...(this.el.accepted.length ? { accepted: this.el.accepted } : {}),
+      },
+    };
   }
 
   primaryAlive(): boolean {
@@ -220,6 +237,9 @@ export class HostedRegion implements RegionRole {
 
   onFrame(from: NodeId, fromHex: string, m: ReplicaFrame | PlayerToHost): void {
     if (this.stopped) return;
+    // Beats and acks keep a region loaded as little as they keep it busy (an idle primary beats on).
+    if (m.t !== 'ACK' && m.t !== 'HEARTBEAT') this.lastFrameAt = this.ctx.clock.now();
+    if (m.t !== 'ACK' && !(m.t === 'HEARTBEAT' && (m.idle || m.unload))) this.touched++;
     switch (m.t) {
       case 'SUBSCRIBE':
         return this.onSubscribe(from, fromHex, m);
@@ -285,7 +305,7 @@ export class HostedRegion implements RegionRole {
       case 'REFUSE':
         return this.onRefuse(from, fromHex, m);
       case 'OFFER':
-        void this.onOffer(from, m);
+        void this.offers.onOffer(from, m);
         return;
     }
   }
@@ -300,40 +320,9 @@ export class HostedRegion implements RegionRole {
     return this.role === 'claiming' ? 'busy' : 'not-primary';
   }
 
-  /**
-   * Stored entries from another host: the primary adopts what it lacks (or holds older). Only
-   * from a node some certificate names as a host of this region (ours, its predecessor's, or
-   * one the offerer holds: its stored promise), so an outsider cannot write blocks this way.
-   */
-  private async onOffer(from: NodeId, m: ReplicationMessageOf<'OFFER'>): Promise<void> {
-    if (!this.duty) return void this.ctx.stats.staleFrames++;
-    const named = (c: EpochCert | undefined) => !!c && (has(c.hosts, from) || (!!c.prev && has(c.prev.hosts, from)));
-    let host = named(this.el.cert);
-    if (!host && m.cert && named(m.cert)) host = await this.acceptable(m.cert);
-    let entries: Entry[];
-    try {
-      entries = decodeEntries(m.entries);
-    } catch {
-      entries = [];
-      host = false;
-    }
-    if (!host || !this.duty) return void this.ctx.stats.offersRefused++;
-    this.duty.offer(entries);
-  }
-
-  /** Sends the primary every entry we hold that `theirs` lacks or holds older (all when theirs is undefined). */
+  /** Sends the primary every entry we hold that `theirs` lacks or holds older (region-offers.ts). */
   offerTo(primary: NodeId, theirs?: Entry[]): void {
-    if (this.duty || idEquals(primary, this.ctx.selfId)) return;
-    const known = new Map<number, Entry>();
-    for (const e of theirs ?? []) known.set(e.key, e);
-    const mine = this.state.all().filter((e) => {
-      const t = known.get(e.key);
-      return !t || compareStamp(e, t) > 0;
-    });
-    if (mine.length === 0) return;
-    this.ctx.stats.offers++;
-    this.trace(`offer ${mine.length} entries to ${idToHex(primary).slice(0, 6)}`);
-    this.toHost(primary, { t: 'OFFER', ...this.regionFields, entries: encodeEntries(mine), ...(this.el.cert ? { cert: this.el.cert } : {}) });
+    this.offers.offerTo(primary, theirs);
   }
 
   private redirect(to: NodeId): void {
@@ -344,7 +333,11 @@ export class HostedRegion implements RegionRole {
   private onSubscribe(from: NodeId, fromHex: string, m: SubscriptionMessageOf<'SUBSCRIBE'>): void {
     if (this.duty) return this.duty.subscribe(from, fromHex, m.since, m.missed);
     if (this.role === 'claiming') return this.wait(from, fromHex, m.since);
-    if (this.primaryAlive() || !m.host) return this.redirect(from);
+    // Read back after an unload, with a certificate naming us its primary: the player came
+    // from the location record to us, and no one else holds the region loaded to answer.
+    const ours = this.reloaded && this.role === 'idle' && !!this.el.cert && idEquals(this.el.cert.primary, this.ctx.selfId);
+    if (this.primaryAlive() || !(m.host || ours)) return this.redirect(from);
+    this.reloaded = false;
     // We found too few hosts just now: say so at once instead of claiming again.
     if (this.ctx.clock.now() < this.uncertifiedUntil && this.role === 'idle') {
       return this.toPlayer(from, { t: 'NOT_PRIMARY', ...this.regionFields, e: this.epoch, alone: true });

@@ -5,7 +5,8 @@
 // epoch), (b) no two primaries confirming at once (an older epoch never confirms after a
 // newer one), (c) every confirmed edit on the final primary and every subscriber, in one
 // order, (d) no edit applied twice. `HOST_SAFETY_SEEDS=1-200 npx vitest run
-// src/host/hosting-safety.test.ts` for a longer run (or a list: 3,17,40).
+// src/host/hosting-safety.test.ts` for a longer run (or a list: 3,17,40);
+// HOST_SAFETY_IDLE_SEEDS the same for the runs whose regions go quiet and unload (1-5).
 import { describe, expect, it } from 'vitest';
 import { runSafetyScenario, violationCount } from '../testing/safety-scenario';
 
@@ -19,10 +20,14 @@ function seedList(spec: string): number[] {
 }
 
 const SEEDS = seedList(process.env.HOST_SAFETY_SEEDS ?? '1-20');
+/** The same with regions going quiet and unloaded meanwhile (`HOST_SAFETY_IDLE_SEEDS`). */
+const IDLE_SEEDS = seedList(process.env.HOST_SAFETY_IDLE_SEEDS ?? '1-5');
+const runs = [...SEEDS.map((seed) => ({ seed, idle: false })), ...IDLE_SEEDS.map((seed) => ({ seed, idle: true }))];
 describe('region hosting safety under crashes, splits, stalls and loss (simulated)', () => {
-  for (const seed of SEEDS) {
-    it(`holds every property (seed ${seed})`, async () => {
-      const r = await runSafetyScenario({ seed });
+  for (const { seed, idle } of runs) {
+    it(`holds every property (seed ${seed}${idle ? ', regions unloaded when quiet' : ''})`, async () => {
+      const r = await runSafetyScenario({ seed, idle });
+      if (idle) expect(r.unloads, 'regions unloaded in the quiet spells').toBeGreaterThan(0);
       const { violations, ...counts } = r;
       console.log(JSON.stringify({ ...counts, violations: violationCount(r) }));
       expect(violations.a, '(a) one primary per (region, epoch)').toEqual([]);

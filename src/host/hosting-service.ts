@@ -13,13 +13,14 @@ import type { Signer, Verifier } from '../core/signer';
 import type { Ticker } from '../core/ticker';
 import type { Dht } from '../dht/dht';
 import { closedOnPurpose } from '../dht/dht';
-import type { HostStore } from '../store/host-store';
+import type { HostStore, StoredRegion } from '../store/host-store';
 import { CertChecker, certPrevSchema, MAX_PEND } from '../region/epoch-cert';
 import type { PlayerToHost } from '../region/subscription-messages';
 import { HOST_DEFAULTS, newHostStats, type CommitLatency, type HostOptions, type HostStats } from './host-options';
 import type { HostWires, ReplicaFrame } from './host-wires';
 import { answering } from '../core/answering';
 import { HostedRegion } from './hosted-region';
+import { IdleUnloader, SWEEP_MS } from './idle-unload';
 import type { RegionContext } from './region-context';
 import { regionName, RegionKeys, type KeyHash, type RegionCoord } from '../region/region-key';
 import { decodeEntries, RegionState, tryDecodeEntries } from '../region/region-state';
@@ -75,6 +76,8 @@ export class HostingService {
   private readonly views = new Map<string, { at: number; hosts: Promise<NodeId[]> }>();
   /** Nodes whose link closed and has not reopened (hex -> when). */
   private readonly closed = new Map<string, number>();
+  /** Idle regions unloaded, pinned links released (idle-unload.ts). */
+  private readonly idle: IdleUnloader<HostedRegion>;
   private readonly ctx: RegionContext;
   private stops: (() => void)[] = [];
   private running = false;
@@ -93,6 +96,14 @@ export class HostingService {
       if (fromPlayer(msg)) this.take(from, fromHex, msg);
     });
     this.keys = new RegionKeys(args.world, args.keyHash);
+    this.idle = new IdleUnloader<HostedRegion>({
+      clock: args.clock, dht: args.dht, stats: this.stats, known: () => this.known.values(),
+      current: (r) => this.running && this.known.get(r.name) === r,
+      forget: (r) => {
+        this.known.delete(r.name);
+        this.regions.delete(r.name);
+      },
+    });
     const certs = new CertChecker(args.verify);
     const selfHex = idToHex(args.dht.selfId);
     this.ctx = {
@@ -103,7 +114,14 @@ export class HostingService {
       ticker: args.ticker,
       wires: args.wires,
       store: args.store,
-      dht: args.dht,
+      // The links a primary pins to its backups are counted, so they are unpinned again (sweep).
+      dht: {
+        put: (...a) => args.dht.put(...a), get: (...a) => args.dht.get(...a), unpin: (id) => args.dht.unpin(id), suspectRoute: (id) => args.dht.suspectRoute(id), suspect: (id) => args.dht.suspect(id),
+        connect: (id) => {
+          this.idle.pinning(id);
+          return args.dht.connect(id);
+        },
+      },
       stats: this.stats,
       latency: this.latency,
       signer: args.signer,
@@ -145,22 +163,8 @@ export class HostingService {
     const stored = this.args.store ? await this.args.store.loadAll().catch(() => []) : [];
     for (const s of stored) {
       if (!this.running) return;
-      let entries;
-      try {
-        entries = decodeEntries(s.entries);
-      } catch {
-        continue;
-      }
-      // The log appended since the base, replayed in order (merge keeps each block's newest stamp).
-      if (s.log?.length) {
-        const state = RegionState.from(entries);
-        for (const batch of s.log) state.merge(tryDecodeEntries(batch) ?? []);
-        entries = state.all();
-      }
-      const r = await this.region({ rx: s.rx, rz: s.rz });
-      const accepted = v.safeParse(v.pipe(v.array(certPrevSchema), v.maxLength(MAX_PEND + 1)), s.accepted);
-      r.restore(entries, s.promised, s.promisedTo ?? '', s.cert, accepted.success ? accepted.output : undefined);
-      r.storedItems = s.items;
+      const r = await this.region({ rx: s.rx, rz: s.rz }, false);
+      if (!restoreStored(r, s)) continue;
       // Rejoin: the closest host of a stored region claims it again (a no-op if a live
       // primary refuses; that primary then hands it over or adds us as a backup).
       const t = this.args.clock.setTimeout(() => void this.rejoin(r), this.opts.heartbeatMs + this.opts.random() * this.opts.failoverMs);
@@ -171,6 +175,7 @@ export class HostingService {
     this.early = undefined;
     for (const f of early) this.onFrame(f.from, f.fromHex, f.msg);
     this.stops.push(every(this.args.clock, this.opts.watchMs, () => this.watch()));
+    this.stops.push(every(this.args.clock, SWEEP_MS, () => this.idle.sweep()));
     this.stops.push(
       this.args.dht.events.on('link-close', ({ id, reason }) => {
         const hex = idToHex(id);
@@ -275,14 +280,30 @@ export class HostingService {
     for (const r of this.known.values()) r.watch();
   }
 
-  private region(coord: RegionCoord): Promise<HostedRegion> {
+  /**
+   * The region's state here: remembered, or read back from the store before any frame is
+   * answered (a region unloaded, or forgotten: a grant from an empty record would forget
+   * the epochs promised). A failed read answers nothing (the next frame tries again).
+   */
+  private region(coord: RegionCoord, load = true): Promise<HostedRegion> {
     const name = regionName(coord);
     let p = this.regions.get(name);
     if (!p) {
-      p = this.keys.key(coord).then((key) => {
+      const store = load ? this.args.store : null;
+      p = this.keys.key(coord).then(async (key) => {
         const r = new HostedRegion(this.ctx, coord, key);
-        if (this.running) this.known.set(name, r);
+        const s = store ? await store.load(coord.rx, coord.rz) : undefined;
+        if (s && restoreStored(r, s)) {
+          r.reloaded = true;
+          this.stats.reloads++;
+        }
+        if (this.running && this.regions.get(name) === p) this.known.set(name, r);
         return r;
+      });
+      const mine = p;
+      p.catch(() => {
+        this.stats.storeFailures++;
+        if (this.regions.get(name) === mine) this.regions.delete(name);
       });
       this.regions.set(name, p);
       this.evict();
@@ -306,8 +327,11 @@ export class HostingService {
   private onFrame(from: NodeId, fromHex: string, msg: HostBound): void {
     if (!this.running) return;
     const name = regionName(msg);
-    const member = msg.t !== 'HEARTBEAT' || msg.hosts.some((h) => idToHex(h) === this.ctx.selfHex);
-    if (!this.regions.has(name) && (!CREATING.has(msg.t) || !member)) {
+    // A beat saying `unload` creates nothing: its region is being unloaded everywhere.
+    const member = msg.t !== 'HEARTBEAT' || (!msg.unload && msg.hosts.some((h) => idToHex(h) === this.ctx.selfHex));
+    // An unloaded region's ABANDON changes its stored election record: read back for it too.
+    const creating = (CREATING.has(msg.t) && member) || (msg.t === 'ABANDON' && this.idle.wasUnloaded(name));
+    if (!this.regions.has(name) && !creating) {
       if (msg.t === 'EDIT') this.args.wires.players.send(from, { t: 'REJECT', rx: msg.rx, rz: msg.rz, r: msg.r, reason: 'not-primary' });
       else if (msg.t !== 'UNSUBSCRIBE' && msg.t !== 'MOVE' && msg.t !== 'POSITIONS_LOST') this.stats.strayFrames++;
       return;
@@ -316,6 +340,27 @@ export class HostingService {
       this.stats.strayFrames++;
       return;
     }
-    void this.region(msg).then((r) => r.onFrame(from, fromHex, msg));
+    if (!this.regions.has(name)) this.idle.loaded(name);
+    this.region(msg).then((r) => r.onFrame(from, fromHex, msg), () => {});
   }
+}
+
+/** Restores a stored record into `r` (base, log replayed by stamp, election record, items); false when its entries do not decode. */
+function restoreStored(r: HostedRegion, s: StoredRegion): boolean {
+  let entries;
+  try {
+    entries = decodeEntries(s.entries);
+  } catch {
+    return false;
+  }
+  // The log appended since the base, replayed in order (merge keeps each block's newest stamp).
+  if (s.log?.length) {
+    const state = RegionState.from(entries);
+    for (const batch of s.log) state.merge(tryDecodeEntries(batch) ?? []);
+    entries = state.all();
+  }
+  const accepted = v.safeParse(v.pipe(v.array(certPrevSchema), v.maxLength(MAX_PEND + 1)), s.accepted);
+  r.restore(entries, s.promised, s.promisedTo ?? '', s.cert, accepted.success ? accepted.output : undefined);
+  r.storedItems = s.items;
+  return true;
 }

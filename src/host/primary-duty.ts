@@ -239,6 +239,12 @@ export class PrimaryDuty implements DutyShared {
 
   onAck(fromHex: string, to: number, beat?: number): void {
     this.pipeline.onAck(fromHex, to, beat);
+    if (beat !== undefined) this.beat.acked(fromHex, beat);
+  }
+
+  /** Idle for unloadAfterMs, the backups told: the region may be unloaded (primary-heartbeat.ts). */
+  get unloadReady(): boolean {
+    return this.beat.unloadReady;
   }
 
   /** Host set re-check: hand over to a closer node; bring a new backup up to date (host-set-check.ts). */

@@ -1,6 +1,7 @@
 // The primary's heartbeats to its backups (which answer with acks that hold its lease) and
-// to its subscribers, slower while the region is idle, and the full-state SYNC that brings a
-// new or lagging backup up to date.
+// to its subscribers, slower while the region is idle, saying `unload` once it has been idle
+// for unloadAfterMs (the hosts then unload it: hosting-service.ts), and the full-state SYNC
+// that brings a new or lagging backup up to date.
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { MAX_STATE_REQS, MAX_SUBS_LISTED } from './replication-messages';
 import { encodeEntries, pieces } from '../region/region-state';
@@ -31,6 +32,8 @@ export class PrimaryHeartbeat {
   wake(): void {
     const wasIdle = this.idle;
     this.lastActive = this.duty.ctx.clock.now();
+    this.unloadBeats = 0;
+    this.unloadAcks.clear();
     if (wasIdle) {
       this.lastBeat = -Infinity;
       this.heartbeat();
@@ -61,6 +64,26 @@ export class PrimaryHeartbeat {
   /** The last beat told the backups we are idle. */
   private beatIdle = false;
 
+  /** Beats that said `unload` since the region became that idle; the first one's number; the backups that acked one. */
+  private unloadBeats = 0;
+  private unloadFrom = 0;
+  private readonly unloadAcks = new Set<string>();
+
+  /**
+   * Idle for unloadAfterMs and the backups told (each acked an `unload` beat, or three such
+   * beats went out: a backup that missed them all claims after the silence, which costs a
+   * claim, nothing more): our host may unload the region.
+   */
+  get unloadReady(): boolean {
+    if (this.unloadBeats === 0) return false;
+    return this.unloadBeats >= 3 || this.duty.backups().every((b) => this.unloadAcks.has(idToHex(b)));
+  }
+
+  /** A backup answered beat `b`. */
+  acked(hex: string, b: number): void {
+    if (this.unloadBeats > 0 && b >= this.unloadFrom) this.unloadAcks.add(hex);
+  }
+
   /** No subscriber, nothing in flight, nothing done for `idleAfterMs`. */
   get idle(): boolean {
     const now = this.duty.ctx.clock.now();
@@ -86,7 +109,13 @@ export class PrimaryHeartbeat {
     this.lastBeat = now;
     const b = this.beats;
     this.machine.lease.beat(b, now);
-    const hb = { t: 'HEARTBEAT' as const, ...this.duty.regionFields, e: this.duty.e, s: this.machine.committed, hosts: this.duty.region.hosts, b, ...(idle ? { idle } : {}) };
+    // Unloading needs a store to read the region back from (hosting-service.ts).
+    const unload = idle && this.duty.ctx.store !== null && now - this.lastActive >= o.unloadAfterMs;
+    if (!unload) {
+      this.unloadBeats = 0;
+      this.unloadAcks.clear();
+    } else if (this.unloadBeats++ === 0) this.unloadFrom = b;
+    const hb = { t: 'HEARTBEAT' as const, ...this.duty.regionFields, e: this.duty.e, s: this.machine.committed, hosts: this.duty.region.hosts, b, ...(idle ? { idle } : {}), ...(unload ? { unload } : {}) };
     // Backups learn our subscribers (every 4th beat, and at the next beat after a new one came),
     // so a successor can tell them at once.
     const listSubs = this.beats++ % 4 === 0 || this.newSubscriber;

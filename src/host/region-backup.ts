@@ -20,6 +20,11 @@ export class RegionBackup extends RegionSide implements FollowTerms {
     this.machine = new BackupMachine(region.ctx.selfId, region, this, region.ctx.opts, region.ctx.stats);
   }
 
+  /** Our primary said it unloads the region (backup-machine.ts): we unload too. */
+  get primaryUnloads(): boolean {
+    return this.machine.primaryUnloads;
+  }
+
   get promised(): number {
     return this.el.promised;
   }

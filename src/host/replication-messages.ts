@@ -26,7 +26,8 @@ const reqLog = v.optional(v.pipe(v.array(v.tuple([id, u32, u32, u32, u32, u32]))
 export const replicationSpec = {
   /** primary -> backups: alive, committed up to (e, s), its subscribers (told of a takeover). */
   // `b`: beat number, echoed in the backups' ACK (the primary's lease counts from the beat's send time).
-  HEARTBEAT: [5, v.object({ ...region, e: u32, s: u32, hosts, subs: v.optional(v.pipe(v.array(id), v.maxLength(MAX_SUBS_LISTED))), idle: v.optional(v.boolean()), b: v.optional(u32) })],
+  // `unload`: the region has been idle for unloadAfterMs: the primary unloads it, and so do we (host-options.ts).
+  HEARTBEAT: [5, v.object({ ...region, e: u32, s: u32, hosts, subs: v.optional(v.pipe(v.array(id), v.maxLength(MAX_SUBS_LISTED))), idle: v.optional(v.boolean()), unload: v.optional(v.boolean()), b: v.optional(u32) })],
   /** backup -> a primary it will not follow: I promised epoch e (to `primary`, if I follow it). */
   REFUSE: [6, v.object({ ...region, e: u32, primary: v.optional(id) })],
   /** claimant -> host set (+ previous hosts): grant me epoch e over `hosts`; `known`: the newest certificate I hold. */

@@ -98,3 +98,44 @@ export class StoredCopy {
     return kept === stored.size ? out : undefined;
   }
 }
+
+/** What one write of a region takes: every entry it holds and its election record. */
+export interface StoredRecord {
+  entries: readonly Entry[];
+  meta: RegionMeta;
+}
+
+/**
+ * One region's writes to the store, one at a time: a write asked for while one runs waits
+ * for it and then takes whatever the region holds when it starts (so writes asked for
+ * meanwhile share it). `writing`: writes asked for and not finished (an unload waits for
+ * none: idle-unload.ts).
+ */
+export class RegionWriter {
+  writing = 0;
+  private saving: Promise<void> = Promise.resolve();
+  private next: Promise<void> | undefined;
+  private readonly copy: StoredCopy;
+
+  constructor(rx: number, rz: number, private readonly store: HostStore, private readonly record: () => StoredRecord, private readonly failed: () => void) {
+    this.copy = new StoredCopy(rx, rz);
+  }
+
+  /** Resolves once what the region holds now is durable. */
+  persist(): Promise<void> {
+    if (this.next) return this.next;
+    this.writing++;
+    const p = this.saving.then(async () => {
+      this.next = undefined;
+      try {
+        const r = this.record();
+        await this.copy.write(this.store, r.entries, r.meta);
+      } finally {
+        this.writing--;
+      }
+    });
+    this.next = p;
+    this.saving = p.catch(() => this.failed());
+    return p;
+  }
+}

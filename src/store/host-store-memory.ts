@@ -3,7 +3,7 @@
 // so a node restarted with the same id and the same store comes back with its regions (a
 // reloaded tab). `failWrites` simulates a full disk; `holdWrites` a slow one (writes resolve
 // only on releaseWrites()).
-import { baseOf, gather, metaOf, payloadBytes, type HostStore, type LogRecord, type RegionChange, type StoredRegion } from './host-store';
+import { baseOf, gather, metaOf, withLog, payloadBytes, type HostStore, type LogRecord, type RegionChange, type StoredRegion } from './host-store';
 
 const copyMeta = <T extends { cert?: Uint8Array; items?: Uint8Array; accepted?: { e: number; hosts: Uint8Array[]; p?: Uint8Array }[] }>(r: T): T => ({
   ...r,
@@ -24,6 +24,12 @@ export class MemoryHostStore implements HostStore {
 
   loadAll(): Promise<StoredRegion[]> {
     return Promise.resolve(gather([...this.bases.values()], this.log, (b) => `${b.rx},${b.rz}`));
+  }
+
+  load(rx: number, rz: number): Promise<StoredRegion | undefined> {
+    const k = `${rx},${rz}`;
+    const base = this.bases.get(k), log = this.log.filter((r) => r.k === k);
+    return Promise.resolve(base || log.length ? withLog(rx, rz, base, log) : undefined);
   }
 
   /** Log records held for a region (tests: compaction drops them). */

@@ -45,6 +45,10 @@ describe('host stores', () => {
       await a.append(3, -4, { entries: new Uint8Array([4]) });
       await reopened.append(3, -4, { entries: new Uint8Array([5]) });
       expect((await sorted())[1]!.log).toEqual([new Uint8Array([4]), new Uint8Array([5])]);
+      // One region read alone (an unloaded region read back) is what loadAll gives of it.
+      expect(await reopened.load(3, -4)).toEqual((await sorted())[1]);
+      expect(await reopened.load(-1, 0)).toEqual((await sorted())[0]);
+      expect(await reopened.load(3, 4)).toBeUndefined();
       await reopened.remove(3, 4);
       await reopened.remove(3, -4);
       await reopened.remove(-1, 0);

@@ -52,6 +52,8 @@ export interface RegionChange {
 export interface HostStore {
   /** Every region of this store's world: base with the election record of the newest append that had one, and the log. */
   loadAll(): Promise<StoredRegion[]>;
+  /** One region (base folded with its log, as loadAll gives it), or undefined when nothing is stored of it (an unloaded region read back: hosting-service.ts). */
+  load(rx: number, rz: number): Promise<StoredRegion | undefined>;
   /** Replaces the region's record with a new base and drops its log, in one transaction (compaction); resolves once durable. */
   save(r: StoredRegion): Promise<void>;
   /** Appends to the region's log (needs no base: a region first seen in the log loads with empty base entries); resolves once durable. */
@@ -156,6 +158,17 @@ export class IdbHostStore implements HostStore {
       return gather(bases, log, (b) => this.key(b.rx, b.rz));
     } catch (err) {
       throw explainStorageFailure('read hosted regions', err);
+    }
+  }
+
+  async load(rx: number, rz: number): Promise<StoredRegion | undefined> {
+    const k = this.key(rx, rz);
+    try {
+      const tx = this.db.transaction(['regions', 'log'], 'readonly');
+      const [base, log] = await Promise.all([tx.objectStore('regions').get(k), tx.objectStore('log').index('region').getAll(k), tx.done]);
+      return base || log.length ? withLog(rx, rz, base, log) : undefined;
+    } catch (err) {
+      throw explainStorageFailure(`read hosted region ${rx},${rz}`, err);
     }
   }
 

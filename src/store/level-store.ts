@@ -11,7 +11,7 @@ import { mkdir } from 'node:fs/promises';
 import { ClassicLevel } from 'classic-level';
 import { decode, encode } from '@msgpack/msgpack';
 import { generateIdentity, identityFromJson, type Identity, type IdentityJson } from '../core/identity';
-import { baseOf, gather, metaOf, type HostStore, type LogRecord, type RegionChange, type RegionMeta, type StoredRegion } from './host-store';
+import { baseOf, gather, metaOf, withLog, type HostStore, type LogRecord, type RegionChange, type RegionMeta, type StoredRegion } from './host-store';
 import { StorageError } from './storage-error';
 
 type Db = ClassicLevel<string, Uint8Array>;
@@ -98,6 +98,22 @@ export class LevelHostStore implements HostStore {
       return gather(bases, log, (b) => this.key(b.rx, b.rz));
     } catch (err) {
       throw new StorageError(`Could not read hosted regions: ${(err as Error).message}`, err);
+    }
+  }
+
+  async load(rx: number, rz: number): Promise<StoredRegion | undefined> {
+    const k = this.key(rx, rz), lp = this.logKeyPrefix(rx, rz);
+    try {
+      const raw = await this.db.get(k);
+      const base = raw ? toRegion(raw) : undefined;
+      const log: LogRecord[] = [];
+      for await (const [, v] of this.db.iterator({ gte: lp, lt: `${lp}\uffff` })) {
+        const rec = toLogRecord(k, v);
+        if (rec) log.push(rec);
+      }
+      return base || log.length ? withLog(rx, rz, base, log) : undefined;
+    } catch (err) {
+      throw new StorageError(`Could not read hosted region ${rx},${rz}: ${(err as Error).message}`, err);
     }
   }
 

@@ -21,6 +21,9 @@ export interface HostingScaleFigures {
   crowd: boolean;
   latencyMs: number;
   measuredSec: number;
+  /** Chunk columns per region side the run was built with (REGION_SIZE), and the regions around the player subscribed live (1: 3 x 3). */
+  regionSize: number;
+  liveRadius: number;
   /** Distinct hosts a player's region client is attached to, sampled once a second per player. */
   linksPerPlayer: Dist;
   /** Live DHT links per peer (bucket and pinned), sampled once a second. */
@@ -78,7 +81,7 @@ export function dist(xs: number[]): Dist {
 export function describeFigures(f: HostingScaleFigures): string {
   const r = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : String(x));
   return [
-    `${f.crowd ? 'crowd' : 'random walk'}: ${f.players} players on ${f.peers} peers (seed ${f.seed}, ${f.latencyMs} ms one-way latency), ${r(f.measuredSec, 0)} s measured, ${f.kills} peers churned`,
+    `${f.crowd ? 'crowd' : 'random walk'}: ${f.players} players on ${f.peers} peers (seed ${f.seed}, ${f.latencyMs} ms one-way latency), ${r(f.measuredSec, 0)} s measured, ${f.kills} peers churned; regions of ${f.regionSize} x ${f.regionSize} chunks, ${2 * f.liveRadius + 1} x ${2 * f.liveRadius + 1} live`,
     `links per player (hosts attached to): p50 ${f.linksPerPlayer.p50} p99 ${f.linksPerPlayer.p99} max ${f.linksPerPlayer.max}; DHT links per peer p50 ${f.dhtLinksPerPeer.p50} p99 ${f.dhtLinksPerPeer.p99} max ${f.dhtLinksPerPeer.max}`,
     `upload per peer kB/s: p50 ${r(f.hostKbps.p50)} p99 ${r(f.hostKbps.p99)} max ${r(f.hostKbps.max)}`,
     ...(f.busiest ? [`busiest peer ${f.busiest.hex} ${r(f.busiest.kbps)} kB/s: ${Object.entries(f.busiest.byType).slice(0, 8).map(([t, c]) => `${t} ${r(c.kbps)} (${r(c.fps, 0)}/s)`).join(', ')}`] : []),

@@ -25,8 +25,9 @@ import { every } from '../core/clock';
 import { seededRandom, type Random } from '../core/seeded-random';
 import { idToHex } from '../core/node-id';
 import { NetworkChunkSource, type RemotePlayer } from '../play/network-chunk-source';
-import { columnIndex, REGION_BLOCKS, regionName, type RegionCoord } from '../region/region-key';
+import { columnIndex, REGION_BLOCKS, REGION_SIZE, regionAt, regionName, type RegionCoord } from '../region/region-key';
 import { entryKey, type Entry } from '../region/region-state';
+import { NETWORK_SOURCE_DEFAULTS } from '../play/network-chunk-source';
 import { PLACEABLE } from '../world/blocks';
 import { chunkOf, localOf } from '../world/coords';
 import { HostSim, type SimPeer } from './host-sim';
@@ -54,17 +55,21 @@ export interface HostingScaleOptions {
   editEveryMs?: number;
   /** A player must see every other player this close (blocks). */
   interestRadius?: number;
-  /** Players per region of the walking area (random walk). */
+  /** Players per 64 x 64 blocks of the walking area (random walk): a region of 4 x 4 chunks, whatever REGION_SIZE the run was built with. */
   density?: number;
   log?: (line: string) => void;
 }
 
-interface Walker {
+/** A simulated player: a peer walking through its NetworkChunkSource (also idle-cost-sim.ts). */
+export interface WalkingPlayer {
   peer: SimPeer;
   source: NetworkChunkSource;
   x: number;
   z: number;
   heading: number;
+}
+
+interface Walker extends WalkingPlayer {
   joinedAt: number;
   /** Other player hex -> last time our source listed it. */
   seenAt: Map<string, number>;
@@ -107,9 +112,13 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   const sim = new HostSim({ seed, net: { latencyMs, jitterMs: o.jitterMs ?? 5 } });
   const rand: Random = seededRandom(seed * 101 + 13);
 
-  // Where players walk: a square of about `density` players per region, or a disc of 24
-  // blocks around the middle of region (0, 0).
-  const side = Math.max(1, Math.ceil(Math.sqrt(players / (o.density ?? 2)))) * REGION_BLOCKS;
+  // Where players walk: a square of about `density` players per 64 x 64 blocks, or a disc of
+  // 24 blocks around the middle of region (0, 0). (The same ground at every region size:
+  // `npm run sim -- --hosting --region-size S` builds the simulation with REGION_SIZE S.)
+  const side = Math.max(1, Math.ceil(Math.sqrt(players / (o.density ?? 2)))) * 64;
+  // Live subscriptions reach the interest radius from anywhere in the centre region, past
+  // the hysteresis: 3 x 3 regions of 4 x 4 chunks (56 blocks at least), 5 x 5 of 2 x 2.
+  const liveRadius = Math.max(1, Math.ceil((R + NETWORK_SOURCE_DEFAULTS.hysteresisBlocks) / REGION_BLOCKS));
   const spot = { x: REGION_BLOCKS / 2, z: REGION_BLOCKS / 2, r: 24 };
   const spawn = (): { x: number; z: number } => {
     if (crowd) {
@@ -133,7 +142,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
 
   const startPlayer = (peer: SimPeer, at?: { x: number; z: number }): Walker => {
     const pos = at ?? spawn();
-    const source = new NetworkChunkSource({ seed: 'sim', world: sim.world, client: peer.client, dht: peer.dht, clock: sim.clock, options: { name: peer.hex.slice(0, 8) } });
+    const source = new NetworkChunkSource({ seed: 'sim', world: sim.world, client: peer.client, dht: peer.dht, clock: sim.clock, options: { name: peer.hex.slice(0, 8), liveRadius } });
     const w: Walker = { peer, source, x: pos.x, z: pos.z, heading: rand() * Math.PI * 2, joinedAt: sim.clock.now(), seenAt: new Map(), lastPos: new Map(), stops: [] };
     w.stops.push(source.events.on('players', ({ players: list }) => onListed(w, list)));
     w.stops.push(peer.client.events.on('players', ({ players: frames }) => {
@@ -224,7 +233,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
     const bx = Math.floor(w.x) + Math.floor(rand() * 9) - 4, bz = Math.floor(w.z) + Math.floor(rand() * 9) - 4;
     const by = Y + Math.floor(rand() * 6) - 2;
     const id = PLACEABLE[Math.floor(rand() * PLACEABLE.length)]!;
-    const region = { rx: Math.floor(chunkOf(bx) / 4), rz: Math.floor(chunkOf(bz) / 4) };
+    const region = regionAt(bx, bz);
     const name = regionName(region);
     const key = entryKey(columnIndex(chunkOf(bx), chunkOf(bz)), localOf(bx), by, localOf(bz));
     const k = `${name}|${key}`;
@@ -376,7 +385,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   for (const w of [...walkers.values()]) stopPlayer(w);
   sim.stopAll();
   return {
-    peers: o.peers, players, seed, crowd, latencyMs, measuredSec,
+    peers: o.peers, players, seed, crowd, latencyMs, measuredSec, regionSize: REGION_SIZE, liveRadius,
     busiest, linksPerPlayer: dist(links), dhtLinksPerPeer: dist(dhtLinks), hostKbps: dist(kbps), editVisibleMs: dist(visibleMs), edits,
     remoteHz: dist(rates.remote), nearest32Hz: dist(rates.whileNear), nearest32WindowHz: dist(rates.windowEnd), nearest32StableHz: dist(rates.stable), nearest32AgeMs: dist(rates.ageMs), editFirstVisibleMs: dist(firstMs), editRetriedMs: dist(retriedMs), editConfirmMs: dist(confirmMs), staleEntries: ghostFrames, visibility: pairs ? seenPairs / pairs : 1, visibilityPairs: pairs, unseen,
     attachesPerPlayerMin: players > 0 && measuredSec > 0 ? attaches / players / (measuredSec / 60) : 0, failovers, clientStats, hostStats, kills, wallSec: (performance.now() - t0) / 1000,

@@ -12,9 +12,13 @@
 //       lower stamp), and every subscriber shows what the primary holds;
 //   (d) no edit applies twice: a block holds its newest confirmed edit, or an unanswered
 //       (timed-out) edit stamped above it; never an older confirmed edit again.
+// With `idle`, regions also go quiet now and then (the editors leave one for 8-14 s and edit
+// only the other), and hosts unload them within seconds (unloadAfterMs 3 s): they come
+// back from the stores, under the same faults, when the editors return.
 // Run by hosting-safety.test.ts and `npm run bench -- sim_safety` (sim_safety_violations).
 import { idToHex, type NodeId } from '../core/node-id';
 import { HostSim, type SimPeer } from './host-sim';
+import { seededRandom } from '../core/seeded-random';
 import { REGION_BLOCKS, regionName, type RegionCoord } from '../region/region-key';
 import { EditLedger, keyOf, label, primaryViolations, restart, type Violation } from './edit-ledger';
 
@@ -37,6 +41,8 @@ export interface SafetyOptions {
   maxDead?: number;
   /** Let hosts rebase (HostOptions.rebaseMs as configured); default off. */
   rebase?: boolean;
+  /** Regions go quiet now and then and are unloaded meanwhile (host-options.ts unloadAfterMs, here 3 s). */
+  idle?: boolean;
 }
 
 export interface SafetyReport {
@@ -50,6 +56,10 @@ export interface SafetyReport {
   restarts: number;
   splits: number;
   stalls: number;
+  /** Quiet spells (idle), and regions unloaded and read back (summed over the live hosts' counters at the end). */
+  quiet: number;
+  unloads: number;
+  reloads: number;
   /** Highest epoch of each region at the end. */
   epochs: Record<string, number>;
   violations: { a: Violation[]; b: Violation[]; c: Violation[]; d: Violation[] };
@@ -63,7 +73,8 @@ export async function runSafetyScenario(opts: SafetyOptions): Promise<SafetyRepo
   const { seed } = opts;
   // Rebase off unless asked: it is the one place the protocol trades safety for availability
   // (docs/HOSTING.md), so the properties are checked without it; the bench counts both.
-  const sim = new HostSim({ seed, net: { loss: opts.loss ?? 0.03, jitterMs: opts.jitterMs ?? 30 }, ...(opts.rebase ? {} : { host: { rebaseMs: Infinity, rebaseRestoredMs: Infinity } }) });
+  const idleOpts = opts.idle ? { idleAfterMs: 1500, idleHeartbeatMs: 500, unloadAfterMs: 3000 } : {};
+  const sim = new HostSim({ seed, net: { loss: opts.loss ?? 0.03, jitterMs: opts.jitterMs ?? 30 }, host: { ...(opts.rebase ? {} : { rebaseMs: Infinity, rebaseRestoredMs: Infinity }), ...idleOpts } });
   await sim.grow(opts.hosts ?? 9);
   const editors: SimPeer[] = [];
   for (let i = 0; i < (opts.editors ?? 3); i++) editors.push(await sim.add());
@@ -75,7 +86,7 @@ export async function runSafetyScenario(opts: SafetyOptions): Promise<SafetyRepo
   const rand = sim.rand;
   const ledger = new EditLedger(sim);
   const report: SafetyReport = {
-    seed, submitted: 0, confirmed: 0, timeouts: 0, rejected: 0, crashes: 0, primaryCrashes: 0, restarts: 0, splits: 0, stalls: 0, epochs: {},
+    seed, submitted: 0, confirmed: 0, timeouts: 0, rejected: 0, crashes: 0, primaryCrashes: 0, restarts: 0, splits: 0, stalls: 0, quiet: 0, unloads: 0, reloads: 0, epochs: {},
     violations: { a: [], b: [], c: [], d: [] },
   };
   const dead = new Map<string, number>(); // hex -> when to restart (Infinity: at the end)
@@ -87,9 +98,28 @@ export async function runSafetyScenario(opts: SafetyOptions): Promise<SafetyRepo
     return rand() < 0.6 && prim.length > 0 ? prim[Math.floor(rand() * prim.length)]! : pool[Math.floor(rand() * pool.length)]!;
   };
 
+  // Quiet spells (idle): their own random stream, so the faults of a seed stay those of the run without.
+  const quietRand = seededRandom(seed * 13 + 5);
+  const quietUntil = new Map<RegionCoord, number>();
+  let nextQuiet = sim.clock.now() + 3000;
+  const quietSpells = (now: number) => {
+    for (const [r, until] of quietUntil) {
+      if (until > now) continue;
+      quietUntil.delete(r);
+      for (const p of editors) void p.client.subscribe(r);
+    }
+    if (!opts.idle || !Number.isFinite(now) || now < nextQuiet || quietUntil.size > 0) return;
+    nextQuiet = now + 6000 + quietRand() * 6000;
+    const r = REGIONS[Math.floor(quietRand() * REGIONS.length)]!;
+    quietUntil.set(r, now + 8000 + quietRand() * 6000);
+    report.quiet++;
+    for (const p of editors) p.client.unsubscribe(r);
+  };
+
   const edit = () => {
     const p = editors[Math.floor(rand() * editors.length)]!;
     const region = REGIONS[Math.floor(rand() * REGIONS.length)]!;
+    if (quietUntil.has(region)) return;
     const i = Math.floor(rand() * BLOCKS);
     const x = region.rx * REGION_BLOCKS + ((i * 13 + 3) % REGION_BLOCKS), z = region.rz * REGION_BLOCKS + ((i * 29 + 5) % REGION_BLOCKS), y = 100 + (i % 20);
     const id = ledger.freshId(region, keyOf(x, y, z), Math.floor(rand() * 12));
@@ -99,6 +129,7 @@ export async function runSafetyScenario(opts: SafetyOptions): Promise<SafetyRepo
   const end = sim.clock.now() + (opts.faultMs ?? 40_000);
   let nextFault = sim.clock.now() + 2000;
   while (sim.clock.now() < end) {
+    quietSpells(sim.clock.now());
     edit();
     await sim.run(150);
     const now = sim.clock.now();
@@ -143,7 +174,8 @@ export async function runSafetyScenario(opts: SafetyOptions): Promise<SafetyRepo
     }
   }
 
-  // Heal everything: the network, and every crashed node back with its store.
+  // Heal everything: the network, and every crashed node back with its store; the editors back in every region.
+  quietSpells(Infinity);
   sim.net.heal();
   for (const hex of dead.keys()) {
     await restart(sim, ids.get(hex)!);
@@ -158,6 +190,10 @@ export async function runSafetyScenario(opts: SafetyOptions): Promise<SafetyRepo
     if (r.outcome === 'confirmed') report.confirmed++;
     else if (r.outcome === 'timeout' || r.outcome === 'pending') report.timeouts++;
     else report.rejected++;
+  }
+  for (const p of sim.live()) {
+    report.unloads += p.host.stats.unloads;
+    report.reloads += p.host.stats.reloads;
   }
   const { a, b } = primaryViolations(sim);
   report.violations.a.push(...a);
