@@ -1,5 +1,6 @@
 // idle_cost: the idle cost of hosting over hours (src/testing/idle-cost-sim.ts): walkers cross
-// new ground for IDLE_COST_HOURS (4) virtual hours on IDLE_COST_PEERS (24) hosting peers,
+// new ground for IDLE_COST_HOURS (4) virtual hours on IDLE_COST_PEERS (12) hosting peers
+// (IDLE_COST_WALKERS walkers, 1),
 // with idle regions unloaded (the default) and, for the figures before issue 12 item 4,
 // without (`unloadAfterMs` Infinity, IDLE_COST_BEFORE_HOURS, 1 by default: its cost grows
 // with the ground covered, so hours of it take long). Figures, read at the end of each run
@@ -10,7 +11,7 @@
 // - idle_returns_checked / _wrong: returns to a block placed earlier (its region unloaded
 //   since, mostly) and how many showed another block; idle_edits_failed.
 // Run: `npm run bench -- idle_cost` (only when named: minutes). CLI: `npm run sim -- --idle
-// --peers 24 --walkers 4 --hours 4 [--unload-after-ms N] [--seed S]`.
+// --peers 12 --walkers 1 --hours 4 [--unload-after-ms N] [--seed S]`.
 import { runIdleCost, type IdleCostResult } from '../src/testing/idle-cost-sim';
 
 function arg(name: string): string | undefined {
@@ -21,7 +22,7 @@ function arg(name: string): string | undefined {
 export async function idleCostMain(): Promise<void> {
   const unload = arg('unload-after-ms');
   const r = await runIdleCost({
-    peers: Number(arg('peers') ?? 24), walkers: Number(arg('walkers') ?? 4), hours: Number(arg('hours') ?? 4), seed: Number(arg('seed') ?? 1),
+    peers: Number(arg('peers') ?? 12), walkers: Number(arg('walkers') ?? 1), hours: Number(arg('hours') ?? 4), seed: Number(arg('seed') ?? 1),
     ...(unload !== undefined ? { unloadAfterMs: Number(unload) } : {}),
     log: (l) => console.error(l),
   });
@@ -53,11 +54,11 @@ function figures(prefix: string, r: IdleCostResult, hours: number): Record<strin
 }
 
 export async function benchIdleCost(): Promise<Record<string, number>> {
-  const peers = Number(process.env.IDLE_COST_PEERS ?? 24), hours = Number(process.env.IDLE_COST_HOURS ?? 4);
-  const beforeHours = Number(process.env.IDLE_COST_BEFORE_HOURS ?? 1);
+  const peers = Number(process.env.IDLE_COST_PEERS ?? 12), hours = Number(process.env.IDLE_COST_HOURS ?? 4);
+  const beforeHours = Number(process.env.IDLE_COST_BEFORE_HOURS ?? 1), walkers = Number(process.env.IDLE_COST_WALKERS ?? 1);
   const log = (l: string) => console.error(l);
-  const after = await runIdleCost({ peers, walkers: 4, hours, seed: 1, log });
+  const after = await runIdleCost({ peers, walkers, hours, seed: 1, log });
   const out = figures('idle_', after, hours);
-  if (beforeHours > 0) Object.assign(out, figures('idle_never_unload_', await runIdleCost({ peers, walkers: 4, hours: beforeHours, seed: 1, unloadAfterMs: Infinity, log }), beforeHours));
+  if (beforeHours > 0) Object.assign(out, figures('idle_never_unload_', await runIdleCost({ peers, walkers, hours: beforeHours, seed: 1, unloadAfterMs: Infinity, log }), beforeHours));
   return out;
 }
