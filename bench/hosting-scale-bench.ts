@@ -20,6 +20,9 @@
 // - _wall_s: the run's wall time on this machine.
 // Run: `npm run bench -- hosting_scale` (only when named: several minutes). Sizes:
 // HOSTING_SCALE_SIZES=100,200 (random walks), HOSTING_SCALE_CROWDS=200, HOSTING_SCALE_MINUTES=0.5.
+// HOSTING_SCALE_REGION_SIZES=2,8 adds the random walks with regions of 2 x 2 and 8 x 8 chunk
+// columns (sim{N}_r{S}_*: links per player, upload, edit to visible, region attaches per
+// player per minute, visibility; docs/HOSTING.md "Region size").
 import { runHostingSimProcess } from './hosting-sim';
 
 export async function benchHostingScale(): Promise<Record<string, number>> {
@@ -42,8 +45,28 @@ export async function benchHostingScale(): Promise<Record<string, number>> {
       [`sim${n}_remote_hz_p10`]: r1(f.remoteHz.p10),
       [`sim${n}_remote_hz_p50`]: r1(f.remoteHz.p50),
       [`sim${n}_visibility`]: Math.round(f.visibility * 10_000) / 10_000,
+      [`sim${n}_attaches_per_player_min`]: r1(f.attachesPerPlayerMin),
       [`sim${n}_wall_s`]: Math.round(f.wallSec),
     });
+  }
+  const regionSizes = (process.env.HOSTING_SCALE_REGION_SIZES ?? '').split(',').filter(Boolean).map(Number);
+  for (const n of sizes) {
+    for (const size of regionSizes) {
+      const f = await runHostingSimProcess(['--peers', String(n), '--players', String(n), '--seed', '1', '--minutes', minutes, '--region-size', String(size)]);
+      const p = `sim${n}_r${size}_`;
+      Object.assign(out, {
+        [`${p}links_per_player_p50`]: f.linksPerPlayer.p50,
+        [`${p}links_per_player_p99`]: f.linksPerPlayer.p99,
+        [`${p}host_kbps_p50`]: r1(f.hostKbps.p50),
+        [`${p}host_kbps_p99`]: r1(f.hostKbps.p99),
+        [`${p}host_kbps_max`]: r1(f.hostKbps.max),
+        [`${p}edit_visible_ms_p50`]: Math.round(f.editVisibleMs.p50),
+        [`${p}edit_visible_ms_p99`]: Math.round(f.editVisibleMs.p99),
+        [`${p}attaches_per_player_min`]: r1(f.attachesPerPlayerMin),
+        [`${p}visibility`]: Math.round(f.visibility * 10_000) / 10_000,
+        [`${p}wall_s`]: Math.round(f.wallSec),
+      });
+    }
   }
   for (const n of crowds) {
     const f = await runHostingSimProcess(['--peers', String(n), '--players', String(n), '--seed', '1', '--minutes', minutes, '--crowd']);
