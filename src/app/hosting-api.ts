@@ -66,6 +66,8 @@ export function createHostingApi(net: NetSession, remote: RemotePlayers, clock: 
     clock: () => ({ now: net.items.host.clock.now(), ...net.items.host.clock.status() }),
     stats: () => ({
       ...prefixed('host_', net.host.stats),
+      ...prefixed('host_refused_', net.host.stats.editRefusals),
+      ...prefixed('host_passRefused_', net.host.stats.passRefusals),
       ...prefixed('client_', net.client.stats),
       ...net.client.latency.snapshot.flat('client_snapshot_ms'),
       ...net.client.latency.confirm.flat('client_confirm_ms'),

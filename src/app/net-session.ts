@@ -19,6 +19,8 @@ import { makePlayerRecord, newestPlayerRecord, type PlayerState } from '../play/
 import { IdbHostStore, type HostStore } from '../store/host-store';
 import { claimNodeIdentity, loadPlayerIdentity } from '../store/identity-store';
 import { IdbTentativeStore, type TentativeStore } from '../store/tentative-store';
+import { makePlayerPass } from '../region/player-pass';
+import type { PlayerWork } from './key-work-minter';
 import { pageDoorways, parsePageConfig, type DeployDefaults, type PageConfig } from './config';
 import { checkInvite, makeInvite } from './invite';
 import { Peer, type PeerConfig } from './peer';
@@ -35,6 +37,8 @@ export interface NetSession {
   /** Items at this node as a host of its regions (agree/host-items.ts), on the items channel the player side reads too. */
   readonly items: { host: HostItems; wire: ItemWire };
   readonly player: Identity;
+  /** The player key's proof of work, when this tab edits (its player pass waits for it). */
+  readonly work: Promise<PlayerWork> | undefined;
   /** The last hosting decisions of this tab (claims, grants, refusals), oldest first. */
   readonly trace: readonly string[];
   /** Stores the signed player record in the DHT (throttled unless `force`). */
@@ -92,6 +96,12 @@ export interface SessionStores {
   host?: HostStore | null;
   tentative?: TentativeStore;
   player?: Identity;
+  /**
+   * The player key's proof of work (app/key-work-minter.ts `playerWork`), begun early by a
+   * page that edits: its edits carry a player pass made from it. Without it the session
+   * edits nothing (a hosting page, the headless peer): hosts refuse its edits.
+   */
+  work?: Promise<PlayerWork>;
 }
 
 /** Starts hosting regions and playing in the shared world over a joined peer. */
@@ -116,7 +126,8 @@ export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock,
     },
   });
   await host.start();
-  const client = new RegionClient({ dht: peer.dht, wire: wire.players, clock, world: cfg.world, certs: new CertChecker(webCryptoVerifier), verify: webCryptoVerifier });
+  const pass = stores.work?.then((w) => makePlayerPass(player, peer.dht.selfId, w.nonce));
+  const client = new RegionClient({ dht: peer.dht, wire: wire.players, clock, world: cfg.world, certs: new CertChecker(webCryptoVerifier), verify: webCryptoVerifier, ...(pass ? { pass } : {}) });
   const name = `player-${idToHex(player.id).slice(0, 6)}`;
   // Edits no certified primary could confirm are kept here (in memory only if it cannot open).
   const tentative = stores.tentative ?? await IdbTentativeStore.open(cfg.world).catch(() => undefined);
@@ -126,7 +137,7 @@ export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock,
   hostItems.start();
   let lastPublished = -Infinity;
   return {
-    peer, wire, host, client, source, player, trace, items: { host: hostItems, wire: itemWire },
+    peer, wire, host, client, source, player, trace, work: stores.work, items: { host: hostItems, wire: itemWire },
     async publishPlayer(state, force = false) {
       const now = clock.now();
       if (!force && now - lastPublished < PLAYER_RECORD_EVERY_MS) return;

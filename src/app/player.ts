@@ -26,6 +26,9 @@ import { TabClock } from './tab-clock';
 import { createVoxelApi, type VoxelApi } from './voxel-api';
 import { WorkerTicker } from './worker-ticker';
 import { createView, type WorldView } from './world-view';
+import { playerWork, sayMinting, type PlayerWork } from './key-work-minter';
+import { PLAYER_PASS_BITS } from '../region/player-pass';
+import { loadPlayerIdentity } from '../store/identity-store';
 
 declare global {
   interface Window {
@@ -45,6 +48,14 @@ async function main(): Promise<void> {
   if (problem) explainStart(loading, hud, cfg, { kind: problem.kind === 'malformed' ? 'invite-malformed' : 'invite-tampered', detail: problem.reason });
   // The network join runs alongside opening the local database.
   const joining = cfg.net ? joinPeer(cfg, clock, (stage, note) => showStage(loading, stage, note), problem) : null;
+  // The player key's proof of work (read, or minted in a worker the first time: ~1 s) runs
+  // alongside: edits need the player pass made from it (region/player-pass.ts).
+  const work = cfg.net && cfg.hosting ? loadPlayerIdentity().then((p) => playerWork(p.publicKey, PLAYER_PASS_BITS)) : undefined;
+  let worked: PlayerWork | undefined;
+  if (work) {
+    sayMinting(work, hud);
+    void work.then((w) => (worked = w), () => undefined);
+  }
   loading.progress('Opening the world database…', 0.02);
 
   let store: WorldStore | null = null;
@@ -63,7 +74,7 @@ async function main(): Promise<void> {
     try {
       peer = await joining;
       if (peer.failure && !problem) explainStart(loading, hud, cfg, peer.failure);
-      if (cfg.hosting) net = await startNetSession(peer, cfg, clock, ticker, {}, !cfg.headless);
+      if (cfg.hosting) net = await startNetSession(peer, cfg, clock, ticker, work ? { work } : {}, !cfg.headless);
     } catch (err) {
       hud.showMessage(`Could not join the peer network, playing alone: ${(err as Error).message}`);
     }
@@ -108,7 +119,7 @@ async function main(): Promise<void> {
     world, session, editor, ready: loop.ready, savePlayer,
     setRenderDistance: (n) => controls.setRenderDistance(n),
     onSelect: (i) => hud.select(i),
-    stats: () => ({ fps: loop.fps, chunksLoaded: world.size, chunksPending: streamer.pending, readyMs: loop.readyMs, pendingEdits: editor.pending, tentativeEdits: net?.source.tentative.size ?? 0, gapFrames: loop.gapFrames, frames: loop.frames, ...view.stats() }),
+    stats: () => ({ fps: loop.fps, chunksLoaded: world.size, chunksPending: streamer.pending, readyMs: loop.readyMs, pendingEdits: editor.pending, tentativeEdits: net?.source.tentative.size ?? 0, gapFrames: loop.gapFrames, frames: loop.frames, ...view.stats(), ...(worked ? { playerKeyMs: worked.ms, playerKeyMinted: worked.minted ? 1 : 0 } : {}) }),
     tentative: () => net?.source.tentative.list() ?? [],
   });
   if (peer) {

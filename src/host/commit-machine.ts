@@ -73,7 +73,7 @@ export class CommitMachine {
     private readonly region: CommitRegion,
     private readonly judge: EditJudge,
     private readonly o: CommitOptions,
-    private readonly stats: Pick<HostStats, 'offersRefused' | 'leaseWaits' | 'duplicateEdits' | 'editsRejected' | 'editsAccepted' | 'adopted' | 'confirms'>,
+    private readonly stats: Pick<HostStats, 'offersRefused' | 'leaseWaits' | 'duplicateEdits' | 'editsRejected' | 'editRefusals' | 'editsAccepted' | 'adopted' | 'confirms'>,
     private readonly latency: CommitLatency,
   ) {
     this.lease = new PrimaryLease(terms, o);
@@ -94,6 +94,7 @@ export class CommitMachine {
   /** An edit arrived: queued for the next batch, ordered at once if we hold the lease. */
   edit(from: NodeId, fromHex: string, m: SubscriptionMessageOf<'EDIT'>, now: number): CommitEffect[] {
     if (this.queue.length >= MAX_QUEUED) {
+      this.stats.editRefusals.busy++;
       this.out.push({ t: 'reject', to: from, r: m.r, reason: 'busy' });
       return this.drain();
     }
@@ -229,6 +230,7 @@ export class CommitMachine {
       const reason = this.judge(fromHex, m, now);
       if (reason) {
         this.stats.editsRejected++;
+        this.stats.editRefusals[reason]++;
         this.out.push({ t: 'reject', to: who, r: m.r, reason });
         continue;
       }

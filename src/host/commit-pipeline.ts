@@ -34,8 +34,11 @@ export class CommitPipeline {
     this.validator = new EditValidator(duty.region.coord, ctx.opts.rules);
     this.motion = ctx.opts.motion ? new MotionTracker(ctx.opts.motion) : undefined;
     const judge = (fromHex: string, m: SubscriptionMessageOf<'EDIT'>, now: number) => {
+      // The rate is the player's (its pass), not the node's: node ids cost nothing to mint.
+      const player = ctx.passes.playerOf(fromHex);
+      if (player === undefined) return 'unknown-player';
       const at = this.believe(fromHex, { x: m.px, y: m.py, z: m.pz }, now);
-      return this.validator.check(fromHex, { x: m.x, y: m.y, z: m.z, id: m.id, px: at.x, py: at.y, pz: at.z }, now, this.presence.bodiesExcept(fromHex, now));
+      return this.validator.check(player, { x: m.x, y: m.y, z: m.z, id: m.id, px: at.x, py: at.y, pz: at.z }, now, this.presence.bodiesExcept(fromHex, now));
     };
     this.machine = new CommitMachine(duty, duty.region, judge, ctx.opts, ctx.stats, ctx.latency);
   }

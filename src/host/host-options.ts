@@ -2,6 +2,8 @@
 import type { LatencySamples } from '../core/latency-samples';
 import { EDIT_RULES } from './edit-validator';
 import { MOTION_RULES, type MotionRules } from './motion-tracker';
+import { newPassStats, PASS_RULES, type PassStats } from './player-passes';
+import { REJECT_REASONS, type RejectReason } from '../region/subscription-messages';
 
 export const HOST_DEFAULTS = {
   /** Host set size (replicas): the primary and replicas - 1 backups. */
@@ -123,6 +125,8 @@ export const HOST_DEFAULTS = {
   /** Most regions one node keeps (hosted or remembered). */
   maxRegions: 2048,
   rules: EDIT_RULES,
+  /** Player passes: the work asked, and the bounds of what the passes held take (player-passes.ts). */
+  passes: PASS_RULES,
   /** How fast players may move between position reports (null: reports are believed as sent). */
   motion: MOTION_RULES as MotionRules | null,
   random: Math.random as () => number,
@@ -130,7 +134,7 @@ export const HOST_DEFAULTS = {
 
 export type HostOptions = typeof HOST_DEFAULTS;
 
-export interface HostStats {
+export interface HostStats extends PassStats {
   claims: number;
   claimsWon: number;
   claimsFailed: number;
@@ -144,6 +148,8 @@ export interface HostStats {
   strayFrames: number;
   editsAccepted: number;
   editsRejected: number;
+  /** Edits refused, by the reason the editor heard. */
+  editRefusals: Record<RejectReason, number>;
   confirms: number;
   deltas: number;
   syncs: number;
@@ -201,6 +207,6 @@ export function newHostStats(): HostStats {
   return {
     claims: 0, claimsWon: 0, claimsFailed: 0, grants: 0, refusals: 0, outsiderClaims: 0, staleFrames: 0, strayFrames: 0,
     editsAccepted: 0, editsRejected: 0, confirms: 0, deltas: 0, syncs: 0, handoffs: 0, stepDowns: 0, storeFailures: 0, publishes: 0, duplicateEdits: 0, adopted: 0, offers: 0, uncertifiable: 0, badCerts: 0, reconfigs: 0, leaseWaits: 0, offersRefused: 0, unsendable: 0, movesClamped: 0, ticks: 0, heartbeats: 0, earlyDropped: 0,
-    subscribersRefused: 0, unloads: 0, reloads: 0,
+    subscribersRefused: 0, unloads: 0, reloads: 0, editRefusals: Object.fromEntries(REJECT_REASONS.map((r) => [r, 0])) as Record<RejectReason, number>, ...newPassStats(),
   };
 }

@@ -21,6 +21,7 @@ import type { HostWires, ReplicaFrame } from './host-wires';
 import { answering } from '../core/answering';
 import { HostedRegion } from './hosted-region';
 import { IdleUnloader, SWEEP_MS } from './idle-unload';
+import { PlayerPasses } from './player-passes';
 import type { RegionContext } from './region-context';
 import { regionName, RegionKeys, type KeyHash, type RegionCoord } from '../region/region-key';
 import { decodeEntries, RegionState, tryDecodeEntries } from '../region/region-state';
@@ -59,7 +60,7 @@ type HostBound = ReplicaFrame | PlayerToHost;
 const CREATING = new Set<HostBound['t']>(['SUBSCRIBE', 'CLAIM', 'REPLICATE', 'SYNC', 'HEARTBEAT', 'HANDOFF']);
 
 /** What a host takes from players (the other frames on that channel are the player side's: play/region-client.ts). */
-const FROM_PLAYERS = new Set<string>(['SUBSCRIBE', 'UNSUBSCRIBE', 'EDIT', 'MOVE', 'POSITIONS_LOST']);
+const FROM_PLAYERS = new Set<string>(['SUBSCRIBE', 'UNSUBSCRIBE', 'EDIT', 'MOVE', 'POSITIONS_LOST', 'PLAYER']);
 const fromPlayer = (m: { t: string }): m is PlayerToHost => FROM_PLAYERS.has(m.t);
 
 /** Most frames held while the store loads (hosting-service.ts start). */
@@ -79,6 +80,8 @@ export class HostingService {
   /** Idle regions unloaded, pinned links released (idle-unload.ts). */
   private readonly idle: IdleUnloader<HostedRegion>;
   private readonly ctx: RegionContext;
+  /** Which player each editing node is (player-passes.ts): shared by every region hosted here. */
+  readonly passes: PlayerPasses;
   private stops: (() => void)[] = [];
   private running = false;
   /**
@@ -106,6 +109,7 @@ export class HostingService {
     });
     const certs = new CertChecker(args.verify);
     const selfHex = idToHex(args.dht.selfId);
+    this.passes = new PlayerPasses(args.verify, args.clock, this.stats, this.opts.passes);
     this.ctx = {
       selfId: args.dht.selfId,
       selfHex,
@@ -127,6 +131,7 @@ export class HostingService {
       signer: args.signer,
       certs,
       records: { certs, verify: args.verify, hash: this.keys.hash },
+      passes: this.passes,
       keyHash: this.keys.hash,
       hostSet: (key, fresh) => this.hostSet(key, fresh),
       linkClosed: (hex) => this.closed.has(hex),
@@ -326,6 +331,10 @@ export class HostingService {
 
   private onFrame(from: NodeId, fromHex: string, msg: HostBound): void {
     if (!this.running) return;
+    if (msg.t === 'PLAYER') return this.passes.offer(from, fromHex, msg);
+    // An EDIT right behind its node's pass waits for the check (a signature: async), so it is
+    // judged with the player the pass names, in the order it came.
+    if (msg.t === 'EDIT' && this.passes.holdWhileChecking(fromHex, () => this.onFrame(from, fromHex, msg))) return;
     const name = regionName(msg);
     // A beat saying `unload` creates nothing: its region is being unloaded everywhere.
     const member = msg.t !== 'HEARTBEAT' || (!msg.unload && msg.hosts.some((h) => idToHex(h) === this.ctx.selfHex));

@@ -12,6 +12,7 @@ import type { RecordVerifier } from '../region/region-records';
 import type { HostStore } from '../store/host-store';
 import type { CommitLatency, HostOptions, HostStats } from './host-options';
 import type { HostWires } from './host-wires';
+import type { PlayerPasses } from './player-passes';
 
 export interface RegionContext {
   readonly selfId: NodeId;
@@ -30,6 +31,8 @@ export interface RegionContext {
   readonly certs: CertChecker;
   /** Checks the region's DHT records again on reading (the holders' rules ran already). */
   readonly records: RecordVerifier;
+  /** Which player each editing node is (its pass checked): edits are judged per player. */
+  readonly passes: PlayerPasses;
   /** How region and record keys are hashed (the DHT edit log's part keys). */
   readonly keyHash: KeyHash;
   /** The `replicas` closest live nodes to key (self included when it is among them), closest first. */

@@ -2,9 +2,11 @@
 // with its stamp), a final REJECT (EditRejectedError) or the timeout (EditTimeoutError), and
 // is sent again, under the same request id, to whichever primary the region attaches to
 // next (a primary that already ordered it answers with its first stamp: request-log.ts).
+// Each host hears this node's player pass (region/player-pass.ts) before its first EDIT.
 import type { Clock } from '../core/clock';
 import type { LatencySamples } from '../core/latency-samples';
-import { idToHex, type NodeId } from '../core/node-id';
+import { hexToId, idToHex, type NodeId } from '../core/node-id';
+import type { PlayerPass } from '../region/player-pass';
 import { regionAt, regionName } from '../region/region-key';
 import type { Stamp } from '../region/region-state';
 import type { PlayerWire, SubscriptionMessageOf } from '../region/subscription-messages';
@@ -20,6 +22,8 @@ interface PendingEdit {
   timer: unknown;
   /** Clock time of submit (confirm latency). */
   at: number;
+  /** The host said it knows no pass of ours once already: the second time fails the edit. */
+  passAgain?: boolean;
   /** An answer from `sentTo` that came before we had checked its certificate (held until we attach to it). */
   early?: SubscriptionMessageOf<'CONFIRM'> | SubscriptionMessageOf<'REJECT'>;
 }
@@ -31,15 +35,22 @@ export interface PendingEditsDeps {
   stats: ClientStats;
   /** Submit to CONFIRM. */
   latency: LatencySamples;
+  /** This node's player pass, once made (none: the hosts refuse our edits as 'unknown-player'). */
+  pass?: () => PlayerPass | undefined;
 }
 
+/** Hosts remembered as holding our pass (others hear it again before the next EDIT). */
+const MAX_PASS_SHOWN = 256;
+
 /** What a REJECT did: the edit failed for good, or it waits for the region's next primary. */
-export type RejectOutcome = 'failed' | 'retry' | 'stale';
+export type RejectOutcome = 'failed' | 'retry' | 'stale' | 'resent';
 
 export class PendingEdits {
   private readonly pending = new Map<number, PendingEdit>();
   /** Request ids start at random: a reloaded tab (same node id) must not look like a re-send to a primary. */
   private nextReq = (Math.floor(Math.random() * 0x7fffffff) + 1) >>> 0;
+  /** Hosts (hex) we showed our pass to. */
+  private readonly passShown = new Set<string>();
 
   constructor(private readonly deps: PendingEditsDeps) {}
 
@@ -64,6 +75,13 @@ export class PendingEdits {
   private send(p: PendingEdit, to: NodeId): void {
     p.sentTo = idToHex(to);
     delete p.early;
+    const pass = this.deps.pass?.();
+    if (pass && !this.passShown.has(p.sentTo)) {
+      // Ahead of the EDIT on the same ordered link: the host checks it before judging the edit.
+      this.deps.wire.send(to, { t: 'PLAYER', ...pass });
+      this.passShown.add(p.sentTo);
+      if (this.passShown.size > MAX_PASS_SHOWN) this.passShown.delete(this.passShown.keys().next().value!);
+    }
     this.deps.wire.send(to, p.msg);
   }
 
@@ -135,6 +153,13 @@ export class PendingEdits {
     if (m.reason === 'not-primary' || m.reason === 'busy') {
       p.sentTo = '';
       return 'retry';
+    }
+    if (m.reason === 'unknown-player' && !p.passAgain && this.deps.pass?.()) {
+      // The host forgot our pass (it restarted, or let it go past its bound): once more with it.
+      p.passAgain = true;
+      this.passShown.delete(fromHex);
+      this.send(p, hexToId(fromHex));
+      return 'resent';
     }
     // A final refusal counts only from a primary whose certificate we checked (as a CONFIRM).
     if (!certified) {

@@ -11,6 +11,7 @@ import type { Entry, RegionState, Stamp } from '../region/region-state';
 import type { PlayerFrame, PlayerWire } from '../region/subscription-messages';
 import type { DeltaOrder } from './delta-order';
 import type { PositionStreams } from '../region/position-streams';
+import type { PlayerPass } from '../region/player-pass';
 
 export const CLIENT_DEFAULTS = {
   /** Wait this long for a SNAPSHOT after a SUBSCRIBE before trying elsewhere. */
@@ -122,5 +123,7 @@ export interface RegionClientArgs {
   certs: CertChecker;
   /** With it, location records are checked again on reading (the DHT holders' rules ran already). */
   verify?: Verifier;
+  /** This node's player pass (region/player-pass.ts; minting takes a while): edits wait for it. Without one, hosts refuse our edits. */
+  pass?: Promise<PlayerPass>;
   options?: Partial<ClientOptions>;
 }

@@ -12,6 +12,7 @@ import { certSchema } from './epoch-cert';
 import { MAX_ENTRY_BYTES, MAX_SLOT } from './position-code';
 import { CODEC_MAX_FRAME, coord, entries, hosts, i32, id, PART, region, stamp } from './frame-schemas';
 import { FrameWire } from './frame-wire';
+import { passFields } from './player-pass';
 
 /** Players' positions in one POSITIONS frame (a player joining a crowd catches up over a few ticks). */
 export const MAX_POSITION_ENTRIES = 256;
@@ -25,8 +26,9 @@ const name = v.pipe(v.string(), v.maxLength(32));
 // 'uncertified': no certified primary can be had (the node asked is alone, or cannot reach a
 // majority of the host set): the editor keeps the edit tentative and submits it later.
 // 'world-floor': the bedrock floor (y = 0) is never edited. 'occupied': a solid block inside
-// another player's body.
-export const REJECT_REASONS = ['not-primary', 'bad-block', 'outside-region', 'out-of-reach', 'rate', 'busy', 'uncertified', 'world-floor', 'occupied'] as const;
+// another player's body. 'unknown-player': the editing node showed this primary no valid
+// player pass (region/player-pass.ts): the client sends its pass again and retries once.
+export const REJECT_REASONS = ['not-primary', 'bad-block', 'outside-region', 'out-of-reach', 'rate', 'busy', 'uncertified', 'world-floor', 'occupied', 'unknown-player'] as const;
 export type RejectReason = (typeof REJECT_REASONS)[number];
 
 /** Another player as the player side shows it (decoded from POSITIONS). */
@@ -95,13 +97,18 @@ export const subscriptionSpec = {
   POSITIONS: [12, v.object({ ...region, e: u32, ...positionsFields })],
   /** player -> the host whose POSITIONS came with a gap: start again from n = 0. */
   POSITIONS_LOST: [13, v.object({ ...region, e: u32 })],
+  /**
+   * player -> any host it edits at: the player pass of the sending node (region/player-pass.ts),
+   * sent before its first EDIT to that host; not about one region, so it names none.
+   */
+  PLAYER: [14, v.object(passFields)],
   PART,
 } as const;
 
 export type SubscriptionMessage = MessageOf<typeof subscriptionSpec>;
 export type SubscriptionMessageOf<T extends SubscriptionMessage['t']> = Extract<SubscriptionMessage, { t: T }>;
 /** Frames a host takes from players. */
-export type PlayerToHost = SubscriptionMessageOf<'SUBSCRIBE' | 'UNSUBSCRIBE' | 'EDIT' | 'MOVE' | 'POSITIONS_LOST'>;
+export type PlayerToHost = SubscriptionMessageOf<'SUBSCRIBE' | 'UNSUBSCRIBE' | 'EDIT' | 'MOVE' | 'POSITIONS_LOST' | 'PLAYER'>;
 /** Frames a player takes from hosts. */
 export type HostToPlayer = SubscriptionMessageOf<'SNAPSHOT' | 'DELTA' | 'HEARTBEAT' | 'NOT_PRIMARY' | 'CONFIRM' | 'REJECT' | 'POSITIONS'>;
 

@@ -22,6 +22,8 @@ const NODE_STORE = 'node-keys';
 const LEASE_STORE = 'node-leases';
 const PLAYER_STORE = 'player';
 const PLAYER_KEY = 'player';
+/** Beside the player key: its proof of work (app/key-work-minter.ts), with the key it is for. */
+const WORK_KEY = 'work';
 
 /** Documented defaults (docs/STYLE.md: every option has a documented default). */
 export const IDENTITY_STORE_DEFAULTS = {
@@ -227,4 +229,29 @@ export async function importPlayerIdentity(json: unknown, dbName = IDENTITY_DB):
     db.close();
   }
   return id;
+}
+
+interface StoredWork { key: string; nonce: number }
+
+const keyText = (k: Uint8Array) => Array.from(k, (b) => b.toString(16).padStart(2, '0')).join('');
+
+/** The stored proof-of-work nonce for the player key `publicKey` (undefined: none, or for another key). */
+export async function loadPlayerWork(publicKey: Uint8Array, dbName = IDENTITY_DB): Promise<number | undefined> {
+  const db = await openIdentityDb(dbName);
+  try {
+    const w = (await db.get(PLAYER_STORE, WORK_KEY)) as StoredWork | undefined;
+    return w && w.key === keyText(publicKey) && Number.isInteger(w.nonce) ? w.nonce : undefined;
+  } finally {
+    db.close();
+  }
+}
+
+/** Keeps the nonce found for the player key `publicKey`. */
+export async function savePlayerWork(publicKey: Uint8Array, nonce: number, dbName = IDENTITY_DB): Promise<void> {
+  const db = await openIdentityDb(dbName);
+  try {
+    await db.put(PLAYER_STORE, { key: keyText(publicKey), nonce } satisfies StoredWork, WORK_KEY);
+  } finally {
+    db.close();
+  }
 }

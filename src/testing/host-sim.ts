@@ -17,6 +17,9 @@ import type { KeyHash } from '../region/region-key';
 import { regionRecordRules } from '../region/region-records';
 import { CertChecker } from '../region/epoch-cert';
 import { SimKeyring } from './sim-keyring';
+import { mintWork } from '../core/key-work';
+import { makePlayerPass, type PlayerPass } from '../region/player-pass';
+import { PASS_RULES } from '../host/player-passes';
 import { SimWorld, type SimWorldOptions } from './sim-world';
 
 /** Region and record keys hashed synchronously: WebCrypto's digest settles outside the virtual clock (same keys). */
@@ -37,6 +40,9 @@ export interface SimPeer {
   client: RegionClient;
   store: MemoryHostStore;
 }
+
+/** Work a simulated player's pass shows (the tabs' PLAYER_PASS_BITS would cost ~1 s per simulated peer). */
+export const SIM_PASS_BITS = 8;
 
 /** Simulated DHT defaults: quick RPC timeouts so lookups past a dead node do not stall. */
 export const SIM_DHT: Partial<DhtOptions> = { rpcTimeoutMs: 600, joinRefresh: 'empty' };
@@ -92,7 +98,7 @@ export class HostSim extends SimWorld {
       },
       // Simulated players edit all over a region with no walk in between: the motion check
       // (motion-tracker.ts) is off unless a test turns it on.
-      options: { random: seededRandom(this.nextSeq() * 31 + 7), motion: null, ...this.opts.host },
+      options: { random: seededRandom(this.nextSeq() * 31 + 7), motion: null, passes: { ...PASS_RULES, bits: SIM_PASS_BITS }, ...this.opts.host },
       ...(process.env.HOST_TRACE ? { trace: (region: string, what: string) => region === process.env.HOST_TRACE && console.log(`${this.clock.now()} [${region}] ${what}`) } : {}),
       onAccept: (region, epoch, primary) => {
         const k = `${region}:${epoch}`;
@@ -101,11 +107,22 @@ export class HostSim extends SimWorld {
         set.add(primary);
       },
     });
-    const client = new RegionClient({ dht, wire: wire.players, clock: this.clock, world: this.world, keyHash: simKeyHash, certs: new CertChecker(this.keyring.verify), verify: this.keyring.verify, ...(this.opts.client ? { options: this.opts.client } : {}) });
+    const client = new RegionClient({ dht, wire: wire.players, clock: this.clock, world: this.world, keyHash: simKeyHash, certs: new CertChecker(this.keyring.verify), verify: this.keyring.verify, pass: this.passFor(id), ...(this.opts.client ? { options: this.opts.client } : {}) });
     const peer: SimPeer = { hex, dht, wire, host, client, store };
     this.peers.set(hex, peer);
     await this.settle(host.start());
     return peer;
+  }
+
+  /** The pass of the player playing at node `id` (one player per peer, its key in the keyring). */
+  passFor(id: NodeId, player: NodeId = this.playerOf(id), bits = this.opts.host?.passes?.bits ?? SIM_PASS_BITS): Promise<PlayerPass> {
+    const signer = this.keyring.signer(player);
+    return makePlayerPass(signer, id, mintWork(signer.publicKey, bits));
+  }
+
+  /** The player id of the peer at node `id`. */
+  playerOf(id: NodeId): NodeId {
+    return new Uint8Array(createHash('sha256').update(`player:${idToHex(id)}`).digest()).slice(0, 20);
   }
 
   async grow(n: number): Promise<void> {
