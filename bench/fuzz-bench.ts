@@ -1,5 +1,5 @@
 // `npm run bench -- fuzz`: the long fuzz campaign (src/testing/fuzz-campaign.ts) over every
-// decoder and frame handler that `npm test` fuzzes with a small budget: 1,160,000 frames,
+// decoder and frame handler that `npm test` fuzzes with a small budget: 1,260,000 frames,
 // seeded (FUZZ_SEED, default 1). fuzz_frames: frames fed; fuzz_failures: escaped throws,
 // unhandled rejections and broken invariants (a rejected frame that changed state or was
 // not counted), which must be 0. Failures are printed with their frames.
@@ -8,6 +8,7 @@ import { dhtCodecTarget, frameReaderTarget, positionCodeTarget, routeFrameTarget
 import { dhtNodeTarget } from '../src/testing/fuzz-dht-target';
 import { handshakeTarget, relayClientTarget, signalTarget, webRtcLinkTarget } from '../src/testing/fuzz-net-targets';
 import { replicationWireTarget, subscriptionWireTarget } from '../src/testing/fuzz-region-wire-target';
+import { hostingHandlersTarget, regionClientTarget } from '../src/testing/fuzz-host-targets';
 import { relayCoreTarget } from './fuzz-relay-target';
 
 /** Frames per target: the slow ones (a handshake is two signatures and two checks) get fewer. */
@@ -25,6 +26,9 @@ const BUDGET: Record<string, number> = {
   relay: 100_000,
   'region wire (host-player)': 90_000,
   'region wire (host-host)': 80_000,
+  // A simulated world with a hostile peer: ~1.4 ms a frame (its 80 virtual ms run the world).
+  'hosting handlers': 60_000,
+  'region client handlers': 40_000,
 };
 
 export async function benchFuzz(): Promise<Record<string, number>> {
@@ -32,7 +36,7 @@ export async function benchFuzz(): Promise<Record<string, number>> {
   const targets: FuzzTarget<unknown>[] = [
     dhtCodecTarget(), voteCodecTarget(), voteEngineTarget(), routeFrameTarget(), frameReaderTarget(), positionCodeTarget(), await dhtNodeTarget(seed),
     webRtcLinkTarget(), await handshakeTarget(), await signalTarget(), await relayClientTarget(), await relayCoreTarget(),
-    subscriptionWireTarget(), replicationWireTarget(),
+    subscriptionWireTarget(), replicationWireTarget(), await hostingHandlersTarget(seed), await regionClientTarget(seed),
   ] as FuzzTarget<unknown>[];
   const t0 = performance.now();
   const r = await runCampaign(targets, { seed, framesPerTarget: (name) => BUDGET[name] ?? 50_000 });
