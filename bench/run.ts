@@ -29,6 +29,7 @@ import { benchAdversarial } from './adversarial-bench';
 import { benchDurability } from './durability-bench';
 import { benchFlood } from './flood-bench';
 import { benchStore } from './store-bench';
+import { benchPlayerKey } from './player-key-bench';
 
 type Bench = [name: string, run: () => Promise<Record<string, number>>];
 
@@ -60,6 +61,7 @@ const benches: Bench[] = [
   ['fuzz', benchFuzz],
   ['durability', benchDurability],
   ['store', benchStore],
+  ['player_key', () => benchPlayerKey()],
   ['flood', () => benchFlood()],
 ];
 

@@ -134,18 +134,21 @@ function frames(valid: HostileFrame[], receivers: number): fc.Arbitrary<HostileF
   return fc.oneof(...[...channels].map(arb));
 }
 
-/** The hosts' handlers (HostingService, HostedRegion and its duties) under a hostile peer's frames. */
-export async function hostingHandlersTarget(seed = 1): Promise<FuzzTarget<HostileFrame>> {
+/** The world, what its primary holds (certificate, epoch, hosts, seq), the hostile's id, and a region-channel frame maker. */
+async function world(seed: number) {
   const w = await hostedWorld(seed);
   const h = w.primary.host.regionState(R)!;
   const cert = h.cert!;
-  const { e, hosts } = cert;
-  const s = h.state.version.s;
-  const H = w.hostile.dht.selfId;
+  const sub = (m: Parameters<typeof subscriptionCodec.encode>[0]): HostileFrame => ({ to: 0, channel: 'region', body: subscriptionCodec.encode(m) });
+  return { w, cert, e: cert.e, hosts: cert.hosts, s: h.state.version.s, H: w.hostile.dht.selfId as NodeId, sub };
+}
+
+/** The hosts' handlers (HostingService, HostedRegion and its duties) under a hostile peer's frames. */
+export async function hostingHandlersTarget(seed = 1): Promise<FuzzTarget<HostileFrame>> {
+  const { w, cert, e, hosts, s, H, sub } = await world(seed);
   const own = w.sim.keyring.signer(w.sim.playerOf(H));
   const pass = await makePlayerPass(own, H, mintWork(own.publicKey, SIM_PASS_BITS));
   const copied = await w.sim.passFor(w.player.dht.selfId);
-  const sub = (m: Parameters<typeof subscriptionCodec.encode>[0]): HostileFrame => ({ to: 0, channel: 'region', body: subscriptionCodec.encode(m) });
   const rep = (m: Parameters<typeof replicationCodec.encode>[0]): HostileFrame => ({ to: 0, channel: 'replica', body: replicationCodec.encode(m) });
   const valid = [
     sub({ t: 'SUBSCRIBE', ...R, host: false }), sub({ t: 'SUBSCRIBE', ...R, since: { e, s: 1 }, host: true }), sub({ t: 'UNSUBSCRIBE', ...R }),
@@ -165,13 +168,7 @@ export async function hostingHandlersTarget(seed = 1): Promise<FuzzTarget<Hostil
 
 /** The player's handlers (RegionClient, its pending edits and position streams) under a hostile peer's frames. */
 export async function regionClientTarget(seed = 1): Promise<FuzzTarget<HostileFrame>> {
-  const w = await hostedWorld(seed);
-  const h = w.primary.host.regionState(R)!;
-  const cert = h.cert!;
-  const { e, hosts } = cert;
-  const s = h.state.version.s;
-  const H: NodeId = w.hostile.dht.selfId;
-  const sub = (m: Parameters<typeof subscriptionCodec.encode>[0]): HostileFrame => ({ to: 0, channel: 'region', body: subscriptionCodec.encode(m) });
+  const { w, cert, e, hosts, s, H, sub } = await world(seed);
   const valid = [
     // A replayed real snapshot (its certificate names the primary, not the sender), and one of the next epoch.
     sub({ t: 'SNAPSHOT', ...R, e, v: { e, s: s + 4 }, full: true, hosts, entries: forged(e), cert }),
