@@ -1,5 +1,5 @@
 // `npm run bench -- fuzz`: the long fuzz campaign (src/testing/fuzz-campaign.ts) over every
-// decoder and frame handler that `npm test` fuzzes with a small budget: 1,260,000 frames,
+// decoder and frame handler that `npm test` fuzzes with a small budget: 1,300,000 frames,
 // seeded (FUZZ_SEED, default 1). fuzz_frames: frames fed; fuzz_failures: escaped throws,
 // unhandled rejections and broken invariants (a rejected frame that changed state or was
 // not counted), which must be 0. Failures are printed with their frames.
@@ -9,6 +9,7 @@ import { dhtNodeTarget } from '../src/testing/fuzz-dht-target';
 import { handshakeTarget, relayClientTarget, signalTarget, webRtcLinkTarget } from '../src/testing/fuzz-net-targets';
 import { replicationWireTarget, subscriptionWireTarget } from '../src/testing/fuzz-region-wire-target';
 import { hostingHandlersTarget, regionClientTarget } from '../src/testing/fuzz-host-targets';
+import { itemHandlersTarget } from '../src/testing/fuzz-items-target';
 import { relayCoreTarget } from './fuzz-relay-target';
 
 /** Frames per target: the slow ones (a handshake is two signatures and two checks) get fewer. */
@@ -29,6 +30,7 @@ const BUDGET: Record<string, number> = {
   // A simulated world with a hostile peer: ~1.4 ms a frame (its 80 virtual ms run the world).
   'hosting handlers': 60_000,
   'region client handlers': 40_000,
+  'items handlers': 40_000,
 };
 
 export async function benchFuzz(): Promise<Record<string, number>> {
@@ -36,7 +38,7 @@ export async function benchFuzz(): Promise<Record<string, number>> {
   const targets: FuzzTarget<unknown>[] = [
     dhtCodecTarget(), voteCodecTarget(), voteEngineTarget(), routeFrameTarget(), frameReaderTarget(), positionCodeTarget(), await dhtNodeTarget(seed),
     webRtcLinkTarget(), await handshakeTarget(), await signalTarget(), await relayClientTarget(), await relayCoreTarget(),
-    subscriptionWireTarget(), replicationWireTarget(), await hostingHandlersTarget(seed), await regionClientTarget(seed),
+    subscriptionWireTarget(), replicationWireTarget(), await hostingHandlersTarget(seed), await regionClientTarget(seed), await itemHandlersTarget(seed),
   ] as FuzzTarget<unknown>[];
   const t0 = performance.now();
   const r = await runCampaign(targets, { seed, framesPerTarget: (name) => BUDGET[name] ?? 50_000 });

@@ -36,7 +36,7 @@ const SPREAD_MS = 400;
 /** A frame for one channel of one receiver (index into the target's receivers). */
 export interface HostileFrame {
   to: number;
-  channel: 'region' | 'replica';
+  channel: 'region' | 'replica' | 'items';
   body: Uint8Array;
 }
 
@@ -92,41 +92,61 @@ function refusals(w: World): unknown {
   return structuredClone(out); // the counters are live objects
 }
 
-function target(name: string, w: World, receivers: SimPeer[], frames: fc.Arbitrary<HostileFrame>): FuzzTarget<HostileFrame> {
-  let before = held(w);
+/** What a hostile-peer target is made of: its world's sim and hostile, and what it watches. */
+export interface HostileSetup {
+  sim: HostSim;
+  hostile: SimPeer;
+  receivers: SimPeer[];
+  frames: fc.Arbitrary<HostileFrame>;
+  /** What the honest peers hold (a string: compared before and after each frame). */
+  held(): string;
+  /** Refusal counters (a plain copy, nested by peer then counter). */
+  refusals(): unknown;
+  /** A counter of changes the hostile may make as any peer could (its own accepted edit): a change it explains is allowed. */
+  own?(): number;
+}
+
+/** Feeds each frame from the hostile peer over the real network and judges it (see the file's head). */
+export function hostileTarget(name: string, o: HostileSetup): FuzzTarget<HostileFrame> {
+  let before = o.held();
   return {
     name,
-    frames,
+    frames: o.frames,
     async feed(f): Promise<FuzzVerdict> {
-      const to = receivers[f.to % receivers.length]!;
-      const counts = refusals(w);
-      const accepted = w.primary.host.stats.editsAccepted;
+      const to = o.receivers[f.to % o.receivers.length]!;
+      const counts = o.refusals();
+      const own = o.own?.();
       const framed = new Uint8Array(f.body.length + 1);
       framed[0] = CHANNELS[f.channel];
       framed.set(f.body, 1);
-      w.hostile.dht.send(to.dht.selfId, framed);
-      await w.sim.run(WAIT_MS);
-      // The hostile player's own edit, accepted as any player's: it reaches the backups and the player too.
-      const edited = w.primary.host.stats.editsAccepted !== accepted;
-      if (edited) await w.sim.run(SPREAD_MS);
-      const after = held(w);
-      const grew = grewCounters(counts, refusals(w)).map((p) => p.split('.').slice(1).join('.'));
+      o.hostile.dht.send(to.dht.selfId, framed);
+      await o.sim.run(WAIT_MS);
+      // The hostile's own change, made as any peer's (an accepted edit): it reaches the backups and the player too.
+      const explained = o.own?.() !== own;
+      if (explained) await o.sim.run(SPREAD_MS);
+      const after = o.held();
+      const grew = grewCounters(counts, o.refusals()).map((p) => p.split('.').slice(1).join('.'));
       const was = before;
       before = after; // one failure is reported once, not again by every later frame
       if (after !== was) {
         if (grew.length > 0) throw new FuzzFailure(`a frame refused as ${grew[0]} changed what honest peers hold`);
-        if (!edited) throw new FuzzFailure(`what honest peers hold changed: ${was} -> ${after}`);
+        if (!explained) throw new FuzzFailure(`what honest peers hold changed: ${was} -> ${after}`);
       }
       return grew.length > 0 ? { rejected: grew[0]! } : 'accepted';
     },
-    close: () => w.sim.stopAll(),
+    close: () => o.sim.stopAll(),
   };
+}
+
+function target(name: string, w: World, receivers: SimPeer[], frames: fc.Arbitrary<HostileFrame>): FuzzTarget<HostileFrame> {
+  return hostileTarget(name, { sim: w.sim, hostile: w.hostile, receivers, frames, held: () => held(w), refusals: () => refusals(w), own: () => w.primary.host.stats.editsAccepted });
 }
 
 const forged = (e: number) => encodeEntries([{ key: entryKey(columnIndex(0, 0), 3, 200, 3), id: GLASS, e, s: 0x7ffffff0 }]);
 
-function frames(valid: HostileFrame[], receivers: number): fc.Arbitrary<HostileFrame> {
-  const arb = (channel: 'region' | 'replica') => {
+/** Random and mutated frames around `valid`, per channel, to any of `receivers` receivers. */
+export function hostileFrames(valid: HostileFrame[], receivers: number): fc.Arbitrary<HostileFrame> {
+  const arb = (channel: HostileFrame['channel']) => {
     const seeds = valid.filter((f) => f.channel === channel).map((f) => f.body);
     return fc.tuple(fc.nat(receivers - 1), frameArb({ valid: seeds, codes: [...Array(25).keys()] })).map(([to, body]): HostileFrame => ({ to, channel, body }));
   };
@@ -163,7 +183,7 @@ export async function hostingHandlersTarget(seed = 1): Promise<FuzzTarget<Hostil
     rep({ t: 'FEED', ...R, e, n: 0, b: new Uint8Array([0, 31, 1, 2, 3, 4, 5, 6, 7, 8]), serve: [H] }), rep({ t: 'FEED_LOST', ...R, e }),
   ];
   const receivers = [w.primary, ...w.backups];
-  return target('hosting handlers', w, receivers, frames(valid, receivers.length));
+  return target('hosting handlers', w, receivers, hostileFrames(valid, receivers.length));
 }
 
 /** The player's handlers (RegionClient, its pending edits and position streams) under a hostile peer's frames. */
@@ -178,5 +198,5 @@ export async function regionClientTarget(seed = 1): Promise<FuzzTarget<HostileFr
     sub({ t: 'CONFIRM', ...R, r: 1, e, s: s + 1 }), sub({ t: 'REJECT', ...R, r: 1, reason: 'unknown-player' }),
     sub({ t: 'POSITIONS', ...R, e, n: 0, b: new Uint8Array([0, 31, 1, 2, 3, 4, 5, 6, 7, 8]), roster: [{ s: 0, id: H, name: 'h' }] }),
   ];
-  return target('region client handlers', w, [w.player], frames(valid, 1));
+  return target('region client handlers', w, [w.player], hostileFrames(valid, 1));
 }
