@@ -168,6 +168,7 @@ describe('hosting faults (simulated)', () => {
     // e's edit (request 4242), sent as a raw frame so that it can be re-sent at will.
     const edit = { t: 'EDIT' as const, ...R, r: 4242, x, y, z, id: BRICK, px: x + 0.5, py: y, pz: z + 2.5 };
     const old = primaryOf(sim, R)[0]!;
+    sim.showPass(e!, old.dht.selfId);
     e!.wire.players.send(old.dht.selfId, edit);
     await sim.run(500);
     expect(old.host.regionState(R)!.state.get(keyOf({ x, y, z }))?.id).toBe(BRICK);
@@ -177,6 +178,7 @@ describe('hosting faults (simulated)', () => {
     await sim.settle(f!.client.submit(x, y, z, GLASS, { x: x + 0.5, y, z: z + 2.5 }));
     const now = primaryOf(sim, R)[0]!;
     const dups = now.host.stats.duplicateEdits;
+    sim.showPass(e!, now.dht.selfId);
     e!.wire.players.send(now.dht.selfId, edit);
     await sim.run(1000);
     expect(now.host.stats.duplicateEdits).toBe(dups + 1);

@@ -40,8 +40,10 @@ async function run(seed: number, resendFirst: boolean) {
   type Confirm = SubscriptionMessageOf<'CONFIRM'>;
   const heard = new Map<SimPeer, Confirm[]>([[a, []], [b, []]]);
   for (const [e, got] of heard) e.wire.players.events.on('frame', ({ msg }) => msg.t === 'CONFIRM' && got.push(msg));
-  const edit = (from: SimPeer, r: number, id: number) =>
+  const edit = (from: SimPeer, r: number, id: number) => {
+    sim.showPass(from, p.dht.selfId);
     from.wire.players.send(p.dht.selfId, { t: 'EDIT', ...R, r, x: X, y: Y, z: Z, id, px: X, py: Y, pz: Z + 3 });
+  };
   const confirms = (who: SimPeer, r: number) => heard.get(who)!.filter((m) => m.r === r);
 
   edit(a, 7, GLASS);

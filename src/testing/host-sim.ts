@@ -57,6 +57,8 @@ export class HostSim extends SimWorld {
   readonly confirms: { region: string; epoch: number; primary: string; at: number }[] = [];
   /** The simulation's key directory: each id's signing key (see sim-keyring.ts). */
   readonly keyring: SimKeyring;
+  /** Each peer's player pass, once made (hex -> pass). */
+  private readonly passes = new Map<string, PlayerPass>();
 
   constructor(private readonly opts: HostSimOptions = {}) {
     // A join, a claim or a failover settles within two virtual minutes or has failed.
@@ -107,11 +109,23 @@ export class HostSim extends SimWorld {
         set.add(primary);
       },
     });
-    const client = new RegionClient({ dht, wire: wire.players, clock: this.clock, world: this.world, keyHash: simKeyHash, certs: new CertChecker(this.keyring.verify), verify: this.keyring.verify, pass: this.passFor(id), ...(this.opts.client ? { options: this.opts.client } : {}) });
+    const pass = this.passFor(id);
+    void pass.then((p) => this.passes.set(hex, p));
+    const client = new RegionClient({ dht, wire: wire.players, clock: this.clock, world: this.world, keyHash: simKeyHash, certs: new CertChecker(this.keyring.verify), verify: this.keyring.verify, pass, ...(this.opts.client ? { options: this.opts.client } : {}) });
     const peer: SimPeer = { hex, dht, wire, host, client, store };
     this.peers.set(hex, peer);
     await this.settle(host.start());
     return peer;
+  }
+
+  /**
+   * A test that sends raw EDIT frames (to re-send one at will) shows the host its node's
+   * player pass first, as the client does before its first EDIT to a host.
+   */
+  showPass(from: SimPeer, to: NodeId): void {
+    const pass = this.passes.get(from.hex);
+    if (!pass) throw new Error(`no player pass made yet for ${from.hex.slice(0, 6)}`);
+    from.wire.players.send(to, { t: 'PLAYER', ...pass });
   }
 
   /** The pass of the player playing at node `id` (one player per peer, its key in the keyring). */
