@@ -10,6 +10,8 @@ const SLICE = 1 << 14;
 
 /** What became of the work: read from the store, or minted (and how long that took). */
 export interface PlayerWork {
+  /** The key the work is for. */
+  key: Uint8Array;
   nonce: number;
   minted: boolean;
   ms: number;
@@ -19,10 +21,10 @@ export interface PlayerWork {
 export async function playerWork(publicKey: Uint8Array, bits: number, dbName?: string): Promise<PlayerWork> {
   const t0 = performance.now();
   const stored = await loadPlayerWork(publicKey, dbName).catch(() => undefined);
-  if (stored !== undefined && checkWork(publicKey, stored, bits)) return { nonce: stored, minted: false, ms: performance.now() - t0 };
+  if (stored !== undefined && checkWork(publicKey, stored, bits)) return { key: publicKey, nonce: stored, minted: false, ms: performance.now() - t0 };
   const nonce = await mintOffThread(publicKey, bits).catch(() => mintInSlices(publicKey, bits));
   await savePlayerWork(publicKey, nonce, dbName).catch(() => undefined); // not kept: minted again next time
-  return { nonce, minted: true, ms: performance.now() - t0 };
+  return { key: publicKey, nonce, minted: true, ms: performance.now() - t0 };
 }
 
 function mintOffThread(key: Uint8Array, bits: number): Promise<number> {

@@ -19,11 +19,13 @@ import { makePlayerRecord, newestPlayerRecord, type PlayerState } from '../play/
 import { IdbHostStore, type HostStore } from '../store/host-store';
 import { claimNodeIdentity, loadPlayerIdentity } from '../store/identity-store';
 import { IdbTentativeStore, type TentativeStore } from '../store/tentative-store';
-import { makePlayerPass } from '../region/player-pass';
-import type { PlayerWork } from './key-work-minter';
+import { makePlayerPass, PLAYER_PASS_BITS } from '../region/player-pass';
+import { playerWork, type PlayerWork } from './key-work-minter';
 import { pageDoorways, parsePageConfig, type DeployDefaults, type PageConfig } from './config';
 import { checkInvite, makeInvite } from './invite';
 import { Peer, type PeerConfig } from './peer';
+
+const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** The player record in the DHT is refreshed at most this often (and on leaving). */
 const PLAYER_RECORD_EVERY_MS = 10_000;
@@ -126,7 +128,9 @@ export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock,
     },
   });
   await host.start();
-  const pass = stores.work?.then((w) => makePlayerPass(player, peer.dht.selfId, w.nonce));
+  // The work begun early is for the profile's player key; were this another (imported meanwhile), it is found again.
+  const work = stores.work?.then((w) => (sameBytes(w.key, player.publicKey) ? w : playerWork(player.publicKey, PLAYER_PASS_BITS)));
+  const pass = work?.then((w) => makePlayerPass(player, peer.dht.selfId, w.nonce));
   const client = new RegionClient({ dht: peer.dht, wire: wire.players, clock, world: cfg.world, certs: new CertChecker(webCryptoVerifier), verify: webCryptoVerifier, ...(pass ? { pass } : {}) });
   const name = `player-${idToHex(player.id).slice(0, 6)}`;
   // Edits no certified primary could confirm are kept here (in memory only if it cannot open).
@@ -137,7 +141,7 @@ export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock,
   hostItems.start();
   let lastPublished = -Infinity;
   return {
-    peer, wire, host, client, source, player, trace, work: stores.work, items: { host: hostItems, wire: itemWire },
+    peer, wire, host, client, source, player, trace, work, items: { host: hostItems, wire: itemWire },
     async publishPlayer(state, force = false) {
       const now = clock.now();
       if (!force && now - lastPublished < PLAYER_RECORD_EVERY_MS) return;
