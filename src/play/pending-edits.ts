@@ -35,8 +35,8 @@ export interface PendingEditsDeps {
   stats: ClientStats;
   /** Submit to CONFIRM. */
   latency: LatencySamples;
-  /** This node's player pass, once made (none: the hosts refuse our edits as 'unknown-player'). */
-  pass?: () => PlayerPass | undefined;
+  /** This node's player pass (none: the hosts refuse our edits as 'unknown-player'); minting takes a while. */
+  pass?: Promise<PlayerPass>;
 }
 
 /** Hosts remembered as holding our pass (others hear it again before the next EDIT). */
@@ -51,8 +51,13 @@ export class PendingEdits {
   private nextReq = (Math.floor(Math.random() * 0x7fffffff) + 1) >>> 0;
   /** Hosts (hex) we showed our pass to. */
   private readonly passShown = new Set<string>();
+  /** Our pass once made, and the wait for it (new edits queue behind it: RegionClient.submit). */
+  private pass: PlayerPass | undefined;
+  passWait: Promise<void> | undefined;
 
-  constructor(private readonly deps: PendingEditsDeps) {}
+  constructor(private readonly deps: PendingEditsDeps) {
+    this.passWait = deps.pass?.then((p) => void (this.pass = p), () => undefined).finally(() => (this.passWait = undefined));
+  }
 
   /** A new edit of world block (x, y, z); sent at once to `primary` when the region is attached. */
   add(x: number, y: number, z: number, id: number, at: { x: number; y: number; z: number }, primary: NodeId | undefined): Promise<Stamp> {
@@ -75,7 +80,7 @@ export class PendingEdits {
   private send(p: PendingEdit, to: NodeId): void {
     p.sentTo = idToHex(to);
     delete p.early;
-    const pass = this.deps.pass?.();
+    const pass = this.pass;
     if (pass && !this.passShown.has(p.sentTo)) {
       // Ahead of the EDIT on the same ordered link: the host checks it before judging the edit.
       this.deps.wire.send(to, { t: 'PLAYER', ...pass });
@@ -154,7 +159,7 @@ export class PendingEdits {
       p.sentTo = '';
       return 'retry';
     }
-    if (m.reason === 'unknown-player' && !p.passAgain && this.deps.pass?.()) {
+    if (m.reason === 'unknown-player' && !p.passAgain && this.pass) {
       // The host forgot our pass (it restarted, or let it go past its bound): once more with it.
       p.passAgain = true;
       this.passShown.delete(fromHex);

@@ -19,7 +19,6 @@ import { closedOnPurpose } from '../dht/dht';
 import { compareStamp, RegionState, tryDecodeEntries, ZERO, type Entry, type Stamp } from '../region/region-state';
 import { DeltaOrder } from './delta-order';
 import { PendingEdits } from './pending-edits';
-import type { PlayerPass } from '../region/player-pass';
 import { PositionStreams } from '../region/position-streams';
 import { PrimarySearch } from './primary-search';
 import { CLIENT_DEFAULTS, EditRejectedError, type ClientEvents, type ClientOptions, type ClientStats, type RegionClientArgs, type Subscription } from './region-client-types';
@@ -42,15 +41,11 @@ export class RegionClient {
   /** Finds and attaches to each subscription's primary (primary-search.ts). */
   private readonly search: PrimarySearch;
   private stops: (() => void)[] = [];
-  /** Our player pass once made (args.pass), and the wait for it that edits queue behind. */
-  private pass: PlayerPass | undefined;
-  private passWait: Promise<void> | undefined;
 
   constructor(private readonly args: RegionClientArgs) {
     this.opts = { ...CLIENT_DEFAULTS, ...args.options };
     this.keys = new RegionKeys(args.world, args.keyHash);
-    this.passWait = args.pass?.then((p) => void (this.pass = p), () => undefined).finally(() => (this.passWait = undefined));
-    this.edits = new PendingEdits({ clock: args.clock, wire: args.wire, opts: this.opts, stats: this.stats, latency: this.latency.confirm, pass: () => this.pass });
+    this.edits = new PendingEdits({ clock: args.clock, wire: args.wire, opts: this.opts, stats: this.stats, latency: this.latency.confirm, ...(args.pass ? { pass: args.pass } : {}) });
     this.search = new PrimarySearch({ args, opts: this.opts, stats: this.stats, edits: this.edits, events: this.events });
     this.stops.push(args.wire.events.on('frame', ({ from, fromHex, msg }) => this.onFrame(from, fromHex, msg)));
     this.stops.push(every(args.clock, this.opts.watchMs, () => this.watch()));
@@ -188,7 +183,7 @@ export class RegionClient {
 
   /** Sets world block (x, y, z) to id; `at` is where the editor stands. Resolves with the edit's stamp once confirmed. */
   submit(x: number, y: number, z: number, id: number, at: { x: number; y: number; z: number }): Promise<Stamp> {
-    if (this.passWait) return this.passWait.then(() => this.submit(x, y, z, id, at));
+    if (this.edits.passWait) return this.edits.passWait.then(() => this.submit(x, y, z, id, at)); // edits wait for our player pass
     const coord = regionAt(x, z);
     void this.subscribe(coord);
     const sub = this.subs.get(regionName(coord))!;
