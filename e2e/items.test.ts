@@ -25,11 +25,12 @@ function standY(x: number, z: number): Promise<number> {
 }
 
 /**
- * Share of pixels that changed by more than `threshold` inside the centred box covering
+ * Share of pixels whose colour moved by more than `threshold` (RGB distance: at night the
+ * item is dim, e.g. (49,29,58) on water of (32,47,68), no channel 24 apart) inside the centred box covering
  * `frac` of each side, and outside it in the rows from 20% to 80% of the height (the HUD's
  * text above and the inventory bar below change on purpose).
  */
-function changedInAndOut(a: Buffer, b: Buffer, frac: number, threshold = 24): { inside: number; outside: number } {
+function changedInAndOut(a: Buffer, b: Buffer, frac: number, threshold = 20): { inside: number; outside: number } {
   const [p, q] = [PNG.sync.read(a), PNG.sync.read(b)];
   const { width: w, height: h } = p;
   const [x0, x1, y0, y1] = [w * (0.5 - frac / 2), w * (0.5 + frac / 2), h * (0.5 - frac / 2), h * (0.5 + frac / 2)];
@@ -37,7 +38,7 @@ function changedInAndOut(a: Buffer, b: Buffer, frac: number, threshold = 24): { 
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
       const i = (y * w + x) * 4;
-      const changed = [0, 1, 2].some((c) => Math.abs(p.data[i + c]! - q.data[i + c]!) > threshold);
+      const changed = Math.hypot(p.data[i]! - q.data[i]!, p.data[i + 1]! - q.data[i + 1]!, p.data[i + 2]! - q.data[i + 2]!) > threshold;
       const inside = x >= x0 && x < x1 && y >= y0 && y < y1;
       if (inside) { inN++; if (changed) inC++; } else if (y >= h * 0.2 && y < h * 0.8) { outN++; if (changed) outC++; }
     }
