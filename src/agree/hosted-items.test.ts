@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { hexToId } from '../core/node-id';
-import type { Item } from './item-ledger';
 import type { ItemWireOf } from './item-wire';
 import { decodeLedger } from './item-wire';
 import { ItemHostSim } from '../testing/item-host-sim';
@@ -9,22 +8,11 @@ import { MemoryHostStore } from '../store/host-store-memory';
 const REGION = { rx: 0, rz: 0 };
 const NAME = '0,0';
 
-/** A sim of `n` peers, two players subscribed to region 0,0 standing in it, and the first item spawned there. */
+/** A sim of 8 peers, two players subscribed to region 0,0 standing in it, and the first item spawned there. */
 async function world(seed: number) {
   const sim = new ItemHostSim({ seed, spawnMeanMs: 1500 });
   await sim.grow(8);
-  const primary = () => sim.primaryOf(NAME);
-  const [a, b] = sim.live().slice(-2);
-  await sim.settle(Promise.all([a!.client.subscribe(REGION), b!.client.subscribe(REGION)]));
-  let item: Item | undefined;
-  for (let i = 0; i < 200 && !item; i++) {
-    sim.stand(a!.hex, { x: 20.5, y: 70, z: 20.5 });
-    sim.stand(b!.hex, { x: 22.5, y: 70, z: 20.5 });
-    await sim.run(250);
-    item = sim.items.get(a!.hex)!.player.onGround()[0];
-  }
-  expect(item).toBeDefined();
-  return { sim, a: sim.items.get(a!.hex)!, b: sim.items.get(b!.hex)!, item: item!, primary };
+  return { sim, ...(await sim.twoPlayersAndAnItem()), primary: () => sim.primaryOf(NAME) };
 }
 
 /** Every host of the region holds the item with this owner, and so does every player. */

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { hexToId } from '../core/node-id';
 import { ItemHostSim, type ItemPeer } from '../testing/item-host-sim';
 import { ProofSigner, type ProofSig } from './decision-proof';
-import type { Item } from './item-ledger';
 import type { ItemWireMessage } from './item-wire';
 
 const REGION = { rx: 0, rz: 0 };
@@ -12,17 +11,7 @@ const NAME = '0,0';
 async function world(seed: number) {
   const sim = new ItemHostSim({ seed, spawnMeanMs: 1500 });
   await sim.grow(8);
-  const [a, b] = sim.live().slice(-2);
-  await sim.settle(Promise.all([a!.client.subscribe(REGION), b!.client.subscribe(REGION)]));
-  let item: Item | undefined;
-  for (let i = 0; i < 200 && !item; i++) {
-    sim.stand(a!.hex, { x: 20.5, y: 70, z: 20.5 });
-    sim.stand(b!.hex, { x: 22.5, y: 70, z: 20.5 });
-    await sim.run(250);
-    item = sim.items.get(a!.hex)!.player.onGround()[0];
-  }
-  expect(item).toBeDefined();
-  return { sim, a: sim.items.get(a!.hex)!, b: sim.items.get(b!.hex)!, item: item! };
+  return { sim, ...(await sim.twoPlayersAndAnItem()) };
 }
 
 const sum = (xs: number[]) => xs.reduce((n, x) => n + x, 0);

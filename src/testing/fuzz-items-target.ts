@@ -54,18 +54,9 @@ export async function itemHandlersTarget(seed = 1): Promise<FuzzTarget<HostileFr
       return send(to, body);
     };
   }
-  const [a, b] = sim.live().slice(-2);
-  await sim.settle(Promise.all([a!.client.subscribe(REGION), b!.client.subscribe(REGION)]));
-  let item;
-  for (let i = 0; i < 200 && !item; i++) {
-    sim.stand(a!.hex, { x: 20.5, y: 70, z: 20.5 });
-    sim.stand(b!.hex, { x: 22.5, y: 70, z: 20.5 });
-    await sim.run(250);
-    item = sim.items.get(a!.hex)!.player.onGround()[0];
-  }
-  if (!item) throw new Error('no item spawned in the forming world');
+  const { a, b, item } = await sim.twoPlayersAndAnItem();
   const hosts = sim.hostLedgers(NAME).map((h) => sim.items.get(h.hex)!);
-  const players = [sim.items.get(a!.hex)!, sim.items.get(b!.hex)!];
+  const players = [a, b];
   const hostile = sim.live().find((p) => ![...hosts, ...players].some((x) => x.peer === p))!;
   for (const p of [...hosts, ...players]) await sim.settle(hostile.dht.connect(p.peer.dht.selfId).catch(() => undefined));
   const honest = [...sim.items.values()].filter((p) => p.peer !== hostile);

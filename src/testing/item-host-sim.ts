@@ -7,6 +7,7 @@ import { AppChannels } from '../dht/app-channels';
 import { hexToId, type NodeId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
 import { HostItems } from '../agree/host-items';
+import type { Item } from '../agree/item-ledger';
 import { openItemWire, type ItemWire } from '../agree/item-wire';
 import { WorldClock } from '../agree/world-clock';
 import { PlayerItems } from '../play/player-items';
@@ -60,6 +61,25 @@ export class ItemHostSim extends HostSim {
     const it = this.items.get(hex)!;
     it.peer.client.move({ ...p, yaw: 0, pitch: 0 }, hex.slice(0, 6));
     it.player.standAt(p.x, p.z);
+  }
+
+  /**
+   * The last two peers subscribe to region 0,0 and stand in it, 2 blocks apart, until its
+   * hosts spawn an item there (50 s at most): the two players and that item. Throws when none
+   * spawned.
+   */
+  async twoPlayersAndAnItem(): Promise<{ a: ItemPeer; b: ItemPeer; item: Item }> {
+    const region = { rx: 0, rz: 0 };
+    const [a, b] = this.live().slice(-2).map((p) => this.items.get(p.hex)!);
+    await this.settle(Promise.all([a!.peer.client.subscribe(region), b!.peer.client.subscribe(region)]));
+    for (let i = 0; i < 200; i++) {
+      this.stand(a!.peer.hex, { x: 20.5, y: 70, z: 20.5 });
+      this.stand(b!.peer.hex, { x: 22.5, y: 70, z: 20.5 });
+      await this.run(250);
+      const item = a!.player.onGround()[0];
+      if (item) return { a: a!, b: b!, item };
+    }
+    throw new Error('no item spawned in region 0,0 within 50 s');
   }
 
   /** The primary of region (rx, rz), if one is up. */
