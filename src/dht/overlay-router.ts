@@ -51,9 +51,9 @@ export interface RouteAuthOptions {
 }
 
 /** Reverse paths remembered (see `paths`). */
+const PATH_CACHE = 32;
 /** Nodes avoided as hops at once (see `avoided`). */
 const MAX_AVOIDED = 64;
-const PATH_CACHE = 32;
 
 const now = (): number => globalThis.performance?.now() ?? Date.now();
 
