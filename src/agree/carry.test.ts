@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { hexToId } from '../core/node-id';
 import { ItemHostSim, type ItemPeer } from '../testing/item-host-sim';
 import type { Item } from './item-ledger';
+import { signOwnerRequest } from './owner-request';
 
 const A = { rx: 0, rz: 0 };
 const B = { rx: 1, rz: 0 };
@@ -74,12 +75,15 @@ describe('carrying an item into another region (simulated hosting)', () => {
       const primaryB = sim.primaryOf('1,0')!;
       const held = records(sim, '0,0', item.id)[0]!;
       const forged = { ...held, owner: a.peer.hex, away: '1,0', gen: held.gen + 1 };
-      const bring = (rec: Item, at: { x: number; y: number; z: number }) =>
-        a.wire.send(hexToId(primaryB.peer.hex), { t: 'ITEM_BRING', ...B, r: 99, from: { ...A, rec }, ...at });
+      // Each brought with the owner's own signature (owner-request.ts): the tombstone is what is refused.
+      const bring = async (rec: Item, at: { x: number; y: number; z: number }) => {
+        const req = await signOwnerRequest(a.signer, { ax: B.rx, az: B.rz }, { kind: 'arrive', item: rec.id, gen: rec.gen, p: at, from: '0,0' }, 99, a.clock.now());
+        a.wire.send(hexToId(primaryB.peer.hex), { t: 'ITEM_BRING', ...B, ...req, from: { ...A, rec }, ...at });
+      };
       const unproven = (p: ItemPeer) => p.host.stats.unprovenCarry;
       const before = unproven(primaryB);
-      bring(forged, { x: 70.5, y: 70, z: 30.5 });
-      bring({ ...forged, proof: held.proof }, { x: 70.5, y: 70, z: 30.5 });
+      await bring(forged, { x: 70.5, y: 70, z: 30.5 });
+      await bring({ ...forged, proof: held.proof }, { x: 70.5, y: 70, z: 30.5 });
       await sim.run(1500);
       expect(unproven(primaryB)).toBe(before + 2);
       expect(records(sim, '1,0', item.id).every((r) => r === undefined || r.x !== 70.5)).toBe(true);
@@ -87,7 +91,7 @@ describe('carrying an item into another region (simulated hosting)', () => {
       if (livesIn(sim, '1,0', item.id)) {
         const tomb = records(sim, '0,0', item.id)[0]!;
         const lying = records(sim, '1,0', item.id)[0]!;
-        bring(tomb, { x: 71.5, y: 70, z: 31.5 });
+        await bring(tomb, { x: 71.5, y: 70, z: 31.5 });
         await sim.run(1500);
         for (const r of records(sim, '1,0', item.id)) expect(r).toMatchObject({ x: lying.x, gen: lying.gen });
       }
@@ -107,7 +111,13 @@ describe('carrying an item into another region (simulated hosting)', () => {
     const carry = { ...bare, gen: held.gen + 1, away: '1,0' };
     const signed: string[] = [];
     primaryA.wire.events.on('frame', ({ fromHex, msg }) => { if (msg.t === 'ITEM_HELD' && msg.item === item.id) signed.push(fromHex); });
-    for (const rec of [drop, carry]) for (const to of backups) primaryA.wire.send(hexToId(to), { t: 'ITEM_DROPPING', ...A, e, by: a.peer.hex, rec });
+    // The owner signed both (a hostile owner with a hostile primary): each backup still signs one only.
+    const area = { ax: A.rx, az: A.rz };
+    const asks = [
+      await signOwnerRequest(a.signer, area, { kind: 'drop', item: item.id, gen: held.gen, p: { x: drop.x, y: drop.y, z: drop.z } }, 1, a.clock.now()),
+      await signOwnerRequest(a.signer, area, { kind: 'carry', item: item.id, gen: held.gen, to: '1,0' }, 2, a.clock.now()),
+    ];
+    for (const [i, rec] of [drop, carry].entries()) for (const to of backups) primaryA.wire.send(hexToId(to), { t: 'ITEM_DROPPING', ...A, e, by: a.peer.hex, rec, ...asks[i]! });
     await sim.run(1000);
     expect(signed.length).toBe(backups.length); // each backup signed exactly one of the two
     expect(new Set(signed).size).toBe(backups.length);

@@ -52,7 +52,8 @@ export interface SignedRecord {
 }
 type Item = SignedRecord;
 
-const ALGS: readonly IdentityAlg[] = ['Ed25519', 'ECDSA-P256'];
+/** A signature's `a` field: the key's algorithm. */
+export const ALGS: readonly IdentityAlg[] = ['Ed25519', 'ECDSA-P256'];
 const DOMAIN = 'voxel-populi item decision v1\0';
 
 /** The record as signed: its fields in a fixed order (JSON numbers print the same everywhere: ECMAScript Number::toString). */

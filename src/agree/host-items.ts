@@ -20,6 +20,7 @@ import type { HostedRegion } from '../host/hosted-region';
 import { regionName } from '../region/region-key';
 import { columnTop, terrainNoise, WATER_LEVEL } from '../world/heightmap';
 import { bareRecord, ProofChecker, ProofSigner } from './decision-proof';
+import { OwnerRequestChecker } from './owner-request';
 import type { Carried } from './replicated-drops';
 import type { ItemLedgerOptions } from './item-ledger';
 import { isClockFrame, type ItemWire, type ItemWireMessage } from './item-wire';
@@ -80,6 +81,8 @@ export class HostItems {
   readonly voteStats: VoteStats = newVoteStats();
   readonly signer: ProofSigner;
   readonly checker: ProofChecker;
+  /** The owners' signatures on drop and carry requests, checked (refusals counted by reason). */
+  readonly requests: OwnerRequestChecker;
   private readonly regions = new Map<string, RegionItems>();
   private readonly o: typeof HOST_ITEMS_DEFAULTS;
   private stops: (() => void)[] = [];
@@ -92,6 +95,7 @@ export class HostItems {
     this.o = { ...HOST_ITEMS_DEFAULTS, ...a.options };
     this.signer = new ProofSigner(a.signer);
     this.checker = new ProofChecker(a.verify);
+    this.requests = new OwnerRequestChecker(a.verify);
     this.records = { certs: new CertChecker(a.verify), verify: a.verify, hash: a.host.keys.hash };
     this.clock = new WorldClock({
       local: a.clock, ...(a.base !== undefined ? { base: a.base } : {}), firstNonce: this.o.firstNonce,
@@ -151,7 +155,7 @@ export class HostItems {
     if (!ri) {
       ri = new RegionItems({
         region: r, seed: this.a.seed, worldNow: () => this.clock.now(), localNow: () => this.a.clock.now(), rng: this.a.rng,
-        send: (to, msg) => void this.a.wire.send(to, msg), ground: this.ground, stats: this.stats, signer: this.signer, checker: this.checker, checkCarried: (f) => this.checkCarried(f), voteStats: this.voteStats, options: this.a.options ?? {}, ...(this.a.ledger ? { ledger: this.a.ledger } : {}),
+        send: (to, msg) => void this.a.wire.send(to, msg), ground: this.ground, stats: this.stats, signer: this.signer, checker: this.checker, requests: this.requests, checkCarried: (f) => this.checkCarried(f), voteStats: this.voteStats, options: this.a.options ?? {}, ...(this.a.ledger ? { ledger: this.a.ledger } : {}),
       });
       this.regions.set(r.name, ri);
     }

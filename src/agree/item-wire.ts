@@ -7,7 +7,7 @@
 // these schemas before any other code sees it; a frame that fails is counted by the wire.
 //
 //   host <-> host:   ITEM_REPORT, ITEM_PROPOSE, ITEM_DECIDED, ITEM_STATE, ITEM_SEEN, ITEM_HELD, TIME_*
-//   player -> hosts: ITEM_CLAIM, ITEM_DROP (to the primary), TIME_REQ
+//   player -> hosts: ITEM_CLAIM, ITEM_DROP / ITEM_CARRY / ITEM_BRING (to the primary, signed by the owner), TIME_REQ
 //   hosts -> player: ITEM_PROPOSE (its own claims), ITEM_DECIDED, ITEM_STATE, TIME_REP
 import * as v from 'valibot';
 import type { Clock } from '../core/clock';
@@ -18,6 +18,7 @@ import { FrameWire } from '../region/frame-wire';
 import { clockSpec, type ClockMessage } from './clock-probe';
 import { proofSigSchema } from './decision-proof';
 import { itemCandidateSchema, itemIdSchema, itemSchema, ledgerStateSchema, type LedgerState } from './item-ledger';
+import { ownerSigSchema } from './owner-request';
 import { voteIdSchema } from './vote-messages';
 import { itemVoteSpec, type ItemVoteMessage } from './item-votes';
 
@@ -54,8 +55,8 @@ export const itemWireSpec = {
    * catches up.
    */
   ITEM_STATE: [7, v.object({ ...region, e: u32, state: ledgerStateSchema, cur: v.optional(v.boolean()) })],
-  /** owner -> primary: put a held item back at (x, y, z); `r`: the request, answered by the state. */
-  ITEM_DROP: [8, v.object({ ...region, r: u32, item: itemIdSchema, x: coord, y: coord, z: coord })],
+  /** owner -> primary: put a held item back at (x, y, z); `r`: the request, answered by the state; `o`: the owner's signature on it (owner-request.ts). */
+  ITEM_DROP: [8, v.object({ ...region, r: u32, item: itemIdSchema, x: coord, y: coord, z: coord, o: ownerSigSchema })],
   /** primary -> backups: where it believes the region's players stand (claims are checked against it). */
   ITEM_SEEN: [9, v.object({ ...region, e: u32, p: v.pipe(v.array(v.tuple([id, coord, coord, coord])), v.maxLength(MAX_SEEN)) })],
   /** old voter -> the new set's voters: on an epoch change, the votes it had open in epoch `e` (vote-handover.ts). */
@@ -65,15 +66,16 @@ export const itemWireSpec = {
   /**
    * primary -> backups: owner `by` drops (or carries off) an item: `rec` is the record after
    * it; sign it if your ledger makes the same (ITEM_HELD). `from`: an arrival, the proven
-   * tombstone in region (rx, rz) it was carried from (carry-record.ts).
+   * tombstone in region (rx, rz) it was carried from (carry-record.ts). `r`, `o`: the owner's
+   * request and its signature, checked by each backup before it signs (owner-request.ts).
    */
-  ITEM_DROPPING: [12, v.object({ ...region, e: u32, by: who, rec: itemSchema, from: v.optional(carried) })],
+  ITEM_DROPPING: [12, v.object({ ...region, e: u32, by: who, rec: itemSchema, from: v.optional(carried), r: u32, o: ownerSigSchema })],
   /** host -> primary of a new set: its signatures vouching for records it holds, so their proofs name this set (endorse-records.ts). */
   ITEM_KEEP: [13, v.object({ ...region, e: u32, sigs: v.pipe(v.array(v.object({ item: itemIdSchema, gen: u32, sig: proofSigSchema })), v.maxLength(MAX_KEEP)) })],
   /** owner -> primary of the item's region: carry a held item off to region `to` (the tombstone, carry-record.ts); `r`: the request. */
-  ITEM_CARRY: [14, v.object({ ...region, r: u32, item: itemIdSchema, to: v.object(region) })],
+  ITEM_CARRY: [14, v.object({ ...region, r: u32, item: itemIdSchema, to: v.object(region), o: ownerSigSchema })],
   /** owner -> primary of the region it stands in: put down at (x, y, z) an item carried in, `from` its proven tombstone. */
-  ITEM_BRING: [15, v.object({ ...region, r: u32, from: carried, x: coord, y: coord, z: coord })],
+  ITEM_BRING: [15, v.object({ ...region, r: u32, from: carried, x: coord, y: coord, z: coord, o: ownerSigSchema })],
   PART,
 } as const;
 

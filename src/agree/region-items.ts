@@ -13,14 +13,16 @@
 //   ledger's signed records travel as ITEM_STATE (joined with `merge`: order-free) to the
 //   other hosts and the subscribers, and are stored with the region, so a backup that missed
 //   a decision, a new host, a failover and a restart all end with the decided items.
-// - Drops and carries: only the primary takes them, and they take effect once a majority of
-//   the hosts signed them (replicated-drops.ts, carry-record.ts).
+// - Drops and carries: only the primary takes them, each signed by the item's owner
+//   (owner-request.ts), and they take effect once a majority of the hosts signed them
+//   (replicated-drops.ts, carry-record.ts).
 import { idToHex, hexToId, type NodeId } from '../core/node-id';
 import type { Random } from '../core/seeded-random';
 import type { HostedRegion } from '../host/hosted-region';
 import { regionName } from '../region/region-key';
 import type { ProofChecker, ProofSigner } from './decision-proof';
 import { ItemLedger, type ItemLedgerOptions, type ItemCandidate, type LedgerState } from './item-ledger';
+import type { OwnerRequestChecker } from './owner-request';
 import { ItemVotes, type ItemEffect, type ItemVoteMessage } from './item-votes';
 import { decodeLedger, encodeLedger, voteFrame, voteOf, type ItemWireMessage, type ItemWireOf, type RegionVoteFrame } from './item-wire';
 import { RecordEndorsement } from './endorse-records';
@@ -53,6 +55,8 @@ export interface RegionItemsArgs {
   /** This node's signing of decisions, and the checks of others' (one of each per node: shared counters). */
   signer: ProofSigner;
   checker: ProofChecker;
+  /** This node's check of owners' signed drop and carry requests (owner-request.ts). */
+  requests: OwnerRequestChecker;
   /** Whether a tombstone from another region is proven by that region's certified hosts (host-items.ts: its DHT location record's). */
   checkCarried: (from: Carried) => Promise<boolean>;
   voteStats?: VoteStats;
@@ -120,7 +124,7 @@ export class RegionItems {
         shown();
         this.a.send(hexToId(by), this.stateFrame()); // the asker, subscribed or not
       },
-      checkSource: a.checkCarried,
+      checkSource: a.checkCarried, requests: a.requests,
     });
   }
 
@@ -203,11 +207,12 @@ export class RegionItems {
       case 'ITEM_DROP':
       case 'ITEM_CARRY':
         // Takes effect once a majority of the hosts signed it (replicated-drops.ts); refused: the dropper sees it still holds it.
-        return this.ask(from, m.t === 'ITEM_DROP' ? { kind: 'drop', item: m.item, by: fromHex, p: m } : { kind: 'carry', item: m.item, by: fromHex, to: regionName(m.to) });
+        // The owner's signature decides who asks, not the link (owner-request.ts): `by` is the sender, whose key must have signed it.
+        return this.ask(from, m.t === 'ITEM_DROP' ? { kind: 'drop', item: m.item, by: fromHex, p: m, req: { r: m.r, o: m.o } } : { kind: 'carry', item: m.item, by: fromHex, to: regionName(m.to), req: { r: m.r, o: m.o } });
       case 'ITEM_BRING':
         // An item carried in: only with its tombstone proven by its region's certified hosts (carry-record.ts).
         if (m.from.rec.owner !== fromHex) return this.ask(from, undefined);
-        return void this.a.checkCarried(m.from).then((ok) => this.ask(from, ok ? { kind: 'arrive', by: fromHex, p: { x: m.x, y: m.y, z: m.z }, from: m.from } : undefined));
+        return void this.a.checkCarried(m.from).then((ok) => this.ask(from, ok ? { kind: 'arrive', by: fromHex, p: { x: m.x, y: m.y, z: m.z }, from: m.from, req: { r: m.r, o: m.o } } : undefined));
       case 'ITEM_DROPPING':
         if (this.a.region.duty || fromHex !== this.a.region.primaryHex || !this.current) return void this.a.stats.notFromHost++;
         return void this.drops.sign(from, m);
@@ -223,9 +228,12 @@ export class RegionItems {
 
   /** The owner's request to the primary; refused (or not the primary): counted, and the asker gets our state (it still holds the item). */
   private ask(from: NodeId, op: DropOp | undefined): void {
-    if (op && this.a.region.duty && this.drops.request(op)) return;
-    this.a.stats.dropRefused++;
-    this.a.send(from, this.stateFrame());
+    const refused = () => {
+      this.a.stats.dropRefused++;
+      this.a.send(from, this.stateFrame());
+    };
+    if (!op || !this.a.region.duty) return refused();
+    void this.drops.request(op).then((ok) => ok || refused());
   }
 
   /** An old voter's handovers of the votes it had open (ITEM_HANDOVER, host-items.ts). */

@@ -11,12 +11,17 @@
 // only with the same record, so either way the item has one place and one owner.
 // The same path carries the two records of a carry into another region (carry-record.ts):
 // the tombstone in the item's region, and its arrival in the region it was carried to.
+// Each is the owner's request, signed by the owner (owner-request.ts): the primary checks
+// the signature before it signs, and each backup before it signs (ITEM_DROPPING carries it),
+// so no host signs a record its owner did not ask for, whatever the link or the primary says.
 import { hexToId, idToHex, type NodeId } from '../core/node-id';
 import { bareRecord, type DecisionProof, type ProofChecker, type ProofSig, type ProofSigner } from './decision-proof';
 import { arrivedRecord, carriedRecord } from './carry-record';
 import { ItemLedger, type Item, type ItemArea, type ItemLedgerOptions } from './item-ledger';
 import { sameRecord } from './record-merge';
 import type { ItemWireOf } from './item-wire';
+import type { OwnerAsk, OwnerRequest, OwnerRequestChecker } from './owner-request';
+import { regionName } from '../region/region-key';
 import type { VoterSet } from './voter-set';
 
 export const REPLICATED_DROPS_DEFAULTS = {
@@ -51,6 +56,8 @@ export interface ReplicatedDropsArgs {
   selfHex: string;
   signer: ProofSigner;
   checker: ProofChecker;
+  /** Checks the owners' signatures on their requests (one per node). */
+  requests: OwnerRequestChecker;
   send: (to: NodeId, msg: ItemWireOf<'ITEM_DROPPING' | 'ITEM_HELD'>) => void;
   /** The drop took effect in the ledger: show it (and tell `by`, who asked). */
   applied: (by: string) => void;
@@ -68,16 +75,26 @@ export interface Carried {
   rec: Item;
 }
 
-/** What the owner asks: put it down here, carry it off to another area, or put down here one carried in. */
-export type DropOp =
+/** What the owner `by` asks: put it down here, carry it off to another area, or put down here one carried in; `req`: its signed request. */
+export type DropOp = (
   | { kind: 'drop'; item: string; by: string; p: { x: number; y: number; z: number } }
   | { kind: 'carry'; item: string; by: string; to: string }
-  | { kind: 'arrive'; by: string; p: { x: number; y: number; z: number }; from: Carried };
+  | { kind: 'arrive'; by: string; p: { x: number; y: number; z: number }; from: Carried }
+) & { req: OwnerRequest };
+
+/** The fields the owner signed for `op`, whose record (the next gen) is `rec` (owner-request.ts). */
+export function askOf(op: DropOp, rec: { gen: number }): OwnerAsk {
+  const gen = rec.gen - 1;
+  if (op.kind === 'carry') return { kind: 'carry', item: op.item, gen, to: op.to };
+  const p = { x: op.p.x, y: op.p.y, z: op.p.z };
+  return op.kind === 'drop' ? { kind: 'drop', item: op.item, gen, p } : { kind: 'arrive', item: op.from.rec.id, gen, p, from: regionName(op.from) };
+}
 
 interface Pending {
   e: number;
   rec: Item;
   by: string;
+  req: OwnerRequest;
   from: Carried | undefined;
   sigs: Map<string, ProofSig>;
   since: number;
@@ -90,24 +107,34 @@ export class ReplicatedDrops {
   /** Backup side: `item gen` -> the record signed for it. */
   private readonly signed = new Map<string, string>();
   private readonly o: typeof REPLICATED_DROPS_DEFAULTS;
+  /** Requests whose owner's signature is being checked (items). */
+  private readonly checking = new Set<string>();
 
   constructor(private readonly a: ReplicatedDropsArgs) {
     this.o = { ...REPLICATED_DROPS_DEFAULTS, ...a.options };
   }
 
-  /** The owner `by` asks `op`: false when the ledger refuses it (or too many wait); the effect comes once signed (an arrival's source checked first). */
-  request(op: DropOp): boolean {
-    const set = this.a.set();
-    if (!set) return false;
+  /**
+   * The owner `by` asks `op`: false when the ledger refuses it, its owner's signature does not
+   * hold (owner-request.ts, counted there) or too many wait; the effect comes once signed (an
+   * arrival's source checked first).
+   */
+  async request(op: DropOp): Promise<boolean> {
     const item = op.kind === 'arrive' ? op.from.rec.id : op.item;
-    if (this.pending.has(item)) return true; // a re-sent request: already under way
-    if (this.pending.size >= this.o.maxPending) {
+    if (this.pending.has(item) || this.checking.has(item)) return true; // a re-sent request: already under way
+    if (this.pending.size + this.checking.size >= this.o.maxPending) {
       this.stats.busy++;
       return false;
     }
-    const it = this.recordOf(op);
-    if (typeof it === 'string') return false; // counted by the ledger
-    const d: Pending = { e: set.tag, rec: bareRecord(it), by: op.by, from: op.kind === 'arrive' ? op.from : undefined, sigs: new Map(), since: this.a.localNow(), sent: -Infinity };
+    const first = this.recordOf(op);
+    if (typeof first === 'string') return false; // counted by the ledger
+    this.checking.add(item);
+    const fault = await this.a.requests.check(this.a.area, askOf(op, first), op.by, op.req, this.a.worldNow()).finally(() => this.checking.delete(item));
+    const set = this.a.set();
+    if (fault || !set || this.pending.has(item) || !this.a.requests.take(op.req, this.a.worldNow())) return false;
+    const it = this.recordOf(op); // the ledger again: it may have moved on while the signature was checked
+    if (typeof it === 'string' || it.gen !== first.gen) return false;
+    const d: Pending = { e: set.tag, rec: bareRecord(it), by: op.by, req: op.req, from: op.kind === 'arrive' ? op.from : undefined, sigs: new Map(), since: this.a.localNow(), sent: -Infinity };
     this.pending.set(item, d);
     void this.signOwn(d, set);
     this.settle(item, d, this.a.localNow());
@@ -125,21 +152,25 @@ export class ReplicatedDrops {
   /**
    * Backup side: the primary asks us to sign a record; we do if our own ledger makes the same
    * record of the owner's request (a drop or carry of what `by` holds here; an arrival of a
-   * tombstone proven by its region), and we signed no other record of this item and gen.
+   * tombstone proven by its region), the owner signed that request, and we signed no other
+   * record of this item and gen.
    */
   async sign(primary: NodeId, m: ItemWireOf<'ITEM_DROPPING'>): Promise<void> {
-    const set = this.a.set();
     const rec = bareRecord(m.rec);
-    const tag = `${rec.id} ${rec.gen}`;
-    const other = this.signed.get(tag);
-    const op: DropOp = m.from ? { kind: 'arrive', by: m.by, p: rec, from: m.from }
-      : rec.away !== undefined ? { kind: 'carry', item: rec.id, by: m.by, to: rec.away }
-      : { kind: 'drop', item: rec.id, by: m.by, p: rec };
+    const tag = `${rec.id} ${rec.gen}`, mineJson = JSON.stringify(rec);
+    const signedOther = () => { const other = this.signed.get(tag); return other !== undefined && other !== mineJson; };
+    const req = { r: m.r, o: m.o };
+    const op: DropOp = m.from ? { kind: 'arrive', by: m.by, p: rec, from: m.from, req }
+      : rec.away !== undefined ? { kind: 'carry', item: rec.id, by: m.by, to: rec.away, req }
+      : { kind: 'drop', item: rec.id, by: m.by, p: rec, req };
     const mine = this.recordOf(op, rec.at);
-    const agrees = typeof mine !== 'string' && sameRecord(mine, rec) && (other === undefined || other === JSON.stringify(rec))
+    const agrees = typeof mine !== 'string' && sameRecord(mine, rec) && !signedOther()
+      && (await this.a.requests.check(this.a.area, askOf(op, rec), m.by, req, this.a.worldNow())) === null
       && (!m.from || (await this.a.checkSource(m.from)));
-    if (!set || set.tag !== m.e || !agrees) return void this.stats.refusedToSign++;
-    this.signed.set(tag, JSON.stringify(rec));
+    // Read after the checks: another record of this item and gen may have been signed while they ran.
+    const set = this.a.set();
+    if (!set || set.tag !== m.e || !agrees || signedOther()) return void this.stats.refusedToSign++;
+    this.signed.set(tag, mineJson);
     if (this.signed.size > this.o.maxSigned) this.signed.delete(this.signed.keys().next().value!);
     const sig = await this.a.signer.sign(this.a.area, set.tag, voteOf(rec), 0, rec);
     this.a.send(primary, { t: 'ITEM_HELD', rx: this.a.area.ax, rz: this.a.area.az, e: set.tag, item: rec.id, gen: rec.gen, sig });
@@ -177,7 +208,7 @@ export class ReplicatedDrops {
     }
     if (now - d.sent < this.o.resendMs) return;
     d.sent = now;
-    const frame = { t: 'ITEM_DROPPING' as const, rx: this.a.area.ax, rz: this.a.area.az, e: d.e, by: d.by, rec: d.rec, ...(d.from ? { from: d.from } : {}) };
+    const frame = { t: 'ITEM_DROPPING' as const, rx: this.a.area.ax, rz: this.a.area.az, e: d.e, by: d.by, rec: d.rec, ...(d.from ? { from: d.from } : {}), r: d.req.r, o: d.req.o };
     for (const h of set.ids) if (h !== this.a.selfHex && !d.sigs.has(h)) this.a.send(hexToId(h), frame);
   }
 

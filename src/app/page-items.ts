@@ -6,7 +6,7 @@
 // (epoch ms). Either way the frame loop walks the player into items, the models are drawn
 // and the inventory bar shows what is held (Q drops the selected item, E selects the next).
 // window.voxel.items reads the same.
-import { webCryptoVerifier } from '../core/signer';
+import { webCryptoVerifier, type Signer } from '../core/signer';
 import * as v from 'valibot';
 import { realClock } from '../core/clock';
 import { ledgerStateSchema } from '../agree/item-ledger';
@@ -51,7 +51,8 @@ export interface PageItemsParts {
   /** The player id items are held under (the node id, hex: what the hosts see claims come from). */
   self: string;
   /** The network session's region client and items channel (absent: no hosts to carry items). */
-  net?: { client: RegionClient; wire: ItemWire; recorded: () => Promise<readonly HeldItem[] | undefined> } | undefined;
+  /** `signer`: the node identity (its id is `self`), which signs the player's drop and carry requests. */
+  net?: { client: RegionClient; wire: ItemWire; signer: Signer; recorded: () => Promise<readonly HeldItem[] | undefined> } | undefined;
   onMessage: (text: string) => void;
 }
 
@@ -80,7 +81,7 @@ export class PageItems {
     const local = !p.cfg.net || new URL(location.href).searchParams.get('items') === 'local';
     const items = local ? new LocalItems({ seed: p.cfg.seed, self: p.self, clock: this.clock, ground: (x, z) => this.ground(x, z), rng: seededRandom((Math.random() * 2 ** 32) >>> 0), ...(p.cfg.itemSpawnMs ? { spawnMeanMs: p.cfg.itemSpawnMs } : {}) }) : null;
     if (!items && net) {
-      this.hosted = new PlayerItems({ client: net.client, wire: net.wire, self: p.self, seed: p.cfg.seed, clock: realClock, world: this.clock, verify: webCryptoVerifier });
+      this.hosted = new PlayerItems({ client: net.client, wire: net.wire, self: p.self, signer: net.signer, seed: p.cfg.seed, clock: realClock, world: this.clock, verify: webCryptoVerifier });
       this.hosted.start();
       const hosted = this.hosted;
       // What the player's own record says it holds shows until the regions holding it answer.

@@ -89,7 +89,7 @@ async function main(): Promise<void> {
   const editor = new BlockEditor(world, source, () => session.body);
 
   const view: WorldView = await createView(document.getElementById('game')!, world, { headless: cfg.headless, renderDistance });
-  const items = new PageItems({ cfg, world, session, view, hudRoot: document.getElementById('hud')!, self: peer?.id ?? 'me', net: net ? { client: net.client, wire: net.items.wire, recorded: async () => (await net.fetchPlayer())?.items } : undefined, onMessage: (text) => hud.showMessage(text, 'notice') });
+  const items = new PageItems({ cfg, world, session, view, hudRoot: document.getElementById('hud')!, self: peer?.id ?? 'me', net: net ? { client: net.client, wire: net.items.wire, signer: net.peer.identity, recorded: async () => (await net.fetchPlayer())?.items } : undefined, onMessage: (text) => hud.showMessage(text, 'notice') });
   const savePlayer = keepPlayerSaved({ world: cfg.world, session, store, net, onError: (err) => hud.showMessage(err.message), held: () => items.held() });
   const controls = new PlayerControls({ cfg, hud, session, editor, view, store, peer, renderDistance, itemKeys: items.keys });
 

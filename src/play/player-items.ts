@@ -8,7 +8,8 @@
 // a majority of the set of its epoch (agree/decision-proof.ts); the rest is counted.
 import { every, type Clock } from '../core/clock';
 import { hexToId, idToHex, type NodeId } from '../core/node-id';
-import type { Verifier } from '../core/signer';
+import type { Signer, Verifier } from '../core/signer';
+import { signOwnerRequest, type OwnerAsk, type OwnerSig } from '../agree/owner-request';
 import { ProofChecker } from '../agree/decision-proof';
 import { provenRecords } from '../agree/vote-signing';
 import type { Item } from '../agree/item-ledger';
@@ -37,6 +38,8 @@ export interface PlayerItemsArgs {
   wire: ItemWire;
   /** Our node id (hex): what the hosts see our claims come from. */
   self: string;
+  /** Our node identity (its id is `self`): signs our drop and carry requests (agree/owner-request.ts). */
+  signer: Signer;
   seed: string;
   clock: Clock;
   /** The world clock the page shows items by (its references: `clockReferences`). */
@@ -69,6 +72,8 @@ export class PlayerItems {
   private readonly o: typeof PLAYER_ITEMS_DEFAULTS;
   private stops: (() => void)[] = [];
   private here: RegionCoord | undefined;
+  /** Our requests' numbers (each signed: owner-request.ts). */
+  private requestNo = 0;
   /**
    * Items the player's own signed record says it holds, which no region ledger here knows
    * yet (after a reload, far from their regions): shown in the inventory until a ledger
@@ -153,18 +158,24 @@ export class PlayerItems {
   }
 
   /** Puts a held item down at `p`, in its region or another one (carried: agree/carry-record.ts); true once the hosts' state shows it. */
-  drop(itemId: string, p: { x: number; y: number; z: number }): Promise<boolean> {
+  async drop(itemId: string, p: { x: number; y: number; z: number }): Promise<boolean> {
     const r = this.holding(itemId);
     const it = r?.items.ledger.item(itemId);
-    if (!r || !it || it.owner !== this.a.self || !r.primary) return Promise.resolve(false);
+    if (!r || !it || it.owner !== this.a.self || !r.primary) return false;
     const want = regionAt(p.x, p.z);
     if (want.rx !== r.coord.rx || want.rz !== r.coord.rz) return this.carry(r, it, want, p);
-    if (it.away !== undefined) return Promise.resolve(false); // on its way elsewhere: put down only there
+    if (it.away !== undefined) return false; // on its way elsewhere: put down only there
     this.stats.drops++;
-    const gen = it.gen;
-    const frame = { t: 'ITEM_DROP' as const, ...r.coord, r: this.stats.drops, item: itemId, x: p.x, y: p.y, z: p.z };
-    this.a.wire.send(r.primary, frame);
+    const gen = it.gen, primary = r.primary;
+    const at = { x: p.x, y: p.y, z: p.z };
+    const req = await this.sign(r.coord, { kind: 'drop', item: itemId, gen, p: at });
+    this.a.wire.send(primary, { t: 'ITEM_DROP', ...r.coord, ...req, item: itemId, ...at });
     return this.await(() => (r.items.ledger.item(itemId)?.gen ?? gen) > gen);
+  }
+
+  /** Our signature on a request of ours to the hosts of region `to` (numbered by the requests sent). */
+  private sign(to: RegionCoord, ask: OwnerAsk): Promise<{ r: number; o: OwnerSig }> {
+    return signOwnerRequest(this.a.signer, { ax: to.rx, az: to.rz }, ask, ++this.requestNo, this.a.world.now());
   }
 
   /** Refused input, by reason: the replicas' ledgers and vote counters, and ours. */
@@ -198,14 +209,17 @@ export class PlayerItems {
     if (it.away !== undefined && it.away !== dest) return false;
     this.stats.carries++;
     if (it.away === undefined) {
-      this.a.wire.send(r.primary!, { t: 'ITEM_CARRY', ...r.coord, r: this.stats.carries, item: it.id, to: { rx: to.rx, rz: to.rz } });
+      const req = await this.sign(r.coord, { kind: 'carry', item: it.id, gen: it.gen, to: dest });
+      this.a.wire.send(r.primary!, { t: 'ITEM_CARRY', ...r.coord, ...req, item: it.id, to: { rx: to.rx, rz: to.rz } });
       const tombstone = () => { const t = r.items.ledger.item(it.id); return t?.away === dest && t.proof !== undefined; };
       if (!(await this.await(tombstone))) return false;
     }
     const tomb = r.items.ledger.item(it.id)!;
     const there = this.regions.get(dest);
     if (!there?.primary) return false;
-    this.a.wire.send(there.primary, { t: 'ITEM_BRING', ...to, r: this.stats.carries, from: { ...r.coord, rec: tomb }, x: p.x, y: p.y, z: p.z });
+    const at = { x: p.x, y: p.y, z: p.z };
+    const req = await this.sign(to, { kind: 'arrive', item: tomb.id, gen: tomb.gen, p: at, from: regionName(r.coord) });
+    this.a.wire.send(there.primary, { t: 'ITEM_BRING', ...to, ...req, from: { ...r.coord, rec: tomb }, ...at });
     return this.await(() => (there.items.ledger.item(it.id)?.gen ?? -1) > tomb.gen);
   }
 

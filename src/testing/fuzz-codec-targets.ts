@@ -95,6 +95,7 @@ export function itemWireCodecTarget(): FuzzTarget {
   const sig = { id: id(6), a: 0 as const, k: new Uint8Array(32).fill(3), s: new Uint8Array(64).fill(4) };
   const held = { id: '1,-2/3', kind: 'star' as const, x: 70.5, y: 71, z: -100.5, at: 1.7e12, owner: 'ab12', gen: 0, proof: { e: 4, vote: 'take:1,-2/3:0', round: 1, sigs: [sig, sig] } };
   const tomb = { ...held, gen: 1, away: '1,-2', proof: { e: 4, vote: 'carry:1,-2/3:1', round: 0, sigs: [sig, sig] } };
+  const o = { g: 1, t: 1.7e12, a: 0 as const, k: sig.k, s: sig.s };
   return codecTarget('items codec', itemWireCodec, [
     { t: 'ITEM_CLAIM', ...r, vote: 'take:1,-2/3:0', c: claim },
     { t: 'ITEM_REPORT', ...r, vote: 'spawn:1,-2:3', set: 4, round: 1, c: spawn },
@@ -103,7 +104,7 @@ export function itemWireCodecTarget(): FuzzTarget {
     { t: 'TIME_REQ', n: 7 },
     { t: 'TIME_REP', n: 7, now: 1.7e12, err: 1.5 },
     { t: 'ITEM_STATE', ...r, e: 4, state: { area, slot: 4, stars: 1, items: [{ id: '1,-2/3', kind: 'gem', x: 70.5, y: 71, z: -100.5, at: 1.7e12, owner: 'ab12', gen: 0 }] } },
-    { t: 'ITEM_DROP', ...r, r: 1, item: '1,-2/3', x: 72.5, y: 71, z: -100.5 },
+    { t: 'ITEM_DROP', ...r, r: 1, item: '1,-2/3', x: 72.5, y: 71, z: -100.5, o },
     { t: 'ITEM_SEEN', ...r, e: 4, p: [[id(5), 70, 71, -100]] },
     { t: 'ITEM_HANDOVER', ...r, e: 3, votes: [{ vote: 'spawn:1,-2:3', h: { proposal: { round: 2, c: spawn } } }, { vote: 'take:1,-2/3:0', h: { decided: { c: claim, round: 1, proof: 7 } } }] },
     // Signed decisions (agree/decision-proof.ts) and carries (agree/carry-record.ts).
@@ -111,10 +112,10 @@ export function itemWireCodecTarget(): FuzzTarget {
     { t: 'ITEM_DECIDED', ...r, vote: 'take:1,-2/3:0', set: 4, round: 1, c: claim, proof: 3, sigs: [sig, sig] },
     { t: 'ITEM_STATE', ...r, e: 4, state: { area, slot: 4, stars: 1, items: [tomb] } },
     { t: 'ITEM_HELD', ...r, e: 4, item: '1,-2/3', gen: 1, sig },
-    { t: 'ITEM_DROPPING', ...r, e: 4, by: 'ab12', rec: { ...held, owner: null, gen: 2, proof: undefined }, from: { rx: 0, rz: -2, rec: tomb } },
+    { t: 'ITEM_DROPPING', ...r, e: 4, by: 'ab12', rec: { ...held, owner: null, gen: 2, proof: undefined }, from: { rx: 0, rz: -2, rec: tomb }, r: 3, o },
     { t: 'ITEM_KEEP', ...r, e: 5, sigs: [{ item: '1,-2/3', gen: 1, sig }] },
-    { t: 'ITEM_CARRY', ...r, r: 2, item: '1,-2/3', to: { rx: 2, rz: -2 } },
-    { t: 'ITEM_BRING', ...r, r: 3, from: { rx: 0, rz: -2, rec: tomb }, x: 72.5, y: 71, z: -100.5 },
+    { t: 'ITEM_CARRY', ...r, r: 2, item: '1,-2/3', to: { rx: 2, rz: -2 }, o },
+    { t: 'ITEM_BRING', ...r, r: 3, from: { rx: 0, rz: -2, rec: tomb }, x: 72.5, y: 71, z: -100.5, o },
   ]);
 }
 

@@ -12,6 +12,7 @@
 import { CHANNELS } from '../dht/app-channels';
 import type { NodeId } from '../core/node-id';
 import { itemWireCodec } from '../agree/item-wire';
+import { OWNER_REQUEST_FAULTS, signOwnerRequest } from '../agree/owner-request';
 import type { FuzzTarget } from './fuzz-campaign';
 import { hostileFrames, hostileTarget, type HostileFrame } from './fuzz-host-targets';
 import { ItemHostSim, type ItemPeer } from './item-host-sim';
@@ -38,7 +39,7 @@ const VOTE_REFUSALS = ['nonVoter', 'wrongVote', 'wrongSet', 'oldRound', 'farRoun
 
 function counters(peers: ItemPeer[]): unknown {
   const out: Record<string, unknown> = {};
-  for (const p of peers) out[p.peer.hex.slice(0, 6)] = { host: p.host.stats, vote: Object.fromEntries(VOTE_REFUSALS.map((k) => [k, p.host.voteStats[k]])), wire: p.wire.drops, player: { notFromHost: p.player.stats.notFromHost, stray: p.player.stats.stray } };
+  for (const p of peers) out[p.peer.hex.slice(0, 6)] = { host: p.host.stats, request: Object.fromEntries(OWNER_REQUEST_FAULTS.map((k) => [k, p.host.requests.stats[k]])), vote: Object.fromEntries(VOTE_REFUSALS.map((k) => [k, p.host.voteStats[k]])), wire: p.wire.drops, player: { notFromHost: p.player.stats.notFromHost, stray: p.player.stats.stray } };
   return structuredClone(out);
 }
 
@@ -60,9 +61,12 @@ export async function itemHandlersTarget(seed = 1): Promise<FuzzTarget<HostileFr
   const hostile = sim.live().find((p) => ![...hosts, ...players].some((x) => x.peer === p))!;
   for (const p of [...hosts, ...players]) await sim.settle(hostile.dht.connect(p.peer.dht.selfId).catch(() => undefined));
   const honest = [...sim.items.values()].filter((p) => p.peer !== hostile);
+  // A drop signed by the hostile itself (owner-request.ts): of an item it does not hold.
+  const own = sim.items.get(hostile.hex)!;
+  const req = await signOwnerRequest(own.signer, { ax: REGION.rx, az: REGION.rz }, { kind: 'drop', item: item.id, gen: item.gen, p: item }, 1, own.clock.now());
   const valid: HostileFrame[] = [
     ...seeds.map((body): HostileFrame => ({ to: 0, channel: 'items', body })),
-    { to: 0, channel: 'items', body: itemWireCodec.encode({ t: 'ITEM_DROP', ...REGION, r: 1, item: item.id, x: item.x, y: item.y, z: item.z }) },
+    { to: 0, channel: 'items', body: itemWireCodec.encode({ t: 'ITEM_DROP', ...REGION, ...req, item: item.id, x: item.x, y: item.y, z: item.z }) },
   ];
   const receivers = [...hosts, ...players].map((p) => p.peer);
   return hostileTarget('items handlers', { sim, hostile, receivers, frames: hostileFrames(valid, receivers.length), held: () => taken(honest), refusals: () => counters(honest) });

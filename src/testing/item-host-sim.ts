@@ -11,6 +11,7 @@ import type { Item } from '../agree/item-ledger';
 import { openItemWire, type ItemWire } from '../agree/item-wire';
 import { WorldClock } from '../agree/world-clock';
 import { PlayerItems } from '../play/player-items';
+import type { Signer } from '../core/signer';
 import { HostSim, type HostSimOptions, type SimPeer } from './host-sim';
 
 export interface ItemPeer {
@@ -19,6 +20,8 @@ export interface ItemPeer {
   host: HostItems;
   player: PlayerItems;
   clock: WorldClock;
+  /** The node's identity: it signs the player's drop and carry requests (a hostile test signs its own with it). */
+  signer: Signer;
 }
 
 export class ItemHostSim extends HostSim {
@@ -32,15 +35,16 @@ export class ItemHostSim extends HostSim {
     const peer = await super.add(id);
     const channels = new AppChannels(peer.dht);
     const wire = openItemWire(channels, this.clock);
-    const host = new HostItems({ host: peer.host, dht: peer.dht, wire, clock: this.clock, seed: this.world, signer: this.keyring.signer(hexToId(peer.hex)), verify: this.keyring.verify, rng: seededRandom(this.nextSeq() * 13 + 5), ground: () => 70, ...(this.itemOpts.spawnMeanMs ? { ledger: { spawnMeanMs: this.itemOpts.spawnMeanMs } } : {}) });
+    const signer = this.keyring.signer(hexToId(peer.hex));
+    const host = new HostItems({ host: peer.host, dht: peer.dht, wire, clock: this.clock, seed: this.world, signer, verify: this.keyring.verify, rng: seededRandom(this.nextSeq() * 13 + 5), ground: () => 70, ...(this.itemOpts.spawnMeanMs ? { ledger: { spawnMeanMs: this.itemOpts.spawnMeanMs } } : {}) });
     const refs = { of: (): string[] => [] };
     const clock = new WorldClock({ local: this.clock, send: (to, msg) => void wire.send(hexToId(to), msg), references: () => refs.of() });
-    const player = new PlayerItems({ client: peer.client, wire, self: peer.hex, seed: this.world, clock: this.clock, world: clock, verify: this.keyring.verify });
+    const player = new PlayerItems({ client: peer.client, wire, self: peer.hex, signer, seed: this.world, clock: this.clock, world: clock, verify: this.keyring.verify });
     refs.of = () => player.clockReferences();
     host.start();
     player.start();
     clock.start();
-    this.items.set(peer.hex, { peer, wire, host, player, clock });
+    this.items.set(peer.hex, { peer, wire, host, player, clock, signer });
     return peer;
   }
 
