@@ -15,13 +15,14 @@ describe('DHT with 20% hostile nodes (1,000 simulated nodes)', () => {
     // Nothing forged is ever taken, by readers or by honest holders; the flood was refused.
     expect(r.forgedAccepted).toBe(0);
     expect(r.forgedRefused).toBeGreaterThan(0);
-    // FIND_NODE between honest nodes: routes through droppers lose queries, which nothing
-    // defends yet (src/dht/README.md "Hostile nodes"). Seed 7: 0.705 (the run is
-    // deterministic); the bench's seed 42 with 1,000 lookups: 0.724.
-    expect(r.lookupSuccess).toBeGreaterThanOrEqual(0.7);
-    // Reads by 3 disjoint paths against one path, same run. Seed 7: 0.47 -> 0.87 (seed 42,
-    // 500 records: 0.76 -> 0.95).
+    // FIND_NODE between honest nodes, by the defences of src/dht/README.md "Hostile nodes"
+    // (retries by another route, spread routes, route records, a second reply route on a
+    // repeat). Seed 7 (deterministic): 0.97; before them 0.705. Bench seed 42: see
+    // docs/BENCHMARKS.md.
+    expect(r.lookupSuccess).toBeGreaterThanOrEqual(0.95);
+    // Reads by 3 disjoint paths against one path, same run. Seed 7: 0.60 -> 0.89 (before the
+    // retries 0.47 -> 0.87: retries lift the one-path reads most).
     expect(r.after.success).toBeGreaterThanOrEqual(0.85);
-    expect(r.after.success - r.before.success).toBeGreaterThanOrEqual(0.3);
+    expect(r.after.success - r.before.success).toBeGreaterThanOrEqual(0.2);
   }, 300_000);
 });

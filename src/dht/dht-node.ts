@@ -36,6 +36,7 @@ import { nextHop } from './router';
 import { OverlaySignaling } from './overlay-signaling';
 import { Republisher } from './republish';
 import { checkSigner, type RouteSigner } from './route-auth';
+import { RouteRecord } from './route-record';
 import { RoutingTable } from './routing-table';
 import { RpcHandlers } from './rpc-handlers';
 import { RpcTable, RpcTimeoutError, type RequestBody } from './rpc';
@@ -140,7 +141,8 @@ export class DhtNode implements Dht {
       this.contactBook.heard(from.id, from.hex);
       this.handlers.handle(inner, from);
     };
-    this.router = new OverlayRouter(selfId, selfHex, links, stats, opts, deliver, { signer: this.signer, requireSigned: opts.requireSignedRoutes });
+    const record = opts.routeRecords ? new RouteRecord(() => clock.now(), opts.rpcTimeoutMs) : undefined;
+    this.router = new OverlayRouter(selfId, selfHex, links, stats, opts, deliver, { signer: this.signer, requireSigned: opts.requireSignedRoutes }, record);
     this.lookup = nodeLookup({ selfId, clock, opts, stats, table, linked: (hex) => links.get(hex) !== undefined, call });
     this.contactBook = new Contacts({
       clock,
@@ -335,10 +337,10 @@ export class DhtNode implements Dht {
   // ---- sending: what every part calls ------------------------------------------------
 
   /** Sends a request (direct if linked, else routed) and awaits the reply; a failure counts against the contact. */
-  private call(id: NodeId, hex: string, req: RequestBody, via: readonly NodeId[] = []): Promise<Reply> {
+  private call(id: NodeId, hex: string, req: RequestBody, via: readonly NodeId[] = [], detour = 0): Promise<Reply> {
     const { r, reply } = this.rpc.open(hex, this.opts.rpcTimeoutMs);
     this.stats.rpcSent++;
-    if (!this.sendTo(id, hex, { ...req, r } as DhtMessage, via)) this.rpc.abort(r, new NoRouteError(`no route to ${hex.slice(0, 8)}`));
+    if (!this.sendTo(id, hex, { ...req, r } as DhtMessage, via, detour)) this.rpc.abort(r, new NoRouteError(`no route to ${hex.slice(0, 8)}`));
     return reply.catch((e: Error) => {
       this.stats.rpcFailures++;
       if (e instanceof RpcTimeoutError) this.stats.rpcTimeouts++;
@@ -348,11 +350,11 @@ export class DhtNode implements Dht {
   }
 
   /** Sends a message to a node: over a direct link if we hold one, else routed. */
-  private sendTo(id: NodeId, hex: string, msg: DhtMessage, via: readonly NodeId[] = []): boolean {
+  private sendTo(id: NodeId, hex: string, msg: DhtMessage, via: readonly NodeId[] = [], detour = 0): boolean {
     if (!this.running) return false;
     const frame = dhtCodec.encode(msg);
     const pl = this.links.get(hex);
     if (pl && this.links.sendFrame(pl, frame)) return true;
-    return this.router.send(id, frame, via);
+    return this.router.send(id, frame, via, detour);
   }
 }

@@ -24,6 +24,12 @@ export const DHT_DEFAULTS = {
   rpcTimeoutMs: 4000,
   /** A lookup query unanswered this long no longer holds a parallel slot (lookup.ts). */
   lookupStallMs: 1000,
+  /**
+   * Queries a lookup sends one candidate at most, each by another route, when the last
+   * stalled (`lookupStallMs`) or failed (lookup.ts): a routed query lost to a dropping
+   * forwarder or a dead link is asked again instead of costing the lookup that node.
+   */
+  lookupAttempts: 5,
   /** Consecutive RPC failures before a contact leaves the table. */
   maxFails: 2,
   /** A full bucket's oldest contact heard from within this long is kept without a ping. */
@@ -133,6 +139,25 @@ export const DHT_DEFAULTS = {
   valueSweepMs: 60_000,
   /** Hop limit of routed messages. */
   routeTtl: 32,
+  /**
+   * Routed messages are forwarded by one of the links that make the same progress (the same
+   * bucket toward the destination), drawn by the message's id, instead of always the
+   * closest: a retry then takes another route into the destination's neighbourhood
+   * (router.ts spreadHop).
+   */
+  spreadRoutes: true,
+  /**
+   * Each node keeps a record of which links get the routed requests it hands them answered
+   * (the reply comes back the same way), and passes over links with a clearly worse record
+   * than their equals (route-record.ts). Needs spreadRoutes.
+   */
+  routeRecords: true,
+  /**
+   * A reply to a routed request goes back by its reverse path and, for a request the same
+   * node asked again within the RPC timeout ('repeat'; or for every routed request:
+   * 'always'; 'never'), by plain routing too (rpc-handlers.ts).
+   */
+  secondReplyRoute: 'repeat' as 'never' | 'repeat' | 'always',
   /** Routed message ids remembered for duplicate suppression. */
   dedupSize: 256,
   /**

@@ -31,7 +31,9 @@ describe('DHT on 200 simulated nodes', () => {
     const from = c.pick();
     await c.settle(Promise.all(Array.from({ length: 10 }, () => from.findNode(randomId(c.rand)))));
     const after = [...c.nodes.values()].reduce((s, n) => s + n.stats.dials, 0);
-    expect(after - dials).toBeLessThan(10); // budget upkeep only, never one per hop
+    // Budget upkeep only, never one per hop (10 lookups cross 30+ hops). Upkeep dials while
+    // the lookups run: 10 here with lookup retries (lookupAttempts 5), 9 or fewer before.
+    expect(after - dials).toBeLessThan(20);
   });
 
   it('a routed message reaches any node', async () => {

@@ -25,8 +25,21 @@
 // FIND_VALUE, when each path brought its share of the values (ceil(values / d)) or ended:
 // the first values to come may all be from one path its liars took over. (No early end
 // `valueWaitMs` after the first value then: that would cut off the slower honest paths.)
+//
+// Retries by another route (`attempts` > 1): a routed query can be lost on the way there
+// or back (a forwarder that drops it, a dead link nobody noticed yet), and a lost answer
+// of the target itself loses the whole FIND_NODE. So a candidate whose query stalled
+// (`stallMs`) or failed is asked again, up to `attempts` queries in all, each through the
+// next of the nodes that named it (every informer of its path is kept, up to
+// MAX_INFORMERS), then by plain routing, round and round: a hostile forwarder on one route
+// is not on the next, and one that drops at random loses a copy, not the answer. A stalled
+// query may still answer: the first answer of any attempt counts. Only candidates whose
+// query goes over the network (`retryable`) are retried: a direct link has no other way.
 import { compareDistance, type NodeId } from '../core/node-id';
 import type { ValueRecord } from './messages';
+
+/** Informers kept per candidate: the routes a retry can take (plus plain routing). */
+const MAX_INFORMERS = 4;
 
 export interface QueryAnswer {
   nodes: NodeId[];
@@ -37,10 +50,11 @@ export interface QueryAnswer {
 
 /**
  * Asks one node; rejects when it fails (timeout, no route). `informer` is the node whose
- * reply named it (undefined for seeds): it knows a way there, so a routed query may go
- * through it.
+ * reply named it (undefined for seeds, or for a retry by plain routing): it knows a way
+ * there, so a routed query may go through it. `attempt`: 0 for the first query to this
+ * node, n for its n-th retry (which should leave by another first hop).
  */
-export type QueryFn = (id: NodeId, hex: string, informer: NodeId | undefined) => Promise<QueryAnswer>;
+export type QueryFn = (id: NodeId, hex: string, informer: NodeId | undefined, attempt: number) => Promise<QueryAnswer>;
 
 export interface LookupParams {
   target: NodeId;
@@ -74,6 +88,10 @@ export interface LookupParams {
   setTimer?: (fn: () => void, ms: number) => void;
   /** Disjoint paths (default 1); each runs `alpha` queries in parallel and ends at its own k closest. */
   paths?: number;
+  /** Queries one candidate gets at most, each by another route (default 1: no retry). */
+  attempts?: number;
+  /** Whether a query to hex crosses the network (may take another route); default all. */
+  retryable?: (hex: string) => boolean;
 }
 
 export interface LookupResult {
@@ -100,9 +118,11 @@ interface Candidate {
   hex: string;
   depth: number;
   state: State;
-  informer: NodeId | undefined;
-  /** Pending past stallMs: no longer counted in flight. */
-  stalled?: boolean;
+  /** The nodes of its path that named it, first first (none for a seed). */
+  informers: NodeId[];
+  /** Queries sent to it, and of those still unsettled. */
+  tries: number;
+  live: number;
   path: Path;
 }
 
@@ -129,9 +149,16 @@ export function iterativeLookup(p: LookupParams): Promise<LookupResult> {
   const quota = Math.ceil(wanted / paths.length);
   const enough = () => (paths.length === 1 ? values.length >= wanted : paths.every((x) => x.done || x.values >= quota));
 
+  const attempts = Math.max(1, Math.floor(p.attempts ?? 1));
+  const byHex = new Map<string, Candidate>();
   // A node goes to the path that learned of it first (`known` is shared): paths stay disjoint.
+  // Another informer of the same path is a route a retry can take.
   const insert = (path: Path, id: NodeId, hex: string, depth: number, informer?: NodeId) => {
-    if (known.has(hex)) return;
+    if (known.has(hex)) {
+      const c = byHex.get(hex);
+      if (attempts > 1 && informer && c && c.path === path && c.state !== 'ok' && c.informers.length < MAX_INFORMERS) c.informers.push(informer);
+      return;
+    }
     const { list } = path;
     let lo = 0;
     let hi = list.length;
@@ -140,8 +167,9 @@ export function iterativeLookup(p: LookupParams): Promise<LookupResult> {
       if (compareDistance(list[mid]!.id, id, p.target) < 0) lo = mid + 1;
       else hi = mid;
     }
-    const c: Candidate = { id, hex, depth, state: 'new', informer, path };
+    const c: Candidate = { id, hex, depth, state: 'new', informers: informer ? [informer] : [], tries: 0, live: 0, path };
     known.add(hex);
+    byHex.set(hex, c);
     list.splice(lo, 0, c);
   };
   p.seeds.forEach((s, i) => insert(paths[i % paths.length]!, s.id, s.hex, 0));
@@ -193,22 +221,41 @@ export function iterativeLookup(p: LookupParams): Promise<LookupResult> {
       }
     };
 
+    /** The route of c's next query: its informers in turn, then plain routing (undefined). */
+    const route = (c: Candidate): NodeId | undefined => {
+      const i = c.tries % (c.informers.length + 1);
+      return i < c.informers.length ? c.informers[i] : undefined;
+    };
+    const mayRetry = (c: Candidate) => c.tries < attempts && (p.retryable?.(c.hex) ?? true);
+
     const launch = (path: Path, c: Candidate) => {
+      const via = route(c);
+      const attempt = c.tries;
       c.state = 'pending';
+      c.tries++;
+      c.live++;
       path.inFlight++;
       queries++;
+      let stalled = false;
       if (p.stallMs && p.setTimer) {
         p.setTimer(() => {
-          if (c.state !== 'pending' || finished) return;
-          c.stalled = true;
+          if (c.state !== 'pending' || finished || stalled) return;
+          stalled = true;
           path.inFlight--;
+          // Slow on this route: ask again by the next one, in the slot it frees.
+          if (mayRetry(c)) launch(path, c);
           step(path);
         }, p.stallMs);
       }
-      p.query(c.id, c.hex, c.informer).then(
+      const settle = () => {
+        c.live--;
+        if (!stalled) path.inFlight--;
+        stalled = true; // a late stall timer must not count it again
+      };
+      p.query(c.id, c.hex, via, attempt).then(
         (ans) => {
-          if (!c.stalled) path.inFlight--;
-          if (finished) return;
+          settle();
+          if (finished || c.state !== 'pending') return;
           c.state = 'ok';
           if (p.wantValue && ans.value) {
             values.push({ rec: ans.value, from: c.id, version: ans.version ?? ans.value.seq, depth: c.depth });
@@ -230,10 +277,13 @@ export function iterativeLookup(p: LookupParams): Promise<LookupResult> {
           step(path);
         },
         () => {
-          if (!c.stalled) path.inFlight--;
+          settle();
           failures++;
-          if (finished) return;
-          c.state = 'failed';
+          if (finished || c.state !== 'pending') return;
+          // Another attempt still out (a retry after a stall) may yet answer.
+          if (c.live > 0) return;
+          if (mayRetry(c)) launch(path, c);
+          else c.state = 'failed';
           step(path);
         },
       );

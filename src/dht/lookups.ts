@@ -18,7 +18,7 @@ export type Lookup = (target: NodeId, valueNs?: Namespace, values?: number, chec
 export interface LookupDeps {
   selfId: NodeId;
   clock: Clock;
-  opts: Pick<DhtOptions, 'k' | 'alpha' | 'getWaitMs' | 'getWaitRounds' | 'lookupStallMs' | 'valuePaths' | 'nodePaths' | 'disjointReads' | 'records'>;
+  opts: Pick<DhtOptions, 'k' | 'alpha' | 'getWaitMs' | 'getWaitRounds' | 'lookupStallMs' | 'valuePaths' | 'nodePaths' | 'disjointReads' | 'records' | 'lookupAttempts'>;
   stats: DhtStats;
   table: RoutingTable;
   /** Whether we hold a live link to hex (then a query goes straight there). */
@@ -50,10 +50,13 @@ export function nodeLookup(deps: LookupDeps): Lookup {
       valueWaitRounds: opts.getWaitRounds,
       now: () => deps.clock.now(),
       stallMs: opts.lookupStallMs,
+      attempts: opts.lookupAttempts,
+      // A query over a link of ours has no other way there; a routed one has.
+      retryable: (hex) => !deps.linked(hex),
       setTimer: (fn, ms) => void deps.clock.setTimeout(fn, ms),
-      query: async (id, hex, informer) => {
+      query: async (id, hex, informer, attempt) => {
         const req: RequestBody = valueNs ? { t: 'FIND_VALUE', ns: valueNs, key: target } : { t: 'FIND_NODE', target };
-        const reply = await deps.call(id, hex, req, informer && !deps.linked(hex) ? [informer] : []);
+        const reply = await deps.call(id, hex, req, informer && !deps.linked(hex) ? [informer] : [], attempt);
         if (reply.t === 'NODES') return { nodes: reply.nodes };
         if (reply.t !== 'VALUE') return { nodes: [] };
         if (!reply.rec || !valueNs || !check) return { nodes: reply.nodes };

@@ -10,11 +10,12 @@
 // and the destination verifies it (route-auth.ts) before delivering; forwarders never
 // sign or verify. Signing and verifying are async (WebCrypto): messages are sent, and
 // delivered, in the order they were originated or arrived all the same.
-import { idEquals, idToHex, type NodeId } from '../core/node-id';
+import { compareDistance, idEquals, idToHex, type NodeId } from '../core/node-id';
 import type { LinkSet, PeerLink } from './link-set';
 import { dhtCodec, MAX_FRAME, MAX_IDS, type DhtMessage } from './messages';
 import { RouteVerifier, type RouteSigner } from './route-auth';
 import { encodeRoute, ROUTE_TAG, routeFrameSize, signedRouteData, type RouteEnvelope } from './route-frame';
+import { isRequestFrame, type RouteRecord } from './route-record';
 import { Dedup, nextHop, ReplayWindow } from './router';
 import type { DhtStats } from './stats';
 
@@ -37,6 +38,8 @@ export interface OverlayOptions {
   replayWindow: number;
   /** Wall-clock ms since the epoch (timestamps must compare across tabs; Clock.now need not). */
   wallNow: () => number;
+  /** Forward each message by one of the equally good links, drawn by its id (router.ts spreadHop). */
+  spreadRoutes: boolean;
 }
 
 /** Source authentication of routed messages (route-auth.ts). */
@@ -50,10 +53,13 @@ export interface RouteAuthOptions {
   requireSigned: boolean;
 }
 
-/** Reverse paths remembered (see `paths`). */
-const PATH_CACHE = 32;
+/** A link whose record (route-record.ts) is below this is a detour's last resort. */
+const POOR_RECORD = 0.3;
+
 /** Nodes avoided as hops at once (see `avoided`). */
 const MAX_AVOIDED = 64;
+/** Reverse paths remembered (see `paths`). */
+const PATH_CACHE = 32;
 
 const now = (): number => globalThis.performance?.now() ?? Date.now();
 
@@ -87,6 +93,8 @@ export class OverlayRouter {
     /** A routed message for us, its inner frame decoded and schema-checked (and its source verified, if signed). */
     private readonly deliver: (inner: DhtMessage, from: Origin) => void,
     private readonly auth: RouteAuthOptions = { requireSigned: false },
+    /** Our links' record of answered requests (route-record.ts); without one, none is kept. */
+    private readonly record?: RouteRecord,
   ) {
     this.dedup = new Dedup(opts.dedupSize);
     this.replays = new ReplayWindow(opts.replayWindow, opts.maxRouteAgeMs / 1000);
@@ -96,21 +104,26 @@ export class OverlayRouter {
     if (auth.signer) this.seq = crypto.getRandomValues(new Uint32Array(1))[0]!;
   }
 
-  /** Wraps an encoded inner frame for dst and hands it to the first hop; false if none. */
-  send(dst: NodeId, body: Uint8Array, via: readonly NodeId[]): boolean {
+  /**
+   * Wraps an encoded inner frame for dst and hands it to the first hop; false if none.
+   * `detour` n > 0: the first hop is our n-th best link toward the first waypoint (or dst)
+   * rather than the best, so a retry leaves by another way (a forwarder that drops what it
+   * is given sits on the usual route, not on this one).
+   */
+  send(dst: NodeId, body: Uint8Array, via: readonly NodeId[], detour = 0): boolean {
     const env: RouteEnvelope = { id: this.seq, ts: this.nowS(), src: this.selfId, dst, ttl: this.opts.routeTtl, trace: [], via, body };
     this.seq = (this.seq + 1) >>> 0;
     this.dedup.check(`${this.selfHex}:${env.id}`);
     this.stats.routedSent++;
     const signer = this.auth.signer;
-    return signer ? this.signAndForward(env, signer) : this.forward(env);
+    return signer ? this.signAndForward(env, signer, detour) : this.forward(env, detour);
   }
 
   /**
    * Signs env, then forwards it. What send() answers (a frame that fits, a first hop) is
    * checked now; a link that closes while we sign is a dead end then, counted as ever.
    */
-  private signAndForward(env: RouteEnvelope, signer: RouteSigner): boolean {
+  private signAndForward(env: RouteEnvelope, signer: RouteSigner, detour: number): boolean {
     if (routeFrameSize(env.via.length, env.body.length, signer.alg) > MAX_FRAME) {
       this.stats.dropped.oversized++;
       return false;
@@ -141,7 +154,7 @@ export class OverlayRouter {
           return;
         }
         this.stats.routedSigned++;
-        this.forward(e);
+        this.forward(e, detour);
       })
       .catch(() => {});
     return true;
@@ -150,6 +163,7 @@ export class OverlayRouter {
   /** A ROUTE frame from a link (header already checked): deliver it or pass it on. */
   onRoute(env: RouteEnvelope, from: PeerLink): void {
     const srcHex = idToHex(env.src);
+    this.record?.arrived(srcHex, idToHex(env.dst), from.hex);
     if ((env.auth || this.auth.requireSigned) && idEquals(env.dst, this.selfId)) return this.arriveSigned(env, srcHex, from);
     const fresh = this.dedup.check(`${srcHex}:${env.id}`);
     // Seen before, or sent by us: only a message handed back from a dead end may come again.
@@ -287,10 +301,11 @@ export class OverlayRouter {
     this.avoided.delete(hex);
   }
 
-  /** Hands the message to its next hop; at a dead end, back to the node it came from. */
-  private forward(env: RouteEnvelope): boolean {
-    const next = this.nextHop(env);
+  /** Hands the message to its next hop (ours: `detour`, see send); at a dead end, back to the node it came from. */
+  private forward(env: RouteEnvelope, detour = 0): boolean {
+    const next = (detour > 0 && this.firstHop(env, detour)) || this.nextHop(env);
     if (!next) return this.handBack(env);
+    if (this.record && isRequestFrame(env.body)) this.record.sent(idToHex(env.src), idToHex(env.dst), next.hop.hex);
     return this.sendOn(next.hop, next.via === env.via ? env : { ...env, via: next.via });
   }
 
@@ -308,7 +323,10 @@ export class OverlayRouter {
     // Nodes taken for dead are passed over too, unless no other link makes progress.
     const passed = this.avoided.size === 0 ? passedOnly : (l: PeerLink) => passedOnly(l) || this.avoided.has(l.hex);
     const dstHex = idToHex(env.dst);
-    const greedy = (p: (l: PeerLink) => boolean) => (via.length > 0 ? nextHop(this.selfId, via[0]!, links, false, p) : nextHop(this.selfId, env.dst, links, false, p, dstHex));
+    // Spread: each message by its own route among equally good links (router.ts spreadHop);
+    // salted by the hop too, so two forwarders of one message draw apart.
+    const spread = this.opts.spreadRoutes ? { salt: (env.id ^ Math.imul(env.trace.length + 1, 0x85ebca6b)) >>> 0, score: this.score } : undefined;
+    const greedy = (p: (l: PeerLink) => boolean) => (via.length > 0 ? nextHop(this.selfId, via[0]!, links, false, p, undefined, spread) : nextHop(this.selfId, env.dst, links, false, p, dstHex, spread));
     let hop = links.get(dstHex) ?? greedy(passed) ?? (passed === passedOnly ? null : greedy(passedOnly));
     if (!hop) {
       const path = this.ahead(this.paths.get(dstHex) ?? [], env);
@@ -325,6 +343,24 @@ export class OverlayRouter {
     if (!hop) return null;
     return { hop, via: via.length > 0 && idEquals(hop.id, via[0]!) ? via.slice(1) : via };
   }
+
+  /**
+   * Our `n`-th best link (round and round) toward the message's first waypoint, or its
+   * destination: links sorted by XOR distance to it, so the next after the best is the
+   * other link in the same bucket (link-budget.ts keeps two per bucket) where there is one.
+   */
+  private firstHop(env: RouteEnvelope, n: number): { hop: PeerLink; via: readonly NodeId[] } | null {
+    const toward = env.via[0] ?? env.dst;
+    // Links with a poor record (route-record.ts) go last.
+    const poor = (l: PeerLink) => this.score(l) < POOR_RECORD;
+    const ranked = [...this.links.map.values()].sort((a, b) => Number(poor(a)) - Number(poor(b)) || compareDistance(a.id, b.id, toward));
+    if (ranked.length === 0) return null;
+    const hop = ranked[n % ranked.length]!;
+    return { hop, via: env.via.length > 0 && idEquals(hop.id, env.via[0]!) ? env.via.slice(1) : env.via };
+  }
+
+  /** A link's record of answered requests (route-record.ts); all alike without a record. */
+  private readonly score = (l: PeerLink): number => this.record?.score(l.hex) ?? 0.5;
 
   /** Whether the message may still leave the greedy path: in the first half of its hop limit. */
   private mayDetour(env: RouteEnvelope): boolean {

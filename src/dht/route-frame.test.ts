@@ -69,22 +69,24 @@ describe('forwarding by header only', () => {
     const before = { ...b.stats.dropped };
     const fwd0 = b.stats.routedForwarded;
 
+    // Ids far above a's own (its routed messages count up from 0): a real message of a's
+    // that passed b with the same id would make these duplicates at b.
     send(new Uint8Array([ROUTE_TAG, 1, 2])); // truncated header
     const forged = encodeRoute(env({ src: b.selfId, dst: far.selfId, trace: [], via: [] }));
     send(forged); // claims to come from b itself
-    const bad = encodeRoute(env({ id: 7, src: a.selfId, dst: far.selfId, trace: [], via: [] })).slice();
+    const bad = encodeRoute(env({ id: 3_000_000_000 + 7, src: a.selfId, dst: far.selfId, trace: [], via: [] })).slice();
     bad[5] = 250; // ttl out of range
     send(bad);
-    const nested = encodeRoute(env({ id: 8, src: a.selfId, dst: b.selfId, trace: [], via: [], body: encodeRoute(env()) }));
+    const nested = encodeRoute(env({ id: 3_000_000_000 + 8, src: a.selfId, dst: b.selfId, trace: [], via: [], body: encodeRoute(env()) }));
     send(nested);
-    const junkBody = encodeRoute(env({ id: 9, src: a.selfId, dst: b.selfId, trace: [], via: [], body: new Uint8Array([0x92, 1]) }));
+    const junkBody = encodeRoute(env({ id: 3_000_000_000 + 9, src: a.selfId, dst: b.selfId, trace: [], via: [], body: new Uint8Array([0x92, 1]) }));
     send(junkBody);
     // Forwarders read only the header: a junk body travels on and is caught where it is consumed.
     const farMalformed = far.stats.dropped.malformed;
-    send(encodeRoute(env({ id: 11, src: a.selfId, dst: far.selfId, trace: [], via: [], body: new Uint8Array([0x92, 1]) })));
+    send(encodeRoute(env({ id: 3_000_000_000 + 11, src: a.selfId, dst: far.selfId, trace: [], via: [], body: new Uint8Array([0x92, 1]) })));
     const got: string[] = [];
     far.events.on('message', ({ from }) => got.push(idToHex(from)));
-    const ok = encodeRoute(env({ id: 10, src: a.selfId, dst: far.selfId, trace: [], via: [], body: dhtCodec.encode({ t: 'DATA', body: new Uint8Array([7]) }) }));
+    const ok = encodeRoute(env({ id: 3_000_000_000 + 10, src: a.selfId, dst: far.selfId, trace: [], via: [], body: dhtCodec.encode({ t: 'DATA', body: new Uint8Array([7]) }) }));
     send(ok);
     await c.clock.advance(2_000);
 

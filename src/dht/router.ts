@@ -8,7 +8,7 @@
 // then to its destination. Replies use the request's reverse path as waypoints, so they
 // reach a node that just joined and is linked to its bootstrap only; lookups route a query
 // through the node that named the candidate (it knows how to reach it).
-import { compareDistance, idToHex, type NodeId } from '../core/node-id';
+import { bucketIndex, compareDistance, idToHex, type NodeId } from '../core/node-id';
 
 export interface HopCandidate {
   readonly id: NodeId;
@@ -31,6 +31,7 @@ export function nextHop<L extends HopCandidate>(
   origin = false,
   exclude?: ReadonlySet<string> | ((l: L) => boolean),
   targetHex = idToHex(target),
+  spread?: Spread<L>,
 ): L | null {
   const direct = links.get(targetHex);
   if (direct) return direct;
@@ -41,7 +42,42 @@ export function nextHop<L extends HopCandidate>(
     // Exclusion is checked only for a would-be best: the cheap test runs first.
     if (better && !excluded?.(l)) best = l;
   }
-  return best;
+  if (best === null || spread === undefined) return best;
+  return spreadHop(selfId, target, links, best, origin, excluded, spread);
+}
+
+/** How to choose among equally good links (spreadHop). */
+export interface Spread<L> {
+  /** Draws the link: a message's id, so one message keeps its choice and the next differs. */
+  salt: number;
+  /** A link's record of answered requests, 0..1 (route-record.ts). */
+  score: (l: L) => number;
+}
+
+/** A link scoring this much below the best of its peers is passed over. */
+const SCORE_MARGIN = 0.25;
+
+/**
+ * One of the links as good as `best` in Kademlia's sense (the same log distance to the
+ * target: the same bucket, so the same progress in bits), drawn by the message's salt:
+ * different messages between the same two nodes take different routes. With the closest
+ * link always taken, every route into a node's neighbourhood crosses the few nodes nearest
+ * it, and one hostile forwarder there loses most of what is sent to that node, retries
+ * included. Links whose record is clearly worse than their peers' are left out. Only links
+ * strictly closer than us (for a forwarder) qualify, as for `best`, so routes cannot loop.
+ */
+function spreadHop<L extends HopCandidate>(selfId: NodeId, target: NodeId, links: ReadonlyMap<string, L>, best: L, origin: boolean, excluded: ((l: L) => boolean) | undefined, spread: Spread<L>): L {
+  const level = bucketIndex(target, best.id);
+  const peers: L[] = [best];
+  for (const l of links.values()) {
+    if (l === best || bucketIndex(target, l.id) !== level) continue;
+    if ((origin || compareDistance(l.id, selfId, target) < 0) && !excluded?.(l)) peers.push(l);
+  }
+  if (peers.length === 1) return best;
+  const scores = peers.map(spread.score);
+  const top = Math.max(...scores);
+  const kept = peers.filter((_, i) => scores[i]! >= top - SCORE_MARGIN);
+  return kept[((Math.imul(spread.salt >>> 0, 0x9e3779b1) >>> 0) >>> 16) % kept.length]!;
 }
 
 /** Remembers the last `size` message keys; `check` returns true the first time a key is seen. */

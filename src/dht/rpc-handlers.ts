@@ -16,7 +16,7 @@ import { ValueStore } from './value-store';
 
 export interface RpcHandlerDeps {
   clock: Clock;
-  opts: Pick<DhtOptions, 'k'>;
+  opts: Pick<DhtOptions, 'k' | 'secondReplyRoute' | 'rpcTimeoutMs'>;
   stats: DhtStats;
   table: RoutingTable;
   store: ValueStore;
@@ -32,10 +32,36 @@ export interface RpcHandlerDeps {
   data(from: NodeId, body: Uint8Array): void;
 }
 
+/** Routed requests remembered (by asker and question) to tell a repeat (see `handle`). */
+const ASKS_KEPT = 512;
+
 export class RpcHandlers {
   private running = false;
+  /** When each recent routed question was last asked, oldest first. */
+  private readonly asks = new Map<string, number>();
 
   constructor(private readonly deps: RpcHandlerDeps) {}
+
+  /**
+   * Whether a routed request repeats one the same node asked within the RPC timeout: our
+   * answer to it was likely lost (lookup.ts retries a query that went unanswered), perhaps
+   * on the reverse path, which crosses every forwarder the request crossed. Such an answer
+   * (or, with 'always', every answer to a routed request) also goes by plain routing, a
+   * route of its own; the asker takes whichever comes first (the other is an unexpected
+   * reply there).
+   */
+  private secondRoute(msg: DhtMessage, from: Origin, now: number): boolean {
+    const mode = this.deps.opts.secondReplyRoute;
+    if (mode === 'never' || from.via.length < 2) return false;
+    if (mode === 'always') return true;
+    const what = msg.t === 'FIND_NODE' ? idToHex(msg.target) : msg.t === 'FIND_VALUE' || msg.t === 'STORE' ? `${msg.ns}:${idToHex(msg.key)}` : '';
+    const key = `${from.hex}:${msg.t}:${what}`;
+    const last = this.asks.get(key);
+    this.asks.delete(key);
+    this.asks.set(key, now);
+    if (this.asks.size > ASKS_KEPT) this.asks.delete(this.asks.keys().next().value!);
+    return last !== undefined && now - last < this.deps.opts.rpcTimeoutMs;
+  }
 
   start(): void {
     this.running = true;
@@ -49,8 +75,12 @@ export class RpcHandlers {
   handle(msg: DhtMessage, from: Origin): void {
     if (!this.running) return;
     const { deps } = this;
-    const reply = (m: DhtMessage) => deps.send(from.id, from.hex, m, from.via);
     const now = deps.clock.now();
+    const twice = msg.t === 'PING' || msg.t === 'FIND_NODE' || msg.t === 'FIND_VALUE' || msg.t === 'STORE' ? this.secondRoute(msg, from, now) : false;
+    const reply = (m: DhtMessage) => {
+      deps.send(from.id, from.hex, m, from.via);
+      if (twice) deps.send(from.id, from.hex, m, []);
+    };
     switch (msg.t) {
       case 'PING':
         reply({ t: 'PONG', r: msg.r });

@@ -11,9 +11,11 @@ export type RequestBody = Request extends infer R ? (R extends Request ? Omit<R,
 /**
  * Sends a request to a node (over a direct link if we hold one, else routed, through
  * `via` if given) and resolves with its reply; rejects on timeout or when there is no
- * route. A failure counts against the contact (dht-node.ts `call`).
+ * route. A failure counts against the contact (dht-node.ts `call`). `detour` n > 0 sends
+ * a routed request by our n-th best first hop instead of the best (a retry by another
+ * route, overlay-router.ts).
  */
-export type Call = (id: NodeId, hex: string, req: RequestBody, via?: readonly NodeId[]) => Promise<Reply>;
+export type Call = (id: NodeId, hex: string, req: RequestBody, via?: readonly NodeId[], detour?: number) => Promise<Reply>;
 
 export class RpcTimeoutError extends Error {
   override readonly name = 'RpcTimeoutError';

@@ -11,7 +11,7 @@
 //   records held by honest nodes. Judged against the owners' own bytes, not by the rule.
 import { idToHex, type NodeId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
-import type { DhtNode } from '../dht/dht-node';
+import type { DhtNode, DhtOptions } from '../dht/dht-node';
 import { sameBytes as same } from '../dht/value-store';
 import { lookupsDuringChurn } from './churn-lookups';
 import { HostileCrew, type HostileCounts, type HostileOptions } from './hostile-dht';
@@ -42,6 +42,8 @@ export interface AdversarialOptions extends Partial<HostileOptions> {
    * network grown among liars from its first node is not defended.
    */
   attackFromStart?: boolean;
+  /** DHT options over LARGE_SIM_DHT (to measure a defence on and off). */
+  dht?: Partial<DhtOptions>;
   log?: (line: string) => void;
 }
 
@@ -66,6 +68,9 @@ export interface AdversarialFigures {
   hostile: number;
   lookupSuccess: number;
   lookupsCounted: number;
+  /** Lookup RPCs per FIND_NODE lookup, and link messages per lookup network-wide (routed hops, direct frames; upkeep of the phase included), left alone. */
+  lookupRpcs: number;
+  messagesPerLookup: number;
   churnLookupSuccess: number | null;
   churnLookupsCounted: number;
   before: ReadFigures;
@@ -88,7 +93,7 @@ export async function runAdversarialSim(o: AdversarialOptions): Promise<Adversar
   const c = new SimCluster({
     seed,
     net: { latencyMs: 20, jitterMs: 5 },
-    dht: { ...LARGE_SIM_DHT, records: { player: simRecordRule(keyring) }, ...(o.nodePaths ? { nodePaths: o.nodePaths } : {}) },
+    dht: { ...LARGE_SIM_DHT, records: { player: simRecordRule(keyring) }, ...(o.nodePaths ? { nodePaths: o.nodePaths } : {}), ...o.dht },
     variant: (id) => (draw() < o.hostileShare ? crew.variant(id, ['player']) : undefined),
   });
   const honest = (n: DhtNode) => !crew.isHostile(n.selfHex);
@@ -101,7 +106,9 @@ export async function runAdversarialSim(o: AdversarialOptions): Promise<Adversar
   phase(`joined ${c.size} nodes, ${crew.members.size} hostile`);
 
   const lookups = o.lookups ?? 1000;
+  const sent0 = sumStats(c, linkMessages);
   const quiet = await lookupsDuringChurn(c, { lookups, replace: 0, spanMs: 20_000, eligible: honest });
+  const messagesPerLookup = (sumStats(c, linkMessages) - sent0) / Math.max(1, quiet.counted);
   phase(`lookups: success ${quiet.success} of ${quiet.counted}`);
 
   // Signed records: version 1, kept by the crew for replays, then version 2.
@@ -189,6 +196,8 @@ export async function runAdversarialSim(o: AdversarialOptions): Promise<Adversar
     hostile: crew.members.size,
     lookupSuccess: quiet.success,
     lookupsCounted: quiet.counted,
+    lookupRpcs: quiet.rpcs,
+    messagesPerLookup,
     churnLookupSuccess,
     churnLookupsCounted,
     before,
@@ -206,4 +215,9 @@ function sumStats(c: SimCluster, f: (n: DhtNode) => number): number {
   let s = 0;
   for (const n of c.nodes.values()) s += f(n);
   return s;
+}
+
+/** Frames a node put on its links (its own and those it forwarded). */
+function linkMessages(n: DhtNode): number {
+  return n.stats.framesOut;
 }
