@@ -231,4 +231,35 @@ describe('iterativeLookup', () => {
     expect(three.newest).toBeGreaterThanOrEqual(0.9 * three.reads);
     expect(three.asked).toBeGreaterThan(one.asked);
   });
+
+  it('retries: a node whose first query was lost is asked again by another route (attempt n), not given up', async () => {
+    const w = world(200, 11);
+    const target = w.ids[5]!;
+    const from = w.ids[6]!;
+    const run = async (attempts: number) => {
+      const tries: number[] = [];
+      const res = await iterativeLookup({
+        target,
+        seeds: w.tables.get(idToHex(from))!.closest(target, 20),
+        query: (_id, hex, _informer, attempt) => {
+          if (hex !== idToHex(target)) return Promise.resolve({ nodes: w.tables.get(hex)!.closest(target, 20).map((c) => c.id) });
+          tries.push(attempt);
+          // The target's first two queries are lost on the way.
+          return attempt < 2 ? Promise.reject(new Error('timeout')) : Promise.resolve({ nodes: [] });
+        },
+        k: 20,
+        alpha: 3,
+        selfHex: idToHex(from),
+        hexOf: idToHex,
+        attempts,
+      });
+      return { first: res.closest[0]?.hex, tries };
+    };
+    const once = await run(1);
+    expect(once.first).not.toBe(idToHex(target));
+    expect(once.tries).toEqual([0]);
+    const thrice = await run(3);
+    expect(thrice.first).toBe(idToHex(target));
+    expect(thrice.tries).toEqual([0, 1, 2]);
+  });
 });
