@@ -86,6 +86,8 @@ export class DhtNode implements Dht {
   private readonly signer: RouteSigner | undefined;
   private readonly rpc: RpcTable;
   private readonly router: OverlayRouter;
+  /** Which links get routed requests answered (route-record.ts), if kept. */
+  private readonly record: RouteRecord | undefined;
   private readonly lookup: Lookup;
   private readonly contactBook: Contacts;
   private readonly signaling: OverlaySignaling;
@@ -141,7 +143,7 @@ export class DhtNode implements Dht {
       this.contactBook.heard(from.id, from.hex);
       this.handlers.handle(inner, from);
     };
-    const record = opts.routeRecords ? new RouteRecord(() => clock.now(), opts.rpcTimeoutMs) : undefined;
+    const record = (this.record = opts.routeRecords ? new RouteRecord(() => clock.now(), opts.rpcTimeoutMs, (hop, at) => this.silentSince(hop, at)) : undefined);
     this.router = new OverlayRouter(selfId, selfHex, links, stats, opts, deliver, { signer: this.signer, requireSigned: opts.requireSignedRoutes }, record);
     this.lookup = nodeLookup({ selfId, clock, opts, stats, table, linked: (hex) => links.get(hex) !== undefined, call });
     this.contactBook = new Contacts({
@@ -305,6 +307,17 @@ export class DhtNode implements Dht {
     this.clock.setTimeout(() => this.router.unavoid(hex), this.opts.rpcTimeoutMs + 100);
   }
 
+  /**
+   * A request handed to our link `hex` at `at` went unanswered: if nothing at all came over
+   * that link since, its peer may have died silently, so it is PINGed now and closed if it
+   * does not answer (Liveness.probeNow), not left open until the heartbeat timeout with
+   * every route through it lost. A live peer, hostile or slow, answers and stays.
+   */
+  private silentSince(hex: string, at: number): void {
+    const pl = this.links.get(hex);
+    if (pl && pl.lastRx <= at && this.running) this.liveness.probeNow(pl);
+  }
+
   /** Whether `id` answers a PING (over its link, else routed) before the RPC timeout. */
   ping(id: NodeId): Promise<boolean> {
     return this.call(id, idToHex(id), { t: 'PING' }).then(
@@ -339,11 +352,18 @@ export class DhtNode implements Dht {
   /** Sends a request (direct if linked, else routed) and awaits the reply; a failure counts against the contact. */
   private call(id: NodeId, hex: string, req: RequestBody, via: readonly NodeId[] = [], detour = 0): Promise<Reply> {
     const { r, reply } = this.rpc.open(hex, this.opts.rpcTimeoutMs);
+    const at = this.clock.now();
     this.stats.rpcSent++;
     if (!this.sendTo(id, hex, { ...req, r } as DhtMessage, via, detour)) this.rpc.abort(r, new NoRouteError(`no route to ${hex.slice(0, 8)}`));
     return reply.catch((e: Error) => {
       this.stats.rpcFailures++;
-      if (e instanceof RpcTimeoutError) this.stats.rpcTimeouts++;
+      if (e instanceof RpcTimeoutError) {
+        this.stats.rpcTimeouts++;
+        // Unanswered: over a link of ours, that link is suspect; routed, the first hop is
+        // (the record judges the request now, not at its next use).
+        this.silentSince(hex, at);
+        this.record?.expire();
+      }
       if (this.running) this.contactBook.failed(id, hex);
       throw e;
     });

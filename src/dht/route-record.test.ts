@@ -18,6 +18,19 @@ describe('RouteRecord', () => {
     expect(rec.score('never')).toBe(0.5);
   });
 
+  it('tells its owner which hop lost a request, and when the request left', () => {
+    let now = 0;
+    const lost: [string, number][] = [];
+    const rec = new RouteRecord(() => now, 2000, (hop, at) => lost.push([hop, at]));
+    rec.sent('s', 'd1', 'dead');
+    now = 500;
+    rec.sent('s', 'd2', 'live');
+    rec.arrived('d2', 's', 'live');
+    now = 2600; // d1's wait is over, not d2's own (answered anyway)
+    rec.score('dead');
+    expect(lost).toEqual([['dead', 0]]);
+  });
+
   it('reads requests from the first two bytes only', () => {
     expect(isRequestFrame(dhtCodec.encode({ t: 'FIND_NODE', r: 1, target: new Uint8Array(20) }))).toBe(true);
     expect(isRequestFrame(dhtCodec.encode({ t: 'PONG', r: 1 }))).toBe(false);
@@ -25,7 +38,7 @@ describe('RouteRecord', () => {
   });
 
   it('waits for a bounded number of replies', () => {
-    const rec = new RouteRecord(() => 0, 2000, 4);
+    const rec = new RouteRecord(() => 0, 2000, undefined, 4);
     for (let i = 0; i < 100; i++) rec.sent('s', `d${i}`, 'h');
     rec.arrived('d0', 's', 'h'); // forgotten: no credit
     rec.arrived('d99', 's', 'h');

@@ -8,6 +8,9 @@
 // drops or misroutes what it is given (or whose side of the network does) loses most of
 // its points, and the router sends less through it: among links that make the same
 // progress, those with a clearly worse record are passed over (router.ts spreadHop).
+// A request lost past a hop that has sent us nothing since may have died silently: the
+// record tells its owner (`lost`), which PINGs it at once (dht-node.ts), so the link is
+// closed within seconds instead of the heartbeat timeout, and routes stop vanishing into it.
 // Forwarders read only the envelope; that the body is a request is read from its first
 // two bytes (a msgpack [code, body] pair, core/codec.ts): a peer lying about that costs
 // one entry of a bounded map.
@@ -37,6 +40,8 @@ export class RouteRecord {
     private readonly now: () => number,
     /** How long a reply may take (the RPC timeout). */
     private readonly waitMs: number,
+    /** A request left by hopHex at `at` and no reply came back through it in time. */
+    private readonly lost: (hopHex: string, at: number) => void = () => {},
     /** Replies waited for at most (oldest forgotten, unjudged, past it). */
     private readonly maxWaiting = 2048,
     /** Hops tallied at most (links come and go; the oldest tally goes first). */
@@ -85,12 +90,13 @@ export class RouteRecord {
   }
 
   /** Replies not back in time count against their hops (oldest first: the map is in send order). */
-  private expire(): void {
+  expire(): void {
     const cutoff = this.now() - this.waitMs;
     for (const [key, w] of this.waiting) {
       if (w.at > cutoff) break;
       this.waiting.delete(key);
       this.tally(w.hop).lost++;
+      this.lost(w.hop, w.at);
     }
   }
 }
