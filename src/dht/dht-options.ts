@@ -154,8 +154,8 @@ export const DHT_DEFAULTS = {
   routeRecords: true,
   /**
    * A reply to a routed request goes back by its reverse path and, for a request the same
-   * node asked again within the RPC timeout ('repeat'; or for every routed request:
-   * 'always'; 'never'), by plain routing too (rpc-handlers.ts).
+   * node asked again within the RPC timeout or a FIND_NODE for our own id ('repeat'; or for
+   * every routed request: 'always'; 'never'), by plain routing too (rpc-handlers.ts).
    */
   secondReplyRoute: 'repeat' as 'never' | 'repeat' | 'always',
   /** Routed message ids remembered for duplicate suppression. */

@@ -17,6 +17,7 @@ import { RouteVerifier, type RouteSigner } from './route-auth';
 import { encodeRoute, ROUTE_TAG, routeFrameSize, signedRouteData, type RouteEnvelope } from './route-frame';
 import { isRequestFrame, type RouteRecord } from './route-record';
 import { Dedup, nextHop, ReplayWindow } from './router';
+import { TriedHops } from './tried-hops';
 import type { DhtStats } from './stats';
 
 /** Where a message came from, and how to answer it. */
@@ -77,6 +78,8 @@ export class OverlayRouter {
   private readonly avoided = new Set<string>();
   /** Reverse paths of the last few nodes that reached us by routing: how to reach a newcomer. */
   private readonly paths = new Map<string, NodeId[]>();
+  /** The first hops our recent requests to each destination left by: a retry avoids them. */
+  private readonly tried = new TriedHops();
   private seq = 0;
   private readonly verifier = new RouteVerifier();
   /** The last of our signed messages in line to be sent (they leave in send order). */
@@ -305,7 +308,10 @@ export class OverlayRouter {
   private forward(env: RouteEnvelope, detour = 0): boolean {
     const next = (detour > 0 && this.firstHop(env, detour)) || this.nextHop(env);
     if (!next) return this.handBack(env);
-    if (this.record && isRequestFrame(env.body)) this.record.sent(idToHex(env.src), idToHex(env.dst), next.hop.hex);
+    if (isRequestFrame(env.body)) {
+      this.record?.sent(idToHex(env.src), idToHex(env.dst), next.hop.hex);
+      if (env.trace.length === 0 && idEquals(env.src, this.selfId)) this.tried.note(idToHex(env.dst), next.hop.hex);
+    }
     return this.sendOn(next.hop, next.via === env.via ? env : { ...env, via: next.via });
   }
 
@@ -345,9 +351,8 @@ export class OverlayRouter {
   }
 
   /**
-   * Our `n`-th best link (round and round) toward the message's first waypoint, or its
-   * destination: links sorted by XOR distance to it, so the next after the best is the
-   * other link in the same bucket (link-budget.ts keeps two per bucket) where there is one.
+   * Our best link toward the message's first waypoint, or its destination, that no earlier
+   * request to that destination left by (`tried`); all tried: the `n`-th, round and round.
    */
   private firstHop(env: RouteEnvelope, n: number): { hop: PeerLink; via: readonly NodeId[] } | null {
     const toward = env.via[0] ?? env.dst;
@@ -355,7 +360,8 @@ export class OverlayRouter {
     const poor = (l: PeerLink) => this.score(l) < POOR_RECORD;
     const ranked = [...this.links.map.values()].sort((a, b) => Number(poor(a)) - Number(poor(b)) || compareDistance(a.id, b.id, toward));
     if (ranked.length === 0) return null;
-    const hop = ranked[n % ranked.length]!;
+    const used = this.tried.of(idToHex(env.dst));
+    const hop = ranked.find((l) => !used.includes(l.hex)) ?? ranked[n % ranked.length]!;
     return { hop, via: env.via.length > 0 && idEquals(hop.id, env.via[0]!) ? env.via.slice(1) : env.via };
   }
 

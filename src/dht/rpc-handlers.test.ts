@@ -64,6 +64,21 @@ describe('RpcHandlers', () => {
     expect(nodes.map(idToHex)).toEqual(s.table.closest(target, 20, s.from.hex).map((c) => c.hex));
   });
 
+  it('answers by plain routing too: a repeated routed request, and a FIND_NODE for our own id from the first ask', () => {
+    const s = setup();
+    const from: Origin = { ...s.from, via: [randomId(s.rand), randomId(s.rand)] };
+    const routes = () => s.sent.splice(0).map((x) => (x.via.length === 0 ? 'plain' : 'reverse'));
+    const target = randomId(s.rand);
+    s.handlers.handle({ t: 'FIND_NODE', r: 1, target }, from);
+    expect(routes()).toEqual(['reverse']);
+    s.handlers.handle({ t: 'FIND_NODE', r: 2, target }, from); // a retry: our answer was lost
+    expect(routes()).toEqual(['reverse', 'plain']);
+    s.handlers.handle({ t: 'FIND_NODE', r: 3, target: s.table.selfId }, from);
+    expect(routes()).toEqual(['reverse', 'plain']);
+    s.handlers.handle({ t: 'FIND_NODE', r: 4, target: s.table.selfId }, { ...from, via: from.via.slice(1) }); // one hop away: one way only
+    expect(routes()).toEqual(['reverse']);
+  });
+
   it('a holder answers FIND_VALUE with the value and the closest nodes', () => {
     const s = setup();
     const key = randomId(s.rand);

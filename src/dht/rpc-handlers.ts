@@ -4,7 +4,7 @@
 // SIGNAL and DATA on. Nothing here throws at a peer's words: what cannot be used is
 // dropped and counted.
 import type { Clock } from '../core/clock';
-import { idToHex, type NodeId } from '../core/node-id';
+import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import type { SignalBlob } from '../net/transport';
 import type { DhtOptions } from './dht-options';
 import type { DhtMessage, Reply } from './messages';
@@ -48,12 +48,14 @@ export class RpcHandlers {
    * on the reverse path, which crosses every forwarder the request crossed. Such an answer
    * (or, with 'always', every answer to a routed request) also goes by plain routing, a
    * route of its own; the asker takes whichever comes first (the other is an unexpected
-   * reply there).
+   * reply there). So does, from the first ask, our answer to a FIND_NODE for our own id:
+   * the one answer that lookup is for (the target answering is what finds it), one extra
+   * routed message per lookup.
    */
   private secondRoute(msg: DhtMessage, from: Origin, now: number): boolean {
     const mode = this.deps.opts.secondReplyRoute;
     if (mode === 'never' || from.via.length < 2) return false;
-    if (mode === 'always') return true;
+    if (mode === 'always' || (msg.t === 'FIND_NODE' && idEquals(msg.target, this.deps.table.selfId))) return true;
     const what = msg.t === 'FIND_NODE' ? idToHex(msg.target) : msg.t === 'FIND_VALUE' || msg.t === 'STORE' ? `${msg.ns}:${idToHex(msg.key)}` : '';
     const key = `${from.hex}:${msg.t}:${what}`;
     const last = this.asks.get(key);
