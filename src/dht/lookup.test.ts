@@ -262,4 +262,49 @@ describe('iterativeLookup', () => {
     expect(thrice.first).toBe(idToHex(target));
     expect(thrice.tries).toEqual([0, 1, 2]);
   });
+
+  it('retries only within the first query\'s RPC timeout: a dead node holds the lookup no longer than without retries', async () => {
+    const w = world(200, 11);
+    const target = w.ids[5]!;
+    const from = w.ids[6]!;
+    const TIMEOUT = 2000;
+    const STALL = 600;
+    const run = async (deadHex: string, answerOn: number) => {
+      const clock = new VirtualClock();
+      const tries: number[] = [];
+      const done = iterativeLookup({
+        target,
+        seeds: w.tables.get(idToHex(from))!.closest(target, 20),
+        query: (_id, hex, _informer, attempt) => {
+          if (hex !== deadHex) return Promise.resolve({ nodes: w.tables.get(hex)!.closest(target, 20).map((c) => c.id) });
+          tries.push(attempt);
+          // Unanswered queries fail at the RPC timeout; `answerOn` is answered at once.
+          return attempt === answerOn ? Promise.resolve({ nodes: [] }) : new Promise((_, reject) => clock.setTimeout(() => reject(new Error('timeout')), TIMEOUT));
+        },
+        k: 20,
+        alpha: 3,
+        selfHex: idToHex(from),
+        hexOf: idToHex,
+        attempts: 5,
+        stallMs: STALL,
+        retryWithinMs: TIMEOUT,
+        now: () => clock.now(),
+        setTimer: (fn, ms) => void clock.setTimeout(fn, ms),
+      });
+      const t0 = clock.now();
+      let res: Awaited<typeof done> | undefined;
+      void done.then((r) => (res = r));
+      await clock.runUntil(() => res !== undefined, 60_000);
+      return { first: res!.closest[0]?.hex, tries, ms: clock.now() - t0 };
+    };
+    // Dead: asked at 0, 600, 1200 and 1800 ms (a retry per stall), failed at 2000 ms; the
+    // lookup does not wait for the last retry's own timeout (3800 ms).
+    const dead = await run(idToHex(target), -1);
+    expect(dead.tries).toEqual([0, 1, 2, 3]);
+    expect(dead.first).not.toBe(idToHex(target));
+    expect(dead.ms).toBeLessThan(TIMEOUT + STALL);
+    // A retry inside the window that gets through finds it.
+    const late = await run(idToHex(target), 3);
+    expect(late.first).toBe(idToHex(target));
+  });
 });

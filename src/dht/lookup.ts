@@ -35,6 +35,10 @@
 // is not on the next, and one that drops at random loses a copy, not the answer. A stalled
 // query may still answer: the first answer of any attempt counts. Only candidates whose
 // query goes over the network (`retryable`) are retried: a direct link has no other way.
+// Retries leave only within `retryWithinMs` (the RPC timeout) of the first query, and a
+// candidate whose first query failed past that fails then: a dead candidate holds the lookup
+// no longer than it did before retries (it had held it up to 5 timeouts: joins among crashed
+// hosts took seconds longer).
 import { compareDistance, type NodeId } from '../core/node-id';
 import type { ValueRecord } from './messages';
 
@@ -90,6 +94,11 @@ export interface LookupParams {
   paths?: number;
   /** Queries one candidate gets at most, each by another route (default 1: no retry). */
   attempts?: number;
+  /**
+   * Retries are sent only this long after a candidate's first query (the RPC timeout: a
+   * dead candidate then holds the lookup no longer than without retries). Needs `setTimer`.
+   */
+  retryWithinMs?: number;
   /** Whether a query to hex crosses the network (may take another route); default all. */
   retryable?: (hex: string) => boolean;
 }
@@ -123,6 +132,8 @@ interface Candidate {
   /** Queries sent to it, and of those still unsettled. */
   tries: number;
   live: number;
+  /** When its first query left (retries only within retryWithinMs of it). */
+  firstAt?: number;
   path: Path;
 }
 
@@ -226,12 +237,14 @@ export function iterativeLookup(p: LookupParams): Promise<LookupResult> {
       const i = c.tries % (c.informers.length + 1);
       return i < c.informers.length ? c.informers[i] : undefined;
     };
-    const mayRetry = (c: Candidate) => c.tries < attempts && (p.retryable?.(c.hex) ?? true);
+    const inTime = (c: Candidate) => p.retryWithinMs === undefined || !p.now || c.firstAt === undefined || p.now() - c.firstAt < p.retryWithinMs;
+    const mayRetry = (c: Candidate) => c.tries < attempts && inTime(c) && (p.retryable?.(c.hex) ?? true);
 
     const launch = (path: Path, c: Candidate) => {
       const via = route(c);
       const attempt = c.tries;
       c.state = 'pending';
+      if (c.tries === 0) c.firstAt = p.now?.();
       c.tries++;
       c.live++;
       path.inFlight++;
@@ -255,7 +268,7 @@ export function iterativeLookup(p: LookupParams): Promise<LookupResult> {
       p.query(c.id, c.hex, via, attempt).then(
         (ans) => {
           settle();
-          if (finished || c.state !== 'pending') return;
+          if (finished || c.state === 'ok' || c.state === 'new') return;
           c.state = 'ok';
           if (p.wantValue && ans.value) {
             values.push({ rec: ans.value, from: c.id, version: ans.version ?? ans.value.seq, depth: c.depth });
@@ -280,8 +293,9 @@ export function iterativeLookup(p: LookupParams): Promise<LookupResult> {
           settle();
           failures++;
           if (finished || c.state !== 'pending') return;
-          // Another attempt still out (a retry after a stall) may yet answer.
-          if (c.live > 0) return;
+          // Another attempt still out (a retry after a stall) may yet answer; past the retry
+          // window the candidate fails now all the same (a late answer still counts).
+          if (c.live > 0 && inTime(c)) return;
           if (mayRetry(c)) launch(path, c);
           else c.state = 'failed';
           step(path);
