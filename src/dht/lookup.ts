@@ -268,7 +268,9 @@ export function iterativeLookup(p: LookupParams): Promise<LookupResult> {
       p.query(c.id, c.hex, via, attempt).then(
         (ans) => {
           settle();
-          if (finished || c.state === 'ok' || c.state === 'new') return;
+          if (finished) return;
+          // Answered already by another attempt: only the slot this one held is freed.
+          if (c.state === 'ok') return step(path);
           c.state = 'ok';
           if (p.wantValue && ans.value) {
             values.push({ rec: ans.value, from: c.id, version: ans.version ?? ans.value.seq, depth: c.depth });
@@ -292,7 +294,9 @@ export function iterativeLookup(p: LookupParams): Promise<LookupResult> {
         () => {
           settle();
           failures++;
-          if (finished || c.state !== 'pending') return;
+          if (finished) return;
+          // Settled already (answered, or failed past the retry window): free the slot.
+          if (c.state !== 'pending') return step(path);
           // Another attempt still out (a retry after a stall) may yet answer; past the retry
           // window the candidate fails now all the same (a late answer still counts).
           if (c.live > 0 && inTime(c)) return;
