@@ -17,12 +17,13 @@ describe('DHT with 20% hostile nodes (1,000 simulated nodes)', () => {
     expect(r.forgedRefused).toBeGreaterThan(0);
     // FIND_NODE between honest nodes, by the defences of src/dht/README.md "Hostile nodes"
     // (retries by another route, spread routes, route records, a second reply route on a
-    // repeat). Seed 7 (deterministic): 0.97; before them 0.705. Bench seed 42: see
+    // repeat, an untried first hop, the target answering by two routes, dead hops closed).
+    // Seed 7 (deterministic): 0.98; before them 0.705. Bench seed 42: see
     // docs/BENCHMARKS.md.
-    expect(r.lookupSuccess).toBeGreaterThanOrEqual(0.95);
-    // Reads by 3 disjoint paths against one path, same run. Seed 7: 0.60 -> 0.89 (before the
-    // retries 0.47 -> 0.87: retries lift the one-path reads most).
+    expect(r.lookupSuccess).toBeGreaterThanOrEqual(0.97);
+    // Reads by 3 disjoint paths against one path, same run. Seed 7: 0.68 -> 0.88 (session
+    // 10: 0.60 -> 0.89; before the retries 0.47 -> 0.87: retries lift the one-path reads most).
     expect(r.after.success).toBeGreaterThanOrEqual(0.85);
-    expect(r.after.success - r.before.success).toBeGreaterThanOrEqual(0.2);
+    expect(r.after.success - r.before.success).toBeGreaterThanOrEqual(0.15);
   }, 300_000);
 });
