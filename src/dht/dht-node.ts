@@ -309,13 +309,14 @@ export class DhtNode implements Dht {
 
   /**
    * A request handed to our link `hex` at `at` went unanswered: if nothing at all came over
-   * that link since, its peer may have died silently, so it is PINGed now and closed if it
-   * does not answer (Liveness.probeNow), not left open until the heartbeat timeout with
-   * every route through it lost. A live peer, hostile or slow, answers and stays.
+   * that link since, its peer may have died silently, so it is suspected (`suspect`: avoided
+   * as a hop and PINGed now, closed if it does not answer), not left open until the
+   * heartbeat timeout with every route through it lost. A live peer, hostile or slow,
+   * answers and stays.
    */
   private silentSince(hex: string, at: number): void {
     const pl = this.links.get(hex);
-    if (pl && pl.lastRx <= at && this.running) this.liveness.probeNow(pl);
+    if (pl && pl.lastRx <= at && this.running) this.suspect(pl.id);
   }
 
   /** Whether `id` answers a PING (over its link, else routed) before the RPC timeout. */

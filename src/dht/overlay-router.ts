@@ -10,14 +10,14 @@
 // and the destination verifies it (route-auth.ts) before delivering; forwarders never
 // sign or verify. Signing and verifying are async (WebCrypto): messages are sent, and
 // delivered, in the order they were originated or arrived all the same.
-import { compareDistance, idEquals, idToHex, type NodeId } from '../core/node-id';
+import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import type { LinkSet, PeerLink } from './link-set';
 import { dhtCodec, MAX_FRAME, MAX_IDS, type DhtMessage } from './messages';
 import { RouteVerifier, type RouteSigner } from './route-auth';
 import { encodeRoute, ROUTE_TAG, routeFrameSize, signedRouteData, type RouteEnvelope } from './route-frame';
 import { isRequestFrame, type RouteRecord } from './route-record';
 import { Dedup, nextHop, ReplayWindow } from './router';
-import { TriedHops } from './tried-hops';
+import { firstHop, TriedHops } from './tried-hops';
 import type { DhtStats } from './stats';
 
 /** Where a message came from, and how to answer it. */
@@ -350,19 +350,10 @@ export class OverlayRouter {
     return { hop, via: via.length > 0 && idEquals(hop.id, via[0]!) ? via.slice(1) : via };
   }
 
-  /**
-   * Our best link toward the message's first waypoint, or its destination, that no earlier
-   * request to that destination left by (`tried`); all tried: the `n`-th, round and round.
-   */
+  /** A retry's first hop (tried-hops.ts firstHop): poorly recorded and avoided links last. */
   private firstHop(env: RouteEnvelope, n: number): { hop: PeerLink; via: readonly NodeId[] } | null {
-    const toward = env.via[0] ?? env.dst;
-    // Links with a poor record (route-record.ts) go last.
-    const poor = (l: PeerLink) => this.score(l) < POOR_RECORD;
-    const ranked = [...this.links.map.values()].sort((a, b) => Number(poor(a)) - Number(poor(b)) || compareDistance(a.id, b.id, toward));
-    if (ranked.length === 0) return null;
-    const used = this.tried.of(idToHex(env.dst));
-    const hop = ranked.find((l) => !used.includes(l.hex)) ?? ranked[n % ranked.length]!;
-    return { hop, via: env.via.length > 0 && idEquals(hop.id, env.via[0]!) ? env.via.slice(1) : env.via };
+    const hop = firstHop([...this.links.map.values()], env.via[0] ?? env.dst, this.tried.of(idToHex(env.dst)), (l) => this.score(l) < POOR_RECORD || this.avoided.has(l.hex), n);
+    return hop && { hop, via: env.via.length > 0 && idEquals(hop.id, env.via[0]!) ? env.via.slice(1) : env.via };
   }
 
   /** A link's record of answered requests (route-record.ts); all alike without a record. */

@@ -3,6 +3,7 @@
 // ours (a fifth of our links, with 20% hostile nodes) is not sent into it again, as the
 // next-ranked link toward another waypoint often was. Bounded: the destination not asked
 // for longest is forgotten first, and a destination keeps its last few hops.
+import { compareDistance, type NodeId } from '../core/node-id';
 
 export class TriedHops {
   private readonly byDst = new Map<string, string[]>();
@@ -25,4 +26,15 @@ export class TriedHops {
   of(dstHex: string): readonly string[] {
     return this.byDst.get(dstHex) ?? [];
   }
+}
+
+/**
+ * A retry's first hop: our best link toward `toward` (the first waypoint, or the
+ * destination) that is not in `used`, links that are `last` (a poor record, taken for dead)
+ * after all others; all used: the `n`-th, round and round.
+ */
+export function firstHop<L extends { id: NodeId; hex: string }>(links: L[], toward: NodeId, used: readonly string[], last: (l: L) => boolean, n: number): L | null {
+  const ranked = links.sort((a, b) => Number(last(a)) - Number(last(b)) || compareDistance(a.id, b.id, toward));
+  if (ranked.length === 0) return null;
+  return ranked.find((l) => !used.includes(l.hex)) ?? ranked[n % ranked.length]!;
 }
