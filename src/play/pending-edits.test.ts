@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { LatencySamples } from '../core/latency-samples';
+import { generateIdentity } from '../core/identity';
 import { idToHex, randomId, type NodeId } from '../core/node-id';
 import { VirtualClock } from '../core/virtual-clock';
+import { makePlayerPass } from '../region/player-pass';
 import type { PlayerWire } from '../region/subscription-messages';
 import { PendingEdits } from './pending-edits';
 import { CLIENT_DEFAULTS, EditRejectedError, type ClientStats } from './region-client-types';
@@ -72,6 +74,59 @@ describe('pending edits: answers from a primary not yet checked', () => {
     edits.attached(region, hex);
     await Promise.resolve();
     expect(failed).toBeInstanceOf(EditRejectedError);
+    expect(stats.rejected).toBe(1);
+  });
+});
+
+// A host that forgot our pass refuses 'unknown-player'; the edit goes once more with the pass,
+// and only a refusal of that send fails it.
+describe('pending edits: the pass shown again', () => {
+  async function withPass() {
+    const sent: { to: string; t: string; r?: number }[] = [];
+    const wire = { send: (to: NodeId, m: { t: string; r?: number }) => void sent.push({ to: idToHex(to), t: m.t, r: m.r }) } as unknown as PlayerWire;
+    const stats = { stale: 0, confirmed: 0, rejected: 0, timeouts: 0 } as ClientStats;
+    const player = await generateIdentity();
+    const edits = new PendingEdits({ clock: new VirtualClock(), wire, opts: CLIENT_DEFAULTS, stats, latency: new LatencySamples(), pass: makePlayerPass(player, randomId(), 0) });
+    await edits.passWait;
+    return { edits, sent, stats };
+  }
+  const refuse = (r: number) => ({ t: 'REJECT' as const, rx: 1, rz: 0, r, reason: 'unknown-player' as const });
+
+  it('an earlier send\'s refusal, coming after the pass went again, fails nothing; the last send\'s answer counts', async () => {
+    const { edits, sent, stats } = await withPass();
+    const host = randomId();
+    const hex = idToHex(host);
+    let outcome: unknown;
+    void edits.add(70, 80, 5, 1, at, undefined).then((s) => (outcome = s), (e: unknown) => (outcome = e));
+    // Sent, the region detached and attached again to the same primary: sent twice.
+    edits.sendTo(region, host, hex);
+    edits.unsend(region);
+    edits.sendTo(region, host, hex);
+    const r = sent.find((s) => s.t === 'EDIT')!.r!;
+    expect(sent.map((s) => s.t)).toEqual(['PLAYER', 'EDIT', 'EDIT']);
+    expect(edits.reject(hex, refuse(r), true)).toBe('resent');
+    expect(sent.map((s) => s.t)).toEqual(['PLAYER', 'EDIT', 'EDIT', 'PLAYER', 'EDIT']);
+    // The second send's refusal: judged before the host had the pass again.
+    expect(edits.reject(hex, refuse(r), true)).toBe('stale');
+    await Promise.resolve();
+    expect(outcome).toBeUndefined();
+    edits.confirm(hex, { t: 'CONFIRM', rx: 1, rz: 0, r, e: 3, s: 7 }, true);
+    await Promise.resolve();
+    expect(outcome).toEqual({ e: 3, s: 7 });
+    expect(stats).toMatchObject({ confirmed: 1, rejected: 0 });
+  });
+
+  it('a refusal of the send that showed the pass again fails the edit', async () => {
+    const { edits, sent, stats } = await withPass();
+    const host = randomId();
+    const hex = idToHex(host);
+    let outcome: unknown;
+    void edits.add(70, 80, 5, 1, at, host).catch((e: unknown) => (outcome = e));
+    const r = sent.find((s) => s.t === 'EDIT')!.r!;
+    expect(edits.reject(hex, refuse(r), true)).toBe('resent');
+    expect(edits.reject(hex, refuse(r), true)).toBe('failed');
+    await Promise.resolve();
+    expect(outcome).toBeInstanceOf(EditRejectedError);
     expect(stats.rejected).toBe(1);
   });
 });

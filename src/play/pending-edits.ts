@@ -24,6 +24,14 @@ interface PendingEdit {
   at: number;
   /** The host said it knows no pass of ours once already: the second time fails the edit. */
   passAgain?: boolean;
+  /**
+   * Sends to `outHost` not answered yet. An edit can go twice to one host (detached and
+   * attached again): the answer to the earlier send, judged before the host had our pass
+   * again, is not the answer to the send that showed it (safety seed 6 of the branch with
+   * redundant routes: taken as final, it failed an edit the host then ordered).
+   */
+  out: number;
+  outHost: string;
   /** An answer from `sentTo` that came before we had checked its certificate (held until we attach to it). */
   early?: SubscriptionMessageOf<'CONFIRM'> | SubscriptionMessageOf<'REJECT'>;
 }
@@ -71,7 +79,7 @@ export class PendingEdits {
         stats.timeouts++;
         reject(new EditTimeoutError(`edit at ${x},${y},${z} not confirmed within ${opts.editTimeoutMs} ms`));
       }, opts.editTimeoutMs);
-      const p: PendingEdit = { region: regionName(coord), msg, sentTo: '', resolve, reject, timer, at: clock.now() };
+      const p: PendingEdit = { region: regionName(coord), msg, sentTo: '', resolve, reject, timer, at: clock.now(), out: 0, outHost: '' };
       this.pending.set(r, p);
       if (primary) this.send(p, primary);
     });
@@ -79,6 +87,8 @@ export class PendingEdits {
 
   private send(p: PendingEdit, to: NodeId): void {
     p.sentTo = idToHex(to);
+    if (p.outHost !== p.sentTo) [p.outHost, p.out] = [p.sentTo, 0];
+    p.out++;
     delete p.early;
     const pass = this.pass;
     if (pass && !this.passShown.has(p.sentTo)) {
@@ -109,8 +119,8 @@ export class PendingEdits {
       if (p.region !== region || p.sentTo !== primaryHex || !p.early) continue;
       const m = p.early;
       delete p.early;
-      if (m.t === 'CONFIRM') this.confirm(primaryHex, m, true);
-      else this.reject(primaryHex, m, true);
+      if (m.t === 'CONFIRM') this.confirm(primaryHex, m, true, true);
+      else this.reject(primaryHex, m, true, true);
     }
   }
 
@@ -138,8 +148,9 @@ export class PendingEdits {
    * a node that named itself primary (a takeover notice) before its certificate was checked
    * keeps that node's answer until we attach to it (`attached`), else drops it.
    */
-  confirm(fromHex: string, m: SubscriptionMessageOf<'CONFIRM'>, certified: boolean): void {
+  confirm(fromHex: string, m: SubscriptionMessageOf<'CONFIRM'>, certified: boolean, counted = false): void {
     const p = this.pending.get(m.r);
+    if (p && !counted) answered(p, fromHex);
     if (!p || p.sentTo !== fromHex || p.region !== regionName(m)) return void this.deps.stats.stale++;
     if (!certified) return void (p.early = m);
     this.settle(m.r, p);
@@ -149,8 +160,9 @@ export class PendingEdits {
   }
 
   /** A REJECT: 'not-primary' and 'busy' keep the edit for the next primary ('retry'); others fail it. */
-  reject(fromHex: string, m: SubscriptionMessageOf<'REJECT'>, certified: boolean): RejectOutcome {
+  reject(fromHex: string, m: SubscriptionMessageOf<'REJECT'>, certified: boolean, counted = false): RejectOutcome {
     const p = this.pending.get(m.r);
+    if (p && !counted) answered(p, fromHex);
     if (!p || p.sentTo !== fromHex || p.region !== regionName(m)) {
       this.deps.stats.stale++;
       return 'stale';
@@ -165,6 +177,11 @@ export class PendingEdits {
       this.passShown.delete(fromHex);
       this.send(p, hexToId(fromHex));
       return 'resent';
+    }
+    // Refused before it had our pass again: an earlier send's answer; the last send's is due.
+    if (m.reason === 'unknown-player' && p.passAgain && p.out > 0) {
+      this.deps.stats.stale++;
+      return 'stale';
     }
     // A final refusal counts only from a primary whose certificate we checked (as a CONFIRM).
     if (!certified) {
@@ -189,4 +206,9 @@ export class PendingEdits {
     this.pending.delete(r);
     this.deps.clock.clearTimeout(p.timer);
   }
+}
+
+/** An answer from the host an edit was last sent to (counted once, when it comes). */
+function answered(p: PendingEdit, fromHex: string): void {
+  if (fromHex === p.outHost) p.out = Math.max(0, p.out - 1);
 }
