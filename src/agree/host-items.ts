@@ -22,7 +22,7 @@ import { columnTop, terrainNoise, WATER_LEVEL } from '../world/heightmap';
 import { bareRecord, ProofChecker, ProofSigner } from './decision-proof';
 import { OwnerRequestChecker } from './owner-request';
 import type { Carried } from './replicated-drops';
-import type { ItemLedgerOptions } from './item-ledger';
+import type { Item, ItemLedgerOptions } from './item-ledger';
 import { isClockFrame, type ItemWire, type ItemWireMessage } from './item-wire';
 import { newHostItemStats, RegionItems, type HostItemStats, REGION_ITEMS_DEFAULTS } from './region-items';
 import { newVoteStats, type VoteStats } from './vote-stats';
@@ -124,6 +124,20 @@ export class HostItems {
   /** The items of a region this node hosts (undefined: not hosted here). */
   region(name: string): RegionItems | undefined {
     return this.regions.get(name);
+  }
+
+  /**
+   * A hosted region's item records, each with whether its proof checks now against the set
+   * of its epoch as this host knows it (tests and diagnostics: a fresh checker, so the
+   * node's counters and cache stay as the protocol left them).
+   */
+  async checkedRecords(name: string): Promise<{ rec: Item; valid: boolean }[]> {
+    const ri = this.regions.get(name);
+    if (!ri) return [];
+    const checker = new ProofChecker(this.a.verify);
+    return Promise.all(ri.ledger.items.map(async (rec) => ({
+      rec, valid: rec.proof !== undefined && (await checker.check(ri.ledger.area, bareRecord(rec), rec.proof, ri.setOf(rec.proof.e))) === null,
+    })));
   }
 
   /** Refusals of the ledgers this node keeps, summed by reason. */

@@ -22,8 +22,25 @@ export interface HostingApi {
   trace(): string[];
   /** Flat counters: host_*, client_*, wire_* and ticker/clock figures. */
   stats(): Record<string, number>;
+  /** A region's item records as this tab hosts them (none: not hosted here), each with whether its proof checks now (docs/ITEMS.md "Signed decisions"). */
+  items(name: string): Promise<HostedItemRecord[]>;
   /** This node's host clock (the one its hosted regions' spawn times are read on and that answers probes): time, bound, reference. */
   clock(): WorldClockStatus & { now: number };
+}
+
+export interface HostedItemRecord {
+  id: string;
+  owner: string | null;
+  gen: number;
+  x: number;
+  y: number;
+  z: number;
+  /** A tombstone: carried off to this region. */
+  away?: string;
+  /** The proof's vote id and epoch, and how many hosts signed it (absent: no proof yet). */
+  proof?: { vote: string; e: number; signers: number };
+  /** The proof checks against the host set of its epoch, as this host knows it. */
+  valid: boolean;
 }
 
 export interface RegionDiagnostics {
@@ -64,10 +81,15 @@ export function createHostingApi(net: NetSession, remote: RemotePlayers, clock: 
     },
     trace: () => [...net.trace],
     clock: () => ({ now: net.items.host.clock.now(), ...net.items.host.clock.status() }),
+    items: async (name) => (await net.items.host.checkedRecords(name)).map(({ rec, valid }): HostedItemRecord => ({
+      id: rec.id, owner: rec.owner, gen: rec.gen, x: rec.x, y: rec.y, z: rec.z, ...(rec.away !== undefined ? { away: rec.away } : {}),
+      ...(rec.proof ? { proof: { vote: rec.proof.vote, e: rec.proof.e, signers: rec.proof.sigs.length } } : {}), valid,
+    })),
     stats: () => ({
       ...prefixed('host_', net.host.stats),
       ...prefixed('host_refused_', net.host.stats.editRefusals),
       ...prefixed('host_passRefused_', net.host.stats.passRefusals),
+      ...prefixed('items_request_', net.items.host.requests.stats),
       ...prefixed('client_', net.client.stats),
       ...net.client.latency.snapshot.flat('client_snapshot_ms'),
       ...net.client.latency.confirm.flat('client_confirm_ms'),
