@@ -116,6 +116,22 @@ describe('pending edits: the pass shown again', () => {
     expect(stats).toMatchObject({ confirmed: 1, rejected: 0 });
   });
 
+  it('the next primary that says it knows no pass hears it again too', async () => {
+    const { edits, sent } = await withPass();
+    const [a, b] = [randomId(), randomId()];
+    let outcome: unknown;
+    void edits.add(70, 80, 5, 1, at, a).then((s) => (outcome = s), (e: unknown) => (outcome = e));
+    const r = sent.find((s) => s.t === 'EDIT')!.r!;
+    expect(edits.reject(idToHex(a), refuse(r), true)).toBe('resent');
+    // The region moved on to b before a answered; b had forgotten our pass as well.
+    edits.unsend(region);
+    edits.sendTo(region, b, idToHex(b));
+    expect(edits.reject(idToHex(b), refuse(r), true)).toBe('resent');
+    expect(sent.slice(-2)).toEqual([{ to: idToHex(b), t: 'PLAYER', r: undefined }, { to: idToHex(b), t: 'EDIT', r }]);
+    await Promise.resolve();
+    expect(outcome).toBeUndefined();
+  });
+
   it('a refusal of the send that showed the pass again fails the edit', async () => {
     const { edits, sent, stats } = await withPass();
     const host = randomId();

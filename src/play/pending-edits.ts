@@ -22,8 +22,14 @@ interface PendingEdit {
   timer: unknown;
   /** Clock time of submit (confirm latency). */
   at: number;
-  /** The host said it knows no pass of ours once already: the second time fails the edit. */
-  passAgain?: boolean;
+  /**
+   * The host that said it knows no pass of ours, and was shown it again with the edit: its
+   * second such refusal fails the edit. Another host that says so is shown it again too
+   * (safety seed 78 with location records by 3 paths: shown again to one primary, the edit
+   * moved to the next, which had forgotten the pass as well; its refusal was taken as final
+   * while the first primary ordered the re-sent edit).
+   */
+  passAgainTo?: string;
   /**
    * Sends to `outHost` not answered yet. An edit can go twice to one host (detached and
    * attached again): the answer to the earlier send, judged before the host had our pass
@@ -171,15 +177,15 @@ export class PendingEdits {
       p.sentTo = '';
       return 'retry';
     }
-    if (m.reason === 'unknown-player' && !p.passAgain && this.pass) {
+    if (m.reason === 'unknown-player' && p.passAgainTo !== fromHex && this.pass) {
       // The host forgot our pass (it restarted, or let it go past its bound): once more with it.
-      p.passAgain = true;
+      p.passAgainTo = fromHex;
       this.passShown.delete(fromHex);
       this.send(p, hexToId(fromHex));
       return 'resent';
     }
     // Refused before it had our pass again: an earlier send's answer; the last send's is due.
-    if (m.reason === 'unknown-player' && p.passAgain && p.out > 0) {
+    if (m.reason === 'unknown-player' && p.out > 0) {
       this.deps.stats.stale++;
       return 'stale';
     }
