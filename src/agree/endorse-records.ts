@@ -3,9 +3,12 @@
 // sets of the epochs it followed and the previous set each certificate names, so after a
 // few epoch changes an old proof could no longer be checked by a newcomer (a reloaded tab,
 // a new host), and the record would vanish for it. So once a set votes, each of its hosts
-// signs the records of its ledger whose proofs name an older set (ITEM_KEEP, to the primary),
-// and the primary, with a majority of the set's signatures over the same record, puts the
-// new proof on it; the state then carries it. A host signs only records it holds, and it
+// signs the records of its ledger whose proofs name an older set (ITEM_KEEP, to every host of
+// the set), and any host holding the record, with a majority of the set's signatures over
+// it, puts the new proof on it; the state then carries it to the others. Any holder, not only
+// the primary: a primary that joined without the record (new, or its store lost) cannot take
+// it from the others' state while its proof names a set it never knew, and would wait for a
+// proof only it could assemble. A host signs only records it holds, and it
 // took each of them only by a proof it checked (or by deciding it itself), so the chain of
 // signatures runs unbroken from the set that decided a record to the set that holds it now.
 import { hexToId, idToHex, type NodeId } from '../core/node-id';
@@ -25,8 +28,6 @@ export interface EndorseArgs {
   selfHex: string;
   /** The set this host votes in now (undefined while it does not, or is catching up). */
   set: () => VoterSet | undefined;
-  /** The region's primary now (hex), and whether that is us. */
-  primaryHex: () => string | undefined;
   send: (to: NodeId, msg: ItemWireOf<'ITEM_KEEP'>) => void;
   /** A record got a proof of the current set: share the state. */
   applied: () => void;
@@ -38,18 +39,17 @@ export class RecordEndorsement {
   readonly stats = { signed: 0, endorsed: 0, refused: 0 };
   /** `epoch id gen` we signed. */
   private readonly mine = new Set<string>();
-  /** At the primary: `id gen` -> the signatures gathered for the record (current epoch only). */
+  /** `id gen` -> the signatures gathered for a record we hold (current epoch only). */
   private gathered = new Map<string, Map<string, ProofSig>>();
   private epoch = -1;
   private busy = false;
 
   constructor(private readonly a: EndorseArgs) {}
 
-  /** Signs the records proven by an older set (a few per tick) and sends the signatures to the primary. */
+  /** Signs the records proven by an older set (a few per tick) and sends the signatures to every host of the set. */
   async tick(): Promise<void> {
     const set = this.a.set();
-    const primary = this.a.primaryHex();
-    if (!set || !primary || this.busy) return;
+    if (!set || this.busy) return;
     this.follow(set);
     const todo = this.a.ledger.items.filter((i) => i.proof && i.proof.e < set.tag && !this.mine.has(`${set.tag} ${i.id} ${i.gen}`)).slice(0, SIGN_PER_TICK);
     if (!todo.length) return;
@@ -59,17 +59,17 @@ export class RecordEndorsement {
       for (const rec of todo) this.mine.add(`${set.tag} ${rec.id} ${rec.gen}`);
       this.stats.signed += sigs.length;
       const msg = { t: 'ITEM_KEEP' as const, rx: this.a.area.ax, rz: this.a.area.az, e: set.tag, sigs: sigs.slice(0, MAX_KEEP) };
-      if (primary === this.a.selfHex) await this.receive(this.a.selfHex, msg);
-      else this.a.send(hexToId(primary), msg);
+      for (const h of set.ids) if (h !== this.a.selfHex) this.a.send(hexToId(h), msg);
+      await this.receive(this.a.selfHex, msg);
     } finally {
       this.busy = false;
     }
   }
 
-  /** At the primary: a host's signatures (ITEM_KEEP); a record with a majority's gets its new proof. */
+  /** A host's signatures (ITEM_KEEP); a record we hold with a majority's gets its new proof. */
   async receive(fromHex: string, m: ItemWireOf<'ITEM_KEEP'>): Promise<void> {
     const set = this.a.set();
-    if (!set || set.tag !== m.e || this.a.primaryHex() !== this.a.selfHex || set.indexOf(fromHex) === undefined) return void this.stats.refused++;
+    if (!set || set.tag !== m.e || set.indexOf(fromHex) === undefined) return void this.stats.refused++;
     this.follow(set);
     for (const { item, gen, sig } of m.sigs) {
       const rec = this.a.ledger.item(item);

@@ -70,7 +70,7 @@ export const itemWireSpec = {
    * request and its signature, checked by each backup before it signs (owner-request.ts).
    */
   ITEM_DROPPING: [12, v.object({ ...region, e: u32, by: who, rec: itemSchema, from: v.optional(carried), r: u32, o: ownerSigSchema })],
-  /** host -> primary of a new set: its signatures vouching for records it holds, so their proofs name this set (endorse-records.ts). */
+  /** host -> the other hosts of a new set: its signatures vouching for records it holds, so their proofs name this set (endorse-records.ts; any holder assembles a majority). */
   ITEM_KEEP: [13, v.object({ ...region, e: u32, sigs: v.pipe(v.array(v.object({ item: itemIdSchema, gen: u32, sig: proofSigSchema })), v.maxLength(MAX_KEEP)) })],
   /** owner -> primary of the item's region: carry a held item off to region `to` (the tombstone, carry-record.ts); `r`: the request. */
   ITEM_CARRY: [14, v.object({ ...region, r: u32, item: itemIdSchema, to: v.object(region), o: ownerSigSchema })],

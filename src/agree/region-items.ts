@@ -113,7 +113,7 @@ export class RegionItems {
     const votingSet = () => (this.voting && this.current && this.voting.set.tag === this.a.region.epoch ? this.voting.set : undefined);
     this.endorse = new RecordEndorsement({
       area, ledger: this.ledger, signer: a.signer, checker: a.checker, selfHex: this.self, set: votingSet,
-      primaryHex: () => this.a.region.primaryHex, send: (to, m) => this.a.send(to, m), applied: shown,
+      send: (to, m) => this.a.send(to, m), applied: shown,
     });
     this.drops = new ReplicatedDrops({
       seed: a.seed, area, ledger: this.ledger, ...(a.ledger ? { ledgerOptions: a.ledger } : {}),
@@ -271,7 +271,11 @@ export class RegionItems {
     const hosting = (r.role === 'primary' || r.role === 'backup') && !!cert && cert.e === r.epoch && cert.hosts.some((h) => idToHex(h) === this.self);
     const old = this.voting;
     if (!hosting || !cert) {
-      if (r.role === 'claiming') return; // between epochs: the votes wait to be handed to the next set
+      // Between epochs: the votes wait to be handed to the next set. So while we still host
+      // and only the certificate lags the epoch (granted, not yet certified): dropping our
+      // currency then would make a whole set that held the ledger catch up again, each
+      // waiting for another's (`catchUpMs`), and none vote nor vouch for old records.
+      if (r.role === 'claiming' || ((r.role === 'primary' || r.role === 'backup') && cert && cert.e < r.epoch)) return;
       if (old) this.handOver(old, r.hosts.map(idToHex));
       this.voting = undefined;
       // Decisions may pass us by now: when we host again, we catch up first.
