@@ -171,6 +171,11 @@ export class BackupMachine {
     return now - this.rec.lastHeard > this.o.failoverMs + quiet + rank * this.o.claimStaggerMs;
   }
 
+  /** When we last heard the primary we follow (what claimDue measures its silence from). */
+  get heardAt(): number {
+    return this.rec.lastHeard;
+  }
+
   /** We claim (claimDue said so): one attempt, then we wait again until `until` (jittered by the shell, so duelling claimants drift apart). */
   claimed(until: number): void {
     this.rec.lastHeard = until;

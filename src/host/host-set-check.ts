@@ -72,7 +72,8 @@ export class HostSetCheck {
     const hosts = sortByDistance([...live, ...extra], (x) => x, this.duty.region.key);
     // A linked node closer to the key than we are takes the region over at once.
     if (!idEquals(hosts[0]!, self)) return this.duty.region.handOff(hosts[0]!);
-    this.setHosts(hosts, live.length, 'filled from links');
+    const out = this.duty.region.hosts.filter((h) => !live.some((x) => idEquals(x, h))).map((h) => `${idToHex(h).slice(0, 6)} ${this.duty.ctx.linkClosed(idToHex(h)) ? 'link closed' : 'quiet'}`);
+    this.setHosts(hosts, live.length, `filled from links: ${out.join(', ')}`);
   }
 
   /**
@@ -103,7 +104,8 @@ export class HostSetCheck {
       // A closer node joined: it claims the next epoch; we and our backups grant it.
       if (!idEquals(first, this.duty.ctx.selfId)) return this.duty.region.handOff(first);
       const alive = this.duty.region.hosts.filter((h) => idEquals(h, this.duty.ctx.selfId) || hosts.some((x) => idEquals(x, h)) || !this.duty.ctx.linkClosed(idToHex(h))).length;
-      this.setHosts(hosts, alive, 'lookup');
+      const unanswered = found.filter((h) => !hosts.some((x) => idEquals(x, h))).map((h) => idToHex(h).slice(0, 6));
+      this.setHosts(hosts, alive, `lookup${unanswered.length ? `: ${unanswered.join(', ')} did not answer` : ''}`);
     } catch {
       // the lookup failed; the next period tries again
     } finally {

@@ -67,6 +67,12 @@ export interface HostingScaleFigures {
   /** Summed over the players' clients and the peers' hosts over the whole run (diagnosis). */
   clientStats: { attaches: number; reattaches: number; redirects: number; failovers: number; gaps: number; stale: number; positionsLost: number; confirmed: number; rejected: number; timeouts: number };
   hostStats: { claimsWon: number; handoffs: number; stepDowns: number; reconfigs: number };
+  /**
+   * What the peers' DHT links dropped over the measured window, summed: frames over a link's
+   * rate (link-set.ts), links closed for it, routed frames with no route; a dropped frame is
+   * a lost position, delta or beat.
+   */
+  dhtDrops: { rateLimited: number; floodLinksClosed: number; noRoute: number; ttl: number };
   kills: number;
   wallSec: number;
 }
@@ -88,7 +94,7 @@ export function describeFigures(f: HostingScaleFigures): string {
     `edit to visible ms: p50 ${r(f.editVisibleMs.p50, 0)} p99 ${r(f.editVisibleMs.p99, 0)} max ${r(f.editVisibleMs.max, 0)} over ${f.edits.samples} samples; edits ${f.edits.submitted} submitted, ${f.edits.notConfirmed} not confirmed; late (>${LATE_MS} ms) ${f.edits.late}, missing ${f.edits.missing}, observer left ${f.edits.left}`,
     `edit to first observer ms: p50 ${r(f.editFirstVisibleMs.p50, 0)} p99 ${r(f.editFirstVisibleMs.p99, 0)}; to confirm p50 ${r(f.editConfirmMs.p50, 0)} p99 ${r(f.editConfirmMs.p99, 0)}; refused first and retried: ${f.editRetriedMs.n} samples, p50 ${r(f.editRetriedMs.p50, 0)} p99 ${r(f.editRetriedMs.p99, 0)}`,
     `nearest 32 Hz at the window's end: p10 ${r(f.nearest32WindowHz.p10)} p50 ${r(f.nearest32WindowHz.p50)}; near at both ends: p10 ${r(f.nearest32StableHz.p10)} p50 ${r(f.nearest32StableHz.p50)} (${f.nearest32StableHz.n} of ${f.nearest32WindowHz.n}); age of the newest position ms p50 ${r(f.nearest32AgeMs.p50, 0)} p90 ${r(f.nearest32AgeMs.p90, 0)} p99 ${r(f.nearest32AgeMs.p99, 0)}`,
-    `client: ${JSON.stringify(f.clientStats)}; hosts: ${JSON.stringify(f.hostStats)}`,
+    `client: ${JSON.stringify(f.clientStats)}; hosts: ${JSON.stringify(f.hostStats)}; DHT drops: ${JSON.stringify(f.dhtDrops)}`,
     `remote positions Hz (within the interest radius): p10 ${r(f.remoteHz.p10)} p50 ${r(f.remoteHz.p50)} (${f.remoteHz.n} samples); nearest 32 while among them: p10 ${r(f.nearest32Hz.p10)} p50 ${r(f.nearest32Hz.p50)} (${f.nearest32Hz.n}); ${f.staleEntries} entries put a player back where it was`,
     `visibility ${r(f.visibility * 100, 2)}% of ${f.visibilityPairs} pairs; region attaches per player per minute ${r(f.attachesPerPlayerMin)}, failovers seen ${f.failovers}`,
     `wall ${r(f.wallSec)} s`,

@@ -269,6 +269,11 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   let busiest: HostingScaleFigures['busiest'];
   const openBytes = (p: SimPeer, at: number) => bytesAt.set(p.hex, { bytes: p.wire.bytesOut, at, byType: p.wire.outByType() });
   for (const p of sim.live()) openBytes(p, tStart);
+  const dhtDrops = () => sim.live().reduce((d, p) => {
+    const s = p.dht.stats;
+    return { rateLimited: d.rateLimited + s.dropped.rateLimited, floodLinksClosed: d.floodLinksClosed + s.floodLinksClosed, noRoute: d.noRoute + s.dropped.noRoute, ttl: d.ttl + s.dropped.ttl };
+  }, { rateLimited: 0, floodLinksClosed: 0, noRoute: 0, ttl: 0 });
+  const drops0 = dhtDrops();
   const closeBytes = (p: SimPeer) => {
     const b = bytesAt.get(p.hex);
     if (!b) return;
@@ -357,6 +362,8 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
     log(`measured ${(Math.min(measureMs, t + 10_000) / 1000).toFixed(0)} s of ${measureMs / 1000} (${((performance.now() - t0) / 1000).toFixed(0)} s wall)`);
   }
   measuring = false;
+  const drops1 = dhtDrops();
+  const dropped = { rateLimited: drops1.rateLimited - drops0.rateLimited, floodLinksClosed: drops1.floodLinksClosed - drops0.floodLinksClosed, noRoute: drops1.noRoute - drops0.noRoute, ttl: drops1.ttl - drops0.ttl };
   for (const s of stops) s();
   // Edits of the last seconds get time to show (players keep walking meanwhile).
   await sim.run(3000);
@@ -388,7 +395,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
     peers: o.peers, players, seed, crowd, latencyMs, measuredSec, regionSize: REGION_SIZE, liveRadius,
     busiest, linksPerPlayer: dist(links), dhtLinksPerPeer: dist(dhtLinks), hostKbps: dist(kbps), editVisibleMs: dist(visibleMs), edits,
     remoteHz: dist(rates.remote), nearest32Hz: dist(rates.whileNear), nearest32WindowHz: dist(rates.windowEnd), nearest32StableHz: dist(rates.stable), nearest32AgeMs: dist(rates.ageMs), editFirstVisibleMs: dist(firstMs), editRetriedMs: dist(retriedMs), editConfirmMs: dist(confirmMs), staleEntries: ghostFrames, visibility: pairs ? seenPairs / pairs : 1, visibilityPairs: pairs, unseen,
-    attachesPerPlayerMin: players > 0 && measuredSec > 0 ? attaches / players / (measuredSec / 60) : 0, failovers, clientStats, hostStats, kills, wallSec: (performance.now() - t0) / 1000,
+    attachesPerPlayerMin: players > 0 && measuredSec > 0 ? attaches / players / (measuredSec / 60) : 0, failovers, clientStats, hostStats, dhtDrops: dropped, kills, wallSec: (performance.now() - t0) / 1000,
   };
 }
 
