@@ -117,12 +117,13 @@ export class CommitPipeline {
           break;
         case 'delta': {
           for (const b of fx.batches) ctx.trace?.(name, `${ctx.selfHex.slice(0, 6)} e${fx.e} commit s${b.from}-${b.to} acks ${[...this.machine.acked].map(([h, t]) => `${h.slice(0, 6)}:${t}`).join(',')}`);
-          const delta = { t: 'DELTA' as const, ...regionFields, e: fx.e, from: fx.from, to: fx.to, entries: encodeEntries(fx.entries) };
+          const delta = { from: fx.from, to: fx.to, entries: encodeEntries(fx.entries) };
           ctx.stats.deltas++;
+          // Out at the tick, in the POSITIONS frame a subscriber gets then if any (player-outbox.ts).
           // In a crowd, each backup with a share gets it once and passes it on (fan-out-plan.ts).
           const { fanOut } = this.duty;
-          for (const [hex, s] of this.duty.subscribers) if (fanOut.direct(hex, this.now)) ctx.wires.players.send(s.id, delta);
-          for (const b of fanOut.relays()) ctx.wires.replicas.send(b, { ...delta, t: 'RELAY' });
+          this.duty.outbox.delta(fx.e, delta, [...this.duty.subscribers].filter(([hex]) => fanOut.direct(hex, this.now)).map(([hex, s]) => [hex, s.id]), this.now);
+          for (const b of fanOut.relays()) ctx.wires.replicas.send(b, { t: 'RELAY', ...regionFields, e: fx.e, ...delta });
           this.publisher.schedule();
           break;
         }

@@ -8,6 +8,7 @@ import type { EpochCert } from '../region/epoch-cert';
 import type { RegionCoord } from '../region/region-key';
 import type { RegionState } from '../region/region-state';
 import type { FanOutPlan } from './fan-out-plan';
+import type { PlayerOutbox } from './player-outbox';
 import type { RegionContext } from './region-context';
 import type { RequestLog } from './request-log';
 
@@ -56,6 +57,8 @@ export interface DutyShared {
   readonly subscribers: Map<string, Subscriber>;
   /** Which subscribers we send deltas, beats and positions ourselves; which backups serve the rest. */
   readonly fanOut: FanOutPlan;
+  /** Deltas and beats for our subscribers, held to the tick to ride in their POSITIONS frames (player-outbox.ts). */
+  readonly outbox: PlayerOutbox;
   /** The certificate's hosts but us. */
   backups(): NodeId[];
   /** How many hosts the certificate names, us included. */

@@ -16,6 +16,7 @@ import { dequantise } from '../region/position-code';
 import { PositionStreams } from '../region/position-streams';
 import type { RegionCoord } from '../region/region-key';
 import { InterestLists, type Watched } from './interest-lists';
+import { PlayerOutbox } from './player-outbox';
 import type { RegionContext } from './region-context';
 import type { ReplicationMessageOf } from './replication-messages';
 
@@ -32,6 +33,8 @@ export class FanOutShare {
   private players: Watched[] = [];
   private lostAt = -Infinity;
   private stopTicks: (() => void) | undefined;
+  /** Deltas and beats held to our tick, to ride in the POSITIONS frames (player-outbox.ts). */
+  private readonly outbox: PlayerOutbox;
 
   constructor(
     private readonly ctx: RegionContext,
@@ -41,6 +44,7 @@ export class FanOutShare {
   ) {
     this.stream = new PositionStreams(region, '');
     this.lists = new InterestLists(1000 / ctx.opts.tickHz);
+    this.outbox = new PlayerOutbox(region);
   }
 
   /** A FEED from the primary we follow (the caller checked). */
@@ -63,15 +67,13 @@ export class FanOutShare {
   /** A committed delta from the primary we follow (the caller checked): to our subscribers. */
   onRelay(m: ReplicationMessageOf<'RELAY'>): void {
     if (!this.serves(m.e)) return;
-    const delta = { t: 'DELTA' as const, ...this.region, e: m.e, from: m.from, to: m.to, entries: m.entries };
-    for (const id of this.serving.values()) this.ctx.wires.players.send(id, delta);
+    this.outbox.delta(m.e, { from: m.from, to: m.to, entries: m.entries }, this.serving, this.ctx.clock.now());
   }
 
   /** The primary we follow beat (the caller checked): so do we, to our subscribers. */
   onBeat(m: ReplicationMessageOf<'HEARTBEAT'>): void {
     if (!this.serves(m.e)) return;
-    const beat = { t: 'HEARTBEAT' as const, ...this.region, e: m.e, s: m.s, ...(m.idle ? { idle: true } : {}) };
-    for (const id of this.serving.values()) this.ctx.wires.players.send(id, beat);
+    this.outbox.beat(m.e, m.s, this.serving, this.ctx.clock.now(), m.idle ? { idle: true } : {});
   }
 
   /** We serve subscribers for the primary of epoch `e`, and its feed still flows. */
@@ -85,6 +87,7 @@ export class FanOutShare {
   }
 
   stop(): void {
+    this.outbox.flush(this.ctx.wires.players, this.ctx.clock.now());
     this.stopTicks?.();
     this.stopTicks = undefined;
     this.serving.clear();
@@ -106,7 +109,8 @@ export class FanOutShare {
     const where = new Map(this.players.map((p) => [p.hex, p]));
     const subs = [...this.serving.keys()].filter((hex) => where.has(hex)).map((hex) => ({ hex, at: where.get(hex) }));
     for (const { hex, body } of this.lists.frames(subs, this.players, now)) {
-      this.ctx.wires.players.send(this.serving.get(hex)!, { t: 'POSITIONS', ...this.region, e: this.primary.e, ...body });
+      this.ctx.wires.players.send(this.serving.get(hex)!, { t: 'POSITIONS', ...this.region, e: this.primary.e, ...body, ...this.outbox.ride(hex, this.primary.e) });
     }
+    this.outbox.flush(this.ctx.wires.players, now, 1000 / this.ctx.opts.tickHz);
   }
 }

@@ -26,6 +26,8 @@ describe('a crowd in one region (simulated)', () => {
     const senders = new Map<string, Set<string>>();
     const streamSenders = new Map<string, Set<string>>();
     const beatAt = new Map<string, number>();
+    // Beats sent in frames of their own, and riding in POSITIONS frames (player-outbox.ts).
+    const alone = { beats: 0 }, riding = { beats: 0 };
     const heard = new Map<string, Map<string, number>>();
     /** The same, for a new position (not a refresh of one it held). */
     const moved = new Map<string, Map<string, number>>();
@@ -37,7 +39,11 @@ describe('a crowd in one region (simulated)', () => {
       p.wire.players.events.on('frame', ({ fromHex, msg }) => {
         if (msg.t === 'POSITIONS') senders.get(p.hex)!.add(fromHex);
         if (msg.t === 'DELTA' || msg.t === 'HEARTBEAT') streamSenders.get(p.hex)!.add(`${msg.t} ${fromHex}`);
-        if (msg.t === 'HEARTBEAT') beatAt.set(p.hex, sim.clock.now());
+        if (msg.t === 'POSITIONS' && msg.d) streamSenders.get(p.hex)!.add(`DELTA ${fromHex}`);
+        if (msg.t === 'POSITIONS' && msg.s !== undefined) streamSenders.get(p.hex)!.add(`HEARTBEAT ${fromHex}`);
+        if (msg.t === 'HEARTBEAT' || (msg.t === 'POSITIONS' && msg.s !== undefined)) beatAt.set(p.hex, sim.clock.now());
+        if (msg.t === 'HEARTBEAT') alone.beats++;
+        if (msg.t === 'POSITIONS' && msg.s !== undefined) riding.beats++;
       });
       const lastX = new Map<string, number>();
       p.client.events.on('players', ({ players: list }) => {
@@ -90,6 +96,10 @@ describe('a crowd in one region (simulated)', () => {
     }
     expect(players.filter((p) => senders.get(p.hex)!.size === 0)).toEqual([]);
     expect(everyoneHeard(1000)).toBe(0);
+    // Walking players get a POSITIONS frame at least every other tick: most beats ride in one
+    // instead of costing a frame of their own (one naming the host set, every 10th, goes
+    // alone). (The edits here are made while nobody walks: their deltas go alone.)
+    expect(riding.beats).toBeGreaterThan(alone.beats * 2);
 
     // A backup dies without a word: its share hears beats again within the client's silence
     // (1.2 s) and a round trip (the primary serves them itself), then from the new host set.

@@ -53,8 +53,9 @@ export class PositionsDuty {
     for (const hex of d.subscribers.keys()) if (d.fanOut.positions(hex) || !this.presence.position(hex, now)) mine.add(hex);
     const subs = [...mine].map((hex) => ({ hex, at: this.presence.viewpoint(hex, now) }));
     for (const { hex, body } of this.lists.frames(subs, players, now)) {
-      d.ctx.wires.players.send(d.subscribers.get(hex)!.id, { t: 'POSITIONS', ...d.regionFields, e: d.e, ...body });
+      d.ctx.wires.players.send(d.subscribers.get(hex)!.id, { t: 'POSITIONS', ...d.regionFields, e: d.e, ...body, ...d.outbox.ride(hex, d.e) });
     }
+    d.outbox.flush(d.ctx.wires.players, now, this.tickMs);
     if (this.lists.size > mine.size) this.lists.keepOnly((hex) => mine.has(hex));
     this.feed(players, now);
   }

@@ -25,6 +25,7 @@ import { CommitPipeline } from './commit-pipeline';
 import { FanOutPlan } from './fan-out-plan';
 import type { DutyRegion, DutyShared, Subscriber } from './duty-region';
 import { HostSetCheck } from './host-set-check';
+import { PlayerOutbox } from './player-outbox';
 import { PositionsDuty } from './positions-duty';
 import { PrimaryHeartbeat } from './primary-heartbeat';
 import { RegionPublisher } from './region-publisher';
@@ -36,6 +37,7 @@ export class PrimaryDuty implements DutyShared {
   /** Who stands in the region (also read by the items wiring: agree/region-items.ts). */
   readonly presence: RegionPresence;
   readonly fanOut: FanOutPlan;
+  readonly outbox: PlayerOutbox;
   private readonly publisher: RegionPublisher;
   private readonly pipeline: CommitPipeline;
   private readonly hostCheck: HostSetCheck;
@@ -46,6 +48,7 @@ export class PrimaryDuty implements DutyShared {
 
   constructor(readonly region: DutyRegion) {
     this.presence = new RegionPresence(region.ctx.opts.playerTtlMs);
+    this.outbox = new PlayerOutbox(region.coord);
     this.fanOut = new FanOutPlan(this, (hex, ms) => this.pipeline.machine.lease.following(hex, this.ctx.clock.now(), ms));
     this.publisher = new RegionPublisher(this);
     this.pipeline = new CommitPipeline(this, this.publisher, this.presence);
@@ -102,6 +105,8 @@ export class PrimaryDuty implements DutyShared {
   }
 
   stop(): void {
+    // Committed deltas and beats held for the next tick go now: there is no next tick.
+    if (!this.stopped) this.outbox.flush(this.ctx.wires.players, this.ctx.clock.now());
     this.stopped = true;
     this.hostCheck.stop();
     for (const s of this.stops) s();

@@ -135,15 +135,17 @@ export class PrimaryHeartbeat {
     const hostsKey = this.duty.region.hosts.map(idToHex).join();
     const withHosts = hostsKey !== this.hostsSent || b % HOSTS_EVERY === 0;
     this.hostsSent = hostsKey;
-    const beat = { t: 'HEARTBEAT' as const, ...this.duty.regionFields, e: this.duty.e, s: this.machine.committed, ...(withHosts ? { hosts: this.duty.region.hosts } : {}), ...(idle ? { idle } : {}) };
     // In a crowd, the backups serving a share beat to theirs at this beat (fan-out-share.ts);
     // ours reaches them too every ALL_BEATS_EVERY-th beat: a relay that died costs its
     // subscribers no re-attach, and they see the deltas they missed (fan-out-plan.ts).
+    // Held to the tick, to ride in the POSITIONS frame a subscriber gets then (player-outbox.ts).
     const all = b % ALL_BEATS_EVERY === 0;
+    const to: [string, NodeId][] = [];
     for (const [hex, s] of this.duty.subscribers) {
       if (now - s.at > o.subscriberTtlMs) this.duty.subscribers.delete(hex);
-      else if (all || this.duty.fanOut.direct(hex, now)) this.duty.ctx.wires.players.send(s.id, beat);
+      else if (all || this.duty.fanOut.direct(hex, now)) to.push([hex, s.id]);
     }
+    this.duty.outbox.beat(this.duty.e, this.machine.committed, to, now, { ...(withHosts ? { hosts: this.duty.region.hosts } : {}), ...(idle ? { idle } : {}) });
     // A zombie primary (safety seed 39): cut off from every node, it kept the role for good,
     // a second primary beside its successor after healing (it never heard it was deposed).
     // Idle, not a backup: its backups claim; it does not contend with them.

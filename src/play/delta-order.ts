@@ -15,7 +15,7 @@ export const REORDER_MS = 250;
 /** Early DELTAs held per subscription; past it we ask again at once. */
 export const MAX_EARLY = 16;
 
-type Delta = SubscriptionMessageOf<'DELTA'>;
+type Delta = Pick<SubscriptionMessageOf<'DELTA'>, 'e' | 'from' | 'to' | 'entries'>;
 
 export interface DeltaOutcome {
   /** DELTAs to apply now, in order (each follows the one before, or what we held). */

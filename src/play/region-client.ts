@@ -245,10 +245,8 @@ export class RegionClient {
         return this.onDelta(sub, m);
       case 'HEARTBEAT':
         if (!fromHost || m.e !== sub.epoch) return; // backups get heartbeats too; not ours
-        sub.lastHeard = this.args.clock.now();
         if (m.hosts && fromPrimary) sub.hosts = m.hosts;
-        if (sub.since.e === m.e && sub.deltas.beat(m.s, sub.since.s, sub.lastHeard)) this.resubscribe(sub, true);
-        return;
+        return this.onBeat(sub, m.e, m.s);
       case 'NOT_PRIMARY': {
         if ((m.alone || m.full) && fromHex === sub.target && !sub.attached) return this.onAlone(sub, m.full ? 'full' : 'alone');
         // A takeover notice: a host we were told of names itself primary of a later epoch.
@@ -279,6 +277,9 @@ export class RegionClient {
   private onPositions(sub: Subscription, from: NodeId, fromHex: string, m: SubscriptionMessageOf<'POSITIONS'>): void {
     const hosts = sub.hosts.map(idToHex);
     if (m.e !== sub.epoch || !(fromHex === sub.primaryHex || hosts.includes(fromHex))) return void this.stats.stale++;
+    // A delta and a beat may ride in the frame (host/player-outbox.ts): read as if they came alone.
+    if (sub.attached && m.d) this.onDelta(sub, { e: m.e, ...m.d });
+    if (sub.attached && m.s !== undefined) this.onBeat(sub, m.e, m.s);
     sub.positions.keepOnly([sub.primaryHex, ...hosts]);
     const out = sub.positions.take(fromHex, m, this.args.clock.now());
     if (out.lost) {
@@ -367,8 +368,14 @@ export class RegionClient {
     return entries;
   }
 
+  /** A beat of our epoch from a host of the set: alive, committed up to s (a gap in our deltas shows). */
+  private onBeat(sub: Subscription, e: number, s: number): void {
+    sub.lastHeard = this.args.clock.now();
+    if (sub.since.e === e && sub.deltas.beat(s, sub.since.s, sub.lastHeard)) this.resubscribe(sub, true);
+  }
+
   /** Deltas in order of seq; an early one waits for those before it (delta-order.ts). */
-  private onDelta(sub: Subscription, m: SubscriptionMessageOf<'DELTA'>): void {
+  private onDelta(sub: Subscription, m: Pick<SubscriptionMessageOf<'DELTA'>, 'e' | 'from' | 'to' | 'entries'>): void {
     sub.lastHeard = this.args.clock.now();
     const out = sub.deltas.take(m, sub.since.e === m.e ? sub.since.s : 0, sub.lastHeard);
     if (out.resubscribe) this.resubscribe(sub, true);

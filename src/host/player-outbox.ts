@@ -1,0 +1,124 @@
+// What a host owes its subscribers besides their positions, held to its next tick so that it
+// rides in the POSITIONS frame the subscriber gets then (issue 12 "Crowds": the upload
+// budget). A crowd's subscriber gets a POSITIONS frame nearly every tick from the host that
+// serves it, and, apart, a committed DELTA about as often (20 edits a second in a crowd of
+// 200) and a HEARTBEAT 10 times a second: each frame costs its own header (a DELTA of one
+// entry is 46 bytes, 12 of them the entry; a beat 19), so carried inside the POSITIONS frame
+// (`d`, `s`) the same news costs its entries and about 10 bytes, and 3 bytes. What finds no
+// POSITIONS frame within a tick of coming goes out as it did, a DELTA or a HEARTBEAT of its
+// own: a delta or beat waits less than two ticks (MOVE comes 10 times a second, ticks 20, so
+// a subscriber watching anyone move gets a POSITIONS frame at least every other tick).
+// Beats that name the host set or say `idle` always go alone (rare, and the player reads
+// them only from a beat).
+import type { NodeId } from '../core/node-id';
+import type { RegionCoord } from '../region/region-key';
+import type { PlayerWire } from '../region/subscription-messages';
+
+/** A committed delta as it rides in a POSITIONS frame. */
+export interface RidingDelta {
+  from: number;
+  to: number;
+  entries: Uint8Array;
+}
+
+/** What rides in one subscriber's POSITIONS frame this tick. */
+export interface Riders {
+  d?: RidingDelta;
+  s?: number;
+}
+
+interface Owed {
+  /** Subscribers (hex) still owed it. */
+  owed: Map<string, NodeId>;
+  /** When it came. */
+  at: number;
+}
+
+interface OwedDelta extends Owed, RidingDelta {
+  e: number;
+}
+
+interface OwedBeat extends Owed {
+  e: number;
+  s: number;
+  hosts?: NodeId[];
+  idle?: boolean;
+}
+
+/** Entry bytes a merged delta may carry in one POSITIONS frame (more goes as DELTA frames). */
+const MAX_RIDING_BYTES = 4096;
+
+export class PlayerOutbox {
+  private deltas: OwedDelta[] = [];
+  private beats: OwedBeat[] = [];
+
+  constructor(private readonly region: RegionCoord) {}
+
+  /** A committed delta of epoch `e` for these subscribers. */
+  delta(e: number, d: RidingDelta, to: Iterable<[string, NodeId]>, now: number): void {
+    const owed = new Map(to);
+    if (owed.size > 0) this.deltas.push({ e, ...d, owed, at: now });
+  }
+
+  /** A beat (committed up to `s` of epoch `e`) for these subscribers. */
+  beat(e: number, s: number, to: Iterable<[string, NodeId]>, now: number, extra: { hosts?: NodeId[]; idle?: boolean } = {}): void {
+    const owed = new Map(to);
+    if (owed.size > 0) this.beats.push({ e, s, ...extra, owed, at: now });
+  }
+
+  get empty(): boolean {
+    return this.deltas.length === 0 && this.beats.length === 0;
+  }
+
+  /**
+   * What rides in the POSITIONS frame of epoch `e` going to `hex` now: the deltas owed to it,
+   * if they follow one another (merged into one), and its newest plain beat. Taken: they are
+   * no longer owed.
+   */
+  ride(hex: string, e: number): Riders {
+    const out: Riders = {};
+    const mine = this.deltas.filter((d) => d.e === e && d.owed.has(hex));
+    const follow = mine.every((d, i) => i === 0 || d.from === mine[i - 1]!.to + 1);
+    const bytes = mine.reduce((n, d) => n + d.entries.length, 0);
+    if (mine.length > 0 && follow && bytes <= MAX_RIDING_BYTES) {
+      const entries = new Uint8Array(bytes);
+      let at = 0;
+      for (const d of mine) {
+        entries.set(d.entries, at);
+        at += d.entries.length;
+        d.owed.delete(hex);
+      }
+      out.d = { from: mine[0]!.from, to: mine[mine.length - 1]!.to, entries };
+    }
+    for (const b of this.beats) {
+      if (b.e !== e || b.hosts || b.idle || !b.owed.has(hex)) continue;
+      b.owed.delete(hex);
+      out.s = Math.max(out.s ?? 0, b.s);
+    }
+    return out;
+  }
+
+  /**
+   * What no POSITIONS frame took within `holdMs` of coming (all of it when `holdMs` is 0: the
+   * duty stops) goes out on its own, in the order it came; what is younger waits for the next
+   * tick's frames. A delta that waits holds back the deltas after it (they go in order).
+   */
+  flush(wire: PlayerWire, now: number, holdMs = 0): void {
+    const { rx, rz } = this.region;
+    const due = (x: Owed) => x.owed.size > 0 && now - x.at >= holdMs;
+    const firstHeld = this.deltas.findIndex((d) => d.owed.size > 0 && !due(d));
+    const deltas = firstHeld < 0 ? this.deltas : this.deltas.slice(0, firstHeld);
+    for (const d of deltas) {
+      const frame = { t: 'DELTA' as const, rx, rz, e: d.e, from: d.from, to: d.to, entries: d.entries };
+      for (const id of d.owed.values()) wire.send(id, frame);
+    }
+    this.deltas = firstHeld < 0 ? [] : this.deltas.slice(firstHeld).filter((d) => d.owed.size > 0);
+    for (const b of this.beats) {
+      if (!due(b)) continue;
+      const frame = { t: 'HEARTBEAT' as const, rx, rz, e: b.e, s: b.s, ...(b.hosts ? { hosts: b.hosts } : {}), ...(b.idle ? { idle: true } : {}) };
+      for (const id of b.owed.values()) wire.send(id, frame);
+      b.owed.clear();
+    }
+    this.beats = this.beats.filter((b) => b.owed.size > 0);
+  }
+}
