@@ -48,6 +48,11 @@ export interface HostingScaleOptions {
   crowd?: boolean;
   /** Share of the peers replaced per virtual minute (silent kills, new peers join). */
   churnPerMin?: number;
+  /**
+   * Frames per second a DHT link may carry into a peer (link-set.ts; the product's default
+   * when unset): lowered, a small crowd meets the limit a large one meets at the default.
+   */
+  linkFramesPerSec?: number;
   /** Mean one-way latency of the in-memory network. */
   latencyMs?: number;
   jitterMs?: number;
@@ -109,7 +114,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   const graceMs = 10_000;
   const rateWindowMs = 2000;
   const rates = new PositionRates(R, graceMs, rateWindowMs);
-  const sim = new HostSim({ seed, net: { latencyMs, jitterMs: o.jitterMs ?? 5 } });
+  const sim = new HostSim({ seed, net: { latencyMs, jitterMs: o.jitterMs ?? 5 }, ...(o.linkFramesPerSec ? { dht: { linkFramesPerSec: o.linkFramesPerSec, linkFrameBurst: 2 * o.linkFramesPerSec } } : {}) });
   const rand: Random = seededRandom(seed * 101 + 13);
 
   // Where players walk: a square of about `density` players per 64 x 64 blocks, or a disc of
