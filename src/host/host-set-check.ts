@@ -98,8 +98,16 @@ export class HostSetCheck {
       // A lookup still finds a node that died silently: handing over to it, or naming it a
       // backup, would cost a failover or the set's majority.
       const answered = await this.duty.ctx.answering(found.filter((h) => !idEquals(h, this.duty.ctx.selfId)), this.duty.ctx.opts.recheckPingMs);
-      const hosts = found.filter((h) => idEquals(h, this.duty.ctx.selfId) || answered.has(idToHex(h)));
-      if (this.duty.stopped || hosts.length === 0) return;
+      if (this.duty.stopped) return;
+      // A host of ours that the lookup missed but that follows us (it answered our frames
+      // lately, its link open) keeps its place unless closer nodes were found: under load a
+      // lookup's answers go missing (a crowd's primary drops frames over a link's rate), and
+      // two lookups in a row named different third hosts, each a new epoch for every subscriber.
+      const now = this.duty.ctx.clock.now();
+      const following = this.duty.region.hosts.filter((h) => !idEquals(h, this.duty.ctx.selfId) && !this.duty.ctx.linkClosed(idToHex(h)) && !this.lease.quiet(idToHex(h), now));
+      const seen = found.filter((h) => idEquals(h, this.duty.ctx.selfId) || answered.has(idToHex(h)));
+      const hosts = sortByDistance([...seen, ...following.filter((h) => !seen.some((x) => idEquals(x, h)))], (x) => x, this.duty.region.key).slice(0, this.duty.ctx.opts.replicas);
+      if (hosts.length === 0) return;
       const first = hosts[0]!;
       // A closer node joined: it claims the next epoch; we and our backups grant it.
       if (!idEquals(first, this.duty.ctx.selfId)) return this.duty.region.handOff(first);

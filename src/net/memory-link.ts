@@ -82,10 +82,11 @@ export class MemoryLink implements Link {
     if (!this.isOpen) return;
     this.isOpen = false;
     this.events.emit('close', { reason });
-    // The remote end hears of it after everything already sent has arrived.
+    // The remote end hears of it, and why (as WebRtcLink's 'bye' tells it), after everything
+    // already sent has arrived.
     const clock = this.medium.clock;
     const at = Math.max(clock.now() + this.latency, this.lastArrival);
-    clock.setTimeout(() => this.peer.remoteClosed('remote closed'), at - clock.now());
+    clock.setTimeout(() => this.peer.remoteClosed(`remote closed: ${reason}`), at - clock.now());
   }
 
   /** Closes this end because the other end went away (remote close, node death, ICE failure). */

@@ -32,4 +32,20 @@ describe('hosting simulation at scale (issue 12 item 1)', () => {
     expect(f.remoteHz.p50).toBeGreaterThanOrEqual(9);
     expect(f.remoteHz.max).toBeLessThanOrEqual(12);
   }, 120_000);
+
+  // A crowd's MOVEs converge on its region's primary, and its nearest neighbours (often its
+  // backups) forward most of them: in the crowd of 200 that met the DHT's per-link frame
+  // limit (1000 a second). The primary dropped frames (lookup answers, pings, acks) and closed
+  // a backup's link for flood; the backup took that for its death and claimed, and lookups
+  // missing a host moved the set: every subscriber to a new epoch, with nobody killed. Here
+  // 40 players meet a limit of 100 a second.
+  it('a crowd whose primary meets the per-link frame limit: nobody killed, no host-set change', async () => {
+    const f = await runHostingScale({ peers: 40, players: 40, seed: 1, crowd: true, measureMs: 15_000, linkFramesPerSec: 100 });
+    console.log(describeFigures(f));
+    expect(f.dhtDrops.rateLimited).toBeGreaterThan(100);
+    expect(f.hostStats.reconfigs).toBe(0);
+    expect(f.hostStats.stepDowns).toBe(0);
+    expect(f.clientStats.failovers).toBe(0);
+    expect(f.attachesPerPlayerMin).toBeLessThan(1);
+  }, 180_000);
 });

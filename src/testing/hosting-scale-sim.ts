@@ -368,6 +368,11 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   }
   measuring = false;
   const drops1 = dhtDrops();
+  // Traced: the peers whose links dropped the most frames for rate, and their roles.
+  if (process.env.HOST_TRACE) {
+    const top = sim.live().map((p) => ({ p, n: p.dht.stats.dropped.rateLimited })).filter((x) => x.n > 0).sort((a, b) => b.n - a.n).slice(0, 8);
+    for (const { p, n } of top) log(`rate-limited at ${p.hex.slice(0, 6)}: ${n} (primary of ${p.host.roles().primary.join(' ') || '-'}; backup of ${p.host.roles().backup.join(' ') || '-'})`);
+  }
   const dropped = { rateLimited: drops1.rateLimited - drops0.rateLimited, floodLinksClosed: drops1.floodLinksClosed - drops0.floodLinksClosed, noRoute: drops1.noRoute - drops0.noRoute, ttl: drops1.ttl - drops0.ttl };
   for (const s of stops) s();
   // Edits of the last seconds get time to show (players keep walking meanwhile).
