@@ -104,6 +104,7 @@ export class CommitPipeline {
           ctx.wires.players.send(fx.to, { t: 'REJECT', ...regionFields, r: fx.r, reason: fx.reason });
           break;
         case 'confirm':
+          this.duty.outbox.sendNow(idToHex(fx.to), ctx.wires.players);
           ctx.wires.players.send(fx.to, { t: 'CONFIRM', ...regionFields, r: fx.r, e: fx.e, s: fx.s });
           break;
         case 'accepted':

@@ -66,6 +66,16 @@ describe('PlayerOutbox: deltas and beats ride in the next POSITIONS frame', () =
     expect(box.empty).toBe(true);
   });
 
+  it('an editor gets the deltas owed to it at once, before its confirm', () => {
+    const box = new PlayerOutbox({ rx: 0, rz: 0 });
+    box.delta(1, { from: 1, to: 1, entries: entries(1, 1) }, subs(1, 2), 0);
+    const { sent, wire } = recorder();
+    box.sendNow('s1', wire);
+    expect(sent.map((f) => `${f.t} ${f.to}`)).toEqual(['DELTA 1']);
+    expect(box.ride('s1', 1)).toEqual({});
+    expect(box.ride('s2', 1).d?.from).toBe(1);
+  });
+
   it('more entries than one frame should carry go as DELTA frames', () => {
     const box = new PlayerOutbox({ rx: 0, rz: 0 });
     box.delta(1, { from: 1, to: 400, entries: entries(400, 1) }, subs(1), 0);

@@ -99,6 +99,20 @@ export class PlayerOutbox {
   }
 
   /**
+   * The deltas owed to `hex` go now, alone: an editor hears its edit's DELTA before its
+   * CONFIRM, as when deltas went at once (the player's tentative block gives way to the state).
+   */
+  sendNow(hex: string, wire: PlayerWire): void {
+    const { rx, rz } = this.region;
+    for (const d of this.deltas) {
+      const id = d.owed.get(hex);
+      if (!id) continue;
+      d.owed.delete(hex);
+      wire.send(id, { t: 'DELTA', rx, rz, e: d.e, from: d.from, to: d.to, entries: d.entries });
+    }
+  }
+
+  /**
    * What no POSITIONS frame took within `holdMs` of coming (all of it when `holdMs` is 0: the
    * duty stops) goes out on its own, in the order it came; what is younger waits for the next
    * tick's frames. A delta that waits holds back the deltas after it (they go in order).
