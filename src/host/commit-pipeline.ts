@@ -123,7 +123,9 @@ export class CommitPipeline {
           // Out at the tick, in the POSITIONS frame a subscriber gets then if any (player-outbox.ts).
           // In a crowd, each backup with a share gets it once and passes it on (fan-out-plan.ts).
           const { fanOut } = this.duty;
-          this.duty.outbox.delta(fx.e, delta, [...this.duty.subscribers].filter(([hex]) => fanOut.direct(hex, this.now)).map(([hex, s]) => [hex, s.id]), this.now);
+          const to: [string, NodeId][] = [...this.duty.subscribers].filter(([hex]) => fanOut.direct(hex, this.now)).map(([hex, s]) => [hex, s.id]);
+          if (fanOut.shared) this.duty.outbox.delta(fx.e, delta, to, this.now);
+          else for (const [, id] of to) ctx.wires.players.send(id, { t: 'DELTA', ...regionFields, e: fx.e, ...delta });
           for (const b of fanOut.relays()) ctx.wires.replicas.send(b, { t: 'RELAY', ...regionFields, e: fx.e, ...delta });
           this.publisher.schedule();
           break;

@@ -36,6 +36,13 @@ export const HANDOVER_MS = 1000;
 export const RESCUE_MS = 3000;
 /** A backup that answered no beat for this long gets no share (the host set keeps it until backupQuietMs). */
 export const SHARE_QUIET_MS = 500;
+/**
+ * The primary's share of the subscribers, against a backup's 1: on top of its share it sends
+ * the FEEDs, the replication, the keepalives' snapshots and every subscriber's beat now and
+ * then, and it serves the subscribers looking in from next door (about 60 kB/s more than a
+ * backup in a crowd of 200, measured), so an even split made it the busiest peer.
+ */
+export const PRIMARY_WEIGHT = 0.75;
 /** Every this many beats, the primary's beat goes to every subscriber, relayed or not. */
 export const ALL_BEATS_EVERY = 4;
 
@@ -62,7 +69,7 @@ export class FanOutPlan {
     const byBackup = new Map<string, { id: NodeId; subs: NodeId[] }>();
     const mine = new Set<string>();
     for (const [hex, s] of d.subscribers) {
-      const i = share ? parseInt(hex.slice(0, 8), 16) % hosts.length : 0;
+      const i = share ? hostFor(parseInt(hex.slice(0, 8), 16) / 2 ** 32, hosts.length) : 0;
       if (i === 0) {
         mine.add(hex);
         continue;
@@ -76,7 +83,11 @@ export class FanOutPlan {
     for (const [hex, t] of this.until) if (t <= now || !d.subscribers.has(hex)) this.until.delete(hex);
     this.mine = mine;
     this.byBackup = byBackup;
+    this.shared = share;
   }
+
+  /** The fan-out is shared (a crowd): deltas and beats wait for the tick to ride in POSITIONS frames (player-outbox.ts). */
+  shared = false;
 
   /** Whether we send this subscriber its deltas and beats ourselves. */
   direct(hex: string, now: number): boolean {
@@ -102,4 +113,13 @@ export class FanOutPlan {
   relays(): NodeId[] {
     return [...this.byBackup.values()].map((e) => e.id);
   }
+}
+
+/**
+ * Which of `n` hosts (0: the primary, weighted PRIMARY_WEIGHT; the backups 1 each) serves the
+ * subscriber at `u` in [0, 1) (from its id: a subscriber stays with its host while the set does).
+ */
+export function hostFor(u: number, n: number): number {
+  const x = u * (PRIMARY_WEIGHT + n - 1);
+  return x < PRIMARY_WEIGHT ? 0 : Math.min(n - 1, 1 + Math.floor(x - PRIMARY_WEIGHT));
 }

@@ -9,7 +9,8 @@
 // own: a delta or beat waits less than two ticks (MOVE comes 10 times a second, ticks 20, so
 // a subscriber watching anyone move gets a POSITIONS frame at least every other tick).
 // Beats that name the host set or say `idle` always go alone (rare, and the player reads
-// them only from a beat).
+// them only from a beat). Only a crowd's (its fan-out shared: fan-out-plan.ts) wait: below
+// that a subscriber may get no POSITIONS frame at all, and the primary sends them at once.
 import type { NodeId } from '../core/node-id';
 import type { RegionCoord } from '../region/region-key';
 import type { PlayerWire } from '../region/subscription-messages';

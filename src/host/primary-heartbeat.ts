@@ -146,6 +146,8 @@ export class PrimaryHeartbeat {
       else if (all || this.duty.fanOut.direct(hex, now)) to.push([hex, s.id]);
     }
     this.duty.outbox.beat(this.duty.e, this.machine.committed, to, now, { ...(withHosts ? { hosts: this.duty.region.hosts } : {}), ...(idle ? { idle } : {}) });
+    // Only a crowd's beats wait for the tick: a few subscribers get no POSITIONS frame to ride in.
+    if (!this.duty.fanOut.shared) this.duty.outbox.flush(this.duty.ctx.wires.players, now);
     // A zombie primary (safety seed 39): cut off from every node, it kept the role for good,
     // a second primary beside its successor after healing (it never heard it was deposed).
     // Idle, not a backup: its backups claim; it does not contend with them.
