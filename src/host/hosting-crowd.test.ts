@@ -27,7 +27,7 @@ describe('a crowd in one region (simulated)', () => {
     const streamSenders = new Map<string, Set<string>>();
     const beatAt = new Map<string, number>();
     // Beats sent in frames of their own, and riding in POSITIONS frames (player-outbox.ts).
-    const alone = { beats: 0 }, riding = { beats: 0 };
+    const alone = { beats: 0 }, riding = { beats: 0, deltas: 0 };
     const heard = new Map<string, Map<string, number>>();
     /** The same, for a new position (not a refresh of one it held). */
     const moved = new Map<string, Map<string, number>>();
@@ -44,6 +44,7 @@ describe('a crowd in one region (simulated)', () => {
         if (msg.t === 'HEARTBEAT' || (msg.t === 'POSITIONS' && msg.s !== undefined)) beatAt.set(p.hex, sim.clock.now());
         if (msg.t === 'HEARTBEAT') alone.beats++;
         if (msg.t === 'POSITIONS' && msg.s !== undefined) riding.beats++;
+        if (msg.t === 'POSITIONS' && msg.d) riding.deltas++;
       });
       const lastX = new Map<string, number>();
       p.client.events.on('players', ({ players: list }) => {
@@ -100,6 +101,19 @@ describe('a crowd in one region (simulated)', () => {
     // instead of costing a frame of their own (one naming the host set, every 10th, goes
     // alone). (The edits here are made while nobody walks: their deltas go alone.)
     expect(riding.beats).toBeGreaterThan(alone.beats * 2);
+    // An edit made while everyone walks rides to most players in their POSITIONS frames, and
+    // shows at every one of them from those frames (no player finds a gap in its deltas and
+    // asks again: a riding delta is applied as one that came alone).
+    const gaps = () => players.reduce((n, p) => n + p.client.stats.gaps, 0);
+    const gaps0 = gaps();
+    const edited = { x: 31, z: 12 };
+    const submitted = players[4]!.client.submit(edited.x, 74, edited.z, STONE, { x: edited.x, y: 70, z: edited.z + 3 });
+    await walk(1000);
+    await sim.settle(submitted);
+    expect(riding.deltas).toBeGreaterThan(N / 2);
+    const editedKey = entryKey(columnIndex(chunkOf(edited.x), chunkOf(edited.z)), localOf(edited.x), 74, localOf(edited.z));
+    expect(players.filter((p) => p.client.state(R)?.get(editedKey)?.id !== STONE).map((p) => p.hex.slice(0, 6))).toEqual([]);
+    expect(gaps()).toBe(gaps0);
 
     // A backup dies without a word: its share hears beats again within the client's silence
     // (1.2 s) and a round trip (the primary serves them itself), then from the new host set.
