@@ -132,6 +132,21 @@ describe('pending edits: the pass shown again', () => {
     expect(outcome).toBeUndefined();
   });
 
+  it('a refusal while a send to an earlier primary is unanswered fails nothing (that primary may have ordered it)', async () => {
+    const { edits, sent, stats } = await withPass();
+    const [a, b] = [randomId(), randomId()];
+    let outcome: unknown;
+    void edits.add(70, 80, 5, 1, at, a).then((s) => (outcome = s), (e: unknown) => (outcome = e));
+    const r = sent.find((s) => s.t === 'EDIT')!.r!;
+    // a went silent; the region attached to b, which had not seen a's batch.
+    edits.unsend(region);
+    edits.sendTo(region, b, idToHex(b));
+    expect(edits.reject(idToHex(b), { t: 'REJECT', rx: 1, rz: 0, r, reason: 'occupied' }, true)).toBe('stale');
+    await Promise.resolve();
+    expect(outcome).toBeUndefined();
+    expect(stats.rejected).toBe(0);
+  });
+
   it('a refusal of the send that showed the pass again fails the edit', async () => {
     const { edits, sent, stats } = await withPass();
     const host = randomId();

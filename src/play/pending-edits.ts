@@ -31,13 +31,15 @@ interface PendingEdit {
    */
   passAgainTo?: string;
   /**
-   * Sends to `outHost` not answered yet. An edit can go twice to one host (detached and
-   * attached again): the answer to the earlier send, judged before the host had our pass
-   * again, is not the answer to the send that showed it (safety seed 6 of the branch with
-   * redundant routes: taken as final, it failed an edit the host then ordered).
+   * Sends not answered yet, by host (hex). A refusal is final only when no other send of the
+   * edit is unanswered: that send may have been ordered (its answer lost, or the primary
+   * died after ordering it, its batch then merged into a later epoch) while the refusing
+   * host had not seen it. Safety seeds where a block held an edit its player was told was
+   * refused 'unknown-player': 6 (an earlier send to the same host, answered late), 110 (sends
+   * to three earlier primaries unanswered, one of them ordered it). At most MAX_HOSTS_OUT
+   * hosts (the oldest forgotten).
    */
-  out: number;
-  outHost: string;
+  out: Map<string, number>;
   /** An answer from `sentTo` that came before we had checked its certificate (held until we attach to it). */
   early?: SubscriptionMessageOf<'CONFIRM'> | SubscriptionMessageOf<'REJECT'>;
 }
@@ -52,6 +54,9 @@ export interface PendingEditsDeps {
   /** This node's player pass (none: the hosts refuse our edits as 'unknown-player'); minting takes a while. */
   pass?: Promise<PlayerPass>;
 }
+
+/** Hosts an edit's unanswered sends are counted for (see PendingEdit.out). */
+const MAX_HOSTS_OUT = 16;
 
 /** Hosts remembered as holding our pass (others hear it again before the next EDIT). */
 const MAX_PASS_SHOWN = 256;
@@ -85,7 +90,7 @@ export class PendingEdits {
         stats.timeouts++;
         reject(new EditTimeoutError(`edit at ${x},${y},${z} not confirmed within ${opts.editTimeoutMs} ms`));
       }, opts.editTimeoutMs);
-      const p: PendingEdit = { region: regionName(coord), msg, sentTo: '', resolve, reject, timer, at: clock.now(), out: 0, outHost: '' };
+      const p: PendingEdit = { region: regionName(coord), msg, sentTo: '', resolve, reject, timer, at: clock.now(), out: new Map() };
       this.pending.set(r, p);
       if (primary) this.send(p, primary);
     });
@@ -93,8 +98,8 @@ export class PendingEdits {
 
   private send(p: PendingEdit, to: NodeId): void {
     p.sentTo = idToHex(to);
-    if (p.outHost !== p.sentTo) [p.outHost, p.out] = [p.sentTo, 0];
-    p.out++;
+    p.out.set(p.sentTo, (p.out.get(p.sentTo) ?? 0) + 1);
+    if (p.out.size > MAX_HOSTS_OUT) p.out.delete(p.out.keys().next().value!);
     delete p.early;
     const pass = this.pass;
     if (pass && !this.passShown.has(p.sentTo)) {
@@ -184,8 +189,9 @@ export class PendingEdits {
       this.send(p, hexToId(fromHex));
       return 'resent';
     }
-    // Refused before it had our pass again: an earlier send's answer; the last send's is due.
-    if (m.reason === 'unknown-player' && p.out > 0) {
+    // Another send is unanswered (e.g. refused before it had our pass again, the last send's
+    // answer is due; or an earlier primary's): this refusal does not say the edit never applies.
+    if (p.out.size > 0) {
       this.deps.stats.stale++;
       return 'stale';
     }
@@ -216,5 +222,8 @@ export class PendingEdits {
 
 /** An answer from the host an edit was last sent to (counted once, when it comes). */
 function answered(p: PendingEdit, fromHex: string): void {
-  if (fromHex === p.outHost) p.out = Math.max(0, p.out - 1);
+  const n = p.out.get(fromHex);
+  if (n === undefined) return;
+  if (n > 1) p.out.set(fromHex, n - 1);
+  else p.out.delete(fromHex);
 }
