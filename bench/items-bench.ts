@@ -134,6 +134,8 @@ function figures(clocks: Sample[][], shown: Shown[][], from: number, to: number,
   }
   const skews: number[] = [];
   const idleSkews: number[] = [];
+  // How long after its `at` (world time = machine clock here) the drawing tab showed each item: its clock's error plus the wait for its next frame.
+  const drawnAfter: number[] = [];
   let missed = 0;
   for (const seen of byItem.values()) {
     if (seen.length < shown.length) {
@@ -143,6 +145,7 @@ function figures(clocks: Sample[][], shown: Shown[][], from: number, to: number,
     }
     const spread = (xs: Shown[]) => Math.max(...xs.map((a) => a.shownMs)) - Math.min(...xs.map((a) => a.shownMs));
     skews.push(spread(seen));
+    for (const a of seen) if (a.drawn) drawnAfter.push(a.shownMs - a.at);
     idleSkews.push(spread(seen.filter((a) => !a.drawn)));
   }
   console.error(`items bench: clock |error| p99 per tab ${perTab.map((e) => e.toFixed(2)).join(', ')} ms (tab 0 draws, last is the collector); bound p50 per tab ${clocks.map((c) => median(c.map((s) => s.bound)).toFixed(2)).join(', ')}; minRtt p50 ${clocks.map((c) => median(c.map((s) => s.rtt)).toFixed(1)).join(', ')}; error p50 ${mid.map((e) => e.toFixed(2)).join(', ')}; samples over the bound ${over.join(', ')}; followed ${refs.join(', ')}; host clocks |error| p99 ${hostErr.map((e) => e.toFixed(2)).join(', ')} following ${hostRefs.join(', ')}; skews ${skews.map((s) => s.toFixed(1)).join(' ')}; drawing tab ${fps.toFixed(0)} fps`);
@@ -156,6 +159,8 @@ function figures(clocks: Sample[][], shown: Shown[][], from: number, to: number,
     spawn_skew_ms_p50: median(skews),
     spawn_skew_ms_max_idle_tabs: idleSkews.length ? Math.max(...idleSkews) : NaN,
     spawn_drawing_tab_fps: fps,
+    spawn_drawing_tab_after_at_ms_p50: median(drawnAfter),
+    spawn_drawing_tab_after_at_ms_max: drawnAfter.length ? Math.max(...drawnAfter) : NaN,
     spawn_items: skews.length,
     spawn_items_missed: missed,
     spawn_items_late: late,

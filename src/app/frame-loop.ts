@@ -34,7 +34,8 @@ export interface FrameLoopParts {
   status: PlayerStatus;
   loading: StartScreen;
   /** Items and the world clock (page-items.ts): the sky, spawns, walking into items, the inventory bar. */
-  items?: { frame(frameMs: number): void };
+  /** `skipFrame`: a clock probe round goes out now and this frame draws nothing, so the replies find the main thread idle (probe-frame-gate.ts). */
+  items?: { frame(frameMs: number): void; skipFrame(): boolean };
 }
 
 export class FrameLoop {
@@ -64,6 +65,7 @@ export class FrameLoop {
   }
 
   private frame(now: number): void {
+    if (this.parts.items?.skipFrame()) return;
     const { session, streamer, net, view, remote, controls } = this.parts;
     const dt = (now - this.last) / 1000;
     this.last = now;

@@ -26,6 +26,7 @@ import { chunkOf } from '../world/coords';
 import type { PageConfig } from './config';
 import type { ItemService, Point } from './item-service';
 import { ItemAppearances } from './item-appearances';
+import { ProbeFrameGate } from './probe-frame-gate';
 import { LocalItems } from './local-items';
 import type { ItemsApi } from './voxel-api';
 import type { WorldView } from './world-view';
@@ -36,10 +37,8 @@ const VIEW_RADIUS = 48;
 const DROP_AHEAD = 3;
 /** The one-tab mode's ledgers are kept this often (and when the tab is hidden or left). */
 const KEEP_EVERY_MS = 5000;
-/** A drawing page's clock probe round waits at most this long for an idle period (world-clock.ts `sendAt`). */
+/** A drawing page's clock probe round waits at most this long for a frame to skip (probe-frame-gate.ts). */
 const PROBE_WAIT_MS = 1000;
-/** An idle period this long holds a reply's round trip on loopback or a LAN. */
-const IDLE_FOR_REPLY_MS = 5;
 const keptSchema = v.pipe(v.array(ledgerStateSchema), v.maxLength(25));
 
 export interface PageItemsParts {
@@ -64,18 +63,19 @@ export class PageItems {
   /** When each item first showed here, machine clock (the spawn-skew figure). */
   private readonly appearances: ItemAppearances;
   private selected = 0;
-  /** A drawing page's clock probe rounds sent in an idle period, and after waiting for one in vain. */
-  private readonly probeRounds = { idle: 0, late: 0 };
+  /** A drawing page's clock probe rounds go out at the top of a frame it skips (null: the page draws nothing). */
+  private readonly probeGate: ProbeFrameGate | null;
   /** The player's side of the hosts' items (network mode). */
   private readonly hosted: PlayerItems | undefined;
 
   constructor(private readonly p: PageItemsParts) {
     const net = p.net;
+    const gate = (this.probeGate = p.view.canvas ? new ProbeFrameGate(realClock, PROBE_WAIT_MS) : null);
     this.clock = new WorldClock({
       local: realClock, base: performance.timeOrigin,
       send: (to, msg) => void net?.wire.send(hexToId(to), msg),
       references: () => this.hosted?.clockReferences() ?? [],
-      ...(p.view.canvas ? { sendAt: (go: () => void) => this.whenIdle(go) } : {}),
+      ...(gate ? { sendAt: (go: () => void) => gate.sendAt(go) } : {}),
     });
     this.clock.start();
     const local = !p.cfg.net || new URL(location.href).searchParams.get('items') === 'local';
@@ -99,7 +99,7 @@ export class PageItems {
       item: (id) => service?.item(id),
       pickUp: (id) => service?.touch(id, this.feet()) ?? Promise.resolve({ taken: false, reason: 'unknown-item' }),
       drop: (id) => this.drop(id),
-      clock: () => ({ now: this.clock.now(), ...this.clock.status(), roundsIdle: this.probeRounds.idle, roundsLate: this.probeRounds.late }),
+      clock: () => ({ now: this.clock.now(), ...this.clock.status(), roundsIdle: this.probeGate?.rounds.idle ?? 0, roundsLate: this.probeGate?.rounds.late ?? 0 }),
       spawnNow: () => items?.spawnNow(this.feet()),
       stats: () => service?.stats() ?? {},
       bar: () => this.bar.ids(),
@@ -153,20 +153,9 @@ export class PageItems {
     return this.hosted ? (this.service?.inventory() ?? []).map((i) => ({ id: i.id, kind: i.kind })) : [];
   }
 
-  /**
-   * A probe round of a drawing page goes out in an idle period with room for a reply
-   * (requestIdleCallback, at least IDLE_FOR_REPLY_MS left before the next frame), or after
-   * PROBE_WAIT_MS when none comes (a page never idle between frames). Counted either way.
-   */
-  private whenIdle(go: () => void): void {
-    const until = performance.now() + PROBE_WAIT_MS;
-    const look = (d: IdleDeadline) => {
-      const idle = d.timeRemaining() >= IDLE_FOR_REPLY_MS;
-      if (!idle && performance.now() < until) return void requestIdleCallback(look, { timeout: Math.max(1, until - performance.now()) });
-      this.probeRounds[idle ? 'idle' : 'late']++;
-      go();
-    };
-    requestIdleCallback(look, { timeout: PROBE_WAIT_MS });
+  /** At the top of each frame: true when a clock probe round went out and this frame is to draw nothing (probe-frame-gate.ts). */
+  skipFrame(): boolean {
+    return this.probeGate?.beforeFrame() ?? false;
   }
 
   /** The keys of the inventory bar (player-controls.ts). */
