@@ -95,8 +95,12 @@ describe('backup machine', () => {
     expect(m.claimDue(1001, hosts, P, false, never)).toBe(true);
     // Held back while someone else's claim is considered.
     expect(m.claimDue(1001, hosts, P, false, () => true)).toBe(false);
+    // After a claim of ours, the next waits as long from its (jittered) start; what we heard
+    // of the primary stays as it was (the grant rule "primary alive" reads it).
     m.claimed(5000);
-    expect(rec.lastHeard).toBe(5000);
+    expect(rec.lastHeard).toBe(0);
+    expect(m.claimDue(6000, hosts, P, false, never)).toBe(false);
+    expect(m.claimDue(6001, hosts, P, false, never)).toBe(true);
     // An idle primary beats every idleHeartbeatMs: two missed beats more before we claim.
     m.heartbeat(P, idToHex(P), { t: 'HEARTBEAT', rx: 0, rz: 0, e: E, s: 0, hosts, idle: true }, 6000);
     expect(m.claimDue(6000 + 1001, hosts, P, false, never)).toBe(false);

@@ -60,6 +60,13 @@ export class BackupMachine {
    */
   primaryUnloads = false;
   private lastSyncReq = -Infinity;
+  /**
+   * Our last claim's start, jittered (`claimed`): the next waits as long from it as from the
+   * primary's last beat. Apart from lastHeard, which stays the truth about the primary: the
+   * grant rule "primary alive" reads it, and a failed claimant that took its jitter for the
+   * primary's voice refused the next claimant (the closer one's at once after a duel).
+   */
+  private claimedAt = -Infinity;
   /** Entries of the SYNC arriving in pieces (compared with ours at its last piece). */
   private syncIn: Map<number, Entry> | undefined;
   private out: BackupEffect[] = [];
@@ -161,6 +168,7 @@ export class BackupMachine {
     if (this.primaryUnloads) return false;
     if (primaryLinkClosed) {
       this.rec.lastHeard = Math.min(this.rec.lastHeard, now - this.o.failoverMs);
+      this.claimedAt = Math.min(this.claimedAt, now - this.o.failoverMs);
       this.primaryIdle = false;
     }
     const others = hosts.filter((h) => !idEquals(h, primary ?? this.self));
@@ -168,7 +176,7 @@ export class BackupMachine {
     if (deferred(now)) return false;
     // An idle region's primary beats every idleHeartbeatMs: allow for two missed beats.
     const quiet = this.primaryIdle ? 2 * this.o.idleHeartbeatMs : 0;
-    return now - this.rec.lastHeard > this.o.failoverMs + quiet + rank * this.o.claimStaggerMs;
+    return now - Math.max(this.rec.lastHeard, this.claimedAt) > this.o.failoverMs + quiet + rank * this.o.claimStaggerMs;
   }
 
   /** When we last heard the primary we follow (what claimDue measures its silence from). */
@@ -176,9 +184,9 @@ export class BackupMachine {
     return this.rec.lastHeard;
   }
 
-  /** We claim (claimDue said so): one attempt, then we wait again until `until` (jittered by the shell, so duelling claimants drift apart). */
+  /** We claim (claimDue said so): one attempt, then we wait again as if last heard at `until` (jittered by the shell, so duelling claimants drift apart). */
   claimed(until: number): void {
-    this.rec.lastHeard = until;
+    this.claimedAt = until;
   }
 
   private drain(): BackupEffect[] {

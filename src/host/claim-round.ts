@@ -31,6 +31,8 @@ export class ClaimRound {
   /** Granted epochs above our certificate that refusals said the next claim must cover (bounded by the caller). */
   learned: CertPrev[] = [];
   wake: () => void = () => {};
+  /** A closer host of our set claims this epoch too: we give way (region-granter.ts) rather than duel. */
+  yielded = false;
 
   constructor(
     readonly terms: ClaimTerms,
@@ -110,6 +112,16 @@ export class ClaimRound {
   learnPending(q: CertPrev | undefined, certE: number): void {
     if (!q || q.e <= certE || q.e >= this.e + MAX_EPOCH_JUMP || q.hosts.length < MIN_CERT_HOSTS) return;
     this.learned = [...this.learned.filter((x) => x.e !== q.e || !sameSet(x.hosts, q.hosts)), q].slice(-MAX_PEND);
+  }
+
+  /**
+   * Whether the round met another claimant of its epoch: every live target answered, no
+   * certificate formed, and a refusal named our epoch (or a later one) promised elsewhere.
+   * Two backups took the primary for dead at once; waiting out claimTimeoutMs buys nothing,
+   * since nobody is asked again.
+   */
+  duelled(silent: ReadonlyMap<string, unknown>): boolean {
+    return this.quorumAt === null && this.highestRefusal >= this.e && this.allAnswered(silent);
   }
 
   /** Whether every target answered, not counting those in `skip` (taken for dead). */

@@ -138,6 +138,8 @@ export interface HostStats extends PassStats {
   claims: number;
   claimsWon: number;
   claimsFailed: number;
+  /** Claims that met another claimant of the same epoch (a duel) and ended at once: we were the closer and claimed again at once, or the farther and gave way. */
+  claimDuels: number;
   grants: number;
   refusals: number;
   /** Claims from nodes outside our view of the host set (refused). */
@@ -205,7 +207,7 @@ export interface CommitLatency {
 
 export function newHostStats(): HostStats {
   return {
-    claims: 0, claimsWon: 0, claimsFailed: 0, grants: 0, refusals: 0, outsiderClaims: 0, staleFrames: 0, strayFrames: 0,
+    claims: 0, claimsWon: 0, claimsFailed: 0, claimDuels: 0, grants: 0, refusals: 0, outsiderClaims: 0, staleFrames: 0, strayFrames: 0,
     editsAccepted: 0, editsRejected: 0, confirms: 0, deltas: 0, syncs: 0, handoffs: 0, stepDowns: 0, storeFailures: 0, publishes: 0, duplicateEdits: 0, adopted: 0, offers: 0, uncertifiable: 0, badCerts: 0, reconfigs: 0, leaseWaits: 0, offersRefused: 0, unsendable: 0, movesClamped: 0, ticks: 0, heartbeats: 0, earlyDropped: 0,
     subscribersRefused: 0, unloads: 0, reloads: 0, editRefusals: Object.fromEntries(REJECT_REASONS.map((r) => [r, 0])) as Record<RejectReason, number>, ...newPassStats(),
   };

@@ -130,6 +130,10 @@ export class HostedRegion implements RegionRole {
     this.claimant.wake();
   }
 
+  giveWay(): void {
+    this.claimant.giveWay();
+  }
+
   /** Backups: called every heartbeat period; takes over when the primary went quiet (region-backup.ts). */
   watch(primaryLinkClosed = false): void {
     this.backup.watch(primaryLinkClosed);
@@ -299,8 +303,12 @@ export class HostedRegion implements RegionRole {
         // Only the claimant could assemble its certificate, so its word that none exists is
         // enough (a lying host of the set could fork: it is trusted like any certified primary).
         // (Also an epoch we hold only because a later claim we granted covered it.)
-        if (this.el.abandon(m.e, from)) void this.persist().catch(() => {});
-        else this.ctx.stats.staleFrames++;
+        if (this.el.abandon(m.e, from)) {
+          // The claimant we followed since our grant never became primary: it is nobody's
+          // voice to keep other claimants off ("primary alive"), nor to hold our own watch.
+          if (this.role === 'backup' && m.e === this.epoch && fromHex === this.primaryHex && !this.duty) this.lastHeard = -Infinity;
+          void this.persist().catch(() => {});
+        } else this.ctx.stats.staleFrames++;
         return;
       case 'REFUSE':
         return this.onRefuse(from, fromHex, m);

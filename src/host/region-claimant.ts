@@ -20,6 +20,9 @@ export class RegionClaimant extends RegionSide {
   /** Nodes whose silence made us claim (hex -> when): not brought back as hosts for a while. */
   private readonly silent = new Map<string, number>();
   private retry: unknown;
+  /** The hosts of a duel we are the closer claimant of: we claim again over them at once (rematchAt: when we last did). */
+  private rematch: NodeId[] | undefined;
+  private rematchAt = -Infinity;
 
   /** Nodes recently taken for dead because they went silent (their links may still look open). */
   suspects(): string[] {
@@ -31,6 +34,19 @@ export class RegionClaimant extends RegionSide {
   /** Ends the wait of the claim under way, if any. */
   wake(): void {
     this.round?.wake();
+  }
+
+  /**
+   * A closer host of our set claims the epoch we claim (we refused it: our promise went to
+   * our own claim). Both claims would fail, each needing the other's grant, and each wait out
+   * claimTimeoutMs: ours ends now, the closer one claims again at once (`duelled`) and we
+   * grant that claim.
+   */
+  giveWay(): void {
+    if (!this.round || this.round.yielded) return;
+    this.round.yielded = true;
+    this.ctx.stats.claimDuels++;
+    this.round.wake();
   }
 
   stop(): void {
@@ -58,6 +74,16 @@ export class RegionClaimant extends RegionSide {
     if (!ok) {
       this.ctx.stats.claimsFailed++;
       if (this.region.role === 'claiming') this.region.role = before;
+      const again = this.rematch;
+      this.rematch = undefined;
+      // Once per claimTimeoutMs: a farther claimant that does not give way (it never saw our
+      // claim) must not be met by a storm of ours.
+      const now = this.ctx.clock.now();
+      if (again && now - this.rematchAt >= this.ctx.opts.claimTimeoutMs && (this.region.role === 'backup' || this.region.role === 'idle')) {
+        this.rematchAt = now;
+        this.region.trace(`duel: claiming again at once`);
+        return this.claim(0, false, again);
+      }
       this.scheduleRetry();
     }
     return ok;
@@ -67,6 +93,9 @@ export class RegionClaimant extends RegionSide {
     const o = this.ctx.opts;
     if (primarySilent && this.region.primaryHex) {
       this.silent.set(this.region.primaryHex, this.ctx.clock.now());
+      // We take it for dead: what we last heard of it must not keep another claimant off
+      // ("primary alive") once our claim is over (a duel's closer claimant claims again at once).
+      this.region.lastHeard = -Infinity;
       // Our frames to the other hosts must not go through it while it is taken for dead.
       if (this.region.primary) this.ctx.dht.suspect(this.region.primary);
     }
@@ -104,12 +133,16 @@ export class RegionClaimant extends RegionSide {
     const before = { promised: this.el.promised, promisedTo: this.el.promisedTo };
     this.el.promised = e;
     this.el.promisedTo = this.ctx.selfHex;
-    await this.region.persist().catch(() => {});
+    // Our promise must be stored before our own grant leaves this node, and it leaves only
+    // inside the certificate: the store write runs while the CLAIM is out, not before it (a
+    // busy tab's IndexedDB write took up to 1.1 s, long enough for the next backup's claim
+    // to come first: a duel; failover_crash under load).
+    const stored = this.region.persist().catch(() => {});
+    const own = await signGrant(this.ctx.signer, this.region.key, terms);
     if (this.el.promised !== e || this.region.role !== 'claiming') {
       this.region.trace(`claim e${e} overtaken: promised ${this.el.promised}, ${this.region.role}`);
       return false;
     }
-    const own = await signGrant(this.ctx.signer, this.region.key, terms);
     // The previous hosts are asked too: their grants count for the previous set's majority,
     // and every answer's state is merged.
     const targets = claimTargets(terms, this.region.hosts, this.ctx.selfId);
@@ -136,7 +169,16 @@ export class RegionClaimant extends RegionSide {
           this.region.toHost(t, { t: 'CLAIM', ...this.regionFields, e, hosts, ...(known ? { known } : {}), ...(rebase ? { rebase } : {}), ...(pend.length ? { pend } : {}) });
         }
       }
-      if (round.settled(now, this.silent, o.claimGraceMs)) break;
+      if (round.settled(now, this.silent, o.claimGraceMs) || round.yielded) break;
+      if (round.duelled(this.silent)) {
+        // The other claimant of our epoch is of our set: the closer of us claims again at
+        // once, and the farther gives way when our claim reaches it (giveWay).
+        if (this.closestLive(hosts)) {
+          this.ctx.stats.claimDuels++;
+          this.rematch = hosts;
+        }
+        break;
+      }
       if (now >= deadline || this.region.stopped || this.el.promised !== e || this.el.promisedTo !== this.ctx.selfHex) break;
       await new Promise<void>((resolve) => {
         const t = this.ctx.clock.setTimeout(resolve, Math.min(50, Math.max(1, deadline - now)));
@@ -158,10 +200,10 @@ export class RegionClaimant extends RegionSide {
     if (!cert || this.el.promised !== e || this.el.promisedTo !== this.ctx.selfHex || this.region.stopped || this.region.role !== 'claiming') {
       // No certificate, and none ever: the grants die with this round. Our granters may
       // forget this epoch (else every later claim would have to cover it).
-      for (const hex of round.granted()) {
-        const to = targets.get(hex);
-        if (to) this.region.toHost(to, { t: 'ABANDON', ...this.regionFields, e });
-      }
+      // (Also to those that have not answered: a grant may be on its way, and a granter that
+      // keeps it follows a claimant that will never be primary.)
+      const granted = new Set(round.granted());
+      for (const [hex, to] of targets) if (granted.has(hex) || !round.answered.has(hex)) this.region.toHost(to, { t: 'ABANDON', ...this.regionFields, e });
       // Our own grant for e never left this node and our claim is over: nobody can win e
       // through it, so we may follow the current primary again or grant e to another.
       if (this.el.promised === e && this.el.promisedTo === this.ctx.selfHex) {
@@ -179,9 +221,17 @@ export class RegionClaimant extends RegionSide {
       return false;
     }
     if (this.region.state.size === 0) await this.fallbackToDht();
+    await stored;
     if (this.el.promised !== e || this.region.stopped || this.region.role !== 'claiming') return false;
     this.becomePrimary(cert);
     return true;
+  }
+
+  /** Whether we are the closest to the key of `hosts` but those taken for dead. */
+  private closestLive(hosts: readonly NodeId[]): boolean {
+    const live = hosts.filter((h) => !this.silent.has(idToHex(h)));
+    const first = sortByDistance(live, (x) => x, this.region.key)[0];
+    return !!first && idEquals(first, this.ctx.selfId);
   }
 
   /** The host set to claim over: the candidates (below), of them those alive (liveHosts). */

@@ -37,7 +37,11 @@ export class RegionGranter extends RegionSide {
       // Duelling claimants starve each other (every claim leaves grants the next must cover):
       // we hold our own claims back for a closer host of the set we know, refused or not.
       // (Not for an outsider: its claims must change nothing here.)
-      if (defersToCloser(this.ctx.selfId, this.region.key, this.region.hosts, this.el.cert, from, mustRebase)) this.el.defer(this.ctx.clock.now() + this.ctx.opts.claimTimeoutMs);
+      if (defersToCloser(this.ctx.selfId, this.region.key, this.region.hosts, this.el.cert, from, mustRebase)) {
+        this.el.defer(this.ctx.clock.now() + this.ctx.opts.claimTimeoutMs);
+        // Its claim of the epoch we claim ourselves: both would fail; ours ends, its next wins.
+        if (this.region.role === 'claiming' && this.el.promisedTo === this.ctx.selfHex && m.e === this.el.promised) this.region.giveWay();
+      }
       this.ctx.stats.refusals++;
       const news = refusalNews(this.el.cert, this.el.accepted, claim);
       // A large state in several refusals (each merged; the claimant counts the answer once).

@@ -53,6 +53,8 @@ export interface RegionRole extends DutyRegion {
   claim(minEpoch?: number, primarySilent?: boolean, hosts?: NodeId[], handedOver?: boolean): Promise<boolean>;
   /** Ends the wait of our claim under way, if any (it then sees what changed). */
   wakeClaim(): void;
+  /** A closer host of our set claims our epoch too: our claim under way, if any, ends now (region-claimant.ts `giveWay`). */
+  giveWay(): void;
 }
 
 /** A side of the region (claimant, granter, backup): what it holds of the region. */

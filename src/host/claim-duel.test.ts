@@ -1,0 +1,46 @@
+// Two backups that claim one epoch at once (a crashed primary, the rank-1 backup's timer
+// early or the rank-0 one's late) refuse each other. Both claims end as soon as every host
+// asked has answered, instead of waiting out claimTimeoutMs (1.5 s), and the retries come
+// by rank: the closer claims a higher epoch first and the farther grants it.
+import { describe, expect, it } from 'vitest';
+import { compareDistance } from '../core/node-id';
+import { HostSim } from '../testing/host-sim';
+import type { RegionCoord } from '../region/region-key';
+
+const R: RegionCoord = { rx: 2, rz: 2 };
+
+describe('duelling claimants (simulated)', () => {
+  it.each([1, 2, 3])('a duel ends with one primary within a few round trips (seed %i)', async (seed) => {
+    const sim = new HostSim({ seed });
+    await sim.grow(10);
+    const player = sim.pick();
+    await sim.settle(player.client.subscribe(R));
+    const x = R.rx * 64 + 9, z = R.rz * 64 + 9;
+    await sim.settle(player.client.submit(x, 100, z, 1, { x, y: 100, z: z + 2 }));
+    // Past the hold a host puts on its own claims after granting one (claimTimeoutMs).
+    await sim.run(2500);
+    const name = `${R.rx},${R.rz}`;
+    const primary = sim.live().find((p) => p.host.roles().primary.includes(name))!;
+    const epoch = primary.host.regionState(R)!.epoch;
+    const backups = sim.live().filter((p) => p.host.roles().backup.includes(name));
+    expect(backups).toHaveLength(2);
+    const key = primary.host.regionState(R)!.key;
+    const [closer, farther] = backups.sort((a, b) => compareDistance(a.dht.selfId, b.dht.selfId, key));
+    sim.kill(primary.hex);
+    // Past the frames it sent before it died, short of failoverMs (the watch's own claims).
+    await sim.run(400);
+    const at = sim.clock.now();
+    // Both take the primary for dead at the same instant.
+    void farther!.host.regionState(R)!.claim(0, true);
+    void closer!.host.regionState(R)!.claim(0, true);
+    const primaryNow = () => [closer!, farther!].find((p) => p.host.roles().primary.includes(name));
+    while (sim.clock.now() - at < 5000 && !primaryNow()) await sim.run(10);
+    const took = sim.clock.now() - at;
+    console.log(`seed ${seed}: primary after ${took} ms, epoch ${primaryNow()?.host.regionState(R)?.epoch} (was ${epoch}); duels ${closer!.host.stats.claimDuels + farther!.host.stats.claimDuels}`);
+    expect(primaryNow()).toBeDefined();
+    expect(took).toBeLessThan(1000);
+    expect(closer!.host.stats.claimDuels + farther!.host.stats.claimDuels).toBeGreaterThan(0); // it was a duel
+    expect(sim.doublePrimaries()).toEqual([]);
+    sim.stopAll();
+  });
+});
