@@ -171,9 +171,11 @@ export class RegionClaimant extends RegionSide {
       }
       if (round.settled(now, this.silent, o.claimGraceMs) || round.yielded) break;
       if (round.duelled(this.silent)) {
-        // The other claimant of our epoch is of our set: the closer of us claims again at
-        // once, and the farther gives way when our claim reaches it (giveWay).
-        if (this.closestLive(hosts)) {
+        // The other claimant of our epoch is a backup of the set we know (only they claim
+        // when the primary goes silent): the closer of us claims again at once, and the
+        // farther gives way when our claim reaches it (giveWay). (Not the closest of the new
+        // set: a spare taken in may be closer to the key, and it does not claim.)
+        if (this.closestLive(known?.hosts ?? hosts)) {
           this.ctx.stats.claimDuels++;
           this.rematch = hosts;
         }
@@ -227,8 +229,9 @@ export class RegionClaimant extends RegionSide {
     return true;
   }
 
-  /** Whether we are the closest to the key of `hosts` but those taken for dead. */
+  /** Whether we are the closest to the key of `hosts` but those taken for dead (and not in `hosts`: then never). */
   private closestLive(hosts: readonly NodeId[]): boolean {
+    if (!has(hosts, this.ctx.selfId)) return false;
     const live = hosts.filter((h) => !this.silent.has(idToHex(h)));
     const first = sortByDistance(live, (x) => x, this.region.key)[0];
     return !!first && idEquals(first, this.ctx.selfId);
