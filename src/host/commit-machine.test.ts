@@ -109,6 +109,21 @@ describe('commit machine', () => {
     expect(stats.duplicateEdits).toBe(3);
   });
 
+  it('orders again, unjudged, a re-send of an edit a predecessor ordered that our state holds (a refusal now would contradict it)', () => {
+    const { m, region, refuse, stats } = machine();
+    // The predecessor ordered it as e4 s3 just before a handoff (never confirmed); our state
+    // holds it, and the judge would now refuse it (this host has not seen the player's pass).
+    region.requests.remember(requestTag(idToHex(ED), 8, keyOf(6), 1), { e: 4, s: 3 }, 0);
+    region.state.merge([{ key: keyOf(6), id: 1, e: 4, s: 3 }]);
+    refuse.set(6, 'unknown-player');
+    const fx = m.edit(ED, idToHex(ED), edit(8, 6), 10);
+    expect(of(fx, 'reject')).toEqual([]);
+    expect(batchOf(fx).entries).toEqual([{ key: keyOf(6), id: 1, e: E, s: 1 }]);
+    // A new edit of the same player is judged as ever.
+    expect(m.edit(ED, idToHex(ED), edit(9, 6, 2), 20)).toEqual([{ t: 'reject', to: ED, r: 9, reason: 'unknown-player' }]);
+    expect(stats.editsRejected).toBe(1);
+  });
+
   it('a send that fails changes nothing decided: the batch waits for acks; inputs it refuses change no state', () => {
     const { m, refuse, region, stats } = machine();
     // The REPLICATE never arrives: no ack, nothing committed or confirmed, the batch stays
