@@ -42,11 +42,14 @@ describe('claim round', () => {
     expect(r.settled(110, new Map(), 100)).toBe(true);
   });
 
-  it('takes from refusals only bounded news: a promise within the epoch jump, pending epochs above our certificate', () => {
+  it('takes from refusals only bounded news: a promise at most one epoch jump up, pending epochs above our certificate', () => {
     const r = round();
     r.refusedAt(9);
-    r.refusedAt(6 + MAX_EPOCH_JUMP + 1);
     expect(r.highestRefusal).toBe(9);
+    // Far above: one step at most (a forged promise cannot push epochs out of range, and a
+    // claimant far behind its granters catches up a step per round).
+    r.refusedAt(0xffffffff);
+    expect(r.highestRefusal).toBe(r.e + MAX_EPOCH_JUMP);
     r.learnPending({ e: 5, hosts: [A, B, C] }, 5); // not above our certificate
     r.learnPending({ e: 6 + MAX_EPOCH_JUMP, hosts: [A, B, C] }, 3); // too far
     r.learnPending({ e: 5, hosts: [A] }, 3); // no set that could certify

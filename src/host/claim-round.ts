@@ -98,9 +98,13 @@ export class ClaimRound {
     return this.quorumAt !== null && (this.allAnswered(silent) || now - this.quorumAt >= graceMs);
   }
 
-  /** A refusal's promise raises our next claim, but only so far: a forged huge promise must not push epochs out of range. */
+  /**
+   * A refusal's promise raises our next claim, but by one step at most: a forged huge promise
+   * must not push epochs out of range. (Clamped, not ignored: a claimant whose epoch lies
+   * more than a step below its granters' promises catches up a step per round.)
+   */
   refusedAt(promised: number): void {
-    if (promised <= this.e + MAX_EPOCH_JUMP) this.highestRefusal = Math.max(this.highestRefusal, promised);
+    this.highestRefusal = Math.max(this.highestRefusal, Math.min(promised, this.e + MAX_EPOCH_JUMP));
   }
 
   /**

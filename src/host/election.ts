@@ -140,7 +140,12 @@ export class Election {
    * our own claims back for it would keep the region down for good.
    */
   mustRebase(from: NodeId): boolean {
-    return !!this.cert && has(this.cert.hosts, this.self) && this.prevGone?.e === this.cert.e && !has(this.cert.hosts, from);
+    return this.rebaser() && !has(this.cert!.hosts, from);
+  }
+
+  /** We are a host of our certificate and its majority is gone: only we (and its other live hosts) can carry the chain on. */
+  rebaser(): boolean {
+    return !!this.cert && has(this.cert.hosts, this.self) && this.prevGone?.e === this.cert.e;
   }
 
   /**

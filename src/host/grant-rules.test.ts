@@ -24,7 +24,11 @@ describe('grant rules', () => {
   });
   it('bounds the epoch jump, even to 0xffffffff', () => {
     expect(grantRefusal(view(), claim({ e: 5 + 64 }))).toBeNull();
-    expect(grantRefusal(view(), claim({ e: 5 + 65, known: cert(5, A, [A, B, C]) }))).toBe('epoch-range');
+    expect(grantRefusal(view(), claim({ e: 5 + 65, known: cert(5, A, [A, B, C]) }))).toBe('epoch jump');
+    // The step counts from our promise too: failed claims raised it past our certificate by
+    // more than a step (safety seed 228: promised 72 over e8, every claim refused for ever).
+    expect(grantRefusal(view({ cert: cert(8, A, [A, B, C]), promised: 72 }), claim({ e: 73, known: cert(8, A, [A, B, C]) }))).toBeNull();
+    expect(grantRefusal(view({ cert: cert(8, A, [A, B, C]), promised: 72 }), claim({ e: 72 + 65, known: cert(8, A, [A, B, C]) }))).toBe('epoch jump');
     expect(grantRefusal(view({ cert: undefined }), claim({ e: 0xffffffff, known: undefined }))).toBe('epoch-range');
     expect(grantRefusal(view({ cert: undefined, promised: 0, stateEpoch: 0 }), claim({ e: 100, known: undefined }))).toBe('epoch jump');
   });

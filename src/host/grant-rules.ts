@@ -73,8 +73,10 @@ export function grantRefusal(v: GranterView, m: ClaimFrame): string | null {
   if (fault) return fault;
   const has = (list: readonly NodeId[]) => list.some((h) => idEquals(h, v.selfId));
   if (!has(m.hosts) && !(m.known && has(m.known.hosts)) && !m.pend?.some((q) => has(q.hosts))) return 'not a host';
-  // Epochs move in bounded steps: a forged huge epoch must not end failover for good.
-  if (m.e > (v.cert?.e ?? Math.max(v.promised, v.stateEpoch)) + MAX_EPOCH_JUMP) return 'epoch jump';
+  // Epochs move in bounded steps: a forged huge epoch must not end failover for good. The
+  // step is from our promise too: failed claims may have raised it past our certificate by
+  // more than a step, and a bound from the certificate alone then refused every claim.
+  if (m.e > Math.max(v.cert?.e ?? v.stateEpoch, v.promised) + MAX_EPOCH_JUMP) return 'epoch jump';
   // The claimant must build on the newest certificate we know (else two chains could grow).
   // (Or past it: the claim needs a majority of our certificate's hosts as a pending epoch.)
   if (v.cert && (!m.known || m.known.e < v.cert.e) && !covers(m, v.cert)) return `behind e${v.cert.e}`;

@@ -99,8 +99,14 @@ export class RegionClaimant extends RegionSide {
       // Our frames to the other hosts must not go through it while it is taken for dead.
       if (this.region.primary) this.ctx.dht.suspect(this.region.primary);
     }
-    const hosts = given ?? (await this.claimHosts(primarySilent ? this.region.primaryHex : ''));
+    let hosts = given ?? (await this.claimHosts(primarySilent ? this.region.primaryHex : ''));
     if (this.region.stopped || this.region.role !== 'claiming') return false;
+    // The region's closest nodes leave us out, but our certificate's majority is gone and
+    // the others refuse every claim from outside its set until one of its hosts rebases
+    // ('rebase pending'): we claim over us and the closest, and the primary's re-check hands
+    // the region to them later. Going idle left the region without a primary for good
+    // (safety seed 276).
+    if (!has(hosts, this.ctx.selfId) && this.el.rebaser()) hosts = sortByDistance([this.ctx.selfId, ...hosts.slice(0, this.ctx.opts.replicas - 1)], (x) => x, this.region.key);
     if (!has(hosts, this.ctx.selfId)) {
       // Not ours to host: point the waiting subscribers at who should.
       this.region.role = 'idle';

@@ -19,8 +19,17 @@ import type { Signer, Verifier } from '../core/signer';
 export const MAX_CERT_HOSTS = 8;
 /** Fewest hosts that can certify an epoch: a node alone is no quorum (its edits stay tentative). */
 export const MIN_CERT_HOSTS = 2;
-/** Most an epoch may move past the previous one (a forged huge epoch must not end failover). */
+/** Most a claim a host grants may move past the epochs it knows (a forged huge epoch must not end failover). */
 export const MAX_EPOCH_JUMP = 64;
+/**
+ * Most a certificate's epoch may lie past its previous one. Failed claims use epochs up (a
+ * duel, a long partition: each granted claim that forms no certificate raises its granters'
+ * promises), so this is far above MAX_EPOCH_JUMP: with the two equal, 64 failed claims in a
+ * row left every later claim out of range for good (safety seed 228: promises at e72 over
+ * a certificate of e8, every claim 'epoch-range'). Only a certified set's majority can sign
+ * a jump this large, and such a majority is trusted with the region anyway.
+ */
+export const MAX_CERT_JUMP = 1 << 16;
 /** Highest epoch ever certified: far below u32, so `e + 1` and the DHT versions always fit. */
 export const MAX_EPOCH = 0x00ffffff;
 /**
@@ -137,7 +146,7 @@ export function certShapeFault(c: ClaimTerms & { grants?: readonly GrantSig[] })
   if (!has(c.hosts, c.primary)) return 'primary-not-host';
   if (!distinct(c.hosts) || (c.prev && !distinct(c.prev.hosts))) return 'repeated-host';
   if (c.e < 1 || c.e > MAX_EPOCH) return 'epoch-range';
-  if (c.prev && (c.prev.e >= c.e || c.e - c.prev.e > MAX_EPOCH_JUMP)) return 'epoch-range';
+  if (c.prev && (c.prev.e >= c.e || c.e - c.prev.e > MAX_CERT_JUMP)) return 'epoch-range';
   // Only a host of the previous set may rebase: a node that never held the region (a second
   // chain started in a cut-off corner of the network) must wait for that set to answer.
   if (c.rebase && (!c.prev || !has(c.prev.hosts, c.primary))) return 'stranger-rebase';
