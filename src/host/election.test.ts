@@ -22,6 +22,11 @@ describe('election record', () => {
     expect(el.nextEpoch(0, 0, 12)).toBe(12);
     el.learnCert(cert(20, [A, B, C]));
     expect(el.nextEpoch(0, 0, 0)).toBe(21);
+    // An epoch we claimed ourselves is never claimed again, though our promise went back
+    // below it when that claim failed (its grants still exist; safety seed 141).
+    el.ownClaimed = 30;
+    el.promised = 20;
+    expect(el.nextEpoch(0, 0, 0)).toBe(31);
   });
 
   it('covers granted and learned epochs above its certificate, one per host set, newest MAX_PEND', () => {

@@ -47,6 +47,14 @@ export class Election {
   learned: CertPrev[] = [];
   /** Highest epoch a refusal told us was promised elsewhere: our next claim goes above it. */
   refusedAt = 0;
+  /**
+   * The highest epoch we claimed ourselves: never claimed again. A failed claim's ABANDON
+   * makes its granters forget it, but their grants, signatures over the same terms, still
+   * exist (one may have been lost on its way to us): a second round of that epoch could
+   * certify with them while a granter no longer holds the epoch as pending (safety seed 141:
+   * two chains, e7 and e8 over e6).
+   */
+  ownClaimed = 0;
   /** Our own claims wait until then while someone else's claim is being considered. */
   deferUntil = -Infinity;
   /** Since when no majority of certificate `prevGone.e`'s hosts answers our claims at all (see rebaseMs). */
@@ -85,7 +93,7 @@ export class Election {
 
   /** The epoch our next claim asks for: above every epoch we know of (our state's included: new edits must not be shadowed). */
   nextEpoch(following: number, stateEpoch: number, minEpoch: number): number {
-    return Math.max(this.promised, following, stateEpoch, this.refusedAt, minEpoch - 1, this.cert?.e ?? 0) + 1;
+    return Math.max(this.promised, following, stateEpoch, this.refusedAt, this.ownClaimed, minEpoch - 1, this.cert?.e ?? 0) + 1;
   }
 
   /**

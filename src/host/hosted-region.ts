@@ -303,6 +303,7 @@ export class HostedRegion implements RegionRole {
         // Only the claimant could assemble its certificate, so its word that none exists is
         // enough (a lying host of the set could fork: it is trusted like any certified primary).
         // (Also an epoch we hold only because a later claim we granted covered it.)
+        this.granter.forget(m.e, fromHex);
         if (this.el.abandon(m.e, from)) {
           // The claimant we followed since our grant never became primary: it is nobody's
           // voice to keep other claimants off ("primary alive"), nor to hold our own watch.

@@ -139,6 +139,7 @@ export class RegionClaimant extends RegionSide {
     const before = { promised: this.el.promised, promisedTo: this.el.promisedTo };
     this.el.promised = e;
     this.el.promisedTo = this.ctx.selfHex;
+    this.el.ownClaimed = Math.max(this.el.ownClaimed, e);
     // Our promise must be stored before our own grant leaves this node, and it leaves only
     // inside the certificate: the store write runs while the CLAIM is out, not before it (a
     // busy tab's IndexedDB write took up to 1.1 s, long enough for the next backup's claim

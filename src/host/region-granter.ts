@@ -14,6 +14,11 @@ export class RegionGranter extends RegionSide {
   /** Our last grant, said again to its claimant if its CLAIM comes again. */
   private lastGrant: LastGrant | undefined;
 
+  /** The claimant abandoned the epoch we granted it: its CLAIM of that epoch again is not our grant said again (the round it belonged to is over). */
+  forget(e: number, fromHex: string): void {
+    if (this.lastGrant && this.lastGrant.e === e && this.lastGrant.to === fromHex) this.lastGrant = undefined;
+  }
+
   /** Is `id` inside our view of the host set (or the current epoch's)? Fresh lookup if neither says so. */
   private async inHostSet(id: NodeId): Promise<boolean> {
     // The current epoch's hosts answer at once, where a lookup in a churning network may
