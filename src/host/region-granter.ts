@@ -69,6 +69,14 @@ export class RegionGranter extends RegionSide {
     // granter that kept the grant of a claim that failed, whose ABANDON was lost and whose
     // claimant never claimed again, refused every later claim for ever (safety seed 200).
     if (m.known && this.el.cert && m.known.e > this.el.cert.e && succeeds(m.known, this.el.cert) && (await this.region.acceptable(m.known)) && succeeds(m.known, this.el.cert)) this.el.adoptCert(m.known);
+    // The claim said again while our grant of it is still being stored and signed: that grant
+    // is on its way. A refusal ('promised e', our promise being to this very claimant) would
+    // end the claimant's round as a duel (in Chromium a busy tab's IndexedDB write outlasted
+    // claimResendMs, and each round of a failover ended so: 19.7 s in failover_crash).
+    if (this.el.promised === m.e && this.el.promisedTo === fromHex) {
+      this.ctx.stats.staleFrames++;
+      return;
+    }
     const why = grantRefusal({
       selfId: this.ctx.selfId, promised: this.el.promised, cert: this.el.cert, accepted: this.el.accepted, stateEpoch: this.region.state.version.e, primary: !!this.region.duty, handoffTo: this.region.handoffTo,
       following: this.region.role === 'backup' ? this.region.primaryHex : '', heardAgoMs: this.ctx.clock.now() - this.region.lastHeard, failoverMs: this.ctx.opts.failoverMs,
