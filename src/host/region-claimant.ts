@@ -23,6 +23,15 @@ export class RegionClaimant extends RegionSide {
   /** The hosts of a duel we are the closer claimant of: we claim again over them at once (rematchAt: when we last did). */
   private rematch: NodeId[] | undefined;
   private rematchAt = -Infinity;
+  /**
+   * Claims started here (helper-32's fix, branch h32-claim-race). A claim that waits (a
+   * host-set lookup can take seconds) may see us grant another claimant (role 'backup') and
+   * then start a claim of our own again (role 'claiming' once more): the first must not take
+   * that role for its own when it wakes. Two claims under way at once each end the other's
+   * round (promise raised, `round` cleared), and every claim after them overlaps the last,
+   * epochs running up (safety seed 51 of branch wt-adv2 before its rebase: e12 .. e69).
+   */
+  private runs = 0;
 
   /** Nodes recently taken for dead because they went silent (their links may still look open). */
   suspects(): string[] {
@@ -70,9 +79,11 @@ export class RegionClaimant extends RegionSide {
     const before = this.region.role;
     this.region.role = 'claiming';
     this.ctx.stats.claims++;
-    const ok = await this.runClaim(minEpoch, primarySilent, hosts).catch(() => false);
+    const run = ++this.runs;
+    const ok = await this.runClaim(run, minEpoch, primarySilent, hosts).catch(() => false);
     if (!ok) {
       this.ctx.stats.claimsFailed++;
+      if (run !== this.runs) return false; // a later claim of ours is under way
       if (this.region.role === 'claiming') this.region.role = before;
       const again = this.rematch;
       this.rematch = undefined;
@@ -89,7 +100,7 @@ export class RegionClaimant extends RegionSide {
     return ok;
   }
 
-  private async runClaim(minEpoch: number, primarySilent: boolean, given: NodeId[] | undefined): Promise<boolean> {
+  private async runClaim(run: number, minEpoch: number, primarySilent: boolean, given: NodeId[] | undefined): Promise<boolean> {
     const o = this.ctx.opts;
     if (primarySilent && this.region.primaryHex) {
       this.silent.set(this.region.primaryHex, this.ctx.clock.now());
@@ -100,7 +111,7 @@ export class RegionClaimant extends RegionSide {
       if (this.region.primary) this.ctx.dht.suspect(this.region.primary);
     }
     let hosts = given ?? (await this.claimHosts(primarySilent ? this.region.primaryHex : ''));
-    if (this.region.stopped || this.region.role !== 'claiming') return false;
+    if (this.region.stopped || !this.current(run)) return false;
     // The region's closest nodes leave us out, but our certificate's majority is gone and
     // the others refuse every claim from outside its set until one of its hosts rebases
     // ('rebase pending'): we claim over us and the closest, and the primary's re-check hands
@@ -126,7 +137,7 @@ export class RegionClaimant extends RegionSide {
     // A first claim (we hold no certificate) must not start a second chain beside a region
     // that already has one: the DHT's location record carries its newest certificate.
     if (!this.el.cert) await this.learnChain();
-    if (this.region.stopped || this.region.role !== 'claiming') return false;
+    if (this.region.stopped || !this.current(run)) return false;
     // Above every epoch we know of, our state's included: new edits must not be shadowed.
     const known = this.el.cert;
     const terms = this.el.claimTerms(hosts, this.region.epoch, this.region.state.version.e, minEpoch, this.ctx.clock.now(), o);
@@ -146,7 +157,7 @@ export class RegionClaimant extends RegionSide {
     // to come first: a duel; failover_crash under load).
     const stored = this.region.persist().catch(() => {});
     const own = await signGrant(this.ctx.signer, this.region.key, terms);
-    if (this.el.promised !== e || this.region.role !== 'claiming') {
+    if (this.el.promised !== e || !this.current(run)) {
       this.region.trace(`claim e${e} overtaken: promised ${this.el.promised}, ${this.region.role}`);
       return false;
     }
@@ -197,7 +208,7 @@ export class RegionClaimant extends RegionSide {
         };
       });
     }
-    this.round = undefined;
+    if (this.round === round) this.round = undefined;
     const cert = round.cert();
     // Refusals raise our next epoch and name granted epochs to cover; a silent majority of
     // the previous set is evidence for a rebase, or holds our claims back (election.ts).
@@ -206,7 +217,7 @@ export class RegionClaimant extends RegionSide {
     // Hosts that said nothing may be alive on another island of a healed partition (no
     // overlay path leads there): the relay can still dial them, and one link joins the halves.
     if (!cert) for (const [hex, id] of targets) if (!round.answered.has(hex) && !this.silent.has(hex)) this.ctx.reach(id);
-    if (!cert || this.el.promised !== e || this.el.promisedTo !== this.ctx.selfHex || this.region.stopped || this.region.role !== 'claiming') {
+    if (!cert || this.el.promised !== e || this.el.promisedTo !== this.ctx.selfHex || this.region.stopped || !this.current(run)) {
       // No certificate, and none ever: the grants die with this round. Our granters may
       // forget this epoch (else every later claim would have to cover it).
       // (Also to those that have not answered: a grant may be on its way, and a granter that
@@ -223,7 +234,7 @@ export class RegionClaimant extends RegionSide {
       // followed a claim that lost, or the set moved on): not ours to claim; subscribers
       // that ask us are sent to its primary.
       const newer = this.el.cert;
-      if (newer && newer.e >= this.region.epoch && newer !== known && !has(newer.hosts, this.ctx.selfId) && this.region.role === 'claiming') {
+      if (newer && newer.e >= this.region.epoch && newer !== known && !has(newer.hosts, this.ctx.selfId) && this.current(run)) {
         this.region.trace(`not a host of e${newer.e}: idle`);
         this.region.standAside(newer);
       }
@@ -231,9 +242,14 @@ export class RegionClaimant extends RegionSide {
     }
     if (this.region.state.size === 0) await this.fallbackToDht();
     await stored;
-    if (this.el.promised !== e || this.region.stopped || this.region.role !== 'claiming') return false;
+    if (this.el.promised !== e || this.region.stopped || !this.current(run)) return false;
     this.becomePrimary(cert);
     return true;
+  }
+
+  /** Whether claim `run` is still the one under way (the newest, and we still claim). */
+  private current(run: number): boolean {
+    return run === this.runs && this.region.role === 'claiming';
   }
 
   /** Whether we are the closest to the key of `hosts` but those taken for dead (and not in `hosts`: then never). */
