@@ -4,7 +4,7 @@
 // by rank: the closer claims a higher epoch first and the farther grants it.
 import { describe, expect, it } from 'vitest';
 import { compareDistance } from '../core/node-id';
-import { HostSim } from '../testing/host-sim';
+import { HostSim, type SimPeer } from '../testing/host-sim';
 import type { RegionCoord } from '../region/region-key';
 
 const R: RegionCoord = { rx: 2, rz: 2 };
@@ -15,16 +15,10 @@ describe('duelling claimants (simulated)', () => {
   it.each([2, 3, 4])('a duel ends with one primary within a few round trips (seed %i)', async (seed) => {
     const sim = new HostSim({ seed });
     await sim.grow(10);
-    const player = sim.pick();
-    await sim.settle(player.client.subscribe(R));
-    const x = R.rx * 64 + 9, z = R.rz * 64 + 9;
-    await sim.settle(player.client.submit(x, 100, z, 1, { x, y: 100, z: z + 2 }));
-    // Past the hold a host puts on its own claims after granting one (claimTimeoutMs).
-    await sim.run(2500);
-    const name = `${R.rx},${R.rz}`;
-    const primary = sim.live().find((p) => p.host.roles().primary.includes(name))!;
+    await sim.editedRegion(R);
+    const [primary] = sim.primariesOf(R) as [SimPeer];
     const epoch = primary.host.regionState(R)!.epoch;
-    const backups = sim.live().filter((p) => p.host.roles().backup.includes(name));
+    const backups = sim.backupsOf(R);
     expect(backups).toHaveLength(2);
     const key = primary.host.regionState(R)!.key;
     const [closer, farther] = backups.sort((a, b) => compareDistance(a.dht.selfId, b.dht.selfId, key));
@@ -35,7 +29,7 @@ describe('duelling claimants (simulated)', () => {
     // Both take the primary for dead at the same instant.
     void farther!.host.regionState(R)!.claim(0, true);
     void closer!.host.regionState(R)!.claim(0, true);
-    const primaryNow = () => [closer!, farther!].find((p) => p.host.roles().primary.includes(name));
+    const primaryNow = () => sim.primariesOf(R).find((p) => p === closer || p === farther);
     while (sim.clock.now() - at < 5000 && !primaryNow()) await sim.run(10);
     const took = sim.clock.now() - at;
     console.log(`seed ${seed}: primary after ${took} ms, epoch ${primaryNow()?.host.regionState(R)?.epoch} (was ${epoch}); duels ${closer!.host.stats.claimDuels + farther!.host.stats.claimDuels}`);

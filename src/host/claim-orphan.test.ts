@@ -10,18 +10,13 @@ import { HostSim } from '../testing/host-sim';
 import type { RegionCoord } from '../region/region-key';
 
 const R: RegionCoord = { rx: 2, rz: 2 };
-const NAME = `${R.rx},${R.rz}`;
 
 describe('a grant orphaned by a lost ABANDON (simulated)', () => {
   it('is dropped when a claim brings the certificate of its epoch, and the region gets a primary', async () => {
     const sim = new HostSim({ seed: 4 });
     await sim.grow(10);
-    const player = sim.pick();
-    await sim.settle(player.client.subscribe(R));
-    const x = R.rx * 64 + 9, z = R.rz * 64 + 9;
-    await sim.settle(player.client.submit(x, 100, z, 1, { x, y: 100, z: z + 2 }));
-    await sim.run(2500);
-    const primaryOf = () => sim.live().find((p) => p.host.roles().primary.includes(NAME));
+    await sim.editedRegion(R);
+    const primaryOf = () => sim.primariesOf(R)[0];
     const waitPrimary = async (ms: number) => {
       const until = sim.clock.now() + ms;
       while (!primaryOf() && sim.clock.now() < until) await sim.run(50);
@@ -35,7 +30,7 @@ describe('a grant orphaned by a lost ABANDON (simulated)', () => {
     await sim.run(2500);
     const cert = second.host.regionState(R)!.el.cert!;
     expect(cert.e).toBeGreaterThan(older.e);
-    const backups = sim.live().filter((p) => p.host.roles().backup.includes(NAME));
+    const backups = sim.backupsOf(R);
     expect(backups).toHaveLength(2);
     const [holder, claimant] = backups as [typeof second, typeof second];
     const [o1, o2] = sim.live().filter((p) => p !== holder && p !== claimant && p !== second);

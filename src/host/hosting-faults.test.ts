@@ -25,10 +25,6 @@ async function editMany(sim: HostSim, p: SimPeer, n: number, seed: number): Prom
   return out;
 }
 
-function primaryOf(sim: HostSim, r: RegionCoord): SimPeer[] {
-  return sim.live().filter((p) => p.host.roles().primary.includes(`${r.rx},${r.rz}`));
-}
-
 describe('hosting faults (simulated)', () => {
   it('hands a region over to a closer joiner without losing an edit', async () => {
     const sim = new HostSim({ seed: 5 });
@@ -36,7 +32,7 @@ describe('hosting faults (simulated)', () => {
     const player = sim.pick();
     await sim.settle(player.client.subscribe(R));
     const before = await editMany(sim, player, 10, 1);
-    const [old] = primaryOf(sim, R);
+    const [old] = sim.primariesOf(R);
     const oldEpoch = old!.host.regionState(R)!.epoch;
     // A node whose id differs from the region key in the last bit: closer than anyone.
     const key = await new RegionKeys(sim.world, simKeyHash).key(R);
@@ -47,7 +43,7 @@ describe('hosting faults (simulated)', () => {
     const during = sim.settle(editMany(sim, player, 10, 2), 60_000);
     await sim.run(12_000);
     const after = [...before, ...(await during)];
-    const [now] = primaryOf(sim, R);
+    const [now] = sim.primariesOf(R);
     expect(now!.hex).toBe(idToHex(closer));
     expect(now!.host.regionState(R)!.epoch).toBeGreaterThan(oldEpoch);
     await sim.run(2000);
@@ -87,7 +83,7 @@ describe('hosting faults (simulated)', () => {
     const player = sim.pick();
     await sim.settle(player.client.subscribe(R));
     await editMany(sim, player, 3, 5);
-    const [primary] = primaryOf(sim, R);
+    const [primary] = sim.primariesOf(R);
     const hosts = primary!.host.regionState(R)!.hosts.map(idToHex);
     const backup = sim.live().find((p) => hosts.includes(p.hex) && p !== primary)!;
     const rogue = sim.live().find((p) => !hosts.includes(p.hex) && p !== player)!;
@@ -127,7 +123,7 @@ describe('hosting faults (simulated)', () => {
     expect(player.client.stats.stale).toBeGreaterThanOrEqual(2);
     expect(backup.host.regionState(R)!.state.fingerprint()).toBe(fpBackup);
     expect(backup.host.regionState(R)!.promised).toBe(epoch);
-    expect(primaryOf(sim, R)[0]).toBe(primary);
+    expect(sim.primariesOf(R)[0]).toBe(primary);
     expect(primary!.host.regionState(R)!.epoch).toBe(epoch);
     expect(backup.host.stats.outsiderClaims + backup.host.stats.refusals).toBeGreaterThan(0);
     // Still serving: a new edit is confirmed and reaches the subscriber.
@@ -155,19 +151,19 @@ describe('hosting faults (simulated)', () => {
       await sim.run(250);
     }
     await sim.settle(player.client.submit(x0 + 50, 101, z0, BRICK, { x: x0 + 50.5, y: 100, z: z0 + 1.5 }));
-    expect(primaryOf(sim, R)[0]!.host.stats.movesClamped).toBeGreaterThanOrEqual(1);
+    expect(sim.primariesOf(R)[0]!.host.stats.movesClamped).toBeGreaterThanOrEqual(1);
     sim.stopAll();
   });
 
   it('an edit its dead primary ordered and the editor re-sends late does not undo a later edit of the block', async () => {
     const sim = new HostSim({ seed: 12 });
     await sim.grow(8);
-    const [e, f] = sim.live().filter((p) => p !== primaryOf(sim, R)[0]);
+    const [e, f] = sim.live().filter((p) => p !== sim.primariesOf(R)[0]);
     await sim.settle(Promise.all([e!.client.subscribe(R), f!.client.subscribe(R)]));
     const x = R.rx * REGION_BLOCKS + 5, z = R.rz * REGION_BLOCKS + 5, y = 120;
     // e's edit (request 4242), sent as a raw frame so that it can be re-sent at will.
     const edit = { t: 'EDIT' as const, ...R, r: 4242, x, y, z, id: BRICK, px: x + 0.5, py: y, pz: z + 2.5 };
-    const old = primaryOf(sim, R)[0]!;
+    const old = sim.primariesOf(R)[0]!;
     sim.showPass(e!, old.dht.selfId);
     e!.wire.players.send(old.dht.selfId, edit);
     await sim.run(500);
@@ -176,7 +172,7 @@ describe('hosting faults (simulated)', () => {
     await sim.run(5000);
     // After the failover f puts glass there; then e's re-send of its old edit arrives.
     await sim.settle(f!.client.submit(x, y, z, GLASS, { x: x + 0.5, y, z: z + 2.5 }));
-    const now = primaryOf(sim, R)[0]!;
+    const now = sim.primariesOf(R)[0]!;
     const dups = now.host.stats.duplicateEdits;
     sim.showPass(e!, now.dht.selfId);
     e!.wire.players.send(now.dht.selfId, edit);
@@ -193,7 +189,7 @@ describe('hosting faults (simulated)', () => {
     const player = sim.pick();
     await sim.settle(player.client.subscribe(R));
     await editMany(sim, player, 3, 5);
-    const [primary] = primaryOf(sim, R);
+    const [primary] = sim.primariesOf(R);
     const epoch = primary!.host.regionState(R)!.epoch;
     const backup = sim.live().find((p) => p.host.roles().backup.includes(`${R.rx},${R.rz}`) && p !== player)!;
     const id = backup.dht.selfId;
@@ -205,7 +201,7 @@ describe('hosting faults (simulated)', () => {
     await sim.run(20_000);
     const again = back.host.regionState(R)!;
     expect([again.role, again.primaryHex]).toEqual(['backup', primary!.hex]);
-    expect(primaryOf(sim, R).map((p) => p.hex)).toEqual([primary!.hex]);
+    expect(sim.primariesOf(R).map((p) => p.hex)).toEqual([primary!.hex]);
     // Still the primary; its epoch may have moved on, as every host-set change is an epoch
     // (the silent backup replaced, then back in its place).
     expect(primary!.host.regionState(R)!.epoch).toBeGreaterThanOrEqual(epoch);

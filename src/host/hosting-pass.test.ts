@@ -40,7 +40,7 @@ describe('player passes: edits per player, not per throwaway node id (simulated)
     const honest = sim.pick();
     await sim.settle(honest.client.subscribe(R));
     await sim.settle(honest.client.submit(10, Y, 10, STONE, { x: 10.5, y: Y + 1, z: 12.5 }));
-    const primary = sim.live().find((p) => p.host.roles().primary.includes('0,0'))!;
+    const [primary] = sim.primariesOf(R) as [SimPeer];
     const st = primary.host.stats;
     const rogues = sim.live().filter((p) => p !== primary && p !== honest).slice(0, 12);
     const heard = rogues.map(answers);
@@ -109,7 +109,7 @@ describe('player passes: edits per player, not per throwaway node id (simulated)
     const a = sim.pick();
     await sim.settle(a.client.subscribe(R));
     await sim.settle(a.client.submit(20, Y, 20, STONE, { x: 20, y: Y, z: 22 }));
-    const primary = sim.live().find((p) => p.host.roles().primary.includes('0,0'))!;
+    const [primary] = sim.primariesOf(R) as [SimPeer];
     // The binding is gone (as after the LRU bound let it go): the next edit is refused once, then resent with the pass.
     (primary.host.passes as unknown as { bound: Map<string, string> }).bound.clear();
     const taken = primary.host.stats.passesTaken;

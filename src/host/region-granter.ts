@@ -63,12 +63,6 @@ export class RegionGranter extends RegionSide {
       this.region.trace(`grant ${fromHex.slice(0, 6)} e${m.e} again`);
       return this.sendGrant(from, m.e, last.sig);
     }
-    // The claim is built on a newer certificate than ours: we take it first (it is checked,
-    // like one in a SYNC or a refusal). Epochs we granted at or below it can no longer be
-    // certified unseen (one certificate per epoch), so the claim need not cover them: a
-    // granter that kept the grant of a claim that failed, whose ABANDON was lost and whose
-    // claimant never claimed again, refused every later claim for ever (safety seed 200).
-    if (m.known && this.el.cert && m.known.e > this.el.cert.e && succeeds(m.known, this.el.cert) && (await this.region.acceptable(m.known)) && succeeds(m.known, this.el.cert)) this.el.adoptCert(m.known);
     // The claim said again while our grant of it is still being stored and signed: that grant
     // is on its way. A refusal ('promised e', our promise being to this very claimant) would
     // end the claimant's round as a duel (in Chromium a busy tab's IndexedDB write outlasted
@@ -77,6 +71,12 @@ export class RegionGranter extends RegionSide {
       this.ctx.stats.staleFrames++;
       return;
     }
+    // The claim is built on a newer certificate than ours: we take it first (it is checked,
+    // like one in a SYNC or a refusal). Epochs we granted at or below it can no longer be
+    // certified unseen (one certificate per epoch), so the claim need not cover them: a
+    // granter that kept the grant of a claim that failed, whose ABANDON was lost and whose
+    // claimant never claimed again, refused every later claim for ever (safety seed 200).
+    if (m.known && this.el.cert && m.known.e > this.el.cert.e && succeeds(m.known, this.el.cert) && (await this.region.acceptable(m.known)) && succeeds(m.known, this.el.cert)) this.el.adoptCert(m.known);
     const why = grantRefusal({
       selfId: this.ctx.selfId, promised: this.el.promised, cert: this.el.cert, accepted: this.el.accepted, stateEpoch: this.region.state.version.e, primary: !!this.region.duty, handoffTo: this.region.handoffTo,
       following: this.region.role === 'backup' ? this.region.primaryHex : '', heardAgoMs: this.ctx.clock.now() - this.region.lastHeard, failoverMs: this.ctx.opts.failoverMs,

@@ -13,7 +13,7 @@ import type { HostOptions } from '../host/host-options';
 import { HostWires } from '../host/host-wires';
 import { RegionClient, type ClientOptions } from '../play/region-client';
 import { HostingService } from '../host/hosting-service';
-import type { KeyHash } from '../region/region-key';
+import { regionName, type KeyHash, type RegionCoord } from '../region/region-key';
 import { regionRecordRules } from '../region/region-records';
 import { CertChecker } from '../region/epoch-cert';
 import { SimKeyring } from './sim-keyring';
@@ -158,6 +158,30 @@ export class HostSim extends SimWorld {
       p.host.stop();
       p.wire.close();
     });
+  }
+
+  /** Live peers that are primary of region `r` now (more than one only in a fault). */
+  primariesOf(r: RegionCoord): SimPeer[] {
+    return this.live().filter((p) => p.host.roles().primary.includes(regionName(r)));
+  }
+
+  /** Live peers that are backups of region `r` now. */
+  backupsOf(r: RegionCoord): SimPeer[] {
+    return this.live().filter((p) => p.host.roles().backup.includes(regionName(r)));
+  }
+
+  /**
+   * Region `r` hosted and edited once: a player subscribes and places a block near its
+   * corner, then `settleMs` pass (by default past the hold a host puts on its own claims
+   * after granting one, claimTimeoutMs). The player.
+   */
+  async editedRegion(r: RegionCoord, settleMs = 2500): Promise<SimPeer> {
+    const player = this.pick();
+    await this.settle(player.client.subscribe(r));
+    const x = r.rx * 64 + 9, z = r.rz * 64 + 9;
+    await this.settle(player.client.submit(x, 100, z, 1, { x, y: 100, z: z + 2 }));
+    await this.run(settleMs);
+    return player;
   }
 
   /** (region, epoch) pairs in which more than one primary accepted edits. */
