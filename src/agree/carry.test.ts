@@ -72,7 +72,7 @@ describe('carrying an item into another region (simulated hosting)', () => {
       expect([livesIn(sim, '0,0', item.id), livesIn(sim, '1,0', item.id)].filter(Boolean)).toHaveLength(1);
 
       // A hostile owner brings into 1,0 a tombstone it made up (or the pickup's proof moved onto one): refused, counted.
-      const primaryB = sim.primaryOf('1,0')!;
+      const primaryB = sim.primaryItemPeer('1,0')!;
       const held = records(sim, '0,0', item.id)[0]!;
       const forged = { ...held, owner: a.peer.hex, away: '1,0', gen: held.gen + 1 };
       // Each brought with the owner's own signature (owner-request.ts): the tombstone is what is refused.
@@ -102,7 +102,7 @@ describe('carrying an item into another region (simulated hosting)', () => {
 
   it('a backup signs one record per item and gen: a hostile primary asking for both a drop and a carry of one held item gets each backup\'s signature for one of them only', async () => {
     const { sim, a, item } = await world(35);
-    const primaryA = sim.primaryOf('0,0')!;
+    const primaryA = sim.primaryItemPeer('0,0')!;
     const backups = sim.hostLedgers('0,0').map((h) => h.hex).filter((h) => h !== primaryA.peer.hex);
     const e = primaryA.peer.host.knownRegions().find((r) => r.name === '0,0')!.epoch;
     const held = records(sim, '0,0', item.id).find(Boolean)!;

@@ -12,7 +12,7 @@ const NAME = '0,0';
 async function world(seed: number) {
   const sim = new ItemHostSim({ seed, spawnMeanMs: 1500 });
   await sim.grow(8);
-  return { sim, ...(await sim.twoPlayersAndAnItem()), primary: () => sim.primaryOf(NAME) };
+  return { sim, ...(await sim.twoPlayersAndAnItem()), primary: () => sim.primaryItemPeer(NAME) };
 }
 
 /** Every host of the region holds the item with this owner, and so does every player. */

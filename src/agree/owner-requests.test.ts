@@ -33,13 +33,13 @@ describe('drop and carry requests signed by the owner', () => {
     let w: Awaited<ReturnType<typeof world>> | undefined;
     for (const seed of [41, 42, 43, 44, 45]) {
       w = await world(seed);
-      const p = w.sim.primaryOf(NAME)!;
+      const p = w.sim.primaryItemPeer(NAME)!;
       if (p !== w.a && p !== w.b) break;
       w.sim.stopAll();
       w = undefined;
     }
     const { sim, a, b, item } = w!;
-    const hostile = sim.primaryOf(NAME)!;
+    const hostile = sim.primaryItemPeer(NAME)!;
     const backups = sim.hostLedgers(NAME).map((h) => h.hex).filter((h) => h !== hostile.peer.hex);
     expect(backups.length).toBe(2);
     const e = hostile.peer.host.knownRegions().find((r) => r.name === NAME)!.epoch;

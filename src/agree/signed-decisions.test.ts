@@ -84,12 +84,12 @@ describe('decisions signed by the voters (simulated hosting)', () => {
     expect(await sim.settle(a.player.claim(item.id, item))).toBe(true);
     const firstEpoch = a.peer.client.hostSet(REGION)!.epoch;
     for (let k = 0; k < 2; k++) {
-      const p = sim.primaryOf(NAME)!;
+      const p = sim.primaryItemPeer(NAME)!;
       if (p === a) break;
       sim.kill(p.peer.hex);
       await sim.run(10_000);
     }
-    const now = sim.primaryOf(NAME)!;
+    const now = sim.primaryItemPeer(NAME)!;
     const epoch = now.peer.host.knownRegions().find((r) => r.name === NAME)!.epoch;
     expect(epoch).toBeGreaterThan(firstEpoch + 1);
     const proofE = now.host.region(NAME)!.ledger.item(item.id)?.proof?.e;

@@ -25,7 +25,7 @@ describe('failover benchmark (simulated)', () => {
     const R: RegionCoord = { rx: 0, rz: 0 };
     const player = sim.pick();
     await sim.settle(player.client.subscribe(R));
-    const primary = sim.live().find((p) => p.host.roles().primary.includes('0,0'))!;
+    const primary = sim.primaryOf('0,0')!;
     const x = 5, z = 7, y = 120;
     const edit = { t: 'EDIT' as const, rx: 0, rz: 0, r: 77, x, y, z, id: BRICK, px: x, py: y, pz: z + 2 };
     sim.showPass(player, primary.dht.selfId);

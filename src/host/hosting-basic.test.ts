@@ -19,7 +19,7 @@ describe('region hosting (simulated)', () => {
     const fa = a.client.state(region)!.fingerprint();
     expect(fa).not.toBe('');
     expect(b.client.state(region)!.fingerprint()).toBe(fa);
-    const primaries = sim.live().filter((p) => p.host.roles().primary.includes('0,0'));
+    const primaries = sim.primariesOf('0,0');
     expect(primaries).toHaveLength(1);
     const backups = sim.live().filter((p) => p.host.roles().backup.includes('0,0'));
     expect(backups).toHaveLength(2);

@@ -119,7 +119,7 @@ describe('region hosting under churn (simulated)', () => {
         for (const p of players) console.log('  client', p.hex.slice(0, 6), JSON.stringify(p.client.attachment(r)), JSON.stringify(p.client.stats));
       }
       const list = byRegion.get(`${r.rx},${r.rz}`) ?? [];
-      const prim = sim.live().filter((p) => p.host.roles().primary.includes(`${r.rx},${r.rz}`));
+      const prim = sim.primariesOf(`${r.rx},${r.rz}`);
       expect(prim.length, `at most one primary of ${r.rx},${r.rz}`).toBeLessThanOrEqual(1);
       if (prim.length === 0) {
         down.push(`no primary of ${r.rx},${r.rz}`);

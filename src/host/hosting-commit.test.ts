@@ -13,7 +13,7 @@ describe('commit and confirmation', () => {
     const sim = new HostSim({ seed: 4 });
     await sim.grow(8);
     const region = { rx: 0, rz: 0 };
-    const primary = () => sim.live().find((p) => p.host.roles().primary.includes('0,0'));
+    const primary = () => sim.primaryOf('0,0');
     const others = () => sim.live().filter((p) => p !== primary());
     // Claim the region, then pick an editor and a watcher that are not its primary.
     await sim.settle(sim.pick().client.subscribe(region));

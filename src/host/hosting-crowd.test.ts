@@ -82,7 +82,7 @@ describe('a crowd in one region (simulated)', () => {
       return missing;
     };
     await walk(6000);
-    const primary = sim.live().find((x) => x.host.roles().primary.includes('0,0'))!;
+    const primary = sim.primaryOf('0,0')!;
     const backups = sim.live().filter((x) => x.host.roles().backup.includes('0,0'));
     expect(backups).toHaveLength(2);
     for (const s of [...senders.values(), ...streamSenders.values()]) s.clear();

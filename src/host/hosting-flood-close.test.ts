@@ -16,7 +16,7 @@ async function hostedRegion(seed: number) {
   const player = sim.live()[0]!;
   await sim.settle(player.client.subscribe(R));
   await sim.run(2000);
-  const primary = sim.live().find((p) => p.host.roles().primary.includes(NAME))!;
+  const primary = sim.primaryOf(NAME)!;
   const backups = sim.live().filter((p) => p.host.roles().backup.includes(NAME));
   expect(primary).toBeDefined();
   expect(backups).toHaveLength(2);

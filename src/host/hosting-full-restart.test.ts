@@ -31,7 +31,7 @@ describe('every host stopped and restarted (simulated, like the browser test)', 
       await sim.grow(4);
       const ids = sim.live().map((p) => p.dht.selfId);
       await sim.settle(Promise.all(sim.live().map((p) => p.client.subscribe(REGION))));
-      const primary = () => sim.live().find((p) => p.host.roles().primary.includes(regionName(REGION)));
+      const primary = () => sim.primaryOf(regionName(REGION));
       const editor = sim.live().find((p) => p !== primary())!;
       const edits: [number, number, number, number][] = [];
       for (let k = 1; k <= 6; k++) {
@@ -57,7 +57,7 @@ describe('every host stopped and restarted (simulated, like the browser test)', 
       }
       await sim.settle(Promise.all(attached), 60_000);
       await sim.run(20_000);
-      const prim = sim.live().filter((p) => p.host.roles().primary.includes(regionName(REGION)));
+      const prim = sim.primariesOf(regionName(REGION));
       expect(prim.length).toBe(1);
       const lacks = (state: { get(k: number): { id: number } | undefined } | undefined) =>
         edits.filter(([x, y, z, id]) => state?.get(keyOf(x, y, z))?.id !== id).map(([x]) => x);

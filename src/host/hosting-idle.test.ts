@@ -53,12 +53,12 @@ describe('idle regions (simulated)', () => {
     // backup takes over within failover + two idle beats + stagger + one claim.
     b.client.unsubscribe(REGION);
     await sim.run(o.idleAfterMs + o.subscriberTtlMs + 1000);
-    const primary = sim.live().find((p) => p.host.roles().primary.includes('0,0'))!;
+    const primary = sim.primaryOf('0,0')!;
     const primaryHex = primary.hex;
     sim.kill(primaryHex);
     const bound = o.failoverMs + 2 * o.idleHeartbeatMs + 2 * o.claimStaggerMs + o.claimTimeoutMs + o.heartbeatMs;
     await sim.run(bound);
-    const next = sim.live().filter((p) => p.host.roles().primary.includes('0,0'));
+    const next = sim.primariesOf('0,0');
     expect(next).toHaveLength(1);
     expect(next[0]!.host.regionState(REGION)!.state.size).toBe(2);
     expect(sim.doublePrimaries()).toEqual([]);

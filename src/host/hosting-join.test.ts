@@ -79,7 +79,7 @@ describe('handoff to closer joiners (simulated)', () => {
         await sim.run(100);
       }
     };
-    const primaryOf = (name: string) => sim.live().filter((p) => p.host.roles().primary.includes(name));
+    const primaryOf = (name: string) => sim.primariesOf(name);
     const epochs = () => new Map(REGIONS.map((r) => [regionName(r), primaryOf(regionName(r))[0]?.host.regionState(r)?.epoch ?? 0]));
     /** Each region's primary is its closest live node; returns how many regions moved. */
     const expectClosest = (before: Map<string, number>, prevPrimary: Map<string, SimPeer>) => {

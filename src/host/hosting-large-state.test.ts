@@ -16,7 +16,7 @@ describe('a region larger than one frame (simulated)', () => {
     const [player, other] = sim.live();
     await sim.settle(player!.client.subscribe(R));
     const stamp = await sim.settle(player!.client.submit(1, 100, 1, 9, { x: 1, y: 100, z: 3 }));
-    const primary = sim.live().find((p) => p.host.roles().primary.includes('0,0'))!;
+    const primary = sim.primaryOf('0,0')!;
     const region = primary.host.regionState(R)!;
     // Stored state of an old epoch, as a big restored region would hold.
     const big: Entry[] = [];
@@ -33,7 +33,7 @@ describe('a region larger than one frame (simulated)', () => {
       let ok = false;
       for (let i = 0; i < 10 && !ok; i++) ok = await sim.settle(player!.client.submit(2, 100, 2, 9, { x: 2, y: 100, z: 4 }).then(() => true, () => false), 20_000);
       expect(ok).toBe(true);
-      const next = sim.live().find((p) => p.host.roles().primary.includes('0,0'))!;
+      const next = sim.primaryOf('0,0')!;
       expect(next.host.regionState(R)!.state.size).toBeGreaterThanOrEqual(N);
     }
     for (const p of sim.live()) expect(p.wire.unsendable).toBe(0);

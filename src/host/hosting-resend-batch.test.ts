@@ -22,7 +22,7 @@ const NAME = `${R.rx},${R.rz}`;
 const X = R.rx * REGION_BLOCKS + 5, Y = 130, Z = R.rz * REGION_BLOCKS + 7;
 const KEY = entryKey(columnIndex(chunkOf(X), chunkOf(Z)), localOf(X), Y, localOf(Z));
 
-const primaryOf = (sim: HostSim): SimPeer => sim.live().find((p) => p.host.roles().primary.includes(NAME))!;
+const primaryOf = (sim: HostSim): SimPeer => sim.primaryOf(NAME)!;
 
 /**
  * A's edit (GLASS, request 7) is confirmed in the primary's first epoch; a backup dies and the

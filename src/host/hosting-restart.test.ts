@@ -59,7 +59,7 @@ describe('whole-world restart (simulated)', () => {
       await sim.run(15_000);
       for (const r of REGIONS) {
         const list = confirmed.filter((c) => c.region === r);
-        const prim = sim.live().filter((p) => p.host.roles().primary.includes(regionName(r)));
+        const prim = sim.primariesOf(regionName(r));
         expect(prim.length, `one primary of ${regionName(r)}`).toBe(1);
         const lacks = (state: { get(k: number): { id: number; e: number; s: number } | undefined } | undefined) =>
           list.filter((c) => state?.get(c.key)?.id !== c.id).length;

@@ -13,7 +13,7 @@ import { chunkOf, localOf } from '../world/coords';
 const R: RegionCoord = { rx: 0, rz: 0 };
 
 function primaryOf(sim: HostSim): SimPeer | undefined {
-  return sim.live().find((p) => p.host.roles().primary.includes(`${R.rx},${R.rz}`));
+  return sim.primaryOf(`${R.rx},${R.rz}`);
 }
 
 describe('failover after a silent death (simulated)', () => {

@@ -43,7 +43,7 @@ describe('subscribers per region (simulated)', () => {
     const R = { rx: 0, rz: 0 };
     await sim.settle(Promise.all([a.client.subscribe(R), b.client.subscribe(R)]));
     await sim.run(10_000); // the host set settled (a new epoch over other hosts starts with no subscribers)
-    const p = sim.live().find((x) => x.host.roles().primary.includes('0,0'))!;
+    const p = sim.primaryOf('0,0')!;
     const duty = () => p.host.regionState(R)!.duty!;
     const before = duty().subscribers.size;
     const epoch = p.host.regionState(R)!.epoch;

@@ -13,7 +13,7 @@ import { REGION_BLOCKS, type RegionCoord } from '../region/region-key';
 const R: RegionCoord = { rx: 0, rz: 0 };
 const NAME = `${R.rx},${R.rz}`;
 
-const primaries = (sim: HostSim): SimPeer[] => sim.live().filter((p) => p.host.roles().primary.includes(NAME));
+const primaries = (sim: HostSim): SimPeer[] => sim.primariesOf(NAME);
 
 describe('a primary cut off from every node (simulated)', () => {
   // Seeds in which, without the rule, the cut-off primary stayed one (in others a host-set

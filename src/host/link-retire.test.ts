@@ -11,7 +11,7 @@ const R: RegionCoord = { rx: 1, rz: 3 };
 async function attached(seed: number): Promise<{ sim: HostSim; player: SimPeer; primary: SimPeer }> {
   const sim = new HostSim({ seed });
   await sim.grow(10);
-  const primaryOf = () => sim.live().find((p) => p.host.roles().primary.includes(`${R.rx},${R.rz}`));
+  const primaryOf = () => sim.primaryOf(`${R.rx},${R.rz}`);
   const player = sim.live().find((p) => p !== primaryOf() && !p.host.roles().backup.includes(`${R.rx},${R.rz}`)) ?? sim.pick();
   await sim.settle(player.client.subscribe(R));
   await sim.run(1000);

@@ -287,7 +287,7 @@ describe('on the simulator (every node runs the rules)', () => {
     await sim.settle(a.client.submit(6, 71, 6, STONE, { x: 5, y: 70, z: 5 }));
     await sim.run(5000); // the log is published publishMs after the edit
     const key = await new RegionKeys(sim.world, simKeyHash).key(region);
-    const primary = sim.live().find((p) => p.host.roles().primary.includes('0,0'))!;
+    const primary = sim.primaryOf('0,0')!;
     const reader = sim.live().find((p) => p !== primary)!;
     const srv: RecordVerifier = { certs: new CertChecker(sim.keyring.verify), verify: sim.keyring.verify, hash: simKeyHash };
     const loc = await sim.settle(getLocation(reader.dht, key, srv));

@@ -104,7 +104,7 @@ export async function runForkScenario(opts: ForkOptions): Promise<ForkResult> {
   await sim.settle(E.client.subscribe(R), 30_000);
   await sim.run(1000);
   const ledger = new EditLedger(sim);
-  const primaryOf = () => sim.live().filter((p) => p.host.roles().primary.includes(NAME));
+  const primaryOf = () => sim.primariesOf(NAME);
   const first = primaryOf().map((p) => p.hex);
   if (first.length !== 1 || first[0] !== A0.hex) throw new Error(`setup: expected A primary, got ${first.join(',')}`);
 

@@ -55,7 +55,7 @@ async function hostedWorld(seed: number): Promise<World> {
   await sim.settle(player.client.subscribe(R));
   for (let i = 0; i < 3; i++) await sim.settle(player.client.submit(4 + i, 90, 4, STONE, { x: 4.5, y: 91, z: 6.5 }));
   await sim.run(1000);
-  const primary = sim.live().find((p) => p.host.roles().primary.includes('0,0'))!;
+  const primary = sim.primaryOf('0,0')!;
   const backups = sim.live().filter((p) => p.host.roles().backup.includes('0,0'));
   const hostile = sim.live().find((p) => p !== player && p !== primary && !backups.includes(p))!;
   for (const p of [primary, ...backups, player]) await sim.settle(hostile.dht.connect(p.dht.selfId).catch(() => undefined));

@@ -49,7 +49,7 @@ export async function measureFailover(o: FailoverBenchOptions = {}): Promise<Fai
   const every = o.editEveryMs ?? 100;
   const R: RegionCoord = { rx: 1, rz: 1 };
   await sim.grow(nodes);
-  const primaryOf = () => sim.live().find((p) => p.host.roles().primary.includes(regionName(R)));
+  const primaryOf = () => sim.primaryOf(regionName(R));
   let player: SimPeer = sim.pick();
   await sim.settle(player.client.subscribe(R));
   const confirmed: { key: number; id: number; stamp: Stamp; at: number }[] = [];

@@ -160,14 +160,21 @@ export class HostSim extends SimWorld {
     });
   }
 
-  /** Live peers that are primary of region `r` now (more than one only in a fault). */
-  primariesOf(r: RegionCoord): SimPeer[] {
-    return this.live().filter((p) => p.host.roles().primary.includes(regionName(r)));
+  /** Live peers that are primary of region `r` (coordinates or name) now (more than one only in a fault). */
+  primariesOf(r: RegionCoord | string): SimPeer[] {
+    const name = typeof r === 'string' ? r : regionName(r);
+    return this.live().filter((p) => p.host.roles().primary.includes(name));
   }
 
-  /** Live peers that are backups of region `r` now. */
-  backupsOf(r: RegionCoord): SimPeer[] {
-    return this.live().filter((p) => p.host.roles().backup.includes(regionName(r)));
+  /** The live primary of region `r` now, if any (the first, in a fault with several). */
+  primaryOf(r: RegionCoord | string): SimPeer | undefined {
+    return this.primariesOf(r)[0];
+  }
+
+  /** Live peers that are backups of region `r` (coordinates or name) now. */
+  backupsOf(r: RegionCoord | string): SimPeer[] {
+    const name = typeof r === 'string' ? r : regionName(r);
+    return this.live().filter((p) => p.host.roles().backup.includes(name));
   }
 
   /**

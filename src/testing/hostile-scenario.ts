@@ -84,7 +84,7 @@ export async function runHostileScenario(seed: number): Promise<HostileResult> {
   await sim.settle(player.client.subscribe(R));
   for (let i = 0; i < 5; i++) if (!(await edit(sim, player, i))) throw new Error(`setup edit ${i} not confirmed`);
   await sim.run(1000);
-  const primaryOf = () => sim.live().find((p) => p.host.roles().primary.includes(`${R.rx},${R.rz}`));
+  const primaryOf = () => sim.primaryOf(`${R.rx},${R.rz}`);
   const primary = primaryOf()!;
   const region = primary.host.regionState(R)!;
   const cert = region.cert!;

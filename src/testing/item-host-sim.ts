@@ -86,8 +86,8 @@ export class ItemHostSim extends HostSim {
     throw new Error('no item spawned in region 0,0 within 50 s');
   }
 
-  /** The primary of region (rx, rz), if one is up. */
-  primaryOf(name: string): ItemPeer | undefined {
+  /** The primary of region `name` with its items host and player, if one is up. */
+  primaryItemPeer(name: string): ItemPeer | undefined {
     return [...this.items.values()].find((p) => p.peer.host.roles().primary.includes(name));
   }
 

@@ -200,7 +200,7 @@ export async function runSafetyScenario(opts: SafetyOptions): Promise<SafetyRepo
   report.violations.b.push(...b);
   for (const region of REGIONS) {
     const name = regionName(region);
-    const prim = sim.live().filter((p) => p.host.roles().primary.includes(name));
+    const prim = sim.primariesOf(name);
     report.epochs[name] = Math.max(0, ...sim.live().map((p) => p.host.regionState(region)?.epoch ?? 0));
     if (prim.length !== 1) {
       report.violations.c.push(`${name}: ${prim.length} primaries after healing (${prim.map((p) => label(p.hex)).join(',')})`);
