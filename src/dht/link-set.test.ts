@@ -118,6 +118,22 @@ describe('LinkSet rate limits', () => {
     expect(A.closed).toEqual([{ reason: 'flood', byUs: true }]);
   });
 
+  it('a link we pinned may send pinnedFramesFactor times the frames (a crowd primary\'s backups forward its MOVEs), and no more', async () => {
+    const { clock, A, B, plA, plB } = pair({ ...limits, pinnedFramesFactor: 4 });
+    plA.pinned = true;
+    for (let i = 0; i < 1000; i++) {
+      B.set.sendFrame(plB, dhtCodec.encode({ t: 'PING', r: i }));
+      await clock.advance(3); // ~330 frames/s for 3 s: over the limit, under 4 times it
+    }
+    await clock.advance(100);
+    expect(A.got.length).toBe(1000);
+    expect(A.stats.dropped.rateLimited).toBe(0);
+    for (let i = 0; i < 2000; i++) B.set.sendFrame(plB, dhtCodec.encode({ t: 'PING', r: i }));
+    await clock.advance(3 * LATENCY);
+    expect(A.stats.dropped.rateLimited).toBeGreaterThan(0);
+    expect(A.got.length).toBeLessThan(1000 + 4 * 200 + 100);
+  });
+
   it('limits bytes as well as frames', async () => {
     const { clock, A, B, plB } = pair({ linkBytesPerSec: 10_000, linkByteBurst: 20_000, maxFloodDrops: 1000 });
     const big = dhtCodec.encode({ t: 'DATA', body: new Uint8Array(4000) });

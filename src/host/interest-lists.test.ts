@@ -14,18 +14,37 @@ function crowd(n: number, t: number): Watched[] {
   });
 }
 
+/** What a subscriber holds (as the player side reads frames: region/position-streams.ts). */
+class Holder {
+  readonly held = new Map<number, QPose>();
+  private readonly prev = new Map<number, QPose>();
+
+  read(body: PositionsBody) {
+    for (const s of [...(body.gone ?? []), ...(body.roster ?? []).map((x) => x.s)]) {
+      this.held.delete(s);
+      this.prev.delete(s);
+    }
+    const entries = decodePositions(body.b, (s) => this.held.get(s), (s) => this.prev.get(s));
+    for (const e of entries) {
+      const was = this.held.get(e.slot);
+      if (was) this.prev.set(e.slot, was);
+      else this.prev.delete(e.slot);
+      this.held.set(e.slot, e.q);
+    }
+    return entries;
+  }
+}
+
 /** What a subscriber standing at (0, 10) holds after each frame (as the player side reads it). */
 function follow(view: InterestView, ticks: number, players: (t: number) => Watched[], self = 'me') {
-  const held = new Map<number, QPose>();
+  const holder = new Holder();
+  const held = holder.held;
   const sent: { t: number; slots: number[]; bytes: number }[] = [];
   for (let k = 0; k < ticks; k++) {
     const t = k * TICK;
     const body: PositionsBody | undefined = nextFrame(view, players(t), self, { x: 0, z: 10 }, t, TICK, o);
     if (!body) continue;
-    for (const s of body.gone ?? []) held.delete(s);
-    for (const s of body.roster ?? []) held.delete(s.s);
-    const entries = decodePositions(body.b, (s) => held.get(s));
-    for (const e of entries) held.set(e.slot, e.q);
+    const entries = holder.read(body);
     sent.push({ t, slots: entries.map((e) => e.slot), bytes: body.b.length });
   }
   return { held, sent };
@@ -46,16 +65,18 @@ describe('interest lists', () => {
     // Everyone reached the subscriber, where it stands now (the near ones exactly).
     expect(held.size).toBe(100);
     expect(held.get(3)).toEqual(crowd(100, 99 * TICK)[3]!.q);
-    // Compact: after the first second, a tick's frame is ~5 bytes per near player plus the far share.
+    // Compact: after the first second, a tick's frame is 2 bytes per near player walking on
+    // as it walked (a step like the last: head and x/z), plus the far share.
     const later = sent.filter((f) => f.t >= 1000);
     const perTick = later.reduce((n, f) => n + f.bytes, 0) / later.length;
-    expect(perTick).toBeLessThan(32 * 5 + 20);
+    expect(perTick).toBeLessThan(32 * 2 + 20);
   });
 
   it('a region with no more than `nearest` players: all at every change, even for a subscriber whose position is unknown', () => {
+    const holder = new Holder();
     const view = new InterestView();
     let sent = 0;
-    for (let k = 0; k < 20; k++) sent += decodePositions(nextFrame(view, crowd(10, k * TICK), 'me', undefined, k * TICK, TICK, o)!.b, () => ({ x: 0, y: 0, z: 0, yaw: 0, pitch: 0 })).length;
+    for (let k = 0; k < 20; k++) sent += holder.read(nextFrame(view, crowd(10, k * TICK), 'me', undefined, k * TICK, TICK, o)!).length;
     expect(sent).toBe(200);
   });
 
@@ -93,5 +114,28 @@ describe('interest lists', () => {
     expect(lists.size).toBe(2);
     // 'b' comes back: a new view, from n = 0.
     expect([...lists.frames(subs, crowd(5, 50), 50)].map((f) => [f.hex, f.body.n])).toEqual([['a', 1], ['b', 0], ['c', 1]]);
+  });
+
+  it('a player closing in is among the nearest before it is near: ranked by how close it comes within aheadMs, as it walks', () => {
+    // nearest 2 of 3: B stands 5 blocks off, C 8; A starts 12 off and runs at the subscriber
+    // (standing at 0, 10) at 8 blocks a second: within a second it is the closest.
+    const near = { ...o, nearest: 2 };
+    const player = (slot: number, x: number): Watched => ({ slot, hex: `p${slot}`, id: new Uint8Array(20).fill(slot), name: `p${slot}`, x, z: 10, q: quantise(r, { x, y: 70, z: 10, yaw: 0, pitch: 0 }) });
+    const timesOfA = (lists: InterestLists) => {
+      const holder = new Holder();
+      const sent: number[] = [];
+      for (let k = 0; k < 12; k++) {
+        const t = k * TICK;
+        const players = [player(0, 12 - (8 * t) / 1000), player(1, 5), player(2, 8)];
+        for (const f of lists.frames([{ hex: 'me', at: { x: 0, z: 10 } }], players, t)) if (holder.read(f.body).some((e) => e.slot === 0)) sent.push(t);
+      }
+      return sent;
+    };
+    // Once its walk is measured (VELOCITY_MS) and the nearest re-chosen (nearEveryMs), A
+    // goes at every change (each tick here), though still farther than C.
+    const until500 = (times: number[]) => times.filter((t) => t >= 250 && t < 500);
+    expect(until500(timesOfA(new InterestLists(TICK, near)))).toEqual([250, 300, 350, 400, 450]);
+    // Ranked by where they stand, A (still 8.4 blocks off at 450 ms, past C) waits its round-robin turn.
+    expect(until500(timesOfA(new InterestLists(TICK, { ...near, aheadMs: 0 })))).toEqual([]);
   });
 });

@@ -1,8 +1,9 @@
 // Interest management (issue 12 "Crowds"): what each subscriber of a region hears of the
 // players standing in it, so a host's upload follows what players can see rather than the
 // square of the crowd. Per subscriber, each tick:
-// - its `nearest` players (by distance to where it stands, re-chosen every nearEveryMs; all of
-//   them while the region holds no more) go out whenever their position changed: full rate;
+// - its `nearest` players (by how close they come to it within aheadMs, from where each
+//   stands and how it walks: player-velocities.ts; re-chosen every nearEveryMs; all of them
+//   while the region holds no more) go out whenever their position changed: full rate;
 // - every other player goes out round-robin, each at least every `farMs`, a share of them per
 //   tick: nobody is hidden, however large the crowd (no cap on who is listed);
 // - positions are coded against what this subscriber holds (region/position-code.ts), so
@@ -14,6 +15,7 @@
 import type { NodeId } from '../core/node-id';
 import { encodePositions, sameQPose, type PositionEntry, type QPose } from '../region/position-code';
 import { MAX_GONE, MAX_POSITION_ENTRIES, MAX_ROSTER, type SubscriptionMessageOf } from '../region/subscription-messages';
+import { closestWithin, PlayerVelocities, type Velocity } from './player-velocities';
 
 export const INTEREST_DEFAULTS = {
   /**
@@ -26,6 +28,12 @@ export const INTEREST_DEFAULTS = {
   farMs: 800,
   /** The nearest are re-chosen this often (players walk a few blocks a second). */
   nearEveryMs: 250,
+  /**
+   * The nearest are those that come closest within this long, as they walk now: a player
+   * closing in is at full rate before it is among the nearest (in the crowd of 200, a
+   * player among the 32 nearest was often outside the 48 nearest a second before).
+   */
+  aheadMs: 1000,
 };
 
 export type InterestOptions = typeof INTEREST_DEFAULTS;
@@ -40,6 +48,15 @@ export interface Watched {
   x: number;
   z: number;
   q: QPose;
+  /** How it walks (blocks a second), if known. */
+  v?: Velocity;
+}
+
+/** Where a subscriber looks from, and how it walks if known. */
+export interface Viewpoint {
+  x: number;
+  z: number;
+  v?: Velocity;
 }
 
 export type PositionsBody = Pick<SubscriptionMessageOf<'POSITIONS'>, 'n' | 'b' | 'roster' | 'gone'>;
@@ -47,8 +64,8 @@ export type PositionsBody = Pick<SubscriptionMessageOf<'POSITIONS'>, 'n' | 'b' |
 /** What one subscriber holds from us. */
 export class InterestView {
   n = 0;
-  /** Slot -> the player it named and the position we last sent, and when. */
-  readonly held = new Map<number, { hex: string; q: QPose; at: number }>();
+  /** Slot -> the player it named, the position we last sent (and the one before: position-code.ts's prev), and when. */
+  readonly held = new Map<number, { hex: string; q: QPose; prev: QPose | undefined; at: number }>();
   near = new Set<number>();
   nearAll = true;
   nearAt = -Infinity;
@@ -66,7 +83,7 @@ export class InterestView {
  * when it has nothing new. `players` in ascending slots; `at`: where the subscriber stands
  * (undefined: unknown, then only the round-robin serves it in a crowd).
  */
-export function nextFrame(view: InterestView, players: readonly Watched[], self: string, at: { x: number; z: number } | undefined, now: number, tickMs: number, o: InterestOptions): PositionsBody | undefined {
+export function nextFrame(view: InterestView, players: readonly Watched[], self: string, at: Viewpoint | undefined, now: number, tickMs: number, o: InterestOptions): PositionsBody | undefined {
   const bySlot = new Map<number, Watched>();
   for (const p of players) if (p.hex !== self) bySlot.set(p.slot, p);
   const gone: number[] = [];
@@ -77,7 +94,7 @@ export function nextFrame(view: InterestView, players: readonly Watched[], self:
       view.held.delete(slot);
     }
   }
-  if (now - view.nearAt >= o.nearEveryMs) chooseNear(view, bySlot, at, o.nearest, now);
+  if (now - view.nearAt >= o.nearEveryMs) chooseNear(view, bySlot, at, now, o);
 
   const picks: Watched[] = [];
   const dueFar: Watched[] = [];
@@ -107,26 +124,31 @@ export function nextFrame(view: InterestView, players: readonly Watched[], self:
   }
   if (entries.length === 0 && gone.length === 0) return undefined;
   entries.sort((a, b) => a.slot - b.slot);
-  const b = encodePositions(entries, (slot) => view.held.get(slot)?.q);
-  for (const e of entries) view.held.set(e.slot, { hex: bySlot.get(e.slot)!.hex, q: e.q, at: now });
+  const b = encodePositions(entries, (slot) => view.held.get(slot)?.q, (slot) => view.held.get(slot)?.prev);
+  for (const e of entries) view.held.set(e.slot, { hex: bySlot.get(e.slot)!.hex, q: e.q, prev: view.held.get(e.slot)?.q, at: now });
   return { n: view.n++, b, ...(roster.length ? { roster } : {}), ...(gone.length ? { gone } : {}) };
 }
 
-function chooseNear(view: InterestView, others: Map<number, Watched>, at: { x: number; z: number } | undefined, nearest: number, now: number): void {
+function chooseNear(view: InterestView, others: Map<number, Watched>, at: Viewpoint | undefined, now: number, o: InterestOptions): void {
   view.nearAt = now;
-  view.nearAll = others.size <= nearest;
+  view.nearAll = others.size <= o.nearest;
   if (view.nearAll || !at) {
     view.near = new Set();
     return;
   }
-  const byDistance = [...others.values()].map((p) => ({ slot: p.slot, d: (p.x - at.x) ** 2 + (p.z - at.z) ** 2 }));
+  const ahead = o.aheadMs / 1000;
+  const byDistance = [...others.values()].map((p) => ({
+    slot: p.slot,
+    d: closestWithin(p.x - at.x, p.z - at.z, (p.v?.vx ?? 0) - (at.v?.vx ?? 0), (p.v?.vz ?? 0) - (at.v?.vz ?? 0), ahead),
+  }));
   byDistance.sort((a, b) => a.d - b.d);
-  view.near = new Set(byDistance.slice(0, nearest).map((p) => p.slot));
+  view.near = new Set(byDistance.slice(0, o.nearest).map((p) => p.slot));
 }
 
 /** The views of one region's subscribers, as one host serves them. */
 export class InterestLists {
   private readonly views = new Map<string, InterestView>();
+  private readonly velocities = new PlayerVelocities();
 
   constructor(
     private readonly tickMs: number,
@@ -137,12 +159,15 @@ export class InterestLists {
     return this.views.size;
   }
 
-  /** A frame for each subscriber that has something new. */
+  /** A frame for each subscriber that has something new (each tick: how the players walk is measured from it). */
   *frames(subscribers: Iterable<{ hex: string; at: { x: number; z: number } | undefined }>, players: readonly Watched[], now: number): Iterable<{ hex: string; body: PositionsBody }> {
+    this.velocities.update(players, now);
+    const walking = players.map((p) => ({ ...p, v: this.velocities.of(p.hex) }));
     for (const s of subscribers) {
       let view = this.views.get(s.hex);
       if (!view) this.views.set(s.hex, (view = new InterestView()));
-      const body = nextFrame(view, players, s.hex, s.at, now, this.tickMs, this.o);
+      const at = s.at && { ...s.at, v: this.velocities.of(s.hex) };
+      const body = nextFrame(view, walking, s.hex, at, now, this.tickMs, this.o);
       if (body) yield { hex: s.hex, body };
     }
   }

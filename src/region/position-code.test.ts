@@ -29,6 +29,35 @@ describe('position code', () => {
     expect(decodePositions(encodePositions([{ slot: 5, q: far }], () => a), () => a)).toEqual([{ slot: 5, q: far }]);
   });
 
+  it('codes a step like the last as one byte for x and z, against the base and the prev the receiver holds', () => {
+    const p: QPose = { x: 20000, y: 19000, z: 18000, yaw: 10, pitch: 127 };
+    const b: QPose = { ...p, x: p.x + 14, z: p.z - 9 };
+    const base = () => b, prev = () => p;
+    // On as before, give or take a quarter block (-8..7 steps of 1/32 each way), yaw turned.
+    for (const [dx, dz] of [[0, 0], [7, -8], [-8, 7], [3, 1]] as const) {
+      const q = { ...b, x: b.x + 14 + dx, z: b.z - 9 + dz, yaw: 11 };
+      const step = encodePositions([{ slot: 9, q }], base, prev);
+      expect(step.length).toBe(3);
+      expect(decodePositions(step, base, prev)).toEqual([{ slot: 9, q }]);
+      // Without the prev it cannot be read (and without one it is not written).
+      expect(() => decodePositions(step, base)).toThrow(PositionCodeError);
+      expect(encodePositions([{ slot: 9, q }], base).length).toBe(5);
+    }
+    // Off the step by more, climbing, or past the gap a step carries: coded as before.
+    for (const q of [{ ...b, x: b.x + 14 + 8 }, { ...b, x: b.x + 14, z: b.z - 9, y: b.y + 1 }]) {
+      const bytes = encodePositions([{ slot: 9, q }], base, prev);
+      expect(bytes[0]! & 0x80).toBe(0);
+      expect(decodePositions(bytes, base, prev)).toEqual([{ slot: 9, q }]);
+    }
+    const q = { ...b, x: b.x + 14, z: b.z - 9 };
+    expect(encodePositions([{ slot: 32, q }], base, prev)[0]! & 0x80).toBe(0);
+    expect(encodePositions([{ slot: 31, q }], base, prev)).toEqual(new Uint8Array([0x80 | 31, 0]));
+    // Standing still stays the two bytes of an unchanged player; a step off the range is refused.
+    expect(encodePositions([{ slot: 9, q: b }], base, prev).length).toBe(2);
+    expect(() => decodePositions(new Uint8Array([0x80, 0x77]), () => ({ ...b, x: 3 }), () => ({ ...b, x: 20 }))).toThrow(/range/);
+    expect(() => decodePositions(new Uint8Array([0x80 | 0x20, 0]), base, prev)).toThrow(/truncated/);
+  });
+
   it('codes ascending slots as gaps, up to the last slot', () => {
     const q: QPose = { x: 1, y: 2, z: 3, yaw: 4, pitch: 5 };
     const entries = [0, 1, 200, 40000, 65535].map((slot) => ({ slot, q }));
@@ -43,7 +72,7 @@ describe('position code', () => {
     expect(() => decodePositions(step, () => ({ ...a, x: 0 }))).toThrow(/range/);
     const whole = encodePositions([{ slot: 1, q: a }], none);
     expect(() => decodePositions(whole.subarray(0, whole.length - 1), none)).toThrow(/truncated/);
-    expect(() => decodePositions(new Uint8Array([0, 0x40]), () => a)).toThrow(/mask/);
+    expect(() => decodePositions(new Uint8Array([0x40, 0]), () => a)).toThrow(/mask/);
     expect(() => decodePositions(new Uint8Array([0xff, 0xff, 0xff, 0x01, 0]), () => a)).toThrow(PositionCodeError);
   });
 });

@@ -1,15 +1,24 @@
 // Compact player positions (POSITIONS frames, issue 12 "Crowds"): quantised to 1/32 block
 // relative to the region's corner, yaw and pitch in a byte each, and coded against what the
-// receiver already holds for that player (its *base*): unchanged fields are left out, small
-// moves travel as one signed byte per axis. A walking player's update is 5 bytes where the
-// old PLAYERS entry (id, name, five float64s) was about 90.
+// receiver already holds for that player (its *base*, and the position it held before that,
+// *prev*): unchanged fields are left out, small moves travel as one signed byte per axis, and
+// a player walking on as it walked (the base moved on by the last step, base + (base - prev),
+// give or take a quarter block) as one byte for both x and z. A walking player's update is 3
+// bytes (5 with one byte per axis) where the old PLAYERS entry (id, name, five float64s) was
+// about 90.
 //
-// An entry: slot gap (LEB128 varint, slots ascending within a bytes block), a mask byte,
-// then the fields the mask names. Mask bits: x, y, z, yaw, pitch; DELTA: x/y/z present are
-// i8 offsets from the base, otherwise u16. A field left out keeps the base's value, so an
-// entry with mask 0 says "still there, unchanged". Decoding checks everything: a truncated
-// block, a delta or a left-out field with no base, or a slot past u16 throws
-// PositionCodeError, and the caller drops the frame (counted) without touching its state.
+// An entry starts with a head byte:
+// - bit 7 clear: a mask (bits x, y, z, yaw, pitch, DELTA: x/y/z present are i8 offsets from
+//   the base, otherwise u16), then the slot gap (LEB128 varint, slots ascending within a
+//   bytes block), then the fields the mask names. A field left out keeps the base's value,
+//   so an entry with mask 0 says "still there, unchanged".
+// - bit 7 set: a step like the last (STEP): the slot gap (0..31) in bits 0-4, yaw and pitch
+//   present in bits 5 and 6, then one byte holding x and z as signed nibbles off the base
+//   moved on by its last step (y unchanged), then yaw and pitch if present.
+// Decoding checks everything: a truncated block, a delta, a step or a left-out field with no
+// base (or no prev), a value off the u16 range, or a slot past u16 throws PositionCodeError,
+// and the caller drops the frame (counted) without touching its state. What the receiver
+// holds is the same on both ends: each entry applied makes the old base the slot's prev.
 import type { Pose } from '../world/pose';
 import { REGION_BLOCKS, type RegionCoord } from './region-key';
 
@@ -21,7 +30,11 @@ const U16 = 0xffff;
 /** Largest slot number. */
 export const MAX_SLOT = U16;
 
-const X = 1, Y = 2, Z = 4, YAW = 8, PITCH = 16, DELTA = 128;
+const X = 1, Y = 2, Z = 4, YAW = 8, PITCH = 16, DELTA = 32;
+/** Head bit of a STEP entry, and its fields. */
+const STEP = 128, STEP_YAW = 32, STEP_PITCH = 64;
+/** Largest slot gap a STEP entry carries. */
+const STEP_GAP = 31;
 
 /**
  * A pose as it travels: integers (x, y, z in 1/POS_SCALE block from OFFSET before the
@@ -74,37 +87,62 @@ export function sameQPose(a: QPose, b: QPose): boolean {
   return a.x === b.x && a.y === b.y && a.z === b.z && a.yaw === b.yaw && a.pitch === b.pitch;
 }
 
-/** Bytes an entry takes at most (gap 3, mask 1, three u16, two bytes). */
+/** Bytes an entry takes at most (mask 1, gap 3, three u16, two bytes). */
 export const MAX_ENTRY_BYTES = 12;
+
+/** What the receiver holds for a slot before base: its prev (undefined: none; no STEP entry then). */
+export type PrevOf = (slot: number) => QPose | undefined;
+
+const noPrev: PrevOf = () => undefined;
+
+/** The STEP entry's x/z nibbles for q, or -1 when q is not a step like the last (within a quarter block). */
+function stepNibbles(q: QPose, b: QPose, p: QPose): number {
+  if (q.y !== b.y) return -1;
+  const dx = q.x - (2 * b.x - p.x), dz = q.z - (2 * b.z - p.z);
+  if (dx < -8 || dx > 7 || dz < -8 || dz > 7) return -1;
+  return ((dx & 15) << 4) | (dz & 15);
+}
 
 /**
  * Entries (ascending slots) coded against `base` (what the receiver holds; undefined: it
- * holds nothing for that slot, so every field goes absolute).
+ * holds nothing for that slot, so every field goes absolute) and `prev` (what it held
+ * before base).
  */
-export function encodePositions(entries: readonly PositionEntry[], base: (slot: number) => QPose | undefined): Uint8Array {
+export function encodePositions(entries: readonly PositionEntry[], base: (slot: number) => QPose | undefined, prev: PrevOf = noPrev): Uint8Array {
   const out = new Uint8Array(entries.length * MAX_ENTRY_BYTES);
   let at = 0;
-  let prev = -1;
+  let last = -1;
   for (const { slot, q } of entries) {
-    if (slot <= prev || slot > MAX_SLOT) throw new RangeError(`slots must ascend within 0..${MAX_SLOT}`);
-    let gap = slot - prev - 1;
-    prev = slot;
-    do {
-      out[at++] = (gap & 0x7f) | (gap > 0x7f ? 0x80 : 0);
-      gap >>>= 7;
-    } while (gap > 0);
+    if (slot <= last || slot > MAX_SLOT) throw new RangeError(`slots must ascend within 0..${MAX_SLOT}`);
+    let gap = slot - last - 1;
+    last = slot;
     const b = base(slot);
+    const p = b && prev(slot);
+    const step = p && gap <= STEP_GAP ? stepNibbles(q, b, p) : -1;
+    const yaw = !b || b.yaw !== q.yaw, pitch = !b || b.pitch !== q.pitch;
+    if (step >= 0 && (step !== 0 || q.x !== b!.x || q.z !== b!.z || yaw || pitch)) {
+      // (An unchanged player goes as mask 0: as short, and needs no prev.)
+      out[at++] = STEP | gap | (yaw ? STEP_YAW : 0) | (pitch ? STEP_PITCH : 0);
+      out[at++] = step;
+      if (yaw) out[at++] = q.yaw;
+      if (pitch) out[at++] = q.pitch;
+      continue;
+    }
     const axes = [q.x, q.y, q.z] as const;
     const from = b ? [b.x, b.y, b.z] : undefined;
     let mask = 0;
     axes.forEach((v, i) => {
       if (!from || from[i] !== v) mask |= 1 << i;
     });
-    if (!b || b.yaw !== q.yaw) mask |= YAW;
-    if (!b || b.pitch !== q.pitch) mask |= PITCH;
+    if (yaw) mask |= YAW;
+    if (pitch) mask |= PITCH;
     const delta = from !== undefined && axes.every((v, i) => Math.abs(v - from[i]!) <= 127);
     if (delta && mask & (X | Y | Z)) mask |= DELTA;
     out[at++] = mask;
+    do {
+      out[at++] = (gap & 0x7f) | (gap > 0x7f ? 0x80 : 0);
+      gap >>>= 7;
+    } while (gap > 0);
     axes.forEach((v, i) => {
       if (!(mask & (1 << i))) return;
       if (mask & DELTA) out[at++] = (v - from![i]!) & 0xff;
@@ -119,16 +157,43 @@ export function encodePositions(entries: readonly PositionEntry[], base: (slot: 
   return out.slice(0, at);
 }
 
-/** The entries of a bytes block, against the receiver's bases; throws PositionCodeError on anything malformed. */
-export function decodePositions(b: Uint8Array, base: (slot: number) => QPose | undefined): PositionEntry[] {
+/** The entries of a bytes block, against the receiver's bases and prevs; throws PositionCodeError on anything malformed. */
+export function decodePositions(b: Uint8Array, base: (slot: number) => QPose | undefined, prev: PrevOf = noPrev): PositionEntry[] {
   const out: PositionEntry[] = [];
   let at = 0;
-  let prev = -1;
+  let last = -1;
   const byte = () => {
     if (at >= b.length) throw new PositionCodeError('truncated entry');
     return b[at++]!;
   };
+  const inRange = (v: number) => {
+    if (v < 0 || v > U16) throw new PositionCodeError('delta out of range');
+    return v;
+  };
+  const nibble = (n: number) => (n > 7 ? n - 16 : n);
   while (at < b.length) {
+    const head = byte();
+    if (head & STEP) {
+      const slot = last + 1 + (head & STEP_GAP);
+      if (slot > MAX_SLOT) throw new PositionCodeError('slot out of range');
+      last = slot;
+      const from = base(slot), p = prev(slot);
+      if (!from || !p) throw new PositionCodeError('step entry needs a base and prev the receiver lacks');
+      const xz = byte();
+      out.push({
+        slot,
+        q: {
+          x: inRange(2 * from.x - p.x + nibble(xz >>> 4)),
+          y: from.y,
+          z: inRange(2 * from.z - p.z + nibble(xz & 15)),
+          yaw: head & STEP_YAW ? byte() : from.yaw,
+          pitch: head & STEP_PITCH ? byte() : from.pitch,
+        },
+      });
+      continue;
+    }
+    const mask = head;
+    if (mask & 0x40) throw new PositionCodeError('unknown mask bits');
     let gap = 0;
     for (let shift = 0; ; shift += 7) {
       if (shift > 14) throw new PositionCodeError('slot gap too long');
@@ -136,11 +201,9 @@ export function decodePositions(b: Uint8Array, base: (slot: number) => QPose | u
       gap |= (c & 0x7f) << shift;
       if (!(c & 0x80)) break;
     }
-    const slot = prev + 1 + gap;
+    const slot = last + 1 + gap;
     if (slot > MAX_SLOT) throw new PositionCodeError('slot out of range');
-    prev = slot;
-    const mask = byte();
-    if (mask & 0x60) throw new PositionCodeError('unknown mask bits');
+    last = slot;
     const from = base(slot);
     const full = X | Y | Z | YAW | PITCH;
     if (!from && ((mask & full) !== full || mask & DELTA)) throw new PositionCodeError('entry needs a base the receiver lacks');
@@ -148,9 +211,7 @@ export function decodePositions(b: Uint8Array, base: (slot: number) => QPose | u
       if (!(mask & bit)) return old!;
       if (mask & DELTA) {
         const d = byte();
-        const v = old! + (d > 127 ? d - 256 : d);
-        if (v < 0 || v > U16) throw new PositionCodeError('delta out of range');
-        return v;
+        return inRange(old! + (d > 127 ? d - 256 : d));
       }
       const lo = byte();
       return lo | (byte() << 8);

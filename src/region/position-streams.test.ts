@@ -23,6 +23,21 @@ describe('position streams (the player side of POSITIONS)', () => {
     expect(next.gone).toEqual([idToHex(id(9))]);
   });
 
+  it('holds the position before the last for each slot: steps like the last read as the host coded them; a roster starts a slot afresh', () => {
+    const s = new PositionStreams(r, 'self');
+    s.take('h', ann(), 0);
+    expect(s.take('h', step(1, 5, 5.5), 50).players.map((p) => p.x)).toEqual([5.5]);
+    // On by the same half block (and a 32nd): one byte for x and z, read against 5.5 and 5.
+    const on = encodePositions([{ slot: 0, q: at(6 + 1 / 32) }], () => at(5.5), () => at(5));
+    expect(on.length).toBe(2);
+    expect(s.take('h', frame(2, on), 100).players.map((p) => p.x)).toEqual([6 + 1 / 32]);
+    expect(s.holding('h').get(0)).toMatchObject({ q: at(6 + 1 / 32), prev: at(5.5) });
+    // Introduced again (a new player in the slot): no prev, so a step cannot be read.
+    s.take('h', frame(3, encodePositions([{ slot: 0, q: at(9) }], () => undefined), { roster: [{ s: 0, id: id(2), name: 'bob' }] }), 150);
+    expect(s.holding('h').get(0)?.prev).toBeUndefined();
+    expect(s.take('h', frame(4, encodePositions([{ slot: 0, q: at(9.5) }], () => at(9), () => at(8.5))), 200).lost).toBe(true);
+  });
+
   it('a frame that comes before the one it follows waits for it; copies of applied frames are ignored', () => {
     const s = new PositionStreams(r, 'self');
     expect(s.take('h', step(1, 5, 6), 0)).toEqual({ players: [], gone: [], lost: false }); // before n = 0

@@ -29,11 +29,20 @@ export const ASK_AGAIN_MS = 1000;
 /** A POSITIONS frame, or the primary's FEED to a backup (the same stream fields). */
 type Frame = Pick<SubscriptionMessageOf<'POSITIONS'>, 'e' | 'n' | 'b' | 'roster' | 'gone'>;
 
+/** A player as a stream holds it: its position, and the one before (position-code.ts's prev). */
+interface Held {
+  id: Uint8Array;
+  hex: string;
+  name: string;
+  q: QPose;
+  prev: QPose | undefined;
+}
+
 interface Stream {
   e: number;
   /** The last frame applied (-1: none yet; the next must be n = 0). */
   n: number;
-  slots: Map<number, { id: Uint8Array; hex: string; name: string; q: QPose }>;
+  slots: Map<number, Held>;
   waiting: Map<number, { m: Frame; at: number }>;
 }
 
@@ -76,7 +85,7 @@ export class PositionStreams {
   }
 
   /** What `fromHex`'s stream holds now: slot -> player and its quantised position. */
-  holding(fromHex: string): ReadonlyMap<number, { id: Uint8Array; hex: string; name: string; q: QPose }> {
+  holding(fromHex: string): ReadonlyMap<number, Held> {
     return this.streams.get(fromHex)?.slots ?? new Map();
   }
 
@@ -93,11 +102,15 @@ export class PositionStreams {
       const p = slots.get(slot);
       if (p && slots.delete(slot)) gone.push(p.hex);
     }
-    for (const r of m.roster ?? []) slots.set(r.s, { id: r.id, hex: idToHex(r.id), name: r.name, q: { x: 0, y: 0, z: 0, yaw: 0, pitch: 0 } });
+    for (const r of m.roster ?? []) slots.set(r.s, { id: r.id, hex: idToHex(r.id), name: r.name, q: { x: 0, y: 0, z: 0, yaw: 0, pitch: 0 }, prev: undefined });
     const fresh = new Set((m.roster ?? []).map((r) => r.s));
     let entries;
     try {
-      entries = decodePositions(m.b, (slot) => (fresh.has(slot) ? undefined : slots.get(slot)?.q));
+      entries = decodePositions(
+        m.b,
+        (slot) => (fresh.has(slot) ? undefined : slots.get(slot)?.q),
+        (slot) => (fresh.has(slot) ? undefined : slots.get(slot)?.prev),
+      );
     } catch (e) {
       if (!(e instanceof PositionCodeError)) throw e;
       return false;
@@ -106,7 +119,7 @@ export class PositionStreams {
     for (const { slot, q } of entries) {
       const p = slots.get(slot);
       if (!p) return false;
-      slots.set(slot, { ...p, q });
+      slots.set(slot, { ...p, q, prev: fresh.has(slot) ? undefined : p.q });
       if (p.hex !== this.selfHex) players.push({ id: p.id, name: p.name, ...dequantise(this.region, q) });
     }
     s.slots = slots;

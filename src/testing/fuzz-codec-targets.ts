@@ -148,18 +148,24 @@ export function routeFrameTarget(): FuzzTarget {
 
 /**
  * The compact positions of POSITIONS frames (region/position-code.ts), read against a
- * receiver holding bases for slots 0..9: what it reads codes back (against the same bases)
- * to bytes that read the same; anything else is a PositionCodeError.
+ * receiver holding bases for slots 0..9 and prevs (the position before) for slots 0..5:
+ * what it reads codes back (against the same) to bytes that read the same; anything else is
+ * a PositionCodeError.
  */
 export function positionCodeTarget(): FuzzTarget {
   const bases = new Map<number, QPose>();
+  const prevs = new Map<number, QPose>();
   for (let s = 0; s < 10; s++) bases.set(s, { x: 17000 + s * 40, y: 19500, z: 16500 - s, yaw: s * 20, pitch: 127 });
+  for (let s = 0; s < 6; s++) prevs.set(s, { ...bases.get(s)!, x: 17000 + s * 40 - 13, z: 16500 - s + 5 });
   const base = (slot: number) => bases.get(slot);
+  const prev = (slot: number) => prevs.get(slot);
   const moved = [...bases].map(([slot, q]) => ({ slot, q: { ...q, x: q.x + slot * 3 - 12, yaw: (q.yaw + 7) & 255 } }));
+  const stepped = [...prevs.keys()].map((slot) => ({ slot, q: { ...bases.get(slot)!, x: bases.get(slot)!.x + 13 + slot - 3, z: bases.get(slot)!.z - 5 } }));
   const valid = [
-    encodePositions(moved, base),
-    encodePositions([{ slot: 3, q: { x: 1, y: 2, z: 65535, yaw: 255, pitch: 0 } }, { slot: 700, q: { x: 5, y: 6, z: 7, yaw: 8, pitch: 9 } }], base),
-    encodePositions([{ slot: 2, q: bases.get(2)! }, { slot: 9, q: { ...bases.get(9)!, x: 30000 } }], base),
+    encodePositions(moved, base, prev),
+    encodePositions(stepped, base, prev),
+    encodePositions([{ slot: 3, q: { x: 1, y: 2, z: 65535, yaw: 255, pitch: 0 } }, { slot: 700, q: { x: 5, y: 6, z: 7, yaw: 8, pitch: 9 } }], base, prev),
+    encodePositions([{ slot: 2, q: bases.get(2)! }, { slot: 9, q: { ...bases.get(9)!, x: 30000 } }], base, prev),
   ];
   return {
     name: 'position code',
@@ -167,12 +173,12 @@ export function positionCodeTarget(): FuzzTarget {
     feed(frame): FuzzVerdict {
       let entries;
       try {
-        entries = decodePositions(frame, base);
+        entries = decodePositions(frame, base, prev);
       } catch (e) {
         if (e instanceof PositionCodeError) return { rejected: e.message };
         throw e;
       }
-      const again = decodePositions(encodePositions(entries, base), base);
+      const again = decodePositions(encodePositions(entries, base, prev), base, prev);
       if (!sameJson(again, entries)) throw new FuzzFailure('positions read do not code back to the same positions');
       return 'accepted';
     },
