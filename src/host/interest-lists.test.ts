@@ -138,4 +138,21 @@ describe('interest lists', () => {
     // Ranked by where they stand, A (still 8.4 blocks off at 450 ms, past C) waits its round-robin turn.
     expect(until500(timesOfA(new InterestLists(TICK, { ...near, aheadMs: 0 })))).toEqual([]);
   });
+
+  it('a near player whose two last positions both came since the last frame: the earlier goes now, the later next tick', () => {
+    const view = new InterestView();
+    const at = (x: number) => quantise(r, { x, y: 70, z: 10, yaw: 0, pitch: 0 });
+    const p = (x: number, prev?: number): Watched => ({ slot: 0, hex: 'p0', id: new Uint8Array(20), name: 'p0', x, z: 10, q: at(x), ...(prev !== undefined ? { prev: at(prev) } : {}) });
+    const holder = new Holder();
+    const got = (t: number, w: Watched) => {
+      const body = nextFrame(view, [w], 'me', { x: 0, z: 10 }, t, TICK, o);
+      return body ? holder.read(body).map((e) => e.q.x) : [];
+    };
+    expect(got(0, p(5))).toEqual([at(5).x]);
+    expect(got(50, p(5.5, 5))).toEqual([at(5.5).x]);
+    // 6 and 6.5 both came within the next tick: 6 first, then 6.5.
+    expect(got(100, p(6.5, 6))).toEqual([at(6).x]);
+    expect(got(150, p(6.5, 6))).toEqual([at(6.5).x]);
+    expect(got(200, p(6.5, 6))).toEqual([]);
+  });
 });

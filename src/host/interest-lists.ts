@@ -7,13 +7,14 @@
 // - every other player goes out round-robin, each at least every `farMs`, a share of them per
 //   tick: nobody is hidden, however large the crowd (no cap on who is listed);
 // - positions are coded against what this subscriber holds (region/position-code.ts), so
-//   a walking near player costs about 5 bytes; new players are introduced once (roster), and
-//   players gone from the region are named once (gone).
+//   a walking near player costs about 3 bytes (a step like its last), a far one 3 (to
+//   within a quarter block); new players are introduced once (roster), and players gone
+//   from the region are named once (gone).
 // What a subscriber holds is what we sent it; `n` numbers our frames to it, so a lost frame
 // shows as a gap, and the subscriber asks us to start again (POSITIONS_LOST: reset()).
 // Pure: time and the players are passed in; sending is the caller's.
 import type { NodeId } from '../core/node-id';
-import { encodePositions, sameQPose, type PositionEntry, type QPose } from '../region/position-code';
+import { coarsen, encodePositions, sameQPose, type PositionEntry, type QPose } from '../region/position-code';
 import { MAX_GONE, MAX_POSITION_ENTRIES, MAX_ROSTER, type SubscriptionMessageOf } from '../region/subscription-messages';
 import { closestWithin, PlayerVelocities, type Velocity } from './player-velocities';
 
@@ -50,6 +51,8 @@ export interface Watched {
   q: QPose;
   /** How it walks (blocks a second), if known. */
   v?: Velocity;
+  /** Where it stood before q (its report before), if known. */
+  prev?: QPose;
 }
 
 /** Where a subscriber looks from, and how it walks if known. */
@@ -102,7 +105,7 @@ export function nextFrame(view: InterestView, players: readonly Watched[], self:
     const h = view.held.get(p.slot);
     const stale = !h || now - h.at >= o.farMs;
     if (view.nearAll || view.near.has(p.slot)) {
-      if (stale || !sameQPose(h.q, p.q)) picks.push(p);
+      if (stale || !sameQPose(h.q, p.q)) picks.push(missed(p, h?.q));
     } else if (stale) dueFar.push(p);
   }
   // The far share of this tick: enough that each is sent every farMs (with slack for joins);
@@ -110,7 +113,8 @@ export function nextFrame(view: InterestView, players: readonly Watched[], self:
   const far = view.nearAll ? 0 : bySlot.size - view.near.size;
   const budget = Math.ceil(((far * tickMs) / o.farMs) * 1.25) + 1;
   dueFar.sort((a, b) => (view.held.get(a.slot)?.at ?? -Infinity) - (view.held.get(b.slot)?.at ?? -Infinity));
-  picks.push(...dueFar.slice(0, budget));
+  const farPicks = new Set(dueFar.slice(0, budget));
+  picks.push(...farPicks);
 
   const roster: { s: number; id: NodeId; name: string }[] = [];
   const entries: PositionEntry[] = [];
@@ -120,13 +124,23 @@ export function nextFrame(view: InterestView, players: readonly Watched[], self:
       if (roster.length >= MAX_ROSTER) continue; // introduced next tick
       roster.push({ s: p.slot, id: p.id, name: p.name });
     }
-    entries.push({ slot: p.slot, q: p.q });
+    // A far player to within a quarter block (3 bytes: position-code.ts COARSE); the nearest exactly.
+    entries.push({ slot: p.slot, q: farPicks.has(p) ? coarsen(p.q, view.held.get(p.slot)?.q) : p.q });
   }
   if (entries.length === 0 && gone.length === 0) return undefined;
   entries.sort((a, b) => a.slot - b.slot);
   const b = encodePositions(entries, (slot) => view.held.get(slot)?.q, (slot) => view.held.get(slot)?.prev);
   for (const e of entries) view.held.set(e.slot, { hex: bySlot.get(e.slot)!.hex, q: e.q, prev: view.held.get(e.slot)?.q, at: now });
   return { n: view.n++, b, ...(roster.length ? { roster } : {}), ...(gone.length ? { gone } : {}) };
+}
+
+/**
+ * A near player whose two last positions both came since this subscriber's last (two MOVEs
+ * in one tick: routes of different length, jitter at the tick's edge): the earlier goes now,
+ * the later next tick, so no position of a near player is skipped. Otherwise the player as is.
+ */
+function missed(p: Watched, held: QPose | undefined): Watched {
+  return held && p.prev && !sameQPose(held, p.prev) && !sameQPose(p.prev, p.q) ? { ...p, q: p.prev } : p;
 }
 
 function chooseNear(view: InterestView, others: Map<number, Watched>, at: Viewpoint | undefined, now: number, o: InterestOptions): void {

@@ -15,6 +15,8 @@ export const MAX_TRACKED_PLAYERS = 1024;
 export interface Standing extends PlayerFrame {
   slot: number;
   at: number;
+  /** Where its report before this one put it (interest-lists.ts: a position two MOVEs in one tick would hide). */
+  prev: PlayerFrame | undefined;
 }
 
 export class RegionPresence {
@@ -34,7 +36,8 @@ export class RegionPresence {
     const old = this.players.get(hex);
     this.players.delete(hex); // re-inserted last: the map stays in order of last report
     this.looks.delete(hex);
-    this.players.set(hex, { ...player, slot: old?.slot ?? this.freeSlot(), at: now });
+    const prev = old && { id: old.id, name: old.name, x: old.x, y: old.y, z: old.z, yaw: old.yaw, pitch: old.pitch };
+    this.players.set(hex, { ...player, slot: old?.slot ?? this.freeSlot(), at: now, prev });
     if (this.players.size > MAX_TRACKED_PLAYERS) this.leave(this.players.keys().next().value!);
   }
 
@@ -78,7 +81,7 @@ export class RegionPresence {
     const out: Watched[] = [];
     for (const [hex, p] of this.players) {
       if (now - p.at > this.ttlMs) this.leave(hex);
-      else out.push({ slot: p.slot, hex, id: p.id as NodeId, name: p.name, x: p.x, z: p.z, q: quantise(p) });
+      else out.push({ slot: p.slot, hex, id: p.id as NodeId, name: p.name, x: p.x, z: p.z, q: quantise(p), ...(p.prev ? { prev: quantise(p.prev) } : {}) });
     }
     return out.sort((a, b) => a.slot - b.slot);
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodePositions, dequantise, encodePositions, PositionCodeError, POS_SCALE, quantise, type QPose } from './position-code';
+import { coarsen, decodePositions, dequantise, encodePositions, PositionCodeError, POS_SCALE, quantise, type QPose } from './position-code';
 
 const r = { rx: -2, rz: 3 };
 const none = () => undefined;
@@ -58,6 +58,22 @@ describe('position code', () => {
     expect(() => decodePositions(new Uint8Array([0x80 | 0x20, 0]), base, prev)).toThrow(/truncated/);
   });
 
+  it('codes a far player coarsely: to within a quarter block, in three bytes; the receiver holds what was coded', () => {
+    const b: QPose = { x: 20000, y: 19000, z: 18000, yaw: 10, pitch: 127 };
+    const q = { ...b, x: b.x + 100, z: b.z - 37, yaw: 40 };
+    const c = coarsen(q, b);
+    expect(Math.abs(c.x - q.x)).toBeLessThanOrEqual(POS_SCALE / 4);
+    expect(Math.abs(c.z - q.z)).toBeLessThanOrEqual(POS_SCALE / 4);
+    expect(c).toMatchObject({ y: b.y, yaw: 40, pitch: 127 });
+    const bytes = encodePositions([{ slot: 40, q: c }], () => b);
+    expect(bytes.length).toBe(3);
+    expect(decodePositions(bytes, () => b)).toEqual([{ slot: 40, q: c }]);
+    // Past 4 blocks, climbing, a new pitch, or no base: q as it is, coded exactly.
+    for (const [far, base] of [[{ ...b, x: b.x + 300 }, b], [{ ...q, y: b.y + 32 }, b], [{ ...q, pitch: 0 }, b], [q, undefined]] as const) expect(coarsen(far, base)).toEqual(far);
+    // A gap past 63 is coded as a plain entry.
+    expect(decodePositions(encodePositions([{ slot: 64, q: c }], () => b), () => b)).toEqual([{ slot: 64, q: c }]);
+  });
+
   it('codes ascending slots as gaps, up to the last slot', () => {
     const q: QPose = { x: 1, y: 2, z: 3, yaw: 4, pitch: 5 };
     const entries = [0, 1, 200, 40000, 65535].map((slot) => ({ slot, q }));
@@ -72,7 +88,8 @@ describe('position code', () => {
     expect(() => decodePositions(step, () => ({ ...a, x: 0 }))).toThrow(/range/);
     const whole = encodePositions([{ slot: 1, q: a }], none);
     expect(() => decodePositions(whole.subarray(0, whole.length - 1), none)).toThrow(/truncated/);
-    expect(() => decodePositions(new Uint8Array([0x40, 0]), () => a)).toThrow(/mask/);
+    expect(() => decodePositions(new Uint8Array([0x40, 0]), () => a)).toThrow(/truncated/);
+    expect(() => decodePositions(new Uint8Array([0x40, 0, 0]), none)).toThrow(/base/);
     expect(() => decodePositions(new Uint8Array([0xff, 0xff, 0xff, 0x01, 0]), () => a)).toThrow(PositionCodeError);
   });
 });

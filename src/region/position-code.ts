@@ -15,6 +15,10 @@
 // - bit 7 set: a step like the last (STEP): the slot gap (0..31) in bits 0-4, yaw and pitch
 //   present in bits 5 and 6, then one byte holding x and z as signed nibbles off the base
 //   moved on by its last step (y unchanged), then yaw and pitch if present.
+// - bits 7 and 6 = 01: a coarse move (COARSE): the slot gap (0..63) in bits 0-5, then one
+//   byte holding x and z as signed nibbles of half a block off the base (y and pitch
+//   unchanged), then yaw. What a host sends players far from the one it moved (a quarter
+//   block off at most: `coarsen`), a few times a second; the receiver holds what was coded.
 // Decoding checks everything: a truncated block, a delta, a step or a left-out field with no
 // base (or no prev), a value off the u16 range, or a slot past u16 throws PositionCodeError,
 // and the caller drops the frame (counted) without touching its state. What the receiver
@@ -35,6 +39,8 @@ const X = 1, Y = 2, Z = 4, YAW = 8, PITCH = 16, DELTA = 32;
 const STEP = 128, STEP_YAW = 32, STEP_PITCH = 64;
 /** Largest slot gap a STEP entry carries. */
 const STEP_GAP = 31;
+/** Head bits of a COARSE entry (bit 7 clear), the largest gap it carries, and its unit (half a block). */
+const COARSE = 64, COARSE_GAP = 63, COARSE_UNIT = POS_SCALE / 2;
 
 /**
  * A pose as it travels: integers (x, y, z in 1/POS_SCALE block from OFFSET before the
@@ -104,6 +110,28 @@ function stepNibbles(q: QPose, b: QPose, p: QPose): number {
 }
 
 /**
+ * `q` as a COARSE entry can carry it against `base` (x and z rounded to half a block off the
+ * base, within 4 blocks; y and pitch as the base's), or q itself when it cannot: for players
+ * far from the receiver, to whom a quarter block is nothing (host/interest-lists.ts).
+ */
+export function coarsen(q: QPose, base: QPose | undefined): QPose {
+  if (!base || q.y !== base.y || q.pitch !== base.pitch) return q;
+  const kx = Math.round((q.x - base.x) / COARSE_UNIT), kz = Math.round((q.z - base.z) / COARSE_UNIT);
+  if (kx < -8 || kx > 7 || kz < -8 || kz > 7) return q;
+  return { ...q, x: base.x + kx * COARSE_UNIT, z: base.z + kz * COARSE_UNIT };
+}
+
+/** The COARSE entry's x/z nibbles for q, or -1 when q is not on base's half-block grid within reach. */
+function coarseNibbles(q: QPose, b: QPose): number {
+  if (q.y !== b.y || q.pitch !== b.pitch) return -1;
+  const dx = q.x - b.x, dz = q.z - b.z;
+  if (dx % COARSE_UNIT !== 0 || dz % COARSE_UNIT !== 0) return -1;
+  const kx = dx / COARSE_UNIT, kz = dz / COARSE_UNIT;
+  if (kx < -8 || kx > 7 || kz < -8 || kz > 7) return -1;
+  return ((kx & 15) << 4) | (kz & 15);
+}
+
+/**
  * Entries (ascending slots) coded against `base` (what the receiver holds; undefined: it
  * holds nothing for that slot, so every field goes absolute) and `prev` (what it held
  * before base).
@@ -120,12 +148,20 @@ export function encodePositions(entries: readonly PositionEntry[], base: (slot: 
     const p = b && prev(slot);
     const step = p && gap <= STEP_GAP ? stepNibbles(q, b, p) : -1;
     const yaw = !b || b.yaw !== q.yaw, pitch = !b || b.pitch !== q.pitch;
-    if (step >= 0 && (step !== 0 || q.x !== b!.x || q.z !== b!.z || yaw || pitch)) {
+    const moved = b !== undefined && (q.x !== b.x || q.z !== b.z || yaw || pitch);
+    if (step >= 0 && (step !== 0 || moved)) {
       // (An unchanged player goes as mask 0: as short, and needs no prev.)
       out[at++] = STEP | gap | (yaw ? STEP_YAW : 0) | (pitch ? STEP_PITCH : 0);
       out[at++] = step;
       if (yaw) out[at++] = q.yaw;
       if (pitch) out[at++] = q.pitch;
+      continue;
+    }
+    const coarse = b && moved && gap <= COARSE_GAP && q.y === b.y && (q.x !== b.x || q.z !== b.z) ? coarseNibbles(q, b) : -1;
+    if (coarse >= 0) {
+      out[at++] = COARSE | gap;
+      out[at++] = coarse;
+      out[at++] = q.yaw;
       continue;
     }
     const axes = [q.x, q.y, q.z] as const;
@@ -192,8 +228,18 @@ export function decodePositions(b: Uint8Array, base: (slot: number) => QPose | u
       });
       continue;
     }
+    if (head & COARSE) {
+      const slot = last + 1 + (head & COARSE_GAP);
+      if (slot > MAX_SLOT) throw new PositionCodeError('slot out of range');
+      last = slot;
+      const from = base(slot);
+      if (!from) throw new PositionCodeError('coarse entry needs a base the receiver lacks');
+      const xz = byte();
+      const yaw = byte();
+      out.push({ slot, q: { x: inRange(from.x + nibble(xz >>> 4) * COARSE_UNIT), y: from.y, z: inRange(from.z + nibble(xz & 15) * COARSE_UNIT), yaw, pitch: from.pitch } });
+      continue;
+    }
     const mask = head;
-    if (mask & 0x40) throw new PositionCodeError('unknown mask bits');
     let gap = 0;
     for (let shift = 0; ; shift += 7) {
       if (shift > 14) throw new PositionCodeError('slot gap too long');

@@ -13,7 +13,7 @@ import { itemWireCodec } from '../agree/item-wire';
 import { dhtCodec, type DhtMessage } from '../dht/messages';
 import { encodeRoute, readRoute } from '../dht/route-frame';
 import { FRAME_BYTES, FrameReader, splitMessage, controlFrame } from '../net/frames';
-import { decodePositions, encodePositions, PositionCodeError, type QPose } from '../region/position-code';
+import { coarsen, decodePositions, encodePositions, PositionCodeError, type QPose } from '../region/position-code';
 import { frameArb } from './fuzz-frames';
 import { FuzzFailure, grewCounters, type FuzzTarget, type FuzzVerdict } from './fuzz-campaign';
 
@@ -164,6 +164,7 @@ export function positionCodeTarget(): FuzzTarget {
   const valid = [
     encodePositions(moved, base, prev),
     encodePositions(stepped, base, prev),
+    encodePositions([7, 8, 9].map((slot) => ({ slot, q: coarsen({ ...bases.get(slot)!, x: bases.get(slot)!.x + 50, yaw: 3 }, bases.get(slot)) })), base, prev),
     encodePositions([{ slot: 3, q: { x: 1, y: 2, z: 65535, yaw: 255, pitch: 0 } }, { slot: 700, q: { x: 5, y: 6, z: 7, yaw: 8, pitch: 9 } }], base, prev),
     encodePositions([{ slot: 2, q: bases.get(2)! }, { slot: 9, q: { ...bases.get(9)!, x: 30000 } }], base, prev),
   ];
