@@ -340,7 +340,7 @@ export class HostedRegion implements RegionRole {
   }
 
   private onSubscribe(from: NodeId, fromHex: string, m: SubscriptionMessageOf<'SUBSCRIBE'>): void {
-    if (this.duty) return this.duty.subscribe(from, fromHex, m.since, m.missed);
+    if (this.duty) return this.duty.subscribe(from, fromHex, m.since, m.missed, m.c);
     if (this.role === 'claiming') return this.wait(from, fromHex, m.since);
     // Read back after an unload, with a certificate naming us its primary: the player came
     // from the location record to us, and no one else holds the region loaded to answer.

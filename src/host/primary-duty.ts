@@ -140,7 +140,7 @@ export class PrimaryDuty implements DutyShared {
   // ---- subscribers -------------------------------------------------------------------
 
   /** `missed`: it re-subscribes having missed frames (a gap, or silence): we serve it ourselves for a while (fan-out-plan.ts). */
-  subscribe(id: NodeId, hex: string, since: Stamp | undefined, missed = false): void {
+  subscribe(id: NodeId, hex: string, since: Stamp | undefined, missed = false, holdsCert = false): void {
     if (this.full(id, hex)) return;
     this.beat.wake();
     const known = this.subscribers.has(hex);
@@ -156,8 +156,11 @@ export class PrimaryDuty implements DutyShared {
     const full = !since || since.e !== this.e;
     const entries = this.region.state.since(full ? undefined : since);
     const parts = pieces(entries);
+    // A known subscriber that holds our certificate (its keepalive, every keepaliveMs) is
+    // answered without it: in a crowd those answers were a tenth of the primary's upload.
+    const certless = known && holdsCert && !full;
     parts.forEach((part, i) => this.ctx.wires.players.send(id, {
-      t: 'SNAPSHOT', ...this.regionFields, e: this.e, v: { e: this.e, s: this.pipeline.machine.committed }, full, hosts: this.region.hosts, entries: encodeEntries(part), cert: this.region.cert!,
+      t: 'SNAPSHOT', ...this.regionFields, e: this.e, v: { e: this.e, s: this.pipeline.machine.committed }, full, hosts: this.region.hosts, entries: encodeEntries(part), ...(certless ? {} : { cert: this.region.cert! }),
       ...(i < parts.length - 1 ? { more: true } : {}),
     }));
   }

@@ -176,7 +176,9 @@ export class RegionClient {
   private resubscribe(sub: Subscription, missed = false): void {
     if (missed) this.stats.gaps++;
     if (!sub.primary) return;
-    this.args.wire.send(sub.primary, { t: 'SUBSCRIBE', rx: sub.coord.rx, rz: sub.coord.rz, host: false, since: sub.since, ...(missed ? { missed } : {}) });
+    // We hold its certificate of the epoch we follow: its answer may leave it out.
+    const c = sub.attached && sub.cert?.e === sub.epoch && sub.since.e === sub.epoch;
+    this.args.wire.send(sub.primary, { t: 'SUBSCRIBE', rx: sub.coord.rx, rz: sub.coord.rz, host: false, since: sub.since, ...(missed ? { missed } : {}), ...(c ? { c } : {}) });
   }
 
   // ---- edits and movement ------------------------------------------------------------
@@ -307,7 +309,10 @@ export class RegionClient {
 
   /** A snapshot counts only from a certified primary: its certificate names it, for this epoch, and succeeds the one we hold. */
   private async checkSnapshot(sub: Subscription, from: NodeId, fromHex: string, m: SubscriptionMessageOf<'SNAPSHOT'>): Promise<void> {
-    const c = m.cert;
+    // Without a certificate: the answer to a keepalive that said we hold it, read only from
+    // the primary we are attached to, in its epoch (as its DELTAs are).
+    const c = m.cert ?? (sub.attached && fromHex === sub.primaryHex && m.e === sub.epoch && sub.cert?.e === m.e ? sub.cert : undefined);
+    if (!c) return void this.stats.stale++;
     const same = sub.cert && sub.cert.e === c.e && idEquals(sub.cert.primary, c.primary) && fromHex === sub.primaryHex;
     if (!same) {
       const key = await sub.key;

@@ -58,11 +58,15 @@ export const subscriptionSpec = {
    * `missed`: I missed frames (a gap in the deltas, or silence): the primary serves me
    * itself for a while, whichever host of the set relayed to me (host/fan-out-plan.ts).
    */
-  SUBSCRIBE: [1, v.object({ ...region, since: v.optional(stamp), host: v.boolean(), missed: v.optional(v.boolean()) })],
+  // `c`: I hold your certificate of since's epoch (attached to you in it): a keepalive's
+  // SNAPSHOT may come without it (a certificate is most of a keepalive's answer).
+  SUBSCRIBE: [1, v.object({ ...region, since: v.optional(stamp), host: v.boolean(), missed: v.optional(v.boolean()), c: v.optional(v.boolean()) })],
   UNSUBSCRIBE: [2, v.object({ ...region })],
   /** primary -> player: entries stamped after `since` (all when full), complete up to `v`. */
-  // `more`: a piece of a large state; the last piece has none.
-  SNAPSHOT: [3, v.object({ ...region, e: u32, v: stamp, full: v.boolean(), hosts, entries, cert: certSchema, more: v.optional(v.boolean()) })],
+  // `more`: a piece of a large state; the last piece has none. `cert` left out only for a
+  // subscriber that said it holds it (SUBSCRIBE `c`, same epoch): read only from the primary
+  // it is attached to in that epoch.
+  SNAPSHOT: [3, v.object({ ...region, e: u32, v: stamp, full: v.boolean(), hosts, entries, cert: v.optional(certSchema), more: v.optional(v.boolean()) })],
   /** primary (or, in a crowd, a backup relaying its share) -> subscribers: the committed edits seq from..to of epoch e. */
   DELTA: [4, v.object({ ...region, e: u32, from: u32, to: u32, entries })],
   /**
