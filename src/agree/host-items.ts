@@ -50,6 +50,8 @@ export interface HostItemsArgs {
   base?: number;
   /** This node draws frames (a player tab rendering): its clock answers late by up to a frame (world-clock.ts `busy`). */
   busy?: boolean;
+  /** When this node's clock probe rounds go out (world-clock.ts `sendAt`; a drawing page: at the top of a frame it skips). Default: at once. */
+  sendAt?: (go: () => void) => void;
   seed: string;
   rng: Random;
   /** The node's identity: it signs the decisions this node votes for (decision-proof.ts). */
@@ -101,6 +103,7 @@ export class HostItems {
       local: a.clock, ...(a.base !== undefined ? { base: a.base } : {}), firstNonce: this.o.firstNonce,
       send: (to, msg) => void a.wire.send(hexToId(to), msg),
       references: () => this.references(),
+      ...(a.sendAt ? { sendAt: a.sendAt } : {}),
       busy: a.busy === true, mayFollow: (id, busy) => mayFollowClock({ id: a.host.selfHex, busy: a.busy === true }, { id, busy }),
     });
     const noise = terrainNoise(a.seed);

@@ -35,7 +35,7 @@ export interface FrameLoopParts {
   loading: StartScreen;
   /** Items and the world clock (page-items.ts): the sky, spawns, walking into items, the inventory bar. */
   /** `skipFrame`: a clock probe round goes out now and this frame draws nothing, so the replies find the main thread idle (probe-frame-gate.ts). */
-  items?: { frame(frameMs: number): void; skipFrame(): boolean };
+  items?: { frame(frameMs: number): void; skipFrame(frameMs: number): boolean };
 }
 
 export class FrameLoop {
@@ -65,7 +65,7 @@ export class FrameLoop {
   }
 
   private frame(now: number): void {
-    if (this.parts.items?.skipFrame()) return;
+    if (this.parts.items?.skipFrame(now)) return;
     const { session, streamer, net, view, remote, controls } = this.parts;
     const dt = (now - this.last) / 1000;
     this.last = now;

@@ -24,6 +24,7 @@ import { playerWork, type PlayerWork } from './key-work-minter';
 import { pageDoorways, parsePageConfig, type DeployDefaults, type PageConfig } from './config';
 import { checkInvite, makeInvite } from './invite';
 import { Peer, type PeerConfig } from './peer';
+import type { ProbeFrameGate } from './probe-frame-gate';
 
 const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
 
@@ -107,8 +108,12 @@ export interface SessionStores {
 }
 
 /** Starts hosting regions and playing in the shared world over a joined peer. */
-/** `draws`: the page draws frames (a player page with rendering on): its host clock says it is busy and follows an idle one (agree/world-clock.ts). */
-export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock, ticker: Ticker, stores: SessionStores = {}, draws = false): Promise<NetSession> {
+/**
+ * `draws`: the page draws frames (a player page with rendering on): its host clock says it
+ * is busy and follows an idle one (agree/world-clock.ts), and sends its probe rounds through
+ * the page's frame gate (app/probe-frame-gate.ts). Null: the page draws nothing.
+ */
+export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock, ticker: Ticker, stores: SessionStores = {}, draws: Pick<ProbeFrameGate, 'sendAt'> | null = null): Promise<NetSession> {
   const player = stores.player ?? await loadPlayerIdentity();
   // Each tab is its own hosting node: its records are keyed by its node id.
   const store = stores.host !== undefined ? stores.host : await IdbHostStore.open(cfg.world, peer.id).catch(() => null);
@@ -137,7 +142,7 @@ export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock,
   const tentative = stores.tentative ?? await IdbTentativeStore.open(cfg.world).catch(() => undefined);
   const source = new NetworkChunkSource({ seed: cfg.seed, world: cfg.world, client, dht: peer.dht, clock, options: { name }, ...(tentative ? { tentative } : {}) });
   const itemWire = openItemWire(peer.channels, clock);
-  const hostItems = new HostItems({ host, dht: peer.dht, wire: itemWire, clock, base: performance.timeOrigin, busy: draws, seed: cfg.seed, signer: peer.identity, verify: webCryptoVerifier, rng: seededRandom((Math.random() * 2 ** 32) >>> 0), ...(cfg.itemSpawnMs ? { ledger: { spawnMeanMs: cfg.itemSpawnMs } } : {}) });
+  const hostItems = new HostItems({ host, dht: peer.dht, wire: itemWire, clock, base: performance.timeOrigin, busy: draws !== null, ...(draws ? { sendAt: (go: () => void) => draws.sendAt(go) } : {}), seed: cfg.seed, signer: peer.identity, verify: webCryptoVerifier, rng: seededRandom((Math.random() * 2 ** 32) >>> 0), ...(cfg.itemSpawnMs ? { ledger: { spawnMeanMs: cfg.itemSpawnMs } } : {}) });
   hostItems.start();
   let lastPublished = -Infinity;
   return {

@@ -26,7 +26,7 @@ import { chunkOf } from '../world/coords';
 import type { PageConfig } from './config';
 import type { ItemService, Point } from './item-service';
 import { ItemAppearances } from './item-appearances';
-import { ProbeFrameGate } from './probe-frame-gate';
+import type { ProbeFrameGate } from './probe-frame-gate';
 import { LocalItems } from './local-items';
 import type { ItemsApi } from './voxel-api';
 import type { WorldView } from './world-view';
@@ -37,8 +37,6 @@ const VIEW_RADIUS = 48;
 const DROP_AHEAD = 3;
 /** The one-tab mode's ledgers are kept this often (and when the tab is hidden or left). */
 const KEEP_EVERY_MS = 5000;
-/** A drawing page's clock probe round waits at most this long for a frame to skip (probe-frame-gate.ts). */
-const PROBE_WAIT_MS = 1000;
 const keptSchema = v.pipe(v.array(ledgerStateSchema), v.maxLength(25));
 
 export interface PageItemsParts {
@@ -53,6 +51,8 @@ export interface PageItemsParts {
   /** `signer`: the node identity (its id is `self`), which signs the player's drop and carry requests. */
   net?: { client: RegionClient; wire: ItemWire; signer: Signer; recorded: () => Promise<readonly HeldItem[] | undefined> } | undefined;
   onMessage: (text: string) => void;
+  /** A drawing page's clock probe rounds go out at the top of a frame it skips (probe-frame-gate.ts; shared with the host clock). Absent: the page draws nothing. */
+  probeGate?: ProbeFrameGate | undefined;
 }
 
 export class PageItems {
@@ -67,10 +67,12 @@ export class PageItems {
   private readonly probeGate: ProbeFrameGate | null;
   /** The player's side of the hosts' items (network mode). */
   private readonly hosted: PlayerItems | undefined;
+  /** The world time of the last frame drawn: items due after it and by this frame's time first show in this frame. */
+  private lastFrameWorld = -Infinity;
 
   constructor(private readonly p: PageItemsParts) {
     const net = p.net;
-    const gate = (this.probeGate = p.view.canvas ? new ProbeFrameGate(realClock, PROBE_WAIT_MS) : null);
+    const gate = (this.probeGate = p.probeGate ?? null);
     this.clock = new WorldClock({
       local: realClock, base: performance.timeOrigin,
       send: (to, msg) => void net?.wire.send(hexToId(to), msg),
@@ -99,7 +101,7 @@ export class PageItems {
       item: (id) => service?.item(id),
       pickUp: (id) => service?.touch(id, this.feet()) ?? Promise.resolve({ taken: false, reason: 'unknown-item' }),
       drop: (id) => this.drop(id),
-      clock: () => ({ now: this.clock.now(), ...this.clock.status(), roundsIdle: this.probeGate?.rounds.idle ?? 0, roundsLate: this.probeGate?.rounds.late ?? 0 }),
+      clock: () => ({ now: this.clock.now(), ...this.clock.status(), roundsIdle: this.probeGate?.rounds.idle ?? 0, roundsLate: this.probeGate?.rounds.late ?? 0, roundsDeferred: this.probeGate?.deferred ?? 0 }),
       spawnNow: () => items?.spawnNow(this.feet()),
       stats: () => service?.stats() ?? {},
       bar: () => this.bar.ids(),
@@ -135,7 +137,8 @@ export class PageItems {
    * reaches its `at`, in every tab alike, however late this frame's code runs.
    */
   frame(frameMs = performance.now()): void {
-    const now = this.clock.now() - Math.max(0, performance.now() - frameMs);
+    const now = this.worldAt(frameMs);
+    this.lastFrameWorld = now;
     this.p.view.setWorldTime(now);
     const items = this.service;
     if (!items) return;
@@ -153,9 +156,22 @@ export class PageItems {
     return this.hosted ? (this.service?.inventory() ?? []).map((i) => ({ id: i.id, kind: i.kind })) : [];
   }
 
-  /** At the top of each frame: true when a clock probe round went out and this frame is to draw nothing (probe-frame-gate.ts). */
-  skipFrame(): boolean {
-    return this.probeGate?.beforeFrame() ?? false;
+  /**
+   * At the top of each frame: true when a clock probe round went out and this frame is to
+   * draw nothing (probe-frame-gate.ts). Never a frame an item first shows in: skipping it
+   * would show the item a frame later than the tabs whose frames are not skipped.
+   */
+  skipFrame(frameMs = performance.now()): boolean {
+    const gate = this.probeGate;
+    if (!gate) return false;
+    const now = this.worldAt(frameMs);
+    const due = this.service?.inView(this.feet(), VIEW_RADIUS, Infinity).some((i) => i.at > this.lastFrameWorld && i.at <= now) ?? false;
+    return gate.beforeFrame(due);
+  }
+
+  /** The world time at local time `frameMs` (a frame's time, at or before now). */
+  private worldAt(frameMs: number): number {
+    return this.clock.now() - Math.max(0, performance.now() - frameMs);
   }
 
   /** The keys of the inventory bar (player-controls.ts). */

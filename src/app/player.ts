@@ -23,6 +23,7 @@ import { keepPlayerSaved, loadSavedPlayer, startSession } from './player-saving'
 import { PlayerStatus } from './player-status';
 import { explainStart, showStage } from './start-flow';
 import { TabClock } from './tab-clock';
+import { PROBE_WAIT_MS, ProbeFrameGate } from './probe-frame-gate';
 import { createVoxelApi, type VoxelApi } from './voxel-api';
 import { WorkerTicker } from './worker-ticker';
 import { createView, type WorldView } from './world-view';
@@ -69,12 +70,14 @@ async function main(): Promise<void> {
 
   let peer: Peer | null = null;
   let net: NetSession | null = null;
+  // A drawing page's clock probes (its player's and its host's) go out at the top of frames it skips.
+  const probeGate = cfg.headless ? null : new ProbeFrameGate(clock, PROBE_WAIT_MS);
   if (joining) {
     loading.progress('Joining the peer network…', 0.05);
     try {
       peer = await joining;
       if (peer.failure && !problem) explainStart(loading, hud, cfg, peer.failure);
-      if (cfg.hosting) net = await startNetSession(peer, cfg, clock, ticker, work ? { work } : {}, !cfg.headless);
+      if (cfg.hosting) net = await startNetSession(peer, cfg, clock, ticker, work ? { work } : {}, probeGate);
     } catch (err) {
       hud.showMessage(`Could not join the peer network, playing alone: ${(err as Error).message}`);
     }
@@ -89,7 +92,7 @@ async function main(): Promise<void> {
   const editor = new BlockEditor(world, source, () => session.body);
 
   const view: WorldView = await createView(document.getElementById('game')!, world, { headless: cfg.headless, renderDistance });
-  const items = new PageItems({ cfg, world, session, view, hudRoot: document.getElementById('hud')!, self: peer?.id ?? 'me', net: net ? { client: net.client, wire: net.items.wire, signer: net.peer.identity, recorded: async () => (await net.fetchPlayer())?.items } : undefined, onMessage: (text) => hud.showMessage(text, 'notice') });
+  const items = new PageItems({ cfg, world, session, view, probeGate: probeGate ?? undefined, hudRoot: document.getElementById('hud')!, self: peer?.id ?? 'me', net: net ? { client: net.client, wire: net.items.wire, signer: net.peer.identity, recorded: async () => (await net.fetchPlayer())?.items } : undefined, onMessage: (text) => hud.showMessage(text, 'notice') });
   const savePlayer = keepPlayerSaved({ world: cfg.world, session, store, net, onError: (err) => hud.showMessage(err.message), held: () => items.held() });
   const controls = new PlayerControls({ cfg, hud, session, editor, view, store, peer, renderDistance, itemKeys: items.keys });
 

@@ -42,4 +42,19 @@ describe('ProbeFrameGate', () => {
     expect(sent).toEqual([0, 1, 2, 3, 4, 5]);
     expect(gate.rounds).toEqual({ idle: 4, late: 2 });
   });
+
+  it('keeps the rounds for the next frame when this one must be drawn', () => {
+    const clock = new VirtualClock();
+    const gate = new ProbeFrameGate(clock, 1000);
+    const sent: number[] = [];
+    gate.sendAt(() => sent.push(clock.now()));
+    clock.advanceSync(20);
+    expect(gate.beforeFrame(true)).toBe(false); // drawn: nothing sent
+    expect(sent).toEqual([]);
+    clock.advanceSync(50);
+    expect(gate.beforeFrame()).toBe(true);
+    expect(sent).toEqual([70]);
+    expect(gate.deferred).toBe(1);
+    expect(gate.rounds).toEqual({ idle: 1, late: 0 });
+  });
 });
