@@ -18,6 +18,7 @@ import { benchHostile } from './hostile-bench';
 import { benchAuth } from './auth-bench';
 import { benchContest } from './contest-bench';
 import { benchItems } from './items-bench';
+import { benchDrawRate } from './draw-rate-bench';
 import { benchItemSigs } from './item-sig-bench';
 import { benchSafety } from './safety-bench';
 import { benchHeadless } from './headless-bench';
@@ -48,6 +49,7 @@ const benches: Bench[] = [
   ['auth', benchAuth],
   ['contest', benchContest],
   ['items', benchItems],
+  ['draw_rate', benchDrawRate],
   ['item_sigs', benchItemSigs],
   ['sim_safety', benchSafety],
   ['sim_failover', benchSimFailover],
