@@ -14,7 +14,7 @@ import type { Random } from '../core/seeded-random';
 import { COMMON_KINDS, ITEM_KINDS, STAR_RULE, starCap, starHome, starId, starsHomedAt, type ItemKind } from './item-kinds';
 import type { DecisionProof } from './decision-proof';
 import { MAX_ITEMS, type Item } from './item-schemas';
-import { sameRecord, takes } from './record-merge';
+import { sameRecord, splitVote, takes } from './record-merge';
 import type { Decision } from './vote';
 import type { VoterSet } from './voter-set';
 
@@ -338,11 +338,13 @@ export class ItemLedger {
         else this.byId.set(theirs.id, { ...theirs });
         continue;
       }
+      // Two proven records of one vote: a voter signed both sides (record-merge.ts), counted whichever wins.
+      if (splitVote(ours, theirs)) this.refuse('conflicting-decision');
       if (takes(ours, theirs)) {
         if (theirs.away === undefined) delete ours.away;
         if (theirs.proof === undefined) delete ours.proof;
         Object.assign(ours, theirs);
-      } else if (theirs.gen === ours.gen && ours.owner !== null && theirs.owner !== null && theirs.owner !== ours.owner) this.refuse('conflicting-decision');
+      }
     }
     this.stats.merged++;
   }
