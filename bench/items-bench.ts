@@ -80,6 +80,9 @@ const startSampling = (p: Page) => p.evaluate((every) => {
  * drawing tab then has the CPU first on this 2-core machine. Its keys end in `_others_niced`.
  */
 const OTHERS_NICED = process.env.ITEMS_BENCH_OTHERS === 'niced';
+/** `ITEMS_BENCH_PACE=off`: the drawing tab never holds a frame before an item appears (app/item-frame-pacer.ts); keys end in `_pace_off`. */
+const PACE_OFF = process.env.ITEMS_BENCH_PACE === 'off';
+const SUFFIX = `${PACE_OFF ? '_pace_off' : ''}${OTHERS_NICED ? '_others_niced' : ''}`;
 
 /** Chromium through `nice -n 10` (a wrapper script as its executable). */
 async function launchNiced(): Promise<Browser> {
@@ -96,7 +99,7 @@ export async function benchItems(): Promise<Record<string, number>> {
   try {
     const pages: Page[] = [];
     for (let i = 0; i <= WATCHERS; i++) {
-      const url = `${server.url}?rd=2&spawnms=2000${i === 0 ? '' : '&render=off'}#world=items-bench&seed=items-bench`;
+      const url = `${server.url}?rd=2&spawnms=2000${i === 0 ? (PACE_OFF ? '&pace=off' : '') : '&render=off'}#world=items-bench&seed=items-bench`;
       pages.push(await openInFreshContext(i === 0 ? browser : others, url, { label: `tab ${i}`, until: PAGE_UP.hosting, ready: true, timeoutMs: 60_000, ...(i === 0 ? { viewport: { width: 480, height: 300 } } : {}) }));
     }
     const collector = pages[WATCHERS]!;
@@ -132,14 +135,14 @@ export async function benchItems(): Promise<Record<string, number>> {
     // The drawing tab's frame rate over the run (its frames bound the skew from below).
     const fps = ((await pages[0]!.evaluate(() => window.voxel.stats().frames)) - frames0) / ((Date.now() - from) / 1000);
     const rounds = await pages[0]!.evaluate(() => window.voxel.items!.clock());
-    console.error(`items bench: the drawing tab's probe rounds sent in an idle period ${rounds.roundsIdle}, after waiting in vain ${rounds.roundsLate}, held past a frame an item first showed in ${rounds.roundsDeferred}`);
+    console.error(`items bench: the drawing tab's probe rounds sent in an idle period ${rounds.roundsIdle}, after waiting in vain ${rounds.roundsLate}, held past a frame an item first showed in ${rounds.roundsDeferred}; frames held so that one falls on an item's time ${rounds.framesHeld}`);
     const frameLog = await readFrames(pages[0]!);
     const drawn = shown[0]!.filter((a) => a.drawn && !a.late && a.at >= from + 1000 && a.at <= to - TAIL_MS);
     const cpu = cpuReport(cpu0, chromiumCpu(), (Date.now() - from) / 1000);
     console.error(`items bench: Chromium CPU cores (processes) while measured ${cpu.text}; load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-    const out = { ...figures(clocks, shown, from, to, fps), ...frameFigures(frameLog, drawn) };
+    const out = { ...figures(clocks, shown, from, to, fps), ...frameFigures(frameLog, drawn), spawn_drawing_tab_frames_held: rounds.framesHeld };
     await explainMissed(pages.slice(0, WATCHERS), shown, from, to, taken);
-    return OTHERS_NICED ? Object.fromEntries(Object.entries(out).map(([k, v]) => [`${k}_others_niced`, v])) : out;
+    return Object.fromEntries(Object.entries(out).map(([k, v]) => [`${k}${SUFFIX}`, v]));
   } finally {
     if (others !== browser) await others.close();
     await browser.close();

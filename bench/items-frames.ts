@@ -8,17 +8,18 @@
 import type { Page } from 'playwright-core';
 import { median, percentile } from './stats';
 
-export type FrameLog = { raf: number[]; ran: number[]; loaf: { start: number; dur: number; render: number }[]; origin: number };
+/** `drawn`: the page's count of frames it drew, read in each frame after the page's own callback (a held or skipped frame leaves it as it was). */
+export type FrameLog = { raf: number[]; ran: number[]; drawn: number[]; loaf: { start: number; dur: number; render: number }[]; origin: number };
 
 /**
  * Starts logging the page's frames (kept in the page, read by readFrames). A string, as
  * tsx would wrap a named function inside it in a helper the page does not have.
  */
 export const startFrameLog = (p: Page) => p.evaluate(`(() => {
-  const log = { raf: [], ran: [], loaf: [], origin: performance.timeOrigin };
+  const log = { raf: [], ran: [], drawn: [], loaf: [], origin: performance.timeOrigin };
   window.__frames = log;
   const tick = (t) => {
-    if (log.raf.length < 20000) { log.raf.push(t); log.ran.push(performance.now()); }
+    if (log.raf.length < 20000) { log.raf.push(t); log.ran.push(performance.now()); log.drawn.push(window.voxel.stats().frames); }
     requestAnimationFrame(tick);
   };
   requestAnimationFrame(tick);
@@ -40,6 +41,9 @@ export function frameFigures(log: FrameLog, drawn: readonly Drawn[]): Record<str
   const raf = log.raf.map((t) => t + log.origin);
   const gaps = raf.slice(1).map((t, i) => t - raf[i]!);
   const late = log.ran.map((r, i) => r - log.raf[i]!);
+  // Gaps between the frames the page drew (held and skipped ones left out): what the player sees.
+  const drawnAt = raf.filter((_, i) => i > 0 && log.drawn[i]! > log.drawn[i - 1]!);
+  const drawnGaps = drawnAt.slice(1).map((t, i) => t - drawnAt[i]!);
   const toFirst: number[] = []; // at -> first frame at or after it
   const extra: number[] = []; // first such frame -> the frame that drew it
   let extraFrames = 0;
@@ -57,11 +61,14 @@ export function frameFigures(log: FrameLog, drawn: readonly Drawn[]): Record<str
   const loafRender = log.loaf.map((l) => l.render);
   const loafDur = log.loaf.map((l) => l.dur);
   const r = (xs: number[], p: number) => (xs.length ? percentile(xs, p) : NaN);
-  console.error(`items bench: drawing tab frames ${raf.length}, interval p50 ${median(gaps).toFixed(1)} p90 ${r(gaps, 90).toFixed(1)} max ${Math.max(...gaps).toFixed(1)} ms; callback ran after the frame time p50 ${median(late).toFixed(1)} p90 ${r(late, 90).toFixed(1)}; long frames ${log.loaf.length}, duration p50 ${median(loafDur).toFixed(1)}, render part p50 ${median(loafRender).toFixed(1)}`);
+  console.error(`items bench: drawing tab frames ${raf.length}, interval p50 ${median(gaps).toFixed(1)} p90 ${r(gaps, 90).toFixed(1)} max ${Math.max(...gaps).toFixed(1)} ms; callback ran after the frame time p50 ${median(late).toFixed(1)} p90 ${r(late, 90).toFixed(1)}; drawn frames ${drawnAt.length}, their gaps p50 ${median(drawnGaps).toFixed(1)} p99 ${r(drawnGaps, 99).toFixed(1)} max ${Math.max(...drawnGaps).toFixed(1)}; long frames ${log.loaf.length}, duration p50 ${median(loafDur).toFixed(1)}, render part p50 ${median(loafRender).toFixed(1)}`);
   return {
     spawn_drawing_tab_frame_interval_ms_p50: median(gaps),
     spawn_drawing_tab_frame_interval_ms_p90: r(gaps, 90),
     spawn_drawing_tab_frame_interval_ms_max: gaps.length ? Math.max(...gaps) : NaN,
+    spawn_drawing_tab_drawn_gap_ms_p50: median(drawnGaps),
+    spawn_drawing_tab_drawn_gap_ms_p99: r(drawnGaps, 99),
+    spawn_drawing_tab_drawn_gap_ms_max: drawnGaps.length ? Math.max(...drawnGaps) : NaN,
     spawn_drawing_tab_at_to_first_frame_ms_max: toFirst.length ? Math.max(...toFirst) : NaN,
     spawn_drawing_tab_at_to_first_frame_ms_p50: median(toFirst),
     spawn_drawing_tab_extra_frame_ms_max: extra.length ? Math.max(...extra) : NaN,

@@ -26,6 +26,8 @@ export interface PageConfig {
   maxLinks: number | undefined;
   /** Mean time between one host's item spawn proposals (`?spawnms=N`, tests: items sooner than the ledger's 30 s). */
   itemSpawnMs?: number | undefined;
+  /** A drawing page holds its frames just before an item appears, so a frame falls on its time (app/item-frame-pacer.ts; `?pace=off`: not, for side-by-side figures). */
+  itemPacing?: boolean;
 }
 
 /** Build-time choices of a deploy (vite env: VITE_RELAY, VITE_PEERJS). */
@@ -63,6 +65,7 @@ export function parsePageConfig(href: string, defaults: DeployDefaults = {}): Pa
     invite: parseInvite(url.hash),
     maxLinks: /^\d{1,3}$/.test(q.get('links') ?? '') ? Math.max(1, Number(q.get('links'))) : undefined,
     itemSpawnMs: /^\d{3,7}$/.test(q.get('spawnms') ?? '') ? Number(q.get('spawnms')) : undefined,
+    itemPacing: q.get('pace') !== 'off',
   };
 }
 

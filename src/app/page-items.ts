@@ -27,6 +27,7 @@ import type { PageConfig } from './config';
 import type { ItemService, Point } from './item-service';
 import { ItemAppearances } from './item-appearances';
 import type { ProbeFrameGate } from './probe-frame-gate';
+import { ItemFramePacer } from './item-frame-pacer';
 import { LocalItems } from './local-items';
 import type { ItemsApi } from './voxel-api';
 import type { WorldView } from './world-view';
@@ -67,12 +68,13 @@ export class PageItems {
   private readonly probeGate: ProbeFrameGate | null;
   /** The player's side of the hosts' items (network mode). */
   private readonly hosted: PlayerItems | undefined;
-  /** The world time of the last frame drawn: items due after it and by this frame's time first show in this frame. */
-  private lastFrameWorld = -Infinity;
+  /** A drawing page's frames around an item's appearance (null: the page draws nothing). */
+  private readonly pacer: ItemFramePacer | null;
 
   constructor(private readonly p: PageItemsParts) {
     const net = p.net;
     const gate = (this.probeGate = p.probeGate ?? null);
+    this.pacer = p.view.canvas ? new ItemFramePacer(p.cfg.itemPacing !== false) : null;
     this.clock = new WorldClock({
       local: realClock, base: performance.timeOrigin,
       send: (to, msg) => void net?.wire.send(hexToId(to), msg),
@@ -101,7 +103,7 @@ export class PageItems {
       item: (id) => service?.item(id),
       pickUp: (id) => service?.touch(id, this.feet()) ?? Promise.resolve({ taken: false, reason: 'unknown-item' }),
       drop: (id) => this.drop(id),
-      clock: () => ({ now: this.clock.now(), ...this.clock.status(), roundsIdle: this.probeGate?.rounds.idle ?? 0, roundsLate: this.probeGate?.rounds.late ?? 0, roundsDeferred: this.probeGate?.deferred ?? 0 }),
+      clock: () => ({ now: this.clock.now(), ...this.clock.status(), roundsIdle: this.probeGate?.rounds.idle ?? 0, roundsLate: this.probeGate?.rounds.late ?? 0, roundsDeferred: this.probeGate?.deferred ?? 0, framesHeld: this.pacer?.held ?? 0 }),
       spawnNow: () => items?.spawnNow(this.feet()),
       stats: () => service?.stats() ?? {},
       bar: () => this.bar.ids(),
@@ -138,7 +140,7 @@ export class PageItems {
    */
   frame(frameMs = performance.now()): void {
     const now = this.worldAt(frameMs);
-    this.lastFrameWorld = now;
+    this.pacer?.drawn(frameMs, now);
     this.p.view.setWorldTime(now);
     const items = this.service;
     if (!items) return;
@@ -157,16 +159,23 @@ export class PageItems {
   }
 
   /**
-   * At the top of each frame: true when a clock probe round went out and this frame is to
-   * draw nothing (probe-frame-gate.ts). Never a frame an item first shows in: skipping it
-   * would show the item a frame later than the tabs whose frames are not skipped.
+   * At the top of each frame: true when this frame is to draw nothing. Held just before an
+   * item appears, so that a frame falls on its time (item-frame-pacer.ts), and when a clock
+   * probe round went out (probe-frame-gate.ts), but never a frame an item first shows in:
+   * skipping that would show the item a frame later than the tabs whose frames are not skipped.
    */
   skipFrame(frameMs = performance.now()): boolean {
-    const gate = this.probeGate;
-    if (!gate) return false;
-    const now = this.worldAt(frameMs);
-    const due = this.service?.inView(this.feet(), VIEW_RADIUS, Infinity).some((i) => i.at > this.lastFrameWorld && i.at <= now) ?? false;
-    return gate.beforeFrame(due);
+    const pacer = this.pacer;
+    if (!pacer) return false;
+    const ats = (this.service?.inView(this.feet(), VIEW_RADIUS, Infinity) ?? []).map((i) => i.at);
+    const choice = pacer.choose(frameMs, this.worldAt(frameMs), ats);
+    if (choice === 'hold') {
+      this.probeGate?.beforeFrame(); // a held frame is idle time too
+      return true;
+    }
+    const skip = this.probeGate?.beforeFrame(choice === 'due') ?? false;
+    if (skip) pacer.skipped();
+    return skip;
   }
 
   /** The world time at local time `frameMs` (a frame's time, at or before now). */

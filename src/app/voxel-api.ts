@@ -105,8 +105,8 @@ export interface ItemsApi {
   pickUp(id: string): Promise<PickupOutcome>;
   /** Puts a held item back in the world three blocks ahead of the player (the Q key). */
   drop(id: string): Promise<DropOutcome>;
-  /** The synchronised world clock: its time, offset to the local clock, error bound, samples; a drawing page's probe rounds sent at the top of a frame it skipped / after waiting for a frame in vain / held past a frame an item first showed in (probe-frame-gate.ts). */
-  clock(): WorldClockStatus & { now: number; roundsIdle: number; roundsLate: number; roundsDeferred: number };
+  /** The synchronised world clock: its time, offset to the local clock, error bound, samples; a drawing page's probe rounds sent at the top of a frame it skipped / after waiting for a frame in vain / held past a frame an item first showed in (probe-frame-gate.ts); frames held so that one falls on an item's time (item-frame-pacer.ts). */
+  clock(): WorldClockStatus & { now: number; roundsIdle: number; roundsLate: number; roundsDeferred: number; framesHeld: number };
   /** A spawn proposed now in the player's area (the spawn timer's code path; tests; one-tab mode only: hosts spawn on their own). */
   spawnNow(): ItemInfo | undefined;
   /** Ledger refusals by reason, and spawned / taken / dropped counts. */
