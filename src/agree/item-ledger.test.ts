@@ -97,6 +97,16 @@ describe('ItemLedger', () => {
     expect(new Set(kinds).size).toBeGreaterThan(2);
   });
 
+  it('a spawn is proposed away from the players the proposer sees, unless every try lands near one', () => {
+    const l = new ItemLedger('w', AREA);
+    const near = (x: number) => x < 32; // players stand all over the area's west half
+    const xs = Array.from({ length: 50 }, (_, i) => l.propose(seededRandom(i + 1), 0, 'h0', () => 20, near)!.x);
+    expect(xs.filter((x) => x < 32).length).toBeLessThanOrEqual(1); // all 8 tries near: 1 in 256
+    const anywhere = Array.from({ length: 50 }, (_, i) => l.propose(seededRandom(i + 1), 0, 'h0', () => 20)!.x);
+    expect(anywhere.filter((x) => x < 32).length).toBeGreaterThan(10);
+    expect(l.propose(seededRandom(1), 0, 'h0', () => 20, () => true)).toBeDefined(); // a crowd still gets its items
+  });
+
   it('state: bounded, schema-checked, merged in any order (the higher gen, then the owned record wins)', () => {
     const a = new ItemLedger('w', AREA);
     a.applySpawn('spawn:0,0:0', decided(spawn(a)), set);

@@ -159,15 +159,28 @@ export class ItemLedger {
   }
 
   /** A host's proposal for the next slot: a random spot in the area, appearing spawnLeadMs from now. `ground` gives the standing height at (x, z). */
-  propose(rng: Random, now: number, by: string, ground: (x: number, z: number) => number | undefined): SpawnCandidate | undefined {
+  /**
+   * `near`: a column within reach of a player the proposer sees, avoided while another of the
+   * tries is free: a player standing there would take the item on the frame it appears,
+   * before any other player's next frame could show it (docs/ITEMS.md "What the tab figures
+   * measure"). Not a rule the voters check (players move; where they stand is each host's
+   * own view): a crowded area still gets its items.
+   */
+  propose(rng: Random, now: number, by: string, ground: (x: number, z: number) => number | undefined, near?: (x: number, z: number) => boolean): SpawnCandidate | undefined {
     if (!this.wantsSpawn()) return undefined;
     // A few random columns: the host may not hold every column's blocks yet (loading).
     let x = 0, y: number | undefined, z = 0;
+    let crowded: { x: number; y: number; z: number } | undefined;
     for (let tries = 0; tries < 8 && y === undefined; tries++) {
       x = this.area.x0 + Math.floor(rng() * this.area.size) + 0.5;
       z = this.area.z0 + Math.floor(rng() * this.area.size) + 0.5;
       y = ground(Math.floor(x), Math.floor(z));
+      if (y !== undefined && near?.(x, z)) {
+        crowded ??= { x, y, z };
+        y = undefined;
+      }
     }
+    if (y === undefined && crowded) ({ x, y, z } = crowded);
     if (y === undefined) return undefined;
     const star = starsHomedAt(this.seed, this.area.ax, this.area.az).find((k) => !(this.stars & (1 << k)));
     const base = { t: 's' as const, slot: this.slot, x, y, z, at: Math.round(now + this.o.spawnLeadMs), by };

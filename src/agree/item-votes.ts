@@ -115,9 +115,9 @@ export class ItemVotes {
   }
 
   /** This host's spawn timer fired: propose the next slot's item (nothing when the slot's vote is already under way, or no room). */
-  proposeSpawn(ground: (x: number, z: number) => number | undefined): ItemEffect[] {
+  proposeSpawn(ground: (x: number, z: number) => number | undefined, near?: (x: number, z: number) => boolean): ItemEffect[] {
     if (this.o.restart?.(this.o.ledger.spawnVoteId) === 'wait') return [];
-    const c = this.o.ledger.propose(this.o.rng, this.o.now(), this.o.self, ground);
+    const c = this.o.ledger.propose(this.o.rng, this.o.now(), this.o.self, ground, near);
     if (!c) return [];
     const vote = this.voteFor(this.o.ledger.spawnVoteId);
     return vote ? this.settle(vote.begin(c)) : [];

@@ -165,7 +165,7 @@ export class RegionItems {
     else if (Number.isNaN(this.nextSpawnAt)) this.nextSpawnAt = now + this.ledger.nextSpawnIn(this.a.rng);
     else if (now >= this.nextSpawnAt && this.open(v, this.ledger.spawnVoteId)) {
       this.nextSpawnAt = NaN;
-      this.apply(v.votes.proposeSpawn(this.a.ground));
+      this.apply(v.votes.proposeSpawn(this.a.ground, (x, z) => players.some(([, q]) => Math.hypot(q.x - x, q.z - z) <= 2 * this.ledger.options.reach))); // away from players: item-ledger.ts `propose`
     }
     const duty = this.a.region.duty;
     if (duty) {
