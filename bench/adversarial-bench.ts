@@ -41,6 +41,9 @@ export function adversarialMetrics(r: AdversarialFigures): Record<string, number
   return {
     [`${p}lookup_success`]: r.lookupSuccess,
     [`${p}churn_lookup_success`]: r.churnLookupSuccess ?? 0,
+    [`${p}lookup_rpcs`]: r.lookupRpcs,
+    [`${p}lookup_link_msgs`]: r.messagesPerLookup,
+    [`${p}churn_lookup_rpcs`]: r.churnLookupRpcs,
     [`${p}get_success`]: r.after.success,
     [`${p}get_success_one_path`]: r.before.success,
     [`${p}get_rpcs`]: r.after.rpcs,

@@ -44,6 +44,60 @@ function world(n: number, seed: number, deadShare = 0) {
   };
 }
 
+/** The RPC timeout and stall of the retry tests (the large simulations' values). */
+const TIMEOUT = 2000;
+const STALL = 600;
+
+/** The retry tests' network, asker and target. */
+function retryWorld() {
+  const w = world(200, 11);
+  return { w, target: w.ids[5]!, from: w.ids[6]! };
+}
+
+/**
+ * A lookup from `from` for `target` on a virtual clock with the retry settings (stall,
+ * window), where every query to `lostHex` is lost (fails at the timeout) but the one
+ * numbered `answerOn`; other nodes answer at once. What it found, how long it took, the
+ * queries to `lostHex` (attempt, when) and how many went to the others.
+ */
+async function timedLookup(
+  w: ReturnType<typeof world>,
+  from: NodeId,
+  target: NodeId,
+  o: { lostHex: string; answerOn: number; alpha?: number; targetCopies?: number; stallMs: number; timeoutMs: number },
+) {
+  const clock = new VirtualClock();
+  const tries: { attempt: number; at: number }[] = [];
+  let others = 0;
+  const done = iterativeLookup({
+    target,
+    seeds: w.tables.get(idToHex(from))!.closest(target, 20),
+    query: (_id, hex, _informer, attempt) => {
+      if (hex !== o.lostHex) {
+        others++;
+        return Promise.resolve({ nodes: w.tables.get(hex)!.closest(target, 20).map((c) => c.id) });
+      }
+      tries.push({ attempt, at: clock.now() });
+      return attempt === o.answerOn ? Promise.resolve({ nodes: [] }) : new Promise((_, reject) => clock.setTimeout(() => reject(new Error('timeout')), o.timeoutMs));
+    },
+    k: 20,
+    alpha: o.alpha ?? 3,
+    selfHex: idToHex(from),
+    hexOf: idToHex,
+    attempts: 5,
+    targetCopies: o.targetCopies,
+    stallMs: o.stallMs,
+    retryWithinMs: o.timeoutMs,
+    now: () => clock.now(),
+    setTimer: (fn, ms) => void clock.setTimeout(fn, ms),
+  });
+  const t0 = clock.now();
+  let res: Awaited<typeof done> | undefined;
+  void done.then((r) => (res = r));
+  await clock.runUntil(() => res !== undefined, 60_000);
+  return { first: res?.closest[0]?.hex, ms: res ? clock.now() - t0 : Infinity, tries, others };
+}
+
 describe('iterativeLookup', () => {
   it('returns the true k closest and terminates once they all answered', async () => {
     const w = world(400, 1);
@@ -264,38 +318,11 @@ describe('iterativeLookup', () => {
   });
 
   it('retries only within the first query\'s RPC timeout: a dead node holds the lookup no longer than without retries', async () => {
-    const w = world(200, 11);
-    const target = w.ids[5]!;
-    const from = w.ids[6]!;
-    const TIMEOUT = 2000;
-    const STALL = 600;
+    const { w, target, from } = retryWorld();
+    // Unanswered queries fail at the RPC timeout; `answerOn` is answered at once.
     const run = async (deadHex: string, answerOn: number, alpha = 3) => {
-      const clock = new VirtualClock();
-      const tries: number[] = [];
-      const done = iterativeLookup({
-        target,
-        seeds: w.tables.get(idToHex(from))!.closest(target, 20),
-        query: (_id, hex, _informer, attempt) => {
-          if (hex !== deadHex) return Promise.resolve({ nodes: w.tables.get(hex)!.closest(target, 20).map((c) => c.id) });
-          tries.push(attempt);
-          // Unanswered queries fail at the RPC timeout; `answerOn` is answered at once.
-          return attempt === answerOn ? Promise.resolve({ nodes: [] }) : new Promise((_, reject) => clock.setTimeout(() => reject(new Error('timeout')), TIMEOUT));
-        },
-        k: 20,
-        alpha,
-        selfHex: idToHex(from),
-        hexOf: idToHex,
-        attempts: 5,
-        stallMs: STALL,
-        retryWithinMs: TIMEOUT,
-        now: () => clock.now(),
-        setTimer: (fn, ms) => void clock.setTimeout(fn, ms),
-      });
-      const t0 = clock.now();
-      let res: Awaited<typeof done> | undefined;
-      void done.then((r) => (res = r));
-      await clock.runUntil(() => res !== undefined, 60_000);
-      return { first: res?.closest[0]?.hex, tries, ms: res ? clock.now() - t0 : Infinity };
+      const res = await timedLookup(w, from, target, { lostHex: deadHex, answerOn, alpha, stallMs: STALL, timeoutMs: TIMEOUT });
+      return { ...res, tries: res.tries.map((t) => t.attempt) };
     };
     // Dead: asked at 0, 600, 1200 and 1800 ms (a retry per stall), failed at 2000 ms; the
     // lookup does not wait for the last retry's own timeout (3800 ms).
@@ -311,5 +338,26 @@ describe('iterativeLookup', () => {
     // A retry inside the window that gets through finds it.
     const late = await run(idToHex(target), 3);
     expect(late.first).toBe(idToHex(target));
+  });
+
+  it('target copies: the target itself is asked by two routes at once and per stall; another candidate once, and the lookup ends as soon', async () => {
+    const { w, target, from } = retryWorld();
+    // Every query to the target is lost but the one numbered `answerOn`; other nodes answer.
+    const run = (targetCopies: number, answerOn: number) => timedLookup(w, from, target, { lostHex: idToHex(target), answerOn, targetCopies, stallMs: STALL, timeoutMs: TIMEOUT });
+    // One copy: four queries fit the window (0, 600, 1200, 1800 ms); the fifth never leaves.
+    const one = await run(1, 4);
+    expect(one.tries.map((t) => t.attempt)).toEqual([0, 1, 2, 3]);
+    expect(one.first).not.toBe(idToHex(target));
+    // Two: in pairs, each pair at one moment, so the window holds eight.
+    const two = await run(2, 4);
+    expect(two.first).toBe(idToHex(target));
+    expect(two.tries.slice(0, 4).map((t) => t.at - two.tries[0]!.at)).toEqual([0, 0, STALL, STALL]);
+    // Lost for good: eight tries, and the lookup ends when one copy alone would have.
+    const lost = await run(2, -1);
+    expect(lost.tries).toHaveLength(8);
+    expect(lost.first).not.toBe(idToHex(target));
+    expect(lost.ms).toBeLessThan(TIMEOUT + STALL);
+    // Only the target is doubled: the other nodes are asked as often either way.
+    expect(lost.others).toBe((await run(1, -1)).others);
   });
 });

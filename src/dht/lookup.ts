@@ -39,6 +39,14 @@
 // candidate whose first query failed past that fails then: a dead candidate holds the lookup
 // no longer than it did before retries (it had held it up to 5 timeouts: joins among crashed
 // hosts took seconds longer).
+//
+// The target's copies (`targetCopies` c > 1): a FIND_NODE for a node finds it only if that
+// node's own answer comes back, and traced misses among 20% hostile nodes were the target's
+// queries all lost (dropped on the way there or back, or sent into a dead link) within the
+// window. So the candidate that is the target is asked c times at once and again c times
+// per stall, each copy by another route (the next informer, or another first hop), up to
+// `attempts` x c queries: c times the tries within the same window, at the cost of c - 1
+// extra queries per lookup that reaches its target (other candidates are asked as before).
 import { compareDistance, type NodeId } from '../core/node-id';
 import type { ValueRecord } from './messages';
 
@@ -101,6 +109,12 @@ export interface LookupParams {
   retryWithinMs?: number;
   /** Whether a query to hex crosses the network (may take another route); default all. */
   retryable?: (hex: string) => boolean;
+  /**
+   * Queries to the target itself (a candidate whose id is the target: the one answer a
+   * FIND_NODE for a node is for) go out this many at once, each by another route, and it
+   * gets `attempts` times this many in all (default 1).
+   */
+  targetCopies?: number;
 }
 
 export interface LookupResult {
@@ -148,6 +162,7 @@ interface Path {
 
 export function iterativeLookup(p: LookupParams): Promise<LookupResult> {
   const known = new Set<string>([p.selfHex]);
+  const targetHex = p.hexOf(p.target);
   let queries = 0;
   let failures = 0;
   let finished = false;
@@ -222,6 +237,8 @@ export function iterativeLookup(p: LookupParams): Promise<LookupResult> {
             continue;
           }
           launch(path, c);
+          // The target itself: its copies leave at once, each by another route.
+          for (let i = 1; i < copies(c) && mayRetry(c); i++) launch(path, c);
           waiting = true;
         }
       }
@@ -238,7 +255,8 @@ export function iterativeLookup(p: LookupParams): Promise<LookupResult> {
       return i < c.informers.length ? c.informers[i] : undefined;
     };
     const inTime = (c: Candidate) => p.retryWithinMs === undefined || !p.now || c.firstAt === undefined || p.now() - c.firstAt < p.retryWithinMs;
-    const mayRetry = (c: Candidate) => c.tries < attempts && inTime(c) && (p.retryable?.(c.hex) ?? true);
+    const copies = (c: Candidate) => (c.hex === targetHex ? Math.max(1, Math.floor(p.targetCopies ?? 1)) : 1);
+    const mayRetry = (c: Candidate) => c.tries < attempts * copies(c) && inTime(c) && (p.retryable?.(c.hex) ?? true);
 
     const launch = (path: Path, c: Candidate) => {
       const via = route(c);

@@ -18,7 +18,7 @@ export type Lookup = (target: NodeId, valueNs?: Namespace, values?: number, chec
 export interface LookupDeps {
   selfId: NodeId;
   clock: Clock;
-  opts: Pick<DhtOptions, 'k' | 'alpha' | 'getWaitMs' | 'getWaitRounds' | 'lookupStallMs' | 'valuePaths' | 'nodePaths' | 'disjointReads' | 'records' | 'lookupAttempts' | 'rpcTimeoutMs'>;
+  opts: Pick<DhtOptions, 'k' | 'alpha' | 'getWaitMs' | 'getWaitRounds' | 'lookupStallMs' | 'valuePaths' | 'nodePaths' | 'disjointReads' | 'records' | 'lookupAttempts' | 'lookupTargetCopies' | 'rpcTimeoutMs'>;
   stats: DhtStats;
   table: RoutingTable;
   /** Whether we hold a live link to hex (then a query goes straight there). */
@@ -51,6 +51,7 @@ export function nodeLookup(deps: LookupDeps): Lookup {
       now: () => deps.clock.now(),
       stallMs: opts.lookupStallMs,
       attempts: opts.lookupAttempts,
+      targetCopies: opts.lookupTargetCopies,
       retryWithinMs: opts.rpcTimeoutMs,
       // A query over a link of ours has no other way there; a routed one has.
       retryable: (hex) => !deps.linked(hex),

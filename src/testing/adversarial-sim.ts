@@ -42,6 +42,8 @@ export interface AdversarialOptions extends Partial<HostileOptions> {
    * network grown among liars from its first node is not defended.
    */
   attackFromStart?: boolean;
+  /** Random joined nodes a newcomer bootstraps off (default the app's, 4: sim-cluster.ts). */
+  bootstrapPeers?: number;
   /** DHT options over LARGE_SIM_DHT (to measure a defence on and off). */
   dht?: Partial<DhtOptions>;
   log?: (line: string) => void;
@@ -73,6 +75,8 @@ export interface AdversarialFigures {
   messagesPerLookup: number;
   churnLookupSuccess: number | null;
   churnLookupsCounted: number;
+  /** Lookup RPCs per counted lookup during churn. */
+  churnLookupRpcs: number;
   before: ReadFigures;
   after: ReadFigures;
   /** Reads returning forged bytes (both phases) + forged records held by honest nodes. */
@@ -95,6 +99,7 @@ export async function runAdversarialSim(o: AdversarialOptions): Promise<Adversar
     net: { latencyMs: 20, jitterMs: 5 },
     dht: { ...LARGE_SIM_DHT, records: { player: simRecordRule(keyring) }, ...(o.nodePaths ? { nodePaths: o.nodePaths } : {}), ...o.dht },
     variant: (id) => (draw() < o.hostileShare ? crew.variant(id, ['player']) : undefined),
+    bootstrapPeers: o.bootstrapPeers ?? 4,
   });
   const honest = (n: DhtNode) => !crew.isHostile(n.selfHex);
   const phase = (name: string) => log(`${name} (${((performance.now() - t0) / 1000).toFixed(1)} s wall, ${(c.clock.now() / 1000).toFixed(0)} s virtual)`);
@@ -178,6 +183,7 @@ export async function runAdversarialSim(o: AdversarialOptions): Promise<Adversar
 
   let churnLookupSuccess: number | null = null;
   let churnLookupsCounted = 0;
+  let churnLookupRpcs = 0;
   if (o.churn && o.churn > 0) {
     const churned = await lookupsDuringChurn(c, {
       lookups,
@@ -188,6 +194,7 @@ export async function runAdversarialSim(o: AdversarialOptions): Promise<Adversar
     });
     churnLookupSuccess = churned.success;
     churnLookupsCounted = churned.counted;
+    churnLookupRpcs = churned.rpcs;
     phase(`lookups during churn: success ${churned.success} of ${churned.counted}, ${churned.killed} replaced`);
   }
 
@@ -200,6 +207,7 @@ export async function runAdversarialSim(o: AdversarialOptions): Promise<Adversar
     messagesPerLookup,
     churnLookupSuccess,
     churnLookupsCounted,
+    churnLookupRpcs,
     before,
     after,
     forgedAccepted: before.forged + after.forged + forgedHeld,

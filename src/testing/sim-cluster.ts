@@ -15,6 +15,12 @@ export interface SimClusterOptions extends SimWorldOptions {
   dht?: Partial<DhtOptions>;
   /** Decides, per new node, whether it differs from the rest (undefined: an ordinary node). */
   variant?: (id: NodeId) => NodeVariant | undefined;
+  /**
+   * Random joined nodes a newcomer bootstraps off (default 1). The app asks the relay for
+   * 4 (app/peer.ts `bootstrapPeers`); among hostile nodes the count matters: a newcomer
+   * whose only bootstrap lies hears of liars alone (src/dht/README.md "Hostile nodes").
+   */
+  bootstrapPeers?: number;
 }
 
 /**
@@ -53,6 +59,7 @@ export class SimCluster extends SimWorld {
   readonly joinedAt = new Map<string, number>();
   private readonly dht: Partial<DhtOptions>;
   private readonly variant: SimClusterOptions['variant'];
+  private readonly bootstrapPeers: number;
   /** Nodes whose join failed (they are removed and replaced). */
   joinFailures = 0;
 
@@ -61,6 +68,7 @@ export class SimCluster extends SimWorld {
     super(opts, 600_000);
     this.dht = opts.dht ?? {};
     this.variant = opts.variant;
+    this.bootstrapPeers = Math.max(1, opts.bootstrapPeers ?? 1);
   }
 
   get size(): number {
@@ -76,13 +84,20 @@ export class SimCluster extends SimWorld {
   }
 
   /**
-   * One newcomer, joining off a random joined node, without running the clock: for joins
+   * One newcomer, joining off random joined nodes (`bootstrapPeers`), without running the clock: for joins
    * that happen while something else is measured. Resolves true when joined, false when the
    * join failed (counted, and the node removed).
    */
   joinOne(): Promise<boolean> {
     const joined = [...this.joinedAt.keys()];
-    const boot = joined.length > 0 ? [this.nodes.get(joined[Math.floor(this.rand() * joined.length)]!)!.selfId] : [];
+    const picked = new Set<string>();
+    // Distinct nodes; with one, one draw as ever (other simulations replay unchanged).
+    for (let i = 0; i < this.bootstrapPeers && picked.size < joined.length; i++) {
+      let hex = joined[Math.floor(this.rand() * joined.length)]!;
+      while (picked.has(hex)) hex = joined[Math.floor(this.rand() * joined.length)]!;
+      picked.add(hex);
+    }
+    const boot = [...picked].map((hex) => this.nodes.get(hex)!.selfId);
     const node = this.make(randomId(this.rand), boot);
     return node.start().then(
       () => {
