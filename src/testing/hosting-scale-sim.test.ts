@@ -21,15 +21,17 @@ describe('hosting simulation at scale (issue 12 item 1)', () => {
     expect(f.dhtLinksPerPeer.max).toBeLessThanOrEqual(48);
     for (const x of [f.hostKbps.p50, f.hostKbps.p99, f.hostKbps.max, f.editVisibleMs.p99, f.remoteHz.p10]) expect(Number.isFinite(x)).toBe(true);
     expect(f.hostKbps.p50).toBeLessThan(32);
-    expect(f.hostKbps.max).toBeLessThan(512);
+    // 46.8 measured (session 13; 512 was the bound when players' lists were not by interest).
+    expect(f.hostKbps.max).toBeLessThan(100);
     // Edits: every one confirmed and shown to every player attached to its region.
     expect(f.edits.samples).toBeGreaterThan(100);
     expect(f.edits.notConfirmed).toBe(0);
     expect(f.edits.missing).toBe(0);
     expect(f.editVisibleMs.p50).toBeGreaterThanOrEqual(100); // at least the editor -> primary -> player trip
-    expect(f.editVisibleMs.p99).toBeLessThan(1000);
+    expect(f.editVisibleMs.p99).toBeLessThan(600); // 332 measured (session 13)
     // MOVE goes at 10 Hz: a player within the radius is seen moving at about that rate.
     expect(f.remoteHz.p50).toBeGreaterThanOrEqual(9);
+    expect(f.nearest32Hz.p10).toBeGreaterThanOrEqual(9.5); // 10 measured (session 13)
     expect(f.remoteHz.max).toBeLessThanOrEqual(12);
   }, 120_000);
 
@@ -48,5 +50,24 @@ describe('hosting simulation at scale (issue 12 item 1)', () => {
     expect(f.hostStats.stepDowns).toBe(0);
     expect(f.clientStats.failovers).toBe(0);
     expect(f.attachesPerPlayerMin).toBeLessThan(1);
+  }, 180_000);
+
+  // Issue 12's crowd: players crowding one region each see their 32 nearest at MOVE's rate
+  // (10 Hz: every position they sent while among them, within a second), and everyone
+  // within the interest radius; no frame is dropped over a link's rate limit (a crowd's
+  // MOVEs converge on the primary through its backups: pinned links carry 4 times the
+  // limit), and every edit is answered. docs/BENCHMARKS.md "Crowds, session 13" has the
+  // crowds of 100 and 200.
+  it('a crowd of 60 in one region: the 32 nearest at 10 Hz, everyone seen, no frame dropped, every edit answered', async () => {
+    const f = await runHostingScale({ peers: 60, players: 60, seed: 2, crowd: true, measureMs: 15_000 });
+    console.log(describeFigures(f));
+    expect(f.nearest32Hz.n).toBeGreaterThan(1000);
+    expect(f.nearest32Hz.p10).toBe(10);
+    expect(f.visibility).toBeGreaterThanOrEqual(0.995);
+    expect(f.dhtDrops.rateLimited).toBe(0);
+    expect(f.clientStats.timeouts).toBe(0);
+    expect(f.hostStats.reconfigs).toBe(0);
+    expect(f.edits.missing).toBe(0);
+    expect(f.hostKbps.max).toBeLessThan(100);
   }, 180_000);
 });
