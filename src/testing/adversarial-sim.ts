@@ -7,16 +7,21 @@
 //   version 1, the crew kept it for replays, the owner put version 2, the crew flooded
 //   forged ones; every key is then read by honest nodes with one lookup path (before the
 //   defence) and with `valuePaths` disjoint paths (after: src/dht/lookup.ts);
+// - reads of region location records (sim-locations.ts: real certificates, epochs 1 and 2,
+//   the crew replaying epoch 1) with one path and with the product's `disjointReads`;
 // - forged records accepted: reads that returned bytes no owner signed, plus forged
 //   records held by honest nodes. Judged against the owners' own bytes, not by the rule.
-import { idToHex, type NodeId } from '../core/node-id';
+import { hexToId, idToHex, type NodeId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
+import { DHT_DEFAULTS } from '../dht/dht-options';
 import type { DhtNode, DhtOptions } from '../dht/dht-node';
+import type { Namespace } from '../dht/messages';
 import { sameBytes as same } from '../dht/value-store';
 import { lookupsDuringChurn } from './churn-lookups';
 import { HostileCrew, type HostileCounts, type HostileOptions } from './hostile-dht';
 import { LARGE_SIM_DHT, SimCluster } from './sim-cluster';
 import { SimKeyring } from './sim-keyring';
+import { putSimLocations, simLocationRule } from './sim-locations';
 import { signSimRecord, simRecordRule } from './sim-records';
 import { percentile } from '../core/percentile';
 
@@ -28,6 +33,8 @@ export interface AdversarialOptions extends Partial<HostileOptions> {
   lookups?: number;
   /** Signed records put (one per owner) and read. */
   records?: number;
+  /** Regions whose location records are put (epochs 1 and 2) and read (default 0: skipped). */
+  regions?: number;
   /** Forged records each hostile node puts. */
   floodPerNode?: number;
   /** Share of the nodes replaced during the churn lookups (0: skip that phase). */
@@ -79,6 +86,9 @@ export interface AdversarialFigures {
   churnLookupRpcs: number;
   before: ReadFigures;
   after: ReadFigures;
+  /** Location record reads, one path and by the product's `disjointReads` (null: no regions). */
+  locationsBefore: ReadFigures | null;
+  locationsAfter: ReadFigures | null;
   /** Reads returning forged bytes (both phases) + forged records held by honest nodes. */
   forgedAccepted: number;
   /** STOREs honest nodes refused by the owner rule (the forged flood). */
@@ -97,8 +107,8 @@ export async function runAdversarialSim(o: AdversarialOptions): Promise<Adversar
   const c = new SimCluster({
     seed,
     net: { latencyMs: 20, jitterMs: 5 },
-    dht: { ...LARGE_SIM_DHT, records: { player: simRecordRule(keyring) }, ...(o.nodePaths ? { nodePaths: o.nodePaths } : {}), ...o.dht },
-    variant: (id) => (draw() < o.hostileShare ? crew.variant(id, ['player']) : undefined),
+    dht: { ...LARGE_SIM_DHT, records: { player: simRecordRule(keyring), chunk: simLocationRule(keyring) }, ...(o.nodePaths ? { nodePaths: o.nodePaths } : {}), ...o.dht },
+    variant: (id) => (draw() < o.hostileShare ? crew.variant(id, ['player', 'chunk']) : undefined),
     bootstrapPeers: o.bootstrapPeers ?? 4,
   });
   const honest = (n: DhtNode) => !crew.isHostile(n.selfHex);
@@ -137,21 +147,23 @@ export async function runAdversarialSim(o: AdversarialOptions): Promise<Adversar
   await c.settle(crew.floodForged([...c.nodes.values()], 'player', keys, o.floodPerNode ?? 5));
   phase(`${owners.length} records put twice, ${crew.counts.forgedPuts} forged puts`);
 
-  const readPhase = async (paths: number): Promise<ReadFigures> => {
+  // Every key read once by a random honest node (`configure` sets its paths), 100 at a time.
+  const readPhase = async (ns: Namespace, wanted: Map<string, { v1: Uint8Array; v2: Uint8Array }>, configure: (reader: DhtNode) => void): Promise<ReadFigures> => {
+    const all = [...wanted.keys()].map(hexToId);
     const rpcs0 = sumStats(c, (n) => n.stats.lookupRpcs);
     const times: number[] = [];
     let success = 0;
     let stale = 0;
     let missing = 0;
     let forged = 0;
-    for (let i = 0; i < keys.length; i += 100) {
-      const jobs = keys.slice(i, i + 100).map(async (key) => {
+    for (let i = 0; i < all.length; i += 100) {
+      const jobs = all.slice(i, i + 100).map(async (key) => {
         const reader = [...Array(100)].map(() => c.pick()).find((n) => honest(n) && n.selfHex !== idToHex(key))!;
-        reader.opts.valuePaths = paths;
+        configure(reader);
         const t = c.clock.now();
-        const got = await reader.get('player', key);
+        const got = await reader.get(ns, key);
         times.push(c.clock.now() - t);
-        const want = latest.get(idToHex(key))!;
+        const want = wanted.get(idToHex(key))!;
         if (!got) missing++;
         else if (same(got.value, want.v2)) success++;
         else if (same(got.value, want.v1)) stale++;
@@ -159,14 +171,29 @@ export async function runAdversarialSim(o: AdversarialOptions): Promise<Adversar
       });
       await c.settle(Promise.all(jobs));
     }
-    for (const n of c.nodes.values()) n.opts.valuePaths = o.paths ?? 3;
-    const reads = keys.length;
+    for (const n of c.nodes.values()) Object.assign(n.opts, { valuePaths: o.paths ?? 3, disjointReads: disjointDefault });
+    const reads = all.length;
     return { success: success / reads, stale, missing, forged, rpcs: (sumStats(c, (n) => n.stats.lookupRpcs) - rpcs0) / reads, msP50: times.length ? percentile(times, 0.5) : 0, msP95: times.length ? percentile(times, 0.95) : 0 };
   };
-  const before = await readPhase(1);
+  const disjointDefault = o.dht?.disjointReads ?? DHT_DEFAULTS.disjointReads;
+  const before = await readPhase('player', latest, (r) => (r.opts.valuePaths = 1));
   phase(`reads, one path: ${JSON.stringify(before)}`);
-  const after = await readPhase(o.paths ?? 3);
+  const after = await readPhase('player', latest, (r) => (r.opts.valuePaths = o.paths ?? 3));
   phase(`reads, ${o.paths ?? 3} disjoint paths: ${JSON.stringify(after)}`);
+
+  // Region location records: one path, then as the product reads them (`disjointReads`).
+  let locationsBefore: ReadFigures | null = null;
+  let locationsAfter: ReadFigures | null = null;
+  if (o.regions) {
+    const hosts = [...c.nodes.values()].filter((n) => honest(n) && c.joinedAt.has(n.selfHex));
+    // A stream of its own: the churn phase's draws (who joins hostile) stay those of a run without regions.
+    const regions = await c.settle(putSimLocations(keyring, hosts, o.regions, seededRandom(seed * 13 + 11), crew.stale));
+    const byKey = new Map(regions.map((x) => [idToHex(x.key), x]));
+    locationsBefore = await readPhase('chunk', byKey, (r) => (r.opts.disjointReads = disjointDefault.filter((ns) => ns !== 'chunk')));
+    phase(`location reads, one path: ${JSON.stringify(locationsBefore)}`);
+    locationsAfter = await readPhase('chunk', byKey, (r) => (r.opts.disjointReads = disjointDefault));
+    phase(`location reads, disjointReads ${disjointDefault.join(',')}: ${JSON.stringify(locationsAfter)}`);
+  }
 
   let forgedHeld = 0;
   let forgedRefused = 0;
@@ -210,7 +237,9 @@ export async function runAdversarialSim(o: AdversarialOptions): Promise<Adversar
     churnLookupRpcs,
     before,
     after,
-    forgedAccepted: before.forged + after.forged + forgedHeld,
+    locationsBefore,
+    locationsAfter,
+    forgedAccepted: before.forged + after.forged + (locationsBefore?.forged ?? 0) + (locationsAfter?.forged ?? 0) + forgedHeld,
     forgedRefused,
     crew: { ...crew.counts },
     wallSeconds: (performance.now() - t0) / 1000,
