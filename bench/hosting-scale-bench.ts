@@ -26,6 +26,7 @@
 // HOSTING_SCALE_REGION_SIZES=2,8 adds the random walks with regions of 2 x 2 and 8 x 8 chunk
 // columns (sim{N}_r{S}_*: links per player, upload, edit to visible, region attaches per
 // player per minute, visibility; docs/HOSTING.md "Region size").
+import type { HostingScaleFigures } from '../src/testing/hosting-scale-sim';
 import { runHostingSimProcess } from './hosting-sim';
 
 export async function benchHostingScale(): Promise<Record<string, number>> {
@@ -34,43 +35,35 @@ export async function benchHostingScale(): Promise<Record<string, number>> {
   const minutes = process.env.HOSTING_SCALE_MINUTES ?? '0.5';
   const out: Record<string, number> = {};
   const r1 = (x: number) => Math.round(x * 10) / 10;
+  // The figures a random-walk run shares with its region-size variants, under `p`.
+  const walkFigures = (p: string, f: HostingScaleFigures): Record<string, number> => ({
+    [`${p}links_per_player_p50`]: f.linksPerPlayer.p50,
+    [`${p}links_per_player_p99`]: f.linksPerPlayer.p99,
+    [`${p}host_kbps_p50`]: r1(f.hostKbps.p50),
+    [`${p}host_kbps_p99`]: r1(f.hostKbps.p99),
+    [`${p}host_kbps_max`]: r1(f.hostKbps.max),
+    [`${p}edit_visible_ms_p50`]: Math.round(f.editVisibleMs.p50),
+    [`${p}edit_visible_ms_p99`]: Math.round(f.editVisibleMs.p99),
+    [`${p}attaches_per_player_min`]: r1(f.attachesPerPlayerMin),
+    [`${p}visibility`]: Math.round(f.visibility * 10_000) / 10_000,
+    [`${p}wall_s`]: Math.round(f.wallSec),
+  });
+  // The issue names the 1,000-peer figures sim1k_*; smaller sizes keep their digits.
+  const simName = (n: number) => `sim${n % 1000 === 0 ? `${n / 1000}k` : n}`;
   for (const n of sizes) {
     const f = await runHostingSimProcess(['--peers', String(n), '--players', String(n), '--seed', '1', '--minutes', minutes]);
-    // The issue names the 1,000-peer figures sim1k_*; smaller sizes keep their digits.
-    const sim = `sim${n % 1000 === 0 ? `${n / 1000}k` : n}`;
-    Object.assign(out, {
-      [`${sim}_links_per_player_p50`]: f.linksPerPlayer.p50,
-      [`${sim}_links_per_player_p99`]: f.linksPerPlayer.p99,
-      [`${sim}_host_kbps_p50`]: r1(f.hostKbps.p50),
-      [`${sim}_host_kbps_p99`]: r1(f.hostKbps.p99),
-      [`${sim}_host_kbps_max`]: r1(f.hostKbps.max),
-      [`${sim}_edit_visible_ms_p50`]: Math.round(f.editVisibleMs.p50),
-      [`${sim}_edit_visible_ms_p99`]: Math.round(f.editVisibleMs.p99),
-      [`${sim}_edit_missing`]: f.edits.missing,
-      [`${sim}_remote_hz_p10`]: r1(f.remoteHz.p10),
-      [`${sim}_remote_hz_p50`]: r1(f.remoteHz.p50),
-      [`${sim}_visibility`]: Math.round(f.visibility * 10_000) / 10_000,
-      [`${sim}_attaches_per_player_min`]: r1(f.attachesPerPlayerMin),
-      [`${sim}_wall_s`]: Math.round(f.wallSec),
+    const p = `${simName(n)}_`;
+    Object.assign(out, walkFigures(p, f), {
+      [`${p}edit_missing`]: f.edits.missing,
+      [`${p}remote_hz_p10`]: r1(f.remoteHz.p10),
+      [`${p}remote_hz_p50`]: r1(f.remoteHz.p50),
     });
   }
   const regionSizes = (process.env.HOSTING_SCALE_REGION_SIZES ?? '').split(',').filter(Boolean).map(Number);
   for (const n of sizes) {
     for (const size of regionSizes) {
       const f = await runHostingSimProcess(['--peers', String(n), '--players', String(n), '--seed', '1', '--minutes', minutes, '--region-size', String(size)]);
-      const p = `sim${n}_r${size}_`;
-      Object.assign(out, {
-        [`${p}links_per_player_p50`]: f.linksPerPlayer.p50,
-        [`${p}links_per_player_p99`]: f.linksPerPlayer.p99,
-        [`${p}host_kbps_p50`]: r1(f.hostKbps.p50),
-        [`${p}host_kbps_p99`]: r1(f.hostKbps.p99),
-        [`${p}host_kbps_max`]: r1(f.hostKbps.max),
-        [`${p}edit_visible_ms_p50`]: Math.round(f.editVisibleMs.p50),
-        [`${p}edit_visible_ms_p99`]: Math.round(f.editVisibleMs.p99),
-        [`${p}attaches_per_player_min`]: r1(f.attachesPerPlayerMin),
-        [`${p}visibility`]: Math.round(f.visibility * 10_000) / 10_000,
-        [`${p}wall_s`]: Math.round(f.wallSec),
-      });
+      Object.assign(out, walkFigures(`${simName(n)}_r${size}_`, f));
     }
   }
   for (const n of crowds) {
