@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 const domFree = ['core', 'net', 'dht', 'world', 'store', 'host', 'agree', 'play'].map((l) => `src/${l}/**/*.ts`);
 
 export default tseslint.config(
-  { ignores: ['**/*.tmp.ts', 'dist/**', 'node_modules/**', 'bench/results/**', 'coverage/**'] },
+  { ignores: ['**/*.tmp.ts', 'dist/**', 'node_modules/**', 'bench/results/**', 'coverage/**', '.sim-cache/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -50,7 +50,7 @@ async function runWithRegionSize(size: number): Promise<void> {
   if (!Number.isInteger(size) || size < 1 || size > 16) throw new Error(`--region-size ${size}: 1 to 16 chunk columns`);
   const esbuild = 'esbuild'; // (a name, so the bundle that runs this does not take esbuild in)
   const { build } = (await import(esbuild)) as typeof import('esbuild');
-  const outfile = join(process.cwd(), 'node_modules', '.cache', 'sim', `sim-region${size}.mjs`);
+  const outfile = join(process.cwd(), '.sim-cache', `sim-region${size}.mjs`);
   await build({
     entryPoints: [join(process.cwd(), 'bench', 'sim.ts')], bundle: true, platform: 'node', format: 'esm', logLevel: 'warning', outfile,
     plugins: [{
