@@ -35,6 +35,8 @@ export type CommitEffect =
   | { t: 'replicate'; batch: Batch }
   /** Write the region to our store, then give the machine `stored(batch)`: no CONFIRM of the batch leaves before. */
   | { t: 'persist'; batch: Batch }
+  /** PENDING of the batch to the subscribers: shown at once, before its commit (never in the region state). */
+  | { t: 'pending'; batch: Batch }
   /** DELTA of seqs from..to to the subscribers; the DHT records are due for publishing. */
   | { t: 'delta'; e: number; from: number; to: number; entries: Entry[]; batches: Batch[] }
   /** Confirms follow, under the lease held at `at` (a test hook). */

@@ -30,7 +30,7 @@ function machine(o: Partial<CommitOptions> = {}, hosts: NodeId[] = [SELF, B1, B2
   const latency = { store: new LatencySamples(), ack: new LatencySamples(), commit: new LatencySamples(), confirm: new LatencySamples() };
   /** Edits at these x are refused (the judge: edit-validator.ts in the shell). */
   const refuse = new Map<number, RejectReason>();
-  const opts: CommitOptions = { leaseMs: LEASE, backupQuietMs: 1500, confirmAcks: 1, maxOffered: 1000, offerPerTick: 100, ...o };
+  const opts: CommitOptions = { leaseMs: LEASE, backupQuietMs: 1500, confirmAcks: 1, maxOffered: 1000, offerPerTick: 100, showPending: false, ...o };
   const m = new CommitMachine(terms, region, (_hex, edit) => refuse.get(edit.x), opts, stats, latency);
   // Both backups granted our claim at 0: the lease holds until LEASE.
   m.lease.start(0, new Set(terms.backups().map(idToHex)), 0);
@@ -61,6 +61,18 @@ describe('commit machine', () => {
     expect(of(fx, 'delta')[0]).toMatchObject({ from: 1, to: 1 });
     expect(confirms(fx)).toEqual([[1, E, 1]]);
     expect(m.committed).toBe(1);
+  });
+
+  it('shows a batch to the subscribers as it is ordered (pending), but it enters the state only at its commit', () => {
+    const { m, region } = machine({ showPending: true });
+    const ordered = m.edit(ED, idToHex(ED), edit(1, 3), 10);
+    expect(ordered.map((f) => f.t)).toEqual(['accepted', 'replicate', 'persist', 'pending']);
+    expect(of(ordered, 'pending')[0]!.batch).toBe(batchOf(ordered));
+    expect(region.state.get(keyOf(3))).toBeUndefined();
+    expect(m.ack(idToHex(B1), 1, undefined, 20).map((f) => f.t)).toEqual(['delta']);
+    expect(region.state.get(keyOf(3))).toMatchObject({ id: 1, e: E, s: 1 });
+    // Not ordered (no lease): not shown either.
+    expect(m.edit(ED, idToHex(ED), edit(2, 4), 5000).map((f) => f.t)).toEqual([]);
   });
 
   it('never confirms before the store write finished (committed on an ack, confirmed on `stored`)', () => {

@@ -36,7 +36,7 @@ export interface CommitRegion {
   readonly requests: RequestLog;
 }
 
-export type CommitOptions = LeaseOptions & Pick<HostOptions, 'maxOffered' | 'offerPerTick'>;
+export type CommitOptions = LeaseOptions & Pick<HostOptions, 'maxOffered' | 'offerPerTick' | 'showPending'>;
 
 /** Why an edit may not be ordered now (edit-validator.ts, from where its editor is believed to stand), or undefined. */
 export type EditJudge = (fromHex: string, m: SubscriptionMessageOf<'EDIT'>, now: number) => RejectReason | undefined;
@@ -261,6 +261,9 @@ export class CommitMachine {
     // is confirmed once our store holds it too, so every confirmed edit is on one disk and
     // in two memories.
     this.out.push({ t: 'replicate', batch }, { t: 'persist', batch });
+    // The subscribers see it now, marked pending, while the round trip to the backups runs:
+    // it enters the region state (and a snapshot) only at its commit, below.
+    if (this.o.showPending) this.out.push({ t: 'pending', batch });
   }
 
   /** At most offerPerTick offered entries a tick, each block's newest, where we hold nothing as new: a batch stays small whatever a host offers. */

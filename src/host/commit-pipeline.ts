@@ -116,6 +116,9 @@ export class CommitPipeline {
         case 'persist':
           this.persist(fx.batch);
           break;
+        case 'pending':
+          this.showPending(fx.batch);
+          break;
         case 'delta': {
           for (const b of fx.batches) ctx.trace?.(name, `${ctx.selfHex.slice(0, 6)} e${fx.e} commit s${b.from}-${b.to} acks ${[...this.machine.acked].map(([h, t]) => `${h.slice(0, 6)}:${t}`).join(',')}`);
           const delta = { from: fx.from, to: fx.to, entries: encodeEntries(fx.entries) };
@@ -142,6 +145,18 @@ export class CommitPipeline {
     const msg = replicateFrame(regionFields, e, this.duty.region.hosts, batch);
     for (const b of this.duty.backups()) ctx.wires.replicas.send(b, msg);
     ctx.trace?.(this.duty.region.name, `${ctx.selfHex.slice(0, 6)} e${e} order s${batch.from}-${batch.to} to ${this.duty.backups().map((h) => idToHex(h).slice(0, 6)).join(',')}`);
+  }
+
+  /**
+   * The batch, just ordered, to the subscribers we serve ourselves, at once (not held for the
+   * tick: it is the latency path): they draw it marked pending until its DELTA commits it. In a
+   * crowd the backups with a share pass on their REPLICATE of it to theirs (fan-out-share.ts).
+   */
+  private showPending(batch: Batch): void {
+    const { ctx, regionFields, e, fanOut } = this.duty;
+    const now = this.now;
+    const frame = { t: 'PENDING' as const, ...regionFields, e, from: batch.from, to: batch.to, entries: encodeEntries(batch.entries) };
+    for (const [hex, s] of this.duty.subscribers) if (fanOut.direct(hex, now)) ctx.wires.players.send(s.id, frame);
   }
 
   /** Writes the region to our store; only once the write finished (or failed: no storage here) may the batch be confirmed. */

@@ -5,6 +5,7 @@
 // - each tick, the POSITIONS their interest views call for (interest-lists.ts), to those
 //   standing in the region (one looking in from next door gets its positions from the
 //   primary, which knows where it looks from);
+// - each batch as the primary orders it (its REPLICATE to us), at once, as PENDING;
 // - each committed DELTA, as the primary's RELAY gives it;
 // - a HEARTBEAT at each of the primary's beats to us (committed up to, idle), so their
 //   silence means what it meant: the primary (or its relay, us) is gone.
@@ -68,6 +69,17 @@ export class FanOutShare {
   onRelay(m: ReplicationMessageOf<'RELAY'>): void {
     if (!this.serves(m.e)) return;
     this.outbox.delta(m.e, { from: m.from, to: m.to, entries: m.entries }, this.serving, this.ctx.clock.now());
+  }
+
+  /**
+   * A batch our primary just ordered (its REPLICATE to us; the caller checked): to our
+   * subscribers at once as PENDING, as the primary sends it to its own share (not held for
+   * the tick: it is the latency path; its DELTA follows from the RELAY once it commits).
+   */
+  onReplicate(m: ReplicationMessageOf<'REPLICATE'>): void {
+    if (!this.ctx.opts.showPending || !this.serves(m.e)) return;
+    const frame = { t: 'PENDING' as const, ...this.region, e: m.e, from: m.from, to: m.to, entries: m.entries };
+    for (const id of this.serving.values()) this.ctx.wires.players.send(id, frame);
   }
 
   /** The primary we follow beat (the caller checked): so do we, to our subscribers. */

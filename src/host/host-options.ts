@@ -90,6 +90,12 @@ export const HOST_DEFAULTS = {
   hostSetCacheMs: 2000,
   /** Backup acks needed before an edit is confirmed (capped by the live backups). */
   confirmAcks: 1,
+  /**
+   * Ordered edits go to the subscribers at once as PENDING, before they commit (drawn marked
+   * pending, taken back if they never commit: play/pending-view.ts); false: subscribers see
+   * an edit only at its commit (the DELTA), as before session 14.
+   */
+  showPending: true,
   /** The region's edit log is published to the DHT at most this often. */
   publishMs: 2000,
   /** A subscriber not heard of (SUBSCRIBE keepalive, MOVE, EDIT) for this long is dropped. */

@@ -283,7 +283,10 @@ export class HostedRegion implements RegionRole {
         void this.backup.onSync(from, fromHex, m);
         return;
       case 'REPLICATE':
-        return this.backup.onReplicate(from, fromHex, m);
+        this.backup.onReplicate(from, fromHex, m);
+        // In a crowd: the batch to our share of the subscribers at once, pending (as the primary does to its own).
+        if (this.followed(fromHex, m.e)) this.share.onReplicate(m);
+        return;
       case 'HEARTBEAT':
         this.backup.onHeartbeat(from, fromHex, m);
         if (this.followed(fromHex, m.e)) this.share.onBeat(m);

@@ -38,7 +38,7 @@ describe('a crowd in one region (simulated)', () => {
       moved.set(p.hex, new Map());
       p.wire.players.events.on('frame', ({ fromHex, msg }) => {
         if (msg.t === 'POSITIONS') senders.get(p.hex)!.add(fromHex);
-        if (msg.t === 'DELTA' || msg.t === 'HEARTBEAT') streamSenders.get(p.hex)!.add(`${msg.t} ${fromHex}`);
+        if (msg.t === 'DELTA' || msg.t === 'HEARTBEAT' || msg.t === 'PENDING') streamSenders.get(p.hex)!.add(`${msg.t} ${fromHex}`);
         if (msg.t === 'POSITIONS' && msg.d) streamSenders.get(p.hex)!.add(`DELTA ${fromHex}`);
         if (msg.t === 'POSITIONS' && msg.s !== undefined) streamSenders.get(p.hex)!.add(`HEARTBEAT ${fromHex}`);
         if (msg.t === 'HEARTBEAT' || (msg.t === 'POSITIONS' && msg.s !== undefined)) beatAt.set(p.hex, sim.clock.now());
@@ -90,8 +90,10 @@ describe('a crowd in one region (simulated)', () => {
     expect(await editSeenBy(players[1]!, players, 500)).toBe(0);
     const servedBy = (h: SimPeer, what = 'POSITIONS') => players.filter((p) => p !== h && (what === 'POSITIONS' ? senders : streamSenders).get(p.hex)!.has(what === 'POSITIONS' ? h.hex : `${what} ${h.hex}`)).length;
     // Each host serves about a third (subscribers are spread by id) of the positions, deltas
-    // and beats; nobody is left unserved. (The primary's beat reaches everyone now and then.)
-    for (const what of ['POSITIONS', 'DELTA', 'HEARTBEAT']) {
+    // and beats, and each host sends its share an edit as soon as it is ordered (PENDING: the
+    // backups as their REPLICATE comes); nobody is left unserved. (The primary's beat reaches
+    // everyone now and then.)
+    for (const what of ['POSITIONS', 'DELTA', 'HEARTBEAT', 'PENDING']) {
       for (const h of [primary, ...backups]) expect(servedBy(h, what), `${what} ${h.hex.slice(0, 6)}`).toBeGreaterThan(N / 8);
       if (what !== 'HEARTBEAT') expect(servedBy(primary, what), what).toBeLessThan(N * 0.75);
     }

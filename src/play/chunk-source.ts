@@ -14,6 +14,8 @@ export interface BlockChange {
   id: number;
   /** The host's order of the edit that made it (shared world), which the editor's CONFIRM also names. */
   stamp?: Stamp;
+  /** Ordered by the host but not committed yet (shared world): drawn now, and taken back if it never commits. */
+  pending?: boolean;
 }
 
 export interface ChunkSourceEvents extends Record<string, unknown> {

@@ -82,4 +82,40 @@ describe('NetworkChunkSource (simulated)', () => {
     a.close(); b.close();
     sim.stopAll();
   });
+
+  it('draws another player\'s edit marked pending before it commits, in loaded columns too, and takes it back when it never commits', async () => {
+    const sim = new HostSim({ seed: 23 });
+    await sim.grow(10);
+    const R = { rx: 0, rz: 0 };
+    await sim.settle(sim.pick().client.subscribe(R));
+    const primary = sim.primaryOf(R)!;
+    const hosts = new Set([primary, ...sim.backupsOf(R)]);
+    const [pa, pb] = sim.live().filter((p) => !hosts.has(p));
+    const a = source(sim, pa!, 'alice'), b = source(sim, pb!, 'bob');
+    const here = { x: 5.5, y: 80, z: 5.5, yaw: 0, pitch: 0 };
+    a.setPosition(here);
+    b.setPosition({ ...here, x: 7.5 });
+    await sim.settle(Promise.all([a.load(0, 0), b.load(0, 0)]));
+    const seen: BlockChange[] = [];
+    b.events.on('blocks', ({ changes }) => seen.push(...changes));
+    // The primary's REPLICATE never reaches a backup: the edit is ordered, never committed.
+    const wire = primary.wire.replicas;
+    const send = wire.send.bind(wire);
+    wire.send = (to, msg) => (msg.t === 'REPLICATE' ? true : send(to, msg));
+    void a.submitEdit(6, 81, 7, BRICK).catch(() => {});
+    await sim.run(400);
+    expect(seen).toContainEqual(expect.objectContaining({ x: 6, y: 81, z: 7, id: BRICK, pending: true }));
+    expect((await sim.settle(b.load(0, 0))).get(6, 81, 7)).toBe(BRICK); // a column loaded now draws it too
+    // The primary dies with it, and its editor (nobody re-sends it): b draws the terrain again.
+    const terrain = generateChunk('seed-1', 0, 0).get(6, 81, 7);
+    seen.length = 0;
+    a.close();
+    sim.kill(primary.hex);
+    sim.kill(pa!.hex);
+    await sim.run(6000);
+    expect(seen).toContainEqual({ x: 6, y: 81, z: 7, id: terrain });
+    expect((await sim.settle(b.load(0, 0))).get(6, 81, 7)).toBe(terrain);
+    b.close();
+    sim.stopAll();
+  });
 });

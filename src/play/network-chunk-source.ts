@@ -17,6 +17,7 @@ import { idToHex } from '../core/node-id';
 import type { Dht } from '../dht/dht';
 import type { PlayerFrame } from '../region/subscription-messages';
 import type { RegionClient } from './region-client';
+import type { TakenBack } from './pending-view';
 import { columnAt, columnIndex, REGION_BLOCKS, regionAt, regionName, regionOf, RegionKeys, type RegionCoord } from '../region/region-key';
 import { getEdits } from '../region/region-records';
 import { entryKey, RegionState, type Entry } from '../region/region-state';
@@ -103,6 +104,7 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
     this.keys = args.client.keys;
     this.selfHex = idToHex(args.dht.selfId);
     this.stops.push(args.client.events.on('edits', ({ region, entries }) => this.emitBlocks(region, entries)));
+    this.stops.push(args.client.events.on('pending', ({ region, shown, takenBack }) => this.onPending(region, shown, takenBack)));
     this.stops.push(args.client.events.on('players', ({ region, players, gone }) => this.onPlayers(region, players, gone)));
     this.tentative = new TentativeEdits({
       store: args.tentative ?? new MemoryTentativeStore(),
@@ -194,6 +196,14 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
     // applied there. The column must carry them itself.
     if (this.isLive(region) && this.args.client.isReady(region)) state = this.args.client.state(region) ?? state;
     EditLog.from(state.column(col)).applyTo(chunk);
+    // Edits ordered there but not committed yet, drawn as the 'pending' events draw them.
+    if (this.isLive(region)) {
+      const pending = this.args.client.pendingEntries(region).filter((e) => Math.floor(e.key / CHUNK_VOLUME) === col);
+      for (const e of pending) {
+        const b = editAt(e.key % CHUNK_VOLUME, e.id);
+        chunk.set(b.x, b.y, b.z, e.id);
+      }
+    }
     // Our tentative edits over the region state: the player keeps seeing them.
     await this.tentative.ready;
     for (const e of this.tentative.column(cx, cz)) chunk.set(localOf(e.x), e.y, localOf(e.z), e.id);
@@ -252,16 +262,43 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
 
   // ---- remote edits and players ----------------------------------------------------------
 
+  /** Committed entries: drawn, unless a pending edit of the block, newer, is shown over them. */
   private emitBlocks(region: RegionCoord, entries: Entry[]): void {
-    const changes: BlockChange[] = entries.map((e) => {
-      const col = Math.floor(e.key / CHUNK_VOLUME);
-      const [cx, cz] = columnAt(region, col);
-      const b = editAt(e.key % CHUNK_VOLUME, e.id);
-      const x = worldOf(cx, b.x), z = worldOf(cz, b.z);
-      // A block we changed tentatively keeps showing our edit until it is confirmed or refused.
-      return { x, y: b.y, z, id: this.tentative.idAt(x, b.y, z) ?? e.id, stamp: { e: e.e, s: e.s } };
+    const changes = entries.map((e) => {
+      const p = this.args.client.pendingAt(region, e.key);
+      return p ? this.change(region, p, true) : this.change(region, e, false);
     });
     this.events.emit('blocks', { changes });
+  }
+
+  /** Edits ordered, not committed yet (drawn marked pending), and blocks whose pending edit never committed (drawn as the region state has them). */
+  private onPending(region: RegionCoord, shown: Entry[], takenBack: TakenBack[]): void {
+    const changes = shown.map((e) => this.change(region, e, true));
+    const terrain = new Map<number, Chunk>();
+    for (const { key, entry } of takenBack) {
+      if (entry) {
+        changes.push(this.change(region, entry, false));
+        continue;
+      }
+      // No edit of the block: the terrain's (a column's terrain generated once for all its blocks).
+      const col = Math.floor(key / CHUNK_VOLUME);
+      const [cx, cz] = columnAt(region, col);
+      const b = editAt(key % CHUNK_VOLUME, 0);
+      let chunk = terrain.get(col);
+      if (!chunk) terrain.set(col, (chunk = generateChunk(this.args.seed, cx, cz)));
+      const x = worldOf(cx, b.x), z = worldOf(cz, b.z);
+      changes.push({ x, y: b.y, z, id: this.tentative.idAt(x, b.y, z) ?? chunk.get(b.x, b.y, b.z) });
+    }
+    if (changes.length > 0) this.events.emit('blocks', { changes });
+  }
+
+  private change(region: RegionCoord, e: Entry, pending: boolean): BlockChange {
+    const col = Math.floor(e.key / CHUNK_VOLUME);
+    const [cx, cz] = columnAt(region, col);
+    const b = editAt(e.key % CHUNK_VOLUME, e.id);
+    const x = worldOf(cx, b.x), z = worldOf(cz, b.z);
+    // A block we changed tentatively keeps showing our edit until it is confirmed or refused.
+    return { x, y: b.y, z, id: this.tentative.idAt(x, b.y, z) ?? e.id, stamp: { e: e.e, s: e.s }, ...(pending ? { pending } : {}) };
   }
 
   /**

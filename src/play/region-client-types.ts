@@ -10,6 +10,7 @@ import type { KeyHash, RegionCoord } from '../region/region-key';
 import type { Entry, RegionState, Stamp } from '../region/region-state';
 import type { PlayerFrame, PlayerWire } from '../region/subscription-messages';
 import type { DeltaOrder } from './delta-order';
+import type { PendingView, TakenBack } from './pending-view';
 import type { PositionStreams } from '../region/position-streams';
 import type { PlayerPass } from '../region/player-pass';
 
@@ -30,6 +31,8 @@ export const CLIENT_DEFAULTS = {
   replicas: 3,
   /** A primary whose link to us a budget let go must answer a ping this soon, or we re-attach. */
   linkClosePingMs: 300,
+  /** A pending edit (PENDING, not yet committed) nothing commits within this is taken back (pending-view.ts). */
+  pendingTtlMs: 5000,
 };
 
 export type ClientOptions = typeof CLIENT_DEFAULTS;
@@ -40,8 +43,14 @@ export { EditRejectedError, EditTimeoutError };
 
 
 export interface ClientEvents extends Record<string, unknown> {
-  /** Entries that changed a subscribed region (from a snapshot or a delta). */
+  /** Entries that changed a subscribed region (from a snapshot or a delta): committed. */
   edits: { region: RegionCoord; entries: Entry[] };
+  /**
+   * Edits ordered but not yet committed (`shown`: draw them, marked pending, over the state),
+   * and blocks whose pending edit left without the state showing it (`takenBack`: draw them
+   * as the state has them; `entry` undefined: the terrain's block). pending-view.ts.
+   */
+  pending: { region: RegionCoord; shown: Entry[]; takenBack: TakenBack[] };
   /** Positions a host sent (`players`), and players it said left the region (`gone`, hex ids). */
   players: { region: RegionCoord; players: PlayerFrame[]; gone: string[] };
   attached: { region: RegionCoord; primary: string; epoch: number };
@@ -74,6 +83,10 @@ export interface ClientStats {
   retiredLinks: number;
   /** Times a primary (or claimant) said it holds as many subscribers as it takes: we asked again later. */
   full: number;
+  /** Pending entries drawn (PENDING), and those taken back (never committed as shown) or refused by the bound (MAX_PENDING). */
+  pendingShown: number;
+  pendingTakenBack: number;
+  pendingRefused: number;
 }
 
 /** One region we subscribe to: whom we are attached to, what we hold, and the attach loop's state. */
@@ -101,6 +114,8 @@ export interface Subscription {
   positions: PositionStreams;
   /** DELTAs that came early, and how long we have known of a seq we lack (delta-order.ts). */
   deltas: DeltaOrder;
+  /** Edits ordered but not committed yet, shown over `state` (pending-view.ts). */
+  pending: PendingView;
   closed: boolean;
   /** When the current attach began (the first SUBSCRIBE of it). */
   attachStarted: number;

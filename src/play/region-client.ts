@@ -19,6 +19,7 @@ import { closedOnPurpose } from '../dht/dht';
 import { compareStamp, RegionState, tryDecodeEntries, ZERO, type Entry, type Stamp } from '../region/region-state';
 import { DeltaOrder } from './delta-order';
 import { PendingEdits } from './pending-edits';
+import { PendingView, type TakenBack } from './pending-view';
 import { PositionStreams } from '../region/position-streams';
 import { PrimarySearch } from './primary-search';
 import { CLIENT_DEFAULTS, EditRejectedError, type ClientEvents, type ClientOptions, type ClientStats, type RegionClientArgs, type Subscription } from './region-client-types';
@@ -29,7 +30,7 @@ export * from './region-client-types';
 
 export class RegionClient {
   readonly events = new Emitter<ClientEvents>();
-  readonly stats: ClientStats = { attaches: 0, reattaches: 0, redirects: 0, snapshots: 0, deltas: 0, gaps: 0, stale: 0, confirmed: 0, rejected: 0, timeouts: 0, failovers: 0, playerUpdates: 0, positionsLost: 0, uncertified: 0, alone: 0, retiredLinks: 0, full: 0 };
+  readonly stats: ClientStats = { attaches: 0, reattaches: 0, redirects: 0, snapshots: 0, deltas: 0, gaps: 0, stale: 0, confirmed: 0, rejected: 0, timeouts: 0, failovers: 0, playerUpdates: 0, positionsLost: 0, uncertified: 0, alone: 0, retiredLinks: 0, full: 0, pendingShown: 0, pendingTakenBack: 0, pendingRefused: 0 };
   /** snapshot: attach start to snapshot (chunk snapshot latency); confirm: submit to CONFIRM. */
   readonly latency = { snapshot: new LatencySamples(), confirm: new LatencySamples() };
   readonly opts: ClientOptions;
@@ -96,7 +97,7 @@ export class RegionClient {
       sub = {
         coord: { rx: coord.rx, rz: coord.rz }, name, key: this.keys.key(coord), state: new RegionState(), epoch: 0, primary: undefined, primaryHex: '', hosts: [],
         since: ZERO, attached: false, attaching: false, target: '', hint: undefined, lastHeard: this.args.clock.now(), ready, markReady, wake: () => {},
-        positions: new PositionStreams(coord, idToHex(this.args.dht.selfId)), deltas: new DeltaOrder(), closed: false, attachStarted: this.args.clock.now(), cert: undefined, aloneUntil: -Infinity,
+        positions: new PositionStreams(coord, idToHex(this.args.dht.selfId)), deltas: new DeltaOrder(), pending: new PendingView(this.opts.pendingTtlMs), closed: false, attachStarted: this.args.clock.now(), cert: undefined, aloneUntil: -Infinity,
       };
       this.subs.set(name, sub);
       void this.search.attach(sub);
@@ -109,6 +110,8 @@ export class RegionClient {
     if (!sub) return;
     sub.closed = true;
     sub.wake();
+    // What we showed pending and nobody will commit to us now goes back to the state.
+    this.emitPending(sub, [], sub.pending.clear(sub.state));
     this.subs.delete(sub.name);
     if (sub.primary) {
       this.args.wire.send(sub.primary, { t: 'UNSUBSCRIBE', rx: coord.rx, rz: coord.rz });
@@ -123,6 +126,15 @@ export class RegionClient {
   /** The region's entries as this client knows them (undefined when not subscribed). */
   state(coord: RegionCoord): RegionState | undefined {
     return this.subs.get(regionName(coord))?.state;
+  }
+
+  /** The region's pending entries (ordered, not committed yet), or the one of block `key`. */
+  pendingEntries(coord: RegionCoord): Entry[] {
+    return this.subs.get(regionName(coord))?.pending.entries() ?? [];
+  }
+
+  pendingAt(coord: RegionCoord, key: number): Entry | undefined {
+    return this.subs.get(regionName(coord))?.pending.at(key);
   }
 
   isReady(coord: RegionCoord): boolean {
@@ -158,6 +170,7 @@ export class RegionClient {
   private watch(): void {
     const now = this.args.clock.now();
     for (const sub of this.subs.values()) {
+      if (sub.pending.size > 0) this.emitPending(sub, [], sub.pending.expire(now, sub.state));
       if (sub.attaching) continue;
       if (!sub.attached || now - sub.lastHeard > this.opts.silenceMs) void this.search.attach(sub);
       else if (sub.deltas.due(now)) this.resubscribe(sub, true);
@@ -221,6 +234,7 @@ export class RegionClient {
     switch (m.t) {
       case 'SNAPSHOT':
       case 'DELTA':
+      case 'PENDING':
       case 'HEARTBEAT':
       case 'NOT_PRIMARY':
       case 'POSITIONS':
@@ -245,6 +259,11 @@ export class RegionClient {
       case 'DELTA':
         if (!fromHost || m.e !== sub.epoch) return void this.stats.stale++;
         return this.onDelta(sub, m);
+      case 'PENDING':
+        // The checks of a DELTA: only the primary we follow (or a host of its set relaying to
+        // us in a crowd), in the epoch we follow.
+        if (!fromHost || m.e !== sub.epoch) return void this.stats.stale++;
+        return this.onPending(sub, m);
       case 'HEARTBEAT':
         if (!fromHost || m.e !== sub.epoch) return; // backups get heartbeats too; not ours
         if (m.hosts && fromPrimary) sub.hosts = m.hosts;
@@ -363,7 +382,9 @@ export class RegionClient {
     }
     sub.markReady();
     sub.wake();
+    const back = sub.pending.settle(sub.epoch, sub.since, sub.state);
     if (changed.length > 0) this.events.emit('edits', { region: sub.coord, entries: changed });
+    this.emitPending(sub, [], back, changed);
   }
 
   /** A frame's entries, or undefined (counted as stale) when they do not decode. */
@@ -384,14 +405,45 @@ export class RegionClient {
     sub.lastHeard = this.args.clock.now();
     const out = sub.deltas.take(m, sub.since.e === m.e ? sub.since.s : 0, sub.lastHeard);
     if (out.resubscribe) this.resubscribe(sub, true);
+    const changed: Entry[] = [];
     for (const d of out.apply) {
       const entries = this.decode(d.entries);
-      if (!entries) return;
+      if (!entries) break;
       this.stats.deltas++;
-      const changed = sub.state.merge(entries);
+      changed.push(...sub.state.merge(entries));
       sub.since = { e: d.e, s: d.to };
-      if (changed.length > 0) this.events.emit('edits', { region: sub.coord, entries: changed });
     }
+    if (out.apply.length === 0) return;
+    // What the commit covers leaves the pending view first, so the blocks drawn now are the
+    // newest of state and pending (a later pending edit of a block stays over its commit).
+    const back = sub.pending.settle(sub.epoch, sub.since, sub.state);
+    if (changed.length > 0) this.events.emit('edits', { region: sub.coord, entries: changed });
+    this.emitPending(sub, [], back, changed);
+  }
+
+  /**
+   * Edits the primary ordered and has not committed (PENDING): drawn now, kept apart from
+   * the state until a delta or snapshot covers them (pending-view.ts). Every entry must carry
+   * the frame's epoch and a seq in its from..to, as the primary stamps them.
+   */
+  private onPending(sub: Subscription, m: SubscriptionMessageOf<'PENDING'>): void {
+    const entries = this.decode(m.entries);
+    if (!entries || !sub.attached || m.from > m.to || entries.some((x) => x.e !== m.e || x.s < m.from || x.s > m.to)) return void this.stats.stale++;
+    const now = this.args.clock.now();
+    sub.lastHeard = now;
+    const { shown, refused } = sub.pending.take(entries, sub.since.e === m.e ? sub.since.s : 0, now);
+    this.stats.pendingRefused += refused;
+    this.emitPending(sub, shown, []);
+  }
+
+  /** Tells the chunk source what to draw pending and what to redraw from the state (`drawn`: blocks it was just given from the state). */
+  private emitPending(sub: Subscription, shown: Entry[], takenBack: TakenBack[], drawn: readonly Entry[] = []): void {
+    const keys = new Set(drawn.map((e) => e.key));
+    const back = takenBack.filter((t) => !keys.has(t.key));
+    if (shown.length === 0 && back.length === 0) return;
+    this.stats.pendingShown += shown.length;
+    this.stats.pendingTakenBack += back.length;
+    this.events.emit('pending', { region: sub.coord, shown, takenBack: back });
   }
 
 

@@ -5,7 +5,7 @@ import { VirtualClock } from '../core/virtual-clock';
 import type { RejectReason } from '../region/subscription-messages';
 import { EditRejectedError, type ClientEvents, type RegionClient } from './region-client';
 import { columnIndex, regionAt, regionName, type RegionCoord } from '../region/region-key';
-import { entryKey, RegionState } from '../region/region-state';
+import { entryKey, RegionState, type Entry } from '../region/region-state';
 import { IdbTentativeStore, MemoryTentativeStore } from '../store/tentative-store';
 import { AIR, BRICK, GLASS, PLANKS } from '../world/blocks';
 import { chunkOf, localOf } from '../world/coords';
@@ -35,6 +35,12 @@ class FakeClient {
   unsubscribe(): void {}
   isReady(): boolean {
     return true;
+  }
+  pendingEntries(): Entry[] {
+    return [];
+  }
+  pendingAt(): Entry | undefined {
+    return undefined;
   }
   move(): boolean {
     return true;

@@ -108,6 +108,13 @@ export const subscriptionSpec = {
    * sent before its first EDIT to that host; not about one region, so it names none.
    */
   PLAYER: [14, v.object(passFields)],
+  /**
+   * primary (or, in a crowd, a backup passing on its REPLICATE to its share) -> subscribers:
+   * the edits seq from..to of epoch e as ordered, *not yet committed*: shown at once, marked
+   * pending, until the DELTA that commits them comes (or taken back: play/pending-view.ts).
+   * Never part of the region state; read under the same checks as DELTA.
+   */
+  PENDING: [15, v.object({ ...region, e: u32, from: u32, to: u32, entries })],
   PART,
 } as const;
 
@@ -116,7 +123,7 @@ export type SubscriptionMessageOf<T extends SubscriptionMessage['t']> = Extract<
 /** Frames a host takes from players. */
 export type PlayerToHost = SubscriptionMessageOf<'SUBSCRIBE' | 'UNSUBSCRIBE' | 'EDIT' | 'MOVE' | 'POSITIONS_LOST' | 'PLAYER'>;
 /** Frames a player takes from hosts. */
-export type HostToPlayer = SubscriptionMessageOf<'SNAPSHOT' | 'DELTA' | 'HEARTBEAT' | 'NOT_PRIMARY' | 'CONFIRM' | 'REJECT' | 'POSITIONS'>;
+export type HostToPlayer = SubscriptionMessageOf<'SNAPSHOT' | 'DELTA' | 'PENDING' | 'HEARTBEAT' | 'NOT_PRIMARY' | 'CONFIRM' | 'REJECT' | 'POSITIONS'>;
 
 export const subscriptionCodec = defineCodec(subscriptionSpec, { maxFrame: CODEC_MAX_FRAME });
 

@@ -32,7 +32,13 @@ export interface HostingScaleFigures {
   hostKbps: Dist;
   /** The peer that sent the most, and what: kB/s and frames/s by 'channel TYPE'. */
   busiest: { hex: string; kbps: number; byType: Record<string, { kbps: number; fps: number }> } | undefined;
+  /**
+   * Submit to another player drawing the block: the first of its pending (PENDING, ordered
+   * and not yet committed) and its committed arrival. Samples: observers its commit reached.
+   */
   editVisibleMs: Dist;
+  /** Submit to another player's state holding it, committed (the DELTA: what `editVisibleMs` was before session 14). */
+  editCommittedMs: Dist;
   edits: { submitted: number; confirmed: number; notConfirmed: number; samples: number; late: number; missing: number; left: number };
   /** New positions per second of a player within the interest radius (at the 2 s window's end). */
   remoteHz: Dist;
@@ -65,7 +71,7 @@ export interface HostingScaleFigures {
   attachesPerPlayerMin: number;
   failovers: number;
   /** Summed over the players' clients and the peers' hosts over the whole run (diagnosis). */
-  clientStats: { attaches: number; reattaches: number; redirects: number; failovers: number; gaps: number; stale: number; positionsLost: number; confirmed: number; rejected: number; timeouts: number };
+  clientStats: { attaches: number; reattaches: number; redirects: number; failovers: number; gaps: number; stale: number; positionsLost: number; confirmed: number; rejected: number; timeouts: number; pendingShown: number; pendingTakenBack: number; pendingRefused: number };
   hostStats: { claimsWon: number; handoffs: number; stepDowns: number; reconfigs: number };
   /**
    * What the peers' DHT links dropped over the measured window, summed: frames over a link's
@@ -91,7 +97,8 @@ export function describeFigures(f: HostingScaleFigures): string {
     `links per player (hosts attached to): p50 ${f.linksPerPlayer.p50} p99 ${f.linksPerPlayer.p99} max ${f.linksPerPlayer.max}; DHT links per peer p50 ${f.dhtLinksPerPeer.p50} p99 ${f.dhtLinksPerPeer.p99} max ${f.dhtLinksPerPeer.max}`,
     `upload per peer kB/s: p50 ${r(f.hostKbps.p50)} p99 ${r(f.hostKbps.p99)} max ${r(f.hostKbps.max)}`,
     ...(f.busiest ? [`busiest peer ${f.busiest.hex} ${r(f.busiest.kbps)} kB/s: ${Object.entries(f.busiest.byType).slice(0, 8).map(([t, c]) => `${t} ${r(c.kbps)} (${r(c.fps, 0)}/s)`).join(', ')}`] : []),
-    `edit to visible ms: p50 ${r(f.editVisibleMs.p50, 0)} p99 ${r(f.editVisibleMs.p99, 0)} max ${r(f.editVisibleMs.max, 0)} over ${f.edits.samples} samples; edits ${f.edits.submitted} submitted, ${f.edits.notConfirmed} not confirmed; late (>${LATE_MS} ms) ${f.edits.late}, missing ${f.edits.missing}, observer left ${f.edits.left}`,
+    `edit to visible (drawn, pending or committed) ms: p50 ${r(f.editVisibleMs.p50, 0)} p99 ${r(f.editVisibleMs.p99, 0)} max ${r(f.editVisibleMs.max, 0)} over ${f.edits.samples} samples; edits ${f.edits.submitted} submitted, ${f.edits.notConfirmed} not confirmed; late (>${LATE_MS} ms) ${f.edits.late}, missing ${f.edits.missing}, observer left ${f.edits.left}`,
+    `edit to committed at the observer ms: p50 ${r(f.editCommittedMs.p50, 0)} p99 ${r(f.editCommittedMs.p99, 0)} max ${r(f.editCommittedMs.max, 0)}`,
     `edit to first observer ms: p50 ${r(f.editFirstVisibleMs.p50, 0)} p99 ${r(f.editFirstVisibleMs.p99, 0)}; to confirm p50 ${r(f.editConfirmMs.p50, 0)} p99 ${r(f.editConfirmMs.p99, 0)}; refused first and retried: ${f.editRetriedMs.n} samples, p50 ${r(f.editRetriedMs.p50, 0)} p99 ${r(f.editRetriedMs.p99, 0)}`,
     `nearest 32 Hz at the window's end: p10 ${r(f.nearest32WindowHz.p10)} p50 ${r(f.nearest32WindowHz.p50)}; near at both ends: p10 ${r(f.nearest32StableHz.p10)} p50 ${r(f.nearest32StableHz.p50)} (${f.nearest32StableHz.n} of ${f.nearest32WindowHz.n}); age of the newest position ms p50 ${r(f.nearest32AgeMs.p50, 0)} p90 ${r(f.nearest32AgeMs.p90, 0)} p99 ${r(f.nearest32AgeMs.p99, 0)}`,
     `client: ${JSON.stringify(f.clientStats)}; hosts: ${JSON.stringify(f.hostStats)}; DHT drops: ${JSON.stringify(f.dhtDrops)}`,

@@ -11,8 +11,10 @@
 //   and the DHT links of every peer (bucket links and pinned ones together);
 // - upload per peer in kB/s: HostWires.bytesOut (player and replication channels; DHT
 //   routing and upkeep not counted), and the busiest peer's by frame type;
-// - edit to visible: submit to each other player's state showing it (its client's 'edits'
-//   event), for every player attached to the region at submit time, of the edits whose
+// - edit to visible: submit to each other player drawing it, pending (its client's
+//   'pending' event: ordered, not committed yet) or committed, whichever first; edit to
+//   committed: to its state holding it (the client's 'edits' event). Both for every player
+//   attached to the region at submit time, and only where the commit came: of the edits whose
 //   first answer was a confirm (`retriedMs`: the others). Late: over `lateMs`. Missing:
 //   never shown while that player stayed subscribed. Observers that left first: `left`;
 // - remote-position rates (position-rates.ts), of the others within the interest radius
@@ -94,8 +96,12 @@ interface PendingEdit {
   /** Observer hex -> still waiting. */
   waiting: Set<string>;
   confirmed: boolean | undefined;
-  /** Submit to each observer showing it, first first (the first: the commit's delay; the rest: the delivery's). */
+  /** Submit to each observer's state holding it, committed (the first: the commit's delay; the rest: the delivery's). */
   samples: number[];
+  /** Per observer (hex), submit to its first drawing the block: pending (PENDING) or, if none came first, committed. */
+  drawn: Map<string, number>;
+  /** The same per committed sample, in the order of `samples`. */
+  drawnSamples: number[];
 }
 
 const Y = 100;
@@ -143,7 +149,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   const walkers = new Map<string, Walker>();
   const pending = new Map<string, PendingEdit>();
   const edits = { submitted: 0, confirmed: 0, notConfirmed: 0, samples: 0, late: 0, missing: 0, left: 0 };
-  const visibleMs: number[] = [], firstMs: number[] = [], confirmMs: number[] = [];
+  const visibleMs: number[] = [], committedMs: number[] = [], firstMs: number[] = [], confirmMs: number[] = [];
   let measuring = false;
   let ghostFrames = 0;
 
@@ -172,6 +178,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
       }
     }));
     w.stops.push(peer.client.events.on('edits', ({ region, entries }) => onEdits(w, region, entries)));
+    w.stops.push(peer.client.events.on('pending', ({ region, shown }) => onDrawn(w, region, shown)));
     // The MOVEs it sends (the positions the others should receive: position-rates.ts).
     const move = peer.client.move.bind(peer.client);
     peer.client.move = (p, name) => {
@@ -196,7 +203,18 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
     for (const e of entries) {
       const pe = pending.get(`${name}|${e.key}`);
       if (!pe || e.id !== pe.id || !pe.waiting.delete(w.peer.hex)) continue;
-      pe.samples.push(sim.clock.now() - pe.at);
+      const ms = sim.clock.now() - pe.at;
+      pe.samples.push(ms);
+      pe.drawnSamples.push(Math.min(ms, pe.drawn.get(w.peer.hex) ?? Infinity));
+    }
+  };
+  // Drawn pending (ordered, not committed yet): counted for an observer once its commit came too.
+  const onDrawn = (w: Walker, region: RegionCoord, entries: Entry[]) => {
+    const name = regionName(region);
+    for (const e of entries) {
+      const pe = pending.get(`${name}|${e.key}`);
+      if (!pe || e.id !== pe.id || !pe.waiting.has(w.peer.hex) || pe.drawn.has(w.peer.hex)) continue;
+      pe.drawn.set(w.peer.hex, sim.clock.now() - pe.at);
     }
   };
   // An edit's samples count once its first answer is known: a confirm. One the host refused
@@ -207,10 +225,11 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   const settle = (pe: PendingEdit) => {
     if (pe.samples.length === 0) return;
     if (pe.confirmed !== true) return void retriedMs.push(...pe.samples);
-    visibleMs.push(...pe.samples);
+    visibleMs.push(...pe.drawnSamples);
+    committedMs.push(...pe.samples);
     firstMs.push(pe.samples[0]!);
     edits.samples += pe.samples.length;
-    edits.late += pe.samples.filter((ms) => ms > LATE_MS).length;
+    edits.late += pe.drawnSamples.filter((ms) => ms > LATE_MS).length;
   };
 
   const players0 = sim.live().slice(0, players);
@@ -252,7 +271,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
     }
     const waiting = new Set<string>();
     for (const o2 of walkers.values()) if (o2 !== w && o2.peer.client.isReady(region) && o2.peer.client.attachment(region)) waiting.add(o2.peer.hex);
-    const pe: PendingEdit = { region: name, key, id, at: sim.clock.now(), editor: w.peer.hex, waiting, confirmed: undefined, samples: [] };
+    const pe: PendingEdit = { region: name, key, id, at: sim.clock.now(), editor: w.peer.hex, waiting, confirmed: undefined, samples: [], drawn: new Map(), drawnSamples: [] };
     pending.set(k, pe);
     edits.submitted++;
     w.source.submitEdit(bx, by, bz, id).then(
@@ -397,7 +416,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   const attaches = [...walkers.values()].reduce((n, w) => n + w.peer.client.stats.attaches, 0) + attachesGone - attaches0;
   failovers += [...walkers.values()].reduce((n, w) => n + w.peer.client.stats.failovers, 0);
   const measuredSec = (sim.clock.now() - tStart) / 1000;
-  const clientStats = { attaches: 0, reattaches: 0, redirects: 0, failovers: 0, gaps: 0, stale: 0, positionsLost: 0, confirmed: 0, rejected: 0, timeouts: 0 };
+  const clientStats = { attaches: 0, reattaches: 0, redirects: 0, failovers: 0, gaps: 0, stale: 0, positionsLost: 0, confirmed: 0, rejected: 0, timeouts: 0, pendingShown: 0, pendingTakenBack: 0, pendingRefused: 0 };
   for (const w of walkers.values()) for (const k of Object.keys(clientStats) as (keyof typeof clientStats)[]) clientStats[k] += w.peer.client.stats[k];
   const hostStats = { claimsWon: 0, handoffs: 0, stepDowns: 0, reconfigs: 0 };
   for (const p of sim.live()) for (const k of Object.keys(hostStats) as (keyof typeof hostStats)[]) hostStats[k] += p.host.stats[k];
@@ -405,7 +424,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   sim.stopAll();
   return {
     peers: o.peers, players, seed, crowd, latencyMs, measuredSec, regionSize: REGION_SIZE, liveRadius,
-    busiest, linksPerPlayer: dist(links), dhtLinksPerPeer: dist(dhtLinks), hostKbps: dist(kbps), editVisibleMs: dist(visibleMs), edits,
+    busiest, linksPerPlayer: dist(links), dhtLinksPerPeer: dist(dhtLinks), hostKbps: dist(kbps), editVisibleMs: dist(visibleMs), editCommittedMs: dist(committedMs), edits,
     remoteHz: dist(rates.remote), nearest32Hz: dist(rates.whileNear), nearest32WindowHz: dist(rates.windowEnd), nearest32StableHz: dist(rates.stable), nearest32AgeMs: dist(rates.ageMs), editFirstVisibleMs: dist(firstMs), editRetriedMs: dist(retriedMs), editConfirmMs: dist(confirmMs), staleEntries: ghostFrames, visibility: pairs ? seenPairs / pairs : 1, visibilityPairs: pairs, unseen,
     attachesPerPlayerMin: players > 0 && measuredSec > 0 ? attaches / players / (measuredSec / 60) : 0, failovers, clientStats, hostStats, dhtDrops: dropped, kills, wallSec: (performance.now() - t0) / 1000,
   };
