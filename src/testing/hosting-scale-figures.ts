@@ -1,5 +1,6 @@
 // What the hosting simulation at scale (hosting-scale-sim.ts) reports: its figures, their
 // distributions, and the few lines of text the CLI, the test and docs/BENCHMARKS.md show.
+import type { EditTailFigures } from './edit-tail';
 import { percentile } from '../core/percentile';
 
 /** An edit shown to an observer later than this counts as late. */
@@ -39,6 +40,8 @@ export interface HostingScaleFigures {
   editVisibleMs: Dist;
   /** Submit to another player's state holding it, committed (the DELTA: what `editVisibleMs` was before session 14). */
   editCommittedMs: Dist;
+  /** Where the slow samples' time went (edit-tail.ts). */
+  editTail: EditTailFigures;
   edits: { submitted: number; confirmed: number; notConfirmed: number; samples: number; late: number; missing: number; left: number };
   /** New positions per second of a player within the interest radius (at the 2 s window's end). */
   remoteHz: Dist;
@@ -99,6 +102,7 @@ export function describeFigures(f: HostingScaleFigures): string {
     ...(f.busiest ? [`busiest peer ${f.busiest.hex} ${r(f.busiest.kbps)} kB/s: ${Object.entries(f.busiest.byType).slice(0, 8).map(([t, c]) => `${t} ${r(c.kbps)} (${r(c.fps, 0)}/s)`).join(', ')}`] : []),
     `edit to visible (drawn, pending or committed) ms: p50 ${r(f.editVisibleMs.p50, 0)} p99 ${r(f.editVisibleMs.p99, 0)} max ${r(f.editVisibleMs.max, 0)} over ${f.edits.samples} samples; edits ${f.edits.submitted} submitted, ${f.edits.notConfirmed} not confirmed; late (>${LATE_MS} ms) ${f.edits.late}, missing ${f.edits.missing}, observer left ${f.edits.left}`,
     `edit to committed at the observer ms: p50 ${r(f.editCommittedMs.p50, 0)} p99 ${r(f.editCommittedMs.p99, 0)} max ${r(f.editCommittedMs.max, 0)}`,
+    `slow (drawn > 150 ms) ${f.editTail.slow}: edit reached its primary late ${f.editTail.editorLate}, no pending frame first ${f.editTail.noPending}, pending routed ${f.editTail.pendingRouted}, relayed by a backup ${f.editTail.pendingRelayed}, late ${f.editTail.pendingLate}, other ${f.editTail.other}; submit to primary ms p50 ${r(f.editTail.toPrimaryMs.p50, 0)} p99 ${r(f.editTail.toPrimaryMs.p99, 0)}; primary to observer's first frame p50 ${r(f.editTail.fanOutMs.p50, 0)} p99 ${r(f.editTail.fanOutMs.p99, 0)}; first frames ${JSON.stringify(f.editTail.firstFrames)}`,
     `edit to first observer ms: p50 ${r(f.editFirstVisibleMs.p50, 0)} p99 ${r(f.editFirstVisibleMs.p99, 0)}; to confirm p50 ${r(f.editConfirmMs.p50, 0)} p99 ${r(f.editConfirmMs.p99, 0)}; refused first and retried: ${f.editRetriedMs.n} samples, p50 ${r(f.editRetriedMs.p50, 0)} p99 ${r(f.editRetriedMs.p99, 0)}`,
     `nearest 32 Hz at the window's end: p10 ${r(f.nearest32WindowHz.p10)} p50 ${r(f.nearest32WindowHz.p50)}; near at both ends: p10 ${r(f.nearest32StableHz.p10)} p50 ${r(f.nearest32StableHz.p50)} (${f.nearest32StableHz.n} of ${f.nearest32WindowHz.n}); age of the newest position ms p50 ${r(f.nearest32AgeMs.p50, 0)} p90 ${r(f.nearest32AgeMs.p90, 0)} p99 ${r(f.nearest32AgeMs.p99, 0)}`,
     `client: ${JSON.stringify(f.clientStats)}; hosts: ${JSON.stringify(f.hostStats)}; DHT drops: ${JSON.stringify(f.dhtDrops)}`,

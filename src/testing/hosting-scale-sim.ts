@@ -34,6 +34,7 @@ import { PLACEABLE } from '../world/blocks';
 import { chunkOf, localOf } from '../world/coords';
 import { HostSim, type SimPeer } from './host-sim';
 import { PositionRates, RATE_SAMPLE_MS } from './position-rates';
+import { EditTail } from './edit-tail';
 import { dist, LATE_MS, type HostingScaleFigures } from './hosting-scale-figures';
 
 export { describeFigures, type Dist, type HostingScaleFigures } from './hosting-scale-figures';
@@ -100,8 +101,9 @@ interface PendingEdit {
   samples: number[];
   /** Per observer (hex), submit to its first drawing the block: pending (PENDING) or, if none came first, committed. */
   drawn: Map<string, number>;
-  /** The same per committed sample, in the order of `samples`. */
+  /** The same per committed sample, in the order of `samples`, and whose each is (hex). */
   drawnSamples: number[];
+  observers: string[];
 }
 
 const Y = 100;
@@ -206,6 +208,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
       const ms = sim.clock.now() - pe.at;
       pe.samples.push(ms);
       pe.drawnSamples.push(Math.min(ms, pe.drawn.get(w.peer.hex) ?? Infinity));
+      pe.observers.push(w.peer.hex);
     }
   };
   // Drawn pending (ordered, not committed yet): counted for an observer once its commit came too.
@@ -223,8 +226,13 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   // delivery, and is counted apart (`retriedMs`).
   const retriedMs: number[] = [];
   const settle = (pe: PendingEdit) => {
+    const k = `${pe.region}|${pe.key}|${pe.id}`;
+    if (pe.samples.length === 0 || pe.confirmed !== true) tail.done(k);
     if (pe.samples.length === 0) return;
     if (pe.confirmed !== true) return void retriedMs.push(...pe.samples);
+    tail.edit(k, pe.at);
+    pe.observers.forEach((hex, i) => tail.sample(k, hex, pe.at, pe.drawnSamples[i]!));
+    tail.done(k);
     visibleMs.push(...pe.drawnSamples);
     committedMs.push(...pe.samples);
     firstMs.push(pe.samples[0]!);
@@ -232,6 +240,12 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
     edits.late += pe.drawnSamples.filter((ms) => ms > LATE_MS).length;
   };
 
+  // Where slow samples' time went (edit-tail.ts): every peer's frames watched.
+  const tail = new EditTail(() => sim.clock.now(), (k) => {
+    const i = k.lastIndexOf('|');
+    return pending.get(k.slice(0, i))?.id === Number(k.slice(i + 1));
+  });
+  const tailStops = sim.live().map((p) => tail.watch(p));
   const players0 = sim.live().slice(0, players);
   for (const p of players0) startPlayer(p);
 
@@ -271,7 +285,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
     }
     const waiting = new Set<string>();
     for (const o2 of walkers.values()) if (o2 !== w && o2.peer.client.isReady(region) && o2.peer.client.attachment(region)) waiting.add(o2.peer.hex);
-    const pe: PendingEdit = { region: name, key, id, at: sim.clock.now(), editor: w.peer.hex, waiting, confirmed: undefined, samples: [], drawn: new Map(), drawnSamples: [] };
+    const pe: PendingEdit = { region: name, key, id, at: sim.clock.now(), editor: w.peer.hex, waiting, confirmed: undefined, samples: [], drawn: new Map(), drawnSamples: [], observers: [] };
     pending.set(k, pe);
     edits.submitted++;
     w.source.submitEdit(bx, by, bz, id).then(
@@ -413,6 +427,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
     }
   }
   for (const p of sim.live()) closeBytes(p);
+  for (const s of tailStops) s();
   const attaches = [...walkers.values()].reduce((n, w) => n + w.peer.client.stats.attaches, 0) + attachesGone - attaches0;
   failovers += [...walkers.values()].reduce((n, w) => n + w.peer.client.stats.failovers, 0);
   const measuredSec = (sim.clock.now() - tStart) / 1000;
@@ -424,7 +439,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   sim.stopAll();
   return {
     peers: o.peers, players, seed, crowd, latencyMs, measuredSec, regionSize: REGION_SIZE, liveRadius,
-    busiest, linksPerPlayer: dist(links), dhtLinksPerPeer: dist(dhtLinks), hostKbps: dist(kbps), editVisibleMs: dist(visibleMs), editCommittedMs: dist(committedMs), edits,
+    busiest, linksPerPlayer: dist(links), dhtLinksPerPeer: dist(dhtLinks), hostKbps: dist(kbps), editVisibleMs: dist(visibleMs), editCommittedMs: dist(committedMs), editTail: tail.figures(), edits,
     remoteHz: dist(rates.remote), nearest32Hz: dist(rates.whileNear), nearest32WindowHz: dist(rates.windowEnd), nearest32StableHz: dist(rates.stable), nearest32AgeMs: dist(rates.ageMs), editFirstVisibleMs: dist(firstMs), editRetriedMs: dist(retriedMs), editConfirmMs: dist(confirmMs), staleEntries: ghostFrames, visibility: pairs ? seenPairs / pairs : 1, visibilityPairs: pairs, unseen,
     attachesPerPlayerMin: players > 0 && measuredSec > 0 ? attaches / players / (measuredSec / 60) : 0, failovers, clientStats, hostStats, dhtDrops: dropped, kills, wallSec: (performance.now() - t0) / 1000,
   };

@@ -1,0 +1,118 @@
+// Where a slow edit-to-visible sample's time went (hosting-scale-sim.ts): the simulation
+// watches the frames themselves. For each edit, when its EDIT first reached a host (the
+// editor's half: its client's queue, attach and pass waits, the link to the primary) and,
+// per observer, the first frame that carried it (PENDING, DELTA, a delta riding in
+// POSITIONS, or a SNAPSHOT), from whom, and whether over a direct link or routed through
+// other peers. A sample drawn later than `slowMs` is put down to the first of: the edit
+// reached its primary late; no pending frame reached the observer before the commit; the
+// pending frame came late (routed, or a host other than the primary relaying it).
+import { columnIndex, regionName } from '../region/region-key';
+import { entryKey, tryDecodeEntries } from '../region/region-state';
+import type { HostToPlayer, PlayerToHost } from '../region/subscription-messages';
+import { chunkOf, localOf } from '../world/coords';
+import type { SimPeer } from './host-sim';
+import { dist, type Dist } from './hosting-scale-figures';
+
+interface Carried {
+  at: number;
+  kind: string;
+  direct: boolean;
+  fromPrimary: boolean;
+}
+
+export interface EditTailFigures {
+  /** Samples drawn later than slowMs, and what made each slow (the first that applies). */
+  slow: number;
+  editorLate: number;
+  noPending: number;
+  pendingRouted: number;
+  pendingRelayed: number;
+  pendingLate: number;
+  other: number;
+  /** Submit to the EDIT's arrival at a host, per edit. */
+  toPrimaryMs: Dist;
+  /** That arrival to the observer's first frame carrying it, per sample. */
+  fanOutMs: Dist;
+  /** The first frames that carried an edit to an observer, by kind and link (`PENDING direct`...). */
+  firstFrames: Record<string, number>;
+}
+
+export class EditTail {
+  private readonly arrived = new Map<string, number>();
+  private readonly carried = new Map<string, Carried>();
+  private readonly toPrimary: number[] = [];
+  private readonly fanOut: number[] = [];
+  private readonly firstFrames: Record<string, number> = {};
+  private readonly counts = { slow: 0, editorLate: 0, noPending: 0, pendingRouted: 0, pendingRelayed: 0, pendingLate: 0, other: 0 };
+
+  constructor(
+    private readonly now: () => number,
+    /** Edits of interest: `region|key|id` -> submitted at. */
+    private readonly watching: (k: string) => boolean,
+    private readonly slowMs = 150,
+    private readonly oneWayMs = 50,
+  ) {}
+
+  /** Watches what `peer` receives (as a host: EDITs; as a player: frames carrying edits). */
+  watch(peer: SimPeer): () => void {
+    return peer.wire.players.events.on('frame', ({ fromHex, msg }) => this.onFrame(peer, fromHex, msg));
+  }
+
+  private onFrame(peer: SimPeer, fromHex: string, m: HostToPlayer | PlayerToHost): void {
+    const now = this.now();
+    if (m.t === 'EDIT') {
+      const k = `${regionName(m)}|${entryKey(columnIndex(chunkOf(m.x), chunkOf(m.z)), localOf(m.x), m.y, localOf(m.z))}|${m.id}`;
+      if (this.watching(k) && !this.arrived.has(k)) this.arrived.set(k, now);
+      return;
+    }
+    if (m.t !== 'PENDING' && m.t !== 'DELTA' && m.t !== 'SNAPSHOT' && m.t !== 'POSITIONS') return;
+    const bytes = m.t === 'POSITIONS' ? m.d?.entries : m.entries;
+    if (!bytes) return;
+    const kind = m.t === 'POSITIONS' ? 'DELTA riding' : m.t;
+    const primary = peer.client.attachment(m);
+    const c: Carried = { at: now, kind, direct: !!peer.dht.links.get(fromHex), fromPrimary: primary?.primary === fromHex };
+    for (const e of tryDecodeEntries(bytes) ?? []) {
+      const k = `${regionName(m)}|${e.key}|${e.id}`;
+      if (!this.watching(k)) continue;
+      const ck = `${k}|${peer.hex}`;
+      if (!this.carried.has(ck)) this.carried.set(ck, c);
+    }
+  }
+
+  /** An edit's first observer sample is in: its editor's half. */
+  edit(k: string, submittedAt: number): void {
+    const a = this.arrived.get(k);
+    if (a !== undefined) this.toPrimary.push(a - submittedAt);
+  }
+
+  /** One observer's sample: drawn `drawnMs` after the submit at `submittedAt`. */
+  sample(k: string, observerHex: string, submittedAt: number, drawnMs: number): void {
+    const a = this.arrived.get(k);
+    const c = this.carried.get(`${k}|${observerHex}`);
+    this.carried.delete(`${k}|${observerHex}`);
+    if (c) {
+      const name = `${c.kind} ${c.direct ? 'direct' : 'routed'}${c.fromPrimary ? '' : ' by a backup'}`;
+      this.firstFrames[name] = (this.firstFrames[name] ?? 0) + 1;
+      if (a !== undefined) this.fanOut.push(c.at - a);
+    }
+    if (drawnMs <= this.slowMs) return;
+    const n = this.counts;
+    n.slow++;
+    if (a === undefined || a - submittedAt > 2 * this.oneWayMs) n.editorLate++;
+    else if (!c || c.kind !== 'PENDING') n.noPending++;
+    else if (!c.direct) n.pendingRouted++;
+    else if (!c.fromPrimary) n.pendingRelayed++;
+    else if (c.at - a > 2 * this.oneWayMs) n.pendingLate++;
+    else n.other++;
+  }
+
+  /** The edit is settled: forget it. */
+  done(k: string): void {
+    this.arrived.delete(k);
+  }
+
+  figures(): EditTailFigures {
+    return { ...this.counts, toPrimaryMs: dist(this.toPrimary), fanOutMs: dist(this.fanOut), firstFrames: { ...this.firstFrames } };
+  }
+}
+
