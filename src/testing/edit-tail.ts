@@ -24,6 +24,8 @@ export interface EditTailFigures {
   /** Samples drawn later than slowMs, and what made each slow (the first that applies). */
   slow: number;
   editorLate: number;
+  /** Of editorLate: its EDIT came to the primary routed. */
+  editorRouted: number;
   noPending: number;
   pendingRouted: number;
   pendingRelayed: number;
@@ -39,11 +41,13 @@ export interface EditTailFigures {
 
 export class EditTail {
   private readonly arrived = new Map<string, number>();
+  /** Edits whose EDIT came to its host routed (the editor held no link to it). */
+  private readonly arrivedRouted = new Set<string>();
   private readonly carried = new Map<string, Carried>();
   private readonly toPrimary: number[] = [];
   private readonly fanOut: number[] = [];
   private readonly firstFrames: Record<string, number> = {};
-  private readonly counts = { slow: 0, editorLate: 0, noPending: 0, pendingRouted: 0, pendingRelayed: 0, pendingLate: 0, other: 0 };
+  private readonly counts = { slow: 0, editorLate: 0, editorRouted: 0, noPending: 0, pendingRouted: 0, pendingRelayed: 0, pendingLate: 0, other: 0 };
 
   constructor(
     private readonly now: () => number,
@@ -62,7 +66,10 @@ export class EditTail {
     const now = this.now();
     if (m.t === 'EDIT') {
       const k = `${regionName(m)}|${entryKey(columnIndex(chunkOf(m.x), chunkOf(m.z)), localOf(m.x), m.y, localOf(m.z))}|${m.id}`;
-      if (this.watching(k) && !this.arrived.has(k)) this.arrived.set(k, now);
+      if (this.watching(k) && !this.arrived.has(k)) {
+        this.arrived.set(k, now);
+        if (!peer.dht.links.get(fromHex)) this.arrivedRouted.add(k);
+      }
       return;
     }
     if (m.t !== 'PENDING' && m.t !== 'DELTA' && m.t !== 'SNAPSHOT' && m.t !== 'POSITIONS') return;
@@ -98,7 +105,10 @@ export class EditTail {
     if (drawnMs <= this.slowMs) return;
     const n = this.counts;
     n.slow++;
-    if (a === undefined || a - submittedAt > 2 * this.oneWayMs) n.editorLate++;
+    if (a === undefined || a - submittedAt > 2 * this.oneWayMs) {
+      n.editorLate++;
+      if (this.arrivedRouted.has(k)) n.editorRouted++;
+    }
     else if (!c || c.kind !== 'PENDING') n.noPending++;
     else if (!c.direct) n.pendingRouted++;
     else if (!c.fromPrimary) n.pendingRelayed++;
@@ -109,6 +119,7 @@ export class EditTail {
   /** The edit is settled: forget it. */
   done(k: string): void {
     this.arrived.delete(k);
+    this.arrivedRouted.delete(k);
   }
 
   figures(): EditTailFigures {

@@ -28,7 +28,9 @@ describe('hosting simulation at scale (issue 12 item 1)', () => {
     expect(f.edits.notConfirmed).toBe(0);
     expect(f.edits.missing).toBe(0);
     expect(f.editVisibleMs.p50).toBeGreaterThanOrEqual(100); // at least the editor -> primary -> player trip
-    expect(f.editVisibleMs.p99).toBeLessThan(600); // 332 measured (session 13)
+    expect(f.editVisibleMs.p99).toBeLessThan(600); // 332 measured (session 13, committed); drawn pending 266 (session 14)
+    // Drawn pending, a round trip to a backup before the commit (187 at the median, session 14).
+    expect(f.editVisibleMs.p50).toBeLessThan(f.editCommittedMs.p50 - 50);
     // MOVE goes at 10 Hz: a player within the radius is seen moving at about that rate.
     expect(f.remoteHz.p50).toBeGreaterThanOrEqual(9);
     expect(f.nearest32Hz.p10).toBeGreaterThanOrEqual(9.5); // 10 measured (session 13)
