@@ -5,8 +5,11 @@
 // Figures (docs/BENCHMARKS.md "Hosting at scale"):
 // - sim{N}_links_per_player_p50/_p99: hosts a player's region client is attached to;
 // - sim{N}_host_kbps_p50/_p99/_max: upload per peer (HostWires.bytesOut), kB/s;
-// - sim{N}_edit_visible_ms_p50/_p99: submit to another subscriber's state showing it;
-//   _edit_missing: never shown to a subscriber that stayed;
+// - sim{N}_edit_visible_ms_p50/_p99: submit to another subscriber drawing it, pending
+//   (ordered, not committed: PENDING) or committed, whichever first (since session 14;
+//   before, committed only); sim{N}_edit_committed_ms_p50/_p99: to its state holding it,
+//   committed (the DELTA: what edit_visible measured before); _edit_missing: never shown to a
+//   subscriber that stayed;
 // - sim{N}_remote_hz_p10/_p50: new positions per second of the players within the interest
 //   radius (48 blocks); sim{N}_visibility: share of such pairs listed within the last second;
 // - crowd{N}_host_kbps_max, and what the busiest peer sent by frame type
@@ -44,6 +47,8 @@ export async function benchHostingScale(): Promise<Record<string, number>> {
     [`${p}host_kbps_max`]: r1(f.hostKbps.max),
     [`${p}edit_visible_ms_p50`]: Math.round(f.editVisibleMs.p50),
     [`${p}edit_visible_ms_p99`]: Math.round(f.editVisibleMs.p99),
+    [`${p}edit_committed_ms_p50`]: Math.round(f.editCommittedMs.p50),
+    [`${p}edit_committed_ms_p99`]: Math.round(f.editCommittedMs.p99),
     [`${p}attaches_per_player_min`]: r1(f.attachesPerPlayerMin),
     [`${p}visibility`]: Math.round(f.visibility * 10_000) / 10_000,
     [`${p}wall_s`]: Math.round(f.wallSec),

@@ -58,6 +58,8 @@ export interface HostingScaleOptions {
   linkFramesPerSec?: number;
   /** How many times that a pinned link may carry (link-set.ts `pinnedFramesFactor`; the product's when unset). */
   pinnedFramesFactor?: number;
+  /** Hosts send ordered edits as PENDING before their commit (host-options.ts; the product's: true). */
+  showPending?: boolean;
   /** Mean one-way latency of the in-memory network. */
   latencyMs?: number;
   jitterMs?: number;
@@ -124,7 +126,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   const graceMs = 10_000;
   const rateWindowMs = 2000;
   const rates = new PositionRates(R, graceMs, rateWindowMs);
-  const sim = new HostSim({ seed, net: { latencyMs, jitterMs: o.jitterMs ?? 5 }, ...(o.linkFramesPerSec ? { dht: { linkFramesPerSec: o.linkFramesPerSec, linkFrameBurst: 2 * o.linkFramesPerSec, ...(o.pinnedFramesFactor ? { pinnedFramesFactor: o.pinnedFramesFactor } : {}) } } : {}) });
+  const sim = new HostSim({ seed, net: { latencyMs, jitterMs: o.jitterMs ?? 5 }, ...(o.showPending === false ? { host: { showPending: false } } : {}), ...(o.linkFramesPerSec ? { dht: { linkFramesPerSec: o.linkFramesPerSec, linkFrameBurst: 2 * o.linkFramesPerSec, ...(o.pinnedFramesFactor ? { pinnedFramesFactor: o.pinnedFramesFactor } : {}) } } : {}) });
   const rand: Random = seededRandom(seed * 101 + 13);
 
   // Where players walk: a square of about `density` players per 64 x 64 blocks, or a disc of
