@@ -50,9 +50,8 @@ export const ALL_BEATS_EVERY = 4;
 export class FanOutPlan {
   /** Backup hex -> the subscribers it serves (only backups with a share). */
   private byBackup = new Map<string, { id: NodeId; subs: NodeId[] }>();
-  /** Subscribers (hex) the primary serves by the plan, and every subscriber the plan placed. */
+  /** Subscribers (hex) the primary serves by the plan. */
   private mine = new Set<string>();
-  private planned = new Set<string>();
   /** Subscribers the primary also serves until then (handover, rescue). */
   private readonly until = new Map<string, number>();
 
@@ -85,20 +84,15 @@ export class FanOutPlan {
     for (const [hex, t] of this.until) if (t <= now || !d.subscribers.has(hex)) this.until.delete(hex);
     this.mine = mine;
     this.byBackup = byBackup;
-    this.planned = new Set(d.subscribers.keys());
     this.shared = share;
   }
 
   /** The fan-out is shared (a crowd): deltas and beats wait for the tick to ride in POSITIONS frames (player-outbox.ts). */
   shared = false;
 
-  /**
-   * Whether we send this subscriber its deltas and beats ourselves: ours by the plan, handed
-   * over or rescued lately, or come since the last plan (no backup serves it yet; an edit
-   * ordered in that tick reached it only by the next DELTA, or not at all: a gap).
-   */
+  /** Whether we send this subscriber its deltas and beats ourselves. */
   direct(hex: string, now: number): boolean {
-    return this.mine.has(hex) || (this.until.get(hex) ?? -Infinity) > now || !this.planned.has(hex);
+    return this.mine.has(hex) || (this.until.get(hex) ?? -Infinity) > now;
   }
 
   /** Whether we send this subscriber its positions ourselves (if it stands in the region: positions-duty.ts). */

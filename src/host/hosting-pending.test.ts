@@ -23,6 +23,9 @@ async function setup(seed: number) {
   const hosts = new Set([primary, ...sim.backupsOf(R)]);
   const [editor, watcher] = sim.live().filter((p) => !hosts.has(p));
   await sim.settle(Promise.all([editor!.client.subscribe(R), watcher!.client.subscribe(R)]));
+  // The primary's next tick places them in its fan-out plan (a subscriber that came since the
+  // last one is sent nothing by anyone until then: docs/HOSTING.md "Pending edits").
+  await sim.run(100);
   const seen = { shown: [] as { at: number; e: Entry }[], back: [] as TakenBack[], committed: [] as { at: number; e: Entry }[] };
   watcher!.client.events.on('pending', ({ shown, takenBack }) => {
     for (const e of shown) seen.shown.push({ at: sim.clock.now(), e });
