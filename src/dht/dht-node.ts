@@ -25,7 +25,7 @@ import { NoRouteError, type Dht, type DhtEvents, type GotValue, type LinkInfo, t
 import { DHT_DEFAULTS, type DhtBootstrap, type DhtOptions } from './dht-options';
 import { DormantContacts } from './dormant-contacts';
 import { Join } from './join';
-import { LinkSet } from './link-set';
+import { LinkSet, type PeerLink } from './link-set';
 import { LinkUpkeep } from './link-upkeep';
 import { Liveness } from './liveness';
 import type { LookupResult } from './lookup';
@@ -144,7 +144,8 @@ export class DhtNode implements Dht {
       this.handlers.handle(inner, from);
     };
     const record = (this.record = opts.routeRecords ? new RouteRecord(() => clock.now(), opts.rpcTimeoutMs, (hop, at) => this.silentSince(hop, at)) : undefined);
-    this.router = new OverlayRouter(selfId, selfHex, links, stats, opts, deliver, { signer: this.signer, requireSigned: opts.requireSignedRoutes }, record);
+    const watch = opts.unansweredHopMs > 0 ? { ms: opts.unansweredHopMs, now: () => clock.now(), probe: (pl: PeerLink) => this.liveness.probeNow(pl) } : undefined;
+    this.router = new OverlayRouter(selfId, selfHex, links, stats, opts, deliver, { signer: this.signer, requireSigned: opts.requireSignedRoutes }, record, watch);
     this.lookup = nodeLookup({ selfId, clock, opts, stats, table, linked: (hex) => links.get(hex) !== undefined, call });
     this.contactBook = new Contacts({
       clock,

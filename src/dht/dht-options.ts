@@ -168,6 +168,13 @@ export const DHT_DEFAULTS = {
    * every routed request: 'always'; 'never'), by plain routing too (rpc-handlers.ts).
    */
   secondReplyRoute: 'repeat' as 'never' | 'repeat' | 'always',
+  /**
+   * A link whose peer has sent us nothing for this long since our first frame to it is
+   * passed over as a hop and PINGed at once (closed if the PING goes unanswered): a peer
+   * that died silently swallows every route through it until the heartbeat timeout
+   * (overlay-router.ts `unanswered`). 0 = off.
+   */
+  unansweredHopMs: 1000,
   /** Routed message ids remembered for duplicate suppression. */
   dedupSize: 256,
   /**

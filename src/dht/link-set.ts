@@ -11,6 +11,7 @@ import type { Link } from '../net/link';
 import { admitInbound, type HeldLink, type LinkBudgetOptions } from './link-budget';
 import { dhtCodec, type DhtMessage } from './messages';
 import { isRouteFrame, readRoute, type RouteEnvelope } from './route-frame';
+import { isRequestFrame } from './route-record';
 import type { DhtStats } from './stats';
 import { BUDGET_CLOSE, PEER_RETIRED } from './dht';
 
@@ -55,6 +56,14 @@ export interface PeerLink extends HeldLink {
   readonly link: Link;
   readonly outbound: boolean;
   lastRx: number;
+  /**
+   * When we first handed this link a request (direct, or routed: its reply comes back this
+   * way) since its peer last sent us anything; undefined once it has spoken since. A peer
+   * that died silently answers nothing, so this ages while we keep sending into it
+   * (overlay-router.ts `unanswered`). Replies, PONGs and data expect nothing back: they
+   * do not set it.
+   */
+  unansweredSince: number | undefined;
   junk: number;
   /** Frames dropped for rate; the frame and byte budgets they were measured against. */
   floodDrops: number;
@@ -109,6 +118,7 @@ export class LinkSet {
       link,
       outbound,
       lastRx: now,
+      unansweredSince: undefined,
       junk: 0,
       floodDrops: 0,
       frames: new TokenBucket(this.opts.linkFramesPerSec, this.opts.linkFrameBurst, now),
@@ -208,8 +218,8 @@ export class LinkSet {
     for (const hex of [...this.map.keys()]) this.close(hex, reason);
   }
 
-  /** Sends one encoded frame; false if the link is gone. */
-  sendFrame(pl: PeerLink, frame: Uint8Array): boolean {
+  /** Sends one encoded frame; false if the link is gone. `request`: something will come back for it. */
+  sendFrame(pl: PeerLink, frame: Uint8Array, request = isRequestFrame(frame)): boolean {
     if (!pl.link.open) return false;
     try {
       pl.link.send(frame);
@@ -218,6 +228,7 @@ export class LinkSet {
     }
     this.stats.framesOut++;
     this.stats.bytesOut += frame.length;
+    if (request) pl.unansweredSince ??= this.clock.now();
     return true;
   }
 
@@ -237,6 +248,7 @@ export class LinkSet {
       return;
     }
     pl.lastRx = now;
+    pl.unansweredSince = undefined;
     const route = isRouteFrame(data);
     let msg: DhtMessage | RouteEnvelope;
     try {

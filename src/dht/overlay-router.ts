@@ -54,6 +54,17 @@ export interface RouteAuthOptions {
   requireSigned: boolean;
 }
 
+/**
+ * Links that swallow what we send (overlay-router.ts `unanswered`): a link whose peer has
+ * sent nothing for `ms` since our first frame to it is passed over as a hop, like an avoided
+ * one, and `probe` is asked to PING it (it closes the link if that goes unanswered).
+ */
+export interface UnansweredHops {
+  ms: number;
+  now: () => number;
+  probe: (pl: PeerLink) => void;
+}
+
 /** A link whose record (route-record.ts) is below this is a detour's last resort. */
 const POOR_RECORD = 0.3;
 
@@ -98,6 +109,8 @@ export class OverlayRouter {
     private readonly auth: RouteAuthOptions = { requireSigned: false },
     /** Our links' record of answered requests (route-record.ts); without one, none is kept. */
     private readonly record?: RouteRecord,
+    /** Links that have answered nothing for a while are passed over and probed; without it, never. */
+    private readonly watch?: UnansweredHops,
   ) {
     this.dedup = new Dedup(opts.dedupSize);
     this.replays = new ReplayWindow(opts.replayWindow, opts.maxRouteAgeMs / 1000);
@@ -326,8 +339,9 @@ export class OverlayRouter {
     let via = this.ahead(env.via, env);
     // Nodes the message passed (compared as bytes: cheaper than hex per hop).
     const passedOnly = (l: PeerLink) => idEquals(l.id, env.src) || env.trace.some((t) => idEquals(t, l.id));
-    // Nodes taken for dead are passed over too, unless no other link makes progress.
-    const passed = this.avoided.size === 0 ? passedOnly : (l: PeerLink) => passedOnly(l) || this.avoided.has(l.hex);
+    // Nodes taken for dead, and links that swallow what we send, are passed over too, unless
+    // no other link makes progress.
+    const passed = this.avoided.size === 0 && !this.watch ? passedOnly : (l: PeerLink) => passedOnly(l) || this.shunned(l);
     const dstHex = idToHex(env.dst);
     // Spread: each message by its own route among equally good links (router.ts spreadHop);
     // salted by the hop too, so two forwarders of one message draw apart.
@@ -352,8 +366,30 @@ export class OverlayRouter {
 
   /** A retry's first hop (tried-hops.ts firstHop): poorly recorded and avoided links last. */
   private firstHop(env: RouteEnvelope, n: number): { hop: PeerLink; via: readonly NodeId[] } | null {
-    const hop = firstHop([...this.links.map.values()], env.via[0] ?? env.dst, this.tried.of(idToHex(env.dst)), (l) => this.score(l) < POOR_RECORD || this.avoided.has(l.hex), n);
+    const hop = firstHop([...this.links.map.values()], env.via[0] ?? env.dst, this.tried.of(idToHex(env.dst)), (l) => this.score(l) < POOR_RECORD || this.shunned(l), n);
     return hop && { hop, via: env.via.length > 0 && idEquals(hop.id, env.via[0]!) ? env.via.slice(1) : env.via };
+  }
+
+  /** Whether a link is passed over as a hop: avoided (taken for dead), or `unanswered`. */
+  private shunned(l: PeerLink): boolean {
+    return this.avoided.has(l.hex) || this.unanswered(l);
+  }
+
+  /**
+   * Whether `l` has answered nothing for `watch.ms` since our first frame to it: a peer that
+   * died silently (a crashed tab) keeps its link open at our end until the heartbeat timeout
+   * (15 s in the app, 180 s in the large simulations), and every frame routed into it is
+   * lost. A live peer sends something back within a round trip (replies come back the way
+   * their requests went) or answers the PING asked for here, and is used again; a dead one
+   * is closed when the PING times out. (Judging only requests whose replies are overdue,
+   * route-record.ts, waits the RPC timeout and a probe: ~4 s, while every route through the
+   * dead link to its side of the network is lost.)
+   */
+  private unanswered(l: PeerLink): boolean {
+    const w = this.watch;
+    if (!w || l.unansweredSince === undefined || w.now() - l.unansweredSince < w.ms) return false;
+    w.probe(l);
+    return true;
   }
 
   /** A link's record of answered requests (route-record.ts); all alike without a record. */
@@ -394,7 +430,7 @@ export class OverlayRouter {
       this.stats.dropped.oversized++;
       return false;
     }
-    if (this.links.sendFrame(hop, frame)) return true;
+    if (this.links.sendFrame(hop, frame, isRequestFrame(env.body))) return true;
     // A link in the map is open (links emit close as they stop being open), so this is a
     // link implementation that broke that rule: still a lost message, and counted.
     this.stats.dropped.noRoute++;

@@ -15,6 +15,7 @@ import { hexToId, idToHex, type NodeId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
 import { DHT_DEFAULTS } from '../dht/dht-options';
 import type { DhtNode, DhtOptions } from '../dht/dht-node';
+import type { LookupResult } from '../dht/lookup';
 import type { Namespace } from '../dht/messages';
 import { sameBytes as same } from '../dht/value-store';
 import { lookupsDuringChurn } from './churn-lookups';
@@ -51,6 +52,8 @@ export interface AdversarialOptions extends Partial<HostileOptions> {
   attackFromStart?: boolean;
   /** Random joined nodes a newcomer bootstraps off (default the app's, 4: sim-cluster.ts). */
   bootstrapPeers?: number;
+  /** A lookup during churn that missed (tracing). */
+  onChurnMiss?: (c: SimCluster, target: DhtNode, res: LookupResult, from: DhtNode, hostile: (hex: string) => boolean) => void;
   /** DHT options over LARGE_SIM_DHT (to measure a defence on and off). */
   dht?: Partial<DhtOptions>;
   log?: (line: string) => void;
@@ -218,6 +221,7 @@ export async function runAdversarialSim(o: AdversarialOptions): Promise<Adversar
       spanMs: 60_000,
       eligible: honest,
       onKill: (hex) => crew.leave(hex),
+      onMiss: (t, res, from) => o.onChurnMiss?.(c, t, res, from, (hex) => crew.isHostile(hex)),
     });
     churnLookupSuccess = churned.success;
     churnLookupsCounted = churned.counted;

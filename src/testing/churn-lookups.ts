@@ -16,7 +16,7 @@ export interface ChurnLookupOptions {
   /** Called for each node killed (before its replacement joins). */
   onKill?: (hex: string) => void;
   /** A lookup that missed (its target not first). */
-  onMiss?: (target: DhtNode, res: LookupResult) => void;
+  onMiss?: (target: DhtNode, res: LookupResult, from: DhtNode) => void;
 }
 
 export interface ChurnLookupFigures {
@@ -58,7 +58,7 @@ export async function lookupsDuringChurn(c: SimCluster, o: ChurnLookupOptions): 
         hops.push(res.hops);
         rpcs += res.queries;
         if (res.closest[0]?.hex === target.selfHex) ok++;
-        else o.onMiss?.(target, res);
+        else o.onMiss?.(target, res, from);
       }),
     );
   };
