@@ -9,6 +9,7 @@
 // waits as long for its DELTA, and only then do we ask again (`resubscribe`).
 // Pure: time is passed in.
 import type { SubscriptionMessageOf } from '../region/subscription-messages';
+import type { GapCause } from './region-client-types';
 
 /** An early DELTA, or a beat ahead of our deltas, waits this long before we ask again. */
 export const REORDER_MS = 250;
@@ -28,6 +29,8 @@ export class DeltaOrder {
   private readonly early = new Map<number, { m: Delta; at: number }>();
   /** Since when we know of a seq we do not hold (an early DELTA or a beat). */
   private behindAt: number | undefined;
+  /** What showed the gap we last asked again for (counted by the client: ClientStats.gapWhy). */
+  cause: GapCause = 'delta';
 
   /** Forget what waits (a snapshot, a new epoch). */
   reset(): void {
@@ -41,9 +44,12 @@ export class DeltaOrder {
     if (m.to <= held) return out;
     if (m.from > held + 1) {
       this.early.set(m.from, { m, at: now });
-      this.behindAt ??= now;
+      this.behind(now, 'delta');
       out.resubscribe = this.early.size > MAX_EARLY;
-      if (out.resubscribe) this.reset();
+      if (out.resubscribe) {
+        this.reset();
+        this.cause = 'overflow';
+      }
       return out;
     }
     out.apply.push(m);
@@ -59,7 +65,7 @@ export class DeltaOrder {
 
   /** A beat: committed up to `s`; true when a gap waited long enough and we should ask again. */
   beat(s: number, held: number, now: number): boolean {
-    if (s > held) this.behindAt ??= now;
+    if (s > held) this.behind(now, 'beat');
     else if (this.early.size === 0) this.behindAt = undefined;
     return this.due(now);
   }
@@ -69,6 +75,12 @@ export class DeltaOrder {
     if (this.behindAt === undefined || now - this.behindAt < REORDER_MS) return false;
     this.reset();
     return true;
+  }
+
+  private behind(now: number, cause: GapCause): void {
+    if (this.behindAt !== undefined) return;
+    this.behindAt = now;
+    this.cause = cause;
   }
 
   /** The early DELTA that follows seq `to` (and carries something past it). */

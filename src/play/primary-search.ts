@@ -7,7 +7,7 @@ import type { Emitter } from '../core/emitter';
 import { idEquals, idToHex, sortByDistance } from '../core/node-id';
 import { getLocation } from '../region/region-records';
 import type { PendingEdits } from './pending-edits';
-import type { ClientEvents, ClientOptions, ClientStats, RegionClientArgs, Subscription } from './region-client-types';
+import type { ClientEvents, ClientOptions, ClientStats, ReattachCause, RegionClientArgs, Subscription } from './region-client-types';
 
 /** A lookup during attach is given up after this long (the DHT's own timeouts should end it sooner). */
 const LOOKUP_GIVE_UP_MS = 8000;
@@ -23,13 +23,15 @@ export interface PrimarySearchDeps {
 export class PrimarySearch {
   constructor(private readonly deps: PrimarySearchDeps) {}
 
-  async attach(sub: Subscription): Promise<void> {
+  /** `why`: what made an attached subscription look again (counted; a new one needs none). */
+  async attach(sub: Subscription, why: ReattachCause = 'silence'): Promise<void> {
     if (sub.attaching || sub.closed) return;
     sub.attaching = true;
     sub.attachStarted = this.deps.args.clock.now();
     if (sub.attached) {
       sub.attached = false;
       this.deps.stats.reattaches++;
+      this.deps.stats.reattachWhy[why]++;
       // The primary we leave went quiet or was replaced: if it died, our routes through it
       // (it is close to the region's key, so often the first hop toward the next primary)
       // lose every frame until our link to it is found dead.
@@ -37,7 +39,7 @@ export class PrimarySearch {
       // Unconfirmed edits go to whoever we attach to next, at once (a primary that already
       // ordered one answers with its first stamp: it dedupes by our request id).
       this.deps.edits.unsend(sub.name);
-      this.deps.events.emit('detached', { region: sub.coord });
+      this.deps.events.emit('detached', { region: sub.coord, why });
     }
     let attempt = 0;
     // The primary went quiet: its backups know first who takes over. Each is asked in turn

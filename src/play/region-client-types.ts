@@ -54,16 +54,35 @@ export interface ClientEvents extends Record<string, unknown> {
   /** Positions a host sent (`players`), and players it said left the region (`gone`, hex ids). */
   players: { region: RegionCoord; players: PlayerFrame[]; gone: string[] };
   attached: { region: RegionCoord; primary: string; epoch: number };
-  detached: { region: RegionCoord };
+  detached: { region: RegionCoord; why: ReattachCause };
 }
+
+/**
+ * Why an attached subscription let go of its primary and looked again (primary-search.ts):
+ * - silence: no beat or delta for `silenceMs`;
+ * - linkClosed / linkPing: our link to it closed (not on purpose / on purpose, and no ping
+ *   answer within `linkClosePingMs`);
+ * - takeover / redirect: a host of the set named itself primary of a later epoch / our
+ *   primary said it is not (any more);
+ * - reject: it refused an edit as not primary or busy.
+ */
+export type ReattachCause = 'silence' | 'linkClosed' | 'linkPing' | 'takeover' | 'redirect' | 'reject';
+
+/** Why an attached subscription re-subscribed saying it missed frames (delta-order.ts): an early DELTA, or a beat ahead of our deltas, whose gap did not fill; or too many early DELTAs at once. */
+export type GapCause = 'delta' | 'beat' | 'overflow';
+
 
 export interface ClientStats {
   attaches: number;
   reattaches: number;
+  /** The re-attaches by cause. */
+  reattachWhy: Record<ReattachCause, number>;
   redirects: number;
   snapshots: number;
   deltas: number;
   gaps: number;
+  /** The gaps by cause. */
+  gapWhy: Record<GapCause, number>;
   /** Frames from a node that is not our primary, or of another epoch (dropped). */
   stale: number;
   confirmed: number;

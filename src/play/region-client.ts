@@ -30,7 +30,7 @@ export * from './region-client-types';
 
 export class RegionClient {
   readonly events = new Emitter<ClientEvents>();
-  readonly stats: ClientStats = { attaches: 0, reattaches: 0, redirects: 0, snapshots: 0, deltas: 0, gaps: 0, stale: 0, confirmed: 0, rejected: 0, timeouts: 0, failovers: 0, playerUpdates: 0, positionsLost: 0, uncertified: 0, alone: 0, retiredLinks: 0, full: 0, pendingShown: 0, pendingTakenBack: 0, pendingRefused: 0 };
+  readonly stats: ClientStats = { attaches: 0, reattaches: 0, reattachWhy: { silence: 0, linkClosed: 0, linkPing: 0, takeover: 0, redirect: 0, reject: 0 }, redirects: 0, snapshots: 0, deltas: 0, gaps: 0, gapWhy: { delta: 0, beat: 0, overflow: 0 }, stale: 0, confirmed: 0, rejected: 0, timeouts: 0, failovers: 0, playerUpdates: 0, positionsLost: 0, uncertified: 0, alone: 0, retiredLinks: 0, full: 0, pendingShown: 0, pendingTakenBack: 0, pendingRefused: 0 };
   /** snapshot: attach start to snapshot (chunk snapshot latency); confirm: submit to CONFIRM. */
   readonly latency = { snapshot: new LatencySamples(), confirm: new LatencySamples() };
   readonly opts: ClientOptions;
@@ -63,18 +63,18 @@ export class RegionClient {
   private onLinkClose(id: NodeId, hex: string, reason: string): void {
     const subs = [...this.subs.values()].filter((sub) => sub.attached && sub.primaryHex === hex);
     if (subs.length === 0) return;
-    const reattach = () => {
+    const reattach = (why: 'linkClosed' | 'linkPing') => {
       for (const sub of subs) {
         if (!sub.attached || sub.primaryHex !== hex) continue;
         sub.lastHeard = -Infinity;
-        void this.search.attach(sub);
+        void this.search.attach(sub, why);
       }
     };
-    if (!closedOnPurpose(reason) || !this.args.dht.ping) return reattach();
+    if (!closedOnPurpose(reason) || !this.args.dht.ping) return reattach('linkClosed');
     this.stats.retiredLinks++;
     const ping = this.args.dht.ping.bind(this.args.dht);
     void answering(this.args.clock, ping, [id], this.opts.linkClosePingMs).then((alive) => {
-      if (!alive.has(hex)) reattach();
+      if (!alive.has(hex)) reattach('linkPing');
     });
   }
 
@@ -172,7 +172,7 @@ export class RegionClient {
     for (const sub of this.subs.values()) {
       if (sub.pending.size > 0) this.emitPending(sub, [], sub.pending.expire(now, sub.state));
       if (sub.attaching) continue;
-      if (!sub.attached || now - sub.lastHeard > this.opts.silenceMs) void this.search.attach(sub);
+      if (!sub.attached || now - sub.lastHeard > this.opts.silenceMs) void this.search.attach(sub, 'silence');
       else if (sub.deltas.due(now)) this.resubscribe(sub, true);
     }
     this.edits.sendWaiting((region) => {
@@ -187,7 +187,10 @@ export class RegionClient {
 
   /** `missed`: a gap in the deltas that did not fill (the primary sends what we miss, and serves us itself a while: host/fan-out-plan.ts). */
   private resubscribe(sub: Subscription, missed = false): void {
-    if (missed) this.stats.gaps++;
+    if (missed) {
+      this.stats.gaps++;
+      this.stats.gapWhy[sub.deltas.cause]++;
+    }
     if (!sub.primary) return;
     // We hold its certificate of the epoch we follow: its answer may leave it out.
     const c = sub.attached && sub.cert?.e === sub.epoch && sub.since.e === sub.epoch;
@@ -276,14 +279,14 @@ export class RegionClient {
           this.stats.redirects++;
           sub.hint = from;
           if (sub.attaching) sub.wake();
-          else void this.search.attach(sub);
+          else void this.search.attach(sub, 'takeover');
           return;
         }
         if ((!fromPrimary && fromHex !== sub.target) || m.e < sub.epoch) return void this.stats.stale++;
         this.stats.redirects++;
         sub.hint = m.primary && !idEquals(m.primary, from) ? m.primary : undefined;
         if (sub.attaching) sub.wake();
-        else void this.search.attach(sub);
+        else void this.search.attach(sub, 'redirect');
         return;
       }
       case 'POSITIONS':
@@ -457,6 +460,6 @@ export class RegionClient {
   private onReject(fromHex: string, m: SubscriptionMessageOf<'REJECT'>): void {
     if (this.edits.reject(fromHex, m, this.attachedTo(m, fromHex)) !== 'retry') return;
     const sub = this.subs.get(regionName(m));
-    if (sub && sub.primaryHex === fromHex && !sub.attaching) void this.search.attach(sub);
+    if (sub && sub.primaryHex === fromHex && !sub.attaching) void this.search.attach(sub, 'reject');
   }
 }

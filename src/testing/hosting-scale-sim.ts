@@ -156,6 +156,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   const visibleMs: number[] = [], committedMs: number[] = [], firstMs: number[] = [], confirmMs: number[] = [];
   let measuring = false;
   let ghostFrames = 0;
+  const reattachCauses: Record<string, number> = {};
 
   const startPlayer = (peer: SimPeer, at?: { x: number; z: number }): Walker => {
     const pos = at ?? spawn();
@@ -183,6 +184,12 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
     }));
     w.stops.push(peer.client.events.on('edits', ({ region, entries }) => onEdits(w, region, entries)));
     w.stops.push(peer.client.events.on('pending', ({ region, shown }) => onDrawn(w, region, shown)));
+    // Why players re-attach, by region (the crowd's own, 0,0, or a neighbour's), measured window.
+    w.stops.push(peer.client.events.on('detached', ({ region, why }) => {
+      if (!measuring) return;
+      const k = `${regionName(region)} ${why}`;
+      reattachCauses[k] = (reattachCauses[k] ?? 0) + 1;
+    }));
     // The MOVEs it sends (the positions the others should receive: position-rates.ts).
     const move = peer.client.move.bind(peer.client);
     peer.client.move = (p, name) => {
@@ -435,6 +442,8 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   const measuredSec = (sim.clock.now() - tStart) / 1000;
   const clientStats = { attaches: 0, reattaches: 0, redirects: 0, failovers: 0, gaps: 0, stale: 0, positionsLost: 0, confirmed: 0, rejected: 0, timeouts: 0, pendingShown: 0, pendingTakenBack: 0, pendingRefused: 0 };
   for (const w of walkers.values()) for (const k of Object.keys(clientStats) as (keyof typeof clientStats)[]) clientStats[k] += w.peer.client.stats[k];
+  const gapCauses: Record<string, number> = {};
+  for (const w of walkers.values()) for (const [k, n] of Object.entries(w.peer.client.stats.gapWhy)) gapCauses[k] = (gapCauses[k] ?? 0) + n;
   const hostStats = { claimsWon: 0, handoffs: 0, stepDowns: 0, reconfigs: 0 };
   for (const p of sim.live()) for (const k of Object.keys(hostStats) as (keyof typeof hostStats)[]) hostStats[k] += p.host.stats[k];
   for (const w of [...walkers.values()]) stopPlayer(w);
@@ -443,7 +452,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
     peers: o.peers, players, seed, crowd, latencyMs, measuredSec, regionSize: REGION_SIZE, liveRadius,
     busiest, linksPerPlayer: dist(links), dhtLinksPerPeer: dist(dhtLinks), hostKbps: dist(kbps), editVisibleMs: dist(visibleMs), editCommittedMs: dist(committedMs), editTail: tail.figures(), edits,
     remoteHz: dist(rates.remote), nearest32Hz: dist(rates.whileNear), nearest32WindowHz: dist(rates.windowEnd), nearest32StableHz: dist(rates.stable), nearest32AgeMs: dist(rates.ageMs), editFirstVisibleMs: dist(firstMs), editRetriedMs: dist(retriedMs), editConfirmMs: dist(confirmMs), staleEntries: ghostFrames, visibility: pairs ? seenPairs / pairs : 1, visibilityPairs: pairs, unseen,
-    attachesPerPlayerMin: players > 0 && measuredSec > 0 ? attaches / players / (measuredSec / 60) : 0, failovers, clientStats, hostStats, dhtDrops: dropped, kills, wallSec: (performance.now() - t0) / 1000,
+    attachesPerPlayerMin: players > 0 && measuredSec > 0 ? attaches / players / (measuredSec / 60) : 0, failovers, clientStats, reattachCauses, gapCauses, hostStats, dhtDrops: dropped, kills, wallSec: (performance.now() - t0) / 1000,
   };
 }
 
