@@ -29,8 +29,6 @@ export const CLIENT_DEFAULTS = {
   aloneRetryMs: 3000,
   /** Host set size (must match the hosts' `replicas`). */
   replicas: 3,
-  /** A primary whose link to us a budget let go must answer a ping this soon, or we re-attach. */
-  linkClosePingMs: 300,
   /** A pending edit (PENDING, not yet committed) nothing commits within this is taken back (pending-view.ts). */
   pendingTtlMs: 5000,
 };
@@ -60,13 +58,13 @@ export interface ClientEvents extends Record<string, unknown> {
 /**
  * Why an attached subscription let go of its primary and looked again (primary-search.ts):
  * - silence: no beat or delta for `silenceMs`;
- * - linkClosed / linkPing: our link to it closed (not on purpose / on purpose, and no ping
- *   answer within `linkClosePingMs`);
+ * - linkClosed: our link to it closed, not on purpose (a link a budget let go is no death:
+ *   region-client.ts onLinkClose);
  * - takeover / redirect: a host of the set named itself primary of a later epoch / our
  *   primary said it is not (any more);
  * - reject: it refused an edit as not primary or busy.
  */
-export type ReattachCause = 'silence' | 'linkClosed' | 'linkPing' | 'takeover' | 'redirect' | 'reject';
+export type ReattachCause = 'silence' | 'linkClosed' | 'takeover' | 'redirect' | 'reject';
 
 /** Why an attached subscription re-subscribed saying it missed frames (delta-order.ts): an early DELTA, or a beat ahead of our deltas, whose gap did not fill; or too many early DELTAs at once. */
 export type GapCause = 'delta' | 'beat' | 'overflow';
@@ -98,7 +96,7 @@ export interface ClientStats {
   uncertified: number;
   /** Times a node said no certified primary can be had (we are alone). */
   alone: number;
-  /** Links to our primary a link budget let go (we pinged it instead of re-attaching). */
+  /** Links to our primary a link budget let go (we stayed attached: its beats' silence tells a death). */
   retiredLinks: number;
   /** Times a primary (or claimant) said it holds as many subscribers as it takes: we asked again later. */
   full: number;
@@ -147,7 +145,7 @@ export interface Subscription {
 
 export interface RegionClientArgs {
   /** `events` (optional): a closed link to a primary re-attaches at once. */
-  dht: Pick<Dht, 'selfId' | 'findNode' | 'get' | 'connect' | 'unpin'> & Partial<Pick<Dht, 'events' | 'reach' | 'suspect' | 'ping'>>;
+  dht: Pick<Dht, 'selfId' | 'findNode' | 'get' | 'connect' | 'unpin'> & Partial<Pick<Dht, 'events' | 'reach' | 'suspect'>>;
   wire: PlayerWire;
   clock: Clock;
   world: string;
