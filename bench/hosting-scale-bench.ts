@@ -22,7 +22,9 @@
 //   commit's part), crowd{N}_visibility;
 // - crowd{N}_host_set_changes (a primary re-claimed over a new set; nobody is killed in a
 //   crowd run), crowd{N}_dht_rate_dropped (frames the peers' DHT links dropped over their
-//   rate limit, measured window), crowd{N}_edit_timeouts (edits with no answer in 5 s);
+//   rate limit, measured window), crowd{N}_edit_timeouts (edits with no answer in 5 s),
+//   crowd{N}_reattaches (players' subscriptions that let go of their primary and looked
+//   again, measured window; the sim prints them by region and cause);
 // - _wall_s: the run's wall time on this machine.
 // Run: `npm run bench -- hosting_scale` (only when named: several minutes). Sizes:
 // HOSTING_SCALE_SIZES=100,200 (random walks), HOSTING_SCALE_CROWDS=200, HOSTING_SCALE_MINUTES=0.5.
@@ -88,6 +90,7 @@ export async function benchHostingScale(): Promise<Record<string, number>> {
       [`crowd${n}_host_set_changes`]: f.hostStats.reconfigs,
       [`crowd${n}_dht_rate_dropped`]: f.dhtDrops.rateLimited,
       [`crowd${n}_edit_timeouts`]: f.clientStats.timeouts,
+      [`crowd${n}_reattaches`]: Object.values(f.reattachCauses).reduce((a, b) => a + b, 0),
       [`crowd${n}_wall_s`]: Math.round(f.wallSec),
     });
     for (const [type, c] of Object.entries(f.busiest?.byType ?? {})) if (c.kbps >= 1) out[`crowd${n}_busiest_${type.replace(' ', '_')}_kbps`] = c.kbps;

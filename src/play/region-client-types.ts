@@ -29,6 +29,8 @@ export const CLIENT_DEFAULTS = {
   aloneRetryMs: 3000,
   /** Host set size (must match the hosts' `replicas`). */
   replicas: 3,
+  /** A primary whose link to us a budget let go and that does not answer a routed ping this soon is dialled again (we stay attached). */
+  linkClosePingMs: 300,
   /** A pending edit (PENDING, not yet committed) nothing commits within this is taken back (pending-view.ts). */
   pendingTtlMs: 5000,
 };
@@ -98,6 +100,8 @@ export interface ClientStats {
   alone: number;
   /** Links to our primary a link budget let go (we stayed attached: its beats' silence tells a death). */
   retiredLinks: number;
+  /** Of those, primaries that did not answer a routed ping within `linkClosePingMs`: dialled again. */
+  redials: number;
   /** Times a primary (or claimant) said it holds as many subscribers as it takes: we asked again later. */
   full: number;
   /** Pending entries drawn (PENDING), and those taken back (never committed as shown) or refused by the bound (MAX_PENDING). */
@@ -145,7 +149,7 @@ export interface Subscription {
 
 export interface RegionClientArgs {
   /** `events` (optional): a closed link to a primary re-attaches at once. */
-  dht: Pick<Dht, 'selfId' | 'findNode' | 'get' | 'connect' | 'unpin'> & Partial<Pick<Dht, 'events' | 'reach' | 'suspect'>>;
+  dht: Pick<Dht, 'selfId' | 'findNode' | 'get' | 'connect' | 'unpin'> & Partial<Pick<Dht, 'events' | 'reach' | 'suspect' | 'ping'>>;
   wire: PlayerWire;
   clock: Clock;
   world: string;

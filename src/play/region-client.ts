@@ -8,6 +8,7 @@
 // stamp, so a duplicate or re-sent entry changes nothing.
 import type { Pose } from '../world/pose';
 import { every } from '../core/clock';
+import { answering } from '../core/answering';
 import { Emitter } from '../core/emitter';
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { LatencySamples, type LatencySummary } from '../core/latency-samples';
@@ -29,7 +30,7 @@ export * from './region-client-types';
 
 export class RegionClient {
   readonly events = new Emitter<ClientEvents>();
-  readonly stats: ClientStats = { attaches: 0, reattaches: 0, reattachWhy: { silence: 0, linkClosed: 0, takeover: 0, redirect: 0, reject: 0 }, redirects: 0, snapshots: 0, deltas: 0, gaps: 0, gapWhy: { delta: 0, beat: 0, overflow: 0 }, stale: 0, confirmed: 0, rejected: 0, timeouts: 0, failovers: 0, playerUpdates: 0, positionsLost: 0, uncertified: 0, alone: 0, retiredLinks: 0, full: 0, pendingShown: 0, pendingTakenBack: 0, pendingRefused: 0 };
+  readonly stats: ClientStats = { attaches: 0, reattaches: 0, reattachWhy: { silence: 0, linkClosed: 0, takeover: 0, redirect: 0, reject: 0 }, redirects: 0, snapshots: 0, deltas: 0, gaps: 0, gapWhy: { delta: 0, beat: 0, overflow: 0 }, stale: 0, confirmed: 0, rejected: 0, timeouts: 0, failovers: 0, playerUpdates: 0, positionsLost: 0, uncertified: 0, alone: 0, retiredLinks: 0, redials: 0, full: 0, pendingShown: 0, pendingTakenBack: 0, pendingRefused: 0 };
   /** snapshot: attach start to snapshot (chunk snapshot latency); confirm: submit to CONFIRM. */
   readonly latency = { snapshot: new LatencySamples(), confirm: new LatencySamples() };
   readonly opts: ClientOptions;
@@ -50,26 +51,38 @@ export class RegionClient {
     this.stops.push(args.wire.events.on('frame', ({ from, fromHex, msg }) => this.onFrame(from, fromHex, msg)));
     this.stops.push(every(args.clock, this.opts.watchMs, () => this.watch()));
     this.stops.push(every(args.clock, this.opts.keepaliveMs, () => this.keepalive()));
-    if (args.dht.events) this.stops.push(args.dht.events.on('link-close', ({ id, reason }) => this.onLinkClose(idToHex(id), reason)));
+    if (args.dht.events) this.stops.push(args.dht.events.on('link-close', ({ id, reason }) => this.onLinkClose(id, idToHex(id), reason)));
   }
 
   /**
    * Our link to a primary closed: if its tab went away, re-attach now, not after
    * `silenceMs`. A link a budget let go (the primary's: it links to at most 32 nodes, and a
-   * crowd subscribes by the hundred) is no death: the node was alive when it let go, and its
-   * beats reach us by other routes; if it dies later, their silence says so (`silenceMs`).
+   * crowd subscribes by the hundred) is no death: the node was alive when it let go, and if
+   * it dies later its beats' silence says so (`silenceMs`). We stay attached. Our frames to
+   * it now take routes, which may pass through a node that died silently: a ping by another
+   * route that gets no answer within `linkClosePingMs` dials the primary again instead.
    * (Re-attaching on each such close made players of a crowd re-attach ~100 times a minute;
-   * a routed ping given 300 ms to answer still made the crowd of 200 re-attach ~12 times a
-   * second with nobody gone: its routes were slower than that.)
+   * re-attaching on an unanswered ping still made the crowd of 200 re-attach ~12 times a
+   * second with nobody gone, each then served by the primary itself for 3 s.)
    */
-  private onLinkClose(hex: string, reason: string): void {
+  private onLinkClose(id: NodeId, hex: string, reason: string): void {
     const subs = [...this.subs.values()].filter((sub) => sub.attached && sub.primaryHex === hex);
     if (subs.length === 0) return;
-    if (closedOnPurpose(reason)) return void this.stats.retiredLinks++;
-    for (const sub of subs) {
-      sub.lastHeard = -Infinity;
-      void this.search.attach(sub, 'linkClosed');
+    if (!closedOnPurpose(reason)) {
+      for (const sub of subs) {
+        sub.lastHeard = -Infinity;
+        void this.search.attach(sub, 'linkClosed');
+      }
+      return;
     }
+    this.stats.retiredLinks++;
+    if (!this.args.dht.ping) return;
+    const ping = this.args.dht.ping.bind(this.args.dht);
+    void answering(this.args.clock, ping, [id], this.opts.linkClosePingMs).then((alive) => {
+      if (alive.has(hex) || !subs.some((sub) => sub.attached && sub.primaryHex === hex)) return;
+      this.stats.redials++;
+      this.args.dht.connect(id).catch(() => {});
+    });
   }
 
   close(): void {
