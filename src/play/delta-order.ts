@@ -9,7 +9,9 @@
 // waits as long for its DELTA, and only then do we ask again (`resubscribe`).
 // Pure: time is passed in.
 import type { SubscriptionMessageOf } from '../region/subscription-messages';
-import type { GapCause } from './region-client-types';
+
+/** Why an attached subscription re-subscribed saying it missed frames: an early DELTA, or a beat ahead of our deltas, whose gap did not fill; or too many early DELTAs at once. */
+export type GapCause = 'delta' | 'beat' | 'overflow';
 
 /** An early DELTA, or a beat ahead of our deltas, waits this long before we ask again. */
 export const REORDER_MS = 250;

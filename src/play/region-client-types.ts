@@ -9,7 +9,7 @@ import type { CertChecker, EpochCert } from '../region/epoch-cert';
 import type { KeyHash, RegionCoord } from '../region/region-key';
 import type { Entry, RegionState, Stamp } from '../region/region-state';
 import type { PlayerFrame, PlayerWire } from '../region/subscription-messages';
-import type { DeltaOrder } from './delta-order';
+import type { DeltaOrder, GapCause } from './delta-order';
 import type { PendingView, TakenBack } from './pending-view';
 import type { PositionStreams } from '../region/position-streams';
 import type { PlayerPass } from '../region/player-pass';
@@ -68,8 +68,8 @@ export interface ClientEvents extends Record<string, unknown> {
  */
 export type ReattachCause = 'silence' | 'linkClosed' | 'takeover' | 'redirect' | 'reject';
 
-/** Why an attached subscription re-subscribed saying it missed frames (delta-order.ts): an early DELTA, or a beat ahead of our deltas, whose gap did not fill; or too many early DELTAs at once. */
-export type GapCause = 'delta' | 'beat' | 'overflow';
+// Why an attached subscription re-subscribed saying it missed frames: defined where it is found (delta-order.ts).
+export type { GapCause } from './delta-order';
 
 
 export interface ClientStats {

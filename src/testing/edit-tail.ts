@@ -11,7 +11,7 @@ import { entryKey, tryDecodeEntries } from '../region/region-state';
 import type { HostToPlayer, PlayerToHost } from '../region/subscription-messages';
 import { chunkOf, localOf } from '../world/coords';
 import type { SimPeer } from './host-sim';
-import { dist, type Dist } from './hosting-scale-figures';
+import { dist, type Dist } from './sample-dist';
 
 interface Carried {
   at: number;

@@ -1,19 +1,13 @@
 // What the hosting simulation at scale (hosting-scale-sim.ts) reports: its figures, their
 // distributions, and the few lines of text the CLI, the test and docs/BENCHMARKS.md show.
 import type { EditTailFigures } from './edit-tail';
-import { percentile } from '../core/percentile';
+import { dist, type Dist } from './sample-dist';
+
+export { dist, type Dist };
 
 /** An edit shown to an observer later than this counts as late. */
 export const LATE_MS = 1000;
 
-export interface Dist {
-  p10: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-  n: number;
-}
 
 export interface HostingScaleFigures {
   peers: number;
@@ -90,11 +84,6 @@ export interface HostingScaleFigures {
   wallSec: number;
 }
 
-export function dist(xs: number[]): Dist {
-  // (No Math.max(...xs): a crowd's samples number hundreds of thousands, past the call stack.)
-  const max = xs.reduce((m, x) => (x > m ? x : m), -Infinity);
-  return { p10: percentile(xs, 0.1), p50: percentile(xs, 0.5), p90: percentile(xs, 0.9), p99: percentile(xs, 0.99), max: xs.length ? max : NaN, n: xs.length };
-}
 
 /** The figures as a few lines of text (the CLI and the docs). */
 export function describeFigures(f: HostingScaleFigures): string {
