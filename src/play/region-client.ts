@@ -267,13 +267,11 @@ export class RegionClient {
         void this.checkSnapshot(sub, from, fromHex, m);
         return;
       case 'DELTA':
-        if (!fromHost || m.e !== sub.epoch) return void this.stats.stale++;
-        return this.onDelta(sub, m);
       case 'PENDING':
-        // The checks of a DELTA: only the primary we follow (or a host of its set relaying to
-        // us in a crowd), in the epoch we follow.
+        // A PENDING passes a DELTA's checks: only the primary we follow (or a host of its set
+        // relaying to us in a crowd), in the epoch we follow.
         if (!fromHost || m.e !== sub.epoch) return void this.stats.stale++;
-        return this.onPending(sub, m);
+        return m.t === 'DELTA' ? this.onDelta(sub, m) : this.onPending(sub, m);
       case 'HEARTBEAT':
         if (!fromHost || m.e !== sub.epoch) return; // backups get heartbeats too; not ours
         if (m.hosts && fromPrimary) sub.hosts = m.hosts;
