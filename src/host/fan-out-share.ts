@@ -93,7 +93,7 @@ export class FanOutShare {
     return this.serving.size > 0 && this.primary?.e === e && this.ctx.clock.now() - this.lastFeed <= FEED_MS && this.following();
   }
 
-  /** A subscriber we serve lost one of our frames: it starts again from n = 0. */
+  /** A subscriber we serve lost one of our frames: it starts afresh at our next frame. */
   lost(hex: string): void {
     if (this.serving.has(hex)) this.lists.reset(hex);
   }

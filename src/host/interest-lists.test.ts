@@ -80,7 +80,7 @@ describe('interest lists', () => {
     expect(sent).toBe(200);
   });
 
-  it('introduces each player once, names the ones gone once, never sends a subscriber itself; reset starts again from n = 0', () => {
+  it('introduces each player once, names the ones gone once, never sends a subscriber itself; reset starts afresh, counting on (marked f)', () => {
     const view = new InterestView();
     const players = crowd(3, 0);
     const a = nextFrame(view, players, 'p1', { x: 0, z: 10 }, 0, TICK, o)!;
@@ -91,10 +91,15 @@ describe('interest lists', () => {
     expect(b.roster).toBeUndefined();
     // Nothing moved, nothing due: no frame.
     expect(nextFrame(view, crowd(3, 100).filter((p) => p.slot !== 2), 'p1', { x: 0, z: 10 }, 150, TICK, o)).toBeUndefined();
+    expect(a.f).toBeUndefined();
+    expect(b.f).toBeUndefined();
     view.reset();
     const c = nextFrame(view, crowd(3, 100), 'p1', { x: 0, z: 10 }, 200, TICK, o)!;
-    expect(c.n).toBe(0);
+    // Counting on: frames 0 and 1 may still be on their way; the subscriber drops them, being older than 2.
+    expect(c).toMatchObject({ n: 2, f: true });
     expect(c.roster?.map((x) => x.s)).toEqual([0, 2]);
+    const d = nextFrame(view, crowd(3, 150), 'p1', { x: 0, z: 10 }, 250, TICK, o)!;
+    expect([d.n, d.f]).toEqual([3, undefined]);
   });
 
   it('a slot reused by another player is named gone and introduced again in the same frame', () => {
@@ -112,8 +117,8 @@ describe('interest lists', () => {
     expect([...lists.frames(subs, crowd(5, 0), 0)].map((f) => f.hex)).toEqual(['a', 'b', 'c']);
     lists.keepOnly((hex) => hex !== 'b');
     expect(lists.size).toBe(2);
-    // 'b' comes back: a new view, from n = 0.
-    expect([...lists.frames(subs, crowd(5, 50), 50)].map((f) => [f.hex, f.body.n])).toEqual([['a', 1], ['b', 0], ['c', 1]]);
+    // 'b' comes back: a new view, afresh, counting on from where the last left off.
+    expect([...lists.frames(subs, crowd(5, 50), 50)].map((f) => [f.hex, f.body.n, f.body.f])).toEqual([['a', 1, undefined], ['b', 1, true], ['c', 1, undefined]]);
   });
 
   it('a player closing in is among the nearest before it is near: ranked by how close it comes within aheadMs, as it walks', () => {

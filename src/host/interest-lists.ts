@@ -11,7 +11,9 @@
 //   within a quarter block); new players are introduced once (roster), and players gone
 //   from the region are named once (gone).
 // What a subscriber holds is what we sent it; `n` numbers our frames to it, so a lost frame
-// shows as a gap, and the subscriber asks us to start again (POSITIONS_LOST: reset()).
+// shows as a gap, and the subscriber asks us to start again (POSITIONS_LOST: reset()). A
+// fresh start goes on counting and is marked (`f`), so the subscriber tells our frames from
+// before it, still on their way, from those after it (region/position-streams.ts).
 // Pure: time and the players are passed in; sending is the caller's.
 import type { NodeId } from '../core/node-id';
 import { coarsen, encodePositions, sameQPose, type PositionEntry, type QPose } from '../region/position-code';
@@ -39,6 +41,9 @@ export const INTEREST_DEFAULTS = {
 
 export type InterestOptions = typeof INTEREST_DEFAULTS;
 
+/** Subscribers whose dropped views' counts are kept (the oldest forgotten: its next view counts from 0). */
+const MAX_DROPPED = 1024;
+
 /** A player standing in the region, as the host's presence knows it. */
 export interface Watched {
   slot: number;
@@ -62,22 +67,41 @@ export interface Viewpoint {
   v?: Velocity;
 }
 
-export type PositionsBody = Pick<SubscriptionMessageOf<'POSITIONS'>, 'n' | 'b' | 'roster' | 'gone'>;
+export type PositionsBody = Pick<SubscriptionMessageOf<'POSITIONS'>, 'n' | 'f' | 'b' | 'roster' | 'gone'>;
 
 /** What one subscriber holds from us. */
 export class InterestView {
-  n = 0;
+  /** The next frame's number: never counted back, so a frame from before a fresh start is older than it. */
+  n: number;
+  /** The next frame starts the subscriber afresh (it forgets what it held from us). */
+  private fresh = true;
   /** Slot -> the player it named, the position we last sent (and the one before: position-code.ts's prev), and when. */
   readonly held = new Map<number, { hex: string; q: QPose; prev: QPose | undefined; at: number }>();
   near = new Set<number>();
   nearAll = true;
   nearAt = -Infinity;
 
-  /** Start again: the subscriber lost a frame (or is new); it forgets what it held from us at n = 0. */
+  /** `n`: where a view of the same subscriber dropped before left off (InterestLists.keepOnly). */
+  constructor(n = 0) {
+    this.n = n;
+  }
+
+  /**
+   * Start again: the subscriber lost a frame (or is new); it forgets what it held from us at
+   * our next frame. Counting goes on: frames we sent before are still on their way (in a crowd
+   * a subscriber lost its stream again and again to them while n started again at 0).
+   */
   reset(): void {
-    this.n = 0;
+    this.fresh = true;
     this.held.clear();
     this.nearAt = -Infinity;
+  }
+
+  /** The next frame's number, and its fresh mark (implied at n = 0). */
+  next(): { n: number; f?: true } {
+    const f = this.fresh && this.n > 0;
+    this.fresh = false;
+    return { n: this.n++, ...(f ? { f } : {}) };
   }
 }
 
@@ -131,7 +155,7 @@ export function nextFrame(view: InterestView, players: readonly Watched[], self:
   entries.sort((a, b) => a.slot - b.slot);
   const b = encodePositions(entries, (slot) => view.held.get(slot)?.q, (slot) => view.held.get(slot)?.prev);
   for (const e of entries) view.held.set(e.slot, { hex: bySlot.get(e.slot)!.hex, q: e.q, prev: view.held.get(e.slot)?.q, at: now });
-  return { n: view.n++, b, ...(roster.length ? { roster } : {}), ...(gone.length ? { gone } : {}) };
+  return { ...view.next(), b, ...(roster.length ? { roster } : {}), ...(gone.length ? { gone } : {}) };
 }
 
 /**
@@ -162,6 +186,8 @@ function chooseNear(view: InterestView, others: Map<number, Watched>, at: Viewpo
 /** The views of one region's subscribers, as one host serves them. */
 export class InterestLists {
   private readonly views = new Map<string, InterestView>();
+  /** Where the views dropped last left off (hex -> next n): a view made again goes on counting. */
+  private readonly dropped = new Map<string, number>();
   private readonly velocities = new PlayerVelocities();
 
   constructor(
@@ -179,20 +205,26 @@ export class InterestLists {
     const walking = players.map((p) => ({ ...p, v: this.velocities.of(p.hex) }));
     for (const s of subscribers) {
       let view = this.views.get(s.hex);
-      if (!view) this.views.set(s.hex, (view = new InterestView()));
+      if (!view) this.views.set(s.hex, (view = new InterestView(this.dropped.get(s.hex))));
       const at = s.at && { ...s.at, v: this.velocities.of(s.hex) };
       const body = nextFrame(view, walking, s.hex, at, now, this.tickMs, this.o);
       if (body) yield { hex: s.hex, body };
     }
   }
 
-  /** The subscriber starts again from n = 0 (it lost a frame, or subscribed anew). */
+  /** The subscriber starts afresh at our next frame (it lost a frame, or subscribed anew). */
   reset(hex: string): void {
     this.views.get(hex)?.reset();
   }
 
-  /** Forget subscribers we no longer serve. */
+  /** Forget subscribers we no longer serve (but where their frames' numbers got to). */
   keepOnly(serving: (hex: string) => boolean): void {
-    for (const hex of this.views.keys()) if (!serving(hex)) this.views.delete(hex);
+    for (const [hex, view] of this.views) {
+      if (serving(hex)) continue;
+      this.views.delete(hex);
+      this.dropped.delete(hex);
+      this.dropped.set(hex, view.n);
+      if (this.dropped.size > MAX_DROPPED) this.dropped.delete(this.dropped.keys().next().value!);
+    }
   }
 }

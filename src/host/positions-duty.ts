@@ -35,7 +35,7 @@ export class PositionsDuty {
     this.lists = new InterestLists(this.tickMs);
   }
 
-  /** A subscriber (re)subscribed or lost a frame: it starts again from n = 0. */
+  /** A subscriber (re)subscribed or lost a frame: it starts afresh at our next frame. */
   restart(hex: string): void {
     this.lists.reset(hex);
   }
@@ -75,7 +75,7 @@ export class PositionsDuty {
       const body = serving.length > 0 ? nextFrame(f.view, players, '', undefined, now, this.tickMs, FEED) : undefined;
       if (!body && !serveDue && now - f.sentAt < FEED_AGAIN_MS) continue;
       f.sentAt = now;
-      d.ctx.wires.replicas.send(b, { t: 'FEED', ...d.regionFields, e: d.e, ...(body ?? { n: f.view.n++, b: new Uint8Array(0) }), ...(serveDue ? { serve: serving } : {}) });
+      d.ctx.wires.replicas.send(b, { t: 'FEED', ...d.regionFields, e: d.e, ...(body ?? { ...f.view.next(), b: new Uint8Array(0) }), ...(serveDue ? { serve: serving } : {}) });
       if (serveDue) {
         f.serve = key;
         f.at = now;

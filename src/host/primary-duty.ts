@@ -145,7 +145,7 @@ export class PrimaryDuty implements DutyShared {
     this.beat.wake();
     const known = this.subscribers.has(hex);
     if (missed && known) this.fanOut.rescue(hex, this.ctx.clock.now());
-    // A new subscriber's positions start from n = 0; one re-subscribing (a gap in its deltas) keeps its stream.
+    // A new subscriber's positions start afresh; one re-subscribing (a gap in its deltas) keeps its stream.
     if (!known) {
       this.positions.restart(hex);
       this.beat.subscribersChanged();

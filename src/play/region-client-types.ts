@@ -11,7 +11,7 @@ import type { Entry, RegionState, Stamp } from '../region/region-state';
 import type { PlayerFrame, PlayerWire } from '../region/subscription-messages';
 import type { DeltaOrder, GapCause } from './delta-order';
 import type { PendingView, TakenBack } from './pending-view';
-import type { PositionStreams } from '../region/position-streams';
+import type { LostWhy, PositionStreams } from '../region/position-streams';
 import type { PlayerPass } from '../region/player-pass';
 
 export const CLIENT_DEFAULTS = {
@@ -94,6 +94,8 @@ export interface ClientStats {
   playerUpdates: number;
   /** POSITIONS streams lost (a frame missing or unreadable): the host was asked to start again. */
   positionsLost: number;
+  /** Why streams were lost (region/position-streams.ts; a loss is asked for once, and again if no fresh start came). */
+  positionsLostWhy: LostWhy;
   /** Snapshots dropped: no valid epoch certificate naming their sender (an impostor primary). */
   uncertified: number;
   /** Times a node said no certified primary can be had (we are alone). */

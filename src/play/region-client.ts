@@ -30,7 +30,7 @@ export * from './region-client-types';
 
 export class RegionClient {
   readonly events = new Emitter<ClientEvents>();
-  readonly stats: ClientStats = { attaches: 0, reattaches: 0, reattachWhy: { silence: 0, linkClosed: 0, takeover: 0, redirect: 0, reject: 0 }, redirects: 0, snapshots: 0, deltas: 0, gaps: 0, gapWhy: { delta: 0, beat: 0, overflow: 0 }, stale: 0, confirmed: 0, rejected: 0, timeouts: 0, failovers: 0, playerUpdates: 0, positionsLost: 0, uncertified: 0, alone: 0, retiredLinks: 0, redials: 0, full: 0, pendingShown: 0, pendingTakenBack: 0, pendingRefused: 0 };
+  readonly stats: ClientStats = { attaches: 0, reattaches: 0, reattachWhy: { silence: 0, linkClosed: 0, takeover: 0, redirect: 0, reject: 0 }, redirects: 0, snapshots: 0, deltas: 0, gaps: 0, gapWhy: { delta: 0, beat: 0, overflow: 0 }, stale: 0, confirmed: 0, rejected: 0, timeouts: 0, failovers: 0, playerUpdates: 0, positionsLost: 0, positionsLostWhy: { gap: 0, overflow: 0, unreadable: 0 }, uncertified: 0, alone: 0, retiredLinks: 0, redials: 0, full: 0, pendingShown: 0, pendingTakenBack: 0, pendingRefused: 0 };
   /** snapshot: attach start to snapshot (chunk snapshot latency); confirm: submit to CONFIRM. */
   readonly latency = { snapshot: new LatencySamples(), confirm: new LatencySamples() };
   readonly opts: ClientOptions;
@@ -104,7 +104,7 @@ export class RegionClient {
       sub = {
         coord: { rx: coord.rx, rz: coord.rz }, name, key: this.keys.key(coord), state: new RegionState(), epoch: 0, primary: undefined, primaryHex: '', hosts: [],
         since: ZERO, attached: false, attaching: false, target: '', hint: undefined, lastHeard: this.args.clock.now(), ready, markReady, wake: () => {},
-        positions: new PositionStreams(coord, idToHex(this.args.dht.selfId)), deltas: new DeltaOrder(), pending: new PendingView(this.opts.pendingTtlMs), closed: false, attachStarted: this.args.clock.now(), cert: undefined, aloneUntil: -Infinity,
+        positions: new PositionStreams(coord, idToHex(this.args.dht.selfId), this.stats.positionsLostWhy), deltas: new DeltaOrder(), pending: new PendingView(this.opts.pendingTtlMs), closed: false, attachStarted: this.args.clock.now(), cert: undefined, aloneUntil: -Infinity,
       };
       this.subs.set(name, sub);
       void this.search.attach(sub);

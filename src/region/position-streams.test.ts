@@ -53,17 +53,46 @@ describe('position streams (the player side of POSITIONS)', () => {
     s.take('h', ann(), 0);
     expect(s.take('h', step(2, 6, 7), 10).lost).toBe(false);
     expect(s.take('h', step(3, 7, 8), 10 + REORDER_MS + 1)).toMatchObject({ lost: true, players: [] });
-    // Forgotten: the next frames wait for an n = 0; asked again only after ASK_AGAIN_MS.
+    // Forgotten: the next frames wait for the host's fresh start; asked again only after ASK_AGAIN_MS.
     const lostAt = 10 + REORDER_MS + 1;
     expect(s.take('h', step(4, 8, 9), lostAt + 10).lost).toBe(false);
-    expect(s.take('h', step(5, 9, 10), lostAt + 10 + REORDER_MS + 1).lost).toBe(false); // lost again, not asked again yet
+    expect(s.take('h', step(5, 9, 10), lostAt + 10 + REORDER_MS + 1).lost).toBe(false);
     expect(s.take('h', step(6, 10, 11), lostAt + ASK_AGAIN_MS - 10).lost).toBe(false);
-    expect(s.take('h', step(7, 11, 12), lostAt + ASK_AGAIN_MS + REORDER_MS).lost).toBe(true);
+    expect(s.take('h', step(7, 11, 12), lostAt + ASK_AGAIN_MS).lost).toBe(true);
     // A slot never introduced.
     expect(s.take('k', frame(0, encodePositions([{ slot: 7, q: at(1) }], () => undefined)), 0).lost).toBe(true);
     // The fresh start reads normally.
-    expect(s.take('h', ann(), 2000).players.map((p) => p.x)).toEqual([5]);
-    expect(s.unreadable).toBe(4);
+    expect(s.take('h', { ...ann(), n: 8, f: true }, 2000).players.map((p) => p.x)).toEqual([5]);
+    expect(s.unreadable).toBe(2);
+    expect(s.lostWhy).toEqual({ gap: 1, overflow: 0, unreadable: 1 });
+  });
+
+  it('after a loss, frames from before the fresh start (still on their way) are dropped, those after it read: the stream is not lost again', () => {
+    const s = new PositionStreams(r, 'self');
+    let t = 0;
+    s.take('h', ann(), t);
+    for (let n = 1; n <= 5; n++) s.take('h', step(n, n + 4, n + 5), (t += 50));
+    // n = 6 never comes: 7, 8, ... wait, and the stream is lost.
+    let n = 7;
+    while (!s.take('h', step(n, n + 4, n + 5), (t += 50)).lost) n++;
+    // The host hears of it a trip later: three more of its old frames come, one of them after the fresh start.
+    for (let k = 1; k <= 2; k++) expect(s.take('h', step(n + k, n + k + 4, n + k + 5), (t += 50)).lost).toBe(false);
+    const start = n + 4;
+    // Its next frame overtook the fresh start.
+    expect(s.take('h', step(start + 1, 100, 101), (t += 10)).players).toEqual([]);
+    expect(s.take('h', { ...ann(), b: encodePositions([{ slot: 0, q: at(100) }], () => undefined), n: start, f: true }, (t += 10)).players.map((p) => p.x)).toEqual([100, 101]);
+    expect(s.take('h', step(n + 3, n + 7, n + 8), (t += 10)).players).toEqual([]);
+    let got = 0;
+    for (let k = 2; k <= 60; k++) {
+      const o = s.take('h', step(start + k, 99 + k, 100 + k), (t += 50));
+      expect(o.lost).toBe(false);
+      got += o.players.length;
+    }
+    expect(got).toBe(59);
+    expect(s.lostWhy).toEqual({ gap: 1, overflow: 0, unreadable: 0 });
+    // A fresh mark older than what was read is an older start's: dropped.
+    expect(s.take('h', { ...ann(), n: start, f: true }, t + 50).players).toEqual([]);
+    expect(s.holding('h').get(0)?.q).toEqual(at(160));
   });
 
   it('a frame that fails part-way gives nothing of itself, but what came before it stands', () => {

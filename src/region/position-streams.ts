@@ -3,9 +3,14 @@
 // sent us so far: slot -> player (id, name, quantised position), and the frame count `n`.
 // Entries are coded against it (region/position-code.ts), so frames are applied in order of
 // n: one that comes early waits (REORDER_MS) for the ones before it; a frame that never
-// comes, or one that cannot be read, loses the stream: we forget it and ask the host to
-// start again (POSITIONS_LOST); its next frame has n = 0. A frame is applied whole or not
-// at all. Pure: time is passed in; the caller sends the request and emits what comes out.
+// comes, or one that cannot be read, loses the stream: we forget what it held and ask the
+// host to start again (POSITIONS_LOST). The host goes on counting and marks the frame it
+// starts afresh at (`f`; n = 0 is one too): its frames from before that, still on their way,
+// are older and dropped, those after it wait for it. (When the fresh start came at n = 0,
+// the frames still on their way from before waited for numbers the new stream reached only
+// later, or were applied in its place: a lost stream was lost again and again.) A frame is
+// applied whole or not at all. Pure: time is passed in; the caller sends the request and
+// emits what comes out.
 import { idToHex } from '../core/node-id';
 import { decodePositions, dequantise, PositionCodeError, type QPose } from './position-code';
 import type { RegionCoord } from './region-key';
@@ -27,7 +32,7 @@ export const MAX_WAITING = 16;
 export const ASK_AGAIN_MS = 1000;
 
 /** A POSITIONS frame, or the primary's FEED to a backup (the same stream fields). */
-type Frame = Pick<SubscriptionMessageOf<'POSITIONS'>, 'e' | 'n' | 'b' | 'roster' | 'gone'>;
+type Frame = Pick<SubscriptionMessageOf<'POSITIONS'>, 'e' | 'n' | 'f' | 'b' | 'roster' | 'gone'>;
 
 /** A player as a stream holds it: its position, and the one before (position-code.ts's prev). */
 interface Held {
@@ -40,10 +45,22 @@ interface Held {
 
 interface Stream {
   e: number;
-  /** The last frame applied (-1: none yet; the next must be n = 0). */
+  /** The last frame applied (or, lost, the last before the loss; -1: none yet). */
   n: number;
+  /** Frames applied since a fresh start: a frame that is not one (f, n = 0) waits for it. */
+  started: boolean;
   slots: Map<number, Held>;
   waiting: Map<number, { m: Frame; at: number }>;
+}
+
+/** Why streams were lost. */
+export interface LostWhy {
+  /** A frame was missing for REORDER_MS. */
+  gap: number;
+  /** More than MAX_WAITING frames waited for one missing. */
+  overflow: number;
+  /** A frame could not be read (unknown slot, malformed bytes). */
+  unreadable: number;
 }
 
 export interface PositionsOutcome {
@@ -64,24 +81,56 @@ export class PositionStreams {
   constructor(
     private readonly region: RegionCoord,
     private readonly selfHex: string,
+    /** Counted here (a client's streams of every region may share one count). */
+    readonly lostWhy: LostWhy = { gap: 0, overflow: 0, unreadable: 0 },
   ) {}
 
   take(fromHex: string, m: Frame, now: number): PositionsOutcome {
     const out: PositionsOutcome = { players: [], gone: [], lost: false };
     let s = this.streams.get(fromHex);
-    // A new epoch, or the host started again (n = 0 once we hold its earlier frames): afresh.
-    if (!s || s.e !== m.e || (m.n === 0 && s.n >= 0)) s = { e: m.e, n: -1, slots: new Map(), waiting: new Map() };
+    if (!s || s.e !== m.e) s = { e: m.e, n: -1, started: false, slots: new Map(), waiting: new Map() };
+    // The host started afresh: marked, at a number past what we applied (a mark at or below
+    // it is an older start's), or at 0 (a host that counts from the start: a new stream, or
+    // one that forgot ours). Its frames after the start that came first wait on; those before
+    // it are old. (Frames waiting for an n = 0 are its own only if we never applied a frame.)
+    const fresh = m.f === true ? m.n > s.n : m.n === 0;
+    if (fresh) {
+      const after = m.n > 0 || s.n === -1 ? [...s.waiting].filter(([n]) => n > m.n) : [];
+      s = { e: m.e, n: m.n - 1, started: true, slots: new Map(), waiting: new Map(after) };
+      this.asked.delete(fromHex);
+    }
     this.streams.delete(fromHex);
     this.streams.set(fromHex, s);
     if (this.streams.size > MAX_STREAMS) this.streams.delete(this.streams.keys().next().value!);
-    if (m.n <= s.n) return out; // a copy of one applied
+    if (m.n <= s.n) return out; // a copy of one applied, or a frame from before a fresh start
     s.waiting.set(m.n, { m, at: now });
+    if (!s.started) return this.awaitStart(fromHex, s, now, out);
     for (let next = s.waiting.get(s.n + 1); next; next = s.waiting.get(s.n + 1)) {
       s.waiting.delete(s.n + 1);
-      if (!this.apply(s, next.m, out)) return this.lose(fromHex, now, out);
+      if (!this.apply(s, next.m, out)) return this.lose(fromHex, s, now, out, 'unreadable');
     }
-    for (const w of s.waiting.values()) if (now - w.at > REORDER_MS || s.waiting.size > MAX_WAITING) return this.lose(fromHex, now, out);
+    for (const w of s.waiting.values()) {
+      if (s.waiting.size > MAX_WAITING) return this.lose(fromHex, s, now, out, 'overflow');
+      if (now - w.at > REORDER_MS) return this.lose(fromHex, s, now, out, 'gap');
+    }
     return out;
+  }
+
+  /**
+   * No fresh start yet (a new stream, or one lost): frames wait for it, the newest
+   * MAX_WAITING of them (from before the start they are dropped when it comes). A stream
+   * never started is lost after REORDER_MS; one lost is asked for again after ASK_AGAIN_MS.
+   */
+  private awaitStart(fromHex: string, s: Stream, now: number, out: PositionsOutcome): PositionsOutcome {
+    if (s.waiting.size > MAX_WAITING) s.waiting.delete(Math.min(...s.waiting.keys()));
+    const asked = this.asked.get(fromHex);
+    const due = asked === undefined ? [...s.waiting.values()].some((w) => now - w.at > REORDER_MS) : now - asked >= ASK_AGAIN_MS;
+    if (!due) return out;
+    if (asked === undefined) {
+      this.unreadable++;
+      this.lostWhy.gap++;
+    }
+    return this.ask(fromHex, now, out);
   }
 
   /** What `fromHex`'s stream holds now: slot -> player and its quantised position. */
@@ -129,11 +178,24 @@ export class PositionStreams {
     return true;
   }
 
-  private lose(fromHex: string, now: number, out: PositionsOutcome): PositionsOutcome {
+  /**
+   * What was applied before the failure stands; the rest is forgotten, and the stream waits
+   * for the host's fresh start (numbers up to the last applied stay old).
+   */
+  private lose(fromHex: string, s: Stream, now: number, out: PositionsOutcome, why: keyof LostWhy): PositionsOutcome {
     this.unreadable++;
-    this.streams.delete(fromHex);
-    // What was applied before the failure stands; the request is not repeated while one is on its way.
+    this.lostWhy[why]++;
+    s.started = false;
+    s.slots = new Map();
+    s.waiting.clear();
+    this.asked.delete(fromHex);
+    return this.ask(fromHex, now, out);
+  }
+
+  /** Asks the host to start again: not while a request is on its way (ASK_AGAIN_MS). */
+  private ask(fromHex: string, now: number, out: PositionsOutcome): PositionsOutcome {
     if (now - (this.asked.get(fromHex) ?? -Infinity) < ASK_AGAIN_MS) return out;
+    this.asked.delete(fromHex);
     this.asked.set(fromHex, now);
     if (this.asked.size > MAX_STREAMS * 4) this.asked.delete(this.asked.keys().next().value!);
     return { ...out, lost: true };

@@ -47,6 +47,8 @@ const rosterEntry = v.object({ s: slot, id, name });
 /** A stream of compact positions (region/position-code.ts): POSITIONS, and the primary's feed to its backups. */
 export const positionsFields = {
   n: u32,
+  /** The host started afresh at this frame (implied at n = 0): the receiver forgets what it held from it. */
+  f: v.optional(v.literal(true)),
   b: bytes(MAX_POSITION_ENTRIES * MAX_ENTRY_BYTES),
   roster: v.optional(v.pipe(v.array(rosterEntry), v.maxLength(MAX_ROSTER))),
   gone: v.optional(v.pipe(v.array(slot), v.maxLength(MAX_GONE))),
@@ -101,7 +103,7 @@ export const subscriptionSpec = {
   // `d`: a committed delta (as DELTA's from, to, entries) and `s`: a beat (committed up to s),
   // riding in the frame instead of frames of their own (host/player-outbox.ts).
   POSITIONS: [12, v.object({ ...region, e: u32, ...positionsFields, d: v.optional(v.object({ from: u32, to: u32, entries })), s: v.optional(u32) })],
-  /** player -> the host whose POSITIONS came with a gap: start again from n = 0. */
+  /** player -> the host whose POSITIONS came with a gap: start again (its next frame marked `f`). */
   POSITIONS_LOST: [13, v.object({ ...region, e: u32 })],
   /**
    * player -> any host it edits at: the player pass of the sending node (region/player-pass.ts),
