@@ -1,6 +1,7 @@
 // What the hosting simulation at scale (hosting-scale-sim.ts) reports: its figures, their
 // distributions, and the few lines of text the CLI, the test and docs/BENCHMARKS.md show.
 import type { EditTailFigures } from './edit-tail';
+import type { NearMisses } from './position-rates';
 import { dist, type Dist } from './sample-dist';
 
 export { dist, type Dist };
@@ -69,6 +70,14 @@ export interface HostingScaleFigures {
   failovers: number;
   /** Summed over the players' clients and the peers' hosts over the whole run (diagnosis). */
   clientStats: { attaches: number; reattaches: number; redirects: number; failovers: number; gaps: number; stale: number; positionsLost: number; confirmed: number; rejected: number; timeouts: number; pendingShown: number; pendingTakenBack: number; pendingRefused: number };
+  /**
+   * POSITIONS streams lost in the measured window (until the end of the run's settling): hosts
+   * asked to start again, and losses by cause (a frame missing REORDER_MS, too many waiting,
+   * one unreadable: region/position-streams.ts).
+   */
+  positionsLost: { asked: number; gap: number; overflow: number; unreadable: number };
+  /** Why positions of the 32 nearest missed the viewer (`nearest32Hz`'s misses: position-rates.ts). */
+  nearMisses: NearMisses;
   /** Re-attaches in the measured window by region and cause ("0,0 silence": play/region-client-types.ts ReattachCause). */
   reattachCauses: Record<string, number>;
   /** Gaps (re-subscribing with `missed`) by cause over the whole run, summed over the players' clients. */
@@ -98,6 +107,7 @@ export function describeFigures(f: HostingScaleFigures): string {
     `slow (drawn > 150 ms) ${f.editTail.slow}: edit reached its primary late ${f.editTail.editorLate} (routed ${f.editTail.editorRouted}), no pending frame first ${f.editTail.noPending}, pending routed ${f.editTail.pendingRouted}, relayed by a backup ${f.editTail.pendingRelayed}, late ${f.editTail.pendingLate}, other ${f.editTail.other}; submit to primary ms p50 ${r(f.editTail.toPrimaryMs.p50, 0)} p99 ${r(f.editTail.toPrimaryMs.p99, 0)}; primary to observer's first frame p50 ${r(f.editTail.fanOutMs.p50, 0)} p99 ${r(f.editTail.fanOutMs.p99, 0)}; first frames ${JSON.stringify(f.editTail.firstFrames)}`,
     `edit to first observer ms: p50 ${r(f.editFirstVisibleMs.p50, 0)} p99 ${r(f.editFirstVisibleMs.p99, 0)}; to confirm p50 ${r(f.editConfirmMs.p50, 0)} p99 ${r(f.editConfirmMs.p99, 0)}; refused first and retried: ${f.editRetriedMs.n} samples, p50 ${r(f.editRetriedMs.p50, 0)} p99 ${r(f.editRetriedMs.p99, 0)}`,
     `nearest 32 Hz at the window's end: p10 ${r(f.nearest32WindowHz.p10)} p50 ${r(f.nearest32WindowHz.p50)}; near at both ends: p10 ${r(f.nearest32StableHz.p10)} p50 ${r(f.nearest32StableHz.p50)} (${f.nearest32StableHz.n} of ${f.nearest32WindowHz.n}); age of the newest position ms p50 ${r(f.nearest32AgeMs.p50, 0)} p90 ${r(f.nearest32AgeMs.p90, 0)} p99 ${r(f.nearest32AgeMs.p99, 0)}`,
+    `POSITIONS streams lost measured: ${JSON.stringify(f.positionsLost)}; positions of the 32 nearest missed: ${JSON.stringify(f.nearMisses)}`,
     `re-attaches measured, by region and cause: ${JSON.stringify(f.reattachCauses)}; gaps by cause (whole run): ${JSON.stringify(f.gapCauses)}`,
     `client: ${JSON.stringify(f.clientStats)}; hosts: ${JSON.stringify(f.hostStats)}; DHT drops: ${JSON.stringify(f.dhtDrops)}`,
     `remote positions Hz (within the interest radius): p10 ${r(f.remoteHz.p10)} p50 ${r(f.remoteHz.p50)} (${f.remoteHz.n} samples); nearest 32 while among them: p10 ${r(f.nearest32Hz.p10)} p50 ${r(f.nearest32Hz.p50)} (${f.nearest32Hz.n}); ${f.staleEntries} entries put a player back where it was`,

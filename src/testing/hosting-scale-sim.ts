@@ -333,6 +333,12 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
     bytesAt.delete(p.hex);
   };
   const attaches0 = [...walkers.values()].reduce((n, w) => n + w.peer.client.stats.attaches, 0);
+  // POSITIONS streams lost in the measured window, by cause (the clients' counts summed; those of players churned away are lost with them).
+  const lostNow = () => [...walkers.values()].reduce((d, w) => {
+    const c = w.peer.client.stats;
+    return { asked: d.asked + c.positionsLost, gap: d.gap + c.positionsLostWhy.gap, overflow: d.overflow + c.positionsLostWhy.overflow, unreadable: d.unreadable + c.positionsLostWhy.unreadable };
+  }, { asked: 0, gap: 0, overflow: 0, unreadable: 0 });
+  const lost0 = lostNow();
   let attachesGone = 0;
   let failovers = 0;
   const links: number[] = [], dhtLinks: number[] = [];
@@ -440,6 +446,9 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   const attaches = [...walkers.values()].reduce((n, w) => n + w.peer.client.stats.attaches, 0) + attachesGone - attaches0;
   failovers += [...walkers.values()].reduce((n, w) => n + w.peer.client.stats.failovers, 0);
   const measuredSec = (sim.clock.now() - tStart) / 1000;
+  const lost1 = lostNow();
+  rates.judgeMisses(sim.clock.now(), true);
+  const positionsLost = { asked: lost1.asked - lost0.asked, gap: lost1.gap - lost0.gap, overflow: lost1.overflow - lost0.overflow, unreadable: lost1.unreadable - lost0.unreadable };
   const clientStats = { attaches: 0, reattaches: 0, redirects: 0, failovers: 0, gaps: 0, stale: 0, positionsLost: 0, confirmed: 0, rejected: 0, timeouts: 0, pendingShown: 0, pendingTakenBack: 0, pendingRefused: 0 };
   for (const w of walkers.values()) for (const k of Object.keys(clientStats) as (keyof typeof clientStats)[]) clientStats[k] += w.peer.client.stats[k];
   const gapCauses: Record<string, number> = {};
@@ -452,7 +461,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
     peers: o.peers, players, seed, crowd, latencyMs, measuredSec, regionSize: REGION_SIZE, liveRadius,
     busiest, linksPerPlayer: dist(links), dhtLinksPerPeer: dist(dhtLinks), hostKbps: dist(kbps), editVisibleMs: dist(visibleMs), editCommittedMs: dist(committedMs), editTail: tail.figures(), edits,
     remoteHz: dist(rates.remote), nearest32Hz: dist(rates.whileNear), nearest32WindowHz: dist(rates.windowEnd), nearest32StableHz: dist(rates.stable), nearest32AgeMs: dist(rates.ageMs), editFirstVisibleMs: dist(firstMs), editRetriedMs: dist(retriedMs), editConfirmMs: dist(confirmMs), staleEntries: ghostFrames, visibility: pairs ? seenPairs / pairs : 1, visibilityPairs: pairs, unseen,
-    attachesPerPlayerMin: players > 0 && measuredSec > 0 ? attaches / players / (measuredSec / 60) : 0, failovers, clientStats, reattachCauses, gapCauses, hostStats, dhtDrops: dropped, kills, wallSec: (performance.now() - t0) / 1000,
+    attachesPerPlayerMin: players > 0 && measuredSec > 0 ? attaches / players / (measuredSec / 60) : 0, failovers, clientStats, positionsLost, nearMisses: rates.misses, reattachCauses, gapCauses, hostStats, dhtDrops: dropped, kills, wallSec: (performance.now() - t0) / 1000,
   };
 }
 

@@ -17,6 +17,23 @@
 // - `stable`: `windowEnd` over the pairs among the 32 nearest at both ends of the window.
 // `ageMs`: at each 100 ms sample, per pair among the 32 nearest, the time since the last new
 // position of the other (10 Hz: under 100 ms plus the jitter of the host's tick).
+/**
+ * Why a near player's position did not reach a viewer within DELIVERY_MS (`whileNear`'s
+ * misses), judged MISS_VERDICT_MS after the sample: it came later (`late`); others of that
+ * player came meanwhile, at full rate (`skippedNear`: a host passed it over) or slower
+ * (`skippedFar`: the player was not among the viewer's nearest at its host); none came
+ * (`silent`: a stream stalled or lost).
+ */
+export interface NearMisses {
+  late: number;
+  skippedNear: number;
+  skippedFar: number;
+  silent: number;
+}
+
+/** A miss is judged this long after its sample (a late position has come by then, or counts as never). */
+const MISS_VERDICT_MS = 2000;
+
 export interface RateViewer {
   hex: string;
   x: number;
@@ -55,8 +72,11 @@ export class PositionRates {
   private readonly near = new Map<string, Map<string, { k: number; due: number; got: number }>>();
   /** Sender -> its last MOVEs (time, position key). */
   private readonly moves = new Map<string, { at: number; key: string }[]>();
-  /** Viewer -> other -> the position keys received lately. */
-  private readonly received = new Map<string, Map<string, string[]>>();
+  /** Viewer -> other -> the position keys received lately, and when. */
+  private readonly received = new Map<string, Map<string, { key: string; at: number }[]>>();
+  readonly misses: NearMisses = { late: 0, skippedNear: 0, skippedFar: 0, silent: 0 };
+  /** Misses waiting for their verdict (MISS_VERDICT_MS). */
+  private pendingMisses: { viewer: string; other: string; key: string; sentAt: number; sampleAt: number }[] = [];
   /** Viewer -> its 32 nearest at the last window's end. */
   private readonly nearBefore = new Map<string, Set<string>>();
 
@@ -86,7 +106,7 @@ export class PositionRates {
     if (!r) this.received.set(viewer, (r = new Map()));
     let keys = r.get(other);
     if (!keys) r.set(other, (keys = []));
-    keys.push(positionKey(x, z));
+    keys.push({ key: positionKey(x, z), at: now });
     if (keys.length > KEEP) keys.shift();
   }
 
@@ -106,12 +126,33 @@ export class PositionRates {
         const due = this.moves.get(o.hex)?.find((m) => m.at > now - DELIVERY_MS - SAMPLE_MS && m.at <= now - DELIVERY_MS);
         if (due) {
           c.due++;
-          if (this.received.get(w.hex)?.get(o.hex)?.includes(due.key)) c.got++;
+          if (this.received.get(w.hex)?.get(o.hex)?.some((r) => r.key === due.key)) c.got++;
+          else this.pendingMisses.push({ viewer: w.hex, other: o.hex, key: due.key, sentAt: due.at, sampleAt: now });
         }
         n.set(o.hex, c);
         this.ageMs.push(now - (this.lastAt.get(w.hex)?.get(o.hex) ?? -Infinity));
       }
     }
+  }
+
+  /** Misses whose verdict is due (all of them with `all`: the run is over). */
+  judgeMisses(now: number, all = false): void {
+    const keep: typeof this.pendingMisses = [];
+    for (const m of this.pendingMisses) {
+      if (!all && now - m.sampleAt < MISS_VERDICT_MS) {
+        keep.push(m);
+        continue;
+      }
+      const got = this.received.get(m.viewer)?.get(m.other) ?? [];
+      if (got.some((r) => r.key === m.key)) this.misses.late++;
+      else {
+        const meanwhile = got.filter((r) => r.at > m.sentAt && r.at <= m.sentAt + DELIVERY_MS).length;
+        if (meanwhile === 0) this.misses.silent++;
+        else if (meanwhile >= (MOVE_HZ * DELIVERY_MS) / 1000 / 2) this.misses.skippedNear++;
+        else this.misses.skippedFar++;
+      }
+    }
+    this.pendingMisses = keep;
   }
 
   /** Every `windowMs` (the caller's timer), after that instant's sample. */
@@ -134,6 +175,7 @@ export class PositionRates {
     }
     this.inWindow.clear();
     this.near.clear();
+    this.judgeMisses(now);
   }
 
   private settled(viewers: readonly RateViewer[], now: number): RateViewer[] {
