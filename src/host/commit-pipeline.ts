@@ -148,15 +148,19 @@ export class CommitPipeline {
   }
 
   /**
-   * The batch, just ordered, to the subscribers we serve ourselves, at once (not held for the
-   * tick: it is the latency path): they draw it marked pending until its DELTA commits it. In a
-   * crowd the backups with a share pass on their REPLICATE of it to theirs (fan-out-share.ts).
+   * The batch, just ordered, to the subscribers we serve ourselves: they draw it marked
+   * pending until its DELTA commits it. At once, or in a crowd at our next tick, riding in the
+   * POSITIONS frame a subscriber gets then (player-outbox.ts: a tick at most, the latency
+   * path). In a crowd the backups with a share pass on their REPLICATE of it to theirs
+   * (fan-out-share.ts).
    */
   private showPending(batch: Batch): void {
     const { ctx, regionFields, e, fanOut } = this.duty;
     const now = this.now;
-    const frame = { t: 'PENDING' as const, ...regionFields, e, from: batch.from, to: batch.to, entries: encodeEntries(batch.entries) };
-    for (const [hex, s] of this.duty.subscribers) if (fanOut.direct(hex, now)) ctx.wires.players.send(s.id, frame);
+    const pending = { from: batch.from, to: batch.to, entries: encodeEntries(batch.entries) };
+    const to: [string, NodeId][] = [...this.duty.subscribers].filter(([hex]) => fanOut.direct(hex, now)).map(([hex, s]) => [hex, s.id]);
+    if (fanOut.shared) this.duty.outbox.pending(e, pending, to, now);
+    else for (const [, id] of to) ctx.wires.players.send(id, { t: 'PENDING', ...regionFields, e, ...pending });
   }
 
   /** Writes the region to our store; only once the write finished (or failed: no storage here) may the batch be confirmed. */

@@ -5,7 +5,8 @@
 // - each tick, the POSITIONS their interest views call for (interest-lists.ts), to those
 //   standing in the region (one looking in from next door gets its positions from the
 //   primary, which knows where it looks from);
-// - each batch as the primary orders it (its REPLICATE to us), at once, as PENDING;
+// - each batch as the primary orders it (its REPLICATE to us), at our next tick, as PENDING
+//   (riding in the POSITIONS frame if one goes: player-outbox.ts);
 // - each committed DELTA, as the primary's RELAY gives it;
 // - a HEARTBEAT at each of the primary's beats to us (committed up to, idle), so their
 //   silence means what it meant: the primary (or its relay, us) is gone.
@@ -73,13 +74,12 @@ export class FanOutShare {
 
   /**
    * A batch our primary just ordered (its REPLICATE to us; the caller checked): to our
-   * subscribers at once as PENDING, as the primary sends it to its own share (not held for
-   * the tick: it is the latency path; its DELTA follows from the RELAY once it commits).
+   * subscribers as PENDING at our next tick, as the primary sends it to its own share (held
+   * a tick at most: it is the latency path; its DELTA follows from the RELAY once it commits).
    */
   onReplicate(m: ReplicationMessageOf<'REPLICATE'>): void {
     if (!this.ctx.opts.showPending || !this.serves(m.e)) return;
-    const frame = { t: 'PENDING' as const, ...this.region, e: m.e, from: m.from, to: m.to, entries: m.entries };
-    for (const id of this.serving.values()) this.ctx.wires.players.send(id, frame);
+    this.outbox.pending(m.e, { from: m.from, to: m.to, entries: m.entries }, this.serving, this.ctx.clock.now());
   }
 
   /** The primary we follow beat (the caller checked): so do we, to our subscribers. */

@@ -14,7 +14,7 @@ function recorder() {
   return { sent, wire };
 }
 
-describe('PlayerOutbox: deltas and beats ride in the next POSITIONS frame', () => {
+describe('PlayerOutbox: deltas, batches ordered and beats ride in the next POSITIONS frame', () => {
   it('a subscriber with a POSITIONS frame gets its deltas (merged) and its beat in it; the others get them alone', () => {
     const box = new PlayerOutbox({ rx: 1, rz: 2 });
     box.delta(3, { from: 5, to: 5, entries: entries(1, 1) }, subs(1, 2), 0);
@@ -74,6 +74,30 @@ describe('PlayerOutbox: deltas and beats ride in the next POSITIONS frame', () =
     expect(sent.map((f) => `${f.t} ${f.to}`)).toEqual(['DELTA 1']);
     expect(box.ride('s1', 1)).toEqual({});
     expect(box.ride('s2', 1).d?.from).toBe(1);
+  });
+
+  it('batches ordered ride (merged) in the next tick\'s frame; what none took goes alone as PENDING at that tick, held no longer', () => {
+    const box = new PlayerOutbox({ rx: 0, rz: 0 });
+    box.pending(2, { from: 8, to: 8, entries: entries(1, 8) }, subs(1, 2), 10);
+    box.pending(2, { from: 9, to: 9, entries: entries(1, 9) }, subs(1, 2), 20);
+    box.delta(2, { from: 7, to: 7, entries: entries(1, 7) }, subs(1, 2), 20);
+    const ride = box.ride('s1', 2);
+    expect(ride).toMatchObject({ p: { from: 8, to: 9 }, d: { from: 7, to: 7 } });
+    expect([...ride.p!.entries]).toEqual([...entries(1, 8), ...entries(1, 9)]);
+    const { sent, wire } = recorder();
+    // The tick's flush (deltas may wait another tick; batches ordered do not).
+    box.flush(wire, 25, 50);
+    expect(sent.map((f) => `${f.t} ${f.to} ${String(f.m.from)}`)).toEqual(['PENDING 2 8', 'PENDING 2 9']);
+    expect(box.ride('s2', 2)).toMatchObject({ d: { from: 7 } });
+    expect(box.ride('s2', 2).p).toBeUndefined();
+    // An editor's confirm: what is owed to it goes first, batches ordered before deltas.
+    box.pending(2, { from: 10, to: 10, entries: entries(1, 10) }, subs(1), 30);
+    box.delta(2, { from: 8, to: 9, entries: entries(2, 8) }, subs(1), 30);
+    box.sendNow('s1', wire);
+    expect(sent.slice(2).map((f) => `${f.t} ${f.to} ${String(f.m.from)}`)).toEqual(['PENDING 1 10', 'DELTA 1 8']);
+    box.flush(wire, 80, 50);
+    expect(sent.length).toBe(4);
+    expect(box.empty).toBe(true);
   });
 
   it('more entries than one frame should carry go as DELTA frames', () => {

@@ -306,8 +306,9 @@ export class RegionClient {
   private onPositions(sub: Subscription, from: NodeId, fromHex: string, m: SubscriptionMessageOf<'POSITIONS'>): void {
     const hosts = sub.hosts.map(idToHex);
     if (m.e !== sub.epoch || !(fromHex === sub.primaryHex || hosts.includes(fromHex))) return void this.stats.stale++;
-    // A delta and a beat may ride in the frame (host/player-outbox.ts): read as if they came alone.
+    // A delta, a pending batch and a beat may ride in the frame (host/player-outbox.ts): read as if they came alone.
     if (sub.attached && m.d) this.onDelta(sub, { e: m.e, ...m.d });
+    if (sub.attached && m.p) this.onPending(sub, { e: m.e, ...m.p });
     if (sub.attached && m.s !== undefined) this.onBeat(sub, m.e, m.s);
     sub.positions.keepOnly([sub.primaryHex, ...hosts]);
     const out = sub.positions.take(fromHex, m, this.args.clock.now());
@@ -434,7 +435,7 @@ export class RegionClient {
    * the state until a delta or snapshot covers them (pending-view.ts). Every entry must carry
    * the frame's epoch and a seq in its from..to, as the primary stamps them.
    */
-  private onPending(sub: Subscription, m: SubscriptionMessageOf<'PENDING'>): void {
+  private onPending(sub: Subscription, m: Pick<SubscriptionMessageOf<'PENDING'>, 'e' | 'from' | 'to' | 'entries'>): void {
     const entries = this.decode(m.entries);
     if (!entries || !sub.attached || m.from > m.to || entries.some((x) => x.e !== m.e || x.s < m.from || x.s > m.to)) return void this.stats.stale++;
     const now = this.args.clock.now();

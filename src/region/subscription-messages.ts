@@ -100,9 +100,10 @@ export const subscriptionSpec = {
    * `gone`: slots no longer standing in the region. From the primary or a backup serving a
    * share of the subscribers (issue 12: fan-out shared by the host set).
    */
-  // `d`: a committed delta (as DELTA's from, to, entries) and `s`: a beat (committed up to s),
-  // riding in the frame instead of frames of their own (host/player-outbox.ts).
-  POSITIONS: [12, v.object({ ...region, e: u32, ...positionsFields, d: v.optional(v.object({ from: u32, to: u32, entries })), s: v.optional(u32) })],
+  // `d`: a committed delta (as DELTA's from, to, entries), `p`: batches ordered, not committed
+  // yet (as PENDING's), and `s`: a beat (committed up to s), riding in the frame instead of
+  // frames of their own (host/player-outbox.ts).
+  POSITIONS: [12, v.object({ ...region, e: u32, ...positionsFields, d: v.optional(v.object({ from: u32, to: u32, entries })), p: v.optional(v.object({ from: u32, to: u32, entries })), s: v.optional(u32) })],
   /** player -> the host whose POSITIONS came with a gap: start again (its next frame marked `f`). */
   POSITIONS_LOST: [13, v.object({ ...region, e: u32 })],
   /**

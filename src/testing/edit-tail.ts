@@ -73,16 +73,18 @@ export class EditTail {
       return;
     }
     if (m.t !== 'PENDING' && m.t !== 'DELTA' && m.t !== 'SNAPSHOT' && m.t !== 'POSITIONS') return;
-    const bytes = m.t === 'POSITIONS' ? m.d?.entries : m.entries;
-    if (!bytes) return;
-    const kind = m.t === 'POSITIONS' ? 'DELTA riding' : m.t;
+    // A POSITIONS frame may carry a batch pending and a delta (the pending one is read first).
+    const carried = m.t === 'POSITIONS' ? [{ kind: 'PENDING riding', bytes: m.p?.entries }, { kind: 'DELTA riding', bytes: m.d?.entries }] : [{ kind: m.t, bytes: m.entries }];
     const primary = peer.client.attachment(m);
-    const c: Carried = { at: now, kind, direct: !!peer.dht.links.get(fromHex), fromPrimary: primary?.primary === fromHex };
-    for (const e of tryDecodeEntries(bytes) ?? []) {
-      const k = `${regionName(m)}|${e.key}|${e.id}`;
-      if (!this.watching(k)) continue;
-      const ck = `${k}|${peer.hex}`;
-      if (!this.carried.has(ck)) this.carried.set(ck, c);
+    for (const { kind, bytes } of carried) {
+      if (!bytes) continue;
+      const c: Carried = { at: now, kind, direct: !!peer.dht.links.get(fromHex), fromPrimary: primary?.primary === fromHex };
+      for (const e of tryDecodeEntries(bytes) ?? []) {
+        const k = `${regionName(m)}|${e.key}|${e.id}`;
+        if (!this.watching(k)) continue;
+        const ck = `${k}|${peer.hex}`;
+        if (!this.carried.has(ck)) this.carried.set(ck, c);
+      }
     }
   }
 
@@ -109,7 +111,7 @@ export class EditTail {
       n.editorLate++;
       if (this.arrivedRouted.has(k)) n.editorRouted++;
     }
-    else if (!c || c.kind !== 'PENDING') n.noPending++;
+    else if (!c || !c.kind.startsWith('PENDING')) n.noPending++;
     else if (!c.direct) n.pendingRouted++;
     else if (!c.fromPrimary) n.pendingRelayed++;
     else if (c.at - a > 2 * this.oneWayMs) n.pendingLate++;
