@@ -11,13 +11,20 @@ import type { CommitMachine } from './commit-machine';
 import type { DutyShared } from './duty-region';
 import type { HostSetCheck } from './host-set-check';
 
-/** Subscribers' beats name the host set every this many beats (and whenever it changed). */
-const HOSTS_EVERY = 10;
+/**
+ * Subscribers' beats name the host set every this many beats, and the HOSTS_AFTER_CHANGE
+ * beats after it changed. Each such beat goes alone (player-outbox.ts) with three ids: at
+ * every 10th beat they were 8-10 kB/s of a crowd's primary (200 subscribers); a subscriber
+ * also learns the set from each keepalive's SNAPSHOT (every keepaliveMs, 5 s).
+ */
+const HOSTS_EVERY = 50;
+const HOSTS_AFTER_CHANGE = 3;
 
 export class PrimaryHeartbeat {
   private readonly lastSync = new Map<string, number>();
-  /** The host set the subscribers' last beat named. */
+  /** The host set the subscribers' last beat named, and how many beats named it since it changed. */
   private hostsSent = '';
+  private hostsSentBeats = 0;
   private beats = 0;
   /** A subscriber joined since the last beat listed them. */
   private newSubscriber = false;
@@ -130,10 +137,12 @@ export class PrimaryHeartbeat {
       if (behind && now - (this.lastSync.get(hex) ?? -Infinity) > o.resyncMs) this.syncBackup(b, hex);
     }
     // Subscribers get the beat without what only backups use (the lease's number, our
-    // subscribers), and the host set only when it changed or every HOSTS_EVERY beats: three
+    // subscribers), and the host set only after it changed or every HOSTS_EVERY beats: three
     // ids were most of a beat, and a crowd's primary beats to hundreds of subscribers.
     const hostsKey = this.duty.region.hosts.map(idToHex).join();
-    const withHosts = hostsKey !== this.hostsSent || b % HOSTS_EVERY === 0;
+    if (hostsKey !== this.hostsSent) this.hostsSentBeats = 0;
+    const withHosts = this.hostsSentBeats < HOSTS_AFTER_CHANGE || b % HOSTS_EVERY === 0;
+    if (withHosts) this.hostsSentBeats++;
     this.hostsSent = hostsKey;
     // In a crowd, the backups serving a share beat to theirs at this beat (fan-out-share.ts);
     // ours reaches them too every ALL_BEATS_EVERY-th beat: a relay that died costs its
