@@ -28,8 +28,9 @@ export interface RidingDelta {
 
 /** What rides in one subscriber's POSITIONS frame this tick: a committed delta, batches ordered and not committed yet (as PENDING's), a beat. */
 export interface Riders {
-  d?: RidingDelta;
-  p?: RidingDelta;
+  /** [from, to, entries] */
+  d?: [number, number, Uint8Array];
+  p?: [number, number, Uint8Array];
   s?: number;
 }
 
@@ -159,7 +160,7 @@ export class PlayerOutbox {
  * their entries fit MAX_RIDING_BYTES; otherwise none ride, and they go alone). Taken: no
  * longer owed to it.
  */
-function merged(owed: readonly OwedDelta[], hex: string, e: number): RidingDelta | undefined {
+function merged(owed: readonly OwedDelta[], hex: string, e: number): [number, number, Uint8Array] | undefined {
   const mine = owed.filter((d) => d.e === e && d.owed.has(hex));
   const follow = mine.every((d, i) => i === 0 || d.from === mine[i - 1]!.to + 1);
   const bytes = mine.reduce((n, d) => n + d.entries.length, 0);
@@ -171,5 +172,5 @@ function merged(owed: readonly OwedDelta[], hex: string, e: number): RidingDelta
     at += d.entries.length;
     d.owed.delete(hex);
   }
-  return { from: mine[0]!.from, to: mine[mine.length - 1]!.to, entries };
+  return [mine[0]!.from, mine[mine.length - 1]!.to, entries];
 }

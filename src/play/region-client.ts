@@ -307,8 +307,8 @@ export class RegionClient {
     const hosts = sub.hosts.map(idToHex);
     if (m.e !== sub.epoch || !(fromHex === sub.primaryHex || hosts.includes(fromHex))) return void this.stats.stale++;
     // A delta, a pending batch and a beat may ride in the frame (host/player-outbox.ts): read as if they came alone.
-    if (sub.attached && m.d) this.onDelta(sub, { e: m.e, ...m.d });
-    if (sub.attached && m.p) this.onPending(sub, { e: m.e, ...m.p });
+    if (sub.attached && m.d) this.onDelta(sub, { e: m.e, from: m.d[0], to: m.d[1], entries: m.d[2] });
+    if (sub.attached && m.p) this.onPending(sub, { e: m.e, from: m.p[0], to: m.p[1], entries: m.p[2] });
     if (sub.attached && m.s !== undefined) this.onBeat(sub, m.e, m.s);
     sub.positions.keepOnly([sub.primaryHex, ...hosts]);
     const out = sub.positions.take(fromHex, m, this.args.clock.now());

@@ -74,7 +74,7 @@ export class EditTail {
     }
     if (m.t !== 'PENDING' && m.t !== 'DELTA' && m.t !== 'SNAPSHOT' && m.t !== 'POSITIONS') return;
     // A POSITIONS frame may carry a batch pending and a delta (the pending one is read first).
-    const carried = m.t === 'POSITIONS' ? [{ kind: 'PENDING riding', bytes: m.p?.entries }, { kind: 'DELTA riding', bytes: m.d?.entries }] : [{ kind: m.t, bytes: m.entries }];
+    const carried = m.t === 'POSITIONS' ? [{ kind: 'PENDING riding', bytes: m.p?.[2] }, { kind: 'DELTA riding', bytes: m.d?.[2] }] : [{ kind: m.t, bytes: m.entries }];
     const primary = peer.client.attachment(m);
     for (const { kind, bytes } of carried) {
       if (!bytes) continue;
