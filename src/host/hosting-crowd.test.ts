@@ -40,6 +40,7 @@ describe('a crowd in one region (simulated)', () => {
         if (msg.t === 'POSITIONS') senders.get(p.hex)!.add(fromHex);
         if (msg.t === 'DELTA' || msg.t === 'HEARTBEAT' || msg.t === 'PENDING') streamSenders.get(p.hex)!.add(`${msg.t} ${fromHex}`);
         if (msg.t === 'POSITIONS' && msg.d) streamSenders.get(p.hex)!.add(`DELTA ${fromHex}`);
+        if (msg.t === 'POSITIONS' && msg.p) streamSenders.get(p.hex)!.add(`PENDING ${fromHex}`);
         if (msg.t === 'POSITIONS' && msg.s !== undefined) streamSenders.get(p.hex)!.add(`HEARTBEAT ${fromHex}`);
         if (msg.t === 'HEARTBEAT' || (msg.t === 'POSITIONS' && msg.s !== undefined)) beatAt.set(p.hex, sim.clock.now());
         if (msg.t === 'HEARTBEAT') alone.beats++;
@@ -90,8 +91,9 @@ describe('a crowd in one region (simulated)', () => {
     expect(await editSeenBy(players[1]!, players, 500)).toBe(0);
     const servedBy = (h: SimPeer, what = 'POSITIONS') => players.filter((p) => p !== h && (what === 'POSITIONS' ? senders : streamSenders).get(p.hex)!.has(what === 'POSITIONS' ? h.hex : `${what} ${h.hex}`)).length;
     // Each host serves about a third (subscribers are spread by id) of the positions, deltas
-    // and beats, and each host sends its share an edit as soon as it is ordered (PENDING: the
-    // backups as their REPLICATE comes); nobody is left unserved. (The primary's beat reaches
+    // and beats, and each host sends its share an edit as soon as it is ordered (PENDING, alone
+    // or riding in POSITIONS at the next tick: the backups as their REPLICATE comes); nobody is
+    // left unserved. (The primary's beat reaches
     // everyone now and then.)
     for (const what of ['POSITIONS', 'DELTA', 'HEARTBEAT', 'PENDING']) {
       for (const h of [primary, ...backups]) expect(servedBy(h, what), `${what} ${h.hex.slice(0, 6)}`).toBeGreaterThan(N / 8);
@@ -100,7 +102,7 @@ describe('a crowd in one region (simulated)', () => {
     expect(players.filter((p) => senders.get(p.hex)!.size === 0)).toEqual([]);
     expect(everyoneHeard(1000)).toBe(0);
     // Walking players get a POSITIONS frame at least every other tick: most beats ride in one
-    // instead of costing a frame of their own (one naming the host set, every 10th, goes
+    // instead of costing a frame of their own (one naming the host set, every 50th, goes
     // alone). (The edits here are made while nobody walks: their deltas go alone.)
     expect(riding.beats).toBeGreaterThan(alone.beats * 2);
     // An edit made while everyone walks rides to most players in their POSITIONS frames, and
