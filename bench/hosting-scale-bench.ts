@@ -91,6 +91,7 @@ export async function benchHostingScale(): Promise<Record<string, number>> {
       [`crowd${n}_dht_rate_dropped`]: f.dhtDrops.rateLimited,
       [`crowd${n}_edit_timeouts`]: f.clientStats.timeouts,
       [`crowd${n}_reattaches`]: Object.values(f.reattachCauses).reduce((a, b) => a + b, 0),
+      [`crowd${n}_positions_lost`]: f.positionsLost.asked,
       [`crowd${n}_wall_s`]: Math.round(f.wallSec),
     });
     for (const [type, c] of Object.entries(f.busiest?.byType ?? {})) if (c.kbps >= 1) out[`crowd${n}_busiest_${type.replace(' ', '_')}_kbps`] = c.kbps;
