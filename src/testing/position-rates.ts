@@ -19,10 +19,11 @@
 // position of the other (10 Hz: under 100 ms plus the jitter of the host's tick).
 /**
  * Why a near player's position did not reach a viewer within DELIVERY_MS (`whileNear`'s
- * misses), judged MISS_VERDICT_MS after the sample: it came later (`late`); others of that
- * player came meanwhile, at full rate (`skippedNear`: a host passed it over) or slower
- * (`skippedFar`: the player was not among the viewer's nearest at its host); none came
- * (`silent`: a stream stalled or lost).
+ * misses), judged MISS_VERDICT_MS after the sample: it came later (`late`); none of that
+ * player's came in the DELIVERY_MS after it was sent (`silent`: a stream stalled or lost);
+ * others came about when it was sent (within AROUND_MS), at full rate (`skippedNear`: its
+ * host had the player among the viewer's nearest and passed this one over) or slower
+ * (`skippedFar`: the player was not among the viewer's nearest at its host then).
  */
 export interface NearMisses {
   late: number;
@@ -33,6 +34,8 @@ export interface NearMisses {
 
 /** A miss is judged this long after its sample (a late position has come by then, or counts as never). */
 const MISS_VERDICT_MS = 2000;
+/** Positions of the other that came this close to the miss's send time tell the rate its host sent it at then. */
+const AROUND_MS = 300;
 
 export interface RateViewer {
   hex: string;
@@ -147,8 +150,10 @@ export class PositionRates {
       if (got.some((r) => r.key === m.key)) this.misses.late++;
       else {
         const meanwhile = got.filter((r) => r.at > m.sentAt && r.at <= m.sentAt + DELIVERY_MS).length;
+        // Full rate about then: a position every 100 ms (two legs of latency after it was sent), most of them.
+        const around = got.filter((r) => Math.abs(r.at - m.sentAt - 100) <= AROUND_MS).length;
         if (meanwhile === 0) this.misses.silent++;
-        else if (meanwhile >= (MOVE_HZ * DELIVERY_MS) / 1000 / 2) this.misses.skippedNear++;
+        else if (around >= ((2 * AROUND_MS) / 1000) * MOVE_HZ * 0.6) this.misses.skippedNear++;
         else this.misses.skippedFar++;
       }
     }
