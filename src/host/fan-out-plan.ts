@@ -41,9 +41,12 @@ export const SHARE_QUIET_MS = 500;
  * the FEEDs, the replication, the keepalives' snapshots and every subscriber's beat now and
  * then, and it serves the subscribers looking in from next door (about 80 kB/s in a crowd of
  * 200, measured), so an even split made it the busiest peer. 0.75 left it ~55 kB/s above the
- * backups there once their positions cost less (session 13: 312 against 256).
+ * backups there once their positions cost less (session 13: 312 against 256). At 0.6, once
+ * PENDINGs rode in POSITIONS and lost streams no longer restarted (session 15), a backup was
+ * the busiest (250.9 and 259.9 kB/s at seeds 1 and 2, ~3.3 kB/s a subscriber) and the
+ * primary at most 235.
  */
-export const PRIMARY_WEIGHT = 0.6;
+export const PRIMARY_WEIGHT = 0.7;
 /** Every this many beats, the primary's beat goes to every subscriber, relayed or not. */
 export const ALL_BEATS_EVERY = 4;
 
