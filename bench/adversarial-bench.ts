@@ -1,6 +1,8 @@
 // The adversarial DHT simulation (src/testing/adversarial-sim.ts, issue 13 item 6) from the
 // command line and as benchmarks:
-//   npm run sim -- --adversarial --nodes 1000 [--hostile 0.2] [--seed 42] [--lookups 1000] [--records 500] [--regions 500] [--churn 0.2] [--json FILE]
+//   npm run sim -- --adversarial --nodes 1000 [--hostile 0.2] [--seed 42] [--lookups 1000] [--records 500] [--regions 500] [--churn 0.2] [--reads-per-key 1] [--unanswered-hop-ms MS] [--json FILE]
+// (`--unanswered-hop-ms` sets the DHT option of that name, to measure the rule on and off;
+// `--reads-per-key` reads each record that many times, by other readers, for less noise.)
 //   npm run bench -- adversarial_1k   (1,000 nodes; adversarial_2k: 2,000 and adversarial_10k: 10,000, slow, only when named)
 // Figures are named by size: simNk_adv20_* (20% hostile).
 import { spawn } from 'node:child_process';
@@ -19,6 +21,8 @@ export async function adversarialSimMain(): Promise<void> {
     records: Number(arg('records') ?? 500),
     regions: Number(arg('regions') ?? 0),
     churn: Number(arg('churn') ?? 0.2),
+    readsPerKey: Number(arg('reads-per-key') ?? 1),
+    ...(arg('unanswered-hop-ms') !== undefined ? { dht: { unansweredHopMs: Number(arg('unanswered-hop-ms')) } } : {}),
     log: (l) => console.error(l),
   });
   console.log(JSON.stringify(r, null, 2));
