@@ -24,6 +24,8 @@ describe('DHT with 20% hostile nodes (1,000 simulated nodes)', () => {
     expect(r.lookupSuccess).toBeGreaterThanOrEqual(0.97);
     // Reads by 3 disjoint paths against one path, same run. Seed 7: 0.73 -> 0.90 (session 12:
     // 0.68 -> 0.88; session 10: 0.60 -> 0.89; before the retries 0.47 -> 0.87: retries lift the one-path reads most).
+    // Other seeds, same code (session 15): 0.83-0.95 by three paths, gains 0.11-0.31; seeds
+    // 10 and 11 miss these bounds, 100 reads a phase being a small sample (docs/BENCHMARKS.md).
     expect(r.after.success).toBeGreaterThanOrEqual(0.85);
     expect(r.after.success - r.before.success).toBeGreaterThanOrEqual(0.15);
     // Region location records (real certificates, epochs 1 and 2; the crew replays epoch 1)
