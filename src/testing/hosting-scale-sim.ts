@@ -341,7 +341,8 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   const lost0 = lostNow();
   let attachesGone = 0;
   let failovers = 0;
-  const links: number[] = [], dhtLinks: number[] = [];
+  const links: number[] = [], dhtLinks: number[] = [], pinnedLinks: number[] = [];
+  let playPairs = 0, playDirect = 0;
   let pairs = 0, seenPairs = 0;
   const unseen: HostingScaleFigures['unseen'] = [];
   let kills = 0;
@@ -353,7 +354,10 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
       const hosts = new Set<string>();
       for (const r of w.peer.client.subscribed()) {
         const a = w.peer.client.attachment(r);
-        if (a && a.primary !== w.peer.hex) hosts.add(a.primary);
+        if (!a || a.primary === w.peer.hex) continue;
+        hosts.add(a.primary);
+        playPairs++;
+        if (w.peer.dht.links.get(a.primary)) playDirect++;
       }
       links.push(hosts.size);
       if (now - w.joinedAt < graceMs) continue;
@@ -366,7 +370,12 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
         else if (unseen.length < 20) unseen.push({ viewer: w.peer.hex.slice(0, 8), other: b.peer.hex.slice(0, 8), dist: Math.round(d), at: now });
       }
     }
-    for (const p of sim.live()) dhtLinks.push(p.dht.links.size);
+    for (const p of sim.live()) {
+      dhtLinks.push(p.dht.links.size);
+      let pinned = 0;
+      for (const l of p.dht.links.map.values()) if (l.pinned) pinned++;
+      pinnedLinks.push(pinned);
+    }
   };
   let rateSamples = 0;
   const sampleRates = () => {
@@ -459,7 +468,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   sim.stopAll();
   return {
     peers: o.peers, players, seed, crowd, latencyMs, measuredSec, regionSize: REGION_SIZE, liveRadius,
-    busiest, linksPerPlayer: dist(links), dhtLinksPerPeer: dist(dhtLinks), hostKbps: dist(kbps), editVisibleMs: dist(visibleMs), editCommittedMs: dist(committedMs), editTail: tail.figures(), edits,
+    busiest, linksPerPlayer: dist(links), dhtLinksPerPeer: dist(dhtLinks), pinnedLinksPerPeer: dist(pinnedLinks), playLinksDirect: playPairs ? playDirect / playPairs : 1, hostKbps: dist(kbps), editVisibleMs: dist(visibleMs), editCommittedMs: dist(committedMs), editTail: tail.figures(), edits,
     remoteHz: dist(rates.remote), nearest32Hz: dist(rates.whileNear), nearest32WindowHz: dist(rates.windowEnd), nearest32StableHz: dist(rates.stable), nearest32AgeMs: dist(rates.ageMs), editFirstVisibleMs: dist(firstMs), editRetriedMs: dist(retriedMs), editConfirmMs: dist(confirmMs), staleEntries: ghostFrames, visibility: pairs ? seenPairs / pairs : 1, visibilityPairs: pairs, unseen,
     attachesPerPlayerMin: players > 0 && measuredSec > 0 ? attaches / players / (measuredSec / 60) : 0, failovers, clientStats, positionsLost, nearMisses: rates.misses, reattachCauses, gapCauses, hostStats, dhtDrops: dropped, kills, wallSec: (performance.now() - t0) / 1000,
   };
