@@ -272,9 +272,9 @@ export class DhtNode implements Dht {
     return this.sendTo(to, idToHex(to), { t: 'DATA', body });
   }
 
-  /** Opens (or pins) a direct link to a peer one talks to often; pinned links survive budget cuts. */
-  connect(id: NodeId): Promise<void> {
-    return this.linkUpkeep.connect(id);
+  /** Pins a direct link to a peer one talks to often, for `owner` (opened if not held); pinned links survive budget cuts. */
+  connect(id: NodeId, owner = 'app'): Promise<void> {
+    return this.linkUpkeep.connect(id, owner);
   }
 
   /** Dials a peer through the relay when we hold no link to it (dormant-contacts.ts `reach`). */
@@ -329,9 +329,9 @@ export class DhtNode implements Dht {
     );
   }
 
-  /** Lets a pinned link be closed by the budget again. */
-  unpin(id: NodeId): void {
-    this.linkUpkeep.unpin(id);
+  /** `owner` lets go of its pin; once nobody pins the link, the budget may close it again. */
+  unpin(id: NodeId, owner = 'app'): void {
+    this.linkUpkeep.unpin(id, owner);
   }
 
   linkInfo(): LinkInfo[] {

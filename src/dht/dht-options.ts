@@ -20,6 +20,8 @@ export const DHT_DEFAULTS = {
   softLinks: LINK_BUDGET_DEFAULTS.softLinks,
   /** Links wanted per non-empty bucket. */
   linksPerBucket: LINK_BUDGET_DEFAULTS.linksPerBucket,
+  /** Peers the application may pin at once (link-pins.ts). */
+  maxPinnedLinks: LINK_BUDGET_DEFAULTS.maxPinnedLinks,
   /** RPC reply timeout (direct or routed). */
   rpcTimeoutMs: 4000,
   /** A lookup query unanswered this long no longer holds a parallel slot (lookup.ts). */

@@ -74,16 +74,20 @@ export interface Dht {
   get(ns: Namespace, key: NodeId): Promise<GotValue | undefined>;
   /** Routes an application payload to any node id ('message' there). False if no first hop. */
   send(to: NodeId, body: Uint8Array): boolean;
-  /** Opens (or pins) a direct link to a peer one talks to often. */
-  connect(id: NodeId): Promise<void>;
+  /**
+   * Pins a direct link to a peer one talks to often, for `owner` (default 'app'), opening
+   * it if none is held. The pin is the peer's, not one link's: a link to it opened later,
+   * by either end, is pinned too. Refused (counted, nothing dialled) past `maxPinnedLinks`.
+   */
+  connect(id: NodeId, owner?: string): Promise<void>;
   /**
    * Dials a peer through the relay when we hold no link to it, at most every 10 s per peer:
    * for a peer a higher layer must reach and gets no answer from (a healed partition can
    * leave two overlays with no path between them).
    */
   reach(id: NodeId): void;
-  /** Lets a pinned link be closed by the budget again. */
-  unpin(id: NodeId): void;
+  /** `owner` lets go of its pin (default 'app'); once nobody pins the link, the budget may close it again. */
+  unpin(id: NodeId, owner?: string): void;
   /**
    * Our frames to `id` seem lost (an answer that was due did not come): the first hop of our
    * route to it is PINGed now and dropped if silent, so the next frame takes another route.

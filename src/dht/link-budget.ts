@@ -15,9 +15,14 @@ export interface LinkBudgetOptions {
   softLinks: number;
   /** Links wanted per non-empty bucket. Default 2. */
   linksPerBucket: number;
+  /** Peers the application may pin at once (link-pins.ts). Default 48. */
+  maxPinnedLinks: number;
 }
 
-export const LINK_BUDGET_DEFAULTS: LinkBudgetOptions = { maxLinks: 32, softLinks: 24, linksPerBucket: 2 };
+export const LINK_BUDGET_DEFAULTS: LinkBudgetOptions = { maxLinks: 32, softLinks: 24, linksPerBucket: 2, maxPinnedLinks: 48 };
+
+/** What the budget of unpinned links reads (the pins have their own bound: link-pins.ts). */
+export type LinkCaps = Pick<LinkBudgetOptions, 'maxLinks' | 'softLinks' | 'linksPerBucket'>;
 
 export interface HeldLink {
   readonly id: NodeId;
@@ -46,7 +51,7 @@ function countByBucket(links: Iterable<HeldLink>): Map<number, number> {
 export function planLinks(
   table: RoutingTable,
   links: ReadonlyMap<string, HeldLink>,
-  opts: LinkBudgetOptions,
+  opts: LinkCaps,
   busy: (hex: string) => boolean,
   rand: () => number,
   pendingDials = 0,
@@ -93,7 +98,7 @@ export function admitInbound(
   selfId: NodeId,
   remote: NodeId,
   links: ReadonlyMap<string, HeldLink>,
-  opts: LinkBudgetOptions,
+  opts: LinkCaps,
 ): { accept: boolean; close?: string } {
   if (links.size < opts.maxLinks) return { accept: true };
   const counts = countByBucket(links.values());

@@ -9,6 +9,7 @@ import { TokenBucket } from '../core/token-bucket';
 import { bucketIndex, compareDistance, idToHex, type NodeId } from '../core/node-id';
 import type { Link } from '../net/link';
 import { admitInbound, type HeldLink, type LinkBudgetOptions } from './link-budget';
+import { LinkPins } from './link-pins';
 import { dhtCodec, type DhtMessage } from './messages';
 import { isRouteFrame, readRoute, type RouteEnvelope } from './route-frame';
 import { isRequestFrame } from './route-record';
@@ -86,6 +87,8 @@ export interface LinkSetHooks {
 
 export class LinkSet {
   readonly map = new Map<string, PeerLink>();
+  /** Peers our application pinned, by id: a link to one of them opens pinned, whichever end dialled it. */
+  readonly pins: LinkPins;
 
   constructor(
     private readonly selfId: NodeId,
@@ -94,7 +97,9 @@ export class LinkSet {
     private readonly opts: LinkBudgetOptions & LinkLimits,
     private readonly hooks: LinkSetHooks,
     private readonly drainMs = 10_000,
-  ) {}
+  ) {
+    this.pins = new LinkPins(opts.maxPinnedLinks);
+  }
 
   get size(): number {
     return this.map.size;
@@ -104,11 +109,36 @@ export class LinkSet {
     return this.map.get(hex);
   }
 
-  /** Takes a freshly opened link. Returns false if it was refused (and closed). */
+  /**
+   * Pins the peer `hex` for `owner` (link-pins.ts), its link too if we hold one. False when
+   * refused: `maxPinnedLinks` peers are pinned already (counted).
+   */
+  pin(hex: string, owner: string): boolean {
+    if (!this.pins.pin(hex, owner)) {
+      this.stats.pinsRefused++;
+      return false;
+    }
+    const pl = this.map.get(hex);
+    if (pl) pl.pinned = true;
+    return true;
+  }
+
+  /** `owner` lets go of its pin of `hex`; once nobody pins it, the budget may retire its link. */
+  unpin(hex: string, owner: string): void {
+    if (!this.pins.unpin(hex, owner)) return;
+    const pl = this.map.get(hex);
+    if (pl) pl.pinned = false;
+  }
+
+  /**
+   * Takes a freshly opened link. Returns false if it was refused (and closed). A link to a
+   * pinned peer (or attached with `pinned`, as tests do) opens pinned and is never refused.
+   */
   attach(link: Link, outbound: boolean, pinned = false): boolean {
     const hex = idToHex(link.remoteId);
     const existing = this.map.get(hex);
     const now = this.clock.now();
+    pinned ||= this.pins.has(hex);
     const pl: PeerLink = {
       id: link.remoteId,
       hex,

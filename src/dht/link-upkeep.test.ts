@@ -114,14 +114,14 @@ describe('LinkUpkeep', () => {
     s.upkeep.start();
     const id = randomId(s.rand);
     s.reachable.add(idToHex(id));
-    const p = s.upkeep.connect(id);
+    const p = s.upkeep.connect(id, 'play');
     await s.clock.advance(50);
     await p;
     expect(s.dials).toEqual([{ hex: idToHex(id), signals: overlay }]);
     expect(s.links.get(idToHex(id))?.pinned).toBe(true);
-    s.upkeep.unpin(id);
+    s.upkeep.unpin(id, 'play');
     expect(s.links.get(idToHex(id))?.pinned).toBe(false);
-    await s.upkeep.connect(id);
+    await s.upkeep.connect(id, 'play');
     expect(s.links.get(idToHex(id))?.pinned).toBe(true);
     expect(s.dials.length).toBe(1);
   });

@@ -23,7 +23,7 @@ const BACKOFF_SWEEP = 256;
 export interface LinkUpkeepDeps {
   selfId: NodeId;
   clock: Clock;
-  opts: Pick<DhtOptions, 'maxLinks' | 'softLinks' | 'linksPerBucket' | 'maintainMs' | 'dialBackoffMs' | 'random'>;
+  opts: Pick<DhtOptions, 'maxLinks' | 'softLinks' | 'linksPerBucket' | 'maxPinnedLinks' | 'maintainMs' | 'dialBackoffMs' | 'random'>;
   stats: DhtStats;
   table: RoutingTable;
   links: LinkSet;
@@ -111,21 +111,25 @@ export class LinkUpkeep {
     );
   }
 
-  /** Opens (or pins) a direct link to a peer one talks to often; pinned links survive budget cuts. */
-  async connect(id: NodeId): Promise<void> {
-    const have = this.deps.links.get(idToHex(id));
-    if (have) {
-      have.pinned = true;
-      return;
-    }
-    const link = await this.deps.transport.dial(id, this.deps.overlay);
+  /**
+   * Pins `id` for `owner` and opens a direct link to it unless one is held or being dialled;
+   * pinned links survive budget cuts. A pin refused (link-pins.ts: too many pinned) dials
+   * nothing: the link, if any, stays the budget's.
+   */
+  async connect(id: NodeId, owner: string): Promise<void> {
+    const hex = idToHex(id);
+    if (!this.deps.links.pin(hex, owner) || this.deps.links.get(hex) || this.pendingDials.has(hex)) return;
+    this.pendingDials.add(hex);
     this.deps.stats.dials++;
-    this.attach(link, true, true);
+    try {
+      this.attach(await this.deps.transport.dial(id, this.deps.overlay), true);
+    } finally {
+      this.pendingDials.delete(hex);
+    }
   }
 
-  unpin(id: NodeId): void {
-    const pl = this.deps.links.get(idToHex(id));
-    if (pl) pl.pinned = false;
+  unpin(id: NodeId, owner: string): void {
+    this.deps.links.unpin(idToHex(id), owner);
   }
 
   /** A link closed: one the peer closed (or that failed) backs the peer off. */

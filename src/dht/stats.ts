@@ -75,6 +75,8 @@ export interface DhtStats {
   linksOpened: number;
   linksClosed: number;
   linksRefused: number;
+  /** Pins refused: `maxPinnedLinks` peers pinned already (link-pins.ts). */
+  pinsRefused: number;
   junkLinksClosed: number;
   /** Links closed for breaking their rate limits again and again. */
   floodLinksClosed: number;
@@ -141,6 +143,7 @@ export function newStats(): DhtStats {
     linksOpened: 0,
     linksClosed: 0,
     linksRefused: 0,
+    pinsRefused: 0,
     junkLinksClosed: 0,
     floodLinksClosed: 0,
     heartbeatTimeouts: 0,

@@ -57,6 +57,8 @@ export interface HostingServiceArgs {
 type HostBound = ReplicaFrame | PlayerToHost;
 
 /** Frames that may make a node remember a region it did not know. */
+/** Whose pins the links this host keeps are (dht/link-pins.ts): the player's are its region client's. */
+const PIN_OWNER = 'host';
 const CREATING = new Set<HostBound['t']>(['SUBSCRIBE', 'CLAIM', 'REPLICATE', 'SYNC', 'HEARTBEAT', 'HANDOFF']);
 
 /** What a host takes from players (the other frames on that channel are the player side's: play/region-client.ts). */
@@ -100,7 +102,7 @@ export class HostingService {
     });
     this.keys = new RegionKeys(args.world, args.keyHash);
     this.idle = new IdleUnloader<HostedRegion>({
-      clock: args.clock, dht: args.dht, stats: this.stats, known: () => this.known.values(),
+      clock: args.clock, dht: { unpin: (id) => args.dht.unpin(id, PIN_OWNER) }, stats: this.stats, known: () => this.known.values(),
       current: (r) => this.running && this.known.get(r.name) === r,
       forget: (r) => {
         this.known.delete(r.name);
@@ -118,12 +120,13 @@ export class HostingService {
       ticker: args.ticker,
       wires: args.wires,
       store: args.store,
-      // The links a primary pins to its backups are counted, so they are unpinned again (sweep).
+      // The links a primary pins to its backups are counted, so they are unpinned again
+      // (sweep); pinned as the host's, so the sweep leaves our player's pins alone.
       dht: {
-        put: (...a) => args.dht.put(...a), get: (...a) => args.dht.get(...a), unpin: (id) => args.dht.unpin(id), suspectRoute: (id) => args.dht.suspectRoute(id), suspect: (id) => args.dht.suspect(id),
+        put: (...a) => args.dht.put(...a), get: (...a) => args.dht.get(...a), unpin: (id) => args.dht.unpin(id, PIN_OWNER), suspectRoute: (id) => args.dht.suspectRoute(id), suspect: (id) => args.dht.suspect(id),
         connect: (id) => {
           this.idle.pinning(id);
-          return args.dht.connect(id);
+          return args.dht.connect(id, PIN_OWNER);
         },
       },
       stats: this.stats,

@@ -24,6 +24,9 @@ import { PositionStreams } from '../region/position-streams';
 import { PrimarySearch } from './primary-search';
 import { CLIENT_DEFAULTS, EditRejectedError, type ClientEvents, type ClientOptions, type ClientStats, type RegionClientArgs, type Subscription } from './region-client-types';
 
+/** Whose pins the links to our primaries are (dht/link-pins.ts): a host's sweep of its own pins leaves them alone. */
+const PIN_OWNER = 'play';
+
 // The options, events, counters, errors and arguments live in region-client-types.ts; they
 // are part of this module's face.
 export * from './region-client-types';
@@ -81,7 +84,7 @@ export class RegionClient {
     void answering(this.args.clock, ping, [id], this.opts.linkClosePingMs).then((alive) => {
       if (alive.has(hex) || !subs.some((sub) => sub.attached && sub.primaryHex === hex)) return;
       this.stats.redials++;
-      this.args.dht.connect(id).catch(() => {});
+      this.args.dht.connect(id, PIN_OWNER).catch(() => {});
     });
   }
 
@@ -166,7 +169,7 @@ export class RegionClient {
   /** Unpins `id` unless a subscription (but `except`) is attached to it. */
   private unpinIfUnused(id: NodeId, except?: Subscription): void {
     for (const s of this.subs.values()) if (s !== except && s.primary && idEquals(s.primary, id)) return;
-    this.args.dht.unpin(id);
+    this.args.dht.unpin(id, PIN_OWNER);
   }
 
   /** Chunk snapshot latency (attach start to snapshot) over the last attaches, ms. */
@@ -384,7 +387,7 @@ export class RegionClient {
     if (moved) {
       sub.attached = true;
       this.stats.attaches++;
-      this.args.dht.connect(from).catch(() => {});
+      this.args.dht.connect(from, PIN_OWNER).catch(() => {});
       this.events.emit('attached', { region: sub.coord, primary: fromHex, epoch: m.e });
       this.edits.sendTo(sub.name, from, fromHex);
       this.edits.attached(sub.name, fromHex);
