@@ -1,7 +1,7 @@
 // Idle cost (issue 12 item 4): a region nobody watches or edits is unloaded by its hosts
 // after HOST_DEFAULTS.unloadAfterMs: written to the host store and dropped from memory with
 // its tick loop, beats, host-set lookups and timers; the links its primary pinned to its
-// backups are unpinned. The next frame that names it reads it back from the store before
+// backups and subscribers are unpinned. The next frame that names it reads it back from the store before
 // anything answers (hosting-service.ts `region`), and a subscriber's claim certifies a new
 // epoch over its host set, as after a restart. docs/HOSTING.md "Idle regions unload".
 //
@@ -50,7 +50,8 @@ export interface Unloadable {
   readonly epoch: number;
   readonly role: Role;
   readonly hosts: readonly NodeId[];
-  readonly duty: unknown;
+  /** As primary: the subscribers it serves (hex). */
+  readonly duty: { readonly subscribers: ReadonlyMap<string, unknown> } | undefined;
   /** Nothing worth a store record (no block, promise, certificate or item). */
   readonly blank: boolean;
   /** Frames taken but acks and idle beats: an unload gives up if this moved during its write. */
@@ -79,7 +80,7 @@ export interface IdleUnloaderDeps<R extends Unloadable> {
 }
 
 export class IdleUnloader<R extends Unloadable> {
-  /** Nodes we pinned links to as a primary's backups (hex -> id). */
+  /** Nodes we pinned links to as a primary's backups and subscribers (hex -> id). */
   private readonly pinned = new Map<string, NodeId>();
   /** Regions unloaded this session (most recent MAX_UNLOADED). */
   private readonly unloaded = new Set<string>();
@@ -87,7 +88,7 @@ export class IdleUnloader<R extends Unloadable> {
 
   constructor(private readonly d: IdleUnloaderDeps<R>) {}
 
-  /** A link we pin to a backup: unpinned again once no region we are primary of names it. */
+  /** A link we pin to a backup or a subscriber: unpinned again once no region we are primary of has it as either. */
   pinning(id: NodeId): void {
     this.pinned.set(idToHex(id), id);
   }
@@ -107,7 +108,9 @@ export class IdleUnloader<R extends Unloadable> {
     const wanted = new Set<string>();
     for (const r of this.d.known()) {
       if (r.unloadable(now)) void this.unload(r);
-      if (r.duty) for (const h of r.hosts) wanted.add(idToHex(h));
+      if (!r.duty) continue;
+      for (const h of r.hosts) wanted.add(idToHex(h));
+      for (const h of r.duty.subscribers.keys()) wanted.add(h);
     }
     for (const [hex, id] of this.pinned) {
       if (wanted.has(hex)) continue;

@@ -147,6 +147,11 @@ export class PrimaryDuty implements DutyShared {
     if (missed && known) this.fanOut.rescue(hex, this.ctx.clock.now());
     // A new subscriber's positions start afresh; one re-subscribing (a gap in its deltas) keeps its stream.
     if (!known) {
+      // Its edits come to us and our PENDINGs go to it: routed, each costs a hop more (most of
+      // the slow edit-to-visible samples of the 200-peer simulation). The subscriber pins its
+      // end; without our pin our budget retired the link for the next peer that dialled us.
+      // Unpinned once it is no subscriber of a region we are primary of (idle-unload.ts sweep).
+      this.ctx.dht.connect(id).catch(() => {});
       this.positions.restart(hex);
       this.beat.subscribersChanged();
     }

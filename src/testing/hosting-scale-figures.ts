@@ -31,6 +31,8 @@ export interface HostingScaleFigures {
    * link to its primary, sampled once a second: the rest go routed, hop by hop, both ways.
    */
   playLinksDirect: number;
+  /** Pins refused over the whole run, summed over the peers alive at its end (dht/link-pins.ts: `maxPinnedLinks` pinned already). */
+  pinsRefused: number;
   /** Upload per peer over the measured window, kB/s (1 kB = 1000 bytes). */
   hostKbps: Dist;
   /** The peer that sent the most, and what: kB/s and frames/s by 'channel TYPE'. */
@@ -106,7 +108,7 @@ export function describeFigures(f: HostingScaleFigures): string {
   const r = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : String(x));
   return [
     `${f.crowd ? 'crowd' : 'random walk'}: ${f.players} players on ${f.peers} peers (seed ${f.seed}, ${f.latencyMs} ms one-way latency), ${r(f.measuredSec, 0)} s measured, ${f.kills} peers churned; regions of ${f.regionSize} x ${f.regionSize} chunks, ${2 * f.liveRadius + 1} x ${2 * f.liveRadius + 1} live`,
-    `links per player (hosts attached to): p50 ${f.linksPerPlayer.p50} p99 ${f.linksPerPlayer.p99} max ${f.linksPerPlayer.max}; DHT links per peer p50 ${f.dhtLinksPerPeer.p50} p99 ${f.dhtLinksPerPeer.p99} max ${f.dhtLinksPerPeer.max}, of them pinned p50 ${f.pinnedLinksPerPeer.p50} p99 ${f.pinnedLinksPerPeer.p99} max ${f.pinnedLinksPerPeer.max}; subscriptions over a direct link ${r(f.playLinksDirect * 100, 1)}%`,
+    `links per player (hosts attached to): p50 ${f.linksPerPlayer.p50} p99 ${f.linksPerPlayer.p99} max ${f.linksPerPlayer.max}; DHT links per peer p50 ${f.dhtLinksPerPeer.p50} p99 ${f.dhtLinksPerPeer.p99} max ${f.dhtLinksPerPeer.max}, of them pinned p50 ${f.pinnedLinksPerPeer.p50} p99 ${f.pinnedLinksPerPeer.p99} max ${f.pinnedLinksPerPeer.max}; subscriptions over a direct link ${r(f.playLinksDirect * 100, 1)}%; pins refused ${f.pinsRefused}`,
     `upload per peer kB/s: p50 ${r(f.hostKbps.p50)} p99 ${r(f.hostKbps.p99)} max ${r(f.hostKbps.max)}`,
     ...(f.busiest ? [`busiest peer ${f.busiest.hex} ${r(f.busiest.kbps)} kB/s: ${Object.entries(f.busiest.byType).slice(0, 8).map(([t, c]) => `${t} ${r(c.kbps)} (${r(c.fps, 0)}/s)`).join(', ')}`] : []),
     `edit to visible (drawn, pending or committed) ms: p50 ${r(f.editVisibleMs.p50, 0)} p99 ${r(f.editVisibleMs.p99, 0)} max ${r(f.editVisibleMs.max, 0)} over ${f.edits.samples} samples; edits ${f.edits.submitted} submitted, ${f.edits.notConfirmed} not confirmed; late (>${LATE_MS} ms) ${f.edits.late}, missing ${f.edits.missing}, observer left ${f.edits.left}`,

@@ -464,11 +464,12 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   for (const w of walkers.values()) for (const [k, n] of Object.entries(w.peer.client.stats.gapWhy)) gapCauses[k] = (gapCauses[k] ?? 0) + n;
   const hostStats = { claimsWon: 0, handoffs: 0, stepDowns: 0, reconfigs: 0 };
   for (const p of sim.live()) for (const k of Object.keys(hostStats) as (keyof typeof hostStats)[]) hostStats[k] += p.host.stats[k];
+  const pinsRefused = sim.live().reduce((n, p) => n + p.dht.stats.pinsRefused, 0);
   for (const w of [...walkers.values()]) stopPlayer(w);
   sim.stopAll();
   return {
     peers: o.peers, players, seed, crowd, latencyMs, measuredSec, regionSize: REGION_SIZE, liveRadius,
-    busiest, linksPerPlayer: dist(links), dhtLinksPerPeer: dist(dhtLinks), pinnedLinksPerPeer: dist(pinnedLinks), playLinksDirect: playPairs ? playDirect / playPairs : 1, hostKbps: dist(kbps), editVisibleMs: dist(visibleMs), editCommittedMs: dist(committedMs), editTail: tail.figures(), edits,
+    busiest, linksPerPlayer: dist(links), dhtLinksPerPeer: dist(dhtLinks), pinnedLinksPerPeer: dist(pinnedLinks), playLinksDirect: playPairs ? playDirect / playPairs : 1, pinsRefused, hostKbps: dist(kbps), editVisibleMs: dist(visibleMs), editCommittedMs: dist(committedMs), editTail: tail.figures(), edits,
     remoteHz: dist(rates.remote), nearest32Hz: dist(rates.whileNear), nearest32WindowHz: dist(rates.windowEnd), nearest32StableHz: dist(rates.stable), nearest32AgeMs: dist(rates.ageMs), editFirstVisibleMs: dist(firstMs), editRetriedMs: dist(retriedMs), editConfirmMs: dist(confirmMs), staleEntries: ghostFrames, visibility: pairs ? seenPairs / pairs : 1, visibilityPairs: pairs, unseen,
     attachesPerPlayerMin: players > 0 && measuredSec > 0 ? attaches / players / (measuredSec / 60) : 0, failovers, clientStats, positionsLost, nearMisses: rates.misses, reattachCauses, gapCauses, hostStats, dhtDrops: dropped, kills, wallSec: (performance.now() - t0) / 1000,
   };
