@@ -4,12 +4,16 @@
 // second one per bucket for redundancy under churn, up to `softLinks` (leaving headroom
 // for inbound links). A link made by a peer covers the same bucket index on both ends
 // (XOR is symmetric), so inbound links fill our buckets as much as our own dials.
-// Pinned links (peers the application talks to often) are never closed for budget.
+// Pinned links (peers the application talks to often) are never closed for budget, and are
+// not counted in it: they have a bound of their own (`maxPinnedLinks`, link-pins.ts). Counted
+// in it, a primary's pins to its backups and subscribers (18-36 in a random walk) took the
+// slots of the links that cover its buckets, and our own dials stopped. A pinned link still
+// covers its bucket, so the budget dials only what the pins leave uncovered.
 import { bucketIndex, type NodeId } from '../core/node-id';
 import type { Contact, RoutingTable } from './routing-table';
 
 export interface LinkBudgetOptions {
-  /** Hard cap on live links. Default 32 (docs/DESIGN.md). */
+  /** Hard cap on live unpinned links. Default 32 (docs/DESIGN.md). */
   maxLinks: number;
   /** Our own dials stop at this many links, leaving room for inbound ones. Default 24. */
   softLinks: number;
@@ -37,6 +41,13 @@ export interface LinkPlan {
   close: string[];
 }
 
+/** The links the budget counts: pinned ones have their own bound (link-pins.ts). */
+function unpinnedCount(links: ReadonlyMap<string, HeldLink>): number {
+  let n = 0;
+  for (const l of links.values()) if (!l.pinned) n++;
+  return n;
+}
+
 function countByBucket(links: Iterable<HeldLink>): Map<number, number> {
   const m = new Map<number, number>();
   for (const l of links) m.set(l.bucket, (m.get(l.bucket) ?? 0) + 1);
@@ -58,7 +69,7 @@ export function planLinks(
 ): LinkPlan {
   const counts = countByBucket(links.values());
   const dial: Contact[] = [];
-  let total = links.size + pendingDials;
+  let total = unpinnedCount(links) + pendingDials;
   const buckets = table.nonEmptyBuckets();
   for (let want = 1; want <= opts.linksPerBucket; want++) {
     const cap = want === 1 ? opts.maxLinks : opts.softLinks;
@@ -73,7 +84,7 @@ export function planLinks(
     }
   }
   const close: string[] = [];
-  let excess = links.size - opts.maxLinks;
+  let excess = unpinnedCount(links) - opts.maxLinks;
   if (excess > 0) {
     // Oldest redundant links go first: a fresh link may be a newcomer's only one.
     const live = [...links.values()].filter((l) => !l.pinned).sort((a, b) => a.openedAt - b.openedAt);
@@ -100,7 +111,7 @@ export function admitInbound(
   links: ReadonlyMap<string, HeldLink>,
   opts: LinkCaps,
 ): { accept: boolean; close?: string } {
-  if (links.size < opts.maxLinks) return { accept: true };
+  if (unpinnedCount(links) < opts.maxLinks) return { accept: true };
   const counts = countByBucket(links.values());
   const b = bucketIndex(selfId, remote);
   counts.set(b, (counts.get(b) ?? 0) + 1);

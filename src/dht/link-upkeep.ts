@@ -36,6 +36,8 @@ export interface LinkUpkeepDeps {
 
 export class LinkUpkeep {
   private readonly pendingDials = new Set<string>();
+  /** Dials `connect` made for a pin: not counted in the budget (link-budget.ts). */
+  private readonly pinDials = new Set<string>();
   private readonly backoff = new Map<string, number>();
   private stops: (() => void)[] = [];
   private running = false;
@@ -67,10 +69,10 @@ export class LinkUpkeep {
   }
 
   /** Being dialled, or backing off after a failure. */
-  busy = (hex: string): boolean => this.pendingDials.has(hex) || (this.backoff.get(hex) ?? 0) > this.deps.clock.now();
+  busy = (hex: string): boolean => this.pendingDials.has(hex) || this.pinDials.has(hex) || (this.backoff.get(hex) ?? 0) > this.deps.clock.now();
 
   isDialing(hex: string): boolean {
-    return this.pendingDials.has(hex);
+    return this.pendingDials.has(hex) || this.pinDials.has(hex);
   }
 
   /** Retires links over budget and dials contacts of uncovered buckets. */
@@ -118,13 +120,13 @@ export class LinkUpkeep {
    */
   async connect(id: NodeId, owner: string): Promise<void> {
     const hex = idToHex(id);
-    if (!this.deps.links.pin(hex, owner) || this.deps.links.get(hex) || this.pendingDials.has(hex)) return;
-    this.pendingDials.add(hex);
+    if (!this.deps.links.pin(hex, owner) || this.deps.links.get(hex) || this.isDialing(hex)) return;
+    this.pinDials.add(hex);
     this.deps.stats.dials++;
     try {
       this.attach(await this.deps.transport.dial(id, this.deps.overlay), true);
     } finally {
-      this.pendingDials.delete(hex);
+      this.pinDials.delete(hex);
     }
   }
 

@@ -86,4 +86,17 @@ describe('link budget', () => {
     const one = new Map([...held].slice(0, 1));
     expect(admitInbound(self, newcomer.id, one, { ...opts, maxLinks: 1 })).toEqual({ accept: false });
   });
+
+  it('pinned links are not counted: 40 pinned to one bucket leave the budget to dial and admit as with none', () => {
+    const held = new Map<string, HeldLink>();
+    for (const c of table.bucket(159).slice(0, 20)) held.set(c.hex, { ...link(self, c.id, held.size), pinned: true });
+    for (const c of table.bucket(158).slice(0, 20)) held.set(c.hex, { ...link(self, c.id, held.size), pinned: true });
+    const plan = planLinks(table, held, opts, () => false, rand);
+    expect(plan.close).toEqual([]);
+    // Every other non-empty bucket gets its links: up to softLinks of them, none for the pinned two.
+    const wanted = table.nonEmptyBuckets().filter((b) => b < 158).reduce((n, b) => n + Math.min(2, table.bucket(b).length), 0);
+    expect(plan.dial.length).toBe(Math.min(opts.softLinks, wanted));
+    expect(plan.dial.every((c) => bucketIndex(self, c.id) < 158)).toBe(true);
+    expect(admitInbound(self, table.bucket(150)[0]!.id, held, opts)).toEqual({ accept: true });
+  });
 });
