@@ -128,8 +128,9 @@ export class PlayerOutbox {
    * What no POSITIONS frame took within `holdMs` of coming (all of it when `holdMs` is 0: the
    * duty stops) goes out on its own, in the order it came; what is younger waits for the next
    * tick's frames. A delta that waits holds back the deltas after it (they go in order).
+   * Beats may wait longer (`beatHoldMs`): they carry no state, only that the host lives.
    */
-  flush(wire: PlayerWire, now: number, holdMs = 0): void {
+  flush(wire: PlayerWire, now: number, holdMs = 0, beatHoldMs = holdMs): void {
     const { rx, rz } = this.region;
     // Batches ordered wait for one tick's frames at most: this one's went.
     for (const p of this.pendings) {
@@ -138,6 +139,7 @@ export class PlayerOutbox {
     }
     this.pendings = [];
     const due = (x: Owed) => x.owed.size > 0 && now - x.at >= holdMs;
+    const beatDue = (x: Owed) => x.owed.size > 0 && now - x.at >= beatHoldMs;
     const firstHeld = this.deltas.findIndex((d) => d.owed.size > 0 && !due(d));
     const deltas = firstHeld < 0 ? this.deltas : this.deltas.slice(0, firstHeld);
     for (const d of deltas) {
@@ -146,7 +148,7 @@ export class PlayerOutbox {
     }
     this.deltas = firstHeld < 0 ? [] : this.deltas.slice(firstHeld).filter((d) => d.owed.size > 0);
     for (const b of this.beats) {
-      if (!due(b)) continue;
+      if (!beatDue(b)) continue;
       const frame = { t: 'HEARTBEAT' as const, rx, rz, e: b.e, s: b.s, ...(b.hosts ? { hosts: b.hosts } : {}), ...(b.idle ? { idle: true } : {}) };
       for (const id of b.owed.values()) wire.send(id, frame);
       b.owed.clear();
