@@ -44,6 +44,9 @@ export async function benchHostingScale(): Promise<Record<string, number>> {
   const walkFigures = (p: string, f: HostingScaleFigures): Record<string, number> => ({
     [`${p}links_per_player_p50`]: f.linksPerPlayer.p50,
     [`${p}links_per_player_p99`]: f.linksPerPlayer.p99,
+    [`${p}dht_links_per_peer_p99`]: f.dhtLinksPerPeer.p99,
+    [`${p}pinned_links_per_peer_p99`]: f.pinnedLinksPerPeer.p99,
+    [`${p}play_links_direct`]: Math.round(f.playLinksDirect * 10_000) / 10_000,
     [`${p}host_kbps_p50`]: r1(f.hostKbps.p50),
     [`${p}host_kbps_p99`]: r1(f.hostKbps.p99),
     [`${p}host_kbps_max`]: r1(f.hostKbps.max),
