@@ -107,7 +107,11 @@ export class ReplicatedDrops {
   /** Backup side: `item gen` -> the record signed for it. */
   private readonly signed = new Map<string, string>();
   private readonly o: typeof REPLICATED_DROPS_DEFAULTS;
-  /** Requests whose owner's signature is being checked (items). */
+  /**
+   * Requests whose owner's signature is being checked, by item, sender and request number:
+   * keyed by the item alone, a forged or replayed request in check made the owner's own,
+   * arriving meanwhile, pass for a re-sent one and go unanswered (owner-requests.test.ts).
+   */
   private readonly checking = new Set<string>();
 
   constructor(private readonly a: ReplicatedDropsArgs) {
@@ -121,15 +125,16 @@ export class ReplicatedDrops {
    */
   async request(op: DropOp): Promise<boolean> {
     const item = op.kind === 'arrive' ? op.from.rec.id : op.item;
-    if (this.pending.has(item) || this.checking.has(item)) return true; // a re-sent request: already under way
+    const key = `${item} ${op.by} ${op.req.r}`;
+    if (this.pending.has(item) || this.checking.has(key)) return true; // a re-sent request: already under way
     if (this.pending.size + this.checking.size >= this.o.maxPending) {
       this.stats.busy++;
       return false;
     }
     const first = this.recordOf(op);
     if (typeof first === 'string') return false; // counted by the ledger
-    this.checking.add(item);
-    const fault = await this.a.requests.check(this.a.area, askOf(op, first), op.by, op.req, this.a.worldNow()).finally(() => this.checking.delete(item));
+    this.checking.add(key);
+    const fault = await this.a.requests.check(this.a.area, askOf(op, first), op.by, op.req, this.a.worldNow()).finally(() => this.checking.delete(key));
     const set = this.a.set();
     if (fault || !set || this.pending.has(item) || !this.a.requests.take(op.req, this.a.worldNow())) return false;
     const it = this.recordOf(op); // the ledger again: it may have moved on while the signature was checked
