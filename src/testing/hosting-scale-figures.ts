@@ -26,6 +26,8 @@ export interface HostingScaleFigures {
   dhtLinksPerPeer: Dist;
   /** Of those, the links the peer pinned (its primaries as a player, its backups and subscribers as a primary). */
   pinnedLinksPerPeer: Dist;
+  /** The rest, per sample: the links the DHT's budget holds (`maxLinks`; pinned ones have their own bound). */
+  unpinnedLinksPerPeer: Dist;
   /**
    * Share of a player's attached subscriptions (to another peer's region) held over a direct
    * link to its primary, sampled once a second: the rest go routed, hop by hop, both ways.
