@@ -69,7 +69,8 @@ export function planLinks(
 ): LinkPlan {
   const counts = countByBucket(links.values());
   const dial: Contact[] = [];
-  let total = unpinnedCount(links) + pendingDials;
+  const unpinned = unpinnedCount(links);
+  let total = unpinned + pendingDials;
   const buckets = table.nonEmptyBuckets();
   for (let want = 1; want <= opts.linksPerBucket; want++) {
     const cap = want === 1 ? opts.maxLinks : opts.softLinks;
@@ -84,7 +85,7 @@ export function planLinks(
     }
   }
   const close: string[] = [];
-  let excess = unpinnedCount(links) - opts.maxLinks;
+  let excess = unpinned - opts.maxLinks;
   if (excess > 0) {
     // Oldest redundant links go first: a fresh link may be a newcomer's only one.
     const live = [...links.values()].filter((l) => !l.pinned).sort((a, b) => a.openedAt - b.openedAt);

@@ -69,7 +69,7 @@ export class LinkUpkeep {
   }
 
   /** Being dialled, or backing off after a failure. */
-  busy = (hex: string): boolean => this.pendingDials.has(hex) || this.pinDials.has(hex) || (this.backoff.get(hex) ?? 0) > this.deps.clock.now();
+  busy = (hex: string): boolean => this.isDialing(hex) || (this.backoff.get(hex) ?? 0) > this.deps.clock.now();
 
   isDialing(hex: string): boolean {
     return this.pendingDials.has(hex) || this.pinDials.has(hex);
