@@ -17,7 +17,7 @@
 // at all, and the primary sends them at once.
 import type { NodeId } from '../core/node-id';
 import type { RegionCoord } from '../region/region-key';
-import type { PlayerWire } from '../region/subscription-messages';
+import type { HostToPlayer, PlayerWire } from '../region/subscription-messages';
 
 /** A committed delta as it rides in a POSITIONS frame. */
 export interface RidingDelta {
@@ -109,19 +109,19 @@ export class PlayerOutbox {
    * the state).
    */
   sendNow(hex: string, wire: PlayerWire): void {
-    const { rx, rz } = this.region;
-    for (const p of this.pendings) {
-      const id = p.owed.get(hex);
-      if (!id) continue;
-      p.owed.delete(hex);
-      wire.send(id, { t: 'PENDING', rx, rz, e: p.e, from: p.from, to: p.to, entries: p.entries });
+    for (const [t, owed] of [['PENDING', this.pendings], ['DELTA', this.deltas]] as const) {
+      for (const d of owed) {
+        const id = d.owed.get(hex);
+        if (!id) continue;
+        d.owed.delete(hex);
+        wire.send(id, this.alone(t, d));
+      }
     }
-    for (const d of this.deltas) {
-      const id = d.owed.get(hex);
-      if (!id) continue;
-      d.owed.delete(hex);
-      wire.send(id, { t: 'DELTA', rx, rz, e: d.e, from: d.from, to: d.to, entries: d.entries });
-    }
+  }
+
+  /** A batch ordered (PENDING) or committed (DELTA) as a frame of its own. */
+  private alone(t: 'PENDING' | 'DELTA', d: OwedDelta): HostToPlayer {
+    return { t, rx: this.region.rx, rz: this.region.rz, e: d.e, from: d.from, to: d.to, entries: d.entries };
   }
 
   /**
@@ -134,7 +134,7 @@ export class PlayerOutbox {
     const { rx, rz } = this.region;
     // Batches ordered wait for one tick's frames at most: this one's went.
     for (const p of this.pendings) {
-      const frame = { t: 'PENDING' as const, rx, rz, e: p.e, from: p.from, to: p.to, entries: p.entries };
+      const frame = this.alone('PENDING', p);
       for (const id of p.owed.values()) wire.send(id, frame);
     }
     this.pendings = [];
@@ -143,7 +143,7 @@ export class PlayerOutbox {
     const firstHeld = this.deltas.findIndex((d) => d.owed.size > 0 && !due(d));
     const deltas = firstHeld < 0 ? this.deltas : this.deltas.slice(0, firstHeld);
     for (const d of deltas) {
-      const frame = { t: 'DELTA' as const, rx, rz, e: d.e, from: d.from, to: d.to, entries: d.entries };
+      const frame = this.alone('DELTA', d);
       for (const id of d.owed.values()) wire.send(id, frame);
     }
     this.deltas = firstHeld < 0 ? [] : this.deltas.slice(firstHeld).filter((d) => d.owed.size > 0);
