@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { crashPage, launchBrowser, openInFreshContext, PAGE_UP } from './browser';
+import { waitForAsync } from './page-wait';
 import { startRelayProcess, type RelayProcess } from './relay-process';
 
 let browser: Browser;
@@ -39,7 +40,7 @@ describe('a lone tab finds the others', () => {
     await linkedTo(b, aId);
     await crashPage(a);
     // The inviter is gone: the relay has dropped its socket.
-    await b.waitForFunction(async (gone) => !(await window.voxel.net!.relay()).listed.includes(gone), aId, { timeout: 10_000, polling: 100 });
+    await waitForAsync(b, async (gone) => !(await window.voxel.net!.relay()).listed.includes(gone), aId, { timeout: 10_000, polling: 100, what: 'the relay to drop the crashed inviter' });
     const t0 = Date.now();
     const c = await openTab(relay.url, 'lone-e2e', `&peer=${aId}`);
     await linkedTo(c, bId);
