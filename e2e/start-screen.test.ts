@@ -75,6 +75,8 @@ describe('the start screen explains a failed start', () => {
       console.log(`WebRTC blocked explained ${Math.round(e.ms)} ms after navigation: "${e.title}"`);
       expect(e.kind).toBe('webrtc-blocked');
       expect(e.ms).toBeLessThan(EXPLAINED_WITHIN_MS);
+      // Said for what it is (the dial's own reason), not only as a join that ran out of time.
+      expect(await p.locator('#loading .problem').textContent()).toContain('no ICE candidate gathered');
     } finally {
       await blocked.close();
     }

@@ -44,9 +44,14 @@ export class Join {
     const boot = deps.bootstrap;
     if (boot && boot.peers.length > 0) {
       const dials = boot.peers.map((id) => deps.transport.dial(id, boot.signals).then((l) => deps.attach(l, true)));
-      const ok = (await Promise.allSettled(dials)).filter((r) => r.status === 'fulfilled' && r.value).length;
+      const settled = await Promise.allSettled(dials);
+      const ok = settled.filter((r) => r.status === 'fulfilled' && r.value).length;
       deps.stats.dials += dials.length;
-      if (ok === 0) throw new JoinError('no bootstrap peer could be reached');
+      if (ok === 0) {
+        // The first dial's reason goes along: the start screen shows it as the detail.
+        const why = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected')?.reason as Error | undefined;
+        throw new JoinError(`no bootstrap peer could be reached${why?.message ? ` (${why.message})` : ''}`);
+      }
     }
     let failures = 0;
     if (deps.contactCount() > 0) {

@@ -10,7 +10,7 @@ import { FakeSimplePeer } from '../testing/fake-simple-peer';
 import { controlFrame, splitMessage } from './frames';
 import { fromB64, HandshakeError, sdpFingerprint } from './link-handshake';
 import { MAX_HELD_BYTES, WebRtcLink } from './webrtc-link';
-import { WebRtcTransport } from './webrtc-transport';
+import { NO_CANDIDATE, WebRtcTransport } from './webrtc-transport';
 
 const rand = seededRandom(13);
 
@@ -93,6 +93,7 @@ describe('half-open inbound connections', () => {
       maxPendingInbound: 4,
       maxPendingPerSource: 2,
       pendingInboundTimeoutMs: 3000,
+      noCandidateMs: 60_000, // the slots here are freed by pendingInboundTimeoutMs, not by this
       createPeer: (o) => {
         const p = new FakeSimplePeer(o);
         peers.push(p);
@@ -141,6 +142,39 @@ describe('half-open inbound connections', () => {
     t.handleSignal(from, offer('dddd0004', sdp(FP_B)), nowhere);
     expect(peers[0]!.signals.length).toBe(1);
     expect(t.stats.badSignalsBy.renegotiation).toBe(1);
+    t.close();
+  });
+});
+
+describe('a browser that gathers no ICE candidate', () => {
+  it('fails its dial after noCandidateMs, not at the dial timeout; a dial that gathered one (trickled or in its SDP) waits on', async () => {
+    const clock = new VirtualClock();
+    const peers: FakeSimplePeer[] = [];
+    const t = new WebRtcTransport({
+      identity: await generateIdentity(), clock, dialTimeoutMs: 15_000, noCandidateMs: 2000,
+      createPeer: (o) => {
+        const p = new FakeSimplePeer(o);
+        peers.push(p);
+        return p.asPeer;
+      },
+    });
+    const signals = { sendSignal: () => undefined };
+    const outcome = (p: Promise<unknown>) => p.then(() => 'open', (e: Error) => e.message);
+    const none = outcome(t.dial(randomId(rand), signals));
+    const trickled = outcome(t.dial(randomId(rand), signals));
+    const inSdp = outcome(t.dial(randomId(rand), signals));
+    peers[1]!.emit('signal', { type: 'candidate', candidate: { candidate: 'candidate:1 1 udp 1 127.0.0.1 5000 typ host', sdpMLineIndex: 0, sdpMid: '0' } });
+    peers[2]!.emit('signal', { type: 'offer', sdp: `${sdp(FP_A)}a=candidate:1 1 udp 1 127.0.0.1 5000 typ host\r\n` });
+    clock.advanceSync(1999);
+    expect(peers.map((p) => p.destroyed)).toEqual([false, false, false]);
+    clock.advanceSync(2);
+    expect(await none).toBe(NO_CANDIDATE);
+    expect(t.stats.noCandidate).toBe(1);
+    expect(peers.map((p) => p.destroyed)).toEqual([true, false, false]);
+    clock.advanceSync(13_000);
+    expect(await trickled).toBe('dial timed out');
+    expect(await inSdp).toBe('dial timed out');
+    expect(t.stats.noCandidate).toBe(1);
     t.close();
   });
 });

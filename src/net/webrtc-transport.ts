@@ -46,6 +46,14 @@ export const WEBRTC_DEFAULTS = {
   pendingInboundTimeoutMs: 8_000,
   /** Half-open inbound connections from one node id at once (a second one is a redial). */
   maxPendingPerSource: 2,
+  /**
+   * A connection that has gathered no local ICE candidate this long after it started fails
+   * (NO_CANDIDATE): no path to any peer can exist, as when a firewall or a browser policy
+   * blocks WebRTC. Chromium with no usable interface stays 'gathering' for good, so waiting
+   * for gathering to complete would only end at the dial's timeout. Host candidates come
+   * within tens of ms (measured: loopback, ~10 ms), so 2 s leaves a loaded machine room.
+   */
+  noCandidateMs: 2_000,
 };
 
 /** Why a signal was refused (`stats.badSignalsBy`). */
@@ -74,6 +82,7 @@ export interface WebRtcTransportOptions {
   maxPendingInbound?: number;
   pendingInboundTimeoutMs?: number;
   maxPendingPerSource?: number;
+  noCandidateMs?: number;
   clock?: Clock;
   /** Builds the simple-peer instance (default: `new SimplePeer(opts)`). */
   createPeer?: (opts: SimplePeerOptions) => SimplePeer;
@@ -87,6 +96,8 @@ export interface WebRtcTransportStats {
   inboundOk: number;
   inboundFailures: number;
   handshakeFailures: number;
+  /** Connections failed for gathering no local ICE candidate within noCandidateMs. */
+  noCandidate: number;
   badSignals: number;
   /** Links closed because the peer stopped reading (webrtc-link.ts MAX_QUEUED_BYTES). */
   stalledLinksClosed: number;
@@ -120,9 +131,21 @@ interface Conn {
   offerSdp?: string;
   answerSdp?: string;
   timer: TimerHandle;
+  /** Fails the connection if no local candidate was gathered by then (noCandidateMs). */
+  gatherTimer: TimerHandle;
+  /** Local ICE candidates gathered so far (trickled, or in our own SDP). */
+  candidates: number;
   done: boolean;
   resolve?: (l: Link) => void;
   reject?: (e: Error) => void;
+}
+
+/** A connection's error when this browser gathered no ICE candidate (peer.ts reads it as WebRTC blocked). */
+export const NO_CANDIDATE = 'no ICE candidate gathered: WebRTC may be blocked';
+
+/** Candidates in our own SDP (node-datachannel puts them there rather than trickling them all). */
+function localCandidates(sdp: string | undefined): number {
+  return sdp === undefined ? 0 : sdp.split(/\r\n/).filter((l) => l.startsWith('a=candidate:')).length;
 }
 
 function stripCandidates(sdp: string): string {
@@ -138,7 +161,7 @@ export class WebRtcTransport implements Transport {
   readonly events = new Emitter<TransportEvents>();
   readonly stats: WebRtcTransportStats = {
     dials: 0, dialsOk: 0, dialFailures: 0, inbound: 0, inboundOk: 0, inboundFailures: 0,
-    handshakeFailures: 0, badSignals: 0, linksOpen: 0, stalledLinksClosed: 0,
+    handshakeFailures: 0, noCandidate: 0, badSignals: 0, linksOpen: 0, stalledLinksClosed: 0,
     badSignalsBy: { schema: 0, stray: 0, slots: 0, fingerprint: 0, renegotiation: 0, direction: 0, refused: 0 },
   };
   private readonly opts: Required<Omit<WebRtcTransportOptions, 'rtcConfig'>> & { rtcConfig: Record<string, unknown> };
@@ -254,11 +277,16 @@ export class WebRtcTransport implements Transport {
       config: { ...this.opts.rtcConfig, iceServers: this.opts.iceServers },
     });
     const c: Conn = {
-      peer, remoteId, cid, initiator, done: false, resolve, reject,
+      peer, remoteId, cid, initiator, done: false, resolve, reject, candidates: 0,
       timer: this.opts.clock.setTimeout(
         () => this.fail(c, new DialError(initiator ? 'dial timed out' : 'inbound connection did not prove its id in time')),
         initiator ? this.opts.dialTimeoutMs : this.opts.pendingInboundTimeoutMs,
       ),
+      gatherTimer: this.opts.clock.setTimeout(() => {
+        if (c.candidates > 0) return;
+        this.stats.noCandidate++;
+        this.fail(c, new DialError(NO_CANDIDATE));
+      }, this.opts.noCandidateMs),
     };
     this.conns.set(key, c);
     peer.on('signal', (data) => {
@@ -266,6 +294,7 @@ export class WebRtcTransport implements Transport {
       if (data.type === 'offer') c.offerSdp ??= data.sdp;
       if (data.type === 'answer') c.answerSdp ??= data.sdp;
       if (data.type !== 'offer' && data.type !== 'answer' && data.type !== 'candidate') return; // renegotiation: unused
+      c.candidates += data.type === 'candidate' ? 1 : localCandidates(data.sdp);
       // Candidates travel as their own signals (trickle). Some of them may already sit in
       // the SDP; sending them twice made libdatachannel fail now and then with "Got a remote
       // candidate without ICE transport", so the SDP goes without them.
@@ -302,6 +331,7 @@ export class WebRtcTransport implements Transport {
     }
     c.done = true;
     this.opts.clock.clearTimeout(c.timer);
+    this.opts.clock.clearTimeout(c.gatherTimer);
     if (this.closed) {
       this.conns.delete(key);
       link.close('transport closed');
@@ -328,6 +358,7 @@ export class WebRtcTransport implements Transport {
     if (c.done) return;
     c.done = true;
     this.opts.clock.clearTimeout(c.timer);
+    this.opts.clock.clearTimeout(c.gatherTimer);
     this.forget(`${idToHex(c.remoteId)}/${c.cid}`);
     if (!c.peer.destroyed) c.peer.destroy();
     if (c.initiator) {
