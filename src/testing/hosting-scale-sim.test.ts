@@ -62,10 +62,10 @@ describe('hosting simulation at scale (issue 12 item 1)', () => {
   // (10 Hz: every position they sent while among them, within a second), and everyone
   // within the interest radius; no frame is dropped over a link's rate limit (a crowd's
   // MOVEs converge on the primary through its backups: pinned links carry 4 times the
-  // limit), and every edit is answered. docs/BENCHMARKS.md "Crowds, session 13" has the
-  // crowds of 100 and 200.
-  it('a crowd of 60 in one region: the 32 nearest at 10 Hz, everyone seen, no frame dropped, every edit answered', async () => {
-    const f = await runHostingScale({ peers: 60, players: 60, seed: 2, crowd: true, measureMs: 15_000 });
+  // limit), and every edit is answered. docs/BENCHMARKS.md "Crowds" has the crowd of 200.
+  // The issue's size, 100 (a crowd of 60 until session 16): 230 s of wall time at load 7.
+  it('a crowd of 100 in one region: the 32 nearest at 10 Hz, everyone seen, no frame dropped, every edit answered', async () => {
+    const f = await runHostingScale({ peers: 100, players: 100, seed: 2, crowd: true, measureMs: 15_000 });
     console.log(describeFigures(f));
     expect(f.nearest32Hz.n).toBeGreaterThan(1000);
     expect(f.nearest32Hz.p10).toBe(10);
@@ -74,6 +74,6 @@ describe('hosting simulation at scale (issue 12 item 1)', () => {
     expect(f.clientStats.timeouts).toBe(0);
     expect(f.hostStats.reconfigs).toBe(0);
     expect(f.edits.missing).toBe(0);
-    expect(f.hostKbps.max).toBeLessThan(100);
-  }, 180_000);
+    expect(f.hostKbps.max).toBeLessThan(128); // half the crowd of 200's 256; 102.7 measured (seed 2, session 16)
+  }, 600_000);
 });
