@@ -82,7 +82,16 @@ describe('items, one-tab mode', () => {
     };
     const lookAtItem = async () => {
       await page.evaluate(([x, y, z]) => window.voxel.teleport(x!, y!, z!), [view.x, await standY(view.x, view.z), view.z]);
-      await page.waitForTimeout(400);
+      // At rest: the same position over 3 drawn frames (a fixed 400 ms on a loaded machine
+      // could catch the player still settling, and the whole view then moves between shots).
+      await page.waitForFunction(() => {
+        const p = window.voxel.player(), frames = window.voxel.stats().frames;
+        const w = window as unknown as { rest?: { at: string; frames: number } };
+        const at = [p.x, p.y, p.z].map((c) => c.toFixed(3)).join();
+        if (w.rest?.at === at) return frames >= w.rest.frames + 3;
+        w.rest = { at, frames };
+        return false;
+      }, null, { timeout: 10_000, polling: 50 });
       const p = await page.evaluate(() => window.voxel.player());
       const eye = p.y + 1.62, d = Math.hypot(it.x - p.x, it.z - p.z);
       await page.evaluate(([yaw, pitch]) => window.voxel.look(yaw!, pitch!), [view.yaw, Math.atan2(it.y + 0.45 - eye, d)]);
