@@ -53,6 +53,41 @@ describe('VirtualClock', () => {
     expect(fired).toBe(200_000);
   });
 
+  it('fires in (time, set order) with timers set and cleared while firing, as a sorted list would', () => {
+    // The reference: every timer kept in a list, the earliest (time, then set order) fired next.
+    const rand = seededRandom(7);
+    const c = new VirtualClock();
+    const fired: number[] = [];
+    const ref: { at: number; seq: number; id: number; live: boolean }[] = [];
+    const handles = new Map<number, unknown>();
+    let seq = 0;
+    const set = (id: number, ms: number): void => {
+      const at = c.now() + ms;
+      const entry = { at, seq: seq++, id, live: true };
+      ref.push(entry);
+      handles.set(id, c.setTimeout(() => {
+        fired.push(id);
+        // A third of the timers set more, some at this very instant; a tenth clear a random one.
+        if (id < 3000 && rand() < 0.33) set(id * 2 + 1000, Math.floor(rand() * 3) * (rand() < 0.5 ? 0 : 7));
+        if (rand() < 0.1) {
+          const victim = ref[Math.floor(rand() * ref.length)]!;
+          if (victim.live) {
+            victim.live = false;
+            c.clearTimeout(handles.get(victim.id));
+          }
+        }
+      }, ms));
+    };
+    for (let i = 0; i < 500; i++) set(i, Math.floor(rand() * 40));
+    c.advanceSync(1000);
+    // Replay the reference: timers fire in (at, seq) order, each as it was set at its firing.
+    const order = [...ref].sort((a, b) => a.at - b.at || a.seq - b.seq);
+    const expected = order.filter((e) => fired.includes(e.id)).map((e) => e.id);
+    expect(fired.length).toBeGreaterThan(500);
+    expect(fired).toEqual(expected);
+    expect(c.pending).toBe(0);
+  });
+
   it('seededRandom is deterministic per seed', () => {
     const a = seededRandom(42);
     const b = seededRandom(42);

@@ -1,22 +1,31 @@
-// A deterministic virtual clock for tests and the simulator: timers sit in a binary
-// heap ordered by (time, insertion sequence), so equal-time timers fire in the order
-// they were set and a run is reproducible. `advance` drains pending promise
-// continuations between distinct instants, so async code (RPCs awaiting replies)
-// behaves as it would on the real clock, only without waiting.
+// A deterministic virtual clock for tests and the simulator: timers fire in the order of
+// (time, insertion), so equal-time timers fire in the order they were set and a run is
+// reproducible. They sit in one FIFO queue per instant, the instants in a binary heap: a
+// simulation sets most of its timers (each message's delivery) for a few hundred distinct
+// milliseconds ahead, so a timer costs a push and a shift, and the heap holds instants,
+// not timers (one heap of all timers was most of the hosting simulation's clock cost).
+// `advance` drains pending promise continuations between distinct instants, so async code
+// (RPCs awaiting replies) behaves as it would on the real clock, only without waiting.
 import type { Clock, TimerHandle } from './clock';
 
 interface Timer {
   at: number;
-  seq: number;
   fn: (() => void) | null;
+}
+
+/** The timers of one instant, in the order they were set; `head`: the next to fire. */
+interface Instant {
+  timers: Timer[];
+  head: number;
 }
 
 /** Yields to the macrotask queue so every queued microtask (promise continuation) runs. */
 const drainMicrotasks = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export class VirtualClock implements Clock {
-  private heap: Timer[] = [];
-  private seq = 0;
+  /** Instants that hold timers, earliest first (a binary min-heap). */
+  private readonly times: number[] = [];
+  private readonly instants = new Map<number, Instant>();
   private time: number;
   private live = 0;
 
@@ -29,8 +38,13 @@ export class VirtualClock implements Clock {
   }
 
   setTimeout(fn: () => void, ms: number): TimerHandle {
-    const t: Timer = { at: this.time + Math.max(0, ms || 0), seq: this.seq++, fn };
-    this.push(t);
+    const t: Timer = { at: this.time + Math.max(0, ms || 0), fn };
+    let q = this.instants.get(t.at);
+    if (!q) {
+      this.instants.set(t.at, (q = { timers: [], head: 0 }));
+      this.pushTime(t.at);
+    }
+    q.timers.push(t);
     this.live++;
     return t;
   }
@@ -38,7 +52,7 @@ export class VirtualClock implements Clock {
   clearTimeout(handle: TimerHandle): void {
     const t = handle as Timer | undefined;
     if (t && t.fn) {
-      t.fn = null; // lazy deletion: the heap drops it when it reaches the top
+      t.fn = null; // lazy deletion: skipped when its instant comes
       this.live--;
     }
   }
@@ -89,8 +103,9 @@ export class VirtualClock implements Clock {
     return done();
   }
 
+  /** Fires `t`, the first live timer of the earliest instant (peekLive's answer). */
   private fire(t: Timer): void {
-    this.pop();
+    this.instants.get(t.at)!.head++;
     this.time = Math.max(this.time, t.at);
     const fn = t.fn!;
     t.fn = null;
@@ -98,42 +113,47 @@ export class VirtualClock implements Clock {
     fn();
   }
 
+  /** The next timer to fire, or undefined; drops cleared timers and spent instants on the way. */
   private peekLive(): Timer | undefined {
-    while (this.heap.length > 0 && this.heap[0]!.fn === null) this.pop();
-    return this.heap[0];
+    const h = this.times;
+    while (h.length > 0) {
+      const q = this.instants.get(h[0]!)!;
+      while (q.head < q.timers.length && q.timers[q.head]!.fn === null) q.head++;
+      if (q.head < q.timers.length) return q.timers[q.head];
+      this.instants.delete(h[0]!);
+      this.popTime();
+    }
+    return undefined;
   }
 
-  private less(a: Timer, b: Timer): boolean {
-    return a.at < b.at || (a.at === b.at && a.seq < b.seq);
-  }
-
-  private push(t: Timer): void {
-    const h = this.heap;
-    h.push(t);
+  private pushTime(at: number): void {
+    const h = this.times;
+    h.push(at);
     let i = h.length - 1;
     while (i > 0) {
       const p = (i - 1) >> 1;
-      if (!this.less(h[i]!, h[p]!)) break;
-      [h[i], h[p]] = [h[p]!, h[i]!];
+      if (h[p]! <= at) break;
+      h[i] = h[p]!;
       i = p;
     }
+    h[i] = at;
   }
 
-  private pop(): void {
-    const h = this.heap;
+  private popTime(): void {
+    const h = this.times;
     const last = h.pop()!;
     if (h.length === 0) return;
-    h[0] = last;
     let i = 0;
     for (;;) {
       const l = 2 * i + 1;
       const r = l + 1;
-      let m = i;
-      if (l < h.length && this.less(h[l]!, h[m]!)) m = l;
-      if (r < h.length && this.less(h[r]!, h[m]!)) m = r;
-      if (m === i) break;
-      [h[i], h[m]] = [h[m]!, h[i]!];
+      let m = l;
+      if (l >= h.length) break;
+      if (r < h.length && h[r]! < h[l]!) m = r;
+      if (h[m]! >= last) break;
+      h[i] = h[m]!;
       i = m;
     }
+    h[i] = last;
   }
 }

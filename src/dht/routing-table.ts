@@ -62,9 +62,12 @@ export class RoutingTable {
     if (known) {
       known.lastSeen = now;
       known.fails = 0;
-      const i = bucket.contacts.indexOf(known);
-      bucket.contacts.splice(i, 1);
-      bucket.contacts.push(known);
+      // To the tail (most recently seen); a peer that keeps talking is there already.
+      const cs = bucket.contacts;
+      if (cs[cs.length - 1] !== known) {
+        cs.splice(cs.indexOf(known), 1);
+        cs.push(known);
+      }
       return { status: 'updated', contact: known };
     }
     const contact: Contact = { id, hex, lastSeen: now, fails: 0 };
@@ -73,10 +76,17 @@ export class RoutingTable {
       this.index.set(hex, contact);
       return { status: 'added', contact };
     }
-    const waiting = bucket.replacements.findIndex((c) => c.hex === hex);
-    if (waiting >= 0) bucket.replacements.splice(waiting, 1);
-    bucket.replacements.push(contact);
-    if (bucket.replacements.length > this.k) bucket.replacements.shift();
+    // Into the replacement cache, most recent last (a peer heard again moves there). Every
+    // frame from a peer in a full bucket comes here: a peer that keeps talking is last already.
+    const rs = bucket.replacements;
+    let waiting = rs.length - 1;
+    while (waiting >= 0 && rs[waiting]!.hex !== hex) waiting--;
+    if (waiting >= 0 && waiting === rs.length - 1) rs[waiting] = contact;
+    else {
+      if (waiting >= 0) rs.splice(waiting, 1);
+      rs.push(contact);
+      if (rs.length > this.k) rs.shift();
+    }
     const oldest = bucket.contacts[0]!;
     const pinging = bucket.pinging !== null;
     if (!pinging) bucket.pinging = oldest.hex;

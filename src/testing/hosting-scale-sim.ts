@@ -26,7 +26,7 @@
 import { every } from '../core/clock';
 import { seededRandom, type Random } from '../core/seeded-random';
 import { idToHex } from '../core/node-id';
-import { NetworkChunkSource, type RemotePlayer } from '../play/network-chunk-source';
+import { NetworkChunkSource } from '../play/network-chunk-source';
 import { columnIndex, REGION_BLOCKS, REGION_SIZE, regionAt, regionName, type RegionCoord } from '../region/region-key';
 import { entryKey, type Entry } from '../region/region-state';
 import { NETWORK_SOURCE_DEFAULTS } from '../play/network-chunk-source';
@@ -83,7 +83,7 @@ export interface WalkingPlayer {
 
 interface Walker extends WalkingPlayer {
   joinedAt: number;
-  /** Other player hex -> last time our source listed it. */
+  /** Other player hex -> the last time our source listed it as heard then. */
   seenAt: Map<string, number>;
   /** Other player hex -> the last few positions received (to count new ones). */
   lastPos: Map<string, { x: number; z: number }[]>;
@@ -162,11 +162,15 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
     const pos = at ?? spawn();
     const source = new NetworkChunkSource({ seed: 'sim', world: sim.world, client: peer.client, dht: peer.dht, clock: sim.clock, options: { name: peer.hex.slice(0, 8), liveRadius } });
     const w: Walker = { peer, source, x: pos.x, z: pos.z, heading: rand() * Math.PI * 2, joinedAt: sim.clock.now(), seenAt: new Map(), lastPos: new Map(), stops: [] };
-    w.stops.push(source.events.on('players', ({ players: list }) => onListed(w, list)));
     w.stops.push(peer.client.events.on('players', ({ players: frames }) => {
+      const now = sim.clock.now();
       for (const f of frames) {
         const hex = idToHex(f.id);
         if (hex === peer.hex) continue;
+        // Our source lists it now, as heard at this instant (network-chunk-source.ts onPlayers
+        // dates each player of a frame so): when it last listed each player, read here rather
+        // than from its whole list, which it emits again on every frame.
+        w.seenAt.set(hex, now);
         // A position among the last few received (most recent last) is not new: the region a
         // player just left lists it where it was for playerTtlMs, beside the new region's.
         const recent = w.lastPos.get(hex) ?? [];
@@ -205,9 +209,6 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
     for (const s of w.stops) s();
     w.source.close();
     walkers.delete(w.peer.hex);
-  };
-  const onListed = (w: Walker, list: RemotePlayer[]) => {
-    for (const p of list) if ((w.seenAt.get(p.hex) ?? -Infinity) < p.at) w.seenAt.set(p.hex, p.at);
   };
   const onEdits = (w: Walker, region: RegionCoord, entries: Entry[]) => {
     const name = regionName(region);
