@@ -316,7 +316,7 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
     }
     for (const hex of gone) if (this.players.get(hex)?.region === name) this.players.delete(hex);
     for (const [hex, p] of this.players) if (now - p.at > this.opts.playerExpireMs) this.players.delete(hex);
-    this.events.emit('players', { players: [...this.players.values()] });
+    if (this.events.has('players')) this.events.emit('players', { players: [...this.players.values()] });
   }
 
 }
