@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { idToHex, randomId, type NodeId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
 import { VirtualClock } from '../core/virtual-clock';
-import { Liveness, type WatchedLink } from './liveness';
+import { Liveness, stalest, type WatchedLink } from './liveness';
 import type { Reply } from './messages';
 import { RoutingTable } from './routing-table';
 import { RpcTimeoutError, type Call } from './rpc';
@@ -127,5 +127,16 @@ describe('Liveness', () => {
     expect(s.dropped).toEqual([dead.hex]);
     expect(s.table.has(dead.hex)).toBe(false);
     expect(s.map.has(live.hex)).toBe(true);
+  });
+});
+
+describe('stalest', () => {
+  it('picks what a stable sort by lastSeen puts first, ties in list order', () => {
+    const rand = seededRandom(3);
+    for (let round = 0; round < 200; round++) {
+      const list = Array.from({ length: Math.floor(rand() * 30) }, (_, i) => ({ id: new Uint8Array(20), hex: `c${i}`, lastSeen: Math.floor(rand() * 6), fails: 0 }));
+      const sorted = [...list].sort((a, b) => a.lastSeen - b.lastSeen);
+      for (let k = 0; k <= 12; k++) expect(stalest(list, k).map((c) => c.hex)).toEqual(sorted.slice(0, k).map((c) => c.hex));
+    }
   });
 });

@@ -135,10 +135,9 @@ export class Liveness {
         if (now - c.lastSeen >= after && !deps.links.map.has(c.hex) && !this.probing.has(c.hex)) stale.push(c);
       }
     }
-    stale.sort((a, b) => a.lastSeen - b.lastSeen);
     let budget = 0;
     while (budget < stale.length && this.probeBudget.take(1, now)) budget++;
-    for (const c of stale.slice(0, budget)) {
+    for (const c of stalest(stale, budget)) {
       this.probing.add(c.hex);
       deps.call(c.id, c.hex, { t: 'PING' }).then(
         () => this.probing.delete(c.hex),
@@ -154,4 +153,23 @@ export class Liveness {
       );
     }
   }
+}
+
+/**
+ * The `k` contacts of `list` silent longest, longest first, ties in list order: what a stable
+ * sort by lastSeen puts first. The budget takes a probe or two per check (staleProbesPerHeartbeat)
+ * of a list that holds most of the table's unlinked contacts, every second on every node, so
+ * they are picked out rather than the whole list sorted.
+ */
+export function stalest(list: readonly Contact[], k: number): Contact[] {
+  if (k > 8) return [...list].sort((a, b) => a.lastSeen - b.lastSeen).slice(0, k);
+  const picked: Contact[] = [];
+  const taken = new Set<number>();
+  for (let n = 0; n < k && n < list.length; n++) {
+    let best = -1;
+    for (let i = 0; i < list.length; i++) if (!taken.has(i) && (best < 0 || list[i]!.lastSeen < list[best]!.lastSeen)) best = i;
+    taken.add(best);
+    picked.push(list[best]!);
+  }
+  return picked;
 }
