@@ -76,4 +76,36 @@ describe('codec', () => {
     expect(c.decode(c.encode({ t: 'X', n: 3, b: new Uint8Array(4) }))).toEqual({ t: 'X', n: 3, b: new Uint8Array(4) });
     expect(reason(() => c.decode(pack([1, { n: 3, b: new Uint8Array(5) }])))).toBe('invalid');
   });
+
+  describe('positional bodies', () => {
+    const spec = { P: [1, v.object({ a: u32, b: bytes(8), c: v.optional(u32), d: v.optional(v.literal(true)) })], Q: [2, v.object({ a: u32 })] } as const;
+    const c = defineCodec(spec, { positional: { P: ['a', 'b', 'c', 'd'] } });
+    const mapped = defineCodec(spec);
+
+    it('travel as their values in order, without names: nil for a field left out, none for trailing ones', () => {
+      const m = { t: 'P', a: 7, b: new Uint8Array([1, 2]) } as const;
+      expect(c.encode(m)).toEqual(pack([1, [7, new Uint8Array([1, 2])]]));
+      expect(c.encode(m).length).toBeLessThan(mapped.encode(m).length);
+      expect(c.encode({ ...m, d: true })).toEqual(pack([1, [7, new Uint8Array([1, 2]), null, true]]));
+      for (const x of [m, { ...m, c: 0 }, { ...m, d: true } as const, { ...m, c: 9, d: true } as const]) expect(c.decode(c.encode(x))).toEqual(x);
+      // Other types keep their maps.
+      expect(c.encode({ t: 'Q', a: 1 })).toEqual(pack([2, { a: 1 }]));
+    });
+
+    it('are checked as the map they stand for: a map, too many fields, a bad value or a required nil is invalid', () => {
+      expect(reason(() => c.decode(pack([1, { a: 7, b: new Uint8Array(1) }])))).toBe('invalid');
+      expect(reason(() => c.decode(pack([1, [7, new Uint8Array(1), 1, true, 5]])))).toBe('invalid');
+      expect(reason(() => c.decode(pack([1, [-7, new Uint8Array(1)]])))).toBe('invalid');
+      expect(reason(() => c.decode(pack([1, [7, new Uint8Array(9)]])))).toBe('invalid');
+      expect(reason(() => c.decode(pack([1, [null, new Uint8Array(1)]])))).toBe('invalid');
+      expect(reason(() => c.decode(pack([1, [7, new Uint8Array(1), null, false]])))).toBe('invalid');
+      expect(reason(() => c.decode(pack([1, 'x'])))).toBe('invalid');
+    });
+
+    it('name every field of the schema once', () => {
+      expect(() => defineCodec(spec, { positional: { P: ['a', 'b', 'c'] } })).toThrow(/positional/);
+      expect(() => defineCodec(spec, { positional: { P: ['a', 'b', 'c', 'c'] } })).toThrow(/positional/);
+      expect(() => defineCodec(spec, { positional: { P: ['a', 'b', 'c', 'e'] } })).toThrow(/positional/);
+    });
+  });
 });

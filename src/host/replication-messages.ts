@@ -74,4 +74,5 @@ export const replicationSpec = {
 export type ReplicationMessage = MessageOf<typeof replicationSpec>;
 export type ReplicationMessageOf<T extends ReplicationMessage['t']> = Extract<ReplicationMessage, { t: T }>;
 
-export const replicationCodec = defineCodec(replicationSpec, { maxFrame: CODEC_MAX_FRAME });
+// FEED as an array, as POSITIONS (subscription-messages.ts): 20 a second to each backup serving a share.
+export const replicationCodec = defineCodec(replicationSpec, { maxFrame: CODEC_MAX_FRAME, positional: { FEED: ['rx', 'rz', 'e', 'n', 'b', 'serve', 'f', 'roster', 'gone'] } });
