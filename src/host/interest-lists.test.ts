@@ -121,27 +121,42 @@ describe('interest lists', () => {
     expect([...lists.frames(subs, crowd(5, 50), 50)].map((f) => [f.hex, f.body.n, f.body.f])).toEqual([['a', 1, undefined], ['b', 1, true], ['c', 1, undefined]]);
   });
 
-  it('a player closing in is among the nearest before it is near: ranked by how close it comes within aheadMs, as it walks', () => {
+  /** A player standing at x (z = 10) that walks along x at vx blocks a second (its report before was a step back). */
+  const walker = (slot: number, x: number, vx = 0): Watched => ({
+    slot, hex: `p${slot}`, id: new Uint8Array(20).fill(slot), name: `p${slot}`, x, z: 10,
+    q: quantise(r, { x, y: 70, z: 10, yaw: 0, pitch: 0 }), prev: quantise(r, { x: x - vx * 0.1, y: 70, z: 10, yaw: 0, pitch: 0 }),
+  });
+  /** When a subscriber standing at (0, 10) got `slot` over 12 ticks, the players at t given by `players`. */
+  const timesOf = (lists: InterestLists, slot: number, players: (t: number) => Watched[]) => {
+    const holder = new Holder();
+    const sent: number[] = [];
+    for (let k = 0; k < 12; k++) {
+      const t = k * TICK;
+      for (const f of lists.frames([{ hex: 'me', at: { x: 0, z: 10 } }], players(t), t)) if (holder.read(f.body).some((e) => e.slot === slot)) sent.push(t);
+    }
+    return sent;
+  };
+  const from250 = (times: number[]) => times.filter((t) => t >= 250 && t < 500);
+
+  it('a player closing in is among the nearest before it is near: ranked by where it will be aheadMs on, as it walks', () => {
     // nearest 2 of 3: B stands 5 blocks off, C 8; A starts 12 off and runs at the subscriber
     // (standing at 0, 10) at 8 blocks a second: within a second it is the closest.
     const near = { ...o, nearest: 2 };
-    const player = (slot: number, x: number): Watched => ({ slot, hex: `p${slot}`, id: new Uint8Array(20).fill(slot), name: `p${slot}`, x, z: 10, q: quantise(r, { x, y: 70, z: 10, yaw: 0, pitch: 0 }) });
-    const timesOfA = (lists: InterestLists) => {
-      const holder = new Holder();
-      const sent: number[] = [];
-      for (let k = 0; k < 12; k++) {
-        const t = k * TICK;
-        const players = [player(0, 12 - (8 * t) / 1000), player(1, 5), player(2, 8)];
-        for (const f of lists.frames([{ hex: 'me', at: { x: 0, z: 10 } }], players, t)) if (holder.read(f.body).some((e) => e.slot === 0)) sent.push(t);
-      }
-      return sent;
-    };
-    // Once its walk is measured (VELOCITY_MS) and the nearest re-chosen (nearEveryMs), A
-    // goes at every change (each tick here), though still farther than C.
-    const until500 = (times: number[]) => times.filter((t) => t >= 250 && t < 500);
-    expect(until500(timesOfA(new InterestLists(TICK, near)))).toEqual([250, 300, 350, 400, 450]);
+    const players = (t: number) => [walker(0, 12 - (8 * t) / 1000, -8), walker(1, 5), walker(2, 8)];
+    // A goes at every change (each tick here), though still farther than C.
+    expect(from250(timesOf(new InterestLists(TICK, near), 0, players))).toEqual([250, 300, 350, 400, 450]);
     // Ranked by where they stand, A (still 8.4 blocks off at 450 ms, past C) waits its round-robin turn.
-    expect(until500(timesOfA(new InterestLists(TICK, { ...near, aheadMs: 0 })))).toEqual([]);
+    expect(from250(timesOf(new InterestLists(TICK, { ...near, aheadMs: 0 }), 0, players))).toEqual([]);
+  });
+
+  it('a player walking away gives its place up to one that will be nearer', () => {
+    // nearest 2 of 3: A stands 3 blocks off and walks away at 8 blocks a second (11 off a
+    // second on), B stands 5 off, C 8 off and steps on the spot (its position changes each
+    // tick). C takes A's place: ranked by how close each comes within the second, A (3 now)
+    // kept it and C waited its round-robin turn.
+    const near = { ...o, nearest: 2 };
+    const players = (t: number) => [walker(0, 3 + (8 * t) / 1000, 8), walker(1, 5), { ...walker(2, 8), q: quantise(r, { x: 8 + (t % 100) / 1000, y: 70, z: 10, yaw: 0, pitch: 0 }) }];
+    expect(from250(timesOf(new InterestLists(TICK, near), 2, players))).toEqual([250, 300, 350, 400, 450]);
   });
 
   it('a near player whose two last positions both came since the last frame: the earlier goes now, the later next tick', () => {

@@ -1,9 +1,9 @@
 // Interest management (issue 12 "Crowds"): what each subscriber of a region hears of the
 // players standing in it, so a host's upload follows what players can see rather than the
 // square of the crowd. Per subscriber, each tick:
-// - its `nearest` players (by how close they come to it within aheadMs, from where each
-//   stands and how it walks: player-velocities.ts; re-chosen every nearEveryMs; all of them
-//   while the region holds no more) go out whenever their position changed: full rate;
+// - its `nearest` players (by where each will be aheadMs on, as it walks now:
+//   player-velocities.ts; re-chosen every nearEveryMs; all of them while the region holds no
+//   more) go out whenever their position changed: full rate;
 // - every other player goes out round-robin, each at least every `farMs`, a share of them per
 //   tick: nobody is hidden, however large the crowd (no cap on who is listed);
 // - positions are coded against what this subscriber holds (region/position-code.ts), so
@@ -18,15 +18,18 @@
 import type { NodeId } from '../core/node-id';
 import { coarsen, encodePositions, sameQPose, type PositionEntry, type QPose } from '../region/position-code';
 import { MAX_GONE, MAX_POSITION_ENTRIES, MAX_ROSTER, type SubscriptionMessageOf } from '../region/subscription-messages';
-import { closestWithin, PlayerVelocities, type Velocity } from './player-velocities';
+import { distanceAfter, PlayerVelocities, type Velocity } from './player-velocities';
 
 export const INTEREST_DEFAULTS = {
   /**
-   * Players each subscriber hears at full rate: the nearest to it. 48 for the 32 nearest of
+   * Players each subscriber hears at full rate: the nearest to it. 56 for the 32 nearest of
    * issue 12's target: who is nearest changes as a crowd walks, and one that came close a
-   * second ago was already at full rate.
+   * second ago was already at full rate. (48 until session 16; in a model of the crowd of
+   * 200 with the ranking below, near pairs' 2 s windows that missed a position: 7.5% at 48,
+   * 3.4% at 56, for 10% more bytes a subscriber, which POSITIONS without field names paid
+   * for: docs/BENCHMARKS.md "Crowds", session 16.)
    */
-  nearest: 48,
+  nearest: 56,
   /** Every other player reaches each subscriber at least this often. */
   farMs: 800,
   /**
@@ -37,9 +40,14 @@ export const INTEREST_DEFAULTS = {
    */
   nearEveryMs: 50,
   /**
-   * The nearest are those that come closest within this long, as they walk now: a player
-   * closing in is at full rate before it is among the nearest (in the crowd of 200, a
-   * player among the 32 nearest was often outside the 48 nearest a second before).
+   * The nearest are those nearest this long on, as they walk now: a player closing in is at
+   * full rate a second before it is among the nearest (in the crowd of 200, a player among
+   * the 32 nearest was often outside the 48 nearest a second before), and one walking away
+   * gives its place up. Ranked instead by how close each comes within the second (session
+   * 13-15), a player near now kept its place while it walked off, one of 16 spare places
+   * lost to it: a model of the crowd of 200 (docs/BENCHMARKS.md "Crowds", session 16)
+   * missed a position in 11.9% of near pairs' 2 s windows that way, 7.5% this way (with
+   * velocities from the last step).
    */
   aheadMs: 1000,
 };
@@ -182,7 +190,7 @@ function chooseNear(view: InterestView, others: Map<number, Watched>, at: Viewpo
   const ahead = o.aheadMs / 1000;
   const byDistance = [...others.values()].map((p) => ({
     slot: p.slot,
-    d: closestWithin(p.x - at.x, p.z - at.z, (p.v?.vx ?? 0) - (at.v?.vx ?? 0), (p.v?.vz ?? 0) - (at.v?.vz ?? 0), ahead),
+    d: distanceAfter(p.x - at.x, p.z - at.z, (p.v?.vx ?? 0) - (at.v?.vx ?? 0), (p.v?.vz ?? 0) - (at.v?.vz ?? 0), ahead),
   }));
   byDistance.sort((a, b) => a.d - b.d);
   view.near = new Set(byDistance.slice(0, o.nearest).map((p) => p.slot));
