@@ -64,7 +64,7 @@ async function timedLookup(
   w: ReturnType<typeof world>,
   from: NodeId,
   target: NodeId,
-  o: { lostHex: string; answerOn: number; alpha?: number; targetCopies?: number; stallMs: number; timeoutMs: number },
+  o: { lostHex: string; answerOn: number; alpha?: number; targetCopies?: number; targetWindows?: number; stallMs: number; timeoutMs: number },
 ) {
   const clock = new VirtualClock();
   const tries: { attempt: number; at: number }[] = [];
@@ -86,6 +86,7 @@ async function timedLookup(
     hexOf: idToHex,
     attempts: 5,
     targetCopies: o.targetCopies,
+    targetWindows: o.targetWindows,
     stallMs: o.stallMs,
     retryWithinMs: o.timeoutMs,
     now: () => clock.now(),
@@ -358,6 +359,27 @@ describe('iterativeLookup', () => {
     expect(lost.first).not.toBe(idToHex(target));
     expect(lost.ms).toBeLessThan(TIMEOUT + STALL);
     // Only the target is doubled: the other nodes are asked as often either way.
+    expect(lost.others).toBe((await run(1, -1)).others);
+  });
+
+  it('target windows: the target is asked on after its first tries timed out, over a second window', async () => {
+    const { w, target, from } = retryWorld();
+    const run = (targetWindows: number, answerOn: number) => timedLookup(w, from, target, { lostHex: idToHex(target), answerOn, targetCopies: 2, targetWindows, stallMs: STALL, timeoutMs: TIMEOUT });
+    // The ninth try (attempt 8) is the first to get through: one window holds eight, all
+    // sent before the first timed out; the second window sends it at 2.4 s.
+    const one = await run(1, 8);
+    expect(one.tries).toHaveLength(8);
+    expect(one.first).not.toBe(idToHex(target));
+    const two = await run(2, 8);
+    expect(two.first).toBe(idToHex(target));
+    expect(two.tries[8]!.at - two.tries[0]!.at).toBeGreaterThan(TIMEOUT);
+    // Lost for good: pairs every stall until two windows passed (0 .. 3.6 s: 14 tries), and
+    // the lookup ends when the second window does.
+    const lost = await run(2, -1);
+    expect(lost.tries).toHaveLength(14);
+    expect(lost.first).not.toBe(idToHex(target));
+    expect(lost.ms).toBeLessThan(2 * TIMEOUT + STALL);
+    // Other candidates keep one window: they are asked as often either way.
     expect(lost.others).toBe((await run(1, -1)).others);
   });
 });

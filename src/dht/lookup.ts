@@ -47,6 +47,16 @@
 // per stall, each copy by another route (the next informer, or another first hop), up to
 // `attempts` x c queries: c times the tries within the same window, at the cost of c - 1
 // extra queries per lookup that reaches its target (other candidates are asked as before).
+//
+// The target's second window (`targetWindows` w > 1, FIND_NODE only): the target's copies
+// keep leaving for w retry windows after its first query, up to `attempts` x c x w queries.
+// All the tries of one window leave before any of them timed out, so before anything that
+// judges a route by its silence (route records at the RPC timeout, a link that answered
+// nothing passed over and probed, dead hops closed) has acted on what they met: traced
+// misses at 5,000 nodes, 20% hostile, during churn were 15 of 17 a live target listed by
+// most of its neighbours, all 8 tries within 1.8 s lost on the way there or back. A later
+// window goes out over routes repaired meanwhile. A target that never answers holds the
+// lookup w times as long (only FIND_NODE for a node's own id: a value read never waits on it).
 import { compareDistance, type NodeId } from '../core/node-id';
 import type { ValueRecord } from './messages';
 
@@ -115,6 +125,11 @@ export interface LookupParams {
    * gets `attempts` times this many in all (default 1).
    */
   targetCopies?: number;
+  /**
+   * The target's queries leave within this many retry windows (`retryWithinMs`) of its
+   * first, and it gets `attempts` x `targetCopies` x this many in all (default 1).
+   */
+  targetWindows?: number;
 }
 
 export interface LookupResult {
@@ -254,9 +269,10 @@ export function iterativeLookup(p: LookupParams): Promise<LookupResult> {
       const i = c.tries % (c.informers.length + 1);
       return i < c.informers.length ? c.informers[i] : undefined;
     };
-    const inTime = (c: Candidate) => p.retryWithinMs === undefined || !p.now || c.firstAt === undefined || p.now() - c.firstAt < p.retryWithinMs;
+    const windows = (c: Candidate) => (c.hex === targetHex ? Math.max(1, Math.floor(p.targetWindows ?? 1)) : 1);
+    const inTime = (c: Candidate) => p.retryWithinMs === undefined || !p.now || c.firstAt === undefined || p.now() - c.firstAt < p.retryWithinMs * windows(c);
     const copies = (c: Candidate) => (c.hex === targetHex ? Math.max(1, Math.floor(p.targetCopies ?? 1)) : 1);
-    const mayRetry = (c: Candidate) => c.tries < attempts * copies(c) && inTime(c) && (p.retryable?.(c.hex) ?? true);
+    const mayRetry = (c: Candidate) => c.tries < attempts * copies(c) * windows(c) && inTime(c) && (p.retryable?.(c.hex) ?? true);
 
     const launch = (path: Path, c: Candidate) => {
       const via = route(c);

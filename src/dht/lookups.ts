@@ -18,7 +18,7 @@ export type Lookup = (target: NodeId, valueNs?: Namespace, values?: number, chec
 export interface LookupDeps {
   selfId: NodeId;
   clock: Clock;
-  opts: Pick<DhtOptions, 'k' | 'alpha' | 'getWaitMs' | 'getWaitRounds' | 'lookupStallMs' | 'valuePaths' | 'nodePaths' | 'disjointReads' | 'records' | 'lookupAttempts' | 'lookupTargetCopies' | 'rpcTimeoutMs'>;
+  opts: Pick<DhtOptions, 'k' | 'alpha' | 'getWaitMs' | 'getWaitRounds' | 'lookupStallMs' | 'valuePaths' | 'nodePaths' | 'disjointReads' | 'records' | 'lookupAttempts' | 'lookupTargetCopies' | 'lookupTargetWindows' | 'rpcTimeoutMs'>;
   stats: DhtStats;
   table: RoutingTable;
   /** Whether we hold a live link to hex (then a query goes straight there). */
@@ -52,6 +52,8 @@ export function nodeLookup(deps: LookupDeps): Lookup {
       stallMs: opts.lookupStallMs,
       attempts: opts.lookupAttempts,
       targetCopies: opts.lookupTargetCopies,
+      // A value read takes the values it gets; only a FIND_NODE is for the target's own answer.
+      targetWindows: valueNs ? 1 : opts.lookupTargetWindows,
       retryWithinMs: opts.rpcTimeoutMs,
       // A query over a link of ours has no other way there; a routed one has.
       retryable: (hex) => !deps.linked(hex),
