@@ -44,7 +44,9 @@ export const DHT_DEFAULTS = {
    * timeouts after its first query, not one (lookup.ts): every try of the first window
    * leaves before the routes it met were judged by their silence. Traced misses during
    * churn at 5,000 nodes, 20% hostile: 15 of 17 were a live target whose 8 tries all went
-   * within 1.8 s and were lost. A target that never answers holds the lookup this much longer.
+   * within 1.8 s and were lost. With 2: during churn 0.982 -> 0.998 there, and 0.978 -> 0.998
+   * at 10,000 nodes (docs/BENCHMARKS.md "Adversarial DHT", session 16). A target that never
+   * answers holds the lookup this much longer.
    */
   lookupTargetWindows: 2,
   /** Consecutive RPC failures before a contact leaves the table. */
