@@ -1,11 +1,12 @@
 // `npm run sim -- --hosting --peers N --players M [--seed S] [--minutes T] [--crowd]
-//   [--churn C] [--latency MS] [--link-frames F] [--region-size S] [--no-pending] [--json FILE]`: the hosting simulation
+//   [--churn C] [--latency MS] [--link-frames F] [--region-size S] [--no-pending] [--join-batch K] [--json FILE]`: the hosting simulation
 // (src/testing/hosting-scale-sim.ts): real HostingService, RegionClient and NetworkChunkSource
 // on the in-memory network and the virtual clock, players walking and editing. Prints the
 // figures (links per player, upload per peer, edit to visible, remote-position rate,
 // visibility); --json writes them all. bench/sim.ts hands `--hosting` runs here.
 // `hosting_scale` in bench/run.ts runs the sizes of docs/BENCHMARKS.md through it.
 // --link-frames F: DHT links carry at most F frames a second into a peer (the product: 1000).
+// --join-batch K: up to K peers join at once (default 1, one after another; see runHostingScale).
 // --no-pending: hosts show edits to subscribers only at their commit (HOST_DEFAULTS showPending false).
 // --region-size S: regions of S x S chunk columns instead of the product's REGION_SIZE (4):
 // the simulation is bundled again with that constant replaced (an esbuild plugin; nothing
@@ -36,6 +37,7 @@ export async function hostingSimMain(): Promise<void> {
     churnPerMin: Number(arg('churn') ?? 0),
     latencyMs: Number(arg('latency') ?? 50),
     ...(arg('link-frames') ? { linkFramesPerSec: Number(arg('link-frames')) } : {}),
+    ...(arg('join-batch') ? { joinBatch: Number(arg('join-batch')) } : {}),
     ...(process.argv.includes('--no-pending') ? { showPending: false } : {}),
     log: (l) => console.error(l),
   });

@@ -77,7 +77,22 @@ export class HostSim extends SimWorld {
   }
 
   /** Starts a peer (a new random id, or `id` again after a kill) and waits for its join. */
-  async add(id: NodeId = randomId(this.rand)): Promise<SimPeer> {
+  add(id: NodeId = randomId(this.rand)): Promise<SimPeer> {
+    return this.settle(this.join(id));
+  }
+
+  /**
+   * Starts `n` peers at once, each bootstrapping off a random peer already joined, and waits
+   * for all: a batch's joins overlap in virtual time, where `add` one after another makes
+   * every joined peer run its upkeep through each join in turn (quadratic in the peers).
+   */
+  async addBatch(n: number): Promise<SimPeer[]> {
+    const ids = Array.from({ length: n }, () => randomId(this.rand));
+    return this.settle(Promise.all(ids.map((id) => this.join(id))));
+  }
+
+  /** A peer's start, not settled (add / addBatch run the clock). */
+  private async join(id: NodeId): Promise<SimPeer> {
     const hex = idToHex(id);
     const others = this.live();
     const boot = others.length > 0 ? [others[Math.floor(this.rand() * others.length)]!.dht.selfId] : [];
@@ -87,7 +102,7 @@ export class HostSim extends SimWorld {
       records: regionRecordRules(new CertChecker(this.keyring.verify), this.keyring.verify, simKeyHash),
       ...this.opts.dht,
     });
-    await this.settle(dht.start());
+    await dht.start();
     let store = this.stores.get(hex);
     if (!store) this.stores.set(hex, (store = new MemoryHostStore()));
     const wire = new HostWires(new AppChannels(dht), this.clock);
@@ -116,7 +131,7 @@ export class HostSim extends SimWorld {
     if (process.env.HOST_TRACE) dht.events.on('link-close', ({ id: other, reason }) => console.log(`${this.clock.now()} LINK-CLOSE ${hex.slice(0, 6)}-${idToHex(other).slice(0, 6)} ${reason}`));
     const peer: SimPeer = { hex, dht, wire, host, client, store };
     this.peers.set(hex, peer);
-    await this.settle(host.start());
+    await host.start();
     return peer;
   }
 

@@ -17,6 +17,9 @@ export interface HostingScaleFigures {
   crowd: boolean;
   latencyMs: number;
   measuredSec: number;
+  /** Peers that joined at once (runHostingScale `joinBatch`), and the virtual time all the joins took. */
+  joinBatch: number;
+  joinSec: number;
   /** Chunk columns per region side the run was built with (REGION_SIZE), and the regions around the player subscribed live (1: 3 x 3). */
   regionSize: number;
   liveRadius: number;
@@ -109,7 +112,7 @@ export interface HostingScaleFigures {
 export function describeFigures(f: HostingScaleFigures): string {
   const r = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : String(x));
   return [
-    `${f.crowd ? 'crowd' : 'random walk'}: ${f.players} players on ${f.peers} peers (seed ${f.seed}, ${f.latencyMs} ms one-way latency), ${r(f.measuredSec, 0)} s measured, ${f.kills} peers churned; regions of ${f.regionSize} x ${f.regionSize} chunks, ${2 * f.liveRadius + 1} x ${2 * f.liveRadius + 1} live`,
+    `${f.crowd ? 'crowd' : 'random walk'}: ${f.players} players on ${f.peers} peers (seed ${f.seed}, ${f.latencyMs} ms one-way latency), ${r(f.measuredSec, 0)} s measured, ${f.kills} peers churned; joined in ${r(f.joinSec, 0)} s, ${f.joinBatch} at once; regions of ${f.regionSize} x ${f.regionSize} chunks, ${2 * f.liveRadius + 1} x ${2 * f.liveRadius + 1} live`,
     `links per player (hosts attached to): p50 ${f.linksPerPlayer.p50} p99 ${f.linksPerPlayer.p99} max ${f.linksPerPlayer.max}; DHT links per peer p50 ${f.dhtLinksPerPeer.p50} p99 ${f.dhtLinksPerPeer.p99} max ${f.dhtLinksPerPeer.max}, of them pinned p50 ${f.pinnedLinksPerPeer.p50} p99 ${f.pinnedLinksPerPeer.p99} max ${f.pinnedLinksPerPeer.max}; subscriptions over a direct link ${r(f.playLinksDirect * 100, 1)}%; pins refused ${f.pinsRefused}`,
     `upload per peer kB/s: p50 ${r(f.hostKbps.p50)} p99 ${r(f.hostKbps.p99)} max ${r(f.hostKbps.max)}`,
     ...(f.busiest ? [`busiest peer ${f.busiest.hex} ${r(f.busiest.kbps)} kB/s: ${Object.entries(f.busiest.byType).slice(0, 8).map(([t, c]) => `${t} ${r(c.kbps)} (${r(c.fps, 0)}/s)`).join(', ')}`] : []),

@@ -69,6 +69,12 @@ export interface HostingScaleOptions {
   interestRadius?: number;
   /** Players per 64 x 64 blocks of the walking area (random walk): a region of 4 x 4 chunks, whatever REGION_SIZE the run was built with. */
   density?: number;
+  /**
+   * Peers that join at once (default 1: one after another, as every committed figure until
+   * session 17 was measured). Batches of up to this many, never more than have joined, as
+   * sim-cluster.ts grows: the join of 1,000 peers one by one took 2,378 s of wall time.
+   */
+  joinBatch?: number;
   log?: (line: string) => void;
 }
 
@@ -145,11 +151,19 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
     return { x: rand() * side, z: rand() * side };
   };
 
-  for (let i = 0; i < o.peers; i++) {
-    await sim.add();
-    if ((i + 1) % 50 === 0) log(`joined ${i + 1} peers (${((performance.now() - t0) / 1000).toFixed(0)} s wall)`);
+  const joinBatch = Math.max(1, o.joinBatch ?? 1);
+  for (let joined = 0, logged = 0; joined < o.peers;) {
+    const n = Math.min(joinBatch, o.peers - joined, Math.max(1, joined));
+    if (n === 1) await sim.add();
+    else await sim.addBatch(n);
+    joined += n;
+    if (Math.floor(joined / 50) > logged) {
+      logged = Math.floor(joined / 50);
+      log(`joined ${joined} peers (${((performance.now() - t0) / 1000).toFixed(0)} s wall, ${(sim.clock.now() / 1000).toFixed(0)} s virtual)`);
+    }
   }
 
+  const joinSec = sim.clock.now() / 1000;
   const walkers = new Map<string, Walker>();
   const pending = new Map<string, PendingEdit>();
   const edits = { submitted: 0, confirmed: 0, notConfirmed: 0, samples: 0, late: 0, missing: 0, left: 0 };
@@ -470,7 +484,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   for (const w of [...walkers.values()]) stopPlayer(w);
   sim.stopAll();
   return {
-    peers: o.peers, players, seed, crowd, latencyMs, measuredSec, regionSize: REGION_SIZE, liveRadius,
+    peers: o.peers, players, seed, crowd, latencyMs, measuredSec, joinBatch, joinSec, regionSize: REGION_SIZE, liveRadius,
     busiest, linksPerPlayer: dist(links), dhtLinksPerPeer: dist(dhtLinks), pinnedLinksPerPeer: dist(pinnedLinks), unpinnedLinksPerPeer: dist(unpinnedLinks), playLinksDirect: playPairs ? playDirect / playPairs : 1, pinsRefused, hostKbps: dist(kbps), editVisibleMs: dist(visibleMs), editCommittedMs: dist(committedMs), editTail: tail.figures(), edits,
     remoteHz: dist(rates.remote), nearest32Hz: dist(rates.whileNear), nearest32WindowHz: dist(rates.windowEnd), nearest32StableHz: dist(rates.stable), nearest32AgeMs: dist(rates.ageMs), editFirstVisibleMs: dist(firstMs), editRetriedMs: dist(retriedMs), editConfirmMs: dist(confirmMs), staleEntries: ghostFrames, visibility: pairs ? seenPairs / pairs : 1, visibilityPairs: pairs, unseen,
     attachesPerPlayerMin: players > 0 && measuredSec > 0 ? attaches / players / (measuredSec / 60) : 0, failovers, clientStats, positionsLost, nearMisses: rates.misses, reattachCauses, gapCauses, hostStats, dhtDrops: dropped, kills, wallSec: (performance.now() - t0) / 1000,
