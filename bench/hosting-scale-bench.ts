@@ -31,6 +31,9 @@
 // HOSTING_SCALE_REGION_SIZES=2,8 adds the random walks with regions of 2 x 2 and 8 x 8 chunk
 // columns (sim{N}_r{S}_*: links per player, upload, edit to visible, region attaches per
 // player per minute, visibility; docs/HOSTING.md "Region size").
+// From 1,000 peers the random walk's peers join 16 at once (--join-batch 16; one by one they
+// took 40 minutes of wall time to join); HOSTING_SCALE_JOIN_BATCH=K sets it for every size.
+// sim{N}_join_batch records which.
 import type { HostingScaleFigures } from '../src/testing/hosting-scale-sim';
 import { runHostingSimProcess } from './hosting-sim';
 
@@ -60,10 +63,12 @@ export async function benchHostingScale(): Promise<Record<string, number>> {
   });
   // The issue names the 1,000-peer figures sim1k_*; smaller sizes keep their digits.
   const simName = (n: number) => `sim${n % 1000 === 0 ? `${n / 1000}k` : n}`;
+  const joinBatch = (n: number) => Number(process.env.HOSTING_SCALE_JOIN_BATCH ?? (n >= 1000 ? 16 : 1));
   for (const n of sizes) {
-    const f = await runHostingSimProcess(['--peers', String(n), '--players', String(n), '--seed', '1', '--minutes', minutes]);
+    const f = await runHostingSimProcess(['--peers', String(n), '--players', String(n), '--seed', '1', '--minutes', minutes, '--join-batch', String(joinBatch(n))]);
     const p = `${simName(n)}_`;
     Object.assign(out, walkFigures(p, f), {
+      [`${p}join_batch`]: f.joinBatch,
       [`${p}edit_missing`]: f.edits.missing,
       [`${p}remote_hz_p10`]: r1(f.remoteHz.p10),
       [`${p}remote_hz_p50`]: r1(f.remoteHz.p50),
