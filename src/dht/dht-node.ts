@@ -36,8 +36,9 @@ import { nextHop } from './router';
 import { OverlaySignaling } from './overlay-signaling';
 import { Republisher } from './republish';
 import { checkSigner, type RouteSigner } from './route-auth';
+import { ReadOnlyPeers } from './read-only-peers';
 import { RouteRecord } from './route-record';
-import { RoutingTable } from './routing-table';
+import { RoutingTable, type Contact } from './routing-table';
 import { RpcHandlers } from './rpc-handlers';
 import { RpcTable, RpcTimeoutError, type RequestBody } from './rpc';
 import { newStats, type DhtStats } from './stats';
@@ -83,6 +84,8 @@ export class DhtNode implements Dht {
   readonly overlaySignals: SignalChannel;
 
   private readonly clock: Clock;
+  /** Peers that told us they are read-only: kept out of the table and off routes. */
+  private readonly readOnlyPeers = new ReadOnlyPeers();
   private readonly signer: RouteSigner | undefined;
   private readonly rpc: RpcTable;
   private readonly router: OverlayRouter;
@@ -120,15 +123,15 @@ export class DhtNode implements Dht {
     // Parts refer to each other only through the functions handed to them here.
     const links = (this.links = new LinkSet(selfId, clock, stats, opts, {
       onMessage: (msg, pl) => {
-        this.contactBook.heard(pl.id, pl.hex);
+        if (!this.modeOf(pl.hex, msg)) this.contactBook.heard(pl.id, pl.hex);
         this.handlers.handle(msg, { id: pl.id, hex: pl.hex, via: [] });
       },
       onRoute: (env, pl) => {
-        this.contactBook.heard(pl.id, pl.hex);
+        if (!pl.readOnly) this.contactBook.heard(pl.id, pl.hex);
         this.router.onRoute(env, pl);
       },
       onOpen: (pl) => {
-        this.contactBook.heard(pl.id, pl.hex);
+        if (!pl.readOnly) this.contactBook.heard(pl.id, pl.hex);
         this.events.emit('link-open', { id: pl.id, outbound: pl.outbound });
       },
       onClose: (pl, reason, byUs) => {
@@ -136,11 +139,12 @@ export class DhtNode implements Dht {
         this.events.emit('link-close', { id: pl.id, reason });
         this.linkUpkeep.scheduleMaintain();
       },
+      isReadOnly: (hex) => this.readOnlyPeers.has(hex),
     }));
     const deliver = (inner: DhtMessage, from: Origin) => {
       // A signed message is delivered after an await: perhaps after stop().
       if (!this.running) return;
-      this.contactBook.heard(from.id, from.hex);
+      if (!this.modeOf(from.hex, inner)) this.contactBook.heard(from.id, from.hex);
       this.handlers.handle(inner, from);
     };
     const record = (this.record = opts.routeRecords ? new RouteRecord(() => clock.now(), opts.rpcTimeoutMs, (hop, at) => this.silentSince(hop, at)) : undefined);
@@ -152,10 +156,7 @@ export class DhtNode implements Dht {
       opts,
       table,
       call,
-      onAdded: (c) => {
-        this.linkUpkeep.contactAdded(c);
-        this.republisher.handOver(c);
-      },
+      onAdded: (c) => this.contactAdded(c),
       onDropped: (id) => this.dormant.remember(id),
     });
     this.signaling = new OverlaySignaling({ transport, send, linkCount: () => links.size, relay: bootstrap?.signals });
@@ -171,7 +172,11 @@ export class DhtNode implements Dht {
       linkedOrDialling,
       dial: (id, hex, signals) => this.linkUpkeep.dial(id, hex, signals, false),
     });
-    this.refresher = new BucketRefresh({ selfId, clock, opts, table, lookup: this.lookup, call, learn: (id) => this.contactBook.learn(id) });
+    this.refresher = new BucketRefresh({ selfId, clock, opts, table, lookup: this.lookup, call, learn: (id) => {
+        // Named by another node: a node that told us it is read-only stays out all the same.
+        if (!this.readOnlyPeers.has(idToHex(id))) this.contactBook.learn(id);
+      },
+    });
     this.values = new Values({ selfId, clock, opts, stats, table, store, lookup: this.lookup, call });
     this.republisher = new Republisher({ selfId, clock, opts, stats, table, store, call, storeAt: (ns, key, rec) => this.values.storeAt(ns, key, rec) });
     this.handlers = new RpcHandlers({
@@ -335,7 +340,7 @@ export class DhtNode implements Dht {
   }
 
   linkInfo(): LinkInfo[] {
-    return [...this.links.map.values()].map((pl) => ({ id: pl.id, hex: pl.hex, outbound: pl.outbound, pinned: pl.pinned, rttMs: pl.rttMs }));
+    return [...this.links.map.values()].map((pl) => ({ id: pl.id, hex: pl.hex, outbound: pl.outbound, pinned: pl.pinned, rttMs: pl.rttMs, readOnly: pl.readOnly ?? false }));
   }
 
   closestContacts(target: NodeId, n: number): NodeId[] {
@@ -347,7 +352,39 @@ export class DhtNode implements Dht {
   }
 
   addContact(id: NodeId): void {
-    if (!idEquals(id, this.selfId)) this.table.add(id, this.clock.now());
+    if (!idEquals(id, this.selfId) && !this.readOnlyPeers.has(idToHex(id))) this.table.add(id, this.clock.now());
+  }
+
+  /** Whether we are a read-only node (DhtOptions.readOnly): a player that hosts nothing. */
+  get readOnly(): boolean {
+    return this.opts.readOnly;
+  }
+
+  // ---- read-only peers ---------------------------------------------------------------
+
+  /**
+   * Reads what a frame from `hex` (its link's peer, or a routed message's source) says of
+   * its sender's mode (read-only-peers.ts), and whether the sender is read-only. One newly
+   * read-only leaves the table (its bucket's replacement, if any, takes its place) and its
+   * link leaves the budget; CLOSING carries no flag and changes nothing.
+   */
+  private modeOf(hex: string, msg: DhtMessage): boolean {
+    if (msg.t === 'CLOSING') return this.readOnlyPeers.has(hex);
+    const readOnly = msg.ro === 1;
+    const change = this.readOnlyPeers.saw(hex, readOnly);
+    if (change === 'marked') {
+      this.stats.readOnlyMarked++;
+      this.links.setReadOnly(hex, true);
+      const promoted = this.table.remove(hex);
+      if (promoted) this.contactAdded(promoted);
+    } else if (change === 'cleared') this.links.setReadOnly(hex, false);
+    return readOnly;
+  }
+
+  /** A contact entered the table (added, or promoted from a replacement cache). */
+  private contactAdded(c: Contact): void {
+    this.linkUpkeep.contactAdded(c);
+    this.republisher.handOver(c);
   }
 
   // ---- sending: what every part calls ------------------------------------------------
@@ -375,7 +412,8 @@ export class DhtNode implements Dht {
   /** Sends a message to a node: over a direct link if we hold one, else routed. */
   private sendTo(id: NodeId, hex: string, msg: DhtMessage, via: readonly NodeId[] = [], detour = 0): boolean {
     if (!this.running) return false;
-    const frame = dhtCodec.encode(msg);
+    // A read-only node says so on every frame it sends (read-only-peers.ts).
+    const frame = dhtCodec.encode(this.opts.readOnly && msg.t !== 'CLOSING' ? ({ ...msg, ro: 1 } as DhtMessage) : msg);
     const pl = this.links.get(hex);
     if (pl && this.links.sendFrame(pl, frame)) return true;
     return this.router.send(id, frame, via, detour);

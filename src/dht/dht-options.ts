@@ -22,6 +22,14 @@ export const DHT_DEFAULTS = {
   linksPerBucket: LINK_BUDGET_DEFAULTS.linksPerBucket,
   /** Peers the application may pin at once (link-pins.ts). */
   maxPinnedLinks: LINK_BUDGET_DEFAULTS.maxPinnedLinks,
+  /** Unpinned links to read-only peers held at once, outside the budget (link-budget.ts). */
+  maxReadOnlyLinks: LINK_BUDGET_DEFAULTS.maxReadOnlyLinks,
+  /**
+   * A read-only node (read-only-peers.ts; BEP 43): it flags every frame it sends, so others
+   * keep it out of their tables, their answers and their routes; it refuses STOREs. It
+   * still looks up, gets, puts its own records and links directly. A play-only peer.
+   */
+  readOnly: false as boolean,
   /** RPC reply timeout (direct or routed). */
   rpcTimeoutMs: 4000,
   /** A lookup query unanswered this long no longer holds a parallel slot (lookup.ts). */

@@ -47,6 +47,8 @@ export interface LinkInfo {
   outbound: boolean;
   pinned: boolean;
   rttMs: number | null;
+  /** Its peer is read-only (read-only-peers.ts): no host, holder or router for others. */
+  readOnly: boolean;
 }
 
 export interface PutOptions {
@@ -63,6 +65,8 @@ export interface Dht {
   /** Counters, only ever incremented (stats.ts). */
   readonly stats: DhtStats;
   readonly isRunning: boolean;
+  /** A read-only node (DhtOptions.readOnly): nobody's contact, holder or router; it hosts nothing. */
+  readonly readOnly: boolean;
   /** Dials the bootstrap peers, looks up our own id; resolves when joined (JoinError if not). */
   start(): Promise<void>;
   stop(): void;

@@ -21,9 +21,15 @@ export interface LinkBudgetOptions {
   linksPerBucket: number;
   /** Peers the application may pin at once (link-pins.ts). Default 48. */
   maxPinnedLinks: number;
+  /**
+   * Unpinned links to read-only peers held at once (read-only-peers.ts), outside the budget:
+   * such a link covers no bucket (nothing is routed through it), so it must not take the
+   * place of one that does. Default 32.
+   */
+  maxReadOnlyLinks: number;
 }
 
-export const LINK_BUDGET_DEFAULTS: LinkBudgetOptions = { maxLinks: 32, softLinks: 24, linksPerBucket: 2, maxPinnedLinks: 48 };
+export const LINK_BUDGET_DEFAULTS: LinkBudgetOptions = { maxLinks: 32, softLinks: 24, linksPerBucket: 2, maxPinnedLinks: 48, maxReadOnlyLinks: 32 };
 
 /** What the budget of unpinned links reads (the pins have their own bound: link-pins.ts). */
 export type LinkCaps = Pick<LinkBudgetOptions, 'maxLinks' | 'softLinks' | 'linksPerBucket'>;
@@ -34,6 +40,8 @@ export interface HeldLink {
   readonly bucket: number;
   pinned: boolean;
   openedAt: number;
+  /** Its peer is read-only: outside the budget, covering no bucket (maxReadOnlyLinks). */
+  readOnly?: boolean;
 }
 
 export interface LinkPlan {
@@ -41,16 +49,17 @@ export interface LinkPlan {
   close: string[];
 }
 
-/** The links the budget counts: pinned ones have their own bound (link-pins.ts). */
+/** The links the budget counts: pinned ones and read-only peers' have their own bounds. */
 function unpinnedCount(links: ReadonlyMap<string, HeldLink>): number {
   let n = 0;
-  for (const l of links.values()) if (!l.pinned) n++;
+  for (const l of links.values()) if (!l.pinned && !l.readOnly) n++;
   return n;
 }
 
+/** Links per bucket they cover: a read-only peer's covers none (no route goes through it). */
 function countByBucket(links: Iterable<HeldLink>): Map<number, number> {
   const m = new Map<number, number>();
-  for (const l of links) m.set(l.bucket, (m.get(l.bucket) ?? 0) + 1);
+  for (const l of links) if (!l.readOnly) m.set(l.bucket, (m.get(l.bucket) ?? 0) + 1);
   return m;
 }
 
@@ -88,7 +97,7 @@ export function planLinks(
   let excess = unpinned - opts.maxLinks;
   if (excess > 0) {
     // Oldest redundant links go first: a fresh link may be a newcomer's only one.
-    const live = [...links.values()].filter((l) => !l.pinned).sort((a, b) => a.openedAt - b.openedAt);
+    const live = [...links.values()].filter((l) => !l.pinned && !l.readOnly).sort((a, b) => a.openedAt - b.openedAt);
     const c = countByBucket(links.values());
     for (const l of live) {
       if (excess <= 0) break;
@@ -118,7 +127,7 @@ export function admitInbound(
   counts.set(b, (counts.get(b) ?? 0) + 1);
   let victim: HeldLink | undefined;
   for (const l of links.values()) {
-    if (l.pinned || (counts.get(l.bucket) ?? 0) <= 1) continue;
+    if (l.pinned || l.readOnly || (counts.get(l.bucket) ?? 0) <= 1) continue;
     if (!victim || l.openedAt < victim.openedAt) victim = l;
   }
   return victim ? { accept: true, close: victim.hex } : { accept: false };

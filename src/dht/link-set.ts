@@ -83,6 +83,8 @@ export interface LinkSetHooks {
   onRoute(env: RouteEnvelope, from: PeerLink): void;
   onOpen(pl: PeerLink): void;
   onClose(pl: PeerLink, reason: string, byUs: boolean): void;
+  /** Whether the peer `hex` told us it is read-only (read-only-peers.ts): its link opens as such. */
+  isReadOnly?(hex: string): boolean;
 }
 
 export class LinkSet {
@@ -139,12 +141,14 @@ export class LinkSet {
     const existing = this.map.get(hex);
     const now = this.clock.now();
     pinned ||= this.pins.has(hex);
+    const readOnly = this.hooks.isReadOnly?.(hex) ?? false;
     const pl: PeerLink = {
       id: link.remoteId,
       hex,
       bucket: bucketIndex(this.selfId, link.remoteId),
       pinned: pinned || (existing?.pinned ?? false),
       openedAt: now,
+      readOnly,
       link,
       outbound,
       lastRx: now,
@@ -167,7 +171,7 @@ export class LinkSet {
       }
       this.map.delete(hex);
       this.letGo(existing, 'duplicate');
-    } else if (!outbound && !pinned) {
+    } else if (!outbound && !pinned && !readOnly) {
       const admit = admitInbound(this.selfId, link.remoteId, this.map, this.opts);
       if (!admit.accept) {
         // The dialer took the link as open the moment its dial succeeded and may already
@@ -189,7 +193,33 @@ export class LinkSet {
       this.hooks.onClose(pl, reason, pl.closing);
     });
     this.hooks.onOpen(pl);
+    if (readOnly) this.capReadOnly();
     return true;
+  }
+
+  /**
+   * Marks the link to `hex` as a read-only peer's, or no longer (read-only-peers.ts): such a
+   * link is outside the budget and covers no bucket (link-budget.ts), and past
+   * `maxReadOnlyLinks` of them unpinned the oldest is retired.
+   */
+  setReadOnly(hex: string, readOnly: boolean): void {
+    const pl = this.map.get(hex);
+    if (!pl || (pl.readOnly ?? false) === readOnly) return;
+    pl.readOnly = readOnly;
+    if (readOnly) this.capReadOnly();
+  }
+
+  private capReadOnly(): void {
+    let held = 0;
+    let oldest: PeerLink | undefined;
+    for (const l of this.map.values()) {
+      if (!l.readOnly || l.pinned) continue;
+      held++;
+      if (!oldest || l.openedAt < oldest.openedAt) oldest = l;
+    }
+    if (held <= this.opts.maxReadOnlyLinks || !oldest) return;
+    this.stats.readOnlyLinksRetired++;
+    this.retire(oldest.hex, BUDGET_CLOSE);
   }
 
   /**

@@ -142,7 +142,7 @@ export class LinkUpkeep {
   /** A new contact in a bucket we hold no link in gets a maintenance pass soon. */
   contactAdded(c: Contact): void {
     const b = bucketIndex(this.deps.selfId, c.id);
-    for (const pl of this.deps.links.map.values()) if (pl.bucket === b) return;
+    for (const pl of this.deps.links.map.values()) if (pl.bucket === b && !pl.readOnly) return;
     this.scheduleMaintain();
   }
 }

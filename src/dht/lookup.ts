@@ -68,6 +68,11 @@ export interface QueryAnswer {
   value?: ValueRecord;
   /** The value's version (its namespace rule's); default its seq. */
   version?: number;
+  /**
+   * A read-only node answered (read-only-peers.ts): the nodes it names are used, but it is
+   * nobody's closest node, so it leaves the candidates as if it had failed.
+   */
+  readOnly?: boolean;
 }
 
 /**
@@ -305,7 +310,7 @@ export function iterativeLookup(p: LookupParams): Promise<LookupResult> {
           if (finished) return;
           // Answered already by another attempt: only the slot this one held is freed.
           if (c.state === 'ok') return step(path);
-          c.state = 'ok';
+          c.state = ans.readOnly ? 'failed' : 'ok';
           if (p.wantValue && ans.value) {
             values.push({ rec: ans.value, from: c.id, version: ans.version ?? ans.value.seq, depth: c.depth });
             path.values++;

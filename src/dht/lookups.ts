@@ -61,6 +61,9 @@ export function nodeLookup(deps: LookupDeps): Lookup {
       query: async (id, hex, informer, attempt) => {
         const req: RequestBody = valueNs ? { t: 'FIND_VALUE', ns: valueNs, key: target } : { t: 'FIND_NODE', target };
         const reply = await deps.call(id, hex, req, informer && !deps.linked(hex) ? [informer] : [], attempt);
+        // A read-only node is nobody's closest node, whoever named it (read-only-peers.ts):
+        // what it names is used, but it never ends up in a lookup's result.
+        if (reply.ro === 1) return { nodes: reply.t === 'NODES' || reply.t === 'VALUE' ? reply.nodes : [], readOnly: true };
         if (reply.t === 'NODES') return { nodes: reply.nodes };
         if (reply.t !== 'VALUE') return { nodes: [] };
         if (!reply.rec || !valueNs || !check) return { nodes: reply.nodes };

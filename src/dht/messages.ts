@@ -59,19 +59,27 @@ export const valueRecordSchema = v.object({
 });
 export type ValueRecord = v.InferOutput<typeof valueRecordSchema>;
 
+/**
+ * Set (to 1) on every frame a read-only node sends (BEP 43's `ro`; read-only-peers.ts): its
+ * receivers keep it out of their routing tables, their answers and their routes. Absent
+ * on a full node's frames. Only ever says something about the frame's own sender (the
+ * link's peer, or a routed message's signed source).
+ */
+const ro = v.optional(v.literal(1));
+
 export const dhtSpec = {
-  PING: [1, v.object({ r: u32 })],
-  PONG: [2, v.object({ r: u32 })],
-  FIND_NODE: [3, v.object({ r: u32, target: id })],
-  NODES: [4, v.object({ r: u32, nodes: ids })],
-  FIND_VALUE: [5, v.object({ r: u32, ns, key: id })],
-  VALUE: [6, v.object({ r: u32, rec: v.optional(valueRecordSchema), nodes: ids })],
-  STORE: [7, v.object({ r: u32, ns, key: id, rec: valueRecordSchema })],
-  STORED: [8, v.object({ r: u32, ok: v.boolean() })],
+  PING: [1, v.object({ r: u32, ro })],
+  PONG: [2, v.object({ r: u32, ro })],
+  FIND_NODE: [3, v.object({ r: u32, target: id, ro })],
+  NODES: [4, v.object({ r: u32, nodes: ids, ro })],
+  FIND_VALUE: [5, v.object({ r: u32, ns, key: id, ro })],
+  VALUE: [6, v.object({ r: u32, rec: v.optional(valueRecordSchema), nodes: ids, ro })],
+  STORE: [7, v.object({ r: u32, ns, key: id, rec: valueRecordSchema, ro })],
+  STORED: [8, v.object({ r: u32, ok: v.boolean(), ro })],
   /** An offer/answer blob of a link being signaled through the overlay (always routed). */
-  SIGNAL: [9, v.object({ blob: v.record(v.string(), v.unknown()) })],
+  SIGNAL: [9, v.object({ blob: v.record(v.string(), v.unknown()), ro })],
   /** An application payload sent with DhtNode.send (always routed). */
-  DATA: [10, v.object({ body: bytes(MAX_FRAME) })],
+  DATA: [10, v.object({ body: bytes(MAX_FRAME), ro })],
   // Code 11 was the msgpack ROUTE envelope; routed messages are route-frame.ts frames now.
   /**
    * Sent on a link (never routed) by the end that closes it for budget: the receiver stops

@@ -366,7 +366,7 @@ export class OverlayRouter {
 
   /** A retry's first hop (tried-hops.ts firstHop): poorly recorded and avoided links last. */
   private firstHop(env: RouteEnvelope, n: number): { hop: PeerLink; via: readonly NodeId[] } | null {
-    const hop = firstHop([...this.links.map.values()], env.via[0] ?? env.dst, this.tried.of(idToHex(env.dst)), (l) => this.score(l) < POOR_RECORD || this.shunned(l), n);
+    const hop = firstHop([...this.links.map.values()].filter((l) => !l.readOnly || idEquals(l.id, env.via[0] ?? env.dst)), env.via[0] ?? env.dst, this.tried.of(idToHex(env.dst)), (l) => this.score(l) < POOR_RECORD || this.shunned(l), n);
     return hop && { hop, via: env.via.length > 0 && idEquals(hop.id, env.via[0]!) ? env.via.slice(1) : env.via };
   }
 

@@ -13,6 +13,8 @@ import { bucketIndex, compareDistance, idToHex, type NodeId } from '../core/node
 export interface HopCandidate {
   readonly id: NodeId;
   readonly hex: string;
+  /** A read-only peer's link (read-only-peers.ts): a hop only for messages to that peer. */
+  readonly readOnly?: boolean;
 }
 
 /**
@@ -38,6 +40,7 @@ export function nextHop<L extends HopCandidate>(
   const excluded = typeof exclude === 'function' ? exclude : exclude ? (l: L) => exclude.has(l.hex) : undefined;
   let best: L | null = null;
   for (const l of links.values()) {
+    if (l.readOnly) continue;
     const better = best === null ? origin || compareDistance(l.id, selfId, target) < 0 : compareDistance(l.id, best.id, target) < 0;
     // Exclusion is checked only for a would-be best: the cheap test runs first.
     if (better && !excluded?.(l)) best = l;
@@ -70,7 +73,7 @@ function spreadHop<L extends HopCandidate>(selfId: NodeId, target: NodeId, links
   const level = bucketIndex(target, best.id);
   const peers: L[] = [best];
   for (const l of links.values()) {
-    if (l === best || bucketIndex(target, l.id) !== level) continue;
+    if (l === best || l.readOnly || bucketIndex(target, l.id) !== level) continue;
     if ((origin || compareDistance(l.id, selfId, target) < 0) && !excluded?.(l)) peers.push(l);
   }
   if (peers.length === 1) return best;

@@ -26,7 +26,7 @@ function setup(outcome: AcceptOutcome | 'throw' = 'stored') {
   const data: Uint8Array[] = [];
   const handlers = new RpcHandlers({
     clock,
-    opts: { k: 20, secondReplyRoute: 'repeat', rpcTimeoutMs: 4000 },
+    opts: { k: 20, secondReplyRoute: 'repeat', rpcTimeoutMs: 4000, readOnly: false },
     stats,
     table,
     store,

@@ -16,7 +16,7 @@ import { ValueStore } from './value-store';
 
 export interface RpcHandlerDeps {
   clock: Clock;
-  opts: Pick<DhtOptions, 'k' | 'secondReplyRoute' | 'rpcTimeoutMs'>;
+  opts: Pick<DhtOptions, 'k' | 'secondReplyRoute' | 'rpcTimeoutMs' | 'readOnly'>;
   stats: DhtStats;
   table: RoutingTable;
   store: ValueStore;
@@ -99,6 +99,14 @@ export class RpcHandlers {
         return;
       }
       case 'STORE':
+        // A read-only node holds nobody's values (a STORE reaches it only from a node that
+        // had not yet heard it is read-only).
+        if (deps.opts.readOnly) {
+          deps.stats.storesRejected++;
+          deps.stats.storeRefused.readOnly++;
+          reply({ t: 'STORED', r: msg.r, ok: false });
+          return;
+        }
         // The rule may be async (signatures): the answer follows the check. Never throws.
         void deps
           .accept(msg)

@@ -43,7 +43,9 @@ export type StoreRefusal =
   /** The publisher holds its share of the store already (value-store.ts `maxPerPublisher`). */
   | 'publisherFull'
   /** A ttl of 0. */
-  | 'expired';
+  | 'expired'
+  /** We are a read-only node: we hold nobody's values (read-only-peers.ts). */
+  | 'readOnly';
 
 export interface DhtStats {
   framesIn: number;
@@ -100,6 +102,10 @@ export interface DhtStats {
   getLookups: number;
   getAnswers: number;
   replications: number;
+  /** Peers whose frame told us they are read-only (read-only-peers.ts): kept out of the table. */
+  readOnlyMarked: number;
+  /** Links to read-only peers retired past `maxReadOnlyLinks` (link-set.ts `setReadOnly`). */
+  readOnlyLinksRetired: number;
 }
 
 export function newStats(): DhtStats {
@@ -151,11 +157,13 @@ export function newStats(): DhtStats {
     suspectsDropped: 0,
     storesAccepted: 0,
     storesRejected: 0,
-    storeRefused: { notNear: 0, invalid: 0, stale: 0, tooLarge: 0, full: 0, publisherFull: 0, expired: 0 },
+    storeRefused: { notNear: 0, invalid: 0, stale: 0, tooLarge: 0, full: 0, publisherFull: 0, expired: 0, readOnly: 0 },
     ruleRejects: {},
     valuesInvalid: 0,
     getLookups: 0,
     getAnswers: 0,
     replications: 0,
+    readOnlyMarked: 0,
+    readOnlyLinksRetired: 0,
   };
 }

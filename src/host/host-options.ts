@@ -135,6 +135,12 @@ export const HOST_DEFAULTS = {
   passes: PASS_RULES,
   /** How fast players may move between position reports (null: reports are believed as sent). */
   motion: MOTION_RULES as MotionRules | null,
+  /**
+   * A play-only peer (its DHT is read-only: dht/read-only-peers.ts): it claims, backs up and
+   * serves no region, and reloads none; hosting frames that reach it anyway are dropped
+   * (`playOnlyFrames`), an edit refused as sent to no primary.
+   */
+  playOnly: false as boolean,
   random: Math.random as () => number,
 };
 
@@ -154,6 +160,8 @@ export interface HostStats extends PassStats {
   staleFrames: number;
   /** Frames about a region this node does not host (ignored). */
   strayFrames: number;
+  /** Hosting frames that reached a play-only peer (HostOptions.playOnly): dropped. */
+  playOnlyFrames: number;
   editsAccepted: number;
   editsRejected: number;
   /** Edits refused, by the reason the editor heard. */
@@ -213,7 +221,7 @@ export interface CommitLatency {
 
 export function newHostStats(): HostStats {
   return {
-    claims: 0, claimsWon: 0, claimsFailed: 0, claimDuels: 0, grants: 0, refusals: 0, outsiderClaims: 0, staleFrames: 0, strayFrames: 0,
+    claims: 0, claimsWon: 0, claimsFailed: 0, claimDuels: 0, grants: 0, refusals: 0, outsiderClaims: 0, staleFrames: 0, strayFrames: 0, playOnlyFrames: 0,
     editsAccepted: 0, editsRejected: 0, confirms: 0, deltas: 0, syncs: 0, handoffs: 0, stepDowns: 0, storeFailures: 0, publishes: 0, duplicateEdits: 0, adopted: 0, offers: 0, uncertifiable: 0, badCerts: 0, reconfigs: 0, leaseWaits: 0, offersRefused: 0, unsendable: 0, movesClamped: 0, ticks: 0, heartbeats: 0, earlyDropped: 0,
     subscribersRefused: 0, unloads: 0, reloads: 0, editRefusals: Object.fromEntries(REJECT_REASONS.map((r) => [r, 0])) as Record<RejectReason, number>, ...newPassStats(),
   };

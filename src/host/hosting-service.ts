@@ -141,7 +141,8 @@ export class HostingService {
       reach: (id) => args.dht.reach(id),
       tableNear: (key, n) => sortByDistance([args.dht.selfId, ...args.dht.closestContacts(key, n)], (x) => x, key).slice(0, n),
       answering: (ids, waitMs) => answering(args.clock, (id) => args.dht.ping(id), ids, waitMs),
-      linkedNear: (key, n, exclude) => sortByDistance(args.dht.linkInfo().filter((l) => !exclude.has(l.hex)).map((l) => l.id), (x) => x, key).slice(0, n),
+      // A read-only peer hosts nothing: never a spare host, however near.
+      linkedNear: (key, n, exclude) => sortByDistance(args.dht.linkInfo().filter((l) => !exclude.has(l.hex) && !l.readOnly).map((l) => l.id), (x) => x, key).slice(0, n),
       ...(args.onAccept ? { onAccept: args.onAccept } : {}),
       ...(args.onConfirm ? { onConfirm: args.onConfirm } : {}),
       ...(args.trace ? { trace: args.trace } : {}),
@@ -168,7 +169,7 @@ export class HostingService {
     this.early ??= [];
     // The store loads before any frame is answered: a grant given from an empty state would
     // forget the epochs this node promised before it restarted (two primaries of one epoch).
-    const stored = this.args.store ? await this.args.store.loadAll().catch(() => []) : [];
+    const stored = this.args.store && !this.opts.playOnly ? await this.args.store.loadAll().catch(() => []) : [];
     for (const s of stored) {
       if (!this.running) return;
       const r = await this.region({ rx: s.rx, rz: s.rz }, false);
@@ -334,6 +335,13 @@ export class HostingService {
 
   private onFrame(from: NodeId, fromHex: string, msg: HostBound): void {
     if (!this.running) return;
+    if (this.opts.playOnly) {
+      // Nobody's lookup names a read-only node as a host: this came from a node that had not
+      // heard yet that we are one, or a hostile one.
+      this.stats.playOnlyFrames++;
+      if (msg.t === 'EDIT') this.args.wires.players.send(from, { t: 'REJECT', rx: msg.rx, rz: msg.rz, r: msg.r, reason: 'not-primary' });
+      return;
+    }
     if (msg.t === 'PLAYER') return this.passes.offer(from, fromHex, msg);
     // An EDIT right behind its node's pass waits for the check (a signature: async), so it is
     // judged with the player the pass names, in the order it came.

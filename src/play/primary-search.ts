@@ -73,7 +73,14 @@ export class PrimarySearch {
         if (!target) {
           const res = await this.orHint(sub, this.deps.args.dht.findNode(key));
           if (sub.hint) continue;
-          const hosts = sortByDistance([this.deps.args.dht.selfId, ...(res?.closest.map((c) => c.id) ?? [])], (x) => x, key);
+          // A read-only node hosts nothing (dht/read-only-peers.ts): never its own candidate.
+          const self = this.deps.args.dht.readOnly ? [] : [this.deps.args.dht.selfId];
+          const hosts = sortByDistance([...self, ...(res?.closest.map((c) => c.id) ?? [])], (x) => x, key);
+          if (hosts.length === 0) {
+            // A read-only node that found nobody: ask again in a while.
+            await new Promise<void>((resolve) => this.deps.args.clock.setTimeout(resolve, this.deps.opts.attachTimeoutMs));
+            continue;
+          }
           target = hosts[attempt % Math.min(this.deps.opts.replicas, hosts.length)] ?? hosts[0]!;
           host = true;
         }
