@@ -1,5 +1,5 @@
 // `npm run sim -- --hosting --peers N --players M [--seed S] [--minutes T] [--crowd]
-//   [--churn C] [--latency MS] [--link-frames F] [--region-size S] [--no-pending] [--join-batch K] [--json FILE]`: the hosting simulation
+//   [--churn C] [--latency MS] [--link-frames F] [--region-size S] [--no-pending] [--join-batch K] [--warmup S] [--edit-every MS] [--json FILE]`: the hosting simulation
 // (src/testing/hosting-scale-sim.ts): real HostingService, RegionClient and NetworkChunkSource
 // on the in-memory network and the virtual clock, players walking and editing. Prints the
 // figures (links per player, upload per peer, edit to visible, remote-position rate,
@@ -7,6 +7,10 @@
 // `hosting_scale` in bench/run.ts runs the sizes of docs/BENCHMARKS.md through it.
 // --link-frames F: DHT links carry at most F frames a second into a peer (the product: 1000).
 // --join-batch K: up to K peers join at once (default 1, one after another; see runHostingScale).
+// --players M past --peers N: the M - N players past N are play-only peers (read-only DHT
+// nodes that host nothing: src/dht/README.md "Read-only nodes").
+// --warmup S: seconds of warm-up before the measured window (default 15); --edit-every MS:
+// mean time between one player's edits (default 10,000).
 // --no-pending: hosts show edits to subscribers only at their commit (HOST_DEFAULTS showPending false).
 // --region-size S: regions of S x S chunk columns instead of the product's REGION_SIZE (4):
 // the simulation is bundled again with that constant replaced (an esbuild plugin; nothing
@@ -33,6 +37,8 @@ export async function hostingSimMain(): Promise<void> {
     players: Number(arg('players') ?? peers),
     seed: Number(arg('seed') ?? 1),
     measureMs: Number(arg('minutes') ?? 1) * 60_000,
+    ...(arg('warmup') ? { warmupMs: Number(arg('warmup')) * 1000 } : {}),
+    ...(arg('edit-every') ? { editEveryMs: Number(arg('edit-every')) } : {}),
     crowd: process.argv.includes('--crowd'),
     churnPerMin: Number(arg('churn') ?? 0),
     latencyMs: Number(arg('latency') ?? 50),

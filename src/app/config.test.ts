@@ -9,6 +9,12 @@ describe('page config', () => {
     expect(parsePageConfig('http://x/?rd=99').renderDistance).toBe(16);
   });
 
+  it('plays without hosting on ?hosting=play (a read-only DHT node), hosts by default, plays alone on ?hosting=off', () => {
+    expect(parsePageConfig('http://x/?hosting=play')).toMatchObject({ hosting: true, playOnly: true });
+    expect(parsePageConfig('http://x/')).toMatchObject({ hosting: true, playOnly: false });
+    expect(parsePageConfig('http://x/?hosting=off')).toMatchObject({ hosting: false, playOnly: false });
+  });
+
   it('chooses the doorways: fragment, then query, then build-time defaults, then the page relay', () => {
     expect(parsePageConfig('https://x.org/').relayUrl).toBe('wss://x.org/relay');
     expect(parsePageConfig('http://x/?relay=javascript:alert(1)').relayUrl).toBe('ws://x/relay');

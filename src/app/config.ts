@@ -16,6 +16,11 @@ export interface PageConfig {
   net: boolean;
   /** Host regions and play in the shared world (default on; `?hosting=off`: DHT node only, local world). */
   hosting: boolean;
+  /**
+   * Play without hosting (`?hosting=play`): the tab plays in the shared world as a read-only
+   * DHT node (dht/read-only-peers.ts) that claims and backs up no region (a phone, a slow link).
+   */
+  playOnly: boolean;
   /** ws:// URL of the bootstrap relay (default: /relay on the page's own host); null: `relay=none`. */
   relayUrl: string | null;
   /** http(s):// URL of a PeerJS broker (`peerjs=`), if any. */
@@ -60,6 +65,7 @@ export function parsePageConfig(href: string, defaults: DeployDefaults = {}): Pa
     headless: q.get('render') === 'off',
     net: q.get('net') !== 'off',
     hosting: q.get('hosting') !== 'off',
+    playOnly: q.get('hosting') === 'play',
     relayUrl: relayUrl([frag.get('relay'), q.get('relay'), defaults.relay], url),
     peerjsUrl: peerjs,
     invite: parseInvite(url.hash),

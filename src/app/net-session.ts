@@ -81,7 +81,7 @@ export async function joinPeer(cfg: PageConfig, clock: Clock, onStage?: PeerConf
     invitePeers: invite ? [invite.inviter, ...invite.contacts].map(hexToId) : [],
     clock,
     ...(onStage ? { onStage } : {}),
-    dht: cfg.maxLinks ? { maxLinks: cfg.maxLinks, softLinks: Math.max(1, cfg.maxLinks - 1), linksPerBucket: 1 } : {},
+    dht: { ...(cfg.maxLinks ? { maxLinks: cfg.maxLinks, softLinks: Math.max(1, cfg.maxLinks - 1), linksPerBucket: 1 } : {}), ...(cfg.playOnly ? { readOnly: true } : {}) },
   });
 }
 
@@ -116,7 +116,8 @@ export interface SessionStores {
 export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock, ticker: Ticker, stores: SessionStores = {}, draws: Pick<ProbeFrameGate, 'sendAt'> | null = null): Promise<NetSession> {
   const player = stores.player ?? await loadPlayerIdentity();
   // Each tab is its own hosting node: its records are keyed by its node id.
-  const store = stores.host !== undefined ? stores.host : await IdbHostStore.open(cfg.world, peer.id).catch(() => null);
+  // A play-only tab (a read-only DHT node) hosts nothing, so keeps no host store.
+  const store = peer.dht.readOnly ? null : stores.host !== undefined ? stores.host : await IdbHostStore.open(cfg.world, peer.id).catch(() => null);
   // The wires and the host that listens to them are made together, with no wait between:
   // frames that came before are held by the channels (dht/app-channels.ts), and those that
   // come while the host loads its store by the host (hosting-service.ts `early`).
@@ -127,6 +128,7 @@ export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock,
     dht: peer.dht, wires: wire, clock, ticker, store, world: cfg.world,
     // The node's own identity signs its grants; other hosts' keys must hash to their ids.
     signer: peer.identity, verify: webCryptoVerifier,
+    options: { playOnly: peer.dht.readOnly },
     trace: (region, what) => {
       trace.push(`${Math.round(clock.now())} [${region}] ${what}`);
       if (trace.length > 400) trace.splice(0, 100);

@@ -132,11 +132,11 @@ export class DhtNode implements Dht {
       },
       onOpen: (pl) => {
         if (!pl.readOnly) this.contactBook.heard(pl.id, pl.hex);
-        this.events.emit('link-open', { id: pl.id, outbound: pl.outbound });
+        this.events.emit('link-open', { id: pl.id, outbound: pl.outbound, readOnly: pl.readOnly ?? false });
       },
       onClose: (pl, reason, byUs) => {
         this.linkUpkeep.closed(pl, byUs);
-        this.events.emit('link-close', { id: pl.id, reason });
+        this.events.emit('link-close', { id: pl.id, reason, readOnly: pl.readOnly ?? false });
         this.linkUpkeep.scheduleMaintain();
       },
       isReadOnly: (hex) => this.readOnlyPeers.has(hex),

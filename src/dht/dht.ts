@@ -11,8 +11,9 @@ import type { DhtStats } from './stats';
 export interface DhtEvents extends Record<string, unknown> {
   /** An application payload sent to us with `send`. */
   message: { from: NodeId; body: Uint8Array };
-  'link-open': { id: NodeId; outbound: boolean };
-  'link-close': { id: NodeId; reason: string };
+  /** `readOnly`: the peer is a read-only node (read-only-peers.ts), so no host nor router. */
+  'link-open': { id: NodeId; outbound: boolean; readOnly: boolean };
+  'link-close': { id: NodeId; reason: string; readOnly: boolean };
   /** The join finished (bootstrap dialled, own id looked up). */
   ready: { contacts: number };
 }

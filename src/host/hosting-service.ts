@@ -186,7 +186,9 @@ export class HostingService {
     this.stops.push(every(this.args.clock, this.opts.watchMs, () => this.watch()));
     this.stops.push(every(this.args.clock, SWEEP_MS, () => this.idle.sweep()));
     this.stops.push(
-      this.args.dht.events.on('link-close', ({ id, reason }) => {
+      this.args.dht.events.on('link-close', ({ id, reason, readOnly }) => {
+        // A play-only peer's link (a subscriber's) says nothing of any host set.
+        if (readOnly) return;
         const hex = idToHex(id);
         // A link let go by a link budget (ours or the peer's) is no death: the node answers
         // by other routes. Taking it for one made backups fail over with nobody killed, and
@@ -200,7 +202,10 @@ export class HostingService {
         }
       }),
     );
-    this.stops.push(this.args.dht.events.on('link-open', ({ id }) => {
+    this.stops.push(this.args.dht.events.on('link-open', ({ id, readOnly }) => {
+      // A play-only peer's link: no host to recheck a host set for. (Rechecked on every
+      // link open, 200 play-only peers' links set off a lookup storm: docs/HOSTING.md.)
+      if (readOnly) return;
       this.closed.delete(idToHex(id));
       for (const r of this.known.values()) if (r.duty) this.soon(r);
     }));

@@ -34,6 +34,10 @@ export function validDhtMessages(): DhtMessage[] {
     { t: 'SIGNAL', blob: { t: 'rtc', v: 1, cid: '0123456789abcdef', s: { type: 'offer', sdp: 'v=0\r\n' } } },
     { t: 'DATA', body: new Uint8Array([1, 104, 105]) },
     { t: 'CLOSING' },
+    // A read-only node's frames (dht/read-only-peers.ts): the same, flagged.
+    { t: 'PING', r: 5, ro: 1 },
+    { t: 'NODES', r: 5, nodes: [id(4)], ro: 1 },
+    { t: 'DATA', body: new Uint8Array([2]), ro: 1 },
   ];
 }
 

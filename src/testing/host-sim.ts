@@ -39,6 +39,14 @@ export interface SimPeer {
   host: HostingService;
   client: RegionClient;
   store: MemoryHostStore;
+  /** A play-only peer: its DHT is read-only (dht/read-only-peers.ts) and it hosts nothing. */
+  playOnly: boolean;
+}
+
+/** How a peer joins (HostSim add / addBatch). */
+export interface JoinOptions {
+  /** Plays without hosting: a read-only DHT node, its HostingService `playOnly`. */
+  playOnly?: boolean;
 }
 
 /** Work a simulated player's pass shows (the tabs' PLAYER_PASS_BITS would cost ~1 s per simulated peer). */
@@ -77,8 +85,8 @@ export class HostSim extends SimWorld {
   }
 
   /** Starts a peer (a new random id, or `id` again after a kill) and waits for its join. */
-  add(id: NodeId = randomId(this.rand)): Promise<SimPeer> {
-    return this.settle(this.join(id));
+  add(id: NodeId = randomId(this.rand), opts: JoinOptions = {}): Promise<SimPeer> {
+    return this.settle(this.join(id, opts));
   }
 
   /**
@@ -86,13 +94,14 @@ export class HostSim extends SimWorld {
    * for all: a batch's joins overlap in virtual time, where `add` one after another makes
    * every joined peer run its upkeep through each join in turn (quadratic in the peers).
    */
-  async addBatch(n: number): Promise<SimPeer[]> {
+  async addBatch(n: number, opts: JoinOptions = {}): Promise<SimPeer[]> {
     const ids = Array.from({ length: n }, () => randomId(this.rand));
-    return this.settle(Promise.all(ids.map((id) => this.join(id))));
+    return this.settle(Promise.all(ids.map((id) => this.join(id, opts))));
   }
 
   /** A peer's start, not settled (add / addBatch run the clock). */
-  private async join(id: NodeId): Promise<SimPeer> {
+  private async join(id: NodeId, opts: JoinOptions): Promise<SimPeer> {
+    const playOnly = opts.playOnly ?? false;
     const hex = idToHex(id);
     const others = this.live();
     const boot = others.length > 0 ? [others[Math.floor(this.rand() * others.length)]!.dht.selfId] : [];
@@ -101,6 +110,7 @@ export class HostSim extends SimWorld {
       // The owner rules a tab runs for region records, over the simulation's keys.
       records: regionRecordRules(new CertChecker(this.keyring.verify), this.keyring.verify, simKeyHash),
       ...this.opts.dht,
+      ...(playOnly ? { readOnly: true } : {}),
     });
     await dht.start();
     let store = this.stores.get(hex);
@@ -115,7 +125,7 @@ export class HostSim extends SimWorld {
       },
       // Simulated players edit all over a region with no walk in between: the motion check
       // (motion-tracker.ts) is off unless a test turns it on.
-      options: { random: seededRandom(this.nextSeq() * 31 + 7), motion: null, passes: { ...PASS_RULES, bits: SIM_PASS_BITS }, ...this.opts.host },
+      options: { random: seededRandom(this.nextSeq() * 31 + 7), motion: null, passes: { ...PASS_RULES, bits: SIM_PASS_BITS }, ...this.opts.host, ...(playOnly ? { playOnly } : {}) },
       ...(process.env.HOST_TRACE ? { trace: (region: string, what: string) => region === process.env.HOST_TRACE && console.log(`${this.clock.now()} [${region}] ${what}`) } : {}),
       onAccept: (region, epoch, primary) => {
         const k = `${region}:${epoch}`;
@@ -129,7 +139,7 @@ export class HostSim extends SimWorld {
     const client = new RegionClient({ dht, wire: wire.players, clock: this.clock, world: this.world, keyHash: simKeyHash, certs: new CertChecker(this.keyring.verify), verify: this.keyring.verify, pass, ...(this.opts.client ? { options: this.opts.client } : {}) });
     // Traced: every link a peer closes or sees closed, and why (a host set changes on closes).
     if (process.env.HOST_TRACE) dht.events.on('link-close', ({ id: other, reason }) => console.log(`${this.clock.now()} LINK-CLOSE ${hex.slice(0, 6)}-${idToHex(other).slice(0, 6)} ${reason}`));
-    const peer: SimPeer = { hex, dht, wire, host, client, store };
+    const peer: SimPeer = { hex, dht, wire, host, client, store, playOnly };
     this.peers.set(hex, peer);
     await host.start();
     return peer;

@@ -11,8 +11,24 @@ export const LATE_MS = 1000;
 
 
 export interface HostingScaleFigures {
+  /** Hosting peers. */
   peers: number;
+  /** Players: one on each hosting peer (up to `peers`), then the play-only peers'. */
   players: number;
+  /** Play-only peers (read-only DHT nodes that host nothing): players past `peers`. */
+  playOnly: number;
+  /** `linksPerPlayer` of the play-only players (those are the hosting players'). */
+  playOnlyLinksPerPlayer: Dist;
+  /** Live DHT links per play-only peer, sampled once a second (`dhtLinksPerPeer` and the pinned/unpinned split: hosting peers'). */
+  playOnlyDhtLinks: Dist;
+  /** Upload per play-only peer over the measured window, kB/s (`hostKbps`: the hosting peers'). */
+  playOnlyKbps: Dist;
+  /**
+   * At the run's end: play-only peers in hosting peers' routing tables (summed over tables),
+   * regions they are primary or backup of, hosting frames that reached them (dropped), routed
+   * messages they forwarded for others, and peers' read-only marks (dht stats) summed.
+   */
+  readOnly: { inTables: number; hosting: number; playOnlyFrames: number; forwarded: number; marked: number };
   seed: number;
   crowd: boolean;
   latencyMs: number;
@@ -38,7 +54,7 @@ export interface HostingScaleFigures {
   playLinksDirect: number;
   /** Pins refused over the whole run, summed over the peers alive at its end (dht/link-pins.ts: `maxPinnedLinks` pinned already). */
   pinsRefused: number;
-  /** Upload per peer over the measured window, kB/s (1 kB = 1000 bytes). */
+  /** Upload per hosting peer over the measured window, kB/s (1 kB = 1000 bytes): HostWires' bytes. */
   hostKbps: Dist;
   /** The peer that sent the most, and what: kB/s and frames/s by 'channel TYPE'. */
   busiest: { hex: string; kbps: number; byType: Record<string, { kbps: number; fps: number }> } | undefined;
@@ -114,7 +130,8 @@ export function describeFigures(f: HostingScaleFigures): string {
   return [
     `${f.crowd ? 'crowd' : 'random walk'}: ${f.players} players on ${f.peers} peers (seed ${f.seed}, ${f.latencyMs} ms one-way latency), ${r(f.measuredSec, 0)} s measured, ${f.kills} peers churned; joined in ${r(f.joinSec, 0)} s, ${f.joinBatch} at once; regions of ${f.regionSize} x ${f.regionSize} chunks, ${2 * f.liveRadius + 1} x ${2 * f.liveRadius + 1} live`,
     `links per player (hosts attached to): p50 ${f.linksPerPlayer.p50} p99 ${f.linksPerPlayer.p99} max ${f.linksPerPlayer.max}; DHT links per peer p50 ${f.dhtLinksPerPeer.p50} p99 ${f.dhtLinksPerPeer.p99} max ${f.dhtLinksPerPeer.max}, of them pinned p50 ${f.pinnedLinksPerPeer.p50} p99 ${f.pinnedLinksPerPeer.p99} max ${f.pinnedLinksPerPeer.max}; subscriptions over a direct link ${r(f.playLinksDirect * 100, 1)}%; pins refused ${f.pinsRefused}`,
-    `upload per peer kB/s: p50 ${r(f.hostKbps.p50)} p99 ${r(f.hostKbps.p99)} max ${r(f.hostKbps.max)}`,
+    `upload per hosting peer kB/s: p50 ${r(f.hostKbps.p50)} p99 ${r(f.hostKbps.p99)} max ${r(f.hostKbps.max)}`,
+    ...(f.playOnly > 0 ? [`play-only peers ${f.playOnly}: hosts attached to p50 ${f.playOnlyLinksPerPlayer.p50} p99 ${f.playOnlyLinksPerPlayer.p99} max ${f.playOnlyLinksPerPlayer.max}; DHT links p50 ${f.playOnlyDhtLinks.p50} p99 ${f.playOnlyDhtLinks.p99} max ${f.playOnlyDhtLinks.max}; upload kB/s p50 ${r(f.playOnlyKbps.p50)} p99 ${r(f.playOnlyKbps.p99)} max ${r(f.playOnlyKbps.max)}; in hosts' tables ${f.readOnly.inTables}, regions hosted ${f.readOnly.hosting}, hosting frames reaching them ${f.readOnly.playOnlyFrames}, routed frames forwarded ${f.readOnly.forwarded}, read-only marks ${f.readOnly.marked}`] : []),
     ...(f.busiest ? [`busiest peer ${f.busiest.hex} ${r(f.busiest.kbps)} kB/s: ${Object.entries(f.busiest.byType).slice(0, 8).map(([t, c]) => `${t} ${r(c.kbps)} (${r(c.fps, 0)}/s)`).join(', ')}`] : []),
     `edit to visible (drawn, pending or committed) ms: p50 ${r(f.editVisibleMs.p50, 0)} p99 ${r(f.editVisibleMs.p99, 0)} max ${r(f.editVisibleMs.max, 0)} over ${f.edits.samples} samples; edits ${f.edits.submitted} submitted, ${f.edits.notConfirmed} not confirmed; late (>${LATE_MS} ms) ${f.edits.late}, missing ${f.edits.missing}, observer left ${f.edits.left}`,
     `edit to committed at the observer ms: p50 ${r(f.editCommittedMs.p50, 0)} p99 ${r(f.editCommittedMs.p99, 0)} max ${r(f.editCommittedMs.max, 0)}`,

@@ -40,8 +40,13 @@ import { dist, LATE_MS, type HostingScaleFigures } from './hosting-scale-figures
 export { describeFigures, type Dist, type HostingScaleFigures } from './hosting-scale-figures';
 
 export interface HostingScaleOptions {
+  /** Hosting peers. */
   peers: number;
-  /** Players (at most `peers`: each player is a peer that also hosts, as a tab is). */
+  /**
+   * Players. Up to `peers`, each is a hosting peer that also plays, as a tab is; past that,
+   * the rest are play-only peers (a read-only DHT node that hosts nothing: a phone, or a
+   * player who unticked hosting), which join after the hosting peers.
+   */
   players: number;
   seed?: number;
   /** Measured virtual time (after the warm-up). */
@@ -123,7 +128,8 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   const seed = o.seed ?? 1;
   const latencyMs = o.latencyMs ?? 50;
   const log = o.log ?? (() => {});
-  const players = Math.min(o.players, o.peers);
+  const players = o.players;
+  const playOnly = Math.max(0, o.players - o.peers);
   const R = o.interestRadius ?? 48;
   const crowd = o.crowd ?? false;
   const measureMs = o.measureMs ?? 60_000;
@@ -161,6 +167,15 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
       logged = Math.floor(joined / 50);
       log(`joined ${joined} peers (${((performance.now() - t0) / 1000).toFixed(0)} s wall, ${(sim.clock.now() / 1000).toFixed(0)} s virtual)`);
     }
+  }
+
+  // The play-only peers, in batches too (as many at once as have joined, at most joinBatch).
+  for (let joined = 0; joined < playOnly;) {
+    const n = Math.min(joinBatch, playOnly - joined, o.peers + joined);
+    if (n === 1) await sim.add(undefined, { playOnly: true });
+    else await sim.addBatch(n, { playOnly: true });
+    joined += n;
+    log(`joined ${joined} play-only peers (${((performance.now() - t0) / 1000).toFixed(0)} s wall, ${(sim.clock.now() / 1000).toFixed(0)} s virtual)`);
   }
 
   const joinSec = sim.clock.now() / 1000;
@@ -270,7 +285,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
     return pending.get(k.slice(0, i))?.id === Number(k.slice(i + 1));
   });
   const tailStops = sim.live().map((p) => tail.watch(p));
-  const players0 = sim.live().slice(0, players);
+  const players0 = [...sim.live().filter((p) => !p.playOnly).slice(0, players), ...sim.live().filter((p) => p.playOnly)];
   for (const p of players0) startPlayer(p);
 
   // The walk: each frame every player moves on; it turns a little at random, and back
@@ -329,7 +344,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   measuring = true;
   const tStart = sim.clock.now();
   const bytesAt = new Map<string, { bytes: number; at: number; byType: Map<string, { frames: number; bytes: number }> }>();
-  const kbps: number[] = [];
+  const kbps: number[] = [], playOnlyKbps: number[] = [];
   let busiest: HostingScaleFigures['busiest'];
   const openBytes = (p: SimPeer, at: number) => bytesAt.set(p.hex, { bytes: p.wire.bytesOut, at, byType: p.wire.outByType() });
   for (const p of sim.live()) openBytes(p, tStart);
@@ -343,6 +358,11 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
     if (!b) return;
     const sec = (sim.clock.now() - b.at) / 1000;
     const k = (p.wire.bytesOut - b.bytes) / 1000 / sec;
+    bytesAt.delete(p.hex);
+    if (p.playOnly) {
+      if (sec >= 5) playOnlyKbps.push(k);
+      return;
+    }
     if (sec >= 5) kbps.push(k);
     if (sec >= 5 && (!busiest || k > busiest.kbps)) busiest = { hex: p.hex.slice(0, 8), kbps: k, byType: typesSince(b.byType, p.wire.outByType(), sec) };
     bytesAt.delete(p.hex);
@@ -356,7 +376,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   const lost0 = lostNow();
   let attachesGone = 0;
   let failovers = 0;
-  const links: number[] = [], dhtLinks: number[] = [], pinnedLinks: number[] = [], unpinnedLinks: number[] = [];
+  const links: number[] = [], playOnlyLinks: number[] = [], playOnlyDhtLinks: number[] = [], dhtLinks: number[] = [], pinnedLinks: number[] = [], unpinnedLinks: number[] = [];
   let playPairs = 0, playDirect = 0;
   let pairs = 0, seenPairs = 0;
   const unseen: HostingScaleFigures['unseen'] = [];
@@ -374,7 +394,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
         playPairs++;
         if (w.peer.dht.links.get(a.primary)) playDirect++;
       }
-      links.push(hosts.size);
+      (w.peer.playOnly ? playOnlyLinks : links).push(hosts.size);
       if (now - w.joinedAt < graceMs) continue;
       for (const b of ws) {
         if (b === w || now - b.joinedAt < graceMs) continue;
@@ -386,6 +406,10 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
       }
     }
     for (const p of sim.live()) {
+      if (p.playOnly) {
+        playOnlyDhtLinks.push(p.dht.links.size);
+        continue;
+      }
       dhtLinks.push(p.dht.links.size);
       let pinned = 0;
       for (const l of p.dht.links.map.values()) if (l.pinned) pinned++;
@@ -416,7 +440,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
     sim.kill(victim.hex);
     kills++;
     // Its replacement joins (the player, if it was one, comes back on the new peer where it stood).
-    void sim.add().then((p) => {
+    void sim.add(undefined, { playOnly: victim.playOnly }).then((p) => {
       openBytes(p, sim.clock.now());
       if (at) startPlayer(p, at);
     });
@@ -481,14 +505,37 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   const hostStats = { claimsWon: 0, handoffs: 0, stepDowns: 0, reconfigs: 0 };
   for (const p of sim.live()) for (const k of Object.keys(hostStats) as (keyof typeof hostStats)[]) hostStats[k] += p.host.stats[k];
   const pinsRefused = sim.live().reduce((n, p) => n + p.dht.stats.pinsRefused, 0);
+  const readOnly = readOnlyFigures(sim.live());
   for (const w of [...walkers.values()]) stopPlayer(w);
   sim.stopAll();
   return {
-    peers: o.peers, players, seed, crowd, latencyMs, measuredSec, joinBatch, joinSec, regionSize: REGION_SIZE, liveRadius,
+    peers: o.peers, players, playOnly, playOnlyLinksPerPlayer: dist(playOnlyLinks), playOnlyDhtLinks: dist(playOnlyDhtLinks), playOnlyKbps: dist(playOnlyKbps), readOnly, seed, crowd, latencyMs, measuredSec, joinBatch, joinSec, regionSize: REGION_SIZE, liveRadius,
     busiest, linksPerPlayer: dist(links), dhtLinksPerPeer: dist(dhtLinks), pinnedLinksPerPeer: dist(pinnedLinks), unpinnedLinksPerPeer: dist(unpinnedLinks), playLinksDirect: playPairs ? playDirect / playPairs : 1, pinsRefused, hostKbps: dist(kbps), editVisibleMs: dist(visibleMs), editCommittedMs: dist(committedMs), editTail: tail.figures(), edits,
     remoteHz: dist(rates.remote), nearest32Hz: dist(rates.whileNear), nearest32WindowHz: dist(rates.windowEnd), nearest32StableHz: dist(rates.stable), nearest32AgeMs: dist(rates.ageMs), editFirstVisibleMs: dist(firstMs), editRetriedMs: dist(retriedMs), editConfirmMs: dist(confirmMs), staleEntries: ghostFrames, visibility: pairs ? seenPairs / pairs : 1, visibilityPairs: pairs, unseen,
     attachesPerPlayerMin: players > 0 && measuredSec > 0 ? attaches / players / (measuredSec / 60) : 0, failovers, clientStats, positionsLost, nearMisses: rates.misses, reattachCauses, gapCauses, hostStats, dhtDrops: dropped, kills, wallSec: (performance.now() - t0) / 1000,
   };
+}
+
+/**
+ * Where the play-only peers stand at the end of a run: how many of them the hosting peers'
+ * routing tables hold (none should), the regions they host (none), the hosting frames that
+ * reached them anyway, and the routed messages they forwarded for others.
+ */
+function readOnlyFigures(peers: SimPeer[]): HostingScaleFigures['readOnly'] {
+  const ro = new Set(peers.filter((p) => p.playOnly).map((p) => p.hex));
+  let inTables = 0, hosting = 0, playOnlyFrames = 0, forwarded = 0, marked = 0;
+  for (const p of peers) {
+    marked += p.dht.stats.readOnlyMarked;
+    if (!p.playOnly) {
+      for (const c of p.dht.contacts()) if (ro.has(idToHex(c))) inTables++;
+      continue;
+    }
+    const roles = p.host.roles();
+    hosting += roles.primary.length + roles.backup.length;
+    playOnlyFrames += p.host.stats.playOnlyFrames;
+    forwarded += p.dht.stats.routedForwarded;
+  }
+  return { inTables, hosting, playOnlyFrames, forwarded, marked };
 }
 
 function pose(w: Walker) {
