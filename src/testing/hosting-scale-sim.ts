@@ -1,5 +1,7 @@
 // The hosting simulation at scale (issue 12 item 1): N real peers (DhtNode + HostingService +
-// RegionClient, host-sim.ts) on the in-memory network and the virtual clock; M of them play
+// RegionClient, host-sim.ts) on the in-memory network and the virtual clock, and M players:
+// up to N of them on the hosting peers, the rest on play-only peers (a read-only DHT node that
+// hosts nothing: dht/read-only-peers.ts). Each plays
 // through a real NetworkChunkSource (the page's chunk source: live subscriptions to the 3 x 3
 // regions around the player, MOVE at its own rate, edits through its tentative path).
 // Players walk at random over an area of about two players per region, or (`crowd`) all
