@@ -12,6 +12,7 @@ import type { HostToPlayer, PlayerToHost } from '../region/subscription-messages
 import { chunkOf, localOf } from '../world/coords';
 import type { SimPeer } from './host-sim';
 import { dist, type Dist } from './sample-dist';
+import { LINK_BUDGET_DEFAULTS } from '../dht/link-budget';
 
 interface Carried {
   at: number;
@@ -26,6 +27,8 @@ export interface EditTailFigures {
   editorLate: number;
   /** Of editorLate: its EDIT came to the primary routed. */
   editorRouted: number;
+  /** Of editorRouted: whose pin was missing when the EDIT came (`primary pins full`, `editor unpinned`...). */
+  editorRoutedWhy: Record<string, number>;
   noPending: number;
   pendingRouted: number;
   pendingRelayed: number;
@@ -41,8 +44,10 @@ export interface EditTailFigures {
 
 export class EditTail {
   private readonly arrived = new Map<string, number>();
-  /** Edits whose EDIT came to its host routed (the editor held no link to it). */
-  private readonly arrivedRouted = new Set<string>();
+  /** Edits whose EDIT came to its host routed (the editor held no link to it), and whose pin was missing then. */
+  private readonly arrivedRouted = new Map<string, string>();
+  private readonly peers = new Map<string, SimPeer>();
+  private readonly routedWhy: Record<string, number> = {};
   private readonly carried = new Map<string, Carried>();
   private readonly toPrimary: number[] = [];
   private readonly fanOut: number[] = [];
@@ -59,6 +64,7 @@ export class EditTail {
 
   /** Watches what `peer` receives (as a host: EDITs; as a player: frames carrying edits). */
   watch(peer: SimPeer): () => void {
+    this.peers.set(peer.hex, peer);
     return peer.wire.players.events.on('frame', ({ fromHex, msg }) => this.onFrame(peer, fromHex, msg));
   }
 
@@ -68,7 +74,7 @@ export class EditTail {
       const k = `${regionName(m)}|${entryKey(columnIndex(chunkOf(m.x), chunkOf(m.z)), localOf(m.x), m.y, localOf(m.z))}|${m.id}`;
       if (this.watching(k) && !this.arrived.has(k)) {
         this.arrived.set(k, now);
-        if (!peer.dht.links.get(fromHex)) this.arrivedRouted.add(k);
+        if (!peer.dht.links.get(fromHex)) this.arrivedRouted.set(k, this.whyRouted(peer, fromHex));
       }
       return;
     }
@@ -86,6 +92,15 @@ export class EditTail {
         if (!this.carried.has(ck)) this.carried.set(ck, c);
       }
     }
+  }
+
+  /** Why an EDIT from `editorHex` came routed to `primary`: which end had no pin on the other, and why. */
+  private whyRouted(primary: SimPeer, editorHex: string): string {
+    const editor = this.peers.get(editorHex);
+    const full = (p: SimPeer) => p.dht.links.pins.size >= LINK_BUDGET_DEFAULTS.maxPinnedLinks;
+    const end = (p: SimPeer | undefined, other: string, name: string) => !p ? `${name} unknown` : p.dht.links.pins.has(other) ? '' : full(p) ? `${name} pins full` : `${name} unpinned`;
+    const why = [end(primary, editorHex, 'primary'), end(editor, primary.hex, 'editor')].filter((x) => x);
+    return why.length > 0 ? why.join(', ') : 'both pinned, no link';
   }
 
   /** An edit's first observer sample is in: its editor's half. */
@@ -109,7 +124,11 @@ export class EditTail {
     n.slow++;
     if (a === undefined || a - submittedAt > 2 * this.oneWayMs) {
       n.editorLate++;
-      if (this.arrivedRouted.has(k)) n.editorRouted++;
+      const why = this.arrivedRouted.get(k);
+      if (why !== undefined) {
+        n.editorRouted++;
+        this.routedWhy[why] = (this.routedWhy[why] ?? 0) + 1;
+      }
     }
     else if (!c || !c.kind.startsWith('PENDING')) n.noPending++;
     else if (!c.direct) n.pendingRouted++;
@@ -125,7 +144,7 @@ export class EditTail {
   }
 
   figures(): EditTailFigures {
-    return { ...this.counts, toPrimaryMs: dist(this.toPrimary), fanOutMs: dist(this.fanOut), firstFrames: { ...this.firstFrames } };
+    return { ...this.counts, editorRoutedWhy: { ...this.routedWhy }, toPrimaryMs: dist(this.toPrimary), fanOutMs: dist(this.fanOut), firstFrames: { ...this.firstFrames } };
   }
 }
 
