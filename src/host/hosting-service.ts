@@ -20,6 +20,7 @@ import { HOST_DEFAULTS, newHostStats, type CommitLatency, type HostOptions, type
 import type { HostWires, ReplicaFrame } from './host-wires';
 import { answering } from '../core/answering';
 import { HostedRegion } from './hosted-region';
+import { HostPins } from './host-pins';
 import { IdleUnloader, SWEEP_MS } from './idle-unload';
 import { PlayerPasses } from './player-passes';
 import type { RegionContext } from './region-context';
@@ -81,6 +82,8 @@ export class HostingService {
   private readonly closed = new Map<string, number>();
   /** Idle regions unloaded, pinned links released (idle-unload.ts). */
   private readonly idle: IdleUnloader<HostedRegion>;
+  /** The links this host pins, by rank (host-pins.ts). */
+  private readonly pins: HostPins;
   private readonly ctx: RegionContext;
   /** Which player each editing node is (player-passes.ts): shared by every region hosted here. */
   readonly passes: PlayerPasses;
@@ -101,8 +104,9 @@ export class HostingService {
       if (fromPlayer(msg)) this.take(from, fromHex, msg);
     });
     this.keys = new RegionKeys(args.world, args.keyHash);
+    this.pins = new HostPins({ connect: (id) => void args.dht.connect(id, PIN_OWNER).catch(() => {}), unpin: (id) => args.dht.unpin(id, PIN_OWNER) }, this.opts.maxHostPins);
     this.idle = new IdleUnloader<HostedRegion>({
-      clock: args.clock, dht: { unpin: (id) => args.dht.unpin(id, PIN_OWNER) }, stats: this.stats, known: () => this.known.values(),
+      clock: args.clock, pins: this.pins, stats: this.stats, known: () => this.known.values(),
       current: (r) => this.running && this.known.get(r.name) === r,
       forget: (r) => {
         this.known.delete(r.name);
@@ -120,15 +124,9 @@ export class HostingService {
       ticker: args.ticker,
       wires: args.wires,
       store: args.store,
-      // The links a primary pins to its backups are counted, so they are unpinned again
-      // (sweep); pinned as the host's, so the sweep leaves our player's pins alone.
-      dht: {
-        put: (...a) => args.dht.put(...a), get: (...a) => args.dht.get(...a), unpin: (id) => args.dht.unpin(id, PIN_OWNER), suspectRoute: (id) => args.dht.suspectRoute(id), suspect: (id) => args.dht.suspect(id),
-        connect: (id) => {
-          this.idle.pinning(id);
-          return args.dht.connect(id, PIN_OWNER);
-        },
-      },
+      dht: { put: (...a) => args.dht.put(...a), get: (...a) => args.dht.get(...a), suspectRoute: (id) => args.dht.suspectRoute(id), suspect: (id) => args.dht.suspect(id) },
+      // Pinned as the host's, so the sweep leaves our player's pins alone.
+      pin: (id, rank) => this.pins.want(id, rank),
       stats: this.stats,
       latency: this.latency,
       signer: args.signer,

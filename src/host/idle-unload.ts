@@ -11,7 +11,7 @@
 // more, a node that only redirected a player) after that long without a frame.
 import { idToHex, type NodeId } from '../core/node-id';
 import type { Clock } from '../core/clock';
-import type { Dht } from '../dht/dht';
+import type { HostPins, PinWant } from './host-pins';
 import type { HostOptions, HostStats } from './host-options';
 import type { Role } from './region-role';
 
@@ -50,8 +50,8 @@ export interface Unloadable {
   readonly epoch: number;
   readonly role: Role;
   readonly hosts: readonly NodeId[];
-  /** As primary: the subscribers it serves (hex). */
-  readonly duty: { readonly subscribers: ReadonlyMap<string, unknown> } | undefined;
+  /** As primary: the peers it wants its links pinned to, by rank (its backups, its subscribers). */
+  readonly duty: { pinWants(now: number): Iterable<PinWant> } | undefined;
   /** Nothing worth a store record (no block, promise, certificate or item). */
   readonly blank: boolean;
   /** Frames taken but acks and idle beats: an unload gives up if this moved during its write. */
@@ -69,7 +69,7 @@ const MAX_UNLOADED = 4096;
 
 export interface IdleUnloaderDeps<R extends Unloadable> {
   clock: Clock;
-  dht: Pick<Dht, 'unpin'>;
+  pins: Pick<HostPins, 'keepOnly'>;
   stats: Pick<HostStats, 'unloads'>;
   /** The regions in memory (name -> region). */
   known: () => Iterable<R>;
@@ -80,18 +80,11 @@ export interface IdleUnloaderDeps<R extends Unloadable> {
 }
 
 export class IdleUnloader<R extends Unloadable> {
-  /** Nodes we pinned links to as a primary's backups and subscribers (hex -> id). */
-  private readonly pinned = new Map<string, NodeId>();
   /** Regions unloaded this session (most recent MAX_UNLOADED). */
   private readonly unloaded = new Set<string>();
   private readonly unloading = new Set<string>();
 
   constructor(private readonly d: IdleUnloaderDeps<R>) {}
-
-  /** A link we pin to a backup or a subscriber: unpinned again once no region we are primary of has it as either. */
-  pinning(id: NodeId): void {
-    this.pinned.set(idToHex(id), id);
-  }
 
   wasUnloaded(name: string): boolean {
     return this.unloaded.has(name);
@@ -105,18 +98,16 @@ export class IdleUnloader<R extends Unloadable> {
   /** Unloads the regions that may be; unpins the links no region of ours needs. */
   sweep(): void {
     const now = this.d.clock.now();
-    const wanted = new Set<string>();
+    const wanted = new Map<string, PinWant>();
     for (const r of this.d.known()) {
       if (r.unloadable(now)) void this.unload(r);
-      if (!r.duty) continue;
-      for (const h of r.hosts) wanted.add(idToHex(h));
-      for (const h of r.duty.subscribers.keys()) wanted.add(h);
+      for (const w of r.duty?.pinWants(now) ?? []) {
+        const hex = idToHex(w.id);
+        const have = wanted.get(hex);
+        if (!have || w.rank < have.rank) wanted.set(hex, w);
+      }
     }
-    for (const [hex, id] of this.pinned) {
-      if (wanted.has(hex)) continue;
-      this.pinned.delete(hex);
-      this.d.dht.unpin(id);
-    }
+    this.d.pins.keepOnly(wanted);
   }
 
   /** Written to the store, then forgotten; given up if a frame came while the write went on (in use again). */

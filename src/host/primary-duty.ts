@@ -25,6 +25,7 @@ import { CommitPipeline } from './commit-pipeline';
 import { FanOutPlan } from './fan-out-plan';
 import type { DutyRegion, DutyShared, Subscriber } from './duty-region';
 import { HostSetCheck } from './host-set-check';
+import { PIN_RANK, subscriberRank, type PinWant } from './host-pins';
 import { PlayerOutbox } from './player-outbox';
 import { PositionsDuty } from './positions-duty';
 import { PrimaryHeartbeat } from './primary-heartbeat';
@@ -88,7 +89,7 @@ export class PrimaryDuty implements DutyShared {
     this.pipeline.start(new Set(this.region.cert!.grants.map((g) => idToHex(g.id))));
     for (const b of this.backups()) {
       this.beat.syncBackup(b, idToHex(b));
-      this.ctx.dht.connect(b).catch(() => {});
+      this.ctx.pin(b, PIN_RANK.backup);
     }
     // Hosts of the previous set that this one leaves out hear so (with the certificate), so
     // they stop watching for our silence and never claim over the old set.
@@ -151,7 +152,8 @@ export class PrimaryDuty implements DutyShared {
       // the slow edit-to-visible samples of the 200-peer simulation). The subscriber pins its
       // end; without our pin our budget retired the link for the next peer that dialled us.
       // Unpinned once it is no subscriber of a region we are primary of (idle-unload.ts sweep).
-      this.ctx.dht.connect(id).catch(() => {});
+      // Those near enough to edit here go first when our pins run short (host-pins.ts).
+      this.ctx.pin(id, subscriberRank(this.regionFields, this.presence.viewpoint(hex, this.ctx.clock.now())));
       this.positions.restart(hex);
       this.beat.subscribersChanged();
     }
@@ -229,6 +231,15 @@ export class PrimaryDuty implements DutyShared {
     // chooses the nearest players it hears of at full rate).
     if (regionOf(chunkOf(p.x)) !== this.regionFields.rx || regionOf(chunkOf(p.z)) !== this.regionFields.rz) return this.presence.leave(fromHex, p, now);
     this.presence.report(fromHex, { id: from, name: m.name, x: p.x, y: p.y, z: p.z, yaw: m.yaw, pitch: m.pitch }, now);
+    // It stands here, so it may edit here: its EDITs are the first leg of every observer's
+    // wait, so its link is pinned before those of the players looking in (host-pins.ts).
+    if (this.subscribers.has(fromHex)) this.ctx.pin(from, PIN_RANK.editor);
+  }
+
+  /** The peers our links should be pinned to (idle-unload.ts sweep): our backups, our subscribers by rank. */
+  *pinWants(now: number): Iterable<PinWant> {
+    for (const b of this.backups()) yield { id: b, rank: PIN_RANK.backup };
+    for (const [hex, s] of this.subscribers) yield { id: s.id, rank: subscriberRank(this.regionFields, this.presence.viewpoint(hex, now)) };
   }
 
   tick(): void {

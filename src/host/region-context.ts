@@ -13,6 +13,7 @@ import type { HostStore } from '../store/host-store';
 import type { CommitLatency, HostOptions, HostStats } from './host-options';
 import type { HostWires } from './host-wires';
 import type { PlayerPasses } from './player-passes';
+import type { PinRank } from './host-pins';
 
 export interface RegionContext {
   readonly selfId: NodeId;
@@ -22,7 +23,9 @@ export interface RegionContext {
   readonly ticker: Ticker;
   readonly wires: HostWires;
   readonly store: HostStore | null;
-  readonly dht: Pick<Dht, 'put' | 'get' | 'connect' | 'unpin' | 'suspectRoute' | 'suspect'>;
+  readonly dht: Pick<Dht, 'put' | 'get' | 'suspectRoute' | 'suspect'>;
+  /** Pins our link to `id` (host-pins.ts; unpinned by the sweep once no region of ours wants it). */
+  pin(id: NodeId, rank: PinRank): void;
   readonly stats: HostStats;
   readonly latency: CommitLatency;
   /** Signs this node's grants. */

@@ -32,4 +32,32 @@ describe('links between a primary and its subscribers (simulated)', () => {
     expect(primary.dht.links.pins.has(gone.hex)).toBe(false);
     sim.stopAll();
   });
+
+  // host-pins.ts: a busy primary's pins filled first come, first pinned, and a player who then
+  // walked in and edited had its EDIT routed (the 300-peer simulation: 18 of 46 slow samples).
+  it('a primary whose pins are full of players looking in pins the one that walks in, in place of one of them', async () => {
+    const sim = new HostSim({ seed: 4, dht: { maxLinks: 6, softLinks: 5, maxPinnedLinks: 10 }, host: { maxHostPins: 8 } });
+    await sim.grow(18);
+    const name = `${R.rx},${R.rz}`;
+    const first = sim.live()[0]!;
+    await sim.settle(first.client.subscribe(R));
+    const primary = sim.primaryOf(name)!;
+    const players = sim.live().filter((p) => p !== primary && !primary.host.regionState(R)?.hosts.some((h) => idToHex(h) === p.hex)).slice(0, 12);
+    // Eleven look in from next door (their MOVEs say they stand in region 1,0), then the twelfth comes.
+    const lookers = players.slice(0, 11), walker = players[11]!;
+    for (const p of lookers) await sim.settle(p.client.subscribe(R));
+    for (let i = 0; i < 20; i++) {
+      lookers.forEach((p, j) => p.client.move({ x: 80 + j, y: 70, z: 10, yaw: 0, pitch: 0 }, `l${j}`));
+      await sim.run(100);
+    }
+    await sim.settle(walker.client.subscribe(R));
+    for (let i = 0; i < 20; i++) {
+      walker.client.move({ x: 20, y: 70, z: 20, yaw: 0, pitch: 0 }, 'w');
+      await sim.run(100);
+    }
+    expect(sim.primaryOf(name)).toBe(primary);
+    expect(primary.dht.links.pins.size).toBeLessThanOrEqual(10);
+    expect(primary.dht.links.get(walker.hex)?.pinned).toBe(true);
+    sim.stopAll();
+  });
 });
