@@ -17,6 +17,7 @@ import { idToHex } from '../core/node-id';
 import { dequantise } from '../region/position-code';
 import { PositionStreams } from '../region/position-streams';
 import type { RegionCoord } from '../region/region-key';
+import { PIN_RANK, type PinWant } from './host-pins';
 import { InterestLists, type Watched } from './interest-lists';
 import { PlayerOutbox } from './player-outbox';
 import type { RegionContext } from './region-context';
@@ -60,7 +61,14 @@ export class FanOutShare {
       this.ctx.wires.replicas.send(from, { t: 'FEED_LOST', rx: this.region.rx, rz: this.region.rz, e: m.e });
     }
     if (m.serve) {
+      const before = this.serving;
       this.serving = new Map(m.serve.map((id) => [idToHex(id), id]));
+      // Our PENDINGs are the latency path of an edit to them: over a link of our own, pinned
+      // as the primary pins its own share's (each subscriber pins its end: region-client.ts
+      // onPositions); routed, each costs a hop or more (share-links.test.ts). The sweep
+      // unpins them once we serve them no more (idle-unload.ts).
+      // Ranked as subscribers looking in: their EDITs go to the primary, not to us (host-pins.ts).
+      for (const [hex, id] of this.serving) if (!before.has(hex)) this.ctx.pin(id, PIN_RANK.watcher);
       this.lists.keepOnly((hex) => this.serving.has(hex));
     }
     if (!this.stopTicks && this.serving.size > 0) this.stopTicks = this.ctx.ticker.start(this.ctx.opts.tickHz, () => this.tick());
@@ -91,6 +99,16 @@ export class FanOutShare {
   /** We serve subscribers for the primary of epoch `e`, and its feed still flows. */
   private serves(e: number): boolean {
     return this.serving.size > 0 && this.primary?.e === e && this.ctx.clock.now() - this.lastFeed <= FEED_MS && this.following();
+  }
+
+  /** The subscribers we serve for our primary now (hex). */
+  servingHexes(): Iterable<string> {
+    return this.serving.keys();
+  }
+
+  /** Our links to the subscribers we serve stay pinned (idle-unload.ts sweep). */
+  *pinWants(): Iterable<PinWant> {
+    for (const id of this.serving.values()) yield { id, rank: PIN_RANK.watcher };
   }
 
   /** A subscriber we serve lost one of our frames: it starts afresh at our next frame. */

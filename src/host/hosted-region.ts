@@ -82,7 +82,7 @@ export class HostedRegion implements RegionRole {
   private readonly backup: RegionBackup;
   private readonly offers: RegionOffers;
   /** As a backup in a crowd: our share of the fan-out (fan-out-share.ts). */
-  private readonly share: FanOutShare;
+  readonly share: FanOutShare;
 
   constructor(
     readonly ctx: RegionContext,

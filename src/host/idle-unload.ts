@@ -52,6 +52,8 @@ export interface Unloadable {
   readonly hosts: readonly NodeId[];
   /** As primary: the peers it wants its links pinned to, by rank (its backups, its subscribers). */
   readonly duty: { pinWants(now: number): Iterable<PinWant> } | undefined;
+  /** As a backup in a crowd: the subscribers it serves for its primary (fan-out-share.ts). */
+  readonly share?: { pinWants(): Iterable<PinWant> };
   /** Nothing worth a store record (no block, promise, certificate or item). */
   readonly blank: boolean;
   /** Frames taken but acks and idle beats: an unload gives up if this moved during its write. */
@@ -101,7 +103,7 @@ export class IdleUnloader<R extends Unloadable> {
     const wanted = new Map<string, PinWant>();
     for (const r of this.d.known()) {
       if (r.unloadable(now)) void this.unload(r);
-      for (const w of r.duty?.pinWants(now) ?? []) {
+      for (const w of [...(r.duty?.pinWants(now) ?? []), ...(r.share?.pinWants() ?? [])]) {
         const hex = idToHex(w.id);
         const have = wanted.get(hex);
         if (!have || w.rank < have.rank) wanted.set(hex, w);

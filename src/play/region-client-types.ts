@@ -123,6 +123,10 @@ export interface Subscription {
   primaryHex: string;
   /** The host set the primary told us of (who may announce a takeover). */
   hosts: NodeId[];
+  /** The backup of the set that serves us a share of a crowd's fan-out (host/fan-out-share.ts), if any: we pin our link to it. */
+  servedBy?: NodeId;
+  /** When `servedBy` last sent us a frame of this region: silent for SERVED_MS, it serves us no more and its pin goes. */
+  servedAt?: number;
   /** Everything up to this stamp has been applied. */
   since: Stamp;
   attached: boolean;

@@ -26,6 +26,12 @@ import { CLIENT_DEFAULTS, EditRejectedError, type ClientEvents, type ClientOptio
 
 /** Whose pins the links to our primaries are (dht/link-pins.ts): a host's sweep of its own pins leaves them alone. */
 const PIN_OWNER = 'play';
+/**
+ * A backup that served us a crowd's share and sent nothing of the region for this long serves
+ * us no more (it stops at FEED_MS, 1 s, without its primary's feed: host/fan-out-share.ts;
+ * its beats come every 100 ms while it serves): our pin on it goes.
+ */
+export const SERVED_MS = 2000;
 
 // The options, events, counters, errors and arguments live in region-client-types.ts; they
 // are part of this module's face.
@@ -127,6 +133,7 @@ export class RegionClient {
       this.args.wire.send(sub.primary, { t: 'UNSUBSCRIBE', rx: coord.rx, rz: coord.rz });
       this.unpinIfUnused(sub.primary);
     }
+    if (sub.servedBy) this.unpinIfUnused(sub.servedBy);
   }
 
   subscribed(): RegionCoord[] {
@@ -166,10 +173,18 @@ export class RegionClient {
     return { epoch: s.epoch, hosts: s.cert.hosts, primary: s.primary, ...(s.cert.prev ? { prev: { epoch: s.cert.prev.e, hosts: s.cert.prev.hosts } } : {}) };
   }
 
-  /** Unpins `id` unless a subscription (but `except`) is attached to it. */
+  /** Unpins `id` unless a subscription (but `except`) is attached to it or served by it. */
   private unpinIfUnused(id: NodeId, except?: Subscription): void {
-    for (const s of this.subs.values()) if (s !== except && s.primary && idEquals(s.primary, id)) return;
+    for (const s of this.subs.values()) if (s !== except && ((s.primary && idEquals(s.primary, id)) || (s.servedBy && idEquals(s.servedBy, id)))) return;
     this.args.dht.unpin(id, PIN_OWNER);
+  }
+
+  /** The backup that served us a share of the region's fan-out is silent (SERVED_MS): its pin goes, unless it serves us another region. */
+  private servedNoMore(sub: Subscription): void {
+    const was = sub.servedBy!;
+    sub.servedBy = undefined;
+    sub.servedAt = undefined;
+    this.unpinIfUnused(was);
   }
 
   /** Chunk snapshot latency (attach start to snapshot) over the last attaches, ms. */
@@ -181,6 +196,7 @@ export class RegionClient {
     const now = this.args.clock.now();
     for (const sub of this.subs.values()) {
       if (sub.pending.size > 0) this.emitPending(sub, [], sub.pending.expire(now, sub.state));
+      if (sub.servedBy && now - (sub.servedAt ?? -Infinity) > SERVED_MS) this.servedNoMore(sub);
       if (sub.attaching) continue;
       if (!sub.attached || now - sub.lastHeard > this.opts.silenceMs) void this.search.attach(sub, 'silence');
       else if (sub.deltas.due(now)) this.resubscribe(sub, true);
@@ -264,6 +280,7 @@ export class RegionClient {
     const fromPrimary = sub.attached && fromHex === sub.primaryHex;
     // In a crowd a backup of the set relays the primary's deltas and beats (host/fan-out-plan.ts).
     const fromHost = fromPrimary || (sub.attached && sub.hosts.some((h) => idToHex(h) === fromHex));
+    if (sub.servedBy && fromHost && !fromPrimary && idEquals(sub.servedBy, from)) sub.servedAt = this.args.clock.now();
     switch (m.t) {
       case 'SNAPSHOT':
         if ((fromHex !== sub.target && !fromPrimary) || m.e < sub.epoch) return void this.stats.stale++;
@@ -309,6 +326,15 @@ export class RegionClient {
   private onPositions(sub: Subscription, from: NodeId, fromHex: string, m: SubscriptionMessageOf<'POSITIONS'>): void {
     const hosts = sub.hosts.map(idToHex);
     if (m.e !== sub.epoch || !(fromHex === sub.primaryHex || hosts.includes(fromHex))) return void this.stats.stale++;
+    // A backup serving us a share of a crowd's fan-out: its PENDINGs come over a pinned link,
+    // as our primary's do (its end is pinned too: fan-out-share.ts).
+    if (sub.attached && fromHex !== sub.primaryHex && (!sub.servedBy || !idEquals(sub.servedBy, from))) {
+      const old = sub.servedBy;
+      sub.servedBy = from;
+      sub.servedAt = this.args.clock.now();
+      this.args.dht.connect(from, PIN_OWNER).catch(() => {});
+      if (old) this.unpinIfUnused(old);
+    }
     // A delta, a pending batch and a beat may ride in the frame (host/player-outbox.ts): read as if they came alone.
     if (sub.attached && m.d) this.onDelta(sub, { e: m.e, from: m.d[0], to: m.d[1], entries: m.d[2] });
     if (sub.attached && m.p) this.onPending(sub, { e: m.e, from: m.p[0], to: m.p[1], entries: m.p[2] });
