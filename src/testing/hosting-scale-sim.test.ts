@@ -92,10 +92,13 @@ describe('hosting simulation at scale (issue 12 item 1)', () => {
   // limit (1000 a second). The primary dropped frames (lookup answers, pings, acks) and closed
   // a backup's link for flood; the backup took that for its death and claimed, and lookups
   // missing a host moved the set: every subscriber to a new epoch, with nobody killed. Here
-  // 40 players meet a limit of 100 a second, pinned links (a primary's to its backups) held
-  // to it too (the product lets them carry 4 times more).
+  // 40 players meet a limit of 80 a second, pinned links (a primary's to its backups) held
+  // to it too (the product lets them carry 4 times more). 100 until the backups pinned their
+  // share's links (fan-out-share.ts): fewer frames routed through the primary's neighbours,
+  // and at 100 none was dropped (main: 231); at 80, 158 dropped, and nobody moved.
+  // (At 60 the set changed: 4 step-downs, 329 dropped.)
   it('a crowd whose primary meets the per-link frame limit: nobody killed, no host-set change', async () => {
-    const f = await runHostingScale({ peers: 40, players: 40, seed: 1, crowd: true, measureMs: 15_000, linkFramesPerSec: 100, pinnedFramesFactor: 1 });
+    const f = await runHostingScale({ peers: 40, players: 40, seed: 1, crowd: true, measureMs: 15_000, linkFramesPerSec: 80, pinnedFramesFactor: 1 });
     console.log(describeFigures(f));
     expect(f.dhtDrops.rateLimited).toBeGreaterThan(100);
     expect(f.hostStats.reconfigs).toBe(0);
