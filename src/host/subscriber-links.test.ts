@@ -9,15 +9,19 @@ import { HostSim } from '../testing/host-sim';
 
 const R: RegionCoord = { rx: 0, rz: 0 };
 
+/** 18 peers, region R claimed by one of them, and 12 players that are none of its hosts (not subscribed yet). */
+async function region0(sim: HostSim) {
+  await sim.grow(18);
+  const name = `${R.rx},${R.rz}`;
+  await sim.settle(sim.live()[0]!.client.subscribe(R));
+  const primary = sim.primaryOf(name)!;
+  const players = sim.live().filter((p) => p !== primary && !primary.host.regionState(R)?.hosts.some((h) => idToHex(h) === p.hex)).slice(0, 12);
+  return { sim, name, primary, players };
+}
+
 describe('links between a primary and its subscribers (simulated)', () => {
   it('a primary at a budget of 6 links keeps a pinned link to each of 12 subscribers, and unpins one that left', async () => {
-    const sim = new HostSim({ seed: 4, dht: { maxLinks: 6, softLinks: 5 } });
-    await sim.grow(18);
-    const name = `${R.rx},${R.rz}`;
-    const first = sim.live()[0]!;
-    await sim.settle(first.client.subscribe(R));
-    const primary = sim.primaryOf(name)!;
-    const players = sim.live().filter((p) => p !== primary && !primary.host.regionState(R)?.hosts.some((h) => idToHex(h) === p.hex)).slice(0, 12);
+    const { sim, name, primary, players } = await region0(new HostSim({ seed: 4, dht: { maxLinks: 6, softLinks: 5 } }));
     for (const p of players) await sim.settle(p.client.subscribe(R));
     await sim.run(5000);
     expect(sim.primaryOf(name)).toBe(primary);
@@ -36,13 +40,7 @@ describe('links between a primary and its subscribers (simulated)', () => {
   // host-pins.ts: a busy primary's pins filled first come, first pinned, and a player who then
   // walked in and edited had its EDIT routed (the 300-peer simulation: 18 of 46 slow samples).
   it('a primary whose pins are full of players looking in pins the one that walks in, in place of one of them', async () => {
-    const sim = new HostSim({ seed: 4, dht: { maxLinks: 6, softLinks: 5, maxPinnedLinks: 10 }, host: { maxHostPins: 8 } });
-    await sim.grow(18);
-    const name = `${R.rx},${R.rz}`;
-    const first = sim.live()[0]!;
-    await sim.settle(first.client.subscribe(R));
-    const primary = sim.primaryOf(name)!;
-    const players = sim.live().filter((p) => p !== primary && !primary.host.regionState(R)?.hosts.some((h) => idToHex(h) === p.hex)).slice(0, 12);
+    const { sim, name, primary, players } = await region0(new HostSim({ seed: 4, dht: { maxLinks: 6, softLinks: 5, maxPinnedLinks: 10 }, host: { maxHostPins: 8 } }));
     // Eleven look in from next door (their MOVEs say they stand in region 1,0), then the twelfth comes.
     const lookers = players.slice(0, 11), walker = players[11]!;
     for (const p of lookers) await sim.settle(p.client.subscribe(R));
