@@ -122,10 +122,7 @@ export class DhtNode implements Dht {
     this.rpc = new RpcTable(clock, opts.random);
     // Parts refer to each other only through the functions handed to them here.
     const links = (this.links = new LinkSet(selfId, clock, stats, opts, {
-      onMessage: (msg, pl) => {
-        if (!this.modeOf(pl.hex, msg)) this.contactBook.heard(pl.id, pl.hex);
-        this.handlers.handle(msg, { id: pl.id, hex: pl.hex, via: [] });
-      },
+      onMessage: (msg, pl) => this.receive(msg, { id: pl.id, hex: pl.hex, via: [] }),
       onRoute: (env, pl) => {
         if (!pl.readOnly) this.contactBook.heard(pl.id, pl.hex);
         this.router.onRoute(env, pl);
@@ -144,8 +141,7 @@ export class DhtNode implements Dht {
     const deliver = (inner: DhtMessage, from: Origin) => {
       // A signed message is delivered after an await: perhaps after stop().
       if (!this.running) return;
-      if (!this.modeOf(from.hex, inner)) this.contactBook.heard(from.id, from.hex);
-      this.handlers.handle(inner, from);
+      this.receive(inner, from);
     };
     const record = (this.record = opts.routeRecords ? new RouteRecord(() => clock.now(), opts.rpcTimeoutMs, (hop, at) => this.silentSince(hop, at)) : undefined);
     const watch = opts.unansweredHopMs > 0 ? { ms: opts.unansweredHopMs, now: () => clock.now(), probe: (pl: PeerLink) => this.liveness.probeNow(pl) } : undefined;
@@ -363,14 +359,24 @@ export class DhtNode implements Dht {
   // ---- read-only peers ---------------------------------------------------------------
 
   /**
-   * Reads what a frame from `hex` (its link's peer, or a routed message's source) says of
-   * its sender's mode (read-only-peers.ts), and whether the sender is read-only. One newly
-   * read-only leaves the table (its bucket's replacement, if any, takes its place) and its
-   * link leaves the budget; CLOSING carries no flag and changes nothing.
+   * A message for us from `from` (its link's peer, or a routed message's proven source):
+   * its sender heard (unless it is or says it is read-only), the message handled, then what
+   * it says of its sender's mode read (read-only-peers.ts), only if it was not dropped: a
+   * rejected frame changes nothing (src/testing/fuzz-dht-target.ts). A STORE's outcome comes
+   * later, so a STORE changes no mode; CLOSING carries no flag.
    */
-  private modeOf(hex: string, msg: DhtMessage): boolean {
-    if (msg.t === 'CLOSING') return this.readOnlyPeers.has(hex);
-    const readOnly = msg.ro === 1;
+  private receive(msg: DhtMessage, from: Origin): void {
+    const says = msg.t === 'CLOSING' ? false : msg.ro === 1;
+    if (!says && !this.readOnlyPeers.has(from.hex)) this.contactBook.heard(from.id, from.hex);
+    if (!this.handlers.handle(msg, from) || msg.t === 'STORE' || msg.t === 'CLOSING') return;
+    if (this.modeOf(from.hex, says) === 'cleared') this.contactBook.heard(from.id, from.hex);
+  }
+
+  /**
+   * What a frame from `hex` said of its sender's mode. One newly read-only leaves the table
+   * (its bucket's replacement, if any, takes its place) and its link leaves the budget.
+   */
+  private modeOf(hex: string, readOnly: boolean): 'marked' | 'cleared' | undefined {
     const change = this.readOnlyPeers.saw(hex, readOnly);
     if (change === 'marked') {
       this.stats.readOnlyMarked++;
@@ -378,7 +384,7 @@ export class DhtNode implements Dht {
       const promoted = this.table.remove(hex);
       if (promoted) this.contactAdded(promoted);
     } else if (change === 'cleared') this.links.setReadOnly(hex, false);
-    return readOnly;
+    return change;
   }
 
   /** A contact entered the table (added, or promoted from a replacement cache). */

@@ -74,8 +74,14 @@ export class RpcHandlers {
     this.running = false;
   }
 
-  handle(msg: DhtMessage, from: Origin): void {
-    if (!this.running) return;
+  /**
+   * Handles one message. False when it was dropped here, counted (an unexpected reply, a
+   * routed CLOSING) or we are stopped: such a frame must change nothing else either
+   * (dht-node.ts reads a sender's read-only flag only from frames that were not). A STORE's
+   * refusal comes after its rule check: true here whatever the outcome.
+   */
+  handle(msg: DhtMessage, from: Origin): boolean {
+    if (!this.running) return false;
     const { deps } = this;
     const now = deps.clock.now();
     const twice = msg.t === 'PING' || msg.t === 'FIND_NODE' || msg.t === 'FIND_VALUE' || msg.t === 'STORE' ? this.secondRoute(msg, from, now) : false;
@@ -86,17 +92,17 @@ export class RpcHandlers {
     switch (msg.t) {
       case 'PING':
         reply({ t: 'PONG', r: msg.r });
-        return;
+        return true;
       case 'FIND_NODE':
         reply({ t: 'NODES', r: msg.r, nodes: deps.table.closest(msg.target, deps.opts.k, from.hex).map((c) => c.id) });
-        return;
+        return true;
       case 'FIND_VALUE': {
         // A holder names the closest nodes too: the reader goes on to other holders.
         const held = deps.store.get(msg.ns, idToHex(msg.key), now);
         const nodes = deps.table.closest(msg.key, deps.opts.k, from.hex).map((c) => c.id);
         if (held) reply({ t: 'VALUE', r: msg.r, rec: ValueStore.toRecord(held, now), nodes });
         else reply({ t: 'VALUE', r: msg.r, nodes });
-        return;
+        return true;
       }
       case 'STORE':
         // A read-only node holds nobody's values (a STORE reaches it only from a node that
@@ -105,7 +111,7 @@ export class RpcHandlers {
           deps.stats.storesRejected++;
           deps.stats.storeRefused.readOnly++;
           reply({ t: 'STORED', r: msg.r, ok: false });
-          return;
+          return false;
         }
         // The rule may be async (signatures): the answer follows the check. Never throws.
         void deps
@@ -120,23 +126,24 @@ export class RpcHandlers {
             }
             reply({ t: 'STORED', r: msg.r, ok });
           });
-        return;
+        return true;
       case 'PONG':
       case 'NODES':
       case 'VALUE':
       case 'STORED':
-        if (!deps.resolve(from.hex, msg)) deps.stats.dropped.unexpected++;
-        return;
+        if (deps.resolve(from.hex, msg)) return true;
+        deps.stats.dropped.unexpected++;
+        return false;
       case 'SIGNAL':
         deps.signal(msg.blob, from);
-        return;
+        return true;
       case 'DATA':
         deps.data(from.id, msg.body);
-        return;
+        return true;
       case 'CLOSING':
         // Only meaningful on a link (LinkSet consumes it there); routed, it is a forgery.
         deps.stats.dropped.unexpected++;
-        return;
+        return false;
     }
   }
 }
