@@ -166,8 +166,21 @@ export class HostSim extends SimWorld {
     return new Uint8Array(createHash('sha256').update(`player:${idToHex(id)}`).digest()).slice(0, 20);
   }
 
-  async grow(n: number): Promise<void> {
-    for (let i = 0; i < n; i++) await this.add();
+  /**
+   * Adds `n` peers: one after another by default, or up to `batch` at once (addBatch), never
+   * more at once than have joined, as sim-cluster.ts grows. `onBatch` hears how many of the
+   * `n` have joined after each step.
+   */
+  async grow(n: number, opts: JoinOptions & { batch?: number; onBatch?: (joined: number) => void } = {}): Promise<void> {
+    const batch = Math.max(1, opts.batch ?? 1);
+    const join: JoinOptions = opts.playOnly ? { playOnly: true } : {};
+    for (let joined = 0; joined < n;) {
+      const k = Math.min(batch, n - joined, Math.max(1, this.peers.size));
+      if (k === 1) await this.add(undefined, join);
+      else await this.addBatch(k, join);
+      joined += k;
+      opts.onBatch?.(joined);
+    }
   }
 
   /**

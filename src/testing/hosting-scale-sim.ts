@@ -160,25 +160,18 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   };
 
   const joinBatch = Math.max(1, o.joinBatch ?? 1);
-  for (let joined = 0, logged = 0; joined < o.peers;) {
-    const n = Math.min(joinBatch, o.peers - joined, Math.max(1, joined));
-    if (n === 1) await sim.add();
-    else await sim.addBatch(n);
-    joined += n;
-    if (Math.floor(joined / 50) > logged) {
+  const times = () => `${((performance.now() - t0) / 1000).toFixed(0)} s wall, ${(sim.clock.now() / 1000).toFixed(0)} s virtual`;
+  let logged = 0;
+  await sim.grow(o.peers, {
+    batch: joinBatch,
+    onBatch: (joined) => {
+      if (Math.floor(joined / 50) <= logged) return;
       logged = Math.floor(joined / 50);
-      log(`joined ${joined} peers (${((performance.now() - t0) / 1000).toFixed(0)} s wall, ${(sim.clock.now() / 1000).toFixed(0)} s virtual)`);
-    }
-  }
-
+      log(`joined ${joined} peers (${times()})`);
+    },
+  });
   // The play-only peers, in batches too (as many at once as have joined, at most joinBatch).
-  for (let joined = 0; joined < playOnly;) {
-    const n = Math.min(joinBatch, playOnly - joined, o.peers + joined);
-    if (n === 1) await sim.add(undefined, { playOnly: true });
-    else await sim.addBatch(n, { playOnly: true });
-    joined += n;
-    log(`joined ${joined} play-only peers (${((performance.now() - t0) / 1000).toFixed(0)} s wall, ${(sim.clock.now() / 1000).toFixed(0)} s virtual)`);
-  }
+  await sim.grow(playOnly, { batch: joinBatch, playOnly: true, onBatch: (joined) => log(`joined ${joined} play-only peers (${times()})`) });
 
   const joinSec = sim.clock.now() / 1000;
   const walkers = new Map<string, Walker>();
@@ -367,7 +360,6 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
     }
     if (sec >= 5) kbps.push(k);
     if (sec >= 5 && (!busiest || k > busiest.kbps)) busiest = { hex: p.hex.slice(0, 8), kbps: k, byType: typesSince(b.byType, p.wire.outByType(), sec) };
-    bytesAt.delete(p.hex);
   };
   const attaches0 = [...walkers.values()].reduce((n, w) => n + w.peer.client.stats.attaches, 0);
   // POSITIONS streams lost in the measured window, by cause (the clients' counts summed; those of players churned away are lost with them).
