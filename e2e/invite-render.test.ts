@@ -49,7 +49,10 @@ describe('an invited friend, rendering on', () => {
     expect(jsQR(Uint8ClampedArray.from(qr.data), qr.w, qr.h)?.data).toBe(link);
     expect(await a.locator('.invite-said').textContent()).toMatch(/Invite link copied|Copy the selected link/);
 
-    const b = await tab(link);
+    // B's sky held at noon (a test knob, not in the link): at dawn the light moves between screenshots.
+    const bUrl = new URL(link);
+    bUrl.searchParams.set('daytime', '0.5');
+    const b = await tab(bUrl.href);
     const aId = await a.evaluate(() => window.voxel.net!.id());
     await b.waitForFunction((id) => window.voxel.net!.links().some((l) => l.id === id), aId, { timeout: 15_000 });
     await b.addStyleTag({ content: '#hud, #menu, #crosshair { display: none !important; }' });

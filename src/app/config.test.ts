@@ -15,6 +15,13 @@ describe('page config', () => {
     expect(parsePageConfig('http://x/?hosting=off')).toMatchObject({ hosting: false, playOnly: false });
   });
 
+  it('fixes the time of day on ?daytime=F (a fraction of the day), turns the sky otherwise, and ignores junk', () => {
+    expect(parsePageConfig('http://x/?daytime=0.5').dayFraction).toBe(0.5);
+    expect(parsePageConfig('http://x/?daytime=1').dayFraction).toBe(1);
+    expect(parsePageConfig('http://x/').dayFraction).toBeUndefined();
+    for (const junk of ['1.5', '-0.2', 'noon', '0.5e3', '']) expect(parsePageConfig(`http://x/?daytime=${junk}`).dayFraction).toBeUndefined();
+  });
+
   it('chooses the doorways: fragment, then query, then build-time defaults, then the page relay', () => {
     expect(parsePageConfig('https://x.org/').relayUrl).toBe('wss://x.org/relay');
     expect(parsePageConfig('http://x/?relay=javascript:alert(1)').relayUrl).toBe('ws://x/relay');

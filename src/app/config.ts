@@ -33,6 +33,12 @@ export interface PageConfig {
   itemSpawnMs?: number | undefined;
   /** A drawing page holds its frames just before an item appears, so a frame falls on its time (app/item-frame-pacer.ts; `?pace=off`: not, for side-by-side figures). */
   itemPacing?: boolean;
+  /**
+   * A fixed time of day (`?daytime=F`, F the fraction of the day: 0.5 noon): the sky stops
+   * turning. Screenshot tests compare views seconds apart, and at dawn or dusk the light
+   * itself moves that much (a CI run at sunrise failed items.test's pixel check).
+   */
+  dayFraction?: number | undefined;
 }
 
 /** Build-time choices of a deploy (vite env: VITE_RELAY, VITE_PEERJS). */
@@ -72,6 +78,7 @@ export function parsePageConfig(href: string, defaults: DeployDefaults = {}): Pa
     maxLinks: /^\d{1,3}$/.test(q.get('links') ?? '') ? Math.max(1, Number(q.get('links'))) : undefined,
     itemSpawnMs: /^\d{3,7}$/.test(q.get('spawnms') ?? '') ? Number(q.get('spawnms')) : undefined,
     itemPacing: q.get('pace') !== 'off',
+    dayFraction: /^(0(\.\d{1,6})?|1)$/.test(q.get('daytime') ?? '') ? Number(q.get('daytime')) : undefined,
   };
 }
 

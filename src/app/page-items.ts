@@ -28,6 +28,7 @@ import type { ItemService, Point } from './item-service';
 import { ItemAppearances } from './item-appearances';
 import type { ProbeFrameGate } from './probe-frame-gate';
 import { ItemFramePacer } from './item-frame-pacer';
+import { TIME_OF_DAY } from '../render/time-of-day';
 import { LocalItems } from './local-items';
 import type { ItemsApi } from './voxel-api';
 import type { WorldView } from './world-view';
@@ -141,7 +142,8 @@ export class PageItems {
   frame(frameMs = performance.now()): void {
     const now = this.worldAt(frameMs);
     this.pacer?.drawn(frameMs, now);
-    this.p.view.setWorldTime(now);
+    const fixed = this.p.cfg.dayFraction;
+    this.p.view.setWorldTime(fixed === undefined ? now : fixed * TIME_OF_DAY.dayMs);
     const items = this.service;
     if (!items) return;
     const feet = this.feet();
