@@ -119,6 +119,11 @@ export interface HostingScaleFigures {
    * a lost position, delta or beat.
    */
   dhtDrops: { rateLimited: number; floodLinksClosed: number; noRoute: number; ttl: number };
+  /**
+   * The peers' DHT work from the players' start (warm-up and measured window), summed:
+   * lookups run (of them value reads), the lookups' RPCs, and routed frames passed on (any kind).
+   */
+  dhtLookups: { lookups: number; gets: number; rpcs: number; forwarded: number };
   kills: number;
   wallSec: number;
 }
@@ -140,7 +145,7 @@ export function describeFigures(f: HostingScaleFigures): string {
     `nearest 32 Hz at the window's end: p10 ${r(f.nearest32WindowHz.p10)} p50 ${r(f.nearest32WindowHz.p50)}; near at both ends: p10 ${r(f.nearest32StableHz.p10)} p50 ${r(f.nearest32StableHz.p50)} (${f.nearest32StableHz.n} of ${f.nearest32WindowHz.n}); age of the newest position ms p50 ${r(f.nearest32AgeMs.p50, 0)} p90 ${r(f.nearest32AgeMs.p90, 0)} p99 ${r(f.nearest32AgeMs.p99, 0)}`,
     `POSITIONS streams lost measured: ${JSON.stringify(f.positionsLost)}; positions of the 32 nearest missed: ${JSON.stringify(f.nearMisses)}`,
     `re-attaches measured, by region and cause: ${JSON.stringify(f.reattachCauses)}; gaps by cause (whole run): ${JSON.stringify(f.gapCauses)}`,
-    `client: ${JSON.stringify(f.clientStats)}; hosts: ${JSON.stringify(f.hostStats)}; DHT drops: ${JSON.stringify(f.dhtDrops)}`,
+    `client: ${JSON.stringify(f.clientStats)}; hosts: ${JSON.stringify(f.hostStats)}; DHT drops: ${JSON.stringify(f.dhtDrops)}; DHT lookups from the players' start: ${JSON.stringify(f.dhtLookups)}`,
     `remote positions Hz (within the interest radius): p10 ${r(f.remoteHz.p10)} p50 ${r(f.remoteHz.p50)} (${f.remoteHz.n} samples); nearest 32 while among them: p10 ${r(f.nearest32Hz.p10)} p50 ${r(f.nearest32Hz.p50)} (${f.nearest32Hz.n}); ${f.staleEntries} entries put a player back where it was`,
     `visibility ${r(f.visibility * 100, 2)}% of ${f.visibilityPairs} pairs; region attaches per player per minute ${r(f.attachesPerPlayerMin)}, failovers seen ${f.failovers}`,
     `wall ${r(f.wallSec)} s`,

@@ -333,6 +333,13 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   const stopWalk = every(sim.clock, STEP_MS, walk);
 
   log(`${players} players on ${o.peers} peers; warming up ${warmupMs / 1000} s (${((performance.now() - t0) / 1000).toFixed(0)} s wall)`);
+  // The DHT's lookups from the players' start to the end (joins apart): a player's first
+  // moments look up the regions around it, most of them nobody hosts yet in a new world.
+  const dhtLookups = () => sim.live().reduce((d, p) => {
+    const s = p.dht.stats;
+    return { lookups: d.lookups + s.lookups, gets: d.gets + s.getLookups, rpcs: d.rpcs + s.lookupRpcs, forwarded: d.forwarded + s.routedForwarded };
+  }, { lookups: 0, gets: 0, rpcs: 0, forwarded: 0 });
+  const lookups0 = dhtLookups();
   await sim.run(warmupMs);
 
   // ---- the measured window --------------------------------------------------------------
@@ -461,6 +468,8 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   }
   measuring = false;
   const drops1 = dhtDrops();
+  const lookups1 = dhtLookups();
+  const lookups = { lookups: lookups1.lookups - lookups0.lookups, gets: lookups1.gets - lookups0.gets, rpcs: lookups1.rpcs - lookups0.rpcs, forwarded: lookups1.forwarded - lookups0.forwarded };
   // Traced: the peers whose links dropped the most frames for rate, and their roles.
   if (process.env.HOST_TRACE) {
     const top = sim.live().map((p) => ({ p, n: p.dht.stats.dropped.rateLimited })).filter((x) => x.n > 0).sort((a, b) => b.n - a.n).slice(0, 8);
@@ -506,7 +515,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
     peers: o.peers, players, playOnly, playOnlyLinksPerPlayer: dist(playOnlyLinks), playOnlyDhtLinks: dist(playOnlyDhtLinks), playOnlyKbps: dist(playOnlyKbps), readOnly, seed, crowd, latencyMs, measuredSec, joinBatch, joinSec, regionSize: REGION_SIZE, liveRadius,
     busiest, linksPerPlayer: dist(links), dhtLinksPerPeer: dist(dhtLinks), pinnedLinksPerPeer: dist(pinnedLinks), unpinnedLinksPerPeer: dist(unpinnedLinks), playLinksDirect: playPairs ? playDirect / playPairs : 1, pinsRefused, hostKbps: dist(kbps), editVisibleMs: dist(visibleMs), editCommittedMs: dist(committedMs), editTail: tail.figures(), edits,
     remoteHz: dist(rates.remote), nearest32Hz: dist(rates.whileNear), nearest32WindowHz: dist(rates.windowEnd), nearest32StableHz: dist(rates.stable), nearest32AgeMs: dist(rates.ageMs), editFirstVisibleMs: dist(firstMs), editRetriedMs: dist(retriedMs), editConfirmMs: dist(confirmMs), staleEntries: ghostFrames, visibility: pairs ? seenPairs / pairs : 1, visibilityPairs: pairs, unseen,
-    attachesPerPlayerMin: players > 0 && measuredSec > 0 ? attaches / players / (measuredSec / 60) : 0, failovers, clientStats, positionsLost, nearMisses: rates.misses, reattachCauses, gapCauses, hostStats, dhtDrops: dropped, kills, wallSec: (performance.now() - t0) / 1000,
+    attachesPerPlayerMin: players > 0 && measuredSec > 0 ? attaches / players / (measuredSec / 60) : 0, failovers, clientStats, positionsLost, nearMisses: rates.misses, reattachCauses, gapCauses, hostStats, dhtDrops: dropped, dhtLookups: lookups, kills, wallSec: (performance.now() - t0) / 1000,
   };
 }
 
