@@ -135,11 +135,13 @@ describe('an item carried into another region, across tabs', () => {
     // The hosts: B's hold it lying there with a proof that checks; A's hold the tombstone, proven by A's hosts.
     hostsB = await hostsOf(nameB);
     expect(hostsB.length).toBeGreaterThanOrEqual(2);
+    const proofOf = (vote: string, gen: number) => new RegExp(`^(${vote}|keep):${id.replace(/[^\w]/g, '\\$&')}:${gen}$`);
     const recordIn = async (p: Page, name: string): Promise<HostedItemRecord | undefined> => (await hostRecords(p, name)).find((r) => r.id === id);
     for (const p of hostsB) {
       await waitForAsync(p, ([r, id]) => window.voxel.hosting!.items(r!).then((rs) => rs.some((x) => x.id === id && x.owner === null)), [nameB, id] as const, { timeout: 15_000, polling: 200, what: `the item lying in ${nameB} at a host of it` });
       const rec = (await recordIn(p, nameB))!;
-      expect(rec).toMatchObject({ owner: null, x: dropped.x, z: dropped.z, valid: true, proof: { vote: `drop:${id}:${rec.gen}` } });
+      // Decided by the drop vote, or vouched for by a newer set of B's hosts (endorse-records.ts: a set change re-proves what it holds).
+      expect(rec).toMatchObject({ owner: null, x: dropped.x, z: dropped.z, valid: true, proof: { vote: expect.stringMatching(proofOf('drop', rec.gen)) } });
       expect(rec.away).toBeUndefined();
     }
     const gens = new Set(await Promise.all(hostsB.map(async (p) => (await recordIn(p, nameB))!.gen)));
@@ -147,7 +149,8 @@ describe('an item carried into another region, across tabs', () => {
     for (const p of hostsA) {
       await waitForAsync(p, ([r, id]) => window.voxel.hosting!.items(r!).then((rs) => rs.some((x) => x.id === id && x.away !== undefined)), [nameA, id] as const, { timeout: 15_000, polling: 200, what: `the tombstone in ${nameA} at a host of it` });
       const tomb = (await recordIn(p, nameA))!;
-      expect(tomb).toMatchObject({ owner: carrierId, away: nameB, valid: true, proof: { vote: `carry:${id}:${tomb.gen}` } });
+      // The carry vote's proof, or a newer set's of A vouching for it (a CI run saw A's set change and its `keep:` proof here).
+      expect(tomb).toMatchObject({ owner: carrierId, away: nameB, valid: true, proof: { vote: expect.stringMatching(proofOf('carry', tomb.gen)) } });
       expect(tomb.gen + 1).toBe([...gens][0]);
     }
     // The requests were the owner's: every host of both regions checked its signature (owner-request.ts), none refused one.
