@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { crashPage, launchProfile, openPage, PAGE_UP, type Profile } from './browser';
+import { ITEM_LEDGER_DEFAULTS } from '../src/agree/item-ledger';
 
 const TABS = 4;
 const profiles: Profile[] = [];
@@ -105,7 +106,7 @@ describe('items carried by the region hosts, across tabs', () => {
     let item: { id: string; x: number; y: number; z: number; at: number } | undefined;
     const t0 = Date.now();
     // An item over water, or on a column tab a has not loaded, does not do; and the region
-    // spawns no more once 6 lie about (a CI run saw 90 s pass so). Tab a walks up to read an
+    // spawns no more once maxGround (6) lie about (a CI run saw 90 s pass so). Tab a walks up to read an
     // unloaded column, and takes an unsuitable item to make room for the next spawn.
     const rejected = new Set<string>();
     while (!item && Date.now() - t0 < 90_000) {
@@ -124,7 +125,7 @@ describe('items carried by the region hosts, across tabs', () => {
       }
       if (item) break;
       const spare = free.find((i) => rejected.has(i.id));
-      if (spare && free.length >= 6) {
+      if (spare && free.length >= ITEM_LEDGER_DEFAULTS.maxGround) {
         await teleport(a, spare.x, spare.y, spare.z);
         await a.waitForFunction((id) => !!window.voxel.items!.item(id)?.owner, spare.id, { timeout: 10_000, polling: 50 }).catch(() => {});
       }

@@ -304,14 +304,15 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
     return { x, y: b.y, z, id: this.tentative.idAt(x, b.y, z) ?? e.id, stamp: { e: e.e, s: e.s }, ...(pending ? { pending } : {}) };
   }
 
+  /** When the player list last dropped its expired players. */
+  private sweptAt = -Infinity;
+
   /**
    * A host's POSITIONS carry only the players whose turn it was (interest-lists.ts: the
    * nearest at every change, the others round-robin), so the players not named stay; those
    * named gone leave at once, and one not heard of for `playerExpireMs` (its region's hosts
    * died, or we stopped watching) goes too.
    */
-  private sweptAt = -Infinity;
-
   private onPlayers(region: RegionCoord, list: PlayerFrame[], gone: string[]): void {
     const name = regionName(region);
     const now = this.args.clock.now();

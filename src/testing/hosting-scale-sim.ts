@@ -35,6 +35,7 @@ import { NETWORK_SOURCE_DEFAULTS } from '../play/network-chunk-source';
 import { PLACEABLE } from '../world/blocks';
 import { chunkOf, localOf } from '../world/coords';
 import { HostSim, type SimPeer } from './host-sim';
+import type { DhtStats } from '../dht/stats';
 import { PositionRates, RATE_SAMPLE_MS } from './position-rates';
 import { EditTail } from './edit-tail';
 import { dist, LATE_MS, type HostingScaleFigures } from './hosting-scale-figures';
@@ -335,11 +336,8 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   log(`${players} players on ${o.peers} peers; warming up ${warmupMs / 1000} s (${((performance.now() - t0) / 1000).toFixed(0)} s wall)`);
   // The DHT's lookups from the players' start to the end (joins apart): a player's first
   // moments look up the regions around it, most of them nobody hosts yet in a new world.
-  const dhtLookups = () => sim.live().reduce((d, p) => {
-    const s = p.dht.stats;
-    return { lookups: d.lookups + s.lookups, gets: d.gets + s.getLookups, rpcs: d.rpcs + s.lookupRpcs, forwarded: d.forwarded + s.routedForwarded };
-  }, { lookups: 0, gets: 0, rpcs: 0, forwarded: 0 });
-  const lookups0 = dhtLookups();
+  const dhtLookups = new PeerSums(sim, (s) => ({ lookups: s.lookups, gets: s.getLookups, rpcs: s.lookupRpcs, forwarded: s.routedForwarded }));
+  const lookups0 = dhtLookups.now();
   await sim.run(warmupMs);
 
   // ---- the measured window --------------------------------------------------------------
@@ -350,11 +348,8 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   let busiest: HostingScaleFigures['busiest'];
   const openBytes = (p: SimPeer, at: number) => bytesAt.set(p.hex, { bytes: p.wire.bytesOut, at, byType: p.wire.outByType() });
   for (const p of sim.live()) openBytes(p, tStart);
-  const dhtDrops = () => sim.live().reduce((d, p) => {
-    const s = p.dht.stats;
-    return { rateLimited: d.rateLimited + s.dropped.rateLimited, floodLinksClosed: d.floodLinksClosed + s.floodLinksClosed, noRoute: d.noRoute + s.dropped.noRoute, ttl: d.ttl + s.dropped.ttl };
-  }, { rateLimited: 0, floodLinksClosed: 0, noRoute: 0, ttl: 0 });
-  const drops0 = dhtDrops();
+  const dhtDrops = new PeerSums(sim, (s) => ({ rateLimited: s.dropped.rateLimited, floodLinksClosed: s.floodLinksClosed, noRoute: s.dropped.noRoute, ttl: s.dropped.ttl }));
+  const drops0 = dhtDrops.now();
   const closeBytes = (p: SimPeer) => {
     const b = bytesAt.get(p.hex);
     if (!b) return;
@@ -436,6 +431,8 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
       rates.drop(w.peer.hex);
     }
     closeBytes(victim);
+    dhtDrops.gone(victim);
+    dhtLookups.gone(victim);
     // Pending edits no longer wait for a dead observer.
     for (const pe of pending.values()) if (pe.waiting.delete(victim.hex)) edits.left++;
     sim.kill(victim.hex);
@@ -467,15 +464,13 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
     log(`measured ${(Math.min(measureMs, t + 10_000) / 1000).toFixed(0)} s of ${measureMs / 1000} (${((performance.now() - t0) / 1000).toFixed(0)} s wall)`);
   }
   measuring = false;
-  const drops1 = dhtDrops();
-  const lookups1 = dhtLookups();
-  const lookups = { lookups: lookups1.lookups - lookups0.lookups, gets: lookups1.gets - lookups0.gets, rpcs: lookups1.rpcs - lookups0.rpcs, forwarded: lookups1.forwarded - lookups0.forwarded };
+  const dropped = dhtDrops.since(drops0);
+  const lookups = dhtLookups.since(lookups0);
   // Traced: the peers whose links dropped the most frames for rate, and their roles.
   if (process.env.HOST_TRACE) {
     const top = sim.live().map((p) => ({ p, n: p.dht.stats.dropped.rateLimited })).filter((x) => x.n > 0).sort((a, b) => b.n - a.n).slice(0, 8);
     for (const { p, n } of top) log(`rate-limited at ${p.hex.slice(0, 6)}: ${n} (primary of ${p.host.roles().primary.join(' ') || '-'}; backup of ${p.host.roles().backup.join(' ') || '-'})`);
   }
-  const dropped = { rateLimited: drops1.rateLimited - drops0.rateLimited, floodLinksClosed: drops1.floodLinksClosed - drops0.floodLinksClosed, noRoute: drops1.noRoute - drops0.noRoute, ttl: drops1.ttl - drops0.ttl };
   for (const s of stops) s();
   // Edits of the last seconds get time to show (players keep walking meanwhile).
   await sim.run(3000);
@@ -524,6 +519,40 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
  * routing tables hold (none should), the regions they host (none), the hosting frames that
  * reached them anyway, and the routed messages they forwarded for others.
  */
+/**
+ * Counters of every peer's DHT stats summed over the run: the live peers' and, once killed,
+ * a peer's last counts (a killed peer leaves `sim.live()`; summing the live ones alone lost
+ * its work, and a window with churn could come out negative).
+ */
+class PeerSums<K extends string> {
+  private readonly killed = {} as Record<K, number>;
+
+  constructor(private readonly sim: HostSim, private readonly of: (s: DhtStats) => Record<K, number>) {}
+
+  /** The sums so far. */
+  now(): Record<K, number> {
+    const sum = { ...this.killed };
+    for (const p of this.sim.live()) addInto(sum, this.of(p.dht.stats));
+    return sum;
+  }
+
+  /** The sums' growth since `before` (an earlier `now()`). */
+  since(before: Record<K, number>): Record<K, number> {
+    const now = this.now();
+    for (const k of Object.keys(now) as K[]) now[k] -= before[k] ?? 0;
+    return now;
+  }
+
+  /** `p` is about to be killed: its counts stay in the sums. */
+  gone(p: SimPeer): void {
+    addInto(this.killed, this.of(p.dht.stats));
+  }
+}
+
+function addInto<K extends string>(sum: Record<K, number>, add: Record<K, number>): void {
+  for (const k of Object.keys(add) as K[]) sum[k] = (sum[k] ?? 0) + add[k];
+}
+
 function readOnlyFigures(peers: SimPeer[]): HostingScaleFigures['readOnly'] {
   const ro = new Set(peers.filter((p) => p.playOnly).map((p) => p.hex));
   let inTables = 0, hosting = 0, playOnlyFrames = 0, forwarded = 0, marked = 0;
