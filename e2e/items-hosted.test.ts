@@ -105,23 +105,36 @@ describe('items carried by the region hosts, across tabs', () => {
     // An item of this region lying free, on ground the players can stand on.
     let item: { id: string; x: number; y: number; z: number; at: number } | undefined;
     const t0 = Date.now();
-    // An item over water, or on a column tab a has not loaded, does not do; and the region
-    // spawns no more once maxGround (6) lie about (a CI run saw 90 s pass so). Tab a walks up to read an
-    // unloaded column, and takes an unsuitable item to make room for the next spawn.
-    const rejected = new Set<string>();
+    // Tab a reads the region's items from its middle: the API lists items within 48 blocks of
+    // the player, and every column of a 64-block region is within 45 of its middle. (Read from
+    // a corner, a full region (maxGround, 6, lying about: no more spawn) looked less than full,
+    // so tab a took none and a CI run saw 90 s pass with no new item.) An item over water, in a
+    // tree's trunk or too near the region's edge does not do: tab a takes it to make room.
+    const [rx, rz] = region.split(',').map(Number) as [number, number];
+    const mid = { x: rx * 64 + 32.5, z: rz * 64 + 32.5 };
+    const rejected = new Map<string, string>(); // id -> why (logged if none does)
+    const block = (x: number, y: number, z: number) => a.evaluate(([x, y, z]) => window.voxel.getBlock(x!, y!, z!), [x, y, z]);
+    /** Solid ground under the item (not water), and room for the item and a player's head: true; the column not loaded: undefined. */
+    const fits = async (it: { x: number; y: number; z: number }): Promise<boolean | undefined> => {
+      const [below, at, above] = [await block(it.x, it.y - 1, it.z), await block(it.x, it.y, it.z), await block(it.x, it.y + 1, it.z)];
+      if (below === 0 && at === 0 && (await standY(a, it.x, it.z)) < 0) return undefined;
+      return below !== 0 && below !== 5 && at === 0 && above === 0;
+    };
     while (!item && Date.now() - t0 < 90_000) {
+      await teleport(a, mid.x, Math.max(await standY(a, mid.x, mid.z), 1), mid.z);
+      await a.waitForFunction(() => window.voxel.stats().chunksPending === 0, null, { timeout: 10_000 }).catch(() => {});
       const free = await a.evaluate((r) => window.voxel.items!.inView().filter((i) => i.owner === null && `${Math.floor(Math.floor(i.x / 16) / 4)},${Math.floor(Math.floor(i.z / 16) / 4)}` === r), region);
       for (const it of free) {
         if (item || rejected.has(it.id)) continue;
-        if (regionOf(it.x + 4, it.z) !== region || regionOf(it.x - 4, it.z) !== region) { rejected.add(it.id); continue; }
-        let y = await standY(a, it.x, it.z);
-        if (y < 0) {
+        if (regionOf(it.x + 4, it.z) !== region || regionOf(it.x - 4, it.z) !== region) { rejected.set(it.id, 'edge'); continue; }
+        let ok = await fits(it);
+        if (ok === undefined) {
           await teleport(a, it.x + 6, it.y + 3, it.z);
           await a.waitForFunction(() => window.voxel.stats().chunksPending === 0, null, { timeout: 15_000 }).catch(() => {});
-          y = await standY(a, it.x, it.z);
+          ok = await fits(it);
         }
-        if (y === it.y) item = it;
-        else rejected.add(it.id);
+        if (ok) item = it;
+        else rejected.set(it.id, ok === undefined ? 'not loaded' : `ground ${await block(it.x, it.y - 1, it.z)}, at ${await block(it.x, it.y, it.z)}`);
       }
       if (item) break;
       const spare = free.find((i) => rejected.has(i.id));
@@ -131,7 +144,7 @@ describe('items carried by the region hosts, across tabs', () => {
       }
       await a.waitForTimeout(1000);
     }
-    if (!item) console.error(`no suitable item in region ${region}: ${rejected.size} rejected`);
+    if (!item) console.error(`no suitable item in region ${region}: rejected ${JSON.stringify([...rejected])}`);
     expect(item, 'an item spawned by the hosts').toBeDefined();
     const it = item!;
     console.log(`item ${it.id} after ${Date.now() - t0} ms`);
