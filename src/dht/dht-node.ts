@@ -335,6 +335,10 @@ export class DhtNode implements Dht {
     this.linkUpkeep.unpin(id, owner);
   }
 
+  linked(hex: string): boolean {
+    return this.links.get(hex) !== undefined;
+  }
+
   linkInfo(): LinkInfo[] {
     return [...this.links.map.values()].map((pl) => ({ id: pl.id, hex: pl.hex, outbound: pl.outbound, pinned: pl.pinned, rttMs: pl.rttMs, readOnly: pl.readOnly ?? false }));
   }

@@ -107,6 +107,8 @@ export interface Dht {
   /** Whether `id` answers a PING (over its link, else routed) before the RPC timeout. */
   ping(id: NodeId): Promise<boolean>;
   linkInfo(): LinkInfo[];
+  /** Whether we hold an open link to this node (hex id): a frame to it goes direct, not routed. */
+  linked(hex: string): boolean;
   /** The n contacts of our table closest to target, closest first (no network traffic). */
   closestContacts(target: NodeId, n: number): NodeId[];
   /** Every contact of our table. */

@@ -148,18 +148,20 @@ export class CommitPipeline {
   }
 
   /**
-   * The batch, just ordered, to the subscribers we serve ourselves: they draw it marked
-   * pending until its DELTA commits it. At once, or in a crowd at our next tick, riding in the
-   * POSITIONS frame a subscriber gets then (player-outbox.ts: a tick at most, the latency
-   * path). In a crowd the backups with a share pass on their REPLICATE of it to theirs
-   * (fan-out-share.ts).
+   * The batch, just ordered, to the subscribers: they draw it marked pending until its DELTA
+   * commits it. At once, alone, to those we serve ourselves and, while the region has few
+   * enough subscribers, to every other one we hold a link to (fan-out-plan.ts
+   * PENDING_ALONE_UP_TO: it is the latency path); in a bigger crowd at our next tick, riding
+   * in the POSITIONS frame a subscriber gets then (player-outbox.ts). The backups with a share
+   * pass on their REPLICATE of it to theirs (fan-out-share.ts).
    */
   private showPending(batch: Batch): void {
     const { ctx, regionFields, e, fanOut } = this.duty;
     const now = this.now;
     const pending = { from: batch.from, to: batch.to, entries: encodeEntries(batch.entries) };
-    const to: [string, NodeId][] = [...this.duty.subscribers].filter(([hex]) => fanOut.direct(hex, now)).map(([hex, s]) => [hex, s.id]);
-    if (fanOut.shared) this.duty.outbox.pending(e, pending, to, now);
+    const alone = !fanOut.shared || fanOut.pendingAlone();
+    const to: [string, NodeId][] = [...this.duty.subscribers].filter(([hex]) => fanOut.direct(hex, now) || (alone && ctx.linked(hex))).map(([hex, s]) => [hex, s.id]);
+    if (!alone) this.duty.outbox.pending(e, pending, to, now);
     else for (const [, id] of to) ctx.wires.players.send(id, { t: 'PENDING', ...regionFields, e, ...pending });
   }
 

@@ -49,6 +49,18 @@ export const SHARE_QUIET_MS = 500;
 export const PRIMARY_WEIGHT = 0.7;
 /** Every this many beats, the primary's beat goes to every subscriber, relayed or not. */
 export const ALL_BEATS_EVERY = 4;
+/**
+ * Up to this many subscribers, the primary sends each PENDING itself, at once and alone, to
+ * every subscriber it holds a link to, also to those a backup serves (the backup's copy,
+ * riding in its next POSITIONS, is a harmless duplicate). A PENDING is the latency path of an
+ * edit to every observer: relayed it is three legs and up to a tick (primary, backup,
+ * subscriber), ridden a tick more, and at 50 ms one way the 150 ms target fits two legs only
+ * (docs/BENCHMARKS.md "Edit to visible: the primary's PENDINGs in a shared region"). It is
+ * small (~50 bytes an edit); what a crowd shares out is the positions. A random walk of two
+ * players a region gives ~18 subscribers a region, a few past SHARE_ABOVE; a crowd (100, 200)
+ * is far past this, and keeps its PENDINGs riding and relayed.
+ */
+export const PENDING_ALONE_UP_TO = 48;
 
 export class FanOutPlan {
   /** Backup hex -> the subscribers it serves (only backups with a share). */
@@ -96,6 +108,14 @@ export class FanOutPlan {
   /** Whether we send this subscriber its deltas and beats ourselves. */
   direct(hex: string, now: number): boolean {
     return this.mine.has(hex) || (this.until.get(hex) ?? -Infinity) > now;
+  }
+
+  /**
+   * The subscribers few enough (PENDING_ALONE_UP_TO) for the primary to send every PENDING
+   * itself, at once, to each it holds a link to (`linked`), shared fan-out or not.
+   */
+  pendingAlone(): boolean {
+    return this.duty.subscribers.size <= PENDING_ALONE_UP_TO;
   }
 
   /** Whether we send this subscriber its positions ourselves (if it stands in the region: positions-duty.ts). */

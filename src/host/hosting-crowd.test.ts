@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { idToHex } from '../core/node-id';
 import { HostSim, type SimPeer } from '../testing/host-sim';
-import { SHARE_ABOVE } from './fan-out-plan';
+import { PENDING_ALONE_UP_TO, SHARE_ABOVE } from './fan-out-plan';
 import { entryKey } from '../region/region-state';
 import { columnIndex } from '../region/region-key';
 import { STONE } from '../world/blocks';
@@ -91,14 +91,16 @@ describe('a crowd in one region (simulated)', () => {
     expect(await editSeenBy(players[1]!, players, 500)).toBe(0);
     const servedBy = (h: SimPeer, what = 'POSITIONS') => players.filter((p) => p !== h && (what === 'POSITIONS' ? senders : streamSenders).get(p.hex)!.has(what === 'POSITIONS' ? h.hex : `${what} ${h.hex}`)).length;
     // Each host serves about a third (subscribers are spread by id) of the positions, deltas
-    // and beats, and each host sends its share an edit as soon as it is ordered (PENDING, alone
-    // or riding in POSITIONS at the next tick: the backups as their REPLICATE comes); nobody is
-    // left unserved. (The primary's beat reaches
-    // everyone now and then.)
+    // and beats, and each backup sends its share an edit as soon as its REPLICATE comes
+    // (PENDING, riding in POSITIONS at its next tick); nobody is left unserved. (The primary's
+    // beat reaches everyone now and then.) The primary sends its PENDING to every subscriber
+    // at once, alone: N is within PENDING_ALONE_UP_TO, and it is the edit's latency path.
     for (const what of ['POSITIONS', 'DELTA', 'HEARTBEAT', 'PENDING']) {
       for (const h of [primary, ...backups]) expect(servedBy(h, what), `${what} ${h.hex.slice(0, 6)}`).toBeGreaterThan(N / 8);
-      if (what !== 'HEARTBEAT') expect(servedBy(primary, what), what).toBeLessThan(N * 0.75);
+      if (what !== 'HEARTBEAT' && what !== 'PENDING') expect(servedBy(primary, what), what).toBeLessThan(N * 0.75);
     }
+    expect(N).toBeLessThanOrEqual(PENDING_ALONE_UP_TO);
+    expect(servedBy(primary, 'PENDING')).toBe(players.filter((p) => p !== primary).length);
     expect(players.filter((p) => senders.get(p.hex)!.size === 0)).toEqual([]);
     expect(everyoneHeard(1000)).toBe(0);
     // Walking players get a POSITIONS frame at least every other tick: most beats ride in one

@@ -28,7 +28,7 @@ import { regionName, RegionKeys, type KeyHash, type RegionCoord } from '../regio
 import { decodeEntries, RegionState, tryDecodeEntries } from '../region/region-state';
 import { getLocation } from '../region/region-records';
 
-export type HostDht = Pick<Dht, 'selfId' | 'findNode' | 'put' | 'get' | 'connect' | 'reach' | 'unpin' | 'suspectRoute' | 'suspect' | 'ping' | 'events' | 'linkInfo' | 'closestContacts'>;
+export type HostDht = Pick<Dht, 'selfId' | 'findNode' | 'put' | 'get' | 'connect' | 'reach' | 'unpin' | 'suspectRoute' | 'suspect' | 'ping' | 'events' | 'linkInfo' | 'linked' | 'closestContacts'>;
 
 export interface HostingServiceArgs {
   dht: HostDht;
@@ -135,6 +135,7 @@ export class HostingService {
       passes: this.passes,
       keyHash: this.keys.hash,
       hostSet: (key, fresh) => this.hostSet(key, fresh),
+      linked: (hex) => args.dht.linked(hex),
       linkClosed: (hex) => this.closed.has(hex),
       reach: (id) => args.dht.reach(id),
       tableNear: (key, n) => sortByDistance([args.dht.selfId, ...args.dht.closestContacts(key, n)], (x) => x, key).slice(0, n),

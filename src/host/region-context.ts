@@ -40,6 +40,8 @@ export interface RegionContext {
   readonly keyHash: KeyHash;
   /** The `replicas` closest live nodes to key (self included when it is among them), closest first. */
   hostSet(key: NodeId, fresh: boolean): Promise<NodeId[]>;
+  /** Whether we hold a link to this node (hex): a frame to it goes direct. */
+  linked(hex: string): boolean;
   /** Whether our link to this node closed (and has not reopened since). */
   linkClosed(hex: string): boolean;
   /** The n nodes closest to key in our routing table, self included: no lookup, possibly with dead contacts. */
