@@ -1,10 +1,12 @@
 // `npm run sim -- --hosting --peers N --players M [--seed S] [--minutes T] [--crowd]
-//   [--churn C] [--latency MS] [--link-frames F] [--region-size S] [--no-pending] [--join-batch K] [--warmup S] [--edit-every MS] [--json FILE]`: the hosting simulation
+//   [--churn C] [--latency MS] [--latency-spread S] [--link-frames F] [--region-size S] [--no-pending] [--join-batch K] [--warmup S] [--edit-every MS] [--json FILE]`: the hosting simulation
 // (src/testing/hosting-scale-sim.ts): real HostingService, RegionClient and NetworkChunkSource
 // on the in-memory network and the virtual clock, players walking and editing. Prints the
 // figures (links per player, upload per peer, edit to visible, remote-position rate,
 // visibility); --json writes them all. bench/sim.ts hands `--hosting` runs here.
 // `hosting_scale` in bench/run.ts runs the sizes of docs/BENCHMARKS.md through it.
+// --latency MS (default 50): mean one-way latency; --latency-spread S (default 0.5): each link's
+// is drawn in [MS*(1-S), MS*(1+S)) (0: every link MS), plus 0-5 ms jitter per frame.
 // --link-frames F: DHT links carry at most F frames a second into a peer (the product: 1000).
 // --join-batch K: up to K peers join at once (default 1, one after another; see runHostingScale).
 // --players M past --peers N: the M - N players past N are play-only peers (read-only DHT
@@ -42,6 +44,7 @@ export async function hostingSimMain(): Promise<void> {
     crowd: process.argv.includes('--crowd'),
     churnPerMin: Number(arg('churn') ?? 0),
     latencyMs: Number(arg('latency') ?? 50),
+    ...(arg('latency-spread') ? { latencySpread: Number(arg('latency-spread')) } : {}),
     ...(arg('link-frames') ? { linkFramesPerSec: Number(arg('link-frames')) } : {}),
     ...(arg('join-batch') ? { joinBatch: Number(arg('join-batch')) } : {}),
     ...(process.argv.includes('--no-pending') ? { showPending: false } : {}),

@@ -103,4 +103,20 @@ describe('MemoryNetwork', () => {
     await clock.advance(500);
     expect((await again).open).toBe(true);
   });
+
+  it("draws each link's base latency within latencySpread of latencyMs: [l/2, 3l/2) by default, l exactly at 0", () => {
+    const draws = (opts: { latencySpread?: number }) => {
+      const net = new MemoryNetwork({ clock: new VirtualClock(), seed: 3, latencyMs: 50, ...opts });
+      return Array.from({ length: 2000 }, () => net.linkLatency());
+    };
+    const spread = draws({});
+    expect(Math.min(...spread)).toBeGreaterThanOrEqual(25);
+    expect(Math.max(...spread)).toBeLessThanOrEqual(75);
+    expect(Math.max(...spread) - Math.min(...spread)).toBeGreaterThan(45);
+    expect(draws({ latencySpread: 0.5 })).toEqual(spread); // the default is 0.5, draw for draw
+    expect(new Set(draws({ latencySpread: 0 }))).toEqual(new Set([50]));
+    const narrow = draws({ latencySpread: 0.1 });
+    expect(Math.min(...narrow)).toBeGreaterThanOrEqual(45);
+    expect(Math.max(...narrow)).toBeLessThanOrEqual(55);
+  });
 });

@@ -4,7 +4,8 @@
 // overlay), so overlay signaling is exercised; the connection then appears at once.
 //
 // Faults, all seeded and driven by the injected clock:
-// - latency: each link draws a base one-way latency in [latencyMs/2, 3*latencyMs/2);
+// - latency: each link draws a base one-way latency in [latencyMs*(1-s), latencyMs*(1+s)),
+//   s = latencySpread (default 0.5: [latencyMs/2, 3*latencyMs/2); 0: every link latencyMs);
 //   each message adds uniform jitter in [0, jitterMs). Delays are whole milliseconds.
 // - loss: a link is reliable and ordered, so a lost packet costs a retransmission, not a
 //   message: each message is "lost" with probability `loss`, each time adding `rtoMs`.
@@ -26,6 +27,8 @@ export interface MemoryNetworkOptions {
   seed?: number;
   /** Mean base one-way latency in ms. Default 20. */
   latencyMs?: number;
+  /** A link's base latency lies within this fraction of latencyMs either side (uniform). Default 0.5. */
+  latencySpread?: number;
   /** Per-message jitter range in ms. Default 5. */
   jitterMs?: number;
   /** Probability a message needs a retransmission (repeated geometrically). Default 0. */
@@ -73,6 +76,7 @@ export class MemoryNetwork implements LinkMedium {
     this.rand = seededRandom(options.seed ?? 1);
     this.opts = {
       latencyMs: options.latencyMs ?? 20,
+      latencySpread: options.latencySpread ?? 0.5,
       jitterMs: options.jitterMs ?? 5,
       loss: options.loss ?? 0,
       rtoMs: options.rtoMs ?? 200,
@@ -158,8 +162,9 @@ export class MemoryNetwork implements LinkMedium {
 
   /** Draws a link's base one-way latency. */
   linkLatency(): number {
-    const l = this.opts.latencyMs;
-    return Math.max(1, Math.round(l / 2 + this.rand() * l));
+    const l = this.opts.latencyMs, s = this.opts.latencySpread;
+    // At s = 0.5 this is l / 2 + rand * l exactly (the same draws as before the option).
+    return Math.max(1, Math.round(l * (1 - s) + this.rand() * 2 * s * l));
   }
 
   /** Creates the two ends of a link between live, reachable nodes (or null). */

@@ -32,6 +32,8 @@ export interface HostingScaleFigures {
   seed: number;
   crowd: boolean;
   latencyMs: number;
+  /** Links' base latency within this fraction of latencyMs either side. */
+  latencySpread: number;
   measuredSec: number;
   /** Peers that joined at once (runHostingScale `joinBatch`), and the virtual time all the joins took. */
   joinBatch: number;
@@ -133,7 +135,7 @@ export interface HostingScaleFigures {
 export function describeFigures(f: HostingScaleFigures): string {
   const r = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : String(x));
   return [
-    `${f.crowd ? 'crowd' : 'random walk'}: ${f.players} players on ${f.peers} peers (seed ${f.seed}, ${f.latencyMs} ms one-way latency), ${r(f.measuredSec, 0)} s measured, ${f.kills} peers churned; joined in ${r(f.joinSec, 0)} s, ${f.joinBatch} at once; regions of ${f.regionSize} x ${f.regionSize} chunks, ${2 * f.liveRadius + 1} x ${2 * f.liveRadius + 1} live`,
+    `${f.crowd ? 'crowd' : 'random walk'}: ${f.players} players on ${f.peers} peers (seed ${f.seed}, ${f.latencyMs} ms one-way latency, links ${r(f.latencyMs * (1 - f.latencySpread), 0)}-${r(f.latencyMs * (1 + f.latencySpread), 0)} ms), ${r(f.measuredSec, 0)} s measured, ${f.kills} peers churned; joined in ${r(f.joinSec, 0)} s, ${f.joinBatch} at once; regions of ${f.regionSize} x ${f.regionSize} chunks, ${2 * f.liveRadius + 1} x ${2 * f.liveRadius + 1} live`,
     `links per player (hosts attached to): p50 ${f.linksPerPlayer.p50} p99 ${f.linksPerPlayer.p99} max ${f.linksPerPlayer.max}; DHT links per peer p50 ${f.dhtLinksPerPeer.p50} p99 ${f.dhtLinksPerPeer.p99} max ${f.dhtLinksPerPeer.max}, of them pinned p50 ${f.pinnedLinksPerPeer.p50} p99 ${f.pinnedLinksPerPeer.p99} max ${f.pinnedLinksPerPeer.max}; subscriptions over a direct link ${r(f.playLinksDirect * 100, 1)}%; pins refused ${f.pinsRefused}`,
     `upload per hosting peer kB/s: p50 ${r(f.hostKbps.p50)} p99 ${r(f.hostKbps.p99)} max ${r(f.hostKbps.max)}`,
     ...(f.playOnly > 0 ? [`play-only peers ${f.playOnly}: hosts attached to p50 ${f.playOnlyLinksPerPlayer.p50} p99 ${f.playOnlyLinksPerPlayer.p99} max ${f.playOnlyLinksPerPlayer.max}; DHT links p50 ${f.playOnlyDhtLinks.p50} p99 ${f.playOnlyDhtLinks.p99} max ${f.playOnlyDhtLinks.max}; upload kB/s p50 ${r(f.playOnlyKbps.p50)} p99 ${r(f.playOnlyKbps.p99)} max ${r(f.playOnlyKbps.max)}; in hosts' tables ${f.readOnly.inTables}, regions hosted ${f.readOnly.hosting}, hosting frames reaching them ${f.readOnly.playOnlyFrames}, routed frames forwarded ${f.readOnly.forwarded}, read-only marks ${f.readOnly.marked}`] : []),

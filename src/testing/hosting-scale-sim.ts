@@ -70,6 +70,8 @@ export interface HostingScaleOptions {
   showPending?: boolean;
   /** Mean one-way latency of the in-memory network. */
   latencyMs?: number;
+  /** A link's base latency within this fraction of latencyMs either side (memory-network.ts; default 0.5: 25-75 ms at 50). */
+  latencySpread?: number;
   jitterMs?: number;
   /** Mean time between one player's edits. */
   editEveryMs?: number;
@@ -130,6 +132,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   const t0 = performance.now();
   const seed = o.seed ?? 1;
   const latencyMs = o.latencyMs ?? 50;
+  const latencySpread = o.latencySpread ?? 0.5;
   const log = o.log ?? (() => {});
   const players = o.players;
   const playOnly = Math.max(0, o.players - o.peers);
@@ -141,7 +144,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   const graceMs = 10_000;
   const rateWindowMs = 2000;
   const rates = new PositionRates(R, graceMs, rateWindowMs);
-  const sim = new HostSim({ seed, net: { latencyMs, jitterMs: o.jitterMs ?? 5 }, ...(o.showPending === false ? { host: { showPending: false } } : {}), ...(o.linkFramesPerSec ? { dht: { linkFramesPerSec: o.linkFramesPerSec, linkFrameBurst: 2 * o.linkFramesPerSec, ...(o.pinnedFramesFactor ? { pinnedFramesFactor: o.pinnedFramesFactor } : {}) } } : {}) });
+  const sim = new HostSim({ seed, net: { latencyMs, latencySpread, jitterMs: o.jitterMs ?? 5 }, ...(o.showPending === false ? { host: { showPending: false } } : {}), ...(o.linkFramesPerSec ? { dht: { linkFramesPerSec: o.linkFramesPerSec, linkFrameBurst: 2 * o.linkFramesPerSec, ...(o.pinnedFramesFactor ? { pinnedFramesFactor: o.pinnedFramesFactor } : {}) } } : {}) });
   const rand: Random = seededRandom(seed * 101 + 13);
 
   // Where players walk: a square of about `density` players per 64 x 64 blocks, or a disc of
@@ -507,7 +510,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   for (const w of [...walkers.values()]) stopPlayer(w);
   sim.stopAll();
   return {
-    peers: o.peers, players, playOnly, playOnlyLinksPerPlayer: dist(playOnlyLinks), playOnlyDhtLinks: dist(playOnlyDhtLinks), playOnlyKbps: dist(playOnlyKbps), readOnly, seed, crowd, latencyMs, measuredSec, joinBatch, joinSec, regionSize: REGION_SIZE, liveRadius,
+    peers: o.peers, players, playOnly, playOnlyLinksPerPlayer: dist(playOnlyLinks), playOnlyDhtLinks: dist(playOnlyDhtLinks), playOnlyKbps: dist(playOnlyKbps), readOnly, seed, crowd, latencyMs, latencySpread, measuredSec, joinBatch, joinSec, regionSize: REGION_SIZE, liveRadius,
     busiest, linksPerPlayer: dist(links), dhtLinksPerPeer: dist(dhtLinks), pinnedLinksPerPeer: dist(pinnedLinks), unpinnedLinksPerPeer: dist(unpinnedLinks), playLinksDirect: playPairs ? playDirect / playPairs : 1, pinsRefused, hostKbps: dist(kbps), editVisibleMs: dist(visibleMs), editCommittedMs: dist(committedMs), editTail: tail.figures(), edits,
     remoteHz: dist(rates.remote), nearest32Hz: dist(rates.whileNear), nearest32WindowHz: dist(rates.windowEnd), nearest32StableHz: dist(rates.stable), nearest32AgeMs: dist(rates.ageMs), editFirstVisibleMs: dist(firstMs), editRetriedMs: dist(retriedMs), editConfirmMs: dist(confirmMs), staleEntries: ghostFrames, visibility: pairs ? seenPairs / pairs : 1, visibilityPairs: pairs, unseen,
     attachesPerPlayerMin: players > 0 && measuredSec > 0 ? attaches / players / (measuredSec / 60) : 0, failovers, clientStats, positionsLost, nearMisses: rates.misses, reattachCauses, gapCauses, hostStats, dhtDrops: dropped, dhtLookups: lookups, kills, wallSec: (performance.now() - t0) / 1000,
