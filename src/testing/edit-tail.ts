@@ -19,6 +19,8 @@ interface Carried {
   kind: string;
   direct: boolean;
   fromPrimary: boolean;
+  /** Routed: which end lacked a pin on the other, and how long the observer had been attached there. */
+  why?: string;
 }
 
 export interface EditTailFigures {
@@ -31,6 +33,8 @@ export interface EditTailFigures {
   editorRoutedWhy: Record<string, number>;
   noPending: number;
   pendingRouted: number;
+  /** Of pendingRouted: whose pin was missing (`host unpinned`, `observer pins full`...) and the observer's time attached to that region (`< 1 s`, `1-5 s`, `> 5 s`). */
+  pendingRoutedWhy: Record<string, number>;
   pendingRelayed: number;
   pendingLate: number;
   other: number;
@@ -48,6 +52,9 @@ export class EditTail {
   private readonly arrivedRouted = new Map<string, string>();
   private readonly peers = new Map<string, SimPeer>();
   private readonly routedWhy: Record<string, number> = {};
+  private readonly pendingWhy: Record<string, number> = {};
+  /** `observer hex|region` -> when it last attached there. */
+  private readonly attachedAt = new Map<string, number>();
   private readonly carried = new Map<string, Carried>();
   private readonly toPrimary: number[] = [];
   private readonly fanOut: number[] = [];
@@ -65,7 +72,12 @@ export class EditTail {
   /** Watches what `peer` receives (as a host: EDITs; as a player: frames carrying edits). */
   watch(peer: SimPeer): () => void {
     this.peers.set(peer.hex, peer);
-    return peer.wire.players.events.on('frame', ({ fromHex, msg }) => this.onFrame(peer, fromHex, msg));
+    const off = peer.client.events.on('attached', ({ region }) => this.attachedAt.set(`${peer.hex}|${regionName(region)}`, this.now()));
+    const offFrames = peer.wire.players.events.on('frame', ({ fromHex, msg }) => this.onFrame(peer, fromHex, msg));
+    return () => {
+      off();
+      offFrames();
+    };
   }
 
   private onFrame(peer: SimPeer, fromHex: string, m: HostToPlayer | PlayerToHost): void {
@@ -84,7 +96,13 @@ export class EditTail {
     const primary = peer.client.attachment(m);
     for (const { kind, bytes } of carried) {
       if (!bytes) continue;
-      const c: Carried = { at: now, kind, direct: !!peer.dht.links.get(fromHex), fromPrimary: primary?.primary === fromHex };
+      const direct = !!peer.dht.links.get(fromHex);
+      const c: Carried = { at: now, kind, direct, fromPrimary: primary?.primary === fromHex };
+      if (!direct) {
+        const host = this.peers.get(fromHex);
+        const since = now - (this.attachedAt.get(`${peer.hex}|${regionName(m)}`) ?? -Infinity);
+        c.why = `${host ? this.whyRouted(host, peer.hex, ['host', 'observer']) : 'host unknown'}; attached ${since < 1000 ? '< 1 s' : since < 5000 ? '1-5 s' : '> 5 s'}`;
+      }
       for (const e of tryDecodeEntries(bytes) ?? []) {
         const k = `${regionName(m)}|${e.key}|${e.id}`;
         if (!this.watching(k)) continue;
@@ -95,11 +113,11 @@ export class EditTail {
   }
 
   /** Why an EDIT from `editorHex` came routed to `primary`: which end had no pin on the other, and why. */
-  private whyRouted(primary: SimPeer, editorHex: string): string {
+  private whyRouted(primary: SimPeer, editorHex: string, names = ['primary', 'editor']): string {
     const editor = this.peers.get(editorHex);
     const full = (p: SimPeer) => p.dht.links.pins.size >= LINK_BUDGET_DEFAULTS.maxPinnedLinks;
     const end = (p: SimPeer | undefined, other: string, name: string) => !p ? `${name} unknown` : p.dht.links.pins.has(other) ? '' : full(p) ? `${name} pins full` : `${name} unpinned`;
-    const why = [end(primary, editorHex, 'primary'), end(editor, primary.hex, 'editor')].filter((x) => x);
+    const why = [end(primary, editorHex, names[0]!), end(editor, primary.hex, names[1]!)].filter((x) => x);
     return why.length > 0 ? why.join(', ') : 'both pinned, no link';
   }
 
@@ -131,7 +149,10 @@ export class EditTail {
       }
     }
     else if (!c || !c.kind.startsWith('PENDING')) n.noPending++;
-    else if (!c.direct) n.pendingRouted++;
+    else if (!c.direct) {
+      n.pendingRouted++;
+      if (c.why) this.pendingWhy[c.why] = (this.pendingWhy[c.why] ?? 0) + 1;
+    }
     else if (!c.fromPrimary) n.pendingRelayed++;
     else if (c.at - a > 2 * this.oneWayMs) n.pendingLate++;
     else n.other++;
@@ -144,7 +165,7 @@ export class EditTail {
   }
 
   figures(): EditTailFigures {
-    return { ...this.counts, editorRoutedWhy: { ...this.routedWhy }, toPrimaryMs: dist(this.toPrimary), fanOutMs: dist(this.fanOut), firstFrames: { ...this.firstFrames } };
+    return { ...this.counts, editorRoutedWhy: { ...this.routedWhy }, pendingRoutedWhy: { ...this.pendingWhy }, toPrimaryMs: dist(this.toPrimary), fanOutMs: dist(this.fanOut), firstFrames: { ...this.firstFrames } };
   }
 }
 
