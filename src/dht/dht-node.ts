@@ -146,7 +146,7 @@ export class DhtNode implements Dht {
     const record = (this.record = opts.routeRecords ? new RouteRecord(() => clock.now(), opts.rpcTimeoutMs, (hop, at) => this.silentSince(hop, at)) : undefined);
     const watch = opts.unansweredHopMs > 0 ? { ms: opts.unansweredHopMs, now: () => clock.now(), probe: (pl: PeerLink) => this.liveness.probeNow(pl) } : undefined;
     this.router = new OverlayRouter(selfId, selfHex, links, stats, opts, deliver, { signer: this.signer, requireSigned: opts.requireSignedRoutes }, record, watch);
-    this.lookup = nodeLookup({ selfId, clock, opts, stats, table, linked: (hex) => links.get(hex) !== undefined, call });
+    this.lookup = nodeLookup({ selfId, clock, opts, stats, table, linked: (hex) => this.linked(hex), call });
     this.contactBook = new Contacts({
       clock,
       opts,
@@ -159,7 +159,7 @@ export class DhtNode implements Dht {
     this.overlaySignals = this.signaling.channel;
     this.linkUpkeep = new LinkUpkeep({ selfId, clock, opts, stats, table, links, transport, dialSignals: () => this.signaling.forDial(), overlay: this.overlaySignals });
     this.liveness = new Liveness({ selfHex, clock, opts, stats, table, links, call, dropped: (id) => this.dormant.remember(id) });
-    const linkedOrDialling = (hex: string) => links.get(hex) !== undefined || this.linkUpkeep.isDialing(hex);
+    const linkedOrDialling = (hex: string) => this.linked(hex) || this.linkUpkeep.isDialing(hex);
     this.dormant = new DormantContacts({
       clock,
       opts,

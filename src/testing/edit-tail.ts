@@ -112,12 +112,12 @@ export class EditTail {
     }
   }
 
-  /** Why an EDIT from `editorHex` came routed to `primary`: which end had no pin on the other, and why. */
-  private whyRouted(primary: SimPeer, editorHex: string, names = ['primary', 'editor']): string {
+  /** Why a frame between `primary` and `editorHex` came routed: which end had no pin on the other, and why (`names`: what to call the two ends). */
+  private whyRouted(primary: SimPeer, editorHex: string, names: readonly [string, string] = ['primary', 'editor']): string {
     const editor = this.peers.get(editorHex);
     const full = (p: SimPeer) => p.dht.links.pins.size >= LINK_BUDGET_DEFAULTS.maxPinnedLinks;
     const end = (p: SimPeer | undefined, other: string, name: string) => !p ? `${name} unknown` : p.dht.links.pins.has(other) ? '' : full(p) ? `${name} pins full` : `${name} unpinned`;
-    const why = [end(primary, editorHex, names[0]!), end(editor, primary.hex, names[1]!)].filter((x) => x);
+    const why = [end(primary, editorHex, names[0]), end(editor, primary.hex, names[1])].filter((x) => x);
     return why.length > 0 ? why.join(', ') : 'both pinned, no link';
   }
 
