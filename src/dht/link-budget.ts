@@ -19,7 +19,12 @@ export interface LinkBudgetOptions {
   softLinks: number;
   /** Links wanted per non-empty bucket. Default 2. */
   linksPerBucket: number;
-  /** Peers the application may pin at once (link-pins.ts). Default 48. */
+  /**
+   * Peers the application may pin at once (link-pins.ts). Default 64: at 48 (a host's share
+   * 36) a primary of two or three busy regions dropped the pins of subscribers looking in
+   * from next door, and its PENDINGs to them went routed, late (docs/BENCHMARKS.md "Edit to
+   * visible: 64 pins").
+   */
   maxPinnedLinks: number;
   /**
    * Unpinned links to read-only peers held at once (read-only-peers.ts), outside the budget:
@@ -29,7 +34,7 @@ export interface LinkBudgetOptions {
   maxReadOnlyLinks: number;
 }
 
-export const LINK_BUDGET_DEFAULTS: LinkBudgetOptions = { maxLinks: 32, softLinks: 24, linksPerBucket: 2, maxPinnedLinks: 48, maxReadOnlyLinks: 32 };
+export const LINK_BUDGET_DEFAULTS: LinkBudgetOptions = { maxLinks: 32, softLinks: 24, linksPerBucket: 2, maxPinnedLinks: 64, maxReadOnlyLinks: 32 };
 
 /** What the budget of unpinned links reads (the pins have their own bound: link-pins.ts). */
 export type LinkCaps = Pick<LinkBudgetOptions, 'maxLinks' | 'softLinks' | 'linksPerBucket'>;

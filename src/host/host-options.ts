@@ -109,11 +109,11 @@ export const HOST_DEFAULTS = {
   /**
    * Most peers this host pins its links to (host-pins.ts: a primary's backups, then the
    * subscribers near enough to edit, then the others): the node pins at most
-   * `maxPinnedLinks` (48, dht/link-budget.ts), and its own player pins the primaries of the
+   * `maxPinnedLinks` (64, dht/link-budget.ts), and its own player pins the primaries of the
    * 3 x 3 regions it sees and a backup serving it in a crowd (play/region-client.ts): 12 are
    * left to it, so a busy primary's pins never refuse its player's.
    */
-  maxHostPins: 36,
+  maxHostPins: 52,
   /** A player without MOVE for this long leaves PLAYERS. */
   playerTtlMs: 3000,
   /**
