@@ -1,9 +1,16 @@
 // Every hosting option and its default (docs/HOSTING.md explains the timings).
 import type { LatencySamples } from '../core/latency-samples';
+import { LINK_BUDGET_DEFAULTS } from '../dht/link-budget';
 import { EDIT_RULES } from './edit-validator';
 import { MOTION_RULES, type MotionRules } from './motion-tracker';
 import { newPassStats, PASS_RULES, type PassStats } from './player-passes';
 import { REJECT_REASONS, type RejectReason } from '../region/subscription-messages';
+
+/**
+ * The node's pins left to its own player: the primaries of the 3 x 3 regions it sees and a
+ * backup or two serving it in a crowd (play/region-client.ts), with room.
+ */
+const PLAYER_PINS = 12;
 
 export const HOST_DEFAULTS = {
   /** Host set size (replicas): the primary and replicas - 1 backups. */
@@ -108,12 +115,11 @@ export const HOST_DEFAULTS = {
   maxSubscribers: 512,
   /**
    * Most peers this host pins its links to (host-pins.ts: a primary's backups, then the
-   * subscribers near enough to edit, then the others): the node pins at most
-   * `maxPinnedLinks` (64, dht/link-budget.ts), and its own player pins the primaries of the
-   * 3 x 3 regions it sees and a backup serving it in a crowd (play/region-client.ts): 12 are
-   * left to it, so a busy primary's pins never refuse its player's.
+   * subscribers near enough to edit, then the others): the node's `maxPinnedLinks` (64,
+   * dht/link-budget.ts) less the player's share, so a busy primary's pins never refuse its
+   * player's. 52; derived so that the two move together (36 of 48 until session 20).
    */
-  maxHostPins: 52,
+  maxHostPins: LINK_BUDGET_DEFAULTS.maxPinnedLinks - PLAYER_PINS,
   /** A player without MOVE for this long leaves PLAYERS. */
   playerTtlMs: 3000,
   /**
