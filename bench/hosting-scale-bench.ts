@@ -35,6 +35,9 @@
 // took 40 minutes of wall time to join); HOSTING_SCALE_JOIN_BATCH=K sets it for every size.
 // From 1,000 peers the warm-up is 30 s, not 15; HOSTING_SCALE_WARMUP=S sets it for every size.
 // latest.json's sim1k_*: HOSTING_SCALE_SIZES=1000 HOSTING_SCALE_CROWDS= HOSTING_SCALE_MINUTES=0.25.
+// HOSTING_SCALE_LATENCY_SPREAD=S runs the random walks with links drawn within S of the 50 ms
+// (--latency-spread S) and names them sim{N}_spread{S}_*, S = 0 (every link 50 ms) sim{N}_fixedlat_*:
+// latest.json's sim1k_fixedlat_* are the line above with HOSTING_SCALE_LATENCY_SPREAD=0.
 // sim{N}_join_batch records which.
 import type { HostingScaleFigures } from '../src/testing/hosting-scale-sim';
 import { runHostingSimProcess } from './hosting-sim';
@@ -70,9 +73,12 @@ export async function benchHostingScale(): Promise<Record<string, number>> {
   const joinBatch = (n: number) => Number(process.env.HOSTING_SCALE_JOIN_BATCH ?? (n >= 1000 ? 16 : 1));
   // 1,000 players started at once still settle 15 s after (host-set changes, re-attaches: docs/BENCHMARKS.md "Edit to visible: the primary's PENDINGs in a shared region").
   const warmup = (n: number) => Number(process.env.HOSTING_SCALE_WARMUP ?? (n >= 1000 ? 30 : 15));
+  const spread = process.env.HOSTING_SCALE_LATENCY_SPREAD;
+  const spreadArgs = spread === undefined ? [] : ['--latency-spread', spread];
+  const spreadName = spread === undefined ? '' : Number(spread) === 0 ? 'fixedlat_' : `spread${spread}_`;
   for (const n of sizes) {
-    const f = await runHostingSimProcess(['--peers', String(n), '--players', String(n), '--seed', '1', '--minutes', minutes, '--join-batch', String(joinBatch(n)), '--warmup', String(warmup(n))]);
-    const p = `${simName(n)}_`;
+    const f = await runHostingSimProcess(['--peers', String(n), '--players', String(n), '--seed', '1', '--minutes', minutes, '--join-batch', String(joinBatch(n)), '--warmup', String(warmup(n)), ...spreadArgs]);
+    const p = `${simName(n)}_${spreadName}`;
     Object.assign(out, walkFigures(p, f), {
       [`${p}join_batch`]: f.joinBatch,
       [`${p}warmup_s`]: warmup(n),
