@@ -1,0 +1,107 @@
+// A Sybil attacker (sybil-scenario.ts): one live rogue node with a random id, not among the
+// 4 nodes closest to the region key (each test asserts it), plus 1-7 keypairs of its own
+// that are no live nodes. Every certificate it mints is well formed and validly signed, but
+// granted by its own keys only; none may change what honest peers believe. Each test asserts:
+//
+// - freeze (CLAIM with a `known` certificate at MAX_EPOCH; HANDOFF with one): no honest peer
+//   adopts it, an honest edit is confirmed within 30 s virtual and 3 more after it, an
+//   honest primary at the end.
+// - poisoned DHT records (location record and edit log under such a certificate), the region
+//   visited before (a fresh play-only subscriber reads them) or never (an honest player is
+//   its first): no honest peer adopts it, no planted block shown or stored, the reader's
+//   edit confirmed within 30 s and 3 more, an honest primary at the end.
+// - depose (one SYNC to the live primary naming {rogue, its key, that primary}): the primary
+//   stays primary, adopts nothing, stores and shows no planted block, edits confirm.
+// - OFFER with a self-minted certificate: no planted block stored or shown, no AIR at y = 0;
+//   and AIR at y = 0 offered by a genuine backup with the real certificate is refused too.
+//
+// The control runs the same attacks with every grant's signature broken, which any verifier
+// refuses: the secure outcome must hold there already (else the harness is at fault).
+import { describe, expect, it } from 'vitest';
+import { NEAR_RANKS, RECOVER_MS, runFreezeScenario, runOfferScenario, runRecordScenario, runSyncScenario, type SybilOptions, type SybilResult } from '../testing/sybil-scenario';
+
+function expectAvailable(r: SybilResult): void {
+  expect(r.recoverMs, 'an honest edit confirmed after the attack').toBeGreaterThanOrEqual(0);
+  expect(r.recoverMs).toBeLessThan(RECOVER_MS);
+  expect(r.confirmedAfter, 'honest edits confirmed after the first').toBe(3);
+  expect(r.primaryAtEnd, 'an honest primary at the end').toBe(true);
+  expect(r.doublePrimaries).toBe(0);
+}
+
+function expectNothingPlanted(r: SybilResult): void {
+  expect(r.adopted, 'honest peers holding a certificate that names the rogue primary').toBe(0);
+  expect(r.plantedShown, 'planted blocks shown by honest subscribers').toBe(0);
+  expect(r.plantedStored, 'planted blocks stored by honest hosts').toBe(0);
+}
+
+describe('a Sybil attacker with self-minted certificates (simulated)', () => {
+  for (const seed of [1, 2]) {
+    for (const via of ['CLAIM', 'HANDOFF'] as const) {
+      it(`cannot freeze a region through a ${via} carrying a certificate at MAX_EPOCH (seed ${seed})`, async () => {
+        const r = await runFreezeScenario(seed, via);
+        expect(r.rogueRank).toBeGreaterThanOrEqual(NEAR_RANKS);
+        expectNothingPlanted(r);
+        expect(r.deposed).toBe(false);
+        expectAvailable(r);
+      });
+    }
+
+    it(`cannot send newcomers of a visited region to itself through the DHT records (seed ${seed})`, async () => {
+      const r = await runRecordScenario(seed, true);
+      expect(r.rogueRank).toBeGreaterThanOrEqual(NEAR_RANKS);
+      expectNothingPlanted(r);
+      expect(r.deposed).toBe(false);
+      expectAvailable(r);
+    });
+
+    it(`cannot take a region nobody visited yet by poisoning its DHT records in advance (seed ${seed})`, async () => {
+      const r = await runRecordScenario(seed, false);
+      expect(r.rogueRank).toBeGreaterThanOrEqual(NEAR_RANKS);
+      expectNothingPlanted(r);
+      expectAvailable(r);
+    });
+
+    it(`cannot depose a live primary with one SYNC (seed ${seed})`, async () => {
+      const r = await runSyncScenario(seed);
+      expect(r.rogueRank).toBeGreaterThanOrEqual(NEAR_RANKS);
+      expect(r.deposed, 'the primary stepped down').toBe(false);
+      expectNothingPlanted(r);
+      expectAvailable(r);
+    });
+
+    it(`cannot write blocks through OFFER with a self-minted certificate (seed ${seed})`, async () => {
+      const r = await runOfferScenario(seed);
+      expect(r.rogueRank).toBeGreaterThanOrEqual(NEAR_RANKS);
+      expectNothingPlanted(r);
+      expect(r.floorAir, 'AIR at y = 0 from the rogue').toBe(0);
+      expectAvailable(r);
+    });
+
+    it(`keeps the world floor against an OFFER from a genuine host (seed ${seed})`, async () => {
+      const r = await runOfferScenario(seed);
+      expect(r.hostFloorAir, 'AIR at y = 0 from a backup of the set').toBe(0);
+    });
+  }
+});
+
+describe('the Sybil harness, control: the same attacks with broken signatures (simulated)', () => {
+  const broken: SybilOptions = { broken: true };
+  const runs: [string, () => Promise<SybilResult>][] = [
+    ['CLAIM', () => runFreezeScenario(1, 'CLAIM', broken)],
+    ['HANDOFF', () => runFreezeScenario(1, 'HANDOFF', broken)],
+    ['records of a visited region', () => runRecordScenario(1, true, broken)],
+    ['records of a new region', () => runRecordScenario(1, false, broken)],
+    ['SYNC', () => runSyncScenario(1, broken)],
+    ['OFFER', () => runOfferScenario(1, broken)],
+  ];
+  for (const [name, run] of runs) {
+    it(`leaves the region whole: ${name}`, async () => {
+      const r = await run();
+      expect(r.rogueRank).toBeGreaterThanOrEqual(NEAR_RANKS);
+      expectNothingPlanted(r);
+      expect(r.floorAir).toBe(0);
+      expect(r.deposed).toBe(false);
+      expectAvailable(r);
+    });
+  }
+});
