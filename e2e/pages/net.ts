@@ -1,6 +1,6 @@
 // Test-only page script: puts the real WebRTC transport and a bootstrap adapter into a
 // Chromium tab and exposes a small driver as window.vpNet for e2e/net-webrtc.test.ts.
-import { generateIdentity } from '../../src/core/identity';
+import { generateNodeIdentity } from '../../src/core/identity';
 import { hexToId, idToHex } from '../../src/core/node-id';
 import { feedSignals, type Bootstrap } from '../../src/net/bootstrap';
 import type { Link } from '../../src/net/link';
@@ -69,7 +69,8 @@ function linkTo(id: string): Link {
 
 window.vpNet = {
   async start(cfg) {
-    const identity = await generateIdentity();
+    // A node id that shows work (core/id-work.ts): the other page's transport checks it.
+    const identity = await generateNodeIdentity();
     transport = new WebRtcTransport({ identity, iceServers: [] });
     transport.events.on('link', adopt);
     bootstrap = cfg.kind === 'relay'

@@ -21,6 +21,7 @@ import { claimNodeIdentity, loadPlayerIdentity } from '../store/identity-store';
 import { IdbTentativeStore, type TentativeStore } from '../store/tentative-store';
 import { makePlayerPass, PLAYER_PASS_BITS } from '../region/player-pass';
 import { playerWork, type PlayerWork } from './key-work-minter';
+import { mintNodeIdentity } from './node-id-minter';
 import { pageDoorways, parsePageConfig, type DeployDefaults, type PageConfig } from './config';
 import { checkInvite, makeInvite } from './invite';
 import { Peer, type PeerConfig } from './peer';
@@ -70,7 +71,8 @@ export async function inviteProblem(cfg: PageConfig): Promise<InviteProblem | un
  */
 export async function joinPeer(cfg: PageConfig, clock: Clock, onStage?: PeerConfig['onStage'], problem?: InviteProblem): Promise<Peer> {
   performance.mark('vp:join-start');
-  const claimed = await claimNodeIdentity();
+  // A slot's first claim mints its id's work in a worker (~1 s, once per slot).
+  const claimed = await claimNodeIdentity({ mint: mintNodeIdentity });
   performance.mark('vp:identity');
   addEventListener('pagehide', () => claimed.release());
   const invite = !problem && cfg.invite.kind === 'invite' ? cfg.invite.invite : undefined;

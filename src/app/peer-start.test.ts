@@ -4,12 +4,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Emitter } from '../core/emitter';
 import { generateIdentity } from '../core/identity';
-import { randomId, type NodeId } from '../core/node-id';
+import type { NodeId } from '../core/node-id';
 import { BootstrapError, type Bootstrap, type BootstrapEvents } from '../net/bootstrap';
 import type { DoorwayConnector } from './doorways';
 import { Peer } from './peer';
+import { testNodeIdentity } from '../testing/node-identities';
 
 const relay = { kind: 'relay', url: 'ws://127.0.0.1:1/relay' } as const;
+/** Another peer's id: one that shows work (core/id-work.ts), or the dial would be refused before it starts. */
+const peerId = async () => (await testNodeIdentity()).id;
 const peers: Peer[] = [];
 afterEach(() => { for (const p of peers.splice(0)) p.stop(); });
 
@@ -46,19 +49,19 @@ describe('Peer.start says why it is alone', () => {
   });
 
   it("the invite's peers gone, and nobody else", async () => {
-    const { peer, ms } = await start(doorway([]), [randomId(), randomId()]);
+    const { peer, ms } = await start(doorway([]), [await peerId(), await peerId()]);
     expect(peer.failure?.kind).toBe('inviter-gone');
     expect(ms).toBeLessThan(1000); // told by the doorway, not by a dial timeout
   });
 
   it('peers listed that left before they were dialed: nobody here, told at once', async () => {
-    const { peer, ms } = await start(doorway([randomId()], []));
+    const { peer, ms } = await start(doorway([await peerId()], []));
     expect(peer.failure?.kind).toBe('nobody-here');
     expect(ms).toBeLessThan(1000);
   });
 
   it('peers listed but no link by the deadline: WebRTC blocked', async () => {
-    const other = randomId();
+    const other = await peerId();
     const { peer, ms } = await start(doorway([other]));
     expect(peer.failure?.kind).toBe('webrtc-blocked');
     expect(ms).toBeGreaterThanOrEqual(290);

@@ -163,7 +163,9 @@ export class Peer {
     const t0 = clock.now();
     const stage = (s: JoinStage, detail: string) => cfg.onStage?.(s, detail);
     const connect = cfg.connect ?? defaultConnector(cfg, opts.doorwayTimeoutMs);
-    const transport = new WebRtcTransport({ identity: cfg.identity, iceServers: cfg.iceServers ?? [], clock, ...(cfg.rtcConfig ? { rtcConfig: cfg.rtcConfig } : {}) });
+    // The transport asks of the ids it links to the work the DHT asks (core/id-work.ts).
+    const idWorkBits = cfg.dht?.idWorkBits;
+    const transport = new WebRtcTransport({ identity: cfg.identity, iceServers: cfg.iceServers ?? [], clock, ...(cfg.rtcConfig ? { rtcConfig: cfg.rtcConfig } : {}), ...(idWorkBits !== undefined ? { idWorkBits } : {}) });
     const doors = new Doorways(cfg.doorways, transport, () => clock.now());
     let lastError: Error | undefined;
     const opened = await Promise.all(cfg.doorways.map((spec) => connect(spec, cfg.identity.id).then(

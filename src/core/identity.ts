@@ -2,7 +2,9 @@
 // SHA-256(raw public key), so an id cannot be chosen at will and anyone holding the
 // public key can check a claimed id. Ed25519 where the runtime has it (Chrome >= 113,
 // Firefox >= 129, Safari >= 17, Node >= 18.4), else ECDSA P-256 (everywhere).
-import { idFromSha256, idEquals, type NodeId } from './node-id';
+import { ID_WORK_BITS, idWorkOk } from './id-work';
+import { ID_BYTES, idFromSha256, idEquals, type NodeId } from './node-id';
+import { sha256Sync } from './sha256-sync';
 
 export type IdentityAlg = 'Ed25519' | 'ECDSA-P256';
 
@@ -92,6 +94,43 @@ export async function generateIdentity(opts: GenerateOptions = {}): Promise<Iden
   const alg = opts.alg ?? ((await hasEd25519()) ? 'Ed25519' : 'ECDSA-P256');
   const pair = (await crypto.subtle.generateKey(keyAlg(alg), opts.extractable ?? true, ['sign', 'verify'])) as CryptoKeyPair;
   return fromKeys(alg, pair.privateKey, pair.publicKey);
+}
+
+/**
+ * Keypairs asked of WebCrypto at once while minting: it works off the calling thread, so a
+ * few in flight keep it busy between our hashes (measured: Chromium worker 11k -> 13.5k
+ * keys/s, Node 4.2k -> 9k on 2 cores; docs/BENCHMARKS.md "Ids that cost work").
+ */
+const MINT_IN_FLIGHT = 4;
+
+export interface NodeIdentityOptions extends GenerateOptions {
+  /** Zero bits the id must show (default ID_WORK_BITS, core/id-work.ts). */
+  bits?: number;
+  /** Counts the keypairs drawn (a benchmark's keys per second). */
+  counts?: { tries: number };
+}
+
+/**
+ * A node identity: keypairs are drawn until one's id shows `bits` of work (id-work.ts),
+ * ~2^bits of them. A tab mints it in a worker (app/node-id-minter.ts) and keeps it; the
+ * player identity is a plain `generateIdentity` (its work is a nonce, core/key-work.ts).
+ */
+export async function generateNodeIdentity(opts: NodeIdentityOptions = {}): Promise<Identity> {
+  const alg = opts.alg ?? ((await hasEd25519()) ? 'Ed25519' : 'ECDSA-P256');
+  const bits = opts.bits ?? ID_WORK_BITS;
+  let found: Identity | undefined;
+  const draw = async () => {
+    while (!found) {
+      const pair = (await crypto.subtle.generateKey(keyAlg(alg), opts.extractable ?? true, ['sign', 'verify'])) as CryptoKeyPair;
+      const raw = new Uint8Array(await crypto.subtle.exportKey('raw', pair.publicKey));
+      if (opts.counts) opts.counts.tries++;
+      // Hashed here: a digest through WebCrypto is one more round trip per key.
+      const id = sha256Sync(raw).slice(0, ID_BYTES);
+      if (!found && idWorkOk(id, bits)) found = new WebCryptoIdentity(id, alg, raw, pair.privateKey, pair.publicKey);
+    }
+  };
+  await Promise.all(Array.from({ length: MINT_IN_FLIGHT }, draw));
+  return found!;
 }
 
 export function isIdentityJson(x: unknown): x is IdentityJson {

@@ -18,6 +18,8 @@ export interface ContactsDeps {
   onAdded(c: Contact): void;
   /** A contact left the table for failing calls. */
   onDropped(id: NodeId): void;
+  /** Whether an id may enter the table (id-gate.ts); without it, every id may. */
+  admit?: (id: NodeId) => boolean;
 }
 
 export class Contacts {
@@ -26,6 +28,7 @@ export class Contacts {
   /** Any message from id proves it alive. */
   heard(id: NodeId, hex: string): void {
     const { table, clock } = this.deps;
+    if (this.deps.admit && !table.has(hex) && !this.deps.admit(id)) return;
     const res: AddResult = table.add(id, clock.now(), hex);
     if (res.status === 'added') this.deps.onAdded(res.contact);
     else if (res.status === 'full' && !res.pinging) {
@@ -52,7 +55,7 @@ export class Contacts {
    */
   learn(id: NodeId): void {
     const { table, clock } = this.deps;
-    if (table.has(idToHex(id))) return;
+    if (table.has(idToHex(id)) || (this.deps.admit && !this.deps.admit(id))) return;
     const res = table.add(id, clock.now() - this.deps.opts.heartbeatTimeoutMs);
     if (res.status === 'added') this.deps.onAdded(res.contact);
   }

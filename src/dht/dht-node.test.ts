@@ -18,7 +18,7 @@ function lone(bootstrap = false) {
     transport: net.addNode(id),
     clock,
     bootstrap: bootstrap ? { peers: [randomId(rand)], signals: net.relay(id) } : undefined,
-    options: { random: rand },
+    options: { random: rand, idWorkBits: 0 },
   });
   return { clock, node };
 }

@@ -24,6 +24,7 @@ import { Contacts } from './contacts';
 import { NoRouteError, type Dht, type DhtEvents, type GotValue, type LinkInfo, type PutOptions } from './dht';
 import { DHT_DEFAULTS, type DhtBootstrap, type DhtOptions } from './dht-options';
 import { DormantContacts } from './dormant-contacts';
+import { idGate, type IdGate } from './id-gate';
 import { Join } from './join';
 import { LinkSet, type PeerLink } from './link-set';
 import { LinkUpkeep } from './link-upkeep';
@@ -86,6 +87,8 @@ export class DhtNode implements Dht {
   private readonly clock: Clock;
   /** Peers that told us they are read-only: kept out of the table and off routes. */
   private readonly readOnlyPeers = new ReadOnlyPeers();
+  /** Ids showing too little work are dealt with nowhere (id-gate.ts). */
+  private readonly admits: IdGate;
   private readonly signer: RouteSigner | undefined;
   private readonly rpc: RpcTable;
   private readonly router: OverlayRouter;
@@ -115,6 +118,7 @@ export class DhtNode implements Dht {
     if (this.signer) checkSigner(this.signer);
     const opts = (this.opts = { ...DHT_DEFAULTS, ...args.options });
     const { selfId, selfHex, stats } = this;
+    const admits = (this.admits = idGate(opts.idWorkBits, stats.idWorkRefused));
     const table = (this.table = new RoutingTable(selfId, opts.k));
     const store = this.store;
     const call = this.call.bind(this);
@@ -145,8 +149,9 @@ export class DhtNode implements Dht {
     };
     const record = (this.record = opts.routeRecords ? new RouteRecord(() => clock.now(), opts.rpcTimeoutMs, (hop, at) => this.silentSince(hop, at)) : undefined);
     const watch = opts.unansweredHopMs > 0 ? { ms: opts.unansweredHopMs, now: () => clock.now(), probe: (pl: PeerLink) => this.liveness.probeNow(pl) } : undefined;
-    this.router = new OverlayRouter(selfId, selfHex, links, stats, opts, deliver, { signer: this.signer, requireSigned: opts.requireSignedRoutes }, record, watch);
-    this.lookup = nodeLookup({ selfId, clock, opts, stats, table, linked: (hex) => this.linked(hex), call });
+    const auth = { signer: this.signer, requireSigned: opts.requireSignedRoutes, admitSource: (id: NodeId) => admits(id, 'route') };
+    this.router = new OverlayRouter(selfId, selfHex, links, stats, opts, deliver, auth, record, watch);
+    this.lookup = nodeLookup({ selfId, clock, opts, stats, table, linked: (hex) => this.linked(hex), call, admit: (id) => admits(id, 'answer') });
     this.contactBook = new Contacts({
       clock,
       opts,
@@ -154,10 +159,11 @@ export class DhtNode implements Dht {
       call,
       onAdded: (c) => this.contactAdded(c),
       onDropped: (id) => this.dormant.remember(id),
+      admit: (id) => admits(id, 'contact'),
     });
     this.signaling = new OverlaySignaling({ transport, send, linkCount: () => links.size, relay: bootstrap?.signals });
     this.overlaySignals = this.signaling.channel;
-    this.linkUpkeep = new LinkUpkeep({ selfId, clock, opts, stats, table, links, transport, dialSignals: () => this.signaling.forDial(), overlay: this.overlaySignals });
+    this.linkUpkeep = new LinkUpkeep({ selfId, clock, opts, stats, table, links, transport, dialSignals: () => this.signaling.forDial(), overlay: this.overlaySignals, admit: (id) => admits(id, 'link') });
     this.liveness = new Liveness({ selfHex, clock, opts, stats, table, links, call, dropped: (id) => this.dormant.remember(id) });
     const linkedOrDialling = (hex: string) => this.linked(hex) || this.linkUpkeep.isDialing(hex);
     this.dormant = new DormantContacts({
@@ -170,7 +176,7 @@ export class DhtNode implements Dht {
     });
     this.refresher = new BucketRefresh({ selfId, clock, opts, table, lookup: this.lookup, call, learn: (id) => {
         // Named by another node: a node that told us it is read-only stays out all the same.
-        if (!this.readOnlyPeers.has(idToHex(id))) this.contactBook.learn(id);
+        if (admits(id, 'answer') && !this.readOnlyPeers.has(idToHex(id))) this.contactBook.learn(id);
       },
     });
     this.values = new Values({ selfId, clock, opts, stats, table, store, lookup: this.lookup, call });
@@ -352,7 +358,7 @@ export class DhtNode implements Dht {
   }
 
   addContact(id: NodeId): void {
-    if (!idEquals(id, this.selfId) && !this.readOnlyPeers.has(idToHex(id))) this.table.add(id, this.clock.now());
+    if (!idEquals(id, this.selfId) && !this.readOnlyPeers.has(idToHex(id)) && this.admits(id, 'contact')) this.table.add(id, this.clock.now());
   }
 
   /** Whether we are a read-only node (DhtOptions.readOnly): a player that hosts nothing. */

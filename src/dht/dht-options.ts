@@ -1,6 +1,7 @@
 // Every option of a DHT node and its default, in one documented object (docs/STYLE.md), and
 // how a node reaches its first peers. Each part (join.ts, liveness.ts, ...) reads the
 // options it needs through a Pick of `DhtOptions`.
+import { ID_WORK_BITS } from '../core/id-work';
 import type { NodeId } from '../core/node-id';
 import type { SignalChannel } from '../net/transport';
 import { LINK_LIMIT_DEFAULTS } from './link-set';
@@ -223,6 +224,13 @@ export const DHT_DEFAULTS = {
    * is the same either way (route-auth.test.ts runs signed nodes).
    */
   requireSignedRoutes: false,
+  /**
+   * Work a peer's id must show (core/id-work.ts, S/Kademlia's static puzzle): an id showing
+   * less gets no link, no place in the table, no route through us and no place in a lookup
+   * (id-gate.ts; counted in `stats.idWorkRefused`). The simulators choose their ids and run
+   * with 0 (src/testing/sim-world.ts); a tab's and the headless peer's ids are minted to it.
+   */
+  idWorkBits: ID_WORK_BITS,
   /** Per-link limits: undecodable frames, frame and byte rates (link-set.ts). */
   ...LINK_LIMIT_DEFAULTS,
   /** Randomness (refresh targets, link choice, request ids); inject a seeded one to replay. */

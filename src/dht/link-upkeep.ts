@@ -19,6 +19,8 @@ import { BUDGET_CLOSE } from './dht';
 const SOON_MS = 100;
 /** Expired backoffs are swept once more than this many are kept. */
 const BACKOFF_SWEEP = 256;
+/** Why a link to a peer whose id shows too little work is closed. */
+export const NO_ID_WORK_CLOSE = 'id shows too little work';
 
 export interface LinkUpkeepDeps {
   selfId: NodeId;
@@ -32,6 +34,8 @@ export interface LinkUpkeepDeps {
   dialSignals(): SignalChannel;
   /** Where `connect`'s offer goes: the overlay. */
   overlay: SignalChannel;
+  /** Whether a peer's id may have a link (id-gate.ts); without it, every id may. */
+  admit?: (id: NodeId) => boolean;
 }
 
 export class LinkUpkeep {
@@ -59,10 +63,14 @@ export class LinkUpkeep {
     this.stops = [];
   }
 
-  /** Hands an opened link to the link set; a link that opens after stop() is closed. */
+  /** Hands an opened link to the link set; a link that opens after stop(), or whose peer's id shows no work, is closed. */
   attach(link: Link, outbound: boolean, pinned = false): boolean {
     if (!this.running) {
       link.close('stopped');
+      return false;
+    }
+    if (this.deps.admit && !this.deps.admit(link.remoteId)) {
+      link.close(NO_ID_WORK_CLOSE);
       return false;
     }
     return this.deps.links.attach(link, outbound, pinned);

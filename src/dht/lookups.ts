@@ -24,10 +24,14 @@ export interface LookupDeps {
   /** Whether we hold a live link to hex (then a query goes straight there). */
   linked(hex: string): boolean;
   call: Call;
+  /** Whether a node named in an answer may take part (id-gate.ts); without it, every one may. */
+  admit?: (id: NodeId) => boolean;
 }
 
 export function nodeLookup(deps: LookupDeps): Lookup {
   const selfHex = idToHex(deps.selfId);
+  const admit = deps.admit;
+  const named = admit ? (nodes: NodeId[]) => nodes.filter((id) => admit(id)) : (nodes: NodeId[]) => nodes;
   return async (target, valueNs, values = 1, check) => {
     const { opts, stats } = deps;
     stats.lookups++;
@@ -63,18 +67,19 @@ export function nodeLookup(deps: LookupDeps): Lookup {
         const reply = await deps.call(id, hex, req, informer && !deps.linked(hex) ? [informer] : [], attempt);
         // A read-only node is nobody's closest node, whoever named it (read-only-peers.ts):
         // what it names is used, but it never ends up in a lookup's result.
-        if (reply.ro === 1) return { nodes: reply.t === 'NODES' || reply.t === 'VALUE' ? reply.nodes : [], readOnly: true };
-        if (reply.t === 'NODES') return { nodes: reply.nodes };
+        if (reply.ro === 1) return { nodes: reply.t === 'NODES' || reply.t === 'VALUE' ? named(reply.nodes) : [], readOnly: true };
+        if (reply.t === 'NODES') return { nodes: named(reply.nodes) };
         if (reply.t !== 'VALUE') return { nodes: [] };
-        if (!reply.rec || !valueNs || !check) return { nodes: reply.nodes };
+        const nodes = named(reply.nodes);
+        if (!reply.rec || !valueNs || !check) return { nodes };
         const verdict = await check(reply.rec);
         if (!verdict.ok) {
           stats.valuesInvalid++;
           countRuleReject(stats.ruleRejects, valueNs, verdict.reason);
-          return { nodes: reply.nodes };
+          return { nodes };
         }
         stats.getAnswers++;
-        return { nodes: reply.nodes, value: reply.rec, version: verdict.version };
+        return { nodes, value: reply.rec, version: verdict.version };
       },
     });
     stats.lookupRpcs += res.queries;

@@ -52,6 +52,12 @@ export interface RouteAuthOptions {
    * either way, and dropped (`dropped.forged`) if it fails.
    */
   requireSigned: boolean;
+  /**
+   * Whether a message from this source may be forwarded or delivered (id-gate.ts: its id
+   * shows work); without it, every source may. Checked at every hop: an id nobody would
+   * link to cannot use the overlay either.
+   */
+  admitSource?: (src: NodeId) => boolean;
 }
 
 /**
@@ -178,6 +184,7 @@ export class OverlayRouter {
 
   /** A ROUTE frame from a link (header already checked): deliver it or pass it on. */
   onRoute(env: RouteEnvelope, from: PeerLink): void {
+    if (this.auth.admitSource && !this.auth.admitSource(env.src)) return;
     const srcHex = idToHex(env.src);
     this.record?.arrived(srcHex, idToHex(env.dst), from.hex);
     if ((env.auth || this.auth.requireSigned) && idEquals(env.dst, this.selfId)) return this.arriveSigned(env, srcHex, from);

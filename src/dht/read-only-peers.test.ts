@@ -110,7 +110,7 @@ describe('a read-only node among full ones', () => {
     const { c, ro } = await mixedCluster(6);
     const clock = c.clock;
     const id = randomId(c.rand);
-    const node = createDhtNode({ selfId: id, transport: c.net.addNode(id), clock, bootstrap: { peers: [ro[0]!.selfId], signals: c.net.relay(id) }, options: { random: c.rand } });
+    const node = createDhtNode({ selfId: id, transport: c.net.addNode(id), clock, bootstrap: { peers: [ro[0]!.selfId], signals: c.net.relay(id) }, options: { random: c.rand, idWorkBits: 0 } });
     await c.settle(node.start());
     await c.run(30_000);
     const roHex = new Set(ro.map((n) => n.selfHex));
@@ -127,7 +127,8 @@ describe('hostile read-only flags', () => {
     const rand = seededRandom(9);
     const net = new MemoryNetwork({ clock, seed: 9 });
     const selfId = randomId(rand);
-    const node = createDhtNode({ selfId, transport: net.addNode(selfId), clock, options: { random: rand, requireSignedRoutes: true } });
+    // Drawn ids, showing no work (core/id-work.ts).
+    const node = createDhtNode({ selfId, transport: net.addNode(selfId), clock, options: { random: rand, requireSignedRoutes: true, idWorkBits: 0 } });
     await node.start();
     const honest: NodeId[] = [];
     // Few enough that no bucket is full: a contact heard again goes back into the table.
@@ -179,7 +180,7 @@ describe('hostile read-only flags', () => {
     const rand = seededRandom(3);
     const net = new MemoryNetwork({ clock, seed: 3 });
     const selfId = randomId(rand);
-    const node = createDhtNode({ selfId, transport: net.addNode(selfId), clock, options: { random: rand, maxLinks: 4, softLinks: 4, maxReadOnlyLinks: 3 } });
+    const node = createDhtNode({ selfId, transport: net.addNode(selfId), clock, options: { random: rand, maxLinks: 4, softLinks: 4, maxReadOnlyLinks: 3, idWorkBits: 0 } });
     await node.start();
     const links: HostileLink[] = [];
     for (let i = 0; i < 5; i++) {

@@ -10,6 +10,7 @@ import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
 import { VirtualClock } from '../core/virtual-clock';
 import { MemoryNetwork } from '../net/memory-network';
+import { testNodeIdentity } from '../testing/node-identities';
 import { createDhtNode, type DhtNode, type DhtOptions } from './dht-node';
 import type { PeerLink } from './link-set';
 import { dhtCodec, MAX_FRAME, MAX_IDS } from './messages';
@@ -58,11 +59,12 @@ class Trio {
 
   async start(opts: Partial<DhtOptions> = {}): Promise<void> {
     this.ids = {
-      // A signs with P-256 whatever the runtime has: both auth formats cross M.
-      a: await generateIdentity({ alg: 'ECDSA-P256' }),
-      m: await generateIdentity({ alg }),
-      b: await generateIdentity({ alg }),
-      c: await generateIdentity({ alg }),
+      // A signs with P-256 whatever the runtime has: both auth formats cross M. Node ids
+      // that show work (core/id-work.ts), minted ahead.
+      a: await testNodeIdentity('ECDSA-P256'),
+      m: await testNodeIdentity(alg),
+      b: await testNodeIdentity(alg),
+      c: await testNodeIdentity(alg),
     };
     const one = { maxLinks: 1, softLinks: 1 };
     this.m = this.node(this.ids.m, undefined, opts);

@@ -1,6 +1,7 @@
 // Counters a dashboard (or the simulator) reads straight off `node.stats`; plain numbers,
 // only ever incremented, so a reader can diff two snapshots.
 import type { CodecErrorReason } from '../core/codec';
+import type { IdWorkPoint } from './id-gate';
 
 export type DropReason =
   | CodecErrorReason
@@ -106,6 +107,8 @@ export interface DhtStats {
   readOnlyMarked: number;
   /** Links to read-only peers retired past `maxReadOnlyLinks` (link-set.ts `setReadOnly`). */
   readOnlyLinksRetired: number;
+  /** Ids refused for showing less work than `idWorkBits` (id-gate.ts), by where. */
+  idWorkRefused: Record<IdWorkPoint, number>;
 }
 
 export function newStats(): DhtStats {
@@ -165,5 +168,6 @@ export function newStats(): DhtStats {
     replications: 0,
     readOnlyMarked: 0,
     readOnlyLinksRetired: 0,
+    idWorkRefused: { link: 0, contact: 0, route: 0, answer: 0 },
   };
 }

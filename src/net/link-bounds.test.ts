@@ -90,6 +90,7 @@ describe('half-open inbound connections', () => {
     const t = new WebRtcTransport({
       identity: await generateIdentity(),
       clock,
+      idWorkBits: 0, // the sources here are drawn ids (core/id-work.ts)
       maxPendingInbound: 4,
       maxPendingPerSource: 2,
       pendingInboundTimeoutMs: 3000,
@@ -151,7 +152,7 @@ describe('a browser that gathers no ICE candidate', () => {
     const clock = new VirtualClock();
     const peers: FakeSimplePeer[] = [];
     const t = new WebRtcTransport({
-      identity: await generateIdentity(), clock, dialTimeoutMs: 15_000, noCandidateMs: 2000,
+      identity: await generateIdentity(), clock, dialTimeoutMs: 15_000, noCandidateMs: 2000, idWorkBits: 0,
       createPeer: (o) => {
         const p = new FakeSimplePeer(o);
         peers.push(p);

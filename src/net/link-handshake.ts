@@ -6,9 +6,12 @@
 // replays; signing the DTLS fingerprints of the offer and answer SDPs, as each side saw
 // them, stops a signaling relay from sitting in the middle of the connection (each leg
 // of a man-in-the-middle has different certificates, so the transcripts differ).
+// A proven id must also show work (core/id-work.ts), or anyone could grind keys until
+// it held ids next to any key it wanted to answer for.
 import * as v from 'valibot';
 import { fromB64 as decodeB64, toB64 } from '../core/base64';
 import { concatBytes } from '../core/concat-bytes';
+import { ID_WORK_BITS, idWorkOk } from '../core/id-work';
 import { type Identity, publicKeyMatchesId, verifySignature } from '../core/identity';
 import { type NodeId } from '../core/node-id';
 
@@ -67,11 +70,15 @@ export interface HandshakeIo {
   next(): Promise<ControlMsg>;
 }
 
+/** The HandshakeError of a peer whose proven id shows too little work (the transport counts these). */
+export const NO_ID_WORK = 'the remote id shows too little work';
+
 /**
- * Runs both halves of the handshake; resolves once the peer proved `remoteId`.
- * `fingerprints` is "offerFingerprint|answerFingerprint" as this side saw the SDPs.
+ * Runs both halves of the handshake; resolves once the peer proved `remoteId` and it shows
+ * `idWorkBits` of work. `fingerprints` is "offerFingerprint|answerFingerprint" as this side
+ * saw the SDPs.
  */
-export async function runHandshake(io: HandshakeIo, self: Identity, remoteId: NodeId, fingerprints: string): Promise<void> {
+export async function runHandshake(io: HandshakeIo, self: Identity, remoteId: NodeId, fingerprints: string, idWorkBits = ID_WORK_BITS): Promise<void> {
   const nonce = crypto.getRandomValues(new Uint8Array(NONCE_BYTES));
   io.send({ t: 'hello', v: 1, alg: self.alg, pk: toB64(self.publicKey), nonce: toB64(nonce) });
   const hello = await io.next();
@@ -80,6 +87,7 @@ export async function runHandshake(io: HandshakeIo, self: Identity, remoteId: No
   const theirNonce = fromB64(hello.nonce);
   if (theirNonce.length !== NONCE_BYTES) throw new HandshakeError('bad nonce');
   if (!(await publicKeyMatchesId(pk, remoteId))) throw new HandshakeError('public key does not match the remote id');
+  if (!idWorkOk(remoteId, idWorkBits)) throw new HandshakeError(NO_ID_WORK);
   const sig = await self.sign(transcript(self.id, remoteId, nonce, theirNonce, fingerprints));
   io.send({ t: 'auth', sig: toB64(sig) });
   const auth = await io.next();

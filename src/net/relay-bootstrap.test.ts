@@ -10,6 +10,7 @@ import { feedSignals } from './bootstrap';
 import { connectRelay, type WebSocketCtor } from './relay-bootstrap';
 import type { Link } from './link';
 import { nodeTransport } from '../testing/webrtc-test-helpers';
+import { testNodeIdentity } from '../testing/node-identities';
 
 let server: RunningServer;
 const WS = WebSocket as unknown as WebSocketCtor;
@@ -66,7 +67,7 @@ describe('relay bootstrap', () => {
   });
 
   it('two WebRTC transports meet through the relay and exchange messages', async () => {
-    const [ia, ib] = [await generateIdentity(), await generateIdentity()];
+    const [ia, ib] = [await testNodeIdentity(), await testNodeIdentity()];
     const ta = await nodeTransport({ identity: ia });
     const tb = await nodeTransport({ identity: ib });
     const ba = await connectRelay({ url: server.relayUrl, identity: ia, WebSocket: WS });

@@ -25,10 +25,11 @@ import SimplePeer, { type SimplePeerOptions, type SimplePeerSignal } from '@thau
 import * as v from 'valibot';
 import { realClock, type Clock, type TimerHandle } from '../core/clock';
 import { Emitter } from '../core/emitter';
+import { ID_WORK_BITS, idWorkOk } from '../core/id-work';
 import type { Identity } from '../core/identity';
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import type { Link } from './link';
-import { HandshakeError, runHandshake, sdpFingerprint } from './link-handshake';
+import { HandshakeError, NO_ID_WORK, runHandshake, sdpFingerprint } from './link-handshake';
 import { DialError, type SignalBlob, type SignalChannel, type Transport, type TransportEvents } from './transport';
 import { WebRtcLink } from './webrtc-link';
 
@@ -54,6 +55,12 @@ export const WEBRTC_DEFAULTS = {
    * within tens of ms (measured: loopback, ~10 ms), so 2 s leaves a loaded machine room.
    */
   noCandidateMs: 2_000,
+  /**
+   * Work a peer's id must show (core/id-work.ts): a dial to an id showing less, or an offer
+   * from one, is refused before any connection is made, and the handshake checks it again
+   * of the proven id (`idWorkRefused`).
+   */
+  idWorkBits: ID_WORK_BITS,
 };
 
 /** Why a signal was refused (`stats.badSignalsBy`). */
@@ -83,6 +90,7 @@ export interface WebRtcTransportOptions {
   pendingInboundTimeoutMs?: number;
   maxPendingPerSource?: number;
   noCandidateMs?: number;
+  idWorkBits?: number;
   clock?: Clock;
   /** Builds the simple-peer instance (default: `new SimplePeer(opts)`). */
   createPeer?: (opts: SimplePeerOptions) => SimplePeer;
@@ -96,6 +104,8 @@ export interface WebRtcTransportStats {
   inboundOk: number;
   inboundFailures: number;
   handshakeFailures: number;
+  /** Dials, offers and handshakes refused for a peer id showing too little work (WEBRTC_DEFAULTS.idWorkBits). */
+  idWorkRefused: number;
   /** Connections failed for gathering no local ICE candidate within noCandidateMs. */
   noCandidate: number;
   badSignals: number;
@@ -161,7 +171,7 @@ export class WebRtcTransport implements Transport {
   readonly events = new Emitter<TransportEvents>();
   readonly stats: WebRtcTransportStats = {
     dials: 0, dialsOk: 0, dialFailures: 0, inbound: 0, inboundOk: 0, inboundFailures: 0,
-    handshakeFailures: 0, noCandidate: 0, badSignals: 0, linksOpen: 0, stalledLinksClosed: 0,
+    handshakeFailures: 0, idWorkRefused: 0, noCandidate: 0, badSignals: 0, linksOpen: 0, stalledLinksClosed: 0,
     badSignalsBy: { schema: 0, stray: 0, slots: 0, fingerprint: 0, renegotiation: 0, direction: 0, refused: 0 },
   };
   private readonly opts: Required<Omit<WebRtcTransportOptions, 'rtcConfig'>> & { rtcConfig: Record<string, unknown> };
@@ -185,6 +195,10 @@ export class WebRtcTransport implements Transport {
   dial(remoteId: NodeId, signals: SignalChannel): Promise<Link> {
     if (this.closed) return Promise.reject(new DialError('transport closed'));
     if (idEquals(remoteId, this.selfId)) return Promise.reject(new DialError('cannot dial self'));
+    if (!idWorkOk(remoteId, this.opts.idWorkBits)) {
+      this.stats.idWorkRefused++;
+      return Promise.reject(new DialError(NO_ID_WORK));
+    }
     this.stats.dials++;
     return new Promise((resolve, reject) => {
       this.start(remoteId, randomHex(8), true, signals, resolve, reject);
@@ -217,6 +231,10 @@ export class WebRtcTransport implements Transport {
     if (!c) {
       // Only an offer opens a connection; a stray answer/candidate belongs to one that ended.
       if (s.type !== 'offer' || idEquals(from, this.selfId)) return this.badSignal('stray');
+      if (!idWorkOk(from, this.opts.idWorkBits)) {
+        this.stats.idWorkRefused++;
+        return;
+      }
       if (this.pendingInbound() >= this.opts.maxPendingInbound || this.pendingInbound(fromHex) >= this.opts.maxPendingPerSource) return this.badSignal('slots');
       this.stats.inbound++;
       c = this.start(from, cid, false, signals);
@@ -316,10 +334,11 @@ export class WebRtcTransport implements Transport {
     try {
       // Our own SDP is checked here (the peer's was, as it came in): nothing to bind, no link.
       if (offerFp === undefined || answerFp === undefined) throw new HandshakeError('an SDP without exactly one fingerprint');
-      await runHandshake(link.handshakeIo(), this.opts.identity, c.remoteId, fps);
+      await runHandshake(link.handshakeIo(), this.opts.identity, c.remoteId, fps, this.opts.idWorkBits);
     } catch (e) {
       if (c.done) return;
       this.stats.handshakeFailures++;
+      if ((e as Error).message === NO_ID_WORK) this.stats.idWorkRefused++;
       link.close('handshake failed');
       this.fail(c, new DialError(`handshake failed: ${(e as Error).message}`));
       return;

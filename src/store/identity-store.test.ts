@@ -1,9 +1,11 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { idEquals, idToHex } from '../core/node-id';
+import { ID_WORK_BITS, idWorkOk } from '../core/id-work';
 import { generateIdentity } from '../core/identity';
+import { testNodeIdentity } from '../testing/node-identities';
 import {
-  claimNodeIdentity, exportPlayerIdentity, importPlayerIdentity, loadPlayerIdentity, type LockManagerLike,
+  claimNodeIdentity, exportPlayerIdentity, importPlayerIdentity, loadPlayerIdentity, openIdentityDb, type LockManagerLike,
 } from './identity-store';
 
 /** An in-process Web Locks stand-in: exclusive locks, ifAvailable only. */
@@ -25,20 +27,22 @@ function fakeLocks(): LockManagerLike & { held: Set<string> } {
 
 let n = 0;
 const dbName = () => `vp-identity-test-${n++}`;
+/** Node identities minted ahead (src/testing/node-identities.ts): minting takes ~1 s each. */
+const mint = () => testNodeIdentity();
 
 describe('identity store (Web Locks)', () => {
   it('two tabs get different node ids; a reload gets the same one back', async () => {
     const db = dbName();
     const locks = fakeLocks();
-    const a = await claimNodeIdentity({ dbName: db, locks });
-    const b = await claimNodeIdentity({ dbName: db, locks });
+    const a = await claimNodeIdentity({ mint, dbName: db, locks });
+    const b = await claimNodeIdentity({ mint, dbName: db, locks });
     expect(a.lockKind).toBe('web-locks');
     expect([a.slot, b.slot]).toEqual([0, 1]);
     expect(idEquals(a.identity.id, b.identity.id)).toBe(false);
     const idA = idToHex(a.identity.id);
     await a.release();
     await a.release(); // idempotent
-    const again = await claimNodeIdentity({ dbName: db, locks });
+    const again = await claimNodeIdentity({ mint, dbName: db, locks });
     expect(again.slot).toBe(0);
     expect(idToHex(again.identity.id)).toBe(idA);
     await Promise.all([again.release(), b.release()]);
@@ -48,8 +52,8 @@ describe('identity store (Web Locks)', () => {
   it('past the pool size a tab gets an ephemeral identity', async () => {
     const db = dbName();
     const locks = fakeLocks();
-    const claims = [await claimNodeIdentity({ dbName: db, locks, poolSize: 2 }), await claimNodeIdentity({ dbName: db, locks, poolSize: 2 })];
-    const extra = await claimNodeIdentity({ dbName: db, locks, poolSize: 2 });
+    const claims = [await claimNodeIdentity({ mint, dbName: db, locks, poolSize: 2 }), await claimNodeIdentity({ mint, dbName: db, locks, poolSize: 2 })];
+    const extra = await claimNodeIdentity({ mint, dbName: db, locks, poolSize: 2 });
     expect(extra.ephemeral).toBe(true);
     expect(extra.slot).toBe(-1);
     const ids = new Set([...claims, extra].map((c) => idToHex(c.identity.id)));
@@ -61,13 +65,13 @@ describe('identity store (Web Locks)', () => {
 describe('identity store (lease fallback without navigator.locks)', () => {
   it('distinct slots while leases are live, same id after release', async () => {
     const db = dbName();
-    const a = await claimNodeIdentity({ dbName: db, locks: null });
-    const b = await claimNodeIdentity({ dbName: db, locks: null });
+    const a = await claimNodeIdentity({ mint, dbName: db, locks: null });
+    const b = await claimNodeIdentity({ mint, dbName: db, locks: null });
     expect(a.lockKind).toBe('lease');
     expect(a.slot).not.toBe(b.slot);
     const idA = idToHex(a.identity.id);
     await a.release();
-    const c = await claimNodeIdentity({ dbName: db, locks: null });
+    const c = await claimNodeIdentity({ mint, dbName: db, locks: null });
     expect(c.slot).toBe(a.slot);
     expect(idToHex(c.identity.id)).toBe(idA);
     await Promise.all([b.release(), c.release()]);
@@ -76,9 +80,9 @@ describe('identity store (lease fallback without navigator.locks)', () => {
   it('an expired lease (crashed tab) frees its slot', async () => {
     const db = dbName();
     const noTimers = { now: () => 0, setTimeout: () => 0, clearTimeout: () => undefined };
-    const a = await claimNodeIdentity({ dbName: db, locks: null, leaseMs: 1, clock: noTimers });
+    const a = await claimNodeIdentity({ mint, dbName: db, locks: null, leaseMs: 1, clock: noTimers });
     await new Promise((r) => setTimeout(r, 10));
-    const b = await claimNodeIdentity({ dbName: db, locks: null, leaseMs: 1, clock: noTimers });
+    const b = await claimNodeIdentity({ mint, dbName: db, locks: null, leaseMs: 1, clock: noTimers });
     expect(b.slot).toBe(a.slot);
     await Promise.all([a.release(), b.release()]);
   });
@@ -99,5 +103,28 @@ describe('player identity', () => {
     await importPlayerIdentity(await fresh.toJson(), db);
     expect(idEquals((await loadPlayerIdentity(db)).id, fresh.id)).toBe(true);
     await expect(importPlayerIdentity({ bogus: 1 }, db)).rejects.toThrow();
+  });
+});
+
+describe('node ids that cost work', () => {
+  it('a stored node key whose id shows too little work (kept before ids cost work) is replaced at claim; the player key is not', async () => {
+    const db = dbName();
+    const player = await loadPlayerIdentity(db);
+    let old = await generateIdentity();
+    while (idWorkOk(old.id)) old = await generateIdentity(); // 1 in 2^ID_WORK_BITS passes
+    const idb = await openIdentityDb(db);
+    await idb.put('node-keys', await old.toJson(), 0);
+    idb.close();
+    const locks = fakeLocks();
+    const a = await claimNodeIdentity({ mint, dbName: db, locks });
+    expect(a.slot).toBe(0);
+    expect(idEquals(a.identity.id, old.id)).toBe(false);
+    expect(idWorkOk(a.identity.id, ID_WORK_BITS)).toBe(true);
+    await a.release();
+    // Stored in its place: the next claim of the slot gets it back, minting nothing.
+    const again = await claimNodeIdentity({ mint: () => Promise.reject(new Error('minted again')), dbName: db, locks });
+    expect(idToHex(again.identity.id)).toBe(idToHex(a.identity.id));
+    await again.release();
+    expect(idEquals((await loadPlayerIdentity(db)).id, player.id)).toBe(true);
   });
 });

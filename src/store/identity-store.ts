@@ -8,13 +8,17 @@
 //   leaseMs/3 and considered free once expired (a crashed tab frees its slot after
 //   leaseMs). A read-and-write in one IDB transaction is atomic across tabs.
 // When every slot is taken a fresh unpersisted identity is used (ephemeral: true).
+// A node identity's id must show work (core/id-work.ts): one is minted (~1 s, in a worker
+// in a tab: app/node-id-minter.ts) when a slot is first used, and a stored one whose id
+// shows too little (kept before ids cost work) is replaced by a new one at claim time.
 // The *player* identity is one shared record: every tab of the profile is the same player.
 //
 // Keys are stored as JWK (extractable) so the player identity can be exported; the
 // node-identity pool could use non-extractable CryptoKeys later, at the cost of export.
 import { openDB, type IDBPDatabase } from 'idb';
 import { realClock, type Clock, type TimerHandle } from '../core/clock';
-import { generateIdentity, identityFromJson, type Identity, type IdentityJson } from '../core/identity';
+import { ID_WORK_BITS, idWorkOk } from '../core/id-work';
+import { generateIdentity, generateNodeIdentity, identityFromJson, type Identity, type IdentityJson } from '../core/identity';
 
 export const IDENTITY_DB = 'vp-identity';
 const DB_VERSION = 1;
@@ -32,6 +36,8 @@ export const IDENTITY_STORE_DEFAULTS = {
   poolSize: 8,
   /** Lease length for the no-Web-Locks fallback. */
   leaseMs: 15_000,
+  /** Work a node id must show (core/id-work.ts); a stored id showing less is replaced. */
+  idWorkBits: ID_WORK_BITS,
 };
 
 /** The subset of the Web Locks API this module uses (injectable for tests). */
@@ -46,6 +52,9 @@ export interface IdentityStoreOptions {
   /** Default: globalThis.navigator?.locks; null forces the lease fallback. */
   locks?: LockManagerLike | null;
   clock?: Clock;
+  idWorkBits?: number;
+  /** Makes a node identity showing `bits` of work (default: generateNodeIdentity on this thread). */
+  mint?: (bits: number) => Promise<Identity>;
 }
 
 export interface ClaimedIdentity {
@@ -77,17 +86,20 @@ function defaultLocks(): LockManagerLike | null {
   return nav?.locks ?? null;
 }
 
-/** Loads the slot's keypair, creating and storing one the first time. */
-async function slotIdentity(db: Db, slot: number): Promise<Identity> {
+type Mint = () => Promise<Identity>;
+
+/** Loads the slot's keypair, minting and storing one the first time (or in place of one peers would refuse). */
+async function slotIdentity(db: Db, slot: number, bits: number, mint: Mint): Promise<Identity> {
   const json = (await db.get(NODE_STORE, slot)) as IdentityJson | undefined;
   if (json) {
     try {
-      return await identityFromJson(json);
+      const id = await identityFromJson(json);
+      if (idWorkOk(id.id, bits)) return id;
     } catch {
       // A corrupt record must not brick the slot: replace it.
     }
   }
-  const id = await generateIdentity();
+  const id = await mint();
   await db.put(NODE_STORE, await id.toJson(), slot);
   return id;
 }
@@ -114,6 +126,7 @@ export async function claimNodeIdentity(opts: IdentityStoreOptions = {}): Promis
   const o = { ...IDENTITY_STORE_DEFAULTS, ...opts };
   const locks = opts.locks === undefined ? defaultLocks() : opts.locks;
   const clock = opts.clock ?? realClock;
+  const mint: Mint = () => (opts.mint ?? ((bits) => generateNodeIdentity({ bits })))(o.idWorkBits);
   const db = await openIdentityDb(o.dbName);
 
   if (locks) {
@@ -121,7 +134,7 @@ export async function claimNodeIdentity(opts: IdentityStoreOptions = {}): Promis
       const unlock = await tryLock(locks, `vp-node-identity-${o.dbName}-${slot}`);
       if (!unlock) continue;
       try {
-        const identity = await slotIdentity(db, slot);
+        const identity = await slotIdentity(db, slot, o.idWorkBits, mint);
         let done = false;
         return {
           identity, slot, ephemeral: false, lockKind: 'web-locks',
@@ -142,7 +155,7 @@ export async function claimNodeIdentity(opts: IdentityStoreOptions = {}): Promis
     const holder = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
     const slot = await takeLease(db, o.poolSize, holder, Date.now(), o.leaseMs);
     if (slot >= 0) {
-      const identity = await slotIdentity(db, slot);
+      const identity = await slotIdentity(db, slot, o.idWorkBits, mint);
       let timer: TimerHandle | undefined;
       let done = false;
       const renew = () => {
@@ -165,7 +178,7 @@ export async function claimNodeIdentity(opts: IdentityStoreOptions = {}): Promis
     }
   }
   db.close();
-  const identity = await generateIdentity();
+  const identity = await mint();
   return { identity, slot: -1, ephemeral: true, lockKind: 'none', release: async () => undefined };
 }
 

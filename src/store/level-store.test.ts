@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { idWorkOk } from '../core/id-work';
 import { idToHex } from '../core/node-id';
 import { LevelStore } from './level-store';
 
@@ -101,6 +102,19 @@ describe('LevelStore (Node)', () => {
     }
     // Both forms were on disk at the kill: bases and logs appended since.
     expect(logged).toBeGreaterThan(0);
+    await store.close();
+  });
+});
+
+describe('LevelStore node identity', () => {
+  it('replaces a kept node key whose id shows too little work (kept before ids cost work), then keeps the new one', async () => {
+    const store = await LevelStore.open(tempDir());
+    const old = await store.nodeIdentity(0); // any key: 0 bits asks nothing
+    const at8 = await store.nodeIdentity(8);
+    expect(idWorkOk(at8.id, 8)).toBe(true);
+    // 1 in 256 of keys shows 8 bits already: that one is kept.
+    expect(idToHex(at8.id) === idToHex(old.id)).toBe(idWorkOk(old.id, 8));
+    expect(idToHex((await store.nodeIdentity(8)).id)).toBe(idToHex(at8.id));
     await store.close();
   });
 });

@@ -10,7 +10,8 @@
 import { mkdir } from 'node:fs/promises';
 import { ClassicLevel } from 'classic-level';
 import { decode, encode } from '@msgpack/msgpack';
-import { generateIdentity, identityFromJson, type Identity, type IdentityJson } from '../core/identity';
+import { ID_WORK_BITS, idWorkOk } from '../core/id-work';
+import { generateNodeIdentity, identityFromJson, type Identity, type IdentityJson } from '../core/identity';
 import { baseOf, gather, metaOf, withLog, type HostStore, type LogRecord, type RegionChange, type RegionMeta, type StoredRegion } from './host-store';
 import { StorageError } from './storage-error';
 
@@ -173,11 +174,18 @@ export class LevelStore {
     return new LevelStore(db, dir);
   }
 
-  /** This node's identity keypair, created and stored the first time. */
-  async nodeIdentity(): Promise<Identity> {
+  /**
+   * This node's identity keypair, minted (its id shows `bits` of work, core/id-work.ts) and
+   * stored the first time. One kept from before ids cost work is replaced, since peers
+   * refuse it: the peer comes back under a new id (and, headless, as a new player).
+   */
+  async nodeIdentity(bits = ID_WORK_BITS): Promise<Identity> {
     const raw = await this.db.get(NODE_IDENTITY_KEY);
-    if (raw) return identityFromJson(JSON.parse(new TextDecoder().decode(raw)) as IdentityJson);
-    const id = await generateIdentity();
+    if (raw) {
+      const kept = await identityFromJson(JSON.parse(new TextDecoder().decode(raw)) as IdentityJson);
+      if (idWorkOk(kept.id, bits)) return kept;
+    }
+    const id = await generateNodeIdentity({ bits });
     await this.db.put(NODE_IDENTITY_KEY, new TextEncoder().encode(JSON.stringify(await id.toJson())), SYNC);
     return id;
   }

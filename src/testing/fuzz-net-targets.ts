@@ -15,6 +15,7 @@ import type { SignalBlob } from '../net/transport';
 import { WebRtcLink } from '../net/webrtc-link';
 import { WebRtcTransport } from '../net/webrtc-transport';
 import { FakeSimplePeer } from './fake-simple-peer';
+import { testNodeIdentity } from './node-identities';
 import { FuzzFailure, grewCounters, type FuzzTarget, type FuzzVerdict } from './fuzz-campaign';
 import { fieldValueArb, frameArb, textFrameArb } from './fuzz-frames';
 
@@ -74,8 +75,8 @@ type Tamper = { at: 'hello' | 'auth'; mode: 'field'; key: string; value: unknown
  * HandshakeError, and succeed only when nothing was changed.
  */
 export async function handshakeTarget(): Promise<FuzzTarget<Tamper>> {
-  const us: Identity = await generateIdentity({ alg: 'Ed25519' });
-  const them: Identity = await generateIdentity({ alg: 'Ed25519' });
+  const us: Identity = await testNodeIdentity('Ed25519');
+  const them: Identity = await testNodeIdentity('Ed25519');
   const fps = 'sha-256 aa:bb|sha-256 cc:dd';
   const keys = { hello: ['t', 'v', 'alg', 'pk', 'nonce'], auth: ['t', 'sig'] };
   const tamperArb: fc.Arbitrary<Tamper> = fc.oneof(
@@ -168,6 +169,8 @@ export async function signalTarget(): Promise<FuzzTarget<unknown>> {
   const t = new WebRtcTransport({
     identity: await generateIdentity(),
     clock,
+    // The sources are drawn ids: their offers must reach the checks fuzzed here (core/id-work.ts).
+    idWorkBits: 0,
     createPeer: (o) => {
       const p = new FakeSimplePeer(o);
       peers.push(p);

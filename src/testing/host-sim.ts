@@ -52,8 +52,11 @@ export interface JoinOptions {
 /** Work a simulated player's pass shows (the tabs' PLAYER_PASS_BITS would cost ~1 s per simulated peer). */
 export const SIM_PASS_BITS = 8;
 
-/** Simulated DHT defaults: quick RPC timeouts so lookups past a dead node do not stall. */
-export const SIM_DHT: Partial<DhtOptions> = { rpcTimeoutMs: 600, joinRefresh: 'empty' };
+/**
+ * Simulated DHT defaults: quick RPC timeouts so lookups past a dead node do not stall; ids
+ * drawn by the simulation, not minted, so none shows work (core/id-work.ts).
+ */
+export const SIM_DHT: Partial<DhtOptions> = { rpcTimeoutMs: 600, joinRefresh: 'empty', idWorkBits: 0 };
 
 export class HostSim extends SimWorld {
   readonly world: string;

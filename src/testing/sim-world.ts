@@ -59,7 +59,8 @@ export class SimWorld {
       transport: wrap ? wrap(transport) : transport,
       clock: this.clock,
       bootstrap: bootstrap.length > 0 ? { peers: bootstrap, signals: this.net.relay(id) } : undefined,
-      options: { random: seededRandom(this.seed * 7919 + this.nextSeq()), ...options },
+      // Ids here are drawn by the simulation, not minted: they show no work (core/id-work.ts).
+      options: { random: seededRandom(this.seed * 7919 + this.nextSeq()), idWorkBits: 0, ...options },
     });
   }
 

@@ -1,16 +1,17 @@
 // Test wiring for WebRTC transports in Node (node-datachannel under webrtc-polyfill):
 // a direct in-process SignalChannel and loopback-only RTC settings. Test files only.
-import { generateIdentity, type Identity } from '../core/identity';
+import type { Identity } from '../core/identity';
 import type { NodeId } from '../core/node-id';
 import type { Link } from '../net/link';
 import type { SignalBlob, SignalChannel } from '../net/transport';
 import { WebRtcTransport, type WebRtcTransportOptions } from '../net/webrtc-transport';
+import { testNodeIdentity } from './node-identities';
 
 /** node-datachannel gathers no loopback candidate without bindAddress (docs/TESTING.md). */
 export const NODE_LOOPBACK_RTC = { bindAddress: '127.0.0.1' };
 
 export async function nodeTransport(opts: Partial<WebRtcTransportOptions> = {}): Promise<WebRtcTransport> {
-  const identity: Identity = opts.identity ?? (await generateIdentity());
+  const identity: Identity = opts.identity ?? (await testNodeIdentity());
   return new WebRtcTransport({ rtcConfig: NODE_LOOPBACK_RTC, iceServers: [], ...opts, identity });
 }
 

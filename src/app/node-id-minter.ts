@@ -1,0 +1,32 @@
+// A tab's node identity is minted in a Web Worker (node-id.worker.ts): drawing ~2^bits
+// keypairs until one's id shows the work every peer checks (core/id-work.ts) takes about a
+// second, and a drawing tab keeps its frames meanwhile. Where no Worker can be had (Node, a
+// worker that fails to start) it is minted on this thread: WebCrypto makes the keys off it.
+import { ID_WORK_BITS } from '../core/id-work';
+import { generateNodeIdentity, identityFromJson, type Identity, type IdentityJson } from '../core/identity';
+
+/** What the worker answers: the keys, or why it could not make them. */
+export type MintReply = { json: IdentityJson; tries: number } | { error: string };
+
+/** A node identity whose id shows `bits` of work; the keypairs drawn are added to `counts`. */
+export function mintNodeIdentity(bits = ID_WORK_BITS, counts?: { tries: number }): Promise<Identity> {
+  return mintOffThread(bits, counts).catch(() => generateNodeIdentity({ bits, ...(counts ? { counts } : {}) }));
+}
+
+function mintOffThread(bits: number, counts?: { tries: number }): Promise<Identity> {
+  return new Promise((resolve, reject) => {
+    if (typeof Worker === 'undefined') return reject(new Error('no Worker here'));
+    const w = new Worker(new URL('./node-id.worker.ts', import.meta.url), { type: 'module', name: 'node-id' });
+    w.onmessage = (e: MessageEvent<MintReply>) => {
+      w.terminate();
+      if ('error' in e.data) return reject(new Error(e.data.error));
+      if (counts) counts.tries += e.data.tries;
+      identityFromJson(e.data.json).then(resolve, reject);
+    };
+    w.onerror = (e) => {
+      w.terminate();
+      reject(new Error(e.message));
+    };
+    w.postMessage({ bits });
+  });
+}

@@ -1,0 +1,14 @@
+// Worker side of node-id-minter.ts: draws keypairs until one's id shows the work asked
+// (core/identity.ts generateNodeIdentity), off the page's main thread, and hands back the
+// keys as JWK (~1 s of key generation once per identity slot; docs/BENCHMARKS.md `id_work`).
+import { generateNodeIdentity } from '../core/identity';
+import type { MintReply } from './node-id-minter';
+
+const scope = globalThis as unknown as { onmessage: ((e: MessageEvent<{ bits: number }>) => void) | null; postMessage(m: MintReply): void };
+
+scope.onmessage = (e) => {
+  const counts = { tries: 0 };
+  generateNodeIdentity({ bits: e.data.bits, counts })
+    .then((id) => id.toJson())
+    .then((json) => scope.postMessage({ json, tries: counts.tries }), (err: Error) => scope.postMessage({ error: err.message }));
+};
