@@ -1,11 +1,11 @@
 // The hosting page's figures follow the state of the world: two players join and its link
 // count rises by two, with measured round trips; a player's edit raises its count of edits
 // kept; its traffic counters grow; it asked for persistent storage and says the answer.
-// Writes docs/screenshots/hosting-dashboard.png.
+// Writes hosting-dashboard.png (e2e/screenshots.ts: docs/screenshots/ under `npm run screenshots`).
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { mkdirSync } from 'node:fs';
 import { openInFreshProfile, PAGE_UP, type OpenOptions, type Profile } from './browser';
+import { screenshotPath } from './screenshots';
 
 const WORLD = '#world=host-dash-e2e&seed=host-dash';
 const profiles: Profile[] = [];
@@ -58,8 +58,7 @@ describe('the hosting dashboard', () => {
     const rows = await host.locator('table.regions tbody tr[data-region]').count();
     expect(rows).toBeGreaterThan(0);
     await host.waitForTimeout(2500); // one more sample: the charts have two points at least
-    mkdirSync('docs/screenshots', { recursive: true });
     await host.setViewportSize({ width: 900, height: 1100 });
-    await host.screenshot({ path: 'docs/screenshots/hosting-dashboard.png', fullPage: true });
+    await host.screenshot({ path: screenshotPath('hosting-dashboard.png'), fullPage: true });
   });
 });

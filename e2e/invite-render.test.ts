@@ -1,14 +1,14 @@
 // What an invited friend sees, rendering on (software WebGL): player A copies an invite from
 // the pause menu (its QR code decodes to the same link), friend B opens it in another
 // browser profile, and B's screen draws A's avatar and then A's new block (checked on B's
-// pixels: each change alters the picture where nothing else moved). Writes
-// docs/screenshots/two-players.png.
+// pixels: each change alters the picture where nothing else moved). Writes two-players.png
+// (e2e/screenshots.ts: docs/screenshots/ under `npm run screenshots`).
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import jsQR from 'jsqr';
-import { mkdirSync } from 'node:fs';
 import { openInFreshProfile, PAGE_UP, type Profile } from './browser';
 import { changedShare } from './pixel-diff';
+import { screenshotPath } from './screenshots';
 
 const BRICK = 11;
 const profiles: Profile[] = [];
@@ -90,7 +90,6 @@ describe('an invited friend, rendering on', () => {
     expect(block).toBeGreaterThan(0.001);
 
     await b.addStyleTag({ content: '#hud { display: block !important; }' });
-    mkdirSync('docs/screenshots', { recursive: true });
-    await b.screenshot({ path: 'docs/screenshots/two-players.png' });
+    await b.screenshot({ path: screenshotPath('two-players.png') });
   });
 });

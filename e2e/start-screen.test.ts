@@ -2,12 +2,12 @@
 // page: the relay is unreachable, WebRTC is blocked (a browser that gathers no ICE
 // candidate, as behind a strict firewall), the invite is broken, or it was altered. It
 // offers Retry and "play here alone for now", and the game goes on underneath. Writes
-// docs/screenshots/start-screen.png.
+// start-screen.png (e2e/screenshots.ts: docs/screenshots/ under `npm run screenshots`).
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { mkdirSync } from 'node:fs';
 import { CHROMIUM, CHROMIUM_ARGS, crashPage, launchBrowser, openInFreshContext } from './browser';
 import { startRelayProcess, type RelayProcess } from './relay-process';
+import { screenshotPath } from './screenshots';
 
 const EXPLAINED_WITHIN_MS = 5000;
 let browser: Browser;
@@ -55,8 +55,7 @@ describe('the start screen explains a failed start', () => {
     expect(await p.locator('#loading').isVisible()).toBe(true); // the choice is the player's
     await p.locator('#loading .stages').waitFor();
     expect(await p.locator('#loading li[data-stage="doorway"]').getAttribute('data-state')).toBe('failed');
-    mkdirSync('docs/screenshots', { recursive: true });
-    await p.screenshot({ path: 'docs/screenshots/start-screen.png' });
+    await p.screenshot({ path: screenshotPath('start-screen.png') });
     await p.getByRole('button', { name: 'Play here alone for now' }).click();
     await p.locator('#loading').waitFor({ state: 'hidden', timeout: 2000 });
     expect(await p.evaluate(() => window.voxel.net!.status())).toBe('alone');
