@@ -31,6 +31,7 @@ import { benchDurability } from './durability-bench';
 import { benchFlood } from './flood-bench';
 import { benchStore } from './store-bench';
 import { benchPlayerKey } from './player-key-bench';
+import { benchIdWork } from './id-work-bench';
 
 type Bench = [name: string, run: () => Promise<Record<string, number>>];
 
@@ -64,6 +65,7 @@ const benches: Bench[] = [
   ['durability', benchDurability],
   ['store', benchStore],
   ['player_key', () => benchPlayerKey()],
+  ['id_work', () => benchIdWork()],
   ['flood', () => benchFlood()],
 ];
 

@@ -13,15 +13,15 @@ import { ID_BYTES, idToHex, type NodeId } from './node-id';
 const CONTEXT = new TextEncoder().encode('voxel-populi/node-id-work/v1\0');
 
 /**
- * Zero bits a node id must show: ~2^13 = 8,192 keypairs per id on average, 5,678 at the
- * median. A tab mints its id in a worker at first start (once per identity slot); measured
- * on this project's 2-core machine while shared: Chromium 150 draws 8-13k Ed25519 keypairs
- * a second in a worker (11k with one in flight, 13.5k with four, idle), so the median mint
- * is ~0.5-0.7 s and the 90th percentile ~1.5 s; Node draws 4-9k a second through WebCrypto
- * and 5-7.5k on one core through node:crypto (docs/BENCHMARKS.md "Ids that cost work",
- * `id_work_ms_p50_chromium`). 14 bits measured ~1.3 s at the median under load: over the
- * second a first start may spend on it. Raising it by one doubles both the tab's cost and
- * the attacker's.
+ * Zero bits a node id must show: 2^13 = 8,192 keypairs per id on average, 5,678 at the
+ * median. A tab mints its id once per identity slot, in a worker (app/node-id-minter.ts).
+ * Measured on the project's shared 2-core machine (`npm run bench -- id_work`,
+ * docs/BENCHMARKS.md "Ids that cost work"): Chromium 150 draws 7.8-9.9k Ed25519 keypairs a
+ * second in the worker under load (13.5k idle), so a tab's median mint is 0.36-0.82 s (0.57-
+ * 0.73 s from the rate) and its 90th percentile 1.1-2.6 s; Node draws 6-6.5k a second through
+ * WebCrypto (the headless peer: median 0.7-1.0 s) and 5.5-7.8k on one core through
+ * node:crypto. At 14 bits the median would be 1.1-1.5 s, over the second a first start may
+ * spend; each bit doubles both the tab's cost and the attacker's.
  */
 export const ID_WORK_BITS = 13;
 

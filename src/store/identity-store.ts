@@ -155,7 +155,6 @@ export async function claimNodeIdentity(opts: IdentityStoreOptions = {}): Promis
     const holder = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
     const slot = await takeLease(db, o.poolSize, holder, Date.now(), o.leaseMs);
     if (slot >= 0) {
-      const identity = await slotIdentity(db, slot, o.idWorkBits, mint);
       let timer: TimerHandle | undefined;
       let done = false;
       const renew = () => {
@@ -164,17 +163,20 @@ export async function claimNodeIdentity(opts: IdentityStoreOptions = {}): Promis
           void renewLease(db, slot, holder, Date.now() + o.leaseMs).then(renew, () => undefined);
         }, Math.floor(o.leaseMs / 3));
       };
-      renew();
-      return {
-        identity, slot, ephemeral: false, lockKind: 'lease',
-        release: async () => {
-          if (done) return;
-          done = true;
-          clock.clearTimeout(timer);
-          await dropLease(db, slot, holder);
-          db.close();
-        },
+      const release = async () => {
+        if (done) return;
+        done = true;
+        clock.clearTimeout(timer);
+        await dropLease(db, slot, holder);
+        db.close();
       };
+      // Renewed from now: minting the slot's key may outlast a lease on a slow machine.
+      renew();
+      const identity = await slotIdentity(db, slot, o.idWorkBits, mint).catch(async (e: unknown) => {
+        await release();
+        throw e;
+      });
+      return { identity, slot, ephemeral: false, lockKind: 'lease', release };
     }
   }
   db.close();
