@@ -8,8 +8,9 @@
 //   version = (certificate epoch, revision within it).
 // - 'test': the default rule.
 import { webCryptoVerifier } from '../core/signer';
+import { NOBODY_NEAR } from '../dht/near-view';
 import type { RecordRule, RecordRules } from '../dht/record-rules';
-import { CertChecker } from '../region/epoch-cert';
+import { CertChecker } from '../region/cert-checker';
 import { regionRecordRules } from '../region/region-records';
 import { PlayerRecordError, verifyPlayerRecord } from '../play/player-record';
 
@@ -29,5 +30,5 @@ export function playerRecordRule(now: () => number = Date.now): RecordRule {
 
 /** Every namespace's rule for a tab's DHT; `extra` adds or replaces rules (tests, tools). */
 export function recordRules(extra: RecordRules = {}): RecordRules {
-  return { player: playerRecordRule(), ...regionRecordRules(new CertChecker(webCryptoVerifier), webCryptoVerifier), ...extra };
+  return { player: playerRecordRule(), ...regionRecordRules(new CertChecker(webCryptoVerifier, NOBODY_NEAR), webCryptoVerifier), ...extra };
 }

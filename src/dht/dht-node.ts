@@ -30,6 +30,7 @@ import { LinkSet, type PeerLink } from './link-set';
 import { LinkUpkeep } from './link-upkeep';
 import { Liveness } from './liveness';
 import type { LookupResult } from './lookup';
+import { NearNodes } from './near-view';
 import { nodeLookup, type Lookup } from './lookups';
 import { dhtCodec, type DhtMessage, type Namespace, type Reply } from './messages';
 import { OverlayRouter, type Origin } from './overlay-router';
@@ -95,6 +96,7 @@ export class DhtNode implements Dht {
   /** Which links get routed requests answered (route-record.ts), if kept. */
   private readonly record: RouteRecord | undefined;
   private readonly lookup: Lookup;
+  readonly nearView: NearNodes;
   private readonly contactBook: Contacts;
   private readonly signaling: OverlaySignaling;
   private readonly linkUpkeep: LinkUpkeep;
@@ -151,7 +153,14 @@ export class DhtNode implements Dht {
     const watch = opts.unansweredHopMs > 0 ? { ms: opts.unansweredHopMs, now: () => clock.now(), probe: (pl: PeerLink) => this.liveness.probeNow(pl) } : undefined;
     const auth = { signer: this.signer, requireSigned: opts.requireSignedRoutes, admitSource: (id: NodeId) => admits(id, 'route') };
     this.router = new OverlayRouter(selfId, selfHex, links, stats, opts, deliver, auth, record, watch);
-    this.lookup = nodeLookup({ selfId, clock, opts, stats, table, linked: (hex) => this.linked(hex), call, admit: (id) => admits(id, 'answer') });
+    const lookup = nodeLookup({ selfId, clock, opts, stats, table, linked: (hex) => this.linked(hex), call, admit: (id) => admits(id, 'answer') });
+    // Every lookup's answers feed our view of who is near its target (near-view.ts).
+    this.lookup = async (...a: Parameters<Lookup>) => {
+      const res = await lookup(...a);
+      if (res.closest.length) this.nearView.record(a[0], res.closest.map((c) => c.id));
+      return res;
+    };
+    this.nearView = new NearNodes({ selfId, readOnly: opts.readOnly, clock, closest: (key, n) => this.closestContacts(key, n), findNode: (key) => this.lookup(key) });
     this.contactBook = new Contacts({
       clock,
       opts,
@@ -179,7 +188,7 @@ export class DhtNode implements Dht {
         if (admits(id, 'answer') && !this.readOnlyPeers.has(idToHex(id))) this.contactBook.learn(id);
       },
     });
-    this.values = new Values({ selfId, clock, opts, stats, table, store, lookup: this.lookup, call });
+    this.values = new Values({ selfId, clock, opts, stats, table, store, lookup: this.lookup, call, view: this.nearView });
     this.republisher = new Republisher({ selfId, clock, opts, stats, table, store, call, storeAt: (ns, key, rec) => this.values.storeAt(ns, key, rec) });
     this.handlers = new RpcHandlers({
       clock,

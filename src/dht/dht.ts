@@ -5,6 +5,7 @@
 import type { Emitter } from '../core/emitter';
 import type { NodeId } from '../core/node-id';
 import type { LookupResult } from './lookup';
+import type { NearView } from './near-view';
 import type { Namespace } from './messages';
 import type { DhtStats } from './stats';
 
@@ -109,6 +110,8 @@ export interface Dht {
   linkInfo(): LinkInfo[];
   /** Whether we hold an open link to this node (hex id): a frame to it goes direct, not routed. */
   linked(hex: string): boolean;
+  /** Our own view of the nodes nearest a key: table, recent lookups' answers, ourselves (near-view.ts). */
+  readonly nearView: NearView;
   /** The n contacts of our table closest to target, closest first (no network traffic). */
   closestContacts(target: NodeId, n: number): NodeId[];
   /** Every contact of our table. */

@@ -12,6 +12,7 @@
 // holder keeps such a value at most `unruledMaxTtlMs` (1 h) after its last STORE.
 import type { NodeId } from '../core/node-id';
 import { NAMESPACE_LIMITS, type Namespace } from './messages';
+import type { NearView } from './near-view';
 
 export type RecordCheck = { ok: true; version: number } | { ok: false; reason: string };
 
@@ -22,9 +23,21 @@ export type RecordCheck = { ok: true; version: number } | { ok: false; reason: s
  * `pub` field: a claim, not proof (a rule that cares must find the proof in the value).
  * May be async (signature checks); a rule that throws counts as `{ ok: false, reason: 'threw' }`.
  * `reason` should be a short stable word: refusals are counted by it (`stats.ruleRejects`).
+ *
+ * `holder` is set when a holder checks a STORE: its own view of the nodes near `key`
+ * (near-view.ts) and the value it holds now, for rules whose values name the key's nodes
+ * and must be believed only when those are near, or follow from what is held. A reader's
+ * check has none: what it takes from a value is checked again where it is used.
  */
 export interface RecordRule {
-  check(key: NodeId, value: Uint8Array, publisher: NodeId): Promise<RecordCheck>;
+  check(key: NodeId, value: Uint8Array, publisher: NodeId, holder?: HolderContext): Promise<RecordCheck>;
+}
+
+/** What a holder knows when it checks a STORE (RecordRule.check). */
+export interface HolderContext {
+  view: NearView;
+  /** The value held under the key now, if any. */
+  held?: Uint8Array;
 }
 
 /** The rules a node runs with, by namespace (`options.records`). */
@@ -45,12 +58,12 @@ export function defaultCheck(ns: Namespace, value: Uint8Array, seq: number): Rec
 }
 
 /** Runs the namespace's rule (or the default), never throwing. */
-export async function checkRecord(rules: RecordRules, ns: Namespace, key: NodeId, value: Uint8Array, publisher: NodeId, seq: number): Promise<RecordCheck> {
+export async function checkRecord(rules: RecordRules, ns: Namespace, key: NodeId, value: Uint8Array, publisher: NodeId, seq: number, holder?: HolderContext): Promise<RecordCheck> {
   if (value.length > NAMESPACE_LIMITS[ns].maxValueBytes) return { ok: false, reason: 'tooLarge' };
   const rule = rules[ns];
   if (!rule) return defaultCheck(ns, value, seq);
   try {
-    const verdict = await rule.check(key, value, publisher);
+    const verdict = await rule.check(key, value, publisher, holder);
     if (verdict.ok && !Number.isFinite(verdict.version)) return { ok: false, reason: 'badVersion' };
     return verdict;
   } catch {

@@ -1,5 +1,6 @@
 // Values alone, on the virtual clock: a real table and store, a fake lookup and fake calls.
 // The 'player' rule here: value[0] is the version, value[1] = 0 marks a forgery.
+import { NOBODY_NEAR } from './near-view';
 import { describe, expect, it } from 'vitest';
 import { idToHex, randomId, type NodeId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
@@ -44,7 +45,7 @@ function setup(found: { rec: ValueRecord; version: number }[] = []) {
     stored.push(hex);
     return { t: 'STORED', r: 0, ok: hex === closest[0]?.hex } as Reply;
   };
-  const values = new Values({ selfId: self, clock, opts: { k: K, records: { player: rule }, unruledMaxTtlMs: 60_000, storeNearFactor: 2, getAnswers: 3 }, stats, table, store, lookup, call });
+  const values = new Values({ selfId: self, clock, opts: { k: K, records: { player: rule }, unruledMaxTtlMs: 60_000, storeNearFactor: 2, getAnswers: 3 }, stats, table, store, lookup, call, view: NOBODY_NEAR });
   return { clock, rand, self, table, store, stats, values, lookups, stored, checks: () => checks, setClosest: (c: NodeId[]) => (closest = c.map((id) => ({ id, hex: idToHex(id) }))) };
 }
 

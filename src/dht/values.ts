@@ -9,6 +9,7 @@ import type { GotValue } from './dht';
 import type { DhtOptions } from './dht-options';
 import type { Lookup } from './lookups';
 import { MAX_VALUE_TTL_MS, NAMESPACE_LIMITS, type Namespace, type ValueRecord } from './messages';
+import type { NearView } from './near-view';
 import { checkRecord, countRuleReject, type RecordCheck, type RecordPolicy } from './record-rules';
 import type { RoutingTable } from './routing-table';
 import type { Call } from './rpc';
@@ -29,6 +30,8 @@ export interface ValuesDeps {
   store: ValueStore;
   lookup: Lookup;
   call: Call;
+  /** Our view of who is near a key: a holder checks a STORE with it (record-rules.ts). */
+  view: NearView;
 }
 
 export class Values {
@@ -48,7 +51,7 @@ export class Values {
     let version: number;
     if (deps.opts.records[ns] && held && sameBytes(held.value, rec.v) && sameBytes(held.publisher, rec.pub)) version = held.version;
     else {
-      const chk = await checkRecord(deps.opts.records, ns, key, rec.v, rec.pub, rec.seq);
+      const chk = await checkRecord(deps.opts.records, ns, key, rec.v, rec.pub, rec.seq, { view: deps.view, ...(held ? { held: held.value } : {}) });
       if (!chk.ok) {
         countRuleReject(deps.stats.ruleRejects, ns, chk.reason);
         return 'invalid';

@@ -16,7 +16,7 @@ import type { RejectReason, SubscriptionMessageOf } from '../region/subscription
 import { compareStamp, entryKey, type Entry, type RegionState, type Stamp } from '../region/region-state';
 import { columnIndex } from '../region/region-key';
 import { chunkOf, localOf } from '../world/coords';
-import { settableBlock } from './edit-validator';
+import { offerableEntry } from './edit-validator';
 import type { CommitLatency, HostOptions, HostStats } from './host-options';
 import { PrimaryLease, type LeaseOptions, type LeaseTerms } from './primary-lease';
 import { requestTag, type RequestLog } from './request-log';
@@ -113,7 +113,7 @@ export class CommitMachine {
   offer(entries: Entry[]): void {
     for (const e of entries) {
       // Stored state predates our epoch: an entry stamped in it or later is forged.
-      if (!settableBlock(e.id) || e.e >= this.terms.e || this.offered.length >= this.o.maxOffered) {
+      if (!offerableEntry(e) || e.e >= this.terms.e || this.offered.length >= this.o.maxOffered) {
         this.stats.offersRefused++;
         continue;
       }

@@ -5,7 +5,7 @@ import { TokenBucket } from '../core/token-bucket';
 import { AIR, isValidBlockId, PLACEABLE, SOLID } from '../world/blocks';
 import { bodyOverlapsBlock } from '../world/player-body';
 import type { Point } from './motion-tracker';
-import { CHUNK_HEIGHT, WORLD_FLOOR_Y } from '../world/coords';
+import { CHUNK_HEIGHT, CHUNK_SIZE, CHUNK_VOLUME, WORLD_FLOOR_Y } from '../world/coords';
 import type { RejectReason } from '../region/subscription-messages';
 import { regionAt, type RegionCoord } from '../region/region-key';
 
@@ -36,6 +36,15 @@ export interface EditRequest {
 /** A block id an edit (or an offered entry) may set: a real block that can be placed, or air. */
 export function settableBlock(id: number): boolean {
   return isValidBlockId(id) && (id === AIR || PLACEABLE.includes(id));
+}
+
+/**
+ * Whether a stored entry another host offers may be taken (hosted-region OFFER, merges):
+ * the world's rules hold on every path that writes a block, so no offered entry sets a
+ * block an edit could not (a block that cannot be placed, the unbreakable floor).
+ */
+export function offerableEntry(e: { key: number; id: number }): boolean {
+  return settableBlock(e.id) && Math.floor((e.key % CHUNK_VOLUME) / (CHUNK_SIZE * CHUNK_SIZE)) !== WORLD_FLOOR_Y;
 }
 
 export class EditValidator {

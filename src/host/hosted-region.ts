@@ -226,12 +226,17 @@ export class HostedRegion implements RegionRole {
     return this.role === 'backup' && this.ctx.clock.now() - this.lastHeard < this.ctx.opts.failoverMs;
   }
 
-  /** A certificate from the wire: for this region, valid, and not older than ours. Counts what fails. */
-  async acceptable(c: EpochCert): Promise<boolean> {
-    const fault = await this.ctx.certs.check(this.key, c);
+  /**
+   * A certificate from the wire: for this region, validly signed, and anchored
+   * (cert-anchor.ts) in the certificate we hold (`held`: a later one needs a majority of our
+   * hosts' grants, else hosts near the key as we see them; with none we learn it), or only
+   * in who is near the key (`near`: an older certificate, say an offerer's). Counts what fails.
+   */
+  async acceptable(c: EpochCert, anchor: 'held' | 'near' = 'held'): Promise<boolean> {
+    const fault = await this.ctx.certs.check(this.key, c, anchor === 'held' ? { known: this.el.cert, fresh: 'learn' } : { fresh: 'near' });
     if (fault) {
       this.ctx.stats.badCerts++;
-      this.trace(`bad certificate e${c.e}: ${fault}`);
+      this.trace(`bad certificate e${c.e}: ${fault}${fault === 'unanchored' ? ` hosts ${c.hosts.map((h) => idToHex(h).slice(0, 4)).join(',')} grants ${c.grants.map((g) => idToHex(g.id).slice(0, 4)).join(',')} near ${this.ctx.tableNear(this.key, 8).map((h) => idToHex(h).slice(0, 4)).join(',')}` : ''}`);
       return false;
     }
     return true;

@@ -14,7 +14,8 @@ import type { Ticker } from '../core/ticker';
 import type { Dht } from '../dht/dht';
 import { closedOnPurpose } from '../dht/dht';
 import type { HostStore, StoredRegion } from '../store/host-store';
-import { CertChecker, certPrevSchema, MAX_PEND } from '../region/epoch-cert';
+import { certPrevSchema, MAX_PEND } from '../region/epoch-cert';
+import { CertChecker } from '../region/cert-checker';
 import type { PlayerToHost } from '../region/subscription-messages';
 import { HOST_DEFAULTS, newHostStats, type CommitLatency, type HostOptions, type HostStats } from './host-options';
 import type { HostWires, ReplicaFrame } from './host-wires';
@@ -28,7 +29,7 @@ import { regionName, RegionKeys, type KeyHash, type RegionCoord } from '../regio
 import { decodeEntries, RegionState, tryDecodeEntries } from '../region/region-state';
 import { getLocation } from '../region/region-records';
 
-export type HostDht = Pick<Dht, 'selfId' | 'findNode' | 'put' | 'get' | 'connect' | 'reach' | 'unpin' | 'suspectRoute' | 'suspect' | 'ping' | 'events' | 'linkInfo' | 'linked' | 'closestContacts'>;
+export type HostDht = Pick<Dht, 'selfId' | 'findNode' | 'put' | 'get' | 'connect' | 'reach' | 'unpin' | 'suspectRoute' | 'suspect' | 'ping' | 'events' | 'linkInfo' | 'linked' | 'closestContacts' | 'nearView'>;
 
 export interface HostingServiceArgs {
   dht: HostDht;
@@ -113,7 +114,7 @@ export class HostingService {
         this.regions.delete(r.name);
       },
     });
-    const certs = new CertChecker(args.verify);
+    const certs = new CertChecker(args.verify, args.dht.nearView);
     const selfHex = idToHex(args.dht.selfId);
     this.passes = new PlayerPasses(args.verify, args.clock, this.stats, this.opts.passes);
     this.ctx = {

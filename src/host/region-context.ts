@@ -6,7 +6,7 @@ import type { NodeId } from '../core/node-id';
 import type { Signer } from '../core/signer';
 import type { Ticker } from '../core/ticker';
 import type { Dht } from '../dht/dht';
-import type { CertChecker } from '../region/epoch-cert';
+import type { CertChecker } from '../region/cert-checker';
 import type { KeyHash } from '../region/region-key';
 import type { RecordVerifier } from '../region/region-records';
 import type { HostStore } from '../store/host-store';

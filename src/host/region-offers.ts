@@ -17,7 +17,7 @@ export class RegionOffers extends RegionSide {
     if (!this.region.duty) return void this.ctx.stats.staleFrames++;
     const named = (c: EpochCert | undefined) => !!c && (has(c.hosts, from) || (!!c.prev && has(c.prev.hosts, from)));
     let host = named(this.el.cert);
-    if (!host && m.cert && named(m.cert)) host = await this.region.acceptable(m.cert);
+    if (!host && m.cert && named(m.cert)) host = await this.region.acceptable(m.cert, 'near');
     let entries: Entry[];
     try {
       entries = decodeEntries(m.entries);

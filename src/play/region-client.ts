@@ -373,7 +373,7 @@ export class RegionClient {
     const same = sub.cert && sub.cert.e === c.e && idEquals(sub.cert.primary, c.primary) && fromHex === sub.primaryHex;
     if (!same) {
       const key = await sub.key;
-      if (c.e !== m.e || !idEquals(c.primary, from) || !succeeds(c, sub.cert) || (await this.args.certs.check(key, c))) {
+      if (c.e !== m.e || !idEquals(c.primary, from) || !succeeds(c, sub.cert) || (await this.args.certs.check(key, c, { known: sub.cert }))) {
         this.stats.uncertified++;
         return;
       }

@@ -6,14 +6,14 @@
 // certificates of one epoch would need two majorities of one set with no common member.
 //
 // Who checks: backups before they follow a primary, players before they accept its
-// snapshot, DHT readers before they believe a location record or an edit log. What a
-// check cannot tell: whether the named hosts really are the nodes closest to the key (a
-// node that grinds many keypairs could name hosts it owns); see docs/HOSTING.md.
+// snapshot, DHT holders and readers before they believe a location record or an edit log,
+// all through `CertChecker.check`: valid signatures, then the anchor rule
+// (cert-anchor.ts), since signatures prove only that the named keys signed.
 import * as v from 'valibot';
 import { bytes, defineCodec, u32 } from '../core/codec';
 import type { IdentityAlg } from '../core/identity';
 import { ID_BYTES, idEquals, idToHex, type NodeId } from '../core/node-id';
-import type { Signer, Verifier } from '../core/signer';
+import type { Signer } from '../core/signer';
 
 /** Most hosts a certificate names (r <= 7). */
 export const MAX_CERT_HOSTS = 8;
@@ -82,7 +82,7 @@ export function decodeCert(b: Uint8Array): EpochCert | undefined {
   }
 }
 
-const ALGS: readonly IdentityAlg[] = ['Ed25519', 'ECDSA-P256'];
+export const ALGS: readonly IdentityAlg[] = ['Ed25519', 'ECDSA-P256'];
 const DOMAIN = new TextEncoder().encode('voxel-populi grant v1\0');
 
 /** The exact bytes a host signs to grant `t` for the region `key` (canonical, field by field). */
@@ -177,33 +177,4 @@ export function succeeds(next: EpochCert, known: EpochCert | undefined): boolean
   if (next.e < known.e) return false;
   // Built on `known`, or past it through an epoch it had to win a majority of (`pend`).
   return (!!next.prev && next.prev.e >= known.e) || !!next.pend?.some((q) => q.e === known.e && sameSet(q.hosts, known.hosts));
-}
-
-/** Checks certificates, remembering the verdicts on the ones it has seen (a primary re-sends its own often). */
-export class CertChecker {
-  private readonly seen = new Map<string, CertFault | null>();
-  /** Certificates checked by signature (not from the cache). */
-  verified = 0;
-
-  constructor(private readonly verify: Verifier, private readonly cacheSize = 256) {}
-
-  /** Whether `g` is a valid grant of `terms` by the node it names. */
-  grantValid(key: NodeId, terms: ClaimTerms, g: GrantSig): Promise<boolean> {
-    return this.verify(g.id, ALGS[g.a]!, g.k, grantBytes(key, terms), g.s);
-  }
-
-  async check(key: NodeId, c: EpochCert): Promise<CertFault | null> {
-    const shape = certShapeFault(c);
-    if (shape) return shape;
-    const tag = `${idToHex(key)}:${idToHex(encodeCert(c))}`;
-    const held = this.seen.get(tag);
-    if (held !== undefined) return held;
-    const data = grantBytes(key, c);
-    const oks = await Promise.all(c.grants.map((g) => this.verify(g.id, ALGS[g.a]!, g.k, data, g.s)));
-    this.verified++;
-    const fault: CertFault | null = oks.every(Boolean) ? null : 'bad-signature';
-    this.seen.set(tag, fault);
-    if (this.seen.size > this.cacheSize) this.seen.delete(this.seen.keys().next().value!);
-    return fault;
-  }
 }

@@ -11,7 +11,8 @@ import type { Dht } from '../dht/dht';
 import { NAMESPACE_LIMITS, type Namespace } from '../dht/messages';
 import type { RecordRule } from '../dht/record-rules';
 import { GLASS, STONE } from '../world/blocks';
-import { CertChecker, signGrant, type ClaimTerms, type EpochCert } from './epoch-cert';
+import { signGrant, type ClaimTerms, type EpochCert } from './epoch-cert';
+import { CertChecker } from './cert-checker';
 import { HostSim, SIM_DHT, simKeyHash } from '../testing/host-sim';
 import { RegionKeys } from './region-key';
 import {
@@ -31,14 +32,17 @@ import {
 } from './region-records';
 import { encodeEntries, type Entry } from './region-state';
 import { SimKeyring } from '../testing/sim-keyring';
+import { fixedNearView } from '../testing/near-views';
 
 const rand = seededRandom(9);
 const keyring = new SimKeyring('records-test');
-const rv: RecordVerifier = { certs: new CertChecker(keyring.verify), verify: keyring.verify };
-const rules: Partial<Record<Namespace, RecordRule>> = { chunk: locationRule(rv.certs, rv.verify), edits: editsRule(rv.certs, rv.verify) };
 const packer = new Encoder({ ignoreUndefined: true });
 
 const [A, B, C, D, X] = [1, 2, 3, 4, 5].map(() => randomId(rand)) as [NodeId, NodeId, NodeId, NodeId, NodeId];
+// Every reader here finds A-D nearest the regions' keys (cert-anchor.ts): X is far.
+const near = fixedNearView([A, B, C, D]);
+const rv: RecordVerifier = { certs: new CertChecker(keyring.verify, near), verify: keyring.verify };
+const rules: Partial<Record<Namespace, RecordRule>> = { chunk: locationRule(rv.certs, rv.verify), edits: editsRule(rv.certs, rv.verify) };
 const K = randomId(rand); // the region
 const K2 = randomId(rand); // another region
 const signer = (id: NodeId) => keyring.signer(id);
@@ -64,7 +68,7 @@ function fakeDht(checked: boolean) {
         held.set(k, { value, version: 0 });
         return { stored: 1 };
       }
-      const r = await rules[ns]!.check(key, value, X);
+      const r = await rules[ns]!.check(key, value, X, { view: near });
       const old = held.get(k);
       if (!r.ok) dht.refused.push(r.reason);
       else if (old && old.version >= r.version) dht.refused.push('stale');
@@ -139,7 +143,7 @@ describe('location records', () => {
     const resolved = await Promise.all(forgeries.map(async ([what, v]) => [what, await v] as const));
     const rule = locationRule(rv.certs, rv.verify);
     for (const [what, value] of resolved) {
-      const r = await rule.check(K, value, X);
+      const r = await rule.check(K, value, X, { view: near });
       expect(r.ok, what).toBe(false);
       // A holder running the rule refuses it; a lying holder serves it, and the reader drops it.
       const holder = fakeDht(true);
@@ -151,7 +155,7 @@ describe('location records', () => {
     }
     // The honest record passes the same paths.
     const honest = await forgedLocation(K, c, signer(A));
-    expect(await rule.check(K, honest, X)).toMatchObject({ ok: true });
+    expect(await rule.check(K, honest, X, { view: near })).toMatchObject({ ok: true });
     const liar = fakeDht(false);
     liar.raw('chunk', K, honest);
     expect((await getLocation(liar, K, rv))?.epoch).toBe(1);
@@ -234,7 +238,7 @@ describe('edit logs', () => {
     ].map(([w, k, v]) => [w as string, k as NodeId, v as Uint8Array]);
     for (const [what, key, v] of cases) {
       const value = await v;
-      expect((await rule.check(key, value, X)).ok, what).toBe(false);
+      expect((await rule.check(key, value, X, { view: near })).ok, what).toBe(false);
       const holder = fakeDht(true);
       await holder.put('edits', key, value);
       expect(holder.stored, what).toBe(0);
@@ -289,7 +293,7 @@ describe('on the simulator (every node runs the rules)', () => {
     const key = await new RegionKeys(sim.world, simKeyHash).key(region);
     const primary = sim.primaryOf('0,0')!;
     const reader = sim.live().find((p) => p !== primary)!;
-    const srv: RecordVerifier = { certs: new CertChecker(sim.keyring.verify), verify: sim.keyring.verify, hash: simKeyHash };
+    const srv: RecordVerifier = { certs: new CertChecker(sim.keyring.verify, reader.dht.nearView), verify: sim.keyring.verify, hash: simKeyHash };
     const loc = await sim.settle(getLocation(reader.dht, key, srv));
     expect(loc && idEquals(loc.primary, primary.dht.selfId)).toBe(true);
     const honest = await sim.settle(getEdits(reader.dht, key, srv));

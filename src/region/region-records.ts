@@ -38,8 +38,10 @@ import { ID_BYTES, idEquals, idFromSha256, idToHex, type NodeId } from '../core/
 import type { Signer, Verifier } from '../core/signer';
 import type { Dht } from '../dht/dht';
 import { NAMESPACE_LIMITS } from '../dht/messages';
+import type { NearView } from '../dht/near-view';
 import type { RecordCheck, RecordRule } from '../dht/record-rules';
-import { certSchema, certShapeFault, grantBytes, quorum, type CertChecker, type EpochCert } from './epoch-cert';
+import { certSchema, certShapeFault, grantBytes, quorum, type EpochCert } from './epoch-cert';
+import type { CertChecker } from './cert-checker';
 import { type KeyHash } from './region-key';
 import { compareStamp, decodeEntries, encodeEntries, ENTRY_BYTES, type Entry, type Stamp } from './region-state';
 
@@ -181,13 +183,22 @@ function checkSigner(auth: RecordAuth): EpochCert {
 
 type Fault = { ok: false; reason: string };
 
+/**
+ * How a record's certificate is checked (cert-anchor.ts): by a holder, against its view of
+ * who is near the key and the certificate of the record it holds; by a reader (undefined),
+ * as a host learns one (the readers are hosts learning the chain and voters learning a
+ * region's set; a player believes only the certificate its primary shows it).
+ */
+export type RecordAnchor = { view: NearView; known?: EpochCert | undefined } | undefined;
+
 /** Whether `sig` is cert.primary's over `data` and the certificate is valid for `region`. */
-async function authentic(rv: RecordVerifier, region: NodeId, cert: EpochCert, pk: { a: 0 | 1; k: Uint8Array } | undefined, data: Uint8Array, s: Uint8Array): Promise<Fault | null> {
+async function authentic(rv: RecordVerifier, region: NodeId, cert: EpochCert, pk: { a: 0 | 1; k: Uint8Array } | undefined, data: Uint8Array, s: Uint8Array, anchor: RecordAnchor): Promise<Fault | null> {
   if (certShapeFault(cert)) return { ok: false, reason: 'badCert' };
   const g = pk ?? cert.grants.find((x) => idEquals(x.id, cert.primary));
   if (!g) return { ok: false, reason: 'noKey' };
   if (!(await rv.verify(cert.primary, ALGS[g.a]!, g.k, data, s))) return { ok: false, reason: 'badSignature' };
-  if (await rv.certs.check(region, cert)) return { ok: false, reason: 'badCert' };
+  const fault = await rv.certs.check(region, cert, anchor ? { view: anchor.view, known: anchor.known, fresh: 'learn' } : { fresh: 'learn' });
+  if (fault) return { ok: false, reason: fault === 'unanchored' ? 'unanchored' : 'badCert' };
   return null;
 }
 
@@ -203,42 +214,52 @@ function decodeAs<T extends 'LOCATION' | 'EDITS'>(t: T, value: Uint8Array): Deco
 }
 
 /** Checks a location record stored under region `key`; with its version and contents when valid. */
-export async function checkLocation(rv: RecordVerifier, key: NodeId, value: Uint8Array): Promise<Fault | { ok: true; version: number; rec: LocationRecord }> {
+export async function checkLocation(rv: RecordVerifier, key: NodeId, value: Uint8Array, anchor?: RecordAnchor): Promise<Fault | { ok: true; version: number; rec: LocationRecord }> {
   if (value.length > NAMESPACE_LIMITS.chunk.maxValueBytes) return { ok: false, reason: 'tooLarge' };
   const m = decodeAs('LOCATION', value);
   if (!m) return { ok: false, reason: 'malformed' };
-  const fault = await authentic(rv, key, m.cert, m.pk, locationBytes(key, m.cert, m.r), m.sig);
+  const fault = await authentic(rv, key, m.cert, m.pk, locationBytes(key, m.cert, m.r), m.sig, anchor);
   if (fault) return fault;
   return { ok: true, version: locationVersion(m.cert.e, m.r), rec: toLocation(m) };
 }
 
 /** Checks an edit-log value (head or part) stored under `storageKey`. */
-export async function checkEdits(rv: RecordVerifier, storageKey: NodeId, value: Uint8Array): Promise<Fault | { ok: true; version: number; rec: Decoded<'EDITS'> }> {
+export async function checkEdits(rv: RecordVerifier, storageKey: NodeId, value: Uint8Array, anchor?: RecordAnchor): Promise<Fault | { ok: true; version: number; rec: Decoded<'EDITS'> }> {
   const m = decodeAs('EDITS', value);
   if (!m) return { ok: false, reason: 'malformed' };
   if (m.i >= m.n) return { ok: false, reason: 'badIndex' };
   if (compareStamp(m.v, { e: m.cert.e + 1, s: 0 }) >= 0) return { ok: false, reason: 'futureStamp' };
   if (!idEquals(storageKey, m.i === 0 ? m.key : await editsPartKey(m.key, m.i, rv.hash))) return { ok: false, reason: 'wrongKey' };
-  const fault = await authentic(rv, m.key, m.cert, m.pk, editsBytes(m.key, m.cert, m.i, m.n, m.v, m.entries), m.sig);
+  const fault = await authentic(rv, m.key, m.cert, m.pk, editsBytes(m.key, m.cert, m.i, m.n, m.v, m.entries), m.sig, anchor);
   if (fault) return fault;
   return { ok: true, version: editsVersion(m.cert.e, m.v), rec: m };
 }
 
-const ruleOf = (check: (key: NodeId, value: Uint8Array) => Promise<Fault | { ok: true; version: number }>): RecordRule => ({
-  async check(key, value) {
-    const r = await check(key, value);
+const ruleOf = (check: (key: NodeId, value: Uint8Array, anchor: RecordAnchor) => Promise<Fault | { ok: true; version: number }>): RecordRule => ({
+  async check(key, value, _publisher, holder) {
+    const r = await check(key, value, holder ? { view: holder.view, known: holder.held ? heldCert(holder.held) : undefined } : undefined);
     return r.ok ? ({ ok: true, version: r.version } satisfies RecordCheck) : r;
   },
 });
 
+/** The certificate of a held location record or edit-log part (a new one must follow from it). */
+function heldCert(held: Uint8Array): EpochCert | undefined {
+  try {
+    const m = recordCodec.decode(held);
+    return m.cert;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The 'chunk' namespace's owner rule: a location record signed by a primary certified for the key. */
 export function locationRule(certs: CertChecker, verify: Verifier): RecordRule {
-  return ruleOf((key, value) => checkLocation({ certs, verify }, key, value));
+  return ruleOf((key, value, anchor) => checkLocation({ certs, verify }, key, value, anchor));
 }
 
 /** The 'edits' namespace's owner rule: a log part signed by a primary certified for the region it names, under that part's key. */
 export function editsRule(certs: CertChecker, verify: Verifier, hash?: KeyHash): RecordRule {
-  return ruleOf((key, value) => checkEdits({ certs, verify, hash }, key, value));
+  return ruleOf((key, value, anchor) => checkEdits({ certs, verify, hash }, key, value, anchor));
 }
 
 /** Both region record rules, for a DHT node's `options.records`. */

@@ -7,6 +7,7 @@ import { clockTicker } from '../core/ticker';
 import { idToHex, randomId, type NodeId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
 import { AppChannels } from '../dht/app-channels';
+import { NOBODY_NEAR } from '../dht/near-view';
 import type { DhtNode, DhtOptions } from '../dht/dht-node';
 import { MemoryHostStore } from '../store/host-store-memory';
 import type { HostOptions } from '../host/host-options';
@@ -15,7 +16,7 @@ import { RegionClient, type ClientOptions } from '../play/region-client';
 import { HostingService } from '../host/hosting-service';
 import { regionName, type KeyHash, type RegionCoord } from '../region/region-key';
 import { regionRecordRules } from '../region/region-records';
-import { CertChecker } from '../region/epoch-cert';
+import { CertChecker } from '../region/cert-checker';
 import { SimKeyring } from './sim-keyring';
 import { mintWork } from '../core/key-work';
 import { makePlayerPass, type PlayerPass } from '../region/player-pass';
@@ -111,7 +112,8 @@ export class HostSim extends SimWorld {
     const dht = this.makeDht(id, boot, {
       ...SIM_DHT,
       // The owner rules a tab runs for region records, over the simulation's keys.
-      records: regionRecordRules(new CertChecker(this.keyring.verify), this.keyring.verify, simKeyHash),
+      // The DHT hands the rule its own view of who is near a key (record-rules.ts).
+      records: regionRecordRules(new CertChecker(this.keyring.verify, NOBODY_NEAR), this.keyring.verify, simKeyHash),
       ...this.opts.dht,
       ...(playOnly ? { readOnly: true } : {}),
     });
@@ -139,7 +141,7 @@ export class HostSim extends SimWorld {
     });
     const pass = this.passFor(id);
     void pass.then((p) => this.passes.set(hex, p));
-    const client = new RegionClient({ dht, wire: wire.players, clock: this.clock, world: this.world, keyHash: simKeyHash, certs: new CertChecker(this.keyring.verify), verify: this.keyring.verify, pass, ...(this.opts.client ? { options: this.opts.client } : {}) });
+    const client = new RegionClient({ dht, wire: wire.players, clock: this.clock, world: this.world, keyHash: simKeyHash, certs: new CertChecker(this.keyring.verify, dht.nearView), verify: this.keyring.verify, pass, ...(this.opts.client ? { options: this.opts.client } : {}) });
     // Traced: every link a peer closes or sees closed, and why (a host set changes on closes).
     if (process.env.HOST_TRACE) dht.events.on('link-close', ({ id: other, reason }) => console.log(`${this.clock.now()} LINK-CLOSE ${hex.slice(0, 6)}-${idToHex(other).slice(0, 6)} ${reason}`));
     const peer: SimPeer = { hex, dht, wire, host, client, store, playOnly };

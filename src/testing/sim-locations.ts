@@ -5,18 +5,20 @@
 // as a primary does, and the crew keeps epoch 1's for replays. A read is right when it
 // returns epoch 2's record: an honest node's `get` keeps only what the 'chunk' rule
 // (locationRule) accepts and returns the highest version among its answers.
-import { idToHex, randomId, type NodeId } from '../core/node-id';
+import { idToHex, randomId, sortByDistance, type NodeId } from '../core/node-id';
 import type { Random } from '../core/seeded-random';
 import type { Dht } from '../dht/dht';
 import type { DhtNode } from '../dht/dht-node';
+import { NOBODY_NEAR } from '../dht/near-view';
 import type { RecordRule } from '../dht/record-rules';
-import { CertChecker, signGrant, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
+import { signGrant, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
+import { CertChecker } from '../region/cert-checker';
 import { locationRule, putLocation } from '../region/region-records';
 import type { SimKeyring } from './sim-keyring';
 
 /** The 'chunk' rule every honest node runs (one checker: its verdict cache is shared). */
 export function simLocationRule(keyring: SimKeyring): RecordRule {
-  return locationRule(new CertChecker(keyring.verify), keyring.verify);
+  return locationRule(new CertChecker(keyring.verify, NOBODY_NEAR), keyring.verify);
 }
 
 /** A region's two records as put: epoch 1 (replayed by the crew), epoch 2 (the newest). */
@@ -49,13 +51,12 @@ async function putEpoch(keyring: SimKeyring, key: NodeId, primary: DhtNode, host
  * put by the first, then epoch 2 by the second. `stale` receives epoch 1's record by key hex.
  */
 export async function putSimLocations(keyring: SimKeyring, hosts: DhtNode[], count: number, rand: Random, stale: Map<string, Uint8Array>): Promise<SimLocation[]> {
-  const pick = () => hosts[Math.floor(rand() * hosts.length)]!;
   return Promise.all(
     Array.from({ length: count }, async () => {
       const key = randomId(rand);
-      const set = new Set<DhtNode>();
-      while (set.size < 3) set.add(pick());
-      const [a, b] = [...set] as [DhtNode, DhtNode];
+      // A region's hosts are the nodes closest to its key: readers believe no other set (cert-anchor.ts).
+      const set = sortByDistance([...hosts], (n) => n.selfId, key).slice(0, 3);
+      const [a, b] = set as [DhtNode, DhtNode];
       const ids = [...set].map((n) => n.selfId);
       const v1 = await putEpoch(keyring, key, a, ids, 1);
       stale.set(idToHex(key), v1);

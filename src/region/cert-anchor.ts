@@ -1,0 +1,76 @@
+// Which epoch certificates a reader believes: the anchor rule (docs/TRUST.md).
+//
+// A certificate's signatures prove only that the keys it names signed it. Anyone holding
+// two keypairs can name both as a region's host set (and as its "previous" set) and sign,
+// so signatures alone certify nothing. A certificate counts for a reader only as a link of
+// a chain that starts at something the reader checked for itself:
+// - a reader holding a certificate of the region (`known`) takes a later one when a
+//   majority of the hosts *it* knows granted it (they promise one claim per epoch and grant
+//   only claims that build on what they hold, so the chain runs through them), or else when
+//   it is anchored near the key as below;
+// - a reader with none that shows the region to a player, or takes blocks from it (a
+//   subscriber, a primary reading an OFFER), needs a majority of the certificate's hosts
+//   (or of the previous set that handed it on) to have granted it *and* to be among the
+//   `ANCHOR_RANK` nodes it finds closest to the region key itself (its table, its lookups'
+//   answers: dht/near-view.ts). Ids cost work (core/id-work.ts), so an attacker needs live
+//   ids near the key, and their price is measured (docs/BENCHMARKS.md);
+// - a host with none (a claimant new to the region, a DHT holder holding nothing) *learns*
+//   a validly signed certificate below `LEARN_EPOCH_CAP`: the hosting protocol's safety
+//   needs a claimant to build on the newest certificate there is, and a newcomer after a
+//   failover finds the granters of the last one dead, so nearness cannot vouch for them
+//   (measured: refusing such certificates broke the safety property on 6 of 25 seeds). What
+//   it learns it only builds on; it shows nothing of it to a player.
+// The same epoch twice must be the same certificate: same primary, same hosts.
+import { idEquals, type NodeId } from '../core/node-id';
+import { MAX_CERT_JUMP, MAX_EPOCH, quorum, sameSet, type EpochCert } from './epoch-cert';
+
+/**
+ * How many of the nodes a reader finds closest to a key count as near: r = 3 hosts, and
+ * room for nodes that joined nearer since the set was chosen (the primary hands over within
+ * its re-check), for hosts chosen while a lookup was slow (the live part of the old set and a
+ * linked node), and for dead nodes still in the reader's table.
+ */
+export const ANCHOR_RANK = 8;
+
+/**
+ * Highest epoch a host learns from a certificate it cannot anchor: a forged certificate at
+ * the top of the range would leave no epoch above it (the region frozen for good); below the
+ * cap a million epochs stay for the honest chain.
+ */
+export const LEARN_EPOCH_CAP = MAX_EPOCH - (1 << 20);
+
+/** How a reader without a certificate of its own takes one: anchored near the key, or learnt (hosts). */
+export type FreshRule = 'near' | 'learn';
+
+export type AnchorFault = 'fork' | 'unanchored' | 'epoch-range';
+
+const has = (list: readonly NodeId[], x: NodeId) => list.some((h) => idEquals(h, x));
+
+/** Whether a majority of the hosts of `known` granted `c` (a later epoch). */
+export function chainedFrom(c: EpochCert, known: EpochCert): boolean {
+  return c.grants.filter((g) => has(known.hosts, g.id)).length >= quorum(known.hosts.length);
+}
+
+/** Whether a majority of `c`'s hosts, or of the previous set that handed it on, granted it from among `near`. */
+export function anchoredNear(c: EpochCert, near: readonly NodeId[]): boolean {
+  const nearGrants = c.grants.filter((g) => has(near, g.id));
+  const majorityOf = (set: readonly NodeId[]) => nearGrants.filter((g) => has(set, g.id)).length >= quorum(set.length);
+  return majorityOf(c.hosts) || (!!c.prev && !c.rebase && majorityOf(c.prev.hosts));
+}
+
+/**
+ * The anchor rule for a certificate whose signatures are valid: null when the reader may
+ * believe it. `near`: the reader's `ANCHOR_RANK` nodes closest to the key, nearest first.
+ */
+export function anchorFault(c: EpochCert, known: EpochCert | undefined, near: readonly NodeId[], fresh: FreshRule): AnchorFault | null {
+  if (known && c.e === known.e) return idEquals(c.primary, known.primary) && sameSet(c.hosts, known.hosts) ? null : 'fork';
+  if (known && c.e > known.e) {
+    if (chainedFrom(c, known)) return null;
+    // Re-anchored by nearness only within a bounded step, so no key set can use up the epochs.
+    if (c.e - known.e > MAX_CERT_JUMP) return 'epoch-range';
+    return anchoredNear(c, near) ? null : 'unanchored';
+  }
+  if (anchoredNear(c, near)) return null;
+  if (fresh === 'learn' && !known) return c.e <= LEARN_EPOCH_CAP ? null : 'epoch-range';
+  return 'unanchored';
+}

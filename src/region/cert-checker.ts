@@ -1,0 +1,59 @@
+// The one verifier of epoch certificates: every frame and record that carries one (CLAIM,
+// GRANT, HANDOFF, SYNC, OFFER, SNAPSHOT, location records, edit logs, item records) is
+// checked here before anything is adopted from it: shape, signatures (verdicts remembered:
+// a primary re-sends its own often), then the anchor rule (cert-anchor.ts).
+import { idToHex, type NodeId } from '../core/node-id';
+import type { Verifier } from '../core/signer';
+import type { NearView } from '../dht/near-view';
+import { ANCHOR_RANK, anchorFault, type AnchorFault, type FreshRule } from './cert-anchor';
+import { ALGS, certShapeFault, encodeCert, grantBytes, type CertFault, type ClaimTerms, type EpochCert, type GrantSig } from './epoch-cert';
+
+/** Checks certificates: signatures (verdicts remembered: a primary re-sends its own often), then the anchor rule. */
+export class CertChecker {
+  private readonly seen = new Map<string, CertFault | null>();
+  /** Certificates checked by signature (not from the cache). */
+  verified = 0;
+  /** Certificates with valid signatures that the anchor rule refused. */
+  unanchored = 0;
+
+  /** `view`: the reader's own view of who is near a key (a DHT node's `nearView`). */
+  constructor(private readonly verify: Verifier, private readonly view: NearView, private readonly cacheSize = 256, private readonly rank = ANCHOR_RANK) {}
+
+  /** Whether `g` is a valid grant of `terms` by the node it names. */
+  grantValid(key: NodeId, terms: ClaimTerms, g: GrantSig): Promise<boolean> {
+    return this.verify(g.id, ALGS[g.a]!, g.k, grantBytes(key, terms), g.s);
+  }
+
+  /**
+   * Whether the reader may believe `c` for the region `key`: well formed, validly signed, and
+   * anchored (cert-anchor.ts) in `known` (the reader's certificate of the region, if any),
+   * else near the key in `view` (default: the reader's own), else learnt when `fresh` is
+   * 'learn' (a host with no certificate of the region). A certificate near nobody we know
+   * gets one fresh lookup toward the key before it is refused.
+   */
+  async check(key: NodeId, c: EpochCert, o: { known?: EpochCert | undefined; view?: NearView; fresh?: FreshRule } = {}): Promise<CertFault | AnchorFault | null> {
+    const signed = await this.signed(key, c);
+    if (signed) return signed;
+    const view = o.view ?? this.view, fresh = o.fresh ?? 'near';
+    let fault = anchorFault(c, o.known, view.near(key, this.rank), fresh);
+    if (fault === 'unanchored' && (await view.refresh(key))) fault = anchorFault(c, o.known, view.near(key, this.rank), fresh);
+    if (fault) this.unanchored++;
+    return fault;
+  }
+
+  /** Shape and signatures only: what a certificate proves about itself (a first look before the reader knows who is near). */
+  async signed(key: NodeId, c: EpochCert): Promise<CertFault | null> {
+    const shape = certShapeFault(c);
+    if (shape) return shape;
+    const tag = `${idToHex(key)}:${idToHex(encodeCert(c))}`;
+    const held = this.seen.get(tag);
+    if (held !== undefined) return held;
+    const data = grantBytes(key, c);
+    const oks = await Promise.all(c.grants.map((g) => this.verify(g.id, ALGS[g.a]!, g.k, data, g.s)));
+    this.verified++;
+    const fault: CertFault | null = oks.every(Boolean) ? null : 'bad-signature';
+    this.seen.set(tag, fault);
+    if (this.seen.size > this.cacheSize) this.seen.delete(this.seen.keys().next().value!);
+    return fault;
+  }
+}
