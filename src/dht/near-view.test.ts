@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { randomId, sortByDistance, type NodeId } from '../core/node-id';
+import { seededRandom } from '../core/seeded-random';
+import { VirtualClock } from '../core/virtual-clock';
+import { NearNodes } from './near-view';
+
+const rand = seededRandom(7);
+const ids = Array.from({ length: 12 }, () => randomId(rand));
+const key = randomId(rand);
+
+function setup(table: NodeId[], readOnly = false) {
+  const clock = new VirtualClock();
+  const self = randomId(rand);
+  const looked: NodeId[] = [];
+  const view: NearNodes = new NearNodes({
+    selfId: self, readOnly, clock,
+    closest: (k, n) => sortByDistance([...table], (x) => x, k).slice(0, n),
+    findNode: (k) => {
+      looked.push(k);
+      view.record(k, ids);
+      return Promise.resolve();
+    },
+  });
+  return { clock, self, view, looked };
+}
+
+describe('a node\'s view of who is near a key', () => {
+  it('merges its table, its lookups\' answers and itself, nearest first', () => {
+    const { view, self } = setup(ids.slice(0, 3));
+    const want = (list: NodeId[]) => sortByDistance(list, (x) => x, key).slice(0, 5);
+    expect(view.near(key, 5)).toEqual(want([...ids.slice(0, 3), self]));
+    view.record(key, ids.slice(3));
+    expect(view.near(key, 5)).toEqual(want([...ids, self]));
+  });
+
+  it('a read-only node is nobody\'s near node, not even its own', () => {
+    const { view, self } = setup([]);
+    expect(view.near(key, 5)).toContainEqual(self);
+    expect(setup([], true).view.near(key, 5)).toEqual([]);
+  });
+
+  it('forgets lookup answers after keepMs; refreshes a key at most every refreshEveryMs and within the rate', async () => {
+    const { view, clock, looked } = setup([]);
+    expect(await view.refresh(key)).toBe(true);
+    expect(await view.refresh(key)).toBe(false);
+    expect(view.near(key, 20).length).toBe(13);
+    clock.advanceSync(120_001);
+    expect(view.near(key, 20).length).toBe(1);
+    for (let i = 0; i < 20; i++) await view.refresh(randomId(rand));
+    expect(view.stats.refreshesLimited).toBeGreaterThan(0);
+    expect(looked.length).toBeLessThan(12);
+  });
+});
