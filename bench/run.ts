@@ -32,6 +32,7 @@ import { benchFlood } from './flood-bench';
 import { benchStore } from './store-bench';
 import { benchPlayerKey } from './player-key-bench';
 import { benchIdWork } from './id-work-bench';
+import { benchSybil } from './sybil-bench';
 
 type Bench = [name: string, run: () => Promise<Record<string, number>>];
 
@@ -48,6 +49,7 @@ const benches: Bench[] = [
   ['failover_crash', () => benchFailoverCrash(20)],
   ['hostile', benchHostile],
   ['auth', benchAuth],
+  ['sybil', benchSybil],
   ['contest', benchContest],
   ['items', benchItems],
   ['draw_rate', benchDrawRate],

@@ -14,11 +14,16 @@
 //   stays primary, adopts nothing, stores and shows no planted block, edits confirm.
 // - OFFER with a self-minted certificate: no planted block stored or shown, no AIR at y = 0;
 //   and AIR at y = 0 offered by a genuine backup with the real certificate is refused too.
+// - certificates the rogue did not mint, in a SYNC to every honest peer and in a SNAPSHOT to
+//   a fresh subscriber whose first lookup the rogue answers alone: the region's own
+//   (replayed) and a real one of another region where the rogue is primary. Nothing planted
+//   is shown or stored, the region keeps an honest primary; the SNAPSHOT tests check that
+//   the subscriber did ask the rogue and refused its certificate (else they prove nothing).
 //
 // The control runs the same attacks with every grant's signature broken, which any verifier
 // refuses: the secure outcome must hold there already (else the harness is at fault).
 import { describe, expect, it } from 'vitest';
-import { NEAR_RANKS, RECOVER_MS, runFreezeScenario, runOfferScenario, runRecordScenario, runSyncScenario, type SybilOptions, type SybilResult } from '../testing/sybil-scenario';
+import { NEAR_RANKS, RECOVER_MS, runFreezeScenario, runOfferScenario, runRecordScenario, runSnapshotScenario, runSyncScenario, type SybilOptions, type SybilResult } from '../testing/sybil-scenario';
 
 function expectAvailable(r: SybilResult): void {
   expect(r.recoverMs, 'an honest edit confirmed after the attack').toBeGreaterThanOrEqual(0);
@@ -81,6 +86,25 @@ describe('a Sybil attacker with self-minted certificates (simulated)', () => {
       const r = await runOfferScenario(seed);
       expect(r.hostFloorAir, 'AIR at y = 0 from a backup of the set').toBe(0);
     });
+
+    for (const cert of ['replayed', 'other-region'] as const) {
+      const what = cert === 'replayed' ? "the region's own certificate replayed" : 'a real certificate of another region';
+      it(`cannot plant blocks through a SYNC with ${what} (seed ${seed})`, async () => {
+        const r = await runSyncScenario(seed, { cert });
+        expect(r.rogueRank).toBeGreaterThanOrEqual(NEAR_RANKS);
+        expect(r.deposed, 'the primary stepped down').toBe(false);
+        expectNothingPlanted(r);
+        expectAvailable(r);
+      });
+
+      it(`cannot show a fresh subscriber blocks through a SNAPSHOT with ${what} (seed ${seed})`, async () => {
+        const r = await runSnapshotScenario(seed, { cert });
+        expect(r.rogueRank).toBeGreaterThanOrEqual(NEAR_RANKS);
+        expect(r.snapshotsRefused, "the subscriber asked the rogue and refused its snapshot's certificate").toBeGreaterThanOrEqual(1);
+        expectNothingPlanted(r);
+        expectAvailable(r);
+      });
+    }
   }
 });
 

@@ -5,17 +5,24 @@
 // is believed: a CLAIM's `known` and a HANDOFF (freeze the region at a forged epoch), the
 // DHT's location record and edit log (send newcomers to itself, plant blocks in a first
 // claimant's state), a SYNC (depose the live primary) and an OFFER (write blocks, AIR at
-// the world floor among them). The rogue's own HostingService is stopped: the harness
-// speaks for it, and it answers SUBSCRIBE with a SNAPSHOT under its certificate.
+// the world floor among them). It also replays certificates it did not mint: the region's
+// own, and one of another region where it really is primary, in a SYNC and in a SNAPSHOT to
+// a fresh subscriber. The rogue's own HostingService is stopped: the harness speaks for
+// it, and it answers SUBSCRIBE with a SNAPSHOT under the certificate it chose.
 // Planted blocks are GLASS at y = 250 (no honest editor writes there) and, through OFFER,
-// AIR at y = 0. Node only (the simulator harness); run by hosting-sybil.test.ts.
+// AIR at y = 0. Options widen the attacker for the benchmark (bench/sybil-bench.ts): how
+// many keys, some of them live nodes near the key (the case the anchor does not stop:
+// docs/TRUST.md), and the primary killed silently while the attack goes on.
+// Node only (the simulator harness); run by hosting-sybil.test.ts.
+import { every } from '../core/clock';
+import { HOST_DEFAULTS } from '../host/host-options';
 import { randomId, sortByDistance, idEquals, type NodeId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
 import type { RecordRule } from '../dht/record-rules';
 import type { Signer } from '../core/signer';
 import { AIR, GLASS, PLACEABLE } from '../world/blocks';
 import { chunkOf, localOf, WORLD_FLOOR_Y } from '../world/coords';
-import { MAX_EPOCH, signGrant, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
+import { MAX_CERT_HOSTS, MAX_EPOCH, signGrant, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
 import { putEdits, putLocation } from '../region/region-records';
 import { columnIndex, REGION_BLOCKS, RegionKeys, regionName, type RegionCoord } from '../region/region-key';
 import { encodeEntries, entryKey, type Entry, type RegionState } from '../region/region-state';
@@ -27,6 +34,13 @@ const HONEST = 12;
 export const NEAR_RANKS = 4;
 /** How long the region has to confirm an honest edit again after an attack (virtual). */
 export const RECOVER_MS = 30_000;
+/** Honest hosts of a region: near attacker nodes are placed just past them. */
+const HOST_SET = HOST_DEFAULTS.replicas;
+/** Kill mode: the attack's frames land this long before the primary dies, and repeat this often after (virtual ms). */
+const STRIKE_MS = 100;
+const STORM_MS = 500;
+/** A location record fits the 'chunk' cap of 1 KiB with a certificate of at most this many hosts. */
+const RECORD_HOSTS = 4;
 const PLANTED_Y = 250;
 const PLANTED = 32;
 
@@ -45,41 +59,56 @@ export interface SybilResult {
   hostFloorAir: number;
   /** The live primary before the attack was primary no more right after it. */
   deposed: boolean;
-  /** Virtual ms from the attack to the first honest edit confirmed after it; -1: none within RECOVER_MS. */
+  /** Kill mode: the region's primary was killed during the attack (none to kill, or the editor itself: false). */
+  killed: boolean;
+  /** Virtual ms from the attack (kill mode: from the kill) to the first honest edit confirmed after it; -1: none within RECOVER_MS. */
   recoverMs: number;
   /** Of 3 honest edits after that one, those confirmed. */
   confirmedAfter: number;
   /** An honest live primary of the region at the end. */
   primaryAtEnd: boolean;
   doublePrimaries: number;
+  /** Snapshots live honest subscribers refused for their certificate (the rogue's, in the SNAPSHOT scenario). */
+  snapshotsRefused: number;
 }
 
 type ReplicaMsg = Parameters<SimPeer['wire']['replicas']['send']>[1];
+type PlayerMsg = Parameters<SimPeer['wire']['players']['send']>[1];
 
-/** The attacker: its live node, its other keys, and what it serves to subscribers. */
+/** The attacker: its live nodes (the rogue first), its keys (those nodes' first), and what it serves to subscribers. */
 class Attacker {
-  readonly keys: Signer[];
+  readonly nodes: SimPeer[] = [];
+  readonly keys: Signer[] = [];
   private readonly served = new Map<string, { cert: EpochCert; entries: Entry[] }>();
 
   constructor(readonly sim: HostSim, readonly node: SimPeer, extra: number, seed: number, private readonly broken: boolean) {
     const rand = seededRandom(seed * 7919 + 17);
-    this.keys = [sim.keyring.signer(node.dht.selfId), ...Array.from({ length: extra }, () => sim.keyring.signer(randomId(rand)))];
-    // The attacker runs its own code: nothing of the honest host answers for it, and its
-    // node stores and sends on any record (its own rule may refuse what it puts).
-    node.host.stop();
-    const anything: RecordRule = { check: () => Promise.resolve({ ok: true, version: 1 }) };
-    node.dht.opts.records = { chunk: anything, edits: anything };
+    this.own(node);
+    this.keys.push(...Array.from({ length: extra }, () => sim.keyring.signer(randomId(rand))));
     node.wire.players.events.on('frame', ({ from, msg }) => {
       if (msg.t !== 'SUBSCRIBE') return;
       const s = this.served.get(regionName(msg));
-      if (!s) return;
-      const last = s.entries.reduce((n, x) => (x.e === s.cert.e ? Math.max(n, x.s) : n), 0);
-      node.wire.players.send(from, { t: 'SNAPSHOT', rx: msg.rx, rz: msg.rz, e: s.cert.e, v: { e: s.cert.e, s: last }, full: true, hosts: s.cert.hosts, entries: encodeEntries(s.entries), cert: s.cert });
+      if (s) node.wire.players.send(from, this.snapshot(msg, s.cert, s.entries));
     });
   }
 
   get id(): NodeId {
     return this.node.dht.selfId;
+  }
+
+  /** A live node of the attacker's (its key goes after the live ones already held). */
+  own(p: SimPeer): void {
+    // The attacker runs its own code: nothing of the honest host answers for it, and its
+    // node stores and sends on any record (its own rule may refuse what it puts).
+    p.host.stop();
+    const anything: RecordRule = { check: () => Promise.resolve({ ok: true, version: 1 }) };
+    p.dht.opts.records = { chunk: anything, edits: anything };
+    this.keys.splice(this.nodes.length, 0, this.sim.keyring.signer(p.dht.selfId));
+    this.nodes.push(p);
+  }
+
+  owns(p: SimPeer | undefined): boolean {
+    return !!p && this.nodes.includes(p);
   }
 
   /** A certificate of `terms` for the region `key`, granted by the attacker's keys among its hosts (the rogue's own first). */
@@ -89,10 +118,10 @@ class Attacker {
     return { ...terms, grants: this.broken ? grants.map((g) => ({ ...g, s: g.s.map((b, i) => (i === 0 ? b ^ 1 : b)) })) : grants };
   }
 
-  /** A certificate at MAX_EPOCH over the attacker's keys (`n` of them), built on a "previous" epoch of the same set. */
-  mintTop(key: NodeId, n: number): Promise<EpochCert> {
+  /** A certificate of epoch `e` over the attacker's first `n` keys (its live ones first), built on a "previous" epoch of the same set when there is one. */
+  mintAt(key: NodeId, n: number, e: number): Promise<EpochCert> {
     const hosts = this.keys.slice(0, n).map((k) => k.id);
-    return this.mint(key, { e: MAX_EPOCH, primary: this.id, hosts, prev: { e: MAX_EPOCH - 1, hosts } });
+    return this.mint(key, { e, primary: this.id, hosts, ...(e > 1 ? { prev: { e: e - 1, hosts } } : {}) });
   }
 
   /** Answers subscribers of `r` with a snapshot of `entries` under `cert`. */
@@ -100,8 +129,13 @@ class Attacker {
     this.served.set(regionName(r), { cert, entries });
   }
 
-  send(to: SimPeer, m: ReplicaMsg): void {
-    this.node.wire.replicas.send(to.dht.selfId, m);
+  snapshot(r: RegionCoord, cert: EpochCert, entries: Entry[]): PlayerMsg {
+    const last = entries.reduce((n, x) => (x.e === cert.e ? Math.max(n, x.s) : n), 0);
+    return { t: 'SNAPSHOT', rx: r.rx, rz: r.rz, e: cert.e, v: { e: cert.e, s: last }, full: true, hosts: cert.hosts, entries: encodeEntries(entries), cert };
+  }
+
+  send(to: SimPeer, m: ReplicaMsg, from = this.node): void {
+    from.wire.replicas.send(to.dht.selfId, m);
   }
 }
 
@@ -123,19 +157,22 @@ function floorEntries(r: RegionCoord, e: number, dz: number): Entry[] {
 
 const count = (state: RegionState | undefined, list: Entry[]) => (state ? list.filter((x) => state.get(x.key)?.id === x.id).length : 0);
 
-/** The rogue's rank among the live nodes by distance to `key`. */
-function rankOf(sim: HostSim, rogue: SimPeer, key: NodeId): number {
-  return sortByDistance(sim.live(), (p) => p.dht.selfId, key).indexOf(rogue);
+/** `p`'s rank among the live nodes by distance to `key`. */
+function rankOf(sim: HostSim, p: SimPeer, key: NodeId): number {
+  return sortByDistance(sim.live(), (x) => x.dht.selfId, key).indexOf(p);
 }
 
 /** The attack's world: 12 honest peers and the rogue, and a region that is not near the rogue. */
 interface World {
   sim: HostSim;
   atk: Attacker;
+  o: SybilOptions;
   honest: () => SimPeer[];
   keys: RegionKeys;
   /** Honest edits made so far (each edit's block follows from it). */
   edits: number;
+  /** A real certificate of another region whose primary is the rogue (cert 'other-region'). */
+  elsewhere?: EpochCert;
 }
 
 /**
@@ -145,26 +182,80 @@ interface World {
  */
 export interface SybilOptions {
   broken?: boolean;
+  /** The attacker's keys in all, its live nodes' among them (default: the attack's own, 2 to 8). */
+  keys?: number;
+  /**
+   * Of those keys, live nodes placed among the 8 nodes nearest the region key, just past its
+   * hosts (each next to an honest node there: that node's id with its lowest bit flipped).
+   */
+  near?: number;
+  /**
+   * The region's primary dies silently while the attack goes on (its frames or records sent
+   * again every STORM_MS): `recoverMs` is then the failover's, from the kill.
+   */
+  kill?: boolean;
+  /** SYNC and SNAPSHOT: a certificate the attacker minted, the region's own replayed, or a real one of another region (default 'minted'). */
+  cert?: 'minted' | 'replayed' | 'other-region';
+  /**
+   * The epoch of the certificates minted for CLAIM, HANDOFF and the DHT records: MAX_EPOCH
+   * ('top', the default: a freeze if believed), or the region's next (1 for a region nobody
+   * visited): the lowest that can pass, within a holder's jump and below LEARN_EPOCH_CAP.
+   */
+  epoch?: 'top' | 'next';
 }
 
-async function world(seed: number, extra: number, o: SybilOptions): Promise<World> {
+/** The epoch of a minted certificate for a region whose newest certificate is `cert` (none: nobody visited it). */
+const mintedEpoch = (o: SybilOptions, cert: EpochCert | undefined) => (o.epoch === 'next' ? (cert?.e ?? 0) + 1 : MAX_EPOCH);
+
+async function world(seed: number, keys: number, o: SybilOptions): Promise<World> {
   const sim = new HostSim({ seed });
   await sim.grow(HONEST);
   const rogue = await sim.add();
-  const atk = new Attacker(sim, rogue, extra, seed, o.broken ?? false);
-  return { sim, atk, honest: () => sim.live().filter((p) => p !== rogue), keys: new RegionKeys(sim.world, simKeyHash), edits: 0 };
+  const elsewhere = o.cert === 'other-region' ? await primaryElsewhere(sim, rogue) : undefined;
+  const atk = new Attacker(sim, rogue, Math.max(0, keys - 1 - (o.near ?? 0)), seed, o.broken ?? false);
+  return { sim, atk, o, honest: () => sim.live().filter((p) => !atk.owns(p)), keys: new RegionKeys(sim.world, simKeyHash), edits: 0, ...(elsewhere ? { elsewhere } : {}) };
+}
+
+/**
+ * Before it turns, the rogue hosts honestly a region it is closest to and becomes its
+ * primary by a player's edit (its own): that region's certificate is real and names it.
+ */
+async function primaryElsewhere(sim: HostSim, rogue: SimPeer): Promise<EpochCert> {
+  const keys = new RegionKeys(sim.world, simKeyHash);
+  for (let i = 0; i < 256; i++) {
+    const r = { rx: 20 + (i % 16), rz: 20 + Math.floor(i / 16) };
+    if (rankOf(sim, rogue, await keys.key(r)) !== 0) continue;
+    await sim.settle(rogue.client.subscribe(r));
+    const x = r.rx * REGION_BLOCKS + 9, z = r.rz * REGION_BLOCKS + 9;
+    await sim.settle(rogue.client.submit(x, 100, z, PLACEABLE[0]!, { x, y: 100, z: z + 2 }));
+    await sim.run(1000);
+    const cert = rogue.host.regionState(r)?.cert;
+    if (!cert || !idEquals(cert.primary, rogue.dht.selfId)) throw new Error('the rogue is not primary of the region it is closest to');
+    rogue.client.unsubscribe(r);
+    return cert;
+  }
+  throw new Error('no region has the rogue closest');
 }
 
 /**
  * The first region (of 64, row by row) whose key the rogue is not near: the attack needs
- * no place among the region's hosts (with 13 nodes, 9 in 13 regions qualify).
+ * no place among the region's hosts (with 13 nodes, 9 in 13 regions qualify). With
+ * `near`, that many live nodes of the attacker's join next to the honest nodes just past
+ * the region's hosts (ranks 3 to 6 of the live nodes, inside the 8 nearest).
  */
 async function farRegion(w: World): Promise<{ r: RegionCoord; key: NodeId; rank: number }> {
   for (let i = 0; i < 64; i++) {
     const r = { rx: 1 + (i % 8), rz: 1 + Math.floor(i / 8) };
     const key = await w.keys.key(r);
     const rank = rankOf(w.sim, w.atk.node, key);
-    if (rank >= NEAR_RANKS) return { r, key, rank };
+    if (rank < NEAR_RANKS) continue;
+    const past = sortByDistance(w.honest(), (p) => p.dht.selfId, key).slice(HOST_SET, HOST_SET + (w.o.near ?? 0));
+    for (const p of past) {
+      const id = new Uint8Array(p.dht.selfId);
+      id[id.length - 1]! ^= 1;
+      w.atk.own(await w.sim.add(id));
+    }
+    return { r, key, rank };
   }
   throw new Error('every region is near the rogue');
 }
@@ -206,11 +297,10 @@ class Watch {
   constructor(private readonly w: World, private readonly r: RegionCoord, private readonly planted: Entry[], private readonly floor: Entry[] = [], private readonly hostFloor: Entry[] = []) {}
 
   sample(): void {
-    const rogue = this.w.atk.id;
     let adopted = 0, shown = 0, stored = 0, air = 0, hostAir = 0;
     for (const p of this.w.honest()) {
       const region = p.host.regionState(this.r), view = p.client.state(this.r);
-      if (region?.cert && idEquals(region.cert.primary, rogue)) adopted++;
+      if (region?.cert && this.w.atk.nodes.some((a) => idEquals(region.cert!.primary, a.dht.selfId))) adopted++;
       shown += count(view, this.planted);
       stored += count(region?.state, this.planted);
       air += count(view, this.floor) + count(region?.state, this.floor);
@@ -225,10 +315,34 @@ class Watch {
   }
 }
 
+/** Kill mode: the primary that died during the attack, when, and the attack's repeats to stop. */
+interface Strike {
+  at: number;
+  stop: () => void;
+}
+
+/**
+ * After the attack's frames went out: in plain runs a second for them to act; in kill mode
+ * STRIKE_MS, then the region's primary dies silently (unless it is the editor: then nobody
+ * would edit) and `again` repeats the attack every STORM_MS until `finish` stops it.
+ */
+async function landed(w: World, r: RegionCoord, editor: SimPeer, watch: Watch, again: () => void): Promise<Strike | undefined> {
+  await w.sim.run(w.o.kill ? STRIKE_MS : 1000);
+  watch.sample();
+  return w.o.kill ? strike(w, r, editor, again) : undefined;
+}
+
+function strike(w: World, r: RegionCoord, editor: SimPeer, again: () => void): Strike | undefined {
+  const primary = w.sim.primaryOf(r);
+  if (!primary || primary === editor || w.atk.owns(primary)) return undefined;
+  w.sim.kill(primary.hex);
+  return { at: w.sim.clock.now(), stop: every(w.sim.clock, STORM_MS, again) };
+}
+
 /** The region after the attack: an honest edit confirmed within RECOVER_MS, then 3 more; sampled, and the sim stopped. */
-async function finish(w: World, r: RegionCoord, editor: SimPeer, watch: Watch, rank: number, deposed = false): Promise<SybilResult> {
+async function finish(w: World, r: RegionCoord, editor: SimPeer, watch: Watch, rank: number, deposed: boolean, struck: Strike | undefined): Promise<SybilResult> {
   const { sim } = w;
-  const t0 = sim.clock.now();
+  const t0 = struck?.at ?? sim.clock.now();
   let recoverMs = -1;
   while (sim.clock.now() - t0 < RECOVER_MS) {
     if (await edit(w, editor, r, Math.min(10_000, RECOVER_MS - (sim.clock.now() - t0)))) {
@@ -239,12 +353,14 @@ async function finish(w: World, r: RegionCoord, editor: SimPeer, watch: Watch, r
   }
   let confirmedAfter = 0;
   if (recoverMs >= 0) for (let i = 0; i < 3; i++) if (await edit(w, editor, r)) confirmedAfter++;
+  struck?.stop();
   await sim.run(500);
   watch.sample();
   const primary = sim.primaryOf(r);
   const result: SybilResult = {
-    rogueRank: rank, ...watch.seen, deposed, recoverMs, confirmedAfter,
-    primaryAtEnd: !!primary && primary !== w.atk.node, doublePrimaries: sim.doublePrimaries().length,
+    rogueRank: rank, ...watch.seen, deposed, killed: !!struck, recoverMs, confirmedAfter,
+    primaryAtEnd: !!primary && !w.atk.owns(primary), doublePrimaries: sim.doublePrimaries().length,
+    snapshotsRefused: w.honest().reduce((n, p) => n + p.client.stats.uncertified, 0),
   };
   sim.stopAll();
   return result;
@@ -253,42 +369,48 @@ async function finish(w: World, r: RegionCoord, editor: SimPeer, watch: Watch, r
 /**
  * Freeze: the rogue, outside the host set, sends each honest host one CLAIM carrying a
  * certificate at MAX_EPOCH over itself and 7 keys of its own, or one HANDOFF carrying one
- * over itself and 2.
+ * over itself and 2 (`keys` in all, if given; at the region's next epoch with `epoch`).
  */
 export async function runFreezeScenario(seed: number, via: 'CLAIM' | 'HANDOFF', o: SybilOptions = {}): Promise<SybilResult> {
-  const extra = via === 'CLAIM' ? 7 : 2;
-  const w = await world(seed, extra, o);
+  const keys = o.keys ?? (via === 'CLAIM' ? 8 : 3);
+  const w = await world(seed, keys, o);
   const { r, key, rank } = await farRegion(w);
   const { player, primary, cert } = await visit(w, r, key);
-  const forged = await w.atk.mintTop(key, 1 + extra);
+  const forged = await w.atk.mintAt(key, keys, mintedEpoch(o, cert));
   const hosts = w.honest().filter((p) => cert.hosts.some((h) => idEquals(h, p.dht.selfId)));
-  for (const h of hosts) {
-    if (via === 'CLAIM') w.atk.send(h, { t: 'CLAIM', ...r, e: MAX_EPOCH, hosts: forged.hosts, known: forged });
-    // A handoff's target ignores it while primary: sent to the backups (the primary too, for nothing).
-    else w.atk.send(h, { t: 'HANDOFF', ...r, e: MAX_EPOCH, cert: forged });
-  }
+  const attack = () => {
+    for (const h of hosts) {
+      if (via === 'CLAIM') w.atk.send(h, { t: 'CLAIM', ...r, e: forged.e, hosts: forged.hosts, known: forged });
+      // A handoff's target ignores it while primary: sent to the backups (the primary too, for nothing).
+      else w.atk.send(h, { t: 'HANDOFF', ...r, e: forged.e, cert: forged });
+    }
+  };
+  attack();
   const watch = new Watch(w, r, []);
-  await w.sim.run(1000);
-  watch.sample();
-  return finish(w, r, player, watch, rank, w.sim.primaryOf(r) !== primary);
+  const struck = await landed(w, r, player, watch, attack);
+  return finish(w, r, player, watch, rank, w.sim.primaryOf(r) !== primary && !struck, struck);
 }
 
 /**
  * Poisoned DHT records: a location record and an edit log of planted blocks under a
- * certificate at MAX_EPOCH over the rogue and 3 keys of its own (a location record must fit
- * the 'chunk' cap of 1 KiB), put through the rogue's own node. `visited`: the region has an
- * honest primary already, and a fresh play-only peer (joined after the poisoning) subscribes
- * and edits; else nobody visited it yet, and an honest player is the first (its claimant
- * reads the chain and the edit log: learnChain, fallbackToDht).
+ * certificate at MAX_EPOCH (or the region's next epoch: `epoch`) over the rogue and 3 keys
+ * of its own (a location record must fit the 'chunk' cap of 1 KiB: RECORD_HOSTS keys at
+ * most), put through the rogue's own node.
+ * `visited`: the region has an honest primary already, and a fresh play-only peer (joined
+ * after the poisoning) subscribes and edits; else nobody visited it yet, and an honest
+ * player is the first (its claimant reads the chain and the edit log: learnChain,
+ * fallbackToDht). Kill mode kills the primary once the reader is attached.
  */
 export async function runRecordScenario(seed: number, visited: boolean, o: SybilOptions = {}): Promise<SybilResult> {
-  const w = await world(seed, 3, o);
+  const keys = o.keys ?? RECORD_HOSTS;
+  const w = await world(seed, keys, o);
   const { r, key, rank } = await farRegion(w);
   const before = visited ? await visit(w, r, key) : undefined;
-  const forged = await w.atk.mintTop(key, 4);
+  const forged = await w.atk.mintAt(key, Math.min(keys, RECORD_HOSTS), mintedEpoch(o, before?.cert));
   const planted = plantedEntries(r, forged.e);
   const auth = { signer: w.atk.keys[0]!, cert: forged };
-  await w.sim.settle(Promise.all([putLocation(w.atk.node.dht, key, auth, 1), putEdits(w.atk.node.dht, key, auth, { e: forged.e, s: PLANTED }, planted, simKeyHash)]));
+  const put = () => Promise.all([putLocation(w.atk.node.dht, key, auth, 1), putEdits(w.atk.node.dht, key, auth, { e: forged.e, s: PLANTED }, planted, simKeyHash)]);
+  await w.sim.settle(put());
   w.atk.serve(r, forged, planted);
   await w.sim.run(1000);
   const reader = visited ? await w.sim.add(undefined, { playOnly: true }) : farPlayer(w, key);
@@ -296,50 +418,112 @@ export async function runRecordScenario(seed: number, visited: boolean, o: Sybil
   reader.client.subscribe(r).catch(() => {});
   await w.sim.clock.runUntil(() => !!reader.client.attachment(r), 10_000);
   watch.sample();
-  return finish(w, r, reader, watch, rank, !!before && w.sim.primaryOf(r) !== before.primary);
+  const struck = o.kill ? strike(w, r, reader, () => void put().catch(() => {})) : undefined;
+  return finish(w, r, reader, watch, rank, !!before && w.sim.primaryOf(r) !== before.primary && !struck, struck);
 }
 
 /**
- * Depose: one SYNC to the live primary from the rogue, whose certificate of the next epoch
- * names {rogue, one key of its own, that primary} and a "previous" epoch of the same set.
+ * A SYNC of planted blocks. 'minted' (the default): depose the live primary with one SYNC
+ * from the rogue, whose certificate of the next epoch names {rogue, `keys` - 1 keys of its
+ * own (7 in all at most), that primary} and a "previous" epoch of the same set (with near
+ * nodes: {those nodes, that primary}, sent by the first of them). 'replayed': the region's
+ * own certificate, 'other-region': a real one of a region the rogue is primary of, each
+ * sent by the rogue to every honest peer.
  */
 export async function runSyncScenario(seed: number, o: SybilOptions = {}): Promise<SybilResult> {
-  const w = await world(seed, 1, o);
+  const keys = o.keys ?? 2;
+  const w = await world(seed, keys, o);
   const { r, key, rank } = await farRegion(w);
   const { player, primary, cert } = await visit(w, r, key);
-  const hosts = [w.atk.id, w.atk.keys[1]!.id, primary.dht.selfId];
-  const e = cert.e + 1;
-  const forged = await w.atk.mint(key, { e, primary: w.atk.id, hosts, prev: { e: cert.e, hosts } });
-  const planted = plantedEntries(r, e);
-  w.atk.serve(r, forged, planted);
-  w.atk.send(primary, { t: 'SYNC', ...r, e, s: PLANTED, hosts, entries: encodeEntries(planted), cert: forged });
+  let sent: EpochCert, to: SimPeer[], from = w.atk.node;
+  if (o.cert === 'replayed' || o.cert === 'other-region') {
+    sent = o.cert === 'replayed' ? cert : w.elsewhere!;
+    to = w.honest();
+  } else {
+    // With live nodes near the key the attacker names them and the primary only (a set of
+    // 3 of which 2 granted and are near) and sends from the first: a primary steps down only
+    // for a set that names it, and the far rogue in it would leave the near grants short of
+    // a majority of 4.
+    if (o.near) from = w.atk.nodes[1]!;
+    // A certificate names MAX_CERT_HOSTS at most, the primary among them.
+    const mine = o.near ? w.atk.nodes.slice(1, 1 + o.near).map((p) => p.dht.selfId) : w.atk.keys.slice(0, Math.min(keys, MAX_CERT_HOSTS - 1)).map((k) => k.id);
+    const hosts = [...mine, primary.dht.selfId];
+    sent = await w.atk.mint(key, { e: cert.e + 1, primary: from.dht.selfId, hosts, prev: { e: cert.e, hosts } });
+    to = [primary];
+  }
+  const planted = plantedEntries(r, sent.e);
+  w.atk.serve(r, sent, planted);
+  const attack = () => {
+    for (const p of to) w.atk.send(p, { t: 'SYNC', ...r, e: sent.e, s: PLANTED, hosts: sent.hosts, entries: encodeEntries(planted), cert: sent }, from);
+  };
+  attack();
   const watch = new Watch(w, r, planted);
-  await w.sim.run(1000);
-  watch.sample();
-  return finish(w, r, player, watch, rank, !primary.host.roles().primary.includes(regionName(r)));
+  const struck = await landed(w, r, player, watch, attack);
+  return finish(w, r, player, watch, rank, !struck && !primary.host.roles().primary.includes(regionName(r)), struck);
+}
+
+/**
+ * A SNAPSHOT of planted blocks to a fresh play-only subscriber of a visited region, under
+ * the region's own certificate replayed or a real one of a region the rogue is primary of.
+ * A far rogue is never asked for a snapshot, so the subscriber's first lookup of the key is
+ * answered with the rogue alone and its location record read as missing (an eclipse of one
+ * lookup, docs/TRUST.md): its first SUBSCRIBE goes to the rogue, and the certificate is
+ * what must refuse the answer. The rogue also pushes the snapshot unasked.
+ */
+export async function runSnapshotScenario(seed: number, o: SybilOptions & { cert: 'replayed' | 'other-region' }): Promise<SybilResult> {
+  const w = await world(seed, 1, o);
+  const { r, key, rank } = await farRegion(w);
+  const { primary, cert } = await visit(w, r, key);
+  const sent = o.cert === 'replayed' ? cert : w.elsewhere!;
+  const planted = plantedEntries(r, sent.e);
+  w.atk.serve(r, sent, planted);
+  const reader = await w.sim.add(undefined, { playOnly: true });
+  eclipseOnce(reader, key, w.atk.node);
+  const watch = new Watch(w, r, planted);
+  const push = () => w.atk.node.wire.players.send(reader.dht.selfId, w.atk.snapshot(r, sent, planted));
+  reader.client.subscribe(r).catch(() => {});
+  push();
+  await w.sim.clock.runUntil(() => !!reader.client.attachment(r), 10_000);
+  push();
+  const struck = await landed(w, r, reader, watch, push);
+  return finish(w, r, reader, watch, rank, !struck && w.sim.primaryOf(r) !== primary, struck);
+}
+
+/** `reader`'s next location read of `key` finds nothing and its next lookup of it answers `only`. */
+function eclipseOnce(reader: SimPeer, key: NodeId, only: SimPeer): void {
+  const dht = reader.dht;
+  const get = dht.get.bind(dht), findNode = dht.findNode.bind(dht);
+  let gets = 1, finds = 1;
+  dht.get = (ns, k) => (ns === 'chunk' && idEquals(k, key) && gets-- > 0 ? Promise.resolve(undefined) : get(ns, k));
+  dht.findNode = (k) =>
+    idEquals(k, key) && finds-- > 0 ? Promise.resolve({ closest: [{ id: only.dht.selfId, hex: only.hex }], values: [], hops: 1, queries: 1, failures: 0 }) : findNode(k);
 }
 
 /**
  * Blocks through OFFER: the rogue offers the primary planted GLASS and AIR at y = 0, stamped
  * before its epoch, with a certificate of the next epoch that names the rogue and one key
- * of its own as hosts. And a genuine backup (a corrupt store) offers AIR at y = 0 with the
- * primary's own certificate: the world floor holds whoever offers.
+ * of its own as hosts (`keys` in all). And a genuine backup (a corrupt store) offers AIR at
+ * y = 0 with the primary's own certificate: the world floor holds whoever offers.
  */
 export async function runOfferScenario(seed: number, o: SybilOptions = {}): Promise<SybilResult> {
-  const w = await world(seed, 1, o);
+  const keys = o.keys ?? 2;
+  const w = await world(seed, keys, o);
   const { r, key, rank } = await farRegion(w);
   const { player, primary, cert } = await visit(w, r, key);
-  const hosts = [w.atk.id, w.atk.keys[1]!.id];
-  const forged = await w.atk.mint(key, { e: cert.e + 1, primary: w.atk.id, hosts });
+  const forged = await w.atk.mint(key, { e: cert.e + 1, primary: w.atk.id, hosts: w.atk.keys.slice(0, keys).map((k) => k.id) });
   // Stamped before the primary's epoch (stored state predates it): the only offers it takes.
   const planted = plantedEntries(r, cert.e - 1), floor = floorEntries(r, cert.e - 1, 2);
-  w.atk.send(primary, { t: 'OFFER', ...r, entries: encodeEntries([...planted, ...floor]), cert: forged });
   const backup = w.honest().find((p) => p !== primary && cert.hosts.some((h) => idEquals(h, p.dht.selfId)));
   if (!backup) throw new Error('the primary has no backup');
   const hostFloor = floorEntries(r, cert.e - 1, 5);
+  const attack = () => {
+    // Kill mode: whoever is primary now (the next one, after the kill).
+    const to = w.sim.primaryOf(r) ?? primary;
+    w.atk.send(to, { t: 'OFFER', ...r, entries: encodeEntries([...planted, ...floor]), cert: forged });
+  };
+  attack();
   backup.wire.replicas.send(primary.dht.selfId, { t: 'OFFER', ...r, entries: encodeEntries(hostFloor), cert });
   const watch = new Watch(w, r, planted, floor, hostFloor);
-  await w.sim.run(1000);
-  watch.sample();
-  return finish(w, r, player, watch, rank, w.sim.primaryOf(r) !== primary);
+  const struck = await landed(w, r, player, watch, attack);
+  return finish(w, r, player, watch, rank, !struck && w.sim.primaryOf(r) !== primary, struck);
 }
