@@ -39,6 +39,12 @@
 // (--latency-spread S) and names them sim{N}_spread{S}_*, S = 0 (every link 50 ms) sim{N}_fixedlat_*:
 // latest.json's sim1k_fixedlat_* are the line above with HOSTING_SCALE_LATENCY_SPREAD=0.
 // sim{N}_join_batch records which.
+// HOSTING_SCALE_PLAY_ONLY=200 (the default; empty: none) adds the random walk of N hosting
+// peers with N more players on play-only peers, 64 joining at once, 10 s of warm-up:
+// sim{N}_po{N}_* (links per player, upload, edits, visibility as above; _po_links_per_player_p99,
+// _po_dht_links_max, _po_kbps_max: the play-only peers'; _po_in_tables, _po_hosting: play-only
+// peers in a hosting peer's table and regions they host, both 0). The full size of
+// src/testing/hosting-scale-sim.test.ts's play-only test, which `npm test` runs at 32 + 32.
 import type { HostingScaleFigures } from '../src/testing/hosting-scale-sim';
 import { runHostingSimProcess } from './hosting-sim';
 
@@ -86,6 +92,18 @@ export async function benchHostingScale(): Promise<Record<string, number>> {
       [`${p}edit_missing`]: f.edits.missing,
       [`${p}remote_hz_p10`]: r1(f.remoteHz.p10),
       [`${p}remote_hz_p50`]: r1(f.remoteHz.p50),
+    });
+  }
+  for (const n of (process.env.HOSTING_SCALE_PLAY_ONLY ?? '200').split(',').filter(Boolean).map(Number)) {
+    const f = await runHostingSimProcess(['--peers', String(n), '--players', String(2 * n), '--seed', '1', '--minutes', minutes, '--join-batch', '64', '--warmup', '10']);
+    const p = `${simName(n)}_po${n}_`;
+    Object.assign(out, walkFigures(p, f), {
+      [`${p}edit_missing`]: f.edits.missing,
+      [`${p}po_links_per_player_p99`]: f.playOnlyLinksPerPlayer.p99,
+      [`${p}po_dht_links_max`]: f.playOnlyDhtLinks.max,
+      [`${p}po_kbps_max`]: r1(f.playOnlyKbps.max),
+      [`${p}po_in_tables`]: f.readOnly.inTables,
+      [`${p}po_hosting`]: f.readOnly.hosting,
     });
   }
   const regionSizes = (process.env.HOSTING_SCALE_REGION_SIZES ?? '').split(',').filter(Boolean).map(Number);
