@@ -1,20 +1,40 @@
-// The adversarial simulation in CI (issue 13 item 6): 1,000 real DHT nodes, 20% of them
-// hostile (src/testing/hostile-dht.ts: eclipse answers, half of the routed messages they
-// forward dropped and a quarter misrouted, forged and replayed records, a STORE flood),
-// seeded. The full run: `npm run bench -- adversarial_1k` (docs/BENCHMARKS.md).
+// The adversarial simulation in CI (issue 13 item 6): real DHT nodes, 20% of them hostile
+// (src/testing/hostile-dht.ts: eclipse answers, half of the routed messages they forward
+// dropped and a quarter misrouted, forged and replayed records, a STORE flood), seeded.
+// `npm test` runs 400 nodes (~30 s of CPU a seed); ADVERSARIAL_NODES=1000 runs the size the
+// bounds were first set at (~100 s a seed), each size with its own bounds (BOUNDS). The
+// bench's run: `npm run bench -- adversarial_1k` (docs/BENCHMARKS.md).
 //
-// How it samples: two seeds (7, the test's seed since session 10, and 8, the next), each
-// key read by 3 random honest readers a phase (`readsPerKey`): 600 reads a phase pooled
-// over the two networks (~250 s of wall time for both, under a load of 5 on 2 cores). One
-// seed of 100 reads was a coin toss: over seeds 7-12 its three-path player reads ran
-// 0.83-0.95 and its location gain 0.16-0.31, on both sides of the old bounds, with the rule
-// of `unansweredHopMs` on or off (docs/BENCHMARKS.md "Adversarial DHT", session 15). The
-// bounds sit under the lowest pair of seeds measured with 3 reads a key (session 15: seeds
-// 7, 8, 10, 11, the rule on and off), by the margins stated at each, and fail with the
-// defence taken out (session 16: reads by one path in both phases, see each bound).
+// How it samples: two seeds (7 and 8), each key read by 3 random honest readers a phase
+// (`readsPerKey`): 600 reads a phase pooled over the two networks. One seed of 100 reads was
+// a coin toss: at 1,000 nodes over seeds 7-12 its three-path player reads ran 0.83-0.95 and
+// its location gain 0.16-0.31 (docs/BENCHMARKS.md "Adversarial DHT"). Each size's bounds sit
+// under the lowest pair of four seeds measured with 3 reads a key, by the margins stated,
+// and fail with the defence taken out (reads by one path in both phases: `paths: 1`,
+// `disjointReads` without 'chunk').
+//
+// Why 400 nodes still tests the defence: one path misses the newest player record on 12-18%
+// of reads (1,000 nodes: ~35%), and three paths lift that to 95-98%; at 300 nodes one path
+// read 0.87-0.94 and the gain (0.04-0.1) came within two standard errors of none.
 import { describe, expect, it } from 'vitest';
 import { runAdversarialSim, type AdversarialFigures, type ReadFigures } from '../testing/adversarial-sim';
 
+const NODES = Number(process.env.ADVERSARIAL_NODES ?? 400);
+/** Bounds on the reads pooled over SEEDS, by network size. */
+const BOUNDS: Record<number, { player: number; playerGain: number; locations: number; locationGain: number }> = {
+  // Seeds 7-10, 3 paths / one path: player 0.967 / 0.867, 0.980 / 0.880, 0.950 / 0.823,
+  // 0.963 / 0.820; locations 0.960 / 0.843, 0.983 / 0.860, 0.940 / 0.797, 0.967 / 0.850.
+  // Lowest pairs pooled: player 0.957 (9 + 10), gain 0.100 (7 + 8); locations 0.950 (7 + 9),
+  // gain 0.117 (7 + 10): margins of 0.03-0.05, over two standard errors of 600 reads.
+  // Defence out, seeds 7 + 8: player 0.847, gain -0.027; locations 0.837, gain 0.023: all
+  // four fail.
+  400: { player: 0.93, playerGain: 0.06, locations: 0.9, locationGain: 0.07 },
+  // Triple-read runs (seeds 7, 8, 10, 11, the unanswered-hop rule on and off): lowest pair
+  // player 0.875 (margin 0.025, two standard errors of 600 reads), gain 0.23; locations 0.80,
+  // gain 0.19. Seeds 7 + 8: player 0.903 / 0.642, locations 0.840 / 0.630. Defence out at
+  // seed 7: player 0.667 / 0.637, locations 0.567 / 0.560: all four fail.
+  1000: { player: 0.85, playerGain: 0.15, locations: 0.7, locationGain: 0.12 },
+};
 const SEEDS = [7, 8];
 const runs: AdversarialFigures[] = [];
 
@@ -30,14 +50,16 @@ function pooled(phase: (r: AdversarialFigures) => ReadFigures | null): number {
   return ok / reads;
 }
 
-describe('DHT with 20% hostile nodes (1,000 simulated nodes)', () => {
+describe(`DHT with 20% hostile nodes (${NODES} simulated nodes)`, () => {
+  const bounds = BOUNDS[NODES];
+  if (!bounds) throw new Error(`ADVERSARIAL_NODES: no bounds measured for ${NODES} nodes (${Object.keys(BOUNDS).join(', ')})`);
   for (const seed of SEEDS) {
     it(`seed ${seed}: finds honest nodes, takes no forged record`, async () => {
-      const r = await runAdversarialSim({ nodes: 1000, hostileShare: 0.2, seed, lookups: 200, records: 100, regions: 100, churn: 0, readsPerKey: 3 });
+      const r = await runAdversarialSim({ nodes: NODES, hostileShare: 0.2, seed, lookups: 200, records: 100, regions: 100, churn: 0, readsPerKey: 3 });
       runs.push(r);
       const share = (f: ReadFigures | null) => `${f!.success.toFixed(3)} of ${f!.reads}`;
       console.log(`seed ${seed}: FIND_NODE ${r.lookupSuccess}, player 3 paths ${share(r.after)} / one ${share(r.before)}, locations ${share(r.locationsAfter)} / one ${share(r.locationsBefore)}, ${r.wallSeconds.toFixed(0)} s`);
-      expect(r.hostile).toBeGreaterThan(150);
+      expect(r.hostile).toBeGreaterThan(0.15 * NODES);
       expect(r.crew.dropped).toBeGreaterThan(0);
       expect(r.crew.eclipsed).toBeGreaterThan(0);
       expect(r.crew.forgedAnswers + r.crew.replayedAnswers).toBeGreaterThan(0);
@@ -56,22 +78,15 @@ describe('DHT with 20% hostile nodes (1,000 simulated nodes)', () => {
 
   it('reads the newest player and location records by disjoint paths (both seeds pooled)', () => {
     expect(runs.length).toBe(SEEDS.length);
-    // Player records by 3 disjoint paths against one path, same runs. Seeds 7 + 8 (the
-    // rule on): 0.903 against 0.642. Triple-read runs per seed, on / off: by three paths
-    // 0.867-0.913, gains 0.21-0.28; the lowest pair pools to 0.875 (margin 0.025, two
-    // standard errors of 600 reads) and a gain of 0.23 (margin 0.08). Reads by one path in
-    // both phases (paths taken away): 0.667 / 0.637 at seed 7 (gain 0.03): both fail.
+    // Player records by 3 disjoint paths against one path, same runs; region location
+    // records (real certificates, epochs 1 and 2; the crew replays epoch 1) as the product
+    // reads them (`disjointReads` holds 'chunk': 3 paths) against one path.
     const player = pooled((r) => r.after);
-    expect(player).toBeGreaterThanOrEqual(0.85);
-    expect(player - pooled((r) => r.before)).toBeGreaterThanOrEqual(0.15);
-    // Region location records (real certificates, epochs 1 and 2; the crew replays epoch 1)
-    // as the product reads them (`disjointReads` holds 'chunk': 3 paths) against one path.
-    // Seeds 7 + 8: 0.840 against 0.630. Triple-read runs: by three paths 0.77-0.90, gains
-    // 0.16-0.28 per seed; the lowest pair pools to 0.80 (margin 0.10) and a gain of 0.19
-    // (margin 0.07). Without 'chunk' in disjointReads: 0.567 / 0.560 at seed 7: both fail.
     const locations = pooled((r) => r.locationsAfter);
     console.log(`pooled over seeds ${SEEDS.join(', ')}: player records ${player.toFixed(3)} (one path ${pooled((r) => r.before).toFixed(3)}), location records ${locations.toFixed(3)} (one path ${pooled((r) => r.locationsBefore).toFixed(3)})`);
-    expect(locations).toBeGreaterThanOrEqual(0.7);
-    expect(locations - pooled((r) => r.locationsBefore)).toBeGreaterThanOrEqual(0.12);
+    expect(player).toBeGreaterThanOrEqual(bounds.player);
+    expect(player - pooled((r) => r.before)).toBeGreaterThanOrEqual(bounds.playerGain);
+    expect(locations).toBeGreaterThanOrEqual(bounds.locations);
+    expect(locations - pooled((r) => r.locationsBefore)).toBeGreaterThanOrEqual(bounds.locationGain);
   });
 });
