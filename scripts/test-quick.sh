@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# `npm run test:quick [-- BASE]`: the inner loop, a minute or two instead of `npm test`'s ten.
+# `npm run test:quick [-- BASE]`: the inner loop, seconds to minutes by what the change reaches
+# (uncommitted changes under src/region and src/agree: 49 test files, 3.7 min) against `npm test`'s 11.
 # Type-check (incremental: its state in .test-results/), lint of the changed files, and the
 # unit tests that import, directly or not, a file changed against BASE (default main: on a
 # branch, what it changed since main; on main, what is not committed yet; vitest --changed
-# counts untracked files too). Browser tests and the whole unit suite stay with `npm test`.
+# counts untracked files too), two files at a time. Browser tests and the whole unit suite
+# stay with `npm test`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$PATH"
@@ -19,7 +21,7 @@ mapfile -t changed < <({ git diff --name-only "$base"...HEAD; git diff --name-on
 step "lint (eslint, ${#changed[@]} changed files)"
 if [ "${#changed[@]}" -gt 0 ]; then eslint --no-warn-ignored "${changed[@]}" || fail=1; fi
 step "unit tests affected by files changed against $base (vitest --changed)"
-bash scripts/netns.sh vitest run --changed "$base" --passWithNoTests || fail=1
+bash scripts/netns.sh vitest run --changed "$base" --maxWorkers=2 --passWithNoTests || fail=1
 echo
 awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "test:quick: %.0f s\n", b - a }'
 if [ "$fail" != 0 ]; then echo "test:quick: FAILED"; exit 1; fi

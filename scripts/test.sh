@@ -4,8 +4,8 @@
 # The unit files run two at a time (vitest's default on 2 cores is one, a core kept free;
 # these files are simulations on virtual clocks, no fixed ports or shared directories),
 # and the type-check, lint and build beside them, their output held until the unit tests
-# end: ~4 minutes in all where one after the other took ~8. The browser tests run alone
-# after (one software-rendered tab takes most of a core).
+# end: 4.7 minutes in all where one after the other took ~9. The browser tests run alone
+# after (one software-rendered tab takes most of a core): 6.7 minutes.
 # Ends with the slowest test files, the wall time of each phase and one plain
 # "Tests: N passed, N failed" line summing both vitest runs (scripts/test-report.ts).
 set -uo pipefail
