@@ -188,12 +188,16 @@ export class HostItems {
     return fault === null;
   }
 
-  /** Region (rx, rz)'s host sets as its DHT location record certifies them (its certificate's set and the one before it). */
+  /**
+   * Region (rx, rz)'s host sets as its DHT location record certifies them (its certificate's
+   * set and the one before it), the certificate anchored near the key as we see it: a set the
+   * record merely names could be anyone's keys, and would prove a carry out of the region.
+   */
   private certifiedSets(c: { rx: number; rz: number }): Promise<VoterSet[]> {
     const name = regionName(c), now = this.a.clock.now();
     const held = this.located.get(name);
     if (held && now - held.at < LOCATED_MS) return held.sets;
-    const sets = this.a.host.keys.key({ rx: c.rx, rz: c.rz }).then((key) => getLocation(this.a.dht, key, this.records)).then((loc) => {
+    const sets = this.a.host.keys.key({ rx: c.rx, rz: c.rz }).then((key) => getLocation(this.a.dht, key, this.records, 'near')).then((loc) => {
       if (!loc) return [];
       const cert = loc.cert;
       return [new VoterSet(cert.e, cert.hosts.map(idToHex)), ...(cert.prev ? [new VoterSet(cert.prev.e, cert.prev.hosts.map(idToHex))] : [])];

@@ -42,6 +42,7 @@ import type { NearView } from '../dht/near-view';
 import type { RecordCheck, RecordRule } from '../dht/record-rules';
 import { certSchema, certShapeFault, grantBytes, quorum, type EpochCert } from './epoch-cert';
 import type { CertChecker } from './cert-checker';
+import type { FreshRule } from './cert-anchor';
 import { type KeyHash } from './region-key';
 import { compareStamp, decodeEntries, encodeEntries, ENTRY_BYTES, type Entry, type Stamp } from './region-state';
 
@@ -185,11 +186,12 @@ type Fault = { ok: false; reason: string };
 
 /**
  * How a record's certificate is checked (cert-anchor.ts): by a holder, against its view of
- * who is near the key and the certificate of the record it holds; by a reader (undefined),
- * as a host learns one (the readers are hosts learning the chain and voters learning a
- * region's set; a player believes only the certificate its primary shows it).
+ * who is near the key and the certificate of the record it holds, else learnt; by a reader,
+ * learnt as a host learns one (hosts learning the chain: the default) or anchored near the
+ * key in the reader's own view (voters taking a region's set as proof of an item's carry).
+ * A player believes only the certificate its primary shows it.
  */
-export type RecordAnchor = { view: NearView; known?: EpochCert | undefined } | undefined;
+export type RecordAnchor = { view?: NearView; known?: EpochCert | undefined; fresh: FreshRule };
 
 /** Whether `sig` is cert.primary's over `data` and the certificate is valid for `region`. */
 async function authentic(rv: RecordVerifier, region: NodeId, cert: EpochCert, pk: { a: 0 | 1; k: Uint8Array } | undefined, data: Uint8Array, s: Uint8Array, anchor: RecordAnchor): Promise<Fault | null> {
@@ -197,7 +199,7 @@ async function authentic(rv: RecordVerifier, region: NodeId, cert: EpochCert, pk
   const g = pk ?? cert.grants.find((x) => idEquals(x.id, cert.primary));
   if (!g) return { ok: false, reason: 'noKey' };
   if (!(await rv.verify(cert.primary, ALGS[g.a]!, g.k, data, s))) return { ok: false, reason: 'badSignature' };
-  const fault = await rv.certs.check(region, cert, anchor ? { view: anchor.view, known: anchor.known, fresh: 'learn' } : { fresh: 'learn' });
+  const fault = await rv.certs.check(region, cert, { ...(anchor.view ? { view: anchor.view } : {}), known: anchor.known, fresh: anchor.fresh });
   if (fault) return { ok: false, reason: fault === 'unanchored' ? 'unanchored' : 'badCert' };
   return null;
 }
@@ -214,7 +216,7 @@ function decodeAs<T extends 'LOCATION' | 'EDITS'>(t: T, value: Uint8Array): Deco
 }
 
 /** Checks a location record stored under region `key`; with its version and contents when valid. */
-export async function checkLocation(rv: RecordVerifier, key: NodeId, value: Uint8Array, anchor?: RecordAnchor): Promise<Fault | { ok: true; version: number; rec: LocationRecord }> {
+export async function checkLocation(rv: RecordVerifier, key: NodeId, value: Uint8Array, anchor: RecordAnchor = { fresh: 'learn' }): Promise<Fault | { ok: true; version: number; rec: LocationRecord }> {
   if (value.length > NAMESPACE_LIMITS.chunk.maxValueBytes) return { ok: false, reason: 'tooLarge' };
   const m = decodeAs('LOCATION', value);
   if (!m) return { ok: false, reason: 'malformed' };
@@ -224,7 +226,7 @@ export async function checkLocation(rv: RecordVerifier, key: NodeId, value: Uint
 }
 
 /** Checks an edit-log value (head or part) stored under `storageKey`. */
-export async function checkEdits(rv: RecordVerifier, storageKey: NodeId, value: Uint8Array, anchor?: RecordAnchor): Promise<Fault | { ok: true; version: number; rec: Decoded<'EDITS'> }> {
+export async function checkEdits(rv: RecordVerifier, storageKey: NodeId, value: Uint8Array, anchor: RecordAnchor = { fresh: 'learn' }): Promise<Fault | { ok: true; version: number; rec: Decoded<'EDITS'> }> {
   const m = decodeAs('EDITS', value);
   if (!m) return { ok: false, reason: 'malformed' };
   if (m.i >= m.n) return { ok: false, reason: 'badIndex' };
@@ -237,7 +239,7 @@ export async function checkEdits(rv: RecordVerifier, storageKey: NodeId, value: 
 
 const ruleOf = (check: (key: NodeId, value: Uint8Array, anchor: RecordAnchor) => Promise<Fault | { ok: true; version: number }>): RecordRule => ({
   async check(key, value, _publisher, holder) {
-    const r = await check(key, value, holder ? { view: holder.view, known: holder.held ? heldCert(holder.held) : undefined } : undefined);
+    const r = await check(key, value, holder ? { view: holder.view, known: holder.held ? heldCert(holder.held) : undefined, fresh: 'learn' } : { fresh: 'learn' });
     return r.ok ? ({ ok: true, version: r.version } satisfies RecordCheck) : r;
   },
 });
@@ -284,11 +286,11 @@ export async function putLocation(dht: RecordDht, key: NodeId, auth: RecordAuth,
  * The region's location record, or undefined. The DHT node's rule has checked it already
  * (every tab and simulated node runs locationRule); with `rv` it is checked here again.
  */
-export async function getLocation(dht: Pick<Dht, 'get'>, key: NodeId, rv?: RecordVerifier): Promise<LocationRecord | undefined> {
+export async function getLocation(dht: Pick<Dht, 'get'>, key: NodeId, rv?: RecordVerifier, fresh: FreshRule = 'learn'): Promise<LocationRecord | undefined> {
   const got = await dht.get('chunk', key);
   if (!got) return undefined;
   if (rv) {
-    const r = await checkLocation(rv, key, got.value);
+    const r = await checkLocation(rv, key, got.value, { fresh });
     return r.ok ? r.rec : undefined;
   }
   const m = decodeAs('LOCATION', got.value);
