@@ -3,10 +3,7 @@
 // second, and a drawing tab keeps its frames meanwhile. Where no Worker can be had (Node, a
 // worker that fails to start) it is minted on this thread: WebCrypto makes the keys off it.
 import { ID_WORK_BITS } from '../core/id-work';
-import { generateNodeIdentity, identityFromJson, type Identity, type IdentityJson } from '../core/identity';
-
-/** What the worker answers: the keys, or why it could not make them. */
-export type MintReply = { json: IdentityJson; tries: number } | { error: string };
+import { generateNodeIdentity, identityFromJson, type Identity, type MintReply } from '../core/identity';
 
 /** A node identity whose id shows `bits` of work; the keypairs drawn are added to `counts`. */
 export function mintNodeIdentity(bits = ID_WORK_BITS, counts?: { tries: number }): Promise<Identity> {

@@ -1,8 +1,7 @@
 // Worker side of node-id-minter.ts: draws keypairs until one's id shows the work asked
 // (core/identity.ts generateNodeIdentity), off the page's main thread, and hands back the
 // keys as JWK (~1 s of key generation once per identity slot; docs/BENCHMARKS.md `id_work`).
-import { generateNodeIdentity } from '../core/identity';
-import type { MintReply } from './node-id-minter';
+import { generateNodeIdentity, type MintReply } from '../core/identity';
 
 const scope = globalThis as unknown as { onmessage: ((e: MessageEvent<{ bits: number }>) => void) | null; postMessage(m: MintReply): void };
 

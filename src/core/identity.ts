@@ -17,6 +17,9 @@ export interface IdentityJson {
   publicJwk: JsonWebKey;
 }
 
+/** What a worker minting a node identity answers (app/node-id.worker.ts): the keys, or why it could not make them. */
+export type MintReply = { json: IdentityJson; tries: number } | { error: string };
+
 export interface Identity {
   readonly id: NodeId;
   readonly alg: IdentityAlg;
