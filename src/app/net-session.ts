@@ -26,6 +26,7 @@ import { pageDoorways, parsePageConfig, type DeployDefaults, type PageConfig } f
 import { checkInvite, makeInvite } from './invite';
 import { Peer, type PeerConfig } from './peer';
 import type { ProbeFrameGate } from './probe-frame-gate';
+import { probeIceGathering } from '../net/ice-probe';
 
 const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
 
@@ -71,6 +72,9 @@ export async function inviteProblem(cfg: PageConfig): Promise<InviteProblem | un
  */
 export async function joinPeer(cfg: PageConfig, clock: Clock, onStage?: PeerConfig['onStage'], problem?: InviteProblem): Promise<Peer> {
   performance.mark('vp:join-start');
+  // Whether WebRTC can gather a candidate here is asked while the id is minted: a blocked
+  // browser is told so at its first dial, not a gather timeout later.
+  const iceProbe = probeIceGathering([]);
   // A slot's first claim mints its id's work in a worker (~1 s, once per slot).
   const claimed = await claimNodeIdentity({ mint: mintNodeIdentity });
   performance.mark('vp:identity');
@@ -79,6 +83,7 @@ export async function joinPeer(cfg: PageConfig, clock: Clock, onStage?: PeerConf
   const doorways = problem ? pageDoorways(parsePageConfig(location.href.split('#')[0]!, deployDefaults())) : pageDoorways(cfg);
   return Peer.start({
     identity: claimed.identity,
+    iceProbe,
     doorways,
     invitePeers: invite ? [invite.inviter, ...invite.contacts].map(hexToId) : [],
     clock,

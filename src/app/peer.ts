@@ -16,6 +16,7 @@ import { createDhtNode, type DhtOptions } from '../dht/dht-node';
 import { connectPeerJs } from '../net/peerjs-bootstrap';
 import { connectRelay, type WebSocketCtor } from '../net/relay-bootstrap';
 import { WebRtcTransport } from '../net/webrtc-transport';
+import type { IceProbeResult } from '../net/ice-probe';
 import { DoorwayReopener } from './doorway-reopener';
 import { doorwayName, Doorways, type DoorwayConnector, type DoorwaySpec } from './doorways';
 import { PeerFinder } from './peer-finder';
@@ -70,6 +71,8 @@ export interface PeerConfig {
   iceServers?: RTCIceServer[];
   /** Extra RTCConfiguration fields for the transport (Node: node-datachannel's `bindAddress`). */
   rtcConfig?: Record<string, unknown>;
+  /** Whether this browser gathers ICE candidates, probed early (net/ice-probe.ts): a 'none' fails the first dials at once. */
+  iceProbe?: Promise<IceProbeResult>;
   clock?: Clock;
   dht?: Partial<DhtOptions>;
   WebSocket?: WebSocketCtor;
@@ -165,7 +168,7 @@ export class Peer {
     const connect = cfg.connect ?? defaultConnector(cfg, opts.doorwayTimeoutMs);
     // The transport asks of the ids it links to the work the DHT asks (core/id-work.ts).
     const idWorkBits = cfg.dht?.idWorkBits;
-    const transport = new WebRtcTransport({ identity: cfg.identity, iceServers: cfg.iceServers ?? [], clock, ...(cfg.rtcConfig ? { rtcConfig: cfg.rtcConfig } : {}), ...(idWorkBits !== undefined ? { idWorkBits } : {}) });
+    const transport = new WebRtcTransport({ identity: cfg.identity, iceServers: cfg.iceServers ?? [], clock, ...(cfg.rtcConfig ? { rtcConfig: cfg.rtcConfig } : {}), ...(cfg.iceProbe ? { iceProbe: cfg.iceProbe } : {}), ...(idWorkBits !== undefined ? { idWorkBits } : {}) });
     const doors = new Doorways(cfg.doorways, transport, () => clock.now());
     let lastError: Error | undefined;
     const opened = await Promise.all(cfg.doorways.map((spec) => connect(spec, cfg.identity.id).then(

@@ -180,6 +180,37 @@ describe('a browser that gathers no ICE candidate', () => {
   });
 });
 
+describe('a start-up probe that gathered no candidate (ice-probe.ts)', () => {
+  it('fails dials at once (those begun before it answered too), without a peer connection, for iceProbeTrustMs; then dials wait noCandidateMs of their own again', async () => {
+    const clock = new VirtualClock();
+    let made = 0;
+    const t = new WebRtcTransport({
+      identity: await generateIdentity(), clock, noCandidateMs: 2000, iceProbeTrustMs: 10_000, idWorkBits: 0, iceProbe: Promise.resolve('none'),
+      createPeer: (o) => (made++, new FakeSimplePeer(o).asPeer),
+    });
+    const signals = { sendSignal: () => undefined };
+    const outcome = (p: Promise<unknown>) => p.then(() => 'open', (e: Error) => e.message);
+    const before = outcome(t.dial(randomId(rand), signals)); // begun before the probe answered
+    await Promise.resolve();
+    expect(await before).toBe(NO_CANDIDATE);
+    expect(await outcome(t.dial(randomId(rand), signals))).toBe(NO_CANDIDATE);
+    expect([made, t.stats.noCandidate, t.stats.dialFailures]).toEqual([1, 2, 2]);
+    clock.advanceSync(10_001);
+    const later = outcome(t.dial(randomId(rand), signals));
+    expect(made).toBe(2); // a probe's answer is one moment's: a dial after the window tries for itself
+    clock.advanceSync(2001);
+    expect(await later).toBe(NO_CANDIDATE);
+    expect(t.stats.noCandidate).toBe(3);
+    const ok = new WebRtcTransport({ identity: await generateIdentity(), clock, idWorkBits: 0, iceProbe: Promise.resolve('gathered'), createPeer: (o) => (made++, new FakeSimplePeer(o).asPeer) });
+    await Promise.resolve();
+    void t.dial(randomId(rand), signals).catch(() => {});
+    void ok.dial(randomId(rand), signals).catch(() => {});
+    expect(made).toBe(4);
+    t.close();
+    ok.close();
+  });
+});
+
 describe('handshake input', () => {
   it('sdpFingerprint binds exactly one a=fingerprint line', () => {
     expect(sdpFingerprint(sdp(FP_A))).toBe('sha-256 aa:bb:cc');

@@ -31,6 +31,7 @@ import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import type { Link } from './link';
 import { HandshakeError, NO_ID_WORK, runHandshake, sdpFingerprint } from './link-handshake';
 import { DialError, type SignalBlob, type SignalChannel, type Transport, type TransportEvents } from './transport';
+import type { IceProbeResult } from './ice-probe';
 import { WebRtcLink } from './webrtc-link';
 
 export const WEBRTC_DEFAULTS = {
@@ -61,6 +62,12 @@ export const WEBRTC_DEFAULTS = {
    * of the proven id (`idWorkRefused`).
    */
   idWorkBits: ID_WORK_BITS,
+  /**
+   * How long a start-up probe's 'none' (ice-probe.ts) fails dials at once, without their own
+   * gather wait: long enough for the first dials of a start, short enough that a probe made
+   * late on a loaded machine costs its tab only those (later dials wait noCandidateMs each).
+   */
+  iceProbeTrustMs: 10_000,
 };
 
 /** Why a signal was refused (`stats.badSignalsBy`). */
@@ -91,6 +98,9 @@ export interface WebRtcTransportOptions {
   maxPendingPerSource?: number;
   noCandidateMs?: number;
   idWorkBits?: number;
+  /** A probe of whether this browser gathers any candidate, begun before the transport (ice-probe.ts). */
+  iceProbe?: Promise<IceProbeResult>;
+  iceProbeTrustMs?: number;
   clock?: Clock;
   /** Builds the simple-peer instance (default: `new SimplePeer(opts)`). */
   createPeer?: (opts: SimplePeerOptions) => SimplePeer;
@@ -174,7 +184,9 @@ export class WebRtcTransport implements Transport {
     handshakeFailures: 0, idWorkRefused: 0, noCandidate: 0, badSignals: 0, linksOpen: 0, stalledLinksClosed: 0,
     badSignalsBy: { schema: 0, stray: 0, slots: 0, fingerprint: 0, renegotiation: 0, direction: 0, refused: 0 },
   };
-  private readonly opts: Required<Omit<WebRtcTransportOptions, 'rtcConfig'>> & { rtcConfig: Record<string, unknown> };
+  private readonly opts: Required<Omit<WebRtcTransportOptions, 'rtcConfig' | 'iceProbe'>> & { rtcConfig: Record<string, unknown> };
+  /** Until when dials fail at once: the start-up probe gathered no candidate (ice-probe.ts). */
+  private blockedUntil = -Infinity;
   private readonly conns = new Map<string, Conn>();
   private readonly links = new Set<WebRtcLink>();
   /** Keys of recently ended connections: their late candidates are ignored, not counted as bad. */
@@ -190,6 +202,17 @@ export class WebRtcTransport implements Transport {
       ...options,
     };
     this.selfId = options.identity.id;
+    void options.iceProbe?.then((r) => {
+      if (r !== 'none' || this.closed) return;
+      this.blockedUntil = this.opts.clock.now() + this.opts.iceProbeTrustMs;
+      // Dials begun before the answer that have gathered nothing either end now, not at their own timer.
+      for (const c of [...this.conns.values()]) {
+        if (c.initiator && c.candidates === 0) {
+          this.stats.noCandidate++;
+          this.fail(c, new DialError(NO_CANDIDATE));
+        }
+      }
+    });
   }
 
   dial(remoteId: NodeId, signals: SignalChannel): Promise<Link> {
@@ -200,6 +223,11 @@ export class WebRtcTransport implements Transport {
       return Promise.reject(new DialError(NO_ID_WORK));
     }
     this.stats.dials++;
+    if (this.opts.clock.now() < this.blockedUntil) {
+      this.stats.noCandidate++;
+      this.stats.dialFailures++;
+      return Promise.reject(new DialError(NO_CANDIDATE));
+    }
     return new Promise((resolve, reject) => {
       this.start(remoteId, randomHex(8), true, signals, resolve, reject);
     });
