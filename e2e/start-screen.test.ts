@@ -3,7 +3,7 @@
 // candidate, as behind a strict firewall), the invite is broken, or it was altered. It
 // offers Retry and "play here alone for now", and the game goes on underneath. Writes
 // start-screen.png (e2e/screenshots.ts: docs/screenshots/ under `npm run screenshots`).
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS, crashPage, launchBrowser, openInFreshContext } from './browser';
 import { startRelayProcess, type RelayProcess } from './relay-process';
@@ -16,6 +16,12 @@ let relay: RelayProcess;
 beforeAll(async () => {
   browser = await launchBrowser();
   relay = await startRelayProcess(8085);
+});
+
+// Each test's tabs are closed after it: left open, earlier tests' peers kept hosting and
+// made the last test 4 times slower (18.7 s against 4.2 s alone).
+afterEach(async () => {
+  await Promise.all(browser.contexts().map((c) => c.close()));
 });
 
 afterAll(async () => {
