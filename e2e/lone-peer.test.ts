@@ -2,7 +2,7 @@
 // the relay's live peers at once; a tab that started alone is found by one that opens
 // later; two tabs that both started without a relay find each other once it is up (each
 // keeps asking the relay for peers, src/app/peer-finder.ts).
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { crashPage, launchBrowser, openInFreshContext, PAGE_UP } from './browser';
 import { waitForAsync } from './page-wait';
@@ -13,6 +13,11 @@ const relays: RelayProcess[] = [];
 
 beforeAll(async () => {
   browser = await launchBrowser();
+});
+
+// Each test's tabs are closed after it, so none keeps hosting (and taking CPU) into the next.
+afterEach(async () => {
+  await Promise.all(browser.contexts().map((c) => c.close()));
 });
 
 afterAll(async () => {
