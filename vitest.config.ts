@@ -8,6 +8,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  */
 const SLOW_FIRST = [
   'src/testing/hosting-scale-sim.test.ts',
+  'src/testing/hosting-crowd-sim.test.ts',
   'src/host/hosting-churn.test.ts',
   'src/dht/dht-adversarial.test.ts',
   'src/host/hosting-safety.test.ts',
