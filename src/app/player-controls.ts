@@ -1,6 +1,7 @@
 // What a person's keys, mouse and pause menu do on the player page, and what the HUD says
 // back: break and place blocks (a refusal is a notice, anything else an error), choose the
-// hotbar slot, fly, change the render distance (kept in the store), copy an invite, and
+// hotbar slot, fly, change the render distance (kept in the store), copy an invite, the
+// player's settings (mouse, field of view: kept in localStorage, ui/player-settings.ts) and
 // the pause menu shown whenever the pointer is not locked. A headless page (bots) has no
 // input; the render distance can still be set through window.voxel.
 import { type BlockEditor, EditRefused } from '../play/block-editor';
@@ -10,8 +11,10 @@ import type { Hud } from '../ui/hud';
 import { IdentityPanel } from '../ui/identity-panel';
 import { InvitePanel } from '../ui/invite-panel';
 import { KeyboardMouseInput } from '../ui/keyboard-mouse-input';
+import { loadSettings, saveSettings, type PlayerSettings } from '../ui/player-settings';
+import { SettingsPanel } from '../ui/settings-panel';
 import { AIR } from '../world/blocks';
-import { clampRenderDistance, type PageConfig } from './config';
+import { clampRenderDistance, MAX_RENDER_DISTANCE, MIN_RENDER_DISTANCE, type PageConfig } from './config';
 import { inviteLinkFor } from './net-session';
 import type { Peer } from './peer';
 import type { WorldView } from './world-view';
@@ -33,11 +36,15 @@ export class PlayerControls {
   renderDistance: number;
   /** Keyboard and mouse (null on a headless page). */
   readonly input: KeyboardMouseInput | null;
+  /** The player's settings as applied now. */
+  settings: PlayerSettings;
   private readonly menu: HTMLElement;
+  private readonly settingsPanel: SettingsPanel | null;
 
   constructor(private readonly args: PlayerControlsArgs) {
     const { cfg, hud, session, peer } = args;
     this.renderDistance = args.renderDistance;
+    this.settings = loadSettings(storage());
     hud.select(session.selected);
     const menu = (this.menu = document.getElementById('menu')!);
     const invites = cfg.headless ? null : new InvitePanel(menu.querySelector('.card')!, async () => {
@@ -51,12 +58,23 @@ export class PlayerControls {
       selectSlot: (i) => { session.select(i); hud.select(session.selected); },
       scrollSlot: (d) => { session.select(session.selected + d); hud.select(session.selected); },
       toggleFly: () => { session.flying = !session.flying; hud.showMessage(session.flying ? 'Flying' : 'Walking', 'notice'); },
-      changeRenderDistance: (d) => { this.setRenderDistance(this.renderDistance + d).catch((e: Error) => hud.showMessage(e.message)); },
-      lockChanged: (locked) => { menu.hidden = locked; },
+      changeRenderDistance: (d) => this.changeRenderDistance(this.renderDistance + d),
+      lockChanged: (locked) => {
+        menu.hidden = locked;
+        // Keys typed into a settings field that kept the focus would not reach the game.
+        if (!locked) this.settingsPanel?.show(this.settings);
+        else if (document.activeElement instanceof HTMLElement) document.activeElement.blur();
+      },
       invite: () => { void invites?.copy().then((said) => hud.showMessage(said, 'notice')); },
       dropItem: () => args.itemKeys?.dropItem(),
       nextItem: () => args.itemKeys?.nextItem(),
     });
+    this.settingsPanel = cfg.headless ? null : new SettingsPanel(menu.querySelector('.card')!, {
+      initial: this.settings,
+      onChange: (s) => this.applySettings(s),
+      renderDistance: { min: MIN_RENDER_DISTANCE, max: MAX_RENDER_DISTANCE, get: () => this.renderDistance, set: (n) => this.changeRenderDistance(n) },
+    });
+    this.applySettings(this.settings, false);
     menu.addEventListener('click', () => this.input?.requestLock());
     if (!cfg.headless) new IdentityPanel(document.body).bind(document.getElementById('identity-button'));
   }
@@ -66,6 +84,18 @@ export class PlayerControls {
     this.args.view.setRenderDistance(this.renderDistance);
     this.args.hud.showMessage(`Render distance ${this.renderDistance}`, 'notice');
     await this.args.store?.saveSetting('renderDistance', this.renderDistance);
+  }
+
+  private changeRenderDistance(n: number): void {
+    this.setRenderDistance(n).catch((e: Error) => this.args.hud.showMessage(e.message));
+  }
+
+  /** Applies the player's settings and, when `save`, keeps them for the next visit. */
+  applySettings(s: PlayerSettings, save = true): void {
+    this.settings = s;
+    if (this.input) this.input.settings = s;
+    this.args.view.setFov(s.fov);
+    if (save && !saveSettings(storage(), s)) this.args.hud.showMessage('Settings cannot be stored in this browser: they hold until the tab closes', 'notice');
   }
 
   /** The world is ready to play: the pause menu shows until the pointer is locked. */
@@ -78,5 +108,14 @@ export class PlayerControls {
       if (err instanceof EditRefused) this.args.hud.showMessage(err.message, 'notice');
       else this.args.hud.showMessage(err.message);
     });
+  }
+}
+
+/** localStorage, where the browser allows it (an opaque origin or a storage policy may throw). */
+function storage(): Storage | undefined {
+  try {
+    return globalThis.localStorage;
+  } catch {
+    return undefined;
   }
 }

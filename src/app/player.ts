@@ -131,6 +131,8 @@ async function main(): Promise<void> {
     api.invite = () => inviteLinkFor(joined, cfg, location.href.split('#')[0]!);
   }
   api.items = items.api;
+  api.settings = () => controls.settings;
+  api.moveInput = () => controls.input?.moveInput() ?? null;
   api.startProblem = () => document.querySelector<HTMLElement>('#loading .problem:not([hidden])')?.dataset.kind;
   if (net) {
     api.hosting = createHostingApi(net, remote, clock, ticker);

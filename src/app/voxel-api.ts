@@ -12,6 +12,8 @@ import type { WorldClockStatus } from '../agree/world-clock';
 import type { DropOutcome, ItemInfo, PickupOutcome } from './item-service';
 import type { Appearance } from './item-appearances';
 import type { NetApi } from './net-api';
+import type { MoveInput } from '../play/physics';
+import type { PlayerSettings } from '../ui/player-settings';
 
 export interface VoxelStats {
   fps: number;
@@ -84,6 +86,10 @@ export interface VoxelApi {
   startProblem?: () => string | undefined;
   /** Items and the synchronised world clock (app/page-items.ts); set once the world view exists. */
   items?: ItemsApi;
+  /** The player's settings as applied (pause menu; kept in localStorage). */
+  settings?: () => PlayerSettings;
+  /** The move the held keys ask for now (null on a page without keyboard input). */
+  moveInput?: () => MoveInput | null;
 }
 
 /**

@@ -29,6 +29,8 @@ export interface WorldView {
   /** Other players to draw this frame (already smoothed). */
   setRemotePlayers(players: readonly RemotePlayerSample[]): void;
   setRenderDistance(n: number): void;
+  /** Vertical field of view in degrees. */
+  setFov(degrees: number): void;
   /** Items lying in the world to draw this frame, turned for world time `worldMs`. */
   setItems(items: readonly ItemSprite[], worldMs: number): void;
   /** The time of day (sun, sky) for world time `worldMs` of the synchronised clock. */
@@ -78,6 +80,7 @@ export async function createView(container: HTMLElement, world: WorldModel, opts
     isColumnDrawn: (cx, cz) => renderer.isChunkMeshed(cx, cz),
     setRemotePlayers: (players) => avatars.sync(players),
     setRenderDistance: (n) => renderer.setRenderDistance(n),
+    setFov: (degrees) => renderer.setFov(degrees),
     setItems: (items, worldMs) => renderer.items.sync(items, worldMs),
     setWorldTime: (worldMs) => renderer.setWorldTime(worldMs),
     stats() {
@@ -97,6 +100,7 @@ function headlessView(world: WorldModel): WorldView {
     isColumnDrawn: (cx, cz) => world.has(cx, cz),
     setRemotePlayers() {},
     setRenderDistance() {},
+    setFov() {},
     setItems() {},
     setWorldTime() {},
     stats: () => ({ lastMeshMs: 0, drawCalls: 0, triangles: 0, geometries: 0 }),

@@ -122,6 +122,12 @@ export class WorldRenderer {
     this.camera.updateProjectionMatrix();
   }
 
+  /** Vertical field of view in degrees (the player's setting). */
+  setFov(degrees: number): void {
+    this.camera.fov = degrees;
+    this.camera.updateProjectionMatrix();
+  }
+
   getRenderDistance(): number {
     return this.renderDistance;
   }

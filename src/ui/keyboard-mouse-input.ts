@@ -1,7 +1,10 @@
 // Keyboard and mouse to game intent: held keys become a MoveInput each frame; clicks,
 // the wheel and number keys become actions. Pointer lock gives mouse look; where the
 // browser refuses it, clicks still act at the crosshair so the game stays playable.
+// Which held keys make which move is move-keys.ts; how the mouse turns is player-settings.ts.
 import type { MoveInput } from '../play/physics';
+import { MoveKeys } from './move-keys';
+import { lookDelta, SETTINGS_DEFAULTS, type PlayerSettings } from './player-settings';
 
 export interface InputActions {
   look(dYaw: number, dPitch: number): void;
@@ -19,12 +22,10 @@ export interface InputActions {
   nextItem?(): void;
 }
 
-const MOUSE_SENSITIVITY = 0.0025;
-const DOUBLE_TAP_MS = 300;
-
 export class KeyboardMouseInput {
-  private readonly keys = new Set<string>();
-  private lastSpace = 0;
+  private readonly keys = new MoveKeys();
+  /** Sensitivity and invert Y of mouse look (the settings panel replaces it). */
+  settings: PlayerSettings = SETTINGS_DEFAULTS;
   private lockRefused = false;
   private readonly cleanup: (() => void)[] = [];
 
@@ -36,7 +37,7 @@ export class KeyboardMouseInput {
     this.listen(target, 'contextmenu', (e) => e.preventDefault());
     this.listen(document, 'mousemove', (e) => {
       const m = e as MouseEvent;
-      if (this.locked) this.actions.look(-m.movementX * MOUSE_SENSITIVITY, -m.movementY * MOUSE_SENSITIVITY);
+      if (this.locked) this.actions.look(...lookDelta(m.movementX, m.movementY, this.settings));
     });
     this.listen(target, 'wheel', (e) => {
       e.preventDefault();
@@ -61,24 +62,16 @@ export class KeyboardMouseInput {
   }
 
   moveInput(): MoveInput {
-    const k = (c: string) => this.keys.has(c);
-    return {
-      forward: (k('KeyW') || k('ArrowUp') ? 1 : 0) - (k('KeyS') || k('ArrowDown') ? 1 : 0),
-      right: (k('KeyD') || k('ArrowRight') ? 1 : 0) - (k('KeyA') || k('ArrowLeft') ? 1 : 0),
-      jump: k('Space'),
-      descend: k('ShiftLeft') || k('ShiftRight'),
-      sprint: k('ControlLeft') || k('ControlRight'),
-      flying: false,
-    };
+    return this.keys.input();
   }
 
   private onKey(e: KeyboardEvent, down: boolean): void {
     if (e.target instanceof HTMLInputElement) return;
     if (down) {
-      if (!this.keys.has(e.code)) this.onPress(e);
-      this.keys.add(e.code);
+      if (!this.keys.isHeld(e.code)) this.onPress(e);
+      if (this.keys.press(e.code, performance.now()) === 'toggle-fly') this.actions.toggleFly();
     } else {
-      this.keys.delete(e.code);
+      this.keys.release(e.code);
     }
     if (['Space', 'ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight'].includes(e.code)) e.preventDefault();
   }
@@ -92,12 +85,6 @@ export class KeyboardMouseInput {
     else if (e.code === 'KeyE') this.actions.nextItem?.();
     else if (e.code === 'Equal' || e.code === 'NumpadAdd') this.actions.changeRenderDistance(1);
     else if (e.code === 'Minus' || e.code === 'NumpadSubtract') this.actions.changeRenderDistance(-1);
-    else if (e.code === 'Space') {
-      // Double-tap space toggles flight, as in the game this imitates.
-      const now = performance.now();
-      if (now - this.lastSpace < DOUBLE_TAP_MS) this.actions.toggleFly();
-      this.lastSpace = now;
-    }
   }
 
   private onMouseDown(e: MouseEvent): void {

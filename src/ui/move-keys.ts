@@ -1,0 +1,81 @@
+// Held keys to a MoveInput, without a DOM (keyboard-mouse-input.ts feeds it key codes).
+// Sprint never needs Ctrl: Ctrl+W closes the tab in every desktop browser and a page cannot
+// stop it outside fullscreen with keyboard lock, so a player sprinting forward with Ctrl
+// lost the game. Sprint is what players of the games this imitates expect instead: a
+// double tap of forward (held until forward is let go), or Shift while walking. While
+// flying Shift descends, and flight has a speed of its own (physics.ts), so the two uses of
+// Shift never meet.
+import type { MoveInput } from '../play/physics';
+
+export const MOVE_KEYS_DEFAULTS = {
+  /** A second press of the same key within this many ms is a double tap. */
+  doubleTapMs: 300,
+};
+
+/** What a key press does beyond being held. */
+export type KeyPressAction = 'toggle-fly' | undefined;
+
+const FORWARD = ['KeyW', 'ArrowUp'];
+const BACK = ['KeyS', 'ArrowDown'];
+const LEFT = ['KeyA', 'ArrowLeft'];
+const RIGHT = ['KeyD', 'ArrowRight'];
+const SHIFT = ['ShiftLeft', 'ShiftRight'];
+
+export class MoveKeys {
+  private readonly held = new Set<string>();
+  /** When each double-tap key was last pressed (ms). */
+  private readonly lastPress = new Map<string, number>();
+  /** Set by a double tap of forward; ends when no forward key is held. */
+  private sprintLatched = false;
+
+  constructor(private readonly opts = MOVE_KEYS_DEFAULTS) {}
+
+  /** `code` (KeyboardEvent.code) went down at `now` ms; a key already held (auto-repeat) is not a press. */
+  press(code: string, now: number): KeyPressAction {
+    if (this.held.has(code)) return undefined;
+    this.held.add(code);
+    const double = now - (this.lastPress.get(code) ?? -Infinity) < this.opts.doubleTapMs;
+    this.lastPress.set(code, now);
+    if (FORWARD.includes(code) && double) this.sprintLatched = true;
+    // Double-tap Space toggles flight, as in the game this imitates.
+    if (code === 'Space' && double) {
+      this.lastPress.delete(code);
+      return 'toggle-fly';
+    }
+    return undefined;
+  }
+
+  release(code: string): void {
+    this.held.delete(code);
+    if (!this.any(FORWARD)) this.sprintLatched = false;
+  }
+
+  /** Every key let go (the window lost focus: its key-ups will never come). */
+  clear(): void {
+    this.held.clear();
+    this.sprintLatched = false;
+  }
+
+  isHeld(code: string): boolean {
+    return this.held.has(code);
+  }
+
+  /** The move the held keys ask for (`flying` is the session's to fill in). */
+  input(): MoveInput {
+    const forward = (this.any(FORWARD) ? 1 : 0) - (this.any(BACK) ? 1 : 0);
+    const shift = this.any(SHIFT);
+    return {
+      forward,
+      right: (this.any(RIGHT) ? 1 : 0) - (this.any(LEFT) ? 1 : 0),
+      jump: this.held.has('Space'),
+      descend: shift,
+      // Only forward: nobody sprints backwards or sideways in the games this imitates.
+      sprint: forward > 0 && (shift || this.sprintLatched),
+      flying: false,
+    };
+  }
+
+  private any(codes: readonly string[]): boolean {
+    return codes.some((c) => this.held.has(c));
+  }
+}

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { loadSettings, lookDelta, parseSettings, saveSettings, SETTINGS_BOUNDS, SETTINGS_DEFAULTS, SETTINGS_KEY, type SettingsStorage } from './player-settings';
+
+function memoryStorage(): SettingsStorage & { map: Map<string, string> } {
+  const map = new Map<string, string>();
+  return { map, getItem: (k) => map.get(k) ?? null, setItem: (k, v) => void map.set(k, v) };
+}
+
+describe('player settings', () => {
+  it('round-trip through storage', () => {
+    const s = memoryStorage();
+    expect(loadSettings(s)).toEqual(SETTINGS_DEFAULTS);
+    expect(saveSettings(s, { sensitivity: 2.5, invertY: true, fov: 90 })).toBe(true);
+    expect(loadSettings(s)).toEqual({ sensitivity: 2.5, invertY: true, fov: 90 });
+  });
+
+  it('out-of-bounds and wrong-typed fields fall back one by one', () => {
+    expect(parseSettings({ sensitivity: 1e9, invertY: 'yes', fov: 10 })).toEqual({
+      sensitivity: SETTINGS_BOUNDS.sensitivity.max, invertY: false, fov: SETTINGS_BOUNDS.fov.min,
+    });
+    expect(parseSettings({ sensitivity: Number.NaN, fov: 80.6 })).toEqual({ ...SETTINGS_DEFAULTS, fov: 81 });
+    expect(parseSettings(null)).toEqual(SETTINGS_DEFAULTS);
+  });
+
+  it('broken stored JSON and a storage that throws give the defaults', () => {
+    const s = memoryStorage();
+    s.map.set(SETTINGS_KEY, '{not json');
+    expect(loadSettings(s)).toEqual(SETTINGS_DEFAULTS);
+    const refusing: SettingsStorage = { getItem: () => { throw new Error('denied'); }, setItem: () => { throw new Error('quota'); } };
+    expect(loadSettings(refusing)).toEqual(SETTINGS_DEFAULTS);
+    expect(saveSettings(refusing, SETTINGS_DEFAULTS)).toBe(false);
+    expect(saveSettings(undefined, SETTINGS_DEFAULTS)).toBe(false);
+  });
+
+  it('mouse look: right turns right, up looks up unless inverted, sensitivity scales', () => {
+    const [yaw, pitch] = lookDelta(10, -10, SETTINGS_DEFAULTS);
+    expect(yaw).toBeLessThan(0);
+    expect(pitch).toBeGreaterThan(0);
+    const [, inverted] = lookDelta(10, -10, { ...SETTINGS_DEFAULTS, invertY: true });
+    expect(inverted).toBeCloseTo(-pitch);
+    const [fast] = lookDelta(10, -10, { ...SETTINGS_DEFAULTS, sensitivity: 2 });
+    expect(fast).toBeCloseTo(2 * yaw);
+  });
+});

@@ -1,0 +1,76 @@
+// The player's own settings (mouse sensitivity, invert Y, field of view): what they are,
+// their bounds, and how they are kept. They belong to the person at this browser, not to a
+// world, so they live in localStorage (one key for every world) rather than in a world's
+// database; read once at start so the first frame already uses them. Anything stored that
+// is not a valid value (an old version, a hand edit) falls back to the default field by
+// field, so one bad field never costs the others.
+import { WORLD_RENDERER_DEFAULTS } from '../render/world-renderer';
+
+export interface PlayerSettings {
+  /** Multiplies the base mouse look speed. */
+  sensitivity: number;
+  /** Mouse up looks down. */
+  invertY: boolean;
+  /** Vertical field of view in degrees. */
+  fov: number;
+}
+
+export const SETTINGS_BOUNDS = {
+  sensitivity: { min: 0.1, max: 5, step: 0.05 },
+  fov: { min: 50, max: 110, step: 1 },
+} as const;
+
+export const SETTINGS_DEFAULTS: PlayerSettings = {
+  sensitivity: 1,
+  invertY: false,
+  fov: WORLD_RENDERER_DEFAULTS.fov,
+};
+
+/** The localStorage key (shared by every world of this origin). */
+export const SETTINGS_KEY = 'voxel-populi/settings';
+/** Radians of look per pixel of mouse movement at sensitivity 1. */
+const LOOK_RAD_PER_PX = 0.0025;
+
+function bounded(value: unknown, b: { min: number; max: number }, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) ? Math.min(b.max, Math.max(b.min, value)) : fallback;
+}
+
+/** Settings from anything (stored JSON, a form): each field bounded, or its default. */
+export function parseSettings(raw: unknown): PlayerSettings {
+  const r = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+  return {
+    sensitivity: bounded(r.sensitivity, SETTINGS_BOUNDS.sensitivity, SETTINGS_DEFAULTS.sensitivity),
+    invertY: typeof r.invertY === 'boolean' ? r.invertY : SETTINGS_DEFAULTS.invertY,
+    fov: Math.round(bounded(r.fov, SETTINGS_BOUNDS.fov, SETTINGS_DEFAULTS.fov)),
+  };
+}
+
+/** The slice of Storage used (localStorage; tests pass a stand-in). */
+export type SettingsStorage = Pick<Storage, 'getItem' | 'setItem'>;
+
+/** The stored settings, or the defaults when there are none or storage cannot be read. */
+export function loadSettings(storage: SettingsStorage | undefined): PlayerSettings {
+  try {
+    const text = storage?.getItem(SETTINGS_KEY);
+    return parseSettings(text ? JSON.parse(text) : {});
+  } catch {
+    return parseSettings({});
+  }
+}
+
+/** Stores the settings; false when storage refused (private mode, quota): they hold for this visit only. */
+export function saveSettings(storage: SettingsStorage | undefined, s: PlayerSettings): boolean {
+  try {
+    if (!storage) return false;
+    storage.setItem(SETTINGS_KEY, JSON.stringify(parseSettings(s)));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Mouse movement (pixels, as MouseEvent.movementX/Y) to a turn: [dYaw, dPitch] in radians. */
+export function lookDelta(movementX: number, movementY: number, s: PlayerSettings): [number, number] {
+  const k = LOOK_RAD_PER_PX * s.sensitivity;
+  return [-movementX * k, (s.invertY ? movementY : -movementY) * k];
+}

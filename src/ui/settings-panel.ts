@@ -1,0 +1,84 @@
+// The settings in the pause menu: mouse sensitivity, invert Y, field of view and render
+// distance. Every change is handed on at once (the caller applies and stores it), so what
+// the player sees while dragging a slider is what they get.
+import { parseSettings, SETTINGS_BOUNDS, type PlayerSettings } from './player-settings';
+
+export interface SettingsPanelArgs {
+  initial: PlayerSettings;
+  onChange(s: PlayerSettings): void;
+  /** Render distance is kept per world by the app (its store); the panel only shows and asks. */
+  renderDistance: { min: number; max: number; get(): number; set(n: number): void };
+}
+
+const CSS = `
+.settings-panel { margin: 12px 0; cursor: default; display: grid; grid-template-columns: auto 1fr auto; gap: 4px 10px; align-items: center; font-size: 13px; }
+.settings-panel h3 { grid-column: 1 / -1; margin: 0; font-size: 14px; }
+.settings-panel input[type=range] { width: 100%; }
+.settings-panel output { min-width: 3em; text-align: right; font-variant-numeric: tabular-nums; }
+`;
+
+export class SettingsPanel {
+  readonly root: HTMLElement;
+  private readonly sensitivity: HTMLInputElement;
+  private readonly invertY: HTMLInputElement;
+  private readonly fov: HTMLInputElement;
+  private readonly distance: HTMLInputElement;
+
+  constructor(container: HTMLElement, private readonly args: SettingsPanelArgs) {
+    if (!document.getElementById('settings-panel-css')) {
+      const style = document.createElement('style');
+      style.id = 'settings-panel-css';
+      style.textContent = CSS;
+      document.head.append(style);
+    }
+    const { sensitivity: sb, fov: fb } = SETTINGS_BOUNDS;
+    const rd = args.renderDistance;
+    this.root = document.createElement('div');
+    this.root.className = 'settings-panel';
+    this.root.innerHTML = `
+      <h3>Settings</h3>
+      <label for="set-sensitivity">Mouse sensitivity</label>
+      <input id="set-sensitivity" type="range" min="${sb.min}" max="${sb.max}" step="${sb.step}" /><output for="set-sensitivity"></output>
+      <label for="set-invert-y">Invert mouse Y</label>
+      <input id="set-invert-y" type="checkbox" /><span></span>
+      <label for="set-fov">Field of view</label>
+      <input id="set-fov" type="range" min="${fb.min}" max="${fb.max}" step="${fb.step}" /><output for="set-fov"></output>
+      <label for="set-render-distance">Render distance</label>
+      <input id="set-render-distance" type="range" min="${rd.min}" max="${rd.max}" step="1" /><output for="set-render-distance"></output>`;
+    const input = (id: string) => this.root.querySelector<HTMLInputElement>(`#${id}`)!;
+    this.sensitivity = input('set-sensitivity');
+    this.invertY = input('set-invert-y');
+    this.fov = input('set-fov');
+    this.distance = input('set-render-distance');
+    this.show(args.initial);
+    // The menu under it captures the mouse on any click; the panel's clicks are its own.
+    this.root.addEventListener('click', (e) => e.stopPropagation());
+    for (const el of [this.sensitivity, this.invertY, this.fov]) el.addEventListener('input', () => this.changed());
+    this.distance.addEventListener('input', () => {
+      rd.set(Number(this.distance.value));
+      this.labels();
+    });
+    container.append(this.root);
+  }
+
+  /** The values shown: call when the menu opens (render distance also moves with + and -). */
+  show(s: PlayerSettings): void {
+    this.sensitivity.value = String(s.sensitivity);
+    this.invertY.checked = s.invertY;
+    this.fov.value = String(s.fov);
+    this.distance.value = String(this.args.renderDistance.get());
+    this.labels();
+  }
+
+  private changed(): void {
+    this.args.onChange(parseSettings({ sensitivity: Number(this.sensitivity.value), invertY: this.invertY.checked, fov: Number(this.fov.value) }));
+    this.labels();
+  }
+
+  private labels(): void {
+    const out = (input: HTMLInputElement, text: string) => { (input.nextElementSibling as HTMLElement).textContent = text; };
+    out(this.sensitivity, `${Number(this.sensitivity.value).toFixed(2)}x`);
+    out(this.fov, `${this.fov.value}°`);
+    out(this.distance, this.distance.value);
+  }
+}
