@@ -14,7 +14,7 @@ import { publicKeyMatchesId, verifySignature } from '../src/core/identity';
 import { hexToId } from '../src/core/node-id';
 import { TokenBucket } from '../src/core/token-bucket';
 import { fromB64, toB64 } from '../src/core/base64';
-import { CHALLENGE_BYTES, ClientMessageSchema, MAX_PEERS, registerProof, type RelayErrorCode, type RelayMessage } from '../src/net/relay-protocol';
+import { CHALLENGE_BYTES, ClientMessageSchema, MAX_PEERS, registerProof, type IceGrant, type RelayErrorCode, type RelayMessage } from '../src/net/relay-protocol';
 
 export const RELAY_DEFAULTS = {
   /** Largest client frame in bytes (an SDP offer is 1-6 KiB). */
@@ -58,6 +58,8 @@ export interface RelayStats {
   bytesIn: number;
   signalsRelayed: number;
   peersAnswered: number;
+  /** ICE grants sent (at registration and on request), each with fresh TURN credentials. */
+  iceGrants: number;
   /** Live sockets closed because their id's owner registered again on a new one. */
   replaced: number;
   errorsSent: number;
@@ -80,7 +82,7 @@ export interface RelayClient {
 export function newRelayStats(): RelayStats {
   return {
     sockets: 0, registered: 0, accepted: 0, rejectedFull: 0, rejectedAddressFull: 0, messagesIn: 0, bytesIn: 0,
-    signalsRelayed: 0, peersAnswered: 0, replaced: 0, errorsSent: 0, closedForAbuse: 0, errors: {},
+    signalsRelayed: 0, peersAnswered: 0, iceGrants: 0, replaced: 0, errorsSent: 0, closedForAbuse: 0, errors: {},
   };
 }
 
@@ -90,9 +92,14 @@ export class RelayCore {
   readonly byId = new Map<string, RelayClient>();
   private readonly perAddress = new Map<string, { sockets: number; bucket: TokenBucket }>();
 
+  /**
+   * `ice`: the ICE servers for a proven id (turn-credentials.ts makeIceGrant), sent with
+   * `registered` and on a client's 'ice' request; none: the relay hands out no servers.
+   */
   constructor(
     readonly o: RelayConfig,
     private readonly now: () => number = () => Date.now(),
+    private readonly ice?: (id: string) => IceGrant,
   ) {}
 
   /** Whether a new socket from `address` may be opened (else say why with `refusal`). */
@@ -165,6 +172,10 @@ export class RelayCore {
       case 'peers':
         this.stats.peersAnswered++;
         return this.send(c, { type: 'peers', ids: this.randomPeers(c.id, Math.min(msg.n ?? this.o.defaultPeers, MAX_PEERS)) });
+      case 'ice':
+        // Credentials only for a proven id: an anonymous socket gets no TURN relay.
+        if (c.id === undefined) return this.fail(c, 'not-registered', 'register first');
+        return this.send(c, { type: 'ice', ice: this.grant(c.id) ?? { iceServers: [] } });
     }
   }
 
@@ -192,7 +203,14 @@ export class RelayCore {
     c.id = msg.id;
     this.byId.set(msg.id, c);
     this.stats.registered = this.byId.size;
-    this.send(c, { type: 'registered', id: msg.id });
+    const ice = this.grant(msg.id);
+    this.send(c, { type: 'registered', id: msg.id, ...(ice ? { ice } : {}) });
+  }
+
+  private grant(id: string): IceGrant | undefined {
+    if (!this.ice) return undefined;
+    this.stats.iceGrants++;
+    return this.ice(id);
   }
 
   send(c: RelayClient, msg: RelayMessage): void {

@@ -6,6 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { RELAY_DEFAULTS, RelayCore, type RelayClient, type RelaySocket, type RelayStats } from './relay-core';
+import { makeIceGrant, type TurnConfig } from './turn-credentials';
 
 export { RELAY_DEFAULTS, type RelayStats } from './relay-core';
 
@@ -16,6 +17,8 @@ export type RelayOptions = Partial<typeof RELAY_DEFAULTS> & {
    * you run; anyone can write that header, so never without one). Default false: the TCP peer.
    */
   trustProxy?: boolean;
+  /** STUN/TURN servers handed to each registered id, TURN with credentials minted from coturn's secret. */
+  turn?: TurnConfig;
 };
 
 export interface Relay {
@@ -42,7 +45,9 @@ function asRelaySocket(ws: WebSocket): RelaySocket {
 
 export function createRelay(options: RelayOptions = {}): Relay {
   const o = { ...RELAY_DEFAULTS, ...options };
-  const core = new RelayCore(o, options.now);
+  const turn = options.turn;
+  // Credentials expire by wall-clock time (coturn compares unix seconds), whatever `now` drives the buckets.
+  const core = new RelayCore(o, options.now, turn ? (id) => makeIceGrant(turn, id, Date.now()) : undefined);
   // maxPayload above our cap so that a moderately oversized frame gets a polite error;
   // far beyond it, ws closes the socket itself (1009).
   const wss = new WebSocketServer({ noServer: true, maxPayload: o.maxMessageBytes * 4, clientTracking: false });

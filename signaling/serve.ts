@@ -4,7 +4,11 @@
 // Options: --port N (or env PORT, default 8080), --host H (or env HOST, default
 // 127.0.0.1; use --host 0.0.0.0 to serve a LAN), --dir DIR (default dist), --relay-only,
 // --trust-proxy (or env TRUST_PROXY=1: behind your own reverse proxy, the relay's
-// per-address caps count the client address in X-Forwarded-For, not the proxy's).
+// per-address caps count the client address in X-Forwarded-For, not the proxy's),
+// --turn-url URL[,URL] (repeatable; env TURN_URLS) with --turn-secret-file PATH (env
+// TURN_SECRET_FILE, or TURN_SECRET) and --turn-ttl S (env TURN_TTL, default 86400): hand
+// each registered tab these ICE servers, TURN with credentials minted from the secret
+// shared with coturn (turn-credentials.ts).
 // Browser tests start it in-process with startServer().
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -12,6 +16,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRelay, type Relay, type RelayOptions } from './relay';
+import { turnConfigFrom } from './turn-credentials';
 
 export const RELAY_PATH = '/relay';
 
@@ -154,6 +159,11 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   };
 }
 
+/** Every value of a repeatable flag (`--x a --x=b`). */
+function argValues(args: string[], name: string): string[] {
+  return args.flatMap((a, i) => (a === name && args[i + 1] !== undefined ? [args[i + 1]!] : a.startsWith(`${name}=`) ? [a.slice(name.length + 1)] : []));
+}
+
 function argValue(args: string[], name: string): string | undefined {
   const i = args.indexOf(name);
   if (i >= 0) return args[i + 1];
@@ -166,8 +176,16 @@ async function main(): Promise<void> {
   const port = Number(argValue(args, '--port') ?? process.env.PORT ?? 8080);
   const host = argValue(args, '--host') ?? process.env.HOST ?? '127.0.0.1';
   const trustProxy = args.includes('--trust-proxy') || process.env.TRUST_PROXY === '1';
-  const s = await startServer({ port, host, relayOnly, staticDir: argValue(args, '--dir') ?? 'dist', relay: { trustProxy } });
+  const turnUrls = argValues(args, '--turn-url');
+  const turn = turnConfigFrom({
+    urls: turnUrls.length ? turnUrls : process.env.TURN_URLS ? [process.env.TURN_URLS] : [],
+    secretFile: argValue(args, '--turn-secret-file') ?? process.env.TURN_SECRET_FILE,
+    secret: process.env.TURN_SECRET,
+    ttl: argValue(args, '--turn-ttl') ?? process.env.TURN_TTL,
+  });
+  const s = await startServer({ port, host, relayOnly, staticDir: argValue(args, '--dir') ?? 'dist', relay: { trustProxy, ...(turn ? { turn } : {}) } });
   console.log(relayOnly ? `Relay: ${s.relayUrl}` : `Voxel Populi: ${s.url}  (relay at ${s.relayUrl})`);
+  if (turn) console.log(`ICE servers for registered tabs: ${turn.urls.join(', ')} (TURN credentials good for ${turn.ttlSeconds} s)`);
   const stop = () => void s.close().then(() => process.exit(0));
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
@@ -175,7 +193,7 @@ async function main(): Promise<void> {
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   main().catch((e: unknown) => {
-    console.error(e);
+    console.error(`voxel-populi server: ${(e as Error).message ?? String(e)}`);
     process.exit(1);
   });
 }

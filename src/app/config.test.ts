@@ -35,4 +35,14 @@ describe('page config', () => {
     ]);
     expect(parsePageConfig('http://x/#peerjs=ftp://nope').peerjsUrl).toBeUndefined();
   });
+
+  it('ICE servers from the deploy only (never a URL); the relay-only policy from the deploy or ?ice=relay, never relaxed by a URL', () => {
+    const deploy = { iceServers: [{ urls: 'stun:s.example:3478' }] };
+    const fromUrl = parsePageConfig('http://h/?ice=relay&iceServers=x#world=a&iceServers=%5B%5D', deploy);
+    expect(fromUrl.iceServers).toEqual(deploy.iceServers);
+    expect(fromUrl.icePolicy).toBe('relay');
+    expect(parsePageConfig('http://h/#world=a').icePolicy).toBe('all');
+    expect(parsePageConfig('http://h/#world=a').iceServers).toEqual([]);
+    expect(parsePageConfig('http://h/?ice=all#world=a', { icePolicy: 'relay' }).icePolicy).toBe('relay');
+  });
 });

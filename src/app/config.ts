@@ -1,7 +1,10 @@
 // Page configuration from the URL. The fragment carries what an invite link shares (world
 // and seed, the doorways, the inviter and its contacts: invite.ts), so it never reaches a
 // server log; query parameters carry per-tab test knobs. Build-time defaults for a static
-// deploy (VITE_RELAY, VITE_PEERJS) come in as `defaults`.
+// deploy (VITE_RELAY, VITE_PEERJS, VITE_ICE_SERVERS, VITE_ICE_POLICY) come in as `defaults`.
+// ICE servers come only from the deploy (and the relay's grant), never from a URL: a link
+// must not be able to carry TURN credentials or point a tab's traffic at another relay.
+import type { IcePolicy, IceServer } from '../net/ice-servers';
 import type { DoorwaySpec } from './doorways';
 import { parseInvite, type InviteParse } from './invite';
 
@@ -39,12 +42,18 @@ export interface PageConfig {
    * itself moves that much (a CI run at sunrise failed items.test's pixel check).
    */
   dayFraction?: number | undefined;
+  /** The deploy's STUN/TURN servers (VITE_ICE_SERVERS; the relay may grant more). */
+  iceServers: IceServer[];
+  /** 'relay': TURN relays only, so peers never see this player's address (VITE_ICE_POLICY=relay, or `?ice=relay`). */
+  icePolicy: IcePolicy;
 }
 
-/** Build-time choices of a deploy (vite env: VITE_RELAY, VITE_PEERJS). */
+/** Build-time choices of a deploy (vite env: VITE_RELAY, VITE_PEERJS, VITE_ICE_SERVERS, VITE_ICE_POLICY; checked at build). */
 export interface DeployDefaults {
   relay?: string | undefined;
   peerjs?: string | undefined;
+  iceServers?: IceServer[];
+  icePolicy?: IcePolicy;
 }
 
 export const DEFAULT_WORLD = 'populi';
@@ -79,6 +88,9 @@ export function parsePageConfig(href: string, defaults: DeployDefaults = {}): Pa
     itemSpawnMs: /^\d{3,7}$/.test(q.get('spawnms') ?? '') ? Number(q.get('spawnms')) : undefined,
     itemPacing: q.get('pace') !== 'off',
     dayFraction: /^(0(\.\d{1,6})?|1)$/.test(q.get('daytime') ?? '') ? Number(q.get('daytime')) : undefined,
+    iceServers: defaults.iceServers ?? [],
+    // A page may ask for more privacy than its deploy, never less.
+    icePolicy: q.get('ice') === 'relay' ? 'relay' : (defaults.icePolicy ?? 'all'),
   };
 }
 

@@ -1,18 +1,24 @@
 // `npm run peer -- --world NAME [--relay URL|none] [--data DIR] [--seed SEED]
-//                 [--bind ADDRESS] [--ice stun:HOST:PORT,...] [--http PORT] [--print SECONDS]`
+//                 [--bind ADDRESS] [--ice URL,...|JSON] [--ice-user U --ice-credential P]
+//                 [--ice-policy relay] [--http PORT] [--print SECONDS]`
+// --ice takes stun:/turn: URLs (--ice-user and --ice-credential, or --ice-credential-file,
+// go to the turn: ones) or a JSON array of RTCIceServer; the relay may grant more
+// (TURN with short-lived credentials). --ice-policy relay: only TURN relays.
 // A headless peer (headless-peer.ts): hosts the world's regions from Node and keeps the
 // world alive with no browser open. It prints one line when it is hosting ("hosting world
 // ..."), then the dashboard's figures every --print seconds (default 60; 0: never), and
 // with --http serves them as JSON on 127.0.0.1:PORT (GET /). SIGINT / SIGTERM stop it.
 // Defaults: world populi, relay ws://127.0.0.1:8080/relay, data ./voxel-peer-data/<world>.
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { resolve } from 'node:path';
 import { fmtBytes, fmtUptime } from '../ui/host-dashboard';
 import { DEFAULT_WORLD } from './config';
 import type { HostFigures } from './host-figures';
+import { iceFromFlags } from './headless-ice';
 import { HEADLESS_DEFAULTS, startHeadlessPeer } from './headless-peer';
 
-const USAGE = 'usage: npm run peer -- --world NAME [--relay ws://HOST:PORT/relay|none] [--data DIR] [--seed SEED] [--bind ADDRESS] [--ice stun:HOST:PORT,...] [--http PORT] [--print SECONDS]';
+const USAGE = 'usage: npm run peer -- --world NAME [--relay ws://HOST:PORT/relay|none] [--data DIR] [--seed SEED] [--bind ADDRESS] [--ice stun:HOST:PORT,turn:HOST:PORT?transport=udp,...|JSON] [--ice-user U] [--ice-credential P|--ice-credential-file F] [--ice-policy relay] [--http PORT] [--print SECONDS]';
 
 function arg(args: string[], name: string): string | undefined {
   const i = args.indexOf(`--${name}`);
@@ -60,13 +66,19 @@ async function main(): Promise<void> {
   const httpPort = arg(args, 'http');
   const seed = arg(args, 'seed');
   const bind = arg(args, 'bind');
-  const ice = arg(args, 'ice');
+  const credFile = arg(args, 'ice-credential-file');
+  const { iceServers, icePolicy } = iceFromFlags({
+    ice: arg(args, 'ice'),
+    user: arg(args, 'ice-user'),
+    credential: credFile ? readFileSync(credFile, 'utf8').trim() : arg(args, 'ice-credential'),
+    policy: arg(args, 'ice-policy'),
+  });
   const hp = await startHeadlessPeer({
     world, dataDir,
     relay: relay === 'none' ? null : (relay ?? HEADLESS_DEFAULTS.relay),
     ...(seed ? { seed } : {}),
     ...(bind ? { bindAddress: bind } : {}),
-    ...(ice ? { iceServers: ice.split(',').map((urls) => ({ urls })) } : {}),
+    iceServers, icePolicy,
     onStage: (stage, detail) => console.log(`join: ${stage}${detail ? ` (${detail})` : ''}`),
   });
   const server = httpPort ? await serveFigures(Number(httpPort), hp.figures) : undefined;

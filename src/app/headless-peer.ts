@@ -13,7 +13,9 @@ import { clockTicker, type Ticker } from '../core/ticker';
 import { RemotePlayers } from '../play/remote-player-smoother';
 import { LevelStore } from '../store/level-store';
 import { MemoryTentativeStore } from '../store/tentative-store';
+import type { IcePolicy } from '../net/ice-servers';
 import { pageDoorways, parsePageConfig } from './config';
+import { nodeDatachannelIceServers } from './headless-ice';
 import { sampleHostFigures, type HostFigures } from './host-figures';
 import { HostHistory } from './host-history';
 import { createHostingApi, type HostingApi } from './hosting-api';
@@ -39,8 +41,10 @@ export interface HeadlessOptions {
   dataDir: string;
   /** Local address WebRTC binds to (node-datachannel's bindAddress), e.g. 127.0.0.1 on loopback only. Default: every interface. */
   bindAddress?: string;
-  /** STUN/TURN servers (default none: host candidates only, enough on a LAN or one machine). */
+  /** STUN/TURN servers (default none: host candidates only, enough on a LAN or one machine); the relay may grant more. */
   iceServers?: RTCIceServer[];
+  /** 'relay': TURN relays only (peers never see this machine's address). */
+  icePolicy?: IcePolicy;
   clock?: Clock;
   onStage?: (stage: JoinStage, detail: string) => void;
 }
@@ -84,8 +88,9 @@ export async function startHeadlessPeer(o: HeadlessOptions): Promise<HeadlessPee
       doorways: pageDoorways(cfg),
       clock,
       WebSocket: WebSocket as unknown as NonNullable<Parameters<typeof Peer.start>[0]['WebSocket']>,
-      ...(o.bindAddress ? { rtcConfig: { bindAddress: o.bindAddress } } : {}),
+      rtcConfig: { ...(o.bindAddress ? { bindAddress: o.bindAddress } : {}), ...(o.icePolicy === 'relay' ? { iceTransportPolicy: 'relay' } : {}) },
       ...(o.iceServers ? { iceServers: o.iceServers } : {}),
+      iceServersForRtc: nodeDatachannelIceServers,
       ...(o.onStage ? { onStage: o.onStage } : {}),
     });
     const ticker = countingTicker(clock);

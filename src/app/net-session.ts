@@ -27,6 +27,7 @@ import { checkInvite, makeInvite } from './invite';
 import { Peer, type PeerConfig } from './peer';
 import type { ProbeFrameGate } from './probe-frame-gate';
 import { probeIceGathering } from '../net/ice-probe';
+import { parseIcePolicy, parseIceServersJson } from '../net/ice-servers';
 
 const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
 
@@ -74,7 +75,7 @@ export async function joinPeer(cfg: PageConfig, clock: Clock, onStage?: PeerConf
   performance.mark('vp:join-start');
   // Whether WebRTC can gather a candidate here is asked while the id is minted: a blocked
   // browser is told so at its first dial, not a gather timeout later.
-  const iceProbe = probeIceGathering([]);
+  const iceProbe = probeIceGathering(cfg.iceServers);
   // A slot's first claim mints its id's work in a worker (~1 s, once per slot).
   const claimed = await claimNodeIdentity({ mint: mintNodeIdentity });
   performance.mark('vp:identity');
@@ -84,6 +85,8 @@ export async function joinPeer(cfg: PageConfig, clock: Clock, onStage?: PeerConf
   return Peer.start({
     identity: claimed.identity,
     iceProbe,
+    iceServers: cfg.iceServers,
+    ...(cfg.icePolicy === 'relay' ? { rtcConfig: { iceTransportPolicy: 'relay' } } : {}),
     doorways,
     invitePeers: invite ? [invite.inviter, ...invite.contacts].map(hexToId) : [],
     clock,
@@ -92,10 +95,19 @@ export async function joinPeer(cfg: PageConfig, clock: Clock, onStage?: PeerConf
   });
 }
 
-/** Build-time doorways of this deploy (`VITE_RELAY=wss://... VITE_PEERJS=https://... npm run build`). */
+/**
+ * Build-time doorways and ICE servers of this deploy (`VITE_RELAY=wss://... VITE_PEERJS=https://...
+ * VITE_ICE_SERVERS='[...]' VITE_ICE_POLICY=relay npm run build`; vite.config.ts refuses a bad
+ * ICE value at build, so these checks only repeat it).
+ */
 export function deployDefaults(): DeployDefaults {
   const env = import.meta.env as Record<string, string | undefined>;
-  return { relay: env.VITE_RELAY, peerjs: env.VITE_PEERJS };
+  return {
+    relay: env.VITE_RELAY,
+    peerjs: env.VITE_PEERJS,
+    iceServers: parseIceServersJson(env.VITE_ICE_SERVERS, 'VITE_ICE_SERVERS'),
+    icePolicy: parseIcePolicy(env.VITE_ICE_POLICY, 'VITE_ICE_POLICY'),
+  };
 }
 
 /**

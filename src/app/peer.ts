@@ -17,6 +17,7 @@ import { connectPeerJs } from '../net/peerjs-bootstrap';
 import { connectRelay, type WebSocketCtor } from '../net/relay-bootstrap';
 import { WebRtcTransport } from '../net/webrtc-transport';
 import type { IceProbeResult } from '../net/ice-probe';
+import { DoorwayIce } from './doorway-ice';
 import { DoorwayReopener } from './doorway-reopener';
 import { doorwayName, Doorways, type DoorwayConnector, type DoorwaySpec } from './doorways';
 import { PeerFinder } from './peer-finder';
@@ -68,7 +69,10 @@ export interface PeerConfig {
   doorways: DoorwaySpec[];
   /** Node ids to dial first (an invite's inviter, then its contacts). */
   invitePeers?: NodeId[];
+  /** STUN/TURN servers of its own (a deploy's, the headless peer's flags); a doorway may grant more (doorway-ice.ts). */
   iceServers?: RTCIceServer[];
+  /** How this runtime's RTCPeerConnection wants the servers written (Node: node-datachannel's, headless-ice.ts); default as they are. */
+  iceServersForRtc?: (servers: RTCIceServer[]) => RTCIceServer[];
   /** Extra RTCConfiguration fields for the transport (Node: node-datachannel's `bindAddress`). */
   rtcConfig?: Record<string, unknown>;
   /** Whether this browser gathers ICE candidates, probed early (net/ice-probe.ts): a 'none' fails the first dials at once. */
@@ -165,10 +169,13 @@ export class Peer {
     const opts = { ...PEER_DEFAULTS, ...cfg.options };
     const t0 = clock.now();
     const stage = (s: JoinStage, detail: string) => cfg.onStage?.(s, detail);
-    const connect = cfg.connect ?? defaultConnector(cfg, opts.doorwayTimeoutMs);
+    // A doorway's ICE grant (TURN credentials) reaches the transport before anything is dialed.
+    const forRtc = cfg.iceServersForRtc ?? ((servers: RTCIceServer[]) => servers);
+    const ice = new DoorwayIce(cfg.iceServers ?? [], (servers) => transport.setIceServers(forRtc(servers)));
+    const connect = ice.watch(cfg.connect ?? defaultConnector(cfg, opts.doorwayTimeoutMs));
     // The transport asks of the ids it links to the work the DHT asks (core/id-work.ts).
     const idWorkBits = cfg.dht?.idWorkBits;
-    const transport = new WebRtcTransport({ identity: cfg.identity, iceServers: cfg.iceServers ?? [], clock, ...(cfg.rtcConfig ? { rtcConfig: cfg.rtcConfig } : {}), ...(cfg.iceProbe ? { iceProbe: cfg.iceProbe } : {}), ...(idWorkBits !== undefined ? { idWorkBits } : {}) });
+    const transport = new WebRtcTransport({ identity: cfg.identity, iceServers: forRtc(ice.servers), clock, ...(cfg.rtcConfig ? { rtcConfig: cfg.rtcConfig } : {}), ...(cfg.iceProbe ? { iceProbe: cfg.iceProbe } : {}), ...(idWorkBits !== undefined ? { idWorkBits } : {}) });
     const doors = new Doorways(cfg.doorways, transport, () => clock.now());
     let lastError: Error | undefined;
     const opened = await Promise.all(cfg.doorways.map((spec) => connect(spec, cfg.identity.id).then(

@@ -5,6 +5,7 @@
 // peerjs-bootstrap.ts (a PeerJS broker, e.g. with static hosting).
 import type { Emitter } from '../core/emitter';
 import type { NodeId } from '../core/node-id';
+import type { IceGrant } from './relay-protocol';
 import type { SignalBlob, SignalChannel } from './transport';
 
 export interface BootstrapEvents extends Record<string, unknown> {
@@ -14,6 +15,8 @@ export interface BootstrapEvents extends Record<string, unknown> {
   undeliverable: { to: NodeId };
   /** The broker connection ended (not by close()), or could not be kept. */
   close: { reason: string };
+  /** The broker granted ICE servers anew (renewed TURN credentials). */
+  ice: IceGrant;
 }
 
 export interface Bootstrap extends SignalChannel {
@@ -21,6 +24,8 @@ export interface Bootstrap extends SignalChannel {
   readonly events: Emitter<BootstrapEvents>;
   /** Up to n random live ids other than ours ([] when the broker cannot list). */
   randomPeers(n: number): Promise<NodeId[]>;
+  /** ICE servers the broker handed out at registration, if any (our relay can; later grants come as `ice` events). */
+  readonly ice?: IceGrant | undefined;
   close(): void;
 }
 

@@ -1,13 +1,17 @@
 // Bootstrap through the project's relay (signaling/relay.ts; the protocol both use is
 // relay-protocol.ts). Every relay frame is schema-checked; bad ones are counted and dropped.
 // Registration proves the id: the relay's challenge is signed with the identity's key.
+// A relay may answer the registration with ICE servers (TURN credentials good for `ttl`
+// seconds); the adapter keeps the grant and asks for a fresh one at half its lifetime, so a
+// tab open for days dials with live credentials. A grant that fails its schema is dropped
+// and counted; the registration stands.
 import * as v from 'valibot';
 import { Emitter } from '../core/emitter';
 import type { Identity } from '../core/identity';
 import { hexToId, idToHex, type NodeId } from '../core/node-id';
 import { BootstrapError, type Bootstrap, type BootstrapEvents } from './bootstrap';
 import { toB64 } from '../core/base64';
-import { MAX_PEERS, registerProof, RelayMessageSchema, type ClientMessage } from './relay-protocol';
+import { IceGrantSchema, MAX_PEERS, registerProof, RelayMessageSchema, type ClientMessage, type IceGrant } from './relay-protocol';
 import type { SignalBlob } from './transport';
 
 export const RELAY_BOOTSTRAP_DEFAULTS = {
@@ -15,6 +19,8 @@ export const RELAY_BOOTSTRAP_DEFAULTS = {
   connectTimeoutMs: 10_000,
   /** A peers request unanswered after this resolves to []. */
   requestTimeoutMs: 5_000,
+  /** A grant is renewed after this fraction of its ttl (credentials stay good for the rest). */
+  iceRenewAt: 0.5,
 };
 
 /** The minimal WebSocket this adapter needs (the browser's, or `ws` in Node). */
@@ -50,15 +56,20 @@ export interface RelayBootstrapStats {
   signalsOut: number;
   signalsIn: number;
   badFrames: number;
-  /** badFrames by reason: not JSON, not a relay message (schema), or one that has no place after registration. */
-  badBy: { json: number; schema: number; unexpected: number };
+  /** badFrames by reason: not JSON, not a relay message (schema), one that has no place after registration, or an ICE grant out of bounds in `registered`. */
+  badBy: { json: number; schema: number; unexpected: number; ice: number };
   errors: number;
+  /** ICE grants taken (at registration and renewals). */
+  iceGrants: number;
 }
 
 class RelayBootstrap implements Bootstrap {
   readonly events = new Emitter<BootstrapEvents>();
-  readonly stats: RelayBootstrapStats = { signalsOut: 0, signalsIn: 0, badFrames: 0, badBy: { json: 0, schema: 0, unexpected: 0 }, errors: 0 };
+  readonly stats: RelayBootstrapStats = { signalsOut: 0, signalsIn: 0, badFrames: 0, badBy: { json: 0, schema: 0, unexpected: 0, ice: 0 }, errors: 0, iceGrants: 0 };
+  /** The relay's latest ICE grant, if it gives any. */
+  ice: IceGrant | undefined;
   private readonly peerWaiters: Array<(ids: NodeId[]) => void> = [];
+  private iceTimer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
 
   constructor(
@@ -93,9 +104,31 @@ class RelayBootstrap implements Bootstrap {
     });
   }
 
+  /** Takes a grant from the relay and schedules its renewal (a grant without ttl is for good). */
+  takeIce(grant: IceGrant): void {
+    this.ice = grant;
+    this.stats.iceGrants++;
+    clearTimeout(this.iceTimer);
+    if (grant.ttl === undefined || this.closed) return;
+    this.iceTimer = setTimeout(() => {
+      if (!this.closed && this.ws.readyState === 1) send(this.ws, { type: 'ice' });
+    }, grant.ttl * 1000 * RELAY_BOOTSTRAP_DEFAULTS.iceRenewAt);
+    // A Node process (the headless peer) must not stay up for a renewal alone.
+    (this.iceTimer as { unref?: () => void }).unref?.();
+  }
+
+  /** A grant in `registered`, checked on its own: a bad one is dropped, the registration stands. */
+  registeredIce(raw: unknown): void {
+    if (raw === undefined) return;
+    const g = v.safeParse(IceGrantSchema, raw);
+    if (g.success) this.takeIce(g.output);
+    else this.bad('ice');
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.iceTimer);
     for (const w of this.peerWaiters.splice(0)) w([]);
     this.ws.close(1000, 'bye');
     this.events.removeAll();
@@ -120,6 +153,10 @@ class RelayBootstrap implements Bootstrap {
       case 'peers':
         this.peerWaiters.shift()?.(m.ids.map(hexToId));
         return;
+      case 'ice':
+        this.takeIce(m.ice);
+        this.events.emit('ice', m.ice);
+        return;
       case 'error':
         this.stats.errors++;
         if (m.code === 'unknown-peer' && m.to) this.events.emit('undeliverable', { to: hexToId(m.to) });
@@ -138,6 +175,7 @@ class RelayBootstrap implements Bootstrap {
   onClose(reason: string): void {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.iceTimer);
     for (const w of this.peerWaiters.splice(0)) w([]);
     this.events.emit('close', { reason });
     this.events.removeAll();
@@ -201,6 +239,7 @@ export function connectRelay(opts: RelayBootstrapOptions): Promise<Bootstrap & {
       } else if (p.success && p.output.type === 'registered' && p.output.id === selfHex) {
         registered = true;
         clearTimeout(timer);
+        b.registeredIce(p.output.ice);
         resolve(b);
       } else if (p.success && p.output.type === 'error') {
         fail(`relay refused registration: ${p.output.code}`);

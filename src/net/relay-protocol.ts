@@ -13,14 +13,19 @@
 //                                             that key over registerProof(nonce, id)
 //   { type: 'signal', to, blob }              relay an opaque signal object to a live id
 //   { type: 'peers', n? }                     ask for up to n (<= MAX_PEERS) random live ids
+//   { type: 'ice' }                           ask for fresh ICE servers (registered sockets)
 // relay -> client
-//   { type: 'registered', id }                a live socket of the same id (a tab that crashed
+//   { type: 'registered', id, ice? }          a live socket of the same id (a tab that crashed
 //                                             and came back) is closed: the proven owner takes
-//                                             its id back at once
+//                                             its id back at once. ice: the relay's ICE servers,
+//                                             TURN ones with credentials good for ttl seconds
+//                                             (IceGrant; only to a proven id)
+//   { type: 'ice', ice }                      the answer to 'ice': a fresh IceGrant
 //   { type: 'signal', from, blob }
 //   { type: 'peers', ids }
 //   { type: 'error', code, message, to? }     the socket stays open unless it keeps erring
 import * as v from 'valibot';
+import { IceServerListSchema } from './ice-servers';
 
 export const MAX_PEERS = 32;
 const Hex40 = v.pipe(v.string(), v.regex(/^[0-9a-f]{40}$/));
@@ -47,6 +52,7 @@ export const ClientMessageSchema = v.variant('type', [
   }),
   v.object({ type: v.literal('signal'), to: Hex40, blob: v.record(v.string(), v.unknown()) }),
   v.object({ type: v.literal('peers'), n: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_PEERS))) }),
+  v.object({ type: v.literal('ice') }),
 ]);
 export type ClientMessage = v.InferOutput<typeof ClientMessageSchema>;
 
@@ -54,10 +60,25 @@ export type RelayErrorCode =
   | 'too-large' | 'rate-limited' | 'bad-json' | 'bad-message' | 'not-registered'
   | 'already-registered' | 'bad-proof' | 'unknown-peer' | 'full' | 'address-full';
 
+/** Longest credential lifetime a client believes (seconds): a week. */
+export const MAX_ICE_TTL = 7 * 86_400;
+
+/**
+ * ICE servers a relay hands out: its STUN and TURN servers, the TURN ones with credentials
+ * minted for this id (signaling/turn-credentials.ts), good for `ttl` seconds from now.
+ * Bounded (ice-servers.ts) so a relay cannot make a tab try many servers.
+ */
+export const IceGrantSchema = v.object({
+  iceServers: IceServerListSchema,
+  ttl: v.optional(v.pipe(v.number(), v.integer(), v.minValue(60), v.maxValue(MAX_ICE_TTL))),
+});
+export type IceGrant = v.InferOutput<typeof IceGrantSchema>;
+
 /** What the relay sends. */
 export type RelayMessage =
   | { type: 'challenge'; nonce: string }
-  | { type: 'registered'; id: string }
+  | { type: 'registered'; id: string; ice?: IceGrant }
+  | { type: 'ice'; ice: IceGrant }
   | { type: 'signal'; from: string; blob: Record<string, unknown> }
   | { type: 'peers'; ids: string[] }
   | { type: 'error'; code: RelayErrorCode; message: string; to?: string };
@@ -69,7 +90,9 @@ export type RelayMessage =
  */
 export const RelayMessageSchema = v.variant('type', [
   v.object({ type: v.literal('challenge'), nonce: B64(64) }),
-  v.object({ type: v.literal('registered'), id: Hex40 }),
+  // The grant is checked on its own (IceGrantSchema) so a bad one is dropped, not the registration.
+  v.object({ type: v.literal('registered'), id: Hex40, ice: v.optional(v.unknown()) }),
+  v.object({ type: v.literal('ice'), ice: IceGrantSchema }),
   v.object({ type: v.literal('signal'), from: Hex40, blob: v.record(v.string(), v.unknown()) }),
   v.object({ type: v.literal('peers'), ids: v.pipe(v.array(Hex40), v.maxLength(64)) }),
   v.object({ type: v.literal('error'), code: v.pipe(v.string(), v.maxLength(64)), message: v.optional(v.string()), to: v.optional(Hex40) }),

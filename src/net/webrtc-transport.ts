@@ -215,6 +215,16 @@ export class WebRtcTransport implements Transport {
     });
   }
 
+  /** The ICE servers new connections use. */
+  get iceServers(): readonly RTCIceServer[] {
+    return this.opts.iceServers;
+  }
+
+  /** Replaces the ICE servers of connections made from now on (a relay renewed its TURN credentials); live ones keep theirs. */
+  setIceServers(servers: RTCIceServer[]): void {
+    this.opts.iceServers = servers;
+  }
+
   dial(remoteId: NodeId, signals: SignalChannel): Promise<Link> {
     if (this.closed) return Promise.reject(new DialError('transport closed'));
     if (idEquals(remoteId, this.selfId)) return Promise.reject(new DialError('cannot dial self'));
