@@ -13,10 +13,10 @@ import { MAX_ICE_TTL, type IceGrant } from '../src/net/relay-protocol';
 
 export const TURN_DEFAULTS = {
   /**
-   * Seconds a credential is good for. Long, because coturn checks the expiry again when a
-   * browser refreshes its allocation: a relayed link outlives its credential by at most the
-   * allocation's lifetime (600 s by default), while new links use renewed ones (the tab asks
-   * the relay again at half the lifetime).
+   * Seconds a credential is good for: a day, as the TURN REST draft suggests. Long, because a
+   * browser refreshes a relayed link's allocation with the credential it was made with, and
+   * coturn may refuse that once it has expired (not measured here); new links use the
+   * renewed ones (the tab asks the relay again at half the lifetime).
    */
   ttlSeconds: 86_400,
 };
