@@ -1,6 +1,6 @@
 // Keys and settings as a person uses them: holding the sprint key with W (or tapping W
 // twice) sprints and never presses Ctrl (Ctrl+W closes the tab), and the pause menu's
-// settings hold over a reload. One tab, no network, the smallest world.
+// settings (the player's name among them) hold over a reload. One tab, no network, the smallest world.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, openInFreshContext, PAGE_UP } from './browser';
@@ -44,12 +44,20 @@ describe('controls', () => {
     await page.locator('#set-fov').fill('95');
     await page.locator('#set-sensitivity').fill('2.5');
     await page.locator('#set-invert-y').check();
-    expect(await page.evaluate(() => window.voxel.settings!())).toEqual({ sensitivity: 2.5, invertY: true, fov: 95 });
+    // A name is committed with Enter; one outside the rule is refused in words and changes nothing.
+    await page.locator('#set-name').fill('  Ann   Lee ');
+    await page.locator('#set-name').press('Enter');
+    await page.locator('#set-name').fill('<img src=x onerror=alert(1)>');
+    await page.locator('#set-name').press('Enter');
+    expect(await page.locator('.settings-panel .name-said').textContent()).toMatch(/letters, digits/);
+    const chosen = { name: 'Ann Lee', sensitivity: 2.5, invertY: true, fov: 95 };
+    expect(await page.evaluate(() => window.voxel.settings!())).toEqual(chosen);
 
     await page.reload();
     await page.waitForFunction(PAGE_UP.voxel, null, { timeout: 15_000 });
-    expect(await page.evaluate(() => window.voxel.settings!())).toEqual({ sensitivity: 2.5, invertY: true, fov: 95 });
+    expect(await page.evaluate(() => window.voxel.settings!())).toEqual(chosen);
     expect(await page.locator('#set-fov').inputValue()).toBe('95');
+    expect(await page.locator('#set-name').inputValue()).toBe('Ann Lee');
     expect(await page.locator('#set-invert-y').isChecked()).toBe(true);
     await page.context().close();
   });

@@ -5,6 +5,7 @@
 import type { Clock } from '../core/clock';
 import type { Identity } from '../core/identity';
 import { hexToId, idToHex } from '../core/node-id';
+import { defaultPlayerName } from '../world/player-name';
 import type { Ticker } from '../core/ticker';
 import { seededRandom } from '../core/seeded-random';
 import { HostItems } from '../agree/host-items';
@@ -158,7 +159,7 @@ export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock,
   const work = stores.work?.then((w) => (sameBytes(w.key, player.publicKey) ? w : playerWork(player.publicKey, PLAYER_PASS_BITS)));
   const pass = work?.then((w) => makePlayerPass(player, peer.dht.selfId, w.nonce));
   const client = new RegionClient({ dht: peer.dht, wire: wire.players, clock, world: cfg.world, certs: new CertChecker(webCryptoVerifier, peer.dht.nearView), verify: webCryptoVerifier, ...(pass ? { pass } : {}) });
-  const name = `player-${idToHex(player.id).slice(0, 6)}`;
+  const name = defaultPlayerName(idToHex(player.id));
   // Edits no certified primary could confirm are kept here (in memory only if it cannot open).
   const tentative = stores.tentative ?? await IdbTentativeStore.open(cfg.world).catch(() => undefined);
   const source = new NetworkChunkSource({ seed: cfg.seed, world: cfg.world, client, dht: peer.dht, clock, options: { name }, ...(tentative ? { tentative } : {}) });

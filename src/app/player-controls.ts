@@ -14,6 +14,7 @@ import { KeyboardMouseInput } from '../ui/keyboard-mouse-input';
 import { loadSettings, saveSettings, type PlayerSettings } from '../ui/player-settings';
 import { SettingsPanel } from '../ui/settings-panel';
 import { AIR } from '../world/blocks';
+import { normalisePlayerName } from '../world/player-name';
 import { clampRenderDistance, MAX_RENDER_DISTANCE, MIN_RENDER_DISTANCE, type PageConfig } from './config';
 import { inviteLinkFor } from './net-session';
 import type { Peer } from './peer';
@@ -30,6 +31,8 @@ export interface PlayerControlsArgs {
   renderDistance: number;
   /** Q drops the selected held item, E selects the next (page-items.ts). */
   itemKeys?: { dropItem(): void; nextItem(): void };
+  /** The name other players see (absent without the network): its default, and choosing one ('' for the default). */
+  name?: { default: string; set(name: string): boolean };
 }
 
 export class PlayerControls {
@@ -72,6 +75,7 @@ export class PlayerControls {
     this.settingsPanel = cfg.headless ? null : new SettingsPanel(menu.querySelector('.card')!, {
       initial: this.settings,
       onChange: (s) => this.applySettings(s),
+      defaultName: args.name?.default ?? 'your name',
       renderDistance: { min: MIN_RENDER_DISTANCE, max: MAX_RENDER_DISTANCE, get: () => this.renderDistance, set: (n) => this.changeRenderDistance(n) },
     });
     this.applySettings(this.settings, false);
@@ -95,7 +99,17 @@ export class PlayerControls {
     this.settings = s;
     if (this.input) this.input.settings = s;
     this.args.view.setFov(s.fov);
+    this.args.name?.set(s.name);
     if (save && !saveSettings(storage(), s)) this.args.hud.showMessage('Settings cannot be stored in this browser: they hold until the tab closes', 'notice');
+  }
+
+  /** Chooses the player's name (as the settings' field does); false when the name rule refuses it. */
+  setName(typed: string): boolean {
+    const name = typed.trim() === '' ? '' : normalisePlayerName(typed);
+    if (name === undefined) return false;
+    this.applySettings({ ...this.settings, name });
+    this.settingsPanel?.show(this.settings);
+    return true;
   }
 
   /** The world is ready to play: the pause menu shows until the pointer is locked. */

@@ -94,7 +94,8 @@ async function main(): Promise<void> {
   const view: WorldView = await createView(document.getElementById('game')!, world, { headless: cfg.headless, renderDistance });
   const items = new PageItems({ cfg, world, session, view, probeGate: probeGate ?? undefined, hudRoot: document.getElementById('hud')!, self: peer?.id ?? 'me', net: net ? { client: net.client, wire: net.items.wire, signer: net.peer.identity, recorded: async () => (await net.fetchPlayer())?.items } : undefined, onMessage: (text) => hud.showMessage(text, 'notice') });
   const savePlayer = keepPlayerSaved({ world: cfg.world, session, store, net, onError: (err) => hud.showMessage(err.message), held: () => items.held() });
-  const controls = new PlayerControls({ cfg, hud, session, editor, view, store, peer, renderDistance, itemKeys: items.keys });
+  const name = net ? { default: net.source.opts.name, set: (n: string) => net.source.setName(n) } : undefined;
+  const controls = new PlayerControls({ cfg, hud, session, editor, view, store, peer, renderDistance, itemKeys: items.keys, ...(name ? { name } : {}) });
 
   // Other players' edits and avatars. Whichever source: its block changes reach the world
   // model (the local source sends none).
@@ -132,6 +133,7 @@ async function main(): Promise<void> {
   }
   api.items = items.api;
   api.settings = () => controls.settings;
+  api.setName = (typed) => controls.setName(typed);
   api.moveInput = () => controls.input?.moveInput() ?? null;
   api.startProblem = () => document.querySelector<HTMLElement>('#loading .problem:not([hidden])')?.dataset.kind;
   if (net) {

@@ -88,6 +88,8 @@ export interface VoxelApi {
   items?: ItemsApi;
   /** The player's settings as applied (pause menu; kept in localStorage). */
   settings?: () => PlayerSettings;
+  /** Chooses the name other players see, as the settings' name field does ('' for the default); false when the name rule refuses it. */
+  setName?: (name: string) => boolean;
   /** The move the held keys ask for now (null on a page without keyboard input). */
   moveInput?: () => MoveInput | null;
 }

@@ -101,10 +101,10 @@ export class Election {
    * epoch we know of (`nextEpoch`), built on our certificate, covering the epochs it must
    * (`pendFor`), a rebase when we may (`mayRebase`).
    */
-  claimTerms(hosts: NodeId[], following: number, stateEpoch: number, minEpoch: number, now: number, t: RebaseTimings): ClaimTerms {
+  claimTerms(hosts: NodeId[], following: number, stateEpoch: number, minEpoch: number, now: number, t: RebaseTimings, farKnown = false): ClaimTerms {
     const known = this.cert;
     const e = this.nextEpoch(following, stateEpoch, minEpoch);
-    const rebase = this.mayRebase(now, t);
+    const rebase = this.mayRebase(now, t, farKnown);
     const pend = this.pendFor(e, hosts);
     return { e, primary: this.self, hosts, ...(known ? { prev: { e: known.e, hosts: known.hosts } } : {}), ...(rebase ? { rebase } : {}), ...(pend.length ? { pend } : {}) };
   }
@@ -133,12 +133,13 @@ export class Election {
 
   /**
    * Whether our claim now may be a rebase (certified by the new set alone): we are a host of
-   * our certificate, and no majority of its hosts answered our claims for rebaseMs (far
-   * longer when the certificate is only from our own store).
+   * our certificate, or its hosts are far from the key (`farKnown`: cert-anchor.ts `farSet`,
+   * a chain drawn by keys nobody finds near), and no majority of its hosts answered our
+   * claims for rebaseMs (far longer when the certificate is only from our own store).
    */
-  mayRebase(now: number, t: RebaseTimings): boolean {
+  mayRebase(now: number, t: RebaseTimings, farKnown = false): boolean {
     const known = this.cert;
-    if (!known || !has(known.hosts, this.self) || this.prevGone?.e !== known.e) return false;
+    if (!known || (!has(known.hosts, this.self) && !farKnown) || this.prevGone?.e !== known.e) return false;
     return now - this.prevGone.since >= (this.certRestored ? t.rebaseRestoredMs : t.rebaseMs);
   }
 

@@ -66,6 +66,15 @@ describe('a Sybil attacker with self-minted certificates (simulated)', () => {
       expectAvailable(r);
     });
 
+    // The same at the lowest epoch (1), where the chain is learnt (below LEARN_EPOCH_CAP):
+    // its keys are far from the key, so once they stay silent the first honest claimant
+    // rebases over them (cert-anchor.ts farSet). Before: no primary, for good.
+    it(`cannot keep a region nobody visited without a primary by a forged chain at epoch 1 (seed ${seed})`, async () => {
+      const r = await runRecordScenario(seed, false, { epoch: 'next', keys: 2 });
+      expect(r.rogueRank).toBeGreaterThanOrEqual(NEAR_RANKS);
+      expectAvailable(r);
+    });
+
     it(`cannot depose a live primary with one SYNC (seed ${seed})`, async () => {
       const r = await runSyncScenario(seed);
       expect(r.rogueRank).toBeGreaterThanOrEqual(NEAR_RANKS);

@@ -8,6 +8,7 @@ import { claimTargets, ClaimRound } from './claim-round';
 import { certShapeFault, MIN_CERT_HOSTS, quorum, signGrant, succeeds, type EpochCert } from '../region/epoch-cert';
 import type { ReplicationMessageOf } from './replication-messages';
 import { PrimaryDuty } from './primary-duty';
+import { offerableEntry } from './edit-validator';
 import { getEdits, getLocation } from '../region/region-records';
 import { decodeEntries, type Entry } from '../region/region-state';
 import { has, RegionSide } from './region-role';
@@ -140,7 +141,10 @@ export class RegionClaimant extends RegionSide {
     if (this.region.stopped || !this.current(run)) return false;
     // Above every epoch we know of, our state's included: new edits must not be shadowed.
     const known = this.el.cert;
-    const terms = this.el.claimTerms(hosts, this.region.epoch, this.region.state.version.e, minEpoch, this.ctx.clock.now(), o);
+    // A chain whose hosts are far from the key (keys an attacker drew before anyone held the
+    // region) may be rebased from outside it once its hosts stay silent (cert-anchor.ts farSet).
+    const farKnown = !!known && !has(known.hosts, this.ctx.selfId) && this.ctx.certs.farSet(this.region.key, known.hosts);
+    const terms = this.el.claimTerms(hosts, this.region.epoch, this.region.state.version.e, minEpoch, this.ctx.clock.now(), o, farKnown);
     const { e, rebase } = terms;
     const pend = terms.pend ?? [];
     if (certShapeFault(terms)) {
@@ -332,10 +336,17 @@ export class RegionClaimant extends RegionSide {
     this.el.adoptCert(rec.cert);
   }
 
-  /** A primary with no host-set state reads the region's edit log from the DHT. */
+  /**
+   * A primary with no host-set state reads the region's edit log from the DHT. Its entries
+   * obey the world's rules as an OFFER's do (edit-validator.ts offerableEntry): a log signed
+   * under a chain a host merely learnt (cert-anchor.ts rule 3) must not write AIR at the floor.
+   */
   private async fallbackToDht(): Promise<void> {
     const got = await within(this.ctx.clock, getEdits(this.ctx.dht, this.region.key, this.ctx.records).catch(() => undefined), this.ctx.opts.editsFallbackMs);
-    if (got) this.region.state.merge(got);
+    if (!got) return;
+    const kept = got.filter(offerableEntry);
+    if (kept.length < got.length) this.region.trace(`edit log: ${got.length - kept.length} entries against the world's rules dropped`);
+    this.region.state.merge(kept);
   }
 
   async onGrant(fromHex: string, m: ReplicationMessageOf<'GRANT'>): Promise<void> {

@@ -84,6 +84,8 @@ export class RegionGranter extends RegionSide {
     if (why) return refuse(why);
     const terms = claimTerms(claim);
     if (m.known && !(await this.region.acceptable(m.known))) return refuse('bad certificate');
+    // A rebase from outside the set it rebases over: only over a set far from the key as we see it.
+    if (m.rebase && m.known && !has(m.known.hosts, from) && !this.ctx.certs.farSet(this.region.key, m.known.hosts)) return refuse('stranger rebase over a near set');
     if (!(await this.inHostSet(from))) {
       this.ctx.stats.outsiderClaims++;
       return refuse('outsider');

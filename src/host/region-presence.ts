@@ -11,12 +11,20 @@ import type { Watched } from './interest-lists';
 
 /** Players tracked at once; beyond it the longest-silent one is forgotten (a MOVE flood of throwaway ids). */
 export const MAX_TRACKED_PLAYERS = 1024;
+/**
+ * A player's name changes here at most this often: a rename costs every subscriber a slot's
+ * introduction, so a player flipping names each MOVE would flood them; a change sooner keeps
+ * the old name until then (the next MOVE after it brings the new one).
+ */
+export const NAME_CHANGE_MS = 5000;
 
 export interface Standing extends PlayerFrame {
   slot: number;
   at: number;
   /** Where its report before this one put it (interest-lists.ts: a position two MOVEs in one tick would hide). */
   prev: PlayerFrame | undefined;
+  /** When it took its name. */
+  namedAt: number;
 }
 
 export class RegionPresence {
@@ -24,6 +32,9 @@ export class RegionPresence {
   private readonly looks = new Map<string, { x: number; z: number; at: number }>();
   private readonly used = new Set<number>();
   private nextSlot = 0;
+  /** Names taken by players already here, and changes held back by NAME_CHANGE_MS. */
+  renames = 0;
+  renamesHeld = 0;
 
   constructor(private readonly ttlMs: number) {}
 
@@ -33,11 +44,23 @@ export class RegionPresence {
 
   /** A player (hex id) reported standing here at `now`. */
   report(hex: string, player: PlayerFrame, now: number): void {
-    const old = this.players.get(hex);
+    let old = this.players.get(hex);
+    let name = player.name;
+    if (old && old.name !== name) {
+      if (now - old.namedAt < NAME_CHANGE_MS) {
+        name = old.name;
+        this.renamesHeld++;
+      } else {
+        // A new slot: subscribers learn a slot's name only when it is introduced (interest-lists.ts).
+        this.used.delete(old.slot);
+        old = undefined;
+        this.renames++;
+      }
+    }
     this.players.delete(hex); // re-inserted last: the map stays in order of last report
     this.looks.delete(hex);
     const prev = old && { id: old.id, name: old.name, x: old.x, y: old.y, z: old.z, yaw: old.yaw, pitch: old.pitch };
-    this.players.set(hex, { ...player, slot: old?.slot ?? this.freeSlot(), at: now, prev });
+    this.players.set(hex, { ...player, name, slot: old?.slot ?? this.freeSlot(), at: now, prev, namedAt: old?.namedAt ?? now });
     if (this.players.size > MAX_TRACKED_PLAYERS) this.leave(this.players.keys().next().value!);
   }
 

@@ -30,6 +30,7 @@ import type { EditOutcome, TentativeAware } from './block-editor';
 import type { BlockChange, ChunkSource, ChunkSourceEvents } from './chunk-source';
 import { TentativeEdits, type TentativeOptions } from './tentative-edits';
 import type { Pose } from '../world/pose';
+import { isPlayerName } from '../world/player-name';
 
 export const NETWORK_SOURCE_DEFAULTS = {
   /** Regions within this many regions of the player's are live subscriptions (1: 3 x 3). */
@@ -47,7 +48,7 @@ export const NETWORK_SOURCE_DEFAULTS = {
    * round-robin period (interest-lists.ts farMs), below the smoother's own expiry.
    */
   playerExpireMs: 3000,
-  /** Shown to other players. */
+  /** Shown to other players until setName chooses another (a valid name: world/player-name.ts). */
   name: 'player',
 };
 
@@ -101,9 +102,11 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
   private pos: Pose | undefined;
   private lastMove = -Infinity;
   private stops: (() => void)[] = [];
+  private shownName: string;
 
   constructor(private readonly args: NetworkChunkSourceArgs) {
     this.opts = { ...NETWORK_SOURCE_DEFAULTS, ...args.options };
+    this.shownName = this.opts.name;
     this.keys = args.client.keys;
     this.selfHex = idToHex(args.dht.selfId);
     this.stops.push(args.client.events.on('edits', ({ region, entries }) => this.emitBlocks(region, entries)));
@@ -139,6 +142,23 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
 
   // ---- the player -------------------------------------------------------------------
 
+  /** The name other players see. */
+  get name(): string {
+    return this.shownName;
+  }
+
+  /**
+   * Chooses the name other players see from the next MOVE on (none: the default of the
+   * options). False, and nothing changes, for a name outside the rule: the hosts would drop
+   * every MOVE carrying it and the player would vanish from the others' view.
+   */
+  setName(name?: string): boolean {
+    const next = name || this.opts.name;
+    if (!isPlayerName(next)) return false;
+    this.shownName = next;
+    return true;
+  }
+
   /** Where the player is: moves the live subscriptions and sends MOVE (throttled). */
   setPosition(p: Pose): void {
     this.pos = { ...p };
@@ -146,7 +166,7 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
     if (!this.centre || this.farFromCentre(p)) this.recentre(here);
     const now = this.args.clock.now();
     if (now - this.lastMove >= 1000 / this.opts.moveHz) {
-      if (this.args.client.move(p, this.opts.name)) this.lastMove = now;
+      if (this.args.client.move(p, this.shownName)) this.lastMove = now;
     }
   }
 
@@ -316,11 +336,12 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
   private onPlayers(region: RegionCoord, list: PlayerFrame[], gone: string[]): void {
     const name = regionName(region);
     const now = this.args.clock.now();
+    // Gone first: a player renamed is gone from its old slot and listed in its new one in the same frame.
+    for (const hex of gone) if (this.players.get(hex)?.region === name) this.players.delete(hex);
     for (const p of list) {
       const hex = idToHex(p.id);
       if (hex !== this.selfHex) this.players.set(hex, { ...p, hex, region: name, at: now });
     }
-    for (const hex of gone) if (this.players.get(hex)?.region === name) this.players.delete(hex);
     // The sweep walks every player we know: a few times a second, not per frame (a crowd's
     // frames come 20 a second from each host; the sweep per frame was 7% of a 400-player
     // simulation's time). A player leaves at most EXPIRE_SWEEP_MS late.

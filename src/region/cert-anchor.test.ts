@@ -1,8 +1,8 @@
 // The anchor rule on its own (no signatures: cert-checker.ts checks those first).
 import { describe, expect, it } from 'vitest';
-import { randomId, type NodeId } from '../core/node-id';
+import { randomId, sortByDistance, type NodeId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
-import { anchorFault, LEARN_EPOCH_CAP } from './cert-anchor';
+import { ANCHOR_RANK, anchorFault, farSet, LEARN_EPOCH_CAP } from './cert-anchor';
 import type { EpochCert } from './epoch-cert';
 
 const rand = seededRandom(3);
@@ -45,5 +45,27 @@ describe('the anchor rule', () => {
     expect(anchorFault(cert(LEARN_EPOCH_CAP + 1, X, [X, Y], [X, Y]), undefined, near, 'learn')).toBe('epoch-range');
     // Holding one, a host never learns past it this way.
     expect(anchorFault(cert(40, X, [X, Y], [X, Y]), held, near, 'learn')).toBe('unanchored');
+  });
+
+  it('a rebase from outside the set it rebases over counts only over a set far from the key: nearer than the reader\'s 8th nearest node is near, alive or not', () => {
+    const key = randomId(rand);
+    const nodes = sortByDistance(Array.from({ length: 40 }, () => randomId(rand)), (x) => x, key);
+    const view = nodes.slice(0, ANCHOR_RANK);
+    const [n0, n1, n2, n3] = nodes as [NodeId, NodeId, NodeId, NodeId];
+    const [f0, f1, f2] = nodes.slice(30) as [NodeId, NodeId, NodeId];
+    // An honest set cut off or dead: its ids are still near, though no view lists them.
+    expect(farSet([n1, n2, n3], key, view.filter((x) => ![n1, n2, n3].includes(x)))).toBe(false);
+    expect(farSet([f0, f1, f2], key, view)).toBe(true);
+    expect(farSet([n1, f1, f2], key, view)).toBe(true);
+    expect(farSet([n1, n2, f2], key, view)).toBe(false);
+    expect(farSet([f0, f1, f2], key, view.slice(0, ANCHOR_RANK - 1)), 'a reader knowing fewer than 8 nodes calls nothing far').toBe(false);
+    const forged = cert(4, f0, [f0, f1, f2], [f0, f1]);
+    const over = (prev: EpochCert, primary: NodeId, hosts: NodeId[]) => ({ ...cert(prev.e + 1, primary, hosts, hosts.slice(0, 2), { e: prev.e, hosts: prev.hosts }), rebase: true });
+    expect(anchorFault(over(forged, n0, [n0, n1, n2]), forged, view, 'near', key)).toBeNull();
+    const honest = cert(4, n1, [n1, n2, n3], [n1, n2]);
+    expect(anchorFault(over(honest, n0, [n0, view[4]!, view[5]!]), honest, view, 'near', key)).toBe('unanchored');
+    expect(anchorFault(over(forged, n0, [n0, n1, n2]), forged, view, 'near'), 'no key: no distance to judge by').toBe('unanchored');
+    // A rebase from inside the set is judged as before.
+    expect(anchorFault(over(honest, n1, [n1, n0, view[4]!]), honest, view, 'near', key)).toBeNull();
   });
 });

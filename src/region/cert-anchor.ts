@@ -21,7 +21,9 @@
 //   (measured: refusing such certificates broke the safety property on 6 of 25 seeds). What
 //   it learns it only builds on; it shows nothing of it to a player.
 // The same epoch twice must be the same certificate: same primary, same hosts.
-import { idEquals, type NodeId } from '../core/node-id';
+// A chain whose hosts are far from the key may be re-anchored by a rebase that a node outside
+// it claims (a "stranger rebase"): see `farSet`.
+import { compareDistance, idEquals, type NodeId } from '../core/node-id';
 import { MAX_CERT_JUMP, MAX_EPOCH, quorum, sameSet, type EpochCert } from './epoch-cert';
 
 /**
@@ -59,10 +61,31 @@ export function anchoredNear(c: EpochCert, near: readonly NodeId[]): boolean {
 }
 
 /**
- * The anchor rule for a certificate whose signatures are valid: null when the reader may
- * believe it. `near`: the reader's `ANCHOR_RANK` nodes closest to the key, nearest first.
+ * Whether a majority of `set` lies farther from `key` than the last of `near` (the reader's
+ * ANCHOR_RANK closest nodes, nearest first; fewer known: never far). Hosts are chosen as the
+ * nodes closest to the key, so an honest set is near by its ids whether its nodes are alive
+ * or cut off by a partition; a set of keys an attacker drew (no live nodes, or live far away)
+ * is far unless it ground ids close to the key, which ids' work prices (core/id-work.ts).
+ * Only over a far set, silent for rebaseMs, may a node outside it claim a rebase: a chain
+ * forged before anyone held a region then cannot keep it without a primary for good, and a
+ * partitioned honest set (near by its ids) cannot be rebased from outside.
  */
-export function anchorFault(c: EpochCert, known: EpochCert | undefined, near: readonly NodeId[], fresh: FreshRule): AnchorFault | null {
+export function farSet(set: readonly NodeId[], key: NodeId, near: readonly NodeId[], rank = ANCHOR_RANK): boolean {
+  const edge = near.length >= rank ? near[rank - 1] : undefined;
+  if (!edge) return false;
+  return set.filter((h) => compareDistance(h, edge, key) <= 0).length < quorum(set.length);
+}
+
+/** A rebase claimed by a node outside the set it rebases over (allowed over a far set only). */
+export const strangerRebase = (c: EpochCert): boolean => !!c.rebase && !!c.prev && !has(c.prev.hosts, c.primary);
+
+/**
+ * The anchor rule for a certificate whose signatures are valid: null when the reader may
+ * believe it. `near`: the reader's `ANCHOR_RANK` nodes closest to `key`, nearest first.
+ */
+export function anchorFault(c: EpochCert, known: EpochCert | undefined, near: readonly NodeId[], fresh: FreshRule, key?: NodeId): AnchorFault | null {
+  // A stranger rebase only over a set far from the key as the reader sees it.
+  if (strangerRebase(c) && (!key || !farSet(c.prev!.hosts, key, near))) return 'unanchored';
   if (known && c.e === known.e) return idEquals(c.primary, known.primary) && sameSet(c.hosts, known.hosts) ? null : 'fork';
   if (known && c.e > known.e) {
     if (chainedFrom(c, known)) return null;

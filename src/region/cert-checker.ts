@@ -5,7 +5,7 @@
 import { idToHex, type NodeId } from '../core/node-id';
 import type { Verifier } from '../core/signer';
 import type { NearView } from '../dht/near-view';
-import { ANCHOR_RANK, anchorFault, type AnchorFault, type FreshRule } from './cert-anchor';
+import { ANCHOR_RANK, anchorFault, farSet, type AnchorFault, type FreshRule } from './cert-anchor';
 import { ALGS, certShapeFault, encodeCert, grantBytes, type CertFault, type ClaimTerms, type EpochCert, type GrantSig } from './epoch-cert';
 
 /** Checks certificates: signatures (verdicts remembered: a primary re-sends its own often), then the anchor rule. */
@@ -35,10 +35,15 @@ export class CertChecker {
     const signed = await this.signed(key, c);
     if (signed) return signed;
     const view = o.view ?? this.view, fresh = o.fresh ?? 'near';
-    let fault = anchorFault(c, o.known, view.near(key, this.rank), fresh);
-    if (fault === 'unanchored' && (await view.refresh(key))) fault = anchorFault(c, o.known, view.near(key, this.rank), fresh);
+    let fault = anchorFault(c, o.known, view.near(key, this.rank), fresh, key);
+    if (fault === 'unanchored' && (await view.refresh(key))) fault = anchorFault(c, o.known, view.near(key, this.rank), fresh, key);
     if (fault) this.unanchored++;
     return fault;
+  }
+
+  /** Whether a majority of `set` is far from `key` in our view (cert-anchor.ts `farSet`): a node outside it may rebase over it. */
+  farSet(key: NodeId, set: readonly NodeId[]): boolean {
+    return farSet(set, key, this.view.near(key, this.rank), this.rank);
   }
 
   /** Shape and signatures only: what a certificate proves about itself (a first look before the reader knows who is near). */

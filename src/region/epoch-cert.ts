@@ -147,9 +147,11 @@ export function certShapeFault(c: ClaimTerms & { grants?: readonly GrantSig[] })
   if (!distinct(c.hosts) || (c.prev && !distinct(c.prev.hosts))) return 'repeated-host';
   if (c.e < 1 || c.e > MAX_EPOCH) return 'epoch-range';
   if (c.prev && (c.prev.e >= c.e || c.e - c.prev.e > MAX_CERT_JUMP)) return 'epoch-range';
-  // Only a host of the previous set may rebase: a node that never held the region (a second
-  // chain started in a cut-off corner of the network) must wait for that set to answer.
-  if (c.rebase && (!c.prev || !has(c.prev.hosts, c.primary))) return 'stranger-rebase';
+  // A rebase is over a previous set. One claimed from outside that set is well formed, but
+  // believed only over a set far from the key (cert-anchor.ts `farSet`): a node that never
+  // held the region (a second chain started in a cut-off corner of the network) must wait
+  // for a set near the key to answer.
+  if (c.rebase && !c.prev) return 'stranger-rebase';
   const pend = c.pend ?? [];
   for (let i = 0; i < pend.length; i++) {
     const q = pend[i]!;

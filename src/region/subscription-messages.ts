@@ -13,6 +13,7 @@ import { MAX_ENTRY_BYTES, MAX_SLOT } from './position-code';
 import { CODEC_MAX_FRAME, coord, entries, hosts, i32, id, PART, region, stamp } from './frame-schemas';
 import { FrameWire } from './frame-wire';
 import { passFields } from './player-pass';
+import { isPlayerName } from '../world/player-name';
 
 /** Players' positions in one POSITIONS frame (a player joining a crowd catches up over a few ticks). */
 export const MAX_POSITION_ENTRIES = 256;
@@ -21,7 +22,9 @@ export const MAX_ROSTER = 64;
 /** Players said gone in one POSITIONS frame. */
 export const MAX_GONE = 256;
 
-const name = v.pipe(v.string(), v.maxLength(32));
+// A name outside the rule (world/player-name.ts) is a hostile sender's: its frame is dropped
+// and counted (an honest sender normalises before sending), never shown cleaned.
+const name = v.pipe(v.string(), v.maxLength(32), v.check((s: string) => isPlayerName(s), 'not a player name'));
 
 // 'uncertified': no certified primary can be had (the node asked is alone, or cannot reach a
 // majority of the host set): the editor keeps the edit tentative and submits it later.

@@ -10,16 +10,21 @@ describe('player settings', () => {
   it('round-trip through storage', () => {
     const s = memoryStorage();
     expect(loadSettings(s)).toEqual(SETTINGS_DEFAULTS);
-    expect(saveSettings(s, { sensitivity: 2.5, invertY: true, fov: 90 })).toBe(true);
-    expect(loadSettings(s)).toEqual({ sensitivity: 2.5, invertY: true, fov: 90 });
+    expect(saveSettings(s, { name: 'Ann', sensitivity: 2.5, invertY: true, fov: 90 })).toBe(true);
+    expect(loadSettings(s)).toEqual({ name: 'Ann', sensitivity: 2.5, invertY: true, fov: 90 });
   });
 
   it('out-of-bounds and wrong-typed fields fall back one by one', () => {
     expect(parseSettings({ sensitivity: 1e9, invertY: 'yes', fov: 10 })).toEqual({
-      sensitivity: SETTINGS_BOUNDS.sensitivity.max, invertY: false, fov: SETTINGS_BOUNDS.fov.min,
+      name: '', sensitivity: SETTINGS_BOUNDS.sensitivity.max, invertY: false, fov: SETTINGS_BOUNDS.fov.min,
     });
     expect(parseSettings({ sensitivity: Number.NaN, fov: 80.6 })).toEqual({ ...SETTINGS_DEFAULTS, fov: 81 });
     expect(parseSettings(null)).toEqual(SETTINGS_DEFAULTS);
+  });
+
+  it('a stored name is kept normalised, and one outside the rule (a hand edit) is dropped', () => {
+    expect(parseSettings({ name: '  Jo   Lee ' }).name).toBe('Jo Lee');
+    for (const bad of ['<script>alert(1)</script>', 'Ann\u0000', 'x'.repeat(40), 7]) expect(parseSettings({ name: bad }).name).toBe('');
   });
 
   it('broken stored JSON and a storage that throws give the defaults', () => {

@@ -1,12 +1,15 @@
-// The player's own settings (mouse sensitivity, invert Y, field of view): what they are,
+// The player's own settings (name, mouse sensitivity, invert Y, field of view): what they are,
 // their bounds, and how they are kept. They belong to the person at this browser, not to a
 // world, so they live in localStorage (one key for every world) rather than in a world's
 // database; read once at start so the first frame already uses them. Anything stored that
 // is not a valid value (an old version, a hand edit) falls back to the default field by
 // field, so one bad field never costs the others.
 import { WORLD_RENDERER_DEFAULTS } from '../render/world-renderer';
+import { normalisePlayerName } from '../world/player-name';
 
 export interface PlayerSettings {
+  /** The name other players see ('': none chosen, the player's default). */
+  name: string;
   /** Multiplies the base mouse look speed. */
   sensitivity: number;
   /** Mouse up looks down. */
@@ -21,6 +24,7 @@ export const SETTINGS_BOUNDS = {
 } as const;
 
 export const SETTINGS_DEFAULTS: PlayerSettings = {
+  name: '',
   sensitivity: 1,
   invertY: false,
   fov: WORLD_RENDERER_DEFAULTS.fov,
@@ -39,6 +43,7 @@ function bounded(value: unknown, b: { min: number; max: number }, fallback: numb
 export function parseSettings(raw: unknown): PlayerSettings {
   const r = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
   return {
+    name: (typeof r.name === 'string' && normalisePlayerName(r.name)) || '',
     sensitivity: bounded(r.sensitivity, SETTINGS_BOUNDS.sensitivity, SETTINGS_DEFAULTS.sensitivity),
     invertY: typeof r.invertY === 'boolean' ? r.invertY : SETTINGS_DEFAULTS.invertY,
     fov: Math.round(bounded(r.fov, SETTINGS_BOUNDS.fov, SETTINGS_DEFAULTS.fov)),

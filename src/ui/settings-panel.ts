@@ -1,11 +1,15 @@
-// The settings in the pause menu: mouse sensitivity, invert Y, field of view and render
+// The settings in the pause menu: name, mouse sensitivity, invert Y, field of view and render
 // distance. Every change is handed on at once (the caller applies and stores it), so what
-// the player sees while dragging a slider is what they get.
+// the player sees while dragging a slider is what they get; a name when it is committed
+// (Enter or leaving the field), and only one the rule allows (world/player-name.ts).
+import { normalisePlayerName, PLAYER_NAME_MAX } from '../world/player-name';
 import { parseSettings, SETTINGS_BOUNDS, type PlayerSettings } from './player-settings';
 
 export interface SettingsPanelArgs {
   initial: PlayerSettings;
   onChange(s: PlayerSettings): void;
+  /** Shown greyed in an empty name field: the name used when none is chosen. */
+  defaultName: string;
   /** Render distance is kept per world by the app (its store); the panel only shows and asks. */
   renderDistance: { min: number; max: number; get(): number; set(n: number): void };
 }
@@ -14,17 +18,23 @@ const CSS = `
 .settings-panel { margin: 12px 0; cursor: default; display: grid; grid-template-columns: auto 1fr auto; gap: 4px 10px; align-items: center; font-size: 13px; }
 .settings-panel h3 { grid-column: 1 / -1; margin: 0; font-size: 14px; }
 .settings-panel input[type=range] { width: 100%; }
+.settings-panel input[type=text] { font: inherit; padding: 2px 4px; }
+.settings-panel .name-said { grid-column: 1 / -1; font-size: 12px; min-height: 1em; color: #f8b; }
 .settings-panel output { min-width: 3em; text-align: right; font-variant-numeric: tabular-nums; }
 `;
 
 export class SettingsPanel {
   readonly root: HTMLElement;
+  private readonly name: HTMLInputElement;
+  private readonly nameSaid: HTMLElement;
   private readonly sensitivity: HTMLInputElement;
   private readonly invertY: HTMLInputElement;
   private readonly fov: HTMLInputElement;
   private readonly distance: HTMLInputElement;
+  private current: PlayerSettings;
 
   constructor(container: HTMLElement, private readonly args: SettingsPanelArgs) {
+    this.current = args.initial;
     if (!document.getElementById('settings-panel-css')) {
       const style = document.createElement('style');
       style.id = 'settings-panel-css';
@@ -37,6 +47,9 @@ export class SettingsPanel {
     this.root.className = 'settings-panel';
     this.root.innerHTML = `
       <h3>Settings</h3>
+      <label for="set-name">Your name</label>
+      <input id="set-name" type="text" maxlength="${PLAYER_NAME_MAX * 2}" autocomplete="nickname" spellcheck="false" /><span></span>
+      <div class="name-said" role="status"></div>
       <label for="set-sensitivity">Mouse sensitivity</label>
       <input id="set-sensitivity" type="range" min="${sb.min}" max="${sb.max}" step="${sb.step}" /><output for="set-sensitivity"></output>
       <label for="set-invert-y">Invert mouse Y</label>
@@ -46,6 +59,9 @@ export class SettingsPanel {
       <label for="set-render-distance">Render distance</label>
       <input id="set-render-distance" type="range" min="${rd.min}" max="${rd.max}" step="1" /><output for="set-render-distance"></output>`;
     const input = (id: string) => this.root.querySelector<HTMLInputElement>(`#${id}`)!;
+    this.name = input('set-name');
+    this.name.placeholder = args.defaultName;
+    this.nameSaid = this.root.querySelector('.name-said')!;
     this.sensitivity = input('set-sensitivity');
     this.invertY = input('set-invert-y');
     this.fov = input('set-fov');
@@ -54,6 +70,8 @@ export class SettingsPanel {
     // The menu under it captures the mouse on any click; the panel's clicks are its own.
     this.root.addEventListener('click', (e) => e.stopPropagation());
     for (const el of [this.sensitivity, this.invertY, this.fov]) el.addEventListener('input', () => this.changed());
+    this.name.addEventListener('change', () => this.changed());
+    this.name.addEventListener('keydown', (e) => { if (e.key === 'Enter') this.name.blur(); });
     this.distance.addEventListener('input', () => {
       rd.set(Number(this.distance.value));
       this.labels();
@@ -63,6 +81,9 @@ export class SettingsPanel {
 
   /** The values shown: call when the menu opens (render distance also moves with + and -). */
   show(s: PlayerSettings): void {
+    this.current = s;
+    this.name.value = s.name;
+    this.nameSaid.textContent = '';
     this.sensitivity.value = String(s.sensitivity);
     this.invertY.checked = s.invertY;
     this.fov.value = String(s.fov);
@@ -71,7 +92,17 @@ export class SettingsPanel {
   }
 
   private changed(): void {
-    this.args.onChange(parseSettings({ sensitivity: Number(this.sensitivity.value), invertY: this.invertY.checked, fov: Number(this.fov.value) }));
+    const typed = this.name.value;
+    let name = typed.trim() === '' ? '' : normalisePlayerName(typed);
+    if (name === undefined) {
+      name = this.current.name;
+      this.nameSaid.textContent = `A name is 1-${PLAYER_NAME_MAX} letters, digits, spaces, _ or -`;
+    } else {
+      this.name.value = name;
+      this.nameSaid.textContent = '';
+    }
+    this.current = parseSettings({ name, sensitivity: Number(this.sensitivity.value), invertY: this.invertY.checked, fov: Number(this.fov.value) });
+    this.args.onChange(this.current);
     this.labels();
   }
 
