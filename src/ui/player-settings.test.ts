@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadSettings, lookDelta, parseSettings, saveSettings, SETTINGS_BOUNDS, SETTINGS_DEFAULTS, SETTINGS_KEY, type SettingsStorage } from './player-settings';
+import { chosenName, loadSettings, lookDelta, parseSettings, saveSettings, SETTINGS_BOUNDS, SETTINGS_DEFAULTS, SETTINGS_KEY, type SettingsStorage } from './player-settings';
 
 function memoryStorage(): SettingsStorage & { map: Map<string, string> } {
   const map = new Map<string, string>();
@@ -25,6 +25,7 @@ describe('player settings', () => {
   it('a stored name is kept normalised, and one outside the rule (a hand edit) is dropped', () => {
     expect(parseSettings({ name: '  Jo   Lee ' }).name).toBe('Jo Lee');
     for (const bad of ['<script>alert(1)</script>', 'Ann\u0000', 'x'.repeat(40), 7]) expect(parseSettings({ name: bad }).name).toBe('');
+    expect([chosenName('  '), chosenName(' Ann '), chosenName('<b>Ann</b>')]).toEqual(['', 'Ann', undefined]);
   });
 
   it('broken stored JSON and a storage that throws give the defaults', () => {

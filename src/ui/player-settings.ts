@@ -50,6 +50,11 @@ export function parseSettings(raw: unknown): PlayerSettings {
   };
 }
 
+/** A name as a person typed it: '' (none chosen: the default), a valid name, or undefined when the rule refuses it. */
+export function chosenName(typed: string): string | undefined {
+  return typed.trim() === '' ? '' : normalisePlayerName(typed);
+}
+
 /** The slice of Storage used (localStorage; tests pass a stand-in). */
 export type SettingsStorage = Pick<Storage, 'getItem' | 'setItem'>;
 

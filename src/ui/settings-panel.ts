@@ -2,8 +2,8 @@
 // distance. Every change is handed on at once (the caller applies and stores it), so what
 // the player sees while dragging a slider is what they get; a name when it is committed
 // (Enter or leaving the field), and only one the rule allows (world/player-name.ts).
-import { normalisePlayerName, PLAYER_NAME_MAX } from '../world/player-name';
-import { parseSettings, SETTINGS_BOUNDS, type PlayerSettings } from './player-settings';
+import { PLAYER_NAME_MAX } from '../world/player-name';
+import { chosenName, parseSettings, SETTINGS_BOUNDS, type PlayerSettings } from './player-settings';
 
 export interface SettingsPanelArgs {
   initial: PlayerSettings;
@@ -93,7 +93,7 @@ export class SettingsPanel {
 
   private changed(): void {
     const typed = this.name.value;
-    let name = typed.trim() === '' ? '' : normalisePlayerName(typed);
+    let name = chosenName(typed);
     if (name === undefined) {
       name = this.current.name;
       this.nameSaid.textContent = `A name is 1-${PLAYER_NAME_MAX} letters, digits, spaces, _ or -`;
