@@ -4,6 +4,7 @@ import { LINK_BUDGET_DEFAULTS } from '../dht/link-budget';
 import { EDIT_RULES } from './edit-validator';
 import { MOTION_RULES, type MotionRules } from './motion-tracker';
 import { newPassStats, PASS_RULES, type PassStats } from './player-passes';
+import { newChatStats, type ChatStats } from './chat-relay';
 import { REJECT_REASONS, type RejectReason } from '../region/subscription-messages';
 
 /**
@@ -160,7 +161,7 @@ export const HOST_DEFAULTS = {
 
 export type HostOptions = typeof HOST_DEFAULTS;
 
-export interface HostStats extends PassStats {
+export interface HostStats extends PassStats, ChatStats {
   claims: number;
   claimsWon: number;
   claimsFailed: number;
@@ -237,6 +238,6 @@ export function newHostStats(): HostStats {
   return {
     claims: 0, claimsWon: 0, claimsFailed: 0, claimDuels: 0, grants: 0, refusals: 0, outsiderClaims: 0, staleFrames: 0, strayFrames: 0, playOnlyFrames: 0,
     editsAccepted: 0, editsRejected: 0, confirms: 0, deltas: 0, syncs: 0, handoffs: 0, stepDowns: 0, storeFailures: 0, publishes: 0, duplicateEdits: 0, adopted: 0, offers: 0, uncertifiable: 0, badCerts: 0, reconfigs: 0, leaseWaits: 0, offersRefused: 0, unsendable: 0, movesClamped: 0, ticks: 0, heartbeats: 0, earlyDropped: 0,
-    subscribersRefused: 0, unloads: 0, reloads: 0, editRefusals: Object.fromEntries(REJECT_REASONS.map((r) => [r, 0])) as Record<RejectReason, number>, ...newPassStats(),
+    subscribersRefused: 0, unloads: 0, reloads: 0, editRefusals: Object.fromEntries(REJECT_REASONS.map((r) => [r, 0])) as Record<RejectReason, number>, ...newPassStats(), ...newChatStats(),
   };
 }

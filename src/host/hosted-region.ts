@@ -263,6 +263,9 @@ export class HostedRegion implements RegionRole {
       case 'MOVE':
         if (this.duty) this.duty.move(from, fromHex, m);
         return;
+      case 'SAY':
+        this.duty?.say(fromHex, m);
+        return;
       case 'POSITIONS_LOST':
         if (this.duty && m.e === this.epoch) this.duty.positionsLost(fromHex);
         else this.share.lost(fromHex);

@@ -64,7 +64,7 @@ const PIN_OWNER = 'host';
 const CREATING = new Set<HostBound['t']>(['SUBSCRIBE', 'CLAIM', 'REPLICATE', 'SYNC', 'HEARTBEAT', 'HANDOFF']);
 
 /** What a host takes from players (the other frames on that channel are the player side's: play/region-client.ts). */
-const FROM_PLAYERS = new Set<string>(['SUBSCRIBE', 'UNSUBSCRIBE', 'EDIT', 'MOVE', 'POSITIONS_LOST', 'PLAYER']);
+const FROM_PLAYERS = new Set<string>(['SUBSCRIBE', 'UNSUBSCRIBE', 'EDIT', 'MOVE', 'POSITIONS_LOST', 'PLAYER', 'SAY']);
 const fromPlayer = (m: { t: string }): m is PlayerToHost => FROM_PLAYERS.has(m.t);
 
 /** Most frames held while the store loads (hosting-service.ts start). */
@@ -348,9 +348,9 @@ export class HostingService {
       return;
     }
     if (msg.t === 'PLAYER') return this.passes.offer(from, fromHex, msg);
-    // An EDIT right behind its node's pass waits for the check (a signature: async), so it is
+    // An EDIT (or a SAY) right behind its node's pass waits for the check (a signature: async), so it is
     // judged with the player the pass names, in the order it came.
-    if (msg.t === 'EDIT' && this.passes.holdWhileChecking(fromHex, () => this.onFrame(from, fromHex, msg))) return;
+    if ((msg.t === 'EDIT' || msg.t === 'SAY') && this.passes.holdWhileChecking(fromHex, () => this.onFrame(from, fromHex, msg))) return;
     const name = regionName(msg);
     // A beat saying `unload` creates nothing: its region is being unloaded everywhere.
     const member = msg.t !== 'HEARTBEAT' || (!msg.unload && msg.hosts.some((h) => idToHex(h) === this.ctx.selfHex));

@@ -17,6 +17,7 @@
 import { every } from '../core/clock';
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { RegionPresence } from './region-presence';
+import { ChatRelay } from './chat-relay';
 import type { SubscriptionMessageOf } from '../region/subscription-messages';
 import { encodeEntries, pieces, type Entry, type Stamp } from '../region/region-state';
 import { regionOf } from '../region/region-key';
@@ -44,6 +45,7 @@ export class PrimaryDuty implements DutyShared {
   private readonly hostCheck: HostSetCheck;
   private readonly beat: PrimaryHeartbeat;
   private readonly positions: PositionsDuty;
+  private readonly chat: ChatRelay;
   private stops: (() => void)[] = [];
   stopped = false;
 
@@ -56,6 +58,7 @@ export class PrimaryDuty implements DutyShared {
     this.hostCheck = new HostSetCheck(this, this.pipeline.machine.lease);
     this.beat = new PrimaryHeartbeat(this, this.pipeline.machine, this.hostCheck);
     this.positions = new PositionsDuty(this, this.presence);
+    this.chat = new ChatRelay({ clock: region.ctx.clock, stats: region.ctx.stats, playerOf: (hex) => region.ctx.passes.playerOf(hex), isSubscriber: (hex) => this.subscribers.has(hex) });
   }
 
   get ctx() {
@@ -234,6 +237,13 @@ export class PrimaryDuty implements DutyShared {
     // It stands here, so it may edit here: its EDITs are the first leg of every observer's
     // wait, so its link is pinned before those of the players looking in (host-pins.ts).
     if (this.subscribers.has(fromHex)) this.ctx.pin(from, PIN_RANK.editor);
+  }
+
+  /** A chat line said by a subscriber: passed on to every subscriber, the speaker too (its echo), when chat-relay.ts allows. */
+  say(fromHex: string, m: SubscriptionMessageOf<'SAY'>): void {
+    if (!this.chat.take(fromHex, m)) return;
+    const chat = { ...m, t: 'CHAT' as const };
+    for (const s of this.subscribers.values()) this.ctx.wires.players.send(s.id, chat);
   }
 
   /** The peers our links should be pinned to (idle-unload.ts sweep): our backups, our subscribers by rank. */

@@ -14,6 +14,7 @@ import { CODEC_MAX_FRAME, coord, entries, hosts, i32, id, PART, region, stamp } 
 import { FrameWire } from './frame-wire';
 import { passFields } from './player-pass';
 import { isPlayerName } from '../world/player-name';
+import { chatLineFields } from './chat-line';
 
 /** Players' positions in one POSITIONS frame (a player joining a crowd catches up over a few ticks). */
 export const MAX_POSITION_ENTRIES = 256;
@@ -126,15 +127,19 @@ export const subscriptionSpec = {
    * Never part of the region state; read under the same checks as DELTA.
    */
   PENDING: [15, v.object({ ...region, e: u32, from: u32, to: u32, entries })],
+  /** player -> primary of the region it stands in: a chat line it says (region/chat-line.ts); its node must hold the speaker's pass. */
+  SAY: [16, v.object({ ...region, ...chatLineFields })],
+  /** primary -> the region's subscribers: a line said there (each checks the speaker's signature itself). */
+  CHAT: [17, v.object({ ...region, ...chatLineFields })],
   PART,
 } as const;
 
 export type SubscriptionMessage = MessageOf<typeof subscriptionSpec>;
 export type SubscriptionMessageOf<T extends SubscriptionMessage['t']> = Extract<SubscriptionMessage, { t: T }>;
 /** Frames a host takes from players. */
-export type PlayerToHost = SubscriptionMessageOf<'SUBSCRIBE' | 'UNSUBSCRIBE' | 'EDIT' | 'MOVE' | 'POSITIONS_LOST' | 'PLAYER'>;
+export type PlayerToHost = SubscriptionMessageOf<'SUBSCRIBE' | 'UNSUBSCRIBE' | 'EDIT' | 'MOVE' | 'POSITIONS_LOST' | 'PLAYER' | 'SAY'>;
 /** Frames a player takes from hosts. */
-export type HostToPlayer = SubscriptionMessageOf<'SNAPSHOT' | 'DELTA' | 'PENDING' | 'HEARTBEAT' | 'NOT_PRIMARY' | 'CONFIRM' | 'REJECT' | 'POSITIONS'>;
+export type HostToPlayer = SubscriptionMessageOf<'SNAPSHOT' | 'DELTA' | 'PENDING' | 'HEARTBEAT' | 'NOT_PRIMARY' | 'CONFIRM' | 'REJECT' | 'POSITIONS' | 'CHAT'>;
 
 // POSITIONS as an array, not a map (codec.ts `positional`), the fields in every frame first: a
 // crowd's host sends ~1,500 a second, and the names took 12 of a frame's ~23 bytes of head

@@ -1,0 +1,83 @@
+// What a region's primary does with a chat line (region/chat-line.ts): it passes a SAY on
+// to the region's subscribers as CHAT when the sending node is one of them and holds the
+// pass of the player the line names (player-passes.ts), so a node speaks only as its own
+// player and a flood costs a pass's work per player; and within two rates, per player and
+// for the whole region, so no one player, and no crowd of minted players, floods the
+// others. The signature is not checked here: every receiver checks it (play/chat-client.ts),
+// and a pass holder could sign its own garbage anyway; the rates bound what it can send.
+import type { Clock } from '../core/clock';
+import { idToHex } from '../core/node-id';
+import { TokenBucket } from '../core/token-bucket';
+import type { ChatLine } from '../region/chat-line';
+
+export const CHAT_RULES = {
+  /** Lines one player may say at once... */
+  playerBurst: 5,
+  /** ...and then per second. */
+  playerPerSecond: 1,
+  /** Lines a region passes on at once, from everyone... */
+  regionBurst: 20,
+  /** ...and then per second. */
+  regionPerSecond: 8,
+  /** Players whose rate is remembered per region (least recently heard forgotten). */
+  maxSpeakers: 256,
+};
+
+export type ChatRules = typeof CHAT_RULES;
+
+/** Why a SAY was not passed on. */
+export type ChatRefusal = 'not-subscriber' | 'unknown-player' | 'wrong-player' | 'player-rate' | 'region-rate';
+
+export interface ChatStats {
+  chatRelayed: number;
+  chatRefused: Record<ChatRefusal, number>;
+}
+
+export const newChatStats = (): ChatStats => ({
+  chatRelayed: 0,
+  chatRefused: { 'not-subscriber': 0, 'unknown-player': 0, 'wrong-player': 0, 'player-rate': 0, 'region-rate': 0 },
+});
+
+export interface ChatRelayDeps {
+  clock: Clock;
+  stats: ChatStats;
+  /** The player (hex) node `hex` proved to be, if any. */
+  playerOf(hex: string): string | undefined;
+  isSubscriber(hex: string): boolean;
+}
+
+export class ChatRelay {
+  private readonly speakers = new Map<string, TokenBucket>();
+  private readonly region: TokenBucket;
+
+  constructor(private readonly deps: ChatRelayDeps, private readonly rules: ChatRules = CHAT_RULES) {
+    this.region = new TokenBucket(rules.regionPerSecond, rules.regionBurst, deps.clock.now());
+  }
+
+  /** True when the line node `fromHex` said is to be passed on (counted either way). */
+  take(fromHex: string, line: ChatLine): boolean {
+    const refused = this.refusal(fromHex, line);
+    if (refused) {
+      this.deps.stats.chatRefused[refused]++;
+      return false;
+    }
+    this.deps.stats.chatRelayed++;
+    return true;
+  }
+
+  private refusal(fromHex: string, line: ChatLine): ChatRefusal | undefined {
+    if (!this.deps.isSubscriber(fromHex)) return 'not-subscriber';
+    const player = this.deps.playerOf(fromHex);
+    if (player === undefined) return 'unknown-player';
+    if (player !== idToHex(line.p)) return 'wrong-player';
+    const now = this.deps.clock.now();
+    let bucket = this.speakers.get(player);
+    this.speakers.delete(player); // re-inserted last: the map stays in order of last use
+    if (!bucket) bucket = new TokenBucket(this.rules.playerPerSecond, this.rules.playerBurst, now);
+    this.speakers.set(player, bucket);
+    if (this.speakers.size > this.rules.maxSpeakers) this.speakers.delete(this.speakers.keys().next().value!);
+    if (!bucket.take(1, now)) return 'player-rate';
+    if (!this.region.take(1, now)) return 'region-rate';
+    return undefined;
+  }
+}

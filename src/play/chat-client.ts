@@ -1,0 +1,198 @@
+// The player's side of chat: says lines to the primary of the region the player stands in
+// (SAY, with the node's player pass right before it: the primary passes on lines only from
+// the pass holder of the player they name, host/chat-relay.ts), and takes the lines the
+// primaries of the regions around (its live subscriptions) pass on (CHAT). Each line taken
+// is checked here, whoever carried it: from the primary we are attached to for its region,
+// stamped near our clock, later than the speaker's last line (no replay), within a rate per
+// host and per speaker, and signed by the player it names (region/chat-line.ts). A dropped
+// line is counted by reason and shown nowhere. The history is this tab's, bounded.
+import type { Clock } from '../core/clock';
+import { Emitter } from '../core/emitter';
+import { hexToId, idToHex } from '../core/node-id';
+import type { Signer, Verifier } from '../core/signer';
+import { TokenBucket } from '../core/token-bucket';
+import { makeChatLine, MAX_CHAT_CHARS, normaliseChatText, verifyChatLine, type ChatLine } from '../region/chat-line';
+import type { PlayerPass } from '../region/player-pass';
+import { regionAt, type RegionCoord } from '../region/region-key';
+import type { PlayerWire, SubscriptionMessageOf } from '../region/subscription-messages';
+import type { Pose } from '../world/pose';
+import type { RegionClient } from './region-client';
+
+export const CHAT_CLIENT_DEFAULTS = {
+  /** Lines kept in the tab's history. */
+  maxLines: 200,
+  /** Lines this player may say at once, then per second: the hosts' rate (host/chat-relay.ts), so none is said in vain. */
+  sayBurst: 5,
+  sayPerSecond: 1,
+  /** Lines shown from one speaker at once, then per second (looser than the hosts': two regions may carry one speaker). */
+  speakerBurst: 8,
+  speakerPerSecond: 2,
+  /** CHAT frames taken from one host at once, then per second, before any signature is checked. */
+  hostBurst: 40,
+  hostPerSecond: 16,
+  /** A line stamped this much before our wall clock, or this much after, is dropped (a replay; a stamp that would pin the speaker's next lines out). */
+  maxAgeMs: 120_000,
+  maxAheadMs: 30_000,
+  /** Speakers (and hosts) whose rate and last line are remembered. */
+  maxSpeakers: 512,
+};
+
+export type ChatClientOptions = typeof CHAT_CLIENT_DEFAULTS;
+
+/** A line as the player sees it. */
+export interface ChatEntry {
+  /** The speaker's player id (hex): two players may share a name, never an id. */
+  player: string;
+  name: string;
+  text: string;
+  /** When the speaker said it (epoch ms, the speaker's clock). */
+  at: number;
+  /** Said by this tab. */
+  own: boolean;
+}
+
+export type ChatDrop = 'not-host' | 'host-rate' | 'stale' | 'replay' | 'speaker-rate' | 'signature';
+
+export class ChatError extends Error {
+  override readonly name = 'ChatError';
+  constructor(readonly code: 'empty' | 'too-long' | 'rate' | 'nowhere', message: string) {
+    super(message);
+  }
+}
+
+export interface ChatClientArgs {
+  client: Pick<RegionClient, 'attachment'>;
+  wire: PlayerWire;
+  world: string;
+  /** The player's key: signs what this tab says. */
+  player: Signer;
+  /** This node's player pass (the hosts pass on lines only from a node that showed it). */
+  pass?: Promise<PlayerPass>;
+  verify: Verifier;
+  /** Drives the rates (virtual in simulations). */
+  clock: Clock;
+  /** The wall clock lines are stamped with (default Date.now). */
+  wallClock?: () => number;
+  /** The name the player is shown by now. */
+  name(): string;
+  /** Where the player stands now (undefined: not in the world yet). */
+  where(): Pick<Pose, 'x' | 'z'> | undefined;
+  options?: Partial<ChatClientOptions>;
+}
+
+export interface ChatClientEvents extends Record<string, unknown> {
+  line: ChatEntry;
+}
+
+interface Speaker {
+  bucket: TokenBucket;
+  /** The stamp of its last line shown (or being checked): a later one only. */
+  last: number;
+}
+
+export class ChatClient {
+  readonly events = new Emitter<ChatClientEvents>();
+  readonly stats = { said: 0, shown: 0, echoes: 0, dropped: { 'not-host': 0, 'host-rate': 0, stale: 0, replay: 0, 'speaker-rate': 0, signature: 0 } as Record<ChatDrop, number> };
+  private readonly opts: ChatClientOptions;
+  private readonly history: ChatEntry[] = [];
+  private readonly speakers = new Map<string, Speaker>();
+  private readonly hosts = new Map<string, TokenBucket>();
+  private readonly own = new Set<number>();
+  private readonly sayBucket: TokenBucket;
+  private readonly selfHex: string;
+  private lastSaid = 0;
+  private readonly off: () => void;
+
+  constructor(private readonly args: ChatClientArgs) {
+    this.opts = { ...CHAT_CLIENT_DEFAULTS, ...args.options };
+    this.selfHex = idToHex(args.player.id);
+    this.sayBucket = new TokenBucket(this.opts.sayPerSecond, this.opts.sayBurst, args.clock.now());
+    this.off = args.wire.events.on('frame', ({ fromHex, msg }) => {
+      if (msg.t === 'CHAT') void this.take(fromHex, msg);
+    });
+  }
+
+  close(): void {
+    this.off();
+  }
+
+  /** The lines of this tab's history, oldest first. */
+  lines(): ChatEntry[] {
+    return this.history.slice();
+  }
+
+  /** Says `typed` to the players around; resolves with the line as shown here. Throws ChatError when it cannot be said. */
+  async say(typed: string): Promise<ChatEntry> {
+    const text = normaliseChatText(typed);
+    if (text === undefined) {
+      if (typed.trim() === '') throw new ChatError('empty', 'Nothing to say');
+      throw new ChatError('too-long', `A line is at most ${MAX_CHAT_CHARS} characters, with no control characters`);
+    }
+    const pos = this.args.where();
+    const region: RegionCoord | undefined = pos && regionAt(pos.x, pos.z);
+    const primary = region && this.args.client.attachment(region)?.primary;
+    if (!region || !primary) throw new ChatError('nowhere', 'Nobody can hear you yet: the region you stand in has no host (joining)');
+    if (!this.sayBucket.take(1, this.args.clock.now())) throw new ChatError('rate', 'You are talking too fast: wait a moment');
+    // Stamps of one player's lines only go up (receivers drop a stamp not after the last).
+    const w = Math.max(Math.floor((this.args.wallClock ?? Date.now)()), this.lastSaid + 1);
+    this.lastSaid = w;
+    const line = await makeChatLine(this.args.player, this.args.world, this.args.name(), text, w);
+    const to = hexToId(primary);
+    const pass = await this.args.pass;
+    // Shown with each line: a host that knows it already answers from memory (player-passes.ts).
+    if (pass) this.args.wire.send(to, { t: 'PLAYER', ...pass });
+    this.args.wire.send(to, { t: 'SAY', rx: region.rx, rz: region.rz, ...line });
+    this.stats.said++;
+    this.own.add(w);
+    if (this.own.size > this.opts.maxLines) this.own.delete(this.own.values().next().value!);
+    const speaker = this.speaker(this.selfHex);
+    speaker.last = Math.max(speaker.last, w);
+    return this.show({ player: this.selfHex, name: line.n, text, at: w, own: true });
+  }
+
+  private async take(fromHex: string, m: SubscriptionMessageOf<'CHAT'>): Promise<void> {
+    const drop = (why: ChatDrop) => void this.stats.dropped[why]++;
+    if (this.args.client.attachment({ rx: m.rx, rz: m.rz })?.primary !== fromHex) return drop('not-host');
+    const now = this.args.clock.now();
+    if (!this.bucket(this.hosts, fromHex, this.opts.hostPerSecond, this.opts.hostBurst).take(1, now)) return drop('host-rate');
+    const hex = idToHex(m.p);
+    if (hex === this.selfHex && this.own.has(m.w)) return void this.stats.echoes++;
+    const wall = (this.args.wallClock ?? Date.now)();
+    if (m.w < wall - this.opts.maxAgeMs || m.w > wall + this.opts.maxAheadMs) return drop('stale');
+    const speaker = this.speaker(hex);
+    if (m.w <= speaker.last) return drop('replay');
+    if (!(await verifyChatLine(m as ChatLine, this.args.world, this.args.verify))) return drop('signature');
+    // Checked again after the wait: another copy of the line may have been shown meanwhile.
+    if (m.w <= speaker.last) return drop('replay');
+    if (!speaker.bucket.take(1, this.args.clock.now())) return drop('speaker-rate');
+    speaker.last = m.w;
+    this.show({ player: hex, name: m.n, text: m.x, at: m.w, own: false });
+  }
+
+  private show(entry: ChatEntry): ChatEntry {
+    this.history.push(entry);
+    if (this.history.length > this.opts.maxLines) this.history.shift();
+    this.stats.shown++;
+    this.events.emit('line', entry);
+    return entry;
+  }
+
+  private speaker(hex: string): Speaker {
+    let s = this.speakers.get(hex);
+    this.speakers.delete(hex); // re-inserted last: the map stays in order of last use
+    if (!s) s = { bucket: new TokenBucket(this.opts.speakerPerSecond, this.opts.speakerBurst, this.args.clock.now()), last: 0 };
+    this.speakers.set(hex, s);
+    if (this.speakers.size > this.opts.maxSpeakers) this.speakers.delete(this.speakers.keys().next().value!);
+    return s;
+  }
+
+  private bucket(map: Map<string, TokenBucket>, key: string, rate: number, burst: number): TokenBucket {
+    let b = map.get(key);
+    if (!b) {
+      b = new TokenBucket(rate, burst, this.args.clock.now());
+      map.set(key, b);
+      if (map.size > this.opts.maxSpeakers) map.delete(map.keys().next().value!);
+    }
+    return b;
+  }
+}

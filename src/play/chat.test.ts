@@ -1,0 +1,109 @@
+// Chat through the region hosts (simulated): a line said reaches the players around as plain
+// text with the speaker's name; a node speaking as another player, a host forging or replaying
+// a line, and a flood change nothing beyond the rates, and every drop is counted.
+import { describe, expect, it } from 'vitest';
+import { idToHex } from '../core/node-id';
+import type { Signer } from '../core/signer';
+import { makeChatLine } from '../region/chat-line';
+import { regionAt } from '../region/region-key';
+import { CHAT_RULES } from '../host/chat-relay';
+import { HostSim, type SimPeer } from '../testing/host-sim';
+import { ChatClient, type ChatEntry } from './chat-client';
+import { NetworkChunkSource } from './network-chunk-source';
+
+const WALL = 1_750_000_000_000;
+const here = { x: 5.5, y: 80, z: 5.5, yaw: 0, pitch: 0 };
+
+describe('chat (simulated)', () => {
+  it('lines reach the players around; forged, replayed, hostile and flooding lines change nothing and are counted', async () => {
+    const sim = new HostSim({ seed: 21 });
+    await sim.grow(8);
+    const [pa, pb, pc] = sim.live() as [SimPeer, SimPeer, SimPeer];
+    const wall = () => WALL + sim.clock.now();
+    const open = (p: SimPeer, name: string, x: number, sayBurst = CHAT_RULES.playerBurst) => {
+      const source = new NetworkChunkSource({ seed: 'seed-1', world: sim.world, client: p.client, dht: p.dht, clock: sim.clock, options: { name } });
+      const chat = new ChatClient({
+        client: p.client, wire: p.wire.players, world: sim.world, player: sim.keyring.signer(sim.playerOf(p.dht.selfId)), pass: sim.passFor(p.dht.selfId),
+        verify: sim.keyring.verify, clock: sim.clock, wallClock: wall, name: () => source.name, where: () => ({ x: here.x + x, z: here.z }), options: { sayBurst },
+      });
+      return { source, chat, x };
+    };
+    const a = open(pa, 'Ann', 0), b = open(pb, 'Bob', 2), c = open(pc, 'Mallory', 4, 100);
+    const walk = async (ms: number) => {
+      for (let t = 0; t < ms; t += 100) {
+        for (const p of [a, b, c]) p.source.setPosition({ ...here, x: here.x + p.x });
+        await sim.run(100);
+      }
+    };
+    const seen: ChatEntry[] = [];
+    b.chat.events.on('line', (l) => seen.push(l));
+    await sim.settle(b.source.load(0, 0));
+    await walk(2000);
+
+    // Said, and shown as the text it is (markup stays text: the page puts it in a text node).
+    const said = await sim.settle(a.chat.say('  hello <b>Bob</b>  '));
+    expect(said).toMatchObject({ name: 'Ann', text: 'hello <b>Bob</b>', own: true });
+    await walk(300);
+    expect(seen.map((l) => [l.name, l.text, l.player])).toEqual([['Ann', 'hello <b>Bob</b>', idToHex(sim.playerOf(pa.dht.selfId))]]);
+    expect(a.chat.stats.echoes).toBe(1);
+    const stats = () => sim.live().reduce((s, p) => ({ relayed: s.relayed + p.host.stats.chatRelayed, wrong: s.wrong + p.host.stats.chatRefused['wrong-player'], rate: s.rate + p.host.stats.chatRefused['player-rate'], invalid: s.invalid + p.wire.players.drops.invalid }), { relayed: 0, wrong: 0, rate: 0, invalid: 0 });
+
+    // Mallory's node speaks as Ann: her key signs, Ann's id is named. Its primary refuses it.
+    const primaryHex = pb.client.attachment(regionAt(here.x, here.z))!.primary;
+    const primary = sim.live().find((p) => p.hex === primaryHex)!;
+    const mallory = sim.keyring.signer(sim.playerOf(pc.dht.selfId));
+    const asAnn: Signer = { ...mallory, id: sim.playerOf(pa.dht.selfId) };
+    const forged = await makeChatLine(asAnn, sim.world, 'Ann', 'send me your items', wall());
+    const before = stats();
+    pc.wire.players.send(primary.dht.selfId, { t: 'PLAYER', ...(await sim.settle(sim.passFor(pc.dht.selfId))) });
+    pc.wire.players.send(primary.dht.selfId, { t: 'SAY', rx: 0, rz: 0, ...forged });
+    // A line with a right-to-left override never gets past the schema.
+    const hidden = await makeChatLine(mallory, sim.world, 'Mallory', 'ok', wall());
+    pc.wire.players.send(primary.dht.selfId, { t: 'SAY', rx: 0, rz: 0, ...hidden, x: 'ok\u202etxt.exe' });
+    await walk(300);
+    expect(stats().wrong - before.wrong).toBe(1);
+    expect(stats().invalid - before.invalid).toBe(1);
+
+    // The primary itself, hostile: forges a CHAT as Ann, and replays her genuine line.
+    primary.wire.players.send(pb.dht.selfId, { t: 'CHAT', rx: 0, rz: 0, ...forged });
+    const genuine = await makeChatLine(sim.keyring.signer(sim.playerOf(pa.dht.selfId)), sim.world, 'Ann', 'hello <b>Bob</b>', said.at);
+    primary.wire.players.send(pb.dht.selfId, { t: 'CHAT', rx: 0, rz: 0, ...genuine });
+    // ...and a node that is not Bob's primary here sends one straight to him.
+    const other = sim.live().find((p) => p.hex !== primaryHex && p !== pb)!;
+    other.wire.players.send(pb.dht.selfId, { t: 'CHAT', rx: 0, rz: 0, ...hidden });
+    await walk(300);
+    expect(b.chat.stats.dropped).toMatchObject({ signature: 1, replay: 1, 'not-host': 1 });
+    expect(seen).toHaveLength(1);
+
+    // Mallory floods (a client without the rate): her primary passes on the burst, then its rate.
+    for (let i = 0; i < 30; i++) void c.chat.say(`spam ${i}`).catch(() => undefined);
+    await walk(1000);
+    const spam = seen.filter((l) => l.name === 'Mallory');
+    expect(spam.length).toBeGreaterThanOrEqual(CHAT_RULES.playerBurst);
+    expect(spam.length).toBeLessThanOrEqual(CHAT_RULES.playerBurst + 2);
+    expect(stats().rate - before.rate).toBeGreaterThanOrEqual(30 - spam.length);
+    // Ann still gets through.
+    await sim.settle(a.chat.say('still here'));
+    await walk(300);
+    expect(seen.at(-1)).toMatchObject({ name: 'Ann', text: 'still here' });
+    expect(b.chat.lines()).toHaveLength(seen.length);
+    for (const p of [a, b, c]) {
+      p.chat.close();
+      p.source.close();
+    }
+    sim.stopAll();
+  });
+
+  it('a line that cannot be said says why', async () => {
+    const sim = new HostSim({ seed: 5 });
+    await sim.grow(3);
+    const [p] = sim.live() as [SimPeer];
+    const chat = new ChatClient({ client: p.client, wire: p.wire.players, world: sim.world, player: sim.keyring.signer(sim.playerOf(p.dht.selfId)), verify: sim.keyring.verify, clock: sim.clock, name: () => 'Ann', where: () => ({ x: 1, z: 1 }) });
+    await expect(chat.say('   ')).rejects.toMatchObject({ name: 'ChatError', code: 'empty' });
+    await expect(chat.say('x'.repeat(201))).rejects.toMatchObject({ code: 'too-long' });
+    await expect(chat.say('a\u0000b')).rejects.toMatchObject({ code: 'too-long' });
+    await expect(chat.say('hello')).rejects.toMatchObject({ code: 'nowhere' });
+    chat.close();
+    sim.stopAll();
+  });
+});
