@@ -32,6 +32,8 @@ export interface PlayerControlsArgs {
   itemKeys?: { dropItem(): void; nextItem(): void };
   /** The name other players see (absent without the network): its default, and choosing one ('' for the default). */
   name?: { default: string; set(name: string): boolean };
+  /** T or Enter opens the chat field (absent without the network). */
+  chat?: { open(): boolean };
 }
 
 export class PlayerControls {
@@ -70,6 +72,7 @@ export class PlayerControls {
       invite: () => { void invites?.copy().then((said) => hud.showMessage(said, 'notice')); },
       dropItem: () => args.itemKeys?.dropItem(),
       nextItem: () => args.itemKeys?.nextItem(),
+      openChat: () => args.chat?.open() ?? false,
     });
     this.settingsPanel = cfg.headless ? null : new SettingsPanel(menu.querySelector('.card')!, {
       initial: this.settings,

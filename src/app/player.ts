@@ -17,6 +17,7 @@ import { createHostingApi } from './hosting-api';
 import { createNetApi } from './net-api';
 import { deployDefaults, inviteLinkFor, inviteProblem, joinPeer, startNetSession, type NetSession } from './net-session';
 import type { Peer } from './peer';
+import { PageChat } from './page-chat';
 import { PageItems } from './page-items';
 import { PlayerControls } from './player-controls';
 import { keepPlayerSaved, loadSavedPlayer, startSession } from './player-saving';
@@ -95,7 +96,8 @@ async function main(): Promise<void> {
   const items = new PageItems({ cfg, world, session, view, probeGate: probeGate ?? undefined, hudRoot: document.getElementById('hud')!, self: peer?.id ?? 'me', net: net ? { client: net.client, wire: net.items.wire, signer: net.peer.identity, recorded: async () => (await net.fetchPlayer())?.items } : undefined, onMessage: (text) => hud.showMessage(text, 'notice') });
   const savePlayer = keepPlayerSaved({ world: cfg.world, session, store, net, onError: (err) => hud.showMessage(err.message), held: () => items.held() });
   const name = net ? { default: net.source.opts.name, set: (n: string) => net.source.setName(n) } : undefined;
-  const controls = new PlayerControls({ cfg, hud, session, editor, view, store, peer, renderDistance, itemKeys: items.keys, ...(name ? { name } : {}) });
+  const chat = net ? new PageChat(cfg, net, session) : null;
+  const controls = new PlayerControls({ cfg, hud, session, editor, view, store, peer, renderDistance, itemKeys: items.keys, ...(name ? { name } : {}), ...(chat ? { chat } : {}) });
 
   // Other players' edits and avatars. Whichever source: its block changes reach the world
   // model (the local source sends none).
@@ -134,6 +136,7 @@ async function main(): Promise<void> {
   api.items = items.api;
   api.settings = () => controls.settings;
   api.setName = (typed) => controls.setName(typed);
+  if (chat) api.chat = chat.api;
   api.moveInput = () => controls.input?.moveInput() ?? null;
   api.startProblem = () => document.querySelector<HTMLElement>('#loading .problem:not([hidden])')?.dataset.kind;
   if (net) {

@@ -12,6 +12,7 @@ import type { WorldClockStatus } from '../agree/world-clock';
 import type { DropOutcome, ItemInfo, PickupOutcome } from './item-service';
 import type { Appearance } from './item-appearances';
 import type { NetApi } from './net-api';
+import type { ChatApi } from './page-chat';
 import type { MoveInput } from '../play/physics';
 import type { PlayerSettings } from '../ui/player-settings';
 
@@ -90,6 +91,8 @@ export interface VoxelApi {
   settings?: () => PlayerSettings;
   /** Chooses the name other players see, as the settings' name field does ('' for the default); false when the name rule refuses it. */
   setName?: (name: string) => boolean;
+  /** Text chat with the players around (set with `net` when the tab plays in the shared world). */
+  chat?: ChatApi;
   /** The move the held keys ask for now (null on a page without keyboard input). */
   moveInput?: () => MoveInput | null;
 }

@@ -20,6 +20,8 @@ export interface InputActions {
   /** Q: drop the item selected in the inventory bar; E: select the next held item. */
   dropItem?(): void;
   nextItem?(): void;
+  /** T or Enter: opens the chat field; false when there is no chat (no network). */
+  openChat?(): boolean;
 }
 
 export class KeyboardMouseInput {
@@ -67,6 +69,13 @@ export class KeyboardMouseInput {
 
   private onKey(e: KeyboardEvent, down: boolean): void {
     if (e.target instanceof HTMLInputElement) return;
+    if (down && (e.code === 'KeyT' || e.code === 'Enter') && !e.repeat && this.actions.openChat?.()) {
+      // The field takes the keys from here: the letter must not land in it, and keys held
+      // now would never see their key-up here (it goes to the field), so they are let go.
+      e.preventDefault();
+      this.keys.clear();
+      return;
+    }
     if (down) {
       if (!this.keys.isHeld(e.code)) this.onPress(e);
       if (this.keys.press(e.code, performance.now()) === 'toggle-fly') this.actions.toggleFly();

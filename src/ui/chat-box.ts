@@ -1,0 +1,120 @@
+// The chat on screen: recent lines at the bottom left, fading a while after they came, and
+// a field that T or Enter opens (keyboard-mouse-input.ts). Every piece of a line (name, short
+// id, text) goes into a text node, never into markup: a line that says <img onerror=...>
+// shows those characters. The short id beside each name tells apart two players who chose
+// the same one.
+import { MAX_CHAT_CHARS } from '../region/chat-line';
+
+export interface ChatBoxLine {
+  /** Speaker's player id (hex). */
+  player: string;
+  name: string;
+  text: string;
+  own: boolean;
+}
+
+export const CHAT_BOX_DEFAULTS = {
+  /** Lines on screen at most (the history itself is window.voxel.chat's). */
+  shown: 10,
+  /** A line fades this long after it came, unless the field is open. */
+  fadeMs: 12_000,
+};
+
+const CSS = `
+.chat-box { position: fixed; left: 10px; bottom: 90px; width: min(480px, 70vw); z-index: 6; font: 14px system-ui, sans-serif; pointer-events: none; }
+.chat-lines > div { background: rgba(0,0,0,.45); color: #fff; padding: 2px 6px; margin-top: 2px; border-radius: 3px; transition: opacity 1s; overflow-wrap: anywhere; }
+.chat-lines > div.faded { opacity: 0; }
+.chat-box.open .chat-lines > div.faded { opacity: 1; }
+.chat-lines .who { font-weight: 600; color: #ffd86b; }
+.chat-lines .own .who { color: #8fd3ff; }
+.chat-lines .id { opacity: .6; font-size: 11px; margin-left: 3px; }
+.chat-lines .system { color: #f8b; }
+.chat-box input { width: 100%; box-sizing: border-box; margin-top: 4px; font: inherit; padding: 4px 6px; pointer-events: auto; background: rgba(0,0,0,.7); color: #fff; border: 1px solid #888; border-radius: 3px; }
+.chat-box input[hidden] { display: none; }
+`;
+
+export class ChatBox {
+  readonly root: HTMLElement;
+  private readonly list: HTMLElement;
+  private readonly field: HTMLInputElement;
+
+  /** `say` resolves once said, or rejects with a message for the player. */
+  constructor(container: HTMLElement, private readonly say: (text: string) => Promise<unknown>, private readonly opts = CHAT_BOX_DEFAULTS) {
+    if (!document.getElementById('chat-box-css')) {
+      const style = document.createElement('style');
+      style.id = 'chat-box-css';
+      style.textContent = CSS;
+      document.head.append(style);
+    }
+    this.root = document.createElement('div');
+    this.root.className = 'chat-box';
+    this.list = document.createElement('div');
+    this.list.className = 'chat-lines';
+    this.list.setAttribute('role', 'log');
+    this.field = document.createElement('input');
+    this.field.type = 'text';
+    this.field.maxLength = MAX_CHAT_CHARS * 2;
+    this.field.placeholder = 'Say something (Enter sends, Esc closes)';
+    this.field.setAttribute('aria-label', 'chat');
+    this.field.hidden = true;
+    this.field.addEventListener('keydown', (e) => {
+      e.stopPropagation();
+      if (e.key === 'Enter') this.send();
+      else if (e.key === 'Escape') this.close();
+    });
+    this.field.addEventListener('blur', () => this.close());
+    this.root.append(this.list, this.field);
+    container.append(this.root);
+  }
+
+  get isOpen(): boolean {
+    return !this.field.hidden;
+  }
+
+  open(): void {
+    this.field.hidden = false;
+    this.root.classList.add('open');
+    this.field.focus();
+  }
+
+  close(): void {
+    this.field.hidden = true;
+    this.field.value = '';
+    this.root.classList.remove('open');
+    this.field.blur();
+  }
+
+  add(line: ChatBoxLine): void {
+    const row = document.createElement('div');
+    if (line.own) row.className = 'own';
+    const who = document.createElement('span');
+    who.className = 'who';
+    who.textContent = line.name;
+    const id = document.createElement('span');
+    id.className = 'id';
+    id.textContent = `#${line.player.slice(0, 4)}`;
+    row.append(who, id, document.createTextNode(`: ${line.text}`));
+    this.push(row);
+  }
+
+  /** A line from the game itself (why a line could not be said). */
+  notice(text: string): void {
+    const row = document.createElement('div');
+    row.className = 'system';
+    row.textContent = text;
+    this.push(row);
+  }
+
+  private push(row: HTMLElement): void {
+    this.list.append(row);
+    while (this.list.childElementCount > this.opts.shown) this.list.firstElementChild!.remove();
+    setTimeout(() => row.classList.add('faded'), this.opts.fadeMs);
+  }
+
+  private send(): void {
+    const text = this.field.value;
+    this.close();
+    if (text.trim() === '') return;
+    this.say(text).catch((err: Error) => this.notice(err.message));
+  }
+}
