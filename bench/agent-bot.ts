@@ -64,6 +64,11 @@ export class Bot {
     return `${this.o.baseUrl.replace(/\/?$/, '/')}?${q}#${frag}`;
   }
 
+  /** The bot's page (bench/cpu-profile.ts profiles it). */
+  get tab(): Page {
+    return this.page;
+  }
+
   /** Opens the page; join time = page open to ready() resolved and window.voxel.net present. */
   async join(): Promise<void> {
     this.page = await this.context.newPage();

@@ -24,6 +24,7 @@ import { launchBrowser } from '../e2e/browser';
 import { startServer, type RunningServer } from '../signaling/serve';
 import { hashString, mulberry32 } from '../src/world/terrain-hash';
 import { Bot, type NumericStats } from './agent-bot';
+import { profilePage } from './cpu-profile';
 import { median, percentile } from './stats';
 
 export const AGENT_DEFAULTS = {
@@ -60,6 +61,8 @@ export interface AgentOptions extends Partial<typeof AGENT_DEFAULTS> {
   relayUrl?: string;
   /** Progress lines (default: stderr). */
   log?: (line: string) => void;
+  /** Write bot 0's CPU profile summary of the walk here (bench/cpu-profile.ts). */
+  profile?: string;
 }
 
 export interface Summary { p50: number; p99: number; max: number; samples: number }
@@ -219,6 +222,8 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
 
     const statsAt = () => Promise.all(live.map((b) => b.stats().catch(() => (statsErrors++, {}) as NumericStats)));
     const start = await statsAt();
+    // --profile: bot 0's main thread profiled through the walk (bench/cpu-profile.ts).
+    const stopProfile = options.profile ? await profilePage(live[0]!.tab) : undefined;
     const t0 = Date.now();
     const until = t0 + o.seconds * 1000;
     const nextEdit = live.map((_, i) => t0 + 1000 + (i * o.editEveryMs) / live.length);
@@ -243,6 +248,11 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
       await sleep(Math.max(0, o.stepMs - (Date.now() - tickStart)));
     }
     const walked = (Date.now() - t0) / 1000;
+    if (stopProfile) {
+      const summary = await stopProfile();
+      writeFileSync(options.profile!, JSON.stringify(summary, null, 1));
+      log(`agents: bot 0 profiled ${summary.wallMs} ms, main thread busy ${summary.busyMs} ms -> ${options.profile}`);
+    }
     await Promise.all(inFlight);
     const rendered = await Promise.all(renderers.map((b) => b.renderCounters().catch(() => null)));
     // Edits not seen in time: arrived late, or never (the block is removed by now, but its
@@ -337,6 +347,7 @@ function parseArgs(argv: string[]): AgentOptions & { json?: string } {
       case '--seed': out.seed = need(); break;
       case '--rd': out.renderDistance = Math.floor(num()); break;
       case '--json': out.json = need(); break;
+      case '--profile': out.profile = need(); break;
       case '--join-timeout': out.joinTimeoutMs = num() * 1000; break;
       case '--net': out.net = need() !== 'off'; break;
       case '--dir': out.staticDir = need(); break;

@@ -4,6 +4,7 @@ import { hexToId, idFromSha256, idToHex } from '../core/node-id';
 import { NAMESPACES, type Namespace } from '../dht/messages';
 import type { Peer } from './peer';
 import { isProbeFrame, RttProbe } from './rtt-probe';
+import { LINK_FRAME_TOTALS } from '../net/webrtc-link';
 
 export interface NetLink {
   id: string;
@@ -65,7 +66,7 @@ export function createNetApi(peer: Peer): NetApi {
     received: () => received.slice(),
     connect: (to) => peer.dht.connect(hexToId(to)),
     lookup: async (t) => (await peer.dht.findNode(hexToId(t))).closest.map((c) => idToHex(c.id)),
-    stats: () => ({ ...flatten(peer.dht.stats as unknown as Record<string, unknown>), ...flatten(probe.stats, 'rttProbe_') }),
+    stats: () => ({ ...flatten(peer.dht.stats as unknown as Record<string, unknown>), ...flatten(probe.stats, 'rttProbe_'), ...flatten(LINK_FRAME_TOTALS, 'link_') }),
     relay: async () => ({ online: peer.relayOnline, reconnects: peer.relayReconnects, listed: await peer.relayPeers(16) }),
   };
 }

@@ -14,7 +14,32 @@ export const FrameKind = {
   End: 1,
   /** Handshake / control: UTF-8 JSON, one frame, schema-checked by the reader. */
   Control: 2,
+  /**
+   * Several whole messages in one frame: each a 2-byte big-endian length and its bytes.
+   * Sent only to a peer that said in its hello it reads them (link-handshake.ts): a
+   * data-channel send is a blocking call into the WebRTC thread, and a tab's many small
+   * messages to one peer in one task (heartbeats and acks of every region it shares with
+   * that peer, position relays) cost one call each otherwise.
+   */
+  Batch: 3,
 } as const;
+
+/** Bytes a message takes in a batch (its length prefix and itself). */
+export const batchedSize = (message: Uint8Array): number => 2 + message.length;
+
+/** One Batch frame of `messages` (their batched sizes sum to at most FRAME_PAYLOAD). */
+export function batchFrame(messages: readonly Uint8Array[]): Uint8Array {
+  const f = new Uint8Array(1 + messages.reduce((n, m) => n + batchedSize(m), 0));
+  f[0] = FrameKind.Batch;
+  let off = 1;
+  for (const m of messages) {
+    f[off] = m.length >> 8;
+    f[off + 1] = m.length & 0xff;
+    f.set(m, off + 2);
+    off += batchedSize(m);
+  }
+  return f;
+}
 
 /** Splits one message into frames (an empty message is one End frame). */
 export function splitMessage(data: Uint8Array): Uint8Array[] {
@@ -43,6 +68,7 @@ export function controlFrame(msg: unknown): Uint8Array {
 
 export type FrameEvent =
   | { kind: 'message'; data: Uint8Array }
+  | { kind: 'batch'; messages: Uint8Array[] }
   | { kind: 'control'; msg: unknown }
   | { kind: 'bad'; why: string }
   | { kind: 'partial' };
@@ -68,6 +94,7 @@ export class FrameReader {
         return { kind: 'bad', why: 'control frame is not JSON' };
       }
     }
+    if (kind === FrameKind.Batch) return this.batch(body);
     if (kind !== FrameKind.More && kind !== FrameKind.End) return { kind: 'bad', why: 'unknown frame kind' };
     if (this.skipping) {
       if (kind === FrameKind.End) this.skipping = false;
@@ -98,5 +125,21 @@ export class FrameReader {
     this.parts = [];
     this.size = 0;
     return { kind: 'message', data };
+  }
+
+  /** A Batch frame's messages; bad if it splits a message or comes inside a fragmented one. */
+  private batch(body: Uint8Array): FrameEvent {
+    if (this.parts.length > 0 || this.skipping) return { kind: 'bad', why: 'batch inside a message' };
+    const messages: Uint8Array[] = [];
+    let off = 0;
+    while (off < body.length) {
+      if (off + 2 > body.length) return { kind: 'bad', why: 'malformed batch' };
+      const n = (body[off]! << 8) | body[off + 1]!;
+      if (off + 2 + n > body.length) return { kind: 'bad', why: 'malformed batch' };
+      messages.push(body.slice(off + 2, off + 2 + n));
+      off += 2 + n;
+    }
+    if (messages.length === 0) return { kind: 'bad', why: 'empty batch' };
+    return { kind: 'batch', messages };
   }
 }

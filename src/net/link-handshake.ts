@@ -29,6 +29,8 @@ export const HelloSchema = v.object({
   alg: v.picklist(['Ed25519', 'ECDSA-P256']),
   pk: B64,
   nonce: B64,
+  /** The sender reads Batch frames (frames.ts); a peer that does not say so gets none. */
+  batch: v.optional(v.literal(1)),
 });
 export const AuthSchema = v.object({ t: v.literal('auth'), sig: B64 });
 export const ByeSchema = v.object({ t: v.literal('bye'), reason: v.pipe(v.string(), v.maxLength(200)) });
@@ -75,12 +77,12 @@ export const NO_ID_WORK = 'the remote id shows too little work';
 
 /**
  * Runs both halves of the handshake; resolves once the peer proved `remoteId` and it shows
- * `idWorkBits` of work. `fingerprints` is "offerFingerprint|answerFingerprint" as this side
+ * `idWorkBits` of work, with whether the peer reads Batch frames. `fingerprints` is "offerFingerprint|answerFingerprint" as this side
  * saw the SDPs.
  */
-export async function runHandshake(io: HandshakeIo, self: Identity, remoteId: NodeId, fingerprints: string, idWorkBits = ID_WORK_BITS): Promise<void> {
+export async function runHandshake(io: HandshakeIo, self: Identity, remoteId: NodeId, fingerprints: string, idWorkBits = ID_WORK_BITS): Promise<{ batch: boolean }> {
   const nonce = crypto.getRandomValues(new Uint8Array(NONCE_BYTES));
-  io.send({ t: 'hello', v: 1, alg: self.alg, pk: toB64(self.publicKey), nonce: toB64(nonce) });
+  io.send({ t: 'hello', v: 1, alg: self.alg, pk: toB64(self.publicKey), nonce: toB64(nonce), batch: 1 });
   const hello = await io.next();
   if (hello.t !== 'hello') throw new HandshakeError(`expected hello, got ${hello.t}`);
   const pk = fromB64(hello.pk);
@@ -94,4 +96,5 @@ export async function runHandshake(io: HandshakeIo, self: Identity, remoteId: No
   if (auth.t !== 'auth') throw new HandshakeError(`expected auth, got ${auth.t}`);
   const ok = await verifySignature(hello.alg, pk, transcript(remoteId, self.id, theirNonce, nonce, fingerprints), fromB64(auth.sig));
   if (!ok) throw new HandshakeError('bad signature');
+  return { batch: hello.batch === 1 };
 }

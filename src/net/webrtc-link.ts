@@ -9,7 +9,7 @@ import { realClock, type Clock, type TimerHandle } from '../core/clock';
 import { Emitter } from '../core/emitter';
 import type { NodeId } from '../core/node-id';
 import { LinkClosedError, LinkMessageTooLargeError, MAX_LINK_MESSAGE, type Link, type LinkEvents } from './link';
-import { controlFrame, FrameReader, splitMessage } from './frames';
+import { batchedSize, batchFrame, controlFrame, FRAME_PAYLOAD, FrameReader, splitMessage } from './frames';
 import { ControlSchema, HandshakeError, type ControlMsg, type HandshakeIo } from './link-handshake';
 
 /** Bad frames tolerated on one link before it is closed as broken. */
@@ -25,6 +25,34 @@ export const STALL_MS = 20_000;
 /** Messages (and bytes) from the peer held back until our side of the handshake is done. */
 export const MAX_HELD_MESSAGES = 1024;
 export const MAX_HELD_BYTES = 1024 * 1024;
+
+/**
+ * Runs `fn` once the current task and every microtask it queued are done: a message sent
+ * after an await in the same task (a signature, a store write) still joins the batch, and
+ * the batch leaves before any timer or network event runs. Node: setImmediate; a page (or
+ * worker): a MessageChannel message, a new task without setTimeout's clamping.
+ */
+const afterTask: (fn: () => void) => void = (() => {
+  const g = globalThis as { setImmediate?: (fn: () => void) => unknown };
+  if (typeof g.setImmediate === 'function') return (fn: () => void) => void g.setImmediate!(fn);
+  if (typeof MessageChannel === 'function') {
+    const waiting: (() => void)[] = [];
+    const ch = new MessageChannel();
+    ch.port1.onmessage = () => {
+      for (const fn of waiting.splice(0)) fn();
+    };
+    return (fn: () => void) => {
+      if (waiting.push(fn) === 1) ch.port2.postMessage(0);
+    };
+  }
+  return (fn: () => void) => void setTimeout(fn, 0);
+})();
+
+/**
+ * This page's WebRTC links together (window.voxel.net.stats() `link_*`): messages sent,
+ * frames written (each a blocking send into the WebRTC thread) and Batch frames among them.
+ */
+export const LINK_FRAME_TOTALS = { framesOut: 0, batchesOut: 0, messagesOut: 0 };
 
 export interface WebRtcLinkOptions {
   clock?: Clock;
@@ -45,11 +73,19 @@ export interface LinkStats {
   badFrames: number;
   /** badFrames by reason. */
   badBy: Record<string, number>;
+  /** Frames written to the channel (each a blocking send), and Batch frames among them. */
+  framesOut: number;
+  batchesOut: number;
 }
 
 export class WebRtcLink implements Link {
   readonly events = new Emitter<LinkEvents>();
-  readonly stats: LinkStats = { messagesIn: 0, messagesOut: 0, bytesIn: 0, bytesOut: 0, badFrames: 0, badBy: {} };
+  readonly stats: LinkStats = { messagesIn: 0, messagesOut: 0, bytesIn: 0, bytesOut: 0, badFrames: 0, badBy: {}, framesOut: 0, batchesOut: 0 };
+  /** The peer reads Batch frames (it said so in its hello): small messages of one task go as one frame. */
+  private batching = false;
+  private batch: Uint8Array[] = [];
+  private batchBytes = 0;
+  private flushQueued = false;
   private state: 'handshake' | 'holding' | 'open' | 'closed' = 'handshake';
   private readonly reader: FrameReader;
   private readonly queue: Uint8Array[] = [];
@@ -96,17 +132,58 @@ export class WebRtcLink implements Link {
   }
 
   get bufferedAmount(): number {
-    return this.queuedBytes + (this.peer.destroyed ? 0 : this.peer.bufferSize);
+    return this.queuedBytes + this.batchBytes + (this.peer.destroyed ? 0 : this.peer.bufferSize);
+  }
+
+  /** From now on small messages sent in one task travel as one Batch frame (the peer reads them). */
+  enableBatching(): void {
+    this.batching = true;
   }
 
   send(data: Uint8Array): void {
     if (!this.open) throw new LinkClosedError();
     if (data.length > MAX_LINK_MESSAGE) throw new LinkMessageTooLargeError(data.length);
     this.stats.messagesOut++;
+    LINK_FRAME_TOTALS.messagesOut++;
     this.stats.bytesOut += data.length;
+    if (this.batching && batchedSize(data) <= FRAME_PAYLOAD) {
+      if (this.batchBytes + batchedSize(data) > FRAME_PAYLOAD) this.flushBatch();
+      // A copy: the sender's buffer is its own again once send returns.
+      this.batch.push(data.slice());
+      this.batchBytes += batchedSize(data);
+      if (!this.flushQueued) {
+        this.flushQueued = true;
+        afterTask(() => {
+          this.flushQueued = false;
+          this.flushBatch();
+        });
+      }
+      return;
+    }
+    this.flushBatch(); // in order: what was batched goes first
     for (const f of splitMessage(data)) this.enqueue(f);
-    // The peer stopped reading (or reads slower than we must send): holding more for it
-    // would grow without bound, so the link goes, as a dead one would.
+    this.checkQueue();
+  }
+
+  private flushBatch(): void {
+    if (this.batch.length === 0 || this.state === 'closed') return;
+    const messages = this.batch;
+    this.batch = [];
+    this.batchBytes = 0;
+    if (messages.length === 1) this.enqueue(splitMessage(messages[0]!)[0]!);
+    else {
+      this.stats.batchesOut++;
+      LINK_FRAME_TOTALS.batchesOut++;
+      this.enqueue(batchFrame(messages));
+    }
+    this.checkQueue();
+  }
+
+  /**
+   * The peer stopped reading (or reads slower than we must send): holding more for it
+   * would grow without bound, so the link goes, as a dead one would.
+   */
+  private checkQueue(): void {
     if (this.queuedBytes > this.maxQueuedBytes) this.stalled('send queue full');
   }
 
@@ -124,7 +201,8 @@ export class WebRtcLink implements Link {
 
   close(reason = 'closed'): void {
     if (this.state === 'closed') return;
-    // Best effort: tell the peer why; the channel closing tells it anyway.
+    // Best effort: what was batched, then why; the channel closing tells it anyway.
+    this.flushBatch();
     try {
       if (!this.peer.destroyed) this.peer.send(controlFrame({ t: 'bye', reason: reason.slice(0, 200) }));
     } catch {
@@ -176,6 +254,8 @@ export class WebRtcLink implements Link {
     while (!this.waitingDrain && this.queue.length > 0 && this.state !== 'closed' && !this.peer.destroyed) {
       const f = this.queue.shift()!;
       this.queuedBytes -= f.length;
+      this.stats.framesOut++;
+      LINK_FRAME_TOTALS.framesOut++;
       if (!this.peer.write(f)) this.waitingDrain = true;
     }
     if (this.waitingDrain && this.stallTimer === undefined && this.state !== 'closed') {
@@ -204,14 +284,24 @@ export class WebRtcLink implements Link {
         return;
       }
       case 'message':
-        this.stats.messagesIn++;
-        this.stats.bytesIn += ev.data.length;
-        if (this.state === 'open') this.events.emit('message', ev.data);
-        else if (this.held.length < MAX_HELD_MESSAGES && this.heldBytes + ev.data.length <= MAX_HELD_BYTES) {
-          this.held.push(ev.data);
-          this.heldBytes += ev.data.length;
-        } else this.bad('too many messages before the handshake finished');
+        return this.deliver(ev.data);
+      case 'batch':
+        // A handler may close the link on the way (a bad message): the rest is dropped.
+        for (const m of ev.messages) {
+          if (this.closed) return;
+          this.deliver(m);
+        }
     }
+  }
+
+  private deliver(data: Uint8Array): void {
+    this.stats.messagesIn++;
+    this.stats.bytesIn += data.length;
+    if (this.state === 'open') this.events.emit('message', data);
+    else if (this.held.length < MAX_HELD_MESSAGES && this.heldBytes + data.length <= MAX_HELD_BYTES) {
+      this.held.push(data);
+      this.heldBytes += data.length;
+    } else this.bad('too many messages before the handshake finished');
   }
 
   private bad(why: string): void {
@@ -225,6 +315,8 @@ export class WebRtcLink implements Link {
     this.state = 'closed';
     this.queue.length = 0;
     this.queuedBytes = 0;
+    this.batch = [];
+    this.batchBytes = 0;
     this.clearStall();
     this.held = [];
     this.heldBytes = 0;

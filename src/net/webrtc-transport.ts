@@ -372,7 +372,8 @@ export class WebRtcTransport implements Transport {
     try {
       // Our own SDP is checked here (the peer's was, as it came in): nothing to bind, no link.
       if (offerFp === undefined || answerFp === undefined) throw new HandshakeError('an SDP without exactly one fingerprint');
-      await runHandshake(link.handshakeIo(), this.opts.identity, c.remoteId, fps, this.opts.idWorkBits);
+      const peerReads = await runHandshake(link.handshakeIo(), this.opts.identity, c.remoteId, fps, this.opts.idWorkBits);
+      if (peerReads.batch) link.enableBatching();
     } catch (e) {
       if (c.done) return;
       this.stats.handshakeFailures++;
