@@ -1,7 +1,7 @@
 // Names and chat between two tabs of their own (two profiles): A names itself and says a
 // line with markup in it; B, drawing, lists A under that name and shows the line as text in
 // its chat box (the DOM holds the characters, no element made of them); B answers by the
-// keyboard (T, type, Enter).
+// keyboard (T, type, Enter); B's Tab list (window.voxel.who() and the overlay) shows A.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, openInFreshContext, PAGE_UP } from './browser';
@@ -30,6 +30,11 @@ describe('names and chat', () => {
     const spot = await b.evaluate(() => window.voxel.player());
     await a.evaluate(([x, y, z]) => window.voxel.teleport(x!, y!, z!), [spot.x + 2, spot.y + 1, spot.z]);
     await b.waitForFunction(() => window.voxel.hosting!.players().some((p) => p.name === 'Ann Lee'), null, { timeout: 20_000, polling: 100 });
+    // Who is here (the Tab list's rows): A by name, with the short id that tells it from another Ann Lee, a few blocks away.
+    const annId = await a.evaluate(() => window.voxel.net!.id());
+    const ann = (await b.evaluate(() => window.voxel.who!())).find((r) => r.name === 'Ann Lee');
+    expect(ann).toMatchObject({ id: annId, shortId: annId.slice(0, 6) });
+    expect(ann!.distance).toBeLessThan(16);
 
     const line = 'hi <img src=x onerror="document.title=1"> there';
     // A's region must have a primary A is attached to before the line can be said.
@@ -53,6 +58,15 @@ describe('names and chat', () => {
     await b.keyboard.press('Enter');
     await a.waitForFunction(() => window.voxel.chat!.lines().some((x) => x.text === 'hello Ann' && !x.own), null, { timeout: 10_000, polling: 50 });
     expect(await b.locator('.chat-box input').isHidden()).toBe(true);
+    // Holding Tab while playing shows the list (A's name as text) and keeps the focus in the game; letting go hides it.
+    await b.mouse.click(240, 150); // takes the pointer
+    await b.waitForFunction(() => document.pointerLockElement !== null, null, { timeout: 2000, polling: 50 });
+    await b.keyboard.down('Tab');
+    await b.locator('.who-overlay').waitFor({ state: 'visible', timeout: 1000 });
+    expect(await b.locator('.who-overlay td.name').allTextContents()).toContain('Ann Lee');
+    expect(await b.evaluate(() => document.activeElement === document.body)).toBe(true);
+    await b.keyboard.up('Tab');
+    expect(await b.locator('.who-overlay').isHidden()).toBe(true);
     await Promise.all([a.context().close(), b.context().close()]);
   });
 });

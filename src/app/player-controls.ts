@@ -34,6 +34,8 @@ export interface PlayerControlsArgs {
   name?: { default: string; set(name: string): boolean };
   /** T or Enter opens the chat field (absent without the network). */
   chat?: { open(): boolean };
+  /** Tab held shows who is here (page-who.ts). */
+  who?: { hold(held: boolean): void };
 }
 
 export class PlayerControls {
@@ -65,6 +67,7 @@ export class PlayerControls {
       changeRenderDistance: (d) => this.changeRenderDistance(this.renderDistance + d),
       lockChanged: (locked) => {
         menu.hidden = locked;
+        if (!locked) args.who?.hold(false);
         // Keys typed into a settings field that kept the focus would not reach the game.
         if (!locked) this.settingsPanel?.show(this.settings);
         else if (document.activeElement instanceof HTMLElement) document.activeElement.blur();
@@ -73,6 +76,7 @@ export class PlayerControls {
       dropItem: () => args.itemKeys?.dropItem(),
       nextItem: () => args.itemKeys?.nextItem(),
       openChat: () => args.chat?.open() ?? false,
+      holdWho: (held) => args.who?.hold(held),
     });
     this.settingsPanel = cfg.headless ? null : new SettingsPanel(menu.querySelector('.card')!, {
       initial: this.settings,

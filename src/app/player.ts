@@ -10,15 +10,16 @@ import { RemotePlayers } from '../play/remote-player-smoother';
 import { WorldModel } from '../play/world-model';
 import { WorldStore } from '../store/world-store';
 import { Hud } from '../ui/hud';
-import { StartScreen } from '../ui/start-screen';
+import { StartScreen, webglProblemKind } from '../ui/start-screen';
 import { clampRenderDistance, DEFAULT_RENDER_DISTANCE, parsePageConfig } from './config';
 import { FrameLoop } from './frame-loop';
 import { createHostingApi } from './hosting-api';
-import { createNetApi } from './net-api';
+import { createNetApi, type NetApi } from './net-api';
 import { deployDefaults, inviteLinkFor, inviteProblem, joinPeer, startNetSession, type NetSession } from './net-session';
 import type { Peer } from './peer';
 import { PageChat } from './page-chat';
 import { PageItems } from './page-items';
+import { PageWho } from './page-who';
 import { PlayerControls } from './player-controls';
 import { keepPlayerSaved, loadSavedPlayer, startSession } from './player-saving';
 import { PlayerStatus } from './player-status';
@@ -27,7 +28,7 @@ import { TabClock } from './tab-clock';
 import { PROBE_WAIT_MS, ProbeFrameGate } from './probe-frame-gate';
 import { createVoxelApi, type VoxelApi } from './voxel-api';
 import { WorkerTicker } from './worker-ticker';
-import { createView, type WorldView } from './world-view';
+import { createView, DrawingUnavailable, hasWebGL2, type WorldView } from './world-view';
 import { playerWork, sayMinting, type PlayerWork } from './key-work-minter';
 import { PLAYER_PASS_BITS } from '../region/player-pass';
 import { loadPlayerIdentity } from '../store/identity-store';
@@ -45,6 +46,11 @@ async function main(): Promise<void> {
   const clock = new TabClock(ticker);
   const loading = new StartScreen(document.getElementById('loading')!, cfg.world);
   const hud = new Hud(document.getElementById('hud')!);
+  // A browser without WebGL2 is told at once, before it joins a network it could not show.
+  if (!cfg.headless && !hasWebGL2()) {
+    cannotDraw(loading, new DrawingUnavailable(webglProblemKind(false), 'WebGL2RenderingContext is not defined'));
+    return;
+  }
   // A broken or altered invite is said at once (and not followed); the join goes on without it.
   const problem = cfg.net ? await inviteProblem(cfg) : undefined;
   if (problem) explainStart(loading, hud, cfg, { kind: problem.kind === 'malformed' ? 'invite-malformed' : 'invite-tampered', detail: problem.reason });
@@ -92,16 +98,26 @@ async function main(): Promise<void> {
   const session = await startSession(world, saved, net, cfg.seed);
   const editor = new BlockEditor(world, source, () => session.body);
 
-  const view: WorldView = await createView(document.getElementById('game')!, world, { headless: cfg.headless, renderDistance });
+  let view: WorldView;
+  try {
+    view = await createView(document.getElementById('game')!, world, { headless: cfg.headless, renderDistance });
+  } catch (err) {
+    if (!(err instanceof DrawingUnavailable)) throw err;
+    cannotDraw(loading, err);
+    return;
+  }
   const items = new PageItems({ cfg, world, session, view, probeGate: probeGate ?? undefined, hudRoot: document.getElementById('hud')!, self: peer?.id ?? 'me', net: net ? { client: net.client, wire: net.items.wire, signer: net.peer.identity, recorded: async () => (await net.fetchPlayer())?.items } : undefined, onMessage: (text) => hud.showMessage(text, 'notice') });
   const savePlayer = keepPlayerSaved({ world: cfg.world, session, store, net, onError: (err) => hud.showMessage(err.message), held: () => items.held() });
   const name = net ? { default: net.source.opts.name, set: (n: string) => net.source.setName(n) } : undefined;
   const chat = net ? new PageChat(cfg, net, session) : null;
-  const controls = new PlayerControls({ cfg, hud, session, editor, view, store, peer, renderDistance, itemKeys: items.keys, ...(name ? { name } : {}), ...(chat ? { chat } : {}) });
+  // Other players as drawn; their edits and avatars are wired below.
+  const remote = new RemotePlayers();
+  let netApi: NetApi | undefined;
+  const who = new PageWho({ headless: cfg.headless, players: () => remote.sample(performance.now()), self: () => session.body, links: () => netApi?.links() ?? [] });
+  const controls = new PlayerControls({ cfg, hud, session, editor, view, store, peer, renderDistance, itemKeys: items.keys, who, ...(name ? { name } : {}), ...(chat ? { chat } : {}) });
 
   // Other players' edits and avatars. Whichever source: its block changes reach the world
   // model (the local source sends none).
-  const remote = new RemotePlayers();
   source.events.on('blocks', ({ changes }) => { for (const c of changes) world.applyBlock(c.x, c.y, c.z, c.id, c.stamp); });
   if (net) {
     // The list holds every player known; only those reported since the last event are new
@@ -130,13 +146,14 @@ async function main(): Promise<void> {
   });
   if (peer) {
     const joined = peer;
-    api.net = createNetApi(joined);
+    api.net = netApi = createNetApi(joined);
     api.invite = () => inviteLinkFor(joined, cfg, location.href.split('#')[0]!);
   }
   api.items = items.api;
   api.settings = () => controls.settings;
   api.setName = (typed) => controls.setName(typed);
   if (chat) api.chat = chat.api;
+  api.who = () => who.rows();
   api.moveInput = () => controls.input?.moveInput() ?? null;
   api.startProblem = () => document.querySelector<HTMLElement>('#loading .problem:not([hidden])')?.dataset.kind;
   if (net) {
@@ -144,6 +161,12 @@ async function main(): Promise<void> {
     addEventListener('pagehide', () => net?.stop());
   }
   window.voxel = api;
+}
+
+/** The page cannot draw: the start screen says why and what to do, with Retry and no "play alone" (there is nothing to play in). */
+function cannotDraw(loading: StartScreen, err: DrawingUnavailable): void {
+  loading.stage('terrain', 'failed', 'no WebGL2');
+  loading.problem({ kind: err.kind, detail: err.message, retry: () => location.reload(), alone: false });
 }
 
 main().catch((err: unknown) => {

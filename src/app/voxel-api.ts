@@ -15,6 +15,7 @@ import type { NetApi } from './net-api';
 import type { ChatApi } from './page-chat';
 import type { MoveInput } from '../play/physics';
 import type { PlayerSettings } from '../ui/player-settings';
+import type { WhoRow } from '../ui/who-list';
 
 export interface VoxelStats {
   fps: number;
@@ -93,6 +94,8 @@ export interface VoxelApi {
   setName?: (name: string) => boolean;
   /** Text chat with the players around (set with `net` when the tab plays in the shared world). */
   chat?: ChatApi;
+  /** Who is here, as the Tab list shows it: the players around, nearest first (at most 64), with short id, distance in blocks and the round trip of a direct link ('-' without one). */
+  who?: () => WhoRow[];
   /** The move the held keys ask for now (null on a page without keyboard input). */
   moveInput?: () => MoveInput | null;
 }

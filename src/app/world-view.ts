@@ -8,6 +8,7 @@ import type { RemotePlayerSample } from '../play/remote-player-smoother';
 import type { ItemSprite } from '../render/item-models';
 import { RemoteAvatars } from '../render/remote-avatars';
 import { WorldRenderer } from '../render/world-renderer';
+import { webglProblemKind, type StartProblemKind } from '../ui/start-screen';
 
 export interface ViewStats {
   lastMeshMs: number;
@@ -45,11 +46,35 @@ export interface ViewOptions {
 
 const HEADLESS_FRAME_MS = 50;
 
+/** The page cannot draw (no WebGL2 context); `kind` says which words the start screen shows. */
+export class DrawingUnavailable extends Error {
+  constructor(readonly kind: StartProblemKind, detail: string) {
+    super(detail);
+    this.name = 'DrawingUnavailable';
+  }
+}
+
+/** The browser has the WebGL2 API at all (a context can still fail: hardware acceleration off, driver blocked). */
+export function hasWebGL2(): boolean {
+  return typeof WebGL2RenderingContext !== 'undefined';
+}
+
 export async function createView(container: HTMLElement, world: WorldModel, opts: ViewOptions): Promise<WorldView> {
   if (opts.headless) return headlessView(world);
   const canvas = document.createElement('canvas');
   container.appendChild(canvas);
-  const renderer = new WorldRenderer({ canvas, renderDistance: opts.renderDistance });
+  let renderer: WorldRenderer;
+  try {
+    renderer = new WorldRenderer({ canvas, renderDistance: opts.renderDistance });
+  } catch (err) {
+    // three.js asks for a WebGL2 context and throws "Error creating WebGL context." when it
+    // gets none: the player is told why and what to do (ui/start-screen.ts), not shown a
+    // generic failure. Anything else (a worker that would not start) stays what it is.
+    const message = err instanceof Error ? err.message : String(err);
+    if (hasWebGL2() && !/webgl/i.test(message)) throw err;
+    canvas.remove();
+    throw new DrawingUnavailable(webglProblemKind(hasWebGL2()), message);
+  }
   const resize = () => renderer.resize(container.clientWidth || innerWidth, container.clientHeight || innerHeight);
   resize();
   addEventListener('resize', resize);

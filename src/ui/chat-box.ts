@@ -4,6 +4,7 @@
 // shows those characters. The short id beside each name tells apart two players who chose
 // the same one.
 import { MAX_CHAT_CHARS } from '../region/chat-line';
+import { addStyleOnce } from './page-style';
 
 export interface ChatBoxLine {
   /** Speaker's player id (hex). */
@@ -40,12 +41,7 @@ export class ChatBox {
 
   /** `say` resolves once said, or rejects with a message for the player. */
   constructor(container: HTMLElement, private readonly say: (text: string) => Promise<unknown>, private readonly opts = CHAT_BOX_DEFAULTS) {
-    if (!document.getElementById('chat-box-css')) {
-      const style = document.createElement('style');
-      style.id = 'chat-box-css';
-      style.textContent = CSS;
-      document.head.append(style);
-    }
+    addStyleOnce('chat-box-css', CSS);
     this.root = document.createElement('div');
     this.root.className = 'chat-box';
     this.list = document.createElement('div');

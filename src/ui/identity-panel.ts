@@ -5,6 +5,7 @@
 import { idToHex } from '../core/node-id';
 import { identityFromJson, type IdentityJson } from '../core/identity';
 import { exportPlayerIdentity, importPlayerIdentity, loadPlayerIdentity } from '../store/identity-store';
+import { addStyleOnce } from './page-style';
 
 export interface IdentityPanelDeps {
   exportIdentity(): Promise<IdentityJson>;
@@ -70,12 +71,7 @@ export class IdentityPanel {
 
   constructor(parent: HTMLElement, deps: Partial<IdentityPanelDeps> = {}) {
     this.deps = { ...defaultDeps, ...deps };
-    if (!document.getElementById('identity-panel-css')) {
-      const style = document.createElement('style');
-      style.id = 'identity-panel-css';
-      style.textContent = CSS;
-      document.head.appendChild(style);
-    }
+    addStyleOnce('identity-panel-css', CSS);
     this.root = el(parent, 'div', 'identity-panel');
     this.root.hidden = true;
     const card = el(this.root, 'div', 'card');

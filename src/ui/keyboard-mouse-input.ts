@@ -22,6 +22,8 @@ export interface InputActions {
   nextItem?(): void;
   /** T or Enter: opens the chat field; false when there is no chat (no network). */
   openChat?(): boolean;
+  /** Tab held (true) or let go (false): the list of who is here shows while it is held. */
+  holdWho?(held: boolean): void;
 }
 
 export class KeyboardMouseInput {
@@ -34,7 +36,11 @@ export class KeyboardMouseInput {
   constructor(private readonly target: HTMLElement, private readonly actions: InputActions) {
     this.listen(window, 'keydown', (e) => this.onKey(e as KeyboardEvent, true));
     this.listen(window, 'keyup', (e) => this.onKey(e as KeyboardEvent, false));
-    this.listen(window, 'blur', () => this.keys.clear());
+    this.listen(window, 'blur', () => {
+      this.keys.clear();
+      // The Tab key-up goes elsewhere once the window lost focus.
+      this.actions.holdWho?.(false);
+    });
     this.listen(target, 'mousedown', (e) => this.onMouseDown(e as MouseEvent));
     this.listen(target, 'contextmenu', (e) => e.preventDefault());
     this.listen(document, 'mousemove', (e) => {
@@ -69,6 +75,17 @@ export class KeyboardMouseInput {
 
   private onKey(e: KeyboardEvent, down: boolean): void {
     if (e.target instanceof HTMLInputElement) return;
+    if (e.code === 'Tab') {
+      // While playing Tab shows who is here and must not move the focus out of the game
+      // (to the page's buttons); in the pause menu it keeps its usual meaning.
+      if (down && this.active) {
+        e.preventDefault();
+        this.actions.holdWho?.(true);
+      } else if (!down) {
+        this.actions.holdWho?.(false);
+      }
+      return;
+    }
     if (down && (e.code === 'KeyT' || e.code === 'Enter') && !e.repeat && this.actions.openChat?.()) {
       // The field takes the keys from here: the letter must not land in it, and keys held
       // now would never see their key-up here (it goes to the field), so they are let go.

@@ -4,6 +4,7 @@
 // (Enter or leaving the field), and only one the rule allows (world/player-name.ts).
 import { PLAYER_NAME_MAX } from '../world/player-name';
 import { chosenName, parseSettings, SETTINGS_BOUNDS, type PlayerSettings } from './player-settings';
+import { addStyleOnce } from './page-style';
 
 export interface SettingsPanelArgs {
   initial: PlayerSettings;
@@ -35,12 +36,7 @@ export class SettingsPanel {
 
   constructor(container: HTMLElement, private readonly args: SettingsPanelArgs) {
     this.current = args.initial;
-    if (!document.getElementById('settings-panel-css')) {
-      const style = document.createElement('style');
-      style.id = 'settings-panel-css';
-      style.textContent = CSS;
-      document.head.append(style);
-    }
+    addStyleOnce('settings-panel-css', CSS);
     const { sensitivity: sb, fov: fb } = SETTINGS_BOUNDS;
     const rd = args.renderDistance;
     this.root = document.createElement('div');

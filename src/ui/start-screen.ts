@@ -8,10 +8,11 @@
 export type StageName = 'doorway' | 'first-link' | 'dht-ready' | 'regions' | 'terrain';
 export type StageState = 'pending' | 'done' | 'skipped' | 'failed';
 
-/** Why the start went wrong (mirrors app/peer.ts JoinFailureKind, plus the invite's own problems). */
+/** Why the start went wrong (mirrors app/peer.ts JoinFailureKind, plus the invite's own problems and the page's drawing). */
 export type StartProblemKind =
   | 'doorway-unreachable' | 'inviter-gone' | 'webrtc-blocked' | 'webrtc-unsupported' | 'nobody-here'
-  | 'invite-malformed' | 'invite-tampered';
+  | 'invite-malformed' | 'invite-tampered'
+  | 'webgl2-unsupported' | 'webgl2-unavailable';
 
 const STAGES: [StageName, string][] = [
   ['doorway', 'Meeting point (relay)'],
@@ -54,7 +55,24 @@ export const PROBLEM_WORDS: Record<StartProblemKind, { title: string; text: stri
     title: 'This invite link was changed',
     text: 'It does not match what your friend sent, so it was not followed. Ask your friend for the link again.',
   },
+  'webgl2-unsupported': {
+    title: 'This browser cannot draw the world',
+    text: 'The world is drawn with WebGL2, which this browser does not have. Update your browser, or open this page in a current Chrome or Firefox. If it is up to date, turn on hardware acceleration in its settings and reload.',
+  },
+  'webgl2-unavailable': {
+    title: 'The world cannot be drawn here',
+    text: 'This browser has WebGL2 but could not start it, most often because hardware acceleration is turned off or the graphics driver is blocked. Turn on hardware acceleration in the browser\'s settings (Chrome: System, "Use graphics acceleration"; Firefox: Performance), update the browser and the graphics driver, or try a current Chrome or Firefox; then press Retry.',
+  },
 };
+
+/**
+ * Which words a page that cannot draw shows: a browser without WebGL2 at all (too old, or
+ * turned off) needs another browser or an update; one that has it but failed to make a
+ * context mostly has hardware acceleration off or a blocked driver.
+ */
+export function webglProblemKind(webgl2Api: boolean): 'webgl2-unsupported' | 'webgl2-unavailable' {
+  return webgl2Api ? 'webgl2-unavailable' : 'webgl2-unsupported';
+}
 
 export interface ProblemOptions {
   kind: StartProblemKind;
@@ -64,6 +82,8 @@ export interface ProblemOptions {
   retry?: () => void;
   /** Shown as a button: open the world without the invite. */
   withoutInvite?: () => void;
+  /** Offer to play here alone (default); false where the page cannot play at all. */
+  alone?: boolean;
 }
 
 export class StartScreen {
@@ -120,7 +140,9 @@ export class StartScreen {
     this.panel.innerHTML = '<h2></h2><p class="why"></p><div class="actions"></div><p class="alone-means"></p><details><summary>Details</summary><code></code></details>';
     this.panel.querySelector('h2')!.textContent = words.title;
     this.panel.querySelector('.why')!.textContent = words.text;
-    this.panel.querySelector('.alone-means')!.textContent = `${ALONE}: ${ALONE_MEANS}`;
+    const alone = p.alone ?? true;
+    if (alone) this.panel.querySelector('.alone-means')!.textContent = `${ALONE}: ${ALONE_MEANS}`;
+    else this.panel.querySelector('.alone-means')!.remove();
     this.panel.querySelector('code')!.textContent = p.detail ?? '';
     const actions = this.panel.querySelector('.actions')!;
     const button = (label: string, cls: string, fn: () => void) => {
@@ -133,7 +155,7 @@ export class StartScreen {
     };
     if (p.retry) button('Retry', 'retry', p.retry);
     if (p.withoutInvite) button('Open the world without the invite', 'without-invite', p.withoutInvite);
-    button(ALONE, 'alone', () => this.dismiss());
+    if (alone) button(ALONE, 'alone', () => this.dismiss());
     this.panel.hidden = false;
   }
 

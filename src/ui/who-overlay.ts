@@ -1,0 +1,92 @@
+// "Who is here": the list that shows while Tab is held (keyboard-mouse-input.ts), rows from
+// who-list.ts. Every cell is set with textContent, never markup: a player's name is
+// whatever that player typed within the name rule, shown as those characters. While shown
+// it is refreshed a few times a second (players walk); hidden, it costs nothing.
+import { WHO_LIST_DEFAULTS, type WhoRow } from './who-list';
+import { addStyleOnce } from './page-style';
+
+export const WHO_OVERLAY_DEFAULTS = {
+  refreshMs: 300,
+};
+
+const CSS = `
+.who-overlay { position: fixed; left: 50%; top: 12%; transform: translateX(-50%); z-index: 7; min-width: min(360px, 90vw); max-width: 90vw; max-height: 70vh; overflow: auto; background: rgba(10,14,22,.82); color: #fff; border-radius: 8px; padding: 10px 14px; font: 13px system-ui, sans-serif; pointer-events: none; }
+.who-overlay[hidden] { display: none; }
+.who-overlay h2 { margin: 0 0 6px; font-size: 15px; }
+.who-overlay table { border-collapse: collapse; width: 100%; }
+.who-overlay th { text-align: left; font-weight: 600; opacity: .7; padding: 2px 8px 4px 0; }
+.who-overlay td { padding: 2px 8px 2px 0; white-space: nowrap; }
+.who-overlay td.name { white-space: normal; overflow-wrap: anywhere; }
+.who-overlay td.id, .who-overlay td.num { font: 12px ui-monospace, monospace; }
+.who-overlay td.id { opacity: .65; }
+.who-overlay td.num { text-align: right; }
+.who-overlay .empty { opacity: .75; }
+`;
+
+export class WhoOverlay {
+  readonly root: HTMLElement;
+  private readonly title: HTMLElement;
+  private readonly body: HTMLTableSectionElement;
+  private readonly empty: HTMLElement;
+  private timer: ReturnType<typeof setInterval> | undefined;
+
+  /** `rows` is asked on show and on every refresh while shown. */
+  constructor(container: HTMLElement, private readonly rows: () => WhoRow[], private readonly opts = WHO_OVERLAY_DEFAULTS) {
+    addStyleOnce('who-overlay-css', CSS);
+    this.root = document.createElement('div');
+    this.root.className = 'who-overlay';
+    this.root.hidden = true;
+    this.root.setAttribute('role', 'dialog');
+    this.root.setAttribute('aria-label', 'players here');
+    this.title = document.createElement('h2');
+    const table = document.createElement('table');
+    const head = table.createTHead().insertRow();
+    for (const label of ['Player', 'Id', 'Blocks', 'Link']) {
+      const th = document.createElement('th');
+      th.textContent = label;
+      head.append(th);
+    }
+    this.body = table.createTBody();
+    this.empty = document.createElement('div');
+    this.empty.className = 'empty';
+    this.empty.textContent = 'Nobody else is in the regions around you.';
+    this.root.append(this.title, table, this.empty);
+    container.append(this.root);
+  }
+
+  get isShown(): boolean {
+    return !this.root.hidden;
+  }
+
+  /** Tab went down (true) or up (false). */
+  hold(shown: boolean): void {
+    if (shown === this.isShown) return;
+    this.root.hidden = !shown;
+    clearInterval(this.timer);
+    this.timer = undefined;
+    if (!shown) return;
+    this.refresh();
+    this.timer = setInterval(() => this.refresh(), this.opts.refreshMs);
+  }
+
+  private refresh(): void {
+    const rows = this.rows();
+    // A full list was cut at its bound: there may be more players than rows.
+    this.title.textContent = rows.length === 1 ? '1 player here' : rows.length >= WHO_LIST_DEFAULTS.maxRows ? `The ${rows.length} nearest players` : `${rows.length} players here`;
+    this.empty.hidden = rows.length > 0;
+    const trs = rows.map((r) => {
+      const tr = document.createElement('tr');
+      const cell = (cls: string, text: string) => {
+        const td = tr.insertCell();
+        td.className = cls;
+        td.textContent = text;
+      };
+      cell('name', r.name);
+      cell('id', r.shortId);
+      cell('num', Number.isFinite(r.distance) ? String(r.distance) : '?');
+      cell('num', r.link);
+      return tr;
+    });
+    this.body.replaceChildren(...trs);
+  }
+}
