@@ -16,6 +16,7 @@
 // deltas) lives in primary-duty.ts.
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { decodeCert, encodeCert, succeeds, type CertPrev, type EpochCert } from '../region/epoch-cert';
+import { chainedFrom } from '../region/cert-anchor';
 import type { ReplicationMessageOf } from './replication-messages';
 import type { HostToPlayer, PlayerToHost, SubscriptionMessageOf } from '../region/subscription-messages';
 import { Election } from './election';
@@ -233,6 +234,20 @@ export class HostedRegion implements RegionRole {
    * in who is near the key (`near`: an older certificate, say an offerer's). Counts what fails.
    */
   async acceptable(c: EpochCert, anchor: 'held' | 'near' = 'held'): Promise<boolean> {
+    // A primary whose lease holds takes a later certificate only if a majority of its own
+    // hosts granted it: every epoch after ours needs such a majority, and they grant no claim
+    // while they hear us (primary-lease.ts), so nothing later can exist that did not chain
+    // from ours. Nearness (rule 2) is for readers that missed epochs; a live primary has not,
+    // and two attacker ids near the key must not depose it (docs/TRUST.md (a)).
+    // The same for a backup that heard its primary of that certificate's epoch within
+    // failoverMs / 2: it grants no claim meanwhile, nor may it be deposed around it.
+    const known = this.el.cert;
+    const live = !!this.duty?.leaseHeld() || (this.role === 'backup' && this.epoch === known?.e && this.ctx.clock.now() - this.lastHeard < this.ctx.opts.failoverMs / 2);
+    if (anchor === 'held' && known && c.e > known.e && live && !chainedFrom(c, known)) {
+      this.ctx.stats.badCerts++;
+      this.trace(`bad certificate e${c.e}: not granted by our hosts while our primary lives`);
+      return false;
+    }
     const fault = await this.ctx.certs.check(this.key, c, anchor === 'held' ? { known: this.el.cert, fresh: 'learn' } : { fresh: 'near' });
     if (fault) {
       this.ctx.stats.badCerts++;

@@ -117,6 +117,29 @@ describe('a Sybil attacker with self-minted certificates (simulated)', () => {
   }
 });
 
+// Two of the attacker's 3 keys live nodes among the 8 nearest the key, just past its hosts:
+// their grants anchor near the key (rule 2), but a primary whose lease holds, and a backup
+// that hears it, take a later certificate only if a majority of their own hosts granted it
+// (hosted-region.ts `acceptable`). Before: one SYNC deposed the primary and planted 32
+// blocks; a CLAIM or HANDOFF at the next epoch left the region with no primary.
+describe('a Sybil attacker with two live ids near the key, against a live region (simulated)', () => {
+  const near: SybilOptions = { keys: 3, near: 2, epoch: 'next' };
+  it('cannot depose the live primary with one SYNC (seed 1)', async () => {
+    const r = await runSyncScenario(1, near);
+    expect(r.deposed, 'the primary stepped down').toBe(false);
+    expectNothingPlanted(r);
+    expectAvailable(r);
+  });
+  for (const via of ['CLAIM', 'HANDOFF'] as const) {
+    it(`cannot freeze the live region with a ${via} at the next epoch (seed 1)`, async () => {
+      const r = await runFreezeScenario(1, via, near);
+      expect(r.deposed).toBe(false);
+      expect(r.adopted, 'honest peers holding the certificate that names the rogue').toBe(0);
+      expectAvailable(r);
+    });
+  }
+});
+
 describe('the Sybil harness, control: the same attacks with broken signatures (simulated)', () => {
   const broken: SybilOptions = { broken: true };
   const runs: [string, () => Promise<SybilResult>][] = [

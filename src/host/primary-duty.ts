@@ -266,6 +266,11 @@ export class PrimaryDuty implements DutyShared {
     this.beat.syncBackup(id, hex);
   }
 
+  /** Whether our lease holds now (primary-lease.ts): no other primary can exist meanwhile. */
+  leaseHeld(): boolean {
+    return this.pipeline.machine.lease.held(this.ctx.clock.now());
+  }
+
   /** A backup promised a later epoch. True when too few backups remain to confirm edits. */
   refusedBy(hex: string): boolean {
     return this.pipeline.machine.lease.refusedBy(hex);
