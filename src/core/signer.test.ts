@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { generateIdentity } from './identity';
-import { cachingWebCryptoVerifier } from './signer';
+import { cachingWebCryptoVerifier, ProvenKeys } from './signer';
 
 describe('cachingWebCryptoVerifier', () => {
   it('takes a signature only by the key that hashes to the id it speaks for, the same with its key remembered; refuses what is altered, foreign or malformed', async () => {
     const [a, b] = [await generateIdentity(), await generateIdentity()];
-    const verify = cachingWebCryptoVerifier(1); // one key kept: every other key imported afresh
+    const verify = cachingWebCryptoVerifier(new ProvenKeys(1)); // one key kept: every other key imported afresh
     const data = new TextEncoder().encode('grant e7');
     const sig = await a.sign(data);
     for (let round = 0; round < 2; round++) {

@@ -20,37 +20,43 @@ export type Verifier = (id: NodeId, alg: IdentityAlg, publicKey: Uint8Array, dat
 const KEYS_KEPT = 512;
 
 /**
- * A verifier that remembers, per public key, the node id it hashes to and the imported
- * WebCrypto key: a tab checks the same few peers' signatures over and over (grants, passes,
- * routed frames, chat), and the SHA-256 of the key and its import were a third of a verify
- * (bench/agents.ts --profile, 8 bots: digest 134 + importKey 87 of 540 ms of crypto in 30 s).
+ * Public keys proven to stand for their node ids, imported for WebCrypto, least recently
+ * used dropped first: a node checks the same few peers' signatures over and over (grants,
+ * passes, routed frames, chat), and the SHA-256 of the key and its import were a third of a
+ * verify (bench/agents.ts --profile, 8 bots: digest 134 + importKey 87 of 540 ms of crypto
+ * in 30 s). A key is imported only once some id it is checked against matches.
  */
-export function cachingWebCryptoVerifier(kept = KEYS_KEPT): Verifier {
-  const keys = new Map<string, { id: NodeId; key: Promise<CryptoKey> }>();
-  return async (id, alg, publicKey, data, signature) => {
+export class ProvenKeys {
+  private readonly keys = new Map<string, { id: NodeId; key?: Promise<CryptoKey | null> }>();
+
+  constructor(private readonly kept = KEYS_KEPT) {}
+
+  get size(): number {
+    return this.keys.size;
+  }
+
+  /** The imported key when `publicKey` hashes to `id`; null otherwise or when it is malformed. Never rejects. */
+  async keyFor(id: NodeId, alg: IdentityAlg, publicKey: Uint8Array): Promise<CryptoKey | null> {
     const tag = `${alg}:${String.fromCharCode.apply(null, publicKey as unknown as number[])}`;
-    let k = keys.get(tag);
-    if (k) {
-      keys.delete(tag);
-      keys.set(tag, k); // most recently used last
-    } else {
-      let key: Promise<CryptoKey>;
-      try {
-        key = importPublicKey(alg, publicKey);
-      } catch {
-        return false;
-      }
-      key.catch(() => keys.delete(tag)); // a malformed key is not kept
-      k = { id: await nodeIdOfPublicKey(publicKey), key };
-      keys.set(tag, k);
-      if (keys.size > kept) keys.delete(keys.keys().next().value!);
-    }
-    if (!idEquals(k.id, id)) return false;
-    try {
-      return await verifyWithKey(alg, await k.key, data, signature);
-    } catch {
-      return false;
-    }
+    let k = this.keys.get(tag);
+    if (k) this.keys.delete(tag); // set again below: most recently used last
+    else k = { id: await nodeIdOfPublicKey(publicKey) };
+    this.keys.set(tag, k);
+    if (this.keys.size > this.kept) this.keys.delete(this.keys.keys().next().value!);
+    if (!idEquals(k.id, id)) return null;
+    k.key ??= importPublicKey(alg, publicKey).catch(() => {
+      this.keys.delete(tag); // a malformed key is not kept
+      return null;
+    });
+    return k.key;
+  }
+}
+
+/** A verifier over `keys` (ProvenKeys): the node id is SHA-256 of the key, and WebCrypto checks the signature. */
+export function cachingWebCryptoVerifier(keys = new ProvenKeys()): Verifier {
+  return async (id, alg, publicKey, data, signature) => {
+    const key = await keys.keyFor(id, alg, publicKey);
+    return key !== null && verifyWithKey(alg, key, data, signature);
   };
 }
 

@@ -253,20 +253,20 @@ describe('RouteVerifier', () => {
     const y = await generateIdentity({ alg });
     const good = env(x.id);
     good.auth = { alg: x.alg, publicKey: x.publicKey, signature: await x.sign(signedRouteData(x.alg, good)) };
-    expect(await v.verify(good, idToHex(x.id))).toBe(true);
+    expect(await v.verify(good)).toBe(true);
     expect(v.cachedKeys).toBe(1);
     // y's key with a valid signature by y, claiming x.
     const foreign = env(x.id);
     foreign.auth = { alg: y.alg, publicKey: y.publicKey, signature: await y.sign(signedRouteData(y.alg, foreign)) };
-    expect(await v.verify(foreign, idToHex(x.id))).toBe(false);
+    expect(await v.verify(foreign)).toBe(false);
     // The cached key, a signature over other bytes.
     const other = { ...good, id: 6 };
-    expect(await v.verify(other, idToHex(x.id))).toBe(false);
-    expect(await v.verify(env(x.id), idToHex(x.id))).toBe(false);
+    expect(await v.verify(other)).toBe(false);
+    expect(await v.verify(env(x.id))).toBe(false);
     // Junk keys and signatures of the right lengths.
     const junk = env(x.id);
     junk.auth = { alg: 'ECDSA-P256', publicKey: new Uint8Array(65).fill(4), signature: new Uint8Array(64) };
-    expect(await v.verify(junk, idToHex(x.id))).toBe(false);
+    expect(await v.verify(junk)).toBe(false);
   });
 
   it('keeps at most its bound of verified keys', async () => {
@@ -276,7 +276,7 @@ describe('RouteVerifier', () => {
       const x = await generateIdentity({ alg });
       const e = env(x.id);
       e.auth = { alg: x.alg, publicKey: x.publicKey, signature: await x.sign(signedRouteData(x.alg, e)) };
-      expect(await v.verify(e, idToHex(x.id))).toBe(true);
+      expect(await v.verify(e)).toBe(true);
     }
     expect(v.cachedKeys).toBe(3);
   });
@@ -294,10 +294,10 @@ describe('route frame auth block', () => {
     expect([...back.auth!.publicKey]).toEqual([...x.publicKey]);
     expect([...back.auth!.signature]).toEqual([...e.auth.signature]);
     expect(dhtCodec.decode(back.body)).toEqual({ t: 'PING', r: 9 });
-    expect(await new RouteVerifier().verify(back, idToHex(x.id))).toBe(true);
+    expect(await new RouteVerifier().verify(back)).toBe(true);
     // A forwarder's changes (ttl, trace, via) keep the signature valid.
     const hopped = readRoute(encodeRoute({ ...back, ttl: 4, trace: [...back.trace, new Uint8Array(20).fill(7)], via: [new Uint8Array(20).fill(8)] }));
-    expect(await new RouteVerifier().verify(hopped, idToHex(x.id))).toBe(true);
+    expect(await new RouteVerifier().verify(hopped)).toBe(true);
 
     const badAlg = frame.slice();
     badAlg[48] = 3;

@@ -10,8 +10,8 @@
 // can misroute a message or its reply (as it can drop it), but not put words in another
 // node's mouth. A captured message replayed later is caught only by the destination's
 // duplicate window (`dedupSize` message ids).
-import { type IdentityAlg, importPublicKey, publicKeyMatchesId, verifyWithKey } from '../core/identity';
-import type { NodeId } from '../core/node-id';
+import { type IdentityAlg, verifyWithKey } from '../core/identity';
+import { ProvenKeys } from '../core/signer';
 import { AUTH_FORMATS, signedRouteData, type RouteEnvelope } from './route-frame';
 
 /** What a node signs its routed messages with: an `Identity` (src/core/identity.ts) is one. */
@@ -25,25 +25,19 @@ export interface RouteSigner {
 /** Verified public keys remembered (by source id), so a busy source costs one hash and import. */
 export const VERIFIED_KEYS = 256;
 
-interface KnownKey {
-  alg: IdentityAlg;
-  publicKey: Uint8Array;
-  key: CryptoKey;
-}
-
 /** Throws when the signer's key has the wrong length for its algorithm. */
 export function checkSigner(signer: RouteSigner): void {
   const fmt = AUTH_FORMATS[signer.alg] as (typeof AUTH_FORMATS)[IdentityAlg] | undefined;
   if (!fmt || signer.publicKey.length !== fmt.keyBytes) throw new Error(`route signer: a ${signer.alg} public key of ${signer.publicKey.length} bytes`);
 }
 
-const equalBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
-
 export class RouteVerifier {
-  /** Source hex -> its key, proven to hash to the source id; least recently used first. */
-  private readonly keys = new Map<string, KnownKey>();
+  /** Keys proven to hash to their source ids (core/signer.ts: the verifiers of every frame share the class). */
+  private readonly keys: ProvenKeys;
 
-  constructor(private readonly maxKeys = VERIFIED_KEYS) {}
+  constructor(maxKeys = VERIFIED_KEYS) {
+    this.keys = new ProvenKeys(maxKeys);
+  }
 
   get cachedKeys(): number {
     return this.keys.size;
@@ -55,7 +49,7 @@ export class RouteVerifier {
    * anything else. What it needs of env is read before the first await, so env may be
    * views into a frame.
    */
-  async verify(env: RouteEnvelope, srcHex: string): Promise<boolean> {
+  async verify(env: RouteEnvelope): Promise<boolean> {
     try {
       if (!env.auth) return false;
       const { alg } = env.auth;
@@ -63,26 +57,10 @@ export class RouteVerifier {
       const publicKey = env.auth.publicKey.slice();
       const signature = env.auth.signature.slice();
       const src = env.src.slice();
-      const key = await this.keyOf(srcHex, src, alg, publicKey);
+      const key = await this.keys.keyFor(src, alg, publicKey);
       return key !== null && (await verifyWithKey(alg, key, data, signature));
     } catch {
       return false;
     }
-  }
-
-  private async keyOf(srcHex: string, src: NodeId, alg: IdentityAlg, publicKey: Uint8Array): Promise<CryptoKey | null> {
-    const known = this.keys.get(srcHex);
-    if (known && known.alg === alg && equalBytes(known.publicKey, publicKey)) {
-      this.keys.delete(srcHex);
-      this.keys.set(srcHex, known);
-      return known.key;
-    }
-    // A key another id's: the source is forged (or the key swapped).
-    if (!(await publicKeyMatchesId(publicKey, src))) return null;
-    const key = await importPublicKey(alg, publicKey);
-    this.keys.delete(srcHex);
-    this.keys.set(srcHex, { alg, publicKey, key });
-    if (this.keys.size > this.maxKeys) this.keys.delete(this.keys.keys().next().value!);
-    return key;
   }
 }
