@@ -28,6 +28,7 @@ import { checkInvite, makeInvite } from './invite';
 import { Peer, type PeerConfig } from './peer';
 import type { ProbeFrameGate } from './probe-frame-gate';
 import { probeIceGathering } from '../net/ice-probe';
+import { WEBRTC_DEFAULTS } from '../net/webrtc-transport';
 import { parseIcePolicy, parseIceServersJson } from '../net/ice-servers';
 
 const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
@@ -76,7 +77,7 @@ export async function joinPeer(cfg: PageConfig, clock: Clock, onStage?: PeerConf
   performance.mark('vp:join-start');
   // Whether WebRTC can gather a candidate here is asked while the id is minted: a blocked
   // browser is told so at its first dial, not a gather timeout later.
-  const iceProbe = probeIceGathering(cfg.iceServers);
+  const iceProbe = probeIceGathering(cfg.iceServers, WEBRTC_DEFAULTS.noCandidateMs);
   // A slot's first claim mints its id's work in a worker (~1 s, once per slot).
   const claimed = await claimNodeIdentity({ mint: mintNodeIdentity });
   performance.mark('vp:identity');

@@ -29,10 +29,11 @@ function browserFactory(): ProbePeerFactory | undefined {
 
 /**
  * Gathers candidates for one offer with `iceServers` and reports whether any came within
- * `timeoutMs`. A 'none' is a measurement of one moment (a loaded machine can be late): the
- * transport believes it for a short while only (WebRtcTransportOptions.iceProbe).
+ * `timeoutMs` (the app passes a dial's own gather wait, WEBRTC_DEFAULTS.noCandidateMs).
+ * A 'none' is a measurement of one moment (a loaded machine can be late): the transport
+ * believes it for a short while only (WebRtcTransportOptions.iceProbe).
  */
-export function probeIceGathering(iceServers: unknown[], timeoutMs = 2000, create: ProbePeerFactory | undefined = browserFactory()): Promise<IceProbeResult> {
+export function probeIceGathering(iceServers: unknown[], timeoutMs: number, create: ProbePeerFactory | undefined = browserFactory()): Promise<IceProbeResult> {
   if (!create) return Promise.resolve('unknown');
   return new Promise((resolve) => {
     let pc: ProbePeerConnection | undefined;
