@@ -229,11 +229,10 @@ export class HostedRegion implements RegionRole {
 
   /**
    * A certificate from the wire: for this region, validly signed, and anchored
-   * (cert-anchor.ts) in the certificate we hold (`held`: a later one needs a majority of our
-   * hosts' grants, else hosts near the key as we see them; with none we learn it), or only
-   * in who is near the key (`near`: an older certificate, say an offerer's). Counts what fails.
+   * (cert-anchor.ts) in the certificate we hold (a later one needs a majority of our hosts'
+   * grants, else hosts near the key as we see them; with none we learn it). Counts what fails.
    */
-  async acceptable(c: EpochCert, anchor: 'held' | 'near' = 'held'): Promise<boolean> {
+  async acceptable(c: EpochCert): Promise<boolean> {
     // A primary whose lease holds takes a later certificate only if a majority of its own
     // hosts granted it: every epoch after ours needs such a majority, and they grant no claim
     // while they hear us (primary-lease.ts), so nothing later can exist that did not chain
@@ -243,12 +242,12 @@ export class HostedRegion implements RegionRole {
     // failoverMs / 2: it grants no claim meanwhile, nor may it be deposed around it.
     const known = this.el.cert;
     const live = !!this.duty?.leaseHeld() || (this.role === 'backup' && this.epoch === known?.e && this.ctx.clock.now() - this.lastHeard < this.ctx.opts.failoverMs / 2);
-    if (anchor === 'held' && known && c.e > known.e && live && !chainedFrom(c, known)) {
+    if (known && c.e > known.e && live && !chainedFrom(c, known)) {
       this.ctx.stats.badCerts++;
       this.trace(`bad certificate e${c.e}: not granted by our hosts while our primary lives`);
       return false;
     }
-    const fault = await this.ctx.certs.check(this.key, c, anchor === 'held' ? { known: this.el.cert, fresh: 'learn' } : { fresh: 'near' });
+    const fault = await this.ctx.certs.check(this.key, c, { known: this.el.cert, fresh: 'learn' });
     if (fault) {
       this.ctx.stats.badCerts++;
       this.trace(`bad certificate e${c.e}: ${fault}${fault === 'unanchored' ? ` hosts ${c.hosts.map((h) => idToHex(h).slice(0, 4)).join(',')} grants ${c.grants.map((g) => idToHex(g.id).slice(0, 4)).join(',')} near ${this.ctx.tableNear(this.key, 8).map((h) => idToHex(h).slice(0, 4)).join(',')}` : ''}`);
@@ -340,7 +339,7 @@ export class HostedRegion implements RegionRole {
       case 'REFUSE':
         return this.onRefuse(from, fromHex, m);
       case 'OFFER':
-        void this.offers.onOffer(from, m);
+        this.offers.onOffer(from, m);
         return;
     }
   }

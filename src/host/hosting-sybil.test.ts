@@ -130,6 +130,16 @@ describe('a Sybil attacker with two live ids near the key, against a live region
     expectNothingPlanted(r);
     expectAvailable(r);
   });
+  // Before: the primary took the OFFER, its certificate anchored by the two near grants
+  // (rule 2), and stored 32 planted blocks, as did both backups.
+  for (const seed of [1, 2]) {
+    it(`cannot write blocks through OFFER under a certificate its near ids granted (seed ${seed})`, async () => {
+      const r = await runOfferScenario(seed, near);
+      expectNothingPlanted(r);
+      expect(r.floorAir, 'AIR at y = 0 from the rogue').toBe(0);
+      expectAvailable(r);
+    });
+  }
   for (const via of ['CLAIM', 'HANDOFF'] as const) {
     it(`cannot freeze the live region with a ${via} at the next epoch (seed 1)`, async () => {
       const r = await runFreezeScenario(1, via, near);

@@ -10,6 +10,7 @@ import type { ReplicationMessageOf } from './replication-messages';
 import { PrimaryDuty } from './primary-duty';
 import { offerableEntry } from './edit-validator';
 import { getEdits, getLocation } from '../region/region-records';
+import { inChain } from '../region/cert-anchor';
 import { decodeEntries, type Entry } from '../region/region-state';
 import { has, RegionSide } from './region-role';
 
@@ -244,7 +245,7 @@ export class RegionClaimant extends RegionSide {
       }
       return false;
     }
-    if (this.region.state.size === 0) await this.fallbackToDht();
+    if (this.region.state.size === 0) await this.fallbackToDht(cert, known);
     await stored;
     if (this.el.promised !== e || this.region.stopped || !this.current(run)) return false;
     this.becomePrimary(cert);
@@ -337,12 +338,17 @@ export class RegionClaimant extends RegionSide {
   }
 
   /**
-   * A primary with no host-set state reads the region's edit log from the DHT. Its entries
-   * obey the world's rules as an OFFER's do (edit-validator.ts offerableEntry): a log signed
-   * under a chain a host merely learnt (cert-anchor.ts rule 3) must not write AIR at the floor.
+   * A primary with no host-set state reads the region's edit log from the DHT, but only
+   * parts signed under a certificate of its own chain (cert-anchor.ts `inChain`): the one it
+   * won (`cert`), the one it built on (`known`), or the epoch before either. A log under any
+   * other certificate, even one anchored near the key (two attacker ids among the nearest 8
+   * and an honest location record), is not this region's history. Its entries obey the
+   * world's rules as an OFFER's do (edit-validator.ts offerableEntry): a log signed under a
+   * chain a host merely learnt (rule 3) must not write AIR at the floor.
    */
-  private async fallbackToDht(): Promise<void> {
-    const got = await within(this.ctx.clock, getEdits(this.ctx.dht, this.region.key, this.ctx.records).catch(() => undefined), this.ctx.opts.editsFallbackMs);
+  private async fallbackToDht(cert: EpochCert, known: EpochCert | undefined): Promise<void> {
+    const chain = (c: EpochCert) => inChain(c, cert) || (!!known && inChain(c, known));
+    const got = await within(this.ctx.clock, getEdits(this.ctx.dht, this.region.key, this.ctx.records, undefined, chain).catch(() => undefined), this.ctx.opts.editsFallbackMs);
     if (!got) return;
     const kept = got.filter(offerableEntry);
     if (kept.length < got.length) this.region.trace(`edit log: ${got.length - kept.length} entries against the world's rules dropped`);

@@ -1,8 +1,8 @@
 // Stored entries between the hosts of a region: a restarted (or re-read) host OFFERs the
 // primary what it holds that the primary lacks, and the primary adopts them as new edits
-// (primary-duty.ts offer), but only from a node some certificate names as a host.
+// (primary-duty.ts offer), but only from a host of its own history: its certificate's hosts
+// and the previous set that handed the region on to them (docs/TRUST.md rule 8).
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
-import type { EpochCert } from '../region/epoch-cert';
 import { compareStamp, decodeEntries, encodeEntries, type Entry } from '../region/region-state';
 import type { ReplicationMessageOf } from './replication-messages';
 import { has, RegionSide } from './region-role';
@@ -10,14 +10,17 @@ import { has, RegionSide } from './region-role';
 export class RegionOffers extends RegionSide {
   /**
    * Stored entries from another host: the primary adopts what it lacks (or holds older). Only
-   * from a node some certificate names as a host of this region (ours, its predecessor's, or
-   * one the offerer holds: its stored promise), so an outsider cannot write blocks this way.
+   * from a host our own certificate names, or its previous set (whose majority granted it),
+   * never from one only the offer's certificate names: such a certificate is anchored by who
+   * is near the key at most (rule 2), which two attacker ids among the nearest 8 satisfy for
+   * a set they name. An honest host of an older epoch loses nothing by it: each claim needs
+   * a majority of the previous set, whose grants carry their entries, so what an epoch
+   * confirmed reaches every later one through the sets our certificate names.
    */
-  async onOffer(from: NodeId, m: ReplicationMessageOf<'OFFER'>): Promise<void> {
+  onOffer(from: NodeId, m: ReplicationMessageOf<'OFFER'>): void {
     if (!this.region.duty) return void this.ctx.stats.staleFrames++;
-    const named = (c: EpochCert | undefined) => !!c && (has(c.hosts, from) || (!!c.prev && has(c.prev.hosts, from)));
-    let host = named(this.el.cert);
-    if (!host && m.cert && named(m.cert)) host = await this.region.acceptable(m.cert, 'near');
+    const cert = this.el.cert;
+    let host = !!cert && (has(cert.hosts, from) || (!!cert.prev && has(cert.prev.hosts, from)));
     let entries: Entry[];
     try {
       entries = decodeEntries(m.entries);

@@ -46,7 +46,7 @@ export interface RegionRole extends DutyRegion {
   toPlayer(to: NodeId, msg: HostToPlayer): void;
   allEntries(): Entry[];
   primaryAlive(): boolean;
-  acceptable(c: EpochCert, anchor?: 'held' | 'near'): Promise<boolean>;
+  acceptable(c: EpochCert): Promise<boolean>;
   standAside(c: EpochCert): void;
   stepDown(next: NodeId | undefined, e: number): void;
   offerTo(primary: NodeId, theirs?: Entry[]): void;

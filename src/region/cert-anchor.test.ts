@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { randomId, sortByDistance, type NodeId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
-import { ANCHOR_RANK, anchorFault, farSet, LEARN_EPOCH_CAP } from './cert-anchor';
+import { ANCHOR_RANK, anchorFault, farSet, inChain, LEARN_EPOCH_CAP } from './cert-anchor';
 import type { EpochCert } from './epoch-cert';
 
 const rand = seededRandom(3);
@@ -67,5 +67,20 @@ describe('the anchor rule', () => {
     expect(anchorFault(over(forged, n0, [n0, n1, n2]), forged, view, 'near'), 'no key: no distance to judge by').toBe('unanchored');
     // A rebase from inside the set is judged as before.
     expect(anchorFault(over(honest, n1, [n1, n0, view[4]!]), honest, view, 'near', key)).toBeNull();
+  });
+
+  it('the chain a reader holds is its certificate and the previous epoch it names, nothing merely near', () => {
+    const mine = cert(6, B, [B, C, D], [B, C, D], { e: 5, hosts: [A, B, C] });
+    expect(inChain(mine, mine)).toBe(true);
+    expect(inChain(held, mine), 'the previous epoch, its set as our certificate names it').toBe(true);
+    expect(inChain(cert(5, X, [C, A, B], [A, B]), mine), 'any primary of that epoch and set: the set grants one claim per epoch').toBe(true);
+    // Granted by two ids near the key (rule 2 anchors it), but in no link of ours.
+    const nearForged = cert(6, X, [X, D, E], [D, E]);
+    expect(anchorFault(nearForged, undefined, near, 'near')).toBeNull();
+    expect(inChain(nearForged, mine)).toBe(false);
+    expect(inChain(cert(5, X, [X, D, E], [D, E]), mine), 'the previous epoch, another set').toBe(false);
+    expect(inChain(cert(7, B, [B, C, D], [B, C]), mine), 'a later epoch').toBe(false);
+    expect(inChain(cert(4, A, [A, B, C], [A, B]), mine), 'older than the link we hold').toBe(false);
+    expect(inChain(cert(6, C, [B, C, D], [B, C]), mine), 'our epoch, another primary').toBe(false);
   });
 });

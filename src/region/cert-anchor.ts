@@ -76,6 +76,19 @@ export function farSet(set: readonly NodeId[], key: NodeId, near: readonly NodeI
   return set.filter((h) => compareDistance(h, edge, key) <= 0).length < quorum(set.length);
 }
 
+/**
+ * Whether `c` is a link of the chain a reader holds through `held`: `held` itself (same
+ * primary and hosts), or the previous epoch it names (same set: a majority of that set
+ * granted `held`, and a set grants one claim per epoch, so a validly granted certificate of
+ * that epoch and set is the one `held` follows). Offered entries and a log read from the
+ * DHT are taken only under such a certificate: nearness (rule 2) vouches for a later
+ * certificate a reader missed, never for blocks it is handed (docs/TRUST.md rule 8).
+ */
+export function inChain(c: EpochCert, held: EpochCert): boolean {
+  if (c.e === held.e) return idEquals(c.primary, held.primary) && sameSet(c.hosts, held.hosts);
+  return !!held.prev && c.e === held.prev.e && sameSet(c.hosts, held.prev.hosts);
+}
+
 /** A rebase claimed by a node outside the set it rebases over (allowed over a far set only). */
 export const strangerRebase = (c: EpochCert): boolean => !!c.rebase && !!c.prev && !has(c.prev.hosts, c.primary);
 

@@ -13,6 +13,7 @@ import type { RecordRule } from '../dht/record-rules';
 import { GLASS, STONE } from '../world/blocks';
 import { signGrant, type ClaimTerms, type EpochCert } from './epoch-cert';
 import { CertChecker } from './cert-checker';
+import { inChain } from './cert-anchor';
 import { HostSim, SIM_DHT, simKeyHash } from '../testing/host-sim';
 import { RegionKeys } from './region-key';
 import {
@@ -259,6 +260,17 @@ describe('edit logs', () => {
     // Entries stamped after the certificate's epoch are never taken, even from a valid primary.
     liar.raw('edits', K, await forgedEdits(K, c, signer(A), { list: [...entries(1, 1), { key: 77, id: 3, e: 40, s: 1 }] }));
     expect((await getEdits(liar, K, rv))?.map((e) => e.key)).toEqual([0]);
+  });
+
+  it('a reader given its chain takes only parts signed under a certificate of it', async () => {
+    const dht = fakeDht(true);
+    const [c1, c2] = [await cert1(), await cert2()];
+    await putEdits(dht, K, { signer: signer(B), cert: c2 }, { e: 1, s: 3 }, entries(3, 1));
+    expect((await getEdits(dht, K, rv, undefined, (c) => inChain(c, c2)))?.length).toBe(3);
+    expect((await getEdits(dht, K, undefined, undefined, (c) => inChain(c, c2)))?.length).toBe(3);
+    // Held by a primary of epoch 1 only (or one whose chain is another set): not its log.
+    expect(await getEdits(dht, K, rv, undefined, (c) => inChain(c, c1))).toBeUndefined();
+    expect(await getEdits(dht, K, undefined, undefined, (c) => inChain(c, c1))).toBeUndefined();
   });
 
   it('a newer epoch\'s log replaces an older one; an older never replaces a newer', async () => {

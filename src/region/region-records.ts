@@ -330,18 +330,19 @@ function entriesOf(m: Decoded<'EDITS'>): Entry[] {
 /**
  * The region's published entries (whatever valid parts could be read), or undefined when
  * none. Parts must name this region and their index; with `rv` the head and every part
- * are checked again (signature and certificate).
+ * are checked again (signature and certificate), and with `chain` too each part's
+ * certificate must be one the reader's own chain holds (cert-anchor.ts `inChain`).
  */
-export async function getEdits(dht: Pick<Dht, 'get'>, key: NodeId, rv?: RecordVerifier, hash: KeyHash = rv?.hash ?? idFromSha256): Promise<Entry[] | undefined> {
+export async function getEdits(dht: Pick<Dht, 'get'>, key: NodeId, rv?: RecordVerifier, hash: KeyHash = rv?.hash ?? idFromSha256, chain?: (c: EpochCert) => boolean): Promise<Entry[] | undefined> {
   const read = async (storageKey: NodeId, i: number): Promise<Decoded<'EDITS'> | undefined> => {
     const got = await dht.get('edits', storageKey).catch(() => undefined);
     if (!got) return undefined;
     if (rv) {
       const r = await checkEdits(rv, storageKey, got.value);
-      return r.ok && r.rec.i === i && idEquals(r.rec.key, key) ? r.rec : undefined;
+      return r.ok && r.rec.i === i && idEquals(r.rec.key, key) && (!chain || chain(r.rec.cert)) ? r.rec : undefined;
     }
     const m = decodeAs('EDITS', got.value);
-    return m && m.i === i && m.i < m.n && idEquals(m.key, key) && !certShapeFault(m.cert) ? m : undefined;
+    return m && m.i === i && m.i < m.n && idEquals(m.key, key) && !certShapeFault(m.cert) && (!chain || chain(m.cert)) ? m : undefined;
   };
   const head = await read(key, 0);
   if (!head) return undefined;
