@@ -25,6 +25,9 @@ export interface VoxelStats {
   drawCalls: number;
   triangles: number;
   geometries: number;
+  /** Terrain shader programs compiled with the block texture atlas (2 once terrain was drawn; 0 with ?render=off). */
+  atlasPrograms: number;
+  atlasLayers: number;
   /** ms from navigation start to the terrain under the player drawn (NaN until then). */
   readyMs: number;
   pendingEdits: number;

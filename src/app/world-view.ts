@@ -15,6 +15,10 @@ export interface ViewStats {
   drawCalls: number;
   triangles: number;
   geometries: number;
+  /** Terrain shader programs compiled with the block texture atlas (0 headless). */
+  atlasPrograms: number;
+  /** Layers of the block texture atlas (0 headless). */
+  atlasLayers: number;
 }
 
 export interface WorldView {
@@ -110,7 +114,10 @@ export async function createView(container: HTMLElement, world: WorldModel, opts
     setWorldTime: (worldMs) => renderer.setWorldTime(worldMs),
     stats() {
       const stats = renderer.stats();
-      return { lastMeshMs: stats.lastMeshMs, drawCalls: stats.drawCalls, triangles: stats.triangles, geometries: stats.geometries };
+      return {
+        lastMeshMs: stats.lastMeshMs, drawCalls: stats.drawCalls, triangles: stats.triangles, geometries: stats.geometries,
+        atlasPrograms: stats.atlasPrograms, atlasLayers: stats.atlasLayers,
+      };
     },
   };
 }
@@ -128,6 +135,6 @@ function headlessView(world: WorldModel): WorldView {
     setFov() {},
     setItems() {},
     setWorldTime() {},
-    stats: () => ({ lastMeshMs: 0, drawCalls: 0, triangles: 0, geometries: 0 }),
+    stats: () => ({ lastMeshMs: 0, drawCalls: 0, triangles: 0, geometries: 0, atlasPrograms: 0, atlasLayers: 0 }),
   };
 }

@@ -1,16 +1,23 @@
-// The outline around the block the player is aiming at. Drawn slightly larger than the
-// block so its edges do not z-fight with the block's faces.
-import { BoxGeometry, EdgesGeometry, LineBasicMaterial, LineSegments } from 'three';
+// The outline around the block the player is aiming at: near-black edges (1 px lines are
+// all WebGL draws, so they are made opaque to read against any texture) and a faint light
+// film over the block's faces, which shows the target even where an edge hides behind
+// terrain. Drawn slightly larger than the block so neither z-fights with its faces.
+import { BoxGeometry, EdgesGeometry, Group, LineBasicMaterial, LineSegments, Mesh, MeshBasicMaterial } from 'three';
 
 const GROW = 1.004;
+/** The film over the faces: light enough to keep the texture readable. */
+const FILM_OPACITY = 0.16;
 
 export class BlockHighlight {
-  readonly object: LineSegments;
+  readonly object = new Group();
+  private readonly edges: LineSegments;
+  private readonly film: Mesh;
 
-  constructor(colour = 0x111111) {
+  constructor(colour = 0x050505) {
     const box = new BoxGeometry(GROW, GROW, GROW);
-    this.object = new LineSegments(new EdgesGeometry(box), new LineBasicMaterial({ color: colour, transparent: true, opacity: 0.7 }));
-    box.dispose();
+    this.edges = new LineSegments(new EdgesGeometry(box), new LineBasicMaterial({ color: colour }));
+    this.film = new Mesh(box, new MeshBasicMaterial({ color: 0xffffff, transparent: true, opacity: FILM_OPACITY, depthWrite: false }));
+    this.object.add(this.film, this.edges);
     this.object.name = 'block highlight';
     this.object.visible = false;
   }
@@ -30,7 +37,9 @@ export class BlockHighlight {
   }
 
   dispose(): void {
-    this.object.geometry.dispose();
-    (this.object.material as LineBasicMaterial).dispose();
+    this.edges.geometry.dispose();
+    (this.edges.material as LineBasicMaterial).dispose();
+    this.film.geometry.dispose();
+    (this.film.material as MeshBasicMaterial).dispose();
   }
 }

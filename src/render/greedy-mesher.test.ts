@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { GLASS, LEAVES, STONE, WATER } from '../world/blocks';
+import { GLASS, GRASS, LEAVES, STONE, WATER } from '../world/blocks';
 import { CHUNK_VOLUME, blockIndex } from '../world/coords';
 import { GreedyMesher, meshPaddedSection, type SectionMesh } from './greedy-mesher';
 import { faceVisible, HIDDEN } from './face-rules';
+import { AO_LEVEL, FACE_SHADE } from './block-colours';
+import { TILE_OF } from './block-tiles';
 import { padSection, sectionIsEmpty, type Neighbourhood } from './section-padding';
 
 const column = (): Uint8Array => new Uint8Array(CHUNK_VOLUME);
@@ -138,6 +140,44 @@ describe('greedy mesher', () => {
     put(c, 3, 255, 3, STONE);
     expect(mesh(openAround(c), 0).naiveFaces).toBe(5);
     expect(mesh(openAround(c), 15).naiveFaces).toBe(6);
+  });
+
+  it('writes each face\'s atlas tile into its vertices: a grass top is grass, its sides the grass side', () => {
+    const c = column();
+    put(c, 4, 4, 4, GRASS);
+    const p = mesh(openAround(c), 0).opaque;
+    expect(p.tiles.length).toBe(p.quads * 4);
+    expect(TILE_OF[GRASS * 6 + 2]).not.toBe(TILE_OF[GRASS * 6]);
+    for (let q = 0; q < p.quads; q++) {
+      const ny = p.normals[q * 12 + 1]!, nx = p.normals[q * 12]!, nz = p.normals[q * 12 + 2]!;
+      const face = nx ? (nx > 0 ? 0 : 1) : ny ? (ny > 0 ? 2 : 3) : nz > 0 ? 4 : 5;
+      for (let k = 0; k < 4; k++) expect(p.tiles[q * 4 + k]).toBe(TILE_OF[GRASS * 6 + face]);
+      // Vertex colour is the light alone (grey): the texture carries the colour.
+      expect(p.colors[q * 12]).toBeCloseTo(FACE_SHADE[face]!);
+      expect(p.colors[q * 12 + 1]).toBe(p.colors[q * 12]);
+    }
+  });
+
+  it('darkens the floor\'s corners against a wall and merges only faces of equal shading', () => {
+    const c = column();
+    for (let x = 0; x < 16; x++) for (let z = 0; z < 16; z++) put(c, x, 1, z, STONE);
+    for (let x = 0; x < 16; x++) put(c, x, 2, 8, STONE); // a wall across the floor
+    const flat = mesh(openAround(c), 0, false);
+    const ao = mesh(openAround(c), 0, true);
+    expect(area(ao, 'opaque')).toBe(ao.naiveFaces);
+    // Shaded rows along the wall cannot merge with the open floor: more quads than without AO...
+    expect(ao.opaque.quads).toBeGreaterThan(flat.opaque.quads);
+    // ...but a row of equal shading still merges along the wall (not one quad per face).
+    expect(ao.opaque.quads).toBeLessThan(flat.opaque.quads + 16);
+    // Some floor vertex at the wall's foot is darker than its face's shade; none without AO.
+    const darker = (m: SectionMesh) => {
+      let n = 0;
+      for (let v = 0; v < m.opaque.quads * 4; v++) if (m.opaque.normals[v * 3 + 1] === 1 && m.opaque.colors[v * 3]! < FACE_SHADE[2] - 1e-6) n++;
+      return n;
+    };
+    expect(darker(flat)).toBe(0);
+    expect(darker(ao)).toBeGreaterThan(0);
+    expect(Math.min(...ao.opaque.colors)).toBeGreaterThanOrEqual(FACE_SHADE[3] * AO_LEVEL[0] - 1e-6);
   });
 
   it('draws a lake as one surface: water faces only against air, in the transparent pass', () => {

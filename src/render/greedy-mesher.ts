@@ -28,8 +28,9 @@ export interface SectionMesh {
 
 export interface MesherOptions {
   /**
-   * Darken corners boxed in by opaque blocks. Off by default: on generated terrain it
-   * splits so many merges (greedy ratio 0.41 -> 0.64) that the brief's "cheap" fails.
+   * Darken corners boxed in by opaque blocks. The game turns it on (world-renderer.ts); it
+   * costs ~4 % of meshing time and 55 % more quads on generated terrain (greedy ratio
+   * 0.41 -> 0.64, docs/BENCHMARKS.md), since only faces of equal shading merge.
    */
   readonly ambientOcclusion?: boolean;
 }

@@ -1,6 +1,7 @@
 // Growable vertex/index buffers for one render pass of one section, reused between
 // sections so a worker allocates only when a section is unusually busy.
-import { AO_LEVEL, FACE_COLOUR } from './block-colours';
+import { AO_LEVEL, FACE_SHADE } from './block-colours';
+import { TILE_OF } from './block-tiles';
 
 /** One pass (opaque or transparent) of a meshed section, in section-local coordinates. */
 export interface MeshPass {
@@ -8,8 +9,10 @@ export interface MeshPass {
   readonly positions: Float32Array;
   /** xyz per vertex, each -1, 0 or 1 (read as floats by WebGL, not normalised). */
   readonly normals: Int8Array;
-  /** Linear rgb per vertex: block colour x face shade x ambient occlusion. */
+  /** Linear rgb per vertex, grey: face shade x ambient occlusion (the texture gives colour). */
   readonly colors: Float32Array;
+  /** Texture-array layer per vertex (block-tiles.ts TILE_OF). */
+  readonly tiles: Uint8Array;
   /** Two triangles per quad; Uint32 only when a pass passes 65536 vertices. */
   readonly indices: Uint16Array | Uint32Array;
   readonly quads: number;
@@ -23,6 +26,7 @@ export class PassBuilder {
   private positions = new Float32Array(0);
   private normals = new Int8Array(0);
   private colors = new Float32Array(0);
+  private tiles = new Uint8Array(0);
   private quads = 0;
   private flips = new Uint8Array(0);
 
@@ -42,8 +46,8 @@ export class PassBuilder {
     if (this.quads === this.capacity) this.grow();
     const q = this.quads++;
     const n = NORMALS[face]!;
-    const cBase = (id * 6 + face) * 3;
-    const r = FACE_COLOUR[cBase]!, g = FACE_COLOUR[cBase + 1]!, b = FACE_COLOUR[cBase + 2]!;
+    const shade = FACE_SHADE[face]!;
+    const tile = TILE_OF[id * 6 + face]!;
     for (let k = 0; k < 4; k++) {
       const v = q * 4 + k;
       this.positions[v * 3] = corners[k * 3]!;
@@ -52,10 +56,11 @@ export class PassBuilder {
       this.normals[v * 3] = n[0];
       this.normals[v * 3 + 1] = n[1];
       this.normals[v * 3 + 2] = n[2];
-      const light = AO_LEVEL[(ao >> (2 * k)) & 3]!;
-      this.colors[v * 3] = r * light;
-      this.colors[v * 3 + 1] = g * light;
-      this.colors[v * 3 + 2] = b * light;
+      const light = shade * AO_LEVEL[(ao >> (2 * k)) & 3]!;
+      this.colors[v * 3] = light;
+      this.colors[v * 3 + 1] = light;
+      this.colors[v * 3 + 2] = light;
+      this.tiles[v] = tile;
     }
     // Split along the diagonal that avoids a darker corner, so AO fades symmetrically
     // instead of smearing along one triangle edge.
@@ -82,6 +87,7 @@ export class PassBuilder {
       positions: this.positions.slice(0, verts * 3),
       normals: this.normals.slice(0, verts * 3),
       colors: this.colors.slice(0, verts * 3),
+      tiles: this.tiles.slice(0, verts),
       indices,
       quads,
     };
@@ -92,14 +98,17 @@ export class PassBuilder {
     const positions = new Float32Array(capacity * 12);
     const normals = new Int8Array(capacity * 12);
     const colors = new Float32Array(capacity * 12);
+    const tiles = new Uint8Array(capacity * 4);
     const flips = new Uint8Array(capacity);
     positions.set(this.positions.subarray(0, keep));
     normals.set(this.normals.subarray(0, keep));
     colors.set(this.colors.subarray(0, keep));
+    tiles.set(this.tiles.subarray(0, this.quads * 4));
     flips.set(this.flips.subarray(0, this.quads));
     this.positions = positions;
     this.normals = normals;
     this.colors = colors;
+    this.tiles = tiles;
     this.flips = flips;
     this.capacity = capacity;
   }
@@ -111,5 +120,5 @@ export class PassBuilder {
 
 /** Transferable buffers of a pass, so postMessage moves rather than copies them. */
 export function passBuffers(p: MeshPass): ArrayBuffer[] {
-  return [p.positions.buffer, p.normals.buffer, p.colors.buffer, p.indices.buffer] as ArrayBuffer[];
+  return [p.positions.buffer, p.normals.buffer, p.colors.buffer, p.tiles.buffer, p.indices.buffer] as ArrayBuffer[];
 }

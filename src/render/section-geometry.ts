@@ -12,6 +12,8 @@ export function sectionGeometry(pass: MeshPass): BufferGeometry {
   g.setAttribute('position', new BufferAttribute(pass.positions, 3));
   g.setAttribute('normal', new BufferAttribute(pass.normals, 3));
   g.setAttribute('color', new BufferAttribute(pass.colors, 3));
+  // Read as a float layer index by the atlas material (atlas-material.ts).
+  g.setAttribute('tile', new BufferAttribute(pass.tiles, 1));
   g.setIndex(new BufferAttribute(pass.indices, 1));
   g.boundingBox = BOX.clone();
   g.boundingSphere = SPHERE.clone();

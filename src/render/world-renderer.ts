@@ -2,7 +2,8 @@
 // highlight, drawn by one WebGLRenderer. Network-ignorant (noa-engine style): the app
 // decides which columns exist and calls setChunk / removeChunk / markBlockChanged; where
 // a column came from is none of the renderer's business. Meshing runs in the worker pool.
-import { DoubleSide, MeshLambertMaterial, PerspectiveCamera, Scene, WebGLRenderer } from 'three';
+import { PerspectiveCamera, Scene, WebGLRenderer } from 'three';
+import { createTerrainMaterials, type TerrainMaterialSet } from './atlas-material';
 import { BlockHighlight } from './block-highlight';
 import { ItemModels } from './item-models';
 import { MesherPool } from './mesher-pool';
@@ -13,9 +14,10 @@ export const WORLD_RENDERER_DEFAULTS = {
   /** Chunks from the player's column; which columns exist is the app's choice (play/chunk-ring.ts). */
   renderDistance: 8,
   fov: 75,
-  /** Opacity of water, glass and leaves (one transparent pass). */
-  transparentOpacity: 0.7,
-  ambientOcclusion: false,
+  /** Opacity of the transparent pass (water, glass, leaves) on top of their textures' alpha. */
+  transparentOpacity: 1,
+  /** Merging only quads of equal corner shading keeps it cheap (docs/BENCHMARKS.md). */
+  ambientOcclusion: true,
   /** Cap: a 3x-DPR phone would otherwise shade 9x the pixels for little gain. */
   maxPixelRatio: 2,
 } as const;
@@ -39,6 +41,12 @@ export interface RenderStats extends TerrainStats {
   triangles: number;
   /** Geometries alive on the GPU: returns to its baseline when chunks are removed. */
   geometries: number;
+  /** Textures on the GPU (the block atlas is one, once a frame has used it). */
+  textures: number;
+  /** Layers of the block texture array the terrain materials sample. */
+  atlasLayers: number;
+  /** Terrain shader programs compiled with the block atlas (opaque and transparent: 2). */
+  atlasPrograms: number;
 }
 
 export class WorldRenderer {
@@ -52,7 +60,7 @@ export class WorldRenderer {
   private readonly sky: Sky;
   private readonly pool: MesherPool;
   private readonly ownsPool: boolean;
-  private readonly materials: { opaque: MeshLambertMaterial; transparent: MeshLambertMaterial };
+  private readonly materials: TerrainMaterialSet;
   private renderDistance: number;
 
   constructor(options: WorldRendererOptions = {}) {
@@ -63,14 +71,7 @@ export class WorldRenderer {
     this.camera = new PerspectiveCamera(WORLD_RENDERER_DEFAULTS.fov, 1, 0.1, 1000);
     this.camera.position.set(8, 80, 8);
     this.sky = new Sky(this.scene, this.renderDistance);
-    this.materials = {
-      opaque: new MeshLambertMaterial({ vertexColors: true }),
-      // Seen from below, a water surface must still show: both sides, no depth writes
-      // so what lies behind the water is drawn too.
-      transparent: new MeshLambertMaterial({
-        vertexColors: true, transparent: true, opacity: WORLD_RENDERER_DEFAULTS.transparentOpacity, depthWrite: false, side: DoubleSide,
-      }),
-    };
+    this.materials = createTerrainMaterials(undefined, WORLD_RENDERER_DEFAULTS.transparentOpacity);
     this.terrain = new TerrainScene({
       pool: this.pool,
       materials: this.materials,
@@ -149,6 +150,7 @@ export class WorldRenderer {
   render(): void {
     this.follow();
     this.sky.follow(this.camera);
+    this.materials.setTime(performance.now() / 1000);
     this.renderer.render(this.scene, this.camera);
   }
 
@@ -159,6 +161,9 @@ export class WorldRenderer {
       drawCalls: info.render.calls,
       triangles: info.render.triangles,
       geometries: info.memory.geometries,
+      textures: info.memory.textures,
+      atlasLayers: this.materials.layers,
+      atlasPrograms: this.materials.programs,
     };
   }
 
@@ -167,8 +172,7 @@ export class WorldRenderer {
     this.highlight.dispose();
     this.items.dispose();
     this.sky.dispose();
-    this.materials.opaque.dispose();
-    this.materials.transparent.dispose();
+    this.materials.dispose();
     if (this.ownsPool) this.pool.terminate();
     this.renderer.dispose();
   }
