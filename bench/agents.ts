@@ -25,6 +25,7 @@ import { startServer, type RunningServer } from '../signaling/serve';
 import { hashString, mulberry32 } from '../src/world/terrain-hash';
 import { Bot, type NumericStats } from './agent-bot';
 import { profilePage } from './cpu-profile';
+import { countCalls, readCalls, resetCalls } from './call-counter';
 import { median, percentile } from './stats';
 
 export const AGENT_DEFAULTS = {
@@ -63,6 +64,8 @@ export interface AgentOptions extends Partial<typeof AGENT_DEFAULTS> {
   log?: (line: string) => void;
   /** Write bot 0's CPU profile summary of the walk here (bench/cpu-profile.ts). */
   profile?: string;
+  /** Write bot 0's calls of timers, microtasks and message sends by caller over the walk here (bench/call-counter.ts). */
+  countCalls?: string;
 }
 
 export interface Summary { p50: number; p99: number; max: number; samples: number }
@@ -158,6 +161,7 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
       const render = i < o.renderTabs;
       // A small viewport: SwiftShader draws on the CPU, and these tabs share 2 cores.
       const context = await browser.newContext(render ? { viewport: { width: 640, height: 360 } } : {});
+      if (i === 0 && options.countCalls) await countCalls(context);
       const bot = new Bot(i, context, {
         baseUrl: url, world, seed: o.seed, renderDistance: render ? o.renderTabRenderDistance : o.renderDistance,
         render, relayUrl: options.relayUrl, net: o.net, joinTimeoutMs: o.joinTimeoutMs,
@@ -224,6 +228,7 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
     const start = await statsAt();
     // --profile: bot 0's main thread profiled through the walk (bench/cpu-profile.ts).
     const stopProfile = options.profile ? await profilePage(live[0]!.tab) : undefined;
+    if (options.countCalls && bots[0] === live[0]) await resetCalls(live[0]!.tab);
     const t0 = Date.now();
     const until = t0 + o.seconds * 1000;
     const nextEdit = live.map((_, i) => t0 + 1000 + (i * o.editEveryMs) / live.length);
@@ -252,6 +257,11 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
       const summary = await stopProfile();
       writeFileSync(options.profile!, JSON.stringify(summary, null, 1));
       log(`agents: bot 0 profiled ${summary.wallMs} ms, main thread busy ${summary.busyMs} ms -> ${options.profile}`);
+    }
+    if (options.countCalls && bots[0] === live[0]) {
+      const calls = await readCalls(live[0]!.tab);
+      writeFileSync(options.countCalls, JSON.stringify({ seconds: (Date.now() - t0) / 1000, calls }, null, 1));
+      log(`agents: bot 0's ${calls.reduce((n, [, c]) => n + c, 0)} counted calls -> ${options.countCalls}`);
     }
     await Promise.all(inFlight);
     const rendered = await Promise.all(renderers.map((b) => b.renderCounters().catch(() => null)));
@@ -348,6 +358,7 @@ function parseArgs(argv: string[]): AgentOptions & { json?: string } {
       case '--rd': out.renderDistance = Math.floor(num()); break;
       case '--json': out.json = need(); break;
       case '--profile': out.profile = need(); break;
+      case '--count-calls': out.countCalls = need(); break;
       case '--join-timeout': out.joinTimeoutMs = num() * 1000; break;
       case '--net': out.net = need() !== 'off'; break;
       case '--dir': out.staticDir = need(); break;

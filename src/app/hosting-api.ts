@@ -99,6 +99,8 @@ export function createHostingApi(net: NetSession, remote: RemotePlayers, clock: 
       ...net.host.latency.confirm.flat('host_confirm_ms'),
       ...prefixed('wire_', net.wire.drops),
       wire_partsEvicted: net.wire.partsEvicted,
+      // Frames sent by channel and type ('out_player_DELTA', 'out_replica_HEARTBEAT'): what a tab's sends are made of.
+      ...Object.fromEntries([...net.wire.outByType()].map(([k, c]) => [`out_${k.replace(' ', '_')}`, c.frames])),
       ticker_ticks: ticker.stats.ticks,
       ticker_fallback: ticker.stats.fallback ? 1 : 0,
       tick_hz: hz,

@@ -39,3 +39,54 @@ describe('TabClock', () => {
     clock.stop();
   });
 });
+
+describe('TabClock with one native timer', () => {
+  it('fires timers earliest first, same due in the order set, with one native timeout armed for many timers', async () => {
+    const time = { now: () => performance.now() };
+    const clock = new TabClock({ start: () => () => undefined }, time);
+    const fired: string[] = [];
+    clock.setTimeout(() => fired.push('c'), 30);
+    for (let i = 0; i < 50; i++) clock.setTimeout(() => fired.push(`x${i}`), 40);
+    clock.setTimeout(() => fired.push('a'), 5);
+    clock.setTimeout(() => fired.push('b'), 5);
+    await new Promise((r) => setTimeout(r, 80));
+    expect(fired.slice(0, 3)).toEqual(['a', 'b', 'c']);
+    expect(fired.slice(3)).toEqual(Array.from({ length: 50 }, (_, i) => `x${i}`));
+    // Armed as each group became the earliest (a few more when the machine lags between dues a microsecond apart): not 53.
+    expect(clock.nativeArms).toBeLessThanOrEqual(10);
+    expect(clock.pending).toBe(0);
+    clock.stop();
+  });
+
+  it('a timer set from a firing timer runs in a later task; one that throws does not stop the others', async () => {
+    const time = { now: () => performance.now() };
+    const clock = new TabClock({ start: () => () => undefined }, time);
+    const fired: string[] = [];
+    const errors: unknown[] = [];
+    const onError = (e: unknown) => errors.push(e);
+    process.on('uncaughtException', onError);
+    clock.setTimeout(() => {
+      fired.push('a');
+      clock.setTimeout(() => fired.push('inner'), 0);
+      queueMicrotask(() => fired.push('micro'));
+      throw new Error('boom');
+    }, 5);
+    clock.setTimeout(() => fired.push('b'), 5);
+    await new Promise((r) => setTimeout(r, 40));
+    process.off('uncaughtException', onError);
+    expect(fired[0]).toBe('a');
+    expect(fired).toContain('b');
+    expect(fired.indexOf('inner')).toBeGreaterThan(fired.indexOf('micro'));
+    expect(errors.map((e) => (e as Error).message)).toEqual(['boom']);
+    clock.stop();
+  });
+
+  it('cleared timers do not pile up: the heap is rebuilt when most of it is cleared', () => {
+    const { clock } = setup();
+    const hs = Array.from({ length: 1000 }, () => clock.setTimeout(() => undefined, 60_000));
+    for (const h of hs.slice(0, 990)) clock.clearTimeout(h);
+    expect(clock.pending).toBe(10);
+    expect((clock as unknown as { heap: unknown[] }).heap.length).toBeLessThan(200);
+    clock.stop();
+  });
+});

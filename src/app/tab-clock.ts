@@ -1,29 +1,46 @@
 // The Clock of a tab. A hidden tab's main-thread timers fire about once a second, which
 // would stretch the DHT's and the hosts' heartbeats and timeouts past failover limits
-// and make a background host look dead. So every timer is armed twice: a native
-// setTimeout (precise while visible) and a sweep on each tick of the worker ticker
-// (not throttled when hidden); whichever comes first fires it, once.
+// and make a background host look dead. So timers are kept here, earliest first, and fired
+// by whichever comes first: one native setTimeout armed for the earliest (precise while
+// visible), or a sweep on each tick of the worker ticker (not throttled when hidden).
+//
+// One native timer for all of them, not one each: a hosting tab keeps hundreds of timers
+// (heartbeats, RPC and claim timeouts, retries), and every native timer is a task of its own
+// plus a call into the browser to arm and clear it; timers due together now run in one task,
+// so the frames they send also leave in one data-channel write (webrtc-link.ts batches per task).
 import type { Clock, TimerHandle } from '../core/clock';
 import type { Ticker } from '../core/ticker';
 
 interface Timer {
   due: number;
+  /** Order of arming: timers due at the same time fire in the order they were set. */
+  seq: number;
   fn: () => void;
-  native: ReturnType<typeof setTimeout>;
   done: boolean;
 }
 
 /** Sweeps per second: the resolution of timers while the tab is hidden. */
 export const TAB_CLOCK_SWEEP_HZ = 40;
 
+const before = (a: Timer, b: Timer): boolean => a.due < b.due || (a.due === b.due && a.seq < b.seq);
+
 export class TabClock implements Clock {
-  private readonly timers = new Set<Timer>();
+  /** A binary min-heap by (due, seq); cleared timers stay until they reach the top. */
+  private heap: Timer[] = [];
+  private live = 0;
+  private seq = 0;
+  private native: ReturnType<typeof setTimeout> | undefined;
+  /** When the armed native timeout is due (Infinity: none armed). */
+  private nativeDue = Infinity;
+  private firing = false;
   private readonly stopSweep: () => void;
-  /** Timers fired by the worker sweep rather than their own timeout (hidden-tab work). */
+  /** Timers fired by the worker sweep rather than the native timeout (hidden-tab work). */
   sweptFires = 0;
+  /** Native timeouts armed (the cost this clock saves: one per timer before). */
+  nativeArms = 0;
 
   constructor(ticker: Ticker, private readonly base: { now(): number } = performance) {
-    this.stopSweep = ticker.start(TAB_CLOCK_SWEEP_HZ, () => this.sweep());
+    this.stopSweep = ticker.start(TAB_CLOCK_SWEEP_HZ, () => this.run(this.now(), true));
   }
 
   now(): number {
@@ -31,9 +48,10 @@ export class TabClock implements Clock {
   }
 
   setTimeout(fn: () => void, ms: number): TimerHandle {
-    const t: Timer = { due: this.now() + ms, fn, done: false, native: undefined as unknown as ReturnType<typeof setTimeout> };
-    t.native = setTimeout(() => this.fire(t), ms);
-    this.timers.add(t);
+    const t: Timer = { due: this.now() + Math.max(0, ms), seq: this.seq++, fn, done: false };
+    this.push(t);
+    this.live++;
+    if (!this.firing && t.due < this.nativeDue) this.arm();
     return t;
   }
 
@@ -41,33 +59,100 @@ export class TabClock implements Clock {
     const t = handle as Timer | undefined;
     if (!t || t.done) return;
     t.done = true;
-    clearTimeout(t.native);
-    this.timers.delete(t);
+    this.live--;
+    // Cleared timers wait in the heap for their turn; when they are most of it, rebuild.
+    if (this.heap.length > 64 && this.live < this.heap.length / 2) this.compact();
   }
 
   get pending(): number {
-    return this.timers.size;
+    return this.live;
   }
 
   stop(): void {
     this.stopSweep();
+    clearTimeout(this.native);
+    this.nativeDue = Infinity;
   }
 
-  private sweep(): void {
-    const now = this.now();
-    for (const t of [...this.timers]) {
-      if (t.due <= now) {
-        this.sweptFires++;
-        this.fire(t);
+  /** Fires every live timer due by `until`, earliest first, then arms the native timeout for the next. */
+  private run(until: number, swept: boolean): void {
+    if (this.firing) return;
+    this.firing = true;
+    // A timer set by one that fires now runs in a later task, as a native one would.
+    const setBefore = this.seq;
+    try {
+      for (let top = this.heap[0]; top && top.due <= until && top.seq < setBefore; top = this.heap[0]) {
+        this.pop();
+        if (top.done) continue;
+        top.done = true;
+        this.live--;
+        if (swept) this.sweptFires++;
+        try {
+          top.fn();
+        } catch (e) {
+          // Each timer was its own task: one that throws must not hold back the others.
+          queueMicrotask(() => {
+            throw e;
+          });
+        }
       }
+    } finally {
+      this.firing = false;
+      this.arm();
     }
   }
 
-  private fire(t: Timer): void {
-    if (t.done) return;
-    t.done = true;
-    clearTimeout(t.native);
-    this.timers.delete(t);
-    t.fn();
+  /** The native timeout for the earliest live timer (re-armed only when that changes). */
+  private arm(): void {
+    while (this.heap[0]?.done) this.pop();
+    const next = this.heap[0]?.due ?? Infinity;
+    if (next === this.nativeDue) return;
+    clearTimeout(this.native);
+    this.nativeDue = next;
+    if (next === Infinity) return;
+    this.nativeArms++;
+    // A native timeout may fire a little before `now()` reaches its due: it fires what it was armed for.
+    this.native = setTimeout(() => {
+      this.nativeDue = Infinity;
+      this.run(Math.max(this.now(), next), false);
+    }, Math.max(0, next - this.now()));
+  }
+
+  private compact(): void {
+    this.heap = this.heap.filter((t) => !t.done);
+    for (let i = (this.heap.length >> 1) - 1; i >= 0; i--) this.down(i);
+  }
+
+  private push(t: Timer): void {
+    const h = this.heap;
+    h.push(t);
+    let i = h.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!before(h[i]!, h[p]!)) break;
+      [h[i], h[p]] = [h[p]!, h[i]!];
+      i = p;
+    }
+  }
+
+  private pop(): void {
+    const h = this.heap;
+    const last = h.pop()!;
+    if (h.length === 0) return;
+    h[0] = last;
+    this.down(0);
+  }
+
+  private down(i: number): void {
+    const h = this.heap;
+    for (;;) {
+      const l = 2 * i + 1, r = l + 1;
+      let m = i;
+      if (l < h.length && before(h[l]!, h[m]!)) m = l;
+      if (r < h.length && before(h[r]!, h[m]!)) m = r;
+      if (m === i) return;
+      [h[i], h[m]] = [h[m]!, h[i]!];
+      i = m;
+    }
   }
 }

@@ -8,7 +8,8 @@ import { clockTicker, type Ticker } from '../core/ticker';
 import { realClock } from '../core/clock';
 
 export type TickerCommand = { op: 'start'; id: number; hz: number } | { op: 'stop'; id: number };
-export interface TickerTick { id: number; at: number }
+/** The rates (their ids) whose ticks fell due together. */
+export interface TickerTick { ids: number[]; at: number }
 
 /** The slice of Worker used (tests may hand in a stand-in). */
 export interface TickerWorkerLike {
@@ -31,13 +32,28 @@ function defaultWorker(): TickerWorkerLike {
   return new Worker(new URL('./worker-ticker.worker.ts', import.meta.url), { type: 'module', name: 'ticker' }) as unknown as TickerWorkerLike;
 }
 
+/** The tick sources of one rate: one worker timer (or fallback timer) runs them all in one task. */
+interface RateGroup {
+  hz: number;
+  /** The worker's timer id for this group. */
+  wid: number;
+  runs: Map<number, () => void>;
+  stopFallback?: () => void;
+}
+
+/**
+ * Sources of one rate share one timer and one message: a hosting tab ticks every region it
+ * is primary of at 20 Hz, and one message per region per tick was a main-thread task each
+ * (7 regions: 140 tasks a second); in one task, the frames the regions send to a peer also
+ * leave in one data-channel write (webrtc-link.ts batches per task).
+ */
 export class WorkerTicker implements Ticker {
   readonly stats: WorkerTickerStats = { ticks: 0, errors: 0, fallback: false };
   private worker: TickerWorkerLike | null = null;
-  private readonly fns = new Map<number, { run: () => void; hz: number }>();
+  private readonly groups = new Map<number, RateGroup>();
+  private readonly byWid = new Map<number, RateGroup>();
   private nextId = 1;
   private readonly fallback = clockTicker(realClock);
-  private readonly fallbackStops = new Map<number, () => void>();
 
   /** `createWorker` defaults to the module worker next to this file. */
   constructor(private readonly createWorker: () => TickerWorkerLike = defaultWorker, private readonly onError: (e: unknown) => void = (e) => console.error(e)) {}
@@ -54,36 +70,53 @@ export class WorkerTicker implements Ticker {
         this.onError(e);
       }
     };
-    const w = this.ensureWorker();
-    if (w) {
-      this.fns.set(id, { run, hz });
-      w.postMessage({ op: 'start', id, hz });
-    } else {
-      this.fallbackStops.set(id, this.fallback.start(hz, run));
+    let g = this.groups.get(hz);
+    if (!g) {
+      g = { hz, wid: this.nextId++, runs: new Map() };
+      this.groups.set(hz, g);
+      this.byWid.set(g.wid, g);
+      const w = this.ensureWorker();
+      if (w) w.postMessage({ op: 'start', id: g.wid, hz });
+      else g.stopFallback = this.fallback.start(hz, () => this.runGroup(g!));
     }
+    g.runs.set(id, run);
+    const group = g;
     return () => {
-      this.fallbackStops.get(id)?.();
-      this.fallbackStops.delete(id);
-      if (this.fns.delete(id)) this.worker?.postMessage({ op: 'stop', id });
+      if (!group.runs.delete(id) || group.runs.size > 0) return;
+      // The last source of this rate: its timer goes.
+      this.groups.delete(hz);
+      this.byWid.delete(group.wid);
+      group.stopFallback?.();
+      if (!group.stopFallback) this.worker?.postMessage({ op: 'stop', id: group.wid });
     };
   }
 
   /** Stops every source and the worker. */
   dispose(): void {
-    for (const stop of this.fallbackStops.values()) stop();
-    this.fallbackStops.clear();
-    this.fns.clear();
+    for (const g of this.groups.values()) g.stopFallback?.();
+    this.groups.clear();
+    this.byWid.clear();
     this.worker?.terminate();
     this.worker = null;
+  }
+
+  private runGroup(g: RateGroup): void {
+    // A source stopped by an earlier one in this tick does not run.
+    for (const [id, run] of [...g.runs]) if (g.runs.has(id)) run();
   }
 
   private ensureWorker(): TickerWorkerLike | null {
     if (this.worker || this.stats.fallback) return this.worker;
     try {
       const w = this.createWorker();
-      w.onmessage = (e) => this.fns.get(e.data.id)?.run();
+      w.onmessage = (e) => {
+        for (const id of e.data.ids) {
+          const g = this.byWid.get(id);
+          if (g) this.runGroup(g);
+        }
+      };
       w.onerror = (e) => {
-        // A worker that fails to load: move every running source to main-thread timers.
+        // A worker that fails to load: move every running rate to main-thread timers.
         this.onError(new Error(`ticker worker failed: ${e.message}`));
         this.toFallback();
       };
@@ -99,8 +132,7 @@ export class WorkerTicker implements Ticker {
     this.stats.fallback = true;
     this.worker?.terminate();
     this.worker = null;
-    // The worker's ids keep working: their stop functions now stop the fallback timers.
-    for (const [id, { run, hz }] of this.fns) this.fallbackStops.set(id, this.fallback.start(hz, run));
-    this.fns.clear();
+    // The groups keep their ids: their stop functions now stop the fallback timers.
+    for (const g of this.groups.values()) if (!g.stopFallback) g.stopFallback = this.fallback.start(g.hz, () => this.runGroup(g));
   }
 }

@@ -1,34 +1,51 @@
 // Worker side of WorkerTicker: dedicated workers' timers are not throttled like a hidden
-// page's main-thread timers, so this is where hosting ticks are paced. One self-correcting
-// timer per started tick source: it aims at start + n * period, so ticks do not drift, and
-// after a stall it skips missed ticks rather than firing a burst.
+// page's main-thread timers, so this is where hosting ticks are paced. Every rate's ticks
+// fall on multiples of its period (from the worker's time origin), so ticks of different
+// rates that fall together (40 Hz sweeps, 20 Hz ticks, 10 Hz beats) leave in one message:
+// one task on the page instead of one per rate. One timer, armed for the next due tick; a
+// rate aims at n * period, so it does not drift, and after a stall it skips the ticks it
+// missed rather than firing a burst.
 import type { TickerCommand, TickerTick } from './worker-ticker';
 
-interface Timer { period: number; next: number; handle: ReturnType<typeof setTimeout> | undefined }
-const timers = new Map<number, Timer>();
+interface Rate { period: number; next: number }
+const rates = new Map<number, Rate>();
 const scope = globalThis as unknown as { onmessage: ((e: MessageEvent<TickerCommand>) => void) | null; postMessage(m: TickerTick): void };
+let handle: ReturnType<typeof setTimeout> | undefined;
+/** Ticks this close together go in one message (a timer fires a little late anyway). */
+const TOGETHER_MS = 2;
 
-function arm(id: number, t: Timer): void {
-  t.handle = setTimeout(() => {
-    if (timers.get(id) !== t) return;
-    const now = performance.now();
-    if (now - t.next > 4 * t.period) t.next = now; // stalled (machine asleep): do not burst
-    t.next += t.period;
-    scope.postMessage({ id, at: now });
-    arm(id, t);
-  }, Math.max(0, t.next - performance.now()));
+function arm(): void {
+  clearTimeout(handle);
+  let next = Infinity;
+  for (const r of rates.values()) next = Math.min(next, r.next);
+  if (next === Infinity) return;
+  handle = setTimeout(fire, Math.max(0, next - performance.now()));
+}
+
+function fire(): void {
+  const now = performance.now();
+  const ids: number[] = [];
+  for (const [id, r] of rates) {
+    if (r.next > now + TOGETHER_MS) continue;
+    ids.push(id);
+    r.next += r.period;
+    if (r.next <= now) r.next = firstAfter(now, r.period); // stalled (machine asleep): do not burst
+  }
+  if (ids.length) scope.postMessage({ ids, at: now });
+  arm();
+}
+
+function firstAfter(now: number, period: number): number {
+  return (Math.floor(now / period) + 1) * period;
 }
 
 scope.onmessage = (e) => {
   const m = e.data;
   if (m.op === 'start') {
     const period = 1000 / m.hz;
-    const t: Timer = { period, next: performance.now() + period, handle: undefined };
-    timers.set(m.id, t);
-    arm(m.id, t);
+    rates.set(m.id, { period, next: firstAfter(performance.now(), period) });
   } else {
-    const t = timers.get(m.id);
-    if (t) clearTimeout(t.handle);
-    timers.delete(m.id);
+    rates.delete(m.id);
   }
+  arm();
 };

@@ -183,7 +183,8 @@ export class HostingService {
     const early = this.early ?? [];
     this.early = undefined;
     for (const f of early) this.onFrame(f.from, f.fromHex, f.msg);
-    this.stops.push(every(this.args.clock, this.opts.watchMs, () => this.watch()));
+    // On the ticker (a tab's ticks of one instant share one task: worker-ticker.ts).
+    this.stops.push(this.args.ticker.start(1000 / this.opts.watchMs, () => this.watch()));
     this.stops.push(every(this.args.clock, SWEEP_MS, () => this.idle.sweep()));
     this.stops.push(
       this.args.dht.events.on('link-close', ({ id, reason, readOnly }) => {

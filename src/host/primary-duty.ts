@@ -85,7 +85,10 @@ export class PrimaryDuty implements DutyShared {
     const o = this.ctx.opts;
     this.beat.lastActive = this.ctx.clock.now();
     this.stops.push(this.ctx.ticker.start(o.tickHz, () => this.tick()));
-    this.stops.push(every(this.ctx.clock, o.heartbeatMs, () => this.beat.heartbeat()));
+    // On the ticker, not a timer of its own: a tab's ticker beats every region it is primary
+    // of in one task (worker-ticker.ts), so the beats to a backup of several regions leave in
+    // one data-channel write.
+    this.stops.push(this.ctx.ticker.start(1000 / o.heartbeatMs, () => this.beat.heartbeat()));
     this.stops.push(every(this.ctx.clock, o.recheckMs, () => void this.recheck()));
     this.hostCheck.start();
     // Our granters hold our lease from the claim on (primary-lease.ts `start`).

@@ -19,6 +19,15 @@ import type { HostSetCheck } from './host-set-check';
  */
 const HOSTS_EVERY = 50;
 const HOSTS_AFTER_CHANGE = 3;
+/**
+ * Subscribers of a region outside a crowd hear every this many beats (300 ms) when the beat
+ * says nothing new (no commit since, same host set, same idleness): a subscriber needs a beat
+ * only to know its primary lives (it re-attaches after silenceMs, 1200 ms, of silence) and,
+ * from `s`, that it missed no delta. Every beat to every subscriber was a third of the frames
+ * 8 players' tabs sent (25,129 of 68,370 in 30 s, bench/agents.ts --count 8), each a
+ * main-thread task at the receiver. A crowd's beats ride its POSITIONS frames (fan-out-plan.ts).
+ */
+export const SUBSCRIBER_BEAT_EVERY = 3;
 
 export class PrimaryHeartbeat {
   private readonly lastSync = new Map<string, number>();
@@ -26,6 +35,8 @@ export class PrimaryHeartbeat {
   private hostsSent = '';
   private hostsSentBeats = 0;
   private beats = 0;
+  /** What the subscribers' last beat said: committed up to, idle. */
+  private subsHeard = { s: -1, idle: false };
   /** A subscriber joined since the last beat listed them. */
   private newSubscriber = false;
 
@@ -141,9 +152,12 @@ export class PrimaryHeartbeat {
     // ids were most of a beat, and a crowd's primary beats to hundreds of subscribers.
     const hostsKey = this.duty.region.hosts.map(idToHex).join();
     if (hostsKey !== this.hostsSent) this.hostsSentBeats = 0;
+    this.hostsSent = hostsKey;
+    const news = this.hostsSentBeats < HOSTS_AFTER_CHANGE || this.subsHeard.s !== this.machine.committed || this.subsHeard.idle !== idle;
+    if (!this.duty.fanOut.shared && !news && b % SUBSCRIBER_BEAT_EVERY !== 0) return this.afterBeat(now);
+    this.subsHeard = { s: this.machine.committed, idle };
     const withHosts = this.hostsSentBeats < HOSTS_AFTER_CHANGE || b % HOSTS_EVERY === 0;
     if (withHosts) this.hostsSentBeats++;
-    this.hostsSent = hostsKey;
     // In a crowd, the backups serving a share beat to theirs at this beat (fan-out-share.ts);
     // ours reaches them too every ALL_BEATS_EVERY-th beat: a relay that died costs its
     // subscribers no re-attach, and they see the deltas they missed (fan-out-plan.ts).
@@ -157,6 +171,11 @@ export class PrimaryHeartbeat {
     this.duty.outbox.beat(this.duty.e, this.machine.committed, to, now, { ...(withHosts ? { hosts: this.duty.region.hosts } : {}), ...(idle ? { idle } : {}) });
     // Only a crowd's beats wait for the tick: a few subscribers get no POSITIONS frame to ride in.
     if (!this.duty.fanOut.shared) this.duty.outbox.flush(this.duty.ctx.wires.players, now);
+    this.afterBeat(now);
+  }
+
+  /** Every beat, to subscribers or not: the lease's own check, the backups' quiet, old requests. */
+  private afterBeat(now: number): void {
     // A zombie primary (safety seed 39): cut off from every node, it kept the role for good,
     // a second primary beside its successor after healing (it never heard it was deposed).
     // Idle, not a backup: its backups claim; it does not contend with them.
