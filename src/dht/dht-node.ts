@@ -160,7 +160,10 @@ export class DhtNode implements Dht {
       if (res.closest.length) this.nearView.record(a[0], res.closest.map((c) => c.id));
       return res;
     };
-    this.nearView = new NearNodes({ selfId, readOnly: opts.readOnly, clock, closest: (key, n) => this.closestContacts(key, n), findNode: (key) => this.lookup(key) });
+    this.nearView = new NearNodes(
+      { selfId, readOnly: opts.readOnly, clock, closest: (key, n) => this.closestContacts(key, n), findNode: (key, paths) => this.lookup(key, undefined, undefined, undefined, paths) },
+      { paths: opts.nearPaths },
+    );
     this.contactBook = new Contacts({
       clock,
       opts,

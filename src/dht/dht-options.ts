@@ -160,6 +160,12 @@ export const DHT_DEFAULTS = {
   disjointReads: ['player', 'chunk'] as Namespace[],
   /** Disjoint paths of a FIND_NODE lookup (findNode, put's search for the k closest, joins, refresh). */
   nodePaths: 1,
+  /**
+   * Disjoint paths of the lookup that refreshes a node's view of who is near a key
+   * (near-view.ts), before a certificate naming hosts it does not see near is refused: one
+   * eclipsed path must not fill the view (docs/TRUST.md).
+   */
+  nearPaths: 2,
   /** Default lifetime of a put value. */
   valueTtlMs: 3600_000,
   /** The publisher re-puts its values this often. */

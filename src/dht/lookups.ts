@@ -12,8 +12,11 @@ import type { RoutingTable } from './routing-table';
 import type { Call, RequestBody } from './rpc';
 import type { DhtStats } from './stats';
 
-/** FIND_NODE, or with `valueNs` FIND_VALUE collecting up to `values` values that pass `check`. */
-export type Lookup = (target: NodeId, valueNs?: Namespace, values?: number, check?: (rec: ValueRecord) => Promise<RecordCheck>) => Promise<LookupResult>;
+/**
+ * FIND_NODE, or with `valueNs` FIND_VALUE collecting up to `values` values that pass `check`;
+ * `paths`: disjoint paths of a FIND_NODE (default `nodePaths`; near-view.ts asks for more).
+ */
+export type Lookup = (target: NodeId, valueNs?: Namespace, values?: number, check?: (rec: ValueRecord) => Promise<RecordCheck>, paths?: number) => Promise<LookupResult>;
 
 export interface LookupDeps {
   selfId: NodeId;
@@ -32,7 +35,7 @@ export function nodeLookup(deps: LookupDeps): Lookup {
   const selfHex = idToHex(deps.selfId);
   const admit = deps.admit;
   const named = admit ? (nodes: NodeId[]) => nodes.filter((id) => admit(id)) : (nodes: NodeId[]) => nodes;
-  return async (target, valueNs, values = 1, check) => {
+  return async (target, valueNs, values = 1, check, paths) => {
     const { opts, stats } = deps;
     stats.lookups++;
     if (valueNs) stats.getLookups++;
@@ -48,7 +51,7 @@ export function nodeLookup(deps: LookupDeps): Lookup {
       wantValue: valueNs !== undefined,
       // Reads of owned records go by disjoint paths: their answers can be told apart (the
       // rule), so reaching honest holders by another path defeats a path's liars.
-      paths: valueNs ? (opts.records[valueNs] && opts.disjointReads.includes(valueNs) ? opts.valuePaths : 1) : opts.nodePaths,
+      paths: valueNs ? (opts.records[valueNs] && opts.disjointReads.includes(valueNs) ? opts.valuePaths : 1) : (paths ?? opts.nodePaths),
       values: Math.max(1, values),
       valueWaitMs: opts.getWaitMs,
       valueWaitRounds: opts.getWaitRounds,

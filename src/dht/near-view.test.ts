@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { randomId, sortByDistance, type NodeId } from '../core/node-id';
+import { compareDistance, randomId, sortByDistance, type NodeId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
 import { VirtualClock } from '../core/virtual-clock';
 import { NearNodes } from './near-view';
@@ -49,5 +49,24 @@ describe('a node\'s view of who is near a key', () => {
     for (let i = 0; i < 20; i++) await view.refresh(randomId(rand));
     expect(view.stats.refreshesLimited).toBeGreaterThan(0);
     expect(looked.length).toBeLessThan(12);
+  });
+
+  it('merges later answers into earlier ones (an eclipsed lookup adds its liars, the nearer nodes stay), each node kept keepMs from when it was last named', () => {
+    const { view, clock } = setup([], true); // itself left out: only answers in the view
+    const byDist = sortByDistance(ids, (x) => x, key);
+    const honest = byDist.slice(0, 4), liars = byDist.slice(4);
+    view.record(key, honest);
+    clock.advanceSync(60_000);
+    view.record(key, liars);
+    expect(view.near(key, 4)).toEqual(honest);
+    clock.advanceSync(60_001);
+    // The honest answers are 120 s old now, the liars' 60 s.
+    expect(view.near(key, 4)).toEqual(liars.slice(0, 4));
+    // Bounded: 20 nodes a key, the nearest kept.
+    const farther = Array.from({ length: 200 }, () => randomId(rand)).filter((x) => compareDistance(x, honest[3]!, key) > 0).slice(0, 30);
+    view.record(key, farther);
+    view.record(key, honest);
+    expect(view.near(key, 4)).toEqual(honest);
+    expect(view.near(key, 100).length).toBe(20);
   });
 });

@@ -5,6 +5,16 @@
 // never because the record says so. A reader far from the key knows few nodes near it, so
 // the answers of its lookups are kept a while (a table's far bucket holds 20 of half the
 // network), and a check that finds none of a record's hosts may ask for a fresh lookup.
+//
+// Eclipses. Hostile nodes on a lookup's way toward a key can answer with only each other:
+// a path that meets them first learns no honest node nearer, and its answers would fill the
+// view with them (enough of them among the nearest 8 anchor a certificate they granted). So
+// the fresh lookup runs `paths` (default 2) disjoint paths (lookup.ts, S/Kademlia): one
+// liar can hold one path, and the honest nodes another path finds sort nearer. And answers
+// are merged, not replaced: a later lookup's answers (any lookup of ours, one path or more)
+// add to what earlier ones found, each node kept `keepMs` from the last time one named it,
+// the 20 nearest the key kept, so an eclipsed lookup cannot push out the nearer nodes a
+// disjoint one found.
 import type { Clock } from '../core/clock';
 import { idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
 import { TokenBucket } from '../core/token-bucket';
@@ -33,7 +43,12 @@ export const NEAR_VIEW_DEFAULTS = {
   /** Refresh lookups a node starts per second, and in a burst: forged records must not make it look up without end. */
   refreshPerSec: 2,
   refreshBurst: 8,
+  /** Disjoint paths of a refresh lookup: an eclipse of one path must not fill the view. */
+  paths: 2,
 };
+
+/** Lookup answers kept per key (a FIND_NODE's k). */
+const KEPT_PER_KEY = 20;
 
 export interface NearNodesDeps {
   selfId: NodeId;
@@ -42,12 +57,13 @@ export interface NearNodesDeps {
   clock: Clock;
   /** The table's closest contacts. */
   closest(key: NodeId, n: number): NodeId[];
-  /** A FIND_NODE lookup: its answers reach `record` (dht-node.ts wires every lookup there). */
-  findNode(key: NodeId): Promise<unknown>;
+  /** A FIND_NODE lookup by `paths` disjoint paths: its answers reach `record` (dht-node.ts wires every lookup there). */
+  findNode(key: NodeId, paths: number): Promise<unknown>;
 }
 
 export class NearNodes implements NearView {
-  private readonly answered = new Map<string, { at: number; ids: NodeId[] }>();
+  /** By key: the nodes lookups toward it answered with, each with when it was last named, nearest first. */
+  private readonly answered = new Map<string, { id: NodeId; hex: string; at: number }[]>();
   private readonly refreshedAt = new Map<string, number>();
   private readonly bucket: TokenBucket;
   private readonly o: typeof NEAR_VIEW_DEFAULTS;
@@ -59,21 +75,33 @@ export class NearNodes implements NearView {
     this.bucket = new TokenBucket(this.o.refreshPerSec, this.o.refreshBurst, deps.clock.now());
   }
 
-  /** The nodes that answered a lookup toward `target`, closest first. */
+  /** The nodes that answered a lookup toward `target`: merged into what earlier lookups found (the 20 nearest kept). */
   record(target: NodeId, ids: readonly NodeId[]): void {
-    const hex = idToHex(target);
-    this.answered.delete(hex);
-    this.answered.set(hex, { at: this.deps.clock.now(), ids: ids.slice(0, 20) });
+    const key = idToHex(target), now = this.deps.clock.now();
+    const byHex = new Map<string, { id: NodeId; hex: string; at: number }>();
+    for (const x of this.fresh(key)) byHex.set(x.hex, x);
+    for (const id of ids.slice(0, KEPT_PER_KEY)) {
+      const hex = idToHex(id);
+      byHex.set(hex, { id, hex, at: now });
+    }
+    const kept = sortByDistance([...byHex.values()], (x) => x.id, target).slice(0, KEPT_PER_KEY);
+    this.answered.delete(key);
+    this.answered.set(key, kept);
     if (this.answered.size > this.o.keys) this.answered.delete(this.answered.keys().next().value!);
   }
 
   near(key: NodeId, n: number): NodeId[] {
-    const got = this.answered.get(idToHex(key));
-    const fresh = got && this.deps.clock.now() - got.at < this.o.keepMs ? got.ids : [];
+    const fresh = this.fresh(idToHex(key)).map((x) => x.id);
     const all = [...this.deps.closest(key, n), ...fresh, ...(this.deps.readOnly ? [] : [this.deps.selfId])];
     const out: NodeId[] = [];
     for (const id of sortByDistance(all, (x) => x, key)) if (!out.some((x) => idEquals(x, id))) out.push(id);
     return out.slice(0, n);
+  }
+
+  /** The answers toward `key` named within keepMs. */
+  private fresh(key: string): { id: NodeId; hex: string; at: number }[] {
+    const now = this.deps.clock.now();
+    return (this.answered.get(key) ?? []).filter((x) => now - x.at < this.o.keepMs);
   }
 
   async refresh(key: NodeId): Promise<boolean> {
@@ -87,7 +115,7 @@ export class NearNodes implements NearView {
     if (this.refreshedAt.size > this.o.keys) this.refreshedAt.delete(this.refreshedAt.keys().next().value!);
     this.stats.refreshes++;
     try {
-      await this.deps.findNode(key);
+      await this.deps.findNode(key, this.o.paths);
       return true;
     } catch {
       return false;

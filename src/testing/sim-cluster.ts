@@ -86,9 +86,9 @@ export class SimCluster extends SimWorld {
   /**
    * One newcomer, joining off random joined nodes (`bootstrapPeers`), without running the clock: for joins
    * that happen while something else is measured. Resolves true when joined, false when the
-   * join failed (counted, and the node removed).
+   * join failed (counted, and the node removed). `id`: the newcomer's (default: drawn).
    */
-  joinOne(): Promise<boolean> {
+  joinOne(id?: NodeId): Promise<boolean> {
     const joined = [...this.joinedAt.keys()];
     const picked = new Set<string>();
     // Distinct nodes; with one, one draw as ever (other simulations replay unchanged).
@@ -98,7 +98,7 @@ export class SimCluster extends SimWorld {
       picked.add(hex);
     }
     const boot = [...picked].map((hex) => this.nodes.get(hex)!.selfId);
-    const node = this.make(randomId(this.rand), boot);
+    const node = this.make(id ?? randomId(this.rand), boot);
     return node.start().then(
       () => {
         this.joinedAt.set(node.selfHex, this.clock.now());
