@@ -33,6 +33,8 @@ import { benchStore } from './store-bench';
 import { benchPlayerKey } from './player-key-bench';
 import { benchIdWork } from './id-work-bench';
 import { benchSybil } from './sybil-bench';
+import { benchThrottledHost } from './throttled-host-bench';
+import { benchTabCpu } from './tab-cpu-bench';
 
 type Bench = [name: string, run: () => Promise<Record<string, number>>];
 
@@ -47,6 +49,8 @@ const benches: Bench[] = [
   ['hosting', benchHosting],
   ['border', benchBorder],
   ['failover_crash', () => benchFailoverCrash(20)],
+  ['throttled_host', benchThrottledHost],
+  ['tab_cpu', benchTabCpu],
   ['hostile', benchHostile],
   ['auth', benchAuth],
   ['sybil', benchSybil],
