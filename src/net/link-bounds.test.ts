@@ -145,6 +145,20 @@ describe('half-open inbound connections', () => {
     expect(t.stats.badSignalsBy.renegotiation).toBe(1);
     t.close();
   });
+
+  it("a responder takes the initiator's trickled candidates (across two NATs its checks open the hole the initiator's come through); an answer to a responder is refused", async () => {
+    const clock = new VirtualClock();
+    const { t, peers } = await transport(clock);
+    const from = randomId(rand);
+    const candidate = { t: 'rtc', v: 1, cid: 'eeee0001', s: { type: 'candidate', candidate: { candidate: 'candidate:1 1 udp 1686052607 203.0.113.12 50633 typ srflx raddr 10.0.2.2 rport 50633', sdpMid: '0', sdpMLineIndex: 0 } } };
+    t.handleSignal(from, offer('eeee0001'), nowhere);
+    t.handleSignal(from, candidate, nowhere);
+    expect(peers[0]!.signals.map((s) => s.type)).toEqual(['offer', 'candidate']);
+    t.handleSignal(from, { t: 'rtc', v: 1, cid: 'eeee0001', s: { type: 'answer', sdp: sdp(FP_B) } }, nowhere);
+    expect(peers[0]!.signals.length).toBe(2);
+    expect(t.stats.badSignalsBy.direction).toBe(1);
+    t.close();
+  });
 });
 
 describe('a browser that gathers no ICE candidate', () => {

@@ -276,8 +276,12 @@ export class WebRtcTransport implements Transport {
       if (this.pendingInbound() >= this.opts.maxPendingInbound || this.pendingInbound(fromHex) >= this.opts.maxPendingPerSource) return this.badSignal('slots');
       this.stats.inbound++;
       c = this.start(from, cid, false, signals);
-    } else if ((s.type === 'offer') === c.initiator) {
-      return this.badSignal('direction'); // an initiator never receives an offer, a responder never an answer
+    } else if (s.type !== 'candidate' && (s.type === 'offer') === c.initiator) {
+      // An initiator never receives an offer, a responder never an answer; candidates flow
+      // both ways. (A responder that dropped the initiator's candidates still linked where
+      // its checks needed no hole punched, e.g. on loopback, learning the initiator's address
+      // from its checks; across two NATs it never sent a packet out: bench/lab, stun-cone.)
+      return this.badSignal('direction');
     }
     if (s.type !== 'candidate') {
       const bound = s.type === 'offer' ? c.offerSdp : c.answerSdp;
