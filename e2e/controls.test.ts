@@ -41,13 +41,14 @@ describe('controls', () => {
     await page.locator('#set-fov').fill('95');
     await page.locator('#set-sensitivity').fill('2.5');
     await page.locator('#set-invert-y').check();
+    await page.locator('#set-volume').fill('0');
     // A name is committed with Enter; one outside the rule is refused in words and changes nothing.
     await page.locator('#set-name').fill('  Ann   Lee ');
     await page.locator('#set-name').press('Enter');
     await page.locator('#set-name').fill('<img src=x onerror=alert(1)>');
     await page.locator('#set-name').press('Enter');
     expect(await page.locator('.settings-panel .name-said').textContent()).toMatch(/letters, digits/);
-    const chosen = { name: 'Ann Lee', sensitivity: 2.5, invertY: true, fov: 95 };
+    const chosen = { name: 'Ann Lee', sensitivity: 2.5, invertY: true, fov: 95, volume: 0 };
     expect(await page.evaluate(() => window.voxel.settings!())).toEqual(chosen);
 
     await page.reload();

@@ -11,11 +11,13 @@ import type { Hud } from '../ui/hud';
 import { IdentityPanel } from '../ui/identity-panel';
 import { InvitePanel } from '../ui/invite-panel';
 import { KeyboardMouseInput } from '../ui/keyboard-mouse-input';
-import { chosenName, loadSettings, saveSettings, type PlayerSettings } from '../ui/player-settings';
+import { chosenName, loadSettings, lookDelta, saveSettings, type PlayerSettings } from '../ui/player-settings';
 import { SettingsPanel } from '../ui/settings-panel';
+import { TouchControls } from '../ui/touch-controls';
 import { AIR } from '../world/blocks';
 import { clampRenderDistance, MAX_RENDER_DISTANCE, MIN_RENDER_DISTANCE, type PageConfig } from './config';
 import { inviteLinkFor } from './net-session';
+import { PageSound } from './page-sound';
 import type { Peer } from './peer';
 import type { WorldView } from './world-view';
 
@@ -42,36 +44,46 @@ export class PlayerControls {
   renderDistance: number;
   /** Keyboard and mouse (null on a headless page). */
   readonly input: KeyboardMouseInput | null;
+  /** Touch screen controls (null on a headless page; hidden until touch is seen). */
+  readonly touch: TouchControls | null;
   /** The player's settings as applied now. */
   settings: PlayerSettings;
   private readonly menu: HTMLElement;
   private readonly settingsPanel: SettingsPanel | null;
+  /** Dig, place and footstep sounds (null on a headless page). */
+  readonly sound: PageSound | null;
 
   constructor(private readonly args: PlayerControlsArgs) {
     const { cfg, hud, session, peer } = args;
     this.renderDistance = args.renderDistance;
     this.settings = loadSettings(storage());
+    this.sound = cfg.headless ? null : new PageSound(session, this.settings.volume, () => this.input?.active ?? false);
     hud.select(session.selected);
     const menu = (this.menu = document.getElementById('menu')!);
     const invites = cfg.headless ? null : new InvitePanel(menu.querySelector('.card')!, async () => {
       if (!peer) throw new Error('Not connected to the peer network: there is nothing to invite to');
       return inviteLinkFor(peer, cfg, location.href.split('#')[0]!);
     });
+    const breakBlock = () => { const t = session.target(); if (t) this.edit(t.x, t.y, t.z, AIR); };
+    const placeBlock = () => { const t = session.target(); if (t) this.edit(t.x + t.nx, t.y + t.ny, t.z + t.nz, session.selectedBlock); };
+    const selectSlot = (i: number) => { session.select(i); hud.select(session.selected); };
+    const toggleFly = () => { session.flying = !session.flying; hud.showMessage(session.flying ? 'Flying' : 'Walking', 'notice'); };
+    const lockChanged = (locked: boolean) => {
+      menu.hidden = locked;
+      if (!locked) args.who?.hold(false);
+      // Keys typed into a settings field that kept the focus would not reach the game.
+      if (!locked) this.settingsPanel?.show(this.settings);
+      else if (document.activeElement instanceof HTMLElement) document.activeElement.blur();
+    };
     this.input = cfg.headless ? null : new KeyboardMouseInput(args.view.canvas!, {
       look: (dy, dp) => session.look(dy, dp),
-      breakBlock: () => { const t = session.target(); if (t) this.edit(t.x, t.y, t.z, AIR); },
-      placeBlock: () => { const t = session.target(); if (t) this.edit(t.x + t.nx, t.y + t.ny, t.z + t.nz, session.selectedBlock); },
-      selectSlot: (i) => { session.select(i); hud.select(session.selected); },
+      breakBlock,
+      placeBlock,
+      selectSlot,
       scrollSlot: (d) => { session.select(session.selected + d); hud.select(session.selected); },
-      toggleFly: () => { session.flying = !session.flying; hud.showMessage(session.flying ? 'Flying' : 'Walking', 'notice'); },
+      toggleFly,
       changeRenderDistance: (d) => this.changeRenderDistance(this.renderDistance + d),
-      lockChanged: (locked) => {
-        menu.hidden = locked;
-        if (!locked) args.who?.hold(false);
-        // Keys typed into a settings field that kept the focus would not reach the game.
-        if (!locked) this.settingsPanel?.show(this.settings);
-        else if (document.activeElement instanceof HTMLElement) document.activeElement.blur();
-      },
+      lockChanged,
       invite: () => { void invites?.copy().then((said) => hud.showMessage(said, 'notice')); },
       dropItem: () => args.itemKeys?.dropItem(),
       nextItem: () => args.itemKeys?.nextItem(),
@@ -84,8 +96,22 @@ export class PlayerControls {
       defaultName: args.name?.default ?? 'your name',
       renderDistance: { min: MIN_RENDER_DISTANCE, max: MAX_RENDER_DISTANCE, get: () => this.renderDistance, set: (n) => this.changeRenderDistance(n) },
     });
+    this.touch = cfg.headless ? null : new TouchControls(args.view.canvas!, {
+      look: (dx, dy) => session.look(...lookDelta(dx, dy, this.settings)),
+      dig: breakBlock,
+      build: placeBlock,
+      toggleFly,
+      selectSlot,
+      playingChanged: lockChanged,
+    });
+    if (this.touch) this.input?.attachTouch(this.touch);
     this.applySettings(this.settings, false);
-    menu.addEventListener('click', () => this.input?.requestLock());
+    menu.addEventListener('click', (e) => {
+      // Only a tap on the menu's backdrop or its text plays: its buttons and fields do their own thing.
+      if (this.touch?.enabled && (e.target as HTMLElement).closest('button, input, select, label, a')) return;
+      this.sound?.unlock();
+      this.input?.requestLock();
+    });
     if (!cfg.headless) new IdentityPanel(document.body).bind(document.getElementById('identity-button'));
   }
 
@@ -104,6 +130,7 @@ export class PlayerControls {
   applySettings(s: PlayerSettings, save = true): void {
     this.settings = s;
     if (this.input) this.input.settings = s;
+    this.sound?.setVolume(s.volume);
     this.args.view.setFov(s.fov);
     this.args.name?.set(s.name);
     if (save && !saveSettings(storage(), s)) this.args.hud.showMessage('Settings cannot be stored in this browser: they hold until the tab closes', 'notice');
@@ -118,12 +145,13 @@ export class PlayerControls {
     return true;
   }
 
-  /** The world is ready to play: the pause menu shows until the pointer is locked. */
+  /** The world is ready to play: the pause menu shows until the pointer is locked (or touch play starts). */
   showMenuUnlessPlaying(): void {
-    if (!this.args.cfg.headless && !this.input?.locked) this.menu.hidden = false;
+    if (!this.args.cfg.headless && !this.input?.locked && !this.touch?.playing) this.menu.hidden = false;
   }
 
   private edit(x: number, y: number, z: number, id: number): void {
+    this.sound?.edited(id === AIR);
     this.args.editor.setBlock(x, y, z, id).catch((err: Error) => {
       if (err instanceof EditRefused) this.args.hud.showMessage(err.message, 'notice');
       else this.args.hud.showMessage(err.message);

@@ -2,7 +2,10 @@
 // the wheel and number keys become actions. Pointer lock gives mouse look; where the
 // browser refuses it, clicks still act at the crosshair so the game stays playable.
 // Which held keys make which move is move-keys.ts; how the mouse turns is player-settings.ts.
+// On a touch screen (touch-controls.ts, attached with attachTouch) there is no lock: the
+// game plays while its pause menu is closed, and the touches' move joins the keys'.
 import type { MoveInput } from '../play/physics';
+import type { TouchControls } from './touch-controls';
 import { MoveKeys } from './move-keys';
 import { lookDelta, SETTINGS_DEFAULTS, type PlayerSettings } from './player-settings';
 
@@ -31,6 +34,7 @@ export class KeyboardMouseInput {
   /** Sensitivity and invert Y of mouse look (the settings panel replaces it). */
   settings: PlayerSettings = SETTINGS_DEFAULTS;
   private lockRefused = false;
+  private touch: TouchControls | null = null;
   private readonly cleanup: (() => void)[] = [];
 
   constructor(private readonly target: HTMLElement, private readonly actions: InputActions) {
@@ -59,18 +63,38 @@ export class KeyboardMouseInput {
     return document.pointerLockElement === this.target;
   }
 
-  /** True when clicks act on the world: with pointer lock, or where the browser refuses it. */
+  /** True when clicks act on the world: with pointer lock, where the browser refuses it, or playing by touch. */
   get active(): boolean {
-    return this.locked || this.lockRefused;
+    return this.locked || this.lockRefused || (this.touch?.playing ?? false);
   }
 
+  attachTouch(touch: TouchControls): void {
+    this.touch = touch;
+  }
+
+  /** Starts playing: the pointer locked, or on a touch screen just the menu closed. */
   requestLock(): void {
+    if (this.touch?.enabled) {
+      this.touch.start();
+      return;
+    }
     const request = this.target.requestPointerLock() as unknown as Promise<void> | undefined;
     request?.catch?.(() => { this.lockRefused = true; });
   }
 
   moveInput(): MoveInput {
-    return this.keys.input();
+    const k = this.keys.input();
+    if (!this.touch?.playing) return k;
+    const t = this.touch.moveInput();
+    const clamp = (v: number) => Math.max(-1, Math.min(1, v));
+    return {
+      forward: clamp(k.forward + t.forward),
+      right: clamp(k.right + t.right),
+      jump: k.jump || t.jump,
+      descend: k.descend || t.descend,
+      sprint: k.sprint || t.sprint,
+      flying: false,
+    };
   }
 
   private onKey(e: KeyboardEvent, down: boolean): void {
@@ -114,6 +138,8 @@ export class KeyboardMouseInput {
   }
 
   private onMouseDown(e: MouseEvent): void {
+    // A browser makes up mouse events after a touch; the touch already acted.
+    if (this.touch && performance.now() - this.touch.lastTouchMs < 1000) return;
     if (!this.active) {
       this.requestLock();
       return;

@@ -1,4 +1,4 @@
-// The player's own settings (name, mouse sensitivity, invert Y, field of view): what they are,
+// The player's own settings (name, mouse sensitivity, invert Y, field of view, sound volume): what they are,
 // their bounds, and how they are kept. They belong to the person at this browser, not to a
 // world, so they live in localStorage (one key for every world) rather than in a world's
 // database; read once at start so the first frame already uses them. Anything stored that
@@ -16,11 +16,14 @@ export interface PlayerSettings {
   invertY: boolean;
   /** Vertical field of view in degrees. */
   fov: number;
+  /** Sound effects' volume, 0 (muted) .. 1. */
+  volume: number;
 }
 
 export const SETTINGS_BOUNDS = {
   sensitivity: { min: 0.1, max: 5, step: 0.05 },
   fov: { min: 50, max: 110, step: 1 },
+  volume: { min: 0, max: 1, step: 0.05 },
 } as const;
 
 export const SETTINGS_DEFAULTS: PlayerSettings = {
@@ -28,6 +31,7 @@ export const SETTINGS_DEFAULTS: PlayerSettings = {
   sensitivity: 1,
   invertY: false,
   fov: WORLD_RENDERER_DEFAULTS.fov,
+  volume: 0.6,
 };
 
 /** The localStorage key (shared by every world of this origin). */
@@ -47,6 +51,7 @@ export function parseSettings(raw: unknown): PlayerSettings {
     sensitivity: bounded(r.sensitivity, SETTINGS_BOUNDS.sensitivity, SETTINGS_DEFAULTS.sensitivity),
     invertY: typeof r.invertY === 'boolean' ? r.invertY : SETTINGS_DEFAULTS.invertY,
     fov: Math.round(bounded(r.fov, SETTINGS_BOUNDS.fov, SETTINGS_DEFAULTS.fov)),
+    volume: bounded(r.volume, SETTINGS_BOUNDS.volume, SETTINGS_DEFAULTS.volume),
   };
 }
 

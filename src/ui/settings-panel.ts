@@ -1,5 +1,5 @@
-// The settings in the pause menu: name, mouse sensitivity, invert Y, field of view and render
-// distance. Every change is handed on at once (the caller applies and stores it), so what
+// The settings in the pause menu: name, mouse sensitivity, invert Y, field of view, sound
+// volume (0 mutes) and render distance. Every change is handed on at once (the caller applies and stores it), so what
 // the player sees while dragging a slider is what they get; a name when it is committed
 // (Enter or leaving the field), and only one the rule allows (world/player-name.ts).
 import { PLAYER_NAME_MAX } from '../world/player-name';
@@ -31,13 +31,14 @@ export class SettingsPanel {
   private readonly sensitivity: HTMLInputElement;
   private readonly invertY: HTMLInputElement;
   private readonly fov: HTMLInputElement;
+  private readonly volume: HTMLInputElement;
   private readonly distance: HTMLInputElement;
   private current: PlayerSettings;
 
   constructor(container: HTMLElement, private readonly args: SettingsPanelArgs) {
     this.current = args.initial;
     addStyleOnce('settings-panel-css', CSS);
-    const { sensitivity: sb, fov: fb } = SETTINGS_BOUNDS;
+    const { sensitivity: sb, fov: fb, volume: vb } = SETTINGS_BOUNDS;
     const rd = args.renderDistance;
     this.root = document.createElement('div');
     this.root.className = 'settings-panel';
@@ -52,6 +53,8 @@ export class SettingsPanel {
       <input id="set-invert-y" type="checkbox" /><span></span>
       <label for="set-fov">Field of view</label>
       <input id="set-fov" type="range" min="${fb.min}" max="${fb.max}" step="${fb.step}" /><output for="set-fov"></output>
+      <label for="set-volume">Sound volume</label>
+      <input id="set-volume" type="range" min="${vb.min}" max="${vb.max}" step="${vb.step}" /><output for="set-volume"></output>
       <label for="set-render-distance">Render distance</label>
       <input id="set-render-distance" type="range" min="${rd.min}" max="${rd.max}" step="1" /><output for="set-render-distance"></output>`;
     const input = (id: string) => this.root.querySelector<HTMLInputElement>(`#${id}`)!;
@@ -61,11 +64,12 @@ export class SettingsPanel {
     this.sensitivity = input('set-sensitivity');
     this.invertY = input('set-invert-y');
     this.fov = input('set-fov');
+    this.volume = input('set-volume');
     this.distance = input('set-render-distance');
     this.show(args.initial);
     // The menu under it captures the mouse on any click; the panel's clicks are its own.
     this.root.addEventListener('click', (e) => e.stopPropagation());
-    for (const el of [this.sensitivity, this.invertY, this.fov]) el.addEventListener('input', () => this.changed());
+    for (const el of [this.sensitivity, this.invertY, this.fov, this.volume]) el.addEventListener('input', () => this.changed());
     this.name.addEventListener('change', () => this.changed());
     this.name.addEventListener('keydown', (e) => { if (e.key === 'Enter') this.name.blur(); });
     this.distance.addEventListener('input', () => {
@@ -83,6 +87,7 @@ export class SettingsPanel {
     this.sensitivity.value = String(s.sensitivity);
     this.invertY.checked = s.invertY;
     this.fov.value = String(s.fov);
+    this.volume.value = String(s.volume);
     this.distance.value = String(this.args.renderDistance.get());
     this.labels();
   }
@@ -97,7 +102,7 @@ export class SettingsPanel {
       this.name.value = name;
       this.nameSaid.textContent = '';
     }
-    this.current = parseSettings({ name, sensitivity: Number(this.sensitivity.value), invertY: this.invertY.checked, fov: Number(this.fov.value) });
+    this.current = parseSettings({ name, sensitivity: Number(this.sensitivity.value), invertY: this.invertY.checked, fov: Number(this.fov.value), volume: Number(this.volume.value) });
     this.args.onChange(this.current);
     this.labels();
   }
@@ -106,6 +111,7 @@ export class SettingsPanel {
     const out = (input: HTMLInputElement, text: string) => { (input.nextElementSibling as HTMLElement).textContent = text; };
     out(this.sensitivity, `${Number(this.sensitivity.value).toFixed(2)}x`);
     out(this.fov, `${this.fov.value}°`);
+    out(this.volume, Number(this.volume.value) === 0 ? 'off' : `${Math.round(Number(this.volume.value) * 100)}%`);
     out(this.distance, this.distance.value);
   }
 }
