@@ -12,6 +12,8 @@ export class ChunkStreamer {
   private readonly inFlight = new Set<string>();
   private centre: ColumnPos = { cx: 0, cz: 0 };
   private distance = 8;
+  /** A load ended (or none ran yet): the next update does its work even where nothing moved. */
+  private dirty = true;
   /** Last load failure, for the HUD; loads are retried on the next update. */
   lastError: Error | undefined;
 
@@ -25,7 +27,14 @@ export class ChunkStreamer {
     return this.inFlight.size;
   }
 
+  /**
+   * Called every frame. The work (every loaded column's key parsed, every wanted column's key
+   * built) is done only when something changed since: the centre column, the distance, a load
+   * ended. Every frame it was a sizeable part of a walking tab's main thread.
+   */
   update(centre: ColumnPos, distance: number): void {
+    if (!this.dirty && centre.cx === this.centre.cx && centre.cz === this.centre.cz && distance === this.distance) return;
+    this.dirty = false;
     this.centre = centre;
     this.distance = distance;
     for (const key of [...this.world.loadedKeys()]) {
@@ -55,10 +64,12 @@ export class ChunkStreamer {
         this.inFlight.delete(key);
         if (isWithin(this.centre, c, this.distance + 1)) this.world.addChunk(chunk);
         else this.source.release?.(c.cx, c.cz);
+        this.dirty = true;
         this.update(this.centre, this.distance);
       },
       (err: unknown) => {
         this.inFlight.delete(key);
+        this.dirty = true; // retried on the next update
         this.lastError = err instanceof Error ? err : new Error(String(err));
       },
     );

@@ -59,6 +59,38 @@ describe('world model and streamer', () => {
     expect(unloaded).toContain('-2,0');
     expect(world.has(0, 0)).toBe(false);
   });
+
+  it('does its work only when the centre, the distance or a load changed; retries a failed load at the next update', async () => {
+    const world = new WorldModel();
+    const src = new FlatSource();
+    let failNext = true;
+    const load = src.load.bind(src);
+    src.load = async (cx, cz) => {
+      if (failNext && cx === 0 && cz === 0) { failNext = false; throw new Error('source down'); }
+      return load(cx, cz);
+    };
+    const s = new ChunkStreamer(world, src, 32);
+    let scans = 0;
+    const keys = world.loadedKeys.bind(world);
+    world.loadedKeys = () => (scans++, keys());
+    s.update({ cx: 0, cz: 0 }, 0);
+    for (let i = 0; i < 10; i++) await settle();
+    expect(s.lastError?.message).toBe('source down');
+    expect(world.has(0, 0)).toBe(false);
+    const before = scans;
+    s.update({ cx: 0, cz: 0 }, 0); // the failed column is asked again
+    for (let i = 0; i < 10; i++) await settle();
+    expect(world.has(0, 0)).toBe(true);
+    s.update({ cx: 0, cz: 0 }, 1);
+    for (let i = 0; i < 10; i++) await settle();
+    expect(s.complete()).toBe(true);
+    const settled = scans;
+    expect(settled).toBeGreaterThan(before);
+    for (let i = 0; i < 100; i++) s.update({ cx: 0, cz: 0 }, 1); // 100 frames standing still
+    expect(scans).toBe(settled);
+    s.update({ cx: 0, cz: 0 }, 2);
+    expect(scans).toBe(settled + 1);
+  });
 });
 
 describe('block editor', () => {
