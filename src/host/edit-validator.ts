@@ -3,17 +3,20 @@
 // and within the editor's rate. Pure: time and positions are passed in.
 import { TokenBucket } from '../core/token-bucket';
 import { AIR, isValidBlockId, PLACEABLE, SOLID } from '../world/blocks';
-import { bodyOverlapsBlock } from '../world/player-body';
+import { bodyOverlapsBlock, EYE_HEIGHT, PLAYER_REACH } from '../world/player-body';
 import type { Point } from './motion-tracker';
 import { CHUNK_HEIGHT, CHUNK_SIZE, CHUNK_VOLUME, WORLD_FLOOR_Y } from '../world/coords';
 import type { RejectReason } from '../region/subscription-messages';
 import { regionAt, type RegionCoord } from '../region/region-key';
 
 export const EDIT_RULES = {
-  /** Largest distance from the editor's eye to the block's centre. */
-  reach: 8,
+  /**
+   * Largest distance from the editor's eye to the block's centre: the crosshair's reach and
+   * two blocks for the editor's last reported position lagging the one it edited from.
+   */
+  reach: PLAYER_REACH + 2,
   /** The eye sits this far above the position a player reports (its feet). */
-  eyeHeight: 1.62,
+  eyeHeight: EYE_HEIGHT,
   /** Sustained edits per second per player. */
   ratePerSec: 20,
   /** Burst allowance of the rate (token bucket size). */

@@ -5,19 +5,20 @@
 // that never locks out an honest player: a teleported one catches up within seconds).
 // Reach is then checked from this belief, so a client cannot edit far-off blocks by
 // claiming to stand next to them. Pure: time is passed in.
+import { FLY_SPEED, TERMINAL_SPEED } from '../world/player-body';
+
 export interface Point {
   x: number;
   y: number;
   z: number;
 }
 
-// The speeds are play/physics.ts's (FLY_SPEED 12, TERMINAL_SPEED 60) with a margin; host
-// may not import play, so play's tests check these stay above them.
+// The game's fastest speeds (world/player-body.ts) with a margin for jitter in report timing.
 export const MOTION_RULES = {
-  /** Fastest horizontal and upward speed (flying), with room for jitter in report timing. */
-  maxSpeed: 18,
-  /** Fastest fall. */
-  maxFall: 72,
+  /** Fastest horizontal and upward speed (flying) x 1.5. */
+  maxSpeed: FLY_SPEED * 1.5,
+  /** Fastest fall x 1.2. */
+  maxFall: TERMINAL_SPEED * 1.2,
   /** Distance allowed on top of speed x time (rounding, a step up, a late report). */
   slack: 2,
   /** Beliefs unrefreshed for this long are forgotten (the next report is taken as is). */

@@ -2,16 +2,13 @@
 // axis at a time and clamped against solid voxels. Sub-stepping keeps any one move under
 // half a block so fast falls cannot tunnel through a floor.
 
-import { PLAYER_HALF_WIDTH, PLAYER_HEIGHT } from '../world/player-body';
+import { EYE_HEIGHT, FLY_SPEED, PLAYER_HALF_WIDTH, PLAYER_HEIGHT, TERMINAL_SPEED } from '../world/player-body';
 
-export { PLAYER_HALF_WIDTH, PLAYER_HEIGHT };
-export const EYE_HEIGHT = 1.62;
+export { EYE_HEIGHT, FLY_SPEED, PLAYER_HALF_WIDTH, PLAYER_HEIGHT, TERMINAL_SPEED };
 export const WALK_SPEED = 4.3;
 export const SPRINT_SPEED = 6.5;
-export const FLY_SPEED = 12;
 export const GRAVITY = 28;
 export const JUMP_SPEED = 8.6; // apex ~1.3 blocks: clears one block, not two
-export const TERMINAL_SPEED = 60;
 const GROUND_ACCEL = 40;
 const AIR_ACCEL = 12;
 const MAX_SUBSTEP = 0.4;

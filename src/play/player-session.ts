@@ -3,10 +3,12 @@
 import { PLACEABLE, SOLID, WATER, AIR } from '../world/blocks';
 import { chunkOf } from '../world/coords';
 import { EYE_HEIGHT, newBody, stepBody, type Body, type MoveInput } from './physics';
+import { PLAYER_REACH } from '../world/player-body';
 import { lookVector, raycast, type RayHit } from './raycast';
 import { UNLOADED, type WorldModel } from './world-model';
 
-export const REACH = 6;
+/** The crosshair's reach (world/player-body.ts). */
+export const REACH = PLAYER_REACH;
 const MAX_PITCH = Math.PI / 2 - 0.001;
 
 export class PlayerSession {

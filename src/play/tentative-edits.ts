@@ -25,6 +25,7 @@ import type { Stamp } from '../region/region-state';
 import { regionAt, regionName, type RegionCoord } from '../region/region-key';
 import type { TentativeRecord, TentativeStore } from '../store/tentative-store';
 import { chunkOf } from '../world/coords';
+import { EYE_HEIGHT, PLAYER_REACH } from '../world/player-body';
 import type { EditOutcome } from './block-editor';
 
 export const TENTATIVE_DEFAULTS = {
@@ -39,9 +40,9 @@ export const TENTATIVE_DEFAULTS = {
   retriesPerPump: 3,
   /** Attempts in flight at most. */
   maxInFlight: 8,
-  /** A retry claims the player's position when the block is this close to its eye. */
-  reach: 7,
-  eyeHeight: 1.62,
+  /** A retry claims the player's position when the block is this close to its eye: the crosshair's reach and a block of margin (the host allows two: edit-validator.ts). */
+  reach: PLAYER_REACH + 1,
+  eyeHeight: EYE_HEIGHT,
 };
 
 export type TentativeOptions = typeof TENTATIVE_DEFAULTS;
