@@ -19,18 +19,7 @@ export interface DhtEvents extends Record<string, unknown> {
   ready: { contacts: number };
 }
 
-/**
- * Whether a link-close reason says a live node let the link go on purpose (a link budget:
- * ours, 'budget', or the other end's, which told us with CLOSING): the node is not gone, and
- * routes to it remain. Any other reason (a failed or reset connection, a stop) may be a death.
- */
-export function closedOnPurpose(reason: string): boolean {
-  return reason === BUDGET_CLOSE || reason === PEER_RETIRED;
-}
-
-/** Link-close reasons: we let the link go for our link budget; the other end did (CLOSING). */
-export const BUDGET_CLOSE = 'budget';
-export const PEER_RETIRED = 'closed by peer';
+export { BUDGET_CLOSE, PEER_RETIRED, FLOOD_CLOSE, JUNK_CLOSE, closedOnPurpose, closedForFlood } from './close-reasons';
 
 export interface GotValue {
   value: Uint8Array;

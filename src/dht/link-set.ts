@@ -14,7 +14,7 @@ import { dhtCodec, type DhtMessage } from './messages';
 import { isRouteFrame, readRoute, type RouteEnvelope } from './route-frame';
 import { isRequestFrame } from './route-record';
 import type { DhtStats } from './stats';
-import { BUDGET_CLOSE, PEER_RETIRED } from './dht';
+import { BUDGET_CLOSE, FLOOD_CLOSE, JUNK_CLOSE, PEER_RETIRED } from './close-reasons';
 
 /** What one link may send us (docs/DESIGN.md: size and rate limits hold per link). */
 export interface LinkLimits {
@@ -302,8 +302,8 @@ export class LinkSet {
       this.stats.dropped.rateLimited++;
       if (++pl.floodDrops === this.opts.maxFloodDrops) {
         this.stats.floodLinksClosed++;
-        if (this.map.get(pl.hex) === pl) this.close(pl.hex, 'flood');
-        else pl.link.close('flood');
+        if (this.map.get(pl.hex) === pl) this.close(pl.hex, FLOOD_CLOSE);
+        else pl.link.close(FLOOD_CLOSE);
       }
       return;
     }
@@ -318,8 +318,8 @@ export class LinkSet {
       if (++pl.junk >= this.opts.maxJunkFrames) {
         this.stats.junkLinksClosed++;
         // A retired link is no longer in the map (a newer link to the peer may be).
-        if (this.map.get(pl.hex) === pl) this.close(pl.hex, 'junk');
-        else pl.link.close('junk');
+        if (this.map.get(pl.hex) === pl) this.close(pl.hex, JUNK_CLOSE);
+        else pl.link.close(JUNK_CLOSE);
       }
       return;
     }

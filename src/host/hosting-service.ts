@@ -12,7 +12,7 @@ import { LatencySamples } from '../core/latency-samples';
 import type { Signer, Verifier } from '../core/signer';
 import type { Ticker } from '../core/ticker';
 import type { Dht } from '../dht/dht';
-import { closedOnPurpose } from '../dht/dht';
+import { closedForFlood, closedOnPurpose } from '../dht/dht';
 import type { HostStore, StoredRegion } from '../store/host-store';
 import { certPrevSchema, MAX_PEND } from '../region/epoch-cert';
 import { CertChecker } from '../region/cert-checker';
@@ -194,6 +194,10 @@ export class HostingService {
         // A link let go by a link budget (ours or the peer's) is no death: the node answers
         // by other routes. Taking it for one made backups fail over with nobody killed, and
         // primaries move to new sets, under link churn (docs/HOSTING.md "Link closes").
+        // Closed for flooding is no death either: in a crowd it is honest traffic (the MOVEs of
+        // every player converge on the region's primary, and its nearest neighbours, often its
+        // backups, forward most of them). Taken for a death, a backup claimed at once and the
+        // primary moved to a new host set with nobody killed (docs/HOSTING.md "Crowds").
         if (closedOnPurpose(reason) || closedForFlood(reason)) return this.checkRetired(id, hex);
         this.closed.set(hex, this.args.clock.now());
         if (this.closed.size > 256) this.closed.delete(this.closed.keys().next().value!);
@@ -391,14 +395,3 @@ function restoreStored(r: HostedRegion, s: StoredRegion): boolean {
   return true;
 }
 
-/**
- * A link closed because one end sent the other more frames than its rate limit takes (the
- * DHT's flood guard, link-set.ts; the far end hears it as 'remote closed: flood'): the node
- * behind it is alive and answers by other routes. In a crowd this is honest traffic: the
- * MOVEs of every player converge on the region's primary, and its nearest neighbours (often
- * its backups) forward most of them. Taken for a death, a backup claimed at once and the
- * primary moved to a new host set with nobody killed (docs/HOSTING.md "Crowds").
- */
-function closedForFlood(reason: string): boolean {
-  return reason === 'flood' || reason === 'remote closed: flood';
-}

@@ -7,7 +7,7 @@ import type { Clock } from '../core/clock';
 import { Emitter } from '../core/emitter';
 import type { NodeId } from '../core/node-id';
 import { Slab } from '../core/slab';
-import { LinkClosedError, MAX_LINK_MESSAGE, type Link, type LinkEvents } from './link';
+import { LinkClosedError, MAX_LINK_MESSAGE, remoteClosed, type Link, type LinkEvents } from './link';
 
 /** What a link end needs from its network: delivery delays and reachability. */
 export interface LinkMedium {
@@ -86,7 +86,7 @@ export class MemoryLink implements Link {
     // already sent has arrived.
     const clock = this.medium.clock;
     const at = Math.max(clock.now() + this.latency, this.lastArrival);
-    clock.setTimeout(() => this.peer.remoteClosed(`remote closed: ${reason}`), at - clock.now());
+    clock.setTimeout(() => this.peer.remoteClosed(remoteClosed(reason)), at - clock.now());
   }
 
   /** Closes this end because the other end went away (remote close, node death, ICE failure). */

@@ -8,7 +8,7 @@ import * as v from 'valibot';
 import { realClock, type Clock, type TimerHandle } from '../core/clock';
 import { Emitter } from '../core/emitter';
 import type { NodeId } from '../core/node-id';
-import { LinkClosedError, LinkMessageTooLargeError, MAX_LINK_MESSAGE, type Link, type LinkEvents } from './link';
+import { LinkClosedError, LinkMessageTooLargeError, MAX_LINK_MESSAGE, remoteClosed, type Link, type LinkEvents } from './link';
 import { batchedSize, batchFrame, controlFrame, FRAME_PAYLOAD, FrameReader, splitMessage } from './frames';
 import { ControlSchema, HandshakeError, type ControlMsg, type HandshakeIo } from './link-handshake';
 
@@ -275,7 +275,7 @@ export class WebRtcLink implements Link {
         const parsed = v.safeParse(ControlSchema, ev.msg);
         if (!parsed.success) return this.bad('malformed control frame');
         const msg = parsed.output;
-        if (msg.t === 'bye') return this.finish(`remote closed: ${msg.reason}`);
+        if (msg.t === 'bye') return this.finish(remoteClosed(msg.reason));
         if (this.state !== 'handshake') return this.bad('handshake message after handshake');
         const w = this.controlWaiters.shift();
         if (w) w.resolve(msg);
