@@ -1,0 +1,340 @@
+// `npm run lab [-- CASE... --runs N]`: runs the lab's cases (lab-cases.ts) and prints a table;
+// figures go to bench/results/latest.json (merged). Started by scripts/lab.sh inside its
+// isolated namespaces, as PID 1 of the lab: when this process ends, every process of the lab
+// ends and its namespaces go.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS } from '../../e2e/browser';
+import { median } from '../stats';
+import { judge, LAB_CASES, turnUrls, type CaseOutcome, type LabCase, type LinkKind, type PairEnd } from './lab-cases';
+import { buildTopology, configureNat, routerState, HOMES, INTERNET, nsWrapper, SERVER_IP } from './topology';
+
+const PORT = 8080;
+const ORIGIN = `http://${SERVER_IP}:${PORT}`;
+/** How long a case waits for a link: links form in under 1 s here; one that is expected to fail costs this. */
+const LINK_WAIT_MS = { expected: 20_000, unexpected: 12_000 };
+/** The relay's clock in the 'turn-expired' case: two days behind, so a day's credential expired a day ago. */
+const EXPIRED_SHIFT_S = -2 * 86_400;
+
+const args = process.argv.slice(2);
+const runsArg = args.indexOf('--runs');
+const runs = runsArg >= 0 ? Number(args[runsArg + 1]) : 1;
+const only = args.filter((a, i) => !a.startsWith('--') && (runsArg < 0 || i !== runsArg + 1));
+const cases = LAB_CASES.filter((c) => only.length === 0 || only.includes(c.name));
+if (cases.length === 0) throw new Error(`no case named ${only.join(', ')}; cases: ${LAB_CASES.map((c) => c.name).join(', ')}`);
+
+const work = mkdtempSync(join(tmpdir(), 'vp-lab-'));
+const children: ChildProcess[] = [];
+const inNs = (ns: string, cmd: string, cmdArgs: string[]): ChildProcess => {
+  const child = spawn('ip', ['netns', 'exec', ns, cmd, ...cmdArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  return child;
+};
+
+/** Resolves once `child` printed a line matching `re` (stdout or stderr). */
+function waitForLine(child: ChildProcess, re: RegExp, what: string, ms = 20_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`${what} did not start in ${ms} ms:\n${out.slice(-2000)}`)), ms);
+    const on = (d: Buffer) => {
+      out += d.toString();
+      if (re.test(out)) { clearTimeout(timer); resolve(); }
+    };
+    child.stdout!.on('data', on);
+    child.stderr!.on('data', on);
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`${what} exited with ${code}:\n${out.slice(-2000)}`)); });
+  });
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
+
+const secretFile = join(work, 'turn-secret');
+writeFileSync(secretFile, `lab-${Math.random().toString(36).slice(2)}\n`);
+
+async function startCoturn(): Promise<void> {
+  const secret = readFileSync(secretFile, 'utf8').trim();
+  const turn = inNs(INTERNET, 'turnserver', ['-n', `--listening-ip=${SERVER_IP}`, `--relay-ip=${SERVER_IP}`, '--listening-port=3478',
+    '--use-auth-secret', `--static-auth-secret=${secret}`, '--realm=lab', '--no-cli', '--no-tls', '--no-dtls',
+    `--pidfile=${join(work, 'turnserver.pid')}`, `--userdb=${join(work, 'turndb')}`, '--log-file=stdout', '--simple-log']);
+  // Its last start-up line (the listeners are logged only with -v).
+  await waitForLine(turn, /DB connection success/, 'coturn');
+}
+
+async function startServer(c: LabCase): Promise<ChildProcess> {
+  const flags = turnUrls(c.ice, SERVER_IP).flatMap((u) => ['--turn-url', u]);
+  if (c.ice !== 'none' && c.ice !== 'stun') flags.push('--turn-secret-file', secretFile);
+  if (c.ice === 'turn-expired') flags.push('--clock-shift-s', String(EXPIRED_SHIFT_S));
+  const server = inNs(INTERNET, process.execPath, ['--import', 'tsx', 'bench/lab/lab-server.ts', '--host', SERVER_IP, '--port', String(PORT), ...flags]);
+  await waitForLine(server, /lab server http/, 'lab server');
+  return server;
+}
+
+async function launchIn(ns: string): Promise<Browser> {
+  const wrapper = join(work, `chromium-${ns}.sh`);
+  writeFileSync(wrapper, nsWrapper(ns, CHROMIUM));
+  chmodSync(wrapper, 0o755);
+  return chromium.launch({ executablePath: wrapper, headless: true, args: [...CHROMIUM_ARGS,
+    // Host candidates with real addresses (not mDNS names, which nothing resolves here).
+    '--disable-features=WebRtcHideLocalIpsWithMdns',
+    // The microphone permission (without it Chromium gathers fewer candidates) needs a secure context.
+    `--unsafely-treat-insecure-origin-as-secure=${ORIGIN}`] });
+}
+
+interface LabWindow {
+  labPcs?: { pc: RTCPeerConnection; connectedMs: number | null; gathered: string[] }[];
+}
+
+/** Keeps every RTCPeerConnection the page makes, with the ms from its creation to 'connected'. */
+function recordPeerConnections(): void {
+  const w = window as unknown as LabWindow & { RTCPeerConnection: typeof RTCPeerConnection };
+  const Base = w.RTCPeerConnection;
+  const recs: NonNullable<LabWindow['labPcs']> = (w.labPcs = []);
+  w.RTCPeerConnection = class extends Base {
+    constructor(config?: RTCConfiguration) {
+      super(config);
+      const rec = { pc: this as RTCPeerConnection, connectedMs: null as number | null, gathered: [] as string[] };
+      const t0 = performance.now();
+      recs.push(rec);
+      this.addEventListener('iceconnectionstatechange', () => { rec.gathered.push(`${Math.round(performance.now() - t0)}ms ice:${this.iceConnectionState}`); });
+      const add = this.addIceCandidate.bind(this);
+      this.addIceCandidate = (cand?: RTCIceCandidateInit | null) => { rec.gathered.push(`${Math.round(performance.now() - t0)}ms remote ${cand?.candidate?.split(' ').slice(4, 8).join(' ') ?? 'end'}`); return add(cand ?? undefined); };
+      const setRemote = this.setRemoteDescription.bind(this);
+      this.setRemoteDescription = (d: RTCSessionDescriptionInit) => { rec.gathered.push(`${Math.round(performance.now() - t0)}ms setRemote ${d.type}`); return setRemote(d).catch((e: Error) => { rec.gathered.push(`setRemote failed ${e.message}`); throw e; }); };
+      const setLocal = this.setLocalDescription.bind(this);
+      this.setLocalDescription = (d?: RTCLocalSessionDescriptionInit) => { rec.gathered.push(`${Math.round(performance.now() - t0)}ms setLocal ${d?.type}`); return setLocal(d); };
+      const close = this.close.bind(this);
+      this.close = () => { rec.gathered.push(`${Math.round(performance.now() - t0)}ms close() ${new Error().stack?.split('\n').slice(2, 5).join(' < ')}`); close(); };
+      this.addEventListener('icecandidate', (e) => { rec.gathered.push(`${Math.round(performance.now() - t0)}ms ${e.candidate?.candidate.split(' ').slice(4, 8).join(' ') ?? 'end'}`); });
+      this.addEventListener('connectionstatechange', () => {
+        if (this.connectionState === 'connected' && rec.connectedMs === null) rec.connectedMs = performance.now() - t0;
+      });
+    }
+  };
+}
+
+interface PageLink { ms: number | null; local: PairEnd & { address?: string }; remote: PairEnd & { address?: string } }
+
+/** The selected candidate pair of every connected peer connection of the page. */
+function readLinks(page: Page): Promise<PageLink[]> {
+  return page.evaluate(async () => {
+    const out: PageLink[] = [];
+    for (const r of (window as unknown as LabWindow).labPcs ?? []) {
+      if (r.pc.connectionState !== 'connected') continue;
+      const byId = new Map<string, Record<string, unknown>>();
+      (await r.pc.getStats()).forEach((s: Record<string, unknown>) => byId.set(s.id as string, s));
+      let pair: Record<string, unknown> | undefined;
+      for (const s of byId.values()) if (s.type === 'transport' && s.selectedCandidatePairId) pair = byId.get(s.selectedCandidatePairId as string);
+      for (const s of byId.values()) if (!pair && s.type === 'candidate-pair' && s.nominated && s.state === 'succeeded') pair = s;
+      const l = pair && byId.get(pair.localCandidateId as string);
+      const rc = pair && byId.get(pair.remoteCandidateId as string);
+      if (!l || !rc) continue;
+      out.push({
+        ms: r.connectedMs,
+        local: { candidateType: l.candidateType as string, relayProtocol: l.relayProtocol as string | undefined, address: `${l.address as string}:${l.port as number}` },
+        remote: { candidateType: rc.candidateType as string, address: `${rc.address as string}:${rc.port as number}` },
+      });
+    }
+    return out;
+  });
+}
+
+/** --verbose: each peer connection's states and candidate pairs, the transport's counters, the start problem. */
+function describePage(page: Page): Promise<string> {
+  return page.evaluate(async () => {
+    const lines: string[] = [`start problem: ${window.voxel?.startProblem?.() ?? '-'}`, `net: ${JSON.stringify(window.voxel?.net?.stats() ?? null)}`];
+    for (const r of (window as unknown as LabWindow).labPcs ?? []) {
+      lines.push(`pc ${r.pc.connectionState} ice ${r.pc.iceConnectionState} gathering ${r.pc.iceGatheringState} servers ${JSON.stringify(r.pc.getConfiguration().iceServers?.map((s) => s.urls))} gathered ${r.gathered.join(', ')}`);
+      (await r.pc.getStats()).forEach((s: Record<string, unknown>) => {
+        if (s.type === 'local-candidate' || s.type === 'remote-candidate') lines.push(`  ${s.id as string} ${s.type as string} ${s.candidateType as string} ${s.address as string}:${s.port as number} ${s.protocol as string}`);
+        if (s.type === 'candidate-pair') lines.push(`  pair ${s.localCandidateId as string}>${s.remoteCandidateId as string} ${s.state as string} nominated=${String(s.nominated)} sent=${s.requestsSent as number} recv=${s.responsesReceived as number} reqRecv=${s.requestsReceived as number}`);
+      });
+    }
+    return lines.join('\n    ');
+  });
+}
+
+/** The start screen's problem, if it shows one (ui/start-screen.ts). */
+function startProblem(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const p = document.querySelector<HTMLElement>('#loading .problem:not([hidden])');
+    return p ? (p.dataset.kind ?? 'shown') : '';
+  });
+}
+
+interface CaseResult { c: LabCase; run: number; pass: boolean; why: string; kind: LinkKind | '-'; linkMs: number | null; joinMs: number | null; pairs: string; screen: string }
+
+async function runCase(c: LabCase, run: number, browsers: Browser[]): Promise<CaseResult> {
+  configureNat(HOMES[0]!, c.a);
+  configureNat(HOMES[1]!, c.b);
+  const server = await startServer(c);
+  const contexts = await Promise.all(browsers.map(async (b) => {
+    const ctx = await b.newContext();
+    await ctx.grantPermissions(['microphone'], { origin: ORIGIN });
+    await ctx.addInitScript(recordPeerConnections);
+    return ctx;
+  }));
+  try {
+    const url = `${ORIGIN}/?render=off#world=lab-${c.name}-${run}`;
+    const [pa, pb] = await Promise.all(contexts.map((ctx) => ctx.newPage()));
+    if (args.includes('--verbose')) {
+      for (const [p, name] of [[pa!, 'A'], [pb!, 'B']] as const) {
+        p.on('console', (m) => console.error(`${c.name} ${name} console.${m.type()}: ${m.text()}`));
+        // The relay's frames, shortened: who signals whom, and what the relay refuses.
+        p.on('websocket', (ws) => {
+          const show = (dir: string) => (f: { payload: string | Buffer }) => console.error(`${c.name} ${name} ${dir} ${String(f.payload).slice(0, 160)}`);
+          ws.on('framesent', show('->'));
+          ws.on('framereceived', show('<-'));
+        });
+      }
+    }
+    await pa!.goto(url);
+    await pa!.waitForFunction(() => window.voxel?.net !== undefined, null, { timeout: 30_000, polling: 50 });
+    const t0 = Date.now();
+    await pb!.goto(url);
+    const wait = c.expect === 'none' ? LINK_WAIT_MS.unexpected : LINK_WAIT_MS.expected;
+    let joinMs: number | null = null;
+    while (Date.now() - t0 < wait) {
+      const n = await pb!.evaluate(() => window.voxel?.net?.links().length ?? 0);
+      if (n > 0) { joinMs = Date.now() - t0; break; }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    let delivered = false;
+    if (joinMs !== null) {
+      const aId = await pa!.evaluate(() => window.voxel.net!.id());
+      await pb!.evaluate((to) => window.voxel.net!.send(to, 'across the lab'), aId);
+      const seen = await pa!.waitForFunction(() => window.voxel.net!.received().some((m) => m.msg === 'across the lab'), null, { timeout: 5_000, polling: 50 }).then(() => true, () => false);
+      delivered = seen;
+    }
+    if (args.includes('--verbose')) {
+      for (const [p, name] of [[pa!, 'A'], [pb!, 'B']] as const) console.error(`${c.name} ${name}: ${await describePage(p)}`);
+    }
+    if (args.includes('--verbose')) {
+      for (const h of HOMES) console.error(`${c.name} router ${h.name}:\n${routerState(h)}`);
+    }
+    const links = [...await readLinks(pa!), ...await readLinks(pb!)];
+    const outcome: CaseOutcome = { linked: joinMs !== null || links.length > 0, pairs: links, delivered };
+    const verdict = judge(c, outcome);
+    const ms = links.map((l) => l.ms).filter((m): m is number => m !== null);
+    return {
+      c, run, ...verdict,
+      kind: links[0] ? (verdict.pass && c.expect !== 'none' ? c.expect : '-') : '-',
+      linkMs: ms.length ? Math.min(...ms) : null,
+      joinMs,
+      pairs: links.map((l) => `${l.local.candidateType}${l.local.relayProtocol ? `/${l.local.relayProtocol}` : ''}>${l.remote.candidateType}`).join(' '),
+      screen: await startProblem(pb!),
+    };
+  } finally {
+    await Promise.all(contexts.map((ctx) => ctx.close().catch(() => {})));
+    await stop(server);
+  }
+}
+
+function printTable(results: CaseResult[]): void {
+  const rows = [['case', 'run', 'NAT A', 'NAT B', 'ICE offered', 'expected', 'outcome', 'pairs (local>remote)', 'ICE ms', 'join ms', 'start screen', 'pass']];
+  const nat = (s: LabCase['a']) => `${s.kind}${s.loss ? ` ${s.loss * 100}% loss` : ''}`;
+  for (const r of results) {
+    rows.push([r.c.name, String(r.run), nat(r.c.a), nat(r.c.b), r.c.ice, r.c.expect, r.why, r.pairs || '-', r.linkMs === null ? '-' : r.linkMs.toFixed(0), r.joinMs === null ? '-' : String(r.joinMs), r.screen || '-', r.pass ? 'yes' : 'NO']);
+  }
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  for (const r of rows) console.log(r.map((v, i) => v.padEnd(widths[i]!)).join('  '));
+}
+
+function metrics(results: CaseResult[]): Record<string, number> {
+  const out: Record<string, number> = {
+    lab_cases_passed: results.filter((r) => r.pass).length,
+    lab_cases_total: results.length,
+  };
+  const ms = (pred: (r: CaseResult) => boolean, key: 'linkMs' | 'joinMs') => results.filter((r) => r.pass && pred(r) && r[key] !== null).map((r) => r[key]!);
+  const put = (name: string, xs: number[]) => { if (xs.length) out[name] = Math.round(median(xs)); };
+  put('lab_link_ms_srflx_p50', ms((r) => r.c.expect === 'srflx', 'linkMs'));
+  put('lab_link_ms_turn_p50', ms((r) => r.c.expect === 'relay' && r.c.relayProtocol === 'udp', 'linkMs'));
+  put('lab_link_ms_turn_tcp_p50', ms((r) => r.c.relayProtocol === 'tcp', 'linkMs'));
+  put('lab_join_ms_p50', ms((r) => r.c.expect !== 'none', 'joinMs'));
+  return out;
+}
+
+/** `--check`: the network alone: each home fetches the app through its NAT. */
+async function checkHomes(): Promise<number> {
+  for (const h of HOMES) configureNat(h, { kind: 'cone' });
+  const server = await startServer(LAB_CASES[0]!);
+  for (const h of HOMES) {
+    const probe = inNs(h.host, process.execPath, ['-e', `fetch('${ORIGIN}/').then((r) => console.log('home ${h.name}: HTTP', r.status))`]);
+    await waitForLine(probe, /HTTP 200/, `home ${h.name} fetching ${ORIGIN}/`);
+    console.log(`home ${h.name} reaches ${ORIGIN} through its NAT`);
+  }
+  // And two bare RTCPeerConnections, one in each home, link with STUN (SDP passed by hand,
+  // gathering complete): the network itself lets two browsers link.
+  const browsers = await Promise.all(HOMES.map((h) => launchIn(h.host)));
+  const pages = await Promise.all(browsers.map(async (b) => {
+    const ctx = await b.newContext();
+    await ctx.grantPermissions(['microphone'], { origin: ORIGIN });
+    const page = await ctx.newPage();
+    await page.goto(`${ORIGIN}/?render=off&net=off`);
+    return page;
+  }));
+  const gather = `(async (ip, remote) => {
+    const pc = window.labPc ?? (window.labPc = new RTCPeerConnection({ iceServers: [{ urls: 'stun:' + ip + ':3478' }] }));
+    if (!remote) { pc.createDataChannel('x'); await pc.setLocalDescription(await pc.createOffer()); }
+    else { await pc.setRemoteDescription(remote); if (remote.type === 'offer') await pc.setLocalDescription(await pc.createAnswer()); else return null; }
+    while (pc.iceGatheringState !== 'complete') await new Promise((r) => setTimeout(r, 50));
+    return { type: pc.localDescription.type, sdp: pc.localDescription.sdp };
+  })`;
+  type Desc = { type: 'offer' | 'answer'; sdp: string } | null;
+  const call = (p: Page, remote: Desc) => p.evaluate(([code, ip, r]) => (0, eval)(code as string)(ip, r) as Promise<Desc>, [gather, SERVER_IP, remote] as const);
+  const offer = await call(pages[0]!, null);
+  const answer = await call(pages[1]!, offer);
+  await call(pages[0]!, answer);
+  const t0 = Date.now();
+  const state = () => Promise.all(pages.map((p) => p.evaluate(() => (window as unknown as { labPc: RTCPeerConnection }).labPc.connectionState)));
+  let s = await state();
+  while (Date.now() - t0 < 10_000 && !s.every((x) => x === 'connected')) { await new Promise((r) => setTimeout(r, 100)); s = await state(); }
+  console.log(`two bare peer connections across the NATs: ${s.join(' / ')} after ${Date.now() - t0} ms`);
+  await Promise.all(browsers.map((b) => b.close()));
+  await stop(server);
+  return 0;
+}
+
+async function main(): Promise<number> {
+  buildTopology();
+  await startCoturn();
+  if (args.includes('--check')) return checkHomes();
+  const browsers = await Promise.all(HOMES.map((h) => launchIn(h.host)));
+  const results: CaseResult[] = [];
+  try {
+    for (let run = 1; run <= runs; run++) {
+      for (const c of cases) {
+        const r = await runCase(c, run, browsers);
+        console.error(`lab ${c.name} run ${run}: ${r.pass ? 'as expected' : 'NOT as expected'} (${r.why}; ${r.pairs || 'no pair'})`);
+        results.push(r);
+      }
+    }
+  } finally {
+    await Promise.all(browsers.map((b) => b.close().catch(() => {})));
+  }
+  printTable(results);
+  const m = metrics(results);
+  const latest = 'bench/results/latest.json';
+  const all = existsSync(latest) ? JSON.parse(readFileSync(latest, 'utf8')) as Record<string, number> : {};
+  writeFileSync(latest, `${JSON.stringify({ ...all, ...m }, null, 2)}\n`);
+  console.log(JSON.stringify(m));
+  return m.lab_cases_passed === m.lab_cases_total ? 0 : 1;
+}
+
+let code = 1;
+try {
+  code = await main();
+} catch (e) {
+  console.error('lab failed:', e);
+} finally {
+  await Promise.all(children.map(stop));
+}
+process.exit(code);
