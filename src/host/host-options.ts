@@ -204,7 +204,7 @@ export interface HostStats extends PassStats, ChatStats {
   reconfigs: number;
   /** Times a primary held back commits or confirmations because its lease had lapsed. */
   leaseWaits: number;
-  /** OFFER frames dropped: from a node no certificate names as a host, or entries invalid. */
+  /** OFFER frames dropped: from a node our certificate (or its previous set) does not name as a host, or entries invalid. */
   offersRefused: number;
   /** Frames the wire could not encode (over the reassembly limit): not sent, state unchanged. */
   unsendable: number;

@@ -51,7 +51,8 @@ export const replicationSpec = {
   // backups: `to`, the target, whose claim they may grant although they heard the primary just now.
   HANDOFF: [18, v.object({ ...region, e: u32, cert: v.optional(certSchema), to: v.optional(id) })],
   /** host -> primary: stored entries the primary may lack (a restarted host's state); it adopts them as new edits. */
-  // `cert`: a certificate of the region naming the offerer as a host (its stored promise): only hosts may offer.
+  // `cert`: the offerer's certificate of the region (informative: the primary takes offers only from hosts its own
+  // certificate or that one's previous set names, region-offers.ts).
   OFFER: [20, v.object({ ...region, entries, cert: v.optional(certSchema) })],
   /** claimant -> its granters: my claim of e formed no certificate and never will (forget it). */
   ABANDON: [21, v.object({ ...region, e: u32 })],

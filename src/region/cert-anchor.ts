@@ -8,12 +8,13 @@
 //   majority of the hosts *it* knows granted it (they promise one claim per epoch and grant
 //   only claims that build on what they hold, so the chain runs through them), or else when
 //   it is anchored near the key as below;
-// - a reader with none that shows the region to a player, or takes blocks from it (a
-//   subscriber, a primary reading an OFFER), needs a majority of the certificate's hosts
-//   (or of the previous set that handed it on) to have granted it *and* to be among the
-//   `ANCHOR_RANK` nodes it finds closest to the region key itself (its table, its lookups'
-//   answers: dht/near-view.ts). Ids cost work (core/id-work.ts), so an attacker needs live
-//   ids near the key, and their price is measured (docs/BENCHMARKS.md);
+// - a reader with none that shows the region to a player (a subscriber) needs a majority
+//   of the certificate's hosts (or of the previous set that handed it on) to have granted
+//   it *and* to be among the `ANCHOR_RANK` nodes it finds closest to the region key itself
+//   (its table, its lookups' answers: dht/near-view.ts). Ids cost work (core/id-work.ts), so an attacker needs live
+//   ids near the key, and their price is measured (docs/BENCHMARKS.md). Blocks a host is
+//   handed (an OFFER, the DHT edit log) are never taken on nearness: only under its own
+//   chain (`inChain`);
 // - a host with none (a claimant new to the region, a DHT holder holding nothing) *learns*
 //   a validly signed certificate below `LEARN_EPOCH_CAP`: the hosting protocol's safety
 //   needs a claimant to build on the newest certificate there is, and a newcomer after a
