@@ -76,14 +76,18 @@ describe('the view of who is near a key, against an eclipse (simulated)', () => 
     // One path (the control: what the view held before its refresh went by disjoint paths).
     const one = reader(0);
     expect(one.table.size).toBe(SEEDS_CREW + SEEDS_HONEST);
+    const rpcs0 = one.stats.lookupRpcs;
     await c.settle(one.findNode(key));
+    const onePath = one.stats.lookupRpcs - rpcs0;
     // (All 8 on seed 1; two are enough to anchor a certificate they grant.)
     expect(count(one).crew, 'one path: liars fill the nearest 8').toBeGreaterThanOrEqual(2);
     expect(crew.counts.eclipsed).toBeGreaterThan(0);
     // The refresh, from the same table.
     const two = reader(1);
+    const rpcs1 = two.stats.lookupRpcs;
     expect(await c.settle(two.nearView.refresh(key))).toBe(true);
     expect(count(two)).toEqual({ crew: 0, honestNear: RANK });
+    console.log(`near view: one path ${onePath} lookup RPCs (eclipsed), the refresh by two disjoint paths ${two.stats.lookupRpcs - rpcs1}`);
     // A later lookup of one path, eclipsed again (the refresh taught the table the honest
     // nodes: it is cut down again): its liars are merged in, not put in place.
     eclipse(two);
