@@ -12,7 +12,7 @@ import { HostHistory } from './host-history';
 import { createHostingApi, type HostingApi } from './hosting-api';
 import { createNetApi, type NetApi } from './net-api';
 import { deployDefaults, inviteLinkFor, joinPeer, startNetSession } from './net-session';
-import { TabClock } from './tab-clock';
+import { documentVisibility, TabClock } from './tab-clock';
 import { WorkerTicker } from './worker-ticker';
 
 declare global {
@@ -34,7 +34,7 @@ async function storageFigures(): Promise<{ usage: number | undefined; quota: num
 async function main(): Promise<void> {
   const cfg = parsePageConfig(location.href, deployDefaults());
   const ticker = new WorkerTicker();
-  const clock = new TabClock(ticker);
+  const clock = new TabClock(ticker, performance, documentVisibility());
   let capMb = Number(localStorage.getItem(CAP_KEY)) || DEFAULT_CAP_MB;
   const board = new HostDashboard(document.getElementById('dashboard')!, {
     chooseWorld: (world) => {

@@ -24,7 +24,7 @@ import { PlayerControls } from './player-controls';
 import { keepPlayerSaved, loadSavedPlayer, startSession } from './player-saving';
 import { PlayerStatus } from './player-status';
 import { explainStart, showStage } from './start-flow';
-import { TabClock } from './tab-clock';
+import { documentVisibility, TabClock } from './tab-clock';
 import { PROBE_WAIT_MS, ProbeFrameGate } from './probe-frame-gate';
 import { createVoxelApi, type VoxelApi } from './voxel-api';
 import { WorkerTicker } from './worker-ticker';
@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   const cfg = parsePageConfig(location.href, deployDefaults());
   // Hosting and the DHT keep time through the worker, so a hidden tab stays a good host.
   const ticker = new WorkerTicker();
-  const clock = new TabClock(ticker);
+  const clock = new TabClock(ticker, performance, documentVisibility());
   const loading = new StartScreen(document.getElementById('loading')!, cfg.world);
   const hud = new Hud(document.getElementById('hud')!);
   // A browser without WebGL2 is told at once, before it joins a network it could not show.

@@ -90,3 +90,32 @@ describe('TabClock with one native timer', () => {
     clock.stop();
   });
 });
+
+describe('TabClock sweeps only while the page is hidden', () => {
+  it('starts the worker sweep when the page hides, stops it when it shows, and a due timer fires on showing', () => {
+    let sweeps = 0;
+    let tick: (() => void) | undefined;
+    const ticker: Ticker = { start: (_hz, fn) => { sweeps++; tick = fn; return () => { tick = undefined; }; } };
+    let hidden = false;
+    const listeners: (() => void)[] = [];
+    const visibility = { get hidden() { return hidden; }, onChange: (fn: () => void) => void listeners.push(fn) };
+    const time = { t: 0, now: () => time.t };
+    const clock = new TabClock(ticker, time, visibility);
+    expect(sweeps).toBe(0); // visible: native timeouts are on time, no sweep
+    const fired: string[] = [];
+    clock.setTimeout(() => fired.push('beat'), 100);
+    hidden = true;
+    listeners.forEach((f) => f());
+    expect(tick).toBeDefined();
+    time.t = 150;
+    tick!(); // hidden: the worker's sweep fires it although the native timeout is throttled
+    expect(fired).toEqual(['beat']);
+    clock.setTimeout(() => fired.push('later'), 100);
+    time.t = 400;
+    hidden = false;
+    listeners.forEach((f) => f()); // shown: the sweep stops, and what came due while hidden fires now
+    expect(tick).toBeUndefined();
+    expect(fired).toEqual(['beat', 'later']);
+    clock.stop();
+  });
+});
