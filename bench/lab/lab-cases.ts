@@ -20,6 +20,8 @@ export interface LabCase {
   expect: LinkKind | 'none';
   /** A relayed link must reach coturn over this protocol from some end. */
   relayProtocol?: 'udp' | 'tcp';
+  /** Page query of both tabs (e.g. `ice=relay`: TURN relays only). */
+  query?: string;
 }
 
 export const LAB_CASES: readonly LabCase[] = [
@@ -28,6 +30,7 @@ export const LAB_CASES: readonly LabCase[] = [
   { name: 'stun-cone-loss5', a: { kind: 'cone', loss: 0.05 }, b: { kind: 'cone' }, ice: 'stun', expect: 'srflx' },
   { name: 'stun-symmetric', a: { kind: 'cone' }, b: { kind: 'symmetric' }, ice: 'stun', expect: 'none' },
   { name: 'turn-symmetric', a: { kind: 'cone' }, b: { kind: 'symmetric' }, ice: 'turn', expect: 'relay', relayProtocol: 'udp' },
+  { name: 'turn-relay-only', a: { kind: 'cone' }, b: { kind: 'cone' }, ice: 'turn', expect: 'relay', relayProtocol: 'udp', query: 'ice=relay' },
   { name: 'turn-expired', a: { kind: 'cone' }, b: { kind: 'symmetric' }, ice: 'turn-expired', expect: 'none' },
   { name: 'turn-tcp', a: { kind: 'cone' }, b: { kind: 'udp-blocked' }, ice: 'turn-tcp', expect: 'relay', relayProtocol: 'tcp' },
 ];
