@@ -1,19 +1,15 @@
+import { readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * The files that take tens of seconds, started first. vitest orders by the durations in its
- * cache (node_modules/.vite), but CI starts without one and then orders by file size: a long
- * simulation started last runs alone at the end while the other core idles.
+ * The files that take tens of seconds (the simulations, on virtual clocks: scripts/sim-files.txt),
+ * started first. vitest orders by the durations in its cache (node_modules/.vite), but CI
+ * starts without one and then orders by file size: a long simulation started last runs alone
+ * at the end while the other core idles. `npm test` runs them in a run of their own
+ * (scripts/test.sh).
  */
-const SLOW_FIRST = [
-  'src/testing/hosting-scale-sim.test.ts',
-  'src/testing/hosting-crowd-sim.test.ts',
-  'src/host/hosting-churn.test.ts',
-  'src/dht/dht-adversarial.test.ts',
-  'src/host/hosting-safety.test.ts',
-  'src/testing/idle-cost-sim.test.ts',
-];
+const SLOW_FIRST = readFileSync(new URL('./scripts/sim-files.txt', import.meta.url), 'utf8').split('\n').map((l) => l.trim()).filter(Boolean);
 
 class SlowFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

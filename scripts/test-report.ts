@@ -1,4 +1,4 @@
-// The end of `npm test` (scripts/test.sh): the slowest test files of both vitest runs, the
+// The end of `npm test` (scripts/test.sh): the slowest test files of its vitest runs, the
 // wall time of each phase, and one plain "Tests: N passed, N failed, N skipped" line.
 // Reads what test.sh had written to .test-results/: the JSON reports (counts), each run's
 // file times (scripts/file-times-reporter.ts; the JSON report's startTime/endTime when
@@ -23,7 +23,7 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 const files: { run: string; name: string; s: number; status: string }[] = [];
-for (const run of ['unit', 'e2e']) {
+for (const run of ['unit', 'sims', 'e2e']) {
   const path = `${DIR}/${run}.json`;
   if (!existsSync(path)) {
     failed++;
@@ -53,9 +53,9 @@ if (existsSync(phasesPath)) {
     const [name, start, end, rc] = l.split('\t');
     return { name: name!, start: Number(start), end: Number(end), rc: Number(rc) };
   });
-  const order = ['type-check', 'lint', 'build', 'unit', 'browser'];
+  const order = ['type-check', 'lint', 'build', 'unit', 'browser', 'sims'];
   const rank = (name: string) => (order.includes(name) ? order.indexOf(name) : order.length);
-  console.log('\nWall time per phase (type-check, lint and build run beside the unit tests):');
+  console.log('\nWall time per phase (type-check, lint and build beside the unit tests; the simulations, niced, beside everything):');
   for (const p of [...phases].sort((a, b) => rank(a.name) - rank(b.name))) console.log(`${fmt(p.end - p.start)}  ${p.name}${p.rc === 0 ? '' : `  (exit ${p.rc})`}`);
   if (phases.length) console.log(`${fmt(Math.max(...phases.map((p) => p.end)) - Math.min(...phases.map((p) => p.start)))}  all`);
 }

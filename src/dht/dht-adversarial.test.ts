@@ -18,6 +18,7 @@
 // read 0.87-0.94 and the gain (0.04-0.1) came within two standard errors of none.
 import { describe, expect, it } from 'vitest';
 import { runAdversarialSim, type AdversarialFigures, type ReadFigures } from '../testing/adversarial-sim';
+import { SIM_TIMEOUT_MS } from '../testing/sim-timeout';
 
 const NODES = Number(process.env.ADVERSARIAL_NODES ?? 400);
 /** Bounds on the reads pooled over SEEDS, by network size. */
@@ -73,7 +74,7 @@ describe(`DHT with 20% hostile nodes (${NODES} simulated nodes)`, () => {
       // links that answer nothing passed over). Seeds 7-12: 0.99-1.0 since session 13;
       // before the route defences 0.705 (seed 7). Bench seed 42: see docs/BENCHMARKS.md.
       expect(r.lookupSuccess).toBeGreaterThanOrEqual(0.97);
-    }, 300_000);
+    }, SIM_TIMEOUT_MS);
   }
 
   it('reads the newest player and location records by disjoint paths (both seeds pooled)', () => {

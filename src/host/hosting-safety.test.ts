@@ -9,6 +9,7 @@
 // HOST_SAFETY_IDLE_SEEDS the same for the runs whose regions go quiet and unload.
 import { describe, expect, it } from 'vitest';
 import { runSafetyScenario, violationCount } from '../testing/safety-scenario';
+import { SIM_TIMEOUT_MS } from '../testing/sim-timeout';
 
 function seedList(spec: string): number[] {
   return spec.split(',').flatMap((part) => {
@@ -45,6 +46,6 @@ describe('region hosting safety under crashes, splits, stalls and loss (simulate
       expect(atHosts(violations.d), '(d) nothing applied twice at the final primary').toEqual([]);
       expect(violations.c, '(c) every confirmed edit everywhere, in one order').toEqual([]);
       expect(violations.d, '(d) nothing applied twice').toEqual([]);
-    }, 60_000);
+    }, SIM_TIMEOUT_MS);
   }
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { describeFigures, runHostingScale } from './hosting-scale-sim';
+import { SIM_TIMEOUT_MS } from './sim-timeout';
 
 // The hosting simulation's crowds at CI sizes (the walks are in hosting-scale-sim.test.ts; a
 // file of their own so the two halves run side by side): players crowding one region, at a
@@ -26,7 +27,7 @@ describe('hosting simulation: crowds in one region', () => {
     expect(f.hostStats.stepDowns).toBe(0);
     expect(f.clientStats.failovers).toBe(0);
     expect(f.attachesPerPlayerMin).toBeLessThan(1);
-  }, 180_000);
+  }, SIM_TIMEOUT_MS);
 
   // Issue 12's crowd: players crowding one region each see their 32 nearest at MOVE's rate
   // (10 Hz: every position they sent while among them, within a second), and everyone
@@ -50,5 +51,5 @@ describe('hosting simulation: crowds in one region', () => {
     // The busiest upload grows with the crowd: 46.1 kB/s measured (seed 2; crowd of 100:
     // 102.7, bound 128; crowd of 200: bound 256).
     expect(f.hostKbps.max).toBeLessThan(64);
-  }, 300_000);
+  }, SIM_TIMEOUT_MS);
 });

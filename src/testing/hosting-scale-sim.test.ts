@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeFigures, runHostingScale } from './hosting-scale-sim';
 import { DHT_DEFAULTS } from '../dht/dht-options';
+import { SIM_TIMEOUT_MS } from './sim-timeout';
 
 // The hosting simulation (issue 12 item 1) at CI sizes: each test asserts at a size that runs
 // in tens of seconds of CPU what the full sizes show (`npm run bench -- hosting_scale`:
@@ -55,7 +56,7 @@ describe('hosting simulation at scale (issue 12 item 1)', () => {
     expect(f.remoteHz.p50).toBeGreaterThanOrEqual(9);
     expect(f.nearest32Hz.p10).toBeGreaterThanOrEqual(9.5); // 10 measured (session 13)
     expect(f.remoteHz.max).toBeLessThanOrEqual(12);
-  }, 120_000);
+  }, SIM_TIMEOUT_MS);
 
   // Play-only peers (read-only DHT nodes that host nothing: dht/read-only-peers.ts): 32
   // hosting peers and 64 players, the other 32 on play-only peers, all walking at random and
@@ -98,5 +99,5 @@ describe('hosting simulation at scale (issue 12 item 1)', () => {
     expect(f.edits.samples).toBeGreaterThan(150); // 289 measured (200 + 200: 1,778)
     expect(f.edits.notConfirmed).toBe(0);
     expect(f.edits.missing).toBe(0);
-  }, 300_000);
+  }, SIM_TIMEOUT_MS);
 });

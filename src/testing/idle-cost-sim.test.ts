@@ -12,6 +12,7 @@
 // "twice as much" check fails, as do the unload and reload counts.
 import { describe, expect, it } from 'vitest';
 import { runIdleCost } from './idle-cost-sim';
+import { SIM_TIMEOUT_MS } from './sim-timeout';
 
 describe('idle cost over a long walk (simulated)', () => {
   it('keeps regions held, ticks and lookups flat, and brings unloaded regions back with their blocks', async () => {
@@ -30,5 +31,5 @@ describe('idle cost over a long walk (simulated)', () => {
     expect(on.returns.wrong).toBe(0);
     expect(at(on, 12).reloads).toBeGreaterThan(0);
     expect(on.edits.failed).toBeLessThanOrEqual(on.edits.submitted * 0.1);
-  }, 240_000);
+  }, SIM_TIMEOUT_MS);
 });
