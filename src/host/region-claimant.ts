@@ -367,7 +367,10 @@ export class RegionClaimant extends RegionSide {
     round.answered.add(fromHex);
     // An answer is proof of life: a primary we took for dead had only gone quiet (or released).
     this.silent.delete(fromHex);
-    this.region.state.merge(entries);
+    // A granter's state obeys the world's rules as an OFFER's does (offerableEntry): no edit
+    // writes AIR at the floor or a block that cannot be placed, so a store that holds one is
+    // corrupt (or its host lies), and the claim must not make it the region's.
+    this.region.state.merge(entries.filter(offerableEntry));
     if (m.reqs) this.region.requests.import(m.reqs, this.ctx.clock.now());
     if (m.ok) {
       if (m.sig && idToHex(m.sig.id) === fromHex && (await this.ctx.certs.grantValid(this.region.key, round.terms, m.sig))) round.addGrant(fromHex, m.sig);
