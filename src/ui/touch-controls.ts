@@ -144,9 +144,11 @@ export class TouchControls {
     if (!this.playing) return;
     const rect = this.canvas.getBoundingClientRect();
     const x = e.clientX - rect.left, y = e.clientY - rect.top;
-    if (e.type === 'pointerdown') this.gestures.down(e.pointerId, x, y, rect.width, e.timeStamp);
-    else if (e.type === 'pointermove') this.gestures.move(e.pointerId, x, y, e.timeStamp);
-    else if (e.type === 'pointerup') this.gestures.up(e.pointerId, e.timeStamp);
+    // The frame's clock (moveInput times long presses by it), not the event's own stamp.
+    const now = performance.now();
+    if (e.type === 'pointerdown') this.gestures.down(e.pointerId, x, y, rect.width, now);
+    else if (e.type === 'pointermove') this.gestures.move(e.pointerId, x, y, now);
+    else if (e.type === 'pointerup') this.gestures.up(e.pointerId, now);
     else this.gestures.cancel(e.pointerId);
   }
 
