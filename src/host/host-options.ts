@@ -212,6 +212,8 @@ export interface HostStats extends PassStats, ChatStats {
   ticks: number;
   /** HEARTBEAT frames a primary sent to its backups. */
   heartbeats: number;
+  /** Stalls of this host's own event loop after which it judged no silence for a while (stall-guard.ts). */
+  ownStalls: number;
   /** Frames that came while the store loaded and did not fit MAX_EARLY_FRAMES (hosting-service.ts). */
   earlyDropped: number;
   /** New subscribers (or claim waiters) refused past `maxSubscribers`: told NOT_PRIMARY `full`. */
@@ -237,7 +239,7 @@ export interface CommitLatency {
 export function newHostStats(): HostStats {
   return {
     claims: 0, claimsWon: 0, claimsFailed: 0, claimDuels: 0, grants: 0, refusals: 0, outsiderClaims: 0, staleFrames: 0, strayFrames: 0, playOnlyFrames: 0,
-    editsAccepted: 0, editsRejected: 0, confirms: 0, deltas: 0, syncs: 0, handoffs: 0, stepDowns: 0, storeFailures: 0, publishes: 0, duplicateEdits: 0, adopted: 0, offers: 0, uncertifiable: 0, badCerts: 0, reconfigs: 0, leaseWaits: 0, offersRefused: 0, unsendable: 0, movesClamped: 0, ticks: 0, heartbeats: 0, earlyDropped: 0,
+    editsAccepted: 0, editsRejected: 0, confirms: 0, deltas: 0, syncs: 0, handoffs: 0, stepDowns: 0, storeFailures: 0, publishes: 0, duplicateEdits: 0, adopted: 0, offers: 0, uncertifiable: 0, badCerts: 0, reconfigs: 0, leaseWaits: 0, offersRefused: 0, unsendable: 0, movesClamped: 0, ticks: 0, heartbeats: 0, ownStalls: 0, earlyDropped: 0,
     subscribersRefused: 0, unloads: 0, reloads: 0, editRefusals: Object.fromEntries(REJECT_REASONS.map((r) => [r, 0])) as Record<RejectReason, number>, ...newPassStats(), ...newChatStats(),
   };
 }

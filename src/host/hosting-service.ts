@@ -13,6 +13,7 @@ import type { Signer, Verifier } from '../core/signer';
 import type { Ticker } from '../core/ticker';
 import type { Dht } from '../dht/dht';
 import { closedForFlood, closedOnPurpose } from '../dht/dht';
+import { StallGuard } from './stall-guard';
 import type { HostStore, StoredRegion } from '../store/host-store';
 import { certPrevSchema, MAX_PEND } from '../region/epoch-cert';
 import { CertChecker } from '../region/cert-checker';
@@ -81,6 +82,7 @@ export class HostingService {
   private readonly views = new Map<string, { at: number; hosts: Promise<NodeId[]> }>();
   /** Nodes whose link closed and has not reopened (hex -> when). */
   private readonly closed = new Map<string, number>();
+  private readonly stallGuard: StallGuard;
   /** Idle regions unloaded, pinned links released (idle-unload.ts). */
   private readonly idle: IdleUnloader<HostedRegion>;
   /** The links this host pins, by rank (host-pins.ts). */
@@ -100,6 +102,7 @@ export class HostingService {
 
   constructor(private readonly args: HostingServiceArgs) {
     this.opts = { ...HOST_DEFAULTS, ...args.options };
+    this.stallGuard = new StallGuard({ stallMs: this.opts.failoverMs / 2, settleMs: 2 * this.opts.heartbeatMs });
     args.wires.replicas.events.on('frame', ({ from, fromHex, msg }) => this.take(from, fromHex, msg));
     args.wires.players.events.on('frame', ({ from, fromHex, msg }) => {
       if (fromPlayer(msg)) this.take(from, fromHex, msg);
@@ -296,6 +299,11 @@ export class HostingService {
   }
 
   private watch(): void {
+    // Not right after a stall of our own: the frames that came meanwhile are read first (stall-guard.ts).
+    const stalls = this.stallGuard.stalls;
+    const judge = this.stallGuard.check(this.args.clock.now());
+    this.stats.ownStalls += this.stallGuard.stalls - stalls;
+    if (!judge) return;
     for (const r of this.known.values()) r.watch();
   }
 
