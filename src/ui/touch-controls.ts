@@ -79,7 +79,9 @@ export class TouchControls {
     this.toggleButton(buttons, 'Fly', 'fly', () => actions.toggleFly());
     const pause = button(root, '☰', 'pause');
     pause.setAttribute('aria-label', 'pause');
-    this.listen(pause, 'pointerdown', (e) => { e.preventDefault(); this.pause(); });
+    // On the click, not the touch's start: the menu it opens would otherwise take the
+    // click the same tap makes, and play again at once.
+    this.listen(pause, 'click', () => this.pause());
     document.body.append(root);
 
     this.listen(canvas, 'pointerdown', (e) => this.onPointer(e as PointerEvent));

@@ -1,0 +1,103 @@
+// A phone in real Chromium: touch emulation through DevTools (Emulation.setTouchEmulationEnabled,
+// Input.dispatchTouchEvent), a landscape phone's screen, and touches only: a tap on the menu
+// plays (no pointer lock), the left thumb's stick walks, a drag on the right looks, a long
+// press builds and a tap digs. Also writes the phone screenshots (landscape and portrait).
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Browser, CDPSession, Page } from 'playwright-core';
+import { launchBrowser } from './browser';
+import { screenshotPath } from './screenshots';
+
+let browser: Browser;
+let page: Page;
+let cdp: CDPSession;
+const W = 844, H = 390;
+
+type Point = { x: number; y: number; id: number };
+const touch = (type: 'touchStart' | 'touchMove' | 'touchEnd', touchPoints: Point[]) => cdp.send('Input.dispatchTouchEvent', { type, touchPoints });
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  const context = await browser.newContext({ viewport: { width: W, height: H } });
+  page = await context.newPage();
+  page.on('pageerror', (e) => console.error('pageerror', e));
+  cdp = await context.newCDPSession(page);
+  await cdp.send('Emulation.setTouchEmulationEnabled', { enabled: true, maxTouchPoints: 5 });
+  await page.goto(`${inject('baseUrl')}/?net=off&rd=2&daytime=0.5#world=e2e-touch&seed=e2e-touch`);
+  await page.waitForFunction(() => typeof window.voxel === 'object', null, { timeout: 30_000 });
+  await page.evaluate(() => window.voxel.ready());
+  await page.waitForFunction(() => !document.getElementById('menu')!.hidden, null, { timeout: 10_000 });
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe('touch controls', () => {
+  it('plays by touch alone: tap to play, walk, look, build with a long press, dig with a tap', async () => {
+    // A tap on the menu plays: the menu closes and the touch controls show, with no pointer lock.
+    await touch('touchStart', [{ x: W / 2, y: 40, id: 0 }]);
+    await touch('touchEnd', []);
+    await page.waitForFunction(() => document.getElementById('menu')!.hidden && !document.getElementById('touch')!.hidden, null, { timeout: 5_000 });
+    expect(await page.evaluate(() => document.pointerLockElement)).toBeNull();
+    await page.screenshot({ path: screenshotPath('phone-landscape.png') });
+
+    // Walk: the left thumb lands and pushes up, the right holds Jump (over any step in the
+    // way), until the player moved 1.5 blocks.
+    const p0 = await page.evaluate(() => window.voxel.player());
+    const jump = (await page.locator('#touch .jump').boundingBox())!;
+    const stick = { x: 120, y: 280 - 4 * 15, id: 1 };
+    await touch('touchStart', [{ x: 120, y: 280, id: 1 }]);
+    for (let i = 1; i <= 4; i++) await touch('touchMove', [{ x: 120, y: 280 - i * 15, id: 1 }]);
+    await touch('touchStart', [stick, { x: jump.x + jump.width / 2, y: jump.y + jump.height / 2, id: 6 }]);
+    await page.waitForFunction(([x, z]) => { const p = window.voxel.player(); return Math.hypot(p.x - x!, p.z - z!) > 1.5; }, [p0.x, p0.z], { timeout: 8_000, polling: 50 });
+    await touch('touchEnd', []);
+
+    // Look: a drag on the right turns the player.
+    const yaw0 = (await page.evaluate(() => window.voxel.player())).yaw;
+    await touch('touchStart', [{ x: 600, y: 200, id: 2 }]);
+    for (let i = 1; i <= 5; i++) await touch('touchMove', [{ x: 600 + i * 20, y: 200, id: 2 }]);
+    await touch('touchEnd', []);
+    expect((await page.evaluate(() => window.voxel.player())).yaw).not.toBeCloseTo(yaw0, 2);
+
+    // Build: aim at the ground, hold a finger still: a block appears on the aimed face.
+    // From the middle of a block, facing along an axis where the aimed face's open cell is
+    // not one the player stands in (a build there would be refused).
+    const target = (await page.evaluate(async () => {
+      const p = window.voxel.player();
+      await window.voxel.teleport(Math.floor(p.x) + 0.5, p.y, Math.floor(p.z) + 0.5);
+      for (const yaw of [0, Math.PI / 2, Math.PI, -Math.PI / 2]) {
+        await window.voxel.look(yaw, -0.9);
+        const t = window.voxel.target();
+        if (t && (t.x + t.nx !== Math.floor(p.x) || t.z + t.nz !== Math.floor(p.z))) return t;
+      }
+      return null;
+    }))!;
+    expect(target).not.toBeNull();
+    const place = [target.x + target.nx, target.y + target.ny, target.z + target.nz] as const;
+    await touch('touchStart', [{ x: 600, y: 200, id: 3 }]);
+    await page.waitForFunction(([x, y, z]) => window.voxel.getBlock(x!, y!, z!) !== 0, place, { timeout: 5_000, polling: 50 }).catch(async (e: Error) => {
+      const seen = await page.evaluate(() => ({ player: window.voxel.player(), target: window.voxel.target(), said: document.querySelector('.banner')?.textContent }));
+      throw new Error(`${e.message}: no block at ${place.join(',')}; ${JSON.stringify(seen)}`);
+    });
+    await touch('touchEnd', []);
+    const built = await page.evaluate(([x, y, z]) => window.voxel.getBlock(x!, y!, z!), place);
+    expect(built).not.toBe(0);
+
+    // Dig: the placed block is now aimed at; a quick tap removes it.
+    const aimed = (await page.evaluate(() => window.voxel.target()))!;
+    expect([aimed.x, aimed.y, aimed.z]).toEqual([...place]);
+    await touch('touchStart', [{ x: 600, y: 200, id: 4 }]);
+    await touch('touchEnd', []);
+    await page.waitForFunction(([x, y, z]) => window.voxel.getBlock(x!, y!, z!) === 0, place, { timeout: 5_000, polling: 50 });
+  });
+
+  it('fits a portrait phone: the hotbar, the buttons and the pause button on screen', async () => {
+    await page.setViewportSize({ width: H, height: W });
+    const inside = await page.evaluate(() => ['.hotbar', '#touch .buttons', '#touch .pause'].map((sel) => {
+      const r = document.querySelector(sel)!.getBoundingClientRect();
+      return { sel, ok: r.left >= 0 && r.top >= 0 && r.right <= innerWidth && r.bottom <= innerHeight && r.width > 0 };
+    }));
+    expect(inside.filter((i) => !i.ok)).toEqual([]);
+    await page.screenshot({ path: screenshotPath('phone-portrait.png') });
+  });
+});
