@@ -91,7 +91,7 @@ describe('touch controls', () => {
     await page.waitForFunction(([x, y, z]) => window.voxel.getBlock(x!, y!, z!) === 0, place, { timeout: 5_000, polling: 50 });
   });
 
-  it('fits a portrait phone: the hotbar, the buttons and the pause button on screen', async () => {
+  it('fits a portrait phone: the hotbar, the buttons and the pause button on screen, which pauses', async () => {
     await page.setViewportSize({ width: H, height: W });
     const inside = await page.evaluate(() => ['.hotbar', '#touch .buttons', '#touch .pause'].map((sel) => {
       const r = document.querySelector(sel)!.getBoundingClientRect();
@@ -99,5 +99,12 @@ describe('touch controls', () => {
     }));
     expect(inside.filter((i) => !i.ok)).toEqual([]);
     await page.screenshot({ path: screenshotPath('phone-portrait.png') });
+    // The pause button brings the menu back (and the tap does not play again at once).
+    const pause = (await page.locator('#touch .pause').boundingBox())!;
+    await touch('touchStart', [{ x: pause.x + pause.width / 2, y: pause.y + pause.height / 2, id: 5 }]);
+    await touch('touchEnd', []);
+    await page.waitForFunction(() => !document.getElementById('menu')!.hidden, null, { timeout: 5_000 });
+    await page.waitForTimeout(300);
+    expect(await page.evaluate(() => document.getElementById('menu')!.hidden)).toBe(false);
   });
 });
