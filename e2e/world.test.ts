@@ -61,12 +61,12 @@ describe('one-tab world', () => {
     expect((await page.evaluate(() => window.voxel.blocks()))[PLANKS]!.name).toBe('planks');
     await page.evaluate(() => window.voxel.select(7)); // hotbar slot 8 holds planks
 
-    // A real click: the first takes the pointer, the right click builds.
+    // A real click: the first (on the pause menu's backdrop) takes the pointer, the right click builds.
     const box = (await page.locator('#game canvas').boundingBox())!;
-    const cx = box.x + box.width / 2, cy = box.y + box.height / 2;
-    await page.mouse.click(cx, cy);
+    const cy = box.y + box.height / 2;
+    await page.mouse.click(box.x + 8, cy);
     await page.waitForTimeout(200);
-    await page.mouse.click(cx, cy, { button: 'right' });
+    await page.mouse.click(box.x + 8, cy, { button: 'right' }); // where the pointer is: no mouse move, no look
     await page.waitForFunction(([x, y, z, id]) => window.voxel.getBlock(x!, y!, z!) === id && window.voxel.stats().pendingEdits === 0,
       [place.x, place.y, place.z, PLANKS], { timeout: 10_000 }).catch(async (e: Error) => {
       const info = await page.evaluate(() => ({ stats: window.voxel.stats(), host: window.voxel.hosting?.stats(), player: window.voxel.player(), target: window.voxel.target() }));
@@ -94,7 +94,8 @@ describe('one-tab world', () => {
   it('keeps a mouse look made just before a reload', async () => {
     const box = (await page.locator('#game canvas').boundingBox())!;
     const cx = box.x + box.width / 2, cy = box.y + box.height / 2;
-    await page.mouse.click(cx, cy); // takes the pointer
+    // Takes the pointer: a click on the pause menu's backdrop, beside its card (whose panels keep their clicks).
+    await page.mouse.click(box.x + 8, cy);
     await page.waitForTimeout(200);
     const before = await page.evaluate(() => window.voxel.player());
     for (let i = 1; i <= 10; i++) await page.mouse.move(cx + i * 30, cy - i * 8);

@@ -41,10 +41,10 @@ body.touch #game canvas { touch-action: none; }
 body.touch .hotbar { pointer-events: auto; }
 @media (max-width: 640px), (max-height: 480px) {
   body.touch .hud-info { font-size: 9px; padding: 3px 5px; }
-  .hotbar { bottom: 6px; gap: 2px; padding: 2px; }
-  .slot { width: 32px; height: 32px; }
-  .slot-name { font-size: 7px; }
-  #menu .card { padding: 12px 16px; max-width: 92vw; max-height: 86vh; overflow: auto; font-size: 13px; box-sizing: border-box; }
+  body.touch .hotbar { bottom: 6px; gap: 2px; padding: 2px; }
+  body.touch .slot { width: 32px; height: 32px; }
+  body.touch .slot-name { font-size: 7px; }
+  body.touch #menu .card { padding: 12px 16px; max-width: 92vw; max-height: 86vh; overflow: auto; font-size: 13px; box-sizing: border-box; }
   #touch .buttons { grid-template-columns: repeat(2, 52px); gap: 8px; bottom: 52px; }
   #touch button { width: 52px; height: 52px; }
 }
