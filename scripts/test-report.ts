@@ -23,7 +23,7 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 const files: { run: string; name: string; s: number; status: string }[] = [];
-for (const run of ['unit', 'sims', 'e2e', 'e2e-b']) {
+for (const run of ['unit', 'sims', 'e2e']) {
   const path = `${DIR}/${run}.json`;
   if (!existsSync(path)) {
     failed++;
@@ -53,7 +53,7 @@ if (existsSync(phasesPath)) {
     const [name, start, end, rc] = l.split('\t');
     return { name: name!, start: Number(start), end: Number(end), rc: Number(rc) };
   });
-  const order = ['type-check', 'lint', 'build', 'unit', 'browser', 'browser-b', 'sims'];
+  const order = ['type-check', 'lint', 'build', 'unit', 'browser', 'sims'];
   const rank = (name: string) => (order.includes(name) ? order.indexOf(name) : order.length);
   console.log('\nWall time per phase (type-check, lint and build beside the unit tests; the simulations, niced, beside everything):');
   for (const p of [...phases].sort((a, b) => rank(a.name) - rank(b.name))) console.log(`${fmt(p.end - p.start)}  ${p.name}${p.rc === 0 ? '' : `  (exit ${p.rc})`}`);

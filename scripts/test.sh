@@ -53,22 +53,8 @@ step "unit, Node WebRTC and short simulated tests"
 VP_FILE_TIMES=$R/unit-files.json phase unit bash scripts/netns.sh vitest run --maxWorkers=2 "${excludes[@]}" "${reporters[@]}" --outputFile.json="$R/unit.json" || fail=1
 wait "$checks_pid" || fail=1
 echo; cat "$R/checks.log"
-# Two lanes of browser files side by side, each in its own loopback namespace (its own
-# server on the same port) and one file at a time: the files wait on real time (joins,
-# timeouts, a walk) far more than they compute (one lane used ~1 core of 2), so two lanes
-# take about the longer lane's time. The files that time things or stress the CPU
-# (throttled-host, start-screen, items, hidden-host, lone-peer, hosting) stay in lane A;
-# lane B (scripts/e2e-lane-b.txt) holds network and page files.
-mapfile -t lane_b < <(grep -v '^\s*$' scripts/e2e-lane-b.txt)
-lane_a_excludes=()
-for f in "${lane_b[@]}"; do lane_a_excludes+=(--exclude "$f"); done
-step "browser tests (Chromium, Firefox), two lanes: lane B's output below once both end"
-VP_FILE_TIMES=$R/e2e-b-files.json phase browser-b bash scripts/netns.sh vitest run --config vitest.e2e.config.ts "${reporters[@]}" --outputFile.json="$R/e2e-b.json" "${lane_b[@]}" > "$R/e2e-b.log" 2>&1 &
-lane_b_pid=$!
-VP_FILE_TIMES=$R/e2e-files.json phase browser bash scripts/netns.sh vitest run --config vitest.e2e.config.ts "${lane_a_excludes[@]}" "${reporters[@]}" --outputFile.json="$R/e2e.json" || fail=1
-wait "$lane_b_pid" || fail=1
-step "browser tests, lane B"
-cat "$R/e2e-b.log"
+step "browser tests (Chromium)"
+VP_FILE_TIMES=$R/e2e-files.json phase browser bash scripts/netns.sh vitest run --config vitest.e2e.config.ts "${reporters[@]}" --outputFile.json="$R/e2e.json" || fail=1
 wait "$sims_pid" || fail=1
 step "simulations"
 cat "$R/sims.log"
