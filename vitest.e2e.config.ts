@@ -7,6 +7,11 @@ export default defineConfig({
     environment: 'node',
     testTimeout: 120_000,
     hookTimeout: 180_000,
+    // One retry: a real browser beside the niced simulations on 2 cores misses a deadline now
+    // and then (CI was red on one such test in each of two runs). A test that passes only on
+    // its retry is listed by name and error at the end of `npm test` ("Passed only on a
+    // retry"), so a flake stays visible; a test that fails twice fails the run.
+    retry: 1,
     fileParallelism: false,
     pool: 'forks',
     globalSetup: ['e2e/global-setup.ts'],

@@ -59,7 +59,7 @@ describe('names and chat', () => {
     await a.waitForFunction(() => window.voxel.chat!.lines().some((x) => x.text === 'hello Ann' && !x.own), null, { timeout: 10_000, polling: 50 });
     expect(await b.locator('.chat-box input').isHidden()).toBe(true);
     // Holding Tab while playing shows the list (A's name as text) and keeps the focus in the game; letting go hides it.
-    await b.mouse.click(240, 150); // takes the pointer
+    await b.mouse.click(8, 150); // takes the pointer: a click on the pause menu's backdrop, beside its card (whose panels keep their clicks)
     await b.waitForFunction(() => document.pointerLockElement !== null, null, { timeout: 2000, polling: 50 });
     await b.keyboard.down('Tab');
     await b.locator('.who-overlay').waitFor({ state: 'visible', timeout: 1000 });

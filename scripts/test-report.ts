@@ -1,5 +1,7 @@
 // The end of `npm test` (scripts/test.sh): the slowest test files of its vitest runs, the
-// wall time of each phase, and one plain "Tests: N passed, N failed, N skipped" line.
+// wall time of each phase, the tests that failed or passed only on a retry (with the first
+// lines of their error: CI shows the tail of a long log), and one plain
+// "Tests: N passed, N failed, N skipped" line.
 // Reads what test.sh had written to .test-results/: the JSON reports (counts), each run's
 // file times (scripts/file-times-reporter.ts; the JSON report's startTime/endTime when
 // absent, which leave out hooks) and the phase times (phases.tsv: name, start and end in
@@ -7,6 +9,7 @@
 // runner cannot pass as "0 failed".
 import { existsSync, readFileSync } from 'node:fs';
 import { relative } from 'node:path';
+import type { TestOutcome } from './file-times-reporter.ts';
 
 const DIR = '.test-results';
 const SLOWEST = 10;
@@ -23,6 +26,8 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 const files: { run: string; name: string; s: number; status: string }[] = [];
+const failedTests: (TestOutcome & { run: string })[] = [];
+const retriedTests: (TestOutcome & { run: string })[] = [];
 for (const run of ['unit', 'sims', 'e2e']) {
   const path = `${DIR}/${run}.json`;
   if (!existsSync(path)) {
@@ -36,8 +41,14 @@ for (const run of ['unit', 'sims', 'e2e']) {
   skipped += r.numPendingTests + (r.numTodoTests ?? 0);
   const timesPath = `${DIR}/${run}-files.json`;
   if (existsSync(timesPath)) {
-    const times = JSON.parse(readFileSync(timesPath, 'utf8')) as { file: string; s: number; state: string }[];
-    for (const t of times) files.push({ run, name: t.file, s: t.s, status: t.state });
+    const times = JSON.parse(readFileSync(timesPath, 'utf8')) as {
+      files: { file: string; s: number; state: string }[];
+      failed: TestOutcome[];
+      retried: TestOutcome[];
+    };
+    for (const t of times.files) files.push({ run, name: t.file, s: t.s, status: t.state });
+    for (const t of times.failed) failedTests.push({ run, ...t });
+    for (const t of times.retried) retriedTests.push({ run, ...t });
   } else {
     for (const t of r.testResults) files.push({ run, name: relative(process.cwd(), t.name), s: (t.endTime - t.startTime) / 1000, status: t.status });
   }
@@ -58,6 +69,19 @@ if (existsSync(phasesPath)) {
   console.log('\nWall time per phase (type-check, lint and build beside the unit tests; the simulations, niced, beside everything):');
   for (const p of [...phases].sort((a, b) => rank(a.name) - rank(b.name))) console.log(`${fmt(p.end - p.start)}  ${p.name}${p.rc === 0 ? '' : `  (exit ${p.rc})`}`);
   if (phases.length) console.log(`${fmt(Math.max(...phases.map((p) => p.end)) - Math.min(...phases.map((p) => p.start)))}  all`);
+}
+
+const outcome = (t: TestOutcome & { run: string }) => {
+  console.log(`  ${t.run}  ${t.file} > ${t.name}${t.retries ? ` (retried ${t.retries}x)` : ''}`);
+  if (t.error) console.log(t.error.split('\n').map((l) => `      ${l}`).join('\n'));
+};
+if (retriedTests.length) {
+  console.log(`\nPassed only on a retry (${retriedTests.length}; flaky, look at them):`);
+  retriedTests.forEach(outcome);
+}
+if (failedTests.length) {
+  console.log(`\nFailed (${failedTests.length}):`);
+  failedTests.forEach(outcome);
 }
 
 console.log(`\nTests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
