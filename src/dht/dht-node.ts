@@ -21,7 +21,7 @@ import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import type { SignalChannel, Transport } from '../net/transport';
 import { BucketRefresh } from './bucket-refresh';
 import { Contacts } from './contacts';
-import { NoRouteError, type Dht, type DhtEvents, type GotValue, type LinkInfo, type PutOptions } from './dht';
+import { NoRouteError, type Dht, type DhtEvents, type GotValue, type LinkInfo, type PutOptions, type ValueFilter } from './dht';
 import { DHT_DEFAULTS, type DhtBootstrap, type DhtOptions } from './dht-options';
 import { DormantContacts } from './dormant-contacts';
 import { idGate, type IdGate } from './id-gate';
@@ -48,7 +48,7 @@ import { Values } from './values';
 import { ValueStore } from './value-store';
 
 export { DHT_DEFAULTS, type DhtBootstrap, type DhtOptions } from './dht-options';
-export { JoinError, NoRouteError, RecordRejectedError, ValueTooLargeError, type Dht, type DhtEvents, type GotValue, type LinkInfo, type PutOptions } from './dht';
+export { JoinError, NoRouteError, RecordRejectedError, ValueTooLargeError, type Dht, type DhtEvents, type GotValue, type LinkInfo, type PutOptions, type ValueFilter } from './dht';
 
 export interface CreateDhtNodeArgs {
   selfId: NodeId;
@@ -278,8 +278,8 @@ export class DhtNode implements Dht {
    * is checked by its namespace's rule; one that fails is dropped and counted
    * (`valuesInvalid`), never returned.
    */
-  get(ns: Namespace, key: NodeId): Promise<GotValue | undefined> {
-    return this.values.get(ns, key);
+  get(ns: Namespace, key: NodeId, accept?: ValueFilter): Promise<GotValue | undefined> {
+    return this.values.get(ns, key, accept);
   }
 
   /** Sends an application payload to any node id, routed over live links. False if no first hop. */

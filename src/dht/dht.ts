@@ -21,6 +21,9 @@ export interface DhtEvents extends Record<string, unknown> {
 
 export { BUDGET_CLOSE, PEER_RETIRED, FLOOD_CLOSE, JUNK_CLOSE, closedOnPurpose, closedForFlood } from './close-reasons';
 
+/** A reader's own test of a value it read (Dht.get): true to believe it. */
+export type ValueFilter = (value: Uint8Array) => Promise<boolean>;
+
 export interface GotValue {
   value: Uint8Array;
   publisher: NodeId;
@@ -65,8 +68,13 @@ export interface Dht {
   findNode(target: NodeId): Promise<LookupResult>;
   /** Stores value on the k nodes closest to key; resolves with how many took it. */
   put(ns: Namespace, key: NodeId, value: Uint8Array, opts?: PutOptions): Promise<{ stored: number }>;
-  /** The highest valid version among a few holders' values, or undefined. */
-  get(ns: Namespace, key: NodeId): Promise<GotValue | undefined>;
+  /**
+   * The highest valid version among a few holders' values, or undefined. `accept`: the
+   * reader's own test on top of the namespace's rule (a certificate it anchors itself); a
+   * value it refuses is dropped as invalid, so a higher forged version cannot hide a lower
+   * one the reader believes.
+   */
+  get(ns: Namespace, key: NodeId, accept?: ValueFilter): Promise<GotValue | undefined>;
   /** Routes an application payload to any node id ('message' there). False if no first hop. */
   send(to: NodeId, body: Uint8Array): boolean;
   /**

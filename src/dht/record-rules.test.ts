@@ -148,6 +148,19 @@ describe('DHT owner rules, near-key STOREs, several-answer reads', () => {
     for (const r of none) expect(r).toBeUndefined();
   });
 
+  it("a reader's own test (get's accept) drops the values it does not believe: a higher version cannot hide the one it does", async () => {
+    const { o, key, holders } = await published(3, 'good');
+    // The 5 closest holders took a validly signed higher version the reader has its own
+    // reason to refuse (for region logs: a certificate it cannot anchor).
+    for (const h of holders.slice(0, 5)) hold(h, key, signed(o, 9, 'other'), 9, c.clock.now());
+    const readers = holders.slice(20, 40);
+    const plain = await c.settle(Promise.all(readers.map((r) => r.get('player', key))));
+    expect(plain.filter((r) => payload(r?.value) === 'other').length).toBeGreaterThan(10);
+    const own = await c.settle(Promise.all(readers.map((r) => r.get('player', key, async (v) => payload(v) !== 'other'))));
+    for (const r of own) expect(payload(r?.value)).toBe('good');
+    expect(total(c, (n) => n.stats.ruleRejects['player:reader'] ?? 0)).toBeGreaterThan(0);
+  });
+
   it('readers take the highest version: holders that missed the update rarely win', async () => {
     const { o, key, holders } = await published(7, 'new');
     // Eight of the twenty holders missed the update (they came back from a partition, say):

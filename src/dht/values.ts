@@ -5,7 +5,7 @@
 // up to `getAnswers` answers. (Publishing and keeping values alive: republish.ts.)
 import type { Clock } from '../core/clock';
 import { compareDistance, idToHex, type NodeId } from '../core/node-id';
-import type { GotValue } from './dht';
+import type { GotValue, ValueFilter } from './dht';
 import type { DhtOptions } from './dht-options';
 import type { Lookup } from './lookups';
 import { MAX_VALUE_TTL_MS, NAMESPACE_LIMITS, type Namespace, type ValueRecord } from './messages';
@@ -83,11 +83,11 @@ export class Values {
    * counts as one), or undefined. Every value read is checked by its namespace's rule; one
    * that fails is dropped and counted (`valuesInvalid`), never returned.
    */
-  async get(ns: Namespace, key: NodeId): Promise<GotValue | undefined> {
+  async get(ns: Namespace, key: NodeId, accept?: ValueFilter): Promise<GotValue | undefined> {
     const { deps } = this;
     const now = deps.clock.now();
     const held = deps.store.get(ns, idToHex(key), now);
-    const check = this.checker(ns, key);
+    const check = this.checker(ns, key, accept);
     // Our own copy is checked again too: a rule may depend on time (expiry, certificates).
     let best: { rec: ValueRecord; version: number } | undefined;
     if (held) {
@@ -118,15 +118,19 @@ export class Values {
     return closer < limit;
   }
 
-  /** Checks a value a lookup was answered with; the same bytes are checked once per lookup. */
-  private checker(ns: Namespace, key: NodeId): (rec: ValueRecord) => Promise<RecordCheck> {
+  /**
+   * Checks a value a lookup was answered with (the namespace's rule, then the reader's
+   * `accept`); the same bytes are checked once per lookup.
+   */
+  private checker(ns: Namespace, key: NodeId, accept?: ValueFilter): (rec: ValueRecord) => Promise<RecordCheck> {
     const seen: { rec: ValueRecord; check: Promise<RecordCheck> }[] = [];
     const { records } = this.deps.opts;
     const ruled = records[ns] !== undefined;
     return (rec) => {
       const same = seen.find((x) => (ruled || x.rec.seq === rec.seq) && sameBytes(x.rec.v, rec.v) && sameBytes(x.rec.pub, rec.pub));
       if (same) return same.check;
-      const check = checkRecord(records, ns, key, rec.v, rec.pub, rec.seq);
+      const byRule = checkRecord(records, ns, key, rec.v, rec.pub, rec.seq);
+      const check = accept ? byRule.then(async (r): Promise<RecordCheck> => (r.ok && !(await accept(rec.v).catch(() => false)) ? { ok: false, reason: 'reader' } : r)) : byRule;
       if (seen.length < CHECKS_KEPT) seen.push({ rec, check });
       return check;
     };

@@ -23,7 +23,7 @@
 // The control runs the same attacks with every grant's signature broken, which any verifier
 // refuses: the secure outcome must hold there already (else the harness is at fault).
 import { describe, expect, it } from 'vitest';
-import { NEAR_RANKS, RECOVER_MS, runFreezeScenario, runOfferScenario, runRecordScenario, runSnapshotScenario, runSyncScenario, type SybilOptions, type SybilResult } from '../testing/sybil-scenario';
+import { NEAR_RANKS, RECOVER_MS, runFarViewScenario, runFreezeScenario, runOfferScenario, runRecordScenario, runSnapshotScenario, runSyncScenario, type SybilOptions, type SybilResult } from '../testing/sybil-scenario';
 
 function expectAvailable(r: SybilResult): void {
   expect(r.recoverMs, 'an honest edit confirmed after the attack').toBeGreaterThanOrEqual(0);
@@ -65,6 +65,19 @@ describe('a Sybil attacker with self-minted certificates (simulated)', () => {
       expectNothingPlanted(r);
       expectAvailable(r);
     });
+
+    // A far player draws a region it does not subscribe to from the DHT edit log: only
+    // under a certificate it anchors itself. Before, any log whose certificate was validly
+    // signed was drawn (32 planted blocks shown), and a forged one, a higher version, hid the
+    // region's real log.
+    for (const visited of [false, true]) {
+      it(`cannot show a far player planted blocks through the DHT edit log (${visited ? 'visited' : 'unvisited'} region, seed ${seed})`, async () => {
+        const r = await runFarViewScenario(seed, visited);
+        expect(r.rogueRank).toBeGreaterThanOrEqual(NEAR_RANKS);
+        expect(r.plantedShown).toBe(0);
+        expect(r.honestShown).toBe(r.honest);
+      });
+    }
 
     // The same at the lowest epoch (1), where the chain is learnt (below LEARN_EPOCH_CAP):
     // its keys are far from the key, so once they stay silent the first honest claimant

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DhtNode } from '../dht/dht-node';
+import type { ValueFilter } from '../dht/dht';
 import type { Namespace } from '../dht/messages';
 import { HostSim, type SimPeer } from '../testing/host-sim';
 import { BRICK, GLASS } from '../world/blocks';
@@ -66,12 +67,11 @@ describe('NetworkChunkSource (simulated)', () => {
     const a = source(sim, pa!, 'alice');
     // b gives up on the snapshot at once and reads the region's log from the DHT, which does
     // not have the edit yet (logs are published debounced): only the snapshot has it.
-    // The DHT answers slowly (a lookup waiting on dead contacts after a restart).
-    const slowDht = {
-      selfId: pb!.dht.selfId,
-      get: (ns: Namespace, key: Uint8Array) => new Promise<Awaited<ReturnType<DhtNode['get']>>>((resolve, reject) => sim.clock.setTimeout(() => pb!.dht.get(ns, key).then(resolve, reject), 1000)),
-    };
-    const b = new NetworkChunkSource({ seed: 'seed-1', world: sim.world, client: pb!.client, dht: slowDht, clock: sim.clock, options: { name: 'bob', snapshotWaitMs: 0 } });
+    // The DHT answers the log slowly (a lookup waiting on dead contacts after a restart).
+    const get = pb!.dht.get.bind(pb!.dht);
+    pb!.dht.get = (ns: Namespace, key: Uint8Array, accept?: ValueFilter) =>
+      ns === 'edits' ? new Promise<Awaited<ReturnType<DhtNode['get']>>>((resolve, reject) => sim.clock.setTimeout(() => get(ns, key, accept).then(resolve, reject), 1000)) : get(ns, key, accept);
+    const b = new NetworkChunkSource({ seed: 'seed-1', world: sim.world, client: pb!.client, dht: pb!.dht, clock: sim.clock, options: { name: 'bob', snapshotWaitMs: 0 } });
     a.setPosition({ x: 5.5, y: 80, z: 5.5, yaw: 0, pitch: 0 });
     await sim.settle(a.commitEdit(6, 81, 7, BRICK));
     const seen: BlockChange[] = [];

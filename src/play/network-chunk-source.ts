@@ -19,7 +19,6 @@ import type { PlayerFrame } from '../region/subscription-messages';
 import type { RegionClient } from './region-client';
 import type { TakenBack } from './pending-view';
 import { columnAt, columnIndex, REGION_BLOCKS, regionAt, regionName, regionOf, RegionKeys, type RegionCoord } from '../region/region-key';
-import { getEdits } from '../region/region-records';
 import { entryKey, RegionState, type Entry } from '../region/region-state';
 import { MemoryTentativeStore, type TentativeStore } from '../store/tentative-store';
 import type { Chunk } from '../world/chunk';
@@ -258,10 +257,7 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
     const now = this.args.clock.now();
     const held = this.far.get(name);
     if (held && now - held.at < this.opts.farRefreshMs) return held.state;
-    const state = this.keys
-      .key(region)
-      .then((key) => getEdits(this.args.dht, key, undefined, this.keys.hash))
-      .then((entries) => RegionState.from(entries ?? []), () => new RegionState());
+    const state = this.args.client.farEdits(region).then((entries) => RegionState.from(entries ?? []), () => new RegionState());
     if (held) {
       // Refresh lazily: keep serving the old value, announce what changed.
       void Promise.all([held.state, state]).then(([old, fresh]) => {

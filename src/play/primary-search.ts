@@ -66,7 +66,7 @@ export class PrimarySearch {
           host = true;
         }
         if (!target && attempt <= Math.max(1, backups.length)) {
-          const rec = await this.orHint(sub, getLocation(this.deps.args.dht, key, this.deps.args.verify ? { certs: this.deps.args.certs, verify: this.deps.args.verify } : undefined));
+          const rec = await this.orHint(sub, getLocation(this.deps.args.dht, key, { certs: this.deps.args.certs, verify: this.deps.args.verify }));
           if (sub.hint) continue;
           if (rec && rec.epoch >= sub.epoch && idToHex(rec.primary) !== sub.primaryHex) target = rec.primary;
         }

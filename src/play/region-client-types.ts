@@ -164,8 +164,8 @@ export interface RegionClientArgs {
   keyHash?: KeyHash;
   /** Checks the epoch certificate of every primary before we attach to it. */
   certs: CertChecker;
-  /** With it, location records are checked again on reading (the DHT holders' rules ran already). */
-  verify?: Verifier;
+  /** Checks again, on reading, the records and logs read from the DHT (its holders' rules only *learn* certificates). */
+  verify: Verifier;
   /** This node's player pass (region/player-pass.ts; minting takes a while): edits wait for it. Without one, hosts refuse our edits. */
   pass?: Promise<PlayerPass>;
   options?: Partial<ClientOptions>;

@@ -15,6 +15,7 @@ import { LatencySamples, type LatencySummary } from '../core/latency-samples';
 import { succeeds } from '../region/epoch-cert';
 import type { HostToPlayer, PlayerToHost, SubscriptionMessageOf } from '../region/subscription-messages';
 import { regionAt, regionName, RegionKeys, type RegionCoord } from '../region/region-key';
+import { getEdits } from '../region/region-records';
 import { closedOnPurpose } from '../dht/dht';
 import { compareStamp, RegionState, tryDecodeEntries, ZERO, type Entry, type Stamp } from '../region/region-state';
 import { DeltaOrder } from './delta-order';
@@ -134,6 +135,21 @@ export class RegionClient {
       this.unpinIfUnused(sub.primary);
     }
     if (sub.servedBy) this.unpinIfUnused(sub.servedBy);
+  }
+
+  /**
+   * A region's published edit log (the DHT), for a region shown without a subscription.
+   * Believed only under a certificate this reader anchors itself, as one it would attach
+   * under (cert-anchor.ts: its hosts granted it and are among the nodes nearest the key in
+   * our own view, or it follows the certificate we hold): the DHT's rule lets a holder
+   * *learn* any validly signed certificate, and two keys of one attacker sign one. Undefined
+   * when no part is believed: the player sees the generated terrain, not a forged log.
+   */
+  async farEdits(coord: RegionCoord): Promise<Entry[] | undefined> {
+    const key = await this.keys.key(coord);
+    const known = this.subs.get(regionName(coord))?.cert;
+    const rv = { certs: this.args.certs, verify: this.args.verify, hash: this.keys.hash };
+    return getEdits(this.args.dht, key, rv, this.keys.hash, undefined, { fresh: 'near', known });
   }
 
   subscribed(): RegionCoord[] {

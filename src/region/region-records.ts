@@ -330,19 +330,24 @@ function entriesOf(m: Decoded<'EDITS'>): Entry[] {
 /**
  * The region's published entries (whatever valid parts could be read), or undefined when
  * none. Parts must name this region and their index; with `rv` the head and every part
- * are checked again (signature and certificate), and with `chain` too each part's
- * certificate must be one the reader's own chain holds (cert-anchor.ts `inChain`).
+ * are checked again (signature, and the certificate under `anchor`: a reader that shows
+ * the blocks to a player anchors it near the key, `{ fresh: 'near' }`), and with `chain`
+ * too each part's certificate must be one the reader's own chain holds (cert-anchor.ts
+ * `inChain`). The reader's checks run inside the DHT read (Dht.get `accept`): a forged
+ * part at a higher version than the real one does not hide it.
  */
-export async function getEdits(dht: Pick<Dht, 'get'>, key: NodeId, rv?: RecordVerifier, hash: KeyHash = rv?.hash ?? idFromSha256, chain?: (c: EpochCert) => boolean): Promise<Entry[] | undefined> {
-  const read = async (storageKey: NodeId, i: number): Promise<Decoded<'EDITS'> | undefined> => {
-    const got = await dht.get('edits', storageKey).catch(() => undefined);
-    if (!got) return undefined;
+export async function getEdits(dht: Pick<Dht, 'get'>, key: NodeId, rv?: RecordVerifier, hash: KeyHash = rv?.hash ?? idFromSha256, chain?: (c: EpochCert) => boolean, anchor: RecordAnchor = { fresh: 'learn' }): Promise<Entry[] | undefined> {
+  const check = async (storageKey: NodeId, i: number, value: Uint8Array): Promise<Decoded<'EDITS'> | undefined> => {
     if (rv) {
-      const r = await checkEdits(rv, storageKey, got.value);
+      const r = await checkEdits(rv, storageKey, value, anchor);
       return r.ok && r.rec.i === i && idEquals(r.rec.key, key) && (!chain || chain(r.rec.cert)) ? r.rec : undefined;
     }
-    const m = decodeAs('EDITS', got.value);
+    const m = decodeAs('EDITS', value);
     return m && m.i === i && m.i < m.n && idEquals(m.key, key) && !certShapeFault(m.cert) && (!chain || chain(m.cert)) ? m : undefined;
+  };
+  const read = async (storageKey: NodeId, i: number): Promise<Decoded<'EDITS'> | undefined> => {
+    const got = await dht.get('edits', storageKey, async (v) => !!(await check(storageKey, i, v))).catch(() => undefined);
+    return got ? check(storageKey, i, got.value) : undefined;
   };
   const head = await read(key, 0);
   if (!head) return undefined;

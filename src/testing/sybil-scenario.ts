@@ -24,8 +24,12 @@ import { AIR, GLASS, PLACEABLE } from '../world/blocks';
 import { chunkOf, localOf, WORLD_FLOOR_Y } from '../world/coords';
 import { MAX_CERT_HOSTS, MAX_EPOCH, signGrant, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
 import { putEdits, putLocation } from '../region/region-records';
-import { columnIndex, REGION_BLOCKS, RegionKeys, regionName, type RegionCoord } from '../region/region-key';
+import { columnAt, columnIndex, REGION_BLOCKS, RegionKeys, regionName, type RegionCoord } from '../region/region-key';
 import { encodeEntries, entryKey, type Entry, type RegionState } from '../region/region-state';
+import { NetworkChunkSource } from '../play/network-chunk-source';
+import { LEARN_EPOCH_CAP } from '../region/cert-anchor';
+import { CHUNK_VOLUME } from '../world/coords';
+import { editAt } from '../world/chunk-edits';
 import { HostSim, simKeyHash, type SimPeer } from './host-sim';
 
 /** Honest peers besides the rogue (the rogue makes 13). */
@@ -420,6 +424,57 @@ export async function runRecordScenario(seed: number, visited: boolean, o: Sybil
   watch.sample();
   const struck = o.kill ? strike(w, r, reader, () => void put().catch(() => {})) : undefined;
   return finish(w, r, reader, watch, rank, !!before && w.sim.primaryOf(r) !== before.primary && !struck, struck);
+}
+
+/** What a far player drew of a region it does not subscribe to. */
+export interface FarViewResult {
+  rogueRank: number;
+  /** Planted blocks (the forged log's) drawn. */
+  plantedShown: number;
+  /** The region's own committed blocks (visited runs), and how many of them were drawn. */
+  honest: number;
+  honestShown: number;
+}
+
+/**
+ * The far view (play/network-chunk-source.ts farState): a player draws a region beyond its
+ * subscriptions from the region's DHT edit log. The rogue publishes a log of planted
+ * blocks under a certificate over its own keys at the highest epoch DHT holders learn; a fresh play-only player
+ * standing six regions away loads the columns of the planted blocks (and, in `visited`
+ * runs, of the region's own edits, published first: the forged log, a higher version,
+ * must not hide them either).
+ */
+export async function runFarViewScenario(seed: number, visited: boolean): Promise<FarViewResult> {
+  const w = await world(seed, RECORD_HOSTS, {});
+  const { r, key, rank } = await farRegion(w);
+  const before = visited ? await visit(w, r, key) : undefined;
+  await w.sim.run(HOST_DEFAULTS.publishMs * 2);
+  const own = before ? (before.primary.host.regionState(r)?.state.all() ?? []) : [];
+  if (visited && own.length === 0) throw new Error('the visited region holds no entries');
+  // The highest epoch a DHT holder learns (above it the holders refuse the record).
+  const forged = await w.atk.mintAt(key, RECORD_HOSTS, LEARN_EPOCH_CAP);
+  const planted = plantedEntries(r, forged.e);
+  const auth = { signer: w.atk.keys[0]!, cert: forged };
+  await w.sim.settle(Promise.all([putLocation(w.atk.node.dht, key, auth, 1), putEdits(w.atk.node.dht, key, auth, { e: forged.e, s: PLANTED }, planted, simKeyHash)]));
+  await w.sim.run(1000);
+  const reader = await w.sim.add(undefined, { playOnly: true });
+  const source = new NetworkChunkSource({ seed: 'sim', world: w.sim.world, client: reader.client, dht: reader.dht, clock: w.sim.clock, options: { name: 'far' } });
+  source.setPosition({ x: (r.rx + 6) * REGION_BLOCKS, y: 100, z: (r.rz + 6) * REGION_BLOCKS, yaw: 0, pitch: 0 });
+  const shown = async (list: Entry[]) => {
+    let n = 0;
+    for (const e of list) {
+      const [cx, cz] = columnAt(r, Math.floor(e.key / CHUNK_VOLUME));
+      const b = editAt(e.key % CHUNK_VOLUME, e.id);
+      const chunk = await w.sim.settle(source.load(cx, cz));
+      if (chunk.get(b.x, b.y, b.z) === e.id) n++;
+    }
+    return n;
+  };
+  const plantedShown = await shown(planted);
+  const honestShown = await shown(own);
+  source.close();
+  w.sim.stopAll();
+  return { rogueRank: rank, plantedShown, honest: own.length, honestShown };
 }
 
 /**
