@@ -287,7 +287,10 @@ export async function putLocation(dht: RecordDht, key: NodeId, auth: RecordAuth,
  * (every tab and simulated node runs locationRule); with `rv` it is checked here again.
  */
 export async function getLocation(dht: Pick<Dht, 'get'>, key: NodeId, rv?: RecordVerifier, fresh: FreshRule = 'learn'): Promise<LocationRecord | undefined> {
-  const got = await dht.get('chunk', key);
+  // The reader's check runs inside the DHT read (Dht.get `accept`): a record it would refuse,
+  // at a higher version, does not hide one it believes.
+  const accept = rv ? async (v: Uint8Array) => (await checkLocation(rv, key, v, { fresh })).ok : undefined;
+  const got = await dht.get('chunk', key, accept);
   if (!got) return undefined;
   if (rv) {
     const r = await checkLocation(rv, key, got.value, { fresh });
