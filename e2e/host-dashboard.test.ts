@@ -40,6 +40,13 @@ describe('the hosting dashboard', () => {
     // Round trips are probed every 5 s.
     await host.waitForFunction(() => Number(document.querySelector<HTMLElement>('.host-dashboard')!.dataset.rtts) >= 2, null, { timeout: 15_000 });
     expect(await host.locator('dd[data-f="links"]').innerText()).toMatch(/round trip median \d+\.\d ms/);
+    // How each link is carried, from its selected ICE pair: on loopback, direct, none through TURN.
+    await host.waitForFunction(() => Number(document.querySelector<HTMLElement>('.host-dashboard')!.dataset.pathsUnknown) === 0, null, { timeout: 5000 });
+    const paths = await host.evaluate(() => ({ ...document.querySelector<HTMLElement>('.host-dashboard')!.dataset }));
+    console.log(`dashboard link paths: host ${paths.pathsHost}, prflx ${paths.pathsPrflx}, srflx ${paths.pathsSrflx}, relay ${paths.pathsRelay}`);
+    expect(Number(paths.pathsHost) + Number(paths.pathsPrflx)).toBe(Number(paths.links));
+    expect([paths.pathsSrflx, paths.pathsRelay]).toEqual(['0', '0']);
+    expect(await host.locator('dd[data-f="links"]').innerText()).toMatch(/\d+ direct \(host\).* · 0 through TURN \(relay\)/);
 
     const p0 = players[0]!;
     const me = await p0.evaluate(() => window.voxel.player());

@@ -3,11 +3,12 @@
 // JSON). DOM-free. Each call is one sample of the history (rates and charts).
 import type { Clock } from '../core/clock';
 import type { HostDashboardData, HostRegionRow } from '../ui/host-dashboard';
-import type { HostHistory } from './host-history';
+import type { HostHistory } from '../ui/host-history';
 import type { HostingApi } from './hosting-api';
 import type { NetApi } from './net-api';
-import { estimateNetworkSize } from './network-size';
+import { estimateNetworkSize } from '../bootstrap/network-size';
 import type { Peer } from './peer';
+import { pathKind, type LinkPath } from '../net/link-path';
 
 /** What the dashboard shows but the page's storage figures and invite link. */
 export type HostFigures = Omit<HostDashboardData, 'storage' | 'invite'>;
@@ -21,6 +22,8 @@ export interface HostFigureSources {
   clock: Clock;
   /** When hosting started, on `clock`. */
   started: number;
+  /** How each link is carried, by node id hex (WebRtcTransport.linkPaths); none: not shown. */
+  paths?: ReadonlyMap<string, LinkPath | undefined>;
 }
 
 export function sampleHostFigures(sources: HostFigureSources): HostFigures {
@@ -43,7 +46,10 @@ export function sampleHostFigures(sources: HostFigureSources): HostFigures {
     world: sources.world,
     nodeId: peer.id,
     status: peer.status,
-    links: net.links().map((l) => ({ hex: l.id, rttMs: l.rttMs })),
+    links: net.links().map((l) => {
+      const path = sources.paths?.get(l.id);
+      return { hex: l.id, rttMs: l.rttMs, ...(path ? { path: pathKind(path) } : {}) };
+    }),
     networkSize: estimateNetworkSize(peer.identity.id, peer.dht.closestContacts(peer.identity.id, 20)),
     regions: rows,
     tickHz: hosting.tickHz(),

@@ -8,7 +8,7 @@ import { RemotePlayers } from '../play/remote-player-smoother';
 import { HostDashboard } from '../ui/host-dashboard';
 import { parsePageConfig } from './config';
 import { sampleHostFigures } from './host-figures';
-import { HostHistory } from './host-history';
+import { HostHistory } from '../ui/host-history';
 import { createHostingApi, type HostingApi } from './hosting-api';
 import { createNetApi, type NetApi } from './net-api';
 import { deployDefaults, inviteLinkFor, joinPeer, startNetSession } from './net-session';
@@ -63,11 +63,12 @@ async function main(): Promise<void> {
   document.getElementById('play')?.setAttribute('href', invite);
   const history = new HostHistory();
   let storage = await storageFigures();
-  const refresh = () => board.render({
-    ...sampleHostFigures({ world: cfg.world, peer, hosting, net: netApi, history, clock, started }),
+  // How the links are carried is read from their connections' stats (asynchronous), then drawn.
+  const refresh = () => void peer.transport.linkPaths().then((paths) => board.render({
+    ...sampleHostFigures({ world: cfg.world, peer, hosting, net: netApi, history, clock, started, paths }),
     storage: { ...storage, persisted, capMb },
     invite,
-  });
+  }));
   refresh();
   let n = 0;
   clock.setTimeout(function again() {

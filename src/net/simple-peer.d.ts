@@ -25,6 +25,8 @@ declare module '@thaunknown/simple-peer/lite.js' {
     send(chunk: Uint8Array): void;
     write(chunk: Uint8Array): boolean;
     destroy(err?: Error): void;
+    /** The RTCPeerConnection's stats, each report flattened to a plain object (link-path.ts reads them). */
+    getStats(cb: (err: Error | null, reports: Record<string, unknown>[]) => void): void;
     on(event: 'signal', fn: (data: SimplePeerSignal) => void): this;
     on(event: 'connect' | 'close' | 'drain', fn: () => void): this;
     on(event: 'data', fn: (data: Uint8Array) => void): this;

@@ -11,6 +11,7 @@ import type { NodeId } from '../core/node-id';
 import { LinkClosedError, LinkMessageTooLargeError, MAX_LINK_MESSAGE, remoteClosed, type Link, type LinkEvents } from './link';
 import { batchedSize, batchFrame, controlFrame, FRAME_PAYLOAD, FrameReader, splitMessage } from './frames';
 import { ControlSchema, HandshakeError, type ControlMsg, type HandshakeIo } from './link-handshake';
+import { selectedPath, type LinkPath } from './link-path';
 
 /** Bad frames tolerated on one link before it is closed as broken. */
 export const MAX_BAD_FRAMES = 8;
@@ -129,6 +130,18 @@ export class WebRtcLink implements Link {
   /** True once closed (open is also false during the handshake). */
   get closed(): boolean {
     return this.state === 'closed';
+  }
+
+  /** The selected ICE candidate pair (link-path.ts); undefined when closed or the runtime gives no stats. */
+  path(): Promise<LinkPath | undefined> {
+    if (this.peer.destroyed) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      try {
+        this.peer.getStats((err, reports) => resolve(err ? undefined : selectedPath(reports)));
+      } catch {
+        resolve(undefined); // closed meanwhile, or a runtime whose connection has no getStats
+      }
+    });
   }
 
   get bufferedAmount(): number {

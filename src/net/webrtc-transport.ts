@@ -32,6 +32,7 @@ import type { Link } from './link';
 import { HandshakeError, NO_ID_WORK, runHandshake, sdpFingerprint } from './link-handshake';
 import { DialError, type SignalBlob, type SignalChannel, type Transport, type TransportEvents } from './transport';
 import type { IceProbeResult } from './ice-probe';
+import type { LinkPath } from './link-path';
 import { WebRtcLink } from './webrtc-link';
 
 export const WEBRTC_DEFAULTS = {
@@ -223,6 +224,16 @@ export class WebRtcTransport implements Transport {
   /** Replaces the ICE servers of connections made from now on (a relay renewed its TURN credentials); live ones keep theirs. */
   setIceServers(servers: RTCIceServer[]): void {
     this.opts.iceServers = servers;
+  }
+
+  /**
+   * How each live link is carried (its selected ICE candidate pair), by the peer's node id
+   * (hex). Undefined for a link whose stats gave no pair (yet).
+   */
+  async linkPaths(): Promise<Map<string, LinkPath | undefined>> {
+    const links = [...this.links];
+    const paths = await Promise.all(links.map((l) => l.path()));
+    return new Map(links.map((l, i) => [idToHex(l.remoteId), paths[i]]));
   }
 
   dial(remoteId: NodeId, signals: SignalChannel): Promise<Link> {

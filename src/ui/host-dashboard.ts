@@ -2,6 +2,7 @@
 // leaves it open overnight. Pure rendering of a snapshot the page gathers every 2 s
 // (app/host.ts), plus the host's own choices (world, storage cap) handed back through
 // callbacks; no game logic here. Every figure also sits in a data-* attribute for tests.
+import { countPaths, type CandidateType, type PathCounts } from '../net/link-path';
 import { Sparkline } from './sparkline';
 
 export interface HostRegionRow {
@@ -18,7 +19,8 @@ export interface HostDashboardData {
   nodeId: string;
   /** 'starting' | 'online' | 'alone' (the peer's status). */
   status: string;
-  links: { hex: string; rttMs: number | null }[];
+  /** path: how the link is carried (net/link-path.ts pathKind), undefined while unknown. */
+  links: { hex: string; rttMs: number | null; path?: CandidateType }[];
   networkSize: number;
   regions: HostRegionRow[];
   tickHz: number;
@@ -52,6 +54,21 @@ export const fmtUptime = (ms: number): string => {
 
 export const fmtBytes = (b: number): string =>
   b >= 2 ** 30 ? `${(b / 2 ** 30).toFixed(2)} GB` : b >= 2 ** 20 ? `${(b / 2 ** 20).toFixed(1)} MB` : b >= 1024 ? `${(b / 1024).toFixed(1)} kB` : `${b} B`;
+
+/** A link's path in a host's words. */
+const PATH_WORDS: Record<CandidateType, string> = {
+  host: 'direct (host)',
+  prflx: 'direct, address learned in checks (prflx)',
+  srflx: 'through NAT (srflx)',
+  relay: 'through TURN (relay)',
+};
+
+/** "2 direct (host) · 1 through TURN (relay)": the links counted by how they are carried. */
+export function pathSummary(n: PathCounts): string {
+  const parts = (Object.keys(PATH_WORDS) as CandidateType[]).filter((k) => n[k] > 0 || k === 'relay').map((k) => `${n[k]} ${PATH_WORDS[k]}`);
+  if (n.unknown > 0) parts.push(`${n.unknown} not known yet`);
+  return parts.join(' · ');
+}
 
 export class HostDashboard {
   private readonly root: HTMLElement;
@@ -132,7 +149,8 @@ export class HostDashboard {
     this.set('network', `${figures.status} · about ${figures.networkSize} nodes in the network (estimated from this tab's routing table)`);
     const rtts = figures.links.map((l) => l.rttMs).filter((x): x is number => x !== null).sort((a, b) => a - b);
     const rtt = rtts.length > 0 ? ` · round trip median ${rtts[Math.floor(rtts.length / 2)]!.toFixed(1)} ms, max ${rtts.at(-1)!.toFixed(1)} ms` : '';
-    this.set('links', `${figures.links.length} live${rtt}\n${figures.links.map((l) => `${l.hex.slice(0, 8)} ${l.rttMs === null ? '…' : `${l.rttMs.toFixed(1)} ms`}`).join('   ')}`);
+    const paths = countPaths(figures.links.map((l) => l.path));
+    this.set('links', `${figures.links.length} live${rtt}\n${pathSummary(paths)}\n${figures.links.map((l) => `${l.hex.slice(0, 8)} ${l.rttMs === null ? '…' : `${l.rttMs.toFixed(1)} ms`}${l.path ? ` ${l.path}` : ''}`).join('   ')}`);
     const history = figures.history;
     this.set('traffic', `in ${fmtBytes(figures.traffic.inBytes)} (${(history.inKBps.at(-1) ?? 0).toFixed(1)} kB/s) · out ${fmtBytes(figures.traffic.outBytes)} (${(history.outKBps.at(-1) ?? 0).toFixed(1)} kB/s)`);
     const primaries = figures.regions.filter((r) => r.role === 'primary').length;
@@ -152,6 +170,11 @@ export class HostDashboard {
       backup: String(figures.regions.length - primaries),
       links: String(figures.links.length),
       rtts: String(rtts.length),
+      pathsHost: String(paths.host),
+      pathsPrflx: String(paths.prflx),
+      pathsSrflx: String(paths.srflx),
+      pathsRelay: String(paths.relay),
+      pathsUnknown: String(paths.unknown),
       edits: String(figures.edits.accepted),
       entries: String(figures.regions.reduce((n, r) => n + r.entries, 0)),
       bytesIn: String(figures.traffic.inBytes),
