@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 // Layers from core/ to play/ must run without a DOM (tabs, workers, Node, the simulator).
-const domFree = ['core', 'net', 'dht', 'world', 'store', 'host', 'agree', 'play'].map((l) => `src/${l}/**/*.ts`);
+const domFree = ['core', 'net', 'dht', 'bootstrap', 'world', 'store', 'region', 'host', 'agree', 'play'].map((l) => `src/${l}/**/*.ts`);
 
 export default tseslint.config(
   { ignores: ['**/*.tmp.ts', 'dist/**', 'node_modules/**', 'bench/results/**', 'coverage/**', '.sim-cache/**'] },

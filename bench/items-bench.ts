@@ -10,7 +10,7 @@
 // clock). No page.evaluate round trip sits inside a sample. p99 of |error| over every
 // sample of every tab after a warm-up.
 // spawn_skew_ms_max: for each item spawned while the tabs watch, the moment it appeared in
-// each watching tab, machine clock (app/item-appearances.ts: the drawing tab's first frame
+// each watching tab, machine clock (play/item-appearances.ts: the drawing tab's first frame
 // that drew it, the others' model switching it on); skew = latest - earliest; the max over
 // items. Items some watching tab never showed are counted (items_missed), and appearances
 // learned only after the item's time (items_late).
@@ -80,7 +80,7 @@ const startSampling = (p: Page) => p.evaluate((every) => {
  * drawing tab then has the CPU first on this 2-core machine. Its keys end in `_others_niced`.
  */
 const OTHERS_NICED = process.env.ITEMS_BENCH_OTHERS === 'niced';
-/** `ITEMS_BENCH_PACE=off`: the drawing tab never holds a frame before an item appears (app/item-frame-pacer.ts); keys end in `_pace_off`. */
+/** `ITEMS_BENCH_PACE=off`: the drawing tab never holds a frame before an item appears (play/item-frame-pacer.ts); keys end in `_pace_off`. */
 const PACE_OFF = process.env.ITEMS_BENCH_PACE === 'off';
 const SUFFIX = `${PACE_OFF ? '_pace_off' : ''}${OTHERS_NICED ? '_others_niced' : ''}`;
 

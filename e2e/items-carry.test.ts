@@ -9,7 +9,7 @@
 // render=off. One browser, a context (identity) per tab.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import type { DropOutcome, ItemInfo } from '../src/app/item-service';
+import type { DropOutcome, ItemInfo } from '../src/play/item-service';
 import type { HostedItemRecord } from '../src/app/hosting-api';
 import { launchBrowser, openInFreshContext, PAGE_UP } from './browser';
 import { screenshotStats } from './page-checks';

@@ -1,7 +1,7 @@
 // Nobody plays alone while others are there. An invite whose inviter crashed falls back to
 // the relay's live peers at once; a tab that started alone is found by one that opens
 // later; two tabs that both started without a relay find each other once it is up (each
-// keeps asking the relay for peers, src/app/peer-finder.ts).
+// keeps asking the relay for peers, src/bootstrap/peer-finder.ts).
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { crashPage, launchBrowser, openInFreshContext, PAGE_UP } from './browser';

@@ -41,7 +41,7 @@ export interface WorldClockOptions {
    * When a round of probes goes out (default: at once). A reply is timed when the page's
    * code runs, not when it arrives, so a reply that waits behind a busy frame widens the
    * sample and pulls the estimate back; a drawing page sends at the top of a frame it skips,
-   * so the reply finds its main thread idle (app/probe-frame-gate.ts). The send time is read when the probes go out.
+   * so the reply finds its main thread idle (play/probe-frame-gate.ts). The send time is read when the probes go out.
    */
   sendAt?: (go: () => void) => void;
   /** This node draws frames: its answers say `busy` (clock-probe.ts). */

@@ -1,12 +1,12 @@
 // Page configuration from the URL. The fragment carries what an invite link shares (world
-// and seed, the doorways, the inviter and its contacts: invite.ts), so it never reaches a
+// and seed, the doorways, the inviter and its contacts: bootstrap/invite.ts), so it never reaches a
 // server log; query parameters carry per-tab test knobs. Build-time defaults for a static
 // deploy (VITE_RELAY, VITE_PEERJS, VITE_ICE_SERVERS, VITE_ICE_POLICY) come in as `defaults`.
 // ICE servers come only from the deploy (and the relay's grant), never from a URL: a link
 // must not be able to carry TURN credentials or point a tab's traffic at another relay.
 import type { IcePolicy, IceServer } from '../net/ice-servers';
-import type { DoorwaySpec } from './doorways';
-import { parseInvite, type InviteParse } from './invite';
+import type { DoorwaySpec } from '../bootstrap/doorways';
+import { parseInvite, type InviteParse } from '../bootstrap/invite';
 
 export interface PageConfig {
   world: string;
@@ -34,7 +34,7 @@ export interface PageConfig {
   maxLinks: number | undefined;
   /** Mean time between one host's item spawn proposals (`?spawnms=N`, tests: items sooner than the ledger's 30 s). */
   itemSpawnMs?: number | undefined;
-  /** A drawing page holds its frames just before an item appears, so a frame falls on its time (app/item-frame-pacer.ts; `?pace=off`: not, for side-by-side figures). */
+  /** A drawing page holds its frames just before an item appears, so a frame falls on its time (play/item-frame-pacer.ts; `?pace=off`: not, for side-by-side figures). */
   itemPacing?: boolean;
   /**
    * A fixed time of day (`?daytime=F`, F the fraction of the day: 0.5 noon): the sky stops

@@ -16,7 +16,7 @@ import { SOLID } from '../world/blocks';
 import type { NetSession } from './net-session';
 import type { PlayerControls } from './player-controls';
 import type { PlayerStatus } from './player-status';
-import { liftClear } from './spawn-point';
+import { liftClear } from '../play/spawn-point';
 import type { WorldView } from './world-view';
 
 /** Columns around the player that must be loaded before the loading screen lifts. */
@@ -34,7 +34,7 @@ export interface FrameLoopParts {
   status: PlayerStatus;
   loading: StartScreen;
   /** Items and the world clock (page-items.ts): the sky, spawns, walking into items, the inventory bar. */
-  /** `skipFrame`: a clock probe round goes out now and this frame draws nothing, so the replies find the main thread idle (probe-frame-gate.ts). */
+  /** `skipFrame`: a clock probe round goes out now and this frame draws nothing, so the replies find the main thread idle (play/probe-frame-gate.ts). */
   items?: { frame(frameMs: number): void; skipFrame(frameMs: number): boolean };
 }
 

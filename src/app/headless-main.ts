@@ -15,7 +15,7 @@ import { resolve } from 'node:path';
 import { fmtBytes, fmtUptime } from '../ui/host-dashboard';
 import { DEFAULT_WORLD } from './config';
 import type { HostFigures } from './host-figures';
-import { iceFromFlags } from './headless-ice';
+import { iceFromFlags } from '../bootstrap/headless-ice';
 import { HEADLESS_DEFAULTS, startHeadlessPeer } from './headless-peer';
 
 const USAGE = 'usage: npm run peer -- --world NAME [--relay ws://HOST:PORT/relay|none] [--data DIR] [--seed SEED] [--bind ADDRESS] [--ice stun:HOST:PORT,turn:HOST:PORT?transport=udp,...|JSON] [--ice-user U] [--ice-credential P|--ice-credential-file F] [--ice-policy relay] [--http PORT] [--print SECONDS]';

@@ -3,7 +3,7 @@
 import { hexToId, idFromSha256, idToHex } from '../core/node-id';
 import { NAMESPACES, type Namespace } from '../dht/messages';
 import type { Peer } from './peer';
-import { isProbeFrame, RttProbe } from './rtt-probe';
+import { isProbeFrame, RttProbe } from '../bootstrap/rtt-probe';
 import { LINK_FRAME_TOTALS } from '../net/webrtc-link';
 
 export interface NetLink {

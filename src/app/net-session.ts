@@ -24,9 +24,9 @@ import { makePlayerPass, PLAYER_PASS_BITS } from '../region/player-pass';
 import { playerWork, type PlayerWork } from './key-work-minter';
 import { mintNodeIdentity } from './node-id-minter';
 import { pageDoorways, parsePageConfig, type DeployDefaults, type PageConfig } from './config';
-import { checkInvite, makeInvite } from './invite';
+import { checkInvite, makeInvite } from '../bootstrap/invite';
 import { Peer, type PeerConfig } from './peer';
-import type { ProbeFrameGate } from './probe-frame-gate';
+import type { ProbeFrameGate } from '../play/probe-frame-gate';
 import { probeIceGathering } from '../net/ice-probe';
 import { WEBRTC_DEFAULTS } from '../net/webrtc-transport';
 import { parseIcePolicy, parseIceServersJson } from '../net/ice-servers';
@@ -132,7 +132,7 @@ export interface SessionStores {
 /**
  * `draws`: the page draws frames (a player page with rendering on): its host clock says it
  * is busy and follows an idle one (agree/world-clock.ts), and sends its probe rounds through
- * the page's frame gate (app/probe-frame-gate.ts). Null: the page draws nothing.
+ * the page's frame gate (play/probe-frame-gate.ts). Null: the page draws nothing.
  */
 export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock, ticker: Ticker, stores: SessionStores = {}, draws: Pick<ProbeFrameGate, 'sendAt'> | null = null): Promise<NetSession> {
   const player = stores.player ?? await loadPlayerIdentity();

@@ -1,7 +1,7 @@
 // Items and the world clock on the player page: the synchronised WorldClock drives the time of
 // day every frame. With the network (mode 'hosted'), the items are the region hosts'
-// (network-items.ts over play/player-items.ts) and the clock follows the hosts of the region
-// the player stands in; in the one-tab mode (local-items.ts; `?net=off`, or `?items=local`)
+// (play/network-items.ts over play/player-items.ts) and the clock follows the hosts of the region
+// the player stands in; in the one-tab mode (play/local-items.ts; `?net=off`, or `?items=local`)
 // the tab's own item ledgers spawn items near the player and the clock is its own reference
 // (epoch ms). Either way the frame loop walks the player into items, the models are drawn
 // and the inventory bar shows what is held (Q drops the selected item, E selects the next).
@@ -18,18 +18,18 @@ import { PlayerItems } from '../play/player-items';
 import type { RegionClient } from '../play/region-client';
 import type { ItemWire } from '../agree/item-wire';
 import { hexToId } from '../core/node-id';
-import { NetworkItems } from './network-items';
+import { NetworkItems } from '../play/network-items';
 import type { WorldModel } from '../play/world-model';
 import { InventoryBar } from '../ui/inventory-bar';
 import { SOLID } from '../world/blocks';
 import { chunkOf } from '../world/coords';
 import type { PageConfig } from './config';
-import type { ItemService, Point } from './item-service';
-import { ItemAppearances } from './item-appearances';
-import type { ProbeFrameGate } from './probe-frame-gate';
-import { ItemFramePacer } from './item-frame-pacer';
+import type { ItemService, Point } from '../play/item-service';
+import { ItemAppearances } from '../play/item-appearances';
+import type { ProbeFrameGate } from '../play/probe-frame-gate';
+import { ItemFramePacer } from '../play/item-frame-pacer';
 import { TIME_OF_DAY } from '../render/time-of-day';
-import { LocalItems } from './local-items';
+import { LocalItems } from '../play/local-items';
 import type { ItemsApi } from './voxel-api';
 import type { WorldView } from './world-view';
 
@@ -53,7 +53,7 @@ export interface PageItemsParts {
   /** `signer`: the node identity (its id is `self`), which signs the player's drop and carry requests. */
   net?: { client: RegionClient; wire: ItemWire; signer: Signer; recorded: () => Promise<readonly HeldItem[] | undefined> } | undefined;
   onMessage: (text: string) => void;
-  /** A drawing page's clock probe rounds go out at the top of a frame it skips (probe-frame-gate.ts; shared with the host clock). Absent: the page draws nothing. */
+  /** A drawing page's clock probe rounds go out at the top of a frame it skips (play/probe-frame-gate.ts; shared with the host clock). Absent: the page draws nothing. */
   probeGate?: ProbeFrameGate | undefined;
 }
 
@@ -162,8 +162,8 @@ export class PageItems {
 
   /**
    * At the top of each frame: true when this frame is to draw nothing. Held just before an
-   * item appears, so that a frame falls on its time (item-frame-pacer.ts), and when a clock
-   * probe round went out (probe-frame-gate.ts), but never a frame an item first shows in:
+   * item appears, so that a frame falls on its time (play/item-frame-pacer.ts), and when a clock
+   * probe round went out (play/probe-frame-gate.ts), but never a frame an item first shows in:
    * skipping that would show the item a frame later than the tabs whose frames are not skipped.
    */
   skipFrame(frameMs = performance.now()): boolean {

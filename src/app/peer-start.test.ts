@@ -6,7 +6,7 @@ import { Emitter } from '../core/emitter';
 import { generateIdentity } from '../core/identity';
 import type { NodeId } from '../core/node-id';
 import { BootstrapError, type Bootstrap, type BootstrapEvents } from '../net/bootstrap';
-import type { DoorwayConnector } from './doorways';
+import type { DoorwayConnector } from '../bootstrap/doorways';
 import { Peer } from './peer';
 import { testNodeIdentity } from '../testing/node-identities';
 

@@ -6,7 +6,7 @@
 // Nobody is left alone for long, and nobody waits long to hear why: an invite whose peers
 // the doorways do not know (they left) falls back at once to the doorways' live peers; a
 // join with no link after joinDeadlineMs gives up and says why (JoinFailure); a peer with
-// no link keeps asking the doorways (and the invite's peers) with backoff (peer-finder.ts).
+// no link keeps asking the doorways (and the invite's peers) with backoff (bootstrap/peer-finder.ts).
 import { realClock, type Clock } from '../core/clock';
 import type { Identity } from '../core/identity';
 import { idToHex, type NodeId } from '../core/node-id';
@@ -17,10 +17,10 @@ import { connectPeerJs } from '../net/peerjs-bootstrap';
 import { connectRelay, type WebSocketCtor } from '../net/relay-bootstrap';
 import { WebRtcTransport } from '../net/webrtc-transport';
 import type { IceProbeResult } from '../net/ice-probe';
-import { DoorwayIce } from './doorway-ice';
-import { DoorwayReopener } from './doorway-reopener';
-import { doorwayName, Doorways, type DoorwayConnector, type DoorwaySpec } from './doorways';
-import { PeerFinder } from './peer-finder';
+import { DoorwayIce } from '../bootstrap/doorway-ice';
+import { DoorwayReopener } from '../bootstrap/doorway-reopener';
+import { doorwayName, Doorways, type DoorwayConnector, type DoorwaySpec } from '../bootstrap/doorways';
+import { PeerFinder } from '../bootstrap/peer-finder';
 import { recordRules } from './record-rules';
 
 export const PEER_DEFAULTS = {
@@ -69,9 +69,9 @@ export interface PeerConfig {
   doorways: DoorwaySpec[];
   /** Node ids to dial first (an invite's inviter, then its contacts). */
   invitePeers?: NodeId[];
-  /** STUN/TURN servers of its own (a deploy's, the headless peer's flags); a doorway may grant more (doorway-ice.ts). */
+  /** STUN/TURN servers of its own (a deploy's, the headless peer's flags); a doorway may grant more (bootstrap/doorway-ice.ts). */
   iceServers?: RTCIceServer[];
-  /** How this runtime's RTCPeerConnection wants the servers written (Node: node-datachannel's, headless-ice.ts); default as they are. */
+  /** How this runtime's RTCPeerConnection wants the servers written (Node: node-datachannel's, bootstrap/headless-ice.ts); default as they are. */
   iceServersForRtc?: (servers: RTCIceServer[]) => RTCIceServer[];
   /** Extra RTCConfiguration fields for the transport (Node: node-datachannel's `bindAddress`). */
   rtcConfig?: Record<string, unknown>;

@@ -9,7 +9,7 @@ import type { SavedPlayer, WorldStore } from '../store/world-store';
 import type { HeldItem } from '../play/player-record';
 import type { NetSession } from './net-session';
 import { journalPlayer, newerPlayer, readJournal } from './player-journal';
-import { openGroundSpawn } from './spawn-point';
+import { openGroundSpawn } from '../play/spawn-point';
 
 const SAVE_EVERY_MS = 2000;
 

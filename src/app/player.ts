@@ -25,7 +25,7 @@ import { keepPlayerSaved, loadSavedPlayer, startSession } from './player-saving'
 import { PlayerStatus } from './player-status';
 import { explainStart, showStage } from './start-flow';
 import { documentVisibility, TabClock } from './tab-clock';
-import { PROBE_WAIT_MS, ProbeFrameGate } from './probe-frame-gate';
+import { PROBE_WAIT_MS, ProbeFrameGate } from '../play/probe-frame-gate';
 import { createVoxelApi, type VoxelApi } from './voxel-api';
 import { WorkerTicker } from './worker-ticker';
 import { createView, DrawingUnavailable, hasWebGL2, type WorldView } from './world-view';

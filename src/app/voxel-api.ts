@@ -9,8 +9,8 @@ import type { Pose } from '../world/pose';
 import { BLOCKS } from '../world/blocks';
 import type { HostingApi } from './hosting-api';
 import type { WorldClockStatus } from '../agree/world-clock';
-import type { DropOutcome, ItemInfo, PickupOutcome } from './item-service';
-import type { Appearance } from './item-appearances';
+import type { DropOutcome, ItemInfo, PickupOutcome } from '../play/item-service';
+import type { Appearance } from '../play/item-appearances';
 import type { NetApi } from './net-api';
 import type { ChatApi } from './page-chat';
 import type { MoveInput } from '../play/physics';
@@ -130,7 +130,7 @@ export interface ItemsApi {
   stats(): Record<string, number>;
   /** The item ids the inventory bar shows, in order. */
   bar(): string[];
-  /** When each item first showed in this tab, machine clock (app/item-appearances.ts; at most 256, oldest first). */
+  /** When each item first showed in this tab, machine clock (play/item-appearances.ts; at most 256, oldest first). */
   appearances(): Appearance[];
 }
 

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
 /** The layers, top (imported by all) to bottom (imports all); docs/DESIGN.md "Layers". */
-export const LAYERS = ['core', 'net', 'dht', 'world', 'store', 'region', 'host', 'agree', 'play', 'render', 'ui', 'app'];
+export const LAYERS = ['core', 'net', 'dht', 'bootstrap', 'world', 'store', 'region', 'host', 'agree', 'play', 'render', 'ui', 'app'];
 /** The home of harnesses, compliance suites and fakes; only tests and benches import it. */
 export const TESTING = 'testing';
 

@@ -1,32 +1,14 @@
 // The doorway reconnect on the virtual clock: the backoff of failed attempts and of
 // connections that drop at once, the start-over after a stable spell, retrying without
-// end until stopped, and (through Peer) that a reconnect registers the tab's id again.
-import { afterEach, describe, expect, it } from 'vitest';
-import { Emitter } from '../core/emitter';
-import { generateIdentity } from '../core/identity';
-import type { NodeId } from '../core/node-id';
+// end until stopped. That a Peer's reconnect registers the tab's id again: app/peer-reopen.test.ts.
+import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../core/virtual-clock';
-import { BootstrapError, type Bootstrap, type BootstrapEvents } from '../net/bootstrap';
+import { BootstrapError } from '../net/bootstrap';
+import { fakeDoorway, type FakeDoorway } from '../testing/fake-doorway';
 import { DoorwayReopener, type DoorwayReopenerArgs } from './doorway-reopener';
-import type { DoorwayConnector, DoorwaySpec } from './doorways';
-import { Peer } from './peer';
+import type { DoorwaySpec } from './doorways';
 
 const relay: DoorwaySpec = { kind: 'relay', url: 'ws://127.0.0.1:1/relay' };
-
-/** A fake broker connection registered as `selfId`; `drop()` ends it as a restarting relay would. */
-function connection(selfId: NodeId) {
-  const events = new Emitter<BootstrapEvents>();
-  let closed = false;
-  const b: Bootstrap & { drop: () => void; readonly closed: boolean } = {
-    selfId, events,
-    sendSignal: () => {},
-    randomPeers: async () => [],
-    close: () => { closed = true; },
-    drop: () => events.emit('close', { reason: 'relay restarted' }),
-    get closed() { return closed; },
-  };
-  return b;
-}
 
 /** A reopener whose attempts are recorded; `up()` says whether an attempt at that moment succeeds. */
 function harness(up: (at: number) => boolean, extra: Partial<DoorwayReopenerArgs> = {}) {
@@ -34,14 +16,14 @@ function harness(up: (at: number) => boolean, extra: Partial<DoorwayReopenerArgs
   const attempts: number[] = [];
   const reopenedAt: number[] = [];
   const failures: string[] = [];
-  const conns: ReturnType<typeof connection>[] = [];
+  const conns: FakeDoorway[] = [];
   const reopener = new DoorwayReopener({
     clock,
     jitter: () => 1,
     open: async () => {
       attempts.push(clock.now());
       if (!up(clock.now())) throw new BootstrapError('cannot reach the relay');
-      const c = connection(new Uint8Array(20));
+      const c = fakeDoorway(new Uint8Array(20));
       conns.push(c);
       return c;
     },
@@ -123,7 +105,7 @@ describe('DoorwayReopener (a dropped doorway is opened again)', () => {
     const h = harness(() => true);
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const late = connection(new Uint8Array(20));
+    const late = fakeDoorway(new Uint8Array(20));
     const r = new DoorwayReopener({ clock: h.clock, jitter: () => 1, open: async () => { await gate; return late; }, reopened: () => { throw new Error('handed over after stop'); } });
     r.retry(relay);
     await h.clock.advance(1000); // the attempt is under way
@@ -132,43 +114,5 @@ describe('DoorwayReopener (a dropped doorway is opened again)', () => {
     await h.clock.advance(0);
     expect(late.closed).toBe(true);
     expect(r.reopens).toBe(0);
-  });
-});
-
-describe('Peer re-opens its relay after a drop', () => {
-  const peers: Peer[] = [];
-  afterEach(() => { for (const p of peers.splice(0)) p.stop(); });
-
-  it('registers its own id at the relay again and is findable there', async () => {
-    const clock = new VirtualClock();
-    const identity = await generateIdentity();
-    const registered: { at: number; id: NodeId }[] = [];
-    const conns: ReturnType<typeof connection>[] = [];
-    const connect: DoorwayConnector = async (_spec, selfId) => {
-      registered.push({ at: clock.now(), id: selfId });
-      const c = connection(selfId);
-      conns.push(c);
-      return c;
-    };
-    const started = Peer.start({ identity, doorways: [relay], connect, clock, options: { joinDeadlineMs: 300 } });
-    await clock.runUntil(() => false, 1000);
-    const peer = await started;
-    peers.push(peer);
-    expect(peer.status).toBe('alone');
-    expect(registered).toHaveLength(1);
-    expect(peer.relayOnline).toBe(true);
-
-    conns[0]!.drop(); // at once: the wait doubles to 2 s (x 0.75-1.25 jitter)
-    expect(peer.relayOnline).toBe(false);
-    await clock.advance(1400);
-    expect(registered).toHaveLength(1);
-    await clock.advance(1200);
-    expect(registered).toHaveLength(2);
-    expect(registered[1]!.id).toEqual(identity.id);
-    expect(peer.relayOnline).toBe(true);
-    expect(peer.relayReconnects).toBe(1);
-    expect(conns[0]!.closed).toBe(false); // it dropped by itself; the new one took its slot
-    peer.stop();
-    expect(conns[1]!.closed).toBe(true);
   });
 });

@@ -5,7 +5,7 @@
 // vote frames and the ledger in the region state (docs/ITEMS.md), they are this tab's own.
 // Areas are region-sized (64 blocks); spawns come at random intervals in the area the player
 // stands in (only areas with a player spawn). `states()` / `restore()` let the page keep the
-// ledgers across reloads (page-items.ts), as the region state will keep them for the hosts.
+// ledgers across reloads (app/page-items.ts), as the region state will keep them for the hosts.
 import type { Random } from '../core/seeded-random';
 import { ItemLedger, type LedgerRejection, type LedgerState } from '../agree/item-ledger';
 import { ItemVotes } from '../agree/item-votes';

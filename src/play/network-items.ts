@@ -4,7 +4,7 @@
 // alone (no `spawnNow` here). The frame loop, the inventory bar, the models and
 // window.voxel.items read this through ItemService, as they read the one-tab mode.
 import { ITEM_LEDGER_DEFAULTS } from '../agree/item-ledger';
-import type { PlayerItems } from '../play/player-items';
+import type { PlayerItems } from './player-items';
 import { itemInfo, type DropOutcome, type ItemInfo, type ItemService, type PickupOutcome, type Point } from './item-service';
 
 export class NetworkItems implements ItemService {

@@ -4,7 +4,7 @@
 // and leaves around it and about level with its neighbours. Once the player's chunk is
 // loaded with its edits (someone may have built on the spot, or over where a returning
 // player left), `liftClear` raises the feet until the body is free.
-import { boxCollides, type SolidAt } from '../play/physics';
+import { boxCollides, type SolidAt } from './physics';
 import { AIR, LEAVES, WATER, WOOD } from '../world/blocks';
 import { describeColumn } from '../world/column-profile';
 import { terrainNoise, WATER_LEVEL } from '../world/heightmap';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { boxCollides } from '../play/physics';
+import { boxCollides } from './physics';
 import { AIR, LEAVES, WATER, WOOD } from '../world/blocks';
 import { findSpawn, generatedBlockAt } from '../world/world-block';
 import { liftClear, openGroundSpawn } from './spawn-point';

@@ -6,7 +6,7 @@ import { generateIdentity } from '../core/identity';
 import type { BootstrapEvents, Bootstrap } from '../net/bootstrap';
 import type { IceGrant } from '../net/relay-protocol';
 import { parsePageConfig } from './config';
-import type { DoorwayConnector } from './doorways';
+import type { DoorwayConnector } from '../bootstrap/doorways';
 import { inviteLinkFor } from './net-session';
 import { Peer } from './peer';
 

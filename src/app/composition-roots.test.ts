@@ -1,0 +1,63 @@
+// app/ holds composition roots and page wiring only (docs/DESIGN.md "Layers"): logic lives in
+// the layers, where it is tested without a page. A file here that grows past a screenful or
+// two has usually grown logic of its own, which belongs in a layer (bootstrap/, play/, ui/...).
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const APP = resolve(import.meta.dirname);
+/** Lines a composition root may have. */
+const LIMIT = 150;
+
+/**
+ * The files allowed past LIMIT, each with its own ceiling and why. A listed file that falls
+ * under LIMIT must leave the list, so the list only shrinks.
+ */
+const LONGER: Record<string, { max: number; why: string }> = {
+  'peer.ts': { max: 420, why: 'wires one peer (identity, transport, doorways, DHT node, app channels) and its join stages; the same wiring in tab, Node and simulator' },
+  'page-items.ts': { max: 270, why: 'the player page\'s item wiring: which item service, the world clock and sky, the inventory bar, window.voxel.items' },
+  'net-session.ts': { max: 250, why: 'joinPeer and startNetSession: the hosting service, region client, chunk source and player record wired to one peer' },
+  'tab-clock.ts': { max: 230, why: 'the tab\'s Clock on the page\'s visibility and the worker ticker; its timer heap is DOM-free and could move to core/ once documentVisibility is split off' },
+  'voxel-api.ts': { max: 230, why: 'window.voxel: mostly the typed automation API, the contract of bots and browser tests' },
+  'player.ts': { max: 210, why: 'the page entry of index.html: every part of the player page wired once' },
+  'player-controls.ts': { max: 200, why: 'keys, mouse, touch and the pause menu wired to the player\'s actions' },
+};
+
+/** Product files (not tests) of `files` (name -> source) longer than they may be. */
+function overlong(files: Map<string, string>, limit: number, longer: Record<string, { max: number }>): string[] {
+  const out: string[] = [];
+  for (const [name, src] of files) {
+    if (name.endsWith('.test.ts')) continue;
+    const lines = src.split('\n').length - (src.endsWith('\n') ? 1 : 0);
+    const max = longer[name]?.max ?? limit;
+    if (lines > max) out.push(`${name}: ${lines} lines > ${max}`);
+    else if (longer[name] && lines <= limit) out.push(`${name}: ${lines} lines, no longer needs its place on the list`);
+  }
+  for (const name of Object.keys(longer)) if (!files.has(name)) out.push(`${name}: listed but not in app/`);
+  return out;
+}
+
+describe('app/ holds composition roots', () => {
+  it(`no product file in app/ over ${LIMIT} lines but the justified ones, each under its ceiling`, () => {
+    const files = new Map(readdirSync(APP).filter((f) => f.endsWith('.ts')).map((f) => [f, readFileSync(join(APP, f), 'utf8')]));
+    expect(files.size).toBeGreaterThan(10);
+    expect(overlong(files, LIMIT, LONGER)).toEqual([]);
+  });
+
+  it('the check catches a long file, a listed file past its ceiling, a listed file grown short and a stale entry', () => {
+    const lines = (n: number) => 'x\n'.repeat(n);
+    const files = new Map([
+      ['logic.ts', lines(151)],
+      ['logic.test.ts', lines(900)],
+      ['root.ts', lines(150)],
+      ['big.ts', lines(301)],
+      ['shrunk.ts', lines(100)],
+    ]);
+    expect(overlong(files, 150, { 'big.ts': { max: 300 }, 'shrunk.ts': { max: 300 }, 'gone.ts': { max: 300 } })).toEqual([
+      'logic.ts: 151 lines > 150',
+      'big.ts: 301 lines > 300',
+      'shrunk.ts: 100 lines, no longer needs its place on the list',
+      'gone.ts: listed but not in app/',
+    ]);
+  });
+});
