@@ -66,10 +66,10 @@ export class PrimarySearch {
           host = true;
         }
         if (!target && attempt <= Math.max(1, backups.length)) {
-          // Only a record under a certificate we would attach under (anchored near the key in
-          // our own view): a forged one, however high its version, neither sends us to its
-          // primary nor hides the region's real record.
-          const rec = await this.orHint(sub, getLocation(this.deps.args.dht, key, { certs: this.deps.args.certs, verify: this.deps.args.verify }, 'near'));
+          // Only a record under a certificate we would attach under (following the one we hold,
+          // or anchored near the key in our own view): a forged one, however high its version,
+          // neither sends us to its primary nor hides the region's real record.
+          const rec = await this.orHint(sub, getLocation(this.deps.args.dht, key, { certs: this.deps.args.certs, verify: this.deps.args.verify }, { fresh: 'near', known: sub.cert }));
           if (sub.hint) continue;
           if (rec && rec.epoch >= sub.epoch && idToHex(rec.primary) !== sub.primaryHex) target = rec.primary;
         }

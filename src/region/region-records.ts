@@ -286,14 +286,15 @@ export async function putLocation(dht: RecordDht, key: NodeId, auth: RecordAuth,
  * The region's location record, or undefined. The DHT node's rule has checked it already
  * (every tab and simulated node runs locationRule); with `rv` it is checked here again.
  */
-export async function getLocation(dht: Pick<Dht, 'get'>, key: NodeId, rv?: RecordVerifier, fresh: FreshRule = 'learn'): Promise<LocationRecord | undefined> {
+export async function getLocation(dht: Pick<Dht, 'get'>, key: NodeId, rv?: RecordVerifier, fresh: FreshRule | RecordAnchor = 'learn'): Promise<LocationRecord | undefined> {
+  const anchor = typeof fresh === 'string' ? { fresh } : fresh;
   // The reader's check runs inside the DHT read (Dht.get `accept`): a record it would refuse,
   // at a higher version, does not hide one it believes.
-  const accept = rv ? async (v: Uint8Array) => (await checkLocation(rv, key, v, { fresh })).ok : undefined;
+  const accept = rv ? async (v: Uint8Array) => (await checkLocation(rv, key, v, anchor)).ok : undefined;
   const got = await dht.get('chunk', key, accept);
   if (!got) return undefined;
   if (rv) {
-    const r = await checkLocation(rv, key, got.value, { fresh });
+    const r = await checkLocation(rv, key, got.value, anchor);
     return r.ok ? r.rec : undefined;
   }
   const m = decodeAs('LOCATION', got.value);
