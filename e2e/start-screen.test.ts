@@ -1,6 +1,8 @@
 // The start screen tells a player what went wrong, in words, within 5 s of opening the
 // page: the relay is unreachable, WebRTC is blocked (a browser that gathers no ICE
-// candidate, as behind a strict firewall), the invite is broken, or it was altered. It
+// candidate, or has no RTCPeerConnection at all), no connection gets through (candidates
+// but none reachable, as behind a firewall dropping UDP: the player is offered a TURN server
+// of their own), the invite is broken, or it was altered. It
 // offers Retry and "play here alone for now", and the game goes on underneath. Writes
 // start-screen.png (e2e/screenshots.ts: docs/screenshots/ under `npm run screenshots`).
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -59,6 +61,15 @@ function saidInTime(e: { kind: string; ms: number; idMs: number }): void {
 }
 
 const url = (q: string, frag: string) => `${inject('baseUrl')}/?rd=2&${q}#${frag}`;
+/** A page of world `frag` through the test's relay, not drawing. */
+const inWorld = (frag: string) => url(`render=off&relay=${encodeURIComponent(relay.url)}`, frag);
+
+/** Another player online in world `frag`, so a newcomer has someone to dial. */
+async function someoneIn(frag: string): Promise<void> {
+  const host = await page();
+  await host.goto(inWorld(frag));
+  await host.waitForFunction(() => window.voxel?.net !== undefined, null, { timeout: 30_000 });
+}
 
 describe('the start screen explains a failed start', () => {
   it('an unreachable relay: said within 5 s, with Retry and play alone; playing alone lifts the screen', async () => {
@@ -81,14 +92,12 @@ describe('the start screen explains a failed start', () => {
   });
 
   it('WebRTC blocked (a browser that gathers no ICE candidate) while others are online: said within 5 s', async () => {
-    const host = await page();
-    await host.goto(url(`render=off&relay=${encodeURIComponent(relay.url)}`, 'world=start-e2e-2'));
-    await host.waitForFunction(() => window.voxel?.net !== undefined, null, { timeout: 30_000 });
+    await someoneIn('world=start-e2e-2');
     // No media permission: in a loopback-only namespace Chromium then gathers no candidate at all.
     const blocked = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS.filter((a) => a !== '--use-fake-ui-for-media-stream') });
     try {
       const p = await page(blocked);
-      await p.goto(url(`render=off&relay=${encodeURIComponent(relay.url)}`, 'world=start-e2e-2'));
+      await p.goto(inWorld('world=start-e2e-2'));
       const e = await explained(p);
       // The id's work (~1 s, random) comes first; the start-up ICE probe (net/ice-probe.ts) has answered by then.
       console.log(`WebRTC blocked explained ${Math.round(e.ms)} ms after navigation (node id minted at ${Math.round(e.idMs)} ms): "${e.title}"`);
@@ -99,6 +108,61 @@ describe('the start screen explains a failed start', () => {
     } finally {
       await blocked.close();
     }
+  });
+
+  it('ICE that never connects (candidates gathered, none reachable) with no TURN: said within 5 s, with a Network form whose TURN server the next start uses', async () => {
+    await someoneIn('world=start-e2e-6');
+    const p = await page();
+    // As behind a firewall that drops UDP: every candidate, ours and theirs, names an address
+    // nothing answers from (TEST-NET-1, no route in the test's namespace); gathering works.
+    await p.addInitScript(() => {
+      const proto = RTCPeerConnection.prototype;
+      const unreachable = (c: string) => c.replace(/^(candidate:\S+ \d+ \S+ \d+ )(\S+)/, '$1192.0.2.1');
+      const add = proto.addIceCandidate as (c?: RTCIceCandidateInit | null) => Promise<void>;
+      proto.addIceCandidate = function (this: RTCPeerConnection, c?: RTCIceCandidateInit | null) {
+        return add.call(this, c?.candidate ? { ...c, candidate: unreachable(c.candidate) } : c);
+      } as typeof proto.addIceCandidate;
+      const own = Object.getOwnPropertyDescriptor(proto, 'onicecandidate')!;
+      Object.defineProperty(proto, 'onicecandidate', {
+        ...own,
+        set(this: RTCPeerConnection, fn: ((e: { candidate: RTCIceCandidateInit | null }) => void) | null) {
+          own.set!.call(this, fn && ((e: RTCPeerConnectionIceEvent) => fn({ candidate: e.candidate && { ...e.candidate.toJSON(), candidate: unreachable(e.candidate.candidate) } })));
+        },
+      });
+    });
+    await p.goto(inWorld('world=start-e2e-6'));
+    const e = await explained(p);
+    console.log(`no direct path explained ${Math.round(e.ms)} ms after navigation (node id minted at ${Math.round(e.idMs)} ms): "${e.title}"`);
+    expect(e.kind).toBe('no-direct-path');
+    saidInTime(e);
+    expect(await p.locator('#loading .problem .why').textContent()).toContain('Add a TURN server under "Network"');
+    // The form is right there: a bad value is refused in words, a good one kept.
+    await p.locator('#loading .ice-settings input[name=urls]').fill('turn:127.0.0.1:9');
+    await p.locator('#loading').getByRole('button', { name: 'Save network settings' }).click();
+    expect(await p.locator('#loading .ice-settings .said').textContent()).toMatch(/Not saved: .*needs username and credential/);
+    await p.locator('#loading .ice-settings input[name=username]').fill('ann');
+    await p.locator('#loading .ice-settings input[name=credential]').fill('pw');
+    await p.locator('#loading').getByRole('button', { name: 'Save network settings' }).click();
+    expect(await p.locator('#loading .ice-settings .said').textContent()).toContain('Saved');
+    // Retry: the next start dials with that TURN server (it answers nothing here), and says so.
+    await p.getByRole('button', { name: 'Retry' }).click();
+    const again = await explained(p);
+    expect(again.kind).toBe('turn-failed');
+    expect(await p.locator('#loading .ice-settings input[name=urls]').inputValue()).toBe('turn:127.0.0.1:9');
+  });
+
+  it('no RTCPeerConnection at all (removed by an extension or a policy): said within 5 s', async () => {
+    await someoneIn('world=start-e2e-7');
+    const p = await page();
+    await p.addInitScript(() => {
+      delete (window as { RTCPeerConnection?: unknown }).RTCPeerConnection;
+      delete (window as { webkitRTCPeerConnection?: unknown }).webkitRTCPeerConnection;
+    });
+    await p.goto(inWorld('world=start-e2e-7'));
+    const e = await explained(p);
+    console.log(`no RTCPeerConnection explained ${Math.round(e.ms)} ms after navigation: "${e.title}"`);
+    expect(e.kind).toBe('webrtc-unsupported');
+    saidInTime(e);
   });
 
   it("an invite whose inviter left, with nobody else in the world: 'your friend has left', within 5 s", async () => {

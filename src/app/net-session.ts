@@ -29,7 +29,8 @@ import { Peer, type PeerConfig } from './peer';
 import type { ProbeFrameGate } from '../play/probe-frame-gate';
 import { probeIceGathering } from '../net/ice-probe';
 import { WEBRTC_DEFAULTS } from '../net/webrtc-transport';
-import { parseIcePolicy, parseIceServersJson } from '../net/ice-servers';
+import { mergeIceServers, parseIcePolicy, parseIceServersJson } from '../net/ice-servers';
+import { pageStorage, storedIceServers } from '../ui/ice-settings';
 
 const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
 
@@ -107,7 +108,9 @@ export function deployDefaults(): DeployDefaults {
   return {
     relay: env.VITE_RELAY,
     peerjs: env.VITE_PEERJS,
-    iceServers: parseIceServersJson(env.VITE_ICE_SERVERS, 'VITE_ICE_SERVERS'),
+    // The player's own servers (the start screen's "Network" form) join the deploy's; an
+    // entry of theirs naming a deploy's URL wins (their credentials for it are the newer).
+    iceServers: mergeIceServers(parseIceServersJson(env.VITE_ICE_SERVERS, 'VITE_ICE_SERVERS'), storedIceServers(pageStorage())),
     icePolicy: parseIcePolicy(env.VITE_ICE_POLICY, 'VITE_ICE_POLICY'),
   };
 }

@@ -1,13 +1,13 @@
 // Why a join ended alone, told apart by Peer.start with fake doorways (no WebRTC reached):
 // an unreachable doorway, nobody else here, the invite's peers gone, and peers listed but
-// no link by the join deadline (WebRTC blocked), each well inside the 5 s a player waits.
+// no link by the join deadline (no direct path; TURN failed), or no ICE candidate (WebRTC blocked), each well inside the 5 s a player waits.
 import { afterEach, describe, expect, it } from 'vitest';
 import { Emitter } from '../core/emitter';
 import { generateIdentity } from '../core/identity';
 import type { NodeId } from '../core/node-id';
 import { BootstrapError, type Bootstrap, type BootstrapEvents } from '../net/bootstrap';
 import type { DoorwayConnector } from '../bootstrap/doorways';
-import { Peer } from './peer';
+import { Peer, type PeerConfig } from './peer';
 import { testNodeIdentity } from '../testing/node-identities';
 
 const relay = { kind: 'relay', url: 'ws://127.0.0.1:1/relay' } as const;
@@ -28,9 +28,9 @@ const doorway = (listed: NodeId[], knows: NodeId[] = listed): DoorwayConnector =
   return b;
 };
 
-async function start(connect: DoorwayConnector, invitePeers: NodeId[] = []) {
+async function start(connect: DoorwayConnector, invitePeers: NodeId[] = [], more: Partial<PeerConfig> = {}) {
   const t0 = performance.now();
-  const peer = await Peer.start({ identity: await generateIdentity(), doorways: [relay], invitePeers, connect, options: { joinDeadlineMs: 300 } });
+  const peer = await Peer.start({ identity: await generateIdentity(), doorways: [relay], invitePeers, connect, options: { joinDeadlineMs: 300 }, ...more });
   peers.push(peer);
   return { peer, ms: performance.now() - t0 };
 }
@@ -60,11 +60,24 @@ describe('Peer.start says why it is alone', () => {
     expect(ms).toBeLessThan(1000);
   });
 
-  it('peers listed but no link by the deadline: WebRTC blocked', async () => {
+  it('peers listed but no link by the deadline, no TURN set: no direct path', async () => {
     const other = await peerId();
     const { peer, ms } = await start(doorway([other]));
-    expect(peer.failure?.kind).toBe('webrtc-blocked');
+    expect(peer.failure?.kind).toBe('no-direct-path');
     expect(ms).toBeGreaterThanOrEqual(290);
     expect(ms).toBeLessThan(2000);
+  });
+
+  it('the same with a TURN server set: TURN did not carry it either', async () => {
+    const other = await peerId();
+    const { peer } = await start(doorway([other]), [], { iceServers: [{ urls: 'turn:127.0.0.1:1', username: 'u', credential: 'c' }] });
+    expect(peer.failure?.kind).toBe('turn-failed');
+  });
+
+  it('peers listed, and this browser gathers no ICE candidate: WebRTC blocked, told at once', async () => {
+    const other = await peerId();
+    const { peer, ms } = await start(doorway([other]), [], { iceProbe: Promise.resolve('none') });
+    expect(peer.failure?.kind).toBe('webrtc-blocked');
+    expect(ms).toBeLessThan(290);
   });
 });

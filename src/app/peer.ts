@@ -15,7 +15,8 @@ import type { Dht } from '../dht/dht';
 import { createDhtNode, type DhtOptions } from '../dht/dht-node';
 import { connectPeerJs } from '../net/peerjs-bootstrap';
 import { connectRelay, type WebSocketCtor } from '../net/relay-bootstrap';
-import { WebRtcTransport } from '../net/webrtc-transport';
+import { NO_CANDIDATE, WebRtcTransport } from '../net/webrtc-transport';
+import { iceUrls } from '../net/ice-servers';
 import type { IceProbeResult } from '../net/ice-probe';
 import { DoorwayIce } from '../bootstrap/doorway-ice';
 import { DoorwayReopener } from '../bootstrap/doorway-reopener';
@@ -47,8 +48,12 @@ export type JoinFailureKind =
   | 'doorway-unreachable'
   /** The invite's peers are gone and the doorway knows nobody else. */
   | 'inviter-gone'
-  /** Peers were there but no direct connection opened in time (WebRTC blocked by a network or the browser). */
+  /** Peers were there but this browser gathered no ICE candidate (WebRTC blocked by the browser, a policy or an extension). */
   | 'webrtc-blocked'
+  /** Candidates were gathered but no connection opened in time, and no TURN server is set (a NAT or firewall in the way). */
+  | 'no-direct-path'
+  /** As no-direct-path, with a TURN server set: it did not carry the link either (unreachable, wrong or expired credentials). */
+  | 'turn-failed'
   /** This browser has no WebRTC at all. */
   | 'webrtc-unsupported'
   /** The doorway answered, and nobody else is in this world yet. */
@@ -259,7 +264,10 @@ export class Peer {
     if (first.every((id) => this.gone.has(idToHex(id)))) {
       return invited ? { kind: 'inviter-gone', detail } : { kind: 'nobody-here', detail: `the ${first.length} peers listed left before they could be reached` };
     }
-    return { kind: invited && detail.includes('known') ? 'inviter-gone' : 'webrtc-blocked', detail };
+    if (invited && detail.includes('known')) return { kind: 'inviter-gone', detail };
+    if (detail.includes(NO_CANDIDATE) || this.transport.stats.noCandidate > 0) return { kind: 'webrtc-blocked', detail };
+    const turn = this.transport.iceServers.some((s) => iceUrls(s).some((u) => u.startsWith('turn')));
+    return { kind: turn ? 'turn-failed' : 'no-direct-path', detail };
   }
 
   /**

@@ -20,6 +20,8 @@ import { inviteLinkFor } from './net-session';
 import { PageSound } from './page-sound';
 import type { Peer } from './peer';
 import type { WorldView } from './world-view';
+import { mountIceSettingsForm } from '../ui/ice-settings-form';
+import { pageStorage } from '../ui/ice-settings';
 
 export interface PlayerControlsArgs {
   cfg: PageConfig;
@@ -96,6 +98,8 @@ export class PlayerControls {
       defaultName: args.name?.default ?? 'your name',
       renderDistance: { min: MIN_RENDER_DISTANCE, max: MAX_RENDER_DISTANCE, get: () => this.renderDistance, set: (n) => this.changeRenderDistance(n) },
     });
+    // The player's own TURN server ("Network"), also offered on the start screen when no link opens.
+    if (!cfg.headless) mountIceSettingsForm(menu.querySelector('.card')!, pageStorage(), 'Reload the page to connect with it.', true);
     this.touch = cfg.headless ? null : new TouchControls(args.view.canvas!, {
       look: (dx, dy) => session.look(...lookDelta(dx, dy, this.settings)),
       dig: breakBlock,
@@ -108,7 +112,7 @@ export class PlayerControls {
     this.applySettings(this.settings, false);
     menu.addEventListener('click', (e) => {
       // Only a tap on the menu's backdrop or its text plays: its buttons and fields do their own thing.
-      if (this.touch?.enabled && (e.target as HTMLElement).closest('button, input, select, label, a')) return;
+      if (this.touch?.enabled && (e.target as HTMLElement).closest('button, input, select, label, a, summary')) return;
       this.sound?.unlock();
       this.input?.requestLock();
     });

@@ -2,6 +2,7 @@
 // failure in words (ui/start-screen.ts) with what the player can do. "No one else here
 // yet" is the first player's normal case: said, but it does not hold the player up.
 import type { Hud } from '../ui/hud';
+import { pageStorage } from '../ui/ice-settings';
 import { PROBLEM_WORDS, type StartProblemKind, type StartScreen } from '../ui/start-screen';
 import type { PageConfig } from './config';
 import type { JoinStage } from './peer';
@@ -27,6 +28,8 @@ export function explainStart(screen: StartScreen, hud: Hud, cfg: PageConfig, p: 
     kind: p.kind,
     detail: p.detail,
     retry: () => location.reload(),
+    // Where no connection got through, the player may add a TURN server of their own, then Retry.
+    ...(p.kind === 'no-direct-path' || p.kind === 'turn-failed' ? { network: pageStorage() } : {}),
     ...(cfg.invite.kind !== 'none' ? { withoutInvite: () => {
       location.hash = new URLSearchParams({ world: cfg.world, seed: cfg.seed }).toString();
       location.reload();

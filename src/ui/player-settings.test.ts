@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chosenName, loadSettings, lookDelta, parseSettings, saveSettings, SETTINGS_BOUNDS, SETTINGS_DEFAULTS, SETTINGS_KEY, type SettingsStorage } from './player-settings';
-
-function memoryStorage(): SettingsStorage & { map: Map<string, string> } {
-  const map = new Map<string, string>();
-  return { map, getItem: (k) => map.get(k) ?? null, setItem: (k, v) => void map.set(k, v) };
-}
+import { memoryStorage } from '../testing/memory-storage';
 
 describe('player settings', () => {
   it('round-trip through storage', () => {

@@ -5,12 +5,15 @@
 // play alone only lifts the screen, and if other players turn up meanwhile the problem
 // panel goes away by itself (`resolved`).
 
+import { mountIceSettingsForm } from './ice-settings-form';
+import type { IceSettingsStorage } from './ice-settings';
+
 export type StageName = 'doorway' | 'first-link' | 'dht-ready' | 'regions' | 'terrain';
 export type StageState = 'pending' | 'done' | 'skipped' | 'failed';
 
 /** Why the start went wrong (mirrors app/peer.ts JoinFailureKind, plus the invite's own problems and the page's drawing). */
 export type StartProblemKind =
-  | 'doorway-unreachable' | 'inviter-gone' | 'webrtc-blocked' | 'webrtc-unsupported' | 'nobody-here'
+  | 'doorway-unreachable' | 'inviter-gone' | 'webrtc-blocked' | 'no-direct-path' | 'turn-failed' | 'webrtc-unsupported' | 'nobody-here'
   | 'invite-malformed' | 'invite-tampered'
   | 'webgl2-unsupported' | 'webgl2-unavailable';
 
@@ -38,6 +41,14 @@ export const PROBLEM_WORDS: Record<StartProblemKind, { title: string; text: stri
   'webrtc-blocked': {
     title: 'Cannot connect to the other players',
     text: 'Other players are online, but no direct connection to them could be opened. A firewall, a VPN or a browser setting may be blocking WebRTC; another network or browser may work.',
+  },
+  'no-direct-path': {
+    title: 'Cannot connect to the other players: your network blocks direct connections',
+    text: 'Other players are online, but no direct connection to them got through (a strict router or firewall, often at work, school or on mobile data, at your end or theirs), and no TURN server is set up to relay it. Add a TURN server under "Network" below and press Retry, or ask whoever runs this world to set one up; another network may also work.',
+  },
+  'turn-failed': {
+    title: 'Cannot connect to the other players, even through TURN',
+    text: 'Other players are online, but no connection opened, neither directly nor through the TURN server set up. Check its address, username and password under "Network" below (a TURN password may have expired), then press Retry; another network may also work.',
   },
   'webrtc-unsupported': {
     title: 'This browser cannot connect to other players',
@@ -84,6 +95,8 @@ export interface ProblemOptions {
   withoutInvite?: () => void;
   /** Offer to play here alone (default); false where the page cannot play at all. */
   alone?: boolean;
+  /** Where the player's own STUN/TURN servers are kept: shows the "Network" form (ui/ice-settings-form.ts). */
+  network?: IceSettingsStorage;
 }
 
 export class StartScreen {
@@ -156,6 +169,7 @@ export class StartScreen {
     if (p.retry) button('Retry', 'retry', p.retry);
     if (p.withoutInvite) button('Open the world without the invite', 'without-invite', p.withoutInvite);
     if (alone) button(ALONE, 'alone', () => this.dismiss());
+    if (p.network) mountIceSettingsForm(this.panel, p.network).after(this.panel.querySelector('details')!);
     this.panel.hidden = false;
   }
 
