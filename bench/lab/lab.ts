@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS } from '../../e2e/browser';
 import { median } from '../stats';
+import { selectedPath } from '../../src/net/link-path';
 import { judge, LAB_CASES, turnUrls, type CaseOutcome, type LabCase, type LinkKind, type PairEnd } from './lab-cases';
 import { buildTopology, configureNat, routerState, HOMES, INTERNET, nsWrapper, SERVER_IP } from './topology';
 
@@ -121,29 +122,27 @@ function recordPeerConnections(): void {
   };
 }
 
-interface PageLink { ms: number | null; local: PairEnd & { address?: string }; remote: PairEnd & { address?: string } }
+interface PageLink { ms: number | null; local: PairEnd; remote: PairEnd }
 
-/** The selected candidate pair of every connected peer connection of the page. */
-function readLinks(page: Page): Promise<PageLink[]> {
-  return page.evaluate(async () => {
-    const out: PageLink[] = [];
+/**
+ * The selected candidate pair of every connected peer connection of the page, read by the
+ * app's own reader (net/link-path.ts, what the hosting dashboard counts) from the stats the
+ * page hands over: relay links exist here, not in the loopback e2e tests.
+ */
+async function readLinks(page: Page): Promise<PageLink[]> {
+  const reports = await page.evaluate(async () => {
+    const out: { ms: number | null; stats: Record<string, unknown>[] }[] = [];
     for (const r of (window as unknown as LabWindow).labPcs ?? []) {
       if (r.pc.connectionState !== 'connected') continue;
-      const byId = new Map<string, Record<string, unknown>>();
-      (await r.pc.getStats()).forEach((s: Record<string, unknown>) => byId.set(s.id as string, s));
-      let pair: Record<string, unknown> | undefined;
-      for (const s of byId.values()) if (s.type === 'transport' && s.selectedCandidatePairId) pair = byId.get(s.selectedCandidatePairId as string);
-      for (const s of byId.values()) if (!pair && s.type === 'candidate-pair' && s.nominated && s.state === 'succeeded') pair = s;
-      const l = pair && byId.get(pair.localCandidateId as string);
-      const rc = pair && byId.get(pair.remoteCandidateId as string);
-      if (!l || !rc) continue;
-      out.push({
-        ms: r.connectedMs,
-        local: { candidateType: l.candidateType as string, relayProtocol: l.relayProtocol as string | undefined, address: `${l.address as string}:${l.port as number}` },
-        remote: { candidateType: rc.candidateType as string, address: `${rc.address as string}:${rc.port as number}` },
-      });
+      const stats: Record<string, unknown>[] = [];
+      (await r.pc.getStats()).forEach((s: Record<string, unknown>) => stats.push({ ...s }));
+      out.push({ ms: r.connectedMs, stats });
     }
     return out;
+  });
+  return reports.flatMap(({ ms, stats }) => {
+    const p = selectedPath(stats);
+    return p ? [{ ms, local: { candidateType: p.local, relayProtocol: p.relayProtocol }, remote: { candidateType: p.remote } }] : [];
   });
 }
 
