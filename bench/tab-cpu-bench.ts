@@ -36,7 +36,7 @@ const PROFILE_MS = 15_000;
 
 type Kind = 'member' | 'hosting' | 'playing';
 interface Tab { kind: Kind; page: Page; cdp: CDPSession }
-interface Metrics { task: number; script: number; at: number }
+interface Metrics { task: number; script: number; at: number; net: Record<string, number> }
 
 async function open(browser: Browser, kind: Kind, url: string, until: string): Promise<Tab> {
   const ctx = await browser.newContext();
@@ -52,7 +52,34 @@ async function open(browser: Browser, kind: Kind, url: string, until: string): P
 async function metrics(t: Tab): Promise<Metrics> {
   const { metrics } = await t.cdp.send('Performance.getMetrics');
   const get = (name: string) => metrics.find((m) => m.name === name)?.value ?? NaN;
-  return { task: get('TaskDuration'), script: get('ScriptDuration'), at: performance.now() };
+  // The DHT's counters (src/dht/stats.ts, flattened by net-api.ts): frames by type, signatures.
+  // And the hosting layer's frames sent by channel and type ('app_out_replica_HEARTBEAT').
+  const net = await t.page.evaluate(() => {
+    const app = (window.voxelHost?.hosting ?? window.voxel.hosting)?.stats() ?? {};
+    const out = Object.fromEntries(Object.entries(app).filter(([k]) => k.startsWith('out_')).map(([k, n]) => [`app_${k}`, n]));
+    return { ...((window.voxelHost?.net ?? window.voxel.net)?.stats() ?? {}), ...out };
+  });
+  return { task: get('TaskDuration'), script: get('ScriptDuration'), at: performance.now(), net };
+}
+
+/** Per second between two readings, of every counter that moved, highest first. */
+function netRates(a: Metrics, b: Metrics): [string, number][] {
+  const s = (b.at - a.at) / 1000;
+  return Object.keys(b.net)
+    .map((k): [string, number] => [k, Math.round(((b.net[k]! - (a.net[k] ?? 0)) / s) * 10) / 10])
+    .filter(([, r]) => r !== 0)
+    .sort((x, y) => y[1] - x[1]);
+}
+
+/** The traffic lines of one tab: frames by type, routed messages by inner type, channels, signatures. */
+function trafficText(rates: [string, number][]): string {
+  const group = (prefix: string) => rates.filter(([k]) => k.startsWith(prefix)).map(([k, r]) => `${k.slice(prefix.length)} ${r}`).join(', ');
+  const one = (k: string) => rates.find(([n]) => n === k)?.[1] ?? 0;
+  return `frames in/s {${group('framesInByType_')}}; out/s {${group('framesOutByType_')}}; bytes in/s ${one('bytesIn')}, out/s ${one('bytesOut')}; `
+    + `routed sent/s {${group('routedSentByType_')}}; delivered/s {${group('routedDeliveredByType_')}}; forwarded/s ${one('routedForwarded')}; `
+    + `signed/s ${one('routedSigned')}, verified/s ${one('routedVerified')}; channels sent/s {${group('channel_sent_')}}, received/s {${group('channel_received_')}}; `
+    + `hosting frames sent/s {${group('app_out_')}}; `
+    + `rpc/s ${one('rpcSent')}, lookups/s ${one('lookups')}, lookup rpc/s ${one('lookupRpcs')}`;
 }
 
 /** ms of main-thread time per second of wall time between two readings. */
@@ -94,6 +121,16 @@ export async function benchTabCpu(): Promise<Record<string, number>> {
     })));
     const live = await player.page.evaluate(() => window.voxel.hosting!.liveRegions().length);
     console.error(`tab_cpu: main-thread ms/s by tab: ${tabs.map((t, i) => `${t.kind} ${perSecond(before[i]!, after[i]!, 'task')} (script ${perSecond(before[i]!, after[i]!, 'script')})`).join(', ')}; host regions held ${regions.join(',')}; the player's live regions ${live}; Chromium cores by process type: ${report.text}`);
+    const rates = tabs.map((t, i) => netRates(before[i]!, after[i]!));
+    for (const [i, t] of tabs.entries()) console.error(`tab_cpu: ${t.kind} traffic: ${trafficText(rates[i]!)}`);
+    /** A counter's rate at the tab of a kind (hosting: the median of the host tabs). */
+    const rateOf = (kind: Kind, ...keys: string[]) => median(tabs.flatMap((t, i) => (t.kind === kind ? [keys.reduce((sum, k) => sum + (rates[i]!.find(([n]) => n === k)?.[1] ?? 0), 0)] : [])));
+    const traffic = Object.fromEntries((['member', 'hosting', 'playing'] as const).flatMap((k) => [
+      [`tab_dht_frames_per_s_${k}`, Math.round(rateOf(k, 'framesIn', 'framesOut') * 10) / 10],
+      [`tab_dht_kbytes_per_s_${k}`, Math.round(rateOf(k, 'bytesIn', 'bytesOut') / 100) / 10],
+      [`tab_dht_signs_per_s_${k}`, rateOf(k, 'routedSigned')],
+      [`tab_dht_verifies_per_s_${k}`, rateOf(k, 'routedVerified')],
+    ]));
     if (process.env.TAB_CPU_PROFILE) {
       const kinds = (['member', 'hosting', 'playing'] as const).map((k) => tabs.find((t) => t.kind === k)!);
       const stops = await Promise.all(kinds.map((t) => profilePage(t.page)));
@@ -113,6 +150,7 @@ export async function benchTabCpu(): Promise<Record<string, number>> {
       tab_cpu_script_ms_per_s_hosting: median(of('hosting', 'script')),
       tab_cpu_script_ms_per_s_playing: of('playing', 'script')[0]!,
       tab_cpu_hosting_regions: median(regions),
+      ...traffic,
     };
   } finally {
     await browser.close();

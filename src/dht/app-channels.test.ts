@@ -24,6 +24,16 @@ describe('app channels', () => {
     expect(gotDiag).toEqual([[]]);
   });
 
+  it('counts the frames sent and received by channel, those of a channel never opened too', () => {
+    const { a, b, idB } = pair();
+    b.open('diag');
+    a.open('diag').send(idB, new Uint8Array([1]));
+    a.open('diag').send(idB, new Uint8Array([2]));
+    a.open('replica').send(idB, new Uint8Array([3]));
+    expect(a.sent).toEqual({ diag: 2, replica: 1 });
+    expect(b.received).toEqual({ diag: 2, replica: 1 });
+  });
+
   it('counts and drops frames of unknown or empty channels', () => {
     const { b, rawB, idA } = pair();
     b.open('region');

@@ -4,6 +4,7 @@
 import { Emitter } from '../core/emitter';
 import type { NodeId } from '../core/node-id';
 import type { Dht } from './dht';
+import { tally } from './frame-types';
 
 export const CHANNELS = {
   /** window.voxel.net.send strings (tests, diagnostics). */
@@ -35,6 +36,7 @@ export interface AppChannel {
 export const MAX_EARLY_BYTES = 1 << 20;
 
 const KNOWN_TAGS = new Set<number>(Object.values(CHANNELS));
+const NAME_OF_TAG = new Map<number, ChannelName>(Object.entries(CHANNELS).map(([name, tag]) => [tag, name as ChannelName]));
 
 interface Held {
   from: NodeId;
@@ -56,10 +58,18 @@ export class AppChannels {
   unknownChannel = 0;
   /** Frames for a channel not opened yet that did not fit MAX_EARLY_BYTES. */
   earlyDropped = 0;
+  /**
+   * Frames sent and received by channel, opened or not (the tab_cpu bench reads them: which
+   * protocol costs what, and what reaches a tab that does not speak it).
+   */
+  readonly sent: Partial<Record<ChannelName, number>> = {};
+  readonly received: Partial<Record<ChannelName, number>> = {};
 
   constructor(private readonly dht: Pick<Dht, 'send' | 'events'>) {
     dht.events.on('message', ({ from, body }) => {
       const tag = body.length > 0 ? body[0]! : -1;
+      const name = NAME_OF_TAG.get(tag);
+      if (name) tally(this.received, name);
       const waiting = this.held.get(tag);
       if (waiting || (KNOWN_TAGS.has(tag) && !this.channels.has(tag))) return this.hold(tag, { from, body: body.subarray(1) });
       const ch = this.channels.get(tag);
@@ -91,6 +101,7 @@ export class AppChannels {
           const framed = new Uint8Array(body.length + 1);
           framed[0] = tag;
           framed.set(body, 1);
+          tally(this.sent, name);
           return this.dht.send(to, framed);
         },
       };

@@ -41,10 +41,16 @@ describe('DHT on 200 simulated nodes', () => {
     for (const n of c.nodes.values()) n.events.on('message', ({ from, body }) => got.set(n.selfHex, `${idToHex(from)}:${new TextDecoder().decode(body)}`));
     const from = c.pick();
     const targets = [...c.nodes.values()].filter((n) => n !== from);
+    const sentBefore = from.stats.routedSentByType.DATA ?? 0;
+    const deliveredBefore = targets.reduce((s, t) => s + (t.stats.routedDeliveredByType.DATA ?? 0), 0);
     for (const t of targets) from.send(t.selfId, new TextEncoder().encode('hi'));
     await c.clock.advance(5_000);
     for (const t of targets) expect(got.get(t.selfHex)).toBe(`${from.selfHex}:hi`);
     expect(from.stats.routedSent + from.stats.framesOut).toBeGreaterThan(0);
+    // Each went over a link or was routed, and the counters by type say which.
+    const routed = (from.stats.routedSentByType.DATA ?? 0) - sentBefore;
+    expect(routed).toBeGreaterThan(0);
+    expect(targets.reduce((s, t) => s + (t.stats.routedDeliveredByType.DATA ?? 0), 0) - deliveredBefore).toBe(routed);
   });
 
   it('put/get across the network; oversized values refused', async () => {

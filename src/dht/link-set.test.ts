@@ -61,6 +61,19 @@ describe('LinkSet budget close (retire)', () => {
     expect(A.stats.linksClosed + B.stats.linksClosed).toBe(2);
   });
 
+  it('counts the frames and bytes each way by type', async () => {
+    const { clock, A, B, plB } = pair();
+    const ping = dhtCodec.encode({ t: 'PING', r: 1 }), store = dhtCodec.encode({ t: 'STORED', r: 2, ok: true });
+    B.set.sendFrame(plB, ping);
+    B.set.sendFrame(plB, ping);
+    B.set.sendFrame(plB, store);
+    await clock.advance(3 * LATENCY);
+    expect(B.stats.framesOutByType).toEqual({ PING: 2, STORED: 1 });
+    expect(A.stats.framesInByType).toEqual({ PING: 2, STORED: 1 });
+    expect(A.stats.bytesInByType).toEqual({ PING: 2 * ping.length, STORED: store.length });
+    expect(B.stats.bytesOutByType).toEqual(A.stats.bytesInByType);
+  });
+
   it('an abrupt close (heartbeat timeout) still drops in-flight frames: the case retire exists for', async () => {
     const { clock, A, B, plA, plB } = pair();
     B.set.sendFrame(plB, dhtCodec.encode({ t: 'PING', r: 7 }));

@@ -14,6 +14,7 @@ import { dhtCodec, type DhtMessage } from './messages';
 import { isRouteFrame, readRoute, type RouteEnvelope } from './route-frame';
 import { isRequestFrame } from './route-record';
 import type { DhtStats } from './stats';
+import { frameType, tally } from './frame-types';
 import { BUDGET_CLOSE, FLOOD_CLOSE, JUNK_CLOSE, PEER_RETIRED } from './close-reasons';
 
 /** What one link may send us (docs/DESIGN.md: size and rate limits hold per link). */
@@ -288,6 +289,9 @@ export class LinkSet {
     }
     this.stats.framesOut++;
     this.stats.bytesOut += frame.length;
+    const type = frameType(frame);
+    tally(this.stats.framesOutByType, type);
+    tally(this.stats.bytesOutByType, type, frame.length);
     if (request) pl.unansweredSince ??= this.clock.now();
     return true;
   }
@@ -295,6 +299,9 @@ export class LinkSet {
   private onFrame(pl: PeerLink, data: Uint8Array): void {
     this.stats.framesIn++;
     this.stats.bytesIn += data.length;
+    const type = frameType(data);
+    tally(this.stats.framesInByType, type);
+    tally(this.stats.bytesInByType, type, data.length);
     const now = this.clock.now();
     // Checked before decoding: a flood must not cost us the work of reading it.
     const frameOk = pl.frames.take(1, now) || (pl.pinned && pl.pinnedFrames.take(1, now));

@@ -19,6 +19,7 @@ import { isRequestFrame, type RouteRecord } from './route-record';
 import { Dedup, nextHop, ReplayWindow } from './router';
 import { firstHop, TriedHops } from './tried-hops';
 import type { DhtStats } from './stats';
+import { frameType, tally } from './frame-types';
 
 /** Where a message came from, and how to answer it. */
 export interface Origin {
@@ -137,6 +138,7 @@ export class OverlayRouter {
     this.seq = (this.seq + 1) >>> 0;
     this.dedup.check(`${this.selfHex}:${env.id}`);
     this.stats.routedSent++;
+    tally(this.stats.routedSentByType, frameType(body));
     const signer = this.auth.signer;
     return signer ? this.signAndForward(env, signer, detour) : this.forward(env, detour);
   }
@@ -287,6 +289,7 @@ export class OverlayRouter {
 
   private deliverInner(env: RouteEnvelope, inner: DhtMessage, srcHex: string, from: PeerLink): void {
     this.stats.routedDelivered++;
+    tally(this.stats.routedDeliveredByType, inner.t);
     // Header ids are views into the frame: keep copies.
     const back = withoutLoops(env.src, env.trace);
     const via = back.length > 0 ? back.map((t) => t.slice()).reverse() : [from.id];

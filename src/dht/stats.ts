@@ -53,6 +53,17 @@ export interface DhtStats {
   framesOut: number;
   bytesIn: number;
   bytesOut: number;
+  /**
+   * Frames and bytes sent and received on links by type (frame-types.ts: the DHT message's
+   * name, 'ROUTE' for a routed envelope, '?' otherwise; a bounded set of keys).
+   */
+  framesInByType: Record<string, number>;
+  framesOutByType: Record<string, number>;
+  bytesInByType: Record<string, number>;
+  bytesOutByType: Record<string, number>;
+  /** Routed messages we originated, and those delivered to us, by their inner frame's type. */
+  routedSentByType: Record<string, number>;
+  routedDeliveredByType: Record<string, number>;
   dropped: Record<DropReason, number>;
   rpcSent: number;
   rpcTimeouts: number;
@@ -117,6 +128,12 @@ export function newStats(): DhtStats {
     framesOut: 0,
     bytesIn: 0,
     bytesOut: 0,
+    framesInByType: {},
+    framesOutByType: {},
+    bytesInByType: {},
+    bytesOutByType: {},
+    routedSentByType: {},
+    routedDeliveredByType: {},
     dropped: {
       oversized: 0,
       malformed: 0,
