@@ -1,0 +1,132 @@
+// A hostile peer for browser tests: the Sybil attacker of src/testing/sybil-scenario.ts as
+// a real node. It joins through the real relay over real WebRTC with the headless peer's
+// stack (node-datachannel, app/headless-peer.ts), but its hosting is stopped at once: it
+// answers nothing honestly. It holds keys of its own besides its node identity (extra
+// Ed25519 keypairs that are no live nodes) and mints epoch certificates that name whatever
+// host set and "previous" set it likes, granted by its own keys only; then it sends them
+// where a certificate is believed (CLAIM, HANDOFF, SYNC, OFFER, an unasked SNAPSHOT), puts a
+// location record and an edit log under them into the DHT, and answers SUBSCRIBE with a
+// SNAPSHOT under them. Every frame it sends is counted by type. Test-only: no product code
+// imports it.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startHeadlessPeer, type HeadlessPeer } from '../src/app/headless-peer';
+import { generateIdentity } from '../src/core/identity';
+import { idEquals, idToHex, type NodeId } from '../src/core/node-id';
+import type { Signer } from '../src/core/signer';
+import { signGrant, type ClaimTerms, type EpochCert } from '../src/region/epoch-cert';
+import { columnIndex, REGION_BLOCKS, regionName, RegionKeys, type RegionCoord } from '../src/region/region-key';
+import { putEdits, putLocation } from '../src/region/region-records';
+import { encodeEntries, entryKey, type Entry } from '../src/region/region-state';
+import { GLASS } from '../src/world/blocks';
+import { chunkOf, localOf } from '../src/world/coords';
+import type { ReplicaFrame } from '../src/host/host-wires';
+
+/** Planted blocks are GLASS this high: no honest edit of the test goes there. */
+export const PLANTED_Y = 250;
+
+/** `n` planted GLASS blocks spread over region `r`, stamped (e, 1..n): as entries, and as block positions. */
+export function plantedBlocks(r: RegionCoord, e: number, n = 32): { entries: Entry[]; at: [number, number, number][] } {
+  const at = Array.from({ length: n }, (_, i): [number, number, number] => [r.rx * REGION_BLOCKS + ((i * 5) % REGION_BLOCKS), PLANTED_Y, r.rz * REGION_BLOCKS + ((i * 7) % REGION_BLOCKS)]);
+  const entries = at.map(([x, y, z], i) => ({ key: entryKey(columnIndex(chunkOf(x), chunkOf(z)), localOf(x), y, localOf(z)), id: GLASS, e, s: i + 1 }));
+  return { entries, at };
+}
+
+type PlayerFrame = Parameters<HeadlessPeer['net']['wire']['players']['send']>[1];
+
+export interface HostilePeer {
+  readonly node: HeadlessPeer;
+  readonly id: NodeId;
+  readonly hex: string;
+  /** Its node key first, then the extra keys (no live nodes). */
+  readonly keys: readonly Signer[];
+  readonly regionKeys: RegionKeys;
+  /** Frames sent so far by type (only those the wire took), and SUBSCRIBEs answered. */
+  readonly sent: Record<string, number>;
+  /** A certificate of `terms` for the region `key`, granted by every key of its own that `terms` names. */
+  mint(key: NodeId, terms: ClaimTerms): Promise<EpochCert>;
+  /** Epoch `e` over its first `n` keys, itself primary, built on a "previous" epoch `e - 1` of the same set. */
+  mintAt(key: NodeId, n: number, e: number): Promise<EpochCert>;
+  /** Sends a host frame (links to `to` first, so the frame goes direct). */
+  toHost(to: NodeId, m: ReplicaFrame): Promise<void>;
+  /** Sends a player frame. */
+  toPlayer(to: NodeId, m: PlayerFrame): Promise<void>;
+  /** A SNAPSHOT of `entries` under `cert`, as a primary of `r` would send it. */
+  snapshot(r: RegionCoord, cert: EpochCert, entries: Entry[]): PlayerFrame;
+  /** From now on a SUBSCRIBE of `r` is answered with a snapshot of `entries` under `cert`. */
+  serve(r: RegionCoord, cert: EpochCert, entries: Entry[]): void;
+  /** Puts a location record and an edit log of `entries` for the region `key` under `cert` (itself its primary) into the DHT. */
+  poisonRecords(key: NodeId, cert: EpochCert, entries: Entry[]): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Joins `world` through `relay` as a hostile node holding `extraKeys` keypairs besides its own. */
+export async function startHostilePeer(o: { world: string; relay: string; extraKeys: number }): Promise<HostilePeer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'vp-hostile-'));
+  const node = await startHeadlessPeer({ world: o.world, relay: o.relay, dataDir, bindAddress: '127.0.0.1' });
+  // Nothing honest answers for it from here on: no grants, no claims, no snapshots but its own.
+  node.net.host.stop();
+  // Extra signers need no id work: they are never nodes anyone links to, only keys in grants.
+  const extra = await Promise.all(Array.from({ length: o.extraKeys }, () => generateIdentity()));
+  const keys: Signer[] = [node.peer.identity, ...extra];
+  const id = node.peer.identity.id;
+  const sent: Record<string, number> = {};
+  const served = new Map<string, { cert: EpochCert; entries: Entry[] }>();
+  const wire = node.net.wire;
+  const linked = new Set<string>();
+  const link = async (to: NodeId) => {
+    const hex = idToHex(to);
+    if (linked.has(hex)) return;
+    await node.peer.dht.connect(to).catch(() => {});
+    linked.add(hex);
+  };
+  const count = (t: string, ok: boolean) => {
+    if (ok) sent[t] = (sent[t] ?? 0) + 1;
+    else sent[`${t}_unsent`] = (sent[`${t}_unsent`] ?? 0) + 1;
+  };
+  const snapshot = (r: RegionCoord, cert: EpochCert, entries: Entry[]): PlayerFrame => {
+    const last = entries.reduce((n, x) => (x.e === cert.e ? Math.max(n, x.s) : n), 0);
+    return { t: 'SNAPSHOT', rx: r.rx, rz: r.rz, e: cert.e, v: { e: cert.e, s: last }, full: true, hosts: cert.hosts, entries: encodeEntries(entries), cert };
+  };
+  wire.players.events.on('frame', ({ from, msg }) => {
+    if (msg.t !== 'SUBSCRIBE') return;
+    const s = served.get(regionName(msg));
+    if (!s) return;
+    count('SNAPSHOT(answer)', wire.players.send(from, snapshot(msg, s.cert, s.entries)));
+  });
+  const mint = async (key: NodeId, terms: ClaimTerms): Promise<EpochCert> => {
+    const named = (k: Signer) => terms.hosts.some((h) => idEquals(h, k.id)) || !!terms.prev?.hosts.some((h) => idEquals(h, k.id));
+    return { ...terms, grants: await Promise.all(keys.filter(named).map((k) => signGrant(k, key, terms))) };
+  };
+  return {
+    node, id, hex: idToHex(id), keys, sent, regionKeys: new RegionKeys(o.world),
+    mint,
+    mintAt: (key, n, e) => {
+      const hosts = keys.slice(0, n).map((k) => k.id);
+      return mint(key, { e, primary: id, hosts, ...(e > 1 ? { prev: { e: e - 1, hosts } } : {}) });
+    },
+    async toHost(to, m) {
+      await link(to);
+      count(m.t, wire.replicas.send(to, m));
+    },
+    async toPlayer(to, m) {
+      await link(to);
+      count(m.t, wire.players.send(to, m));
+    },
+    snapshot,
+    serve: (r, cert, entries) => void served.set(regionName(r), { cert, entries }),
+    async poisonRecords(key, cert, entries) {
+      const auth = { signer: node.peer.identity, cert };
+      const last = entries.reduce((n, x) => Math.max(n, x.s), 0);
+      // A put its own node's rule refuses throws (no other node would take it either): counted as unsent.
+      const [loc, log] = await Promise.allSettled([putLocation(node.peer.dht, key, auth, 1), putEdits(node.peer.dht, key, auth, { e: cert.e, s: last }, entries)]);
+      count('DHT location', loc.status === 'fulfilled');
+      count('DHT edits', log.status === 'fulfilled');
+    },
+    async stop() {
+      await node.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
