@@ -46,7 +46,8 @@ describe('the hosting dashboard', () => {
     console.log(`dashboard link paths: host ${paths.pathsHost}, prflx ${paths.pathsPrflx}, srflx ${paths.pathsSrflx}, relay ${paths.pathsRelay}`);
     expect(Number(paths.pathsHost) + Number(paths.pathsPrflx)).toBe(Number(paths.links));
     expect([paths.pathsSrflx, paths.pathsRelay]).toEqual(['0', '0']);
-    expect(await host.locator('dd[data-f="links"]').innerText()).toMatch(/\d+ direct \(host\).* · 0 through TURN \(relay\)/);
+    expect(paths.relayedShare).toBe('0.000');
+    expect(await host.locator('dd[data-f="links"]').innerText()).toMatch(/\d+ direct \(host\).* · 0 through TURN \(relay\), 0% of link traffic/);
 
     const p0 = players[0]!;
     const me = await p0.evaluate(() => window.voxel.player());

@@ -22,8 +22,8 @@ export interface HostFigureSources {
   clock: Clock;
   /** When hosting started, on `clock`. */
   started: number;
-  /** How each link is carried, by node id hex (WebRtcTransport.linkPaths); none: not shown. */
-  paths?: ReadonlyMap<string, LinkPath | undefined>;
+  /** How each link is carried and its bytes, by node id hex (WebRtcTransport.linkPaths); none: not shown. */
+  paths?: ReadonlyMap<string, { path: LinkPath | undefined; bytes: number }>;
 }
 
 export function sampleHostFigures(sources: HostFigureSources): HostFigures {
@@ -47,8 +47,8 @@ export function sampleHostFigures(sources: HostFigureSources): HostFigures {
     nodeId: peer.id,
     status: peer.status,
     links: net.links().map((l) => {
-      const path = sources.paths?.get(l.id);
-      return { hex: l.id, rttMs: l.rttMs, ...(path ? { path: pathKind(path) } : {}) };
+      const carried = sources.paths?.get(l.id);
+      return { hex: l.id, rttMs: l.rttMs, ...(carried?.path ? { path: pathKind(carried.path) } : {}), ...(carried ? { bytes: carried.bytes } : {}) };
     }),
     networkSize: estimateNetworkSize(peer.identity.id, peer.dht.closestContacts(peer.identity.id, 20)),
     regions: rows,

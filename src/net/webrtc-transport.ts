@@ -227,13 +227,13 @@ export class WebRtcTransport implements Transport {
   }
 
   /**
-   * How each live link is carried (its selected ICE candidate pair), by the peer's node id
-   * (hex). Undefined for a link whose stats gave no pair (yet).
+   * How each live link is carried (its selected ICE candidate pair; undefined while its
+   * stats give none) and the bytes it carried both ways, by the peer's node id (hex).
    */
-  async linkPaths(): Promise<Map<string, LinkPath | undefined>> {
+  async linkPaths(): Promise<Map<string, { path: LinkPath | undefined; bytes: number }>> {
     const links = [...this.links];
     const paths = await Promise.all(links.map((l) => l.path()));
-    return new Map(links.map((l, i) => [idToHex(l.remoteId), paths[i]]));
+    return new Map(links.map((l, i) => [idToHex(l.remoteId), { path: paths[i], bytes: l.stats.bytesIn + l.stats.bytesOut }]));
   }
 
   dial(remoteId: NodeId, signals: SignalChannel): Promise<Link> {

@@ -19,8 +19,8 @@ export interface HostDashboardData {
   nodeId: string;
   /** 'starting' | 'online' | 'alone' (the peer's status). */
   status: string;
-  /** path: how the link is carried (net/link-path.ts pathKind), undefined while unknown. */
-  links: { hex: string; rttMs: number | null; path?: CandidateType }[];
+  /** path: how the link is carried (net/link-path.ts pathKind), undefined while unknown; bytes: carried both ways so far. */
+  links: { hex: string; rttMs: number | null; path?: CandidateType; bytes?: number }[];
   networkSize: number;
   regions: HostRegionRow[];
   tickHz: number;
@@ -63,9 +63,16 @@ const PATH_WORDS: Record<CandidateType, string> = {
   relay: 'through TURN (relay)',
 };
 
-/** "2 direct (host) · 1 through TURN (relay)": the links counted by how they are carried. */
-export function pathSummary(n: PathCounts): string {
-  const parts = (Object.keys(PATH_WORDS) as CandidateType[]).filter((k) => n[k] > 0 || k === 'relay').map((k) => `${n[k]} ${PATH_WORDS[k]}`);
+/** The share of the live links' bytes that went through a TURN relay (0 with no bytes). */
+export function relayedShare(links: HostDashboardData['links']): number {
+  const total = links.reduce((n, l) => n + (l.bytes ?? 0), 0);
+  return total === 0 ? 0 : links.reduce((n, l) => n + (l.path === 'relay' ? l.bytes ?? 0 : 0), 0) / total;
+}
+
+/** "2 direct (host) · 1 through TURN (relay), 40% of link traffic": the links counted by how they are carried. */
+export function pathSummary(n: PathCounts, relayed: number): string {
+  const parts = (['host', 'prflx', 'srflx'] as const).filter((k) => n[k] > 0).map((k) => `${n[k]} ${PATH_WORDS[k]}`);
+  parts.push(`${n.relay} ${PATH_WORDS.relay}, ${Math.round(relayed * 100)}% of link traffic`);
   if (n.unknown > 0) parts.push(`${n.unknown} not known yet`);
   return parts.join(' · ');
 }
@@ -150,7 +157,8 @@ export class HostDashboard {
     const rtts = figures.links.map((l) => l.rttMs).filter((x): x is number => x !== null).sort((a, b) => a - b);
     const rtt = rtts.length > 0 ? ` · round trip median ${rtts[Math.floor(rtts.length / 2)]!.toFixed(1)} ms, max ${rtts.at(-1)!.toFixed(1)} ms` : '';
     const paths = countPaths(figures.links.map((l) => l.path));
-    this.set('links', `${figures.links.length} live${rtt}\n${pathSummary(paths)}\n${figures.links.map((l) => `${l.hex.slice(0, 8)} ${l.rttMs === null ? '…' : `${l.rttMs.toFixed(1)} ms`}${l.path ? ` ${l.path}` : ''}`).join('   ')}`);
+    const relayed = relayedShare(figures.links);
+    this.set('links', `${figures.links.length} live${rtt}\n${pathSummary(paths, relayed)}\n${figures.links.map((l) => `${l.hex.slice(0, 8)} ${l.rttMs === null ? '…' : `${l.rttMs.toFixed(1)} ms`}${l.path ? ` ${l.path}` : ''}`).join('   ')}`);
     const history = figures.history;
     this.set('traffic', `in ${fmtBytes(figures.traffic.inBytes)} (${(history.inKBps.at(-1) ?? 0).toFixed(1)} kB/s) · out ${fmtBytes(figures.traffic.outBytes)} (${(history.outKBps.at(-1) ?? 0).toFixed(1)} kB/s)`);
     const primaries = figures.regions.filter((r) => r.role === 'primary').length;
@@ -175,6 +183,7 @@ export class HostDashboard {
       pathsSrflx: String(paths.srflx),
       pathsRelay: String(paths.relay),
       pathsUnknown: String(paths.unknown),
+      relayedShare: relayed.toFixed(3),
       edits: String(figures.edits.accepted),
       entries: String(figures.regions.reduce((n, r) => n + r.entries, 0)),
       bytesIn: String(figures.traffic.inBytes),
