@@ -165,6 +165,17 @@ describe('the start screen explains a failed start', () => {
     saidInTime(e);
   });
 
+  it('relay-only (?ice=relay) with no TURN server: said for what it is, with the Network form', async () => {
+    await someoneIn('world=start-e2e-8');
+    const p = await page();
+    await p.goto(url(`render=off&ice=relay&relay=${encodeURIComponent(relay.url)}`, 'world=start-e2e-8'));
+    const e = await explained(p);
+    console.log(`relay-only without TURN explained ${Math.round(e.ms)} ms after navigation: "${e.title}"`);
+    expect(e.kind).toBe('relay-needs-turn');
+    saidInTime(e);
+    expect(await p.locator('#loading .ice-settings').count()).toBe(1);
+  });
+
   it("an invite whose inviter left, with nobody else in the world: 'your friend has left', within 5 s", async () => {
     const own = await startRelayProcess(8082); // a relay nobody else uses: the world is empty but for the inviter
     try {

@@ -74,6 +74,12 @@ describe('Peer.start says why it is alone', () => {
     expect(peer.failure?.kind).toBe('turn-failed');
   });
 
+  it('relay-only asked for with no TURN server: said as such, not as WebRTC blocked', async () => {
+    const other = await peerId();
+    const { peer } = await start(doorway([other]), [], { rtcConfig: { iceTransportPolicy: 'relay' }, iceProbe: Promise.resolve('none') });
+    expect(peer.failure?.kind).toBe('relay-needs-turn');
+  });
+
   it('peers listed, and this browser gathers no ICE candidate: WebRTC blocked, told at once', async () => {
     const other = await peerId();
     const { peer, ms } = await start(doorway([other]), [], { iceProbe: Promise.resolve('none') });

@@ -54,6 +54,8 @@ export type JoinFailureKind =
   | 'no-direct-path'
   /** As no-direct-path, with a TURN server set: it did not carry the link either (unreachable, wrong or expired credentials). */
   | 'turn-failed'
+  /** Relay-only candidates were asked for (`?ice=relay`) but no TURN server is set: nothing can be gathered. */
+  | 'relay-needs-turn'
   /** This browser has no WebRTC at all. */
   | 'webrtc-unsupported'
   /** The doorway answered, and nobody else is in this world yet. */
@@ -265,8 +267,9 @@ export class Peer {
       return invited ? { kind: 'inviter-gone', detail } : { kind: 'nobody-here', detail: `the ${first.length} peers listed left before they could be reached` };
     }
     if (invited && detail.includes('known')) return { kind: 'inviter-gone', detail };
-    if (detail.includes(NO_CANDIDATE) || this.transport.stats.noCandidate > 0) return { kind: 'webrtc-blocked', detail };
     const turn = this.transport.iceServers.some((s) => iceUrls(s).some((u) => u.startsWith('turn')));
+    if (!turn && this.cfg.rtcConfig?.iceTransportPolicy === 'relay') return { kind: 'relay-needs-turn', detail };
+    if (detail.includes(NO_CANDIDATE) || this.transport.stats.noCandidate > 0) return { kind: 'webrtc-blocked', detail };
     return { kind: turn ? 'turn-failed' : 'no-direct-path', detail };
   }
 

@@ -13,7 +13,7 @@ export type StageState = 'pending' | 'done' | 'skipped' | 'failed';
 
 /** Why the start went wrong (mirrors app/peer.ts JoinFailureKind, plus the invite's own problems and the page's drawing). */
 export type StartProblemKind =
-  | 'doorway-unreachable' | 'inviter-gone' | 'webrtc-blocked' | 'no-direct-path' | 'turn-failed' | 'webrtc-unsupported' | 'nobody-here'
+  | 'doorway-unreachable' | 'inviter-gone' | 'webrtc-blocked' | 'no-direct-path' | 'turn-failed' | 'relay-needs-turn' | 'webrtc-unsupported' | 'nobody-here'
   | 'invite-malformed' | 'invite-tampered'
   | 'webgl2-unsupported' | 'webgl2-unavailable';
 
@@ -49,6 +49,10 @@ export const PROBLEM_WORDS: Record<StartProblemKind, { title: string; text: stri
   'turn-failed': {
     title: 'Cannot connect to the other players, even through TURN',
     text: 'Other players are online, but no connection opened, neither directly nor through the TURN server set up. Check its address, username and password under "Network" below (a TURN password may have expired), then press Retry; another network may also work.',
+  },
+  'relay-needs-turn': {
+    title: 'Connecting only through a relay needs a TURN server',
+    text: 'This page was asked to connect only through a TURN relay (?ice=relay, so that other players never see your address), but no TURN server is set up. Add one under "Network" below and press Retry, or open the page without ?ice=relay.',
   },
   'webrtc-unsupported': {
     title: 'This browser cannot connect to other players',
