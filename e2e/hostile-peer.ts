@@ -12,11 +12,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startHeadlessPeer, type HeadlessPeer } from '../src/app/headless-peer';
+import { LevelStore } from '../src/store/level-store';
 import { generateIdentity } from '../src/core/identity';
 import { idEquals, idToHex, type NodeId } from '../src/core/node-id';
 import type { Signer } from '../src/core/signer';
 import { signGrant, type ClaimTerms, type EpochCert } from '../src/region/epoch-cert';
-import { columnIndex, REGION_BLOCKS, regionName, RegionKeys, type RegionCoord } from '../src/region/region-key';
+import { columnIndex, REGION_BLOCKS, regionName, type RegionCoord } from '../src/region/region-key';
 import { putEdits, putLocation } from '../src/region/region-records';
 import { encodeEntries, entryKey, type Entry } from '../src/region/region-state';
 import { GLASS } from '../src/world/blocks';
@@ -41,7 +42,6 @@ export interface HostilePeer {
   readonly hex: string;
   /** Its node key first, then the extra keys (no live nodes). */
   readonly keys: readonly Signer[];
-  readonly regionKeys: RegionKeys;
   /** Frames sent so far by type (only those the wire took), and SUBSCRIBEs answered. */
   readonly sent: Record<string, number>;
   /** A certificate of `terms` for the region `key`, granted by every key of its own that `terms` names. */
@@ -61,9 +61,27 @@ export interface HostilePeer {
   stop(): Promise<void>;
 }
 
-/** Joins `world` through `relay` as a hostile node holding `extraKeys` keypairs besides its own. */
-export async function startHostilePeer(o: { world: string; relay: string; extraKeys: number }): Promise<HostilePeer> {
+/** The hostile node's data dir and node id, made before it joins: a test picks the region it attacks by the id. */
+export interface HostileSeat {
+  dataDir: string;
+  id: NodeId;
+  hex: string;
+}
+
+export async function hostileSeat(): Promise<HostileSeat> {
   const dataDir = mkdtempSync(join(tmpdir(), 'vp-hostile-'));
+  const store = await LevelStore.open(dataDir);
+  try {
+    const { id } = await store.nodeIdentity();
+    return { dataDir, id, hex: idToHex(id) };
+  } finally {
+    await store.close();
+  }
+}
+
+/** Joins `world` through `relay` as the hostile node of `seat`, holding `extraKeys` keypairs besides its own. */
+export async function startHostilePeer(o: { world: string; relay: string; extraKeys: number; seat: HostileSeat }): Promise<HostilePeer> {
+  const { dataDir } = o.seat;
   const node = await startHeadlessPeer({ world: o.world, relay: o.relay, dataDir, bindAddress: '127.0.0.1' });
   // Nothing honest answers for it from here on: no grants, no claims, no snapshots but its own.
   node.net.host.stop();
@@ -100,7 +118,7 @@ export async function startHostilePeer(o: { world: string; relay: string; extraK
     return { ...terms, grants: await Promise.all(keys.filter(named).map((k) => signGrant(k, key, terms))) };
   };
   return {
-    node, id, hex: idToHex(id), keys, sent, regionKeys: new RegionKeys(o.world),
+    node, id, hex: idToHex(id), keys, sent,
     mint,
     mintAt: (key, n, e) => {
       const hosts = keys.slice(0, n).map((k) => k.id);
