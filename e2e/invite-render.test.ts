@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import jsQR from 'jsqr';
-import { openInFreshProfile, PAGE_UP, type Profile } from './browser';
+import { launchProfile, openPage, PAGE_UP, type Profile } from './browser';
 import { changedShare } from './pixel-diff';
 import { screenshotPath } from './screenshots';
 
@@ -17,10 +17,18 @@ afterAll(async () => {
   for (const p of profiles) await p.dispose();
 });
 
-async function tab(url: string): Promise<Page> {
-  const { page, profile } = await openInFreshProfile(url, { permissions: ['microphone', 'clipboard-read', 'clipboard-write'], until: PAGE_UP.voxel, ready: true });
+const PERMISSIONS = ['microphone', 'clipboard-read', 'clipboard-write'];
+
+/** A browser on a fresh profile of its own, started now and opened at a URL later (B's link comes from A). */
+async function browserProfile(): Promise<Profile> {
+  const profile = await launchProfile();
   profiles.push(profile);
-  return page;
+  await profile.context.grantPermissions(PERMISSIONS);
+  return profile;
+}
+
+async function tab(profile: Promise<Profile>, url: string): Promise<Page> {
+  return openPage((await profile).context, url, { until: PAGE_UP.voxel, ready: true });
 }
 
 /** Feet height on the ground at (x, z), as a tab sees it. */
@@ -37,7 +45,10 @@ async function view(b: Page): Promise<Buffer> {
 
 describe('an invited friend, rendering on', () => {
   it("sees the inviter's avatar and the inviter's new block", async () => {
-    const a = await tab(`${inject('baseUrl')}/?rd=3#world=render-invite-e2e&seed=render-invite`);
+    // B's browser starts beside A's (a browser start is seconds on a loaded machine); B opens the link once A gives it.
+    const [profileA, profileB] = [browserProfile(), browserProfile()];
+    profileB.catch(() => {}); // a failed start fails the test where B awaits it
+    const a = await tab(profileA, `${inject('baseUrl')}/?rd=3#world=render-invite-e2e&seed=render-invite`);
     // The pause menu's Copy-invite button, as a player would use it.
     await a.locator('#menu .copy-invite').click();
     await a.waitForFunction(() => (document.querySelector<HTMLInputElement>('.invite-link')?.value ?? '').includes('peer='));
@@ -52,7 +63,7 @@ describe('an invited friend, rendering on', () => {
     // B's sky held at noon (a test knob, not in the link): at dawn the light moves between screenshots.
     const bUrl = new URL(link);
     bUrl.searchParams.set('daytime', '0.5');
-    const b = await tab(bUrl.href);
+    const b = await tab(profileB, bUrl.href);
     const aId = await a.evaluate(() => window.voxel.net!.id());
     await b.waitForFunction((id) => window.voxel.net!.links().some((l) => l.id === id), aId, { timeout: 15_000 });
     await b.addStyleTag({ content: '#hud, #menu, #crosshair { display: none !important; }' });
