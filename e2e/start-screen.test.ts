@@ -136,6 +136,7 @@ describe('the start screen explains a failed start', () => {
     expect(e.kind).toBe('no-direct-path');
     saidInTime(e);
     expect(await p.locator('#loading .problem .why').textContent()).toContain('Add a TURN server under "Network"');
+    await p.screenshot({ path: screenshotPath('start-screen-no-path.png') });
     // The form is right there: a bad value is refused in words, a good one kept.
     await p.locator('#loading .ice-settings input[name=urls]').fill('turn:127.0.0.1:9');
     await p.locator('#loading').getByRole('button', { name: 'Save network settings' }).click();
