@@ -107,6 +107,28 @@ export async function openInFreshProfile(url: string, opts: OpenOptions & { perm
 }
 
 /**
+ * A browser on a fresh profile, launched now for a tab opened later (a browser start takes
+ * seconds on a loaded machine; a test that needs its tabs one after another starts their
+ * browsers together). Put in `into` once up, to be disposed of after the test. A failed
+ * launch fails the test where the promise is awaited (not as an unhandled rejection before).
+ */
+export function launchProfileAhead(into: Profile[], permissions?: string[]): Promise<Profile> {
+  const launched = (async () => {
+    const profile = await launchProfile();
+    into.push(profile);
+    if (permissions) await profile.context.grantPermissions(['microphone', ...permissions.filter((p) => p !== 'microphone')]);
+    return profile;
+  })();
+  launched.catch(() => {});
+  return launched;
+}
+
+/** Opens `url` in a tab of `profile` (from launchProfileAhead) once it is up. */
+export async function openInProfile(profile: Promise<Profile>, url: string, opts: OpenOptions = {}): Promise<Page> {
+  return openPage((await profile).context, url, opts);
+}
+
+/**
  * Kills a tab abruptly: its renderer crashes (DevTools `Page.crash`), so no `pagehide` runs,
  * nothing says goodbye and its links vanish without a close. Resolves once Playwright saw
  * the crash. The page object stays (not `isClosed()`): close its context in cleanup.

@@ -3,7 +3,7 @@
 // finds the edit, served by the hosting tab alone. The dashboard shows what it hosts.
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { crashPage, openInFreshProfile, PAGE_UP, type OpenOptions, type Profile } from './browser';
+import { crashPage, launchProfileAhead, openInProfile, PAGE_UP, type OpenOptions, type Profile } from './browser';
 
 const WORLD = '#world=host-page-e2e&seed=host-page';
 const profiles: Profile[] = [];
@@ -12,20 +12,20 @@ afterAll(async () => {
   for (const p of profiles) await p.dispose();
 });
 
-/** Opens `path` in a browser that never saw the world. */
-async function open(path: string, opts: OpenOptions): Promise<Page> {
-  const { page, profile } = await openInFreshProfile(`${inject('baseUrl')}${path}${WORLD}`, opts);
-  profiles.push(profile);
-  return page;
+/** Opens `path` in a browser (`profile`) that never saw the world. */
+async function open(profile: Promise<Profile>, path: string, opts: OpenOptions): Promise<Page> {
+  return openInProfile(profile, `${inject('baseUrl')}${path}${WORLD}`, opts);
 }
 
-const player = () => open('/?render=off&rd=2', { label: 'player', until: PAGE_UP.hosting, ready: true });
+const player = (profile: Promise<Profile>) => open(profile, '/?render=off&rd=2', { label: 'player', until: PAGE_UP.hosting, ready: true });
 
 describe('the hosting page', () => {
   it('keeps an edit alive after its player left, for a player who never saw the world', async () => {
-    const host = await open('/host.html', { label: 'host', until: PAGE_UP.host });
+    // The three browsers start together; each opens its page when its turn comes.
+    const [profileHost, profileA, profileB] = [launchProfileAhead(profiles), launchProfileAhead(profiles), launchProfileAhead(profiles)];
+    const host = await open(profileHost, '/host.html', { label: 'host', until: PAGE_UP.host });
 
-    const a = await player();
+    const a = await player(profileA);
     const me = await a.evaluate(() => window.voxel.player());
     const x = Math.floor(me.x) + 2, z = Math.floor(me.z) + 1, y = Math.floor(me.y) + 1;
     await a.evaluate(([x, y, z]) => window.voxel.setBlock(x!, y!, z!, 11), [x, y, z]);
@@ -34,7 +34,7 @@ describe('the hosting page', () => {
     await host.waitForFunction((r) => (window.voxelHost!.hosting.region(r).host?.entries ?? 0) >= 1, region, { timeout: 10_000, polling: 50 });
     await crashPage(a); // the player's tab dies, no goodbye
 
-    const b = await player();
+    const b = await player(profileB);
     await b.waitForFunction(([x, y, z]) => window.voxel.getBlock(x!, y!, z!) === 11, [x, y, z], { timeout: 20_000, polling: 50 });
     // The region's last certified set was {hosting tab, A}; with A gone no majority of it is
     // left, so the hosting tab and B certify a rebase after rebaseMs (10 s, docs/HOSTING.md).
