@@ -11,7 +11,7 @@ import type { Page } from 'playwright-core';
 import { idToHex } from '../src/core/node-id';
 import { decodeEntries } from '../src/region/region-state';
 import { LevelStore } from '../src/store/level-store';
-import { crashPage, openInFreshProfile, PAGE_UP, type Profile } from './browser';
+import { crashPage, launchProfileAhead, openInProfile, PAGE_UP, type Profile } from './browser';
 import { startHeadlessProcess, type HeadlessProcess } from './headless-process';
 
 const WORLD = 'headless-e2e';
@@ -26,11 +26,9 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** A player tab in a browser that never saw the world. */
-async function player(): Promise<Page> {
-  const { page, profile } = await openInFreshProfile(`${inject('baseUrl')}/?render=off&rd=2#world=${WORLD}&seed=${WORLD}`, { label: 'player', until: PAGE_UP.hosting, ready: true });
-  profiles.push(profile);
-  return page;
+/** A player tab in a browser (`profile`) that never saw the world. */
+async function player(profile: Promise<Profile>): Promise<Page> {
+  return openInProfile(profile, `${inject('baseUrl')}/?render=off&rd=2#world=${WORLD}&seed=${WORLD}`, { label: 'player', until: PAGE_UP.hosting, ready: true });
 }
 
 async function headless(): Promise<HeadlessProcess> {
@@ -53,9 +51,11 @@ async function until<T>(what: string, fn: () => Promise<T>, ok: (t: T) => boolea
 
 describe('the headless peer', () => {
   it('keeps an edit alive after its player left, for a player who never saw the world; kept in its data dir across a kill', async () => {
+    // Both players' browsers start beside the headless peer; each opens the world when its turn comes.
+    const [profileA, profileB] = [launchProfileAhead(profiles), launchProfileAhead(profiles)];
     const h = await headless();
 
-    const a = await player();
+    const a = await player(profileA);
     const aId = await a.evaluate(() => window.voxel.net!.id());
     const me = await a.evaluate(() => window.voxel.player());
     const x = Math.floor(me.x) + 2, z = Math.floor(me.z) + 1, y = Math.floor(me.y) + 1;
@@ -67,7 +67,7 @@ describe('the headless peer', () => {
     expect(held.links.map((l) => l.hex)).toContain(aId);
     await crashPage(a); // the player's tab dies, no goodbye
 
-    const b = await player();
+    const b = await player(profileB);
     await b.waitForFunction(([x, y, z]) => window.voxel.getBlock(x!, y!, z!) === 11, [x, y, z], { timeout: 30_000, polling: 50 });
     // Nobody but the headless peer could have served it: B's only link is to it.
     const bLinks = await b.evaluate(() => window.voxel.net!.links().map((l) => l.id));

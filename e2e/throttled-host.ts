@@ -110,8 +110,10 @@ export async function runThrottledHost(o: ThrottledHostOptions): Promise<Throttl
   const tabs: Tab[] = [];
   let cdp: CDPSession | undefined;
   try {
-    // One after another: a tab joins through the ones before it.
-    for (let i = 0; i < o.tabs; i++) tabs.push(await openTab(o.browser, url));
+    // Tab 0 first, so the others join a world someone hosts (through it), then the others
+    // together: which tab ends up primary is read below, never assumed from the order.
+    tabs.push(await openTab(o.browser, url));
+    tabs.push(...(await Promise.all(Array.from({ length: o.tabs - 1 }, () => openTab(o.browser, url)))));
     const spawn = await tabs[0]!.page.evaluate(() => window.voxel.player());
     const region = regionOf(spawn.x, spawn.z);
     const [rx, rz] = region.split(',').map(Number) as [number, number];
