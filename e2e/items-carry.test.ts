@@ -59,11 +59,9 @@ async function explain(region: string, id: string): Promise<void> {
 
 beforeAll(async () => {
   browser = await launchBrowser();
-  const open = (i: number) => openInFreshContext(browser, url(i), { label: `tab ${i}`, until: PAGE_UP.hosting, ready: true, ...(i === 0 ? { viewport: { width: 480, height: 300 } } : {}) });
-  // Tab 0 first (it draws, and the others join its world), then the rest together, as
-  // items-hosted does: one by one, each waiting for the one before to load, was slower.
-  pages.push(await open(0));
-  pages.push(...(await Promise.all(Array.from({ length: TABS - 1 }, (_, k) => open(k + 1)))));
+  for (let i = 0; i < TABS; i++) {
+    pages.push(await openInFreshContext(browser, url(i), { label: `tab ${i}`, until: PAGE_UP.hosting, ready: true, ...(i === 0 ? { viewport: { width: 480, height: 300 } } : {}) }));
+  }
 });
 
 afterAll(async () => {
