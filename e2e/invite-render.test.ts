@@ -3,33 +3,25 @@
 // browser profile, and B's screen draws A's avatar and then A's new block (checked on B's
 // pixels: each change alters the picture where nothing else moved). Writes two-players.png
 // (e2e/screenshots.ts: docs/screenshots/ under `npm run screenshots`).
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import jsQR from 'jsqr';
-import { launchProfile, openPage, PAGE_UP, type Profile } from './browser';
+import { launchProfileAhead, openInProfile, PAGE_UP, type Profile } from './browser';
 import { changedShare } from './pixel-diff';
 import { screenshotPath } from './screenshots';
 
 const BRICK = 11;
 const profiles: Profile[] = [];
 
-afterAll(async () => {
-  for (const p of profiles) await p.dispose();
+// After each attempt, not once at the end: a retry (vitest.e2e.config.ts) otherwise runs
+// beside the failed attempt's two drawing browsers, still in the same world.
+afterEach(async () => {
+  for (const p of profiles.splice(0)) await p.dispose();
 });
 
 const PERMISSIONS = ['microphone', 'clipboard-read', 'clipboard-write'];
 
-/** A browser on a fresh profile of its own, started now and opened at a URL later (B's link comes from A). */
-async function browserProfile(): Promise<Profile> {
-  const profile = await launchProfile();
-  profiles.push(profile);
-  await profile.context.grantPermissions(PERMISSIONS);
-  return profile;
-}
-
-async function tab(profile: Promise<Profile>, url: string): Promise<Page> {
-  return openPage((await profile).context, url, { until: PAGE_UP.voxel, ready: true });
-}
+const tab = (profile: Promise<Profile>, url: string): Promise<Page> => openInProfile(profile, url, { until: PAGE_UP.voxel, ready: true });
 
 /** Feet height on the ground at (x, z), as a tab sees it. */
 const ground = (p: Page, x: number, z: number) => p.evaluate(([x, z]) => {
@@ -46,8 +38,7 @@ async function view(b: Page): Promise<Buffer> {
 describe('an invited friend, rendering on', () => {
   it("sees the inviter's avatar and the inviter's new block", async () => {
     // B's browser starts beside A's (a browser start is seconds on a loaded machine); B opens the link once A gives it.
-    const [profileA, profileB] = [browserProfile(), browserProfile()];
-    profileB.catch(() => {}); // a failed start fails the test where B awaits it
+    const [profileA, profileB] = [launchProfileAhead(profiles, PERMISSIONS), launchProfileAhead(profiles, PERMISSIONS)];
     const a = await tab(profileA, `${inject('baseUrl')}/?rd=3#world=render-invite-e2e&seed=render-invite`);
     // The pause menu's Copy-invite button, as a player would use it.
     await a.locator('#menu .copy-invite').click();

@@ -58,7 +58,7 @@ beforeAll(async () => {
   relay = await startRelayProcess(RELAY_PORT);
   browser = await launchBrowser();
   contexts.push(await browser.newContext(), await browser.newContext());
-  // All six at once (they were opened one by one, ~3 s each): tabs of one profile then claim
+  // All six at once (not one by one): tabs of one profile then claim
   // their node ids at the same moment, which the id pool's Web Locks must keep distinct.
   tabs.push(...(await Promise.all(Array.from({ length: TABS }, (_, i) => openTab(i)))));
   ids.push(...(await Promise.all(tabs.map((p) => net(p, (n) => n.id())))));
