@@ -79,9 +79,7 @@ function trafficText(rates: [string, number][]): string {
     + `routed sent/s {${group('routedSentByType_')}}; delivered/s {${group('routedDeliveredByType_')}}; forwarded/s ${one('routedForwarded')}; `
     + `signed/s ${one('routedSigned')}, verified/s ${one('routedVerified')}; channels sent/s {${group('channel_sent_')}}, received/s {${group('channel_received_')}}; `
     + `hosting frames sent/s {${group('app_out_')}}; `
-    + `rpc/s ${one('rpcSent')}, lookups/s ${one('lookups')}, lookup rpc/s ${one('lookupRpcs')}; pings spared/s ${one('pingsSpared')}, shared/s ${one('pingsShared')}; `
-    // Each link write is one blocking RTCDataChannel.send (messages of one task are batched).
-    + `link messages/s ${one('link_messagesOut')}, writes/s ${one('link_framesOut')}`;
+    + `rpc/s ${one('rpcSent')}, lookups/s ${one('lookups')}, lookup rpc/s ${one('lookupRpcs')}`;
 }
 
 /** ms of main-thread time per second of wall time between two readings. */

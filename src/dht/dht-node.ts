@@ -110,8 +110,6 @@ export class DhtNode implements Dht {
   /** Started in this order (their timers' order decides ties on a virtual clock), stopped in reverse. */
   private readonly parts: Part[];
   private running = false;
-  /** Our pings out, by peer (`ping`). */
-  private readonly pingsOut = new Map<string, { answered: Promise<boolean>; at: number }>();
 
   constructor(args: CreateDhtNodeArgs) {
     const { transport, clock, bootstrap } = args;
@@ -342,34 +340,12 @@ export class DhtNode implements Dht {
     if (pl && pl.lastRx <= at && this.running) this.liveness.probeNow(pl);
   }
 
-  /**
-   * Whether `id` answers a PING (over its link, else routed) before the RPC timeout. A
-   * linked peer heard from within `pingFreshMs` is alive without one; a ping of a peer
-   * whose PING went out within `pingShareMs` shares it (stats `pingsSpared`, `pingsShared`).
-   */
+  /** Whether `id` answers a PING (over its link, else routed) before the RPC timeout. */
   ping(id: NodeId): Promise<boolean> {
-    const hex = idToHex(id);
-    const pl = this.links.get(hex);
-    const now = this.clock.now();
-    if (pl && now - pl.lastRx < this.opts.pingFreshMs) {
-      this.stats.pingsSpared++;
-      return Promise.resolve(true);
-    }
-    const out = this.pingsOut.get(hex);
-    // Only a PING sent a moment ago: an older one may have been lost to what has healed since.
-    if (out && now - out.at <= this.opts.pingShareMs) {
-      this.stats.pingsShared++;
-      return out.answered;
-    }
-    const answered = this.call(id, hex, { t: 'PING' }).then(
+    return this.call(id, idToHex(id), { t: 'PING' }).then(
       () => true,
       () => false,
     );
-    // Bounded by the pings we start ourselves; each ends within the RPC timeout.
-    const entry = { answered, at: now };
-    this.pingsOut.set(hex, entry);
-    void answered.then(() => this.pingsOut.get(hex) === entry && this.pingsOut.delete(hex));
-    return answered;
   }
 
   /** `owner` lets go of its pin; once nobody pins the link, the budget may close it again. */

@@ -64,22 +64,6 @@ export const DHT_DEFAULTS = {
   evictionPingFreshMs: 60_000,
   /** A link silent this long gets a PING. */
   heartbeatMs: 5000,
-  /**
-   * `ping(id)` of a linked peer that sent us a frame within this long answers true at once,
-   * without a PING (any frame is as good a sign of life as a PONG; heartbeats work the same
-   * way, liveness.ts). 0: always PING. Hosts ping their host sets before every claim and
-   * re-check (core/answering.ts): in the tab_cpu bench a member took ~50 PINGs a second, most
-   * of its sends. Off: at 250 ms the hosting safety test's seed 10 ended with a region
-   * without a primary after healing (it passes at 0), and the cause was not found.
-   */
-  pingFreshMs: 0,
-  /**
-   * `ping(id)` while a PING of ours to `id` went out at most this long ago shares its answer
-   * instead of sending another: hosts check the host sets of all their regions on one timer,
-   * and in the tab_cpu bench most pings were such repeats (a host sent 82 PINGs a second, 9
-   * with this). Short: a PING lost to a partition that healed since must not answer for long.
-   */
-  pingShareMs: 100,
   /** A link silent this long is closed and its peer dropped from the table. */
   heartbeatTimeoutMs: 15_000,
   /**

@@ -95,9 +95,6 @@ export interface DhtStats {
   /** Links closed for breaking their rate limits again and again. */
   floodLinksClosed: number;
   heartbeatTimeouts: number;
-  /** `ping` calls answered by a frame heard within `pingFreshMs`, and those that joined a ping already out. */
-  pingsSpared: number;
-  pingsShared: number;
   /** Links PINGed because a route through them seemed to lose frames (Liveness.probeNow). */
   suspectProbes: number;
   /** Of those, links dropped for not answering. */
@@ -176,8 +173,6 @@ export function newStats(): DhtStats {
     junkLinksClosed: 0,
     floodLinksClosed: 0,
     heartbeatTimeouts: 0,
-    pingsSpared: 0,
-    pingsShared: 0,
     suspectProbes: 0,
     suspectsDropped: 0,
     storesAccepted: 0,
