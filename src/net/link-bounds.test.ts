@@ -153,10 +153,20 @@ describe('half-open inbound connections', () => {
     const candidate = { t: 'rtc', v: 1, cid: 'eeee0001', s: { type: 'candidate', candidate: { candidate: 'candidate:1 1 udp 1686052607 203.0.113.12 50633 typ srflx raddr 10.0.2.2 rport 50633', sdpMid: '0', sdpMLineIndex: 0 } } };
     t.handleSignal(from, offer('eeee0001'), nowhere);
     t.handleSignal(from, candidate, nowhere);
+    // Held until our answer is made (the offer applied: node-datachannel refuses a remote
+    // candidate before its ICE transport exists), then handed on.
+    expect(peers[0]!.signals.map((s) => s.type)).toEqual(['offer']);
+    peers[0]!.emit('signal', { type: 'answer', sdp: sdp(FP_B) });
     expect(peers[0]!.signals.map((s) => s.type)).toEqual(['offer', 'candidate']);
+    t.handleSignal(from, candidate, nowhere); // after the answer: at once
+    expect(peers[0]!.signals.map((s) => s.type)).toEqual(['offer', 'candidate', 'candidate']);
     t.handleSignal(from, { t: 'rtc', v: 1, cid: 'eeee0001', s: { type: 'answer', sdp: sdp(FP_B) } }, nowhere);
-    expect(peers[0]!.signals.length).toBe(2);
+    expect(peers[0]!.signals.length).toBe(3);
     expect(t.stats.badSignalsBy.direction).toBe(1);
+    // Before an answer, at most MAX_HELD_CANDIDATES (32) are kept; more are counted and dropped.
+    t.handleSignal(from, offer('eeee0002'), nowhere);
+    for (let i = 0; i < 40; i++) t.handleSignal(from, { ...candidate, cid: 'eeee0002' }, nowhere);
+    expect(t.stats.badSignalsBy.held).toBe(8);
     t.close();
   });
 });

@@ -85,6 +85,8 @@ export type BadSignalReason =
   | 'renegotiation'
   /** An offer to the side that dialled, or an answer to the side that answers. */
   | 'direction'
+  /** More candidates before the answer than a connection holds (MAX_HELD_CANDIDATES). */
+  | 'held'
   /** The WebRTC stack refused it. */
   | 'refused';
 
@@ -151,6 +153,8 @@ interface Conn {
   initiator: boolean;
   offerSdp?: string;
   answerSdp?: string;
+  /** A responder's candidates from the initiator that came before its answer (at most MAX_HELD_CANDIDATES). */
+  held?: SimplePeerSignal[];
   timer: TimerHandle;
   /** Fails the connection if no local candidate was gathered by then (noCandidateMs). */
   gatherTimer: TimerHandle;
@@ -163,6 +167,9 @@ interface Conn {
 
 /** A connection's error when this browser gathered no ICE candidate (peer.ts reads it as WebRTC blocked). */
 export const NO_CANDIDATE = 'no ICE candidate gathered: WebRTC may be blocked';
+
+/** Candidates a responder keeps for the initiator until its answer is made (a browser gathers a handful). */
+const MAX_HELD_CANDIDATES = 32;
 
 /** Candidates in our own SDP (node-datachannel puts them there rather than trickling them all). */
 function localCandidates(sdp: string | undefined): number {
@@ -183,7 +190,7 @@ export class WebRtcTransport implements Transport {
   readonly stats: WebRtcTransportStats = {
     dials: 0, dialsOk: 0, dialFailures: 0, inbound: 0, inboundOk: 0, inboundFailures: 0,
     handshakeFailures: 0, idWorkRefused: 0, noCandidate: 0, badSignals: 0, linksOpen: 0, stalledLinksClosed: 0,
-    badSignalsBy: { schema: 0, stray: 0, slots: 0, fingerprint: 0, renegotiation: 0, direction: 0, refused: 0 },
+    badSignalsBy: { schema: 0, stray: 0, slots: 0, fingerprint: 0, renegotiation: 0, direction: 0, held: 0, refused: 0 },
   };
   private readonly opts: Required<Omit<WebRtcTransportOptions, 'rtcConfig' | 'iceProbe'>> & { rtcConfig: Record<string, unknown> };
   /** Until when dials fail at once: the start-up probe gathered no candidate (ice-probe.ts). */
@@ -303,6 +310,14 @@ export class WebRtcTransport implements Transport {
       }
       if (s.type === 'offer') c.offerSdp = s.sdp;
       else c.answerSdp = s.sdp;
+    } else if (!c.initiator && c.answerSdp === undefined) {
+      // The offer may still be being applied: node-datachannel takes a remote candidate only
+      // once its ICE transport exists, and failed the connection now and then ("Got a remote
+      // candidate without ICE transport", webrtc-link.test.ts in CI). Our answer is made after
+      // the offer is applied, so the initiator's candidates wait for it.
+      if ((c.held ??= []).length >= MAX_HELD_CANDIDATES) return this.badSignal('held');
+      c.held.push(s as SimplePeerSignal);
+      return;
     }
     try {
       c.peer.signal(s as SimplePeerSignal);
@@ -371,6 +386,15 @@ export class WebRtcTransport implements Transport {
       // candidate without ICE transport", so the SDP goes without them.
       const s = data.sdp === undefined ? data : { type: data.type, sdp: stripCandidates(data.sdp) };
       signals.sendSignal(remoteId, { t: 'rtc', v: 1, cid, s } as SignalBlob);
+      if (data.type === 'answer' && c.held) {
+        for (const h of c.held.splice(0)) {
+          try {
+            peer.signal(h);
+          } catch {
+            this.badSignal('refused');
+          }
+        }
+      }
     });
     peer.on('error', (e) => this.fail(c, new DialError(`connection failed: ${e.message}`)));
     peer.on('close', () => this.fail(c, new DialError('connection closed before it opened')));
