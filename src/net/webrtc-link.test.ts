@@ -17,7 +17,13 @@ beforeAll(async () => {
 afterAll(() => {
   a.close();
   b.close();
-  cleanup();
+  // The native library's teardown, after every test ran: it timed out ("possible deadlock")
+  // in both CI-like runs where a dial had failed on a refused candidate (linkPair redials).
+  try {
+    cleanup();
+  } catch (e) {
+    console.warn(`node-datachannel cleanup: ${(e as Error).message}`);
+  }
 });
 
 linkComplianceSuite('webrtc (node-datachannel)', () => linkPair(a, b));
