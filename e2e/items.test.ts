@@ -165,8 +165,31 @@ describe('items, one-tab mode', () => {
       const m = window.testScenes!.map((s) => s.getObjectByName(name)).find(Boolean)!;
       m.onBeforeRender = (_r, _s, camera) => { window.testCamera = camera; };
     }, `item ${it.id}`);
-    await settled();
-    const withItem = await shot();
+    // The three shots again while the terrain changed between them (a column meshed late on a
+    // loaded machine: 54, 67 and 68 draw calls in one CI-like run, both attempts): the checks
+    // below are about the item, and a scene that changed under them says nothing about it.
+    const hide = (visible: boolean) => page.evaluate(([name, visible]) => {
+      for (const s of window.testScenes!) { const m = s.getObjectByName(name as string); if (m) m.visible = visible as boolean; }
+    }, [`item ${it.id}`, visible] as const);
+    const threeShots = async () => {
+      await settled();
+      const withItem = await shot();
+      await hide(false);
+      await framesDrawn(3);
+      const without = await shot();
+      await hide(true);
+      // The same view with the item again, later: what changes on its own between two shots
+      // (water's texture scrolls with time; the item itself turns and bobs in its box).
+      await framesDrawn(3);
+      const later = await shot();
+      return { withItem, without, later };
+    };
+    let shots = await threeShots();
+    for (let again = 0; again < 3 && (shots.later.stats.drawCalls !== shots.withItem.stats.drawCalls || shots.later.stats.triangles !== shots.withItem.stats.triangles); again++) {
+      console.log(`the terrain changed between the shots (draw calls ${shots.withItem.stats.drawCalls} / ${shots.without.stats.drawCalls} / ${shots.later.stats.drawCalls}): again`);
+      shots = await threeShots();
+    }
+    const { withItem, without, later } = shots;
     const rect: Rect = await page.evaluate((name) => {
       const m = window.testScenes!.map((s) => s.getObjectByName(name)).find(Boolean)!;
       const [w, h] = [window.innerWidth, window.innerHeight];
@@ -179,17 +202,6 @@ describe('items, one-tab mode', () => {
       return { x0: Math.floor(Math.min(...xs)), x1: Math.ceil(Math.max(...xs)), y0: Math.floor(Math.min(...ys)), y1: Math.ceil(Math.max(...ys)) };
     }, `item ${it.id}`);
     writeFileSync(screenshotPath('items.png'), withItem.png);
-    const hide = (visible: boolean) => page.evaluate(([name, visible]) => {
-      for (const s of window.testScenes!) { const m = s.getObjectByName(name as string); if (m) m.visible = visible as boolean; }
-    }, [`item ${it.id}`, visible] as const);
-    await hide(false);
-    await framesDrawn(3);
-    const without = await shot();
-    await hide(true);
-    // The same view with the item again, later: what changes on its own between two shots
-    // (water's texture scrolls with time; the item itself turns and bobs in its box).
-    await framesDrawn(3);
-    const later = await shot();
     const diff = changedInAndOut(withItem.png, without.png, rect);
     const drift = changedInAndOut(withItem.png, later.png, rect);
     const facts = JSON.stringify({ item: it, view, rect, diff, drift, with: { ...withItem, png: undefined }, without: { ...without, png: undefined }, later: { ...later, png: undefined } });
