@@ -70,7 +70,9 @@ describe('an invited friend, rendering on', () => {
 
     // A walks into view, 5 blocks in front of B.
     await a.evaluate(([x, y, z]) => window.voxel.teleport(x!, y!, z!), [sx + 0.5, await ground(a, sx, sz - 5), sz - 4.5]);
-    await b.waitForFunction(([x, z]) => window.voxel.hosting!.players().some((p) => Math.abs(p.x - x!) < 1 && Math.abs(p.z - z!) < 1), [sx + 0.5, sz - 4.5], { timeout: 10_000 });
+    // (20 s: beside the niced simulations on 2 cores, 10 s ran out in both attempts of a
+    // CI-like run; why B saw A so late there is not known yet.)
+    await b.waitForFunction(([x, z]) => window.voxel.hosting!.players().some((p) => Math.abs(p.x - x!) < 1 && Math.abs(p.z - z!) < 1), [sx + 0.5, sz - 4.5], { timeout: 20_000 });
     // The avatar is drawn a few frames later (the smoother renders a little behind, and a
     // loaded machine draws ~10 fps): B's screen is read again until it shows, at most 5 s.
     let withAvatar = await view(b);
@@ -84,7 +86,7 @@ describe('an invited friend, rendering on', () => {
     const [bx, bz] = [sx + 2, sz - 5];
     const by = await ground(a, bx, bz);
     const res = await a.evaluate(([x, y, z, id]) => window.voxel.setBlock(x!, y!, z!, id!), [bx, by, bz, BRICK]);
-    await b.waitForFunction(([x, y, z, id]) => window.voxel.getBlock(x!, y!, z!) === id, [bx, by, bz, BRICK], { timeout: 10_000 });
+    await b.waitForFunction(([x, y, z, id]) => window.voxel.getBlock(x!, y!, z!) === id, [bx, by, bz, BRICK], { timeout: 20_000 });
     const withBlock = await view(b);
     const block = changedShare(withAvatar, withBlock);
     console.log(`B's screen changed by ${(avatar * 100).toFixed(2)}% when A's avatar came into view, ${(block * 100).toFixed(2)}% when A's brick appeared (confirmed ${res.confirmed}); draw calls ${(await b.evaluate(() => window.voxel.stats().drawCalls))}`);
