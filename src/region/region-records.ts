@@ -290,11 +290,14 @@ export async function getLocation(dht: Pick<Dht, 'get'>, key: NodeId, rv?: Recor
   const anchor = typeof fresh === 'string' ? { fresh } : fresh;
   // The reader's check runs inside the DHT read (Dht.get `accept`): a record it would refuse,
   // at a higher version, does not hide one it believes.
-  const accept = rv ? async (v: Uint8Array) => (await checkLocation(rv, key, v, anchor)).ok : undefined;
+  // The value the DHT returns is one `accept` checked already: not verified twice.
+  const checked = new Map<Uint8Array, ReturnType<typeof checkLocation>>();
+  const once = (r: RecordVerifier, v: Uint8Array) => checked.get(v) ?? checked.set(v, checkLocation(r, key, v, anchor)).get(v)!;
+  const accept = rv ? async (v: Uint8Array) => (await once(rv, v)).ok : undefined;
   const got = await dht.get('chunk', key, accept);
   if (!got) return undefined;
   if (rv) {
-    const r = await checkLocation(rv, key, got.value, anchor);
+    const r = await once(rv, got.value);
     return r.ok ? r.rec : undefined;
   }
   const m = decodeAs('LOCATION', got.value);
@@ -350,8 +353,11 @@ export async function getEdits(dht: Pick<Dht, 'get'>, key: NodeId, rv?: RecordVe
     return m && m.i === i && m.i < m.n && idEquals(m.key, key) && !certShapeFault(m.cert) && (!chain || chain(m.cert)) ? m : undefined;
   };
   const read = async (storageKey: NodeId, i: number): Promise<Decoded<'EDITS'> | undefined> => {
-    const got = await dht.get('edits', storageKey, async (v) => !!(await check(storageKey, i, v))).catch(() => undefined);
-    return got ? check(storageKey, i, got.value) : undefined;
+    // The value the DHT returns is one its `accept` checked already: not verified twice.
+    const checked = new Map<Uint8Array, Promise<Decoded<'EDITS'> | undefined>>();
+    const once = (v: Uint8Array) => checked.get(v) ?? checked.set(v, check(storageKey, i, v)).get(v)!;
+    const got = await dht.get('edits', storageKey, async (v) => !!(await once(v))).catch(() => undefined);
+    return got ? once(got.value) : undefined;
   };
   const head = await read(key, 0);
   if (!head) return undefined;
