@@ -63,6 +63,12 @@ export const HOST_DEFAULTS = {
   offerPerTick: 4096,
   /** Most offered entries a primary holds waiting for adoption. */
   maxOffered: 65_536,
+  /**
+   * An offered entry is adopted only once a majority of one host set offered it (offer-tally.ts):
+   * most entries one host's offers may hold waiting for that, and for how long.
+   */
+  offerTallyPerHost: 4096,
+  offerTallyMs: 60_000,
   /** A claim that has no quorum after this long failed. */
   claimTimeoutMs: 1500,
   /**
@@ -206,6 +212,8 @@ export interface HostStats extends PassStats, ChatStats {
   leaseWaits: number;
   /** OFFER frames dropped: from a node our certificate (or its previous set) does not name as a host, or entries invalid. */
   offersRefused: number;
+  /** Offered entries dropped before a majority of a host set offered them: aged out, over a host's bound, or the certificate changed (offer-tally.ts). */
+  offersUnmatched: number;
   /** Frames the wire could not encode (over the reassembly limit): not sent, state unchanged. */
   unsendable: number;
   /** Authoritative ticks run, over all regions this node is primary of. */
@@ -239,7 +247,7 @@ export interface CommitLatency {
 export function newHostStats(): HostStats {
   return {
     claims: 0, claimsWon: 0, claimsFailed: 0, claimDuels: 0, grants: 0, refusals: 0, outsiderClaims: 0, staleFrames: 0, strayFrames: 0, playOnlyFrames: 0,
-    editsAccepted: 0, editsRejected: 0, confirms: 0, deltas: 0, syncs: 0, handoffs: 0, stepDowns: 0, storeFailures: 0, publishes: 0, duplicateEdits: 0, adopted: 0, offers: 0, uncertifiable: 0, badCerts: 0, reconfigs: 0, leaseWaits: 0, offersRefused: 0, unsendable: 0, movesClamped: 0, ticks: 0, heartbeats: 0, ownStalls: 0, earlyDropped: 0,
+    editsAccepted: 0, editsRejected: 0, confirms: 0, deltas: 0, syncs: 0, handoffs: 0, stepDowns: 0, storeFailures: 0, publishes: 0, duplicateEdits: 0, adopted: 0, offers: 0, uncertifiable: 0, badCerts: 0, reconfigs: 0, leaseWaits: 0, offersRefused: 0, offersUnmatched: 0, unsendable: 0, movesClamped: 0, ticks: 0, heartbeats: 0, ownStalls: 0, earlyDropped: 0,
     subscribersRefused: 0, unloads: 0, reloads: 0, editRefusals: Object.fromEntries(REJECT_REASONS.map((r) => [r, 0])) as Record<RejectReason, number>, ...newPassStats(), ...newChatStats(),
   };
 }

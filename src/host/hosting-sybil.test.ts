@@ -163,6 +163,32 @@ describe('a Sybil attacker with two live ids near the key, against a live region
   }
 });
 
+// An attacker key that is a member of the region's host set (a backup, placed there as any
+// node near the key is): one OFFER from it used to be adopted by the primary as new edits of
+// its epoch (32 planted blocks stored and shown), since the primary took an offer from any
+// single host of its set or the previous one. Now an offered entry is adopted only when a
+// majority of one of those sets offered it (region-offers.ts, docs/TRUST.md rule 8).
+// The control beside it: the same OFFER from both backups (a majority of the 3 hosts) is
+// adopted, so the test above fails for the single host, not for OFFER as a whole. (An
+// attacker that is a majority of the set is the set: docs/TRUST.md "What it does not stop".)
+describe('a Sybil attacker that runs a backup of the host set (simulated)', () => {
+  for (const seed of [1, 2]) {
+    it(`cannot write blocks through OFFER as one host of the set (seed ${seed})`, async () => {
+      const r = await runOfferScenario(seed, { member: 1 });
+      expectNothingPlanted(r);
+      expect(r.floorAir, 'AIR at y = 0 from the backup').toBe(0);
+      expectAvailable(r);
+    });
+  }
+  it('control: the same OFFER from a majority of the set is adopted, AIR at the floor still refused (seed 1)', async () => {
+    const r = await runOfferScenario(1, { member: 2 });
+    expect(r.plantedShown).toBe(32);
+    expect(r.plantedStored).toBeGreaterThanOrEqual(32);
+    expect(r.floorAir).toBe(0);
+    expectAvailable(r);
+  });
+});
+
 describe('the Sybil harness, control: the same attacks with broken signatures (simulated)', () => {
   const broken: SybilOptions = { broken: true };
   const runs: [string, () => Promise<SybilResult>][] = [

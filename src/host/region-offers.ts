@@ -1,35 +1,58 @@
 // Stored entries between the hosts of a region: a restarted (or re-read) host OFFERs the
 // primary what it holds that the primary lacks, and the primary adopts them as new edits
-// (primary-duty.ts offer), but only from a host of its own history: its certificate's hosts
-// and the previous set that handed the region on to them (docs/TRUST.md rule 8).
+// (primary-duty.ts offer), but only entries a majority of one set of its own history offered:
+// its certificate's hosts, or the previous set that handed the region on to them
+// (offer-tally.ts; docs/TRUST.md rule 8).
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { compareStamp, decodeEntries, encodeEntries, type Entry } from '../region/region-state';
 import type { ReplicationMessageOf } from './replication-messages';
-import { has, RegionSide } from './region-role';
+import { offerableEntry } from './edit-validator';
+import { OfferTally, type OfferSet } from './offer-tally';
+import { RegionSide } from './region-role';
 
 export class RegionOffers extends RegionSide {
+  private tally: OfferTally | undefined;
+  /** The certificate epoch the tally's sets are of. */
+  private tallyEpoch = 0;
+
   /**
-   * Stored entries from another host: the primary adopts what it lacks (or holds older). Only
-   * from a host our own certificate names, or its previous set (whose majority granted it),
-   * never from one only the offer's certificate names: such a certificate is anchored by who
-   * is near the key at most (rule 2), which two attacker ids among the nearest 8 satisfy for
-   * a set they name. An honest host of an older epoch loses nothing by it: each claim needs
-   * a majority of the previous set, whose grants carry their entries, so what an epoch
-   * confirmed reaches every later one through the sets our certificate names.
+   * Stored entries from another host: the primary adopts what it lacks (or holds older) once
+   * a majority of our certificate's hosts, or of its previous set (whose majority granted
+   * it), offered the identical entry. Never from a host only the offer's certificate names:
+   * such a certificate is anchored by who is near the key at most (rule 2). Never from one
+   * host alone: one node placed in the set (a backup near the key) would write any blocks it
+   * likes. An honest host loses no confirmed edit by it: each claim needs a majority of the
+   * previous set, whose grants carry their entries, so what an epoch confirmed reaches every
+   * later one through the sets our certificate names; OFFER carries what a minority held
+   * (an edit never confirmed, a store older than the chain).
    */
   onOffer(from: NodeId, m: ReplicationMessageOf<'OFFER'>): void {
-    if (!this.region.duty) return void this.ctx.stats.staleFrames++;
     const cert = this.el.cert;
-    let host = !!cert && (has(cert.hosts, from) || (!!cert.prev && has(cert.prev.hosts, from)));
+    if (!this.region.duty || !cert) {
+      this.tally?.clear();
+      return void this.ctx.stats.staleFrames++;
+    }
+    const hex = idToHex(from);
+    const sets: OfferSet[] = [{ name: 'hosts', hosts: cert.hosts.map(idToHex) }];
+    if (cert.prev) sets.push({ name: 'prev', hosts: cert.prev.hosts.map(idToHex) });
     let entries: Entry[];
     try {
       entries = decodeEntries(m.entries);
     } catch {
-      entries = [];
-      host = false;
+      return void this.ctx.stats.offersRefused++;
     }
-    if (!host || !this.region.duty) return void this.ctx.stats.offersRefused++;
-    this.region.duty.offer(entries);
+    if (!sets.some((x) => x.hosts.includes(hex))) return void this.ctx.stats.offersRefused++;
+    // The world's rules, and stored state predates our epoch: the rest is refused before it
+    // takes room in the tally (commit-machine.ts checks the same again).
+    const fit = entries.filter((e) => offerableEntry(e) && e.e < cert.e);
+    if (fit.length < entries.length) this.ctx.stats.offersRefused++;
+    if (cert.e !== this.tallyEpoch) {
+      this.tally?.clear();
+      this.tallyEpoch = cert.e;
+    }
+    this.tally ??= new OfferTally({ perHost: this.ctx.opts.offerTallyPerHost, ttlMs: this.ctx.opts.offerTallyMs }, this.ctx.stats);
+    const agreed = this.tally.add(hex, sets, fit, this.ctx.clock.now());
+    if (agreed.length > 0) this.region.duty.offer(agreed);
   }
 
   /** Sends the primary every entry we hold that `theirs` lacks or holds older (all when theirs is undefined). */

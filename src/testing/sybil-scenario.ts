@@ -206,6 +206,12 @@ export interface SybilOptions {
    * visited): the lowest that can pass, within a holder's jump and below LEARN_EPOCH_CAP.
    */
   epoch?: 'top' | 'next';
+  /**
+   * OFFER: the attacker runs this many genuine backups of the region's host set (keys the
+   * set names, placed there as any node near the key is) and offers from each, with the
+   * region's own certificate; those nodes host honestly otherwise.
+   */
+  member?: number;
 }
 
 /** The epoch of a minted certificate for a region whose newest certificate is `cert` (none: nobody visited it). */
@@ -558,7 +564,9 @@ function eclipseOnce(reader: SimPeer, key: NodeId, only: SimPeer): void {
  * Blocks through OFFER: the rogue offers the primary planted GLASS and AIR at y = 0, stamped
  * before its epoch, with a certificate of the next epoch that names the rogue and one key
  * of its own as hosts (`keys` in all). And a genuine backup (a corrupt store) offers AIR at
- * y = 0 with the primary's own certificate: the world floor holds whoever offers.
+ * y = 0 with the primary's own certificate: the world floor holds whoever offers. With
+ * `member`, the attacker's offer comes from that many backups of the set instead, under the
+ * primary's own certificate (which names them).
  */
 export async function runOfferScenario(seed: number, o: SybilOptions = {}): Promise<SybilResult> {
   const keys = o.keys ?? 2;
@@ -568,13 +576,16 @@ export async function runOfferScenario(seed: number, o: SybilOptions = {}): Prom
   const forged = await w.atk.mint(key, { e: cert.e + 1, primary: w.atk.id, hosts: w.atk.keys.slice(0, keys).map((k) => k.id) });
   // Stamped before the primary's epoch (stored state predates it): the only offers it takes.
   const planted = plantedEntries(r, cert.e - 1), floor = floorEntries(r, cert.e - 1, 2);
-  const backup = w.honest().find((p) => p !== primary && cert.hosts.some((h) => idEquals(h, p.dht.selfId)));
-  if (!backup) throw new Error('the primary has no backup');
+  const backups = w.honest().filter((p) => p !== primary && cert.hosts.some((h) => idEquals(h, p.dht.selfId)));
+  const backup = backups[0];
+  if (!backup || backups.length < (o.member ?? 0)) throw new Error('the primary has too few backups');
   const hostFloor = floorEntries(r, cert.e - 1, 5);
   const attack = () => {
     // Kill mode: whoever is primary now (the next one, after the kill).
     const to = w.sim.primaryOf(r) ?? primary;
-    w.atk.send(to, { t: 'OFFER', ...r, entries: encodeEntries([...planted, ...floor]), cert: forged });
+    const entries = encodeEntries([...planted, ...floor]);
+    if (o.member) for (const b of backups.slice(0, o.member)) w.atk.send(to, { t: 'OFFER', ...r, entries, cert }, b);
+    else w.atk.send(to, { t: 'OFFER', ...r, entries, cert: forged });
   };
   attack();
   backup.wire.replicas.send(primary.dht.selfId, { t: 'OFFER', ...r, entries: encodeEntries(hostFloor), cert });
