@@ -43,15 +43,20 @@ export class RegionOffers extends RegionSide {
     }
     if (!sets.some((x) => x.hosts.includes(hex))) return void this.ctx.stats.offersRefused++;
     // The world's rules, and stored state predates our epoch: the rest is refused before it
-    // takes room in the tally (commit-machine.ts checks the same again).
+    // takes room in the tally (commit-machine.ts checks the same again). What we hold as
+    // new already is left out: a rejoining host offers its whole store.
     const fit = entries.filter((e) => offerableEntry(e) && e.e < cert.e);
     if (fit.length < entries.length) this.ctx.stats.offersRefused++;
+    const wanted = fit.filter((e) => {
+      const had = this.region.state.get(e.key);
+      return !had || compareStamp(e, had) > 0;
+    });
     if (cert.e !== this.tallyEpoch) {
       this.tally?.clear();
       this.tallyEpoch = cert.e;
     }
     this.tally ??= new OfferTally({ perHost: this.ctx.opts.offerTallyPerHost, ttlMs: this.ctx.opts.offerTallyMs }, this.ctx.stats);
-    const agreed = this.tally.add(hex, sets, fit, this.ctx.clock.now());
+    const agreed = this.tally.add(hex, sets, wanted, this.ctx.clock.now());
     if (agreed.length > 0) this.region.duty.offer(agreed);
   }
 
