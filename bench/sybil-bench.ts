@@ -13,6 +13,8 @@
 //   none came within RECOVER_MS.
 // - Two of the attacker's keys live nodes among the 8 nearest the key (just past its 3
 //   hosts): docs/TRUST.md says the anchor does not stop this one; reported, not asserted.
+// - The attacker runs one backup of the region's own host set and OFFERs planted blocks
+//   from it under the region's certificate (plain and with the primary killed).
 // And what one certificate check costs (bench/auth-bench.ts measures it; reused here).
 import { percentile } from '../src/core/percentile';
 import {
@@ -99,7 +101,7 @@ class Tally {
 
 export async function benchSybil(): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
-  const failover = new Tally(), real = new Tally(), near = new Tally();
+  const failover = new Tally(), real = new Tally(), near = new Tally(), member = new Tally();
   let frozen = 0, frozenNext = 0, runs = 0, setupFailed = 0, doubles = 0;
   for (const keys of KEYS) {
     const t = new Tally();
@@ -125,8 +127,9 @@ export async function benchSybil(): Promise<Record<string, number>> {
     // Two live keys near the key: the far rogue and those two (keys that are no node would
     // only dilute the near majority of the sets it names).
     for (const [name, o, f] of runsOf({ keys: 3, near: 2 })) await near.run(`2near ${name}`, seed, o, f);
+    for (const kill of [false, true]) await member.run(`member offer${kill ? ' kill' : ''}`, seed, { member: 1, kill }, runOfferScenario);
   }
-  for (const n of [...real.notes, ...failover.notes, ...near.notes]) console.error(`sybil: ${n}`);
+  for (const n of [...real.notes, ...failover.notes, ...near.notes, ...member.notes]) console.error(`sybil: ${n}`);
   const m = SEEDS.length;
   return {
     ...out,
@@ -146,6 +149,10 @@ export async function benchSybil(): Promise<Record<string, number>> {
     sim_sybil_accepted_2near: near.accepted,
     sim_sybil_regions_frozen_2near: near.frozen,
     sim_sybil_runs_2near: near.runs,
+    sim_sybil_accepted_member: member.accepted,
+    sim_sybil_regions_frozen_member: member.frozen,
+    sim_sybil_runs_member: member.runs,
+    sim_sybil_double_primaries_member: member.doubles,
     sim_sybil_seeds: m,
     ...(await certCheck()),
   };
