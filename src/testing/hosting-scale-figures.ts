@@ -47,8 +47,10 @@ export interface HostingScaleFigures {
   dhtLinksPerPeer: Dist;
   /** Of those, the links the peer pinned (its primaries as a player, its backups and subscribers as a primary). */
   pinnedLinksPerPeer: Dist;
-  /** The rest, per sample: the links the DHT's budget holds (`maxLinks`; pinned ones have their own bound). */
+  /** The rest, per sample: the links the DHT's budgets hold (`maxLinks`, and `maxReadOnlyLinks` for play-only peers'; pinned ones have their own bound). */
   unpinnedLinksPerPeer: Dist;
+  /** Of those, the links to hosting peers: what `maxLinks` alone bounds (link-set.ts counts a play-only peer's link apart). */
+  hostingLinksPerPeer: Dist;
   /**
    * Share of a player's attached subscriptions (to another peer's region) held over a direct
    * link to its primary, sampled once a second: the rest go routed, hop by hop, both ways.

@@ -375,7 +375,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   const lost0 = lostNow();
   let attachesGone = 0;
   let failovers = 0;
-  const links: number[] = [], playOnlyLinks: number[] = [], playOnlyDhtLinks: number[] = [], dhtLinks: number[] = [], pinnedLinks: number[] = [], unpinnedLinks: number[] = [];
+  const links: number[] = [], playOnlyLinks: number[] = [], playOnlyDhtLinks: number[] = [], dhtLinks: number[] = [], pinnedLinks: number[] = [], unpinnedLinks: number[] = [], hostingLinks: number[] = [];
   let playPairs = 0, playDirect = 0;
   let pairs = 0, seenPairs = 0;
   const unseen: HostingScaleFigures['unseen'] = [];
@@ -410,10 +410,14 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
         continue;
       }
       dhtLinks.push(p.dht.links.size);
-      let pinned = 0;
-      for (const l of p.dht.links.map.values()) if (l.pinned) pinned++;
+      let pinned = 0, readOnly = 0;
+      for (const l of p.dht.links.map.values()) {
+        if (l.pinned) pinned++;
+        else if (l.readOnly) readOnly++;
+      }
       pinnedLinks.push(pinned);
       unpinnedLinks.push(p.dht.links.size - pinned);
+      hostingLinks.push(p.dht.links.size - pinned - readOnly);
     }
   };
   let rateSamples = 0;
@@ -511,7 +515,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   sim.stopAll();
   return {
     peers: o.peers, players, playOnly, playOnlyLinksPerPlayer: dist(playOnlyLinks), playOnlyDhtLinks: dist(playOnlyDhtLinks), playOnlyKbps: dist(playOnlyKbps), readOnly, seed, crowd, latencyMs, latencySpread, measuredSec, joinBatch, joinSec, regionSize: REGION_SIZE, liveRadius,
-    busiest, linksPerPlayer: dist(links), dhtLinksPerPeer: dist(dhtLinks), pinnedLinksPerPeer: dist(pinnedLinks), unpinnedLinksPerPeer: dist(unpinnedLinks), playLinksDirect: playPairs ? playDirect / playPairs : 1, pinsRefused, hostKbps: dist(kbps), editVisibleMs: dist(visibleMs), editCommittedMs: dist(committedMs), editTail: tail.figures(), edits,
+    busiest, linksPerPlayer: dist(links), dhtLinksPerPeer: dist(dhtLinks), pinnedLinksPerPeer: dist(pinnedLinks), unpinnedLinksPerPeer: dist(unpinnedLinks), hostingLinksPerPeer: dist(hostingLinks), playLinksDirect: playPairs ? playDirect / playPairs : 1, pinsRefused, hostKbps: dist(kbps), editVisibleMs: dist(visibleMs), editCommittedMs: dist(committedMs), editTail: tail.figures(), edits,
     remoteHz: dist(rates.remote), nearest32Hz: dist(rates.whileNear), nearest32WindowHz: dist(rates.windowEnd), nearest32StableHz: dist(rates.stable), nearest32AgeMs: dist(rates.ageMs), editFirstVisibleMs: dist(firstMs), editRetriedMs: dist(retriedMs), editConfirmMs: dist(confirmMs), staleEntries: ghostFrames, visibility: pairs ? seenPairs / pairs : 1, visibilityPairs: pairs, unseen,
     attachesPerPlayerMin: players > 0 && measuredSec > 0 ? attaches / players / (measuredSec / 60) : 0, failovers, clientStats, positionsLost, nearMisses: rates.misses, reattachCauses, gapCauses, hostStats, dhtDrops: dropped, dhtLookups: lookups, kills, wallSec: (performance.now() - t0) / 1000,
   };
