@@ -18,7 +18,10 @@ describe('hosting simulation: crowds in one region', () => {
   // share's links (fan-out-share.ts): fewer frames routed through the primary's neighbours,
   // and at 100 none was dropped (main: 231); at 80, 158 dropped, and nobody moved. 60 since
   // a node pins 64 peers, not 48 (more frames go direct): at 80, 78 dropped; at 70, none;
-  // at 60, 331 and nobody moved; at 50 the set changed (1 step-down).
+  // at 60, 331 and nobody moved; at 50 the set changed (1 step-down). The drops come late
+  // in the run: 550 over 15 s measured after 15 s of warm-up, none over 8 s after 10 s, nor
+  // with the peers joined 8 at once (a different network): so this test keeps its length
+  // and its one-by-one join, ~26 CPU-s, the larger half of this file.
   it('a crowd whose primary meets the per-link frame limit: nobody killed, no host-set change', async () => {
     const f = await runHostingScale({ peers: 40, players: 40, seed: 1, crowd: true, measureMs: 15_000, linkFramesPerSec: 60, pinnedFramesFactor: 1 });
     console.log(describeFigures(f));
@@ -33,23 +36,27 @@ describe('hosting simulation: crowds in one region', () => {
   // (10 Hz: every position they sent while among them, within a second), and everyone
   // within the interest radius; no frame is dropped over a link's rate limit (a crowd's
   // MOVEs converge on the primary through its backups: pinned links carry 4 times the
-  // limit), and every edit is answered. A crowd of 50, 8 s measured: more than 32, so a
-  // player's 32 nearest are a choice among the crowd, as in the crowd of 100 (the issue's
-  // size: `HOSTING_SCALE_CROWDS=100 npm run bench -- hosting_scale`; the bench's default is
-  // the crowd of 200). The product's per-link frame limit is far off at 50 (the crowd of 200
-  // met it): the test above meets a lowered limit with 40.
-  it('a crowd of 50 in one region: the 32 nearest at 10 Hz, everyone seen, no frame dropped, every edit answered', async () => {
-    const f = await runHostingScale({ peers: 50, players: 50, seed: 2, crowd: true, measureMs: 8000 });
+  // limit), and every edit is answered. A crowd of 40 joined 8 at once, 10 s of warm-up (the
+  // rates' grace) and 4 s measured, ~16 CPU-s (a crowd of 50 joined one by one, 8 s measured,
+  // took ~30 until issue 33): more than 32, so a player's 32 nearest are a choice among the
+  // 39 others, as in the crowd of 100 (the issue's size: `HOSTING_SCALE_CROWDS=100 npm run
+  // bench -- hosting_scale`; the bench's default is the crowd of 200). Every figure is per
+  // player (2,582 nearest-32 rates, 585 edit samples measured), so 4 s fails as 8 did. The
+  // product's per-link frame limit is far off at 40 (the crowd of 200 met it): the test above
+  // meets a lowered limit with 40.
+  it('a crowd of 40 in one region: the 32 nearest at 10 Hz, everyone seen, no frame dropped, every edit answered', async () => {
+    const f = await runHostingScale({ peers: 40, players: 40, seed: 2, crowd: true, joinBatch: 8, warmupMs: 10_000, measureMs: 4000 });
     console.log(describeFigures(f));
-    expect(f.nearest32Hz.n).toBeGreaterThan(1000); // 6,454 measured
+    expect(f.nearest32Hz.n).toBeGreaterThan(1000); // 2,582 measured
     expect(f.nearest32Hz.p10).toBe(10);
     expect(f.visibility).toBeGreaterThanOrEqual(0.995);
     expect(f.dhtDrops.rateLimited).toBe(0);
     expect(f.clientStats.timeouts).toBe(0);
     expect(f.hostStats.reconfigs).toBe(0);
+    expect(f.edits.samples).toBeGreaterThan(200); // 585 measured
     expect(f.edits.missing).toBe(0);
-    // The busiest upload grows with the crowd: 46.1 kB/s measured (seed 2; crowd of 100:
-    // 102.7, bound 128; crowd of 200: bound 256).
+    // The busiest upload grows with the crowd: 39.8 kB/s measured (seed 2; crowd of 50: 46.1;
+    // crowd of 100: 102.7, bound 128; crowd of 200: bound 256).
     expect(f.hostKbps.max).toBeLessThan(64);
   }, SIM_TIMEOUT_MS);
 });
