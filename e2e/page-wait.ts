@@ -14,3 +14,28 @@ export async function waitForAsync<A, R>(page: Page, fn: (arg: A) => Promise<R>,
     await page.waitForTimeout(o.polling);
   }
 }
+
+/**
+ * What each tab's hosting side saw, printed when a wait on the shared world ran out: where
+ * the player stands, the remote players it draws, its links, its roles, its view of the
+ * region it stands in and the last hosting decisions. A timeout alone says nothing about
+ * which hop lost the frame.
+ */
+export async function explainHosting(pages: { label: string; page: Page }[]): Promise<void> {
+  for (const { label, page } of pages) {
+    const s = await page.evaluate(() => {
+      const v = window.voxel, h = v.hosting!;
+      const me = v.player();
+      const region = `${Math.floor(Math.floor(me.x) / 16 / 4)},${Math.floor(Math.floor(me.z) / 16 / 4)}`;
+      const stats = h.stats();
+      const pick = Object.fromEntries(Object.entries(stats).filter(([k, n]) => n !== 0 && /^(client_|host_moves|host_offers|host_stale|host_claims|host_stepDowns|host_own|host_grants|wire_)/.test(k)));
+      return {
+        id: v.net!.id().slice(0, 8), at: [me.x, me.y, me.z].map((n) => n.toFixed(1)).join(' '), region,
+        players: h.players().map((p) => `${p.id.slice(0, 8)}@${p.x.toFixed(1)},${p.z.toFixed(1)}`),
+        links: v.net!.links().map((l) => l.id.slice(0, 8)), roles: h.roles(), live: h.liveRegions(),
+        view: h.region(region), stats: pick, trace: h.trace().slice(-30),
+      };
+    }).catch((e: unknown) => ({ error: String(e) }));
+    console.error(`${label}: ${JSON.stringify(s, null, 1)}`);
+  }
+}

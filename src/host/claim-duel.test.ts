@@ -40,3 +40,32 @@ describe('duelling claimants (simulated)', () => {
     sim.stopAll();
   });
 });
+
+describe('claims that keep failing (simulated)', () => {
+  // Two hosts whose claims take longer than their retries (a loaded machine: e2e/invite-render
+  // beside the suite) refused each other for minutes, each promise going to its own claim.
+  // Each failure in a row doubles the wait before the next (host-options.ts claimBackoffMs).
+  it('wait longer after each failure in a row, up to claimBackoffMaxMs, and as before once one succeeds', async () => {
+    const sim = new HostSim({ seed: 1 });
+    await sim.grow(10);
+    await sim.editedRegion(R);
+    const [primary] = sim.primariesOf(R) as [SimPeer];
+    const backup = sim.backupsOf(R)[0]!.host.regionState(R)!;
+    // No failure yet: the caller's own draw.
+    expect(backup.claimRetryDelay(123)).toBe(123);
+    // Every other host cut off: the backup's claims fail one after another.
+    for (const p of sim.live()) if (p !== sim.backupsOf(R)[0]) sim.kill(p.hex);
+    const waits: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      await sim.settle(backup.claim(0, true), 10_000);
+      waits.push(backup.claimRetryDelay(123));
+    }
+    console.log(`waits after 1..6 failures: ${waits.map((w) => Math.round(w)).join(', ')} ms`);
+    for (const [i, w] of waits.entries()) {
+      expect(w).toBeGreaterThanOrEqual(Math.min(8000, 400 * 2 ** i) * 0.5);
+      expect(w).toBeLessThanOrEqual(Math.min(8000, 400 * 2 ** i) * 1.5);
+    }
+    expect(primary).toBeDefined();
+    sim.stopAll();
+  });
+});

@@ -72,6 +72,15 @@ export const HOST_DEFAULTS = {
   /** A claim that has no quorum after this long failed. */
   claimTimeoutMs: 1500,
   /**
+   * The next attempt after claims that failed in a row waits claimBackoffMs x 2^(failures-1)
+   * (x 0.5-1.5 at random), at most claimBackoffMaxMs; a win, or a minute without failing,
+   * starts again from the first. Two hosts on a loaded machine, each claiming every 200-600
+   * ms while a claim round took seconds, refused each other's claims for minutes (each
+   * promise going to its own claim): the randomised backoff of duelling proposers.
+   */
+  claimBackoffMs: 400,
+  claimBackoffMaxMs: 8000,
+  /**
    * After the quorum, wait this long for the other grants' states. 0: a quorum of grants
    * already holds every confirmed edit (each is in a majority's memory), and the hosts that
    * answer later get our SYNC; waiting bought nothing but up to 150 ms of every failover

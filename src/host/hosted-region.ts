@@ -118,6 +118,11 @@ export class HostedRegion implements RegionRole {
     return this.claimant.suspects();
   }
 
+  /** How long to wait before our next claim (region-claimant.ts retryDelay): `first` unless claims of ours failed lately. */
+  claimRetryDelay(first: number): number {
+    return this.claimant.retryDelay(first);
+  }
+
   /**
    * GENERATE: become primary of the next epoch if the host set certifies it (region-claimant.ts).
    * `primarySilent`: we take over because the primary we follow went quiet. `hosts`: claim

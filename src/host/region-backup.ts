@@ -101,8 +101,8 @@ export class RegionBackup extends RegionSide implements FollowTerms {
     const now = this.ctx.clock.now();
     if (!this.machine.claimDue(now, this.region.hosts, this.region.primary, primaryLinkClosed, (t) => this.el.deferred(t))) return;
     this.region.trace(`primary ${this.region.primaryHex.slice(0, 6)} silent ${Math.round(now - this.machine.heardAt)} ms${primaryLinkClosed ? ' (link closed)' : ''}`);
-    // One attempt, then wait again (jittered, so duelling claimants drift apart).
-    this.machine.claimed(now + this.ctx.opts.random() * this.ctx.opts.failoverMs);
+    // One attempt, then wait again (jittered, and longer after failed claims, so duelling claimants drift apart).
+    this.machine.claimed(now + this.region.claimRetryDelay(this.ctx.opts.random() * this.ctx.opts.failoverMs));
     void this.region.claim(0, true);
   }
 

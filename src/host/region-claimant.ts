@@ -34,6 +34,9 @@ export class RegionClaimant extends RegionSide {
    * epochs running up (safety seed 51 of branch wt-adv2 before its rebase: e12 .. e69).
    */
   private runs = 0;
+  /** Our claims that failed in a row, and when the last did (retryDelay). */
+  private failedInRow = 0;
+  private failedAt = -Infinity;
 
   /** Nodes recently taken for dead because they went silent (their links may still look open). */
   suspects(): string[] {
@@ -83,8 +86,13 @@ export class RegionClaimant extends RegionSide {
     this.ctx.stats.claims++;
     const run = ++this.runs;
     const ok = await this.runClaim(run, minEpoch, primarySilent, hosts).catch(() => false);
+    if (ok) this.failedInRow = 0;
     if (!ok) {
       this.ctx.stats.claimsFailed++;
+      const at = this.ctx.clock.now();
+      if (at - this.failedAt > 60_000) this.failedInRow = 0;
+      this.failedInRow++;
+      this.failedAt = at;
       if (run !== this.runs) return false; // a later claim of ours is under way
       if (this.region.role === 'claiming') this.region.role = before;
       const again = this.rematch;
@@ -406,10 +414,22 @@ export class RegionClaimant extends RegionSide {
     void this.region.persist().catch(() => {});
   }
 
+  /**
+   * How long to wait before claiming again: `first` (drawn by the caller) while no claim of
+   * ours failed lately, then claimBackoffMs doubling with each failure in a row, randomised
+   * (host-options.ts claimBackoffMs: duelling claimants drift apart instead of refusing each
+   * other in step).
+   */
+  retryDelay(first: number): number {
+    const o = this.ctx.opts;
+    if (this.failedInRow === 0 || this.ctx.clock.now() - this.failedAt > 60_000) return first;
+    return Math.min(o.claimBackoffMaxMs, o.claimBackoffMs * 2 ** Math.min(this.failedInRow - 1, 10)) * (0.5 + o.random());
+  }
+
   private scheduleRetry(): void {
     if (this.region.stopped || this.region.waiting.size === 0) return;
     this.ctx.clock.clearTimeout(this.retry);
-    const ms = 200 + this.ctx.opts.random() * 400;
+    const ms = this.retryDelay(200 + this.ctx.opts.random() * 400);
     this.retry = this.ctx.clock.setTimeout(() => {
       if (this.region.role === 'idle' || (this.region.role === 'backup' && !this.region.primaryAlive())) void this.claim(0, this.region.role === 'backup');
     }, ms);

@@ -51,6 +51,8 @@ export interface RegionRole extends DutyRegion {
   stepDown(next: NodeId | undefined, e: number): void;
   offerTo(primary: NodeId, theirs?: Entry[]): void;
   claim(minEpoch?: number, primarySilent?: boolean, hosts?: NodeId[], handedOver?: boolean): Promise<boolean>;
+  /** How long to wait before our next claim: `first` unless claims of ours failed lately (then a growing, randomised backoff). */
+  claimRetryDelay(first: number): number;
   /** Ends the wait of our claim under way, if any (it then sees what changed). */
   wakeClaim(): void;
   /** A closer host of our set claims our epoch too: our claim under way, if any, ends now (region-claimant.ts `giveWay`). */
