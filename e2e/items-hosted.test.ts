@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { crashPage, launchProfile, openPage, PAGE_UP, type Profile } from './browser';
+import { explainHosting } from './page-wait';
 import { ITEM_LEDGER_DEFAULTS } from '../src/agree/item-ledger';
 
 const TABS = 4;
@@ -47,9 +48,16 @@ describe('items carried by the region hosts, across tabs', () => {
       await teleport(pages[i]!, x, await standY(pages[i]!, x, z), z);
     }
 
-    const roles = await Promise.all(pages.map((p) => p!.evaluate(() => window.voxel.hosting!.roles())));
+    // The region's primary, once one holds it: under load a claim (or a failover the
+    // teleports caused) can be under way right now (a CI run read no primary at once).
+    let roles = await Promise.all(pages.map((p) => p!.evaluate(() => window.voxel.hosting!.roles())));
+    for (const until = Date.now() + 20_000; !roles.some((r) => r.primary.includes(region)) && Date.now() < until; ) {
+      await pages[0]!.waitForTimeout(250);
+      roles = await Promise.all(pages.map((p) => p!.evaluate(() => window.voxel.hosting!.roles())));
+    }
     const primary = roles.findIndex((r) => r.primary.includes(region));
-    expect(primary).toBeGreaterThanOrEqual(0);
+    if (primary < 0) await explainHosting(pages.map((page, i) => ({ label: `tab ${i}`, page: page! })));
+    expect(primary, `a primary of ${region} among the tabs`).toBeGreaterThanOrEqual(0);
     const [ai, bi] = [0, 1, 2, 3].filter((i) => i !== primary);
     const [a, b] = [pages[ai!]!, pages[bi!]!];
     const ids = await Promise.all(pages.map((p) => p!.evaluate(() => window.voxel.net!.id())));
