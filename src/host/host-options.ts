@@ -72,8 +72,9 @@ export const HOST_DEFAULTS = {
   /** A claim that has no quorum after this long failed. */
   claimTimeoutMs: 1500,
   /**
-   * The next attempt after claims that failed in a row waits claimBackoffMs x 2^(failures-1)
-   * (x 0.5-1.5 at random), at most claimBackoffMaxMs; a win, or a minute without failing,
+   * The next attempt after claims that failed in a row waits min(claimBackoffMaxMs,
+   * claimBackoffMs x 2^(failures-1)), times 0.5-1.5 at random (so 4-12 s at the cap: waits
+   * that all hit one cap would fall in step again); a win, or a minute without failing,
    * starts again from the first. Two hosts on a loaded machine, each claiming every 200-600
    * ms while a claim round took seconds, refused each other's claims for minutes (each
    * promise going to its own claim): the randomised backoff of duelling proposers.
