@@ -83,7 +83,7 @@ describe(`DHT with 20% hostile nodes (${NODES} simulated nodes)`, () => {
     }, SIM_TIMEOUT_MS);
   }
 
-  it(`reads the newest player and location records by disjoint paths (seeds ${SEEDS.join(', ')} pooled)`, () => {
+  it(`reads the newest player and location records by disjoint paths (seed${SEEDS.length > 1 ? 's' : ''} ${SEEDS.join(', ')} pooled)`, () => {
     expect(runs.length).toBe(SEEDS.length);
     // Player records by 3 disjoint paths against one path, same runs; region location
     // records (real certificates, epochs 1 and 2; the crew replays epoch 1) as the product
