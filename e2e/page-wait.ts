@@ -3,6 +3,7 @@
 // predicate's Promise is truthy, so it returns at the first poll, whatever the Promise later
 // resolves to, and the test reads the state before the awaited thing happened.
 import type { Page } from 'playwright-core';
+import { REGION_BLOCKS } from '../src/region/region-key';
 
 /** Polls `fn` in the page (awaited) every `polling` ms until it resolves truthy; throws after `timeout`. */
 export async function waitForAsync<A, R>(page: Page, fn: (arg: A) => Promise<R>, arg: A, o: { timeout: number; polling: number; what: string }): Promise<R> {
@@ -23,10 +24,10 @@ export async function waitForAsync<A, R>(page: Page, fn: (arg: A) => Promise<R>,
  */
 export async function explainHosting(pages: { label: string; page: Page }[]): Promise<void> {
   for (const { label, page } of pages) {
-    const s = await page.evaluate(() => {
+    const s = await page.evaluate((blocks) => {
       const v = window.voxel, h = v.hosting!;
       const me = v.player();
-      const region = `${Math.floor(Math.floor(me.x) / 16 / 4)},${Math.floor(Math.floor(me.z) / 16 / 4)}`;
+      const region = `${Math.floor(me.x / blocks)},${Math.floor(me.z / blocks)}`;
       const stats = h.stats();
       const pick = Object.fromEntries(Object.entries(stats).filter(([k, n]) => n !== 0 && /^(client_|host_moves|host_offers|host_stale|host_claims|host_stepDowns|host_own|host_grants|wire_)/.test(k)));
       return {
@@ -35,7 +36,7 @@ export async function explainHosting(pages: { label: string; page: Page }[]): Pr
         links: v.net!.links().map((l) => l.id.slice(0, 8)), roles: h.roles(), live: h.liveRegions(),
         view: h.region(region), stats: pick, trace: h.trace().slice(-30),
       };
-    }).catch((e: unknown) => ({ error: String(e) }));
+    }, REGION_BLOCKS).catch((e: unknown) => ({ error: String(e) }));
     console.error(`${label}: ${JSON.stringify(s, null, 1)}`);
   }
 }

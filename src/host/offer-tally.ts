@@ -7,6 +7,7 @@
 // majority; OFFER only carries what a minority held (region-offers.ts).
 // Pure: time is passed in. Every structure is bounded: a host's tallied entries
 // (`perHost`), their age (`ttlMs`); entries dropped unmatched are counted.
+import { quorum } from '../region/epoch-cert';
 import type { Entry } from '../region/region-state';
 
 /** One host set an offer is tallied in: its name (the certificate's own set, or its previous one) and its hosts (hex). */
@@ -31,9 +32,6 @@ interface Tally {
   at: number;
   need: number;
 }
-
-/** A majority of a set of `n`. */
-export const majorityOf = (n: number) => Math.floor(n / 2) + 1;
 
 export class OfferTally {
   /** By set name and the entry's identity; in order of `at` (entries are never re-timed). */
@@ -65,7 +63,7 @@ export class OfferTally {
             continue;
           }
           this.started.set(from, n + 1);
-          this.tallies.set(id, (t = { entry: e, by: new Set(), starter: from, at: now, need: majorityOf(set.hosts.length) }));
+          this.tallies.set(id, (t = { entry: e, by: new Set(), starter: from, at: now, need: quorum(set.hosts.length) }));
         }
         t.by.add(from);
         if (t.by.size >= t.need) {

@@ -17,6 +17,9 @@ import { has, RegionSide } from './region-role';
 /** A primary we replaced for its silence is not taken back as a host for this long. */
 const SUSPECT_MS = 30_000;
 
+/** A minute without a failed claim starts the claims' backoff again from its first wait (retryDelay). */
+const FAILURES_FORGOTTEN_MS = 60_000;
+
 export class RegionClaimant extends RegionSide {
   private round: ClaimRound | undefined;
   /** Nodes whose silence made us claim (hex -> when): not brought back as hosts for a while. */
@@ -89,10 +92,8 @@ export class RegionClaimant extends RegionSide {
     if (ok) this.failedInRow = 0;
     if (!ok) {
       this.ctx.stats.claimsFailed++;
-      const at = this.ctx.clock.now();
-      if (at - this.failedAt > 60_000) this.failedInRow = 0;
-      this.failedInRow++;
-      this.failedAt = at;
+      this.failedInRow = this.recentFailures() + 1;
+      this.failedAt = this.ctx.clock.now();
       if (run !== this.runs) return false; // a later claim of ours is under way
       if (this.region.role === 'claiming') this.region.role = before;
       const again = this.rematch;
@@ -422,8 +423,14 @@ export class RegionClaimant extends RegionSide {
    */
   retryDelay(first: number): number {
     const o = this.ctx.opts;
-    if (this.failedInRow === 0 || this.ctx.clock.now() - this.failedAt > 60_000) return first;
-    return Math.min(o.claimBackoffMaxMs, o.claimBackoffMs * 2 ** Math.min(this.failedInRow - 1, 10)) * (0.5 + o.random());
+    const failed = this.recentFailures();
+    if (failed === 0) return first;
+    return Math.min(o.claimBackoffMaxMs, o.claimBackoffMs * 2 ** Math.min(failed - 1, 10)) * (0.5 + o.random());
+  }
+
+  /** Our claims that failed in a row, unless the last failed more than FAILURES_FORGOTTEN_MS ago. */
+  private recentFailures(): number {
+    return this.ctx.clock.now() - this.failedAt > FAILURES_FORGOTTEN_MS ? 0 : this.failedInRow;
   }
 
   private scheduleRetry(): void {

@@ -282,6 +282,18 @@ export async function putLocation(dht: RecordDht, key: NodeId, auth: RecordAuth,
   await dht.put('chunk', key, value, { seq: Math.min(0xffffffff, cert.e * 1024 + Math.min(r, 1023)) });
 }
 
+
+/**
+ * `check` run once per value: the value Dht.get returns is one its `accept` checked already
+ * (the same array), so it is looked up instead of verified a second time.
+ */
+function checkedOnce<T>(check: (v: Uint8Array) => T): (v: Uint8Array) => T {
+  const done = new Map<Uint8Array, T>();
+  return (v) => {
+    if (!done.has(v)) done.set(v, check(v));
+    return done.get(v)!;
+  };
+}
 /**
  * The region's location record, or undefined. The DHT node's rule has checked it already
  * (every tab and simulated node runs locationRule); with `rv` it is checked here again.
@@ -290,14 +302,12 @@ export async function getLocation(dht: Pick<Dht, 'get'>, key: NodeId, rv?: Recor
   const anchor = typeof fresh === 'string' ? { fresh } : fresh;
   // The reader's check runs inside the DHT read (Dht.get `accept`): a record it would refuse,
   // at a higher version, does not hide one it believes.
-  // The value the DHT returns is one `accept` checked already: not verified twice.
-  const checked = new Map<Uint8Array, ReturnType<typeof checkLocation>>();
-  const once = (r: RecordVerifier, v: Uint8Array) => checked.get(v) ?? checked.set(v, checkLocation(r, key, v, anchor)).get(v)!;
-  const accept = rv ? async (v: Uint8Array) => (await once(rv, v)).ok : undefined;
+  const once = rv ? checkedOnce((v) => checkLocation(rv, key, v, anchor)) : undefined;
+  const accept = once ? async (v: Uint8Array) => (await once(v)).ok : undefined;
   const got = await dht.get('chunk', key, accept);
   if (!got) return undefined;
-  if (rv) {
-    const r = await once(rv, got.value);
+  if (once) {
+    const r = await once(got.value);
     return r.ok ? r.rec : undefined;
   }
   const m = decodeAs('LOCATION', got.value);
@@ -353,9 +363,7 @@ export async function getEdits(dht: Pick<Dht, 'get'>, key: NodeId, rv?: RecordVe
     return m && m.i === i && m.i < m.n && idEquals(m.key, key) && !certShapeFault(m.cert) && (!chain || chain(m.cert)) ? m : undefined;
   };
   const read = async (storageKey: NodeId, i: number): Promise<Decoded<'EDITS'> | undefined> => {
-    // The value the DHT returns is one its `accept` checked already: not verified twice.
-    const checked = new Map<Uint8Array, Promise<Decoded<'EDITS'> | undefined>>();
-    const once = (v: Uint8Array) => checked.get(v) ?? checked.set(v, check(storageKey, i, v)).get(v)!;
+    const once = checkedOnce((v) => check(storageKey, i, v));
     const got = await dht.get('edits', storageKey, async (v) => !!(await once(v))).catch(() => undefined);
     return got ? once(got.value) : undefined;
   };
