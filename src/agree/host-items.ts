@@ -16,7 +16,7 @@ import type { Dht } from '../dht/dht';
 import type { HostingService } from '../host/hosting-service';
 import { CertChecker } from '../region/cert-checker';
 import { getLocation, type RecordVerifier } from '../region/region-records';
-import type { HostedRegion } from '../host/hosted-region';
+import type { ItemsRegion } from '../host/items-region';
 import { regionName } from '../region/region-key';
 import { columnTop, terrainNoise, WATER_LEVEL } from '../world/heightmap';
 import { bareRecord, ProofChecker, ProofSigner } from './decision-proof';
@@ -167,7 +167,7 @@ export class HostItems {
     }
   }
 
-  private items(r: HostedRegion): RegionItems {
+  private items(r: ItemsRegion): RegionItems {
     let ri = this.regions.get(r.name);
     if (!ri) {
       ri = new RegionItems({

@@ -18,7 +18,7 @@
 //   (replicated-drops.ts, carry-record.ts).
 import { idToHex, hexToId, type NodeId } from '../core/node-id';
 import type { Random } from '../core/seeded-random';
-import type { HostedRegion } from '../host/hosted-region';
+import type { ItemsRegion } from '../host/items-region';
 import { regionName } from '../region/region-key';
 import type { ProofChecker, ProofSigner } from './decision-proof';
 import { ItemLedger, type ItemLedgerOptions, type ItemCandidate, type LedgerState } from './item-ledger';
@@ -41,7 +41,8 @@ export { REGION_ITEMS_DEFAULTS };
 export { newHostItemStats, type HostItemStats } from './host-item-stats';
 
 export interface RegionItemsArgs {
-  region: HostedRegion;
+  /** The region as this host holds it, read-only but for the items' stored copy (host/items-region.ts). */
+  region: ItemsRegion;
   seed: string;
   /** World time (the node's WorldClock). */
   worldNow: () => number;

@@ -7,6 +7,7 @@ import { encodeEntries, RegionState, type Entry } from '../region/region-state';
 import { BackupMachine, type FollowRecord } from './backup-machine';
 import type { ReplicationMessageOf } from './replication-messages';
 import { RequestLog } from './request-log';
+import { RoleMachine } from './role-machine';
 
 const id = (n: number): NodeId => new Uint8Array(20).fill(n);
 const [P, SELF, B2, OTHER] = [id(1), id(2), id(3), id(7)];
@@ -15,10 +16,13 @@ const O = { heartbeatMs: 100, failoverMs: 600, idleHeartbeatMs: 2000, claimStagg
 const entry = (key: number, s: number, e = E): Entry => ({ key, id: 1, e, s });
 
 function backup(applied?: number) {
-  const rec: FollowRecord = { applied, lastHeard: 0, knownSubs: [], state: new RegionState(), requests: new RequestLog(60_000) };
+  const rec: FollowRecord = { knownSubs: [], state: new RegionState(), requests: new RequestLog(60_000) };
+  const roles = new RoleMachine();
+  roles.heard(0);
+  if (applied !== undefined) roles.appliedUpTo(applied);
   const terms = { promised: E, following: idToHex(P), isCurrentPrimary: (hex: string, e: number) => hex === terms.following && e === E };
   const stats = { staleFrames: 0, badCerts: 0 };
-  return { m: new BackupMachine(SELF, rec, terms, O, stats), rec, terms, stats };
+  return { m: new BackupMachine(SELF, rec, roles, terms, O, stats), rec, roles, terms, stats };
 }
 
 const replicate = (from: number, entries: Entry[], e = E, hosts = [P, SELF, B2]): ReplicationMessageOf<'REPLICATE'> =>
@@ -29,7 +33,7 @@ const sync = (s: number, entries: Entry[], more?: true): ReplicationMessageOf<'S
 
 describe('backup machine', () => {
   it('applies REPLICATE in order and acks from memory, then writes; a gap asks for a SYNC, once per heartbeat period', () => {
-    const { m, rec } = backup(2);
+    const { m, rec, roles } = backup(2);
     expect(m.replicate(P, idToHex(P), replicate(3, [entry(10, 3), entry(11, 4)]), 50)).toEqual([{ t: 'ack', to: P, e: E, applied: 4 }, { t: 'persist' }]);
     expect(rec.state.size).toBe(2);
     // The editors' requests travel with the batch: a successor recognises a re-send.
@@ -38,19 +42,19 @@ describe('backup machine', () => {
     expect(m.replicate(P, idToHex(P), replicate(6, [entry(12, 6)]), 60)).toEqual([{ t: 'sync-req', to: P }]);
     expect(m.replicate(P, idToHex(P), replicate(6, [entry(12, 6)]), 100)).toEqual([]);
     expect(m.replicate(P, idToHex(P), replicate(6, [entry(12, 6)]), 160)).toEqual([{ t: 'sync-req', to: P }]);
-    expect([rec.applied, rec.state.size]).toEqual([4, 2]);
+    expect([roles.applied, rec.state.size]).toEqual([4, 2]);
     // A batch re-sent after we applied it is acked again; what we applied never goes back.
     expect(m.replicate(P, idToHex(P), replicate(3, [entry(10, 3)]), 170)).toEqual([{ t: 'ack', to: P, e: E, applied: 4 }, { t: 'persist' }]);
-    expect(rec.lastHeard).toBe(170);
+    expect(roles.lastHeard).toBe(170);
   });
 
   it('takes nothing from a primary it does not follow: refused below its promise, a SYNC asked for when named a host, else stale', () => {
-    const { m, rec, stats } = backup(0);
+    const { m, rec, roles, stats } = backup(0);
     expect(m.replicate(OTHER, idToHex(OTHER), replicate(1, [entry(10, 1)], E - 1), 10)).toEqual([{ t: 'refuse', to: OTHER }]);
     expect(m.replicate(OTHER, idToHex(OTHER), replicate(1, [entry(10, 1)], E + 1), 20)).toEqual([{ t: 'sync-req', to: OTHER }]);
     expect(m.replicate(OTHER, idToHex(OTHER), replicate(1, [entry(10, 1)], E + 1, [OTHER, B2]), 200)).toEqual([]);
     expect(m.heartbeat(OTHER, idToHex(OTHER), { t: 'HEARTBEAT', rx: 0, rz: 0, e: E + 1, s: 0, hosts: [OTHER, B2], b: 3 }, 210)).toEqual([]);
-    expect([rec.state.size, rec.lastHeard, stats.staleFrames]).toEqual([0, 0, 3]);
+    expect([rec.state.size, roles.lastHeard, stats.staleFrames]).toEqual([0, 0, 3]);
     // Nothing applies before the first SYNC of the epoch: a REPLICATE asks for it.
     const fresh = backup();
     expect(fresh.m.replicate(P, idToHex(P), replicate(1, [entry(10, 1)]), 10)).toEqual([{ t: 'sync-req', to: P }]);
@@ -58,14 +62,14 @@ describe('backup machine', () => {
   });
 
   it('answers each numbered beat (the lease), learns the subscribers, and asks for the state it lacks', () => {
-    const { m, rec } = backup();
+    const { m, rec, roles } = backup();
     const hb = { t: 'HEARTBEAT' as const, rx: 0, rz: 0, e: E, s: 3, hosts: [P, SELF, B2], b: 7, subs: [OTHER] };
     expect(m.heartbeat(P, idToHex(P), hb, 30)).toEqual([{ t: 'sync-req', to: P }, { t: 'ack', to: P, e: E, applied: 0, b: 7 }]);
-    expect([rec.lastHeard, rec.knownSubs]).toEqual([30, [OTHER]]);
+    expect([roles.lastHeard, rec.knownSubs]).toEqual([30, [OTHER]]);
   });
 
   it('checks a SYNC before its certificate, takes it in pieces, and acks and offers only at the last piece', () => {
-    const { m, rec, stats, terms } = backup();
+    const { m, rec, roles, stats, terms } = backup();
     expect(m.syncCheck(P, { ...sync(2, []), e: E - 1, cert: { ...cert(), e: E - 1 } })).toEqual({ entries: undefined, effects: [{ t: 'refuse', to: P }] });
     expect(m.syncCheck(P, { ...sync(2, []), cert: cert(OTHER) }).entries).toBeUndefined();
     expect(stats.badCerts).toBe(1);
@@ -76,7 +80,7 @@ describe('backup machine', () => {
     rec.state.merge([entry(10, 9, E + 1), entry(20, 1, 1)]);
     const first = sync(2, [entry(10, 1)], true);
     expect(m.syncPiece(P, first, m.syncCheck(P, first).entries!, 40)).toEqual([]);
-    expect(rec.applied).toBeUndefined();
+    expect(roles.applied).toBeUndefined();
     const last = sync(2, [entry(11, 2)]);
     const fx = m.syncPiece(P, last, m.syncCheck(P, last).entries!, 50);
     expect(fx.map((f) => f.t)).toEqual(['offer', 'ack', 'persist']);
@@ -90,7 +94,7 @@ describe('backup machine', () => {
   it('claims after failoverMs of silence plus claimStaggerMs per rank (two idle beats more when idle); a closed link is silence', () => {
     const hosts = [P, B2, SELF]; // we rank second among the backups
     const never = () => false;
-    const { m, rec } = backup(0);
+    const { m, roles } = backup(0);
     expect(m.claimDue(1000, hosts, P, false, never)).toBe(false);
     expect(m.claimDue(1001, hosts, P, false, never)).toBe(true);
     // Held back while someone else's claim is considered.
@@ -98,7 +102,7 @@ describe('backup machine', () => {
     // After a claim of ours, the next waits as long from its (jittered) start; what we heard
     // of the primary stays as it was (the grant rule "primary alive" reads it).
     m.claimed(5000);
-    expect(rec.lastHeard).toBe(0);
+    expect(roles.lastHeard).toBe(0);
     expect(m.claimDue(6000, hosts, P, false, never)).toBe(false);
     expect(m.claimDue(6001, hosts, P, false, never)).toBe(true);
     // An idle primary beats every idleHeartbeatMs: two missed beats more before we claim.

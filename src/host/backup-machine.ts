@@ -12,13 +12,10 @@ import { tryDecodeEntries, type Entry, type RegionState } from '../region/region
 import type { HostOptions, HostStats } from './host-options';
 import type { ReplicationMessageOf } from './replication-messages';
 import { requestTag, type RequestLog } from './request-log';
+import type { FollowMoves } from './role-machine';
 
 /** What the machine reads and writes of its region: plain fields and data. */
 export interface FollowRecord {
-  /** Highest seq of the followed epoch applied contiguously; undefined until a SYNC. */
-  applied: number | undefined;
-  /** When we last heard the primary. */
-  lastHeard: number;
   /** The primary's subscribers, told of a takeover. */
   knownSubs: NodeId[];
   readonly state: RegionState;
@@ -74,6 +71,8 @@ export class BackupMachine {
   constructor(
     private readonly self: NodeId,
     private readonly rec: FollowRecord,
+    /** When we last heard the primary and what we applied of its epoch (role-machine.ts). */
+    private readonly heard: FollowMoves,
     private readonly terms: FollowTerms,
     private readonly o: BackupOptions,
     private readonly stats: Pick<HostStats, 'staleFrames' | 'badCerts'>,
@@ -82,35 +81,35 @@ export class BackupMachine {
   /** A REPLICATE: applied in order from the primary we follow; a gap asks for a SYNC. */
   replicate(from: NodeId, fromHex: string, m: ReplicationMessageOf<'REPLICATE'>, now: number): BackupEffect[] {
     if (!this.fromOurPrimary(from, fromHex, m, now)) return this.drain();
-    this.rec.lastHeard = now;
+    this.heard.heard(now);
     this.primaryIdle = false;
     this.primaryUnloads = false;
     const entries = this.decode(m.entries);
     if (!entries) return this.drain();
-    const applied = this.rec.applied;
+    const applied = this.heard.applied;
     if (applied === undefined || m.from > applied + 1) {
       this.requestSync(from, now);
       return this.drain();
     }
     if (m.to > applied) this.rec.state.merge(entries);
     this.rememberRequests(m, entries, now);
-    this.rec.applied = Math.max(applied, m.to);
+    this.heard.appliedUpTo(Math.max(applied, m.to));
     // Ack from memory; the store write follows. The primary confirms a batch once it is in
     // its own store too (commit-machine.ts), so our write is not on the edit's critical path.
-    this.out.push({ t: 'ack', to: from, e: m.e, applied: this.rec.applied }, { t: 'persist' });
+    this.out.push({ t: 'ack', to: from, e: m.e, applied: this.heard.applied! }, { t: 'persist' });
     return this.drain();
   }
 
   /** A HEARTBEAT from the primary we follow: it is alive; its numbered beats are answered (the lease). */
   heartbeat(from: NodeId, fromHex: string, m: ReplicationMessageOf<'HEARTBEAT'>, now: number): BackupEffect[] {
     if (!this.fromOurPrimary(from, fromHex, m, now)) return this.drain();
-    this.rec.lastHeard = now;
+    this.heard.heard(now);
     this.primaryIdle = m.idle === true;
     this.primaryUnloads = m.unload === true;
     if (m.subs) this.rec.knownSubs = m.subs;
-    if (this.rec.applied === undefined) this.requestSync(from, now);
+    if (this.heard.applied === undefined) this.requestSync(from, now);
     // The answer renews the primary's lease: from now on we refuse other claimants for failoverMs / 2.
-    if (m.b !== undefined) this.out.push({ t: 'ack', to: from, e: m.e, applied: this.rec.applied ?? 0, b: m.b });
+    if (m.b !== undefined) this.out.push({ t: 'ack', to: from, e: m.e, applied: this.heard.applied ?? 0, b: m.b });
     return this.drain();
   }
 
@@ -132,7 +131,7 @@ export class BackupMachine {
 
   /** We follow a new primary (its SYNC's certificate succeeded ours): heard now, at its normal beat. */
   followed(now: number): void {
-    this.rec.lastHeard = now;
+    this.heard.heard(now);
     this.primaryIdle = false;
     this.primaryUnloads = false;
   }
@@ -147,12 +146,13 @@ export class BackupMachine {
     const got = (this.syncIn ??= new Map());
     for (const x of entries) if (got.size < MAX_SYNC_ENTRIES) got.set(x.key, x);
     this.rec.state.merge(entries);
-    this.rec.lastHeard = now;
+    this.heard.heard(now);
     if (m.more) return this.drain(); // a piece of a large state: the last one is acked
     this.syncIn = undefined;
-    this.rec.applied = Math.max(this.rec.applied ?? 0, m.s);
-    this.rec.lastHeard = now;
-    this.out.push({ t: 'offer', to: from, entries: [...got.values()] }, { t: 'ack', to: from, e: m.e, applied: this.rec.applied }, { t: 'persist' });
+    const applied = Math.max(this.heard.applied ?? 0, m.s);
+    this.heard.appliedUpTo(applied);
+    this.heard.heard(now);
+    this.out.push({ t: 'offer', to: from, entries: [...got.values()] }, { t: 'ack', to: from, e: m.e, applied }, { t: 'persist' });
     return this.drain();
   }
 
@@ -167,7 +167,7 @@ export class BackupMachine {
     // A primary that unloaded the region is silent on purpose: the next subscriber's claim wakes it.
     if (this.primaryUnloads) return false;
     if (primaryLinkClosed) {
-      this.rec.lastHeard = Math.min(this.rec.lastHeard, now - this.o.failoverMs);
+      this.heard.silentSince(now - this.o.failoverMs);
       this.claimedAt = Math.min(this.claimedAt, now - this.o.failoverMs);
       this.primaryIdle = false;
     }
@@ -176,12 +176,12 @@ export class BackupMachine {
     if (deferred(now)) return false;
     // An idle region's primary beats every idleHeartbeatMs: allow for two missed beats.
     const quiet = this.primaryIdle ? 2 * this.o.idleHeartbeatMs : 0;
-    return now - Math.max(this.rec.lastHeard, this.claimedAt) > this.o.failoverMs + quiet + rank * this.o.claimStaggerMs;
+    return now - Math.max(this.heard.lastHeard, this.claimedAt) > this.o.failoverMs + quiet + rank * this.o.claimStaggerMs;
   }
 
   /** When we last heard the primary we follow (what claimDue measures its silence from). */
   get heardAt(): number {
-    return this.rec.lastHeard;
+    return this.heard.lastHeard;
   }
 
   /** We claim (claimDue said so): one attempt, then we wait again as if last heard at `until` (jittered by the shell, so duelling claimants drift apart). */

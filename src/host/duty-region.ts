@@ -30,6 +30,8 @@ export interface DutyRegion {
   readonly state: RegionState;
   readonly requests: RequestLog;
   readonly cert: EpochCert | undefined;
+  /** The certificates before `cert` (election.ts `chain`), sent with it in a SYNC. */
+  readonly chain: EpochCert[] | undefined;
   readonly epoch: number;
   readonly hosts: NodeId[];
   /** The subscribers a backup learned from our predecessor: told of our takeover, then cleared. */

@@ -120,4 +120,26 @@ describe('election record', () => {
     el.afterClaim(outcome({ known: prev, fault: 'no-previous-majority' }), 0, REBASE.rebaseMs);
     expect(el.claimTerms([SELF, C], 0, 0, 9, REBASE.rebaseMs, REBASE)).toMatchObject({ e: 9, rebase: true });
   });
+  it('keeps the certificates it held before its own (MAX_CHAIN), and the links a sender showed that lead on from them', () => {
+    const el = new Election(SELF);
+    const g = (hosts: NodeId[]) => hosts.map((h) => ({ id: h, a: 0 as const, k: new Uint8Array(32), s: new Uint8Array(64) }));
+    const c = (e: number, hosts: NodeId[], granters: NodeId[]): EpochCert => ({ e, primary: hosts[0]!, hosts, grants: g(granters) });
+    expect(el.chainAbove(0)).toBeUndefined();
+    const e3 = c(3, [A, B, C], [A, B]);
+    el.adoptCert(e3);
+    const e4 = c(4, [A, B, D], [A, B]);
+    // A sender's links: e5 granted by e4's majority leads on; e6 granted by strangers does not.
+    const e5 = c(5, [B, D, SELF], [B, D]), e6 = c(6, [C, SELF, A], [id(9), id(10)]);
+    el.learnCert(c(7, [D, SELF, C], [D, SELF]), [e6, e5]);
+    expect(el.chainAbove(0)!.map((x) => x.e)).toEqual([3]);
+    el.adoptCert(c(8, [D, SELF, C], [D, SELF]));
+    expect(el.chainAbove(0)!.map((x) => x.e)).toEqual([3, 7]);
+    const fresh = new Election(SELF);
+    fresh.adoptCert(e3);
+    fresh.learnCert(c(7, [D, SELF, C], [D, SELF]), [e6, e5, e4]);
+    expect(fresh.chainAbove(0)!.map((x) => x.e)).toEqual([3, 4, 5]);
+    expect(fresh.chainAbove(3)!.map((x) => x.e)).toEqual([4, 5]);
+    fresh.adoptCert(c(9, [D, SELF, C], [D, SELF]));
+    expect(fresh.chainAbove(0)!.map((x) => x.e)).toEqual([4, 5, 7]);
+  });
 });

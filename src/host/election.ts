@@ -5,7 +5,8 @@
 // the record before any promise leaves the node, and checks signatures before it adopts a
 // certificate. docs/HOSTING.md "The state machine" and "Authority" give the reasons.
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
-import { MAX_PEND, quorum, type CertPrev, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
+import { MAX_CHAIN, MAX_PEND, quorum, type CertPrev, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
+import { chainLinks } from '../region/cert-anchor';
 
 const has = (list: readonly NodeId[], x: NodeId) => list.some((h) => idEquals(h, x));
 
@@ -36,6 +37,12 @@ export class Election {
   promisedTo = '';
   /** The newest valid certificate we know of this region (ours as primary). */
   cert: EpochCert | undefined;
+  /**
+   * The certificates we held before `cert`, oldest first (at most MAX_CHAIN): sent with
+   * ours, so a reader that missed those epochs can check each link from the one it holds
+   * (docs/TRUST.md rule 1) instead of refusing ours as unanchored.
+   */
+  chain: EpochCert[] = [];
   /**
    * Epochs we granted above `cert`: the last claim we granted, and the epochs it covered
    * (its `pend`). Each may have been certified without us seeing it, so claims must win a
@@ -76,11 +83,20 @@ export class Election {
   }
 
   /** Takes `c` as the newest certificate; granted or learned epochs it passes need no cover any more. */
-  adoptCert(c: EpochCert): void {
+  /** `links`: the sender's chain before `c`, kept where it leads on from our old certificate (forwarded as it came: readers check each link's signatures). */
+  adoptCert(c: EpochCert, links?: readonly EpochCert[]): void {
+    const old = this.cert;
+    if (old && old.e < c.e) this.chain = [...this.chain, old, ...chainLinks(old, links, c.e)].filter((x) => x.e < c.e).slice(-MAX_CHAIN);
     this.cert = c;
     this.certRestored = false;
     this.accepted = this.accepted.filter((q) => q.e > c.e);
     this.learned = this.learned.filter((q) => q.e > c.e);
+  }
+
+  /** The chain a reader holding epoch `since` may need to reach our certificate (links above it). */
+  chainAbove(since: number): EpochCert[] | undefined {
+    const links = this.chain.filter((x) => x.e > since);
+    return links.length ? links : undefined;
   }
 
   deferred(now: number): boolean {
@@ -183,8 +199,8 @@ export class Election {
   }
 
   /** A refusal named a newer certificate (checked by the caller): our next claim builds on it and goes above it. */
-  learnCert(c: EpochCert): void {
-    this.adoptCert(c);
+  learnCert(c: EpochCert, links?: readonly EpochCert[]): void {
+    this.adoptCert(c, links);
     this.refusedAt = Math.max(this.refusedAt, c.e);
   }
 

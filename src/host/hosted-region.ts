@@ -32,30 +32,21 @@ import { RegionOffers } from './region-offers';
 import { RegionWriter, type StoredRecord } from './stored-copy';
 import { RegionClaimant } from './region-claimant';
 import { RegionGranter } from './region-granter';
-import { has, type RegionRole, type Role } from './region-role';
+import { has, type RegionRole } from './region-role';
+import { RoleMachine, type Role } from './role-machine';
 import { unloadable } from './idle-unload';
 
-export type { Role } from './region-role';
+export type { Role } from './role-machine';
 
 export class HostedRegion implements RegionRole {
   readonly name: string;
-  role: Role = 'idle';
+  /** Role, followed epoch and primary, host set: written only by the machine's moves (role-machine.ts). */
+  readonly roles = new RoleMachine();
   state = new RegionState();
   /** What we promised, the newest certificate, granted and learned epochs, rebase evidence (election.ts). */
   readonly el: Election;
   /** Until then, edits are answered 'uncertified' (our last claim found too few hosts). */
   uncertifiedUntil = -Infinity;
-  /** Epoch of the primary we follow (or are). */
-  epoch = 0;
-  primary: NodeId | undefined;
-  primaryHex = '';
-  hosts: NodeId[] = [];
-  /** When we last heard the primary (backups). */
-  lastHeard = -Infinity;
-  /** Backups: highest seq of `epoch` applied contiguously; undefined until a SYNC. */
-  applied: number | undefined;
-  /** The closer node the primary handed the region to (we grant its claim). */
-  handoffTo = '';
   duty: PrimaryDuty | undefined;
   /** Edit requests ordered in this region (by us as primary, or handed to us). */
   readonly requests: RequestLog;
@@ -100,6 +91,31 @@ export class HostedRegion implements RegionRole {
     this.offers = new RegionOffers(this);
     if (ctx.store) this.writer = new RegionWriter(coord.rx, coord.rz, ctx.store, () => this.record(), () => ctx.stats.storeFailures++);
     this.lastFrameAt = ctx.clock.now();
+  }
+
+  get role(): Role {
+    return this.roles.role;
+  }
+  get epoch(): number {
+    return this.roles.epoch;
+  }
+  get primary(): NodeId | undefined {
+    return this.roles.primary;
+  }
+  get primaryHex(): string {
+    return this.roles.primaryHex;
+  }
+  get hosts(): NodeId[] {
+    return this.roles.hosts;
+  }
+  get lastHeard(): number {
+    return this.roles.lastHeard;
+  }
+  get applied(): number | undefined {
+    return this.roles.applied;
+  }
+  get handoffTo(): string {
+    return this.roles.handoffTo;
   }
 
   /** Whether the region may be unloaded now (idle-unload.ts has the rule). */
@@ -155,8 +171,7 @@ export class HostedRegion implements RegionRole {
     this.state.merge(entries);
     const c = cert ? decodeCert(cert) : undefined;
     this.el.restore(promised, promisedTo, c, accepted, !!c && succeeds(c, this.el.cert));
-    this.epoch = Math.max(this.epoch, this.state.version.e, this.el.cert?.e ?? 0);
-    if (this.el.cert) this.hosts = this.el.cert.hosts;
+    this.roles.restored(Math.max(this.state.version.e, this.el.cert?.e ?? 0), this.el.cert?.hosts);
   }
 
   /** Highest epoch granted or claimed (election.ts). */
@@ -169,13 +184,14 @@ export class HostedRegion implements RegionRole {
     return this.el.cert;
   }
 
+  /** The certificates we held before `cert`, oldest first (undefined: none). */
+  get chain(): EpochCert[] | undefined {
+    return this.el.chainAbove(0);
+  }
+
   /** A certificate whose hosts leave us out: we host this region no more and point askers at its primary. */
   standAside(c: EpochCert): void {
-    this.role = 'idle';
-    this.epoch = c.e;
-    this.primary = c.primary;
-    this.primaryHex = idToHex(c.primary);
-    this.hosts = c.hosts;
+    this.roles.stoodAside(c);
   }
 
   stop(): void {
@@ -235,9 +251,10 @@ export class HostedRegion implements RegionRole {
   /**
    * A certificate from the wire: for this region, validly signed, and anchored
    * (cert-anchor.ts) in the certificate we hold (a later one needs a majority of our hosts'
-   * grants, else hosts near the key as we see them; with none we learn it). Counts what fails.
+   * grants, directly or through `chain`, the sender's earlier certificates; else hosts near
+   * the key as we see them; with none we learn it). Counts what fails.
    */
-  async acceptable(c: EpochCert): Promise<boolean> {
+  async acceptable(c: EpochCert, chain?: readonly EpochCert[]): Promise<boolean> {
     // A primary whose lease holds takes a later certificate only if a majority of its own
     // hosts granted it: every epoch after ours needs such a majority, and they grant no claim
     // while they hear us (primary-lease.ts), so nothing later can exist that did not chain
@@ -252,7 +269,7 @@ export class HostedRegion implements RegionRole {
       this.trace(`bad certificate e${c.e}: not granted by our hosts while our primary lives`);
       return false;
     }
-    const fault = await this.ctx.certs.check(this.key, c, { known: this.el.cert, fresh: 'learn' });
+    const fault = await this.ctx.certs.check(this.key, c, { known: this.el.cert, chain, fresh: 'learn' });
     if (fault) {
       this.ctx.stats.badCerts++;
       this.trace(`bad certificate e${c.e}: ${fault}${fault === 'unanchored' ? ` hosts ${c.hosts.map((h) => idToHex(h).slice(0, 4)).join(',')} grants ${c.grants.map((g) => idToHex(g.id).slice(0, 4)).join(',')} near ${this.ctx.tableNear(this.key, 8).map((h) => idToHex(h).slice(0, 4)).join(',')}` : ''}`);
@@ -337,7 +354,7 @@ export class HostedRegion implements RegionRole {
         if (this.el.abandon(m.e, from)) {
           // The claimant we followed since our grant never became primary: it is nobody's
           // voice to keep other claimants off ("primary alive"), nor to hold our own watch.
-          if (this.role === 'backup' && m.e === this.epoch && fromHex === this.primaryHex && !this.duty) this.lastHeard = -Infinity;
+          if (this.role === 'backup' && m.e === this.epoch && fromHex === this.primaryHex && !this.duty) this.roles.forgetPrimaryVoice();
           void this.persist().catch(() => {});
         } else this.ctx.stats.staleFrames++;
         return;
@@ -405,9 +422,7 @@ export class HostedRegion implements RegionRole {
     this.trace(`step down e${e}`);
     this.duty?.stepDown(next, e);
     this.duty = undefined;
-    this.role = 'backup';
-    this.applied = undefined;
-    this.lastHeard = this.ctx.clock.now();
+    this.roles.steppedDown(this.ctx.clock.now());
   }
 
   /**
@@ -423,11 +438,7 @@ export class HostedRegion implements RegionRole {
     this.trace(`release e${this.epoch}: ${why}`);
     this.knownSubs = this.duty?.release() ?? [];
     this.duty = undefined;
-    this.role = role;
-    this.primary = undefined;
-    this.primaryHex = '';
-    this.applied = undefined;
-    this.lastHeard = this.ctx.clock.now();
+    this.roles.released(role, this.ctx.clock.now());
   }
 
   /**
@@ -453,7 +464,7 @@ export class HostedRegion implements RegionRole {
     this.duty.stepDown(to, this.epoch);
     this.release(`handoff to ${idToHex(to).slice(0, 6)}`);
     const hex = idToHex(to);
-    this.handoffTo = hex;
+    this.roles.handedOffTo(hex);
     for (const b of backups) this.toHost(b, { t: 'HANDOFF', ...this.regionFields, e, to });
     // Said again until its claim reaches us (a lost notice costs a failover's wait: e.g. a
     // joiner whose hosting starts just after its links open), then left to the failover.

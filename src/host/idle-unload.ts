@@ -13,7 +13,7 @@ import { idToHex, type NodeId } from '../core/node-id';
 import type { Clock } from '../core/clock';
 import type { HostPins, PinWant } from './host-pins';
 import type { HostOptions, HostStats } from './host-options';
-import type { Role } from './region-role';
+import type { Role } from './role-machine';
 
 /** What the rule reads of a region. */
 export interface UnloadView {

@@ -67,7 +67,7 @@ export class PrimaryHeartbeat {
     // A large state travels in pieces; the backup acks the last (no `more`).
     const parts = pieces(this.duty.region.state.all());
     parts.forEach((part, i) => this.duty.ctx.wires.replicas.send(id, {
-      t: 'SYNC', ...this.duty.regionFields, e: this.duty.e, s: this.machine.committed, hosts, entries: encodeEntries(part), cert: this.duty.region.cert!,
+      t: 'SYNC', ...this.duty.regionFields, e: this.duty.e, s: this.machine.committed, hosts, entries: encodeEntries(part), cert: this.duty.region.cert!, ...(this.duty.region.chain ? { chain: this.duty.region.chain } : {}),
       ...(i === 0 ? { reqs: this.duty.region.requests.export(MAX_STATE_REQS) } : {}), ...(i < parts.length - 1 ? { more: true } : {}),
     }));
     for (const b of this.machine.batches) {

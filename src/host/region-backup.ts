@@ -17,7 +17,7 @@ export class RegionBackup extends RegionSide implements FollowTerms {
 
   constructor(region: RegionRole) {
     super(region);
-    this.machine = new BackupMachine(region.ctx.selfId, region, this, region.ctx.opts, region.ctx.stats);
+    this.machine = new BackupMachine(region.ctx.selfId, region, region.roles, this, region.ctx.opts, region.ctx.stats);
   }
 
   /** Our primary said it unloads the region (backup-machine.ts): we unload too. */
@@ -34,7 +34,7 @@ export class RegionBackup extends RegionSide implements FollowTerms {
   }
 
   /** Follows the certified primary of `cert` (a SYNC's sender). False when the certificate does not succeed ours. */
-  private follow(from: NodeId, fromHex: string, cert: EpochCert): boolean {
+  private follow(from: NodeId, fromHex: string, cert: EpochCert, chain?: readonly EpochCert[]): boolean {
     if (cert.e < this.el.promised || !succeeds(cert, this.el.cert)) {
       this.region.trace(`not following ${fromHex.slice(0, 6)} e${cert.e}: promised ${this.el.promised}, hold e${this.el.cert?.e ?? 0}`);
       this.refuseEpoch(from);
@@ -48,19 +48,12 @@ export class RegionBackup extends RegionSide implements FollowTerms {
       this.region.trace(`abandon claim: ${fromHex.slice(0, 6)} won e${cert.e}`);
       this.region.wakeClaim();
     }
-    const changed = this.region.epoch !== cert.e || this.region.primaryHex !== fromHex;
-    this.el.adoptCert(cert);
+    this.el.adoptCert(cert, chain);
     if (cert.e > this.el.promised || this.el.promisedTo !== fromHex) {
       this.el.promised = cert.e;
       this.el.promisedTo = fromHex;
     }
-    this.region.epoch = cert.e;
-    this.region.primary = from;
-    this.region.primaryHex = fromHex;
-    this.region.hosts = cert.hosts;
-    this.region.role = 'backup';
-    this.region.handoffTo = '';
-    if (changed) this.region.applied = undefined;
+    this.region.roles.followed(cert, from, this.ctx.clock.now());
     this.machine.followed(this.ctx.clock.now());
     return true;
   }
@@ -72,17 +65,17 @@ export class RegionBackup extends RegionSide implements FollowTerms {
     if (!entries) return;
     if (!this.isCurrentPrimary(fromHex, m.e)) {
       const cert = m.cert;
-      if (!(await this.region.acceptable(cert)) || this.region.stopped) return;
+      if (!(await this.region.acceptable(cert, m.chain)) || this.region.stopped) return;
       if (!has(cert.hosts, this.ctx.selfId)) {
         // A certified primary whose set left us out: we host this region no more (and must
         // not claim it over an old set).
         if (succeeds(cert, this.el.cert) && cert.e >= this.el.promised && !this.region.duty && this.region.role !== 'claiming') {
-          this.el.adoptCert(cert);
+          this.el.adoptCert(cert, m.chain);
           this.region.standAside(cert);
         }
         return void this.ctx.stats.staleFrames++;
       }
-      if (!this.follow(from, fromHex, cert)) return;
+      if (!this.follow(from, fromHex, cert, m.chain)) return;
     }
     this.perform(this.machine.syncPiece(from, m, entries, this.ctx.clock.now()));
   }

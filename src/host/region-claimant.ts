@@ -84,8 +84,7 @@ export class RegionClaimant extends RegionSide {
       this.scheduleRetry();
       return false;
     }
-    const before = this.region.role;
-    this.region.role = 'claiming';
+    const before = this.region.roles.startClaim();
     this.ctx.stats.claims++;
     const run = ++this.runs;
     const ok = await this.runClaim(run, minEpoch, primarySilent, hosts).catch(() => false);
@@ -95,7 +94,7 @@ export class RegionClaimant extends RegionSide {
       this.failedInRow = this.recentFailures() + 1;
       this.failedAt = this.ctx.clock.now();
       if (run !== this.runs) return false; // a later claim of ours is under way
-      if (this.region.role === 'claiming') this.region.role = before;
+      this.region.roles.claimFailed(before);
       const again = this.rematch;
       this.rematch = undefined;
       // Once per claimTimeoutMs: a farther claimant that does not give way (it never saw our
@@ -117,7 +116,7 @@ export class RegionClaimant extends RegionSide {
       this.silent.set(this.region.primaryHex, this.ctx.clock.now());
       // We take it for dead: what we last heard of it must not keep another claimant off
       // ("primary alive") once our claim is over (a duel's closer claimant claims again at once).
-      this.region.lastHeard = -Infinity;
+      this.region.roles.forgetPrimaryVoice();
       // Our frames to the other hosts must not go through it while it is taken for dead.
       if (this.region.primary) this.ctx.dht.suspect(this.region.primary);
     }
@@ -131,7 +130,7 @@ export class RegionClaimant extends RegionSide {
     if (!has(hosts, this.ctx.selfId) && this.el.rebaser()) hosts = sortByDistance([this.ctx.selfId, ...hosts.slice(0, this.ctx.opts.replicas - 1)], (x) => x, this.region.key);
     if (!has(hosts, this.ctx.selfId)) {
       // Not ours to host: point the waiting subscribers at who should.
-      this.region.role = 'idle';
+      this.region.roles.notOurs();
       for (const w of this.region.waiting.values()) this.region.toPlayer(w.id, { t: 'NOT_PRIMARY', ...this.regionFields, e: this.region.epoch, ...(hosts[0] ? { primary: hosts[0] } : {}) });
       this.region.waiting.clear();
       return false;
@@ -151,6 +150,8 @@ export class RegionClaimant extends RegionSide {
     if (this.region.stopped || !this.current(run)) return false;
     // Above every epoch we know of, our state's included: new edits must not be shadowed.
     const known = this.el.cert;
+    // Our certificates before it: a granter that missed those epochs checks the links (docs/TRUST.md rule 1).
+    const chain = known && this.el.chainAbove(0);
     // A chain whose hosts are far from the key (keys an attacker drew before anyone held the
     // region) may be rebased from outside it once its hosts stay silent (cert-anchor.ts farSet).
     const farKnown = !!known && !has(known.hosts, this.ctx.selfId) && this.ctx.certs.farSet(this.region.key, known.hosts);
@@ -182,7 +183,7 @@ export class RegionClaimant extends RegionSide {
     this.round = round;
     this.region.trace(`claim e${e} hosts ${hosts.map((h) => idToHex(h).slice(0, 6)).join(',')}${pend.length ? ` pend ${pend.map((q) => `e${q.e}`).join(',')}` : ''}`);
     this.region.claimSentAt = this.ctx.clock.now();
-    for (const t of targets.values()) this.region.toHost(t, { t: 'CLAIM', ...this.regionFields, e, hosts, ...(known ? { known } : {}), ...(rebase ? { rebase } : {}), ...(pend.length ? { pend } : {}) });
+    for (const t of targets.values()) this.region.toHost(t, { t: 'CLAIM', ...this.regionFields, e, hosts, ...(known ? { known } : {}), ...(chain ? { chain } : {}), ...(rebase ? { rebase } : {}), ...(pend.length ? { pend } : {}) });
     const deadline = this.ctx.clock.now() + o.claimTimeoutMs;
     for (;;) {
       const now = this.ctx.clock.now();
@@ -198,7 +199,7 @@ export class RegionClaimant extends RegionSide {
             this.ctx.dht.suspectRoute(t);
             this.ctx.reach(t);
           }
-          this.region.toHost(t, { t: 'CLAIM', ...this.regionFields, e, hosts, ...(known ? { known } : {}), ...(rebase ? { rebase } : {}), ...(pend.length ? { pend } : {}) });
+          this.region.toHost(t, { t: 'CLAIM', ...this.regionFields, e, hosts, ...(known ? { known } : {}), ...(chain ? { chain } : {}), ...(rebase ? { rebase } : {}), ...(pend.length ? { pend } : {}) });
         }
       }
       if (round.settled(now, this.silent, o.claimGraceMs) || round.yielded) break;
@@ -387,8 +388,8 @@ export class RegionClaimant extends RegionSide {
     } else {
       round.refusedAt(m.promised);
       // The refuser knows a newer certificate: our next claim must build on it.
-      if (m.cert && succeeds(m.cert, this.el.cert) && (await this.region.acceptable(m.cert)) && succeeds(m.cert, this.el.cert)) {
-        this.el.learnCert(m.cert);
+      if (m.cert && succeeds(m.cert, this.el.cert) && (await this.region.acceptable(m.cert, m.chain)) && succeeds(m.cert, this.el.cert)) {
+        this.el.learnCert(m.cert, m.chain);
       }
       // The refuser granted an epoch above our certificate (checked against the one we hold
       // now): our next claim must win its hosts too.
@@ -400,13 +401,8 @@ export class RegionClaimant extends RegionSide {
   private becomePrimary(cert: EpochCert): void {
     this.ctx.stats.claimsWon++;
     this.region.trace(`primary e${cert.e} with ${this.region.state.size} entries`);
-    this.region.role = 'primary';
     this.el.adoptCert(cert);
-    this.region.epoch = cert.e;
-    this.region.primary = this.ctx.selfId;
-    this.region.primaryHex = this.ctx.selfHex;
-    this.region.hosts = cert.hosts;
-    this.region.handoffTo = '';
+    this.region.roles.becamePrimary(cert, this.ctx.selfId);
     this.region.uncertifiedUntil = -Infinity;
     const duty = (this.region.duty = new PrimaryDuty(this.region));
     duty.start();

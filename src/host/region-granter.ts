@@ -49,9 +49,11 @@ export class RegionGranter extends RegionSide {
       }
       this.ctx.stats.refusals++;
       const news = refusalNews(this.el.cert, this.el.accepted, claim);
+      // With our certificate, the ones before it: a claimant that missed those epochs checks the links (docs/TRUST.md rule 1).
+      const chain = news.cert && this.el.chainAbove(m.known?.e ?? 0);
       // A large state in several refusals (each merged; the claimant counts the answer once).
       const parts = !has(this.region.hosts, from) || this.region.state.size === 0 ? [undefined] : pieces(this.region.allEntries());
-      for (const part of parts) this.region.toHost(from, { t: 'GRANT', ...this.regionFields, e: m.e, ok: false, promised: this.el.promised, ...(part ? { entries: encodeEntries(part) } : {}), ...news });
+      for (const part of parts) this.region.toHost(from, { t: 'GRANT', ...this.regionFields, e: m.e, ok: false, promised: this.el.promised, ...(part ? { entries: encodeEntries(part) } : {}), ...news, ...(chain ? { chain } : {}) });
     };
     // (Nor is it granted: a grant would make us follow it, and its claims, one after
     // another, would keep us from ever claiming the rebase ourselves.)
@@ -76,14 +78,14 @@ export class RegionGranter extends RegionSide {
     // certified unseen (one certificate per epoch), so the claim need not cover them: a
     // granter that kept the grant of a claim that failed, whose ABANDON was lost and whose
     // claimant never claimed again, refused every later claim for ever (safety seed 200).
-    if (m.known && this.el.cert && m.known.e > this.el.cert.e && succeeds(m.known, this.el.cert) && (await this.region.acceptable(m.known)) && succeeds(m.known, this.el.cert)) this.el.adoptCert(m.known);
+    if (m.known && this.el.cert && m.known.e > this.el.cert.e && succeeds(m.known, this.el.cert) && (await this.region.acceptable(m.known, m.chain)) && succeeds(m.known, this.el.cert)) this.el.adoptCert(m.known, m.chain);
     const why = grantRefusal({
       selfId: this.ctx.selfId, promised: this.el.promised, cert: this.el.cert, accepted: this.el.accepted, stateEpoch: this.region.state.version.e, primary: !!this.region.duty, handoffTo: this.region.handoffTo,
       following: this.region.role === 'backup' ? this.region.primaryHex : '', heardAgoMs: this.ctx.clock.now() - this.region.lastHeard, failoverMs: this.ctx.opts.failoverMs,
     }, claim);
     if (why) return refuse(why);
     const terms = claimTerms(claim);
-    if (m.known && !(await this.region.acceptable(m.known))) return refuse('bad certificate');
+    if (m.known && !(await this.region.acceptable(m.known, m.chain))) return refuse('bad certificate');
     // A rebase from outside the set it rebases over: only over a set far from the key as we see it.
     if (m.rebase && m.known && !has(m.known.hosts, from) && !this.ctx.certs.farSet(this.region.key, m.known.hosts)) return refuse('stranger rebase over a near set');
     if (!(await this.inHostSet(from))) {
@@ -97,7 +99,7 @@ export class RegionGranter extends RegionSide {
     // handed over): our answers must not be routed through it while it is taken for dead.
     const silentPrimary = this.region.role === 'backup' && this.region.primary && this.region.primaryHex !== fromHex && this.region.handoffTo !== fromHex ? this.region.primary : undefined;
     this.el.grant(m.e, m.hosts, from, fromHex, m.pend);
-    this.region.handoffTo = '';
+    this.region.roles.handoffOver();
     this.region.wakeClaim();
     try {
       await this.region.persist();
@@ -109,14 +111,8 @@ export class RegionGranter extends RegionSide {
     if (this.el.promised !== m.e || this.el.promisedTo !== fromHex) return;
     // We stop ordering before our state is taken: every edit we accepted travels with the grant.
     if (this.region.duty) this.region.stepDown(from, m.e);
-    this.region.epoch = m.e;
-    this.region.primary = from;
-    this.region.primaryHex = fromHex;
-    this.region.hosts = m.hosts;
     // Granting ends any claim of our own (it would only duel with the one we back).
-    this.region.role = has(m.hosts, this.ctx.selfId) ? 'backup' : 'idle';
-    this.region.applied = undefined;
-    this.region.lastHeard = this.ctx.clock.now();
+    this.region.roles.granted(m.e, from, m.hosts, has(m.hosts, this.ctx.selfId), this.ctx.clock.now());
     this.ctx.stats.grants++;
     this.region.trace(`grant ${fromHex.slice(0, 6)} e${m.e}`);
     this.lastGrant = { e: m.e, to: fromHex, hosts: m.hosts, sig };
@@ -143,8 +139,7 @@ export class RegionGranter extends RegionSide {
     if (m.to) {
       // Our primary stopped ordering for `to`: give its claim time before we claim ourselves.
       if (fromHex === this.region.primaryHex && !this.region.duty) {
-        this.region.handoffTo = idToHex(m.to);
-        this.region.lastHeard = this.ctx.clock.now();
+        this.region.roles.handedOffTo(idToHex(m.to), this.ctx.clock.now());
       }
       return;
     }

@@ -1,8 +1,9 @@
 // The role of one region at one host as its three sides see it (hosted-region.ts implements
 // it): the claimant (region-claimant.ts: we want to be primary), the granter
 // (region-granter.ts: someone else does) and the backup (region-backup.ts: we follow one).
-// Each side reads and changes the role through this interface and reaches the others only
-// through it, so no side imports the class that owns it (no import cycle).
+// Each side reads the role through this interface and changes it only by the role machine's
+// moves (role-machine.ts), and reaches the others only through it, so no side imports the
+// class that owns it (no import cycle).
 import { idEquals, type NodeId } from '../core/node-id';
 import type { EpochCert } from '../region/epoch-cert';
 import type { HostToPlayer } from '../region/subscription-messages';
@@ -11,26 +12,17 @@ import type { Election } from './election';
 import type { ReplicaFrame } from './host-wires';
 import type { DutyRegion } from './duty-region';
 import type { PrimaryDuty } from './primary-duty';
-
-export type Role = 'idle' | 'claiming' | 'primary' | 'backup';
+import type { RoleMachine, RoleView } from './role-machine';
 
 export const has = (list: readonly NodeId[], x: NodeId) => list.some((h) => idEquals(h, x));
 
-export interface RegionRole extends DutyRegion {
-  role: Role;
+export interface RegionRole extends DutyRegion, RoleView {
+  /** The only writer of the role, epoch, primary and hosts (role-machine.ts); `RoleView`'s fields read them. */
+  readonly roles: RoleMachine;
   /** What we promised, the newest certificate, granted and learned epochs, rebase evidence (election.ts). */
   readonly el: Election;
-  /** Epoch of the primary we follow (or are). */
-  epoch: number;
-  primary: NodeId | undefined;
-  primaryHex: string;
-  hosts: NodeId[];
-  /** When we last heard the primary (backups). */
-  lastHeard: number;
-  /** Backups: highest seq of `epoch` applied contiguously; undefined until a SYNC. */
-  applied: number | undefined;
-  /** The closer node the primary handed the region to (we grant its claim). */
-  handoffTo: string;
+  readonly epoch: number;
+  readonly hosts: NodeId[];
   duty: PrimaryDuty | undefined;
   claimSentAt: number;
   /** Until then, edits are answered 'uncertified' (our last claim found too few hosts). */
@@ -46,7 +38,8 @@ export interface RegionRole extends DutyRegion {
   toPlayer(to: NodeId, msg: HostToPlayer): void;
   allEntries(): Entry[];
   primaryAlive(): boolean;
-  acceptable(c: EpochCert): Promise<boolean>;
+  /** Whether we may believe `c` (cert-anchor.ts), reached from ours directly or through `chain`, the sender's earlier certificates. */
+  acceptable(c: EpochCert, chain?: readonly EpochCert[]): Promise<boolean>;
   standAside(c: EpochCert): void;
   stepDown(next: NodeId | undefined, e: number): void;
   offerTo(primary: NodeId, theirs?: Entry[]): void;

@@ -5,7 +5,7 @@
 // before any other code sees it (docs/DESIGN.md "Bad input and trust").
 import * as v from 'valibot';
 import { defineCodec, u32, type MessageOf } from '../core/codec';
-import { certPrevSchema, certSchema, grantSigSchema, MAX_PEND } from '../region/epoch-cert';
+import { certChainSchema, certPrevSchema, certSchema, grantSigSchema, MAX_PEND } from '../region/epoch-cert';
 import { CODEC_MAX_FRAME, entries, hosts, id, PART, region } from '../region/frame-schemas';
 import { positionsFields } from '../region/subscription-messages';
 
@@ -31,19 +31,19 @@ export const replicationSpec = {
   /** backup -> a primary it will not follow: I promised epoch e (to `primary`, if I follow it). */
   REFUSE: [6, v.object({ ...region, e: u32, primary: v.optional(id) })],
   /** claimant -> host set (+ previous hosts): grant me epoch e over `hosts`; `known`: the newest certificate I hold. */
-  CLAIM: [12, v.object({ ...region, e: u32, hosts, known: v.optional(certSchema), rebase: v.optional(v.boolean()), pend: v.optional(v.pipe(v.array(certPrevSchema), v.maxLength(MAX_PEND))) })],
+  CLAIM: [12, v.object({ ...region, e: u32, hosts, known: v.optional(certSchema), chain: v.optional(certChainSchema), rebase: v.optional(v.boolean()), pend: v.optional(v.pipe(v.array(certPrevSchema), v.maxLength(MAX_PEND))) })],
   /**
    * host -> claimant: yes (`sig`: my signature over the claim's terms, and my state) or no
    * (I promised `promised` already; `cert`: the newest certificate I hold, when newer than the claimant's).
    */
-  GRANT: [13, v.object({ ...region, e: u32, ok: v.boolean(), promised: u32, entries: v.optional(entries), sig: v.optional(grantSigSchema), cert: v.optional(certSchema), reqs: reqLog, pend: v.optional(certPrevSchema) })],
+  GRANT: [13, v.object({ ...region, e: u32, ok: v.boolean(), promised: u32, entries: v.optional(entries), sig: v.optional(grantSigSchema), cert: v.optional(certSchema), chain: v.optional(certChainSchema), reqs: reqLog, pend: v.optional(certPrevSchema) })],
   /** primary -> backups: edits seq from..to of epoch e. */
   /** `reqs`: the batch's edit requests as (editor, request id, seq), so a successor dedupes re-sends. */
   REPLICATE: [14, v.object({ ...region, e: u32, from: u32, to: u32, entries, hosts, reqs })],
   /** backup -> primary: holds up to seq `to` of epoch e; `b`: the heartbeat answered (the primary's lease). */
   ACK: [15, v.object({ ...region, e: u32, to: u32, b: v.optional(u32) })],
   /** primary -> backup: the full state at (e, s) (join, re-replication, gap repair), with the epoch's certificate and the request log. */
-  SYNC: [16, v.object({ ...region, e: u32, s: u32, hosts, entries, cert: certSchema, reqs: reqLog, more: v.optional(v.boolean()) })],
+  SYNC: [16, v.object({ ...region, e: u32, s: u32, hosts, entries, cert: certSchema, chain: v.optional(certChainSchema), reqs: reqLog, more: v.optional(v.boolean()) })],
   /** backup -> primary: I missed something, send SYNC. */
   SYNC_REQ: [17, v.object({ ...region, e: u32 })],
   /** primary -> closer node: claim epoch e (I will grant it). */

@@ -54,6 +54,22 @@ export function chainedFrom(c: EpochCert, known: EpochCert): boolean {
   return c.grants.filter((g) => has(known.hosts, g.id)).length >= quorum(known.hosts.length);
 }
 
+/**
+ * The links of `chain` (any order) that lead on from `from`, each granted by a majority of
+ * the hosts of the one before, below epoch `below`, oldest first: the epochs a reader missed,
+ * as a sender showed them (rule 1 step by step). Signatures are the caller's to check.
+ */
+export function chainLinks(from: EpochCert, chain: readonly EpochCert[] | undefined, below: number): EpochCert[] {
+  const out: EpochCert[] = [];
+  let at = from;
+  for (const link of [...(chain ?? [])].sort((a, b) => a.e - b.e)) {
+    if (link.e <= at.e || link.e >= below || !chainedFrom(link, at)) continue;
+    out.push(link);
+    at = link;
+  }
+  return out;
+}
+
 /** Whether a majority of `c`'s hosts, or of the previous set that handed it on, granted it from among `near`. */
 export function anchoredNear(c: EpochCert, near: readonly NodeId[]): boolean {
   const nearGrants = c.grants.filter((g) => has(near, g.id));

@@ -5,7 +5,7 @@
 import { idToHex, type NodeId } from '../core/node-id';
 import type { Verifier } from '../core/signer';
 import type { NearView } from '../dht/near-view';
-import { ANCHOR_RANK, anchorFault, farSet, type AnchorFault, type FreshRule } from './cert-anchor';
+import { ANCHOR_RANK, anchorFault, chainLinks, farSet, type AnchorFault, type FreshRule } from './cert-anchor';
 import { ALGS, certShapeFault, encodeCert, grantBytes, type CertFault, type ClaimTerms, type EpochCert, type GrantSig } from './epoch-cert';
 
 /** Checks certificates: signatures (verdicts remembered: a primary re-sends its own often), then the anchor rule. */
@@ -15,6 +15,8 @@ export class CertChecker {
   verified = 0;
   /** Certificates with valid signatures that the anchor rule refused. */
   unanchored = 0;
+  /** Certificates reached through the sender's chain of earlier ones (epochs we missed). */
+  chained = 0;
 
   /** `view`: the reader's own view of who is near a key (a DHT node's `nearView`). */
   constructor(private readonly verify: Verifier, private readonly view: NearView, private readonly cacheSize = 256, private readonly rank = ANCHOR_RANK) {}
@@ -31,14 +33,31 @@ export class CertChecker {
    * 'learn' (a host with no certificate of the region). A certificate near nobody we know
    * gets one fresh lookup toward the key before it is refused.
    */
-  async check(key: NodeId, c: EpochCert, o: { known?: EpochCert | undefined; view?: NearView; fresh?: FreshRule } = {}): Promise<CertFault | AnchorFault | null> {
+  async check(key: NodeId, c: EpochCert, o: { known?: EpochCert | undefined; chain?: readonly EpochCert[] | undefined; view?: NearView; fresh?: FreshRule } = {}): Promise<CertFault | AnchorFault | null> {
     const signed = await this.signed(key, c);
     if (signed) return signed;
     const view = o.view ?? this.view, fresh = o.fresh ?? 'near';
     let fault = anchorFault(c, o.known, view.near(key, this.rank), fresh, key);
+    // Epochs we missed: the sender's earlier certificates, each a link only when validly
+    // signed and granted by a majority of the hosts of the link before it, starting from ours.
+    if (fault === 'unanchored' && o.known && o.chain?.length) {
+      const known = await this.walk(key, o.known, o.chain, c.e);
+      if (known !== o.known) fault = anchorFault(c, known, view.near(key, this.rank), fresh, key);
+    }
     if (fault === 'unanchored' && (await view.refresh(key))) fault = anchorFault(c, o.known, view.near(key, this.rank), fresh, key);
     if (fault) this.unanchored++;
     return fault;
+  }
+
+  /** The newest link of `chain` (below `below`) reached from `known` one majority-granted, validly signed step at a time; `known` when none. */
+  private async walk(key: NodeId, known: EpochCert, chain: readonly EpochCert[], below: number): Promise<EpochCert> {
+    let at = known;
+    for (const link of chainLinks(known, chain, below)) {
+      if (await this.signed(key, link)) break;
+      at = link;
+    }
+    if (at !== known) this.chained++;
+    return at;
   }
 
   /** Whether a majority of `set` is far from `key` in our view (cert-anchor.ts `farSet`): a node outside it may rebase over it. */

@@ -38,6 +38,12 @@ export const MAX_EPOCH = 0x00ffffff;
  * claimant hearing of it, so the claim needs a majority of its hosts too.
  */
 export const MAX_PEND = 3;
+/**
+ * Most certificates a frame carries as the chain before the one it names (`chain`): the
+ * links a reader that missed epochs checks one by one from the certificate it holds (each
+ * granted by a majority of its predecessor's hosts), docs/TRUST.md rule 1.
+ */
+export const MAX_CHAIN = 3;
 
 const id = bytes(ID_BYTES, ID_BYTES);
 const hostList = v.pipe(v.array(id), v.minLength(1), v.maxLength(MAX_CERT_HOSTS));
@@ -59,6 +65,9 @@ export const certSchema = v.object({
   pend: v.optional(v.pipe(v.array(certPrevSchema), v.maxLength(MAX_PEND))),
   grants: v.pipe(v.array(grantSigSchema), v.maxLength(2 * MAX_CERT_HOSTS)),
 });
+
+/** Earlier certificates of the chain, oldest first (MAX_CHAIN). */
+export const certChainSchema = v.pipe(v.array(certSchema), v.maxLength(MAX_CHAIN));
 
 export type GrantSig = v.InferOutput<typeof grantSigSchema>;
 export type CertPrev = v.InferOutput<typeof certPrevSchema>;

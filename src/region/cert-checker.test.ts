@@ -1,0 +1,63 @@
+// The verifier's chain walk (docs/TRUST.md rule 1): a reader holding an old certificate
+// takes a later one whose hosts it cannot place near the key when the sender shows the
+// links between, each validly signed and granted by a majority of the hosts of the one
+// before, starting from the reader's own. Before, such a reader refused the later
+// certificate as unanchored, while the hosts holding it refused every claim that did not
+// build on it: a region without a primary for good after a healed split.
+import { describe, expect, it } from 'vitest';
+import { randomId, type NodeId } from '../core/node-id';
+import { seededRandom } from '../core/seeded-random';
+import { fixedNearView } from '../testing/near-views';
+import { SimKeyring } from '../testing/sim-keyring';
+import { CertChecker } from './cert-checker';
+import { signGrant, type ClaimTerms, type EpochCert } from './epoch-cert';
+
+const rand = seededRandom(17);
+const keyring = new SimKeyring('cert-checker-test');
+const [A, B, C, F1, F2, F3, X, Y] = Array.from({ length: 8 }, () => randomId(rand)) as [NodeId, NodeId, NodeId, NodeId, NodeId, NodeId, NodeId, NodeId];
+const K = randomId(rand);
+// The reader finds A, B, C nearest the key: F1-F3 (hosts filled in from links during churn) and X, Y are far.
+const checker = () => new CertChecker(keyring.verify, fixedNearView([A, B, C]));
+
+async function certify(terms: ClaimTerms, granters: NodeId[], key = K): Promise<EpochCert> {
+  return { ...terms, grants: await Promise.all(granters.map((g) => signGrant(keyring.signer(g), key, terms))) };
+}
+const e9 = () => certify({ e: 9, primary: A, hosts: [A, B, C] }, [A, B]);
+// e10: C and two far nodes, granted by B and C of e9's set (its majority) and by the new set's.
+const e10 = () => certify({ e: 10, primary: C, hosts: [C, F1, F2], prev: { e: 9, hosts: [A, B, C] } }, [C, F1, B]);
+// e11: during a split, the far side's set, granted by a majority of e10's set.
+const e11 = () => certify({ e: 11, primary: F1, hosts: [F1, F2, F3], prev: { e: 10, hosts: [C, F1, F2] } }, [F1, F2, F3]);
+
+describe('the certificate chain a sender shows', () => {
+  it('takes a later certificate reached link by link from the one the reader holds, and refuses it without the links', async () => {
+    const [held, mid, top] = [await e9(), await e10(), await e11()];
+    const c = checker();
+    expect(await c.check(K, top, { known: held, fresh: 'learn' })).toBe('unanchored');
+    expect(await c.check(K, top, { known: held, chain: [mid], fresh: 'learn' })).toBeNull();
+    expect(c.chained).toBe(1);
+    // Links in any order, with links the reader does not need beside them.
+    expect(await checker().check(K, top, { known: held, chain: [mid, held], fresh: 'near' })).toBeNull();
+  });
+
+  it('refuses links an attacker signed with its own keys, a link with a bad signature, and a link of another region', async () => {
+    const [held, mid, top] = [await e9(), await e10(), await e11()];
+    // The attacker names our hosts as e10's previous set, but only its keys granted it.
+    const forgedMid = await certify({ e: 10, primary: X, hosts: [X, Y, F1], prev: { e: 9, hosts: [A, B, C] } }, [X, Y]);
+    const forgedTop = await certify({ e: 11, primary: X, hosts: [X, Y, F3], prev: { e: 10, hosts: [X, Y, F1] } }, [X, Y]);
+    expect(await checker().check(K, forgedTop, { known: held, chain: [forgedMid], fresh: 'learn' })).toBe('unanchored');
+    // The real e10's grants, with the list of grant ids claiming B and C, but a signature broken.
+    const broken = { ...mid, grants: mid.grants.map((g, i) => (i === 2 ? { ...g, s: new Uint8Array(g.s.length) } : g)) };
+    expect(await checker().check(K, top, { known: held, chain: [broken], fresh: 'learn' })).toBe('unanchored');
+    // A real chain of another region (signed over its key) is no link of this one.
+    const K2 = randomId(rand);
+    const otherMid = await certify({ e: 10, primary: C, hosts: [C, F1, F2], prev: { e: 9, hosts: [A, B, C] } }, [C, F1, B], K2);
+    expect(await checker().check(K, top, { known: held, chain: [otherMid], fresh: 'learn' })).toBe('unanchored');
+  });
+
+  it('a link never stands in for the last step: the certificate itself must be granted by the link before it', async () => {
+    const [held, mid] = [await e9(), await e10()];
+    // A rebase over e10 by one of its hosts: certified by its new set alone, not by a majority of e10's.
+    const lone = await certify({ e: 11, primary: F1, hosts: [F1, X, Y], prev: { e: 10, hosts: [C, F1, F2] }, rebase: true }, [F1, X, Y]);
+    expect(await checker().check(K, lone, { known: held, chain: [mid], fresh: 'learn' })).toBe('unanchored');
+  });
+});
