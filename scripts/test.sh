@@ -32,7 +32,9 @@ phase() {
 }
 checks() {
   local rc=0
-  echo "== type-check (tsc --noEmit)"; phase type-check tsc --noEmit -p tsconfig.json || rc=1
+  # tsgo (TypeScript 7, native): the same diagnostics as tsc 5.9 in a quarter of its CPU;
+  # typescript 5.9 stays for typescript-eslint, which loads it as a library.
+  echo "== type-check (tsgo --noEmit)"; phase type-check tsgo --noEmit -p tsconfig.json || rc=1
   echo; echo "== lint (eslint)"; phase lint eslint . || rc=1
   echo; echo "== build for browser tests"; phase build vite build --logLevel warn || rc=1
   return "$rc"
