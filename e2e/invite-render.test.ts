@@ -105,5 +105,7 @@ describe('an invited friend, rendering on', () => {
 
     await b.addStyleTag({ content: '#hud { display: block !important; }' });
     await b.screenshot({ path: screenshotPath('two-players.png') });
+    // VP_EXPLAIN=1: each tab's hosting view even on a pass (claims, failed claims, roles), to compare runs.
+    if (process.env.VP_EXPLAIN) await explainHosting([{ label: 'A (inviter)', page: a }, { label: 'B (friend)', page: b }]);
   });
 });

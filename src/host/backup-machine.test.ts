@@ -115,6 +115,39 @@ describe('backup machine', () => {
     expect(m.claimDue(20_000 + 401, hosts, P, false, never)).toBe(true);
   });
 
+  it('allows a primary that was slow lately a longer silence (primary-pace.ts), and a closed link none', () => {
+    const hosts = [P, SELF, B2]; // we rank first: no stagger
+    const never = () => false;
+    const PACED = { ...O, slowPrimaryFactor: 2, slowPrimaryMaxMs: 2400, slowPrimaryHalfLifeMs: 10_000 };
+    const beat = (m: BackupMachine, at: number) => m.heartbeat(P, idToHex(P), { t: 'HEARTBEAT', rx: 0, rz: 0, e: E, s: 0, hosts }, at);
+    const made = () => {
+      const rec: FollowRecord = { knownSubs: [], state: new RegionState(), requests: new RequestLog(60_000) };
+      const roles = new RoleMachine();
+      roles.appliedUpTo(0);
+      const terms = { promised: E, following: idToHex(P), isCurrentPrimary: (hex: string, e: number) => hex === idToHex(P) && e === E };
+      return new BackupMachine(SELF, rec, roles, terms, PACED, { staleFrames: 0, badCerts: 0 });
+    };
+    // On time (a beat every 100 ms): failoverMs, as before.
+    const quick = made();
+    for (let t = 0; t <= 1000; t += 100) beat(quick, t);
+    expect(quick.claimDue(1000 + 601, hosts, P, false, never)).toBe(true);
+    // A starved primary whose beats came up to 450 ms apart: 900 ms of silence allowed.
+    const slow = made();
+    for (const t of [0, 100, 550, 650, 1000]) beat(slow, t);
+    expect(slow.silenceLimit(1000)).toBeGreaterThan(850); // 2 x 450, decayed a little since 550
+    expect(slow.claimDue(1000 + 700, hosts, P, false, never)).toBe(false);
+    expect(slow.claimDue(1000 + 950, hosts, P, false, never)).toBe(true);
+    // Its closed link is death at once, however slow it was.
+    expect(slow.claimDue(1000 + 2, hosts, P, true, never)).toBe(false);
+    expect(slow.claimDue(1000 + 30, hosts, P, true, never)).toBe(true);
+    // Never past slowPrimaryMaxMs, and the slowness is forgotten by halves.
+    const stalled = made();
+    beat(stalled, 0);
+    beat(stalled, 5000);
+    expect(stalled.silenceLimit(5000)).toBe(2400);
+    expect(stalled.silenceLimit(5000 + 60_000)).toBe(600);
+  });
+
   it('takes the silence of a primary that said it unloads for no death, until the primary speaks again', () => {
     const { m } = backup(0);
     const hosts = [P, SELF, B2];

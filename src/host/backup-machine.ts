@@ -13,6 +13,7 @@ import type { HostOptions, HostStats } from './host-options';
 import type { ReplicationMessageOf } from './replication-messages';
 import { requestTag, type RequestLog } from './request-log';
 import type { FollowMoves } from './role-machine';
+import { PrimaryPace, type PaceOptions } from './primary-pace';
 
 /** What the machine reads and writes of its region: plain fields and data. */
 export interface FollowRecord {
@@ -30,7 +31,7 @@ export interface FollowTerms {
   isCurrentPrimary(fromHex: string, e: number): boolean;
 }
 
-export type BackupOptions = Pick<HostOptions, 'heartbeatMs' | 'failoverMs' | 'idleHeartbeatMs' | 'claimStaggerMs'>;
+export type BackupOptions = Pick<HostOptions, 'heartbeatMs' | 'failoverMs' | 'idleHeartbeatMs' | 'claimStaggerMs'> & Partial<Omit<PaceOptions, 'failoverMs'>>;
 
 /** What the shell must do, in this order. */
 export type BackupEffect =
@@ -67,6 +68,8 @@ export class BackupMachine {
   /** Entries of the SYNC arriving in pieces (compared with ours at its last piece). */
   private syncIn: Map<number, Entry> | undefined;
   private out: BackupEffect[] = [];
+  /** How slow our primary was lately: how long its silence must last (primary-pace.ts). */
+  private readonly pace: PrimaryPace;
 
   constructor(
     private readonly self: NodeId,
@@ -76,12 +79,14 @@ export class BackupMachine {
     private readonly terms: FollowTerms,
     private readonly o: BackupOptions,
     private readonly stats: Pick<HostStats, 'staleFrames' | 'badCerts'>,
-  ) {}
+  ) {
+    this.pace = new PrimaryPace({ slowPrimaryFactor: 1, slowPrimaryMaxMs: o.failoverMs, slowPrimaryHalfLifeMs: 10_000, ...o });
+  }
 
   /** A REPLICATE: applied in order from the primary we follow; a gap asks for a SYNC. */
   replicate(from: NodeId, fromHex: string, m: ReplicationMessageOf<'REPLICATE'>, now: number): BackupEffect[] {
     if (!this.fromOurPrimary(from, fromHex, m, now)) return this.drain();
-    this.heard.heard(now);
+    this.heardPrimary(now);
     this.primaryIdle = false;
     this.primaryUnloads = false;
     const entries = this.decode(m.entries);
@@ -103,7 +108,7 @@ export class BackupMachine {
   /** A HEARTBEAT from the primary we follow: it is alive; its numbered beats are answered (the lease). */
   heartbeat(from: NodeId, fromHex: string, m: ReplicationMessageOf<'HEARTBEAT'>, now: number): BackupEffect[] {
     if (!this.fromOurPrimary(from, fromHex, m, now)) return this.drain();
-    this.heard.heard(now);
+    this.heardPrimary(now);
     this.primaryIdle = m.idle === true;
     this.primaryUnloads = m.unload === true;
     if (m.subs) this.rec.knownSubs = m.subs;
@@ -131,7 +136,8 @@ export class BackupMachine {
 
   /** We follow a new primary (its SYNC's certificate succeeded ours): heard now, at its normal beat. */
   followed(now: number): void {
-    this.heard.heard(now);
+    this.pace.reset();
+    this.heardPrimary(now);
     this.primaryIdle = false;
     this.primaryUnloads = false;
   }
@@ -146,12 +152,11 @@ export class BackupMachine {
     const got = (this.syncIn ??= new Map());
     for (const x of entries) if (got.size < MAX_SYNC_ENTRIES) got.set(x.key, x);
     this.rec.state.merge(entries);
-    this.heard.heard(now);
+    this.heardPrimary(now);
     if (m.more) return this.drain(); // a piece of a large state: the last one is acked
     this.syncIn = undefined;
     const applied = Math.max(this.heard.applied ?? 0, m.s);
     this.heard.appliedUpTo(applied);
-    this.heard.heard(now);
     this.out.push({ t: 'offer', to: from, entries: [...got.values()] }, { t: 'ack', to: from, e: m.e, applied }, { t: 'persist' });
     return this.drain();
   }
@@ -176,7 +181,19 @@ export class BackupMachine {
     if (deferred(now)) return false;
     // An idle region's primary beats every idleHeartbeatMs: allow for two missed beats.
     const quiet = this.primaryIdle ? 2 * this.o.idleHeartbeatMs : 0;
-    return now - Math.max(this.heard.lastHeard, this.claimedAt) > this.o.failoverMs + quiet + rank * this.o.claimStaggerMs;
+    // A closed link is death at once; silence from a primary that was slow lately is allowed longer (primary-pace.ts).
+    const limit = primaryLinkClosed ? this.o.failoverMs : this.pace.silenceLimit(now);
+    return now - Math.max(this.heard.lastHeard, this.claimedAt) > limit + quiet + rank * this.o.claimStaggerMs;
+  }
+
+  /** How long our primary's silence must last now before we take it for dead (bar the idle and rank allowances). */
+  silenceLimit(now: number): number {
+    return this.pace.silenceLimit(now);
+  }
+
+  private heardPrimary(now: number): void {
+    this.pace.heard(now, this.primaryIdle);
+    this.heard.heard(now);
   }
 
   /** When we last heard the primary we follow (what claimDue measures its silence from). */

@@ -27,6 +27,14 @@ export const HOST_DEFAULTS = {
    */
   failoverMs: 600,
   /**
+   * A primary that was slow lately (long gaps between its frames) is allowed this many times
+   * its longest recent gap of silence, up to slowPrimaryMaxMs, the gap halving in weight every
+   * slowPrimaryHalfLifeMs (primary-pace.ts): starved tabs no longer take each other for dead.
+   */
+  slowPrimaryFactor: 2,
+  slowPrimaryMaxMs: 2400,
+  slowPrimaryHalfLifeMs: 10_000,
+  /**
    * Backups check their primary's silence this often: a takeover starts within this of
    * failoverMs (it was heartbeatMs, which added 50 ms to the average failover).
    */
