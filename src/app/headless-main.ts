@@ -12,7 +12,8 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { resolve } from 'node:path';
-import { fmtBytes, fmtUptime } from '../ui/host-dashboard';
+import { fmtBytes, fmtUptime, pathSummary, relayedShare } from '../ui/host-dashboard';
+import { countPaths } from '../net/link-path';
 import { DEFAULT_WORLD } from './config';
 import type { HostFigures } from './host-figures';
 import { iceFromFlags } from '../bootstrap/headless-ice';
@@ -33,7 +34,7 @@ export function figureLine(f: HostFigures): string {
   const players = f.regions.reduce((n, r) => n + r.players, 0);
   const rss = process.memoryUsage().rss;
   return [
-    `up ${fmtUptime(f.uptimeMs)}`, `${f.status}`, `about ${f.networkSize} nodes`, `${f.links.length} links`,
+    `up ${fmtUptime(f.uptimeMs)}`, `${f.status}`, `about ${f.networkSize} nodes`, `${f.links.length} links (${pathSummary(countPaths(f.links.map((l) => l.path)), relayedShare(f.links))})`,
     `primary ${primary.length ? primary.join(' ') : '-'}`, `backup ${backup.length ? backup.join(' ') : '-'}`, `${players} players`,
     `tick ${f.tickHz.toFixed(1)} Hz`,
     `edits ${f.edits.accepted} accepted ${f.edits.confirmed} confirmed ${f.edits.refused} refused`,

@@ -5,7 +5,9 @@
 // (store/level-store.ts): its node identity (the same node id after a restart) and its
 // hosted regions. WebRTC is node-datachannel (under simple-peer's webrtc-polyfill), the
 // relay's WebSocket the `ws` package. Hosting ticks from the real clock (Node timers are
-// not throttled). The dashboard's figures (host-figures.ts) are sampled every 2 s.
+// not throttled). The dashboard's figures (host-figures.ts) are sampled every 2 s, with how
+// each link is carried (host, srflx, relay: read from node-datachannel's stats, as a tab reads
+// its browser's).
 // Entry point with options: headless-main.ts (`npm run peer`).
 import { WebSocket } from 'ws';
 import { realClock, type Clock } from '../core/clock';
@@ -14,9 +16,11 @@ import { RemotePlayers } from '../play/remote-player-smoother';
 import { LevelStore } from '../store/level-store';
 import { MemoryTentativeStore } from '../store/tentative-store';
 import type { IcePolicy } from '../net/ice-servers';
+import type { Identity } from '../core/identity';
 import { pageDoorways, parsePageConfig } from './config';
 import { nodeDatachannelIceServers } from '../bootstrap/headless-ice';
 import { sampleHostFigures, type HostFigures } from './host-figures';
+import type { WebRtcTransport } from '../net/webrtc-transport';
 import { HostHistory } from '../ui/host-history';
 import { createHostingApi, type HostingApi } from './hosting-api';
 import { createNetApi, type NetApi } from './net-api';
@@ -45,9 +49,13 @@ export interface HeadlessOptions {
   iceServers?: RTCIceServer[];
   /** 'relay': TURN relays only (peers never see this machine's address). */
   icePolicy?: IcePolicy;
+  /** The node identity (default: the one kept in dataDir, minted and kept there the first time). */
+  identity?: Identity;
   clock?: Clock;
   onStage?: (stage: JoinStage, detail: string) => void;
 }
+
+type LinkPaths = Awaited<ReturnType<WebRtcTransport['linkPaths']>>;
 
 export interface HeadlessPeer {
   readonly peer: Peer;
@@ -82,7 +90,7 @@ export async function startHeadlessPeer(o: HeadlessOptions): Promise<HeadlessPee
   if (relay !== 'none' && cfg.relayUrl !== relay) throw new Error(`not a relay URL: ${relay} (ws:// or wss://)`);
   const store = await LevelStore.open(o.dataDir);
   try {
-    const identity = await store.nodeIdentity();
+    const identity = o.identity ?? await store.nodeIdentity();
     const peer = await Peer.start({
       identity,
       doorways: pageDoorways(cfg),
@@ -99,16 +107,21 @@ export async function startHeadlessPeer(o: HeadlessOptions): Promise<HeadlessPee
     const netApi = createNetApi(peer);
     const history = new HostHistory();
     const started = clock.now();
-    const sample = () => sampleHostFigures({ world: cfg.world, peer, hosting, net: netApi, history, clock, started });
+    const sample = (paths?: LinkPaths) => sampleHostFigures({ world: cfg.world, peer, hosting, net: netApi, history, clock, started, ...(paths ? { paths } : {}) });
     let last = sample();
+    let stopped = false;
     let timer = clock.setTimeout(function again() {
-      last = sample();
+      // The paths come from each link's stats (a promise); the sample waits for them, as host.html's does.
+      void peer.transport.linkPaths().then((paths) => paths, () => undefined).then((paths) => {
+        if (!stopped) last = sample(paths);
+      });
       timer = clock.setTimeout(again, HEADLESS_DEFAULTS.sampleMs);
     }, HEADLESS_DEFAULTS.sampleMs);
     return {
       peer, net, hosting, netApi, world: cfg.world,
       figures: () => last,
       async stop() {
+        stopped = true;
         clock.clearTimeout(timer);
         net.stop();
         await store.close();

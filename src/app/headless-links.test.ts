@@ -1,0 +1,60 @@
+// Two headless peers (the Node composition of `npm run peer`: real node-datachannel, the real
+// relay in this process, LevelDB in temp dirs), loopback only: run inside scripts/netns.sh.
+// Their dashboard figures say how each link is carried, as a tab's do.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '../../signaling/serve';
+import { testNodeIdentity } from '../testing/node-identities';
+import { startHeadlessPeer, type HeadlessPeer } from './headless-peer';
+
+const WORLD = 'headless-links';
+let server: RunningServer;
+const peers: HeadlessPeer[] = [];
+const dirs: string[] = [];
+
+async function headless(): Promise<HeadlessPeer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'vp-headless-links-'));
+  dirs.push(dataDir);
+  const p = await startHeadlessPeer({ world: WORLD, dataDir, relay: server.relayUrl, bindAddress: '127.0.0.1', identity: await testNodeIdentity() });
+  peers.push(p);
+  return p;
+}
+
+async function until<T>(what: string, fn: () => T, ok: (t: T) => boolean, ms: number): Promise<T> {
+  const t0 = Date.now();
+  for (;;) {
+    const v = fn();
+    if (ok(v)) return v;
+    if (Date.now() - t0 > ms) throw new Error(`${what}: not within ${ms} ms (last: ${JSON.stringify(v)})`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+beforeAll(async () => {
+  server = await startServer({ port: 0, relayOnly: true });
+});
+afterAll(async () => {
+  for (const p of peers) await p.stop();
+  await server.close();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+describe('headless peers on one machine', () => {
+  it("report each link's path in their figures: direct, never through NAT or TURN", async () => {
+    const a = await headless();
+    const b = await headless();
+    for (const [p, other] of [[a, b], [b, a]] as const) {
+      // Sampled every 2 s; the path is read from node-datachannel's selected candidate pair.
+      const f = await until(`${p.peer.id.slice(0, 8)} sees how its link to the other is carried`, () => p.figures().links, (ls) => ls.some((l) => l.hex === other.peer.id && l.path !== undefined), 8_000);
+      const link = f.find((l) => l.hex === other.peer.id)!;
+      // Both ends' own loopback addresses: 'host', or 'prflx' where the other's check
+      // arrived before its trickled candidate (libdatachannel then keeps the learned one).
+      expect(['host', 'prflx']).toContain(link.path);
+      expect(link.bytes).toBeGreaterThan(0);
+    }
+    const paths = await a.peer.transport.linkPaths();
+    expect(paths.get(b.peer.id)?.path?.local).toBe('host');
+  });
+});
