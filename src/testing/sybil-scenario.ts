@@ -76,11 +76,11 @@ export interface SybilResult {
   snapshotsRefused: number;
 }
 
-type ReplicaMsg = Parameters<SimPeer['wire']['replicas']['send']>[1];
-type PlayerMsg = Parameters<SimPeer['wire']['players']['send']>[1];
+export type ReplicaMsg = Parameters<SimPeer['wire']['replicas']['send']>[1];
+export type PlayerMsg = Parameters<SimPeer['wire']['players']['send']>[1];
 
-/** The attacker: its live nodes (the rogue first), its keys (those nodes' first), and what it serves to subscribers. */
-class Attacker {
+/** The attacker: its live nodes (the rogue first), its keys (those nodes' first), and what it serves to subscribers (adversary.ts builds on it). */
+export class Attacker {
   readonly nodes: SimPeer[] = [];
   readonly keys: Signer[] = [];
   private readonly served = new Map<string, { cert: EpochCert; entries: Entry[] }>();
@@ -162,7 +162,7 @@ function floorEntries(r: RegionCoord, e: number, dz: number): Entry[] {
 const count = (state: RegionState | undefined, list: Entry[]) => (state ? list.filter((x) => state.get(x.key)?.id === x.id).length : 0);
 
 /** `p`'s rank among the live nodes by distance to `key`. */
-function rankOf(sim: HostSim, p: SimPeer, key: NodeId): number {
+export function rankOf(sim: HostSim, p: SimPeer, key: NodeId): number {
   return sortByDistance(sim.live(), (x) => x.dht.selfId, key).indexOf(p);
 }
 
@@ -551,7 +551,7 @@ export async function runSnapshotScenario(seed: number, o: SybilOptions & { cert
 }
 
 /** `reader`'s next location read of `key` finds nothing and its next lookup of it answers `only`. */
-function eclipseOnce(reader: SimPeer, key: NodeId, only: SimPeer): void {
+export function eclipseOnce(reader: SimPeer, key: NodeId, only: SimPeer): void {
   const dht = reader.dht;
   const get = dht.get.bind(dht), findNode = dht.findNode.bind(dht);
   let gets = 1, finds = 1;
