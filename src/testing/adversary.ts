@@ -447,6 +447,19 @@ export async function runAdversary(o: AdversaryOptions): Promise<AdversaryResult
   const arrivals: (() => void)[] = [];
   const plantedAll: { res: RowResult; entries: Entry[] }[] = [];
   let fresh: SimPeer | undefined;
+  // The fresh subscriber's own row: the attacker answers its SUBSCRIBE (the rows' index past the table's).
+  const joinFresh = async () => {
+    const idx = rows().length;
+    const p = await freshSubscriber(s, listen, plantedOf(r, idx));
+    const c = counters(p);
+    const res: RowResult = {
+      name: 'SNAPSHOT answering SUBSCRIBE -> fresh, minted', delivered: (heard.get(p)?.get('SNAPSHOT') ?? 0) > 0, skipped: false, member: false,
+      counted: c.client_uncertified + c.client_stale, shown: 0, stored: 0, pending: p.client.stats.pendingShown, epoch: 0,
+    };
+    results.push(res);
+    plantedAll.push({ res, entries: plantedOf(r, idx)(1, 1) });
+    return p;
+  };
   // Host and record rows first; then a fresh subscriber joins (reading the records put) and the player rows are played at both subscribers.
   const order = [...all.filter((x) => x.frame.wire !== 'players'), ...all.filter((x) => x.frame.wire === 'players')];
   const killAt = o.kill ? Math.floor(order.filter((x) => x.frame.wire === 'replicas').length / 2) : -1;
@@ -457,7 +470,7 @@ export async function runAdversary(o: AdversaryOptions): Promise<AdversaryResult
       if (p && p !== s.player) sim.kill(p.hex);
     }
     const idx = all.indexOf(row);
-    if (row.frame.wire === 'players' && !fresh) fresh = await freshSubscriber(s, listen);
+    if (row.frame.wire === 'players' && !fresh) fresh = await joinFresh();
     // The attacker captures the region's newest certificate (every SNAPSHOT carries it): after a failover its rows play against that.
     const now = sim.primaryOf(r)?.host.regionState(r)?.cert;
     if (now && now.e > s.real.e && !atk.nodes.some((a) => idEquals(a.dht.selfId, now.primary))) s.real = now;
@@ -492,7 +505,7 @@ export async function runAdversary(o: AdversaryOptions): Promise<AdversaryResult
       if (e) edits.push(e);
     }
   }
-  fresh ??= await freshSubscriber(s, listen);
+  fresh ??= await joinFresh();
   await sim.run(2000);
   stopSampling();
   for (const judge of arrivals) judge();
@@ -544,11 +557,11 @@ function blockAt(st: RegionState | undefined, e: { x: number; y: number; z: numb
  * by the attacker alone (an eclipse of one lookup), so its first SUBSCRIBE goes to the
  * attacker, which answers with a SNAPSHOT under its own certificate.
  */
-async function freshSubscriber(s: Scene, listen: (p: SimPeer) => void): Promise<SimPeer> {
+async function freshSubscriber(s: Scene, listen: (p: SimPeer) => void, planted: (e: number, s0: number) => Entry[]): Promise<SimPeer> {
   const p = await s.sim.add(undefined, { playOnly: true });
   listen(p);
   const cert = await certOf(s, 'minted');
-  s.atk.serve(s.r, cert, plantedOf(s.r, 4095)(cert.e, 1));
+  s.atk.serve(s.r, cert, planted(cert.e, 1));
   eclipseOnce(p, s.key, s.atk.node);
   p.client.subscribe(s.r).catch(() => {});
   await s.sim.clock.runUntil(() => !!p.client.attachment(s.r), 10_000);
