@@ -16,7 +16,7 @@
 import { describe, expect, it } from 'vitest';
 import { LEARN_EPOCH_CAP } from '../region/cert-anchor';
 import { MAX_EPOCH_JUMP } from '../region/epoch-cert';
-import { breaches, FAILOVER_TARGET_MS, runAdversary, type AdversaryOptions, type AdversaryResult } from './adversary';
+import { breaches, FAILOVER_TARGET_MS, runAdversary, type AdversaryOptions, type AdversaryResult, type RowResult } from './adversary';
 
 /** Every property at once (soft: a red run lists each that failed). */
 function expectHeld(r: AdversaryResult, o: AdversaryOptions): void {
@@ -27,7 +27,10 @@ function expectHeld(r: AdversaryResult, o: AdversaryOptions): void {
   const lost = r.rows.filter((x) => !x.delivered && !(o.kill && x.skipped));
   expect.soft(lost.map((x) => x.name), 'rows that never reached their target').toEqual([]);
   // (From inside the set a host's frames are its to send: not refusals.)
-  const uncounted = r.rows.filter((x) => x.delivered && !x.silent && !x.member && x.counted === 0);
+  // (With ids near the key, a record the attacker's near keys granted is anchored near for a
+  // holder holding none yet, at any epoch: rule 2, docs/TRUST.md (a) and "The adversary kit".)
+  const nearAnchored = (x: RowResult) => !!o.near && (x.t === 'LOCATION' || x.t === 'EDITS') && (x.chain === 'minted' || x.chain === 'top');
+  const uncounted = r.rows.filter((x) => x.delivered && !x.silent && !x.member && !nearAnchored(x) && x.counted === 0);
   expect.soft(uncounted.map((x) => x.name), 'rows refused with no counter moving').toEqual([]);
   expect.soft(r.noPrimaryMs, 'longest time without an honest primary').toBeLessThanOrEqual(FAILOVER_TARGET_MS);
   expect.soft(r.maxEpoch - r.startEpoch, "epochs the region's hosts moved").toBeLessThanOrEqual(MAX_EPOCH_JUMP);
@@ -41,6 +44,8 @@ function expectHeld(r: AdversaryResult, o: AdversaryOptions): void {
   expect.soft(r.freshAttachedHonest, 'the fresh subscriber attached to an honest primary').toBe(true);
   // A near majority the attacker names may be believed by a backup whose primary died
   // (docs/TRUST.md (a)); far keys never.
+  // Hosts the idle rows reached may have learnt a forged chain (known hole below) and then
+  // moved into the set at the failover: counted apart (adoptedLearnt).
   if (!o.near) expect.soft(r.adopted, 'hosts of the set following an attacker primary').toBe(0);
 }
 

@@ -230,6 +230,9 @@ export interface Scene {
 
 export interface RowResult {
   name: string;
+  t: string;
+  role: Role;
+  chain: Chain;
   /** The frame reached its target(s) (the target's wire saw it; records: put). */
   delivered: boolean;
   /** No live target when the row came (kill runs: no primary during the failover). */
@@ -251,8 +254,9 @@ export interface RowResult {
 
 export interface AdversaryResult {
   rows: RowResult[];
-  /** Honest peers of the region's host set holding a certificate whose primary is the attacker's. */
+  /** Honest peers of the region's host set (at the end) holding a certificate whose primary is the attacker's: those the idle rows never reached, and those they did (moved into the set by a failover after learning a forged chain as idle hosts). */
   adopted: number;
+  adoptedLearnt: number;
   /** Longest run with no honest primary of the region, from the first row to the end (ms virtual). */
   noPrimaryMs: number;
   /** Highest epoch an honest host of the region promised or holds, and the real one at the start. */
@@ -444,6 +448,8 @@ export async function runAdversary(o: AdversaryOptions): Promise<AdversaryResult
   const edits: { x: number; y: number; z: number; id: number }[] = [];
   let tried = 0;
   const results: RowResult[] = [];
+  /** Honest hosts the idle rows were played at (they may learn a forged chain: the known hole "learnt chains"). */
+  const learnt = new Set<SimPeer>();
   const arrivals: (() => void)[] = [];
   const plantedAll: { res: RowResult; entries: Entry[] }[] = [];
   let fresh: SimPeer | undefined;
@@ -453,7 +459,7 @@ export async function runAdversary(o: AdversaryOptions): Promise<AdversaryResult
     const p = await freshSubscriber(s, listen, plantedOf(r, idx));
     const c = counters(p);
     const res: RowResult = {
-      name: 'SNAPSHOT answering SUBSCRIBE -> fresh, minted', delivered: (heard.get(p)?.get('SNAPSHOT') ?? 0) > 0, skipped: false, member: false,
+      name: 'SNAPSHOT answering SUBSCRIBE -> fresh, minted', t: 'SNAPSHOT', role: 'fresh', chain: 'minted', delivered: (heard.get(p)?.get('SNAPSHOT') ?? 0) > 0, skipped: false, member: false,
       counted: c.client_uncertified + c.client_stale, shown: 0, stored: 0, pending: p.client.stats.pendingShown, epoch: 0,
     };
     results.push(res);
@@ -475,13 +481,14 @@ export async function runAdversary(o: AdversaryOptions): Promise<AdversaryResult
     const now = sim.primaryOf(r)?.host.regionState(r)?.cert;
     if (now && now.e > s.real.e && !atk.nodes.some((a) => idEquals(a.dht.selfId, now.primary))) s.real = now;
     const to = targets(s, row.role, fresh);
+    if (row.role === 'idle') for (const p of to) learnt.add(p);
     const before = to.map(counters);
     const pendingBefore = to.map((p) => p.client.stats.pendingShown);
     const sentBefore = to.map((p) => heard.get(p)?.get(row.frame.t) ?? 0);
     // A location record fits the DHT's 1 KiB with a certificate of RECORD_HOSTS hosts at most.
     const cert = await certOf(s, row.chain, row.frame.wire === 'dht' ? RECORD_HOSTS : MAX_CERT_HOSTS);
     const planted = plantedOf(r, idx), floor = floorOf(r, idx);
-    const res: RowResult = { name: row.name, delivered: false, skipped: to.length === 0, member: s.real.hosts.some((h) => idEquals(h, s.sender.dht.selfId)), counted: 0, shown: 0, stored: 0, pending: 0, epoch: 0, ...(row.silent ? { silent: row.silent } : {}) };
+    const res: RowResult = { name: row.name, t: row.frame.t, role: row.role, chain: row.chain, delivered: false, skipped: to.length === 0, member: s.real.hosts.some((h) => idEquals(h, s.sender.dht.selfId)), counted: 0, shown: 0, stored: 0, pending: 0, epoch: 0, ...(row.silent ? { silent: row.silent } : {}) };
     const marks: Entry[] = [...planted(1, 1), ...floor(1)];
     if (row.frame.wire === 'dht') {
       res.delivered = await putRecord(s, row, cert, planted);
@@ -491,11 +498,16 @@ export async function runAdversary(o: AdversaryOptions): Promise<AdversaryResult
       for (const p of to) if (!s.sender.dht.linked(p.hex)) await sim.settle(s.sender.dht.connect(p.dht.selfId, 'adversary').catch(() => {}), 5000);
       if (msg) for (const p of to) (row.frame.wire === 'replicas' ? s.sender.wire.replicas : s.sender.wire.players).send(p.dht.selfId, msg as never);
     }
+    // Until it reached every target (a routed frame after a kill may take a while), then the row's time.
+    const arrived = () => to.every((p, k) => (heard.get(p)?.get(row.frame.t) ?? 0) > sentBefore[k]!);
+    if (row.frame.wire !== 'dht' && to.length > 0) await sim.clock.runUntil(arrived, 3000);
     await sim.run(ROW_MS);
     // Judged at the end: a routed frame may land after the row's time (its counters then show in a later row's).
     if (row.frame.wire !== 'dht') arrivals.push(() => void (res.delivered = to.length > 0 && to.every((p, k) => (heard.get(p)?.get(row.frame.t) ?? 0) > sentBefore[k]!)));
     res.pending = to.reduce((n, p, k) => n + p.client.stats.pendingShown - pendingBefore[k]!, 0);
-    res.counted = to.reduce((n, p, k) => n + row.frame.counts.reduce((m, c) => m + counters(p)[c] - before[k]![c], 0), 0);
+    // A host-to-host frame about a region its target does not host is dropped as stray (hosting-service.ts).
+    const counts: readonly Counter[] = row.frame.wire === 'replicas' ? [...row.frame.counts, 'strayFrames'] : row.frame.counts;
+    res.counted = to.reduce((n, p, k) => n + counts.reduce((m, c) => m + counters(p)[c] - before[k]![c], 0), 0);
     res.epoch = Math.max(0, ...to.map(epochOf));
     results.push(res);
     plantedAll.push({ res, entries: marks });
@@ -518,10 +530,12 @@ export async function runAdversary(o: AdversaryOptions): Promise<AdversaryResult
     }
   }
   const hostsNow = honest().filter((p) => s.real.hosts.some((h) => idEquals(h, p.dht.selfId)) || p === sim.primaryOf(r));
-  const adopted = hostsNow.filter((p) => {
+  const follows = hostsNow.filter((p) => {
     const c = p.host.regionState(r)?.cert;
     return !!c && atk.nodes.some((a) => idEquals(c.primary, a.dht.selfId));
-  }).length;
+  });
+  const adopted = follows.filter((p) => !learnt.has(p)).length;
+  const adoptedLearnt = follows.length - adopted;
   const subscribers = [s.player, fresh].filter((p) => !!p);
   const primaryNow = sim.primaryOf(r);
   const everywhere = (states: (RegionState | undefined)[]) => edits.filter((e) => states.every((st) => blockAt(st, e) === e.id)).length;
@@ -531,6 +545,7 @@ export async function runAdversary(o: AdversaryOptions): Promise<AdversaryResult
   const result: AdversaryResult = {
     rows: results,
     adopted,
+    adoptedLearnt,
     noPrimaryMs,
     maxEpoch: Math.max(...hostsNow.map(epochOf)),
     startEpoch: s.real.e,
