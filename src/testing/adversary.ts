@@ -41,10 +41,12 @@ export type Role = 'primary' | 'backup' | 'idle' | 'subscriber' | 'fresh' | 'hol
  * region's real certificate as its hosts would grant it in another world: the same terms
  * signed over that world's region key), `spliced` (the real certificate's epoch and hosts as
  * the "previous" link of a successor over the attacker's keys, claimed as a rebase, the one
- * form whose shape needs no previous-set grants).
+ * form whose shape needs no previous-set grants), `linked` (a certificate two epochs on, over
+ * the attacker's keys, with the links a reader walks from its own certificate: the real one,
+ * then the spliced one; frames without links carry the certificate alone).
  */
-export type Chain = 'minted' | 'top' | 'replayed' | 'cross-region' | 'cross-world' | 'spliced';
-export const CERT_CHAINS: readonly Chain[] = ['minted', 'top', 'replayed', 'cross-region', 'cross-world', 'spliced'];
+export type Chain = 'minted' | 'top' | 'replayed' | 'cross-region' | 'cross-world' | 'spliced' | 'linked';
+export const CERT_CHAINS: readonly Chain[] = ['minted', 'top', 'replayed', 'cross-region', 'cross-world', 'spliced', 'linked'];
 /** Frames without a certificate: forged (next epoch) or replayed (the real epoch's numbers). */
 const NUMBER_CHAINS: readonly Chain[] = ['minted', 'replayed'];
 
@@ -57,6 +59,8 @@ export interface RowInput {
   s: Scene;
   /** The certificate of the row's chain (for the region key, or the other world's). */
   cert: EpochCert;
+  /** The links carried before it (CLAIM, GRANT, SYNC `chain`): the `linked` chain's. */
+  links: EpochCert[] | undefined;
   /** The row's planted blocks, stamped as the frame needs them (`stamp(e, s0)`). */
   planted: (e: number, s0: number) => Entry[];
   /** AIR at the world floor, the row's own column (OFFER). */
@@ -87,7 +91,7 @@ export interface Row {
 const HOSTS: readonly Role[] = ['primary', 'backup', 'idle'];
 /** A host holding no certificate of the region learns a validly signed one (docs/TRUST.md rule 3); what it learns it then chains from (rule 1). */
 const learns = (role: Role, chain: Chain) =>
-  role === 'idle' && (chain === 'minted' || chain === 'top' || chain === 'spliced')
+  role === 'idle' && (chain === 'minted' || chain === 'top' || chain === 'spliced' || chain === 'linked')
     ? 'a host with no certificate learns one below LEARN_EPOCH_CAP (rule 3) and chains later ones from it (rule 1): the known hole "learnt chains"'
     : undefined;
 const PLAYERS: readonly Role[] = ['subscriber', 'fresh'];
@@ -100,11 +104,11 @@ const nextE = (x: RowInput) => (x.chain === 'replayed' ? x.s.real.e : x.s.real.e
 export const FRAMES: readonly FrameKind[] = [
   // Host to host (host/replication-messages.ts).
   { t: 'CLAIM', wire: 'replicas', roles: HOSTS, chains: CERT_CHAINS, counts: ['badCerts', 'outsiderClaims', 'staleFrames', 'refusals'],
-    make: ({ s, cert }) => ({ t: 'CLAIM', ...region(s), e: cert.e, hosts: cert.hosts, known: cert }) },
+    make: ({ s, cert, links }) => ({ t: 'CLAIM', ...region(s), e: cert.e, hosts: cert.hosts, known: cert, ...(links ? { chain: links } : {}) }) },
   { t: 'GRANT', wire: 'replicas', roles: HOSTS, chains: CERT_CHAINS, counts: ['staleFrames', 'badCerts'],
-    make: async ({ s, cert, planted }) => {
+    make: async ({ s, cert, links, planted }) => {
       const terms: ClaimTerms = { e: cert.e, primary: s.atk.id, hosts: cert.hosts, prev: { e: s.real.e, hosts: s.real.hosts } };
-      return { t: 'GRANT', ...region(s), e: cert.e, ok: true, promised: cert.e, entries: encodeEntries(planted(s.real.e, seqNow(s) + 1)), sig: await signGrant(s.atk.keys[0]!, s.key, terms), cert };
+      return { t: 'GRANT', ...region(s), e: cert.e, ok: true, promised: cert.e, entries: encodeEntries(planted(s.real.e, seqNow(s) + 1)), sig: await signGrant(s.atk.keys[0]!, s.key, terms), cert, ...(links ? { chain: links } : {}) };
     } },
   { t: 'REFUSE', wire: 'replicas', roles: HOSTS, chains: NUMBER_CHAINS, counts: ['staleFrames'],
     make: (x) => ({ t: 'REFUSE', ...region(x.s), e: nextE(x), primary: x.s.atk.id }) },
@@ -130,9 +134,9 @@ export const FRAMES: readonly FrameKind[] = [
     make: (x) => ({ t: 'HEARTBEAT', ...region(x.s), e: nextE(x), s: seqNow(x.s) + 100, hosts: [x.s.atk.id, ...x.s.real.hosts.slice(1)] }) },
   { t: 'SYNC', wire: 'replicas', roles: HOSTS, chains: CERT_CHAINS, counts: ['badCerts', 'staleFrames'],
     silent: learns,
-    make: ({ s, cert, planted }) => {
+    make: ({ s, cert, links, planted }) => {
       const entries = planted(cert.e, 1);
-      return { t: 'SYNC', ...region(s), e: cert.e, s: entries.length, hosts: cert.hosts, entries: encodeEntries(entries), cert };
+      return { t: 'SYNC', ...region(s), e: cert.e, s: entries.length, hosts: cert.hosts, entries: encodeEntries(entries), cert, ...(links ? { chain: links } : {}) };
     } },
   { t: 'SYNC_REQ', wire: 'replicas', roles: HOSTS, chains: NUMBER_CHAINS, counts: ['staleFrames'],
     silent: (role, chain) => (role === 'primary' && chain === 'replayed' ? 'a SYNC_REQ of the epoch from a node that is no backup is dropped uncounted (primary-heartbeat.ts syncBackup)' : undefined),
@@ -327,6 +331,8 @@ async function certOf(s: Scene, chain: Chain, most = MAX_CERT_HOSTS): Promise<Ep
       return atk.mint(key, { e: MAX_EPOCH, primary, hosts: mine, prev: { e: MAX_EPOCH - 1, hosts: mine } });
     case 'spliced':
       return atk.mint(key, { e: real.e + 1, primary, hosts: mine, prev: { e: real.e, hosts: real.hosts }, rebase: true });
+    case 'linked':
+      return atk.mint(key, { e: real.e + 2, primary, hosts: mine, prev: { e: real.e + 1, hosts: mine } });
     case 'replayed':
       return real;
     case 'cross-region':
@@ -336,6 +342,11 @@ async function certOf(s: Scene, chain: Chain, most = MAX_CERT_HOSTS): Promise<Ep
       return { ...terms, grants: await Promise.all(real.grants.map((g) => signGrant(s.sim.keyring.signer(g.id), s.worldKey, terms))) };
     }
   }
+}
+
+/** The links a `linked` row carries: the real certificate, then the spliced one over the attacker's keys. */
+async function linksOf(s: Scene, chain: Chain): Promise<EpochCert[] | undefined> {
+  return chain === 'linked' ? [s.real, await certOf(s, 'spliced')] : undefined;
 }
 
 /** The honest peers a row is sent to. */
@@ -493,7 +504,7 @@ export async function runAdversary(o: AdversaryOptions): Promise<AdversaryResult
     if (row.frame.wire === 'dht') {
       res.delivered = await putRecord(s, row, cert, planted);
     } else {
-      const msg = await row.frame.make({ s, cert, planted, floor, chain: row.chain });
+      const msg = await row.frame.make({ s, cert, links: await linksOf(s, row.chain), planted, floor, chain: row.chain });
       // Linked first, as an attacker dials whom it attacks (a routed frame may take a dead hop after a kill).
       for (const p of to) if (!s.sender.dht.linked(p.hex)) await sim.settle(s.sender.dht.connect(p.dht.selfId, 'adversary').catch(() => {}), 5000);
       if (msg) for (const p of to) (row.frame.wire === 'replicas' ? s.sender.wire.replicas : s.sender.wire.players).send(p.dht.selfId, msg as never);
