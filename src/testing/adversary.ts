@@ -282,7 +282,7 @@ export interface AdversaryResult {
 /** A region must have an honest primary again within this: a backup notices silence (failoverMs) and one claim round completes (claimTimeoutMs). */
 export const FAILOVER_TARGET_MS = HOST_DEFAULTS.failoverMs + HOST_DEFAULTS.claimTimeoutMs;
 /** How long each row is given to land. */
-const ROW_MS = 250;
+const ROW_MS = 200;
 /** An honest edit after this many rows. */
 const EDIT_EVERY = 8;
 const PLANTED_PER_ROW = 2;
