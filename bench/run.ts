@@ -35,6 +35,7 @@ import { benchIdWork } from './id-work-bench';
 import { benchSybil } from './sybil-bench';
 import { benchThrottledHost } from './throttled-host-bench';
 import { benchTabCpu } from './tab-cpu-bench';
+import { benchNetworkChange } from './network-change-bench';
 
 type Bench = [name: string, run: () => Promise<Record<string, number>>];
 
@@ -73,6 +74,7 @@ const benches: Bench[] = [
   ['player_key', () => benchPlayerKey()],
   ['id_work', () => benchIdWork()],
   ['flood', () => benchFlood()],
+  ['network_change', () => benchNetworkChange()],
 ];
 
 // `npm run bench -- mesh tabs` runs only the named benchmarks and merges their figures
@@ -83,8 +85,9 @@ const only = process.argv.slice(2);
 // hosting tab (`npm run bench -- hidden_host_10min`) and the 5-minute headless peer
 // (`npm run bench -- headless`), and the hosting simulation at 100-200 peers, several
 // minutes (`npm run bench -- hosting_scale`), and the adversarial simulation at 2,000 and
-// 10,000 nodes (`npm run bench -- adversarial_2k`, `adversarial_10k`; issue 13).
-const SLOW = new Set(['sim10k', 'adversarial_2k', 'adversarial_10k', 'hidden_host_10min', 'headless', 'hosting_scale', 'idle_cost']);
+// 10,000 nodes (`npm run bench -- adversarial_2k`, `adversarial_10k`; issue 13), and the
+// network change (it turns the namespace's lo off: `npm run bench -- network_change`).
+const SLOW = new Set(['sim10k', 'adversarial_2k', 'adversarial_10k', 'hidden_host_10min', 'headless', 'hosting_scale', 'idle_cost', 'network_change']);
 const LATEST = 'bench/results/latest.json';
 const results: Record<string, number> = only.length && existsSync(LATEST) ? JSON.parse(readFileSync(LATEST, 'utf8')) : {};
 let failed = 0;

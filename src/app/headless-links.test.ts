@@ -1,6 +1,7 @@
-// Two headless peers (the Node composition of `npm run peer`: real node-datachannel, the real
+// Headless peers (the Node composition of `npm run peer`: real node-datachannel, the real
 // relay in this process, LevelDB in temp dirs), loopback only: run inside scripts/netns.sh.
-// Their dashboard figures say how each link is carried, as a tab's do.
+// Their dashboard figures say how each link is carried, as a tab's do; one whose
+// connections all dropped at once (its network changed) links again within seconds.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,5 +57,23 @@ describe('headless peers on one machine', () => {
     }
     const paths = await a.peer.transport.linkPaths();
     expect(paths.get(b.peer.id)?.path?.local).toBe('host');
+  });
+
+  it('a peer whose connections all dropped at once links again within seconds, not after the 30 s dial backoff', async () => {
+    const [a, b] = peers;
+    const c = await headless();
+    const linked = (p: HeadlessPeer) => p.peer.dht.linkInfo().length;
+    await until('three peers meshed', () => peers.map(linked), (n) => n.every((x) => x === 2), 8_000);
+    // Every connection of C closed at once, no goodbye: what its WebRTC stack does when ICE
+    // fails on a network change. Both ends see their links close and back each other off
+    // (dialBackoffMs, 30 s); C, alone, searches and dials them again at once (peer.ts search).
+    const conns = (c.peer.transport as unknown as { links: Set<{ peer: { destroy(): void } }> }).links;
+    for (const l of [...conns]) l.peer.destroy();
+    await until('C has lost its links', () => linked(c), (n) => n === 0, 3_000);
+    const t0 = Date.now();
+    await until('C linked to both again', () => linked(c), (n) => n === 2, 8_000);
+    console.log(`links of a peer whose connections all dropped: back in ${Date.now() - t0} ms`);
+    expect(linked(a!)).toBe(2);
+    expect(linked(b!)).toBe(2);
   });
 });

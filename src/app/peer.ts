@@ -320,12 +320,14 @@ export class Peer {
   /**
    * One search of a lone peer: the doorways' live peers and the invite's peers become
    * contacts, which the DHT dials through a doorway (as it does its known contacts while it
-   * has no link).
+   * has no link). The peers it was linked to are dialled again without waiting out their
+   * backoff: they dropped all at once, as when this peer's network changed.
    */
   private async search(): Promise<void> {
     if (this.doorways.open.length === 0) throw new Error('no open doorway to ask for peers');
     for (const id of this.cfg.invitePeers ?? []) this.dht.addContact(id);
     for (const id of await this.doorways.randomPeers(this.opts.bootstrapPeers)) this.dht.addContact(id);
+    this.dht.retryDialsIfAlone();
   }
 
   /** Node ids the doorways list (diagnostics; [] without one). */

@@ -373,6 +373,10 @@ export class DhtNode implements Dht {
     if (!idEquals(id, this.selfId) && !this.readOnlyPeers.has(idToHex(id)) && this.admits(id, 'contact')) this.table.add(id, this.clock.now());
   }
 
+  retryDialsIfAlone(): void {
+    if (this.linkInfo().length === 0) this.linkUpkeep.retryAll();
+  }
+
   /** Whether we are a read-only node (DhtOptions.readOnly): a player that hosts nothing. */
   get readOnly(): boolean {
     return this.opts.readOnly;

@@ -115,6 +115,13 @@ export interface Dht {
   contacts(): NodeId[];
   /** A contact heard of outside the DHT (the relay's live peers): the link budget may dial it. */
   addContact(id: NodeId): void;
+  /**
+   * Forgets the dial backoffs (a peer that closed a link on us is not redialled for
+   * dialBackoffMs) and checks the link budget soon, when we hold no link: a lone peer's
+   * search (app/peer.ts), after its links all dropped at once as when its network changed,
+   * dials its peers again at once instead of waiting the backoff out. With a link, nothing.
+   */
+  retryDialsIfAlone(): void;
 }
 
 export class JoinError extends Error {

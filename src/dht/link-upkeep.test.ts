@@ -71,7 +71,7 @@ describe('LinkUpkeep', () => {
     expect(s.stats.dials).toBe(3);
   });
 
-  it('backs a peer off for dialBackoffMs after a failed dial', async () => {
+  it('backs a peer off for dialBackoffMs after a failed dial, unless told to retry all', async () => {
     const s = setup();
     const a = s.contact(150, false);
     s.upkeep.start();
@@ -82,6 +82,11 @@ describe('LinkUpkeep', () => {
     expect(s.dials.length).toBe(1);
     await s.clock.advance(5000);
     expect(s.dials.length).toBe(2);
+    // retryAll (a peer left with no link) forgets the backoff: a dial within 100 ms.
+    expect(s.upkeep.busy(idToHex(a))).toBe(true);
+    s.upkeep.retryAll();
+    await s.clock.advance(100);
+    expect(s.dials.length).toBe(3);
   });
 
   it('a contact arriving in a bucket with no link, or a link closing, gets a pass within 100 ms (one for a burst)', async () => {

@@ -147,6 +147,16 @@ export class LinkUpkeep {
     if (!byUs) this.backoff.set(pl.hex, this.deps.clock.now() + this.deps.opts.dialBackoffMs);
   }
 
+  /**
+   * Every backoff forgotten and a budget check soon: for a peer left with no link, whose
+   * peers all dropped it at once (its network changed, every connection failed together).
+   * It has nobody to spare dials for, and the peers it backed off are the ones to dial.
+   */
+  retryAll(): void {
+    this.backoff.clear();
+    this.scheduleMaintain();
+  }
+
   /** A new contact in a bucket we hold no link in gets a maintenance pass soon. */
   contactAdded(c: Contact): void {
     const b = bucketIndex(this.deps.selfId, c.id);
