@@ -12,10 +12,12 @@
 //   as before; median of `rounds`.
 // - network_change_outage_relink_ms: the network gone for `outageMs` (`ip link set lo down`,
 //   relay connections and every link lost), then back: from back to every peer linked again,
-//   median of `rounds`; `_links_lost`: links of the three that died during the outage (all, if
+//   median of `rounds`; `network_change_outage_online_relink_ms`: the same where each peer is
+//   told the network is back (Peer.networkBack, what a tab's `online` event calls; Node has
+//   no such event); `_links_lost`: links of the three that died during the outage (all, if
 //   the outage outlasts ICE's timeouts); `network_change_failed_rounds`: rounds that did
 //   not link again within giveUpMs.
-// Run alone: `npm run bench -- network_change` (~3 minutes).
+// Run alone: `npm run bench -- network_change` (~5 minutes).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -90,25 +92,29 @@ export async function benchNetworkChange(opts: Partial<typeof NETWORK_CHANGE_DEF
       await sleep(2000);
     }
 
-    const outage: number[] = [], lost: number[] = [];
-    for (let r = 0; r < o.rounds; r++) {
+    const outage: number[] = [], outageOnline: number[] = [], lost: number[] = [];
+    for (let r = 0; r < 2 * o.rounds; r++) {
+      // Every other round as a tab has it: its page's `online` event calls networkBack.
+      const online = r % 2 === 1;
       const before = peers.map(links);
       lo('down');
       await sleep(o.outageMs);
       const during = peers.map(links);
       lo('up');
+      if (online) for (const p of peers) p.peer.networkBack();
       const ms = await until(meshed, o.giveUpMs);
       lost.push(before.reduce((n, b, i) => n + b - during[i]!, 0));
-      if (ms !== null) outage.push(ms);
-      console.error(`network_change outage round ${r}: ${o.outageMs} ms down; links before ${before.join(',')}, at the end of the outage ${during.join(',')}; all linked again ${ms === null ? 'never' : `${Math.round(ms)} ms`} after lo came back`);
+      if (ms !== null) (online ? outageOnline : outage).push(ms);
+      console.error(`network_change outage round ${r}${online ? ' (online event)' : ''}: ${o.outageMs} ms down; links before ${before.join(',')}, at the end of the outage ${during.join(',')}; all linked again ${ms === null ? 'never' : `${Math.round(ms)} ms`} after lo came back`);
       await sleep(3000);
     }
     const out: Record<string, number> = {};
     if (cutFirst.length) out.network_change_cut_relink_ms = Math.round(median(cutFirst));
     if (cutAll.length) out.network_change_cut_relink_all_ms = Math.round(median(cutAll));
     if (outage.length) out.network_change_outage_relink_ms = Math.round(median(outage));
+    if (outageOnline.length) out.network_change_outage_online_relink_ms = Math.round(median(outageOnline));
     out.network_change_outage_links_lost = Math.round(median(lost));
-    out.network_change_failed_rounds = 2 * o.rounds - cutAll.length - outage.length;
+    out.network_change_failed_rounds = 3 * o.rounds - cutAll.length - outage.length - outageOnline.length;
     return out;
   } finally {
     try { lo('up'); } catch { /* already up */ }

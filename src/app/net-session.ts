@@ -85,7 +85,7 @@ export async function joinPeer(cfg: PageConfig, clock: Clock, onStage?: PeerConf
   addEventListener('pagehide', () => claimed.release());
   const invite = !problem && cfg.invite.kind === 'invite' ? cfg.invite.invite : undefined;
   const doorways = problem ? pageDoorways(parsePageConfig(location.href.split('#')[0]!, deployDefaults())) : pageDoorways(cfg);
-  return Peer.start({
+  const peer = await Peer.start({
     identity: claimed.identity,
     iceProbe,
     iceServers: cfg.iceServers,
@@ -96,6 +96,10 @@ export async function joinPeer(cfg: PageConfig, clock: Clock, onStage?: PeerConf
     ...(onStage ? { onStage } : {}),
     dht: { ...(cfg.maxLinks ? { maxLinks: cfg.maxLinks, softLinks: Math.max(1, cfg.maxLinks - 1), linksPerBucket: 1 } : {}), ...(cfg.playOnly ? { readOnly: true } : {}) },
   });
+  // The browser says when the network is back (a laptop on another Wi-Fi): the relay is
+  // re-opened then, not after its grown backoff.
+  addEventListener('online', () => peer.networkBack());
+  return peer;
 }
 
 /**

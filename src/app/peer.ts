@@ -157,6 +157,17 @@ export class Peer {
     doorways.events.on('close', ({ spec }) => this.reopener.dropped(spec));
   }
 
+  /**
+   * The network is back (a page's `online` event, as after a move to another network):
+   * doorways that dropped are tried now rather than after their grown backoff, and a peer
+   * with no link searches soon.
+   */
+  networkBack(): void {
+    if (this.stopped) return;
+    this.reopener.retryNow();
+    this.finder.poke();
+  }
+
   /** Times a doorway connection was re-opened after a drop or a failed first attempt. */
   get relayReconnects(): number {
     return this.reopener.reopens;

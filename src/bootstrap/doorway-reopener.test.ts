@@ -79,7 +79,7 @@ describe('DoorwayReopener (a dropped doorway is opened again)', () => {
     expect(h.reopener.reopens).toBe(3);
   });
 
-  it('the backoff of drops stops at 30 s', async () => {
+  it('the backoff of drops stops at 30 s; retryNow (the network is back) tries at once and starts over', async () => {
     const h = harness(() => true);
     for (let i = 0; i < 8; i++) h.reopener.dropped(relay);
     expect(h.reopener.nextWaitMs(relay)).toBe(30_000);
@@ -87,6 +87,15 @@ describe('DoorwayReopener (a dropped doorway is opened again)', () => {
     expect(h.attempts).toEqual([]); // each drop replaced the attempt before it
     await h.clock.advance(1);
     expect(h.attempts).toEqual([30_000]);
+    for (let i = 0; i < 8; i++) h.reopener.dropped(relay);
+    await h.clock.advance(5000);
+    h.reopener.retryNow();
+    await h.clock.advance(0);
+    expect(h.attempts).toEqual([30_000, 35_000]);
+    expect(h.reopener.nextWaitMs(relay)).toBe(1000);
+    h.reopener.retryNow(); // open now: nothing to try
+    await h.clock.advance(60_000);
+    expect(h.attempts).toEqual([30_000, 35_000]);
   });
 
   it('applies the jitter factor to each wait', async () => {

@@ -71,7 +71,26 @@ export class DoorwayReopener {
     const b = this.backoff(spec);
     this.args.clock.clearTimeout(b.timer);
     const factor = this.args.jitter ? this.args.jitter() : 0.75 + Math.random() * 0.5;
-    b.timer = this.args.clock.setTimeout(() => this.attempt(spec, b), b.waitMs * factor);
+    b.timer = this.args.clock.setTimeout(() => {
+      b.timer = undefined;
+      this.attempt(spec, b);
+    }, b.waitMs * factor);
+  }
+
+  /**
+   * The network is back (a page's `online` event): every doorway waiting for its next
+   * attempt is tried now, and its wait starts over at `firstMs`. After an outage the wait
+   * has grown to 8-30 s, all of it spent after the network returned.
+   */
+  retryNow(): void {
+    if (this.stopped) return;
+    for (const [spec, b] of this.backoffs) {
+      if (b.timer === undefined) continue; // open, or an attempt under way
+      this.args.clock.clearTimeout(b.timer);
+      b.timer = undefined;
+      b.waitMs = this.opts.firstMs;
+      this.attempt(spec, b);
+    }
   }
 
   stop(): void {
