@@ -10,6 +10,9 @@
 // - network_change_cut_relink_ms: one peer's connections closed at once, with no goodbye (as
 //   when its WebRTC stack drops them): to its first link again; `_all_ms`: to as many links
 //   as before; median of `rounds`.
+// - network_change_silent_relink_ms: one peer's links go silent both ways with their
+//   connections left open (a move to another network: nobody is told): to as many links as
+//   before, the DHT's heartbeat timeout (15 s) included.
 // - network_change_outage_relink_ms: the network gone for `outageMs` (`ip link set lo down`,
 //   relay connections and every link lost), then back: from back to every peer linked again,
 //   median of `rounds`; `network_change_outage_online_relink_ms`: the same where each peer is
@@ -17,7 +20,7 @@
 //   no such event); `_links_lost`: links of the three that died during the outage (all, if
 //   the outage outlasts ICE's timeouts); `network_change_failed_rounds`: rounds that did
 //   not link again within giveUpMs.
-// Run alone: `npm run bench -- network_change` (~5 minutes).
+// Run alone: `npm run bench -- network_change` (~6 minutes).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -56,6 +59,22 @@ function cutLinks(p: HeadlessPeer): number {
   return n;
 }
 
+/**
+ * Every link of `p` goes silent both ways, its connections left open: what a move to
+ * another network looks like to both ends (the old paths carry nothing; neither end is
+ * told). Both find out from the DHT's heartbeat (heartbeatTimeoutMs of silence).
+ */
+function silenceLinks(p: HeadlessPeer): { closed: boolean }[] {
+  type Sp = { removeAllListeners(e: string): void; write: (f: Uint8Array) => boolean; send: (f: Uint8Array) => void };
+  const conns = [...(p.peer.transport as unknown as { links: Set<{ peer: Sp; closed: boolean }> }).links];
+  for (const { peer } of conns) {
+    peer.removeAllListeners('data');
+    peer.write = () => true;
+    peer.send = () => {};
+  }
+  return conns;
+}
+
 function lo(state: 'up' | 'down'): void {
   execFileSync('ip', ['link', 'set', 'lo', state]);
 }
@@ -92,6 +111,21 @@ export async function benchNetworkChange(opts: Partial<typeof NETWORK_CHANGE_DEF
       await sleep(2000);
     }
 
+    const silent: number[] = [];
+    for (let r = 0; r < o.rounds; r++) {
+      const a = peers[r % peers.length]!;
+      const before = links(a);
+      const t0 = performance.now();
+      const old = silenceLinks(a);
+      await until(() => old.every((l) => l.closed), 30_000);
+      const goneMs = performance.now() - t0;
+      const all = await until(() => links(a) >= before, o.giveUpMs) === null ? null : performance.now() - t0;
+      if (all !== null) silent.push(all);
+      console.error(`network_change silent round ${r}: ${a.peer.id.slice(0, 8)}'s ${before} links silent; the silent ones closed after ${Math.round(goneMs)} ms, all back after ${all === null ? 'never' : Math.round(all)} ms`);
+      await until(meshed, 30_000);
+      await sleep(2000);
+    }
+
     const outage: number[] = [], outageOnline: number[] = [], lost: number[] = [];
     for (let r = 0; r < 2 * o.rounds; r++) {
       // Every other round as a tab has it: its page's `online` event calls networkBack.
@@ -105,16 +139,17 @@ export async function benchNetworkChange(opts: Partial<typeof NETWORK_CHANGE_DEF
       const ms = await until(meshed, o.giveUpMs);
       lost.push(before.reduce((n, b, i) => n + b - during[i]!, 0));
       if (ms !== null) (online ? outageOnline : outage).push(ms);
-      console.error(`network_change outage round ${r}${online ? ' (online event)' : ''}: ${o.outageMs} ms down; links before ${before.join(',')}, at the end of the outage ${during.join(',')}; all linked again ${ms === null ? 'never' : `${Math.round(ms)} ms`} after lo came back`);
+      console.error(`network_change outage round ${r}${online ? ' (online event)' : ''}: ${o.outageMs} ms down; links before ${before.join(',')}, at the end of the outage ${during.join(',')}; all linked again ${ms === null ? 'never' : `${Math.round(ms)} ms`} after lo came back; relay re-opened ${peers.map((p) => p.peer.relayReconnects).join(',')} times so far`);
       await sleep(3000);
     }
     const out: Record<string, number> = {};
     if (cutFirst.length) out.network_change_cut_relink_ms = Math.round(median(cutFirst));
     if (cutAll.length) out.network_change_cut_relink_all_ms = Math.round(median(cutAll));
+    if (silent.length) out.network_change_silent_relink_ms = Math.round(median(silent));
     if (outage.length) out.network_change_outage_relink_ms = Math.round(median(outage));
     if (outageOnline.length) out.network_change_outage_online_relink_ms = Math.round(median(outageOnline));
     out.network_change_outage_links_lost = Math.round(median(lost));
-    out.network_change_failed_rounds = 3 * o.rounds - cutAll.length - outage.length - outageOnline.length;
+    out.network_change_failed_rounds = 4 * o.rounds - cutAll.length - silent.length - outage.length - outageOnline.length;
     return out;
   } finally {
     try { lo('up'); } catch { /* already up */ }

@@ -79,8 +79,8 @@ export class DoorwayReopener {
 
   /**
    * The network is back (a page's `online` event): every doorway waiting for its next
-   * attempt is tried now, and its wait starts over at `firstMs`. After an outage the wait
-   * has grown to 8-30 s, all of it spent after the network returned.
+   * attempt is tried now, and its wait starts over at `firstMs`. After an outage of half a
+   * minute the wait has grown to 8-30 s. (A connection not known to have dropped is left.)
    */
   retryNow(): void {
     if (this.stopped) return;
