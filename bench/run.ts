@@ -33,6 +33,7 @@ import { benchStore } from './store-bench';
 import { benchPlayerKey } from './player-key-bench';
 import { benchIdWork } from './id-work-bench';
 import { benchSybil } from './sybil-bench';
+import { benchAdversary } from './adversary-bench';
 import { benchThrottledHost } from './throttled-host-bench';
 import { benchTabCpu } from './tab-cpu-bench';
 import { benchNetworkChange } from './network-change-bench';
@@ -55,6 +56,7 @@ const benches: Bench[] = [
   ['hostile', benchHostile],
   ['auth', benchAuth],
   ['sybil', benchSybil],
+  ['adversary', benchAdversary],
   ['contest', benchContest],
   ['items', benchItems],
   ['draw_rate', benchDrawRate],

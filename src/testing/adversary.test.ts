@@ -16,7 +16,7 @@
 import { describe, expect, it } from 'vitest';
 import { LEARN_EPOCH_CAP } from '../region/cert-anchor';
 import { MAX_EPOCH_JUMP } from '../region/epoch-cert';
-import { breaches, FAILOVER_TARGET_MS, runAdversary, type AdversaryOptions, type AdversaryResult, type RowResult } from './adversary';
+import { breaches, FAILOVER_TARGET_MS, runAdversary, uncountedRows, undelivered, type AdversaryOptions, type AdversaryResult } from './adversary';
 
 /** Every property at once (soft: a red run lists each that failed). */
 function expectHeld(r: AdversaryResult, o: AdversaryOptions): void {
@@ -24,13 +24,8 @@ function expectHeld(r: AdversaryResult, o: AdversaryOptions): void {
   // From inside the set (a near id moved in by the failover): only the known DELTA / PENDING hole.
   const inside = breaches(r, true).filter((x) => !x.startsWith('DELTA -> ') && !x.startsWith('PENDING -> '));
   expect.soft(inside, 'rows from inside the set whose blocks an honest peer showed or stored').toEqual([]);
-  const lost = r.rows.filter((x) => !x.delivered && !(o.kill && x.skipped));
-  expect.soft(lost.map((x) => x.name), 'rows that never reached their target').toEqual([]);
-  // (From inside the set a host's frames are its to send: not refusals.)
-  // (With ids near the key, a record the attacker's near keys granted is anchored near for a
-  // holder holding none yet, at any epoch: rule 2, docs/TRUST.md (a) and "The adversary kit".)
-  const nearAnchored = (x: RowResult) => !!o.near && (x.t === 'LOCATION' || x.t === 'EDITS') && (x.chain === 'minted' || x.chain === 'top' || x.chain === 'linked');
-  const uncounted = r.rows.filter((x) => x.delivered && !x.silent && !x.member && !nearAnchored(x) && x.counted === 0);
+  expect.soft(undelivered(r, o).map((x) => x.name), 'rows that never reached their target').toEqual([]);
+  const uncounted = uncountedRows(r, o);
   expect.soft(uncounted.map((x) => x.name), 'rows refused with no counter moving').toEqual([]);
   expect.soft(r.noPrimaryMs, 'longest time without an honest primary').toBeLessThanOrEqual(FAILOVER_TARGET_MS);
   expect.soft(r.maxEpoch - r.startEpoch, "epochs the region's hosts moved").toBeLessThanOrEqual(MAX_EPOCH_JUMP);
@@ -66,6 +61,23 @@ describe('an adversary with 2 to 8 keys against every frame, record and role (si
   }
 });
 
+// An attacker node in the host set answering the failover's claim with a valid GRANT of its
+// own blocks: the claimant takes a granter's entry only as a majority of a set of its claim
+// sent it (docs/TRUST.md rule 8). Before: 2 blocks stored by 2 hosts and shown by both
+// subscribers, seeds 1-4.
+describe('an adversary inside the host set, answering the failover claim (simulated)', () => {
+  for (const seed of [1, 2]) {
+    it(`cannot plant blocks through its GRANT (seed ${seed})`, async () => {
+      const r = await runAdversary({ seed, keys: 2, member: true, grants: true, kill: true, only: (x) => x.frame.t === 'CLAIM' });
+      const row = r.rows.find((x) => x.name === 'GRANT answering CLAIM -> claimant, member')!;
+      expect(row.delivered, 'the claimant asked the attacker').toBe(true);
+      expect(row.stored, 'its blocks stored by honest hosts').toBe(0);
+      expect(row.shown, 'its blocks shown by honest subscribers').toBe(0);
+      expect(r.honestConfirmed).toBe(r.honestEdits);
+    });
+  }
+});
+
 // Holes the adversary found on main, kept visible: each test asserts the hole is still there
 // (so closing it turns the test red, to be turned into a guard). docs/TRUST.md "The
 // adversary kit" describes each.
@@ -86,4 +98,5 @@ describe('known holes the adversary finds (simulated)', () => {
     expect(r.maxEpochAnywhere).toBeGreaterThanOrEqual(LEARN_EPOCH_CAP);
     expect(r.maxEpoch - r.startEpoch).toBeLessThanOrEqual(MAX_EPOCH_JUMP);
   });
+
 });

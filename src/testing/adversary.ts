@@ -24,6 +24,7 @@ import { HOST_DEFAULTS } from '../host/host-options';
 import { LEARN_EPOCH_CAP } from '../region/cert-anchor';
 import { MAX_CERT_HOSTS, MAX_EPOCH, MAX_EPOCH_JUMP, signGrant, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
 import { putEdits, putLocation } from '../region/region-records';
+import { claimTerms } from '../host/grant-rules';
 import { columnIndex, REGION_BLOCKS, RegionKeys, regionName, type RegionCoord } from '../region/region-key';
 import { encodeEntries, entryKey, type Entry, type RegionState } from '../region/region-state';
 import { AIR, GLASS, PLACEABLE } from '../world/blocks';
@@ -208,6 +209,12 @@ export interface AdversaryOptions {
    * the key may be. It hosts nothing (its frames are the attacker's).
    */
   member?: boolean;
+  /**
+   * With `member`: the attacker's node in the set answers every CLAIM of the region with a
+   * valid GRANT (its key is one of the set's) carrying its own blocks as its stored state;
+   * with `kill` the failover's claimant asks it. A row of its own ("GRANT answering CLAIM").
+   */
+  grants?: boolean;
   /** The region's primary dies silently halfway through the host rows (the attack goes on through the failover). */
   kill?: boolean;
   /** Only these rows (default: every row). */
@@ -477,6 +484,25 @@ export async function runAdversary(o: AdversaryOptions): Promise<AdversaryResult
     plantedAll.push({ res, entries: plantedOf(r, idx)(1, 1) });
     return p;
   };
+  if (o.grants) {
+    const idx = rows().length + 1;
+    const res: RowResult = {
+      name: 'GRANT answering CLAIM -> claimant, member', t: 'GRANT', role: 'primary', chain: 'replayed', delivered: false, skipped: false, member: true,
+      counted: 0, shown: 0, stored: 0, pending: 0, epoch: 0, silent: 'a granter of the set is asked for its state: nothing to refuse',
+    };
+    results.push(res);
+    plantedAll.push({ res, entries: plantedOf(r, idx)(1, 1) });
+    for (const a of atk.nodes.slice(1)) {
+      a.wire.replicas.events.on('frame', ({ from, fromHex, msg }) => {
+        if (msg.t !== 'CLAIM' || regionName(msg) !== regionName(r)) return;
+        res.delivered = true;
+        const terms = claimTerms({ e: msg.e, from, fromHex, hosts: msg.hosts, known: msg.known, rebase: msg.rebase, pend: msg.pend });
+        const entries = plantedOf(r, idx)(msg.known?.e ?? 1, 500);
+        void signGrant(sim.keyring.signer(a.dht.selfId), s.key, terms).then((sig) =>
+          a.wire.replicas.send(from, { t: 'GRANT', ...region(s), e: msg.e, ok: true, promised: msg.e, entries: encodeEntries(entries), sig }));
+      });
+    }
+  }
   // Host and record rows first; then a fresh subscriber joins (reading the records put) and the player rows are played at both subscribers.
   const order = [...all.filter((x) => x.frame.wire !== 'players'), ...all.filter((x) => x.frame.wire === 'players')];
   const killAt = o.kill ? Math.floor(order.filter((x) => x.frame.wire === 'replicas').length / 2) : -1;
@@ -615,6 +641,22 @@ async function putRecord(s: Scene, row: Row, cert: EpochCert, planted: (e: numbe
 /** Names of rows whose planted blocks an honest peer showed or stored (`member`: only rows sent from inside the host set, or only from outside). */
 export function breaches(res: AdversaryResult, member?: boolean): string[] {
   return res.rows.filter((x) => x.shown + x.stored + x.pending > 0 && (member === undefined || x.member === member)).map((x) => `${x.name}: shown ${x.shown}, stored ${x.stored}, pending ${x.pending}`);
+}
+
+/** Rows that never reached a live target (kill runs may find no primary during the failover). */
+export function undelivered(res: AdversaryResult, o: AdversaryOptions): RowResult[] {
+  return res.rows.filter((x) => !x.delivered && !(o.kill && x.skipped));
+}
+
+/**
+ * Rows that reached their target and moved none of the counters they name, leaving out the
+ * `silent` ones (their reason given), those sent from inside the host set (a host's frames
+ * are its to send, no refusal), and, with ids near the key, records the near keys granted
+ * (anchored near for a holder holding none yet: rule 2, docs/TRUST.md (a)).
+ */
+export function uncountedRows(res: AdversaryResult, o: AdversaryOptions): RowResult[] {
+  const nearAnchored = (x: RowResult) => !!o.near && (x.t === 'LOCATION' || x.t === 'EDITS') && (x.chain === 'minted' || x.chain === 'top' || x.chain === 'linked');
+  return res.rows.filter((x) => x.delivered && !x.silent && !x.member && !nearAnchored(x) && x.counted === 0);
 }
 
 /** Epochs an attacker could use up: the most an honest host of the region moved past the start, and whether anything reached the learn cap. */
