@@ -63,6 +63,9 @@ export async function benchAdversary(): Promise<Record<string, number>> {
       for (const x of [...gone, ...un]) console.error(`adversary ${name} seed ${seed}: ${x.delivered ? 'uncounted' : 'undelivered'}: ${x.name}`);
       epochsMoved = Math.max(epochsMoved, r.maxEpoch - r.startEpoch);
       if (r.maxEpochAnywhere >= LEARN_EPOCH_CAP) idleCapped++;
+      if (r.honestConfirmed + r.honestStored + r.honestShown < 3 * r.honestEdits) {
+        console.error(`adversary ${name} seed ${seed}: honest edits ${r.honestEdits}, confirmed ${r.honestConfirmed}, stored by the primary ${r.honestStored}, shown by both subscribers ${r.honestShown}`);
+      }
       unconfirmed += r.honestEdits - r.honestConfirmed;
       unstored += r.honestEdits - r.honestStored;
       unshown += r.honestEdits - r.honestShown;
