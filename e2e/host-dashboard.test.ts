@@ -1,6 +1,7 @@
 // The hosting page's figures follow the state of the world: two players join and its link
 // count rises by two, with measured round trips; a player's edit raises its count of edits
-// kept; its traffic counters grow; it asked for persistent storage and says the answer.
+// kept; its traffic counters grow; it asked for persistent storage and says the answer; a
+// player who chose a name and stands in a region the page is primary of is listed by it.
 // Writes hosting-dashboard.png (e2e/screenshots.ts: docs/screenshots/ under `npm run screenshots`).
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -65,6 +66,25 @@ describe('the hosting dashboard', () => {
     expect(await host.locator('dd[data-f="storage"]').innerText()).toMatch(/of .* allowed · your cap 500 MB · (persistent|not persistent)/);
     const rows = await host.locator('table.regions tbody tr[data-region]').count();
     expect(rows).toBeGreaterThan(0);
+
+    // Names come with the players' positions, which go to the primary of the region they stand
+    // in. Which regions the page is primary of follows the node ids (new in each profile),
+    // so the player walks on a region at a time until it stands in one of them.
+    await p0.evaluate(() => window.voxel.setName!('Xena Q'));
+    const p0Id = (await p0.evaluate(() => window.voxel.net!.id())).slice(0, 6);
+    const t0 = Date.now();
+    let steps = 0;
+    let region = '';
+    for (; steps < 12; steps++) {
+      const x = me.x + steps * 64;
+      region = `${Math.floor(Math.floor(x / 16) / 4)},${Math.floor(Math.floor(me.z / 16) / 4)}`;
+      await p0.evaluate(([x, y, z]) => window.voxel.teleport(x!, y!, z!), [x, me.y + 2, me.z]);
+      await p0.waitForFunction((r) => window.voxel.hosting!.region(r).client?.ready === true, region, { timeout: 10_000, polling: 100 });
+      if (await host.evaluate((r) => window.voxelHost!.hosting.region(r).host?.role === 'primary', region)) break;
+    }
+    const cell = host.locator(`table.regions tbody tr[data-region="${region}"] td.present`);
+    await cell.filter({ hasText: `Xena Q (${p0Id})` }).waitFor({ timeout: 6000 });
+    console.log(`dashboard lists "Xena Q (${p0Id})" in ${region} after ${steps} regions walked, ${Date.now() - t0} ms`);
     await host.waitForTimeout(2500); // one more sample: the charts have two points at least
     await host.setViewportSize({ width: 900, height: 1100 });
     await host.screenshot({ path: screenshotPath('hosting-dashboard.png'), fullPage: true });

@@ -37,7 +37,7 @@ export function sampleHostFigures(sources: HostFigureSources): HostFigures {
     for (const name of names) {
       const hosted = hosting.region(name).host;
       regionEntries[name] = hosted?.entries ?? 0;
-      rows.push({ name, role, players: hosted?.subscribers ?? 0, entries: hosted?.entries ?? 0, editsPerSec: 0 });
+      rows.push({ name, role, players: hosted?.subscribers ?? 0, present: hosted?.present ?? [], presentCount: hosted?.presentCount ?? 0, entries: hosted?.entries ?? 0, editsPerSec: 0 });
     }
   }
   history.push({ at: clock.now(), links: peer.dht.linkInfo().length, bytesIn: ns.bytesIn ?? 0, bytesOut: ns.bytesOut ?? 0, edits: Object.values(regionEntries).reduce((n, e) => n + e, 0), regionEntries });

@@ -43,8 +43,23 @@ export interface HostedItemRecord {
   valid: boolean;
 }
 
+/** A player standing in a region, as its primary knows it from the player's MOVE: the name it gives and the first 6 hex of its node id (two of one name told apart). */
+export interface PresentPlayer {
+  name: string;
+  id: string;
+}
+
+/** At most this many present players are listed per region (the count says how many there are). */
+export const MAX_PRESENT_LISTED = 32;
+
 export interface RegionDiagnostics {
-  host?: { role: string; epoch: number; promised: number; primary: string; hosts: string[]; entries: number; version: string; subscribers: number };
+  host?: {
+    role: string; epoch: number; promised: number; primary: string; hosts: string[]; entries: number; version: string; subscribers: number;
+    /** As primary: who stands in the region now, by name then id, at most MAX_PRESENT_LISTED (a backup hears no MOVE: none). */
+    present: PresentPlayer[];
+    /** How many stand there in all. */
+    presentCount: number;
+  };
   client?: { primary: string; epoch: number; ready: boolean; entries: number };
 }
 
@@ -74,8 +89,9 @@ export function createHostingApi(net: NetSession, remote: RemotePlayers, clock: 
       const hosted = net.host.regionState(coord);
       const attachment = net.client.attachment(coord);
       const short = (hex: string) => hex.slice(0, 8);
+      const present = hosted?.duty ? presentPlayers(hosted.duty.presence.standing(hosted.ctx.clock.now())) : [];
       return {
-        ...(hosted ? { host: { role: hosted.role, epoch: hosted.epoch, promised: hosted.promised, primary: short(hosted.primaryHex), hosts: hosted.hosts.map((x) => short(idToHex(x))), entries: hosted.state.size, version: `e${hosted.state.version.e}s${hosted.state.version.s}`, subscribers: hosted.duty?.subscribers.size ?? hosted.knownSubs.length } } : {}),
+        ...(hosted ? { host: { role: hosted.role, epoch: hosted.epoch, promised: hosted.promised, primary: short(hosted.primaryHex), hosts: hosted.hosts.map((x) => short(idToHex(x))), entries: hosted.state.size, version: `e${hosted.state.version.e}s${hosted.state.version.s}`, subscribers: hosted.duty?.subscribers.size ?? hosted.knownSubs.length, present: present.slice(0, MAX_PRESENT_LISTED), presentCount: present.length } } : {}),
         ...(attachment ? { client: { primary: short(attachment.primary), epoch: attachment.epoch, ready: net.client.isReady(coord), entries: net.client.state(coord)?.size ?? 0 } } : {}),
       };
     },
@@ -106,4 +122,11 @@ export function createHostingApi(net: NetSession, remote: RemotePlayers, clock: 
       tick_hz: hz,
     }),
   };
+}
+
+/** The players standing in a region (hex id, their MOVE's fields), sorted by name then id. */
+export function presentPlayers(standing: Iterable<[string, { name: string }]>): PresentPlayer[] {
+  const out: PresentPlayer[] = [];
+  for (const [hex, p] of standing) out.push({ name: p.name, id: hex.slice(0, 6) });
+  return out.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
 }

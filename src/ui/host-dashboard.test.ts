@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { countPaths } from '../net/link-path';
-import { pathSummary, relayedShare } from './host-dashboard';
+import { pathSummary, presentText, relayedShare } from './host-dashboard';
 
 describe('the dashboard counts links by how they are carried', () => {
   const links = [
@@ -19,5 +19,15 @@ describe('the dashboard counts links by how they are carried', () => {
     const n = countPaths(links.map((l) => l.path));
     expect(pathSummary(n, relayedShare(links))).toBe('1 direct (host) · 1 through TURN (relay), 40% of link traffic · 1 not known yet');
     expect(pathSummary(countPaths([]), 0)).toBe('0 through TURN (relay), 0% of link traffic');
+  });
+});
+
+describe('the players standing in a hosted region', () => {
+  it('are listed by name then short id; a cut list says how many more; a backup knows no names', () => {
+    const present = [{ name: 'Ann', id: '001122' }, { name: 'Ann', id: 'aa0000' }, { name: 'Zed', id: 'ffee00' }];
+    expect(presentText({ role: 'primary', present, presentCount: 3 })).toBe('Ann (001122), Ann (aa0000), Zed (ffee00)');
+    expect(presentText({ role: 'primary', present: present.slice(0, 1), presentCount: 40 })).toBe('Ann (001122) and 39 more');
+    expect(presentText({ role: 'primary', present: [], presentCount: 0 })).toBe('-');
+    expect(presentText({ role: 'backup', present: [], presentCount: 0 })).toBe('known to the primary');
   });
 });

@@ -10,6 +10,10 @@ export interface HostRegionRow {
   role: 'primary' | 'backup';
   /** Player tabs subscribed (as this tab knows them). */
   players: number;
+  /** As primary: who stands in the region (name, 6 hex of the node id), bounded; a backup knows no names. */
+  present: readonly { name: string; id: string }[];
+  /** How many stand there in all (more than `present` lists when it is cut short). */
+  presentCount: number;
   editsPerSec: number;
   entries: number;
 }
@@ -41,6 +45,14 @@ export interface HostDashboardActions {
   chooseWorld(world: string): void;
   /** Warn above this many MB of this site's storage. */
   setStorageCap(mb: number): void;
+}
+
+/** Who stands in a region, for its row: names with short ids, or why there are none (a backup hears no positions). */
+export function presentText(r: Pick<HostRegionRow, 'role' | 'present' | 'presentCount'>): string {
+  if (r.role !== 'primary') return 'known to the primary';
+  const who = r.present.map((p) => `${p.name} (${p.id})`).join(', ');
+  const more = r.presentCount > r.present.length ? ` and ${r.presentCount - r.present.length} more` : '';
+  return who + more || '-';
 }
 
 /** Warn when usage passes this share of the quota (or of the cap). */
@@ -106,7 +118,7 @@ export class HostDashboard {
         <dt>Storage</dt><dd data-f="storage"></dd>
       </dl>
       <h2>Regions</h2>
-      <table class="regions"><thead><tr><th>region</th><th>role</th><th>players</th><th>edits/s</th><th>edits kept</th></tr></thead><tbody></tbody></table>
+      <table class="regions"><thead><tr><th>region</th><th>role</th><th>players</th><th>who stands there</th><th>edits/s</th><th>edits kept</th></tr></thead><tbody></tbody></table>
       <h2>Settings</h2>
       <form class="settings">
         <label>World <input name="world" pattern="[\\w.\\-]{1,64}" required size="16" /></label>
@@ -209,10 +221,32 @@ export class HostDashboard {
   }
 
   private renderRegions(rows: HostRegionRow[]): void {
-    const body = this.root.querySelector('.regions tbody')!;
+    const body = this.root.querySelector<HTMLElement>('.regions tbody')!;
     const sorted = [...rows].sort((a, b) => (a.role === b.role ? a.name.localeCompare(b.name) : a.role === 'primary' ? -1 : 1));
-    const html = sorted.map((r) => `<tr data-region="${r.name}" data-role="${r.role}"><td>${r.name}</td><td>${r.role}</td><td>${r.players}</td><td>${r.editsPerSec.toFixed(2)}</td><td>${r.entries}</td></tr>`).join('')
-      || '<tr><td colspan="5">none yet: regions come to this tab as players use the world near its node id</td></tr>';
-    if (body.innerHTML !== html) body.innerHTML = html;
+    // Redrawn only when something shown changed (a table rebuilt every 2 s loses a selection).
+    const shown = JSON.stringify(sorted.map((r) => [r.name, r.role, r.players, r.present, r.presentCount, r.editsPerSec.toFixed(2), r.entries]));
+    if (body.dataset.shown === shown) return;
+    body.dataset.shown = shown;
+    // Names are the players' own words: text nodes only, never markup.
+    body.replaceChildren(...sorted.map((r) => {
+      const tr = document.createElement('tr');
+      tr.dataset.region = r.name;
+      tr.dataset.role = r.role;
+      const cells = [r.name, r.role, String(r.players), presentText(r), r.editsPerSec.toFixed(2), String(r.entries)];
+      tr.append(...cells.map((text) => {
+        const td = document.createElement('td');
+        td.textContent = text;
+        return td;
+      }));
+      tr.children[3]!.classList.add('present');
+      return tr;
+    }));
+    if (sorted.length === 0) {
+      const td = document.createElement('td');
+      td.colSpan = 6;
+      td.textContent = 'none yet: regions come to this tab as players use the world near its node id';
+      body.replaceChildren(document.createElement('tr'));
+      body.firstElementChild!.append(td);
+    }
   }
 }
