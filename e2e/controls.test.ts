@@ -1,6 +1,7 @@
 // Keys and settings as a person uses them: holding the sprint key with W sprints and never
-// presses Ctrl (Ctrl+W closes the tab), and the pause menu's settings (the player's name
-// among them) hold over a reload. One tab, no network, the smallest world.
+// presses Ctrl (Ctrl+W closes the tab), the pause menu's settings (the player's name and a
+// key binding among them) hold over a reload, and a rebound key walks where the old one
+// no longer does; the fullscreen key locks the keyboard. One tab, no network, the smallest world.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, openInFreshContext, PAGE_UP } from './browser';
@@ -16,7 +17,7 @@ afterAll(async () => {
 });
 
 describe('controls', () => {
-  it('sprint never needs Ctrl, and the settings persist over a reload', async () => {
+  it('sprint never needs Ctrl, the settings and key bindings persist over a reload, the new key walks', async () => {
     const page = await openInFreshContext(browser, `${inject('baseUrl')}/?net=off&rd=2#world=e2e-controls`, { until: PAGE_UP.voxel, viewport: { width: 480, height: 300 } });
     await page.evaluate(() => {
       const seen: { code: string; ctrl: boolean }[] = [];
@@ -48,7 +49,25 @@ describe('controls', () => {
     await page.locator('#set-name').fill('<img src=x onerror=alert(1)>');
     await page.locator('#set-name').press('Enter');
     expect(await page.locator('.settings-panel .name-said').textContent()).toMatch(/letters, digits/);
-    const chosen = { name: 'Ann Lee', sensitivity: 2.5, invertY: true, fov: 95, volume: 0 };
+
+    // Forward moves from W to K, as a person does it: open Keys, click W, press the new key.
+    // A Ctrl combination and a key another action has are refused in words.
+    await page.locator('.key-bindings summary').click();
+    const forwardKey = page.locator('.key-bindings button[data-action=forward][data-slot="0"]');
+    const said = page.locator('.key-bindings .keys-said');
+    await forwardKey.click();
+    await page.keyboard.press('Control+KeyK');
+    expect(await said.textContent()).toMatch(/Ctrl\+W closes the tab/);
+    await forwardKey.click();
+    await page.keyboard.press('KeyS');
+    expect(await said.textContent()).toMatch(/already the key of "Back"/);
+    await forwardKey.click();
+    await page.keyboard.press('KeyK');
+    expect(await forwardKey.textContent()).toBe('K');
+    expect(await page.locator('#menu kbd[data-action=forward]').first().textContent()).toBe('K');
+
+    const bound = { ...(await page.evaluate(() => window.voxel.settings!().keys)), forward: ['KeyK', 'ArrowUp'] };
+    const chosen = { name: 'Ann Lee', sensitivity: 2.5, invertY: true, fov: 95, volume: 0, keys: bound };
     expect(await page.evaluate(() => window.voxel.settings!())).toEqual(chosen);
 
     await page.reload();
@@ -57,6 +76,37 @@ describe('controls', () => {
     expect(await page.locator('#set-fov').inputValue()).toBe('95');
     expect(await page.locator('#set-name').inputValue()).toBe('Ann Lee');
     expect(await page.locator('#set-invert-y').isChecked()).toBe(true);
+
+    // Playing (pointer locked, flying high so nothing is in the way): K walks, W no longer does.
+    // (Until the world is drawn the loading screen lies over the page and takes the click.)
+    await page.waitForSelector('#menu:not([hidden])', { timeout: 15_000 });
+    await page.mouse.click(8, 150);
+    await page.waitForFunction(() => document.pointerLockElement !== null, null, { timeout: 5000 });
+    await page.keyboard.press('KeyF');
+    await page.evaluate(async () => {
+      const p = window.voxel.player();
+      await window.voxel.teleport(p.x, p.y + 30, p.z);
+    });
+    const walk = async (key: string) => {
+      const from = await page.evaluate(() => window.voxel.player());
+      await page.keyboard.down(key);
+      await page.waitForTimeout(600);
+      await page.keyboard.up(key);
+      const to = await page.evaluate(() => window.voxel.player());
+      return Math.hypot(to.x - from.x, to.z - from.z);
+    };
+    expect(await walk('KeyW')).toBe(0);
+    expect(await walk('KeyK')).toBeGreaterThan(1);
+
+    // The fullscreen key (O) enters fullscreen and asks Chromium's Keyboard Lock for every key
+    // (so Ctrl+W reaches the game); a second press leaves, and the lock is given back.
+    const fullscreen = () => page.evaluate(() => window.voxel.fullscreen!());
+    await page.keyboard.press('KeyO');
+    await page.waitForFunction(() => window.voxel.fullscreen!()?.fullscreen && window.voxel.fullscreen!()?.keyboardLock !== 'pending', null, { timeout: 5000 });
+    expect(await fullscreen()).toEqual({ fullscreen: true, keyboardLock: 'locked' });
+    await page.keyboard.press('KeyO');
+    await page.waitForFunction(() => window.voxel.fullscreen!()?.fullscreen === false, null, { timeout: 5000 });
+    expect(await fullscreen()).toEqual({ fullscreen: false, keyboardLock: 'off' });
     await page.context().close();
   });
 });

@@ -13,6 +13,8 @@ import { InvitePanel } from '../ui/invite-panel';
 import { KeyboardMouseInput } from '../ui/keyboard-mouse-input';
 import { chosenName, loadSettings, lookDelta, saveSettings, type PlayerSettings } from '../ui/player-settings';
 import { SettingsPanel } from '../ui/settings-panel';
+import { showKeyHints } from '../ui/key-bindings-panel';
+import { Fullscreen, fullscreenNotice, keyboardLockApi } from '../ui/fullscreen';
 import { TouchControls } from '../ui/touch-controls';
 import { AIR } from '../world/blocks';
 import { clampRenderDistance, MAX_RENDER_DISTANCE, MIN_RENDER_DISTANCE, type PageConfig } from './config';
@@ -54,6 +56,8 @@ export class PlayerControls {
   private readonly settingsPanel: SettingsPanel | null;
   /** Dig, place and footstep sounds (null on a headless page). */
   readonly sound: PageSound | null;
+  /** Fullscreen with the keyboard locked where the browser can (null on a headless page). */
+  readonly fullscreen: Fullscreen | null;
 
   constructor(private readonly args: PlayerControlsArgs) {
     const { cfg, hud, session, peer } = args;
@@ -77,6 +81,10 @@ export class PlayerControls {
       if (!locked) this.settingsPanel?.show(this.settings);
       else if (document.activeElement instanceof HTMLElement) document.activeElement.blur();
     };
+    this.fullscreen = cfg.headless ? null : new Fullscreen(document, keyboardLockApi(), (s) => hud.showMessage(fullscreenNotice(s), 'notice'));
+    const toggleFullscreen = () => { this.fullscreen?.toggle().catch((e: Error) => hud.showMessage(`Fullscreen refused: ${e.message}`, 'notice')); };
+    this.fullscreen?.bind(document.getElementById('fullscreen-button'), toggleFullscreen);
+    const identity = cfg.headless ? null : new IdentityPanel(document.body).bind(document.getElementById('identity-button'));
     this.input = cfg.headless ? null : new KeyboardMouseInput(args.view.canvas!, {
       look: (dy, dp) => session.look(dy, dp),
       breakBlock,
@@ -91,6 +99,8 @@ export class PlayerControls {
       nextItem: () => args.itemKeys?.nextItem(),
       openChat: () => args.chat?.open() ?? false,
       holdWho: (held) => args.who?.hold(held),
+      identity: () => identity?.toggle(),
+      toggleFullscreen,
     });
     this.settingsPanel = cfg.headless ? null : new SettingsPanel(menu.querySelector('.card')!, {
       initial: this.settings,
@@ -116,7 +126,6 @@ export class PlayerControls {
       this.sound?.unlock();
       this.input?.requestLock();
     });
-    if (!cfg.headless) new IdentityPanel(document.body).bind(document.getElementById('identity-button'));
   }
 
   async setRenderDistance(n: number): Promise<void> {
@@ -134,6 +143,7 @@ export class PlayerControls {
   applySettings(s: PlayerSettings, save = true): void {
     this.settings = s;
     if (this.input) this.input.settings = s;
+    showKeyHints(this.menu, s.keys);
     this.sound?.setVolume(s.volume);
     this.args.view.setFov(s.fov);
     this.args.name?.set(s.name);

@@ -155,6 +155,7 @@ async function main(): Promise<void> {
   if (chat) api.chat = chat.api;
   api.who = () => who.rows();
   api.moveInput = () => controls.input?.moveInput() ?? null;
+  api.fullscreen = () => controls.fullscreen?.state ?? null;
   api.startProblem = () => document.querySelector<HTMLElement>('#loading .problem:not([hidden])')?.dataset.kind;
   if (net) {
     api.hosting = createHostingApi(net, remote, clock, ticker);

@@ -15,6 +15,7 @@ import type { NetApi } from './net-api';
 import type { ChatApi } from './page-chat';
 import type { MoveInput } from '../play/physics';
 import type { PlayerSettings } from '../ui/player-settings';
+import type { FullscreenState } from '../ui/fullscreen';
 import type { WhoRow } from '../ui/who-list';
 
 export interface VoxelStats {
@@ -101,6 +102,8 @@ export interface VoxelApi {
   who?: () => WhoRow[];
   /** The move the held keys ask for now (null on a page without keyboard input). */
   moveInput?: () => MoveInput | null;
+  /** Whether the page is fullscreen and the keyboard locked (ui/fullscreen.ts; null on a page without input). */
+  fullscreen?: () => FullscreenState | null;
 }
 
 /**

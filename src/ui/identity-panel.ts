@@ -134,16 +134,11 @@ export class IdentityPanel {
     else this.open();
   }
 
-  /** Opens on `key` (default P) and on clicks of `button`. */
-  bind(openButton: HTMLElement | null, key = 'KeyP'): this {
+  /** Opens on clicks of `button` (its key is the player's binding: keyboard-mouse-input.ts calls toggle). */
+  bind(openButton: HTMLElement | null): this {
     openButton?.addEventListener('click', (e) => {
       e.stopPropagation();
       this.open();
-    });
-    addEventListener('keydown', (e) => {
-      const t = e.target;
-      if (e.code !== key || e.repeat || t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement) return;
-      this.toggle();
     });
     return this;
   }

@@ -1,12 +1,14 @@
 // Keyboard and mouse to game intent: held keys become a MoveInput each frame; clicks,
 // the wheel and number keys become actions. Pointer lock gives mouse look; where the
 // browser refuses it, clicks still act at the crosshair so the game stays playable.
-// Which held keys make which move is move-keys.ts; how the mouse turns is player-settings.ts.
+// Which held keys make which move is move-keys.ts, which key is which action the player's
+// bindings (key-bindings.ts); how the mouse turns is player-settings.ts.
 // On a touch screen (touch-controls.ts, attached with attachTouch) there is no lock: the
 // game plays while its pause menu is closed, and the touches' move joins the keys'.
 import type { MoveInput } from '../play/physics';
 import type { TouchControls } from './touch-controls';
 import { MoveKeys } from './move-keys';
+import { actionOf, type KeyAction } from './key-bindings';
 import { lookDelta, SETTINGS_DEFAULTS, type PlayerSettings } from './player-settings';
 
 export interface InputActions {
@@ -27,12 +29,18 @@ export interface InputActions {
   openChat?(): boolean;
   /** Tab held (true) or let go (false): the list of who is here shows while it is held. */
   holdWho?(held: boolean): void;
+  /** P: the identity export / import panel. */
+  identity?(): void;
+  /** O: fullscreen on or off. */
+  toggleFullscreen?(): void;
 }
+
+/** Keys whose browser default (scrolling the page) would fight the game while they move the player. */
+const MOVE_ACTIONS: readonly KeyAction[] = ['forward', 'back', 'left', 'right', 'jump'];
 
 export class KeyboardMouseInput {
   private readonly keys = new MoveKeys();
-  /** Sensitivity and invert Y of mouse look (the settings panel replaces it). */
-  settings: PlayerSettings = SETTINGS_DEFAULTS;
+  private current: PlayerSettings = SETTINGS_DEFAULTS;
   private lockRefused = false;
   private touch: TouchControls | null = null;
   private readonly cleanup: (() => void)[] = [];
@@ -49,7 +57,7 @@ export class KeyboardMouseInput {
     this.listen(target, 'contextmenu', (e) => e.preventDefault());
     this.listen(document, 'mousemove', (e) => {
       const m = e as MouseEvent;
-      if (this.locked) this.actions.look(...lookDelta(m.movementX, m.movementY, this.settings));
+      if (this.locked) this.actions.look(...lookDelta(m.movementX, m.movementY, this.current));
     });
     this.listen(target, 'wheel', (e) => {
       e.preventDefault();
@@ -57,6 +65,16 @@ export class KeyboardMouseInput {
     }, { passive: false });
     this.listen(document, 'pointerlockchange', () => this.actions.lockChanged(this.locked));
     this.listen(document, 'pointerlockerror', () => { this.lockRefused = true; });
+  }
+
+  /** Sensitivity, invert Y and key bindings (the settings panel replaces them, live). */
+  get settings(): PlayerSettings {
+    return this.current;
+  }
+
+  set settings(s: PlayerSettings) {
+    if (s.keys !== this.current.keys) this.keys.setBindings(s.keys);
+    this.current = s;
   }
 
   get locked(): boolean {
@@ -98,10 +116,14 @@ export class KeyboardMouseInput {
   }
 
   private onKey(e: KeyboardEvent, down: boolean): void {
-    if (e.target instanceof HTMLInputElement) return;
-    if (e.code === 'Tab') {
-      // While playing Tab shows who is here and must not move the focus out of the game
-      // (to the page's buttons); in the pause menu it keeps its usual meaning.
+    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement) return;
+    // With the keyboard locked (fullscreen, fullscreen.ts) Esc comes to the page instead of
+    // freeing the mouse: it still frees it, so the pause menu stays one key away.
+    if (down && e.code === 'Escape' && this.locked) document.exitPointerLock();
+    const action = actionOf(this.current.keys, e.code);
+    if (action === 'who') {
+      // While playing the who key (Tab) shows who is here and must not move the focus out
+      // of the game (to the page's buttons); in the pause menu it keeps its usual meaning.
       if (down && this.active) {
         e.preventDefault();
         this.actions.holdWho?.(true);
@@ -110,7 +132,7 @@ export class KeyboardMouseInput {
       }
       return;
     }
-    if (down && (e.code === 'KeyT' || e.code === 'Enter') && !e.repeat && this.actions.openChat?.()) {
+    if (down && action === 'chat' && !e.repeat && this.actions.openChat?.()) {
       // The field takes the keys from here: the letter must not land in it, and keys held
       // now would never see their key-up here (it goes to the field), so they are let go.
       e.preventDefault();
@@ -118,23 +140,29 @@ export class KeyboardMouseInput {
       return;
     }
     if (down) {
-      if (!this.keys.isHeld(e.code)) this.onPress(e);
+      if (!this.keys.isHeld(e.code)) this.onPress(e.code, action);
       if (this.keys.press(e.code, performance.now()) === 'toggle-fly') this.actions.toggleFly();
     } else {
       this.keys.release(e.code);
     }
-    if (['Space', 'ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight'].includes(e.code)) e.preventDefault();
+    if (action && MOVE_ACTIONS.includes(action)) e.preventDefault();
   }
 
-  private onPress(e: KeyboardEvent): void {
-    const digit = /^Digit([1-9])$/.exec(e.code);
-    if (digit) this.actions.selectSlot(Number(digit[1]) - 1);
-    else if (e.code === 'KeyF') this.actions.toggleFly();
-    else if (e.code === 'KeyI') this.actions.invite();
-    else if (e.code === 'KeyQ') this.actions.dropItem?.();
-    else if (e.code === 'KeyE') this.actions.nextItem?.();
-    else if (e.code === 'Equal' || e.code === 'NumpadAdd') this.actions.changeRenderDistance(1);
-    else if (e.code === 'Minus' || e.code === 'NumpadSubtract') this.actions.changeRenderDistance(-1);
+  private onPress(code: string, action: KeyAction | undefined): void {
+    const digit = /^Digit([1-9])$/.exec(code);
+    if (digit) return this.actions.selectSlot(Number(digit[1]) - 1);
+    const a = this.actions;
+    switch (action) {
+      case 'fly': return a.toggleFly();
+      case 'invite': return a.invite();
+      case 'identity': return a.identity?.();
+      case 'fullscreen': return a.toggleFullscreen?.();
+      case 'dropItem': return a.dropItem?.();
+      case 'nextItem': return a.nextItem?.();
+      case 'renderMore': return a.changeRenderDistance(1);
+      case 'renderLess': return a.changeRenderDistance(-1);
+      default: return undefined;
+    }
   }
 
   private onMouseDown(e: MouseEvent): void {

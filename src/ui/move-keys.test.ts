@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MoveKeys } from './move-keys';
+import { DEFAULT_KEY_BINDINGS } from './key-bindings';
 
 describe('move keys', () => {
   it('W walks, S backs, A and D strafe, Space jumps', () => {
@@ -84,5 +85,35 @@ describe('move keys', () => {
     expect(k.input()).toMatchObject({ forward: 0, sprint: false });
     k.press('KeyW', 5000);
     expect(k.input().sprint).toBe(false);
+  });
+});
+
+describe('move keys, rebound', () => {
+  it('the bound keys move and double-tap; the old ones no longer do', () => {
+    const k = new MoveKeys({ ...DEFAULT_KEY_BINDINGS, forward: ['KeyK'], jump: ['KeyJ'], sprint: ['KeyC'] });
+    k.press('KeyW', 0);
+    k.press('Space', 0);
+    k.press('ShiftLeft', 0);
+    expect(k.input()).toMatchObject({ forward: 0, jump: false, sprint: false, descend: false });
+    k.press('KeyK', 1000);
+    k.release('KeyK');
+    k.press('KeyK', 1100);
+    expect(k.input()).toMatchObject({ forward: 1, sprint: true });
+    k.press('KeyC', 1200);
+    expect(k.input()).toMatchObject({ descend: true });
+    k.press('KeyJ', 2000);
+    k.release('KeyJ');
+    expect(k.press('KeyJ', 2100)).toBe('toggle-fly');
+  });
+
+  it('new bindings apply at once and let the held keys go', () => {
+    const k = new MoveKeys();
+    k.press('KeyW', 0);
+    k.setBindings({ ...DEFAULT_KEY_BINDINGS, forward: ['KeyK'] });
+    expect(k.input().forward).toBe(0);
+    k.press('KeyW', 10);
+    expect(k.input().forward).toBe(0);
+    k.press('KeyK', 20);
+    expect(k.input().forward).toBe(1);
   });
 });

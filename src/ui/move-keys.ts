@@ -4,8 +4,10 @@
 // lost the game. Sprint is what players of the games this imitates expect instead: a
 // double tap of forward (held until forward is let go), or Shift while walking. While
 // flying Shift descends, and flight has a speed of its own (physics.ts), so the two uses of
-// Shift never meet.
+// Shift never meet. Which keys those are is the player's choice (key-bindings.ts); the
+// defaults are W A S D and the arrows, Space and Shift.
 import type { MoveInput } from '../play/physics';
+import { DEFAULT_KEY_BINDINGS, type KeyBindings } from './key-bindings';
 
 export const MOVE_KEYS_DEFAULTS = {
   /** A second press of the same key within this many ms is a double tap. */
@@ -15,12 +17,6 @@ export const MOVE_KEYS_DEFAULTS = {
 /** What a key press does beyond being held. */
 export type KeyPressAction = 'toggle-fly' | undefined;
 
-const FORWARD = ['KeyW', 'ArrowUp'];
-const BACK = ['KeyS', 'ArrowDown'];
-const LEFT = ['KeyA', 'ArrowLeft'];
-const RIGHT = ['KeyD', 'ArrowRight'];
-const SHIFT = ['ShiftLeft', 'ShiftRight'];
-
 export class MoveKeys {
   private readonly held = new Set<string>();
   /** When each double-tap key was last pressed (ms). */
@@ -28,7 +24,13 @@ export class MoveKeys {
   /** Set by a double tap of forward; ends when no forward key is held. */
   private sprintLatched = false;
 
-  constructor(private readonly opts = MOVE_KEYS_DEFAULTS) {}
+  constructor(private bindings: KeyBindings = DEFAULT_KEY_BINDINGS, private readonly opts = MOVE_KEYS_DEFAULTS) {}
+
+  /** New bindings apply at once; keys held now are let go (their key-ups may mean nothing any more). */
+  setBindings(bindings: KeyBindings): void {
+    this.bindings = bindings;
+    this.clear();
+  }
 
   /** `code` (KeyboardEvent.code) went down at `now` ms; a key already held (auto-repeat) is not a press. */
   press(code: string, now: number): KeyPressAction {
@@ -36,9 +38,9 @@ export class MoveKeys {
     this.held.add(code);
     const double = now - (this.lastPress.get(code) ?? -Infinity) < this.opts.doubleTapMs;
     this.lastPress.set(code, now);
-    if (FORWARD.includes(code) && double) this.sprintLatched = true;
-    // Double-tap Space toggles flight, as in the game this imitates.
-    if (code === 'Space' && double) {
+    if (this.bindings.forward.includes(code) && double) this.sprintLatched = true;
+    // Double-tap jump toggles flight, as in the game this imitates.
+    if (this.bindings.jump.includes(code) && double) {
       this.lastPress.delete(code);
       return 'toggle-fly';
     }
@@ -47,7 +49,7 @@ export class MoveKeys {
 
   release(code: string): void {
     this.held.delete(code);
-    if (!this.any(FORWARD)) this.sprintLatched = false;
+    if (!this.any(this.bindings.forward)) this.sprintLatched = false;
   }
 
   /** Every key let go (the window lost focus: its key-ups will never come). */
@@ -62,15 +64,16 @@ export class MoveKeys {
 
   /** The move the held keys ask for (`flying` is the session's to fill in). */
   input(): MoveInput {
-    const forward = (this.any(FORWARD) ? 1 : 0) - (this.any(BACK) ? 1 : 0);
-    const shift = this.any(SHIFT);
+    const b = this.bindings;
+    const forward = (this.any(b.forward) ? 1 : 0) - (this.any(b.back) ? 1 : 0);
+    const sprintKey = this.any(b.sprint);
     return {
       forward,
-      right: (this.any(RIGHT) ? 1 : 0) - (this.any(LEFT) ? 1 : 0),
-      jump: this.held.has('Space'),
-      descend: shift,
+      right: (this.any(b.right) ? 1 : 0) - (this.any(b.left) ? 1 : 0),
+      jump: this.any(b.jump),
+      descend: sprintKey,
       // Only forward: nobody sprints backwards or sideways in the games this imitates.
-      sprint: forward > 0 && (shift || this.sprintLatched),
+      sprint: forward > 0 && (sprintKey || this.sprintLatched),
       flying: false,
     };
   }

@@ -1,18 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { chosenName, loadSettings, lookDelta, parseSettings, saveSettings, SETTINGS_BOUNDS, SETTINGS_DEFAULTS, SETTINGS_KEY, type SettingsStorage } from './player-settings';
 import { memoryStorage } from '../testing/memory-storage';
+import { DEFAULT_KEY_BINDINGS } from './key-bindings';
 
 describe('player settings', () => {
   it('round-trip through storage', () => {
     const s = memoryStorage();
     expect(loadSettings(s)).toEqual(SETTINGS_DEFAULTS);
-    expect(saveSettings(s, { name: 'Ann', sensitivity: 2.5, invertY: true, fov: 90, volume: 0 })).toBe(true);
-    expect(loadSettings(s)).toEqual({ name: 'Ann', sensitivity: 2.5, invertY: true, fov: 90, volume: 0 });
+    const keys = { ...DEFAULT_KEY_BINDINGS, forward: ['KeyK'] };
+    expect(saveSettings(s, { name: 'Ann', sensitivity: 2.5, invertY: true, fov: 90, volume: 0, keys })).toBe(true);
+    expect(loadSettings(s)).toEqual({ name: 'Ann', sensitivity: 2.5, invertY: true, fov: 90, volume: 0, keys });
   });
 
   it('out-of-bounds and wrong-typed fields fall back one by one', () => {
     expect(parseSettings({ sensitivity: 1e9, invertY: 'yes', fov: 10, volume: -3 })).toEqual({
-      name: '', sensitivity: SETTINGS_BOUNDS.sensitivity.max, invertY: false, fov: SETTINGS_BOUNDS.fov.min, volume: 0,
+      name: '', sensitivity: SETTINGS_BOUNDS.sensitivity.max, invertY: false, fov: SETTINGS_BOUNDS.fov.min, volume: 0, keys: DEFAULT_KEY_BINDINGS,
     });
     expect(parseSettings({ sensitivity: Number.NaN, fov: 80.6 })).toEqual({ ...SETTINGS_DEFAULTS, fov: 81 });
     expect(parseSettings(null)).toEqual(SETTINGS_DEFAULTS);

@@ -1,11 +1,12 @@
-// The player's own settings (name, mouse sensitivity, invert Y, field of view, sound volume): what they are,
-// their bounds, and how they are kept. They belong to the person at this browser, not to a
-// world, so they live in localStorage (one key for every world) rather than in a world's
-// database; read once at start so the first frame already uses them. Anything stored that
-// is not a valid value (an old version, a hand edit) falls back to the default field by
-// field, so one bad field never costs the others.
+// The player's own settings (name, mouse sensitivity, invert Y, field of view, sound volume,
+// key bindings): what they are, their bounds, and how they are kept. They belong to the
+// person at this browser, not to a world, so they live in localStorage (one key for every
+// world) rather than in a world's database; read once at start so the first frame already
+// uses them. Anything stored that is not a valid value (an old version, a hand edit) falls
+// back to the default field by field, so one bad field never costs the others.
 import { WORLD_RENDERER_DEFAULTS } from '../render/world-renderer';
 import { normalisePlayerName } from '../world/player-name';
+import { DEFAULT_KEY_BINDINGS, parseKeyBindings, type KeyBindings } from './key-bindings';
 
 export interface PlayerSettings {
   /** The name other players see ('': none chosen, the player's default). */
@@ -18,6 +19,8 @@ export interface PlayerSettings {
   fov: number;
   /** Sound effects' volume, 0 (muted) .. 1. */
   volume: number;
+  /** Which keys do what (key-bindings.ts). */
+  keys: KeyBindings;
 }
 
 export const SETTINGS_BOUNDS = {
@@ -32,6 +35,7 @@ export const SETTINGS_DEFAULTS: PlayerSettings = {
   invertY: false,
   fov: WORLD_RENDERER_DEFAULTS.fov,
   volume: 0.6,
+  keys: DEFAULT_KEY_BINDINGS,
 };
 
 /** The localStorage key (shared by every world of this origin). */
@@ -52,6 +56,7 @@ export function parseSettings(raw: unknown): PlayerSettings {
     invertY: typeof r.invertY === 'boolean' ? r.invertY : SETTINGS_DEFAULTS.invertY,
     fov: Math.round(bounded(r.fov, SETTINGS_BOUNDS.fov, SETTINGS_DEFAULTS.fov)),
     volume: bounded(r.volume, SETTINGS_BOUNDS.volume, SETTINGS_DEFAULTS.volume),
+    keys: parseKeyBindings(r.keys),
   };
 }
 

@@ -1,10 +1,11 @@
 // The settings in the pause menu: name, mouse sensitivity, invert Y, field of view, sound
-// volume (0 mutes) and render distance. Every change is handed on at once (the caller applies and stores it), so what
+// volume (0 mutes), render distance and the keys (key-bindings-panel.ts). Every change is handed on at once (the caller applies and stores it), so what
 // the player sees while dragging a slider is what they get; a name when it is committed
 // (Enter or leaving the field), and only one the rule allows (world/player-name.ts).
 import { PLAYER_NAME_MAX } from '../world/player-name';
 import { chosenName, parseSettings, SETTINGS_BOUNDS, type PlayerSettings } from './player-settings';
 import { addStyleOnce } from './page-style';
+import { KeyBindingsPanel } from './key-bindings-panel';
 
 export interface SettingsPanelArgs {
   initial: PlayerSettings;
@@ -33,6 +34,7 @@ export class SettingsPanel {
   private readonly fov: HTMLInputElement;
   private readonly volume: HTMLInputElement;
   private readonly distance: HTMLInputElement;
+  private readonly keys: KeyBindingsPanel;
   private current: PlayerSettings;
 
   constructor(container: HTMLElement, private readonly args: SettingsPanelArgs) {
@@ -66,6 +68,10 @@ export class SettingsPanel {
     this.fov = input('set-fov');
     this.volume = input('set-volume');
     this.distance = input('set-render-distance');
+    this.keys = new KeyBindingsPanel(this.root, args.initial.keys, (keys) => {
+      this.current = { ...this.current, keys };
+      this.args.onChange(this.current);
+    });
     this.show(args.initial);
     // The menu under it captures the mouse on any click; the panel's clicks are its own.
     this.root.addEventListener('click', (e) => e.stopPropagation());
@@ -89,6 +95,7 @@ export class SettingsPanel {
     this.fov.value = String(s.fov);
     this.volume.value = String(s.volume);
     this.distance.value = String(this.args.renderDistance.get());
+    this.keys.show(s.keys);
     this.labels();
   }
 
@@ -102,7 +109,7 @@ export class SettingsPanel {
       this.name.value = name;
       this.nameSaid.textContent = '';
     }
-    this.current = parseSettings({ name, sensitivity: Number(this.sensitivity.value), invertY: this.invertY.checked, fov: Number(this.fov.value), volume: Number(this.volume.value) });
+    this.current = parseSettings({ name, sensitivity: Number(this.sensitivity.value), invertY: this.invertY.checked, fov: Number(this.fov.value), volume: Number(this.volume.value), keys: this.current.keys });
     this.args.onChange(this.current);
     this.labels();
   }
