@@ -140,16 +140,11 @@ export class CommitPipeline {
     }
   }
 
-  /** The batch to the backups, signed (one signature a batch: the evidence a claimant adopts their entries by, state-proofs.ts). */
   private replicate(batch: Batch): void {
     const { ctx, regionFields, e } = this.duty;
-    const hosts = this.duty.region.hosts;
-    const msg = replicateFrame(regionFields, e, hosts, batch);
-    this.duty.proofs.sign({ e, f: batch.from, t: batch.to, b: msg.entries }, (sig) => {
-      if (sig) batch.sig = sig;
-      for (const b of this.duty.backups()) ctx.wires.replicas.send(b, { ...msg, ...(sig ? { sig } : {}) });
-      ctx.trace?.(this.duty.region.name, `${ctx.selfHex.slice(0, 6)} e${e} order s${batch.from}-${batch.to} to ${this.duty.backups().map((h) => idToHex(h).slice(0, 6)).join(',')}`);
-    });
+    const msg = replicateFrame(regionFields, e, this.duty.region.hosts, batch);
+    for (const b of this.duty.backups()) ctx.wires.replicas.send(b, msg);
+    ctx.trace?.(this.duty.region.name, `${ctx.selfHex.slice(0, 6)} e${e} order s${batch.from}-${batch.to} to ${this.duty.backups().map((h) => idToHex(h).slice(0, 6)).join(',')}`);
   }
 
   /**

@@ -65,19 +65,15 @@ export class PrimaryHeartbeat {
     this.lastSync.set(hex, this.duty.ctx.clock.now());
     const hosts = this.duty.region.hosts;
     // A large state travels in pieces; the backup acks the last (no `more`).
-    // Each piece signed (state-proofs.ts), sent in order once signed, then the batches after it.
     const parts = pieces(this.duty.region.state.all());
-    const e = this.duty.e, s = this.machine.committed, cert = this.duty.region.cert!, chain = this.duty.region.chain, reqs = this.duty.region.requests.export(MAX_STATE_REQS);
-    const after = this.machine.batches.filter((b) => b.to > s);
-    parts.forEach((part, i) => {
-      const entries = encodeEntries(part);
-      this.duty.proofs.sign({ e, f: 0, t: s, b: entries }, (sig) => {
-        this.duty.ctx.wires.replicas.send(id, {
-          t: 'SYNC', ...this.duty.regionFields, e, s, hosts, entries, cert, ...(chain ? { chain } : {}), ...(sig ? { sig } : {}), ...(i === 0 ? { reqs } : {}), ...(i < parts.length - 1 ? { more: true } : {}),
-        });
-        if (i === parts.length - 1) for (const b of after) this.duty.ctx.wires.replicas.send(id, replicateFrame(this.duty.regionFields, e, hosts, b));
-      });
-    });
+    parts.forEach((part, i) => this.duty.ctx.wires.replicas.send(id, {
+      t: 'SYNC', ...this.duty.regionFields, e: this.duty.e, s: this.machine.committed, hosts, entries: encodeEntries(part), cert: this.duty.region.cert!, ...(this.duty.region.chain ? { chain: this.duty.region.chain } : {}),
+      ...(i === 0 ? { reqs: this.duty.region.requests.export(MAX_STATE_REQS) } : {}), ...(i < parts.length - 1 ? { more: true } : {}),
+    }));
+    for (const b of this.machine.batches) {
+      if (b.to <= this.machine.committed) continue;
+      this.duty.ctx.wires.replicas.send(id, replicateFrame(this.duty.regionFields, this.duty.e, hosts, b));
+    }
   }
 
   /** Last subscriber, edit or move (start counts): an idle region beats slowly. */
