@@ -61,23 +61,6 @@ describe('an adversary with 2 to 8 keys against every frame, record and role (si
   }
 });
 
-// An attacker node in the host set answering the failover's claim with a valid GRANT of its
-// own blocks: the claimant takes a granter's entry only as a majority of a set of its claim
-// sent it (docs/TRUST.md rule 8). Before: 2 blocks stored by 2 hosts and shown by both
-// subscribers, seeds 1-4.
-describe('an adversary inside the host set, answering the failover claim (simulated)', () => {
-  for (const seed of [1, 2]) {
-    it(`cannot plant blocks through its GRANT (seed ${seed})`, async () => {
-      const r = await runAdversary({ seed, keys: 2, member: true, grants: true, kill: true, only: (x) => x.frame.t === 'CLAIM' });
-      const row = r.rows.find((x) => x.name === 'GRANT answering CLAIM -> claimant, member')!;
-      expect(row.delivered, 'the claimant asked the attacker').toBe(true);
-      expect(row.stored, 'its blocks stored by honest hosts').toBe(0);
-      expect(row.shown, 'its blocks shown by honest subscribers').toBe(0);
-      expect(r.honestConfirmed).toBe(r.honestEdits);
-    });
-  }
-});
-
 // Holes the adversary found on main, kept visible: each test asserts the hole is still there
 // (so closing it turns the test red, to be turned into a guard). docs/TRUST.md "The
 // adversary kit" describes each.
@@ -91,6 +74,19 @@ describe('known holes the adversary finds (simulated)', () => {
     expect(row('DELTA -> fresh, replayed').shown).toBe(2);
     expect(row('PENDING -> subscriber, replayed').pending + row('PENDING -> fresh, replayed').pending).toBeGreaterThan(0);
     expect(r.honestShown).toBeLessThan(r.honestEdits);
+  });
+
+  // An attacker node in the host set answering the failover's claim with a valid GRANT of
+  // its own blocks: a claimant merges every granter's state (docs/TRUST.md rule 5). The fix
+  // built (primary-signed batches, majority of a set) made every REPLICATE wait for its
+  // signature and leave in a write of its own, which broke the crowd simulation's frame
+  // budget; it was taken out and waits on branch h23.
+  it('one host of the set plants blocks through its GRANT at a failover', async () => {
+    const r = await runAdversary({ seed: 1, keys: 2, member: true, grants: true, kill: true, only: (x) => x.frame.t === 'CLAIM' });
+    const row = r.rows.find((x) => x.name === 'GRANT answering CLAIM -> claimant, member')!;
+    expect(row.delivered, 'the claimant asked the attacker').toBe(true);
+    expect(row.stored + row.shown, 'its blocks stored or shown').toBeGreaterThan(0);
+    expect(r.honestConfirmed).toBe(r.honestEdits);
   });
 
   it('a host outside the set learns a forged certificate and then one at MAX_EPOCH chained from it', async () => {
