@@ -80,7 +80,7 @@ describe('known holes the adversary finds (simulated)', () => {
   // its own blocks: a claimant merges every granter's state (docs/TRUST.md rule 5). The fix
   // built (primary-signed batches, majority of a set) made every REPLICATE wait for its
   // signature and leave in a write of its own, which broke the crowd simulation's frame
-  // budget; it was taken out and waits on branch h23.
+  // budget; it was taken out (983c4d5, reverted by 6834dc3).
   it('one host of the set plants blocks through its GRANT at a failover', async () => {
     const r = await runAdversary({ seed: 1, keys: 2, member: true, grants: true, kill: true, only: (x) => x.frame.t === 'CLAIM' });
     const row = r.rows.find((x) => x.name === 'GRANT answering CLAIM -> claimant, member')!;
