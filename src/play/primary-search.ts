@@ -6,7 +6,7 @@
 import type { Emitter } from '../core/emitter';
 import { idEquals, idToHex, sortByDistance } from '../core/node-id';
 import { getLocation } from '../region/region-records';
-import type { PendingEdits } from './pending-edits';
+import type { SubmittedEdits } from './submitted-edits';
 import type { ClientEvents, ClientOptions, ClientStats, ReattachCause, RegionClientArgs, Subscription } from './region-client-types';
 
 /** A lookup during attach is given up after this long (the DHT's own timeouts should end it sooner). */
@@ -16,7 +16,7 @@ export interface PrimarySearchDeps {
   args: RegionClientArgs;
   opts: ClientOptions;
   stats: ClientStats;
-  edits: PendingEdits;
+  edits: SubmittedEdits;
   events: Emitter<ClientEvents>;
 }
 
@@ -94,7 +94,7 @@ export class PrimarySearch {
         this.deps.args.wire.send(target, { t: 'SUBSCRIBE', rx: sub.coord.rx, rz: sub.coord.rz, host, ...(sub.epoch > 0 ? { since: sub.since, missed: true } : {}) });
         // A node that named itself primary (a takeover notice or a redirect) gets our waiting
         // edits right behind the SUBSCRIBE, not after its snapshot: a round trip less in every
-        // failover. Its answers count once its snapshot's certificate is checked (pending-edits.ts).
+        // failover. Its answers count once its snapshot's certificate is checked (submitted-edits.ts).
         if (hinted) this.deps.edits.sendTo(sub.name, target, idToHex(target));
         const answered = await new Promise<boolean>((resolve) => {
           const t = this.deps.args.clock.setTimeout(() => resolve(false), this.deps.opts.attachTimeoutMs + Math.min(attempt, 4) * 250);

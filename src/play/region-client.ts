@@ -19,7 +19,7 @@ import { getEdits } from '../region/region-records';
 import { closedOnPurpose } from '../dht/dht';
 import { compareStamp, RegionState, tryDecodeEntries, ZERO, type Entry, type Stamp } from '../region/region-state';
 import { DeltaOrder } from './delta-order';
-import { PendingEdits } from './pending-edits';
+import { SubmittedEdits } from './submitted-edits';
 import { PendingView, type TakenBack } from './pending-view';
 import { PositionStreams } from '../region/position-streams';
 import { PrimarySearch } from './primary-search';
@@ -48,7 +48,7 @@ export class RegionClient {
   readonly keys: RegionKeys;
   private readonly subs = new Map<string, Subscription>();
   /** Our edits waiting for their host's answer. */
-  private readonly edits: PendingEdits;
+  private readonly edits: SubmittedEdits;
   /** Finds and attaches to each subscription's primary (primary-search.ts). */
   private readonly search: PrimarySearch;
   private stops: (() => void)[] = [];
@@ -56,7 +56,7 @@ export class RegionClient {
   constructor(private readonly args: RegionClientArgs) {
     this.opts = { ...CLIENT_DEFAULTS, ...args.options };
     this.keys = new RegionKeys(args.world, args.keyHash);
-    this.edits = new PendingEdits({ clock: args.clock, wire: args.wire, opts: this.opts, stats: this.stats, latency: this.latency.confirm, ...(args.pass ? { pass: args.pass } : {}) });
+    this.edits = new SubmittedEdits({ clock: args.clock, wire: args.wire, opts: this.opts, stats: this.stats, latency: this.latency.confirm, ...(args.pass ? { pass: args.pass } : {}) });
     this.search = new PrimarySearch({ args, opts: this.opts, stats: this.stats, edits: this.edits, events: this.events });
     this.stops.push(args.wire.events.on('frame', ({ from, fromHex, msg }) => this.onFrame(from, fromHex, msg)));
     this.stops.push(every(args.clock, this.opts.watchMs, () => this.watch()));

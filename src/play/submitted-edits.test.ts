@@ -5,7 +5,7 @@ import { idToHex, randomId, type NodeId } from '../core/node-id';
 import { VirtualClock } from '../core/virtual-clock';
 import { makePlayerPass } from '../region/player-pass';
 import type { PlayerWire } from '../region/subscription-messages';
-import { PendingEdits } from './pending-edits';
+import { SubmittedEdits } from './submitted-edits';
 import { CLIENT_DEFAULTS, EditRejectedError, type ClientStats } from './region-client-types';
 
 // Edits given to a node that named itself primary before its certificate was checked (the
@@ -14,14 +14,14 @@ function setup() {
   const sent: { to: string; r: number }[] = [];
   const wire = { send: (to: NodeId, m: { r: number }) => void sent.push({ to: idToHex(to), r: m.r }) } as unknown as PlayerWire;
   const stats = { stale: 0, confirmed: 0, rejected: 0, timeouts: 0 } as ClientStats;
-  const edits = new PendingEdits({ clock: new VirtualClock(), wire, opts: CLIENT_DEFAULTS, stats, latency: new LatencySamples() });
+  const edits = new SubmittedEdits({ clock: new VirtualClock(), wire, opts: CLIENT_DEFAULTS, stats, latency: new LatencySamples() });
   return { edits, sent, stats };
 }
 
 const region = '1,0';
 const at = { x: 70, y: 80, z: 5 };
 
-describe('pending edits: answers from a primary not yet checked', () => {
+describe('submitted edits: answers from a primary not yet checked', () => {
   it('holds a CONFIRM from a node we have not attached to, and counts it once we do', async () => {
     const { edits, sent, stats } = setup();
     const next = randomId();
@@ -80,13 +80,13 @@ describe('pending edits: answers from a primary not yet checked', () => {
 
 // A host that forgot our pass refuses 'unknown-player'; the edit goes once more with the pass,
 // and only a refusal of that send fails it.
-describe('pending edits: the pass shown again', () => {
+describe('submitted edits: the pass shown again', () => {
   async function withPass() {
     const sent: { to: string; t: string; r?: number }[] = [];
     const wire = { send: (to: NodeId, m: { t: string; r?: number }) => void sent.push({ to: idToHex(to), t: m.t, r: m.r }) } as unknown as PlayerWire;
     const stats = { stale: 0, confirmed: 0, rejected: 0, timeouts: 0 } as ClientStats;
     const player = await generateIdentity();
-    const edits = new PendingEdits({ clock: new VirtualClock(), wire, opts: CLIENT_DEFAULTS, stats, latency: new LatencySamples(), pass: makePlayerPass(player, randomId(), 0) });
+    const edits = new SubmittedEdits({ clock: new VirtualClock(), wire, opts: CLIENT_DEFAULTS, stats, latency: new LatencySamples(), pass: makePlayerPass(player, randomId(), 0) });
     await edits.passWait;
     return { edits, sent, stats };
   }

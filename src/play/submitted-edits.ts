@@ -12,7 +12,7 @@ import type { Stamp } from '../region/region-state';
 import type { PlayerWire, SubscriptionMessageOf } from '../region/subscription-messages';
 import { EditRejectedError, EditTimeoutError, type ClientOptions, type ClientStats } from './region-client-types';
 
-interface PendingEdit {
+interface SubmittedEdit {
   region: string;
   msg: SubscriptionMessageOf<'EDIT'>;
   /** Hex id of the primary it was last sent to ('' when it waits for an attach). */
@@ -44,7 +44,7 @@ interface PendingEdit {
   early?: SubscriptionMessageOf<'CONFIRM'> | SubscriptionMessageOf<'REJECT'>;
 }
 
-export interface PendingEditsDeps {
+export interface SubmittedEditsDeps {
   clock: Clock;
   wire: PlayerWire;
   opts: ClientOptions;
@@ -55,7 +55,7 @@ export interface PendingEditsDeps {
   pass?: Promise<PlayerPass>;
 }
 
-/** Hosts an edit's unanswered sends are counted for (see PendingEdit.out). */
+/** Hosts an edit's unanswered sends are counted for (see SubmittedEdit.out). */
 const MAX_HOSTS_OUT = 16;
 
 /** Hosts remembered as holding our pass (others hear it again before the next EDIT). */
@@ -64,8 +64,8 @@ const MAX_PASS_SHOWN = 256;
 /** What a REJECT did: the edit failed for good, or it waits for the region's next primary. */
 export type RejectOutcome = 'failed' | 'retry' | 'stale' | 'resent';
 
-export class PendingEdits {
-  private readonly pending = new Map<number, PendingEdit>();
+export class SubmittedEdits {
+  private readonly byRequest = new Map<number, SubmittedEdit>();
   /** Request ids start at random: a reloaded tab (same node id) must not look like a re-send to a primary. */
   private nextReq = (Math.floor(Math.random() * 0x7fffffff) + 1) >>> 0;
   /** Hosts (hex) we showed our pass to. */
@@ -74,7 +74,7 @@ export class PendingEdits {
   private pass: PlayerPass | undefined;
   passWait: Promise<void> | undefined;
 
-  constructor(private readonly deps: PendingEditsDeps) {
+  constructor(private readonly deps: SubmittedEditsDeps) {
     this.passWait = deps.pass?.then((p) => void (this.pass = p), () => undefined).finally(() => (this.passWait = undefined));
   }
 
@@ -86,17 +86,17 @@ export class PendingEdits {
     const msg: SubscriptionMessageOf<'EDIT'> = { t: 'EDIT', rx: coord.rx, rz: coord.rz, r, x, y, z, id, px: at.x, py: at.y, pz: at.z };
     return new Promise<Stamp>((resolve, reject) => {
       const timer = clock.setTimeout(() => {
-        this.pending.delete(r);
+        this.byRequest.delete(r);
         stats.timeouts++;
         reject(new EditTimeoutError(`edit at ${x},${y},${z} not confirmed within ${opts.editTimeoutMs} ms`));
       }, opts.editTimeoutMs);
-      const p: PendingEdit = { region: regionName(coord), msg, sentTo: '', resolve, reject, timer, at: clock.now(), out: new Map() };
-      this.pending.set(r, p);
+      const p: SubmittedEdit = { region: regionName(coord), msg, sentTo: '', resolve, reject, timer, at: clock.now(), out: new Map() };
+      this.byRequest.set(r, p);
       if (primary) this.send(p, primary);
     });
   }
 
-  private send(p: PendingEdit, to: NodeId): void {
+  private send(p: SubmittedEdit, to: NodeId): void {
     p.sentTo = idToHex(to);
     p.out.set(p.sentTo, (p.out.get(p.sentTo) ?? 0) + 1);
     if (p.out.size > MAX_HOSTS_OUT) p.out.delete(p.out.keys().next().value!);
@@ -113,12 +113,12 @@ export class PendingEdits {
 
   /** The region detached: its edits wait for the next primary. */
   unsend(region: string): void {
-    for (const p of this.pending.values()) if (p.region === region) p.sentTo = '';
+    for (const p of this.byRequest.values()) if (p.region === region) p.sentTo = '';
   }
 
   /** The region is attached to `primary`: every edit of it not yet sent there goes now. */
   sendTo(region: string, primary: NodeId, primaryHex: string): void {
-    for (const p of this.pending.values()) if (p.region === region && p.sentTo !== primaryHex) this.send(p, primary);
+    for (const p of this.byRequest.values()) if (p.region === region && p.sentTo !== primaryHex) this.send(p, primary);
   }
 
   /**
@@ -126,7 +126,7 @@ export class PendingEdits {
    * edits we gave it before that count now.
    */
   attached(region: string, primaryHex: string): void {
-    for (const p of [...this.pending.values()]) {
+    for (const p of [...this.byRequest.values()]) {
       if (p.region !== region || p.sentTo !== primaryHex || !p.early) continue;
       const m = p.early;
       delete p.early;
@@ -137,7 +137,7 @@ export class PendingEdits {
 
   /** Edits that wait for an attach (a REJECT 'not-primary' or 'busy'), sent to the region's primary if `primaryOf` names one. */
   sendWaiting(primaryOf: (region: string) => NodeId | undefined): void {
-    for (const p of this.pending.values()) {
+    for (const p of this.byRequest.values()) {
       if (p.sentTo !== '') continue;
       const to = primaryOf(p.region);
       if (to) this.send(p, to);
@@ -146,7 +146,7 @@ export class PendingEdits {
 
   /** Every edit of the region fails with `reason` (no certified primary can be had now). */
   failRegion(region: string, reason: 'uncertified'): void {
-    for (const [r, p] of this.pending) {
+    for (const [r, p] of this.byRequest) {
       if (p.region !== region) continue;
       this.settle(r, p);
       this.deps.stats.rejected++;
@@ -160,7 +160,7 @@ export class PendingEdits {
    * keeps that node's answer until we attach to it (`attached`), else drops it.
    */
   confirm(fromHex: string, m: SubscriptionMessageOf<'CONFIRM'>, certified: boolean, counted = false): void {
-    const p = this.pending.get(m.r);
+    const p = this.byRequest.get(m.r);
     if (p && !counted) answered(p, fromHex);
     if (!p || p.sentTo !== fromHex || p.region !== regionName(m)) return void this.deps.stats.stale++;
     if (!certified) return void (p.early = m);
@@ -172,7 +172,7 @@ export class PendingEdits {
 
   /** A REJECT: 'not-primary' and 'busy' keep the edit for the next primary ('retry'); others fail it. */
   reject(fromHex: string, m: SubscriptionMessageOf<'REJECT'>, certified: boolean, counted = false): RejectOutcome {
-    const p = this.pending.get(m.r);
+    const p = this.byRequest.get(m.r);
     if (p && !counted) answered(p, fromHex);
     if (!p || p.sentTo !== fromHex || p.region !== regionName(m)) {
       this.deps.stats.stale++;
@@ -208,20 +208,20 @@ export class PendingEdits {
 
   /** The client closes: every edit fails. */
   closeAll(): void {
-    for (const [r, p] of this.pending) {
+    for (const [r, p] of this.byRequest) {
       this.settle(r, p);
       p.reject(new EditTimeoutError('client closed'));
     }
   }
 
-  private settle(r: number, p: PendingEdit): void {
-    this.pending.delete(r);
+  private settle(r: number, p: SubmittedEdit): void {
+    this.byRequest.delete(r);
     this.deps.clock.clearTimeout(p.timer);
   }
 }
 
 /** An answer from the host an edit was last sent to (counted once, when it comes). */
-function answered(p: PendingEdit, fromHex: string): void {
+function answered(p: SubmittedEdit, fromHex: string): void {
   const n = p.out.get(fromHex);
   if (n === undefined) return;
   if (n > 1) p.out.set(fromHex, n - 1);
