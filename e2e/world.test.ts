@@ -67,7 +67,7 @@ describe('one-tab world', () => {
     await page.mouse.click(box.x + 8, cy);
     await page.waitForFunction(() => document.pointerLockElement !== null, null, { timeout: 5000 }); // granted asynchronously
     await page.mouse.click(box.x + 8, cy, { button: 'right' }); // where the pointer is: no mouse move, no look
-    await page.waitForFunction(([x, y, z, id]) => window.voxel.getBlock(x!, y!, z!) === id && window.voxel.stats().pendingEdits === 0,
+    await page.waitForFunction(([x, y, z, id]) => window.voxel.getBlock(x!, y!, z!) === id && window.voxel.stats().unsettledEdits === 0,
       [place.x, place.y, place.z, PLANKS], { timeout: 10_000 }).catch(async (e: Error) => {
       const info = await page.evaluate(() => ({ stats: window.voxel.stats(), host: window.voxel.hosting?.stats(), player: window.voxel.player(), target: window.voxel.target() }));
       throw new Error(`${e.message}: ${JSON.stringify(info)}`);

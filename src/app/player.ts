@@ -141,7 +141,7 @@ async function main(): Promise<void> {
     world, session, editor, ready: loop.ready, savePlayer,
     setRenderDistance: (n) => controls.setRenderDistance(n),
     onSelect: (i) => hud.select(i),
-    stats: () => ({ fps: loop.fps, chunksLoaded: world.size, chunksPending: streamer.pending, readyMs: loop.readyMs, pendingEdits: editor.pending, tentativeEdits: net?.source.tentative.size ?? 0, gapFrames: loop.gapFrames, frames: loop.frames, ...view.stats(), ...(worked ? { playerKeyMs: worked.ms, playerKeyMinted: worked.minted ? 1 : 0 } : {}) }),
+    stats: () => ({ fps: loop.fps, chunksLoaded: world.size, chunksPending: streamer.pending, readyMs: loop.readyMs, unsettledEdits: editor.unsettled, tentativeEdits: net?.source.tentative.size ?? 0, gapFrames: loop.gapFrames, frames: loop.frames, ...view.stats(), ...(worked ? { playerKeyMs: worked.ms, playerKeyMinted: worked.minted ? 1 : 0 } : {}) }),
     tentative: () => net?.source.tentative.list() ?? [],
   });
   if (peer) {

@@ -31,7 +31,8 @@ export interface VoxelStats {
   atlasLayers: number;
   /** ms from navigation start to the terrain under the player drawn (NaN until then). */
   readyMs: number;
-  pendingEdits: number;
+  /** The player's edits applied to the world model whose outcome has not come yet (play/block-editor.ts `unsettled`): a reload now would lose them. */
+  unsettledEdits: number;
   /** Edits kept tentative: shown and stored locally, no certified primary confirmed them yet. */
   tentativeEdits: number;
   /** Frames after ready with a column missing inside render distance - 2 (should stay 0). */

@@ -27,7 +27,7 @@ export interface TentativeAware {
 
 export class BlockEditor {
   /** Edits shown but not yet stored (a reload before they settle would lose them). */
-  pending = 0;
+  unsettled = 0;
 
   constructor(
     private readonly world: WorldModel,
@@ -52,7 +52,7 @@ export class BlockEditor {
       }
     }
     this.world.applyBlock(x, y, z, id);
-    this.pending++;
+    this.unsettled++;
     try {
       if (this.source.submitEdit) return await this.source.submitEdit(x, y, z, id);
       await this.source.commitEdit(x, y, z, id);
@@ -62,7 +62,7 @@ export class BlockEditor {
       if (this.world.blockAt(x, y, z) === id) this.world.applyBlock(x, y, z, previous);
       throw err;
     } finally {
-      this.pending--;
+      this.unsettled--;
     }
   }
 }

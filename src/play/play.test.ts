@@ -130,7 +130,7 @@ describe('block editor', () => {
     src.fail = true;
     await expect(editor.setBlock(2, 10, 2, STONE)).rejects.toThrow('disk full');
     expect(world.blockAt(2, 10, 2)).toBe(AIR);
-    expect(editor.pending).toBe(0);
+    expect(editor.unsettled).toBe(0);
   });
 });
 

@@ -95,7 +95,7 @@ describe('tentative edits (no certified primary)', () => {
     a.source.setPosition({ x: 6.5, y, z: 9.5, yaw: 0, pitch: 0 });
     expect(await a.editor.setBlock(6, y, 7, BRICK)).toEqual({ confirmed: false });
     expect(a.world.blockAt(6, y, 7)).toBe(BRICK);
-    expect(a.editor.pending).toBe(0);
+    expect(a.editor.unsettled).toBe(0);
     expect(a.source.tentative.list()).toEqual([{ x: 6, y, z: 7, id: BRICK }]);
     expect((await store.loadAll()).map((r) => [r.x, r.y, r.z, r.id])).toEqual([[6, y, 7, BRICK]]);
     // Retried with backoff while no primary can be had: a few attempts in 20 s, not one per pump.
