@@ -94,7 +94,7 @@ export async function joinPeer(cfg: PageConfig, clock: Clock, onStage?: PeerConf
     invitePeers: invite ? [invite.inviter, ...invite.contacts].map(hexToId) : [],
     clock,
     ...(onStage ? { onStage } : {}),
-    dht: { ...(cfg.maxLinks ? { maxLinks: cfg.maxLinks, softLinks: Math.max(1, cfg.maxLinks - 1), linksPerBucket: 1 } : {}), ...(cfg.playOnly ? { readOnly: true } : {}) },
+    dht: { ...(cfg.maxLinks ? { maxLinks: cfg.maxLinks, softLinks: Math.max(1, cfg.maxLinks - 1), linksPerBucket: 1 } : {}), ...(cfg.playOnly ? { readOnly: true } : {}), ...(!cfg.hosting ? { noHost: true } : {}) },
   });
   // The browser says when the network is back (a laptop on another Wi-Fi): the relay is
   // re-opened then, not after its grown backoff.

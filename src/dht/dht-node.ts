@@ -88,6 +88,8 @@ export class DhtNode implements Dht {
   private readonly clock: Clock;
   /** Peers that told us they are read-only: kept out of the table and off routes. */
   private readonly readOnlyPeers = new ReadOnlyPeers();
+  /** Peers whose frames said they host no regions (`nh`; the same bounded, sender-only memory). */
+  private readonly nonHostPeers = new ReadOnlyPeers();
   /** Ids showing too little work are dealt with nowhere (id-gate.ts). */
   private readonly admits: IdGate;
   private readonly signer: RouteSigner | undefined;
@@ -377,6 +379,10 @@ export class DhtNode implements Dht {
     if (this.linkInfo().length === 0) this.linkUpkeep.retryAll();
   }
 
+  hostsNothing(hex: string): boolean {
+    return this.readOnlyPeers.has(hex) || this.nonHostPeers.has(hex);
+  }
+
   /** Whether we are a read-only node (DhtOptions.readOnly): a player that hosts nothing. */
   get readOnly(): boolean {
     return this.opts.readOnly;
@@ -395,6 +401,7 @@ export class DhtNode implements Dht {
     const says = msg.t === 'CLOSING' ? false : msg.ro === 1;
     if (!says && !this.readOnlyPeers.has(from.hex)) this.contactBook.heard(from.id, from.hex);
     if (!this.handlers.handle(msg, from) || msg.t === 'STORE' || msg.t === 'CLOSING') return;
+    this.nonHostPeers.saw(from.hex, msg.nh === 1);
     if (this.modeOf(from.hex, says) === 'cleared') this.contactBook.heard(from.id, from.hex);
   }
 
@@ -445,7 +452,9 @@ export class DhtNode implements Dht {
   private sendTo(id: NodeId, hex: string, msg: DhtMessage, via: readonly NodeId[] = [], detour = 0): boolean {
     if (!this.running) return false;
     // A read-only node says so on every frame it sends (read-only-peers.ts).
-    const frame = dhtCodec.encode(this.opts.readOnly && msg.t !== 'CLOSING' ? ({ ...msg, ro: 1 } as DhtMessage) : msg);
+    // A node hosting nothing says that too (`nh`): hosts keep it out of their host sets.
+    const flags = msg.t === 'CLOSING' ? {} : { ...(this.opts.readOnly ? { ro: 1 } : {}), ...(this.opts.noHost ? { nh: 1 } : {}) };
+    const frame = dhtCodec.encode('ro' in flags || 'nh' in flags ? ({ ...msg, ...flags } as DhtMessage) : msg);
     const pl = this.links.get(hex);
     if (pl && this.links.sendFrame(pl, frame)) return true;
     return this.router.send(id, frame, via, detour);

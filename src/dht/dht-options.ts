@@ -31,6 +31,12 @@ export const DHT_DEFAULTS = {
    * still looks up, gets, puts its own records and links directly. A play-only peer.
    */
   readOnly: false as boolean,
+  /**
+   * A full node that hosts no regions (a `?hosting=off` tab): it flags every frame it sends
+   * (`nh`, messages.ts) so region hosts keep it out of their host sets; it stays everyone's
+   * contact, holder and router.
+   */
+  noHost: false as boolean,
   /** RPC reply timeout (direct or routed). */
   rpcTimeoutMs: 4000,
   /** A lookup query unanswered this long no longer holds a parallel slot (lookup.ts). */

@@ -61,6 +61,8 @@ export interface Dht {
   readonly isRunning: boolean;
   /** A read-only node (DhtOptions.readOnly): nobody's contact, holder or router; it hosts nothing. */
   readonly readOnly: boolean;
+  /** Whether the peer's last frame to us said it hosts no regions (read-only, or DhtOptions.noHost): never a region host. */
+  hostsNothing(hex: string): boolean;
   /** Dials the bootstrap peers, looks up our own id; resolves when joined (JoinError if not). */
   start(): Promise<void>;
   stop(): void;

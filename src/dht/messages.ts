@@ -66,20 +66,27 @@ export type ValueRecord = v.InferOutput<typeof valueRecordSchema>;
  * link's peer, or a routed message's signed source).
  */
 const ro = v.optional(v.literal(1));
+/**
+ * Set (to 1) on every frame a node that hosts no regions sends (DhtOptions.noHost: a
+ * `?hosting=off` tab): it stays a full contact, holder and router, but region hosts keep it
+ * out of their host sets (host/hosting-service.ts), which it would only make smaller (it
+ * never grants a claim nor acks a replica). Like `ro`, only ever about the frame's sender.
+ */
+const nh = v.optional(v.literal(1));
 
 export const dhtSpec = {
-  PING: [1, v.object({ r: u32, ro })],
-  PONG: [2, v.object({ r: u32, ro })],
-  FIND_NODE: [3, v.object({ r: u32, target: id, ro })],
-  NODES: [4, v.object({ r: u32, nodes: ids, ro })],
-  FIND_VALUE: [5, v.object({ r: u32, ns, key: id, ro })],
-  VALUE: [6, v.object({ r: u32, rec: v.optional(valueRecordSchema), nodes: ids, ro })],
-  STORE: [7, v.object({ r: u32, ns, key: id, rec: valueRecordSchema, ro })],
-  STORED: [8, v.object({ r: u32, ok: v.boolean(), ro })],
+  PING: [1, v.object({ r: u32, ro, nh })],
+  PONG: [2, v.object({ r: u32, ro, nh })],
+  FIND_NODE: [3, v.object({ r: u32, target: id, ro, nh })],
+  NODES: [4, v.object({ r: u32, nodes: ids, ro, nh })],
+  FIND_VALUE: [5, v.object({ r: u32, ns, key: id, ro, nh })],
+  VALUE: [6, v.object({ r: u32, rec: v.optional(valueRecordSchema), nodes: ids, ro, nh })],
+  STORE: [7, v.object({ r: u32, ns, key: id, rec: valueRecordSchema, ro, nh })],
+  STORED: [8, v.object({ r: u32, ok: v.boolean(), ro, nh })],
   /** An offer/answer blob of a link being signaled through the overlay (always routed). */
-  SIGNAL: [9, v.object({ blob: v.record(v.string(), v.unknown()), ro })],
+  SIGNAL: [9, v.object({ blob: v.record(v.string(), v.unknown()), ro, nh })],
   /** An application payload sent with DhtNode.send (always routed). */
-  DATA: [10, v.object({ body: bytes(MAX_FRAME), ro })],
+  DATA: [10, v.object({ body: bytes(MAX_FRAME), ro, nh })],
   // Code 11 was the msgpack ROUTE envelope; routed messages are route-frame.ts frames now.
   /**
    * Sent on a link (never routed) by the end that closes it for budget: the receiver stops

@@ -30,7 +30,7 @@ import { regionName, RegionKeys, type KeyHash, type RegionCoord } from '../regio
 import { decodeEntries, RegionState, tryDecodeEntries } from '../region/region-state';
 import { getLocation } from '../region/region-records';
 
-export type HostDht = Pick<Dht, 'selfId' | 'findNode' | 'put' | 'get' | 'connect' | 'reach' | 'unpin' | 'suspectRoute' | 'suspect' | 'ping' | 'events' | 'linkInfo' | 'linked' | 'closestContacts' | 'nearView'>;
+export type HostDht = Pick<Dht, 'selfId' | 'findNode' | 'put' | 'get' | 'connect' | 'reach' | 'unpin' | 'suspectRoute' | 'suspect' | 'ping' | 'events' | 'linkInfo' | 'linked' | 'closestContacts' | 'nearView' | 'hostsNothing'>;
 
 export interface HostingServiceArgs {
   dht: HostDht;
@@ -143,9 +143,17 @@ export class HostingService {
       linkClosed: (hex) => this.closed.has(hex),
       reach: (id) => args.dht.reach(id),
       tableNear: (key, n) => sortByDistance([args.dht.selfId, ...args.dht.closestContacts(key, n)], (x) => x, key).slice(0, n),
-      answering: (ids, waitMs) => answering(args.clock, (id) => args.dht.ping(id), ids, waitMs),
-      // A read-only peer hosts nothing: never a spare host, however near.
-      linkedNear: (key, n, exclude) => sortByDistance(args.dht.linkInfo().filter((l) => !exclude.has(l.hex) && !l.readOnly).map((l) => l.id), (x) => x, key).slice(0, n),
+      // A node that hosts nothing (read-only, or `nh`: dht/messages.ts) answers pings but never
+      // grants a claim nor acks a replica: taken into a host set it only makes the set smaller
+      // (a set of 3 with one such node needs both others for every claim), and it is sent
+      // every beat and SYNC for nothing. Its PONG says so, so an answer from it counts as none.
+      answering: (ids, waitMs) =>
+        answering(args.clock, (id) => args.dht.ping(id), ids.filter((id) => !args.dht.hostsNothing(idToHex(id))), waitMs).then((got) => {
+          for (const hex of got) if (args.dht.hostsNothing(hex)) got.delete(hex);
+          return got;
+        }),
+      // Nor is it ever a spare host, however near.
+      linkedNear: (key, n, exclude) => sortByDistance(args.dht.linkInfo().filter((l) => !exclude.has(l.hex) && !l.readOnly && !args.dht.hostsNothing(l.hex)).map((l) => l.id), (x) => x, key).slice(0, n),
       ...(args.onAccept ? { onAccept: args.onAccept } : {}),
       ...(args.onConfirm ? { onConfirm: args.onConfirm } : {}),
       ...(args.trace ? { trace: args.trace } : {}),
@@ -191,8 +199,8 @@ export class HostingService {
     this.stops.push(every(this.args.clock, SWEEP_MS, () => this.idle.sweep()));
     this.stops.push(
       this.args.dht.events.on('link-close', ({ id, reason, readOnly }) => {
-        // A play-only peer's link (a subscriber's) says nothing of any host set.
-        if (readOnly) return;
+        // A play-only peer's link (a subscriber's), or one that hosts nothing, says nothing of any host set.
+        if (readOnly || this.args.dht.hostsNothing(idToHex(id))) return;
         const hex = idToHex(id);
         // A link let go by a link budget (ours or the peer's) is no death: the node answers
         // by other routes. Taking it for one made backups fail over with nobody killed, and
@@ -213,7 +221,7 @@ export class HostingService {
     this.stops.push(this.args.dht.events.on('link-open', ({ id, readOnly }) => {
       // A play-only peer's link: no host to recheck a host set for (each recheck may cost a
       // lookup; 60 hosting peers / 120 players: 8% of the simulation's CPU).
-      if (readOnly) return;
+      if (readOnly || this.args.dht.hostsNothing(idToHex(id))) return;
       this.closed.delete(idToHex(id));
       for (const r of this.known.values()) if (r.duty) this.soon(r);
     }));
@@ -267,7 +275,7 @@ export class HostingService {
     const held = this.views.get(hex);
     if (held && (!fresh || now - held.at < 200) && now - held.at < this.opts.hostSetCacheMs) return held.hosts;
     const hosts = this.args.dht.findNode(key).then((res) =>
-      sortByDistance([this.ctx.selfId, ...res.closest.map((c) => c.id)], (x) => x, key).slice(0, this.opts.replicas),
+      sortByDistance([this.ctx.selfId, ...res.closest.map((c) => c.id).filter((id) => !this.args.dht.hostsNothing(idToHex(id)))], (x) => x, key).slice(0, this.opts.replicas),
     );
     hosts.catch(() => this.views.delete(hex));
     this.views.set(hex, { at: now, hosts });

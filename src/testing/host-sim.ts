@@ -48,6 +48,11 @@ export interface SimPeer {
 export interface JoinOptions {
   /** Plays without hosting: a read-only DHT node, its HostingService `playOnly`. */
   playOnly?: boolean;
+  /**
+   * A full DHT node that hosts nothing (a `?hosting=off` tab): its DHT says so (`noHost`) and
+   * its HostingService never starts, so it answers pings but never a hosting frame.
+   */
+  noHost?: boolean;
 }
 
 /** Work a simulated player's pass shows (the tabs' PLAYER_PASS_BITS would cost ~1 s per simulated peer). */
@@ -116,6 +121,7 @@ export class HostSim extends SimWorld {
       records: regionRecordRules(new CertChecker(this.keyring.verify, NOBODY_NEAR), this.keyring.verify, simKeyHash),
       ...this.opts.dht,
       ...(playOnly ? { readOnly: true } : {}),
+      ...(opts.noHost ? { noHost: true } : {}),
     });
     await dht.start();
     let store = this.stores.get(hex);
@@ -146,7 +152,7 @@ export class HostSim extends SimWorld {
     if (process.env.HOST_TRACE) dht.events.on('link-close', ({ id: other, reason }) => console.log(`${this.clock.now()} LINK-CLOSE ${hex.slice(0, 6)}-${idToHex(other).slice(0, 6)} ${reason}`));
     const peer: SimPeer = { hex, dht, wire, host, client, store, playOnly };
     this.peers.set(hex, peer);
-    await host.start();
+    if (!opts.noHost) await host.start();
     return peer;
   }
 
