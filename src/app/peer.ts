@@ -159,11 +159,15 @@ export class Peer {
 
   /**
    * The network is back (a page's `online` event, as after a move to another network):
-   * doorways that dropped are tried now rather than after their grown backoff, and a peer
+   * doorways that dropped are tried now rather than after their grown backoff, open ones are
+   * probed (relay-bootstrap.ts keepalive), and a peer
    * with no link searches soon.
    */
   networkBack(): void {
     if (this.stopped) return;
+    // An open relay socket may have died with the old network, unknown to both ends until
+    // TCP gives up: a probe left unanswered closes it, and the reopener opens a new one.
+    this.doorways.probe();
     this.reopener.retryNow();
     this.finder.poke();
   }

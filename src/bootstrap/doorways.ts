@@ -146,6 +146,11 @@ export class Doorways implements SignalChannel {
     };
   }
 
+  /** Asks every open doorway to check its connection (the network is back: one opened before may be dead). */
+  probe(): void {
+    for (const s of this.slots) s.current?.probe?.();
+  }
+
   close(): void {
     for (const s of this.slots) {
       s.unfeed?.();

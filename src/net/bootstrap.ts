@@ -26,6 +26,8 @@ export interface Bootstrap extends SignalChannel {
   randomPeers(n: number): Promise<NodeId[]>;
   /** ICE servers the broker handed out at registration, if any (our relay can; later grants come as `ice` events). */
   readonly ice?: IceGrant | undefined;
+  /** Checks the broker connection is alive now (the network came back): a dead one closes soon, with a `close` event. */
+  probe?(): void;
   close(): void;
 }
 

@@ -2,6 +2,7 @@
 // (node-datachannel, loopback only: run inside scripts/netns.sh).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { createServer, connect, type Server, type Socket } from 'node:net';
 import { cleanup } from 'node-datachannel';
 import { startServer, type RunningServer } from '../../signaling/serve';
 import { generateIdentity } from '../core/identity';
@@ -56,6 +57,43 @@ describe('relay bootstrap', () => {
     await expect(connectRelay({ url: 'ws://127.0.0.1:1/relay', identity: await generateIdentity(), WebSocket: WS })).rejects.toThrow(/cannot reach|closed/);
     again.close();
     other.close();
+  });
+
+  it('a relay that goes silent without closing (its network gone, nobody told) is probed and closed within the keepalive; without one nothing notices', async () => {
+    // A TCP proxy in front of the relay that can swallow everything both ways, sockets left open.
+    let swallow = false;
+    const socks: Socket[] = [];
+    const proxy: Server = createServer((c) => {
+      const up = connect(Number(new URL(server.relayUrl).port), '127.0.0.1');
+      socks.push(c, up);
+      c.on('data', (d) => swallow || up.write(d));
+      up.on('data', (d) => swallow || c.write(d));
+      c.on('error', () => up.destroy());
+      up.on('error', () => c.destroy());
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const url = server.relayUrl.replace(/:\d+\//, `:${(proxy.address() as { port: number }).port}/`);
+    const kept = await connectRelay({ url, identity: await generateIdentity(), WebSocket: WS, keepaliveMs: 300, probeTimeoutMs: 300 });
+    const plain = await connectRelay({ url, identity: await generateIdentity(), WebSocket: WS, keepaliveMs: Infinity });
+    const closes: string[] = [];
+    kept.events.on('close', ({ reason }) => closes.push(`kept: ${reason}`));
+    plain.events.on('close', ({ reason }) => closes.push(`plain: ${reason}`));
+    // The relay answers: probes go out, nothing is closed.
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(kept.stats.probes).toBeGreaterThanOrEqual(1);
+    expect(closes).toEqual([]);
+    swallow = true;
+    const t0 = performance.now();
+    await new Promise<void>((r) => kept.events.once('close', () => r()));
+    const ms = performance.now() - t0;
+    // Silent for keepaliveMs (noticed within a third more), then probeTimeoutMs unanswered.
+    expect(ms).toBeLessThan(300 * 1.34 + 300 + 400);
+    expect(kept.stats.probeDeaths).toBe(1);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(closes).toEqual([expect.stringMatching(/^kept: relay silent/)]);
+    plain.close();
+    for (const s of socks) s.destroy();
+    await new Promise((r) => proxy.close(r));
   });
 
   it('emits close when the relay goes away', async () => {

@@ -4,7 +4,9 @@
 // A relay may answer the registration with ICE servers (TURN credentials good for `ttl`
 // seconds); the adapter keeps the grant and asks for a fresh one at half its lifetime, so a
 // tab open for days dials with live credentials. A grant that fails its schema is dropped
-// and counted; the registration stands.
+// and counted; the registration stands. A relay that stays silent is probed, and a probe
+// left unanswered closes the connection, so a socket that died with its network (nobody
+// told) is reopened within seconds, not when TCP gives up.
 import * as v from 'valibot';
 import { Emitter } from '../core/emitter';
 import type { Identity } from '../core/identity';
@@ -21,6 +23,15 @@ export const RELAY_BOOTSTRAP_DEFAULTS = {
   requestTimeoutMs: 5_000,
   /** A grant is renewed after this fraction of its ttl (credentials stay good for the rest). */
   iceRenewAt: 0.5,
+  /**
+   * A relay heard nothing from for this long is asked something (a peers request for one
+   * id). A socket whose network went away (a laptop's Wi-Fi off and on, a NAT that forgot
+   * the mapping) is not known to be closed until TCP gives up, minutes later: until then the
+   * tab cannot be signaled, and a lone tab cannot find peers.
+   */
+  keepaliveMs: 15_000,
+  /** No frame from the relay this long after a probe: the connection is taken for dead and closed (the doorway reopener opens a new one). */
+  probeTimeoutMs: 4_000,
 };
 
 /** The minimal WebSocket this adapter needs (the browser's, or `ws` in Node). */
@@ -45,6 +56,9 @@ export interface RelayBootstrapOptions {
   WebSocket?: WebSocketCtor;
   connectTimeoutMs?: number;
   requestTimeoutMs?: number;
+  /** RELAY_BOOTSTRAP_DEFAULTS.keepaliveMs and probeTimeoutMs (Infinity: no keepalive). */
+  keepaliveMs?: number;
+  probeTimeoutMs?: number;
 }
 
 /** Sends one client frame (typed, so only frames the relay's schema knows). */
@@ -61,22 +75,64 @@ export interface RelayBootstrapStats {
   errors: number;
   /** ICE grants taken (at registration and renewals). */
   iceGrants: number;
+  /** Keepalive probes sent (after a silence, or asked by probe()), and connections closed for no answer to one. */
+  probes: number;
+  probeDeaths: number;
 }
 
 class RelayBootstrap implements Bootstrap {
   readonly events = new Emitter<BootstrapEvents>();
-  readonly stats: RelayBootstrapStats = { signalsOut: 0, signalsIn: 0, badFrames: 0, badBy: { json: 0, schema: 0, unexpected: 0, ice: 0 }, errors: 0, iceGrants: 0 };
+  readonly stats: RelayBootstrapStats = { signalsOut: 0, signalsIn: 0, badFrames: 0, badBy: { json: 0, schema: 0, unexpected: 0, ice: 0 }, errors: 0, iceGrants: 0, probes: 0, probeDeaths: 0 };
   /** The relay's latest ICE grant, if it gives any. */
   ice: IceGrant | undefined;
   private readonly peerWaiters: Array<(ids: NodeId[]) => void> = [];
   private iceTimer: ReturnType<typeof setTimeout> | undefined;
+  private keepTimer: ReturnType<typeof setInterval> | undefined;
+  private probeTimer: ReturnType<typeof setTimeout> | undefined;
+  /** When the relay last sent us anything (performance.now()). */
+  private heardAt = performance.now();
   private closed = false;
 
   constructor(
     readonly selfId: NodeId,
     private readonly ws: WebSocketLike,
     private readonly requestTimeoutMs: number,
+    private readonly keepalive: { keepaliveMs: number; probeTimeoutMs: number },
   ) {}
+
+  /** Starts the keepalive (after registration): a silent relay is probed, and closed if it stays silent. */
+  keepAlive(): void {
+    if (!Number.isFinite(this.keepalive.keepaliveMs)) return;
+    // Checked at a third of the period: a silence is probed within 1.33x keepaliveMs.
+    this.keepTimer = setInterval(() => {
+      if (performance.now() - this.heardAt >= this.keepalive.keepaliveMs) this.probe();
+    }, this.keepalive.keepaliveMs / 3);
+    (this.keepTimer as { unref?: () => void }).unref?.();
+  }
+
+  /**
+   * Asks the relay something now; no frame back within probeTimeoutMs closes the connection
+   * (a `close` event, so the doorway reopener opens a new one). Called after a silence, and
+   * when the page says the network is back (a socket opened before may be dead).
+   */
+  probe(): void {
+    if (this.closed || this.probeTimer !== undefined || this.ws.readyState !== 1) return;
+    const sentAt = performance.now();
+    this.stats.probes++;
+    void this.randomPeers(1);
+    this.probeTimer = setTimeout(() => {
+      this.probeTimer = undefined;
+      if (this.closed || this.heardAt >= sentAt) return;
+      this.stats.probeDeaths++;
+      try {
+        this.ws.close(4000, 'keepalive unanswered');
+      } catch {
+        /* already closing */
+      }
+      this.onClose(`relay silent: no answer to a keepalive within ${this.keepalive.probeTimeoutMs} ms`);
+    }, this.keepalive.probeTimeoutMs);
+    (this.probeTimer as { unref?: () => void }).unref?.();
+  }
 
   sendSignal(to: NodeId, blob: SignalBlob): void {
     if (this.closed || this.ws.readyState !== 1) return; // best effort (SignalChannel contract)
@@ -128,7 +184,7 @@ class RelayBootstrap implements Bootstrap {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    clearTimeout(this.iceTimer);
+    this.stopTimers();
     for (const w of this.peerWaiters.splice(0)) w([]);
     this.ws.close(1000, 'bye');
     this.events.removeAll();
@@ -136,6 +192,7 @@ class RelayBootstrap implements Bootstrap {
 
   /** Handles one frame after registration. */
   onFrame(data: unknown): void {
+    this.heardAt = performance.now();
     let json: unknown;
     try {
       json = JSON.parse(String(data));
@@ -167,6 +224,12 @@ class RelayBootstrap implements Bootstrap {
     }
   }
 
+  private stopTimers(): void {
+    clearTimeout(this.iceTimer);
+    clearInterval(this.keepTimer);
+    clearTimeout(this.probeTimer);
+  }
+
   private bad(why: keyof RelayBootstrapStats['badBy']): void {
     this.stats.badFrames++;
     this.stats.badBy[why]++;
@@ -175,7 +238,7 @@ class RelayBootstrap implements Bootstrap {
   onClose(reason: string): void {
     if (this.closed) return;
     this.closed = true;
-    clearTimeout(this.iceTimer);
+    this.stopTimers();
     for (const w of this.peerWaiters.splice(0)) w([]);
     this.events.emit('close', { reason });
     this.events.removeAll();
@@ -197,7 +260,10 @@ export function connectRelay(opts: RelayBootstrapOptions): Promise<Bootstrap & {
       reject(new BootstrapError(`cannot open ${opts.url}: ${(e as Error).message}`));
       return;
     }
-    const b = new RelayBootstrap(self.id, ws, opts.requestTimeoutMs ?? RELAY_BOOTSTRAP_DEFAULTS.requestTimeoutMs);
+    const b = new RelayBootstrap(self.id, ws, opts.requestTimeoutMs ?? RELAY_BOOTSTRAP_DEFAULTS.requestTimeoutMs, {
+      keepaliveMs: opts.keepaliveMs ?? RELAY_BOOTSTRAP_DEFAULTS.keepaliveMs,
+      probeTimeoutMs: opts.probeTimeoutMs ?? RELAY_BOOTSTRAP_DEFAULTS.probeTimeoutMs,
+    });
     let registered = false;
     const fail = (why: string) => {
       if (registered) return;
@@ -240,6 +306,7 @@ export function connectRelay(opts: RelayBootstrapOptions): Promise<Bootstrap & {
         registered = true;
         clearTimeout(timer);
         b.registeredIce(p.output.ice);
+        b.keepAlive();
         resolve(b);
       } else if (p.success && p.output.type === 'error') {
         fail(`relay refused registration: ${p.output.code}`);
