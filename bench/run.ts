@@ -37,6 +37,8 @@ import { benchAdversary } from './adversary-bench';
 import { benchThrottledHost } from './throttled-host-bench';
 import { benchTabCpu } from './tab-cpu-bench';
 import { benchNetworkChange } from './network-change-bench';
+import { currentCommit, readProvenance, writeProvenance } from './provenance';
+import { writeReport } from './report';
 
 type Bench = [name: string, run: () => Promise<Record<string, number>>];
 
@@ -92,6 +94,9 @@ const only = process.argv.slice(2);
 const SLOW = new Set(['sim10k', 'adversarial_2k', 'adversarial_10k', 'hidden_host_10min', 'headless', 'hosting_scale', 'idle_cost', 'network_change']);
 const LATEST = 'bench/results/latest.json';
 const results: Record<string, number> = only.length && existsSync(LATEST) ? JSON.parse(readFileSync(LATEST, 'utf8')) : {};
+// When and on what each figure was measured (bench/provenance.ts), and the doc's figures section (bench/report.ts).
+const provenance = only.length ? readProvenance() : {};
+const measuredOn = currentCommit();
 let failed = 0;
 for (const [name, run] of benches) {
   if (only.length ? !only.some((o) => name.includes(o)) : SLOW.has(name)) continue;
@@ -99,6 +104,7 @@ for (const [name, run] of benches) {
   try {
     const r = await run();
     Object.assign(results, r);
+    for (const k of Object.keys(r)) provenance[k] = { ...measuredOn, bench: name };
     console.error(`bench ${name}: ${JSON.stringify(r)} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
   } catch (err) {
     failed++;
@@ -107,6 +113,8 @@ for (const [name, run] of benches) {
   // Written after every benchmark, so a long run interrupted late keeps what it measured.
   mkdirSync('bench/results', { recursive: true });
   writeFileSync(LATEST, `${JSON.stringify(results, null, 2)}\n`);
+  writeProvenance(provenance);
+  writeReport();
 }
 console.log(JSON.stringify(results, null, 2));
 process.exit(failed ? 1 : 0);
