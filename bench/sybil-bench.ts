@@ -14,11 +14,12 @@
 // - Two of the attacker's keys live nodes among the 8 nearest the key (just past its 3
 //   hosts): docs/TRUST.md says the anchor does not stop this one; reported, not asserted.
 // - The attacker runs one backup of the region's own host set and OFFERs planted blocks
-//   from it under the region's certificate (plain and with the primary killed).
+//   from it under the region's certificate (plain and with the primary killed), or adds
+//   them to its GRANT when the primary dies (runGrantScenario).
 // And what one certificate check costs (bench/auth-bench.ts measures it; reused here).
 import { percentile } from '../src/core/percentile';
 import {
-  runFreezeScenario, runOfferScenario, runRecordScenario, runSnapshotScenario, runSyncScenario, type SybilOptions, type SybilResult,
+  runFreezeScenario, runGrantScenario, runOfferScenario, runRecordScenario, runSnapshotScenario, runSyncScenario, type SybilOptions, type SybilResult,
 } from '../src/testing/sybil-scenario';
 import { certCheckCost } from './auth-bench';
 
@@ -128,6 +129,7 @@ export async function benchSybil(): Promise<Record<string, number>> {
     // only dilute the near majority of the sets it names).
     for (const [name, o, f] of runsOf({ keys: 3, near: 2 })) await near.run(`2near ${name}`, seed, o, f);
     for (const kill of [false, true]) await member.run(`member offer${kill ? ' kill' : ''}`, seed, { member: 1, kill }, runOfferScenario);
+    await member.run('member grant kill', seed, { kill: true }, (s) => runGrantScenario(s));
   }
   for (const n of [...real.notes, ...failover.notes, ...near.notes, ...member.notes]) console.error(`sybil: ${n}`);
   const m = SEEDS.length;

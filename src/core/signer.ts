@@ -11,6 +11,12 @@ export interface Signer {
   /** Raw public key: 32 bytes (Ed25519) or 65 (P-256). */
   readonly publicKey: Uint8Array;
   sign(data: Uint8Array): Promise<Uint8Array>;
+  /**
+   * The same signature made at once, where the runtime can (node:crypto: the simulator's
+   * keyring; WebCrypto cannot): frames waiting for it then leave without a turn of the event
+   * loop (host/state-proofs.ts).
+   */
+  signNow?(data: Uint8Array): Uint8Array;
 }
 
 /** True only when `publicKey` stands for `id` and signed `data` (never throws). */

@@ -8,6 +8,7 @@ import { BackupMachine, type FollowRecord } from './backup-machine';
 import type { ReplicationMessageOf } from './replication-messages';
 import { RequestLog } from './request-log';
 import { RoleMachine } from './role-machine';
+import { ProofRing } from './state-proofs';
 
 const id = (n: number): NodeId => new Uint8Array(20).fill(n);
 const [P, SELF, B2, OTHER] = [id(1), id(2), id(3), id(7)];
@@ -15,8 +16,10 @@ const E = 4;
 const O = { heartbeatMs: 100, failoverMs: 600, idleHeartbeatMs: 2000, claimStaggerMs: 400 };
 const entry = (key: number, s: number, e = E): Entry => ({ key, id: 1, e, s });
 
+const cert = (primary = P): EpochCert => ({ e: E, primary, hosts: [P, SELF, B2], grants: [] });
+
 function backup(applied?: number) {
-  const rec: FollowRecord = { knownSubs: [], state: new RegionState(), requests: new RequestLog(60_000) };
+  const rec: FollowRecord = { knownSubs: [], state: new RegionState(), requests: new RequestLog(60_000), cert: cert(), proofs: new ProofRing(1000, 10) };
   const roles = new RoleMachine();
   roles.heard(0);
   if (applied !== undefined) roles.appliedUpTo(applied);
@@ -27,7 +30,6 @@ function backup(applied?: number) {
 
 const replicate = (from: number, entries: Entry[], e = E, hosts = [P, SELF, B2]): ReplicationMessageOf<'REPLICATE'> =>
   ({ t: 'REPLICATE', rx: 0, rz: 0, e, from, to: from + entries.length - 1, entries: encodeEntries(entries), hosts, reqs: entries.map((x) => [id(9), x.s, x.s] as [NodeId, number, number]) });
-const cert = (primary = P): EpochCert => ({ e: E, primary, hosts: [P, SELF, B2], grants: [] });
 const sync = (s: number, entries: Entry[], more?: true): ReplicationMessageOf<'SYNC'> =>
   ({ t: 'SYNC', rx: 0, rz: 0, e: E, s, hosts: [P, SELF, B2], entries: encodeEntries(entries), cert: cert(), ...(more ? { more } : {}) });
 
@@ -46,6 +48,19 @@ describe('backup machine', () => {
     // A batch re-sent after we applied it is acked again; what we applied never goes back.
     expect(m.replicate(P, idToHex(P), replicate(3, [entry(10, 3)]), 170)).toEqual([{ t: 'ack', to: P, e: E, applied: 4 }, { t: 'persist' }]);
     expect(roles.lastHeard).toBe(170);
+  });
+
+  it('keeps the signed batches and SYNC pieces it applied, as they came, under the certificate of their epoch (the evidence a claimant adopts them by)', () => {
+    const { m, rec } = backup(0);
+    const sig = new Uint8Array(64).fill(5);
+    m.replicate(P, idToHex(P), { ...replicate(1, [entry(10, 1)]), sig }, 10);
+    // Unsigned, or past a gap: nothing kept.
+    m.replicate(P, idToHex(P), replicate(2, [entry(11, 2)]), 20);
+    m.replicate(P, idToHex(P), { ...replicate(9, [entry(12, 9)]), sig }, 30);
+    expect(rec.proofs.all().map((h) => [h.proof.e, h.proof.f, h.proof.t, h.cert.e])).toEqual([[E, 1, 1, E]]);
+    m.syncPiece(P, { ...sync(9, [entry(12, 9)]), sig }, [entry(12, 9)], 40);
+    expect(rec.proofs.all().map((h) => [h.proof.f, h.proof.t])).toEqual([[1, 1], [0, 9]]);
+    expect(rec.proofs.all()[1]!.proof.b).toEqual(encodeEntries([entry(12, 9)]));
   });
 
   it('takes nothing from a primary it does not follow: refused below its promise, a SYNC asked for when named a host, else stale', () => {
@@ -121,7 +136,7 @@ describe('backup machine', () => {
     const PACED = { ...O, slowPrimaryFactor: 2, slowPrimaryMaxMs: 2400, slowPrimaryHalfLifeMs: 10_000 };
     const beat = (m: BackupMachine, at: number) => m.heartbeat(P, idToHex(P), { t: 'HEARTBEAT', rx: 0, rz: 0, e: E, s: 0, hosts }, at);
     const made = () => {
-      const rec: FollowRecord = { knownSubs: [], state: new RegionState(), requests: new RequestLog(60_000) };
+      const rec: FollowRecord = { knownSubs: [], state: new RegionState(), requests: new RequestLog(60_000), cert: cert(), proofs: new ProofRing(1000, 10) };
       const roles = new RoleMachine();
       roles.appliedUpTo(0);
       const terms = { promised: E, following: idToHex(P), isCurrentPrimary: (hex: string, e: number) => hex === idToHex(P) && e === E };

@@ -14,6 +14,8 @@ import type { ReplicationMessageOf } from './replication-messages';
 import { requestTag, type RequestLog } from './request-log';
 import type { FollowMoves } from './role-machine';
 import { PrimaryPace, type PaceOptions } from './primary-pace';
+import type { EpochCert } from '../region/epoch-cert';
+import type { ProofRing } from './state-proofs';
 
 /** What the machine reads and writes of its region: plain fields and data. */
 export interface FollowRecord {
@@ -21,6 +23,9 @@ export interface FollowRecord {
   knownSubs: NodeId[];
   readonly state: RegionState;
   readonly requests: RequestLog;
+  /** The certificate of the primary we follow, and the signed batches and SYNC pieces we keep as evidence for a claimant (state-proofs.ts). */
+  readonly cert: EpochCert | undefined;
+  readonly proofs: ProofRing;
 }
 
 /** What the machine reads of the region's election side, live. */
@@ -96,7 +101,11 @@ export class BackupMachine {
       this.requestSync(from, now);
       return this.drain();
     }
-    if (m.to > applied) this.rec.state.merge(entries);
+    if (m.to > applied) {
+      this.rec.state.merge(entries);
+      // Kept as it came, unchecked: a claimant checks it if it ever needs it.
+      if (m.sig) this.rec.proofs.keep({ e: m.e, f: m.from, t: m.to, b: m.entries, s: m.sig }, this.rec.cert);
+    }
     this.rememberRequests(m, entries, now);
     this.heard.appliedUpTo(Math.max(applied, m.to));
     // Ack from memory; the store write follows. The primary confirms a batch once it is in
@@ -152,6 +161,7 @@ export class BackupMachine {
     const got = (this.syncIn ??= new Map());
     for (const x of entries) if (got.size < MAX_SYNC_ENTRIES) got.set(x.key, x);
     this.rec.state.merge(entries);
+    if (m.sig) this.rec.proofs.keep({ e: m.e, f: 0, t: m.s, b: m.entries, s: m.sig }, this.rec.cert);
     this.heardPrimary(now);
     if (m.more) return this.drain(); // a piece of a large state: the last one is acked
     this.syncIn = undefined;

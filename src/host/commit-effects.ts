@@ -12,6 +12,8 @@ export interface Batch {
   at: number;
   /** Enough backups hold it (its ack latency is recorded once). */
   acked?: boolean;
+  /** Our signature over it (state-proofs.ts), once made: a re-sent REPLICATE carries it too. */
+  sig?: Uint8Array;
 }
 
 /**
@@ -20,7 +22,7 @@ export interface Batch {
  */
 export function replicateFrame(region: { rx: number; rz: number }, e: number, hosts: NodeId[], batch: Batch) {
   const reqs = batch.waiters.map((w): [NodeId, number, number] => [w.id, w.r, w.s]);
-  return { t: 'REPLICATE' as const, ...region, e, from: batch.from, to: batch.to, entries: encodeEntries(batch.entries), hosts, reqs };
+  return { t: 'REPLICATE' as const, ...region, e, from: batch.from, to: batch.to, entries: encodeEntries(batch.entries), hosts, reqs, ...(batch.sig ? { sig: batch.sig } : {}) };
 }
 
 /** What the shell must do, in this order. */

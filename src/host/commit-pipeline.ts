@@ -10,6 +10,7 @@
 import { idToHex, type NodeId } from '../core/node-id';
 import type { SubscriptionMessageOf } from '../region/subscription-messages';
 import { encodeEntries, type Entry } from '../region/region-state';
+import { MAX_RELAY_PROOFS, type RelayProofs } from '../region/entry-proofs';
 import { replicateFrame, type Batch, type CommitEffect } from './commit-effects';
 import { CommitMachine } from './commit-machine';
 import type { DutyShared } from './duty-region';
@@ -95,7 +96,23 @@ export class CommitPipeline {
     return this.machine.lease.held(this.now);
   }
 
+  /**
+   * Performs `effects` in order, once the batches they replicate are signed (one signature a
+   * batch: the evidence a claimant adopts their entries by, state-proofs.ts): the whole group
+   * waits for its signatures and then leaves in one pass, behind any group still waiting.
+   */
   private perform(effects: readonly CommitEffect[]): void {
+    const batches = effects.flatMap((fx) => (fx.t === 'replicate' ? [fx.batch] : []));
+    const e = this.duty.e;
+    this.duty.proofs.run(batches.map((b) => ({ e, f: b.from, t: b.to, b: encodeEntries(b.entries) })), (sigs) => {
+      batches.forEach((b, i) => {
+        if (sigs[i]) b.sig = sigs[i];
+      });
+      this.performNow(effects);
+    });
+  }
+
+  private performNow(effects: readonly CommitEffect[]): void {
     const { ctx, regionFields } = this.duty;
     const name = this.duty.region.name;
     for (const fx of effects) {
@@ -129,7 +146,9 @@ export class CommitPipeline {
           const to: [string, NodeId][] = [...this.duty.subscribers].filter(([hex]) => fanOut.direct(hex, this.now)).map(([hex, s]) => [hex, s.id]);
           if (fanOut.shared) this.duty.outbox.delta(fx.e, delta, to, this.now);
           else for (const [, id] of to) ctx.wires.players.send(id, { t: 'DELTA', ...regionFields, e: fx.e, ...delta });
-          for (const b of fanOut.relays()) ctx.wires.replicas.send(b, { t: 'RELAY', ...regionFields, e: fx.e, ...delta });
+          // The relays pass on our batch signatures: a subscriber takes a relayed DELTA only with them.
+          const pf = relayProofsOf(fx.batches);
+          for (const b of fanOut.relays()) ctx.wires.replicas.send(b, { t: 'RELAY', ...regionFields, e: fx.e, ...delta, ...(pf ? { pf } : {}) });
           this.publisher.schedule();
           break;
         }
@@ -140,6 +159,7 @@ export class CommitPipeline {
     }
   }
 
+  /** The batch to the backups, with our signature over it (made before its group left: perform). */
   private replicate(batch: Batch): void {
     const { ctx, regionFields, e } = this.duty;
     const msg = replicateFrame(regionFields, e, this.duty.region.hosts, batch);
@@ -175,4 +195,10 @@ export class CommitPipeline {
     };
     this.duty.region.persist().then(stored, stored);
   }
+}
+
+/** The signatures of `batches` as a relayed frame carries them, when each is signed and they fit. */
+function relayProofsOf(batches: readonly Batch[]): RelayProofs | undefined {
+  if (batches.length === 0 || batches.length > MAX_RELAY_PROOFS || batches.some((b) => !b.sig)) return undefined;
+  return batches.map((b) => [b.from, b.to, b.sig!]);
 }

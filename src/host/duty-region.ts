@@ -11,6 +11,7 @@ import type { FanOutPlan } from './fan-out-plan';
 import type { PlayerOutbox } from './player-outbox';
 import type { RegionContext } from './region-context';
 import type { RequestLog } from './request-log';
+import type { ProofSigner } from './state-proofs';
 
 export interface Subscriber {
   id: NodeId;
@@ -65,4 +66,6 @@ export interface DutyShared {
   backups(): NodeId[];
   /** How many hosts the certificate names, us included. */
   readonly hostCount: number;
+  /** Signs what we hand our backups (REPLICATE batches, SYNC pieces), in order. */
+  readonly proofs: ProofSigner;
 }

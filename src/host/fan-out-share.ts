@@ -77,7 +77,8 @@ export class FanOutShare {
   /** A committed delta from the primary we follow (the caller checked): to our subscribers. */
   onRelay(m: ReplicationMessageOf<'RELAY'>): void {
     if (!this.serves(m.e)) return;
-    this.outbox.delta(m.e, { from: m.from, to: m.to, entries: m.entries }, this.serving, this.ctx.clock.now());
+    // With the primary's batch signatures: our subscribers take a DELTA from us only so.
+    this.outbox.delta(m.e, { from: m.from, to: m.to, entries: m.entries, ...(m.pf ? { pf: m.pf } : {}) }, this.serving, this.ctx.clock.now());
   }
 
   /**
@@ -87,7 +88,7 @@ export class FanOutShare {
    */
   onReplicate(m: ReplicationMessageOf<'REPLICATE'>): void {
     if (!this.ctx.opts.showPending || !this.serves(m.e)) return;
-    this.outbox.pending(m.e, { from: m.from, to: m.to, entries: m.entries }, this.serving, this.ctx.clock.now());
+    this.outbox.pending(m.e, { from: m.from, to: m.to, entries: m.entries, ...(m.sig ? { pf: [[m.from, m.to, m.sig]] } : {}) }, this.serving, this.ctx.clock.now());
   }
 
   /** The primary we follow beat (the caller checked): so do we, to our subscribers. */

@@ -77,6 +77,12 @@ export const HOST_DEFAULTS = {
    */
   offerTallyPerHost: 4096,
   offerTallyMs: 60_000,
+  /**
+   * The signed batches and SYNC pieces a backup keeps as evidence of its entries for a
+   * claimant (state-proofs.ts ProofRing): the newest, at most this many entries and proofs.
+   */
+  proofEntries: 262_144,
+  proofCount: 4096,
   /** A claim that has no quorum after this long failed. */
   claimTimeoutMs: 1500,
   /**
@@ -232,6 +238,12 @@ export interface HostStats extends PassStats, ChatStats {
   offersRefused: number;
   /** Offered entries dropped before a majority of a host set offered them: aged out, over a host's bound, or the certificate changed (offer-tally.ts). */
   offersUnmatched: number;
+  /** Batches and SYNC pieces we signed as primary, GRANT pieces as a former one (state-proofs.ts). */
+  proofsSigned: number;
+  /** Granted entries a claim adopted under a primary's signature, by a majority of one set, and dropped (neither). */
+  grantsProven: number;
+  grantsAgreed: number;
+  grantsUnproven: number;
   /** Frames the wire could not encode (over the reassembly limit): not sent, state unchanged. */
   unsendable: number;
   /** Authoritative ticks run, over all regions this node is primary of. */
@@ -265,7 +277,7 @@ export interface CommitLatency {
 export function newHostStats(): HostStats {
   return {
     claims: 0, claimsWon: 0, claimsFailed: 0, claimDuels: 0, grants: 0, refusals: 0, outsiderClaims: 0, staleFrames: 0, strayFrames: 0, playOnlyFrames: 0,
-    editsAccepted: 0, editsRejected: 0, confirms: 0, deltas: 0, syncs: 0, handoffs: 0, stepDowns: 0, storeFailures: 0, publishes: 0, duplicateEdits: 0, adopted: 0, offers: 0, uncertifiable: 0, badCerts: 0, reconfigs: 0, leaseWaits: 0, offersRefused: 0, offersUnmatched: 0, unsendable: 0, movesClamped: 0, ticks: 0, heartbeats: 0, ownStalls: 0, earlyDropped: 0,
+    editsAccepted: 0, editsRejected: 0, confirms: 0, deltas: 0, syncs: 0, handoffs: 0, stepDowns: 0, storeFailures: 0, publishes: 0, duplicateEdits: 0, adopted: 0, offers: 0, uncertifiable: 0, badCerts: 0, reconfigs: 0, leaseWaits: 0, offersRefused: 0, offersUnmatched: 0, proofsSigned: 0, grantsProven: 0, grantsAgreed: 0, grantsUnproven: 0, unsendable: 0, movesClamped: 0, ticks: 0, heartbeats: 0, ownStalls: 0, earlyDropped: 0,
     subscribersRefused: 0, unloads: 0, reloads: 0, editRefusals: Object.fromEntries(REJECT_REASONS.map((r) => [r, 0])) as Record<RejectReason, number>, ...newPassStats(), ...newChatStats(),
   };
 }

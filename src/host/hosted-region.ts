@@ -14,6 +14,7 @@
 // region-claimant.ts, region-granter.ts and region-backup.ts, which see the region through
 // `RegionRole` (region-role.ts). The primary's work (tick, ordering, replication, leases,
 // deltas) lives in primary-duty.ts.
+import { ProofRing } from './state-proofs';
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { decodeCert, encodeCert, succeeds, type CertPrev, type EpochCert } from '../region/epoch-cert';
 import { chainedFrom } from '../region/cert-anchor';
@@ -52,6 +53,8 @@ export class HostedRegion implements RegionRole {
   readonly requests: RequestLog;
   /** Backups: the primary's subscribers, told of a takeover. */
   knownSubs: NodeId[] = [];
+  /** Signed batches and SYNC pieces of the primaries we followed, the newest (state-proofs.ts): a claimant's evidence for our entries. */
+  readonly proofs: ProofRing;
   /** Subscribers waiting for our claim to finish. */
   readonly waiting = new Map<string, { id: NodeId; since: Stamp | undefined }>();
   /** When our last claim went out: each grant of it holds our lease as an ack of a frame sent then would. */
@@ -83,6 +86,7 @@ export class HostedRegion implements RegionRole {
   ) {
     this.name = regionName(coord);
     this.requests = new RequestLog(ctx.opts.dedupeMs);
+    this.proofs = new ProofRing(ctx.opts.proofEntries, ctx.opts.proofCount);
     this.share = new FanOutShare(ctx, { rx: coord.rx, rz: coord.rz }, () => !this.duty && this.role === 'backup');
     this.el = new Election(ctx.selfId);
     this.claimant = new RegionClaimant(this);

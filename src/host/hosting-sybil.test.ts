@@ -23,7 +23,7 @@
 // The control runs the same attacks with every grant's signature broken, which any verifier
 // refuses: the secure outcome must hold there already (else the harness is at fault).
 import { describe, expect, it } from 'vitest';
-import { NEAR_RANKS, RECOVER_MS, runFarViewScenario, runFreezeScenario, runOfferScenario, runRecordScenario, runSnapshotScenario, runSyncScenario, type SybilOptions, type SybilResult } from '../testing/sybil-scenario';
+import { NEAR_RANKS, RECOVER_MS, runFarViewScenario, runFreezeScenario, runGrantScenario, runOfferScenario, runRecordScenario, runSnapshotScenario, runSyncScenario, type SybilOptions, type SybilResult } from '../testing/sybil-scenario';
 
 function expectAvailable(r: SybilResult): void {
   expect(r.recoverMs, 'an honest edit confirmed after the attack').toBeGreaterThanOrEqual(0);
@@ -185,6 +185,30 @@ describe('a Sybil attacker that runs a backup of the host set (simulated)', () =
     expect(r.plantedShown).toBe(32);
     expect(r.plantedStored).toBeGreaterThanOrEqual(32);
     expect(r.floorAir).toBe(0);
+    expectAvailable(r);
+  });
+});
+
+// The same backup plants blocks in its GRANT instead (a claimant used to merge every
+// granter's state): the primary dies silently, the other backup claims and the member
+// grants with 32 planted blocks stamped as a tail of the primary's epoch. A claimant adopts a
+// granter's entry only under a batch signature of a primary of its own chain, or from a
+// majority of one set (docs/TRUST.md rule 8). The control: confirmed edits that only the
+// primary and the member held (the claimant missed their batches) survive the failover.
+describe('a Sybil attacker that runs a backup of the host set, at a failover (simulated)', () => {
+  for (const seed of [1, 2]) {
+    it(`cannot write blocks through GRANT as one host of the set (seed ${seed})`, async () => {
+      const r = await runGrantScenario(seed);
+      expectNothingPlanted(r);
+      expectAvailable(r);
+      expect(r.tail, 'edits confirmed while the claimant missed them').toBe(3);
+      expect(r.tailKept, 'of those, at the new primary and shown').toBe(3);
+    });
+  }
+  it('control: confirmed edits only one granter held survive the failover, no plants sent (seed 1)', async () => {
+    const r = await runGrantScenario(1, { planted: false });
+    expect(r.tail).toBe(3);
+    expect(r.tailKept).toBe(3);
     expectAvailable(r);
   });
 });

@@ -16,6 +16,7 @@
 // fan-out shared: fan-out-plan.ts) wait: below that a subscriber may get no POSITIONS frame
 // at all, and the primary sends them at once.
 import type { NodeId } from '../core/node-id';
+import { MAX_RELAY_PROOFS, type RelayProofs } from '../region/entry-proofs';
 import type { RegionCoord } from '../region/region-key';
 import type { HostToPlayer, PlayerWire } from '../region/subscription-messages';
 
@@ -24,6 +25,8 @@ export interface RidingDelta {
   from: number;
   to: number;
   entries: Uint8Array;
+  /** The primary's signatures over its batches, when we relay it (region/entry-proofs.ts). */
+  pf?: RelayProofs;
 }
 
 /** What rides in one subscriber's POSITIONS frame this tick: a committed delta, batches ordered and not committed yet (as PENDING's), a beat. */
@@ -32,6 +35,9 @@ export interface Riders {
   d?: [number, number, Uint8Array];
   p?: [number, number, Uint8Array];
   s?: number;
+  /** `d`'s and `p`'s batch signatures (relayed). */
+  dp?: RelayProofs;
+  pp?: RelayProofs;
 }
 
 interface Owed {
@@ -92,9 +98,15 @@ export class PlayerOutbox {
   ride(hex: string, e: number): Riders {
     const out: Riders = {};
     const d = merged(this.deltas, hex, e);
-    if (d) out.d = d;
+    if (d) {
+      out.d = d.riding;
+      if (d.pf) out.dp = d.pf;
+    }
     const p = merged(this.pendings, hex, e);
-    if (p) out.p = p;
+    if (p) {
+      out.p = p.riding;
+      if (p.pf) out.pp = p.pf;
+    }
     for (const b of this.beats) {
       if (b.e !== e || b.hosts || b.idle || !b.owed.has(hex)) continue;
       b.owed.delete(hex);
@@ -121,7 +133,7 @@ export class PlayerOutbox {
 
   /** A batch ordered (PENDING) or committed (DELTA) as a frame of its own. */
   private alone(t: 'PENDING' | 'DELTA', d: OwedDelta): HostToPlayer {
-    return { t, rx: this.region.rx, rz: this.region.rz, e: d.e, from: d.from, to: d.to, entries: d.entries };
+    return { t, rx: this.region.rx, rz: this.region.rz, e: d.e, from: d.from, to: d.to, entries: d.entries, ...(d.pf ? { pf: d.pf } : {}) };
   }
 
   /**
@@ -159,14 +171,16 @@ export class PlayerOutbox {
 
 /**
  * The batches of epoch `e` owed to `hex`, merged into one (they follow one another, and
- * their entries fit MAX_RIDING_BYTES; otherwise none ride, and they go alone). Taken: no
- * longer owed to it.
+ * their entries fit MAX_RIDING_BYTES, their signatures MAX_RELAY_PROOFS, all signed or none;
+ * otherwise none ride, and they go alone). Taken: no longer owed to it.
  */
-function merged(owed: readonly OwedDelta[], hex: string, e: number): [number, number, Uint8Array] | undefined {
+function merged(owed: readonly OwedDelta[], hex: string, e: number): { riding: [number, number, Uint8Array]; pf?: RelayProofs } | undefined {
   const mine = owed.filter((d) => d.e === e && d.owed.has(hex));
   const follow = mine.every((d, i) => i === 0 || d.from === mine[i - 1]!.to + 1);
   const bytes = mine.reduce((n, d) => n + d.entries.length, 0);
-  if (mine.length === 0 || !follow || bytes > MAX_RIDING_BYTES) return undefined;
+  const signed = mine.filter((d) => d.pf).length;
+  const pf = signed > 0 ? mine.flatMap((d) => d.pf ?? []) : undefined;
+  if (mine.length === 0 || !follow || bytes > MAX_RIDING_BYTES || (signed > 0 && signed < mine.length) || (pf && pf.length > MAX_RELAY_PROOFS)) return undefined;
   const entries = new Uint8Array(bytes);
   let at = 0;
   for (const d of mine) {
@@ -174,5 +188,5 @@ function merged(owed: readonly OwedDelta[], hex: string, e: number): [number, nu
     at += d.entries.length;
     d.owed.delete(hex);
   }
-  return [mine[0]!.from, mine[mine.length - 1]!.to, entries];
+  return { riding: [mine[0]!.from, mine[mine.length - 1]!.to, entries], ...(pf ? { pf } : {}) };
 }

@@ -31,6 +31,7 @@ import { PlayerOutbox } from './player-outbox';
 import { PositionsDuty } from './positions-duty';
 import { PrimaryHeartbeat } from './primary-heartbeat';
 import { RegionPublisher } from './region-publisher';
+import { ProofSigner } from './state-proofs';
 
 export type { DutyRegion } from './duty-region';
 
@@ -40,6 +41,7 @@ export class PrimaryDuty implements DutyShared {
   readonly presence: RegionPresence;
   readonly fanOut: FanOutPlan;
   readonly outbox: PlayerOutbox;
+  readonly proofs: ProofSigner;
   private readonly publisher: RegionPublisher;
   private readonly pipeline: CommitPipeline;
   private readonly hostCheck: HostSetCheck;
@@ -52,6 +54,7 @@ export class PrimaryDuty implements DutyShared {
   constructor(readonly region: DutyRegion) {
     this.presence = new RegionPresence(region.ctx.opts.playerTtlMs);
     this.outbox = new PlayerOutbox(region.coord);
+    this.proofs = new ProofSigner(region.ctx.signer, region.key, () => region.ctx.stats.proofsSigned++);
     this.fanOut = new FanOutPlan(this, (hex, ms) => this.pipeline.machine.lease.following(hex, this.ctx.clock.now(), ms));
     this.publisher = new RegionPublisher(this);
     this.pipeline = new CommitPipeline(this, this.publisher, this.presence);

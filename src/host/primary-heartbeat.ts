@@ -65,15 +65,17 @@ export class PrimaryHeartbeat {
     this.lastSync.set(hex, this.duty.ctx.clock.now());
     const hosts = this.duty.region.hosts;
     // A large state travels in pieces; the backup acks the last (no `more`).
-    const parts = pieces(this.duty.region.state.all());
-    parts.forEach((part, i) => this.duty.ctx.wires.replicas.send(id, {
-      t: 'SYNC', ...this.duty.regionFields, e: this.duty.e, s: this.machine.committed, hosts, entries: encodeEntries(part), cert: this.duty.region.cert!, ...(this.duty.region.chain ? { chain: this.duty.region.chain } : {}),
-      ...(i === 0 ? { reqs: this.duty.region.requests.export(MAX_STATE_REQS) } : {}), ...(i < parts.length - 1 ? { more: true } : {}),
-    }));
-    for (const b of this.machine.batches) {
-      if (b.to <= this.machine.committed) continue;
-      this.duty.ctx.wires.replicas.send(id, replicateFrame(this.duty.regionFields, this.duty.e, hosts, b));
-    }
+    // Each piece signed (state-proofs.ts); the pieces and the batches after them leave
+    // together once signed, behind any frames of ours still waiting for signatures.
+    const parts = pieces(this.duty.region.state.all()).map((part) => encodeEntries(part));
+    const e = this.duty.e, s = this.machine.committed, cert = this.duty.region.cert!, chain = this.duty.region.chain, reqs = this.duty.region.requests.export(MAX_STATE_REQS);
+    const after = this.machine.batches.filter((b) => b.to > s);
+    this.duty.proofs.run(parts.map((b) => ({ e, f: 0, t: s, b })), (sigs) => {
+      parts.forEach((entries, i) => this.duty.ctx.wires.replicas.send(id, {
+        t: 'SYNC', ...this.duty.regionFields, e, s, hosts, entries, cert, ...(chain ? { chain } : {}), ...(sigs[i] ? { sig: sigs[i] } : {}), ...(i === 0 ? { reqs } : {}), ...(i < parts.length - 1 ? { more: true } : {}),
+      }));
+      for (const b of after) this.duty.ctx.wires.replicas.send(id, replicateFrame(this.duty.regionFields, e, hosts, b));
+    });
   }
 
   /** Last subscriber, edit or move (start counts): an idle region beats slowly. */

@@ -5,7 +5,7 @@
 import { idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
 import { within } from '../core/clock';
 import { claimTargets, ClaimRound } from './claim-round';
-import { certShapeFault, MIN_CERT_HOSTS, quorum, signGrant, succeeds, type EpochCert } from '../region/epoch-cert';
+import { certShapeFault, MIN_CERT_HOSTS, quorum, sameSet, signGrant, succeeds, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
 import type { ReplicationMessageOf } from './replication-messages';
 import { PrimaryDuty } from './primary-duty';
 import { offerableEntry } from './edit-validator';
@@ -13,6 +13,11 @@ import { getEdits, getLocation } from '../region/region-records';
 import { inChain } from '../region/cert-anchor';
 import { decodeEntries, type Entry } from '../region/region-state';
 import { has, RegionSide } from './region-role';
+import { GrantedStates, type GrantedOutcome } from './granted-states';
+import { proofBytes, type StateProof } from '../region/entry-proofs';
+
+/** Entries (proofs' included) one granter's answers may hold in a round; the rest is dropped (granted-states.ts). */
+const GRANTED_PER_HOST = 1 << 22;
 
 /** A primary we replaced for its silence is not taken back as a host for this long. */
 const SUSPECT_MS = 30_000;
@@ -22,6 +27,8 @@ const FAILURES_FORGOTTEN_MS = 60_000;
 
 export class RegionClaimant extends RegionSide {
   private round: ClaimRound | undefined;
+  /** What the granters of the round under way sent (adopted at its end). */
+  private granted: { round: ClaimRound; states: GrantedStates } | undefined;
   /** Nodes whose silence made us claim (hex -> when): not brought back as hosts for a while. */
   private readonly silent = new Map<string, number>();
   private retry: unknown;
@@ -181,6 +188,7 @@ export class RegionClaimant extends RegionSide {
     const targets = claimTargets(terms, this.region.hosts, this.ctx.selfId);
     const round = new ClaimRound(terms, own, new Set(targets.keys()));
     this.round = round;
+    this.granted = { round, states: new GrantedStates(GRANTED_PER_HOST) };
     this.region.trace(`claim e${e} hosts ${hosts.map((h) => idToHex(h).slice(0, 6)).join(',')}${pend.length ? ` pend ${pend.map((q) => `e${q.e}`).join(',')}` : ''}`);
     this.region.claimSentAt = this.ctx.clock.now();
     for (const t of targets.values()) this.region.toHost(t, { t: 'CLAIM', ...this.regionFields, e, hosts, ...(known ? { known } : {}), ...(chain ? { chain } : {}), ...(rebase ? { rebase } : {}), ...(pend.length ? { pend } : {}) });
@@ -224,6 +232,9 @@ export class RegionClaimant extends RegionSide {
       });
     }
     if (this.round === round) this.round = undefined;
+    // At once when no proof needs checking (no turn of the event loop: the usual case).
+    const adopting = this.adoptGranted(round, known);
+    if (adopting) await adopting;
     const cert = round.cert();
     // Refusals raise our next epoch and name granted epochs to cover; a silent majority of
     // the previous set is evidence for a rebase, or holds our claims back (election.ts).
@@ -365,6 +376,46 @@ export class RegionClaimant extends RegionSide {
     this.region.state.merge(kept);
   }
 
+  /**
+   * The granters' states of `round`, as far as they are vouched for: an entry a majority of
+   * one set of the claim sent (its new hosts, the previous set, a pending set), or one inside
+   * a proof signed by the primary of an epoch of our own chain (`chainCert`). Merged into
+   * ours, within the world's rules (offerableEntry: a store holding AIR at the floor is
+   * corrupt, or its host lies), whether the claim won or not.
+   */
+  private adoptGranted(round: ClaimRound, known: EpochCert | undefined): Promise<void> | undefined {
+    if (this.granted?.round !== round) return undefined;
+    const granted = this.granted.states;
+    this.granted = undefined;
+    const t = round.terms;
+    const sets = [t.hosts, ...(t.prev ? [t.prev.hosts] : []), ...(t.pend ?? []).map((q) => q.hosts)].map((s) => s.map(idToHex));
+    const proven = async (p: StateProof, c: EpochCert | undefined) =>
+      !!c && c.e === p.e && this.chainCert(c, t, known) && !(await this.ctx.certs.signed(this.region.key, c)) && this.ctx.certs.primarySigned(c, proofBytes(this.region.key, p), p.s);
+    const take = (out: GrantedOutcome) => {
+      const s = this.ctx.stats;
+      s.grantsAgreed += out.agreed;
+      s.grantsProven += out.proven;
+      s.grantsUnproven += out.unproven + granted.dropped;
+      if (out.unproven > 0) this.region.trace(`claim e${t.e}: ${out.unproven} granted entries neither agreed nor proven: dropped`);
+      this.region.state.merge(out.adopt);
+    };
+    const out = granted.outcome((k) => this.region.state.get(k), sets, proven);
+    if (out instanceof Promise) return out.then(take);
+    take(out);
+    return undefined;
+  }
+
+  /**
+   * Whether `c` is a certificate of our chain, whose primary's signature vouches for entries:
+   * the one we built the claim on (`known`) or hold now, the epoch before either, or a
+   * pending epoch the claim covers (granted, so maybe certified without us).
+   */
+  private chainCert(c: EpochCert, t: ClaimTerms, known: EpochCert | undefined): boolean {
+    const held = this.el.cert;
+    if ((known && inChain(c, known)) || (held && inChain(c, held))) return true;
+    return (t.pend ?? []).some((q) => q.e === c.e && sameSet(q.hosts, c.hosts) && (!q.p || idEquals(q.p, c.primary)));
+  }
+
   async onGrant(fromHex: string, m: ReplicationMessageOf<'GRANT'>): Promise<void> {
     const round = this.round;
     if (!round || m.e !== round.e || !round.asked(fromHex)) return void this.ctx.stats.staleFrames++;
@@ -374,13 +425,13 @@ export class RegionClaimant extends RegionSide {
     } catch {
       return void this.ctx.stats.staleFrames++;
     }
-    round.answered.add(fromHex);
+    // Counted once all its frames came: the round waits for a granter's whole state and evidence.
+    if (this.granted?.round !== round || this.granted.states.frame(fromHex) >= (m.n ?? 1)) round.answered.add(fromHex);
     // An answer is proof of life: a primary we took for dead had only gone quiet (or released).
     this.silent.delete(fromHex);
-    // A granter's state obeys the world's rules as an OFFER's does (offerableEntry): no edit
-    // writes AIR at the floor or a block that cannot be placed, so a store that holds one is
-    // corrupt (or its host lies), and the claim must not make it the region's.
-    this.region.state.merge(entries.filter(offerableEntry));
+    // Taken at the end of the round, entry by entry only if a majority of a set sent it or a
+    // primary of our chain signed it (granted-states.ts, docs/TRUST.md rule 8).
+    if (this.granted?.round === round) this.granted.states.add(fromHex, entries, m.proofs, m.pc);
     if (m.reqs) this.region.requests.import(m.reqs, this.ctx.clock.now());
     if (m.ok) {
       if (m.sig && idToHex(m.sig.id) === fromHex && (await this.ctx.certs.grantValid(this.region.key, round.terms, m.sig))) round.addGrant(fromHex, m.sig);

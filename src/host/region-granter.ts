@@ -8,6 +8,8 @@ import { claimTerms, defersToCloser, grantRefusal, grantsAgain, refusalNews, typ
 import { signGrant, succeeds, type GrantSig } from '../region/epoch-cert';
 import { MAX_STATE_REQS, type ReplicationMessageOf } from './replication-messages';
 import { encodeEntries, pieces } from '../region/region-state';
+import { proofBytes } from '../region/entry-proofs';
+import { proofFrames } from './state-proofs';
 import { has, RegionSide } from './region-role';
 
 export class RegionGranter extends RegionSide {
@@ -51,9 +53,10 @@ export class RegionGranter extends RegionSide {
       const news = refusalNews(this.el.cert, this.el.accepted, claim);
       // With our certificate, the ones before it: a claimant that missed those epochs checks the links (docs/TRUST.md rule 1).
       const chain = news.cert && this.el.chainAbove(m.known?.e ?? 0);
-      // A large state in several refusals (each merged; the claimant counts the answer once).
-      const parts = !has(this.region.hosts, from) || this.region.state.size === 0 ? [undefined] : pieces(this.region.allEntries());
-      for (const part of parts) this.region.toHost(from, { t: 'GRANT', ...this.regionFields, e: m.e, ok: false, promised: this.el.promised, ...(part ? { entries: encodeEntries(part) } : {}), ...news, ...(chain ? { chain } : {}) });
+      // Our state and its evidence, in as many frames as it takes (sendState).
+      const head = { t: 'GRANT' as const, ...this.regionFields, e: m.e, ok: false, promised: this.el.promised, ...news, ...(chain ? { chain } : {}) };
+      if (!has(this.region.hosts, from) || this.region.state.size === 0) return void this.region.toHost(from, head);
+      void this.sendState(from, head);
     };
     // (Nor is it granted: a grant would make us follow it, and its claims, one after
     // another, would keep us from ever claiming the rebase ourselves.)
@@ -125,9 +128,33 @@ export class RegionGranter extends RegionSide {
 
   /** Our grant of `e` with our state: a large one in several grants, each with the signature (the claimant counts it once). */
   private sendGrant(to: NodeId, e: number, sig: GrantSig): void {
-    pieces(this.region.allEntries()).forEach((part, i) => this.region.toHost(to, {
-      t: 'GRANT', ...this.regionFields, e, ok: true, promised: e, entries: encodeEntries(part), sig, ...(i === 0 ? { reqs: this.region.requests.export(MAX_STATE_REQS) } : {}),
-    }));
+    void this.sendState(to, { t: 'GRANT', ...this.regionFields, e, ok: true, promised: e, sig, reqs: this.region.requests.export(MAX_STATE_REQS) });
+  }
+
+  /**
+   * `head` (a grant or a refusal) with our state and its evidence (state-proofs.ts), in as
+   * many frames as it takes, each saying how many (`n`: the claimant counts our answer once
+   * all came, in whatever order). The evidence: the signed batches and SYNC pieces we kept; if we were the
+   * primary of the certificate we hold, our state signed by us (a primary signs what it
+   * hands on, and a restart leaves it nothing else to show).
+   */
+  private async sendState(to: NodeId, head: ReplicationMessageOf<'GRANT'>): Promise<void> {
+    const cert = this.el.cert;
+    const own = !!cert && idEquals(cert.primary, this.ctx.selfId);
+    const frames: Partial<ReplicationMessageOf<'GRANT'>>[] = [];
+    for (const part of pieces(this.region.allEntries())) {
+      const entries = encodeEntries(part);
+      if (!own) frames.push({ entries });
+      else {
+        const p = { e: cert.e, f: 0, t: 0, b: entries };
+        const s = await this.ctx.signer.sign(proofBytes(this.region.key, p));
+        this.ctx.stats.proofsSigned++;
+        frames.push({ proofs: [{ ...p, s }], pc: [cert] });
+      }
+    }
+    frames.push(...proofFrames(this.region.proofs.all()));
+    const { reqs, ...rest } = head;
+    frames.forEach((f, i) => this.region.toHost(to, { ...rest, ...(i === 0 && reqs ? { reqs } : {}), ...f, ...(frames.length > 1 ? { n: frames.length } : {}) }));
   }
 
   /**

@@ -13,6 +13,7 @@ import type { ReplicaFrame } from './host-wires';
 import type { DutyRegion } from './duty-region';
 import type { PrimaryDuty } from './primary-duty';
 import type { RoleMachine, RoleView } from './role-machine';
+import type { ProofRing } from './state-proofs';
 
 export const has = (list: readonly NodeId[], x: NodeId) => list.some((h) => idEquals(h, x));
 
@@ -27,6 +28,8 @@ export interface RegionRole extends DutyRegion, RoleView {
   claimSentAt: number;
   /** Until then, edits are answered 'uncertified' (our last claim found too few hosts). */
   uncertifiedUntil: number;
+  /** Signed batches and SYNC pieces we keep as evidence of our entries (state-proofs.ts). */
+  readonly proofs: ProofRing;
   /** Subscribers waiting for our claim to finish. */
   readonly waiting: Map<string, { id: NodeId; since: Stamp | undefined }>;
   readonly stopped: boolean;

@@ -8,6 +8,8 @@ import { defineCodec, u32, type MessageOf } from '../core/codec';
 import { certChainSchema, certPrevSchema, certSchema, grantSigSchema, MAX_PEND } from '../region/epoch-cert';
 import { CODEC_MAX_FRAME, entries, hosts, id, PART, region } from '../region/frame-schemas';
 import { positionsFields } from '../region/subscription-messages';
+import { proofSchema, relayProofs, sigBytes } from '../region/entry-proofs';
+import { MAX_FRAME_PROOFS, MAX_PROOF_CERTS } from './state-proofs';
 
 /** Subscribers a primary lists to its backups (who tell them of a takeover). */
 export const MAX_SUBS_LISTED = 64;
@@ -18,6 +20,9 @@ export const MAX_REQS = 4096;
 /** Edit requests a host hands over with its state (SYNC, GRANT): the newest are kept. */
 export const MAX_STATE_REQS = 4096;
 
+
+/** Frames one GRANT answer may take (a state of 4M entries and its proofs, in pieces of 65,536). */
+const MAX_ANSWER_FRAMES = 256;
 /** (editor, request id, seq) of an ordered edit, so a successor dedupes a re-sent edit. */
 const reqs = v.optional(v.pipe(v.array(v.tuple([id, u32, u32])), v.maxLength(MAX_REQS)));
 /** (editor, request id, block key, block id, epoch, seq) of edits a host knows were ordered (its request log). */
@@ -36,14 +41,22 @@ export const replicationSpec = {
    * host -> claimant: yes (`sig`: my signature over the claim's terms, and my state) or no
    * (I promised `promised` already; `cert`: the newest certificate I hold, when newer than the claimant's).
    */
-  GRANT: [13, v.object({ ...region, e: u32, ok: v.boolean(), promised: u32, entries: v.optional(entries), sig: v.optional(grantSigSchema), cert: v.optional(certSchema), chain: v.optional(certChainSchema), reqs: reqLog, pend: v.optional(certPrevSchema) })],
+  // `proofs`: entries signed by a primary (its batches and SYNC pieces we keep, or our own state if we were the primary), under the certificates `pc`.
+  GRANT: [13, v.object({
+    ...region, e: u32, ok: v.boolean(), promised: u32, entries: v.optional(entries), sig: v.optional(grantSigSchema), cert: v.optional(certSchema), chain: v.optional(certChainSchema), reqs: reqLog, pend: v.optional(certPrevSchema),
+    proofs: v.optional(v.pipe(v.array(proofSchema), v.maxLength(MAX_FRAME_PROOFS))), pc: v.optional(v.pipe(v.array(certSchema), v.maxLength(MAX_PROOF_CERTS))),
+    /** Frames this answer takes (a large state, its evidence), when more than one: the claimant counts the answer once all came. */
+    n: v.optional(v.pipe(u32, v.maxValue(MAX_ANSWER_FRAMES))),
+  })],
   /** primary -> backups: edits seq from..to of epoch e. */
   /** `reqs`: the batch's edit requests as (editor, request id, seq), so a successor dedupes re-sends. */
-  REPLICATE: [14, v.object({ ...region, e: u32, from: u32, to: u32, entries, hosts, reqs })],
+  /** `sig`: the primary's signature over the batch (state-proofs.ts), kept by the backups as evidence of its entries. */
+  REPLICATE: [14, v.object({ ...region, e: u32, from: u32, to: u32, entries, hosts, reqs, sig: v.optional(sigBytes) })],
   /** backup -> primary: holds up to seq `to` of epoch e; `b`: the heartbeat answered (the primary's lease). */
   ACK: [15, v.object({ ...region, e: u32, to: u32, b: v.optional(u32) })],
   /** primary -> backup: the full state at (e, s) (join, re-replication, gap repair), with the epoch's certificate and the request log. */
-  SYNC: [16, v.object({ ...region, e: u32, s: u32, hosts, entries, cert: certSchema, chain: v.optional(certChainSchema), reqs: reqLog, more: v.optional(v.boolean()) })],
+  /** `sig`: the primary's signature over this piece's entries (state-proofs.ts, `f` 0, `t` s). */
+  SYNC: [16, v.object({ ...region, e: u32, s: u32, hosts, entries, cert: certSchema, chain: v.optional(certChainSchema), reqs: reqLog, more: v.optional(v.boolean()), sig: v.optional(sigBytes) })],
   /** backup -> primary: I missed something, send SYNC. */
   SYNC_REQ: [17, v.object({ ...region, e: u32 })],
   /** primary -> closer node: claim epoch e (I will grant it). */
@@ -67,9 +80,10 @@ export const replicationSpec = {
   FEED_LOST: [23, v.object({ ...region, e: u32 })],
   /**
    * primary -> a backup serving a share of the subscribers (host/fan-out-plan.ts): the
-   * committed edits seq from..to of epoch e, once, for it to pass on to them as a DELTA.
+   * committed edits seq from..to of epoch e, once, for it to pass on to them as a DELTA,
+   * with `pf`, the signatures of the batches it covers (the subscribers check them).
    */
-  RELAY: [24, v.object({ ...region, e: u32, from: u32, to: u32, entries })],
+  RELAY: [24, v.object({ ...region, e: u32, from: u32, to: u32, entries, pf: v.optional(relayProofs) })],
 } as const;
 
 export type ReplicationMessage = MessageOf<typeof replicationSpec>;

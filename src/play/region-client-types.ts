@@ -99,6 +99,8 @@ export interface ClientStats {
   positionsLostWhy: LostWhy;
   /** Snapshots dropped: no valid epoch certificate naming their sender (an impostor primary). */
   uncertified: number;
+  /** DELTAs and PENDINGs (alone or riding) a host of the set relayed without the primary's valid signatures over their batches (relay-proofs.ts): dropped. */
+  relayUnproven: number;
   /** Times a node said no certified primary can be had (we are alone). */
   alone: number;
   /** Links to our primary a link budget let go (we stayed attached: its beats' silence tells a death). */

@@ -6,6 +6,8 @@
 // Only the primary we are attached to, in the epoch we are attached at, can change a
 // subscription; everything else is counted and dropped. Entries merge per block by
 // stamp, so a duplicate or re-sent entry changes nothing.
+import { RelayCheck } from './relay-proofs';
+import type { RelayProofs } from '../region/entry-proofs';
 import type { Pose } from '../world/pose';
 import { every } from '../core/clock';
 import { answering } from '../core/answering';
@@ -40,7 +42,7 @@ export * from './region-client-types';
 
 export class RegionClient {
   readonly events = new Emitter<ClientEvents>();
-  readonly stats: ClientStats = { attaches: 0, reattaches: 0, reattachWhy: { silence: 0, linkClosed: 0, takeover: 0, redirect: 0, reject: 0 }, redirects: 0, snapshots: 0, deltas: 0, gaps: 0, gapWhy: { delta: 0, beat: 0, overflow: 0 }, stale: 0, confirmed: 0, rejected: 0, timeouts: 0, failovers: 0, playerUpdates: 0, positionsLost: 0, positionsLostWhy: { gap: 0, overflow: 0, unreadable: 0 }, uncertified: 0, alone: 0, retiredLinks: 0, redials: 0, full: 0, pendingShown: 0, pendingTakenBack: 0, pendingRefused: 0 };
+  readonly stats: ClientStats = { attaches: 0, reattaches: 0, reattachWhy: { silence: 0, linkClosed: 0, takeover: 0, redirect: 0, reject: 0 }, redirects: 0, snapshots: 0, deltas: 0, gaps: 0, gapWhy: { delta: 0, beat: 0, overflow: 0 }, stale: 0, confirmed: 0, rejected: 0, timeouts: 0, failovers: 0, playerUpdates: 0, positionsLost: 0, positionsLostWhy: { gap: 0, overflow: 0, unreadable: 0 }, uncertified: 0, relayUnproven: 0, alone: 0, retiredLinks: 0, redials: 0, full: 0, pendingShown: 0, pendingTakenBack: 0, pendingRefused: 0 };
   /** snapshot: attach start to snapshot (chunk snapshot latency); confirm: submit to CONFIRM. */
   readonly latency = { snapshot: new LatencySamples(), confirm: new LatencySamples() };
   readonly opts: ClientOptions;
@@ -51,11 +53,14 @@ export class RegionClient {
   private readonly edits: SubmittedEdits;
   /** Finds and attaches to each subscription's primary (primary-search.ts). */
   private readonly search: PrimarySearch;
+  /** The primary's signatures over what a backup relays us (relay-proofs.ts). */
+  readonly relays: RelayCheck;
   private stops: (() => void)[] = [];
 
   constructor(private readonly args: RegionClientArgs) {
     this.opts = { ...CLIENT_DEFAULTS, ...args.options };
     this.keys = new RegionKeys(args.world, args.keyHash);
+    this.relays = new RelayCheck((c, data, sig) => args.certs.primarySigned(c, data, sig));
     this.edits = new SubmittedEdits({ clock: args.clock, wire: args.wire, opts: this.opts, stats: this.stats, latency: this.latency.confirm, ...(args.pass ? { pass: args.pass } : {}) });
     this.search = new PrimarySearch({ args, opts: this.opts, stats: this.stats, edits: this.edits, events: this.events });
     this.stops.push(args.wire.events.on('frame', ({ from, fromHex, msg }) => this.onFrame(from, fromHex, msg)));
@@ -305,8 +310,9 @@ export class RegionClient {
       case 'DELTA':
       case 'PENDING':
         // A PENDING passes a DELTA's checks: only the primary we follow (or a host of its set
-        // relaying to us in a crowd), in the epoch we follow.
+        // relaying to us in a crowd, with the primary's signatures), in the epoch we follow.
         if (!fromHost || m.e !== sub.epoch) return void this.stats.stale++;
+        if (!fromPrimary) return void this.relayed(sub, m, m.pf, m.t);
         return m.t === 'DELTA' ? this.onDelta(sub, m) : this.onPending(sub, m);
       case 'HEARTBEAT':
         if (!fromHost || m.e !== sub.epoch) return; // backups get heartbeats too; not ours
@@ -351,9 +357,16 @@ export class RegionClient {
       this.args.dht.connect(from, PIN_OWNER).catch(() => {});
       if (old) this.unpinIfUnused(old);
     }
-    // A delta, a pending batch and a beat may ride in the frame (host/player-outbox.ts): read as if they came alone.
-    if (sub.attached && m.d) this.onDelta(sub, { e: m.e, from: m.d[0], to: m.d[1], entries: m.d[2] });
-    if (sub.attached && m.p) this.onPending(sub, { e: m.e, from: m.p[0], to: m.p[1], entries: m.p[2] });
+    // A delta, a pending batch and a beat may ride in the frame (host/player-outbox.ts): read
+    // as if they came alone (relayed: with their signatures, `dp` and `pp`).
+    const relayed = fromHex !== sub.primaryHex;
+    for (const [t, r, pf] of [['DELTA', m.d, m.dp], ['PENDING', m.p, m.pp]] as const) {
+      if (!sub.attached || !r) continue;
+      const x = { e: m.e, from: r[0], to: r[1], entries: r[2] };
+      if (relayed) void this.relayed(sub, x, pf, t);
+      else if (t === 'DELTA') this.onDelta(sub, x);
+      else this.onPending(sub, x);
+    }
     if (sub.attached && m.s !== undefined) this.onBeat(sub, m.e, m.s);
     sub.positions.keepOnly([sub.primaryHex, ...hosts]);
     const out = sub.positions.take(fromHex, m, this.args.clock.now());
@@ -452,6 +465,19 @@ export class RegionClient {
   private onBeat(sub: Subscription, e: number, s: number): void {
     sub.lastHeard = this.args.clock.now();
     if (sub.since.e === e && sub.deltas.beat(s, sub.since.s, sub.lastHeard)) this.resubscribe(sub, true);
+  }
+
+  /**
+   * A DELTA or PENDING a host of the set relayed (not the primary): taken once the primary's
+   * signatures cover it (relay-proofs.ts), if we still follow that epoch; else dropped and
+   * counted (`relayUnproven`).
+   */
+  private async relayed(sub: Subscription, m: Pick<SubscriptionMessageOf<'DELTA'>, 'e' | 'from' | 'to' | 'entries'>, pf: RelayProofs | undefined, t: 'DELTA' | 'PENDING'): Promise<void> {
+    const cert = sub.cert;
+    if (!(await this.relays.covers(await sub.key, cert, m, pf))) return void this.stats.relayUnproven++;
+    if (sub.closed || !sub.attached || sub.cert !== cert || m.e !== sub.epoch) return void this.stats.stale++;
+    if (t === 'DELTA') this.onDelta(sub, m);
+    else this.onPending(sub, m);
   }
 
   /** Deltas in order of seq; an early one waits for those before it (delta-order.ts). */

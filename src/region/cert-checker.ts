@@ -2,7 +2,7 @@
 // GRANT, HANDOFF, SYNC, OFFER, SNAPSHOT, location records, edit logs, item records) is
 // checked here before anything is adopted from it: shape, signatures (verdicts remembered:
 // a primary re-sends its own often), then the anchor rule (cert-anchor.ts).
-import { idToHex, type NodeId } from '../core/node-id';
+import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import type { Verifier } from '../core/signer';
 import type { NearView } from '../dht/near-view';
 import { ANCHOR_RANK, anchorFault, chainLinks, farSet, type AnchorFault, type FreshRule } from './cert-anchor';
@@ -58,6 +58,15 @@ export class CertChecker {
     }
     if (at !== known) this.chained++;
     return at;
+  }
+
+  /**
+   * Whether `s` is the signature over `data` of `c`'s primary, by the key its own grant in `c`
+   * names (a claimant's grant is always in its certificate). Check `c` itself first (`signed`).
+   */
+  primarySigned(c: EpochCert, data: Uint8Array, s: Uint8Array): Promise<boolean> {
+    const g = c.grants.find((x) => idEquals(x.id, c.primary));
+    return g ? this.verify(g.id, ALGS[g.a]!, g.k, data, s) : Promise.resolve(false);
   }
 
   /** Whether a majority of `set` is far from `key` in our view (cert-anchor.ts `farSet`): a node outside it may rebase over it. */

@@ -15,6 +15,7 @@ import { FrameWire } from './frame-wire';
 import { passFields } from './player-pass';
 import { isPlayerName } from '../world/player-name';
 import { chatLineFields } from './chat-line';
+import { relayProofs } from './entry-proofs';
 
 /** Players' positions in one POSITIONS frame (a player joining a crowd catches up over a few ticks). */
 export const MAX_POSITION_ENTRIES = 256;
@@ -76,8 +77,12 @@ export const subscriptionSpec = {
   // subscriber that said it holds it (SUBSCRIBE `c`, same epoch): read only from the primary
   // it is attached to in that epoch.
   SNAPSHOT: [3, v.object({ ...region, e: u32, v: stamp, full: v.boolean(), hosts, entries, cert: v.optional(certSchema), more: v.optional(v.boolean()) })],
-  /** primary (or, in a crowd, a backup relaying its share) -> subscribers: the committed edits seq from..to of epoch e. */
-  DELTA: [4, v.object({ ...region, e: u32, from: u32, to: u32, entries })],
+  /**
+   * primary (or, in a crowd, a backup relaying its share) -> subscribers: the committed edits
+   * seq from..to of epoch e. `pf`: the primary's signatures over the batches it covers
+   * (region/entry-proofs.ts), which a subscriber asks of a relayed one.
+   */
+  DELTA: [4, v.object({ ...region, e: u32, from: u32, to: u32, entries, pf: v.optional(relayProofs) })],
   /**
    * primary -> subscribers: alive, committed up to (e, s); `idle`: it beats slowly now;
    * `hosts` when it changed, and now and then. In a crowd a backup relays the primary's
@@ -111,8 +116,9 @@ export const subscriptionSpec = {
   // yet (PENDING's), and `s`: a beat (committed up to s), riding in the frame instead of
   // frames of their own (host/player-outbox.ts); `d` and `p` as [from, to, entries], not
   // keyed: 23 bytes for one entry where the keyed object took 37 (a crowd's host sends ~40
-  // of each a second to each of ~50 subscribers).
-  POSITIONS: [12, v.object({ ...region, e: u32, ...positionsFields, d: v.optional(riding), p: v.optional(riding), s: v.optional(u32) })],
+  // of each a second to each of ~50 subscribers). `dp`, `pp`: `d`'s and `p`'s batch
+  // signatures, as a relayed DELTA's and PENDING's `pf`.
+  POSITIONS: [12, v.object({ ...region, e: u32, ...positionsFields, d: v.optional(riding), p: v.optional(riding), s: v.optional(u32), dp: v.optional(relayProofs), pp: v.optional(relayProofs) })],
   /** player -> the host whose POSITIONS came with a gap: start again (its next frame marked `f`). */
   POSITIONS_LOST: [13, v.object({ ...region, e: u32 })],
   /**
@@ -124,9 +130,9 @@ export const subscriptionSpec = {
    * primary (or, in a crowd, a backup passing on its REPLICATE to its share) -> subscribers:
    * the edits seq from..to of epoch e as ordered, *not yet committed*: shown at once, marked
    * pending, until the DELTA that commits them comes (or taken back: play/pending-view.ts).
-   * Never part of the region state; read under the same checks as DELTA.
+   * Never part of the region state; read under the same checks as DELTA (`pf` too).
    */
-  PENDING: [15, v.object({ ...region, e: u32, from: u32, to: u32, entries })],
+  PENDING: [15, v.object({ ...region, e: u32, from: u32, to: u32, entries, pf: v.optional(relayProofs) })],
   /** player -> primary of the region it stands in: a chat line it says (region/chat-line.ts); its node must hold the speaker's pass. */
   SAY: [16, v.object({ ...region, ...chatLineFields })],
   /** primary -> the region's subscribers: a line said there (each checks the speaker's signature itself). */
@@ -144,7 +150,7 @@ export type HostToPlayer = SubscriptionMessageOf<'SNAPSHOT' | 'DELTA' | 'PENDING
 // POSITIONS as an array, not a map (codec.ts `positional`), the fields in every frame first: a
 // crowd's host sends ~1,500 a second, and the names took 12 of a frame's ~23 bytes of head
 // (and 2 more for each of s, d, p riding).
-export const subscriptionCodec = defineCodec(subscriptionSpec, { maxFrame: CODEC_MAX_FRAME, positional: { POSITIONS: ['rx', 'rz', 'e', 'n', 'b', 's', 'd', 'p', 'f', 'roster', 'gone'] } });
+export const subscriptionCodec = defineCodec(subscriptionSpec, { maxFrame: CODEC_MAX_FRAME, positional: { POSITIONS: ['rx', 'rz', 'e', 'n', 'b', 's', 'd', 'p', 'f', 'roster', 'gone', 'dp', 'pp'] } });
 
 /** The host-to-player channel: players hold only this one. */
 export type PlayerWire = FrameWire<typeof subscriptionSpec>;

@@ -52,7 +52,7 @@ export const CERT_CHAINS: readonly Chain[] = ['minted', 'top', 'replayed', 'cros
 const NUMBER_CHAINS: readonly Chain[] = ['minted', 'replayed'];
 
 /** The product's refusal counters a row may name: a host's (HostStats), a player's (`client_`), a DHT node's record refusals. */
-export type Counter = 'badCerts' | 'staleFrames' | 'outsiderClaims' | 'refusals' | 'offersRefused' | 'offersUnmatched' | 'strayFrames' | 'client_stale' | 'client_uncertified' | 'ruleRejects';
+export type Counter = 'badCerts' | 'staleFrames' | 'outsiderClaims' | 'refusals' | 'offersRefused' | 'offersUnmatched' | 'strayFrames' | 'client_stale' | 'client_uncertified' | 'client_relayUnproven' | 'ruleRejects';
 const HOST_COUNTERS = ['badCerts', 'staleFrames', 'outsiderClaims', 'refusals', 'offersRefused', 'offersUnmatched', 'strayFrames'] as const;
 
 /** What a row's frame is made from. */
@@ -161,12 +161,12 @@ export const FRAMES: readonly FrameKind[] = [
       const entries = planted(cert.e, 1);
       return { t: 'SNAPSHOT', ...region(s), e: cert.e, v: { e: cert.e, s: entries.length }, full: true, hosts: cert.hosts, entries: encodeEntries(entries), cert };
     } },
-  { t: 'DELTA', wire: 'players', roles: PLAYERS, chains: NUMBER_CHAINS, counts: ['client_stale'],
+  { t: 'DELTA', wire: 'players', roles: PLAYERS, chains: NUMBER_CHAINS, counts: ['client_stale', 'client_relayUnproven'],
     make: (x) => {
       const from = seqNow(x.s) + 1, entries = x.planted(nextE(x), from);
       return { t: 'DELTA', ...region(x.s), e: nextE(x), from, to: from + entries.length - 1, entries: encodeEntries(entries) };
     } },
-  { t: 'PENDING', wire: 'players', roles: PLAYERS, chains: NUMBER_CHAINS, counts: ['client_stale'],
+  { t: 'PENDING', wire: 'players', roles: PLAYERS, chains: NUMBER_CHAINS, counts: ['client_stale', 'client_relayUnproven'],
     make: (x) => {
       const from = seqNow(x.s) + 1, entries = x.planted(nextE(x), from);
       return { t: 'PENDING', ...region(x.s), e: nextE(x), from, to: from + entries.length - 1, entries: encodeEntries(entries) };
@@ -321,6 +321,7 @@ function counters(p: SimPeer): Record<Counter, number> {
   const out = Object.fromEntries(HOST_COUNTERS.map((k) => [k, h[k]])) as Record<Counter, number>;
   out.client_stale = c.stale;
   out.client_uncertified = c.uncertified;
+  out.client_relayUnproven = c.relayUnproven;
   out.ruleRejects = Object.values(p.dht.stats.ruleRejects).reduce((n, x) => n + x, 0);
   return out;
 }

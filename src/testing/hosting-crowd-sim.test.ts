@@ -56,6 +56,8 @@ describe('hosting simulation: crowds in one region', () => {
     expect(f.hostStats.reconfigs).toBe(0);
     expect(f.edits.samples).toBeGreaterThan(200); // 585 measured
     expect(f.edits.missing).toBe(0);
+    // What the backups relay to their shares carries the primary's batch signatures, all valid (docs/TRUST.md rule 10).
+    expect(f.clientStats.relayUnproven).toBe(0);
     // The busiest upload grows with the crowd: 39.8 kB/s measured (seed 2; crowd of 50: 46.1;
     // crowd of 100: 102.7, bound 128; crowd of 200: bound 256).
     expect(f.hostKbps.max).toBeLessThan(64);

@@ -103,7 +103,7 @@ export interface HostingScaleFigures {
   attachesPerPlayerMin: number;
   failovers: number;
   /** Summed over the players' clients and the peers' hosts over the whole run (diagnosis). */
-  clientStats: { attaches: number; reattaches: number; redirects: number; failovers: number; gaps: number; stale: number; positionsLost: number; confirmed: number; rejected: number; timeouts: number; pendingShown: number; pendingTakenBack: number; pendingRefused: number };
+  clientStats: { attaches: number; reattaches: number; redirects: number; failovers: number; gaps: number; stale: number; positionsLost: number; confirmed: number; rejected: number; timeouts: number; pendingShown: number; pendingTakenBack: number; pendingRefused: number; relayUnproven: number };
   /**
    * POSITIONS streams lost in the measured window (until the end of the run's settling): hosts
    * asked to start again, and losses by cause (a frame missing REORDER_MS, too many waiting,

@@ -503,7 +503,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   const lost1 = lostNow();
   rates.judgeMisses(sim.clock.now(), true);
   const positionsLost = { asked: lost1.asked - lost0.asked, gap: lost1.gap - lost0.gap, overflow: lost1.overflow - lost0.overflow, unreadable: lost1.unreadable - lost0.unreadable };
-  const clientStats = { attaches: 0, reattaches: 0, redirects: 0, failovers: 0, gaps: 0, stale: 0, positionsLost: 0, confirmed: 0, rejected: 0, timeouts: 0, pendingShown: 0, pendingTakenBack: 0, pendingRefused: 0 };
+  const clientStats = { attaches: 0, reattaches: 0, redirects: 0, failovers: 0, gaps: 0, stale: 0, positionsLost: 0, confirmed: 0, rejected: 0, timeouts: 0, pendingShown: 0, pendingTakenBack: 0, pendingRefused: 0, relayUnproven: 0 };
   for (const w of walkers.values()) for (const k of Object.keys(clientStats) as (keyof typeof clientStats)[]) clientStats[k] += w.peer.client.stats[k];
   const gapCauses: Record<string, number> = {};
   for (const w of walkers.values()) for (const [k, n] of Object.entries(w.peer.client.stats.gapWhy)) gapCauses[k] = (gapCauses[k] ?? 0) + n;

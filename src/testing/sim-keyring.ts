@@ -35,7 +35,8 @@ export class SimKeyring {
 
   signer(id: NodeId): Signer {
     const h = this.held(id);
-    return { id, alg: 'Ed25519', publicKey: h.raw, sign: (data) => Promise.resolve(new Uint8Array(sign(null, data, h.priv))) };
+    const now = (data: Uint8Array) => new Uint8Array(sign(null, data, h.priv));
+    return { id, alg: 'Ed25519', publicKey: h.raw, sign: (data) => Promise.resolve(now(data)), signNow: now };
   }
 
   readonly verify: Verifier = (id, alg, publicKey, data, signature) => {

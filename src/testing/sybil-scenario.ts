@@ -25,7 +25,7 @@ import { chunkOf, localOf, WORLD_FLOOR_Y } from '../world/coords';
 import { MAX_CERT_HOSTS, MAX_EPOCH, signGrant, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
 import { putEdits, putLocation } from '../region/region-records';
 import { columnAt, columnIndex, REGION_BLOCKS, RegionKeys, regionName, type RegionCoord } from '../region/region-key';
-import { encodeEntries, entryKey, type Entry, type RegionState } from '../region/region-state';
+import { decodeEntries, encodeEntries, entryKey, type Entry, type RegionState } from '../region/region-state';
 import { NetworkChunkSource } from '../play/network-chunk-source';
 import { LEARN_EPOCH_CAP } from '../region/cert-anchor';
 import { CHUNK_VOLUME } from '../world/coords';
@@ -275,10 +275,16 @@ function farPlayer(w: World, key: NodeId): SimPeer {
   return sortByDistance(w.honest(), (p) => p.dht.selfId, key).at(-1)!;
 }
 
+/** Where honest edit `i` of `r` goes. */
+function editSpot(r: RegionCoord, i: number): { x: number; y: number; z: number; key: number } {
+  const x = r.rx * REGION_BLOCKS + ((i * 13) % REGION_BLOCKS), z = r.rz * REGION_BLOCKS + ((i * 29) % REGION_BLOCKS), y = 120 + (i % 40);
+  return { x, y, z, key: entryKey(columnIndex(chunkOf(x), chunkOf(z)), localOf(x), y, localOf(z)) };
+}
+
 /** One honest edit of `r` by `p` at y 120..159: true when confirmed within `ms` (a refusal takes 250 ms at least, so retries never spin). */
 async function edit(w: World, p: SimPeer, r: RegionCoord, ms = 10_000): Promise<boolean> {
   const i = w.edits++;
-  const x = r.rx * REGION_BLOCKS + ((i * 13) % REGION_BLOCKS), z = r.rz * REGION_BLOCKS + ((i * 29) % REGION_BLOCKS), y = 120 + (i % 40);
+  const { x, y, z } = editSpot(r, i);
   let ok: boolean | undefined;
   const t0 = w.sim.clock.now();
   p.client.submit(x, y, z, PLACEABLE[i % (PLACEABLE.length - 1)]!, { x, y, z: z + 2 }).then(() => (ok = true), () => (ok = false));
@@ -350,7 +356,7 @@ function strike(w: World, r: RegionCoord, editor: SimPeer, again: () => void): S
 }
 
 /** The region after the attack: an honest edit confirmed within RECOVER_MS, then 3 more; sampled, and the sim stopped. */
-async function finish(w: World, r: RegionCoord, editor: SimPeer, watch: Watch, rank: number, deposed: boolean, struck: Strike | undefined): Promise<SybilResult> {
+async function finish(w: World, r: RegionCoord, editor: SimPeer, watch: Watch, rank: number, deposed: boolean, struck: Strike | undefined, last?: () => void): Promise<SybilResult> {
   const { sim } = w;
   const t0 = struck?.at ?? sim.clock.now();
   let recoverMs = -1;
@@ -366,6 +372,7 @@ async function finish(w: World, r: RegionCoord, editor: SimPeer, watch: Watch, r
   struck?.stop();
   await sim.run(500);
   watch.sample();
+  last?.();
   const primary = sim.primaryOf(r);
   const result: SybilResult = {
     rogueRank: rank, ...watch.seen, deposed, killed: !!struck, recoverMs, confirmedAfter,
@@ -592,4 +599,64 @@ export async function runOfferScenario(seed: number, o: SybilOptions = {}): Prom
   const watch = new Watch(w, r, planted, floor, hostFloor);
   const struck = await landed(w, r, player, watch, attack);
   return finish(w, r, player, watch, rank, !struck && w.sim.primaryOf(r) !== primary, struck);
+}
+
+/** What a failover left of the edits only one granter held (runGrantScenario's control). */
+export interface GrantResult extends SybilResult {
+  /** Honest edits confirmed while one backup missed them (held by the primary and the other backup only). */
+  tail: number;
+  /** Of those, held by the new primary and shown by the editor's view after the failover (the fewest of the two). */
+  tailKept: number;
+}
+
+/**
+ * Blocks through GRANT: a backup of the region's host set (`member`: the attacker's node,
+ * placed there as any node near the key is; it hosts honestly otherwise, with the real
+ * certificate) adds planted GLASS to every GRANT it sends, then the primary dies silently
+ * and the other backup claims (the member never claims: it wants an honest primary to take
+ * its plants). Before the failover, the primary's REPLICATEs to the claiming backup are
+ * dropped for a few honest edits, so those confirmed edits are held by the primary and the
+ * member alone: the failover must keep them (the control, `tail` and `tailKept`) while the
+ * planted blocks must not reach the new primary or a subscriber. `planted: false` sends no
+ * plants (the honest control).
+ */
+export async function runGrantScenario(seed: number, o: { planted?: boolean } = {}): Promise<GrantResult> {
+  const w = await world(seed, 1, {});
+  const { r, key, rank } = await farRegion(w);
+  const { player, primary, cert } = await visit(w, r, key);
+  const backups = w.honest().filter((p) => p !== primary && cert.hosts.some((h) => idEquals(h, p.dht.selfId)));
+  const [member, claimant] = backups;
+  if (!member || !claimant) throw new Error('the primary has too few backups');
+  // Stamped in the primary's epoch past anything it ordered, as a tail its backups alone hold would be.
+  const planted = plantedEntries(r, cert.e).map((x) => ({ ...x, s: x.s + 100_000 }));
+  const send = member.wire.replicas.send.bind(member.wire.replicas);
+  member.wire.replicas.send = (to, m) => {
+    if (m.t === 'CLAIM') return true; // never claims: an honest claimant is to adopt the plants
+    if (m.t === 'GRANT' && o.planted !== false) {
+      const own = m.entries ? decodeEntries(m.entries) : [];
+      const mine = new Set(own.map((x) => x.key));
+      return send(to, { ...m, entries: encodeEntries([...own, ...planted.filter((x) => !mine.has(x.key))]) });
+    }
+    return send(to, m);
+  };
+  // The claimant misses the primary's batches for a while: the edits then confirmed are held
+  // by the primary and the member only.
+  const psend = primary.wire.replicas.send.bind(primary.wire.replicas);
+  let starve = true;
+  primary.wire.replicas.send = (to, m) => (starve && m.t === 'REPLICATE' && idEquals(to, claimant.dht.selfId) ? true : psend(to, m));
+  const tail: Entry[] = [];
+  for (let i = 0; i < 3; i++) {
+    const spot = editSpot(r, w.edits);
+    const held = (await edit(w, player, r)) ? primary.host.regionState(r)?.state.get(spot.key) : undefined;
+    if (held) tail.push({ ...held, key: spot.key });
+  }
+  starve = false;
+  const watch = new Watch(w, r, planted);
+  w.sim.kill(primary.hex);
+  let tailKept = 0;
+  const result = await finish(w, r, player, watch, rank, false, { at: w.sim.clock.now(), stop: () => {} }, () => {
+    const held = w.sim.primaryOf(r)?.host.regionState(r)?.state;
+    tailKept = Math.min(count(held, tail), count(player.client.state(r), tail));
+  });
+  return { ...result, tail: tail.length, tailKept };
 }
