@@ -17,7 +17,6 @@ const LONGER: Record<string, { max: number; why: string }> = {
   'peer.ts': { max: 420, why: 'wires one peer (identity, transport, doorways, DHT node, app channels) and its join stages; the same wiring in tab, Node and simulator' },
   'page-items.ts': { max: 270, why: 'the player page\'s item wiring: which item service, the world clock and sky, the inventory bar, window.voxel.items' },
   'net-session.ts': { max: 250, why: 'joinPeer and startNetSession: the hosting service, region client, chunk source and player record wired to one peer' },
-  'tab-clock.ts': { max: 230, why: 'the tab\'s Clock on the page\'s visibility and the worker ticker; its timer heap is DOM-free and could move to core/ once documentVisibility is split off' },
   'voxel-api.ts': { max: 230, why: 'window.voxel: mostly the typed automation API, the contract of bots and browser tests' },
   'player.ts': { max: 210, why: 'the page entry of index.html: every part of the player page wired once' },
   'player-controls.ts': { max: 200, why: 'keys, mouse, touch and the pause menu wired to the player\'s actions' },

@@ -12,7 +12,8 @@ import { HostHistory } from '../ui/host-history';
 import { createHostingApi, type HostingApi } from './hosting-api';
 import { createNetApi, type NetApi } from './net-api';
 import { deployDefaults, inviteLinkFor, joinPeer, startNetSession } from './net-session';
-import { documentVisibility, TabClock } from './tab-clock';
+import { TabClock } from '../core/tab-clock';
+import { documentVisibility } from '../ui/page-visibility';
 import { WorkerTicker } from './worker-ticker';
 
 declare global {

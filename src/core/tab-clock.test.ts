@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Ticker } from '../core/ticker';
+import type { Ticker } from './ticker';
 import { TabClock } from './tab-clock';
 
 /** A ticker we step by hand, and a time we set: stands in for a hidden tab whose timers stall. */

@@ -8,8 +8,8 @@
 // (heartbeats, RPC and claim timeouts, retries), and every native timer is a task of its own
 // plus a call into the browser to arm and clear it; timers due together now run in one task,
 // so the frames they send also leave in one data-channel write (webrtc-link.ts batches per task).
-import type { Clock, TimerHandle } from '../core/clock';
-import type { Ticker } from '../core/ticker';
+import type { Clock, TimerHandle } from './clock';
+import type { Ticker } from './ticker';
 
 interface Timer {
   due: number;
@@ -22,15 +22,10 @@ interface Timer {
 /** Sweeps per second: the resolution of timers while the tab is hidden. */
 export const TAB_CLOCK_SWEEP_HZ = 40;
 
-/** Whether the page is hidden, and news of a change (the page's `document`). */
+/** Whether the page is hidden, and news of a change (a page's: ui/page-visibility.ts). */
 export interface PageVisibility {
   readonly hidden: boolean;
   onChange(fn: () => void): void;
-}
-
-/** The document's visibility, for a page. */
-export function documentVisibility(doc: Document = document): PageVisibility {
-  return { get hidden() { return doc.hidden; }, onChange: (fn) => doc.addEventListener('visibilitychange', fn) };
 }
 
 const before = (a: Timer, b: Timer): boolean => a.due < b.due || (a.due === b.due && a.seq < b.seq);
