@@ -134,7 +134,8 @@ export class Peer {
   private constructor(
     readonly identity: Identity,
     readonly transport: WebRtcTransport,
-    private node: Dht,
+    /** The peer's one DHT node: started alone, then joined through the invite's or the doorways' peers (a failed join leaves it running). */
+    readonly dht: Dht,
     readonly doorways: Doorways,
     private readonly cfg: PeerConfig,
     readonly clock: Clock,
@@ -177,11 +178,6 @@ export class Peer {
     return this.reopener.reopens;
   }
 
-  /** The DHT node; start() replaces the first one when its join fails (a node starts once). */
-  get dht(): Dht {
-    return this.node;
-  }
-
   get id(): string {
     return idToHex(this.identity.id);
   }
@@ -208,12 +204,14 @@ export class Peer {
       globalThis.performance?.mark?.('vp:relay');
       stage('doorway', doors.open.map(doorwayName).join(', '));
     }
-    const dials = doors.failFast(transport);
-    const node = (peers: NodeId[]) => createDhtNode({ selfId: cfg.identity.id, signer: cfg.identity, transport: dials, clock, bootstrap: { peers, signals: doors }, options: dhtOptions(cfg) });
+    // The one place a peer's DHT node is built: it dials through the doorways (failing at
+    // once a peer they say is not there) and joins through whichever peers are found.
+    const dht = createDhtNode({ selfId: cfg.identity.id, signer: cfg.identity, transport: doors.failFast(transport), clock, bootstrap: { peers: [], signals: doors }, options: dhtOptions(cfg) });
     const fromDoorways = () => doors.randomPeers(opts.bootstrapPeers);
     const invited = cfg.invitePeers ?? [];
     const first = invited.length ? invited : await fromDoorways();
-    const peer = new Peer(cfg.identity, transport, node(first), doors, cfg, clock, opts, connect);
+    const peer = new Peer(cfg.identity, transport, dht, doors, cfg, clock, opts, connect);
+    await dht.start();
     cfg.doorways.forEach((spec, i) => { if (!opened[i]) peer.reopener.retry(spec); });
     peer.lastError = lastError;
     globalThis.performance?.mark?.('vp:peers-listed');
@@ -224,20 +222,14 @@ export class Peer {
     if (result === 'gone' && invited.length) {
       // The inviter and its contacts are gone: the doorways' live peers instead, at once.
       const listed = await fromDoorways();
-      if (listed.length) {
-        peer.node = node(listed);
-        result = await peer.join(listed, deadline);
-      } else failure = { kind: 'inviter-gone', detail: 'the doorway knows none of the invite\'s peers, and nobody else' };
+      if (listed.length) result = await peer.join(listed, deadline); else failure = { kind: 'inviter-gone', detail: 'the doorway knows none of the invite\'s peers, and nobody else' };
     }
     if (result === 'joined') {
       globalThis.performance?.mark?.('vp:dht-started');
       stage('dht-ready', `${peer.dht.linkInfo().length} links`);
       peer.status = peer.dht.linkInfo().length > 0 ? 'online' : 'alone';
     } else {
-      // Nobody reachable: start alone; newcomers will dial us, and we keep looking.
-      const alone = node([]);
-      await alone.start();
-      peer.node = alone;
+      // Nobody reachable: alone; newcomers will dial us, and we keep looking.
       peer.status = 'alone';
       peer.failure = failure ?? peer.classify(first, invited.length > 0);
     }
@@ -289,10 +281,10 @@ export class Peer {
   }
 
   /**
-   * Starts the DHT node made for `peers`. 'gone': the doorways said they know none of them
+   * Joins the DHT node through `peers`. 'gone': the doorways said they know none of them
    * (they left), without waiting for the dials to time out; 'timeout': no link at the
-   * deadline (the start is stopped; a join with a link by then runs to its end);
-   * 'failed': every dial failed.
+   * deadline (the join is left to end on its own: a dial of it that succeeds later still
+   * links); 'failed': every dial failed. A join with a link by the deadline runs to its end.
    */
   private async join(peers: NodeId[], deadline: number): Promise<JoinResult> {
     if (peers.length === 0) return 'failed';
@@ -314,12 +306,11 @@ export class Peer {
     const late = new Promise<'timeout'>((resolve) => {
       timer = this.clock.setTimeout(() => { if (dht.linkInfo().length === 0) resolve('timeout'); }, Math.max(0, deadline - this.clock.now()));
     });
-    const started = dht.start().then(() => 'joined' as const);
+    const started = dht.join(peers).then(() => 'joined' as const);
     try {
       const outcome = await Promise.race([started, unknown, late]);
       if (outcome === 'joined') return outcome;
       started.catch(() => {}); // it fails later, once its dials time out
-      dht.stop();
       this.lastError = new Error(outcome === 'gone' ? 'no peer of the invite is known to the doorway' : `no direct connection to any of ${peers.length} peers within ${this.opts.joinDeadlineMs} ms`);
       return outcome;
     } catch (err) {

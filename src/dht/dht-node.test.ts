@@ -46,6 +46,35 @@ describe('DhtNode', () => {
     expect([node.isRunning, clock.pending]).toEqual([false, 0]);
   });
 
+  it('a running node joins again through other peers: a failed join leaves it running, alone, and a later one links', async () => {
+    const clock = new VirtualClock();
+    const rand = seededRandom(25);
+    const net = new MemoryNetwork({ clock, seed: 2 });
+    const node = (id = randomId(rand)) => createDhtNode({ selfId: id, transport: net.addNode(id), clock, bootstrap: { peers: [], signals: net.relay(id) }, options: { random: rand, idWorkBits: 0 } });
+    const [a, b] = [node(), node()];
+    await a.start();
+    await b.start();
+    const joined = a.join([b.selfId]);
+    await clock.advance(5_000);
+    await expect(joined).resolves.toBeUndefined();
+    expect(a.linkInfo().map((l) => l.hex)).toEqual([b.selfHex]);
+    const c = node();
+    await c.start();
+    const gone = c.join([randomId(rand)]);
+    gone.catch(() => {});
+    await clock.advance(20_000);
+    await expect(gone).rejects.toBeInstanceOf(JoinError);
+    expect([c.isRunning, c.linkInfo().length]).toEqual([true, 0]);
+    const again = c.join([a.selfId]);
+    await clock.advance(5_000);
+    await expect(again).resolves.toBeUndefined();
+    expect(c.linkInfo().length).toBeGreaterThan(0);
+    c.stop();
+    await expect(c.join([a.selfId])).rejects.toThrow('not running');
+    a.stop();
+    b.stop();
+  });
+
   it('serves the Dht interface: contacts without reaching into the table', async () => {
     const c = new SimCluster({ seed: 3 });
     await c.grow(12);

@@ -254,6 +254,18 @@ export class DhtNode implements Dht {
     this.events.emit('ready', { contacts: this.table.size });
   }
 
+  /**
+   * Joins through `peers` as start() joins through the bootstrap's, dialled over the
+   * bootstrap's signal channel; resolves when joined. A node is built and started once, and
+   * may join again as peers are found: a failed join (JoinError) leaves it running, alone if
+   * it holds no link, and a dial of it that succeeds later still links.
+   */
+  async join(peers: readonly NodeId[]): Promise<void> {
+    if (!this.running) throw new Error('join: the node is not running');
+    await this.joiner.start(peers);
+    this.events.emit('ready', { contacts: this.table.size });
+  }
+
   stop(): void {
     if (!this.running) return;
     this.running = false;

@@ -15,7 +15,7 @@ export interface DhtEvents extends Record<string, unknown> {
   /** `readOnly`: the peer is a read-only node (read-only-peers.ts), so no host nor router. */
   'link-open': { id: NodeId; outbound: boolean; readOnly: boolean };
   'link-close': { id: NodeId; reason: string; readOnly: boolean };
-  /** The join finished (bootstrap dialled, own id looked up). */
+  /** A join finished (its peers dialled, own id looked up): start's, and each join's. */
   ready: { contacts: number };
 }
 
@@ -65,6 +65,8 @@ export interface Dht {
   hostsNothing(hex: string): boolean;
   /** Dials the bootstrap peers, looks up our own id; resolves when joined (JoinError if not). */
   start(): Promise<void>;
+  /** Joins a running node through `peers` (found since it started); JoinError if none was reached, the node left running. */
+  join(peers: readonly NodeId[]): Promise<void>;
   stop(): void;
   /** Iterative FIND_NODE: the k closest live nodes to target. */
   findNode(target: NodeId): Promise<LookupResult>;

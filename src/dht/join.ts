@@ -37,13 +37,18 @@ export class Join {
 
   constructor(private readonly deps: JoinDeps) {}
 
-  /** Joins; rejects with JoinError if no bootstrap peer could be reached, or all left before the join finished. */
-  async start(): Promise<void> {
+  /**
+   * Joins through `peers` (by default the bootstrap's); rejects with JoinError if none of
+   * them could be reached, or all left before the join finished. A running node may join
+   * again through other peers (app/peer.ts: the doorways' peers when an invite's are gone).
+   */
+  async start(peers: readonly NodeId[] = this.deps.bootstrap?.peers ?? []): Promise<void> {
     const { deps } = this;
     const opts = deps.opts;
-    const boot = deps.bootstrap;
-    if (boot && boot.peers.length > 0) {
-      const dials = boot.peers.map((id) => deps.transport.dial(id, boot.signals).then((l) => deps.attach(l, true)));
+    const signals = deps.bootstrap?.signals;
+    if (peers.length > 0) {
+      if (!signals) throw new JoinError('no signal channel to dial the join\'s peers through');
+      const dials = peers.map((id) => deps.transport.dial(id, signals).then((l) => deps.attach(l, true)));
       const settled = await Promise.allSettled(dials);
       const ok = settled.filter((r) => r.status === 'fulfilled' && r.value).length;
       deps.stats.dials += dials.length;
@@ -61,6 +66,7 @@ export class Join {
       else if (opts.joinRefresh !== 'none') await deps.refresh.refresh(true, opts.joinRefresh === 'empty');
     }
     deps.maintain();
+    this.stop();
     if (failures > 0) this.again = deps.clock.setTimeout(() => void deps.lookup(deps.selfId).catch(() => {}), opts.maintainMs * 2);
   }
 
