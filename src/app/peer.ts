@@ -22,7 +22,7 @@ import { DoorwayIce } from '../bootstrap/doorway-ice';
 import { DoorwayReopener } from '../bootstrap/doorway-reopener';
 import { doorwayName, Doorways, type DoorwayConnector, type DoorwaySpec } from '../bootstrap/doorways';
 import { PeerFinder } from '../bootstrap/peer-finder';
-import { recordRules } from './record-rules';
+import { recordRules } from '../play/dht-record-rules';
 
 export const PEER_DEFAULTS = {
   /** Peers asked of the relay when there is no invite (or its peers are gone), and by each search of a lone peer. */

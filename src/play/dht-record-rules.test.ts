@@ -2,13 +2,13 @@
 import { describe, expect, it } from 'vitest';
 import { generateIdentity } from '../core/identity';
 import { checkRecord } from '../dht/record-rules';
-import { encodePlayerRecord, decodePlayerRecord, makePlayerRecord } from '../play/player-record';
-import { playerRecordRule, recordRules } from './record-rules';
+import { encodePlayerRecord, decodePlayerRecord, makePlayerRecord } from './player-record';
+import { playerRecordRule, recordRules } from './dht-record-rules';
 
 const T0 = 1_750_000_000_000;
 const state = { x: 1, y: 70, z: -3, yaw: 0, pitch: 0 };
 
-describe('app record rules', () => {
+describe('DHT record rules', () => {
   it('player: a record signed by the player is valid under the player id, version = updatedAt', async () => {
     const me = await generateIdentity();
     const other = await generateIdentity();

@@ -1,6 +1,6 @@
-// The owner rules a tab's DHT node runs with (src/dht/record-rules.ts): the DHT sits above
+// The owner rules a peer's DHT node runs with (src/dht/record-rules.ts): the DHT sits above
 // the layers that know what its values are, so the composition root hands them in
-// (peer.ts: `options.records`).
+// (app/peer.ts: `options.records`).
 // - 'player': the player's own signed record (src/play/player-record.ts): the key is the
 //   player id, the public key must hash to it and sign the record; version = updatedAt.
 // - 'chunk' and 'edits' (region location records, published edit logs): signed by a
@@ -12,7 +12,7 @@ import { NOBODY_NEAR } from '../dht/near-view';
 import type { RecordRule, RecordRules } from '../dht/record-rules';
 import { CertChecker } from '../region/cert-checker';
 import { regionRecordRules } from '../region/region-records';
-import { PlayerRecordError, verifyPlayerRecord } from '../play/player-record';
+import { PlayerRecordError, verifyPlayerRecord } from './player-record';
 
 /** A player record is valid for the player id it is stored under; newer updatedAt wins. */
 export function playerRecordRule(now: () => number = Date.now): RecordRule {
