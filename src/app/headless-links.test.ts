@@ -10,10 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { startServer, type RunningServer } from '../../signaling/serve';
 import { nodeDatachannelIceServers } from '../bootstrap/headless-ice';
+import { recordRules } from '../play/dht-record-rules';
 import { testNodeIdentity } from '../testing/node-identities';
 import { pageDoorways, parsePageConfig } from './config';
 import { startHeadlessPeer, type HeadlessPeer } from './headless-peer';
-import { Peer } from './peer';
+import { Peer } from '../bootstrap/peer';
 
 const WORLD = 'headless-links';
 let server: RunningServer;
@@ -89,7 +90,7 @@ describe('headless peers on one machine', () => {
     const off = a!.peer.dht.events.on('link-close', ({ id, reason }) => { if (id.every((b, i) => b === identity.id[i])) closed.push(reason); });
     // A deadline no dial can meet: the join gives up at once, alone, while its dial to A goes on.
     const x = await Peer.start({
-      identity, doorways: pageDoorways(cfg), invitePeers: [a!.peer.identity.id], options: { joinDeadlineMs: 1 },
+      identity, records: recordRules(), doorways: pageDoorways(cfg), invitePeers: [a!.peer.identity.id], options: { joinDeadlineMs: 1 },
       WebSocket: WebSocket as unknown as NonNullable<Parameters<typeof Peer.start>[0]['WebSocket']>,
       rtcConfig: { bindAddress: '127.0.0.1' }, iceServersForRtc: nodeDatachannelIceServers,
     });

@@ -25,7 +25,8 @@ import { HostHistory } from '../ui/host-history';
 import { createHostingApi, type HostingApi } from './hosting-api';
 import { createNetApi, type NetApi } from './net-api';
 import { startNetSession, type NetSession } from './net-session';
-import { Peer, type JoinStage } from './peer';
+import { Peer, type JoinStage } from '../bootstrap/peer';
+import { recordRules } from '../play/dht-record-rules';
 import type { WorkerTickerStats } from './worker-ticker';
 
 export const HEADLESS_DEFAULTS = {
@@ -93,6 +94,7 @@ export async function startHeadlessPeer(o: HeadlessOptions): Promise<HeadlessPee
     const identity = o.identity ?? await store.nodeIdentity();
     const peer = await Peer.start({
       identity,
+      records: recordRules(),
       doorways: pageDoorways(cfg),
       clock,
       WebSocket: WebSocket as unknown as NonNullable<Parameters<typeof Peer.start>[0]['WebSocket']>,

@@ -7,7 +7,7 @@ import type { HostHistory } from '../ui/host-history';
 import type { HostingApi } from './hosting-api';
 import type { NetApi } from './net-api';
 import { estimateNetworkSize } from '../bootstrap/network-size';
-import type { Peer } from './peer';
+import type { Peer } from '../bootstrap/peer';
 import { pathKind, type LinkPath } from '../net/link-path';
 
 /** What the dashboard shows but the page's storage figures and invite link. */

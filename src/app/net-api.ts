@@ -2,7 +2,7 @@
 // to 160-bit DHT keys; values and messages are strings (UTF-8) for convenience.
 import { hexToId, idFromSha256, idToHex } from '../core/node-id';
 import { NAMESPACES, type Namespace } from '../dht/messages';
-import type { Peer } from './peer';
+import type { Peer } from '../bootstrap/peer';
 import { isProbeFrame, RttProbe } from '../bootstrap/rtt-probe';
 import { LINK_FRAME_TOTALS } from '../net/webrtc-link';
 

@@ -25,7 +25,8 @@ import { playerWork, type PlayerWork } from './key-work-minter';
 import { mintNodeIdentity } from './node-id-minter';
 import { pageDoorways, parsePageConfig, type DeployDefaults, type PageConfig } from './config';
 import { checkInvite, makeInvite } from '../bootstrap/invite';
-import { Peer, type PeerConfig } from './peer';
+import { Peer, type PeerConfig } from '../bootstrap/peer';
+import { recordRules } from '../play/dht-record-rules';
 import type { ProbeFrameGate } from '../play/probe-frame-gate';
 import { probeIceGathering } from '../net/ice-probe';
 import { WEBRTC_DEFAULTS } from '../net/webrtc-transport';
@@ -87,6 +88,7 @@ export async function joinPeer(cfg: PageConfig, clock: Clock, onStage?: PeerConf
   const doorways = problem ? pageDoorways(parsePageConfig(location.href.split('#')[0]!, deployDefaults())) : pageDoorways(cfg);
   const peer = await Peer.start({
     identity: claimed.identity,
+    records: recordRules(),
     iceProbe,
     iceServers: cfg.iceServers,
     ...(cfg.icePolicy === 'relay' ? { rtcConfig: { iceTransportPolicy: 'relay' } } : {}),

@@ -8,7 +8,7 @@ import type { IceGrant } from '../net/relay-protocol';
 import { parsePageConfig } from './config';
 import type { DoorwayConnector } from '../bootstrap/doorways';
 import { inviteLinkFor } from './net-session';
-import { Peer } from './peer';
+import { Peer } from '../bootstrap/peer';
 
 const relay = { kind: 'relay', url: 'ws://127.0.0.1:1/relay' } as const;
 const peers: Peer[] = [];
@@ -31,7 +31,7 @@ function grantingDoorway(ice: IceGrant | undefined) {
 }
 
 async function start(connect: DoorwayConnector, iceServers: RTCIceServer[], iceServersForRtc?: (s: RTCIceServer[]) => RTCIceServer[]) {
-  const peer = await Peer.start({ identity: await generateIdentity(), doorways: [relay], iceServers, connect, ...(iceServersForRtc ? { iceServersForRtc } : {}), options: { joinDeadlineMs: 300 } });
+  const peer = await Peer.start({ identity: await generateIdentity(), records: {}, doorways: [relay], iceServers, connect, ...(iceServersForRtc ? { iceServersForRtc } : {}), options: { joinDeadlineMs: 300 } });
   peers.push(peer);
   return peer;
 }

@@ -20,7 +20,7 @@ import { AIR } from '../world/blocks';
 import { clampRenderDistance, MAX_RENDER_DISTANCE, MIN_RENDER_DISTANCE, type PageConfig } from './config';
 import { inviteLinkFor } from './net-session';
 import { PageSound } from './page-sound';
-import type { Peer } from './peer';
+import type { Peer } from '../bootstrap/peer';
 import type { WorldView } from './world-view';
 import { mountIceSettingsForm } from '../ui/ice-settings-form';
 import { pageStorage } from '../ui/ice-settings';

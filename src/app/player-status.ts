@@ -9,7 +9,7 @@ import type { Hud } from '../ui/hud';
 import type { StartScreen } from '../ui/start-screen';
 import type { PageConfig } from './config';
 import type { NetSession } from './net-session';
-import type { Peer } from './peer';
+import type { Peer } from '../bootstrap/peer';
 import type { WorldView } from './world-view';
 
 export interface PlayerStatusArgs {

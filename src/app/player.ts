@@ -16,7 +16,7 @@ import { FrameLoop } from './frame-loop';
 import { createHostingApi } from './hosting-api';
 import { createNetApi, type NetApi } from './net-api';
 import { deployDefaults, inviteLinkFor, inviteProblem, joinPeer, startNetSession, type NetSession } from './net-session';
-import type { Peer } from './peer';
+import type { Peer } from '../bootstrap/peer';
 import { PageChat } from './page-chat';
 import { PageItems } from './page-items';
 import { PageWho } from './page-who';

@@ -5,9 +5,9 @@ import type { Hud } from '../ui/hud';
 import { pageStorage } from '../ui/ice-settings';
 import { PROBLEM_WORDS, type StartProblemKind, type StartScreen } from '../ui/start-screen';
 import type { PageConfig } from './config';
-import type { JoinStage } from './peer';
+import type { JoinStage } from '../bootstrap/peer';
 
-/** Marks a join stage of app/peer.ts on the start screen. */
+/** Marks a join stage of bootstrap/peer.ts on the start screen. */
 export function showStage(screen: StartScreen, stage: JoinStage, note: string): void {
   if (stage === 'peers-listed') screen.progress(`Joining the peer network… (${note})`, 0.1);
   else screen.stage(stage, 'done', note);

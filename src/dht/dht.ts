@@ -122,7 +122,7 @@ export interface Dht {
   /**
    * Forgets the dial backoffs (a peer that closed a link on us is not redialled for
    * dialBackoffMs) and checks the link budget soon, when we hold no link: a lone peer's
-   * search (app/peer.ts), after its links all dropped at once as when its network changed,
+   * search (bootstrap/peer.ts), after its links all dropped at once as when its network changed,
    * dials its peers again at once instead of waiting the backoff out. With a link, nothing.
    */
   retryDialsIfAlone(): void;

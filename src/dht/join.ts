@@ -40,7 +40,7 @@ export class Join {
   /**
    * Joins through `peers` (by default the bootstrap's); rejects with JoinError if none of
    * them could be reached, or all left before the join finished. A running node may join
-   * again through other peers (app/peer.ts: the doorways' peers when an invite's are gone).
+   * again through other peers (bootstrap/peer.ts: the doorways' peers when an invite's are gone).
    */
   async start(peers: readonly NodeId[] = this.deps.bootstrap?.peers ?? []): Promise<void> {
     const { deps } = this;

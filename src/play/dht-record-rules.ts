@@ -1,6 +1,6 @@
 // The owner rules a peer's DHT node runs with (src/dht/record-rules.ts): the DHT sits above
 // the layers that know what its values are, so the composition root hands them in
-// (app/peer.ts: `options.records`).
+// (app/net-session.ts and app/headless-peer.ts: `Peer.start`'s `records`).
 // - 'player': the player's own signed record (src/play/player-record.ts): the key is the
 //   player id, the public key must hash to it and sign the record; version = updatedAt.
 // - 'chunk' and 'edits' (region location records, published edit logs): signed by a

@@ -17,7 +17,7 @@ export interface SimClusterOptions extends SimWorldOptions {
   variant?: (id: NodeId) => NodeVariant | undefined;
   /**
    * Random joined nodes a newcomer bootstraps off (default 1). The app asks the relay for
-   * 4 (app/peer.ts `bootstrapPeers`); among hostile nodes the count matters: a newcomer
+   * 4 (bootstrap/peer.ts `bootstrapPeers`); among hostile nodes the count matters: a newcomer
    * whose only bootstrap lies hears of liars alone (src/dht/README.md "Hostile nodes").
    */
   bootstrapPeers?: number;

@@ -11,7 +11,7 @@ import type { IceSettingsStorage } from './ice-settings';
 export type StageName = 'doorway' | 'first-link' | 'dht-ready' | 'regions' | 'terrain';
 export type StageState = 'pending' | 'done' | 'skipped' | 'failed';
 
-/** Why the start went wrong (mirrors app/peer.ts JoinFailureKind, plus the invite's own problems and the page's drawing). */
+/** Why the start went wrong (mirrors bootstrap/peer.ts JoinFailureKind, plus the invite's own problems and the page's drawing). */
 export type StartProblemKind =
   | 'doorway-unreachable' | 'inviter-gone' | 'webrtc-blocked' | 'no-direct-path' | 'turn-failed' | 'relay-needs-turn' | 'webrtc-unsupported' | 'nobody-here'
   | 'invite-malformed' | 'invite-tampered'

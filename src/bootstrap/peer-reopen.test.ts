@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { generateIdentity } from '../core/identity';
 import type { NodeId } from '../core/node-id';
 import { VirtualClock } from '../core/virtual-clock';
-import type { DoorwayConnector, DoorwaySpec } from '../bootstrap/doorways';
+import type { DoorwayConnector, DoorwaySpec } from './doorways';
 import { fakeDoorway, type FakeDoorway } from '../testing/fake-doorway';
 import { Peer } from './peer';
 
@@ -25,7 +25,7 @@ describe('Peer re-opens its relay after a drop', () => {
       conns.push(c);
       return c;
     };
-    const started = Peer.start({ identity, doorways: [relay], connect, clock, options: { joinDeadlineMs: 300 } });
+    const started = Peer.start({ identity, records: {}, doorways: [relay], connect, clock, options: { joinDeadlineMs: 300 } });
     await clock.runUntil(() => false, 1000);
     const peer = await started;
     peers.push(peer);

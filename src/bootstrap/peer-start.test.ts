@@ -6,7 +6,7 @@ import { Emitter } from '../core/emitter';
 import { generateIdentity } from '../core/identity';
 import type { NodeId } from '../core/node-id';
 import { BootstrapError, type Bootstrap, type BootstrapEvents } from '../net/bootstrap';
-import type { DoorwayConnector } from '../bootstrap/doorways';
+import type { DoorwayConnector } from './doorways';
 import { Peer, type PeerConfig } from './peer';
 import { testNodeIdentity } from '../testing/node-identities';
 
@@ -30,7 +30,7 @@ const doorway = (listed: NodeId[], knows: NodeId[] = listed): DoorwayConnector =
 
 async function start(connect: DoorwayConnector, invitePeers: NodeId[] = [], more: Partial<PeerConfig> = {}) {
   const t0 = performance.now();
-  const peer = await Peer.start({ identity: await generateIdentity(), doorways: [relay], invitePeers, connect, options: { joinDeadlineMs: 300 }, ...more });
+  const peer = await Peer.start({ identity: await generateIdentity(), records: {}, doorways: [relay], invitePeers, connect, options: { joinDeadlineMs: 300 }, ...more });
   peers.push(peer);
   return { peer, ms: performance.now() - t0 };
 }

@@ -13,16 +13,16 @@ import { idToHex, type NodeId } from '../core/node-id';
 import { AppChannels } from '../dht/app-channels';
 import type { Dht } from '../dht/dht';
 import { createDhtNode, type DhtOptions } from '../dht/dht-node';
+import type { RecordRules } from '../dht/record-rules';
 import { connectPeerJs } from '../net/peerjs-bootstrap';
 import { connectRelay, type WebSocketCtor } from '../net/relay-bootstrap';
 import { NO_CANDIDATE, WebRtcTransport } from '../net/webrtc-transport';
 import { iceUrls } from '../net/ice-servers';
 import type { IceProbeResult } from '../net/ice-probe';
-import { DoorwayIce } from '../bootstrap/doorway-ice';
-import { DoorwayReopener } from '../bootstrap/doorway-reopener';
-import { doorwayName, Doorways, type DoorwayConnector, type DoorwaySpec } from '../bootstrap/doorways';
-import { PeerFinder } from '../bootstrap/peer-finder';
-import { recordRules } from '../play/dht-record-rules';
+import { DoorwayIce } from './doorway-ice';
+import { DoorwayReopener } from './doorway-reopener';
+import { doorwayName, Doorways, type DoorwayConnector, type DoorwaySpec } from './doorways';
+import { PeerFinder } from './peer-finder';
 
 export const PEER_DEFAULTS = {
   /** Peers asked of the relay when there is no invite (or its peers are gone), and by each search of a lone peer. */
@@ -72,6 +72,12 @@ export type JoinStage = 'doorway' | 'peers-listed' | 'first-link' | 'dht-ready';
 
 export interface PeerConfig {
   identity: Identity;
+  /**
+   * The rules the DHT node checks records with, by namespace (play/dht-record-rules.ts):
+   * the DHT cannot know what a player or region record is, so the composition root says.
+   * `dht.records` adds or replaces rules (tests, tools).
+   */
+  records: RecordRules;
   /** Where to register and ask for peers; [] or none reachable: invite peers are undialable, the tab starts alone. */
   doorways: DoorwaySpec[];
   /** Node ids to dial first (an invite's inviter, then its contacts). */
@@ -101,7 +107,7 @@ export interface PeerConfig {
  * link handshake already.
  */
 function dhtOptions(cfg: PeerConfig): Partial<DhtOptions> {
-  return { requireSignedRoutes: true, ...cfg.dht, records: recordRules(cfg.dht?.records) };
+  return { requireSignedRoutes: true, ...cfg.dht, records: { ...cfg.records, ...cfg.dht?.records } };
 }
 
 function defaultConnector(cfg: PeerConfig, timeoutMs: number): DoorwayConnector {
