@@ -38,8 +38,8 @@ export interface PlayerControlsArgs {
   itemKeys?: { dropItem(): void; nextItem(): void };
   /** The name other players see (absent without the network): its default, and choosing one ('' for the default). */
   name?: { default: string; set(name: string): boolean };
-  /** T or Enter opens the chat field (absent without the network). */
-  chat?: { open(): boolean };
+  /** T or Enter opens the chat field; Tab held and 1-9 begins a direct message to that row of the who list (absent without the network). */
+  chat?: { open(): boolean; writeTo(row: number): boolean };
   /** Tab held shows who is here (page-who.ts). */
   who?: { hold(held: boolean): void };
 }
@@ -99,6 +99,7 @@ export class PlayerControls {
       nextItem: () => args.itemKeys?.nextItem(),
       openChat: () => args.chat?.open() ?? false,
       holdWho: (held) => args.who?.hold(held),
+      writeTo: (row) => args.chat?.writeTo(row) ?? false,
       identity: () => identity?.toggle(),
       toggleFullscreen,
     });

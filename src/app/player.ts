@@ -110,7 +110,8 @@ async function main(): Promise<void> {
   const items = new PageItems({ cfg, world, session, view, probeGate: probeGate ?? undefined, hudRoot: document.getElementById('hud')!, self: peer?.id ?? 'me', net: net ? { client: net.client, wire: net.items.wire, signer: net.peer.identity, recorded: async () => (await net.fetchPlayer())?.items } : undefined, onMessage: (text) => hud.showMessage(text, 'notice') });
   const savePlayer = keepPlayerSaved({ world: cfg.world, session, store, net, onError: (err) => hud.showMessage(err.message), held: () => items.held() });
   const name = net ? { default: net.source.opts.name, set: (n: string) => net.source.setName(n) } : undefined;
-  const chat = net ? new PageChat(cfg, net, session) : null;
+  // `who` is read only once the page runs (a /msg looks its name up in the who list).
+  const chat = net ? new PageChat(cfg, net, session, () => who.rows()) : null;
   // Other players as drawn; their edits and avatars are wired below.
   const remote = new RemotePlayers();
   let netApi: NetApi | undefined;

@@ -11,7 +11,7 @@ export const CHANNELS = {
   diag: 1,
   /** Region hosts <-> players: subscribe, snapshot, deltas, edits, moves, presence. */
   region: 2,
-  /** Player records and presence. */
+  /** A player's node to another's: direct messages (play/direct-messages.ts). */
   player: 3,
   /** Region hosts <-> hosts: claims, grants, replication, heartbeats. */
   replica: 4,

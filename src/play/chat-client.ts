@@ -55,7 +55,7 @@ export type ChatDrop = 'not-host' | 'host-rate' | 'stale' | 'replay' | 'speaker-
 
 export class ChatError extends Error {
   override readonly name = 'ChatError';
-  constructor(readonly code: 'empty' | 'too-long' | 'rate' | 'nowhere', message: string) {
+  constructor(readonly code: 'empty' | 'too-long' | 'rate' | 'nowhere' | 'recipient', message: string) {
     super(message);
   }
 }

@@ -47,17 +47,23 @@ export type ChatLine = v.InferOutput<ReturnType<typeof v.object<typeof chatLineF
 
 const DOMAIN = new TextEncoder().encode('voxel-populi/chat/v1\0');
 
-/** The bytes the player signs: this line, in this world (a line cannot be carried to another world). */
-export function chatBytes(world: string, line: Omit<ChatLine, 's' | 'a' | 'k'>): Uint8Array {
-  const body = new TextEncoder().encode(JSON.stringify([world, line.w, line.n, line.x]));
-  const out = new Uint8Array(DOMAIN.length + line.p.length + body.length);
-  out.set(DOMAIN);
-  out.set(line.p, DOMAIN.length);
-  out.set(body, DOMAIN.length + line.p.length);
+/** The bytes a player signs for words of theirs: the domain (what kind of words), the player id, then `fields` as JSON. */
+export function playerSignedBytes(domain: Uint8Array, player: Uint8Array, fields: readonly unknown[]): Uint8Array {
+  const body = new TextEncoder().encode(JSON.stringify(fields));
+  const out = new Uint8Array(domain.length + player.length + body.length);
+  out.set(domain);
+  out.set(player, domain.length);
+  out.set(body, domain.length + player.length);
   return out;
 }
 
-const algOf = (a: 0 | 1): IdentityAlg => (a === 0 ? 'Ed25519' : 'ECDSA-P256');
+/** The bytes the player signs: this line, in this world (a line cannot be carried to another world). */
+export function chatBytes(world: string, line: Omit<ChatLine, 's' | 'a' | 'k'>): Uint8Array {
+  return playerSignedBytes(DOMAIN, line.p, [world, line.w, line.n, line.x]);
+}
+
+/** The key algorithm a line's `a` names. */
+export const keyAlgOf = (a: 0 | 1): IdentityAlg => (a === 0 ? 'Ed25519' : 'ECDSA-P256');
 
 /** A line said by `player` as `name` at wall-clock `w`; `text` must already be normalised (normaliseChatText). */
 export async function makeChatLine(player: Signer, world: string, name: string, text: string, w: number): Promise<ChatLine> {
@@ -67,5 +73,5 @@ export async function makeChatLine(player: Signer, world: string, name: string, 
 
 /** True when the player the line names signed it, in this world, with the key that is theirs (never throws). */
 export function verifyChatLine(line: ChatLine, world: string, verify: Verifier): Promise<boolean> {
-  return verify(line.p, algOf(line.a), line.k, chatBytes(world, line), line.s).catch(() => false);
+  return verify(line.p, keyAlgOf(line.a), line.k, chatBytes(world, line), line.s).catch(() => false);
 }

@@ -2,7 +2,10 @@
 // a field that T or Enter opens (keyboard-mouse-input.ts). Every piece of a line (name, short
 // id, text) goes into a text node, never into markup: a line that says <img onerror=...>
 // shows those characters. The short id beside each name tells apart two players who chose
-// the same one.
+// the same one. Direct messages (play/direct-messages.ts) show apart from the lines said
+// around: marked "from" or "to", in their own colour, with the short id of the other
+// player's node (the who list's, so `/msg NAME#id` answers) and, for one sent, whether it
+// was delivered.
 import { MAX_CHAT_CHARS } from '../region/chat-line';
 import { addStyleOnce } from './page-style';
 
@@ -13,6 +16,23 @@ export interface ChatBoxLine {
   text: string;
   own: boolean;
 }
+
+/** A direct message as the box shows it (play/direct-messages.ts DirectEntry). */
+export interface ChatBoxDirect {
+  /** The tab's number for it: its status is updated by it. */
+  n: number;
+  dir: 'in' | 'out';
+  /** The other player's node (hex). */
+  node: string;
+  name: string;
+  text: string;
+  status: 'sending' | 'delivered' | 'not-delivered';
+}
+
+/** Hex digits of the node id shown beside a direct message's name (the who list's short id). */
+const DIRECT_SHORT_ID = 6;
+
+const STATUS_TEXT: Record<ChatBoxDirect['status'], string> = { sending: ' · sending…', delivered: ' · delivered', 'not-delivered': ' · not delivered' };
 
 export const CHAT_BOX_DEFAULTS = {
   /** Lines on screen at most (the history itself is window.voxel.chat's). */
@@ -30,6 +50,11 @@ const CSS = `
 .chat-lines .own .who { color: #8fd3ff; }
 .chat-lines .id { opacity: .6; font-size: 11px; margin-left: 3px; }
 .chat-lines .system { color: #f8b; }
+.chat-lines .dm { background: rgba(60,20,90,.7); }
+.chat-lines .dm .who { color: #e6b3ff; }
+.chat-lines .dm .way { font-style: italic; opacity: .8; margin-right: 4px; }
+.chat-lines .dm .status { opacity: .75; font-size: 12px; }
+.chat-lines .dm .status.not-delivered { color: #f8b; opacity: 1; }
 .chat-box input { width: 100%; box-sizing: border-box; margin-top: 4px; font: inherit; padding: 4px 6px; pointer-events: auto; background: rgba(0,0,0,.7); color: #fff; border: 1px solid #888; border-radius: 3px; }
 .chat-box input[hidden] { display: none; }
 `;
@@ -38,6 +63,8 @@ export class ChatBox {
   readonly root: HTMLElement;
   private readonly list: HTMLElement;
   private readonly field: HTMLInputElement;
+  /** Status cells of the direct messages sent that are still on screen, by their number. */
+  private readonly statuses = new Map<number, HTMLElement>();
 
   /** `say` resolves once said, or rejects with a message for the player. */
   constructor(container: HTMLElement, private readonly say: (text: string) => Promise<unknown>, private readonly opts = CHAT_BOX_DEFAULTS) {
@@ -50,13 +77,15 @@ export class ChatBox {
     this.field = document.createElement('input');
     this.field.type = 'text';
     this.field.maxLength = MAX_CHAT_CHARS * 2;
-    this.field.placeholder = 'Say something (Enter sends, Esc closes)';
+    this.field.placeholder = 'Say something, or /msg NAME text (Enter sends, Esc closes)';
     this.field.setAttribute('aria-label', 'chat');
     this.field.hidden = true;
     this.field.addEventListener('keydown', (e) => {
       e.stopPropagation();
       if (e.key === 'Enter') this.send();
       else if (e.key === 'Escape') this.close();
+      // Tab, still held from picking a player in the who list, must not move the focus away (which closes the field).
+      else if (e.key === 'Tab') e.preventDefault();
     });
     this.field.addEventListener('blur', () => this.close());
     this.root.append(this.list, this.field);
@@ -67,10 +96,13 @@ export class ChatBox {
     return !this.field.hidden;
   }
 
-  open(): void {
+  /** Opens the field, holding `text` to go on from (a direct message's start, say). */
+  open(text = ''): void {
     this.field.hidden = false;
     this.root.classList.add('open');
+    this.field.value = text;
     this.field.focus();
+    this.field.setSelectionRange(text.length, text.length);
   }
 
   close(): void {
@@ -93,6 +125,39 @@ export class ChatBox {
     this.push(row);
   }
 
+  /** A direct message, received or sent. */
+  addDirect(m: ChatBoxDirect): void {
+    const row = document.createElement('div');
+    row.className = `dm ${m.dir}`;
+    row.dataset.n = String(m.n);
+    const way = document.createElement('span');
+    way.className = 'way';
+    way.textContent = m.dir === 'in' ? 'from' : 'to';
+    const who = document.createElement('span');
+    who.className = 'who';
+    who.textContent = m.name;
+    const id = document.createElement('span');
+    id.className = 'id';
+    id.textContent = `#${m.node.slice(0, DIRECT_SHORT_ID)}`;
+    row.append(way, who, id, document.createTextNode(`: ${m.text}`));
+    if (m.dir === 'out') {
+      const status = document.createElement('span');
+      status.className = 'status';
+      row.append(status);
+      this.statuses.set(m.n, status);
+      this.setStatus(m.n, m.status);
+    }
+    this.push(row);
+  }
+
+  /** What became of a direct message sent (no longer on screen: nothing to update). */
+  setStatus(n: number, status: ChatBoxDirect['status']): void {
+    const cell = this.statuses.get(n);
+    if (!cell) return;
+    cell.className = `status ${status}`;
+    cell.textContent = STATUS_TEXT[status];
+  }
+
   /** A line from the game itself (why a line could not be said). */
   notice(text: string): void {
     const row = document.createElement('div');
@@ -103,7 +168,11 @@ export class ChatBox {
 
   private push(row: HTMLElement): void {
     this.list.append(row);
-    while (this.list.childElementCount > this.opts.shown) this.list.firstElementChild!.remove();
+    while (this.list.childElementCount > this.opts.shown) {
+      const gone = this.list.firstElementChild as HTMLElement;
+      if (gone.dataset.n) this.statuses.delete(Number(gone.dataset.n));
+      gone.remove();
+    }
     setTimeout(() => row.classList.add('faded'), this.opts.fadeMs);
   }
 

@@ -29,6 +29,8 @@ export interface InputActions {
   openChat?(): boolean;
   /** Tab held (true) or let go (false): the list of who is here shows while it is held. */
   holdWho?(held: boolean): void;
+  /** 1-9 pressed while Tab is held: a direct message to that row's player (0-based); false when there is none. */
+  writeTo?(row: number): boolean;
   /** P: the identity export / import panel. */
   identity?(): void;
   /** O: fullscreen on or off. */
@@ -42,6 +44,8 @@ export class KeyboardMouseInput {
   private readonly keys = new MoveKeys();
   private current: PlayerSettings = SETTINGS_DEFAULTS;
   private lockRefused = false;
+  /** The who key is held: 1-9 pick a row of the list, not a hotbar slot. */
+  private whoHeld = false;
   private touch: TouchControls | null = null;
   private readonly cleanup: (() => void)[] = [];
 
@@ -51,6 +55,7 @@ export class KeyboardMouseInput {
     this.listen(window, 'blur', () => {
       this.keys.clear();
       // The Tab key-up goes elsewhere once the window lost focus.
+      this.whoHeld = false;
       this.actions.holdWho?.(false);
     });
     this.listen(target, 'mousedown', (e) => this.onMouseDown(e as MouseEvent));
@@ -126,10 +131,21 @@ export class KeyboardMouseInput {
       // of the game (to the page's buttons); in the pause menu it keeps its usual meaning.
       if (down && this.active) {
         e.preventDefault();
+        this.whoHeld = true;
         this.actions.holdWho?.(true);
       } else if (!down) {
+        this.whoHeld = false;
         this.actions.holdWho?.(false);
       }
+      return;
+    }
+    const digit = /^Digit([1-9])$/.exec(e.code);
+    if (down && digit && this.whoHeld && !e.repeat && this.actions.writeTo?.(Number(digit[1]) - 1)) {
+      // The chat field takes the keys from here, as when it opens by its own key.
+      e.preventDefault();
+      this.whoHeld = false;
+      this.actions.holdWho?.(false);
+      this.keys.clear();
       return;
     }
     if (down && action === 'chat' && !e.repeat && this.actions.openChat?.()) {

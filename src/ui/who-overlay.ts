@@ -1,13 +1,18 @@
 // "Who is here": the list that shows while Tab is held (keyboard-mouse-input.ts), rows from
 // who-list.ts. Every cell is set with textContent, never markup: a player's name is
 // whatever that player typed within the name rule, shown as those characters. While shown
-// it is refreshed a few times a second (players walk); hidden, it costs nothing.
+// it is refreshed a few times a second (players walk); hidden, it costs nothing. The first
+// nine rows are numbered: with Tab held, a row's number starts a direct message to that
+// player (keyboard-mouse-input.ts), since the mouse is the game's while playing.
 import { WHO_LIST_DEFAULTS, type WhoRow } from './who-list';
 import { addStyleOnce } from './page-style';
 
 export const WHO_OVERLAY_DEFAULTS = {
   refreshMs: 300,
 };
+
+/** Rows that can be picked by number (1-9) while Tab is held. */
+export const WHO_PICKABLE = 9;
 
 const CSS = `
 .who-overlay { position: fixed; left: 50%; top: 12%; transform: translateX(-50%); z-index: 7; min-width: min(360px, 90vw); max-width: 90vw; max-height: 70vh; overflow: auto; background: rgba(10,14,22,.82); color: #fff; border-radius: 8px; padding: 10px 14px; font: 13px system-ui, sans-serif; pointer-events: none; }
@@ -21,6 +26,8 @@ const CSS = `
 .who-overlay td.id { opacity: .65; }
 .who-overlay td.num { text-align: right; }
 .who-overlay .empty { opacity: .75; }
+.who-overlay td.pick { opacity: .6; }
+.who-overlay .hint { margin-top: 6px; opacity: .7; font-size: 12px; }
 `;
 
 export class WhoOverlay {
@@ -28,6 +35,7 @@ export class WhoOverlay {
   private readonly title: HTMLElement;
   private readonly body: HTMLTableSectionElement;
   private readonly empty: HTMLElement;
+  private readonly hint: HTMLElement;
   private timer: ReturnType<typeof setInterval> | undefined;
 
   /** `rows` is asked on show and on every refresh while shown. */
@@ -41,7 +49,7 @@ export class WhoOverlay {
     this.title = document.createElement('h2');
     const table = document.createElement('table');
     const head = table.createTHead().insertRow();
-    for (const label of ['Player', 'Id', 'Blocks', 'Link']) {
+    for (const label of ['', 'Player', 'Id', 'Blocks', 'Link']) {
       const th = document.createElement('th');
       th.textContent = label;
       head.append(th);
@@ -50,7 +58,10 @@ export class WhoOverlay {
     this.empty = document.createElement('div');
     this.empty.className = 'empty';
     this.empty.textContent = 'Nobody else is in the regions around you.';
-    this.root.append(this.title, table, this.empty);
+    this.hint = document.createElement('div');
+    this.hint.className = 'hint';
+    this.hint.textContent = 'Hold Tab and press a row\'s number to write to that player';
+    this.root.append(this.title, table, this.empty, this.hint);
     container.append(this.root);
   }
 
@@ -74,13 +85,15 @@ export class WhoOverlay {
     // A full list was cut at its bound: there may be more players than rows.
     this.title.textContent = rows.length === 1 ? '1 player here' : rows.length >= WHO_LIST_DEFAULTS.maxRows ? `The ${rows.length} nearest players` : `${rows.length} players here`;
     this.empty.hidden = rows.length > 0;
-    const trs = rows.map((r) => {
+    this.hint.hidden = rows.length === 0;
+    const trs = rows.map((r, i) => {
       const tr = document.createElement('tr');
       const cell = (cls: string, text: string) => {
         const td = tr.insertCell();
         td.className = cls;
         td.textContent = text;
       };
+      cell('pick', i < WHO_PICKABLE ? String(i + 1) : '');
       cell('name', r.name);
       cell('id', r.shortId);
       cell('num', Number.isFinite(r.distance) ? String(r.distance) : '?');
