@@ -14,6 +14,7 @@ import { KeyboardMouseInput } from '../ui/keyboard-mouse-input';
 import { chosenName, loadSettings, lookDelta, saveSettings, type PlayerSettings } from '../ui/player-settings';
 import { SettingsPanel } from '../ui/settings-panel';
 import { showKeyHints } from '../ui/key-bindings-panel';
+import { readLayoutMap, type LayoutMap } from '../ui/keyboard-layout';
 import { Fullscreen, fullscreenNotice, keyboardLockApi } from '../ui/fullscreen';
 import { TouchControls } from '../ui/touch-controls';
 import { AIR } from '../world/blocks';
@@ -58,6 +59,8 @@ export class PlayerControls {
   readonly sound: PageSound | null;
   /** Fullscreen with the keyboard locked where the browser can (null on a headless page). */
   readonly fullscreen: Fullscreen | null;
+  /** What the keyboard prints on its keys, once the browser said (undefined: keys named by their codes). */
+  private layout: LayoutMap | undefined;
 
   constructor(private readonly args: PlayerControlsArgs) {
     const { cfg, hud, session, peer } = args;
@@ -79,6 +82,8 @@ export class PlayerControls {
       if (!locked) args.who?.hold(false);
       // Keys typed into a settings field that kept the focus would not reach the game.
       if (!locked) this.settingsPanel?.show(this.settings);
+      // The menu names keys: as the layout in use now prints them (the player may have switched).
+      if (!locked) this.readLayout();
       else if (document.activeElement instanceof HTMLElement) document.activeElement.blur();
     };
     this.fullscreen = cfg.headless ? null : new Fullscreen(document, keyboardLockApi(), (s) => hud.showMessage(fullscreenNotice(s), 'notice'));
@@ -121,6 +126,7 @@ export class PlayerControls {
     });
     if (this.touch) this.input?.attachTouch(this.touch);
     this.applySettings(this.settings, false);
+    if (!cfg.headless) this.readLayout();
     menu.addEventListener('click', (e) => {
       // Only a tap on the menu's backdrop or its text plays: its buttons and fields do their own thing.
       if (this.touch?.enabled && (e.target as HTMLElement).closest('button, input, select, label, a, summary')) return;
@@ -144,11 +150,19 @@ export class PlayerControls {
   applySettings(s: PlayerSettings, save = true): void {
     this.settings = s;
     if (this.input) this.input.settings = s;
-    showKeyHints(this.menu, s.keys);
+    showKeyHints(this.menu, s.keys, this.layout);
     this.sound?.setVolume(s.volume);
     this.args.view.setFov(s.fov);
     this.args.name?.set(s.name);
     if (save && !saveSettings(storage(), s)) this.args.hud.showMessage('Settings cannot be stored in this browser: they hold until the tab closes', 'notice');
+  }
+
+  private readLayout(): void {
+    void readLayoutMap().then((layout) => {
+      this.layout = layout;
+      this.settingsPanel?.setLayout(layout);
+      showKeyHints(this.menu, this.settings.keys, layout);
+    });
   }
 
   /** Chooses the player's name (as the settings' field does); false when the name rule refuses it. */

@@ -3,8 +3,10 @@
 // Backspace removes it. What key-bindings.ts refuses (a browser's key, a Ctrl or ⌘
 // combination, a key another action has) is said in words and changes nothing. While it
 // waits, the press goes nowhere else: neither to the game nor to the browser's own use of
-// Tab. Labels and messages are text nodes only.
+// Tab. Labels and messages are text nodes only. Keys are named by what the keyboard's
+// layout prints on them where the browser says (keyboard-layout.ts), else by their code.
 import { bindKey, KEY_ACTION_LABELS, KEY_ACTIONS, keyLabel, KEYS_PER_ACTION, unbindKey, type BindResult, type KeyAction, type KeyBindings, DEFAULT_KEY_BINDINGS } from './key-bindings';
+import type { LayoutMap } from './keyboard-layout';
 import { addStyleOnce } from './page-style';
 
 const CSS = `
@@ -21,6 +23,8 @@ export class KeyBindingsPanel {
   private readonly buttons = new Map<KeyAction, HTMLButtonElement[]>();
   private readonly said: HTMLElement;
   private bindings: KeyBindings;
+  /** The keyboard's layout, once the browser said it (undefined: keys named by their codes). */
+  private layout: LayoutMap | undefined;
   /** The key button waiting for a press, if any. */
   private waiting: { action: KeyAction; slot: number } | null = null;
 
@@ -69,6 +73,12 @@ export class KeyBindingsPanel {
     container.append(this.root);
   }
 
+  /** Keys are named as `layout` prints them from now on. */
+  setLayout(layout: LayoutMap | undefined): void {
+    this.layout = layout;
+    if (!this.waiting) this.show(this.bindings);
+  }
+
   /** The bindings shown (the menu opens, or they changed elsewhere). */
   show(bindings: KeyBindings): void {
     this.bindings = bindings;
@@ -76,7 +86,7 @@ export class KeyBindingsPanel {
     for (const [action, row] of this.buttons) {
       row.forEach((b, slot) => {
         const code = bindings[action][slot];
-        b.textContent = code ? keyLabel(code) : '—';
+        b.textContent = code ? keyLabel(code, this.layout) : '—';
         b.title = code ? `${code}: click, then press the new key (Delete removes it)` : 'Click, then press a second key';
         b.classList.remove('waiting');
       });
@@ -110,7 +120,7 @@ export class KeyBindingsPanel {
       this.apply(unbindKey(this.bindings, w.action, w.slot));
       return;
     }
-    this.apply(bindKey(this.bindings, w.action, w.slot, { code: e.code, ctrlKey: e.ctrlKey, metaKey: e.metaKey }));
+    this.apply(bindKey(this.bindings, w.action, w.slot, { code: e.code, ctrlKey: e.ctrlKey, metaKey: e.metaKey }, this.layout));
   }
 
   private apply(r: BindResult): void {
@@ -125,10 +135,10 @@ export class KeyBindingsPanel {
   }
 }
 
-/** Key hints elsewhere on the page (`<kbd data-action="forward">`) name the main key bound now. */
-export function showKeyHints(root: ParentNode, keys: KeyBindings): void {
+/** Key hints elsewhere on the page (`<kbd data-action="forward">`) name the main key bound now, as `layout` prints it. */
+export function showKeyHints(root: ParentNode, keys: KeyBindings, layout?: LayoutMap): void {
   for (const kbd of root.querySelectorAll<HTMLElement>('kbd[data-action]')) {
     const code = keys[kbd.dataset.action as KeyAction]?.[0];
-    if (code) kbd.textContent = keyLabel(code);
+    if (code) kbd.textContent = keyLabel(code, layout);
   }
 }

@@ -5,7 +5,9 @@
 // the F keys a browser keeps for itself), a key another action already has, the hotbar's
 // 1-9, and an action left without any key. Stored bindings are checked the same way:
 // anything off falls back to the defaults as a whole, so a bad entry never leaves two
-// actions on one key.
+// actions on one key. A key is named for a person by what its keyboard prints on it, where
+// the browser tells the layout (keyboard-layout.ts), else by its code.
+import { printedKey, type LayoutMap } from './keyboard-layout';
 
 export const KEY_ACTIONS = [
   'forward', 'back', 'left', 'right', 'jump', 'sprint', 'fly',
@@ -74,20 +76,25 @@ export interface KeyPress {
   metaKey?: boolean;
 }
 
-/** Why `press` cannot be bound (for the player), or undefined when it may be. */
-export function reservedReason(press: KeyPress): string | undefined {
+/** Why `press` cannot be bound (for the player, keys named as `layout` prints them), or undefined when it may be. */
+export function reservedReason(press: KeyPress, layout?: LayoutMap): string | undefined {
   const { code } = press;
   if (!KEY_CODE.test(code)) return 'That key cannot be told apart from others: choose another';
   if (press.ctrlKey || press.metaKey || BROWSER_MODIFIERS.has(code)) {
     return 'Ctrl and ⌘ combinations belong to the browser (Ctrl+W closes the tab): choose a key without them';
   }
-  if (BROWSER_KEYS.has(code)) return `${keyLabel(code)} belongs to the browser: choose another key`;
+  if (BROWSER_KEYS.has(code)) return `${keyLabel(code, layout)} belongs to the browser: choose another key`;
   if (HOTBAR_KEY.test(code)) return '1-9 choose the hotbar slot: choose another key';
   return undefined;
 }
 
-/** A key's name for a person ('KeyW' -> 'W', 'ArrowUp' -> '↑', 'ShiftLeft' -> 'Left Shift'). */
-export function keyLabel(code: string): string {
+/**
+ * A key's name for a person: what `layout` says the key prints ('KeyW' -> 'Z' on AZERTY),
+ * else from its code ('KeyW' -> 'W', 'ArrowUp' -> '↑', 'ShiftLeft' -> 'Left Shift').
+ */
+export function keyLabel(code: string, layout?: LayoutMap): string {
+  const printed = printedKey(layout?.get(code));
+  if (printed !== undefined) return printed;
   const named: Record<string, string> = {
     ArrowUp: '↑', ArrowDown: '↓', ArrowLeft: '←', ArrowRight: '→',
     Equal: '=', Minus: '-', NumpadAdd: 'Num +', NumpadSubtract: 'Num -', Space: 'Space',
@@ -110,14 +117,14 @@ export function actionOf(bindings: KeyBindings, code: string): KeyAction | undef
   return KEY_ACTIONS.find((a) => bindings[a].includes(code));
 }
 
-/** `action`'s key number `slot` (0: main, 1: second) becomes `press`, unless that key is the browser's or another action's. */
-export function bindKey(bindings: KeyBindings, action: KeyAction, slot: number, press: KeyPress): BindResult {
+/** `action`'s key number `slot` (0: main, 1: second) becomes `press`, unless that key is the browser's or another action's (refusals name keys as `layout` prints them). */
+export function bindKey(bindings: KeyBindings, action: KeyAction, slot: number, press: KeyPress, layout?: LayoutMap): BindResult {
   if (!Number.isInteger(slot) || slot < 0 || slot >= KEYS_PER_ACTION) return { ok: false, reason: 'No such key slot' };
-  const reason = reservedReason(press);
+  const reason = reservedReason(press, layout);
   if (reason) return { ok: false, reason };
   const owner = actionOf(bindings, press.code);
   if (owner && owner !== action) {
-    return { ok: false, reason: `${keyLabel(press.code)} is already the key of "${KEY_ACTION_LABELS[owner]}": change that one first` };
+    return { ok: false, reason: `${keyLabel(press.code, layout)} is already the key of "${KEY_ACTION_LABELS[owner]}": change that one first` };
   }
   const keys = [...bindings[action]];
   const had = keys.indexOf(press.code);
@@ -166,7 +173,7 @@ export function parseKeyBindings(raw: unknown): KeyBindings {
   return out;
 }
 
-/** The keys of `action` for a person ('W / ↑'). */
-export function keysLabel(bindings: KeyBindings, action: KeyAction): string {
-  return bindings[action].map(keyLabel).join(' / ');
+/** The keys of `action` for a person ('W / ↑'; 'Z / ↑' on AZERTY). */
+export function keysLabel(bindings: KeyBindings, action: KeyAction, layout?: LayoutMap): string {
+  return bindings[action].map((k) => keyLabel(k, layout)).join(' / ');
 }

@@ -6,6 +6,7 @@ import { PLAYER_NAME_MAX } from '../world/player-name';
 import { chosenName, parseSettings, SETTINGS_BOUNDS, type PlayerSettings } from './player-settings';
 import { addStyleOnce } from './page-style';
 import { KeyBindingsPanel } from './key-bindings-panel';
+import type { LayoutMap } from './keyboard-layout';
 
 export interface SettingsPanelArgs {
   initial: PlayerSettings;
@@ -83,6 +84,11 @@ export class SettingsPanel {
       this.labels();
     });
     container.append(this.root);
+  }
+
+  /** Keys are named as the keyboard's layout prints them (keyboard-layout.ts). */
+  setLayout(layout: LayoutMap | undefined): void {
+    this.keys.setLayout(layout);
   }
 
   /** The values shown: call when the menu opens (render distance also moves with + and -). */
