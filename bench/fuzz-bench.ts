@@ -10,6 +10,7 @@ import { handshakeTarget, relayClientTarget, signalTarget, webRtcLinkTarget } fr
 import { replicationWireTarget, subscriptionWireTarget } from '../src/testing/fuzz-region-wire-target';
 import { hostingHandlersTarget, regionClientTarget } from '../src/testing/fuzz-host-targets';
 import { itemHandlersTarget } from '../src/testing/fuzz-items-target';
+import { directMessagesTarget } from '../src/testing/fuzz-direct-messages-target';
 import { relayCoreTarget } from './fuzz-relay-target';
 
 /** Frames per target: the slow ones (a handshake is two signatures and two checks) get fewer. */
@@ -38,7 +39,7 @@ export async function benchFuzz(): Promise<Record<string, number>> {
   const targets: FuzzTarget<unknown>[] = [
     dhtCodecTarget(), voteCodecTarget(), voteEngineTarget(), routeFrameTarget(), frameReaderTarget(), positionCodeTarget(), await dhtNodeTarget(seed),
     webRtcLinkTarget(), await handshakeTarget(), await signalTarget(), await relayClientTarget(), await relayCoreTarget(),
-    subscriptionWireTarget(), replicationWireTarget(), await hostingHandlersTarget(seed), await regionClientTarget(seed), await itemHandlersTarget(seed),
+    subscriptionWireTarget(), replicationWireTarget(), await hostingHandlersTarget(seed), await regionClientTarget(seed), await itemHandlersTarget(seed), await directMessagesTarget(),
   ] as FuzzTarget<unknown>[];
   const t0 = performance.now();
   const r = await runCampaign(targets, { seed, framesPerTarget: (name) => BUDGET[name] ?? 50_000 });
