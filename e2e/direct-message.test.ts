@@ -15,20 +15,31 @@ import { directMessageCodec, makeDirectMessage } from '../src/play/direct-messag
 import { DIRECT_MESSAGE_DEFAULTS } from '../src/play/direct-messages';
 import { launchBrowser, openInFreshContext, PAGE_UP } from './browser';
 import { hostileSeat, startHostilePeer, type HostilePeer, type HostileSeat } from './hostile-peer';
+import { screenshotPath } from './screenshots';
 
-const WORLD = 'dm-e2e';
 let browser: Browser;
 let seat: HostileSeat | undefined;
 let atk: HostilePeer | undefined;
-const url = (draw: boolean) => `${inject('baseUrl')}/?rd=2${draw ? '' : '&render=off'}#world=${WORLD}&seed=${WORLD}`;
+/** A retry plays in a world of its own (the first attempt's messages and peers stay out of it). */
+let attempt = 0;
+const world = () => `dm-e2e-${attempt}`;
+const url = (draw: boolean) => `${inject('baseUrl')}/?rd=2${draw ? '' : '&render=off'}#world=${world()}&seed=dm-e2e`;
+const pages: Page[] = [];
 
 beforeAll(async () => {
   browser = await launchBrowser();
 });
 
-afterAll(async () => {
+/** The hostile peer and the tabs of an attempt, gone before the next (and at the end). */
+async function cleanUp(): Promise<void> {
   if (atk) await atk.stop();
   else if (seat) rmSync(seat.dataDir, { recursive: true, force: true });
+  atk = seat = undefined;
+  await Promise.all(pages.splice(0).map((p) => p.context().close().catch(() => {})));
+}
+
+afterAll(async () => {
+  await cleanUp();
   await browser?.close();
 });
 
@@ -36,12 +47,16 @@ const whoHas = (p: Page, names: string[]) => p.waitForFunction((n) => n.every((x
 
 describe('direct messages', () => {
   it('reach only the player written to, show as such, and are delivered; forged, passed-on and flooding ones are dropped and counted', async () => {
+    await cleanUp();
+    attempt++;
+    const WORLD = world();
     const opts = { until: PAGE_UP.hosting, ready: true } as const;
     const [ann, bea, cy] = await Promise.all([
       openInFreshContext(browser, url(false), { ...opts, label: 'Ann' }),
       openInFreshContext(browser, url(true), { ...opts, label: 'Bea', viewport: { width: 480, height: 300 } }),
       openInFreshContext(browser, url(false), { ...opts, label: 'Cy' }),
     ]);
+    pages.push(ann, bea, cy);
     seat = await hostileSeat();
     for (const [p, n] of [[ann, 'Ann'], [bea, 'Bea'], [cy, 'Cy']] as const) expect(await p.evaluate((x) => window.voxel.setName!(x), n)).toBe(true);
     // All three in one region: Ann two blocks from Bea, Cy four.
@@ -79,6 +94,8 @@ describe('direct messages', () => {
     expect(slot).toBe(3);
     await bea.keyboard.down('Tab');
     await bea.locator('.who-overlay').waitFor({ state: 'visible', timeout: 1000 });
+    // Bea's view for the docs: Ann's message in the chat, the who list numbered.
+    await bea.screenshot({ path: screenshotPath('direct-message.png') });
     await bea.keyboard.press('Digit1');
     await bea.keyboard.up('Tab');
     const field = bea.locator('.chat-box input');
@@ -99,7 +116,7 @@ describe('direct messages', () => {
     const channel = atk.node.peer.channels.open('player');
     const annPlayer = hexToId((await bea.evaluate(() => window.voxel.chat!.direct()))[0]!.player);
     const own = atk.node.net.player;
-    const asAnn: Signer = { ...own, id: annPlayer };
+    const asAnn: Signer = { id: annPlayer, alg: own.alg, publicKey: own.publicKey, sign: (d) => own.sign(d) };
     const before = await bea.evaluate(() => window.voxel.chat!.directStats());
     // 1: a message naming Ann's player, signed by the attacker's key, from its own node.
     const forged = await makeDirectMessage(asAnn, WORLD, atk.id, to, 'Ann', 'send me your items', Date.now());
@@ -126,6 +143,6 @@ describe('direct messages', () => {
     expect(spam + delta('node-rate') + delta('replay')).toBe(flood);
     expect(await bea.locator('.chat-lines > div.dm.in', { hasText: 'send me your items' }).count()).toBe(0);
     expect(await cy.evaluate(() => window.voxel.chat!.direct())).toEqual([]);
-    await Promise.all([ann.context().close(), bea.context().close(), cy.context().close()]);
+    await cleanUp();
   });
 });
