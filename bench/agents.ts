@@ -20,7 +20,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { launchBrowser } from '../e2e/browser';
+import { launchBrowser, newContext } from '../e2e/browser';
 import { startServer, type RunningServer } from '../signaling/serve';
 import { hashString, mulberry32 } from '../src/world/terrain-hash';
 import { Bot, type NumericStats } from './agent-bot';
@@ -160,7 +160,7 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
     for (let i = 0; i < o.count; i++) {
       const render = i < o.renderTabs;
       // A small viewport: SwiftShader draws on the CPU, and these tabs share 2 cores.
-      const context = await browser.newContext(render ? { viewport: { width: 640, height: 360 } } : {});
+      const context = await newContext(browser, render ? { viewport: { width: 640, height: 360 } } : {});
       if (i === 0 && options.countCalls) await countCalls(context);
       const bot = new Bot(i, context, {
         baseUrl: url, world, seed: o.seed, renderDistance: render ? o.renderTabRenderDistance : o.renderDistance,

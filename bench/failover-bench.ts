@@ -18,7 +18,7 @@
 // Run alone: `npm run bench -- failover_crash`, or `npx vite build && bash scripts/netns.sh
 // npx tsx bench/failover-bench.ts [crashes]`.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { crashPage, launchBrowser } from '../e2e/browser';
+import { crashPage, launchBrowser, newContext } from '../e2e/browser';
 import { startServer } from '../signaling/serve';
 import { PLACEABLE } from '../src/world/blocks';
 import { median } from './stats';
@@ -73,7 +73,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Opens a tab in a context of its own; resolves once it joined and hosts (and, `ready`, drew its terrain). */
 async function openTab(browser: Browser, base: string, render: boolean, ready = true): Promise<Tab> {
-  const ctx = await browser.newContext();
+  const ctx = await newContext(browser);
   const page = await ctx.newPage();
   await page.goto(`${base}?${render ? '' : 'render=off&'}rd=2${WORLD}`);
   await page.waitForFunction(() => window.voxel?.hosting !== undefined, null, { timeout: 60_000 });

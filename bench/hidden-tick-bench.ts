@@ -20,7 +20,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import { CHROMIUM, CHROMIUM_ARGS, startDevServer } from '../e2e/browser';
+import { CHROMIUM_ARGS, CHROMIUM_FULL, startDevServer } from '../e2e/browser';
 import type { TickCounts } from '../e2e/pages/ticker';
 import { median } from './stats';
 
@@ -92,7 +92,7 @@ export class CdpPage {
 /** Plain headless Chromium with our switches only (no Playwright defaults), on a DevTools port. */
 export async function launchPlainChromium(url: string): Promise<{ port: number; proc: ChildProcess; dispose: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'vp-hidden-'));
-  const proc = spawn(CHROMIUM, [...CHROMIUM_ARGS, '--headless', '--remote-debugging-port=0', `--user-data-dir=${dir}`, url], { stdio: 'ignore' });
+  const proc = spawn(CHROMIUM_FULL, [...CHROMIUM_ARGS, '--headless', '--remote-debugging-port=0', `--user-data-dir=${dir}`, url], { stdio: 'ignore' });
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));
   const dispose = async () => {
     proc.kill();
@@ -117,7 +117,7 @@ export async function launchPlainChromium(url: string): Promise<{ port: number; 
     }
     if (Date.now() > until || proc.exitCode !== null) {
       await dispose();
-      throw new Error(`Chromium (${CHROMIUM}) did not open its DevTools port`);
+      throw new Error(`Chromium (${CHROMIUM_FULL}) did not open its DevTools port`);
     }
     await sleep(100);
   }

@@ -21,7 +21,7 @@
 // Run: `npm run bench -- tab_cpu` (~1.5 minutes), or `npx vite build && bash scripts/netns.sh
 // npx tsx bench/tab-cpu-bench.ts`.
 import type { Browser, CDPSession, Page } from 'playwright-core';
-import { launchBrowser } from '../e2e/browser';
+import { launchBrowser, newContext } from '../e2e/browser';
 import { startServer } from '../signaling/serve';
 import { chromiumCpu, cpuReport } from './chromium-cpu';
 import { profilePage } from './cpu-profile';
@@ -39,7 +39,7 @@ interface Tab { kind: Kind; page: Page; cdp: CDPSession }
 interface Metrics { task: number; script: number; at: number; net: Record<string, number> }
 
 async function open(browser: Browser, kind: Kind, url: string, until: string): Promise<Tab> {
-  const ctx = await browser.newContext();
+  const ctx = await newContext(browser);
   const page = await ctx.newPage();
   page.on('pageerror', (e) => console.error(`tab_cpu ${kind} pageerror`, e));
   await page.goto(url);

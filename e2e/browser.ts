@@ -1,19 +1,44 @@
 // Launching real Chromium for browser tests and benchmarks (docs/TESTING.md): Debian's
-// /usr/bin/chromium driven by playwright-core, loopback-only, WebGL on SwiftShader.
-import { chromium, type Browser, type BrowserContext, type LaunchOptions, type Page } from 'playwright-core';
-import { mkdtempSync, rmSync } from 'node:fs';
+// Chromium driven by playwright-core, loopback-only, WebGL on SwiftShader.
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type LaunchOptions, type Page } from 'playwright-core';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/**
+ * The full browser: what benchmarks measure (a player's browser) and what hides a tab
+ * behind another (bench/hidden-tick-bench.ts).
+ */
+export const CHROMIUM_FULL = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const HEADLESS_SHELL = '/usr/bin/chromium-headless-shell';
+/**
+ * What launches here: under vitest (the browser tests) the same Chromium build's headless
+ * shell (Debian's chromium-headless-shell, what Playwright itself runs headless) when
+ * installed; the full browser's headless mode also runs its window UI (a top-chrome WebUI
+ * renderer per browser, a compositor for a window nobody sees), CPU the tests spend on
+ * nothing they check (docs/TESTING.md).
+ */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? (process.env.VITEST && existsSync(HEADLESS_SHELL) ? HEADLESS_SHELL : CHROMIUM_FULL);
 
 export const CHROMIUM_ARGS = [
   '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
-  // Without both of these Chromium gathers no ICE candidate in a loopback-only namespace.
+  // Without both of these (and in the headless shell, MEDIA granted to the context, which
+  // the fake UI does not do there) Chromium gathers no ICE candidate on loopback.
   '--allow-loopback-in-peer-connection', '--use-fake-ui-for-media-stream',
   '--enable-unsafe-swiftshader', '--use-angle=swiftshader',
 ];
+
+/**
+ * The media permission every test context gets: without it Chromium hides the host's
+ * addresses from WebRTC and gathers no candidate in a loopback-only namespace.
+ */
+export const MEDIA = ['microphone'];
+
+/** A fresh context (its own IndexedDB, so its own identity) of `browser`, MEDIA granted. */
+export function newContext(browser: Browser, opts: BrowserContextOptions = {}): Promise<BrowserContext> {
+  return browser.newContext({ permissions: MEDIA, ...opts });
+}
 
 export function launchOptions(extra: string[] = []): LaunchOptions {
   return { executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_ARGS, ...extra] };
@@ -33,7 +58,7 @@ export interface Profile {
 /** A browser profile on disk, so IndexedDB survives closing and reopening the browser. */
 export async function launchProfile(dir?: string): Promise<Profile> {
   const profile = dir ?? mkdtempSync(join(tmpdir(), 'vp-profile-'));
-  const context = await chromium.launchPersistentContext(profile, { ...launchOptions(), viewport: { width: 960, height: 600 } });
+  const context = await chromium.launchPersistentContext(profile, { ...launchOptions(), viewport: { width: 960, height: 600 }, permissions: MEDIA });
   return {
     context,
     dir: profile,
@@ -90,8 +115,8 @@ export async function openPage(context: BrowserContext, url?: string, opts: Open
  * A tab in a fresh browser context of `browser`: its own IndexedDB, so its own identity,
  * gone when the context closes (`page.context().close()`).
  */
-export async function openInFreshContext(browser: Browser, url?: string, opts: OpenOptions & { viewport?: { width: number; height: number } } = {}): Promise<Page> {
-  const context = await browser.newContext(opts.viewport ? { viewport: opts.viewport } : {});
+export async function openInFreshContext(browser: Browser, url?: string, opts: OpenOptions & { viewport?: { width: number; height: number }; permissions?: string[] } = {}): Promise<Page> {
+  const context = await newContext(browser, { ...(opts.viewport ? { viewport: opts.viewport } : {}), ...(opts.permissions ? { permissions: opts.permissions } : {}) });
   return openPage(context, url, opts);
 }
 

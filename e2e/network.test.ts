@@ -4,7 +4,7 @@
 // goodbye) is dropped by the others within the heartbeat timeout.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { crashPage, launchBrowser, openInFreshContext, openPage, PAGE_UP } from './browser';
+import { crashPage, launchBrowser, newContext, openInFreshContext, openPage, PAGE_UP } from './browser';
 import { startRelayProcess, type RelayProcess } from './relay-process';
 
 const TABS = 6;
@@ -57,7 +57,7 @@ async function everyTab(check: (p: Page, i: number) => Promise<boolean>, timeout
 beforeAll(async () => {
   relay = await startRelayProcess(RELAY_PORT);
   browser = await launchBrowser();
-  contexts.push(await browser.newContext(), await browser.newContext());
+  contexts.push(await newContext(browser), await newContext(browser));
   // All six at once (not one by one): tabs of one profile then claim
   // their node ids at the same moment, which the id pool's Web Locks must keep distinct.
   tabs.push(...(await Promise.all(Array.from({ length: TABS }, (_, i) => openTab(i)))));

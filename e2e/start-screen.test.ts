@@ -96,7 +96,7 @@ describe('the start screen explains a failed start', () => {
     // No media permission: in a loopback-only namespace Chromium then gathers no candidate at all.
     const blocked = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS.filter((a) => a !== '--use-fake-ui-for-media-stream') });
     try {
-      const p = await page(blocked);
+      const p = await openInFreshContext(blocked, undefined, { viewport: { width: 960, height: 600 }, permissions: [] });
       await p.goto(inWorld('world=start-e2e-2'));
       const e = await explained(p);
       // The id's work (~1 s, random) comes first; the start-up ICE probe (net/ice-probe.ts) has answered by then.

@@ -15,6 +15,7 @@
 // - confirmed / tentative / failed: the editors' setBlock outcomes.
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { PLACEABLE } from '../src/world/blocks';
+import { newContext } from './browser';
 
 export interface ThrottledHostOptions {
   browser: Browser;
@@ -87,7 +88,7 @@ const DRIVER = `window.__throttleBench = (() => {
 })();`;
 
 async function openTab(browser: Browser, url: string): Promise<Tab> {
-  const ctx = await browser.newContext();
+  const ctx = await newContext(browser);
   const page = await ctx.newPage();
   page.on('pageerror', (e) => console.error('throttled-host pageerror', e));
   await page.goto(url);
