@@ -55,10 +55,16 @@ export interface Profile {
   dispose: () => Promise<void>;
 }
 
+/**
+ * The window of a drawing tab whose pixels no test reads (it draws for what the page does
+ * on its frames): SwiftShader's cost grows with the pixels.
+ */
+export const SMALL_VIEW = { width: 320, height: 240 };
+
 /** A browser profile on disk, so IndexedDB survives closing and reopening the browser. */
-export async function launchProfile(dir?: string): Promise<Profile> {
+export async function launchProfile(dir?: string, viewport = { width: 960, height: 600 }): Promise<Profile> {
   const profile = dir ?? mkdtempSync(join(tmpdir(), 'vp-profile-'));
-  const context = await chromium.launchPersistentContext(profile, { ...launchOptions(), viewport: { width: 960, height: 600 }, permissions: MEDIA });
+  const context = await chromium.launchPersistentContext(profile, { ...launchOptions(), viewport, permissions: MEDIA });
   return {
     context,
     dir: profile,
