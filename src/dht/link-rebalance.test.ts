@@ -10,8 +10,13 @@
 // newcomer left with no link at all stayed cut off (19); a link refused for budget, or
 // the loser of a duplicate pair the other end still used, was closed under frames in
 // flight (1, 45).
+//
+// On a virtual clock: its wall time says nothing about what it tests (~3 CPU-s a seed; a CI
+// run beside the other unit files and the simulations took over 20 s for one), so the
+// timeout only guards against a hang.
 import { describe, expect, it } from 'vitest';
 import { SimCluster } from '../testing/sim-cluster';
+import { SIM_TIMEOUT_MS } from '../testing/sim-timeout';
 import type { DhtNode } from './dht-node';
 
 describe('link rebalancing under traffic', () => {
@@ -46,5 +51,5 @@ describe('link rebalancing under traffic', () => {
     expect(sent).toBeGreaterThan(10_000);
     expect(delivered, `drops: ${JSON.stringify(drops)}`).toBe(sent);
     c.stopAll();
-  });
+  }, SIM_TIMEOUT_MS);
 });
