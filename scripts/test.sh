@@ -6,10 +6,12 @@
 # beside them, their output held until the unit tests end. The browser tests run after them,
 # one file at a time (one software-rendered tab takes most of a core), and use ~1.5 of the 2
 # cores on average: much of their time is the product's own timeouts (heartbeats, failover,
-# reconnect backoff). The simulations (scripts/sim-files.txt: virtual clocks, pure CPU, half
-# of the unit files' CPU) run from the start in a vitest run of their own at the lowest CPU
-# priority (nice 19): they take what the other phases leave, and a browser tab that wants a
-# core gets it at once. Their per-test timeouts only guard against a hang.
+# reconnect backoff). The simulations (scripts/sim-files.txt: the scale simulations and the
+# heaviest simulated-network files, on virtual clocks, pure CPU) run from the start in a
+# vitest run of their own at the lowest CPU priority (nice 19): they take what the other
+# phases leave (the browser phase leaves most of a core), a browser tab that wants a core
+# gets it at once, and the unit phase before the browser tests is shorter without them.
+# Their per-test timeouts only guard against a hang.
 # Ends with the slowest test files, the wall time of each phase and one plain
 # "Tests: N passed, N failed" line summing both vitest runs (scripts/test-report.ts).
 set -uo pipefail
