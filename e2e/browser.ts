@@ -40,12 +40,19 @@ export function newContext(browser: Browser, opts: BrowserContextOptions = {}): 
   return browser.newContext({ permissions: MEDIA, ...opts });
 }
 
-export function launchOptions(extra: string[] = []): LaunchOptions {
-  return { executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_ARGS, ...extra] };
+/**
+ * Which Chromium a test launches: the headless shell (CHROMIUM) unless it needs what only the
+ * full browser does headless: the pointer lock (e2e/world, chat, controls; e2e/touch checks a
+ * tap does not take it), which a click never takes in the shell.
+ */
+export type Kind = 'shell' | 'full';
+
+export function launchOptions(extra: string[] = [], kind: Kind = 'shell'): LaunchOptions {
+  return { executablePath: kind === 'full' ? CHROMIUM_FULL : CHROMIUM, headless: true, args: [...CHROMIUM_ARGS, ...extra] };
 }
 
-export function launchBrowser(extra: string[] = []): Promise<Browser> {
-  return chromium.launch(launchOptions(extra));
+export function launchBrowser(extra: string[] = [], kind: Kind = 'shell'): Promise<Browser> {
+  return chromium.launch(launchOptions(extra, kind));
 }
 
 /** A browser on a profile of its own on disk; `dispose` closes it and removes a profile it made. */
@@ -62,9 +69,9 @@ export interface Profile {
 export const SMALL_VIEW = { width: 320, height: 240 };
 
 /** A browser profile on disk, so IndexedDB survives closing and reopening the browser. */
-export async function launchProfile(dir?: string, viewport = { width: 960, height: 600 }): Promise<Profile> {
+export async function launchProfile(dir?: string, viewport = { width: 960, height: 600 }, kind: Kind = 'shell'): Promise<Profile> {
   const profile = dir ?? mkdtempSync(join(tmpdir(), 'vp-profile-'));
-  const context = await chromium.launchPersistentContext(profile, { ...launchOptions(), viewport, permissions: MEDIA });
+  const context = await chromium.launchPersistentContext(profile, { ...launchOptions([], kind), viewport, permissions: MEDIA });
   return {
     context,
     dir: profile,

@@ -9,7 +9,8 @@ import { launchBrowser, openInFreshContext, PAGE_UP } from './browser';
 let browser: Browser;
 
 beforeAll(async () => {
-  browser = await launchBrowser();
+  // The full browser: the headless shell never grants a click the pointer lock.
+  browser = await launchBrowser([], 'full');
 });
 
 afterAll(async () => {

@@ -16,7 +16,8 @@ type Point = { x: number; y: number; id: number };
 const touch = (type: 'touchStart' | 'touchMove' | 'touchEnd', touchPoints: Point[]) => cdp.send('Input.dispatchTouchEvent', { type, touchPoints });
 
 beforeAll(async () => {
-  browser = await launchBrowser();
+  // The full browser: in the headless shell no pointer lock is ever taken, so its absence here would prove nothing.
+  browser = await launchBrowser([], 'full');
   const context = await browser.newContext({ viewport: { width: W, height: H } });
   page = await context.newPage();
   page.on('pageerror', (e) => console.error('pageerror', e));

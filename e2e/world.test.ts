@@ -26,7 +26,8 @@ function surfaceY(x: number, z: number): Promise<number> {
 }
 
 beforeAll(async () => {
-  profile = await launchProfile();
+  // The full browser: the headless shell never grants a click the pointer lock.
+  profile = await launchProfile(undefined, undefined, 'full');
   page = await openPage(profile.context);
 });
 
