@@ -15,14 +15,15 @@ beforeAll(async () => {
   browser = await launchBrowser();
 });
 
-// Each test's tabs are closed after it, so none keeps hosting (and taking CPU) into the next.
+// Each test's tabs and relays are closed after it, so none keeps hosting (and taking CPU)
+// into the next, and a retry (vitest.e2e.config.ts) can start its relay on the same port.
 afterEach(async () => {
   await Promise.all(browser.contexts().map((c) => c.close()));
+  for (const r of relays.splice(0)) await r.stop();
 });
 
 afterAll(async () => {
   await browser?.close();
-  for (const r of relays) await r.stop();
 });
 
 /** A tab in a browser context of its own (its own identity); resolves once it has joined. */
@@ -57,9 +58,11 @@ describe('a lone tab finds the others', () => {
     });
     console.log(`invitee of a crashed inviter linked to a live tab ${ms} ms after opening, ${Math.round(joinMs)} ms after its id was minted (status ${await status(c)})`);
     expect(await status(c)).toBe('online');
-    // Before: the dial to the dead inviter timed out (15 s) and the tab played alone.
+    // Before: the dial to the dead inviter timed out (15 s) and the tab played alone. Timed
+    // from the id, not from opening the tab: loading the page and minting the id are no part
+    // of the join and swing with the load (CI runs 5.6-9.2 s from opening, 0.1-0.3 s from the
+    // id; a run on a loaded machine 18.0 s and 0.4 s, 2026-12-04).
     expect(joinMs).toBeLessThan(6000);
-    expect(ms).toBeLessThan(12_000);
   });
 
   it('a tab that started alone is found by a tab that opens later', async () => {
