@@ -42,8 +42,8 @@ export function newContext(browser: Browser, opts: BrowserContextOptions = {}): 
 
 /**
  * Which Chromium a test launches: the headless shell (CHROMIUM) unless it needs what only the
- * full browser does headless: the pointer lock (e2e/world, chat, controls; e2e/touch checks a
- * tap does not take it), which a click never takes in the shell.
+ * full browser does headless: the pointer lock (e2e/world, chat, controls, direct-message;
+ * e2e/touch checks a tap does not take it), which a click never takes in the shell.
  */
 export type Kind = 'shell' | 'full';
 

@@ -27,7 +27,8 @@ const url = (draw: boolean) => `${inject('baseUrl')}/?rd=2${draw ? '' : '&render
 const pages: Page[] = [];
 
 beforeAll(async () => {
-  browser = await launchBrowser();
+  // The full browser: the headless shell never grants a click the pointer lock.
+  browser = await launchBrowser([], 'full');
 });
 
 /** The hostile peer and the tabs of an attempt, gone before the next (and at the end). */
