@@ -13,7 +13,8 @@ let browser: Browser;
 const url = () => `${inject('baseUrl')}/?net=off&rd=2#world=e2e-key-labels`;
 
 beforeAll(async () => {
-  browser = await launchBrowser();
+  // The full browser, as when this test was written: not yet run in the headless shell.
+  browser = await launchBrowser([], 'full');
 });
 
 afterAll(async () => {
