@@ -37,6 +37,7 @@ import { benchAdversary } from './adversary-bench';
 import { benchThrottledHost } from './throttled-host-bench';
 import { benchTabCpu } from './tab-cpu-bench';
 import { benchNetworkChange } from './network-change-bench';
+import { benchChat } from './chat-bench';
 import { currentCommit, readProvenance, writeProvenance } from './provenance';
 import { writeReport } from './report';
 
@@ -55,6 +56,7 @@ const benches: Bench[] = [
   ['failover_crash', () => benchFailoverCrash(20)],
   ['throttled_host', benchThrottledHost],
   ['tab_cpu', benchTabCpu],
+  ['chat', benchChat],
   ['hostile', benchHostile],
   ['auth', benchAuth],
   ['sybil', benchSybil],

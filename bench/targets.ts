@@ -51,6 +51,10 @@ export const TARGETS: Record<string, Target> = {
   sim1k_host_kbps_p99: t('<=', 64),
   crowd200_host_kbps_max: t('<=', 256),
   crowd200_nearest32_hz_p10: t('>=', 10),
+  // chat
+  chat_visible_ms_p50: t('<=', 60),
+  chat_visible_ms_p99: t('<=', 200),
+  chat_visible_missed: t('=', 0),
   // items and clocks
   item_pickup_ms_p50: t('<=', 200),
   pickup_decision_ms_p50: t('<=', 200),
