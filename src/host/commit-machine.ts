@@ -62,7 +62,7 @@ export class CommitMachine {
   private readonly origins = new Map<number, Stamp>();
   /** Highest seq enough backups acked, and the highest waiting for the lease to commit. */
   private ackedTo = 0;
-  private pendingCommit = 0;
+  private commitDue = 0;
   /** Highest seq in our own store (or whose write failed: see `stored`). */
   private persistedTo = 0;
   /** Effects of the input being handled. */
@@ -339,7 +339,7 @@ export class CommitMachine {
    */
   private advance(to: number, now: number): void {
     if (to > this.committed && !this.terms.stopped) {
-      this.pendingCommit = Math.max(this.pendingCommit, to);
+      this.commitDue = Math.max(this.commitDue, to);
       this.commitAcked(now);
     }
   }
@@ -347,10 +347,10 @@ export class CommitMachine {
   /** Commits the batches enough copies hold, under the lease: into the state, and to the subscribers as one DELTA. */
   private commitAcked(now: number): void {
     if (!this.lease.held(now)) {
-      if (this.pendingCommit > this.committed || this.unconfirmed.length > 0) this.stats.leaseWaits++;
+      if (this.commitDue > this.committed || this.unconfirmed.length > 0) this.stats.leaseWaits++;
       return;
     }
-    const upTo = this.pendingCommit;
+    const upTo = this.commitDue;
     if (upTo > this.committed) {
       const done: Entry[] = [];
       const batches: Batch[] = [];
