@@ -150,9 +150,9 @@ export async function openInFreshProfile(url: string, opts: OpenOptions & { perm
  * browsers together). Put in `into` once up, to be disposed of after the test. A failed
  * launch fails the test where the promise is awaited (not as an unhandled rejection before).
  */
-export function launchProfileAhead(into: Profile[], permissions?: string[]): Promise<Profile> {
+export function launchProfileAhead(into: Profile[], permissions?: string[], kind: Kind = 'shell'): Promise<Profile> {
   const launched = (async () => {
-    const profile = await launchProfile();
+    const profile = await launchProfile(undefined, undefined, kind);
     into.push(profile);
     if (permissions) await profile.context.grantPermissions(['microphone', ...permissions.filter((p) => p !== 'microphone')]);
     return profile;
