@@ -33,7 +33,7 @@ const ATTACKERS: [name: string, o: Omit<AdversaryOptions, 'seed'>][] = [
 export async function benchAdversary(): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   let runs = 0, rows = 0, outside = 0, inside = 0, lost = 0, uncounted = 0, epochsMoved = 0, idleCapped = 0;
-  let unconfirmed = 0, unshown = 0, unstored = 0, adopted = 0, adoptedLearnt = 0, doubles = 0, failedRuns = 0;
+  let unconfirmed = 0, unshown = 0, unstored = 0, adopted = 0, doubles = 0, failedRuns = 0;
   const noPrimary: number[] = [];
   for (const [name, a] of ATTACKERS) {
     let acceptedHere = 0;
@@ -62,7 +62,10 @@ export async function benchAdversary(): Promise<Record<string, number>> {
       uncounted += un.length;
       for (const x of [...gone, ...un]) console.error(`adversary ${name} seed ${seed}: ${x.delivered ? 'uncounted' : 'undelivered'}: ${x.name}`);
       epochsMoved = Math.max(epochsMoved, r.maxEpoch - r.startEpoch);
-      if (r.maxEpochAnywhere >= LEARN_EPOCH_CAP) idleCapped++;
+      if (r.maxEpochAnywhere >= LEARN_EPOCH_CAP) {
+        idleCapped++;
+        console.error(`adversary ${name} seed ${seed}: an honest host at e${r.maxEpochAnywhere}, at or above LEARN_EPOCH_CAP`);
+      }
       if (r.honestConfirmed + r.honestStored + r.honestShown < 3 * r.honestEdits) {
         console.error(`adversary ${name} seed ${seed}: honest edits ${r.honestEdits}, confirmed ${r.honestConfirmed}, stored by the primary ${r.honestStored}, shown by both subscribers ${r.honestShown}`);
       }
@@ -70,7 +73,6 @@ export async function benchAdversary(): Promise<Record<string, number>> {
       unstored += r.honestEdits - r.honestStored;
       unshown += r.honestEdits - r.honestShown;
       adopted += r.adopted;
-      adoptedLearnt += r.adoptedLearnt;
       doubles += r.doublePrimaries;
       noPrimary.push(r.noPrimaryMs);
     }
@@ -93,7 +95,6 @@ export async function benchAdversary(): Promise<Record<string, number>> {
     sim_adversary_honest_unstored: unstored,
     sim_adversary_honest_unshown: unshown,
     sim_adversary_adopted: adopted,
-    sim_adversary_adopted_learnt: adoptedLearnt,
     sim_adversary_double_primaries: doubles,
   };
 }

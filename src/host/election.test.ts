@@ -142,4 +142,55 @@ describe('election record', () => {
     fresh.adoptCert(c(9, [D, SELF, C], [D, SELF]));
     expect(fresh.chainAbove(0)!.map((x) => x.e)).toEqual([4, 5, 7]);
   });
+
+  it('a learnt certificate is replaced by an anchored one of any epoch, and the promise following the learnt chain made goes with it', () => {
+    const el = new Election(SELF);
+    el.grant(3, [A, B, SELF], A, idToHex(A), undefined);
+    // Learnt at e6 (keys nobody finds near), followed: a promise of 6 to its primary.
+    const forged = cert(6, [C, D, SELF]);
+    el.adoptCert(forged, undefined, 'learnt');
+    el.promised = 6;
+    el.promisedTo = idToHex(C);
+    expect(el.learnt).toEqual({ promised: 3, promisedTo: idToHex(A), refusedAt: 0 });
+    // Learnt again after it: still learnt, the promise to fall back to unchanged.
+    const next = { ...cert(7, [C, D, SELF]), prev: { e: 6, hosts: [C, D, SELF] } };
+    expect(el.supersedes(next, 'learnt')).toBe(true);
+    el.adoptCert(next, undefined, 'learnt');
+    el.promised = 7;
+    expect(el.learnt?.promised).toBe(3);
+    // The region's real certificate, anchored in our own view, at a lower epoch.
+    const real = cert(4, [A, B, SELF]);
+    expect(el.supersedes(real, 'learnt'), 'a learnt certificate never replaces one that it does not succeed').toBe(false);
+    expect(el.supersedes(real, 'anchored')).toBe(true);
+    expect(el.promiseFor(real, 'anchored')).toBe(3);
+    expect(el.promiseFor(real, 'learnt')).toBe(7);
+    el.adoptCert(real, undefined, 'anchored');
+    expect(el.cert).toBe(real);
+    expect(el.learnt).toBeUndefined();
+    expect([el.promised, el.promisedTo]).toEqual([3, idToHex(A)]);
+    expect(el.chainAbove(0), 'the learnt chain is no link of ours').toBeUndefined();
+    // Anchored now: nothing replaces it but a successor.
+    expect(el.supersedes(cert(3, [A, B, C]), 'anchored')).toBe(false);
+    expect(el.supersedes(forged, 'anchored')).toBe(false);
+  });
+
+  it('a grant made while the certificate is learnt is a promise of our own: it stays when the learnt chain goes', () => {
+    const el = new Election(SELF);
+    el.adoptCert(cert(6, [C, D, SELF]), undefined, 'learnt');
+    el.grant(8, [C, D, SELF], C, idToHex(C), undefined);
+    el.adoptCert(cert(5, [A, B, SELF]), undefined, 'anchored');
+    expect([el.promised, el.promisedTo]).toEqual([8, idToHex(C)]);
+  });
+
+  it('restores a learnt certificate as learnt, with the promise to fall back to', () => {
+    const el = new Election(SELF);
+    el.restore(9, idToHex(C), cert(9, [C, D, SELF]), undefined, true, { promised: 2, promisedTo: idToHex(A) });
+    expect(el.learnt).toEqual({ promised: 2, promisedTo: idToHex(A), refusedAt: 0 });
+    el.adoptCert(cert(4, [A, B, SELF]), undefined, 'anchored');
+    expect([el.promised, el.promisedTo]).toEqual([2, idToHex(A)]);
+    const anchored = new Election(SELF);
+    anchored.restore(9, idToHex(C), cert(9, [C, D, SELF]), undefined, true);
+    expect(anchored.learnt).toBeUndefined();
+    expect(anchored.supersedes(cert(4, [A, B, SELF]), 'anchored')).toBe(false);
+  });
 });

@@ -5,8 +5,8 @@
 // the record before any promise leaves the node, and checks signatures before it adopts a
 // certificate. docs/HOSTING.md "The state machine" and "Authority" give the reasons.
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
-import { MAX_CHAIN, MAX_PEND, quorum, type CertPrev, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
-import { chainLinks } from '../region/cert-anchor';
+import { MAX_CHAIN, MAX_PEND, quorum, succeeds, type CertPrev, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
+import { chainLinks, sameCert, type Hold } from '../region/cert-anchor';
 
 const has = (list: readonly NodeId[], x: NodeId) => list.some((h) => idEquals(h, x));
 
@@ -28,6 +28,13 @@ export interface ClaimOutcome {
 export interface RebaseTimings {
   rebaseMs: number;
   rebaseRestoredMs: number;
+}
+
+/** What a learnt certificate's chain may have raised, as it stood before (election.ts `learnt`). */
+export interface LearntHold {
+  promised: number;
+  promisedTo: string;
+  refusedAt: number;
 }
 
 export class Election {
@@ -68,29 +75,67 @@ export class Election {
   prevGone: { e: number; since: number } | undefined;
   /** Our certificate came from our own store, not from a live peer (see rebaseRestoredMs). */
   certRestored = false;
+  /**
+   * Set while our certificate is learnt (cert-anchor.ts `Hold`: taken on its signatures
+   * alone, or after one that was): the promise our own grants and claims made, before
+   * following the learnt chain raised it. A certificate anchored in our own view replaces the
+   * learnt one (`supersedes`), and the promise falls back to this: a chain an attacker
+   * signed alone must not keep us refusing the region's real one for good. Kept in the store.
+   */
+  learnt: LearntHold | undefined;
 
   constructor(private readonly self: NodeId) {}
 
-  /** What the host store kept (a reloaded tab); `cert` was checked when it was first taken. */
-  restore(promised: number, promisedTo: string, cert: EpochCert | undefined, accepted: CertPrev[] | undefined, succeedsOurs: boolean): void {
+  /** What the host store kept (a reloaded tab); `cert` was checked when it was first taken (`learnt`: as learnt). */
+  restore(promised: number, promisedTo: string, cert: EpochCert | undefined, accepted: CertPrev[] | undefined, succeedsOurs: boolean, learnt?: { promised: number; promisedTo?: string | undefined }): void {
     if (promised > this.promised) this.promisedTo = promisedTo;
     this.promised = Math.max(this.promised, promised);
     if (cert && succeedsOurs) {
-      this.adoptCert(cert);
+      this.adoptCert(cert, undefined, learnt ? 'learnt' : 'anchored');
+      if (learnt && this.learnt) this.learnt = { promised: learnt.promised, promisedTo: learnt.promisedTo ?? '', refusedAt: 0 };
       this.certRestored = true;
     }
     if (accepted) this.accepted = accepted.filter((q) => q.e > (this.cert?.e ?? 0));
   }
 
-  /** Takes `c` as the newest certificate; granted or learned epochs it passes need no cover any more. */
-  /** `links`: the sender's chain before `c`, kept where it leads on from our old certificate (forwarded as it came: readers check each link's signatures). */
-  adoptCert(c: EpochCert, links?: readonly EpochCert[]): void {
+  /**
+   * Takes `c` as the newest certificate, held as `hold`; granted or learned epochs it passes
+   * need no cover any more. `links`: the sender's chain before `c`, kept where it leads on
+   * from our old certificate (forwarded as it came: readers check each link's signatures).
+   * An anchored certificate that does not succeed our learnt one replaces it (`supersedes`):
+   * the learnt chain goes, and with it the promise following it made. True when it did.
+   */
+  adoptCert(c: EpochCert, links?: readonly EpochCert[], hold: Hold = 'anchored'): boolean {
     const old = this.cert;
-    if (old && old.e < c.e) this.chain = [...this.chain, old, ...chainLinks(old, links, c.e)].filter((x) => x.e < c.e).slice(-MAX_CHAIN);
+    const replaces = !!old && !!this.learnt && hold === 'anchored' && !succeeds(c, old);
+    if (replaces && this.learnt) {
+      this.chain = [];
+      this.promised = this.learnt.promised;
+      this.promisedTo = this.learnt.promisedTo;
+      this.refusedAt = Math.min(this.refusedAt, this.learnt.refusedAt);
+      this.learned = [];
+    } else if (old && old.e < c.e) this.chain = [...this.chain, old, ...chainLinks(old, links, c.e)].filter((x) => x.e < c.e).slice(-MAX_CHAIN);
+    this.learnt = hold === 'learnt' ? (this.learnt ?? { promised: this.promised, promisedTo: this.promisedTo, refusedAt: this.refusedAt }) : undefined;
     this.cert = c;
     this.certRestored = false;
     this.accepted = this.accepted.filter((q) => q.e > c.e);
     this.learned = this.learned.filter((q) => q.e > c.e);
+    return replaces;
+  }
+
+  /**
+   * Whether `c`, held as `hold` (cert-anchor.ts), may take our certificate's place: it
+   * succeeds ours (epoch-cert.ts `succeeds`), or ours is learnt and `c`, another one, is
+   * anchored in our own view, at any epoch.
+   */
+  supersedes(c: EpochCert, hold: Hold): boolean {
+    if (succeeds(c, this.cert)) return true;
+    return !!this.learnt && hold === 'anchored' && !!this.cert && !sameCert(c, this.cert);
+  }
+
+  /** The promise `c`, held as `hold`, must not fall below to be followed: ours, or, where it replaces a learnt chain, the one our own grants and claims made. */
+  promiseFor(c: EpochCert, hold: Hold): number {
+    return this.learnt && hold === 'anchored' && !succeeds(c, this.cert) ? this.learnt.promised : this.promised;
   }
 
   /** The chain a reader holding epoch `since` may need to reach our certificate (links above it). */
@@ -194,13 +239,15 @@ export class Election {
   grant(e: number, hosts: NodeId[], from: NodeId, fromHex: string, pend: CertPrev[] | undefined): void {
     this.promised = e;
     this.promisedTo = fromHex;
+    // A grant is our own promise, whatever chain it builds on: it stays when the chain goes.
+    if (this.learnt) this.learnt = { ...this.learnt, promised: e, promisedTo: fromHex };
     const base = this.cert?.e ?? 0;
     this.accepted = [...(pend ?? []), { e, hosts, p: from }].filter((q) => q.e > base).slice(-(MAX_PEND + 1));
   }
 
-  /** A refusal named a newer certificate (checked by the caller): our next claim builds on it and goes above it. */
-  learnCert(c: EpochCert, links?: readonly EpochCert[]): void {
-    this.adoptCert(c, links);
+  /** A refusal named a newer certificate (checked by the caller; `hold`: how): our next claim builds on it and goes above it. */
+  learnCert(c: EpochCert, links?: readonly EpochCert[], hold: Hold = 'anchored'): void {
+    this.adoptCert(c, links, hold);
     this.refusedAt = Math.max(this.refusedAt, c.e);
   }
 

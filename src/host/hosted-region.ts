@@ -17,7 +17,7 @@
 import { ProofRing } from './state-proofs';
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { decodeCert, encodeCert, succeeds, type CertPrev, type EpochCert } from '../region/epoch-cert';
-import { chainedFrom } from '../region/cert-anchor';
+import { chainedFrom, type Hold } from '../region/cert-anchor';
 import type { ReplicationMessageOf } from './replication-messages';
 import type { HostToPlayer, PlayerToHost, SubscriptionMessageOf } from '../region/subscription-messages';
 import { Election } from './election';
@@ -171,10 +171,10 @@ export class HostedRegion implements RegionRole {
   }
 
   /** Restores what the host store kept (a reloaded tab). The certificate was checked when it was first taken. */
-  restore(entries: Entry[], promised: number, promisedTo: string, cert?: Uint8Array, accepted?: CertPrev[]): void {
+  restore(entries: Entry[], promised: number, promisedTo: string, cert?: Uint8Array, accepted?: CertPrev[], learnt?: { promised: number; promisedTo?: string }): void {
     this.state.merge(entries);
     const c = cert ? decodeCert(cert) : undefined;
-    this.el.restore(promised, promisedTo, c, accepted, !!c && succeeds(c, this.el.cert));
+    this.el.restore(promised, promisedTo, c, accepted, !!c && succeeds(c, this.el.cert), learnt);
     this.roles.restored(Math.max(this.state.version.e, this.el.cert?.e ?? 0), this.el.cert?.hosts);
   }
 
@@ -244,6 +244,7 @@ export class HostedRegion implements RegionRole {
       meta: {
         ...(items ? { items } : {}), promised: this.el.promised, promisedTo: this.el.promisedTo,
         ...(this.el.cert ? { cert: encodeCert(this.el.cert) } : {}), ...(this.el.accepted.length ? { accepted: this.el.accepted } : {}),
+        ...(this.el.learnt ? { learnt: { promised: this.el.learnt.promised, ...(this.el.learnt.promisedTo ? { promisedTo: this.el.learnt.promisedTo } : {}) } } : {}),
       },
     };
   }
@@ -256,9 +257,10 @@ export class HostedRegion implements RegionRole {
    * A certificate from the wire: for this region, validly signed, and anchored
    * (cert-anchor.ts) in the certificate we hold (a later one needs a majority of our hosts'
    * grants, directly or through `chain`, the sender's earlier certificates; else hosts near
-   * the key as we see them; with none we learn it). Counts what fails.
+   * the key as we see them; with none, or only a learnt one, we learn it below the cap).
+   * Says how we then hold it (cert-anchor.ts `Hold`); counts what fails.
    */
-  async acceptable(c: EpochCert, chain?: readonly EpochCert[]): Promise<boolean> {
+  async acceptable(c: EpochCert, chain?: readonly EpochCert[]): Promise<Hold | false> {
     // A primary whose lease holds takes a later certificate only if a majority of its own
     // hosts granted it: every epoch after ours needs such a majority, and they grant no claim
     // while they hear us (primary-lease.ts), so nothing later can exist that did not chain
@@ -273,13 +275,13 @@ export class HostedRegion implements RegionRole {
       this.trace(`bad certificate e${c.e}: not granted by our hosts while our primary lives`);
       return false;
     }
-    const fault = await this.ctx.certs.check(this.key, c, { known: this.el.cert, chain, fresh: 'learn' });
-    if (fault) {
+    const fault = await this.ctx.certs.hold(this.key, c, { known: this.el.cert, learnt: !!this.el.learnt, chain, fresh: 'learn' });
+    if (fault !== 'anchored' && fault !== 'learnt') {
       this.ctx.stats.badCerts++;
       this.trace(`bad certificate e${c.e}: ${fault}${fault === 'unanchored' ? ` hosts ${c.hosts.map((h) => idToHex(h).slice(0, 4)).join(',')} grants ${c.grants.map((g) => idToHex(g.id).slice(0, 4)).join(',')} near ${this.ctx.tableNear(this.key, 8).map((h) => idToHex(h).slice(0, 4)).join(',')}` : ''}`);
       return false;
     }
-    return true;
+    return fault;
   }
 
   // ---- frames ---------------------------------------------------------------------

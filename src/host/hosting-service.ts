@@ -406,7 +406,8 @@ function restoreStored(r: HostedRegion, s: StoredRegion): boolean {
     entries = state.all();
   }
   const accepted = v.safeParse(v.pipe(v.array(certPrevSchema), v.maxLength(MAX_PEND + 1)), s.accepted);
-  r.restore(entries, s.promised, s.promisedTo ?? '', s.cert, accepted.success ? accepted.output : undefined);
+  const learnt = v.safeParse(v.object({ promised: v.number(), promisedTo: v.optional(v.string()) }), s.learnt);
+  r.restore(entries, s.promised, s.promisedTo ?? '', s.cert, accepted.success ? accepted.output : undefined, learnt.success ? learnt.output : undefined);
   r.storedItems = s.items;
   return true;
 }

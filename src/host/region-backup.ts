@@ -7,7 +7,8 @@
 // changes the region's role through `RegionRole` (region-role.ts), never the class that
 // owns it.
 import type { NodeId } from '../core/node-id';
-import { succeeds, type EpochCert } from '../region/epoch-cert';
+import type { EpochCert } from '../region/epoch-cert';
+import type { Hold } from '../region/cert-anchor';
 import type { ReplicationMessageOf } from './replication-messages';
 import { BackupMachine, type BackupEffect, type FollowTerms } from './backup-machine';
 import { has, RegionSide, type RegionRole } from './region-role';
@@ -29,13 +30,14 @@ export class RegionBackup extends RegionSide implements FollowTerms {
     return this.el.promised;
   }
 
+  /** We follow `fromHex`'s epoch `e` (a backup, or claiming meanwhile; not idle: `standAside` points us at a primary whose set left us out, and we take nothing from it). */
   isCurrentPrimary(fromHex: string, e: number): boolean {
-    return !this.region.duty && this.el.cert?.e === e && this.region.epoch === e && fromHex === this.region.primaryHex;
+    return !this.region.duty && this.region.role !== 'idle' && this.el.cert?.e === e && this.region.epoch === e && fromHex === this.region.primaryHex;
   }
 
-  /** Follows the certified primary of `cert` (a SYNC's sender). False when the certificate does not succeed ours. */
-  private follow(from: NodeId, fromHex: string, cert: EpochCert, chain?: readonly EpochCert[]): boolean {
-    if (cert.e < this.el.promised || !succeeds(cert, this.el.cert)) {
+  /** Follows the certified primary of `cert` (a SYNC's sender), held as `hold`. False when the certificate may not take ours' place (election.ts `supersedes`). */
+  private follow(from: NodeId, fromHex: string, cert: EpochCert, hold: Hold, chain?: readonly EpochCert[]): boolean {
+    if (cert.e < this.el.promiseFor(cert, hold) || !this.el.supersedes(cert, hold)) {
       this.region.trace(`not following ${fromHex.slice(0, 6)} e${cert.e}: promised ${this.el.promised}, hold e${this.el.cert?.e ?? 0}`);
       this.refuseEpoch(from);
       return false;
@@ -48,7 +50,7 @@ export class RegionBackup extends RegionSide implements FollowTerms {
       this.region.trace(`abandon claim: ${fromHex.slice(0, 6)} won e${cert.e}`);
       this.region.wakeClaim();
     }
-    this.el.adoptCert(cert, chain);
+    this.el.adoptCert(cert, chain, hold);
     if (cert.e > this.el.promised || this.el.promisedTo !== fromHex) {
       this.el.promised = cert.e;
       this.el.promisedTo = fromHex;
@@ -65,17 +67,18 @@ export class RegionBackup extends RegionSide implements FollowTerms {
     if (!entries) return;
     if (!this.isCurrentPrimary(fromHex, m.e)) {
       const cert = m.cert;
-      if (!(await this.region.acceptable(cert, m.chain)) || this.region.stopped) return;
+      const hold = await this.region.acceptable(cert, m.chain);
+      if (!hold || this.region.stopped) return;
       if (!has(cert.hosts, this.ctx.selfId)) {
         // A certified primary whose set left us out: we host this region no more (and must
         // not claim it over an old set).
-        if (succeeds(cert, this.el.cert) && cert.e >= this.el.promised && !this.region.duty && this.region.role !== 'claiming') {
-          this.el.adoptCert(cert, m.chain);
+        if (this.el.supersedes(cert, hold) && cert.e >= this.el.promiseFor(cert, hold) && !this.region.duty && this.region.role !== 'claiming') {
+          this.el.adoptCert(cert, m.chain, hold);
           this.region.standAside(cert);
         }
         return void this.ctx.stats.staleFrames++;
       }
-      if (!this.follow(from, fromHex, cert, m.chain)) return;
+      if (!this.follow(from, fromHex, cert, hold, m.chain)) return;
     }
     this.perform(this.machine.syncPiece(from, m, entries, this.ctx.clock.now()));
   }

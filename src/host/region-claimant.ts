@@ -352,10 +352,10 @@ export class RegionClaimant extends RegionSide {
   /** Takes the certificate of the region's location record, if there is a valid one (bounded wait). */
   private async learnChain(): Promise<void> {
     const rec = await within(this.ctx.clock, getLocation(this.ctx.dht, this.region.key, this.ctx.records).catch(() => undefined), this.ctx.opts.editsFallbackMs);
-    if (!rec || this.el.cert || !(await this.region.acceptable(rec.cert))) return;
-    if (this.el.cert) return; // one came while we checked this one
+    const hold = rec && !this.el.cert ? await this.region.acceptable(rec.cert) : false;
+    if (!rec || !hold || this.el.cert) return; // (one came while we checked this one)
     this.region.trace(`learned e${rec.cert.e} from the location record`);
-    this.el.adoptCert(rec.cert);
+    this.el.adoptCert(rec.cert, undefined, hold);
   }
 
   /**
@@ -439,9 +439,8 @@ export class RegionClaimant extends RegionSide {
     } else {
       round.refusedAt(m.promised);
       // The refuser knows a newer certificate: our next claim must build on it.
-      if (m.cert && succeeds(m.cert, this.el.cert) && (await this.region.acceptable(m.cert, m.chain)) && succeeds(m.cert, this.el.cert)) {
-        this.el.learnCert(m.cert, m.chain);
-      }
+      const hold = m.cert && this.el.supersedes(m.cert, 'anchored') ? await this.region.acceptable(m.cert, m.chain) : false;
+      if (m.cert && hold && this.el.supersedes(m.cert, hold)) this.el.learnCert(m.cert, m.chain, hold);
       // The refuser granted an epoch above our certificate (checked against the one we hold
       // now): our next claim must win its hosts too.
       round.learnPending(m.pend, this.el.cert?.e ?? 0);

@@ -5,7 +5,7 @@
 // (region-role.ts), never the class that owns it.
 import { idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
 import { claimTerms, defersToCloser, grantRefusal, grantsAgain, refusalNews, type LastGrant } from './grant-rules';
-import { signGrant, succeeds, type GrantSig } from '../region/epoch-cert';
+import { signGrant, type GrantSig } from '../region/epoch-cert';
 import { MAX_STATE_REQS, type ReplicationMessageOf } from './replication-messages';
 import { encodeEntries, pieces } from '../region/region-state';
 import { proofBytes } from '../region/entry-proofs';
@@ -81,7 +81,13 @@ export class RegionGranter extends RegionSide {
     // certified unseen (one certificate per epoch), so the claim need not cover them: a
     // granter that kept the grant of a claim that failed, whose ABANDON was lost and whose
     // claimant never claimed again, refused every later claim for ever (safety seed 200).
-    if (m.known && this.el.cert && m.known.e > this.el.cert.e && succeeds(m.known, this.el.cert) && (await this.region.acceptable(m.known, m.chain)) && succeeds(m.known, this.el.cert)) this.el.adoptCert(m.known, m.chain);
+    // (Or at any epoch, anchored in our own view, when ours is only learnt: election.ts `supersedes`.)
+    if (m.known && this.el.cert && (m.known.e > this.el.cert.e || this.el.learnt) && this.el.supersedes(m.known, 'anchored')) {
+      const hold = await this.region.acceptable(m.known, m.chain);
+      const take = hold && this.el.cert && (m.known.e > this.el.cert.e || hold === 'anchored') && this.el.supersedes(m.known, hold);
+      // It replaced a learnt chain we followed as a backup: its primary is nobody we follow.
+      if (take && this.el.adoptCert(m.known, m.chain, hold) && this.region.role === 'backup' && !this.region.duty) this.region.standAside(m.known);
+    }
     const why = grantRefusal({
       selfId: this.ctx.selfId, promised: this.el.promised, cert: this.el.cert, accepted: this.el.accepted, stateEpoch: this.region.state.version.e, primary: !!this.region.duty, handoffTo: this.region.handoffTo,
       following: this.region.role === 'backup' ? this.region.primaryHex : '', heardAgoMs: this.ctx.clock.now() - this.region.lastHeard, failoverMs: this.ctx.opts.failoverMs,
@@ -172,10 +178,11 @@ export class RegionGranter extends RegionSide {
     }
     if (this.region.duty || this.region.role === 'claiming') return;
     const cert = m.cert;
-    if (cert && idEquals(cert.primary, from) && succeeds(cert, this.el.cert) && (await this.region.acceptable(cert))) {
+    const hold = cert && idEquals(cert.primary, from) && this.el.supersedes(cert, 'anchored') ? await this.region.acceptable(cert) : false;
+    if (cert && hold && this.el.supersedes(cert, hold)) {
       // Certified by its own primary: claim at once over its hosts with us in, no lookup (a
       // lookup under churn can take seconds, while the region has no primary).
-      if (succeeds(cert, this.el.cert)) this.el.adoptCert(cert);
+      this.el.adoptCert(cert, undefined, hold);
       this.ctx.stats.handoffs++;
       const hosts = sortByDistance([this.ctx.selfId, ...cert.hosts.filter((h) => !idEquals(h, this.ctx.selfId))], (x) => x, this.region.key).slice(0, this.ctx.opts.replicas);
       await this.region.claim(Math.min(m.e, cert.e + 1), false, hosts, true);

@@ -6,6 +6,7 @@
 // class that owns it (no import cycle).
 import { idEquals, type NodeId } from '../core/node-id';
 import type { EpochCert } from '../region/epoch-cert';
+import type { Hold } from '../region/cert-anchor';
 import type { HostToPlayer } from '../region/subscription-messages';
 import type { Entry, Stamp } from '../region/region-state';
 import type { Election } from './election';
@@ -41,8 +42,8 @@ export interface RegionRole extends DutyRegion, RoleView {
   toPlayer(to: NodeId, msg: HostToPlayer): void;
   allEntries(): Entry[];
   primaryAlive(): boolean;
-  /** Whether we may believe `c` (cert-anchor.ts), reached from ours directly or through `chain`, the sender's earlier certificates. */
-  acceptable(c: EpochCert, chain?: readonly EpochCert[]): Promise<boolean>;
+  /** Whether we may believe `c` (cert-anchor.ts), reached from ours directly or through `chain`, the sender's earlier certificates: how we then hold it, or false. */
+  acceptable(c: EpochCert, chain?: readonly EpochCert[]): Promise<Hold | false>;
   standAside(c: EpochCert): void;
   stepDown(next: NodeId | undefined, e: number): void;
   offerTo(primary: NodeId, theirs?: Entry[]): void;

@@ -31,6 +31,7 @@ function sameBytes(a: Uint8Array | undefined, b: Uint8Array | undefined): boolea
 function sameMeta(a: RegionMeta, b: RegionMeta): boolean {
   const qa = a.accepted ?? [], qb = b.accepted ?? [];
   return a.promised === b.promised && (a.promisedTo ?? '') === (b.promisedTo ?? '') && sameBytes(a.cert, b.cert) && sameBytes(a.items, b.items)
+    && a.learnt?.promised === b.learnt?.promised && a.learnt?.promisedTo === b.learnt?.promisedTo
     && qa.length === qb.length
     && qa.every((q, i) => q.e === qb[i]!.e && sameBytes(q.p, qb[i]!.p) && q.hosts.length === qb[i]!.hosts.length && q.hosts.every((h, j) => sameBytes(h, qb[i]!.hosts[j])));
 }

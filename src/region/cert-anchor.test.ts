@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { randomId, sortByDistance, type NodeId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
-import { ANCHOR_RANK, anchorFault, farSet, inChain, LEARN_EPOCH_CAP } from './cert-anchor';
+import { ANCHOR_RANK, anchorFault, anchorHold, farSet, inChain, LEARN_EPOCH_CAP } from './cert-anchor';
+import { MAX_EPOCH } from './epoch-cert';
 import type { EpochCert } from './epoch-cert';
 
 const rand = seededRandom(3);
@@ -45,6 +46,29 @@ describe('the anchor rule', () => {
     expect(anchorFault(cert(LEARN_EPOCH_CAP + 1, X, [X, Y], [X, Y]), undefined, near, 'learn')).toBe('epoch-range');
     // Holding one, a host never learns past it this way.
     expect(anchorFault(cert(40, X, [X, Y], [X, Y]), held, near, 'learn')).toBe('unanchored');
+  });
+
+  it('a learnt certificate anchors nothing: what follows it is learnt below the cap, and one anchored near the key replaces it', () => {
+    // Learnt: signed by keys nobody finds near the key (the attacker's own).
+    const learnt = cert(6, X, [X, Y], [X, Y]);
+    expect(anchorHold(learnt, undefined, near, 'learn')).toBe('learnt');
+    // Its hosts grant a certificate at the top of the range: chained from the learnt one
+    // (rule 1 took it before), it is judged as for a reader holding nothing.
+    const top = cert(MAX_EPOCH, X, [X, Y], [X, Y], { e: MAX_EPOCH - 1, hosts: [X, Y] });
+    expect(anchorHold(top, learnt, near, 'learn', undefined, true)).toBe('epoch-range');
+    expect(anchorHold(cert(LEARN_EPOCH_CAP + 1, X, [X, Y], [X, Y]), learnt, near, 'learn', undefined, true)).toBe('epoch-range');
+    expect(anchorHold(cert(7, X, [X, Y], [X, Y], { e: 6, hosts: [X, Y] }), learnt, near, 'learn', undefined, true)).toBe('learnt');
+    // The same chain held as anchored still chains (rule 1), past the cap too.
+    expect(anchorHold(top, learnt, near, 'learn')).toBe('anchored');
+    // The region's real certificate, anchored near the key, at a lower epoch or the same one.
+    expect(anchorHold(held, learnt, near, 'learn', undefined, true)).toBe('anchored');
+    expect(anchorHold(cert(6, A, [A, B, C], [A, B]), learnt, near, 'learn', undefined, true)).toBe('anchored');
+    expect(anchorHold(cert(6, A, [A, B, C], [A, B]), learnt, near, 'learn'), 'a fork of an anchored certificate').toBe('fork');
+    // Another certificate of the learnt one's epoch that nothing anchors is a fork.
+    expect(anchorHold(cert(6, Y, [Y, X], [X, Y]), learnt, near, 'learn', undefined, true)).toBe('fork');
+    expect(anchorHold(learnt, learnt, near, 'learn', undefined, true)).toBe('learnt');
+    // A subscriber never learns.
+    expect(anchorHold(cert(7, X, [X, Y], [X, Y], { e: 6, hosts: [X, Y] }), learnt, near, 'near', undefined, true)).toBe('unanchored');
   });
 
   it('a rebase from outside the set it rebases over counts only over a set far from the key: nearer than the reader\'s 8th nearest node is near, alive or not', () => {

@@ -20,7 +20,9 @@
 //   needs a claimant to build on the newest certificate there is, and a newcomer after a
 //   failover finds the granters of the last one dead, so nearness cannot vouch for them
 //   (measured: refusing such certificates broke the safety property on 6 of 25 seeds). What
-//   it learns it only builds on; it shows nothing of it to a player.
+//   it learns it only builds on; it shows nothing of it to a player. A learnt certificate
+//   stays learnt (`Hold`), and so does what the reader takes after it: it anchors nothing
+//   (the cap applies to all of it), and a certificate anchored near the key replaces it.
 // The same epoch twice must be the same certificate: same primary, same hosts.
 // A chain whose hosts are far from the key may be re-anchored by a rebase that a node outside
 // it claims (a "stranger rebase"): see `farSet`.
@@ -48,6 +50,9 @@ export type FreshRule = 'near' | 'learn';
 export type AnchorFault = 'fork' | 'unanchored' | 'epoch-range';
 
 const has = (list: readonly NodeId[], x: NodeId) => list.some((h) => idEquals(h, x));
+
+/** The same certificate as a reader knows one by: epoch, primary and hosts (grants may differ). */
+export const sameCert = (a: EpochCert, b: EpochCert): boolean => a.e === b.e && idEquals(a.primary, b.primary) && sameSet(a.hosts, b.hosts);
 
 /** Whether a majority of the hosts of `known` granted `c` (a later epoch). */
 export function chainedFrom(c: EpochCert, known: EpochCert): boolean {
@@ -102,7 +107,7 @@ export function farSet(set: readonly NodeId[], key: NodeId, near: readonly NodeI
  * certificate a reader missed, never for blocks it is handed (docs/TRUST.md rule 8).
  */
 export function inChain(c: EpochCert, held: EpochCert): boolean {
-  if (c.e === held.e) return idEquals(c.primary, held.primary) && sameSet(c.hosts, held.hosts);
+  if (c.e === held.e) return sameCert(c, held);
   return !!held.prev && c.e === held.prev.e && sameSet(c.hosts, held.prev.hosts);
 }
 
@@ -110,20 +115,46 @@ export function inChain(c: EpochCert, held: EpochCert): boolean {
 export const strangerRebase = (c: EpochCert): boolean => !!c.rebase && !!c.prev && !has(c.prev.hosts, c.primary);
 
 /**
+ * How a reader holds a certificate it took: `anchored` in something it checked itself (rule 1
+ * from an anchored one, rule 2 near the key, its own won claim), or `learnt` (rule 3: a host
+ * with no anchor of its own took it on its signatures alone, below LEARN_EPOCH_CAP).
+ */
+export type Hold = 'anchored' | 'learnt';
+
+/**
  * The anchor rule for a certificate whose signatures are valid: null when the reader may
  * believe it. `near`: the reader's `ANCHOR_RANK` nodes closest to `key`, nearest first.
+ * `knownLearnt`: the reader holds `known` only as learnt (see `anchorHold`).
  */
-export function anchorFault(c: EpochCert, known: EpochCert | undefined, near: readonly NodeId[], fresh: FreshRule, key?: NodeId): AnchorFault | null {
+export function anchorFault(c: EpochCert, known: EpochCert | undefined, near: readonly NodeId[], fresh: FreshRule, key?: NodeId, knownLearnt = false): AnchorFault | null {
+  const r = anchorHold(c, known, near, fresh, key, knownLearnt);
+  return r === 'anchored' || r === 'learnt' ? null : r;
+}
+
+/**
+ * The anchor rule, with how the reader then holds `c` (`Hold`) or why it may not. A learnt
+ * certificate anchors nothing: a reader holding one judges a later (or different) one as a
+ * reader holding none would, near the key or else learnt below the cap, so no chain that
+ * starts at a certificate taken on signatures alone climbs past LEARN_EPOCH_CAP (before, rule
+ * 1 took any later certificate a majority of a learnt one's hosts granted: two frames left a
+ * host at MAX_EPOCH for good). A certificate anchored near the key may replace a learnt one
+ * of any epoch (the host's side: host/election.ts `supersedes`).
+ */
+export function anchorHold(c: EpochCert, known: EpochCert | undefined, near: readonly NodeId[], fresh: FreshRule, key?: NodeId, knownLearnt = false): AnchorFault | Hold {
   // A stranger rebase only over a set far from the key as the reader sees it.
   if (strangerRebase(c) && (!key || !farSet(c.prev!.hosts, key, near))) return 'unanchored';
-  if (known && c.e === known.e) return idEquals(c.primary, known.primary) && sameSet(c.hosts, known.hosts) ? null : 'fork';
-  if (known && c.e > known.e) {
-    if (chainedFrom(c, known)) return null;
+  const same = !!known && sameCert(c, known);
+  const anchor = known && !knownLearnt ? known : undefined;
+  if (anchor && c.e === anchor.e) return same ? 'anchored' : 'fork';
+  if (anchor && c.e > anchor.e) {
+    if (chainedFrom(c, anchor)) return 'anchored';
     // Re-anchored by nearness only within a bounded step, so no key set can use up the epochs.
-    if (c.e - known.e > MAX_CERT_JUMP) return 'epoch-range';
-    return anchoredNear(c, near) ? null : 'unanchored';
+    if (c.e - anchor.e > MAX_CERT_JUMP) return 'epoch-range';
+    return anchoredNear(c, near) ? 'anchored' : 'unanchored';
   }
-  if (anchoredNear(c, near)) return null;
-  if (fresh === 'learn' && !known) return c.e <= LEARN_EPOCH_CAP ? null : 'epoch-range';
-  return 'unanchored';
+  if (anchoredNear(c, near)) return 'anchored';
+  if (fresh !== 'learn' || anchor) return 'unanchored';
+  // Nothing held, or only a learnt certificate: learnt below the cap. Its own epoch again must be it.
+  if (known && c.e === known.e && !same) return 'fork';
+  return c.e <= LEARN_EPOCH_CAP ? 'learnt' : 'epoch-range';
 }

@@ -5,8 +5,18 @@
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import type { Verifier } from '../core/signer';
 import type { NearView } from '../dht/near-view';
-import { ANCHOR_RANK, anchorFault, chainLinks, farSet, type AnchorFault, type FreshRule } from './cert-anchor';
+import { ANCHOR_RANK, anchorHold, chainLinks, farSet, sameCert, type AnchorFault, type FreshRule, type Hold } from './cert-anchor';
 import { ALGS, certShapeFault, encodeCert, grantBytes, type CertFault, type ClaimTerms, type EpochCert, type GrantSig } from './epoch-cert';
+
+/** What a check knows of the reader: its certificate of the region, how it holds it, the sender's chain, whose view of the key. */
+export interface CheckOptions {
+  known?: EpochCert | undefined;
+  /** `known` is held only as learnt (cert-anchor.ts `Hold`): it anchors nothing. */
+  learnt?: boolean;
+  chain?: readonly EpochCert[] | undefined;
+  view?: NearView;
+  fresh?: FreshRule;
+}
 
 /** Checks certificates: signatures (verdicts remembered: a primary re-sends its own often), then the anchor rule. */
 export class CertChecker {
@@ -28,25 +38,38 @@ export class CertChecker {
 
   /**
    * Whether the reader may believe `c` for the region `key`: well formed, validly signed, and
-   * anchored (cert-anchor.ts) in `known` (the reader's certificate of the region, if any),
-   * else near the key in `view` (default: the reader's own), else learnt when `fresh` is
-   * 'learn' (a host with no certificate of the region). A certificate near nobody we know
-   * gets one fresh lookup toward the key before it is refused.
+   * anchored (cert-anchor.ts) in `known` (the reader's certificate of the region, if any;
+   * `learnt`: held only as learnt, so it anchors nothing), else near the key in `view`
+   * (default: the reader's own), else learnt when `fresh` is 'learn' (a host with no anchored
+   * certificate of the region). A certificate near nobody we know gets one fresh lookup
+   * toward the key before it is refused.
    */
-  async check(key: NodeId, c: EpochCert, o: { known?: EpochCert | undefined; chain?: readonly EpochCert[] | undefined; view?: NearView; fresh?: FreshRule } = {}): Promise<CertFault | AnchorFault | null> {
+  async check(key: NodeId, c: EpochCert, o: CheckOptions = {}): Promise<CertFault | AnchorFault | null> {
+    const r = await this.hold(key, c, o);
+    return r === 'anchored' || r === 'learnt' ? null : r;
+  }
+
+  /** `check`, saying how the reader then holds `c` (cert-anchor.ts `Hold`) when it may believe it. */
+  async hold(key: NodeId, c: EpochCert, o: CheckOptions = {}): Promise<CertFault | AnchorFault | Hold> {
     const signed = await this.signed(key, c);
     if (signed) return signed;
-    const view = o.view ?? this.view, fresh = o.fresh ?? 'near';
-    let fault = anchorFault(c, o.known, view.near(key, this.rank), fresh, key);
+    const view = o.view ?? this.view, fresh = o.fresh ?? 'near', learnt = !!o.known && !!o.learnt;
+    let r = anchorHold(c, o.known, view.near(key, this.rank), fresh, key, learnt);
     // Epochs we missed: the sender's earlier certificates, each a link only when validly
     // signed and granted by a majority of the hosts of the link before it, starting from ours.
-    if (fault === 'unanchored' && o.known && o.chain?.length) {
+    if (r === 'unanchored' && o.known && !learnt && o.chain?.length) {
       const known = await this.walk(key, o.known, o.chain, c.e);
-      if (known !== o.known) fault = anchorFault(c, known, view.near(key, this.rank), fresh, key);
+      if (known !== o.known) r = anchorHold(c, known, view.near(key, this.rank), fresh, key);
     }
-    if (fault === 'unanchored' && (await view.refresh(key))) fault = anchorFault(c, o.known, view.near(key, this.rank), fresh, key);
-    if (fault) this.unanchored++;
-    return fault;
+    // Not anchored yet: one fresh look at who is near. (So is a certificate other than the
+    // learnt one we hold: anchored near the key, it would replace ours.)
+    const worthALook = r === 'unanchored' || (learnt && r === 'learnt' && !sameCert(c, o.known!));
+    if (worthALook && (await view.refresh(key))) {
+      const again = anchorHold(c, o.known, view.near(key, this.rank), fresh, key, learnt);
+      if (again === 'anchored' || r === 'unanchored') r = again;
+    }
+    if (r !== 'anchored' && r !== 'learnt') this.unanchored++;
+    return r;
   }
 
   /** The newest link of `chain` (below `below`) reached from `known` one majority-granted, validly signed step at a time; `known` when none. */

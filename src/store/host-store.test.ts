@@ -26,14 +26,14 @@ describe('host stores', () => {
       await a.save({ rx: 3, rz: -4, entries: new Uint8Array([1]), promised: 2, promisedTo: 'aa' });
       await a.append(3, -4, { entries: new Uint8Array([2, 2]) });
       const cert = new Uint8Array([7, 7, 7]);
-      await a.append(3, -4, { meta: { promised: 3, promisedTo: 'bb', cert, accepted: [{ e: 4, hosts: [new Uint8Array([5])] }], items: new Uint8Array([9]) } });
+      await a.append(3, -4, { meta: { promised: 3, promisedTo: 'bb', cert, accepted: [{ e: 4, hosts: [new Uint8Array([5])] }], items: new Uint8Array([9]), learnt: { promised: 1, promisedTo: 'cc' } } });
       await a.append(3, -4, { entries: new Uint8Array([3]) });
       // A region seen only in the log (no base yet) loads too.
       await a.append(-1, 0, { entries: new Uint8Array([8]), meta: { promised: 1 } });
       // "Crash" between append and compaction: a store opened afresh reads the base and the whole log.
       const reopened = name === 'idb' ? await IdbHostStore.open('logs', 'node-a', 'test-hosting-1') : await open('logs');
       const sorted = async () => (await reopened.loadAll()).sort((x, y) => x.rx - y.rx);
-      const meta = { promised: 3, promisedTo: 'bb', cert, accepted: [{ e: 4, hosts: [new Uint8Array([5])] }], items: new Uint8Array([9]) };
+      const meta = { promised: 3, promisedTo: 'bb', cert, accepted: [{ e: 4, hosts: [new Uint8Array([5])] }], items: new Uint8Array([9]), learnt: { promised: 1, promisedTo: 'cc' } };
       expect(await sorted()).toEqual([
         { rx: -1, rz: 0, entries: new Uint8Array([]), promised: 1, log: [new Uint8Array([8])] },
         { rx: 3, rz: -4, entries: new Uint8Array([1]), ...meta, log: [new Uint8Array([2, 2]), new Uint8Array([3])] },

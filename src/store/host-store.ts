@@ -29,6 +29,8 @@ export interface RegionMeta {
   accepted?: { e: number; hosts: Uint8Array[]; p?: Uint8Array }[];
   /** The region's items (encoded and decoded by agree/region-items.ts; opaque here). */
   items?: Uint8Array;
+  /** `cert` is held as learnt (src/host/election.ts `learnt`): the promise before its chain raised it. */
+  learnt?: { promised: number; promisedTo?: string };
 }
 
 export interface StoredRegion extends RegionMeta {
@@ -72,7 +74,7 @@ export function metaOf(r: RegionMeta): RegionMeta {
   return {
     promised: r.promised,
     ...(r.promisedTo ? { promisedTo: r.promisedTo } : {}), ...(r.cert ? { cert: r.cert } : {}),
-    ...(r.accepted ? { accepted: r.accepted } : {}), ...(r.items ? { items: r.items } : {}),
+    ...(r.accepted ? { accepted: r.accepted } : {}), ...(r.items ? { items: r.items } : {}), ...(r.learnt ? { learnt: r.learnt } : {}),
   };
 }
 
@@ -99,7 +101,7 @@ export function withLog(rx: number, rz: number, base: StoredRegion | undefined, 
 export function payloadBytes(c: RegionChange & { entries?: Uint8Array }): number {
   const m = c.meta;
   let n = c.entries?.length ?? 0;
-  if (m) n += 8 + (m.promisedTo?.length ?? 0) + (m.cert?.length ?? 0) + (m.items?.length ?? 0) + (m.accepted ?? []).reduce((s, a) => s + 8 + (a.p?.length ?? 0) + a.hosts.reduce((t, h) => t + h.length, 0), 0);
+  if (m) n += 8 + (m.learnt ? 8 + (m.learnt.promisedTo?.length ?? 0) : 0) + (m.promisedTo?.length ?? 0) + (m.cert?.length ?? 0) + (m.items?.length ?? 0) + (m.accepted ?? []).reduce((s, a) => s + 8 + (a.p?.length ?? 0) + a.hosts.reduce((t, h) => t + h.length, 0), 0);
   return n;
 }
 

@@ -55,7 +55,7 @@ describe('LevelStore (Node)', () => {
     const id = idToHex((await a.nodeIdentity()).id);
     expect(idToHex((await a.nodeIdentity()).id)).toBe(id);
     await expect(LevelStore.open(dir)).rejects.toThrow(/another peer is using this data directory/);
-    const full = { rx: -1, rz: 2, entries: new Uint8Array([9]), promised: 5, promisedTo: 'ab', cert: new Uint8Array([7, 7, 7]), accepted: [{ e: 6, hosts: [new Uint8Array([1]), new Uint8Array([2])], p: new Uint8Array([3]) }] };
+    const full = { rx: -1, rz: 2, entries: new Uint8Array([9]), promised: 5, promisedTo: 'ab', cert: new Uint8Array([7, 7, 7]), accepted: [{ e: 6, hosts: [new Uint8Array([1]), new Uint8Array([2])], p: new Uint8Array([3]) }], learnt: { promised: 2, promisedTo: 'cd' } };
     await a.hostStore('alpha', id).save(full);
     await a.close();
 

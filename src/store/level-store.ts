@@ -33,6 +33,7 @@ function toMeta(o: Partial<RegionMeta> | null): RegionMeta | undefined {
     ...(o.cert instanceof Uint8Array ? { cert: o.cert } : {}),
     ...(Array.isArray(o.accepted) ? { accepted: o.accepted } : {}),
     ...(o.items instanceof Uint8Array ? { items: o.items } : {}),
+    ...(o.learnt && typeof o.learnt === 'object' && typeof o.learnt.promised === 'number' ? { learnt: o.learnt } : {}),
   };
 }
 

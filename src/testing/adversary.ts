@@ -30,6 +30,7 @@ import { encodeEntries, entryKey, type Entry, type RegionState } from '../region
 import { AIR, GLASS, PLACEABLE } from '../world/blocks';
 import { chunkOf, localOf, WORLD_FLOOR_Y } from '../world/coords';
 import { HostSim, simKeyHash, type SimPeer } from './host-sim';
+import { restart } from './edit-ledger';
 import { Attacker, eclipseOnce, rankOf, type PlayerMsg, type ReplicaMsg } from './sybil-scenario';
 
 /** Who reads what the attacker sends. */
@@ -90,10 +91,10 @@ export interface Row {
 }
 
 const HOSTS: readonly Role[] = ['primary', 'backup', 'idle'];
-/** A host holding no certificate of the region learns a validly signed one (docs/TRUST.md rule 3); what it learns it then chains from (rule 1). */
+/** A host holding no anchored certificate of the region learns a validly signed one below the cap (docs/TRUST.md rule 3): nothing is refused. */
 const learns = (role: Role, chain: Chain) =>
-  role === 'idle' && (chain === 'minted' || chain === 'top' || chain === 'spliced' || chain === 'linked')
-    ? 'a host with no certificate learns one below LEARN_EPOCH_CAP (rule 3) and chains later ones from it (rule 1): the known hole "learnt chains"'
+  role === 'idle' && (chain === 'minted' || chain === 'linked')
+    ? 'a host with no anchored certificate learns one below LEARN_EPOCH_CAP (rule 3); learnt, it anchors nothing, and the real chain replaces it (enlist)'
     : undefined;
 const PLAYERS: readonly Role[] = ['subscriber', 'fresh'];
 const region = (s: Scene) => ({ rx: s.r.rx, rz: s.r.rz });
@@ -219,6 +220,13 @@ export interface AdversaryOptions {
   kill?: boolean;
   /** Only these rows (default: every row). */
   only?: (r: Row) => boolean;
+  /**
+   * After the rows, the primary takes the host the idle rows reached into its set in place
+   * of a backup (a membership change, as when that host becomes one of the nearest): it must
+   * grant and follow the region's real chain, whatever it learnt meanwhile (`enlisted`).
+   * 'restarted': that host restarts from its store first (what it learnt is stored too).
+   */
+  enlist?: boolean | 'restarted';
 }
 
 /** The world the rows are played in. */
@@ -265,9 +273,8 @@ export interface RowResult {
 
 export interface AdversaryResult {
   rows: RowResult[];
-  /** Honest peers of the region's host set (at the end) holding a certificate whose primary is the attacker's: those the idle rows never reached, and those they did (moved into the set by a failover after learning a forged chain as idle hosts). */
+  /** Honest peers of the region's host set (at the end) holding a certificate whose primary is the attacker's (the idle rows' host among them, if a failover moved it into the set after it learnt a forged chain). */
   adopted: number;
-  adoptedLearnt: number;
   /** Longest run with no honest primary of the region, from the first row to the end (ms virtual). */
   noPrimaryMs: number;
   /** Highest epoch an honest host of the region promised or holds, and the real one at the start. */
@@ -284,6 +291,8 @@ export interface AdversaryResult {
   doublePrimaries: number;
   /** The fresh subscriber (joined after the records were put) attached to an honest primary. */
   freshAttachedHonest: boolean;
+  /** With `enlist`: whether the idle rows' host, taken into the set, followed the honest primary within 3 s, and the epoch it then held. */
+  enlisted?: { follows: boolean; epoch: number };
 }
 
 /** A region must have an honest primary again within this: a backup notices silence (failoverMs) and one claim round completes (claimTimeoutMs). */
@@ -467,7 +476,7 @@ export async function runAdversary(o: AdversaryOptions): Promise<AdversaryResult
   const edits: { x: number; y: number; z: number; id: number }[] = [];
   let tried = 0;
   const results: RowResult[] = [];
-  /** Honest hosts the idle rows were played at (they may learn a forged chain: the known hole "learnt chains"). */
+  /** Honest hosts the idle rows were played at (they may learn a forged chain below the cap: rule 3). */
   const learnt = new Set<SimPeer>();
   const arrivals: (() => void)[] = [];
   const plantedAll: { res: RowResult; entries: Entry[] }[] = [];
@@ -556,6 +565,7 @@ export async function runAdversary(o: AdversaryOptions): Promise<AdversaryResult
     }
   }
   fresh ??= await joinFresh();
+  const enlisted = o.enlist ? await enlist(s, [...learnt][0], epochOf, o.enlist === 'restarted') : undefined;
   await sim.run(2000);
   stopSampling();
   for (const judge of arrivals) judge();
@@ -572,8 +582,7 @@ export async function runAdversary(o: AdversaryOptions): Promise<AdversaryResult
     const c = p.host.regionState(r)?.cert;
     return !!c && atk.nodes.some((a) => idEquals(c.primary, a.dht.selfId));
   });
-  const adopted = follows.filter((p) => !learnt.has(p)).length;
-  const adoptedLearnt = follows.length - adopted;
+  const adopted = follows.length;
   const subscribers = [s.player, fresh].filter((p) => !!p);
   const primaryNow = sim.primaryOf(r);
   const everywhere = (states: (RegionState | undefined)[]) => edits.filter((e) => states.every((st) => blockAt(st, e) === e.id)).length;
@@ -583,7 +592,6 @@ export async function runAdversary(o: AdversaryOptions): Promise<AdversaryResult
   const result: AdversaryResult = {
     rows: results,
     adopted,
-    adoptedLearnt,
     noPrimaryMs,
     maxEpoch: Math.max(...hostsNow.map(epochOf)),
     startEpoch: s.real.e,
@@ -594,9 +602,29 @@ export async function runAdversary(o: AdversaryOptions): Promise<AdversaryResult
     honestShown,
     doublePrimaries: sim.doublePrimaries().length,
     freshAttachedHonest: !!freshSub && !atkHex.has(freshSub.primary),
+    ...(enlisted ? { enlisted } : {}),
   };
   sim.stopAll();
   return result;
+}
+
+/** The primary takes `idle` (restarted from its store first, with `restarted`) into its set in place of a backup; whether `idle` then follows it (3 s), and the epoch it holds. */
+async function enlist(s: Scene, was: SimPeer | undefined, epochOf: (p: SimPeer) => number, restarted: boolean): Promise<{ follows: boolean; epoch: number }> {
+  let idle = was;
+  if (idle && restarted) {
+    s.sim.kill(idle.hex);
+    await s.sim.run(500);
+    idle = await restart(s.sim, idle.dht.selfId);
+    await s.sim.run(1000);
+  }
+  const primary = s.sim.primaryOf(s.r);
+  const region = primary?.host.regionState(s.r);
+  if (!idle || !primary || !region) return { follows: false, epoch: 0 };
+  const backup = region.hosts.find((h) => !idEquals(h, primary.dht.selfId) && !idEquals(h, idle.dht.selfId))!;
+  region.reconfigure([primary.dht.selfId, backup, idle.dht.selfId], 'adversary kit: enlist the idle rows\' host');
+  const follows = () => idle!.host.regionState(s.r)?.role === 'backup' && s.sim.primaryOf(s.r)?.hex === idle!.host.regionState(s.r)?.primaryHex;
+  await s.sim.clock.runUntil(follows, 3000);
+  return { follows: follows(), epoch: epochOf(idle) };
 }
 
 /** The block at an honest edit's place in `st`. */
