@@ -176,7 +176,9 @@ export class RegionGranter extends RegionSide {
       }
       return;
     }
-    if (this.region.duty || this.region.role === 'claiming') return;
+    if (this.region.duty) return;
+    // Our own claim is under way: it ends before another starts (a HANDOFF now is stale).
+    if (this.region.role === 'claiming') return void this.ctx.stats.staleFrames++;
     const cert = m.cert;
     const hold = cert && idEquals(cert.primary, from) && this.el.supersedes(cert, 'anchored') ? await this.region.acceptable(cert) : false;
     if (cert && hold && this.el.supersedes(cert, hold)) {

@@ -10,7 +10,7 @@ import { seededRandom } from '../core/seeded-random';
 import { fixedNearView } from '../testing/near-views';
 import { SimKeyring } from '../testing/sim-keyring';
 import { CertChecker } from './cert-checker';
-import { signGrant, type ClaimTerms, type EpochCert } from './epoch-cert';
+import { MAX_EPOCH, signGrant, type ClaimTerms, type EpochCert } from './epoch-cert';
 
 const rand = seededRandom(17);
 const keyring = new SimKeyring('cert-checker-test');
@@ -59,5 +59,23 @@ describe('the certificate chain a sender shows', () => {
     // A rebase over e10 by one of its hosts: certified by its new set alone, not by a majority of e10's.
     const lone = await certify({ e: 11, primary: F1, hosts: [F1, X, Y], prev: { e: 10, hosts: [C, F1, F2] }, rebase: true }, [F1, X, Y]);
     expect(await checker().check(K, lone, { known: held, chain: [mid], fresh: 'learn' })).toBe('unanchored');
+  });
+
+  it('a learnt certificate anchors nothing: its hosts chain no later one, and one anchored near the key replaces it after a fresh look', async () => {
+    const view = fixedNearView([A, B, C]);
+    const c = new CertChecker(keyring.verify, view);
+    // Learnt: granted by keys nobody finds near (the attacker's), at an epoch above the region's.
+    const learnt = await certify({ e: 12, primary: X, hosts: [X, Y] }, [X, Y]);
+    expect(await c.hold(K, learnt, { fresh: 'learn' })).toBe('learnt');
+    const top = await certify({ e: MAX_EPOCH, primary: X, hosts: [X, Y], prev: { e: MAX_EPOCH - 1, hosts: [X, Y] } }, [X, Y]);
+    expect(await c.hold(K, top, { known: learnt, learnt: true, fresh: 'learn' })).toBe('epoch-range');
+    expect(await c.hold(K, top, { known: learnt, fresh: 'learn' }), 'held as anchored, the same chain goes on').toBe('anchored');
+    // The region's own certificate, anchored near the key, at a lower epoch: it replaces the learnt one.
+    expect(await c.hold(K, await e9(), { known: learnt, learnt: true, fresh: 'learn' })).toBe('anchored');
+    expect(view.refreshes).toBe(0);
+    // Another forged one: learnt again, after one fresh look at who is near.
+    const other = await certify({ e: 13, primary: Y, hosts: [X, Y] }, [X, Y]);
+    expect(await c.hold(K, other, { known: learnt, learnt: true, fresh: 'learn' })).toBe('learnt');
+    expect(view.refreshes).toBe(1);
   });
 });

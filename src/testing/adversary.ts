@@ -548,13 +548,17 @@ export async function runAdversary(o: AdversaryOptions): Promise<AdversaryResult
     // Until it reached every target (a routed frame after a kill may take a while), then the row's time.
     const arrived = () => to.every((p, k) => (heard.get(p)?.get(row.frame.t) ?? 0) > sentBefore[k]!);
     if (row.frame.wire !== 'dht' && to.length > 0) await sim.clock.runUntil(arrived, 3000);
+    // A host-to-host frame about a region its target does not host is dropped as stray (hosting-service.ts).
+    const counts: readonly Counter[] = row.frame.wire === 'replicas' ? [...row.frame.counts, 'strayFrames'] : row.frame.counts;
+    const counted = () => to.reduce((n, p, k) => n + counts.reduce((m, c) => m + counters(p)[c] - before[k]![c], 0), 0);
+    // A refusal may wait on a fresh lookup toward the key (cert-checker.ts), slow past a dead
+    // node after a kill: a refusal the row expects gets up to a second more to land.
+    if (row.frame.wire !== 'dht' && to.length > 0 && !row.silent && !res.member) await sim.clock.runUntil(() => counted() > 0, 1000);
     await sim.run(ROW_MS);
     // Judged at the end: a routed frame may land after the row's time (its counters then show in a later row's).
     if (row.frame.wire !== 'dht') arrivals.push(() => void (res.delivered = to.length > 0 && to.every((p, k) => (heard.get(p)?.get(row.frame.t) ?? 0) > sentBefore[k]!)));
     res.pending = to.reduce((n, p, k) => n + p.client.stats.pendingShown - pendingBefore[k]!, 0);
-    // A host-to-host frame about a region its target does not host is dropped as stray (hosting-service.ts).
-    const counts: readonly Counter[] = row.frame.wire === 'replicas' ? [...row.frame.counts, 'strayFrames'] : row.frame.counts;
-    res.counted = to.reduce((n, p, k) => n + counts.reduce((m, c) => m + counters(p)[c] - before[k]![c], 0), 0);
+    res.counted = counted();
     res.epoch = Math.max(0, ...to.map(epochOf));
     results.push(res);
     plantedAll.push({ res, entries: marks });
