@@ -44,13 +44,16 @@ export class CertChecker {
    * certificate of the region). A certificate near nobody we know gets one fresh lookup
    * toward the key before it is refused.
    */
-  async check(key: NodeId, c: EpochCert, o: CheckOptions = {}): Promise<CertFault | AnchorFault | null> {
-    const r = await this.hold(key, c, o);
-    return r === 'anchored' || r === 'learnt' ? null : r;
+  check(key: NodeId, c: EpochCert, o: CheckOptions = {}): Promise<CertFault | AnchorFault | null> {
+    return this.judge(key, c, o, false) as Promise<CertFault | AnchorFault | null>;
   }
 
   /** `check`, saying how the reader then holds `c` (cert-anchor.ts `Hold`) when it may believe it. */
-  async hold(key: NodeId, c: EpochCert, o: CheckOptions = {}): Promise<CertFault | AnchorFault | Hold> {
+  hold(key: NodeId, c: EpochCert, o: CheckOptions = {}): Promise<CertFault | AnchorFault | Hold> {
+    return this.judge(key, c, o, true) as Promise<CertFault | AnchorFault | Hold>;
+  }
+
+  private async judge(key: NodeId, c: EpochCert, o: CheckOptions, hold: boolean): Promise<CertFault | AnchorFault | Hold | null> {
     const signed = await this.signed(key, c);
     if (signed) return signed;
     const view = o.view ?? this.view, fresh = o.fresh ?? 'near', learnt = !!o.known && !!o.learnt;
@@ -69,7 +72,7 @@ export class CertChecker {
       if (again === 'anchored' || r === 'unanchored') r = again;
     }
     if (r !== 'anchored' && r !== 'learnt') this.unanchored++;
-    return r;
+    return hold || (r !== 'anchored' && r !== 'learnt') ? r : null;
   }
 
   /** The newest link of `chain` (below `below`) reached from `known` one majority-granted, validly signed step at a time; `known` when none. */
