@@ -5,7 +5,7 @@
 import { idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
 import { within } from '../core/clock';
 import { claimTargets, ClaimRound } from './claim-round';
-import { certShapeFault, MIN_CERT_HOSTS, quorum, sameSet, signGrant, succeeds, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
+import { certShapeFault, MIN_CERT_HOSTS, quorum, sameSet, signGrant, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
 import type { ReplicationMessageOf } from './replication-messages';
 import { PrimaryDuty } from './primary-duty';
 import { offerableEntry } from './edit-validator';
