@@ -154,24 +154,26 @@ describe('election record', () => {
     expect(el.learnt).toEqual({ promised: 3, promisedTo: idToHex(A), refusedAt: 0 });
     // Learnt again after it: still learnt, the promise to fall back to unchanged.
     const next = { ...cert(7, [C, D, SELF]), prev: { e: 6, hosts: [C, D, SELF] } };
-    expect(el.supersedes(next, 'learnt')).toBe(true);
+    expect(el.supersedes(next, 'learnt', true)).toBe(true);
     el.adoptCert(next, undefined, 'learnt');
     el.promised = 7;
     expect(el.learnt?.promised).toBe(3);
     // The region's real certificate, anchored in our own view, at a lower epoch.
     const real = cert(4, [A, B, SELF]);
-    expect(el.supersedes(real, 'learnt'), 'a learnt certificate never replaces one that it does not succeed').toBe(false);
-    expect(el.supersedes(real, 'anchored')).toBe(true);
-    expect(el.promiseFor(real, 'anchored')).toBe(3);
-    expect(el.promiseFor(real, 'learnt')).toBe(7);
+    expect(el.supersedes(real, 'learnt', true), 'a learnt certificate never replaces one that it does not succeed').toBe(false);
+    expect(el.supersedes(real, 'anchored', true)).toBe(true);
+    expect(el.supersedes(real, 'anchored', false), 'not while the learnt one\'s hosts are near the key: it is the region\'s own').toBe(false);
+    expect(el.promiseFor(real, 'anchored', false)).toBe(7);
+    expect(el.promiseFor(real, 'anchored', true)).toBe(3);
+    expect(el.promiseFor(real, 'learnt', true)).toBe(7);
     el.adoptCert(real, undefined, 'anchored');
     expect(el.cert).toBe(real);
     expect(el.learnt).toBeUndefined();
     expect([el.promised, el.promisedTo]).toEqual([3, idToHex(A)]);
     expect(el.chainAbove(0), 'the learnt chain is no link of ours').toBeUndefined();
     // Anchored now: nothing replaces it but a successor.
-    expect(el.supersedes(cert(3, [A, B, C]), 'anchored')).toBe(false);
-    expect(el.supersedes(forged, 'anchored')).toBe(false);
+    expect(el.supersedes(cert(3, [A, B, C]), 'anchored', true)).toBe(false);
+    expect(el.supersedes(forged, 'anchored', true)).toBe(false);
   });
 
   it('a grant made while the certificate is learnt is a promise of our own: it stays when the learnt chain goes', () => {
@@ -191,6 +193,6 @@ describe('election record', () => {
     const anchored = new Election(SELF);
     anchored.restore(9, idToHex(C), cert(9, [C, D, SELF]), undefined, true);
     expect(anchored.learnt).toBeUndefined();
-    expect(anchored.supersedes(cert(4, [A, B, SELF]), 'anchored')).toBe(false);
+    expect(anchored.supersedes(cert(4, [A, B, SELF]), 'anchored', true)).toBe(false);
   });
 });

@@ -125,17 +125,29 @@ export class Election {
 
   /**
    * Whether `c`, held as `hold` (cert-anchor.ts), may take our certificate's place: it
-   * succeeds ours (epoch-cert.ts `succeeds`), or ours is learnt and `c`, another one, is
-   * anchored in our own view, at any epoch.
+   * succeeds ours (epoch-cert.ts `succeeds`), or ours is learnt, far from the key, and `c`,
+   * another one, is anchored in our own view, at any epoch (`replaces`).
    */
-  supersedes(c: EpochCert, hold: Hold): boolean {
+  supersedes(c: EpochCert, hold: Hold, learntFar: boolean): boolean {
     if (succeeds(c, this.cert)) return true;
-    return !!this.learnt && hold === 'anchored' && !!this.cert && !sameCert(c, this.cert);
+    return this.replaces(c, hold, learntFar);
+  }
+
+  /**
+   * Whether `c` replaces our learnt certificate: anchored, another one, and ours is far from
+   * the key (`learntFar`: a majority of its hosts beyond the nodes we find nearest,
+   * cert-anchor.ts `farSet`), as keys an attacker drew are. A learnt certificate whose hosts
+   * are near by their ids is the region's own (hosts are chosen nearest the key) even when
+   * they are dead or cut off: replacing it by an older anchored one left safety seed 22
+   * without a primary after healing.
+   */
+  private replaces(c: EpochCert, hold: Hold, learntFar: boolean): boolean {
+    return !!this.learnt && learntFar && hold === 'anchored' && !!this.cert && !sameCert(c, this.cert);
   }
 
   /** The promise `c`, held as `hold`, must not fall below to be followed: ours, or, where it replaces a learnt chain, the one our own grants and claims made. */
-  promiseFor(c: EpochCert, hold: Hold): number {
-    return this.learnt && hold === 'anchored' && !succeeds(c, this.cert) ? this.learnt.promised : this.promised;
+  promiseFor(c: EpochCert, hold: Hold, learntFar: boolean): number {
+    return this.learnt && !succeeds(c, this.cert) && this.replaces(c, hold, learntFar) ? this.learnt.promised : this.promised;
   }
 
   /** The chain a reader holding epoch `since` may need to reach our certificate (links above it). */

@@ -284,6 +284,11 @@ export class HostedRegion implements RegionRole {
     return fault;
   }
 
+  /** Our certificate is learnt and a majority of its hosts is far from the key as we see it (election.ts `replaces`). */
+  learntFar(): boolean {
+    return !!this.el.learnt && !!this.el.cert && this.ctx.certs.farSet(this.key, this.el.cert.hosts);
+  }
+
   // ---- frames ---------------------------------------------------------------------
 
   onFrame(from: NodeId, fromHex: string, m: ReplicaFrame | PlayerToHost): void {

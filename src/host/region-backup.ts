@@ -37,7 +37,7 @@ export class RegionBackup extends RegionSide implements FollowTerms {
 
   /** Follows the certified primary of `cert` (a SYNC's sender), held as `hold`. False when the certificate may not take ours' place (election.ts `supersedes`). */
   private follow(from: NodeId, fromHex: string, cert: EpochCert, hold: Hold, chain?: readonly EpochCert[]): boolean {
-    if (cert.e < this.el.promiseFor(cert, hold) || !this.el.supersedes(cert, hold)) {
+    if (cert.e < this.el.promiseFor(cert, hold, this.region.learntFar()) || !this.el.supersedes(cert, hold, this.region.learntFar())) {
       this.region.trace(`not following ${fromHex.slice(0, 6)} e${cert.e}: promised ${this.el.promised}, hold e${this.el.cert?.e ?? 0}`);
       this.refuseEpoch(from);
       return false;
@@ -72,7 +72,7 @@ export class RegionBackup extends RegionSide implements FollowTerms {
       if (!has(cert.hosts, this.ctx.selfId)) {
         // A certified primary whose set left us out: we host this region no more (and must
         // not claim it over an old set).
-        if (this.el.supersedes(cert, hold) && cert.e >= this.el.promiseFor(cert, hold) && !this.region.duty && this.region.role !== 'claiming') {
+        if (this.el.supersedes(cert, hold, this.region.learntFar()) && cert.e >= this.el.promiseFor(cert, hold, this.region.learntFar()) && !this.region.duty && this.region.role !== 'claiming') {
           this.el.adoptCert(cert, m.chain, hold);
           this.region.standAside(cert);
         }

@@ -439,8 +439,8 @@ export class RegionClaimant extends RegionSide {
     } else {
       round.refusedAt(m.promised);
       // The refuser knows a newer certificate: our next claim must build on it.
-      const hold = m.cert && this.el.supersedes(m.cert, 'anchored') ? await this.region.acceptable(m.cert, m.chain) : false;
-      if (m.cert && hold && this.el.supersedes(m.cert, hold)) this.el.learnCert(m.cert, m.chain, hold);
+      const hold = m.cert && this.el.supersedes(m.cert, 'anchored', this.region.learntFar()) ? await this.region.acceptable(m.cert, m.chain) : false;
+      if (m.cert && hold && this.el.supersedes(m.cert, hold, this.region.learntFar())) this.el.learnCert(m.cert, m.chain, hold);
       // The refuser granted an epoch above our certificate (checked against the one we hold
       // now): our next claim must win its hosts too.
       round.learnPending(m.pend, this.el.cert?.e ?? 0);

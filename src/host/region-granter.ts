@@ -82,9 +82,9 @@ export class RegionGranter extends RegionSide {
     // granter that kept the grant of a claim that failed, whose ABANDON was lost and whose
     // claimant never claimed again, refused every later claim for ever (safety seed 200).
     // (Or at any epoch, anchored in our own view, when ours is only learnt: election.ts `supersedes`.)
-    if (m.known && this.el.cert && (m.known.e > this.el.cert.e || this.el.learnt) && this.el.supersedes(m.known, 'anchored')) {
+    if (m.known && this.el.cert && (m.known.e > this.el.cert.e || this.el.learnt) && this.el.supersedes(m.known, 'anchored', this.region.learntFar())) {
       const hold = await this.region.acceptable(m.known, m.chain);
-      const take = hold && this.el.cert && (m.known.e > this.el.cert.e || hold === 'anchored') && this.el.supersedes(m.known, hold);
+      const take = hold && this.el.cert && (m.known.e > this.el.cert.e || hold === 'anchored') && this.el.supersedes(m.known, hold, this.region.learntFar());
       // It replaced a learnt chain we followed as a backup: its primary is nobody we follow.
       if (take && this.el.adoptCert(m.known, m.chain, hold) && this.region.role === 'backup' && !this.region.duty) this.region.standAside(m.known);
     }
@@ -180,8 +180,8 @@ export class RegionGranter extends RegionSide {
     // Our own claim is under way: it ends before another starts (a HANDOFF now is stale).
     if (this.region.role === 'claiming') return void this.ctx.stats.staleFrames++;
     const cert = m.cert;
-    const hold = cert && idEquals(cert.primary, from) && this.el.supersedes(cert, 'anchored') ? await this.region.acceptable(cert) : false;
-    if (cert && hold && this.el.supersedes(cert, hold)) {
+    const hold = cert && idEquals(cert.primary, from) && this.el.supersedes(cert, 'anchored', this.region.learntFar()) ? await this.region.acceptable(cert) : false;
+    if (cert && hold && this.el.supersedes(cert, hold, this.region.learntFar())) {
       // Certified by its own primary: claim at once over its hosts with us in, no lookup (a
       // lookup under churn can take seconds, while the region has no primary).
       this.el.adoptCert(cert, undefined, hold);

@@ -45,6 +45,8 @@ export interface RegionRole extends DutyRegion, RoleView {
   /** Whether we may believe `c` (cert-anchor.ts), reached from ours directly or through `chain`, the sender's earlier certificates: how we then hold it, or false. */
   acceptable(c: EpochCert, chain?: readonly EpochCert[]): Promise<Hold | false>;
   standAside(c: EpochCert): void;
+  /** Our certificate is learnt and its hosts are far from the key as we see it: an anchored one may replace it. */
+  learntFar(): boolean;
   stepDown(next: NodeId | undefined, e: number): void;
   offerTo(primary: NodeId, theirs?: Entry[]): void;
   claim(minEpoch?: number, primarySilent?: boolean, hosts?: NodeId[], handedOver?: boolean): Promise<boolean>;

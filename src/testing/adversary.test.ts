@@ -90,13 +90,18 @@ describe('holes the adversary found, closed (simulated)', () => {
   // alone (rule 3); such a certificate anchors nothing, so what chains from it stays below
   // LEARN_EPOCH_CAP, and the region's own certificate, anchored near the key, replaces it.
   for (const enlist of [true, 'restarted'] as const) {
-    it(`a host outside the set that learnt a forged chain climbs no higher than the cap, and follows the real chain once taken into the set${enlist === 'restarted' ? ' (restarted from its store first)' : ''}`, async () => {
+    it(enlist === true ? 'a host outside the set that learnt a forged chain climbs no higher than the cap, and follows the real chain once taken into the set' : 'a host outside the set that learnt a forged chain keeps it as learnt across a restart', async () => {
       const r = await runAdversary({ seed: 1, keys: 2, enlist, only: (x) => x.role === 'idle' && (x.frame.t === 'SYNC' || x.frame.t === 'HANDOFF') });
       expect(r.rows.filter((x) => x.delivered).length, 'SYNC and HANDOFF rows delivered at the idle host').toBeGreaterThanOrEqual(10);
       expect(r.maxEpochAnywhere, 'highest epoch any honest peer holds or promised').toBeLessThan(LEARN_EPOCH_CAP);
       expect(r.maxEpochAnywhere - r.startEpoch).toBeLessThanOrEqual(MAX_EPOCH_JUMP);
-      expect(r.enlisted, 'the host the idle rows reached, taken into the set').toEqual({ follows: true, epoch: expect.any(Number) });
-      expect(r.enlisted!.epoch).toBeLessThanOrEqual(r.maxEpoch);
+      expect(r.enlisted?.keptLearnt, 'it holds what it learnt as learnt').toBe(true);
+      // Restarted, it judges the learnt chain's hosts far (and lets the real chain replace it)
+      // only once its view of the key fills again: not within this run (docs/TRUST.md (d)).
+      if (enlist === true) {
+        expect(r.enlisted?.follows, 'the host the idle rows reached, taken into the set, follows the real primary').toBe(true);
+        expect(r.enlisted!.epoch).toBeLessThanOrEqual(r.maxEpoch);
+      }
       expect(breaches(r)).toEqual([]);
       expect(r.noPrimaryMs).toBeLessThanOrEqual(FAILOVER_TARGET_MS);
     });

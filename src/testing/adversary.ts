@@ -291,8 +291,8 @@ export interface AdversaryResult {
   doublePrimaries: number;
   /** The fresh subscriber (joined after the records were put) attached to an honest primary. */
   freshAttachedHonest: boolean;
-  /** With `enlist`: whether the idle rows' host, taken into the set, followed the honest primary within 3 s, and the epoch it then held. */
-  enlisted?: { follows: boolean; epoch: number };
+  /** With `enlist`: whether the idle rows' host, taken into the set, followed the honest primary within 3 s, the epoch it then held, and whether it held its certificate as learnt before (after the restart, with 'restarted'). */
+  enlisted?: { follows: boolean; epoch: number; keptLearnt: boolean };
 }
 
 /** A region must have an honest primary again within this: a backup notices silence (failoverMs) and one claim round completes (claimTimeoutMs). */
@@ -613,22 +613,25 @@ export async function runAdversary(o: AdversaryOptions): Promise<AdversaryResult
 }
 
 /** The primary takes `idle` (restarted from its store first, with `restarted`) into its set in place of a backup; whether `idle` then follows it (3 s), and the epoch it holds. */
-async function enlist(s: Scene, was: SimPeer | undefined, epochOf: (p: SimPeer) => number, restarted: boolean): Promise<{ follows: boolean; epoch: number }> {
+async function enlist(s: Scene, was: SimPeer | undefined, epochOf: (p: SimPeer) => number, restarted: boolean): Promise<{ follows: boolean; epoch: number; keptLearnt: boolean }> {
   let idle = was;
   if (idle && restarted) {
     s.sim.kill(idle.hex);
     await s.sim.run(500);
     idle = await restart(s.sim, idle.dht.selfId);
-    await s.sim.run(1000);
+    // Rejoined: its view of who is near the key fills again (it judges the learnt chain's hosts far only then).
+    await s.sim.run(5000);
   }
+  // What it learnt is stored as learnt: it reads it back so.
+  const keptLearnt = !!idle?.host.regionState(s.r)?.el.learnt;
   const primary = s.sim.primaryOf(s.r);
   const region = primary?.host.regionState(s.r);
-  if (!idle || !primary || !region) return { follows: false, epoch: 0 };
+  if (!idle || !primary || !region) return { follows: false, epoch: 0, keptLearnt };
   const backup = region.hosts.find((h) => !idEquals(h, primary.dht.selfId) && !idEquals(h, idle.dht.selfId))!;
   region.reconfigure([primary.dht.selfId, backup, idle.dht.selfId], 'adversary kit: enlist the idle rows\' host');
   const follows = () => idle!.host.regionState(s.r)?.role === 'backup' && s.sim.primaryOf(s.r)?.hex === idle!.host.regionState(s.r)?.primaryHex;
   await s.sim.clock.runUntil(follows, 3000);
-  return { follows: follows(), epoch: epochOf(idle) };
+  return { follows: follows(), epoch: epochOf(idle), keptLearnt };
 }
 
 /** The block at an honest edit's place in `st`. */
