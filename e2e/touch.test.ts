@@ -2,9 +2,11 @@
 // Input.dispatchTouchEvent), a landscape phone's screen, and touches only: a tap on the menu
 // plays (no pointer lock), the left thumb's stick walks, a drag on the right looks, a long
 // press builds and a tap digs. Also writes the phone screenshots (landscape and portrait).
+// A phone in the shared world joins as a play-only peer (no hosting on a battery) unless
+// the page asks for ?hosting=on.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, CDPSession, Page } from 'playwright-core';
-import { launchBrowser } from './browser';
+import { launchBrowser, newContext, PAGE_UP } from './browser';
 import { screenshotPath } from './screenshots';
 
 let browser: Browser;
@@ -134,5 +136,27 @@ describe('touch controls', () => {
     await page.waitForFunction(() => !document.getElementById('menu')!.hidden, null, { timeout: 5_000 });
     await page.waitForTimeout(300);
     expect(await page.evaluate(() => document.getElementById('menu')!.hidden)).toBe(false);
+  });
+
+  it('joins the shared world as a play-only peer by default, and says so; ?hosting=on hosts', async () => {
+    const joined = async (query: string) => {
+      const context = await newContext(browser, { viewport: { width: W, height: H } });
+      const phone = await context.newPage();
+      phone.on('pageerror', (e) => console.error('pageerror', e));
+      const session = await context.newCDPSession(phone);
+      await session.send('Emulation.setTouchEmulationEnabled', { enabled: true, maxTouchPoints: 5 });
+      await phone.goto(`${inject('baseUrl')}/?rd=2&render=off${query}#world=e2e-touch-net-${attempts}&seed=e2e-touch`);
+      await phone.waitForFunction(PAGE_UP.hosting, null, { timeout: 30_000, polling: 50 });
+      return phone;
+    };
+    const [byDefault, asked] = await Promise.all([joined(''), joined('&hosting=on')]);
+    try {
+      expect(await byDefault.evaluate(() => ({ playOnly: window.voxel.hosting!.playOnly(), mode: window.voxel.hostingMode!() }))).toEqual({ playOnly: true, mode: { mode: 'play', chosen: 'touch-device' } });
+      expect(await byDefault.locator('#menu .hosting-note').textContent()).toContain('?hosting=on');
+      expect(await asked.evaluate(() => ({ playOnly: window.voxel.hosting!.playOnly(), mode: window.voxel.hostingMode!() }))).toEqual({ playOnly: false, mode: { mode: 'host', chosen: 'asked' } });
+      expect(await asked.locator('.hosting-note').count()).toBe(0);
+    } finally {
+      await Promise.all([byDefault.context().close(), asked.context().close()]);
+    }
   });
 });

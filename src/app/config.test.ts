@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pageDoorways, parsePageConfig } from './config';
+import { pageDoorways, parsePageConfig, touchOnlyDevice } from './config';
 
 describe('page config', () => {
   it('reads world and seed from the fragment, knobs from the query, and rejects junk names', () => {
@@ -13,6 +13,23 @@ describe('page config', () => {
     expect(parsePageConfig('http://x/?hosting=play')).toMatchObject({ hosting: true, playOnly: true });
     expect(parsePageConfig('http://x/')).toMatchObject({ hosting: true, playOnly: false });
     expect(parsePageConfig('http://x/?hosting=off')).toMatchObject({ hosting: false, playOnly: false });
+  });
+
+  it('a phone or tablet plays without hosting by default; ?hosting=on or =off overrides it', () => {
+    const phone = { touchOnly: true };
+    expect(parsePageConfig('http://x/', {}, phone)).toMatchObject({ hosting: true, playOnly: true, hostingChosen: 'touch-device' });
+    expect(parsePageConfig('http://x/?hosting=on', {}, phone)).toMatchObject({ hosting: true, playOnly: false, hostingChosen: 'asked' });
+    expect(parsePageConfig('http://x/?hosting=off', {}, phone)).toMatchObject({ hosting: false, playOnly: false, hostingChosen: 'asked' });
+    expect(parsePageConfig('http://x/?hosting=junk', {}, phone)).toMatchObject({ hosting: true, playOnly: true, hostingChosen: 'touch-device' });
+    expect(parsePageConfig('http://x/', {}, { touchOnly: false })).toMatchObject({ hosting: true, playOnly: false, hostingChosen: 'default' });
+  });
+
+  it('tells a phone from media queries: a coarse primary pointer and no fine one (a touch laptop has its trackpad)', () => {
+    const device = (...matching: string[]) => touchOnlyDevice((q) => matching.includes(q));
+    expect(device('(pointer: coarse)')).toBe(true);
+    expect(device('(pointer: coarse)', '(any-pointer: fine)')).toBe(false);
+    expect(device('(pointer: fine)', '(any-pointer: fine)')).toBe(false);
+    expect(device()).toBe(false);
   });
 
   it('fixes the time of day on ?daytime=F (a fraction of the day), turns the sky otherwise, and ignores junk', () => {

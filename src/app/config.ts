@@ -20,10 +20,13 @@ export interface PageConfig {
   /** Host regions and play in the shared world (default on; `?hosting=off`: DHT node only, local world). */
   hosting: boolean;
   /**
-   * Play without hosting (`?hosting=play`): the tab plays in the shared world as a read-only
-   * DHT node (dht/read-only-peers.ts) that claims and backs up no region (a phone, a slow link).
+   * Play without hosting (`?hosting=play`, and the default on a phone or tablet): the tab plays
+   * in the shared world as a read-only DHT node (dht/read-only-peers.ts) that claims and backs
+   * up no region, so a battery is not spent keeping other players' regions. `?hosting=on` hosts.
    */
   playOnly: boolean;
+  /** How the hosting mode was chosen: 'asked' (`?hosting=`), 'touch-device' (the phone default), 'default'. */
+  hostingChosen: 'asked' | 'touch-device' | 'default';
   /** ws:// URL of the bootstrap relay (default: /relay on the page's own host); null: `relay=none`. */
   relayUrl: string | null;
   /** http(s):// URL of a PeerJS broker (`peerjs=`), if any. */
@@ -65,13 +68,32 @@ const NAME = /^[\w.-]{1,64}$/;
 const WS = /^wss?:\/\/[^\s]+$/;
 const HTTP = /^https?:\/\/[^\s/]+(\/\S*)?$/;
 
-export function parsePageConfig(href: string, defaults: DeployDefaults = {}): PageConfig {
+/** What the page knows of its device that changes a default. */
+export interface PageDevice {
+  /** A phone or tablet: touch only, no mouse or trackpad (`touchOnlyDevice`). */
+  touchOnly: boolean;
+}
+
+/**
+ * A phone or tablet, from CSS media queries (`matches`: `q => matchMedia(q).matches`): its
+ * primary pointer is coarse (a finger) and no pointer is fine. A touch laptop has a fine
+ * pointer too (its trackpad), so it still hosts by default.
+ */
+export function touchOnlyDevice(matches: (query: string) => boolean): boolean {
+  return matches('(pointer: coarse)') && !matches('(any-pointer: fine)');
+}
+
+const HOSTING_ASKED = new Set(['on', 'off', 'play']);
+
+export function parsePageConfig(href: string, defaults: DeployDefaults = {}, device: PageDevice = { touchOnly: false }): PageConfig {
   const url = new URL(href);
   const frag = new URLSearchParams(url.hash.replace(/^#/, ''));
   const q = url.searchParams;
   const world = frag.get('world') ?? q.get('world') ?? DEFAULT_WORLD;
   const seed = frag.get('seed') ?? q.get('seed') ?? world;
   const rd = Number(q.get('rd') ?? NaN);
+  const asked = q.get('hosting') ?? '';
+  const hostingMode = HOSTING_ASKED.has(asked) ? asked : device.touchOnly ? 'play' : 'on';
   const peerjs = [frag.get('peerjs'), q.get('peerjs'), defaults.peerjs].find((x) => x && HTTP.test(x)) ?? undefined;
   return {
     world: NAME.test(world) ? world : DEFAULT_WORLD,
@@ -79,8 +101,9 @@ export function parsePageConfig(href: string, defaults: DeployDefaults = {}): Pa
     renderDistance: Number.isFinite(rd) ? clampRenderDistance(rd) : undefined,
     headless: q.get('render') === 'off',
     net: q.get('net') !== 'off',
-    hosting: q.get('hosting') !== 'off',
-    playOnly: q.get('hosting') === 'play',
+    hosting: hostingMode !== 'off',
+    playOnly: hostingMode === 'play',
+    hostingChosen: HOSTING_ASKED.has(asked) ? 'asked' : device.touchOnly ? 'touch-device' : 'default',
     relayUrl: relayUrl([frag.get('relay'), q.get('relay'), defaults.relay], url),
     peerjsUrl: peerjs,
     invite: parseInvite(url.hash),

@@ -8,6 +8,8 @@ import type { NetSession } from './net-session';
 import type { WorkerTicker } from './worker-ticker';
 
 export interface HostingApi {
+  /** Plays without hosting: a read-only DHT node that claims and backs up no region (`?hosting=play`, a phone's default). */
+  playOnly(): boolean;
   /** Region names ("rx,rz") this tab is primary or backup of. */
   roles(): { primary: string[]; backup: string[] };
   /** Regions the player holds live subscriptions to. */
@@ -79,6 +81,7 @@ export function createHostingApi(net: NetSession, remote: RemotePlayers, clock: 
   clock.setTimeout(measure, 2000);
   const prefixed = (prefix: string, o: object) => Object.fromEntries(Object.entries(o).filter(([, v]) => typeof v === 'number').map(([k, v]) => [`${prefix}${k}`, v as number]));
   return {
+    playOnly: () => net.peer.dht.readOnly,
     roles: () => net.host.roles(),
     liveRegions: () => net.source.liveRegions().map((r) => `${r.rx},${r.rz}`),
     players: () => remote.sample(performance.now()),

@@ -11,7 +11,7 @@ import { WorldModel } from '../play/world-model';
 import { WorldStore } from '../store/world-store';
 import { Hud } from '../ui/hud';
 import { StartScreen, webglProblemKind } from '../ui/start-screen';
-import { clampRenderDistance, DEFAULT_RENDER_DISTANCE, parsePageConfig } from './config';
+import { clampRenderDistance, DEFAULT_RENDER_DISTANCE, parsePageConfig, touchOnlyDevice } from './config';
 import { FrameLoop } from './frame-loop';
 import { createHostingApi } from './hosting-api';
 import { createNetApi, type NetApi } from './net-api';
@@ -23,7 +23,7 @@ import { PageWho } from './page-who';
 import { PlayerControls } from './player-controls';
 import { keepPlayerSaved, loadSavedPlayer, startSession } from './player-saving';
 import { PlayerStatus } from './player-status';
-import { explainStart, showStage } from './start-flow';
+import { explainStart, showHostingMode, showStage } from './start-flow';
 import { TabClock } from '../core/tab-clock';
 import { documentVisibility } from '../ui/page-visibility';
 import { PROBE_WAIT_MS, ProbeFrameGate } from '../play/probe-frame-gate';
@@ -41,12 +41,13 @@ declare global {
 }
 
 async function main(): Promise<void> {
-  const cfg = parsePageConfig(location.href, deployDefaults());
+  const cfg = parsePageConfig(location.href, deployDefaults(), { touchOnly: touchOnlyDevice((q) => matchMedia(q).matches) });
   // Hosting and the DHT keep time through the worker, so a hidden tab stays a good host.
   const ticker = new WorkerTicker();
   const clock = new TabClock(ticker, performance, documentVisibility());
   const loading = new StartScreen(document.getElementById('loading')!, cfg.world);
   const hud = new Hud(document.getElementById('hud')!);
+  showHostingMode([document.getElementById('loading')!, document.querySelector<HTMLElement>('#menu .card')!], cfg);
   // A browser without WebGL2 is told at once, before it joins a network it could not show.
   if (!cfg.headless && !hasWebGL2()) {
     cannotDraw(loading, new DrawingUnavailable(webglProblemKind(false), 'WebGL2RenderingContext is not defined'));
@@ -156,6 +157,7 @@ async function main(): Promise<void> {
   api.setName = (typed) => controls.setName(typed);
   if (chat) api.chat = chat.api;
   api.who = () => who.rows();
+  api.hostingMode = () => ({ mode: !cfg.net ? 'alone' : !cfg.hosting ? 'off' : cfg.playOnly ? 'play' : 'host', chosen: cfg.hostingChosen });
   api.moveInput = () => controls.input?.moveInput() ?? null;
   api.fullscreen = () => controls.fullscreen?.state ?? null;
   api.startProblem = () => document.querySelector<HTMLElement>('#loading .problem:not([hidden])')?.dataset.kind;

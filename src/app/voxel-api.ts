@@ -8,6 +8,7 @@ import type { RayHit } from '../play/raycast';
 import type { Pose } from '../world/pose';
 import { BLOCKS } from '../world/blocks';
 import type { HostingApi } from './hosting-api';
+import type { PageConfig } from './config';
 import type { WorldClockStatus } from '../agree/world-clock';
 import type { DropOutcome, ItemInfo, PickupOutcome } from '../play/item-service';
 import type { Appearance } from '../play/item-appearances';
@@ -99,6 +100,12 @@ export interface VoxelApi {
   setName?: (name: string) => boolean;
   /** Text chat with the players around (set with `net` when the tab plays in the shared world). */
   chat?: ChatApi;
+  /**
+   * How this tab takes part: 'host' (hosts regions and plays), 'play' (plays without hosting:
+   * `?hosting=play`, and a phone's default), 'off' (`?hosting=off`), 'alone' (`?net=off`);
+   * `chosen` says whether by the URL, the touch-device default, or the default.
+   */
+  hostingMode?: () => { mode: 'host' | 'play' | 'off' | 'alone'; chosen: PageConfig['hostingChosen'] };
   /** Who is here, as the Tab list shows it: the players around, nearest first (at most 64), with short id, distance in blocks and the round trip of a direct link ('-' without one). */
   who?: () => WhoRow[];
   /** The move the held keys ask for now (null on a page without keyboard input). */
