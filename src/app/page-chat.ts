@@ -70,6 +70,12 @@ export class PageChat {
     };
   }
 
+  /** Calls `heard` for each line and direct message shown, with whether it is this player's own. */
+  onShown(heard: (own: boolean) => void): void {
+    this.client.events.on('line', (line) => heard(line.own));
+    this.direct.events.on('message', (m) => heard(m.dir !== 'in'));
+  }
+
   /** Opens the chat field (T or Enter); false on a page without one. */
   open(): boolean {
     if (!this.box || this.box.isOpen) return false;

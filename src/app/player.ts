@@ -118,6 +118,8 @@ async function main(): Promise<void> {
   let netApi: NetApi | undefined;
   const who = new PageWho({ headless: cfg.headless, players: () => remote.sample(performance.now()), self: () => session.body, links: () => netApi?.links() ?? [] });
   const controls = new PlayerControls({ cfg, hud, session, editor, view, store, peer, renderDistance, itemKeys: items.keys, who, ...(name ? { name } : {}), ...(chat ? { chat } : {}) });
+  controls.sound?.watchHeld(() => items.api.inventory());
+  chat?.onShown((own) => controls.sound?.chatLine(own));
 
   // Other players' edits and avatars. Whichever source: its block changes reach the world
   // model (the local source sends none).

@@ -1,18 +1,19 @@
-// Sound effects synthesised with WebAudio (no audio files): dig, place and footsteps, each a
-// short burst of filtered noise or a falling tone under an envelope. The browser allows
+// Sound effects synthesised with WebAudio (no audio files): dig, place, footsteps, an item
+// picked up and a chat line heard, each a short burst of filtered noise or a gliding tone
+// under an envelope. The browser allows
 // audio only after a person's gesture, so nothing is made until unlock() runs from one
 // (the click or tap that starts playing). Volume 0 mutes and makes no sound at all. The
 // recipes and the step cadence are plain data and arithmetic (tested without a browser).
 
-export type SoundKind = 'dig' | 'place' | 'step';
+export type SoundKind = 'dig' | 'place' | 'step' | 'pickup' | 'chat';
 
 export interface SoundRecipe {
   /** Seconds. */
   readonly duration: number;
-  /** Noise through a band-pass at this frequency (Hz), or a tone falling from it. */
+  /** Noise through a band-pass at this frequency (Hz), or a tone gliding from it. */
   readonly source: 'noise' | 'tone';
   readonly frequency: number;
-  /** Tone only: the frequency it falls to by the end. */
+  /** Tone only: the frequency it glides to by the end (higher: a rising chirp). */
   readonly endFrequency?: number;
   /** Peak gain at volume 1. */
   readonly gain: number;
@@ -22,6 +23,10 @@ export const SOUND_RECIPES: Readonly<Record<SoundKind, SoundRecipe>> = {
   dig: { duration: 0.16, source: 'noise', frequency: 900, gain: 0.5 },
   place: { duration: 0.11, source: 'tone', frequency: 220, endFrequency: 90, gain: 0.45 },
   step: { duration: 0.07, source: 'noise', frequency: 350, gain: 0.22 },
+  // A bright rising chirp: something gained.
+  pickup: { duration: 0.12, source: 'tone', frequency: 520, endFrequency: 1040, gain: 0.3 },
+  // Soft and short: a line from someone else, not an alarm.
+  chat: { duration: 0.09, source: 'tone', frequency: 880, endFrequency: 780, gain: 0.12 },
 };
 
 /** Blocks walked on the ground between two footsteps. */
