@@ -65,7 +65,13 @@ export interface VoxelApi {
   /** Edits kept tentative (shown, stored locally, retried until a primary confirms them). */
   tentative(): { x: number; y: number; z: number; id: number }[];
   player(): Pose & { flying: boolean };
-  /** Moves the player; resolves once the new position is stored. */
+  /**
+   * Moves the player; resolves once the new position is stored in this tab. Its signed DHT
+   * record follows on the walking cadence (at most every 10 s, net-session.ts), as for a
+   * player who walked there: the bench bots step by teleport 10 times a second, and a forced
+   * publish each time cost 10 lookups and ~40 STOREs a second per bot, each STORE a record
+   * signature its holders check, which no walking player pays.
+   */
   teleport(x: number, y: number, z: number): Promise<void>;
   /** Sets the view direction (radians; yaw 0 looks at -z, pitch up positive); resolves once stored, as teleport does. */
   look(yaw: number, pitch: number): Promise<void>;
@@ -181,13 +187,13 @@ export function createVoxelApi(p: VoxelApiParts): VoxelApi {
     },
     teleport: async (x, y, z) => {
       p.session.teleport(x, y, z);
-      await p.savePlayer();
+      await p.savePlayer(false);
     },
     look: async (yaw, pitch) => {
       p.session.yaw = 0;
       p.session.pitch = 0;
       p.session.look(yaw, pitch);
-      await p.savePlayer(true);
+      await p.savePlayer(false);
     },
     target: () => p.session.target(),
     select: (slot) => {
