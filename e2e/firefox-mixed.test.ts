@@ -36,10 +36,7 @@ beforeAll(async () => {
   const [ct, ct2, ft] = await Promise.all([c.open('chromium'), c.open('chromium-2'), f.open('firefox')]);
   console.log(`browsers up in ${Date.now() - t0} ms`);
   chrome = await join(ct, 'render=off');
-  // One after the other: the Firefox tab mints its node id's work on the main thread's
-  // WebCrypto, and a second tab joining beside it once held it past the 30 s wait.
-  firefox = await join(ft, '');
-  chrome2 = await join(ct2, 'render=off');
+  [firefox, chrome2] = await Promise.all([join(ft, ''), join(ct2, 'render=off')]);
 });
 
 /** Places `id` at (x, y, z) from `tab` and waits until a primary confirmed it (an attempt refused or timed out while a region fails over is retried); the attempts, the last 'ok ...' on success. */
