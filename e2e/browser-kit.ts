@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { Browser as PwBrowser, Page as PwPage } from 'playwright-core';
 import puppeteer, { type Browser as PpBrowser, type Page as PpPage } from 'puppeteer-core';
-import { crashPage, launchBrowser, openInFreshContext } from './browser';
+import { launchBrowser, openInFreshContext } from './browser';
 
 export const FIREFOX = process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr';
 
@@ -29,8 +29,6 @@ export interface Tab {
   /** Resolves once `fn(arg)` is truthy in the page, polled every `pollMs`. */
   waitFor<A>(fn: (arg: A) => unknown, arg: A, timeoutMs: number, pollMs?: number): Promise<void>;
   goto(url: string): Promise<void>;
-  /** Ends the tab with no goodbye: Chromium's renderer crashed, Firefox's browser process killed (SIGKILL, its content processes with it). */
-  kill(): Promise<void>;
 }
 
 export interface Engine {
@@ -46,27 +44,15 @@ function chromiumTab(page: PwPage): Tab {
     evaluate: (fn, arg) => page.evaluate(fn as (a: unknown) => never, arg),
     waitFor: async (fn, arg, timeoutMs, pollMs = 20) => { await page.waitForFunction(fn as (a: unknown) => unknown, arg, { timeout: timeoutMs, polling: pollMs }); },
     goto: async (url) => { await page.goto(url); },
-    kill: () => crashPage(page),
   };
 }
 
-function firefoxTab(page: PpPage, browser: PpBrowser): Tab {
+function firefoxTab(page: PpPage): Tab {
   return {
     engine: 'firefox',
     evaluate: (fn, arg) => page.evaluate(fn as (a: unknown) => unknown, arg) as Promise<never>,
     waitFor: async (fn, arg, timeoutMs, pollMs = 20) => { await page.waitForFunction(fn as (a: unknown) => unknown, { timeout: timeoutMs, polling: pollMs }, arg); },
     goto: async (url) => { await page.goto(url); },
-    kill: async () => {
-      const proc = browser.process();
-      if (!proc?.pid) throw new Error('no Firefox process to kill');
-      // The whole process group: the parent and its content processes die at once, as in a crash.
-      try {
-        process.kill(-proc.pid, 'SIGKILL');
-      } catch {
-        proc.kill('SIGKILL');
-      }
-      await new Promise<void>((resolve) => (proc.exitCode !== null || proc.signalCode !== null ? resolve() : proc.once('exit', () => resolve())));
-    },
   };
 }
 
@@ -112,7 +98,7 @@ export async function firefoxEngine(): Promise<Engine> {
       browsers.push(browser);
       const page = await browser.newPage();
       page.on('pageerror', (e) => console.error(`${label} pageerror`, e));
-      return firefoxTab(page, browser);
+      return firefoxTab(page);
     },
     close: async () => {
       await Promise.all(browsers.map((b) => b.close().catch(() => {})));
