@@ -26,7 +26,10 @@ afterAll(() => {
   }
 });
 
-linkComplianceSuite('webrtc (node-datachannel)', () => linkPair(a, b));
+// One retry per test: real connections on a machine running the niced simulations beside
+// them; 'no message events after a local close' once ran past its time there (fresh-clone run
+// of bc7b77d; it passes alone).
+linkComplianceSuite('webrtc (node-datachannel)', () => linkPair(a, b), { retry: 1 });
 
 describe('WebRtcTransport', () => {
   it('links carry the proven ids, and stats count them', async () => {

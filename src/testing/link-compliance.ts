@@ -44,8 +44,8 @@ function pattern(size: number, seed: number): Uint8Array {
 const u32 = (i: number) => new Uint8Array(new Uint32Array([i]).buffer);
 const readU32 = (b: Uint8Array) => new DataView(b.buffer, b.byteOffset, b.byteLength).getUint32(0, true);
 
-export function linkComplianceSuite(name: string, makePair: () => Promise<[Link, Link]>): void {
-  describe(`Link compliance: ${name}`, () => {
+export function linkComplianceSuite(name: string, makePair: () => Promise<[Link, Link]>, opts: { retry?: number } = {}): void {
+  describe(`Link compliance: ${name}`, opts, () => {
     const open: Link[] = [];
     const pair = async () => {
       const p = await makePair();
