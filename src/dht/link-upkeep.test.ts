@@ -89,6 +89,30 @@ describe('LinkUpkeep', () => {
     expect(s.dials.length).toBe(3);
   });
 
+  it('after retryAll, a redial that fails backs off one second and is tried again at once, not after dialBackoffMs', async () => {
+    const s = setup();
+    const [a, b] = [s.contact(150), s.contact(159, false)];
+    s.upkeep.start();
+    await s.clock.advance(5100);
+    expect(s.links.size).toBe(1);
+    // Alone again (its network changed): both peers are dialled again at once; b's redial fails.
+    s.upkeep.retryAll();
+    await s.clock.advance(200);
+    expect(s.dials.filter((d) => d.hex === idToHex(b)).length).toBe(2);
+    s.reachable.add(idToHex(b));
+    // Without the recovery window b would wait 30 s; with it, a pass within about 1.1 s dials it.
+    await s.clock.advance(1200);
+    expect(s.dials.filter((d) => d.hex === idToHex(b)).length).toBe(3);
+    await s.clock.advance(100);
+    expect(s.links.get(idToHex(b))).toBeDefined();
+    expect(s.links.get(idToHex(a))).toBeDefined();
+    // Outside the window (20 s on), a failure backs off dialBackoffMs again.
+    s.reachable.delete(idToHex(b));
+    s.links.get(idToHex(b))!.link.close('test');
+    await s.clock.advance(25_000);
+    expect(s.upkeep.busy(idToHex(b))).toBe(true);
+  });
+
   it('a contact arriving in a bucket with no link, or a link closing, gets a pass within 100 ms (one for a burst)', async () => {
     const s = setup();
     s.upkeep.start();

@@ -17,6 +17,15 @@ import { BUDGET_CLOSE } from './dht';
 
 /** Delay of a maintenance pass asked for by an event (coalesces bursts of them). */
 const SOON_MS = 100;
+/**
+ * After a lone peer's retryAll, for this long a failed dial (or a link closed on us) backs
+ * the peer off only RECOVER_BACKOFF_MS and asks for a pass soon: with its links all gone, the
+ * first redial that loses a race (libdatachannel: 'a remote candidate without ICE transport')
+ * would otherwise hold that peer back the full dialBackoffMs once another link made it no
+ * longer alone (headless-links.test.ts, about 1 recovery in 6 under load).
+ */
+const RECOVER_MS = 20_000;
+const RECOVER_BACKOFF_MS = 1_000;
 /** Expired backoffs are swept once more than this many are kept. */
 const BACKOFF_SWEEP = 256;
 /** Why a link to a peer whose id shows too little work is closed. */
@@ -46,6 +55,8 @@ export class LinkUpkeep {
   private stops: (() => void)[] = [];
   private running = false;
   private maintainScheduled = false;
+  /** Until when failures back off briefly (retryAll); 0: never. */
+  private recoverUntil = 0;
 
   constructor(private readonly deps: LinkUpkeepDeps) {}
 
@@ -116,7 +127,7 @@ export class LinkUpkeep {
       () => {
         this.pendingDials.delete(hex);
         this.deps.stats.dialFailures++;
-        if (backoff) this.backoff.set(hex, this.deps.clock.now() + this.deps.opts.dialBackoffMs);
+        if (backoff) this.backOff(hex);
       },
     );
   }
@@ -144,7 +155,16 @@ export class LinkUpkeep {
 
   /** A link closed: one the peer closed (or that failed) backs the peer off. */
   closed(pl: PeerLink, byUs: boolean): void {
-    if (!byUs) this.backoff.set(pl.hex, this.deps.clock.now() + this.deps.opts.dialBackoffMs);
+    if (!byUs) this.backOff(pl.hex);
+  }
+
+  /** A peer not redialled for dialBackoffMs; briefly, with a pass soon, while recovering. */
+  private backOff(hex: string): void {
+    const now = this.deps.clock.now();
+    if (now < this.recoverUntil) {
+      this.backoff.set(hex, now + RECOVER_BACKOFF_MS);
+      this.deps.clock.setTimeout(() => this.scheduleMaintain(), RECOVER_BACKOFF_MS);
+    } else this.backoff.set(hex, now + this.deps.opts.dialBackoffMs);
   }
 
   /**
@@ -154,6 +174,7 @@ export class LinkUpkeep {
    */
   retryAll(): void {
     this.backoff.clear();
+    this.recoverUntil = this.deps.clock.now() + RECOVER_MS;
     this.scheduleMaintain();
   }
 
