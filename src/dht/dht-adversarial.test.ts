@@ -16,7 +16,7 @@
 // At 400 nodes each of the four seeds alone also clears every bound (the lowest: player
 // 0.950 and locations 0.940 at seed 9, gains 0.100 at seeds 7 and 8, 0.117 at 7 and 10), so
 // one seed asserts the same bounds, by margins of 0.02-0.05 (two standard errors of 300
-// reads: ~0.025); the second seed went from `npm test` in issue 33 to halve its CPU.
+// reads: ~0.025); a second seed would double its CPU.
 //
 // Why 400 nodes still tests the defence: one path misses the newest player record on 12-18%
 // of reads (1,000 nodes: ~35%), and three paths lift that to 95-98%; at 300 nodes one path
@@ -77,7 +77,7 @@ describe(`DHT with 20% hostile nodes (${NODES} simulated nodes)`, () => {
       // FIND_NODE between honest nodes, by the defences of src/dht/README.md "Hostile nodes"
       // (retries by another route, spread routes, route records, a second reply route on a
       // repeat, an untried first hop, the target answering by two routes, dead hops closed,
-      // links that answer nothing passed over). Seeds 7-12: 0.99-1.0 since session 13;
+      // links that answer nothing passed over). Seeds 7-12: 0.99-1.0;
       // before the route defences 0.705 (seed 7). Bench seed 42: see docs/BENCHMARKS.md.
       expect(r.lookupSuccess).toBeGreaterThanOrEqual(0.97);
     }, SIM_TIMEOUT_MS);

@@ -60,7 +60,7 @@ export const DHT_DEFAULTS = {
    * leaves before the routes it met were judged by their silence. Traced misses during
    * churn at 5,000 nodes, 20% hostile: 15 of 17 were a live target whose 8 tries all went
    * within 1.8 s and were lost. With 2: during churn 0.982 -> 0.998 there, and 0.978 -> 0.998
-   * at 10,000 nodes (docs/BENCHMARKS.md "Adversarial DHT", session 16). A target that never
+   * at 10,000 nodes (docs/BENCHMARKS.md "Adversarial DHT"). A target that never
    * answers holds the lookup this much longer.
    */
   lookupTargetWindows: 2,
@@ -130,11 +130,11 @@ export const DHT_DEFAULTS = {
    * A STORE is taken only by a node with fewer than storeNearFactor * k known contacts
    * closer to the key than itself (`storeRefused.notNear`): honest STOREs go to the k
    * closest a lookup found, and the slack absorbs churn and table differences. 0 = off.
-   * Factor 1 ("among the k closest it knows") was tried in issue 13: under churn, tables
-   * still holding dead contacts refused honest region records, and the hosting churn test
-   * failed on seeds 11 (89% of edits confirmed, under its 90% bar) and 1 (a subscriber
-   * missed a confirmed edit); both pass at 2. The store's byte
-   * and per-publisher caps (value-store.ts) bound what the slack can cost.
+   * Factor 1 ("among the k closest it knows") was tried: under churn, tables still holding
+   * dead contacts refused honest region records, and the hosting churn test failed (89% of
+   * edits confirmed in one run, under its 90% bar; in another a subscriber missed a
+   * confirmed edit); both pass at 2. The store's byte and per-publisher caps
+   * (value-store.ts) bound what the slack can cost.
    */
   storeNearFactor: 2,
   /**
@@ -159,9 +159,9 @@ export const DHT_DEFAULTS = {
    * player records and region location records ('chunk': who is primary, read on every
    * subscribe; a replayed older one points players at a past primary). Edit logs ('edits')
    * keep one path: a primary reads them only when it holds no state. Location records in the
-   * adversarial simulation (1,000 nodes, 20% hostile replaying epoch 1's record, seed 7):
+   * adversarial simulation (1,000 nodes, 20% hostile replaying epoch 1's record):
    * newest record read 0.58 with one path, 0.80 with three, at 4.2x the lookup RPCs (7.9 ->
-   * 32.8; session 12's code: 0.44 -> 0.73, read p50 362 -> 466 ms) (src/dht/dht-adversarial.test.ts).
+   * 32.8) (src/dht/dht-adversarial.test.ts).
    */
   disjointReads: ['player', 'chunk'] as Namespace[],
   /** Disjoint paths of a FIND_NODE lookup (findNode, put's search for the k closest, joins, refresh). */
@@ -208,9 +208,9 @@ export const DHT_DEFAULTS = {
    * (overlay-router.ts `unanswered`). 0 = off. At 1,000 ms, 20% hostile: FIND_NODE at
    * 10,000 nodes 0.989 -> 0.994, during churn 0.941 -> 0.978 (2,000 nodes: 0.992 -> 0.996),
    * +13% link messages per lookup; reads unchanged within their spread between seeds
-   * (player records by three paths 0.895 on against 0.887 off over seeds 7-12, 1,800 reads
-   * each: docs/BENCHMARKS.md "Adversarial DHT", sessions 14-16). On by default since
-   * session 16, once the CI test (dht-adversarial.test.ts) sampled enough reads to tell.
+   * (player records by three paths 0.895 on against 0.887 off over six seeds, 1,800 reads
+   * each: docs/BENCHMARKS.md "Adversarial DHT"), as the CI test (dht-adversarial.test.ts)
+   * samples enough reads to tell.
    */
   unansweredHopMs: 1000,
   /** Routed message ids remembered for duplicate suppression. */

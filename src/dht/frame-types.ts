@@ -1,6 +1,6 @@
 // What a frame is, read from its first bytes without decoding it, for the traffic counters
 // (stats.ts `framesInByType` ...): a tab's CPU goes mostly to its frames, and knowing which
-// kinds it sends and receives per second says what to cut (issue 29).
+// kinds it sends and receives per second says what to cut.
 import { dhtSpec } from './messages';
 import { ROUTE_TAG } from './route-frame';
 

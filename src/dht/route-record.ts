@@ -1,5 +1,5 @@
 // Which of our links get routed requests answered: a forwarder's record of its next hops,
-// kept from what passes through it (issue 13: hostile forwarders).
+// kept from what passes through it (against hostile forwarders).
 //
 // A routed request we forward (or send) for dst toward hop should see its reply come back
 // the same way: replies take the request's reverse path as waypoints (overlay-router.ts),

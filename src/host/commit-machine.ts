@@ -230,8 +230,8 @@ export class CommitMachine {
       // A re-send of an edit a previous primary ordered (its stamp came with the request log
       // of our state) is ordered again without a new verdict: it was judged then, and our
       // state may hold it already, so a refusal now would tell its player a block it sees
-      // was refused (safety seed 226: 'unknown-player' from a primary the player's pass had
-      // not reached yet, for an edit its predecessor ordered just before a handoff).
+      // was refused ('unknown-player' from a primary the player's pass had not reached yet,
+      // for an edit its predecessor ordered just before a handoff).
       const reason = dup ? null : this.judge(fromHex, m, now);
       if (reason) {
         this.stats.editsRejected++;
@@ -243,7 +243,7 @@ export class CommitMachine {
       // Two edits of one block in one batch (edits queued while the lease was away): the later
       // replaces the earlier, which is confirmed with its own stamp, superseded at once. Both
       // in the batch made it undecodable at every backup (a key repeats), never acked: the
-      // region stuck with its lease held (safety seed 121).
+      // region stuck with its lease held.
       const had = slot.get(key);
       if (had === undefined) slot.set(key, entries.push({ key, id: m.id, e, s }) - 1);
       else entries[had] = { key, id: m.id, e, s };
@@ -306,7 +306,7 @@ export class CommitMachine {
     }
     // An edit of the block ordered earlier in the batch being built superseded it too (it
     // came after the first ordering): ordered again, the re-send would land on top of it
-    // (safety seed 121: e10s6 re-ordered as e11s4 over e11s1, confirmed before it).
+    // (e10s6 re-ordered as e11s4 over e11s1, confirmed before it).
     const cur = this.current(key);
     if (!batch.has(key) && (!cur || compareStamp(cur, dup) <= 0)) return false;
     this.stats.duplicateEdits++;

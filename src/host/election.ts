@@ -65,8 +65,8 @@ export class Election {
    * The highest epoch we claimed ourselves: never claimed again. A failed claim's ABANDON
    * makes its granters forget it, but their grants, signatures over the same terms, still
    * exist (one may have been lost on its way to us): a second round of that epoch could
-   * certify with them while a granter no longer holds the epoch as pending (safety seed 141:
-   * two chains, e7 and e8 over e6).
+   * certify with them while a granter no longer holds the epoch as pending (two chains, e7
+   * and e8 over e6).
    */
   ownClaimed = 0;
   /** Our own claims wait until then while someone else's claim is being considered. */
@@ -138,8 +138,8 @@ export class Election {
    * the key (`learntFar`: a majority of its hosts beyond the nodes we find nearest,
    * cert-anchor.ts `farSet`), as keys an attacker drew are. A learnt certificate whose hosts
    * are near by their ids is the region's own (hosts are chosen nearest the key) even when
-   * they are dead or cut off: replacing it by an older anchored one left safety seed 22
-   * without a primary after healing.
+   * they are dead or cut off: replacing it by an older anchored one left a region without a
+   * primary after a partition healed.
    */
   private replaces(c: EpochCert, hold: Hold, learntFar: boolean): boolean {
     return !!this.learnt && learntFar && hold === 'anchored' && !!this.cert && !sameCert(c, this.cert);

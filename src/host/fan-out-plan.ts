@@ -1,5 +1,4 @@
-// Who sends a crowded region's subscribers their frames (issue 12 "Crowds": no single host
-// carries a crowd). Past SHARE_ABOVE subscribers, each subscriber is served by one host of
+// Who sends a crowded region's subscribers their frames (no single host carries a crowd). Past SHARE_ABOVE subscribers, each subscriber is served by one host of
 // the set, chosen by its id: the primary itself, or a backup that relays to it what the
 // primary gives the backup once (fan-out-share.ts: POSITIONS from the FEED, each committed
 // DELTA from a RELAY, and a HEARTBEAT at each of the primary's beats). Only a backup that
@@ -41,9 +40,9 @@ export const SHARE_QUIET_MS = 500;
  * the FEEDs, the replication, the keepalives' snapshots and every subscriber's beat now and
  * then, and it serves the subscribers looking in from next door (about 80 kB/s in a crowd of
  * 200, measured), so an even split made it the busiest peer. 0.75 left it ~55 kB/s above the
- * backups there once their positions cost less (session 13: 312 against 256). At 0.6, once
- * PENDINGs rode in POSITIONS and lost streams no longer restarted (session 15), a backup was
- * the busiest (250.9 and 259.9 kB/s at seeds 1 and 2, ~3.3 kB/s a subscriber) and the
+ * backups there once their positions cost less (312 against 256). At 0.6, with PENDINGs
+ * riding in POSITIONS and lost streams no longer restarted, a backup was
+ * the busiest (250.9 and 259.9 kB/s in two runs, ~3.3 kB/s a subscriber) and the
  * primary at most 235.
  */
 export const PRIMARY_WEIGHT = 0.7;

@@ -1,4 +1,4 @@
-// A backup's share of a crowd's fan-out (issue 12 "Crowds"; fan-out-plan.ts says who serves
+// A backup's share of a crowd's fan-out (fan-out-plan.ts says who serves
 // whom, positions-duty.ts is the primary's side): its primary FEEDs it every player's
 // position and the subscribers it serves (at least every FEED_MS / 2). To those subscribers
 // it sends, as the primary would:

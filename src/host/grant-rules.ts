@@ -58,7 +58,7 @@ export function covers(m: ClaimFrame, t: CertPrev): boolean {
  * previous hosts (unless a rebase), or a `pend` entry of the same set. The set is what
  * matters: a majority of it holds every edit an epoch of that set confirmed, so one entry
  * per set covers them all (with one per epoch, a claim could not cover four granted epochs
- * in its three pend slots, and the region waited for ever: safety seeds 13 and 74).
+ * in its three pend slots, and the region waited for ever).
  */
 export function coversGranted(m: ClaimFrame, t: CertPrev): boolean {
   if (covers(m, t)) return true;

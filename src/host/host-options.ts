@@ -22,7 +22,7 @@ export const HOST_DEFAULTS = {
   heartbeatMs: 100,
   /**
    * A backup that has not heard its primary for this long starts a takeover. A crashed tab
-   * says nothing, so this is most of a failover's time (issue 9 target: 1 s to the next
+   * says nothing, so this is most of a failover's time (the target: 1 s to the next
    * confirmed edit); it must stay well above a busy tab's event-loop stalls.
    */
   failoverMs: 600,
@@ -131,7 +131,7 @@ export const HOST_DEFAULTS = {
   /**
    * Ordered edits go to the subscribers at once as PENDING, before they commit (drawn marked
    * pending, taken back if they never commit: play/pending-view.ts); false: subscribers see
-   * an edit only at its commit (the DELTA), as before session 14.
+   * an edit only at its commit (the DELTA), a commit round trip later.
    */
   showPending: true,
   /** The region's edit log is published to the DHT at most this often. */
@@ -148,7 +148,7 @@ export const HOST_DEFAULTS = {
    * Most peers this host pins its links to (host-pins.ts: a primary's backups, then the
    * subscribers near enough to edit, then the others): the node's `maxPinnedLinks` (64,
    * dht/link-budget.ts) less the player's share, so a busy primary's pins never refuse its
-   * player's. 52; derived so that the two move together (36 of 48 until session 20).
+   * player's. 52; derived so that the two move together.
    */
   maxHostPins: LINK_BUDGET_DEFAULTS.maxPinnedLinks - PLAYER_PINS,
   /** A player without MOVE for this long leaves PLAYERS. */
@@ -160,7 +160,7 @@ export const HOST_DEFAULTS = {
   idleAfterMs: 60_000,
   idleHeartbeatMs: 2000,
   /**
-   * A region idle this long is unloaded by its hosts (issue 12 "idle cost"): written to the
+   * A region idle this long is unloaded by its hosts (the idle cost of hosting): written to the
    * store and dropped from memory, its timers, ticks, lookups and pinned links with it; the
    * next frame that names it reads it back from the store first (hosting-service.ts). The
    * primary says so in its beats (`unload`) and its backups unload too; any other region

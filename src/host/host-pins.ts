@@ -1,14 +1,14 @@
 // Which peers a host pins its links to (dht/link-pins.ts), and which go first when it wants
 // more than its share of the node's pins. A primary pins its backups and its subscribers
 // (their EDITs come to it, its PENDINGs go to them: routed, each costs a hop or more); the
-// node's pins are bounded (`maxPinnedLinks`, 64; 48 until session 20), and its own player
+// node's pins are bounded (`maxPinnedLinks`, 64), and its own player
 // pins the primaries of the regions it sees. First come, first pinned, a busy primary (of two
 // or three regions of ~18 subscribers) filled the node's pins with whoever subscribed first,
 // mostly players looking in from next door, and refused the player who then walked in and
 // edited: its EDIT came routed, and each of the ~14 observers of that edit drew it late (the
-// 300-peer simulation, seed 1: 18 of the 46 samples drawn later than 150 ms, all routed
-// EDITs; docs/BENCHMARKS.md "Edit to visible: pins by rank"). An edit's first leg is every observer's; a PENDING's leg is one
-// observer's. So pins go by rank: the backups, then the players near enough to edit here,
+// 300-peer simulation: 18 of the 46 samples drawn later than 150 ms, all routed EDITs;
+// docs/BENCHMARKS.md "Edit to visible"). An edit's first leg is every observer's; a
+// PENDING's leg is one observer's. So pins go by rank: the backups, then the players near enough to edit here,
 // then the rest; a better rank takes the place of the worst held when the host's share is full.
 import { idToHex, type NodeId } from '../core/node-id';
 import { REGION_BLOCKS, type RegionCoord } from '../region/region-key';

@@ -442,7 +442,7 @@ export class HostedRegion implements RegionRole {
    * answered us for backupQuietMs (primary-lease.ts `unanswered`): our backups, hearing
    * no beat, claim; we grant them like any host, and their SYNC makes us a backup again.
    * (Claiming ourselves from there, possibly still cut off, contends with them; tried, it
-   * left safety seed 17 with no primary after healing: docs/HOSTING.md.)
+   * left a region with no primary after a partition healed: docs/HOSTING.md.)
    */
   release(why: string, role: 'backup' | 'idle' = 'backup'): void {
     this.ctx.stats.stepDowns++;

@@ -35,14 +35,13 @@ function missing(state: RegionState | undefined, list: Confirmed[]): Confirmed[]
 }
 
 describe('region hosting under churn (simulated)', () => {
-  // Session 9 (host sets of live nodes, link closes that are not deaths): 34 of seeds 1-40
-  // available, against 6 of 1-14 in session 8; session 11 (routes avoid a suspected dead
-  // node): 35 of 40, against 32 of 40 on the code before, run side by side. The unavailable
+  // With host sets of live nodes, link closes that are not deaths and routes that avoid a
+  // suspected dead node, 35 of seeds 1-40 are available (32 of 40 without the routes, run
+  // side by side). The unavailable
   // ones fail on availability only: a region whose set lost two hosts within the primary's
   // backupQuietMs waits rebaseMs (10 s) for its survivor to rebase, or every host of its
   // certified set died and nobody may rebase; the checks come before it has a primary
-  // again (docs/HOSTING.md "Rebase"). Seeds 1-5 run by default (~5 s of CPU each; 1-7 until
-  // issue 33 cut the simulations' CPU) and at least 4 must be available (ceil(0.7 n); all of
+  // again (docs/HOSTING.md "Rebase"). Seeds 1-5 run by default (~5 s of CPU each) and at least 4 must be available (ceil(0.7 n); all of
   // 1-7 are on this code): one unavailable seed passes, two fail. The two
   // properties that hold on every seed are checked on each. HOST_CHURN_SEEDS=1-40 for the
   // sweep above (~3.5 CPU-minutes).

@@ -20,11 +20,10 @@ function seedList(spec: string): number[] {
   });
 }
 
-// The default run: 1-5, and seeds that found faults since fixed (session 12: 200, a grant
+// The default run: 1-5, and seeds that found faults since fixed (200, a grant
 // orphaned by a lost ABANDON; 226, a re-send refused by a primary that could not judge it;
 // 228, epochs past the certificate by more than a step; 276, a rebaser gone idle), and idle
-// seeds 1-2: ~2.5 s of CPU a run, 11 runs (~30 CPU-s; 1-12 and idle 1-3, 60 CPU-s, until
-// issue 33 cut the simulations' CPU). Wider sweeps: HOST_SAFETY_SEEDS=1-20 (and
+// seeds 1-2: ~2.5 s of CPU a run, 11 runs (~30 CPU-s). Wider sweeps: HOST_SAFETY_SEEDS=1-20 (and
 // HOST_SAFETY_IDLE_SEEDS=1-5) before a change to claims, grants or commits, and `npm run
 // bench -- sim_safety` (seeds 1-50, rebase off and on). A seed's path moves with any change
 // of timing, so these guard the fault only while that path holds; claim-orphan,

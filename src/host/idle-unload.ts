@@ -1,4 +1,4 @@
-// Idle cost (issue 12 item 4): a region nobody watches or edits is unloaded by its hosts
+// Idle cost: a region nobody watches or edits is unloaded by its hosts
 // after HOST_DEFAULTS.unloadAfterMs: written to the host store and dropped from memory with
 // its tick loop, beats, host-set lookups and timers; the links its primary pinned to its
 // backups and subscribers are unpinned. The next frame that names it reads it back from the store before

@@ -1,4 +1,4 @@
-// Interest management (issue 12 "Crowds"): what each subscriber of a region hears of the
+// Interest management in crowds: what each subscriber of a region hears of the
 // players standing in it, so a host's upload follows what players can see rather than the
 // square of the crowd. Per subscriber, each tick:
 // - its `nearest` players (by where each will be aheadMs on, as it walks now:
@@ -22,12 +22,11 @@ import { distanceAfter, PlayerVelocities, type Velocity } from './player-velocit
 
 export const INTEREST_DEFAULTS = {
   /**
-   * Players each subscriber hears at full rate: the nearest to it. 56 for the 32 nearest of
-   * issue 12's target: who is nearest changes as a crowd walks, and one that came close a
-   * second ago was already at full rate. (48 until session 16; in a model of the crowd of
-   * 200 with the ranking below, near pairs' 2 s windows that missed a position: 7.5% at 48,
-   * 3.4% at 56, for 10% more bytes a subscriber, which POSITIONS without field names paid
-   * for: docs/BENCHMARKS.md "Crowds", session 16.)
+   * Players each subscriber hears at full rate: the nearest to it. 56 for the target's 32
+   * nearest: who is nearest changes as a crowd walks, and one that came close a second ago
+   * was already at full rate. (In a model of the crowd of 200 with the ranking below, near
+   * pairs' 2 s windows that missed a position: 7.5% at 48, 3.4% at 56, for 10% more bytes a
+   * subscriber, which POSITIONS without field names paid for: docs/BENCHMARKS.md "Crowds".)
    */
   nearest: 56,
   /** Every other player reaches each subscriber at least this often. */
@@ -35,17 +34,16 @@ export const INTEREST_DEFAULTS = {
   /**
    * The nearest are re-chosen this often (players walk a few blocks a second): each tick. At
    * 250 ms the crowd of 200 lost 5-7% of its near positions to who the host counted among a
-   * subscriber's nearest lagging the subscriber's own count (session 15; a model of that
-   * crowd: nearest-32 p10 9.2 at 250 ms, 9.5 at 100, 10 at 50, for 0.7% more bytes).
+   * subscriber's nearest lagging the subscriber's own count (a model of that crowd: nearest-32 p10 9.2 at 250 ms, 9.5 at 100, 10 at 50, for 0.7% more bytes).
    */
   nearEveryMs: 50,
   /**
    * The nearest are those nearest this long on, as they walk now: a player closing in is at
    * full rate a second before it is among the nearest (in the crowd of 200, a player among
    * the 32 nearest was often outside the 48 nearest a second before), and one walking away
-   * gives its place up. Ranked instead by how close each comes within the second (session
-   * 13-15), a player near now kept its place while it walked off, one of 16 spare places
-   * lost to it: a model of the crowd of 200 (docs/BENCHMARKS.md "Crowds", session 16)
+   * gives its place up. Ranked instead by how close each comes within the second, a player
+   * near now kept its place while it walked off, one of 16 spare places lost to it: a model
+   * of the crowd of 200 (docs/BENCHMARKS.md "Crowds")
    * missed a position in 11.9% of near pairs' 2 s windows that way, 7.5% this way (with
    * velocities from the last step).
    */

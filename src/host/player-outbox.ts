@@ -1,6 +1,6 @@
 // What a host owes its subscribers besides their positions, held to its next tick so that it
-// rides in the POSITIONS frame the subscriber gets then (issue 12 "Crowds": the upload
-// budget). A crowd's subscriber gets a POSITIONS frame nearly every tick from the host that
+// rides in the POSITIONS frame the subscriber gets then (the upload budget of a
+// crowd). A crowd's subscriber gets a POSITIONS frame nearly every tick from the host that
 // serves it, and, apart, a committed DELTA about as often (20 edits a second in a crowd of
 // 200) and a HEARTBEAT 10 times a second: each frame costs its own header (a DELTA of one
 // entry is 46 bytes, 12 of them the entry; a beat 19), so carried inside the POSITIONS frame

@@ -1,5 +1,5 @@
 // How fast, and which way, each player of a region walks, as a host sees its positions
-// (issue 12 "Crowds": who will be near). A subscriber's nearest players are chosen by where
+// (crowds: who will be near). A subscriber's nearest players are chosen by where
 // they will be about a second on, when the player whose position it is counts who is near
 // (interest-lists.ts): in a crowd walking at random two players close in at up to twice a
 // walker's speed, and the 32 nearest lie within ~10 blocks, so one a few places outside the

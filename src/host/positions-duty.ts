@@ -1,5 +1,5 @@
-// The primary's part of telling subscribers where the other players stand (issue 12
-// "Crowds"): each tick, every subscriber it serves gets the POSITIONS frame its interest
+// The primary's part of telling subscribers where the other players stand (crowds):
+// each tick, every subscriber it serves gets the POSITIONS frame its interest
 // view calls for (interest-lists.ts), positions quantised and delta-coded
 // (region/position-code.ts). In a crowd the fan-out is shared with the backups
 // (fan-out-plan.ts says who serves whom): each backup with a share gets a FEED of every

@@ -178,7 +178,7 @@ export class PrimaryHeartbeat {
 
   /** Every beat, to subscribers or not: the lease's own check, the backups' quiet, old requests. */
   private afterBeat(now: number): void {
-    // A zombie primary (safety seed 39): cut off from every node, it kept the role for good,
+    // A zombie primary: cut off from every node, it kept the role for good,
     // a second primary beside its successor after healing (it never heard it was deposed).
     // Idle, not a backup: its backups claim; it does not contend with them.
     if (this.machine.lease.unanswered(now)) return this.duty.region.release('no majority answered', 'idle');

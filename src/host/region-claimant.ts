@@ -36,12 +36,12 @@ export class RegionClaimant extends RegionSide {
   private rematch: NodeId[] | undefined;
   private rematchAt = -Infinity;
   /**
-   * Claims started here (helper-32's fix, branch h32-claim-race). A claim that waits (a
+   * Claims started here. A claim that waits (a
    * host-set lookup can take seconds) may see us grant another claimant (role 'backup') and
    * then start a claim of our own again (role 'claiming' once more): the first must not take
    * that role for its own when it wakes. Two claims under way at once each end the other's
    * round (promise raised, `round` cleared), and every claim after them overlaps the last,
-   * epochs running up (safety seed 51 of branch wt-adv2 before its rebase: e12 .. e69).
+   * epochs running up (seen in the safety simulation: e12 .. e69).
    */
   private runs = 0;
   /** Our claims that failed in a row, and when the last did (retryDelay). */
@@ -132,8 +132,7 @@ export class RegionClaimant extends RegionSide {
     // The region's closest nodes leave us out, but our certificate's majority is gone and
     // the others refuse every claim from outside its set until one of its hosts rebases
     // ('rebase pending'): we claim over us and the closest, and the primary's re-check hands
-    // the region to them later. Going idle left the region without a primary for good
-    // (safety seed 276).
+    // the region to them later. Going idle left the region without a primary for good.
     if (!has(hosts, this.ctx.selfId) && this.el.rebaser()) hosts = sortByDistance([this.ctx.selfId, ...hosts.slice(0, this.ctx.opts.replicas - 1)], (x) => x, this.region.key);
     if (!has(hosts, this.ctx.selfId)) {
       // Not ours to host: point the waiting subscribers at who should.

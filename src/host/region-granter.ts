@@ -80,7 +80,7 @@ export class RegionGranter extends RegionSide {
     // like one in a SYNC or a refusal). Epochs we granted at or below it can no longer be
     // certified unseen (one certificate per epoch), so the claim need not cover them: a
     // granter that kept the grant of a claim that failed, whose ABANDON was lost and whose
-    // claimant never claimed again, refused every later claim for ever (safety seed 200).
+    // claimant never claimed again, refused every later claim for ever.
     // (Or at any epoch, anchored in our own view, when ours is only learnt: election.ts `supersedes`.)
     if (m.known && this.el.cert && (m.known.e > this.el.cert.e || this.el.learnt) && this.el.supersedes(m.known, 'anchored', this.region.learntFar())) {
       const hold = await this.region.acceptable(m.known, m.chain);

@@ -50,9 +50,9 @@ export class RequestLog {
    * A request known here under a lower stamp keeps the higher one: it was ordered twice,
    * first by a primary whose batch never committed (so its successor did not know it and
    * ordered the re-sent edit again), and the later ordering is what the merged state holds.
-   * Keeping the first would CONFIRM the editor a stamp its block does not carry (safety
-   * seed 159 with claims that end early: an edit answered e7s1 while the region held it
-   * at e8s6, after a later edit of the block).
+   * Keeping the first would CONFIRM the editor a stamp its block does not carry (with claims
+   * that end early: an edit answered e7s1 while the region held it at e8s6, after a later
+   * edit of the block).
    */
   import(list: readonly RequestEntry[], now: number): void {
     for (const [editor, r, key, id, e, s] of list) {

@@ -1,7 +1,7 @@
 // A backup serving a crowd's share of the fan-out (fan-out-share.ts) keeps a direct link to
 // each subscriber of its share, pinned as the host's, as the primary does to those it serves
 // (subscriber-links.test.ts): its PENDINGs are the latency path of an edit to them, and
-// routed they cost a hop more (session 15: most slow edit-to-visible samples left at 200
+// routed they cost a hop more (most slow edit-to-visible samples left at 200
 // peers were PENDINGs a backup sent routed, in regions of more than SHARE_ABOVE subscribers).
 import { describe, expect, it } from 'vitest';
 import type { RegionCoord } from '../region/region-key';

@@ -25,9 +25,9 @@ interface SubmittedEdit {
   /**
    * The host that said it knows no pass of ours, and was shown it again with the edit: its
    * second such refusal fails the edit. Another host that says so is shown it again too
-   * (safety seed 78 with location records by 3 paths: shown again to one primary, the edit
-   * moved to the next, which had forgotten the pass as well; its refusal was taken as final
-   * while the first primary ordered the re-sent edit).
+   * (the safety simulation, location records read by 3 paths: shown again to one primary, the
+   * edit moved to the next, which had forgotten the pass as well; its refusal was taken as
+   * final while the first primary ordered the re-sent edit).
    */
   passAgainTo?: string;
   /**

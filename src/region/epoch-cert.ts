@@ -25,8 +25,8 @@ export const MAX_EPOCH_JUMP = 64;
  * Most a certificate's epoch may lie past its previous one. Failed claims use epochs up (a
  * duel, a long partition: each granted claim that forms no certificate raises its granters'
  * promises), so this is far above MAX_EPOCH_JUMP: with the two equal, 64 failed claims in a
- * row left every later claim out of range for good (safety seed 228: promises at e72 over
- * a certificate of e8, every claim 'epoch-range'). Only a certified set's majority can sign
+ * row left every later claim out of range for good (promises at e72 over a certificate of
+ * e8, every claim 'epoch-range'). Only a certified set's majority can sign
  * a jump this large, and such a majority is trusted with the region anyway.
  */
 export const MAX_CERT_JUMP = 1 << 16;

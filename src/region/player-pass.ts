@@ -3,7 +3,7 @@
 // work on that key (core/key-work.ts) and the player key's signature over the node's id, so:
 // - a player identity costs about 2^PLAYER_PASS_BITS hashes to mint, once per profile, and
 //   the primary keys an editor's rate and the budget of its fresh positions by the player,
-//   not by the node id, which a hostile bundle can mint for free (issue 13);
+//   not by the node id, which a hostile bundle can mint for free;
 // - a pass works only for the node the player signed it for: copied to another node it is
 //   refused, so nobody can spend another player's rate.
 // Checking one costs two hashes and, only when the work holds, one signature check.

@@ -1,4 +1,4 @@
-// Compact player positions (POSITIONS frames, issue 12 "Crowds"): quantised to 1/32 block
+// Compact player positions (POSITIONS frames): quantised to 1/32 block
 // relative to the region's corner, yaw and pitch in a byte each, and coded against what the
 // receiver already holds for that player (its *base*, and the position it held before that,
 // *prev*): unchanged fields are left out, small moves travel as one signed byte per axis, and

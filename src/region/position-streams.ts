@@ -1,4 +1,4 @@
-// The player side of POSITIONS (issue 12 "Crowds"): per host serving us a region's player
+// The player side of POSITIONS: per host serving us a region's player
 // positions (its primary, or a backup serving a share of the subscribers), what that host
 // sent us so far: slot -> player (id, name, quantised position), and the frame count `n`.
 // Entries are coded against it (region/position-code.ts), so frames are applied in order of

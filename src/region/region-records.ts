@@ -2,7 +2,7 @@
 // in which epoch) and the edit log ('edits' namespace: the entries, so the region outlives
 // its hosts). Both are signed by the primary that publishes them and carry its epoch
 // certificate (epoch-cert.ts), so nobody but a certified primary of the region can write
-// them (issue 9, "Forge DHT records"):
+// them (a forged record is dropped by every reader):
 //
 // - LOCATION {cert, r, pk?, sig}: `sig` by cert.primary over
 //   "voxel-populi location v1\0" + grantBytes(key, cert) + u32 r. `r` is the primary's

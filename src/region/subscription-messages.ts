@@ -110,7 +110,7 @@ export const subscriptionSpec = {
    * fresh start: the player forgets what it held from this host), so a missed frame shows as
    * a gap and the player asks POSITIONS_LOST. `roster` names new slots before `b` uses them;
    * `gone`: slots no longer standing in the region. From the primary or a backup serving a
-   * share of the subscribers (issue 12: fan-out shared by the host set).
+   * share of the subscribers (the fan-out shared by the host set).
    */
   // `d`: a committed delta (DELTA's from, to, entries), `p`: batches ordered, not committed
   // yet (PENDING's), and `s`: a beat (committed up to s), riding in the frame instead of

@@ -1,4 +1,4 @@
-// The adversarial DHT simulation (issue 13 item 6): N real DHT nodes of which a seeded share
+// The adversarial DHT simulation: N real DHT nodes of which a seeded share
 // is hostile (hostile-dht.ts: eclipse answers, dropped and misrouted routed messages,
 // forged and replayed records, a STORE flood of forged records). Measured, in one run:
 // - FIND_NODE lookups between honest nodes, on a network left alone and while nodes are

@@ -1,4 +1,4 @@
-// Lookups measured while the network changes under them (issue 13): lookups start evenly
+// Lookups measured while the network changes under them: lookups start evenly
 // over `spanMs` of virtual time, and so do the replacements (a silent kill of a random
 // joined node, a newcomer joining at once), so lookups meet dead contacts, half-known
 // newcomers and tables being repaired, not a network that settled between batches.

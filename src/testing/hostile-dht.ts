@@ -1,4 +1,4 @@
-// Hostile DHT nodes for the adversarial simulation (issue 13 item 6). A hostile node is a
+// Hostile DHT nodes for the adversarial simulation. A hostile node is a
 // real DhtNode (it joins, holds links, answers heartbeats: nothing tells it from an honest
 // one) whose transport rewrites what it sends:
 // - eclipse: every NODES or VALUE it answers names only its accomplices, the hostile nodes

@@ -37,13 +37,13 @@ describe('hosting simulation: crowds in one region', () => {
     expect(f.attachesPerPlayerMin).toBeLessThan(1);
   }, SIM_TIMEOUT_MS);
 
-  // Issue 12's crowd: players crowding one region each see their 32 nearest at MOVE's rate
+  // The crowd target: players crowding one region each see their 32 nearest at MOVE's rate
   // (10 Hz: every position they sent while among them, within a second), and everyone
   // within the interest radius; no frame is dropped over a link's rate limit (a crowd's
   // MOVEs converge on the primary through its backups: pinned links carry 4 times the
   // limit), and every edit is answered. A crowd of 40 joined 8 at once, 10 s of warm-up (the
   // rates' grace) and 4 s measured, ~16 CPU-s (a crowd of 50 joined one by one, 8 s measured,
-  // took ~30 until issue 33): more than 32, so a player's 32 nearest are a choice among the
+  // took ~30): more than 32, so a player's 32 nearest are a choice among the
   // 39 others, as in the crowd of 100 (the issue's size: `HOSTING_SCALE_CROWDS=100 npm run
   // bench -- hosting_scale`; the bench's default is the crowd of 200). Every figure is per
   // player (2,582 nearest-32 rates, 585 edit samples measured), so 4 s fails as 8 did. The

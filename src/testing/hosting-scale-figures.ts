@@ -67,7 +67,7 @@ export interface HostingScaleFigures {
    * and not yet committed) and its committed arrival. Samples: observers its commit reached.
    */
   editVisibleMs: Dist;
-  /** Submit to another player's state holding it, committed (the DELTA: what `editVisibleMs` was before session 14). */
+  /** Submit to another player's state holding it, committed (the DELTA: what `editVisibleMs` was before subscribers were shown PENDINGs). */
   editCommittedMs: Dist;
   /** Where the slow samples' time went (edit-tail.ts). */
   editTail: EditTailFigures;

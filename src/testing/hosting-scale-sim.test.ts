@@ -10,7 +10,7 @@ import { SIM_TIMEOUT_MS } from './sim-timeout';
 // the walking area grows with the players (about two per region), so what a player meets
 // around it is the same at any size. The crowds are in hosting-crowd-sim.test.ts.
 //
-// Until issue 33 this file ran two walks (60 hosting peers, 8 s measured; 32 hosting + 32
+// This file once ran two walks (60 hosting peers, 8 s measured; 32 hosting + 32
 // play-only, 3 s): 87 CPU-s, most of it the players' play after the join (about 2 CPU-s per
 // virtual second at 60 players, wherever the peers are). One walk now carries both sets of
 // checks, its warm-up paid once, and its peers join 8 at once (one by one the join cost

@@ -1,4 +1,4 @@
-// The hosting simulation at scale (issue 12 item 1): N real peers (DhtNode + HostingService +
+// The hosting simulation at scale (hosting at scale): N real peers (DhtNode + HostingService +
 // RegionClient, host-sim.ts) on the in-memory network and the virtual clock, and M players:
 // up to N of them on the hosting peers, the rest on play-only peers (a read-only DHT node that
 // hosts nothing: dht/read-only-peers.ts). Each plays
@@ -80,8 +80,8 @@ export interface HostingScaleOptions {
   /** Players per 64 x 64 blocks of the walking area (random walk): a region of 4 x 4 chunks, whatever REGION_SIZE the run was built with. */
   density?: number;
   /**
-   * Peers that join at once (default 1: one after another, as every committed figure until
-   * session 17 was measured). Batches of up to this many, never more than have joined, as
+   * Peers that join at once (default 1: one after another, as the first committed figures
+   * were measured). Batches of up to this many, never more than have joined, as
    * sim-cluster.ts grows: the join of 1,000 peers one by one took 2,378 s of wall time.
    */
   joinBatch?: number;

@@ -1,4 +1,4 @@
-// The idle cost of hosting over hours (issue 12 item 4): players walk on across new ground
+// The idle cost of hosting over hours: players walk on across new ground
 // for several virtual hours, through real NetworkChunkSources, on N real hosting peers
 // (host-sim.ts: DhtNode + HostingService + RegionClient, in-memory network, virtual clock).
 // Each walks a leg of one to one and a half regions, stands a minute and places a block or
@@ -30,7 +30,7 @@ export interface IdleCostOptions {
   /** Virtual hours walked. */
   hours: number;
   seed?: number;
-  /** HOST_DEFAULTS.unloadAfterMs unless given (Infinity: never unload, the code before issue 12 item 4). */
+  /** HOST_DEFAULTS.unloadAfterMs unless given (Infinity: never unload). */
   unloadAfterMs?: number;
   /** How often the counters are read (virtual ms). */
   sampleMs?: number;

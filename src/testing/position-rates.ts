@@ -5,7 +5,7 @@
 // - `remote` / `windowEnd`: new positions per second over a 2 s window, of each other player
 //   within the radius (of the 32 nearest) at the window's end, whatever it was before: a
 //   player that was 15 blocks away when the window began, at the round-robin's rate then,
-//   counts as slow (the figure of issue 12 as first measured);
+//   counts as slow (the figure as first measured);
 // - `whileNear`: every 100 ms, the 32 nearest of each player (true positions); per pair, the
 //   MOVE the other sent DELIVERY_MS (1 s) before (one per 100 ms: MOVE goes at 10 Hz), and
 //   whether the player has received that very position since; per 2 s window, for pairs

@@ -1,4 +1,4 @@
-// Region location records in the adversarial simulation (issue 13: disjoint lookups for
+// Region location records in the adversarial simulation (disjoint lookups for
 // location records). Each region is certified over three honest hosts twice, epoch 1 and
 // epoch 2 (the real certificates and LOCATION record of region/region-records.ts, signed on
 // the simulation's keyring); each epoch's primary puts the record through its own DHT node,
