@@ -1,5 +1,6 @@
-// Who sends a crowded region's subscribers their frames (no single host carries a crowd). Past SHARE_ABOVE subscribers, each subscriber is served by one host of
-// the set, chosen by its id: the primary itself, or a backup that relays to it what the
+// Who sends a crowded region's subscribers their frames (no single host carries a crowd).
+// Past SHARE_ABOVE subscribers, each subscriber is served by one host of the set, chosen
+// by its id: the primary itself, or a backup that relays to it what the
 // primary gives the backup once (fan-out-share.ts: POSITIONS from the FEED, each committed
 // DELTA from a RELAY, and a HEARTBEAT at each of the primary's beats). Only a backup that
 // answered one of the primary's frames of this duty within SHARE_QUIET_MS (beats go 10 a

@@ -42,7 +42,8 @@ export class HostSetCheck {
    * A short host set (a claim over the hosts still linked, or a host whose link closed) is
    * topped up at once with the linked nodes closest to the key: a link is proof of life, so
    * this needs no lookup, and a lookup under churn waits on dead contacts for seconds, a
-   * window in which two more losses lose confirmed edits (the churn test saw it happen). The lookup-based re-check that follows puts the true closest nodes in their place.
+   * window in which two more losses lose confirmed edits (the churn test saw it happen).
+   * The lookup-based re-check that follows puts the true closest nodes in their place.
    */
   async fillFromLinks(): Promise<void> {
     if (this.duty.stopped || this.filling) return;

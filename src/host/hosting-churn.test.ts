@@ -41,10 +41,10 @@ describe('region hosting under churn (simulated)', () => {
   // ones fail on availability only: a region whose set lost two hosts within the primary's
   // backupQuietMs waits rebaseMs (10 s) for its survivor to rebase, or every host of its
   // certified set died and nobody may rebase; the checks come before it has a primary
-  // again (docs/HOSTING.md "Rebase"). Seeds 1-5 run by default (~5 s of CPU each) and at least 4 must be available (ceil(0.7 n); all of
-  // 1-7 are on this code): one unavailable seed passes, two fail. The two
-  // properties that hold on every seed are checked on each. HOST_CHURN_SEEDS=1-40 for the
-  // sweep above (~3.5 CPU-minutes).
+  // again (docs/HOSTING.md "Rebase"). Seeds 1-5 run by default (~5 s of CPU each) and at
+  // least 4 must be available (ceil(0.7 n); all of 1-7 are on this code): one unavailable
+  // seed passes, two fail. The two properties that hold on every seed are checked on each.
+  // HOST_CHURN_SEEDS=1-40 for the sweep above (~3.5 CPU-minutes).
   // HOST_CHURN_SEED=n runs one seed,
   // HOST_CHURN_SEEDS=a-b a range; HOST_CHURN_SETTLE (ms after the churn, default 12,000)
   // lengthens the wait before the checks.

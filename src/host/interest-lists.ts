@@ -34,7 +34,8 @@ export const INTEREST_DEFAULTS = {
   /**
    * The nearest are re-chosen this often (players walk a few blocks a second): each tick. At
    * 250 ms the crowd of 200 lost 5-7% of its near positions to who the host counted among a
-   * subscriber's nearest lagging the subscriber's own count (a model of that crowd: nearest-32 p10 9.2 at 250 ms, 9.5 at 100, 10 at 50, for 0.7% more bytes).
+   * subscriber's nearest lagging the subscriber's own count (a model of that crowd:
+   * nearest-32 p10 9.2 at 250 ms, 9.5 at 100, 10 at 50, for 0.7% more bytes).
    */
   nearEveryMs: 50,
   /**
