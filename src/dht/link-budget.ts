@@ -23,7 +23,7 @@ export interface LinkBudgetOptions {
    * Peers the application may pin at once (link-pins.ts). Default 64: at 48 (a host's share
    * 36) a primary of two or three busy regions dropped the pins of subscribers looking in
    * from next door, and its PENDINGs to them went routed, late (docs/BENCHMARKS.md "Edit to
-   * visible: 64 pins").
+   * visible: links a primary keeps").
    */
   maxPinnedLinks: number;
   /**

@@ -3,7 +3,7 @@
 // routes. In a crowd of 200 the players' MOVEs, converging on the primary through its nearest
 // neighbours (its backups), met the limit; the backup took the closed link for its primary's
 // death and claimed, and the primary moved to a new host set with nobody killed: every
-// subscriber to a new epoch (docs/HOSTING.md "Crowds: host-set changes with nobody killed").
+// subscriber to a new epoch (docs/HOSTING.md "Host-set changes with nobody killed").
 import { describe, expect, it } from 'vitest';
 import { HostSim, type SimPeer } from '../testing/host-sim';
 
