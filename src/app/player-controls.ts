@@ -8,6 +8,7 @@ import { type BlockEditor, EditRefused } from '../play/block-editor';
 import type { PlayerSession } from '../play/player-session';
 import type { WorldStore } from '../store/world-store';
 import type { Hud } from '../ui/hud';
+import { errorWords } from '../ui/error-words';
 import { IdentityPanel } from '../ui/identity-panel';
 import { InvitePanel } from '../ui/invite-panel';
 import { KeyboardMouseInput } from '../ui/keyboard-mouse-input';
@@ -183,7 +184,7 @@ export class PlayerControls {
     this.sound?.edited(id === AIR);
     this.args.editor.setBlock(x, y, z, id).catch((err: Error) => {
       if (err instanceof EditRefused) this.args.hud.showMessage(err.message, 'notice');
-      else this.args.hud.showMessage(err.message);
+      else this.args.hud.showMessage(errorWords(err));
     });
   }
 }

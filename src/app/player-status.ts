@@ -6,6 +6,7 @@ import type { PlayerSession } from '../play/player-session';
 import type { RemotePlayers } from '../play/remote-player-smoother';
 import type { WorldModel } from '../play/world-model';
 import type { Hud } from '../ui/hud';
+import { errorWords } from '../ui/error-words';
 import type { StartScreen } from '../ui/start-screen';
 import type { PageConfig } from './config';
 import type { NetSession } from './net-session';
@@ -44,7 +45,7 @@ export class PlayerStatus {
       ? `peer ${peer.id.slice(0, 8)} · ${peer.status} · ${peer.dht.linkInfo().length} links` + (roles ? ` · hosting ${roles.primary.length}+${roles.backup.length} · ${remote.size} players` : '')
       : cfg.net ? 'offline (could not join)' : 'offline (net=off)';
     hud.update({ x: b.x, y: b.y, z: b.z, ...session.column, fps, chunks: world.size, pending: streamer.pending, renderDistance: this.args.renderDistance(), flying: session.flying, drawCalls: v.drawCalls, triangles: v.triangles, net: netLine, tentative: net?.source.tentative.size ?? 0 });
-    if (net?.source.tentative.lastError) { hud.showMessage(net.source.tentative.lastError.message); net.source.tentative.lastError = undefined; }
+    if (net?.source.tentative.lastError) { hud.showMessage(errorWords(net.source.tentative.lastError)); net.source.tentative.lastError = undefined; }
     if (streamer.lastError) { hud.showMessage(streamer.lastError.message); streamer.lastError = undefined; }
   }
 

@@ -9,6 +9,7 @@ import type { ItemSprite } from '../render/item-models';
 import { RemoteAvatars } from '../render/remote-avatars';
 import { WorldRenderer } from '../render/world-renderer';
 import { webglProblemKind, type StartProblemKind } from '../ui/start-screen';
+import { VoxelError } from '../core/errors';
 
 export interface ViewStats {
   lastMeshMs: number;
@@ -51,10 +52,13 @@ export interface ViewOptions {
 const HEADLESS_FRAME_MS = 50;
 
 /** The page cannot draw (no WebGL2 context); `kind` says which words the start screen shows. */
-export class DrawingUnavailable extends Error {
+export class DrawingUnavailable extends VoxelError {
+  /** The start problem's kind (what the start screen says). */
+  readonly code: StartProblemKind;
   constructor(readonly kind: StartProblemKind, detail: string) {
     super(detail);
     this.name = 'DrawingUnavailable';
+    this.code = kind;
   }
 }
 

@@ -12,19 +12,22 @@
 // copies them so a kept id or value does not pin the whole frame in memory.
 import { decode as unpack, Encoder } from '@msgpack/msgpack';
 import * as v from 'valibot';
+import { VoxelError } from './errors';
 
 /** Default largest encoded frame a codec accepts (the Link itself allows up to 256 KiB). */
 export const DEFAULT_MAX_FRAME = 96 * 1024;
 
 export type CodecErrorReason = 'oversized' | 'malformed' | 'unknown-type' | 'invalid' | 'unencodable';
 
-export class CodecError extends Error {
+export class CodecError extends VoxelError {
   override readonly name = 'CodecError';
+  readonly code: `codec-${CodecErrorReason}`;
   constructor(
     readonly reason: CodecErrorReason,
     message: string,
   ) {
     super(message);
+    this.code = `codec-${reason}`;
   }
 }
 

@@ -5,6 +5,7 @@
 import { ID_WORK_BITS, idWorkOk } from './id-work';
 import { ID_BYTES, idFromSha256, idEquals, type NodeId } from './node-id';
 import { sha256Sync } from './sha256-sync';
+import { VoxelError } from './errors';
 
 export type IdentityAlg = 'Ed25519' | 'ECDSA-P256';
 
@@ -29,7 +30,8 @@ export interface Identity {
   toJson(): Promise<IdentityJson>;
 }
 
-export class IdentityError extends Error {
+export class IdentityError extends VoxelError {
+  readonly code = 'identity-invalid';
   override readonly name = 'IdentityError';
 }
 

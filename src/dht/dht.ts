@@ -8,6 +8,7 @@ import type { LookupResult } from './lookup';
 import type { NearView } from './near-view';
 import type { Namespace } from './messages';
 import type { DhtStats } from './stats';
+import { VoxelError } from '../core/errors';
 
 export interface DhtEvents extends Record<string, unknown> {
   /** An application payload sent to us with `send`. */
@@ -128,17 +129,21 @@ export interface Dht {
   retryDialsIfAlone(): void;
 }
 
-export class JoinError extends Error {
+export class JoinError extends VoxelError {
+  readonly code = 'join-failed';
   override readonly name = 'JoinError';
 }
-export class ValueTooLargeError extends Error {
+export class ValueTooLargeError extends VoxelError {
+  readonly code = 'value-too-large';
   override readonly name = 'ValueTooLargeError';
 }
-export class NoRouteError extends Error {
+export class NoRouteError extends VoxelError {
+  readonly code = 'no-route';
   override readonly name = 'NoRouteError';
 }
 /** put() of a value its namespace's rule refuses (no other node would take it either). */
-export class RecordRejectedError extends Error {
+export class RecordRejectedError extends VoxelError {
+  readonly code = 'record-rejected';
   override readonly name = 'RecordRejectedError';
   constructor(readonly ns: Namespace, readonly reason: string) {
     super(`${ns} record refused by its rule: ${reason}`);

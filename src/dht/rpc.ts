@@ -4,6 +4,7 @@
 import type { Clock, TimerHandle } from '../core/clock';
 import type { NodeId } from '../core/node-id';
 import type { Reply, Request } from './messages';
+import { VoxelError } from '../core/errors';
 
 /** A request without its id (the RPC table assigns one). */
 export type RequestBody = Request extends infer R ? (R extends Request ? Omit<R, 'r'> : never) : never;
@@ -17,11 +18,13 @@ export type RequestBody = Request extends infer R ? (R extends Request ? Omit<R,
  */
 export type Call = (id: NodeId, hex: string, req: RequestBody, via?: readonly NodeId[], detour?: number) => Promise<Reply>;
 
-export class RpcTimeoutError extends Error {
+export class RpcTimeoutError extends VoxelError {
+  readonly code = 'rpc-timeout';
   override readonly name = 'RpcTimeoutError';
 }
 
-export class RpcClosedError extends Error {
+export class RpcClosedError extends VoxelError {
+  readonly code = 'rpc-closed';
   override readonly name = 'RpcClosedError';
 }
 

@@ -7,6 +7,7 @@ import type { Emitter } from '../core/emitter';
 import type { NodeId } from '../core/node-id';
 import type { IceGrant } from './relay-protocol';
 import type { SignalBlob, SignalChannel } from './transport';
+import { VoxelError } from '../core/errors';
 
 export interface BootstrapEvents extends Record<string, unknown> {
   /** A signal for us (blob is unvalidated: the transport checks it). */
@@ -31,7 +32,8 @@ export interface Bootstrap extends SignalChannel {
   close(): void;
 }
 
-export class BootstrapError extends Error {
+export class BootstrapError extends VoxelError {
+  readonly code = 'bootstrap-failed';
   override readonly name = 'BootstrapError';
 }
 

@@ -14,11 +14,13 @@ import { concatBytes } from '../core/concat-bytes';
 import { ID_WORK_BITS, idWorkOk } from '../core/id-work';
 import { type Identity, publicKeyMatchesId, verifySignature } from '../core/identity';
 import { type NodeId } from '../core/node-id';
+import { VoxelError } from '../core/errors';
 
 const CONTEXT = 'voxel-populi link v1';
 const NONCE_BYTES = 16;
 
-export class HandshakeError extends Error {
+export class HandshakeError extends VoxelError {
+  readonly code = 'handshake-failed';
   override readonly name = 'HandshakeError';
 }
 

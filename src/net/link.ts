@@ -3,6 +3,7 @@
 // compliance suite in src/testing/link-compliance.ts.
 import type { Emitter } from '../core/emitter';
 import type { NodeId } from '../core/node-id';
+import { VoxelError } from '../core/errors';
 
 export interface LinkEvents extends Record<string, unknown> {
   message: Uint8Array;
@@ -23,7 +24,8 @@ export interface Link {
   readonly events: Emitter<LinkEvents>;
 }
 
-export class LinkClosedError extends Error {
+export class LinkClosedError extends VoxelError {
+  readonly code = 'link-closed';
   override readonly name = 'LinkClosedError';
   constructor(message = 'link is closed') {
     super(message);
@@ -37,7 +39,8 @@ export const remoteClosed = (reason: string): string => `remote closed: ${reason
 export const MAX_LINK_MESSAGE = 256 * 1024;
 
 /** Thrown by send() for a message above MAX_LINK_MESSAGE. */
-export class LinkMessageTooLargeError extends RangeError {
+export class LinkMessageTooLargeError extends VoxelError {
+  readonly code = 'link-message-too-large';
   override readonly name = 'LinkMessageTooLargeError';
   constructor(readonly size: number) {
     super(`message of ${size} bytes exceeds MAX_LINK_MESSAGE (${MAX_LINK_MESSAGE})`);

@@ -7,7 +7,7 @@ import type { Clock } from '../core/clock';
 import { Emitter } from '../core/emitter';
 import type { NodeId } from '../core/node-id';
 import { Slab } from '../core/slab';
-import { LinkClosedError, MAX_LINK_MESSAGE, remoteClosed, type Link, type LinkEvents } from './link';
+import { LinkClosedError, LinkMessageTooLargeError, MAX_LINK_MESSAGE, remoteClosed, type Link, type LinkEvents } from './link';
 
 /** What a link end needs from its network: delivery delays and reachability. */
 export interface LinkMedium {
@@ -52,7 +52,7 @@ export class MemoryLink implements Link {
 
   send(data: Uint8Array): void {
     if (!this.isOpen) throw new LinkClosedError();
-    if (data.length > MAX_LINK_MESSAGE) throw new RangeError(`message of ${data.length} bytes exceeds ${MAX_LINK_MESSAGE}`);
+    if (data.length > MAX_LINK_MESSAGE) throw new LinkMessageTooLargeError(data.length);
     const copy = copies.copy(data);
     const clock = this.medium.clock;
     const arrival = Math.max(clock.now() + this.medium.delay(this.latency), this.lastArrival);

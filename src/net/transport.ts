@@ -5,6 +5,7 @@
 import type { Emitter } from '../core/emitter';
 import type { NodeId } from '../core/node-id';
 import type { Link } from './link';
+import { VoxelError } from '../core/errors';
 
 /** A JSON-serialisable offer/answer/candidate blob, validated by the transport that reads it. */
 export type SignalBlob = Record<string, unknown>;
@@ -29,6 +30,7 @@ export interface Transport {
   close(): void;
 }
 
-export class DialError extends Error {
+export class DialError extends VoxelError {
+  readonly code = 'dial-failed';
   override readonly name = 'DialError';
 }

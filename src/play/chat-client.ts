@@ -17,6 +17,7 @@ import { regionAt, type RegionCoord } from '../region/region-key';
 import type { PlayerWire, SubscriptionMessageOf } from '../region/subscription-messages';
 import type { Pose } from '../world/pose';
 import type { RegionClient } from './region-client';
+import { VoxelError } from '../core/errors';
 
 export const CHAT_CLIENT_DEFAULTS = {
   /** Lines kept in the tab's history. */
@@ -53,7 +54,7 @@ export interface ChatEntry {
 
 export type ChatDrop = 'not-host' | 'host-rate' | 'stale' | 'replay' | 'speaker-rate' | 'signature';
 
-export class ChatError extends Error {
+export class ChatError extends VoxelError {
   override readonly name = 'ChatError';
   constructor(readonly code: 'empty' | 'too-long' | 'rate' | 'nowhere' | 'recipient', message: string) {
     super(message);

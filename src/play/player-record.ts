@@ -16,6 +16,7 @@ import { ID_BYTES, idEquals, idToHex, type NodeId } from '../core/node-id';
 import type { Pose } from '../world/pose';
 import { ITEM_KINDS, type ItemKind } from '../agree/item-kinds';
 import { itemIdSchema } from '../agree/item-ledger';
+import { VoxelError } from '../core/errors';
 
 export const PLAYER_RECORD_DEFAULTS = {
   /** A record stamped further than this ahead of the reader's clock is refused (it would pin the record). */
@@ -56,10 +57,12 @@ export interface PlayerRecord {
 
 export type PlayerRecordRejection = 'malformed' | 'wrong-player' | 'key-mismatch' | 'bad-signature' | 'stale' | 'future';
 
-export class PlayerRecordError extends Error {
+export class PlayerRecordError extends VoxelError {
   override readonly name = 'PlayerRecordError';
+  readonly code: `player-record-${PlayerRecordRejection}`;
   constructor(readonly reason: PlayerRecordRejection, message: string) {
     super(message);
+    this.code = `player-record-${reason}`;
   }
 }
 

@@ -27,6 +27,7 @@ import type { TentativeRecord, TentativeStore } from '../store/tentative-store';
 import { chunkOf } from '../world/coords';
 import { EYE_HEIGHT, PLAYER_REACH } from '../world/player-body';
 import type { EditOutcome } from './block-editor';
+import { VoxelError } from '../core/errors';
 
 export const TENTATIVE_DEFAULTS = {
   /** Kept edits per world at most. */
@@ -57,7 +58,8 @@ export function isRefusal(err: unknown): boolean {
   return err instanceof EditRejectedError && FINAL.has(err.reason);
 }
 
-export class TentativeFullError extends Error {
+export class TentativeFullError extends VoxelError {
+  readonly code = 'tentative-full';
   override readonly name = 'TentativeFullError';
 }
 

@@ -25,6 +25,7 @@
 // holds is the same on both ends: each entry applied makes the old base the slot's prev.
 import type { Pose } from '../world/pose';
 import { REGION_BLOCKS, type RegionCoord } from './region-key';
+import { VoxelError } from '../core/errors';
 
 /** Steps per block. */
 export const POS_SCALE = 32;
@@ -59,7 +60,8 @@ export interface PositionEntry {
   q: QPose;
 }
 
-export class PositionCodeError extends Error {
+export class PositionCodeError extends VoxelError {
+  readonly code = 'position-malformed';
   override readonly name = 'PositionCodeError';
 }
 

@@ -9,6 +9,7 @@ import { BLOCK_COUNT } from '../world/blocks';
 import { editAt, type BlockEdit } from '../world/chunk-edits';
 import { CHUNK_VOLUME, blockIndex } from '../world/coords';
 import { REGION_COLUMNS } from './region-key';
+import { VoxelError } from '../core/errors';
 
 export const ENTRY_BYTES = 12;
 /** Entries per frame when a whole state travels (SYNC, GRANT, SNAPSHOT): 768 KiB, well under the 2 MiB reassembly limit. */
@@ -46,7 +47,8 @@ export function entryKey(col: number, x: number, y: number, z: number): number {
   return col * CHUNK_VOLUME + blockIndex(x, y, z);
 }
 
-export class EntryDecodeError extends Error {
+export class EntryDecodeError extends VoxelError {
+  readonly code = 'entry-malformed';
   override readonly name = 'EntryDecodeError';
 }
 

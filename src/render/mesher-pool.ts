@@ -3,6 +3,7 @@
 // chunk that was unloaded is dropped from the queue, or its result is discarded when
 // it comes back, and its promise rejects with MeshJobCancelled.
 import { createMeshJobHandler, type MeshJobMessage, type MeshReply, type MeshRequest, type MeshResult } from './mesh-job';
+import { VoxelError } from '../core/errors';
 
 /** Defaults, in one place. */
 export const MESHER_POOL_DEFAULTS = {
@@ -27,14 +28,16 @@ export interface MesherPoolOptions {
   readonly createWorker?: () => WorkerLike;
 }
 
-export class MeshJobCancelled extends Error {
+export class MeshJobCancelled extends VoxelError {
+  readonly code = 'mesh-cancelled';
   override readonly name = 'MeshJobCancelled';
   constructor(request: Pick<MeshRequest, 'cx' | 'cz' | 'sy'>) {
     super(`mesh job for section ${request.cx},${request.cz}/${request.sy} cancelled`);
   }
 }
 
-export class MeshWorkerError extends Error {
+export class MeshWorkerError extends VoxelError {
+  readonly code = 'mesh-worker-failed';
   override readonly name = 'MeshWorkerError';
 }
 

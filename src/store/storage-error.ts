@@ -1,7 +1,9 @@
 // Storage failures (quota exceeded, private mode, a blocked upgrade) are shown to the
 // player, never swallowed: this error carries a message a person can act on.
+import { VoxelError } from '../core/errors';
 
-export class StorageError extends Error {
+export class StorageError extends VoxelError {
+  readonly code = 'storage-failed';
   override readonly name = 'StorageError';
   constructor(message: string, cause?: unknown) {
     super(message, { cause });

@@ -6,6 +6,7 @@ import { idToHex } from '../core/node-id';
 import { identityFromJson, type IdentityJson } from '../core/identity';
 import { exportPlayerIdentity, importPlayerIdentity, loadPlayerIdentity } from '../store/identity-store';
 import { addStyleOnce } from './page-style';
+import { VoxelError } from '../core/errors';
 
 export interface IdentityPanelDeps {
   exportIdentity(): Promise<IdentityJson>;
@@ -22,7 +23,8 @@ const defaultDeps: IdentityPanelDeps = {
   afterImport: () => setTimeout(() => location.reload(), 1500),
 };
 
-export class IdentityImportError extends Error {
+export class IdentityImportError extends VoxelError {
+  readonly code = 'identity-import-invalid';
   override readonly name = 'IdentityImportError';
 }
 

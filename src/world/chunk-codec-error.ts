@@ -1,5 +1,6 @@
 // The one error type of chunk decoding: callers (hosts, the store) catch it by name and
 // drop the bad payload instead of rendering garbage or crashing a worker.
+import { VoxelError } from '../core/errors';
 
 export type ChunkCodecErrorCode =
   | 'not-bytes'
@@ -13,7 +14,7 @@ export type ChunkCodecErrorCode =
   | 'oversize'
   | 'corrupt';
 
-export class ChunkCodecError extends Error {
+export class ChunkCodecError extends VoxelError {
   override readonly name = 'ChunkCodecError';
 
   constructor(

@@ -3,13 +3,12 @@
 // checks before sending (play/block-editor.ts: EditRefused), a host's refusal
 // (play/region-client.ts: EditRejectedError, whose code is the wire's reject reason) and
 // no answer in time (EditTimeoutError). Catch `EditError` to handle them all.
+import { VoxelError } from '../core/errors';
 
 /** Refused before sending (the player's own checks). */
 export type LocalEditCode = 'bad-coords' | 'bad-block' | 'not-placeable' | 'outside-world' | 'world-floor' | 'not-loaded' | 'inside-player';
 
-export abstract class EditError extends Error {
-  abstract readonly code: string;
-}
+export abstract class EditError extends VoxelError {}
 
 /** Refused by the player's own checks: nothing was sent. */
 export class EditRefused extends EditError {
