@@ -10,6 +10,7 @@
 // so the frames they send also leave in one data-channel write (webrtc-link.ts batches per task).
 import type { Clock, TimerHandle } from './clock';
 import type { Ticker } from './ticker';
+import { TimerHeap } from './timer-heap';
 
 interface Timer {
   due: number;
@@ -31,8 +32,8 @@ export interface PageVisibility {
 const before = (a: Timer, b: Timer): boolean => a.due < b.due || (a.due === b.due && a.seq < b.seq);
 
 export class TabClock implements Clock {
-  /** A binary min-heap by (due, seq); cleared timers stay until they reach the top. */
-  private heap: Timer[] = [];
+  /** Earliest (due, seq) first; cleared timers stay until they reach the top. */
+  private readonly heap = new TimerHeap<Timer>(before);
   private live = 0;
   private seq = 0;
   private native: ReturnType<typeof setTimeout> | undefined;
@@ -76,7 +77,7 @@ export class TabClock implements Clock {
 
   setTimeout(fn: () => void, ms: number): TimerHandle {
     const t: Timer = { due: this.now() + Math.max(0, ms), seq: this.seq++, fn, done: false };
-    this.push(t);
+    this.heap.push(t);
     this.live++;
     if (!this.firing && t.due < this.nativeDue) this.arm();
     return t;
@@ -88,7 +89,7 @@ export class TabClock implements Clock {
     t.done = true;
     this.live--;
     // Cleared timers wait in the heap for their turn; when they are most of it, rebuild.
-    if (this.heap.length > 64 && this.live < this.heap.length / 2) this.compact();
+    if (this.heap.size > 64 && this.live < this.heap.size / 2) this.heap.retain((x) => !x.done);
   }
 
   get pending(): number {
@@ -110,8 +111,8 @@ export class TabClock implements Clock {
     // A timer set by one that fires now runs in a later task, as a native one would.
     const setBefore = this.seq;
     try {
-      for (let top = this.heap[0]; top && top.due <= until && top.seq < setBefore; top = this.heap[0]) {
-        this.pop();
+      for (let top = this.heap.peek(); top && top.due <= until && top.seq < setBefore; top = this.heap.peek()) {
+        this.heap.pop();
         if (top.done) continue;
         top.done = true;
         this.live--;
@@ -133,8 +134,8 @@ export class TabClock implements Clock {
 
   /** The native timeout for the earliest live timer (re-armed only when that changes). */
   private arm(): void {
-    while (this.heap[0]?.done) this.pop();
-    const next = this.heap[0]?.due ?? Infinity;
+    while (this.heap.peek()?.done) this.heap.pop();
+    const next = this.heap.peek()?.due ?? Infinity;
     if (next === this.nativeDue) return;
     clearTimeout(this.native);
     this.nativeDue = next;
@@ -145,43 +146,5 @@ export class TabClock implements Clock {
       this.nativeDue = Infinity;
       this.run(Math.max(this.now(), next), false);
     }, Math.max(0, next - this.now()));
-  }
-
-  private compact(): void {
-    this.heap = this.heap.filter((t) => !t.done);
-    for (let i = (this.heap.length >> 1) - 1; i >= 0; i--) this.down(i);
-  }
-
-  private push(t: Timer): void {
-    const h = this.heap;
-    h.push(t);
-    let i = h.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!before(h[i]!, h[p]!)) break;
-      [h[i], h[p]] = [h[p]!, h[i]!];
-      i = p;
-    }
-  }
-
-  private pop(): void {
-    const h = this.heap;
-    const last = h.pop()!;
-    if (h.length === 0) return;
-    h[0] = last;
-    this.down(0);
-  }
-
-  private down(i: number): void {
-    const h = this.heap;
-    for (;;) {
-      const l = 2 * i + 1, r = l + 1;
-      let m = i;
-      if (l < h.length && before(h[l]!, h[m]!)) m = l;
-      if (r < h.length && before(h[r]!, h[m]!)) m = r;
-      if (m === i) return;
-      [h[i], h[m]] = [h[m]!, h[i]!];
-      i = m;
-    }
   }
 }

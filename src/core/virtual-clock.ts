@@ -7,6 +7,7 @@
 // `advance` drains pending promise continuations between distinct instants, so async code
 // (RPCs awaiting replies) behaves as it would on the real clock, only without waiting.
 import type { Clock, TimerHandle } from './clock';
+import { TimerHeap } from './timer-heap';
 
 interface Timer {
   at: number;
@@ -23,8 +24,8 @@ interface Instant {
 const drainMicrotasks = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export class VirtualClock implements Clock {
-  /** Instants that hold timers, earliest first (a binary min-heap). */
-  private readonly times: number[] = [];
+  /** Instants that hold timers, earliest first. */
+  private readonly times = new TimerHeap<number>((a, b) => a < b);
   private readonly instants = new Map<number, Instant>();
   private time: number;
   private live = 0;
@@ -42,7 +43,7 @@ export class VirtualClock implements Clock {
     let q = this.instants.get(t.at);
     if (!q) {
       this.instants.set(t.at, (q = { timers: [], head: 0 }));
-      this.pushTime(t.at);
+      this.times.push(t.at);
     }
     q.timers.push(t);
     this.live++;
@@ -115,45 +116,13 @@ export class VirtualClock implements Clock {
 
   /** The next timer to fire, or undefined; drops cleared timers and spent instants on the way. */
   private peekLive(): Timer | undefined {
-    const h = this.times;
-    while (h.length > 0) {
-      const q = this.instants.get(h[0]!)!;
+    for (let at = this.times.peek(); at !== undefined; at = this.times.peek()) {
+      const q = this.instants.get(at)!;
       while (q.head < q.timers.length && q.timers[q.head]!.fn === null) q.head++;
       if (q.head < q.timers.length) return q.timers[q.head];
-      this.instants.delete(h[0]!);
-      this.popTime();
+      this.instants.delete(at);
+      this.times.pop();
     }
     return undefined;
-  }
-
-  private pushTime(at: number): void {
-    const h = this.times;
-    h.push(at);
-    let i = h.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (h[p]! <= at) break;
-      h[i] = h[p]!;
-      i = p;
-    }
-    h[i] = at;
-  }
-
-  private popTime(): void {
-    const h = this.times;
-    const last = h.pop()!;
-    if (h.length === 0) return;
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = l;
-      if (l >= h.length) break;
-      if (r < h.length && h[r]! < h[l]!) m = r;
-      if (h[m]! >= last) break;
-      h[i] = h[m]!;
-      i = m;
-    }
-    h[i] = last;
   }
 }
