@@ -27,8 +27,12 @@ function resolveFile(tree: SourceTree, name: string): string[] {
   return [...tree.keys()].filter((p) => p.split('/').pop() === name);
 }
 
-/** Where the names of `doc` (markdown) do not hold in `tree`, one line each. */
-export function staleRefs(doc: string, tree: SourceTree): string[] {
+/**
+ * Where the names of `doc` (markdown) do not hold in `tree`, one line each. `known`: other
+ * names the document may give in backticks (benchmark metrics, which are keys of
+ * bench/results/latest.json, not code).
+ */
+export function staleRefs(doc: string, tree: SourceTree, known: ReadonlySet<string> = new Set()): string[] {
   const out: string[] = [];
   const spans = [...doc.matchAll(/`([^`\n]+)`/g)].map((m) => ({ text: m[1]!, start: m.index, end: m.index + m[0].length }));
   let owner: string[] = [];
@@ -48,8 +52,8 @@ export function staleRefs(doc: string, tree: SourceTree): string[] {
     const ident = IDENT.exec(s.text);
     if (member) {
       const [, cls, m] = member;
-      const homes = [...tree.values()].filter((src) => new RegExp(`export\\s+(?:abstract\\s+)?class\\s+${cls}\\b`).test(src));
-      if (homes.length === 0) out.push(`${s.text}: no exported class ${cls}`);
+      const homes = [...tree.values()].filter((src) => new RegExp(`export\\s+(?:(?:abstract\\s+)?class|interface)\\s+${cls}\\b`).test(src));
+      if (homes.length === 0) out.push(`${s.text}: no exported class or interface ${cls}`);
       else if (!homes.some((src) => declares(src, m!))) out.push(`${s.text}: ${cls} has no ${m}`);
     } else if (api) {
       const voxel = tree.get('app/voxel-api.ts') ?? '';
@@ -57,6 +61,8 @@ export function staleRefs(doc: string, tree: SourceTree): string[] {
     } else if (ident && /^\s+channels?\b/.test(doc.slice(s.end, s.end + 10))) {
       // `name` channel: one of the app channels a DHT node carries.
       if (!declares(tree.get('dht/app-channels.ts') ?? '', ident[1]!)) out.push(`${s.text}: no such channel in dht/app-channels.ts`);
+    } else if (ident && known.has(ident[1]!)) {
+      // A name the caller vouches for.
     } else if (ident) {
       const name = ident[1]!;
       if (attached && owner.length > 0) {
