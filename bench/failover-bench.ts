@@ -183,6 +183,13 @@ export async function benchFailoverCrash(crashes = 20): Promise<Record<string, n
       if (!victim) {
         noPrimary++;
         console.error(`failover_crash: crash ${k}: the editor is attached to no primary of region ${region} among the tabs for 15 s; round skipped`);
+        if (process.env.BENCH_TRACE) {
+          for (const t of tabs) {
+            const view = await t.page.evaluate((r) => JSON.stringify(window.voxel.hosting!.region(r)), region).catch((e: Error) => e.message);
+            console.error(`failover_crash: crash ${k}: ${t === editor ? 'editor ' : ''}${t.id.slice(0, 8)} sees ${region}: ${view}`);
+          }
+          await dumpTraces(tabs, region, Date.now() - 15_000);
+        }
         if (noPrimary >= 3) break;
         continue;
       }

@@ -78,7 +78,13 @@ export class PrimarySearch {
           if (sub.hint) continue;
           // A read-only node hosts nothing (dht/read-only-peers.ts): never its own candidate.
           const self = this.deps.args.dht.readOnly ? [] : [this.deps.args.dht.selfId];
-          const hosts = sortByDistance([...self, ...(res?.closest.map((c) => c.id) ?? [])], (x) => x, key);
+          // A lookup that failed or gave up (a starved tab's RPCs time out) falls back on our
+          // own view of the nodes near the key (routing table, recent answers): without it we
+          // were our own only candidate, claimed alone, heard 'cannot certify' and waited,
+          // again and again, while the region had a live primary (failover_crash under load).
+          const found = res?.closest.map((c) => c.id) ?? [];
+          const others = found.length > 0 ? found : (this.deps.args.dht.nearView?.near(key, this.deps.opts.replicas + 1) ?? []).filter((id) => !idEquals(id, this.deps.args.dht.selfId));
+          const hosts = sortByDistance([...self, ...others], (x) => x, key);
           if (hosts.length === 0) {
             // A read-only node that found nobody: ask again in a while.
             await new Promise<void>((resolve) => this.deps.args.clock.setTimeout(resolve, this.deps.opts.attachTimeoutMs));

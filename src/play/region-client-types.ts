@@ -158,7 +158,7 @@ export interface Subscription {
 
 export interface RegionClientArgs {
   /** `events` (optional): a closed link to a primary re-attaches at once. */
-  dht: Pick<Dht, 'selfId' | 'findNode' | 'get' | 'connect' | 'unpin'> & Partial<Pick<Dht, 'events' | 'reach' | 'suspect' | 'ping' | 'readOnly'>>;
+  dht: Pick<Dht, 'selfId' | 'findNode' | 'get' | 'connect' | 'unpin'> & Partial<Pick<Dht, 'events' | 'reach' | 'suspect' | 'ping' | 'readOnly' | 'nearView'>>;
   wire: PlayerWire;
   clock: Clock;
   world: string;
