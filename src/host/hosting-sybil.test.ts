@@ -81,10 +81,27 @@ describe('a Sybil attacker with self-minted certificates (simulated)', () => {
 
     // The same at the lowest epoch (1), where the chain is learnt (below LEARN_EPOCH_CAP):
     // its keys are far from the key, so once they stay silent the first honest claimant
-    // rebases over them (cert-anchor.ts farSet). Before: no primary, for good.
-    it(`cannot keep a region nobody visited without a primary by a forged chain at epoch 1 (seed ${seed})`, async () => {
+    // rebases over them (cert-anchor.ts farSet). Before: no primary, for good. And the
+    // rebased region starts empty: a log signed under the far set is not read (before, the
+    // claimant read it from the DHT: 32 planted blocks shown, 96 stored).
+    it(`cannot keep a region nobody visited without a primary, nor plant blocks in it, by a forged chain at epoch 1 (seed ${seed})`, async () => {
       const r = await runRecordScenario(seed, false, { epoch: 'next', keys: 2 });
       expect(r.rogueRank).toBeGreaterThanOrEqual(NEAR_RANKS);
+      // (Hosts do hold the forged epoch 1 for a while: learnt, below the cap, anchoring nothing.)
+      expect(r.plantedShown, 'planted blocks shown by honest subscribers').toBe(0);
+      expect(r.plantedStored, 'planted blocks stored by honest hosts').toBe(0);
+      expectAvailable(r);
+    });
+
+    // Two live far nodes of the attacker's sign that chain and answer the first claimant's
+    // claim over it with valid GRANTs whose state is their blocks: the sets of a learnt chain
+    // far from the key vouch for no entry (docs/TRUST.md rule 8). Before: 32 planted blocks
+    // shown and 96 stored, agreed by a majority of the previous set.
+    it(`cannot plant blocks in a region nobody visited through the GRANTs of two far nodes that signed its chain (seed ${seed})`, async () => {
+      const r = await runRecordScenario(seed, false, { epoch: 'next', keys: 2, farGranters: true });
+      expect(r.rogueRank).toBeGreaterThanOrEqual(NEAR_RANKS);
+      expect(r.plantedShown, 'planted blocks shown by honest subscribers').toBe(0);
+      expect(r.plantedStored, 'planted blocks stored by honest hosts').toBe(0);
       expectAvailable(r);
     });
 

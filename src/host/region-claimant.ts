@@ -156,6 +156,9 @@ export class RegionClaimant extends RegionSide {
     if (this.region.stopped || !this.current(run)) return false;
     // Above every epoch we know of, our state's included: new edits must not be shadowed.
     const known = this.el.cert;
+    // Learnt on signatures alone, its hosts far from the key: keys an attacker drew (rule 6
+    // lets us rebase over them). Such a chain vouches for no entry (adoptGranted, fallbackToDht).
+    const knownFar = this.region.learntFar();
     // Our certificates before it: a granter that missed those epochs checks the links (docs/TRUST.md rule 1).
     const chain = known && this.el.chainAbove(0);
     // A chain whose hosts are far from the key (keys an attacker drew before anyone held the
@@ -232,7 +235,7 @@ export class RegionClaimant extends RegionSide {
     }
     if (this.round === round) this.round = undefined;
     // At once when no proof needs checking (no turn of the event loop: the usual case).
-    const adopting = this.adoptGranted(round, known);
+    const adopting = this.adoptGranted(round, known, knownFar);
     if (adopting) await adopting;
     const cert = round.cert();
     // Refusals raise our next epoch and name granted epochs to cover; a silent majority of
@@ -265,7 +268,7 @@ export class RegionClaimant extends RegionSide {
       }
       return false;
     }
-    if (this.region.state.size === 0) await this.fallbackToDht(cert, known);
+    if (this.region.state.size === 0) await this.fallbackToDht(cert, known, knownFar);
     await stored;
     if (this.el.promised !== e || this.region.stopped || !this.current(run)) return false;
     this.becomePrimary(cert);
@@ -364,10 +367,13 @@ export class RegionClaimant extends RegionSide {
    * other certificate, even one anchored near the key (two attacker ids among the nearest 8
    * and an honest location record), is not this region's history. Its entries obey the
    * world's rules as an OFFER's do (edit-validator.ts offerableEntry): a log signed under a
-   * chain a host merely learnt (rule 3) must not write AIR at the floor.
+   * chain a host merely learnt (rule 3) must not write AIR at the floor. With `knownFar`
+   * (`known` learnt, its hosts far from the key: keys an attacker drew, signing a chain before
+   * anyone held the region, which a stranger rebase then went over) no log under a far set is
+   * read: it would become the region's first state.
    */
-  private async fallbackToDht(cert: EpochCert, known: EpochCert | undefined): Promise<void> {
-    const chain = (c: EpochCert) => inChain(c, cert) || (!!known && inChain(c, known));
+  private async fallbackToDht(cert: EpochCert, known: EpochCert | undefined, knownFar: boolean): Promise<void> {
+    const chain = (c: EpochCert) => (inChain(c, cert) || (!!known && inChain(c, known))) && !(knownFar && this.ctx.certs.farSet(this.region.key, c.hosts));
     const got = await within(this.ctx.clock, getEdits(this.ctx.dht, this.region.key, this.ctx.records, undefined, chain).catch(() => undefined), this.ctx.opts.editsFallbackMs);
     if (!got) return;
     const kept = got.filter(offerableEntry);
@@ -380,16 +386,22 @@ export class RegionClaimant extends RegionSide {
    * one set of the claim sent (its new hosts, the previous set, a pending set), or one inside
    * a proof signed by the primary of an epoch of our own chain (`chainCert`). Merged into
    * ours, within the world's rules (offerableEntry: a store holding AIR at the floor is
-   * corrupt, or its host lies), whether the claim won or not.
+   * corrupt, or its host lies), whether the claim won or not. With `knownFar` (we built on a
+   * learnt certificate whose hosts are far from the key: keys an attacker drew, live or not) a
+   * far set vouches for nothing, as a majority or through its primary's proofs: two live far
+   * nodes that signed a region's chain before anyone held it would grant our claim over it
+   * with their blocks. (Not every far set: an honest one topped up with linked far nodes under
+   * churn holds confirmed edits, and we hold it anchored.)
    */
-  private adoptGranted(round: ClaimRound, known: EpochCert | undefined): Promise<void> | undefined {
+  private adoptGranted(round: ClaimRound, known: EpochCert | undefined, knownFar: boolean): Promise<void> | undefined {
     if (this.granted?.round !== round) return undefined;
     const granted = this.granted.states;
     this.granted = undefined;
     const t = round.terms;
-    const sets = [t.hosts, ...(t.prev ? [t.prev.hosts] : []), ...(t.pend ?? []).map((q) => q.hosts)].map((s) => s.map(idToHex));
+    const near = (set: readonly NodeId[]) => !knownFar || !this.ctx.certs.farSet(this.region.key, set);
+    const sets = [t.hosts, ...(t.prev ? [t.prev.hosts] : []), ...(t.pend ?? []).map((q) => q.hosts)].filter(near).map((s) => s.map(idToHex));
     const proven = async (p: StateProof, c: EpochCert | undefined) =>
-      !!c && c.e === p.e && this.chainCert(c, t, known) && !(await this.ctx.certs.signed(this.region.key, c)) && this.ctx.certs.primarySigned(c, proofBytes(this.region.key, p), p.s);
+      !!c && c.e === p.e && this.chainCert(c, t, known) && near(c.hosts) && !(await this.ctx.certs.signed(this.region.key, c)) && this.ctx.certs.primarySigned(c, proofBytes(this.region.key, p), p.s);
     const take = (out: GrantedOutcome) => {
       const s = this.ctx.stats;
       s.grantsAgreed += out.agreed;

@@ -16,7 +16,7 @@
 // Node only (the simulator harness); run by hosting-sybil.test.ts.
 import { every } from '../core/clock';
 import { HOST_DEFAULTS } from '../host/host-options';
-import { randomId, sortByDistance, idEquals, type NodeId } from '../core/node-id';
+import { compareDistance, randomId, sortByDistance, idEquals, type NodeId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
 import type { RecordRule } from '../dht/record-rules';
 import type { Signer } from '../core/signer';
@@ -27,7 +27,8 @@ import { putEdits, putLocation } from '../region/region-records';
 import { columnAt, columnIndex, REGION_BLOCKS, RegionKeys, regionName, type RegionCoord } from '../region/region-key';
 import { decodeEntries, encodeEntries, entryKey, type Entry, type RegionState } from '../region/region-state';
 import { NetworkChunkSource } from '../play/network-chunk-source';
-import { LEARN_EPOCH_CAP } from '../region/cert-anchor';
+import { ANCHOR_RANK, LEARN_EPOCH_CAP } from '../region/cert-anchor';
+import { claimTerms } from '../host/grant-rules';
 import { CHUNK_VOLUME } from '../world/coords';
 import { editAt } from '../world/chunk-edits';
 import { HostSim, simKeyHash, type SimPeer } from './host-sim';
@@ -207,6 +208,12 @@ export interface SybilOptions {
    */
   epoch?: 'top' | 'next';
   /**
+   * DHT records of a region nobody visited: a second live node of the attacker's, far from the
+   * key, and the certificate over both; the two answer the first claimant's CLAIMs (built on
+   * it) with valid GRANTs carrying the planted blocks as their state.
+   */
+  farGranters?: boolean;
+  /**
    * OFFER: the attacker runs this many genuine backups of the region's host set (keys the
    * set names, placed there as any node near the key is) and offers from each, with the
    * region's own certificate; those nodes host honestly otherwise.
@@ -268,6 +275,26 @@ async function farRegion(w: World): Promise<{ r: RegionCoord; key: NodeId; rank:
     return { r, key, rank };
   }
   throw new Error('every region is near the rogue');
+}
+
+/** A new live node whose id lies past the 8 nodes nearest `key` (ANCHOR_RANK): far for every reader. */
+async function farNode(w: World, key: NodeId, seed: number): Promise<SimPeer> {
+  const rand = seededRandom(seed * 31 + 5);
+  const edge = sortByDistance(w.sim.live().map((p) => p.dht.selfId), (x) => x, key)[ANCHOR_RANK];
+  for (;;) {
+    const id = randomId(rand);
+    if (edge && compareDistance(id, edge, key) > 0) return w.sim.add(id);
+  }
+}
+
+/** `p` (the attacker's) answers every CLAIM of `r` with a valid GRANT whose state is `entries`. */
+function grantWith(w: World, p: SimPeer, r: RegionCoord, key: NodeId, entries: Entry[]): void {
+  p.wire.replicas.events.on('frame', ({ from, fromHex, msg }) => {
+    if (msg.t !== 'CLAIM' || regionName(msg) !== regionName(r)) return;
+    const terms = claimTerms({ e: msg.e, from, fromHex, hosts: msg.hosts, known: msg.known, rebase: msg.rebase, pend: msg.pend });
+    void signGrant(w.sim.keyring.signer(p.dht.selfId), key, terms).then((sig) =>
+      p.wire.replicas.send(from, { t: 'GRANT', ...r, e: msg.e, ok: true, promised: msg.e, entries: encodeEntries(entries), sig }));
+  });
 }
 
 /** The honest peer farthest from `key`: a player that hosts nothing there. */
@@ -423,8 +450,10 @@ export async function runRecordScenario(seed: number, visited: boolean, o: Sybil
   const w = await world(seed, keys, o);
   const { r, key, rank } = await farRegion(w);
   const before = visited ? await visit(w, r, key) : undefined;
+  if (o.farGranters) w.atk.own(await farNode(w, key, seed));
   const forged = await w.atk.mintAt(key, Math.min(keys, RECORD_HOSTS), mintedEpoch(o, before?.cert));
   const planted = plantedEntries(r, forged.e);
+  if (o.farGranters) for (const p of w.atk.nodes) grantWith(w, p, r, key, planted);
   const auth = { signer: w.atk.keys[0]!, cert: forged };
   const put = () => Promise.all([putLocation(w.atk.node.dht, key, auth, 1), putEdits(w.atk.node.dht, key, auth, { e: forged.e, s: PLANTED }, planted, simKeyHash)]);
   await w.sim.settle(put());
