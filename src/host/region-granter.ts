@@ -180,7 +180,12 @@ export class RegionGranter extends RegionSide {
     // Our own claim is under way: it ends before another starts (a HANDOFF now is stale).
     if (this.region.role === 'claiming') return void this.ctx.stats.staleFrames++;
     const cert = m.cert;
-    const hold = cert && idEquals(cert.primary, from) && this.el.supersedes(cert, 'anchored', this.region.learntFar()) ? await this.region.acceptable(cert) : false;
+    const own = !!cert && idEquals(cert.primary, from);
+    // Certified by its sender but older than ours (or ours again from another primary): a
+    // stale handoff, counted as a SYNC's is; we only look whether we are nearest (below).
+    const stale = own && !this.el.supersedes(cert, 'anchored', this.region.learntFar());
+    if (stale) this.ctx.stats.staleFrames++;
+    const hold = cert && own && !stale ? await this.region.acceptable(cert) : false;
     if (cert && hold && this.el.supersedes(cert, hold, this.region.learntFar())) {
       // Certified by its own primary: claim at once over its hosts with us in, no lookup (a
       // lookup under churn can take seconds, while the region has no primary).

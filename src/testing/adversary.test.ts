@@ -15,7 +15,7 @@
 // docs/TRUST.md "The adversary kit" has what it covers and what it does not.
 import { describe, expect, it } from 'vitest';
 import { LEARN_EPOCH_CAP } from '../region/cert-anchor';
-import { MAX_EPOCH_JUMP } from '../region/epoch-cert';
+import { MAX_EPOCH, MAX_EPOCH_JUMP } from '../region/epoch-cert';
 import { breaches, FAILOVER_TARGET_MS, runAdversary, uncountedRows, undelivered, type AdversaryOptions, type AdversaryResult } from './adversary';
 
 /** Every property at once (soft: a red run lists each that failed). */
@@ -106,4 +106,19 @@ describe('holes the adversary found, closed (simulated)', () => {
       expect(r.noPrimaryMs).toBeLessThanOrEqual(FAILOVER_TARGET_MS);
     });
   }
+
+  // A HANDOFF whose certificate may not take the place of the host's own (an older epoch)
+  // is refused and counted (staleFrames), as a SYNC's is. Before, it fell through to the
+  // host's own lookup with no counter moving. Seed 8 with two ids next to the hosts: the
+  // idle host takes the near ids' top certificate (rule 2, docs/TRUST.md (a)), so the
+  // spliced chain's HANDOFF, at the region's next epoch, comes below what it holds.
+  it('a HANDOFF under an older certificate than the host holds is refused and counted', async () => {
+    const o: AdversaryOptions = { seed: 8, keys: 3, near: 2, only: (x) => x.role === 'idle' && x.frame.t === 'HANDOFF' };
+    const r = await runAdversary(o);
+    const row = (chain: string) => r.rows.find((x) => x.name === `HANDOFF -> idle, ${chain}`)!;
+    expect(row('top').epoch, "the idle host took the near ids' top certificate (what the refusal needs)").toBe(MAX_EPOCH);
+    expect(row('spliced').delivered).toBe(true);
+    expect(row('spliced').counted, 'the spliced HANDOFF refused and counted').toBeGreaterThan(0);
+    expect(uncountedRows(r, o).map((x) => x.name), 'rows refused with no counter moving').toEqual([]);
+  });
 });

@@ -687,11 +687,13 @@ export function undelivered(res: AdversaryResult, o: AdversaryOptions): RowResul
 /**
  * Rows that reached their target and moved none of the counters they name, leaving out the
  * `silent` ones (their reason given), those sent from inside the host set (a host's frames
- * are its to send, no refusal), and, with ids near the key, records the near keys granted
- * (anchored near for a holder holding none yet: rule 2, docs/TRUST.md (a)).
+ * are its to send, no refusal), and, with ids near the key, what the near keys granted and a
+ * reader holding no anchored certificate took by rule 2 (docs/TRUST.md (a)): records at a
+ * holder holding none yet, and a top certificate an idle host then held (taken, not refused).
  */
 export function uncountedRows(res: AdversaryResult, o: AdversaryOptions): RowResult[] {
-  const nearAnchored = (x: RowResult) => !!o.near && (x.t === 'LOCATION' || x.t === 'EDITS') && (x.chain === 'minted' || x.chain === 'top' || x.chain === 'linked');
+  const nearAnchored = (x: RowResult) =>
+    !!o.near && (((x.t === 'LOCATION' || x.t === 'EDITS') && (x.chain === 'minted' || x.chain === 'top' || x.chain === 'linked')) || (x.role === 'idle' && x.chain === 'top' && x.epoch === MAX_EPOCH));
   return res.rows.filter((x) => x.delivered && !x.silent && !x.member && !nearAnchored(x) && x.counted === 0);
 }
 
