@@ -18,7 +18,7 @@ export class RegionOffers extends RegionSide {
   /**
    * Stored entries from another host: the primary adopts what it lacks (or holds older) once
    * a majority of our certificate's hosts, or of its previous set (whose majority granted
-   * it), offered the identical entry. Never from a host only the offer's certificate names:
+   * it, unless far from the key), offered the identical entry. Never from a host only the offer's certificate names:
    * such a certificate is anchored by who is near the key at most (rule 2). Never from one
    * host alone: one node placed in the set (a backup near the key) would write any blocks it
    * likes. An honest host loses no confirmed edit by it: each claim needs a majority of the
@@ -34,7 +34,10 @@ export class RegionOffers extends RegionSide {
     }
     const hex = idToHex(from);
     const sets: OfferSet[] = [{ name: 'hosts', hosts: cert.hosts.map(idToHex) }];
-    if (cert.prev) sets.push({ name: 'prev', hosts: cert.prev.hosts.map(idToHex) });
+    // Not a previous set far from the key as we see it (cert-anchor.ts farSet): keys an
+    // attacker drew to sign a chain before anyone held the region, which we built on or
+    // rebased over. Two live far nodes of that set would otherwise write their blocks here.
+    if (cert.prev && !this.ctx.certs.farSet(this.region.key, cert.prev.hosts)) sets.push({ name: 'prev', hosts: cert.prev.hosts.map(idToHex) });
     let entries: Entry[];
     try {
       entries = decodeEntries(m.entries);

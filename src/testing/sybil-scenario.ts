@@ -210,7 +210,8 @@ export interface SybilOptions {
   /**
    * DHT records of a region nobody visited: a second live node of the attacker's, far from the
    * key, and the certificate over both; the two answer the first claimant's CLAIMs (built on
-   * it) with valid GRANTs carrying the planted blocks as their state.
+   * it) with valid GRANTs carrying the planted blocks as their state, and OFFER them to the
+   * primary once the reader attached.
    */
   farGranters?: boolean;
   /**
@@ -463,6 +464,10 @@ export async function runRecordScenario(seed: number, visited: boolean, o: Sybil
   const watch = new Watch(w, r, planted);
   reader.client.subscribe(r).catch(() => {});
   await w.sim.clock.runUntil(() => !!reader.client.attachment(r), 10_000);
+  // The far granters offer their blocks to the honest primary too: a majority of the set its
+  // certificate names as the previous one.
+  const primary = w.sim.primaryOf(r);
+  if (o.farGranters && primary && !w.atk.owns(primary)) for (const p of w.atk.nodes) w.atk.send(primary, { t: 'OFFER', ...r, entries: encodeEntries(planted), cert: forged }, p);
   watch.sample();
   const struck = o.kill ? strike(w, r, reader, () => void put().catch(() => {})) : undefined;
   return finish(w, r, reader, watch, rank, !!before && w.sim.primaryOf(r) !== before.primary && !struck, struck);
