@@ -1,10 +1,16 @@
-// Names and chat between two tabs of their own (two profiles): A names itself and says a
-// line with markup in it; B, drawing, lists A under that name and shows the line as text in
-// its chat box (the DOM holds the characters, no element made of them); B answers by the
-// keyboard (T, type, Enter); B's Tab list (window.voxel.who() and the overlay) shows A.
+// Names, colours and chat between two tabs of their own (two profiles), both drawing: A
+// names itself, each chooses a colour, and each scene draws the other's avatar and nametag
+// in the colour that one chose (read from the scene through window.voxel.avatars(), not from
+// pixels); A says a line with markup in it; B lists A under that name and colour and shows
+// the line as text in its chat box (the DOM holds the characters, no element made of them),
+// A's name in A's colour; B answers by the keyboard (T, type, Enter); B's Tab list
+// (window.voxel.who() and the overlay) shows A with A's colour. B's screen then, facing A
+// with the list held open, is docs/screenshots/chat.png (`npm run screenshots`).
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, openInFreshContext, PAGE_UP } from './browser';
+import { screenshotPath } from './screenshots';
+import { sayOnceHeard } from './page-world';
 
 let browser: Browser;
 // A retry (vitest.e2e.config.ts) gets a world of its own: the failed attempt's A, under the
@@ -26,12 +32,16 @@ describe('names and chat', () => {
     const opts = { until: PAGE_UP.hosting, ready: true } as const;
     const attempt = attempts++;
     const [a, b] = await Promise.all([
-      openInFreshContext(browser, url(false, attempt), { ...opts, label: 'A' }),
-      openInFreshContext(browser, url(true, attempt), { ...opts, label: 'B', viewport: { width: 480, height: 300 } }),
+      openInFreshContext(browser, url(true, attempt), { ...opts, label: 'A', viewport: { width: 320, height: 200 } }),
+      openInFreshContext(browser, url(true, attempt), { ...opts, label: 'B', viewport: { width: 640, height: 400 } }),
     ]);
     onTestFinished(() => Promise.all([a.context().close(), b.context().close()]).then(() => {}));
     expect(await a.evaluate(() => window.voxel.setName!('  Ann   Lee '))).toBe(true);
     expect(await a.evaluate(() => window.voxel.setName!('<b>x</b>'))).toBe(false);
+    // Colours: palette indices (world/player-colour.ts); one outside the palette is refused.
+    expect(await a.evaluate(() => window.voxel.setColour!(9))).toBe(true);
+    expect(await b.evaluate(() => window.voxel.setColour!(2))).toBe(true);
+    expect(await a.evaluate(() => window.voxel.setColour!(12))).toBe(false);
     // Both stand in one region, so each is the other's neighbour there.
     const spot = await b.evaluate(() => window.voxel.player());
     await a.evaluate(([x, y, z]) => window.voxel.teleport(x!, y!, z!), [spot.x + 2, spot.y + 1, spot.z]);
@@ -41,21 +51,26 @@ describe('names and chat', () => {
     const ann = (await b.evaluate(() => window.voxel.who!())).find((r) => r.name === 'Ann Lee');
     expect(ann).toMatchObject({ id: annId, shortId: annId.slice(0, 6) });
     expect(ann!.distance).toBeLessThan(16);
+    // Each scene draws the other in the colour the other chose: body and nametag (9 pink, 2 yellow).
+    const [pink, yellow] = ['#d957b5', '#f2c230'];
+    const bId = await b.evaluate(() => window.voxel.net!.id());
+    await b.waitForFunction(([id, c]) => window.voxel.avatars!().some((x) => x.id === id && x.name === 'Ann Lee' && x.body === c && x.label === c), [annId, pink] as const, { timeout: 20_000, polling: 100 });
+    await a.waitForFunction(([id, c]) => window.voxel.avatars!().some((x) => x.id === id && x.body === c && x.label === c), [bId, yellow] as const, { timeout: 20_000, polling: 100 });
+    expect((await b.evaluate(() => window.voxel.who!())).find((r) => r.id === annId)?.colour).toBe(pink);
 
     const line = 'hi <img src=x onerror="document.title=1"> there';
     // A's region must have a primary A is attached to before the line can be said.
-    await a.waitForFunction(async (l) => {
-      try {
-        await window.voxel.chat!.say(l);
-        return true;
-      } catch {
-        return false;
-      }
-    }, line, { timeout: 20_000, polling: 250 });
-    await b.waitForFunction((l) => window.voxel.chat!.lines().some((x) => x.text === l), line, { timeout: 10_000, polling: 50 });
+    await sayOnceHeard(a, line);
+    await b.waitForFunction((l) => window.voxel.chat!.lines().some((x) => x.text === l), line, { timeout: 10_000, polling: 50 })
+      .catch(async (err: Error) => {
+        const why = (p: typeof a) => p.evaluate(() => ({ chat: window.voxel.chat!.stats(), at: window.voxel.player(), roles: window.voxel.hosting!.roles(), host: Object.fromEntries(Object.entries(window.voxel.hosting!.stats()).filter(([k, v]) => v && /chat|SAY|CHAT|PLAYER|wire_/.test(k))) }));
+        throw new Error(`${err.message}; A: ${JSON.stringify(await why(a))}; B: ${JSON.stringify(await why(b))}`);
+      });
     const row = b.locator('.chat-lines > div').last();
     expect(await row.textContent()).toBe(`Ann Lee#${(await a.evaluate(() => window.voxel.chat!.lines()[0]!.player)).slice(0, 4)}: ${line}`);
     expect(await row.locator('img').count()).toBe(0);
+    expect(await b.evaluate(() => window.voxel.chat!.lines().find((x) => !x.own)?.colour)).toBe(9);
+    expect(await row.locator('.who').evaluate((el) => getComputedStyle(el).color)).toBe('rgb(217, 87, 181)');
     expect(await b.evaluate(() => window.voxel.chat!.stats().dropped)).toMatchObject({ signature: 0, replay: 0 });
     // B answers with the keyboard: T opens the field (the T not typed into it), Enter sends.
     await b.keyboard.press('KeyT');
@@ -70,7 +85,13 @@ describe('names and chat', () => {
     await b.keyboard.down('Tab');
     await b.locator('.who-overlay').waitFor({ state: 'visible', timeout: 1000 });
     expect(await b.locator('.who-overlay td.name').allTextContents()).toContain('Ann Lee');
+    // (The inline style: the list is redrawn every 300 ms, and a row replaced meanwhile has no computed style.)
+    expect(await b.locator('.who-overlay td.name .swatch').first().evaluate((el) => (el as HTMLElement).style.backgroundColor)).toBe('rgb(217, 87, 181)');
     expect(await b.evaluate(() => document.activeElement === document.body)).toBe(true);
+    // B faces A (yaw -PI/2 looks along +x) for the picture: A's avatar and nametag in A's colour, the lines, the list.
+    await b.evaluate(() => window.voxel.look(-Math.PI / 2, -0.15));
+    await b.waitForTimeout(300);
+    await b.screenshot({ path: screenshotPath('chat.png') });
     await b.keyboard.up('Tab');
     expect(await b.locator('.who-overlay').isHidden()).toBe(true);
   });

@@ -46,7 +46,7 @@ export class PageChat {
       client: net.client, wire: net.wire.players, world: cfg.world, player: net.player, verify: webCryptoVerifier,
       // The same pass the edits show (net-session.ts), made again for this node: one signature.
       ...(net.work ? { pass: net.work.then((w) => makePlayerPass(net.player, net.peer.dht.selfId, w.nonce)) } : {}),
-      clock: net.peer.clock, name: () => net.source.name, where: () => session.body,
+      clock: net.peer.clock, name: () => net.source.name, colour: () => net.source.colour, where: () => session.body,
     });
     this.direct = new DirectMessages({
       channel: net.peer.channels.open('player'), world: cfg.world, self: net.peer.dht.selfId, player: net.player,

@@ -12,7 +12,7 @@ import { errorWords } from '../ui/error-words';
 import { IdentityPanel } from '../ui/identity-panel';
 import { InvitePanel } from '../ui/invite-panel';
 import { KeyboardMouseInput } from '../ui/keyboard-mouse-input';
-import { chosenName, loadSettings, lookDelta, saveSettings, type PlayerSettings } from '../ui/player-settings';
+import { loadSettings, lookDelta, saveSettings, withLook, type LookChoice, type PlayerSettings } from '../ui/player-settings';
 import { SettingsPanel } from '../ui/settings-panel';
 import { showKeyHints } from '../ui/key-bindings-panel';
 import { readLayoutMap, type LayoutMap } from '../ui/keyboard-layout';
@@ -38,8 +38,8 @@ export interface PlayerControlsArgs {
   renderDistance: number;
   /** Q drops the selected held item, E selects the next (page-items.ts). */
   itemKeys?: { dropItem(): void; nextItem(): void };
-  /** The name other players see (absent without the network): its default, and choosing one ('' for the default). */
-  name?: { default: string; set(name: string): boolean };
+  /** The name and colour other players see (absent without the network): their defaults, and choosing them ('' / none: the default). */
+  look?: { name: string; colour: number; setName(name: string): boolean; setColour(colour?: number): boolean };
   /** T or Enter opens the chat field; Tab held and 1-9 begins a direct message to that row of the who list (absent without the network). */
   chat?: { open(): boolean; writeTo(row: number): boolean };
   /** Tab held shows who is here (page-who.ts). */
@@ -112,7 +112,8 @@ export class PlayerControls {
     this.settingsPanel = cfg.headless ? null : new SettingsPanel(menu.querySelector('.card')!, {
       initial: this.settings,
       onChange: (s) => this.applySettings(s),
-      defaultName: args.name?.default ?? 'your name',
+      defaultName: args.look?.name ?? 'your name',
+      defaultColour: args.look?.colour ?? 0,
       renderDistance: { min: MIN_RENDER_DISTANCE, max: MAX_RENDER_DISTANCE, get: () => this.renderDistance, set: (n) => this.changeRenderDistance(n) },
     });
     // The player's own TURN server ("Network"), also offered on the start screen when no link opens.
@@ -154,7 +155,8 @@ export class PlayerControls {
     showKeyHints(this.menu, s.keys, this.layout);
     this.sound?.setVolume(s.volume);
     this.args.view.setFov(s.fov);
-    this.args.name?.set(s.name);
+    this.args.look?.setName(s.name);
+    this.args.look?.setColour(s.colour ?? undefined);
     if (save && !saveSettings(storage(), s)) this.args.hud.showMessage('Settings cannot be stored in this browser: they hold until the tab closes', 'notice');
   }
 
@@ -166,13 +168,12 @@ export class PlayerControls {
     });
   }
 
-  /** Chooses the player's name (as the settings' field does); false when the name rule refuses it. */
-  setName(typed: string): boolean {
-    const name = chosenName(typed);
-    if (name === undefined) return false;
-    this.applySettings({ ...this.settings, name });
-    this.settingsPanel?.show(this.settings);
-    return true;
+  /** Chooses the player's name ('' the default) or colour (null: the id's), as the settings do; false when the rule refuses it. */
+  choose(look: LookChoice): boolean {
+    const next = withLook(this.settings, look);
+    if (next) this.applySettings(next);
+    if (next) this.settingsPanel?.show(next);
+    return next !== undefined;
   }
 
   /** The world is ready to play: the pause menu shows until the pointer is locked (or touch play starts). */

@@ -110,14 +110,14 @@ async function main(): Promise<void> {
   }
   const items = new PageItems({ cfg, world, session, view, probeGate: probeGate ?? undefined, hudRoot: document.getElementById('hud')!, self: peer?.id ?? 'me', net: net ? { client: net.client, wire: net.items.wire, signer: net.peer.identity, recorded: async () => (await net.fetchPlayer())?.items } : undefined, onMessage: (text) => hud.showMessage(text, 'notice') });
   const savePlayer = keepPlayerSaved({ world: cfg.world, session, store, net, onError: (err) => hud.showMessage(err.message), held: () => items.held() });
-  const name = net ? { default: net.source.opts.name, set: (n: string) => net.source.setName(n) } : undefined;
+  const look = net ? { name: net.source.opts.name, colour: net.source.colour, setName: (n: string) => net.source.setName(n), setColour: (c?: number) => net.source.setColour(c) } : undefined;
   // `who` is read only once the page runs (a /msg looks its name up in the who list).
   const chat = net ? new PageChat(cfg, net, session, () => who.rows()) : null;
   // Other players as drawn; their edits and avatars are wired below.
   const remote = new RemotePlayers();
   let netApi: NetApi | undefined;
   const who = new PageWho({ headless: cfg.headless, players: () => remote.sample(performance.now()), self: () => session.body, links: () => netApi?.links() ?? [] });
-  const controls = new PlayerControls({ cfg, hud, session, editor, view, store, peer, renderDistance, itemKeys: items.keys, who, ...(name ? { name } : {}), ...(chat ? { chat } : {}) });
+  const controls = new PlayerControls({ cfg, hud, session, editor, view, store, peer, renderDistance, itemKeys: items.keys, who, ...(look ? { look } : {}), ...(chat ? { chat } : {}) });
   controls.sound?.watchHeld(() => items.api.inventory());
   chat?.onShown((own) => controls.sound?.chatLine(own));
 
@@ -132,7 +132,7 @@ async function main(): Promise<void> {
       for (const p of players) {
         if (fedAt.get(p.hex) === p.at) continue;
         fedAt.set(p.hex, p.at);
-        remote.update(p.hex, p.name, p.x, p.y, p.z, p.yaw, p.pitch, performance.now());
+        remote.update(p.hex, p.name, p.x, p.y, p.z, p.yaw, p.pitch, performance.now(), undefined, p.colour);
       }
       if (fedAt.size > players.length * 2 + 64) for (const hex of fedAt.keys()) if (!players.some((p) => p.hex === hex)) fedAt.delete(hex);
     });
@@ -156,7 +156,9 @@ async function main(): Promise<void> {
   }
   api.items = items.api;
   api.settings = () => controls.settings;
-  api.setName = (typed) => controls.setName(typed);
+  api.setName = (name) => controls.choose({ name });
+  api.setColour = (colour) => controls.choose({ colour });
+  api.avatars = () => view.avatars();
   if (chat) api.chat = chat.api;
   api.who = () => who.rows();
   api.hostingMode = () => ({ mode: !cfg.net ? 'alone' : !cfg.hosting ? 'off' : cfg.playOnly ? 'play' : 'host', chosen: cfg.hostingChosen });

@@ -18,6 +18,7 @@ import type { MoveInput } from '../play/physics';
 import type { PlayerSettings } from '../ui/player-settings';
 import type { FullscreenState } from '../ui/fullscreen';
 import type { WhoRow } from '../ui/who-list';
+import type { DrawnAvatar } from '../render/remote-avatars';
 
 export interface VoxelStats {
   fps: number;
@@ -104,6 +105,10 @@ export interface VoxelApi {
   settings?: () => PlayerSettings;
   /** Chooses the name other players see, as the settings' name field does ('' for the default); false when the name rule refuses it. */
   setName?: (name: string) => boolean;
+  /** Chooses the colour other players see, as the settings' choice does: a palette index (world/player-colour.ts), null for the one the id gives; false outside the palette. */
+  setColour?: (colour: number | null) => boolean;
+  /** Other players' avatars as the scene holds them now: id, name, body and label colours ('#rrggbb'); empty when not drawing. */
+  avatars?: () => DrawnAvatar[];
   /** Text chat with the players around (set with `net` when the tab plays in the shared world). */
   chat?: ChatApi;
   /**

@@ -6,7 +6,7 @@ import type { PlayerSession } from '../play/player-session';
 import type { WorldModel } from '../play/world-model';
 import type { RemotePlayerSample } from '../play/remote-player-smoother';
 import type { ItemSprite } from '../render/item-models';
-import { RemoteAvatars } from '../render/remote-avatars';
+import { RemoteAvatars, type DrawnAvatar } from '../render/remote-avatars';
 import { WorldRenderer } from '../render/world-renderer';
 import { webglProblemKind, type StartProblemKind } from '../ui/start-screen';
 import { VoxelError } from '../core/errors';
@@ -34,6 +34,8 @@ export interface WorldView {
   isColumnDrawn(cx: number, cz: number): boolean;
   /** Other players to draw this frame (already smoothed). */
   setRemotePlayers(players: readonly RemotePlayerSample[]): void;
+  /** Other players' avatars as drawn (none when headless). */
+  avatars(): DrawnAvatar[];
   setRenderDistance(n: number): void;
   /** Vertical field of view in degrees. */
   setFov(degrees: number): void;
@@ -112,6 +114,7 @@ export async function createView(container: HTMLElement, world: WorldModel, opts
     },
     isColumnDrawn: (cx, cz) => renderer.isChunkMeshed(cx, cz),
     setRemotePlayers: (players) => avatars.sync(players),
+    avatars: () => avatars.drawn(),
     setRenderDistance: (n) => renderer.setRenderDistance(n),
     setFov: (degrees) => renderer.setFov(degrees),
     setItems: (items, worldMs) => renderer.items.sync(items, worldMs),
@@ -135,6 +138,7 @@ function headlessView(world: WorldModel): WorldView {
     frame() {},
     isColumnDrawn: (cx, cz) => world.has(cx, cz),
     setRemotePlayers() {},
+    avatars: () => [],
     setRenderDistance() {},
     setFov() {},
     setItems() {},

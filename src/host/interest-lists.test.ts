@@ -10,7 +10,7 @@ function crowd(n: number, t: number): Watched[] {
   // Player i stands i / 2 blocks east of the subscriber's spot and walks north.
   return Array.from({ length: n }, (_, i) => {
     const x = 1 + i / 2, z = 10 + t / 1000;
-    return { slot: i, hex: `p${i}`, id: new Uint8Array(20).fill(i), name: `p${i}`, x, z, q: quantise(r, { x, y: 70, z, yaw: 0, pitch: 0 }) };
+    return { slot: i, hex: `p${i}`, id: new Uint8Array(20).fill(i), name: `p${i}`, colour: 0, x, z, q: quantise(r, { x, y: 70, z, yaw: 0, pitch: 0 }) };
   });
 }
 
@@ -123,7 +123,7 @@ describe('interest lists', () => {
 
   /** A player standing at x (z = 10) that walks along x at vx blocks a second (its report before was a step back). */
   const walker = (slot: number, x: number, vx = 0): Watched => ({
-    slot, hex: `p${slot}`, id: new Uint8Array(20).fill(slot), name: `p${slot}`, x, z: 10,
+    slot, hex: `p${slot}`, id: new Uint8Array(20).fill(slot), name: `p${slot}`, colour: 0, x, z: 10,
     q: quantise(r, { x, y: 70, z: 10, yaw: 0, pitch: 0 }), prev: quantise(r, { x: x - vx * 0.1, y: 70, z: 10, yaw: 0, pitch: 0 }),
   });
   /** When a subscriber standing at (0, 10) got `slot` over 12 ticks, the players at t given by `players`. */
@@ -162,7 +162,7 @@ describe('interest lists', () => {
   it('a near player whose two last positions both came since the last frame: the earlier goes now, the later next tick', () => {
     const view = new InterestView();
     const at = (x: number) => quantise(r, { x, y: 70, z: 10, yaw: 0, pitch: 0 });
-    const p = (x: number, prev?: number): Watched => ({ slot: 0, hex: 'p0', id: new Uint8Array(20), name: 'p0', x, z: 10, q: at(x), ...(prev !== undefined ? { prev: at(prev) } : {}) });
+    const p = (x: number, prev?: number): Watched => ({ slot: 0, hex: 'p0', id: new Uint8Array(20), name: 'p0', colour: 0, x, z: 10, q: at(x), ...(prev !== undefined ? { prev: at(prev) } : {}) });
     const holder = new Holder();
     const got = (t: number, w: Watched) => {
       const body = nextFrame(view, [w], 'me', { x: 0, z: 10 }, t, TICK, o);

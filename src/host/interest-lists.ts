@@ -62,6 +62,8 @@ export interface Watched {
   hex: string;
   id: NodeId;
   name: string;
+  /** Palette index (world/player-colour.ts). */
+  colour: number;
   /** Where it stands (world blocks), for distances. */
   x: number;
   z: number;
@@ -152,13 +154,13 @@ export function nextFrame(view: InterestView, players: readonly Watched[], self:
   const farPicks = new Set(dueFar.slice(0, budget));
   picks.push(...farPicks);
 
-  const roster: { s: number; id: NodeId; name: string }[] = [];
+  const roster: { s: number; id: NodeId; name: string; c: number }[] = [];
   const entries: PositionEntry[] = [];
   for (const p of picks) {
     if (entries.length >= MAX_POSITION_ENTRIES) break;
     if (!view.held.has(p.slot)) {
       if (roster.length >= MAX_ROSTER) continue; // introduced next tick
-      roster.push({ s: p.slot, id: p.id, name: p.name });
+      roster.push({ s: p.slot, id: p.id, name: p.name, c: p.colour });
     }
     // A far player to within a quarter block (3 bytes: position-code.ts COARSE); the nearest exactly.
     entries.push({ slot: p.slot, q: farPicks.has(p) ? coarsen(p.q, view.held.get(p.slot)?.q) : p.q });

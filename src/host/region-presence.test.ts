@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { PlayerFrame } from '../region/subscription-messages';
 import { MAX_TRACKED_PLAYERS, RegionPresence } from './region-presence';
 
-const player = (n: number, x = 1): PlayerFrame => ({ id: new Uint8Array(20).fill(n & 0xff), name: `p${n}`, x, y: 70, z: 2, yaw: 0, pitch: 0 });
+const player = (n: number, x = 1): PlayerFrame => ({ id: new Uint8Array(20).fill(n & 0xff), name: `p${n}`, colour: n % 12, x, y: 70, z: 2, yaw: 0, pitch: 0 });
 const q = (p: PlayerFrame) => ({ x: Math.round(p.x), y: 0, z: 0, yaw: 0, pitch: 0 });
 
 describe('region presence', () => {

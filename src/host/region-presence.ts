@@ -12,9 +12,10 @@ import type { Watched } from './interest-lists';
 /** Players tracked at once; beyond it the longest-silent one is forgotten (a MOVE flood of throwaway ids). */
 export const MAX_TRACKED_PLAYERS = 1024;
 /**
- * A player's name changes here at most this often: a rename costs every subscriber a slot's
- * introduction, so a player flipping names each MOVE would flood them; a change sooner keeps
- * the old name until then (the next MOVE after it brings the new one).
+ * A player's look (name and colour) changes here at most this often: a change costs every
+ * subscriber a slot's introduction, so a player flipping names or colours each MOVE would
+ * flood them; a change sooner keeps the old look until then (the next MOVE after it brings
+ * the new one).
  */
 export const NAME_CHANGE_MS = 5000;
 
@@ -23,7 +24,7 @@ export interface Standing extends PlayerFrame {
   at: number;
   /** Where its report before this one put it (interest-lists.ts: a position two MOVEs in one tick would hide). */
   prev: PlayerFrame | undefined;
-  /** When it took its name. */
+  /** When it took its name and colour. */
   namedAt: number;
 }
 
@@ -32,7 +33,7 @@ export class RegionPresence {
   private readonly looks = new Map<string, { x: number; z: number; at: number }>();
   private readonly used = new Set<number>();
   private nextSlot = 0;
-  /** Names taken by players already here, and changes held back by NAME_CHANGE_MS. */
+  /** Looks (name, colour) taken by players already here, and changes held back by NAME_CHANGE_MS. */
   renames = 0;
   renamesHeld = 0;
 
@@ -46,9 +47,11 @@ export class RegionPresence {
   report(hex: string, player: PlayerFrame, now: number): void {
     let old = this.players.get(hex);
     let name = player.name;
-    if (old && old.name !== name) {
+    let colour = player.colour;
+    if (old && (old.name !== name || old.colour !== colour)) {
       if (now - old.namedAt < NAME_CHANGE_MS) {
         name = old.name;
+        colour = old.colour;
         this.renamesHeld++;
       } else {
         // A new slot: subscribers learn a slot's name only when it is introduced (interest-lists.ts).
@@ -59,8 +62,8 @@ export class RegionPresence {
     }
     this.players.delete(hex); // re-inserted last: the map stays in order of last report
     this.looks.delete(hex);
-    const prev = old && { id: old.id, name: old.name, x: old.x, y: old.y, z: old.z, yaw: old.yaw, pitch: old.pitch };
-    this.players.set(hex, { ...player, name, slot: old?.slot ?? this.freeSlot(), at: now, prev, namedAt: old?.namedAt ?? now });
+    const prev = old && { id: old.id, name: old.name, colour: old.colour, x: old.x, y: old.y, z: old.z, yaw: old.yaw, pitch: old.pitch };
+    this.players.set(hex, { ...player, name, colour, slot: old?.slot ?? this.freeSlot(), at: now, prev, namedAt: old?.namedAt ?? now });
     if (this.players.size > MAX_TRACKED_PLAYERS) this.leave(this.players.keys().next().value!);
   }
 
@@ -104,7 +107,7 @@ export class RegionPresence {
     const out: Watched[] = [];
     for (const [hex, p] of this.players) {
       if (now - p.at > this.ttlMs) this.leave(hex);
-      else out.push({ slot: p.slot, hex, id: p.id as NodeId, name: p.name, x: p.x, z: p.z, q: quantise(p), ...(p.prev ? { prev: quantise(p.prev) } : {}) });
+      else out.push({ slot: p.slot, hex, id: p.id as NodeId, name: p.name, colour: p.colour, x: p.x, z: p.z, q: quantise(p), ...(p.prev ? { prev: quantise(p.prev) } : {}) });
     }
     return out.sort((a, b) => a.slot - b.slot);
   }

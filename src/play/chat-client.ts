@@ -45,6 +45,8 @@ export interface ChatEntry {
   /** The speaker's player id (hex): two players may share a name, never an id. */
   player: string;
   name: string;
+  /** The speaker's colour (palette index), as they signed it. */
+  colour: number;
   text: string;
   /** When the speaker said it (epoch ms, the speaker's clock). */
   at: number;
@@ -76,6 +78,8 @@ export interface ChatClientArgs {
   wallClock?: () => number;
   /** The name the player is shown by now. */
   name(): string;
+  /** The colour this tab's lines are signed with (palette index; none: the one the player id gives). */
+  colour?(): number;
   /** Where the player stands now (undefined: not in the world yet). */
   where(): Pick<Pose, 'x' | 'z'> | undefined;
   options?: Partial<ChatClientOptions>;
@@ -137,7 +141,7 @@ export class ChatClient {
     // Stamps of one player's lines only go up (receivers drop a stamp not after the last).
     const w = Math.max(Math.floor((this.args.wallClock ?? Date.now)()), this.lastSaid + 1);
     this.lastSaid = w;
-    const line = await makeChatLine(this.args.player, this.args.world, this.args.name(), text, w);
+    const line = await makeChatLine(this.args.player, this.args.world, this.args.name(), text, w, this.args.colour?.());
     const to = hexToId(primary);
     const pass = await this.args.pass;
     // Shown with each line: a host that knows it already answers from memory (player-passes.ts).
@@ -148,7 +152,7 @@ export class ChatClient {
     if (this.own.size > this.opts.maxLines) this.own.delete(this.own.values().next().value!);
     const speaker = this.speaker(this.selfHex);
     speaker.last = Math.max(speaker.last, w);
-    return this.show({ player: this.selfHex, name: line.n, text, at: w, own: true });
+    return this.show({ player: this.selfHex, name: line.n, colour: line.c, text, at: w, own: true });
   }
 
   private async take(fromHex: string, m: SubscriptionMessageOf<'CHAT'>): Promise<void> {
@@ -167,7 +171,7 @@ export class ChatClient {
     if (m.w <= speaker.last) return drop('replay');
     if (!speaker.bucket.take(1, this.args.clock.now())) return drop('speaker-rate');
     speaker.last = m.w;
-    this.show({ player: hex, name: m.n, text: m.x, at: m.w, own: false });
+    this.show({ player: hex, name: m.n, colour: m.c, text: m.x, at: m.w, own: false });
   }
 
   private show(entry: ChatEntry): ChatEntry {

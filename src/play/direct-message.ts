@@ -15,12 +15,14 @@ import type { Signer, Verifier } from '../core/signer';
 import { chatLineFields, keyAlgOf, playerSignedBytes } from '../region/chat-line';
 
 const time = chatLineFields.w;
+// A direct message goes to one reader, who knows the writer from the who list: no colour.
+const { c: _colour, ...lineFields } = chatLineFields;
 
-/** A direct message's fields: from node, to node, and a chat line's (player id, key algorithm, key, when, name, text, signature). */
+/** A direct message's fields: from node, to node, and a chat line's but its colour (player id, key algorithm, key, when, name, text, signature). */
 const messageFields = {
   f: bytes(ID_BYTES, ID_BYTES),
   to: bytes(ID_BYTES, ID_BYTES),
-  ...chatLineFields,
+  ...lineFields,
 };
 
 export const directMessageSpec = {

@@ -30,6 +30,7 @@ import type { BlockChange, ChunkSource, ChunkSourceEvents } from './chunk-source
 import { TentativeEdits, type TentativeOptions } from './tentative-edits';
 import type { Pose } from '../world/pose';
 import { isPlayerName } from '../world/player-name';
+import { defaultPlayerColour, isPlayerColour } from '../world/player-colour';
 
 export const NETWORK_SOURCE_DEFAULTS = {
   /** Regions within this many regions of the player's are live subscriptions (1: 3 x 3). */
@@ -102,12 +103,14 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
   private lastMove = -Infinity;
   private stops: (() => void)[] = [];
   private shownName: string;
+  private shownColour: number;
 
   constructor(private readonly args: NetworkChunkSourceArgs) {
     this.opts = { ...NETWORK_SOURCE_DEFAULTS, ...args.options };
     this.shownName = this.opts.name;
     this.keys = args.client.keys;
     this.selfHex = idToHex(args.dht.selfId);
+    this.shownColour = defaultPlayerColour(this.selfHex);
     this.stops.push(args.client.events.on('edits', ({ region, entries }) => this.emitBlocks(region, entries)));
     this.stops.push(args.client.events.on('pending', ({ region, shown, takenBack }) => this.onPending(region, shown, takenBack)));
     this.stops.push(args.client.events.on('players', ({ region, players, gone }) => this.onPlayers(region, players, gone)));
@@ -158,6 +161,23 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
     return true;
   }
 
+  /** The colour other players see (a palette index: world/player-colour.ts). */
+  get colour(): number {
+    return this.shownColour;
+  }
+
+  /**
+   * Chooses the colour other players see from the next MOVE on (none: the one our id gives).
+   * False, and nothing changes, for an index outside the palette (the hosts would drop every
+   * MOVE carrying it).
+   */
+  setColour(colour?: number): boolean {
+    const next = colour ?? defaultPlayerColour(this.selfHex);
+    if (!isPlayerColour(next)) return false;
+    this.shownColour = next;
+    return true;
+  }
+
   /** Where the player is: moves the live subscriptions and sends MOVE (throttled). */
   setPosition(p: Pose): void {
     this.pos = { ...p };
@@ -165,7 +185,7 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
     if (!this.centre || this.farFromCentre(p)) this.recentre(here);
     const now = this.args.clock.now();
     if (now - this.lastMove >= 1000 / this.opts.moveHz) {
-      if (this.args.client.move(p, this.shownName)) this.lastMove = now;
+      if (this.args.client.move(p, this.shownName, this.shownColour)) this.lastMove = now;
     }
   }
 

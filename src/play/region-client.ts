@@ -26,6 +26,7 @@ import { PendingView, type TakenBack } from './pending-view';
 import { PositionStreams } from '../region/position-streams';
 import { PrimarySearch } from './primary-search';
 import { CLIENT_DEFAULTS, EditRejectedError, type ClientEvents, type ClientOptions, type ClientStats, type RegionClientArgs, type Subscription } from './region-client-types';
+import { defaultPlayerColour } from '../world/player-colour';
 
 /** Whose pins the links to our primaries are (dht/link-pins.ts): a host's sweep of its own pins leaves them alone. */
 const PIN_OWNER = 'play';
@@ -259,11 +260,11 @@ export class RegionClient {
     return this.edits.add(x, y, z, id, at, sub.attached ? sub.primary : undefined);
   }
 
-  /** Sends our position to the primary of the region we stand in; false when not attached there. */
-  move(pos: Pose, name: string): boolean {
+  /** Sends our position, name and colour (palette index; default: our id's) to the primary of the region we stand in; false when not attached there. */
+  move(pos: Pose, name: string, colour = defaultPlayerColour(idToHex(this.args.dht.selfId))): boolean {
     const coord = regionAt(pos.x, pos.z);
     const here = regionName(coord);
-    const msg = { t: 'MOVE' as const, rx: coord.rx, rz: coord.rz, name: name.slice(0, 32), x: pos.x, y: pos.y, z: pos.z, yaw: pos.yaw, pitch: pos.pitch };
+    const msg = { t: 'MOVE' as const, rx: coord.rx, rz: coord.rz, name: name.slice(0, 32), c: colour, x: pos.x, y: pos.y, z: pos.z, yaw: pos.yaw, pitch: pos.pitch };
     // We walked out of a region: its primary hears where we are now (outside it), once, and
     // stops listing us there (host/primary-duty.ts move).
     const left = this.standingIn !== here ? this.subs.get(this.standingIn) : undefined;

@@ -11,6 +11,7 @@
 // A move longer than `teleportDistance` between snapshots is a real teleport: it snaps.
 // Pure and DOM-free: time is whatever clock the caller passes in (ms).
 import type { Pose } from '../world/pose';
+import { defaultPlayerColour } from '../world/player-colour';
 
 export const REMOTE_PLAYER_DEFAULTS = {
   /** How far in the past players are drawn: two 20 Hz snapshots with one lost fit in it. */
@@ -38,6 +39,8 @@ export type RemotePlayerOptions = Partial<Settings>;
 export interface RemotePlayerSample extends Pose {
   id: string;
   name: string;
+  /** Palette index (world/player-colour.ts). */
+  colour: number;
 }
 
 interface Snapshot extends Pose { t: number }
@@ -60,6 +63,7 @@ export function angleDelta(a: number, b: number): number {
 
 class RemotePlayer {
   name: string;
+  colour: number | undefined;
   private readonly snaps: Snapshot[] = [];
   lastHeardMs: number;
   /** (local arrival - sender time) minimum over recent updates: the sender's clock mapped to ours. */
@@ -166,13 +170,15 @@ export class RemotePlayers {
   /**
    * A position update for player `id`, received at local time `atMs`. When the sender's
    * own timestamp is known (`sentMs`, e.g. the host's tick time) pass it too: snapshots are
-   * then spaced by when they were sent, not by when the network delivered them.
+   * then spaced by when they were sent, not by when the network delivered them. `colour`:
+   * the player's palette index, when its host said it (none: the one its id gives).
    */
-  update(id: string, name: string, x: number, y: number, z: number, yaw: number, pitch: number, atMs: number, sentMs?: number): void {
+  update(id: string, name: string, x: number, y: number, z: number, yaw: number, pitch: number, atMs: number, sentMs?: number, colour?: number): void {
     if (![x, y, z, yaw, pitch, atMs].every(Number.isFinite)) return;
     let p = this.players.get(id);
     if (!p) this.players.set(id, (p = new RemotePlayer(this.o, name, atMs)));
     p.name = name;
+    if (colour !== undefined) p.colour = colour;
     p.add({ t: atMs, x, y, z, yaw: wrapAngle(yaw), pitch }, atMs, sentMs);
   }
 
@@ -186,7 +192,7 @@ export class RemotePlayers {
       }
       const w = p.sample(nowMs);
       p.prune(nowMs - this.o.delayMs);
-      out.push({ id, name: p.name, x: w.x, y: w.y, z: w.z, yaw: w.yaw, pitch: w.pitch });
+      out.push({ id, name: p.name, colour: p.colour ?? defaultPlayerColour(id), x: w.x, y: w.y, z: w.z, yaw: w.yaw, pitch: w.pitch });
     }
     return out;
   }

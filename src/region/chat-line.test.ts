@@ -24,11 +24,13 @@ describe('chat lines', () => {
     const line = await makeChatLine(ann, 'w', 'Ann', 'hello', 1000);
     expect(await verifyChatLine(line, 'w', keys.verify)).toBe(true);
     expect(await verifyChatLine(line, 'other-world', keys.verify)).toBe(false);
-    for (const changed of [{ x: 'hullo' }, { n: 'Bob' }, { w: 1001 }, { p: bob.id }, { k: bob.publicKey }]) {
+    for (const changed of [{ x: 'hullo' }, { n: 'Bob' }, { c: (line.c + 1) % 12 }, { w: 1001 }, { p: bob.id }, { k: bob.publicKey }]) {
       expect(await verifyChatLine({ ...line, ...changed }, 'w', keys.verify), JSON.stringify(Object.keys(changed))).toBe(false);
     }
     // Bob signing a line that names Ann.
     const asAnn = await makeChatLine({ ...bob, id: ann.id }, 'w', 'Ann', 'hello', 1000);
+    // The colour is the speaker's choice, signed: a line says it as chosen.
+    expect((await makeChatLine(ann, 'w', 'Ann', 'hello', 1000, 7)).c).toBe(7);
     expect(await verifyChatLine(asAnn, 'w', keys.verify)).toBe(false);
   });
 
@@ -36,7 +38,7 @@ describe('chat lines', () => {
     const line = await makeChatLine(ann, 'w', 'Ann', 'hello', 1000);
     const frame = (over: object) => subscriptionCodec.encode({ t: 'CHAT', rx: 0, rz: 0, ...line, ...over });
     expect(subscriptionCodec.decode(frame({})).t).toBe('CHAT');
-    for (const over of [{ x: 'a\u202eb' }, { x: 'y'.repeat(500) }, { n: '<b>Ann</b>' }, { n: 'Ann\u0000' }, { w: -1 }]) {
+    for (const over of [{ x: 'a\u202eb' }, { x: 'y'.repeat(500) }, { n: '<b>Ann</b>' }, { n: 'Ann\u0000' }, { w: -1 }, { c: 12 }, { c: -1 }, { c: 0.5 }, { c: '#ff0000' }]) {
       expect(() => subscriptionCodec.decode(frame(over)), JSON.stringify(over)).toThrow();
     }
   });

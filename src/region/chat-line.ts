@@ -1,5 +1,6 @@
 // A chat line as it travels: said by a player (the line names the player id and carries the
-// player key), signed by that key over the world, the time, the speaker's name and the text.
+// player key), signed by that key over the world, the time, the speaker's name and colour
+// (world/player-colour.ts) and the text.
 // The region hosts carry lines like positions (SAY to the primary of the region the speaker
 // stands in, CHAT from it to the region's subscribers), but they are not trusted with the
 // words: every receiver checks the signature itself, so no host, and no other player, can
@@ -12,6 +13,9 @@ import type { IdentityAlg } from '../core/identity';
 import { ID_BYTES } from '../core/node-id';
 import type { Signer, Verifier } from '../core/signer';
 import { isPlayerName } from '../world/player-name';
+import { defaultPlayerColour } from '../world/player-colour';
+import { idToHex } from '../core/node-id';
+import { playerColour } from './frame-schemas';
 
 /** Characters (code points) a line holds at most. */
 export const MAX_CHAT_CHARS = 200;
@@ -33,19 +37,20 @@ export function isChatText(text: string): boolean {
 
 const time = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER));
 
-/** A line's fields in SAY and CHAT: player id, key algorithm (0 Ed25519, 1 P-256), key, when (epoch ms; not `t`, a frame's type), name, text, signature. */
+/** A line's fields in SAY and CHAT: player id, key algorithm (0 Ed25519, 1 P-256), key, when (epoch ms; not `t`, a frame's type), name, colour, text, signature. */
 export const chatLineFields = {
   p: bytes(ID_BYTES, ID_BYTES),
   a: v.picklist([0, 1]),
   k: bytes(65),
   w: time,
   n: v.pipe(v.string(), v.maxLength(32), v.check((n: string) => isPlayerName(n), 'not a player name')),
+  c: playerColour,
   x: v.pipe(v.string(), v.maxLength(MAX_CHAT_CHARS * 2), v.check((x: string) => isChatText(x), 'not chat text')),
   s: bytes(72),
 };
 export type ChatLine = v.InferOutput<ReturnType<typeof v.object<typeof chatLineFields>>>;
 
-const DOMAIN = new TextEncoder().encode('voxel-populi/chat/v1\0');
+const DOMAIN = new TextEncoder().encode('voxel-populi/chat/v2\0');
 
 /** The bytes a player signs for words of theirs: the domain (what kind of words), the player id, then `fields` as JSON. */
 export function playerSignedBytes(domain: Uint8Array, player: Uint8Array, fields: readonly unknown[]): Uint8Array {
@@ -59,15 +64,15 @@ export function playerSignedBytes(domain: Uint8Array, player: Uint8Array, fields
 
 /** The bytes the player signs: this line, in this world (a line cannot be carried to another world). */
 export function chatBytes(world: string, line: Omit<ChatLine, 's' | 'a' | 'k'>): Uint8Array {
-  return playerSignedBytes(DOMAIN, line.p, [world, line.w, line.n, line.x]);
+  return playerSignedBytes(DOMAIN, line.p, [world, line.w, line.n, line.c, line.x]);
 }
 
 /** The key algorithm a line's `a` names. */
 export const keyAlgOf = (a: 0 | 1): IdentityAlg => (a === 0 ? 'Ed25519' : 'ECDSA-P256');
 
-/** A line said by `player` as `name` at wall-clock `w`; `text` must already be normalised (normaliseChatText). */
-export async function makeChatLine(player: Signer, world: string, name: string, text: string, w: number): Promise<ChatLine> {
-  const unsigned = { p: player.id, w: Math.floor(w), n: name, x: text };
+/** A line said by `player` as `name` in `colour` (default: the one its id gives) at wall-clock `w`; `text` must already be normalised (normaliseChatText). */
+export async function makeChatLine(player: Signer, world: string, name: string, text: string, w: number, colour = defaultPlayerColour(idToHex(player.id))): Promise<ChatLine> {
+  const unsigned = { p: player.id, w: Math.floor(w), n: name, c: colour, x: text };
   return { ...unsigned, a: player.alg === 'Ed25519' ? 0 : 1, k: player.publicKey, s: await player.sign(chatBytes(world, unsigned)) };
 }
 

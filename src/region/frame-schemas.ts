@@ -4,6 +4,7 @@
 import * as v from 'valibot';
 import { bytes, u32 } from '../core/codec';
 import { ID_BYTES } from '../core/node-id';
+import { PLAYER_COLOUR_MAX } from '../world/player-colour';
 
 /** Largest frame sent as one DATA payload; larger ones travel as PART frames. */
 export const WIRE_MAX = 60 * 1024;
@@ -21,6 +22,8 @@ export const coord = v.pipe(v.number(), v.finite(), v.minValue(-1e8), v.maxValue
 export const entries = bytes(ASSEMBLED_MAX);
 export const stamp = v.object({ e: u32, s: u32 });
 export const region = { rx: i32, rz: i32 };
+/** A player's colour: an index into the palette (world/player-colour.ts), nothing else. */
+export const playerColour = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(PLAYER_COLOUR_MAX));
 
 /** One piece of a frame larger than WIRE_MAX (same type code in both codecs). */
 export const PART = [19, v.object({ x: u32, i: u32, n: v.pipe(u32, v.minValue(1), v.maxValue(Math.ceil(ASSEMBLED_MAX / PART_BYTES))), b: bytes(PART_BYTES) })] as const;

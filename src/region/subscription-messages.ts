@@ -10,7 +10,7 @@ import { bytes, defineCodec, u32, type MessageOf } from '../core/codec';
 import type { AppChannels } from '../dht/app-channels';
 import { certSchema } from './epoch-cert';
 import { MAX_ENTRY_BYTES, MAX_SLOT } from './position-code';
-import { CODEC_MAX_FRAME, coord, entries, hosts, i32, id, PART, region, stamp } from './frame-schemas';
+import { CODEC_MAX_FRAME, coord, entries, hosts, i32, id, PART, playerColour, region, stamp } from './frame-schemas';
 import { FrameWire } from './frame-wire';
 import { passFields } from './player-pass';
 import { isPlayerName } from '../world/player-name';
@@ -40,6 +40,8 @@ export type RejectReason = (typeof REJECT_REASONS)[number];
 export interface PlayerFrame {
   id: Uint8Array;
   name: string;
+  /** Palette index (world/player-colour.ts). */
+  colour: number;
   x: number;
   y: number;
   z: number;
@@ -48,7 +50,7 @@ export interface PlayerFrame {
 }
 
 const slot = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_SLOT));
-const rosterEntry = v.object({ s: slot, id, name });
+const rosterEntry = v.object({ s: slot, id, name, c: playerColour });
 /** A stream of compact positions (region/position-code.ts): POSITIONS, and the primary's feed to its backups. */
 export const positionsFields = {
   n: u32,
@@ -101,8 +103,8 @@ export const subscriptionSpec = {
   EDIT: [7, v.object({ ...region, r: u32, x: i32, y: i32, z: i32, id: u32, px: coord, py: coord, pz: coord })],
   CONFIRM: [8, v.object({ ...region, r: u32, e: u32, s: u32 })],
   REJECT: [9, v.object({ ...region, r: u32, reason: v.picklist(REJECT_REASONS) })],
-  /** player -> primary of the region it stands in. */
-  MOVE: [10, v.object({ ...region, name, x: coord, y: coord, z: coord, yaw: coord, pitch: coord })],
+  /** player -> primary of the region it stands in; `c`: its colour. */
+  MOVE: [10, v.object({ ...region, name, c: playerColour, x: coord, y: coord, z: coord, yaw: coord, pitch: coord })],
   // (11 was PLAYERS: every player's id, name and float position to every subscriber.)
   /**
    * host -> player: other players' positions (region/position-code.ts), coded against what

@@ -1,22 +1,23 @@
 import { describe, expect, it, vi } from 'vitest';
 import { Mesh, Sprite, Texture, type MeshLambertMaterial } from 'three';
 import { avatarColour, RemoteAvatars, type LabelTexture } from './remote-avatars';
+import { PLAYER_COLOURS, playerColourCss } from '../world/player-colour';
 
 /** Node has no canvas: labels are plain textures whose disposal is watched. */
 function labels() {
-  const made: { name: string; texture: Texture; dispose: ReturnType<typeof vi.fn> }[] = [];
-  const factory = (name: string): LabelTexture => {
+  const made: { name: string; colour: number; texture: Texture; dispose: ReturnType<typeof vi.fn> }[] = [];
+  const factory = (name: string, colour: number): LabelTexture => {
     const texture = new Texture();
     const dispose = vi.fn();
     texture.addEventListener('dispose', dispose);
-    made.push({ name, texture, dispose });
+    made.push({ name, colour, texture, dispose });
     return { texture, aspect: 3 };
   };
   return { made, factory };
 }
 
-const ann = { id: 'aa01', name: 'Ann', x: 10, y: 64, z: -3, yaw: 1, pitch: 0.2 };
-const bob = { id: 'bb02', name: 'Bob', x: 0, y: 70, z: 0, yaw: 0 };
+const ann = { id: 'aa01', name: 'Ann', colour: 4, x: 10, y: 64, z: -3, yaw: 1, pitch: 0.2 };
+const bob = { id: 'bb02', name: 'Bob', colour: 7, x: 0, y: 70, z: 0, yaw: 0 };
 
 describe('remote avatars', () => {
   it('adds, moves and turns avatars', () => {
@@ -81,10 +82,22 @@ describe('remote avatars', () => {
     expect(l.made.every((m) => m.dispose.mock.calls.length === 1)).toBe(true);
   });
 
-  it('colours a player the same everywhere, players differently', () => {
-    expect(avatarColour('aa01')).toBe(avatarColour('aa01'));
-    const colours = new Set(Array.from({ length: 50 }, (_, i) => avatarColour(`player-${i}`)));
-    expect(colours.size).toBeGreaterThan(40);
-    for (const c of colours) expect(c >= 0 && c <= 0xffffff).toBe(true);
+  it('draws body and label in the colour the player chose, and repaints both when it changes', () => {
+    const l = labels();
+    const av = new RemoteAvatars({ labelTexture: l.factory });
+    av.sync([ann, bob]);
+    const body = (id: string) => ((av.object(id)!.children[0] as Mesh).material as MeshLambertMaterial).color.getHex();
+    expect(body('aa01')).toBe(PLAYER_COLOURS[4]);
+    expect(body('bb02')).toBe(PLAYER_COLOURS[7]);
+    expect(l.made.map((m) => [m.name, m.colour])).toEqual([['Ann', 4], ['Bob', 7]]);
+    av.sync([{ ...ann, colour: 9 }, bob]);
+    expect(body('aa01')).toBe(PLAYER_COLOURS[9]);
+    expect(l.made.map((m) => [m.name, m.colour])).toEqual([['Ann', 4], ['Bob', 7], ['Ann', 9]]);
+    expect(l.made[0]!.dispose).toHaveBeenCalledOnce();
+    expect(av.drawn()).toEqual([
+      { id: 'aa01', name: 'Ann', body: playerColourCss(9), label: playerColourCss(9) },
+      { id: 'bb02', name: 'Bob', body: playerColourCss(7), label: playerColourCss(7) },
+    ]);
+    expect(avatarColour(99)).toBe(PLAYER_COLOURS[0]);
   });
 });

@@ -1,6 +1,8 @@
-// Other players in the scene: a blocky body and head per player, coloured from a hash of
-// the player id (the same colour in every tab), with the name on a label that always faces
-// the camera. Positions come already smoothed (play/remote-player-smoother.ts); `sync` is
+// Other players in the scene: a blocky body and head per player, the body in the colour the
+// player chose (world/player-colour.ts; one its id gives when it chose none, the same in
+// every tab), with the name on a label that always faces the camera, written in that colour.
+// `drawn` says what the scene holds (window.voxel.avatars: tests read colours from the scene,
+// not from pixels). Positions come already smoothed (play/remote-player-smoother.ts); `sync` is
 // called once per frame with everyone to draw and adds, moves and removes avatars.
 // Box geometries are shared by all avatars (freed by dispose()); each avatar's materials
 // and label texture are its own and are freed the moment it leaves.
@@ -8,6 +10,7 @@ import {
   BoxGeometry, CanvasTexture, Group, LinearFilter, Mesh, MeshLambertMaterial, Sprite, SpriteMaterial, type Texture,
 } from 'three';
 import type { RemotePlayerSample } from '../play/remote-player-smoother';
+import { PLAYER_COLOURS, playerColourCss } from '../world/player-colour';
 
 /** A remote player as drawn: the smoother's sample (feet position, yaw 0 facing -z); pitch optional. */
 export type AvatarState = Omit<RemotePlayerSample, 'pitch'> & { pitch?: number };
@@ -19,8 +22,8 @@ export interface LabelTexture {
 }
 
 export interface RemoteAvatarsOptions {
-  /** Draws a name label (default: a canvas; tests pass a stand-in, Node has no canvas). */
-  labelTexture?: (name: string) => LabelTexture;
+  /** Draws a name label in a colour (palette index) (default: a canvas; tests pass a stand-in, Node has no canvas). */
+  labelTexture?: (name: string, colour: number) => LabelTexture;
 }
 
 export const AVATAR_SIZE = {
@@ -36,28 +39,21 @@ export const AVATAR_SIZE = {
 /** Names longer than this are cut (a label is not a place for an essay). */
 const MAX_LABEL_CHARS = 24;
 
-/** A stable, bright colour for a player id (FNV-1a hash to a hue). */
-export function avatarColour(id: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) {
-    h ^= id.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  const hue = ((h >>> 0) % 360) / 360;
-  return hslToRgb(hue, 0.65, 0.55);
+/** An avatar as the scene holds it: player id (hex), name on its label, body and label colours ('#rrggbb'). */
+export interface DrawnAvatar {
+  id: string;
+  name: string;
+  body: string;
+  label: string;
 }
 
-function hslToRgb(h: number, s: number, l: number): number {
-  const f = (n: number) => {
-    const k = (n + h * 12) % 12;
-    const a = s * Math.min(l, 1 - l);
-    return Math.round(255 * (l - a * Math.max(-1, Math.min(k - 3, 9 - k, 1))));
-  };
-  return (f(0) << 16) | (f(8) << 8) | f(4);
+/** The body colour of a palette index (0xRRGGBB); one out of the palette (never from a host: schemas check it) draws as the first. */
+export function avatarColour(colour: number): number {
+  return PLAYER_COLOURS[colour] ?? PLAYER_COLOURS[0]!;
 }
 
-/** The name drawn on a canvas (DOM canvas or OffscreenCanvas). */
-export function canvasLabel(name: string): LabelTexture {
+/** The name drawn on a canvas (DOM canvas or OffscreenCanvas): the player's colour on a dark backing, a bar of it below. */
+export function canvasLabel(name: string, colour: number): LabelTexture {
   const text = name.length > MAX_LABEL_CHARS ? `${name.slice(0, MAX_LABEL_CHARS - 1)}…` : name;
   const font = '28px system-ui, sans-serif';
   const h = 40;
@@ -74,10 +70,11 @@ export function canvasLabel(name: string): LabelTexture {
   const w = Math.max(h, Math.ceil(probe.measureText(text).width) + 16);
   const canvas = make(w);
   const g = canvas.getContext('2d') as CanvasRenderingContext2D | OffscreenCanvasRenderingContext2D;
-  g.fillStyle = 'rgba(0,0,0,0.45)';
+  g.fillStyle = 'rgba(0,0,0,0.55)';
   g.fillRect(0, 0, w, h);
+  g.fillStyle = playerColourCss(colour);
+  g.fillRect(0, h - 4, w, 4);
   g.font = font;
-  g.fillStyle = '#fff';
   g.textAlign = 'center';
   g.textBaseline = 'middle';
   g.fillText(text, w / 2, h / 2 + 1);
@@ -92,6 +89,8 @@ interface Avatar {
   head: Mesh;
   label: Sprite;
   name: string;
+  colour: number;
+  body: MeshLambertMaterial;
   materials: MeshLambertMaterial[];
 }
 
@@ -101,7 +100,7 @@ export class RemoteAvatars {
   private readonly avatars = new Map<string, Avatar>();
   private readonly bodyGeometry: BoxGeometry;
   private readonly headGeometry: BoxGeometry;
-  private readonly labelTexture: (name: string) => LabelTexture;
+  private readonly labelTexture: (name: string, colour: number) => LabelTexture;
 
   constructor(opts: RemoteAvatarsOptions = {}) {
     const size = AVATAR_SIZE;
@@ -119,7 +118,7 @@ export class RemoteAvatars {
       seen.add(player.id);
       let avatar = this.avatars.get(player.id);
       if (!avatar) this.avatars.set(player.id, (avatar = this.create(player)));
-      else if (avatar.name !== player.name) this.relabel(avatar, player.name);
+      else if (avatar.name !== player.name || avatar.colour !== player.colour) this.relabel(avatar, player.name, player.colour);
       avatar.root.position.set(player.x, player.y, player.z);
       avatar.root.rotation.y = player.yaw;
       avatar.head.rotation.x = player.pitch ?? 0;
@@ -145,6 +144,11 @@ export class RemoteAvatars {
     return this.avatars.size;
   }
 
+  /** What the scene holds now, one entry per avatar. */
+  drawn(): DrawnAvatar[] {
+    return [...this.avatars].map(([id, a]) => ({ id, name: a.name, body: `#${a.body.color.getHexString()}`, label: playerColourCss(a.colour) }));
+  }
+
   /** The avatar's scene object (tests, picking). */
   object(id: string): Group | undefined {
     return this.avatars.get(id)?.root;
@@ -158,8 +162,7 @@ export class RemoteAvatars {
 
   private create(player: AvatarState): Avatar {
     const size = AVATAR_SIZE;
-    const colour = avatarColour(player.id);
-    const bodyMat = new MeshLambertMaterial({ color: colour });
+    const bodyMat = new MeshLambertMaterial({ color: avatarColour(player.colour) });
     const headMat = new MeshLambertMaterial({ color: 0xf0c8a0 });
     const root = new Group();
     root.name = `player ${player.id}`;
@@ -167,15 +170,15 @@ export class RemoteAvatars {
     const head = new Mesh(this.headGeometry, headMat);
     head.position.y = size.bodyHeight + size.head / 2;
     root.add(body, head);
-    const label = this.makeLabel(player.name);
+    const label = this.makeLabel(player.name, player.colour);
     root.add(label);
     this.group.add(root);
-    return { root, head, label, name: player.name, materials: [bodyMat, headMat] };
+    return { root, head, label, name: player.name, colour: player.colour, body: bodyMat, materials: [bodyMat, headMat] };
   }
 
-  private makeLabel(name: string): Sprite {
+  private makeLabel(name: string, colour: number): Sprite {
     const size = AVATAR_SIZE;
-    const { texture, aspect } = this.labelTexture(name);
+    const { texture, aspect } = this.labelTexture(name, colour);
     const label = new Sprite(new SpriteMaterial({ map: texture, depthWrite: false, transparent: true }));
     label.scale.set(size.labelHeight * aspect, size.labelHeight, 1);
     label.position.y = size.bodyHeight + size.head + size.labelGap + size.labelHeight / 2;
@@ -183,12 +186,14 @@ export class RemoteAvatars {
     return label;
   }
 
-  private relabel(a: Avatar, name: string): void {
+  private relabel(a: Avatar, name: string, colour: number): void {
     a.root.remove(a.label);
     this.disposeLabel(a.label);
-    a.label = this.makeLabel(name);
+    a.label = this.makeLabel(name, colour);
     a.root.add(a.label);
     a.name = name;
+    a.colour = colour;
+    a.body.color.setHex(avatarColour(colour));
   }
 
   private disposeLabel(label: Sprite): void {

@@ -2,17 +2,20 @@
 // a field that T or Enter opens (keyboard-mouse-input.ts). Every piece of a line (name, short
 // id, text) goes into a text node, never into markup: a line that says <img onerror=...>
 // shows those characters. The short id beside each name tells apart two players who chose
-// the same one. Direct messages (play/direct-messages.ts) show apart from the lines said
+// the same one; the name is written in the speaker's colour, as they signed it. Direct messages (play/direct-messages.ts) show apart from the lines said
 // around: marked "from" or "to", in their own colour, with the short id of the other
 // player's node (the who list's, so `/msg NAME#id` answers) and, for one sent, whether it
 // was delivered.
 import { MAX_CHAT_CHARS } from '../region/chat-line';
+import { playerColourCss } from '../world/player-colour';
 import { addStyleOnce } from './page-style';
 
 export interface ChatBoxLine {
   /** Speaker's player id (hex). */
   player: string;
   name: string;
+  /** The speaker's colour (palette index). */
+  colour: number;
   text: string;
   own: boolean;
 }
@@ -118,6 +121,7 @@ export class ChatBox {
     const who = document.createElement('span');
     who.className = 'who';
     who.textContent = line.name;
+    who.style.color = playerColourCss(line.colour);
     const id = document.createElement('span');
     id.className = 'id';
     id.textContent = `#${line.player.slice(0, 4)}`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chosenName, loadSettings, lookDelta, parseSettings, saveSettings, SETTINGS_BOUNDS, SETTINGS_DEFAULTS, SETTINGS_KEY, type SettingsStorage } from './player-settings';
+import { chosenName, loadSettings, lookDelta, parseSettings, saveSettings, SETTINGS_BOUNDS, SETTINGS_DEFAULTS, SETTINGS_KEY, withLook, type SettingsStorage } from './player-settings';
 import { memoryStorage } from '../testing/memory-storage';
 import { DEFAULT_KEY_BINDINGS } from './key-bindings';
 
@@ -8,13 +8,13 @@ describe('player settings', () => {
     const s = memoryStorage();
     expect(loadSettings(s)).toEqual(SETTINGS_DEFAULTS);
     const keys = { ...DEFAULT_KEY_BINDINGS, forward: ['KeyK'] };
-    expect(saveSettings(s, { name: 'Ann', sensitivity: 2.5, invertY: true, fov: 90, volume: 0, keys })).toBe(true);
-    expect(loadSettings(s)).toEqual({ name: 'Ann', sensitivity: 2.5, invertY: true, fov: 90, volume: 0, keys });
+    expect(saveSettings(s, { name: 'Ann', colour: 5, sensitivity: 2.5, invertY: true, fov: 90, volume: 0, keys })).toBe(true);
+    expect(loadSettings(s)).toEqual({ name: 'Ann', colour: 5, sensitivity: 2.5, invertY: true, fov: 90, volume: 0, keys });
   });
 
   it('out-of-bounds and wrong-typed fields fall back one by one', () => {
     expect(parseSettings({ sensitivity: 1e9, invertY: 'yes', fov: 10, volume: -3 })).toEqual({
-      name: '', sensitivity: SETTINGS_BOUNDS.sensitivity.max, invertY: false, fov: SETTINGS_BOUNDS.fov.min, volume: 0, keys: DEFAULT_KEY_BINDINGS,
+      name: '', colour: null, sensitivity: SETTINGS_BOUNDS.sensitivity.max, invertY: false, fov: SETTINGS_BOUNDS.fov.min, volume: 0, keys: DEFAULT_KEY_BINDINGS,
     });
     expect(parseSettings({ sensitivity: Number.NaN, fov: 80.6 })).toEqual({ ...SETTINGS_DEFAULTS, fov: 81 });
     expect(parseSettings(null)).toEqual(SETTINGS_DEFAULTS);
@@ -24,6 +24,19 @@ describe('player settings', () => {
     expect(parseSettings({ name: '  Jo   Lee ' }).name).toBe('Jo Lee');
     for (const bad of ['<script>alert(1)</script>', 'Ann\u0000', 'x'.repeat(40), 7]) expect(parseSettings({ name: bad }).name).toBe('');
     expect([chosenName('  '), chosenName(' Ann '), chosenName('<b>Ann</b>')]).toEqual(['', 'Ann', undefined]);
+  });
+
+  it('choosing a name or a colour changes that field only, and a refused one changes nothing', () => {
+    const s = { ...SETTINGS_DEFAULTS, name: 'Ann', colour: 3 };
+    expect(withLook(s, { colour: 9 })).toEqual({ ...s, colour: 9 });
+    expect(withLook(s, { colour: null })).toEqual({ ...s, colour: null });
+    expect(withLook(s, { name: ' Jo  Lee ' })).toEqual({ ...s, name: 'Jo Lee' });
+    for (const bad of [{ colour: 12 }, { colour: -1 }, { colour: 2.5 }, { name: '<b>x</b>' }]) expect(withLook(s, bad), JSON.stringify(bad)).toBeUndefined();
+  });
+
+  it('a stored colour outside the palette (a hand edit) is none: the one the id gives', () => {
+    expect(parseSettings({ colour: 11 }).colour).toBe(11);
+    for (const bad of [12, -1, 1.5, '3', null, Number.NaN]) expect(parseSettings({ colour: bad }).colour).toBe(null);
   });
 
   it('broken stored JSON and a storage that throws give the defaults', () => {

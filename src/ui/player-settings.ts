@@ -1,4 +1,4 @@
-// The player's own settings (name, mouse sensitivity, invert Y, field of view, sound volume,
+// The player's own settings (name, colour, mouse sensitivity, invert Y, field of view, sound volume,
 // key bindings): what they are, their bounds, and how they are kept. They belong to the
 // person at this browser, not to a world, so they live in localStorage (one key for every
 // world) rather than in a world's database; read once at start so the first frame already
@@ -6,11 +6,14 @@
 // back to the default field by field, so one bad field never costs the others.
 import { WORLD_RENDERER_DEFAULTS } from '../render/world-renderer';
 import { normalisePlayerName } from '../world/player-name';
+import { isPlayerColour } from '../world/player-colour';
 import { DEFAULT_KEY_BINDINGS, parseKeyBindings, type KeyBindings } from './key-bindings';
 
 export interface PlayerSettings {
   /** The name other players see ('': none chosen, the player's default). */
   name: string;
+  /** The colour other players see, a palette index (world/player-colour.ts); null: none chosen, the one the player's id gives. */
+  colour: number | null;
   /** Multiplies the base mouse look speed. */
   sensitivity: number;
   /** Mouse up looks down. */
@@ -31,6 +34,7 @@ export const SETTINGS_BOUNDS = {
 
 export const SETTINGS_DEFAULTS: PlayerSettings = {
   name: '',
+  colour: null,
   sensitivity: 1,
   invertY: false,
   fov: WORLD_RENDERER_DEFAULTS.fov,
@@ -52,6 +56,7 @@ export function parseSettings(raw: unknown): PlayerSettings {
   const r = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
   return {
     name: (typeof r.name === 'string' && normalisePlayerName(r.name)) || '',
+    colour: isPlayerColour(r.colour) ? r.colour : null,
     sensitivity: bounded(r.sensitivity, SETTINGS_BOUNDS.sensitivity, SETTINGS_DEFAULTS.sensitivity),
     invertY: typeof r.invertY === 'boolean' ? r.invertY : SETTINGS_DEFAULTS.invertY,
     fov: Math.round(bounded(r.fov, SETTINGS_BOUNDS.fov, SETTINGS_DEFAULTS.fov)),
@@ -63,6 +68,16 @@ export function parseSettings(raw: unknown): PlayerSettings {
 /** A name as a person typed it: '' (none chosen: the default), a valid name, or undefined when the rule refuses it. */
 export function chosenName(typed: string): string | undefined {
   return typed.trim() === '' ? '' : normalisePlayerName(typed);
+}
+
+/** A name as typed ('' for the default) or a colour (null: the one the id gives) the player chooses. */
+export type LookChoice = { name: string } | { colour: number | null };
+
+/** The settings with the player's chosen name or colour, or undefined when the rule refuses it (nothing changes). */
+export function withLook(s: PlayerSettings, look: LookChoice): PlayerSettings | undefined {
+  const name = 'name' in look ? chosenName(look.name) : s.name;
+  const colour = 'colour' in look ? look.colour : s.colour;
+  return name === undefined || (colour !== null && !isPlayerColour(colour)) ? undefined : { ...s, name, colour };
 }
 
 /** The slice of Storage used (localStorage; tests pass a stand-in). */

@@ -1,8 +1,9 @@
-// The settings in the pause menu: name, mouse sensitivity, invert Y, field of view, sound
+// The settings in the pause menu: name, colour (the palette's, or the one the id gives), mouse sensitivity, invert Y, field of view, sound
 // volume (0 mutes), render distance and the keys (key-bindings-panel.ts). Every change is handed on at once (the caller applies and stores it), so what
 // the player sees while dragging a slider is what they get; a name when it is committed
 // (Enter or leaving the field), and only one the rule allows (world/player-name.ts).
 import { PLAYER_NAME_MAX } from '../world/player-name';
+import { PLAYER_COLOUR_NAMES, PLAYER_COLOURS, playerColourCss } from '../world/player-colour';
 import { chosenName, parseSettings, SETTINGS_BOUNDS, type PlayerSettings } from './player-settings';
 import { addStyleOnce } from './page-style';
 import { KeyBindingsPanel } from './key-bindings-panel';
@@ -13,6 +14,8 @@ export interface SettingsPanelArgs {
   onChange(s: PlayerSettings): void;
   /** Shown greyed in an empty name field: the name used when none is chosen. */
   defaultName: string;
+  /** The colour used when none is chosen (the id's): the first choice shows it. */
+  defaultColour: number;
   /** Render distance is kept per world by the app (its store); the panel only shows and asks. */
   renderDistance: { min: number; max: number; get(): number; set(n: number): void };
 }
@@ -23,6 +26,7 @@ const CSS = `
 .settings-panel input[type=range] { width: 100%; }
 .settings-panel input[type=text] { font: inherit; padding: 2px 4px; }
 .settings-panel .name-said { grid-column: 1 / -1; font-size: 12px; min-height: 1em; color: #f8b; }
+.settings-panel .swatch { display: inline-block; width: 1.2em; height: 1.2em; border-radius: 3px; border: 1px solid #0006; }
 .settings-panel output { min-width: 3em; text-align: right; font-variant-numeric: tabular-nums; }
 `;
 
@@ -30,6 +34,7 @@ export class SettingsPanel {
   readonly root: HTMLElement;
   private readonly name: HTMLInputElement;
   private readonly nameSaid: HTMLElement;
+  private readonly colour: HTMLSelectElement;
   private readonly sensitivity: HTMLInputElement;
   private readonly invertY: HTMLInputElement;
   private readonly fov: HTMLInputElement;
@@ -50,6 +55,8 @@ export class SettingsPanel {
       <label for="set-name">Your name</label>
       <input id="set-name" type="text" maxlength="${PLAYER_NAME_MAX * 2}" autocomplete="nickname" spellcheck="false" /><span></span>
       <div class="name-said" role="status"></div>
+      <label for="set-colour">Your colour</label>
+      <select id="set-colour"></select><span class="swatch"></span>
       <label for="set-sensitivity">Mouse sensitivity</label>
       <input id="set-sensitivity" type="range" min="${sb.min}" max="${sb.max}" step="${sb.step}" /><output for="set-sensitivity"></output>
       <label for="set-invert-y">Invert mouse Y</label>
@@ -64,6 +71,9 @@ export class SettingsPanel {
     this.name = input('set-name');
     this.name.placeholder = args.defaultName;
     this.nameSaid = this.root.querySelector('.name-said')!;
+    this.colour = this.root.querySelector<HTMLSelectElement>('#set-colour')!;
+    const auto = new Option(`${PLAYER_COLOUR_NAMES[args.defaultColour] ?? ''} (from your id)`, '');
+    this.colour.append(auto, ...PLAYER_COLOURS.map((_, i) => new Option(PLAYER_COLOUR_NAMES[i]!, String(i))));
     this.sensitivity = input('set-sensitivity');
     this.invertY = input('set-invert-y');
     this.fov = input('set-fov');
@@ -78,6 +88,7 @@ export class SettingsPanel {
     this.root.addEventListener('click', (e) => e.stopPropagation());
     for (const el of [this.sensitivity, this.invertY, this.fov, this.volume]) el.addEventListener('input', () => this.changed());
     this.name.addEventListener('change', () => this.changed());
+    this.colour.addEventListener('change', () => this.changed());
     this.name.addEventListener('keydown', (e) => { if (e.key === 'Enter') this.name.blur(); });
     this.distance.addEventListener('input', () => {
       rd.set(Number(this.distance.value));
@@ -96,6 +107,7 @@ export class SettingsPanel {
     this.current = s;
     this.name.value = s.name;
     this.nameSaid.textContent = '';
+    this.colour.value = s.colour === null ? '' : String(s.colour);
     this.sensitivity.value = String(s.sensitivity);
     this.invertY.checked = s.invertY;
     this.fov.value = String(s.fov);
@@ -115,13 +127,15 @@ export class SettingsPanel {
       this.name.value = name;
       this.nameSaid.textContent = '';
     }
-    this.current = parseSettings({ name, sensitivity: Number(this.sensitivity.value), invertY: this.invertY.checked, fov: Number(this.fov.value), volume: Number(this.volume.value), keys: this.current.keys });
+    const colour = this.colour.value === '' ? null : Number(this.colour.value);
+    this.current = parseSettings({ name, colour, sensitivity: Number(this.sensitivity.value), invertY: this.invertY.checked, fov: Number(this.fov.value), volume: Number(this.volume.value), keys: this.current.keys });
     this.args.onChange(this.current);
     this.labels();
   }
 
   private labels(): void {
     const out = (input: HTMLInputElement, text: string) => { (input.nextElementSibling as HTMLElement).textContent = text; };
+    (this.colour.nextElementSibling as HTMLElement).style.background = playerColourCss(this.colour.value === '' ? this.args.defaultColour : Number(this.colour.value));
     out(this.sensitivity, `${Number(this.sensitivity.value).toFixed(2)}x`);
     out(this.fov, `${this.fov.value}°`);
     out(this.volume, Number(this.volume.value) === 0 ? 'off' : `${Math.round(Number(this.volume.value) * 100)}%`);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { whoRows, WHO_LIST_DEFAULTS, type WhoPlayer } from './who-list';
 
-const at = (id: string, name: string, x: number, y = 0, z = 0): WhoPlayer => ({ id, name, x, y, z });
+const at = (id: string, name: string, x: number, y = 0, z = 0, colour = 0): WhoPlayer => ({ id, name, colour, x, y, z });
 const me = { x: 0, y: 0, z: 0 };
 
 describe('who-list rows', () => {
@@ -13,6 +13,10 @@ describe('who-list rows', () => {
   it('keeps a name with markup as its characters (the overlay shows it as text)', () => {
     const name = '<img src=x onerror="alert(1)">';
     expect(whoRows([at('ab', name, 1)], me, [])[0]!.name).toBe(name);
+  });
+
+  it('carries each player\'s colour as CSS for the swatch', () => {
+    expect(whoRows([at('a1', 'red', 1, 0, 0, 0), at('b2', 'white', 2, 0, 0, 11)], me, []).map((r) => r.colour)).toEqual(['#e0473c', '#e8e8e8']);
   });
 
   it('tells apart two players of one name by short id, in a stable order', () => {

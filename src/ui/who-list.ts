@@ -2,6 +2,8 @@
 // players the hosts around us report, nearest first. The short id beside each name tells
 // apart two players who chose the same one (names are not unique). A name is passed on as
 // the characters it is: the overlay puts it in a text node, so markup in it shows as text.
+// Each row carries the player's colour (world/player-colour.ts) as CSS, for the swatch beside the name.
+import { playerColourCss } from '../world/player-colour';
 
 export const WHO_LIST_DEFAULTS = {
   /** Rows at most: a crowd's list stays one screen and costs one sort of a bounded slice. */
@@ -10,10 +12,11 @@ export const WHO_LIST_DEFAULTS = {
   shortIdHex: 6,
 };
 
-/** A remote player as drawn (play/remote-player-smoother.ts): node id (hex), name, feet position. */
+/** A remote player as drawn (play/remote-player-smoother.ts): node id (hex), name, colour (palette index), feet position. */
 export interface WhoPlayer {
   id: string;
   name: string;
+  colour: number;
   x: number;
   y: number;
   z: number;
@@ -31,6 +34,8 @@ export interface WhoRow {
   /** Its first `shortIdHex` hex digits. */
   shortId: string;
   name: string;
+  /** The player's colour, '#rrggbb'. */
+  colour: string;
   /** Straight-line distance from our feet to theirs, in whole blocks. */
   distance: number;
   /** Round trip of our direct link to their node (ms, whole); null when not linked or not measured yet. */
@@ -55,6 +60,7 @@ export function whoRows(players: readonly WhoPlayer[], self: { x: number; y: num
       id: p.id,
       shortId: p.id.slice(0, opts.shortIdHex),
       name: p.name,
+      colour: playerColourCss(p.colour),
       distance: Number.isFinite(d) ? Math.round(d) : Infinity,
       rttMs: ms ?? null,
       link: ms === undefined ? '-' : `${ms} ms`,

@@ -1,6 +1,7 @@
 // "Who is here": the list that shows while Tab is held (keyboard-mouse-input.ts), rows from
 // who-list.ts. Every cell is set with textContent, never markup: a player's name is
-// whatever that player typed within the name rule, shown as those characters. While shown
+// whatever that player typed within the name rule, shown as those characters, after a swatch
+// of the player's colour. While shown
 // it is refreshed a few times a second (players walk); hidden, it costs nothing. The first
 // nine rows are numbered: with Tab held, a row's number starts a direct message to that
 // player (keyboard-mouse-input.ts), since the mouse is the game's while playing.
@@ -22,6 +23,7 @@ const CSS = `
 .who-overlay th { text-align: left; font-weight: 600; opacity: .7; padding: 2px 8px 4px 0; }
 .who-overlay td { padding: 2px 8px 2px 0; white-space: nowrap; }
 .who-overlay td.name { white-space: normal; overflow-wrap: anywhere; }
+.who-overlay td.name .swatch { display: inline-block; width: .8em; height: .8em; border-radius: 2px; margin-right: 6px; vertical-align: -1px; }
 .who-overlay td.id, .who-overlay td.num { font: 12px ui-monospace, monospace; }
 .who-overlay td.id { opacity: .65; }
 .who-overlay td.num { text-align: right; }
@@ -92,9 +94,13 @@ export class WhoOverlay {
         const td = tr.insertCell();
         td.className = cls;
         td.textContent = text;
+        return td;
       };
       cell('pick', i < WHO_PICKABLE ? String(i + 1) : '');
-      cell('name', r.name);
+      const swatch = document.createElement('span');
+      swatch.className = 'swatch';
+      swatch.style.background = r.colour;
+      cell('name', r.name).prepend(swatch);
       cell('id', r.shortId);
       cell('num', Number.isFinite(r.distance) ? String(r.distance) : '?');
       cell('num', r.link);
