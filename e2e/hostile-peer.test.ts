@@ -16,13 +16,14 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { hexToId, sortByDistance } from '../src/core/node-id';
+import { hexToId } from '../src/core/node-id';
 import { MAX_EPOCH } from '../src/region/epoch-cert';
-import { REGION_BLOCKS, RegionKeys, regionName, type RegionCoord } from '../src/region/region-key';
+import { REGION_BLOCKS, RegionKeys, regionName } from '../src/region/region-key';
 import { encodeEntries } from '../src/region/region-state';
 import { GLASS } from '../src/world/blocks';
 import { launchBrowser, openInFreshContext, PAGE_UP } from './browser';
-import { hostileSeat, PLANTED_Y, plantedBlocks, startHostilePeer, type HostilePeer, type HostileSeat } from './hostile-peer';
+import { airAbove } from './page-world';
+import { hostileSeat, PLANTED_Y, plantedBlocks, regionWithoutAttacker, startHostilePeer, type HostilePeer, type HostileSeat } from './hostile-peer';
 
 const WORLD = 'hostile-e2e';
 const BRICK = 11;
@@ -52,12 +53,6 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/** Highest non-air, non-water block + 1 at (x, z) as `p` sees it. */
-const airAbove = (p: Page, x: number, z: number) => p.evaluate(([x, z]) => {
-  for (let y = 200; y > 0; y--) { const id = window.voxel.getBlock(x!, y, z!); if (id !== 0 && id !== 5) return y + 1; }
-  return 100;
-}, [x, z]);
-
 /** The hosting counters of each tab. */
 const counters = () => Promise.all(tabs.map((p) => p.evaluate(() => window.voxel.hosting!.stats())));
 
@@ -67,31 +62,12 @@ const traceOf = async (p: Page, name: string) => (await p.evaluate(() => window.
 /** Regions tried already (a retry takes another: a region once hosted keeps its history). */
 const used = new Set<string>();
 
-/**
- * A region 2 to 5 regions from `x, z` (none the tabs looked at while they loaded at the
- * spawn) whose key has the hostile node farthest of all four nodes: the tabs alone host it.
- */
-async function regionWithoutAttacker(x: number, z: number, ids: string[]): Promise<RegionCoord> {
-  const rx0 = Math.floor(x / REGION_BLOCKS), rz0 = Math.floor(z / REGION_BLOCKS);
-  for (let d = 2; d <= 5; d++) {
-    for (let dx = -d; dx <= d; dx++) {
-      for (let dz = -d; dz <= d; dz++) {
-        const r = { rx: rx0 + dx, rz: rz0 + dz };
-        if (Math.max(Math.abs(dx), Math.abs(dz)) !== d || used.has(regionName(r))) continue;
-        const order = sortByDistance([...ids, seat.hex], hexToId, await keys.key(r));
-        if (order.at(-1) === seat.hex) return (used.add(regionName(r)), r);
-      }
-    }
-  }
-  throw new Error('no region near the spawn is far from the hostile node');
-}
-
 describe('a hostile peer against real tabs', () => {
   it('takes nothing from certificates the attacker minted with its own keys', async () => {
     const t0 = Date.now();
     const ids = await Promise.all(tabs.map((p) => p.evaluate(() => window.voxel.net!.id())));
     const spawn = await tabs[0]!.evaluate(() => window.voxel.player());
-    const r = await regionWithoutAttacker(spawn.x, spawn.z, ids);
+    const r = await regionWithoutAttacker(keys, spawn.x, spawn.z, ids, seat.hex, used);
     const name = regionName(r);
     const cx = r.rx * REGION_BLOCKS + 32, cz = r.rz * REGION_BLOCKS + 32;
     // The tabs link to each other before any of them looks at the region: a claimant's

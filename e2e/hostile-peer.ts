@@ -14,10 +14,10 @@ import { join } from 'node:path';
 import { startHeadlessPeer, type HeadlessPeer } from '../src/app/headless-peer';
 import { LevelStore } from '../src/store/level-store';
 import { generateIdentity } from '../src/core/identity';
-import { idEquals, idToHex, type NodeId } from '../src/core/node-id';
+import { hexToId, idEquals, idToHex, sortByDistance, type NodeId } from '../src/core/node-id';
 import type { Signer } from '../src/core/signer';
 import { signGrant, type ClaimTerms, type EpochCert } from '../src/region/epoch-cert';
-import { columnIndex, REGION_BLOCKS, regionName, type RegionCoord } from '../src/region/region-key';
+import { columnIndex, REGION_BLOCKS, regionName, type RegionCoord, type RegionKeys } from '../src/region/region-key';
 import { putEdits, putLocation } from '../src/region/region-records';
 import { encodeEntries, entryKey, type Entry } from '../src/region/region-state';
 import { GLASS } from '../src/world/blocks';
@@ -59,6 +59,26 @@ export interface HostilePeer {
   /** Puts a location record and an edit log of `entries` for the region `key` under `cert` (itself its primary) into the DHT. */
   poisonRecords(key: NodeId, cert: EpochCert, entries: Entry[]): Promise<void>;
   stop(): Promise<void>;
+}
+
+/**
+ * A region 2 to 5 regions from `x, z` (none the tabs looked at while they loaded at the
+ * spawn), not in `used`, whose key has the hostile node (`hostileHex`) farthest of all the
+ * nodes (`ids` and it): the tabs alone host it. Added to `used`.
+ */
+export async function regionWithoutAttacker(keys: RegionKeys, x: number, z: number, ids: string[], hostileHex: string, used: Set<string>): Promise<RegionCoord> {
+  const rx0 = Math.floor(x / REGION_BLOCKS), rz0 = Math.floor(z / REGION_BLOCKS);
+  for (let d = 2; d <= 5; d++) {
+    for (let dx = -d; dx <= d; dx++) {
+      for (let dz = -d; dz <= d; dz++) {
+        const r = { rx: rx0 + dx, rz: rz0 + dz };
+        if (Math.max(Math.abs(dx), Math.abs(dz)) !== d || used.has(regionName(r))) continue;
+        const order = sortByDistance([...ids, hostileHex], hexToId, await keys.key(r));
+        if (order.at(-1) === hostileHex) return (used.add(regionName(r)), r);
+      }
+    }
+  }
+  throw new Error('no region near the spawn is far from the hostile node');
 }
 
 /** The hostile node's data dir and node id, made before it joins: a test picks the region it attacks by the id. */

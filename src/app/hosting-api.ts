@@ -108,6 +108,7 @@ export function createHostingApi(net: NetSession, remote: RemotePlayers, clock: 
       ...prefixed('host_', net.host.stats),
       ...prefixed('host_refused_', net.host.stats.editRefusals),
       ...prefixed('host_passRefused_', net.host.stats.passRefusals),
+      ...prefixed('host_chatRefused_', net.host.stats.chatRefused),
       ...prefixed('items_request_', net.items.host.requests.stats),
       ...prefixed('client_', net.client.stats),
       ...net.client.latency.snapshot.flat('client_snapshot_ms'),

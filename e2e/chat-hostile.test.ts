@@ -1,0 +1,137 @@
+// A hostile peer against chat between real tabs: a headless Node peer (e2e/hostile-peer.ts:
+// real WebRTC through the real relay, its hosting stopped) subscribes to the region two
+// Chromium tabs stand in, shows the region's primary its own valid player pass, and then
+// says a line as Ann (its key, Ann's player id), says a line of its own with a broken
+// signature, sends B a CHAT straight (as if it were B's host), and floods 30 lines of its
+// own at once. B, drawing, shows none of the forged lines and at most the relay's burst of
+// the flood; the primary's relay counts the line said as Ann and the flood over the rate,
+// and B's chat counts the bad signature and the frame from a node that is not its host, so
+// the test cannot pass by the attack not arriving. Ann's next line still reaches B.
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { hexToId } from '../src/core/node-id';
+import { mintWork } from '../src/core/key-work';
+import type { Signer } from '../src/core/signer';
+import { makeChatLine } from '../src/region/chat-line';
+import { makePlayerPass, PLAYER_PASS_BITS } from '../src/region/player-pass';
+import { REGION_BLOCKS, RegionKeys } from '../src/region/region-key';
+import { CHAT_RULES } from '../src/host/chat-relay';
+import { launchBrowser, openInFreshContext, PAGE_UP } from './browser';
+import { airAbove, sayOnceHeard as say } from './page-world';
+import { hostileSeat, regionWithoutAttacker, startHostilePeer, type HostilePeer, type HostileSeat } from './hostile-peer';
+
+const WORLD = 'chat-hostile-e2e';
+const keys = new RegionKeys(WORLD);
+let browser: Browser;
+let seat: HostileSeat;
+let atk: HostilePeer | undefined;
+let a: Page, b: Page;
+const used = new Set<string>();
+
+const url = (render: boolean) => `${inject('baseUrl')}/?${render ? '' : 'render=off&'}rd=2#world=${WORLD}&seed=${WORLD}`;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  const made = hostileSeat();
+  const opts = { until: PAGE_UP.hosting, ready: true, timeoutMs: 60_000 } as const;
+  [a, b] = await Promise.all([
+    openInFreshContext(browser, url(false), { ...opts, label: 'A' }),
+    // B draws (a small canvas: SwiftShader's cost grows with the pixels), so its chat box is in the DOM.
+    openInFreshContext(browser, url(true), { ...opts, label: 'B', viewport: { width: 360, height: 240 } }),
+  ]);
+  seat = await made;
+});
+
+afterAll(async () => {
+  if (atk) await atk.stop();
+  else if (seat) rmSync(seat.dataDir, { recursive: true, force: true });
+  await browser?.close();
+});
+
+describe('chat under a hostile peer', () => {
+  it('shows no forged line and at most the burst of a flood, counts them, and keeps working', async () => {
+    expect(await a.evaluate(() => window.voxel.setName!('Ann'))).toBe(true);
+    const ids = await Promise.all([a, b].map((p) => p.evaluate(() => window.voxel.net!.id())));
+    const spawn = await b.evaluate(() => window.voxel.player());
+    // A region the hostile node would be the last to host: the tabs alone are its hosts.
+    const r = await regionWithoutAttacker(keys, spawn.x, spawn.z, ids, seat.hex, used);
+    const cx = r.rx * REGION_BLOCKS + 32, cz = r.rz * REGION_BLOCKS + 32;
+    for (const [p, dx] of [[a, 0], [b, 2]] as const) {
+      await p.evaluate(([x, z]) => window.voxel.teleport(x!, 150, z!).then(() => window.voxel.ready()), [cx + dx + 0.5, cz + 0.5]);
+      await p.evaluate(([x, y, z]) => window.voxel.teleport(x!, y!, z!), [cx + dx + 0.5, await airAbove(p, cx + dx, cz), cz + 0.5]);
+    }
+    // An honest line first: the region has its primary, and B hears A.
+    await say(a, 'hello from Ann');
+    await b.waitForFunction(() => window.voxel.chat!.lines().some((x) => x.text === 'hello from Ann'), null, { timeout: 10_000, polling: 50 });
+    const annPlayer = await a.evaluate(() => window.voxel.chat!.lines()[0]!.player);
+
+    atk ??= await startHostilePeer({ world: WORLD, relay: `${inject('baseUrl').replace(/^http/, 'ws')}/relay`, extraKeys: 0, seat });
+    const net = atk.node.net;
+    void net.client.subscribe(r);
+    const t0 = Date.now();
+    while (!net.client.attachment(r)) {
+      if (Date.now() - t0 > 20_000) throw new Error('the hostile peer never attached to the region');
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    const primary = hexToId(net.client.attachment(r)!.primary);
+    expect(ids, 'a tab is the region\'s primary').toContain(net.client.attachment(r)!.primary);
+    const me = atk.node.peer.identity;
+    const pass = await makePlayerPass(me, atk.id, mintWork(me.publicKey, PLAYER_PASS_BITS));
+    const region = { rx: r.rx, rz: r.rz };
+    const hostStats = () => Promise.all([a, b].map((p) => p.evaluate(() => window.voxel.hosting!.stats())));
+    const sum = (all: Record<string, number>[], k: string) => all.reduce((n, s) => n + (s[k] ?? 0), 0);
+    /** Host counters summed over the tabs, polled until `done` holds (10 s at most). */
+    const hostsCounted = async (done: (all: Record<string, number>[]) => boolean) => {
+      const t = Date.now();
+      let all = await hostStats();
+      while (!done(all) && Date.now() - t < 10_000) {
+        await new Promise((res) => setTimeout(res, 200));
+        all = await hostStats();
+      }
+      return all;
+    };
+    const passes = sum(await hostStats(), 'host_passesTaken');
+    await atk.toPlayer(primary, { t: 'PLAYER', ...pass });
+    // The primary checks a pass asynchronously (work and a signature): the lines go once it took it.
+    expect(sum(await hostsCounted((all) => sum(all, 'host_passesTaken') > passes), 'host_passesTaken'), 'the primary took the hostile player\'s valid pass').toBe(passes + 1);
+    const before = await hostStats();
+    const bBefore = await b.evaluate(() => window.voxel.chat!.stats());
+
+    // Said as Ann: the hostile key signs, Ann's player id is named.
+    const asAnn: Signer = { id: hexToId(annPlayer), alg: me.alg, publicKey: me.publicKey, sign: (d) => me.sign(d) };
+    await atk.toPlayer(primary, { t: 'SAY', ...region, ...(await makeChatLine(asAnn, WORLD, 'Ann', 'forged as Ann', Date.now())) });
+    // Its own id, a broken signature: the relay passes it on (it checks no signature), B drops it.
+    const own = await makeChatLine(me, WORLD, 'Mallory', 'badly signed', Date.now());
+    await atk.toPlayer(primary, { t: 'SAY', ...region, ...own, s: own.s.map((x, i) => (i === 8 ? x ^ 1 : x)) });
+    // Straight to B, as if it were B's host there.
+    await atk.toPlayer(hexToId(ids[1]!), { t: 'CHAT', ...region, ...(await makeChatLine(me, WORLD, 'Mallory', 'not from your host', Date.now() + 1)) });
+    // A flood: 30 lines of its own, validly signed, at once.
+    const w0 = Date.now() + 10;
+    for (let i = 0; i < 30; i++) await atk.toPlayer(primary, { t: 'SAY', ...region, ...(await makeChatLine(me, WORLD, 'Mallory', `flood ${i}`, w0 + i)) });
+
+    // The attack arrived: counted by the primary's relay and by B.
+    await b.waitForFunction((n) => window.voxel.chat!.stats().dropped['not-host'] > n, bBefore.dropped['not-host'], { timeout: 10_000, polling: 100 });
+    await b.waitForFunction((n) => window.voxel.chat!.stats().dropped.signature > n, bBefore.dropped.signature, { timeout: 10_000, polling: 100 });
+    const after = await hostsCounted((all) => sum(all, 'host_chatRefused_wrong-player') > sum(before, 'host_chatRefused_wrong-player'));
+    expect(sum(after, 'host_chatRefused_wrong-player') - sum(before, 'host_chatRefused_wrong-player')).toBe(1);
+    // The relay's burst is 5 (the badly signed line took one), then 1 a second.
+    expect(sum(after, 'host_chatRefused_player-rate') - sum(before, 'host_chatRefused_player-rate')).toBeGreaterThanOrEqual(30 - CHAT_RULES.playerBurst);
+
+    // Ann still gets through; B shows none of the forged lines and at most the burst of the flood.
+    await say(a, 'still here');
+    await b.waitForFunction(() => window.voxel.chat!.lines().some((x) => x.text === 'still here'), null, { timeout: 10_000, polling: 50 });
+    const lines = await b.evaluate(() => window.voxel.chat!.lines());
+    const texts = lines.map((l) => l.text);
+    for (const forged of ['forged as Ann', 'badly signed', 'not from your host']) expect(texts).not.toContain(forged);
+    const flood = lines.filter((l) => l.text.startsWith('flood '));
+    console.log(`B shows ${flood.length} of 30 flood lines; B's drops ${JSON.stringify((await b.evaluate(() => window.voxel.chat!.stats())).dropped)}`);
+    expect(flood.length).toBeGreaterThanOrEqual(1);
+    expect(flood.length).toBeLessThanOrEqual(CHAT_RULES.playerBurst);
+    expect(lines.filter((l) => l.name === 'Ann').map((l) => l.player)).toEqual([annPlayer, annPlayer]);
+    // The screen shows what the history holds.
+    const shown = await b.locator('.chat-lines > div').allTextContents();
+    for (const forged of ['forged as Ann', 'badly signed', 'not from your host']) expect(shown.join('\n')).not.toContain(forged);
+    expect(shown.some((t) => t.endsWith(': still here'))).toBe(true);
+  });
+});
