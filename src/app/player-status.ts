@@ -1,6 +1,7 @@
 // What the player page reports a few times a second: the HUD's lines (place, chunk, fps,
 // loading, drawing cost, the peer network, tentative edits), the errors the chunk streamer
-// and the tentative edits left since last time, and the start screen's regions stage.
+// and the tentative edits left since last time, the start screen's regions stage, and, for a
+// play-only tab, whether any host answers for the regions around it (ui/hosting-note.ts).
 import type { ChunkStreamer } from '../play/chunk-streamer';
 import type { PlayerSession } from '../play/player-session';
 import type { RemotePlayers } from '../play/remote-player-smoother';
@@ -8,6 +9,7 @@ import type { WorldModel } from '../play/world-model';
 import type { Hud } from '../ui/hud';
 import { errorWords } from '../ui/error-words';
 import type { StartScreen } from '../ui/start-screen';
+import { NO_HOST_TEXT, noHostReachable, type HostingNote } from '../ui/hosting-note';
 import type { PageConfig } from './config';
 import type { NetSession } from './net-session';
 import type { Peer } from '../bootstrap/peer';
@@ -24,12 +26,15 @@ export interface PlayerStatusArgs {
   streamer: ChunkStreamer;
   view: WorldView;
   remote: RemotePlayers;
+  /** A play-only tab's note on hosting (null when the tab hosts). */
+  hostingNote?: HostingNote | null;
   renderDistance: () => number;
 }
 
 export class PlayerStatus {
   /** The regions stage is said (passed or skipped); without the network there is none. */
   private regionsSaid: boolean;
+  private readonly startedAt = performance.now();
 
   constructor(private readonly args: PlayerStatusArgs) {
     this.regionsSaid = !args.net;
@@ -56,8 +61,16 @@ export class PlayerStatus {
   private regionsStage(): void {
     const { loading, peer, net } = this.args;
     if (peer?.status === 'online') loading.resolved(); // someone turned up: no problem left to explain
-    if (this.regionsSaid || !net) return;
-    if (net.source.liveRegions().some((region) => net.client.isReady(region))) loading.stage('regions', 'done');
+    if (!net) return;
+    const served = net.source.liveRegions().some((region) => net.client.isReady(region));
+    const noHost = noHostReachable({ alone: peer?.status === 'alone', anyServed: served, sinceStartMs: performance.now() - this.startedAt });
+    const note = this.args.hostingNote;
+    // Said once while playing too (the note is in the pause menu and on the start screen).
+    if (note && noHost && !note.saysNoHost) this.args.hud.showMessage(NO_HOST_TEXT, 'notice');
+    note?.setNoHost(noHost);
+    if (this.regionsSaid) return;
+    if (served) loading.stage('regions', 'done');
+    else if (noHost && note) loading.stage('regions', 'skipped', 'no host reachable: edits kept on this device until one comes');
     else if (peer?.status !== 'alone') return;
     else loading.stage('regions', 'skipped', 'alone: edits kept until others come');
     this.regionsSaid = true;

@@ -47,7 +47,7 @@ async function main(): Promise<void> {
   const clock = new TabClock(ticker, performance, documentVisibility());
   const loading = new StartScreen(document.getElementById('loading')!, cfg.world);
   const hud = new Hud(document.getElementById('hud')!);
-  showHostingMode([document.getElementById('loading')!, document.querySelector<HTMLElement>('#menu .card')!], cfg);
+  const hostingNote = showHostingMode([document.getElementById('loading')!, document.querySelector<HTMLElement>('#menu .card')!], cfg);
   // A browser without WebGL2 is told at once, before it joins a network it could not show.
   if (!cfg.headless && !hasWebGL2()) {
     cannotDraw(loading, new DrawingUnavailable(webglProblemKind(false), 'WebGL2RenderingContext is not defined'));
@@ -138,7 +138,7 @@ async function main(): Promise<void> {
     });
   }
 
-  const status = new PlayerStatus({ cfg, hud, loading, peer, net, world, session, streamer, view, remote, renderDistance: () => controls.renderDistance });
+  const status = new PlayerStatus({ cfg, hud, loading, peer, net, world, session, streamer, view, remote, hostingNote, renderDistance: () => controls.renderDistance });
   const loop = new FrameLoop({ world, session, streamer, view, remote, net, controls, status, loading, items });
   loop.start();
 

@@ -6,6 +6,7 @@ import { pageStorage } from '../ui/ice-settings';
 import { PROBLEM_WORDS, type StartProblemKind, type StartScreen } from '../ui/start-screen';
 import type { PageConfig } from './config';
 import type { JoinStage } from '../bootstrap/peer';
+import { HostingNote } from '../ui/hosting-note';
 
 /** Marks a join stage of bootstrap/peer.ts on the start screen. */
 export function showStage(screen: StartScreen, stage: JoinStage, note: string): void {
@@ -39,19 +40,10 @@ export function explainStart(screen: StartScreen, hud: Hud, cfg: PageConfig, p: 
 
 /**
  * Says, on the start screen and in the pause menu, that this tab plays without hosting and
- * how to host instead (a phone does so by default: keeping other players' regions would
- * spend its battery). A hosting tab says nothing: that is the normal case.
+ * offers to host from this device (ui/hosting-note.ts; a phone plays without hosting by
+ * default: keeping other players' regions would spend its battery). A hosting tab says
+ * nothing: that is the normal case.
  */
-export function showHostingMode(roots: HTMLElement[], cfg: Pick<PageConfig, 'net' | 'playOnly' | 'hostingChosen'>): void {
-  if (!cfg.net || !cfg.playOnly) return;
-  const text = cfg.hostingChosen === 'touch-device'
-    ? 'Playing without hosting: a phone or tablet keeps no regions for other players, to save its battery. To host as well, open the page with ?hosting=on.'
-    : 'Playing without hosting (?hosting=play): this tab keeps no regions for other players.';
-  for (const root of roots) {
-    const note = document.createElement('p');
-    note.className = 'hosting-note';
-    note.dataset.chosen = cfg.hostingChosen;
-    note.textContent = text;
-    root.append(note);
-  }
+export function showHostingMode(roots: HTMLElement[], cfg: Pick<PageConfig, 'net' | 'playOnly' | 'hostingChosen'>): HostingNote | null {
+  return cfg.net && cfg.playOnly ? new HostingNote(roots, cfg.hostingChosen) : null;
 }
