@@ -102,9 +102,16 @@ describe('controls', () => {
     // The fullscreen key (O) enters fullscreen and asks Chromium's Keyboard Lock for every key
     // (so Ctrl+W reaches the game); a second press leaves, and the lock is given back.
     const fullscreen = () => page.evaluate(() => window.voxel.fullscreen!());
+    // The lock is asked for on the fullscreenchange event, which Chromium fires in the frame
+    // after the document went fullscreen: until then the state reads fullscreen with the lock
+    // 'off' (a wait that took that for settled failed in a CI run beside the simulations).
+    // So wait for the lock's answer, whatever it is, and then say which it was.
     await page.keyboard.press('KeyO');
-    await page.waitForFunction(() => window.voxel.fullscreen!()?.fullscreen && window.voxel.fullscreen!()?.keyboardLock !== 'pending', null, { timeout: 5000 });
-    expect(await fullscreen()).toEqual({ fullscreen: true, keyboardLock: 'locked' });
+    await page.waitForFunction(() => {
+      const s = window.voxel.fullscreen!();
+      return s?.fullscreen === true && s.keyboardLock !== 'off' && s.keyboardLock !== 'pending';
+    }, null, { timeout: 10_000 }).catch(() => {});
+    expect(await fullscreen(), 'fullscreen, and the keyboard lock granted').toEqual({ fullscreen: true, keyboardLock: 'locked' });
     await page.keyboard.press('KeyO');
     // The unlock runs on the fullscreenchange event, which may come a moment after the document left fullscreen.
     await page.waitForFunction(() => window.voxel.fullscreen!()?.fullscreen === false && window.voxel.fullscreen!()?.keyboardLock === 'off', null, { timeout: 5000 }).catch(() => {});
