@@ -224,11 +224,15 @@ describe('items, one-tab mode', () => {
     check(withItem.stats.triangles > without.stats.triangles, 'the item drawn: its triangles');
     check(rect.x0 >= 0 && rect.y0 >= 0 && rect.x1 <= 960 && rect.y1 <= 600, 'the item on the screen');
     // The item covers part of its box (a shape of radius 0.3 in a cube of 1.2 seen from a
-    // corner: about a tenth). Elsewhere, hiding it changes no more than the view changes on its own between
+    // corner): about a tenth (7-9% changed in CI runs) when it faces the camera, but it turns,
+    // and a coin seen on its edge (0.07 of a block thick) covers a sixth of that: 1.97% in a
+    // CI run whose coin was caught edge-on, which failed the 3% this asked before. So at
+    // least 0.8%, two fifths of the thinnest view of any kind (a mesh not drawn changes
+    // nothing there: 0 of its box). Elsewhere, hiding it changes no more than the view changes on its own between
     // two shots with the item (0 where no water is in view); the margins are for a few pixels
     // of an edge, not for a moved view (the ratio to the changes inside, the check this
     // replaces, failed on a loaded machine at 0.0113 against 0.0099).
-    check(diff.inside > 0.03, 'the picture changed where the item is');
+    check(diff.inside > 0.008, 'the picture changed where the item is');
     check(diff.outside <= drift.outside * 1.5 + 0.002, 'the picture changed where the item is, not elsewhere');
 
     // Walking into it: the frame loop claims it, and its mesh leaves the scene.
