@@ -58,6 +58,12 @@ export interface IdleCostSample {
 
 export interface IdleCostResult {
   samples: IdleCostSample[];
+  /**
+   * Distinct regions that had a primary at some time in the run (read every 10 virtual s; a
+   * region is held at least the unload delay): what the network would hold at the end
+   * without unloading, as the walk is the same either way.
+   */
+  primariesEver: number;
   edits: { submitted: number; confirmed: number; failed: number };
   /** Returns to an earlier block whose region was shown; of them, those that showed another block. */
   returns: { checked: number; wrong: number };
@@ -178,10 +184,15 @@ export async function runIdleCost(o: IdleCostOptions): Promise<IdleCostResult> {
     log(`${s.atMin} min: ${s.regionsHeld} regions held (${s.primaries} primaries), ${s.timers} timers, ${s.lookupsPerMin.toFixed(0)} lookups/min, ${s.pinnedLinks} pinned, ${s.uploadKbps.toFixed(1)} kB/s, ${s.ticksPerSec.toFixed(0)} ticks/s; visited ${s.regionsVisited}, unloads ${s.unloads}, reloads ${s.reloads}; heap ${s.heapMb.toFixed(0)} MB (${((performance.now() - t0) / 1000).toFixed(0)} s wall)`);
   };
   const stopSample = every(sim.clock, sampleMs, sample);
+  const everPrimary = new Set<string>();
+  const stopEver = every(sim.clock, 10_000, () => {
+    for (const p of sim.live()) for (const name of p.host.roles().primary) everPrimary.add(name);
+  });
   await sim.run(o.hours * 3600_000);
   stopSample();
+  stopEver();
   stopWalk();
   for (const w of walkers) w.source.close();
   sim.stopAll();
-  return { samples, edits, returns, wallSec: (performance.now() - t0) / 1000 };
+  return { samples, primariesEver: everPrimary.size, edits, returns, wallSec: (performance.now() - t0) / 1000 };
 }
