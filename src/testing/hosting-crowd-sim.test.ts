@@ -41,29 +41,30 @@ describe('hosting simulation: crowds in one region', () => {
   // (10 Hz: every position they sent while among them, within a second), and everyone
   // within the interest radius; no frame is dropped over a link's rate limit (a crowd's
   // MOVEs converge on the primary through its backups: pinned links carry 4 times the
-  // limit), and every edit is answered. A crowd of 40 joined 8 at once, 10 s of warm-up (the
-  // rates' grace) and 4 s measured, ~16 CPU-s (a crowd of 50 joined one by one, 8 s measured,
-  // took ~30): more than 32, so a player's 32 nearest are a choice among the
-  // 39 others, as in the crowd of 100 (the issue's size: `HOSTING_SCALE_CROWDS=100 npm run
-  // bench -- hosting_scale`; the bench's default is the crowd of 200). Every figure is per
-  // player (2,582 nearest-32 rates, 585 edit samples measured), so 4 s fails as 8 did. The
-  // product's per-link frame limit is far off at 40 (the crowd of 200 met it): the test above
+  // limit), and every edit is answered. A crowd of 36 joined 12 at once, 10 s of warm-up (the
+  // rates' grace) and 3 s measured: more than 33, so a player's 32 nearest are a choice
+  // among the 35 others, as in the crowd of 100 (the issue's size: `HOSTING_SCALE_CROWDS=100
+  // npm run bench -- hosting_scale`; the bench's default is the crowd of 200). Every figure
+  // is per player (1,155 nearest-32 rates, 350 edit samples measured; 40 players and 4 s
+  // measured gave 2,582 and 585 in about a fifth more CPU). With a host's nearest cut from 56
+  // to 16 (INTEREST_DEFAULTS.nearest) the 32 nearest's p10 reads 0 and this fails. The
+  // product's per-link frame limit is far off at 36 (the crowd of 200 met it): the test above
   // meets a lowered limit with 40.
-  it('a crowd of 40 in one region: the 32 nearest at 10 Hz, everyone seen, no frame dropped, every edit answered', async () => {
-    const f = await runHostingScale({ peers: 40, players: 40, seed: 2, crowd: true, joinBatch: 8, warmupMs: 10_000, measureMs: 4000 });
+  it('a crowd of 36 in one region: the 32 nearest at 10 Hz, everyone seen, no frame dropped, every edit answered', async () => {
+    const f = await runHostingScale({ peers: 36, players: 36, seed: 2, crowd: true, joinBatch: 12, warmupMs: 10_000, measureMs: 3000 });
     console.log(describeFigures(f));
-    expect(f.nearest32Hz.n).toBeGreaterThan(1000); // 2,582 measured
+    expect(f.nearest32Hz.n).toBeGreaterThan(500); // 1,155 measured
     expect(f.nearest32Hz.p10).toBe(10);
     expect(f.visibility).toBeGreaterThanOrEqual(0.995);
     expect(f.dhtDrops.rateLimited).toBe(0);
     expect(f.clientStats.timeouts).toBe(0);
     expect(f.hostStats.reconfigs).toBe(0);
-    expect(f.edits.samples).toBeGreaterThan(200); // 585 measured
+    expect(f.edits.samples).toBeGreaterThan(150); // 350 measured
     expect(f.edits.missing).toBe(0);
     // What the backups relay to their shares carries the primary's batch signatures, all valid (docs/TRUST.md rule 10).
     expect(f.clientStats.relayUnproven).toBe(0);
-    // The busiest upload grows with the crowd: 39.8 kB/s measured (seed 2; crowd of 50: 46.1;
-    // crowd of 100: 102.7, bound 128; crowd of 200: bound 256).
+    // The busiest upload grows with the crowd: 35.6 kB/s measured (seed 2; crowd of 40: 39.8;
+    // crowd of 50: 46.1; crowd of 100: 102.7, bound 128; crowd of 200: bound 256).
     expect(f.hostKbps.max).toBeLessThan(64);
   }, SIM_TIMEOUT_MS);
 });
