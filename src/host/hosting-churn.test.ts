@@ -41,15 +41,16 @@ describe('region hosting under churn (simulated)', () => {
   // ones fail on availability only: a region whose set lost two hosts within the primary's
   // backupQuietMs waits rebaseMs (10 s) for its survivor to rebase, or every host of its
   // certified set died and nobody may rebase; the checks come before it has a primary
-  // again (docs/HOSTING.md "Rebase"). Seeds 1-5 run by default (~5 s of CPU each) and at
-  // least 4 must be available (ceil(0.7 n); all of 1-7 are on this code): one unavailable
+  // again (docs/HOSTING.md "Rebase"). Seeds 1-3 run by default (~5 s of CPU each) and at
+  // least 2 must be available (floor(0.7 n); all of 1-7 are on this code): one unavailable
   // seed passes, two fail. The two properties that hold on every seed are checked on each.
-  // HOST_CHURN_SEEDS=1-40 for the sweep above (~3.5 CPU-minutes).
+  // HOST_CHURN_SEEDS=1-40 for the sweep above (~3.5 CPU-minutes) before a change to claims,
+  // handoffs or rebases.
   // HOST_CHURN_SEED=n runs one seed,
   // HOST_CHURN_SEEDS=a-b a range; HOST_CHURN_SETTLE (ms after the churn, default 12,000)
   // lengthens the wait before the checks.
   const range = (process.env.HOST_CHURN_SEEDS ?? '').split('-').map(Number);
-  const seeds = process.env.HOST_CHURN_SEED ? [Number(process.env.HOST_CHURN_SEED)] : range.length === 2 && range.every((n) => n > 0) ? Array.from({ length: range[1]! - range[0]! + 1 }, (_, i) => range[0]! + i) : Array.from({ length: 5 }, (_, i) => i + 1);
+  const seeds = process.env.HOST_CHURN_SEED ? [Number(process.env.HOST_CHURN_SEED)] : range.length === 2 && range.every((n) => n > 0) ? Array.from({ length: range[1]! - range[0]! + 1 }, (_, i) => range[0]! + i) : Array.from({ length: 3 }, (_, i) => i + 1);
   const available = new Map<number, string>();
   afterAll(() => {
     const down = [...available].filter(([, why]) => why !== '');
@@ -145,6 +146,6 @@ describe('region hosting under churn (simulated)', () => {
   it('most seeds end available: every region with a primary, 90% of edits confirmed', () => {
     const up = [...available.values()].filter((why) => why === '').length;
     expect(available.size).toBe(seeds.length);
-    expect(up).toBeGreaterThanOrEqual(Math.ceil(0.7 * seeds.length));
+    expect(up).toBeGreaterThanOrEqual(Math.floor(0.7 * seeds.length));
   });
 });

@@ -33,8 +33,8 @@ const PLAY_ONLY_KBPS_MAX = 4;
 //
 // Why this size can still fail: the upload, edit, rate and visibility bounds are per player
 // or per peer and fail on a regression at any size (the sessions that set them saw each one
-// fail; with a host's POSITIONS to a player slowed (INTEREST_DEFAULTS.farMs 800 -> 3000 ms)
-// visibility falls and this fails). The link budget does not bind here: the busiest peer
+// fail; with a player's source subscribing to 5 of its 3 x 3 regions, the corners left out
+// (network-chunk-source.ts recentre), visibility falls to 94.8% and this fails). The link budget does not bind here: the busiest peer
 // holds 30 DHT links (27 pinned); the 60-peer walk's held 20 to hosting peers, under its 32
 // (29 unpinned with the play-only peers', 42 pinned), so neither size pressed on it. That
 // check is a ceiling here; the budget's own rules are tested in dht/link-rebalance.test.ts
