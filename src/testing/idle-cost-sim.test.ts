@@ -14,8 +14,8 @@
 // The walk without unloading (its control) is not run here: the walk is the same either way
 // (its moves come from its own seeded stream), and without unloading every region that ever
 // had a primary keeps it, so the regions that had one at some time in this run
-// (`primariesEver`) are what it would hold. Run, it was two thirds of this file's CPU (it
-// holds three times the regions). With unloading broken (never unloading) the held primaries
+// (`primariesEver`) are what it would hold. Run, it was more than half of this file's time
+// (38.5 s with it, 16.8 without: it holds three times the regions). With unloading broken (never unloading) the held primaries
 // are all the ever-held ones and the "twice as many" check fails, as do the unload and
 // reload counts.
 import { describe, expect, it } from 'vitest';
