@@ -9,7 +9,9 @@
 //
 //   npm run agents -- --count N [--url URL] [--relay URL] [--seconds S] [--seed S]
 //                     [--rd N] [--json FILE] [--net off] [--dir DIST] [--join-timeout S]
-//                     [--render-tabs N] [--render-rd N]
+//                     [--render-tabs N] [--render-rd N] [--profile FILE] [--count-calls FILE]
+//                     [--crowd-profile FILE [--crowd-profile-tabs N] [--crowd-profile-delay S]
+//                      [--crowd-profile-seconds S]]
 //
 // Bots talk over WebRTC, so run it in the loopback-only namespace:
 //   bash scripts/netns.sh npm run agents -- --count 8
@@ -25,6 +27,7 @@ import { startServer, type RunningServer } from '../signaling/serve';
 import { hashString, mulberry32 } from '../src/world/terrain-hash';
 import { Bot, type NumericStats } from './agent-bot';
 import { profilePage } from './cpu-profile';
+import { startCrowdProfile, type CrowdProfile } from './crowd-profile';
 import { countCalls, readCalls, resetCalls } from './call-counter';
 import { median, percentile } from './stats';
 
@@ -64,6 +67,15 @@ export interface AgentOptions extends Partial<typeof AGENT_DEFAULTS> {
   log?: (line: string) => void;
   /** Write bot 0's CPU profile summary of the walk here (bench/cpu-profile.ts). */
   profile?: string;
+  /**
+   * Write a crowd profile here (bench/crowd-profile.ts): the first crowdProfileTabs bots
+   * profiled, every tab's task time and every Chromium thread's CPU, for crowdProfileSeconds
+   * from crowdProfileDelaySeconds into the walk.
+   */
+  crowdProfile?: string;
+  crowdProfileTabs?: number;
+  crowdProfileDelaySeconds?: number;
+  crowdProfileSeconds?: number;
   /** Write bot 0's calls of timers, microtasks and message sends by caller over the walk here (bench/call-counter.ts). */
   countCalls?: string;
 }
@@ -231,6 +243,15 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
     if (options.countCalls && bots[0] === live[0]) await resetCalls(live[0]!.tab);
     const t0 = Date.now();
     const until = t0 + o.seconds * 1000;
+    let crowd: Promise<CrowdProfile | undefined> | undefined;
+    if (options.crowdProfile) {
+      const delay = (options.crowdProfileDelaySeconds ?? 5) * 1000, length = (options.crowdProfileSeconds ?? 20) * 1000;
+      crowd = sleep(delay).then(async () => {
+        const stop = await startCrowdProfile(live.map((b) => b.tab), options.crowdProfileTabs ?? 3, resolve(o.staticDir, 'assets'));
+        await sleep(length);
+        return stop();
+      }).catch((e: Error) => { errors.push(`crowd profile: ${e.message.split('\n')[0]}`); return undefined; });
+    }
     const nextEdit = live.map((_, i) => t0 + 1000 + (i * o.editEveryMs) / live.length);
     let tick = 0;
     while (Date.now() < until) {
@@ -264,6 +285,13 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
       log(`agents: bot 0's ${calls.reduce((n, [, c]) => n + c, 0)} counted calls -> ${options.countCalls}`);
     }
     await Promise.all(inFlight);
+    if (crowd) {
+      const c = await crowd;
+      if (c) {
+        writeFileSync(options.crowdProfile!, JSON.stringify(c, null, 1));
+        log(`agents: crowd profile of ${c.tabs} bots over ${c.seconds} s, main thread busy ${c.busy} ms/s a bot -> ${options.crowdProfile}`);
+      }
+    }
     const rendered = await Promise.all(renderers.map((b) => b.renderCounters().catch(() => null)));
     // Edits not seen in time: arrived late, or never (the block is removed by now, but its
     // arrival stays in the change list).
@@ -359,13 +387,17 @@ function parseArgs(argv: string[]): AgentOptions & { json?: string } {
       case '--json': out.json = need(); break;
       case '--profile': out.profile = need(); break;
       case '--count-calls': out.countCalls = need(); break;
+      case '--crowd-profile': out.crowdProfile = need(); break;
+      case '--crowd-profile-tabs': out.crowdProfileTabs = Math.floor(num()); break;
+      case '--crowd-profile-delay': out.crowdProfileDelaySeconds = num(); break;
+      case '--crowd-profile-seconds': out.crowdProfileSeconds = num(); break;
       case '--join-timeout': out.joinTimeoutMs = num() * 1000; break;
       case '--net': out.net = need() !== 'off'; break;
       case '--dir': out.staticDir = need(); break;
       case '--render-tabs': out.renderTabs = Math.floor(num()); break;
       case '--render-rd': out.renderTabRenderDistance = Math.floor(num()); break;
       case '--help': case '-h':
-        console.log('npm run agents -- --count N [--url URL] [--relay URL] [--seconds S] [--seed S] [--rd N] [--json FILE] [--join-timeout S] [--net off] [--dir DIST] [--render-tabs N] [--render-rd N]');
+        console.log('npm run agents -- --count N [--url URL] [--relay URL] [--seconds S] [--seed S] [--rd N] [--json FILE] [--join-timeout S] [--net off] [--dir DIST] [--render-tabs N] [--render-rd N] [--profile FILE] [--count-calls FILE] [--crowd-profile FILE [--crowd-profile-tabs N] [--crowd-profile-delay S] [--crowd-profile-seconds S]]');
         process.exit(0);
         break;
       default: throw new Error(`unknown option ${a} (try --help)`);
