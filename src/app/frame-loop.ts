@@ -4,7 +4,8 @@
 // spot and `ready` resolves. Counts frames, fps, and gap frames (after ready, a column
 // missing well inside the render distance: a chunk the player should see is not drawn;
 // crossing borders must keep this at 0). The status (player-status.ts) is refreshed every
-// 250 ms.
+// 250 ms, once a second in a page that draws nothing (?render=off: a bot or a hosting
+// player's spare tab, where each refresh is a DOM write and a frame nobody looks at).
 import { wantedColumns } from '../play/chunk-ring';
 import type { ChunkStreamer } from '../play/chunk-streamer';
 import { boxCollides, NO_INPUT } from '../play/physics';
@@ -22,6 +23,7 @@ import type { WorldView } from './world-view';
 /** Columns around the player that must be loaded before the loading screen lifts. */
 const READY_RADIUS = 1;
 const STATUS_EVERY_MS = 250;
+const HEADLESS_STATUS_EVERY_MS = 1000;
 
 export interface FrameLoopParts {
   world: WorldModel;
@@ -36,6 +38,8 @@ export interface FrameLoopParts {
   /** Items and the world clock (page-items.ts): the sky, spawns, walking into items, the inventory bar. */
   /** `skipFrame`: a clock probe round goes out now and this frame draws nothing, so the replies find the main thread idle (play/probe-frame-gate.ts). */
   items?: { frame(frameMs: number): void; skipFrame(frameMs: number): boolean };
+  /** The page draws nothing (?render=off): its status is refreshed less often. */
+  headless?: boolean;
 }
 
 export class FrameLoop {
@@ -86,7 +90,7 @@ export class FrameLoop {
       this.fpsSince = now;
     }
     if (!this.isReady) this.loadingFrame();
-    if (now - this.statusAt > STATUS_EVERY_MS) {
+    if (now - this.statusAt > (this.parts.headless ? HEADLESS_STATUS_EVERY_MS : STATUS_EVERY_MS)) {
       this.statusAt = now;
       this.parts.status.update(this.fps);
     }

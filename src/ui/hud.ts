@@ -28,6 +28,7 @@ export class Hud {
   private readonly info: HTMLElement;
   private readonly slots: HTMLElement[] = [];
   private readonly banner: HTMLElement;
+  private shown = '';
 
   constructor(root: HTMLElement) {
     this.info = el(root, 'div', 'hud-info');
@@ -46,13 +47,15 @@ export class Hud {
   }
 
   update(s: HudStats): void {
-    this.info.textContent =
+    const text =
       `XYZ ${s.x.toFixed(1)} / ${s.y.toFixed(1)} / ${s.z.toFixed(1)}\n` +
       `Chunk ${s.cx}, ${s.cz}${s.flying ? '   flying' : ''}\n` +
       `${s.fps.toFixed(0)} fps   ${s.chunks} chunks${s.pending ? ` (+${s.pending} loading)` : ''}   view ${s.renderDistance}\n` +
       `${s.drawCalls} draws   ${(s.triangles / 1000).toFixed(0)}k tris\n` +
       s.net +
       (s.tentative ? `\n${tentativeLine(s.tentative)}` : '');
+    // A write of the same text still costs the page a style and layout pass and a frame.
+    if (text !== this.shown) this.info.textContent = this.shown = text;
   }
 
   select(index: number): void {
@@ -68,9 +71,15 @@ export class Hud {
   }
 }
 
+/**
+ * One formatter for the tentative count: `toLocaleString('en')` builds a formatter per call
+ * (~100 times the cost of a kept one's format), at every HUD update while edits wait.
+ */
+const COUNT = new Intl.NumberFormat('en');
+
 /** The HUD line for edits kept tentative. */
 export function tentativeLine(n: number): string {
-  return `${n === 1 ? '1 edit' : `${n.toLocaleString('en')} edits`} not yet shared: no other player reachable; they will be merged when others come`;
+  return `${n === 1 ? '1 edit' : `${COUNT.format(n)} edits`} not yet shared: no other player reachable; they will be merged when others come`;
 }
 
 function el(parent: HTMLElement, tag: string, cls: string): HTMLElement {
