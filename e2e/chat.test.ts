@@ -89,8 +89,8 @@ describe('names and chat', () => {
     expect(await b.locator('.who-overlay td.name .swatch').first().evaluate((el) => (el as HTMLElement).style.backgroundColor)).toBe('rgb(217, 87, 181)');
     expect(await b.evaluate(() => document.activeElement === document.body)).toBe(true);
     // B faces A (yaw -PI/2 looks along +x) for the picture: A's avatar and nametag in A's colour, the lines, the list.
-    await b.evaluate(() => window.voxel.look(-Math.PI / 2, -0.15));
-    await b.waitForTimeout(300);
+    await b.evaluate(([x, y, z]) => window.voxel.teleport(x!, y!, z!).then(() => window.voxel.look(-Math.PI / 2, -0.22)), [spot.x - 2, spot.y, spot.z]);
+    await b.waitForTimeout(500);
     await b.screenshot({ path: screenshotPath('chat.png') });
     await b.keyboard.up('Tab');
     expect(await b.locator('.who-overlay').isHidden()).toBe(true);

@@ -8,5 +8,5 @@ export PATH="$PWD/node_modules/.bin:$PATH"
 vite build --logLevel warn
 SCREENSHOT_DIR=docs/screenshots bash scripts/netns.sh vitest run --config vitest.e2e.config.ts \
   e2e/start-screen.test.ts e2e/host-dashboard.test.ts e2e/items.test.ts e2e/invite-render.test.ts \
-  e2e/looks.test.ts e2e/touch.test.ts e2e/direct-message.test.ts
+  e2e/looks.test.ts e2e/touch.test.ts e2e/direct-message.test.ts e2e/chat.test.ts
 git status --short docs/screenshots
