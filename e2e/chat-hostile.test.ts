@@ -61,7 +61,16 @@ describe('chat under a hostile peer', () => {
       await p.evaluate(([x, z]) => window.voxel.teleport(x!, 150, z!).then(() => window.voxel.ready()), [cx + dx + 0.5, cz + 0.5]);
       await p.evaluate(([x, y, z]) => window.voxel.teleport(x!, y!, z!), [cx + dx + 0.5, await airAbove(p, cx + dx, cz), cz + 0.5]);
     }
-    // An honest line first: the region has its primary, and B hears A.
+    // An honest line first: the region has its primary, and B hears A. Both must follow the
+    // same primary first: a line goes to A's primary once, and B, still attaching (under load a
+    // fresh region's first primary can take seconds), would drop it as not from its host.
+    const regionName = `${r.rx},${r.rz}`;
+    const followed = (p: Page) => p.evaluate((n) => window.voxel.hosting!.region(n).client?.primary ?? '', regionName);
+    for (const until = Date.now() + 30_000; ; await new Promise((res) => setTimeout(res, 200))) {
+      const [pa, pb] = await Promise.all([followed(a), followed(b)]);
+      if (pa !== '' && pa === pb) break;
+      if (Date.now() > until) throw new Error(`A and B follow no one primary of ${regionName} within 30 s: A ${pa || 'none'}, B ${pb || 'none'}`);
+    }
     await say(a, 'hello from Ann');
     await b.waitForFunction(() => window.voxel.chat!.lines().some((x) => x.text === 'hello from Ann'), null, { timeout: 10_000, polling: 50 });
     const annPlayer = await a.evaluate(() => window.voxel.chat!.lines()[0]!.player);

@@ -68,7 +68,7 @@ describe('controls', () => {
     expect(await page.locator('#menu kbd[data-action=forward]').first().textContent()).toBe('K');
 
     const bound = { ...(await page.evaluate(() => window.voxel.settings!().keys)), forward: ['KeyK', 'ArrowUp'] };
-    const chosen = { name: 'Ann Lee', sensitivity: 2.5, invertY: true, fov: 95, volume: 0, keys: bound };
+    const chosen = { name: 'Ann Lee', colour: null, sensitivity: 2.5, invertY: true, fov: 95, volume: 0, keys: bound };
     expect(await page.evaluate(() => window.voxel.settings!())).toEqual(chosen);
 
     await page.reload();
