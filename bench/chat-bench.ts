@@ -9,6 +9,7 @@
 // could not say (`chat_say_failed`).
 import { startServer } from '../signaling/serve';
 import { launchBrowser, openInFreshContext, PAGE_UP } from '../e2e/browser';
+import { sayOnceHeard } from '../e2e/page-world';
 import { median, percentile } from './stats';
 
 const PORT = 8097;
@@ -28,14 +29,7 @@ export async function benchChat(): Promise<Record<string, number>> {
     await a.evaluate(([x, y, z]) => window.voxel.teleport(x!, y!, z!), [spot.x + 2, spot.y + 1, spot.z]);
     await b.waitForFunction(() => window.voxel.hosting!.players().length > 0, null, { timeout: 30_000, polling: 100 });
     // A must be attached to its region's primary before a line can be said.
-    await a.waitForFunction(async () => {
-      try {
-        await window.voxel.chat!.say('hello');
-        return true;
-      } catch {
-        return false;
-      }
-    }, null, { timeout: 30_000, polling: 250 });
+    await sayOnceHeard(a, 'hello', 30_000);
     await b.evaluate(() => {
       const seen: Record<string, number> = {};
       (window as unknown as { chatSeen: Record<string, number> }).chatSeen = seen;

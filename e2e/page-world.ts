@@ -8,14 +8,25 @@ export const airAbove = (p: Page, x: number, z: number): Promise<number> => p.ev
   return 100;
 }, [x, z]);
 
-/** Says `text` from `p`, asking again until its region has a primary it is attached to (20 s at most). */
-export async function sayOnceHeard(p: Page, text: string): Promise<void> {
-  await p.waitForFunction(async (l) => {
-    try {
-      await window.voxel.chat!.say(l);
-      return true;
-    } catch {
-      return false;
-    }
-  }, text, { timeout: 20_000, polling: 250 });
+/**
+ * Says `text` from `p`, asking again every 250 ms until its region has a primary it is
+ * attached to (say() throws until then), `timeoutMs` at most. Polled from here, not with
+ * waitForFunction: an async predicate is a Promise, truthy at once, so the first refusal
+ * ended the wait with nothing said.
+ */
+export async function sayOnceHeard(p: Page, text: string, timeoutMs = 20_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const refused = await p.evaluate(async (l) => {
+      try {
+        await window.voxel.chat!.say(l);
+        return undefined;
+      } catch (e) {
+        return (e as Error).message;
+      }
+    }, text);
+    if (refused === undefined) return;
+    if (Date.now() > until) throw new Error(`"${text}" not said within ${timeoutMs} ms: ${refused}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
