@@ -33,6 +33,13 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Files share their worker process and its module cache instead of a fresh process each:
+    // measured on 2 idle cores (2026-12-05), the unit phase of `npm test` (224 files) took
+    // 127 s and 231 CPU-s isolated, 58 s and 98 CPU-s shared, the same 945 tests passing;
+    // most of the difference was starting Node and importing the same modules 224 times. The
+    // simulations: 106 s / 205 CPU-s -> 90 s / 175 CPU-s. A test file that changes globals
+    // (fake timers, stubbed globals) restores them in its afterEach.
+    isolate: false,
     sequence: { sequencer: SlowFirstSequencer },
   },
 });
