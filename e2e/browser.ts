@@ -90,6 +90,23 @@ export async function launchProfile(dir?: string, viewport = { width: 960, heigh
   };
 }
 
+/**
+ * Frames a second a drawing test tab draws at most (the app's `?fps=`): software WebGL draws
+ * each frame on a CPU core, as many as it can, so each drawing tab took most of a core of
+ * the two the suite has; at this rate a small one takes a fraction, and movement and items
+ * still step as they do at any rate of 10 or more (app/frame-cap.ts).
+ */
+export const TEST_FPS = 15;
+
+/** `url` with `fps=TEST_FPS` when it is a player page that draws and sets no rate of its own. */
+export function withTestFps(url: string): string {
+  const u = new URL(url);
+  if (u.pathname.endsWith('.html') && !u.pathname.endsWith('/index.html')) return url;
+  if (u.searchParams.get('render') === 'off' || u.searchParams.has('fps')) return url;
+  u.searchParams.set('fps', String(TEST_FPS));
+  return u.href;
+}
+
 /** What a test waits for once a page has loaded (in-page predicates, for `OpenOptions.until`). */
 export const PAGE_UP = {
   /** The player page started (window.voxel exists). */
@@ -118,7 +135,7 @@ export async function openPage(context: BrowserContext, url?: string, opts: Open
   const page = await context.newPage();
   page.on('pageerror', (e) => console.error(opts.label ? `${opts.label} pageerror` : 'pageerror', e));
   if (url === undefined) return page;
-  await page.goto(url);
+  await page.goto(withTestFps(url));
   if (opts.until) await page.waitForFunction(opts.until, null, { timeout: opts.timeoutMs ?? 30_000, polling: 20 });
   if (opts.ready) await page.evaluate(() => window.voxel.ready());
   return page;
@@ -150,9 +167,9 @@ export async function openInFreshProfile(url: string, opts: OpenOptions & { perm
  * browsers together). Put in `into` once up, to be disposed of after the test. A failed
  * launch fails the test where the promise is awaited (not as an unhandled rejection before).
  */
-export function launchProfileAhead(into: Profile[], permissions?: string[], kind: Kind = 'shell'): Promise<Profile> {
+export function launchProfileAhead(into: Profile[], permissions?: string[], kind: Kind = 'shell', viewport?: { width: number; height: number }): Promise<Profile> {
   const launched = (async () => {
-    const profile = await launchProfile(undefined, undefined, kind);
+    const profile = await launchProfile(undefined, viewport, kind);
     into.push(profile);
     if (permissions) await profile.context.grantPermissions(['microphone', ...permissions.filter((p) => p !== 'microphone')]);
     return profile;

@@ -44,6 +44,7 @@ describe('controls', () => {
     await page.locator('#set-sensitivity').fill('2.5');
     await page.locator('#set-invert-y').check();
     await page.locator('#set-volume').fill('0');
+    await page.locator('#set-max-fps').selectOption('30');
     // A name is committed with Enter; one outside the rule is refused in words and changes nothing.
     await page.locator('#set-name').fill('  Ann   Lee ');
     await page.locator('#set-name').press('Enter');
@@ -68,7 +69,7 @@ describe('controls', () => {
     expect(await page.locator('#menu kbd[data-action=forward]').first().textContent()).toBe('K');
 
     const bound = { ...(await page.evaluate(() => window.voxel.settings!().keys)), forward: ['KeyK', 'ArrowUp'] };
-    const chosen = { name: 'Ann Lee', colour: null, sensitivity: 2.5, invertY: true, fov: 95, volume: 0, keys: bound };
+    const chosen = { name: 'Ann Lee', colour: null, sensitivity: 2.5, invertY: true, fov: 95, volume: 0, keys: bound, maxFps: 30 };
     expect(await page.evaluate(() => window.voxel.settings!())).toEqual(chosen);
 
     await page.reload();
@@ -77,6 +78,7 @@ describe('controls', () => {
     expect(await page.locator('#set-fov').inputValue()).toBe('95');
     expect(await page.locator('#set-name').inputValue()).toBe('Ann Lee');
     expect(await page.locator('#set-invert-y').isChecked()).toBe(true);
+    expect(await page.locator('#set-max-fps').inputValue()).toBe('30');
 
     // Playing (pointer locked, flying high so nothing is in the way): K walks, W no longer does.
     // (Until the world is drawn the loading screen lies over the page and takes the click.)

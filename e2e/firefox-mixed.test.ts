@@ -4,6 +4,7 @@
 // (one session-level fingerprint), its ICE, its WebCrypto keys, its WebGL.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { chromiumEngine, firefoxEngine, type Engine, type Tab } from './browser-kit';
+import { withTestFps } from './browser';
 
 const WORLD = '#world=firefox-e2e&seed=firefox-e2e';
 const engines: Engine[] = [];
@@ -18,7 +19,7 @@ const airAbove = (t: Tab, x: number, z: number) => t.evaluate(([x, z]) => {
 
 async function join(tab: Tab, query: string): Promise<Tab> {
   const t0 = Date.now();
-  await tab.goto(`${inject('baseUrl')}/?rd=2&${query}${WORLD}`);
+  await tab.goto(withTestFps(`${inject('baseUrl')}/?rd=2&${query}${WORLD}`));
   await tab.waitFor(() => window.voxel?.hosting !== undefined, null, 30_000);
   await tab.evaluate(() => window.voxel.ready(), null);
   console.log(`${tab.engine} joined and drew in ${Date.now() - t0} ms`);

@@ -92,7 +92,20 @@ describe('a hostile peer against real tabs', () => {
       // Stand two blocks off the spot, so it is within reach whatever the ground does.
       await editor.evaluate(([x, y, z]) => window.voxel.teleport(x!, y!, z!), [x + 0.5, y + 1, z - 1.5]);
       const started = Date.now();
-      const res = await editor.evaluate(([x, y, z, id]) => window.voxel.setBlock(x!, y!, z!, id!), [x, y, z, BRICK]);
+      // The primary checks reach from where it believes the player stands, and after a
+      // teleport that belief follows at the fastest speed the game allows
+      // (host/motion-tracker.ts): an edit right after the jump is refused out-of-reach until
+      // it has caught up, as it would be for a player's own client.
+      const res = await editor.evaluate(async ([x, y, z, id]) => {
+        for (const until = Date.now() + 15_000; ;) {
+          try {
+            return await window.voxel.setBlock(x!, y!, z!, id!);
+          } catch (e) {
+            if (!/out-of-reach/.test(String(e)) || Date.now() > until) throw e;
+            await new Promise((r) => setTimeout(r, 300));
+          }
+        }
+      }, [x, y, z, BRICK]);
       edits.push([x, y, z]);
       return { confirmed: res.confirmed, ms: Date.now() - started };
     };

@@ -142,13 +142,13 @@ describe('the shared world across tabs', () => {
     const start = await walker.evaluate(() => window.voxel.player());
     const gaps0 = await walker.evaluate(() => window.voxel.stats().gapFrames);
     const seen = new Set<string>([regionOf(start.x, start.z)]);
-    // 1 block per 100 ms along +x, flying high enough to clear the terrain.
+    // 1 block per 50 ms along +x (sprint-flying pace), high enough to clear the terrain.
     await walker.evaluate(() => window.voxel.teleport(window.voxel.player().x, 140, window.voxel.player().z));
     for (let step = 1; step <= 200 && seen.size < 4; step++) {
       const x = start.x + step;
       await walker.evaluate(([x, z]) => void window.voxel.teleport(x!, 140, z!), [x, start.z]);
       seen.add(regionOf(x, start.z));
-      await walker.waitForTimeout(100);
+      await walker.waitForTimeout(50);
     }
     expect(seen.size).toBeGreaterThanOrEqual(4);
     const after = await walker.evaluate(() => window.voxel.stats());
@@ -178,7 +178,11 @@ describe('the shared world across tabs', () => {
     for (const p of profiles) await p.context.close().catch(() => {});
     pages.fill(null);
     const relaunched = await Promise.all(dirs.map((d) => launchProfile(d)));
-    relaunched.forEach((r, i) => { profiles[i] = { ...r, dispose: profiles[i]!.dispose }; });
+    // Disposing closes the relaunched browser and removes the profile the first launch made.
+    relaunched.forEach((r, i) => {
+      const first = profiles[i]!;
+      profiles[i] = { ...r, dispose: async () => { await r.dispose(); await first.dispose(); } };
+    });
     // Tab 0 comes back first and alone, so it claims the region from its own store (the
     // race above); the others then join it together.
     await openAll();

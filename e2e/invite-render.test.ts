@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import jsQR from 'jsqr';
-import { launchProfileAhead, openInProfile, PAGE_UP, type Profile } from './browser';
+import { launchProfileAhead, openInProfile, PAGE_UP, SMALL_VIEW, type Profile } from './browser';
 import { changedShare } from './pixel-diff';
 import { screenshotPath } from './screenshots';
 import { explainHosting } from './page-wait';
@@ -41,7 +41,8 @@ describe('an invited friend, rendering on', () => {
     // B's browser starts beside A's (a browser start is seconds on a loaded machine); B opens the link once A gives it.
     // The full browser: in the headless shell its two drawing tabs took each other for dead
     // (a claim storm, 66-94 claims a tab) and failed both attempts, twice in three runs.
-    const [profileA, profileB] = [launchProfileAhead(profiles, PERMISSIONS, 'full'), launchProfileAhead(profiles, PERMISSIONS, 'full')];
+    // A's pixels are never read: a small window (SwiftShader's cost grows with the pixels).
+    const [profileA, profileB] = [launchProfileAhead(profiles, PERMISSIONS, 'full', SMALL_VIEW), launchProfileAhead(profiles, PERMISSIONS, 'full')];
     const a = await tab(profileA, `${inject('baseUrl')}/?rd=3#world=render-invite-e2e&seed=render-invite`);
     // The pause menu's Copy-invite button, as a player would use it.
     await a.locator('#menu .copy-invite').click();

@@ -6,7 +6,7 @@
 // the page asks for ?hosting=on.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, CDPSession, Page } from 'playwright-core';
-import { launchBrowser, newContext, PAGE_UP } from './browser';
+import { launchBrowser, newContext, PAGE_UP, withTestFps } from './browser';
 import { screenshotPath } from './screenshots';
 
 let browser: Browser;
@@ -28,7 +28,7 @@ async function openPhone(attempt: number): Promise<void> {
   page.on('pageerror', (e) => console.error('pageerror', e));
   cdp = await context.newCDPSession(page);
   await cdp.send('Emulation.setTouchEmulationEnabled', { enabled: true, maxTouchPoints: 5 });
-  await page.goto(`${inject('baseUrl')}/?net=off&rd=2&daytime=0.5#world=e2e-touch${attempt ? `-retry-${attempt}` : ''}&seed=e2e-touch`);
+  await page.goto(withTestFps(`${inject('baseUrl')}/?net=off&rd=2&daytime=0.5#world=e2e-touch${attempt ? `-retry-${attempt}` : ''}&seed=e2e-touch`));
   await page.waitForFunction(() => typeof window.voxel === 'object', null, { timeout: 30_000 });
   await page.evaluate(() => window.voxel.ready());
   await page.waitForFunction(() => !document.getElementById('menu')!.hidden, null, { timeout: 10_000 });

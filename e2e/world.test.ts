@@ -2,7 +2,7 @@
 // click and one placed through window.voxel survive a reload, and so does the player.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { launchProfile, openPage } from './browser';
+import { launchProfile, openPage, withTestFps } from './browser';
 import { screenshotStats } from './page-checks';
 
 const BRICK = 11;
@@ -12,7 +12,7 @@ let page: Page;
 const url = () => `${inject('baseUrl')}/?rd=4#world=e2e-world&seed=e2e-seed`;
 
 async function openWorld(): Promise<void> {
-  await page.goto(url());
+  await page.goto(withTestFps(url()));
   await page.waitForFunction(() => typeof window.voxel === 'object', null, { timeout: 30_000 });
   await page.evaluate(() => window.voxel.ready());
 }

@@ -9,6 +9,14 @@ describe('page config', () => {
     expect(parsePageConfig('http://x/?rd=99').renderDistance).toBe(16);
   });
 
+  it('?fps=N limits the frames drawn for the page load, bounded 10-240; anything else leaves the setting', () => {
+    expect(parsePageConfig('http://x/?fps=15').maxFps).toBe(15);
+    expect(parsePageConfig('http://x/?fps=5').maxFps).toBe(undefined);
+    expect(parsePageConfig('http://x/?fps=10').maxFps).toBe(10);
+    expect(parsePageConfig('http://x/?fps=999').maxFps).toBe(240);
+    for (const bad of ['', 'x', '1e3', '-30', '30.5']) expect(parsePageConfig(`http://x/?fps=${bad}`).maxFps, bad).toBe(undefined);
+  });
+
   it('plays without hosting on ?hosting=play (a read-only DHT node), hosts by default, plays alone on ?hosting=off', () => {
     expect(parsePageConfig('http://x/?hosting=play')).toMatchObject({ hosting: true, playOnly: true });
     expect(parsePageConfig('http://x/')).toMatchObject({ hosting: true, playOnly: false });

@@ -15,6 +15,13 @@ export interface PageConfig {
   renderDistance: number | undefined;
   /** Skip drawing (bots), keeping the world logic and the automation API. */
   headless: boolean;
+  /**
+   * Draw at most this many frames a second for this page load (`?fps=N`, 10-240), over the
+   * player's setting: a tab beside a call or on a weak machine, bots and tests (software
+   * WebGL draws a frame on a CPU core). Under 10 the movement steps (at most 0.1 s) would
+   * slow the player.
+   */
+  maxFps?: number | undefined;
   /** Join the peer network (default on; `?net=off` plays alone). */
   net: boolean;
   /** Host regions and play in the shared world (default on; `?hosting=off`: DHT node only, local world). */
@@ -63,6 +70,9 @@ export const DEFAULT_WORLD = 'populi';
 export const DEFAULT_RENDER_DISTANCE = 8;
 export const MIN_RENDER_DISTANCE = 2;
 export const MAX_RENDER_DISTANCE = 16;
+/** Bounds of `?fps=`. */
+export const MIN_FPS = 10;
+export const MAX_FPS = 240;
 
 const NAME = /^[\w.-]{1,64}$/;
 const WS = /^wss?:\/\/[^\s]+$/;
@@ -100,6 +110,7 @@ export function parsePageConfig(href: string, defaults: DeployDefaults = {}, dev
     seed: seed.slice(0, 128),
     renderDistance: Number.isFinite(rd) ? clampRenderDistance(rd) : undefined,
     headless: q.get('render') === 'off',
+    maxFps: /^\d{2,3}$/.test(q.get('fps') ?? '') ? Math.min(MAX_FPS, Math.max(MIN_FPS, Number(q.get('fps')))) : undefined,
     net: q.get('net') !== 'off',
     hosting: hostingMode !== 'off',
     playOnly: hostingMode === 'play',

@@ -18,6 +18,7 @@ import type { NetSession } from './net-session';
 import type { PlayerControls } from './player-controls';
 import type { PlayerStatus } from './player-status';
 import { liftClear } from '../play/spawn-point';
+import { FrameCap } from './frame-cap';
 import type { WorldView } from './world-view';
 
 /** Columns around the player that must be loaded before the loading screen lifts. */
@@ -36,8 +37,10 @@ export interface FrameLoopParts {
   status: PlayerStatus;
   loading: StartScreen;
   /** Items and the world clock (page-items.ts): the sky, spawns, walking into items, the inventory bar. */
-  /** `skipFrame`: a clock probe round goes out now and this frame draws nothing, so the replies find the main thread idle (play/probe-frame-gate.ts). */
-  items?: { frame(frameMs: number): void; skipFrame(frameMs: number): boolean };
+  /** `frameChoice`: 'skip' when a clock probe round goes out now and this frame draws nothing, so the replies find the main thread idle (play/probe-frame-gate.ts), or a frame is held for an item's time; 'due' when an item first shows in it. */
+  items?: { frame(frameMs: number): void; frameChoice(frameMs: number): 'skip' | 'due' | 'draw'; notDrawn(): void };
+  /** At most this many frames a second (the player's setting, or `?fps=` for the page load); 0: every animation frame. Read each frame, so a changed setting applies at once. */
+  maxFps?: () => number;
   /** The page draws nothing (?render=off): its status is refreshed less often. */
   headless?: boolean;
 }
@@ -55,6 +58,8 @@ export class FrameLoop {
   private framesThisSecond = 0;
   private fpsSince = this.last;
   private statusAt = 0;
+  private readonly cap = new FrameCap();
+  private capFps = 0;
 
   constructor(private readonly parts: FrameLoopParts) {
     this.ready = new Promise<void>((resolve) => (this.resolveReady = resolve));
@@ -69,7 +74,16 @@ export class FrameLoop {
   }
 
   private frame(now: number): void {
-    if (this.parts.items?.skipFrame(now)) return;
+    const choice = this.parts.items?.frameChoice(now) ?? 'draw';
+    if (choice === 'skip') return;
+    // A page that draws nothing keeps its fixed tick. An item's first frame is drawn even
+    // past the limit: tabs show it at one moment.
+    const fps = this.parts.headless ? 0 : (this.parts.maxFps?.() ?? 0);
+    if (fps !== this.capFps) this.cap.set((this.capFps = fps));
+    if (!this.cap.due(now) && choice !== 'due') {
+      this.parts.items?.notDrawn();
+      return;
+    }
     const { session, streamer, net, view, remote, controls } = this.parts;
     const dt = (now - this.last) / 1000;
     this.last = now;

@@ -161,23 +161,29 @@ export class PageItems {
   }
 
   /**
-   * At the top of each frame: true when this frame is to draw nothing. Held just before an
+   * At the top of each frame: 'skip' when this frame is to draw nothing, 'due' when an item
+   * first shows in it (drawn even past the frame rate limit), else 'draw'. Held just before an
    * item appears, so that a frame falls on its time (play/item-frame-pacer.ts), and when a clock
    * probe round went out (play/probe-frame-gate.ts), but never a frame an item first shows in:
    * skipping that would show the item a frame later than the tabs whose frames are not skipped.
    */
-  skipFrame(frameMs = performance.now()): boolean {
+  frameChoice(frameMs = performance.now()): 'skip' | 'due' | 'draw' {
     const pacer = this.pacer;
-    if (!pacer) return false;
+    if (!pacer) return 'draw';
     const ats = (this.service?.inView(this.feet(), VIEW_RADIUS, Infinity) ?? []).map((i) => i.at);
     const choice = pacer.choose(frameMs, this.worldAt(frameMs), ats);
     if (choice === 'hold') {
       this.probeGate?.beforeFrame(); // a held frame is idle time too
-      return true;
+      return 'skip';
     }
     const skip = this.probeGate?.beforeFrame(choice === 'due') ?? false;
     if (skip) pacer.skipped();
-    return skip;
+    return skip ? 'skip' : choice;
+  }
+
+  /** The frame `frameChoice` allowed is not drawn after all (the frame rate limit). */
+  notDrawn(): void {
+    this.pacer?.skipped();
   }
 
   /** The world time at local time `frameMs` (a frame's time, at or before now). */

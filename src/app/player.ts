@@ -139,7 +139,7 @@ async function main(): Promise<void> {
   }
 
   const status = new PlayerStatus({ cfg, hud, loading, peer, net, world, session, streamer, view, remote, hostingNote, renderDistance: () => controls.renderDistance });
-  const loop = new FrameLoop({ world, session, streamer, view, remote, net, controls, status, loading, items, headless: cfg.headless });
+  const loop = new FrameLoop({ world, session, streamer, view, remote, net, controls, status, loading, items, headless: cfg.headless, maxFps: () => cfg.maxFps ?? controls.settings.maxFps });
   loop.start();
 
   const api = createVoxelApi({

@@ -8,13 +8,13 @@ describe('player settings', () => {
     const s = memoryStorage();
     expect(loadSettings(s)).toEqual(SETTINGS_DEFAULTS);
     const keys = { ...DEFAULT_KEY_BINDINGS, forward: ['KeyK'] };
-    expect(saveSettings(s, { name: 'Ann', colour: 5, sensitivity: 2.5, invertY: true, fov: 90, volume: 0, keys })).toBe(true);
-    expect(loadSettings(s)).toEqual({ name: 'Ann', colour: 5, sensitivity: 2.5, invertY: true, fov: 90, volume: 0, keys });
+    expect(saveSettings(s, { name: 'Ann', colour: 5, sensitivity: 2.5, invertY: true, fov: 90, volume: 0, keys, maxFps: 30 })).toBe(true);
+    expect(loadSettings(s)).toEqual({ name: 'Ann', colour: 5, sensitivity: 2.5, invertY: true, fov: 90, volume: 0, keys, maxFps: 30 });
   });
 
   it('out-of-bounds and wrong-typed fields fall back one by one', () => {
     expect(parseSettings({ sensitivity: 1e9, invertY: 'yes', fov: 10, volume: -3 })).toEqual({
-      name: '', colour: null, sensitivity: SETTINGS_BOUNDS.sensitivity.max, invertY: false, fov: SETTINGS_BOUNDS.fov.min, volume: 0, keys: DEFAULT_KEY_BINDINGS,
+      name: '', colour: null, sensitivity: SETTINGS_BOUNDS.sensitivity.max, invertY: false, fov: SETTINGS_BOUNDS.fov.min, volume: 0, keys: DEFAULT_KEY_BINDINGS, maxFps: 0,
     });
     expect(parseSettings({ sensitivity: Number.NaN, fov: 80.6 })).toEqual({ ...SETTINGS_DEFAULTS, fov: 81 });
     expect(parseSettings(null)).toEqual(SETTINGS_DEFAULTS);
@@ -32,6 +32,11 @@ describe('player settings', () => {
     expect(withLook(s, { colour: null })).toEqual({ ...s, colour: null });
     expect(withLook(s, { name: ' Jo  Lee ' })).toEqual({ ...s, name: 'Jo Lee' });
     for (const bad of [{ colour: 12 }, { colour: -1 }, { colour: 2.5 }, { name: '<b>x</b>' }]) expect(withLook(s, bad), JSON.stringify(bad)).toBeUndefined();
+  });
+
+  it('a frame rate limit is one of the choices, anything else none', () => {
+    expect(parseSettings({ maxFps: 20 }).maxFps).toBe(20);
+    for (const bad of [25, 5, -30, '30', null, Number.POSITIVE_INFINITY]) expect(parseSettings({ maxFps: bad }).maxFps).toBe(0);
   });
 
   it('a stored colour outside the palette (a hand edit) is none: the one the id gives', () => {

@@ -1,5 +1,5 @@
 // The player's own settings (name, colour, mouse sensitivity, invert Y, field of view, sound volume,
-// key bindings): what they are, their bounds, and how they are kept. They belong to the
+// key bindings, frame rate limit): what they are, their bounds, and how they are kept. They belong to the
 // person at this browser, not to a world, so they live in localStorage (one key for every
 // world) rather than in a world's database; read once at start so the first frame already
 // uses them. Anything stored that is not a valid value (an old version, a hand edit) falls
@@ -24,7 +24,15 @@ export interface PlayerSettings {
   volume: number;
   /** Which keys do what (key-bindings.ts). */
   keys: KeyBindings;
+  /** Frames drawn a second at most, one of FRAME_RATE_LIMITS; 0: as many as the display refreshes. */
+  maxFps: number;
 }
+
+/**
+ * The frame rate limits a player can choose (0: none). A lower one leaves CPU to the regions
+ * a tab hosts and to whatever else runs beside the game, and saves a laptop's battery.
+ */
+export const FRAME_RATE_LIMITS: readonly number[] = [0, 60, 30, 20];
 
 export const SETTINGS_BOUNDS = {
   sensitivity: { min: 0.1, max: 5, step: 0.05 },
@@ -40,6 +48,7 @@ export const SETTINGS_DEFAULTS: PlayerSettings = {
   fov: WORLD_RENDERER_DEFAULTS.fov,
   volume: 0.6,
   keys: DEFAULT_KEY_BINDINGS,
+  maxFps: 0,
 };
 
 /** The localStorage key (shared by every world of this origin). */
@@ -62,6 +71,7 @@ export function parseSettings(raw: unknown): PlayerSettings {
     fov: Math.round(bounded(r.fov, SETTINGS_BOUNDS.fov, SETTINGS_DEFAULTS.fov)),
     volume: bounded(r.volume, SETTINGS_BOUNDS.volume, SETTINGS_DEFAULTS.volume),
     keys: parseKeyBindings(r.keys),
+    maxFps: typeof r.maxFps === 'number' && FRAME_RATE_LIMITS.includes(r.maxFps) ? r.maxFps : SETTINGS_DEFAULTS.maxFps,
   };
 }
 

@@ -1,10 +1,10 @@
 // The settings in the pause menu: name, colour (the palette's, or the one the id gives), mouse sensitivity, invert Y, field of view, sound
-// volume (0 mutes), render distance and the keys (key-bindings-panel.ts). Every change is handed on at once (the caller applies and stores it), so what
+// volume (0 mutes), frame rate limit, render distance and the keys (key-bindings-panel.ts). Every change is handed on at once (the caller applies and stores it), so what
 // the player sees while dragging a slider is what they get; a name when it is committed
 // (Enter or leaving the field), and only one the rule allows (world/player-name.ts).
 import { PLAYER_NAME_MAX } from '../world/player-name';
 import { PLAYER_COLOUR_NAMES, PLAYER_COLOURS, playerColourCss } from '../world/player-colour';
-import { chosenName, parseSettings, SETTINGS_BOUNDS, type PlayerSettings } from './player-settings';
+import { chosenName, FRAME_RATE_LIMITS, parseSettings, SETTINGS_BOUNDS, type PlayerSettings } from './player-settings';
 import { addStyleOnce } from './page-style';
 import { KeyBindingsPanel } from './key-bindings-panel';
 import type { LayoutMap } from './keyboard-layout';
@@ -39,6 +39,7 @@ export class SettingsPanel {
   private readonly invertY: HTMLInputElement;
   private readonly fov: HTMLInputElement;
   private readonly volume: HTMLInputElement;
+  private readonly maxFps: HTMLSelectElement;
   private readonly distance: HTMLInputElement;
   private readonly keys: KeyBindingsPanel;
   private current: PlayerSettings;
@@ -65,6 +66,8 @@ export class SettingsPanel {
       <input id="set-fov" type="range" min="${fb.min}" max="${fb.max}" step="${fb.step}" /><output for="set-fov"></output>
       <label for="set-volume">Sound volume</label>
       <input id="set-volume" type="range" min="${vb.min}" max="${vb.max}" step="${vb.step}" /><output for="set-volume"></output>
+      <label for="set-max-fps">Frame rate limit</label>
+      <select id="set-max-fps"></select><span></span>
       <label for="set-render-distance">Render distance</label>
       <input id="set-render-distance" type="range" min="${rd.min}" max="${rd.max}" step="1" /><output for="set-render-distance"></output>`;
     const input = (id: string) => this.root.querySelector<HTMLInputElement>(`#${id}`)!;
@@ -78,6 +81,8 @@ export class SettingsPanel {
     this.invertY = input('set-invert-y');
     this.fov = input('set-fov');
     this.volume = input('set-volume');
+    this.maxFps = this.root.querySelector<HTMLSelectElement>('#set-max-fps')!;
+    this.maxFps.append(...FRAME_RATE_LIMITS.map((n) => new Option(n === 0 ? 'None (the display\'s rate)' : `${n} fps`, String(n))));
     this.distance = input('set-render-distance');
     this.keys = new KeyBindingsPanel(this.root, args.initial.keys, (keys) => {
       this.current = { ...this.current, keys };
@@ -89,6 +94,7 @@ export class SettingsPanel {
     for (const el of [this.sensitivity, this.invertY, this.fov, this.volume]) el.addEventListener('input', () => this.changed());
     this.name.addEventListener('change', () => this.changed());
     this.colour.addEventListener('change', () => this.changed());
+    this.maxFps.addEventListener('change', () => this.changed());
     this.name.addEventListener('keydown', (e) => { if (e.key === 'Enter') this.name.blur(); });
     this.distance.addEventListener('input', () => {
       rd.set(Number(this.distance.value));
@@ -112,6 +118,7 @@ export class SettingsPanel {
     this.invertY.checked = s.invertY;
     this.fov.value = String(s.fov);
     this.volume.value = String(s.volume);
+    this.maxFps.value = String(s.maxFps);
     this.distance.value = String(this.args.renderDistance.get());
     this.keys.show(s.keys);
     this.labels();
@@ -128,7 +135,7 @@ export class SettingsPanel {
       this.nameSaid.textContent = '';
     }
     const colour = this.colour.value === '' ? null : Number(this.colour.value);
-    this.current = parseSettings({ name, colour, sensitivity: Number(this.sensitivity.value), invertY: this.invertY.checked, fov: Number(this.fov.value), volume: Number(this.volume.value), keys: this.current.keys });
+    this.current = parseSettings({ name, colour, sensitivity: Number(this.sensitivity.value), invertY: this.invertY.checked, fov: Number(this.fov.value), volume: Number(this.volume.value), keys: this.current.keys, maxFps: Number(this.maxFps.value) });
     this.args.onChange(this.current);
     this.labels();
   }
