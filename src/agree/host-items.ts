@@ -42,7 +42,7 @@ export const HOST_ITEMS_DEFAULTS = {
 export interface HostItemsArgs {
   host: Pick<HostingService, 'knownRegions' | 'selfHex' | 'keys'>;
   /** Reads other regions' location records (an item carried in is checked against its region's certified hosts). */
-  dht: Pick<Dht, 'get' | 'nearView'>;
+  dht: Pick<Dht, 'get' | 'nearView' | 'idWorkBits'>;
   wire: ItemWire;
   /** Local time and timers. */
   clock: Clock;
@@ -98,7 +98,7 @@ export class HostItems {
     this.signer = new ProofSigner(a.signer);
     this.checker = new ProofChecker(a.verify);
     this.requests = new OwnerRequestChecker(a.verify);
-    this.records = { certs: new CertChecker(a.verify, a.dht.nearView), verify: a.verify, hash: a.host.keys.hash };
+    this.records = { certs: new CertChecker(a.verify, a.dht.nearView, { idWorkBits: a.dht.idWorkBits }), verify: a.verify, hash: a.host.keys.hash };
     this.clock = new WorldClock({
       local: a.clock, ...(a.base !== undefined ? { base: a.base } : {}), firstNonce: this.o.firstNonce,
       send: (to, msg) => void a.wire.send(hexToId(to), msg),

@@ -168,7 +168,7 @@ export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock,
   // The work begun early is for the profile's player key; were this another (imported meanwhile), it is found again.
   const work = stores.work?.then((w) => (sameBytes(w.key, player.publicKey) ? w : playerWork(player.publicKey, PLAYER_PASS_BITS)));
   const pass = work?.then((w) => makePlayerPass(player, peer.dht.selfId, w.nonce));
-  const client = new RegionClient({ dht: peer.dht, wire: wire.players, clock, world: cfg.world, certs: new CertChecker(webCryptoVerifier, peer.dht.nearView), verify: webCryptoVerifier, ...(pass ? { pass } : {}) });
+  const client = new RegionClient({ dht: peer.dht, wire: wire.players, clock, world: cfg.world, certs: new CertChecker(webCryptoVerifier, peer.dht.nearView, { idWorkBits: peer.dht.idWorkBits }), verify: webCryptoVerifier, ...(pass ? { pass } : {}) });
   const name = defaultPlayerName(idToHex(player.id));
   // Edits no certified primary could confirm are kept here (in memory only if it cannot open).
   const tentative = stores.tentative ?? await IdbTentativeStore.open(cfg.world).catch(() => undefined);

@@ -400,6 +400,10 @@ export class DhtNode implements Dht {
     return this.opts.readOnly;
   }
 
+  get idWorkBits(): number {
+    return this.opts.idWorkBits;
+  }
+
   // ---- read-only peers ---------------------------------------------------------------
 
   /**

@@ -114,6 +114,12 @@ export interface Dht {
   linked(hex: string): boolean;
   /** Our own view of the nodes nearest a key: table, recent lookups' answers, ourselves (near-view.ts). */
   readonly nearView: NearView;
+  /**
+   * Zero bits of id work a peer's id must show to be dealt with (DhtOptions.idWorkBits): the
+   * ids in `nearView` show them, and a certificate's named host without them is far
+   * (region/cert-checker.ts).
+   */
+  readonly idWorkBits: number;
   /** The n contacts of our table closest to target, closest first (no network traffic). */
   closestContacts(target: NodeId, n: number): NodeId[];
   /** Every contact of our table. */

@@ -30,7 +30,7 @@ import { regionName, RegionKeys, type KeyHash, type RegionCoord } from '../regio
 import { decodeEntries, RegionState, tryDecodeEntries } from '../region/region-state';
 import { getLocation } from '../region/region-records';
 
-export type HostDht = Pick<Dht, 'selfId' | 'findNode' | 'put' | 'get' | 'connect' | 'reach' | 'unpin' | 'suspectRoute' | 'suspect' | 'ping' | 'events' | 'linkInfo' | 'linked' | 'closestContacts' | 'nearView' | 'hostsNothing'>;
+export type HostDht = Pick<Dht, 'selfId' | 'findNode' | 'put' | 'get' | 'connect' | 'reach' | 'unpin' | 'suspectRoute' | 'suspect' | 'ping' | 'events' | 'linkInfo' | 'linked' | 'closestContacts' | 'nearView' | 'idWorkBits' | 'hostsNothing'>;
 
 export interface HostingServiceArgs {
   dht: HostDht;
@@ -117,7 +117,7 @@ export class HostingService {
         this.regions.delete(r.name);
       },
     });
-    const certs = new CertChecker(args.verify, args.dht.nearView);
+    const certs = new CertChecker(args.verify, args.dht.nearView, { idWorkBits: args.dht.idWorkBits });
     const selfHex = idToHex(args.dht.selfId);
     this.passes = new PlayerPasses(args.verify, args.clock, this.stats, this.opts.passes);
     this.ctx = {

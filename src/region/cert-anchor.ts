@@ -26,6 +26,7 @@
 // The same epoch twice must be the same certificate: same primary, same hosts.
 // A chain whose hosts are far from the key may be re-anchored by a rebase that a node outside
 // it claims (a "stranger rebase"): see `farSet`.
+import { idWorkOk } from '../core/id-work';
 import { compareDistance, idEquals, type NodeId } from '../core/node-id';
 import { MAX_CERT_JUMP, MAX_EPOCH, quorum, sameSet, type EpochCert } from './epoch-cert';
 
@@ -75,27 +76,39 @@ export function chainLinks(from: EpochCert, chain: readonly EpochCert[] | undefi
   return out;
 }
 
-/** Whether a majority of `c`'s hosts, or of the previous set that handed it on, granted it from among `near`. */
-export function anchoredNear(c: EpochCert, near: readonly NodeId[]): boolean {
-  const nearGrants = c.grants.filter((g) => has(near, g.id));
+/**
+ * Whether an id may count as near a key at all: it shows `workBits` of id work (core/id-work.ts).
+ * An id without it is far wherever it lies: otherwise an attacker would draw keys until their
+ * ids fell among the nearest, at the price of a key generation each, not of an id.
+ */
+export const workedId = (id: NodeId, workBits: number): boolean => idWorkOk(id, workBits);
+
+/**
+ * Whether a majority of `c`'s hosts, or of the previous set that handed it on, granted it from
+ * among `near`, counting only ids that show `workBits` of work (`workedId`).
+ */
+export function anchoredNear(c: EpochCert, near: readonly NodeId[], workBits = 0): boolean {
+  const nearGrants = c.grants.filter((g) => has(near, g.id) && workedId(g.id, workBits));
   const majorityOf = (set: readonly NodeId[]) => nearGrants.filter((g) => has(set, g.id)).length >= quorum(set.length);
   return majorityOf(c.hosts) || (!!c.prev && !c.rebase && majorityOf(c.prev.hosts));
 }
 
 /**
  * Whether a majority of `set` lies farther from `key` than the last of `near` (the reader's
- * ANCHOR_RANK closest nodes, nearest first; fewer known: never far). Hosts are chosen as the
+ * ANCHOR_RANK closest nodes, nearest first; fewer known: never far), an id without `workBits`
+ * of work counting as far wherever it lies (`workedId`). Hosts are chosen as the
  * nodes closest to the key, so an honest set is near by its ids whether its nodes are alive
  * or cut off by a partition; a set of keys an attacker drew (no live nodes, or live far away)
- * is far unless it ground ids close to the key, which ids' work prices (core/id-work.ts).
+ * is far unless it ground ids close to the key, each showing id work (core/id-work.ts): an
+ * id is a hash of a key, so without the work a key generation per try would buy nearness.
  * Only over a far set, silent for rebaseMs, may a node outside it claim a rebase: a chain
  * forged before anyone held a region then cannot keep it without a primary for good, and a
  * partitioned honest set (near by its ids) cannot be rebased from outside.
  */
-export function farSet(set: readonly NodeId[], key: NodeId, near: readonly NodeId[], rank = ANCHOR_RANK): boolean {
+export function farSet(set: readonly NodeId[], key: NodeId, near: readonly NodeId[], rank = ANCHOR_RANK, workBits = 0): boolean {
   const edge = near.length >= rank ? near[rank - 1] : undefined;
   if (!edge) return false;
-  return set.filter((h) => compareDistance(h, edge, key) <= 0).length < quorum(set.length);
+  return set.filter((h) => compareDistance(h, edge, key) <= 0 && workedId(h, workBits)).length < quorum(set.length);
 }
 
 /**
@@ -124,10 +137,11 @@ export type Hold = 'anchored' | 'learnt';
 /**
  * The anchor rule for a certificate whose signatures are valid: null when the reader may
  * believe it. `near`: the reader's `ANCHOR_RANK` nodes closest to `key`, nearest first.
- * `knownLearnt`: the reader holds `known` only as learnt (see `anchorHold`).
+ * `knownLearnt`: the reader holds `known` only as learnt (see `anchorHold`). `workBits`: the
+ * id work an id must show to count as near (`workedId`; 0 in simulations of drawn ids).
  */
-export function anchorFault(c: EpochCert, known: EpochCert | undefined, near: readonly NodeId[], fresh: FreshRule, key?: NodeId, knownLearnt = false): AnchorFault | null {
-  const r = anchorHold(c, known, near, fresh, key, knownLearnt);
+export function anchorFault(c: EpochCert, known: EpochCert | undefined, near: readonly NodeId[], fresh: FreshRule, key?: NodeId, knownLearnt = false, workBits = 0): AnchorFault | null {
+  const r = anchorHold(c, known, near, fresh, key, knownLearnt, workBits);
   return r === 'anchored' || r === 'learnt' ? null : r;
 }
 
@@ -140,9 +154,9 @@ export function anchorFault(c: EpochCert, known: EpochCert | undefined, near: re
  * host at MAX_EPOCH for good). A certificate anchored near the key may replace a learnt one
  * of any epoch (the host's side: host/election.ts `supersedes`).
  */
-export function anchorHold(c: EpochCert, known: EpochCert | undefined, near: readonly NodeId[], fresh: FreshRule, key?: NodeId, knownLearnt = false): AnchorFault | Hold {
+export function anchorHold(c: EpochCert, known: EpochCert | undefined, near: readonly NodeId[], fresh: FreshRule, key?: NodeId, knownLearnt = false, workBits = 0): AnchorFault | Hold {
   // A stranger rebase only over a set far from the key as the reader sees it.
-  if (strangerRebase(c) && (!key || !farSet(c.prev!.hosts, key, near))) return 'unanchored';
+  if (strangerRebase(c) && (!key || !farSet(c.prev!.hosts, key, near, ANCHOR_RANK, workBits))) return 'unanchored';
   const same = !!known && sameCert(c, known);
   const anchor = known && !knownLearnt ? known : undefined;
   if (anchor && c.e === anchor.e) return same ? 'anchored' : 'fork';
@@ -150,9 +164,9 @@ export function anchorHold(c: EpochCert, known: EpochCert | undefined, near: rea
     if (chainedFrom(c, anchor)) return 'anchored';
     // Re-anchored by nearness only within a bounded step, so no key set can use up the epochs.
     if (c.e - anchor.e > MAX_CERT_JUMP) return 'epoch-range';
-    return anchoredNear(c, near) ? 'anchored' : 'unanchored';
+    return anchoredNear(c, near, workBits) ? 'anchored' : 'unanchored';
   }
-  if (anchoredNear(c, near)) return 'anchored';
+  if (anchoredNear(c, near, workBits)) return 'anchored';
   if (fresh !== 'learn' || anchor) return 'unanchored';
   // Nothing held, or only a learnt certificate: learnt below the cap. Its own epoch again must be it.
   if (known && c.e === known.e && !same) return 'fork';

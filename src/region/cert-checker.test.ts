@@ -5,10 +5,12 @@
 // certificate as unanchored, while the hosts holding it refused every claim that did not
 // build on it: a region without a primary for good after a healed split.
 import { describe, expect, it } from 'vitest';
-import { randomId, type NodeId } from '../core/node-id';
+import { ID_WORK_BITS, idWorkOk } from '../core/id-work';
+import { compareDistance, randomId, sortByDistance, type NodeId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
 import { fixedNearView } from '../testing/near-views';
 import { SimKeyring } from '../testing/sim-keyring';
+import { ANCHOR_RANK } from './cert-anchor';
 import { CertChecker } from './cert-checker';
 import { MAX_EPOCH, signGrant, type ClaimTerms, type EpochCert } from './epoch-cert';
 
@@ -17,7 +19,7 @@ const keyring = new SimKeyring('cert-checker-test');
 const [A, B, C, F1, F2, F3, X, Y] = Array.from({ length: 8 }, () => randomId(rand)) as [NodeId, NodeId, NodeId, NodeId, NodeId, NodeId, NodeId, NodeId];
 const K = randomId(rand);
 // The reader finds A, B, C nearest the key: F1-F3 (hosts filled in from links during churn) and X, Y are far.
-const checker = () => new CertChecker(keyring.verify, fixedNearView([A, B, C]));
+const checker = () => new CertChecker(keyring.verify, fixedNearView([A, B, C]), { idWorkBits: 0 });
 
 async function certify(terms: ClaimTerms, granters: NodeId[], key = K): Promise<EpochCert> {
   return { ...terms, grants: await Promise.all(granters.map((g) => signGrant(keyring.signer(g), key, terms))) };
@@ -63,7 +65,7 @@ describe('the certificate chain a sender shows', () => {
 
   it('a learnt certificate anchors nothing: its hosts chain no later one, and one anchored near the key replaces it after a fresh look', async () => {
     const view = fixedNearView([A, B, C]);
-    const c = new CertChecker(keyring.verify, view);
+    const c = new CertChecker(keyring.verify, view, { idWorkBits: 0 });
     // Learnt: granted by keys nobody finds near (the attacker's), at an epoch above the region's.
     const learnt = await certify({ e: 12, primary: X, hosts: [X, Y] }, [X, Y]);
     expect(await c.hold(K, learnt, { fresh: 'learn' })).toBe('learnt');
@@ -77,5 +79,60 @@ describe('the certificate chain a sender shows', () => {
     const other = await certify({ e: 13, primary: Y, hosts: [X, Y] }, [X, Y]);
     expect(await c.hold(K, other, { known: learnt, learnt: true, fresh: 'learn' })).toBe('learnt');
     expect(view.refreshes).toBe(1);
+  });
+});
+
+describe('ids without work are far', () => {
+  // Id work at a few bits, so the test mints ids fast; production asks ID_WORK_BITS.
+  const BITS = 6;
+  const r = seededRandom(41);
+  const worked = (): NodeId => {
+    for (;;) {
+      const id = randomId(r);
+      if (idWorkOk(id, BITS)) return id;
+    }
+  };
+  const key = randomId(r);
+  // 40 honest nodes, every id showing the work; the reader's view is the 8 nearest the key.
+  const honest = sortByDistance(Array.from({ length: 40 }, worked), (x) => x, key);
+  const view = honest.slice(0, ANCHOR_RANK);
+  // The attacker: 4 keys whose ids it drew until they fell nearer the key than the reader's
+  // 3rd nearest node (about 14 draws each here), paying no id work.
+  const drawnNear: NodeId[] = [];
+  while (drawnNear.length < 4) {
+    const id = randomId(r);
+    if (compareDistance(id, view[2]!, key) < 0 && !idWorkOk(id, BITS)) drawnNear.push(id);
+  }
+  const checkerAt = (idWorkBits: number, ids: readonly NodeId[] = view) => new CertChecker(keyring.verify, fixedNearView(ids), { idWorkBits });
+
+  it('a set of drawn keys is far however near their ids lie, so an honest node outside it may rebase over it', async () => {
+    // The attacker's certificate over its 4 keys, granted by them: a host holding nothing learns it.
+    const forged = await certify({ e: 1, primary: drawnNear[0]!, hosts: drawnNear }, drawnNear, key);
+    const c = checkerAt(BITS);
+    expect(await c.hold(key, forged, { fresh: 'learn' })).toBe('learnt');
+    expect(c.farSet(key, forged.hosts)).toBe(true);
+    expect(checkerAt(0).farSet(key, forged.hosts), 'counted by distance alone the drawn set is near').toBe(false);
+    // The honest claimant nearest the key rebases over it once it stays silent, with grants of two more.
+    const [h0, h1, h2] = view as [NodeId, NodeId, NodeId];
+    const rebase = await certify({ e: 2, primary: h0, hosts: [h0, h1, h2], prev: { e: 1, hosts: drawnNear }, rebase: true }, [h0, h1, h2], key);
+    expect(await c.hold(key, rebase, { known: forged, learnt: true, fresh: 'learn' })).toBe('anchored');
+    expect(await checkerAt(0).hold(key, rebase, { known: forged, learnt: true, fresh: 'learn' }), 'without the work rule the region has no primary for good').toBe('unanchored');
+    // An honest set stays near: no stranger rebases over it.
+    expect(c.farSet(key, [h0, h1, h2])).toBe(false);
+  });
+
+  it('grants of drawn keys anchor nothing near the key, even in a view that lists them', async () => {
+    // A view the attacker filled (a DHT asking no work of ids would list them): they sort first.
+    const polluted = sortByDistance([...drawnNear, ...view], (x) => x, key).slice(0, ANCHOR_RANK);
+    const forged = await certify({ e: 3, primary: drawnNear[0]!, hosts: drawnNear.slice(0, 3) }, drawnNear.slice(0, 3), key);
+    expect(await checkerAt(BITS, polluted).check(key, forged)).toBe('unanchored');
+    expect(await checkerAt(0, polluted).check(key, forged)).toBeNull();
+    // The honest nodes' certificate is anchored as before.
+    const real = await certify({ e: 3, primary: view[0]!, hosts: view.slice(0, 3) }, view.slice(0, 2), key);
+    expect(await checkerAt(BITS).check(key, real)).toBeNull();
+  });
+
+  it('a checker asks production\'s id work unless told', () => {
+    expect(new CertChecker(keyring.verify, fixedNearView([])).idWorkBits).toBe(ID_WORK_BITS);
   });
 });

@@ -2,6 +2,7 @@
 // GRANT, HANDOFF, SYNC, OFFER, SNAPSHOT, location records, edit logs, item records) is
 // checked here before anything is adopted from it: shape, signatures (verdicts remembered:
 // a primary re-sends its own often), then the anchor rule (cert-anchor.ts).
+import { ID_WORK_BITS } from '../core/id-work';
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import type { Verifier } from '../core/signer';
 import type { NearView } from '../dht/near-view';
@@ -18,6 +19,20 @@ export interface CheckOptions {
   fresh?: FreshRule;
 }
 
+/** How a checker judges nearness, and what it remembers. */
+export interface CertCheckerOptions {
+  /**
+   * Zero bits of id work (core/id-work.ts) a named host or granter must show to count as near
+   * a key (cert-anchor.ts `workedId`): the bits the reader's DHT asks of a peer's id (its
+   * `idWorkBits`; ID_WORK_BITS unless told, 0 in simulations of drawn ids).
+   */
+  idWorkBits?: number;
+  /** Signature verdicts remembered. */
+  cacheSize?: number;
+  /** How many of the nodes nearest a key count as near (ANCHOR_RANK). */
+  rank?: number;
+}
+
 /** Checks certificates: signatures (verdicts remembered: a primary re-sends its own often), then the anchor rule. */
 export class CertChecker {
   private readonly seen = new Map<string, CertFault | null>();
@@ -28,8 +43,17 @@ export class CertChecker {
   /** Certificates reached through the sender's chain of earlier ones (epochs we missed). */
   chained = 0;
 
+  private readonly cacheSize: number;
+  private readonly rank: number;
+  /** Id work a node must show to count as near a key (CertCheckerOptions.idWorkBits). */
+  readonly idWorkBits: number;
+
   /** `view`: the reader's own view of who is near a key (a DHT node's `nearView`). */
-  constructor(private readonly verify: Verifier, private readonly view: NearView, private readonly cacheSize = 256, private readonly rank = ANCHOR_RANK) {}
+  constructor(private readonly verify: Verifier, private readonly view: NearView, o: CertCheckerOptions = {}) {
+    this.idWorkBits = o.idWorkBits ?? ID_WORK_BITS;
+    this.cacheSize = o.cacheSize ?? 256;
+    this.rank = o.rank ?? ANCHOR_RANK;
+  }
 
   /** Whether `g` is a valid grant of `terms` by the node it names. */
   grantValid(key: NodeId, terms: ClaimTerms, g: GrantSig): Promise<boolean> {
@@ -57,18 +81,19 @@ export class CertChecker {
     const signed = await this.signed(key, c);
     if (signed) return signed;
     const view = o.view ?? this.view, fresh = o.fresh ?? 'near', learnt = !!o.known && !!o.learnt;
-    let r = anchorHold(c, o.known, view.near(key, this.rank), fresh, key, learnt);
+    const bits = this.idWorkBits;
+    let r = anchorHold(c, o.known, view.near(key, this.rank), fresh, key, learnt, bits);
     // Epochs we missed: the sender's earlier certificates, each a link only when validly
     // signed and granted by a majority of the hosts of the link before it, starting from ours.
     if (r === 'unanchored' && o.known && !learnt && o.chain?.length) {
       const known = await this.walk(key, o.known, o.chain, c.e);
-      if (known !== o.known) r = anchorHold(c, known, view.near(key, this.rank), fresh, key);
+      if (known !== o.known) r = anchorHold(c, known, view.near(key, this.rank), fresh, key, false, bits);
     }
     // Not anchored yet: one fresh look at who is near. (So is a certificate other than the
     // learnt one we hold: anchored near the key, it would replace ours.)
     const worthALook = r === 'unanchored' || (learnt && r === 'learnt' && !sameCert(c, o.known!));
     if (worthALook && (await view.refresh(key))) {
-      const again = anchorHold(c, o.known, view.near(key, this.rank), fresh, key, learnt);
+      const again = anchorHold(c, o.known, view.near(key, this.rank), fresh, key, learnt, bits);
       if (again === 'anchored' || r === 'unanchored') r = again;
     }
     if (r !== 'anchored' && r !== 'learnt') this.unanchored++;
@@ -95,9 +120,12 @@ export class CertChecker {
     return g ? this.verify(g.id, ALGS[g.a]!, g.k, data, s) : Promise.resolve(false);
   }
 
-  /** Whether a majority of `set` is far from `key` in our view (cert-anchor.ts `farSet`): a node outside it may rebase over it. */
+  /**
+   * Whether a majority of `set` is far from `key` in our view (cert-anchor.ts `farSet`; an id
+   * without `idWorkBits` of work is far wherever it lies): a node outside it may rebase over it.
+   */
   farSet(key: NodeId, set: readonly NodeId[]): boolean {
-    return farSet(set, key, this.view.near(key, this.rank), this.rank);
+    return farSet(set, key, this.view.near(key, this.rank), this.rank, this.idWorkBits);
   }
 
   /** Shape and signatures only: what a certificate proves about itself (a first look before the reader knows who is near). */

@@ -42,7 +42,7 @@ const packer = new Encoder({ ignoreUndefined: true });
 const [A, B, C, D, X] = [1, 2, 3, 4, 5].map(() => randomId(rand)) as [NodeId, NodeId, NodeId, NodeId, NodeId];
 // Every reader here finds A-D nearest the regions' keys (cert-anchor.ts): X is far.
 const near = fixedNearView([A, B, C, D]);
-const rv: RecordVerifier = { certs: new CertChecker(keyring.verify, near), verify: keyring.verify };
+const rv: RecordVerifier = { certs: new CertChecker(keyring.verify, near, { idWorkBits: 0 }), verify: keyring.verify };
 const rules: Partial<Record<Namespace, RecordRule>> = { chunk: locationRule(rv.certs, rv.verify), edits: editsRule(rv.certs, rv.verify) };
 const K = randomId(rand); // the region
 const K2 = randomId(rand); // another region
@@ -305,7 +305,7 @@ describe('on the simulator (every node runs the rules)', () => {
     const key = await new RegionKeys(sim.world, simKeyHash).key(region);
     const primary = sim.primaryOf('0,0')!;
     const reader = sim.live().find((p) => p !== primary)!;
-    const srv: RecordVerifier = { certs: new CertChecker(sim.keyring.verify, reader.dht.nearView), verify: sim.keyring.verify, hash: simKeyHash };
+    const srv: RecordVerifier = { certs: new CertChecker(sim.keyring.verify, reader.dht.nearView, { idWorkBits: reader.dht.idWorkBits }), verify: sim.keyring.verify, hash: simKeyHash };
     const loc = await sim.settle(getLocation(reader.dht, key, srv));
     expect(loc && idEquals(loc.primary, primary.dht.selfId)).toBe(true);
     const honest = await sim.settle(getEdits(reader.dht, key, srv));
