@@ -47,9 +47,9 @@ export function syncKeygenRate(ms = RATE_MS): number {
   return (n / (performance.now() - t0)) * 1000;
 }
 
-/** CPU-seconds to place 2 ids among the 3 closest to a key among `n` honest nodes. */
-export function sybilPlaceCpuS(n: number, bits: number, rate: number): number {
-  return (2 * (n / 3) * 2 ** bits) / rate;
+/** CPU-seconds to place 2 ids among the `among` (default 3) closest to a key among `n` honest nodes. */
+export function sybilPlaceCpuS(n: number, bits: number, rate: number, among = 3): number {
+  return (2 * (n / among) * 2 ** bits) / rate;
 }
 
 export async function benchIdWork(bits = ID_WORK_BITS): Promise<Record<string, number>> {

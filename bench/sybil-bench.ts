@@ -16,12 +16,22 @@
 // - The attacker runs one backup of the region's own host set and OFFERs planted blocks
 //   from it under the region's certificate (plain and with the primary killed), or adds
 //   them to its GRANT when the primary dies (runGrantScenario).
+// - The attacker's keys that are no node drawn near the key without id work (`_drawn_near`:
+//   4 keys, 3 of them nearer the key than its third nearest honest node): an id without the
+//   work is far wherever it lies, so a chain they sign freezes nothing.
+// - sybil_near_cpu_s_{100,1k,10k}: what the attacker pays instead, ids showing ID_WORK_BITS
+//   of work: CPU-seconds to put 2 ids among the 8 nodes nearest a key (ANCHOR_RANK: a set
+//   of 2 no reader calls far) among N honest nodes, 2 * (N / 8) * 2^bits / rate, at this
+//   machine's measured keygen rate (id-work-bench.ts syncKeygenRate).
 // And what one certificate check costs (bench/auth-bench.ts measures it; reused here).
 import { percentile } from '../src/core/percentile';
 import {
   runFreezeScenario, runGrantScenario, runOfferScenario, runRecordScenario, runSnapshotScenario, runSyncScenario, type SybilOptions, type SybilResult,
 } from '../src/testing/sybil-scenario';
+import { ID_WORK_BITS } from '../src/core/id-work';
+import { ANCHOR_RANK } from '../src/region/cert-anchor';
 import { certCheckCost } from './auth-bench';
+import { sybilPlaceCpuS, syncKeygenRate } from './id-work-bench';
 
 const SEEDS = [1, 2, 3, 4];
 const KEYS = [2, 4, 8] as const;
@@ -102,7 +112,7 @@ class Tally {
 
 export async function benchSybil(): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
-  const failover = new Tally(), real = new Tally(), near = new Tally(), member = new Tally();
+  const failover = new Tally(), real = new Tally(), near = new Tally(), member = new Tally(), drawn = new Tally();
   let frozen = 0, frozenNext = 0, runs = 0, setupFailed = 0, doubles = 0;
   for (const keys of KEYS) {
     const t = new Tally();
@@ -128,10 +138,14 @@ export async function benchSybil(): Promise<Record<string, number>> {
     // Two live keys near the key: the far rogue and those two (keys that are no node would
     // only dilute the near majority of the sets it names).
     for (const [name, o, f] of runsOf({ keys: 3, near: 2 })) await near.run(`2near ${name}`, seed, o, f);
+    for (const [name, o, f] of runsOf({ keys: 4, drawnNear: true })) await drawn.run(`drawn near ${name}`, seed, o, f);
     for (const kill of [false, true]) await member.run(`member offer${kill ? ' kill' : ''}`, seed, { member: 1, kill }, runOfferScenario);
     await member.run('member grant kill', seed, { kill: true }, (s) => runGrantScenario(s));
   }
-  for (const n of [...real.notes, ...failover.notes, ...near.notes, ...member.notes]) console.error(`sybil: ${n}`);
+  for (const n of [...real.notes, ...failover.notes, ...near.notes, ...member.notes, ...drawn.notes]) console.error(`sybil: ${n}`);
+  const rate = syncKeygenRate();
+  const nearCpu: Record<string, number> = {};
+  for (const [n, name] of [[100, '100'], [1000, '1k'], [10_000, '10k']] as const) nearCpu[`sybil_near_cpu_s_${name}`] = Math.round(sybilPlaceCpuS(n, ID_WORK_BITS, rate, ANCHOR_RANK) * 10) / 10;
   const m = SEEDS.length;
   return {
     ...out,
@@ -155,6 +169,10 @@ export async function benchSybil(): Promise<Record<string, number>> {
     sim_sybil_regions_frozen_member: member.frozen,
     sim_sybil_runs_member: member.runs,
     sim_sybil_double_primaries_member: member.doubles,
+    sim_sybil_accepted_drawn_near: drawn.accepted,
+    sim_sybil_regions_frozen_drawn_near: drawn.frozen,
+    sim_sybil_runs_drawn_near: drawn.runs,
+    ...nearCpu,
     sim_sybil_seeds: m,
     ...(await certCheck()),
   };

@@ -14,9 +14,10 @@
 // - per row, the frame reached its target (the wire saw it) and the counters it names moved
 //   there, so a row that "passes" because nothing arrived, or was dropped uncounted, shows.
 // The attacker's keys: its live rogue (far from the region key), `near` live nodes ground
-// next to the region's hosts (the simulation places ids; the price of grinding them for real
-// is docs/TRUST.md "Ids that cost work": ~2 (N / 3) 2^13 keygens), the rest keypairs that are
-// no live node. Node only (the simulator); run by adversary.test.ts and bench/adversary-bench.ts.
+// next to the region's hosts (ids showing SIM_ID_WORK_BITS of work, as every live node's do
+// here; the price of grinding them at the product's bits is docs/TRUST.md "Ids that cost
+// work": ~2 (N / 3) 2^13 keygens), the rest keypairs that are no live node, drawn without
+// the work (far from every key for every reader: cert-anchor.ts `workedId`). Node only (the simulator); run by adversary.test.ts and bench/adversary-bench.ts.
 import { every } from '../core/clock';
 import { idEquals, sortByDistance, type NodeId } from '../core/node-id';
 import type { Signer } from '../core/signer';
@@ -29,7 +30,7 @@ import { columnIndex, REGION_BLOCKS, RegionKeys, regionName, type RegionCoord } 
 import { encodeEntries, entryKey, type Entry, type RegionState } from '../region/region-state';
 import { AIR, GLASS, PLACEABLE } from '../world/blocks';
 import { chunkOf, localOf, WORLD_FLOOR_Y } from '../world/coords';
-import { HostSim, simKeyHash, type SimPeer } from './host-sim';
+import { HostSim, SIM_ID_WORK_BITS, simKeyHash, type SimPeer } from './host-sim';
 import { restart } from './edit-ledger';
 import { Attacker, eclipseOnce, rankOf, type PlayerMsg, type ReplicaMsg } from './sybil-scenario';
 
@@ -204,6 +205,8 @@ export interface AdversaryOptions {
   near?: number;
   /** Honest peers (default 12). */
   honest?: number;
+  /** Id work every live node's id shows and every peer asks (HostSimOptions.idWorkBits; default SIM_ID_WORK_BITS). */
+  idWorkBits?: number;
   /**
    * One live node of the attacker's inside the region's host set (ground next to its second
    * nearest host before anyone visits it): a backup of the set, one of 3, as any node near
@@ -410,7 +413,7 @@ async function honestEdit(sim: HostSim, p: SimPeer, r: RegionCoord, i: number, m
 
 /** Builds the world: honest peers, the attacker, another region visited (its real certificate), the target region visited. */
 async function scene(o: AdversaryOptions): Promise<Scene> {
-  const sim = new HostSim({ seed: o.seed });
+  const sim = new HostSim({ seed: o.seed, idWorkBits: o.idWorkBits ?? SIM_ID_WORK_BITS });
   await sim.grow(o.honest ?? 12);
   const rogue = await sim.add();
   const near = o.member ? Math.max(1, o.near ?? 0) : (o.near ?? 0);
@@ -433,15 +436,11 @@ async function scene(o: AdversaryOptions): Promise<Scene> {
   };
   const other = (await visit(a.r)).cert;
   player.client.unsubscribe(a.r);
-  // Ground ids: next to the honest nodes just past the region's hosts (that node's id with
-  // its lowest bit flipped), or inside the set (`member`: next to its second nearest node).
-  const ranked = sortByDistance(honest(), (p) => p.dht.selfId, key);
-  const past = o.member ? ranked.slice(1, 1 + Math.max(1, near)) : ranked.slice(HOST_DEFAULTS.replicas, HOST_DEFAULTS.replicas + near);
-  for (const p of past) {
-    const id = new Uint8Array(p.dht.selfId);
-    id[id.length - 1]! ^= 1;
-    atk.own(await sim.add(id));
-  }
+  // Ground ids (showing the work): in the gap before each honest node just past the region's
+  // hosts, or inside the set (`member`: in the gap before its second nearest node).
+  const ranked = sortByDistance(honest(), (p) => p.dht.selfId, key).map((p) => p.dht.selfId);
+  const first = o.member ? 1 : HOST_DEFAULTS.replicas;
+  for (let i = first; i < first + (o.member ? Math.max(1, near) : near); i++) atk.own(await sim.add(sim.groundId(key, ranked[i - 1], ranked[i])));
   const { primary, cert } = await visit(r);
   const worldKey = await new RegionKeys(`${sim.world}-other`, simKeyHash).key(r);
   return { sim, atk, r, key, real: cert, other, otherRegion: a.r, worldKey, player, primary, sender: atk.nodes[1] ?? rogue };

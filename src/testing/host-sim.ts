@@ -4,7 +4,8 @@
 // peer restarted with the same id comes back with its regions (a reloaded tab).
 import { createHash } from 'node:crypto';
 import { clockTicker } from '../core/ticker';
-import { idToHex, randomId, type NodeId } from '../core/node-id';
+import { idWorkOk } from '../core/id-work';
+import { compareDistance, idToHex, randomId, type NodeId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
 import { AppChannels } from '../dht/app-channels';
 import { NOBODY_NEAR } from '../dht/near-view';
@@ -28,6 +29,13 @@ export const simKeyHash: KeyHash = (text) => Promise.resolve(new Uint8Array(crea
 
 export interface HostSimOptions extends SimWorldOptions {
   world?: string;
+  /**
+   * Ids drawn until they show this much id work (core/id-work.ts), and asked of every id by
+   * each peer's DHT and certificate checks, as a tab's are at ID_WORK_BITS (default 0: drawn
+   * ids, no work). The attack simulations run at SIM_ID_WORK_BITS, so that keys an attacker
+   * drew without the work are far from every key there as in the product.
+   */
+  idWorkBits?: number;
   dht?: Partial<DhtOptions>;
   host?: Partial<HostOptions>;
   client?: Partial<ClientOptions>;
@@ -64,6 +72,9 @@ export const SIM_PASS_BITS = 8;
  */
 export const SIM_DHT: Partial<DhtOptions> = { rpcTimeoutMs: 600, joinRefresh: 'empty', idWorkBits: 0 };
 
+/** Id work the attack simulations mint ids at (HostSimOptions.idWorkBits): 16 draws an id, where a tab pays 8,192. */
+export const SIM_ID_WORK_BITS = 4;
+
 export class HostSim extends SimWorld {
   readonly world: string;
   readonly peers = new Map<string, SimPeer>();
@@ -93,8 +104,32 @@ export class HostSim extends SimWorld {
     return all[Math.floor(this.rand() * all.length)]!;
   }
 
+  /** Ids drawn (HostSimOptions.idWorkBits: tries included) by `newId` and `groundId`. */
+  idDraws = 0;
+
+  /** A new random id, showing HostSimOptions.idWorkBits of work. */
+  newId(): NodeId {
+    for (;;) {
+      const id = randomId(this.rand);
+      this.idDraws++;
+      if (idWorkOk(id, this.opts.idWorkBits ?? 0)) return id;
+    }
+  }
+
+  /**
+   * A new id showing the work (as `newId`) whose distance to `key` lies past `after`'s and
+   * short of `before`'s: an id ground into a place near a key, as an attacker must grind it
+   * (each try a key generation; `idDraws` counts them).
+   */
+  groundId(key: NodeId, after: NodeId | undefined, before: NodeId | undefined): NodeId {
+    for (;;) {
+      const id = this.newId();
+      if ((!after || compareDistance(id, after, key) > 0) && (!before || compareDistance(id, before, key) < 0)) return id;
+    }
+  }
+
   /** Starts a peer (a new random id, or `id` again after a kill) and waits for its join. */
-  add(id: NodeId = randomId(this.rand), opts: JoinOptions = {}): Promise<SimPeer> {
+  add(id: NodeId = this.newId(), opts: JoinOptions = {}): Promise<SimPeer> {
     return this.settle(this.join(id, opts));
   }
 
@@ -104,7 +139,7 @@ export class HostSim extends SimWorld {
    * every joined peer run its upkeep through each join in turn (quadratic in the peers).
    */
   async addBatch(n: number, opts: JoinOptions = {}): Promise<SimPeer[]> {
-    const ids = Array.from({ length: n }, () => randomId(this.rand));
+    const ids = Array.from({ length: n }, () => this.newId());
     return this.settle(Promise.all(ids.map((id) => this.join(id, opts))));
   }
 
@@ -119,6 +154,7 @@ export class HostSim extends SimWorld {
       // The owner rules a tab runs for region records, over the simulation's keys.
       // The DHT hands the rule its own view of who is near a key (record-rules.ts).
       records: regionRecordRules(new CertChecker(this.keyring.verify, NOBODY_NEAR), this.keyring.verify, simKeyHash),
+      ...(this.opts.idWorkBits ? { idWorkBits: this.opts.idWorkBits } : {}),
       ...this.opts.dht,
       ...(playOnly ? { readOnly: true } : {}),
       ...(opts.noHost ? { noHost: true } : {}),

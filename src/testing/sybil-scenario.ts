@@ -9,6 +9,10 @@
 // own, and one of another region where it really is primary, in a SYNC and in a SNAPSHOT to
 // a fresh subscriber. The rogue's own HostingService is stopped: the harness speaks for
 // it, and it answers SUBSCRIBE with a SNAPSHOT under the certificate it chose.
+// Every live node's id shows id work (SIM_ID_WORK_BITS, as a tab's shows ID_WORK_BITS), and
+// the attacker's live nodes pay it too; its keys that are no node it drew without the work,
+// so every reader counts them far from the region key wherever their ids fall
+// (cert-anchor.ts `workedId`). Near ids are ground as an attacker must grind them.
 // Planted blocks are GLASS at y = 250 (no honest editor writes there) and, through OFFER,
 // AIR at y = 0. Options widen the attacker for the benchmark (bench/sybil-bench.ts): how
 // many keys, some of them live nodes near the key (the case the anchor does not stop:
@@ -16,6 +20,7 @@
 // Node only (the simulator harness); run by hosting-sybil.test.ts.
 import { every } from '../core/clock';
 import { HOST_DEFAULTS } from '../host/host-options';
+import { idWorkOk } from '../core/id-work';
 import { compareDistance, randomId, sortByDistance, idEquals, type NodeId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
 import type { RecordRule } from '../dht/record-rules';
@@ -31,7 +36,7 @@ import { ANCHOR_RANK, LEARN_EPOCH_CAP } from '../region/cert-anchor';
 import { claimTerms } from '../host/grant-rules';
 import { CHUNK_VOLUME } from '../world/coords';
 import { editAt } from '../world/chunk-edits';
-import { HostSim, simKeyHash, type SimPeer } from './host-sim';
+import { HostSim, SIM_ID_WORK_BITS, simKeyHash, type SimPeer } from './host-sim';
 
 /** Honest peers besides the rogue (the rogue makes 13). */
 const HONEST = 12;
@@ -99,6 +104,19 @@ export class Attacker {
 
   get id(): NodeId {
     return this.node.dht.selfId;
+  }
+
+  /**
+   * Draws its keys that are no node again, without id work, until each id lies nearer `key`
+   * than `edge`: nearness bought with key generations alone (a few dozen in 13 nodes).
+   */
+  drawNear(key: NodeId, edge: NodeId, bits: number): void {
+    const rand = seededRandom(this.sim.seed * 7919 + 29);
+    for (let i = this.nodes.length; i < this.keys.length; i++) {
+      let id = randomId(rand);
+      while (compareDistance(id, edge, key) >= 0 || (bits > 0 && idWorkOk(id, bits))) id = randomId(rand);
+      this.keys[i] = this.sim.keyring.signer(id);
+    }
   }
 
   /** A live node of the attacker's (its key goes after the live ones already held). */
@@ -191,9 +209,17 @@ export interface SybilOptions {
   keys?: number;
   /**
    * Of those keys, live nodes placed among the 8 nodes nearest the region key, just past its
-   * hosts (each next to an honest node there: that node's id with its lowest bit flipped).
+   * hosts (each ground, showing the work, into the gap before an honest node there).
    */
   near?: number;
+  /** Id work every live node's id shows and every peer asks (HostSimOptions.idWorkBits; default SIM_ID_WORK_BITS). */
+  idWorkBits?: number;
+  /**
+   * The attacker's keys that are no node drawn (without id work) until each lies nearer the
+   * region key than its third nearest honest node: without the work rule a set of them is
+   * near, so nobody outside it may rebase over a chain they signed (cert-anchor.ts `farSet`).
+   */
+  drawnNear?: boolean;
   /**
    * The region's primary dies silently while the attack goes on (its frames or records sent
    * again every STORM_MS): `recoverMs` is then the failover's, from the kill.
@@ -226,7 +252,7 @@ export interface SybilOptions {
 const mintedEpoch = (o: SybilOptions, cert: EpochCert | undefined) => (o.epoch === 'next' ? (cert?.e ?? 0) + 1 : MAX_EPOCH);
 
 async function world(seed: number, keys: number, o: SybilOptions): Promise<World> {
-  const sim = new HostSim({ seed });
+  const sim = new HostSim({ seed, idWorkBits: o.idWorkBits ?? SIM_ID_WORK_BITS });
   await sim.grow(HONEST);
   const rogue = await sim.add();
   const elsewhere = o.cert === 'other-region' ? await primaryElsewhere(sim, rogue) : undefined;
@@ -258,8 +284,9 @@ async function primaryElsewhere(sim: HostSim, rogue: SimPeer): Promise<EpochCert
 /**
  * The first region (of 64, row by row) whose key the rogue is not near: the attack needs
  * no place among the region's hosts (with 13 nodes, 9 in 13 regions qualify). With
- * `near`, that many live nodes of the attacker's join next to the honest nodes just past
- * the region's hosts (ranks 3 to 6 of the live nodes, inside the 8 nearest).
+ * `near`, that many live nodes of the attacker's join just past the region's hosts, each
+ * ground (ids showing the work) into the gap before one of the honest nodes ranked past
+ * the hosts (ranks 3 to 6 of the live nodes, inside the 8 nearest).
  */
 async function farRegion(w: World): Promise<{ r: RegionCoord; key: NodeId; rank: number }> {
   for (let i = 0; i < 64; i++) {
@@ -267,25 +294,18 @@ async function farRegion(w: World): Promise<{ r: RegionCoord; key: NodeId; rank:
     const key = await w.keys.key(r);
     const rank = rankOf(w.sim, w.atk.node, key);
     if (rank < NEAR_RANKS) continue;
-    const past = sortByDistance(w.honest(), (p) => p.dht.selfId, key).slice(HOST_SET, HOST_SET + (w.o.near ?? 0));
-    for (const p of past) {
-      const id = new Uint8Array(p.dht.selfId);
-      id[id.length - 1]! ^= 1;
-      w.atk.own(await w.sim.add(id));
-    }
+    const ranked = sortByDistance(w.honest(), (p) => p.dht.selfId, key).map((p) => p.dht.selfId);
+    for (let i = HOST_SET; i < HOST_SET + (w.o.near ?? 0); i++) w.atk.own(await w.sim.add(w.sim.groundId(key, ranked[i - 1], ranked[i])));
+    if (w.o.drawnNear) w.atk.drawNear(key, ranked[HOST_SET - 1]!, w.o.idWorkBits ?? SIM_ID_WORK_BITS);
     return { r, key, rank };
   }
   throw new Error('every region is near the rogue');
 }
 
 /** A new live node whose id lies past the 8 nodes nearest `key` (ANCHOR_RANK): far for every reader. */
-async function farNode(w: World, key: NodeId, seed: number): Promise<SimPeer> {
-  const rand = seededRandom(seed * 31 + 5);
+function farNode(w: World, key: NodeId): Promise<SimPeer> {
   const edge = sortByDistance(w.sim.live().map((p) => p.dht.selfId), (x) => x, key)[ANCHOR_RANK];
-  for (;;) {
-    const id = randomId(rand);
-    if (edge && compareDistance(id, edge, key) > 0) return w.sim.add(id);
-  }
+  return w.sim.add(w.sim.groundId(key, edge, undefined));
 }
 
 /** `p` (the attacker's) answers every CLAIM of `r` with a valid GRANT whose state is `entries`. */
@@ -451,7 +471,7 @@ export async function runRecordScenario(seed: number, visited: boolean, o: Sybil
   const w = await world(seed, keys, o);
   const { r, key, rank } = await farRegion(w);
   const before = visited ? await visit(w, r, key) : undefined;
-  if (o.farGranters) w.atk.own(await farNode(w, key, seed));
+  if (o.farGranters) w.atk.own(await farNode(w, key));
   const forged = await w.atk.mintAt(key, Math.min(keys, RECORD_HOSTS), mintedEpoch(o, before?.cert));
   const planted = plantedEntries(r, forged.e);
   if (o.farGranters) for (const p of w.atk.nodes) grantWith(w, p, r, key, planted);
@@ -654,8 +674,8 @@ export interface GrantResult extends SybilResult {
  * planted blocks must not reach the new primary or a subscriber. `planted: false` sends no
  * plants (the honest control).
  */
-export async function runGrantScenario(seed: number, o: { planted?: boolean } = {}): Promise<GrantResult> {
-  const w = await world(seed, 1, {});
+export async function runGrantScenario(seed: number, o: { planted?: boolean; idWorkBits?: number } = {}): Promise<GrantResult> {
+  const w = await world(seed, 1, o.idWorkBits !== undefined ? { idWorkBits: o.idWorkBits } : {});
   const { r, key, rank } = await farRegion(w);
   const { player, primary, cert } = await visit(w, r, key);
   const backups = w.honest().filter((p) => p !== primary && cert.hosts.some((h) => idEquals(h, p.dht.selfId)));
