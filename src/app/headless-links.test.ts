@@ -47,8 +47,9 @@ describe('headless peers on one machine', () => {
     const a = await headless();
     const b = await headless();
     for (const [p, other] of [[a, b], [b, a]] as const) {
-      // Sampled every 2 s; the path is read from node-datachannel's selected candidate pair.
-      const f = await until(`${p.peer.id.slice(0, 8)} sees how its link to the other is carried`, () => p.figures().links, (ls) => ls.some((l) => l.hex === other.peer.id && l.path !== undefined), 8_000);
+      // Sampled every 2 s; the path is read from node-datachannel's selected candidate pair,
+      // the bytes from its counters, which can lag the path by a sample (a CI run read 0).
+      const f = await until(`${p.peer.id.slice(0, 8)} sees how its link to the other is carried`, () => p.figures().links, (ls) => ls.some((l) => l.hex === other.peer.id && l.path !== undefined && (l.bytes ?? 0) > 0), 8_000);
       const link = f.find((l) => l.hex === other.peer.id)!;
       // Both ends' own loopback addresses: 'host', or 'prflx' where the other's check
       // arrived before its trickled candidate (libdatachannel then keeps the learned one).
