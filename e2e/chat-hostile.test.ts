@@ -6,11 +6,15 @@
 // own at once. B, drawing, shows none of the forged lines and at most the relay's burst of
 // the flood; the primary's relay counts the line said as Ann and the flood over the rate,
 // and B's chat counts the bad signature and the frame from a node that is not its host, so
-// the test cannot pass by the attack not arriving. Ann's next line still reaches B.
+// the test cannot pass by the attack not arriving. Ann's next line still reaches B. Last, the
+// hostile player moves about under Ann's signed look (name and colour) taken from the
+// region's rosters: B drops it (not signed by that player's node), counts it, and lists
+// that player unnamed beside the one Ann.
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { hexToId } from '../src/core/node-id';
+import { hexToId, idToHex } from '../src/core/node-id';
+import type { PlayerLook } from '../src/region/player-look';
 import { mintWork } from '../src/core/key-work';
 import type { Signer } from '../src/core/signer';
 import { makeChatLine } from '../src/region/chat-line';
@@ -77,6 +81,11 @@ describe('chat under a hostile peer', () => {
 
     atk ??= await startHostilePeer({ world: WORLD, relay: `${inject('baseUrl').replace(/^http/, 'ws')}/relay`, extraKeys: 0, seat });
     const net = atk.node.net;
+    // Ann's look (name and colour, signed by her node) as the region's hosts pass it on: the hostile peer keeps it.
+    let annLook: PlayerLook | undefined;
+    const offLooks = net.client.events.on('players', ({ players }) => {
+      for (const p of players) if (p.look && idToHex(p.id) === ids[0]) annLook = p.look;
+    });
     void net.client.subscribe(r);
     const t0 = Date.now();
     while (!net.client.attachment(r)) {
@@ -142,5 +151,25 @@ describe('chat under a hostile peer', () => {
     const shown = await b.locator('.chat-lines > div').allTextContents();
     for (const forged of ['forged as Ann', 'badly signed', 'not from your host']) expect(shown.join('\n')).not.toContain(forged);
     expect(shown.some((t) => t.endsWith(': still here'))).toBe(true);
+
+    // Ann's signed look on the hostile player's own MOVEs: the primary passes it on (it checks
+    // no look), B checks it against the hostile node's id, drops it and counts it, and lists
+    // that player unnamed: the only Ann B lists is Ann.
+    for (const until = Date.now() + 10_000; !annLook; await new Promise((res) => setTimeout(res, 100))) {
+      if (Date.now() > until) throw new Error('the hostile peer never heard Ann\'s look');
+    }
+    offLooks();
+    const looksDropped = (await b.evaluate(() => window.voxel.hosting!.stats()))['looks_dropped_signature'] ?? 0;
+    const move = { t: 'MOVE' as const, ...region, l: annLook, x: cx + 4.5, y: spawn.y, z: cz + 0.5, yaw: 0, pitch: 0 };
+    void atk.toPlayer(primary, move);
+    const moving = setInterval(() => void atk!.toPlayer(primary, move), 200);
+    try {
+      await b.waitForFunction(([n, hex]) => (window.voxel.hosting!.stats()['looks_dropped_signature'] ?? 0) > n && window.voxel.who!().some((w) => w.id === hex), [looksDropped, seat.hex] as const, { timeout: 10_000, polling: 100 });
+    } finally {
+      clearInterval(moving);
+    }
+    const who = await b.evaluate(() => window.voxel.who!());
+    expect(who.filter((w) => w.name === 'Ann').map((w) => w.id)).toEqual([ids[0]]);
+    expect(who.find((w) => w.id === seat.hex)?.name).toBe(`? ${seat.hex.slice(0, 6)}`);
   });
 });

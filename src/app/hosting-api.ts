@@ -1,5 +1,6 @@
 // window.voxel.hosting: what this tab hosts and how the shared world looks from here, for
 // tests, bots and the dashboard.
+import { unnamedPlayerName } from '../world/player-name';
 import type { WorldClockStatus } from '../agree/world-clock';
 import type { Clock } from '../core/clock';
 import { idToHex } from '../core/node-id';
@@ -111,6 +112,8 @@ export function createHostingApi(net: NetSession, remote: RemotePlayers, clock: 
       ...prefixed('host_chatRefused_', net.host.stats.chatRefused),
       ...prefixed('items_request_', net.items.host.requests.stats),
       ...prefixed('client_', net.client.stats),
+      // Other players' looks (name and colour) shown, the same again, and dropped by reason (play/player-looks.ts).
+      ...(net.source.looks ? { looks_shown: net.source.looks.stats.shown, looks_repeats: net.source.looks.stats.repeats, ...prefixed('looks_dropped_', net.source.looks.stats.dropped) } : {}),
       ...net.client.latency.snapshot.flat('client_snapshot_ms'),
       ...net.client.latency.confirm.flat('client_confirm_ms'),
       ...net.host.latency.store.flat('host_store_ms'),
@@ -128,9 +131,13 @@ export function createHostingApi(net: NetSession, remote: RemotePlayers, clock: 
   };
 }
 
-/** The players standing in a region (hex id, their MOVE's fields), sorted by name then id. */
-export function presentPlayers(standing: Iterable<[string, { name: string }]>): PresentPlayer[] {
+/**
+ * The players standing in a region (hex id, the look their MOVE carried), sorted by name then
+ * id. The name is the one the player's look gives, not checked here: it is the player's word
+ * about itself, and the short id beside it says whose.
+ */
+export function presentPlayers(standing: Iterable<[string, { look?: { n: string } | undefined }]>): PresentPlayer[] {
   const out: PresentPlayer[] = [];
-  for (const [hex, p] of standing) out.push({ name: p.name, id: hex.slice(0, 6) });
+  for (const [hex, p] of standing) out.push({ name: p.look?.n ?? unnamedPlayerName(hex), id: hex.slice(0, 6) });
   return out.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
 }

@@ -172,7 +172,8 @@ export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock,
   const name = defaultPlayerName(idToHex(player.id));
   // Edits no certified primary could confirm are kept here (in memory only if it cannot open).
   const tentative = stores.tentative ?? await IdbTentativeStore.open(cfg.world).catch(() => undefined);
-  const source = new NetworkChunkSource({ seed: cfg.seed, world: cfg.world, client, dht: peer.dht, clock, options: { name }, ...(tentative ? { tentative } : {}) });
+  // The node's key signs the player's look (name and colour, play/own-look.ts); the others' are checked before they show.
+  const source = new NetworkChunkSource({ seed: cfg.seed, world: cfg.world, client, dht: peer.dht, clock, options: { name }, signer: peer.identity, verify: webCryptoVerifier, ...(tentative ? { tentative } : {}) });
   const itemWire = openItemWire(peer.channels, clock);
   const hostItems = new HostItems({ host, dht: peer.dht, wire: itemWire, clock, base: performance.timeOrigin, busy: draws !== null, ...(draws ? { sendAt: (go: () => void) => draws.sendAt(go) } : {}), seed: cfg.seed, signer: peer.identity, verify: webCryptoVerifier, rng: seededRandom((Math.random() * 2 ** 32) >>> 0), ...(cfg.itemSpawnMs ? { ledger: { spawnMeanMs: cfg.itemSpawnMs } } : {}) });
   hostItems.start();

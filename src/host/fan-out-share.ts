@@ -134,7 +134,7 @@ export class FanOutShare {
     if (held.size > 0 || now - this.lostAt > FEED_MS) {
       this.players = [...held].map(([slot, p]) => {
         const at = dequantise(this.region, p.q);
-        return { slot, hex: p.hex, id: p.id, name: p.name, colour: p.colour, x: at.x, z: at.z, q: p.q, ...(p.prev ? { prev: p.prev } : {}) };
+        return { slot, hex: p.hex, id: p.id, look: p.look, x: at.x, z: at.z, q: p.q, ...(p.prev ? { prev: p.prev } : {}) };
       });
     }
     const where = new Map(this.players.map((p) => [p.hex, p]));

@@ -32,7 +32,7 @@ describe('region hosting (simulated)', () => {
     expect(snap.p50).toBeGreaterThan(0);
     const pos = { x: 6.5, y: 70, z: 6.5, yaw: 0, pitch: 0 };
     for (let i = 0; i < 20; i++) {
-      a.client.move({ ...pos, x: pos.x + i * 0.1 }, 'a');
+      a.client.move({ ...pos, x: pos.x + i * 0.1 });
       await sim.run(100);
     }
     expect(b.client.stats.playerUpdates).toBeGreaterThanOrEqual(10);
@@ -55,7 +55,7 @@ describe('region hosting (simulated)', () => {
     b.client.events.on('players', ({ region, players }) => lists.set(`${region.rx},${region.rz}`, players.map((p) => idToHex(p.id))));
     // a walks east along z = 10 from x = 60 (region 0,0) to x = 68 (region 1,0), 1 block per 100 ms.
     for (let x = 60; x <= 68; x++) {
-      a.client.move({ x: x + 0.5, y: 70, z: 10.5, yaw: 0, pitch: 0 }, 'a');
+      a.client.move({ x: x + 0.5, y: 70, z: 10.5, yaw: 0, pitch: 0 });
       await sim.run(100);
     }
     await sim.run(300); // one more tick for the lists; far less than playerTtlMs (3 s)
@@ -72,7 +72,7 @@ describe('region hosting (simulated)', () => {
     await sim.settle(Promise.all([a.client.subscribe(region), b.client.subscribe(region)]));
     // a stands at (10.5, 70, 10.5): its body fills blocks (10, 70, 10) and (10, 71, 10).
     for (let i = 0; i < 3; i++) {
-      a.client.move({ x: 10.5, y: 70, z: 10.5, yaw: 0, pitch: 0 }, 'a');
+      a.client.move({ x: 10.5, y: 70, z: 10.5, yaw: 0, pitch: 0 });
       await sim.run(100);
     }
     const near = { x: 12.5, y: 70, z: 12.5 };

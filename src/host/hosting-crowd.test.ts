@@ -61,7 +61,7 @@ describe('a crowd in one region (simulated)', () => {
       const steps = ms / 100;
       return (async () => {
         for (let s = 0; s < steps; s++) {
-          players.forEach((p, i) => p.client.move({ x: 10 + (i % 8) * 5 + (s % 10) * 0.2, y: 70, z: 10 + Math.floor(i / 8) * 5, yaw: 0, pitch: 0 }, `p${i}`));
+          players.forEach((p, i) => p.client.move({ x: 10 + (i % 8) * 5 + (s % 10) * 0.2, y: 70, z: 10 + Math.floor(i / 8) * 5, yaw: 0, pitch: 0 }));
           await sim.run(100);
         }
       })();

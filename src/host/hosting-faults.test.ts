@@ -138,7 +138,7 @@ describe('hosting faults (simulated)', () => {
     const player = sim.pick();
     await sim.settle(player.client.subscribe(R));
     const x0 = R.rx * REGION_BLOCKS + 2, z0 = R.rz * REGION_BLOCKS + 2;
-    expect(player.client.move({ x: x0 + 0.5, y: 100, z: z0 + 0.5, yaw: 0, pitch: 0 }, 'mallory')).toBe(true);
+    expect(player.client.move({ x: x0 + 0.5, y: 100, z: z0 + 0.5, yaw: 0, pitch: 0 })).toBe(true);
     await sim.run(200);
     // 50 blocks away, claiming to stand right next to it: out of reach of where it was seen.
     const far = sim.settle(player.client.submit(x0 + 50, 101, z0, BRICK, { x: x0 + 50.5, y: 100, z: z0 + 1.5 }));
@@ -147,7 +147,7 @@ describe('hosting faults (simulated)', () => {
     await sim.settle(player.client.submit(x0 + 2, 101, z0, BRICK, { x: x0 + 0.5, y: 100, z: z0 + 0.5 }));
     // Walking there (reports at walking pace) makes the far block reachable.
     for (let x = x0; x <= x0 + 50; x += 1) {
-      player.client.move({ x: x + 0.5, y: 100, z: z0 + 1.5, yaw: 0, pitch: 0 }, 'mallory');
+      player.client.move({ x: x + 0.5, y: 100, z: z0 + 1.5, yaw: 0, pitch: 0 });
       await sim.run(250);
     }
     await sim.settle(player.client.submit(x0 + 50, 101, z0, BRICK, { x: x0 + 50.5, y: 100, z: z0 + 1.5 }));

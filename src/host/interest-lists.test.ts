@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodePositions, quantise, type QPose } from '../region/position-code';
+import { sampleLook } from '../testing/sample-look';
 import { INTEREST_DEFAULTS, InterestLists, InterestView, nextFrame, type PositionsBody, type Watched } from './interest-lists';
 
 const r = { rx: 0, rz: 0 };
@@ -10,7 +11,7 @@ function crowd(n: number, t: number): Watched[] {
   // Player i stands i / 2 blocks east of the subscriber's spot and walks north.
   return Array.from({ length: n }, (_, i) => {
     const x = 1 + i / 2, z = 10 + t / 1000;
-    return { slot: i, hex: `p${i}`, id: new Uint8Array(20).fill(i), name: `p${i}`, colour: 0, x, z, q: quantise(r, { x, y: 70, z, yaw: 0, pitch: 0 }) };
+    return { slot: i, hex: `p${i}`, id: new Uint8Array(20).fill(i), look: sampleLook(`p${i}`), x, z, q: quantise(r, { x, y: 70, z, yaw: 0, pitch: 0 }) };
   });
 }
 
@@ -105,10 +106,10 @@ describe('interest lists', () => {
   it('a slot reused by another player is named gone and introduced again in the same frame', () => {
     const view = new InterestView();
     nextFrame(view, crowd(2, 0), 'me', undefined, 0, TICK, o);
-    const swapped = crowd(2, 0).map((p) => (p.slot === 1 ? { ...p, hex: 'newcomer', name: 'new' } : p));
+    const swapped = crowd(2, 0).map((p) => (p.slot === 1 ? { ...p, hex: 'newcomer', look: sampleLook('new') } : p));
     const f = nextFrame(view, swapped, 'me', undefined, 50, TICK, o)!;
     expect(f.gone).toEqual([1]);
-    expect(f.roster?.map((x) => x.name)).toEqual(['new']);
+    expect(f.roster?.map((x) => x.l?.n)).toEqual(['new']);
   });
 
   it('serves many subscribers, forgetting the ones no longer served', () => {
@@ -123,7 +124,7 @@ describe('interest lists', () => {
 
   /** A player standing at x (z = 10) that walks along x at vx blocks a second (its report before was a step back). */
   const walker = (slot: number, x: number, vx = 0): Watched => ({
-    slot, hex: `p${slot}`, id: new Uint8Array(20).fill(slot), name: `p${slot}`, colour: 0, x, z: 10,
+    slot, hex: `p${slot}`, id: new Uint8Array(20).fill(slot), look: sampleLook(`p${slot}`), x, z: 10,
     q: quantise(r, { x, y: 70, z: 10, yaw: 0, pitch: 0 }), prev: quantise(r, { x: x - vx * 0.1, y: 70, z: 10, yaw: 0, pitch: 0 }),
   });
   /** When a subscriber standing at (0, 10) got `slot` over 12 ticks, the players at t given by `players`. */
@@ -162,7 +163,7 @@ describe('interest lists', () => {
   it('a near player whose two last positions both came since the last frame: the earlier goes now, the later next tick', () => {
     const view = new InterestView();
     const at = (x: number) => quantise(r, { x, y: 70, z: 10, yaw: 0, pitch: 0 });
-    const p = (x: number, prev?: number): Watched => ({ slot: 0, hex: 'p0', id: new Uint8Array(20), name: 'p0', colour: 0, x, z: 10, q: at(x), ...(prev !== undefined ? { prev: at(prev) } : {}) });
+    const p = (x: number, prev?: number): Watched => ({ slot: 0, hex: 'p0', id: new Uint8Array(20), look: sampleLook('p0'), x, z: 10, q: at(x), ...(prev !== undefined ? { prev: at(prev) } : {}) });
     const holder = new Holder();
     const got = (t: number, w: Watched) => {
       const body = nextFrame(view, [w], 'me', { x: 0, z: 10 }, t, TICK, o);

@@ -18,6 +18,7 @@
 import type { NodeId } from '../core/node-id';
 import { coarsen, encodePositions, sameQPose, type PositionEntry, type QPose } from '../region/position-code';
 import { MAX_GONE, MAX_POSITION_ENTRIES, MAX_ROSTER, type SubscriptionMessageOf } from '../region/subscription-messages';
+import type { PlayerLook } from '../region/player-look';
 import { distanceAfter, PlayerVelocities, type Velocity } from './player-velocities';
 
 export const INTEREST_DEFAULTS = {
@@ -61,9 +62,8 @@ export interface Watched {
   slot: number;
   hex: string;
   id: NodeId;
-  name: string;
-  /** Palette index (world/player-colour.ts). */
-  colour: number;
+  /** Its look as its node signed it (region/player-look.ts); none: it sent none yet. */
+  look: PlayerLook | undefined;
   /** Where it stands (world blocks), for distances. */
   x: number;
   z: number;
@@ -154,13 +154,13 @@ export function nextFrame(view: InterestView, players: readonly Watched[], self:
   const farPicks = new Set(dueFar.slice(0, budget));
   picks.push(...farPicks);
 
-  const roster: { s: number; id: NodeId; name: string; c: number }[] = [];
+  const roster: { s: number; id: NodeId; l?: PlayerLook }[] = [];
   const entries: PositionEntry[] = [];
   for (const p of picks) {
     if (entries.length >= MAX_POSITION_ENTRIES) break;
     if (!view.held.has(p.slot)) {
       if (roster.length >= MAX_ROSTER) continue; // introduced next tick
-      roster.push({ s: p.slot, id: p.id, name: p.name, c: p.colour });
+      roster.push({ s: p.slot, id: p.id, ...(p.look ? { l: p.look } : {}) });
     }
     // A far player to within a quarter block (3 bytes: position-code.ts COARSE); the nearest exactly.
     entries.push({ slot: p.slot, q: farPicks.has(p) ? coarsen(p.q, view.held.get(p.slot)?.q) : p.q });

@@ -239,7 +239,7 @@ export class PrimaryDuty implements DutyShared {
     // live position in the next region's; or it looks in from next door (where it stands
     // chooses the nearest players it hears of at full rate).
     if (regionOf(chunkOf(p.x)) !== this.regionFields.rx || regionOf(chunkOf(p.z)) !== this.regionFields.rz) return this.presence.leave(fromHex, p, now);
-    this.presence.report(fromHex, { id: from, name: m.name, colour: m.c, x: p.x, y: p.y, z: p.z, yaw: m.yaw, pitch: m.pitch }, now);
+    this.presence.report(fromHex, { id: from, look: m.l, x: p.x, y: p.y, z: p.z, yaw: m.yaw, pitch: m.pitch }, now);
     // It stands here, so it may edit here: its EDITs are the first leg of every observer's
     // wait, so its link is pinned before those of the players looking in (host-pins.ts).
     if (this.subscribers.has(fromHex)) this.ctx.pin(from, PIN_RANK.editor);

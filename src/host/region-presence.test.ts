@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { PlayerFrame } from '../region/subscription-messages';
+import { sampleLook } from '../testing/sample-look';
 import { MAX_TRACKED_PLAYERS, RegionPresence } from './region-presence';
 
-const player = (n: number, x = 1): PlayerFrame => ({ id: new Uint8Array(20).fill(n & 0xff), name: `p${n}`, colour: n % 12, x, y: 70, z: 2, yaw: 0, pitch: 0 });
+const player = (n: number, x = 1): PlayerFrame => ({ id: new Uint8Array(20).fill(n & 0xff), look: sampleLook(`p${n}`, n % 12), x, y: 70, z: 2, yaw: 0, pitch: 0 });
 const q = (p: PlayerFrame) => ({ x: Math.round(p.x), y: 0, z: 0, yaw: 0, pitch: 0 });
 
 describe('region presence', () => {
@@ -48,5 +49,19 @@ describe('region presence', () => {
     expect(hexes.has('h11')).toBe(false);
     expect(hexes.has('h10')).toBe(true);
     expect(hexes.has('new')).toBe(true);
+  });
+
+  it('keeps the newest look a player sent: the same look signed again keeps the slot, an older one or none changes nothing, a first one comes at once', () => {
+    const p = new RegionPresence(3000);
+    const at = (look: PlayerFrame['look']): PlayerFrame => ({ ...player(1), look });
+    p.report('a', at(undefined), 0);
+    p.report('a', at(sampleLook('Ann', 1, 100)), 10);
+    const first = p.watched(20, q)[0]!;
+    expect([first.look?.n, p.renames]).toEqual(['Ann', 1]); // introduced anew with its look, no wait
+    p.report('a', at(sampleLook('Ann', 1, 200)), 30);
+    p.report('a', at(sampleLook('Bob', 1, 150)), 40);
+    p.report('a', at(undefined), 50);
+    const [w] = p.watched(60, q);
+    expect([w!.slot, w!.look?.n, w!.look?.w, p.renames, p.renamesHeld]).toEqual([first.slot, 'Ann', 200, 1, 0]);
   });
 });

@@ -8,14 +8,16 @@ import type { NodeId } from '../core/node-id';
 import { MAX_SLOT } from '../region/position-code';
 import type { PlayerFrame } from '../region/subscription-messages';
 import type { Watched } from './interest-lists';
+import { sameLook } from '../region/player-look';
 
 /** Players tracked at once; beyond it the longest-silent one is forgotten (a MOVE flood of throwaway ids). */
 export const MAX_TRACKED_PLAYERS = 1024;
 /**
- * A player's look (name and colour) changes here at most this often: a change costs every
- * subscriber a slot's introduction, so a player flipping names or colours each MOVE would
- * flood them; a change sooner keeps the old look until then (the next MOVE after it brings
- * the new one).
+ * A player's look (name and colour, region/player-look.ts) changes here at most this often: a
+ * change costs every subscriber a slot's introduction, so a player flipping names or colours
+ * each MOVE would flood them; a change sooner keeps the old look until then (the next MOVE
+ * carrying the new one brings it). The look is kept as the player signed it: the host does not
+ * check the signature (every receiver does), only keeps the newest stamp.
  */
 export const NAME_CHANGE_MS = 5000;
 
@@ -24,7 +26,7 @@ export interface Standing extends PlayerFrame {
   at: number;
   /** Where its report before this one put it (interest-lists.ts: a position two MOVEs in one tick would hide). */
   prev: PlayerFrame | undefined;
-  /** When it took its name and colour. */
+  /** When it took its look. */
   namedAt: number;
 }
 
@@ -33,7 +35,7 @@ export class RegionPresence {
   private readonly looks = new Map<string, { x: number; z: number; at: number }>();
   private readonly used = new Set<number>();
   private nextSlot = 0;
-  /** Looks (name, colour) taken by players already here, and changes held back by NAME_CHANGE_MS. */
+  /** Looks (name, colour) taken by players already here (a first look too), and changes held back by NAME_CHANGE_MS. */
   renames = 0;
   renamesHeld = 0;
 
@@ -46,24 +48,28 @@ export class RegionPresence {
   /** A player (hex id) reported standing here at `now`. */
   report(hex: string, player: PlayerFrame, now: number): void {
     let old = this.players.get(hex);
-    let name = player.name;
-    let colour = player.colour;
-    if (old && (old.name !== name || old.colour !== colour)) {
-      if (now - old.namedAt < NAME_CHANGE_MS) {
-        name = old.name;
-        colour = old.colour;
-        this.renamesHeld++;
+    // A MOVE without a look keeps the one held; an older or equal stamp changes nothing.
+    let look = old?.look;
+    const offered = player.look;
+    if (offered && (!look || offered.w > look.w)) {
+      if (old && !sameLook(look, offered)) {
+        if (look && now - old.namedAt < NAME_CHANGE_MS) {
+          this.renamesHeld++;
+        } else {
+          // A new slot: subscribers learn a slot's look only when it is introduced (interest-lists.ts).
+          this.used.delete(old.slot);
+          old = undefined;
+          look = offered;
+          this.renames++;
+        }
       } else {
-        // A new slot: subscribers learn a slot's name only when it is introduced (interest-lists.ts).
-        this.used.delete(old.slot);
-        old = undefined;
-        this.renames++;
+        look = offered; // the first, or the same name and colour signed again (a fresher stamp for new subscribers)
       }
     }
     this.players.delete(hex); // re-inserted last: the map stays in order of last report
     this.looks.delete(hex);
-    const prev = old && { id: old.id, name: old.name, colour: old.colour, x: old.x, y: old.y, z: old.z, yaw: old.yaw, pitch: old.pitch };
-    this.players.set(hex, { ...player, name, colour, slot: old?.slot ?? this.freeSlot(), at: now, prev, namedAt: old?.namedAt ?? now });
+    const prev = old && { id: old.id, look: old.look, x: old.x, y: old.y, z: old.z, yaw: old.yaw, pitch: old.pitch };
+    this.players.set(hex, { ...player, look, slot: old?.slot ?? this.freeSlot(), at: now, prev, namedAt: old?.namedAt ?? now });
     if (this.players.size > MAX_TRACKED_PLAYERS) this.leave(this.players.keys().next().value!);
   }
 
@@ -107,7 +113,7 @@ export class RegionPresence {
     const out: Watched[] = [];
     for (const [hex, p] of this.players) {
       if (now - p.at > this.ttlMs) this.leave(hex);
-      else out.push({ slot: p.slot, hex, id: p.id as NodeId, name: p.name, colour: p.colour, x: p.x, z: p.z, q: quantise(p), ...(p.prev ? { prev: quantise(p.prev) } : {}) });
+      else out.push({ slot: p.slot, hex, id: p.id as NodeId, look: p.look, x: p.x, z: p.z, q: quantise(p), ...(p.prev ? { prev: quantise(p.prev) } : {}) });
     }
     return out.sort((a, b) => a.slot - b.slot);
   }

@@ -18,7 +18,7 @@ describe('links between a backup and the subscribers of its share (simulated)', 
     const players = sim.live().slice(0, N);
     await sim.settle(Promise.all(players.map((p) => p.client.subscribe(R))));
     for (let s = 0; s < 40; s++) {
-      players.forEach((p, i) => p.client.move({ x: 10 + (i % 8) * 5 + (s % 10) * 0.2, y: 70, z: 10 + Math.floor(i / 8) * 5, yaw: 0, pitch: 0 }, `p${i}`));
+      players.forEach((p, i) => p.client.move({ x: 10 + (i % 8) * 5 + (s % 10) * 0.2, y: 70, z: 10 + Math.floor(i / 8) * 5, yaw: 0, pitch: 0 }));
       await sim.run(100);
     }
     const backups = sim.live().filter((x) => x.host.roles().backup.includes('0,0'));
@@ -36,7 +36,7 @@ describe('links between a backup and the subscribers of its share (simulated)', 
     const stay = players.slice(0, 10);
     for (const p of players.slice(10)) p.client.unsubscribe(R);
     for (let s = 0; s < 40; s++) {
-      stay.forEach((p, i) => p.client.move({ x: 10 + (i % 8) * 5 + (s % 10) * 0.2, y: 70, z: 10 + Math.floor(i / 8) * 5, yaw: 0, pitch: 0 }, `p${i}`));
+      stay.forEach((p, i) => p.client.move({ x: 10 + (i % 8) * 5 + (s % 10) * 0.2, y: 70, z: 10 + Math.floor(i / 8) * 5, yaw: 0, pitch: 0 }));
       await sim.run(100);
     }
     for (const b of backups) {

@@ -45,12 +45,12 @@ describe('links between a primary and its subscribers (simulated)', () => {
     const lookers = players.slice(0, 11), walker = players[11]!;
     for (const p of lookers) await sim.settle(p.client.subscribe(R));
     for (let i = 0; i < 20; i++) {
-      lookers.forEach((p, j) => p.client.move({ x: 80 + j, y: 70, z: 10, yaw: 0, pitch: 0 }, `l${j}`));
+      lookers.forEach((p, j) => p.client.move({ x: 80 + j, y: 70, z: 10, yaw: 0, pitch: 0 }));
       await sim.run(100);
     }
     await sim.settle(walker.client.subscribe(R));
     for (let i = 0; i < 20; i++) {
-      walker.client.move({ x: 20, y: 70, z: 20, yaw: 0, pitch: 0 }, 'w');
+      walker.client.move({ x: 20, y: 70, z: 20, yaw: 0, pitch: 0 });
       await sim.run(100);
     }
     expect(sim.primaryOf(name)).toBe(primary);

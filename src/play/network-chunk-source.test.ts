@@ -9,7 +9,7 @@ import { generateChunk } from '../world/terrain';
 import { NetworkChunkSource, type BlockChange, type RemotePlayer } from './network-chunk-source';
 
 function source(sim: HostSim, p: SimPeer, name: string): NetworkChunkSource {
-  return new NetworkChunkSource({ seed: 'seed-1', world: sim.world, client: p.client, dht: p.dht, clock: sim.clock, options: { name } });
+  return new NetworkChunkSource({ seed: 'seed-1', world: sim.world, client: p.client, dht: p.dht, clock: sim.clock, options: { name }, signer: sim.keyring.signer(p.dht.selfId), verify: sim.keyring.verify });
 }
 
 describe('NetworkChunkSource (simulated)', () => {

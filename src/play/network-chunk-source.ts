@@ -29,8 +29,11 @@ import type { EditOutcome, TentativeAware } from './block-editor';
 import type { BlockChange, ChunkSource, ChunkSourceEvents } from './chunk-source';
 import { TentativeEdits, type TentativeOptions } from './tentative-edits';
 import type { Pose } from '../world/pose';
-import { isPlayerName } from '../world/player-name';
-import { defaultPlayerColour, isPlayerColour } from '../world/player-colour';
+import { unnamedPlayerName } from '../world/player-name';
+import { defaultPlayerColour } from '../world/player-colour';
+import type { Signer, Verifier } from '../core/signer';
+import { OwnLook } from './own-look';
+import { PlayerLooks } from './player-looks';
 
 export const NETWORK_SOURCE_DEFAULTS = {
   /** Regions within this many regions of the player's are live subscriptions (1: 3 x 3). */
@@ -59,8 +62,13 @@ const EXPIRE_SWEEP_MS = 250;
 
 export type { BlockChange };
 
-export interface RemotePlayer extends PlayerFrame {
+/** Another player as this tab shows it: its name and colour only as its node signed them (player-looks.ts). */
+export interface RemotePlayer extends Omit<PlayerFrame, 'look'> {
   hex: string;
+  /** Its proven name, or unnamedPlayerName while none is. */
+  name: string;
+  /** Its proven colour (palette index), or the one its node id gives while none is. */
+  colour: number;
   /** Region whose primary reported it. */
   region: string;
   /** Local clock time of the report (for interpolation). */
@@ -82,6 +90,12 @@ export interface NetworkChunkSourceArgs {
   /** Where tentative edits are kept (IdbTentativeStore in the tab; in memory, not durable, without). */
   tentative?: TentativeStore;
   tentativeOptions?: Partial<TentativeOptions>;
+  /** This node's key: signs the player's look (own-look.ts). None: the others show this player unnamed. */
+  signer?: Signer;
+  /** Checks the other players' looks (player-looks.ts). None: every other player shows unnamed. */
+  verify?: Verifier;
+  /** The wall clock looks are stamped and judged with (default Date.now). */
+  wallClock?: () => number;
 }
 
 interface FarRegion {
@@ -102,15 +116,24 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
   private pos: Pose | undefined;
   private lastMove = -Infinity;
   private stops: (() => void)[] = [];
-  private shownName: string;
-  private shownColour: number;
+  private readonly own: OwnLook;
+  /** The other players' proven looks (none without a verifier). */
+  readonly looks: PlayerLooks | undefined;
 
   constructor(private readonly args: NetworkChunkSourceArgs) {
     this.opts = { ...NETWORK_SOURCE_DEFAULTS, ...args.options };
-    this.shownName = this.opts.name;
     this.keys = args.client.keys;
     this.selfHex = idToHex(args.dht.selfId);
-    this.shownColour = defaultPlayerColour(this.selfHex);
+    this.own = new OwnLook({ world: args.world, clock: args.clock, name: this.opts.name, selfHex: this.selfHex, ...(args.signer ? { signer: args.signer } : {}), ...(args.wallClock ? { wallClock: args.wallClock } : {}) });
+    this.looks = args.verify && new PlayerLooks({
+      world: args.world, verify: args.verify, clock: args.clock, ...(args.wallClock ? { wallClock: args.wallClock } : {}),
+      onShown: (hex, look) => {
+        const p = this.players.get(hex);
+        if (!p) return;
+        p.name = look.n;
+        p.colour = look.c;
+      },
+    });
     this.stops.push(args.client.events.on('edits', ({ region, entries }) => this.emitBlocks(region, entries)));
     this.stops.push(args.client.events.on('pending', ({ region, shown, takenBack }) => this.onPending(region, shown, takenBack)));
     this.stops.push(args.client.events.on('players', ({ region, players, gone }) => this.onPlayers(region, players, gone)));
@@ -146,36 +169,29 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
 
   /** The name other players see. */
   get name(): string {
-    return this.shownName;
+    return this.own.name;
   }
 
   /**
-   * Chooses the name other players see from the next MOVE on (none: the default of the
-   * options). False, and nothing changes, for a name outside the rule: the hosts would drop
-   * every MOVE carrying it and the player would vanish from the others' view.
+   * Chooses the name other players see, signed into our look (own-look.ts) and sent with the
+   * next MOVE (none: the default of the options). False, and nothing changes, for a name
+   * outside the rule (world/player-name.ts): no receiver would take it.
    */
   setName(name?: string): boolean {
-    const next = name || this.opts.name;
-    if (!isPlayerName(next)) return false;
-    this.shownName = next;
-    return true;
+    return this.own.setName(name);
   }
 
   /** The colour other players see (a palette index: world/player-colour.ts). */
   get colour(): number {
-    return this.shownColour;
+    return this.own.colour;
   }
 
   /**
-   * Chooses the colour other players see from the next MOVE on (none: the one our id gives).
-   * False, and nothing changes, for an index outside the palette (the hosts would drop every
-   * MOVE carrying it).
+   * Chooses the colour other players see, as setName the name (none: the one our id gives).
+   * False, and nothing changes, for an index outside the palette.
    */
   setColour(colour?: number): boolean {
-    const next = colour ?? defaultPlayerColour(this.selfHex);
-    if (!isPlayerColour(next)) return false;
-    this.shownColour = next;
-    return true;
+    return this.own.setColour(colour);
   }
 
   /** Where the player is: moves the live subscriptions and sends MOVE (throttled). */
@@ -185,7 +201,7 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
     if (!this.centre || this.farFromCentre(p)) this.recentre(here);
     const now = this.args.clock.now();
     if (now - this.lastMove >= 1000 / this.opts.moveHz) {
-      if (this.args.client.move(p, this.shownName, this.shownColour)) this.lastMove = now;
+      if (this.args.client.move(p, this.own.current())) this.lastMove = now;
     }
   }
 
@@ -354,9 +370,13 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
     const now = this.args.clock.now();
     // Gone first: a player renamed is gone from its old slot and listed in its new one in the same frame.
     for (const hex of gone) if (this.players.get(hex)?.region === name) this.players.delete(hex);
-    for (const p of list) {
+    for (const { look, ...p } of list) {
       const hex = idToHex(p.id);
-      if (hex !== this.selfHex) this.players.set(hex, { ...p, hex, region: name, at: now });
+      if (hex === this.selfHex) continue;
+      // The look as a host gave it shows only once proven (player-looks.ts); until then, the one proven before.
+      if (look) this.looks?.take(p.id, hex, look);
+      const shown = this.looks?.shown(hex);
+      this.players.set(hex, { ...p, hex, name: shown?.n ?? unnamedPlayerName(hex), colour: shown?.c ?? defaultPlayerColour(hex), region: name, at: now });
     }
     // The sweep walks every player we know: a few times a second, not per frame (a crowd's
     // frames come 20 a second from each host; the sweep per frame was 7% of a 400-player

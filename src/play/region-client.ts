@@ -26,7 +26,7 @@ import { PendingView, type TakenBack } from './pending-view';
 import { PositionStreams } from '../region/position-streams';
 import { PrimarySearch } from './primary-search';
 import { CLIENT_DEFAULTS, EditRejectedError, type ClientEvents, type ClientOptions, type ClientStats, type RegionClientArgs, type Subscription } from './region-client-types';
-import { defaultPlayerColour } from '../world/player-colour';
+import { LOOK_RULES, type PlayerLook } from '../region/player-look';
 
 /** Whose pins the links to our primaries are (dht/link-pins.ts): a host's sweep of its own pins leaves them alone. */
 const PIN_OWNER = 'play';
@@ -260,11 +260,15 @@ export class RegionClient {
     return this.edits.add(x, y, z, id, at, sub.attached ? sub.primary : undefined);
   }
 
-  /** Sends our position, name and colour (palette index; default: our id's) to the primary of the region we stand in; false when not attached there. */
-  move(pos: Pose, name: string, colour = defaultPlayerColour(idToHex(this.args.dht.selfId))): boolean {
+  /**
+   * Sends our position to the primary of the region we stand in, with our look (name and
+   * colour as our node signed them, region/player-look.ts) when it changed, the primary did,
+   * or LOOK_RULES.sendEveryMs went by since it last went; false when not attached there.
+   */
+  move(pos: Pose, look?: PlayerLook): boolean {
     const coord = regionAt(pos.x, pos.z);
     const here = regionName(coord);
-    const msg = { t: 'MOVE' as const, rx: coord.rx, rz: coord.rz, name: name.slice(0, 32), c: colour, x: pos.x, y: pos.y, z: pos.z, yaw: pos.yaw, pitch: pos.pitch };
+    const msg = { t: 'MOVE' as const, rx: coord.rx, rz: coord.rz, x: pos.x, y: pos.y, z: pos.z, yaw: pos.yaw, pitch: pos.pitch };
     // We walked out of a region: its primary hears where we are now (outside it), once, and
     // stops listing us there (host/primary-duty.ts move).
     const left = this.standingIn !== here ? this.subs.get(this.standingIn) : undefined;
@@ -272,9 +276,18 @@ export class RegionClient {
     this.standingIn = here;
     const sub = this.subs.get(here);
     if (!sub?.attached || !sub.primary) return false;
-    this.args.wire.send(sub.primary, msg);
+    const now = this.args.clock.now();
+    if (look && (look !== this.lookSent.look || sub.primaryHex !== this.lookSent.to || now - this.lookSent.at >= LOOK_RULES.sendEveryMs)) {
+      this.lookSent = { look, to: sub.primaryHex, at: now };
+      this.args.wire.send(sub.primary, { ...msg, l: look });
+    } else {
+      this.args.wire.send(sub.primary, msg);
+    }
     return true;
   }
+
+  /** Our look as last sent with a MOVE: which, to whom, when. */
+  private lookSent: { look: PlayerLook | undefined; to: string; at: number } = { look: undefined, to: '', at: -Infinity };
 
   /** The region of our last MOVE (region name). */
   private standingIn = '';

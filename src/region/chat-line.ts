@@ -12,10 +12,9 @@ import { bytes } from '../core/codec';
 import type { IdentityAlg } from '../core/identity';
 import { ID_BYTES } from '../core/node-id';
 import type { Signer, Verifier } from '../core/signer';
-import { isPlayerName } from '../world/player-name';
 import { defaultPlayerColour } from '../world/player-colour';
 import { idToHex } from '../core/node-id';
-import { playerColour } from './frame-schemas';
+import { playerColour, playerName } from './frame-schemas';
 
 /** Characters (code points) a line holds at most. */
 export const MAX_CHAT_CHARS = 200;
@@ -43,7 +42,7 @@ export const chatLineFields = {
   a: v.picklist([0, 1]),
   k: bytes(65),
   w: time,
-  n: v.pipe(v.string(), v.maxLength(32), v.check((n: string) => isPlayerName(n), 'not a player name')),
+  n: playerName,
   c: playerColour,
   x: v.pipe(v.string(), v.maxLength(MAX_CHAT_CHARS * 2), v.check((x: string) => isChatText(x), 'not chat text')),
   s: bytes(72),

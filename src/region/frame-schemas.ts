@@ -5,6 +5,7 @@ import * as v from 'valibot';
 import { bytes, u32 } from '../core/codec';
 import { ID_BYTES } from '../core/node-id';
 import { PLAYER_COLOUR_MAX } from '../world/player-colour';
+import { isPlayerName } from '../world/player-name';
 
 /** Largest frame sent as one DATA payload; larger ones travel as PART frames. */
 export const WIRE_MAX = 60 * 1024;
@@ -24,6 +25,12 @@ export const stamp = v.object({ e: u32, s: u32 });
 export const region = { rx: i32, rz: i32 };
 /** A player's colour: an index into the palette (world/player-colour.ts), nothing else. */
 export const playerColour = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(PLAYER_COLOUR_MAX));
+
+/**
+ * A player's name: a name outside the rule (world/player-name.ts) is a hostile sender's, its
+ * frame dropped and counted (an honest sender normalises before sending), never shown cleaned.
+ */
+export const playerName = v.pipe(v.string(), v.maxLength(32), v.check((s: string) => isPlayerName(s), 'not a player name'));
 
 /** One piece of a frame larger than WIRE_MAX (same type code in both codecs). */
 export const PART = [19, v.object({ x: u32, i: u32, n: v.pipe(u32, v.minValue(1), v.maxValue(Math.ceil(ASSEMBLED_MAX / PART_BYTES))), b: bytes(PART_BYTES) })] as const;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { idToHex } from '../core/node-id';
 import { encodePositions, quantise } from './position-code';
 import type { SubscriptionMessageOf } from './subscription-messages';
+import { sampleLook } from '../testing/sample-look';
 import { ASK_AGAIN_MS, PositionStreams, REORDER_MS } from './position-streams';
 
 const r = { rx: 0, rz: 0 };
@@ -9,15 +10,15 @@ const id = (n: number) => new Uint8Array(20).fill(n);
 const at = (x: number) => quantise(r, { x, y: 70, z: 10, yaw: 0, pitch: 0 });
 type Frame = SubscriptionMessageOf<'POSITIONS'>;
 const frame = (n: number, b: Uint8Array, more: Partial<Frame> = {}): Frame => ({ t: 'POSITIONS', ...r, e: 3, n, b, ...more });
-const ann = () => frame(0, encodePositions([{ slot: 0, q: at(5) }], () => undefined), { roster: [{ s: 0, id: id(1), name: 'ann', c: 0 }] });
+const ann = () => frame(0, encodePositions([{ slot: 0, q: at(5) }], () => undefined), { roster: [{ s: 0, id: id(1), l: sampleLook('ann') }] });
 const step = (n: number, from: number, to: number) => frame(n, encodePositions([{ slot: 0, q: at(to) }], () => at(from)));
 
 describe('position streams (the player side of POSITIONS)', () => {
   it('reads a stream from n = 0: roster, then deltas against what the host sent; gone players leave; ourselves never come out', () => {
     const s = new PositionStreams(r, idToHex(id(9)));
-    const first = s.take('h', frame(0, encodePositions([{ slot: 0, q: at(5) }, { slot: 1, q: at(6) }], () => undefined), { roster: [{ s: 0, id: id(1), name: 'ann', c: 0 }, { s: 1, id: id(9), name: 'me', c: 0 }] }), 0);
+    const first = s.take('h', frame(0, encodePositions([{ slot: 0, q: at(5) }, { slot: 1, q: at(6) }], () => undefined), { roster: [{ s: 0, id: id(1), l: sampleLook('ann') }, { s: 1, id: id(9), l: sampleLook('me') }] }), 0);
     expect(first).toMatchObject({ lost: false, gone: [] });
-    expect(first.players.map((p) => [p.name, p.x])).toEqual([['ann', 5]]);
+    expect(first.players.map((p) => [p.look?.n, p.x])).toEqual([['ann', 5]]);
     const next = s.take('h', frame(1, encodePositions([{ slot: 0, q: at(5.5) }], () => at(5)), { gone: [1] }), 50);
     expect(next.players.map((p) => p.x)).toEqual([5.5]);
     expect(next.gone).toEqual([idToHex(id(9))]);
@@ -33,7 +34,7 @@ describe('position streams (the player side of POSITIONS)', () => {
     expect(s.take('h', frame(2, on), 100).players.map((p) => p.x)).toEqual([6 + 1 / 32]);
     expect(s.holding('h').get(0)).toMatchObject({ q: at(6 + 1 / 32), prev: at(5.5) });
     // Introduced again (a new player in the slot): no prev, so a step cannot be read.
-    s.take('h', frame(3, encodePositions([{ slot: 0, q: at(9) }], () => undefined), { roster: [{ s: 0, id: id(2), name: 'bob', c: 0 }] }), 150);
+    s.take('h', frame(3, encodePositions([{ slot: 0, q: at(9) }], () => undefined), { roster: [{ s: 0, id: id(2), l: sampleLook('bob') }] }), 150);
     expect(s.holding('h').get(0)?.prev).toBeUndefined();
     expect(s.take('h', frame(4, encodePositions([{ slot: 0, q: at(9.5) }], () => at(9), () => at(8.5))), 200).lost).toBe(true);
   });

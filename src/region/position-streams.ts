@@ -15,6 +15,7 @@ import { idToHex } from '../core/node-id';
 import { decodePositions, dequantise, PositionCodeError, type QPose } from './position-code';
 import type { RegionCoord } from './region-key';
 import type { PlayerFrame, SubscriptionMessageOf } from './subscription-messages';
+import type { PlayerLook } from './player-look';
 
 /** Hosts whose streams are kept per region (the host set is at most 8). */
 export const MAX_STREAMS = 8;
@@ -38,8 +39,7 @@ type Frame = Pick<SubscriptionMessageOf<'POSITIONS'>, 'e' | 'n' | 'f' | 'b' | 'r
 interface Held {
   id: Uint8Array;
   hex: string;
-  name: string;
-  colour: number;
+  look: PlayerLook | undefined;
   q: QPose;
   prev: QPose | undefined;
 }
@@ -152,7 +152,7 @@ export class PositionStreams {
       const p = slots.get(slot);
       if (p && slots.delete(slot)) gone.push(p.hex);
     }
-    for (const r of m.roster ?? []) slots.set(r.s, { id: r.id, hex: idToHex(r.id), name: r.name, colour: r.c, q: { x: 0, y: 0, z: 0, yaw: 0, pitch: 0 }, prev: undefined });
+    for (const r of m.roster ?? []) slots.set(r.s, { id: r.id, hex: idToHex(r.id), look: r.l, q: { x: 0, y: 0, z: 0, yaw: 0, pitch: 0 }, prev: undefined });
     const fresh = new Set((m.roster ?? []).map((r) => r.s));
     let entries;
     try {
@@ -170,7 +170,7 @@ export class PositionStreams {
       const p = slots.get(slot);
       if (!p) return false;
       slots.set(slot, { ...p, q, prev: fresh.has(slot) ? undefined : p.q });
-      if (p.hex !== this.selfHex) players.push({ id: p.id, name: p.name, colour: p.colour, ...dequantise(this.region, q) });
+      if (p.hex !== this.selfHex) players.push({ id: p.id, look: p.look, ...dequantise(this.region, q) });
     }
     s.slots = slots;
     s.n = m.n;

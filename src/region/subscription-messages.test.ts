@@ -2,6 +2,7 @@ import { encode as pack } from '@msgpack/msgpack';
 import { describe, expect, it } from 'vitest';
 import { replicationCodec } from '../host/replication-messages';
 import { subscriptionCodec, type SubscriptionMessageOf } from './subscription-messages';
+import { sampleLook } from '../testing/sample-look';
 
 const b = new Uint8Array(100).fill(3);
 const positions: SubscriptionMessageOf<'POSITIONS'> = { t: 'POSITIONS', rx: 0, rz: -1, e: 3, n: 1200, b };
@@ -15,7 +16,7 @@ describe('POSITIONS and FEED on the wire', () => {
   });
 
   it('round-trips every field, and a frame as a map (the old wire) is dropped as invalid', () => {
-    const full: SubscriptionMessageOf<'POSITIONS'> = { ...positions, f: true, roster: [{ s: 4, id: new Uint8Array(20).fill(1), name: 'ann', c: 3 }], gone: [2, 5], d: [1, 2, new Uint8Array([7])], p: [3, 3, new Uint8Array([8, 9])], s: 9 };
+    const full: SubscriptionMessageOf<'POSITIONS'> = { ...positions, f: true, roster: [{ s: 4, id: new Uint8Array(20).fill(1), l: sampleLook('ann', 3) }, { s: 5, id: new Uint8Array(20).fill(2) }], gone: [2, 5], d: [1, 2, new Uint8Array([7])], p: [3, 3, new Uint8Array([8, 9])], s: 9 };
     for (const m of [positions, full, { ...positions, gone: [1] }]) expect(subscriptionCodec.decode(subscriptionCodec.encode(m))).toEqual(m);
     const { t: _t, ...body } = positions;
     expect(() => subscriptionCodec.decode(pack([12, body]))).toThrow(expect.objectContaining({ reason: 'invalid' }));

@@ -10,23 +10,19 @@ import { bytes, defineCodec, u32, type MessageOf } from '../core/codec';
 import type { AppChannels } from '../dht/app-channels';
 import { certSchema } from './epoch-cert';
 import { MAX_ENTRY_BYTES, MAX_SLOT } from './position-code';
-import { CODEC_MAX_FRAME, coord, entries, hosts, i32, id, PART, playerColour, region, stamp } from './frame-schemas';
+import { CODEC_MAX_FRAME, coord, entries, hosts, i32, id, PART, region, stamp } from './frame-schemas';
 import { FrameWire } from './frame-wire';
 import { passFields } from './player-pass';
-import { isPlayerName } from '../world/player-name';
+import { lookSchema, type PlayerLook } from './player-look';
 import { chatLineFields } from './chat-line';
 import { relayProofs } from './entry-proofs';
 
 /** Players' positions in one POSITIONS frame (a player joining a crowd catches up over a few ticks). */
 export const MAX_POSITION_ENTRIES = 256;
-/** Players introduced (slot, id, name) in one POSITIONS frame. */
+/** Players introduced (slot, id, look) in one POSITIONS frame. */
 export const MAX_ROSTER = 64;
 /** Players said gone in one POSITIONS frame. */
 export const MAX_GONE = 256;
-
-// A name outside the rule (world/player-name.ts) is a hostile sender's: its frame is dropped
-// and counted (an honest sender normalises before sending), never shown cleaned.
-const name = v.pipe(v.string(), v.maxLength(32), v.check((s: string) => isPlayerName(s), 'not a player name'));
 
 // 'uncertified': no certified primary can be had (the node asked is alone, or cannot reach a
 // majority of the host set): the editor keeps the edit tentative and submits it later.
@@ -39,9 +35,8 @@ export type RejectReason = (typeof REJECT_REASONS)[number];
 /** Another player as the player side shows it (decoded from POSITIONS). */
 export interface PlayerFrame {
   id: Uint8Array;
-  name: string;
-  /** Palette index (world/player-colour.ts). */
-  colour: number;
+  /** Its name and colour as its node signed them (region/player-look.ts), unchecked; none: the host had none to give. */
+  look: PlayerLook | undefined;
   x: number;
   y: number;
   z: number;
@@ -50,7 +45,7 @@ export interface PlayerFrame {
 }
 
 const slot = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_SLOT));
-const rosterEntry = v.object({ s: slot, id, name, c: playerColour });
+const rosterEntry = v.object({ s: slot, id, l: v.optional(lookSchema) });
 /** A stream of compact positions (region/position-code.ts): POSITIONS, and the primary's feed to its backups. */
 export const positionsFields = {
   n: u32,
@@ -103,8 +98,11 @@ export const subscriptionSpec = {
   EDIT: [7, v.object({ ...region, r: u32, x: i32, y: i32, z: i32, id: u32, px: coord, py: coord, pz: coord })],
   CONFIRM: [8, v.object({ ...region, r: u32, e: u32, s: u32 })],
   REJECT: [9, v.object({ ...region, r: u32, reason: v.picklist(REJECT_REASONS) })],
-  /** player -> primary of the region it stands in; `c`: its colour. */
-  MOVE: [10, v.object({ ...region, name, c: playerColour, x: coord, y: coord, z: coord, yaw: coord, pitch: coord })],
+  /**
+   * player -> primary of the region it stands in; `l`: its look (region/player-look.ts), now
+   * and then and whenever it changed or the primary did (the primary keeps the newest).
+   */
+  MOVE: [10, v.object({ ...region, l: v.optional(lookSchema), x: coord, y: coord, z: coord, yaw: coord, pitch: coord })],
   // (11 was PLAYERS: every player's id, name and float position to every subscriber.)
   /**
    * host -> player: other players' positions (region/position-code.ts), coded against what

@@ -26,6 +26,9 @@ import { GLASS, STONE } from '../world/blocks';
 import { FuzzFailure, grewCounters, type FuzzTarget, type FuzzVerdict } from './fuzz-campaign';
 import { frameArb } from './fuzz-frames';
 import { HostSim, SIM_PASS_BITS, type SimPeer } from './host-sim';
+import { sampleLook } from './sample-look';
+
+const LOOK = sampleLook();
 
 const R: RegionCoord = { rx: 0, rz: 0 };
 /** Virtual ms a frame is given to arrive and be handled (links: 10-30 ms one way). */
@@ -173,7 +176,7 @@ export async function hostingHandlersTarget(seed = 1): Promise<FuzzTarget<Hostil
   const valid = [
     sub({ t: 'SUBSCRIBE', ...R, host: false }), sub({ t: 'SUBSCRIBE', ...R, since: { e, s: 1 }, host: true }), sub({ t: 'UNSUBSCRIBE', ...R }),
     sub({ t: 'EDIT', ...R, r: 1, x: 8, y: 90, z: 8, id: STONE, px: 8.5, py: 91, pz: 10.5 }),
-    sub({ t: 'MOVE', ...R, name: 'h', c: 1, x: 8, y: 91, z: 10, yaw: 0, pitch: 0 }), sub({ t: 'POSITIONS_LOST', ...R, e }),
+    sub({ t: 'MOVE', ...R, l: LOOK, x: 8, y: 91, z: 10, yaw: 0, pitch: 0 }), sub({ t: 'POSITIONS_LOST', ...R, e }),
     sub({ t: 'PLAYER', ...pass }), sub({ t: 'PLAYER', ...copied }),
     rep({ t: 'HEARTBEAT', ...R, e, s: s + 3, hosts, b: 1 }), rep({ t: 'REFUSE', ...R, e: e + 1, primary: H }),
     rep({ t: 'CLAIM', ...R, e: e + 1, hosts: [H, ...hosts], known: cert }), rep({ t: 'GRANT', ...R, e: e + 1, ok: false, promised: e + 5 }),
@@ -196,7 +199,7 @@ export async function regionClientTarget(seed = 1): Promise<FuzzTarget<HostileFr
     sub({ t: 'DELTA', ...R, e, from: s + 1, to: s + 1, entries: forged(e) }), sub({ t: 'HEARTBEAT', ...R, e, s: s + 7, hosts: [H] }),
     sub({ t: 'NOT_PRIMARY', ...R, e: e + 1, primary: H }), sub({ t: 'NOT_PRIMARY', ...R, e, alone: true }),
     sub({ t: 'CONFIRM', ...R, r: 1, e, s: s + 1 }), sub({ t: 'REJECT', ...R, r: 1, reason: 'unknown-player' }),
-    sub({ t: 'POSITIONS', ...R, e, n: 0, b: new Uint8Array([0, 31, 1, 2, 3, 4, 5, 6, 7, 8]), roster: [{ s: 0, id: H, name: 'h', c: 1 }] }),
+    sub({ t: 'POSITIONS', ...R, e, n: 0, b: new Uint8Array([0, 31, 1, 2, 3, 4, 5, 6, 7, 8]), roster: [{ s: 0, id: H, l: LOOK }] }),
   ];
   return target('region client handlers', w, [w.player], hostileFrames(valid, 1));
 }

@@ -15,6 +15,9 @@ import { FrameWire, type PartSpec, type WholeOf } from '../region/frame-wire';
 import { subscriptionCodec, subscriptionSpec } from '../region/subscription-messages';
 import { FuzzFailure, grewCounters, type FuzzTarget, type FuzzVerdict } from './fuzz-campaign';
 import { frameArb } from './fuzz-frames';
+import { sampleLook } from './sample-look';
+
+const LOOK = sampleLook();
 
 const id = (n: number) => new Uint8Array(ID_BYTES).fill(n);
 const region = { rx: 3, rz: -2 };
@@ -80,8 +83,8 @@ export function subscriptionWireTarget(): FuzzTarget<WireFrame> {
     { t: 'EDIT', ...region, r: 7, x: 1, y: 60, z: -4, id: 3, px: 1.5, py: 61, pz: -3.5 },
     { t: 'CONFIRM', ...region, r: 7, e: 2, s: 10 },
     { t: 'REJECT', ...region, r: 7, reason: 'out-of-reach' },
-    { t: 'MOVE', ...region, name: 'ann', c: 2, x: 1, y: 2, z: 3, yaw: 0.5, pitch: -0.1 },
-    { t: 'POSITIONS', ...region, e: 2, n: 0, b: new Uint8Array([0, 31, 1, 2, 3, 4, 5, 6, 7, 8]), roster: [{ s: 0, id: id(5), name: 'bo', c: 11 }], gone: [3] },
+    { t: 'MOVE', ...region, l: LOOK, x: 1, y: 2, z: 3, yaw: 0.5, pitch: -0.1 },
+    { t: 'POSITIONS', ...region, e: 2, n: 0, b: new Uint8Array([0, 31, 1, 2, 3, 4, 5, 6, 7, 8]), roster: [{ s: 0, id: id(5), l: { ...LOOK, n: 'bo', c: 11 } }], gone: [3] },
     { t: 'POSITIONS_LOST', ...region, e: 2 },
   ];
   const big: M = { t: 'DELTA', ...region, e: 2, from: 1, to: 900, entries: new Uint8Array(130 * 1024).fill(7) };

@@ -63,7 +63,7 @@ export class ItemHostSim extends HostSim {
   /** A player stands at (x, y, z): its MOVE to the region's primary, and the region its clock follows. */
   stand(hex: string, p: { x: number; y: number; z: number }): void {
     const it = this.items.get(hex)!;
-    it.peer.client.move({ ...p, yaw: 0, pitch: 0 }, hex.slice(0, 6));
+    it.peer.client.move({ ...p, yaw: 0, pitch: 0 });
     it.player.standAt(p.x, p.z);
   }
 

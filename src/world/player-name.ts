@@ -31,3 +31,12 @@ export function isPlayerName(name: unknown): name is string {
 export function defaultPlayerName(idHex: string): string {
   return `player-${idHex.slice(0, 6)}`;
 }
+
+/**
+ * What a player is shown as while no look of theirs is proven (none came yet, or none that
+ * their node signed): `?` and the first 6 hex digits of their node id. No valid name holds a
+ * `?`, so no player can choose to look like one.
+ */
+export function unnamedPlayerName(nodeHex: string): string {
+  return `? ${nodeHex.slice(0, 6)}`;
+}

@@ -1,0 +1,105 @@
+// The looks (name and colour, region/player-look.ts) of the other players, as this tab shows
+// them: taken from the rosters of the hosts around us, whoever carried them, and shown only
+// once the node they name signed them. A look is dropped and counted when its signature does
+// not hold, when it is older than (or as old as, but not the same as) the one shown (a host
+// replaying an old name, or frames out of order), when it was signed longer ago than
+// LOOK_RULES.maxAgeMs or stamped ahead of our clock, or when the player changes looks faster
+// than the rate here allows. The same look again (a slot introduced anew) costs no check.
+import type { Clock } from '../core/clock';
+import type { NodeId } from '../core/node-id';
+import type { Verifier } from '../core/signer';
+import { TokenBucket } from '../core/token-bucket';
+import { sameBytes } from '../dht/value-store';
+import { LOOK_RULES, sameLook, verifyPlayerLook, type PlayerLook } from '../region/player-look';
+
+export const PLAYER_LOOKS_DEFAULTS = {
+  /** Players whose look is remembered (the longest unused forgotten). */
+  maxPlayers: 1024,
+  /** Changes of one player's look shown at once, then per second (the hosts pass on one per NAME_CHANGE_MS). */
+  changeBurst: 3,
+  changePerSecond: 0.2,
+  /** Looks being checked at once: a host introducing a crowd of forged ones waits its turn, never queues unbounded work. */
+  maxChecking: 64,
+  maxAgeMs: LOOK_RULES.maxAgeMs,
+  maxAheadMs: LOOK_RULES.maxAheadMs,
+};
+
+export type PlayerLooksOptions = typeof PLAYER_LOOKS_DEFAULTS;
+export type LookDrop = 'stale' | 'ahead' | 'replay' | 'signature' | 'rate' | 'busy';
+
+export interface PlayerLooksArgs {
+  world: string;
+  verify: Verifier;
+  /** Drives the change rate (virtual in simulations). */
+  clock: Clock;
+  /** The wall clock looks are stamped with (default Date.now). */
+  wallClock?: () => number;
+  /** A look proven and shown from now on. */
+  onShown?(hex: string, look: PlayerLook): void;
+  options?: Partial<PlayerLooksOptions>;
+}
+
+interface Held {
+  /** The look shown (proven). */
+  look: PlayerLook | undefined;
+  /** The stamp of the look being checked, if any. */
+  checking: number | undefined;
+  bucket: TokenBucket;
+}
+
+export class PlayerLooks {
+  readonly stats = { shown: 0, repeats: 0, dropped: { stale: 0, ahead: 0, replay: 0, signature: 0, rate: 0, busy: 0 } as Record<LookDrop, number> };
+  private readonly opts: PlayerLooksOptions;
+  private readonly held = new Map<string, Held>();
+  private checking = 0;
+
+  constructor(private readonly args: PlayerLooksArgs) {
+    this.opts = { ...PLAYER_LOOKS_DEFAULTS, ...args.options };
+  }
+
+  /** The proven look of the player at node `hex`, if any. */
+  shown(hex: string): PlayerLook | undefined {
+    return this.held.get(hex)?.look;
+  }
+
+  /** A look a host gave for the player at node `id` (hex `hex`): checked, then shown (onShown) or dropped and counted. */
+  take(id: NodeId, hex: string, look: PlayerLook): void {
+    void this.check(id, hex, look);
+  }
+
+  private async check(id: NodeId, hex: string, look: PlayerLook): Promise<void> {
+    const drop = (why: LookDrop) => void this.stats.dropped[why]++;
+    const h = this.entry(hex);
+    if (h.look && look.w <= h.look.w) return look.w === h.look.w && sameBytes(look.s, h.look.s) ? void this.stats.repeats++ : drop('replay');
+    if (h.checking !== undefined && look.w <= h.checking) return void this.stats.repeats++;
+    const wall = (this.args.wallClock ?? Date.now)();
+    if (look.w < wall - this.opts.maxAgeMs) return drop('stale');
+    if (look.w > wall + this.opts.maxAheadMs) return drop('ahead');
+    if (this.checking >= this.opts.maxChecking) return drop('busy');
+    this.checking++;
+    h.checking = look.w;
+    let ok: boolean;
+    try {
+      ok = await verifyPlayerLook(look, this.args.world, id, this.args.verify);
+    } finally {
+      this.checking--;
+      if (h.checking === look.w) h.checking = undefined;
+    }
+    if (!ok) return drop('signature');
+    // Checked again after the wait: a newer look may have been shown meanwhile.
+    if (h.look && look.w <= h.look.w) return drop('replay');
+    if (h.look && !sameLook(h.look, look) && !h.bucket.take(1, this.args.clock.now())) return drop('rate');
+    h.look = look;
+    this.stats.shown++;
+    this.args.onShown?.(hex, look);
+  }
+
+  private entry(hex: string): Held {
+    let h = this.held.get(hex);
+    this.held.delete(hex); // re-inserted last: the map stays in order of last use
+    h ??= { look: undefined, checking: undefined, bucket: new TokenBucket(this.opts.changePerSecond, this.opts.changeBurst, this.args.clock.now()) };
+    this.held.set(hex, h);
+    if (this.held.size > this.opts.maxPlayers) this.held.delete(this.held.keys().next().value!);
+    return h;
+  }
+}
