@@ -3,7 +3,8 @@
 // in the colour that one chose (read from the scene through window.voxel.avatars(), not from
 // pixels); A says a line with markup in it; B lists A under that name and colour and shows
 // the line as text in its chat box (the DOM holds the characters, no element made of them),
-// A's name in A's colour; B answers by the keyboard (T, type, Enter); B's Tab list
+// A's name in A's colour; B answers by the keyboard (T, type, Enter); A's direct message
+// to B shows A's name in A's colour too; B's Tab list
 // (window.voxel.who() and the overlay) shows A with A's colour. B's screen then, facing A
 // with the list held open, is docs/screenshots/chat.png (`npm run screenshots`).
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
@@ -79,6 +80,10 @@ describe('names and chat', () => {
     await b.keyboard.press('Enter');
     await a.waitForFunction(() => window.voxel.chat!.lines().some((x) => x.text === 'hello Ann' && !x.own), null, { timeout: 10_000, polling: 50 });
     expect(await b.locator('.chat-box input').isHidden()).toBe(true);
+    // A direct message: B shows the sender's name in the colour A signed, as a chat line's.
+    expect((await a.evaluate((to) => window.voxel.chat!.dm(to, 'just you'), bId)).status).toBe('delivered');
+    expect(await b.evaluate(() => window.voxel.chat!.direct().find((m) => m.dir === 'in' && m.text === 'just you')?.colour)).toBe(9);
+    expect(await b.locator('.chat-lines > div.dm.in .who').last().evaluate((el) => getComputedStyle(el).color)).toBe('rgb(217, 87, 181)');
     // Holding Tab while playing shows the list (A's name as text) and keeps the focus in the game; letting go hides it.
     await b.mouse.click(8, 150); // takes the pointer: a click on the pause menu's backdrop, beside its card (whose panels keep their clicks)
     await b.waitForFunction(() => document.pointerLockElement !== null, null, { timeout: 2000, polling: 50 });

@@ -50,7 +50,7 @@ describe('controls', () => {
     await page.locator('#set-name').press('Enter');
     await page.locator('#set-name').fill('<img src=x onerror=alert(1)>');
     await page.locator('#set-name').press('Enter');
-    expect(await page.locator('.settings-panel .name-said').textContent()).toMatch(/letters, digits/);
+    expect(await page.locator('.settings-panel .look-said').textContent()).toMatch(/letters, digits/);
 
     // Forward moves from W to K, as a person does it: open Keys, click W, press the new key.
     // A Ctrl combination and a key another action has are refused in words.

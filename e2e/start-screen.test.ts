@@ -3,7 +3,8 @@
 // candidate, or has no RTCPeerConnection at all), no connection gets through (candidates
 // but none reachable, as behind a firewall dropping UDP: the player is offered a TURN server
 // of their own), the invite is broken, or it was altered. It
-// offers Retry and "play here alone for now", and the game goes on underneath. Writes
+// offers Retry and "play here alone for now", and the game goes on underneath; the name and
+// colour chosen on it meanwhile are the game's once it runs. Writes
 // start-screen.png (e2e/screenshots.ts: docs/screenshots/ under `npm run screenshots`).
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -85,10 +86,16 @@ describe('the start screen explains a failed start', () => {
     expect(await p.locator('#loading').isVisible()).toBe(true); // the choice is the player's
     await p.locator('#loading .stages').waitFor();
     expect(await p.locator('#loading li[data-stage="doorway"]').getAttribute('data-state')).toBe('failed');
+    // Name and colour chosen on the start screen, while it waits: the game's settings have them once it runs.
+    await p.locator('#start-name').fill('  Ann   Lee ');
+    await p.locator('#start-name').press('Enter');
+    await p.locator('#start-colour').selectOption('9');
+    expect(await p.locator('#start-name').inputValue()).toBe('Ann Lee');
     await p.screenshot({ path: screenshotPath('start-screen.png') });
     await p.getByRole('button', { name: 'Play here alone for now' }).click();
     await p.locator('#loading').waitFor({ state: 'hidden', timeout: 2000 });
     expect(await p.evaluate(() => window.voxel.net!.status())).toBe('alone');
+    expect([await p.locator('#set-name').inputValue(), await p.locator('#set-colour').inputValue()]).toEqual(['Ann Lee', '9']);
   });
 
   it('WebRTC blocked (a browser that gathers no ICE candidate) while others are online: said within 5 s', async () => {

@@ -50,7 +50,7 @@ export class PageChat {
     });
     this.direct = new DirectMessages({
       channel: net.peer.channels.open('player'), world: cfg.world, self: net.peer.dht.selfId, player: net.player,
-      verify: webCryptoVerifier, clock: net.peer.clock, name: () => net.source.name,
+      verify: webCryptoVerifier, clock: net.peer.clock, name: () => net.source.name, colour: () => net.source.colour,
     });
     this.box = cfg.headless ? null : new ChatBox(document.body, (text) => this.submit(text));
     this.client.events.on('line', (line) => this.box?.add(line));

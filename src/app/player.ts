@@ -11,6 +11,8 @@ import { WorldModel } from '../play/world-model';
 import { WorldStore } from '../store/world-store';
 import { Hud } from '../ui/hud';
 import { StartScreen, webglProblemKind } from '../ui/start-screen';
+import { StartLook } from '../ui/start-look';
+import { pageStorage } from '../ui/ice-settings';
 import { clampRenderDistance, DEFAULT_RENDER_DISTANCE, parsePageConfig, touchOnlyDevice } from './config';
 import { FrameLoop } from './frame-loop';
 import { createHostingApi } from './hosting-api';
@@ -46,6 +48,8 @@ async function main(): Promise<void> {
   const ticker = new WorkerTicker();
   const clock = new TabClock(ticker, performance, documentVisibility());
   const loading = new StartScreen(document.getElementById('loading')!, cfg.world);
+  // Name and colour can be chosen while the world loads (kept with the settings).
+  const startLook = cfg.headless ? null : new StartLook(document.getElementById('loading')!, pageStorage());
   const hud = new Hud(document.getElementById('hud')!);
   const hostingNote = showHostingMode([document.getElementById('loading')!, document.querySelector<HTMLElement>('#menu .card')!], cfg);
   // A browser without WebGL2 is told at once, before it joins a network it could not show.
@@ -119,6 +123,7 @@ async function main(): Promise<void> {
   const who = new PageWho({ headless: cfg.headless, players: () => remote.sample(performance.now()), self: () => session.body, links: () => netApi?.links() ?? [] });
   const controls = new PlayerControls({ cfg, hud, session, editor, view, store, peer, renderDistance, itemKeys: items.keys, who, ...(look ? { look } : {}), ...(chat ? { chat } : {}) });
   controls.sound?.watchHeld(() => items.api.inventory());
+  startLook?.handOver((look) => controls.choose(look));
   chat?.onShown((own) => controls.sound?.chatLine(own));
 
   // Other players' edits and avatars. Whichever source: its block changes reach the world

@@ -1,7 +1,7 @@
 // A direct message as it travels on the 'player' channel: from one player's node to another
 // player's node, routed over the DHT like any node-to-node frame (direct when the two nodes
 // are linked). The sending player signs it with the player key over the world, the sending
-// and the receiving node, the time, the name and the text: so it is the named player's
+// and the receiving node, the time, the name, the colour and the text: so it is the named player's
 // word (a key hashes to the player id it names), said from that node (the receiver checks the
 // frame came from the node the signature names, which the routed envelope or the link
 // proves), to this node only (a captured message cannot be sent on to someone else), and
@@ -13,16 +13,15 @@ import { bytes, defineCodec, type MessageOf } from '../core/codec';
 import { ID_BYTES, idToHex, type NodeId } from '../core/node-id';
 import type { Signer, Verifier } from '../core/signer';
 import { chatLineFields, keyAlgOf, playerSignedBytes } from '../region/chat-line';
+import { defaultPlayerColour } from '../world/player-colour';
 
 const time = chatLineFields.w;
-// A direct message goes to one reader, who knows the writer from the who list: no colour.
-const { c: _colour, ...lineFields } = chatLineFields;
 
-/** A direct message's fields: from node, to node, and a chat line's but its colour (player id, key algorithm, key, when, name, text, signature). */
+/** A direct message's fields: from node, to node, and a chat line's (player id, key algorithm, key, when, name, colour, text, signature). */
 const messageFields = {
   f: bytes(ID_BYTES, ID_BYTES),
   to: bytes(ID_BYTES, ID_BYTES),
-  ...lineFields,
+  ...chatLineFields,
 };
 
 export const directMessageSpec = {
@@ -40,16 +39,16 @@ export const MAX_DM_FRAME = 2048;
 
 export const directMessageCodec = defineCodec(directMessageSpec, { maxFrame: MAX_DM_FRAME });
 
-const DOMAIN = new TextEncoder().encode('voxel-populi/dm/v1\0');
+const DOMAIN = new TextEncoder().encode('voxel-populi/dm/v2\0');
 
 /** The bytes the sending player signs. */
 export function directMessageBytes(world: string, m: Omit<DirectMessage, 't' | 's' | 'a' | 'k'>): Uint8Array {
-  return playerSignedBytes(DOMAIN, m.p, [world, idToHex(m.f), idToHex(m.to), m.w, m.n, m.x]);
+  return playerSignedBytes(DOMAIN, m.p, [world, idToHex(m.f), idToHex(m.to), m.w, m.n, m.c, m.x]);
 }
 
-/** A message from `player` at node `from` to node `to`, as `name`, stamped `w`; `text` already normalised (normaliseChatText). */
-export async function makeDirectMessage(player: Signer, world: string, from: NodeId, to: NodeId, name: string, text: string, w: number): Promise<DirectMessage> {
-  const unsigned = { f: from, to, p: player.id, w: Math.floor(w), n: name, x: text };
+/** A message from `player` at node `from` to node `to`, as `name` in `colour` (default: the one the player id gives), stamped `w`; `text` already normalised (normaliseChatText). */
+export async function makeDirectMessage(player: Signer, world: string, from: NodeId, to: NodeId, name: string, text: string, w: number, colour = defaultPlayerColour(idToHex(player.id))): Promise<DirectMessage> {
+  const unsigned = { f: from, to, p: player.id, w: Math.floor(w), n: name, c: colour, x: text };
   return { t: 'DM', ...unsigned, a: player.alg === 'Ed25519' ? 0 : 1, k: player.publicKey, s: await player.sign(directMessageBytes(world, unsigned)) };
 }
 

@@ -49,7 +49,7 @@ function open(net: Net, b: number, name: string, options: Partial<typeof DIRECT_
   const self = nodeId(b);
   const player = keys.signer(playerId(b));
   const channel = net.channel(self);
-  const dms = new DirectMessages({ channel, world: WORLD, self, player, verify: keys.verify, clock: net.clock, wallClock: () => WALL + net.clock.now(), name: () => name, options });
+  const dms = new DirectMessages({ channel, world: WORLD, self, player, verify: keys.verify, clock: net.clock, wallClock: () => WALL + net.clock.now(), name: () => name, colour: () => b % 12, options });
   const got: DirectEntry[] = [];
   const statuses: DirectEntry[] = [];
   dms.events.on('message', (e) => e.dir === 'in' && got.push(e));
@@ -60,10 +60,10 @@ function open(net: Net, b: number, name: string, options: Partial<typeof DIRECT_
 describe('direct message frames', () => {
   it('signed by the player it names, from one node to one node, in one world; any change breaks it', async () => {
     const ann = keys.signer(playerId(1));
-    const m = await makeDirectMessage(ann, WORLD, nodeId(1), nodeId(2), 'Ann', 'hi Bob', WALL);
+    const m = await makeDirectMessage(ann, WORLD, nodeId(1), nodeId(2), 'Ann', 'hi Bob', WALL, 4);
     expect(await verifyDirectMessage(m, WORLD, keys.verify)).toBe(true);
     expect(await verifyDirectMessage(m, 'other', keys.verify)).toBe(false);
-    for (const changed of [{ x: 'hi Bib' }, { n: 'Bob' }, { w: WALL + 1 }, { to: nodeId(3) }, { f: nodeId(3) }, { p: playerId(2) }, { k: keys.signer(playerId(2)).publicKey }]) {
+    for (const changed of [{ x: 'hi Bib' }, { n: 'Bob' }, { c: 5 }, { w: WALL + 1 }, { to: nodeId(3) }, { f: nodeId(3) }, { p: playerId(2) }, { k: keys.signer(playerId(2)).publicKey }]) {
       expect(await verifyDirectMessage({ ...m, ...changed }, WORLD, keys.verify), Object.keys(changed)[0]).toBe(false);
     }
     // The frame round-trips through the codec.
@@ -90,7 +90,8 @@ describe('direct messages', () => {
     const sent = await a.dms.send(b.hex, 'Bob', '  psst <img src=x> ');
     expect(sent).toMatchObject({ dir: 'out', node: b.hex, name: 'Bob', text: 'psst <img src=x>', status: 'sending' });
     await net.clock.advance(100);
-    expect(b.got.map((e) => [e.name, e.text, e.node, e.player])).toEqual([['Ann', 'psst <img src=x>', a.hex, idToHex(a.player.id)]]);
+    // Shown with the sender's name and colour as it signed them (Ann's tab signs colour 1).
+    expect(b.got.map((e) => [e.name, e.colour, e.text, e.node, e.player])).toEqual([['Ann', 1, 'psst <img src=x>', a.hex, idToHex(a.player.id)]]);
     expect(c.got).toEqual([]);
     expect(a.statuses.map((e) => e.status)).toEqual(['delivered']);
     expect(a.dms.messages()[0]!.status).toBe('delivered');

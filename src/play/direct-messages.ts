@@ -61,6 +61,8 @@ export interface DirectEntry {
   player: string;
   /** The other player's name: the sender's as it signed it, or the receiver's as the who list showed it. */
   name: string;
+  /** The sender's colour (palette index) as it signed it: the other player's for one received, ours for one sent. */
+  colour: number;
   text: string;
   /** When the sender sent it (epoch ms, the sender's clock). */
   at: number;
@@ -92,6 +94,8 @@ export interface DirectMessagesArgs {
   wallClock?: () => number;
   /** The name the player is shown by now. */
   name(): string;
+  /** The colour this tab's messages are signed with (palette index; none: the one the player id gives). */
+  colour?(): number;
   options?: Partial<DirectMessageOptions>;
 }
 
@@ -166,8 +170,8 @@ export class DirectMessages {
     const w = Math.max(Math.floor(this.wallNow()), this.lastSent + 1);
     this.lastSent = w;
     const to = hexToId(toHex);
-    const m = await makeDirectMessage(this.args.player, this.args.world, this.args.self, to, this.args.name(), text, w);
-    const entry: DirectEntry = { n: ++this.serial, dir: 'out', node: toHex, player: idToHex(this.args.player.id), name: toName, text, at: w, status: 'sending' };
+    const m = await makeDirectMessage(this.args.player, this.args.world, this.args.self, to, this.args.name(), text, w, this.args.colour?.());
+    const entry: DirectEntry = { n: ++this.serial, dir: 'out', node: toHex, player: idToHex(this.args.player.id), name: toName, colour: m.c, text, at: w, status: 'sending' };
     this.remember(entry);
     this.stats.sent++;
     const frame = directMessageCodec.encode(m);
@@ -228,7 +232,7 @@ export class DirectMessages {
     sender.last = m.w;
     sender.lastSig = m.s;
     sender.lastNode = fromHex;
-    const entry: DirectEntry = { n: ++this.serial, dir: 'in', node: fromHex, player: hex, name: m.n, text: m.x, at: m.w, status: 'delivered' };
+    const entry: DirectEntry = { n: ++this.serial, dir: 'in', node: fromHex, player: hex, name: m.n, colour: m.c, text: m.x, at: m.w, status: 'delivered' };
     this.remember(entry);
     this.stats.shown++;
     this.events.emit('message', { ...entry });

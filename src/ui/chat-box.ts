@@ -3,7 +3,8 @@
 // id, text) goes into a text node, never into markup: a line that says <img onerror=...>
 // shows those characters. The short id beside each name tells apart two players who chose
 // the same one; the name is written in the speaker's colour, as they signed it. Direct messages (play/direct-messages.ts) show apart from the lines said
-// around: marked "from" or "to", in their own colour, with the short id of the other
+// around: marked "from" or "to", in their own colour (the sender's name of one received in
+// the colour the sender signed, as a chat line's), with the short id of the other
 // player's node (the who list's, so `/msg NAME#id` answers) and, for one sent, whether it
 // was delivered.
 import { MAX_CHAT_CHARS } from '../region/chat-line';
@@ -28,6 +29,8 @@ export interface ChatBoxDirect {
   /** The other player's node (hex). */
   node: string;
   name: string;
+  /** The sender's colour (palette index): a received message's name is written in it. */
+  colour: number;
   text: string;
   status: 'sending' | 'delivered' | 'not-delivered';
 }
@@ -140,6 +143,8 @@ export class ChatBox {
     const who = document.createElement('span');
     who.className = 'who';
     who.textContent = m.name;
+    // The sender's name in the colour it signed, as a chat line's (one sent names its reader: the box's own colour).
+    if (m.dir === 'in') who.style.color = playerColourCss(m.colour);
     const id = document.createElement('span');
     id.className = 'id';
     id.textContent = `#${m.node.slice(0, DIRECT_SHORT_ID)}`;

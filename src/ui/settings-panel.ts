@@ -2,9 +2,8 @@
 // volume (0 mutes), frame rate limit, render distance and the keys (key-bindings-panel.ts). Every change is handed on at once (the caller applies and stores it), so what
 // the player sees while dragging a slider is what they get; a name when it is committed
 // (Enter or leaving the field), and only one the rule allows (world/player-name.ts).
-import { PLAYER_NAME_MAX } from '../world/player-name';
-import { PLAYER_COLOUR_NAMES, PLAYER_COLOURS, playerColourCss } from '../world/player-colour';
-import { chosenName, FRAME_RATE_LIMITS, parseSettings, SETTINGS_BOUNDS, type PlayerSettings } from './player-settings';
+import { FRAME_RATE_LIMITS, parseSettings, SETTINGS_BOUNDS, type PlayerSettings } from './player-settings';
+import { LOOK_FIELDS_CSS, LookFields } from './look-fields';
 import { addStyleOnce } from './page-style';
 import { KeyBindingsPanel } from './key-bindings-panel';
 import type { LayoutMap } from './keyboard-layout';
@@ -25,16 +24,12 @@ const CSS = `
 .settings-panel h3 { grid-column: 1 / -1; margin: 0; font-size: 14px; }
 .settings-panel input[type=range] { width: 100%; }
 .settings-panel input[type=text] { font: inherit; padding: 2px 4px; }
-.settings-panel .name-said { grid-column: 1 / -1; font-size: 12px; min-height: 1em; color: #f8b; }
-.settings-panel .swatch { display: inline-block; width: 1.2em; height: 1.2em; border-radius: 3px; border: 1px solid #0006; }
 .settings-panel output { min-width: 3em; text-align: right; font-variant-numeric: tabular-nums; }
 `;
 
 export class SettingsPanel {
   readonly root: HTMLElement;
-  private readonly name: HTMLInputElement;
-  private readonly nameSaid: HTMLElement;
-  private readonly colour: HTMLSelectElement;
+  private readonly look: LookFields;
   private readonly sensitivity: HTMLInputElement;
   private readonly invertY: HTMLInputElement;
   private readonly fov: HTMLInputElement;
@@ -47,17 +42,13 @@ export class SettingsPanel {
   constructor(container: HTMLElement, private readonly args: SettingsPanelArgs) {
     this.current = args.initial;
     addStyleOnce('settings-panel-css', CSS);
+    addStyleOnce('look-fields-css', LOOK_FIELDS_CSS);
     const { sensitivity: sb, fov: fb, volume: vb } = SETTINGS_BOUNDS;
     const rd = args.renderDistance;
     this.root = document.createElement('div');
     this.root.className = 'settings-panel';
     this.root.innerHTML = `
       <h3>Settings</h3>
-      <label for="set-name">Your name</label>
-      <input id="set-name" type="text" maxlength="${PLAYER_NAME_MAX * 2}" autocomplete="nickname" spellcheck="false" /><span></span>
-      <div class="name-said" role="status"></div>
-      <label for="set-colour">Your colour</label>
-      <select id="set-colour"></select><span class="swatch"></span>
       <label for="set-sensitivity">Mouse sensitivity</label>
       <input id="set-sensitivity" type="range" min="${sb.min}" max="${sb.max}" step="${sb.step}" /><output for="set-sensitivity"></output>
       <label for="set-invert-y">Invert mouse Y</label>
@@ -71,12 +62,14 @@ export class SettingsPanel {
       <label for="set-render-distance">Render distance</label>
       <input id="set-render-distance" type="range" min="${rd.min}" max="${rd.max}" step="1" /><output for="set-render-distance"></output>`;
     const input = (id: string) => this.root.querySelector<HTMLInputElement>(`#${id}`)!;
-    this.name = input('set-name');
-    this.name.placeholder = args.defaultName;
-    this.nameSaid = this.root.querySelector('.name-said')!;
-    this.colour = this.root.querySelector<HTMLSelectElement>('#set-colour')!;
-    const auto = new Option(`${PLAYER_COLOUR_NAMES[args.defaultColour] ?? ''} (from your id)`, '');
-    this.colour.append(auto, ...PLAYER_COLOURS.map((_, i) => new Option(PLAYER_COLOUR_NAMES[i]!, String(i))));
+    this.look = new LookFields({
+      prefix: 'set', defaultName: args.defaultName, defaultColour: args.defaultColour,
+      onChange: ({ name, colour }) => {
+        this.current = { ...this.current, name, colour };
+        this.args.onChange(this.current);
+      },
+    });
+    this.root.querySelector('h3')!.after(...this.look.elements);
     this.sensitivity = input('set-sensitivity');
     this.invertY = input('set-invert-y');
     this.fov = input('set-fov');
@@ -92,10 +85,7 @@ export class SettingsPanel {
     // The menu under it captures the mouse on any click; the panel's clicks are its own.
     this.root.addEventListener('click', (e) => e.stopPropagation());
     for (const el of [this.sensitivity, this.invertY, this.fov, this.volume]) el.addEventListener('input', () => this.changed());
-    this.name.addEventListener('change', () => this.changed());
-    this.colour.addEventListener('change', () => this.changed());
     this.maxFps.addEventListener('change', () => this.changed());
-    this.name.addEventListener('keydown', (e) => { if (e.key === 'Enter') this.name.blur(); });
     this.distance.addEventListener('input', () => {
       rd.set(Number(this.distance.value));
       this.labels();
@@ -111,9 +101,7 @@ export class SettingsPanel {
   /** The values shown: call when the menu opens (render distance also moves with + and -). */
   show(s: PlayerSettings): void {
     this.current = s;
-    this.name.value = s.name;
-    this.nameSaid.textContent = '';
-    this.colour.value = s.colour === null ? '' : String(s.colour);
+    this.look.show(s.name, s.colour);
     this.sensitivity.value = String(s.sensitivity);
     this.invertY.checked = s.invertY;
     this.fov.value = String(s.fov);
@@ -125,24 +113,13 @@ export class SettingsPanel {
   }
 
   private changed(): void {
-    const typed = this.name.value;
-    let name = chosenName(typed);
-    if (name === undefined) {
-      name = this.current.name;
-      this.nameSaid.textContent = `A name is 1-${PLAYER_NAME_MAX} letters, digits, spaces, _ or -`;
-    } else {
-      this.name.value = name;
-      this.nameSaid.textContent = '';
-    }
-    const colour = this.colour.value === '' ? null : Number(this.colour.value);
-    this.current = parseSettings({ name, colour, sensitivity: Number(this.sensitivity.value), invertY: this.invertY.checked, fov: Number(this.fov.value), volume: Number(this.volume.value), keys: this.current.keys, maxFps: Number(this.maxFps.value) });
+    this.current = parseSettings({ name: this.current.name, colour: this.current.colour, sensitivity: Number(this.sensitivity.value), invertY: this.invertY.checked, fov: Number(this.fov.value), volume: Number(this.volume.value), keys: this.current.keys, maxFps: Number(this.maxFps.value) });
     this.args.onChange(this.current);
     this.labels();
   }
 
   private labels(): void {
     const out = (input: HTMLInputElement, text: string) => { (input.nextElementSibling as HTMLElement).textContent = text; };
-    (this.colour.nextElementSibling as HTMLElement).style.background = playerColourCss(this.colour.value === '' ? this.args.defaultColour : Number(this.colour.value));
     out(this.sensitivity, `${Number(this.sensitivity.value).toFixed(2)}x`);
     out(this.fov, `${this.fov.value}°`);
     out(this.volume, Number(this.volume.value) === 0 ? 'off' : `${Math.round(Number(this.volume.value) * 100)}%`);
