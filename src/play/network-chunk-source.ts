@@ -124,7 +124,7 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
     this.opts = { ...NETWORK_SOURCE_DEFAULTS, ...args.options };
     this.keys = args.client.keys;
     this.selfHex = idToHex(args.dht.selfId);
-    this.own = new OwnLook({ world: args.world, clock: args.clock, name: this.opts.name, selfHex: this.selfHex, ...(args.signer ? { signer: args.signer } : {}), ...(args.wallClock ? { wallClock: args.wallClock } : {}) });
+    this.own = new OwnLook({ world: args.world, name: this.opts.name, selfHex: this.selfHex, ...(args.signer ? { signer: args.signer } : {}), ...(args.wallClock ? { wallClock: args.wallClock } : {}) });
     this.looks = args.verify && new PlayerLooks({
       world: args.world, verify: args.verify, clock: args.clock, ...(args.wallClock ? { wallClock: args.wallClock } : {}),
       onShown: (hex, look) => {

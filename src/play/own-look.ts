@@ -1,12 +1,9 @@
 // This player's look (name and colour, region/player-look.ts) as the others are to see it:
 // what the player chose, and the same signed by this node's key, signed again when either
-// changes and every LOOK_RULES.resignMs (a receiver takes no look signed longer ago than
-// LOOK_RULES.maxAgeMs, so a host replaying an old name has a bounded window). Stamps only go
-// up, so every receiver takes the newest. Without a signer (a test's node) nothing is signed:
-// the others show the player unnamed.
-import type { Clock } from '../core/clock';
+// changes. Stamps only go up, so every receiver takes the newest. Without a signer (a test's
+// node) nothing is signed: the others show the player unnamed.
 import type { Signer } from '../core/signer';
-import { LOOK_RULES, makePlayerLook, type PlayerLook } from '../region/player-look';
+import { makePlayerLook, type PlayerLook } from '../region/player-look';
 import { defaultPlayerColour, isPlayerColour } from '../world/player-colour';
 import { isPlayerName } from '../world/player-name';
 
@@ -14,7 +11,6 @@ export interface OwnLookArgs {
   /** This node's key. */
   signer?: Signer;
   world: string;
-  clock: Clock;
   /** The wall clock looks are stamped with (default Date.now). */
   wallClock?: () => number;
   /** The name shown until another is chosen (a valid one). */
@@ -29,7 +25,8 @@ export class OwnLook {
   private signed: PlayerLook | undefined;
   /** Counts signings begun: only the latest one's look is kept. */
   private signing = 0;
-  private signedAt = -Infinity;
+  /** The last signing failed (never expected): the next current() tries again. */
+  private failed = false;
   private lastStamp = 0;
 
   constructor(private readonly args: OwnLookArgs) {
@@ -68,9 +65,9 @@ export class OwnLook {
     return true;
   }
 
-  /** The look as signed now (signed again first when due); undefined until the first signature is made. */
+  /** The look as signed now; undefined until the first signature is made. */
   current(): PlayerLook | undefined {
-    if (this.args.clock.now() - this.signedAt >= LOOK_RULES.resignMs) this.sign();
+    if (this.failed) this.sign();
     return this.signed;
   }
 
@@ -78,7 +75,7 @@ export class OwnLook {
     const signer = this.args.signer;
     if (!signer) return;
     const n = ++this.signing;
-    this.signedAt = this.args.clock.now();
+    this.failed = false;
     const w = Math.max(Math.floor((this.args.wallClock ?? Date.now)()), this.lastStamp + 1);
     this.lastStamp = w;
     void makePlayerLook(signer, this.args.world, this.shownName, this.shownColour, w).then(
@@ -86,8 +83,7 @@ export class OwnLook {
         if (n === this.signing) this.signed = look;
       },
       () => {
-        // A key that cannot sign (never expected): the next change or the next round tries again.
-        if (n === this.signing) this.signedAt = -Infinity;
+        if (n === this.signing) this.failed = true;
       },
     );
   }

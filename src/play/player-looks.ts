@@ -2,9 +2,9 @@
 // them: taken from the rosters of the hosts around us, whoever carried them, and shown only
 // once the node they name signed them. A look is dropped and counted when its signature does
 // not hold, when it is older than (or as old as, but not the same as) the one shown (a host
-// replaying an old name, or frames out of order), when it was signed longer ago than
-// LOOK_RULES.maxAgeMs or stamped ahead of our clock, or when the player changes looks faster
-// than the rate here allows. The same look again (a slot introduced anew) costs no check.
+// replaying an old name, or frames out of order), when it is stamped ahead of our clock (it
+// would pin the player's later looks out), or when the player changes looks faster than the
+// rate here allows. The same look again (a slot introduced anew) costs no check.
 import type { Clock } from '../core/clock';
 import type { NodeId } from '../core/node-id';
 import type { Verifier } from '../core/signer';
@@ -20,12 +20,11 @@ export const PLAYER_LOOKS_DEFAULTS = {
   changePerSecond: 0.2,
   /** Looks being checked at once: a host introducing a crowd of forged ones waits its turn, never queues unbounded work. */
   maxChecking: 64,
-  maxAgeMs: LOOK_RULES.maxAgeMs,
   maxAheadMs: LOOK_RULES.maxAheadMs,
 };
 
 export type PlayerLooksOptions = typeof PLAYER_LOOKS_DEFAULTS;
-export type LookDrop = 'stale' | 'ahead' | 'replay' | 'signature' | 'rate' | 'busy';
+export type LookDrop = 'ahead' | 'replay' | 'signature' | 'rate' | 'busy';
 
 export interface PlayerLooksArgs {
   world: string;
@@ -48,7 +47,7 @@ interface Held {
 }
 
 export class PlayerLooks {
-  readonly stats = { shown: 0, repeats: 0, dropped: { stale: 0, ahead: 0, replay: 0, signature: 0, rate: 0, busy: 0 } as Record<LookDrop, number> };
+  readonly stats = { shown: 0, repeats: 0, dropped: { ahead: 0, replay: 0, signature: 0, rate: 0, busy: 0 } as Record<LookDrop, number> };
   private readonly opts: PlayerLooksOptions;
   private readonly held = new Map<string, Held>();
   private checking = 0;
@@ -73,7 +72,6 @@ export class PlayerLooks {
     if (h.look && look.w <= h.look.w) return look.w === h.look.w && sameBytes(look.s, h.look.s) ? void this.stats.repeats++ : drop('replay');
     if (h.checking !== undefined && look.w <= h.checking) return void this.stats.repeats++;
     const wall = (this.args.wallClock ?? Date.now)();
-    if (look.w < wall - this.opts.maxAgeMs) return drop('stale');
     if (look.w > wall + this.opts.maxAheadMs) return drop('ahead');
     if (this.checking >= this.opts.maxChecking) return drop('busy');
     this.checking++;

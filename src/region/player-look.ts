@@ -5,8 +5,7 @@
 // subscribers) in the roster of POSITIONS; every receiver checks the signature against the
 // roster's node id before the name shows anywhere, so no host that carries it can put another
 // name or colour on a player: it can only leave the look out (the player shows unnamed) or
-// carry an older one, which a receiver holding a newer one drops, and one signed longer ago
-// than LOOK_RULES.maxAgeMs no receiver takes (the player signs its look again well within that).
+// carry an older one the player signed, which a receiver holding a newer one drops.
 // Signed by the node key, not the player key: the roster names nodes, and nothing ties a
 // player key to a node but words a host could make up with a player key of its own.
 import * as v from 'valibot';
@@ -18,10 +17,6 @@ import { playerColour, playerName } from './frame-schemas';
 import { playerSignedBytes } from './chat-line';
 
 export const LOOK_RULES = {
-  /** The player signs its look again this often (a new stamp, the same name and colour). */
-  resignMs: 60_000,
-  /** A look signed longer ago than this is not taken (a replay of an old name is bounded by it). */
-  maxAgeMs: 5 * 60_000,
   /** A look stamped this far ahead of the receiver's clock is not taken (it would pin later ones out). */
   maxAheadMs: 30_000,
   /** A player's MOVE carries its look at least this often (a primary that lost it, a backup's share). */
