@@ -59,9 +59,10 @@ async function explain(region: string, id: string): Promise<void> {
 
 beforeAll(async () => {
   browser = await launchBrowser();
-  for (let i = 0; i < TABS; i++) {
-    pages.push(await openInFreshContext(browser, url(i), { label: `tab ${i}`, until: PAGE_UP.hosting, ready: true, ...(i === 0 ? { viewport: { width: 480, height: 300 } } : {}) }));
-  }
+  const open = (i: number) => openInFreshContext(browser, url(i), { label: `tab ${i}`, until: PAGE_UP.hosting, ready: true, ...(i === 0 ? { viewport: { width: 480, height: 300 } } : {}) });
+  // Tab 0 first (it starts the world), then the others together: one by one was ~15 s of this file.
+  pages.push(await open(0));
+  pages.push(...(await Promise.all(Array.from({ length: TABS - 1 }, (_, k) => open(k + 1)))));
 });
 
 afterAll(async () => {

@@ -66,7 +66,7 @@ if (existsSync(phasesPath)) {
   });
   const order = ['type-check', 'lint', 'build', 'unit', 'browser', 'sims'];
   const rank = (name: string) => (order.includes(name) ? order.indexOf(name) : order.length);
-  console.log('\nWall time per phase (type-check, lint and build beside the unit tests; the simulations, niced, beside everything):');
+  console.log('\nWall time per phase (the build beside the unit tests; type-check, lint and the simulations, niced, beside everything):');
   for (const p of [...phases].sort((a, b) => rank(a.name) - rank(b.name))) console.log(`${fmt(p.end - p.start)}  ${p.name}${p.rc === 0 ? '' : `  (exit ${p.rc})`}`);
   if (phases.length) console.log(`${fmt(Math.max(...phases.map((p) => p.end)) - Math.min(...phases.map((p) => p.start)))}  all`);
 }

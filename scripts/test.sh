@@ -2,8 +2,8 @@
 # `npm test`: type-check, lint, unit + simulated + Node-WebRTC tests, then real-Chromium
 # browser tests. Everything runs in a loopback-only network namespace (scripts/netns.sh).
 # The unit files run two at a time (vitest's default on 2 cores is one, a core kept free;
-# these files have no fixed ports or shared directories), and the type-check, lint and build
-# beside them, their output held until the unit tests end. The browser tests run after them,
+# these files have no fixed ports or shared directories), and the build beside them, its
+# output held until the unit tests end. The browser tests run after them,
 # one file at a time (one software-rendered tab takes most of a core), and use ~1.5 of the 2
 # cores on average: much of their time is the product's own timeouts (heartbeats, failover,
 # reconnect backoff). The simulations (scripts/sim-files.txt: the scale simulations and the
@@ -11,7 +11,8 @@
 # vitest run of their own at the lowest CPU priority (nice 19): they take what the other
 # phases leave (the browser phase leaves most of a core), a browser tab that wants a core
 # gets it at once, and the unit phase before the browser tests is shorter without them.
-# Their per-test timeouts only guard against a hang.
+# Their per-test timeouts only guard against a hang. The type-check and lint (pure CPU, no
+# clock) run niced beside everything as well: the browser tests need only the build.
 # Ends with the slowest test files, the wall time of each phase and one plain
 # "Tests: N passed, N failed" line summing both vitest runs (scripts/test-report.ts).
 set -uo pipefail
@@ -19,7 +20,7 @@ cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$PATH"
 R=.test-results
 mkdir -p "$R"
-rm -f "$R"/*.json "$R/phases.tsv" "$R/checks.log" "$R/sims.log"
+rm -f "$R"/*.json "$R/phases.tsv" "$R/checks.log" "$R/build.log" "$R/sims.log"
 reporters=(--reporter=default --reporter=json --reporter=./scripts/file-times-reporter.ts)
 
 step() { echo; echo "== $*"; }
@@ -36,9 +37,8 @@ checks() {
   local rc=0
   # tsgo (TypeScript 7, native): the same diagnostics as tsc 5.9 in a quarter of its CPU;
   # typescript 5.9 stays for typescript-eslint, which loads it as a library.
-  echo "== type-check (tsgo --noEmit)"; phase type-check tsgo --noEmit -p tsconfig.json || rc=1
-  echo; echo "== lint (eslint)"; phase lint eslint . || rc=1
-  echo; echo "== build for browser tests"; phase build vite build --logLevel warn || rc=1
+  echo "== type-check (tsgo --noEmit)"; phase type-check nice -n 19 tsgo --noEmit -p tsconfig.json || rc=1
+  echo; echo "== lint (eslint)"; phase lint nice -n 19 eslint . || rc=1
   return "$rc"
 }
 
@@ -50,15 +50,20 @@ fail=0
 step "simulations (niced, beside everything): output below once they end"
 VP_FILE_TIMES=$R/sims-files.json phase sims nice -n 19 bash scripts/netns.sh vitest run --maxWorkers=2 --testTimeout=900000 --hookTimeout=900000 "${reporters[@]}" --outputFile.json="$R/sims.json" "${sims[@]}" > "$R/sims.log" 2>&1 &
 sims_pid=$!
-step "type-check, lint and build: beside the unit tests, output below once they end"
+step "type-check and lint (niced, beside everything): output below once they end"
 checks > "$R/checks.log" 2>&1 &
 checks_pid=$!
+step "build for browser tests: beside the unit tests, output below once they end"
+phase build vite build --logLevel warn > "$R/build.log" 2>&1 &
+build_pid=$!
 step "unit, Node WebRTC and short simulated tests"
 VP_FILE_TIMES=$R/unit-files.json phase unit bash scripts/netns.sh vitest run --maxWorkers=2 "${excludes[@]}" "${reporters[@]}" --outputFile.json="$R/unit.json" || fail=1
-wait "$checks_pid" || fail=1
-echo; cat "$R/checks.log"
+wait "$build_pid" || fail=1
+echo; cat "$R/build.log"
 step "browser tests (Chromium)"
 VP_FILE_TIMES=$R/e2e-files.json phase browser bash scripts/netns.sh vitest run --config vitest.e2e.config.ts "${reporters[@]}" --outputFile.json="$R/e2e.json" || fail=1
+wait "$checks_pid" || fail=1
+echo; cat "$R/checks.log"
 wait "$sims_pid" || fail=1
 step "simulations"
 cat "$R/sims.log"
