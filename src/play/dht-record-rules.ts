@@ -7,6 +7,7 @@
 //   primary whose epoch certificate for the region is valid (src/region/region-records.ts);
 //   version = (certificate epoch, revision within it).
 // - 'test': the default rule.
+import { ID_WORK_BITS } from '../core/id-work';
 import { webCryptoVerifier } from '../core/signer';
 import { NOBODY_NEAR } from '../dht/near-view';
 import type { RecordRule, RecordRules } from '../dht/record-rules';
@@ -28,7 +29,11 @@ export function playerRecordRule(now: () => number = Date.now): RecordRule {
   };
 }
 
-/** Every namespace's rule for a tab's DHT; `extra` adds or replaces rules (tests, tools). */
-export function recordRules(extra: RecordRules = {}): RecordRules {
-  return { player: playerRecordRule(), ...regionRecordRules(new CertChecker(webCryptoVerifier, NOBODY_NEAR), webCryptoVerifier), ...extra };
+/**
+ * Every namespace's rule for a tab's DHT; `extra` adds or replaces rules (tests, tools). A
+ * holder checks a region record's certificate against its own view of the key, counting
+ * near only ids that show `idWorkBits` of work: the bits that DHT asks (its default).
+ */
+export function recordRules(extra: RecordRules = {}, idWorkBits = ID_WORK_BITS): RecordRules {
+  return { player: playerRecordRule(), ...regionRecordRules(new CertChecker(webCryptoVerifier, NOBODY_NEAR, { idWorkBits }), webCryptoVerifier), ...extra };
 }

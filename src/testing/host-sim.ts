@@ -153,7 +153,8 @@ export class HostSim extends SimWorld {
       ...SIM_DHT,
       // The owner rules a tab runs for region records, over the simulation's keys.
       // The DHT hands the rule its own view of who is near a key (record-rules.ts).
-      records: regionRecordRules(new CertChecker(this.keyring.verify, NOBODY_NEAR), this.keyring.verify, simKeyHash),
+      // Its certificates count near only ids showing the work this peer's DHT asks.
+      records: regionRecordRules(new CertChecker(this.keyring.verify, NOBODY_NEAR, { idWorkBits: this.opts.dht?.idWorkBits ?? this.opts.idWorkBits ?? 0 }), this.keyring.verify, simKeyHash),
       ...(this.opts.idWorkBits ? { idWorkBits: this.opts.idWorkBits } : {}),
       ...this.opts.dht,
       ...(playOnly ? { readOnly: true } : {}),

@@ -18,7 +18,8 @@ import type { SimKeyring } from './sim-keyring';
 
 /** The 'chunk' rule every honest node runs (one checker: its verdict cache is shared). */
 export function simLocationRule(keyring: SimKeyring): RecordRule {
-  return locationRule(new CertChecker(keyring.verify, NOBODY_NEAR), keyring.verify);
+  // The simulators' ids are drawn (no id work), as their DHTs ask (sim-world.ts).
+  return locationRule(new CertChecker(keyring.verify, NOBODY_NEAR, { idWorkBits: 0 }), keyring.verify);
 }
 
 /** A region's two records as put: epoch 1 (replayed by the crew), epoch 2 (the newest). */
