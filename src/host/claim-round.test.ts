@@ -42,6 +42,17 @@ describe('claim round', () => {
     expect(r.settled(110, new Map(), 100)).toBe(true);
   });
 
+  it('is not over at the quorum while a granter\'s answer is still coming (its proofs follow its grant), for at most framesMs', () => {
+    const r = round();
+    // A's grant came in the first of its frames: not answered yet.
+    r.addGrant(idToHex(A), sig(A));
+    r.check(10);
+    expect(r.settled(10, new Map(), 0, 300)).toBe(false);
+    expect(r.settled(310, new Map(), 0, 300), 'a lost frame costs framesMs').toBe(true);
+    r.answered.add(idToHex(A));
+    expect(r.settled(11, new Map(), 0, 300), 'its last frame came: over, B silent or not').toBe(true);
+  });
+
   it('takes from refusals only bounded news: a promise at most one epoch jump up, pending epochs above our certificate', () => {
     const r = round();
     r.refusedAt(9);

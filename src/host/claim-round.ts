@@ -93,9 +93,19 @@ export class ClaimRound {
     return ++this.resends;
   }
 
-  /** The round is over: a certificate formed, and every live host answered or the grace ran out (it waits for states, not for the silent primary we replace). */
-  settled(now: number, silent: ReadonlyMap<string, unknown>, graceMs: number): boolean {
-    return this.quorumAt !== null && (this.allAnswered(silent) || now - this.quorumAt >= graceMs);
+  /**
+   * The round is over: a certificate formed, and every live host answered or the grace ran
+   * out (it waits for states, not for the silent primary we replace), once every granter's
+   * answer came whole or `framesMs` passed since the quorum. A granter's grant comes in the
+   * first frame of its answer and its batch proofs in the last: an entry only that granter
+   * holds (a tail its peer backup missed) is adopted only under those proofs, so a round
+   * that ends at the grant drops confirmed edits.
+   */
+  settled(now: number, silent: ReadonlyMap<string, unknown>, graceMs: number, framesMs = 0): boolean {
+    if (this.quorumAt === null) return false;
+    if (this.allAnswered(silent)) return true;
+    const since = now - this.quorumAt;
+    return since >= graceMs && (since >= framesMs || this.granted().every((hex) => !this.targets.has(hex) || this.answered.has(hex)));
   }
 
   /**

@@ -103,6 +103,13 @@ export const HOST_DEFAULTS = {
    */
   claimGraceMs: 0,
   /**
+   * After the quorum, wait at most this long for the rest of each granter's answer (its
+   * state and the batch proofs that vouch for entries only it holds: claim-round.ts
+   * `settled`). Its frames leave in one burst behind its grant, so this is the bound for a
+   * frame lost or a granter dying mid-answer, not a wait of every failover.
+   */
+  claimFramesMs: 300,
+  /**
    * A claim says its CLAIM again to the hosts that have not answered after this long, and
    * twice that (a frame routed through a node that died silently is lost; a host that
    * granted already answers a repeated CLAIM with its grant again).

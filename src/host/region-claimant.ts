@@ -212,7 +212,7 @@ export class RegionClaimant extends RegionSide {
           this.region.toHost(t, { t: 'CLAIM', ...this.regionFields, e, hosts, ...(known ? { known } : {}), ...(chain ? { chain } : {}), ...(rebase ? { rebase } : {}), ...(pend.length ? { pend } : {}) });
         }
       }
-      if (round.settled(now, this.silent, o.claimGraceMs) || round.yielded) break;
+      if (round.settled(now, this.silent, o.claimGraceMs, o.claimFramesMs) || round.yielded) break;
       if (round.duelled(this.silent)) {
         // The other claimant of our epoch is a backup of the set we know (only they claim
         // when the primary goes silent): the closer of us claims again at once, and the
