@@ -20,7 +20,13 @@ const airAbove = (t: Tab, x: number, z: number) => t.evaluate(([x, z]) => {
 async function join(tab: Tab, query: string): Promise<Tab> {
   const t0 = Date.now();
   await tab.goto(withTestFps(`${inject('baseUrl')}/?rd=2&${query}${WORLD}`));
-  await tab.waitFor(() => window.voxel?.hosting !== undefined, null, 30_000);
+  // A fresh Firefox profile mints its node id and player key (proofs of work) with a slower
+  // WebCrypto than Chromium's, and boots slower beside the niced simulations: 6-7 s quiet,
+  // 23 s and over 30 s in two fresh-clone runs. Each step's time is logged for a slow start.
+  await tab.waitFor(() => typeof window.voxel === 'object', null, 90_000);
+  const up = Date.now() - t0;
+  await tab.waitFor(() => window.voxel?.hosting !== undefined, null, 60_000);
+  console.log(`${tab.engine}: page up in ${up} ms, hosting in ${Date.now() - t0} ms`);
   await tab.evaluate(() => window.voxel.ready(), null);
   console.log(`${tab.engine} joined and drew in ${Date.now() - t0} ms`);
   return tab;

@@ -83,7 +83,9 @@ describe('the hosting dashboard', () => {
       if (await host.evaluate((r) => window.voxelHost!.hosting.region(r).host?.role === 'primary', region)) break;
     }
     const cell = host.locator(`table.regions tbody tr[data-region="${region}"] td.present`);
-    await cell.filter({ hasText: `Xena Q (${p0Id})` }).waitFor({ timeout: 6000 });
+    // The name shows once the player's signed look reached the host with a position (up to
+    // 5 s between looks on MOVE; a fresh-clone run did not see it within 6 s).
+    await cell.filter({ hasText: `Xena Q (${p0Id})` }).waitFor({ timeout: 15_000 });
     console.log(`dashboard lists "Xena Q (${p0Id})" in ${region} after ${steps} regions walked, ${Date.now() - t0} ms`);
     await host.waitForTimeout(2500); // one more sample: the charts have two points at least
     await host.setViewportSize({ width: 900, height: 1100 });
