@@ -22,6 +22,8 @@ describe('frame cap', () => {
   it('a limit above the display rate changes nothing, and a new limit applies at once', () => {
     const cap = new FrameCap(120);
     expect(drawn(cap, 60, 1)).toBe(60);
+    cap.set(120); // the same limit again keeps the schedule: 2 ms after the last frame drawn is not due
+    expect(cap.due(985)).toBe(false);
     cap.set(0);
     let n = 0;
     for (let t = 2000; t < 2100; t += 1) if (cap.due(t)) n++;

@@ -8,13 +8,17 @@
 export class FrameCap {
   private next = -Infinity;
   private minMs = 0;
+  private maxFps = 0;
 
   /** `maxFps` 0: no limit (every animation frame). */
   constructor(maxFps = 0) {
     this.set(maxFps);
   }
 
+  /** A new limit restarts the schedule; the same one again changes nothing (callers may set it every frame). */
   set(maxFps: number): void {
+    if (maxFps === this.maxFps) return;
+    this.maxFps = maxFps;
     this.minMs = maxFps > 0 ? 1000 / maxFps : 0;
     this.next = -Infinity;
   }

@@ -59,7 +59,6 @@ export class FrameLoop {
   private fpsSince = this.last;
   private statusAt = 0;
   private readonly cap = new FrameCap();
-  private capFps = 0;
 
   constructor(private readonly parts: FrameLoopParts) {
     this.ready = new Promise<void>((resolve) => (this.resolveReady = resolve));
@@ -78,8 +77,7 @@ export class FrameLoop {
     if (choice === 'skip') return;
     // A page that draws nothing keeps its fixed tick. An item's first frame is drawn even
     // past the limit: tabs show it at one moment.
-    const fps = this.parts.headless ? 0 : (this.parts.maxFps?.() ?? 0);
-    if (fps !== this.capFps) this.cap.set((this.capFps = fps));
+    this.cap.set(this.parts.headless ? 0 : (this.parts.maxFps?.() ?? 0));
     if (!this.cap.due(now) && choice !== 'due') {
       this.parts.items?.notDrawn();
       return;
