@@ -42,7 +42,10 @@ export type { Role } from './role-machine';
 export class HostedRegion implements RegionRole {
   readonly name: string;
   /** Role, followed epoch and primary, host set: written only by the machine's moves (role-machine.ts). */
-  readonly roles = new RoleMachine();
+  readonly roles = new RoleMachine((move, why) => {
+    this.ctx.stats.roleMovesRefused++;
+    this.trace(`role move ${move} refused: ${why}`);
+  });
   state = new RegionState();
   /** What we promised, the newest certificate, granted and learned epochs, rebase evidence (election.ts). */
   readonly el: Election;
@@ -194,8 +197,8 @@ export class HostedRegion implements RegionRole {
   }
 
   /** A certificate whose hosts leave us out: we host this region no more and point askers at its primary. */
-  standAside(c: EpochCert): void {
-    this.roles.stoodAside(c);
+  standAside(c: EpochCert, hold: Hold): void {
+    this.roles.stoodAside(c, hold);
   }
 
   stop(): void {

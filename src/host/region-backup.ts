@@ -55,7 +55,7 @@ export class RegionBackup extends RegionSide implements FollowTerms {
       this.el.promised = cert.e;
       this.el.promisedTo = fromHex;
     }
-    this.region.roles.followed(cert, from, this.ctx.clock.now());
+    this.region.roles.followed(cert, from, this.ctx.clock.now(), hold);
     this.machine.followed(this.ctx.clock.now());
     return true;
   }
@@ -74,7 +74,7 @@ export class RegionBackup extends RegionSide implements FollowTerms {
         // not claim it over an old set).
         if (this.el.supersedes(cert, hold, this.region.learntFar()) && cert.e >= this.el.promiseFor(cert, hold, this.region.learntFar()) && !this.region.duty && this.region.role !== 'claiming') {
           this.el.adoptCert(cert, m.chain, hold);
-          this.region.standAside(cert);
+          this.region.standAside(cert, hold);
         }
         return void this.ctx.stats.staleFrames++;
       }

@@ -92,6 +92,7 @@ export class RegionClaimant extends RegionSide {
       return false;
     }
     const before = this.region.roles.startClaim();
+    if (before === undefined) return false;
     this.ctx.stats.claims++;
     const run = ++this.runs;
     const ok = await this.runClaim(run, minEpoch, primarySilent, hosts).catch(() => false);
@@ -264,7 +265,7 @@ export class RegionClaimant extends RegionSide {
       const newer = this.el.cert;
       if (newer && newer.e >= this.region.epoch && newer !== known && !has(newer.hosts, this.ctx.selfId) && this.current(run)) {
         this.region.trace(`not a host of e${newer.e}: idle`);
-        this.region.standAside(newer);
+        this.region.standAside(newer, this.el.learnt ? 'learnt' : 'anchored');
       }
       return false;
     }

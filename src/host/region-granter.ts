@@ -86,7 +86,7 @@ export class RegionGranter extends RegionSide {
       const hold = await this.region.acceptable(m.known, m.chain);
       const take = hold && this.el.cert && (m.known.e > this.el.cert.e || hold === 'anchored') && this.el.supersedes(m.known, hold, this.region.learntFar());
       // It replaced a learnt chain we followed as a backup: its primary is nobody we follow.
-      if (take && this.el.adoptCert(m.known, m.chain, hold) && this.region.role === 'backup' && !this.region.duty) this.region.standAside(m.known);
+      if (take && this.el.adoptCert(m.known, m.chain, hold) && this.region.role === 'backup' && !this.region.duty) this.region.standAside(m.known, hold);
     }
     const why = grantRefusal({
       selfId: this.ctx.selfId, promised: this.el.promised, cert: this.el.cert, accepted: this.el.accepted, stateEpoch: this.region.state.version.e, primary: !!this.region.duty, handoffTo: this.region.handoffTo,

@@ -44,7 +44,7 @@ export interface RegionRole extends DutyRegion, RoleView {
   primaryAlive(): boolean;
   /** Whether we may believe `c` (cert-anchor.ts), reached from ours directly or through `chain`, the sender's earlier certificates: how we then hold it, or false. */
   acceptable(c: EpochCert, chain?: readonly EpochCert[]): Promise<Hold | false>;
-  standAside(c: EpochCert): void;
+  standAside(c: EpochCert, hold: Hold): void;
   /** Our certificate is learnt and its hosts are far from the key as we see it: an anchored one may replace it. */
   learntFar(): boolean;
   stepDown(next: NodeId | undefined, e: number): void;

@@ -1,5 +1,6 @@
-// The role machine's moves on their own: what each move leaves behind, and the moves that
-// must not undo another (a failed claim after a grant moved us; a SYNC from the same primary).
+// The role machine's moves on their own: what each move leaves behind, the moves that
+// must not undo another (a failed claim after a grant moved us; a SYNC from the same primary),
+// and the moves it refuses (from a role that does not lead there; below the firm epoch).
 import { describe, expect, it } from 'vitest';
 import { idToHex, type NodeId } from '../core/node-id';
 import type { EpochCert } from '../region/epoch-cert';
@@ -14,11 +15,11 @@ describe('RoleMachine', () => {
     const m = new RoleMachine();
     const before = m.startClaim();
     expect([before, m.role]).toEqual(['idle', 'claiming']);
-    m.claimFailed(before);
+    m.claimFailed(before!);
     expect(m.role).toBe('idle');
     const again = m.startClaim();
     m.granted(5, P, [P, SELF, B], true, 100);
-    m.claimFailed(again);
+    m.claimFailed(again!);
     expect([m.role, m.epoch, m.primaryHex, m.lastHeard, m.applied]).toEqual(['backup', 5, idToHex(P), 100, undefined]);
   });
 
@@ -30,20 +31,21 @@ describe('RoleMachine', () => {
 
   it('a SYNC of the same primary and epoch keeps what was applied; a new primary or epoch starts over', () => {
     const m = new RoleMachine();
-    m.followed(cert(4, P), P, 10);
+    m.followed(cert(4, P), P, 10, 'anchored');
     m.appliedUpTo(9);
-    m.followed(cert(4, P), P, 20);
+    m.followed(cert(4, P), P, 20, 'anchored');
     expect([m.role, m.applied, m.lastHeard]).toEqual(['backup', 9, 20]);
-    m.followed(cert(5, P), P, 30);
+    m.followed(cert(5, P), P, 30, 'anchored');
     expect(m.applied).toBeUndefined();
     m.appliedUpTo(2);
-    m.followed(cert(5, C, [C, SELF, B]), C, 40);
+    m.followed(cert(5, C, [C, SELF, B]), C, 40, 'anchored');
     expect([m.applied, m.primaryHex]).toEqual([undefined, idToHex(C)]);
   });
 
   it('primary, then released: no primary followed, the handoff target kept apart', () => {
     const m = new RoleMachine();
     m.handedOffTo('ab', 5);
+    m.startClaim();
     m.becamePrimary(cert(6, SELF), SELF);
     expect([m.role, m.epoch, m.primaryHex, m.handoffTo]).toEqual(['primary', 6, idToHex(SELF), '']);
     m.released('backup', 50);
@@ -64,5 +66,51 @@ describe('RoleMachine', () => {
     m.restored(8, [P, SELF]);
     m.restored(3, undefined);
     expect([m.epoch, m.hosts.length]).toEqual([8, 2]);
+  });
+
+  it('refuses a move from a role that does not lead there, and stays as it was', () => {
+    const refused: string[] = [];
+    const m = new RoleMachine((move, why) => refused.push(`${move} ${why}`));
+    expect(m.becamePrimary(cert(3, SELF), SELF)).toBe(false);
+    expect(m.steppedDown(10)).toBe(false);
+    expect(m.released('idle', 10)).toBe(false);
+    expect(m.notOurs()).toBe(false);
+    expect([m.role, m.epoch]).toEqual(['idle', 0]);
+    m.startClaim();
+    expect(m.startClaim()).toBeUndefined();
+    m.becamePrimary(cert(3, SELF), SELF);
+    // A primary stops its duty (steps down) before it follows, grants or stands aside.
+    expect(m.followed(cert(4, P), P, 20, 'anchored')).toBe(false);
+    expect(m.granted(4, P, [P, SELF, B], true, 20)).toBe(false);
+    expect(m.stoodAside(cert(4, P, [P, B, C]), 'anchored')).toBe(false);
+    expect(m.startClaim()).toBeUndefined();
+    expect([m.role, m.epoch, m.primaryHex]).toEqual(['primary', 3, idToHex(SELF)]);
+    expect(refused).toEqual([
+      'becamePrimary from idle', 'steppedDown from idle', 'released from idle', 'notOurs from idle', 'startClaim from claiming',
+      'followed from primary', 'granted from primary', 'stoodAside from primary', 'startClaim from primary',
+    ]);
+  });
+
+  it('the epoch never falls below one taken firmly; a learnt one may be replaced from below', () => {
+    const refused: string[] = [];
+    const m = new RoleMachine((move, why) => refused.push(`${move} ${why}`));
+    m.granted(6, P, [P, SELF, B], true, 10);
+    expect(m.followed(cert(5, C, [C, SELF, B]), C, 20, 'anchored')).toBe(false);
+    expect(m.granted(5, C, [C, SELF, B], true, 20)).toBe(false);
+    expect(m.stoodAside(cert(4, C, [C, B]), 'anchored')).toBe(false);
+    expect([m.role, m.epoch, m.primaryHex, m.floor]).toEqual(['backup', 6, idToHex(P), 6]);
+    // An attacker's learnt certificate far above: not firm, so an anchored one below it (but not below 6) replaces it.
+    expect(m.stoodAside(cert(2 ** 24 - 1, C, [C, B]), 'learnt')).toBe(true);
+    expect([m.role, m.epoch, m.floor]).toEqual(['idle', 2 ** 24 - 1, 6]);
+    expect(m.followed(cert(7, P), P, 30, 'anchored')).toBe(true);
+    expect([m.role, m.epoch, m.floor]).toEqual(['backup', 7, 7]);
+    // Read back from the store: not firm either.
+    m.restored(9, undefined);
+    expect(m.granted(8, C, [C, SELF, B], true, 40)).toBe(true);
+    expect(m.epoch).toBe(8);
+    m.startClaim();
+    expect(m.becamePrimary(cert(7, SELF), SELF)).toBe(false);
+    expect(m.becamePrimary(cert(9, SELF), SELF)).toBe(true);
+    expect(refused).toEqual(['followed epoch 5 below 6', 'granted epoch 5 below 6', 'stoodAside epoch 4 below 6', 'becamePrimary epoch 7 below 8']);
   });
 });

@@ -1,20 +1,29 @@
 // Whom one host of a region follows, or whether it is the primary itself: the role, the
 // epoch and primary it follows, the host set, and the backup's bookkeeping of that primary
 // (when it last heard it, what of its epoch it applied), with every move that changes them.
-// The claimant, the granter, the backup and the primary's own moves (hosted-region.ts) each
-// used to write these fields one by one (about 30 writes in five files), so no one place
-// said which roles lead to which. Here each move is one method named for what happened, and
-// everyone else reads the fields through `RoleView`. A new path that changes a region's role
-// adds a move here, beside the others, as the commit and backup machines hold theirs.
+// Each move is one method named for what happened, and everyone else reads the fields
+// through `RoleView` (`agree/` through host/items-region.ts, narrower still). A new path
+// that changes a region's role adds a move here, beside the others, as the commit and
+// backup machines hold theirs.
 //
 //   idle / backup --startClaim--> claiming --becamePrimary--> primary
 //   claiming --claimFailed--> (the role before) ; claiming --notOurs--> idle
 //   any but primary --granted--> backup (the set names us) or idle
-//   any --followed (a SYNC's certificate)--> backup
+//   any but primary --followed (a SYNC's certificate)--> backup
 //   primary --steppedDown--> backup ; primary --released--> backup or idle
-//   any --stoodAside (a certificate leaving us out)--> idle
+//   any but primary --stoodAside (a certificate leaving us out)--> idle
+//
+// A move from a role the diagram does not lead it from is refused (the machine stays as it
+// was, and says so through `onRefused`): a primary stops its duty before it follows or
+// grants anyone (hosted-region.ts stepDown), so "primary" is never left behind by a move
+// that forgets the duty. The followed epoch never falls below the highest epoch taken
+// firmly (our own certificate, our grant, or a certificate anchored in our view:
+// cert-anchor.ts `Hold`); a learnt certificate's epoch, or one read back from the store,
+// is not firm, so an anchored certificate may still replace it from below (election.ts
+// `supersedes`).
 import { idToHex, type NodeId } from '../core/node-id';
 import type { EpochCert } from '../region/epoch-cert';
+import type { Hold } from '../region/cert-anchor';
 
 export type Role = 'idle' | 'claiming' | 'primary' | 'backup';
 
@@ -47,9 +56,14 @@ export interface FollowMoves {
   silentSince(at: number): void;
 }
 
+/** A refused move: its name and why (the role it came in, or the epoch it would go back to). */
+export type RoleRefusal = (move: string, why: string) => void;
+
 export class RoleMachine implements RoleView, FollowMoves {
   private r: Role = 'idle';
   private e = 0;
+  /** The highest epoch taken firmly: no move goes below it. */
+  private floorE = 0;
   private p: NodeId | undefined;
   private pHex = '';
   private set: NodeId[] = [];
@@ -57,11 +71,17 @@ export class RoleMachine implements RoleView, FollowMoves {
   private upTo: number | undefined;
   private handedTo = '';
 
+  constructor(private readonly onRefused: RoleRefusal = () => {}) {}
+
   get role(): Role {
     return this.r;
   }
   get epoch(): number {
     return this.e;
+  }
+  /** No move takes the epoch below this (the highest taken firmly). */
+  get floor(): number {
+    return this.floorE;
   }
   get primary(): NodeId | undefined {
     return this.p;
@@ -82,8 +102,9 @@ export class RoleMachine implements RoleView, FollowMoves {
     return this.handedTo;
   }
 
-  /** Our claim goes out; returns the role to go back to should it fail. */
-  startClaim(): Role {
+  /** Our claim goes out; returns the role to go back to should it fail (undefined: refused, we are primary or claim already). */
+  startClaim(): Role | undefined {
+    if (!this.from('startClaim', 'idle', 'backup')) return undefined;
     const before = this.r;
     this.r = 'claiming';
     return before;
@@ -95,8 +116,10 @@ export class RoleMachine implements RoleView, FollowMoves {
   }
 
   /** The region's closest nodes leave us out: not ours to host. */
-  notOurs(): void {
+  notOurs(): boolean {
+    if (!this.from('notOurs', 'claiming')) return false;
     this.r = 'idle';
+    return true;
   }
 
   /** We take the primary we followed for dead (or its claim never became an epoch): its last word keeps no claimant off. */
@@ -105,55 +128,67 @@ export class RoleMachine implements RoleView, FollowMoves {
   }
 
   /** Our claim won `cert`. */
-  becamePrimary(cert: EpochCert, self: NodeId): void {
+  becamePrimary(cert: EpochCert, self: NodeId): boolean {
+    if (!this.from('becamePrimary', 'claiming') || !this.notBelow('becamePrimary', cert.e)) return false;
     this.r = 'primary';
-    this.follow(cert.e, self, cert.hosts);
+    this.follow(cert.e, self, cert.hosts, true);
     this.handedTo = '';
+    return true;
   }
 
   /** We granted `from` epoch `e` over `hosts` (our state went with the grant): we follow it, as a backup when the set names us. */
-  granted(e: number, from: NodeId, hosts: NodeId[], named: boolean, now: number): void {
-    this.follow(e, from, hosts);
+  granted(e: number, from: NodeId, hosts: NodeId[], named: boolean, now: number): boolean {
+    if (!this.notPrimary('granted') || !this.notBelow('granted', e)) return false;
+    this.follow(e, from, hosts, true);
     this.r = named ? 'backup' : 'idle';
     this.upTo = undefined;
     this.heardAt = now;
+    return true;
   }
 
-  /** A SYNC's certificate made us a backup of its sender. */
-  followed(cert: EpochCert, from: NodeId, now: number): void {
+  /** A SYNC's certificate, held as `hold` (cert-anchor.ts), made us a backup of its sender. */
+  followed(cert: EpochCert, from: NodeId, now: number, hold: Hold): boolean {
+    if (!this.notPrimary('followed') || !this.notBelow('followed', cert.e)) return false;
     if (this.e !== cert.e || this.pHex !== idToHex(from)) this.upTo = undefined;
-    this.follow(cert.e, from, cert.hosts);
+    this.follow(cert.e, from, cert.hosts, hold === 'anchored');
     this.r = 'backup';
     this.handedTo = '';
     this.heardAt = now;
+    return true;
   }
 
-  /** A certificate whose hosts leave us out: we point askers at its primary. */
-  stoodAside(c: EpochCert): void {
+  /** A certificate, held as `hold`, whose hosts leave us out: we point askers at its primary. */
+  stoodAside(c: EpochCert, hold: Hold): boolean {
+    if (!this.notPrimary('stoodAside') || !this.notBelow('stoodAside', c.e)) return false;
     this.r = 'idle';
-    this.follow(c.e, c.primary, c.hosts);
+    this.follow(c.e, c.primary, c.hosts, hold === 'anchored');
+    return true;
   }
 
-  /** Read back from the store: the newest epoch we knew, the hosts of its certificate. */
+  /** Read back from the store: the newest epoch we knew, the hosts of its certificate (not firm: how it was held is not kept). */
   restored(e: number, hosts: NodeId[] | undefined): void {
     this.e = Math.max(this.e, e);
     if (hosts) this.set = hosts;
   }
 
   /** As primary, we stopped ordering for a later epoch: a backup from now on. */
-  steppedDown(now: number): void {
+  steppedDown(now: number): boolean {
+    if (!this.from('steppedDown', 'primary')) return false;
     this.r = 'backup';
     this.upTo = undefined;
     this.heardAt = now;
+    return true;
   }
 
   /** As primary, we stopped without a successor yet (a handoff or host-set change under way, or no majority answering). */
-  released(role: 'backup' | 'idle', now: number): void {
+  released(role: 'backup' | 'idle', now: number): boolean {
+    if (!this.from('released', 'primary')) return false;
     this.r = role;
     this.p = undefined;
     this.pHex = '';
     this.upTo = undefined;
     this.heardAt = now;
+    return true;
   }
 
   /** The node (hex) we, or our primary, handed the region to: we grant its claim although we heard the primary just now. */
@@ -179,10 +214,29 @@ export class RoleMachine implements RoleView, FollowMoves {
     this.heardAt = Math.min(this.heardAt, at);
   }
 
-  private follow(e: number, primary: NodeId, hosts: NodeId[]): void {
+  private follow(e: number, primary: NodeId, hosts: NodeId[], firm: boolean): void {
     this.e = e;
+    if (firm) this.floorE = Math.max(this.floorE, e);
     this.p = primary;
     this.pHex = idToHex(primary);
     this.set = hosts;
+  }
+
+  private from(move: string, ...roles: Role[]): boolean {
+    if (roles.includes(this.r)) return true;
+    this.onRefused(move, `from ${this.r}`);
+    return false;
+  }
+
+  private notPrimary(move: string): boolean {
+    if (this.r !== 'primary') return true;
+    this.onRefused(move, 'from primary');
+    return false;
+  }
+
+  private notBelow(move: string, e: number): boolean {
+    if (e >= this.floorE) return true;
+    this.onRefused(move, `epoch ${e} below ${this.floorE}`);
+    return false;
   }
 }
