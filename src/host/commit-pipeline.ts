@@ -1,7 +1,8 @@
-// The shell of the primary's commit pipeline for one region and epoch: it feeds the pure
-// machine (commit-machine.ts: order, replicate, ack, commit, confirm; primary-lease.ts: the
-// lease) its inputs with the time, and performs what it decides, in the order decided, on
-// the wires, the store and the test hooks. It also holds what judges an edit (the rules, the
+// The shell of the primary's commit pipeline for one region and epoch: it performs what the
+// pure machine (commit-machine.ts: order, replicate, ack, commit, confirm; primary-lease.ts:
+// the lease) decides, in the order decided, on the wires, the store and the test hooks. The
+// duty (primary-duty.ts) gives the machine its inputs (an EDIT, an ACK, the tick) and hands
+// the effects to `perform`. The shell also holds what judges an edit (the rules, the
 // players' believed positions, who stands where), which the machine asks at ordering time.
 //
 // The one ordering rule the shell owns: a `persist` effect's write must have finished before
@@ -9,7 +10,7 @@
 // so no CONFIRM leaves this node before the edit is in our own store.
 import { idToHex, type NodeId } from '../core/node-id';
 import type { SubscriptionMessageOf } from '../region/subscription-messages';
-import { encodeEntries, type Entry } from '../region/region-state';
+import { encodeEntries } from '../region/region-state';
 import { MAX_RELAY_PROOFS, type RelayProofs } from '../region/entry-proofs';
 import { replicateFrame, type Batch, type CommitEffect } from './commit-effects';
 import { CommitMachine } from './commit-machine';
@@ -62,46 +63,12 @@ export class CommitPipeline {
     return p;
   }
 
-  queueEdit(from: NodeId, fromHex: string, m: SubscriptionMessageOf<'EDIT'>): void {
-    this.perform(this.machine.edit(from, fromHex, m, this.now));
-  }
-
-  /** A host's stored entries, adopted on the next tick (commit-machine.ts `offer`). */
-  offer(entries: Entry[]): void {
-    this.machine.offer(entries);
-  }
-
-  /** The tick: order what queued, then commit and confirm what waited for the lease. */
-  tick(now: number): void {
-    this.perform(this.machine.order(now));
-    this.perform(this.machine.commit(this.now));
-  }
-
-  onAck(fromHex: string, to: number, beat?: number): void {
-    this.perform(this.machine.ack(fromHex, to, beat, this.now));
-  }
-
-  /** We stopped ordering for a successor (commit-machine.ts `stepDown`). */
-  stepDown(): void {
-    this.machine.stepDown();
-  }
-
-  /** We stopped ordering with no successor yet: the editors of what we did not confirm hear 'busy'. */
-  release(): void {
-    this.perform(this.machine.release());
-  }
-
-  /** Whether we hold the lease now (primary-lease.ts). */
-  leaseHeld(): boolean {
-    return this.machine.lease.held(this.now);
-  }
-
   /**
-   * Performs `effects` in order, once the batches they replicate are signed (one signature a
+   * Performs `effects` (what one of the machine's inputs returned) in order, once the batches they replicate are signed (one signature a
    * batch: the evidence a claimant adopts their entries by, state-proofs.ts): the whole group
    * waits for its signatures and then leaves in one pass, behind any group still waiting.
    */
-  private perform(effects: readonly CommitEffect[]): void {
+  perform(effects: readonly CommitEffect[]): void {
     const batches = effects.flatMap((fx) => (fx.t === 'replicate' ? [fx.batch] : []));
     const e = this.duty.e;
     this.duty.proofs.run(batches.map((b) => ({ e, f: b.from, t: b.to, b: encodeEntries(b.entries) })), (sigs) => {

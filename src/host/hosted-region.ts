@@ -299,26 +299,23 @@ export class HostedRegion implements RegionRole {
     // Beats and acks keep a region loaded as little as they keep it busy (an idle primary beats on).
     if (m.t !== 'ACK' && m.t !== 'HEARTBEAT') this.lastFrameAt = this.ctx.clock.now();
     if (m.t !== 'ACK' && !(m.t === 'HEARTBEAT' && (m.idle || m.unload))) this.touched++;
+    // While we are primary, what a primary answers (EDIT, ACK, SUBSCRIBE, MOVE ... of its
+    // epoch) goes straight to its duty (primary-duty.ts `onFrame`); the rest comes below.
+    if (this.duty?.onFrame(from, fromHex, m)) return;
     switch (m.t) {
       case 'SUBSCRIBE':
         return this.onSubscribe(from, fromHex, m);
-      case 'UNSUBSCRIBE':
-        this.duty?.unsubscribe(fromHex);
-        return;
       case 'EDIT':
-        if (this.duty) return this.duty.queueEdit(from, fromHex, m);
         this.toPlayer(from, { t: 'REJECT', ...this.regionFields, r: m.r, reason: this.editRefusal() });
         this.redirect(from);
         return;
+      case 'UNSUBSCRIBE':
       case 'MOVE':
-        if (this.duty) this.duty.move(from, fromHex, m);
-        return;
       case 'SAY':
-        this.duty?.say(fromHex, m);
+      case 'FEED_LOST':
         return;
       case 'POSITIONS_LOST':
-        if (this.duty && m.e === this.epoch) this.duty.positionsLost(fromHex);
-        else this.share.lost(fromHex);
+        this.share.lost(fromHex);
         return;
       case 'FEED':
         if (this.followed(fromHex, m.e)) this.share.onFeed(from, fromHex, m);
@@ -327,9 +324,6 @@ export class HostedRegion implements RegionRole {
       case 'RELAY':
         if (this.followed(fromHex, m.e)) this.share.onRelay(m);
         else this.ctx.stats.staleFrames++;
-        return;
-      case 'FEED_LOST':
-        if (this.duty && m.e === this.epoch) this.duty.feedLost(fromHex);
         return;
       case 'CLAIM':
         void this.granter.onClaim(from, fromHex, m);
@@ -350,12 +344,8 @@ export class HostedRegion implements RegionRole {
         if (this.followed(fromHex, m.e)) this.share.onBeat(m);
         return;
       case 'ACK':
-        if (this.duty && m.e === this.epoch) this.duty.onAck(fromHex, m.to, m.b);
-        else this.ctx.stats.staleFrames++;
-        return;
       case 'SYNC_REQ':
-        if (this.duty && m.e === this.epoch) this.duty.syncBackup(from, fromHex);
-        else this.ctx.stats.staleFrames++;
+        this.ctx.stats.staleFrames++;
         return;
       case 'HANDOFF':
         void this.granter.onHandoff(from, fromHex, m);
@@ -400,8 +390,8 @@ export class HostedRegion implements RegionRole {
     this.toPlayer(to, { t: 'NOT_PRIMARY', ...this.regionFields, e: this.epoch, ...(primary ? { primary } : {}) });
   }
 
+  /** A SUBSCRIBE while we are not primary (a primary's duty answers its own). */
   private onSubscribe(from: NodeId, fromHex: string, m: SubscriptionMessageOf<'SUBSCRIBE'>): void {
-    if (this.duty) return this.duty.subscribe(from, fromHex, m.since, m.missed, m.c);
     if (this.role === 'claiming') return this.wait(from, fromHex, m.since);
     // Read back after an unload, with a certificate naming us its primary: the player came
     // from the location record to us, and no one else holds the region loaded to answer.

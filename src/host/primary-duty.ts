@@ -18,11 +18,13 @@ import { every } from '../core/clock';
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { RegionPresence } from './region-presence';
 import { ChatRelay } from './chat-relay';
-import type { SubscriptionMessageOf } from '../region/subscription-messages';
+import type { PlayerToHost, SubscriptionMessageOf } from '../region/subscription-messages';
+import type { ReplicaFrame } from './host-wires';
 import { encodeEntries, pieces, type Entry, type Stamp } from '../region/region-state';
 import { regionOf } from '../region/region-key';
 import { chunkOf } from '../world/coords';
 import { CommitPipeline } from './commit-pipeline';
+import type { CommitMachine } from './commit-machine';
 import { FanOutPlan } from './fan-out-plan';
 import type { DutyRegion, DutyShared, Subscriber } from './duty-region';
 import { HostSetCheck } from './host-set-check';
@@ -44,6 +46,8 @@ export class PrimaryDuty implements DutyShared {
   readonly proofs: ProofSigner;
   private readonly publisher: RegionPublisher;
   private readonly pipeline: CommitPipeline;
+  /** The pure commit machine the pipeline performs (commit-machine.ts): the duty gives it its inputs. */
+  private readonly machine: CommitMachine;
   private readonly hostCheck: HostSetCheck;
   private readonly beat: PrimaryHeartbeat;
   private readonly positions: PositionsDuty;
@@ -55,11 +59,12 @@ export class PrimaryDuty implements DutyShared {
     this.presence = new RegionPresence(region.ctx.opts.playerTtlMs);
     this.outbox = new PlayerOutbox(region.coord);
     this.proofs = new ProofSigner(region.ctx.signer, region.key, () => region.ctx.stats.proofsSigned++);
-    this.fanOut = new FanOutPlan(this, (hex, ms) => this.pipeline.machine.lease.following(hex, this.ctx.clock.now(), ms));
+    this.fanOut = new FanOutPlan(this, (hex, ms) => this.machine.lease.following(hex, this.ctx.clock.now(), ms));
     this.publisher = new RegionPublisher(this);
     this.pipeline = new CommitPipeline(this, this.publisher, this.presence);
-    this.hostCheck = new HostSetCheck(this, this.pipeline.machine.lease);
-    this.beat = new PrimaryHeartbeat(this, this.pipeline.machine, this.hostCheck);
+    this.machine = this.pipeline.machine;
+    this.hostCheck = new HostSetCheck(this, this.machine.lease);
+    this.beat = new PrimaryHeartbeat(this, this.machine, this.hostCheck);
     this.positions = new PositionsDuty(this, this.presence);
     this.chat = new ChatRelay({ clock: region.ctx.clock, stats: region.ctx.stats, playerOf: (hex) => region.ctx.passes.playerOf(hex), isSubscriber: (hex) => this.subscribers.has(hex) });
   }
@@ -128,7 +133,7 @@ export class PrimaryDuty implements DutyShared {
   stepDown(next: NodeId | undefined, e: number): void {
     this.stop();
     for (const s of this.subscribers.values()) this.ctx.wires.players.send(s.id, { t: 'NOT_PRIMARY', ...this.regionFields, e, ...(next ? { primary: next } : {}) });
-    this.pipeline.stepDown();
+    this.machine.stepDown();
   }
 
   /**
@@ -138,13 +143,60 @@ export class PrimaryDuty implements DutyShared {
    */
   release(): NodeId[] {
     this.stop();
-    this.pipeline.release();
+    this.pipeline.perform(this.machine.release());
     return [...this.subscribers.values()].map((s) => s.id);
   }
 
   /** Committed state plus accepted-but-unconfirmed edits. */
   allEntries(): Entry[] {
-    return this.pipeline.machine.allEntries();
+    return this.machine.allEntries();
+  }
+
+  // ---- frames --------------------------------------------------------------------------
+
+  /**
+   * The frames a primary answers, while we are one (hosted-region.ts hands every frame here
+   * first): true when taken. One of another epoch (POSITIONS_LOST, FEED_LOST, ACK, SYNC_REQ)
+   * is left to the region, which counts it stale or hands it to its fan-out share.
+   */
+  onFrame(from: NodeId, fromHex: string, m: ReplicaFrame | PlayerToHost): boolean {
+    switch (m.t) {
+      case 'SUBSCRIBE':
+        this.subscribe(from, fromHex, m.since, m.missed, m.c);
+        return true;
+      case 'UNSUBSCRIBE':
+        this.subscribers.delete(fromHex);
+        return true;
+      case 'EDIT':
+        this.queueEdit(from, fromHex, m);
+        return true;
+      case 'MOVE':
+        this.move(from, fromHex, m);
+        return true;
+      case 'SAY':
+        this.say(fromHex, m);
+        return true;
+      case 'POSITIONS_LOST':
+        // A subscriber missed one of our POSITIONS frames: it hears everything afresh.
+        if (m.e !== this.e) return false;
+        if (this.subscribers.has(fromHex)) this.positions.restart(fromHex);
+        return true;
+      case 'FEED_LOST':
+        // A backup missed one of our FEED frames (positions-duty.ts).
+        if (m.e !== this.e) return false;
+        this.positions.feedLost(fromHex);
+        return true;
+      case 'ACK':
+        if (m.e !== this.e) return false;
+        this.onAck(fromHex, m.to, m.b);
+        return true;
+      case 'SYNC_REQ':
+        if (m.e !== this.e) return false;
+        this.syncBackup(from, fromHex);
+        return true;
+      default:
+        return false;
+    }
   }
 
   // ---- subscribers -------------------------------------------------------------------
@@ -176,19 +228,9 @@ export class PrimaryDuty implements DutyShared {
     // answered without it: in a crowd those answers were a tenth of the primary's upload.
     const certless = known && holdsCert && !full;
     parts.forEach((part, i) => this.ctx.wires.players.send(id, {
-      t: 'SNAPSHOT', ...this.regionFields, e: this.e, v: { e: this.e, s: this.pipeline.machine.committed }, full, hosts: this.region.hosts, entries: encodeEntries(part), ...(certless ? {} : { cert: this.region.cert! }),
+      t: 'SNAPSHOT', ...this.regionFields, e: this.e, v: { e: this.e, s: this.machine.committed }, full, hosts: this.region.hosts, entries: encodeEntries(part), ...(certless ? {} : { cert: this.region.cert! }),
       ...(i < parts.length - 1 ? { more: true } : {}),
     }));
-  }
-
-  /** A subscriber missed one of our POSITIONS frames: it hears everything afresh. */
-  positionsLost(hex: string): void {
-    if (this.subscribers.has(hex)) this.positions.restart(hex);
-  }
-
-  /** A backup missed one of our FEED frames (positions-duty.ts). */
-  feedLost(hex: string): void {
-    this.positions.feedLost(hex);
   }
 
   /**
@@ -207,10 +249,6 @@ export class PrimaryDuty implements DutyShared {
     return true;
   }
 
-  unsubscribe(hex: string): void {
-    this.subscribers.delete(hex);
-  }
-
   private touch(hex: string): void {
     const s = this.subscribers.get(hex);
     if (s) s.at = this.ctx.clock.now();
@@ -218,18 +256,19 @@ export class PrimaryDuty implements DutyShared {
 
   // ---- edits ---------------------------------------------------------------------------
 
-  queueEdit(from: NodeId, fromHex: string, m: SubscriptionMessageOf<'EDIT'>): void {
+  /** An EDIT: to the commit machine, ordered at once if the lease holds (else on a tick that holds it). */
+  private queueEdit(from: NodeId, fromHex: string, m: SubscriptionMessageOf<'EDIT'>): void {
     this.touch(fromHex);
     this.beat.wake();
-    this.pipeline.queueEdit(from, fromHex, m);
+    this.pipeline.perform(this.machine.edit(from, fromHex, m, this.ctx.clock.now()));
   }
 
-  /** A host's stored entries, adopted as new edits of our epoch (commit-pipeline.ts). */
+  /** A host's stored entries, adopted as new edits of our epoch on the next tick (commit-machine.ts `offer`). */
   offer(entries: Entry[]): void {
-    this.pipeline.offer(entries);
+    this.machine.offer(entries);
   }
 
-  move(from: NodeId, fromHex: string, m: SubscriptionMessageOf<'MOVE'>): void {
+  private move(from: NodeId, fromHex: string, m: SubscriptionMessageOf<'MOVE'>): void {
     this.touch(fromHex);
     this.beat.wake();
     const now = this.ctx.clock.now();
@@ -246,7 +285,7 @@ export class PrimaryDuty implements DutyShared {
   }
 
   /** A chat line said by a subscriber: passed on to every subscriber, the speaker too (its echo), when chat-relay.ts allows. */
-  say(fromHex: string, m: SubscriptionMessageOf<'SAY'>): void {
+  private say(fromHex: string, m: SubscriptionMessageOf<'SAY'>): void {
     if (!this.chat.take(fromHex, m)) return;
     const chat = { ...m, t: 'CHAT' as const };
     for (const s of this.subscribers.values()) this.ctx.wires.players.send(s.id, chat);
@@ -263,7 +302,9 @@ export class PrimaryDuty implements DutyShared {
     if (this.stopped) return;
     const now = this.ctx.clock.now();
     this.fanOut.plan(now);
-    this.pipeline.tick(now);
+    // Order what queued, then commit and confirm what waited for the lease.
+    this.pipeline.perform(this.machine.order(now));
+    this.pipeline.perform(this.machine.commit(this.ctx.clock.now()));
     this.positions.tick(now);
   }
 
@@ -274,16 +315,17 @@ export class PrimaryDuty implements DutyShared {
 
   /** Whether our lease holds now (primary-lease.ts): no other primary can exist meanwhile. */
   leaseHeld(): boolean {
-    return this.pipeline.machine.lease.held(this.ctx.clock.now());
+    return this.machine.lease.held(this.ctx.clock.now());
   }
 
   /** A backup promised a later epoch. True when too few backups remain to confirm edits. */
   refusedBy(hex: string): boolean {
-    return this.pipeline.machine.lease.refusedBy(hex);
+    return this.machine.lease.refusedBy(hex);
   }
 
-  onAck(fromHex: string, to: number, beat?: number): void {
-    this.pipeline.onAck(fromHex, to, beat);
+  /** A backup acked our batches up to `to` (and the beat `beat`): it may commit them (commit-machine.ts `ack`). */
+  private onAck(fromHex: string, to: number, beat?: number): void {
+    this.pipeline.perform(this.machine.ack(fromHex, to, beat, this.ctx.clock.now()));
     if (beat !== undefined) this.beat.acked(fromHex, beat);
   }
 
