@@ -9,12 +9,16 @@ import type { ReplicationMessageOf } from './replication-messages';
 import { RequestLog } from './request-log';
 import { RoleMachine } from './role-machine';
 import { ProofRing } from './state-proofs';
+import { AIR, WATER } from '../world/blocks';
+import { blockIndex } from '../world/coords';
 
 const id = (n: number): NodeId => new Uint8Array(20).fill(n);
 const [P, SELF, B2, OTHER] = [id(1), id(2), id(3), id(7)];
 const E = 4;
 const O = { heartbeatMs: 100, failoverMs: 600, idleHeartbeatMs: 2000, claimStaggerMs: 400 };
-const entry = (key: number, s: number, e = E): Entry => ({ key, id: 1, e, s });
+/** Blocks five above the unbreakable floor (y = 0: no entry may set one there). */
+const Y5 = blockIndex(0, 5, 0);
+const entry = (key: number, s: number, e = E): Entry => ({ key: Y5 + key, id: 1, e, s });
 
 const cert = (primary = P): EpochCert => ({ e: E, primary, hosts: [P, SELF, B2], grants: [] });
 
@@ -24,7 +28,7 @@ function backup(applied?: number) {
   roles.heard(0);
   if (applied !== undefined) roles.appliedUpTo(applied);
   const terms = { promised: E, following: idToHex(P), isCurrentPrimary: (hex: string, e: number) => hex === terms.following && e === E };
-  const stats = { staleFrames: 0, badCerts: 0 };
+  const stats = { staleFrames: 0, badCerts: 0, entriesAgainstRules: 0 };
   return { m: new BackupMachine(SELF, rec, roles, terms, O, stats), rec, roles, terms, stats };
 }
 
@@ -48,6 +52,21 @@ describe('backup machine', () => {
     // A batch re-sent after we applied it is acked again; what we applied never goes back.
     expect(m.replicate(P, idToHex(P), replicate(3, [entry(10, 3)]), 170)).toEqual([{ t: 'ack', to: P, e: E, applied: 4 }, { t: 'persist' }]);
     expect(roles.lastHeard).toBe(170);
+  });
+
+  it("applies nothing against the world's rules from its primary: AIR at the floor, a block no edit could set; the rest of the batch applies and is acked", () => {
+    const { m, rec, roles, stats } = backup(0);
+    const floorAir: Entry = { key: blockIndex(3, 0, 3), id: AIR, e: E, s: 1 };
+    const water: Entry = { key: Y5 + 7, id: WATER, e: E, s: 2 };
+    const grass = entry(8, 3);
+    expect(m.replicate(P, idToHex(P), replicate(1, [floorAir, water, grass]), 10)).toEqual([{ t: 'ack', to: P, e: E, applied: 3 }, { t: 'persist' }]);
+    expect(rec.state.all()).toEqual([grass]);
+    expect([roles.applied, stats.entriesAgainstRules]).toEqual([3, 2]);
+    // The same in a SYNC: neither applied nor offered back.
+    const s = sync(4, [{ ...floorAir, s: 4 }, entry(9, 4)]);
+    const fx = m.syncPiece(P, s, m.syncCheck(P, s).entries!, 20);
+    expect(fx[0]).toEqual({ t: 'offer', to: P, entries: [entry(9, 4)] });
+    expect([rec.state.size, stats.entriesAgainstRules]).toEqual([2, 3]);
   });
 
   it('keeps the signed batches and SYNC pieces it applied, as they came, under the certificate of their epoch (the evidence a claimant adopts them by)', () => {
@@ -102,7 +121,7 @@ describe('backup machine', () => {
     expect(fx[0]).toEqual({ t: 'offer', to: P, entries: [entry(10, 1), entry(11, 2)] });
     expect(fx[1]).toEqual({ t: 'ack', to: P, e: E, applied: 2 });
     // Merged, never replacing what we hold.
-    expect(rec.state.get(10)).toEqual(entry(10, 9, E + 1));
+    expect(rec.state.get(Y5 + 10)).toEqual(entry(10, 9, E + 1));
     expect(rec.state.size).toBe(3);
   });
 
@@ -140,7 +159,7 @@ describe('backup machine', () => {
       const roles = new RoleMachine();
       roles.appliedUpTo(0);
       const terms = { promised: E, following: idToHex(P), isCurrentPrimary: (hex: string, e: number) => hex === idToHex(P) && e === E };
-      return new BackupMachine(SELF, rec, roles, terms, PACED, { staleFrames: 0, badCerts: 0 });
+      return new BackupMachine(SELF, rec, roles, terms, PACED, { staleFrames: 0, badCerts: 0, entriesAgainstRules: 0 });
     };
     // On time (a beat every 100 ms): failoverMs, as before.
     const quick = made();

@@ -6,11 +6,13 @@
 // (`BackupEffect`s, in order); the shell (region-backup.ts) performs them, and owns what
 // changes the role (checking a SYNC's certificate, following its primary, standing aside).
 // It reads and writes the region's follow record (plain fields: `FollowRecord`) and reads
-// its promise and whom it follows live (`FollowTerms`).
+// its promise and whom it follows live (`FollowTerms`). What it applies obeys the world's
+// rules as an edit, an OFFER and a claimant's merge of its grants do (`decode`).
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { tryDecodeEntries, type Entry, type RegionState } from '../region/region-state';
 import type { HostOptions, HostStats } from './host-options';
 import type { ReplicationMessageOf } from './replication-messages';
+import { offerableEntry } from './edit-validator';
 import { requestTag, type RequestLog } from './request-log';
 import type { FollowMoves } from './role-machine';
 import { PrimaryPace, type PaceOptions } from './primary-pace';
@@ -83,7 +85,7 @@ export class BackupMachine {
     private readonly heard: FollowMoves,
     private readonly terms: FollowTerms,
     private readonly o: BackupOptions,
-    private readonly stats: Pick<HostStats, 'staleFrames' | 'badCerts'>,
+    private readonly stats: Pick<HostStats, 'staleFrames' | 'badCerts' | 'entriesAgainstRules'>,
   ) {
     this.pace = new PrimaryPace({ slowPrimaryFactor: 1, slowPrimaryMaxMs: o.failoverMs, slowPrimaryHalfLifeMs: 10_000, ...o });
   }
@@ -222,11 +224,22 @@ export class BackupMachine {
     return out;
   }
 
-  /** A frame's entries, or undefined (counted as stale) when they do not decode. */
+  /**
+   * A frame's entries, or undefined (counted as stale) when they do not decode. Entries
+   * against the world's rules (edit-validator.ts offerableEntry: a block no edit could set,
+   * the unbreakable floor) are left out and counted: a certified primary is one host of the
+   * set, and what it orders must not write past the rules into our state, our store or the
+   * next primary's (our grant carries our state).
+   */
   private decode(bytes: Uint8Array): Entry[] | undefined {
     const entries = tryDecodeEntries(bytes);
-    if (!entries) this.stats.staleFrames++;
-    return entries;
+    if (!entries) {
+      this.stats.staleFrames++;
+      return undefined;
+    }
+    const fit = entries.filter(offerableEntry);
+    this.stats.entriesAgainstRules += entries.length - fit.length;
+    return fit;
   }
 
   /**

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { HostSim } from '../testing/host-sim';
 import { idToHex } from '../core/node-id';
 import type { Entry } from '../region/region-state';
+import { CHUNK_SIZE, CHUNK_VOLUME } from '../world/coords';
 
 const R = { rx: 0, rz: 0 };
 const N = 200_000;
@@ -18,9 +19,11 @@ describe('a region larger than one frame (simulated)', () => {
     const stamp = await sim.settle(player!.client.submit(1, 100, 1, 9, { x: 1, y: 100, z: 3 }));
     const primary = sim.primaryOf('0,0')!;
     const region = primary.host.regionState(R)!;
-    // Stored state of an old epoch, as a big restored region would hold.
+    // Stored state of an old epoch, as a big restored region would hold: blocks above the
+    // unbreakable floor (y = 0, the first CHUNK_SIZE^2 blocks of each column), which no entry may set.
     const big: Entry[] = [];
-    for (let i = 0; i < N; i++) big.push({ key: 2 * 65_536 + i, id: 3, e: stamp.e - 1 || 0, s: i + 1 });
+    const above = CHUNK_VOLUME - CHUNK_SIZE * CHUNK_SIZE;
+    for (let i = 0; i < N; i++) big.push({ key: (2 + Math.floor(i / above)) * CHUNK_VOLUME + CHUNK_SIZE * CHUNK_SIZE + (i % above), id: 3, e: stamp.e - 1 || 0, s: i + 1 });
     region.state.merge(big);
     for (const b of region.duty!.backups()) region.duty!.syncBackup(b, idToHex(b));
     await sim.run(3000);
