@@ -9,11 +9,12 @@
 //   the host set; the grant carries its state and request log, taken after the promise;
 // - a backup follows a primary only on a SYNC carrying a valid certificate that succeeds
 //   the one it holds; REPLICATE and HEARTBEAT never change whom it follows.
-// This file holds the role, the frames' dispatch, the store and the primary's own moves
-// (step down, release, new host set, handoff); the claimant, granter and backup sides are
+// This file holds the role (its moves are role-machine.ts's), the frames' dispatch, the store
+// and the primary's own moves (become primary, step down, release, new host set, handoff:
+// the only places its duty starts or ends); the claimant, granter and backup sides are
 // region-claimant.ts, region-granter.ts and region-backup.ts, which see the region through
 // `RegionRole` (region-role.ts). The primary's work (tick, ordering, replication, leases,
-// deltas) lives in primary-duty.ts.
+// deltas, and every frame a primary answers) lives in primary-duty.ts.
 import { ProofRing } from './state-proofs';
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { decodeCert, encodeCert, succeeds, type CertPrev, type EpochCert } from '../region/epoch-cert';
@@ -23,7 +24,7 @@ import type { HostToPlayer, PlayerToHost, SubscriptionMessageOf } from '../regio
 import { Election } from './election';
 import type { ReplicaFrame } from './host-wires';
 import type { RegionContext } from './region-context';
-import type { PrimaryDuty } from './primary-duty';
+import { PrimaryDuty } from './primary-duty';
 import { regionName, type RegionCoord } from '../region/region-key';
 import { RequestLog } from './request-log';
 import { RegionState, type Entry, type Stamp } from '../region/region-state';
@@ -51,7 +52,8 @@ export class HostedRegion implements RegionRole {
   readonly el: Election;
   /** Until then, edits are answered 'uncertified' (our last claim found too few hosts). */
   uncertifiedUntil = -Infinity;
-  duty: PrimaryDuty | undefined;
+  /** While we are primary, its work (primary-duty.ts): started and ended only here, beside the role machine's moves. */
+  private primaryDuty: PrimaryDuty | undefined;
   /** Edit requests ordered in this region (by us as primary, or handed to us). */
   readonly requests: RequestLog;
   /** Backups: the primary's subscribers, told of a takeover. */
@@ -102,6 +104,9 @@ export class HostedRegion implements RegionRole {
 
   get role(): Role {
     return this.roles.role;
+  }
+  get duty(): PrimaryDuty | undefined {
+    return this.primaryDuty;
   }
   get epoch(): number {
     return this.roles.epoch;
@@ -204,7 +209,7 @@ export class HostedRegion implements RegionRole {
   stop(): void {
     this.stopped = true;
     this.duty?.stop();
-    this.duty = undefined;
+    this.primaryDuty = undefined;
     this.share.stop();
     this.claimant.stop();
     this.ctx.clock.clearTimeout(this.handoffTimer);
@@ -421,11 +426,21 @@ export class HostedRegion implements RegionRole {
     if (this.duty.refusedBy(fromHex)) this.stepDown(m.primary, m.e);
   }
 
+  /** Our claim won `cert`: primary from now on; the duty starts and the subscribers that waited for our claim subscribe. */
+  becomePrimary(cert: EpochCert): void {
+    if (!this.roles.becamePrimary(cert, this.ctx.selfId)) return;
+    this.uncertifiedUntil = -Infinity;
+    const duty = (this.primaryDuty = new PrimaryDuty(this));
+    duty.start();
+    for (const [hex, w] of this.waiting) duty.subscribe(w.id, hex, w.since);
+    this.waiting.clear();
+  }
+
   stepDown(next: NodeId | undefined, e: number): void {
     this.ctx.stats.stepDowns++;
     this.trace(`step down e${e}`);
     this.duty?.stepDown(next, e);
-    this.duty = undefined;
+    this.primaryDuty = undefined;
     this.roles.steppedDown(this.ctx.clock.now());
   }
 
@@ -441,7 +456,7 @@ export class HostedRegion implements RegionRole {
     this.ctx.stats.stepDowns++;
     this.trace(`release e${this.epoch}: ${why}`);
     this.knownSubs = this.duty?.release() ?? [];
-    this.duty = undefined;
+    this.primaryDuty = undefined;
     this.roles.released(role, this.ctx.clock.now());
   }
 

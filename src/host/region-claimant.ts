@@ -7,7 +7,6 @@ import { within } from '../core/clock';
 import { claimTargets, ClaimRound } from './claim-round';
 import { certShapeFault, MIN_CERT_HOSTS, quorum, sameSet, signGrant, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
 import type { ReplicationMessageOf } from './replication-messages';
-import { PrimaryDuty } from './primary-duty';
 import { offerableEntry } from './edit-validator';
 import { getEdits, getLocation } from '../region/region-records';
 import { inChain } from '../region/cert-anchor';
@@ -464,12 +463,7 @@ export class RegionClaimant extends RegionSide {
     this.ctx.stats.claimsWon++;
     this.region.trace(`primary e${cert.e} with ${this.region.state.size} entries`);
     this.el.adoptCert(cert);
-    this.region.roles.becamePrimary(cert, this.ctx.selfId);
-    this.region.uncertifiedUntil = -Infinity;
-    const duty = (this.region.duty = new PrimaryDuty(this.region));
-    duty.start();
-    for (const [hex, w] of this.region.waiting) duty.subscribe(w.id, hex, w.since);
-    this.region.waiting.clear();
+    this.region.becomePrimary(cert);
     void this.region.persist().catch(() => {});
   }
 

@@ -25,7 +25,8 @@ export interface RegionRole extends DutyRegion, RoleView {
   readonly el: Election;
   readonly epoch: number;
   readonly hosts: NodeId[];
-  duty: PrimaryDuty | undefined;
+  /** While we are primary, its work; started by `becomePrimary`, ended by `stepDown` and `release`. */
+  readonly duty: PrimaryDuty | undefined;
   claimSentAt: number;
   /** Until then, edits are answered 'uncertified' (our last claim found too few hosts). */
   uncertifiedUntil: number;
@@ -47,6 +48,8 @@ export interface RegionRole extends DutyRegion, RoleView {
   standAside(c: EpochCert, hold: Hold): void;
   /** Our certificate is learnt and its hosts are far from the key as we see it: an anchored one may replace it. */
   learntFar(): boolean;
+  /** Our claim won `cert` (the role machine's move, then the primary's duty starts). */
+  becomePrimary(cert: EpochCert): void;
   stepDown(next: NodeId | undefined, e: number): void;
   offerTo(primary: NodeId, theirs?: Entry[]): void;
   claim(minEpoch?: number, primarySilent?: boolean, hosts?: NodeId[], handedOver?: boolean): Promise<boolean>;
