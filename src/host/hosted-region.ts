@@ -50,8 +50,6 @@ export class HostedRegion implements RegionRole {
   state = new RegionState();
   /** What we promised, the newest certificate, granted and learned epochs, rebase evidence (election.ts). */
   readonly el: Election;
-  /** Until then, edits are answered 'uncertified' (our last claim found too few hosts). */
-  uncertifiedUntil = -Infinity;
   /** While we are primary, its work (primary-duty.ts): started and ended only here, beside the role machine's moves. */
   private primaryDuty: PrimaryDuty | undefined;
   /** Edit requests ordered in this region (by us as primary, or handed to us). */
@@ -62,8 +60,6 @@ export class HostedRegion implements RegionRole {
   readonly proofs: ProofRing;
   /** Subscribers waiting for our claim to finish. */
   readonly waiting = new Map<string, { id: NodeId; since: Stamp | undefined }>();
-  /** When our last claim went out: each grant of it holds our lease as an ack of a frame sent then would. */
-  claimSentAt = -Infinity;
   /** The region's items as stored (agree/region-items.ts encodes them; opaque here): read back on restart, replaced by `itemState` once items run. */
   storedItems: Uint8Array | undefined;
   itemState: (() => Uint8Array | undefined) | undefined;
@@ -107,6 +103,14 @@ export class HostedRegion implements RegionRole {
   }
   get duty(): PrimaryDuty | undefined {
     return this.primaryDuty;
+  }
+  /** When our last claim went out (region-claimant.ts): each grant of it holds our lease as an ack of a frame sent then would. */
+  get claimSentAt(): number {
+    return this.claimant.claimSentAt;
+  }
+  /** Until then, edits are answered 'uncertified': our last claim found too few hosts (region-claimant.ts). */
+  get uncertifiedUntil(): number {
+    return this.claimant.uncertifiedUntil;
   }
   get epoch(): number {
     return this.roles.epoch;
@@ -429,7 +433,6 @@ export class HostedRegion implements RegionRole {
   /** Our claim won `cert`: primary from now on; the duty starts and the subscribers that waited for our claim subscribe. */
   becomePrimary(cert: EpochCert): void {
     if (!this.roles.becamePrimary(cert, this.ctx.selfId)) return;
-    this.uncertifiedUntil = -Infinity;
     const duty = (this.primaryDuty = new PrimaryDuty(this));
     duty.start();
     for (const [hex, w] of this.waiting) duty.subscribe(w.id, hex, w.since);

@@ -46,6 +46,18 @@ export class RegionClaimant extends RegionSide {
   /** Our claims that failed in a row, and when the last did (retryDelay). */
   private failedInRow = 0;
   private failedAt = -Infinity;
+  /** When our last claim went out: each grant of it holds our lease as an ack of a frame sent then would. */
+  private sentAt = -Infinity;
+  /** Until then, edits are answered 'uncertified' (our last claim found too few hosts). */
+  private aloneUntil = -Infinity;
+
+  get claimSentAt(): number {
+    return this.sentAt;
+  }
+
+  get uncertifiedUntil(): number {
+    return this.aloneUntil;
+  }
 
   /** Nodes recently taken for dead because they went silent (their links may still look open). */
   suspects(): string[] {
@@ -144,7 +156,7 @@ export class RegionClaimant extends RegionSide {
     if (hosts.length < MIN_CERT_HOSTS) {
       // Alone (or cut off): no epoch can be certified, so nothing can be confirmed here.
       this.ctx.stats.uncertifiable++;
-      this.region.uncertifiedUntil = this.ctx.clock.now() + o.uncertifiedMs;
+      this.aloneUntil = this.ctx.clock.now() + o.uncertifiedMs;
       this.region.trace(`cannot certify: ${hosts.length} host(s)`);
       for (const w of this.region.waiting.values()) this.region.toPlayer(w.id, { t: 'NOT_PRIMARY', ...this.regionFields, e: this.region.epoch, alone: true });
       this.region.waiting.clear();
@@ -192,13 +204,13 @@ export class RegionClaimant extends RegionSide {
     this.round = round;
     this.granted = { round, states: new GrantedStates(GRANTED_PER_HOST) };
     this.region.trace(`claim e${e} hosts ${hosts.map((h) => idToHex(h).slice(0, 6)).join(',')}${pend.length ? ` pend ${pend.map((q) => `e${q.e}`).join(',')}` : ''}`);
-    this.region.claimSentAt = this.ctx.clock.now();
+    this.sentAt = this.ctx.clock.now();
     for (const t of targets.values()) this.region.toHost(t, { t: 'CLAIM', ...this.regionFields, e, hosts, ...(known ? { known } : {}), ...(chain ? { chain } : {}), ...(rebase ? { rebase } : {}), ...(pend.length ? { pend } : {}) });
     const deadline = this.ctx.clock.now() + o.claimTimeoutMs;
     for (;;) {
       const now = this.ctx.clock.now();
       round.check(now);
-      const resends = round.resendDue(now, this.region.claimSentAt, o.claimResendMs);
+      const resends = round.resendDue(now, this.sentAt, o.claimResendMs);
       if (resends > 0) {
         for (const [hex, t] of targets) {
           if (round.answered.has(hex)) continue;
@@ -463,6 +475,7 @@ export class RegionClaimant extends RegionSide {
     this.ctx.stats.claimsWon++;
     this.region.trace(`primary e${cert.e} with ${this.region.state.size} entries`);
     this.el.adoptCert(cert);
+    this.aloneUntil = -Infinity;
     this.region.becomePrimary(cert);
     void this.region.persist().catch(() => {});
   }

@@ -27,9 +27,6 @@ export interface RegionRole extends DutyRegion, RoleView {
   readonly hosts: NodeId[];
   /** While we are primary, its work; started by `becomePrimary`, ended by `stepDown` and `release`. */
   readonly duty: PrimaryDuty | undefined;
-  claimSentAt: number;
-  /** Until then, edits are answered 'uncertified' (our last claim found too few hosts). */
-  uncertifiedUntil: number;
   /** Signed batches and SYNC pieces we keep as evidence of our entries (state-proofs.ts). */
   readonly proofs: ProofRing;
   /** Subscribers waiting for our claim to finish. */
