@@ -9,7 +9,8 @@
 // the test cannot pass by the attack not arriving. Ann's next line still reaches B. Last, the
 // hostile player moves about under Ann's signed look (name and colour) taken from the
 // region's rosters: B drops it (not signed by that player's node), counts it, and lists
-// that player unnamed beside the one Ann.
+// that player unnamed beside the one Ann; so does the primary's list of who stands in the
+// region (the hosting page's), which takes that look from the MOVE itself.
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
@@ -171,5 +172,21 @@ describe('chat under a hostile peer', () => {
     const who = await b.evaluate(() => window.voxel.who!());
     expect(who.filter((w) => w.name === 'Ann').map((w) => w.id)).toEqual([ids[0]]);
     expect(who.find((w) => w.id === seat.hex)?.name).toBe(`? ${seat.hex.slice(0, 6)}`);
+    // The primary's own list of who stands in the region (the hosting page's) takes the look
+    // from that MOVE: it checks it too, so it lists the hostile player unnamed, on the first
+    // listing and once the check ran.
+    const primaryTab = [a, b][ids.indexOf(idToHex(primary))]!;
+    const listed = () => primaryTab.evaluate(([n, short]) => window.voxel.hosting!.region(n).host?.present.find((p) => p.id === short)?.name, [regionName, seat.hex.slice(0, 6)] as const);
+    const moving2 = setInterval(() => void atk!.toPlayer(primary, move), 200);
+    try {
+      for (const until = Date.now() + 10_000; (await listed()) === undefined; await new Promise((res) => setTimeout(res, 100))) {
+        if (Date.now() > until) throw new Error('the primary never listed the hostile player');
+      }
+      expect(await listed()).toBe(`? ${seat.hex.slice(0, 6)}`);
+      await new Promise((res) => setTimeout(res, 500));
+      expect(await listed()).toBe(`? ${seat.hex.slice(0, 6)}`);
+    } finally {
+      clearInterval(moving2);
+    }
   });
 });

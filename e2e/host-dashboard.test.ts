@@ -87,6 +87,8 @@ describe('the hosting dashboard', () => {
     // 5 s between looks on MOVE; a fresh-clone run did not see it within 6 s).
     await cell.filter({ hasText: `Xena Q (${p0Id})` }).waitFor({ timeout: 15_000 });
     console.log(`dashboard lists "Xena Q (${p0Id})" in ${region} after ${steps} regions walked, ${Date.now() - t0} ms`);
+    // Listed only once the page's checker proved the look her node signed (play/player-looks.ts).
+    expect((await host.evaluate(() => window.voxelHost!.hosting.stats()))['looks_shown']).toBeGreaterThan(0);
     await host.waitForTimeout(2500); // one more sample: the charts have two points at least
     await host.setViewportSize({ width: 900, height: 1100 });
     await host.screenshot({ path: screenshotPath('hosting-dashboard.png'), fullPage: true });

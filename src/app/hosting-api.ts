@@ -5,6 +5,8 @@ import type { WorldClockStatus } from '../agree/world-clock';
 import type { Clock } from '../core/clock';
 import { idToHex } from '../core/node-id';
 import type { RemotePlayers, RemotePlayerSample } from '../play/remote-player-smoother';
+import type { PlayerLooks } from '../play/player-looks';
+import type { PlayerFrame } from '../region/subscription-messages';
 import type { NetSession } from './net-session';
 import type { WorkerTicker } from './worker-ticker';
 
@@ -46,7 +48,7 @@ export interface HostedItemRecord {
   valid: boolean;
 }
 
-/** A player standing in a region, as its primary knows it from the player's MOVE: the name it gives and the first 6 hex of its node id (two of one name told apart). */
+/** A player standing in a region, as its primary knows it from the player's MOVE: the name its node signed (once proven, unnamedPlayerName till then) and the first 6 hex of its node id (two of one name told apart). */
 export interface PresentPlayer {
   name: string;
   id: string;
@@ -93,7 +95,7 @@ export function createHostingApi(net: NetSession, remote: RemotePlayers, clock: 
       const hosted = net.host.regionState(coord);
       const attachment = net.client.attachment(coord);
       const short = (hex: string) => hex.slice(0, 8);
-      const present = hosted?.duty ? presentPlayers(hosted.duty.presence.standing(hosted.ctx.clock.now())) : [];
+      const present = hosted?.duty ? presentPlayers(hosted.duty.presence.standing(hosted.ctx.clock.now()), net.source.looks) : [];
       return {
         ...(hosted ? { host: { role: hosted.role, epoch: hosted.epoch, promised: hosted.promised, primary: short(hosted.primaryHex), hosts: hosted.hosts.map((x) => short(idToHex(x))), entries: hosted.state.size, version: `e${hosted.state.version.e}s${hosted.state.version.s}`, subscribers: hosted.duty?.subscribers.size ?? hosted.knownSubs.length, present: present.slice(0, MAX_PRESENT_LISTED), presentCount: present.length } } : {}),
         ...(attachment ? { client: { primary: short(attachment.primary), epoch: attachment.epoch, ready: net.client.isReady(coord), entries: net.client.state(coord)?.size ?? 0 } } : {}),
@@ -133,11 +135,17 @@ export function createHostingApi(net: NetSession, remote: RemotePlayers, clock: 
 
 /**
  * The players standing in a region (hex id, the look their MOVE carried), sorted by name then
- * id. The name is the one the player's look gives, not checked here: it is the player's word
- * about itself, and the short id beside it says whose.
+ * id. A MOVE's look is the sender's word, checked here as a player tab checks a host's roster:
+ * by the tab's one checker (play/player-looks.ts: signature over the sender's node id, replay,
+ * ahead of time, rate). A name shows once its node's signature is proven (the check runs on
+ * the first listing, so the next one shows it); until then, or with no checker, the unproven
+ * form. A look proven before, from MOVEs or a roster, stays shown over a worse one.
  */
-export function presentPlayers(standing: Iterable<[string, { look?: { n: string } | undefined }]>): PresentPlayer[] {
+export function presentPlayers(standing: Iterable<[string, PlayerFrame]>, looks: Pick<PlayerLooks, 'take' | 'shown'> | undefined): PresentPlayer[] {
   const out: PresentPlayer[] = [];
-  for (const [hex, p] of standing) out.push({ name: p.look?.n ?? unnamedPlayerName(hex), id: hex.slice(0, 6) });
+  for (const [hex, p] of standing) {
+    if (p.look) looks?.take(p.id, hex, p.look);
+    out.push({ name: looks?.shown(hex)?.n ?? unnamedPlayerName(hex), id: hex.slice(0, 6) });
+  }
   return out.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
 }
