@@ -1,0 +1,38 @@
+// The browser test files share their worker process (vitest.e2e.config.ts `isolate: false`),
+// so a browser, relay or headless peer a file leaves running would live on into the next
+// files: its tabs would join their worlds. After each file, every process the file's
+// worker still has as a child is killed and the file fails, naming them.
+import { execFileSync } from 'node:child_process';
+import { afterAll } from 'vitest';
+
+/** The worker's child processes still running: pid and command. */
+function children(): { pid: number; cmd: string }[] {
+  let out: string;
+  try {
+    out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
+  } catch {
+    return []; // ps exits 1 when there is none
+  }
+  return out.split('\n').map((l) => l.trim()).filter(Boolean).map((l) => {
+    const [pid, ...cmd] = l.split(/\s+/);
+    return { pid: Number(pid), cmd: cmd.join(' ') };
+  }).filter((c) => c.pid !== process.pid && !c.cmd.startsWith('ps '));
+}
+
+afterAll(async () => {
+  // A process told to stop may take a moment to exit.
+  let left = children();
+  for (let i = 0; i < 20 && left.length > 0; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    left = children();
+  }
+  if (left.length === 0) return;
+  for (const c of left) {
+    try {
+      process.kill(c.pid, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
+  throw new Error(`left running after the file's tests (killed now): ${left.map((c) => `${c.pid} ${c.cmd.slice(0, 120)}`).join('; ')}`);
+});
