@@ -18,7 +18,7 @@
 import { ProofRing } from './state-proofs';
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { decodeCert, encodeCert, succeeds, type CertPrev, type EpochCert } from '../region/epoch-cert';
-import { chainedFrom, type Hold } from '../region/cert-anchor';
+import type { Hold } from '../region/cert-anchor';
 import type { ReplicationMessageOf } from './replication-messages';
 import type { HostToPlayer, PlayerToHost, SubscriptionMessageOf } from '../region/subscription-messages';
 import { Election } from './election';
@@ -274,20 +274,22 @@ export class HostedRegion implements RegionRole {
    */
   async acceptable(c: EpochCert, chain?: readonly EpochCert[]): Promise<Hold | false> {
     // A primary whose lease holds takes a later certificate only if a majority of its own
-    // hosts granted it: every epoch after ours needs such a majority, and they grant no claim
-    // while they hear us (primary-lease.ts), so nothing later can exist that did not chain
-    // from ours. Nearness (rule 2) is for readers that missed epochs; a live primary has not,
-    // and two attacker ids near the key must not depose it (docs/TRUST.md (a)).
-    // The same for a backup that heard its primary of that certificate's epoch within
-    // failoverMs / 2: it grants no claim meanwhile, nor may it be deposed around it.
-    const known = this.el.cert;
-    const live = !!this.duty?.leaseHeld() || (this.role === 'backup' && this.epoch === known?.e && this.ctx.clock.now() - this.lastHeard < this.ctx.opts.failoverMs / 2);
-    if (known && c.e > known.e && live && !chainedFrom(c, known)) {
-      this.ctx.stats.badCerts++;
-      this.trace(`bad certificate e${c.e}: not granted by our hosts while our primary lives`);
-      return false;
-    }
-    const fault = await this.ctx.certs.hold(this.key, c, { known: this.el.cert, learnt: !!this.el.learnt, chain, fresh: 'learn' });
+    // hosts granted it (directly or through `chain`): every epoch after ours needs such a
+    // majority, and they grant no claim while they hear us (primary-lease.ts), so nothing
+    // later can exist that did not chain from ours. Nearness (rule 2) is for readers that
+    // missed epochs; a live primary has not, and two attacker ids near the key must not
+    // depose it (docs/TRUST.md rule 7, (a)). The same for a backup of that certificate
+    // through a failover, from its primary's last word until its own claim starts (the claim
+    // forgets the primary's voice) or rebaseMs passed: a refusal of that claim may carry a
+    // certificate of epochs we missed, or a rebase over us, and must count then. Before, a
+    // backup's window ended failoverMs / 2 after the last beat: during the failover an
+    // attacker's node of the set and one more id among the nearest handed it a certificate
+    // of their own (rule 2), its claim then needed their grants, and the region had no
+    // primary.
+    const known = this.el.cert, now = this.ctx.clock.now();
+    const following = this.role === 'backup' && this.epoch === known?.e && now - this.lastHeard < this.ctx.opts.rebaseMs;
+    const live = !!this.duty?.leaseHeld() || following;
+    const fault = await this.ctx.certs.hold(this.key, c, { known, learnt: !!this.el.learnt, chain, fresh: 'learn', live });
     if (fault !== 'anchored' && fault !== 'learnt') {
       this.ctx.stats.badCerts++;
       this.trace(`bad certificate e${c.e}: ${fault}${fault === 'unanchored' ? ` hosts ${c.hosts.map((h) => idToHex(h).slice(0, 4)).join(',')} grants ${c.grants.map((g) => idToHex(g.id).slice(0, 4)).join(',')} near ${this.ctx.tableNear(this.key, 8).map((h) => idToHex(h).slice(0, 4)).join(',')}` : ''}`);

@@ -416,7 +416,10 @@ export class RegionClient {
     const same = sub.cert && sub.cert.e === c.e && idEquals(sub.cert.primary, c.primary) && fromHex === sub.primaryHex;
     if (!same) {
       const key = await sub.key;
-      if (c.e !== m.e || !idEquals(c.primary, from) || !succeeds(c, sub.cert) || (await this.args.certs.check(key, c, { known: sub.cert }))) {
+      // While we hear our primary (a beat or delta of its epoch within silenceMs), a later
+      // certificate counts only when a majority of its hosts granted it (cert-checker.ts `live`).
+      const live = !!sub.cert && sub.cert.e === sub.epoch && this.args.clock.now() - sub.lastHeard < this.opts.silenceMs;
+      if (c.e !== m.e || !idEquals(c.primary, from) || !succeeds(c, sub.cert) || (await this.args.certs.check(key, c, { known: sub.cert, live }))) {
         this.stats.uncertified++;
         return;
       }

@@ -82,6 +82,31 @@ describe('the certificate chain a sender shows', () => {
   });
 });
 
+// A subscriber that hears its primary (cert-checker.ts `live`): a later certificate counts
+// only as a link of its own chain. Two attacker ids among the nodes nearest the key (one of
+// them a host of the set) anchor a successor of their own by nearness (rule 2) for a reader
+// that missed epochs, not for one whose primary is alive.
+describe('a reader that hears its primary', () => {
+  it('takes a later certificate only from a majority of its hosts, not from two hosts near the key', async () => {
+    const held = await e9();
+    // B (a host of e9's set) and N (near the key, outside the set): a rebase over e9's set,
+    // and a certificate two epochs on, that only they granted.
+    const N = randomId(rand);
+    const spliced = await certify({ e: 10, primary: B, hosts: [B, N], prev: { e: 9, hosts: [A, B, C] }, rebase: true }, [B, N]);
+    const skipped = await certify({ e: 11, primary: B, hosts: [B, N], prev: { e: 10, hosts: [B, N] } }, [B, N]);
+    const view = fixedNearView([A, B, C, N]);
+    const c = new CertChecker(keyring.verify, view, { idWorkBits: 0 });
+    for (const x of [spliced, skipped]) {
+      expect(await c.check(K, x, { known: held }), 'missed epochs: near hosts re-anchor it').toBeNull();
+      expect(await c.check(K, x, { known: held, live: true }), 'while the primary of e9 is heard').toBe('unanchored');
+    }
+    expect(view.refreshes, 'no fresh lookup can make a live reader take it').toBe(0);
+    // The real successor (a majority of e9's set granted it), and one reached through links.
+    expect(await c.check(K, await e10(), { known: held, live: true })).toBeNull();
+    expect(await c.check(K, await e11(), { known: held, chain: [await e10()], live: true })).toBeNull();
+  });
+});
+
 describe('ids without work are far', () => {
   // Id work at a few bits, so the test mints ids fast; production asks ID_WORK_BITS.
   const BITS = 6;

@@ -6,7 +6,7 @@ import { ID_WORK_BITS } from '../core/id-work';
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import type { Verifier } from '../core/signer';
 import type { NearView } from '../dht/near-view';
-import { ANCHOR_RANK, anchorHold, chainLinks, farSet, sameCert, type AnchorFault, type FreshRule, type Hold } from './cert-anchor';
+import { ANCHOR_RANK, anchorHold, chainedFrom, chainLinks, farSet, sameCert, type AnchorFault, type FreshRule, type Hold } from './cert-anchor';
 import { ALGS, certShapeFault, encodeCert, grantBytes, type CertFault, type ClaimTerms, type EpochCert, type GrantSig } from './epoch-cert';
 
 /** What a check knows of the reader: its certificate of the region, how it holds it, the sender's chain, whose view of the key. */
@@ -17,6 +17,12 @@ export interface CheckOptions {
   chain?: readonly EpochCert[] | undefined;
   view?: NearView;
   fresh?: FreshRule;
+  /**
+   * The reader hears the primary of `known` in its epoch (a subscriber within its silenceMs):
+   * a later certificate then counts only as a link of the chain from `known` (rule 1), never
+   * by nearness (see `judge`).
+   */
+  live?: boolean;
 }
 
 /** How a checker judges nearness, and what it remembers. */
@@ -82,16 +88,21 @@ export class CertChecker {
     if (signed) return signed;
     const view = o.view ?? this.view, fresh = o.fresh ?? 'near', learnt = !!o.known && !!o.learnt;
     const bits = this.idWorkBits;
-    let r = anchorHold(c, o.known, view.near(key, this.rank), fresh, key, learnt, bits);
+    // A reader that hears its primary has missed no epoch: every later certificate needs a
+    // majority of its hosts' grants, and they grant no claim while they hear that primary
+    // either (rule 7), so a later one they did not grant is no successor, however near its
+    // hosts are (two attacker ids among the nearest: docs/TRUST.md (a)).
+    const lively = !!o.live && !!o.known && !learnt && c.e > o.known.e;
+    let r = lively && !chainedFrom(c, o.known!) ? 'unanchored' : anchorHold(c, o.known, view.near(key, this.rank), fresh, key, learnt, bits);
     // Epochs we missed: the sender's earlier certificates, each a link only when validly
     // signed and granted by a majority of the hosts of the link before it, starting from ours.
     if (r === 'unanchored' && o.known && !learnt && o.chain?.length) {
       const known = await this.walk(key, o.known, o.chain, c.e);
-      if (known !== o.known) r = anchorHold(c, known, view.near(key, this.rank), fresh, key, false, bits);
+      if (known !== o.known) r = lively && !chainedFrom(c, known) ? 'unanchored' : anchorHold(c, known, view.near(key, this.rank), fresh, key, false, bits);
     }
     // Not anchored yet: one fresh look at who is near. (So is a certificate other than the
     // learnt one we hold: anchored near the key, it would replace ours.)
-    const worthALook = r === 'unanchored' || (learnt && r === 'learnt' && !sameCert(c, o.known!));
+    const worthALook = (r === 'unanchored' && !lively) || (learnt && r === 'learnt' && !sameCert(c, o.known!));
     if (worthALook && (await view.refresh(key))) {
       const again = anchorHold(c, o.known, view.near(key, this.rank), fresh, key, learnt, bits);
       if (again === 'anchored' || r === 'unanchored') r = again;

@@ -77,15 +77,32 @@ describe('holes the adversary found, closed (simulated)', () => {
   // An attacker node in the host set answering the failover's claim with a valid GRANT of
   // its own blocks: a claimant takes a granter's entry only when a majority of one set of its
   // claim sent it, or a primary of its chain signed it (docs/TRUST.md rule 8).
-  // Ids drawn without work: with ids at SIM_ID_WORK_BITS this seed leaves 1 of its 2 honest
-  // edits unconfirmed (not looked into; no block planted).
-  it('one host of the set cannot plant blocks through its GRANT at a failover', async () => {
-    const r = await runAdversary({ seed: 1, keys: 2, member: true, grants: true, kill: true, idWorkBits: 0, only: (x) => x.frame.t === 'CLAIM' });
+  // The rogue lies among the 8 nodes nearest the key here, so its CLAIMs during the failover
+  // carry certificates near ids anchor (rule 2): the backup keeps to its own chain through
+  // the failover (rule 7). Before, it took the linked one, built its claim on it, needed the
+  // rogue's grant and the region had no primary for the rest of the run (1 of 2 edits).
+  it('one host of the set cannot plant blocks through its GRANT at a failover, nor take the failover from the region', async () => {
+    const r = await runAdversary({ seed: 1, keys: 2, member: true, grants: true, kill: true, only: (x) => x.frame.t === 'CLAIM' });
     const row = r.rows.find((x) => x.name === 'GRANT answering CLAIM -> claimant, member')!;
     expect(row.delivered, 'the claimant asked the attacker').toBe(true);
     expect(row.stored + row.shown + row.pending, 'its blocks stored or shown').toBe(0);
     expect(r.honestConfirmed).toBe(r.honestEdits);
     expect(r.honestShown, 'honest edits shown by both subscribers').toBe(r.honestEdits);
+  });
+
+  // The attacker's node in the set and its rogue, which lies among the 8 nodes nearest the
+  // key, sign a successor of their own (a rebase over the set, or two epochs on): near the
+  // key, so a reader that missed epochs takes it (rule 2). A subscriber re-attaching asks the
+  // set's backups first, the attacker's node among them; while it still hears its primary it
+  // takes a later certificate only from a majority of its hosts (cert-checker.ts `live`).
+  // Before, seed 4 showed 3 of these rows (the subscriber's spliced and linked, the fresh
+  // one's minted), and the bench's member_grants_kill seeds 1 and 8 the fresh one's spliced
+  // and linked.
+  it('one host of the set and a live id near the key cannot show a subscriber that hears its primary a SNAPSHOT of their own', async () => {
+    const r = await runAdversary({ seed: 4, keys: 2, member: true, grants: true, kill: true, only: (x) => x.frame.t === 'SNAPSHOT' });
+    expect(r.rows.filter((x) => x.t === 'SNAPSHOT' && x.member && x.delivered).length, 'SNAPSHOT rows sent from inside the set and delivered').toBeGreaterThanOrEqual(10);
+    expect(breaches(r)).toEqual([]);
+    expect(r.freshAttachedHonest).toBe(true);
   });
 
   // Learnt chains: a host with no certificate of the region learns one on its signatures
