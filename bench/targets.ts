@@ -12,6 +12,7 @@ const t = (op: Target['op'], value: number): Target => ({ op, value });
 export const TARGETS: Record<string, Target> = {
   // the world and its rendering
   terrain_ms_per_column: t('<=', 1.0),
+  mesh_ms_per_column: t('<=', 1.0),
   greedy_quads_ratio: t('<=', 0.25),
   first_frame_ms: t('<=', 3000),
   rendered_first_frame_ms: t('<=', 3000),
