@@ -139,8 +139,7 @@ export function createHostingApi(net: NetSession, remote: RemotePlayers, clock: 
  * by the tab's one checker (play/player-looks.ts: signature over the sender's node id, replay,
  * ahead of time, rate). A name shows once its node's signature is proven (the check runs on
  * the first listing, so the next one shows it); until then, or with no checker, the unproven
- * form. A look proven before, from MOVEs or a roster, stays shown over a worse one.
- */
+ * form. A look proven before (MOVEs or a roster) stays shown over a worse one. */
 export function presentPlayers(standing: Iterable<[string, PlayerFrame]>, looks: Pick<PlayerLooks, 'take' | 'shown'> | undefined): PresentPlayer[] {
   const out: PresentPlayer[] = [];
   for (const [hex, p] of standing) {
