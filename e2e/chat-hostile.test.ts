@@ -64,6 +64,8 @@ describe('chat under a hostile peer', () => {
       atk = undefined;
       seat = await hostileSeat();
     }
+    // B's chat history from this attempt on (a retry finds the first attempt's lines there).
+    const from = await b.evaluate(() => window.voxel.chat!.lines().length);
     expect(await a.evaluate(() => window.voxel.setName!('Ann'))).toBe(true);
     const ids = await Promise.all([a, b].map((p) => p.evaluate(() => window.voxel.net!.id())));
     const spawn = await b.evaluate(() => window.voxel.player());
@@ -85,7 +87,7 @@ describe('chat under a hostile peer', () => {
       if (Date.now() > until) throw new Error(`A and B follow no one primary of ${regionName} within 30 s: A ${pa || 'none'}, B ${pb || 'none'}`);
     }
     await say(a, 'hello from Ann');
-    await b.waitForFunction(() => window.voxel.chat!.lines().some((x) => x.text === 'hello from Ann'), null, { timeout: 10_000, polling: 50 });
+    await b.waitForFunction((n) => window.voxel.chat!.lines().slice(n).some((x) => x.text === 'hello from Ann'), from, { timeout: 10_000, polling: 50 });
     const annPlayer = await a.evaluate(() => window.voxel.chat!.lines()[0]!.player);
 
     atk ??= await startHostilePeer({ world: WORLD, relay: `${inject('baseUrl').replace(/^http/, 'ws')}/relay`, extraKeys: 0, seat });
@@ -147,8 +149,8 @@ describe('chat under a hostile peer', () => {
 
     // Ann still gets through; B shows none of the forged lines and at most the burst of the flood.
     await say(a, 'still here');
-    await b.waitForFunction(() => window.voxel.chat!.lines().some((x) => x.text === 'still here'), null, { timeout: 10_000, polling: 50 });
-    const lines = await b.evaluate(() => window.voxel.chat!.lines());
+    await b.waitForFunction((n) => window.voxel.chat!.lines().slice(n).some((x) => x.text === 'still here'), from, { timeout: 10_000, polling: 50 });
+    const lines = (await b.evaluate(() => window.voxel.chat!.lines())).slice(from);
     const texts = lines.map((l) => l.text);
     for (const forged of ['forged as Ann', 'badly signed', 'not from your host']) expect(texts).not.toContain(forged);
     const flood = lines.filter((l) => l.text.startsWith('flood '));
