@@ -131,6 +131,12 @@ export const HOST_DEFAULTS = {
   dedupeMs: 60_000,
   /** The primary re-checks its host set (handoff, re-replication) this often. */
   recheckMs: 5000,
+  /**
+   * A node handed the region that did not claim it (we claimed ourselves while the handoff
+   * stood) is not handed it again by us for this long (declined-handoffs.ts): a node nearest
+   * the key that never claims would otherwise cost the region its primary at every re-check.
+   */
+  declinedHandoffMs: 60_000,
   /** Host set views (lookups) are reused for this long. */
   hostSetCacheMs: 2000,
   /** Backup acks needed before an edit is confirmed (capped by the live backups). */

@@ -71,7 +71,8 @@ export class HostSetCheck {
     if (extra.length === 0 || this.duty.stopped) return;
     const hosts = sortByDistance([...live, ...extra], (x) => x, this.duty.region.key);
     // A linked node closer to the key than we are takes the region over at once.
-    if (!idEquals(hosts[0]!, self)) return this.duty.region.handOff(hosts[0]!);
+    const to = this.handOffTo(hosts);
+    if (to) return this.duty.region.handOff(to);
     const out = this.duty.region.hosts.filter((h) => !live.some((x) => idEquals(x, h))).map((h) => `${idToHex(h).slice(0, 6)} ${this.duty.ctx.linkClosed(idToHex(h)) ? 'link closed' : 'quiet'}`);
     this.setHosts(hosts, live.length, `filled from links: ${out.join(', ')}`);
   }
@@ -86,6 +87,17 @@ export class HostSetCheck {
     if (hosts.length === old.size && hosts.every((h) => old.has(idToHex(h)))) return;
     if (alive < quorum(this.duty.region.hosts.length)) return;
     this.duty.region.reconfigure(hosts, why);
+  }
+
+  /**
+   * The node of `hosts` (nearest first) to hand the region to: the nearest, unless we are
+   * nearer. A node handed the region lately that never claimed it (declined-handoffs.ts)
+   * counts as farther than us: handing to it again would only leave the region without a
+   * primary until our backups claim. Undefined: we keep it.
+   */
+  private handOffTo(hosts: readonly NodeId[]): NodeId | undefined {
+    const first = hosts.find((h) => idEquals(h, this.duty.ctx.selfId) || !this.duty.region.declinedHandoff(h));
+    return first && !idEquals(first, this.duty.ctx.selfId) ? first : undefined;
   }
 
   async recheck(): Promise<void> {
@@ -108,9 +120,9 @@ export class HostSetCheck {
       const seen = found.filter((h) => idEquals(h, this.duty.ctx.selfId) || answered.has(idToHex(h)));
       const hosts = sortByDistance([...seen, ...following.filter((h) => !seen.some((x) => idEquals(x, h)))], (x) => x, this.duty.region.key).slice(0, this.duty.ctx.opts.replicas);
       if (hosts.length === 0) return;
-      const first = hosts[0]!;
       // A closer node joined: it claims the next epoch; we and our backups grant it.
-      if (!idEquals(first, this.duty.ctx.selfId)) return this.duty.region.handOff(first);
+      const to = this.handOffTo(hosts);
+      if (to) return this.duty.region.handOff(to);
       const alive = this.duty.region.hosts.filter((h) => idEquals(h, this.duty.ctx.selfId) || hosts.some((x) => idEquals(x, h)) || !this.duty.ctx.linkClosed(idToHex(h))).length;
       const unanswered = found.filter((h) => !hosts.some((x) => idEquals(x, h))).map((h) => idToHex(h).slice(0, 6));
       this.setHosts(hosts, alive, `lookup${unanswered.length ? `: ${unanswered.join(', ')} did not answer` : ''}`);

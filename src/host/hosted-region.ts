@@ -37,6 +37,7 @@ import { RegionGranter } from './region-granter';
 import { has, type RegionRole } from './region-role';
 import { RoleMachine, type Role } from './role-machine';
 import { unloadable } from './idle-unload';
+import { DeclinedHandoffs } from './declined-handoffs';
 
 export type { Role } from './role-machine';
 
@@ -72,6 +73,8 @@ export class HostedRegion implements RegionRole {
   /** Read back from the store at a frame after an unload (hosting-service.ts): a SUBSCRIBE to us, its stored primary, claims. */
   reloaded = false;
   private handoffTimer: unknown;
+  /** Nodes handed the region that did not claim it (not handed it again for a while). */
+  readonly declined: DeclinedHandoffs;
   stopped = false;
   private readonly claimant: RegionClaimant;
   private readonly granter: RegionGranter;
@@ -88,6 +91,7 @@ export class HostedRegion implements RegionRole {
     this.name = regionName(coord);
     this.requests = new RequestLog(ctx.opts.dedupeMs);
     this.proofs = new ProofRing(ctx.opts.proofEntries, ctx.opts.proofCount);
+    this.declined = new DeclinedHandoffs(ctx.opts.declinedHandoffMs);
     this.share = new FanOutShare(ctx, { rx: coord.rx, rz: coord.rz }, () => !this.duty && this.role === 'backup');
     this.el = new Election(ctx.selfId);
     this.claimant = new RegionClaimant(this);
@@ -478,6 +482,10 @@ export class HostedRegion implements RegionRole {
     // Not held back by others' claims: we were the primary, our backups grant us first, and
     // while we wait they would take our silence for a death and claim without us.
     void this.claim(e + 1, false, hosts, true);
+  }
+
+  declinedHandoff(id: NodeId): boolean {
+    return this.declined.declined(id, this.ctx.clock.now());
   }
 
   /** A closer node joined: we stop ordering, and it claims the next epoch with our certificate; we and our backups grant it. */

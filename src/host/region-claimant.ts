@@ -102,8 +102,11 @@ export class RegionClaimant extends RegionSide {
       this.scheduleRetry();
       return false;
     }
+    // A handoff stands and we claim ourselves: the node it named did not take the region.
+    const handed = this.region.handoffTo;
     const before = this.region.roles.startClaim();
     if (before === undefined) return false;
+    if (handed && handed !== this.ctx.selfHex && !handedOver) this.region.declined.note(handed, this.ctx.clock.now());
     this.ctx.stats.claims++;
     const run = ++this.runs;
     const ok = await this.runClaim(run, minEpoch, primarySilent, hosts).catch(() => false);

@@ -11,6 +11,7 @@ import type { HostToPlayer } from '../region/subscription-messages';
 import type { Entry, Stamp } from '../region/region-state';
 import type { Election } from './election';
 import type { ReplicaFrame } from './host-wires';
+import type { DeclinedHandoffs } from './declined-handoffs';
 import type { DutyRegion } from './duty-region';
 import type { PrimaryDuty } from './primary-duty';
 import type { RoleMachine, RoleView } from './role-machine';
@@ -27,6 +28,8 @@ export interface RegionRole extends DutyRegion, RoleView {
   readonly hosts: NodeId[];
   /** While we are primary, its work; started by `becomePrimary`, ended by `stepDown` and `release`. */
   readonly duty: PrimaryDuty | undefined;
+  /** Nodes handed the region that did not claim it (declined-handoffs.ts). */
+  readonly declined: DeclinedHandoffs;
   /** Signed batches and SYNC pieces we keep as evidence of our entries (state-proofs.ts). */
   readonly proofs: ProofRing;
   /** Subscribers waiting for our claim to finish. */

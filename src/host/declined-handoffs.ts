@@ -1,0 +1,38 @@
+// Nodes a region was handed to that did not take it: a primary hands its region to a node
+// nearer the key (host-set-check.ts) and stops ordering; the node is to claim the next epoch
+// at once. One that never claims (a dead or overloaded tab, or an attacker's node ground
+// nearest the key) leaves the region without a primary until the backups claim themselves,
+// and every primary that follows would hand it over again at its next re-check: measured
+// with an attacker node nearest the key, 14-15 s of 40 without a primary, 16 gaps
+// (testing/handoff-sink-scenario.ts). A host that starts a claim of its own while a handoff
+// stands (its primary's notice, or its own handoff) notes the node it was handed to, and as
+// primary hands the region to no noted node while the note lasts: such a node may still be
+// a backup of the set, as any near node may.
+import { idToHex, type NodeId } from '../core/node-id';
+
+/** Nodes noted per region (oldest dropped first): one region's notes stay bounded whatever joins. */
+export const DECLINED_MAX = 4;
+
+export class DeclinedHandoffs {
+  private readonly until = new Map<string, number>();
+
+  /** `forMs`: how long a noted node is not handed the region again. */
+  constructor(private readonly forMs: number) {}
+
+  /** `hex` was handed the region and did not claim it (seen at `now`). */
+  note(hex: string, now: number): void {
+    if (!hex) return;
+    this.until.delete(hex);
+    this.until.set(hex, now + this.forMs);
+    while (this.until.size > DECLINED_MAX) this.until.delete(this.until.keys().next().value!);
+  }
+
+  /** Whether `id` may not be handed the region at `now`. */
+  declined(id: NodeId, now: number): boolean {
+    const hex = idToHex(id), t = this.until.get(hex);
+    if (t === undefined) return false;
+    if (now < t) return true;
+    this.until.delete(hex);
+    return false;
+  }
+}
