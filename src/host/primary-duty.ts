@@ -228,7 +228,7 @@ export class PrimaryDuty implements DutyShared {
     // answered without it: in a crowd those answers were a tenth of the primary's upload.
     const certless = known && holdsCert && !full;
     parts.forEach((part, i) => this.ctx.wires.players.send(id, {
-      t: 'SNAPSHOT', ...this.regionFields, e: this.e, v: { e: this.e, s: this.machine.committed }, full, hosts: this.region.hosts, entries: encodeEntries(part), ...(certless ? {} : { cert: this.region.cert! }),
+      t: 'SNAPSHOT', ...this.regionFields, e: this.e, v: { e: this.e, s: this.machine.committed }, full, hosts: this.region.hosts, entries: encodeEntries(part), ...(certless ? {} : { cert: this.region.cert!, ...(this.region.chain?.length ? { chain: this.region.chain } : {}) }),
       ...(i < parts.length - 1 ? { more: true } : {}),
     }));
   }

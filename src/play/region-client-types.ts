@@ -20,6 +20,14 @@ export const CLIENT_DEFAULTS = {
   attachTimeoutMs: 1000,
   /** No heartbeat or delta from the primary for this long: re-attach. */
   silenceMs: 1200,
+  /**
+   * For this long after it last heard its primary, a subscriber takes a later certificate
+   * only as a link of its own chain, never by nearness (region-client.ts checkSnapshot,
+   * docs/TRUST.md rule 7): the hosts' `rebaseMs`, the least time a set's majority is silent
+   * before anyone may rebase over it. Every other successor needs grants of a majority of
+   * the set it follows, which it walks to through the links a SNAPSHOT carries.
+   */
+  ownChainMs: 10_000,
   /** Attached subscriptions re-send SUBSCRIBE this often (keepalive and gap repair). */
   keepaliveMs: 5000,
   /** An edit with neither CONFIRM nor REJECT after this long fails with EditTimeoutError. */

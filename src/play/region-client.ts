@@ -416,10 +416,14 @@ export class RegionClient {
     const same = sub.cert && sub.cert.e === c.e && idEquals(sub.cert.primary, c.primary) && fromHex === sub.primaryHex;
     if (!same) {
       const key = await sub.key;
-      // While we hear our primary (a beat or delta of its epoch within silenceMs), a later
-      // certificate counts only when a majority of its hosts granted it (cert-checker.ts `live`).
-      const live = !!sub.cert && sub.cert.e === sub.epoch && this.args.clock.now() - sub.lastHeard < this.opts.silenceMs;
-      if (c.e !== m.e || !idEquals(c.primary, from) || !succeeds(c, sub.cert) || (await this.args.certs.check(key, c, { known: sub.cert, live }))) {
+      // Until ownChainMs after we last heard our primary (a beat or delta of its epoch), a later
+      // certificate counts only when a majority of its hosts granted it, directly or through
+      // the links the snapshot carries (cert-checker.ts `live`): no honest host may rebase over
+      // that set sooner, and every other successor is granted by a majority of it. Before, the
+      // window was silenceMs (1.2 s): a subscriber re-attaching during a failover took a
+      // certificate that near ids spliced onto its own (docs/TRUST.md (a)).
+      const live = !!sub.cert && sub.cert.e === sub.epoch && this.args.clock.now() - sub.lastHeard < this.opts.ownChainMs;
+      if (c.e !== m.e || !idEquals(c.primary, from) || !succeeds(c, sub.cert) || (await this.args.certs.check(key, c, { known: sub.cert, chain: m.chain, live }))) {
         this.stats.uncertified++;
         return;
       }

@@ -8,7 +8,7 @@ import * as v from 'valibot';
 import type { Clock } from '../core/clock';
 import { bytes, defineCodec, u32, type MessageOf } from '../core/codec';
 import type { AppChannels } from '../dht/app-channels';
-import { certSchema } from './epoch-cert';
+import { certChainSchema, certSchema } from './epoch-cert';
 import { MAX_ENTRY_BYTES, MAX_SLOT } from './position-code';
 import { CODEC_MAX_FRAME, coord, entries, hosts, i32, id, PART, region, stamp } from './frame-schemas';
 import { FrameWire } from './frame-wire';
@@ -73,7 +73,7 @@ export const subscriptionSpec = {
   // `more`: a piece of a large state; the last piece has none. `cert` left out only for a
   // subscriber that said it holds it (SUBSCRIBE `c`, same epoch): read only from the primary
   // it is attached to in that epoch.
-  SNAPSHOT: [3, v.object({ ...region, e: u32, v: stamp, full: v.boolean(), hosts, entries, cert: v.optional(certSchema), more: v.optional(v.boolean()) })],
+  SNAPSHOT: [3, v.object({ ...region, e: u32, v: stamp, full: v.boolean(), hosts, entries, cert: v.optional(certSchema), chain: v.optional(certChainSchema), more: v.optional(v.boolean()) })],
   /**
    * primary (or, in a crowd, a backup relaying its share) -> subscribers: the committed edits
    * seq from..to of epoch e. `pf`: the primary's signatures over the batches it covers

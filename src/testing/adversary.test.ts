@@ -105,6 +105,27 @@ describe('holes the adversary found, closed (simulated)', () => {
     expect(r.freshAttachedHonest).toBe(true);
   });
 
+  // The same two ids while the region fails over: the subscriber's primary died, and it
+  // re-attaches through the set's backups, the attacker's node among them, which answers with
+  // a SNAPSHOT under a certificate spliced onto the region's or linked past it (rule 2 would
+  // take both: the two ids are near the key). Until ownChainMs (the hosts' rebaseMs) after
+  // it last heard its primary, a subscriber takes a later certificate only as a link of its
+  // own chain (region-client.ts checkSnapshot). Before, its window was silenceMs (1.2 s):
+  // seed 1 showed the spliced and the linked rows, seed 4 the linked one.
+  for (const seed of [1, 4]) {
+    it(`one host of the set and a live id near the key cannot show a subscriber whose primary died a SNAPSHOT of their own (seed ${seed})`, async () => {
+      const o: AdversaryOptions = { seed, keys: 2, member: true, kill: true, fresh: false, only: (x) => x.frame.t === 'SNAPSHOT' && x.role === 'subscriber' };
+      const r = await runAdversary(o);
+      for (const chain of ['spliced', 'linked']) {
+        const row = r.rows.find((x) => x.name === `SNAPSHOT -> subscriber, ${chain}`)!;
+        expect(row.delivered, `${chain}: reached the subscriber`).toBe(true);
+        expect(row.counted, `${chain}: refused and counted`).toBeGreaterThan(0);
+      }
+      expect(breaches(r)).toEqual([]);
+      expect(uncountedRows(r, o).map((x) => x.name)).toEqual([]);
+    });
+  }
+
   // Learnt chains: a host with no certificate of the region learns one on its signatures
   // alone (rule 3); such a certificate anchors nothing, so what chains from it stays below
   // LEARN_EPOCH_CAP, and the region's own certificate, anchored near the key, replaces it.

@@ -221,6 +221,12 @@ export interface AdversaryOptions {
   grants?: boolean;
   /** The region's primary dies silently halfway through the host rows (the attack goes on through the failover). */
   kill?: boolean;
+  /**
+   * false: no fresh subscriber joins (its join waits up to 10 s for an attachment, so the
+   * player rows then land long after a kill; without it they land during the failover). The
+   * fresh rows are then played at nobody.
+   */
+  fresh?: boolean;
   /** Only these rows (default: every row). */
   only?: (r: Row) => boolean;
   /**
@@ -522,7 +528,7 @@ export async function runAdversary(o: AdversaryOptions): Promise<AdversaryResult
       if (p && p !== s.player) sim.kill(p.hex);
     }
     const idx = all.indexOf(row);
-    if (row.frame.wire === 'players' && !fresh) fresh = await joinFresh();
+    if (row.frame.wire === 'players' && !fresh && o.fresh !== false) fresh = await joinFresh();
     // The attacker captures the region's newest certificate (every SNAPSHOT carries it): after a failover its rows play against that.
     const now = sim.primaryOf(r)?.host.regionState(r)?.cert;
     if (now && now.e > s.real.e && !atk.nodes.some((a) => idEquals(a.dht.selfId, now.primary))) s.real = now;
@@ -567,7 +573,7 @@ export async function runAdversary(o: AdversaryOptions): Promise<AdversaryResult
       if (e) edits.push(e);
     }
   }
-  fresh ??= await joinFresh();
+  if (o.fresh !== false) fresh ??= await joinFresh();
   const enlisted = o.enlist ? await enlist(s, [...learnt][0], epochOf, o.enlist === 'restarted') : undefined;
   await sim.run(2000);
   stopSampling();
@@ -591,7 +597,7 @@ export async function runAdversary(o: AdversaryOptions): Promise<AdversaryResult
   const everywhere = (states: (RegionState | undefined)[]) => edits.filter((e) => states.every((st) => blockAt(st, e) === e.id)).length;
   const honestStored = everywhere([primaryNow?.host.regionState(r)?.state]);
   const honestShown = everywhere(subscribers.map((p) => p.client.state(r)));
-  const freshSub = fresh.client.attachment(r);
+  const freshSub = fresh?.client.attachment(r);
   const result: AdversaryResult = {
     rows: results,
     adopted,
@@ -604,7 +610,7 @@ export async function runAdversary(o: AdversaryOptions): Promise<AdversaryResult
     honestStored,
     honestShown,
     doublePrimaries: sim.doublePrimaries().length,
-    freshAttachedHonest: !!freshSub && !atkHex.has(freshSub.primary),
+    freshAttachedHonest: !fresh || (!!freshSub && !atkHex.has(freshSub.primary)),
     ...(enlisted ? { enlisted } : {}),
   };
   sim.stopAll();
