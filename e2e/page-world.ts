@@ -1,4 +1,4 @@
-// Small moves of a player page that several browser tests make: find the ground, stand on
+// Small moves of a player page that several browser tests (and the lab) make: find the ground, stand on
 // it, and say a chat line once the region stood in has a primary to carry it.
 import type { Page } from 'playwright-core';
 
@@ -7,6 +7,15 @@ export const airAbove = (p: Page, x: number, z: number): Promise<number> => p.ev
   for (let y = 200; y > 0; y--) { const id = window.voxel.getBlock(x!, y, z!); if (id !== 0 && id !== 5) return y + 1; }
   return 100;
 }, [x, z]);
+
+/** Feet height at (x, z) as tab `p` sees it (the column loaded first). */
+export async function groundAt(p: Page, x: number, z: number): Promise<number> {
+  await p.waitForFunction(([x, z]) => window.voxel.getBlock(x!, 100, z!) >= 0, [x, z], { timeout: 30_000, polling: 50 });
+  return p.evaluate(([x, z]) => {
+    for (let y = 250; y > 0; y--) { const b = window.voxel.getBlock(x!, y, z!); if (b !== 0 && b !== 5) return y + 1; }
+    return 100;
+  }, [x, z]);
+}
 
 /**
  * Says `text` from `p`, asking again every 250 ms until its region has a primary it is

@@ -16,6 +16,7 @@
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { PLACEABLE } from '../src/world/blocks';
 import { newContext } from './browser';
+import { groundAt } from './page-world';
 
 export interface ThrottledHostOptions {
   browser: Browser;
@@ -94,15 +95,6 @@ async function openTab(browser: Browser, url: string): Promise<Tab> {
   await page.goto(url);
   await page.waitForFunction(() => window.voxel?.hosting !== undefined, null, { timeout: 60_000, polling: 50 });
   return { page, ctx };
-}
-
-/** Feet height at (x, z) as tab `p` sees it (the column loaded first). */
-async function groundAt(p: Page, x: number, z: number): Promise<number> {
-  await p.waitForFunction(([x, z]) => window.voxel.getBlock(x!, 100, z!) >= 0, [x, z], { timeout: 30_000, polling: 50 });
-  return p.evaluate(([x, z]) => {
-    for (let y = 250; y > 0; y--) { const b = window.voxel.getBlock(x!, y, z!); if (b !== 0 && b !== 5) return y + 1; }
-    return 100;
-  }, [x, z]);
 }
 
 export async function runThrottledHost(o: ThrottledHostOptions): Promise<ThrottledHostResult> {

@@ -1,5 +1,5 @@
 // The lab's cases and how an outcome is judged (pure: no namespaces, no browsers).
-import type { NatSetting } from './topology';
+import type { NatSetting, NetworkChange } from './topology';
 
 /**
  * What the relay hands the tabs: nothing; a STUN server; STUN + TURN over UDP with
@@ -22,6 +22,8 @@ export interface LabCase {
   relayProtocol?: 'udp' | 'tcp';
   /** Page query of both tabs (e.g. `ice=relay`: TURN relays only). */
   query?: string;
+  /** Once linked, home A's network changes while A edits (network-change.ts): its links must come back and no edit be lost. */
+  change?: NetworkChange;
 }
 
 export const LAB_CASES: readonly LabCase[] = [
@@ -33,6 +35,10 @@ export const LAB_CASES: readonly LabCase[] = [
   { name: 'turn-relay-only', a: { kind: 'cone' }, b: { kind: 'cone' }, ice: 'turn', expect: 'relay', relayProtocol: 'udp', query: 'ice=relay' },
   { name: 'turn-expired', a: { kind: 'cone' }, b: { kind: 'symmetric' }, ice: 'turn-expired', expect: 'none' },
   { name: 'turn-tcp', a: { kind: 'cone' }, b: { kind: 'udp-blocked' }, ice: 'turn-tcp', expect: 'relay', relayProtocol: 'tcp' },
+  // STUN alone where the homes link directly (with TURN on offer a cone pair sometimes ends on a relay pair).
+  { name: 'change-flush-cone', a: { kind: 'cone' }, b: { kind: 'cone' }, ice: 'stun', expect: 'srflx', change: 'flush' },
+  { name: 'change-flush-symmetric', a: { kind: 'symmetric' }, b: { kind: 'cone' }, ice: 'turn', expect: 'relay', relayProtocol: 'udp', change: 'flush' },
+  { name: 'change-address', a: { kind: 'cone' }, b: { kind: 'cone' }, ice: 'stun', expect: 'srflx', change: 'address' },
 ];
 
 /** The relay's --turn-url flags for an offer (coturn and the server at `ip`, port 3478). */
@@ -81,4 +87,20 @@ export function judge(c: LabCase, o: CaseOutcome): { pass: boolean; why: string 
     return { pass: false, why: `no end reached TURN over ${c.relayProtocol}` };
   }
   return { pass: true, why: c.expect };
+}
+
+/** What a network-change case saw after the change (network-change.ts's outcome, the part judged). */
+export interface ChangeOutcome {
+  recoveryMs: number | null;
+  refused: number;
+  tentativeLeft: number;
+  unseenAtB: number;
+}
+
+/** A network change passes when an edit made after it was confirmed, and every edit ended confirmed and seen by B. */
+export function judgeChange(o: ChangeOutcome): { pass: boolean; why: string } {
+  if (o.recoveryMs === null) return { pass: false, why: 'no edit confirmed after the change' };
+  const lost = [o.refused && `${o.refused} refused`, o.tentativeLeft && `${o.tentativeLeft} left tentative`, o.unseenAtB && `${o.unseenAtB} unseen at B`].filter(Boolean);
+  if (lost.length) return { pass: false, why: lost.join(', ') };
+  return { pass: true, why: `back in ${Math.round(o.recoveryMs)} ms` };
 }

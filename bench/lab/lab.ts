@@ -9,9 +9,12 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS } from '../../e2e/browser';
 import { median } from '../stats';
+import { currentCommit, readProvenance, writeProvenance } from '../provenance';
+import { writeReport } from '../report';
 import { selectedPath } from '../../src/net/link-path';
-import { judge, LAB_CASES, turnUrls, type CaseOutcome, type LabCase, type LinkKind, type PairEnd } from './lab-cases';
-import { buildTopology, configureNat, routerState, HOMES, INTERNET, nsWrapper, SERVER_IP } from './topology';
+import { judge, judgeChange, LAB_CASES, turnUrls, type CaseOutcome, type LabCase, type LinkKind, type PairEnd } from './lab-cases';
+import { runNetworkChange, type NetworkChangeOutcome } from './network-change';
+import { buildTopology, changeNetwork, configureNat, routerState, HOMES, INTERNET, nsWrapper, SERVER_IP } from './topology';
 
 const PORT = 8080;
 const ORIGIN = `http://${SERVER_IP}:${PORT}`;
@@ -90,11 +93,14 @@ async function launchIn(ns: string): Promise<Browser> {
     `--unsafely-treat-insecure-origin-as-secure=${ORIGIN}`] });
 }
 
+/** --verbose lines' time: seconds of this minute, to the ms (the pages' peer connection logs count from their creation). */
+const stamp = () => new Date().toISOString().slice(17, 23);
+
 interface LabWindow {
-  labPcs?: { pc: RTCPeerConnection; connectedMs: number | null; gathered: string[] }[];
+  labPcs?: { pc: RTCPeerConnection; connectedMs: number | null; connectedAt: number | null; gathered: string[] }[];
 }
 
-/** Keeps every RTCPeerConnection the page makes, with the ms from its creation to 'connected'. */
+/** Keeps every RTCPeerConnection the page makes, with the ms from its creation to 'connected' and when (epoch ms). */
 function recordPeerConnections(): void {
   const w = window as unknown as LabWindow & { RTCPeerConnection: typeof RTCPeerConnection };
   const Base = w.RTCPeerConnection;
@@ -102,10 +108,10 @@ function recordPeerConnections(): void {
   w.RTCPeerConnection = class extends Base {
     constructor(config?: RTCConfiguration) {
       super(config);
-      const rec = { pc: this as RTCPeerConnection, connectedMs: null as number | null, gathered: [] as string[] };
+      const rec = { pc: this as RTCPeerConnection, connectedMs: null as number | null, connectedAt: null as number | null, gathered: [] as string[] };
       const t0 = performance.now();
       recs.push(rec);
-      this.addEventListener('iceconnectionstatechange', () => { rec.gathered.push(`${Math.round(performance.now() - t0)}ms ice:${this.iceConnectionState}`); });
+      this.addEventListener('iceconnectionstatechange', () => { rec.gathered.push(`${Math.round(performance.now() - t0)}ms ice:${this.iceConnectionState} at ${new Date().toISOString().slice(17, 23)}`); });
       const add = this.addIceCandidate.bind(this);
       this.addIceCandidate = (cand?: RTCIceCandidateInit | null) => { rec.gathered.push(`${Math.round(performance.now() - t0)}ms remote ${cand?.candidate?.split(' ').slice(4, 8).join(' ') ?? 'end'}`); return add(cand ?? undefined); };
       const setRemote = this.setRemoteDescription.bind(this);
@@ -116,7 +122,7 @@ function recordPeerConnections(): void {
       this.close = () => { rec.gathered.push(`${Math.round(performance.now() - t0)}ms close() ${new Error().stack?.split('\n').slice(2, 5).join(' < ')}`); close(); };
       this.addEventListener('icecandidate', (e) => { rec.gathered.push(`${Math.round(performance.now() - t0)}ms ${e.candidate?.candidate.split(' ').slice(4, 8).join(' ') ?? 'end'}`); });
       this.addEventListener('connectionstatechange', () => {
-        if (this.connectionState === 'connected' && rec.connectedMs === null) rec.connectedMs = performance.now() - t0;
+        if (this.connectionState === 'connected' && rec.connectedMs === null) { rec.connectedMs = performance.now() - t0; rec.connectedAt = Date.now(); }
       });
     }
   };
@@ -169,7 +175,7 @@ function startProblem(page: Page): Promise<string> {
   });
 }
 
-interface CaseResult { c: LabCase; run: number; pass: boolean; why: string; kind: LinkKind | '-'; linkMs: number | null; joinMs: number | null; pairs: string; screen: string }
+interface CaseResult { c: LabCase; run: number; pass: boolean; why: string; kind: LinkKind | '-'; linkMs: number | null; joinMs: number | null; pairs: string; screen: string; change?: NetworkChangeOutcome }
 
 async function runCase(c: LabCase, run: number, browsers: Browser[]): Promise<CaseResult> {
   configureNat(HOMES[0]!, c.a);
@@ -186,10 +192,10 @@ async function runCase(c: LabCase, run: number, browsers: Browser[]): Promise<Ca
     const [pa, pb] = await Promise.all(contexts.map((ctx) => ctx.newPage()));
     if (args.includes('--verbose')) {
       for (const [p, name] of [[pa!, 'A'], [pb!, 'B']] as const) {
-        p.on('console', (m) => console.error(`${c.name} ${name} console.${m.type()}: ${m.text()}`));
+        p.on('console', (m) => console.error(`${stamp()} ${c.name} ${name} console.${m.type()}: ${m.text()}`));
         // The relay's frames, shortened: who signals whom, and what the relay refuses.
         p.on('websocket', (ws) => {
-          const show = (dir: string) => (f: { payload: string | Buffer }) => console.error(`${c.name} ${name} ${dir} ${String(f.payload).slice(0, 160)}`);
+          const show = (dir: string) => (f: { payload: string | Buffer }) => console.error(`${stamp()} ${c.name} ${name} ${dir} ${String(f.payload).slice(0, 160)}`);
           ws.on('framesent', show('->'));
           ws.on('framereceived', show('<-'));
         });
@@ -221,10 +227,20 @@ async function runCase(c: LabCase, run: number, browsers: Browser[]): Promise<Ca
     }
     const links = [...await readLinks(pa!), ...await readLinks(pb!)];
     const outcome: CaseOutcome = { linked: joinMs !== null || links.length > 0, pairs: links, delivered };
-    const verdict = judge(c, outcome);
+    let verdict = judge(c, outcome);
     const ms = links.map((l) => l.ms).filter((m): m is number => m !== null);
+    let change: NetworkChangeOutcome | undefined;
+    if (c.change && verdict.pass) {
+      const how = c.change;
+      change = await runNetworkChange(pa!, pb!, () => changeNetwork(HOMES[0]!, how), undefined, (s) => console.error(`${stamp()} ${c.name}: ${s}`));
+      if (args.includes('--verbose')) {
+        for (const [p, name] of [[pa!, 'A'], [pb!, 'B']] as const) console.error(`${c.name} ${name} after the change: ${await describePage(p)}`);
+      }
+      for (const p of change.problems) console.error(`${c.name}: ${p}`);
+      verdict = judgeChange(change);
+    }
     return {
-      c, run, ...verdict,
+      c, run, ...verdict, ...(change ? { change } : {}),
       kind: links[0] ? (verdict.pass && c.expect !== 'none' ? c.expect : '-') : '-',
       linkMs: ms.length ? Math.min(...ms) : null,
       joinMs,
@@ -243,8 +259,43 @@ function printTable(results: CaseResult[]): void {
   for (const r of results) {
     rows.push([r.c.name, String(r.run), nat(r.c.a), nat(r.c.b), r.c.ice, r.c.expect, r.why, r.pairs || '-', r.linkMs === null ? '-' : r.linkMs.toFixed(0), r.joinMs === null ? '-' : String(r.joinMs), r.screen || '-', r.pass ? 'yes' : 'NO']);
   }
+  printRows(rows);
+  const changed = results.filter((r) => r.change);
+  if (!changed.length) return;
+  const more = [['case', 'run', 'change', 'links before', 'least after', 'new link ms', 'recovery ms', 'edits', 'meanwhile', 'refused', 'tentative left', 'unseen at B']];
+  for (const { c, run, change: o } of changed) {
+    more.push([c.name, String(run), c.change!, String(o!.linksBefore), String(o!.linksLeast), o!.newLinkMs === null ? 'kept' : String(o!.newLinkMs), o!.recoveryMs === null ? 'never' : String(o!.recoveryMs), String(o!.submitted), String(o!.meanwhile), String(o!.refused), String(o!.tentativeLeft), String(o!.unseenAtB)]);
+  }
+  console.log('');
+  printRows(more);
+}
+
+function printRows(rows: string[][]): void {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   for (const r of rows) console.log(r.map((v, i) => v.padEnd(widths[i]!)).join('  '));
+}
+
+/** A recovery slower than this counts as late: ICE's own verdict on a dead path (consent, ~30 s) would have been as fast. */
+const RECOVERY_LATE_MS = 20_000;
+
+/**
+ * network_change_recovery_ms (median over the change cases and runs, and per case), the
+ * samples that never recovered or were late, and the edits lost (refused, left tentative,
+ * or unseen at B).
+ */
+function changeMetrics(results: CaseResult[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  const rec = results.flatMap((r) => (r.change?.recoveryMs != null ? [r.change.recoveryMs] : []));
+  if (rec.length) out.network_change_recovery_ms = Math.round(median(rec));
+  for (const c of new Set(results.map((r) => r.c))) {
+    const xs = results.filter((r) => r.c === c).flatMap((r) => (r.change?.recoveryMs != null ? [r.change.recoveryMs] : []));
+    if (xs.length) out[`network_change_recovery_ms_${c.name.replace(/^change-/, '').replace(/-/g, '_')}`] = Math.round(median(xs));
+  }
+  out.network_change_lab_samples = results.length;
+  out.network_change_lab_failed = results.filter((r) => !r.pass).length;
+  out.network_change_lab_late = rec.filter((ms) => ms > RECOVERY_LATE_MS).length;
+  out.network_change_lab_edits_lost = results.reduce((n, r) => n + (r.change ? r.change.refused + r.change.tentativeLeft + r.change.unseenAtB : 0), 0);
+  return out;
 }
 
 function metrics(results: CaseResult[]): Record<string, number> {
@@ -303,6 +354,8 @@ async function checkHomes(): Promise<number> {
 }
 
 async function main(): Promise<number> {
+  // The tree measured, read before the run (the run itself changes bench/results).
+  const measuredOn = currentCommit();
   buildTopology();
   await startCoturn();
   if (args.includes('--check')) return checkHomes();
@@ -320,15 +373,24 @@ async function main(): Promise<number> {
     await Promise.all(browsers.map((b) => b.close().catch(() => {})));
   }
   printTable(results);
-  const m = metrics(results);
+  // Only a run of every case of a family speaks for it: the link cases' lab_* figures, the
+  // change cases' network_change_* figures; a run of some cases prints its figures only.
+  const ranAll = (family: LabCase[]) => family.every((c) => cases.includes(c));
+  const linkCases = LAB_CASES.filter((c) => !c.change), changeCases = LAB_CASES.filter((c) => c.change);
+  const linkResults = results.filter((r) => !r.c.change), changeResults = results.filter((r) => r.c.change);
+  const m = { ...(linkResults.length ? metrics(linkResults) : {}), ...(changeResults.length ? changeMetrics(changeResults) : {}) };
   console.log(JSON.stringify(m));
-  // Only a run of every case speaks for the lab: a run of some cases prints its figures only.
-  if (only.length === 0) {
+  const keep = Object.fromEntries(Object.entries(m).filter(([k]) => (k.startsWith('lab_') ? ranAll(linkCases) : ranAll(changeCases))));
+  if (Object.keys(keep).length) {
     const latest = 'bench/results/latest.json';
     const all = existsSync(latest) ? JSON.parse(readFileSync(latest, 'utf8')) as Record<string, number> : {};
-    writeFileSync(latest, `${JSON.stringify({ ...all, ...m }, null, 2)}\n`);
+    writeFileSync(latest, `${JSON.stringify({ ...all, ...keep }, null, 2)}\n`);
+    const provenance = readProvenance();
+    for (const k of Object.keys(keep)) provenance[k] = { ...measuredOn, bench: 'lab' };
+    writeProvenance(provenance);
+    writeReport();
   }
-  return m.lab_cases_passed === m.lab_cases_total ? 0 : 1;
+  return results.every((r) => r.pass) ? 0 : 1;
 }
 
 let code = 1;

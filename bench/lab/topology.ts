@@ -29,6 +29,14 @@ export interface Home {
  */
 export type NatKind = 'cone' | 'symmetric' | 'udp-blocked';
 
+/**
+ * A change of home A's network during play: 'flush' its router forgets every NAT mapping
+ * (conntrack flushed, as a router restart or a mapping timeout does); 'address' its public
+ * address moves (as a laptop's to another network, or a provider's renumbering): the old
+ * one is gone, and with it every mapping.
+ */
+export type NetworkChange = 'flush' | 'address';
+
 export interface NatSetting {
   kind: NatKind;
   /** Share of forwarded packets dropped each way (iptables statistic: this kernel has no netem). */
@@ -105,8 +113,33 @@ export function checkNoWayOut(): void {
   }
 }
 
-/** Sets a home router's NAT and firewall afresh and forgets its mappings (conntrack flushed). */
+/** The public address a home moves to in the 'address' change. */
+export function movedWanIp(h: Home): string {
+  return h.wanIp.replace(/\.(\d+)$/, (_, n: string) => `.${Number(n) + 10}`);
+}
+
+function setWanIp(h: Home, ip: string): void {
+  inNs(h.router, 'ip', 'addr', 'flush', 'dev', 'wan');
+  inNs(h.router, 'ip', 'addr', 'add', `${ip}/24`, 'dev', 'wan');
+}
+
+function flushMappings(h: Home): void {
+  try {
+    inNs(h.router, 'conntrack', '-F');
+  } catch {
+    // An empty table: conntrack -F exits non-zero on some versions.
+  }
+}
+
+/** Changes home `h`'s network now (the routers' rules stay). */
+export function changeNetwork(h: Home, change: NetworkChange): void {
+  if (change === 'address') setWanIp(h, movedWanIp(h));
+  flushMappings(h);
+}
+
+/** Sets a home router's NAT and firewall afresh (its own public address back) and forgets its mappings (conntrack flushed). */
 export function configureNat(h: Home, s: NatSetting): void {
+  setWanIp(h, h.wanIp);
   const ipt = (...args: string[]) => inNs(h.router, 'iptables', ...args);
   ipt('-t', 'nat', '-F');
   ipt('-F');
@@ -125,11 +158,7 @@ export function configureNat(h: Home, s: NatSetting): void {
   ipt('-A', 'FORWARD', '-m', 'conntrack', '--ctstate', 'ESTABLISHED,RELATED', '-j', 'ACCEPT');
   ipt('-A', 'FORWARD', '-i', 'lan', '-o', 'wan', '-j', 'ACCEPT');
   ipt('-t', 'nat', '-A', 'POSTROUTING', '-o', 'wan', '-j', 'MASQUERADE', ...(s.kind === 'symmetric' ? ['--random-fully'] : []));
-  try {
-    inNs(h.router, 'conntrack', '-F');
-  } catch {
-    // An empty table: conntrack -F exits non-zero on some versions.
-  }
+  flushMappings(h);
 }
 
 /** A shell script that runs Chromium in `ns` (playwright's pipes are inherited file descriptors). */
