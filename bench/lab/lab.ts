@@ -7,7 +7,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_ARGS } from '../../e2e/browser';
+import { CHROMIUM_FULL, CHROMIUM_ARGS } from '../../e2e/browser';
 import { median } from '../stats';
 import { currentCommit, readProvenance, writeProvenance } from '../provenance';
 import { writeReport } from '../report';
@@ -84,7 +84,9 @@ async function startServer(c: LabCase): Promise<ChildProcess> {
 
 async function launchIn(ns: string): Promise<Browser> {
   const wrapper = join(work, `chromium-${ns}.sh`);
-  writeFileSync(wrapper, nsWrapper(ns, CHROMIUM));
+  // The full browser, also when started from a test (VITEST set), where e2e/browser.ts's CHROMIUM
+  // is the headless shell: with it the first tab's network did not come up in 30 s, twice (not looked into).
+  writeFileSync(wrapper, nsWrapper(ns, CHROMIUM_FULL));
   chmodSync(wrapper, 0o755);
   return chromium.launch({ executablePath: wrapper, headless: true, args: [...CHROMIUM_ARGS,
     // Host candidates with real addresses (not mDNS names, which nothing resolves here).
