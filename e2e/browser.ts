@@ -4,6 +4,7 @@ import { chromium, type Browser, type BrowserContext, type BrowserContextOptions
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { expectSeededId, seedReturningPlayer } from './returning-player';
 
 /**
  * The full browser: what benchmarks measure (a player's browser) and what hides a tab
@@ -128,15 +129,22 @@ export interface OpenOptions {
   timeoutMs?: number;
   /** Then waits for the world around the player to be drawn (window.voxel.ready()). */
   ready?: boolean;
+  /**
+   * A context's first page opens as a new player's would, minting its identities (~2 CPU-s
+   * of work). Default: as a returning player's, the identities minted ahead (e2e/returning-player.ts).
+   */
+  fresh?: boolean;
 }
 
 /** Opens `url` (none: a blank tab) in a new tab of `context`, its errors logged, waited for as `opts` say. */
 export async function openPage(context: BrowserContext, url?: string, opts: OpenOptions = {}): Promise<Page> {
+  const seededIds = url !== undefined && !opts.fresh ? await seedReturningPlayer(context, new URL(url).origin) : undefined;
   const page = await context.newPage();
   page.on('pageerror', (e) => console.error(opts.label ? `${opts.label} pageerror` : 'pageerror', e));
   if (url === undefined) return page;
   await page.goto(withTestFps(url));
   if (opts.until) await page.waitForFunction(opts.until, null, { timeout: opts.timeoutMs ?? 30_000, polling: 20 });
+  if (seededIds) await expectSeededId(page, seededIds, new URL(url).origin);
   if (opts.ready) await page.evaluate(() => window.voxel.ready());
   return page;
 }

@@ -29,6 +29,20 @@ const PLAYER_KEY = 'player';
 /** Beside the player key: its proof of work (app/key-work-minter.ts), with the key it is for. */
 const WORK_KEY = 'work';
 
+/**
+ * The database's layout, for a tool that writes a profile as this module would (the browser
+ * tests seed returning players' profiles: e2e/returning-player.ts).
+ */
+export const IDENTITY_LAYOUT = {
+  db: IDENTITY_DB,
+  version: DB_VERSION,
+  stores: [{ name: NODE_STORE }, { name: LEASE_STORE, keyPath: 'slot' }, { name: PLAYER_STORE }],
+  nodeStore: NODE_STORE,
+  playerStore: PLAYER_STORE,
+  playerKey: PLAYER_KEY,
+  workKey: WORK_KEY,
+} as const;
+
 /** Documented defaults (docs/STYLE.md: every option has a documented default). */
 export const IDENTITY_STORE_DEFAULTS = {
   dbName: IDENTITY_DB,
@@ -74,9 +88,7 @@ type Db = IDBPDatabase;
 export function openIdentityDb(dbName = IDENTITY_DB): Promise<Db> {
   return openDB(dbName, DB_VERSION, {
     upgrade(db) {
-      if (!db.objectStoreNames.contains(NODE_STORE)) db.createObjectStore(NODE_STORE);
-      if (!db.objectStoreNames.contains(LEASE_STORE)) db.createObjectStore(LEASE_STORE, { keyPath: 'slot' });
-      if (!db.objectStoreNames.contains(PLAYER_STORE)) db.createObjectStore(PLAYER_STORE);
+      for (const s of IDENTITY_LAYOUT.stores) if (!db.objectStoreNames.contains(s.name)) db.createObjectStore(s.name, 'keyPath' in s ? { keyPath: s.keyPath } : undefined);
     },
   });
 }
