@@ -75,7 +75,8 @@ describe('names and chat', () => {
     expect(await b.evaluate(() => window.voxel.chat!.stats().dropped)).toMatchObject({ signature: 0, replay: 0 });
     // B answers with the keyboard: T opens the field (the T not typed into it), Enter sends.
     await b.keyboard.press('KeyT');
-    await b.locator('.chat-box input').waitFor({ state: 'visible', timeout: 2000 });
+    // (Waits, not bounds: a starved tab answered the pointer lock's click after 2 s in a loaded run.)
+    await b.locator('.chat-box input').waitFor({ state: 'visible', timeout: 10_000 });
     await b.keyboard.type('hello Ann');
     await b.keyboard.press('Enter');
     await a.waitForFunction(() => window.voxel.chat!.lines().some((x) => x.text === 'hello Ann' && !x.own), null, { timeout: 10_000, polling: 50 });
@@ -86,9 +87,9 @@ describe('names and chat', () => {
     expect(await b.locator('.chat-lines > div.dm.in .who').last().evaluate((el) => getComputedStyle(el).color)).toBe('rgb(217, 87, 181)');
     // Holding Tab while playing shows the list (A's name as text) and keeps the focus in the game; letting go hides it.
     await b.mouse.click(8, 150); // takes the pointer: a click on the pause menu's backdrop, beside its card (whose panels keep their clicks)
-    await b.waitForFunction(() => document.pointerLockElement !== null, null, { timeout: 2000, polling: 50 });
+    await b.waitForFunction(() => document.pointerLockElement !== null, null, { timeout: 10_000, polling: 50 });
     await b.keyboard.down('Tab');
-    await b.locator('.who-overlay').waitFor({ state: 'visible', timeout: 1000 });
+    await b.locator('.who-overlay').waitFor({ state: 'visible', timeout: 10_000 });
     expect(await b.locator('.who-overlay td.name').allTextContents()).toContain('Ann Lee');
     // (The inline style: the list is redrawn every 300 ms, and a row replaced meanwhile has no computed style.)
     expect(await b.locator('.who-overlay td.name .swatch').first().evaluate((el) => (el as HTMLElement).style.backgroundColor)).toBe('rgb(217, 87, 181)');

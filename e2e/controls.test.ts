@@ -84,7 +84,7 @@ describe('controls', () => {
     // (Until the world is drawn the loading screen lies over the page and takes the click.)
     await page.waitForSelector('#menu:not([hidden])', { timeout: 15_000 });
     await page.mouse.click(8, 150);
-    await page.waitForFunction(() => document.pointerLockElement !== null, null, { timeout: 5000 });
+    await page.waitForFunction(() => document.pointerLockElement !== null, null, { timeout: 10_000 });
     await page.keyboard.press('KeyF');
     await page.evaluate(async () => {
       const p = window.voxel.player();

@@ -87,7 +87,7 @@ describe('direct messages', () => {
 
     // Bea answers by the keyboard: Tab held, 1 (Ann is the nearest row), the text, Enter.
     await bea.mouse.click(8, 150); // takes the pointer: a click on the pause menu's backdrop
-    await bea.waitForFunction(() => document.pointerLockElement !== null, null, { timeout: 2000, polling: 50 });
+    await bea.waitForFunction(() => document.pointerLockElement !== null, null, { timeout: 10_000, polling: 50 });
     expect((await bea.evaluate(() => window.voxel.who!()))[0]!.name).toBe('Ann');
     const selectedSlot = () => bea.evaluate(() => [...document.querySelectorAll('.hotbar .slot')].findIndex((s) => s.classList.contains('selected')));
     await bea.evaluate(() => window.voxel.select(3));

@@ -66,7 +66,7 @@ describe('one-tab world', () => {
     const box = (await page.locator('#game canvas').boundingBox())!;
     const cy = box.y + box.height / 2;
     await page.mouse.click(box.x + 8, cy);
-    await page.waitForFunction(() => document.pointerLockElement !== null, null, { timeout: 5000 }); // granted asynchronously
+    await page.waitForFunction(() => document.pointerLockElement !== null, null, { timeout: 10_000 }); // granted asynchronously
     await page.mouse.click(box.x + 8, cy, { button: 'right' }); // where the pointer is: no mouse move, no look
     await page.waitForFunction(([x, y, z, id]) => window.voxel.getBlock(x!, y!, z!) === id && window.voxel.stats().unsettledEdits === 0,
       [place.x, place.y, place.z, PLANKS], { timeout: 10_000 }).catch(async (e: Error) => {
@@ -97,7 +97,7 @@ describe('one-tab world', () => {
     const cx = box.x + box.width / 2, cy = box.y + box.height / 2;
     // Takes the pointer: a click on the pause menu's backdrop, beside its card (whose panels keep their clicks).
     await page.mouse.click(box.x + 8, cy);
-    await page.waitForFunction(() => document.pointerLockElement !== null, null, { timeout: 5000 }); // granted asynchronously
+    await page.waitForFunction(() => document.pointerLockElement !== null, null, { timeout: 10_000 }); // granted asynchronously
     const before = await page.evaluate(() => window.voxel.player());
     for (let i = 1; i <= 10; i++) await page.mouse.move(cx + i * 30, cy - i * 8);
     const turned = await page.evaluate(() => window.voxel.player());

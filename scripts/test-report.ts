@@ -28,7 +28,7 @@ let skipped = 0;
 const files: { run: string; name: string; s: number; status: string }[] = [];
 const failedTests: (TestOutcome & { run: string })[] = [];
 const retriedTests: (TestOutcome & { run: string })[] = [];
-for (const run of ['unit', 'sims', 'e2e']) {
+for (const run of ['realtime', 'background', 'e2e']) {
   const path = `${DIR}/${run}.json`;
   if (!existsSync(path)) {
     failed++;
@@ -56,7 +56,7 @@ for (const run of ['unit', 'sims', 'e2e']) {
 
 const fmt = (s: number) => `${s.toFixed(1).padStart(7)} s`;
 console.log(`\nSlowest test files (of ${files.length}):`);
-for (const f of files.sort((a, b) => b.s - a.s).slice(0, SLOWEST)) console.log(`${fmt(f.s)}  ${f.run.padEnd(4)}  ${f.name}${f.status === 'passed' ? '' : `  (${f.status})`}`);
+for (const f of files.sort((a, b) => b.s - a.s).slice(0, SLOWEST)) console.log(`${fmt(f.s)}  ${f.run.padEnd(10)}  ${f.name}${f.status === 'passed' ? '' : `  (${f.status})`}`);
 
 const phasesPath = `${DIR}/phases.tsv`;
 if (existsSync(phasesPath)) {
@@ -64,9 +64,9 @@ if (existsSync(phasesPath)) {
     const [name, start, end, rc] = l.split('\t');
     return { name: name!, start: Number(start), end: Number(end), rc: Number(rc) };
   });
-  const order = ['type-check', 'lint', 'build', 'unit', 'browser', 'sims'];
+  const order = ['type-check', 'lint', 'build', 'realtime', 'browser', 'background'];
   const rank = (name: string) => (order.includes(name) ? order.indexOf(name) : order.length);
-  console.log('\nWall time per phase (the build beside the unit tests; type-check, lint and the simulations, niced, beside everything):');
+  console.log('\nWall time per phase (the build beside the wall-clock unit tests, then the browser tests; type-check, lint, the simulations and the virtual-clock unit tests at the lowest priority beside everything):');
   for (const p of [...phases].sort((a, b) => rank(a.name) - rank(b.name))) console.log(`${fmt(p.end - p.start)}  ${p.name}${p.rc === 0 ? '' : `  (exit ${p.rc})`}`);
   if (phases.length) console.log(`${fmt(Math.max(...phases.map((p) => p.end)) - Math.min(...phases.map((p) => p.start)))}  all`);
 }

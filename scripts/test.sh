@@ -1,26 +1,25 @@
 #!/usr/bin/env bash
 # `npm test`: type-check, lint, unit + simulated + Node-WebRTC tests, then real-Chromium
 # browser tests. Everything runs in a loopback-only network namespace (scripts/netns.sh).
-# The unit files run two at a time (vitest's default on 2 cores is one, a core kept free;
-# these files have no fixed ports or shared directories), and the build beside them, its
-# output held until the unit tests end. The browser tests run after them,
-# one file at a time (one software-rendered tab takes most of a core), and use ~1.5 of the 2
-# cores on average: much of their time is the product's own timeouts (heartbeats, failover,
-# reconnect backoff). The simulations (scripts/sim-files.txt: the scale simulations and the
-# heaviest simulated-network files, on virtual clocks, pure CPU) run from the start in a
-# vitest run of their own at the lowest CPU priority (`lowest`, below): they take what the other
-# phases leave (the browser phase leaves most of a core), a browser tab that wants a core
-# gets it at once, and the unit phase before the browser tests is shorter without them.
-# Their per-test timeouts only guard against a hang. The type-check and lint (pure CPU, no
-# clock) run niced beside everything as well: the browser tests need only the build.
+# The critical path is short on purpose: first the unit files that run on the wall clock
+# (scripts/realtime-files.txt: real sockets, WebRTC in Node, child processes, timers that a
+# starved process would miss), two at a time, with the build beside them; then the browser
+# tests, one file at a time (one software-rendered tab takes most of a core), which use ~1.2
+# of the 2 cores on average: much of their time is the product's own timeouts (heartbeats,
+# failover, reconnect backoff). Everything else is pure CPU on virtual clocks, whose wall
+# time says nothing of what it tests: the simulations (scripts/sim-files.txt, started first)
+# and the other unit files run from the start in one vitest run at the lowest CPU priority
+# (`lowest`, below), and so do the type-check and lint. They take what the browser tests
+# leave, and a browser tab that wants a core gets it at once. Their per-test timeouts only
+# guard against a hang.
 # Ends with the slowest test files, the wall time of each phase and one plain
-# "Tests: N passed, N failed" line summing both vitest runs (scripts/test-report.ts).
+# "Tests: N passed, N failed" line summing the vitest runs (scripts/test-report.ts).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$PATH"
 R=.test-results
 mkdir -p "$R"
-rm -f "$R"/*.json "$R/phases.tsv" "$R/checks.log" "$R/build.log" "$R/sims.log"
+rm -f "$R"/*.json "$R/phases.tsv" "$R/checks.log" "$R/build.log" "$R/background.log"
 reporters=(--reporter=default --reporter=json --reporter=./scripts/file-times-reporter.ts)
 
 step() { echo; echo "== $*"; }
@@ -51,31 +50,31 @@ lowest() {
   setsid -w bash -c 'echo 19 > /proc/self/autogroup 2>/dev/null; exec nice -n 19 "$@"' lowest "$@"
 }
 
-mapfile -t sims < <(grep -v '^\s*$' scripts/sim-files.txt)
-excludes=()
-for f in "${sims[@]}"; do excludes+=(--exclude "$f"); done
+mapfile -t realtime < <(grep -v '^\s*$' scripts/realtime-files.txt)
+not_realtime=()
+for f in "${realtime[@]}"; do not_realtime+=(--exclude "$f"); done
 
 fail=0
-step "simulations (niced, beside everything): output below once they end"
-VP_FILE_TIMES=$R/sims-files.json phase sims lowest bash scripts/netns.sh vitest run --maxWorkers=2 --testTimeout=900000 --hookTimeout=900000 "${reporters[@]}" --outputFile.json="$R/sims.json" "${sims[@]}" > "$R/sims.log" 2>&1 &
-sims_pid=$!
-step "type-check and lint (niced, beside everything): output below once they end"
+step "background: simulations and unit tests on virtual clocks (lowest priority, beside everything): output below once they end"
+VP_FILE_TIMES=$R/background-files.json phase background lowest bash scripts/netns.sh vitest run --maxWorkers=2 --testTimeout=900000 --hookTimeout=900000 "${not_realtime[@]}" "${reporters[@]}" --outputFile.json="$R/background.json" > "$R/background.log" 2>&1 &
+background_pid=$!
+step "type-check and lint (lowest priority, beside everything): output below once they end"
 checks > "$R/checks.log" 2>&1 &
 checks_pid=$!
-step "build for browser tests: beside the unit tests, output below once they end"
+step "build for browser tests: beside the wall-clock tests, output below once they end"
 phase build vite build --logLevel warn > "$R/build.log" 2>&1 &
 build_pid=$!
-step "unit, Node WebRTC and short simulated tests"
-VP_FILE_TIMES=$R/unit-files.json phase unit bash scripts/netns.sh vitest run --maxWorkers=2 "${excludes[@]}" "${reporters[@]}" --outputFile.json="$R/unit.json" || fail=1
+step "unit tests on the wall clock (real sockets, processes, timers: scripts/realtime-files.txt)"
+VP_FILE_TIMES=$R/realtime-files.json phase realtime bash scripts/netns.sh vitest run --maxWorkers=2 "${reporters[@]}" --outputFile.json="$R/realtime.json" "${realtime[@]}" || fail=1
 wait "$build_pid" || fail=1
 echo; cat "$R/build.log"
 step "browser tests (Chromium)"
 VP_FILE_TIMES=$R/e2e-files.json phase browser bash scripts/netns.sh vitest run --config vitest.e2e.config.ts "${reporters[@]}" --outputFile.json="$R/e2e.json" || fail=1
 wait "$checks_pid" || fail=1
 echo; cat "$R/checks.log"
-wait "$sims_pid" || fail=1
-step "simulations"
-cat "$R/sims.log"
+wait "$background_pid" || fail=1
+step "background: simulations and unit tests on virtual clocks"
+cat "$R/background.log"
 
 tsx scripts/test-report.ts || fail=1
 if [ "$fail" != 0 ]; then echo "npm test: FAILED"; exit 1; fi
