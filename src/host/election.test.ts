@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { idToHex, type NodeId } from '../core/node-id';
 import { MAX_PEND, type CertPrev, type EpochCert } from '../region/epoch-cert';
-import { Election, type ClaimOutcome } from './election';
+import { Election, MAX_GRANTED, type ClaimOutcome } from './election';
 
 const id = (n: number): NodeId => new Uint8Array(20).fill(n);
 const [SELF, A, B, C, D] = [id(1), id(2), id(3), id(4), id(5)];
@@ -34,9 +34,10 @@ describe('election record', () => {
     el.adoptCert(cert(3, [SELF, A, B]));
     const sets = [[A, B, C], [A, B, D], [A, C, D], [B, C, D]];
     const q = (e: number, set = 0): CertPrev => ({ e, hosts: sets[set]!, p: A });
-    el.grant(5, sets[1]!, A, idToHex(A), [q(4, 0)]);
-    el.afterClaim(outcome({ learned: [q(4, 0), q(6, 2), q(7, 3), q(2, 0)] }), 0, 10_000);
-    expect(el.pendFor(9).map((x) => x.e)).toEqual([5, 6, 7].slice(-MAX_PEND));
+    el.grant(4, sets[0]!, B, idToHex(B));
+    el.grant(5, sets[1]!, A, idToHex(A));
+    el.afterClaim(outcome({ learned: [q(6, 2), q(7, 3), q(2, 0)] }), 0, 10_000);
+    expect(el.pendFor(9).map((x) => x.e)).toEqual([4, 5, 6, 7].slice(-MAX_PEND));
     expect(el.pendFor(6).map((x) => x.e)).toEqual([4, 5]);
     // One entry per set (its newest epoch): e8 of set 0 stands for e4 too. (What refusals
     // taught is kept MAX_PEND deep: e6 has gone from it.)
@@ -51,15 +52,44 @@ describe('election record', () => {
 
   it('an ABANDON removes only the epoch granted to that claimant; a later claim not built on it does too', () => {
     const el = new Election(SELF);
-    el.grant(5, [A, B, C], A, idToHex(A), [{ e: 4, hosts: [B, C, D] }]);
+    el.grant(4, [B, C, D], B, idToHex(B));
+    el.grant(5, [A, B, C], A, idToHex(A));
     expect(el.abandon(5, B)).toBe(false);
     expect(el.abandon(5, A)).toBe(true);
     expect(el.accepted.map((q) => q.e)).toEqual([4]);
-    el.grant(6, [A, B, C], A, idToHex(A), undefined);
+    el.grant(6, [A, B, C], A, idToHex(A));
     el.dropFailedGrants(A, 7, 6); // built on e6's certificate: e6 certified, keep
-    expect(el.accepted.map((q) => q.e)).toEqual([6]);
+    expect(el.accepted.map((q) => q.e)).toEqual([4, 6]);
     el.dropFailedGrants(A, 7, 3); // not built on it: e6 failed
-    expect(el.accepted).toEqual([]);
+    expect(el.accepted.map((q) => q.e)).toEqual([4]);
+  });
+
+  it("keeps what it granted itself, not a claim's pend: an abandoned claim leaves what was owed before it, and nothing more", () => {
+    // We granted C's e4 over {SELF, C, D}. A's e6 covers it as its own host set and lists
+    // B's e5 over {B, C, D}, which a refusal taught A (we never granted it).
+    const el = new Election(SELF);
+    el.adoptCert(cert(3, [SELF, A, B]));
+    el.grant(4, [SELF, C, D], C, idToHex(C));
+    el.grant(6, [SELF, C, D], A, idToHex(A));
+    expect(el.accepted.map((q) => q.e)).toEqual([4, 6]);
+    el.abandon(6, A);
+    // e4 may have certified: still covered. B's e5 is B's granters' to hold, not ours: a
+    // region whose every granter kept every set a failed claim listed ran out of pend slots.
+    expect(el.accepted.map((q) => q.e)).toEqual([4]);
+    el.grant(7, [A, B, SELF], A, idToHex(A));
+    el.abandon(7, A);
+    expect(el.pendFor(9, [A, B, SELF]).map((x) => x.e)).toEqual([4]);
+  });
+
+  it(`keeps at most ${MAX_GRANTED} grants, dropping only an older epoch of a set a newer one names`, () => {
+    const el = new Election(SELF);
+    const sets = [[SELF, A, B], [SELF, C, D], [SELF, A, C]];
+    for (let e = 1; e <= 3 * MAX_GRANTED; e++) el.grant(e, sets[e % sets.length]!, A, idToHex(A));
+    expect(el.accepted).toHaveLength(MAX_GRANTED);
+    for (const set of sets) expect(el.accepted.some((q) => q.hosts === set)).toBe(true);
+    // The newest grant is kept, and so is each set's newest epoch.
+    expect(el.accepted.at(-1)!.e).toBe(3 * MAX_GRANTED);
+    for (const set of sets) expect(Math.max(...el.accepted.filter((q) => q.hosts === set).map((q) => q.e))).toBeGreaterThan(3 * MAX_GRANTED - sets.length);
   });
 
   it('rebases only as a host of its certificate, after rebaseMs of a silent previous majority (longer when restored)', () => {
@@ -106,7 +136,7 @@ describe('election record', () => {
     const el = new Election(SELF);
     el.afterClaim(outcome({ highestRefusal: 9 }), 0, 10_000);
     expect(el.nextEpoch(0, 0, 0)).toBe(10);
-    el.grant(12, [A, SELF, B], A, idToHex(A), undefined);
+    el.grant(12, [A, SELF, B], A, idToHex(A));
     expect([el.promised, el.promisedTo]).toEqual([12, idToHex(A)]);
     expect(el.nextEpoch(0, 0, 0)).toBe(13);
   });
@@ -115,7 +145,7 @@ describe('election record', () => {
     const prev = cert(3, [SELF, A, B]);
     const el = new Election(SELF);
     el.adoptCert(prev);
-    el.grant(4, [A, C, D], A, idToHex(A), undefined);
+    el.grant(4, [A, C, D], A, idToHex(A));
     expect(el.claimTerms([SELF, A, B], 2, 3, 0, 0, REBASE)).toEqual({ e: 5, primary: SELF, hosts: [SELF, A, B], prev: { e: 3, hosts: [SELF, A, B] }, pend: [{ e: 4, hosts: [A, C, D], p: A }] });
     el.afterClaim(outcome({ known: prev, fault: 'no-previous-majority' }), 0, REBASE.rebaseMs);
     expect(el.claimTerms([SELF, C], 0, 0, 9, REBASE.rebaseMs, REBASE)).toMatchObject({ e: 9, rebase: true });
@@ -145,7 +175,7 @@ describe('election record', () => {
 
   it('a learnt certificate is replaced by an anchored one of any epoch, and the promise following the learnt chain made goes with it', () => {
     const el = new Election(SELF);
-    el.grant(3, [A, B, SELF], A, idToHex(A), undefined);
+    el.grant(3, [A, B, SELF], A, idToHex(A));
     // Learnt at e6 (keys nobody finds near), followed: a promise of 6 to its primary.
     const forged = cert(6, [C, D, SELF]);
     el.adoptCert(forged, undefined, 'learnt');
@@ -179,7 +209,7 @@ describe('election record', () => {
   it('a grant made while the certificate is learnt is a promise of our own: it stays when the learnt chain goes', () => {
     const el = new Election(SELF);
     el.adoptCert(cert(6, [C, D, SELF]), undefined, 'learnt');
-    el.grant(8, [C, D, SELF], C, idToHex(C), undefined);
+    el.grant(8, [C, D, SELF], C, idToHex(C));
     el.adoptCert(cert(5, [A, B, SELF]), undefined, 'anchored');
     expect([el.promised, el.promisedTo]).toEqual([8, idToHex(C)]);
   });

@@ -10,6 +10,27 @@ import { chainLinks, sameCert, type Hold } from '../region/cert-anchor';
 
 const has = (list: readonly NodeId[], x: NodeId) => list.some((h) => idEquals(h, x));
 
+/**
+ * Most granted epochs a host keeps (`accepted`). A claim covers at most MAX_PEND sets
+ * besides its own hosts and its certificate's, and a host grants only a claim that covers
+ * every set it granted, so its grants name at most MAX_PEND + 2 sets: past this bound there
+ * is always an older epoch of a set a newer one names, and that one goes (the newer one
+ * keeps the set covered; only its claimant's ABANDON then takes the set with it).
+ */
+export const MAX_GRANTED = 2 * (MAX_PEND + 1);
+
+const setTag = (list: readonly NodeId[]) => list.map(idToHex).sort().join(',');
+
+/** `list` (oldest first) within MAX_GRANTED: the oldest epochs of sets named again later go first. */
+function boundGranted(list: CertPrev[]): CertPrev[] {
+  const out = [...list];
+  while (out.length > MAX_GRANTED) {
+    const i = out.findIndex((q, k) => out.slice(k + 1).some((r) => setTag(r.hosts) === setTag(q.hosts)));
+    out.splice(i >= 0 ? i : 0, 1);
+  }
+  return out;
+}
+
 /** How a claim of ours ended, as `afterClaim` needs it. */
 export interface ClaimOutcome {
   /** The certificate our claim was built on (its previous epoch), if any. */
@@ -95,7 +116,7 @@ export class Election {
       if (learnt && this.learnt) this.learnt = { promised: learnt.promised, promisedTo: learnt.promisedTo ?? '', refusedAt: 0 };
       this.certRestored = true;
     }
-    if (accepted) this.accepted = accepted.filter((q) => q.e > (this.cert?.e ?? 0));
+    if (accepted) this.accepted = boundGranted(accepted.filter((q) => q.e > (this.cert?.e ?? 0)));
   }
 
   /**
@@ -190,12 +211,11 @@ export class Election {
    */
   pendFor(e: number, hosts: readonly NodeId[] = []): CertPrev[] {
     const base = this.cert?.e ?? 0;
-    const setOf = (list: readonly NodeId[]) => list.map(idToHex).sort().join(',');
-    const skip = new Set([setOf(hosts), ...(this.cert ? [setOf(this.cert.hosts)] : [])]);
+    const skip = new Set([setTag(hosts), ...(this.cert ? [setTag(this.cert.hosts)] : [])]);
     const bySet = new Map<string, CertPrev>();
     for (const q of [...this.accepted, ...this.learned]) {
       if (q.e <= base || q.e >= e) continue;
-      const tag = setOf(q.hosts);
+      const tag = setTag(q.hosts);
       if (skip.has(tag)) continue;
       const had = bySet.get(tag);
       if (!had || q.e > had.e) bySet.set(tag, q);
@@ -247,14 +267,22 @@ export class Election {
     return true;
   }
 
-  /** We grant `fromHex`'s claim of e over `hosts`: what we granted may be certified unseen; so may what it covered. */
-  grant(e: number, hosts: NodeId[], from: NodeId, fromHex: string, pend: CertPrev[] | undefined): void {
+  /**
+   * We grant `fromHex`'s claim of e over `hosts`: what we granted may be certified unseen.
+   * Our earlier grants stay beside it (the claim covered each of them, so a claim that covers
+   * it and them is what we granted anyway): when its claimant abandons e, what we owed before
+   * is still owed, and nothing more. The claim's own `pend` is not taken over: those are
+   * epochs other hosts granted, and they hold them themselves. (Taken over, they outlived the
+   * abandoned claim that brought them, spread to every host that granted it, and left a
+   * region more granted sets than a claim can cover: no claim could win any more.)
+   */
+  grant(e: number, hosts: NodeId[], from: NodeId, fromHex: string): void {
     this.promised = e;
     this.promisedTo = fromHex;
     // A grant is our own promise, whatever chain it builds on: it stays when the chain goes.
     if (this.learnt) this.learnt = { ...this.learnt, promised: e, promisedTo: fromHex };
     const base = this.cert?.e ?? 0;
-    this.accepted = [...(pend ?? []), { e, hosts, p: from }].filter((q) => q.e > base).slice(-(MAX_PEND + 1));
+    this.accepted = boundGranted([...this.accepted, { e, hosts, p: from }].filter((q) => q.e > base));
   }
 
   /** A refusal named a newer certificate (checked by the caller; `hold`: how): our next claim builds on it and goes above it. */

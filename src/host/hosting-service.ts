@@ -15,7 +15,8 @@ import type { Dht } from '../dht/dht';
 import { closedForFlood, closedOnPurpose } from '../dht/dht';
 import { StallGuard } from './stall-guard';
 import type { HostStore, StoredRegion } from '../store/host-store';
-import { certPrevSchema, MAX_PEND } from '../region/epoch-cert';
+import { certPrevSchema } from '../region/epoch-cert';
+import { MAX_GRANTED } from './election';
 import { CertChecker } from '../region/cert-checker';
 import type { PlayerToHost } from '../region/subscription-messages';
 import { HOST_DEFAULTS, newHostStats, type CommitLatency, type HostOptions, type HostStats } from './host-options';
@@ -405,7 +406,7 @@ function restoreStored(r: HostedRegion, s: StoredRegion): boolean {
     for (const batch of s.log) state.merge(tryDecodeEntries(batch) ?? []);
     entries = state.all();
   }
-  const accepted = v.safeParse(v.pipe(v.array(certPrevSchema), v.maxLength(MAX_PEND + 1)), s.accepted);
+  const accepted = v.safeParse(v.pipe(v.array(certPrevSchema), v.maxLength(MAX_GRANTED)), s.accepted);
   const learnt = v.safeParse(v.object({ promised: v.number(), promisedTo: v.optional(v.string()) }), s.learnt);
   r.restore(entries, s.promised, s.promisedTo ?? '', s.cert, accepted.success ? accepted.output : undefined, learnt.success ? learnt.output : undefined);
   r.storedItems = s.items;
