@@ -344,7 +344,7 @@ export class HostedRegion implements RegionRole {
         void this.granter.onClaim(from, fromHex, m);
         return;
       case 'GRANT':
-        void this.claimant.onGrant(fromHex, m);
+        void this.claimant.onGrant(from, fromHex, m);
         return;
       case 'SYNC':
         void this.backup.onSync(from, fromHex, m);

@@ -23,6 +23,8 @@ const SUSPECT_MS = 30_000;
 
 /** A minute without a failed claim starts the claims' backoff again from its first wait (retryDelay). */
 const FAILURES_FORGOTTEN_MS = 60_000;
+/** Epochs of our failed claims remembered, to say ABANDON again to a grant of one that comes late. */
+const ABANDONED_KEPT = 8;
 
 export class RegionClaimant extends RegionSide {
   private round: ClaimRound | undefined;
@@ -50,6 +52,8 @@ export class RegionClaimant extends RegionSide {
   private sentAt = -Infinity;
   /** Until then, edits are answered 'uncertified' (our last claim found too few hosts). */
   private aloneUntil = -Infinity;
+  /** Our claims' epochs that ended without a certificate (the newest ABANDONED_KEPT): a grant of one that comes late is answered ABANDON again. */
+  private readonly abandoned: number[] = [];
 
   get claimSentAt(): number {
     return this.sentAt;
@@ -267,6 +271,8 @@ export class RegionClaimant extends RegionSide {
       // keeps it follows a claimant that will never be primary.)
       const granted = new Set(round.granted());
       for (const [hex, to] of targets) if (granted.has(hex) || !round.answered.has(hex)) this.region.toHost(to, { t: 'ABANDON', ...this.regionFields, e });
+      this.abandoned.push(e);
+      if (this.abandoned.length > ABANDONED_KEPT) this.abandoned.shift();
       // Our own grant for e never left this node and our claim is over: nobody can win e
       // through it, so we may follow the current primary again or grant e to another.
       if (this.el.promised === e && this.el.promisedTo === this.ctx.selfHex) {
@@ -442,9 +448,19 @@ export class RegionClaimant extends RegionSide {
     return (t.pend ?? []).some((q) => q.e === c.e && sameSet(q.hosts, c.hosts) && (!q.p || idEquals(q.p, c.primary)));
   }
 
-  async onGrant(fromHex: string, m: ReplicationMessageOf<'GRANT'>): Promise<void> {
+  async onGrant(from: NodeId, fromHex: string, m: ReplicationMessageOf<'GRANT'>): Promise<void> {
     const round = this.round;
-    if (!round || m.e !== round.e || !round.asked(fromHex)) return void this.ctx.stats.staleFrames++;
+    if (!round || m.e !== round.e || !round.asked(fromHex)) {
+      // A grant of a claim of ours that ended without a certificate: our ABANDON was lost, or
+      // overtook the CLAIM (the granter knew no grant to drop, then granted). Said again, or
+      // the granter holds the epoch open until we claim again, and every later claim must
+      // cover its set. Only we could assemble that certificate, and we never claim e again.
+      if (m.ok && this.abandoned.includes(m.e) && round?.e !== m.e) {
+        this.ctx.stats.abandonsResent++;
+        this.region.toHost(from, { t: 'ABANDON', ...this.regionFields, e: m.e });
+      }
+      return void this.ctx.stats.staleFrames++;
+    }
     let entries: Entry[] = [];
     try {
       if (m.entries) entries = decodeEntries(m.entries);
