@@ -130,6 +130,11 @@ describe('election record', () => {
     won.afterClaim(outcome({ known: prev, certified: true }), 1000, 10_000);
     expect(won.deferred(1001)).toBe(false);
     expect(won.prevGone).toBeUndefined();
+    // Nobody rebases (rebaseMs infinite): no wait for one, the evidence kept all the same.
+    const off = new Election(SELF);
+    off.afterClaim(outcome({ known: prev, fault: 'no-previous-majority' }), 1000, Infinity);
+    expect(off.deferred(1001)).toBe(false);
+    expect(off.prevGone).toEqual({ e: 3, since: 1000 });
   });
 
   it('a refusal raises the next epoch by what it named; a grant moves the promise', () => {

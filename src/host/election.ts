@@ -296,12 +296,16 @@ export class Election {
    * must be covered; when a majority of the previous set said nothing at all, either we may
    * rebase later (we are of that set) or we hold our claims back for rebaseMs (we are not:
    * no claim of ours can win until one of them rebases, and ours would only outbid it).
+   * Where nobody rebases (rebaseMs infinite) there is nothing to wait for: that majority may
+   * only be cut off, and our claims win once it answers again (held back for good, every
+   * host outside a far set a split left certified waited on it after healing, while its
+   * hosts, idle and asked by no subscriber, never claimed: safety seed 37).
    */
   afterClaim(o: ClaimOutcome, now: number, rebaseMs: number): void {
     this.refusedAt = Math.max(this.refusedAt, o.highestRefusal);
     const known = o.known;
     const prevSilent = !!known && known.hosts.filter((h) => idEquals(h, this.self) || o.answered.has(idToHex(h))).length < quorum(known.hosts.length);
-    if (!o.certified && prevSilent && known && !has(known.hosts, this.self)) this.defer(now + rebaseMs);
+    if (!o.certified && prevSilent && known && !has(known.hosts, this.self) && Number.isFinite(rebaseMs)) this.defer(now + rebaseMs);
     if (o.certified || !prevSilent) this.prevGone = undefined;
     else if (o.fault === 'no-previous-majority' && known && this.prevGone?.e !== known.e) this.prevGone = { e: known.e, since: now };
     this.learned = [...this.learned, ...o.learned].slice(-MAX_PEND);
