@@ -179,8 +179,14 @@ describe('chat under a hostile peer', () => {
     } finally {
       clearInterval(moving);
     }
+    // Waited for: in a loaded run B listed no row named Ann at that moment (the list follows
+    // the MOVEs it gets); a row named Ann under any other id ends the wait at once and fails.
+    const anns = await b.waitForFunction((annId) => {
+      const rows = window.voxel.who!().filter((w) => w.name === 'Ann').map((w) => w.id);
+      return rows.length > 0 && (rows.includes(annId) || rows.some((id) => id !== annId)) ? rows : false;
+    }, ids[0]!, { timeout: 10_000, polling: 100 }).then((h) => h.jsonValue()).catch(() => [] as string[]);
+    expect(anns).toEqual([ids[0]]);
     const who = await b.evaluate(() => window.voxel.who!());
-    expect(who.filter((w) => w.name === 'Ann').map((w) => w.id)).toEqual([ids[0]]);
     expect(who.find((w) => w.id === seat.hex)?.name).toBe(`? ${seat.hex.slice(0, 6)}`);
     // The primary's own list of who stands in the region (the hosting page's) takes the look
     // from that MOVE: it checks it too, so it lists the hostile player unnamed, on the first
