@@ -2,7 +2,7 @@
 // game, the context's IndexedDB gets the identities a profile keeps (src/store/identity-store.ts)
 // from e2e/fixtures/returning-players.json, minted once ahead. A new profile spends ~2 CPU-s
 // of proof of work (its node id, its player pass) before it can join, and the browser tests
-// open ~100 of them: measured on 4 files, ~15% of their time. What a new profile does is
+// open many of them (fewer than 160 a run): measured on 4 files, ~15% of their time. What a new profile does is
 // still tested where it matters (e2e/start-screen opens fresh ones: `OpenOptions.fresh`).
 // A profile that already holds a player (a persistent one reopened) is left as it is. Each
 // context of a run gets profiles no other context got (the files share one worker process,
