@@ -13,7 +13,7 @@ import { identityFromJson, type IdentityJson } from '../src/core/identity';
 import { idToHex } from '../src/core/node-id';
 import { ID_WORK_BITS } from '../src/core/id-work';
 import { PLAYER_PASS_BITS } from '../src/region/player-pass';
-import { IDENTITY_LAYOUT } from '../src/store/identity-store';
+import { IDENTITY_LAYOUT, playerWorkRecord } from '../src/store/identity-store';
 
 interface Fixture { nodes: IdentityJson[]; player: IdentityJson; nonce: number }
 interface FixtureFile { idWorkBits: number; passBits: number; profiles: Fixture[] }
@@ -56,7 +56,7 @@ async function seed(context: BrowserContext, origin: string): Promise<string[] |
   try {
     await page.goto(blank);
     const { player, nodes } = fixture;
-    const work = { key: publicKeyHex(player), nonce: fixture.nonce };
+    const work = playerWorkRecord((await identityFromJson(player)).publicKey, fixture.nonce);
     const wrote = await page.evaluate(async ({ layout, nodes, player, work }) => {
       const db = await new Promise<IDBDatabase>((resolve, reject) => {
         const req = indexedDB.open(layout.db, layout.version);
@@ -95,11 +95,4 @@ export async function expectSeededId(page: Page, ids: string[], origin: string):
   if (page.context().pages().filter((p) => p.url().startsWith(origin)).length > ids.length) return;
   const id = await page.evaluate(() => window.voxel?.net?.id());
   if (id !== undefined && !ids.includes(id)) throw new Error(`returning-player: the tab runs as ${id}, not one of the seeded ${ids.join(', ')}: did src/store/identity-store.ts change its layout?`);
-}
-
-/** The player key's public bytes as the store keeps them beside its work (lower-case hex). */
-function publicKeyHex(json: IdentityJson): string {
-  const x = Buffer.from(json.publicJwk.x ?? '', 'base64url');
-  if (json.alg !== 'Ed25519' || x.length !== 32) throw new Error('returning-player fixtures hold Ed25519 keys only');
-  return x.toString('hex');
 }

@@ -262,6 +262,9 @@ interface StoredWork { key: string; nonce: number }
 
 const keyText = (k: Uint8Array) => Array.from(k, (b) => b.toString(16).padStart(2, '0')).join('');
 
+/** The record kept beside the player key for its proof of work (also what a seeded profile holds: e2e/returning-player.ts). */
+export const playerWorkRecord = (publicKey: Uint8Array, nonce: number): StoredWork => ({ key: keyText(publicKey), nonce });
+
 /** The stored proof-of-work nonce for the player key `publicKey` (undefined: none, or for another key). */
 export async function loadPlayerWork(publicKey: Uint8Array, dbName = IDENTITY_DB): Promise<number | undefined> {
   const db = await openIdentityDb(dbName);
@@ -277,7 +280,7 @@ export async function loadPlayerWork(publicKey: Uint8Array, dbName = IDENTITY_DB
 export async function savePlayerWork(publicKey: Uint8Array, nonce: number, dbName = IDENTITY_DB): Promise<void> {
   const db = await openIdentityDb(dbName);
   try {
-    await db.put(PLAYER_STORE, { key: keyText(publicKey), nonce } satisfies StoredWork, WORK_KEY);
+    await db.put(PLAYER_STORE, playerWorkRecord(publicKey, nonce), WORK_KEY);
   } finally {
     db.close();
   }
