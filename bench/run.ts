@@ -100,8 +100,12 @@ const results: Record<string, number> = only.length && existsSync(LATEST) ? JSON
 const provenance = only.length ? readProvenance() : {};
 const measuredOn = currentCommit();
 let failed = 0;
+// A name given exactly runs only that benchmark (`hosting` is not `hosting_scale`, an hour
+// long); any other word runs every benchmark whose name contains it (`sim`, `adversar`).
+const exact = new Set(benches.map(([name]) => name));
+const chosen = (name: string) => only.some((o) => (exact.has(o) ? name === o : name.includes(o)));
 for (const [name, run] of benches) {
-  if (only.length ? !only.some((o) => name.includes(o)) : SLOW.has(name)) continue;
+  if (only.length ? !chosen(name) : SLOW.has(name)) continue;
   const t0 = performance.now();
   try {
     const r = await run();
