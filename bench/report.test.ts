@@ -3,10 +3,36 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { currentSection, DOC, renderFigures, withFigures } from './report';
+import { TARGETS } from './targets';
+
+/** The metric names a backticked name of the doc stands for: `a_{x,y}` is `a_x` and `a_y`, `a{,_z}` is `a` and `a_z`. */
+function expandBraces(name: string): string[] {
+  const group = /\{([^{}]*)\}/.exec(name);
+  if (!group) return [name];
+  const [head, tail] = [name.slice(0, group.index), name.slice(group.index + group[0].length)];
+  return group[1]!.split(',').flatMap((alt) => expandBraces(head + alt + tail));
+}
+
+/** Every name the sections after the generated figures write in backticks. */
+function namedInMethods(doc: string): Set<string> {
+  const methods = doc.slice(doc.indexOf('<!-- figures:end -->'));
+  return new Set([...methods.matchAll(/`([^`\n]+)`/g)].flatMap((m) => expandBraces(m[1]!)));
+}
 
 describe('the generated figures of docs/BENCHMARKS.md', () => {
   it('are those of bench/results/latest.json (run `npm run bench:report` after editing it)', () => {
     expect(readFileSync(DOC, 'utf8').includes(currentSection())).toBe(true);
+  });
+
+  it('are each described after them: every metric of latest.json and every target is named in a method', () => {
+    const named = namedInMethods(readFileSync(DOC, 'utf8'));
+    const latest = Object.keys(JSON.parse(readFileSync('bench/results/latest.json', 'utf8')) as Record<string, number>);
+    expect([...latest, ...Object.keys(TARGETS)].filter((m) => !named.has(m))).toEqual([]);
+  });
+
+  it('read `a_{x,y}{,_z}` as the four names it stands for', () => {
+    expect(expandBraces('a_{x,y}{,_z}')).toEqual(['a_x', 'a_x_z', 'a_y', 'a_y_z']);
+    expect([...namedInMethods('<!-- figures:end -->\n`b_{p50,p99}` and `c`')]).toEqual(['b_p50', 'b_p99', 'c']);
   });
 
   it('list a figure that misses its target, with its date and commit, and replace themselves in place', () => {
