@@ -1,4 +1,4 @@
-// The adversarial DHT simulation (src/testing/adversarial-sim.ts, issue 13 item 6) from the
+// The adversarial DHT simulation (src/testing/adversarial-sim.ts) from the
 // command line and as benchmarks:
 //   npm run sim -- --adversarial --nodes 1000 [--hostile 0.2] [--seed 42] [--lookups 1000] [--records 500] [--regions 500] [--churn 0.2] [--reads-per-key 1] [--unanswered-hop-ms MS] [--json FILE]
 // (`--unanswered-hop-ms` sets the DHT option of that name, to measure the rule on and off;

@@ -1,4 +1,4 @@
-// The test agent (issue 4; the dissertation's evaluation client): N bot players in one
+// The test agent (the dissertation's evaluation client): N bot players in one
 // headless Chromium, one browser context each (so each has its own identity and
 // IndexedDB), pages opened with ?render=off except the first --render-tabs, which draw
 // the world at --render-rd and count frames with a gap (border_gap_frames). Each joins, walks a random route (seeded,

@@ -1,4 +1,4 @@
-// `npm run bench -- contest`: issue 10's simulated figures, all on virtual time (seeded,
+// `npm run bench -- contest`: the items layer's simulated figures, all on virtual time (seeded,
 // a few seconds of CPU). Contested pickups (src/testing/contest-sim.ts): 10,000 drawn
 // contests (3-5 voters, 2-8 claimants, 5-155 ms links each way, jitter, up to 10% loss,
 // a voter dying silently in a third) for duplicate owners and undecided contests; 2,000

@@ -1,5 +1,5 @@
-// What limits a drawing tab's frame rate on this machine (issue 10: the spawn skew between
-// tabs is the drawing tab's frame interval). Each case opens real Chromium tabs (WebGL on
+// What limits a drawing tab's frame rate on this machine (the spawn skew between tabs is
+// the drawing tab's frame interval). Each case opens real Chromium tabs (WebGL on
 // SwiftShader, as in every bench), lets them settle, then counts the drawing tab's
 // requestAnimationFrame intervals for MEASURE_MS and the CPU its browser's processes used
 // meanwhile, by process type (the GPU process is where SwiftShader draws).

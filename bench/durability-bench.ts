@@ -1,4 +1,4 @@
-// The cost of strict IndexedDB durability (issue 13: promises, grants and region state are
+// The cost of strict IndexedDB durability (promises, grants and region state are
 // written with durability 'strict', src/store/durability.ts): the real IdbHostStore saving a
 // region's record in real Chromium on a profile on disk, alternately 'relaxed' and 'strict'
 // in one run. Two sizes: a small region (200 edited blocks) and a large one (20,000).

@@ -1,4 +1,4 @@
-// peak_heap_mb_under_flood (issue 13): a hosting tab flooded by a hostile peer at its link's
+// peak_heap_mb_under_flood: a hosting tab flooded by a hostile peer at its link's
 // rate limit for a minute, over real WebRTC, loopback only. The victim is a real Chromium
 // tab (render off) that hosts the world with one honest tab; the attacker is a Node peer
 // (the headless peer's stack, node-datachannel) that joins through the relay, opens a

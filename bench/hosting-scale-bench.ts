@@ -1,13 +1,12 @@
 // hosting_scale: the hosting simulation (src/testing/hosting-scale-sim.ts, through
-// `npm run sim -- --hosting`, each run in a process of its own) at the sizes of issue 12:
+// `npm run sim -- --hosting`, each run in a process of its own) at the sizes of its targets:
 // random walks with N peers and N players (sim{N}_*), and N players crowding one region on N
 // peers (crowd{N}_*), 50 ms mean one-way latency, 15 s warm-up then MINUTES measured.
 // Figures (docs/BENCHMARKS.md "Hosting at scale"):
 // - sim{N}_links_per_player_p50/_p99: hosts a player's region client is attached to;
 // - sim{N}_host_kbps_p50/_p99/_max: upload per peer (HostWires.bytesOut), kB/s;
 // - sim{N}_edit_visible_ms_p50/_p99: submit to another subscriber drawing it, pending
-//   (ordered, not committed: PENDING) or committed, whichever first (since session 14;
-//   before, committed only); sim{N}_edit_committed_ms_p50/_p99: to its state holding it,
+//   (ordered, not committed: PENDING) or committed, whichever first; sim{N}_edit_committed_ms_p50/_p99: to its state holding it,
 //   committed (the DELTA: what edit_visible measured before); _edit_missing: never shown to a
 //   subscriber that stayed;
 // - sim{N}_remote_hz_p10/_p50: new positions per second of the players within the interest

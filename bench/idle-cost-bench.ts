@@ -1,7 +1,7 @@
 // idle_cost: the idle cost of hosting over hours (src/testing/idle-cost-sim.ts): walkers cross
 // new ground for IDLE_COST_HOURS (4) virtual hours on IDLE_COST_PEERS (12) hosting peers
 // (IDLE_COST_WALKERS walkers, 1),
-// with idle regions unloaded (the default) and, for the figures before issue 12 item 4,
+// with idle regions unloaded (the default) and, to compare,
 // without (`unloadAfterMs` Infinity, IDLE_COST_BEFORE_HOURS, 1 by default: its cost grows
 // with the ground covered, so hours of it take long). Figures, read at the end of each run
 // (idle_*_after_{H}h) and at one hour (idle_*_after_1h, the growth between):

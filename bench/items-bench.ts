@@ -1,4 +1,4 @@
-// The tab figures of issue 10 (docs/ITEMS.md "What the tab figures measure"), between real
+// The items layer's tab figures (docs/ITEMS.md "What the tab figures measure"), between real
 // Chromium tabs over real WebRTC on loopback: one tab draws (WebGL on SwiftShader), the
 // others run with render=off, and one more, the collector, picks items up so the region
 // (at most 6 lying items) keeps spawning. All stand in one region, whose hosts are tabs.

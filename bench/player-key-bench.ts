@@ -1,4 +1,4 @@
-// What a player identity costs to mint and to check (issue 13, region/player-pass.ts): the
+// What a player identity costs to mint and to check (region/player-pass.ts): the
 // proof of work on the player key at PLAYER_PASS_BITS, minted for fresh keys in Node (one
 // thread, as a hostile script would in plain JS) and in real Chromium through the page's own
 // path (a Web Worker, the nonce stored in IndexedDB), the time to read a stored nonce back,

@@ -91,7 +91,7 @@ const only = process.argv.slice(2);
 // hosting tab (`npm run bench -- hidden_host_10min`) and the 5-minute headless peer
 // (`npm run bench -- headless`), and the hosting simulation at 100-200 peers, several
 // minutes (`npm run bench -- hosting_scale`), and the adversarial simulation at 2,000 and
-// 10,000 nodes (`npm run bench -- adversarial_2k`, `adversarial_10k`; issue 13), and the
+// 10,000 nodes (`npm run bench -- adversarial_2k`, `adversarial_10k`), and the
 // network change (it turns the namespace's lo off: `npm run bench -- network_change`).
 const SLOW = new Set(['sim10k', 'adversarial_2k', 'adversarial_10k', 'hidden_host_10min', 'headless', 'hosting_scale', 'idle_cost', 'network_change']);
 const LATEST = 'bench/results/latest.json';

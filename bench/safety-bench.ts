@@ -1,4 +1,4 @@
-// `npm run bench -- sim_safety`: issue 9's seeded safety and fork simulations
+// `npm run bench -- sim_safety`: the seeded safety and fork simulations of region authority
 // (src/testing/safety-scenario.ts, src/testing/fork-scenario.ts), all in virtual time.
 //   sim_fork_lost_edits: confirmed edits some host or subscriber lost or holds out of order
 //     after the fork sequence (A alone, A + a new node, A + a new node after B's chain moved

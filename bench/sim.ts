@@ -170,7 +170,7 @@ export async function runSim(opts: SimOptions): Promise<SimResult> {
 
   let churnLookupSuccess: number | null = null;
   if (opts.churn && opts.churn > 0) {
-    // Lookups while churn happens (issue 13): churn*N nodes replaced over the same minute
+    // Lookups while churn happens: churn*N nodes replaced over the same minute
     // of virtual time the lookups start in (churn-lookups.ts), not between lookup batches.
     const churned = await lookupsDuringChurn(c, { lookups, replace: Math.round(opts.churn * opts.nodes), spanMs: 60_000, onMiss: (t, res) => log(missNote(c, t, res)) });
     churnLookupSuccess = churned.success;
@@ -237,7 +237,7 @@ function avg(xs: number[]): number {
   return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0;
 }
 
-/** The bench runner's entry: the 10,000-node figures of issue 3. */
+/** The bench runner's entry: the 10,000-node figures. */
 export async function benchSim(): Promise<Record<string, number>> {
   // In a process of its own: `npm run sim` (bundled, large heap), not this tsx process.
   const json = join(tmpdir(), `sim10k-${process.pid}.json`);

@@ -1,4 +1,4 @@
-// Bytes written to the host store per edit (issue 12, Storage): the real IdbHostStore in
+// Bytes written to the host store per edit (docs/BENCHMARKS.md "Storage"): the real IdbHostStore in
 // real Chromium on a profile on disk, 3,000 single-block edits in one region of 2,000
 // edited blocks (enough for the log to be compacted twice, at 1,024 records, so the bases
 // that compaction writes are in the figure), each edit's write as a host makes it now (host/stored-copy.ts: an append

@@ -1,5 +1,4 @@
-// tab_cpu_ms_per_s_*: what a tab costs in CPU, by what it does (issue 29 "Know where the time
-// goes"). Five Chromium tabs in one world, each its own browser context (its own renderer
+// tab_cpu_ms_per_s_*: what a tab costs in CPU, by what it does (where the time goes). Five Chromium tabs in one world, each its own browser context (its own renderer
 // process and identity):
 // - member: the player page with `?hosting=off&render=off`, a DHT node that hosts nothing
 //   and plays nothing in the shared world (its world is local);
@@ -15,7 +14,7 @@
 // Figures: tab_cpu_ms_per_s_{member,hosting,playing} (TaskDuration; hosting: the median of
 // the three host tabs), tab_cpu_script_ms_per_s_* (ScriptDuration), tab_cpu_hosting_max,
 // tab_cpu_hosting_regions (regions the median host holds as primary or backup at the end).
-// Target (issue 29): a member or an idle host under 20 ms/s.
+// Target: a member or an idle host under 20 ms/s.
 // TAB_CPU_PROFILE=1: then profiles one tab of each kind for PROFILE_MS (DevTools Profiler,
 // bench/cpu-profile.ts) and prints the functions with the most self time.
 // Run: `npm run bench -- tab_cpu` (~1.5 minutes), or `npx vite build && bash scripts/netns.sh

@@ -1,4 +1,4 @@
-// throttled_host_*: a region's primary slowed, not dead (issue 29 "Degrade, never lose"):
+// throttled_host_*: a region's primary slowed, not dead (degrade, never lose):
 // the scenario of e2e/throttled-host.test.ts (e2e/throttled-host.ts), longer and with more
 // edits: four tabs in one region, its primary throttled 6x (DevTools CPU throttling) for
 // THROTTLED_HOST_MS (60 s) while the three others each edit every 250 ms (THROTTLED_HOST_RATE: another rate).

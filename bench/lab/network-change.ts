@@ -1,7 +1,7 @@
 // The lab's network-change cases: two linked homes play; home A's network changes under it
 // (its NAT forgets every mapping, or its public address moves) while A keeps placing blocks.
 // Measured: from the change to the first confirmation of an edit A made after it (the
-// `network_change_recovery_ms` of issue 30's lab); then every edit A made must end confirmed
+// lab's `network_change_recovery_ms`); then every edit A made must end confirmed
 // (none left tentative) and be seen by B: nothing lost.
 import type { Page } from 'playwright-core';
 import { EYE_HEIGHT, PLAYER_REACH } from '../../src/world/player-body';

@@ -299,7 +299,7 @@ export class Election {
    * Where nobody rebases (rebaseMs infinite) there is nothing to wait for: that majority may
    * only be cut off, and our claims win once it answers again (held back for good, every
    * host outside a far set a split left certified waited on it after healing, while its
-   * hosts, idle and asked by no subscriber, never claimed: safety seed 37).
+   * hosts, idle and asked by no subscriber, never claimed: the region had no primary).
    */
   afterClaim(o: ClaimOutcome, now: number, rebaseMs: number): void {
     this.refusedAt = Math.max(this.refusedAt, o.highestRefusal);

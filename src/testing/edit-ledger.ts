@@ -1,5 +1,5 @@
 // What the simulated editors submitted and what the hosts confirmed, and the safety checks
-// of issue 9 over it: the fork sequence (fork-scenario.ts) and the seeded property test
+// of region authority over it: the fork sequence (fork-scenario.ts) and the seeded property test
 // (safety-scenario.ts) share them. Node only (the simulator harness); product code never
 // imports src/testing/.
 //

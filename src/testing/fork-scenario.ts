@@ -1,11 +1,11 @@
-// The fork sequence of issue 9 (item 4), on the simulator with silent deaths. Region R has
-// hosts A (closest to its key: the primary), B and C, and an editor E. A dies; B wins the
-// next epoch; E edits block K twice (confirmed); everyone stops. A comes back alone (or
-// with one brand-new node D) and edits K: it must not be confirmed, since neither A nor
-// A + D is a majority of the last certified set. Then B, C and E come back, A re-submits its
-// edit (as the tentative-edit path of play/ does) and every confirmed edit must be kept, in
-// one order, on every host and subscriber. Run by hosting-fork.test.ts and
-// `npm run bench -- sim_safety` (sim_fork_lost_edits).
+// The fork sequence (a host restarted alone must not fork a region), on the simulator with
+// silent deaths. Region R has hosts A (closest to its key: the primary), B and C, and an
+// editor E. A dies; B wins the next epoch; E edits block K twice (confirmed); everyone
+// stops. A comes back alone (or with one brand-new node D) and edits K: it must not be
+// confirmed, since neither A nor A + D is a majority of the last certified set. Then B, C
+// and E come back, A re-submits its edit (as the tentative-edit path of play/ does) and
+// every confirmed edit must be kept, in one order, on every host and subscriber. Run by
+// hosting-fork.test.ts and `npm run bench -- sim_safety` (sim_fork_lost_edits).
 import { idToHex, randomId, type NodeId } from '../core/node-id';
 import { BRICK, GLASS, PLANKS, STONE } from '../world/blocks';
 import { HostSim, simKeyHash, type SimPeer } from './host-sim';

@@ -1,5 +1,5 @@
 // The fuzz campaign: feeds seeded fast-check frames (fuzz-frames.ts) to each target, a
-// decoder or a frame handler wired as in the product, and checks what issue 13 asks of
+// decoder or a frame handler wired as in the product, and checks what the project asks of
 // every one: no throw escapes, no unhandled rejection, no state change from a rejected
 // frame, each rejection counted by reason (by the target's own counters, which the target
 // reads back). `npm test` runs it with a fixed seed and a small budget (fuzz-*.test.ts);

@@ -1,4 +1,4 @@
-// A hostile peer next to a region's key tries the attacks of issue 9 against honest hosts
+// A hostile peer next to a region's key tries its attacks on region authority against honest hosts
 // and players: blocks written through OFFER, asserted epochs (0xffffffff among them) in
 // REPLICATE, SYNC, HEARTBEAT and SNAPSHOT with forged certificates, an outsider's CLAIM
 // storm through a failover, and an oversized frame. No honest peer may show or store a

@@ -1,4 +1,4 @@
-// An area's hosts and players on virtual time, with everything issue 10 puts between them:
+// An area's hosts and players on virtual time, with everything the items layer puts between them:
 // each node's own drifting clock and WorldClock (hosts follow the first host, players follow
 // the hosts), the spawn proposed by rival hosts, every player's replica (ItemClient) shown
 // frame by frame at 60 Hz from the agreed world time, the players walking into the item, and

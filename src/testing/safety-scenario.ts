@@ -1,4 +1,4 @@
-// The seeded safety run of issue 9: editors edit two regions while hosts crash silently and
+// The seeded safety run of region authority: editors edit two regions while hosts crash silently and
 // come back with their stores, the network splits in two and heals, single nodes stall
 // (cut off for longer than failoverMs, which is what a stalled tab looks like to the
 // others: the simulator has one clock, so a node cannot be paused), and every message may
