@@ -2,7 +2,8 @@
 // report marks a missed target.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { currentSection, DOC, renderFigures, withFigures } from './report';
+import { currentHeadline, currentSection, DOC, README, renderFigures, renderHeadline, withFigures, withHeadline } from './report';
+import { HEADLINE } from './headline';
 import { TARGETS } from './targets';
 
 /** The metric names a backticked name of the doc stands for: `a_{x,y}` is `a_x` and `a_y`, `a{,_z}` is `a` and `a_z`. */
@@ -46,3 +47,25 @@ describe('the generated figures of docs/BENCHMARKS.md', () => {
     expect(withFigures(doc, section)).toBe(doc);
   });
 });
+
+describe("README's headline figures", () => {
+  it('are those of bench/results/latest.json (run `npm run bench:report` after editing it or bench/headline.ts)', () => {
+    expect(readFileSync(README, 'utf8').includes(currentHeadline())).toBe(true);
+  });
+
+  it('name only metrics latest.json holds', () => {
+    const latest = JSON.parse(readFileSync('bench/results/latest.json', 'utf8')) as Record<string, number>;
+    expect(HEADLINE.flatMap((r) => r.metrics).filter((m) => !(m in latest))).toEqual([]);
+  });
+
+  it('show each value against its target, a miss marked, with when each was measured, and replace themselves in place', () => {
+    const rows = [{ what: 'crash to confirmed, p50 / max; other', metrics: ['failover_crash_ms_p50', 'failover_crash_ms_max', 'other_figure'] }];
+    const prov = { failover_crash_ms_p50: { commit: 'abc1234', date: '2026-12-04', bench: 'failover_crash' }, failover_crash_ms_max: { commit: 'abc1234', date: '2026-12-04', bench: 'failover_crash' } };
+    const section = renderHeadline(rows, { failover_crash_ms_p50: 921.5, failover_crash_ms_max: 2110, other_figure: 3 }, prov);
+    expect(section).toContain('| crash to confirmed, p50 / max; other | <= 1,000 / <= 2,000 / - | 921.5 / 2,110 (missed) / 3 | undated; 2026-12-04 abc1234 (`failover_crash`) |');
+    const readme = withHeadline(`# R\n\n${section.split('\n')[0]}\nold rows\n<!-- headline:end -->\nafter\n`, section);
+    expect(readme).toBe(`# R\n\n${section}\nafter\n`);
+    expect(withHeadline('# R without markers\n', section)).toBe('# R without markers\n');
+  });
+});
+
