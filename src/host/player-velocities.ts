@@ -14,7 +14,7 @@ import { POS_SCALE, sameQPose, type QPose } from '../region/position-code';
 
 /**
  * How often a walking player reports its position: MOVE's rate (play/network-chunk-source.ts
- * `moveHz`, 10: one MOVE each page frame at least 100 ms after the last).
+ * `moveHz`, 10: on the first page frame at or after each beat of a 100 ms schedule, play/move-pace.ts).
  */
 export const REPORT_MS = 100;
 /** A player whose position stayed the same this long stands still (a report or two lost, or late, is not a stop). */

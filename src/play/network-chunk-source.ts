@@ -34,6 +34,7 @@ import { defaultPlayerColour } from '../world/player-colour';
 import type { Signer, Verifier } from '../core/signer';
 import { OwnLook } from './own-look';
 import { PlayerLooks } from './player-looks';
+import { MovePace } from './move-pace';
 
 export const NETWORK_SOURCE_DEFAULTS = {
   /** Regions within this many regions of the player's are live subscriptions (1: 3 x 3). */
@@ -44,7 +45,7 @@ export const NETWORK_SOURCE_DEFAULTS = {
   farRefreshMs: 30_000,
   /** load() of a live region waits this long for its snapshot, then uses the stored log. */
   snapshotWaitMs: 5000,
-  /** MOVE frames per second at most. */
+  /** MOVE frames per second (on average, on the page's frames: move-pace.ts). */
   moveHz: 10,
   /**
    * A remote player not heard of for this long is no longer listed: well above the hosts'
@@ -114,7 +115,7 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
   private readonly selfHex: string;
   private centre: RegionCoord | undefined;
   private pos: Pose | undefined;
-  private lastMove = -Infinity;
+  private readonly movePace: MovePace;
   private stops: (() => void)[] = [];
   private readonly own: OwnLook;
   /** The other players' proven looks (none without a verifier). */
@@ -122,6 +123,7 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
 
   constructor(private readonly args: NetworkChunkSourceArgs) {
     this.opts = { ...NETWORK_SOURCE_DEFAULTS, ...args.options };
+    this.movePace = new MovePace(this.opts.moveHz);
     this.keys = args.client.keys;
     this.selfHex = idToHex(args.dht.selfId);
     this.own = new OwnLook({ world: args.world, name: this.opts.name, selfHex: this.selfHex, ...(args.signer ? { signer: args.signer } : {}), ...(args.wallClock ? { wallClock: args.wallClock } : {}) });
@@ -200,9 +202,7 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
     const here = { rx: regionOf(chunkOf(p.x)), rz: regionOf(chunkOf(p.z)) };
     if (!this.centre || this.farFromCentre(p)) this.recentre(here);
     const now = this.args.clock.now();
-    if (now - this.lastMove >= 1000 / this.opts.moveHz) {
-      if (this.args.client.move(p, this.own.current())) this.lastMove = now;
-    }
+    if (this.movePace.due(now) && this.args.client.move(p, this.own.current())) this.movePace.sent(now);
   }
 
   private farFromCentre(p: Pose): boolean {
