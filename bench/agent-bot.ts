@@ -8,6 +8,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { AIR, BRICK, WATER } from '../src/world/blocks';
 import { UNLOADED } from '../src/play/world-model';
+import { seedReturningPlayer } from '../e2e/returning-player';
 
 export interface BotOptions {
   /** Page URL without query or fragment, e.g. http://127.0.0.1:8080/ */
@@ -21,6 +22,12 @@ export interface BotOptions {
   relayUrl?: string;
   /** Wait for window.voxel.net as part of joining (default true). */
   net: boolean;
+  /**
+   * Open the page as a returning player's (e2e/returning-player.ts: the node ids and the
+   * player pass a profile keeps, minted ahead), not a new profile's, which mints its node id
+   * and its player pass (proofs of work) before it can join and edit.
+   */
+  returning?: boolean;
   joinTimeoutMs: number;
 }
 
@@ -44,6 +51,8 @@ export class Bot {
   joinMs = NaN;
   /** Date.now() when ready() resolved. */
   readyAt = NaN;
+  /** Of the join: the node identity claimed (minted, for a new profile: its proof of work), from the network join's start (ms). */
+  idMs = NaN;
   x = 0;
   y = 0;
   z = 0;
@@ -69,8 +78,9 @@ export class Bot {
     return this.page;
   }
 
-  /** Opens the page; join time = page open to ready() resolved and window.voxel.net present. */
+  /** Opens the page (a returning player's: seeded first, not timed); join time = page open to ready() resolved and window.voxel.net present. */
   async join(): Promise<void> {
+    if (this.o.returning) await seedReturningPlayer(this.context, new URL(this.o.baseUrl).origin);
     this.page = await this.context.newPage();
     this.page.on('pageerror', (e) => this.error(`pageerror: ${e.message}`));
     this.page.on('console', (m) => { if (m.type() === 'error') this.error(`console: ${m.text()}`); });
@@ -82,6 +92,7 @@ export class Bot {
     this.readyAt = Date.now();
     if (this.o.net) await this.page.waitForFunction(() => window.voxel.net !== undefined, null, { timeout: this.o.joinTimeoutMs, polling: 10 });
     this.joinMs = Date.now() - t0;
+    this.idMs = await this.page.evaluate(() => (performance.getEntriesByName('vp:identity')[0]?.startTime ?? NaN) - (performance.getEntriesByName('vp:join-start')[0]?.startTime ?? NaN));
     const p = await this.page.evaluate(() => window.voxel.player());
     [this.x, this.y, this.z] = [p.x, p.y, p.z];
   }

@@ -9,7 +9,7 @@
 //
 //   npm run agents -- --count N [--url URL] [--relay URL] [--seconds S] [--seed S]
 //                     [--rd N] [--json FILE] [--net off] [--dir DIST] [--join-timeout S]
-//                     [--render-tabs N] [--render-rd N] [--profile FILE] [--count-calls FILE]
+//                     [--render-tabs N] [--render-rd N] [--returning] [--profile FILE] [--count-calls FILE]
 //                     [--crowd-profile FILE [--crowd-profile-tabs N] [--crowd-profile-delay S]
 //                      [--crowd-profile-seconds S]]
 //
@@ -56,6 +56,8 @@ export const AGENT_DEFAULTS = {
   staggerMs: 250,
   net: true,
   staticDir: 'dist',
+  /** Open every bot as a returning player (its node ids and player pass minted ahead: e2e/returning-player.ts), not as a new profile. */
+  returning: false,
 };
 
 export interface AgentOptions extends Partial<typeof AGENT_DEFAULTS> {
@@ -92,6 +94,14 @@ export interface AgentReport {
   seed: string;
   /** Page open to window.voxel.ready() resolved and window.voxel.net present. */
   join_ms: Summary;
+  /**
+   * Parts of the join a new profile pays and a returning one does not: `id`, the network
+   * join's start to its node identity claimed (a new profile mints it: a proof of work,
+   * core/id-work.ts); `pass`, the player key's proof of work (region/player-pass.ts: read, or
+   * minted in a worker alongside the join; edits wait for it, the join does not, but it takes
+   * a core meanwhile). `minted`: bots that minted a pass.
+   */
+  join_work_ms: { id: Summary; pass: Summary; minted: number; returning: boolean };
   /** Chunk snapshot latency: a region subscription's start to its snapshot (median over bots of each bot's p50 / p99). */
   chunk_snapshot_ms: { p50: number; p99: number; samples: number };
   /**
@@ -116,8 +126,23 @@ export interface AgentReport {
   render: { tabs: number; rd: number; full_load_ms: Summary; frames: number; gap_frames: number; fps: number; crossings: number; not_loaded: number };
   /** Own position updates sent per second (teleport steps taken), median over bots. */
   position_updates_hz: number;
-  /** Other players' positions received per second per player in view during the walk (median over bots that saw one). */
+  /** MOVE frames sent per second during the walk, median over bots (play/move-pace.ts: 10 at most on average). */
+  moves_sent_hz: number;
+  /**
+   * Other players' positions received per second per player in view during the walk (median
+   * over bots that saw one). A host sends a player's position when it changed (or, still, at
+   * least every farMs: host/interest-lists.ts), so this is bounded by how often the others
+   * step and report: e9f84c6's hosts sent every player of the region again at every 20 Hz
+   * tick with anyone moving, and counted that way its bots "received" 18-20 Hz of players
+   * that stepped 5-10 times a second.
+   */
   remote_position_hz: number;
+  /**
+   * Of the positions the others could have shown (per other bot in view: its steps or its
+   * MOVEs, the fewer, over the walk), the share received: median over bots that saw one. 1
+   * when every step that left reached every watcher.
+   */
+  remote_position_share: number;
   /** Chunk-border crossings over every bot. */
   chunk_crossings: number;
   /** Steps skipped because the next column was not loaded yet. */
@@ -176,7 +201,7 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
       if (i === 0 && options.countCalls) await countCalls(context);
       const bot = new Bot(i, context, {
         baseUrl: url, world, seed: o.seed, renderDistance: render ? o.renderTabRenderDistance : o.renderDistance,
-        render, relayUrl: options.relayUrl, net: o.net, joinTimeoutMs: o.joinTimeoutMs,
+        render, relayUrl: options.relayUrl, net: o.net, joinTimeoutMs: o.joinTimeoutMs, returning: o.returning,
       });
       bots.push(bot);
       joining.push(bot.join().then(
@@ -274,6 +299,8 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
       await sleep(Math.max(0, o.stepMs - (Date.now() - tickStart)));
     }
     const walked = (Date.now() - t0) / 1000;
+    // Positions sent and received are counted over the walk only (standing still after it, a bot still sends MOVE).
+    const walkEnd = await statsAt();
     if (stopProfile) {
       const summary = await stopProfile();
       writeFileSync(options.profile!, JSON.stringify(summary, null, 1));
@@ -309,10 +336,17 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
       confirm: over(field(`hosting_client_confirm_ms_${p}`)),
     });
     const snapshot = { p50: median(field('hosting_client_snapshot_ms_p50')), p99: median(field('hosting_client_snapshot_ms_p99')), samples: field('hosting_client_snapshot_samples').reduce((a, b) => a + b, 0) };
-    const remoteHz = stats.flatMap((s, i) => {
-      const seen = s.remote_players_visible ?? 0;
-      const got = (s.hosting_client_playerUpdates ?? 0) - (start[i]?.hosting_client_playerUpdates ?? 0);
-      return seen > 0 ? [got / walked / seen] : [];
+    const got = (i: number) => (walkEnd[i]?.hosting_client_playerUpdates ?? 0) - (start[i]?.hosting_client_playerUpdates ?? 0);
+    const seenBy = (i: number) => walkEnd[i]?.remote_players_visible ?? 0;
+    const remoteHz = live.flatMap((_, i) => (seenBy(i) > 0 ? [got(i) / walked / seenBy(i)] : []));
+    // What each bot could have been shown of the others: a step that no MOVE carried (two
+    // steps between MOVEs) never left, nor did a MOVE without a step since the last.
+    const movesSent = live.map((_, i) => (walkEnd[i]?.hosting_out_player_MOVE ?? NaN) - (start[i]?.hosting_out_player_MOVE ?? NaN));
+    const couldShow = live.map((b, i) => Math.min(b.moves, Number.isFinite(movesSent[i]!) ? movesSent[i]! : b.moves));
+    const share = live.flatMap((_, i) => {
+      const others = live.length - 1;
+      const sent = couldShow.reduce((n, c, j) => (j === i ? n : n + c), 0);
+      return seenBy(i) > 0 && sent > 0 ? [got(i) / ((sent * Math.min(seenBy(i), others)) / others)] : [];
     });
     const botErrors = bots.flatMap((b) => b.errors.map((e) => `bot ${b.index}: ${e}`));
     const allErrors = [...errors, ...botErrors];
@@ -338,6 +372,10 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
       url,
       seed: o.seed,
       join_ms: summary(live.map((b) => b.joinMs)),
+      join_work_ms: {
+        id: summary(live.map((b) => b.idMs)), pass: summary(field('playerKeyMs')),
+        minted: field('playerKeyMinted').reduce((a, b) => a + b, 0), returning: o.returning,
+      },
       chunk_snapshot_ms: snapshot,
       edit_visible_ms: {
         ...summary(visible), missed: misses.length, late, never: misses.length - late, watch_errors: watchErrors, unwatched, unstamped,
@@ -346,7 +384,9 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
       stats_errors: statsErrors,
       render: renderReport(),
       position_updates_hz: Math.round(median(live.map((b) => b.moves / walked)) * 10) / 10,
+      moves_sent_hz: Math.round(median(movesSent.filter(Number.isFinite).map((m) => m / walked)) * 10) / 10,
       remote_position_hz: remoteHz.length ? Math.round(median(remoteHz) * 10) / 10 : NaN,
+      remote_position_share: share.length ? Math.round(median(share) * 100) / 100 : NaN,
       chunk_crossings: live.reduce((n, b) => n + b.crossings, 0),
       waits_for_chunks: live.reduce((n, b) => n + b.waits, 0),
       edits: { ...edits, failed: edits.failed + live.reduce((n, b) => n + b.errors.filter((e) => e.startsWith('setBlock refused')).length, 0), no_spot: live.reduce((n, b) => n + b.noSpot, 0) },
@@ -396,8 +436,9 @@ function parseArgs(argv: string[]): AgentOptions & { json?: string } {
       case '--dir': out.staticDir = need(); break;
       case '--render-tabs': out.renderTabs = Math.floor(num()); break;
       case '--render-rd': out.renderTabRenderDistance = Math.floor(num()); break;
+      case '--returning': out.returning = true; break;
       case '--help': case '-h':
-        console.log('npm run agents -- --count N [--url URL] [--relay URL] [--seconds S] [--seed S] [--rd N] [--json FILE] [--join-timeout S] [--net off] [--dir DIST] [--render-tabs N] [--render-rd N] [--profile FILE] [--count-calls FILE] [--crowd-profile FILE [--crowd-profile-tabs N] [--crowd-profile-delay S] [--crowd-profile-seconds S]]');
+        console.log('npm run agents -- --count N [--url URL] [--relay URL] [--seconds S] [--seed S] [--rd N] [--json FILE] [--join-timeout S] [--net off] [--dir DIST] [--render-tabs N] [--render-rd N] [--returning] [--profile FILE] [--count-calls FILE] [--crowd-profile FILE [--crowd-profile-tabs N] [--crowd-profile-delay S] [--crowd-profile-seconds S]]');
         process.exit(0);
         break;
       default: throw new Error(`unknown option ${a} (try --help)`);

@@ -34,10 +34,15 @@ async function oneRun(): Promise<Run> {
     loaded_gap_frames: sum('gapFrames'),
     agents_crossings: r.chunk_crossings,
     agents_join_ms_p50: r.join_ms.p50,
+    agents_join_id_ms_p50: r.join_work_ms.id.p50,
+    agents_join_pass_ms_p50: r.join_work_ms.pass.p50,
     agents_edit_failures: r.edits.failed,
     agents_chunk_snapshot_ms_p50: r.chunk_snapshot_ms.p50,
     agents_chunk_snapshot_ms_p99: r.chunk_snapshot_ms.p99,
     agents_remote_position_hz: r.remote_position_hz,
+    agents_remote_position_share: r.remote_position_share,
+    agents_moves_sent_hz: r.moves_sent_hz,
+    agents_steps_hz: r.position_updates_hz,
     agents_failovers_seen: r.failovers,
   };
 }
