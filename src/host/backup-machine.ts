@@ -9,10 +9,9 @@
 // its promise and whom it follows live (`FollowTerms`). What it applies obeys the world's
 // rules as an edit, an OFFER and a claimant's merge of its grants do (`decode`).
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
-import { tryDecodeEntries, type Entry, type RegionState } from '../region/region-state';
+import { tryDecodeWithinRules, type Entry, type RegionState } from '../region/region-state';
 import type { HostOptions, HostStats } from './host-options';
 import type { ReplicationMessageOf } from './replication-messages';
-import { offerableEntry } from './edit-validator';
 import { requestTag, type RequestLog } from './request-log';
 import type { FollowMoves } from './role-machine';
 import { PrimaryPace, type PaceOptions } from './primary-pace';
@@ -226,20 +225,16 @@ export class BackupMachine {
 
   /**
    * A frame's entries, or undefined (counted as stale) when they do not decode. Entries
-   * against the world's rules (edit-validator.ts offerableEntry: a block no edit could set,
+   * against the world's rules (region-state.ts obeysWorldRules: a block no edit could set,
    * the unbreakable floor) are left out and counted: a certified primary is one host of the
    * set, and what it orders must not write past the rules into our state, our store or the
    * next primary's (our grant carries our state).
    */
   private decode(bytes: Uint8Array): Entry[] | undefined {
-    const entries = tryDecodeEntries(bytes);
-    if (!entries) {
-      this.stats.staleFrames++;
-      return undefined;
-    }
-    const fit = entries.filter(offerableEntry);
-    this.stats.entriesAgainstRules += entries.length - fit.length;
-    return fit;
+    const got = tryDecodeWithinRules(bytes);
+    if (!got) return void this.stats.staleFrames++;
+    this.stats.entriesAgainstRules += got.against;
+    return got.entries;
   }
 
   /**

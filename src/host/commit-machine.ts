@@ -13,10 +13,9 @@
 // while a store write is in flight). The lease is primary-lease.ts.
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import type { RejectReason, SubscriptionMessageOf } from '../region/subscription-messages';
-import { compareStamp, entryKey, type Entry, type RegionState, type Stamp } from '../region/region-state';
+import { compareStamp, entryKey, obeysWorldRules, type Entry, type RegionState, type Stamp } from '../region/region-state';
 import { columnIndex } from '../region/region-key';
 import { chunkOf, localOf } from '../world/coords';
-import { offerableEntry } from './edit-validator';
 import type { CommitLatency, HostOptions, HostStats } from './host-options';
 import { PrimaryLease, type LeaseOptions, type LeaseTerms } from './primary-lease';
 import { requestTag, type RequestLog } from './request-log';
@@ -113,7 +112,7 @@ export class CommitMachine {
   offer(entries: Entry[]): void {
     for (const e of entries) {
       // Stored state predates our epoch: an entry stamped in it or later is forged.
-      if (!offerableEntry(e) || e.e >= this.terms.e || this.offered.length >= this.o.maxOffered) {
+      if (!obeysWorldRules(e) || e.e >= this.terms.e || this.offered.length >= this.o.maxOffered) {
         this.stats.offersRefused++;
         continue;
       }

@@ -1,11 +1,13 @@
-// The primary's checks on an edit before it is ordered: a real, placeable block id (or air),
-// inside this region and the world's height, within reach of where the editor stands,
-// and within the editor's rate. Pure: time and positions are passed in.
+// The primary's checks on an edit before it is ordered: the world's rules (world/world-rules.ts:
+// a placeable block or air, inside the world's height, never at the floor), inside this
+// region, within reach of where the editor stands, and within the editor's rate. Reach and
+// rate are judged only here: no entry another node sends carries its editor or where it stood.
+// Pure: time and positions are passed in.
 import { TokenBucket } from '../core/token-bucket';
-import { AIR, isValidBlockId, PLACEABLE, SOLID } from '../world/blocks';
+import { SOLID } from '../world/blocks';
 import { bodyOverlapsBlock, EYE_HEIGHT, PLAYER_REACH } from '../world/player-body';
 import type { Point } from './motion-tracker';
-import { CHUNK_HEIGHT, CHUNK_SIZE, CHUNK_VOLUME, WORLD_FLOOR_Y } from '../world/coords';
+import { blockRuleFault } from '../world/world-rules';
 import type { RejectReason } from '../region/subscription-messages';
 import { regionAt, type RegionCoord } from '../region/region-key';
 
@@ -36,20 +38,6 @@ export interface EditRequest {
   pz: number;
 }
 
-/** A block id an edit (or an offered entry) may set: a real block that can be placed, or air. */
-export function settableBlock(id: number): boolean {
-  return isValidBlockId(id) && (id === AIR || PLACEABLE.includes(id));
-}
-
-/**
- * Whether a stored entry another host offers may be taken (hosted-region OFFER, merges):
- * the world's rules hold on every path that writes a block, so no offered entry sets a
- * block an edit could not (a block that cannot be placed, the unbreakable floor).
- */
-export function offerableEntry(e: { key: number; id: number }): boolean {
-  return settableBlock(e.id) && Math.floor((e.key % CHUNK_VOLUME) / (CHUNK_SIZE * CHUNK_SIZE)) !== WORLD_FLOOR_Y;
-}
-
 export class EditValidator {
   private readonly buckets = new Map<string, TokenBucket>();
 
@@ -60,10 +48,11 @@ export class EditValidator {
    * other players in the region are believed to stand (feet); no solid block goes inside one.
    */
   check(editor: string, e: EditRequest, now: number, bodies?: Iterable<Point>): RejectReason | undefined {
-    if (!settableBlock(e.id)) return 'bad-block';
+    const fault = blockRuleFault(e.y, e.id);
+    if (fault === 'bad-block' || fault === 'not-placeable') return 'bad-block';
     const r = regionAt(e.x, e.z);
-    if (r.rx !== this.region.rx || r.rz !== this.region.rz || e.y < 0 || e.y >= CHUNK_HEIGHT) return 'outside-region';
-    if (e.y === WORLD_FLOOR_Y) return 'world-floor';
+    if (r.rx !== this.region.rx || r.rz !== this.region.rz || fault === 'outside-world') return 'outside-region';
+    if (fault === 'world-floor') return 'world-floor';
     if (bodies && SOLID[e.id]) for (const b of bodies) if (bodyOverlapsBlock(b.x, b.y, b.z, e.x, e.y, e.z)) return 'occupied';
     const dx = e.x + 0.5 - e.px, dy = e.y + 0.5 - (e.py + this.rules.eyeHeight), dz = e.z + 0.5 - e.pz;
     if (dx * dx + dy * dy + dz * dz > this.rules.reach * this.rules.reach) return 'out-of-reach';

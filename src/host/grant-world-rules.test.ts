@@ -2,8 +2,8 @@
 // a host of the set whose store holds what no edit may write (AIR at the world floor, a
 // block that cannot be placed: a corrupt store, or a host an attacker runs) hands it on in
 // its GRANT when the primary fails over. The claimant merges grants as it merges an OFFER
-// or the DHT edit log: only entries that obey the world's rules (edit-validator.ts
-// offerableEntry). Before: the new primary held both blocks and its subscriber showed them.
+// or the DHT edit log: only entries that obey the world's rules (region-state.ts
+// obeysWorldRules). Before: the new primary held both blocks and its subscriber showed them.
 import { describe, expect, it } from 'vitest';
 import { sortByDistance } from '../core/node-id';
 import { AIR, BEDROCK } from '../world/blocks';

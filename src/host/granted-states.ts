@@ -12,9 +12,8 @@
 // Decided once, at the end of the round, from everything that came: frames of one granter
 // arrive in pieces and in any order. Bounded: `maxPerHost` entries a granter (proofs
 // included); the rest is dropped and counted.
-import { compareStamp, tryDecodeEntries, type Entry, type Stamp } from '../region/region-state';
+import { compareStamp, obeysWorldRules, tryDecodeEntries, type Entry, type Stamp } from '../region/region-state';
 import { quorum, type EpochCert } from '../region/epoch-cert';
-import { offerableEntry } from './edit-validator';
 import type { StateProof } from '../region/entry-proofs';
 
 interface Proven {
@@ -83,7 +82,7 @@ export class GrantedStates {
    */
   outcome(mine: (key: number) => Stamp | undefined, sets: readonly (readonly string[])[], proven: (p: StateProof, cert: EpochCert | undefined) => Promise<boolean>): GrantedOutcome | Promise<GrantedOutcome> {
     const needed = (x: Entry) => {
-      if (!offerableEntry(x)) return false;
+      if (!obeysWorldRules(x)) return false;
       const had = mine(x.key);
       return !had || compareStamp(x, had) > 0;
     };

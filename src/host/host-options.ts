@@ -277,7 +277,7 @@ export interface HostStats extends PassStats, ChatStats {
   reloads: number;
   /** Role moves the role machine refused (role-machine.ts): from a role that does not lead there, or below the epoch taken firmly. */
   roleMovesRefused: number;
-  /** Entries our primary sent (REPLICATE, SYNC) against the world's rules (edit-validator.ts offerableEntry): not applied. */
+  /** Entries our primary sent (REPLICATE, SYNC), or our own store held, against the world's rules (region-state.ts obeysWorldRules): not applied. */
   entriesAgainstRules: number;
 }
 

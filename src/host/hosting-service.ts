@@ -28,7 +28,7 @@ import { IdleUnloader, SWEEP_MS } from './idle-unload';
 import { PlayerPasses } from './player-passes';
 import type { RegionContext } from './region-context';
 import { regionName, RegionKeys, type KeyHash, type RegionCoord } from '../region/region-key';
-import { decodeEntries, RegionState, tryDecodeEntries } from '../region/region-state';
+import { decodeEntries, obeysWorldRules, RegionState, tryDecodeEntries } from '../region/region-state';
 import { getLocation } from '../region/region-records';
 
 export type HostDht = Pick<Dht, 'selfId' | 'findNode' | 'put' | 'get' | 'connect' | 'reach' | 'unpin' | 'suspectRoute' | 'suspect' | 'ping' | 'events' | 'linkInfo' | 'linked' | 'closestContacts' | 'nearView' | 'idWorkBits' | 'hostsNothing'>;
@@ -392,7 +392,7 @@ export class HostingService {
   }
 }
 
-/** Restores a stored record into `r` (base, log replayed by stamp, election record, items); false when its entries do not decode. */
+/** Restores a stored record into `r` (base, log replayed by stamp, within the world's rules; election record, items); false when its entries do not decode. */
 function restoreStored(r: HostedRegion, s: StoredRegion): boolean {
   let entries;
   try {
@@ -406,6 +406,11 @@ function restoreStored(r: HostedRegion, s: StoredRegion): boolean {
     for (const batch of s.log) state.merge(tryDecodeEntries(batch) ?? []);
     entries = state.all();
   }
+  // Our own store is held to the world's rules too: one written before a path was checked
+  // (or by hand) must not hand AIR at the floor to our subscribers, backups and successors.
+  const fit = entries.filter(obeysWorldRules);
+  r.ctx.stats.entriesAgainstRules += entries.length - fit.length;
+  entries = fit;
   const accepted = v.safeParse(v.pipe(v.array(certPrevSchema), v.maxLength(MAX_GRANTED)), s.accepted);
   const learnt = v.safeParse(v.object({ promised: v.number(), promisedTo: v.optional(v.string()) }), s.learnt);
   r.restore(entries, s.promised, s.promisedTo ?? '', s.cert, accepted.success ? accepted.output : undefined, learnt.success ? learnt.output : undefined);

@@ -7,7 +7,6 @@ import { within } from '../core/clock';
 import { claimTargets, ClaimRound } from './claim-round';
 import { certShapeFault, MIN_CERT_HOSTS, quorum, sameSet, signGrant, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
 import type { ReplicationMessageOf } from './replication-messages';
-import { offerableEntry } from './edit-validator';
 import { getEdits, getLocation } from '../region/region-records';
 import { inChain } from '../region/cert-anchor';
 import { decodeEntries, type Entry } from '../region/region-state';
@@ -387,8 +386,9 @@ export class RegionClaimant extends RegionSide {
    * won (`cert`), the one it built on (`known`), or the epoch before either. A log under any
    * other certificate, even one anchored near the key (two attacker ids among the nearest 8
    * and an honest location record), is not this region's history. Its entries obey the
-   * world's rules as an OFFER's do (edit-validator.ts offerableEntry): a log signed under a
-   * chain a host merely learnt (rule 3) must not write AIR at the floor. With `knownFar`
+   * world's rules as an OFFER's do (getEdits keeps only those, region-state.ts
+   * obeysWorldRules): a log signed under a chain a host merely learnt (rule 3) must not
+   * write AIR at the floor. With `knownFar`
    * (`known` learnt, its hosts far from the key: keys an attacker drew, signing a chain before
    * anyone held the region, which a stranger rebase then went over) no log under a far set is
    * read: it would become the region's first state.
@@ -397,16 +397,14 @@ export class RegionClaimant extends RegionSide {
     const chain = (c: EpochCert) => (inChain(c, cert) || (!!known && inChain(c, known))) && !(knownFar && this.ctx.certs.farSet(this.region.key, c.hosts));
     const got = await within(this.ctx.clock, getEdits(this.ctx.dht, this.region.key, this.ctx.records, undefined, chain).catch(() => undefined), this.ctx.opts.editsFallbackMs);
     if (!got) return;
-    const kept = got.filter(offerableEntry);
-    if (kept.length < got.length) this.region.trace(`edit log: ${got.length - kept.length} entries against the world's rules dropped`);
-    this.region.state.merge(kept);
+    this.region.state.merge(got);
   }
 
   /**
    * The granters' states of `round`, as far as they are vouched for: an entry a majority of
    * one set of the claim sent (its new hosts, the previous set, a pending set), or one inside
    * a proof signed by the primary of an epoch of our own chain (`chainCert`). Merged into
-   * ours, within the world's rules (offerableEntry: a store holding AIR at the floor is
+   * ours, within the world's rules (region-state.ts obeysWorldRules: a store holding AIR at the floor is
    * corrupt, or its host lies), whether the claim won or not. With `knownFar` (we built on a
    * learnt certificate whose hosts are far from the key: keys an attacker drew, live or not) a
    * far set vouches for nothing, as a majority or through its primary's proofs: two live far

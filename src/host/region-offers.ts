@@ -4,9 +4,8 @@
 // its certificate's hosts, or the previous set that handed the region on to them
 // (offer-tally.ts; docs/TRUST.md rule 8).
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
-import { compareStamp, decodeEntries, encodeEntries, type Entry } from '../region/region-state';
+import { compareStamp, decodeEntries, encodeEntries, obeysWorldRules, type Entry } from '../region/region-state';
 import type { ReplicationMessageOf } from './replication-messages';
-import { offerableEntry } from './edit-validator';
 import { OfferTally, type OfferSet } from './offer-tally';
 import { RegionSide } from './region-role';
 
@@ -48,7 +47,7 @@ export class RegionOffers extends RegionSide {
     // The world's rules, and stored state predates our epoch: the rest is refused before it
     // takes room in the tally (commit-machine.ts checks the same again). What we hold as
     // new already is left out: a rejoining host offers its whole store.
-    const fit = entries.filter((e) => offerableEntry(e) && e.e < cert.e);
+    const fit = entries.filter((e) => obeysWorldRules(e) && e.e < cert.e);
     if (fit.length < entries.length) this.ctx.stats.offersRefused++;
     const wanted = fit.filter((e) => {
       const had = this.region.state.get(e.key);

@@ -4,8 +4,9 @@
 // stored locally): setBlock then resolves with `confirmed: false`.
 import type { Stamp } from '../region/region-state';
 import { EditRefused } from '../world/edit-error';
-import { AIR, PLACEABLE, SOLID, isValidBlockId, blockType } from '../world/blocks';
-import { CHUNK_HEIGHT, chunkOf, WORLD_FLOOR_Y } from '../world/coords';
+import { SOLID, blockType } from '../world/blocks';
+import { CHUNK_HEIGHT, chunkOf } from '../world/coords';
+import { blockRuleFault, type BlockRuleFault } from '../world/world-rules';
 import type { ChunkSource } from './chunk-source';
 import { boxCollides, type Body } from './physics';
 import type { WorldModel } from './world-model';
@@ -38,10 +39,8 @@ export class BlockEditor {
   /** Resolves once stored: confirmed, or (shared world, no certified primary) kept tentative. */
   async setBlock(x: number, y: number, z: number, id: number): Promise<EditOutcome> {
     if (![x, y, z].every(Number.isInteger)) throw new EditRefused('bad-coords', `block coordinates must be integers: ${x},${y},${z}`);
-    if (!isValidBlockId(id)) throw new EditRefused('bad-block', `unknown block id ${id}`);
-    if (id !== AIR && !PLACEABLE.includes(id)) throw new EditRefused('not-placeable', `${blockType(id).name} cannot be placed`);
-    if (y < 0 || y >= CHUNK_HEIGHT) throw new EditRefused('outside-world', `y=${y} is outside the world (0..${CHUNK_HEIGHT - 1})`);
-    if (y === WORLD_FLOOR_Y) throw new EditRefused('world-floor', 'the bedrock floor cannot be changed');
+    const fault = blockRuleFault(y, id);
+    if (fault) throw new EditRefused(fault, faultMessage(fault, y, id));
     if (!this.world.has(chunkOf(x), chunkOf(z))) throw new EditRefused('not-loaded', `chunk ${chunkOf(x)},${chunkOf(z)} is not loaded`);
     const previous = this.world.blockAt(x, y, z);
     if (previous === id) return { confirmed: !this.source.isTentative?.(x, y, z) };
@@ -64,5 +63,18 @@ export class BlockEditor {
     } finally {
       this.unsettled--;
     }
+  }
+}
+
+function faultMessage(fault: BlockRuleFault, y: number, id: number): string {
+  switch (fault) {
+    case 'bad-block':
+      return `unknown block id ${id}`;
+    case 'not-placeable':
+      return `${blockType(id).name} cannot be placed`;
+    case 'outside-world':
+      return `y=${y} is outside the world (0..${CHUNK_HEIGHT - 1})`;
+    case 'world-floor':
+      return 'the bedrock floor cannot be changed';
   }
 }

@@ -107,6 +107,8 @@ export interface ClientStats {
   positionsLostWhy: LostWhy;
   /** Snapshots dropped: no valid epoch certificate naming their sender (an impostor primary). */
   uncertified: number;
+  /** Entries of SNAPSHOTs, DELTAs and PENDINGs against the world's rules (region-state.ts obeysWorldRules), from our certified primary or not: never merged nor shown. */
+  againstRules: number;
   /** DELTAs and PENDINGs (alone or riding) a host of the set relayed without the primary's valid signatures over their batches (relay-proofs.ts): dropped. */
   relayUnproven: number;
   /** Times a node said no certified primary can be had (we are alone). */

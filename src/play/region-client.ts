@@ -19,7 +19,7 @@ import type { HostToPlayer, PlayerToHost, SubscriptionMessageOf } from '../regio
 import { regionAt, regionName, RegionKeys, type RegionCoord } from '../region/region-key';
 import { getEdits } from '../region/region-records';
 import { closedOnPurpose } from '../dht/dht';
-import { compareStamp, RegionState, tryDecodeEntries, ZERO, type Entry, type Stamp } from '../region/region-state';
+import { compareStamp, RegionState, tryDecodeWithinRules, ZERO, type Entry, type Stamp } from '../region/region-state';
 import { DeltaOrder } from './delta-order';
 import { SubmittedEdits } from './submitted-edits';
 import { PendingView, type TakenBack } from './pending-view';
@@ -43,7 +43,7 @@ export * from './region-client-types';
 
 export class RegionClient {
   readonly events = new Emitter<ClientEvents>();
-  readonly stats: ClientStats = { attaches: 0, reattaches: 0, reattachWhy: { silence: 0, linkClosed: 0, takeover: 0, redirect: 0, reject: 0 }, redirects: 0, snapshots: 0, deltas: 0, gaps: 0, gapWhy: { delta: 0, beat: 0, overflow: 0 }, stale: 0, confirmed: 0, rejected: 0, timeouts: 0, failovers: 0, playerUpdates: 0, positionsLost: 0, positionsLostWhy: { gap: 0, overflow: 0, unreadable: 0 }, uncertified: 0, relayUnproven: 0, alone: 0, retiredLinks: 0, redials: 0, full: 0, pendingShown: 0, pendingTakenBack: 0, pendingRefused: 0 };
+  readonly stats: ClientStats = { attaches: 0, reattaches: 0, reattachWhy: { silence: 0, linkClosed: 0, takeover: 0, redirect: 0, reject: 0 }, redirects: 0, snapshots: 0, deltas: 0, gaps: 0, gapWhy: { delta: 0, beat: 0, overflow: 0 }, stale: 0, confirmed: 0, rejected: 0, timeouts: 0, failovers: 0, playerUpdates: 0, positionsLost: 0, positionsLostWhy: { gap: 0, overflow: 0, unreadable: 0 }, uncertified: 0, againstRules: 0, relayUnproven: 0, alone: 0, retiredLinks: 0, redials: 0, full: 0, pendingShown: 0, pendingTakenBack: 0, pendingRefused: 0 };
   /** snapshot: attach start to snapshot (chunk snapshot latency); confirm: submit to CONFIRM. */
   readonly latency = { snapshot: new LatencySamples(), confirm: new LatencySamples() };
   readonly opts: ClientOptions;
@@ -475,11 +475,17 @@ export class RegionClient {
     this.emitPending(sub, [], back, changed);
   }
 
-  /** A frame's entries, or undefined (counted as stale) when they do not decode. */
+  /**
+   * A frame's entries, or undefined (counted as stale) when they do not decode. Entries
+   * against the world's rules (region-state.ts obeysWorldRules: a block no edit may set,
+   * anything at the floor) are left out and counted: a certified primary is one host of the
+   * set, and no frame of it may show a player what no edit could make.
+   */
   private decode(bytes: Uint8Array): Entry[] | undefined {
-    const entries = tryDecodeEntries(bytes);
-    if (!entries) this.stats.stale++;
-    return entries;
+    const got = tryDecodeWithinRules(bytes);
+    if (!got) return void this.stats.stale++;
+    this.stats.againstRules += got.against;
+    return got.entries;
   }
 
   /** A beat of our epoch from a host of the set: alive, committed up to s (a gap in our deltas shows). */

@@ -11,6 +11,7 @@ import type { Dht } from '../dht/dht';
 import { NAMESPACE_LIMITS, type Namespace } from '../dht/messages';
 import type { RecordRule } from '../dht/record-rules';
 import { GLASS, STONE } from '../world/blocks';
+import { CHUNK_SIZE } from '../world/coords';
 import { signGrant, type ClaimTerms, type EpochCert } from './epoch-cert';
 import { CertChecker } from './cert-checker';
 import { inChain } from './cert-anchor';
@@ -98,8 +99,11 @@ async function forgedLocation(key: NodeId, cert: EpochCert, by: Signer, opts: { 
   return frame(4, { cert, r, ...(opts.pk ? { pk: { a: 0, k: by.publicKey } } : {}), sig });
 }
 
+/** Entry key `i` blocks past the floor's last (y = 1 and up: no entry may set a block at y = 0). */
+const k = (i: number) => CHUNK_SIZE * CHUNK_SIZE + i;
+
 function entries(n: number, e: number, from = 0): Entry[] {
-  return Array.from({ length: n }, (_, i) => ({ key: from + i, id: 1 + (i % 4), e, s: 1 + i }));
+  return Array.from({ length: n }, (_, i) => ({ key: k(from + i), id: 1 + (i % 4), e, s: 1 + i }));
 }
 
 async function forgedEdits(key: NodeId, cert: EpochCert, by: Signer, opts: { i?: number; n?: number; v?: { e: number; s: number }; list?: Entry[] } = {}) {
@@ -251,15 +255,15 @@ describe('edit logs', () => {
     expect(await getEdits(liar, K, rv)).toBeUndefined();
     liar.raw('edits', K, await forgedEdits(K, c, signer(A), { n: 2 }));
     liar.raw('edits', p1, await part(K, 1, c, signer(B)));
-    expect((await getEdits(liar, K, rv))?.map((e) => e.key)).toEqual([0, 1, 2]);
+    expect((await getEdits(liar, K, rv))?.map((e) => e.key)).toEqual([k(0), k(1), k(2)]);
     liar.raw('edits', p1, await part(K2, 1, await cert1(K2)));
-    expect((await getEdits(liar, K, rv))?.map((e) => e.key)).toEqual([0, 1, 2]);
-    expect((await getEdits(liar, K))?.map((e) => e.key)).toEqual([0, 1, 2]); // names another region
+    expect((await getEdits(liar, K, rv))?.map((e) => e.key)).toEqual([k(0), k(1), k(2)]);
+    expect((await getEdits(liar, K))?.map((e) => e.key)).toEqual([k(0), k(1), k(2)]); // names another region
     liar.raw('edits', p1, await part(K, 1));
-    expect((await getEdits(liar, K, rv))?.map((e) => e.key)).toEqual([0, 1, 2, 900, 901]);
+    expect((await getEdits(liar, K, rv))?.map((e) => e.key)).toEqual([k(0), k(1), k(2), k(900), k(901)]);
     // Entries stamped after the certificate's epoch are never taken, even from a valid primary.
-    liar.raw('edits', K, await forgedEdits(K, c, signer(A), { list: [...entries(1, 1), { key: 77, id: 3, e: 40, s: 1 }] }));
-    expect((await getEdits(liar, K, rv))?.map((e) => e.key)).toEqual([0]);
+    liar.raw('edits', K, await forgedEdits(K, c, signer(A), { list: [...entries(1, 1), { key: k(77), id: 3, e: 40, s: 1 }] }));
+    expect((await getEdits(liar, K, rv))?.map((e) => e.key)).toEqual([k(0)]);
   });
 
   it('a reader given its chain takes only parts signed under a certificate of it', async () => {
@@ -282,7 +286,7 @@ describe('edit logs', () => {
     // The new primary's log, before any edit of its own (state version still of epoch 1).
     await putEdits(dht, K, { signer: signer(B), cert: c2 }, { e: 1, s: 4 }, entries(5, 1));
     expect((await getEdits(dht, K, rv))?.length).toBe(5);
-    await putEdits(dht, K, { signer: signer(B), cert: c2 }, { e: 2, s: 1 }, [...entries(5, 1), { key: 99, id: 1, e: 2, s: 1 }]);
+    await putEdits(dht, K, { signer: signer(B), cert: c2 }, { e: 2, s: 1 }, [...entries(5, 1), { key: k(99), id: 1, e: 2, s: 1 }]);
     expect((await getEdits(dht, K, rv))?.length).toBe(6);
     // The deposed primary's later publication (more edits in its old epoch) loses.
     await putEdits(dht, K, { signer: signer(A), cert: c1 }, { e: 1, s: 1000 }, entries(1000, 1));
@@ -325,7 +329,7 @@ describe('on the simulator (every node runs the rules)', () => {
     });
     await sim.settle(rogue.start());
     const me = sim.keyring.signer(rogueId);
-    const glass: Entry[] = [{ key: 77, id: GLASS, e: loc!.epoch + 50, s: 1 }];
+    const glass: Entry[] = [{ key: k(77), id: GLASS, e: loc!.epoch + 50, s: 1 }];
     const forged = [
       ['chunk', await forgedLocation(key, { ...loc!.cert, e: loc!.epoch + 50 }, signer(primary.dht.selfId))],
       ['chunk', await forgedLocation(key, loc!.cert, me, { pk: true, r: 0xfffffff })],

@@ -44,7 +44,7 @@ import { certSchema, certShapeFault, grantBytes, quorum, type EpochCert } from '
 import type { CertChecker } from './cert-checker';
 import type { FreshRule } from './cert-anchor';
 import { type KeyHash } from './region-key';
-import { compareStamp, decodeEntries, encodeEntries, ENTRY_BYTES, type Entry, type Stamp } from './region-state';
+import { compareStamp, decodeEntries, encodeEntries, ENTRY_BYTES, obeysWorldRules, type Entry, type Stamp } from './region-state';
 
 export const MAX_EDIT_PARTS = 16;
 /** Room an 'edits' value keeps for everything but its entries (the certificate, key, signature). */
@@ -340,8 +340,9 @@ export async function putEdits(dht: RecordDht, key: NodeId, auth: RecordAuth, ve
 }
 
 /** A log value's entries, none stamped after its certificate's epoch (no certified primary could have made them). */
+/** A part's entries of its certificate's epoch or before, within the world's rules (obeysWorldRules: whoever signed the log). */
 function entriesOf(m: Decoded<'EDITS'>): Entry[] {
-  return decodeEntries(m.entries).filter((e) => e.e <= m.cert.e);
+  return decodeEntries(m.entries).filter((e) => e.e <= m.cert.e && obeysWorldRules(e));
 }
 
 /**

@@ -8,6 +8,7 @@
 import { BLOCK_COUNT } from '../world/blocks';
 import { editAt, type BlockEdit } from '../world/chunk-edits';
 import { CHUNK_VOLUME, blockIndex } from '../world/coords';
+import { settableAtIndex } from '../world/world-rules';
 import { REGION_COLUMNS } from './region-key';
 import { VoxelError } from '../core/errors';
 
@@ -41,6 +42,15 @@ export const ZERO: Stamp = { e: 0, s: 0 };
 /** Negative when a is older than b. */
 export function compareStamp(a: Stamp, b: Stamp): number {
   return a.e !== b.e ? a.e - b.e : a.s - b.s;
+}
+
+/**
+ * Whether an entry obeys the world's rules (world/world-rules.ts: air or a placeable block,
+ * never at the floor). Every entry another node sends is held to them before it is merged,
+ * stored or shown, whoever signed it: a certified primary is one host of the set.
+ */
+export function obeysWorldRules(e: Pick<Entry, 'key' | 'id'>): boolean {
+  return settableAtIndex(e.key, e.id);
 }
 
 export function entryKey(col: number, x: number, y: number, z: number): number {
@@ -92,6 +102,17 @@ export function tryDecodeEntries(bytes: Uint8Array): Entry[] | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A frame's entries that obey the world's rules (`obeysWorldRules`), with how many did not
+ * (`against`), or undefined when the bytes do not decode.
+ */
+export function tryDecodeWithinRules(bytes: Uint8Array): { entries: Entry[]; against: number } | undefined {
+  const all = tryDecodeEntries(bytes);
+  if (!all) return undefined;
+  const entries = all.filter(obeysWorldRules);
+  return { entries, against: all.length - entries.length };
 }
 
 export class RegionState {
