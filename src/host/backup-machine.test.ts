@@ -22,8 +22,14 @@ const entry = (key: number, s: number, e = E): Entry => ({ key: Y5 + key, id: 1,
 
 const cert = (primary = P): EpochCert => ({ e: E, primary, hosts: [P, SELF, B2], grants: [] });
 
+/** The region's record as the machine sees it; the subscribers it hears of kept in `knownSubs`. */
+function followRecord(): FollowRecord & { knownSubs: NodeId[] } {
+  const rec = { knownSubs: [] as NodeId[], heardSubs: (ids: NodeId[]) => void (rec.knownSubs = ids), state: new RegionState(), requests: new RequestLog(60_000), cert: cert(), proofs: new ProofRing(1000, 10) };
+  return rec;
+}
+
 function backup(applied?: number) {
-  const rec: FollowRecord = { knownSubs: [], state: new RegionState(), requests: new RequestLog(60_000), cert: cert(), proofs: new ProofRing(1000, 10) };
+  const rec = followRecord();
   const roles = new RoleMachine();
   roles.heard(0);
   if (applied !== undefined) roles.appliedUpTo(applied);
@@ -155,7 +161,7 @@ describe('backup machine', () => {
     const PACED = { ...O, slowPrimaryFactor: 2, slowPrimaryMaxMs: 2400, slowPrimaryHalfLifeMs: 10_000 };
     const beat = (m: BackupMachine, at: number) => m.heartbeat(P, idToHex(P), { t: 'HEARTBEAT', rx: 0, rz: 0, e: E, s: 0, hosts }, at);
     const made = () => {
-      const rec: FollowRecord = { knownSubs: [], state: new RegionState(), requests: new RequestLog(60_000), cert: cert(), proofs: new ProofRing(1000, 10) };
+      const rec = followRecord();
       const roles = new RoleMachine();
       roles.appliedUpTo(0);
       const terms = { promised: E, following: idToHex(P), isCurrentPrimary: (hex: string, e: number) => hex === idToHex(P) && e === E };

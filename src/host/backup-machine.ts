@@ -20,8 +20,8 @@ import type { ProofRing } from './state-proofs';
 
 /** What the machine reads and writes of its region: plain fields and data. */
 export interface FollowRecord {
-  /** The primary's subscribers, told of a takeover. */
-  knownSubs: NodeId[];
+  /** The primary's subscribers, as its HEARTBEAT named them (told of a takeover; the region owns the list). */
+  heardSubs(ids: NodeId[]): void;
   readonly state: RegionState;
   readonly requests: RequestLog;
   /** The certificate of the primary we follow, and the signed batches and SYNC pieces we keep as evidence for a claimant (state-proofs.ts). */
@@ -121,7 +121,7 @@ export class BackupMachine {
     this.heardPrimary(now);
     this.primaryIdle = m.idle === true;
     this.primaryUnloads = m.unload === true;
-    if (m.subs) this.rec.knownSubs = m.subs;
+    if (m.subs) this.rec.heardSubs(m.subs);
     if (this.heard.applied === undefined) this.requestSync(from, now);
     // The answer renews the primary's lease: from now on we refuse other claimants for failoverMs / 2.
     if (m.b !== undefined) this.out.push({ t: 'ack', to: from, e: m.e, applied: this.heard.applied ?? 0, b: m.b });

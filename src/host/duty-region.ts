@@ -35,8 +35,8 @@ export interface DutyRegion {
   readonly chain: EpochCert[] | undefined;
   readonly epoch: number;
   readonly hosts: NodeId[];
-  /** The subscribers a backup learned from our predecessor: told of our takeover, then cleared. */
-  knownSubs: NodeId[];
+  /** The subscribers a backup learned from our predecessor, handed over once (then cleared): told of our takeover. */
+  takeKnownSubs(): NodeId[];
   /** When our claim went out: a grant of it holds our lease like an ack of a frame sent then. */
   readonly claimSentAt: number;
   persist(): Promise<void>;

@@ -55,8 +55,28 @@ export class HostedRegion implements RegionRole {
   private primaryDuty: PrimaryDuty | undefined;
   /** Edit requests ordered in this region (by us as primary, or handed to us). */
   readonly requests: RequestLog;
-  /** Backups: the primary's subscribers, told of a takeover. */
-  knownSubs: NodeId[] = [];
+  /**
+   * The subscribers the primary we followed last named (its HEARTBEAT), or ours as we stepped
+   * down: the next primary tells them of its takeover. Written only here (`heardSubs`,
+   * `takeKnownSubs`, `release`).
+   */
+  private subsKnown: NodeId[] = [];
+
+  get knownSubs(): readonly NodeId[] {
+    return this.subsKnown;
+  }
+
+  /** Our primary named its subscribers (backup-machine.ts, from its HEARTBEAT). */
+  heardSubs(ids: NodeId[]): void {
+    this.subsKnown = ids;
+  }
+
+  /** The subscribers to tell of our takeover, once: our duty starts (primary-duty.ts). */
+  takeKnownSubs(): NodeId[] {
+    const out = this.subsKnown;
+    this.subsKnown = [];
+    return out;
+  }
   /** Signed batches and SYNC pieces of the primaries we followed, the newest (state-proofs.ts): a claimant's evidence for our entries. */
   readonly proofs: ProofRing;
   /** Subscribers waiting for our claim to finish. */
@@ -464,7 +484,7 @@ export class HostedRegion implements RegionRole {
   release(why: string, role: 'backup' | 'idle' = 'backup'): void {
     this.ctx.stats.stepDowns++;
     this.trace(`release e${this.epoch}: ${why}`);
-    this.knownSubs = this.duty?.release() ?? [];
+    this.subsKnown = this.duty?.release() ?? [];
     this.primaryDuty = undefined;
     this.roles.released(role, this.ctx.clock.now());
   }

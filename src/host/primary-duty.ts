@@ -113,8 +113,7 @@ export class PrimaryDuty implements DutyShared {
       this.ctx.wires.replicas.send(h, { t: 'SYNC', ...this.regionFields, e: this.e, s: 0, hosts: cert.hosts, entries: new Uint8Array(0), cert, ...(this.region.chain ? { chain: this.region.chain } : {}) });
     }
     // Dueling Teapots' TAKE_OVER: the old primary's subscribers hear of us at once.
-    for (const id of this.region.knownSubs) this.ctx.wires.players.send(id, { t: 'NOT_PRIMARY', ...this.regionFields, e: this.e, primary: this.ctx.selfId });
-    this.region.knownSubs = [];
+    for (const id of this.region.takeKnownSubs()) this.ctx.wires.players.send(id, { t: 'NOT_PRIMARY', ...this.regionFields, e: this.e, primary: this.ctx.selfId });
     this.publisher.publishLocation();
     this.publisher.schedule();
   }

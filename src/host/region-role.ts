@@ -32,6 +32,8 @@ export interface RegionRole extends DutyRegion, RoleView {
   readonly declined: DeclinedHandoffs;
   /** Signed batches and SYNC pieces we keep as evidence of our entries (state-proofs.ts). */
   readonly proofs: ProofRing;
+  /** Our primary named its subscribers (its HEARTBEAT): the next primary tells them of its takeover. */
+  heardSubs(ids: NodeId[]): void;
   /** Subscribers waiting for our claim to finish. */
   readonly waiting: Map<string, { id: NodeId; since: Stamp | undefined }>;
   readonly stopped: boolean;
