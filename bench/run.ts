@@ -33,6 +33,7 @@ import { benchStore } from './store-bench';
 import { benchPlayerKey } from './player-key-bench';
 import { benchIdWork } from './id-work-bench';
 import { benchSybil } from './sybil-bench';
+import { benchSybilScale } from './sybil-scale-bench';
 import { benchAdversary } from './adversary-bench';
 import { benchThrottledHost } from './throttled-host-bench';
 import { benchTabCpu } from './tab-cpu-bench';
@@ -60,6 +61,7 @@ const benches: Bench[] = [
   ['hostile', benchHostile],
   ['auth', benchAuth],
   ['sybil', benchSybil],
+  ['sybil_1k', benchSybilScale],
   ['adversary', benchAdversary],
   ['contest', benchContest],
   ['items', benchItems],
@@ -91,9 +93,10 @@ const only = process.argv.slice(2);
 // hosting tab (`npm run bench -- hidden_host_10min`) and the 5-minute headless peer
 // (`npm run bench -- headless`), and the hosting simulation at 100-200 peers, several
 // minutes (`npm run bench -- hosting_scale`), and the adversarial simulation at 2,000 and
-// 10,000 nodes (`npm run bench -- adversarial_2k`, `adversarial_10k`), and the
-// network change (it turns the namespace's lo off: `npm run bench -- network_change`).
-const SLOW = new Set(['sim10k', 'adversarial_2k', 'adversarial_10k', 'hidden_host_10min', 'headless', 'hosting_scale', 'idle_cost', 'network_change']);
+// 10,000 nodes (`npm run bench -- adversarial_2k`, `adversarial_10k`), the
+// network change (it turns the namespace's lo off: `npm run bench -- network_change`), and the
+// adversary kit at 1,000 peers (`npm run bench -- sybil_1k`).
+const SLOW = new Set(['sim10k', 'adversarial_2k', 'adversarial_10k', 'hidden_host_10min', 'headless', 'hosting_scale', 'idle_cost', 'network_change', 'sybil_1k']);
 const LATEST = 'bench/results/latest.json';
 // Every run merges into the previous figures, a bare one too: it skips the named-only
 // benchmarks, and starting from nothing would drop their figures (the README's headline

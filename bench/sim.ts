@@ -14,7 +14,8 @@
 // while lookups run, kills and joins spread over the minute the lookups start in; its
 // success counts lookups whose asker and target were alive at the end.
 // (`npm run sim -- --adversarial --nodes N [--hostile 0.2] ...` runs the adversarial
-// simulation instead: bench/adversarial-bench.ts.)
+// simulation instead: bench/adversarial-bench.ts; `npm run sim -- --sybil-scale ...` the
+// adversary kit at scale: bench/sybil-scale-bench.ts.)
 import { spawn } from 'node:child_process';
 import { readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,6 +29,7 @@ import { LARGE_SIM_DHT, SimCluster } from '../src/testing/sim-cluster';
 import { adversarialSimMain } from './adversarial-bench';
 import { hostingSimMain } from './hosting-sim';
 import { idleCostMain } from './idle-cost-bench';
+import { sybilScaleMain } from './sybil-scale-bench';
 
 export interface SimOptions {
   nodes: number;
@@ -270,6 +272,8 @@ if (isMain && process.argv.includes('--hosting')) {
   await idleCostMain();
 } else if (isMain && process.argv.includes('--adversarial')) {
   await adversarialSimMain();
+} else if (isMain && process.argv.includes('--sybil-scale')) {
+  await sybilScaleMain();
 } else if (isMain) {
   const opts: SimOptions = {
     nodes: Number(arg('nodes') ?? 1000),

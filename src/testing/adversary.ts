@@ -311,11 +311,12 @@ const ROW_MS = 200;
 /** An honest edit after this many rows. */
 const EDIT_EVERY = 8;
 const PLANTED_PER_ROW = 2;
-const RECORD_HOSTS = 4;
+/** A location record fits the DHT's 1 KiB with a certificate of this many hosts at most. */
+export const RECORD_HOSTS = 4;
 const PLANTED_Y = 200;
 
 /** The row's planted GLASS: `PLANTED_PER_ROW` blocks at its own (x, y) column pair, stamped (e, s0..). */
-function plantedOf(r: RegionCoord, i: number) {
+export function plantedOf(r: RegionCoord, i: number) {
   return (e: number, s0: number): Entry[] =>
     Array.from({ length: PLANTED_PER_ROW }, (_, k) => {
       const x = r.rx * REGION_BLOCKS + (i % REGION_BLOCKS), z = r.rz * REGION_BLOCKS + 40 + k, y = PLANTED_Y + Math.floor(i / REGION_BLOCKS);
@@ -324,7 +325,7 @@ function plantedOf(r: RegionCoord, i: number) {
 }
 
 /** The row's AIR at the world floor. */
-function floorOf(r: RegionCoord, i: number) {
+export function floorOf(r: RegionCoord, i: number) {
   return (e: number): Entry[] => {
     const x = r.rx * REGION_BLOCKS + (i % REGION_BLOCKS), z = r.rz * REGION_BLOCKS + 50 + Math.floor(i / REGION_BLOCKS);
     return [{ key: entryKey(columnIndex(chunkOf(x), chunkOf(z)), localOf(x), WORLD_FLOOR_Y, localOf(z)), id: AIR, e, s: 2000 + i }];
@@ -345,7 +346,7 @@ function counters(p: SimPeer): Record<Counter, number> {
 }
 
 /** The certificate of `chain` for the scene's region. */
-async function certOf(s: Scene, chain: Chain, most = MAX_CERT_HOSTS): Promise<EpochCert> {
+export async function certOf(s: Scene, chain: Chain, most = MAX_CERT_HOSTS): Promise<EpochCert> {
   const { atk, real, key } = s;
   // With near nodes: those and the rogue (a majority near the key); else every key it holds.
   const mine = atk.nodes.length > 1 ? [...atk.nodes.slice(1).map((p) => p.dht.selfId), atk.id] : atk.keys.slice(0, most).map((k) => k.id);
@@ -371,12 +372,12 @@ async function certOf(s: Scene, chain: Chain, most = MAX_CERT_HOSTS): Promise<Ep
 }
 
 /** The links a `linked` row carries: the real certificate, then the spliced one over the attacker's keys. */
-async function linksOf(s: Scene, chain: Chain): Promise<EpochCert[] | undefined> {
+export async function linksOf(s: Scene, chain: Chain): Promise<EpochCert[] | undefined> {
   return chain === 'linked' ? [s.real, await certOf(s, 'spliced')] : undefined;
 }
 
 /** The honest peers a row is sent to. */
-function targets(s: Scene, role: Role, fresh: SimPeer | undefined): SimPeer[] {
+export function targets(s: Scene, role: Role, fresh: SimPeer | undefined): SimPeer[] {
   const honest = s.sim.live().filter((p) => !s.atk.owns(p));
   const inSet = (p: SimPeer) => s.real.hosts.some((h) => idEquals(h, p.dht.selfId));
   switch (role) {
@@ -407,10 +408,15 @@ async function farRegion(sim: HostSim, rogue: SimPeer, keys: RegionKeys, from: n
   throw new Error('every region is near the rogue');
 }
 
-/** One honest edit of `r` by `p` (y 120..159, placeable blocks): the entry it made once confirmed, else undefined. */
-async function honestEdit(sim: HostSim, p: SimPeer, r: RegionCoord, i: number, ms = 5000): Promise<{ x: number; y: number; z: number; id: number } | undefined> {
+/** Honest edit `i` of `r`: a placeable block at y 120..159 (no row's marker lies there). */
+export function honestSpot(r: RegionCoord, i: number): { x: number; y: number; z: number; id: number } {
   const x = r.rx * REGION_BLOCKS + ((i * 13) % REGION_BLOCKS), z = r.rz * REGION_BLOCKS + ((i * 29) % 32), y = 120 + (i % 40);
-  const id = PLACEABLE[i % (PLACEABLE.length - 1)]!;
+  return { x, y, z, id: PLACEABLE[i % (PLACEABLE.length - 1)]! };
+}
+
+/** One honest edit of `r` by `p` (honestSpot): the entry it made once confirmed, else undefined. */
+async function honestEdit(sim: HostSim, p: SimPeer, r: RegionCoord, i: number, ms = 5000): Promise<{ x: number; y: number; z: number; id: number } | undefined> {
+  const { x, y, z, id } = honestSpot(r, i);
   let ok: boolean | undefined;
   p.client.submit(x, y, z, id, { x, y, z: z + 2 }).then(() => (ok = true), () => (ok = false));
   await sim.clock.runUntil(() => ok !== undefined, ms);
@@ -640,7 +646,7 @@ async function enlist(s: Scene, was: SimPeer | undefined, epochOf: (p: SimPeer) 
 }
 
 /** The block at an honest edit's place in `st`. */
-function blockAt(st: RegionState | undefined, e: { x: number; y: number; z: number }): number | undefined {
+export function blockAt(st: RegionState | undefined, e: { x: number; y: number; z: number }): number | undefined {
   return st?.get(entryKey(columnIndex(chunkOf(e.x), chunkOf(e.z)), localOf(e.x), e.y, localOf(e.z)))?.id;
 }
 
@@ -662,7 +668,7 @@ async function freshSubscriber(s: Scene, listen: (p: SimPeer) => void, planted: 
 }
 
 /** Puts the row's record (location or edit log of planted blocks) under its chain through the attacker's node; false if the put threw. */
-async function putRecord(s: Scene, row: Row, cert: EpochCert, planted: (e: number, s0: number) => Entry[]): Promise<boolean> {
+export async function putRecord(s: Scene, row: Row, cert: EpochCert, planted: (e: number, s0: number) => Entry[]): Promise<boolean> {
   // Signed by the certificate's primary: the attacker's key when it minted it, else the
   // honest primary's own key as it would sign in that region or world (a captured record).
   const signer: Signer = s.sim.keyring.signer(cert.primary);
