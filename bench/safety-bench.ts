@@ -8,7 +8,7 @@
 //     once, (d) nothing applied twice, and (c) confirmed edits missing on a holder, summed
 //     over the seeds (`findings_at_primary`: those of (c) and (d) at the final primary rather
 //     than at a subscriber); `no_primary` counts regions without exactly one primary after healing
-//     (availability, reported apart). Run without rebase (the properties) and with it (the
+//     and the failover target's 2 s more (availability, reported apart). Run without rebase (the properties) and with it (the
 //     price of the one safety/availability trade, docs/HOSTING.md).
 import { runForkScenario } from '../src/testing/fork-scenario';
 import { runSafetyScenario } from '../src/testing/safety-scenario';
