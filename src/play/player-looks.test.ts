@@ -41,6 +41,19 @@ describe('player looks (the receiver\'s checks)', () => {
     expect(looks.shown(idToHex(node(1)))?.n).toBe('Ann');
   });
 
+  it('the look shown, rewritten and passed on with its signature, is dropped as a bad signature, not taken for a repeat', async () => {
+    const { looks, shown, sign, take } = setup();
+    const ann = await sign(1, 'Ann', WALL);
+    await take(1, ann);
+    await take(1, { ...ann, n: 'Mallory' });
+    await take(1, { ...ann, c: 5 });
+    await take(1, { ...ann, k: (await sign(2, 'Ann', WALL)).k });
+    expect(looks.stats).toMatchObject({ shown: 1, repeats: 0, dropped: { signature: 3 } });
+    await take(1, ann);
+    expect(looks.stats.repeats).toBe(1);
+    expect(shown).toEqual([['01', 'Ann']]);
+  });
+
   it('an older look, or another of the same stamp, is dropped as a replay; the same one again is a repeat', async () => {
     const { looks, shown, sign, take } = setup();
     const old = await sign(1, 'Ann', WALL - 1000);

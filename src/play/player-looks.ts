@@ -1,7 +1,8 @@
 // The looks (name and colour, region/player-look.ts) of the other players, as this tab shows
 // them: taken from the rosters of the hosts around us, whoever carried them, and shown only
 // once the node they name signed them. A look is dropped and counted when its signature does
-// not hold, when it is older than (or as old as, but not the same as) the one shown (a host
+// not hold (also when a host rewrites the name or colour of the look shown and keeps its
+// signature), when it is older than (or as old as, but not the same as) the one shown (a host
 // replaying an old name, or frames out of order), when it is stamped ahead of our clock (it
 // would pin the player's later looks out), or when the player changes looks faster than the
 // rate here allows. The same look again (a slot introduced anew) costs no check.
@@ -69,7 +70,11 @@ export class PlayerLooks {
   private async check(id: NodeId, hex: string, look: PlayerLook): Promise<void> {
     const drop = (why: LookDrop) => void this.stats.dropped[why]++;
     const h = this.entry(hex);
-    if (h.look && look.w <= h.look.w) return look.w === h.look.w && sameBytes(look.s, h.look.s) ? void this.stats.repeats++ : drop('replay');
+    if (h.look && look.w <= h.look.w) {
+      if (look.w < h.look.w || !sameBytes(look.s, h.look.s)) return drop('replay');
+      // The signature shown, over other words: a host rewrote the name or colour of the look it holds.
+      return sameSigned(look, h.look) ? void this.stats.repeats++ : drop('signature');
+    }
     if (h.checking !== undefined && look.w <= h.checking) return void this.stats.repeats++;
     const wall = (this.args.wallClock ?? Date.now)();
     if (look.w > wall + this.opts.maxAheadMs) return drop('ahead');
@@ -100,4 +105,9 @@ export class PlayerLooks {
     if (this.held.size > this.opts.maxPlayers) this.held.delete(this.held.keys().next().value!);
     return h;
   }
+}
+
+/** Every signed field alike (the signature is compared by the caller). */
+function sameSigned(a: PlayerLook, b: PlayerLook): boolean {
+  return a.a === b.a && a.w === b.w && sameLook(a, b) && sameBytes(a.k, b.k);
 }
