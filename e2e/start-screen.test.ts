@@ -2,7 +2,8 @@
 // page: the relay is unreachable, WebRTC is blocked (a browser that gathers no ICE
 // candidate, or has no RTCPeerConnection at all), no connection gets through (candidates
 // but none reachable, as behind a firewall dropping UDP: the player is offered a TURN server
-// of their own), the invite is broken, or it was altered. It
+// of their own), the invite is broken, or it was altered, or the browser cannot draw (no
+// WebGL2, or WebGL2 that will not start). It
 // offers Retry and "play here alone for now", and the game goes on underneath; the name and
 // colour chosen on it meanwhile are the game's once it runs. Writes
 // start-screen.png (e2e/screenshots.ts: docs/screenshots/ under `npm run screenshots`).
@@ -171,6 +172,31 @@ describe('the start screen explains a failed start', () => {
     console.log(`no RTCPeerConnection explained ${Math.round(e.ms)} ms after navigation: "${e.title}"`);
     expect(e.kind).toBe('webrtc-unsupported');
     saidInTime(e);
+  });
+
+  it('a browser that cannot draw: without WebGL2, or with WebGL2 that will not start, each said with what to do', async () => {
+    for (const [kind, strip] of [['webgl2-unsupported', true], ['webgl2-unavailable', false]] as const) {
+      const p = await page();
+      await p.addInitScript((strip) => {
+        if (strip) {
+          delete (window as { WebGL2RenderingContext?: unknown }).WebGL2RenderingContext;
+          return;
+        }
+        // The API is there but no context comes: as with hardware acceleration turned off.
+        const get = HTMLCanvasElement.prototype.getContext as (this: HTMLCanvasElement, t: string, o?: unknown) => unknown;
+        (HTMLCanvasElement.prototype as { getContext: unknown }).getContext = function (this: HTMLCanvasElement, t: string, o?: unknown) {
+          return t === 'webgl2' ? null : get.call(this, t, o);
+        };
+      }, strip);
+      // Drawing, no network: nothing but the drawing can fail.
+      await p.goto(url('net=off', 'world=start-e2e-webgl'));
+      const e = await explained(p);
+      const text = await p.locator('#loading .problem').innerText();
+      console.log(`${kind}: "${e.title}"`);
+      expect(e.kind).toBe(kind);
+      for (const words of ['WebGL2', 'Chrome', 'Firefox', 'hardware acceleration']) expect(text).toContain(words);
+      expect(e.buttons).toContain('Retry');
+    }
   });
 
   it('relay-only (?ice=relay) with no TURN server: said for what it is, with the Network form', async () => {
