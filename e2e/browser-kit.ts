@@ -29,6 +29,13 @@ export interface Tab {
   /** Resolves once `fn(arg)` is truthy in the page, polled every `pollMs`. */
   waitFor<A>(fn: (arg: A) => unknown, arg: A, timeoutMs: number, pollMs?: number): Promise<void>;
   goto(url: string): Promise<void>;
+  /**
+   * Kills the tab's browser at once, every process of it (SIGKILL to its process group), as
+   * when the machine dies: no page event runs, nothing says goodbye, its links go silent.
+   * Firefox tabs only (each has a browser of its own; a Chromium tab's renderer crash is
+   * e2e/browser.ts crashPage).
+   */
+  kill?(): Promise<void>;
 }
 
 export interface Engine {
@@ -47,9 +54,16 @@ function chromiumTab(page: PwPage): Tab {
   };
 }
 
-function firefoxTab(page: PpPage): Tab {
+function firefoxTab(page: PpPage, browser: PpBrowser): Tab {
   return {
     engine: 'firefox',
+    kill: () => new Promise<void>((resolve, reject) => {
+      const proc = browser.process();
+      if (!proc?.pid || proc.exitCode !== null || proc.signalCode !== null) return reject(new Error('no running Firefox process to kill'));
+      proc.once('exit', () => resolve());
+      // puppeteer starts Firefox detached: the leader of a process group of its own.
+      process.kill(-proc.pid, 'SIGKILL');
+    }),
     evaluate: (fn, arg) => page.evaluate(fn as (a: unknown) => unknown, arg) as Promise<never>,
     waitFor: async (fn, arg, timeoutMs, pollMs = 20) => { await page.waitForFunction(fn as (a: unknown) => unknown, { timeout: timeoutMs, polling: pollMs }, arg); },
     goto: async (url) => { await page.goto(url); },
@@ -98,7 +112,7 @@ export async function firefoxEngine(): Promise<Engine> {
       browsers.push(browser);
       const page = await browser.newPage();
       page.on('pageerror', (e) => console.error(`${label} pageerror`, e));
-      return firefoxTab(page);
+      return firefoxTab(page, browser);
     },
     close: async () => {
       await Promise.all(browsers.map((b) => b.close().catch(() => {})));

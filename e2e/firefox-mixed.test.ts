@@ -1,14 +1,22 @@
 // Two browser engines in one world: a Chromium tab (not drawing) and a Firefox ESR tab
 // (drawing with WebGL 2 on Xvfb) join through the relay, link over WebRTC, and each sees
 // the block the other placed. Firefox differs where this app leans on the platform: its SDP
-// (one session-level fingerprint), its ICE, its WebCrypto keys, its WebGL.
+// (one session-level fingerprint), its ICE, its WebCrypto keys, its WebGL. Then the Firefox
+// browser dies (killed, every process) while it is the primary of the region a Chromium
+// player edits in, and that player's edits there are confirmed again: the failover of
+// e2e/hosting.test.ts, with a Firefox primary. A second Chromium tab is the third host (a
+// failover needs a majority of the region's hosts alive).
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { chromiumEngine, firefoxEngine, type Engine, type Tab } from './browser-kit';
 import { withTestFps } from './browser';
+import { placeUntilConfirmed } from './page-world';
 
-const WORLD = '#world=firefox-e2e&seed=firefox-e2e';
+const WORLD_NAME = 'firefox-e2e';
+const WORLD = `#world=${WORLD_NAME}&seed=firefox-e2e`;
 const engines: Engine[] = [];
 let chrome: Tab;
+let chrome2: Tab;
 let firefox: Tab;
 
 /** Highest non-air, non-water block + 1 at (x, z) as the tab sees it. */
@@ -36,11 +44,11 @@ beforeAll(async () => {
   const t0 = Date.now();
   const [c, f] = await Promise.all([chromiumEngine(), firefoxEngine()]);
   engines.push(c, f);
-  // Both browsers start together; the Firefox tab joins once the Chromium one hosts.
-  const [ct, ft] = await Promise.all([c.open('chromium'), f.open('firefox')]);
+  // Both browsers start together; the Firefox tab and the second Chromium tab join once the first Chromium one hosts.
+  const [ct, c2t, ft] = await Promise.all([c.open('chromium'), c.open('chromium-2'), f.open('firefox')]);
   console.log(`browsers up in ${Date.now() - t0} ms`);
   chrome = await join(ct, 'render=off');
-  firefox = await join(ft, '');
+  [firefox, chrome2] = await Promise.all([join(ft, ''), join(c2t, 'render=off')]);
 });
 
 afterAll(async () => {
@@ -70,4 +78,55 @@ describe('a Chromium and a Firefox player in one world', () => {
     expect(drawn.triangles).toBeGreaterThan(0);
     expect(drawn.frames).toBeGreaterThan(0);
   });
+
+  it("Firefox dies while primary of the region a Chromium player edits in: that player's edits there are confirmed again", async () => {
+    const ids = { chrome: await idOf(chrome), chrome2: await idOf(chrome2), firefox: await idOf(firefox) };
+    // A region near the player whose key is closest to Firefox's id: the region moves to its
+    // closest host (docs/HOSTING.md "Handoff"), so Firefox becomes its primary.
+    const me = await chrome.evaluate(() => window.voxel.player(), null);
+    const [srx, srz] = [Math.floor(me.x / 64), Math.floor(me.z / 64)];
+    const near = [];
+    for (let dx = -2; dx <= 2; dx++) for (let dz = -2; dz <= 2; dz++) near.push([srx + dx, srz + dz] as const);
+    near.sort((a, b) => Math.hypot(a[0] - srx, a[1] - srz) - Math.hypot(b[0] - srx, b[1] - srz));
+    const target = near.find(([rx, rz]) => closestTo(regionKey(rx, rz), Object.values(ids)) === ids.firefox);
+    expect(target, 'a region within 2 of the spawn whose key is closest to Firefox').toBeDefined();
+    const [rx, rz] = target!;
+    const region = `${rx},${rz}`;
+    // The Chromium player walks in (teleports to its middle, onto the ground).
+    const cx = rx * 64 + 32, cz = rz * 64 + 32;
+    await chrome.evaluate(([x, z]) => window.voxel.teleport(x! + 0.5, 160, z! + 0.5), [cx, cz]);
+    await chrome.waitFor(([x, z]) => window.voxel.getBlock(x!, 100, z!) >= 0, [cx, cz], 30_000, 50);
+    const feet = await airAbove(chrome, cx, cz);
+    await chrome.evaluate(([x, y, z]) => window.voxel.teleport(x! + 0.5, y!, z! + 0.5), [cx, feet, cz]);
+    const t0 = Date.now();
+    await firefox.waitFor((r) => window.voxel.hosting!.roles().primary.includes(r), region, 30_000, 100);
+    console.log(`Firefox primary of region ${region} ${Date.now() - t0} ms after the Chromium player walked in`);
+    await chrome.waitFor((r) => window.voxel.hosting!.region(r).client?.ready === true, region, 30_000, 50);
+    // Edits confirmed with Firefox as primary, then Firefox dies and one more is made.
+    const spots = [[cx + 2, cz + 1], [cx + 1, cz + 2], [cx - 2, cz + 1]] as const;
+    for (const [x, z] of spots.slice(0, 2)) {
+      const y = await airAbove(chrome, x, z);
+      expect((await chrome.evaluate(placeUntilConfirmed, [x, y, z, 11])).at(-1), `edit at ${x},${y},${z} with Firefox as primary`).toMatch(/^ok/);
+    }
+    expect(await firefox.evaluate((r) => window.voxel.hosting!.roles().primary.includes(r), region)).toBe(true);
+    await firefox.kill!();
+    const killed = Date.now();
+    const [x, z] = spots[2];
+    const y = await airAbove(chrome, x, z);
+    const attempts = await chrome.evaluate(placeUntilConfirmed, [x, y, z, 12]);
+    expect(attempts.at(-1)).toMatch(/^ok/);
+    console.log(`edits in region ${region} confirmed again ${Date.now() - killed} ms after its primary (Firefox) was killed (${attempts.join('; ')})`);
+  });
 });
+
+const idOf = (t: Tab) => t.evaluate(() => window.voxel.net!.id(), null);
+
+/** A region's DHT key (src/region/region-key.ts): the first 160 bits of SHA-256("region:" + world + ":" + rx + ":" + rz). */
+function regionKey(rx: number, rz: number): bigint {
+  return BigInt(`0x${createHash('sha256').update(`region:${WORLD_NAME}:${rx}:${rz}`).digest('hex').slice(0, 40)}`);
+}
+
+/** The id (hex) closest to `key` by XOR. */
+function closestTo(key: bigint, ids: string[]): string {
+  return ids.reduce((best, id) => ((BigInt(`0x${id}`) ^ key) < (BigInt(`0x${best}`) ^ key) ? id : best));
+}

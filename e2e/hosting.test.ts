@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { crashPage, launchProfile, openPage, PAGE_UP, type Profile } from './browser';
+import { placeUntilConfirmed } from './page-world';
 
 const TABS = 4;
 const BRICK = 11;
@@ -104,33 +105,8 @@ describe('the shared world across tabs', () => {
     const t0 = Date.now();
     const [x, z] = spots[5]!;
     const y = await airAbove(editor, x, z);
-    // An attempt may time out or be refused while the backups take over: retry until one is
-    // confirmed. (Not waitForFunction with an async predicate: its Promise counts as truthy
-    // at once, so it would return the first attempt's outcome, a failure included.)
-    const attempts = await editor.evaluate(async ([x, y, z, id]) => {
-      const out: string[] = [];
-      const t0 = Date.now();
-      while (Date.now() - t0 < 30_000) {
-        try {
-          // Resolved is not confirmed: an edit no certified primary took stays tentative and
-          // is retried by the tab itself; it counts once it leaves the tentative list.
-          const r = await window.voxel.setBlock(x!, y!, z!, id!);
-          if (r && !r.confirmed) {
-            out.push(`tentative after ${Date.now() - t0} ms`);
-            while (Date.now() - t0 < 30_000 && window.voxel.tentative().some((e) => e.x === x && e.y === y && e.z === z)) {
-              await new Promise((resolve) => setTimeout(resolve, 50));
-            }
-            if (window.voxel.tentative().some((e) => e.x === x && e.y === y && e.z === z)) return out;
-          }
-          out.push(`ok after ${Date.now() - t0} ms`);
-          return out;
-        } catch (err) {
-          out.push(`${(err as Error).name} after ${Date.now() - t0} ms`);
-        }
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-      return out;
-    }, [x, y, z, BRICK]);
+    // Retried until confirmed: an attempt may fail while the backups take over.
+    const attempts = await editor.evaluate(placeUntilConfirmed, [x, y, z, BRICK]);
     expect(attempts.at(-1)).toMatch(/^ok/);
     edits.push([x, y, z, BRICK]);
     console.log(`edits in region ${region} confirmed again ${Date.now() - t0} ms after its primary (tab ${primary}) crashed (${attempts.join('; ')})`);

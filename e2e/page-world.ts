@@ -39,3 +39,36 @@ export async function sayOnceHeard(p: Page, text: string, timeoutMs = 20_000): P
     await new Promise((r) => setTimeout(r, 250));
   }
 }
+
+/**
+ * Run in a page (`page.evaluate(placeUntilConfirmed, [x, y, z, id])`, either engine): places
+ * a block, asking again until one attempt is confirmed, 30 s at most; resolves to what each
+ * attempt did ("ok after N ms" last when one was). An attempt may time out or be refused
+ * while a region's backups take over after its primary died. Resolved is not confirmed: an
+ * edit no certified primary took stays tentative and is retried by the tab itself; it counts
+ * once it leaves the tentative list. (Not waitForFunction with an async predicate: its
+ * Promise counts as truthy at once, so it would return the first attempt's outcome.)
+ */
+export async function placeUntilConfirmed([x, y, z, id]: number[]): Promise<string[]> {
+  const out: string[] = [];
+  const t0 = Date.now();
+  while (Date.now() - t0 < 30_000) {
+    try {
+      const r = await window.voxel.setBlock(x!, y!, z!, id!);
+      if (r && !r.confirmed) {
+        out.push(`tentative after ${Date.now() - t0} ms`);
+        // (No named helper for this test: a bundler's name-keeping wrapper would not exist in the page.)
+        while (Date.now() - t0 < 30_000 && window.voxel.tentative().some((e) => e.x === x && e.y === y && e.z === z)) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        if (window.voxel.tentative().some((e) => e.x === x && e.y === y && e.z === z)) return out;
+      }
+      out.push(`ok after ${Date.now() - t0} ms`);
+      return out;
+    } catch (err) {
+      out.push(`${(err as Error).name} after ${Date.now() - t0} ms`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return out;
+}
