@@ -115,7 +115,7 @@ export function createHostingApi(net: NetSession, remote: RemotePlayers, clock: 
       ...prefixed('items_request_', net.items.host.requests.stats),
       ...prefixed('client_', net.client.stats),
       // Other players' looks (name and colour) shown, the same again, and dropped by reason (play/player-looks.ts).
-      ...(net.source.looks ? { looks_shown: net.source.looks.stats.shown, looks_repeats: net.source.looks.stats.repeats, ...prefixed('looks_dropped_', net.source.looks.stats.dropped) } : {}),
+      ...(net.source.looks ? { looks_shown: net.source.looks.stats.shown, looks_repeats: net.source.looks.stats.repeats, looks_refused_again: net.source.looks.stats.refusedAgain, ...prefixed('looks_dropped_', net.source.looks.stats.dropped) } : {}),
       ...net.client.latency.snapshot.flat('client_snapshot_ms'),
       ...net.client.latency.confirm.flat('client_confirm_ms'),
       ...net.host.latency.store.flat('host_store_ms'),

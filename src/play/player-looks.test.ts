@@ -54,6 +54,16 @@ describe('player looks (the receiver\'s checks)', () => {
     expect(shown).toEqual([['01', 'Ann']]);
   });
 
+  it('the same forged look again is not checked or counted again; a genuine look after it still shows', async () => {
+    const { looks, shown, sign, take } = setup();
+    const ann = await sign(1, 'Ann', WALL);
+    const forged = { ...ann, n: 'Mallory' };
+    for (let i = 0; i < 3; i++) await take(1, forged);
+    expect(looks.stats).toMatchObject({ refusedAgain: 2, dropped: { signature: 1 } });
+    await take(1, ann); // the forgery carried Ann's own signature: hers still shows
+    expect(shown).toEqual([['01', 'Ann']]);
+  });
+
   it('an older look, or another of the same stamp, is dropped as a replay; the same one again is a repeat', async () => {
     const { looks, shown, sign, take } = setup();
     const old = await sign(1, 'Ann', WALL - 1000);

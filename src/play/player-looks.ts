@@ -5,7 +5,8 @@
 // signature), when it is older than (or as old as, but not the same as) the one shown (a host
 // replaying an old name, or frames out of order), when it is stamped ahead of our clock (it
 // would pin the player's later looks out), or when the player changes looks faster than the
-// rate here allows. The same look again (a slot introduced anew) costs no check.
+// rate here allows. The same look again (a slot introduced anew) costs no check, and so does
+// the same forged look again (counted once, then as refusedAgain).
 import type { Clock } from '../core/clock';
 import type { NodeId } from '../core/node-id';
 import type { Verifier } from '../core/signer';
@@ -44,11 +45,13 @@ interface Held {
   look: PlayerLook | undefined;
   /** The stamp of the look being checked, if any. */
   checking: number | undefined;
+  /** The last look whose signature did not hold: the same again (a host's listing of a forged MOVE each second, a roster resent) costs no check and is not counted again. */
+  refused: PlayerLook | undefined;
   bucket: TokenBucket;
 }
 
 export class PlayerLooks {
-  readonly stats = { shown: 0, repeats: 0, dropped: { ahead: 0, replay: 0, signature: 0, rate: 0, busy: 0 } as Record<LookDrop, number> };
+  readonly stats = { shown: 0, repeats: 0, refusedAgain: 0, dropped: { ahead: 0, replay: 0, signature: 0, rate: 0, busy: 0 } as Record<LookDrop, number> };
   private readonly opts: PlayerLooksOptions;
   private readonly held = new Map<string, Held>();
   private checking = 0;
@@ -70,6 +73,7 @@ export class PlayerLooks {
   private async check(id: NodeId, hex: string, look: PlayerLook): Promise<void> {
     const drop = (why: LookDrop) => void this.stats.dropped[why]++;
     const h = this.entry(hex);
+    if (h.refused && sameSigned(look, h.refused) && sameBytes(look.s, h.refused.s)) return void this.stats.refusedAgain++;
     if (h.look && look.w <= h.look.w) {
       if (look.w < h.look.w || !sameBytes(look.s, h.look.s)) return drop('replay');
       // The signature shown, over other words: a host rewrote the name or colour of the look it holds.
@@ -88,7 +92,10 @@ export class PlayerLooks {
       this.checking--;
       if (h.checking === look.w) h.checking = undefined;
     }
-    if (!ok) return drop('signature');
+    if (!ok) {
+      h.refused = look;
+      return drop('signature');
+    }
     // Checked again after the wait: a newer look may have been shown meanwhile.
     if (h.look && look.w <= h.look.w) return drop('replay');
     if (h.look && !sameLook(h.look, look) && !h.bucket.take(1, this.args.clock.now())) return drop('rate');
@@ -100,7 +107,7 @@ export class PlayerLooks {
   private entry(hex: string): Held {
     let h = this.held.get(hex);
     this.held.delete(hex); // re-inserted last: the map stays in order of last use
-    h ??= { look: undefined, checking: undefined, bucket: new TokenBucket(this.opts.changePerSecond, this.opts.changeBurst, this.args.clock.now()) };
+    h ??= { look: undefined, checking: undefined, refused: undefined, bucket: new TokenBucket(this.opts.changePerSecond, this.opts.changeBurst, this.args.clock.now()) };
     this.held.set(hex, h);
     if (this.held.size > this.opts.maxPlayers) this.held.delete(this.held.keys().next().value!);
     return h;
