@@ -47,8 +47,10 @@ describe('player looks (the receiver\'s checks)', () => {
     await take(1, ann);
     await take(1, { ...ann, n: 'Mallory' });
     await take(1, { ...ann, c: 5 });
-    await take(1, { ...ann, k: (await sign(2, 'Ann', WALL)).k });
-    expect(looks.stats).toMatchObject({ shown: 1, repeats: 0, dropped: { signature: 3 } });
+    const rekeyed = { ...ann, k: (await sign(2, 'Ann', WALL)).k };
+    await take(1, rekeyed);
+    await take(1, rekeyed); // the same rewrite again (the slot's next update): not counted again
+    expect(looks.stats).toMatchObject({ shown: 1, repeats: 0, refusedAgain: 1, dropped: { signature: 3 } });
     await take(1, ann);
     expect(looks.stats.repeats).toBe(1);
     expect(shown).toEqual([['01', 'Ann']]);

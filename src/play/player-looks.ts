@@ -76,8 +76,11 @@ export class PlayerLooks {
     if (h.refused && sameSigned(look, h.refused) && sameBytes(look.s, h.refused.s)) return void this.stats.refusedAgain++;
     if (h.look && look.w <= h.look.w) {
       if (look.w < h.look.w || !sameBytes(look.s, h.look.s)) return drop('replay');
-      // The signature shown, over other words: a host rewrote the name or colour of the look it holds.
-      return sameSigned(look, h.look) ? void this.stats.repeats++ : drop('signature');
+      if (sameSigned(look, h.look)) return void this.stats.repeats++;
+      // The signature shown, over other words: a host rewrote the name or colour of the look
+      // it holds. Remembered, as the player's slot carries it to us again with each update.
+      h.refused = look;
+      return drop('signature');
     }
     if (h.checking !== undefined && look.w <= h.checking) return void this.stats.repeats++;
     const wall = (this.args.wallClock ?? Date.now)();
