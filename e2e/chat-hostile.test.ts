@@ -11,6 +11,13 @@
 // region's rosters: B drops it (not signed by that player's node), counts it, and lists
 // that player unnamed beside the one Ann; so does the primary's list of who stands in the
 // region (the hosting page's), which takes that look from the MOVE itself.
+//
+// Then a hostile *host*: a second hostile Node peer whose hosting runs as an honest node's
+// does, in a region whose key it is nearest, so it becomes the primary A and B follow; it
+// rewrites the name and colour of A's look in the rosters it sends: the look B already shows
+// (its signature kept) and A's new name. B keeps showing the look A signed before, never a
+// rewritten one, and counts the forgeries as bad signatures. Once the host stops lying, A's
+// next name reaches B through it.
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
@@ -24,15 +31,29 @@ import { REGION_BLOCKS, RegionKeys } from '../src/region/region-key';
 import { CHAT_RULES } from '../src/host/chat-relay';
 import { launchBrowser, openInFreshContext, PAGE_UP } from './browser';
 import { airAbove, sayOnceHeard as say } from './page-world';
-import { hostileSeat, regionWithoutAttacker, startHostilePeer, type HostilePeer, type HostileSeat } from './hostile-peer';
+import { hostileSeat, regionNearestAttacker, regionWithoutAttacker, startHostilePeer, type HostilePeer, type HostileSeat } from './hostile-peer';
+import { PLAYER_COLOUR_MAX } from '../src/world/player-colour';
 
 const WORLD = 'chat-hostile-e2e';
 const keys = new RegionKeys(WORLD);
 let browser: Browser;
 let seat: HostileSeat;
 let atk: HostilePeer | undefined;
+/** The hostile host of the second test. */
+let host: HostilePeer | undefined;
 let a: Page, b: Page;
 const used = new Set<string>();
+
+/** Where the first test's region (hosted by the tabs alone) has A and B stand. */
+let meeting: { cx: number; cz: number } | undefined;
+
+/** A at (cx, cz) and B two blocks east, each on the ground. */
+async function standTogether(cx: number, cz: number): Promise<void> {
+  for (const [p, dx] of [[a, 0], [b, 2]] as const) {
+    await p.evaluate(([x, z]) => window.voxel.teleport(x!, 150, z!).then(() => window.voxel.ready()), [cx + dx + 0.5, cz + 0.5]);
+    await p.evaluate(([x, y, z]) => window.voxel.teleport(x!, y!, z!), [cx + dx + 0.5, await airAbove(p, cx + dx, cz), cz + 0.5]);
+  }
+}
 
 const url = (render: boolean) => `${inject('baseUrl')}/?${render ? '' : 'render=off&'}rd=2#world=${WORLD}&seed=${WORLD}`;
 
@@ -49,6 +70,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await host?.stop();
   if (atk) await atk.stop();
   else if (seat) rmSync(seat.dataDir, { recursive: true, force: true });
   await browser?.close();
@@ -72,10 +94,8 @@ describe('chat under a hostile peer', () => {
     // A region the hostile node would be the last to host: the tabs alone are its hosts.
     const r = await regionWithoutAttacker(keys, spawn.x, spawn.z, ids, seat.hex, used);
     const cx = r.rx * REGION_BLOCKS + 32, cz = r.rz * REGION_BLOCKS + 32;
-    for (const [p, dx] of [[a, 0], [b, 2]] as const) {
-      await p.evaluate(([x, z]) => window.voxel.teleport(x!, 150, z!).then(() => window.voxel.ready()), [cx + dx + 0.5, cz + 0.5]);
-      await p.evaluate(([x, y, z]) => window.voxel.teleport(x!, y!, z!), [cx + dx + 0.5, await airAbove(p, cx + dx, cz), cz + 0.5]);
-    }
+    await standTogether(cx, cz);
+    meeting = { cx, cz };
     // An honest line first: the region has its primary, and B hears A. Both must follow the
     // same primary first: a line goes to A's primary once, and B, still attaching (under load a
     // fresh region's first primary can take seconds), would drop it as not from its host.
@@ -204,5 +224,70 @@ describe('chat under a hostile peer', () => {
     } finally {
       clearInterval(moving2);
     }
+  });
+
+  it('a hostile host that rewrites a player\'s look changes nothing at B, which counts it', async () => {
+    // The first hostile peer answers nothing: as a candidate host of the next region it would
+    // only slow its claims. A retry brings a hostile host of its own (and a region of its own).
+    if (atk) {
+      await atk.stop();
+      atk = undefined;
+    }
+    if (host) {
+      await host.stop();
+      host = undefined;
+    }
+    const hostSeat = await hostileSeat();
+    host = await startHostilePeer({ world: WORLD, relay: `${inject('baseUrl').replace(/^http/, 'ws')}/relay`, extraKeys: 0, seat: hostSeat, hosting: true });
+    const ids = await Promise.all([a, b].map((p) => p.evaluate(() => window.voxel.net!.id())));
+    const annAtB = async () => (await b.evaluate(() => window.voxel.who!())).find((w) => w.id === ids[0]);
+    // B shows A as Ann, a look it proved. The first test left them so; a retry stands them in
+    // that test's region again (the last one lost its hostile primary), and names A anew.
+    if ((await annAtB())?.name !== 'Ann') {
+      if (meeting) await standTogether(meeting.cx, meeting.cz);
+      await a.evaluate(() => window.voxel.setName!('Ann'));
+    }
+    for (const until = Date.now() + 30_000; (await annAtB())?.name !== 'Ann'; await new Promise((res) => setTimeout(res, 200))) {
+      if (Date.now() > until) throw new Error(`B does not list A as Ann before the test: ${JSON.stringify(await annAtB())}`);
+    }
+    const shownBefore = (await annAtB())!;
+    const forged = (c: number) => (c + 1) % (PLAYER_COLOUR_MAX + 1);
+    host.rewriteLooks((l, player) => (idToHex(player) === ids[0] ? { ...l, n: 'Mallory', c: forged(l.c) } : l));
+    const spawn = await b.evaluate(() => window.voxel.player());
+    const r = await regionNearestAttacker(keys, spawn.x, spawn.z, ids, hostSeat.hex, used);
+    const regionName = `${r.rx},${r.rz}`;
+    const dropped = async () => (await b.evaluate(() => window.voxel.hosting!.stats()))['looks_dropped_signature'] ?? 0;
+    const dropped0 = await dropped();
+    await standTogether(r.rx * REGION_BLOCKS + 32, r.rz * REGION_BLOCKS + 32);
+    const followed = (p: Page) => p.evaluate((n) => window.voxel.hosting!.region(n).client?.primary ?? '', regionName);
+    for (const until = Date.now() + 30_000; ; await new Promise((res) => setTimeout(res, 200))) {
+      const [pa, pb] = await Promise.all([followed(a), followed(b)]);
+      // The page names a primary by its first 8 hex digits.
+      if (pa !== '' && hostSeat.hex.startsWith(pa) && pb === pa) break;
+      if (Date.now() > until) throw new Error(`A and B do not follow the hostile host ${hostSeat.hex.slice(0, 6)} as primary of ${regionName} within 30 s: A ${pa || 'none'}, B ${pb || 'none'}`);
+    }
+    // B is introduced to A by the hostile host: the look B shows, rewritten, its signature kept.
+    const rewritten = () => host!.sent['looks rewritten'] ?? 0;
+    await expect.poll(rewritten, { timeout: 15_000, interval: 100 }).toBeGreaterThan(0);
+    await expect.poll(dropped, { timeout: 10_000, interval: 100 }).toBeGreaterThan(dropped0);
+    // A renames: the new look reaches B only through the hostile host (after its 5 s between
+    // changes), rewritten. B's drop counter also moves for other reasons (the first test's
+    // forgeries in the regions around), so what B shows is what is judged here.
+    const sent1 = rewritten();
+    expect(await a.evaluate(() => window.voxel.setName!('Ann Lee'))).toBe(true);
+    await expect.poll(rewritten, { timeout: 15_000, interval: 100 }).toBeGreaterThan(sent1);
+    await new Promise((res) => setTimeout(res, 2_000));
+    const shown = (await annAtB())!;
+    expect(shown.name, 'B shows the name A signed before, not the host\'s').toBe('Ann');
+    expect(shown.colour).toBe(shownBefore.colour);
+    console.log(`the hostile host rewrote ${rewritten()} looks; B dropped ${(await dropped()) - dropped0} as bad signatures and shows A as ${shown.name}`);
+    // Honest again: A's next name reaches B through the same host (it passes a change once per
+    // 5 s), so B kept 'Ann' above because it refused this host's lie, not for want of a path.
+    host.rewriteLooks((l) => l);
+    await new Promise((res) => setTimeout(res, 5_000));
+    expect(await a.evaluate(() => window.voxel.setName!('Annie'))).toBe(true);
+    await expect.poll(async () => (await annAtB())?.name, { timeout: 15_000, interval: 200 }).toBe('Annie');
+    const stillFollowed = await followed(b);
+    expect(stillFollowed !== '' && hostSeat.hex.startsWith(stillFollowed), `B follows ${stillFollowed || 'none'}`).toBe(true);
   });
 });

@@ -6,8 +6,9 @@
 // host set and "previous" set it likes, granted by its own keys only; then it sends them
 // where a certificate is believed (CLAIM, HANDOFF, SYNC, OFFER, an unasked SNAPSHOT), puts a
 // location record and an edit log under them into the DHT, and answers SUBSCRIBE with a
-// SNAPSHOT under them. Every frame it sends is counted by type. Test-only: no product code
-// imports it.
+// SNAPSHOT under them. Or, asked to (`hosting`), it hosts as an honest node does and lies
+// only in the rosters it sends players (`rewriteLooks`). Every frame it sends is counted by
+// type. Test-only: no product code imports it.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +24,7 @@ import { encodeEntries, entryKey, type Entry } from '../src/region/region-state'
 import { GLASS } from '../src/world/blocks';
 import { chunkOf, localOf } from '../src/world/coords';
 import type { ReplicaFrame } from '../src/host/host-wires';
+import type { PlayerLook } from '../src/region/player-look';
 
 /** Planted blocks are GLASS this high: no honest edit of the test goes there. */
 export const PLANTED_Y = 250;
@@ -42,7 +44,7 @@ export interface HostilePeer {
   readonly hex: string;
   /** Its node key first, then the extra keys (no live nodes). */
   readonly keys: readonly Signer[];
-  /** Frames sent so far by type (only those the wire took), and SUBSCRIBEs answered. */
+  /** Frames sent so far by type (only those the wire took), SUBSCRIBEs answered, and looks rewritten (`looks rewritten`). */
   readonly sent: Record<string, number>;
   /** A certificate of `terms` for the region `key`, granted by every key of its own that `terms` names. */
   mint(key: NodeId, terms: ClaimTerms): Promise<EpochCert>;
@@ -56,6 +58,11 @@ export interface HostilePeer {
   snapshot(r: RegionCoord, cert: EpochCert, entries: Entry[]): PlayerFrame;
   /** From now on a SUBSCRIBE of `r` is answered with a snapshot of `entries` under `cert`. */
   serve(r: RegionCoord, cert: EpochCert, entries: Entry[]): void;
+  /**
+   * From now on, as a host, it puts `forge(look)` where a player's look goes in the rosters
+   * it sends players (POSITIONS); counted as `looks rewritten`.
+   */
+  rewriteLooks(forge: (look: PlayerLook, player: NodeId) => PlayerLook): void;
   /** Puts a location record and an edit log of `entries` for the region `key` under `cert` (itself its primary) into the DHT. */
   poisonRecords(key: NodeId, cert: EpochCert, entries: Entry[]): Promise<void>;
   stop(): Promise<void>;
@@ -66,19 +73,27 @@ export interface HostilePeer {
  * spawn), not in `used`, whose key has the hostile node (`hostileHex`) farthest of all the
  * nodes (`ids` and it): the tabs alone host it. Added to `used`.
  */
-export async function regionWithoutAttacker(keys: RegionKeys, x: number, z: number, ids: string[], hostileHex: string, used: Set<string>): Promise<RegionCoord> {
+export function regionWithoutAttacker(keys: RegionKeys, x: number, z: number, ids: string[], hostileHex: string, used: Set<string>): Promise<RegionCoord> {
+  return regionWhere(keys, x, z, [...ids, hostileHex], used, (order) => order.at(-1) === hostileHex, 'far from');
+}
+
+/** As regionWithoutAttacker, but the hostile node is the nearest of all to the key: it is the region's first choice of primary. */
+export function regionNearestAttacker(keys: RegionKeys, x: number, z: number, ids: string[], hostileHex: string, used: Set<string>): Promise<RegionCoord> {
+  return regionWhere(keys, x, z, [...ids, hostileHex], used, (order) => order[0] === hostileHex, 'nearest to');
+}
+
+async function regionWhere(keys: RegionKeys, x: number, z: number, all: string[], used: Set<string>, fits: (order: string[]) => boolean, what: string): Promise<RegionCoord> {
   const rx0 = Math.floor(x / REGION_BLOCKS), rz0 = Math.floor(z / REGION_BLOCKS);
   for (let d = 2; d <= 5; d++) {
     for (let dx = -d; dx <= d; dx++) {
       for (let dz = -d; dz <= d; dz++) {
         const r = { rx: rx0 + dx, rz: rz0 + dz };
         if (Math.max(Math.abs(dx), Math.abs(dz)) !== d || used.has(regionName(r))) continue;
-        const order = sortByDistance([...ids, hostileHex], hexToId, await keys.key(r));
-        if (order.at(-1) === hostileHex) return (used.add(regionName(r)), r);
+        if (fits(sortByDistance(all, hexToId, await keys.key(r)))) return (used.add(regionName(r)), r);
       }
     }
   }
-  throw new Error('no region near the spawn is far from the hostile node');
+  throw new Error(`no region near the spawn is ${what} the hostile node`);
 }
 
 /** The hostile node's data dir and node id, made before it joins: a test picks the region it attacks by the id. */
@@ -99,12 +114,16 @@ export async function hostileSeat(): Promise<HostileSeat> {
   }
 }
 
-/** Joins `world` through `relay` as the hostile node of `seat`, holding `extraKeys` keypairs besides its own. */
-export async function startHostilePeer(o: { world: string; relay: string; extraKeys: number; seat: HostileSeat }): Promise<HostilePeer> {
+/**
+ * Joins `world` through `relay` as the hostile node of `seat`, holding `extraKeys` keypairs
+ * besides its own. With `hosting`, its hosting runs as an honest node's does (it claims,
+ * grants and serves players) and only `rewriteLooks` makes it lie.
+ */
+export async function startHostilePeer(o: { world: string; relay: string; extraKeys: number; seat: HostileSeat; hosting?: boolean }): Promise<HostilePeer> {
   const { dataDir } = o.seat;
   const node = await startHeadlessPeer({ world: o.world, relay: o.relay, dataDir, bindAddress: '127.0.0.1' });
   // Nothing honest answers for it from here on: no grants, no claims, no snapshots but its own.
-  node.net.host.stop();
+  if (!o.hosting) node.net.host.stop();
   // Extra signers need no id work: they are never nodes anyone links to, only keys in grants.
   const extra = await Promise.all(Array.from({ length: o.extraKeys }, () => generateIdentity()));
   const keys: Signer[] = [node.peer.identity, ...extra];
@@ -133,6 +152,14 @@ export async function startHostilePeer(o: { world: string; relay: string; extraK
     if (!s) return;
     count('SNAPSHOT(answer)', wire.players.send(from, snapshot(msg, s.cert, s.entries)));
   });
+  let forge: ((look: PlayerLook, player: NodeId) => PlayerLook) | undefined;
+  const send = wire.players.send.bind(wire.players);
+  wire.players.send = (to, m) => {
+    if (!forge || m.t !== 'POSITIONS' || !m.roster) return send(to, m);
+    const f = forge;
+    const roster = m.roster.map((r) => (r.l ? (count('looks rewritten', true), { ...r, l: f(r.l, r.id) }) : r));
+    return send(to, { ...m, roster });
+  };
   const mint = async (key: NodeId, terms: ClaimTerms): Promise<EpochCert> => {
     const named = (k: Signer) => terms.hosts.some((h) => idEquals(h, k.id)) || !!terms.prev?.hosts.some((h) => idEquals(h, k.id));
     return { ...terms, grants: await Promise.all(keys.filter(named).map((k) => signGrant(k, key, terms))) };
@@ -154,6 +181,7 @@ export async function startHostilePeer(o: { world: string; relay: string; extraK
     },
     snapshot,
     serve: (r, cert, entries) => void served.set(regionName(r), { cert, entries }),
+    rewriteLooks: (f) => void (forge = f),
     async poisonRecords(key, cert, entries) {
       const auth = { signer: node.peer.identity, cert };
       const last = entries.reduce((n, x) => Math.max(n, x.s), 0);
