@@ -1,7 +1,8 @@
 // A vitest reporter that writes, to the JSON file named by VP_FILE_TIMES, each test file's
 // whole time (import, setup, hooks and tests) and the tests that failed or passed only on a
-// retry, each with the first lines of its first error: { files: [{ file, s, state }],
-// failed: [...], retried: [...] }. scripts/test-report.ts prints them at the end of
+// retry, each with the first lines of its first error, and the tests skipped, each with the
+// reason it gave (`ctx.skip(reason)`): { files: [{ file, s, state }], failed: [...],
+// retried: [...], skipped: [...] }. scripts/test-report.ts prints them at the end of
 // `npm test`, the part of a long CI log that is read first. The JSON reporter's
 // startTime/endTime span the tests only: a browser test's beforeAll (opening and joining its
 // tabs) took up to 49 s outside them.
@@ -27,6 +28,7 @@ export default class FileTimesReporter implements Reporter {
     if (!out) return;
     const failed: TestOutcome[] = [];
     const retried: TestOutcome[] = [];
+    const skipped: TestOutcome[] = [];
     const files = modules.map((m) => {
       const file = relative(process.cwd(), m.moduleId);
       const d = m.diagnostic();
@@ -38,9 +40,10 @@ export default class FileTimesReporter implements Reporter {
         const retries = t.diagnostic()?.retryCount ?? 0;
         if (r.state === 'failed') failed.push({ file, name: t.fullName, retries, error: firstLines(r.errors[0]) });
         else if (r.state === 'passed' && retries > 0) retried.push({ file, name: t.fullName, retries, error: firstLines(r.errors?.[0]) });
+        else if (r.state === 'skipped') skipped.push({ file, name: t.fullName, retries, error: r.note ?? '' });
       }
       return { file, s: Math.round(ms) / 1000, state: m.state() };
     });
-    writeFileSync(out, `${JSON.stringify({ files, failed, retried }, null, 1)}\n`);
+    writeFileSync(out, `${JSON.stringify({ files, failed, retried, skipped }, null, 1)}\n`);
   }
 }

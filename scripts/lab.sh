@@ -2,6 +2,7 @@
 # `npm run lab [-- CASE... --runs N]`: the network lab (bench/lab/README.md). Two homes behind
 # NATs, an "internet" with coturn and the relay, the built app in Chromium in each home.
 # Needs root and Debian's coturn, iptables, conntrack and chromium.
+# `scripts/lab.sh --world`: the one world of e2e/lab.test.ts (bench/lab/lab-world.ts) instead of the cases.
 #
 # Isolation: the script re-runs itself in new mount, network and PID namespaces. The network
 # namespace holds only `lo` (checked), the lab's own namespaces are named under a private
@@ -26,4 +27,5 @@ if [ "$links" != "lo " ]; then echo "lab: the outer namespace is not empty ($lin
 if ip route get 198.51.100.1 >/dev/null 2>&1; then echo "lab: the outer namespace has a route out: refusing to run" >&2; exit 1; fi
 mount -t tmpfs lab-run /run
 mkdir -p /run/netns
+if [ "${1:-}" = --world ]; then shift; exec node --import tsx bench/lab/lab-world.ts "$@"; fi
 exec node --import tsx bench/lab/lab.ts "$@"

@@ -1,6 +1,7 @@
 // The end of `npm test` (scripts/test.sh): the slowest test files of its vitest runs, the
 // wall time of each phase, the tests that failed or passed only on a retry (with the first
-// lines of their error: CI shows the tail of a long log), and one plain
+// lines of their error: CI shows the tail of a long log), the tests skipped with the reason
+// each gave, and one plain
 // "Tests: N passed, N failed, N skipped" line.
 // Reads what test.sh had written to .test-results/: the JSON reports (counts), each run's
 // file times (scripts/file-times-reporter.ts; the JSON report's startTime/endTime when
@@ -28,6 +29,7 @@ let skipped = 0;
 const files: { run: string; name: string; s: number; status: string }[] = [];
 const failedTests: (TestOutcome & { run: string })[] = [];
 const retriedTests: (TestOutcome & { run: string })[] = [];
+const skippedTests: (TestOutcome & { run: string })[] = [];
 for (const run of ['realtime', 'background', 'e2e']) {
   const path = `${DIR}/${run}.json`;
   if (!existsSync(path)) {
@@ -45,10 +47,12 @@ for (const run of ['realtime', 'background', 'e2e']) {
       files: { file: string; s: number; state: string }[];
       failed: TestOutcome[];
       retried: TestOutcome[];
+      skipped?: TestOutcome[];
     };
     for (const t of times.files) files.push({ run, name: t.file, s: t.s, status: t.state });
     for (const t of times.failed) failedTests.push({ run, ...t });
     for (const t of times.retried) retriedTests.push({ run, ...t });
+    for (const t of times.skipped ?? []) skippedTests.push({ run, ...t });
   } else {
     for (const t of r.testResults) files.push({ run, name: relative(process.cwd(), t.name), s: (t.endTime - t.startTime) / 1000, status: t.status });
   }
@@ -78,6 +82,12 @@ const outcome = (t: TestOutcome & { run: string }) => {
 if (retriedTests.length) {
   console.log(`\nPassed only on a retry (${retriedTests.length}; flaky, look at them):`);
   retriedTests.forEach(outcome);
+}
+// A test skipped with a reason (e.g. the network lab where not root): what was not tested, said at the end.
+const withReason = skippedTests.filter((t) => t.error);
+if (withReason.length) {
+  console.log(`\nSkipped, NOT tested here (${withReason.length}):`);
+  withReason.forEach(outcome);
 }
 if (failedTests.length) {
   console.log(`\nFailed (${failedTests.length}):`);

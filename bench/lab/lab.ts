@@ -2,26 +2,20 @@
 // figures go to bench/results/latest.json (merged). Started by scripts/lab.sh inside its
 // isolated namespaces, as PID 1 of the lab: when this process ends, every process of the lab
 // ends and its namespaces go.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { CHROMIUM_FULL, CHROMIUM_ARGS } from '../../e2e/browser';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
 import { median } from '../stats';
 import { currentCommit, readProvenance, writeProvenance } from '../provenance';
 import { writeReport } from '../report';
 import { selectedPath } from '../../src/net/link-path';
-import { judge, judgeChange, LAB_CASES, turnUrls, type CaseOutcome, type LabCase, type LinkKind, type PairEnd } from './lab-cases';
+import { LabProcesses, labOrigin, stop, waitForLine } from './lab-processes';
+import { judge, judgeChange, LAB_CASES, type CaseOutcome, type LabCase, type LinkKind, type PairEnd } from './lab-cases';
 import { runNetworkChange, type NetworkChangeOutcome } from './network-change';
-import { buildTopology, changeNetwork, configureNat, routerState, HOMES, INTERNET, nsWrapper, SERVER_IP } from './topology';
+import { buildTopology, changeNetwork, configureNat, routerState, HOMES, SERVER_IP } from './topology';
 
-const PORT = 8080;
-const ORIGIN = `http://${SERVER_IP}:${PORT}`;
+const ORIGIN = labOrigin();
 /** How long a case waits for a link: links form in under 1 s here; one that is expected to fail costs this. */
 const LINK_WAIT_MS = { expected: 20_000, unexpected: 12_000 };
-/** The relay's clock in the 'turn-expired' case: two days behind, so a day's credential expired a day ago. */
-const EXPIRED_SHIFT_S = -2 * 86_400;
 
 const args = process.argv.slice(2);
 const runsArg = args.indexOf('--runs');
@@ -30,70 +24,7 @@ const only = args.filter((a, i) => !a.startsWith('--') && (runsArg < 0 || i !== 
 const cases = LAB_CASES.filter((c) => only.length === 0 || only.includes(c.name));
 if (cases.length === 0) throw new Error(`no case named ${only.join(', ')}; cases: ${LAB_CASES.map((c) => c.name).join(', ')}`);
 
-const work = mkdtempSync(join(tmpdir(), 'vp-lab-'));
-const children: ChildProcess[] = [];
-const inNs = (ns: string, cmd: string, cmdArgs: string[]): ChildProcess => {
-  const child = spawn('ip', ['netns', 'exec', ns, cmd, ...cmdArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  return child;
-};
-
-/** Resolves once `child` printed a line matching `re` (stdout or stderr). */
-function waitForLine(child: ChildProcess, re: RegExp, what: string, ms = 20_000): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`${what} did not start in ${ms} ms:\n${out.slice(-2000)}`)), ms);
-    const on = (d: Buffer) => {
-      out += d.toString();
-      if (re.test(out)) { clearTimeout(timer); resolve(); }
-    };
-    child.stdout!.on('data', on);
-    child.stderr!.on('data', on);
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`${what} exited with ${code}:\n${out.slice(-2000)}`)); });
-  });
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-}
-
-const secretFile = join(work, 'turn-secret');
-writeFileSync(secretFile, `lab-${Math.random().toString(36).slice(2)}\n`);
-
-async function startCoturn(): Promise<void> {
-  const secret = readFileSync(secretFile, 'utf8').trim();
-  const turn = inNs(INTERNET, 'turnserver', ['-n', `--listening-ip=${SERVER_IP}`, `--relay-ip=${SERVER_IP}`, '--listening-port=3478',
-    '--use-auth-secret', `--static-auth-secret=${secret}`, '--realm=lab', '--no-cli', '--no-tls', '--no-dtls',
-    `--pidfile=${join(work, 'turnserver.pid')}`, `--userdb=${join(work, 'turndb')}`, '--log-file=stdout', '--simple-log']);
-  // Its last start-up line (the listeners are logged only with -v).
-  await waitForLine(turn, /DB connection success/, 'coturn');
-}
-
-async function startServer(c: LabCase): Promise<ChildProcess> {
-  const flags = turnUrls(c.ice, SERVER_IP).flatMap((u) => ['--turn-url', u]);
-  if (c.ice !== 'none' && c.ice !== 'stun') flags.push('--turn-secret-file', secretFile);
-  if (c.ice === 'turn-expired') flags.push('--clock-shift-s', String(EXPIRED_SHIFT_S));
-  const server = inNs(INTERNET, process.execPath, ['--import', 'tsx', 'bench/lab/lab-server.ts', '--host', SERVER_IP, '--port', String(PORT), ...flags]);
-  await waitForLine(server, /lab server http/, 'lab server');
-  return server;
-}
-
-async function launchIn(ns: string): Promise<Browser> {
-  const wrapper = join(work, `chromium-${ns}.sh`);
-  // The full browser, also when started from a test (VITEST set), where e2e/browser.ts's CHROMIUM
-  // is the headless shell: with it the first tab's network did not come up in 30 s, twice (not looked into).
-  writeFileSync(wrapper, nsWrapper(ns, CHROMIUM_FULL));
-  chmodSync(wrapper, 0o755);
-  return chromium.launch({ executablePath: wrapper, headless: true, args: [...CHROMIUM_ARGS,
-    // Host candidates with real addresses (not mDNS names, which nothing resolves here).
-    '--disable-features=WebRtcHideLocalIpsWithMdns',
-    // The microphone permission (without it Chromium gathers fewer candidates) needs a secure context.
-    `--unsafely-treat-insecure-origin-as-secure=${ORIGIN}`] });
-}
+const lab = new LabProcesses();
 
 /** --verbose lines' time: seconds of this minute, to the ms (the pages' peer connection logs count from their creation). */
 const stamp = () => new Date().toISOString().slice(17, 23);
@@ -182,7 +113,7 @@ interface CaseResult { c: LabCase; run: number; pass: boolean; why: string; kind
 async function runCase(c: LabCase, run: number, browsers: Browser[]): Promise<CaseResult> {
   configureNat(HOMES[0]!, c.a);
   configureNat(HOMES[1]!, c.b);
-  const server = await startServer(c);
+  const server = await lab.startServer(c.ice);
   const contexts = await Promise.all(browsers.map(async (b) => {
     const ctx = await b.newContext();
     await ctx.grantPermissions(['microphone'], { origin: ORIGIN });
@@ -317,15 +248,15 @@ function metrics(results: CaseResult[]): Record<string, number> {
 /** `--check`: the network alone: each home fetches the app through its NAT. */
 async function checkHomes(): Promise<number> {
   for (const h of HOMES) configureNat(h, { kind: 'cone' });
-  const server = await startServer(LAB_CASES[0]!);
+  const server = await lab.startServer(LAB_CASES[0]!.ice);
   for (const h of HOMES) {
-    const probe = inNs(h.host, process.execPath, ['-e', `fetch('${ORIGIN}/').then((r) => console.log('home ${h.name}: HTTP', r.status))`]);
+    const probe = lab.inNs(h.host, process.execPath, ['-e', `fetch('${ORIGIN}/').then((r) => console.log('home ${h.name}: HTTP', r.status))`]);
     await waitForLine(probe, /HTTP 200/, `home ${h.name} fetching ${ORIGIN}/`);
     console.log(`home ${h.name} reaches ${ORIGIN} through its NAT`);
   }
   // And two bare RTCPeerConnections, one in each home, link with STUN (SDP passed by hand,
   // gathering complete): the network itself lets two browsers link.
-  const browsers = await Promise.all(HOMES.map((h) => launchIn(h.host)));
+  const browsers = await Promise.all(HOMES.map((h) => lab.launchIn(h.host)));
   const pages = await Promise.all(browsers.map(async (b) => {
     const ctx = await b.newContext();
     await ctx.grantPermissions(['microphone'], { origin: ORIGIN });
@@ -359,9 +290,9 @@ async function main(): Promise<number> {
   // The tree measured, read before the run (the run itself changes bench/results).
   const measuredOn = currentCommit();
   buildTopology();
-  await startCoturn();
+  await lab.startCoturn();
   if (args.includes('--check')) return checkHomes();
-  const browsers = await Promise.all(HOMES.map((h) => launchIn(h.host)));
+  const browsers = await Promise.all(HOMES.map((h) => lab.launchIn(h.host)));
   const results: CaseResult[] = [];
   try {
     for (let run = 1; run <= runs; run++) {
@@ -401,6 +332,6 @@ try {
 } catch (e) {
   console.error('lab failed:', e);
 } finally {
-  await Promise.all(children.map(stop));
+  await lab.stopAll();
 }
 process.exit(code);

@@ -7,6 +7,8 @@ import { execFileSync } from 'node:child_process';
 
 export const INTERNET = 'inet';
 export const SERVER_IP = '203.0.113.1';
+/** A second address on the internet, for a peer that runs there (the headless peer of lab-world.ts). */
+export const PEER_IP = '203.0.113.2';
 const VOID = 'void';
 
 export interface Home {
@@ -61,6 +63,7 @@ export function buildTopology(): void {
   inNs(INTERNET, 'ip', 'link', 'set', 'lo', 'up');
   inNs(INTERNET, 'ip', 'link', 'add', 'br0', 'type', 'bridge');
   inNs(INTERNET, 'ip', 'addr', 'add', `${SERVER_IP}/24`, 'dev', 'br0');
+  inNs(INTERNET, 'ip', 'addr', 'add', `${PEER_IP}/24`, 'dev', 'br0');
   inNs(INTERNET, 'ip', 'link', 'set', 'br0', 'up');
   // A peer's private host candidates reach coturn too (Chromium checks every pair): coturn
   // drops a relay allocation at its first send error, so private destinations must vanish

@@ -5,6 +5,7 @@ import { NAMESPACES, type Namespace } from '../dht/messages';
 import type { Peer } from '../bootstrap/peer';
 import { isProbeFrame, RttProbe } from '../bootstrap/rtt-probe';
 import { LINK_FRAME_TOTALS } from '../net/webrtc-link';
+import type { LinkPath } from '../net/link-path';
 
 export interface NetLink {
   id: string;
@@ -31,6 +32,8 @@ export interface NetApi {
   stats(): Record<string, number>;
   /** The relay connection: open now, times re-opened after a drop, and the ids it lists (diagnostics). */
   relay(): Promise<{ online: boolean; reconnects: number; listed: string[] }>;
+  /** How each live link is carried (its selected ICE candidate pair, net/link-path.ts), by node id; null while it has none. */
+  paths(): Promise<Record<string, LinkPath | null>>;
 }
 
 const MAX_RECEIVED = 1000;
@@ -68,6 +71,7 @@ export function createNetApi(peer: Peer): NetApi {
     lookup: async (t) => (await peer.dht.findNode(hexToId(t))).closest.map((c) => idToHex(c.id)),
     stats: () => ({ ...flatten(peer.dht.stats as unknown as Record<string, unknown>), ...flatten(probe.stats, 'rttProbe_'), ...flatten(LINK_FRAME_TOTALS, 'link_'), ...flatten({ sent: peer.channels.sent, received: peer.channels.received, earlyDropped: peer.channels.earlyDropped }, 'channel_') }),
     relay: async () => ({ online: peer.relayOnline, reconnects: peer.relayReconnects, listed: await peer.relayPeers(16) }),
+    paths: async () => Object.fromEntries([...await peer.transport.linkPaths()].map(([id, { path }]) => [id, path ?? null])),
   };
 }
 
