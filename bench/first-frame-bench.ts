@@ -15,6 +15,8 @@ export async function benchFirstFrame(): Promise<Record<string, number>> {
     for (let i = 0; i < RUNS; i++) {
       const page = await openInFreshContext(browser, `${server.url}?rd=8#world=bench-${i}&seed=bench`, {
         viewport: { width: 960, height: 600 }, until: PAGE_UP.voxel, timeoutMs: 60_000, ready: true,
+        // A new player's first visit: no identity seeded, so its proofs of work run as they would.
+        fresh: true,
       });
       times.push(await page.evaluate(() => window.voxel.stats().readyMs));
       await page.context().close();

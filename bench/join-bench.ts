@@ -15,7 +15,8 @@ const RUNS = 3;
 const PORT = 8096;
 
 function open(browser: Browser, url: string, wait = true): Promise<Page> {
-  return openInFreshContext(browser, url, { viewport: { width: 960, height: 600 }, ...(wait ? { until: PAGE_UP.net, timeoutMs: 60_000 } : {}) });
+  // A newcomer: no identity seeded (e2e/returning-player.ts), so its proofs of work run as they would.
+  return openInFreshContext(browser, url, { viewport: { width: 960, height: 600 }, fresh: true, ...(wait ? { until: PAGE_UP.net, timeoutMs: 60_000 } : {}) });
 }
 
 const mark = (p: Page, name: string) => p.waitForFunction((n) => performance.getEntriesByName(n)[0]?.startTime, name, { timeout: 60_000 }).then((h) => h.jsonValue() as Promise<number>);
