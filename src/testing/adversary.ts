@@ -458,6 +458,23 @@ async function scene(o: AdversaryOptions): Promise<Scene> {
   return { sim, atk, r, key, real: cert, other, otherRegion: a.r, worldKey, player, primary, sender: atk.nodes[1] ?? rogue };
 }
 
+/**
+ * Counts, per peer listened to, the frames heard on the replicas and players wires from the ids
+ * in `fromHex`, by frame type: whether a row's frame reached its target. Peers that join later
+ * (a fresh subscriber) are listened to with `listen`.
+ */
+export function tallyFramesFrom(fromHex: ReadonlySet<string>): { listen: (p: SimPeer) => void; heardOf: (p: SimPeer, t: string) => number } {
+  const heard = new Map<SimPeer, Map<string, number>>();
+  const listen = (p: SimPeer) => {
+    const tally = new Map<string, number>();
+    heard.set(p, tally);
+    const on = ({ fromHex: from, msg }: { fromHex: string; msg: { t: string } }) => void (fromHex.has(from) && tally.set(msg.t, (tally.get(msg.t) ?? 0) + 1));
+    p.wire.replicas.events.on('frame', on);
+    p.wire.players.events.on('frame', on);
+  };
+  return { listen, heardOf: (p, t) => heard.get(p)?.get(t) ?? 0 };
+}
+
 /** Plays `o`'s rows and judges the world (see the file's head). */
 export async function runAdversary(o: AdversaryOptions): Promise<AdversaryResult> {
   const s = await scene(o);
@@ -465,15 +482,8 @@ export async function runAdversary(o: AdversaryOptions): Promise<AdversaryResult
   const all = rows().filter(o.only ?? (() => true));
   const honest = () => sim.live().filter((p) => !atk.owns(p));
   // What reached whom from the attacker's nodes, by frame type (per peer).
-  const heard = new Map<SimPeer, Map<string, number>>();
   const atkHex = new Set(atk.nodes.map((p) => p.hex));
-  const listen = (p: SimPeer) => {
-    const tally = new Map<string, number>();
-    heard.set(p, tally);
-    const on = ({ fromHex, msg }: { fromHex: string; msg: { t: string } }) => void (atkHex.has(fromHex) && tally.set(msg.t, (tally.get(msg.t) ?? 0) + 1));
-    p.wire.replicas.events.on('frame', on);
-    p.wire.players.events.on('frame', on);
-  };
+  const { listen, heardOf } = tallyFramesFrom(atkHex);
   for (const p of honest()) listen(p);
   // The primary, sampled from the first row on.
   const t0 = sim.clock.now();
@@ -498,7 +508,7 @@ export async function runAdversary(o: AdversaryOptions): Promise<AdversaryResult
     const p = await freshSubscriber(s, listen, plantedOf(r, idx));
     const c = counters(p);
     const res: RowResult = {
-      name: 'SNAPSHOT answering SUBSCRIBE -> fresh, minted', t: 'SNAPSHOT', role: 'fresh', chain: 'minted', delivered: (heard.get(p)?.get('SNAPSHOT') ?? 0) > 0, skipped: false, member: false,
+      name: 'SNAPSHOT answering SUBSCRIBE -> fresh, minted', t: 'SNAPSHOT', role: 'fresh', chain: 'minted', delivered: heardOf(p, 'SNAPSHOT') > 0, skipped: false, member: false,
       counted: c.client_uncertified + c.client_stale, shown: 0, stored: 0, pending: p.client.stats.pendingShown, epoch: 0,
     };
     results.push(res);
@@ -542,7 +552,7 @@ export async function runAdversary(o: AdversaryOptions): Promise<AdversaryResult
     if (row.role === 'idle') for (const p of to) learnt.add(p);
     const before = to.map(counters);
     const pendingBefore = to.map((p) => p.client.stats.pendingShown);
-    const sentBefore = to.map((p) => heard.get(p)?.get(row.frame.t) ?? 0);
+    const sentBefore = to.map((p) => heardOf(p, row.frame.t));
     // A location record fits the DHT's 1 KiB with a certificate of RECORD_HOSTS hosts at most.
     const cert = await certOf(s, row.chain, row.frame.wire === 'dht' ? RECORD_HOSTS : MAX_CERT_HOSTS);
     const planted = plantedOf(r, idx), floor = floorOf(r, idx);
@@ -557,7 +567,7 @@ export async function runAdversary(o: AdversaryOptions): Promise<AdversaryResult
       if (msg) for (const p of to) (row.frame.wire === 'replicas' ? s.sender.wire.replicas : s.sender.wire.players).send(p.dht.selfId, msg as never);
     }
     // Until it reached every target (a routed frame after a kill may take a while), then the row's time.
-    const arrived = () => to.every((p, k) => (heard.get(p)?.get(row.frame.t) ?? 0) > sentBefore[k]!);
+    const arrived = () => to.every((p, k) => (heardOf(p, row.frame.t)) > sentBefore[k]!);
     if (row.frame.wire !== 'dht' && to.length > 0) await sim.clock.runUntil(arrived, 3000);
     // A host-to-host frame about a region its target does not host is dropped as stray (hosting-service.ts).
     const counts: readonly Counter[] = row.frame.wire === 'replicas' ? [...row.frame.counts, 'strayFrames'] : row.frame.counts;
@@ -567,7 +577,7 @@ export async function runAdversary(o: AdversaryOptions): Promise<AdversaryResult
     if (row.frame.wire !== 'dht' && to.length > 0 && !row.silent && !res.member) await sim.clock.runUntil(() => counted() > 0, 1000);
     await sim.run(ROW_MS);
     // Judged at the end: a routed frame may land after the row's time (its counters then show in a later row's).
-    if (row.frame.wire !== 'dht') arrivals.push(() => void (res.delivered = to.length > 0 && to.every((p, k) => (heard.get(p)?.get(row.frame.t) ?? 0) > sentBefore[k]!)));
+    if (row.frame.wire !== 'dht') arrivals.push(() => void (res.delivered = to.length > 0 && to.every((p, k) => (heardOf(p, row.frame.t)) > sentBefore[k]!)));
     res.pending = to.reduce((n, p, k) => n + p.client.stats.pendingShown - pendingBefore[k]!, 0);
     res.counted = counted();
     res.epoch = Math.max(0, ...to.map(epochOf));

@@ -27,7 +27,7 @@ import { ANCHOR_RANK } from '../region/cert-anchor';
 import { MAX_CERT_HOSTS, type EpochCert } from '../region/epoch-cert';
 import { RegionKeys, regionName, type RegionCoord } from '../region/region-key';
 import type { Entry, RegionState } from '../region/region-state';
-import { blockAt, certOf, floorOf, honestSpot, linksOf, plantedOf, putRecord, RECORD_HOSTS, rows, targets, type Row, type Scene } from './adversary';
+import { blockAt, certOf, floorOf, honestSpot, linksOf, plantedOf, putRecord, RECORD_HOSTS, rows, tallyFramesFrom, targets, type Row, type Scene } from './adversary';
 import { HostSim, SIM_ID_WORK_BITS, simKeyHash, type SimPeer } from './host-sim';
 import { Attacker, eclipseOnce } from './sybil-scenario';
 
@@ -223,17 +223,9 @@ export async function runSybilScale(o: SybilScaleOptions): Promise<SybilScaleRes
     for (const e of entries) s.marks.set(e.key, { id: e.id, row });
   };
   // What reached each honest peer from any hostile node, by frame type.
-  const heard = new Map<SimPeer, Map<string, number>>();
   const crewHex = new Set([...crew.keys()].map((p) => p.hex));
-  const listen = (p: SimPeer) => {
-    const tally = new Map<string, number>();
-    heard.set(p, tally);
-    const on = ({ fromHex, msg }: { fromHex: string; msg: { t: string } }) => void (crewHex.has(fromHex) && tally.set(msg.t, (tally.get(msg.t) ?? 0) + 1));
-    p.wire.replicas.events.on('frame', on);
-    p.wire.players.events.on('frame', on);
-  };
+  const { listen, heardOf } = tallyFramesFrom(crewHex);
   for (const p of honest()) listen(p);
-  const heardOf = (p: SimPeer, t: string) => heard.get(p)?.get(t) ?? 0;
 
   // From the first row on: edits go on, the primary is sampled.
   const tRows = sim.clock.now();
