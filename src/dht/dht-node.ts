@@ -18,6 +18,7 @@ import type { Clock } from '../core/clock';
 import { Emitter } from '../core/emitter';
 import { nodeIdOfPublicKey } from '../core/identity';
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
+import { STOPPED } from '../net/close-reasons';
 import type { SignalChannel, Transport } from '../net/transport';
 import { BucketRefresh } from './bucket-refresh';
 import { Contacts } from './contacts';
@@ -272,7 +273,7 @@ export class DhtNode implements Dht {
     this.joiner.stop();
     for (const p of [...this.parts].reverse()) p.stop();
     this.rpc.closeAll();
-    this.links.closeAll('stopped');
+    this.links.closeAll(STOPPED);
   }
 
   // ---- the Dht interface -----------------------------------------------------------

@@ -20,8 +20,6 @@ export interface DhtEvents extends Record<string, unknown> {
   ready: { contacts: number };
 }
 
-export { BUDGET_CLOSE, PEER_RETIRED, FLOOD_CLOSE, JUNK_CLOSE, closedOnPurpose, closedForFlood } from './close-reasons';
-
 /** A reader's own test of a value it read (Dht.get): true to believe it. */
 export type ValueFilter = (value: Uint8Array) => Promise<boolean>;
 

@@ -15,7 +15,7 @@ import { isRouteFrame, readRoute, type RouteEnvelope } from './route-frame';
 import { isRequestFrame } from './route-record';
 import type { DhtStats } from './stats';
 import { frameType, tally } from './frame-types';
-import { BUDGET_CLOSE, FLOOD_CLOSE, JUNK_CLOSE, PEER_RETIRED } from './close-reasons';
+import { BUDGET_CLOSE, DUPLICATE_CLOSE, FLOOD_CLOSE, JUNK_CLOSE, PEER_RETIRED } from '../net/close-reasons';
 
 /** What one link may send us (docs/DESIGN.md: size and rate limits hold per link). */
 export interface LinkLimits {
@@ -167,11 +167,11 @@ export class LinkSet {
       // Both ends dialled at once: keep the link dialled by the lower id, on both sides.
       const selfLower = compareDistance(this.selfId, link.remoteId, new Uint8Array(this.selfId.length)) < 0;
       if (outbound !== selfLower) {
-        this.letGo(pl, 'duplicate', true);
+        this.letGo(pl, DUPLICATE_CLOSE, true);
         return false;
       }
       this.map.delete(hex);
-      this.letGo(existing, 'duplicate');
+      this.letGo(existing, DUPLICATE_CLOSE);
     } else if (!outbound && !pinned && !readOnly) {
       const admit = admitInbound(this.selfId, link.remoteId, this.map, this.opts);
       if (!admit.accept) {

@@ -6,6 +6,7 @@
 import type { Clock } from '../core/clock';
 import { every } from '../core/clock';
 import { bucketIndex, idToHex, type NodeId } from '../core/node-id';
+import { BUDGET_CLOSE, NO_ID_WORK_CLOSE, STOPPED } from '../net/close-reasons';
 import type { Link } from '../net/link';
 import type { SignalChannel, Transport } from '../net/transport';
 import type { DhtOptions } from './dht-options';
@@ -13,7 +14,6 @@ import { planLinks } from './link-budget';
 import type { LinkSet, PeerLink } from './link-set';
 import type { Contact, RoutingTable } from './routing-table';
 import type { DhtStats } from './stats';
-import { BUDGET_CLOSE } from './dht';
 
 /** Delay of a maintenance pass asked for by an event (coalesces bursts of them). */
 const SOON_MS = 100;
@@ -28,8 +28,6 @@ const RECOVER_MS = 20_000;
 const RECOVER_BACKOFF_MS = 1_000;
 /** Expired backoffs are swept once more than this many are kept. */
 const BACKOFF_SWEEP = 256;
-/** Why a link to a peer whose id shows too little work is closed. */
-export const NO_ID_WORK_CLOSE = 'id shows too little work';
 
 export interface LinkUpkeepDeps {
   selfId: NodeId;
@@ -77,7 +75,7 @@ export class LinkUpkeep {
   /** Hands an opened link to the link set; a link that opens after stop(), or whose peer's id shows no work, is closed. */
   attach(link: Link, outbound: boolean, pinned = false): boolean {
     if (!this.running) {
-      link.close('stopped');
+      link.close(STOPPED);
       return false;
     }
     if (this.deps.admit && !this.deps.admit(link.remoteId)) {

@@ -11,6 +11,7 @@ import type { Clock } from '../core/clock';
 import { every } from '../core/clock';
 import type { NodeId } from '../core/node-id';
 import { TokenBucket } from '../core/token-bucket';
+import { HEARTBEAT_TIMEOUT, PROBE_UNANSWERED } from '../net/close-reasons';
 import type { DhtOptions } from './dht-options';
 import type { PeerLink } from './link-set';
 import type { Contact, RoutingTable } from './routing-table';
@@ -81,7 +82,7 @@ export class Liveness {
       const idle = now - pl.lastRx;
       if (idle > expired) {
         deps.stats.heartbeatTimeouts++;
-        deps.links.close(pl.hex, 'heartbeat timeout');
+        deps.links.close(pl.hex, HEARTBEAT_TIMEOUT);
         deps.table.remove(pl.hex);
         deps.dropped(pl.id);
       } else if (idle >= deps.opts.heartbeatMs && !pl.pinging && deps.selfHex < pl.hex) {
@@ -118,7 +119,7 @@ export class Liveness {
         pl.pinging = false;
         if (deps.links.map.get(pl.hex) !== pl) return;
         deps.stats.suspectsDropped++;
-        deps.links.close(pl.hex, 'no answer to a probe');
+        deps.links.close(pl.hex, PROBE_UNANSWERED);
         deps.table.remove(pl.hex);
         deps.dropped(pl.id);
       },

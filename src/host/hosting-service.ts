@@ -12,7 +12,7 @@ import { LatencySamples } from '../core/latency-samples';
 import type { Signer, Verifier } from '../core/signer';
 import type { Ticker } from '../core/ticker';
 import type { Dht } from '../dht/dht';
-import { closedForFlood, closedOnPurpose } from '../dht/dht';
+import { closedForFlood, closedOnPurpose } from '../net/close-reasons';
 import { StallGuard } from './stall-guard';
 import type { HostStore, StoredRegion } from '../store/host-store';
 import { certPrevSchema } from '../region/epoch-cert';

@@ -33,9 +33,6 @@ export class LinkClosedError extends VoxelError {
 }
 
 /** Largest message a Link accepts; larger payloads are split by the sender (16 KiB portable frames). */
-/** How a link end reports that the far end closed it for `reason` (the far end's 'bye'). */
-export const remoteClosed = (reason: string): string => `remote closed: ${reason}`;
-
 export const MAX_LINK_MESSAGE = 256 * 1024;
 
 /** Thrown by send() for a message above MAX_LINK_MESSAGE. */

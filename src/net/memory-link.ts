@@ -7,7 +7,8 @@ import type { Clock } from '../core/clock';
 import { Emitter } from '../core/emitter';
 import type { NodeId } from '../core/node-id';
 import { Slab } from '../core/slab';
-import { LinkClosedError, LinkMessageTooLargeError, MAX_LINK_MESSAGE, remoteClosed, type Link, type LinkEvents } from './link';
+import { CLOSED, remoteClosed } from './close-reasons';
+import { LinkClosedError, LinkMessageTooLargeError, MAX_LINK_MESSAGE, type Link, type LinkEvents } from './link';
 
 /** What a link end needs from its network: delivery delays and reachability. */
 export interface LinkMedium {
@@ -78,7 +79,7 @@ export class MemoryLink implements Link {
     }, arrival - clock.now());
   }
 
-  close(reason = 'closed'): void {
+  close(reason = CLOSED): void {
     if (!this.isOpen) return;
     this.isOpen = false;
     this.events.emit('close', { reason });

@@ -18,6 +18,7 @@ import type { Clock } from '../core/clock';
 import { Emitter } from '../core/emitter';
 import { idToHex, type NodeId } from '../core/node-id';
 import { seededRandom, type Random } from '../core/seeded-random';
+import { ICE_FAILED, REMOTE_VANISHED } from './close-reasons';
 import { MemoryLink, type LinkMedium } from './memory-link';
 import { DialError, type SignalBlob, type SignalChannel, type Transport, type TransportEvents } from './transport';
 
@@ -261,8 +262,8 @@ export class MemoryTransport implements Transport {
   closeUnreachable(): void {
     for (const l of [...this.links]) {
       if (!this.net.reachable(l.localId, l.remoteId)) {
-        l.remoteClosed('ice failed');
-        l.peer.remoteClosed('ice failed');
+        l.remoteClosed(ICE_FAILED);
+        l.peer.remoteClosed(ICE_FAILED);
       }
     }
   }
@@ -279,7 +280,7 @@ export class MemoryTransport implements Transport {
       l.vanish();
       if (!silent) {
         const peer = l.peer;
-        this.net.clock.setTimeout(() => peer.remoteClosed('remote vanished'), l.latency);
+        this.net.clock.setTimeout(() => peer.remoteClosed(REMOTE_VANISHED), l.latency);
       }
     }
     this.links.clear();

@@ -8,7 +8,8 @@ import * as v from 'valibot';
 import { realClock, type Clock, type TimerHandle } from '../core/clock';
 import { Emitter } from '../core/emitter';
 import type { NodeId } from '../core/node-id';
-import { LinkClosedError, LinkMessageTooLargeError, MAX_LINK_MESSAGE, remoteClosed, type Link, type LinkEvents } from './link';
+import { CHANNEL_CLOSED, CLOSED, connectionError, protocolViolation, remoteClosed, stoppedReading } from './close-reasons';
+import { LinkClosedError, LinkMessageTooLargeError, MAX_LINK_MESSAGE, type Link, type LinkEvents } from './link';
 import { batchedSize, batchFrame, controlFrame, FRAME_PAYLOAD, FrameReader, splitMessage } from './frames';
 import { ControlSchema, HandshakeError, type ControlMsg, type HandshakeIo } from './link-handshake';
 import { selectedPath, type LinkPath } from './link-path';
@@ -115,11 +116,11 @@ export class WebRtcLink implements Link {
       this.clearStall();
       this.pump();
     });
-    peer.on('close', () => this.finish('remote closed'));
+    peer.on('close', () => this.finish(CHANNEL_CLOSED));
     peer.on('error', (e) => {
       if (this.state === 'closed') return;
       this.events.emit('error', e);
-      this.finish(`error: ${e.message}`);
+      this.finish(connectionError(e.message));
     });
   }
 
@@ -203,7 +204,7 @@ export class WebRtcLink implements Link {
   private stalled(why: string): void {
     if (this.state === 'closed') return;
     this.options.onStalled?.();
-    this.finish(`peer stopped reading (${why})`);
+    this.finish(stoppedReading(why));
   }
 
   private clearStall(): void {
@@ -212,7 +213,7 @@ export class WebRtcLink implements Link {
     this.stallTimer = undefined;
   }
 
-  close(reason = 'closed'): void {
+  close(reason = CLOSED): void {
     if (this.state === 'closed') return;
     // Best effort: what was batched, then why; the channel closing tells it anyway.
     this.flushBatch();
@@ -320,7 +321,7 @@ export class WebRtcLink implements Link {
   private bad(why: string): void {
     this.stats.badFrames++;
     this.stats.badBy[why] = (this.stats.badBy[why] ?? 0) + 1;
-    if (this.stats.badFrames >= MAX_BAD_FRAMES) this.finish(`protocol violation: ${why}`);
+    if (this.stats.badFrames >= MAX_BAD_FRAMES) this.finish(protocolViolation(why));
   }
 
   private finish(reason: string): void {

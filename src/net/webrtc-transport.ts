@@ -28,6 +28,7 @@ import { Emitter } from '../core/emitter';
 import { ID_WORK_BITS, idWorkOk } from '../core/id-work';
 import type { Identity } from '../core/identity';
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
+import { HANDSHAKE_FAILED, TRANSPORT_CLOSED } from './close-reasons';
 import type { Link } from './link';
 import { HandshakeError, NO_ID_WORK, runHandshake, sdpFingerprint } from './link-handshake';
 import { DialError, type SignalBlob, type SignalChannel, type Transport, type TransportEvents } from './transport';
@@ -335,7 +336,7 @@ export class WebRtcTransport implements Transport {
     if (this.closed) return;
     this.closed = true;
     for (const c of [...this.conns.values()]) this.fail(c, new DialError('transport closed'));
-    for (const l of [...this.links]) l.close('transport closed');
+    for (const l of [...this.links]) l.close(TRANSPORT_CLOSED);
     this.events.removeAll();
   }
 
@@ -417,7 +418,7 @@ export class WebRtcTransport implements Transport {
       if (c.done) return;
       this.stats.handshakeFailures++;
       if ((e as Error).message === NO_ID_WORK) this.stats.idWorkRefused++;
-      link.close('handshake failed');
+      link.close(HANDSHAKE_FAILED);
       this.fail(c, new DialError(`handshake failed: ${(e as Error).message}`));
       return;
     }
@@ -431,7 +432,7 @@ export class WebRtcTransport implements Transport {
     this.opts.clock.clearTimeout(c.gatherTimer);
     if (this.closed) {
       this.conns.delete(key);
-      link.close('transport closed');
+      link.close(TRANSPORT_CLOSED);
       return;
     }
     // The entry stays while the link lives, so late candidates still reach the peer.

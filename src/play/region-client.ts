@@ -18,7 +18,7 @@ import { succeeds } from '../region/epoch-cert';
 import type { HostToPlayer, PlayerToHost, SubscriptionMessageOf } from '../region/subscription-messages';
 import { regionAt, regionName, RegionKeys, type RegionCoord } from '../region/region-key';
 import { getEdits } from '../region/region-records';
-import { closedOnPurpose } from '../dht/dht';
+import { closedOnPurpose } from '../net/close-reasons';
 import { compareStamp, RegionState, tryDecodeWithinRules, ZERO, type Entry, type Stamp } from '../region/region-state';
 import { DeltaOrder } from './delta-order';
 import { SubmittedEdits } from './submitted-edits';
