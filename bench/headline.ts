@@ -14,8 +14,8 @@ export const HEADLINE: readonly HeadlineRow[] = [
   { what: 'frames with a column missing while walking, rendered at render distance 8', metrics: ['border_gap_frames'] },
   { what: '10,000 simulated nodes: lookup hops p50 / p99, lookups found without churn / with 20% churn', metrics: ['sim10k_lookup_hops_p50', 'sim10k_lookup_hops_p99', 'sim10k_lookup_success', 'sim10k_churn_lookup_success'] },
   {
-    what: '8 bot tabs on one 2-core machine: a block placed to visible at another, p50 / p99 ms, never seen; remote positions a second per bot; failovers with nobody killed (`npm run bench -- hosting`)',
-    metrics: ['edit_visible_ms_p50', 'edit_visible_ms_p99', 'edit_visible_never', 'agents_remote_position_hz', 'agents_failovers_seen'],
+    what: '8 bot tabs on one 2-core machine: a block placed to visible at another, p50 / p99 ms, never seen; remote positions a second per bot, share of those sent that arrived; failovers with nobody killed (`npm run bench -- hosting`)',
+    metrics: ['edit_visible_ms_p50', 'edit_visible_ms_p99', 'edit_visible_never', 'agents_remote_position_hz', 'agents_remote_position_share', 'agents_failovers_seen'],
   },
   { what: "a primary tab's renderer crashed to the next confirmed edit, p50 / max ms, confirmed edits lost (20 crashes)", metrics: ['failover_crash_ms_p50', 'failover_crash_ms_max', 'failover_crash_lost_edits'] },
   { what: 'a simulated primary killed silently (30 seeds x 8) to the next confirmed edit, p50 / p90 ms, edits lost', metrics: ['sim_failover_silent_ms_p50', 'sim_failover_silent_ms_p90', 'sim_failover_silent_lost_edits'] },
