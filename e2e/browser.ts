@@ -95,7 +95,7 @@ export async function launchProfile(dir?: string, viewport = { width: 960, heigh
  * Frames a second a drawing test tab draws at most (the app's `?fps=`): software WebGL draws
  * each frame on a CPU core, as many as it can, so each drawing tab took most of a core of
  * the two the suite has; at this rate a small one takes a fraction, and movement and items
- * still step as they do at any rate of 10 or more (app/frame-cap.ts).
+ * still step as they do at any rate of 10 or more (render/frame-cap.ts).
  */
 export const TEST_FPS = 15;
 

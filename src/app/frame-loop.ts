@@ -18,7 +18,7 @@ import type { NetSession } from './net-session';
 import type { PlayerControls } from './player-controls';
 import type { PlayerStatus } from './player-status';
 import { liftClear } from '../play/spawn-point';
-import { FrameCap } from './frame-cap';
+import { FrameCap } from '../render/frame-cap';
 import type { WorldView } from './world-view';
 
 /** Columns around the player that must be loaded before the loading screen lifts. */
