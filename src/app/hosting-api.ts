@@ -1,12 +1,10 @@
 // window.voxel.hosting: what this tab hosts and how the shared world looks from here, for
 // tests, bots and the dashboard.
-import { unnamedPlayerName } from '../world/player-name';
 import type { WorldClockStatus } from '../agree/world-clock';
 import type { Clock } from '../core/clock';
 import { idToHex } from '../core/node-id';
 import type { RemotePlayers, RemotePlayerSample } from '../play/remote-player-smoother';
-import type { PlayerLooks } from '../play/player-looks';
-import type { PlayerFrame } from '../region/subscription-messages';
+import { presentPlayers, type PresentPlayer } from '../play/present-players';
 import type { NetSession } from './net-session';
 import type { WorkerTicker } from './worker-ticker';
 
@@ -46,12 +44,6 @@ export interface HostedItemRecord {
   proof?: { vote: string; e: number; signers: number };
   /** The proof checks against the host set of its epoch, as this host knows it. */
   valid: boolean;
-}
-
-/** A player standing in a region, as its primary knows it from the player's MOVE: the name its node signed (once proven, unnamedPlayerName till then) and the first 6 hex of its node id (two of one name told apart). */
-export interface PresentPlayer {
-  name: string;
-  id: string;
 }
 
 /** At most this many present players are listed per region (the count says how many there are). */
@@ -131,20 +123,4 @@ export function createHostingApi(net: NetSession, remote: RemotePlayers, clock: 
       tick_hz: hz,
     }),
   };
-}
-
-/**
- * The players standing in a region (hex id, the look their MOVE carried), sorted by name then
- * id. A MOVE's look is the sender's word, checked here as a player tab checks a host's roster:
- * by the tab's one checker (play/player-looks.ts: signature over the sender's node id, replay,
- * ahead of time, rate). A name shows once its node's signature is proven (the check runs on
- * the first listing, so the next one shows it); until then, or with no checker, the unproven
- * form. A look proven before (MOVEs or a roster) stays shown over a worse one. */
-export function presentPlayers(standing: Iterable<[string, PlayerFrame]>, looks: Pick<PlayerLooks, 'take' | 'shown'> | undefined): PresentPlayer[] {
-  const out: PresentPlayer[] = [];
-  for (const [hex, p] of standing) {
-    if (p.look) looks?.take(p.id, hex, p.look);
-    out.push({ name: looks?.shown(hex)?.n ?? unnamedPlayerName(hex), id: hex.slice(0, 6) });
-  }
-  return out.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
 }

@@ -4,11 +4,11 @@
 import { describe, expect, it } from 'vitest';
 import { idToHex, type NodeId } from '../core/node-id';
 import { VirtualClock } from '../core/virtual-clock';
-import { PlayerLooks } from '../play/player-looks';
+import { PlayerLooks } from './player-looks';
 import { makePlayerLook, type PlayerLook } from '../region/player-look';
 import type { PlayerFrame } from '../region/subscription-messages';
 import { SimKeyring } from '../testing/sim-keyring';
-import { presentPlayers } from './hosting-api';
+import { presentPlayers } from './present-players';
 
 const WALL = 1_750_000_000_000;
 const node = (n: number): NodeId => new Uint8Array(20).fill(n);
