@@ -192,6 +192,24 @@ describe('a Sybil attacker with two live ids near the key, against a live region
   }
 });
 
+// The same two near ids (ranks 3 and 4, just past the honest hosts) and the rogue write the
+// records of a region nobody visited first, at epoch 1: their grants are a majority of the
+// set it names and lie among the 8 nodes nearest the key, so the first claimant holds it
+// anchored (rule 2) and its claims need their grants, which never come. The 3 nearest nodes
+// are honest: the claimant rebases over the silent set from outside it, which is not the
+// region's nearest nodes (cert-anchor.ts REBASE_RANK), and reads no log signed under it.
+// Before (a stranger rebase only over a set beyond the 8 nearest): no primary for good.
+describe('a Sybil attacker with two live ids near the key, against a region nobody visited (simulated)', () => {
+  for (const seed of [1, 2]) {
+    it(`cannot keep it without a primary, nor plant blocks in it, by writing its records first (seed ${seed})`, async () => {
+      const r = await runRecordScenario(seed, false, { keys: 3, near: 2, epoch: 'next' });
+      expect(r.plantedShown, 'planted blocks shown by honest subscribers').toBe(0);
+      expect(r.plantedStored, 'planted blocks stored by honest hosts').toBe(0);
+      expectAvailable(r);
+    });
+  }
+});
+
 // An attacker key that is a member of the region's host set (a backup, placed there as any
 // node near the key is): one OFFER from it used to be adopted by the primary as new edits of
 // its epoch (32 planted blocks stored and shown), since the primary took an offer from any

@@ -179,11 +179,17 @@ export class RegionClaimant extends RegionSide {
     const knownFar = this.region.learntFar();
     // Our certificates before it: a granter that missed those epochs checks the links (docs/TRUST.md rule 1).
     const chain = known && this.el.chainAbove(0);
-    // A chain whose hosts are far from the key (keys an attacker drew before anyone held the
-    // region) may be rebased from outside it once its hosts stay silent (cert-anchor.ts farSet).
-    const farKnown = !!known && !has(known.hosts, this.ctx.selfId) && this.ctx.certs.farSet(this.region.key, known.hosts);
+    // A chain whose hosts are not the region's nearest nodes (keys an attacker drew, or ids it
+    // placed just past the hosts, signing before anyone held the region) may be rebased from
+    // outside it once its hosts stay silent (cert-checker.ts `rebasable`).
+    const farKnown = !!known && !has(known.hosts, this.ctx.selfId) && this.ctx.certs.rebasable(this.region.key, known.hosts);
     const terms = this.el.claimTerms(hosts, this.region.epoch, this.region.state.version.e, minEpoch, this.ctx.clock.now(), o, farKnown);
     const { e, rebase } = terms;
+    // What vouches for no entry in this claim: a far learnt chain's sets (`knownFar`), and in
+    // a stranger rebase every set that is not the region's nearest nodes: the chain it goes
+    // over may be an attacker's, signed with its log before anyone held the region.
+    const vouchless = (set: readonly NodeId[]) =>
+      (knownFar && this.ctx.certs.farSet(this.region.key, set)) || (!!rebase && farKnown && this.ctx.certs.rebasable(this.region.key, set));
     const pend = terms.pend ?? [];
     if (certShapeFault(terms)) {
       this.region.trace(`claim e${e}: ${certShapeFault(terms)}`);
@@ -253,7 +259,7 @@ export class RegionClaimant extends RegionSide {
     }
     if (this.round === round) this.round = undefined;
     // At once when no proof needs checking (no turn of the event loop: the usual case).
-    const adopting = this.adoptGranted(round, known, knownFar);
+    const adopting = this.adoptGranted(round, known, vouchless);
     if (adopting) await adopting;
     const cert = round.cert();
     // Refusals raise our next epoch and name granted epochs to cover; a silent majority of
@@ -288,7 +294,7 @@ export class RegionClaimant extends RegionSide {
       }
       return false;
     }
-    if (this.region.state.size === 0) await this.fallbackToDht(cert, known, knownFar);
+    if (this.region.state.size === 0) await this.fallbackToDht(cert, known, vouchless);
     await stored;
     if (this.el.promised !== e || this.region.stopped || !this.current(run)) return false;
     this.becomePrimary(cert);
@@ -388,13 +394,13 @@ export class RegionClaimant extends RegionSide {
    * and an honest location record), is not this region's history. Its entries obey the
    * world's rules as an OFFER's do (getEdits keeps only those, region-state.ts
    * obeysWorldRules): a log signed under a chain a host merely learnt (rule 3) must not
-   * write AIR at the floor. With `knownFar`
-   * (`known` learnt, its hosts far from the key: keys an attacker drew, signing a chain before
-   * anyone held the region, which a stranger rebase then went over) no log under a far set is
-   * read: it would become the region's first state.
+   * write AIR at the floor. No log under a `vouchless` set is read (`known` learnt and its
+   * hosts far from the key, or a stranger rebase over a set that is not the region's nearest
+   * nodes: an attacker's chain signed before anyone held the region, which the rebase went
+   * over): it would become the region's first state.
    */
-  private async fallbackToDht(cert: EpochCert, known: EpochCert | undefined, knownFar: boolean): Promise<void> {
-    const chain = (c: EpochCert) => (inChain(c, cert) || (!!known && inChain(c, known))) && !(knownFar && this.ctx.certs.farSet(this.region.key, c.hosts));
+  private async fallbackToDht(cert: EpochCert, known: EpochCert | undefined, vouchless: (set: readonly NodeId[]) => boolean): Promise<void> {
+    const chain = (c: EpochCert) => (inChain(c, cert) || (!!known && inChain(c, known))) && !vouchless(c.hosts);
     const got = await within(this.ctx.clock, getEdits(this.ctx.dht, this.region.key, this.ctx.records, undefined, chain).catch(() => undefined), this.ctx.opts.editsFallbackMs);
     if (!got) return;
     this.region.state.merge(got);
@@ -405,19 +411,19 @@ export class RegionClaimant extends RegionSide {
    * one set of the claim sent (its new hosts, the previous set, a pending set), or one inside
    * a proof signed by the primary of an epoch of our own chain (`chainCert`). Merged into
    * ours, within the world's rules (region-state.ts obeysWorldRules: a store holding AIR at the floor is
-   * corrupt, or its host lies), whether the claim won or not. With `knownFar` (we built on a
-   * learnt certificate whose hosts are far from the key: keys an attacker drew, live or not) a
-   * far set vouches for nothing, as a majority or through its primary's proofs: two live far
+   * corrupt, or its host lies), whether the claim won or not. A `vouchless` set (we built on a
+   * learnt certificate whose hosts are far from the key: keys an attacker drew, live or not; or
+   * a stranger rebase goes over it) vouches for nothing, as a majority or through its primary's proofs: two live far
    * nodes that signed a region's chain before anyone held it would grant our claim over it
    * with their blocks. (Not every far set: an honest one topped up with linked far nodes under
    * churn holds confirmed edits, and we hold it anchored.)
    */
-  private adoptGranted(round: ClaimRound, known: EpochCert | undefined, knownFar: boolean): Promise<void> | undefined {
+  private adoptGranted(round: ClaimRound, known: EpochCert | undefined, vouchless: (set: readonly NodeId[]) => boolean): Promise<void> | undefined {
     if (this.granted?.round !== round) return undefined;
     const granted = this.granted.states;
     this.granted = undefined;
     const t = round.terms;
-    const near = (set: readonly NodeId[]) => !knownFar || !this.ctx.certs.farSet(this.region.key, set);
+    const near = (set: readonly NodeId[]) => !vouchless(set);
     const sets = [t.hosts, ...(t.prev ? [t.prev.hosts] : []), ...(t.pend ?? []).map((q) => q.hosts)].filter(near).map((s) => s.map(idToHex));
     const proven = async (p: StateProof, c: EpochCert | undefined) =>
       !!c && c.e === p.e && this.chainCert(c, t, known) && near(c.hosts) && !(await this.ctx.certs.signed(this.region.key, c)) && this.ctx.certs.primarySigned(c, proofBytes(this.region.key, p), p.s);

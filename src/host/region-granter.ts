@@ -95,8 +95,9 @@ export class RegionGranter extends RegionSide {
     if (why) return refuse(why);
     const terms = claimTerms(claim);
     if (m.known && !(await this.region.acceptable(m.known, m.chain))) return refuse('bad certificate');
-    // A rebase from outside the set it rebases over: only over a set far from the key as we see it.
-    if (m.rebase && m.known && !has(m.known.hosts, from) && !this.ctx.certs.farSet(this.region.key, m.known.hosts)) return refuse('stranger rebase over a near set');
+    // A rebase from outside the set it rebases over: only over a set that is not the region's
+    // nearest nodes as we see them (cert-checker.ts `rebasable`).
+    if (m.rebase && m.known && !has(m.known.hosts, from) && !this.ctx.certs.rebasable(this.region.key, m.known.hosts)) return refuse('stranger rebase over a near set');
     if (!(await this.inHostSet(from))) {
       this.ctx.stats.outsiderClaims++;
       return refuse('outsider');

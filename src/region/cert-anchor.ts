@@ -39,6 +39,18 @@ import { MAX_CERT_JUMP, MAX_EPOCH, quorum, sameSet, type EpochCert } from './epo
 export const ANCHOR_RANK = 8;
 
 /**
+ * How many of the nodes a reader finds closest to a key a set must hold the majority of for
+ * a node outside it to be kept from rebasing over it (a stranger rebase, once the set stayed
+ * silent for rebaseMs): r = 3, a region's host set. Hosts are chosen as the nodes closest to
+ * the key, so an honest set, dead or cut off by a partition, lies there by its ids. A set of
+ * ids merely among the 8 nearest (ANCHOR_RANK: two attacker ids just past the hosts, which
+ * rule 2 lets sign a never-visited region's first chain) is not the region's host set, and
+ * its silence must not hold the region without a primary: the nearest nodes, an honest
+ * majority of them, rebase over it.
+ */
+export const REBASE_RANK = 3;
+
+/**
  * Highest epoch a host learns from a certificate it cannot anchor: a forged certificate at
  * the top of the range would leave no epoch above it (the region frozen for good); below the
  * cap a million epochs stay for the honest chain.
@@ -155,8 +167,8 @@ export function anchorFault(c: EpochCert, known: EpochCert | undefined, near: re
  * of any epoch (the host's side: host/election.ts `supersedes`).
  */
 export function anchorHold(c: EpochCert, known: EpochCert | undefined, near: readonly NodeId[], fresh: FreshRule, key?: NodeId, knownLearnt = false, workBits = 0): AnchorFault | Hold {
-  // A stranger rebase only over a set far from the key as the reader sees it.
-  if (strangerRebase(c) && (!key || !farSet(c.prev!.hosts, key, near, ANCHOR_RANK, workBits))) return 'unanchored';
+  // A stranger rebase only over a set that is not the region's nearest nodes as the reader sees it.
+  if (strangerRebase(c) && (!key || !farSet(c.prev!.hosts, key, near, REBASE_RANK, workBits))) return 'unanchored';
   const same = !!known && sameCert(c, known);
   const anchor = known && !knownLearnt ? known : undefined;
   if (anchor && c.e === anchor.e) return same ? 'anchored' : 'fork';

@@ -6,7 +6,7 @@ import { ID_WORK_BITS } from '../core/id-work';
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import type { Verifier } from '../core/signer';
 import type { NearView } from '../dht/near-view';
-import { ANCHOR_RANK, anchorHold, chainedFrom, chainLinks, farSet, sameCert, type AnchorFault, type FreshRule, type Hold } from './cert-anchor';
+import { ANCHOR_RANK, anchorHold, REBASE_RANK, chainedFrom, chainLinks, farSet, sameCert, type AnchorFault, type FreshRule, type Hold } from './cert-anchor';
 import { ALGS, certShapeFault, encodeCert, grantBytes, type CertFault, type ClaimTerms, type EpochCert, type GrantSig } from './epoch-cert';
 
 /** What a check knows of the reader: its certificate of the region, how it holds it, the sender's chain, whose view of the key. */
@@ -137,6 +137,15 @@ export class CertChecker {
    */
   farSet(key: NodeId, set: readonly NodeId[]): boolean {
     return farSet(set, key, this.view.near(key, this.rank), this.rank, this.idWorkBits);
+  }
+
+  /**
+   * Whether a node outside `set` may rebase over it once it stayed silent (a stranger rebase):
+   * a majority of it lies beyond the REBASE_RANK nodes we find nearest `key`, an id without
+   * `idWorkBits` of work counting as beyond wherever it lies (cert-anchor.ts `farSet`).
+   */
+  rebasable(key: NodeId, set: readonly NodeId[]): boolean {
+    return farSet(set, key, this.view.near(key, REBASE_RANK), REBASE_RANK, this.idWorkBits);
   }
 
   /** Shape and signatures only: what a certificate proves about itself (a first look before the reader knows who is near). */
