@@ -511,7 +511,9 @@ export class HostedRegion implements RegionRole {
   /** A closer node joined: we stop ordering, and it claims the next epoch with our certificate; we and our backups grant it. */
   handOff(to: NodeId): void {
     if (!this.duty || !this.el.cert) return;
-    const cert = this.el.cert, e = this.epoch + 1, backups = this.duty.backups();
+    // The certificate goes with the ones before it: a node restarted from an older store
+    // holds an epoch the handed one does not chain from directly, and walks the links (rule 1).
+    const cert = this.el.cert, chain = this.el.chainAbove(0), e = this.epoch + 1, backups = this.duty.backups();
     this.ctx.stats.handoffs++;
     this.duty.stepDown(to, this.epoch);
     this.release(`handoff to ${idToHex(to).slice(0, 6)}`);
@@ -522,7 +524,7 @@ export class HostedRegion implements RegionRole {
     // joiner whose hosting starts just after its links open), then left to the failover.
     const notify = (n: number) => {
       if (this.stopped || this.duty || this.handoffTo !== hex || this.el.promised >= e) return;
-      this.toHost(to, { t: 'HANDOFF', ...this.regionFields, e, cert });
+      this.toHost(to, { t: 'HANDOFF', ...this.regionFields, e, cert, ...(chain ? { chain } : {}) });
       if (n < 3) this.handoffTimer = this.ctx.clock.setTimeout(() => notify(n + 1), this.ctx.opts.heartbeatMs << n);
     };
     this.ctx.clock.clearTimeout(this.handoffTimer);

@@ -186,11 +186,11 @@ export class RegionGranter extends RegionSide {
     // stale handoff, counted as a SYNC's is; we only look whether we are nearest (below).
     const stale = own && !this.el.supersedes(cert, 'anchored', this.region.learntFar());
     if (stale) this.ctx.stats.staleFrames++;
-    const hold = cert && own && !stale ? await this.region.acceptable(cert) : false;
+    const hold = cert && own && !stale ? await this.region.acceptable(cert, m.chain) : false;
     if (cert && hold && this.el.supersedes(cert, hold, this.region.learntFar())) {
       // Certified by its own primary: claim at once over its hosts with us in, no lookup (a
       // lookup under churn can take seconds, while the region has no primary).
-      this.el.adoptCert(cert, undefined, hold);
+      this.el.adoptCert(cert, m.chain, hold);
       this.ctx.stats.handoffs++;
       const hosts = sortByDistance([this.ctx.selfId, ...cert.hosts.filter((h) => !idEquals(h, this.ctx.selfId))], (x) => x, this.region.key).slice(0, this.ctx.opts.replicas);
       await this.region.claim(Math.min(m.e, cert.e + 1), false, hosts, true);

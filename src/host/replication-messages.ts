@@ -62,7 +62,7 @@ export const replicationSpec = {
   /** primary -> closer node: claim epoch e (I will grant it). */
   // To the target: `cert`, the primary's certificate (the claim's previous epoch). To the
   // backups: `to`, the target, whose claim they may grant although they heard the primary just now.
-  HANDOFF: [18, v.object({ ...region, e: u32, cert: v.optional(certSchema), to: v.optional(id) })],
+  HANDOFF: [18, v.object({ ...region, e: u32, cert: v.optional(certSchema), chain: v.optional(certChainSchema), to: v.optional(id) })],
   /** host -> primary: stored entries the primary may lack (a restarted host's state); it adopts them as new edits. */
   // `cert`: the offerer's certificate of the region (informative: the primary takes offers only from hosts its own
   // certificate or that one's previous set names, region-offers.ts).

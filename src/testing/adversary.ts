@@ -122,7 +122,7 @@ export const FRAMES: readonly FrameKind[] = [
       role === 'primary' ? 'a primary drops every HANDOFF (region-granter.ts onHandoff: it hands off, it is not handed to)'
       : chain === 'replayed' || chain.startsWith('cross') ? 'a certificate not naming its sender: the host looks up whether it is nearest the key itself, and claims only then'
       : learns(role, chain),
-    make: ({ s, cert }) => ({ t: 'HANDOFF', ...region(s), e: cert.e, cert }) },
+    make: ({ s, cert, links }) => ({ t: 'HANDOFF', ...region(s), e: cert.e, cert, ...(links ? { chain: links } : {}) }) },
   { t: 'REPLICATE', wire: 'replicas', roles: HOSTS, chains: NUMBER_CHAINS, counts: ['staleFrames'],
     silent: (role) => (role === 'primary' ? 'a primary drops REPLICATE' : role === 'backup' ? 'names the target a host: it asks the sender for a SYNC, whose certificate decides (the SYNC rows)' : undefined),
     make: (x) => {
