@@ -21,7 +21,7 @@ export interface HostingApi {
   tickHz(): number;
   /** One region as this tab's host and client see it (diagnostics). */
   region(name: string): RegionDiagnostics;
-  /** The last hosting decisions (claims, grants, refusals), oldest first. */
+  /** The last hosting decisions (claims, grants, refusals) and the region client's attaches, oldest first. */
   trace(): string[];
   /** Flat counters: host_*, client_*, wire_* and ticker/clock figures. */
   stats(): Record<string, number>;

@@ -152,23 +152,24 @@ export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock,
   // frames that came before are held by the channels (dht/app-channels.ts), and those that
   // come while the host loads its store by the host (hosting-service.ts `early`).
   const wire = new HostWires(peer.channels, clock);
-  // The last hosting decisions (claims, grants, refusals), for window.voxel.hosting.trace().
+  // The last hosting decisions (claims, grants, refusals) and the client's attaches, for window.voxel.hosting.trace().
   const trace: string[] = [];
+  const note = (region: string, what: string) => {
+    trace.push(`${Math.round(clock.now())} [${region}] ${what}`);
+    if (trace.length > 400) trace.splice(0, 100);
+  };
   const host = new HostingService({
     dht: peer.dht, wires: wire, clock, ticker, store, world: cfg.world,
     // The node's own identity signs its grants; other hosts' keys must hash to their ids.
     signer: peer.identity, verify: webCryptoVerifier,
     options: { playOnly: peer.dht.readOnly },
-    trace: (region, what) => {
-      trace.push(`${Math.round(clock.now())} [${region}] ${what}`);
-      if (trace.length > 400) trace.splice(0, 100);
-    },
+    trace: note,
   });
   await host.start();
   // The work begun early is for the profile's player key; were this another (imported meanwhile), it is found again.
   const work = stores.work?.then((w) => (sameBytes(w.key, player.publicKey) ? w : playerWork(player.publicKey, PLAYER_PASS_BITS)));
   const pass = work?.then((w) => makePlayerPass(player, peer.dht.selfId, w.nonce));
-  const client = new RegionClient({ dht: peer.dht, wire: wire.players, clock, world: cfg.world, certs: new CertChecker(webCryptoVerifier, peer.dht.nearView, { idWorkBits: peer.dht.idWorkBits }), verify: webCryptoVerifier, ...(pass ? { pass } : {}) });
+  const client = new RegionClient({ dht: peer.dht, wire: wire.players, clock, world: cfg.world, certs: new CertChecker(webCryptoVerifier, peer.dht.nearView, { idWorkBits: peer.dht.idWorkBits }), verify: webCryptoVerifier, trace: note, ...(pass ? { pass } : {}) });
   const name = defaultPlayerName(idToHex(player.id));
   // Edits no certified primary could confirm are kept here (in memory only if it cannot open).
   const tentative = stores.tentative ?? await IdbTentativeStore.open(cfg.world).catch(() => undefined);

@@ -113,7 +113,9 @@ export class PrimaryDuty implements DutyShared {
       this.ctx.wires.replicas.send(h, { t: 'SYNC', ...this.regionFields, e: this.e, s: 0, hosts: cert.hosts, entries: new Uint8Array(0), cert, ...(this.region.chain ? { chain: this.region.chain } : {}) });
     }
     // Dueling Teapots' TAKE_OVER: the old primary's subscribers hear of us at once.
-    for (const id of this.region.takeKnownSubs()) this.ctx.wires.players.send(id, { t: 'NOT_PRIMARY', ...this.regionFields, e: this.e, primary: this.ctx.selfId });
+    const subs = this.region.takeKnownSubs();
+    this.ctx.trace?.(this.region.name, `${this.ctx.selfHex.slice(-4)} e${this.e}: takeover told to ${subs.length} subscribers`);
+    for (const id of subs) this.ctx.wires.players.send(id, { t: 'NOT_PRIMARY', ...this.regionFields, e: this.e, primary: this.ctx.selfId });
     this.publisher.publishLocation();
     this.publisher.schedule();
   }
@@ -208,6 +210,7 @@ export class PrimaryDuty implements DutyShared {
     if (missed && known) this.fanOut.rescue(hex, this.ctx.clock.now());
     // A new subscriber's positions start afresh; one re-subscribing (a gap in its deltas) keeps its stream.
     if (!known) {
+      this.ctx.trace?.(this.region.name, `${this.ctx.selfHex.slice(-4)} e${this.e}: subscriber ${hex.slice(0, 6)}`);
       // Its edits come to us and our PENDINGs go to it: routed, each costs a hop more (most of
       // the slow edit-to-visible samples of the 200-peer simulation). The subscriber pins its
       // end; without our pin our budget retired the link for the next peer that dialled us.

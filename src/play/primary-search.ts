@@ -27,6 +27,7 @@ export class PrimarySearch {
   async attach(sub: Subscription, why: ReattachCause = 'silence'): Promise<void> {
     if (sub.attaching || sub.closed) return;
     sub.attaching = true;
+    if (sub.attached) this.deps.args.trace?.(sub.name, `client: looks for a primary (${why})`);
     sub.attachStarted = this.deps.args.clock.now();
     if (sub.attached) {
       sub.attached = false;
@@ -97,6 +98,7 @@ export class PrimarySearch {
         sub.target = idToHex(target);
         // (`missed`: we were attached and heard nothing; a primary that relayed to us through a
         // backup serves us itself a while: host/fan-out-plan.ts.)
+        this.deps.args.trace?.(sub.name, `client: subscribes to ${sub.target.slice(0, 6)}${hinted ? ' (named itself primary)' : host ? ' (a host)' : ''}`);
         this.deps.args.wire.send(target, { t: 'SUBSCRIBE', rx: sub.coord.rx, rz: sub.coord.rz, host, ...(sub.epoch > 0 ? { since: sub.since, missed: true } : {}) });
         // A node that named itself primary (a takeover notice or a redirect) gets our waiting
         // edits right behind the SUBSCRIBE, not after its snapshot: a round trip less in every

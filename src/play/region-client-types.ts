@@ -181,4 +181,6 @@ export interface RegionClientArgs {
   /** This node's player pass (region/player-pass.ts; minting takes a while): edits wait for it. Without one, hosts refuse our edits. */
   pass?: Promise<PlayerPass>;
   options?: Partial<ClientOptions>;
+  /** Where the client notes its attach decisions (window.voxel.hosting.trace(), beside the host's: a failover read on one time line). */
+  trace?: (region: string, what: string) => void;
 }

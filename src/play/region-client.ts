@@ -318,6 +318,7 @@ export class RegionClient {
     if (sub.servedBy && fromHost && !fromPrimary && idEquals(sub.servedBy, from)) sub.servedAt = this.args.clock.now();
     switch (m.t) {
       case 'SNAPSHOT':
+        if (sub.attaching) this.args.trace?.(sub.name, `client: snapshot from ${fromHex.slice(0, 6)} e${m.e}`);
         if ((fromHex !== sub.target && !fromPrimary) || m.e < sub.epoch) return void this.stats.stale++;
         void this.checkSnapshot(sub, from, fromHex, m);
         return;
@@ -337,6 +338,7 @@ export class RegionClient {
         // A takeover notice: a host we were told of names itself primary of a later epoch.
         const takeover = m.primary && idEquals(m.primary, from) && m.e > sub.epoch && sub.hosts.some((h) => idEquals(h, from));
         if (takeover) {
+          this.args.trace?.(sub.name, `client: takeover notice from ${fromHex.slice(0, 6)} e${m.e}`);
           this.stats.redirects++;
           sub.hint = from;
           if (sub.attaching) sub.wake();
@@ -425,6 +427,7 @@ export class RegionClient {
       const live = !!sub.cert && sub.cert.e === sub.epoch && this.args.clock.now() - sub.lastHeard < this.opts.ownChainMs;
       if (c.e !== m.e || !idEquals(c.primary, from) || !succeeds(c, sub.cert) || (await this.args.certs.check(key, c, { known: sub.cert, chain: m.chain, live }))) {
         this.stats.uncertified++;
+        this.args.trace?.(sub.name, `client: snapshot of ${fromHex.slice(0, 6)} e${m.e} not certified`);
         return;
       }
     }
@@ -464,6 +467,7 @@ export class RegionClient {
       sub.attached = true;
       this.stats.attaches++;
       this.args.dht.connect(from, PIN_OWNER).catch(() => {});
+      this.args.trace?.(sub.name, `client: attached to ${fromHex.slice(0, 6)} e${m.e}`);
       this.events.emit('attached', { region: sub.coord, primary: fromHex, epoch: m.e });
       this.edits.sendTo(sub.name, from, fromHex);
       this.edits.attached(sub.name, fromHex);
