@@ -18,7 +18,7 @@
 // Run alone: `npm run bench -- failover_crash`, or `npx vite build && bash scripts/netns.sh
 // npx tsx bench/failover-bench.ts [crashes]`.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { crashPage, launchBrowser, newContext } from '../e2e/browser';
+import { crashReady, launchBrowser, newContext, SMALL_VIEW, withTestFps } from '../e2e/browser';
 import { startServer } from '../signaling/serve';
 import { PLACEABLE } from '../src/world/blocks';
 import { median } from './stats';
@@ -73,9 +73,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Opens a tab in a context of its own; resolves once it joined and hosts (and, `ready`, drew its terrain). */
 async function openTab(browser: Browser, base: string, render: boolean, ready = true): Promise<Tab> {
-  const ctx = await newContext(browser);
+  // The editor draws as a browser test's player tab does (TEST_FPS, a small window): software
+  // WebGL draws each frame on a CPU core, as many as it can, and a tab drawing uncapped took
+  // most of a core from the hosts whose failover is timed.
+  const ctx = await newContext(browser, render ? { viewport: SMALL_VIEW } : {});
   const page = await ctx.newPage();
-  await page.goto(`${base}?${render ? '' : 'render=off&'}rd=2${WORLD}`);
+  await page.goto(withTestFps(`${base}?${render ? '' : 'render=off&'}rd=2${WORLD}`));
   await page.waitForFunction(() => window.voxel?.hosting !== undefined, null, { timeout: 60_000 });
   if (ready) await page.evaluate(() => window.voxel.ready());
   const id = await page.evaluate(() => window.voxel.net!.id());
@@ -194,11 +197,14 @@ export async function benchFailoverCrash(crashes = 20): Promise<Record<string, n
         continue;
       }
       const crashedTab = victim;
+      const c0 = Date.now();
+      const crash = await crashReady(crashedTab.page);
+      const opened = Date.now() - c0;
       const from = await drive<number>(editor, 'size()');
       // A burst of edits, then at once the crash: some reach the primary, some are on the way.
       await drive(editor, `burst(${BURST})`);
       const t0 = Date.now();
-      await crashPage(crashedTab.page).catch((e: Error) => console.error(`failover_crash: ${e.message}`));
+      await crash().catch((e: Error) => console.error(`failover_crash: ${e.message}`));
       // An edit counts as submitted after the crash once Playwright has seen the renderer
       // gone (the dying primary cannot have confirmed it); time runs from the crash command.
       const dead = Date.now();
@@ -229,7 +235,10 @@ export async function benchFailoverCrash(crashes = 20): Promise<Record<string, n
           console.error(`failover_crash: crash ${k}: ${ms} ms; errors around it: ${JSON.stringify(errs.slice(0, 8))}; editor counters ${JSON.stringify(Object.fromEntries(Object.entries(await editor.page.evaluate(() => window.voxel.hosting!.stats())).filter(([n, v]) => v > 0 && /^client_[a-z]+$/i.test(n))))}`);
         }
       }
-      if (process.env.BENCH_TRACE && (ms === undefined || ms > Number(process.env.BENCH_TRACE_OVER_MS ?? 2000))) await dumpTraces(tabs, region, t0);
+      if (process.env.BENCH_TRACE && (ms === undefined || ms > Number(process.env.BENCH_TRACE_OVER_MS ?? 2000))) {
+        console.error(`failover_crash: crash ${k}: ${ms} ms; editor ${editor.id.slice(0, 4)} victim ${crashedTab.id.slice(0, 4)} session ${opened} ms, dead +${dead - t0}; edits ${round.filter((e) => e.sub >= t0 - 500).slice(0, 40).map((e) => `+${e.sub - t0}>${e.res ? `+${e.res - t0}` : '-'}${e.err ? '!' : ''}`).join(' ')}`);
+        await dumpTraces(tabs, region, t0);
+      }
       const t1 = Date.now();
       // A replacement hosts as soon as it joined; its terrain is not waited for.
       tabs.push(await openTab(browser, base, false, false));

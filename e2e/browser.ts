@@ -197,11 +197,22 @@ export async function openInProfile(profile: Promise<Profile>, url: string, opts
  * the crash. The page object stays (not `isClosed()`): close its context in cleanup.
  */
 export async function crashPage(page: Page): Promise<void> {
-  const crashed = new Promise<void>((resolve) => page.once('crash', () => resolve()));
+  await (await crashReady(page))();
+}
+
+/**
+ * `crashPage` in two steps: the DevTools session opens now, the crash comes when the returned
+ * function is called (a timed crash must not count the session's opening, a round trip
+ * through the browser that took hundreds of ms on a busy machine).
+ */
+export async function crashReady(page: Page): Promise<() => Promise<void>> {
   const cdp = await page.context().newCDPSession(page);
-  // It never answers: the renderer is gone before it could.
-  void cdp.send('Page.crash').catch(() => {});
-  await Promise.race([crashed, new Promise<void>((_, reject) => setTimeout(() => reject(new Error('the page did not crash within 10 s')), 10_000))]);
+  return async () => {
+    const crashed = new Promise<void>((resolve) => page.once('crash', () => resolve()));
+    // It never answers: the renderer is gone before it could.
+    void cdp.send('Page.crash').catch(() => {});
+    await Promise.race([crashed, new Promise<void>((_, reject) => setTimeout(() => reject(new Error('the page did not crash within 10 s')), 10_000))]);
+  };
 }
 
 /**
