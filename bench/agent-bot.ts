@@ -234,6 +234,11 @@ export class Bot {
     });
   }
 
+  /** The tab's last hosting decisions (window.voxel.hosting.trace()). */
+  async trace(): Promise<string[]> {
+    return this.page.evaluate(() => window.voxel.hosting?.trace() ?? []);
+  }
+
   async close(): Promise<void> {
     await this.page?.close().catch(() => undefined);
   }

@@ -9,7 +9,7 @@
 //
 //   npm run agents -- --count N [--url URL] [--relay URL] [--seconds S] [--seed S]
 //                     [--rd N] [--json FILE] [--net off] [--dir DIST] [--join-timeout S]
-//                     [--render-tabs N] [--render-rd N] [--returning] [--profile FILE] [--count-calls FILE]
+//                     [--render-tabs N] [--render-rd N] [--returning] [--profile FILE] [--count-calls FILE] [--traces FILE]
 //                     [--crowd-profile FILE [--crowd-profile-tabs N] [--crowd-profile-delay S]
 //                      [--crowd-profile-seconds S]]
 //
@@ -80,6 +80,8 @@ export interface AgentOptions extends Partial<typeof AGENT_DEFAULTS> {
   crowdProfileSeconds?: number;
   /** Write bot 0's calls of timers, microtasks and message sends by caller over the walk here (bench/call-counter.ts). */
   countCalls?: string;
+  /** Write every bot's last hosting decisions (claims, grants, step-downs: window.voxel.hosting.trace()) here at the end. */
+  traces?: string;
 }
 
 export interface Summary { p50: number; p99: number; max: number; samples: number }
@@ -158,8 +160,10 @@ export interface AgentReport {
    */
   edit_path_ms: EditPath;
   edit_path_p99_ms: EditPath;
-  /** Failovers seen: a region re-attached to a new primary of a later epoch, summed over bots. */
+  /** Failovers seen: a region re-attached to a new primary of a later epoch, summed over bots (joins included; a handoff by design counts too). */
   failovers: number;
+  /** The same, during the walk only (every bot joined). */
+  failovers_walk: number;
   errors: { count: number; first: string[] };
   /** Every bot's final numeric stats, for what the summary does not cover. */
   stats: NumericStats[];
@@ -327,6 +331,10 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
 
     // --- report --------------------------------------------------------------------------
     const stats = await statsAt();
+    if (options.traces) {
+      const traces = await Promise.all(live.map(async (b) => ({ bot: b.index, id: await b.tab.evaluate(() => window.voxel.net?.id() ?? '').catch(() => ''), trace: await b.trace().catch(() => []) })));
+      writeFileSync(options.traces, JSON.stringify(traces, null, 1));
+    }
     const field = (k: string) => stats.map((s) => s[k]).filter((v): v is number => v !== undefined && Number.isFinite(v));
     const editPath = (p: 'p50' | 'p99', over: (xs: number[]) => number): EditPath => ({
       store: over(field(`hosting_host_store_ms_${p}`)),
@@ -393,6 +401,7 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
       edit_path_ms: editPath('p50', median),
       edit_path_p99_ms: editPath('p99', (xs) => (xs.length ? Math.max(...xs) : NaN)),
       failovers: field('hosting_client_failovers').reduce((a, b) => a + b, 0),
+      failovers_walk: live.reduce((n, _, i) => n + (walkEnd[i]?.hosting_client_failovers ?? 0) - (start[i]?.hosting_client_failovers ?? 0), 0),
       errors: { count: allErrors.length, first: allErrors.slice(0, 20) },
       stats,
     };
@@ -427,6 +436,7 @@ function parseArgs(argv: string[]): AgentOptions & { json?: string } {
       case '--json': out.json = need(); break;
       case '--profile': out.profile = need(); break;
       case '--count-calls': out.countCalls = need(); break;
+      case '--traces': out.traces = need(); break;
       case '--crowd-profile': out.crowdProfile = need(); break;
       case '--crowd-profile-tabs': out.crowdProfileTabs = Math.floor(num()); break;
       case '--crowd-profile-delay': out.crowdProfileDelaySeconds = num(); break;
@@ -438,7 +448,7 @@ function parseArgs(argv: string[]): AgentOptions & { json?: string } {
       case '--render-rd': out.renderTabRenderDistance = Math.floor(num()); break;
       case '--returning': out.returning = true; break;
       case '--help': case '-h':
-        console.log('npm run agents -- --count N [--url URL] [--relay URL] [--seconds S] [--seed S] [--rd N] [--json FILE] [--join-timeout S] [--net off] [--dir DIST] [--render-tabs N] [--render-rd N] [--returning] [--profile FILE] [--count-calls FILE] [--crowd-profile FILE [--crowd-profile-tabs N] [--crowd-profile-delay S] [--crowd-profile-seconds S]]');
+        console.log('npm run agents -- --count N [--url URL] [--relay URL] [--seconds S] [--seed S] [--rd N] [--json FILE] [--join-timeout S] [--net off] [--dir DIST] [--render-tabs N] [--render-rd N] [--returning] [--profile FILE] [--count-calls FILE] [--traces FILE] [--crowd-profile FILE [--crowd-profile-tabs N] [--crowd-profile-delay S] [--crowd-profile-seconds S]]');
         process.exit(0);
         break;
       default: throw new Error(`unknown option ${a} (try --help)`);

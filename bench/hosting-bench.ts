@@ -44,6 +44,18 @@ async function oneRun(): Promise<Run> {
     agents_moves_sent_hz: r.moves_sent_hz,
     agents_steps_hz: r.position_updates_hz,
     agents_failovers_seen: r.failovers,
+    agents_failovers_walk: r.failovers_walk,
+    // Why primaries changed (host stats summed over bots): a live primary taken for dead and
+    // deposed (with nobody killed, every takeover is one), a closer node handed the region,
+    // a host set changed under its primary.
+    agents_takeovers: sum('hosting_host_takeovers'),
+    agents_silence_claims: sum('hosting_host_silenceClaims'),
+    agents_subscribe_claims: sum('hosting_host_subscribeClaims'),
+    agents_handoffs: sum('hosting_host_handoffs'),
+    agents_reconfigs: sum('hosting_host_reconfigs'),
+    agents_claims: sum('hosting_host_claims'),
+    agents_claims_failed: sum('hosting_host_claimsFailed'),
+    agents_own_stalls: sum('hosting_host_ownStalls'),
   };
 }
 

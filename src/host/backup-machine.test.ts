@@ -188,6 +188,30 @@ describe('backup machine', () => {
     expect(stalled.silenceLimit(5000 + 60_000)).toBe(600);
   });
 
+  it("judges a player's request to claim (hosted-region.ts primaryAlive) by the primary's pace, as its own watch: a slow primary is alive for as long as the watch allows it", () => {
+    const hosts = [P, SELF, B2];
+    const PACED = { ...O, slowPrimaryFactor: 2, slowPrimaryMaxMs: 2400, slowPrimaryHalfLifeMs: 10_000 };
+    const beat = (m: BackupMachine, at: number, idle = false) => m.heartbeat(P, idToHex(P), { t: 'HEARTBEAT', rx: 0, rz: 0, e: E, s: 0, hosts, ...(idle ? { idle } : {}) }, at);
+    const roles = new RoleMachine();
+    roles.appliedUpTo(0);
+    const terms = { promised: E, following: idToHex(P), isCurrentPrimary: (hex: string, e: number) => hex === idToHex(P) && e === E };
+    const m = new BackupMachine(SELF, followRecord(), roles, terms, PACED, { staleFrames: 0, badCerts: 0, entriesAgainstRules: 0 });
+    // On time: failoverMs, as the watch.
+    for (let t = 0; t <= 1000; t += 100) beat(m, t);
+    expect(m.primaryHeardLately(1000 + 599)).toBe(true);
+    expect(m.primaryHeardLately(1000 + 601)).toBe(false);
+    // Starved (beats up to 450 ms apart): still alive 700 ms after its last beat, when a
+    // fixed failoverMs took it for dead and the backup claimed at the player's word.
+    for (const t of [1450, 1900, 2350]) beat(m, t);
+    expect(m.primaryHeardLately(2350 + 700)).toBe(true);
+    expect(m.primaryHeardLately(2350 + 700)).toBe(!m.claimDue(2350 + 700, hosts, P, false, () => false));
+    expect(m.primaryHeardLately(2350 + 950)).toBe(false);
+    // An idle primary beats every idleHeartbeatMs: alive over two missed beats.
+    beat(m, 2500, true);
+    expect(m.primaryHeardLately(2500 + 2 * O.idleHeartbeatMs)).toBe(true);
+    expect(m.primaryHeardLately(2500 + 2 * O.idleHeartbeatMs + 2401)).toBe(false);
+  });
+
   it('takes the silence of a primary that said it unloads for no death, until the primary speaks again', () => {
     const { m } = backup(0);
     const hosts = [P, SELF, B2];

@@ -197,6 +197,17 @@ export class BackupMachine {
     return now - Math.max(this.heard.lastHeard, this.claimedAt) > limit + quiet + rank * this.o.claimStaggerMs;
   }
 
+  /**
+   * Whether the primary we follow counts as alive at `now`: heard within the silence it is
+   * allowed (its pace, and an idle primary's two beats; no rank allowance). A player's
+   * SUBSCRIBE asking us to claim is judged by this, as our own watch is: with a fixed
+   * failoverMs there, a player that lost patience with a slow primary had its backups depose it.
+   */
+  primaryHeardLately(now: number): boolean {
+    const quiet = this.primaryIdle ? 2 * this.o.idleHeartbeatMs : 0;
+    return now - this.heard.lastHeard < this.pace.silenceLimit(now) + quiet;
+  }
+
   /** How long our primary's silence must last now before we take it for dead (bar the idle and rank allowances). */
   silenceLimit(now: number): number {
     return this.pace.silenceLimit(now);

@@ -285,8 +285,9 @@ export class HostedRegion implements RegionRole {
     };
   }
 
+  /** We follow a primary heard within the silence it is allowed (backup-machine.ts `primaryHeardLately`: its pace, not a fixed failoverMs). */
   primaryAlive(): boolean {
-    return this.role === 'backup' && this.ctx.clock.now() - this.lastHeard < this.ctx.opts.failoverMs;
+    return this.role === 'backup' && this.backup.primaryHeardLately(this.ctx.clock.now());
   }
 
   /**
@@ -438,6 +439,7 @@ export class HostedRegion implements RegionRole {
       return this.toPlayer(from, { t: 'NOT_PRIMARY', ...this.regionFields, e: this.epoch, alone: true });
     }
     this.wait(from, fromHex, m.since);
+    if (this.role === 'backup') this.ctx.stats.subscribeClaims++;
     void this.claim(0, this.role === 'backup');
   }
 

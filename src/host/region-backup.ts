@@ -26,6 +26,11 @@ export class RegionBackup extends RegionSide implements FollowTerms {
     return this.machine.primaryUnloads;
   }
 
+  /** The primary we follow counts as alive now (backup-machine.ts). */
+  primaryHeardLately(now: number): boolean {
+    return this.machine.primaryHeardLately(now);
+  }
+
   get promised(): number {
     return this.el.promised;
   }
@@ -99,6 +104,7 @@ export class RegionBackup extends RegionSide implements FollowTerms {
     this.region.trace(`primary ${this.region.primaryHex.slice(0, 6)} silent ${Math.round(now - this.machine.heardAt)} ms${primaryLinkClosed ? ' (link closed)' : ''}`);
     // One attempt, then wait again (jittered, and longer after failed claims, so duelling claimants drift apart).
     this.machine.claimed(now + this.region.claimRetryDelay(this.ctx.opts.random() * this.ctx.opts.failoverMs));
+    this.ctx.stats.silenceClaims++;
     void this.region.claim(0, true);
   }
 

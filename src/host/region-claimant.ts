@@ -114,6 +114,7 @@ export class RegionClaimant extends RegionSide {
     const run = ++this.runs;
     const ok = await this.runClaim(run, minEpoch, primarySilent, hosts).catch(() => false);
     if (ok) this.failedInRow = 0;
+    if (ok && primarySilent) this.ctx.stats.takeovers++;
     if (!ok) {
       this.ctx.stats.claimsFailed++;
       this.failedInRow = this.recentFailures() + 1;
