@@ -9,7 +9,8 @@
 // start-screen.png (e2e/screenshots.ts: docs/screenshots/ under `npm run screenshots`).
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_ARGS, crashPage, launchBrowser, openInFreshContext } from './browser';
+import { CHROMIUM, CHROMIUM_ARGS, crashPage, launchBrowser, newContext, openInFreshContext } from './browser';
+import { seedReturningPlayer } from './returning-player';
 import { startRelayProcess, type RelayProcess } from './relay-process';
 import { screenshotPath } from './screenshots';
 
@@ -66,11 +67,34 @@ const url = (q: string, frag: string) => `${inject('baseUrl')}/?rd=2&${q}#${frag
 /** A page of world `frag` through the test's relay, not drawing. */
 const inWorld = (frag: string) => url(`render=off&relay=${encodeURIComponent(relay.url)}`, frag);
 
+/**
+ * As behind a firewall that drops UDP: every candidate, ours and theirs, names an address
+ * nothing answers from (TEST-NET-1, no route in the test's namespace); gathering works.
+ * An init script (runs in the page).
+ */
+function candidatesUnreachable(): void {
+  const proto = RTCPeerConnection.prototype;
+  const unreachable = (c: string) => c.replace(/^(candidate:\S+ \d+ \S+ \d+ )(\S+)/, '$1192.0.2.1');
+  const add = proto.addIceCandidate as (c?: RTCIceCandidateInit | null) => Promise<void>;
+  proto.addIceCandidate = function (this: RTCPeerConnection, c?: RTCIceCandidateInit | null) {
+    return add.call(this, c?.candidate ? { ...c, candidate: unreachable(c.candidate) } : c);
+  } as typeof proto.addIceCandidate;
+  const own = Object.getOwnPropertyDescriptor(proto, 'onicecandidate')!;
+  Object.defineProperty(proto, 'onicecandidate', {
+    ...own,
+    set(this: RTCPeerConnection, fn: ((e: { candidate: RTCIceCandidateInit | null }) => void) | null) {
+      own.set!.call(this, fn && ((e: RTCPeerConnectionIceEvent) => fn({ candidate: e.candidate && { ...e.candidate.toJSON(), candidate: unreachable(e.candidate.candidate) } })));
+    },
+  });
+}
+
+/** DevTools CPU throttling rate of the busy-machine case: its first ICE candidate came after 2 s (as in the lab under load). */
+const BUSY_RATE = 20;
+
 /** Another player online in world `frag`, so a newcomer has someone to dial. */
 async function someoneIn(frag: string): Promise<void> {
-  const host = await page();
-  await host.goto(inWorld(frag));
-  await host.waitForFunction(() => window.voxel?.net !== undefined, null, { timeout: 30_000 });
+  // A returning player (e2e/returning-player.ts): the newcomer is what these tests time, not this tab's proof of work.
+  await openInFreshContext(browser, inWorld(frag), { viewport: { width: 960, height: 600 }, until: () => window.voxel?.net !== undefined });
 }
 
 describe('the start screen explains a failed start', () => {
@@ -121,23 +145,7 @@ describe('the start screen explains a failed start', () => {
   it('ICE that never connects (candidates gathered, none reachable) with no TURN: said within 5 s, with a Network form whose TURN server the next start uses', async () => {
     await someoneIn('world=start-e2e-6');
     const p = await page();
-    // As behind a firewall that drops UDP: every candidate, ours and theirs, names an address
-    // nothing answers from (TEST-NET-1, no route in the test's namespace); gathering works.
-    await p.addInitScript(() => {
-      const proto = RTCPeerConnection.prototype;
-      const unreachable = (c: string) => c.replace(/^(candidate:\S+ \d+ \S+ \d+ )(\S+)/, '$1192.0.2.1');
-      const add = proto.addIceCandidate as (c?: RTCIceCandidateInit | null) => Promise<void>;
-      proto.addIceCandidate = function (this: RTCPeerConnection, c?: RTCIceCandidateInit | null) {
-        return add.call(this, c?.candidate ? { ...c, candidate: unreachable(c.candidate) } : c);
-      } as typeof proto.addIceCandidate;
-      const own = Object.getOwnPropertyDescriptor(proto, 'onicecandidate')!;
-      Object.defineProperty(proto, 'onicecandidate', {
-        ...own,
-        set(this: RTCPeerConnection, fn: ((e: { candidate: RTCIceCandidateInit | null }) => void) | null) {
-          own.set!.call(this, fn && ((e: RTCPeerConnectionIceEvent) => fn({ candidate: e.candidate && { ...e.candidate.toJSON(), candidate: unreachable(e.candidate.candidate) } })));
-        },
-      });
-    });
+    await p.addInitScript(candidatesUnreachable);
     await p.goto(inWorld('world=start-e2e-6'));
     const e = await explained(p);
     console.log(`no direct path explained ${Math.round(e.ms)} ms after navigation (node id minted at ${Math.round(e.idMs)} ms): "${e.title}"`);
@@ -158,6 +166,35 @@ describe('the start screen explains a failed start', () => {
     const again = await explained(p);
     expect(again.kind).toBe('turn-failed');
     expect(await p.locator('#loading .ice-settings input[name=urls]').inputValue()).toBe('turn:127.0.0.1:9');
+  });
+
+  it('the same on a busy machine (renderer CPU throttled 20 times): no direct path, not "WebRTC blocked"', async () => {
+    await someoneIn('world=start-e2e-10');
+    const ctx = await newContext(browser, { viewport: { width: 960, height: 600 } });
+    await seedReturningPlayer(ctx, new URL(inject('baseUrl')).origin); // a returning player: no proof of work to wait for
+    const p = await ctx.newPage();
+    await p.addInitScript(candidatesUnreachable);
+    // DevTools CPU throttling of this tab's renderer from the moment its join starts (the
+    // ICE probe's start; throttled from navigation, the page's boot alone took 7 s): its
+    // first ICE candidate then comes seconds late.
+    const cdp = await ctx.newCDPSession(p);
+    await p.exposeBinding('vpBusy', () => cdp.send('Emulation.setCPUThrottlingRate', { rate: BUSY_RATE }));
+    await p.addInitScript(() => {
+      const mark = performance.mark.bind(performance);
+      performance.mark = ((name: string, o?: PerformanceMarkOptions) => {
+        if (name === 'vp:join-start') void (window as unknown as { vpBusy: () => Promise<void> }).vpBusy();
+        return mark(name, o);
+      }) as typeof performance.mark;
+    });
+    await p.goto(inWorld('world=start-e2e-10'));
+    const e = await explained(p);
+    // What the screen says once the first candidate came, if it said something else before.
+    const settled = await p.waitForFunction(() => document.querySelector<HTMLElement>('#loading .problem')?.dataset.kind !== 'webrtc-blocked', null, { timeout: 15_000, polling: 100 }).then(() => true, () => false);
+    const last = await p.evaluate(() => ({ kind: document.querySelector<HTMLElement>('#loading .problem')!.dataset.kind!, ms: performance.getEntriesByName('vp:start-explained').at(-1)!.startTime, said: performance.getEntriesByName('vp:start-explained').map((m) => (m as PerformanceMark).detail as string) }));
+    console.log(`busy machine (CPU ${BUSY_RATE}x): ${last.said.join(' then ')}, first ${Math.round(e.ms)} ms, last ${Math.round(last.ms)} ms after navigation (identity at ${Math.round(e.idMs)} ms)`);
+    expect(settled, `still "WebRTC blocked" 15 s after it was said (${last.said.join(' then ')})`).toBe(true);
+    expect(last.kind).toBe('no-direct-path');
+    expect(last.ms - e.idMs, 'said within 5 s of the identity').toBeLessThan(EXPLAINED_WITHIN_MS);
   });
 
   it('no RTCPeerConnection at all (removed by an extension or a policy): said within 5 s', async () => {

@@ -78,8 +78,9 @@ export async function inviteProblem(cfg: PageConfig): Promise<InviteProblem | un
 export async function joinPeer(cfg: PageConfig, clock: Clock, onStage?: PeerConfig['onStage'], problem?: InviteProblem): Promise<Peer> {
   performance.mark('vp:join-start');
   // Whether WebRTC can gather a candidate here is asked while the id is minted: a blocked
-  // browser is told so at its first dial, not a gather timeout later.
-  const iceProbe = probeIceGathering(cfg.iceServers, WEBRTC_DEFAULTS.noCandidateMs);
+  // browser is told so at its first dial, not a gather timeout later. The probe listens as
+  // long as a dial would: a loaded machine's late candidate still clears the browser.
+  const iceProbe = probeIceGathering(cfg.iceServers, WEBRTC_DEFAULTS.dialTimeoutMs);
   // A slot's first claim mints its id's work in a worker (~1 s, once per slot).
   const claimed = await claimNodeIdentity({ mint: mintNodeIdentity });
   performance.mark('vp:identity');

@@ -99,7 +99,11 @@ async function main(): Promise<void> {
     loading.progress('Joining the peer network…', 0.05);
     try {
       peer = await joining;
-      if (peer.failure && !problem) explainStart(loading, hud, cfg, peer.failure);
+      if (peer.failure && !problem) {
+        explainStart(loading, hud, cfg, peer.failure);
+        // Judged anew (taken for blocked, it gathered late): said again while the player has not chosen.
+        peer.onFailure((f) => { if (loading.problemShown) explainStart(loading, hud, cfg, f); });
+      }
       if (cfg.hosting) net = await startNetSession(peer, cfg, clock, ticker, work ? { work } : {}, probeGate);
     } catch (err) {
       hud.showMessage(`Could not join the peer network, playing alone: ${(err as Error).message}`);

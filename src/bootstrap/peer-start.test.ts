@@ -86,4 +86,12 @@ describe('Peer.start says why it is alone', () => {
     expect(peer.failure?.kind).toBe('webrtc-blocked');
     expect(ms).toBeLessThan(290);
   });
+
+  it('gathering unfinished and no candidate yet (blocked, or a loaded machine): WebRTC blocked only after blockedVerdictMs', async () => {
+    const other = await peerId();
+    const { peer, ms } = await start(doorway([other]), [], { iceProbe: Promise.resolve('silent'), options: { joinDeadlineMs: 300, blockedVerdictMs: 600 } });
+    expect(peer.failure?.kind).toBe('webrtc-blocked');
+    expect(ms).toBeGreaterThanOrEqual(590);
+    expect(ms).toBeLessThan(1500);
+  });
 });

@@ -40,6 +40,13 @@ export const PEER_DEFAULTS = {
    * after the 15 s dial timeout. A join that has a link by then runs to its end.
    */
   joinDeadlineMs: 4000,
+  /**
+   * A browser that has gathered no ICE candidate is said to have WebRTC blocked no earlier
+   * than this after the start: on a loaded machine the first candidate came after a dial's
+   * 2 s gather wait (bench/lab, six tabs on two cores), and "blocked" was then wrong. One
+   * that comes later still changes what is said (`onFailure`).
+   */
+  blockedVerdictMs: 3000,
 };
 
 /** Why a tab ended up alone, in terms the start screen turns into words (ui/start-screen.ts). */
@@ -130,6 +137,7 @@ export class Peer {
   lastError: Error | undefined;
   /** Why the join ended alone (undefined when it linked to someone). */
   failure: JoinFailure | undefined;
+  private readonly failureListeners: ((f: JoinFailure) => void)[] = [];
 
   /** Looks for peers while this one has no link. */
   readonly finder: PeerFinder;
@@ -177,6 +185,11 @@ export class Peer {
     this.doorways.probe();
     this.reopener.retryNow();
     this.finder.poke();
+  }
+
+  /** Calls `fn` when the failure is judged anew (a browser taken for blocked gathered a candidate after all). */
+  onFailure(fn: (f: JoinFailure) => void): void {
+    this.failureListeners.push(fn);
   }
 
   /** Times a doorway connection was re-opened after a drop or a failed first attempt. */
@@ -237,7 +250,21 @@ export class Peer {
     } else {
       // Nobody reachable: alone; newcomers will dial us, and we keep looking.
       peer.status = 'alone';
+      if (!failure && !transport.gatheringEndedEmpty && peer.classify(first, invited.length > 0).kind === 'webrtc-blocked') {
+        // Nothing gathered yet, gathering unfinished: slow (a loaded machine) or blocked. Slow gathers soon.
+        let wait: unknown;
+        await Promise.race([transport.firstCandidate, new Promise<void>((r) => { wait = clock.setTimeout(r, Math.max(0, t0 + opts.blockedVerdictMs - clock.now())); })]);
+        clock.clearTimeout(wait);
+      }
       peer.failure = failure ?? peer.classify(first, invited.length > 0);
+      // A candidate after the verdict: the browser was slow, not blocked. Say what is true
+      // now, and look for peers again (dials no longer fail at once).
+      void transport.firstCandidate.then(() => {
+        if (peer.stopped || peer.failure?.kind !== 'webrtc-blocked') return;
+        peer.failure = peer.classify(first, invited.length > 0);
+        for (const fn of peer.failureListeners) fn(peer.failure);
+        peer.finder.poke();
+      });
     }
     peer.channels = new AppChannels(peer.dht);
     peer.dht.events.on('link-open', () => {
@@ -282,8 +309,10 @@ export class Peer {
     if (invited && detail.includes('known')) return { kind: 'inviter-gone', detail };
     const turn = this.transport.iceServers.some((s) => iceUrls(s).some((u) => u.startsWith('turn')));
     if (!turn && this.cfg.rtcConfig?.iceTransportPolicy === 'relay') return { kind: 'relay-needs-turn', detail };
-    if (detail.includes(NO_CANDIDATE) || this.transport.stats.noCandidate > 0) return { kind: 'webrtc-blocked', detail };
-    return { kind: turn ? 'turn-failed' : 'no-direct-path', detail };
+    // A browser that gathered a candidate at any time is not blocked, whatever its dials' gather waits said.
+    if (!this.transport.gathered && (detail.includes(NO_CANDIDATE) || this.transport.stats.noCandidate > 0)) return { kind: 'webrtc-blocked', detail };
+    const late = detail.includes(NO_CANDIDATE) ? `ICE candidates came, late (a busy machine), and no connection opened (${detail})` : detail;
+    return { kind: turn ? 'turn-failed' : 'no-direct-path', detail: late };
   }
 
   /**

@@ -28,14 +28,14 @@ function fakePc(script: { candidateAt?: number; completeAt?: number; throws?: bo
 }
 
 describe('probeIceGathering', () => {
-  it('says gathered at the first candidate, none when gathering ends or times out without one, unknown without WebRTC; closes what it opened', async () => {
+  it('says gathered at the first candidate, none when gathering ends without one, silent when it times out unfinished, unknown without WebRTC; closes what it opened', async () => {
     const closed = { n: 0 };
     expect(await probeIceGathering([], 500, fakePc({ candidateAt: 5, completeAt: 20 }, closed))).toBe('gathered');
     expect(await probeIceGathering([], 500, fakePc({ completeAt: 5 }, closed))).toBe('none');
     const t0 = Date.now();
-    expect(await probeIceGathering([], 100, fakePc({}, closed))).toBe('none'); // Chromium blocked: stays 'gathering'
+    expect(await probeIceGathering([], 100, fakePc({}, closed))).toBe('silent'); // Chromium blocked: stays 'gathering'
     expect(Date.now() - t0).toBeGreaterThanOrEqual(95);
-    expect(await probeIceGathering([], 100, fakePc({ candidateAt: 300 }, closed))).toBe('none'); // too late counts as none
+    expect(await probeIceGathering([], 100, fakePc({ candidateAt: 300 }, closed))).toBe('silent'); // too late for this probe
     expect(closed.n).toBe(4);
     expect(await probeIceGathering([], 100, fakePc({ throws: true }, closed))).toBe('unknown');
     expect(await probeIceGathering([], 100, undefined)).toBe('unknown');

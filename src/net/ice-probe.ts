@@ -1,13 +1,19 @@
 // Whether this browser can gather any ICE candidate at all, asked once at start-up while the
 // node id is still being minted (~1 s of work, app/node-id-minter.ts). A browser with WebRTC
 // blocked (no media permission in a network with no other address, a strict policy, an
-// extension) gathers no candidate (Chromium then stays 'gathering' for good, so the probe's
-// answer is a timeout, the same 2 s rule as a dial's: webrtc-transport.ts noCandidateMs).
-// Knowing that before the first dial lets the start screen say "WebRTC blocked" at once
-// instead of after every dial's own gather timeout, ~2 s later.
+// extension) gathers no candidate (Chromium then stays 'gathering' for good, so only time
+// tells). Knowing that before the first dial lets the start screen say "WebRTC blocked" at
+// once instead of after every dial's own gather timeout. A probe silent for a dial's gather
+// wait is taken as 'none' by the transport for now (webrtc-transport.ts); the probe itself
+// listens longer, since a loaded machine gathered its first candidate seconds late, and its
+// late 'gathered' clears the browser (the start screen then says what is really wrong).
 
-/** 'none': no candidate within the timeout, or gathering completed with none; 'unknown': no WebRTC here, or it threw. */
-export type IceProbeResult = 'gathered' | 'none' | 'unknown';
+/**
+ * 'none': gathering completed with no candidate (blocked for sure); 'silent': no candidate
+ * within the timeout, gathering unfinished (a blocked Chromium, or a very slow machine);
+ * 'unknown': no WebRTC here, or it threw.
+ */
+export type IceProbeResult = 'gathered' | 'none' | 'silent' | 'unknown';
 
 /** The part of RTCPeerConnection the probe uses (tests pass their own). */
 export interface ProbePeerConnection {
@@ -29,9 +35,10 @@ function browserFactory(): ProbePeerFactory | undefined {
 
 /**
  * Gathers candidates for one offer with `iceServers` and reports whether any came within
- * `timeoutMs` (the app passes a dial's own gather wait, WEBRTC_DEFAULTS.noCandidateMs).
+ * `timeoutMs` (the app passes a dial's timeout, WEBRTC_DEFAULTS.dialTimeoutMs: the transport
+ * does not wait that long for a first answer, WebRtcTransportOptions.iceProbe).
  * A 'none' is a measurement of one moment (a loaded machine can be late): the transport
- * believes it for a short while only (WebRtcTransportOptions.iceProbe).
+ * believes it for a short while only.
  */
 export function probeIceGathering(iceServers: unknown[], timeoutMs: number, create: ProbePeerFactory | undefined = browserFactory()): Promise<IceProbeResult> {
   if (!create) return Promise.resolve('unknown');
@@ -49,7 +56,7 @@ export function probeIceGathering(iceServers: unknown[], timeoutMs: number, crea
       }
       resolve(r);
     };
-    const timer = setTimeout(() => finish('none'), timeoutMs);
+    const timer = setTimeout(() => finish('silent'), timeoutMs);
     try {
       pc = create({ iceServers });
       pc.onicecandidate = (e) => {

@@ -172,10 +172,10 @@ describe('half-open inbound connections', () => {
 });
 
 describe('a browser that gathers no ICE candidate', () => {
-  it('fails its dial after noCandidateMs, not at the dial timeout; a dial that gathered one (trickled or in its SDP) waits on', async () => {
+  it('fails its dial after noCandidateMs, not at the dial timeout; a dial that gathered one (trickled or in its SDP) waits on, and so does one without, once this browser has gathered', async () => {
     const clock = new VirtualClock();
     const peers: FakeSimplePeer[] = [];
-    const t = new WebRtcTransport({
+    const transport = async () => new WebRtcTransport({
       identity: await generateIdentity(), clock, dialTimeoutMs: 15_000, noCandidateMs: 2000, idWorkBits: 0,
       createPeer: (o) => {
         const p = new FakeSimplePeer(o);
@@ -183,23 +183,27 @@ describe('a browser that gathers no ICE candidate', () => {
         return p.asPeer;
       },
     });
+    const [blocked, t] = [await transport(), await transport()];
     const signals = { sendSignal: () => undefined };
     const outcome = (p: Promise<unknown>) => p.then(() => 'open', (e: Error) => e.message);
-    const none = outcome(t.dial(randomId(rand), signals));
+    const none = outcome(blocked.dial(randomId(rand), signals));
     const trickled = outcome(t.dial(randomId(rand), signals));
     const inSdp = outcome(t.dial(randomId(rand), signals));
+    const late = outcome(t.dial(randomId(rand), signals));
     peers[1]!.emit('signal', { type: 'candidate', candidate: { candidate: 'candidate:1 1 udp 1 127.0.0.1 5000 typ host', sdpMLineIndex: 0, sdpMid: '0' } });
     peers[2]!.emit('signal', { type: 'offer', sdp: `${sdp(FP_A)}a=candidate:1 1 udp 1 127.0.0.1 5000 typ host\r\n` });
+    expect([blocked.gathered, t.gathered]).toEqual([false, true]);
     clock.advanceSync(1999);
-    expect(peers.map((p) => p.destroyed)).toEqual([false, false, false]);
+    expect(peers.map((p) => p.destroyed)).toEqual([false, false, false, false]);
     clock.advanceSync(2);
     expect(await none).toBe(NO_CANDIDATE);
-    expect(t.stats.noCandidate).toBe(1);
-    expect(peers.map((p) => p.destroyed)).toEqual([true, false, false]);
+    expect(blocked.stats.noCandidate).toBe(1);
+    // The fourth gathered nothing yet, but this browser gathers: it is late (a loaded machine), not blocked.
+    expect(peers.map((p) => p.destroyed)).toEqual([true, false, false, false]);
     clock.advanceSync(13_000);
-    expect(await trickled).toBe('dial timed out');
-    expect(await inSdp).toBe('dial timed out');
-    expect(t.stats.noCandidate).toBe(1);
+    expect([await trickled, await inSdp, await late]).toEqual(['dial timed out', 'dial timed out', 'dial timed out']);
+    expect(t.stats.noCandidate).toBe(0);
+    blocked.close();
     t.close();
   });
 });
@@ -232,6 +236,37 @@ describe('a start-up probe that gathered no candidate (ice-probe.ts)', () => {
     expect(made).toBe(4);
     t.close();
     ok.close();
+  });
+});
+
+describe('a start-up probe that has not answered (a blocked Chromium, or a loaded machine)', () => {
+  it('after noCandidateMs fails dials as a probe\'s none does; its late candidate ends that at once, and the transport says it gathered', async () => {
+    const clock = new VirtualClock();
+    let made = 0;
+    let answer!: (r: 'gathered') => void;
+    const t = new WebRtcTransport({
+      identity: await generateIdentity(), clock, noCandidateMs: 2000, iceProbeTrustMs: 10_000, dialTimeoutMs: 15_000, idWorkBits: 0,
+      iceProbe: new Promise((r) => { answer = r; }),
+      createPeer: (o) => (made++, new FakeSimplePeer(o).asPeer),
+    });
+    let first = false;
+    void t.firstCandidate.then(() => { first = true; });
+    const signals = { sendSignal: () => undefined };
+    const outcome = (p: Promise<unknown>) => p.then(() => 'open', (e: Error) => e.message);
+    const begun = outcome(t.dial(randomId(rand), signals));
+    clock.advanceSync(2000);
+    expect(await begun).toBe(NO_CANDIDATE);
+    expect(await outcome(t.dial(randomId(rand), signals))).toBe(NO_CANDIDATE);
+    expect([made, t.gathered, t.gatheringEndedEmpty]).toEqual([1, false, false]);
+    answer('gathered'); // 3 s after the start: late, but this browser gathers
+    clock.advanceSync(1000);
+    await new Promise((r) => setImmediate(r));
+    expect([t.gathered, first]).toEqual([true, true]);
+    const after = outcome(t.dial(randomId(rand), signals));
+    expect(made).toBe(2); // well inside the 10 s a 'none' was trusted: the late candidate ended it
+    clock.advanceSync(15_000);
+    expect(await after).toBe('dial timed out'); // not failed for gathering nothing: it was only late
+    t.close();
   });
 });
 

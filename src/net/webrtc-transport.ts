@@ -55,7 +55,9 @@ export const WEBRTC_DEFAULTS = {
    * (NO_CANDIDATE): no path to any peer can exist, as when a firewall or a browser policy
    * blocks WebRTC. Chromium with no usable interface stays 'gathering' for good, so waiting
    * for gathering to complete would only end at the dial's timeout. Host candidates come
-   * within tens of ms (measured: loopback, ~10 ms), so 2 s leaves a loaded machine room.
+   * within tens of ms (measured: loopback, ~10 ms), but on a loaded machine the first one
+   * came seconds late (bench/lab under load): once this browser has gathered any candidate,
+   * a connection without one is only late and is not failed for it.
    */
   noCandidateMs: 2_000,
   /**
@@ -65,9 +67,9 @@ export const WEBRTC_DEFAULTS = {
    */
   idWorkBits: ID_WORK_BITS,
   /**
-   * How long a start-up probe's 'none' (ice-probe.ts) fails dials at once, without their own
-   * gather wait: long enough for the first dials of a start, short enough that a probe made
-   * late on a loaded machine costs its tab only those (later dials wait noCandidateMs each).
+   * How long a start-up probe's 'none' (ice-probe.ts), or its silence for noCandidateMs,
+   * fails dials at once, without their own gather wait: long enough for the first dials of a
+   * start. A probe that gathers after all (a loaded machine is seconds late) ends it at once.
    */
   iceProbeTrustMs: 10_000,
 };
@@ -196,6 +198,15 @@ export class WebRtcTransport implements Transport {
   private readonly opts: Required<Omit<WebRtcTransportOptions, 'rtcConfig' | 'iceProbe'>> & { rtcConfig: Record<string, unknown> };
   /** Until when dials fail at once: the start-up probe gathered no candidate (ice-probe.ts). */
   private blockedUntil = -Infinity;
+  private gatheredAny = false;
+  private probeEnded = false;
+  private probeTimer: TimerHandle | undefined;
+  private sawFirstCandidate!: () => void;
+  /**
+   * Resolves at the first ICE candidate this browser gathers (the start-up probe's or any
+   * connection's): from then on it is known not to be blocked, however late that came.
+   */
+  readonly firstCandidate = new Promise<void>((resolve) => { this.sawFirstCandidate = resolve; });
   private readonly conns = new Map<string, Conn>();
   private readonly links = new Set<WebRtcLink>();
   /** Keys of recently ended connections: their late candidates are ignored, not counted as bad. */
@@ -211,17 +222,47 @@ export class WebRtcTransport implements Transport {
       ...options,
     };
     this.selfId = options.identity.id;
-    void options.iceProbe?.then((r) => {
-      if (r !== 'none' || this.closed) return;
-      this.blockedUntil = this.opts.clock.now() + this.opts.iceProbeTrustMs;
-      // Dials begun before the answer that have gathered nothing either end now, not at their own timer.
-      for (const c of [...this.conns.values()]) {
-        if (c.initiator && c.candidates === 0) {
-          this.stats.noCandidate++;
-          this.fail(c, new DialError(NO_CANDIDATE));
-        }
+    const probe = options.iceProbe;
+    if (probe) {
+      // A probe still silent after a dial's own gather wait is taken as 'none' for now (a
+      // blocked Chromium never answers); its candidate, if one comes later, undoes that.
+      this.probeTimer = this.opts.clock.setTimeout(() => this.probeFoundNone(), this.opts.noCandidateMs);
+      void probe.then((r) => {
+        this.opts.clock.clearTimeout(this.probeTimer!);
+        if (r === 'gathered') this.candidateGathered();
+        if (r === 'none') this.probeEnded = true;
+        if (r === 'none' || r === 'silent') this.probeFoundNone();
+      });
+    }
+  }
+
+  /** Whether this browser has gathered any ICE candidate yet (the start-up probe's or a connection's). */
+  get gathered(): boolean {
+    return this.gatheredAny;
+  }
+
+  /** Whether the start-up probe's gathering completed with no candidate: blocked for sure, not slow. */
+  get gatheringEndedEmpty(): boolean {
+    return this.probeEnded && !this.gatheredAny;
+  }
+
+  private candidateGathered(): void {
+    if (this.gatheredAny) return;
+    this.gatheredAny = true;
+    this.blockedUntil = -Infinity;
+    this.sawFirstCandidate();
+  }
+
+  private probeFoundNone(): void {
+    if (this.closed || this.gatheredAny) return;
+    this.blockedUntil = this.opts.clock.now() + this.opts.iceProbeTrustMs;
+    // Dials begun before the answer that have gathered nothing either end now, not at their own timer.
+    for (const c of [...this.conns.values()]) {
+      if (c.initiator && c.candidates === 0) {
+        this.stats.noCandidate++;
+        this.fail(c, new DialError(NO_CANDIDATE));
       }
-    });
+    }
   }
 
   /** The ICE servers new connections use. */
@@ -335,6 +376,7 @@ export class WebRtcTransport implements Transport {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    if (this.probeTimer !== undefined) this.opts.clock.clearTimeout(this.probeTimer);
     for (const c of [...this.conns.values()]) this.fail(c, new DialError('transport closed'));
     for (const l of [...this.links]) l.close(TRANSPORT_CLOSED);
     this.events.removeAll();
@@ -370,7 +412,9 @@ export class WebRtcTransport implements Transport {
         initiator ? this.opts.dialTimeoutMs : this.opts.pendingInboundTimeoutMs,
       ),
       gatherTimer: this.opts.clock.setTimeout(() => {
-        if (c.candidates > 0) return;
+        // A browser that gathered before (the probe, another connection) is not blocked:
+        // this connection is late, as on a loaded machine, and its own timeout bounds it.
+        if (c.candidates > 0 || this.gatheredAny) return;
         this.stats.noCandidate++;
         this.fail(c, new DialError(NO_CANDIDATE));
       }, this.opts.noCandidateMs),
@@ -382,6 +426,7 @@ export class WebRtcTransport implements Transport {
       if (data.type === 'answer') c.answerSdp ??= data.sdp;
       if (data.type !== 'offer' && data.type !== 'answer' && data.type !== 'candidate') return; // renegotiation: unused
       c.candidates += data.type === 'candidate' ? 1 : localCandidates(data.sdp);
+      if (c.candidates > 0) this.candidateGathered();
       // Candidates travel as their own signals (trickle). Some of them may already sit in
       // the SDP; sending them twice made libdatachannel fail now and then with "Got a remote
       // candidate without ICE transport", so the SDP goes without them.

@@ -177,6 +177,11 @@ export class StartScreen {
     this.panel.hidden = false;
   }
 
+  /** Whether a problem is on the screen, waiting for the player's choice. */
+  get problemShown(): boolean {
+    return this.problemUp;
+  }
+
   /** The problem went away (another player linked): drop the panel, lift the screen if the terrain is drawn. */
   resolved(): void {
     if (!this.problemUp) return;
