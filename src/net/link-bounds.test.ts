@@ -267,6 +267,13 @@ describe('a start-up probe that has not answered (a blocked Chromium, or a loade
     clock.advanceSync(15_000);
     expect(await after).toBe('dial timed out'); // not failed for gathering nothing: it was only late
     t.close();
+    // Relay-only: the probe's host candidates say nothing of TURN's, so a dial without one still fails at noCandidateMs.
+    const relayOnly = new WebRtcTransport({ identity: await generateIdentity(), clock, noCandidateMs: 2000, idWorkBits: 0, rtcConfig: { iceTransportPolicy: 'relay' }, iceProbe: Promise.resolve('gathered'), createPeer: (o) => new FakeSimplePeer(o).asPeer });
+    await new Promise((r) => setImmediate(r));
+    const relayDial = outcome(relayOnly.dial(randomId(rand), signals));
+    clock.advanceSync(2001);
+    expect([relayOnly.gathered, await relayDial]).toEqual([true, NO_CANDIDATE]);
+    relayOnly.close();
   });
 });
 

@@ -414,7 +414,8 @@ export class WebRtcTransport implements Transport {
       gatherTimer: this.opts.clock.setTimeout(() => {
         // A browser that gathered before (the probe, another connection) is not blocked:
         // this connection is late, as on a loaded machine, and its own timeout bounds it.
-        if (c.candidates > 0 || this.gatheredAny) return;
+        // Relay-only is the exception: the probe's host candidates say nothing of TURN's.
+        if (c.candidates > 0 || (this.gatheredAny && this.opts.rtcConfig.iceTransportPolicy !== 'relay')) return;
         this.stats.noCandidate++;
         this.fail(c, new DialError(NO_CANDIDATE));
       }, this.opts.noCandidateMs),
