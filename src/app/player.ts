@@ -42,9 +42,6 @@ declare global {
   }
 }
 
-/** The player pass's work begins by this long after the start even if the world is not drawn yet. */
-const PASS_WORK_LATEST_MS = 10_000;
-
 async function main(): Promise<void> {
   const cfg = parsePageConfig(location.href, deployDefaults(), { touchOnly: touchOnlyDevice((q) => matchMedia(q).matches) });
   // Hosting and the DHT keep time through the worker, so a hidden tab stays a good host.
@@ -65,21 +62,14 @@ async function main(): Promise<void> {
   if (problem) explainStart(loading, hud, cfg, { kind: problem.kind === 'malformed' ? 'invite-malformed' : 'invite-tampered', detail: problem.reason });
   // The network join runs alongside opening the local database.
   const joining = cfg.net ? joinPeer(cfg, clock, (stage, note) => showStage(loading, stage, note), problem) : null;
-  // The player key's proof of work (read, or minted in a worker the first time: ~1 s alone,
-  // 4 s on a busy machine) begins once the world is first drawn, or PASS_WORK_LATEST_MS after
-  // the start: only edits and chat wait for the player pass made from it
-  // (region/player-pass.ts), so the node id's work and the first frame have the cores to
-  // themselves (beside them, a new player's first frame took 4.2 s against 2.8 s returning).
-  let beginWork!: () => void;
-  const workMayBegin = new Promise<void>((resolve) => (beginWork = resolve));
-  setTimeout(() => beginWork(), PASS_WORK_LATEST_MS);
-  const work = cfg.net && cfg.hosting ? workMayBegin.then(() => {
-    const minting = loadPlayerIdentity().then((p) => playerWork(p.publicKey, PLAYER_PASS_BITS));
-    sayMinting(minting, hud);
-    return minting;
-  }) : undefined;
+  // The player key's proof of work (read, or minted in a worker the first time: ~1 s) runs
+  // alongside: edits need the player pass made from it (region/player-pass.ts).
+  const work = cfg.net && cfg.hosting ? loadPlayerIdentity().then((p) => playerWork(p.publicKey, PLAYER_PASS_BITS)) : undefined;
   let worked: PlayerWork | undefined;
-  if (work) void work.then((w) => (worked = w), () => undefined);
+  if (work) {
+    sayMinting(work, hud);
+    void work.then((w) => (worked = w), () => undefined);
+  }
   loading.progress('Opening the world database…', 0.02);
 
   let store: WorldStore | null = null;
@@ -160,7 +150,6 @@ async function main(): Promise<void> {
   const status = new PlayerStatus({ cfg, hud, loading, peer, net, world, session, streamer, view, remote, hostingNote, renderDistance: () => controls.renderDistance });
   const loop = new FrameLoop({ world, session, streamer, view, remote, net, controls, status, loading, items, headless: cfg.headless, maxFps: () => cfg.maxFps ?? controls.settings.maxFps });
   loop.start();
-  void loop.ready.then(() => beginWork());
 
   const api = createVoxelApi({
     world, session, editor, ready: loop.ready, savePlayer,
