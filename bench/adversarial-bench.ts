@@ -33,7 +33,7 @@ export async function adversarialSimMain(): Promise<void> {
 /** `npm run bench -- adversarial_Nk`: the run in a process of its own (bundled, large heap). */
 export async function benchAdversarial(nodes: number): Promise<Record<string, number>> {
   const json = join(tmpdir(), `sim-adv-${process.pid}.json`);
-  // Location records up to 2,000 nodes: the 10,000-node run (~25 min) keeps to the issue's keys.
+  // Location records up to 2,000 nodes: the 10,000-node run (~25 min) keeps to the keys its targets name.
   const regions = nodes <= 2000 ? ['--regions', '500'] : [];
   const args = ['run', '--silent', 'sim', '--', '--adversarial', '--nodes', String(nodes), '--hostile', '0.2', '--seed', '42', '--lookups', '1000', '--records', '500', ...regions, '--churn', '0.2', '--json', json];
   const code = await new Promise<number | null>((done) => spawn('npm', args, { stdio: ['ignore', 'inherit', 'inherit'] }).on('close', done));

@@ -39,7 +39,7 @@ export const TARGETS: Record<string, Target> = {
   // A position goes only when it changed (or every 800 ms standing still) on a 10 Hz beat, so
   // no one can see another faster than 10 Hz: 15 Hz was set when the old code's figure counted
   // repeats of unchanged lists. The share of what the others sent that arrived is what can
-  // be judged now; the 15 Hz target is kept as the issue set it, and reads as missed.
+  // be judged now; the 15 Hz target is kept as it was set, and reads as missed.
   agents_remote_position_share: t('>=', 0.9),
   failover_ms_p50: t('<=', 2000),
   failover_lost_edits: t('=', 0),

@@ -1,4 +1,4 @@
-// A hosting tab in the background keeps its 20 Hz tick (issue 4, "Authoritative tick"):
+// A hosting tab in the background keeps its 20 Hz tick (docs/DESIGN-CHANGES.md "Timers of a hidden tab"):
 // browsers throttle a hidden tab's main-thread timers to about 1 Hz, so hosts are paced by
 // the WorkerTicker (a dedicated worker's timer). The tab is really hidden (a second tab is
 // opened in front of it; Playwright cannot hide a page, see bench/hidden-tick-bench.ts) and

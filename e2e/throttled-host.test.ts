@@ -1,4 +1,4 @@
-// Degrade, never lose (issue 29): four tabs in one region, its primary throttled 6x (DevTools
+// Degrade, never lose: four tabs in one region, its primary throttled 6x (DevTools
 // CPU throttling) for 10 s while the other three edit there. A slow host is not a dead one:
 // at most one failover, and once the world settles every tab shows every confirmed edit,
 // none of them applied twice (an older edit of a spot showing over a later confirmed one).

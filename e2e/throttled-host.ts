@@ -1,4 +1,4 @@
-// The "degrade, never lose" scenario of issue 29, shared by the browser test
+// The "degrade, never lose" scenario (a slow host is not a dead one), shared by the browser test
 // (e2e/throttled-host.test.ts) and the bench (bench/throttled-host-bench.ts): `tabs` Chromium
 // tabs (each its own browser context, so its own identity, rendering off) stand in one
 // region; the tab that is its primary gets its renderer's CPU throttled `rate` times

@@ -1,4 +1,4 @@
-// Issue 10's simulated test: 1,000 seeded contested pickups (3-5 voters, 2-8 claimants,
+// Item pickups contested under loss and death, simulated: 1,000 seeded contested pickups (3-5 voters, 2-8 claimants,
 // 5-155 ms links each way, jitter, up to 10% loss, a voter dying silently mid-vote in a
 // third of them). Every item ends with exactly one owner, a claimant; while a majority of
 // voters lives, every live voter and every claimant learns it.

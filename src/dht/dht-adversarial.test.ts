@@ -1,4 +1,4 @@
-// The adversarial simulation in CI (issue 13 item 6): real DHT nodes, 20% of them hostile
+// The adversarial simulation in CI, at a size CI can run: real DHT nodes, 20% of them hostile
 // (src/testing/hostile-dht.ts: eclipse answers, half of the routed messages they forward
 // dropped and a quarter misrouted, forged and replayed records, a STORE flood), seeded.
 // `npm test` runs 400 nodes (~30 s of CPU a seed, one seed); ADVERSARIAL_NODES=1000 runs the size the

@@ -1,4 +1,4 @@
-// Issue 13's bounds in the DHT, pushed past by a hostile peer over one link to a real node:
+// The DHT's memory bounds, so a hostile peer cannot grow them, pushed past by a hostile peer over one link to a real node:
 // the value store (only near keys, per publisher, total bytes) and the replay of signed
 // routed messages after they left the duplicate window. Each time the node's memory for it
 // stays flat and it keeps serving others.

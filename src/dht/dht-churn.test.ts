@@ -17,7 +17,7 @@ describe('DHT under churn and partitions', () => {
     const hexes = [...c.nodes.keys()];
     for (let i = 0; i < 60; i++) c.kill(hexes.splice(Math.floor(c.rand() * hexes.length), 1)[0]!);
     // Silent deaths are noticed by the heartbeat timeout (90 s here), not at once.
-    // TODO(issue 9): at 60 s (dead contacts not yet dropped) 3 of these 40 gets (keys 22, 36,
+    // TODO: at 60 s (dead contacts not yet dropped) 3 of these 40 gets (keys 22, 36,
     // 39, seed 11) returned nothing after ~34 s: a get under undetected churn can miss.
     await c.clock.advance(120_000);
     const got = await c.settle(Promise.all(keys.map((k) => c.pick().get('test', k))));

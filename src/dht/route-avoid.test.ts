@@ -1,6 +1,6 @@
 // A node taken for dead (`suspect`) is passed over as a hop at once, before its probe ends:
 // a tab that crashed keeps its links open at the other ends, and every frame routed through
-// it was lost until the probe closed the link (issue 9: the slow failovers of sim_failover).
+// it was lost until the probe closed the link (the slow failovers `npm run bench -- sim_failover` showed).
 import { describe, expect, it } from 'vitest';
 import { nextHop } from './router';
 import { SimCluster } from '../testing/sim-cluster';

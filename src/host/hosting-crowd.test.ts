@@ -1,4 +1,4 @@
-// A crowd in one region (issue 12 "Crowds"): past SHARE_ABOVE subscribers the region's
+// A crowd in one region (docs/HOSTING.md "Crowds"): past SHARE_ABOVE subscribers the region's
 // backups serve a share of the fan-out (fan-out-plan.ts, positions-duty.ts, fan-out-share.ts):
 // positions, deltas and beats. Every player still hears of every other and sees every edit,
 // and a backup that dies silently costs its share of players their frames only until their

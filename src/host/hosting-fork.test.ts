@@ -1,4 +1,4 @@
-// Issue 9, item 4: "fork the world by being alone". A (primary), B and C host region R; A
+// A tab must not fork the world by being alone. A (primary), B and C host region R; A
 // dies silently, B's epoch confirms two edits of block K, everyone stops; A comes back alone
 // (or with one brand-new node D) and edits K; then B and C come back and A re-submits. The
 // lone A (and A + D) must not certify an epoch, so its edit is never confirmed while alone;
@@ -33,7 +33,7 @@ function expectSound(r: ForkResult): void {
   expect(r.diverged).toEqual([]);
 }
 
-describe('the fork sequence of issue 9 (simulated, silent deaths)', () => {
+describe('the fork sequence: a lone restarted primary (simulated, silent deaths)', () => {
   it.each(seeds)('a lone restarted primary cannot confirm; no confirmed edit is lost (seed %i)', async (seed) => {
     expectSound(await runForkScenario({ seed }));
   });

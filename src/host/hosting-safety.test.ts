@@ -1,4 +1,4 @@
-// Issue 9's property test: over many seeds, random silent crashes, restarts from the host
+// The hosting safety property, tested over many seeds, random silent crashes, restarts from the host
 // store, network splits that heal, single-node stalls (cut off past failoverMs), message
 // loss and jitter, with editors editing throughout; then everything heals and the four
 // properties of src/testing/safety-scenario.ts are checked: (a) one primary per (region,

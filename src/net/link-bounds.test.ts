@@ -1,4 +1,4 @@
-// Issue 13's bounds on links: what a peer can make us hold (a send queue it does not read,
+// The bounds on links, so a hostile peer cannot grow our memory: what a peer can make us hold (a send queue it does not read,
 // messages before the handshake, half-open inbound connections) and which SDPs the
 // handshake binds. The real WebRtcLink and WebRtcTransport over a stand-in channel.
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Signed region records (issue 9, "Forge DHT records"): the owner rules and the readers,
+// Signed region records, so no node forges where a region lives or what it holds: the owner rules and the readers,
 // with the simulator's keys and two stand-in DHTs: a holder that runs the rules, and a
 // lying one that keeps whatever it is sent (a reader must not trust the node it reads from).
 import { Encoder } from '@msgpack/msgpack';

@@ -43,7 +43,7 @@ describe('hosting simulation: crowds in one region', () => {
   // MOVEs converge on the primary through its backups: pinned links carry 4 times the
   // limit), and every edit is answered. A crowd of 36 joined 12 at once, 10 s of warm-up (the
   // rates' grace) and 3 s measured: more than 33, so a player's 32 nearest are a choice
-  // among the 35 others, as in the crowd of 100 (the issue's size: `HOSTING_SCALE_CROWDS=100
+  // among the 35 others, as in the crowd of 100 (`HOSTING_SCALE_CROWDS=100
   // npm run bench -- hosting_scale`; the bench's default is the crowd of 200). Every figure
   // is per player (1,155 nearest-32 rates, 350 edit samples measured; 40 players and 4 s
   // measured gave 2,582 and 585 in about a fifth more CPU). With a host's nearest cut from 56

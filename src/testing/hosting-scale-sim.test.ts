@@ -3,7 +3,7 @@ import { describeFigures, runHostingScale } from './hosting-scale-sim';
 import { DHT_DEFAULTS } from '../dht/dht-options';
 import { SIM_TIMEOUT_MS } from './sim-timeout';
 
-// The hosting simulation (issue 12 item 1) at CI size: one random walk that asserts, in
+// The hosting simulation at CI size: one random walk that asserts, in
 // about 15 s of CPU, what the full sizes show (`npm run bench -- hosting_scale`: random
 // walks of 100 and 200 peers, 200 hosting peers with 200 play-only players, the crowd of
 // 200; docs/BENCHMARKS.md "Hosting at scale"). Every bound is per player or per peer, and
@@ -40,14 +40,14 @@ const PLAY_ONLY_KBPS_MAX = 4;
 // check is a ceiling here; the budget's own rules are tested in dht/link-rebalance.test.ts
 // and dht/read-only-peers.test.ts, and under full pressure at 200 peers by
 // `npm run bench -- hosting_scale` (sim200_*, sim200_po200_*).
-describe('hosting simulation at scale (issue 12 item 1)', () => {
+describe('hosting simulation at scale', () => {
   it('22 hosting peers and 10 play-only, 32 walking players: everyone within the radius seen; links and upload bounded; every edit shown; play-only peers host nothing', async () => {
     const f = await runHostingScale({ peers: 22, players: 32, seed: 3, joinBatch: 8, warmupMs: 10_000, measureMs: 4000, editEveryMs: 5000 });
     console.log(describeFigures(f));
     console.log(JSON.stringify({ client: f.clientStats, host: f.hostStats, hostingLinks: f.hostingLinksPerPeer, unseen: f.unseen.slice(0, 5) }));
     expect([f.peers, f.players, f.playOnly]).toEqual([22, 32, 10]);
     expect(f.visibilityPairs).toBeGreaterThan(150); // 306 measured [514]
-    // TODO(issue 12): should be every pair (1). Misses (0.25% of pairs in a 60-peer walk)
+    // TODO: should be every pair (1). Misses (0.25% of pairs in a 60-peer walk)
     // come in the re-attach loop of a subscriber whose link the primary's link budget
     // closes (docs/HOSTING.md "Hosting at scale, measured"). 1 measured.
     expect(f.visibility).toBeGreaterThanOrEqual(0.99);
