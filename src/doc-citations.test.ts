@@ -60,6 +60,24 @@ describe('section cites between docs and code', () => {
     expect(stale).toEqual([]);
   });
 
+  it('and every relative markdown link, and every doc named by its path under docs, point at a file that exists', () => {
+    const files = SCANNED.flatMap(filesUnder);
+    const broken: string[] = [];
+    for (const file of files) {
+      const text = readFileSync(join(ROOT, file), 'utf8');
+      const dir = file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '.';
+      if (file.endsWith('.md')) {
+        for (const m of text.matchAll(/\]\(([^)\s#]+)(?:#[^)]*)?\)/g)) {
+          if (!/^[a-z]+:/.test(m[1]!) && !existsSync(join(ROOT, dir, m[1]!))) broken.push(`${file}: (${m[1]})`);
+        }
+      }
+      for (const m of text.matchAll(/\bdocs\/([A-Z][A-Z-]+\.md)/g)) {
+        if (!existsSync(join(ROOT, 'docs', m[1]!))) broken.push(`${file}: docs/${m[1]}`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
   it('read a cite across comment lines and several names in one, and find headings, lead-ins and prefixes', () => {
     expect(citations('see docs/HOSTING.md "Rebase" and\n// HOSTING.md "Slow\n// versus dead", "Crowds"')).toEqual([
       { doc: 'docs/HOSTING.md', name: 'Rebase' },
