@@ -2,17 +2,9 @@
 // report marks a missed target.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { currentHeadline, currentSection, DOC, README, renderFigures, renderHeadline, withFigures, withHeadline } from './report';
+import { benchNames, currentHeadline, currentSection, DOC, expandBraces, methodCommands, README, renderFigures, renderHeadline, withFigures, withHeadline } from './report';
 import { HEADLINE } from './headline';
 import { TARGETS } from './targets';
-
-/** The metric names a backticked name of the doc stands for: `a_{x,y}` is `a_x` and `a_y`, `a{,_z}` is `a` and `a_z`. */
-function expandBraces(name: string): string[] {
-  const group = /\{([^{}]*)\}/.exec(name);
-  if (!group) return [name];
-  const [head, tail] = [name.slice(0, group.index), name.slice(group.index + group[0].length)];
-  return group[1]!.split(',').flatMap((alt) => expandBraces(head + alt + tail));
-}
 
 /** Every name the sections after the generated figures write in backticks. */
 function namedInMethods(doc: string): Set<string> {
@@ -39,12 +31,29 @@ describe('the generated figures of docs/BENCHMARKS.md', () => {
   it('list a figure that misses its target, with its date and commit, and replace themselves in place', () => {
     const section = renderFigures({ failover_crash_ms_p50: 2810, edit_visible_never: 0, other_figure: 1.23456 }, { failover_crash_ms_p50: { commit: 'abc1234', date: '2026-12-04', bench: 'failover_crash' } });
     expect(section).toContain('**Targets missed:** 1 of 2 figures with a target:');
-    expect(section).toContain('| `failover_crash_ms_p50` | 2,810 | <= 1,000 | 2026-12-04 abc1234 (`failover_crash`) |');
-    expect(section).toContain('| `other_figure` | 1.23 |  | undated |');
+    expect(section).toContain('| `failover_crash_ms_p50` | 2,810 | <= 1,000 | `npm run bench -- failover_crash` | 2026-12-04 abc1234 |');
+    expect(section).toContain('| `other_figure` | 1.23 |  |  | undated |');
     const doc = withFigures('# B\n\nintro.\n\n## Old\ntext\n', section);
     expect(doc.startsWith('# B\n\nintro.\n\n<!-- figures:begin')).toBe(true);
     expect(withFigures(doc, 'X').split('\n').filter((l) => l.startsWith('<!-- figures'))).toEqual([]);
     expect(withFigures(doc, section)).toBe(doc);
+  });
+});
+
+describe('the command of each figure', () => {
+  it("is provenance's benchmark, else the first benchmark or npm command of the method section that names it", () => {
+    const methods = '<!-- figures:end -->\n\n## A\n\n**T** (`"first frame"`): `a_{x,y}`, and `b`.\n\n### B\n\n`npm run sim -- --hosting`: `c`, `b`.\n\n### C\n\nno command: `d`.\n';
+    const commands = methodCommands(methods, new Set(['first frame', 'hosting']));
+    expect(commands).toMatchObject({ a_x: "npm run bench -- 'first frame'", a_y: "npm run bench -- 'first frame'", b: "npm run bench -- 'first frame'", c: 'npm run sim -- --hosting' });
+    expect(commands.d).toBeUndefined();
+    const section = renderFigures({ a_x: 1, c: 2 }, { c: { commit: 'abc1234', date: '2026-12-05', bench: 'hosting' } }, commands);
+    expect(section).toContain("| `a_x` | 1 |  | `npm run bench -- 'first frame'` | undated |");
+    expect(section).toContain('| `c` | 2 |  | `npm run bench -- hosting` | 2026-12-05 abc1234 |');
+  });
+
+  it("reads the benchmark names of bench/run.ts", () => {
+    expect([...benchNames("const benches = [\n  ['terrain', benchWorld],\n  ['first frame', f],\n];")]).toEqual(['terrain', 'first frame']);
+    expect(benchNames(readFileSync('bench/run.ts', 'utf8')).has('failover_crash')).toBe(true);
   });
 });
 

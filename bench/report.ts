@@ -1,7 +1,8 @@
 // The "Current figures" section of docs/BENCHMARKS.md, generated from
 // bench/results/latest.json (the values), bench/results/provenance.json (when, on what commit
-// and by which benchmark each was measured) and bench/targets.ts (the issues' targets), so
-// the doc always says what the file holds. `npm run bench` rewrites it after every run;
+// and by which benchmark each was measured), bench/targets.ts (the targets) and the doc's own
+// hand-written methods (the command of a figure no provenance names a benchmark for), so the
+// doc always says what the file holds. `npm run bench` rewrites it after every run;
 // `npm run bench:report` rewrites it alone; bench/report.test.ts fails when it is stale.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { readProvenance, type Provenance } from './provenance';
@@ -21,13 +22,49 @@ function fmt(x: number): string {
 
 const targetText = (t: Target) => `${t.op === '=' ? '' : `${t.op} `}${fmt(t.value)}`;
 
-/** Families: metrics grouped by their name up to the second underscore (`sim_sybil_*`, `edit_visible_*`). */
-function family(metric: string): string {
-  const parts = metric.split('_');
-  return parts.length > 2 ? `${parts[0]}_${parts[1]}` : parts[0]!;
+/** The benchmark names `npm run bench -- NAME` takes (bench/run.ts's list, read as text: importing it runs it). */
+export function benchNames(runTs: string): Set<string> {
+  return new Set([...runTs.matchAll(/^\s*\['([^']+)',/gm)].map((m) => m[1]!));
 }
 
-export function renderFigures(latest: Record<string, number>, prov: Record<string, Provenance>): string {
+/** `a_{x,y}` is `a_x` and `a_y`; `a{,_z}` is `a` and `a_z`. */
+export function expandBraces(name: string): string[] {
+  const group = /\{([^{}]*)\}/.exec(name);
+  if (!group) return [name];
+  const [head, tail] = [name.slice(0, group.index), name.slice(group.index + group[0].length)];
+  return group[1]!.split(',').flatMap((alt) => expandBraces(head + alt + tail));
+}
+
+const benchCommand = (name: string) => `npm run bench -- ${name.includes(' ') ? `'${name}'` : name}`;
+
+/**
+ * The command of each metric the methods (the doc after the figures) name: the first
+ * backticked benchmark name or `npm run ...` command of the paragraph that first names it,
+ * else of its section (a heading to the next).
+ */
+export function methodCommands(methods: string, benches: ReadonlySet<string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  const commandIn = (text: string) =>
+    [...text.matchAll(/`([^`\n]+)`/g)].map((m) => m[1]!.replace(/^"(.*)"$/, '$1')).find((t) => benches.has(t) || t.startsWith('npm run '));
+  for (const section of methods.split(/\n(?=#{2,3} )/)) {
+    const sectionCmd = commandIn(section);
+    for (const paragraph of section.split(/\n\s*\n/)) {
+      const cmd = commandIn(paragraph) ?? sectionCmd;
+      if (!cmd) continue;
+      for (const m of paragraph.matchAll(/`([^`\n]+)`/g)) {
+        for (const name of expandBraces(m[1]!)) out[name] ??= cmd.startsWith('npm run ') ? cmd : benchCommand(cmd);
+      }
+    }
+  }
+  return out;
+}
+
+export function renderFigures(
+  latest: Record<string, number>,
+  prov: Record<string, Provenance>,
+  commands: Record<string, string> = {},
+  benches: ReadonlySet<string> = new Set(Object.values(prov).flatMap((p) => (p.bench ? [p.bench] : []))),
+): string {
   const names = Object.keys(latest).sort();
   const judged = names.filter((m) => TARGETS[m]);
   const missed = judged.filter((m) => !meets(latest[m]!, TARGETS[m]!));
@@ -35,31 +72,39 @@ export function renderFigures(latest: Record<string, number>, prov: Record<strin
   for (const m of names) byDate.set(prov[m]?.date ?? 'undated', (byDate.get(prov[m]?.date ?? 'undated') ?? 0) + 1);
   const out: string[] = [BEGIN, '## Current figures', ''];
   out.push(
-    `${names.length} figures in \`bench/results/latest.json\`, each with the date and commit it was last measured on ` +
-      `(\`bench/results/provenance.json\`: for figures written by \`npm run bench\` since it records them, the commit of the tree measured, ` +
-      `\`+\` when it had uncommitted changes, and the benchmark, re-run by \`npm run bench -- NAME\`; for older ones, the commit that recorded the figure, ` +
-      `measured on that tree or the one before). Targets are the issues' (\`bench/targets.ts\`). The sections after this one say how each was measured.`,
+    `${names.length} figures in \`bench/results/latest.json\`, each with its target (\`bench/targets.ts\`), the command that measures it ` +
+      `(the benchmark \`bench/results/provenance.json\` recorded, else the command of the method below that names it) and the date and commit ` +
+      `it was last measured on (\`+\`: the tree had uncommitted changes; figures older than provenance.json carry the commit that recorded them). ` +
+      `The sections after this one say how each was measured.`,
     '',
     `By date last measured: ${[...byDate].sort((a, b) => b[0].localeCompare(a[0])).map(([d, n]) => `${d} ${n}`).join(', ')}.`,
     '',
     `**Targets missed:** ${missed.length} of ${judged.length} figures with a target${missed.length ? ':' : '.'}`,
   );
   if (missed.length) {
-    out.push('', '| metric | value | target | measured |', '|---|---|---|---|');
-    for (const m of missed) out.push(`| \`${m}\` | ${fmt(latest[m]!)} | ${targetText(TARGETS[m]!)} | ${when(prov[m])} |`);
+    out.push('', HEADER, RULE);
+    for (const m of missed) out.push(`| \`${m}\` | ${fmt(latest[m]!)} | ${targetText(TARGETS[m]!)} | ${command(m)} | ${dated(prov[m])} |`);
   }
-  out.push('', '<details><summary>Every figure, by family</summary>', '');
-  let fam = '';
+  out.push('', '<details><summary>Every figure</summary>', '', HEADER, RULE);
   for (const m of names) {
-    if (family(m) !== fam) {
-      fam = family(m);
-      out.push('', `**${fam}**`, '', '| metric | value | target | measured |', '|---|---|---|---|');
-    }
     const t = TARGETS[m];
-    out.push(`| \`${m}\` | ${fmt(latest[m]!)} | ${t ? `${targetText(t)}${meets(latest[m]!, t) ? '' : ' (missed)'}` : ''} | ${when(prov[m])} |`);
+    out.push(`| \`${m}\` | ${fmt(latest[m]!)} | ${t ? `${targetText(t)}${meets(latest[m]!, t) ? '' : ' (missed)'}` : ''} | ${command(m)} | ${dated(prov[m])} |`);
   }
   out.push('', '</details>', END);
   return out.join('\n');
+
+  function command(m: string): string {
+    const c = prov[m]?.bench && benches.has(prov[m].bench) ? benchCommand(prov[m].bench) : commands[m];
+    return c ? `\`${c}\`` : '';
+  }
+}
+
+const HEADER = '| metric | value | target | command | measured |';
+const RULE = '|---|---|---|---|---|';
+
+/** When a figure was measured: date and commit. */
+function dated(p: Provenance | undefined): string {
+  return p ? `${p.date} ${p.commit}` : 'undated';
 }
 
 function when(p: Provenance | undefined): string {
@@ -77,7 +122,10 @@ export function withFigures(doc: string, section: string): string {
 
 export function currentSection(): string {
   const latest = JSON.parse(readFileSync('bench/results/latest.json', 'utf8')) as Record<string, number>;
-  return renderFigures(latest, readProvenance());
+  const doc = readFileSync(DOC, 'utf8');
+  const methods = doc.includes(END) ? doc.slice(doc.indexOf(END)) : '';
+  const benches = benchNames(readFileSync('bench/run.ts', 'utf8'));
+  return renderFigures(latest, readProvenance(), methodCommands(methods, benches), benches);
 }
 
 export const README = 'README.md';
