@@ -215,6 +215,19 @@ export class Bot {
     });
   }
 
+  /**
+   * What this bot's world holds at (x, y, z) now, and every change recorded there (id, when,
+   * the host's stamp): read when an edit was not seen in time, to tell an edit that never
+   * reached this world from one that reached it without its stamp (a snapshot replaces a
+   * column without a change event; a change to an id the block already had makes none).
+   */
+  async spotState(x: number, y: number, z: number): Promise<{ block: number; arrivals: { id: number; at: number; e?: number; s?: number }[] }> {
+    return this.page.evaluate(([x, y, z]) => ({
+      block: window.voxel.getBlock(x!, y!, z!),
+      arrivals: window.voxel.changes().filter((c) => c.x === x && c.y === y && c.z === z).map((c) => ({ id: c.id, at: c.at, ...(c.e !== undefined ? { e: c.e, s: c.s } : {}) })),
+    }), [x, y, z] as const);
+  }
+
   /** True when the column of (x, z) is loaded in this bot's world. */
   async hasColumn(x: number, z: number): Promise<boolean> {
     return this.page.evaluate(([x, z, unloaded]) => window.voxel.getBlock(x!, 1, z!) !== unloaded, [x, z, UNLOADED] as const);

@@ -26,6 +26,10 @@ import { launchBrowser, newContext } from '../e2e/browser';
 import { startServer, type RunningServer } from '../signaling/serve';
 import { hashString, mulberry32 } from '../src/world/terrain-hash';
 import { Bot, type NumericStats } from './agent-bot';
+
+type SpotState = Awaited<ReturnType<Bot['spotState']>>;
+/** An edit a watcher did not see in time, for --traces: who, where, and the watcher's world at the deadline and at the end. */
+interface MissDetail { kind: 'late' | 'shown_unstamped' | 'never'; watcher: number; editor: number; at: number[]; since: number; stamp?: { e: number; s: number }; atDeadline?: SpotState; atEnd?: SpotState }
 import { profilePage } from './cpu-profile';
 import { startCrowdProfile, type CrowdProfile } from './crowd-profile';
 import { countCalls, readCalls, resetCalls } from './call-counter';
@@ -109,14 +113,16 @@ export interface AgentReport {
   /**
    * Block placed by one bot to visible at another (one sample per watcher: a bot with the
    * spot's column loaded). missed: not seen within visibleTimeoutMs, split after the walk
-   * into late (arrived since) and never; watch_errors: a watcher's page failed to answer;
+   * into late (arrived since), shown_unstamped (the watcher's world held the block at the
+   * deadline with no change carrying the edit's stamp: a snapshot brought it, or the block had
+   * the id already) and never (neither); watch_errors: a watcher's page failed to answer;
    * unwatched: other bots without the spot's column loaded (no sample expected of them);
    * unstamped: samples matched by spot and time because the editor's setBlock gave no stamp
    * (the others are matched by the stamp the primary confirmed the edit with);
    * changes_dropped: changes that fell out of a watcher's 512-entry list (a late edit among
    * them is counted as never).
    */
-  edit_visible_ms: Summary & { missed: number; late: number; never: number; watch_errors: number; unwatched: number; unstamped: number; changes_dropped: number };
+  edit_visible_ms: Summary & { missed: number; late: number; shown_unstamped: number; never: number; watch_errors: number; unwatched: number; unstamped: number; changes_dropped: number };
   /** Bots whose stats() failed to answer at the start or the end (their counters are missing from the figures). */
   stats_errors: number;
   /**
@@ -234,7 +240,7 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
     const targets = live.map(() => pick());
     const visible: number[] = [];
     /** Watchers that did not see an edit within visibleTimeoutMs: looked at again after the walk. */
-    const misses: { bot: Bot; x: number; y: number; z: number; id: number; since: number; stamp?: { e: number; s: number } }[] = [];
+    const misses: { bot: Bot; editor: Bot; x: number; y: number; z: number; id: number; since: number; stamp?: { e: number; s: number }; atDeadline?: SpotState }[] = [];
     let watchErrors = 0, unwatched = 0, statsErrors = 0, unstamped = 0;
     const edits = { placed: 0, removed: 0, failed: 0, no_spot: 0 };
     const editing = new Set<Bot>();
@@ -254,7 +260,7 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
           if (!spot.stamp) unstamped++;
           if (t === null) watchErrors++;
           else if (Number.isFinite(t)) visible.push(t - spot.at);
-          else misses.push({ bot: b, ...spot, since: spot.at });
+          else misses.push({ bot: b, editor: bot, ...spot, since: spot.at, atDeadline: await b.spotState(spot.x, spot.y, spot.z).catch(() => undefined) });
         }));
         if (await bot.removeBlock(spot.x, spot.y, spot.z)) edits.removed++;
         else edits.failed++;
@@ -326,14 +332,27 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
     const rendered = await Promise.all(renderers.map((b) => b.renderCounters().catch(() => null)));
     // Edits not seen in time: arrived late, or never (the block is removed by now, but its
     // arrival stays in the change list).
-    let late = 0;
-    for (const m of misses) if (Number.isFinite(await m.bot.waitForBlock(m.x, m.y, m.z, m.id, m.since, 0, m.stamp).catch(() => NaN))) late++;
+    // A miss whose block the watcher's world showed at the deadline reached that world with no
+    // change carrying the edit's stamp: a snapshot replaces a column without a change event,
+    // and a block that already had the id (two bots placing the same spot at once, each
+    // showing its own first) makes none. Counted as shown_unstamped, not never.
+    let late = 0, shownUnstamped = 0;
+    const missDetail: MissDetail[] = [];
+    for (const m of misses) {
+      const lateAt = await m.bot.waitForBlock(m.x, m.y, m.z, m.id, m.since, 0, m.stamp).catch(() => NaN);
+      const end = await m.bot.spotState(m.x, m.y, m.z).catch(() => undefined);
+      const kind = Number.isFinite(lateAt) ? 'late' : m.atDeadline?.block === m.id ? 'shown_unstamped' : 'never';
+      if (kind === 'late') late++;
+      if (kind === 'shown_unstamped') shownUnstamped++;
+      missDetail.push({ kind, watcher: m.bot.index, editor: m.editor.index, at: [m.x, m.y, m.z], since: Math.round(m.since), stamp: m.stamp, atDeadline: m.atDeadline, atEnd: end });
+    }
+    if (missDetail.length) log(`agents: ${missDetail.length} edits not seen in time: ${JSON.stringify(missDetail.map((d) => ({ kind: d.kind, watcher: d.watcher, editor: d.editor, at: d.at, stamp: d.stamp, block: d.atDeadline?.block })))}`);
 
     // --- report --------------------------------------------------------------------------
     const stats = await statsAt();
     if (options.traces) {
       const traces = await Promise.all(live.map(async (b) => ({ bot: b.index, id: await b.tab.evaluate(() => window.voxel.net?.id() ?? '').catch(() => ''), trace: await b.trace().catch(() => []) })));
-      writeFileSync(options.traces, JSON.stringify(traces, null, 1));
+      writeFileSync(options.traces, JSON.stringify({ misses: missDetail, traces }, null, 1));
     }
     const field = (k: string) => stats.map((s) => s[k]).filter((v): v is number => v !== undefined && Number.isFinite(v));
     const editPath = (p: 'p50' | 'p99', over: (xs: number[]) => number): EditPath => ({
@@ -386,7 +405,7 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
       },
       chunk_snapshot_ms: snapshot,
       edit_visible_ms: {
-        ...summary(visible), missed: misses.length, late, never: misses.length - late, watch_errors: watchErrors, unwatched, unstamped,
+        ...summary(visible), missed: misses.length, late, shown_unstamped: shownUnstamped, never: misses.length - late - shownUnstamped, watch_errors: watchErrors, unwatched, unstamped,
         changes_dropped: stats.reduce((n, s) => n + (s.changesDropped ?? 0), 0),
       },
       stats_errors: statsErrors,
