@@ -45,6 +45,8 @@ export type NumericStats = Record<string, number>;
 const chunkOf = (v: number) => Math.floor(Math.floor(v) / 16);
 /** Clock readings of two pages of one machine may differ by this much (ms). */
 const SINCE_SLACK_MS = 50;
+/** Columns beside the bot a brick may go on, in order (x, z offsets). */
+const PLACE_OFFSETS = [[2, 0], [0, 2], [-2, 0], [0, -2], [2, 2], [-2, -2]] as const;
 
 export class Bot {
   readonly errors: string[] = [];
@@ -131,15 +133,20 @@ export class Bot {
   }
 
   /**
-   * Places a block next to the bot; returns where and when (epoch ms from timeOrigin + now,
-   * comparable between the pages of one machine), or null when no spot was free or it was refused.
+   * Places a brick next to the bot; returns where and when (epoch ms from timeOrigin + now,
+   * comparable between the pages of one machine), or null when no spot was free or it was
+   * refused. It takes the first free column of a few beside the bot, skipping the columns
+   * another bot's edit holds: `busy` (keys "x,z"), into which it puts the columns it may use
+   * before it awaits anything and takes back all but the one it placed on. Two bots placing
+   * one spot at once each show their own brick first, so the other's change makes no event
+   * in their worlds and read as never seen.
    */
-  async placeNear(): Promise<{ x: number; y: number; z: number; id: number; at: number; stamp?: { e: number; s: number } } | null> {
-    const r = await this.page.evaluate(([px, pz, id, air, water]) => {
+  async placeNear(busy = new Set<string>()): Promise<{ x: number; y: number; z: number; id: number; at: number; stamp?: { e: number; s: number } } | null> {
+    const columns = PLACE_OFFSETS.map(([ox, oz]) => [Math.floor(this.x) + ox, Math.floor(this.z) + oz] as const).filter(([x, z]) => !busy.has(`${x},${z}`));
+    for (const [x, z] of columns) busy.add(`${x},${z}`);
+    const r = await this.page.evaluate(([columns, id, air, water]) => {
       const v = window.voxel;
-      const offsets = [[2, 0], [0, 2], [-2, 0], [0, -2], [2, 2], [-2, -2]];
-      for (const [ox, oz] of offsets) {
-        const x = Math.floor(px!) + ox!, z = Math.floor(pz!) + oz!;
+      for (const [x, z] of columns!) {
         let y = -1;
         for (let yy = 250; yy > 0; yy--) {
           const b = v.getBlock(x, yy, z);
@@ -151,7 +158,10 @@ export class Bot {
         return v.setBlock(x, y, z, id!).then((o) => ({ x, y, z, at, err: '', stamp: o.stamp }), (e: Error) => ({ x, y, z, at, err: e.message, stamp: undefined }));
       }
       return null;
-    }, [this.x, this.z, BRICK, AIR, WATER] as const);
+    }, [columns, BRICK, AIR, WATER] as const).finally(() => {
+      for (const [x, z] of columns) busy.delete(`${x},${z}`);
+    });
+    if (r && !r.err) busy.add(`${r.x},${r.z}`);
     if (!r) {
       this.noSpot++;
       return null;

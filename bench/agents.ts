@@ -244,12 +244,16 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
     let watchErrors = 0, unwatched = 0, statsErrors = 0, unstamped = 0;
     const edits = { placed: 0, removed: 0, failed: 0, no_spot: 0 };
     const editing = new Set<Bot>();
+    /** Columns ("x,z") an edit holds, from its placing to its removal: no two bots place one spot at once. */
+    const busy = new Set<string>();
     const inFlight: Promise<void>[] = [];
     const editOnce = async (bot: Bot) => {
       editing.add(bot);
+      let held: string | undefined;
       try {
-        const spot = await bot.placeNear();
+        const spot = await bot.placeNear(busy);
         if (!spot) return;
+        held = `${spot.x},${spot.z}`;
         edits.placed++;
         // Watchers: the other bots that have the spot's column loaded.
         const others = live.filter((b) => b !== bot && b.alive);
@@ -268,6 +272,7 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
         errors.push(`bot ${bot.index} edit: ${(e as Error).message.split('\n')[0]}`);
       } finally {
         editing.delete(bot);
+        if (held) busy.delete(held);
       }
     };
 
