@@ -3,7 +3,7 @@
 import type { Clock } from '../core/clock';
 import type { AppChannels } from '../dht/app-channels';
 import { FrameWire, type WireDrops } from '../region/frame-wire';
-import { openPlayerWire, type PlayerWire } from '../region/subscription-messages';
+import { openPlayerWire, type PlayerWire } from '../region/region-wire';
 import { replicationCodec, replicationSpec, type ReplicationMessage } from './replication-messages';
 
 export type ReplicaWire = FrameWire<typeof replicationSpec>;

@@ -65,10 +65,6 @@ type HostBound = ReplicaFrame | PlayerToHost;
 const PIN_OWNER = 'host';
 const CREATING = new Set<HostBound['t']>(['SUBSCRIBE', 'CLAIM', 'REPLICATE', 'SYNC', 'HEARTBEAT', 'HANDOFF']);
 
-/** What a host takes from players (the other frames on that channel are the player side's: play/region-client.ts). */
-const FROM_PLAYERS = new Set<string>(['SUBSCRIBE', 'UNSUBSCRIBE', 'EDIT', 'MOVE', 'POSITIONS_LOST', 'PLAYER', 'SAY']);
-const fromPlayer = (m: { t: string }): m is PlayerToHost => FROM_PLAYERS.has(m.t);
-
 /** Most frames held while the store loads (hosting-service.ts start). */
 export const MAX_EARLY_FRAMES = 1024;
 
@@ -105,9 +101,7 @@ export class HostingService {
     this.opts = { ...HOST_DEFAULTS, ...args.options };
     this.stallGuard = new StallGuard({ stallMs: this.opts.failoverMs / 2, settleMs: 2 * this.opts.heartbeatMs });
     args.wires.replicas.events.on('frame', ({ from, fromHex, msg }) => this.take(from, fromHex, msg));
-    args.wires.players.events.on('frame', ({ from, fromHex, msg }) => {
-      if (fromPlayer(msg)) this.take(from, fromHex, msg);
-    });
+    args.wires.players.toHost.on('frame', ({ from, fromHex, msg }) => this.take(from, fromHex, msg));
     this.keys = new RegionKeys(args.world, args.keyHash);
     this.pins = new HostPins({ connect: (id) => void args.dht.connect(id, PIN_OWNER).catch(() => {}), unpin: (id) => args.dht.unpin(id, PIN_OWNER) }, this.opts.maxHostPins);
     this.idle = new IdleUnloader<HostedRegion>({

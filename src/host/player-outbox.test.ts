@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { NodeId } from '../core/node-id';
-import type { PlayerWire } from '../region/subscription-messages';
+import type { PlayerWire } from '../region/region-wire';
 import { PlayerOutbox } from './player-outbox';
 
 const id = (n: number): NodeId => new Uint8Array(20).fill(n);

@@ -18,7 +18,8 @@
 import type { NodeId } from '../core/node-id';
 import { MAX_RELAY_PROOFS, type RelayProofs } from '../region/entry-proofs';
 import type { RegionCoord } from '../region/region-key';
-import type { HostToPlayer, PlayerWire } from '../region/subscription-messages';
+import type { PlayerWire } from '../region/region-wire';
+import type { HostToPlayer } from '../region/subscription-messages';
 
 /** A committed delta as it rides in a POSITIONS frame. */
 export interface RidingDelta {

@@ -14,7 +14,8 @@ import { TokenBucket } from '../core/token-bucket';
 import { makeChatLine, MAX_CHAT_CHARS, normaliseChatText, verifyChatLine, type ChatLine } from '../region/chat-line';
 import type { PlayerPass } from '../region/player-pass';
 import { regionAt, type RegionCoord } from '../region/region-key';
-import type { PlayerWire, SubscriptionMessageOf } from '../region/subscription-messages';
+import type { PlayerWire } from '../region/region-wire';
+import type { SubscriptionMessageOf } from '../region/subscription-messages';
 import type { Pose } from '../world/pose';
 import type { RegionClient } from './region-client';
 import { VoxelError } from '../core/errors';
@@ -112,7 +113,7 @@ export class ChatClient {
     this.opts = { ...CHAT_CLIENT_DEFAULTS, ...args.options };
     this.selfHex = idToHex(args.player.id);
     this.sayBucket = new TokenBucket(this.opts.sayPerSecond, this.opts.sayBurst, args.clock.now());
-    this.off = args.wire.events.on('frame', ({ fromHex, msg }) => {
+    this.off = args.wire.toPlayer.on('frame', ({ fromHex, msg }) => {
       if (msg.t === 'CHAT') void this.take(fromHex, msg);
     });
   }

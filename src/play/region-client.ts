@@ -15,7 +15,7 @@ import { Emitter } from '../core/emitter';
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { LatencySamples, type LatencySummary } from '../core/latency-samples';
 import { succeeds } from '../region/epoch-cert';
-import type { HostToPlayer, PlayerToHost, SubscriptionMessageOf } from '../region/subscription-messages';
+import type { HostToPlayer, SubscriptionMessageOf } from '../region/subscription-messages';
 import { regionAt, regionName, RegionKeys, type RegionCoord } from '../region/region-key';
 import { getEdits } from '../region/region-records';
 import { closedOnPurpose } from '../net/close-reasons';
@@ -64,7 +64,7 @@ export class RegionClient {
     this.relays = new RelayCheck((c, data, sig) => args.certs.primarySigned(c, data, sig));
     this.edits = new SubmittedEdits({ clock: args.clock, wire: args.wire, opts: this.opts, stats: this.stats, latency: this.latency.confirm, ...(args.pass ? { pass: args.pass } : {}) });
     this.search = new PrimarySearch({ args, opts: this.opts, stats: this.stats, edits: this.edits, events: this.events });
-    this.stops.push(args.wire.events.on('frame', ({ from, fromHex, msg }) => this.onFrame(from, fromHex, msg)));
+    this.stops.push(args.wire.toPlayer.on('frame', ({ from, fromHex, msg }) => this.onFrame(from, fromHex, msg)));
     this.stops.push(every(args.clock, this.opts.watchMs, () => this.watch()));
     this.stops.push(every(args.clock, this.opts.keepaliveMs, () => this.keepalive()));
     if (args.dht.events) this.stops.push(args.dht.events.on('link-close', ({ id, reason }) => this.onLinkClose(id, idToHex(id), reason)));
@@ -294,7 +294,7 @@ export class RegionClient {
 
   // ---- frames --------------------------------------------------------------------------
 
-  private onFrame(from: NodeId, fromHex: string, m: HostToPlayer | PlayerToHost): void {
+  private onFrame(from: NodeId, fromHex: string, m: HostToPlayer): void {
     switch (m.t) {
       case 'SNAPSHOT':
       case 'DELTA':
@@ -307,11 +307,11 @@ export class RegionClient {
         return this.edits.confirm(fromHex, m, this.attachedTo(m, fromHex));
       case 'REJECT':
         return this.onReject(fromHex, m);
-      default:
-        return; // a player's own frames: the host side's (host/hosting-service.ts)
+      case 'CHAT':
+        return; // play/chat-client.ts's
     }
     const sub = this.subs.get(regionName(m));
-    if (!sub) return; // not subscribed (a host's own frames also pass here)
+    if (!sub) return; // not subscribed
     const fromPrimary = sub.attached && fromHex === sub.primaryHex;
     // In a crowd a backup of the set relays the primary's deltas and beats (host/fan-out-plan.ts).
     const fromHost = fromPrimary || (sub.attached && sub.hosts.some((h) => idToHex(h) === fromHex));

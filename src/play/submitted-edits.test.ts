@@ -4,7 +4,7 @@ import { generateIdentity } from '../core/identity';
 import { idToHex, randomId, type NodeId } from '../core/node-id';
 import { VirtualClock } from '../core/virtual-clock';
 import { makePlayerPass } from '../region/player-pass';
-import type { PlayerWire } from '../region/subscription-messages';
+import type { PlayerWire } from '../region/region-wire';
 import { SubmittedEdits } from './submitted-edits';
 import { CLIENT_DEFAULTS, EditRejectedError, type ClientStats } from './region-client-types';
 

@@ -9,7 +9,8 @@ import { hexToId, idToHex, type NodeId } from '../core/node-id';
 import type { PlayerPass } from '../region/player-pass';
 import { regionAt, regionName } from '../region/region-key';
 import type { Stamp } from '../region/region-state';
-import type { PlayerWire, SubscriptionMessageOf } from '../region/subscription-messages';
+import type { PlayerWire } from '../region/region-wire';
+import type { SubscriptionMessageOf } from '../region/subscription-messages';
 import { EditRejectedError, EditTimeoutError, type ClientOptions, type ClientStats } from './region-client-types';
 
 interface SubmittedEdit {

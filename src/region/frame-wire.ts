@@ -136,7 +136,7 @@ export class FrameWire<S extends PartSpec> {
     const fromHex = idToHex(from);
     if (!isPart(msg)) {
       this.framesIn++;
-      this.events.emit('frame', { from, fromHex, msg });
+      this.deliver({ from, fromHex, msg });
       return;
     }
     const whole = this.assemble(fromHex, msg.x, msg.i, msg.n, msg.b);
@@ -148,7 +148,12 @@ export class FrameWire<S extends PartSpec> {
       return;
     }
     this.framesIn++;
-    this.events.emit('frame', { from, fromHex, msg: inner });
+    this.deliver({ from, fromHex, msg: inner });
+  }
+
+  /** Hands a checked, whole frame on (region-wire.ts: to the side of the node it is for). */
+  protected deliver(frame: WireEvents<WholeOf<S>>['frame']): void {
+    this.events.emit('frame', frame);
   }
 
   private decode(frame: Uint8Array): MessageOf<S> | undefined {

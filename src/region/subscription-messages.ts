@@ -5,13 +5,10 @@
 // docs/HOSTING.md has the table. Every frame is checked against these schemas before any
 // other code sees it (docs/DESIGN.md "Bad input and trust").
 import * as v from 'valibot';
-import type { Clock } from '../core/clock';
 import { bytes, defineCodec, u32, type MessageOf } from '../core/codec';
-import type { AppChannels } from '../dht/app-channels';
 import { certChainSchema, certSchema } from './epoch-cert';
 import { MAX_ENTRY_BYTES, MAX_SLOT } from './position-code';
 import { CODEC_MAX_FRAME, coord, entries, hosts, i32, id, PART, region, stamp } from './frame-schemas';
-import { FrameWire } from './frame-wire';
 import { passFields } from './player-pass';
 import { lookSchema, type PlayerLook } from './player-look';
 import { chatLineFields } from './chat-line';
@@ -142,19 +139,22 @@ export const subscriptionSpec = {
 
 export type SubscriptionMessage = MessageOf<typeof subscriptionSpec>;
 export type SubscriptionMessageOf<T extends SubscriptionMessage['t']> = Extract<SubscriptionMessage, { t: T }>;
+/**
+ * Which side of a node each frame is for: 'host', what players send to hosts; 'player', what
+ * hosts send to players. region-wire.ts hands each frame to its side only (a new frame type
+ * must be given a side here, or this does not compile).
+ */
+export const FRAME_SIDE = {
+  SUBSCRIBE: 'host', UNSUBSCRIBE: 'host', EDIT: 'host', MOVE: 'host', POSITIONS_LOST: 'host', PLAYER: 'host', SAY: 'host',
+  SNAPSHOT: 'player', DELTA: 'player', PENDING: 'player', HEARTBEAT: 'player', NOT_PRIMARY: 'player', CONFIRM: 'player', REJECT: 'player', POSITIONS: 'player', CHAT: 'player',
+} as const satisfies Record<Exclude<SubscriptionMessage['t'], 'PART'>, 'host' | 'player'>;
+type SideOf<S extends 'host' | 'player'> = { [T in keyof typeof FRAME_SIDE]: (typeof FRAME_SIDE)[T] extends S ? T : never }[keyof typeof FRAME_SIDE];
 /** Frames a host takes from players. */
-export type PlayerToHost = SubscriptionMessageOf<'SUBSCRIBE' | 'UNSUBSCRIBE' | 'EDIT' | 'MOVE' | 'POSITIONS_LOST' | 'PLAYER' | 'SAY'>;
+export type PlayerToHost = SubscriptionMessageOf<SideOf<'host'>>;
 /** Frames a player takes from hosts. */
-export type HostToPlayer = SubscriptionMessageOf<'SNAPSHOT' | 'DELTA' | 'PENDING' | 'HEARTBEAT' | 'NOT_PRIMARY' | 'CONFIRM' | 'REJECT' | 'POSITIONS' | 'CHAT'>;
+export type HostToPlayer = SubscriptionMessageOf<SideOf<'player'>>;
 
 // POSITIONS as an array, not a map (codec.ts `positional`), the fields in every frame first: a
 // crowd's host sends ~1,500 a second, and the names took 12 of a frame's ~23 bytes of head
 // (and 2 more for each of s, d, p riding).
 export const subscriptionCodec = defineCodec(subscriptionSpec, { maxFrame: CODEC_MAX_FRAME, positional: { POSITIONS: ['rx', 'rz', 'e', 'n', 'b', 's', 'd', 'p', 'f', 'roster', 'gone', 'dp', 'pp'] } });
-
-/** The host-to-player channel: players hold only this one. */
-export type PlayerWire = FrameWire<typeof subscriptionSpec>;
-
-export function openPlayerWire(channels: Pick<AppChannels, 'open'>, clock: Clock): PlayerWire {
-  return new FrameWire(subscriptionCodec, channels.open('region'), clock);
-}
