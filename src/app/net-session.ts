@@ -16,7 +16,8 @@ import { HostWires } from '../host/host-wires';
 import { RegionClient } from '../play/region-client';
 import { HostingService } from '../host/hosting-service';
 import { NetworkChunkSource } from '../play/network-chunk-source';
-import { makePlayerRecord, newestPlayerRecord, type PlayerState } from '../play/player-record';
+import type { PlayerState } from '../play/player-record';
+import { PlayerRecordPublisher } from '../play/player-record-publisher';
 import { IdbHostStore, type HostStore } from '../store/host-store';
 import { claimNodeIdentity, loadPlayerIdentity } from '../store/identity-store';
 import { IdbTentativeStore, type TentativeStore } from '../store/tentative-store';
@@ -35,9 +36,6 @@ import { pageStorage, storedIceServers } from '../ui/ice-settings';
 
 const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
 
-/** The player record in the DHT is refreshed at most this often (and on leaving). */
-const PLAYER_RECORD_EVERY_MS = 10_000;
-
 export interface NetSession {
   readonly peer: Peer;
   readonly wire: HostWires;
@@ -51,7 +49,7 @@ export interface NetSession {
   readonly work: Promise<PlayerWork> | undefined;
   /** The last hosting decisions of this tab (claims, grants, refusals), oldest first. */
   readonly trace: readonly string[];
-  /** Stores the signed player record in the DHT (throttled unless `force`). */
+  /** Stores the signed player record in the DHT (throttled unless `force`: play/player-record-publisher.ts). */
   publishPlayer(state: PlayerState, force?: boolean): Promise<void>;
   /** The newest valid record of this player in the DHT, if any. */
   fetchPlayer(): Promise<PlayerState | undefined>;
@@ -179,21 +177,11 @@ export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock,
   const itemWire = openItemWire(peer.channels, clock);
   const hostItems = new HostItems({ host, dht: peer.dht, wire: itemWire, clock, base: performance.timeOrigin, busy: draws !== null, ...(draws ? { sendAt: (go: () => void) => draws.sendAt(go) } : {}), seed: cfg.seed, signer: peer.identity, verify: webCryptoVerifier, rng: seededRandom((Math.random() * 2 ** 32) >>> 0), ...(cfg.itemSpawnMs ? { ledger: { spawnMeanMs: cfg.itemSpawnMs } } : {}) });
   hostItems.start();
-  let lastPublished = -Infinity;
+  const record = new PlayerRecordPublisher(player, peer.dht, clock);
   return {
     peer, wire, host, client, source, player, trace, work, items: { host: hostItems, wire: itemWire },
-    async publishPlayer(state, force = false) {
-      const now = clock.now();
-      if (!force && now - lastPublished < PLAYER_RECORD_EVERY_MS) return;
-      lastPublished = now;
-      await peer.dht.put('player', player.id, await makePlayerRecord(player, state));
-    },
-    async fetchPlayer() {
-      const got = await peer.dht.get('player', player.id).catch(() => undefined);
-      if (!got) return undefined;
-      const rec = await newestPlayerRecord([got.value], player.id);
-      return rec ? { ...rec.pos, yaw: rec.yaw, pitch: rec.pitch, items: rec.items } : undefined;
-    },
+    publishPlayer: (state, force) => record.publish(state, force),
+    fetchPlayer: () => record.fetch(),
     stop() {
       source.close();
       hostItems.stop();
