@@ -6,6 +6,7 @@ import { MOTION_RULES, type MotionRules } from './motion-tracker';
 import { newPassStats, PASS_RULES, type PassStats } from './player-passes';
 import { newChatStats, type ChatStats } from './chat-relay';
 import { REJECT_REASONS, type RejectReason } from '../region/subscription-messages';
+import { HOST_SET_SIZE, REBASE_SILENCE_MS } from '../region/host-set-rules';
 
 /**
  * The node's pins left to its own player: the primaries of the 3 x 3 regions it sees and a
@@ -14,8 +15,8 @@ import { REJECT_REASONS, type RejectReason } from '../region/subscription-messag
 const PLAYER_PINS = 12;
 
 export const HOST_DEFAULTS = {
-  /** Host set size (replicas): the primary and replicas - 1 backups. */
-  replicas: 3,
+  /** Host set size (replicas): the primary and replicas - 1 backups (players assume the same). */
+  replicas: HOST_SET_SIZE,
   /** Authoritative tick rate. */
   tickHz: 20,
   /** Primary -> backups and subscribers (a backup also checks its primary this often). */
@@ -59,7 +60,7 @@ export const HOST_DEFAULTS = {
    * this, with the old majority alive on the other side, can fork the region's history
    * (docs/HOSTING.md "What certificates do not cover").
    */
-  rebaseMs: 10_000,
+  rebaseMs: REBASE_SILENCE_MS,
   /**
    * The same when our certificate came from our own store (we restarted): the chain may
    * have moved on while we were away, with hosts we never heard of, so we wait far longer.

@@ -15,6 +15,7 @@ import type { DeltaOrder, GapCause } from './delta-order';
 import type { PendingView, TakenBack } from './pending-view';
 import type { LostWhy, PositionStreams } from '../region/position-streams';
 import type { PlayerPass } from '../region/player-pass';
+import { HOST_SET_SIZE, REBASE_SILENCE_MS } from '../region/host-set-rules';
 
 export const CLIENT_DEFAULTS = {
   /** Wait this long for a SNAPSHOT after a SUBSCRIBE before trying elsewhere. */
@@ -28,7 +29,7 @@ export const CLIENT_DEFAULTS = {
    * before anyone may rebase over it. Every other successor needs grants of a majority of
    * the set it follows, which it walks to through the links a SNAPSHOT carries.
    */
-  ownChainMs: 10_000,
+  ownChainMs: REBASE_SILENCE_MS,
   /** Attached subscriptions re-send SUBSCRIBE this often (keepalive and gap repair). */
   keepaliveMs: 5000,
   /** An edit with neither CONFIRM nor REJECT after this long fails with EditTimeoutError. */
@@ -37,8 +38,8 @@ export const CLIENT_DEFAULTS = {
   watchMs: 250,
   /** After a node said no certified primary can be had (it is alone), ask again this much later. */
   aloneRetryMs: 3000,
-  /** Host set size (must match the hosts' `replicas`). */
-  replicas: 3,
+  /** Host set size (the hosts' `replicas`). */
+  replicas: HOST_SET_SIZE,
   /** A primary whose link to us a budget let go and that does not answer a routed ping this soon is dialled again (we stay attached). */
   linkClosePingMs: 300,
   /** A pending edit (PENDING, not yet committed) nothing commits within this is taken back (pending-view.ts). */

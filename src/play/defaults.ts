@@ -1,0 +1,23 @@
+// Every tuning object of this layer, one line each on what it tunes; each object, with why for
+// each knob, stays beside the code that reads it. A newcomer looking for a setting starts here;
+// src/defaults-index.test.ts fails when a *_DEFAULTS object is not listed in its layer's file.
+/** The region client: attach, silence, keepalive, edit and pending timeouts; host set size. */
+export { CLIENT_DEFAULTS } from './region-client-types';
+/** The peer-hosted chunk source: live radius, far-region refresh, MOVE rate, player expiry, name. */
+export { NETWORK_SOURCE_DEFAULTS } from './network-chunk-source';
+/** Edits no certified primary could confirm: how many are kept, retries, reach and eye height. */
+export { TENTATIVE_DEFAULTS } from './tentative-edits';
+/** Drawing other players: delay, extrapolation, warp, expiry. */
+export { REMOTE_PLAYER_DEFAULTS } from './remote-player-smoother';
+/** Other players' looks: how many remembered, change rate, checks in flight. */
+export { PLAYER_LOOKS_DEFAULTS } from './player-looks';
+/** The signed player record: how far ahead of the clock a record may be stamped. */
+export { PLAYER_RECORD_DEFAULTS } from './player-record';
+/** Chat lines: history kept, rates per sayer, speaker and host, age. */
+export { CHAT_CLIENT_DEFAULTS } from './chat-client';
+/** Direct messages: history kept, rates, age, re-sends. */
+export { DIRECT_MESSAGE_DEFAULTS } from './direct-messages';
+/** Items over the network: re-sends, answers awaited, items kept. */
+export { PLAYER_ITEMS_DEFAULTS } from './player-items';
+/** Items in the one-tab world: area size, areas kept, tick. */
+export { LOCAL_ITEMS_DEFAULTS } from './local-items';
