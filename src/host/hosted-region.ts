@@ -285,6 +285,11 @@ export class HostedRegion implements RegionRole {
     };
   }
 
+  /** When, as a backup, we last heard the primary we follow (-Infinity in other roles). */
+  get primaryHeardAt(): number {
+    return this.role === 'backup' ? this.backup.primaryHeardAt : -Infinity;
+  }
+
   /** We follow a primary heard within the silence it is allowed (backup-machine.ts `primaryHeardLately`: its pace, not a fixed failoverMs). */
   primaryAlive(): boolean {
     return this.role === 'backup' && this.backup.primaryHeardLately(this.ctx.clock.now());

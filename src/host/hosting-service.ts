@@ -224,13 +224,17 @@ export class HostingService {
 
   /**
    * Our link to a primary we follow was let go on purpose: it should still answer by another
-   * route. A ping says so within failoverMs / 2; no answer is taken as its death at once.
+   * route. A ping says so within failoverMs / 2; no answer is taken as its death at once,
+   * unless its frames reached us since the close: a primary that let go of every link it
+   * held loses the ping or its answer until it links again, while its beats already come by
+   * new routes. Taken for a death, its backup claimed with nobody gone (link-retire.test.ts).
    */
   private checkRetired(id: NodeId, hex: string): void {
     if (![...this.known.values()].some((r) => r.role === 'backup' && r.primaryHex === hex)) return;
+    const closedAt = this.args.clock.now();
     void this.ctx.answering([id], this.opts.failoverMs / 2).then((got) => {
       if (got.has(hex) || !this.running) return;
-      for (const r of this.known.values()) if (r.role === 'backup' && r.primaryHex === hex) r.watch(true);
+      for (const r of this.known.values()) if (r.role === 'backup' && r.primaryHex === hex && r.primaryHeardAt <= closedAt) r.watch(true);
     });
   }
 

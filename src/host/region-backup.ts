@@ -31,6 +31,11 @@ export class RegionBackup extends RegionSide implements FollowTerms {
     return this.machine.primaryHeardLately(now);
   }
 
+  /** When we last heard the primary we follow (a beat, a batch, its SYNC). */
+  get primaryHeardAt(): number {
+    return this.machine.heardAt;
+  }
+
   get promised(): number {
     return this.el.promised;
   }
