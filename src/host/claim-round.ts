@@ -24,6 +24,12 @@ export class ClaimRound {
   private readonly grants = new Map<string, GrantSig>();
   /** Who answered (grant or refusal), of those asked. */
   readonly answered = new Set<string>();
+  /**
+   * Who answered only with refusals that named nothing (no newer certificate, no granted
+   * epoch to cover): no news of any successor (`alive`).
+   */
+  private readonly bare = new Set<string>();
+  private readonly told = new Set<string>();
   /** When the grants first made a certificate. */
   quorumAt: number | null = null;
   /** Highest promise a refusal named (bounded by the caller). */
@@ -61,6 +67,25 @@ export class ClaimRound {
 
   addGrant(hex: string, g: GrantSig): void {
     this.grants.set(hex, g);
+  }
+
+  /** A refusal from `hex`; `news`: it named a newer certificate or a granted epoch to cover. */
+  refusal(hex: string, news: boolean): void {
+    (news ? this.told : this.bare).add(hex);
+  }
+
+  /**
+   * Who answered as a live host of `known` counts for the rebase (election.ts `afterClaim`):
+   * a grant, a refusal with news, and any answer from `known`'s primary. Not a backup of it
+   * whose refusals named nothing: with the primary silent, a successor of `known` needs that
+   * backup's grant or ours, and its refusal would name it (as a certificate or a granted
+   * epoch), so a bare one says only that it is alive, and a hostile backup that refused
+   * every claim kept the survivor from ever rebasing (the region had no primary for good).
+   * A live primary answers for itself: it is never deposed this way.
+   */
+  alive(known: EpochCert | undefined): Set<string> {
+    const primary = known ? idToHex(known.primary) : '';
+    return new Set([...this.answered].filter((hex) => !this.bare.has(hex) || this.told.has(hex) || this.grants.has(hex) || hex === primary));
   }
 
   /** The certificate the grants make, or undefined while they are too few. */
