@@ -9,7 +9,14 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * at the end while the other core idles. `npm test` runs them in a run of their own
  * (scripts/test.sh).
  */
-const SLOW_FIRST = readFileSync(new URL('./scripts/sim-files.txt', import.meta.url), 'utf8').split('\n').map((l) => l.trim()).filter(Boolean);
+const listed = (name: string) => readFileSync(new URL(`./scripts/${name}`, import.meta.url), 'utf8').split('\n').map((l) => l.trim()).filter(Boolean);
+/**
+ * Then, in the wall-clock run before the browser tests (scripts/realtime-files.txt, listed
+ * slowest first), the same for its files: the browser tests wait for that run to end, and
+ * its slowest file (a 15 s one in CI run ci64) was started last, by size, while the other
+ * worker had nothing left.
+ */
+const SLOW_FIRST = [...listed('sim-files.txt'), ...listed('realtime-files.txt')];
 
 class SlowFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
