@@ -20,6 +20,9 @@ export default defineConfig({
     // files, so e2e/leak-guard.ts fails such a file and kills what it left.
     isolate: false,
     setupFiles: ['e2e/leak-guard.ts'],
+    // A browser of each kind launched ahead for the next file (e2e/browser.ts launchBrowser);
+    // VP_SPARE_BROWSERS= (empty) launches each when asked.
+    env: { VP_SPARE_BROWSERS: process.env.VP_SPARE_BROWSERS ?? '1' },
     globalSetup: ['e2e/global-setup.ts'],
   },
 });

@@ -52,8 +52,38 @@ export function launchOptions(extra: string[] = [], kind: Kind = 'shell'): Launc
   return { executablePath: kind === 'full' ? CHROMIUM_FULL : CHROMIUM, headless: true, args: [...CHROMIUM_ARGS, ...extra] };
 }
 
-export function launchBrowser(extra: string[] = [], kind: Kind = 'shell'): Promise<Browser> {
-  return chromium.launch(launchOptions(extra, kind));
+/**
+ * Under the browser tests (vitest.e2e.config.ts sets VP_SPARE_BROWSERS) a browser of each kind
+ * is kept launched ahead: `launchBrowser()` with no extra arguments takes it and launches the
+ * next one at once, beside the taking file's own work, so the next file that asks finds a
+ * browser up instead of waiting seconds for one to start (the files run one at a time, and
+ * most begin by launching a browser). A spare is a fresh browser nobody has used; its
+ * command line carries SPARE_ARG, by which e2e/leak-guard.ts leaves the current spares
+ * running after a file and e2e/global-setup.ts ends them after the run.
+ */
+export const SPARE_ARG = '--vp-spare=';
+const spares = new Map<Kind, { arg: string; browser: Promise<Browser> }>();
+let spareCount = 0;
+
+/** The SPARE_ARG of each spare browser still waiting to be taken. */
+export function spareArgs(): string[] {
+  return [...spares.values()].map((s) => s.arg);
+}
+
+function launchSpare(kind: Kind): void {
+  // The run's main process (this worker's parent) in it: global-setup ends only its own run's.
+  const arg = `${SPARE_ARG}${process.ppid}-${++spareCount}`;
+  const browser = chromium.launch(launchOptions([arg], kind));
+  browser.catch(() => {}); // a failed spare is launched again when taken
+  spares.set(kind, { arg, browser });
+}
+
+export async function launchBrowser(extra: string[] = [], kind: Kind = 'shell'): Promise<Browser> {
+  if (extra.length > 0 || !process.env.VP_SPARE_BROWSERS) return chromium.launch(launchOptions(extra, kind));
+  const spare = spares.get(kind);
+  launchSpare(kind);
+  const up = await spare?.browser.catch(() => undefined);
+  return up?.isConnected() ? up : chromium.launch(launchOptions(extra, kind));
 }
 
 /** A browser on a profile of its own on disk; `dispose` closes it and removes a profile it made. */

@@ -3,9 +3,11 @@
 // files: its tabs would join their worlds. After each file, every process the file's
 // worker still has as a child is killed and the file fails, naming them.
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { afterAll } from 'vitest';
+import { spareArgs } from './browser';
 
-/** The worker's child processes still running: pid and command. */
+/** The worker's child processes still running (but the spare browsers, e2e/browser.ts): pid and command. */
 function children(): { pid: number; cmd: string }[] {
   let out: string;
   try {
@@ -16,7 +18,18 @@ function children(): { pid: number; cmd: string }[] {
   return out.split('\n').map((l) => l.trim()).filter(Boolean).map((l) => {
     const [pid, ...cmd] = l.split(/\s+/);
     return { pid: Number(pid), cmd: cmd.join(' ') };
-  }).filter((c) => c.pid !== process.pid && !c.cmd.startsWith('ps '));
+  }).filter((c) => c.pid !== process.pid && !c.cmd.startsWith('ps ') && !isSpare(c.pid));
+}
+
+/** Whether `pid` is a spare browser not taken yet (its whole command line, which ps may cut). */
+function isSpare(pid: number): boolean {
+  let args: string[];
+  try {
+    args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  } catch {
+    return false;
+  }
+  return spareArgs().some((a) => args.includes(a));
 }
 
 afterAll(async () => {
