@@ -5,7 +5,7 @@
 // Writes hosting-dashboard.png (e2e/screenshots.ts: docs/screenshots/ under `npm run screenshots`).
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { openInFreshProfile, PAGE_UP, type OpenOptions, type Profile } from './browser';
+import { launchProfileAhead, openInProfile, PAGE_UP, type OpenOptions, type Profile } from './browser';
 import { screenshotPath } from './screenshots';
 
 const WORLD = '#world=host-dash-e2e&seed=host-dash';
@@ -15,10 +15,9 @@ afterAll(async () => {
   for (const p of profiles) await p.dispose();
 });
 
-async function open(path: string, opts: OpenOptions): Promise<Page> {
-  const { page, profile } = await openInFreshProfile(`${inject('baseUrl')}${path}${WORLD}`, opts);
-  profiles.push(profile);
-  return page;
+/** Opens `path` in a browser on a fresh profile (from launchProfileAhead). */
+function open(profile: Promise<Profile>, path: string, opts: OpenOptions): Promise<Page> {
+  return openInProfile(profile, `${inject('baseUrl')}${path}${WORLD}`, opts);
 }
 
 /** The dashboard's data-* figures, as numbers where they are numbers. */
@@ -29,12 +28,12 @@ const figures = (host: Page) => host.evaluate(() => {
 
 describe('the hosting dashboard', () => {
   it('follows the state: links with round trips, edits, traffic, network size, storage', async () => {
-    const host = await open('/host.html', { until: () => window.voxelHost?.ready === true && document.querySelector<HTMLElement>('.host-dashboard')?.dataset.links !== undefined });
+    // The three browsers start together (a browser start is seconds on a loaded machine); the
+    // players open their pages once the hosting page's figures are read, both at once.
+    const [profileHost, ...profilePlayers] = [launchProfileAhead(profiles), launchProfileAhead(profiles), launchProfileAhead(profiles)];
+    const host = await open(profileHost, '/host.html', { until: () => window.voxelHost?.ready === true && document.querySelector<HTMLElement>('.host-dashboard')?.dataset.links !== undefined });
     const before = await figures(host);
-    const players: Page[] = [];
-    for (let i = 0; i < 2; i++) {
-      players.push(await open('/?render=off&rd=2', { until: PAGE_UP.hosting, ready: true }));
-    }
+    const players = await Promise.all(profilePlayers.map((p) => open(p, '/?render=off&rd=2', { until: PAGE_UP.hosting, ready: true })));
     await host.waitForFunction((n) => Number(document.querySelector<HTMLElement>('.host-dashboard')!.dataset.links) >= n + 2, before.links, { timeout: 15_000 });
     const joined = await figures(host);
     expect(joined.links - before.links).toBe(2);
