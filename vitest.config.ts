@@ -13,7 +13,7 @@ const listed = (name: string) => readFileSync(new URL(`./scripts/${name}`, impor
 /**
  * Then, in the wall-clock run before the browser tests (scripts/realtime-files.txt, listed
  * slowest first), the same for its files: the browser tests wait for that run to end, and
- * its slowest file (a 15 s one in CI run ci64) was started last, by size, while the other
+ * its slowest file (6-15 s in fresh-clone CI runs) was started last, by size, while the other
  * worker had nothing left.
  */
 const SLOW_FIRST = [...listed('sim-files.txt'), ...listed('realtime-files.txt')];
