@@ -257,6 +257,9 @@ export class BackupMachine {
     if (m.e < this.terms.promised) {
       this.stats.staleFrames++;
       this.out.push({ t: 'refuse', to: from });
+      // Refused, yet a word of life: from the primary we followed before our last grant, its
+      // silence would count from here should that grant be abandoned.
+      this.heard.formerSpoke(fromHex, now);
       return false;
     }
     if (this.terms.isCurrentPrimary(fromHex, m.e)) return true;

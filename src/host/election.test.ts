@@ -155,7 +155,7 @@ describe('election record', () => {
     el.afterClaim(outcome({ known: prev, fault: 'no-previous-majority' }), 0, REBASE.rebaseMs);
     expect(el.claimTerms([SELF, C], 0, 0, 9, REBASE.rebaseMs, REBASE)).toMatchObject({ e: 9, rebase: true });
   });
-  it('keeps the certificates it held before its own (MAX_CHAIN), and the links a sender showed that lead on from them', () => {
+  it('keeps the certificates it held before its own (MAX_CHAIN), and the links a sender showed that lead on from them or into the new one', () => {
     const el = new Election(SELF);
     const g = (hosts: NodeId[]) => hosts.map((h) => ({ id: h, a: 0 as const, k: new Uint8Array(32), s: new Uint8Array(64) }));
     const c = (e: number, hosts: NodeId[], granters: NodeId[]): EpochCert => ({ e, primary: hosts[0]!, hosts, grants: g(granters) });
@@ -164,11 +164,16 @@ describe('election record', () => {
     el.adoptCert(e3);
     const e4 = c(4, [A, B, D], [A, B]);
     // A sender's links: e5 granted by e4's majority leads on; e6 granted by strangers does not.
+    // e5 leads into e7 (a majority of e5's hosts granted e7): kept for readers that hold e5.
     const e5 = c(5, [B, D, SELF], [B, D]), e6 = c(6, [C, SELF, A], [id(9), id(10)]);
     el.learnCert(c(7, [D, SELF, C], [D, SELF]), [e6, e5]);
-    expect(el.chainAbove(0)!.map((x) => x.e)).toEqual([3]);
+    expect(el.chainAbove(0)!.map((x) => x.e)).toEqual([3, 5]);
     el.adoptCert(c(8, [D, SELF, C], [D, SELF]));
-    expect(el.chainAbove(0)!.map((x) => x.e)).toEqual([3, 7]);
+    expect(el.chainAbove(0)!.map((x) => x.e)).toEqual([3, 5, 7]);
+    // A host's first certificate of the region (a new backup's SYNC): the sender's links into it.
+    const first = new Election(SELF);
+    first.adoptCert(c(7, [D, SELF, C], [D, SELF]), [e6, e4, e5]);
+    expect(first.chainAbove(0)!.map((x) => x.e)).toEqual([4, 5]);
     const fresh = new Election(SELF);
     fresh.adoptCert(e3);
     fresh.learnCert(c(7, [D, SELF, C], [D, SELF]), [e6, e5, e4]);
@@ -229,5 +234,34 @@ describe('election record', () => {
     anchored.restore(9, idToHex(C), cert(9, [C, D, SELF]), undefined, true);
     expect(anchored.learnt).toBeUndefined();
     expect(anchored.supersedes(cert(4, [A, B, SELF]), 'anchored', true)).toBe(false);
+  });
+
+  it('an ABANDON of its last promise lowers the promise back to what it was before that grant; nothing else does', () => {
+    const el = new Election(SELF);
+    el.grant(4, [B, C, D], B, idToHex(B));
+    el.grant(5, [A, B, C], A, idToHex(A));
+    expect(el.undoGrant(5, idToHex(B))).toBe(false);
+    expect(el.undoGrant(4, idToHex(B))).toBe(false);
+    expect(el.undoGrant(5, idToHex(A))).toBe(true);
+    expect([el.promised, el.promisedTo]).toEqual([4, idToHex(B)]);
+    // Once only: the grant of e4 is not undone by the undo of e5.
+    expect(el.undoGrant(5, idToHex(A))).toBe(false);
+    expect(el.undoGrant(4, idToHex(B))).toBe(false);
+    // A claim of our own since the grant keeps the promise where it is.
+    el.grant(6, [A, B, C], A, idToHex(A));
+    el.promised = 7;
+    el.promisedTo = idToHex(SELF);
+    expect(el.undoGrant(6, idToHex(A))).toBe(false);
+    expect(el.promised).toBe(7);
+  });
+
+  it('an undone grant made while the certificate is learnt leaves the learnt hold as it was before it', () => {
+    const el = new Election(SELF);
+    el.adoptCert(cert(3, [C, D, A]), undefined, 'learnt');
+    expect(el.learnt?.promised).toBe(0);
+    el.grant(5, [A, B, C], A, idToHex(A));
+    expect(el.learnt?.promised).toBe(5);
+    expect(el.undoGrant(5, idToHex(A))).toBe(true);
+    expect([el.promised, el.learnt?.promised]).toEqual([0, 0]);
   });
 });

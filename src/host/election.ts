@@ -6,7 +6,7 @@
 // certificate. docs/HOSTING.md "The state machine" and "Authority" give the reasons.
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { MAX_CHAIN, MAX_PEND, quorum, succeeds, type CertPrev, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
-import { chainLinks, sameCert, type Hold } from '../region/cert-anchor';
+import { chainedFrom, chainLinks, sameCert, type Hold } from '../region/cert-anchor';
 
 const has = (list: readonly NodeId[], x: NodeId) => list.some((h) => idEquals(h, x));
 
@@ -27,6 +27,21 @@ function boundGranted(list: CertPrev[]): CertPrev[] {
   while (out.length > MAX_GRANTED) {
     const i = out.findIndex((q, k) => out.slice(k + 1).some((r) => setTag(r.hosts) === setTag(q.hosts)));
     out.splice(i >= 0 ? i : 0, 1);
+  }
+  return out;
+}
+
+/**
+ * The links of `chain` that lead into `c`, each granted by a majority of the hosts of the one
+ * before, oldest first (the sender's own chain up to `c`; signatures are the readers' to check).
+ */
+function linksInto(c: EpochCert, chain: readonly EpochCert[] | undefined): EpochCert[] {
+  const out: EpochCert[] = [];
+  let at = c;
+  for (const link of [...(chain ?? [])].sort((a, b) => b.e - a.e)) {
+    if (link.e >= at.e || !chainedFrom(at, link)) continue;
+    out.unshift(link);
+    at = link;
   }
   return out;
 }
@@ -90,6 +105,8 @@ export class Election {
    * and e8 over e6).
    */
   ownClaimed = 0;
+  /** Our promise before our last grant, and what the grant made of the learnt hold (`undoGrant`); not kept in the store. */
+  private beforeGrant: { e: number; to: string; promised: number; promisedTo: string; learnt: LearntHold | undefined; learntAfter: LearntHold | undefined } | undefined;
   /** Our own claims wait until then while someone else's claim is being considered. */
   deferUntil = -Infinity;
   /** Since when no majority of certificate `prevGone.e`'s hosts answers our claims at all (see rebaseMs). */
@@ -135,7 +152,15 @@ export class Election {
       this.promisedTo = this.learnt.promisedTo;
       this.refusedAt = Math.min(this.refusedAt, this.learnt.refusedAt);
       this.learned = [];
-    } else if (old && old.e < c.e) this.chain = [...this.chain, old, ...chainLinks(old, links, c.e)].filter((x) => x.e < c.e).slice(-MAX_CHAIN);
+    } else if (!old || old.e < c.e) {
+      // The sender's links that lead into `c` come first: a reader that missed the epochs
+      // before `c` needs those, and a host that took its first certificate of the region,
+      // or one far below `c`, kept none of them (its successor's readers then refused the
+      // next certificate as unanchored: a subscriber held e18, the primary of e21 showed e20).
+      const into = linksInto(c, links);
+      const before = [...this.chain, ...(old ? [old, ...chainLinks(old, links, c.e)] : [])].filter((x) => x.e < (into[0]?.e ?? c.e));
+      this.chain = [...before, ...into].filter((x) => x.e < c.e).slice(-MAX_CHAIN);
+    }
     this.learnt = hold === 'learnt' ? (this.learnt ?? { promised: this.promised, promisedTo: this.promisedTo, refusedAt: this.refusedAt }) : undefined;
     this.cert = c;
     this.certRestored = false;
@@ -260,6 +285,27 @@ export class Election {
     if (gone.length) this.accepted = this.accepted.filter((q) => !gone.includes(q));
   }
 
+  /**
+   * A claimant's ABANDON of e, the last thing we promised: our promise falls back to what it
+   * was before that grant (`grant`), so we follow the primary we followed then again. Safe
+   * because a promise only guards a round that may still certify: the certificate of e names
+   * its claimant as primary, only it can assemble one from our grant, and it abandons e only
+   * after its round ended without one, never claiming e again (election.ts `ownClaimed`; a
+   * late grant of e is answered ABANDON again). So no certificate of e can ever exist: no
+   * other claimant's grant of an epoch at or below e can meet one, and nothing we ack after
+   * this is missing from a state our grant vouched for. Only when nothing moved our promise
+   * since (a later grant or claim keeps it); false when it did not fall back.
+   */
+  undoGrant(e: number, fromHex: string): boolean {
+    const b = this.beforeGrant;
+    if (!b || b.e !== e || b.to !== fromHex || this.promised !== e || this.promisedTo !== fromHex) return false;
+    this.beforeGrant = undefined;
+    this.promised = b.promised;
+    this.promisedTo = b.promisedTo;
+    if (this.learnt === b.learntAfter) this.learnt = b.learnt;
+    return true;
+  }
+
   /** A claimant's ABANDON of e: the epoch we granted it goes (what it covered stays). False when we hold no such grant. */
   abandon(e: number, from: NodeId): boolean {
     if (!this.accepted.some((q) => q.e === e && q.p && idEquals(q.p, from))) return false;
@@ -277,10 +323,12 @@ export class Election {
    * region more granted sets than a claim can cover: no claim could win any more.)
    */
   grant(e: number, hosts: NodeId[], from: NodeId, fromHex: string): void {
+    const before = { e, to: fromHex, promised: this.promised, promisedTo: this.promisedTo, learnt: this.learnt };
     this.promised = e;
     this.promisedTo = fromHex;
     // A grant is our own promise, whatever chain it builds on: it stays when the chain goes.
     if (this.learnt) this.learnt = { ...this.learnt, promised: e, promisedTo: fromHex };
+    this.beforeGrant = { ...before, learntAfter: this.learnt };
     const base = this.cert?.e ?? 0;
     this.accepted = boundGranted([...this.accepted, { e, hosts, p: from }].filter((q) => q.e > base));
   }

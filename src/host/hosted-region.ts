@@ -397,9 +397,20 @@ export class HostedRegion implements RegionRole {
         // (Also an epoch we hold only because a later claim we granted covered it.)
         this.granter.forget(m.e, fromHex);
         if (this.el.abandon(m.e, from)) {
+          // Our grant of e was the last thing we promised: it falls back (election.ts
+          // `undoGrant` says why that is safe), and we follow whom we followed before it. A
+          // claim that failed because its primary was alive leaves that primary its backups;
+          // kept at e, we refused the live primary's frames and claimed over it ourselves.
+          // Only when the claimant says the primary it took for dead answered it (`alive`):
+          // after a claim over a silent set the claimant's followers claim in turn, as before.
+          if (m.alive && !this.duty && this.roles.grantUndoable(m.e, fromHex) && this.el.undoGrant(m.e, fromHex)) {
+            this.roles.grantAbandoned(m.e, fromHex);
+            this.ctx.stats.grantsUndone++;
+            this.trace(`e${m.e} abandoned by ${fromHex.slice(0, 6)}: promised ${this.el.promised} again, ${this.role}${this.primaryHex ? ` of ${this.primaryHex.slice(0, 6)} e${this.epoch}` : ''}`);
+          }
           // The claimant we followed since our grant never became primary: it is nobody's
           // voice to keep other claimants off ("primary alive"), nor to hold our own watch.
-          if (this.role === 'backup' && m.e === this.epoch && fromHex === this.primaryHex && !this.duty) this.roles.forgetPrimaryVoice();
+          else if (this.role === 'backup' && m.e === this.epoch && fromHex === this.primaryHex && !this.duty) this.roles.forgetPrimaryVoice();
           void this.persist().catch(() => {});
         } else this.ctx.stats.staleFrames++;
         return;

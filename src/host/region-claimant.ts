@@ -51,6 +51,8 @@ export class RegionClaimant extends RegionSide {
   private sentAt = -Infinity;
   /** Until then, edits are answered 'uncertified' (our last claim found too few hosts). */
   private aloneUntil = -Infinity;
+  /** The primary our claim under way replaces for its silence (hex), and when it answered the claim, if it did (`heardReplaced`). */
+  private replacing: { hex: string; answeredAt: number } | undefined;
   /** Our claims' epochs that ended without a certificate (the newest ABANDONED_KEPT): a grant of one that comes late is answered ABANDON again. */
   private readonly abandoned: number[] = [];
 
@@ -121,6 +123,7 @@ export class RegionClaimant extends RegionSide {
       this.failedAt = this.ctx.clock.now();
       if (run !== this.runs) return false; // a later claim of ours is under way
       this.region.roles.claimFailed(before);
+      this.heardReplaced();
       const again = this.rematch;
       this.rematch = undefined;
       // Once per claimTimeoutMs: a farther claimant that does not give way (it never saw our
@@ -136,8 +139,24 @@ export class RegionClaimant extends RegionSide {
     return ok;
   }
 
+  /**
+   * Our failed claim took the primary we follow for dead, and it answered the claim (a
+   * refusal: a live primary refuses): it is alive, and its silence counts from that answer.
+   * Else we claimed again at once ('silent Infinity'), its frames having been refused while
+   * our promise stood above its epoch, and a primary slow towards us alone was claimed over
+   * until a claim went through.
+   */
+  private heardReplaced(): void {
+    const r = this.replacing;
+    this.replacing = undefined;
+    if (!r || r.answeredAt === -Infinity || this.region.role !== 'backup' || this.region.primaryHex !== r.hex) return;
+    this.region.trace(`primary ${r.hex.slice(0, 6)} answered our claim: alive`);
+    this.region.roles.heard(Math.max(r.answeredAt, this.region.lastHeard));
+  }
+
   private async runClaim(run: number, minEpoch: number, primarySilent: boolean, given: NodeId[] | undefined): Promise<boolean> {
     const o = this.ctx.opts;
+    this.replacing = primarySilent && this.region.primaryHex ? { hex: this.region.primaryHex, answeredAt: -Infinity } : undefined;
     if (primarySilent && this.region.primaryHex) {
       this.silent.set(this.region.primaryHex, this.ctx.clock.now());
       // We take it for dead: what we last heard of it must not keep another claimant off
@@ -275,8 +294,11 @@ export class RegionClaimant extends RegionSide {
       // forget this epoch (else every later claim would have to cover it).
       // (Also to those that have not answered: a grant may be on its way, and a granter that
       // keeps it follows a claimant that will never be primary.)
+      // Told when the primary we took for dead answered: a granter goes back to following it
+      // (hosted-region.ts). Not after a claim over a silent set (a restart, a rebase on its way).
       const granted = new Set(round.granted());
-      for (const [hex, to] of targets) if (granted.has(hex) || !round.answered.has(hex)) this.region.toHost(to, { t: 'ABANDON', ...this.regionFields, e });
+      const alive = this.replacing && this.replacing.answeredAt !== -Infinity ? { alive: true } : {};
+      for (const [hex, to] of targets) if (granted.has(hex) || !round.answered.has(hex)) this.region.toHost(to, { t: 'ABANDON', ...this.regionFields, e, ...alive });
       this.abandoned.push(e);
       if (this.abandoned.length > ABANDONED_KEPT) this.abandoned.shift();
       // Our own grant for e never left this node and our claim is over: nobody can win e
@@ -476,6 +498,7 @@ export class RegionClaimant extends RegionSide {
     if (this.granted?.round !== round || this.granted.states.frame(fromHex) >= (m.n ?? 1)) round.answered.add(fromHex);
     // An answer is proof of life: a primary we took for dead had only gone quiet (or released).
     this.silent.delete(fromHex);
+    if (this.replacing?.hex === fromHex) this.replacing.answeredAt = this.ctx.clock.now();
     // Taken at the end of the round, entry by entry only if a majority of a set sent it or a
     // primary of our chain signed it (granted-states.ts, docs/TRUST.md rule 8).
     if (this.granted?.round === round) this.granted.states.add(fromHex, entries, m.proofs, m.pc);

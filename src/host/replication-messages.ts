@@ -68,7 +68,8 @@ export const replicationSpec = {
   // certificate or that one's previous set names, region-offers.ts).
   OFFER: [20, v.object({ ...region, entries, cert: v.optional(certSchema) })],
   /** claimant -> its granters: my claim of e formed no certificate and never will (forget it). */
-  ABANDON: [21, v.object({ ...region, e: u32 })],
+  // alive: the primary the claim took for dead answered it (its granters go back to it).
+  ABANDON: [21, v.object({ ...region, e: u32, alive: v.optional(v.boolean()) })],
   PART,
   /**
    * primary -> backup, in a crowd (host/positions-duty.ts, host/fan-out-share.ts): every player's position as a

@@ -113,4 +113,45 @@ describe('RoleMachine', () => {
     expect(m.becamePrimary(cert(9, SELF), SELF)).toBe(true);
     expect(refused).toEqual(['followed epoch 5 below 6', 'granted epoch 5 below 6', 'stoodAside epoch 4 below 6', 'becamePrimary epoch 7 below 8']);
   });
+
+  it("an abandoned grant takes us back to whom we followed before it, heard when its refused frames last came", () => {
+    const m = new RoleMachine();
+    m.followed(cert(4, P), P, 10, 'anchored');
+    m.appliedUpTo(9);
+    m.granted(5, C, [C, SELF, B], true, 100);
+    expect([m.role, m.epoch, m.primaryHex, m.floor]).toEqual(['backup', 5, idToHex(C), 5]);
+    expect(m.grantUndoable(5, idToHex(B))).toBe(false);
+    m.formerSpoke(idToHex(B), 150); // not the primary we followed
+    m.formerSpoke(idToHex(P), 120);
+    expect(m.grantAbandoned(5, idToHex(C))).toBe(true);
+    expect([m.role, m.epoch, m.primaryHex, m.floor, m.lastHeard, m.applied]).toEqual(['backup', 4, idToHex(P), 4, 120, 9]);
+    // Once: a second ABANDON (said again) changes nothing.
+    expect(m.grantAbandoned(5, idToHex(C))).toBe(false);
+  });
+
+  it('an abandoned grant is not undone once something else moved us', () => {
+    const m = new RoleMachine();
+    m.followed(cert(4, P), P, 10, 'anchored');
+    m.granted(5, C, [C, SELF, B], true, 100);
+    m.followed(cert(6, B, [B, SELF, C]), B, 200, 'anchored');
+    expect(m.grantUndoable(5, idToHex(C))).toBe(false);
+    const n = new RoleMachine();
+    n.granted(5, C, [C, SELF, B], true, 100);
+    const before = n.startClaim();
+    expect(n.grantUndoable(5, idToHex(C))).toBe(false);
+    n.claimFailed(before!);
+    expect(n.grantAbandoned(5, idToHex(C))).toBe(true);
+    expect([n.role, n.epoch, n.primaryHex, n.floor]).toEqual(['idle', 0, '', 0]);
+  });
+
+  it('a frame refused during our own claim from the primary it replaces counts as hearing it', () => {
+    const m = new RoleMachine();
+    m.followed(cert(4, P), P, 10, 'anchored');
+    m.startClaim();
+    m.forgetPrimaryVoice();
+    m.formerSpoke(idToHex(B), 50);
+    expect(m.lastHeard).toBe(-Infinity);
+    m.formerSpoke(idToHex(P), 60);
+    expect(m.lastHeard).toBe(60);
+  });
 });

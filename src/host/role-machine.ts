@@ -9,6 +9,7 @@
 //   idle / backup --startClaim--> claiming --becamePrimary--> primary
 //   claiming --claimFailed--> (the role before) ; claiming --notOurs--> idle
 //   any but primary --granted--> backup (the set names us) or idle
+//   backup / idle --grantAbandoned (the claimant we granted never became primary)--> as before that grant
 //   any but primary --followed (a SYNC's certificate)--> backup
 //   primary --steppedDown--> backup ; primary --released--> backup or idle
 //   any but primary --stoodAside (a certificate leaving us out)--> idle
@@ -54,6 +55,22 @@ export interface FollowMoves {
   appliedUpTo(seq: number): void;
   /** Count the primary silent since at least `at` (its link closed). */
   silentSince(at: number): void;
+  /** A frame refused under our promise came from `hex` at `now`: if that is the primary we followed before our last grant (`grantAbandoned`), or the one our own claim replaces, it is alive. */
+  formerSpoke(hex: string, now: number): void;
+}
+
+/** Whom we followed before our last grant, as the role machine held it (`grantAbandoned`). */
+interface BeforeGrant {
+  e: number;
+  to: string;
+  r: Role;
+  epoch: number;
+  floor: number;
+  p: NodeId | undefined;
+  pHex: string;
+  set: NodeId[];
+  heardAt: number;
+  upTo: number | undefined;
 }
 
 /** A refused move: its name and why (the role it came in, or the epoch it would go back to). */
@@ -70,6 +87,7 @@ export class RoleMachine implements RoleView, FollowMoves {
   private heardAt = -Infinity;
   private upTo: number | undefined;
   private handedTo = '';
+  private beforeGrant: BeforeGrant | undefined;
 
   constructor(private readonly onRefused: RoleRefusal = () => {}) {}
 
@@ -139,11 +157,50 @@ export class RoleMachine implements RoleView, FollowMoves {
   /** We granted `from` epoch `e` over `hosts` (our state went with the grant): we follow it, as a backup when the set names us. */
   granted(e: number, from: NodeId, hosts: NodeId[], named: boolean, now: number): boolean {
     if (!this.notPrimary('granted') || !this.notBelow('granted', e)) return false;
+    const before: BeforeGrant = { e, to: idToHex(from), r: this.r, epoch: this.e, floor: this.floorE, p: this.p, pHex: this.pHex, set: this.set, heardAt: this.heardAt, upTo: this.upTo };
     this.follow(e, from, hosts, true);
+    this.beforeGrant = before;
     this.r = named ? 'backup' : 'idle';
     this.upTo = undefined;
     this.heardAt = now;
     return true;
+  }
+
+  /** Whether `grantAbandoned(e, hex)` would move: we still follow the claimant `hex` of e as our grant left us. */
+  grantUndoable(e: number, hex: string): boolean {
+    const b = this.beforeGrant;
+    return !!b && b.e === e && b.to === hex && this.e === e && this.pHex === hex && (this.r === 'backup' || this.r === 'idle');
+  }
+
+  /**
+   * The claimant we granted e never became primary and said so (ABANDON), and our promise
+   * fell back (election.ts `undoGrant`): we follow whom we followed before the grant again,
+   * at its epoch (the grant's floor goes with it). Its silence counts from the last frame it
+   * sent us, refused or not (`formerSpoke`): a primary slow towards the claimant is still
+   * heard here.
+   */
+  grantAbandoned(e: number, hex: string): boolean {
+    const b = this.beforeGrant;
+    if (!b || !this.grantUndoable(e, hex)) {
+      this.onRefused('grantAbandoned', `not following e${e} of ${hex.slice(0, 6)} as granted`);
+      return false;
+    }
+    this.beforeGrant = undefined;
+    this.r = b.r;
+    this.e = b.epoch;
+    this.floorE = b.floor;
+    this.p = b.p;
+    this.pHex = b.pHex;
+    this.set = b.set;
+    this.heardAt = b.heardAt;
+    this.upTo = b.upTo;
+    return true;
+  }
+
+  formerSpoke(hex: string, now: number): void {
+    if (this.beforeGrant && hex === this.beforeGrant.pHex) this.beforeGrant.heardAt = Math.max(this.beforeGrant.heardAt, now);
+    // Our own claim is out over the primary we follow, taken for dead: it is not.
+    if (this.r === 'claiming' && hex === this.pHex) this.heardAt = Math.max(this.heardAt, now);
   }
 
   /** A SYNC's certificate, held as `hold` (cert-anchor.ts), made us a backup of its sender. */
@@ -215,6 +272,7 @@ export class RoleMachine implements RoleView, FollowMoves {
   }
 
   private follow(e: number, primary: NodeId, hosts: NodeId[], firm: boolean): void {
+    this.beforeGrant = undefined;
     this.e = e;
     if (firm) this.floorE = Math.max(this.floorE, e);
     this.p = primary;

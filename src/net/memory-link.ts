@@ -17,6 +17,8 @@ export interface LinkMedium {
   delay(base: number): number;
   /** False while a partition separates the two nodes (messages then vanish). */
   reachable(a: NodeId, b: NodeId): boolean;
+  /** Until when messages from `a` to `b` are held back (a sender slow towards one peer); -Infinity for none. */
+  heldUntil?(a: NodeId, b: NodeId): number;
   count(bytes: number): void;
   countDrop(): void;
 }
@@ -56,7 +58,7 @@ export class MemoryLink implements Link {
     if (data.length > MAX_LINK_MESSAGE) throw new LinkMessageTooLargeError(data.length);
     const copy = copies.copy(data);
     const clock = this.medium.clock;
-    const arrival = Math.max(clock.now() + this.medium.delay(this.latency), this.lastArrival);
+    const arrival = Math.max(clock.now() + this.medium.delay(this.latency), this.lastArrival, this.medium.heldUntil?.(this.localId, this.remoteId) ?? -Infinity);
     this.lastArrival = arrival;
     this.inFlight += copy.length;
     this.medium.count(copy.length);

@@ -70,6 +70,8 @@ export class MemoryNetwork implements LinkMedium {
   private readonly rand: Random;
   private readonly nodes = new Map<string, MemoryTransport>();
   private groups = new Map<string, number>();
+  /** "from>to" (hex) -> until when that direction is held back (`hold`). */
+  private readonly held = new Map<string, number>();
   readonly opts: Required<Omit<MemoryNetworkOptions, 'clock' | 'seed'>>;
 
   constructor(options: MemoryNetworkOptions) {
@@ -124,6 +126,25 @@ export class MemoryNetwork implements LinkMedium {
 
   heal(): void {
     this.groups = new Map();
+  }
+
+  /**
+   * Messages `from` sends `to` until `until` arrive no earlier than then, in order, and
+   * nothing closes: a tab slow towards one peer (its frames queued behind a stall), not a
+   * dead or cut-off one.
+   */
+  hold(from: NodeId, to: NodeId, until: number): void {
+    this.held.set(`${idToHex(from)}>${idToHex(to)}`, until);
+  }
+
+  heldUntil(a: NodeId, b: NodeId): number {
+    if (this.held.size === 0) return -Infinity;
+    const k = `${idToHex(a)}>${idToHex(b)}`;
+    const until = this.held.get(k);
+    if (until === undefined) return -Infinity;
+    if (until > this.clock.now()) return until;
+    this.held.delete(k);
+    return -Infinity;
   }
 
   reachable(a: NodeId, b: NodeId): boolean {
