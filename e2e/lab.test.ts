@@ -22,6 +22,13 @@ const NOT_ROOT = 'the lab needs root (network namespaces, iptables, coturn): run
  */
 const EXPLAINED_WITHIN_MS = 5000;
 
+/**
+ * The lab world's own bound: 45-65 s on this machine, quiet or beside helpers at load ~10.
+ * Past it the world is stopped and the test fails with the steps it passed (lab-world.ts marks
+ * each on stderr), so a hang costs this, not the test's whole timeout, and says where it stood.
+ */
+const LAB_WORLD_MS = 120_000;
+
 function runLabWorld(): Promise<LabWorldOutcome> {
   return new Promise((resolve, reject) => {
     const child = spawn('bash', ['scripts/lab.sh', '--world'], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -29,7 +36,12 @@ function runLabWorld(): Promise<LabWorldOutcome> {
     let err = '';
     child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
     child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+    const bound = setTimeout(() => {
+      child.kill('SIGTERM');
+      reject(new Error(`scripts/lab.sh --world still running after ${LAB_WORLD_MS} ms, stopped:\n${(out + err).slice(-4000)}`));
+    }, LAB_WORLD_MS);
     child.once('exit', (code) => {
+      clearTimeout(bound);
       const line = out.split('\n').find((l) => l.startsWith('lab-world '));
       if (code === 0 && line) resolve(JSON.parse(line.slice('lab-world '.length)) as LabWorldOutcome);
       else reject(new Error(`scripts/lab.sh --world exited with ${code}:\n${(out + err).slice(-4000)}`));
@@ -71,5 +83,5 @@ describe('the network lab: two homes behind NATs, coturn and the relay on the in
     // No STUN, no TURN: host candidates only, nothing reaches across two NATs.
     expect(o.none.kind).toBe('no-direct-path');
     saidInTime('no ICE servers', o.none);
-  }, 170_000);
+  }, LAB_WORLD_MS + 15_000);
 });

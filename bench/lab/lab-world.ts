@@ -61,7 +61,8 @@ const lab = new LabProcesses();
 const timings: Record<string, number> = {};
 const diagnostics: string[] = [];
 const t0 = Date.now();
-const mark = (name: string) => { timings[name] = Date.now() - t0; };
+// Each step as it ends, on stderr: a world that hangs shows where (e2e/lab.test.ts prints the tail).
+const mark = (name: string) => { timings[name] = Date.now() - t0; console.error(`lab-world step: ${name} at ${timings[name]} ms`); };
 
 async function startHeadless(): Promise<string> {
   const relay = `ws://${SERVER_IP}:${WORLDS.link.port}/relay`;
