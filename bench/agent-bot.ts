@@ -141,7 +141,7 @@ export class Bot {
    * one spot at once each show their own brick first, so the other's change makes no event
    * in their worlds and read as never seen.
    */
-  async placeNear(busy = new Set<string>()): Promise<{ x: number; y: number; z: number; id: number; at: number; stamp?: { e: number; s: number } } | null> {
+  async placeNear(busy = new Set<string>()): Promise<{ x: number; y: number; z: number; id: number; at: number; confirmed: boolean; stamp?: { e: number; s: number } } | null> {
     const columns = PLACE_OFFSETS.map(([ox, oz]) => [Math.floor(this.x) + ox, Math.floor(this.z) + oz] as const).filter(([x, z]) => !busy.has(`${x},${z}`));
     for (const [x, z] of columns) busy.add(`${x},${z}`);
     const r = await this.page.evaluate(([columns, id, air, water]) => {
@@ -155,7 +155,7 @@ export class Bot {
         }
         if (y < 0 || v.getBlock(x, y, z) !== air) continue;
         const at = performance.timeOrigin + performance.now();
-        return v.setBlock(x, y, z, id!).then((o) => ({ x, y, z, at, err: '', stamp: o.stamp }), (e: Error) => ({ x, y, z, at, err: e.message, stamp: undefined }));
+        return v.setBlock(x, y, z, id!).then((o) => ({ x, y, z, at, err: '', stamp: o.stamp, confirmed: o.confirmed }), (e: Error) => ({ x, y, z, at, err: e.message, stamp: undefined, confirmed: false }));
       }
       return null;
     }, [columns, BRICK, AIR, WATER] as const).finally(() => {
@@ -170,7 +170,7 @@ export class Bot {
       this.error(`setBlock refused: ${r.err}`);
       return null;
     }
-    return { x: r.x, y: r.y, z: r.z, id: BRICK, at: r.at, ...(r.stamp ? { stamp: r.stamp } : {}) };
+    return { x: r.x, y: r.y, z: r.z, id: BRICK, at: r.at, confirmed: r.confirmed, ...(r.stamp ? { stamp: r.stamp } : {}) };
   }
 
   async removeBlock(x: number, y: number, z: number): Promise<boolean> {

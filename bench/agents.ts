@@ -29,7 +29,7 @@ import { Bot, type NumericStats } from './agent-bot';
 
 type SpotState = Awaited<ReturnType<Bot['spotState']>>;
 /** An edit a watcher did not see in time, for --traces: who, where, and the watcher's world at the deadline and at the end. */
-interface MissDetail { kind: 'late' | 'shown_unstamped' | 'never'; watcher: number; editor: number; at: number[]; since: number; stamp?: { e: number; s: number }; atDeadline?: SpotState; atEnd?: SpotState }
+interface MissDetail { kind: 'late' | 'shown_unstamped' | 'unconfirmed' | 'never'; watcher: number; editor: number; at: number[]; since: number; confirmed: boolean; stamp?: { e: number; s: number }; atDeadline?: SpotState; atEnd?: SpotState }
 import { profilePage } from './cpu-profile';
 import { startCrowdProfile, type CrowdProfile } from './crowd-profile';
 import { countCalls, readCalls, resetCalls } from './call-counter';
@@ -115,14 +115,16 @@ export interface AgentReport {
    * spot's column loaded). missed: not seen within visibleTimeoutMs, split after the walk
    * into late (arrived since), shown_unstamped (the watcher's world held the block at the
    * deadline with no change carrying the edit's stamp: a snapshot brought it, or the block had
-   * the id already) and never (neither); watch_errors: a watcher's page failed to answer;
+   * the id already), unconfirmed (not shown, and the editor's setBlock had kept it tentative:
+   * no certified primary confirmed it then) and never (a confirmed edit none of these);
+   * watch_errors: a watcher's page failed to answer;
    * unwatched: other bots without the spot's column loaded (no sample expected of them);
    * unstamped: samples matched by spot and time because the editor's setBlock gave no stamp
    * (the others are matched by the stamp the primary confirmed the edit with);
    * changes_dropped: changes that fell out of a watcher's 512-entry list (a late edit among
    * them is counted as never).
    */
-  edit_visible_ms: Summary & { missed: number; late: number; shown_unstamped: number; never: number; watch_errors: number; unwatched: number; unstamped: number; changes_dropped: number };
+  edit_visible_ms: Summary & { missed: number; late: number; shown_unstamped: number; unconfirmed: number; never: number; watch_errors: number; unwatched: number; unstamped: number; changes_dropped: number };
   /** Bots whose stats() failed to answer at the start or the end (their counters are missing from the figures). */
   stats_errors: number;
   /**
@@ -240,7 +242,7 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
     const targets = live.map(() => pick());
     const visible: number[] = [];
     /** Watchers that did not see an edit within visibleTimeoutMs: looked at again after the walk. */
-    const misses: { bot: Bot; editor: Bot; x: number; y: number; z: number; id: number; since: number; stamp?: { e: number; s: number }; atDeadline?: SpotState }[] = [];
+    const misses: { bot: Bot; editor: Bot; x: number; y: number; z: number; id: number; since: number; confirmed: boolean; stamp?: { e: number; s: number }; atDeadline?: SpotState }[] = [];
     let watchErrors = 0, unwatched = 0, statsErrors = 0, unstamped = 0;
     const edits = { placed: 0, removed: 0, failed: 0, no_spot: 0 };
     const editing = new Set<Bot>();
@@ -341,17 +343,20 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
     // change carrying the edit's stamp: a snapshot replaces a column without a change event,
     // and a block that already had the id (two bots placing the same spot at once, each
     // showing its own first) makes none. Counted as shown_unstamped, not never.
-    let late = 0, shownUnstamped = 0;
+    let late = 0, shownUnstamped = 0, unconfirmed = 0;
     const missDetail: MissDetail[] = [];
     for (const m of misses) {
       const lateAt = await m.bot.waitForBlock(m.x, m.y, m.z, m.id, m.since, 0, m.stamp).catch(() => NaN);
       const end = await m.bot.spotState(m.x, m.y, m.z).catch(() => undefined);
-      const kind = Number.isFinite(lateAt) ? 'late' : m.atDeadline?.block === m.id ? 'shown_unstamped' : 'never';
+      // An edit its editor's setBlock kept tentative (no certified primary confirmed it then)
+      // and that no watcher shows: unconfirmed, not a confirmed edit lost.
+      const kind = Number.isFinite(lateAt) ? 'late' : m.atDeadline?.block === m.id ? 'shown_unstamped' : m.confirmed ? 'never' : 'unconfirmed';
       if (kind === 'late') late++;
       if (kind === 'shown_unstamped') shownUnstamped++;
-      missDetail.push({ kind, watcher: m.bot.index, editor: m.editor.index, at: [m.x, m.y, m.z], since: Math.round(m.since), stamp: m.stamp, atDeadline: m.atDeadline, atEnd: end });
+      if (kind === 'unconfirmed') unconfirmed++;
+      missDetail.push({ kind, watcher: m.bot.index, editor: m.editor.index, at: [m.x, m.y, m.z], since: Math.round(m.since), confirmed: m.confirmed, stamp: m.stamp, atDeadline: m.atDeadline, atEnd: end });
     }
-    if (missDetail.length) log(`agents: ${missDetail.length} edits not seen in time: ${JSON.stringify(missDetail.map((d) => ({ kind: d.kind, watcher: d.watcher, editor: d.editor, at: d.at, stamp: d.stamp, block: d.atDeadline?.block })))}`);
+    if (missDetail.length) log(`agents: ${missDetail.length} edits not seen in time: ${JSON.stringify(missDetail.map((d) => ({ kind: d.kind, watcher: d.watcher, editor: d.editor, at: d.at, confirmed: d.confirmed, stamp: d.stamp, block: d.atDeadline?.block })))}`);
 
     // --- report --------------------------------------------------------------------------
     const stats = await statsAt();
@@ -410,7 +415,7 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
       },
       chunk_snapshot_ms: snapshot,
       edit_visible_ms: {
-        ...summary(visible), missed: misses.length, late, shown_unstamped: shownUnstamped, never: misses.length - late - shownUnstamped, watch_errors: watchErrors, unwatched, unstamped,
+        ...summary(visible), missed: misses.length, late, shown_unstamped: shownUnstamped, unconfirmed, never: misses.length - late - shownUnstamped - unconfirmed, watch_errors: watchErrors, unwatched, unstamped,
         changes_dropped: stats.reduce((n, s) => n + (s.changesDropped ?? 0), 0),
       },
       stats_errors: statsErrors,

@@ -24,6 +24,7 @@ async function oneRun(): Promise<Run> {
     edit_visible_missed: r.edit_visible_ms.missed,
     edit_visible_late: r.edit_visible_ms.late,
     edit_visible_shown_unstamped: r.edit_visible_ms.shown_unstamped,
+    edit_visible_unconfirmed: r.edit_visible_ms.unconfirmed,
     edit_visible_never: r.edit_visible_ms.never,
     edit_visible_watch_errors: r.edit_visible_ms.watch_errors,
     edit_visible_unwatched: r.edit_visible_ms.unwatched,
@@ -62,7 +63,7 @@ async function oneRun(): Promise<Run> {
 
 /** Counts of samples: summed over runs, so nothing missed in one run is hidden by a median. */
 const SUMMED = new Set([
-  'edit_visible_samples', 'edit_visible_missed', 'edit_visible_late', 'edit_visible_shown_unstamped', 'edit_visible_never',
+  'edit_visible_samples', 'edit_visible_missed', 'edit_visible_late', 'edit_visible_shown_unstamped', 'edit_visible_unconfirmed', 'edit_visible_never',
   'edit_visible_watch_errors', 'edit_visible_unwatched', 'edit_visible_unstamped',
   'edit_visible_changes_dropped', 'agents_stats_errors', 'agents_edit_failures', 'loaded_gap_frames',
 ]);
