@@ -26,14 +26,14 @@ import { launchBrowser, newContext } from '../e2e/browser';
 import { startServer, type RunningServer } from '../signaling/serve';
 import { hashString, mulberry32 } from '../src/world/terrain-hash';
 import { Bot, type NumericStats } from './agent-bot';
-
-type SpotState = Awaited<ReturnType<Bot['spotState']>>;
-/** An edit a watcher did not see in time, for --traces: who, where, and the watcher's world at the deadline and at the end. */
-interface MissDetail { kind: 'late' | 'shown_unstamped' | 'unconfirmed' | 'never'; watcher: number; editor: number; at: number[]; since: number; confirmed: boolean; stamp?: { e: number; s: number }; atDeadline?: SpotState; atEnd?: SpotState }
 import { profilePage } from './cpu-profile';
 import { startCrowdProfile, type CrowdProfile } from './crowd-profile';
 import { countCalls, readCalls, resetCalls } from './call-counter';
 import { median, percentile } from './stats';
+
+type SpotState = Awaited<ReturnType<Bot['spotState']>>;
+/** An edit a watcher did not see in time, for --traces: who, where, and the watcher's world at the deadline and at the end. */
+interface MissDetail { kind: 'late' | 'shown_unstamped' | 'unconfirmed' | 'never'; watcher: number; editor: number; at: number[]; since: number; confirmed: boolean; stamp?: { e: number; s: number }; atDeadline?: SpotState; atEnd?: SpotState }
 
 export const AGENT_DEFAULTS = {
   count: 4,
@@ -337,12 +337,10 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
       }
     }
     const rendered = await Promise.all(renderers.map((b) => b.renderCounters().catch(() => null)));
-    // Edits not seen in time: arrived late, or never (the block is removed by now, but its
-    // arrival stays in the change list).
-    // A miss whose block the watcher's world showed at the deadline reached that world with no
-    // change carrying the edit's stamp: a snapshot replaces a column without a change event,
-    // and a block that already had the id (two bots placing the same spot at once, each
-    // showing its own first) makes none. Counted as shown_unstamped, not never.
+    // Edits not seen in time: arrived late (the block is removed by now, but its arrival stays
+    // in the change list); or shown at the deadline with no change carrying the edit's stamp
+    // (a snapshot replaces a column without a change event, and a block that already had the
+    // id makes none): shown_unstamped, not never.
     let late = 0, shownUnstamped = 0, unconfirmed = 0;
     const missDetail: MissDetail[] = [];
     for (const m of misses) {
