@@ -40,12 +40,10 @@ const DIRECT_SHORT_ID = 6;
 
 const STATUS_TEXT: Record<ChatBoxDirect['status'], string> = { sending: ' · sending…', delivered: ' · delivered', 'not-delivered': ' · not delivered' };
 
-export const CHAT_BOX_DEFAULTS = {
-  /** Lines on screen at most (the history itself is window.voxel.chat's). */
-  shown: 10,
-  /** A line fades this long after it came, unless the field is open. */
-  fadeMs: 12_000,
-};
+/** Lines on screen at most (the history itself is window.voxel.chat's). */
+const SHOWN_LINES = 10;
+/** A line fades this long after it came, unless the field is open. */
+const FADE_MS = 12_000;
 
 const CSS = `
 .chat-box { position: fixed; left: 10px; bottom: 90px; width: min(480px, 70vw); z-index: 6; font: 14px system-ui, sans-serif; pointer-events: none; }
@@ -73,7 +71,7 @@ export class ChatBox {
   private readonly statuses = new Map<number, HTMLElement>();
 
   /** `say` resolves once said, or rejects with a message for the player. */
-  constructor(container: HTMLElement, private readonly say: (text: string) => Promise<unknown>, private readonly opts = CHAT_BOX_DEFAULTS) {
+  constructor(container: HTMLElement, private readonly say: (text: string) => Promise<unknown>) {
     addStyleOnce('chat-box-css', CSS);
     this.root = document.createElement('div');
     this.root.className = 'chat-box';
@@ -177,12 +175,12 @@ export class ChatBox {
 
   private push(row: HTMLElement): void {
     this.list.append(row);
-    while (this.list.childElementCount > this.opts.shown) {
+    while (this.list.childElementCount > SHOWN_LINES) {
       const gone = this.list.firstElementChild as HTMLElement;
       if (gone.dataset.n) this.statuses.delete(Number(gone.dataset.n));
       gone.remove();
     }
-    setTimeout(() => row.classList.add('faded'), this.opts.fadeMs);
+    setTimeout(() => row.classList.add('faded'), FADE_MS);
   }
 
   private send(): void {

@@ -9,10 +9,8 @@
 import type { MoveInput } from '../play/physics';
 import { DEFAULT_KEY_BINDINGS, type KeyBindings } from './key-bindings';
 
-export const MOVE_KEYS_DEFAULTS = {
-  /** A second press of the same key within this many ms is a double tap. */
-  doubleTapMs: 300,
-};
+/** A second press of the same key within this many ms is a double tap. */
+const DOUBLE_TAP_MS = 300;
 
 /** What a key press does beyond being held. */
 export type KeyPressAction = 'toggle-fly' | undefined;
@@ -24,7 +22,7 @@ export class MoveKeys {
   /** Set by a double tap of forward; ends when no forward key is held. */
   private sprintLatched = false;
 
-  constructor(private bindings: KeyBindings = DEFAULT_KEY_BINDINGS, private readonly opts = MOVE_KEYS_DEFAULTS) {}
+  constructor(private bindings: KeyBindings = DEFAULT_KEY_BINDINGS) {}
 
   /** New bindings apply at once; keys held now are let go (their key-ups may mean nothing any more). */
   setBindings(bindings: KeyBindings): void {
@@ -36,7 +34,7 @@ export class MoveKeys {
   press(code: string, now: number): KeyPressAction {
     if (this.held.has(code)) return undefined;
     this.held.add(code);
-    const double = now - (this.lastPress.get(code) ?? -Infinity) < this.opts.doubleTapMs;
+    const double = now - (this.lastPress.get(code) ?? -Infinity) < DOUBLE_TAP_MS;
     this.lastPress.set(code, now);
     if (this.bindings.forward.includes(code) && double) this.sprintLatched = true;
     // Double-tap jump toggles flight, as in the game this imitates.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TOUCH_DEFAULTS, TouchGestures } from './touch-gestures';
+import { LONG_PRESS_MS, LOOK_SCALE, STICK_RADIUS_PX, TAP_MS, TouchGestures } from './touch-gestures';
 
 const W = 800;
 function setup() {
@@ -16,9 +16,9 @@ describe('touch gestures', () => {
     expect(g.input().forward).toBe(0);
     g.move(1, 103, 397, 10); // inside the dead zone
     expect(g.input()).toMatchObject({ forward: 0, right: 0, sprint: false });
-    g.move(1, 100, 400 - TOUCH_DEFAULTS.stickRadius * 3, 20); // far past the radius: clamped
+    g.move(1, 100, 400 - STICK_RADIUS_PX * 3, 20); // far past the radius: clamped
     expect(g.input().forward).toBeCloseTo(1);
-    g.move(1, 100 + TOUCH_DEFAULTS.stickRadius, 400, 30);
+    g.move(1, 100 + STICK_RADIUS_PX, 400, 30);
     expect(g.input()).toMatchObject({ forward: -0, right: 1 });
     g.up(1, 40);
     expect(g.input()).toMatchObject({ forward: 0, right: 0 });
@@ -41,7 +41,7 @@ describe('touch gestures', () => {
     g.move(2, 640, 290, 100);
     g.tick(2000);
     g.up(2, 2100);
-    expect(looks).toEqual([[30 * TOUCH_DEFAULTS.lookScale, -10 * TOUCH_DEFAULTS.lookScale], [10 * TOUCH_DEFAULTS.lookScale, 0]]);
+    expect(looks).toEqual([[30 * LOOK_SCALE, -10 * LOOK_SCALE], [10 * LOOK_SCALE, 0]]);
     expect(log).toEqual([]);
     expect(g.input().forward).toBe(0); // a look finger is not the stick
   });
@@ -53,15 +53,15 @@ describe('touch gestures', () => {
     g.up(3, 120);
     expect(log).toEqual(['dig']);
     g.down(4, 600, 300, W, 1000);
-    g.tick(1000 + TOUCH_DEFAULTS.longPressMs - 1);
+    g.tick(1000 + LONG_PRESS_MS - 1);
     expect(log).toEqual(['dig']);
-    g.tick(1000 + TOUCH_DEFAULTS.longPressMs);
-    g.tick(1000 + TOUCH_DEFAULTS.longPressMs + 500);
+    g.tick(1000 + LONG_PRESS_MS);
+    g.tick(1000 + LONG_PRESS_MS + 500);
     g.up(4, 2000);
     expect(log).toEqual(['dig', 'build']);
     // A slow lift short of a long press is neither.
     g.down(5, 600, 300, W, 3000);
-    g.up(5, 3000 + TOUCH_DEFAULTS.tapMs + 1);
+    g.up(5, 3000 + TAP_MS + 1);
     expect(log).toEqual(['dig', 'build']);
   });
 

@@ -6,22 +6,20 @@
 // a phone has no second thumb free to hold it.
 import type { MoveInput } from '../play/physics';
 
-export const TOUCH_DEFAULTS = {
-  /** Share of the screen's width, from the left, where a landing finger becomes the stick. */
-  stickZone: 0.4,
-  /** Stick travel (px) for a full-speed move. */
-  stickRadius: 56,
-  /** Stick deflection (0..1) below which the player stands. */
-  deadZone: 0.18,
-  /** A finger that moved more than this many px is dragging, not tapping or pressing. */
-  slopPx: 10,
-  /** A finger lifted within this many ms, unmoved, is a tap (dig). */
-  tapMs: 300,
-  /** A finger held unmoved this long builds (and lifting it then does not dig). */
-  longPressMs: 450,
-  /** A drag turns like a mouse this many times as far (a thumb travels less than a mouse). */
-  lookScale: 2.5,
-};
+/** Share of the screen's width, from the left, where a landing finger becomes the stick. */
+const STICK_ZONE = 0.4;
+/** Stick travel (px) for a full-speed move. */
+export const STICK_RADIUS_PX = 56;
+/** Stick deflection (0..1) below which the player stands. */
+const DEAD_ZONE = 0.18;
+/** A finger that moved more than this many px is dragging, not tapping or pressing. */
+const SLOP_PX = 10;
+/** A finger lifted within this many ms, unmoved, is a tap (dig). */
+export const TAP_MS = 300;
+/** A finger held unmoved this long builds (and lifting it then does not dig). */
+export const LONG_PRESS_MS = 450;
+/** A drag turns like a mouse this many times as far (a thumb travels less than a mouse). */
+export const LOOK_SCALE = 2.5;
 
 export interface TouchActions {
   /** Turn by a drag of (dx, dy) px, already scaled to mouse pixels (player-settings lookDelta). */
@@ -48,19 +46,19 @@ export class TouchGestures {
   /** Sprint toggled on (the forward stick then runs). */
   sprint = false;
 
-  constructor(private readonly actions: TouchActions, private readonly opts = TOUCH_DEFAULTS) {}
+  constructor(private readonly actions: TouchActions) {}
 
   /** A finger `id` landed at (x, y) px on a screen `width` px wide, at `now` ms. */
   down(id: number, x: number, y: number, width: number, now: number): void {
-    const role = x < width * this.opts.stickZone && !this.stickFinger() ? 'stick' : 'look';
+    const role = x < width * STICK_ZONE && !this.stickFinger() ? 'stick' : 'look';
     this.fingers.set(id, { role, x0: x, y0: y, t0: now, x, y, moved: false, built: false });
   }
 
   move(id: number, x: number, y: number, now: number): void {
     const f = this.fingers.get(id);
     if (!f) return;
-    if (!f.moved && Math.hypot(x - f.x0, y - f.y0) > this.opts.slopPx) f.moved = true;
-    if (f.role === 'look' && f.moved) this.actions.look((x - f.x) * this.opts.lookScale, (y - f.y) * this.opts.lookScale);
+    if (!f.moved && Math.hypot(x - f.x0, y - f.y0) > SLOP_PX) f.moved = true;
+    if (f.role === 'look' && f.moved) this.actions.look((x - f.x) * LOOK_SCALE, (y - f.y) * LOOK_SCALE);
     f.x = x;
     f.y = y;
     this.tick(now);
@@ -70,7 +68,7 @@ export class TouchGestures {
     const f = this.fingers.get(id);
     if (!f) return;
     this.fingers.delete(id);
-    if (f.role === 'look' && !f.moved && !f.built && now - f.t0 <= this.opts.tapMs) this.actions.dig();
+    if (f.role === 'look' && !f.moved && !f.built && now - f.t0 <= TAP_MS) this.actions.dig();
   }
 
   /** The finger went away without lifting (the browser took it): no tap. */
@@ -81,7 +79,7 @@ export class TouchGestures {
   /** Each frame: a look finger held still long enough builds, once. */
   tick(now: number): void {
     for (const f of this.fingers.values()) {
-      if (f.role !== 'look' || f.moved || f.built || now - f.t0 < this.opts.longPressMs) continue;
+      if (f.role !== 'look' || f.moved || f.built || now - f.t0 < LONG_PRESS_MS) continue;
       f.built = true;
       this.actions.build();
     }
@@ -108,7 +106,7 @@ export class TouchGestures {
   stick(): { x: number; y: number; x0: number; y0: number } | null {
     const f = this.stickFinger();
     if (!f) return null;
-    let dx = (f.x - f.x0) / this.opts.stickRadius, dy = (f.y - f.y0) / this.opts.stickRadius;
+    let dx = (f.x - f.x0) / STICK_RADIUS_PX, dy = (f.y - f.y0) / STICK_RADIUS_PX;
     const len = Math.hypot(dx, dy);
     if (len > 1) {
       dx /= len;
@@ -119,7 +117,7 @@ export class TouchGestures {
 
   input(): MoveInput {
     const s = this.stick();
-    const live = s && Math.hypot(s.x, s.y) >= this.opts.deadZone;
+    const live = s && Math.hypot(s.x, s.y) >= DEAD_ZONE;
     const forward = live ? -s.y : 0;
     return {
       forward,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { whoRows, WHO_LIST_DEFAULTS, type WhoPlayer } from './who-list';
+import { whoRows, WHO_MAX_ROWS, type WhoPlayer } from './who-list';
 
 const at = (id: string, name: string, x: number, y = 0, z = 0, colour = 0): WhoPlayer => ({ id, name, colour, x, y, z });
 const me = { x: 0, y: 0, z: 0 };
@@ -32,7 +32,7 @@ describe('who-list rows', () => {
   it('is bounded to maxRows, keeping the nearest, and puts a position that is not a number last', () => {
     const many = Array.from({ length: 200 }, (_, i) => at(`id${i}`, `p${i}`, 200 - i));
     const rows = whoRows([at('nan', 'broken', NaN), ...many], me, []);
-    expect(rows).toHaveLength(WHO_LIST_DEFAULTS.maxRows);
+    expect(rows).toHaveLength(WHO_MAX_ROWS);
     expect(rows[0]!.name).toBe('p199');
     expect(rows.some((r) => r.name === 'broken')).toBe(false);
     expect(whoRows([at('nan', 'broken', NaN), at('b', 'ok', 1)], me, []).map((r) => r.name)).toEqual(['ok', 'broken']);

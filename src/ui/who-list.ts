@@ -5,12 +5,10 @@
 // Each row carries the player's colour (world/player-colour.ts) as CSS, for the swatch beside the name.
 import { playerColourCss } from '../world/player-colour';
 
-export const WHO_LIST_DEFAULTS = {
-  /** Rows at most: a crowd's list stays one screen and costs one sort of a bounded slice. */
-  maxRows: 64,
-  /** Hex digits of the node id shown beside the name. */
-  shortIdHex: 6,
-};
+/** Rows at most: a crowd's list stays one screen and costs one sort of a bounded slice. */
+export const WHO_MAX_ROWS = 64;
+/** Hex digits of the node id shown beside the name. */
+const SHORT_ID_HEX = 6;
 
 /** A remote player as drawn (play/remote-player-smoother.ts): node id (hex), name, colour (palette index), feet position. */
 export interface WhoPlayer {
@@ -45,7 +43,7 @@ export interface WhoRow {
 }
 
 /** The list's rows: nearest first (ties by name, then id, so the order holds still), at most `maxRows`. */
-export function whoRows(players: readonly WhoPlayer[], self: { x: number; y: number; z: number }, links: readonly WhoLink[], opts = WHO_LIST_DEFAULTS): WhoRow[] {
+export function whoRows(players: readonly WhoPlayer[], self: { x: number; y: number; z: number }, links: readonly WhoLink[]): WhoRow[] {
   const rtt = new Map<string, number>();
   for (const l of links) if (l.rttMs !== null && Number.isFinite(l.rttMs)) rtt.set(l.id, Math.round(l.rttMs));
   const far = (p: WhoPlayer) => {
@@ -54,11 +52,11 @@ export function whoRows(players: readonly WhoPlayer[], self: { x: number; y: num
     return Number.isFinite(d) ? d : Infinity;
   };
   const sorted = players.map((p) => ({ p, d: far(p) })).sort((a, b) => a.d - b.d || cmp(a.p.name, b.p.name) || cmp(a.p.id, b.p.id));
-  return sorted.slice(0, opts.maxRows).map(({ p, d }) => {
+  return sorted.slice(0, WHO_MAX_ROWS).map(({ p, d }) => {
     const ms = rtt.get(p.id);
     return {
       id: p.id,
-      shortId: p.id.slice(0, opts.shortIdHex),
+      shortId: p.id.slice(0, SHORT_ID_HEX),
       name: p.name,
       colour: playerColourCss(p.colour),
       distance: Number.isFinite(d) ? Math.round(d) : Infinity,

@@ -5,12 +5,11 @@
 // it is refreshed a few times a second (players walk); hidden, it costs nothing. The first
 // nine rows are numbered: with Tab held, a row's number starts a direct message to that
 // player (keyboard-mouse-input.ts), since the mouse is the game's while playing.
-import { WHO_LIST_DEFAULTS, type WhoRow } from './who-list';
+import { WHO_MAX_ROWS, type WhoRow } from './who-list';
 import { addStyleOnce } from './page-style';
 
-export const WHO_OVERLAY_DEFAULTS = {
-  refreshMs: 300,
-};
+/** How often the open overlay redraws its rows (ms). */
+const REFRESH_MS = 300;
 
 /** Rows that can be picked by number (1-9) while Tab is held. */
 export const WHO_PICKABLE = 9;
@@ -41,7 +40,7 @@ export class WhoOverlay {
   private timer: ReturnType<typeof setInterval> | undefined;
 
   /** `rows` is asked on show and on every refresh while shown. */
-  constructor(container: HTMLElement, private readonly rows: () => WhoRow[], private readonly opts = WHO_OVERLAY_DEFAULTS) {
+  constructor(container: HTMLElement, private readonly rows: () => WhoRow[]) {
     addStyleOnce('who-overlay-css', CSS);
     this.root = document.createElement('div');
     this.root.className = 'who-overlay';
@@ -79,13 +78,13 @@ export class WhoOverlay {
     this.timer = undefined;
     if (!shown) return;
     this.refresh();
-    this.timer = setInterval(() => this.refresh(), this.opts.refreshMs);
+    this.timer = setInterval(() => this.refresh(), REFRESH_MS);
   }
 
   private refresh(): void {
     const rows = this.rows();
     // A full list was cut at its bound: there may be more players than rows.
-    this.title.textContent = rows.length === 1 ? '1 player here' : rows.length >= WHO_LIST_DEFAULTS.maxRows ? `The ${rows.length} nearest players` : `${rows.length} players here`;
+    this.title.textContent = rows.length === 1 ? '1 player here' : rows.length >= WHO_MAX_ROWS ? `The ${rows.length} nearest players` : `${rows.length} players here`;
     this.empty.hidden = rows.length > 0;
     this.hint.hidden = rows.length === 0;
     const trs = rows.map((r, i) => {
