@@ -20,13 +20,11 @@ export interface ItemSprite {
 /** Colour of each kind (the inventory bar shows the same). */
 export const ITEM_COLOURS: Record<ItemKind, number> = { gem: 0x2fd4e6, apple: 0xd9262b, coin: 0xe8b923, star: 0xfff06a };
 
-export const ITEM_MODEL_DEFAULTS = {
-  /** Turns per second. */
-  spin: 0.5,
-  /** Hover above the ground and the bob's height (blocks). */
-  hover: 0.45,
-  bob: 0.12,
-} as const;
+/** Turns per second. */
+const SPIN_PER_SEC = 0.5;
+/** Hover above the ground and the bob's height (blocks). */
+const HOVER = 0.45;
+const BOB = 0.12;
 
 export class ItemModels {
   readonly group = new Group();
@@ -47,7 +45,6 @@ export class ItemModels {
   /** Draws exactly these items, turned and bobbing for world time `timeMs` (the same on every peer). */
   sync(items: readonly ItemSprite[], timeMs: number): void {
     const seen = new Set<string>();
-    const d = ITEM_MODEL_DEFAULTS;
     for (const it of items) {
       seen.add(it.id);
       let m = this.meshes.get(it.id);
@@ -61,8 +58,8 @@ export class ItemModels {
       }
       const phase = (hash(it.id) % 1000) / 1000;
       const t = timeMs / 1000;
-      m.position.set(it.x, it.y + d.hover + d.bob * Math.sin(2 * Math.PI * (t * 0.5 + phase)), it.z);
-      m.rotation.y = 2 * Math.PI * (t * d.spin + phase);
+      m.position.set(it.x, it.y + HOVER + BOB * Math.sin(2 * Math.PI * (t * 0.5 + phase)), it.z);
+      m.rotation.y = 2 * Math.PI * (t * SPIN_PER_SEC + phase);
     }
     for (const [id, m] of this.meshes) {
       if (seen.has(id)) continue;

@@ -5,13 +5,10 @@
 import { createMeshJobHandler, type MeshJobMessage, type MeshReply, type MeshRequest, type MeshResult } from './mesh-job';
 import { VoxelError } from '../core/errors';
 
-/** Defaults, in one place. */
-export const MESHER_POOL_DEFAULTS = {
-  /** Workers never exceed this: meshing is bursty and each worker costs memory. */
-  maxWorkers: 4,
-  /** One core is left to the main thread (and the tab's networking). */
-  reservedCores: 1,
-} as const;
+/** Workers never exceed this: meshing is bursty and each worker costs memory. */
+const MAX_WORKERS = 4;
+/** One core is left to the main thread (and the tab's networking). */
+const RESERVED_CORES = 1;
 
 /** The part of a Worker the pool uses; tests and the in-process fallback fake it. */
 export interface WorkerLike {
@@ -65,8 +62,8 @@ interface Slot {
 
 /** hardwareConcurrency - 1, at least 1, at most 4. */
 export function defaultPoolSize(cores: number | undefined = globalThis.navigator?.hardwareConcurrency): number {
-  const n = (cores ?? 2) - MESHER_POOL_DEFAULTS.reservedCores;
-  return Math.max(1, Math.min(MESHER_POOL_DEFAULTS.maxWorkers, n));
+  const n = (cores ?? 2) - RESERVED_CORES;
+  return Math.max(1, Math.min(MAX_WORKERS, n));
 }
 
 export function createModuleWorker(): WorkerLike {

@@ -8,17 +8,15 @@ import {
 import { CHUNK_SIZE } from '../world/coords';
 import { skyAt, TIME_OF_DAY } from './time-of-day';
 
-export const SKY_DEFAULTS = {
-  zenith: 0x4a86d8,
-  horizon: 0xb9d6f2,
-  ground: 0x6b6256,
-  /** Fog starts at this fraction of the view distance. */
-  fogStart: 0.55,
-  hemisphereIntensity: 0.75,
-  sunIntensity: 0.55,
-  /** Direction towards the sun (normalised by three). */
-  sun: [0.45, 1, 0.3] as const,
-} as const;
+/** The hemisphere light's colour from below: the ground's. The sky's colours are time-of-day.ts's. */
+const GROUND_COLOUR = 0x6b6256;
+/** Fog starts at this fraction of the view distance. */
+const FOG_START = 0.55;
+/** Light intensities at noon (setTime scales them down by night). */
+const HEMISPHERE_INTENSITY = 0.75;
+const SUN_INTENSITY = 0.55;
+/** Direction towards the sun until setTime places it (normalised by three). */
+const FIRST_SUN = [0.45, 1, 0.3] as const;
 
 /** Metres (blocks) seen at a render distance in chunks: the ring's inner edge. */
 export function viewDistance(renderDistance: number): number {
@@ -33,7 +31,7 @@ export class Sky {
   private lastFraction = NaN;
 
   constructor(private readonly scene: Scene, renderDistance: number) {
-    const horizon = new Color(SKY_DEFAULTS.horizon);
+    const horizon = new Color(TIME_OF_DAY.day.horizon);
     this.fog = new Fog(horizon, 1, 2);
     scene.fog = this.fog;
     scene.background = horizon.clone();
@@ -41,16 +39,16 @@ export class Sky {
     this.dome.name = 'sky';
     this.dome.renderOrder = -1;
     this.dome.frustumCulled = false;
-    this.hemisphere = new HemisphereLight(0xffffff, SKY_DEFAULTS.ground, SKY_DEFAULTS.hemisphereIntensity);
-    this.sun = new DirectionalLight(0xffffff, SKY_DEFAULTS.sunIntensity);
-    this.sun.position.set(...SKY_DEFAULTS.sun);
+    this.hemisphere = new HemisphereLight(0xffffff, GROUND_COLOUR, HEMISPHERE_INTENSITY);
+    this.sun = new DirectionalLight(0xffffff, SUN_INTENSITY);
+    this.sun.position.set(...FIRST_SUN);
     scene.add(this.dome, this.hemisphere, this.sun);
     this.setRenderDistance(renderDistance);
   }
 
   setRenderDistance(renderDistance: number): void {
     const far = viewDistance(renderDistance);
-    this.fog.near = far * SKY_DEFAULTS.fogStart;
+    this.fog.near = far * FOG_START;
     this.fog.far = far;
     // The dome sits just inside the fog's end and inside the camera's far plane.
     this.dome.scale.setScalar(far * 1.2);
@@ -69,8 +67,8 @@ export class Sky {
     (this.scene.background as Color).copy(s.horizon);
     this.sun.position.set(...s.sun);
     const light = TIME_OF_DAY.nightLight + (1 - TIME_OF_DAY.nightLight) * s.daylight;
-    this.hemisphere.intensity = SKY_DEFAULTS.hemisphereIntensity * light;
-    this.sun.intensity = SKY_DEFAULTS.sunIntensity * (0.3 + 0.7 * s.daylight);
+    this.hemisphere.intensity = HEMISPHERE_INTENSITY * light;
+    this.sun.intensity = SUN_INTENSITY * (0.3 + 0.7 * s.daylight);
   }
 
   /** The dome travels with the camera so its horizon never comes closer. */
@@ -90,7 +88,7 @@ export class Sky {
 function gradientDome(): SphereGeometry {
   const g = new SphereGeometry(1, 24, 12);
   g.setAttribute('color', new BufferAttribute(new Float32Array(g.getAttribute('position').count * 3), 3));
-  paintDome(g, new Color(SKY_DEFAULTS.zenith), new Color(SKY_DEFAULTS.horizon));
+  paintDome(g, new Color(TIME_OF_DAY.day.zenith), new Color(TIME_OF_DAY.day.horizon));
   return g;
 }
 

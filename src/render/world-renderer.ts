@@ -10,6 +10,9 @@ import { MesherPool } from './mesher-pool';
 import { Sky, viewDistance } from './sky';
 import { TerrainScene, type TerrainStats } from './terrain-scene';
 
+/** Cap: a 3x-DPR phone would otherwise shade 9x the pixels for little gain. */
+const MAX_PIXEL_RATIO = 2;
+
 export const WORLD_RENDERER_DEFAULTS = {
   /** Chunks from the player's column; which columns exist is the app's choice (play/chunk-ring.ts). */
   renderDistance: 8,
@@ -18,8 +21,6 @@ export const WORLD_RENDERER_DEFAULTS = {
   transparentOpacity: 1,
   /** Merging only quads of equal corner shading keeps it cheap (docs/BENCHMARKS.md). */
   ambientOcclusion: true,
-  /** Cap: a 3x-DPR phone would otherwise shade 9x the pixels for little gain. */
-  maxPixelRatio: 2,
 } as const;
 
 /** The slice of WebGLRenderer used here; tests may pass a stand-in. */
@@ -134,7 +135,7 @@ export class WorldRenderer {
   }
 
   resize(width: number, height: number, pixelRatio = globalThis.devicePixelRatio ?? 1): void {
-    this.renderer.setPixelRatio(Math.min(pixelRatio, WORLD_RENDERER_DEFAULTS.maxPixelRatio));
+    this.renderer.setPixelRatio(Math.min(pixelRatio, MAX_PIXEL_RATIO));
     this.renderer.setSize(width, height, false);
     this.camera.aspect = width / Math.max(1, height);
     this.camera.updateProjectionMatrix();
