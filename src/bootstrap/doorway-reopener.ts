@@ -1,21 +1,19 @@
 // A doorway (relay, PeerJS broker) that dropped or could not be reached is opened again
 // with backoff, so the tab stays findable through it. Opening registers the tab's id
 // there again (the connector does that), and the new connection is handed to `reopened`.
-// Waits: the first is `firstMs`; each failed attempt, and each drop of a connection that
-// lived less than `stableMs`, doubles it up to `maxMs`; a drop after a stable spell starts
-// over at `firstMs`. Each wait is multiplied by a jitter factor. It never gives up: only
+// Waits: the first is FIRST_WAIT_MS; each failed attempt, and each drop of a connection that
+// lived less than STABLE_MS, doubles it up to MAX_WAIT_MS; a drop after a stable spell starts
+// over at FIRST_WAIT_MS. Each wait is multiplied by a jitter factor. It never gives up: only
 // `stop()` ends the attempts. DOM-free; clock, jitter and the connector injected.
 import type { Clock, TimerHandle } from '../core/clock';
 import type { Bootstrap } from '../net/bootstrap';
 import type { DoorwaySpec } from './doorways';
 
-export const DOORWAY_REOPEN_DEFAULTS = {
-  /** First wait before re-opening a doorway; doubles up to maxMs. */
-  firstMs: 1000,
-  maxMs: 30_000,
-  /** A connection must stay up this long before the wait starts over (one that drops at once backs off). */
-  stableMs: 10_000,
-};
+/** First wait before re-opening a doorway; doubles up to MAX_WAIT_MS. */
+const FIRST_WAIT_MS = 1000;
+const MAX_WAIT_MS = 30_000;
+/** A connection must stay up this long before the wait starts over (one that drops at once backs off). */
+const STABLE_MS = 10_000;
 
 export interface DoorwayReopenerArgs {
   clock: Clock;
@@ -27,7 +25,6 @@ export interface DoorwayReopenerArgs {
   failed?: (spec: DoorwaySpec, err: Error) => void;
   /** Factor applied to each wait (default 0.75 to 1.25, uniform). */
   jitter?: () => number;
-  options?: Partial<typeof DOORWAY_REOPEN_DEFAULTS>;
 }
 
 interface Backoff {
@@ -39,13 +36,10 @@ interface Backoff {
 export class DoorwayReopener {
   /** Doorway connections re-opened (after a drop or a failed first attempt). */
   reopens = 0;
-  private readonly opts: typeof DOORWAY_REOPEN_DEFAULTS;
   private readonly backoffs = new Map<DoorwaySpec, Backoff>();
   private stopped = false;
 
-  constructor(private readonly args: DoorwayReopenerArgs) {
-    this.opts = { ...DOORWAY_REOPEN_DEFAULTS, ...args.options };
-  }
+  constructor(private readonly args: DoorwayReopenerArgs) {}
 
   /** The wait before the next attempt at `spec` (before jitter). */
   nextWaitMs(spec: DoorwaySpec): number {
@@ -60,8 +54,8 @@ export class DoorwayReopener {
   /** The doorway's connection ended: open it again, after a longer wait unless it had been stable. */
   dropped(spec: DoorwaySpec): void {
     const b = this.backoff(spec);
-    const stable = this.args.clock.now() - b.openedAt >= this.opts.stableMs;
-    b.waitMs = stable ? this.opts.firstMs : Math.min(this.opts.maxMs, b.waitMs * 2);
+    const stable = this.args.clock.now() - b.openedAt >= STABLE_MS;
+    b.waitMs = stable ? FIRST_WAIT_MS : Math.min(MAX_WAIT_MS, b.waitMs * 2);
     this.retry(spec);
   }
 
@@ -88,7 +82,7 @@ export class DoorwayReopener {
       if (b.timer === undefined) continue; // open, or an attempt under way
       this.args.clock.clearTimeout(b.timer);
       b.timer = undefined;
-      b.waitMs = this.opts.firstMs;
+      b.waitMs = FIRST_WAIT_MS;
       this.attempt(spec, b);
     }
   }
@@ -107,7 +101,7 @@ export class DoorwayReopener {
       },
       (err: Error) => {
         this.args.failed?.(spec, err);
-        b.waitMs = Math.min(this.opts.maxMs, b.waitMs * 2);
+        b.waitMs = Math.min(MAX_WAIT_MS, b.waitMs * 2);
         this.retry(spec);
       },
     );
@@ -115,7 +109,7 @@ export class DoorwayReopener {
 
   private backoff(spec: DoorwaySpec): Backoff {
     let b = this.backoffs.get(spec);
-    if (!b) this.backoffs.set(spec, (b = { timer: undefined, waitMs: this.opts.firstMs, openedAt: 0 }));
+    if (!b) this.backoffs.set(spec, (b = { timer: undefined, waitMs: FIRST_WAIT_MS, openedAt: 0 }));
     return b;
   }
 }

@@ -4,12 +4,10 @@
 // (`poke()`: the last link closed, the relay came back). DOM-free; clock and jitter injected.
 import type { Clock, TimerHandle } from '../core/clock';
 
-export const PEER_FINDER_DEFAULTS = {
-  /** First wait before a search, once alone. */
-  firstMs: 1000,
-  /** Longest wait between two searches. */
-  maxMs: 30_000,
-};
+/** First wait before a search, once alone. */
+const FIRST_WAIT_MS = 1000;
+/** Longest wait between two searches. */
+const MAX_WAIT_MS = 30_000;
 
 export interface PeerFinderArgs {
   clock: Clock;
@@ -19,23 +17,18 @@ export interface PeerFinderArgs {
   search: () => Promise<void> | void;
   /** Factor applied to each wait (default 0.75 to 1.25, uniform). */
   jitter?: () => number;
-  options?: Partial<typeof PEER_FINDER_DEFAULTS>;
 }
 
 export class PeerFinder {
   /** Searches run, and of them those that threw. */
   searches = 0;
   failures = 0;
-  private readonly opts: typeof PEER_FINDER_DEFAULTS;
-  private waitMs: number;
+  private waitMs = FIRST_WAIT_MS;
   private timer: TimerHandle | undefined;
   private stopped = false;
   private searching = false;
 
-  constructor(private readonly args: PeerFinderArgs) {
-    this.opts = { ...PEER_FINDER_DEFAULTS, ...args.options };
-    this.waitMs = this.opts.firstMs;
-  }
+  constructor(private readonly args: PeerFinderArgs) {}
 
   /** The next wait before a search (before jitter). */
   get nextWaitMs(): number {
@@ -45,7 +38,7 @@ export class PeerFinder {
   /** Something changed (a link closed, the relay is back): if alone, search again soon, from the first wait. */
   poke(): void {
     if (this.stopped) return;
-    this.waitMs = this.opts.firstMs;
+    this.waitMs = FIRST_WAIT_MS;
     this.schedule();
   }
 
@@ -67,7 +60,7 @@ export class PeerFinder {
     this.timer = undefined;
     if (this.stopped || this.searching) return;
     if (!this.args.lonely()) {
-      this.waitMs = this.opts.firstMs;
+      this.waitMs = FIRST_WAIT_MS;
       return;
     }
     this.searching = true;
@@ -79,7 +72,7 @@ export class PeerFinder {
     } finally {
       this.searching = false;
     }
-    this.waitMs = Math.min(this.opts.maxMs, this.waitMs * 2);
+    this.waitMs = Math.min(MAX_WAIT_MS, this.waitMs * 2);
     this.schedule();
   }
 }

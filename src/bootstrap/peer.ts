@@ -24,16 +24,12 @@ import { DoorwayReopener } from './doorway-reopener';
 import { doorwayName, Doorways, type DoorwayConnector, type DoorwaySpec } from './doorways';
 import { PeerFinder } from './peer-finder';
 
+/** Peers asked of the relay when there is no invite (or its peers are gone), and by each search of a lone peer. */
+const BOOTSTRAP_PEERS = 4;
+/** A doorway that has not answered in this long counts as unreachable for the join (it is retried later). */
+const DOORWAY_TIMEOUT_MS = 3000;
+
 export const PEER_DEFAULTS = {
-  /** Peers asked of the relay when there is no invite (or its peers are gone), and by each search of a lone peer. */
-  bootstrapPeers: 4,
-  /** First wait before re-opening a dropped relay connection; doubles up to the max. */
-  relayRetryMs: 1000,
-  relayRetryMaxMs: 30_000,
-  /** A relay connection must stay up this long before the retry wait starts over (one that drops at once backs off). */
-  relayStableMs: 10_000,
-  /** A doorway that has not answered in this long counts as unreachable for the join (it is retried later). */
-  doorwayTimeoutMs: 3000,
   /**
    * With peers to dial but no link this long after start, the join gives up and the tab
    * starts alone (and keeps looking): a player is told what went wrong within 5 s, not
@@ -165,7 +161,6 @@ export class Peer {
         this.finder.poke(); // alone, a doorway is where peers are found
       },
       failed: (_spec, err) => { this.lastError = err; },
-      options: { firstMs: opts.relayRetryMs, maxMs: opts.relayRetryMaxMs, stableMs: opts.relayStableMs },
     });
     doorways.events.on('open', ({ spec }) => this.reopener.opened(spec));
     doorways.events.on('undeliverable', ({ to }) => this.gone.add(idToHex(to)));
@@ -209,7 +204,7 @@ export class Peer {
     // A doorway's ICE grant (TURN credentials) reaches the transport before anything is dialed.
     const forRtc = cfg.iceServersForRtc ?? ((servers: RTCIceServer[]) => servers);
     const ice = new DoorwayIce(cfg.iceServers ?? [], (servers) => transport.setIceServers(forRtc(servers)));
-    const connect = ice.watch(cfg.connect ?? defaultConnector(cfg, opts.doorwayTimeoutMs));
+    const connect = ice.watch(cfg.connect ?? defaultConnector(cfg, DOORWAY_TIMEOUT_MS));
     // The transport asks of the ids it links to the work the DHT asks (core/id-work.ts).
     const idWorkBits = cfg.dht?.idWorkBits;
     const transport = new WebRtcTransport({ identity: cfg.identity, iceServers: forRtc(ice.servers), clock, ...(cfg.rtcConfig ? { rtcConfig: cfg.rtcConfig } : {}), ...(cfg.iceProbe ? { iceProbe: cfg.iceProbe } : {}), ...(idWorkBits !== undefined ? { idWorkBits } : {}) });
@@ -226,7 +221,7 @@ export class Peer {
     // The one place a peer's DHT node is built: it dials through the doorways (failing at
     // once a peer they say is not there) and joins through whichever peers are found.
     const dht = createDhtNode({ selfId: cfg.identity.id, signer: cfg.identity, transport: doors.failFast(transport), clock, bootstrap: { peers: [], signals: doors }, options: dhtOptions(cfg) });
-    const fromDoorways = () => doors.randomPeers(opts.bootstrapPeers);
+    const fromDoorways = () => doors.randomPeers(BOOTSTRAP_PEERS);
     const invited = cfg.invitePeers ?? [];
     const first = invited.length ? invited : await fromDoorways();
     const peer = new Peer(cfg.identity, transport, dht, doors, cfg, clock, opts, connect);
@@ -367,7 +362,7 @@ export class Peer {
   private async search(): Promise<void> {
     if (this.doorways.open.length === 0) throw new Error('no open doorway to ask for peers');
     for (const id of this.cfg.invitePeers ?? []) this.dht.addContact(id);
-    for (const id of await this.doorways.randomPeers(this.opts.bootstrapPeers)) this.dht.addContact(id);
+    for (const id of await this.doorways.randomPeers(BOOTSTRAP_PEERS)) this.dht.addContact(id);
     this.dht.retryDialsIfAlone();
   }
 

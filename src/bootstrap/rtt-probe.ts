@@ -8,12 +8,14 @@ import { every, type Clock } from '../core/clock';
 import { idToHex, type NodeId } from '../core/node-id';
 import type { AppChannel } from '../dht/app-channels';
 
+/** Samples kept per peer; the median of them is reported. */
+const SAMPLES_KEPT = 5;
+/** A probe not answered in this long is forgotten (no sample). */
+const PROBE_TIMEOUT_MS = 10_000;
+
 export const RTT_PROBE_DEFAULTS = {
+  /** Each linked peer is probed this often. */
   everyMs: 5000,
-  /** Samples kept per peer; the median of them is reported. */
-  samples: 5,
-  /** A probe not answered in this long is forgotten (no sample). */
-  timeoutMs: 10_000,
 };
 
 const MARK = 0xff;
@@ -57,7 +59,7 @@ export class RttProbe {
 
   probeAll(): void {
     const now = this.args.clock.now();
-    for (const [nonce, asked] of this.pending) if (now - asked.at > this.opts.timeoutMs) this.pending.delete(nonce);
+    for (const [nonce, asked] of this.pending) if (now - asked.at > PROBE_TIMEOUT_MS) this.pending.delete(nonce);
     const live = new Set<string>();
     for (const link of this.args.links()) {
       live.add(link.hex);
@@ -92,7 +94,7 @@ export class RttProbe {
     this.stats.answered++;
     const samples = this.samples.get(asked.hex) ?? [];
     samples.push(this.args.clock.now() - asked.at);
-    if (samples.length > this.opts.samples) samples.shift();
+    if (samples.length > SAMPLES_KEPT) samples.shift();
     this.samples.set(asked.hex, samples);
   }
 }
