@@ -16,13 +16,14 @@ import { toB64 } from '../core/base64';
 import { IceGrantSchema, MAX_PEERS, registerProof, RelayMessageSchema, type ClientMessage, type IceGrant } from './relay-protocol';
 import type { SignalBlob } from './transport';
 
+/** A peers request unanswered after this resolves to []. */
+const REQUEST_TIMEOUT_MS = 5_000;
+/** A grant is renewed after this fraction of its ttl (credentials stay good for the rest). */
+const ICE_RENEW_AT = 0.5;
+
 export const RELAY_BOOTSTRAP_DEFAULTS = {
   /** Connect + register must finish within this. */
   connectTimeoutMs: 10_000,
-  /** A peers request unanswered after this resolves to []. */
-  requestTimeoutMs: 5_000,
-  /** A grant is renewed after this fraction of its ttl (credentials stay good for the rest). */
-  iceRenewAt: 0.5,
   /**
    * A relay heard nothing from for this long is asked something (a peers request for one
    * id). A socket whose network went away (a laptop's Wi-Fi off and on, a NAT that forgot
@@ -55,7 +56,6 @@ export interface RelayBootstrapOptions {
   /** Default: globalThis.WebSocket. */
   WebSocket?: WebSocketCtor;
   connectTimeoutMs?: number;
-  requestTimeoutMs?: number;
   /** RELAY_BOOTSTRAP_DEFAULTS.keepaliveMs and probeTimeoutMs (Infinity: no keepalive). */
   keepaliveMs?: number;
   probeTimeoutMs?: number;
@@ -96,7 +96,6 @@ class RelayBootstrap implements Bootstrap {
   constructor(
     readonly selfId: NodeId,
     private readonly ws: WebSocketLike,
-    private readonly requestTimeoutMs: number,
     private readonly keepalive: { keepaliveMs: number; probeTimeoutMs: number },
   ) {}
 
@@ -154,7 +153,7 @@ class RelayBootstrap implements Bootstrap {
         const i = this.peerWaiters.indexOf(finish);
         if (i >= 0) this.peerWaiters.splice(i, 1);
         finish([]);
-      }, this.requestTimeoutMs);
+      }, REQUEST_TIMEOUT_MS);
       this.peerWaiters.push(finish);
       send(this.ws, { type: 'peers', n: Math.max(1, Math.min(MAX_PEERS, Math.floor(n))) });
     });
@@ -168,7 +167,7 @@ class RelayBootstrap implements Bootstrap {
     if (grant.ttl === undefined || this.closed) return;
     this.iceTimer = setTimeout(() => {
       if (!this.closed && this.ws.readyState === 1) send(this.ws, { type: 'ice' });
-    }, grant.ttl * 1000 * RELAY_BOOTSTRAP_DEFAULTS.iceRenewAt);
+    }, grant.ttl * 1000 * ICE_RENEW_AT);
     // A Node process (the headless peer) must not stay up for a renewal alone.
     (this.iceTimer as { unref?: () => void }).unref?.();
   }
@@ -260,7 +259,7 @@ export function connectRelay(opts: RelayBootstrapOptions): Promise<Bootstrap & {
       reject(new BootstrapError(`cannot open ${opts.url}: ${(e as Error).message}`));
       return;
     }
-    const b = new RelayBootstrap(self.id, ws, opts.requestTimeoutMs ?? RELAY_BOOTSTRAP_DEFAULTS.requestTimeoutMs, {
+    const b = new RelayBootstrap(self.id, ws, {
       keepaliveMs: opts.keepaliveMs ?? RELAY_BOOTSTRAP_DEFAULTS.keepaliveMs,
       probeTimeoutMs: opts.probeTimeoutMs ?? RELAY_BOOTSTRAP_DEFAULTS.probeTimeoutMs,
     });
