@@ -50,8 +50,6 @@ export const IDENTITY_STORE_DEFAULTS = {
   poolSize: 8,
   /** Lease length for the no-Web-Locks fallback. */
   leaseMs: 15_000,
-  /** Work a node id must show (core/id-work.ts); a stored id showing less is replaced. */
-  idWorkBits: ID_WORK_BITS,
 };
 
 /** The subset of the Web Locks API this module uses (injectable for tests). */
@@ -66,7 +64,6 @@ export interface IdentityStoreOptions {
   /** Default: globalThis.navigator?.locks; null forces the lease fallback. */
   locks?: LockManagerLike | null;
   clock?: Clock;
-  idWorkBits?: number;
   /** Makes a node identity showing `bits` of work (default: generateNodeIdentity on this thread). */
   mint?: (bits: number) => Promise<Identity>;
 }
@@ -138,7 +135,8 @@ export async function claimNodeIdentity(opts: IdentityStoreOptions = {}): Promis
   const o = { ...IDENTITY_STORE_DEFAULTS, ...opts };
   const locks = opts.locks === undefined ? defaultLocks() : opts.locks;
   const clock = opts.clock ?? realClock;
-  const mint: Mint = () => (opts.mint ?? ((bits) => generateNodeIdentity({ bits })))(o.idWorkBits);
+  // The work a node id must show (core/id-work.ts): a stored id showing less is replaced.
+  const mint: Mint = () => (opts.mint ?? ((bits) => generateNodeIdentity({ bits })))(ID_WORK_BITS);
   const db = await openIdentityDb(o.dbName);
 
   if (locks) {
@@ -146,7 +144,7 @@ export async function claimNodeIdentity(opts: IdentityStoreOptions = {}): Promis
       const unlock = await tryLock(locks, `vp-node-identity-${o.dbName}-${slot}`);
       if (!unlock) continue;
       try {
-        const identity = await slotIdentity(db, slot, o.idWorkBits, mint);
+        const identity = await slotIdentity(db, slot, ID_WORK_BITS, mint);
         let done = false;
         return {
           identity, slot, ephemeral: false, lockKind: 'web-locks',
@@ -184,7 +182,7 @@ export async function claimNodeIdentity(opts: IdentityStoreOptions = {}): Promis
       };
       // Renewed from now: minting the slot's key may outlast a lease on a slow machine.
       renew();
-      const identity = await slotIdentity(db, slot, o.idWorkBits, mint).catch(async (e: unknown) => {
+      const identity = await slotIdentity(db, slot, ID_WORK_BITS, mint).catch(async (e: unknown) => {
         await release();
         throw e;
       });
