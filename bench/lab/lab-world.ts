@@ -49,6 +49,9 @@ export interface LabWorldOutcome {
 const JOIN_WAIT_MS = 30_000;
 const SEEN_WAIT_MS = 15_000;
 
+/** The world a tab of lab world `w` opens: the headless peer must be in the link world's, not beside it. */
+const worldName = (w: WorldName) => `lab-world-${w}`;
+
 const lab = new LabProcesses();
 const timings: Record<string, number> = {};
 const diagnostics: string[] = [];
@@ -58,7 +61,7 @@ const mark = (name: string) => { timings[name] = Date.now() - t0; console.error(
 
 async function startHeadless(): Promise<string> {
   const relay = `ws://${SERVER_IP}:${WORLDS.link.port}/relay`;
-  const child = lab.inNs(INTERNET, process.execPath, ['--import', 'tsx', 'src/app/headless-main.ts', '--world', 'lab-world', '--relay', relay,
+  const child = lab.inNs(INTERNET, process.execPath, ['--import', 'tsx', 'src/app/headless-main.ts', '--world', worldName('link'), '--relay', relay,
     '--data', `${lab.work}/headless`, '--bind', PEER_IP, '--print', '0']);
   const out = await waitForLine(child, /hosting world \S+ as node [0-9a-f]{40}/, 'headless peer', 60_000);
   return /as node ([0-9a-f]{40})/.exec(out)![1]!;
@@ -72,7 +75,7 @@ async function open(browser: Browser, w: WorldName): Promise<{ page: Page; conte
   await seedReturningPlayer(context, origin);
   const page = await context.newPage();
   const navigatedAt = Date.now();
-  await page.goto(`${origin}/?render=off&rd=2#world=lab-world-${w}`);
+  await page.goto(`${origin}/?render=off&rd=2#world=${worldName(w)}`);
   return { page, context, navigatedAt };
 }
 
