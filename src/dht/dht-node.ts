@@ -96,8 +96,12 @@ export class DhtNode implements Dht {
   private readonly signer: RouteSigner | undefined;
   private readonly rpc: RpcTable;
   private readonly router: OverlayRouter;
-  /** Which links get routed requests answered (route-record.ts), if kept. */
-  private readonly record: RouteRecord | undefined;
+  /**
+   * Which links get the routed requests we hand them answered (the reply comes back the same
+   * way): links with a clearly worse record than their equals are passed over (route-record.ts;
+   * it takes spreadRoutes to have equals to choose from).
+   */
+  private readonly record: RouteRecord;
   private readonly lookup: Lookup;
   readonly nearView: NearNodes;
   private readonly contactBook: Contacts;
@@ -152,7 +156,7 @@ export class DhtNode implements Dht {
       if (!this.running) return;
       this.receive(inner, from);
     };
-    const record = (this.record = opts.routeRecords ? new RouteRecord(() => clock.now(), opts.rpcTimeoutMs, (hop, at) => this.silentSince(hop, at)) : undefined);
+    const record = (this.record = new RouteRecord(() => clock.now(), opts.rpcTimeoutMs, (hop, at) => this.silentSince(hop, at)));
     const watch = opts.unansweredHopMs > 0 ? { ms: opts.unansweredHopMs, now: () => clock.now(), probe: (pl: PeerLink) => this.liveness.probeNow(pl) } : undefined;
     const auth = { signer: this.signer, requireSigned: opts.requireSignedRoutes, admitSource: (id: NodeId) => admits(id, 'route') };
     this.router = new OverlayRouter(selfId, selfHex, links, stats, opts, deliver, auth, record, watch);
@@ -163,10 +167,9 @@ export class DhtNode implements Dht {
       if (res.closest.length) this.nearView.record(a[0], res.closest.map((c) => c.id));
       return res;
     };
-    this.nearView = new NearNodes(
-      { selfId, readOnly: opts.readOnly, clock, closest: (key, n) => this.closestContacts(key, n), findNode: (key, paths) => this.lookup(key, undefined, undefined, undefined, paths) },
-      { paths: opts.nearPaths },
-    );
+    this.nearView = new NearNodes({
+      selfId, readOnly: opts.readOnly, clock, closest: (key, n) => this.closestContacts(key, n), findNode: (key, paths) => this.lookup(key, undefined, undefined, undefined, paths),
+    });
     this.contactBook = new Contacts({
       clock,
       opts,
@@ -458,7 +461,7 @@ export class DhtNode implements Dht {
         // Unanswered: over a link of ours, that link is suspect; routed, the first hop is
         // (the record judges the request now, not at its next use).
         this.silentSince(hex, at);
-        this.record?.expire();
+        this.record.expire();
       }
       if (this.running) this.contactBook.failed(id, hex);
       throw e;

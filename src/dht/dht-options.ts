@@ -13,18 +13,8 @@ import type { RecordRules } from './record-rules';
 export const DHT_DEFAULTS = {
   /** Bucket size and replication factor. */
   k: 20,
-  /** Parallel queries per lookup. */
-  alpha: 3,
-  /** Hard cap on live links (docs/DESIGN.md). */
-  maxLinks: LINK_BUDGET_DEFAULTS.maxLinks,
-  /** Own dials stop here, leaving room for inbound links. */
-  softLinks: LINK_BUDGET_DEFAULTS.softLinks,
-  /** Links wanted per non-empty bucket. */
-  linksPerBucket: LINK_BUDGET_DEFAULTS.linksPerBucket,
-  /** Peers the application may pin at once (link-pins.ts). */
-  maxPinnedLinks: LINK_BUDGET_DEFAULTS.maxPinnedLinks,
-  /** Unpinned links to read-only peers held at once, outside the budget (link-budget.ts). */
-  maxReadOnlyLinks: LINK_BUDGET_DEFAULTS.maxReadOnlyLinks,
+  /** The link budget: links held, dialled, per bucket, pinned and read-only (link-budget.ts). */
+  ...LINK_BUDGET_DEFAULTS,
   /**
    * A read-only node (read-only-peers.ts; BEP 43): it flags every frame it sends, so others
    * keep it out of their tables, their answers and their routes; it refuses STOREs. It
@@ -41,29 +31,6 @@ export const DHT_DEFAULTS = {
   rpcTimeoutMs: 4000,
   /** A lookup query unanswered this long no longer holds a parallel slot (lookup.ts). */
   lookupStallMs: 1000,
-  /**
-   * Queries a lookup sends one candidate at most, each by another route, when the last
-   * stalled (`lookupStallMs`) or failed (lookup.ts): a routed query lost to a dropping
-   * forwarder or a dead link is asked again instead of costing the lookup that node.
-   */
-  lookupAttempts: 5,
-  /**
-   * Queries to a lookup's target itself (a FIND_NODE for a node: its own answer is the one
-   * that counts) go out this many at once, each by another route, and it gets
-   * `lookupAttempts` times this many in all (lookup.ts). Traced misses at 1,000 nodes, 20%
-   * hostile: all 4 queries the retry window allows dropped, or their answers.
-   */
-  lookupTargetCopies: 2,
-  /**
-   * A FIND_NODE's target keeps being asked (its copies, by other routes) for this many RPC
-   * timeouts after its first query, not one (lookup.ts): every try of the first window
-   * leaves before the routes it met were judged by their silence. Traced misses during
-   * churn at 5,000 nodes, 20% hostile: 15 of 17 were a live target whose 8 tries all went
-   * within 1.8 s and were lost. With 2: during churn 0.982 -> 0.998 there, and 0.978 -> 0.998
-   * at 10,000 nodes (docs/BENCHMARKS.md "Adversarial DHT"). A target that never
-   * answers holds the lookup this much longer.
-   */
-  lookupTargetWindows: 2,
   /** Consecutive RPC failures before a contact leaves the table. */
   maxFails: 2,
   /** A full bucket's oldest contact heard from within this long is kept without a ping. */
@@ -139,14 +106,10 @@ export const DHT_DEFAULTS = {
   storeNearFactor: 2,
   /**
    * A get collects this many valid values (the local one counts) from the lookup and
-   * returns the highest version; fewer when the lookup ends first, or `getWaitRounds`
-   * lookup rounds (the time to the first value over its rounds), at most `getWaitMs`,
-   * after its first value. Measured on 1,000 simulated nodes (20 ms links): 1 round:
-   * +80 ms get p50, 2.0 values; 2 rounds: +130 ms, 2.6 values; unbounded: +150 ms, 3.0.
+   * returns the highest version; fewer when the lookup ends first, or GET_WAIT_ROUNDS
+   * lookup rounds, at most GET_WAIT_MS, after its first value (lookups.ts).
    */
   getAnswers: 3,
-  getWaitRounds: 2,
-  getWaitMs: 500,
   /**
    * Disjoint lookup paths of a value read in a namespace of `disjointReads` (owned
    * records): S/Kademlia's defence against hostile nodes that answer with only each
@@ -166,12 +129,6 @@ export const DHT_DEFAULTS = {
   disjointReads: ['player', 'chunk'] as Namespace[],
   /** Disjoint paths of a FIND_NODE lookup (findNode, put's search for the k closest, joins, refresh). */
   nodePaths: 1,
-  /**
-   * Disjoint paths of the lookup that refreshes a node's view of who is near a key
-   * (near-view.ts), before a certificate naming hosts it does not see near is refused: one
-   * eclipsed path must not fill the view (docs/TRUST.md).
-   */
-  nearPaths: 2,
   /** Default lifetime of a put value. */
   valueTtlMs: 3600_000,
   /** The publisher re-puts its values this often. */
@@ -180,8 +137,6 @@ export const DHT_DEFAULTS = {
   replicateMs: 10 * 60_000,
   /** Value expiry / republish / replicate sweep period. */
   valueSweepMs: 60_000,
-  /** Hop limit of routed messages. */
-  routeTtl: 32,
   /**
    * Routed messages are forwarded by one of the links that make the same progress (the same
    * bucket toward the destination), drawn by the message's id, instead of always the
@@ -189,12 +144,6 @@ export const DHT_DEFAULTS = {
    * (router.ts spreadHop).
    */
   spreadRoutes: true,
-  /**
-   * Each node keeps a record of which links get the routed requests it hands them answered
-   * (the reply comes back the same way), and passes over links with a clearly worse record
-   * than their equals (route-record.ts). Needs spreadRoutes.
-   */
-  routeRecords: true,
   /**
    * A reply to a routed request goes back by its reverse path and, for a request the same
    * node asked again within the RPC timeout or a FIND_NODE for our own id ('repeat'; or for
@@ -213,19 +162,6 @@ export const DHT_DEFAULTS = {
    * samples enough reads to tell.
    */
   unansweredHopMs: 1000,
-  /** Routed message ids remembered for duplicate suppression. */
-  dedupSize: 256,
-  /**
-   * A signed routed message for us is refused (`dropped.stale`) when its signed timestamp is
-   * further than this from our wall clock either way: the bound on replays after they left
-   * the duplicate window, and the clock skew between two tabs' machines that is tolerated.
-   */
-  maxRouteAgeMs: 5 * 60_000,
-  /**
-   * Signed messages for us remembered (their keys) against replay: a tab receiving 50 a
-   * second keeps five minutes of them. Past that the window's floor rises (router.ts ReplayWindow).
-   */
-  replayWindow: 16_384,
   /** Wall-clock ms since the epoch, for routed message timestamps (injected in tests). */
   wallNow: (): number => Date.now(),
   /**

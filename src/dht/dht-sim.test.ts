@@ -32,7 +32,7 @@ describe('DHT on 200 simulated nodes', () => {
     await c.settle(Promise.all(Array.from({ length: 10 }, () => from.findNode(randomId(c.rand)))));
     const after = [...c.nodes.values()].reduce((s, n) => s + n.stats.dials, 0);
     // Budget upkeep only, never one per hop (10 lookups cross 30+ hops). Upkeep dials while
-    // the lookups run: 10 here with lookup retries (lookupAttempts 5), 9 or fewer before.
+    // the lookups run: 10 here with lookup retries (LOOKUP_ATTEMPTS 5, lookups.ts), 9 or fewer before.
     expect(after - dials).toBeLessThan(20);
   });
 

@@ -12,6 +12,40 @@ import type { RoutingTable } from './routing-table';
 import type { Call, RequestBody } from './rpc';
 import type { DhtStats } from './stats';
 
+/** Parallel queries per lookup (Kademlia's alpha). */
+const ALPHA = 3;
+/**
+ * Queries a lookup sends one candidate at most, each by another route, when the last
+ * stalled (`lookupStallMs`) or failed (lookup.ts): a routed query lost to a dropping
+ * forwarder or a dead link is asked again instead of costing the lookup that node.
+ */
+const LOOKUP_ATTEMPTS = 5;
+/**
+ * Queries to a lookup's target itself (a FIND_NODE for a node: its own answer is the one
+ * that counts) go out this many at once, each by another route, and it gets
+ * LOOKUP_ATTEMPTS times this many in all (lookup.ts). Traced misses at 1,000 nodes, 20%
+ * hostile: all 4 queries the retry window allows dropped, or their answers.
+ */
+const LOOKUP_TARGET_COPIES = 2;
+/**
+ * A FIND_NODE's target keeps being asked (its copies, by other routes) for this many RPC
+ * timeouts after its first query, not one (lookup.ts): every try of the first window
+ * leaves before the routes it met were judged by their silence. Traced misses during
+ * churn at 5,000 nodes, 20% hostile: 15 of 17 were a live target whose 8 tries all went
+ * within 1.8 s and were lost. With 2: during churn 0.982 -> 0.998 there, and 0.978 -> 0.998
+ * at 10,000 nodes (docs/BENCHMARKS.md "Adversarial DHT"). A target that never
+ * answers holds the lookup this much longer.
+ */
+const LOOKUP_TARGET_WINDOWS = 2;
+/**
+ * A get (DhtOptions getAnswers) waits for more values at most this many lookup rounds (the
+ * time to the first value over its rounds), and at most GET_WAIT_MS, after its first value.
+ * Measured on 1,000 simulated nodes (20 ms links): 1 round: +80 ms get p50, 2.0 values;
+ * 2 rounds: +130 ms, 2.6 values; unbounded: +150 ms, 3.0.
+ */
+const GET_WAIT_ROUNDS = 2;
+const GET_WAIT_MS = 500;
+
 /**
  * FIND_NODE, or with `valueNs` FIND_VALUE collecting up to `values` values that pass `check`;
  * `paths`: disjoint paths of a FIND_NODE (default `nodePaths`; near-view.ts asks for more).
@@ -21,7 +55,7 @@ export type Lookup = (target: NodeId, valueNs?: Namespace, values?: number, chec
 export interface LookupDeps {
   selfId: NodeId;
   clock: Clock;
-  opts: Pick<DhtOptions, 'k' | 'alpha' | 'getWaitMs' | 'getWaitRounds' | 'lookupStallMs' | 'valuePaths' | 'nodePaths' | 'disjointReads' | 'records' | 'lookupAttempts' | 'lookupTargetCopies' | 'lookupTargetWindows' | 'rpcTimeoutMs'>;
+  opts: Pick<DhtOptions, 'k' | 'lookupStallMs' | 'valuePaths' | 'nodePaths' | 'disjointReads' | 'records' | 'rpcTimeoutMs'>;
   stats: DhtStats;
   table: RoutingTable;
   /** Whether we hold a live link to hex (then a query goes straight there). */
@@ -45,7 +79,7 @@ export function nodeLookup(deps: LookupDeps): Lookup {
       target,
       seeds: deps.table.closest(target, opts.k),
       k: opts.k,
-      alpha: opts.alpha,
+      alpha: ALPHA,
       selfHex,
       hexOf: idToHex,
       wantValue: valueNs !== undefined,
@@ -53,14 +87,14 @@ export function nodeLookup(deps: LookupDeps): Lookup {
       // rule), so reaching honest holders by another path defeats a path's liars.
       paths: valueNs ? (opts.records[valueNs] && opts.disjointReads.includes(valueNs) ? opts.valuePaths : 1) : (paths ?? opts.nodePaths),
       values: Math.max(1, values),
-      valueWaitMs: opts.getWaitMs,
-      valueWaitRounds: opts.getWaitRounds,
+      valueWaitMs: GET_WAIT_MS,
+      valueWaitRounds: GET_WAIT_ROUNDS,
       now: () => deps.clock.now(),
       stallMs: opts.lookupStallMs,
-      attempts: opts.lookupAttempts,
-      targetCopies: opts.lookupTargetCopies,
+      attempts: LOOKUP_ATTEMPTS,
+      targetCopies: LOOKUP_TARGET_COPIES,
       // A value read takes the values it gets; only a FIND_NODE is for the target's own answer.
-      targetWindows: valueNs ? 1 : opts.lookupTargetWindows,
+      targetWindows: valueNs ? 1 : LOOKUP_TARGET_WINDOWS,
       retryWithinMs: opts.rpcTimeoutMs,
       // A query over a link of ours has no other way there; a routed one has.
       retryable: (hex) => !deps.linked(hex),

@@ -7,7 +7,7 @@
 // honest seeds, which then fall out of its k closest and are never asked. Its view's
 // nearest 8 are hostile (all 8 on seed 1, 7 on seed 4) (a certificate two of them grant would be anchored near the
 // key: src/region/cert-anchor.ts rule 2). The view's refresh goes by two disjoint paths
-// (dht-options.ts nearPaths): each path gets an honest seed, and one holds at most half
+// (near-view.ts REFRESH_PATHS): each path gets an honest seed, and one holds at most half
 // the liars, so its honest seed is asked and leads to the 10 honest nodes. A later
 // eclipsed lookup of one path adds its liars to the view but cannot push those out.
 import { describe, expect, it } from 'vitest';

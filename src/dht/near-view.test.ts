@@ -39,7 +39,7 @@ describe('a node\'s view of who is near a key', () => {
     expect(setup([], true).view.near(key, 5)).toEqual([]);
   });
 
-  it('forgets lookup answers after keepMs; refreshes a key at most every refreshEveryMs and within the rate', async () => {
+  it('forgets lookup answers after KEEP_MS; refreshes a key at most every REFRESH_EVERY_MS and within the rate', async () => {
     const { view, clock, looked } = setup([]);
     expect(await view.refresh(key)).toBe(true);
     expect(await view.refresh(key)).toBe(false);
@@ -51,7 +51,7 @@ describe('a node\'s view of who is near a key', () => {
     expect(looked.length).toBeLessThan(12);
   });
 
-  it('merges later answers into earlier ones (an eclipsed lookup adds its liars, the nearer nodes stay), each node kept keepMs from when it was last named', () => {
+  it('merges later answers into earlier ones (an eclipsed lookup adds its liars, the nearer nodes stay), each node kept KEEP_MS from when it was last named', () => {
     const { view, clock } = setup([], true); // itself left out: only answers in the view
     const byDist = sortByDistance(ids, (x) => x, key);
     const honest = byDist.slice(0, 4), liars = byDist.slice(4);

@@ -33,19 +33,20 @@ export interface NearView {
 /** A view that knows nobody: every check against it fails (a reader with no network). */
 export const NOBODY_NEAR: NearView = { near: () => [], refresh: () => Promise.resolve(false) };
 
-export const NEAR_VIEW_DEFAULTS = {
-  /** Keys whose lookup answers are kept (least recently recorded dropped first). */
-  keys: 512,
-  /** How long a lookup's answers count (ms): nodes leave; the table keeps the live ones. */
-  keepMs: 120_000,
-  /** Fewest ms between two refresh lookups of one key. */
-  refreshEveryMs: 5_000,
-  /** Refresh lookups a node starts per second, and in a burst: forged records must not make it look up without end. */
-  refreshPerSec: 2,
-  refreshBurst: 8,
-  /** Disjoint paths of a refresh lookup: an eclipse of one path must not fill the view. */
-  paths: 2,
-};
+/** Keys whose lookup answers are kept (least recently recorded dropped first). */
+const KEYS_KEPT = 512;
+/** How long a lookup's answers count (ms): nodes leave; the table keeps the live ones. */
+const KEEP_MS = 120_000;
+/** Fewest ms between two refresh lookups of one key. */
+const REFRESH_EVERY_MS = 5_000;
+/** Refresh lookups a node starts per second, and in a burst: forged records must not make it look up without end. */
+const REFRESH_PER_SEC = 2;
+const REFRESH_BURST = 8;
+/**
+ * Disjoint paths of a refresh lookup, run before a certificate naming hosts this node does not
+ * see near is refused: an eclipse of one path must not fill the view (docs/TRUST.md).
+ */
+const REFRESH_PATHS = 2;
 
 /** Lookup answers kept per key (a FIND_NODE's k). */
 const KEPT_PER_KEY = 20;
@@ -66,13 +67,11 @@ export class NearNodes implements NearView {
   private readonly answered = new Map<string, { id: NodeId; hex: string; at: number }[]>();
   private readonly refreshedAt = new Map<string, number>();
   private readonly bucket: TokenBucket;
-  private readonly o: typeof NEAR_VIEW_DEFAULTS;
   /** Refresh lookups run, and refused by the rate limit. */
   readonly stats = { refreshes: 0, refreshesLimited: 0 };
 
-  constructor(private readonly deps: NearNodesDeps, options: Partial<typeof NEAR_VIEW_DEFAULTS> = {}) {
-    this.o = { ...NEAR_VIEW_DEFAULTS, ...options };
-    this.bucket = new TokenBucket(this.o.refreshPerSec, this.o.refreshBurst, deps.clock.now());
+  constructor(private readonly deps: NearNodesDeps) {
+    this.bucket = new TokenBucket(REFRESH_PER_SEC, REFRESH_BURST, deps.clock.now());
   }
 
   /** The nodes that answered a lookup toward `target`: merged into what earlier lookups found (the 20 nearest kept). */
@@ -87,7 +86,7 @@ export class NearNodes implements NearView {
     const kept = sortByDistance([...byHex.values()], (x) => x.id, target).slice(0, KEPT_PER_KEY);
     this.answered.delete(key);
     this.answered.set(key, kept);
-    if (this.answered.size > this.o.keys) this.answered.delete(this.answered.keys().next().value!);
+    if (this.answered.size > KEYS_KEPT) this.answered.delete(this.answered.keys().next().value!);
   }
 
   near(key: NodeId, n: number): NodeId[] {
@@ -98,24 +97,24 @@ export class NearNodes implements NearView {
     return out.slice(0, n);
   }
 
-  /** The answers toward `key` named within keepMs. */
+  /** The answers toward `key` named within KEEP_MS. */
   private fresh(key: string): { id: NodeId; hex: string; at: number }[] {
     const now = this.deps.clock.now();
-    return (this.answered.get(key) ?? []).filter((x) => now - x.at < this.o.keepMs);
+    return (this.answered.get(key) ?? []).filter((x) => now - x.at < KEEP_MS);
   }
 
   async refresh(key: NodeId): Promise<boolean> {
     const hex = idToHex(key), now = this.deps.clock.now();
-    if (now - (this.refreshedAt.get(hex) ?? -Infinity) < this.o.refreshEveryMs) return false;
+    if (now - (this.refreshedAt.get(hex) ?? -Infinity) < REFRESH_EVERY_MS) return false;
     if (!this.bucket.take(1, now)) {
       this.stats.refreshesLimited++;
       return false;
     }
     this.refreshedAt.set(hex, now);
-    if (this.refreshedAt.size > this.o.keys) this.refreshedAt.delete(this.refreshedAt.keys().next().value!);
+    if (this.refreshedAt.size > KEYS_KEPT) this.refreshedAt.delete(this.refreshedAt.keys().next().value!);
     this.stats.refreshes++;
     try {
-      await this.deps.findNode(key, this.o.paths);
+      await this.deps.findNode(key, REFRESH_PATHS);
       return true;
     } catch {
       return false;

@@ -30,14 +30,6 @@ export interface Origin {
 }
 
 export interface OverlayOptions {
-  /** Hop limit of routed messages. */
-  routeTtl: number;
-  /** Routed message ids remembered for duplicate suppression. */
-  dedupSize: number;
-  /** Age (by its signed timestamp) past which a signed message for us is refused as stale. */
-  maxRouteAgeMs: number;
-  /** Signed messages for us remembered for replay refusal (ReplayWindow). */
-  replayWindow: number;
   /** Wall-clock ms since the epoch (timestamps must compare across tabs; Clock.now need not). */
   wallNow: () => number;
   /** Forward each message by one of the equally good links, drawn by its id (router.ts spreadHop). */
@@ -72,6 +64,22 @@ export interface UnansweredHops {
   probe: (pl: PeerLink) => void;
 }
 
+/** Hop limit of routed messages. */
+const ROUTE_TTL = 32;
+/** Routed message ids remembered for duplicate suppression. */
+const DEDUP_SIZE = 256;
+/**
+ * A signed routed message for us is refused (`dropped.stale`) when its signed timestamp is
+ * further than this from our wall clock either way: the bound on replays after they left
+ * the duplicate window, and the clock skew between two tabs' machines that is tolerated.
+ */
+const MAX_ROUTE_AGE_MS = 5 * 60_000;
+/**
+ * Signed messages for us remembered (their keys) against replay: a tab receiving 50 a
+ * second keeps five minutes of them. Past that the window's floor rises (router.ts ReplayWindow).
+ */
+const REPLAY_WINDOW = 16_384;
+
 /** A link whose record (route-record.ts) is below this is a detour's last resort. */
 const POOR_RECORD = 0.3;
 
@@ -84,7 +92,7 @@ const now = (): number => globalThis.performance?.now() ?? Date.now();
 
 export class OverlayRouter {
   private readonly dedup: Dedup;
-  /** Signed messages for us: kept for their age bound, not only the last dedupSize. */
+  /** Signed messages for us: kept for their age bound, not only the last DEDUP_SIZE. */
   private readonly replays: ReplayWindow;
   /**
    * Nodes taken for dead until a probe says otherwise (the caller lets them go): not
@@ -119,8 +127,8 @@ export class OverlayRouter {
     /** Links that have answered nothing for a while are passed over and probed; without it, never. */
     private readonly watch?: UnansweredHops,
   ) {
-    this.dedup = new Dedup(opts.dedupSize);
-    this.replays = new ReplayWindow(opts.replayWindow, opts.maxRouteAgeMs / 1000);
+    this.dedup = new Dedup(DEDUP_SIZE);
+    this.replays = new ReplayWindow(REPLAY_WINDOW, MAX_ROUTE_AGE_MS / 1000);
     // A signing node's identity outlives a tab: a reload starting again at 0 would have its
     // first messages taken for duplicates (or replays) by peers that still remember the
     // last ones. (Unsigned simulator nodes keep 0: their runs replay per seed.)
@@ -134,7 +142,7 @@ export class OverlayRouter {
    * is given sits on the usual route, not on this one).
    */
   send(dst: NodeId, body: Uint8Array, via: readonly NodeId[], detour = 0): boolean {
-    const env: RouteEnvelope = { id: this.seq, ts: this.nowS(), src: this.selfId, dst, ttl: this.opts.routeTtl, trace: [], via, body };
+    const env: RouteEnvelope = { id: this.seq, ts: this.nowS(), src: this.selfId, dst, ttl: ROUTE_TTL, trace: [], via, body };
     this.seq = (this.seq + 1) >>> 0;
     this.dedup.check(`${this.selfHex}:${env.id}`);
     this.stats.routedSent++;
@@ -407,7 +415,7 @@ export class OverlayRouter {
 
   /** Whether the message may still leave the greedy path: in the first half of its hop limit. */
   private mayDetour(env: RouteEnvelope): boolean {
-    return env.ttl > this.opts.routeTtl / 2;
+    return env.ttl > ROUTE_TTL / 2;
   }
 
   /**

@@ -9,7 +9,7 @@
 // ttl, trace and via are routing hints that forwarders change: not signed, so a forwarder
 // can misroute a message or its reply (as it can drop it), but not put words in another
 // node's mouth. A captured message replayed later is caught only by the destination's
-// duplicate window (`dedupSize` message ids).
+// duplicate window (`DEDUP_SIZE` message ids, overlay-router.ts).
 import { type IdentityAlg, verifyWithKey } from '../core/identity';
 import { ProvenKeys } from '../core/signer';
 import { AUTH_FORMATS, signedRouteData, type RouteEnvelope } from './route-frame';
