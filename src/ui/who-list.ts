@@ -29,7 +29,7 @@ export interface WhoLink {
 export interface WhoRow {
   /** Node id (hex) of the player's tab. */
   id: string;
-  /** Its first `shortIdHex` hex digits. */
+  /** Its first SHORT_ID_HEX hex digits. */
   shortId: string;
   name: string;
   /** The player's colour, '#rrggbb'. */
