@@ -306,7 +306,7 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
     return held ? held.state : state;
   }
 
-  /** A tentative edit was refused for good: show the block as the region has it. */
+  /** A tentative edit was refused for good, or a confirmed one superseded it: show the block as the region has it. */
   private async revert(x: number, y: number, z: number): Promise<void> {
     const region = regionAt(x, z);
     const cx = chunkOf(x), cz = chunkOf(z);

@@ -50,14 +50,25 @@ class FakeClient {
     if (!s) this.states.set(regionName(r), (s = new RegionState()));
     return s;
   }
+  /** With `hold`, submits wait here, in arrival order, for `release` (a primary being found): then each is ordered and confirmed. */
+  hold = false;
+  private held: (() => void)[] = [];
+  release(): void {
+    this.hold = false;
+    for (const go of this.held.splice(0)) go();
+  }
   submit(x: number, y: number, z: number, id: number, at: { x: number; y: number; z: number }): Promise<{ e: number; s: number }> {
     this.submits.push({ x, y, z, id, at });
+    if (this.hold) return new Promise((resolve) => this.held.push(() => resolve(this.order(x, y, z, id))));
     if (this.answer !== 'confirm') return Promise.reject(new EditRejectedError(this.answer));
+    return Promise.resolve(this.order(x, y, z, id));
+  }
+  private order(x: number, y: number, z: number, id: number): { e: number; s: number } {
     const region = regionAt(x, z);
     const entry = { key: entryKey(columnIndex(chunkOf(x), chunkOf(z)), localOf(x), y, localOf(z)), id, e: 1, s: ++this.seq };
     const changed = this.state(region).merge([entry]);
     this.events.emit('edits', { region, entries: changed });
-    return Promise.resolve({ e: 1, s: this.seq });
+    return { e: 1, s: this.seq };
   }
 }
 
@@ -171,6 +182,31 @@ describe('tentative edits (no certified primary)', () => {
     expect(await a.editor.setBlock(6, y, 7, PLANKS)).toMatchObject({ confirmed: true, stamp: { e: 1 } });
     expect(a.source.tentative.list()).toEqual([{ x: 7, y: y + 3, z: 7, id: BRICK }]);
     expect((await store.loadAll()).length).toBe(1);
+    a.source.close();
+  });
+
+  it('a kept edit is not retried while a newer edit of its block is on its way: the retry would be ordered after it and bring the old block back', async () => {
+    const clock = new VirtualClock();
+    const client = new FakeClient();
+    const a = open(client, clock, new MemoryTentativeStore());
+    const y = await loadColumn(a, clock);
+    a.source.setPosition({ x: 6.5, y, z: 9.5, yaw: 0, pitch: 0 });
+    // Placed while no primary could be had: kept.
+    expect(await a.editor.setBlock(6, y, 7, BRICK)).toEqual({ confirmed: false });
+    // Taken away again while the region looks for its primary: the edit waits to be sent.
+    client.hold = true;
+    const removed = a.editor.setBlock(6, y, 7, AIR);
+    await clock.advance(0);
+    // A primary is found: the region's kept edits are due at once.
+    client.events.emit('attached', { region: regionAt(6, 7), primary: 'p', epoch: 1 });
+    await clock.advance(1000);
+    client.release();
+    expect(await removed).toMatchObject({ confirmed: true });
+    await clock.advance(10_000);
+    expect(client.state(regionAt(6, 7)).get(entryKey(0, 6, y, 7))?.id ?? AIR).toBe(AIR);
+    expect(a.world.blockAt(6, y, 7)).toBe(AIR);
+    expect(client.submits.map((s) => s.id)).toEqual([BRICK, AIR]);
+    expect(a.source.tentative.size).toBe(0);
     a.source.close();
   });
 

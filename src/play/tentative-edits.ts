@@ -83,6 +83,12 @@ interface Kept {
   inFlight: boolean;
   /** Not retried before (per-edit backoff, e.g. after 'out-of-reach'). */
   nextAt: number;
+  /**
+   * Newer edits of the same block on their way (edit): not retried meanwhile. A retry sent
+   * now would be ordered after the newer edit (which waits for the region's primary as the
+   * retry does) and bring the old block back over an edit the player confirmed.
+   */
+  newer: number;
 }
 
 interface RegionRetry {
@@ -114,7 +120,7 @@ export interface TentativeEditsArgs {
   submit(x: number, y: number, z: number, id: number, at: Point): Promise<Stamp | void>;
   /** The player's position now (undefined before it is known). */
   position(): Point | undefined;
-  /** A kept edit was refused for good: show the block as the region has it. */
+  /** A kept edit was refused for good, or superseded by a confirmed one: show the block as the region has it. */
   revert(x: number, y: number, z: number): void;
   /** Regions around the player (retried first; the others one at a time). */
   isLive?(r: RegionCoord): boolean;
@@ -190,16 +196,26 @@ export class TentativeEdits {
   async edit(x: number, y: number, z: number, id: number, at: Point): Promise<EditOutcome> {
     await this.ready;
     let stamp: Stamp | void;
+    // A kept edit of this block waits for this one's answer (Kept.newer).
+    const older = this.edits.get(blockKey(x, y, z));
+    if (older) older.newer++;
     try {
-      stamp = await this.args.submit(x, y, z, id, at);
+      stamp = await this.args.submit(x, y, z, id, at).finally(() => {
+        if (older) older.newer--;
+      });
     } catch (err) {
       if (isRefusal(err)) throw err;
       await this.keep({ x, y, z, id, at: { x: at.x, y: at.y, z: at.z }, made: this.made() });
       return { confirmed: false };
     }
-    // Confirmed: an older kept edit of this block is superseded.
+    // Confirmed: an older kept edit of this block is superseded. It was shown over the
+    // region's blocks until now, over this edit's own commit too if that came first: the
+    // block is drawn again as the region has it.
     const held = this.edits.get(blockKey(x, y, z));
-    if (held) this.forget(held, true);
+    if (held) {
+      this.forget(held, true);
+      this.args.revert(x, y, z);
+    }
     return { confirmed: true, ...(stamp ? { stamp } : {}) };
   }
 
@@ -244,7 +260,7 @@ export class TentativeEdits {
 
   private add(rec: TentativeRecord): Kept {
     const coord = regionAt(rec.x, rec.z);
-    const k: Kept = { rec, region: regionName(coord), coord, inFlight: false, nextAt: -Infinity };
+    const k: Kept = { rec, region: regionName(coord), coord, inFlight: false, nextAt: -Infinity, newer: 0 };
     this.edits.set(blockKey(rec.x, rec.y, rec.z), k);
     const ck = columnKey(rec.x, rec.z);
     let col = this.columns.get(ck);
@@ -317,7 +333,7 @@ export class TentativeEdits {
       for (const k of g.edits) {
         if (started >= this.opts.retriesPerPump || this.inFlight >= this.opts.maxInFlight) return;
         if (g.failing && g.inFlight > 0) break;
-        if (k.inFlight || now < k.nextAt) continue;
+        if (k.inFlight || k.newer > 0 || now < k.nextAt) continue;
         const at = this.claim(k);
         if (!at) continue;
         this.attempt(k, g, at);
