@@ -8,6 +8,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { AIR, BRICK, WATER } from '../src/world/blocks';
 import { UNLOADED } from '../src/play/world-model';
+import { regionAt } from '../src/region/region-key';
 import { seedReturningPlayer } from '../e2e/returning-player';
 
 export interface BotOptions {
@@ -230,12 +231,18 @@ export class Bot {
    * the host's stamp): read when an edit was not seen in time, to tell an edit that never
    * reached this world from one that reached it without its stamp (a snapshot replaces a
    * column without a change event; a change to an id the block already had makes none).
+   * Also whether the spot's region is one of this bot's live subscriptions (`live`: else its
+   * column shows the region's stored log, refreshed lazily) and this bot's own kept tentative
+   * edit there (`tentative`: shown over anyone's edit until its retry is confirmed).
    */
-  async spotState(x: number, y: number, z: number): Promise<{ block: number; arrivals: { id: number; at: number; e?: number; s?: number }[] }> {
-    return this.page.evaluate(([x, y, z]) => ({
+  async spotState(x: number, y: number, z: number): Promise<{ block: number; live: boolean; tentative?: number; arrivals: { id: number; at: number; e?: number; s?: number }[] }> {
+    const { rx, rz } = regionAt(x, z);
+    return this.page.evaluate(([x, y, z, region]) => ({
       block: window.voxel.getBlock(x!, y!, z!),
+      live: window.voxel.hosting?.liveRegions().includes(region as string) ?? false,
+      tentative: window.voxel.tentative().find((t) => t.x === x && t.y === y && t.z === z)?.id,
       arrivals: window.voxel.changes().filter((c) => c.x === x && c.y === y && c.z === z).map((c) => ({ id: c.id, at: c.at, ...(c.e !== undefined ? { e: c.e, s: c.s } : {}) })),
-    }), [x, y, z] as const);
+    }), [x, y, z, `${rx},${rz}`] as const);
   }
 
   /** True when the column of (x, z) is loaded in this bot's world. */
