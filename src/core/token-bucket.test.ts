@@ -26,4 +26,16 @@ describe('TokenBucket', () => {
     expect(b.take(1, 1000)).toBe(true);
     expect(b.take(1, 500)).toBe(false);
   });
+
+  it('says how long until n tokens are there, spending none', () => {
+    const b = new TokenBucket(20, 2, 0);
+    expect(b.msUntil(1, 0)).toBe(0);
+    expect(b.take(2, 0)).toBe(true);
+    expect(b.msUntil(1, 0)).toBe(50);
+    expect(b.msUntil(1, 30)).toBe(20);
+    expect(b.msUntil(2, 30)).toBe(70);
+    expect(b.msUntil(3, 30)).toBe(Infinity);
+    expect(b.take(1, 49)).toBe(false);
+    expect(b.take(1, 50)).toBe(true);
+  });
 });

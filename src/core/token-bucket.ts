@@ -15,10 +15,21 @@ export class TokenBucket {
 
   /** True (and the tokens spent) when `n` tokens are there at time `now` (ms). */
   take(n: number, now: number): boolean {
-    this.tokens = Math.min(this.burst, this.tokens + (Math.max(0, now - this.at) / 1000) * this.ratePerSec);
+    this.tokens = this.level(now);
     this.at = now;
     if (this.tokens < n) return false;
     this.tokens -= n;
     return true;
+  }
+
+  /** Milliseconds from `now` until `n` tokens are there (0: they are now; Infinity: more than the burst). Spends nothing. */
+  msUntil(n: number, now: number): number {
+    if (n > this.burst) return Infinity;
+    const tokens = this.level(now);
+    return tokens >= n ? 0 : Math.ceil(((n - tokens) / this.ratePerSec) * 1000);
+  }
+
+  private level(now: number): number {
+    return Math.min(this.burst, this.tokens + (Math.max(0, now - this.at) / 1000) * this.ratePerSec);
   }
 }

@@ -9,6 +9,7 @@ import { bodyOverlapsBlock, EYE_HEIGHT, PLAYER_REACH } from '../world/player-bod
 import type { Point } from './motion-tracker';
 import { blockRuleFault } from '../world/world-rules';
 import type { RejectReason } from '../region/subscription-messages';
+import { EDIT_RATE } from '../region/edit-rate';
 import { regionAt, type RegionCoord } from '../region/region-key';
 
 export const EDIT_RULES = {
@@ -19,10 +20,10 @@ export const EDIT_RULES = {
   reach: PLAYER_REACH + 2,
   /** The eye sits this far above the position a player reports (its feet). */
   eyeHeight: EYE_HEIGHT,
-  /** Sustained edits per second per player. */
-  ratePerSec: 20,
+  /** Sustained edits per second per player (region/edit-rate.ts: the region client paces its edits under it). */
+  ratePerSec: EDIT_RATE.perSec,
   /** Burst allowance of the rate (token bucket size). */
-  burst: 20,
+  burst: EDIT_RATE.burst,
 };
 
 export type EditRules = typeof EDIT_RULES;

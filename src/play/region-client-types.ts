@@ -16,6 +16,7 @@ import type { PendingView, TakenBack } from './pending-view';
 import type { LostWhy, PositionStreams } from '../region/position-streams';
 import type { PlayerPass } from '../region/player-pass';
 import { HOST_SET_SIZE, REBASE_SILENCE_MS } from '../region/host-set-rules';
+import { EDIT_RATE } from '../region/edit-rate';
 
 export const CLIENT_DEFAULTS = {
   /** Wait this long for a SNAPSHOT after a SUBSCRIBE before trying elsewhere. */
@@ -34,6 +35,14 @@ export const CLIENT_DEFAULTS = {
   keepaliveMs: 5000,
   /** An edit with neither CONFIRM nor REJECT after this long fails with EditTimeoutError. */
   editTimeoutMs: 5000,
+  /**
+   * Edits sent to a region's hosts at most this many a second after a burst (edit-pacer.ts):
+   * under the primary's rate (region/edit-rate.ts, 20 a second after 20) by a margin of 5
+   * edits and 4 a second for edits that reach it closer together than they left; far above
+   * a player's clicks, so only a backlog (edits that waited through a failover) or a script
+   * ever waits for it.
+   */
+  editPace: { perSec: EDIT_RATE.perSec - 4, burst: EDIT_RATE.burst - 5 },
   /** Subscription watchdog period. */
   watchMs: 250,
   /** After a node said no certified primary can be had (it is alone), ask again this much later. */

@@ -3,6 +3,8 @@
 // is sent again, under the same request id, to whichever primary the region attaches to
 // next (a primary that already ordered it answers with its first stamp: request-log.ts).
 // Each host hears this node's player pass (region/player-pass.ts) before its first EDIT.
+// Edits leave at a pace under the primary's rate (edit-pacer.ts): a backlog that waited
+// through a failover goes to the next primary in order, as fast as it takes them.
 import type { Clock } from '../core/clock';
 import type { LatencySamples } from '../core/latency-samples';
 import { hexToId, idToHex, type NodeId } from '../core/node-id';
@@ -12,12 +14,15 @@ import type { Stamp } from '../region/region-state';
 import type { PlayerWire } from '../region/region-wire';
 import type { SubscriptionMessageOf } from '../region/subscription-messages';
 import { EditRejectedError, EditTimeoutError, type ClientOptions, type ClientStats } from './region-client-types';
+import { EditPacer } from './edit-pacer';
 
 interface SubmittedEdit {
   region: string;
   msg: SubscriptionMessageOf<'EDIT'>;
-  /** Hex id of the primary it was last sent to ('' when it waits for an attach). */
+  /** Hex id of the primary it was last sent to, or is held for ('' when it waits for an attach). */
   sentTo: string;
+  /** The host it goes to once the pace lets it (edit-pacer.ts), while held. */
+  heldFor?: NodeId;
   resolve: (v: Stamp) => void;
   reject: (e: Error) => void;
   timer: unknown;
@@ -74,8 +79,16 @@ export class SubmittedEdits {
   /** Our pass once made, and the wait for it (new edits queue behind it: RegionClient.submit). */
   private pass: PlayerPass | undefined;
   passWait: Promise<void> | undefined;
+  private readonly pacer: EditPacer;
 
   constructor(private readonly deps: SubmittedEditsDeps) {
+    this.pacer = new EditPacer(deps.clock, deps.opts.editPace, (r) => {
+      const p = this.byRequest.get(r);
+      const to = p?.heldFor;
+      if (!p || !to) return;
+      delete p.heldFor;
+      this.sendNow(p, to);
+    });
     this.passWait = deps.pass?.then((p) => void (this.pass = p), () => undefined).finally(() => (this.passWait = undefined));
   }
 
@@ -87,6 +100,7 @@ export class SubmittedEdits {
     const msg: SubscriptionMessageOf<'EDIT'> = { t: 'EDIT', rx: coord.rx, rz: coord.rz, r, x, y, z, id, px: at.x, py: at.y, pz: at.z };
     return new Promise<Stamp>((resolve, reject) => {
       const timer = clock.setTimeout(() => {
+        this.unhold(p);
         this.byRequest.delete(r);
         stats.timeouts++;
         reject(new EditTimeoutError(`edit at ${x},${y},${z} not confirmed within ${opts.editTimeoutMs} ms`));
@@ -97,7 +111,17 @@ export class SubmittedEdits {
     });
   }
 
+  /** Sends `p` to `to` now if the pace allows, else holds it for `to` (behind the region's held edits). */
   private send(p: SubmittedEdit, to: NodeId): void {
+    if (p.heldFor || !this.pacer.admit(p.region, p.msg.r)) {
+      p.heldFor = to;
+      p.sentTo = idToHex(to);
+      return;
+    }
+    this.sendNow(p, to);
+  }
+
+  private sendNow(p: SubmittedEdit, to: NodeId): void {
     p.sentTo = idToHex(to);
     p.out.set(p.sentTo, (p.out.get(p.sentTo) ?? 0) + 1);
     if (p.out.size > MAX_HOSTS_OUT) p.out.delete(p.out.keys().next().value!);
@@ -114,7 +138,12 @@ export class SubmittedEdits {
 
   /** The region detached: its edits wait for the next primary. */
   unsend(region: string): void {
-    for (const p of this.byRequest.values()) if (p.region === region) p.sentTo = '';
+    for (const p of this.byRequest.values()) {
+      if (p.region !== region) continue;
+      p.sentTo = '';
+      delete p.heldFor;
+    }
+    this.pacer.dropRegion(region);
   }
 
   /** The region is attached to `primary`: every edit of it not yet sent there goes now. */
@@ -180,6 +209,7 @@ export class SubmittedEdits {
       return 'stale';
     }
     if (m.reason === 'not-primary' || m.reason === 'busy') {
+      this.unhold(p);
       p.sentTo = '';
       return 'retry';
     }
@@ -209,13 +239,21 @@ export class SubmittedEdits {
 
   /** The client closes: every edit fails. */
   closeAll(): void {
+    this.pacer.close();
     for (const [r, p] of this.byRequest) {
       this.settle(r, p);
       p.reject(new EditTimeoutError('client closed'));
     }
   }
 
+  private unhold(p: SubmittedEdit): void {
+    if (!p.heldFor) return;
+    delete p.heldFor;
+    this.pacer.drop(p.region, p.msg.r);
+  }
+
   private settle(r: number, p: SubmittedEdit): void {
+    this.unhold(p);
     this.byRequest.delete(r);
     this.deps.clock.clearTimeout(p.timer);
   }
