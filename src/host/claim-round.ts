@@ -74,6 +74,12 @@ export class ClaimRound {
     (news ? this.told : this.bare).add(hex);
   }
 
+  /** What `hex`'s refusals named turned out to be no news (a certificate whose grants do not verify): as if they named nothing. */
+  namedNothing(hex: string): void {
+    this.told.delete(hex);
+    this.bare.add(hex);
+  }
+
   /**
    * Who answered as a live host of `known` counts for the rebase (election.ts `afterClaim`):
    * a grant, a refusal with news, and any answer from `known`'s primary. Not a backup of it

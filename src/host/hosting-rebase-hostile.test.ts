@@ -1,10 +1,12 @@
 // A host set of three: its primary is killed silently, and one of its two backups is
 // hostile. It hosts nothing (as the hostile nodes of the 1,000-peer kit: they answer pings, so
-// host sets take them in) and either says nothing or answers every claim with a refusal.
+// host sets take them in) and either says nothing or answers every claim with a refusal,
+// bare or naming a forged newer certificate.
 // The honest backup alone is no majority of the set, so only a rebase (a certificate by a
 // new set alone, once no majority of the old one answered for rebaseMs) gives the region a
 // primary again. A refusal is an answer: before, the refusing member kept the survivor from
-// ever rebasing (claim-round.ts `alive` has why that may be ignored). Likely, not traced,
+// ever rebasing (claim-round.ts `alive` has why that may be ignored), and so did one whose
+// refusals named a certificate (region-claimant.ts `onGrant`: only one whose grants verify is news). Likely, not traced,
 // what kept region 2,1 of sybil_1k (seed 1, with FRESH_RANK) without a primary for 158 s.
 import { describe, expect, it } from 'vitest';
 import { regionName, type RegionCoord } from '../region/region-key';
@@ -16,22 +18,30 @@ const NAME = regionName(R);
 /** Kill to an edit confirmed at a fresh subscriber: the rebase's wait plus the claims around it. */
 const BOUND_MS = HOST_DEFAULTS.rebaseMs + 15_000;
 
-/** The hostile backup: its host stopped; `refuses`: every CLAIM answered by a refusal promising that epoch. */
-function hostile(p: SimPeer, refuses: boolean): { refusals: number } {
+/**
+ * How the hostile backup answers a claim: not at all, a bare refusal, or a refusal naming a
+ * "newer certificate" that is the claim's own with its epoch raised (a forgery: no grant in
+ * it verifies), as a refusal "behind eN" of an honest host names the one it holds.
+ */
+type Hostility = 'silent' | 'refuses' | 'forged-cert';
+
+/** The hostile backup: its host stopped, every CLAIM answered as `how` says (a refusal promising that epoch). */
+function hostile(p: SimPeer, how: Hostility): { refusals: number } {
   p.host.stop();
   const out = { refusals: 0 };
-  if (refuses) {
+  if (how !== 'silent') {
     p.wire.replicas.events.on('frame', ({ from, msg }) => {
       if (msg.t !== 'CLAIM') return;
       out.refusals++;
-      p.wire.replicas.send(from, { t: 'GRANT', rx: msg.rx, rz: msg.rz, e: msg.e, ok: false, promised: msg.e, reqs: [] });
+      const cert = how === 'forged-cert' && msg.known ? { cert: { ...msg.known, e: msg.known.e + 1 } } : {};
+      p.wire.replicas.send(from, { t: 'GRANT', rx: msg.rx, rz: msg.rz, e: msg.e, ok: false, promised: msg.e, reqs: [], ...cert });
     });
   }
   return out;
 }
 
 /** Region R hosted by three and edited once; one of its backups (`bad`) hostile from now on. */
-async function hostedWithHostile(seed: number, refuses: boolean) {
+async function hostedWithHostile(seed: number, how: Hostility) {
   const sim = new HostSim({ seed });
   await sim.grow(12);
   const player = await sim.editedRegion(R);
@@ -39,11 +49,11 @@ async function hostedWithHostile(seed: number, refuses: boolean) {
   const backups = sim.backupsOf(R);
   expect(backups.length).toBe(2);
   const [bad, honest] = backups as [SimPeer, SimPeer];
-  return { sim, player, primary, bad, honest, h: hostile(bad, refuses) };
+  return { sim, player, primary, bad, honest, h: hostile(bad, how) };
 }
 
-async function run(seed: number, refuses: boolean) {
-  const { sim, player, primary, bad, honest: survivor, h } = await hostedWithHostile(seed, refuses);
+async function run(seed: number, how: Hostility) {
+  const { sim, player, primary, bad, honest: survivor, h } = await hostedWithHostile(seed, how);
   sim.kill(primary.hex);
   const killedAt = sim.clock.now();
   // A subscriber that held nothing of the region, as the kit's fresh subscriber.
@@ -62,11 +72,12 @@ async function run(seed: number, refuses: boolean) {
 }
 
 describe('a rebase over a set whose primary died and one of whose backups is hostile (simulated)', () => {
-  for (const refuses of [false, true]) {
-    it(`the honest survivor gets the region a primary again; the hostile backup ${refuses ? 'refuses every claim' : 'says nothing'}`, async () => {
-      const r = await run(3, refuses);
+  const said: Record<Hostility, string> = { silent: 'says nothing', refuses: 'refuses every claim', 'forged-cert': 'refuses every claim naming a forged newer certificate' };
+  for (const how of ['silent', 'refuses', 'forged-cert'] as const) {
+    it(`the honest survivor gets the region a primary again; the hostile backup ${said[how]}`, async () => {
+      const r = await run(3, how);
       console.log(`kill to an edit confirmed at a fresh subscriber: ${r.recoverMs} ms; refusals sent by the hostile backup: ${r.refusals}`);
-      if (refuses) expect(r.refusals, 'the hostile backup was asked and refused').toBeGreaterThan(0);
+      if (how !== 'silent') expect(r.refusals, 'the hostile backup was asked and refused').toBeGreaterThan(0);
       expect(r.recoverMs, 'an edit confirmed at a fresh subscriber').toBeGreaterThanOrEqual(0);
       expect(r.recoverMs).toBeLessThan(BOUND_MS);
       expect(r.primaryAtEnd && r.primaryAtEnd !== r.bad).toBe(true);
@@ -80,7 +91,7 @@ describe('a rebase over a set whose primary died and one of whose backups is hos
 // own refusals, which count whatever they name, and the hostile backup's count for nothing.
 describe('a live primary with a hostile backup that refuses every claim (simulated)', () => {
   it('is not deposed by its honest backup claiming past rebaseMs', async () => {
-    const { sim, player, primary, honest, h } = await hostedWithHostile(3, true);
+    const { sim, player, primary, honest, h } = await hostedWithHostile(3, 'refuses');
     const epoch = primary.host.regionState(R)!.epoch;
     for (let t = 0; t < HOST_DEFAULTS.rebaseMs + 5000; t += 1000) {
       void honest.host.regionState(R)!.claim(0, true);

@@ -509,6 +509,12 @@ export class RegionClaimant extends RegionSide {
     } else {
       round.refusedAt(m.promised);
       round.refusal(fromHex, !!m.cert || !!m.pend);
+      // A certificate is news of a live chain only if its grants verify over this region's
+      // key: else it succeeds nothing here (forged, or another world's region of the same
+      // coordinates, its hosts at one relay with ours), and a backup that named one with
+      // every refusal kept the survivor from ever rebasing, as a bare refusal did before.
+      // (Counted as news until checked: the round may end meanwhile, and then errs as before.)
+      if (m.cert && !m.pend && (await this.ctx.certs.signed(this.region.key, m.cert))) round.namedNothing(fromHex);
       // The refuser knows a newer certificate: our next claim must build on it.
       const hold = m.cert && this.el.supersedes(m.cert, 'anchored', this.region.learntFar()) ? await this.region.acceptable(m.cert, m.chain) : false;
       if (m.cert && hold && this.el.supersedes(m.cert, hold, this.region.learntFar())) this.el.learnCert(m.cert, m.chain, hold);
