@@ -72,7 +72,9 @@ export class LabProcesses {
     if (ice !== 'none' && ice !== 'stun') flags.push('--turn-secret-file', this.secretFile);
     if (ice === 'turn-expired') flags.push('--clock-shift-s', String(EXPIRED_SHIFT_S));
     const server = this.inNs(INTERNET, process.execPath, ['--import', 'tsx', 'bench/lab/lab-server.ts', '--host', SERVER_IP, '--port', String(port), ...flags]);
-    await waitForLine(server, /lab server http/, 'lab server');
+    // Three start at once in lab-world.ts, each compiling the relay through tsx: at load 45
+    // on two cores one took over 20 s (twice in five lab test runs), as the headless peer may.
+    await waitForLine(server, /lab server http/, 'lab server', 60_000);
     return server;
   }
 
