@@ -73,7 +73,7 @@ export async function inviteProblem(cfg: PageConfig): Promise<InviteProblem | un
  * A broken or altered invite is not followed: its peers are not dialed and its doorways
  * not trusted (the page's own are used).
  */
-export async function joinPeer(cfg: PageConfig, clock: Clock, onStage?: PeerConfig['onStage'], problem?: InviteProblem, onIdentity?: () => void): Promise<Peer> {
+export async function joinPeer(cfg: PageConfig, clock: Clock, onStage?: PeerConfig['onStage'], problem?: InviteProblem): Promise<Peer> {
   performance.mark('vp:join-start');
   // Whether WebRTC can gather a candidate here is asked while the id is minted: a blocked
   // browser is told so at its first dial, not a gather timeout later. The probe listens as
@@ -82,7 +82,6 @@ export async function joinPeer(cfg: PageConfig, clock: Clock, onStage?: PeerConf
   // A slot's first claim mints its id's work in a worker (~1 s, once per slot).
   const claimed = await claimNodeIdentity({ mint: mintNodeIdentity });
   performance.mark('vp:identity');
-  onIdentity?.();
   addEventListener('pagehide', () => claimed.release());
   const invite = !problem && cfg.invite.kind === 'invite' ? cfg.invite.invite : undefined;
   const doorways = problem ? pageDoorways(parsePageConfig(location.href.split('#')[0]!, deployDefaults())) : pageDoorways(cfg);

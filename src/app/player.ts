@@ -61,15 +61,10 @@ async function main(): Promise<void> {
   const problem = cfg.net ? await inviteProblem(cfg) : undefined;
   if (problem) explainStart(loading, hud, cfg, { kind: problem.kind === 'malformed' ? 'invite-malformed' : 'invite-tampered', detail: problem.reason });
   // The network join runs alongside opening the local database.
-  let identityClaimed!: () => void;
-  const claimedId = new Promise<void>((resolve) => (identityClaimed = resolve));
-  const joining = cfg.net ? joinPeer(cfg, clock, (stage, note) => showStage(loading, stage, note), problem, identityClaimed) : null;
-  void joining?.then(identityClaimed, identityClaimed);
-  // The player key's proof of work (read, or minted in a worker the first time: ~1 s) begins
-  // once the node id is claimed (its own work, ~1 s the first time, done): the two no longer
-  // share the cores a new player's join and first frame wait on. Edits need the player pass
-  // made from it (region/player-pass.ts); a tab that never draws starts it all the same.
-  const work = cfg.net && cfg.hosting ? claimedId.then(() => loadPlayerIdentity()).then((p) => playerWork(p.publicKey, PLAYER_PASS_BITS)) : undefined;
+  const joining = cfg.net ? joinPeer(cfg, clock, (stage, note) => showStage(loading, stage, note), problem) : null;
+  // The player key's proof of work (read, or minted in a worker the first time: ~1 s) runs
+  // alongside: edits need the player pass made from it (region/player-pass.ts).
+  const work = cfg.net && cfg.hosting ? loadPlayerIdentity().then((p) => playerWork(p.publicKey, PLAYER_PASS_BITS)) : undefined;
   let worked: PlayerWork | undefined;
   if (work) {
     sayMinting(work, hud);
