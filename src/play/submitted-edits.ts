@@ -100,8 +100,7 @@ export class SubmittedEdits {
     const msg: SubscriptionMessageOf<'EDIT'> = { t: 'EDIT', rx: coord.rx, rz: coord.rz, r, x, y, z, id, px: at.x, py: at.y, pz: at.z };
     return new Promise<Stamp>((resolve, reject) => {
       const timer = clock.setTimeout(() => {
-        this.unhold(p);
-        this.byRequest.delete(r);
+        this.settle(r, p);
         stats.timeouts++;
         reject(new EditTimeoutError(`edit at ${x},${y},${z} not confirmed within ${opts.editTimeoutMs} ms`));
       }, opts.editTimeoutMs);
