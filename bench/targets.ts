@@ -41,8 +41,6 @@ export const TARGETS: Record<string, Target> = {
   // repeats of unchanged lists. The share of what the others sent that arrived is what can
   // be judged now; the 15 Hz target is kept as it was set, and reads as missed.
   agents_remote_position_share: t('>=', 0.9),
-  failover_ms_p50: t('<=', 2000),
-  failover_lost_edits: t('=', 0),
   failover_crash_ms_p50: t('<=', 1000),
   failover_crash_ms_max: t('<=', 2000),
   failover_crash_lost_edits: t('=', 0),
