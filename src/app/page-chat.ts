@@ -11,6 +11,7 @@ import type { PlayerSession } from '../play/player-session';
 import { makePlayerPass } from '../region/player-pass';
 import { ChatBox } from '../ui/chat-box';
 import { directMessagePrefix, parseChatCommand, type ChatTarget } from '../ui/chat-command';
+import { shortId } from '../world/player-name';
 import type { PageConfig } from './config';
 import type { NetSession } from './net-session';
 
@@ -55,7 +56,7 @@ export class PageChat {
     this.box = cfg.headless ? null : new ChatBox(document.body, (text) => this.submit(text));
     this.client.events.on('line', (line) => this.box?.add(line));
     this.direct.events.on('message', (m) => {
-      if (m.dir === 'in') this.lastFrom = { id: m.node, shortId: m.node.slice(0, 6), name: m.name };
+      if (m.dir === 'in') this.lastFrom = { id: m.node, shortId: shortId(m.node), name: m.name };
       this.box?.addDirect(m);
     });
     this.direct.events.on('status', (m) => this.box?.setStatus(m.n, m.status));
@@ -100,7 +101,7 @@ export class PageChat {
 
   private async dm(to: string, text: string): Promise<DirectEntry> {
     const row = this.players().find((p) => p.id === to);
-    const sent = await this.direct.send(to, row?.name ?? to.slice(0, 6), text);
+    const sent = await this.direct.send(to, row?.name ?? shortId(to), text);
     return new Promise((resolve) => {
       const off = this.direct.events.on('status', (m) => {
         if (m.n !== sent.n) return;

@@ -2,7 +2,7 @@
 // names only as the players' nodes signed them, checked by the one checker a player tab uses
 // (player-looks.ts). The look a MOVE carried is the sender's word, and a forged, borrowed or
 // replayed one lists no name.
-import { unnamedPlayerName } from '../world/player-name';
+import { shortId, unnamedPlayerName } from '../world/player-name';
 import type { PlayerFrame } from '../region/subscription-messages';
 import type { PlayerLooks } from './player-looks';
 
@@ -23,7 +23,7 @@ export function presentPlayers(standing: Iterable<[string, PlayerFrame]>, looks:
   const out: PresentPlayer[] = [];
   for (const [hex, p] of standing) {
     if (p.look) looks?.take(p.id, hex, p.look);
-    out.push({ name: looks?.shown(hex)?.n ?? unnamedPlayerName(hex), id: hex.slice(0, 6) });
+    out.push({ name: looks?.shown(hex)?.n ?? unnamedPlayerName(hex), id: shortId(hex) });
   }
   return out.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
 }

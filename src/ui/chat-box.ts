@@ -9,6 +9,7 @@
 // was delivered.
 import { MAX_CHAT_CHARS } from '../region/chat-line';
 import { playerColourCss } from '../world/player-colour';
+import { shortId } from '../world/player-name';
 import { addStyleOnce } from './page-style';
 
 export interface ChatBoxLine {
@@ -34,9 +35,6 @@ export interface ChatBoxDirect {
   text: string;
   status: 'sending' | 'delivered' | 'not-delivered';
 }
-
-/** Hex digits of the node id shown beside a direct message's name (the who list's short id). */
-const DIRECT_SHORT_ID = 6;
 
 const STATUS_TEXT: Record<ChatBoxDirect['status'], string> = { sending: ' · sending…', delivered: ' · delivered', 'not-delivered': ' · not delivered' };
 
@@ -145,7 +143,7 @@ export class ChatBox {
     if (m.dir === 'in') who.style.color = playerColourCss(m.colour);
     const id = document.createElement('span');
     id.className = 'id';
-    id.textContent = `#${m.node.slice(0, DIRECT_SHORT_ID)}`;
+    id.textContent = `#${shortId(m.node)}`;
     row.append(way, who, id, document.createTextNode(`: ${m.text}`));
     if (m.dir === 'out') {
       const status = document.createElement('span');

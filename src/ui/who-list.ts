@@ -4,12 +4,10 @@
 // the characters it is: the overlay puts it in a text node, so markup in it shows as text.
 // Each row carries the player's colour (world/player-colour.ts) as CSS, for the swatch beside the name.
 import { playerColourCss } from '../world/player-colour';
+import { shortId } from '../world/player-name';
 
 /** Rows at most: a crowd's list stays one screen and costs one sort of a bounded slice. */
 export const WHO_MAX_ROWS = 64;
-/** Hex digits of the node id shown beside the name. */
-const SHORT_ID_HEX = 6;
-
 /** A remote player as drawn (play/remote-player-smoother.ts): node id (hex), name, colour (palette index), feet position. */
 export interface WhoPlayer {
   id: string;
@@ -29,7 +27,7 @@ export interface WhoLink {
 export interface WhoRow {
   /** Node id (hex) of the player's tab. */
   id: string;
-  /** Its first SHORT_ID_HEX hex digits. */
+  /** Its short id (world/player-name.ts). */
   shortId: string;
   name: string;
   /** The player's colour, '#rrggbb'. */
@@ -56,7 +54,7 @@ export function whoRows(players: readonly WhoPlayer[], self: { x: number; y: num
     const ms = rtt.get(p.id);
     return {
       id: p.id,
-      shortId: p.id.slice(0, SHORT_ID_HEX),
+      shortId: shortId(p.id),
       name: p.name,
       colour: playerColourCss(p.colour),
       distance: Number.isFinite(d) ? Math.round(d) : Infinity,

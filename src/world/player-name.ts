@@ -27,16 +27,24 @@ export function isPlayerName(name: unknown): name is string {
   return typeof name === 'string' && normalisePlayerName(name) === name;
 }
 
-/** The name of a player who chose none: `player-` and the first 6 hex digits of their id. */
+/** Hex digits of a node id shown to players to tell apart two who chose one name (who list, chat, unnamed players). */
+export const SHORT_ID_HEX = 6;
+
+/** A node id as players see it: its first SHORT_ID_HEX hex digits. */
+export function shortId(idHex: string): string {
+  return idHex.slice(0, SHORT_ID_HEX);
+}
+
+/** The name of a player who chose none: `player-` and the short id. */
 export function defaultPlayerName(idHex: string): string {
-  return `player-${idHex.slice(0, 6)}`;
+  return `player-${shortId(idHex)}`;
 }
 
 /**
  * What a player is shown as while no look of theirs is proven (none came yet, or none that
- * their node signed): `?` and the first 6 hex digits of their node id. No valid name holds a
+ * their node signed): `?` and the short id of their node. No valid name holds a
  * `?`, so no player can choose to look like one.
  */
 export function unnamedPlayerName(nodeHex: string): string {
-  return `? ${nodeHex.slice(0, 6)}`;
+  return `? ${shortId(nodeHex)}`;
 }
