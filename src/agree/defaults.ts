@@ -1,6 +1,8 @@
 // Every tuning object of this layer, one line each on what it tunes; each object, with why for
 // each knob, stays beside the code that reads it. A newcomer looking for a setting starts here;
 // src/defaults-index.test.ts fails when a *_DEFAULTS object is not listed in its layer's file.
+// A value no caller, test or bench sets is no option: it is a named constant beside the code
+// that reads it, with its why.
 /** One area's items: pickup reach, spawn lead and mean, items on the ground, time slack. */
 export { ITEM_LEDGER_DEFAULTS } from './item-ledger';
 /** A region's items at its hosts: how often state is shared, handover and catch-up waits. */
@@ -9,5 +11,3 @@ export { REGION_ITEMS_DEFAULTS } from './region-items-defaults';
 export { HOST_ITEMS_DEFAULTS } from './host-items';
 /** Drops signed by a majority of the region's hosts: re-sends, giving up, drops held. */
 export { REPLICATED_DROPS_DEFAULTS } from './replicated-drops';
-/** The synchronised world clock: probe period and bursts, references. */
-export { WORLD_CLOCK_DEFAULTS } from './world-clock';

@@ -17,15 +17,14 @@ import { answerTime, ClockProbe, type ClockMessage } from './clock-probe';
 import { EventClock } from './event-clock';
 import type { OffsetEstimate } from './offset-estimator';
 
-export const WORLD_CLOCK_DEFAULTS = {
-  /** A probe to every reference this often once synchronised. */
-  periodMs: 2000,
-  /** The first probes to a new reference come this fast (the thesis's burst), so the bound is tight within a second. */
-  burstMs: 100,
-  burst: 8,
-  /** References probed at most (the host set is 3-5). */
-  maxReferences: 8,
-} as const;
+/** A probe to every reference this often once synchronised. */
+const PERIOD_MS = 2000;
+/** The first probes to a new reference come this fast (the thesis's burst), so the bound is tight within a second. */
+const BURST_MS = 100;
+/** Probes to a new reference at BURST_MS before PERIOD_MS takes over. */
+const BURST = 8;
+/** References probed at most (the host set is 3-5). */
+const MAX_REFERENCES = 8;
 
 export interface WorldClockOptions {
   local: Clock;
@@ -34,7 +33,6 @@ export interface WorldClockOptions {
   send: (to: string, msg: ClockMessage) => void;
   /** Whom to follow now (the hosts of the player's region); empty: this clock is the reference. */
   references: () => readonly string[];
-  periodMs?: number;
   /** First request number (clock-probe.ts): a node's second clock starts far from the first. */
   firstNonce?: number;
   /**
@@ -181,7 +179,7 @@ export class WorldClock {
 
   private probe(): void {
     if (!this.running) return;
-    const want = this.o.references().slice(0, WORLD_CLOCK_DEFAULTS.maxReferences);
+    const want = this.o.references().slice(0, MAX_REFERENCES);
     for (const id of this.refs.keys()) if (!want.includes(id)) this.refs.delete(id);
     let bursting = false;
     const round: [string, Ref][] = [];
@@ -189,7 +187,7 @@ export class WorldClock {
       let r = this.refs.get(id);
       if (!r) this.refs.set(id, (r = { probe: new ClockProbe(undefined, this.o.firstNonce), err: 0, busy: false, sent: 0 }));
       r.sent++;
-      bursting ||= r.sent < WORLD_CLOCK_DEFAULTS.burst;
+      bursting ||= r.sent < BURST;
       round.push([id, r]);
     }
     const go = () => {
@@ -197,8 +195,7 @@ export class WorldClock {
     };
     if (this.o.sendAt) this.o.sendAt(go);
     else go();
-    const period = this.o.periodMs ?? WORLD_CLOCK_DEFAULTS.periodMs;
-    this.timer = this.o.local.setTimeout(() => this.probe(), bursting ? WORLD_CLOCK_DEFAULTS.burstMs : period);
+    this.timer = this.o.local.setTimeout(() => this.probe(), bursting ? BURST_MS : PERIOD_MS);
   }
 
   /** The reference followed at the last reading (dashboard). */
