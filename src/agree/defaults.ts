@@ -9,5 +9,3 @@ export { ITEM_LEDGER_DEFAULTS } from './item-ledger';
 export { REGION_ITEMS_DEFAULTS } from './region-items-defaults';
 /** Items at one hosting node: its tick, the first nonce. */
 export { HOST_ITEMS_DEFAULTS } from './host-items';
-/** Drops signed by a majority of the region's hosts: re-sends, giving up, drops held. */
-export { REPLICATED_DROPS_DEFAULTS } from './replicated-drops';

@@ -24,16 +24,14 @@ import type { OwnerAsk, OwnerRequest, OwnerRequestChecker } from './owner-reques
 import { regionName } from '../region/region-key';
 import type { VoterSet } from './voter-set';
 
-export const REPLICATED_DROPS_DEFAULTS = {
-  /** ITEM_DROPPING goes again to backups that have not answered this often. */
-  resendMs: 500,
-  /** A drop not signed by a majority by then is given up. */
-  giveUpMs: 5000,
-  /** Drops waiting at once (each is one owner's request; more are refused, counted). */
-  maxPending: 16,
-  /** Drops a backup remembers having signed (one record per item and gen). */
-  maxSigned: 128,
-};
+/** ITEM_DROPPING goes again to backups that have not answered this often. */
+const RESEND_MS = 500;
+/** A drop not signed by a majority by then is given up. */
+const GIVE_UP_MS = 5000;
+/** Drops waiting at once (each is one owner's request; more are refused, counted). */
+const MAX_PENDING = 16;
+/** Drops a backup remembers having signed (one record per item and gen). */
+const MAX_SIGNED = 128;
 
 export interface DropStats {
   /** Drops that took effect (signed by a majority first). */
@@ -65,7 +63,6 @@ export interface ReplicatedDropsArgs {
   checkSource: (from: Carried) => Promise<boolean>;
   worldNow: () => number;
   localNow: () => number;
-  options?: Partial<typeof REPLICATED_DROPS_DEFAULTS>;
 }
 
 /** A proven tombstone from another region (ITEM_BRING, ITEM_DROPPING `from`). */
@@ -106,7 +103,6 @@ export class ReplicatedDrops {
   private readonly pending = new Map<string, Pending>();
   /** Backup side: `item gen` -> the record signed for it. */
   private readonly signed = new Map<string, string>();
-  private readonly o: typeof REPLICATED_DROPS_DEFAULTS;
   /**
    * Requests whose owner's signature is being checked, by item, sender and request number:
    * keyed by the item alone, a forged or replayed request in check made the owner's own,
@@ -114,9 +110,7 @@ export class ReplicatedDrops {
    */
   private readonly checking = new Set<string>();
 
-  constructor(private readonly a: ReplicatedDropsArgs) {
-    this.o = { ...REPLICATED_DROPS_DEFAULTS, ...a.options };
-  }
+  constructor(private readonly a: ReplicatedDropsArgs) {}
 
   /**
    * The owner `by` asks `op`: false when the ledger refuses it, its owner's signature does not
@@ -127,7 +121,7 @@ export class ReplicatedDrops {
     const item = op.kind === 'arrive' ? op.from.rec.id : op.item;
     const key = `${item} ${op.by} ${op.req.r}`;
     if (this.pending.has(item) || this.checking.has(key)) return true; // a re-sent request: already under way
-    if (this.pending.size + this.checking.size >= this.o.maxPending) {
+    if (this.pending.size + this.checking.size >= MAX_PENDING) {
       this.stats.busy++;
       return false;
     }
@@ -176,7 +170,7 @@ export class ReplicatedDrops {
     const set = this.a.set();
     if (!set || set.tag !== m.e || !agrees || signedOther()) return void this.stats.refusedToSign++;
     this.signed.set(tag, mineJson);
-    if (this.signed.size > this.o.maxSigned) this.signed.delete(this.signed.keys().next().value!);
+    if (this.signed.size > MAX_SIGNED) this.signed.delete(this.signed.keys().next().value!);
     const sig = await this.a.signer.sign(this.a.area, set.tag, voteOf(rec), 0, rec);
     this.a.send(primary, { t: 'ITEM_HELD', rx: this.a.area.ax, rz: this.a.area.az, e: set.tag, item: rec.id, gen: rec.gen, sig });
   }
@@ -206,12 +200,12 @@ export class ReplicatedDrops {
       void this.prove(d, proof, set);
       return;
     }
-    if (gone || now - d.since >= this.o.giveUpMs) {
+    if (gone || now - d.since >= GIVE_UP_MS) {
       this.pending.delete(item);
       this.stats.unreplicated++;
       return;
     }
-    if (now - d.sent < this.o.resendMs) return;
+    if (now - d.sent < RESEND_MS) return;
     d.sent = now;
     const frame = { t: 'ITEM_DROPPING' as const, rx: this.a.area.ax, rz: this.a.area.az, e: d.e, by: d.by, rec: d.rec, ...(d.from ? { from: d.from } : {}), r: d.req.r, o: d.req.o };
     for (const h of set.ids) if (h !== this.a.selfHex && !d.sigs.has(h)) this.a.send(hexToId(h), frame);
