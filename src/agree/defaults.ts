@@ -5,7 +5,5 @@
 // that reads it, with its why.
 /** One area's items: pickup reach, spawn lead and mean, items on the ground, time slack. */
 export { ITEM_LEDGER_DEFAULTS } from './item-ledger';
-/** A region's items at its hosts: how often state is shared, handover and catch-up waits. */
-export { REGION_ITEMS_DEFAULTS } from './region-items-defaults';
 /** Items at one hosting node: its tick, the first nonce. */
 export { HOST_ITEMS_DEFAULTS } from './host-items';

@@ -24,7 +24,7 @@ import { OwnerRequestChecker } from './owner-request';
 import type { Carried } from './replicated-drops';
 import type { Item, ItemLedgerOptions } from './item-ledger';
 import { isClockFrame, type ItemWire, type ItemWireMessage } from './item-wire';
-import { newHostItemStats, RegionItems, type HostItemStats, REGION_ITEMS_DEFAULTS } from './region-items';
+import { newHostItemStats, RegionItems, type HostItemStats } from './region-items';
 import { newVoteStats, type VoteStats } from './vote-stats';
 import { VoterSet } from './voter-set';
 import { WorldClock } from './world-clock';
@@ -60,7 +60,7 @@ export interface HostItemsArgs {
   verify: Verifier;
   /** Standing height at a column (default: the generated terrain's surface). */
   ground?: (x: number, z: number) => number | undefined;
-  options?: Partial<typeof HOST_ITEMS_DEFAULTS & typeof REGION_ITEMS_DEFAULTS>;
+  options?: Partial<typeof HOST_ITEMS_DEFAULTS>;
   /** The ledgers' options (tests: spawns sooner). */
   ledger?: Partial<ItemLedgerOptions>;
 }
@@ -172,7 +172,7 @@ export class HostItems {
     if (!ri) {
       ri = new RegionItems({
         region: r, seed: this.a.seed, worldNow: () => this.clock.now(), localNow: () => this.a.clock.now(), rng: this.a.rng,
-        send: (to, msg) => void this.a.wire.send(to, msg), ground: this.ground, stats: this.stats, signer: this.signer, checker: this.checker, requests: this.requests, checkCarried: (f) => this.checkCarried(f), voteStats: this.voteStats, options: this.a.options ?? {}, ...(this.a.ledger ? { ledger: this.a.ledger } : {}),
+        send: (to, msg) => void this.a.wire.send(to, msg), ground: this.ground, stats: this.stats, signer: this.signer, checker: this.checker, requests: this.requests, checkCarried: (f) => this.checkCarried(f), voteStats: this.voteStats, ...(this.a.ledger ? { ledger: this.a.ledger } : {}),
       });
       this.regions.set(r.name, ri);
     }

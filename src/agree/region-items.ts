@@ -19,8 +19,9 @@
 import { idToHex, hexToId, type NodeId } from '../core/node-id';
 import type { Random } from '../core/seeded-random';
 import type { ItemsRegion } from '../host/items-region';
-import { regionName } from '../region/region-key';
+import { REGION_BLOCKS, regionName } from '../region/region-key';
 import type { ProofChecker, ProofSigner } from './decision-proof';
+import type { ItemArea } from './item-ledger';
 import { ItemLedger, type ItemLedgerOptions, type ItemCandidate, type LedgerState } from './item-ledger';
 import type { OwnerRequestChecker } from './owner-request';
 import { ItemVotes, type ItemEffect, type ItemVoteMessage } from './item-votes';
@@ -30,13 +31,28 @@ import { ReplicatedDrops, type Carried, type DropOp } from './replicated-drops';
 import { SeenPlayers } from './seen-players';
 import { provenRecords, VoteSigning } from './vote-signing';
 import type { HostItemStats } from './host-item-stats';
-import { areaOf, REGION_ITEMS_DEFAULTS } from './region-items-defaults';
 import { KnownSets, restartOf, takeHandover, type Voting } from './voting-epoch';
 import type { Handover } from './vote';
 import type { VoteStats } from './vote-stats';
 import { VoterSet } from './voter-set';
 
-export { REGION_ITEMS_DEFAULTS };
+/** The ledger goes to the other hosts at least this often (a lost ITEM_STATE is made good). */
+const STATE_EVERY_MS = 5000;
+/** And to the primary's subscribers this often (a lost or early one made good; decisions and drops go at once). */
+const SUBSCRIBER_STATE_EVERY_MS = 20_000;
+/** The primary tells its backups where the players stand this often (while any do). */
+const SEEN_EVERY_MS = 500;
+/** A position heard in ITEM_SEEN is used this long. */
+const SEEN_TTL_MS = 5000;
+/** After an epoch change, votes wait this long at most for the old set's handovers. */
+const HANDOVER_WAIT_MS = 3000;
+/** A host that joins a set with no ledger of its own (new, restarted) votes once another host's state came, or after this long (no host of the region kept one). */
+const CATCH_UP_MS = 30_000;
+/** A host answers a state behind its own with its own, at most this often per sender (a new host pulls the ledger). */
+const ANSWER_STATE_MS = 1000;
+
+/** The area of region (rx, rz): one ledger per region. */
+export const areaOf = (r: { rx: number; rz: number }): ItemArea => ({ ax: r.rx, az: r.rz, x0: r.rx * REGION_BLOCKS, z0: r.rz * REGION_BLOCKS, size: REGION_BLOCKS });
 
 export { newHostItemStats, type HostItemStats } from './host-item-stats';
 
@@ -61,11 +77,8 @@ export interface RegionItemsArgs {
   /** Whether a tombstone from another region is proven by that region's certified hosts (host-items.ts: its DHT location record's). */
   checkCarried: (from: Carried) => Promise<boolean>;
   voteStats?: VoteStats;
-  options?: Partial<typeof REGION_ITEMS_DEFAULTS>;
   ledger?: Partial<ItemLedgerOptions>;
 }
-
-export { areaOf };
 
 export class RegionItems {
   readonly ledger: ItemLedger;
@@ -74,7 +87,6 @@ export class RegionItems {
   /** The current set vouching for records proven by older sets. */
   readonly endorse: RecordEndorsement;
   private voting: Voting | undefined;
-  private readonly o: typeof REGION_ITEMS_DEFAULTS;
   private readonly self: string;
   private nextSpawnAt = NaN;
   private lastState = -Infinity;
@@ -98,13 +110,12 @@ export class RegionItems {
   private readonly answered = new Map<string, number>();
 
   constructor(private readonly a: RegionItemsArgs) {
-    this.o = { ...REGION_ITEMS_DEFAULTS, ...a.options };
     this.self = a.region.ctx.selfHex;
     this.ledger = new ItemLedger(a.seed, areaOf(a.region.coord), a.ledger);
     const kept = a.region.storedItems && decodeLedger(a.region.storedItems);
     if (kept) this.ledger.merge(kept);
     a.region.itemState = () => encodeLedger(a.region.coord, a.region.epoch, this.ledger.toState());
-    this.seen = new SeenPlayers(this.o.seenTtlMs, a.localNow);
+    this.seen = new SeenPlayers(SEEN_TTL_MS, a.localNow);
     const area = areaOf(a.region.coord);
     this.signing = new VoteSigning({ area, ledger: this.ledger, signer: a.signer, checker: a.checker, stats: a.stats });
     const shown = () => {
@@ -149,9 +160,9 @@ export class RegionItems {
     const v = this.voting;
     if (!v || v.set.tag !== this.a.region.epoch) return;
     if (!this.current) {
-      if (now - this.joinedAt < this.o.catchUpMs) {
+      if (now - this.joinedAt < CATCH_UP_MS) {
         // Catching up: our (empty or stale) state to the others, who answer with theirs.
-        if (now - this.lastState >= this.o.answerStateMs) this.shareState(now);
+        if (now - this.lastState >= ANSWER_STATE_MS) this.shareState(now);
         return;
       }
       this.current = true;
@@ -159,7 +170,7 @@ export class RegionItems {
     if (this.a.region.duty) this.drops.tick();
     void this.endorse.tick();
     // Frames held for the old set's handovers are taken once the restart is known (or the wait is over).
-    if (v.prev && now - v.since <= 2 * this.o.handoverWaitMs) this.apply(v.votes.caughtUp());
+    if (v.prev && now - v.since <= 2 * HANDOVER_WAIT_MS) this.apply(v.votes.caughtUp());
     this.apply(v.votes.tick());
     const players = this.players();
     if (players.length === 0 || !this.ledger.wantsSpawn()) this.nextSpawnAt = NaN;
@@ -170,12 +181,12 @@ export class RegionItems {
     }
     const duty = this.a.region.duty;
     if (duty) {
-      if (players.length && now - this.lastSeenSent >= this.o.seenEveryMs) {
+      if (players.length && now - this.lastSeenSent >= SEEN_EVERY_MS) {
         this.lastSeenSent = now;
         const p = players.slice(0, 64).map(([h, q]): [NodeId, number, number, number] => [hexToId(h), q.x, q.y, q.z]);
         for (const b of duty.backups()) this.a.send(b, { t: 'ITEM_SEEN', ...this.regionFields, e: this.a.region.epoch, p });
       }
-      if (now - this.lastSubState >= this.o.subscriberStateEveryMs) {
+      if (now - this.lastSubState >= SUBSCRIBER_STATE_EVERY_MS) {
         this.lastSubState = now;
         this.subsTold.clear();
       }
@@ -186,7 +197,7 @@ export class RegionItems {
       }
       for (const hex of this.subsTold) if (!duty.subscribers.has(hex)) this.subsTold.delete(hex);
     } else this.subsTold.clear();
-    if (this.changed || now - this.lastState >= this.o.stateEveryMs) this.shareState(now);
+    if (this.changed || now - this.lastState >= STATE_EVERY_MS) this.shareState(now);
   }
 
   /** A frame about this region from the items wire. */
@@ -275,7 +286,7 @@ export class RegionItems {
       // Between epochs: the votes wait to be handed to the next set. So while we still host
       // and only the certificate lags the epoch (granted, not yet certified): dropping our
       // currency then would make a whole set that held the ledger catch up again, each
-      // waiting for another's (`catchUpMs`), and none vote nor vouch for old records.
+      // waiting for another's (CATCH_UP_MS), and none vote nor vouch for old records.
       if (r.role === 'claiming' || ((r.role === 'primary' || r.role === 'backup') && cert && cert.e < r.epoch)) return;
       if (old) this.handOver(old, r.hosts.map(idToHex));
       this.voting = undefined;
@@ -297,7 +308,7 @@ export class RegionItems {
       self: this.self, voters: set, ledger: this.ledger, rng: this.a.rng, now: this.a.worldNow, ...(this.a.voteStats ? { stats: this.a.voteStats } : {}),
       positionOf: (who) => this.positionOf(who),
       subscribers: () => (r.duty ? [...r.duty.subscribers.keys()] : r.knownSubs.map(idToHex)),
-      restart: (id) => restartOf(v, id, this.a.localNow(), this.o.handoverWaitMs),
+      restart: (id) => restartOf(v, id, this.a.localNow(), HANDOVER_WAIT_MS),
     });
     this.voting = v;
     if (old) this.handOver(old, set.ids);
@@ -305,7 +316,7 @@ export class RegionItems {
   }
 
   private open(v: Voting, id: string): boolean {
-    return restartOf(v, id, this.a.localNow(), this.o.handoverWaitMs) !== 'wait';
+    return restartOf(v, id, this.a.localNow(), HANDOVER_WAIT_MS) !== 'wait';
   }
 
   /** Our open votes of `old` go to the new set (every voter of it, ourselves too); we vote no more in `old`. */
@@ -339,7 +350,7 @@ export class RegionItems {
     const cur = m.cur === true;
     // A host catching up gets ours at once.
     const now = this.a.localNow();
-    if (this.current && !cur && now - (this.answered.get(fromHex) ?? -Infinity) >= this.o.answerStateMs) {
+    if (this.current && !cur && now - (this.answered.get(fromHex) ?? -Infinity) >= ANSWER_STATE_MS) {
       this.answered.set(fromHex, now);
       if (this.answered.size > 16) this.answered.delete(this.answered.keys().next().value!);
       this.a.send(from, this.stateFrame());

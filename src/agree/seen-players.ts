@@ -1,5 +1,5 @@
 // Where a region's players stand as a backup of its items knows it: the primary's
-// motion-checked presence, heard in ITEM_SEEN every seenEveryMs (region-items.ts), kept for
+// motion-checked presence, heard in ITEM_SEEN every SEEN_EVERY_MS (region-items.ts), kept for
 // ttlMs. A backup checks claims against it, so a claim from a player the hosts saw elsewhere
 // is refused by every voter, not only by the primary; and its spawn timer runs while players
 // stand in the region.
