@@ -5,5 +5,3 @@
 // that reads it, with its why.
 /** One area's items: pickup reach, spawn lead and mean, items on the ground, time slack. */
 export { ITEM_LEDGER_DEFAULTS } from './item-ledger';
-/** Items at one hosting node: its tick, the first nonce. */
-export { HOST_ITEMS_DEFAULTS } from './host-items';

@@ -32,12 +32,10 @@ import { WorldClock } from './world-clock';
 /** How long another region's location record is trusted for its host sets before it is read again. */
 const LOCATED_MS = 5000;
 
-export const HOST_ITEMS_DEFAULTS = {
-  /** Vote ticks (re-sends, patience), spawn timers, state sharing. */
-  tickMs: 100,
-  /** The host's clock numbers its probes from here (a tab's player clock from 1). */
-  firstNonce: 0x80000000,
-};
+/** Vote ticks (re-sends, patience), spawn timers, state sharing. */
+const TICK_MS = 100;
+/** The host's clock numbers its probes from here (a tab's player clock from 1). */
+const FIRST_NONCE = 0x80000000;
 
 export interface HostItemsArgs {
   host: Pick<HostingService, 'knownRegions' | 'selfHex' | 'keys'>;
@@ -60,7 +58,6 @@ export interface HostItemsArgs {
   verify: Verifier;
   /** Standing height at a column (default: the generated terrain's surface). */
   ground?: (x: number, z: number) => number | undefined;
-  options?: Partial<typeof HOST_ITEMS_DEFAULTS>;
   /** The ledgers' options (tests: spawns sooner). */
   ledger?: Partial<ItemLedgerOptions>;
 }
@@ -86,7 +83,6 @@ export class HostItems {
   /** The owners' signatures on drop and carry requests, checked (refusals counted by reason). */
   readonly requests: OwnerRequestChecker;
   private readonly regions = new Map<string, RegionItems>();
-  private readonly o: typeof HOST_ITEMS_DEFAULTS;
   private stops: (() => void)[] = [];
   private readonly ground: (x: number, z: number) => number | undefined;
   /** Other regions' certified sets, read from their location records, by name (kept a while: carries come in bursts). */
@@ -94,13 +90,12 @@ export class HostItems {
   private readonly records: RecordVerifier;
 
   constructor(private readonly a: HostItemsArgs) {
-    this.o = { ...HOST_ITEMS_DEFAULTS, ...a.options };
     this.signer = new ProofSigner(a.signer);
     this.checker = new ProofChecker(a.verify);
     this.requests = new OwnerRequestChecker(a.verify);
     this.records = { certs: new CertChecker(a.verify, a.dht.nearView, { idWorkBits: a.dht.idWorkBits }), verify: a.verify, hash: a.host.keys.hash };
     this.clock = new WorldClock({
-      local: a.clock, ...(a.base !== undefined ? { base: a.base } : {}), firstNonce: this.o.firstNonce,
+      local: a.clock, ...(a.base !== undefined ? { base: a.base } : {}), firstNonce: FIRST_NONCE,
       send: (to, msg) => void a.wire.send(hexToId(to), msg),
       references: () => this.references(),
       ...(a.sendAt ? { sendAt: a.sendAt } : {}),
@@ -113,7 +108,7 @@ export class HostItems {
   start(): void {
     this.clock.start();
     this.stops.push(this.a.wire.events.on('frame', ({ from, fromHex, msg }) => this.onFrame(from, fromHex, msg)));
-    this.stops.push(every(this.a.clock, this.o.tickMs, () => this.tick()));
+    this.stops.push(every(this.a.clock, TICK_MS, () => this.tick()));
   }
 
   stop(): void {

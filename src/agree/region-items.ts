@@ -1,7 +1,7 @@
 // The items of one region at one of its hosts (docs/ITEMS.md "The host wiring"): the
 // region's ItemLedger and this host's ItemVotes, whose voters are the region's certified
 // host set in certificate order, tagged with its epoch. Driven by host-items.ts (one tick
-// every tickMs; frames from the items wire), it reads the hosted region as the host layer
+// every TICK_MS; frames from the items wire), it reads the hosted region as the host layer
 // keeps it (role, epoch, certificate, subscribers, players' positions) and never changes it,
 // except to write the ledger with the region's stored record (`persist`).
 //
