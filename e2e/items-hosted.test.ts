@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { crashPage, launchProfile, openPage, PAGE_UP, SMALL_VIEW, type Profile } from './browser';
 import { explainHosting } from './page-wait';
-import { ITEM_LEDGER_DEFAULTS } from '../src/agree/item-ledger';
+import { MAX_GROUND } from '../src/agree/item-ledger';
 
 const TABS = 4;
 const profiles: Profile[] = [];
@@ -137,7 +137,7 @@ describe('items carried by the region hosts, across tabs', () => {
     const t0 = Date.now();
     // Tab a reads the region's items from its middle: the API lists items within 48 blocks of
     // the player, and every column of a 64-block region is within 45 of its middle. (Read from
-    // a corner, a full region (maxGround, 6, lying about: no more spawn) looked less than full,
+    // a corner, a full region (MAX_GROUND, 6, lying about: no more spawn) looked less than full,
     // so tab a took none and a CI run saw 90 s pass with no new item.) An item over water, in a
     // tree's trunk or too near the region's edge does not do: tab a takes it to make room.
     const [rx, rz] = region.split(',').map(Number) as [number, number];
@@ -168,7 +168,7 @@ describe('items carried by the region hosts, across tabs', () => {
       }
       if (item) break;
       const spare = free.find((i) => rejected.has(i.id));
-      if (spare && free.length >= ITEM_LEDGER_DEFAULTS.maxGround) {
+      if (spare && free.length >= MAX_GROUND) {
         await teleport(a, spare.x, spare.y, spare.z);
         await a.waitForFunction((id) => !!window.voxel.items!.item(id)?.owner, spare.id, { timeout: 10_000, polling: 50 }).catch(() => {});
       }

@@ -3,5 +3,5 @@
 // src/defaults-index.test.ts fails when a *_DEFAULTS object is not listed in its layer's file.
 // A value no caller, test or bench sets is no option: it is a named constant beside the code
 // that reads it, with its why.
-/** One area's items: pickup reach, spawn lead and mean, items on the ground, time slack. */
+/** One area's items: the mean time between spawns, item records kept. */
 export { ITEM_LEDGER_DEFAULTS } from './item-ledger';

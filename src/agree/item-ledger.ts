@@ -19,21 +19,22 @@ import type { Decision } from './vote';
 import type { VoterSet } from './voter-set';
 
 export const ITEM_LEDGER_DEFAULTS = {
-  /** A claimant's feet within this many blocks of the item (horizontally 1.5 plus the item's hover) take it. */
-  reach: 2.5,
-  /** The claimed position may differ this much from where the hosts last saw the player (they lag a little). */
-  claimSlack: 4,
-  /** A spawn appears this long after it was proposed: longer than a vote at 150 ms one-way with loss, so every peer has it in time and shows it on the same frame. */
-  spawnLeadMs: 2000,
   /** Mean time between one host's spawn proposals while players are in the area. */
   spawnMeanMs: 30_000,
-  /** Items lying in an area at once; no spawn is proposed beyond. */
-  maxGround: 6,
   /** Item records an area keeps (on the ground or held): bounds the state (MAX_STATE_BYTES). */
   maxItems: MAX_ITEMS,
-  /** A proposed appearance time may lie this far from the voter's world clock (clocks disagree a little, votes take time). */
-  timeSlackMs: 10_000,
 } as const;
+
+/** A claimant's feet within this many blocks of the item (horizontally 1.5 plus the item's hover) take it. */
+export const PICKUP_REACH = 2.5;
+/** The claimed position may differ this much from where the hosts last saw the player (they lag a little). */
+const CLAIM_SLACK = 4;
+/** A spawn appears this long after it was proposed: longer than a vote at 150 ms one-way with loss, so every peer has it in time and shows it on the same frame. */
+const SPAWN_LEAD_MS = 2000;
+/** Items lying in an area at once; no spawn is proposed beyond. */
+export const MAX_GROUND = 6;
+/** A proposed appearance time may lie this far from the voter's world clock (clocks disagree a little, votes take time). */
+const TIME_SLACK_MS = 10_000;
 
 export type ItemLedgerOptions = { [K in keyof typeof ITEM_LEDGER_DEFAULTS]: number };
 
@@ -150,7 +151,7 @@ export class ItemLedger {
 
   /** Room for another spawn (players present is the caller's condition). */
   wantsSpawn(): boolean {
-    return this.byId.size < this.o.maxItems && this.items.filter((i) => i.owner === null).length < this.o.maxGround;
+    return this.byId.size < this.o.maxItems && this.items.filter((i) => i.owner === null).length < MAX_GROUND;
   }
 
   /** How long a host waits before its next spawn proposal while players are in the area: exponential, mean spawnMeanMs (the thesis's random intervals). */
@@ -158,7 +159,7 @@ export class ItemLedger {
     return -Math.log(1 - rng()) * this.o.spawnMeanMs;
   }
 
-  /** A host's proposal for the next slot: a random spot in the area, appearing spawnLeadMs from now. `ground` gives the standing height at (x, z). */
+  /** A host's proposal for the next slot: a random spot in the area, appearing SPAWN_LEAD_MS from now. `ground` gives the standing height at (x, z). */
   /**
    * `near`: a column within reach of a player the proposer sees, avoided while another of the
    * tries is free: a player standing there would take the item on the frame it appears,
@@ -183,7 +184,7 @@ export class ItemLedger {
     if (y === undefined && crowded) ({ x, y, z } = crowded);
     if (y === undefined) return undefined;
     const star = starsHomedAt(this.seed, this.area.ax, this.area.az).find((k) => !(this.stars & (1 << k)));
-    const base = { t: 's' as const, slot: this.slot, x, y, z, at: Math.round(now + this.o.spawnLeadMs), by };
+    const base = { t: 's' as const, slot: this.slot, x, y, z, at: Math.round(now + SPAWN_LEAD_MS), by };
     if (star !== undefined && rng() < STAR_RULE.chance) return { ...base, kind: 'star', star };
     return { ...base, kind: COMMON_KINDS[Math.floor(rng() * COMMON_KINDS.length)]! };
   }
@@ -200,7 +201,7 @@ export class ItemLedger {
       if (this.stars & (1 << c.star) || this.byId.has(starId(c.star))) return this.refuse('star-spent');
     }
     if (this.byId.size >= this.o.maxItems) return this.refuse('full');
-    if (now !== undefined && Math.abs(c.at - now) > this.o.timeSlackMs) return this.refuse('bad-time');
+    if (now !== undefined && Math.abs(c.at - now) > TIME_SLACK_MS) return this.refuse('bad-time');
     return undefined;
   }
 
@@ -229,8 +230,8 @@ export class ItemLedger {
     if (!it) return this.refuse('unknown-item');
     if (it.owner !== null) return this.refuse('owned');
     if (it.at > now) return this.refuse('not-yet-shown');
-    if (!near(c, it, this.o.reach)) return this.refuse('too-far');
-    if (known && !near(c, known, this.o.claimSlack)) return this.refuse('position-mismatch');
+    if (!near(c, it, PICKUP_REACH)) return this.refuse('too-far');
+    if (known && !near(c, known, CLAIM_SLACK)) return this.refuse('position-mismatch');
     return undefined;
   }
 

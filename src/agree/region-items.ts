@@ -22,7 +22,7 @@ import type { ItemsRegion } from '../host/items-region';
 import { REGION_BLOCKS, regionName } from '../region/region-key';
 import type { ProofChecker, ProofSigner } from './decision-proof';
 import type { ItemArea } from './item-ledger';
-import { ItemLedger, type ItemLedgerOptions, type ItemCandidate, type LedgerState } from './item-ledger';
+import { ItemLedger, PICKUP_REACH, type ItemLedgerOptions, type ItemCandidate, type LedgerState } from './item-ledger';
 import type { OwnerRequestChecker } from './owner-request';
 import { ItemVotes, type ItemEffect, type ItemVoteMessage } from './item-votes';
 import { decodeLedger, encodeLedger, voteFrame, voteOf, type ItemWireMessage, type ItemWireOf, type RegionVoteFrame } from './item-wire';
@@ -177,7 +177,7 @@ export class RegionItems {
     else if (Number.isNaN(this.nextSpawnAt)) this.nextSpawnAt = now + this.ledger.nextSpawnIn(this.a.rng);
     else if (now >= this.nextSpawnAt && this.open(v, this.ledger.spawnVoteId)) {
       this.nextSpawnAt = NaN;
-      this.apply(v.votes.proposeSpawn(this.a.ground, (x, z) => players.some(([, q]) => Math.hypot(q.x - x, q.z - z) <= 2 * this.ledger.options.reach))); // away from players: item-ledger.ts `propose`
+      this.apply(v.votes.proposeSpawn(this.a.ground, (x, z) => players.some(([, q]) => Math.hypot(q.x - x, q.z - z) <= 2 * PICKUP_REACH))); // away from players: item-ledger.ts `propose`
     }
     const duty = this.a.region.duty;
     if (duty) {

@@ -7,7 +7,7 @@
 // stands in (only areas with a player spawn). `states()` / `restore()` let the page keep the
 // ledgers across reloads (app/page-items.ts), as the region state will keep them for the hosts.
 import type { Random } from '../core/seeded-random';
-import { ItemLedger, type LedgerRejection, type LedgerState } from '../agree/item-ledger';
+import { ItemLedger, PICKUP_REACH, type LedgerRejection, type LedgerState } from '../agree/item-ledger';
 import { ItemVotes } from '../agree/item-votes';
 import { VoterSet } from '../agree/voter-set';
 import type { WorldClock } from '../agree/world-clock';
@@ -104,7 +104,7 @@ export class LocalItems implements ItemService {
     // Walking into an item: every item the player stands in is claimed.
     for (const a of this.areas.values()) {
       for (const it of a.ledger.onGround(now)) {
-        if ((it.x - p.x) ** 2 + (it.y - p.y) ** 2 + (it.z - p.z) ** 2 <= a.ledger.options.reach ** 2) void this.touch(it.id, p);
+        if ((it.x - p.x) ** 2 + (it.y - p.y) ** 2 + (it.z - p.z) ** 2 <= PICKUP_REACH ** 2) void this.touch(it.id, p);
       }
     }
     if (now >= this.nextTick) {

@@ -3,7 +3,7 @@
 // its region and the vote decides; a drop goes to the region's primary. Spawns are the hosts'
 // alone (no `spawnNow` here). The frame loop, the inventory bar, the models and
 // window.voxel.items read this through ItemService, as they read the one-tab mode.
-import { ITEM_LEDGER_DEFAULTS } from '../agree/item-ledger';
+import { PICKUP_REACH } from '../agree/item-ledger';
 import type { PlayerItems } from './player-items';
 import { itemInfo, type DropOutcome, type ItemInfo, type ItemService, type PickupOutcome, type Point } from './item-service';
 
@@ -60,10 +60,9 @@ export class NetworkItems implements ItemService {
 
   step(p: Point): void {
     this.items.standAt(p.x, p.z);
-    const reach = ITEM_LEDGER_DEFAULTS.reach;
     for (const it of this.items.onGround(this.worldNow())) {
       if (this.claiming.has(it.id)) continue;
-      if ((it.x - p.x) ** 2 + (it.y - p.y) ** 2 + (it.z - p.z) ** 2 <= reach ** 2) void this.touch(it.id, p);
+      if ((it.x - p.x) ** 2 + (it.y - p.y) ** 2 + (it.z - p.z) ** 2 <= PICKUP_REACH ** 2) void this.touch(it.id, p);
     }
   }
 
