@@ -9,9 +9,10 @@
 // decision safe when a voter dies mid-vote (vote.ts says why).
 import * as v from 'valibot';
 import { u32, type CodecSpec } from '../core/codec';
+import { MAX_CERT_HOSTS } from '../region/epoch-cert';
 
-/** Voters of one vote (a region's host set, r <= 7; host-messages.ts MAX_HOSTS is 8). Proof masks are u32 bitmaps over them. */
-export const MAX_VOTERS = 8;
+/** Voters of one vote: a region's certified host set, so as many as a certificate names. Proof masks are u32 bitmaps over them. */
+export const MAX_VOTERS = MAX_CERT_HOSTS;
 /** Distinct candidates one vote tracks (2-8 claimants reach an item at once); more are refused and counted. */
 export const MAX_CANDIDATES = 8;
 /** Length of a vote's id (an item id, a spawn slot). */

@@ -4,6 +4,7 @@
 import * as v from 'valibot';
 import { bytes, u32 } from '../core/codec';
 import { ID_BYTES } from '../core/node-id';
+import { MAX_CERT_HOSTS } from './epoch-cert';
 import { PLAYER_COLOUR_MAX } from '../world/player-colour';
 import { isPlayerName } from '../world/player-name';
 
@@ -13,8 +14,8 @@ export const WIRE_MAX = 60 * 1024;
 export const PART_BYTES = 48 * 1024;
 /** Largest reassembled frame (a region state of ~170k edited blocks). */
 export const ASSEMBLED_MAX = 2 * 1024 * 1024;
-/** Host ids named in a frame (the host set, r <= 7). */
-export const MAX_HOSTS = 8;
+/** Host ids named in a frame: a host set, so as many as a certificate names. */
+export const MAX_HOSTS = MAX_CERT_HOSTS;
 
 export const id = bytes(ID_BYTES, ID_BYTES);
 export const hosts = v.pipe(v.array(id), v.maxLength(MAX_HOSTS));
