@@ -16,9 +16,9 @@
 // and is counted by its fault.
 import * as v from 'valibot';
 import { bytes, u32 } from '../core/codec';
-import type { IdentityAlg } from '../core/identity';
 import { ID_BYTES, idToHex, type NodeId } from '../core/node-id';
 import type { Signer, Verifier } from '../core/signer';
+import { KEY_ALGS, keyAlgCode } from '../core/key-alg-code';
 import { MAX_ROUND, MAX_VOTERS, voteIdSchema } from './vote-messages';
 import type { VoterSet } from './voter-set';
 
@@ -52,8 +52,6 @@ export interface SignedRecord {
 }
 type Item = SignedRecord;
 
-/** A signature's `a` field: the key's algorithm. */
-export const ALGS: readonly IdentityAlg[] = ['Ed25519', 'ECDSA-P256'];
 const DOMAIN = 'voxel-populi item decision v1\0';
 
 /** The record as signed: its fields in a fixed order (JSON numbers print the same everywhere: ECMAScript Number::toString). */
@@ -104,7 +102,7 @@ export class ProofSigner {
     const s = await this.signer.sign(decisionBytes(area, e, vote, round, bareRecord(rec)));
     this.stats.signed++;
     this.stats.signMs += this.now() - t0;
-    return { id: this.signer.id, a: this.signer.alg === 'Ed25519' ? 0 : 1, k: this.signer.publicKey, s };
+    return { id: this.signer.id, a: keyAlgCode(this.signer.alg), k: this.signer.publicKey, s };
   }
 }
 
@@ -136,7 +134,7 @@ export class ProofChecker {
       return held === null ? null : this.count(held);
     }
     const t0 = this.now();
-    const oks = await Promise.all(proof.sigs.map((s) => this.verify(s.id, ALGS[s.a]!, s.k, data, s.s)));
+    const oks = await Promise.all(proof.sigs.map((s) => this.verify(s.id, KEY_ALGS[s.a], s.k, data, s.s)));
     this.stats.verifyMs += this.now() - t0;
     this.stats.checked++;
     const verdict: ProofFault | null = oks.every(Boolean) ? null : 'bad-signature';

@@ -26,7 +26,7 @@ import * as v from 'valibot';
 import { bytes, u32 } from '../core/codec';
 import { hexToId, idToHex } from '../core/node-id';
 import type { Signer, Verifier } from '../core/signer';
-import { ALGS } from './decision-proof';
+import { KEY_ALGS, keyAlgCode } from '../core/key-alg-code';
 
 const time = v.pipe(v.number(), v.finite(), v.minValue(-1e15), v.maxValue(1e15));
 
@@ -76,7 +76,7 @@ export function requestBytes(area: { ax: number; az: number }, ask: OwnerAsk, r:
 /** The owner signs request `r` of `ask` at world time `t`. */
 export async function signOwnerRequest(owner: Signer, area: { ax: number; az: number }, ask: OwnerAsk, r: number, t: number): Promise<OwnerRequest> {
   const s = await owner.sign(requestBytes(area, ask, r, t));
-  return { r, o: { g: ask.gen, t, a: owner.alg === 'Ed25519' ? 0 : 1, k: owner.publicKey, s } };
+  return { r, o: { g: ask.gen, t, a: keyAlgCode(owner.alg), k: owner.publicKey, s } };
 }
 
 /** A node's check of owners' requests (one per node: shared counters), timed. */
@@ -110,7 +110,7 @@ export class OwnerRequestChecker {
     if (ok !== undefined) this.stats.cached++;
     else {
       const t0 = this.now();
-      ok = await this.verify(hexToId(by), ALGS[req.o.a]!, req.o.k, data, req.o.s).catch(() => false);
+      ok = await this.verify(hexToId(by), KEY_ALGS[req.o.a], req.o.k, data, req.o.s).catch(() => false);
       this.stats.verifyMs += this.now() - t0;
       this.stats.checked++;
       this.verdicts.set(tag, ok);

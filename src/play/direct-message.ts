@@ -12,7 +12,8 @@ import * as v from 'valibot';
 import { bytes, defineCodec, type MessageOf } from '../core/codec';
 import { ID_BYTES, idToHex, type NodeId } from '../core/node-id';
 import type { Signer, Verifier } from '../core/signer';
-import { chatLineFields, keyAlgOf, playerSignedBytes } from '../region/chat-line';
+import { KEY_ALGS, keyAlgCode } from '../core/key-alg-code';
+import { chatLineFields, playerSignedBytes } from '../region/chat-line';
 import { defaultPlayerColour } from '../world/player-colour';
 
 const time = chatLineFields.w;
@@ -49,10 +50,10 @@ export function directMessageBytes(world: string, m: Omit<DirectMessage, 't' | '
 /** A message from `player` at node `from` to node `to`, as `name` in `colour` (default: the one the player id gives), stamped `w`; `text` already normalised (normaliseChatText). */
 export async function makeDirectMessage(player: Signer, world: string, from: NodeId, to: NodeId, name: string, text: string, w: number, colour = defaultPlayerColour(idToHex(player.id))): Promise<DirectMessage> {
   const unsigned = { f: from, to, p: player.id, w: Math.floor(w), n: name, c: colour, x: text };
-  return { t: 'DM', ...unsigned, a: player.alg === 'Ed25519' ? 0 : 1, k: player.publicKey, s: await player.sign(directMessageBytes(world, unsigned)) };
+  return { t: 'DM', ...unsigned, a: keyAlgCode(player.alg), k: player.publicKey, s: await player.sign(directMessageBytes(world, unsigned)) };
 }
 
 /** True when the player the message names signed it, in this world, with the key that is theirs (never throws). */
 export function verifyDirectMessage(m: DirectMessage, world: string, verify: Verifier): Promise<boolean> {
-  return verify(m.p, keyAlgOf(m.a), m.k, directMessageBytes(world, m), m.s).catch(() => false);
+  return verify(m.p, KEY_ALGS[m.a], m.k, directMessageBytes(world, m), m.s).catch(() => false);
 }

@@ -5,9 +5,10 @@
 import { ID_WORK_BITS } from '../core/id-work';
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import type { Verifier } from '../core/signer';
+import { KEY_ALGS } from '../core/key-alg-code';
 import type { NearView } from '../dht/near-view';
 import { ANCHOR_RANK, anchorHold, REBASE_RANK, chainedFrom, chainLinks, farSet, sameCert, type AnchorFault, type FreshRule, type Hold } from './cert-anchor';
-import { ALGS, certShapeFault, encodeCert, grantBytes, type CertFault, type ClaimTerms, type EpochCert, type GrantSig } from './epoch-cert';
+import { certShapeFault, encodeCert, grantBytes, type CertFault, type ClaimTerms, type EpochCert, type GrantSig } from './epoch-cert';
 
 /** What a check knows of the reader: its certificate of the region, how it holds it, the sender's chain, whose view of the key. */
 export interface CheckOptions {
@@ -63,7 +64,7 @@ export class CertChecker {
 
   /** Whether `g` is a valid grant of `terms` by the node it names. */
   grantValid(key: NodeId, terms: ClaimTerms, g: GrantSig): Promise<boolean> {
-    return this.verify(g.id, ALGS[g.a]!, g.k, grantBytes(key, terms), g.s);
+    return this.verify(g.id, KEY_ALGS[g.a], g.k, grantBytes(key, terms), g.s);
   }
 
   /**
@@ -128,7 +129,7 @@ export class CertChecker {
    */
   primarySigned(c: EpochCert, data: Uint8Array, s: Uint8Array): Promise<boolean> {
     const g = c.grants.find((x) => idEquals(x.id, c.primary));
-    return g ? this.verify(g.id, ALGS[g.a]!, g.k, data, s) : Promise.resolve(false);
+    return g ? this.verify(g.id, KEY_ALGS[g.a], g.k, data, s) : Promise.resolve(false);
   }
 
   /**
@@ -156,7 +157,7 @@ export class CertChecker {
     const held = this.seen.get(tag);
     if (held !== undefined) return held;
     const data = grantBytes(key, c);
-    const oks = await Promise.all(c.grants.map((g) => this.verify(g.id, ALGS[g.a]!, g.k, data, g.s)));
+    const oks = await Promise.all(c.grants.map((g) => this.verify(g.id, KEY_ALGS[g.a], g.k, data, g.s)));
     this.verified++;
     const fault: CertFault | null = oks.every(Boolean) ? null : 'bad-signature';
     this.seen.set(tag, fault);

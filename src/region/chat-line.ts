@@ -9,11 +9,11 @@
 // and towers of combining marks (three or more in a row), so what one player sees is what the speaker typed.
 import * as v from 'valibot';
 import { bytes } from '../core/codec';
-import type { IdentityAlg } from '../core/identity';
 import { ID_BYTES } from '../core/node-id';
 import type { Signer, Verifier } from '../core/signer';
 import { defaultPlayerColour } from '../world/player-colour';
 import { idToHex } from '../core/node-id';
+import { KEY_ALGS, keyAlgCode } from '../core/key-alg-code';
 import { playerColour, playerName } from './frame-schemas';
 
 /** Characters (code points) a line holds at most. */
@@ -66,16 +66,13 @@ export function chatBytes(world: string, line: Omit<ChatLine, 's' | 'a' | 'k'>):
   return playerSignedBytes(DOMAIN, line.p, [world, line.w, line.n, line.c, line.x]);
 }
 
-/** The key algorithm a line's `a` names. */
-export const keyAlgOf = (a: 0 | 1): IdentityAlg => (a === 0 ? 'Ed25519' : 'ECDSA-P256');
-
 /** A line said by `player` as `name` in `colour` (default: the one its id gives) at wall-clock `w`; `text` must already be normalised (normaliseChatText). */
 export async function makeChatLine(player: Signer, world: string, name: string, text: string, w: number, colour = defaultPlayerColour(idToHex(player.id))): Promise<ChatLine> {
   const unsigned = { p: player.id, w: Math.floor(w), n: name, c: colour, x: text };
-  return { ...unsigned, a: player.alg === 'Ed25519' ? 0 : 1, k: player.publicKey, s: await player.sign(chatBytes(world, unsigned)) };
+  return { ...unsigned, a: keyAlgCode(player.alg), k: player.publicKey, s: await player.sign(chatBytes(world, unsigned)) };
 }
 
 /** True when the player the line names signed it, in this world, with the key that is theirs (never throws). */
 export function verifyChatLine(line: ChatLine, world: string, verify: Verifier): Promise<boolean> {
-  return verify(line.p, keyAlgOf(line.a), line.k, chatBytes(world, line), line.s).catch(() => false);
+  return verify(line.p, KEY_ALGS[line.a], line.k, chatBytes(world, line), line.s).catch(() => false);
 }

@@ -11,9 +11,9 @@
 // (cert-anchor.ts), since signatures prove only that the named keys signed.
 import * as v from 'valibot';
 import { bytes, defineCodec, u32 } from '../core/codec';
-import type { IdentityAlg } from '../core/identity';
 import { ID_BYTES, idEquals, idToHex, type NodeId } from '../core/node-id';
 import type { Signer } from '../core/signer';
+import { keyAlgCode } from '../core/key-alg-code';
 
 /** Most hosts a certificate names (r <= 7). */
 export const MAX_CERT_HOSTS = 8;
@@ -91,7 +91,6 @@ export function decodeCert(b: Uint8Array): EpochCert | undefined {
   }
 }
 
-export const ALGS: readonly IdentityAlg[] = ['Ed25519', 'ECDSA-P256'];
 const DOMAIN = new TextEncoder().encode('voxel-populi grant v1\0');
 
 /** The exact bytes a host signs to grant `t` for the region `key` (canonical, field by field). */
@@ -133,7 +132,7 @@ export function grantBytes(key: NodeId, t: ClaimTerms): Uint8Array {
 }
 
 export async function signGrant(signer: Signer, key: NodeId, t: ClaimTerms): Promise<GrantSig> {
-  return { id: signer.id, a: signer.alg === 'Ed25519' ? 0 : 1, k: signer.publicKey, s: await signer.sign(grantBytes(key, t)) };
+  return { id: signer.id, a: keyAlgCode(signer.alg), k: signer.publicKey, s: await signer.sign(grantBytes(key, t)) };
 }
 
 export function quorum(n: number): number {

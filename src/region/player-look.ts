@@ -10,9 +10,9 @@
 // player key to a node but words a host could make up with a player key of its own.
 import * as v from 'valibot';
 import { bytes } from '../core/codec';
-import type { IdentityAlg } from '../core/identity';
 import type { NodeId } from '../core/node-id';
 import type { Signer, Verifier } from '../core/signer';
+import { KEY_ALGS, keyAlgCode } from '../core/key-alg-code';
 import { playerColour, playerName } from './frame-schemas';
 import { playerSignedBytes } from './chat-line';
 
@@ -36,17 +36,15 @@ export function lookBytes(world: string, node: NodeId, look: Pick<PlayerLook, 'w
   return playerSignedBytes(DOMAIN, node, [world, look.w, look.n, look.c]);
 }
 
-const algOf = (a: 0 | 1): IdentityAlg => (a === 0 ? 'Ed25519' : 'ECDSA-P256');
-
 /** The look of the player at node `node` (its signer), named `name` (already valid) in colour `colour`, stamped `w` (wall-clock ms). */
 export async function makePlayerLook(node: Signer, world: string, name: string, colour: number, w: number): Promise<PlayerLook> {
   const unsigned = { w: Math.floor(w), n: name, c: colour };
-  return { a: node.alg === 'Ed25519' ? 0 : 1, k: node.publicKey, ...unsigned, s: await node.sign(lookBytes(world, node.id, unsigned)) };
+  return { a: keyAlgCode(node.alg), k: node.publicKey, ...unsigned, s: await node.sign(lookBytes(world, node.id, unsigned)) };
 }
 
 /** True when the node `node` signed this look in this world with the key that is its own (never throws). */
 export function verifyPlayerLook(look: PlayerLook, world: string, node: NodeId, verify: Verifier): Promise<boolean> {
-  return verify(node, algOf(look.a), look.k, lookBytes(world, node, look), look.s).catch(() => false);
+  return verify(node, KEY_ALGS[look.a], look.k, lookBytes(world, node, look), look.s).catch(() => false);
 }
 
 /** True when two looks show the same (name and colour), whenever signed. */

@@ -9,10 +9,10 @@
 // Checking one costs two hashes and, only when the work holds, one signature check.
 import * as v from 'valibot';
 import { bytes, u32 } from '../core/codec';
-import type { IdentityAlg } from '../core/identity';
 import { checkWork } from '../core/key-work';
 import { ID_BYTES, type NodeId } from '../core/node-id';
 import type { Signer, Verifier } from '../core/signer';
+import { KEY_ALGS, keyAlgCode } from '../core/key-alg-code';
 
 /**
  * Leading zero bits of the pass's work: 2^20 tries, ~0.75 s in Node and ~1 s in Chromium
@@ -43,16 +43,14 @@ export function passBytes(node: NodeId): Uint8Array {
   return out;
 }
 
-const algOf = (a: 0 | 1): IdentityAlg => (a === 0 ? 'Ed25519' : 'ECDSA-P256');
-
 /** The player's pass for `node`, with the work `nonce` already found for the player's key. */
 export async function makePlayerPass(player: Signer, node: NodeId, nonce: number): Promise<PlayerPass> {
-  return { p: player.id, a: player.alg === 'Ed25519' ? 0 : 1, k: player.publicKey, n: nonce, s: await player.sign(passBytes(node)) };
+  return { p: player.id, a: keyAlgCode(player.alg), k: player.publicKey, n: nonce, s: await player.sign(passBytes(node)) };
 }
 
 /** Why `pass`, shown by `node`, does not let it edit with `bits` of work asked, or undefined when it does. Never throws. */
 export async function checkPlayerPass(pass: PlayerPass, node: NodeId, bits: number, verify: Verifier): Promise<PassFault | undefined> {
   if (!checkWork(pass.k, pass.n, bits)) return 'work';
-  const ok = await verify(pass.p, algOf(pass.a), pass.k, passBytes(node), pass.s).catch(() => false);
+  const ok = await verify(pass.p, KEY_ALGS[pass.a], pass.k, passBytes(node), pass.s).catch(() => false);
   return ok ? undefined : 'signature';
 }

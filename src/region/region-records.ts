@@ -33,9 +33,9 @@
 import * as v from 'valibot';
 import { bytes, defineCodec, u32 } from '../core/codec';
 import { concatBytes } from '../core/concat-bytes';
-import type { IdentityAlg } from '../core/identity';
 import { ID_BYTES, idEquals, idFromSha256, idToHex, type NodeId } from '../core/node-id';
 import type { Signer, Verifier } from '../core/signer';
+import { KEY_ALGS, keyAlgCode } from '../core/key-alg-code';
 import type { Dht } from '../dht/dht';
 import { NAMESPACE_LIMITS } from '../dht/messages';
 import type { NearView } from '../dht/near-view';
@@ -54,8 +54,6 @@ export const ENTRIES_PER_VALUE = Math.floor((NAMESPACE_LIMITS.edits.maxValueByte
 /** Revisions within one epoch: version = epoch * REVISIONS + revision (epochs <= MAX_EPOCH keep it below 2^53). */
 const REVISIONS = 2 ** 28;
 
-// Same order as a grant's `a` (epoch-cert.ts).
-const ALGS: readonly IdentityAlg[] = ['Ed25519', 'ECDSA-P256'];
 const id = bytes(ID_BYTES, ID_BYTES);
 const stamp = v.object({ e: u32, s: u32 });
 const publicKey = v.object({ a: v.picklist([0, 1]), k: bytes(65) });
@@ -174,7 +172,7 @@ export function compactCert(c: EpochCert): EpochCert {
 function ownKey(signer: Signer, cert: EpochCert): { pk?: { a: 0 | 1; k: Uint8Array } } {
   const g = cert.grants.find((x) => idEquals(x.id, signer.id));
   if (g && g.k.length === signer.publicKey.length && g.k.every((b, i) => b === signer.publicKey[i])) return {};
-  return { pk: { a: signer.alg === 'Ed25519' ? 0 : 1, k: signer.publicKey } };
+  return { pk: { a: keyAlgCode(signer.alg), k: signer.publicKey } };
 }
 
 function checkSigner(auth: RecordAuth): EpochCert {
@@ -198,7 +196,7 @@ async function authentic(rv: RecordVerifier, region: NodeId, cert: EpochCert, pk
   if (certShapeFault(cert)) return { ok: false, reason: 'badCert' };
   const g = pk ?? cert.grants.find((x) => idEquals(x.id, cert.primary));
   if (!g) return { ok: false, reason: 'noKey' };
-  if (!(await rv.verify(cert.primary, ALGS[g.a]!, g.k, data, s))) return { ok: false, reason: 'badSignature' };
+  if (!(await rv.verify(cert.primary, KEY_ALGS[g.a], g.k, data, s))) return { ok: false, reason: 'badSignature' };
   const fault = await rv.certs.check(region, cert, { ...(anchor.view ? { view: anchor.view } : {}), known: anchor.known, fresh: anchor.fresh });
   if (fault) return { ok: false, reason: fault === 'unanchored' ? 'unanchored' : 'badCert' };
   return null;
@@ -281,7 +279,6 @@ export async function putLocation(dht: RecordDht, key: NodeId, auth: RecordAuth,
   const value = recordCodec.encode({ t: 'LOCATION', cert, r, ...ownKey(auth.signer, cert), sig: s });
   await dht.put('chunk', key, value, { seq: Math.min(0xffffffff, cert.e * 1024 + Math.min(r, 1023)) });
 }
-
 
 /**
  * `check` run once per value: the value Dht.get returns is one its `accept` checked already
