@@ -121,19 +121,37 @@ describe('commit machine', () => {
     expect(stats.duplicateEdits).toBe(3);
   });
 
-  it('orders again, unjudged, a re-send of an edit a predecessor ordered that our state holds (a refusal now would contradict it)', () => {
+  it('confirms with its first stamp, unjudged and not ordered again, a re-send of an edit a predecessor ordered that our state holds', () => {
     const { m, region, refuse, stats } = machine();
-    // The predecessor ordered it as e4 s3 just before a handoff (never confirmed); our state
+    // The predecessor ordered it as e4 s3 just before it died (never confirmed); our state
     // holds it, and the judge would now refuse it (this host has not seen the player's pass).
     region.requests.remember(requestTag(idToHex(ED), 8, keyOf(6), 1), { e: 4, s: 3 }, 0);
     region.state.merge([{ key: keyOf(6), id: 1, e: 4, s: 3 }]);
     refuse.set(6, 'unknown-player');
+    // Ordered again, every subscriber was shown it twice (e4s3, then e5s1).
     const fx = m.edit(ED, idToHex(ED), edit(8, 6), 10);
     expect(of(fx, 'reject')).toEqual([]);
-    expect(batchOf(fx).entries).toEqual([{ key: keyOf(6), id: 1, e: E, s: 1 }]);
+    expect(of(fx, 'replicate')).toEqual([]);
+    expect(confirms(fx)).toEqual([[8, 4, 3]]);
+    expect(m.seq).toBe(0);
+    expect(region.state.get(keyOf(6))).toMatchObject({ id: 1, e: 4, s: 3 });
     // A new edit of the same player is judged as ever.
     expect(m.edit(ED, idToHex(ED), edit(9, 6, 2), 20)).toEqual([{ t: 'reject', to: ED, r: 9, reason: 'unknown-player' }]);
     expect(stats.editsRejected).toBe(1);
+  });
+
+  it('orders again, unjudged, a re-send of an edit a predecessor ordered that our state lacks (a refusal now would contradict its first ordering)', () => {
+    const { m, region, refuse } = machine();
+    // Known to the request log (a granter's), not to our state: the predecessor's batch did
+    // not reach the state we began from.
+    region.requests.remember(requestTag(idToHex(ED), 8, keyOf(6), 1), { e: 4, s: 3 }, 0);
+    refuse.set(6, 'unknown-player');
+    const fx = m.edit(ED, idToHex(ED), edit(8, 6), 10);
+    expect(of(fx, 'reject')).toEqual([]);
+    expect(batchOf(fx).entries).toEqual([{ key: keyOf(6), id: 1, e: E, s: 1 }]);
+    // The same request id for another block id (a player reusing it): another edit, judged and ordered as its own.
+    refuse.delete(6);
+    expect(batchOf(m.edit(ED, idToHex(ED), edit(8, 6, 2), 20)).entries).toEqual([{ key: keyOf(6), id: 2, e: E, s: 2 }]);
   });
 
   it('a send that fails changes nothing decided: the batch waits for acks; inputs it refuses change no state', () => {

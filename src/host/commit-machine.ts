@@ -225,7 +225,7 @@ export class CommitMachine {
       const key = entryKey(columnIndex(chunkOf(m.x), chunkOf(m.z)), localOf(m.x), m.y, localOf(m.z));
       const tag = requestTag(fromHex, m.r, key, m.id);
       const dup = this.region.requests.find(tag);
-      if (dup && this.isDuplicate(who, m.r, key, dup, waiters, slot)) continue;
+      if (dup && this.isDuplicate(who, m.r, key, m.id, dup, waiters, slot)) continue;
       // A re-send of an edit a previous primary ordered (its stamp came with the request log
       // of our state) is ordered again without a new verdict: it was judged then, and our
       // state may hold it already, so a refusal now would tell its player a block it sees
@@ -293,12 +293,15 @@ export class CommitMachine {
 
   /**
    * A re-sent edit already ordered as `dup`. Of our epoch: confirmed with its stamp (now if
-   * committed, else with its batch). Of an earlier epoch (ordered by a predecessor): if a
-   * later edit of the block superseded it, confirmed with its old stamp and not applied
-   * again (that would undo the later edit); if it is still the block's newest, ordered
-   * again (false: same block, same id, a stamp of our epoch that our backups will hold).
+   * committed, else with its batch). Of an earlier epoch (ordered by a predecessor): if our
+   * state holds it with that stamp (our epoch began from a state that had it: every
+   * subscriber was sent it as committed), or a later edit of the block superseded it,
+   * confirmed with its old stamp and not ordered again; only when our state lacks it
+   * (false) is it ordered again, as an edit of our epoch. Ordered again while our state held
+   * it, an edit showed twice at every subscriber under two stamps (e12s16, then e13s2 after
+   * the failover), and the same re-send behind a newer edit of the block would undo it.
    */
-  private isDuplicate(who: NodeId, r: number, key: number, dup: Stamp, current: Batch['waiters'], batch: ReadonlyMap<number, number>): boolean {
+  private isDuplicate(who: NodeId, r: number, key: number, id: number, dup: Stamp, current: Batch['waiters'], batch: ReadonlyMap<number, number>): boolean {
     if (dup.e === this.terms.e) {
       this.duplicate(who, r, dup.s, current);
       return true;
@@ -307,7 +310,9 @@ export class CommitMachine {
     // came after the first ordering): ordered again, the re-send would land on top of it
     // (e10s6 re-ordered as e11s4 over e11s1, confirmed before it).
     const cur = this.current(key);
-    if (!batch.has(key) && (!cur || compareStamp(cur, dup) <= 0)) return false;
+    const held = this.region.state.get(key);
+    const holds = !!held && held.id === id && compareStamp(held, dup) === 0 && !!cur && compareStamp(cur, dup) === 0;
+    if (!holds && !batch.has(key) && (!cur || compareStamp(cur, dup) <= 0)) return false;
     this.stats.duplicateEdits++;
     this.out.push({ t: 'confirm', to: who, r, e: dup.e, s: dup.s });
     return true;
