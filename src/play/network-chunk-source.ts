@@ -142,7 +142,8 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
     this.tentative = new TentativeEdits({
       store: args.tentative ?? new MemoryTentativeStore(),
       clock: args.clock,
-      submit: (x, y, z, id, at) => args.client.submit(x, y, z, id, at),
+      submit: (x, y, z, id, at, r) => args.client.submit(x, y, z, id, at, r),
+      request: () => args.client.newRequest(),
       position: () => this.pos,
       revert: (x, y, z) => void this.revert(x, y, z),
       isLive: (r) => this.isLive(r),

@@ -247,9 +247,13 @@ export class RegionClient {
 
   // ---- edits and movement ------------------------------------------------------------
 
-  /** Sets world block (x, y, z) to id; `at` is where the editor stands. Resolves with the edit's stamp once confirmed. */
-  submit(x: number, y: number, z: number, id: number, at: { x: number; y: number; z: number }): Promise<Stamp> {
-    if (this.edits.passWait) return this.edits.passWait.then(() => this.submit(x, y, z, id, at)); // edits wait for our player pass
+  /**
+   * Sets world block (x, y, z) to id; `at` is where the editor stands. Resolves with the
+   * edit's stamp once confirmed. `r`: the request id of an edit submitted before (newRequest),
+   * so that a primary that ordered it answers with its stamp instead of ordering it again.
+   */
+  submit(x: number, y: number, z: number, id: number, at: { x: number; y: number; z: number }, r?: number): Promise<Stamp> {
+    if (this.edits.passWait) return this.edits.passWait.then(() => this.submit(x, y, z, id, at, r)); // edits wait for our player pass
     const coord = regionAt(x, z);
     void this.subscribe(coord);
     const sub = this.subs.get(regionName(coord))!;
@@ -257,7 +261,12 @@ export class RegionClient {
       this.stats.rejected++;
       return Promise.reject(new EditRejectedError('uncertified'));
     }
-    return this.edits.add(x, y, z, id, at, sub.attached ? sub.primary : undefined);
+    return this.edits.add(x, y, z, id, at, sub.attached ? sub.primary : undefined, r);
+  }
+
+  /** A request id for an edit that may be submitted more than once (a kept edit's retries: play/tentative-edits.ts). */
+  newRequest(): number {
+    return this.edits.newRequest();
   }
 
   /**

@@ -92,11 +92,20 @@ export class SubmittedEdits {
     this.passWait = deps.pass?.then((p) => void (this.pass = p), () => undefined).finally(() => (this.passWait = undefined));
   }
 
-  /** A new edit of world block (x, y, z); sent at once to `primary` when the region is attached. */
-  add(x: number, y: number, z: number, id: number, at: { x: number; y: number; z: number }, primary: NodeId | undefined): Promise<Stamp> {
+  /** A request id no edit of ours has had. */
+  newRequest(): number {
+    return this.nextReq++ >>> 0;
+  }
+
+  /**
+   * An edit of world block (x, y, z); sent at once to `primary` when the region is attached.
+   * `req`: its request id when it was submitted before (a kept edit's retry), unless an edit
+   * waiting here holds it.
+   */
+  add(x: number, y: number, z: number, id: number, at: { x: number; y: number; z: number }, primary: NodeId | undefined, req?: number): Promise<Stamp> {
     const { clock, opts, stats } = this.deps;
     const coord = regionAt(x, z);
-    const r = this.nextReq++ >>> 0;
+    const r = req !== undefined && !this.byRequest.has(req) ? req : this.newRequest();
     const msg: SubscriptionMessageOf<'EDIT'> = { t: 'EDIT', rx: coord.rx, rz: coord.rz, r, x, y, z, id, px: at.x, py: at.y, pz: at.z };
     return new Promise<Stamp>((resolve, reject) => {
       const timer = clock.setTimeout(() => {

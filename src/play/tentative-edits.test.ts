@@ -22,9 +22,16 @@ import { WorldModel } from './world-model';
 class FakeClient {
   readonly events = new Emitter<ClientEvents>();
   answer: 'confirm' | RejectReason = 'uncertified';
-  submits: { x: number; y: number; z: number; id: number; at: { x: number; y: number; z: number } }[] = [];
+  submits: { x: number; y: number; z: number; id: number; at: { x: number; y: number; z: number }; r?: number }[] = [];
   private readonly states = new Map<string, RegionState>();
   private seq = 0;
+
+  /** Request ids handed out from `nextReq` (a reloaded tab starts elsewhere). */
+  constructor(private nextReq = 100) {}
+
+  newRequest(): number {
+    return this.nextReq++;
+  }
 
   subscribe(): Promise<void> {
     return Promise.resolve();
@@ -57,8 +64,8 @@ class FakeClient {
     this.hold = false;
     for (const go of this.held.splice(0)) go();
   }
-  submit(x: number, y: number, z: number, id: number, at: { x: number; y: number; z: number }): Promise<{ e: number; s: number }> {
-    this.submits.push({ x, y, z, id, at });
+  submit(x: number, y: number, z: number, id: number, at: { x: number; y: number; z: number }, r?: number): Promise<{ e: number; s: number }> {
+    this.submits.push({ x, y, z, id, at, ...(r !== undefined ? { r } : {}) });
     if (this.hold) return new Promise((resolve) => this.held.push(() => resolve(this.order(x, y, z, id))));
     if (this.answer !== 'confirm') return Promise.reject(new EditRejectedError(this.answer));
     return Promise.resolve(this.order(x, y, z, id));
@@ -114,13 +121,16 @@ describe('tentative edits (no certified primary)', () => {
     const tries = client.submits.length - 1;
     expect(tries).toBeGreaterThanOrEqual(2);
     expect(tries).toBeLessThanOrEqual(5);
+    // Every retry under the first submit's request id: a primary that ordered it (its answer
+    // lost) answers with its stamp instead of ordering it again.
+    expect(new Set(client.submits.map((q) => q.r))).toEqual(new Set([100]));
     expect(a.source.tentative.size).toBe(1);
     a.source.close();
     store.close();
 
     // A reload: the stored edit is shown over the region state when its column loads.
     const store2 = await IdbTentativeStore.open('w', 'tentative-edits-test-1');
-    const client2 = new FakeClient();
+    const client2 = new FakeClient(500);
     const b = open(client2, clock, store2);
     await loadColumn(b, clock);
     expect(b.world.blockAt(6, y, 7)).toBe(BRICK);
@@ -134,7 +144,8 @@ describe('tentative edits (no certified primary)', () => {
     b.source.setPosition({ x: 6.5, y, z: 9.5, yaw: 0, pitch: 0 });
     client2.events.emit('attached', { region: regionAt(6, 7), primary: 'p', epoch: 1 });
     await clock.advance(500);
-    expect(client2.submits.at(-1)).toMatchObject({ x: 6, y, z: 7, id: BRICK, at: { x: 6.5, z: 9.5 } });
+    // Still under its first request id, kept in the store through the reload.
+    expect(client2.submits.at(-1)).toMatchObject({ x: 6, y, z: 7, id: BRICK, at: { x: 6.5, z: 9.5 }, r: 100 });
     expect(b.source.tentative.size).toBe(0);
     expect(await store2.loadAll()).toEqual([]);
     expect(client2.state(regionAt(6, 7)).get(entryKey(0, 6, y, 7))?.id).toBe(BRICK);

@@ -14,7 +14,9 @@
 // is within reach of it, else (the player stands in another region) where the player
 // stood when it made the edit; while the player stands in the edit's region away from
 // it, the edit waits (claiming a far position would move the primary's belief of us).
-// 'out-of-reach' and 'rate' answers to a retry keep the edit for later.
+// 'out-of-reach' and 'rate' answers to a retry keep the edit for later. Every retry goes
+// under the request id of the edit's first submit (kept in its record), so a primary that
+// ordered it already answers with its stamp (host/request-log.ts) instead of ordering it again.
 //
 // Bounded: at most maxEdits kept edits per world; past that, a new edit that cannot be
 // confirmed is refused (TentativeFullError: the editor takes it back), kept ones stay.
@@ -116,8 +118,15 @@ export interface TentativeEvents extends Record<string, unknown> {
 export interface TentativeEditsArgs {
   store: TentativeStore;
   clock: Clock;
-  /** Submits to the region's primary; resolves on CONFIRM (RegionClient.submit). */
-  submit(x: number, y: number, z: number, id: number, at: Point): Promise<Stamp | void>;
+  /** Submits to the region's primary under request id `r` if given; resolves on CONFIRM (RegionClient.submit). */
+  submit(x: number, y: number, z: number, id: number, at: Point, r?: number): Promise<Stamp | void>;
+  /**
+   * A new request id (RegionClient.newRequest): an edit keeps one from its first submit
+   * through every retry. Under a new id each time, a retry of an edit a primary had ordered
+   * (its CONFIRM lost or late past the timeout) was ordered again: twice under two stamps,
+   * and over any newer edit of the block made in between.
+   */
+  request?(): number;
   /** The player's position now (undefined before it is known). */
   position(): Point | undefined;
   /** A kept edit was refused for good, or superseded by a confirmed one: show the block as the region has it. */
@@ -199,13 +208,14 @@ export class TentativeEdits {
     // A kept edit of this block waits for this one's answer (Kept.newer).
     const older = this.edits.get(blockKey(x, y, z));
     if (older) older.newer++;
+    const r = this.args.request?.();
     try {
-      stamp = await this.args.submit(x, y, z, id, at).finally(() => {
+      stamp = await this.args.submit(x, y, z, id, at, r).finally(() => {
         if (older) older.newer--;
       });
     } catch (err) {
       if (isRefusal(err)) throw err;
-      await this.keep({ x, y, z, id, at: { x: at.x, y: at.y, z: at.z }, made: this.made() });
+      await this.keep({ x, y, z, id, at: { x: at.x, y: at.y, z: at.z }, made: this.made(), ...(r !== undefined ? { r } : {}) });
       return { confirmed: false };
     }
     // Confirmed: an older kept edit of this block is superseded. It was shown over the
@@ -361,6 +371,8 @@ export class TentativeEdits {
     this.inFlight++;
     this.stats.retries++;
     const r = k.rec;
+    // A record stored without a request id (by older code): one from now on, for this tab's retries.
+    if (r.r === undefined && this.args.request) r.r = this.args.request();
     const done = () => {
       k.inFlight = false;
       g.inFlight--;
@@ -368,7 +380,7 @@ export class TentativeEdits {
       if (g.edits.size === 0 && g.inFlight === 0 && this.regions.get(k.region) === g) this.regions.delete(k.region);
       if (g.inFlight === 0) this.args.idle?.(g.coord);
     };
-    this.args.submit(r.x, r.y, r.z, r.id, at).then(
+    this.args.submit(r.x, r.y, r.z, r.id, at, r.r).then(
       () => {
         done();
         g.failing = false;

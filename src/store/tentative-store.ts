@@ -19,6 +19,12 @@ export interface TentativeRecord {
   at: { x: number; y: number; z: number };
   /** When it was made (epoch ms): oldest first on load. */
   made: number;
+  /**
+   * The edit's request id (RegionClient.newRequest): its first send and every retry go under
+   * it, so a primary that ordered it already (the answer lost, or too late) answers with its
+   * stamp instead of ordering it again, perhaps over a newer edit of the block.
+   */
+  r?: number;
 }
 
 export interface TentativeStore {
@@ -37,7 +43,7 @@ interface TentativeSchema extends DBSchema {
 }
 
 const byAge = (a: TentativeRecord, b: TentativeRecord) => a.made - b.made;
-const copy = (r: TentativeRecord): TentativeRecord => ({ x: r.x, y: r.y, z: r.z, id: r.id, at: { x: r.at.x, y: r.at.y, z: r.at.z }, made: r.made });
+const copy = (r: TentativeRecord): TentativeRecord => ({ x: r.x, y: r.y, z: r.z, id: r.id, at: { x: r.at.x, y: r.at.y, z: r.at.z }, made: r.made, ...(r.r !== undefined ? { r: r.r } : {}) });
 
 export class IdbTentativeStore implements TentativeStore {
   private constructor(private readonly db: IDBPDatabase<TentativeSchema>, readonly world: string) {}
