@@ -18,11 +18,11 @@ import * as v from 'valibot';
 import { bytes, u32 } from '../core/codec';
 import { ID_BYTES, idToHex, type NodeId } from '../core/node-id';
 import type { Signer, Verifier } from '../core/signer';
-import { KEY_ALGS, keyAlgCode } from '../core/key-alg-code';
+import { KEY_ALGS, keyAlgCode, keyAlgSchema } from '../core/key-alg-code';
 import { MAX_ROUND, MAX_VOTERS, voteIdSchema } from './vote-messages';
 import type { VoterSet } from './voter-set';
 
-export const proofSigSchema = v.object({ id: bytes(ID_BYTES, ID_BYTES), a: v.picklist([0, 1]), k: bytes(65), s: bytes(72) });
+export const proofSigSchema = v.object({ id: bytes(ID_BYTES, ID_BYTES), a: keyAlgSchema, k: bytes(65), s: bytes(72) });
 export const decisionProofSchema = v.object({
   e: u32,
   vote: voteIdSchema,

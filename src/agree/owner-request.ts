@@ -26,12 +26,12 @@ import * as v from 'valibot';
 import { bytes, u32 } from '../core/codec';
 import { hexToId, idToHex } from '../core/node-id';
 import type { Signer, Verifier } from '../core/signer';
-import { KEY_ALGS, keyAlgCode } from '../core/key-alg-code';
+import { KEY_ALGS, keyAlgCode, keyAlgSchema } from '../core/key-alg-code';
 
 const time = v.pipe(v.number(), v.finite(), v.minValue(-1e15), v.maxValue(1e15));
 
 /** The owner's signature on a request: the gen `g` it held, the world time `t` it signed at, its key (alg `a`, raw `k`) and the signature `s`. */
-export const ownerSigSchema = v.object({ g: u32, t: time, a: v.picklist([0, 1]), k: bytes(65), s: bytes(72) });
+export const ownerSigSchema = v.object({ g: u32, t: time, a: keyAlgSchema, k: bytes(65), s: bytes(72) });
 export type OwnerSig = v.InferOutput<typeof ownerSigSchema>;
 
 /** A request as signed: its number `r` and the owner's signature. */

@@ -13,7 +13,7 @@ import { ID_BYTES } from '../core/node-id';
 import type { Signer, Verifier } from '../core/signer';
 import { defaultPlayerColour } from '../world/player-colour';
 import { idToHex } from '../core/node-id';
-import { KEY_ALGS, keyAlgCode } from '../core/key-alg-code';
+import { KEY_ALGS, keyAlgCode, keyAlgSchema } from '../core/key-alg-code';
 import { playerColour, playerName } from './frame-schemas';
 
 /** Characters (code points) a line holds at most. */
@@ -39,7 +39,7 @@ const time = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MA
 /** A line's fields in SAY and CHAT: player id, key algorithm (0 Ed25519, 1 P-256), key, when (epoch ms; not `t`, a frame's type), name, colour, text, signature. */
 export const chatLineFields = {
   p: bytes(ID_BYTES, ID_BYTES),
-  a: v.picklist([0, 1]),
+  a: keyAlgSchema,
   k: bytes(65),
   w: time,
   n: playerName,

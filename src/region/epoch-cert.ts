@@ -13,7 +13,7 @@ import * as v from 'valibot';
 import { bytes, defineCodec, u32 } from '../core/codec';
 import { ID_BYTES, idEquals, idToHex, type NodeId } from '../core/node-id';
 import type { Signer } from '../core/signer';
-import { keyAlgCode } from '../core/key-alg-code';
+import { keyAlgCode, keyAlgSchema } from '../core/key-alg-code';
 
 /** Most hosts a certificate names (r <= 7). */
 export const MAX_CERT_HOSTS = 8;
@@ -47,7 +47,7 @@ export const MAX_CHAIN = 3;
 
 const id = bytes(ID_BYTES, ID_BYTES);
 const hostList = v.pipe(v.array(id), v.minLength(1), v.maxLength(MAX_CERT_HOSTS));
-export const grantSigSchema = v.object({ id, a: v.picklist([0, 1]), k: bytes(65), s: bytes(72) });
+export const grantSigSchema = v.object({ id, a: keyAlgSchema, k: bytes(65), s: bytes(72) });
 /** An earlier epoch and its hosts; `p`, in `pend` entries, the claimant of that epoch (so its ABANDON can clear it). */
 export const certPrevSchema = v.object({ e: u32, hosts: hostList, p: v.optional(id) });
 export const certSchema = v.object({

@@ -12,7 +12,7 @@ import * as v from 'valibot';
 import { bytes } from '../core/codec';
 import type { NodeId } from '../core/node-id';
 import type { Signer, Verifier } from '../core/signer';
-import { KEY_ALGS, keyAlgCode } from '../core/key-alg-code';
+import { KEY_ALGS, keyAlgCode, keyAlgSchema } from '../core/key-alg-code';
 import { playerColour, playerName } from './frame-schemas';
 import { playerSignedBytes } from './chat-line';
 
@@ -26,7 +26,7 @@ export const LOOK_RULES = {
 const time = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER));
 
 /** A look's fields: node key algorithm (0 Ed25519, 1 P-256), node key, when (epoch ms), name, colour, signature. */
-export const lookSchema = v.object({ a: v.picklist([0, 1]), k: bytes(65), w: time, n: playerName, c: playerColour, s: bytes(72) });
+export const lookSchema = v.object({ a: keyAlgSchema, k: bytes(65), w: time, n: playerName, c: playerColour, s: bytes(72) });
 export type PlayerLook = v.InferOutput<typeof lookSchema>;
 
 const DOMAIN = new TextEncoder().encode('voxel-populi/look/v1\0');

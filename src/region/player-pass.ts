@@ -12,7 +12,7 @@ import { bytes, u32 } from '../core/codec';
 import { checkWork } from '../core/key-work';
 import { ID_BYTES, type NodeId } from '../core/node-id';
 import type { Signer, Verifier } from '../core/signer';
-import { KEY_ALGS, keyAlgCode } from '../core/key-alg-code';
+import { KEY_ALGS, keyAlgCode, keyAlgSchema } from '../core/key-alg-code';
 
 /**
  * Leading zero bits of the pass's work: 2^20 tries, ~0.75 s in Node and ~1 s in Chromium
@@ -23,7 +23,7 @@ export const PLAYER_PASS_BITS = 20;
 /** The PLAYER frame's fields: player id, key algorithm (0 Ed25519, 1 P-256), key, work nonce, signature. */
 export const passFields = {
   p: bytes(ID_BYTES, ID_BYTES),
-  a: v.picklist([0, 1]),
+  a: keyAlgSchema,
   k: bytes(65),
   n: u32,
   s: bytes(72),

@@ -35,7 +35,7 @@ import { bytes, defineCodec, u32 } from '../core/codec';
 import { concatBytes } from '../core/concat-bytes';
 import { ID_BYTES, idEquals, idFromSha256, idToHex, type NodeId } from '../core/node-id';
 import type { Signer, Verifier } from '../core/signer';
-import { KEY_ALGS, keyAlgCode } from '../core/key-alg-code';
+import { KEY_ALGS, keyAlgCode, keyAlgSchema } from '../core/key-alg-code';
 import type { Dht } from '../dht/dht';
 import { NAMESPACE_LIMITS } from '../dht/messages';
 import type { NearView } from '../dht/near-view';
@@ -56,7 +56,7 @@ const REVISIONS = 2 ** 28;
 
 const id = bytes(ID_BYTES, ID_BYTES);
 const stamp = v.object({ e: u32, s: u32 });
-const publicKey = v.object({ a: v.picklist([0, 1]), k: bytes(65) });
+const publicKey = v.object({ a: keyAlgSchema, k: bytes(65) });
 const sig = bytes(72);
 const recordCodec = defineCodec(
   {
