@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { PLACEABLE } from '../world/blocks';
 import { chunkOf, localOf } from '../world/coords';
 import { HostSim, type SimPeer } from '../testing/host-sim';
+import { SIM_TIMEOUT_MS } from '../testing/sim-timeout';
 import { columnIndex, REGION_BLOCKS, type RegionCoord } from '../region/region-key';
 import { compareStamp, entryKey, type RegionState, type Stamp } from '../region/region-state';
 
@@ -141,7 +142,7 @@ describe('region hosting under churn (simulated)', () => {
     if (confirmed.length < 0.9 * submitted) down.push(`${confirmed.length} of ${submitted} edits confirmed`);
     available.set(seed, down.join(', '));
     sim.stopAll();
-  });
+  }, SIM_TIMEOUT_MS);
 
   it('most seeds end available: every region with a primary, 90% of edits confirmed', () => {
     const up = [...available.values()].filter((why) => why === '').length;
