@@ -9,11 +9,21 @@
 // closed. Every frame is size-capped, rate-limited per socket and per address, and
 // schema-checked; bad input gets an error frame, a socket that keeps misbehaving is
 // closed, and no input can throw out of a handler.
+//
+// Worlds are kept apart: a socket registers into its network's room (the network id,
+// net/network-id.ts, a hash of its world's name and seed, so the relay never learns either),
+// and 'peers' and 'signal' reach only its own room. A newcomer's first contacts are thus of
+// its own world, and one relay serves any number of worlds. A room exists only while a
+// registered socket is in it, so rooms are bounded by maxSockets as sockets are. A client
+// that names no network (one from before rooms) is in the unnamed network's room, with its
+// like: it still meets old clients of every world there, as before, but never a new one,
+// whose handshake would refuse it anyway (net/link-handshake.ts).
 import * as v from 'valibot';
 import { publicKeyMatchesId, verifySignature } from '../src/core/identity';
 import { hexToId } from '../src/core/node-id';
 import { TokenBucket } from '../src/core/token-bucket';
 import { fromB64, toB64 } from '../src/core/base64';
+import { UNNAMED_NETWORK } from '../src/net/network-id';
 import { CHALLENGE_BYTES, ClientMessageSchema, MAX_PEERS, registerProof, type IceGrant, type RelayErrorCode, type RelayMessage } from '../src/net/relay-protocol';
 
 export const RELAY_DEFAULTS = {
@@ -62,6 +72,8 @@ export interface RelayStats {
   iceGrants: number;
   /** Live sockets closed because their id's owner registered again on a new one. */
   replaced: number;
+  /** Rooms (networks) with a registered socket now. */
+  rooms: number;
   errorsSent: number;
   closedForAbuse: number;
   errors: Partial<Record<RelayErrorCode, number>>;
@@ -72,6 +84,8 @@ export interface RelayClient {
   readonly address: string;
   readonly nonce: string;
   id?: string;
+  /** Its room: the network it registered in (UNNAMED_NETWORK until it registers, or if it named none). */
+  net: string;
   /** A register is being checked (signature verification is async). */
   proving: boolean;
   bucket: TokenBucket;
@@ -82,7 +96,7 @@ export interface RelayClient {
 export function newRelayStats(): RelayStats {
   return {
     sockets: 0, registered: 0, accepted: 0, rejectedFull: 0, rejectedAddressFull: 0, messagesIn: 0, bytesIn: 0,
-    signalsRelayed: 0, peersAnswered: 0, iceGrants: 0, replaced: 0, errorsSent: 0, closedForAbuse: 0, errors: {},
+    signalsRelayed: 0, peersAnswered: 0, iceGrants: 0, replaced: 0, rooms: 0, errorsSent: 0, closedForAbuse: 0, errors: {},
   };
 }
 
@@ -90,6 +104,8 @@ export class RelayCore {
   readonly stats = newRelayStats();
   readonly clients = new Set<RelayClient>();
   readonly byId = new Map<string, RelayClient>();
+  /** Network id -> the registered ids in its room (an id is in at most one). */
+  private readonly rooms = new Map<string, Set<string>>();
   private readonly perAddress = new Map<string, { sockets: number; bucket: TokenBucket }>();
 
   /**
@@ -120,7 +136,7 @@ export class RelayCore {
   /** A new socket: it gets its challenge. */
   connect(socket: RelaySocket, address: string): RelayClient {
     const nonce = toB64(crypto.getRandomValues(new Uint8Array(CHALLENGE_BYTES)));
-    const c: RelayClient = { socket, address, nonce, proving: false, bucket: new TokenBucket(this.o.ratePerSecond, this.o.burst, this.now()), strikes: 0, alive: true };
+    const c: RelayClient = { socket, address, nonce, net: UNNAMED_NETWORK, proving: false, bucket: new TokenBucket(this.o.ratePerSecond, this.o.burst, this.now()), strikes: 0, alive: true };
     this.clients.add(c);
     let a = this.perAddress.get(address);
     if (!a) this.perAddress.set(address, (a = { sockets: 0, bucket: new TokenBucket(this.o.addressRatePerSecond, this.o.addressBurst, this.now()) }));
@@ -133,7 +149,7 @@ export class RelayCore {
 
   disconnect(c: RelayClient): void {
     if (!this.clients.delete(c)) return;
-    if (c.id !== undefined && this.byId.get(c.id) === c) this.byId.delete(c.id);
+    if (c.id !== undefined && this.byId.get(c.id) === c) this.unregister(c);
     const a = this.perAddress.get(c.address);
     if (a && --a.sockets <= 0) this.perAddress.delete(c.address);
     this.stats.sockets = this.clients.size;
@@ -164,14 +180,15 @@ export class RelayCore {
       case 'signal': {
         if (c.id === undefined) return this.fail(c, 'not-registered', 'register first');
         const target = this.byId.get(msg.to);
-        // Not a strike: peers vanish all the time, the sender cannot know.
-        if (!target) return this.fail(c, 'unknown-peer', 'no live socket with that id', { to: msg.to, strike: false });
+        // Not a strike: peers vanish all the time, the sender cannot know. Another room's id
+        // is as unknown as a gone one: nothing says which worlds are here.
+        if (!target || target.net !== c.net) return this.fail(c, 'unknown-peer', 'no live socket with that id', { to: msg.to, strike: false });
         this.stats.signalsRelayed++;
         return this.send(target, { type: 'signal', from: c.id, blob: msg.blob });
       }
       case 'peers':
         this.stats.peersAnswered++;
-        return this.send(c, { type: 'peers', ids: this.randomPeers(c.id, Math.min(msg.n ?? this.o.defaultPeers, MAX_PEERS)) });
+        return this.send(c, { type: 'peers', ids: this.randomPeers(c.net, c.id, Math.min(msg.n ?? this.o.defaultPeers, MAX_PEERS)) });
       case 'ice':
         // Credentials only for a proven id: an anonymous socket gets no TURN relay.
         if (c.id === undefined) return this.fail(c, 'not-registered', 'register first');
@@ -196,15 +213,31 @@ export class RelayCore {
       // The owner proved the id again on a new socket: the old one is a crashed tab's (or
       // the owner's own to replace). Either way the id's messages go to the new one now.
       this.stats.replaced++;
-      this.byId.delete(msg.id);
+      this.unregister(stale);
       stale.id = undefined;
       stale.socket.close(4000, 'replaced by a newer socket of the same id');
     }
     c.id = msg.id;
+    c.net = msg.net ?? UNNAMED_NETWORK;
     this.byId.set(msg.id, c);
+    let room = this.rooms.get(c.net);
+    if (!room) this.rooms.set(c.net, (room = new Set()));
+    room.add(msg.id);
     this.stats.registered = this.byId.size;
+    this.stats.rooms = this.rooms.size;
     const ice = this.grant(msg.id);
-    this.send(c, { type: 'registered', id: msg.id, ...(ice ? { ice } : {}) });
+    this.send(c, { type: 'registered', id: msg.id, ...(msg.net !== undefined ? { net: msg.net } : {}), ...(ice ? { ice } : {}) });
+  }
+
+  /** Takes a registered client's id out of the directory and its room (an empty room goes). */
+  private unregister(c: RelayClient): void {
+    if (c.id === undefined) return;
+    this.byId.delete(c.id);
+    const room = this.rooms.get(c.net);
+    room?.delete(c.id);
+    if (room?.size === 0) this.rooms.delete(c.net);
+    this.stats.registered = this.byId.size;
+    this.stats.rooms = this.rooms.size;
   }
 
   private grant(id: string): IceGrant | undefined {
@@ -227,8 +260,8 @@ export class RelayCore {
     }
   }
 
-  private randomPeers(self: string | undefined, n: number): string[] {
-    const ids = [...this.byId.keys()].filter((id) => id !== self);
+  private randomPeers(net: string, self: string | undefined, n: number): string[] {
+    const ids = [...(this.rooms.get(net) ?? [])].filter((id) => id !== self);
     const k = Math.min(n, ids.length);
     for (let i = 0; i < k; i++) {
       const j = i + Math.floor(Math.random() * (ids.length - i));

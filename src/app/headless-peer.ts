@@ -28,6 +28,7 @@ import { startNetSession, type NetSession } from './net-session';
 import { Peer, type JoinStage } from '../bootstrap/peer';
 import { recordRules } from '../play/dht-record-rules';
 import type { WorkerTickerStats } from './worker-ticker';
+import { networkId } from '../net/network-id';
 
 export const HEADLESS_DEFAULTS = {
   /** The relay of `npm start` on this machine. */
@@ -94,6 +95,8 @@ export async function startHeadlessPeer(o: HeadlessOptions): Promise<HeadlessPee
     const identity = o.identity ?? await store.nodeIdentity();
     const peer = await Peer.start({
       identity,
+      // The world's network, from the same world and seed as a page's link names it.
+      network: networkId(cfg.world, cfg.seed),
       records: recordRules(),
       doorways: pageDoorways(cfg),
       clock,

@@ -33,6 +33,7 @@ import { probeIceGathering } from '../net/ice-probe';
 import { WEBRTC_DEFAULTS } from '../net/webrtc-transport';
 import { mergeIceServers, parseIcePolicy, parseIceServersJson } from '../net/ice-servers';
 import { pageStorage, storedIceServers } from '../ui/ice-settings';
+import { networkId } from '../net/network-id';
 
 const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
 
@@ -87,6 +88,8 @@ export async function joinPeer(cfg: PageConfig, clock: Clock, onStage?: PeerConf
   const doorways = problem ? pageDoorways(parsePageConfig(location.href.split('#')[0]!, deployDefaults())) : pageDoorways(cfg);
   const peer = await Peer.start({
     identity: claimed.identity,
+    // The world is its own network: its relay room, and the only peers it links to.
+    network: networkId(cfg.world, cfg.seed),
     records: recordRules(),
     iceProbe,
     iceServers: cfg.iceServers,

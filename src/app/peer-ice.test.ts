@@ -9,6 +9,7 @@ import { parsePageConfig } from './config';
 import type { DoorwayConnector } from '../bootstrap/doorways';
 import { inviteLinkFor } from './net-session';
 import { Peer } from '../bootstrap/peer';
+import { UNNAMED_NETWORK } from '../net/network-id';
 
 const relay = { kind: 'relay', url: 'ws://127.0.0.1:1/relay' } as const;
 const peers: Peer[] = [];
@@ -31,7 +32,7 @@ function grantingDoorway(ice: IceGrant | undefined) {
 }
 
 async function start(connect: DoorwayConnector, iceServers: RTCIceServer[], iceServersForRtc?: (s: RTCIceServer[]) => RTCIceServer[]) {
-  const peer = await Peer.start({ identity: await generateIdentity(), records: {}, doorways: [relay], iceServers, connect, ...(iceServersForRtc ? { iceServersForRtc } : {}), options: { joinDeadlineMs: 300 } });
+  const peer = await Peer.start({ identity: await generateIdentity(), network: UNNAMED_NETWORK, records: {}, doorways: [relay], iceServers, connect, ...(iceServersForRtc ? { iceServersForRtc } : {}), options: { joinDeadlineMs: 300 } });
   peers.push(peer);
   return peer;
 }

@@ -7,6 +7,7 @@ import { VirtualClock } from '../core/virtual-clock';
 import type { DoorwayConnector, DoorwaySpec } from './doorways';
 import { fakeDoorway, type FakeDoorway } from '../testing/fake-doorway';
 import { Peer } from './peer';
+import { UNNAMED_NETWORK } from '../net/network-id';
 
 const relay: DoorwaySpec = { kind: 'relay', url: 'ws://127.0.0.1:1/relay' };
 
@@ -25,7 +26,7 @@ describe('Peer re-opens its relay after a drop', () => {
       conns.push(c);
       return c;
     };
-    const started = Peer.start({ identity, records: {}, doorways: [relay], connect, clock, options: { joinDeadlineMs: 300 } });
+    const started = Peer.start({ identity, network: UNNAMED_NETWORK, records: {}, doorways: [relay], connect, clock, options: { joinDeadlineMs: 300 } });
     await clock.runUntil(() => false, 1000);
     const peer = await started;
     peers.push(peer);

@@ -9,6 +9,7 @@ import { BootstrapError, type Bootstrap, type BootstrapEvents } from '../net/boo
 import type { DoorwayConnector } from './doorways';
 import { Peer, type PeerConfig } from './peer';
 import { testNodeIdentity } from '../testing/node-identities';
+import { UNNAMED_NETWORK } from '../net/network-id';
 
 const relay = { kind: 'relay', url: 'ws://127.0.0.1:1/relay' } as const;
 /** Another peer's id: one that shows work (core/id-work.ts), or the dial would be refused before it starts. */
@@ -28,9 +29,9 @@ const doorway = (listed: NodeId[], knows: NodeId[] = listed): DoorwayConnector =
   return b;
 };
 
-async function start(connect: DoorwayConnector, invitePeers: NodeId[] = [], more: Partial<PeerConfig> = {}) {
+async function start(connect: DoorwayConnector, invitePeers: NodeId[] = [], more: Partial<Omit<PeerConfig, 'network'>> = {}) {
   const t0 = performance.now();
-  const peer = await Peer.start({ identity: await generateIdentity(), records: {}, doorways: [relay], invitePeers, connect, options: { joinDeadlineMs: 300 }, ...more });
+  const peer = await Peer.start({ identity: await generateIdentity(), network: UNNAMED_NETWORK, records: {}, doorways: [relay], invitePeers, connect, options: { joinDeadlineMs: 300 }, ...more });
   peers.push(peer);
   return { peer, ms: performance.now() - t0 };
 }

@@ -76,6 +76,11 @@ export type JoinStage = 'doorway' | 'peers-listed' | 'first-link' | 'dht-ready';
 export interface PeerConfig {
   identity: Identity;
   /**
+   * The network this peer is of (net/network-id.ts: `networkId(world, seed)`): it registers
+   * in that room of a relay and links only to peers of it, so two worlds never share a DHT.
+   */
+  network: string;
+  /**
    * The rules the DHT node checks records with, by namespace (play/dht-record-rules.ts):
    * the DHT cannot know what a player or region record is, so the composition root says.
    * `dht.records` adds or replaces rules (tests, tools).
@@ -115,7 +120,7 @@ function dhtOptions(cfg: PeerConfig): Partial<DhtOptions> {
 
 function defaultConnector(cfg: PeerConfig, timeoutMs: number): DoorwayConnector {
   return (spec, selfId) => {
-    if (spec.kind === 'relay') return connectRelay({ url: spec.url, identity: cfg.identity, WebSocket: cfg.WebSocket, connectTimeoutMs: timeoutMs });
+    if (spec.kind === 'relay') return connectRelay({ url: spec.url, identity: cfg.identity, network: cfg.network, WebSocket: cfg.WebSocket, connectTimeoutMs: timeoutMs });
     const u = new URL(spec.url);
     const secure = u.protocol === 'https:';
     return connectPeerJs({ selfId, host: u.hostname, port: Number(u.port || (secure ? 443 : 80)), path: u.pathname, secure, connectTimeoutMs: timeoutMs, ...(spec.key ? { key: spec.key } : {}) });
@@ -207,7 +212,7 @@ export class Peer {
     const connect = ice.watch(cfg.connect ?? defaultConnector(cfg, DOORWAY_TIMEOUT_MS));
     // The transport asks of the ids it links to the work the DHT asks (core/id-work.ts).
     const idWorkBits = cfg.dht?.idWorkBits;
-    const transport = new WebRtcTransport({ identity: cfg.identity, iceServers: forRtc(ice.servers), clock, ...(cfg.rtcConfig ? { rtcConfig: cfg.rtcConfig } : {}), ...(cfg.iceProbe ? { iceProbe: cfg.iceProbe } : {}), ...(idWorkBits !== undefined ? { idWorkBits } : {}) });
+    const transport = new WebRtcTransport({ identity: cfg.identity, network: cfg.network, iceServers: forRtc(ice.servers), clock, ...(cfg.rtcConfig ? { rtcConfig: cfg.rtcConfig } : {}), ...(cfg.iceProbe ? { iceProbe: cfg.iceProbe } : {}), ...(idWorkBits !== undefined ? { idWorkBits } : {}) });
     const doors = new Doorways(cfg.doorways, transport, () => clock.now());
     let lastError: Error | undefined;
     const opened = await Promise.all(cfg.doorways.map((spec) => connect(spec, cfg.identity.id).then(

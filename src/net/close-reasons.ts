@@ -14,6 +14,11 @@ export const CHANNEL_CLOSED = 'remote closed';
 export const TRANSPORT_CLOSED = 'transport closed';
 /** The link's handshake (who the far end is) failed after the connection opened. */
 export const HANDSHAKE_FAILED = 'handshake failed';
+/**
+ * The far end is of another network (another world, or a client that names none:
+ * network-id.ts): refused in the handshake, on both ends, before the link is handed out.
+ */
+export const OTHER_NETWORK = 'another network';
 /** The simulated network's ICE path between the two ends broke (a partition). */
 export const ICE_FAILED = 'ice failed';
 /** The far end's node was killed in the simulated network (not silently: its end closed at once). */

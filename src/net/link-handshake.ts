@@ -8,6 +8,12 @@
 // of a man-in-the-middle has different certificates, so the transcripts differ).
 // A proven id must also show work (core/id-work.ts), or anyone could grind keys until
 // it held ids next to any key it wanted to answer for.
+// Each side names its network (network-id.ts: its world) in HELLO, and a peer of another
+// network is refused before anything else is checked: honest peers of two worlds never
+// link, whatever relay or contact list brought them together. The network is signed too
+// (the transcript ends with it), so a signature is good only in the network it was made in.
+// A hostile peer can still name our network falsely: that peer is a member like any other,
+// and what it may do with region state is the certificate checks' business (docs/TRUST.md).
 import * as v from 'valibot';
 import { fromB64 as decodeB64, toB64 } from '../core/base64';
 import { concatBytes } from '../core/concat-bytes';
@@ -15,6 +21,7 @@ import { ID_WORK_BITS, idWorkOk } from '../core/id-work';
 import { type Identity, publicKeyMatchesId, verifySignature } from '../core/identity';
 import { type NodeId } from '../core/node-id';
 import { VoxelError } from '../core/errors';
+import { UNNAMED_NETWORK } from './network-id';
 
 const CONTEXT = 'voxel-populi link v1';
 const NONCE_BYTES = 16;
@@ -33,6 +40,8 @@ export const HelloSchema = v.object({
   nonce: B64,
   /** The sender reads Batch frames (frames.ts); a peer that does not say so gets none. */
   batch: v.optional(v.literal(1)),
+  /** The sender's network (network-id.ts); none: the unnamed one, as a peer from before networks had names. */
+  net: v.optional(v.pipe(v.string(), v.regex(/^[0-9a-f]{32}$/))),
 });
 export const AuthSchema = v.object({ t: v.literal('auth'), sig: B64 });
 export const ByeSchema = v.object({ t: v.literal('bye'), reason: v.pipe(v.string(), v.maxLength(200)) });
@@ -63,9 +72,10 @@ export function sdpFingerprint(sdp: string | undefined): string | undefined {
   return fp === '' ? undefined : fp;
 }
 
-function transcript(signer: NodeId, verifier: NodeId, signerNonce: Uint8Array, verifierNonce: Uint8Array, fps: string): Uint8Array {
+// The unnamed network adds nothing, so its transcript is the one peers signed before networks had names.
+function transcript(signer: NodeId, verifier: NodeId, signerNonce: Uint8Array, verifierNonce: Uint8Array, fps: string, network: string): Uint8Array {
   const te = new TextEncoder();
-  return concatBytes(te.encode(CONTEXT), signer, verifier, signerNonce, verifierNonce, te.encode(fps));
+  return concatBytes(te.encode(CONTEXT), signer, verifier, signerNonce, verifierNonce, te.encode(fps), te.encode(network));
 }
 
 export interface HandshakeIo {
@@ -77,26 +87,30 @@ export interface HandshakeIo {
 /** The HandshakeError of a peer whose proven id shows too little work (the transport counts these). */
 export const NO_ID_WORK = 'the remote id shows too little work';
 
+/** The HandshakeError of a peer of another network than ours (the transport closes it as OTHER_NETWORK and counts it). */
+export const NOT_OUR_NETWORK = 'the remote peer is of another network';
+
 /**
- * Runs both halves of the handshake; resolves once the peer proved `remoteId` and it shows
- * `idWorkBits` of work, with whether the peer reads Batch frames. `fingerprints` is "offerFingerprint|answerFingerprint" as this side
- * saw the SDPs.
+ * Runs both halves of the handshake; resolves once the peer proved `remoteId`, is of
+ * `network` and shows `idWorkBits` of work, with whether the peer reads Batch frames.
+ * `fingerprints` is "offerFingerprint|answerFingerprint" as this side saw the SDPs.
  */
-export async function runHandshake(io: HandshakeIo, self: Identity, remoteId: NodeId, fingerprints: string, idWorkBits = ID_WORK_BITS): Promise<{ batch: boolean }> {
+export async function runHandshake(io: HandshakeIo, self: Identity, remoteId: NodeId, fingerprints: string, idWorkBits = ID_WORK_BITS, network = UNNAMED_NETWORK): Promise<{ batch: boolean }> {
   const nonce = crypto.getRandomValues(new Uint8Array(NONCE_BYTES));
-  io.send({ t: 'hello', v: 1, alg: self.alg, pk: toB64(self.publicKey), nonce: toB64(nonce), batch: 1 });
+  io.send({ t: 'hello', v: 1, alg: self.alg, pk: toB64(self.publicKey), nonce: toB64(nonce), batch: 1, ...(network !== UNNAMED_NETWORK ? { net: network } : {}) });
   const hello = await io.next();
   if (hello.t !== 'hello') throw new HandshakeError(`expected hello, got ${hello.t}`);
+  if ((hello.net ?? UNNAMED_NETWORK) !== network) throw new HandshakeError(NOT_OUR_NETWORK);
   const pk = fromB64(hello.pk);
   const theirNonce = fromB64(hello.nonce);
   if (theirNonce.length !== NONCE_BYTES) throw new HandshakeError('bad nonce');
   if (!(await publicKeyMatchesId(pk, remoteId))) throw new HandshakeError('public key does not match the remote id');
   if (!idWorkOk(remoteId, idWorkBits)) throw new HandshakeError(NO_ID_WORK);
-  const sig = await self.sign(transcript(self.id, remoteId, nonce, theirNonce, fingerprints));
+  const sig = await self.sign(transcript(self.id, remoteId, nonce, theirNonce, fingerprints, network));
   io.send({ t: 'auth', sig: toB64(sig) });
   const auth = await io.next();
   if (auth.t !== 'auth') throw new HandshakeError(`expected auth, got ${auth.t}`);
-  const ok = await verifySignature(hello.alg, pk, transcript(remoteId, self.id, theirNonce, nonce, fingerprints), fromB64(auth.sig));
+  const ok = await verifySignature(hello.alg, pk, transcript(remoteId, self.id, theirNonce, nonce, fingerprints, network), fromB64(auth.sig));
   if (!ok) throw new HandshakeError('bad signature');
   return { batch: hello.batch === 1 };
 }

@@ -7,31 +7,13 @@ import { generateIdentity, type Identity } from '../core/identity';
 import { VirtualClock } from '../core/virtual-clock';
 import { FakeSimplePeer } from '../testing/fake-simple-peer';
 import { testNodeIdentity } from '../testing/node-identities';
-import { NO_ID_WORK, runHandshake, type ControlMsg, type HandshakeIo } from './link-handshake';
+import { NO_ID_WORK, runHandshake } from './link-handshake';
 import { DialError } from './transport';
 import { WebRtcTransport } from './webrtc-transport';
+import { handshakePipe } from '../testing/handshake-pipe';
 
 const FPS = 'sha-256 aa:bb|sha-256 cc:dd';
 
-/** Two ends of an in-memory control channel. */
-function pipe(): [HandshakeIo, HandshakeIo] {
-  const end = () => {
-    const queue: ControlMsg[] = [];
-    let waiting: ((m: ControlMsg) => void) | undefined;
-    return {
-      push(m: ControlMsg) {
-        if (waiting) {
-          const w = waiting;
-          waiting = undefined;
-          w(m);
-        } else queue.push(m);
-      },
-      next: () => (queue.length ? Promise.resolve(queue.shift()!) : new Promise<ControlMsg>((r) => (waiting = r))),
-    };
-  };
-  const [a, b] = [end(), end()];
-  return [{ send: (m) => b.push(m), next: a.next }, { send: (m) => a.push(m), next: b.next }];
-}
 
 /** A key whose id shows too little work: a player key, or a node key from before ids cost work. */
 async function idleIdentity(): Promise<Identity> {
@@ -47,13 +29,13 @@ const offer = (cid: string) => ({ t: 'rtc', v: 1, cid, s: { type: 'offer', sdp }
 describe('the link handshake', () => {
   it('proves ids that show work; refuses a proven id that shows too little', async () => {
     const [us, them, idle] = [await testNodeIdentity(), await testNodeIdentity(), await idleIdentity()];
-    let [a, b] = pipe();
+    let [a, b] = handshakePipe();
     await Promise.all([runHandshake(a, us, them.id, FPS), runHandshake(b, them, us.id, FPS)]);
-    [a, b] = pipe();
+    [a, b] = handshakePipe();
     void runHandshake(b, idle, us.id, FPS).catch(() => undefined); // left waiting for our AUTH
     await expect(runHandshake(a, us, idle.id, FPS)).rejects.toThrow(NO_ID_WORK);
     // Asking nothing (a simulation's drawn ids), the same key is proven.
-    [a, b] = pipe();
+    [a, b] = handshakePipe();
     await Promise.all([runHandshake(a, us, idle.id, FPS, 0), runHandshake(b, idle, us.id, FPS, 0)]);
   });
 });

@@ -14,11 +14,15 @@
 // - churn: `kill(id)` ends a node: its links close at the remote ends after one latency,
 //   or never with { silent: true } (only heartbeats notice); `addNode(id)` can bring the
 //   same id back later.
+// - networks: each node is of one network (network-id.ts: its world's); a dial across two
+//   is refused as the WebRTC handshake refuses it (OTHER_NETWORK, counted in `otherNetwork`).
 import type { Clock } from '../core/clock';
 import { Emitter } from '../core/emitter';
 import { idToHex, type NodeId } from '../core/node-id';
 import { seededRandom, type Random } from '../core/seeded-random';
 import { ICE_FAILED, REMOTE_VANISHED } from './close-reasons';
+import { NOT_OUR_NETWORK } from './link-handshake';
+import { UNNAMED_NETWORK } from './network-id';
 import { MemoryLink, type LinkMedium } from './memory-link';
 import { DialError, type SignalBlob, type SignalChannel, type Transport, type TransportEvents } from './transport';
 
@@ -51,22 +55,30 @@ export interface MemoryNetworkStats {
   bytes: number;
   dropped: number;
   signals: number;
+  /** Dials refused because the two ends are of different networks. */
+  otherNetwork: number;
 }
 
 interface Offer {
   mem: 'offer' | 'answer' | 'reject';
   dial: number;
+  /** An offer's network (none: the unnamed one). */
+  net?: string;
+  /** A reject's reason: 'network', the two ends are of different networks. */
+  why?: string;
 }
 
 function asOffer(blob: SignalBlob): Offer | null {
-  const { mem, dial } = blob;
-  if ((mem === 'offer' || mem === 'answer' || mem === 'reject') && typeof dial === 'number') return { mem, dial };
+  const { mem, dial, net, why } = blob;
+  if ((mem === 'offer' || mem === 'answer' || mem === 'reject') && typeof dial === 'number') {
+    return { mem, dial, ...(typeof net === 'string' ? { net } : {}), ...(typeof why === 'string' ? { why } : {}) };
+  }
   return null;
 }
 
 export class MemoryNetwork implements LinkMedium {
   readonly clock: Clock;
-  readonly stats: MemoryNetworkStats = { dials: 0, linksOpened: 0, messages: 0, bytes: 0, dropped: 0, signals: 0 };
+  readonly stats: MemoryNetworkStats = { dials: 0, linksOpened: 0, messages: 0, bytes: 0, dropped: 0, signals: 0, otherNetwork: 0 };
   private readonly rand: Random;
   private readonly nodes = new Map<string, MemoryTransport>();
   private groups = new Map<string, number>();
@@ -89,12 +101,12 @@ export class MemoryNetwork implements LinkMedium {
     };
   }
 
-  /** Adds (or revives) a node and returns its transport. */
-  addNode(id: NodeId): MemoryTransport {
+  /** Adds (or revives) a node, of `network` (default the unnamed one), and returns its transport. */
+  addNode(id: NodeId, opts: { network?: string } = {}): MemoryTransport {
     const hex = idToHex(id);
     const old = this.nodes.get(hex);
     if (old?.alive) throw new Error(`node ${hex.slice(0, 8)} is already on the network`);
-    const t = new MemoryTransport(this, id);
+    const t = new MemoryTransport(this, id, opts.network ?? UNNAMED_NETWORK);
     this.nodes.set(hex, t);
     return t;
   }
@@ -216,6 +228,8 @@ export class MemoryTransport implements Transport {
   readonly events = new Emitter<TransportEvents>();
   /** Dials this node started (the simulator reports them). */
   dials = 0;
+  /** Connections refused because the far end is of another network (either end counts its own). */
+  otherNetwork = 0;
   alive = true;
   private nextDial = 1;
   private readonly pending = new Map<number, PendingDial>();
@@ -224,6 +238,7 @@ export class MemoryTransport implements Transport {
   constructor(
     private readonly net: MemoryNetwork,
     readonly selfId: NodeId,
+    readonly network: string,
   ) {}
 
   get linkCount(): number {
@@ -246,7 +261,7 @@ export class MemoryTransport implements Transport {
         reject(new DialError(`dial to ${idToHex(remoteId).slice(0, 8)} timed out`));
       }, this.net.opts.dialTimeoutMs);
       this.pending.set(dial, { remote: remoteId, resolve, reject, timer });
-      signals.sendSignal(remoteId, { mem: 'offer', dial });
+      signals.sendSignal(remoteId, { mem: 'offer', dial, ...(this.network !== UNNAMED_NETWORK ? { net: this.network } : {}) });
     });
   }
 
@@ -255,6 +270,13 @@ export class MemoryTransport implements Transport {
     const s = asOffer(blob);
     if (!s) return; // not ours: a transport validates what it reads, and ignores junk
     if (s.mem === 'offer') {
+      if ((s.net ?? UNNAMED_NETWORK) !== this.network) {
+        // As the WebRTC handshake does, on both ends: the dialer counts it when told.
+        this.otherNetwork++;
+        this.net.stats.otherNetwork++;
+        signals.sendSignal(from, { mem: 'reject', dial: s.dial, why: 'network' });
+        return;
+      }
       const full = this.links.size >= this.net.opts.maxLinksPerNode;
       signals.sendSignal(from, { mem: full ? 'reject' : 'answer', dial: s.dial });
       return;
@@ -263,6 +285,10 @@ export class MemoryTransport implements Transport {
     if (!p || idToHex(p.remote) !== idToHex(from)) return;
     this.pending.delete(s.dial);
     this.net.clock.clearTimeout(p.timer);
+    if (s.mem === 'reject' && s.why === 'network') {
+      this.otherNetwork++;
+      return p.reject(new DialError(`handshake failed: ${NOT_OUR_NETWORK}`));
+    }
     if (s.mem === 'reject') return p.reject(new DialError('remote refused the link'));
     const remote = this.net.transport(from);
     const pair = remote ? this.net.connect(this, remote) : null;

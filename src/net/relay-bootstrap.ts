@@ -13,6 +13,7 @@ import type { Identity } from '../core/identity';
 import { hexToId, idToHex, type NodeId } from '../core/node-id';
 import { BootstrapError, type Bootstrap, type BootstrapEvents } from './bootstrap';
 import { toB64 } from '../core/base64';
+import { UNNAMED_NETWORK } from './network-id';
 import { IceGrantSchema, MAX_PEERS, registerProof, RelayMessageSchema, type ClientMessage, type IceGrant } from './relay-protocol';
 import type { SignalBlob } from './transport';
 
@@ -53,6 +54,11 @@ export interface RelayBootstrapOptions {
   url: string;
   /** The id to register and the key it hashes from (the relay's challenge is signed with it). */
   identity: Pick<Identity, 'id' | 'alg' | 'publicKey' | 'sign'>;
+  /**
+   * The network (net/network-id.ts: the world) whose room to register in: the relay lists
+   * and signals only that room's peers. Default: the unnamed network's room.
+   */
+  network?: string;
   /** Default: globalThis.WebSocket. */
   WebSocket?: WebSocketCtor;
   connectTimeoutMs?: number;
@@ -78,11 +84,16 @@ export interface RelayBootstrapStats {
   /** Keepalive probes sent (after a silence, or asked by probe()), and connections closed for no answer to one. */
   probes: number;
   probeDeaths: number;
+  /**
+   * Whether the relay said it put us in our network's room. A relay from before rooms says
+   * nothing and lists every world's peers: the handshake then refuses the other worlds'.
+   */
+  inRoom: boolean;
 }
 
 class RelayBootstrap implements Bootstrap {
   readonly events = new Emitter<BootstrapEvents>();
-  readonly stats: RelayBootstrapStats = { signalsOut: 0, signalsIn: 0, badFrames: 0, badBy: { json: 0, schema: 0, unexpected: 0, ice: 0 }, errors: 0, iceGrants: 0, probes: 0, probeDeaths: 0 };
+  readonly stats: RelayBootstrapStats = { signalsOut: 0, signalsIn: 0, badFrames: 0, badBy: { json: 0, schema: 0, unexpected: 0, ice: 0 }, errors: 0, iceGrants: 0, probes: 0, probeDeaths: 0, inRoom: false };
   /** The relay's latest ICE grant, if it gives any. */
   ice: IceGrant | undefined;
   private readonly peerWaiters: Array<(ids: NodeId[]) => void> = [];
@@ -280,7 +291,8 @@ export function connectRelay(opts: RelayBootstrapOptions): Promise<Bootstrap & {
     const answer = async (nonce: string) => {
       try {
         const sig = await self.sign(registerProof(nonce, selfHex));
-        if (!registered) send(ws, { type: 'register', id: selfHex, alg: self.alg, pk: toB64(self.publicKey), sig: toB64(sig) });
+        const net = opts.network !== undefined && opts.network !== UNNAMED_NETWORK ? { net: opts.network } : {};
+        if (!registered) send(ws, { type: 'register', id: selfHex, alg: self.alg, pk: toB64(self.publicKey), sig: toB64(sig), ...net });
       } catch (e) {
         fail(`cannot sign the relay's challenge: ${(e as Error).message}`);
       }
@@ -305,6 +317,7 @@ export function connectRelay(opts: RelayBootstrapOptions): Promise<Bootstrap & {
         registered = true;
         clearTimeout(timer);
         b.registeredIce(p.output.ice);
+        b.stats.inRoom = p.output.net !== undefined && p.output.net === opts.network;
         b.keepAlive();
         resolve(b);
       } else if (p.success && p.output.type === 'error') {

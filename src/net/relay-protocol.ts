@@ -7,15 +7,23 @@
 // relay -> client, first, on every new socket
 //   { type: 'challenge', nonce }              32 random bytes, base64
 // client -> relay
-//   { type: 'register', id, alg, pk, sig }    id = 40 hex chars (node id); pk = the raw public key
+//   { type: 'register', id, alg, pk, sig, net? }
+//                                             id = 40 hex chars (node id); pk = the raw public key
 //                                             it hashes from (node id = first 160 bits of its
 //                                             SHA-256, core/identity.ts); sig = signature by
-//                                             that key over registerProof(nonce, id)
-//   { type: 'signal', to, blob }              relay an opaque signal object to a live id
-//   { type: 'peers', n? }                     ask for up to n (<= MAX_PEERS) random live ids
+//                                             that key over registerProof(nonce, id); net = the
+//                                             network id (32 hex chars, net/network-id.ts: a hash
+//                                             of the world's name and seed). The socket joins that
+//                                             network's room; without net, the room of the unnamed
+//                                             network (clients from before rooms, among themselves)
+//   { type: 'signal', to, blob }              relay an opaque signal object to a live id of the
+//                                             sender's room (another room's id is 'unknown-peer')
+//   { type: 'peers', n? }                     ask for up to n (<= MAX_PEERS) random live ids of
+//                                             the sender's room (unregistered: of the unnamed one)
 //   { type: 'ice' }                           ask for fresh ICE servers (registered sockets)
 // relay -> client
-//   { type: 'registered', id, ice? }          a live socket of the same id (a tab that crashed
+//   { type: 'registered', id, net?, ice? }    net: the room joined, as asked (a relay from before
+//                                             rooms says none: it lists every world's peers). A live socket of the same id (a tab that crashed
 //                                             and came back) is closed: the proven owner takes
 //                                             its id back at once. ice: the relay's ICE servers,
 //                                             TURN ones with credentials good for ttl seconds
@@ -29,6 +37,8 @@ import { IceServerListSchema } from './ice-servers';
 
 export const MAX_PEERS = 32;
 const Hex40 = v.pipe(v.string(), v.regex(/^[0-9a-f]{40}$/));
+/** A network id (net/network-id.ts). */
+const NetworkHex = v.pipe(v.string(), v.regex(/^[0-9a-f]{32}$/));
 const B64 = (max: number) => v.pipe(v.string(), v.maxLength(max), v.regex(/^[A-Za-z0-9+/]*={0,2}$/));
 
 /** Bytes of the relay's challenge nonce. */
@@ -49,6 +59,8 @@ export const ClientMessageSchema = v.variant('type', [
     pk: B64(100),
     /** Signature over registerProof(nonce, id), base64 (64 bytes for both algorithms). */
     sig: B64(100),
+    /** The network whose room the socket joins (none: the unnamed network's). Not signed: a room is a meeting place, not a proof. */
+    net: v.optional(NetworkHex),
   }),
   v.object({ type: v.literal('signal'), to: Hex40, blob: v.record(v.string(), v.unknown()) }),
   v.object({ type: v.literal('peers'), n: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_PEERS))) }),
@@ -77,7 +89,7 @@ export type IceGrant = v.InferOutput<typeof IceGrantSchema>;
 /** What the relay sends. */
 export type RelayMessage =
   | { type: 'challenge'; nonce: string }
-  | { type: 'registered'; id: string; ice?: IceGrant }
+  | { type: 'registered'; id: string; net?: string; ice?: IceGrant }
   | { type: 'ice'; ice: IceGrant }
   | { type: 'signal'; from: string; blob: Record<string, unknown> }
   | { type: 'peers'; ids: string[] }
@@ -91,7 +103,7 @@ export type RelayMessage =
 export const RelayMessageSchema = v.variant('type', [
   v.object({ type: v.literal('challenge'), nonce: B64(64) }),
   // The grant is checked on its own (IceGrantSchema) so a bad one is dropped, not the registration.
-  v.object({ type: v.literal('registered'), id: Hex40, ice: v.optional(v.unknown()) }),
+  v.object({ type: v.literal('registered'), id: Hex40, net: v.optional(NetworkHex), ice: v.optional(v.unknown()) }),
   v.object({ type: v.literal('ice'), ice: IceGrantSchema }),
   v.object({ type: v.literal('signal'), from: Hex40, blob: v.record(v.string(), v.unknown()) }),
   v.object({ type: v.literal('peers'), ids: v.pipe(v.array(Hex40), v.maxLength(64)) }),

@@ -28,9 +28,10 @@ import { Emitter } from '../core/emitter';
 import { ID_WORK_BITS, idWorkOk } from '../core/id-work';
 import type { Identity } from '../core/identity';
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
-import { HANDSHAKE_FAILED, TRANSPORT_CLOSED } from './close-reasons';
+import { HANDSHAKE_FAILED, OTHER_NETWORK, TRANSPORT_CLOSED } from './close-reasons';
 import type { Link } from './link';
-import { HandshakeError, NO_ID_WORK, runHandshake, sdpFingerprint } from './link-handshake';
+import { HandshakeError, NO_ID_WORK, NOT_OUR_NETWORK, runHandshake, sdpFingerprint } from './link-handshake';
+import { UNNAMED_NETWORK } from './network-id';
 import { DialError, type SignalBlob, type SignalChannel, type Transport, type TransportEvents } from './transport';
 import type { IceProbeResult } from './ice-probe';
 import type { LinkPath } from './link-path';
@@ -66,6 +67,11 @@ export const WEBRTC_DEFAULTS = {
    * of the proven id (`idWorkRefused`).
    */
   idWorkBits: ID_WORK_BITS,
+  /**
+   * The network this peer is of (network-id.ts: its world's); the handshake refuses a peer
+   * of another (`otherNetwork`). Default: the unnamed one, as for tests of links alone.
+   */
+  network: UNNAMED_NETWORK,
   /**
    * How long a start-up probe's 'none' (ice-probe.ts), or its silence for noCandidateMs,
    * fails dials at once, without their own gather wait: long enough for the first dials of a
@@ -104,6 +110,7 @@ export interface WebRtcTransportOptions {
   maxPendingPerSource?: number;
   noCandidateMs?: number;
   idWorkBits?: number;
+  network?: string;
   /** A probe of whether this browser gathers any candidate, begun before the transport (ice-probe.ts). */
   iceProbe?: Promise<IceProbeResult>;
   iceProbeTrustMs?: number;
@@ -122,6 +129,8 @@ export interface WebRtcTransportStats {
   handshakeFailures: number;
   /** Dials, offers and handshakes refused for a peer id showing too little work (WEBRTC_DEFAULTS.idWorkBits). */
   idWorkRefused: number;
+  /** Connections refused in the handshake because the peer is of another network (OTHER_NETWORK). */
+  otherNetwork: number;
   /** Connections failed for gathering no local ICE candidate within noCandidateMs. */
   noCandidate: number;
   badSignals: number;
@@ -192,7 +201,7 @@ export class WebRtcTransport implements Transport {
   readonly events = new Emitter<TransportEvents>();
   readonly stats: WebRtcTransportStats = {
     dials: 0, dialsOk: 0, dialFailures: 0, inbound: 0, inboundOk: 0, inboundFailures: 0,
-    handshakeFailures: 0, idWorkRefused: 0, noCandidate: 0, badSignals: 0, linksOpen: 0, stalledLinksClosed: 0,
+    handshakeFailures: 0, idWorkRefused: 0, otherNetwork: 0, noCandidate: 0, badSignals: 0, linksOpen: 0, stalledLinksClosed: 0,
     badSignalsBy: { schema: 0, stray: 0, slots: 0, fingerprint: 0, renegotiation: 0, direction: 0, held: 0, refused: 0 },
   };
   private readonly opts: Required<Omit<WebRtcTransportOptions, 'rtcConfig' | 'iceProbe'>> & { rtcConfig: Record<string, unknown> };
@@ -458,13 +467,15 @@ export class WebRtcTransport implements Transport {
     try {
       // Our own SDP is checked here (the peer's was, as it came in): nothing to bind, no link.
       if (offerFp === undefined || answerFp === undefined) throw new HandshakeError('an SDP without exactly one fingerprint');
-      const peerReads = await runHandshake(link.handshakeIo(), this.opts.identity, c.remoteId, fps, this.opts.idWorkBits);
+      const peerReads = await runHandshake(link.handshakeIo(), this.opts.identity, c.remoteId, fps, this.opts.idWorkBits, this.opts.network);
       if (peerReads.batch) link.enableBatching();
     } catch (e) {
       if (c.done) return;
       this.stats.handshakeFailures++;
       if ((e as Error).message === NO_ID_WORK) this.stats.idWorkRefused++;
-      link.close(HANDSHAKE_FAILED);
+      const otherNetwork = (e as Error).message === NOT_OUR_NETWORK;
+      if (otherNetwork) this.stats.otherNetwork++;
+      link.close(otherNetwork ? OTHER_NETWORK : HANDSHAKE_FAILED);
       this.fail(c, new DialError(`handshake failed: ${(e as Error).message}`));
       return;
     }

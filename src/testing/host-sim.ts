@@ -23,6 +23,7 @@ import { mintWork } from '../core/key-work';
 import { makePlayerPass, type PlayerPass } from '../region/player-pass';
 import { PASS_RULES } from '../host/player-passes';
 import { SimWorld, type SimWorldOptions } from './sim-world';
+import { networkId } from '../net/network-id';
 
 /** Region and record keys hashed synchronously: WebCrypto's digest settles outside the virtual clock (same keys). */
 export const simKeyHash: KeyHash = (text) => Promise.resolve(new Uint8Array(createHash('sha256').update(text).digest()).slice(0, 20));
@@ -50,6 +51,8 @@ export interface SimPeer {
   store: MemoryHostStore;
   /** A play-only peer: its DHT is read-only (dht/read-only-peers.ts) and it hosts nothing. */
   playOnly: boolean;
+  /** The world it hosts and plays (HostSim's, unless JoinOptions.world named another). */
+  world: string;
 }
 
 /** How a peer joins (HostSim add / addBatch). */
@@ -61,6 +64,13 @@ export interface JoinOptions {
    * its HostingService never starts, so it answers pings but never a hosting frame.
    */
   noHost?: boolean;
+  /**
+   * Another world than the simulation's (seeded with its name): the peer hosts and plays it,
+   * and is of its network (net/network-id.ts), as a tab of that world on the same relay.
+   */
+  world?: string;
+  /** The peers it joins through (default: one live peer at random, of any world). */
+  boot?: NodeId[];
 }
 
 /** Work a simulated player's pass shows (the tabs' PLAYER_PASS_BITS would cost ~1 s per simulated peer). */
@@ -146,9 +156,12 @@ export class HostSim extends SimWorld {
   /** A peer's start, not settled (add / addBatch run the clock). */
   private async join(id: NodeId, opts: JoinOptions): Promise<SimPeer> {
     const playOnly = opts.playOnly ?? false;
+    const world = opts.world ?? this.world;
     const hex = idToHex(id);
     const others = this.live();
-    const boot = others.length > 0 ? [others[Math.floor(this.rand() * others.length)]!.dht.selfId] : [];
+    const boot = opts.boot ?? (others.length > 0 ? [others[Math.floor(this.rand() * others.length)]!.dht.selfId] : []);
+    // A simulation of one world keeps the unnamed network its tests always ran in.
+    const network = opts.world !== undefined ? networkId(world, world) : undefined;
     const dht = this.makeDht(id, boot, {
       ...SIM_DHT,
       // The owner rules a tab runs for region records, over the simulation's keys.
@@ -159,13 +172,13 @@ export class HostSim extends SimWorld {
       ...this.opts.dht,
       ...(playOnly ? { readOnly: true } : {}),
       ...(opts.noHost ? { noHost: true } : {}),
-    });
+    }, undefined, network);
     await dht.start();
     let store = this.stores.get(hex);
     if (!store) this.stores.set(hex, (store = new MemoryHostStore()));
     const wire = new HostWires(new AppChannels(dht), this.clock);
     const host = new HostingService({
-      dht, wires: wire, clock: this.clock, ticker: clockTicker(this.clock), store, world: this.world, keyHash: simKeyHash,
+      dht, wires: wire, clock: this.clock, ticker: clockTicker(this.clock), store, world, keyHash: simKeyHash,
       signer: this.keyring.signer(id), verify: this.keyring.verify,
       onConfirm: (region, epoch, primary, at) => {
         this.confirms.push({ region, epoch, primary, at });
@@ -184,10 +197,10 @@ export class HostSim extends SimWorld {
     });
     const pass = this.passFor(id);
     void pass.then((p) => this.passes.set(hex, p));
-    const client = new RegionClient({ dht, wire: wire.players, clock: this.clock, world: this.world, keyHash: simKeyHash, certs: new CertChecker(this.keyring.verify, dht.nearView, { idWorkBits: dht.idWorkBits }), verify: this.keyring.verify, pass, ...(this.opts.client ? { options: this.opts.client } : {}) });
+    const client = new RegionClient({ dht, wire: wire.players, clock: this.clock, world, keyHash: simKeyHash, certs: new CertChecker(this.keyring.verify, dht.nearView, { idWorkBits: dht.idWorkBits }), verify: this.keyring.verify, pass, ...(this.opts.client ? { options: this.opts.client } : {}) });
     // Traced: every link a peer closes or sees closed, and why (a host set changes on closes).
     if (process.env.HOST_TRACE) dht.events.on('link-close', ({ id: other, reason }) => console.log(`${this.clock.now()} LINK-CLOSE ${hex.slice(0, 6)}-${idToHex(other).slice(0, 6)} ${reason}`));
-    const peer: SimPeer = { hex, dht, wire, host, client, store, playOnly };
+    const peer: SimPeer = { hex, dht, wire, host, client, store, playOnly, world };
     this.peers.set(hex, peer);
     if (!opts.noHost) await host.start();
     return peer;

@@ -51,9 +51,10 @@ export class SimWorld {
   /**
    * A DHT node (not started) on the network, bootstrapping off `bootstrap` if any. `wrap`
    * puts something between the node and its transport (hostile-dht.ts: a lying node).
+   * `network`: the node's (net/network-id.ts; default the unnamed one every node shares).
    */
-  protected makeDht(id: NodeId, bootstrap: NodeId[], options: Partial<DhtOptions>, wrap?: (t: Transport) => Transport): DhtNode {
-    const transport = this.net.addNode(id);
+  protected makeDht(id: NodeId, bootstrap: NodeId[], options: Partial<DhtOptions>, wrap?: (t: Transport) => Transport, network?: string): DhtNode {
+    const transport = this.net.addNode(id, network !== undefined ? { network } : {});
     return createDhtNode({
       selfId: id,
       transport: wrap ? wrap(transport) : transport,
