@@ -23,8 +23,7 @@ import { publicKeyMatchesId, verifySignature } from '../src/core/identity';
 import { hexToId } from '../src/core/node-id';
 import { TokenBucket } from '../src/core/token-bucket';
 import { fromB64, toB64 } from '../src/core/base64';
-import { UNNAMED_NETWORK } from '../src/net/network-id';
-import { CHALLENGE_BYTES, ClientMessageSchema, MAX_PEERS, registerProof, type IceGrant, type RelayErrorCode, type RelayMessage } from '../src/net/relay-protocol';
+import { CHALLENGE_BYTES, ClientMessageSchema, MAX_PEERS, registerProof, UNNAMED_NETWORK, type IceGrant, type RelayErrorCode, type RelayMessage } from '../src/net/relay-protocol';
 
 export const RELAY_DEFAULTS = {
   /** Largest client frame in bytes (an SDP offer is 1-6 KiB). */

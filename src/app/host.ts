@@ -39,7 +39,11 @@ async function main(): Promise<void> {
   let capMb = Number(localStorage.getItem(CAP_KEY)) || DEFAULT_CAP_MB;
   const board = new HostDashboard(document.getElementById('dashboard')!, {
     chooseWorld: (world) => {
-      location.hash = new URLSearchParams({ world, seed: world }).toString();
+      // Another world at the same doorways: a relay keeps worlds apart (a room per network).
+      const next = new URLSearchParams({ world, seed: world });
+      const was = new URLSearchParams(location.hash.replace(/^#/, ''));
+      for (const k of ['relay', 'peerjs']) if (was.get(k)) next.set(k, was.get(k)!);
+      location.hash = next.toString();
       location.reload();
     },
     setStorageCap: (mb) => {

@@ -9,6 +9,7 @@ import { generateIdentity } from '../core/identity';
 import { idEquals, idToHex, randomId } from '../core/node-id';
 import { feedSignals } from './bootstrap';
 import { connectRelay, type WebSocketCtor } from './relay-bootstrap';
+import { networkId } from './network-id';
 import type { Link } from './link';
 import { nodeTransport } from '../testing/webrtc-test-helpers';
 import { testNodeIdentity } from '../testing/node-identities';
@@ -42,6 +43,19 @@ describe('relay bootstrap', () => {
     expect(idEquals((await und).to, nobody)).toBe(true);
     a.close();
     b.close();
+  });
+
+  it('two worlds at one relay: each lists only its own world\'s peers, and a signal across is undeliverable', async () => {
+    const [alps, lab] = [networkId('alps', 'alps'), networkId('lab', 'lab')];
+    const join = async (network: string) => connectRelay({ url: server.relayUrl, identity: await generateIdentity(), WebSocket: WS, network });
+    const [a1, a2, l1] = [await join(alps), await join(alps), await join(lab)];
+    expect([a1, a2, l1].map((b) => b.stats.inRoom)).toEqual([true, true, true]);
+    expect((await a1.randomPeers(8)).map(idToHex)).toEqual([idToHex(a2.selfId)]);
+    expect(await l1.randomPeers(8)).toEqual([]);
+    const und = new Promise<{ to: Uint8Array }>((r) => l1.events.once('undeliverable', r));
+    l1.sendSignal(a1.selfId, { hello: 1 });
+    expect(idEquals((await und).to, a1.selfId)).toBe(true);
+    for (const b of [a1, a2, l1]) b.close();
   });
 
   it('a second connection of the same identity takes the id back (the first is closed); an unreachable relay rejects', async () => {

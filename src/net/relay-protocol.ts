@@ -35,6 +35,9 @@
 import * as v from 'valibot';
 import { IceServerListSchema } from './ice-servers';
 
+/** The room of a socket that names no network (network-id.ts), for the relay's own use. */
+export { UNNAMED_NETWORK } from './network-id';
+
 export const MAX_PEERS = 32;
 const Hex40 = v.pipe(v.string(), v.regex(/^[0-9a-f]{40}$/));
 /** A network id (net/network-id.ts). */

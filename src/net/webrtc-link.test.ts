@@ -61,6 +61,18 @@ describe('WebRtcTransport', () => {
     impostor.close();
   });
 
+  it('peers of two worlds never link: both ends refuse in the handshake and count it; one world links', async () => {
+    const [alps1, alps2, lab] = [await nodeTransport({ network: 'a'.repeat(32) }), await nodeTransport({ network: 'a'.repeat(32) }), await nodeTransport({ network: 'b'.repeat(32) })];
+    let inbound = 0;
+    alps2.events.on('link', () => inbound++);
+    await expect(lab.dial(alps2.selfId, directSignals(lab, alps2))).rejects.toThrow('handshake failed: the remote peer is of another network');
+    await new Promise((r) => setTimeout(r, 200)); // the answerer's end of the same refusal
+    expect([lab.stats.otherNetwork, alps2.stats.otherNetwork, inbound, alps2.stats.linksOpen]).toEqual([1, 1, 0, 0]);
+    const [out] = await linkPair(alps1, alps2);
+    expect(idEquals(out.remoteId, alps2.selfId)).toBe(true);
+    for (const t of [alps1, alps2, lab]) t.close();
+  });
+
   it('a dial with nobody answering times out with DialError', async () => {
     const t = await nodeTransport({ dialTimeoutMs: 300 });
     await expect(t.dial((await testNodeIdentity()).id, { sendSignal: () => undefined })).rejects.toBeInstanceOf(DialError);
