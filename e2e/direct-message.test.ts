@@ -23,7 +23,8 @@ let atk: HostilePeer | undefined;
 /** A retry plays in a world of its own (the first attempt's messages and peers stay out of it). */
 let attempt = 0;
 const world = () => `dm-e2e-${attempt}`;
-const url = (draw: boolean) => `${inject('baseUrl')}/?rd=2${draw ? '' : '&render=off'}#world=${world()}&seed=dm-e2e`;
+const SEED = 'dm-e2e';
+const url = (draw: boolean) => `${inject('baseUrl')}/?rd=2${draw ? '' : '&render=off'}#world=${world()}&seed=${SEED}`;
 const pages: Page[] = [];
 
 beforeAll(async () => {
@@ -111,7 +112,7 @@ describe('direct messages', () => {
     expect(await cy.evaluate(() => window.voxel.chat!.direct())).toEqual([]);
 
     // The hostile peer.
-    atk = await startHostilePeer({ world: WORLD, relay: `${inject('baseUrl').replace(/^http/, 'ws')}/relay`, extraKeys: 0, seat });
+    atk = await startHostilePeer({ world: WORLD, seed: SEED, relay: `${inject('baseUrl').replace(/^http/, 'ws')}/relay`, extraKeys: 0, seat });
     const to = hexToId(beaNode);
     await atk.node.peer.dht.connect(to).catch(() => {});
     const channel = atk.node.peer.channels.open('player');

@@ -115,13 +115,14 @@ export async function hostileSeat(): Promise<HostileSeat> {
 }
 
 /**
- * Joins `world` through `relay` as the hostile node of `seat`, holding `extraKeys` keypairs
+ * Joins `world` (with `seed`, default the name) through `relay` as the hostile node of `seat`, holding `extraKeys` keypairs
  * besides its own. With `hosting`, its hosting runs as an honest node's does (it claims,
  * grants and serves players) and only `rewriteLooks` makes it lie.
  */
-export async function startHostilePeer(o: { world: string; relay: string; extraKeys: number; seat: HostileSeat; hosting?: boolean }): Promise<HostilePeer> {
+export async function startHostilePeer(o: { world: string; seed?: string; relay: string; extraKeys: number; seat: HostileSeat; hosting?: boolean }): Promise<HostilePeer> {
   const { dataDir } = o.seat;
-  const node = await startHeadlessPeer({ world: o.world, relay: o.relay, dataDir, bindAddress: '127.0.0.1' });
+  // The world's name and seed as the tabs' links name them: another seed is another network, which no tab links to.
+  const node = await startHeadlessPeer({ world: o.world, ...(o.seed !== undefined ? { seed: o.seed } : {}), relay: o.relay, dataDir, bindAddress: '127.0.0.1' });
   // Nothing honest answers for it from here on: no grants, no claims, no snapshots but its own.
   if (!o.hosting) node.net.host.stop();
   // Extra signers need no id work: they are never nodes anyone links to, only keys in grants.
