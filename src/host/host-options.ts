@@ -253,6 +253,8 @@ export interface HostStats extends PassStats, ChatStats {
   offers: number;
   /** Player positions (MOVE, or an EDIT's) farther than the player could have moved: taken only part way. */
   movesClamped: number;
+  /** MOVEs past a player's budget (move-budget.ts): dropped. */
+  movesThrottled: number;
   /** Claims not started: fewer than MIN_CERT_HOSTS hosts reachable (a lone tab: its edits stay tentative). */
   uncertifiable: number;
   /** Certificates (in CLAIM, GRANT, SYNC, SNAPSHOT) or grant signatures that failed their check. */
@@ -309,6 +311,7 @@ export function newHostStats(): HostStats {
   return {
     claims: 0, claimsWon: 0, claimsFailed: 0, silenceClaims: 0, subscribeClaims: 0, takeovers: 0, claimDuels: 0, grants: 0, refusals: 0, outsiderClaims: 0, staleFrames: 0, abandonsResent: 0, grantsUndone: 0, strayFrames: 0, playOnlyFrames: 0,
     editsAccepted: 0, editsRejected: 0, confirms: 0, deltas: 0, syncs: 0, handoffs: 0, stepDowns: 0, storeFailures: 0, publishes: 0, duplicateEdits: 0, adopted: 0, offers: 0, uncertifiable: 0, badCerts: 0, reconfigs: 0, leaseWaits: 0, offersRefused: 0, offersUnmatched: 0, proofsSigned: 0, grantsProven: 0, grantsAgreed: 0, grantsUnproven: 0, unsendable: 0, movesClamped: 0, ticks: 0, heartbeats: 0, ownStalls: 0, earlyDropped: 0,
+    movesThrottled: 0,
     subscribersRefused: 0, unloads: 0, reloads: 0, roleMovesRefused: 0, entriesAgainstRules: 0, editRefusals: Object.fromEntries(REJECT_REASONS.map((r) => [r, 0])) as Record<RejectReason, number>, ...newPassStats(), ...newChatStats(),
   };
 }

@@ -52,12 +52,14 @@ function follow(view: InterestView, ticks: number, players: (t: number) => Watch
 }
 
 describe('interest lists', () => {
-  it('a crowd of 100: the nearest 32 at every change, every other player at least every farMs, nobody left out', () => {
+  it('a crowd of 100: the nearest 32 at every change but at most every crowdNearMs, every other player at least every farMs, nobody left out', () => {
     const view = new InterestView();
     const { held, sent } = follow(view, 100, (t) => crowd(100, t));
     const times = (slot: number) => sent.filter((f) => f.slots.includes(slot)).map((f) => f.t);
-    // Player 3 is among the nearest: each tick (it moved) after the first.
-    expect(times(3).length).toBe(100);
+    // Player 3 is among the nearest: it moved each tick, and goes out every crowdNearMs (every other tick).
+    expect(times(3).length).toBe(100 / (o.crowdNearMs / TICK));
+    const near = times(3);
+    for (let i = 1; i < near.length; i++) expect(near[i]! - near[i - 1]!).toBe(o.crowdNearMs);
     // Player 90 is far: every ~farMs, never more than farMs + a tick apart.
     const far = times(90);
     expect(far.length).toBeGreaterThanOrEqual(5);
@@ -65,7 +67,7 @@ describe('interest lists', () => {
     for (let i = 1; i < far.length; i++) expect(far[i]! - far[i - 1]!).toBeLessThanOrEqual(o.farMs + TICK);
     // Everyone reached the subscriber, where it stands now (the near ones exactly).
     expect(held.size).toBe(100);
-    expect(held.get(3)).toEqual(crowd(100, 99 * TICK)[3]!.q);
+    expect(held.get(3)).toEqual(crowd(100, 98 * TICK)[3]!.q);
     // Compact: after the first second, a tick's frame is 2 bytes per near player walking on
     // as it walked (a step like the last: head and x/z), plus the far share.
     const later = sent.filter((f) => f.t >= 1000);
@@ -141,8 +143,9 @@ describe('interest lists', () => {
 
   it('a player closing in is among the nearest before it is near: ranked by where it will be aheadMs on, as it walks', () => {
     // nearest 2 of 3: B stands 5 blocks off, C 8; A starts 12 off and runs at the subscriber
-    // (standing at 0, 10) at 8 blocks a second: within a second it is the closest.
-    const near = { ...o, nearest: 2 };
+    // (standing at 0, 10) at 8 blocks a second: within a second it is the closest. (A near
+    // player at every change: crowdNearMs 0.)
+    const near = { ...o, nearest: 2, crowdNearMs: 0 };
     const players = (t: number) => [walker(0, 12 - (8 * t) / 1000, -8), walker(1, 5), walker(2, 8)];
     // A goes at every change (each tick here), though still farther than C.
     expect(from250(timesOf(new InterestLists(TICK, near), 0, players))).toEqual([250, 300, 350, 400, 450]);
@@ -154,8 +157,8 @@ describe('interest lists', () => {
     // nearest 2 of 3: A stands 3 blocks off and walks away at 8 blocks a second (11 off a
     // second on), B stands 5 off, C 8 off and steps on the spot (its position changes each
     // tick). C takes A's place: ranked by how close each comes within the second, A (3 now)
-    // kept it and C waited its round-robin turn.
-    const near = { ...o, nearest: 2 };
+    // kept it and C waited its round-robin turn. (A near player at every change: crowdNearMs 0.)
+    const near = { ...o, nearest: 2, crowdNearMs: 0 };
     const players = (t: number) => [walker(0, 3 + (8 * t) / 1000, 8), walker(1, 5), { ...walker(2, 8), q: quantise(r, { x: 8 + (t % 100) / 1000, y: 70, z: 10, yaw: 0, pitch: 0 }) }];
     expect(from250(timesOf(new InterestLists(TICK, near), 2, players))).toEqual([250, 300, 350, 400, 450]);
   });

@@ -3,7 +3,8 @@
 // square of the crowd. Per subscriber, each tick:
 // - its `nearest` players (by where each will be aheadMs on, as it walks now:
 //   player-velocities.ts; re-chosen every nearEveryMs; all of them while the region holds no
-//   more) go out whenever their position changed: full rate;
+//   more) go out whenever their position changed: full rate (in a crowd, at most every
+//   crowdNearMs);
 // - every other player goes out round-robin, each at least every `farMs`, a share of them per
 //   tick: nobody is hidden, however large the crowd (no cap on who is listed);
 // - positions are coded against what this subscriber holds (region/position-code.ts), so
@@ -50,6 +51,14 @@ export const INTEREST_DEFAULTS = {
    * velocities from the last step).
    */
   aheadMs: 1000,
+  /**
+   * In a crowd (more players than `nearest`) a near player goes out at most this often: MOVE
+   * comes 20 times a second (region/move-rate.ts), and at every change a crowd's subscriber's
+   * nearest 56 cost twice the bytes they cost at 10 (a crowd of 36, every player near: the
+   * busiest upload 35.6 kB/s at 10, 49.5 at 20), where the crowd of 200 was 236 kB/s of its 256.
+   * Below a crowd, everyone goes at every change: MOVE's rate.
+   */
+  crowdNearMs: 100,
 };
 
 export type InterestOptions = typeof INTEREST_DEFAULTS;
@@ -142,8 +151,11 @@ export function nextFrame(view: InterestView, players: readonly Watched[], self:
   for (const p of bySlot.values()) {
     const h = view.held.get(p.slot);
     const stale = !h || now - h.at >= o.farMs;
-    if (view.nearAll || view.near.has(p.slot)) {
+    if (view.nearAll) {
       if (stale || !sameQPose(h.q, p.q)) picks.push(missed(p, h?.q));
+    } else if (view.near.has(p.slot)) {
+      // Its newest, every crowdNearMs (give or take half a tick of the ticks' jitter): the positions between are skipped on purpose.
+      if (stale || (!sameQPose(h.q, p.q) && now - h.at >= o.crowdNearMs - tickMs / 2)) picks.push(p);
     } else if (stale) dueFar.push(p);
   }
   // The far share of this tick: enough that each is sent every farMs (with slack for joins);

@@ -6,8 +6,8 @@
 // entry is 46 bytes, 12 of them the entry; a beat 19), so carried inside the POSITIONS frame
 // (`d`, `s`) the same news costs its entries and about 10 bytes, and 3 bytes. What finds no
 // POSITIONS frame within a tick of coming goes out as it did, a DELTA or a HEARTBEAT of its
-// own: a delta or beat waits less than two ticks (MOVE comes 10 times a second, ticks 20, so
-// a subscriber watching anyone move gets a POSITIONS frame at least every other tick).
+// own: a delta or beat waits less than two ticks (MOVE comes 20 times a second, ticks 20, so
+// a subscriber watching anyone move gets a POSITIONS frame nearly every tick).
 // Beats that name the host set or say `idle` always go alone (rare, and the player reads
 // them only from a beat). A batch just ordered (PENDING, shown before its commit: the
 // latency path) waits only for the next tick's frames: what none took goes alone then. In a

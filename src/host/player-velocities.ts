@@ -11,14 +11,18 @@
 // 11.9% of near pairs' windows missed a position, against 7.5% with the last step.) A
 // player whose position has not changed for STILL_MS stands still. Pure: time is passed in.
 import { POS_SCALE, sameQPose, type QPose } from '../region/position-code';
+import { MOVE_MS } from '../region/move-rate';
 
 /**
- * How often a walking player reports its position: MOVE's rate (play/network-chunk-source.ts
- * `moveHz`, 10: on the first page frame at or after each beat of a 100 ms schedule, play/move-pace.ts).
+ * How often a walking player reports its position: MOVE's rate (region/move-rate.ts: on the
+ * first page frame at or after each beat of its schedule, play/move-pace.ts).
  */
-export const REPORT_MS = 100;
-/** A player whose position stayed the same this long stands still (a report or two lost, or late, is not a stop). */
-export const STILL_MS = 3 * REPORT_MS;
+export const REPORT_MS = MOVE_MS;
+/**
+ * A player whose position stayed the same this long stands still: a few reports lost, or
+ * late (a busy tab's frames come 100-200 ms apart), are not a stop.
+ */
+export const STILL_MS = 300;
 /** Velocities past this are taken as this (blocks a second): a teleport is no walk. */
 const MAX_SPEED = 20;
 

@@ -30,6 +30,7 @@ import type { DutyRegion, DutyShared, Subscriber } from './duty-region';
 import { HostSetCheck } from './host-set-check';
 import { PIN_RANK, subscriberRank, type PinWant } from './host-pins';
 import { PlayerOutbox } from './player-outbox';
+import { MoveBudget } from './move-budget';
 import { PositionsDuty } from './positions-duty';
 import { PrimaryHeartbeat } from './primary-heartbeat';
 import { RegionPublisher } from './region-publisher';
@@ -52,6 +53,7 @@ export class PrimaryDuty implements DutyShared {
   private readonly beat: PrimaryHeartbeat;
   private readonly positions: PositionsDuty;
   private readonly chat: ChatRelay;
+  private readonly moves = new MoveBudget();
   private stops: (() => void)[] = [];
   stopped = false;
 
@@ -274,6 +276,7 @@ export class PrimaryDuty implements DutyShared {
     this.touch(fromHex);
     this.beat.wake();
     const now = this.ctx.clock.now();
+    if (!this.moves.take(fromHex, now)) return void this.ctx.stats.movesThrottled++;
     const p = this.pipeline.believe(fromHex, m, now);
     // Not standing here: it walked out (its client tells the region it left once), and is
     // listed no more, instead of standing still in our list for playerTtlMs beside its

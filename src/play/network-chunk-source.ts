@@ -35,6 +35,7 @@ import type { Signer, Verifier } from '../core/signer';
 import { OwnLook } from './own-look';
 import { PlayerLooks } from './player-looks';
 import { MovePace } from './move-pace';
+import { MOVE_HZ } from '../region/move-rate';
 
 export const NETWORK_SOURCE_DEFAULTS = {
   /** Regions within this many regions of the player's are live subscriptions (1: 3 x 3). */
@@ -45,8 +46,8 @@ export const NETWORK_SOURCE_DEFAULTS = {
   farRefreshMs: 30_000,
   /** load() of a live region waits this long for its snapshot, then uses the stored log. */
   snapshotWaitMs: 5000,
-  /** MOVE frames per second (on average, on the page's frames: move-pace.ts). */
-  moveHz: 10,
+  /** MOVE frames per second (on average, on the page's frames: move-pace.ts; the rate hosts expect: region/move-rate.ts). */
+  moveHz: MOVE_HZ,
   /**
    * A remote player not heard of for this long is no longer listed: well above the hosts'
    * round-robin period (interest-lists.ts farMs), below the smoother's own expiry.

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { describeFigures, runHostingScale } from './hosting-scale-sim';
 import { DHT_DEFAULTS } from '../dht/dht-options';
 import { SIM_TIMEOUT_MS } from './sim-timeout';
+import { MOVE_HZ } from '../region/move-rate';
 
 // The hosting simulation at CI size: one random walk that asserts, in
 // about 15 s of CPU, what the full sizes show (`npm run bench -- hosting_scale`: random
@@ -83,9 +84,9 @@ describe('hosting simulation at scale', () => {
     expect(f.editVisibleMs.p99).toBeLessThan(600); // 145 measured [150]
     // Drawn pending, a round trip to a backup before the commit (103 against 206 at the median [102, 171]).
     expect(f.editVisibleMs.p50).toBeLessThan(f.editCommittedMs.p50 - 50);
-    // MOVE goes at 10 Hz: a player within the radius is seen moving at about that rate.
-    expect(f.remoteHz.p10).toBeGreaterThanOrEqual(9); // 10 measured
-    expect(f.nearest32Hz.p10).toBeGreaterThanOrEqual(9.5); // 10 measured
-    expect(f.remoteHz.max).toBeLessThanOrEqual(12);
+    // MOVE goes at MOVE_HZ (20): a player within the radius is seen moving at about that rate.
+    expect(f.remoteHz.p10).toBeGreaterThanOrEqual(0.9 * MOVE_HZ); // 20 measured (10 with MOVE at 10)
+    expect(f.nearest32Hz.p10).toBeGreaterThanOrEqual(0.95 * MOVE_HZ); // 20 measured
+    expect(f.remoteHz.max).toBeLessThanOrEqual(1.2 * MOVE_HZ);
   }, SIM_TIMEOUT_MS);
 });

@@ -75,6 +75,8 @@ export interface HostingScaleOptions {
   jitterMs?: number;
   /** Mean time between one player's edits. */
   editEveryMs?: number;
+  /** MOVE frames per second (play/network-chunk-source.ts `moveHz`; the product's when unset). */
+  moveHz?: number;
   /** A player must see every other player this close (blocks). */
   interestRadius?: number;
   /** Players per 64 x 64 blocks of the walking area (random walk): a region of 4 x 4 chunks, whatever REGION_SIZE the run was built with. */
@@ -143,7 +145,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
   const editEveryMs = o.editEveryMs ?? 10_000;
   const graceMs = 10_000;
   const rateWindowMs = 2000;
-  const rates = new PositionRates(R, graceMs, rateWindowMs);
+  const rates = new PositionRates(R, graceMs, rateWindowMs, o.moveHz);
   const sim = new HostSim({ seed, net: { latencyMs, latencySpread, jitterMs: o.jitterMs ?? 5 }, ...(o.showPending === false ? { host: { showPending: false } } : {}), ...(o.linkFramesPerSec ? { dht: { linkFramesPerSec: o.linkFramesPerSec, linkFrameBurst: 2 * o.linkFramesPerSec, ...(o.pinnedFramesFactor ? { pinnedFramesFactor: o.pinnedFramesFactor } : {}) } } : {}) });
   const rand: Random = seededRandom(seed * 101 + 13);
 
@@ -188,7 +190,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
 
   const startPlayer = (peer: SimPeer, at?: { x: number; z: number }): Walker => {
     const pos = at ?? spawn();
-    const source = new NetworkChunkSource({ seed: 'sim', world: sim.world, client: peer.client, dht: peer.dht, clock: sim.clock, options: { name: peer.hex.slice(0, 8), liveRadius } });
+    const source = new NetworkChunkSource({ seed: 'sim', world: sim.world, client: peer.client, dht: peer.dht, clock: sim.clock, options: { name: peer.hex.slice(0, 8), liveRadius, ...(o.moveHz ? { moveHz: o.moveHz } : {}) } });
     const w: Walker = { peer, source, x: pos.x, z: pos.z, heading: rand() * Math.PI * 2, joinedAt: sim.clock.now(), seenAt: new Map(), lastPos: new Map(), stops: [] };
     w.stops.push(peer.client.events.on('players', ({ players: frames }) => {
       const now = sim.clock.now();

@@ -7,16 +7,18 @@
 //   player that was 15 blocks away when the window began, at the round-robin's rate then,
 //   counts as slow (the figure as first measured);
 // - `whileNear`: every 100 ms, the 32 nearest of each player (true positions); per pair, the
-//   MOVE the other sent DELIVERY_MS (1 s) before (one per 100 ms: MOVE goes at 10 Hz), and
+//   MOVE the other sent DELIVERY_MS (1 s) before (one per 100 ms sample, of the 2 MOVE sends then at 20 Hz), and
 //   whether the player has received that very position since; per 2 s window, for pairs
-//   near at least half of it, 10 Hz times the share of those positions received: 10 when
+//   near at least half of it, MOVE's rate times the share of those positions received: the rate itself when
 //   every position the other sent while it was near reached the player within a second
 //   (how late is `ageMs`; nearness is judged at the sample, a second after the send). (Counting arrivals per window instead gives 9.5 or 10.5 where a
 //   position's arrival jitters across the window's edge or the host's 50 ms tick, so even
 //   a lossless relay shows a 10th percentile under 10.)
 // - `stable`: `windowEnd` over the pairs among the 32 nearest at both ends of the window.
 // `ageMs`: at each 100 ms sample, per pair among the 32 nearest, the time since the last new
-// position of the other (10 Hz: under 100 ms plus the jitter of the host's tick).
+// position of the other (20 Hz: under 50 ms plus the jitter of the host's tick).
+import { MOVE_HZ } from '../region/move-rate';
+
 /**
  * Why a near player's position did not reach a viewer within DELIVERY_MS (`whileNear`'s
  * misses), judged MISS_VERDICT_MS after the sample: it came later (`late`); none of that
@@ -46,8 +48,6 @@ export interface RateViewer {
 
 const SAMPLE_MS = 100;
 const NEAREST = 32;
-/** MOVE's rate (play/network-chunk-source.ts `moveHz`). */
-const MOVE_HZ = 10;
 /**
  * A position sent this long ago should have reached every subscriber: two legs of 50 ms, a
  * tick, and routed legs take several hops (300 ms missed a fifth of the positions that came).
@@ -89,6 +89,8 @@ export class PositionRates {
     /** Players joined less than this long ago are neither viewers nor viewed. */
     private readonly graceMs: number,
     private readonly windowMs: number,
+    /** MOVE's rate: the senders' positions a second (region/move-rate.ts). */
+    private readonly moveHz: number = MOVE_HZ,
   ) {}
 
   /** `sender` sent a MOVE from (x, z). */
@@ -153,7 +155,7 @@ export class PositionRates {
         // Full rate about then: a position every 100 ms (two legs of latency after it was sent), most of them.
         const around = got.filter((r) => Math.abs(r.at - m.sentAt - 100) <= AROUND_MS).length;
         if (meanwhile === 0) this.misses.silent++;
-        else if (around >= ((2 * AROUND_MS) / 1000) * MOVE_HZ * 0.6) this.misses.skippedNear++;
+        else if (around >= ((2 * AROUND_MS) / 1000) * this.moveHz * 0.6) this.misses.skippedNear++;
         else this.misses.skippedFar++;
       }
     }
@@ -176,7 +178,7 @@ export class PositionRates {
       });
       this.nearBefore.set(w.hex, new Set(near.slice(0, NEAREST).map((o) => o.hex)));
       const samples = this.windowMs / SAMPLE_MS;
-      for (const c of this.near.get(w.hex)?.values() ?? []) if (c.k >= samples / 2 && c.due > 0) this.whileNear.push((MOVE_HZ * c.got) / c.due);
+      for (const c of this.near.get(w.hex)?.values() ?? []) if (c.k >= samples / 2 && c.due > 0) this.whileNear.push((this.moveHz * c.got) / c.due);
     }
     this.inWindow.clear();
     this.near.clear();
