@@ -104,31 +104,46 @@ export class Bot {
     return !!this.page && !this.page.isClosed();
   }
 
-  /** Moves towards (tx, tz) by at most `stepBlocks`, standing on the ground there. */
-  async stepTowards(tx: number, tz: number, stepBlocks: number): Promise<BotStep> {
+  /**
+   * Moves towards (tx, tz) by at most `stepBlocks`, standing on the ground there, walked in
+   * `parts` equal parts `partMs` apart (all but the last by window.voxel.step, the last by
+   * teleport, which saves the player as a step did), so the page's frames find the player
+   * moved on as a walk by the keys moves it; a part whose column is not loaded yet ends the
+   * step there. `moves` counts the parts walked.
+   */
+  async stepTowards(tx: number, tz: number, stepBlocks: number, parts = 1, partMs = 0): Promise<BotStep> {
     const dx = tx - this.x, dz = tz - this.z;
     const d = Math.hypot(dx, dz);
     const k = d > stepBlocks ? stepBlocks / d : 1;
-    const nx = this.x + dx * k, nz = this.z + dz * k;
-    const r = await this.page.evaluate(([x, z, unloaded, water]) => {
+    const r = await this.page.evaluate(async ([x0, z0, sx, sz, n, ms, unloaded, water]) => {
       const v = window.voxel;
-      const bx = Math.floor(x!), bz = Math.floor(z!);
-      let ground = -1;
-      for (let y = 250; y > 0; y--) {
-        const id = v.getBlock(bx, y, bz);
-        if (id === unloaded) return { ok: false, y: 0 };
-        if (id !== 0 && id !== water) { ground = y; break; }
+      let done = 0, y = 0;
+      for (let i = 1; i <= n!; i++) {
+        if (i > 1) await new Promise((ok) => setTimeout(ok, ms));
+        const x = x0! + (sx! * i) / n!, z = z0! + (sz! * i) / n!;
+        const bx = Math.floor(x), bz = Math.floor(z);
+        let ground = -1;
+        for (let yy = 250; yy > 0; yy--) {
+          const id = v.getBlock(bx, yy, bz);
+          if (id === unloaded) break;
+          if (id !== 0 && id !== water) { ground = yy; break; }
+        }
+        if (ground < 0) break;
+        if (i < n!) v.step(x, ground + 1, z);
+        else await v.teleport(x, ground + 1, z);
+        done = i;
+        y = ground + 1;
       }
-      if (ground < 0) return { ok: false, y: 0 };
-      return v.teleport(x!, ground + 1, z!).then(() => ({ ok: true, y: ground + 1 }));
-    }, [nx, nz, UNLOADED, WATER] as const);
-    if (!r.ok) {
+      return { done, y };
+    }, [this.x, this.z, dx * k, dz * k, parts, partMs, UNLOADED, WATER] as const);
+    if (r.done === 0) {
       this.waits++;
       return { moved: false, crossed: false, waited: true };
     }
+    const nx = this.x + (dx * k * r.done) / parts, nz = this.z + (dz * k * r.done) / parts;
     const crossed = chunkOf(nx) !== chunkOf(this.x) || chunkOf(nz) !== chunkOf(this.z);
     [this.x, this.y, this.z] = [nx, r.y, nz];
-    this.moves++;
+    this.moves += r.done;
     if (crossed) this.crossings++;
     return { moved: true, crossed, waited: false };
   }

@@ -3,7 +3,8 @@
 // IndexedDB), pages opened with ?render=off except the first --render-tabs, which draw
 // the world at --render-rd and count frames with a gap (border_gap_frames). Each joins, walks a random route (seeded,
 // so the same --seed walks the same routes) across chunk borders around the shared spawn
-// at walking speed, in 10 Hz steps through window.voxel.teleport, and every few seconds
+// at walking speed, in 10 Hz steps each walked in the page in 4 parts 25 ms apart
+// (window.voxel.step, the last part window.voxel.teleport), and every few seconds
 // places a block beside itself which the other bots watch for (edit-to-visible latency,
 // timed on the machine's one wall clock), then removes it. It prints one JSON report.
 //
@@ -45,6 +46,14 @@ export const AGENT_DEFAULTS = {
   /** Walking speed: 0.43 blocks per 100 ms step = 4.3 blocks/s, a walk. */
   stepBlocks: 0.43,
   stepMs: 100,
+  /**
+   * Each step is walked in the page in this many parts `stepPartMs` apart, so every page
+   * frame (50 ms with rendering off) finds the player moved on, as a walk by the keys does,
+   * and MOVE (20 a second: region/move-rate.ts) carries a new position each time. Walked in
+   * one part, the bots moved 10 times a second and the others saw them at 10 Hz at best.
+   */
+  stepParts: 4,
+  stepPartMs: 25,
   /** Each bot places a block this often (staggered between bots). */
   editEveryMs: 3000,
   /** How long other bots watch for a placed block before counting it as not seen. */
@@ -134,9 +143,9 @@ export interface AgentReport {
    * not_loaded: tabs that never reached a full load (their frames are not counted).
    */
   render: { tabs: number; rd: number; full_load_ms: Summary; frames: number; gap_frames: number; fps: number; crossings: number; not_loaded: number };
-  /** Own position updates sent per second (teleport steps taken), median over bots. */
+  /** Own positions taken per second (parts of steps walked: 40 at the defaults), median over bots. */
   position_updates_hz: number;
-  /** MOVE frames sent per second during the walk, median over bots (play/move-pace.ts: 10 at most on average). */
+  /** MOVE frames sent per second during the walk, median over bots (play/move-pace.ts: MOVE_HZ, 20, at most on average). */
   moves_sent_hz: number;
   /**
    * Other players' positions received per second per player in view during the walk (median
@@ -303,7 +312,7 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
         const t = targets[i]!;
         if (Math.hypot(t.x - bot.x, t.z - bot.z) < 0.5) targets[i] = pick();
         try {
-          await bot.stepTowards(targets[i]!.x, targets[i]!.z, o.stepBlocks);
+          await bot.stepTowards(targets[i]!.x, targets[i]!.z, o.stepBlocks, o.stepParts, o.stepPartMs);
         } catch (e) {
           errors.push(`bot ${i} step: ${(e as Error).message.split('\n')[0]}`);
         }

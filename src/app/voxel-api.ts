@@ -74,6 +74,13 @@ export interface VoxelApi {
    * signature its holders check, which no walking player pays.
    */
   teleport(x: number, y: number, z: number): Promise<void>;
+  /**
+   * Moves the player as a page frame of a walk moves it: its position only, saved on the
+   * walking cadence (player-saving.ts), not at once as teleport saves it. The bench bots walk
+   * each 100 ms step in parts, so MOVE (region/move-rate.ts) finds a new position on every
+   * frame as it does for a player walking by the keys.
+   */
+  step(x: number, y: number, z: number): void;
   /** Sets the view direction (radians; yaw 0 looks at -z, pitch up positive); resolves once stored, as teleport does. */
   look(yaw: number, pitch: number): Promise<void>;
   /** The block under the crosshair within reach, as a click would pick it. */
@@ -194,6 +201,7 @@ export function createVoxelApi(p: VoxelApiParts): VoxelApi {
       p.session.teleport(x, y, z);
       await p.savePlayer(false);
     },
+    step: (x, y, z) => p.session.teleport(x, y, z),
     look: async (yaw, pitch) => {
       p.session.yaw = 0;
       p.session.pitch = 0;
