@@ -57,6 +57,8 @@ class FakeClient {
     if (!s) this.states.set(regionName(r), (s = new RegionState()));
     return s;
   }
+  /** Set: a submit is confirmed with this stamp and not ordered again (its first ordering, since superseded). */
+  orderedBefore: { e: number; s: number } | undefined;
   /** With `hold`, submits wait here, in arrival order, for `release` (a primary being found): then each is ordered and confirmed. */
   hold = false;
   private held: (() => void)[] = [];
@@ -67,6 +69,8 @@ class FakeClient {
   submit(x: number, y: number, z: number, id: number, at: { x: number; y: number; z: number }, r?: number): Promise<{ e: number; s: number }> {
     this.submits.push({ x, y, z, id, at, ...(r !== undefined ? { r } : {}) });
     if (this.hold) return new Promise((resolve) => this.held.push(() => resolve(this.order(x, y, z, id))));
+    // A primary that ordered it before answers with that stamp; the region holds a newer edit of the block.
+    if (this.orderedBefore) return Promise.resolve(this.orderedBefore);
     if (this.answer !== 'confirm') return Promise.reject(new EditRejectedError(this.answer));
     return Promise.resolve(this.order(x, y, z, id));
   }
@@ -101,6 +105,17 @@ async function loadColumn(p: ReturnType<typeof open>, clock: VirtualClock, x = 6
   let y = 200;
   while (y > 0 && p.world.blockAt(x, y - 1, z) === AIR) y--;
   return y;
+}
+
+/** A player standing by (6, 7) whose BRICK there was placed while no primary could be had: kept. */
+async function keptBrick() {
+  const clock = new VirtualClock();
+  const client = new FakeClient();
+  const a = open(client, clock, new MemoryTentativeStore());
+  const y = await loadColumn(a, clock);
+  a.source.setPosition({ x: 6.5, y, z: 9.5, yaw: 0, pitch: 0 });
+  expect(await a.editor.setBlock(6, y, 7, BRICK)).toEqual({ confirmed: false });
+  return { clock, client, a, y };
 }
 
 describe('tentative edits (no certified primary)', () => {
@@ -196,14 +211,24 @@ describe('tentative edits (no certified primary)', () => {
     a.source.close();
   });
 
+  it('a kept edit whose retry is confirmed with the stamp of its first ordering, superseded since, shows the block as the region has it', async () => {
+    const { clock, client, a, y } = await keptBrick();
+    // Its first send was ordered (the answer never came), then someone's newer edit of the
+    // block: the region holds GLASS, our kept BRICK still shown over it.
+    client.answer = 'confirm';
+    await client.submit(6, y, 7, GLASS, { x: 6, y, z: 7 });
+    expect(a.world.blockAt(6, y, 7)).toBe(BRICK);
+    // The retry (same request id) is confirmed with the first stamp, not ordered again.
+    client.orderedBefore = { e: 1, s: 1 };
+    client.events.emit('attached', { region: regionAt(6, 7), primary: 'p', epoch: 1 });
+    await clock.advance(500);
+    expect(a.source.tentative.size).toBe(0);
+    expect(a.world.blockAt(6, y, 7)).toBe(GLASS);
+    a.source.close();
+  });
+
   it('a kept edit is not retried while a newer edit of its block is on its way: the retry would be ordered after it and bring the old block back', async () => {
-    const clock = new VirtualClock();
-    const client = new FakeClient();
-    const a = open(client, clock, new MemoryTentativeStore());
-    const y = await loadColumn(a, clock);
-    a.source.setPosition({ x: 6.5, y, z: 9.5, yaw: 0, pitch: 0 });
-    // Placed while no primary could be had: kept.
-    expect(await a.editor.setBlock(6, y, 7, BRICK)).toEqual({ confirmed: false });
+    const { clock, client, a, y } = await keptBrick();
     // Taken away again while the region looks for its primary: the edit waits to be sent.
     client.hold = true;
     const removed = a.editor.setBlock(6, y, 7, AIR);

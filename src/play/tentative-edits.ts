@@ -385,7 +385,12 @@ export class TentativeEdits {
         done();
         g.failing = false;
         g.delay = this.opts.retryMs;
-        if (this.edits.get(blockKey(r.x, r.y, r.z)) === k) this.forget(k, true);
+        if (this.edits.get(blockKey(r.x, r.y, r.z)) !== k) return;
+        this.forget(k, true);
+        // Confirmed with the stamp of its first ordering, the region may hold a newer edit of
+        // the block (host/commit-machine.ts: a re-send is not ordered again): drawn as the
+        // region has it, no longer under our kept edit (mostly this edit itself).
+        this.args.revert(r.x, r.y, r.z);
       },
       (err: unknown) => {
         done();
