@@ -9,6 +9,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { AIR, BRICK, WATER } from '../src/world/blocks';
 import { UNLOADED } from '../src/play/world-model';
 import { regionAt } from '../src/region/region-key';
+import { MOVE_MS } from '../src/region/move-rate';
 import { seedReturningPlayer } from '../e2e/returning-player';
 
 export interface BotOptions {
@@ -106,44 +107,55 @@ export class Bot {
 
   /**
    * Moves towards (tx, tz) by at most `stepBlocks`, standing on the ground there, walked in
-   * `parts` equal parts `partMs` apart (all but the last by window.voxel.step, the last by
-   * teleport, which saves the player as a step did), so the page's frames find the player
-   * moved on as a walk by the keys moves it; a part whose column is not loaded yet ends the
-   * step there. `moves` counts the parts walked.
+   * `parts` equal parts `partMs` apart: every part's ground is checked first (a column not
+   * loaded yet: the bot waits, as a step did), the first part is taken at once and the rest by the
+   * page's own timers (window.voxel.step; the last by teleport, which saves the player as a
+   * step did), so the page's frames find the player moved on as a walk by the keys moves it
+   * and this call costs one round trip, as a step did. A part the next step overtakes (a
+   * busy page's late timer) is dropped. `moves` counts the positions a MOVE could carry of
+   * it (one per MOVE_MS walked: 2 a step at the defaults).
    */
   async stepTowards(tx: number, tz: number, stepBlocks: number, parts = 1, partMs = 0): Promise<BotStep> {
     const dx = tx - this.x, dz = tz - this.z;
     const d = Math.hypot(dx, dz);
     const k = d > stepBlocks ? stepBlocks / d : 1;
-    const r = await this.page.evaluate(async ([x0, z0, sx, sz, n, ms, unloaded, water]) => {
+    const r = await this.page.evaluate(([x0, z0, sx, sz, n, ms, unloaded, water]) => {
       const v = window.voxel;
-      let done = 0, y = 0;
+      const w = window as unknown as { botWalk?: number };
+      const walk = (w.botWalk = (w.botWalk ?? 0) + 1);
+      // Every part's ground first: a column not loaded yet makes the bot wait, as a step did.
+      const ys: number[] = [];
       for (let i = 1; i <= n!; i++) {
-        if (i > 1) await new Promise((ok) => setTimeout(ok, ms));
-        const x = x0! + (sx! * i) / n!, z = z0! + (sz! * i) / n!;
-        const bx = Math.floor(x), bz = Math.floor(z);
+        const bx = Math.floor(x0! + (sx! * i) / n!), bz = Math.floor(z0! + (sz! * i) / n!);
         let ground = -1;
-        for (let yy = 250; yy > 0; yy--) {
-          const id = v.getBlock(bx, yy, bz);
+        for (let y = 250; y > 0; y--) {
+          const id = v.getBlock(bx, y, bz);
           if (id === unloaded) break;
-          if (id !== 0 && id !== water) { ground = yy; break; }
+          if (id !== 0 && id !== water) { ground = y; break; }
         }
-        if (ground < 0) break;
-        if (i < n!) v.step(x, ground + 1, z);
-        else await v.teleport(x, ground + 1, z);
-        done = i;
-        y = ground + 1;
+        if (ground < 0) return { ok: false, y: 0 };
+        ys.push(ground + 1);
       }
-      return { done, y };
+      for (let i = 1; i <= n!; i++) {
+        const x = x0! + (sx! * i) / n!, z = z0! + (sz! * i) / n!, y = ys[i - 1]!;
+        if (i === 1 && n! > 1) v.step(x, y, z);
+        else if (i === 1) void v.teleport(x, y, z);
+        else setTimeout(() => {
+          if (w.botWalk !== walk) return; // overtaken by the next step
+          if (i < n!) v.step(x, y, z);
+          else void v.teleport(x, y, z);
+        }, (i - 1) * ms!);
+      }
+      return { ok: true, y: ys[n! - 1]! };
     }, [this.x, this.z, dx * k, dz * k, parts, partMs, UNLOADED, WATER] as const);
-    if (r.done === 0) {
+    if (!r.ok) {
       this.waits++;
       return { moved: false, crossed: false, waited: true };
     }
-    const nx = this.x + (dx * k * r.done) / parts, nz = this.z + (dz * k * r.done) / parts;
+    const nx = this.x + dx * k, nz = this.z + dz * k;
     const crossed = chunkOf(nx) !== chunkOf(this.x) || chunkOf(nz) !== chunkOf(this.z);
     [this.x, this.y, this.z] = [nx, r.y, nz];
-    this.moves += r.done;
+    this.moves += Math.max(1, Math.round((parts * Math.max(partMs, 0)) / MOVE_MS));
     if (crossed) this.crossings++;
     return { moved: true, crossed, waited: false };
   }

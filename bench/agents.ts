@@ -3,8 +3,8 @@
 // IndexedDB), pages opened with ?render=off except the first --render-tabs, which draw
 // the world at --render-rd and count frames with a gap (border_gap_frames). Each joins, walks a random route (seeded,
 // so the same --seed walks the same routes) across chunk borders around the shared spawn
-// at walking speed, in 10 Hz steps each walked in the page in 4 parts 25 ms apart
-// (window.voxel.step, the last part window.voxel.teleport), and every few seconds
+// at walking speed, in 10 Hz steps each walked in the page in 4 parts 25 ms apart by the
+// page's timers (window.voxel.step, the last part window.voxel.teleport), and every few seconds
 // places a block beside itself which the other bots watch for (edit-to-visible latency,
 // timed on the machine's one wall clock), then removes it. It prints one JSON report.
 //
@@ -143,7 +143,7 @@ export interface AgentReport {
    * not_loaded: tabs that never reached a full load (their frames are not counted).
    */
   render: { tabs: number; rd: number; full_load_ms: Summary; frames: number; gap_frames: number; fps: number; crossings: number; not_loaded: number };
-  /** Own positions taken per second (parts of steps walked: 40 at the defaults), median over bots. */
+  /** Own positions taken per second that a MOVE could carry (one per MOVE_MS walked: 20 at the defaults), median over bots. */
   position_updates_hz: number;
   /** MOVE frames sent per second during the walk, median over bots (play/move-pace.ts: MOVE_HZ, 20, at most on average). */
   moves_sent_hz: number;
