@@ -230,6 +230,10 @@ export class Peer {
     const invited = cfg.invitePeers ?? [];
     const first = invited.length ? invited : await fromDoorways();
     const peer = new Peer(cfg.identity, transport, dht, doors, cfg, clock, opts, connect);
+    // Before the join: a frame that reaches us while we join (a primary handing us a region
+    // we are now nearest to) is held for the host that opens its channel (app-channels.ts).
+    // Made after the join, the channels were not there to hold it: it was lost.
+    peer.channels = new AppChannels(dht);
     await dht.start();
     cfg.doorways.forEach((spec, i) => { if (!opened[i]) peer.reopener.retry(spec); });
     peer.lastError = lastError;
@@ -266,7 +270,6 @@ export class Peer {
         peer.finder.poke();
       });
     }
-    peer.channels = new AppChannels(peer.dht);
     peer.dht.events.on('link-open', () => {
       peer.firstLink();
       if (peer.status === 'alone') {

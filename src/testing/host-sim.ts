@@ -173,10 +173,13 @@ export class HostSim extends SimWorld {
       ...(playOnly ? { readOnly: true } : {}),
       ...(opts.noHost ? { noHost: true } : {}),
     }, undefined, network);
+    // The channels before the join, as a tab's (bootstrap/peer.ts): a frame that reaches us
+    // while we join (a primary handing us a region we are now nearest to) is held for the host.
+    const channels = new AppChannels(dht);
     await dht.start();
     let store = this.stores.get(hex);
     if (!store) this.stores.set(hex, (store = new MemoryHostStore()));
-    const wire = new HostWires(new AppChannels(dht), this.clock);
+    const wire = new HostWires(channels, this.clock);
     const host = new HostingService({
       dht, wires: wire, clock: this.clock, ticker: clockTicker(this.clock), store, world, keyHash: simKeyHash,
       signer: this.keyring.signer(id), verify: this.keyring.verify,
