@@ -71,6 +71,8 @@ export interface JoinOptions {
   world?: string;
   /** The peers it joins through (default: one live peer at random, of any world). */
   boot?: NodeId[];
+  /** Called with the peer's DHT before it joins (a test stubs what the node sees while it joins). */
+  beforeJoin?: (dht: DhtNode) => void;
 }
 
 /** Work a simulated player's pass shows (the tabs' PLAYER_PASS_BITS would cost ~1 s per simulated peer). */
@@ -176,6 +178,7 @@ export class HostSim extends SimWorld {
     // The channels before the join, as a tab's (bootstrap/peer.ts): a frame that reaches us
     // while we join (a primary handing us a region we are now nearest to) is held for the host.
     const channels = new AppChannels(dht);
+    opts.beforeJoin?.(dht);
     await dht.start();
     let store = this.stores.get(hex);
     if (!store) this.stores.set(hex, (store = new MemoryHostStore()));
