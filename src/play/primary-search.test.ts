@@ -5,6 +5,9 @@ import { seededRandom } from '../core/seeded-random';
 import { VirtualClock } from '../core/virtual-clock';
 import { PrimarySearch, type PrimarySearchDeps } from './primary-search';
 import { CLIENT_DEFAULTS, type ClientEvents, type Subscription } from './region-client-types';
+import { HostSim } from '../testing/host-sim';
+import { REGION_BLOCKS, type RegionCoord } from '../region/region-key';
+import { BRICK, PLANKS } from '../world/blocks';
 
 /** A search whose lookups all fail, as a starved tab's do, with `near` the nodes its own view holds near the key. */
 function setup(near: NodeId[]) {
@@ -51,5 +54,39 @@ describe('PrimarySearch', () => {
     const candidates = sortByDistance([s.self, ...near], (x) => x, s.key).slice(0, CLIENT_DEFAULTS.replicas).map(idToHex);
     expect(subs.every((m) => candidates.includes(idToHex(m.to)))).toBe(true);
     expect(subs.some((m) => !idEquals(m.to, s.self))).toBe(true);
+  });
+});
+
+describe('an edit made while attaching to a node that named itself primary (simulated)', () => {
+  // Every link 20 ms one way, no jitter: the round trips below are exact.
+  const L = 20;
+  const R: RegionCoord = { rx: 0, rz: 0 };
+  it.each([1, 2, 3])('goes to it at once, not a round trip later at its snapshot, seed %i', async (seed) => {
+    const sim = new HostSim({ seed, net: { latencyMs: L, latencySpread: 0, jitterMs: 0 } });
+    await sim.grow(5);
+    for (const p of sim.live()) await sim.settle(p.client.subscribe(R));
+    const primary = sim.primaryOf(R)!;
+    // Not a host of the region: its SUBSCRIBE and edits cross the network.
+    const editor = sim.live().find((p) => p !== primary && !p.host.roles().backup.includes('0,0'))!;
+    const at = (i: number) => ({ x: R.rx * REGION_BLOCKS + 3 + i, y: 120, z: R.rz * REGION_BLOCKS + 5 });
+    const first = at(0);
+    await sim.settle(editor.client.submit(first.x, first.y, first.z, PLANKS, { ...first, z: first.z + 3 }));
+    await sim.run(1000);
+    sim.kill(primary.hex);
+    // The takeover notice: the client subscribes to the node it names, and waits for its snapshot.
+    const redirects = editor.client.stats.redirects;
+    for (let t = 0; t < 5000 && editor.client.stats.redirects === redirects; t++) await sim.run(1);
+    expect(editor.client.stats.redirects).toBeGreaterThan(redirects);
+    expect(editor.client.attachment(R)).toBeUndefined();
+    const noticeAt = sim.clock.now();
+    const b = at(1);
+    let confirmedAt = 0;
+    const done = editor.client.submit(b.x, b.y, b.z, BRICK, { ...b, z: b.z + 3 }).then((s) => ((confirmedAt = sim.clock.now()), s));
+    const stamp = await sim.settle(done);
+    expect(stamp.e).toBeGreaterThan(1);
+    // EDIT beside the SUBSCRIBE (one way), REPLICATE and ACK (a round trip), CONFIRM (one
+    // way): two round trips (80 ms). Sent at the snapshot it took three (120 ms).
+    expect(confirmedAt - noticeAt).toBeLessThan(5 * L);
+    sim.stopAll();
   });
 });

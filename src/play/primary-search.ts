@@ -103,7 +103,10 @@ export class PrimarySearch {
         // A node that named itself primary (a takeover notice or a redirect) gets our waiting
         // edits right behind the SUBSCRIBE, not after its snapshot: a round trip less in every
         // failover. Its answers count once its snapshot's certificate is checked (submitted-edits.ts).
-        if (hinted) this.deps.edits.sendTo(sub.name, target, idToHex(target));
+        if (hinted) {
+          this.deps.edits.sendTo(sub.name, target, idToHex(target));
+          sub.named = target;
+        }
         const answered = await new Promise<boolean>((resolve) => {
           const t = this.deps.args.clock.setTimeout(() => resolve(false), this.deps.opts.attachTimeoutMs + Math.min(attempt, 4) * 250);
           sub.wake = () => {
@@ -119,6 +122,7 @@ export class PrimarySearch {
         // answer, lost its few links.)
         if (!answered && !sub.closed && !idEquals(target, this.deps.args.dht.selfId)) this.deps.args.dht.reach?.(target);
         sub.wake = () => {};
+        sub.named = undefined;
         if (!sub.hint) attempt++;
         // Alone: wait before asking again (edits meanwhile fail as 'uncertified' at once).
         const wait = sub.aloneUntil - this.deps.args.clock.now();
@@ -136,6 +140,7 @@ export class PrimarySearch {
       }
     } finally {
       sub.attaching = false;
+      sub.named = undefined;
     }
   }
 

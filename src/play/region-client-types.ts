@@ -157,6 +157,12 @@ export interface Subscription {
   attaching: boolean;
   target: string;
   hint: NodeId | undefined;
+  /**
+   * The node that named itself primary (a takeover notice or a redirect) and that we
+   * subscribe to now, until its snapshot or the wait for it ends: a new edit goes to it at
+   * once, as the waiting ones went behind the SUBSCRIBE (primary-search.ts).
+   */
+  named?: NodeId;
   lastHeard: number;
   ready: Promise<void>;
   markReady: () => void;

@@ -261,7 +261,10 @@ export class RegionClient {
       this.stats.rejected++;
       return Promise.reject(new EditRejectedError('uncertified'));
     }
-    return this.edits.add(x, y, z, id, at, sub.attached ? sub.primary : undefined, r);
+    // While we subscribe to a node that named itself primary, the edit goes to it now, not
+    // a round trip later at its snapshot: its answer counts once the snapshot's certificate
+    // is checked (submitted-edits.ts `early`).
+    return this.edits.add(x, y, z, id, at, sub.attached ? sub.primary : sub.named, r);
   }
 
   /** A request id for an edit that may be submitted more than once (a kept edit's retries: play/tentative-edits.ts). */
