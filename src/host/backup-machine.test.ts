@@ -155,6 +155,21 @@ describe('backup machine', () => {
     expect(m.claimDue(20_000 + 401, hosts, P, false, never)).toBe(true);
   });
 
+  it('pings the hosts ahead of a claim once per silence, failoverMs / 2 before the claim is due (its rank counted); a primary heard starts a new silence', () => {
+    const hosts = [P, B2, SELF]; // we rank second: our claim is due at 1000
+    const { m } = backup(0);
+    expect(m.pingDue(700, hosts, P)).toBe(false);
+    expect(m.pingDue(701, hosts, P)).toBe(true);
+    expect(m.pingDue(800, hosts, P)).toBe(false);
+    // Heard again: the next silence pings again, as late in it.
+    m.heartbeat(P, idToHex(P), { t: 'HEARTBEAT', rx: 0, rz: 0, e: E, s: 0, hosts }, 2000);
+    expect(m.pingDue(2700, hosts, P)).toBe(false);
+    expect(m.pingDue(2701, hosts, P)).toBe(true);
+    // Nothing for a primary that said it unloads the region (its silence is no death).
+    m.heartbeat(P, idToHex(P), { t: 'HEARTBEAT', rx: 0, rz: 0, e: E, s: 0, hosts, idle: true, unload: true }, 3000);
+    expect(m.pingDue(3000 + 4 * O.idleHeartbeatMs, hosts, P)).toBe(false);
+  });
+
   it('allows a primary that was slow lately a longer silence (primary-pace.ts), and a closed link none', () => {
     const hosts = [P, SELF, B2]; // we rank first: no stagger
     const never = () => false;

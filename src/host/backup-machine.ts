@@ -187,14 +187,46 @@ export class BackupMachine {
       this.claimedAt = Math.min(this.claimedAt, now - this.o.failoverMs);
       this.primaryIdle = false;
     }
+    if (deferred(now)) return false;
+    return this.silence(now) > this.allowed(now, hosts, primary, primaryLinkClosed);
+  }
+
+  /**
+   * Whether to ping the hosts we would claim over now (region-claimant.ts `pingAhead`): the
+   * primary's silence is within failoverMs / 2 of its allowance, once per silence. Their
+   * answers spare the claim, if it comes, the round trip of its own ping; a primary heard
+   * meanwhile costs a ping per host, and the claim waits exactly as long as before.
+   */
+  pingDue(now: number, hosts: readonly NodeId[], primary: NodeId | undefined): boolean {
+    // Only for a primary whose state we hold: before its SYNC it may still be claiming (a
+    // region with no state reads the DHT's edit log first), and its silence is no news.
+    if (this.primaryUnloads || this.heard.applied === undefined) return false;
+    const from = Math.max(this.heard.lastHeard, this.claimedAt);
+    if (this.pingedFor === from || this.silence(now) <= this.allowed(now, hosts, primary, false) - this.o.failoverMs / 2) return false;
+    this.pingedFor = from;
+    return true;
+  }
+
+  /** The silence `pingDue` last pinged for (when it began). */
+  private pingedFor = -Infinity;
+
+  /** How long the primary has been silent (since our last claim, if that is later: `claimed`). */
+  private silence(now: number): number {
+    return now - Math.max(this.heard.lastHeard, this.claimedAt);
+  }
+
+  /**
+   * The silence that means we claim: failoverMs, or more for a primary that was slow lately
+   * (primary-pace.ts; a closed link is death at once), two beats more when it said it was
+   * idle, and claimStaggerMs per rank among the other hosts.
+   */
+  private allowed(now: number, hosts: readonly NodeId[], primary: NodeId | undefined, primaryLinkClosed: boolean): number {
     const others = hosts.filter((h) => !idEquals(h, primary ?? this.self));
     const rank = Math.max(0, others.findIndex((h) => idEquals(h, this.self)));
-    if (deferred(now)) return false;
     // An idle region's primary beats every idleHeartbeatMs: allow for two missed beats.
     const quiet = this.primaryIdle ? 2 * this.o.idleHeartbeatMs : 0;
-    // A closed link is death at once; silence from a primary that was slow lately is allowed longer (primary-pace.ts).
     const limit = primaryLinkClosed ? this.o.failoverMs : this.pace.silenceLimit(now);
-    return now - Math.max(this.heard.lastHeard, this.claimedAt) > limit + quiet + rank * this.o.claimStaggerMs;
+    return limit + quiet + rank * this.o.claimStaggerMs;
   }
 
   /**

@@ -23,8 +23,11 @@ describe('duelling claimants (simulated)', () => {
     const key = primary.host.regionState(R)!.key;
     const [closer, farther] = backups.sort((a, b) => compareDistance(a.dht.selfId, b.dht.selfId, key));
     sim.kill(primary.hex);
-    // Past the frames it sent before it died, short of failoverMs (the watch's own claims).
-    await sim.run(400);
+    // Past the frames it sent before it died, short of the silence at which a backup pings
+    // ahead of its claim (failoverMs / 2 before the claim is due: backup-machine.ts pingDue),
+    // so that both claims ping first and go out together: with the closer's pinged ahead, its
+    // CLAIM reaches the farther before the farther promised itself, and there is no duel.
+    await sim.run(200);
     const at = sim.clock.now();
     // Both take the primary for dead at the same instant.
     void farther!.host.regionState(R)!.claim(0, true);

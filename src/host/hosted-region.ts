@@ -174,6 +174,11 @@ export class HostedRegion implements RegionRole {
     return this.claimant.suspects();
   }
 
+  /** Our primary may soon be taken for dead: the hosts we would claim over are pinged now (region-claimant.ts). */
+  pingAhead(): void {
+    this.claimant.pingAhead();
+  }
+
   /** How long to wait before our next claim (region-claimant.ts retryDelay): `first` unless claims of ours failed lately. */
   claimRetryDelay(first: number): number {
     return this.claimant.retryDelay(first);

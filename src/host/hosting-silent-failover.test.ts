@@ -51,3 +51,33 @@ describe('failover after a silent death (simulated)', () => {
     sim.stopAll();
   });
 });
+
+describe('the claim after a silent death (simulated, 20 ms links)', () => {
+  const L = 20;
+  it.each([1, 2, 3])('goes out as the silence runs out: its hosts were pinged ahead of it, seed %i', async (seed) => {
+    const sim = new HostSim({ seed, net: { latencyMs: L, latencySpread: 0, jitterMs: 0 } });
+    await sim.grow(6);
+    for (const p of sim.live()) await sim.settle(p.client.subscribe(R));
+    const primary = primaryOf(sim)!;
+    // An edit: a region with none reads the DHT's edit log before its new primary starts.
+    const editor = sim.live().find((p) => p !== primary)!;
+    await sim.settle(editor.client.submit(3, 120, 5, PLANKS, { x: 3, y: 120, z: 8 }));
+    await sim.run(1000);
+    sim.kill(primary.hex);
+    const claims = () => sim.live().reduce((n, p) => n + p.host.stats.silenceClaims, 0);
+    const before = claims();
+    let claimAt = 0, primaryAt = 0;
+    for (let t = 0; t < 3000 && !primaryAt; t++) {
+      await sim.run(1);
+      if (!claimAt && claims() > before) claimAt = sim.clock.now();
+      const now = primaryOf(sim);
+      if (now && now !== primary) primaryAt = sim.clock.now();
+    }
+    expect(claimAt).toBeGreaterThan(0);
+    // The silence taken for death, then CLAIM and GRANT: one round trip. Pinging the hosts
+    // named only once the silence ran out took one more.
+    expect(primaryAt - claimAt).toBeLessThan(3 * L);
+    expect(sim.doublePrimaries()).toEqual([]);
+    sim.stopAll();
+  });
+});

@@ -105,6 +105,7 @@ export class RegionBackup extends RegionSide implements FollowTerms {
   watch(primaryLinkClosed = false): void {
     if (this.region.role !== 'backup' || this.region.stopped) return;
     const now = this.ctx.clock.now();
+    if (!primaryLinkClosed && this.machine.pingDue(now, this.region.hosts, this.region.primary)) this.region.pingAhead();
     if (!this.machine.claimDue(now, this.region.hosts, this.region.primary, primaryLinkClosed, (t) => this.el.deferred(t))) return;
     this.region.trace(`primary ${this.region.primaryHex.slice(0, 6)} silent ${Math.round(now - this.machine.heardAt)} ms${primaryLinkClosed ? ' (link closed)' : ''}`);
     // One attempt, then wait again (jittered, and longer after failed claims, so duelling claimants drift apart).

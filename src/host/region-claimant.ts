@@ -55,6 +55,8 @@ export class RegionClaimant extends RegionSide {
   private replacing: { hex: string; answeredAt: number } | undefined;
   /** Our claims' epochs that ended without a certificate (the newest ABANDONED_KEPT): a grant of one that comes late is answered ABANDON again. */
   private readonly abandoned: number[] = [];
+  /** Hosts (hex) that answered a ping of `pingAhead`, by when it went out: alive for liveHosts for failoverMs from then. */
+  private readonly answeredAt = new Map<string, number>();
 
   get claimSentAt(): number {
     return this.sentAt;
@@ -337,6 +339,25 @@ export class RegionClaimant extends RegionSide {
     return !!first && idEquals(first, this.ctx.selfId);
   }
 
+  /**
+   * The primary we follow is silent and we may claim soon (backup-machine.ts `pingDue`): the
+   * hosts we would claim over with it taken for dead (candidateHosts without a lookup: the
+   * current ones, topped up with linked nodes) are pinged now, so that the claim, if it
+   * comes, need not wait for their answers (liveHosts). Measured on virtual clocks (20 ms
+   * links) that round trip was 40 of a failover's 800 ms; on a loaded machine, 20 to 80.
+   */
+  pingAhead(): void {
+    const o = this.ctx.opts;
+    const silent = this.region.primaryHex;
+    const known = this.region.hosts.filter((h) => idToHex(h) !== silent && !idEquals(h, this.ctx.selfId) && !this.ctx.linkClosed(idToHex(h)));
+    const extra = this.ctx.linkedNear(this.region.key, Math.max(0, o.replicas - 1 - known.length), new Set([...this.region.hosts.map(idToHex), ...this.suspects(), silent, this.ctx.selfHex]));
+    const at = this.ctx.clock.now();
+    void this.ctx.answering([...known, ...extra], o.claimPingMs).then((got) => {
+      for (const [hex, t] of this.answeredAt) if (at - t > o.failoverMs) this.answeredAt.delete(hex);
+      for (const hex of got) this.answeredAt.set(hex, at);
+    });
+  }
+
   /** The host set to claim over: the candidates (below), of them those alive (liveHosts). */
   private async claimHosts(silent: string): Promise<NodeId[]> {
     return this.liveHosts(await this.candidateHosts(silent), silent);
@@ -356,7 +377,11 @@ export class RegionClaimant extends RegionSide {
     const others = set.filter((h) => !idEquals(h, self));
     const spares = this.ctx.linkedNear(this.region.key, o.replicas, new Set([...set.map(idToHex), ...this.suspects(), silent, this.ctx.selfHex]));
     const sparesAnswer = this.ctx.answering(spares, o.claimPingMs);
-    const live = await this.ctx.answering(others, o.claimPingMs);
+    // Those that answered our ping ahead of the claim lately (pingAhead) are not asked again.
+    const now = this.ctx.clock.now();
+    const fresh = others.filter((h) => now - (this.answeredAt.get(idToHex(h)) ?? -Infinity) <= o.failoverMs);
+    const live = await this.ctx.answering(others.filter((h) => !fresh.includes(h)), o.claimPingMs);
+    for (const h of fresh) live.add(idToHex(h));
     if (live.size === others.length) return set;
     // Too few answered to tell the dead from the slow (a loaded machine: every tab late):
     // the claim itself will tell. Dropping them would leave a set that cannot certify.

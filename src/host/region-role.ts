@@ -55,6 +55,8 @@ export interface RegionRole extends DutyRegion, RoleView {
   stepDown(next: NodeId | undefined, e: number): void;
   offerTo(primary: NodeId, theirs?: Entry[]): void;
   claim(minEpoch?: number, primarySilent?: boolean, hosts?: NodeId[], handedOver?: boolean): Promise<boolean>;
+  /** Our primary may soon be taken for dead: the hosts we would claim over are pinged now (region-claimant.ts `pingAhead`). */
+  pingAhead(): void;
   /** How long to wait before our next claim: `first` unless claims of ours failed lately (then a growing, randomised backoff). */
   claimRetryDelay(first: number): number;
   /** Ends the wait of our claim under way, if any (it then sees what changed). */
