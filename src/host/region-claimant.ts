@@ -349,10 +349,10 @@ export class RegionClaimant extends RegionSide {
   pingAhead(): void {
     const o = this.ctx.opts;
     const silent = this.region.primaryHex;
-    const known = this.region.hosts.filter((h) => idToHex(h) !== silent && !idEquals(h, this.ctx.selfId) && !this.ctx.linkClosed(idToHex(h)));
-    const extra = this.ctx.linkedNear(this.region.key, Math.max(0, o.replicas - 1 - known.length), new Set([...this.region.hosts.map(idToHex), ...this.suspects(), silent, this.ctx.selfHex]));
+    const known = this.knownHosts(silent);
+    const extra = this.linkedBeside(known, Math.max(0, o.replicas - known.length), silent);
     const at = this.ctx.clock.now();
-    void this.ctx.answering([...known, ...extra], o.claimPingMs).then((got) => {
+    void this.ctx.answering([...known, ...extra].filter((h) => !idEquals(h, this.ctx.selfId)), o.claimPingMs).then((got) => {
       for (const [hex, t] of this.answeredAt) if (at - t > o.failoverMs) this.answeredAt.delete(hex);
       for (const hex of got) this.answeredAt.set(hex, at);
     });
@@ -404,10 +404,7 @@ export class RegionClaimant extends RegionSide {
    */
   private async candidateHosts(silent: string): Promise<NodeId[]> {
     const lookup = this.ctx.hostSet(this.region.key, true);
-    const known = this.region.hosts.filter((h) => {
-      const hex = idToHex(h);
-      return hex !== silent && !this.ctx.linkClosed(hex);
-    });
+    const known = this.knownHosts(silent);
     const majority = Math.floor(this.region.hosts.length / 2) + 1;
     if (known.length === this.region.hosts.length || known.length < majority || !has(known, this.ctx.selfId)) return lookup;
     lookup.catch(() => {});
@@ -420,9 +417,22 @@ export class RegionClaimant extends RegionSide {
     }
     // Topped up to r with linked nodes (a link is proof of life): a set of two would be
     // stuck at the next death, since a new epoch needs a majority of the previous set.
-    const extra = this.ctx.linkedNear(this.region.key, this.ctx.opts.replicas - known.length, new Set([...known.map(idToHex), ...this.suspects(), silent]));
+    const extra = this.linkedBeside(known, this.ctx.opts.replicas - known.length, silent);
     this.region.trace(`claim over known hosts (lookup slow)${extra.length ? ` + ${extra.length} linked` : ''}`);
     return sortByDistance([...known, ...extra], (x) => x, this.region.key);
+  }
+
+  /** The current hosts but `silent` and those whose link closed (ourselves among them): those a claim without a lookup goes over (candidateHosts) and pingAhead asks. */
+  private knownHosts(silent: string): NodeId[] {
+    return this.region.hosts.filter((h) => {
+      const hex = idToHex(h);
+      return hex !== silent && !this.ctx.linkClosed(hex);
+    });
+  }
+
+  /** Up to `n` linked nodes nearest the key beside `known`, none of them suspect or `silent`: what tops such a set up to r. */
+  private linkedBeside(known: readonly NodeId[], n: number, silent: string): NodeId[] {
+    return this.ctx.linkedNear(this.region.key, n, new Set([...known.map(idToHex), ...this.suspects(), silent]));
   }
 
   /** Takes the certificate of the region's location record, if there is a valid one (bounded wait). */
