@@ -32,9 +32,11 @@ export interface LinkLimits {
   /**
    * A link we pinned (a peer our own work talks to often: a region's primary pins its
    * backups) may send this many times linkFramesPerSec and linkFrameBurst. A crowd's MOVEs
-   * (10 a second per player) converge on its region's primary, and its nearest neighbours,
-   * its backups, forward most of them: 1,000 a second over one link at 200 players, and
-   * what the limit dropped at the primary there was as likely an EDIT (timed out) as a MOVE.
+   * converge on its region's primary, and its nearest neighbours, its backups, forward most
+   * of them: 1,000 a second over one link at 200 players when this factor was set (10 MOVEs
+   * a second per player), and what the limit dropped at the primary there was as likely an
+   * EDIT (timed out) as a MOVE. Players send 20 a second now (region/move-rate.ts): a crowd
+   * of 200 has not been measured against this factor since.
    */
   pinnedFramesFactor: number;
 }
