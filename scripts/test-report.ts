@@ -68,7 +68,7 @@ if (existsSync(phasesPath)) {
     const [name, start, end, rc] = l.split('\t');
     return { name: name!, start: Number(start), end: Number(end), rc: Number(rc) };
   });
-  const order = ['type-check', 'lint', 'build', 'realtime', 'browser', 'background'];
+  const order = ['type-check', 'lint', 'build', 'realtime', 'apt-wait', 'browser', 'background'];
   const rank = (name: string) => (order.includes(name) ? order.indexOf(name) : order.length);
   console.log('\nWall time per phase (the build beside the wall-clock unit tests, then the browser tests; type-check, lint, the simulations and the virtual-clock unit tests at the lowest priority beside everything):');
   for (const p of [...phases].sort((a, b) => rank(a.name) - rank(b.name))) console.log(`${fmt(p.end - p.start)}  ${p.name}${p.rc === 0 ? '' : `  (exit ${p.rc})`}`);

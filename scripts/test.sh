@@ -68,6 +68,14 @@ step "unit tests on the wall clock (real sockets, processes, timers: scripts/rea
 VP_FILE_TIMES=$R/realtime-files.json phase realtime bash scripts/netns.sh vitest run --maxWorkers=2 "${reporters[@]}" --outputFile.json="$R/realtime.json" "${realtime[@]}" || fail=1
 wait "$build_pid" || fail=1
 echo; cat "$R/build.log"
+# .ci/run installs the browsers with apt beside the first phases: wait for it here.
+if [ -n "${VP_APT_PID:-}" ]; then
+  step "waiting for apt (browsers, Xvfb, coturn) started by .ci/run"
+  t_apt=$EPOCHREALTIME
+  while [ ! -s "${VP_APT_RC:-/dev/null}" ] && kill -0 "$VP_APT_PID" 2>/dev/null; do sleep 0.5; done
+  printf '%s\t%s\t%s\t%s\n' apt-wait "$t_apt" "$EPOCHREALTIME" 0 >> "$R/phases.tsv"
+  if [ "$(cat "${VP_APT_RC:-/dev/null}" 2>/dev/null)" != 0 ]; then echo "apt-get install failed"; fail=1; fi
+fi
 step "browser tests (Chromium)"
 VP_FILE_TIMES=$R/e2e-files.json phase browser bash scripts/netns.sh vitest run --config vitest.e2e.config.ts "${reporters[@]}" --outputFile.json="$R/e2e.json" || fail=1
 wait "$checks_pid" || fail=1
