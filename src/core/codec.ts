@@ -43,6 +43,9 @@ export function bytes(max: number, exact?: number) {
 /** A schema for an unsigned 32-bit integer (request ids, sequence numbers). */
 export const u32 = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(0xffffffff));
 
+/** A schema for a wall-clock time in whole ms since 1970 (when a player signed words, when a record was written): never negative, never past what a double holds exactly. */
+export const epochMs = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER));
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnySchema = v.GenericSchema<any, any>;
 

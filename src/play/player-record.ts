@@ -10,7 +10,7 @@
 // decides who holds an item; the record lets the owner's inventory show before (or without)
 // the regions holding its items answering, e.g. after a reload far from them.
 import * as v from 'valibot';
-import { bytes, CodecError, defineCodec } from '../core/codec';
+import { bytes, CodecError, defineCodec, epochMs } from '../core/codec';
 import { publicKeyMatchesId, verifySignature, type Identity } from '../core/identity';
 import { ID_BYTES, idEquals, idToHex, type NodeId } from '../core/node-id';
 import type { Pose } from '../world/pose';
@@ -74,7 +74,7 @@ const body = {
   pos: v.strictObject({ x: coord, y: coord, z: coord }),
   yaw: angle,
   pitch: angle,
-  updatedAt: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER)),
+  updatedAt: epochMs,
   alg: v.picklist(['Ed25519', 'ECDSA-P256']),
   publicKey: bytes(65),
   items: v.optional(v.pipe(v.array(v.strictObject(heldSchema)), v.minLength(1), v.maxLength(MAX_HELD_IN_RECORD))),

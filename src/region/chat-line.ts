@@ -8,7 +8,7 @@
 // the rule below refuses control and format characters (bidi overrides, zero-width ones)
 // and towers of combining marks (three or more in a row), so what one player sees is what the speaker typed.
 import * as v from 'valibot';
-import { bytes } from '../core/codec';
+import { bytes, epochMs } from '../core/codec';
 import { ID_BYTES } from '../core/node-id';
 import type { Signer, Verifier } from '../core/signer';
 import { defaultPlayerColour } from '../world/player-colour';
@@ -34,14 +34,12 @@ export function isChatText(text: string): boolean {
   return normaliseChatText(text) === text;
 }
 
-const time = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER));
-
 /** A line's fields in SAY and CHAT: player id, key algorithm (0 Ed25519, 1 P-256), key, when (epoch ms; not `t`, a frame's type), name, colour, text, signature. */
 export const chatLineFields = {
   p: bytes(ID_BYTES, ID_BYTES),
   a: keyAlgSchema,
   k: bytes(65),
-  w: time,
+  w: epochMs,
   n: playerName,
   c: playerColour,
   x: v.pipe(v.string(), v.maxLength(MAX_CHAT_CHARS * 2), v.check((x: string) => isChatText(x), 'not chat text')),

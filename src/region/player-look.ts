@@ -9,7 +9,7 @@
 // Signed by the node key, not the player key: the roster names nodes, and nothing ties a
 // player key to a node but words a host could make up with a player key of its own.
 import * as v from 'valibot';
-import { bytes } from '../core/codec';
+import { bytes, epochMs } from '../core/codec';
 import type { NodeId } from '../core/node-id';
 import type { Signer, Verifier } from '../core/signer';
 import { KEY_ALGS, keyAlgCode, keyAlgSchema } from '../core/key-alg-code';
@@ -23,10 +23,8 @@ export const LOOK_RULES = {
   sendEveryMs: 5000,
 };
 
-const time = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER));
-
 /** A look's fields: node key algorithm (0 Ed25519, 1 P-256), node key, when (epoch ms), name, colour, signature. */
-export const lookSchema = v.object({ a: keyAlgSchema, k: bytes(65), w: time, n: playerName, c: playerColour, s: bytes(72) });
+export const lookSchema = v.object({ a: keyAlgSchema, k: bytes(65), w: epochMs, n: playerName, c: playerColour, s: bytes(72) });
 export type PlayerLook = v.InferOutput<typeof lookSchema>;
 
 const DOMAIN = new TextEncoder().encode('voxel-populi/look/v1\0');
