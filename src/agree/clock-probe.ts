@@ -17,12 +17,19 @@ export const MAX_OPEN_REQUESTS = 8;
  */
 export type ClockMessage = { t: 'TIME_REQ'; n: number } | { t: 'TIME_REP'; n: number; now: number; err?: number | undefined; busy?: boolean | undefined };
 
+/**
+ * A world-clock reading on the wire (world-clock.ts; TIME_REP, an item's spawn time, an owner's
+ * signed request): ms, finite, and within 1e15 of 1970 either way (some 30,000 years), so a
+ * hostile value is neither NaN nor infinite nor so large that adding an offset loses the ms.
+ * Not held to whole ms: a reading is a local clock plus an estimated offset.
+ */
+export const worldTime = v.pipe(v.number(), v.finite(), v.minValue(-1e15), v.maxValue(1e15));
+
 /** Both frames as codec entries from `firstCode` on. */
 export function clockSpec(firstCode: number) {
-  const now = v.pipe(v.number(), v.finite(), v.minValue(-1e15), v.maxValue(1e15));
   return {
     TIME_REQ: [firstCode, v.object({ n: u32 })],
-    TIME_REP: [firstCode + 1, v.object({ n: u32, now, err: v.optional(v.pipe(v.number(), v.finite(), v.minValue(0), v.maxValue(60_000))), busy: v.optional(v.boolean()) })],
+    TIME_REP: [firstCode + 1, v.object({ n: u32, now: worldTime, err: v.optional(v.pipe(v.number(), v.finite(), v.minValue(0), v.maxValue(60_000))), busy: v.optional(v.boolean()) })],
   } as const satisfies CodecSpec;
 }
 

@@ -2,6 +2,7 @@
 // vote candidates): every one is checked against these schemas before anything trusts it
 // (docs/DESIGN.md "Bad input and trust"). The types live with the ledger (item-ledger.ts).
 import * as v from 'valibot';
+import { worldTime } from './clock-probe';
 import { decisionProofSchema } from './decision-proof';
 import { ITEM_KINDS } from './item-kinds';
 
@@ -11,7 +12,6 @@ const MAX_COORD = 30_000_000;
 const coord = v.pipe(v.number(), v.finite(), v.minValue(-MAX_COORD), v.maxValue(MAX_COORD));
 const int = (lo: number, hi: number) => v.pipe(v.number(), v.integer(), v.minValue(lo), v.maxValue(hi));
 const who = v.pipe(v.string(), v.minLength(1), v.maxLength(64));
-const time = v.pipe(v.number(), v.finite(), v.minValue(-1e15), v.maxValue(1e15));
 
 /** An item id's longest form (`<area>/<slot>` or `star-k`); the player record lists held ids too. */
 export const itemIdSchema = v.pipe(v.string(), v.minLength(1), v.maxLength(40));
@@ -24,7 +24,7 @@ export const itemSchema = v.object({
   y: coord,
   z: coord,
   /** World time (synchronised clock, ms) from which the item is shown. */
-  at: time,
+  at: worldTime,
   /** Who holds it (a player id, hex); null: it lies in the world. */
   owner: v.nullable(who),
   /** Times it was dropped (or carried on): names its open pickup vote. */
@@ -46,6 +46,6 @@ export const ledgerStateSchema = v.object({
 
 /** The vote candidates on the wire (item-messages.ts). */
 export const itemCandidateSchema = v.variant('t', [
-  v.object({ t: v.literal('s'), slot: int(0, 0xffffffff), kind: v.picklist(ITEM_KINDS), star: v.optional(int(0, 31)), x: coord, y: coord, z: coord, at: time, by: who }),
+  v.object({ t: v.literal('s'), slot: int(0, 0xffffffff), kind: v.picklist(ITEM_KINDS), star: v.optional(int(0, 31)), x: coord, y: coord, z: coord, at: worldTime, by: who }),
   v.object({ t: v.literal('c'), who, x: coord, y: coord, z: coord }),
 ]);

@@ -27,11 +27,10 @@ import { bytes, u32 } from '../core/codec';
 import { hexToId, idToHex } from '../core/node-id';
 import type { Signer, Verifier } from '../core/signer';
 import { KEY_ALGS, keyAlgCode, keyAlgSchema } from '../core/key-alg-code';
-
-const time = v.pipe(v.number(), v.finite(), v.minValue(-1e15), v.maxValue(1e15));
+import { worldTime } from './clock-probe';
 
 /** The owner's signature on a request: the gen `g` it held, the world time `t` it signed at, its key (alg `a`, raw `k`) and the signature `s`. */
-export const ownerSigSchema = v.object({ g: u32, t: time, a: keyAlgSchema, k: bytes(65), s: bytes(72) });
+export const ownerSigSchema = v.object({ g: u32, t: worldTime, a: keyAlgSchema, k: bytes(65), s: bytes(72) });
 export type OwnerSig = v.InferOutput<typeof ownerSigSchema>;
 
 /** A request as signed: its number `r` and the owner's signature. */
