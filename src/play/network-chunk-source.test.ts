@@ -118,4 +118,46 @@ describe('NetworkChunkSource (simulated)', () => {
     b.close();
     sim.stopAll();
   });
+  it('a standing player sends MOVE only as a keep-alive (at most 2 a second), and a watcher still lists it after 10 s; its next step goes at once', async () => {
+    const sim = new HostSim({ seed: 23 });
+    await sim.grow(10);
+    const R = { rx: 0, rz: 0 };
+    await sim.settle(sim.pick().client.subscribe(R));
+    const hosts = new Set([sim.primaryOf(R)!, ...sim.backupsOf(R)]);
+    const [pa, pb] = sim.live().filter((p) => !hosts.has(p));
+    const a = source(sim, pa!, 'alice'), b = source(sim, pb!, 'bob');
+    let moves = 0;
+    const move = pa!.client.move.bind(pa!.client);
+    pa!.client.move = (p, look) => {
+      const sent = move(p, look);
+      if (sent) moves++;
+      return sent;
+    };
+    let players: RemotePlayer[] = [];
+    b.events.on('players', (e) => (players = e.players));
+    const here = { x: 5.5, y: 80, z: 5.5, yaw: 0, pitch: 0 };
+    b.setPosition({ ...here, x: 7.5 });
+    a.setPosition(here);
+    await sim.settle(Promise.all([a.load(0, 0), b.load(0, 0)]));
+    // The page's frames: every 50 ms the same pose, for 10 s.
+    const frames = async (ms: number, pose: typeof here) => {
+      for (let t = 0; t < ms; t += 50) {
+        a.setPosition(pose);
+        await sim.run(50);
+      }
+    };
+    await frames(1000, here);
+    moves = 0;
+    await frames(10_000, here);
+    expect(moves).toBeGreaterThanOrEqual(5); // the keep-alive
+    expect(moves).toBeLessThanOrEqual(20); // 200 at MOVE's rate
+    expect(players.find((p) => p.name === 'alice')).toBeDefined();
+    // One step, taken between two of MOVE's beats, then standing again: it reaches the watcher within a few ticks.
+    await sim.run(10);
+    a.setPosition({ ...here, x: 6.5 });
+    await frames(300, { ...here, x: 6.5 });
+    expect(Math.abs(players.find((p) => p.name === 'alice')!.x - 6.5)).toBeLessThanOrEqual(1 / 64);
+    a.close(); b.close();
+    sim.stopAll();
+  });
 });

@@ -35,7 +35,8 @@ import type { Signer, Verifier } from '../core/signer';
 import { OwnLook } from './own-look';
 import { PlayerLooks } from './player-looks';
 import { MovePace } from './move-pace';
-import { MOVE_HZ } from '../region/move-rate';
+import { MoveKeepAlive } from './move-keepalive';
+import { MOVE_HZ, MOVE_KEEPALIVE_MS } from '../region/move-rate';
 
 export const NETWORK_SOURCE_DEFAULTS = {
   /** Regions within this many regions of the player's are live subscriptions (1: 3 x 3). */
@@ -117,6 +118,7 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
   private centre: RegionCoord | undefined;
   private pos: Pose | undefined;
   private readonly movePace: MovePace;
+  private readonly moveKeepAlive = new MoveKeepAlive(MOVE_KEEPALIVE_MS);
   private stops: (() => void)[] = [];
   private readonly own: OwnLook;
   /** The other players' proven looks (none without a verifier). */
@@ -198,13 +200,20 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
     return this.own.setColour(colour);
   }
 
-  /** Where the player is: moves the live subscriptions and sends MOVE (throttled). */
+  /** Where the player is: moves the live subscriptions and sends MOVE (throttled; a standing player's only as a keep-alive). */
   setPosition(p: Pose): void {
     this.pos = { ...p };
     const here = { rx: regionOf(chunkOf(p.x)), rz: regionOf(chunkOf(p.z)) };
     if (!this.centre || this.farFromCentre(p)) this.recentre(here);
     const now = this.args.clock.now();
-    if (this.movePace.due(now) && this.args.client.move(p, this.own.current())) this.movePace.sent(now);
+    if (!this.movePace.due(now)) return;
+    const look = this.own.current();
+    const to = this.args.client.attachment(here)?.primary;
+    if (!this.moveKeepAlive.needed(p, look, to, now)) return;
+    if (this.args.client.move(p, look)) {
+      this.movePace.sent(now);
+      this.moveKeepAlive.sent(p, look, to, now);
+    }
   }
 
   private farFromCentre(p: Pose): boolean {

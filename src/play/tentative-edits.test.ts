@@ -49,6 +49,9 @@ class FakeClient {
   pendingAt(): Entry | undefined {
     return undefined;
   }
+  attachment(): undefined {
+    return undefined;
+  }
   move(): boolean {
     return true;
   }

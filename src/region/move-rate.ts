@@ -15,5 +15,14 @@
 export const MOVE_HZ = 20;
 /** A MOVE's period (ms). */
 export const MOVE_MS = 1000 / MOVE_HZ;
+/**
+ * A player whose pose, look and primary are unchanged sends MOVE only this often
+ * (play/move-keepalive.ts): it says the player is still there. Well within what forgets a
+ * quiet player: a primary's presence (host/host-options.ts `playerTtlMs`, 3,000 ms) and a
+ * watcher's list (play/network-chunk-source.ts `playerExpireMs`, 3,000 ms, kept fresh
+ * meanwhile by the host's re-sends every `farMs`, host/interest-lists.ts), so two lost
+ * keep-alives in a row do not make a standing player vanish.
+ */
+export const MOVE_KEEPALIVE_MS = 1000;
 /** Sustained MOVEs a second per player a primary takes, and the burst on top: twice the pace (frames bunch on a busy link). */
 export const MOVE_LIMIT = { perSec: 2 * MOVE_HZ, burst: 2 * MOVE_HZ };
