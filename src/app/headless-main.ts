@@ -18,6 +18,7 @@ import { DEFAULT_WORLD } from './config';
 import type { HostFigures } from './host-figures';
 import { iceFromFlags } from '../bootstrap/headless-ice';
 import { HEADLESS_DEFAULTS, startHeadlessPeer } from './headless-peer';
+import { storeScope } from '../store/store-scope';
 
 const USAGE = 'usage: npm run peer -- --world NAME [--relay ws://HOST:PORT/relay|none] [--data DIR] [--seed SEED] [--bind ADDRESS] [--ice stun:HOST:PORT,turn:HOST:PORT?transport=udp,...|JSON] [--ice-user U] [--ice-credential P|--ice-credential-file F] [--ice-policy relay] [--http PORT] [--print SECONDS]';
 
@@ -62,10 +63,12 @@ async function main(): Promise<void> {
   if (args.includes('--help') || args.includes('-h')) return void console.log(USAGE);
   const world = arg(args, 'world') ?? DEFAULT_WORLD;
   const relay = arg(args, 'relay');
-  const dataDir = resolve(arg(args, 'data') ?? `voxel-peer-data/${world}`);
+  const seed = arg(args, 'seed');
+  // A seed of its own is another world of the name (store/store-scope.ts), so another directory:
+  // peers of both can run at once (LevelDB locks its directory).
+  const dataDir = resolve(arg(args, 'data') ?? `voxel-peer-data/${storeScope(world, seed ?? world)}`);
   const printSec = Number(arg(args, 'print') ?? 60);
   const httpPort = arg(args, 'http');
-  const seed = arg(args, 'seed');
   const bind = arg(args, 'bind');
   const credFile = arg(args, 'ice-credential-file');
   const { iceServers, icePolicy } = iceFromFlags({

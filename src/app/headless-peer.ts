@@ -29,6 +29,7 @@ import { Peer, type JoinStage } from '../bootstrap/peer';
 import { recordRules } from '../play/dht-record-rules';
 import type { WorkerTickerStats } from './worker-ticker';
 import { networkId } from '../net/network-id';
+import { storeScope } from '../store/store-scope';
 
 export const HEADLESS_DEFAULTS = {
   /** The relay of `npm start` on this machine. */
@@ -107,7 +108,7 @@ export async function startHeadlessPeer(o: HeadlessOptions): Promise<HeadlessPee
       ...(o.onStage ? { onStage: o.onStage } : {}),
     });
     const ticker = countingTicker(clock);
-    const net = await startNetSession(peer, cfg, clock, ticker, { host: store.hostStore(cfg.world, peer.id), tentative: new MemoryTentativeStore(), player: identity });
+    const net = await startNetSession(peer, cfg, clock, ticker, { host: store.hostStore(storeScope(cfg.world, cfg.seed), peer.id), tentative: new MemoryTentativeStore(), player: identity });
     const hosting = createHostingApi(net, new RemotePlayers(), clock, ticker);
     const netApi = createNetApi(peer);
     const history = new HostHistory();

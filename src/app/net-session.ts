@@ -34,6 +34,7 @@ import { WEBRTC_DEFAULTS } from '../net/webrtc-transport';
 import { mergeIceServers, parseIcePolicy, parseIceServersJson } from '../net/ice-servers';
 import { pageStorage, storedIceServers } from '../ui/ice-settings';
 import { networkId } from '../net/network-id';
+import { storeScope } from '../store/store-scope';
 
 const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
 
@@ -147,9 +148,10 @@ export interface SessionStores {
  */
 export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock, ticker: Ticker, stores: SessionStores = {}, draws: Pick<ProbeFrameGate, 'sendAt'> | null = null): Promise<NetSession> {
   const player = stores.player ?? await loadPlayerIdentity();
-  // Each tab is its own hosting node: its records are keyed by its node id.
+  // Each tab is its own hosting node: its records are keyed by its node id, and by the
+  // world's name and seed (another seed of the name is another network, with other blocks).
   // A play-only tab (a read-only DHT node) hosts nothing, so keeps no host store.
-  const store = peer.dht.readOnly ? null : stores.host !== undefined ? stores.host : await IdbHostStore.open(cfg.world, peer.id).catch(() => null);
+  const store = peer.dht.readOnly ? null : stores.host !== undefined ? stores.host : await IdbHostStore.open(storeScope(cfg.world, cfg.seed), peer.id).catch(() => null);
   // The wires and the host that listens to them are made together, with no wait between:
   // frames that came before are held by the channels (dht/app-channels.ts), and those that
   // come while the host loads its store by the host (hosting-service.ts `early`).
@@ -174,7 +176,7 @@ export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock,
   const client = new RegionClient({ dht: peer.dht, wire: wire.players, clock, world: cfg.world, certs: new CertChecker(webCryptoVerifier, peer.dht.nearView, { idWorkBits: peer.dht.idWorkBits }), verify: webCryptoVerifier, trace: note, ...(pass ? { pass } : {}) });
   const name = defaultPlayerName(idToHex(player.id));
   // Edits no certified primary could confirm are kept here (in memory only if it cannot open).
-  const tentative = stores.tentative ?? await IdbTentativeStore.open(cfg.world).catch(() => undefined);
+  const tentative = stores.tentative ?? await IdbTentativeStore.open(storeScope(cfg.world, cfg.seed)).catch(() => undefined);
   // The node's key signs the player's look (name and colour, play/own-look.ts); the others' are checked before they show.
   const source = new NetworkChunkSource({ seed: cfg.seed, world: cfg.world, client, dht: peer.dht, clock, options: { name }, signer: peer.identity, verify: webCryptoVerifier, ...(tentative ? { tentative } : {}) });
   const itemWire = openItemWire(peer.channels, clock);

@@ -32,6 +32,7 @@ import { TIME_OF_DAY } from '../render/time-of-day';
 import { LocalItems } from '../play/local-items';
 import type { ItemsApi } from './voxel-api';
 import type { WorldView } from './world-view';
+import { storeScope } from '../store/store-scope';
 
 /** Items within this many blocks are drawn and listed. */
 const VIEW_RADIUS = 48;
@@ -112,9 +113,9 @@ export class PageItems {
     };
   }
 
-  /** One-tab items live in this browser's localStorage (per world), checked when read back like any stored state. */
+  /** One-tab items live in this browser's localStorage (per world: its name and seed), checked when read back like any stored state. */
   private keep(items: LocalItems): void {
-    const key = `voxel-populi/items/${this.p.cfg.world}`;
+    const key = `voxel-populi/items/${storeScope(this.p.cfg.world, this.p.cfg.seed)}`;
     try {
       const kept = v.safeParse(keptSchema, JSON.parse(localStorage.getItem(key) ?? '[]'));
       if (kept.success) items.restore(kept.output);

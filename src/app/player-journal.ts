@@ -5,19 +5,20 @@
 // IndexedDB copy of the periodic save, which is then the newer.
 import type { SavedPlayer } from '../store/world-store';
 
-const key = (world: string) => `vp-player:${world}`;
+/** `scope`: the world's store scope (store/store-scope.ts), its name and seed. */
+const key = (scope: string) => `vp-player:${scope}`;
 
-export function journalPlayer(world: string, p: SavedPlayer): void {
+export function journalPlayer(scope: string, p: SavedPlayer): void {
   try {
-    localStorage.setItem(key(world), JSON.stringify(p));
+    localStorage.setItem(key(scope), JSON.stringify(p));
   } catch {
     // Storage full or disabled: the IndexedDB copy is still written.
   }
 }
 
-export function readJournal(world: string): SavedPlayer | undefined {
+export function readJournal(scope: string): SavedPlayer | undefined {
   try {
-    const raw = localStorage.getItem(key(world));
+    const raw = localStorage.getItem(key(scope));
     if (!raw) return undefined;
     const p = JSON.parse(raw) as Record<string, unknown>;
     const num = (k: string) => typeof p[k] === 'number' && Number.isFinite(p[k]);

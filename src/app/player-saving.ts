@@ -14,9 +14,9 @@ import { openGroundSpawn } from '../play/spawn-point';
 const SAVE_EVERY_MS = 2000;
 
 /** The newer of the stored and the journalled copy (undefined for a newcomer in this browser). */
-export async function loadSavedPlayer(store: WorldStore | null, world: string, onError: (err: Error) => void): Promise<SavedPlayer | undefined> {
+export async function loadSavedPlayer(store: WorldStore | null, scope: string, onError: (err: Error) => void): Promise<SavedPlayer | undefined> {
   const stored = await store?.loadPlayer().catch((err: Error) => { onError(err); return undefined; });
-  return newerPlayer(stored, readJournal(world));
+  return newerPlayer(stored, readJournal(scope));
 }
 
 /** The session of a returning player where they left, else where their DHT record says, else on open ground. */
@@ -32,7 +32,8 @@ export async function startSession(world: WorldModel, saved: SavedPlayer | undef
 }
 
 export interface PlayerSavingArgs {
-  world: string;
+  /** The world's store scope (store/store-scope.ts): the journal's key. */
+  scope: string;
   session: PlayerSession;
   store: WorldStore | null;
   net: NetSession | null;
@@ -45,7 +46,7 @@ export interface PlayerSavingArgs {
  * Saves the player periodically and when the page hides or unloads; returns the save
  * itself (`force` false: the DHT record may skip an unchanged publish).
  */
-export function keepPlayerSaved({ world, session, store, net, onError, held }: PlayerSavingArgs): (force?: boolean) => Promise<void> {
+export function keepPlayerSaved({ scope, session, store, net, onError, held }: PlayerSavingArgs): (force?: boolean) => Promise<void> {
   const snapshot = (): SavedPlayer => ({ x: session.body.x, y: session.body.y, z: session.body.z, yaw: session.yaw, pitch: session.pitch, flying: session.flying, selected: session.selected });
   // A change of what is held is a change to save too (the DHT record lists it).
   const state = () => ({ player: snapshot(), items: held?.() ?? [] });
@@ -60,7 +61,7 @@ export function keepPlayerSaved({ world, session, store, net, onError, held }: P
     if (JSON.stringify(state()) !== lastSaved) savePlayer(false).catch(onError);
   };
   const leaving = () => {
-    journalPlayer(world, { ...snapshot(), savedAt: Date.now() }); // sure to land, unlike the IndexedDB write
+    journalPlayer(scope, { ...snapshot(), savedAt: Date.now() }); // sure to land, unlike the IndexedDB write
     saveIfMoved();
   };
   document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden') leaving(); });

@@ -35,6 +35,7 @@ import { createView, DrawingUnavailable, hasWebGL2, type WorldView } from './wor
 import { playerWork, sayMinting, type PlayerWork } from './key-work-minter';
 import { PLAYER_PASS_BITS } from '../region/player-pass';
 import { loadPlayerIdentity } from '../store/identity-store';
+import { storeScope } from '../store/store-scope';
 
 declare global {
   interface Window {
@@ -72,13 +73,15 @@ async function main(): Promise<void> {
   }
   loading.progress('Opening the world database…', 0.02);
 
+  // This world's records (its name and seed) in the browser's stores.
+  const scope = storeScope(cfg.world, cfg.seed);
   let store: WorldStore | null = null;
   try {
-    store = await WorldStore.open(cfg.world);
+    store = await WorldStore.open(scope);
   } catch (err) {
     hud.showMessage(`${(err as Error).message}`);
   }
-  const saved = await loadSavedPlayer(store, cfg.world, (err) => hud.showMessage(err.message));
+  const saved = await loadSavedPlayer(store, scope, (err) => hud.showMessage(err.message));
   const renderDistance = cfg.renderDistance ?? clampRenderDistance((await store?.loadSetting<number>('renderDistance')) ?? DEFAULT_RENDER_DISTANCE);
 
   let peer: Peer | null = null;
@@ -117,7 +120,7 @@ async function main(): Promise<void> {
     return;
   }
   const items = new PageItems({ cfg, world, session, view, probeGate: probeGate ?? undefined, hudRoot: document.getElementById('hud')!, self: peer?.id ?? 'me', net: net ? { client: net.client, wire: net.items.wire, signer: net.peer.identity, recorded: async () => (await net.fetchPlayer())?.items } : undefined, onMessage: (text) => hud.showMessage(text, 'notice') });
-  const savePlayer = keepPlayerSaved({ world: cfg.world, session, store, net, onError: (err) => hud.showMessage(err.message), held: () => items.held() });
+  const savePlayer = keepPlayerSaved({ scope, session, store, net, onError: (err) => hud.showMessage(err.message), held: () => items.held() });
   const look = net ? { name: net.source.opts.name, colour: net.source.colour, setName: (n: string) => net.source.setName(n), setColour: (c?: number) => net.source.setColour(c) } : undefined;
   // `who` is read only once the page runs (a /msg looks its name up in the who list).
   const chat = net ? new PageChat(cfg, net, session, () => who.rows()) : null;

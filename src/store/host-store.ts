@@ -52,7 +52,7 @@ export interface RegionChange {
 }
 
 export interface HostStore {
-  /** Every region of this store's world: base with the election record of the newest append that had one, and the log. */
+  /** Every region of this store's world (its store scope, store-scope.ts): base with the election record of the newest append that had one, and the log. */
   loadAll(): Promise<StoredRegion[]>;
   /** One region (base folded with its log, as loadAll gives it), or undefined when nothing is stored of it (an unloaded region read back: hosting-service.ts). */
   load(rx: number, rz: number): Promise<StoredRegion | undefined>;
@@ -106,7 +106,7 @@ export function payloadBytes(c: RegionChange & { entries?: Uint8Array }): number
 }
 
 interface HostSchema extends DBSchema {
-  /** The base records; key: `${world}|${owner}|${rx},${rz}` */
+  /** The base records; key: `${scope}|${owner}|${rx},${rz}` (scope: the world's, store-scope.ts) */
   regions: { key: string; value: StoredRegion };
   /** The logs, in append order (autoIncrement); `k` = the region's key. */
   log: { key: number; value: LogRecord; indexes: { region: string } };
@@ -118,17 +118,19 @@ export class IdbHostStore implements HostStore {
 
   private constructor(
     private readonly db: IDBPDatabase<HostSchema>,
-    readonly world: string,
+    /** The world's store scope (store-scope.ts): its name and seed. */
+    readonly scope: string,
     readonly owner: string,
     /** 'strict' (WRITE_DURABILITY) but for the durability bench's side-by-side 'relaxed'. */
     private readonly durability: IDBTransactionDurability,
   ) {}
 
   /**
-   * One database per browser profile; records are per world and per `owner` (the hosting
-   * node's id in hex: two tabs of one profile are two nodes and must not share records).
+   * One database per browser profile; records are per world (`scope`, store-scope.ts: name
+   * and seed) and per `owner` (the hosting node's id in hex: two tabs of one profile are two
+   * nodes and must not share records).
    */
-  static async open(world: string, owner = '', dbName = HOST_DB_NAME, durability = WRITE_DURABILITY): Promise<IdbHostStore> {
+  static async open(scope: string, owner = '', dbName = HOST_DB_NAME, durability = WRITE_DURABILITY): Promise<IdbHostStore> {
     try {
       if (typeof indexedDB === 'undefined') throw new Error('IndexedDB is not available');
       const db = await openDB<HostSchema>(dbName, DB_VERSION, {
@@ -138,14 +140,14 @@ export class IdbHostStore implements HostStore {
         },
       });
       db.addEventListener('versionchange', () => db.close());
-      return new IdbHostStore(db, world, owner, durability);
+      return new IdbHostStore(db, scope, owner, durability);
     } catch (err) {
       throw explainStorageFailure('open the hosting database', err);
     }
   }
 
   private get prefix(): string {
-    return `${this.world}|${this.owner}|`;
+    return `${this.scope}|${this.owner}|`;
   }
 
   private key(rx: number, rz: number): string {

@@ -20,8 +20,8 @@ type Db = ClassicLevel<string, Uint8Array>;
 const NODE_IDENTITY_KEY = 'identity|node';
 const SYNC = { sync: true } as const;
 
-const regionPrefix = (world: string, owner: string) => `region|${world}|${owner}|`;
-const logPrefix = (world: string, owner: string) => `rlog|${world}|${owner}|`;
+const regionPrefix = (scope: string, owner: string) => `region|${scope}|${owner}|`;
+const logPrefix = (scope: string, owner: string) => `rlog|${scope}|${owner}|`;
 const SEQ_DIGITS = 12;
 
 /** The meta fields of a decoded record, or undefined when they are not (a record to skip). */
@@ -72,18 +72,18 @@ export class LevelHostStore implements HostStore {
   /** Per region key: the last sequence number used in its log (read from the database the first time). */
   private readonly seqs = new Map<string, Promise<number>>();
 
-  constructor(private readonly db: Db, readonly world: string, readonly owner: string) {}
+  constructor(private readonly db: Db, readonly scope: string, readonly owner: string) {}
 
   private key(rx: number, rz: number): string {
-    return `${regionPrefix(this.world, this.owner)}${rx},${rz}`;
+    return `${regionPrefix(this.scope, this.owner)}${rx},${rz}`;
   }
 
   private logKeyPrefix(rx: number, rz: number): string {
-    return `${logPrefix(this.world, this.owner)}${rx},${rz}|`;
+    return `${logPrefix(this.scope, this.owner)}${rx},${rz}|`;
   }
 
   async loadAll(): Promise<StoredRegion[]> {
-    const prefix = regionPrefix(this.world, this.owner), lp = logPrefix(this.world, this.owner);
+    const prefix = regionPrefix(this.scope, this.owner), lp = logPrefix(this.scope, this.owner);
     try {
       const bases: StoredRegion[] = [];
       for await (const raw of this.db.values({ gte: prefix, lt: `${prefix}\uffff` })) {
@@ -191,9 +191,9 @@ export class LevelStore {
     return id;
   }
 
-  /** The regions `owner` (a node id in hex) hosts in `world`. */
-  hostStore(world: string, owner: string): LevelHostStore {
-    return new LevelHostStore(this.db, world, owner);
+  /** The regions `owner` (a node id in hex) hosts in the world whose store scope (store-scope.ts) is `scope`. */
+  hostStore(scope: string, owner: string): LevelHostStore {
+    return new LevelHostStore(this.db, scope, owner);
   }
 
   close(): Promise<void> {

@@ -1,6 +1,6 @@
 // The player's tentative edits (docs/DESIGN.md "Total order across forks"): block changes no
-// certified primary has confirmed yet (the tab is alone, or cut off), kept per world until
-// one does. One record per block (a newer tentative edit of a block replaces the older).
+// certified primary has confirmed yet (the tab is alone, or cut off), kept per world (its name
+// and seed: store-scope.ts) until one does. One record per block (a newer tentative edit of a block replaces the older).
 // Records belong to the player, not to a hosting node: any tab of the profile in the same
 // world sees them. Every write resolves only once its transaction has committed.
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
@@ -38,7 +38,7 @@ export interface TentativeStore {
 }
 
 interface TentativeSchema extends DBSchema {
-  /** key: `${world}|${x},${y},${z}` */
+  /** key: `${scope}|${x},${y},${z}` (scope: the world's, store-scope.ts) */
   edits: { key: string; value: TentativeRecord };
 }
 
@@ -46,9 +46,10 @@ const byAge = (a: TentativeRecord, b: TentativeRecord) => a.made - b.made;
 const copy = (r: TentativeRecord): TentativeRecord => ({ x: r.x, y: r.y, z: r.z, id: r.id, at: { x: r.at.x, y: r.at.y, z: r.at.z }, made: r.made, ...(r.r !== undefined ? { r: r.r } : {}) });
 
 export class IdbTentativeStore implements TentativeStore {
-  private constructor(private readonly db: IDBPDatabase<TentativeSchema>, readonly world: string) {}
+  private constructor(private readonly db: IDBPDatabase<TentativeSchema>, readonly scope: string) {}
 
-  static async open(world: string, dbName = TENTATIVE_DB_NAME): Promise<IdbTentativeStore> {
+  /** The tentative edits of the world whose store scope (store-scope.ts) is `scope`. */
+  static async open(scope: string, dbName = TENTATIVE_DB_NAME): Promise<IdbTentativeStore> {
     try {
       if (typeof indexedDB === 'undefined') throw new Error('IndexedDB is not available');
       const db = await openDB<TentativeSchema>(dbName, DB_VERSION, {
@@ -57,14 +58,14 @@ export class IdbTentativeStore implements TentativeStore {
         },
       });
       db.addEventListener('versionchange', () => db.close());
-      return new IdbTentativeStore(db, world);
+      return new IdbTentativeStore(db, scope);
     } catch (err) {
       throw explainStorageFailure('open the database of edits not yet shared', err);
     }
   }
 
   private get prefix(): string {
-    return `${this.world}|`;
+    return `${this.scope}|`;
   }
 
   private key(x: number, y: number, z: number): string {

@@ -1,5 +1,5 @@
 // The local world database (IndexedDB through idb): each chunk's edit log, the player's
-// last position and the settings, per world. Every write resolves only once its
+// last position and the settings, per world (its name and seed: store-scope.ts). Every write resolves only once its
 // transaction has committed, so "stored" means it survives a reload or a crash.
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import { WRITE_DURABILITY } from './durability';
@@ -17,18 +17,19 @@ export interface SavedPlayer extends Pose {
 }
 
 interface WorldSchema extends DBSchema {
-  /** key: `${world}|${cx},${cz}` -> encoded edit log of the chunk */
+  /** key: `${scope}|${cx},${cz}` -> encoded edit log of the chunk (scope: the world's, store-scope.ts) */
   edits: { key: string; value: Uint8Array };
-  /** key: world name */
+  /** key: the world's scope */
   player: { key: string; value: SavedPlayer };
   /** key: setting name */
   settings: { key: string; value: unknown };
 }
 
 export class WorldStore {
-  private constructor(private readonly db: IDBPDatabase<WorldSchema>, readonly world: string) {}
+  private constructor(private readonly db: IDBPDatabase<WorldSchema>, readonly scope: string) {}
 
-  static async open(world: string, dbName = WORLD_DB_NAME): Promise<WorldStore> {
+  /** The records of the world whose store scope (store-scope.ts) is `scope`. */
+  static async open(scope: string, dbName = WORLD_DB_NAME): Promise<WorldStore> {
     try {
       if (typeof indexedDB === 'undefined') throw new Error('IndexedDB is not available');
       const db = await openDB<WorldSchema>(dbName, DB_VERSION, {
@@ -41,14 +42,14 @@ export class WorldStore {
       });
       // Let a newer tab upgrade the schema instead of hanging on us.
       db.addEventListener('versionchange', () => db.close());
-      return new WorldStore(db, world);
+      return new WorldStore(db, scope);
     } catch (err) {
       throw explainStorageFailure('open the world database', err);
     }
   }
 
   private chunkKey(cx: number, cz: number): string {
-    return `${this.world}|${cx},${cz}`;
+    return `${this.scope}|${cx},${cz}`;
   }
 
   async loadChunkEdits(cx: number, cz: number): Promise<Uint8Array | undefined> {
@@ -71,14 +72,14 @@ export class WorldStore {
 
   /** Chunk columns of this world that have stored edits. */
   async editedChunks(): Promise<[number, number][]> {
-    const prefix = `${this.world}|`;
+    const prefix = `${this.scope}|`;
     const keys = await this.db.getAllKeys('edits', IDBKeyRange.bound(prefix, `${prefix}\uffff`));
     return keys.map((k) => k.slice(prefix.length).split(',').map(Number) as [number, number]);
   }
 
   async loadPlayer(): Promise<SavedPlayer | undefined> {
     try {
-      return await this.db.get('player', this.world);
+      return await this.db.get('player', this.scope);
     } catch (err) {
       throw explainStorageFailure('read your saved position', err);
     }
@@ -86,7 +87,7 @@ export class WorldStore {
 
   async savePlayer(p: SavedPlayer): Promise<void> {
     try {
-      await this.db.put('player', p, this.world);
+      await this.db.put('player', p, this.scope);
     } catch (err) {
       throw explainStorageFailure('save your position', err);
     }
