@@ -5,7 +5,9 @@
 // - hosting (three tabs): host.html, the page that only hosts; with the replicas at 3 each is
 //   primary or backup of every region the walker stands in or sees;
 // - playing: the player page with `?hosting=play&render=off`, playing in the shared world
-//   without hosting, its player walking (a teleport every 100 ms along a square at 4 blocks/s).
+//   without hosting, its player walking (a teleport every 50 ms along a square at 4 blocks/s:
+//   a new position for each of MOVE's 20 a second, region/move-rate.ts; it falls between
+//   teleports, so at one every 100 ms its MOVEs went ~18 a second too, with half the steps).
 // Each tab's main-thread time comes from DevTools `Performance.getMetrics` (TaskDuration: all
 // tasks of the renderer's main thread; ScriptDuration: JavaScript of them) read at the start
 // and the end of MEASURE_MS after WARMUP_MS; the figure is ms of it per second of wall time.
@@ -95,17 +97,17 @@ export async function benchTabCpu(): Promise<Record<string, number>> {
     const player = await open(browser, 'playing', `${base}?render=off&rd=2&hosting=play${WORLD}`, 'window.voxel?.hosting !== undefined');
     tabs.push(player);
     await player.page.evaluate(() => window.voxel.ready());
-    // Walking: a square of 48 blocks a side around the spawn, 0.4 blocks every 100 ms,
+    // Walking: a square of 48 blocks a side around the spawn, 0.2 blocks every 50 ms,
     // flying above the ground (teleport: the session's own path for a move).
     await player.page.evaluate(() => {
       const p0 = window.voxel.player();
       let d = 0;
       setInterval(() => {
-        d = (d + 0.4) % 192;
+        d = (d + 0.2) % 192;
         const side = Math.floor(d / 48), f = d % 48;
         const [dx, dz] = [[f, 0], [48, f], [48 - f, 48], [0, 48 - f]][side]!;
         void window.voxel.teleport(p0.x - 24 + dx!, 140, p0.z - 24 + dz!);
-      }, 100);
+      }, 50);
     });
     await new Promise((r) => setTimeout(r, WARMUP_MS));
     const before = await Promise.all(tabs.map(metrics));
