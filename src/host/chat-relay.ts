@@ -8,6 +8,7 @@
 import type { Clock } from '../core/clock';
 import { idToHex } from '../core/node-id';
 import { TokenBucket } from '../core/token-bucket';
+import { KeyedRateLimit } from '../core/keyed-rate-limit';
 import type { ChatLine } from '../region/chat-line';
 
 export const CHAT_RULES = {
@@ -47,10 +48,11 @@ export interface ChatRelayDeps {
 }
 
 export class ChatRelay {
-  private readonly speakers = new Map<string, TokenBucket>();
+  private readonly speakers: KeyedRateLimit;
   private readonly region: TokenBucket;
 
   constructor(private readonly deps: ChatRelayDeps, private readonly rules: ChatRules = CHAT_RULES) {
+    this.speakers = new KeyedRateLimit(rules.playerPerSecond, rules.playerBurst, rules.maxSpeakers);
     this.region = new TokenBucket(rules.regionPerSecond, rules.regionBurst, deps.clock.now());
   }
 
@@ -71,12 +73,7 @@ export class ChatRelay {
     if (player === undefined) return 'unknown-player';
     if (player !== idToHex(line.p)) return 'wrong-player';
     const now = this.deps.clock.now();
-    let bucket = this.speakers.get(player);
-    this.speakers.delete(player); // re-inserted last: the map stays in order of last use
-    if (!bucket) bucket = new TokenBucket(this.rules.playerPerSecond, this.rules.playerBurst, now);
-    this.speakers.set(player, bucket);
-    if (this.speakers.size > this.rules.maxSpeakers) this.speakers.delete(this.speakers.keys().next().value!);
-    if (!bucket.take(1, now)) return 'player-rate';
+    if (!this.speakers.take(player, now)) return 'player-rate';
     if (!this.region.take(1, now)) return 'region-rate';
     return undefined;
   }

@@ -3,7 +3,7 @@
 // region, within reach of where the editor stands, and within the editor's rate. Reach and
 // rate are judged only here: no entry another node sends carries its editor or where it stood.
 // Pure: time and positions are passed in.
-import { TokenBucket } from '../core/token-bucket';
+import { KeyedRateLimit } from '../core/keyed-rate-limit';
 import { SOLID } from '../world/blocks';
 import { bodyOverlapsBlock, EYE_HEIGHT, PLAYER_REACH } from '../world/player-body';
 import type { Point } from './motion-tracker';
@@ -28,6 +28,9 @@ export const EDIT_RULES = {
 
 export type EditRules = typeof EDIT_RULES;
 
+/** Editors whose rate is remembered (least recently seen forgotten): far above the players one region holds. */
+const MAX_EDITORS = 1024;
+
 export interface EditRequest {
   x: number;
   y: number;
@@ -40,9 +43,11 @@ export interface EditRequest {
 }
 
 export class EditValidator {
-  private readonly buckets = new Map<string, TokenBucket>();
+  private readonly rates: KeyedRateLimit;
 
-  constructor(private readonly region: RegionCoord, private readonly rules: EditRules = EDIT_RULES) {}
+  constructor(private readonly region: RegionCoord, private readonly rules: EditRules = EDIT_RULES) {
+    this.rates = new KeyedRateLimit(rules.ratePerSec, rules.burst, MAX_EDITORS);
+  }
 
   /**
    * Undefined when the edit may go ahead (and its rate token is spent). `bodies`: where the
@@ -57,10 +62,6 @@ export class EditValidator {
     if (bodies && SOLID[e.id]) for (const b of bodies) if (bodyOverlapsBlock(b.x, b.y, b.z, e.x, e.y, e.z)) return 'occupied';
     const dx = e.x + 0.5 - e.px, dy = e.y + 0.5 - (e.py + this.rules.eyeHeight), dz = e.z + 0.5 - e.pz;
     if (dx * dx + dy * dy + dz * dz > this.rules.reach * this.rules.reach) return 'out-of-reach';
-    let b = this.buckets.get(editor);
-    if (!b) this.buckets.set(editor, (b = new TokenBucket(this.rules.ratePerSec, this.rules.burst, now)));
-    if (!b.take(1, now)) return 'rate';
-    if (this.buckets.size > 1024) this.buckets.delete(this.buckets.keys().next().value!);
-    return undefined;
+    return this.rates.take(editor, now) ? undefined : 'rate';
   }
 }

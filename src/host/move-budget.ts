@@ -5,22 +5,19 @@
 // dropped (counted: HostStats `movesThrottled`), and the player's next one within it is taken. The link's own limit (dht/link-set.ts, ~1,000 frames
 // a second) is for a whole peer's traffic, and a primary's backups forward a crowd's MOVEs.
 // Pure: time is passed in.
-import { TokenBucket } from '../core/token-bucket';
+import { KeyedRateLimit } from '../core/keyed-rate-limit';
 import { MOVE_LIMIT } from '../region/move-rate';
 import { MAX_TRACKED_PLAYERS } from './region-presence';
 
 export class MoveBudget {
-  private readonly buckets = new Map<string, TokenBucket>();
+  private readonly rates: KeyedRateLimit;
 
-  constructor(private readonly limit: { perSec: number; burst: number } = MOVE_LIMIT) {}
+  constructor(limit: { perSec: number; burst: number } = MOVE_LIMIT) {
+    this.rates = new KeyedRateLimit(limit.perSec, limit.burst, MAX_TRACKED_PLAYERS);
+  }
 
   /** True when node `hex`'s MOVE at `now` is within its budget (spent); false past it. */
   take(hex: string, now: number): boolean {
-    let b = this.buckets.get(hex);
-    this.buckets.delete(hex); // re-inserted last: the map stays in order of last use
-    if (!b) b = new TokenBucket(this.limit.perSec, this.limit.burst, now);
-    this.buckets.set(hex, b);
-    if (this.buckets.size > MAX_TRACKED_PLAYERS) this.buckets.delete(this.buckets.keys().next().value!);
-    return b.take(1, now);
+    return this.rates.take(hex, now);
   }
 }

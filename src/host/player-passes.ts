@@ -11,7 +11,7 @@
 import type { Clock } from '../core/clock';
 import { idToHex, type NodeId } from '../core/node-id';
 import type { Verifier } from '../core/signer';
-import { TokenBucket } from '../core/token-bucket';
+import { KeyedRateLimit } from '../core/keyed-rate-limit';
 import { checkPlayerPass, PLAYER_PASS_BITS, type PassFault, type PlayerPass } from '../region/player-pass';
 
 export const PASS_RULES = {
@@ -47,14 +47,16 @@ export class PlayerPasses {
   /** Nodes whose pass is being checked, with the frames that wait for the answer. */
   private readonly checking = new Map<string, (() => void)[]>();
   /** Per player (hex): its budget of new nodes. */
-  private readonly budgets = new Map<string, TokenBucket>();
+  private readonly budgets: KeyedRateLimit;
 
   constructor(
     private readonly verify: Verifier,
     private readonly clock: Clock,
     private readonly stats: PassStats,
     private readonly rules: PassRules = PASS_RULES,
-  ) {}
+  ) {
+    this.budgets = new KeyedRateLimit(rules.nodesPerMinute / 60, rules.nodesBurst, rules.maxBound);
+  }
 
   /** The player (hex) node `hex` edits as, if its pass was taken. */
   playerOf(hex: string): string | undefined {
@@ -91,14 +93,7 @@ export class PlayerPasses {
 
   /** Takes one new node from the player's budget. */
   private spend(player: string): boolean {
-    const now = this.clock.now();
-    let b = this.budgets.get(player);
-    if (!b) {
-      b = new TokenBucket(this.rules.nodesPerMinute / 60, this.rules.nodesBurst, now);
-      this.budgets.set(player, b);
-      if (this.budgets.size > this.rules.maxBound) this.budgets.delete(this.budgets.keys().next().value!);
-    }
-    return b.take(1, now);
+    return this.budgets.take(player, this.clock.now());
   }
 
   private bind(hex: string, player: string): void {

@@ -11,6 +11,7 @@ import { Emitter } from '../core/emitter';
 import { hexToId, idToHex } from '../core/node-id';
 import type { Signer, Verifier } from '../core/signer';
 import { TokenBucket } from '../core/token-bucket';
+import { KeyedRateLimit } from '../core/keyed-rate-limit';
 import { makeChatLine, MAX_CHAT_CHARS, normaliseChatText, verifyChatLine, type ChatLine } from '../region/chat-line';
 import type { PlayerPass } from '../region/player-pass';
 import { regionAt, type RegionCoord } from '../region/region-key';
@@ -102,7 +103,7 @@ export class ChatClient {
   private readonly opts: ChatClientOptions;
   private readonly history: ChatEntry[] = [];
   private readonly speakers = new Map<string, Speaker>();
-  private readonly hosts = new Map<string, TokenBucket>();
+  private readonly hosts: KeyedRateLimit;
   private readonly own = new Set<number>();
   private readonly sayBucket: TokenBucket;
   private readonly selfHex: string;
@@ -112,6 +113,7 @@ export class ChatClient {
   constructor(private readonly args: ChatClientArgs) {
     this.opts = { ...CHAT_CLIENT_DEFAULTS, ...args.options };
     this.selfHex = idToHex(args.player.id);
+    this.hosts = new KeyedRateLimit(this.opts.hostPerSecond, this.opts.hostBurst, this.opts.maxSpeakers);
     this.sayBucket = new TokenBucket(this.opts.sayPerSecond, this.opts.sayBurst, args.clock.now());
     this.off = args.wire.toPlayer.on('frame', ({ fromHex, msg }) => {
       if (msg.t === 'CHAT') void this.take(fromHex, msg);
@@ -160,7 +162,7 @@ export class ChatClient {
     const drop = (why: ChatDrop) => void this.stats.dropped[why]++;
     if (this.args.client.attachment({ rx: m.rx, rz: m.rz })?.primary !== fromHex) return drop('not-host');
     const now = this.args.clock.now();
-    if (!this.bucket(this.hosts, fromHex, this.opts.hostPerSecond, this.opts.hostBurst).take(1, now)) return drop('host-rate');
+    if (!this.hosts.take(fromHex, now)) return drop('host-rate');
     const hex = idToHex(m.p);
     if (hex === this.selfHex && this.own.has(m.w)) return void this.stats.echoes++;
     const wall = (this.args.wallClock ?? Date.now)();
@@ -190,15 +192,5 @@ export class ChatClient {
     this.speakers.set(hex, s);
     if (this.speakers.size > this.opts.maxSpeakers) this.speakers.delete(this.speakers.keys().next().value!);
     return s;
-  }
-
-  private bucket(map: Map<string, TokenBucket>, key: string, rate: number, burst: number): TokenBucket {
-    let b = map.get(key);
-    if (!b) {
-      b = new TokenBucket(rate, burst, this.args.clock.now());
-      map.set(key, b);
-      if (map.size > this.opts.maxSpeakers) map.delete(map.keys().next().value!);
-    }
-    return b;
   }
 }

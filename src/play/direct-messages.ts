@@ -14,6 +14,7 @@ import { Emitter } from '../core/emitter';
 import { hexToId, idEquals, idToHex, type NodeId } from '../core/node-id';
 import type { Signer, Verifier } from '../core/signer';
 import { TokenBucket } from '../core/token-bucket';
+import { KeyedRateLimit } from '../core/keyed-rate-limit';
 import type { AppChannel } from '../dht/app-channels';
 import { MAX_CHAT_CHARS, normaliseChatText } from '../region/chat-line';
 import { ChatError } from './chat-client';
@@ -121,7 +122,7 @@ export class DirectMessages {
   readonly stats = { sent: 0, resent: 0, delivered: 0, notDelivered: 0, shown: 0, acked: 0, duplicates: 0, strayAcks: 0, dropped: newDrops() };
   private readonly opts: DirectMessageOptions;
   private readonly history: DirectEntry[] = [];
-  private readonly nodes = new Map<string, TokenBucket>();
+  private readonly nodes: KeyedRateLimit;
   private readonly players = new Map<string, Sender>();
   private readonly all: TokenBucket;
   private readonly sendBucket: TokenBucket;
@@ -136,6 +137,7 @@ export class DirectMessages {
     this.opts = { ...DIRECT_MESSAGE_DEFAULTS, ...args.options };
     this.selfHex = idToHex(args.self);
     const now = args.clock.now();
+    this.nodes = new KeyedRateLimit(this.opts.nodePerSecond, this.opts.nodeBurst, this.opts.maxSenders);
     this.all = new TokenBucket(this.opts.allPerSecond, this.opts.allBurst, now);
     this.sendBucket = new TokenBucket(this.opts.sendPerSecond, this.opts.sendBurst, now);
     this.off = args.channel.events.on('message', ({ from, body }) => this.receive(from, body));
@@ -211,7 +213,7 @@ export class DirectMessages {
     // The routed envelope (or the link) proves which node sent it; the signature says which node the player sent it from.
     if (!idEquals(m.f, from)) return drop('wrong-node');
     const now = this.args.clock.now();
-    if (!this.nodeBucket(fromHex).take(1, now)) return drop('node-rate');
+    if (!this.nodes.take(fromHex, now)) return drop('node-rate');
     const wall = this.wallNow();
     if (m.w < wall - this.opts.maxAgeMs || m.w > wall + this.opts.maxAheadMs) return drop('stale');
     const hex = idToHex(m.p);
@@ -272,15 +274,6 @@ export class DirectMessages {
 
   private wallNow(): number {
     return (this.args.wallClock ?? Date.now)();
-  }
-
-  private nodeBucket(hex: string): TokenBucket {
-    let b = this.nodes.get(hex);
-    this.nodes.delete(hex); // re-inserted last: the map stays in order of last use
-    b ??= new TokenBucket(this.opts.nodePerSecond, this.opts.nodeBurst, this.args.clock.now());
-    this.nodes.set(hex, b);
-    if (this.nodes.size > this.opts.maxSenders) this.nodes.delete(this.nodes.keys().next().value!);
-    return b;
   }
 
   private sender(hex: string): Sender {
