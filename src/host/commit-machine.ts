@@ -306,13 +306,14 @@ export class CommitMachine {
       this.duplicate(who, r, dup.s, current);
       return true;
     }
-    // An edit of the block ordered earlier in the batch being built superseded it too (it
-    // came after the first ordering): ordered again, the re-send would land on top of it
-    // (e10s6 re-ordered as e11s4 over e11s1, confirmed before it).
-    const cur = this.current(key);
     const held = this.region.state.get(key);
-    const holds = !!held && held.id === id && compareStamp(held, dup) === 0 && !!cur && compareStamp(cur, dup) === 0;
-    if (!holds && !batch.has(key) && (!cur || compareStamp(cur, dup) <= 0)) return false;
+    const stateHoldsIt = !!held && held.id === id && compareStamp(held, dup) === 0;
+    // A later edit of the block, held or pending, superseded it; so did one ordered earlier in
+    // the batch being built (it came after the first ordering): ordered again, the re-send
+    // would land on top of it (e10s6 re-ordered as e11s4 over e11s1, confirmed before it).
+    const cur = this.current(key);
+    const superseded = batch.has(key) || (!!cur && compareStamp(cur, dup) > 0);
+    if (!stateHoldsIt && !superseded) return false;
     this.stats.duplicateEdits++;
     this.out.push({ t: 'confirm', to: who, r, e: dup.e, s: dup.s });
     return true;
