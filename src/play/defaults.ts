@@ -1,6 +1,8 @@
 // Every tuning object of this layer, one line each on what it tunes; each object, with why for
 // each knob, stays beside the code that reads it. A newcomer looking for a setting starts here;
 // src/defaults-index.test.ts fails when a *_DEFAULTS object is not listed in its layer's file.
+// A value no caller, test or bench sets is no option: it is a named constant beside the code
+// that reads it, with its why.
 /** The region client: attach, silence, keepalive, edit and pending timeouts; host set size. */
 export { CLIENT_DEFAULTS } from './region-client-types';
 /** The peer-hosted chunk source: live radius, far-region refresh, MOVE rate, player expiry, name. */
@@ -9,8 +11,6 @@ export { NETWORK_SOURCE_DEFAULTS } from './network-chunk-source';
 export { TENTATIVE_DEFAULTS } from './tentative-edits';
 /** Drawing other players: delay, extrapolation, warp, expiry. */
 export { REMOTE_PLAYER_DEFAULTS } from './remote-player-smoother';
-/** Other players' looks: how many remembered, change rate, checks in flight. */
-export { PLAYER_LOOKS_DEFAULTS } from './player-looks';
 /** The signed player record: how far ahead of the clock a record may be stamped. */
 export { PLAYER_RECORD_DEFAULTS } from './player-record';
 /** Chat lines: history kept, rates per sayer, speaker and host, age. */

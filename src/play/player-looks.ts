@@ -14,18 +14,14 @@ import { TokenBucket } from '../core/token-bucket';
 import { sameBytes } from '../dht/value-store';
 import { LOOK_RULES, sameLook, verifyPlayerLook, type PlayerLook } from '../region/player-look';
 
-export const PLAYER_LOOKS_DEFAULTS = {
-  /** Players whose look is remembered (the longest unused forgotten). */
-  maxPlayers: 1024,
-  /** Changes of one player's look shown at once, then per second (the hosts pass on one per NAME_CHANGE_MS). */
-  changeBurst: 3,
-  changePerSecond: 0.2,
-  /** Looks being checked at once: a host introducing a crowd of forged ones waits its turn, never queues unbounded work. */
-  maxChecking: 64,
-  maxAheadMs: LOOK_RULES.maxAheadMs,
-};
+/** Players whose look is remembered (the longest unused forgotten). */
+const MAX_PLAYERS = 1024;
+/** Changes of one player's look shown at once, then per second (the hosts pass on one per NAME_CHANGE_MS). */
+const CHANGE_BURST = 3;
+const CHANGE_PER_SECOND = 0.2;
+/** Looks being checked at once: a host introducing a crowd of forged ones waits its turn, never queues unbounded work. */
+const MAX_CHECKING = 64;
 
-export type PlayerLooksOptions = typeof PLAYER_LOOKS_DEFAULTS;
 export type LookDrop = 'ahead' | 'replay' | 'signature' | 'rate' | 'busy';
 
 export interface PlayerLooksArgs {
@@ -37,7 +33,6 @@ export interface PlayerLooksArgs {
   wallClock?: () => number;
   /** A look proven and shown from now on. */
   onShown?(hex: string, look: PlayerLook): void;
-  options?: Partial<PlayerLooksOptions>;
 }
 
 interface Held {
@@ -52,13 +47,10 @@ interface Held {
 
 export class PlayerLooks {
   readonly stats = { shown: 0, repeats: 0, refusedAgain: 0, dropped: { ahead: 0, replay: 0, signature: 0, rate: 0, busy: 0 } as Record<LookDrop, number> };
-  private readonly opts: PlayerLooksOptions;
   private readonly held = new Map<string, Held>();
   private checking = 0;
 
-  constructor(private readonly args: PlayerLooksArgs) {
-    this.opts = { ...PLAYER_LOOKS_DEFAULTS, ...args.options };
-  }
+  constructor(private readonly args: PlayerLooksArgs) {}
 
   /** The proven look of the player at node `hex`, if any. */
   shown(hex: string): PlayerLook | undefined {
@@ -84,8 +76,8 @@ export class PlayerLooks {
     }
     if (h.checking !== undefined && look.w <= h.checking) return void this.stats.repeats++;
     const wall = (this.args.wallClock ?? Date.now)();
-    if (look.w > wall + this.opts.maxAheadMs) return drop('ahead');
-    if (this.checking >= this.opts.maxChecking) return drop('busy');
+    if (look.w > wall + LOOK_RULES.maxAheadMs) return drop('ahead');
+    if (this.checking >= MAX_CHECKING) return drop('busy');
     this.checking++;
     h.checking = look.w;
     let ok: boolean;
@@ -110,9 +102,9 @@ export class PlayerLooks {
   private entry(hex: string): Held {
     let h = this.held.get(hex);
     this.held.delete(hex); // re-inserted last: the map stays in order of last use
-    h ??= { look: undefined, checking: undefined, refused: undefined, bucket: new TokenBucket(this.opts.changePerSecond, this.opts.changeBurst, this.args.clock.now()) };
+    h ??= { look: undefined, checking: undefined, refused: undefined, bucket: new TokenBucket(CHANGE_PER_SECOND, CHANGE_BURST, this.args.clock.now()) };
     this.held.set(hex, h);
-    if (this.held.size > this.opts.maxPlayers) this.held.delete(this.held.keys().next().value!);
+    if (this.held.size > MAX_PLAYERS) this.held.delete(this.held.keys().next().value!);
     return h;
   }
 }
