@@ -9,7 +9,7 @@ export { CLIENT_DEFAULTS } from './region-client-types';
 export { NETWORK_SOURCE_DEFAULTS } from './network-chunk-source';
 /** Edits no certified primary could confirm: how many are kept, retries, reach and eye height. */
 export { TENTATIVE_DEFAULTS } from './tentative-edits';
-/** Drawing other players: delay, extrapolation, warp, expiry. */
+/** Drawing other players: how far in the past, extrapolation, expiry. */
 export { REMOTE_PLAYER_DEFAULTS } from './remote-player-smoother';
 /** The signed player record: how far ahead of the clock a record may be stamped. */
 export { PLAYER_RECORD_DEFAULTS } from './player-record';

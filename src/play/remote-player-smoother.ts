@@ -7,8 +7,8 @@
 //  2. the warped state W (Dueling Teapots, "state warping"): each frame W is extrapolated
 //     (with the goal's velocity, capped) and blended towards the goal, W = F*W + (1-F)*G, so a goal that
 //     jumps (a late snapshot correcting an extrapolation) is followed smoothly, never
-//     teleported to. F = exp(-dt / warpTauMs) makes the filter independent of frame rate.
-// A move longer than `teleportDistance` between snapshots is a real teleport: it snaps.
+//     teleported to. F = exp(-dt / WARP_TAU_MS) makes the filter independent of frame rate.
+// A move longer than `TELEPORT_DISTANCE` between snapshots is a real teleport: it snaps.
 // Pure and DOM-free: time is whatever clock the caller passes in (ms).
 import type { Pose } from '../world/pose';
 import { defaultPlayerColour } from '../world/player-colour';
@@ -18,19 +18,20 @@ export const REMOTE_PLAYER_DEFAULTS = {
   delayMs: 100,
   /** Extrapolate at most this long past the newest snapshot, then hold still. */
   maxExtrapolateMs: 250,
-  /** Time constant of the warping filter (larger: smoother, slower to correct). */
-  warpTauMs: 80,
-  /** Blocks between consecutive snapshots beyond which the player is snapped, not warped. */
-  teleportDistance: 8,
   /** A player silent this long is forgotten (a timeout, never a goodbye, decides it). */
   expireMs: 5000,
-  /** Snapshots kept per player. */
-  maxSnapshots: 32,
-  /** Blocks per ms W may be carried by the goal's velocity (12 blocks/s: faster than a sprint). */
-  maxSpeed: 0.012,
-  /** A frame gap longer than this (a hidden tab) snaps W to the goal instead of warping. */
-  maxFrameGapMs: 500,
 } as const;
+
+/** Blocks per ms W may be carried by the goal's velocity (12 blocks/s: faster than a sprint). */
+const MAX_SPEED = 0.012;
+/** Time constant of the warping filter (larger: smoother, slower to correct). */
+const WARP_TAU_MS = 80;
+/** Blocks between consecutive snapshots beyond which the player is snapped, not warped. */
+const TELEPORT_DISTANCE = 8;
+/** Snapshots kept per player. */
+const MAX_SNAPSHOTS = 32;
+/** A frame gap longer than this (a hidden tab) snaps W to the goal instead of warping. */
+const MAX_FRAME_GAP_MS = 500;
 
 type Settings = { -readonly [K in keyof typeof REMOTE_PLAYER_DEFAULTS]: number };
 export type RemotePlayerOptions = Partial<Settings>;
@@ -82,11 +83,11 @@ class RemotePlayer {
       // Arrival times carry the network's jitter; sender stamps do not. The smallest
       // (arrival - sent) seen lately is the sender's clock on ours plus the least latency.
       this.offsets.push(atMs - sentMs);
-      if (this.offsets.length > this.o.maxSnapshots) this.offsets.shift();
+      if (this.offsets.length > MAX_SNAPSHOTS) this.offsets.shift();
       s.t = sentMs + Math.min(...this.offsets);
     }
     const last = this.snaps[this.snaps.length - 1];
-    if (last && Math.hypot(s.x - last.x, s.y - last.y, s.z - last.z) > this.o.teleportDistance && s.t >= last.t) {
+    if (last && Math.hypot(s.x - last.x, s.y - last.y, s.z - last.z) > TELEPORT_DISTANCE && s.t >= last.t) {
       this.snaps.length = 0;
       this.warped = null; // snap on the next sample
     }
@@ -95,7 +96,7 @@ class RemotePlayer {
     while (i > 0 && this.snaps[i - 1]!.t > s.t) i--;
     if (i > 0 && this.snaps[i - 1]!.t === s.t) this.snaps[i - 1] = s;
     else this.snaps.splice(i, 0, s);
-    if (this.snaps.length > this.o.maxSnapshots) this.snaps.shift();
+    if (this.snaps.length > MAX_SNAPSHOTS) this.snaps.shift();
   }
 
   /** The un-warped target at render time `t`. */
@@ -134,16 +135,16 @@ class RemotePlayer {
     const dt = nowMs - this.lastSampleMs;
     this.lastSampleMs = nowMs;
     const w = this.warped;
-    if (!w || !(dt >= 0) || dt > this.o.maxFrameGapMs) {
+    if (!w || !(dt >= 0) || dt > MAX_FRAME_GAP_MS) {
       this.warped = { x: g.x, y: g.y, z: g.z, yaw: g.yaw, pitch: g.pitch };
       return this.warped;
     }
-    const f = Math.exp(-dt / this.o.warpTauMs);
+    const f = Math.exp(-dt / WARP_TAU_MS);
     // Teapots: extrapolate W, then blend it towards the goal. W moves with the goal's
     // velocity, capped at a plausible speed: in steady motion W tracks G exactly (no lag),
     // while a goal that lurches (a correction, a late snapshot) is low-passed, not followed.
     const speed = Math.hypot(g.vx, g.vy, g.vz);
-    const cap = speed > this.o.maxSpeed ? this.o.maxSpeed / speed : 1;
+    const cap = speed > MAX_SPEED ? MAX_SPEED / speed : 1;
     w.x = f * (w.x + g.vx * cap * dt) + (1 - f) * g.x;
     w.y = f * (w.y + g.vy * cap * dt) + (1 - f) * g.y;
     w.z = f * (w.z + g.vz * cap * dt) + (1 - f) * g.z;
