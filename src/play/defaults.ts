@@ -11,8 +11,6 @@ export { NETWORK_SOURCE_DEFAULTS } from './network-chunk-source';
 export { TENTATIVE_DEFAULTS } from './tentative-edits';
 /** Drawing other players: how far in the past, extrapolation, expiry. */
 export { REMOTE_PLAYER_DEFAULTS } from './remote-player-smoother';
-/** The signed player record: how far ahead of the clock a record may be stamped. */
-export { PLAYER_RECORD_DEFAULTS } from './player-record';
 /** Chat lines: history kept, rates per sayer, speaker and host, age. */
 export { CHAT_CLIENT_DEFAULTS } from './chat-client';
 /** Direct messages: history kept, rates, age, re-sends. */

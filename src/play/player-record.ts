@@ -18,10 +18,8 @@ import { ITEM_KINDS, type ItemKind } from '../agree/item-kinds';
 import { itemIdSchema } from '../agree/item-ledger';
 import { VoxelError } from '../core/errors';
 
-export const PLAYER_RECORD_DEFAULTS = {
-  /** A record stamped further than this ahead of the reader's clock is refused (it would pin the record). */
-  maxFutureMs: 10 * 60_000,
-} as const;
+/** A record stamped further than this ahead of the reader's clock is refused (it would pin the record). */
+const MAX_FUTURE_MS = 10 * 60_000;
 
 /** Largest encoded record: under the DHT's 4 KiB value limit for the 'player' namespace (32 held items of 40-char ids fit). */
 export const MAX_PLAYER_RECORD_BYTES = 2560;
@@ -133,7 +131,6 @@ export interface VerifyOptions {
   now?: number;
   /** updatedAt of the record the reader already holds: only a strictly newer one is accepted. */
   newerThan?: number;
-  maxFutureMs?: number;
 }
 
 /**
@@ -153,7 +150,7 @@ export async function verifyPlayerRecord(data: Uint8Array, expectedPlayerId: Nod
     throw new PlayerRecordError('bad-signature', 'the player record\'s signature does not verify');
   }
   const now = opts.now ?? Date.now();
-  if (r.updatedAt > now + (opts.maxFutureMs ?? PLAYER_RECORD_DEFAULTS.maxFutureMs)) {
+  if (r.updatedAt > now + MAX_FUTURE_MS) {
     throw new PlayerRecordError('future', `record is stamped ${r.updatedAt - now} ms in the future`);
   }
   if (opts.newerThan !== undefined && r.updatedAt <= opts.newerThan) {
