@@ -7,7 +7,7 @@
 export { CLIENT_DEFAULTS } from './region-client-types';
 /** The peer-hosted chunk source: live radius, far-region refresh, MOVE rate, player expiry, name. */
 export { NETWORK_SOURCE_DEFAULTS } from './network-chunk-source';
-/** Edits no certified primary could confirm: how many are kept, retries, reach and eye height. */
+/** Edits no certified primary could confirm: how many are kept. */
 export { TENTATIVE_DEFAULTS } from './tentative-edits';
 /** Drawing other players: how far in the past, extrapolation, expiry. */
 export { REMOTE_PLAYER_DEFAULTS } from './remote-player-smoother';

@@ -6,10 +6,10 @@
 // it. It is never reported as confirmed. A real refusal ('bad-block', 'outside-region')
 // of a kept edit drops it and shows the block as the region has it.
 //
-// Retries: per region, a failed attempt backs off (retryMs doubling to maxRetryMs); while
+// Retries: per region, a failed attempt backs off (RETRY_MS doubling to MAX_RETRY_MS); while
 // a region is failing only one edit of it is in flight (a probe); a region that attaches
-// is tried again at once. At most retriesPerPump attempts start per pump (the primary's
-// rate limit is 20 edits/s per player) and maxInFlight run at once; far regions (not
+// is tried again at once. At most RETRIES_PER_PUMP attempts start per pump (the primary's
+// rate limit is 20 edits/s per player) and MAX_IN_FLIGHT run at once; far regions (not
 // around the player) one at a time. A retry claims the player's position when the block
 // is within reach of it, else (the player stands in another region) where the player
 // stood when it made the edit; while the player stands in the edit's region away from
@@ -34,19 +34,19 @@ import { VoxelError } from '../core/errors';
 export const TENTATIVE_DEFAULTS = {
   /** Kept edits per world at most. */
   maxEdits: 10_000,
-  /** First wait before retrying a failing region; doubles per failure. */
-  retryMs: 2500,
-  maxRetryMs: 30_000,
-  /** How often due retries are started. */
-  pumpMs: 250,
-  /** Attempts started per pump at most (~12/s, under the primary's 20 edits/s per player). */
-  retriesPerPump: 3,
-  /** Attempts in flight at most. */
-  maxInFlight: 8,
-  /** A retry claims the player's position when the block is this close to its eye: the crosshair's reach and a block of margin (the host allows two: edit-validator.ts). */
-  reach: PLAYER_REACH + 1,
-  eyeHeight: EYE_HEIGHT,
 };
+
+/** First wait before retrying a failing region; doubles per failure up to MAX_RETRY_MS. */
+const RETRY_MS = 2500;
+const MAX_RETRY_MS = 30_000;
+/** How often due retries are started. */
+const PUMP_MS = 250;
+/** Attempts started per pump at most (~12/s, under the primary's 20 edits/s per player). */
+const RETRIES_PER_PUMP = 3;
+/** Attempts in flight at most. */
+const MAX_IN_FLIGHT = 8;
+/** A retry claims the player's position when the block is this close to its eye: the crosshair's reach and a block of margin (the host allows two: edit-validator.ts). */
+const RETRY_REACH = PLAYER_REACH + 1;
 
 export type TentativeOptions = typeof TENTATIVE_DEFAULTS;
 
@@ -234,7 +234,7 @@ export class TentativeEdits {
     const g = this.regions.get(regionName(r));
     if (!g) return;
     g.nextAt = -Infinity;
-    g.delay = this.opts.retryMs;
+    g.delay = RETRY_MS;
     for (const k of g.edits) k.nextAt = -Infinity;
   }
 
@@ -277,7 +277,7 @@ export class TentativeEdits {
     if (!col) this.columns.set(ck, (col = new Set()));
     col.add(k);
     let g = this.regions.get(k.region);
-    if (!g) this.regions.set(k.region, (g = { coord, edits: new Set(), inFlight: 0, failing: false, nextAt: -Infinity, delay: this.opts.retryMs }));
+    if (!g) this.regions.set(k.region, (g = { coord, edits: new Set(), inFlight: 0, failing: false, nextAt: -Infinity, delay: RETRY_MS }));
     g.edits.add(k);
     this.stats.kept = this.edits.size;
     return k;
@@ -315,7 +315,7 @@ export class TentativeEdits {
   private failed(g: RegionRetry): void {
     g.failing = true;
     g.nextAt = this.args.clock.now() + g.delay;
-    g.delay = Math.min(g.delay * 2, this.opts.maxRetryMs);
+    g.delay = Math.min(g.delay * 2, MAX_RETRY_MS);
   }
 
   // ---- retries -------------------------------------------------------------------------
@@ -325,7 +325,7 @@ export class TentativeEdits {
     this.timer = this.args.clock.setTimeout(() => {
       this.pump();
       this.schedule();
-    }, this.opts.pumpMs);
+    }, PUMP_MS);
   }
 
   /** Starts the retries that are due (see the header for the limits). */
@@ -341,7 +341,7 @@ export class TentativeEdits {
       const far = !live(g);
       if (far && farBusy && g.inFlight === 0) continue;
       for (const k of g.edits) {
-        if (started >= this.opts.retriesPerPump || this.inFlight >= this.opts.maxInFlight) return;
+        if (started >= RETRIES_PER_PUMP || this.inFlight >= MAX_IN_FLIGHT) return;
         if (g.failing && g.inFlight > 0) break;
         if (k.inFlight || k.newer > 0 || now < k.nextAt) continue;
         const at = this.claim(k);
@@ -358,8 +358,8 @@ export class TentativeEdits {
     const p = this.args.position();
     const r = k.rec;
     if (p) {
-      const dx = r.x + 0.5 - p.x, dy = r.y + 0.5 - (p.y + this.opts.eyeHeight), dz = r.z + 0.5 - p.z;
-      if (dx * dx + dy * dy + dz * dz <= this.opts.reach * this.opts.reach) return p;
+      const dx = r.x + 0.5 - p.x, dy = r.y + 0.5 - (p.y + EYE_HEIGHT), dz = r.z + 0.5 - p.z;
+      if (dx * dx + dy * dy + dz * dz <= RETRY_REACH * RETRY_REACH) return p;
       if (regionName(regionAt(p.x, p.z)) === k.region) return undefined;
     }
     return r.at;
@@ -384,7 +384,7 @@ export class TentativeEdits {
       () => {
         done();
         g.failing = false;
-        g.delay = this.opts.retryMs;
+        g.delay = RETRY_MS;
         if (this.edits.get(blockKey(r.x, r.y, r.z)) !== k) return;
         this.forget(k, true);
         // Confirmed with the stamp of its first ordering, the region may hold a newer edit of
@@ -401,9 +401,9 @@ export class TentativeEdits {
           this.args.revert(r.x, r.y, r.z);
         } else if (reason === 'out-of-reach') {
           // The region answered: only this edit waits (the player may come closer).
-          k.nextAt = this.args.clock.now() + this.opts.maxRetryMs;
+          k.nextAt = this.args.clock.now() + MAX_RETRY_MS;
         } else if (reason === 'rate') {
-          g.nextAt = this.args.clock.now() + this.opts.retryMs;
+          g.nextAt = this.args.clock.now() + RETRY_MS;
         } else {
           this.failed(g);
         }
