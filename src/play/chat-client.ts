@@ -22,23 +22,25 @@ import type { RegionClient } from './region-client';
 import { VoxelError } from '../core/errors';
 
 export const CHAT_CLIENT_DEFAULTS = {
-  /** Lines kept in the tab's history. */
-  maxLines: 200,
-  /** Lines this player may say at once, then per second: the hosts' rate (host/chat-relay.ts), so none is said in vain. */
+  /** Lines this player may say at once, then SAY_PER_SECOND: the hosts' rate (host/chat-relay.ts), so none is said in vain. */
   sayBurst: 5,
-  sayPerSecond: 1,
-  /** Lines shown from one speaker at once, then per second (looser than the hosts': two regions may carry one speaker). */
-  speakerBurst: 8,
-  speakerPerSecond: 2,
-  /** CHAT frames taken from one host at once, then per second, before any signature is checked. */
-  hostBurst: 40,
-  hostPerSecond: 16,
-  /** A line stamped this much before our wall clock, or this much after, is dropped (a replay; a stamp that would pin the speaker's next lines out). */
-  maxAgeMs: 120_000,
-  maxAheadMs: 30_000,
-  /** Speakers (and hosts) whose rate and last line are remembered. */
-  maxSpeakers: 512,
 };
+
+/** Lines said per second after the burst (the hosts' playerPerSecond). */
+const SAY_PER_SECOND = 1;
+/** Lines kept in the tab's history. */
+const MAX_LINES = 200;
+/** Lines shown from one speaker at once, then per second (looser than the hosts': two regions may carry one speaker). */
+const SPEAKER_BURST = 8;
+const SPEAKER_PER_SECOND = 2;
+/** CHAT frames taken from one host at once, then per second, before any signature is checked. */
+const HOST_BURST = 40;
+const HOST_PER_SECOND = 16;
+/** A line stamped this much before our wall clock, or this much after, is dropped (a replay; a stamp that would pin the speaker's next lines out). */
+const MAX_AGE_MS = 120_000;
+const MAX_AHEAD_MS = 30_000;
+/** Speakers (and hosts) whose rate and last line are remembered. */
+const MAX_SPEAKERS = 512;
 
 export type ChatClientOptions = typeof CHAT_CLIENT_DEFAULTS;
 
@@ -113,8 +115,8 @@ export class ChatClient {
   constructor(private readonly args: ChatClientArgs) {
     this.opts = { ...CHAT_CLIENT_DEFAULTS, ...args.options };
     this.selfHex = idToHex(args.player.id);
-    this.hosts = new KeyedRateLimit(this.opts.hostPerSecond, this.opts.hostBurst, this.opts.maxSpeakers);
-    this.sayBucket = new TokenBucket(this.opts.sayPerSecond, this.opts.sayBurst, args.clock.now());
+    this.hosts = new KeyedRateLimit(HOST_PER_SECOND, HOST_BURST, MAX_SPEAKERS);
+    this.sayBucket = new TokenBucket(SAY_PER_SECOND, this.opts.sayBurst, args.clock.now());
     this.off = args.wire.toPlayer.on('frame', ({ fromHex, msg }) => {
       if (msg.t === 'CHAT') void this.take(fromHex, msg);
     });
@@ -152,7 +154,7 @@ export class ChatClient {
     this.args.wire.send(to, { t: 'SAY', rx: region.rx, rz: region.rz, ...line });
     this.stats.said++;
     this.own.add(w);
-    if (this.own.size > this.opts.maxLines) this.own.delete(this.own.values().next().value!);
+    if (this.own.size > MAX_LINES) this.own.delete(this.own.values().next().value!);
     const speaker = this.speaker(this.selfHex);
     speaker.last = Math.max(speaker.last, w);
     return this.show({ player: this.selfHex, name: line.n, colour: line.c, text, at: w, own: true });
@@ -166,7 +168,7 @@ export class ChatClient {
     const hex = idToHex(m.p);
     if (hex === this.selfHex && this.own.has(m.w)) return void this.stats.echoes++;
     const wall = (this.args.wallClock ?? Date.now)();
-    if (m.w < wall - this.opts.maxAgeMs || m.w > wall + this.opts.maxAheadMs) return drop('stale');
+    if (m.w < wall - MAX_AGE_MS || m.w > wall + MAX_AHEAD_MS) return drop('stale');
     const speaker = this.speaker(hex);
     if (m.w <= speaker.last) return drop('replay');
     if (!(await verifyChatLine(m as ChatLine, this.args.world, this.args.verify))) return drop('signature');
@@ -179,7 +181,7 @@ export class ChatClient {
 
   private show(entry: ChatEntry): ChatEntry {
     this.history.push(entry);
-    if (this.history.length > this.opts.maxLines) this.history.shift();
+    if (this.history.length > MAX_LINES) this.history.shift();
     this.stats.shown++;
     this.events.emit('line', entry);
     return entry;
@@ -188,9 +190,9 @@ export class ChatClient {
   private speaker(hex: string): Speaker {
     let s = this.speakers.get(hex);
     this.speakers.delete(hex); // re-inserted last: the map stays in order of last use
-    if (!s) s = { bucket: new TokenBucket(this.opts.speakerPerSecond, this.opts.speakerBurst, this.args.clock.now()), last: 0 };
+    if (!s) s = { bucket: new TokenBucket(SPEAKER_PER_SECOND, SPEAKER_BURST, this.args.clock.now()), last: 0 };
     this.speakers.set(hex, s);
-    if (this.speakers.size > this.opts.maxSpeakers) this.speakers.delete(this.speakers.keys().next().value!);
+    if (this.speakers.size > MAX_SPEAKERS) this.speakers.delete(this.speakers.keys().next().value!);
     return s;
   }
 }

@@ -11,7 +11,7 @@ export { NETWORK_SOURCE_DEFAULTS } from './network-chunk-source';
 export { TENTATIVE_DEFAULTS } from './tentative-edits';
 /** Drawing other players: how far in the past, extrapolation, expiry. */
 export { REMOTE_PLAYER_DEFAULTS } from './remote-player-smoother';
-/** Chat lines: history kept, rates per sayer, speaker and host, age. */
+/** Chat lines: the burst this player may say. */
 export { CHAT_CLIENT_DEFAULTS } from './chat-client';
 /** Direct messages: history kept, rates, age, re-sends. */
 export { DIRECT_MESSAGE_DEFAULTS } from './direct-messages';
