@@ -15,7 +15,3 @@ export { REMOTE_PLAYER_DEFAULTS } from './remote-player-smoother';
 export { CHAT_CLIENT_DEFAULTS } from './chat-client';
 /** Direct messages: history kept, rates, age, re-sends. */
 export { DIRECT_MESSAGE_DEFAULTS } from './direct-messages';
-/** Items over the network: re-sends, answers awaited, items kept. */
-export { PLAYER_ITEMS_DEFAULTS } from './player-items';
-/** Items in the one-tab world: area size, areas kept, tick. */
-export { LOCAL_ITEMS_DEFAULTS } from './local-items';

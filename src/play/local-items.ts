@@ -13,14 +13,12 @@ import { VoterSet } from '../agree/voter-set';
 import type { WorldClock } from '../agree/world-clock';
 import { itemInfo, type DropOutcome, type ItemInfo, type ItemService, type PickupOutcome, type Point } from './item-service';
 
-export const LOCAL_ITEMS_DEFAULTS = {
-  /** Blocks per area side: a region's (4 chunk columns of 16). */
-  areaSize: 64,
-  /** Ledgers kept for areas walked through (those holding the player's items are always kept). */
-  maxAreas: 25,
-  /** Vote ticks (re-sends; with one voter there is nothing to re-send, but the code path is the hosts'). */
-  tickMs: 250,
-} as const;
+/** Blocks per area side: a region's (4 chunk columns of 16). */
+const AREA_SIZE = 64;
+/** Ledgers kept for areas walked through (those holding the player's items are always kept). */
+const MAX_AREAS = 25;
+/** Vote ticks (re-sends; with one voter there is nothing to re-send, but the code path is the hosts'). */
+const TICK_MS = 250;
 
 interface Area {
   ledger: ItemLedger;
@@ -108,7 +106,7 @@ export class LocalItems implements ItemService {
       }
     }
     if (now >= this.nextTick) {
-      this.nextTick = now + LOCAL_ITEMS_DEFAULTS.tickMs;
+      this.nextTick = now + TICK_MS;
       for (const a of this.areas.values()) a.votes.tick();
     }
   }
@@ -127,7 +125,7 @@ export class LocalItems implements ItemService {
 
   /** Ledgers kept from before (already checked against ledgerStateSchema), joined into ours. */
   restore(states: readonly LedgerState[]): void {
-    for (const s of states.slice(0, LOCAL_ITEMS_DEFAULTS.maxAreas)) this.areaAt(s.area.x0, s.area.z0).ledger.merge(s);
+    for (const s of states.slice(0, MAX_AREAS)) this.areaAt(s.area.x0, s.area.z0).ledger.merge(s);
   }
 
   stats(): Record<string, number> {
@@ -146,7 +144,7 @@ export class LocalItems implements ItemService {
   }
 
   private areaAt(x: number, z: number): Area {
-    const size = LOCAL_ITEMS_DEFAULTS.areaSize;
+    const size = AREA_SIZE;
     const ax = Math.floor(x / size), az = Math.floor(z / size);
     const key = `${ax},${az}`;
     let a = this.areas.get(key);
@@ -159,7 +157,7 @@ export class LocalItems implements ItemService {
     a = { ledger, votes: new ItemVotes({ self: this.self, voters: this.voters, ledger, rng: this.o.rng, now: () => this.o.clock.now() }) };
     this.areas.set(key, a);
     for (const [k, old] of this.areas) {
-      if (this.areas.size <= LOCAL_ITEMS_DEFAULTS.maxAreas) break;
+      if (this.areas.size <= MAX_AREAS) break;
       if (old.ledger.heldBy(this.self).length === 0) this.areas.delete(k);
     }
     return a;

@@ -22,16 +22,14 @@ import type { WorldClock } from '../agree/world-clock';
 import { regionAt, regionName, type RegionCoord } from '../region/region-key';
 import type { RegionClient } from './region-client';
 
-export const PLAYER_ITEMS_DEFAULTS = {
-  /** Claim re-sends and drop re-sends. */
-  tickMs: 250,
-  /** A claim or drop not answered by then is given up ('undecided'; the item stays as the hosts have it). */
-  answerMs: 5000,
-  /** Regions whose ledgers are kept once no longer subscribed (those holding our items). */
-  maxKept: 25,
-  /** Held items remembered from the player's own record (play/player-record.ts MAX_HELD_IN_RECORD). */
-  maxRecorded: 32,
-};
+/** Claim re-sends and drop re-sends. */
+const TICK_MS = 250;
+/** A claim or drop not answered by then is given up ('undecided'; the item stays as the hosts have it). */
+const ANSWER_MS = 5000;
+/** Regions whose ledgers are kept once no longer subscribed (those holding our items). */
+const MAX_KEPT = 25;
+/** Held items remembered from the player's own record (play/player-record.ts MAX_HELD_IN_RECORD). */
+const MAX_RECORDED = 32;
 
 export interface PlayerItemsArgs {
   client: Pick<RegionClient, 'subscribed' | 'hostSet'>;
@@ -46,7 +44,6 @@ export interface PlayerItemsArgs {
   world: Pick<WorldClock, 'now' | 'receive'>;
   /** Checks the hosts' signatures over decisions (a key must stand for the id it signs as). */
   verify: Verifier;
-  options?: Partial<typeof PLAYER_ITEMS_DEFAULTS>;
 }
 
 interface RegionItemsView {
@@ -69,7 +66,6 @@ export class PlayerItems {
   readonly checker: ProofChecker;
   private readonly regions = new Map<string, RegionItemsView>();
   private readonly waiters = new Set<Waiter>();
-  private readonly o: typeof PLAYER_ITEMS_DEFAULTS;
   private stops: (() => void)[] = [];
   private here: RegionCoord | undefined;
   /** Our requests' numbers (each signed: owner-request.ts). */
@@ -84,13 +80,12 @@ export class PlayerItems {
   private readonly early = new Map<string, { fromHex: string; m: ItemWireOf<'ITEM_STATE'> }>();
 
   constructor(private readonly a: PlayerItemsArgs) {
-    this.o = { ...PLAYER_ITEMS_DEFAULTS, ...a.options };
     this.checker = new ProofChecker(a.verify);
   }
 
   start(): void {
     this.stops.push(this.a.wire.events.on('frame', ({ fromHex, msg }) => this.onFrame(fromHex, msg)));
-    this.stops.push(every(this.a.clock, this.o.tickMs, () => this.tick()));
+    this.stops.push(every(this.a.clock, TICK_MS, () => this.tick()));
   }
 
   stop(): void {
@@ -138,7 +133,7 @@ export class PlayerItems {
 
   /** The held items of the player's record (loaded at start), for the inventory until their regions answer. */
   remember(held: readonly HeldItem[]): void {
-    for (const h of held.slice(0, this.o.maxRecorded)) if (!this.holding(h.id)) this.recorded.set(h.id, { id: h.id, kind: h.kind });
+    for (const h of held.slice(0, MAX_RECORDED)) if (!this.holding(h.id)) this.recorded.set(h.id, { id: h.id, kind: h.kind });
   }
 
   /** Held per the player's record and not yet known to any region ledger here. */
@@ -225,7 +220,7 @@ export class PlayerItems {
 
   private await(check: () => boolean): Promise<boolean> {
     if (check()) return Promise.resolve(true);
-    return new Promise((done) => this.waiters.add({ until: this.a.clock.now() + this.o.answerMs, check, done }));
+    return new Promise((done) => this.waiters.add({ until: this.a.clock.now() + ANSWER_MS, check, done }));
   }
 
   private tick(): void {
@@ -244,7 +239,7 @@ export class PlayerItems {
     }
     for (const [name, r] of this.regions) {
       if (subscribed.has(name)) this.send(r, r.items.tick());
-      else if (this.regions.size > this.o.maxKept || r.items.ledger.heldBy(this.a.self).length === 0) this.regions.delete(name);
+      else if (this.regions.size > MAX_KEPT || r.items.ledger.heldBy(this.a.self).length === 0) this.regions.delete(name);
     }
     const now = this.a.clock.now();
     for (const w of this.waiters) {
@@ -319,7 +314,7 @@ export class PlayerItems {
     const r = this.refresh(m);
     if (m.t === 'ITEM_STATE' && (!r || m.e > r.tag)) {
       // Our attachment to this epoch's primary may not be complete yet: kept (one per region) until it is.
-      if (this.early.size < 2 * this.o.maxKept || this.early.has(regionName(m))) this.early.set(regionName(m), { fromHex, m });
+      if (this.early.size < 2 * MAX_KEPT || this.early.has(regionName(m))) this.early.set(regionName(m), { fromHex, m });
       return;
     }
     if (!r) return void this.stats.stray++;
