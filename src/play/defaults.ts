@@ -5,7 +5,7 @@
 // that reads it, with its why.
 /** The region client: attach, silence, keepalive, edit and pending timeouts; host set size. */
 export { CLIENT_DEFAULTS } from './region-client-types';
-/** The peer-hosted chunk source: live radius, far-region refresh, MOVE rate, player expiry, name. */
+/** The peer-hosted chunk source: live radius, hysteresis, snapshot wait, MOVE rate, name. */
 export { NETWORK_SOURCE_DEFAULTS } from './network-chunk-source';
 /** Edits no certified primary could confirm: how many are kept. */
 export { TENTATIVE_DEFAULTS } from './tentative-edits';

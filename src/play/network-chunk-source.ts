@@ -43,24 +43,24 @@ export const NETWORK_SOURCE_DEFAULTS = {
   liveRadius: 1,
   /** The centre region moves only once the player is this many blocks past its border. */
   hysteresisBlocks: 8,
-  /** A far region's stored edit log is re-read when older than this. */
-  farRefreshMs: 30_000,
   /** load() of a live region waits this long for its snapshot, then uses the stored log. */
   snapshotWaitMs: 5000,
   /** MOVE frames per second (on average, on the page's frames: move-pace.ts; the rate hosts expect: region/move-rate.ts). */
   moveHz: MOVE_HZ,
-  /**
-   * A remote player not heard of for this long is no longer listed: well above the hosts'
-   * round-robin period (interest-lists.ts farMs), below the smoother's own expiry.
-   */
-  playerExpireMs: 3000,
   /** Shown to other players until setName chooses another (a valid name: world/player-name.ts). */
   name: 'player',
 };
 
 export type NetworkSourceOptions = typeof NETWORK_SOURCE_DEFAULTS;
 
-/** How often the player list drops the players not heard of for playerExpireMs. */
+/** A far region's stored edit log is re-read when older than this. */
+const FAR_REFRESH_MS = 30_000;
+/**
+ * A remote player not heard of for this long is no longer listed: well above the hosts'
+ * round-robin period (interest-lists.ts farMs), below the smoother's own expiry.
+ */
+const PLAYER_EXPIRE_MS = 3000;
+/** How often the player list drops the players not heard of for PLAYER_EXPIRE_MS. */
 const EXPIRE_SWEEP_MS = 250;
 
 export type { BlockChange };
@@ -303,7 +303,7 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
     const name = regionName(region);
     const now = this.args.clock.now();
     const held = this.far.get(name);
-    if (held && now - held.at < this.opts.farRefreshMs) return held.state;
+    if (held && now - held.at < FAR_REFRESH_MS) return held.state;
     const state = this.args.client.farEdits(region).then((entries) => RegionState.from(entries ?? []), () => new RegionState());
     if (held) {
       // Refresh lazily: keep serving the old value, announce what changed.
@@ -373,7 +373,7 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
   /**
    * A host's POSITIONS carry only the players whose turn it was (interest-lists.ts: the
    * nearest at every change, the others round-robin), so the players not named stay; those
-   * named gone leave at once, and one not heard of for `playerExpireMs` (its region's hosts
+   * named gone leave at once, and one not heard of for `PLAYER_EXPIRE_MS` (its region's hosts
    * died, or we stopped watching) goes too.
    */
   private onPlayers(region: RegionCoord, list: PlayerFrame[], gone: string[]): void {
@@ -394,7 +394,7 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
     // simulation's time). A player leaves at most EXPIRE_SWEEP_MS late.
     if (now - this.sweptAt >= EXPIRE_SWEEP_MS) {
       this.sweptAt = now;
-      for (const [hex, p] of this.players) if (now - p.at > this.opts.playerExpireMs) this.players.delete(hex);
+      for (const [hex, p] of this.players) if (now - p.at > PLAYER_EXPIRE_MS) this.players.delete(hex);
     }
     if (this.events.has('players')) this.events.emit('players', { players: [...this.players.values()] });
   }
