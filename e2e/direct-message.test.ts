@@ -12,7 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { hexToId } from '../src/core/node-id';
 import type { Signer } from '../src/core/signer';
 import { directMessageCodec, makeDirectMessage } from '../src/play/direct-message';
-import { DIRECT_MESSAGE_DEFAULTS } from '../src/play/direct-messages';
+import { NODE_BURST } from '../src/play/direct-messages';
 import { launchBrowser, openInFreshContext, PAGE_UP } from './browser';
 import { hostileSeat, startHostilePeer, type HostilePeer, type HostileSeat } from './hostile-peer';
 import { screenshotPath } from './screenshots';
@@ -139,7 +139,7 @@ describe('direct messages', () => {
     expect(got.some((m) => m.name === 'Ann' && m.text !== text)).toBe(false);
     const spam = got.filter((m) => m.name === 'Mal').length;
     // The forged one spent a token of the attacker node's rate, the passed-on one none (dropped before).
-    expect(spam).toBeLessThanOrEqual(DIRECT_MESSAGE_DEFAULTS.nodeBurst);
+    expect(spam).toBeLessThanOrEqual(NODE_BURST);
     // Each of the flood is shown or dropped by a rate (or, reordered on the way, as a replay).
     const delta = (k: keyof typeof after.dropped) => after.dropped[k] - before.dropped[k];
     expect(spam + delta('node-rate') + delta('replay')).toBe(flood);

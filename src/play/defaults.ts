@@ -13,5 +13,5 @@ export { TENTATIVE_DEFAULTS } from './tentative-edits';
 export { REMOTE_PLAYER_DEFAULTS } from './remote-player-smoother';
 /** Chat lines: the burst this player may say. */
 export { CHAT_CLIENT_DEFAULTS } from './chat-client';
-/** Direct messages: history kept, rates, age, re-sends. */
+/** Direct messages: the rate this player may send at. */
 export { DIRECT_MESSAGE_DEFAULTS } from './direct-messages';

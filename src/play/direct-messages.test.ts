@@ -11,7 +11,7 @@ import type { AppChannel, ChannelEvents } from '../dht/app-channels';
 import { MAX_CHAT_CHARS } from '../region/chat-line';
 import { SimKeyring } from '../testing/sim-keyring';
 import { directMessageCodec, makeDirectMessage, MAX_DM_FRAME, verifyDirectMessage, type DirectMessage } from './direct-message';
-import { DIRECT_MESSAGE_DEFAULTS, DirectMessages, type DirectEntry } from './direct-messages';
+import { ALL_BURST, DIRECT_MESSAGE_DEFAULTS, DirectMessages, GIVE_UP_MS, NODE_BURST, PLAYER_BURST, RETRY_MS, type DirectEntry } from './direct-messages';
 
 const WORLD = 'dm-test';
 const WALL = 1_750_000_000_000;
@@ -109,19 +109,19 @@ describe('direct messages', () => {
     let acksLost = 0;
     net.lose = (from, _to, body) => from === b.hex && directMessageCodec.decode(body).t === 'DM_ACK' && acksLost++ === 0;
     await a.dms.send(b.hex, 'Bob', 'one');
-    await net.clock.advance(DIRECT_MESSAGE_DEFAULTS.retryMs + 100);
+    await net.clock.advance(RETRY_MS + 100);
     expect(b.got).toHaveLength(1);
     expect(b.dms.stats).toMatchObject({ shown: 1, duplicates: 1 });
     expect(a.statuses.map((e) => e.status)).toEqual(['delivered']);
     // Bob's node stops answering: not delivered, after one retry.
     net.lose = (_from, to) => to === b.hex;
     await a.dms.send(b.hex, 'Bob', 'two');
-    await net.clock.advance(DIRECT_MESSAGE_DEFAULTS.giveUpMs + 100);
+    await net.clock.advance(GIVE_UP_MS + 100);
     expect(a.statuses.map((e) => [e.text, e.status])).toEqual([['one', 'delivered'], ['two', 'not-delivered']]);
     expect(a.dms.stats).toMatchObject({ resent: 2, notDelivered: 1 });
     // A node nobody knows the way to: not delivered too.
     await a.dms.send('ab'.repeat(20), 'Zed', 'three');
-    await net.clock.advance(DIRECT_MESSAGE_DEFAULTS.giveUpMs + 100);
+    await net.clock.advance(GIVE_UP_MS + 100);
     expect(a.statuses.at(-1)).toMatchObject({ text: 'three', status: 'not-delivered' });
   });
 
@@ -176,14 +176,14 @@ describe('direct messages', () => {
     const m = open(net, 3, 'Mallory', { sendBurst: 1000, sendPerSecond: 1000 });
     for (let i = 0; i < 50; i++) await m.dms.send(b.hex, 'Bob', `spam ${i}`);
     await net.clock.advance(100);
-    expect(b.got).toHaveLength(DIRECT_MESSAGE_DEFAULTS.nodeBurst);
-    expect(b.dms.stats.dropped['node-rate']).toBe(50 - DIRECT_MESSAGE_DEFAULTS.nodeBurst);
+    expect(b.got).toHaveLength(NODE_BURST);
+    expect(b.dms.stats.dropped['node-rate']).toBe(50 - NODE_BURST);
     // Many nodes, each with a player of its own: all of them together get the shared rate.
     const crowd = Array.from({ length: 20 }, (_, i) => open(net, 10 + i, `Bot${i}`));
     for (const bot of crowd) for (let i = 0; i < 3; i++) await bot.dms.send(b.hex, 'Bob', `bot ${i}`);
     await net.clock.advance(100);
-    const shownFromCrowd = b.got.length - DIRECT_MESSAGE_DEFAULTS.nodeBurst;
-    expect(shownFromCrowd).toBeLessThanOrEqual(DIRECT_MESSAGE_DEFAULTS.allBurst + 1);
+    const shownFromCrowd = b.got.length - NODE_BURST;
+    expect(shownFromCrowd).toBeLessThanOrEqual(ALL_BURST + 1);
     expect(b.dms.stats.dropped.rate).toBeGreaterThan(0);
     expect(b.dms.stats.dropped.rate + shownFromCrowd).toBe(60);
     // One node speaking as many players of its own is bounded by its node rate too; one player on many nodes by its player rate.
@@ -192,8 +192,8 @@ describe('direct messages', () => {
     const nodes = Array.from({ length: 10 }, (_, i) => ({ self: nodeId(100 + i), ch: net.channel(nodeId(100 + i)) }));
     for (const [i, n] of nodes.entries()) n.ch.send(b.self, directMessageCodec.encode(await makeDirectMessage(p, WORLD, n.self, b.self, 'Echo', `echo ${i}`, WALL + net.clock.now() + i)));
     await net.clock.advance(5000);
-    expect(b.got.filter((e) => e.name === 'Echo')).toHaveLength(DIRECT_MESSAGE_DEFAULTS.playerBurst);
-    expect(b.dms.stats.dropped['player-rate']).toBe(10 - DIRECT_MESSAGE_DEFAULTS.playerBurst);
+    expect(b.got.filter((e) => e.name === 'Echo')).toHaveLength(PLAYER_BURST);
+    expect(b.dms.stats.dropped['player-rate']).toBe(10 - PLAYER_BURST);
   });
 
   it('the sender is refused, with a reason, what no receiver would take', async () => {

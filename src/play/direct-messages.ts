@@ -1,7 +1,7 @@
 // Direct messages, both ways (the frame and its signature: direct-message.ts). Sending: the
 // message is signed by the player key and sent to the receiver's node on the 'player'
 // channel (direct over a link to it, else routed: the DHT picks), sent once more if no
-// DM_ACK came by `retryMs`, and "not delivered" when none came by `giveUpMs` or there was
+// DM_ACK came by `RETRY_MS`, and "not delivered" when none came by `GIVE_UP_MS` or there was
 // no route at all. Receiving: every check that costs nothing comes before the signature
 // (it is for this node, it came from the node it names, that node's rate, a time near our
 // clock, later than the player's last message, the rate of all senders together), then the
@@ -21,30 +21,31 @@ import { ChatError } from './chat-client';
 import { directMessageCodec, makeDirectMessage, MAX_DM_FRAME, verifyDirectMessage, type DirectFrame, type DirectMessage } from './direct-message';
 
 export const DIRECT_MESSAGE_DEFAULTS = {
-  /** Messages kept in the tab's history (both ways). */
-  maxLines: 100,
   /** Messages this player may send at once, then per second: within every receiver's rates, so none is sent in vain. */
   sendBurst: 5,
   sendPerSecond: 1,
-  /** Messages taken from one sending node at once, then per second, before any signature is checked. */
-  nodeBurst: 5,
-  nodePerSecond: 1,
-  /** Messages taken from all senders together at once, then per second, before any signature is checked: what a crowd of minted nodes can make us verify and show. */
-  allBurst: 30,
-  allPerSecond: 10,
-  /** Messages shown from one player at once, then per second (after the signature: a forger cannot spend a player's rate). */
-  playerBurst: 5,
-  playerPerSecond: 1,
-  /** A message stamped this much before our wall clock, or this much after, is dropped (a replay; a stamp that would pin the sender's next ones out). */
-  maxAgeMs: 120_000,
-  maxAheadMs: 30_000,
-  /** Sending nodes and players whose rates and last message are remembered (least recently heard forgotten). */
-  maxSenders: 512,
-  /** No DM_ACK by then: the message is sent once more (a routed frame can be lost at a dead end). */
-  retryMs: 1500,
-  /** No DM_ACK by then: not delivered. */
-  giveUpMs: 5000,
 };
+
+/** Messages kept in the tab's history (both ways). */
+const MAX_LINES = 100;
+/** Messages taken from one sending node at once, then per second, before any signature is checked. */
+export const NODE_BURST = 5;
+const NODE_PER_SECOND = 1;
+/** Messages taken from all senders together at once, then per second, before any signature is checked: what a crowd of minted nodes can make us verify and show. */
+export const ALL_BURST = 30;
+const ALL_PER_SECOND = 10;
+/** Messages shown from one player at once, then per second (after the signature: a forger cannot spend a player's rate). */
+export const PLAYER_BURST = 5;
+const PLAYER_PER_SECOND = 1;
+/** A message stamped this much before our wall clock, or this much after, is dropped (a replay; a stamp that would pin the sender's next ones out). */
+const MAX_AGE_MS = 120_000;
+const MAX_AHEAD_MS = 30_000;
+/** Sending nodes and players whose rates and last message are remembered (least recently heard forgotten). */
+const MAX_SENDERS = 512;
+/** No DM_ACK by then: the message is sent once more (a routed frame can be lost at a dead end). */
+export const RETRY_MS = 1500;
+/** No DM_ACK by then: not delivered. */
+export const GIVE_UP_MS = 5000;
 
 export type DirectMessageOptions = typeof DIRECT_MESSAGE_DEFAULTS;
 
@@ -137,8 +138,8 @@ export class DirectMessages {
     this.opts = { ...DIRECT_MESSAGE_DEFAULTS, ...args.options };
     this.selfHex = idToHex(args.self);
     const now = args.clock.now();
-    this.nodes = new KeyedRateLimit(this.opts.nodePerSecond, this.opts.nodeBurst, this.opts.maxSenders);
-    this.all = new TokenBucket(this.opts.allPerSecond, this.opts.allBurst, now);
+    this.nodes = new KeyedRateLimit(NODE_PER_SECOND, NODE_BURST, MAX_SENDERS);
+    this.all = new TokenBucket(ALL_PER_SECOND, ALL_BURST, now);
     this.sendBucket = new TokenBucket(this.opts.sendPerSecond, this.opts.sendBurst, now);
     this.off = args.channel.events.on('message', ({ from, body }) => this.receive(from, body));
   }
@@ -185,8 +186,8 @@ export class DirectMessages {
       if (!this.pending.has(key)) return;
       this.stats.resent++;
       this.args.channel.send(to, frame);
-    }, this.opts.retryMs));
-    p.timers.push(clock.setTimeout(() => this.settle(key, 'not-delivered'), this.opts.giveUpMs));
+    }, RETRY_MS));
+    p.timers.push(clock.setTimeout(() => this.settle(key, 'not-delivered'), GIVE_UP_MS));
     this.events.emit('message', { ...entry });
     // No first hop at all: the retry may find one (links come and go); the wait decides.
     this.args.channel.send(to, frame);
@@ -215,7 +216,7 @@ export class DirectMessages {
     const now = this.args.clock.now();
     if (!this.nodes.take(fromHex, now)) return drop('node-rate');
     const wall = this.wallNow();
-    if (m.w < wall - this.opts.maxAgeMs || m.w > wall + this.opts.maxAheadMs) return drop('stale');
+    if (m.w < wall - MAX_AGE_MS || m.w > wall + MAX_AHEAD_MS) return drop('stale');
     const hex = idToHex(m.p);
     // Only a verified message makes (or refreshes) a player's entry: forgeries cannot push real players out.
     const seen = (s: Sender | undefined): 'new' | 'again' | 'replay' => {
@@ -269,7 +270,7 @@ export class DirectMessages {
 
   private remember(entry: DirectEntry): void {
     this.history.push(entry);
-    if (this.history.length > this.opts.maxLines) this.history.shift();
+    if (this.history.length > MAX_LINES) this.history.shift();
   }
 
   private wallNow(): number {
@@ -279,9 +280,9 @@ export class DirectMessages {
   private sender(hex: string): Sender {
     let s = this.players.get(hex);
     this.players.delete(hex);
-    s ??= { bucket: new TokenBucket(this.opts.playerPerSecond, this.opts.playerBurst, this.args.clock.now()), last: 0 };
+    s ??= { bucket: new TokenBucket(PLAYER_PER_SECOND, PLAYER_BURST, this.args.clock.now()), last: 0 };
     this.players.set(hex, s);
-    if (this.players.size > this.opts.maxSenders) this.players.delete(this.players.keys().next().value!);
+    if (this.players.size > MAX_SENDERS) this.players.delete(this.players.keys().next().value!);
     return s;
   }
 }
