@@ -78,12 +78,6 @@ export const HOST_DEFAULTS = {
    */
   offerTallyPerHost: 4096,
   offerTallyMs: 60_000,
-  /**
-   * The signed batches and SYNC pieces a backup keeps as evidence of its entries for a
-   * claimant (state-proofs.ts ProofRing): the newest, at most this many entries and proofs.
-   */
-  proofEntries: 262_144,
-  proofCount: 4096,
   /** A claim that has no quorum after this long failed. */
   claimTimeoutMs: 1500,
   /**
@@ -187,8 +181,6 @@ export const HOST_DEFAULTS = {
   resyncMs: 1000,
   /** A primary with no state waits this long for the DHT's edit log. */
   editsFallbackMs: 2000,
-  /** Most regions one node keeps (hosted or remembered). */
-  maxRegions: 2048,
   rules: EDIT_RULES,
   /** Player passes: the work asked, and the bounds of what the passes held take (player-passes.ts). */
   passes: PASS_RULES,

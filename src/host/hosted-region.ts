@@ -110,7 +110,7 @@ export class HostedRegion implements RegionRole {
   ) {
     this.name = regionName(coord);
     this.requests = new RequestLog(ctx.opts.dedupeMs);
-    this.proofs = new ProofRing(ctx.opts.proofEntries, ctx.opts.proofCount);
+    this.proofs = new ProofRing();
     this.declined = new DeclinedHandoffs(ctx.opts.declinedHandoffMs);
     this.share = new FanOutShare(ctx, { rx: coord.rx, rz: coord.rz }, () => !this.duty && this.role === 'backup');
     this.el = new Election(ctx.selfId);

@@ -60,13 +60,15 @@ export interface HostingServiceArgs {
 
 type HostBound = ReplicaFrame | PlayerToHost;
 
-/** Frames that may make a node remember a region it did not know. */
 /** Whose pins the links this host keeps are (dht/link-pins.ts): the player's are its region client's. */
 const PIN_OWNER = 'host';
+/** Frames that may make a node remember a region it did not know. */
 const CREATING = new Set<HostBound['t']>(['SUBSCRIBE', 'CLAIM', 'REPLICATE', 'SYNC', 'HEARTBEAT', 'HANDOFF']);
 
 /** Most frames held while the store loads (hosting-service.ts start). */
 export const MAX_EARLY_FRAMES = 1024;
+/** Most regions one node keeps (hosted or remembered). */
+const MAX_REGIONS = 2048;
 
 export class HostingService {
   readonly stats: HostStats = newHostStats();
@@ -347,13 +349,13 @@ export class HostingService {
 
   /** Forgets idle regions with no state when too many are remembered (spam guard). */
   private evict(): void {
-    if (this.regions.size <= this.opts.maxRegions) return;
+    if (this.regions.size <= MAX_REGIONS) return;
     for (const [name, r] of this.known) {
       if (r.role === 'idle' && r.state.size === 0) {
         r.stop();
         this.known.delete(name);
         this.regions.delete(name);
-        if (this.regions.size <= this.opts.maxRegions) return;
+        if (this.regions.size <= MAX_REGIONS) return;
       }
     }
   }
@@ -381,7 +383,7 @@ export class HostingService {
       else if (msg.t !== 'UNSUBSCRIBE' && msg.t !== 'MOVE' && msg.t !== 'POSITIONS_LOST') this.stats.strayFrames++;
       return;
     }
-    if (!this.regions.has(name) && this.regions.size >= this.opts.maxRegions) {
+    if (!this.regions.has(name) && this.regions.size >= MAX_REGIONS) {
       this.stats.strayFrames++;
       return;
     }

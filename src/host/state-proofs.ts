@@ -89,12 +89,19 @@ export interface HeldProof {
   cert: EpochCert;
 }
 
+/**
+ * The signed batches and SYNC pieces a backup keeps as evidence of its entries for a
+ * claimant: the newest, at most this many entries and proofs.
+ */
+const MAX_PROOF_ENTRIES = 262_144;
+const MAX_PROOFS = 4096;
+
 /** The newest proofs a backup received, at most `maxEntries` entries and `maxProofs` proofs (the oldest go first). */
 export class ProofRing {
   private readonly held: HeldProof[] = [];
   private entries = 0;
 
-  constructor(private readonly maxEntries: number, private readonly maxProofs: number) {}
+  constructor(private readonly maxEntries = MAX_PROOF_ENTRIES, private readonly maxProofs = MAX_PROOFS) {}
 
   keep(proof: StateProof, cert: EpochCert | undefined): void {
     // Only under the certificate of the proof's own epoch: a claimant checks the signer by it.
