@@ -1,10 +1,12 @@
 // Keys and settings as a person uses them: holding the sprint key with W sprints and never
 // presses Ctrl (Ctrl+W closes the tab), the pause menu's settings (the player's name and a
 // key binding among them) hold over a reload, and a rebound key walks where the old one
-// no longer does; the fullscreen key locks the keyboard. One tab, no network, the smallest world.
+// no longer does; the fullscreen key locks the keyboard. A click whose pointer lock the
+// browser refuses says so. One tab, no network, the smallest world.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, openInFreshContext, PAGE_UP } from './browser';
+import { PageStall, USER_ACTIVATION_MS } from './page-stall';
 
 let browser: Browser;
 
@@ -83,6 +85,22 @@ describe('controls', () => {
     // Playing (pointer locked, flying high so nothing is in the way): K walks, W no longer does.
     // (Until the world is drawn the loading screen lies over the page and takes the click.)
     await page.waitForSelector('#menu:not([hidden])', { timeout: 15_000 });
+    // A click whose lock the browser refuses (here the page was held past the click's user
+    // activation, as a starved tab can be) leaves the menu up and says why; the next one plays.
+    const busy = await PageStall.on(page.context(), '/__busy');
+    busy.next(USER_ACTIVATION_MS + 500);
+    await page.evaluate(() => document.addEventListener('click', () => {
+      const x = new XMLHttpRequest();
+      x.open('GET', '/__busy', false);
+      x.send();
+    }, { capture: true, once: true }));
+    await page.mouse.click(8, 150);
+    const banner = page.locator('#hud .banner.notice');
+    await banner.waitFor({ state: 'visible', timeout: 15_000 });
+    expect(await banner.textContent()).toMatch(/^Click again to play: the browser kept the mouse pointer \(.+\)$/);
+    expect(busy.held).toBe(1);
+    expect(await page.evaluate(() => document.pointerLockElement)).toBeNull();
+    expect(await page.locator('#menu').isVisible()).toBe(true);
     await page.mouse.click(8, 150);
     await page.waitForFunction(() => document.pointerLockElement !== null, null, { timeout: 10_000 });
     await page.keyboard.press('KeyF');

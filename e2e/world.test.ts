@@ -1,14 +1,36 @@
 // The one-tab world in real Chromium: terrain renders, a block placed with a real mouse
-// click and one placed through window.voxel survive a reload, and so does the player.
+// click and one placed through window.voxel survive a reload, and so does the player. The
+// click that takes the pointer does so even when the sound it starts stalls the page for
+// longer than the click's user activation lasts (an audio device slow to open).
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launchProfile, openPage, withTestFps } from './browser';
 import { screenshotStats } from './page-checks';
+import { PageStall, USER_ACTIVATION_MS } from './page-stall';
 
 const BRICK = 11;
 const PLANKS = 9;
 let profile: Awaited<ReturnType<typeof launchProfile>>;
 let page: Page;
+let audio: PageStall;
+
+/**
+ * In the page: each AudioContext opens once /__audio-device answers, asked synchronously, so
+ * the page waits as it does for an audio device slow to open (headless Chromium here took
+ * ~2 s for each, quiet, and over 4 s on a loaded machine), with no CPU spent meanwhile.
+ */
+function slowAudioDevice(): void {
+  const Real = window.AudioContext;
+  window.AudioContext = class extends Real {
+    constructor(o?: AudioContextOptions) {
+      const device = new XMLHttpRequest();
+      device.open('GET', '/__audio-device', false);
+      device.send();
+      super(o);
+    }
+  };
+}
+
 const url = () => `${inject('baseUrl')}/?rd=4#world=e2e-world&seed=e2e-seed`;
 
 async function openWorld(): Promise<void> {
@@ -28,7 +50,9 @@ function surfaceY(x: number, z: number): Promise<number> {
 beforeAll(async () => {
   // The full browser: the headless shell never grants a click the pointer lock.
   profile = await launchProfile(undefined, undefined, 'full');
+  audio = await PageStall.on(profile.context, '/__audio-device');
   page = await openPage(profile.context);
+  await page.addInitScript(slowAudioDevice);
 });
 
 afterAll(async () => {
@@ -62,11 +86,15 @@ describe('one-tab world', () => {
     expect((await page.evaluate(() => window.voxel.blocks()))[PLANKS]!.name).toBe('planks');
     await page.evaluate(() => window.voxel.select(7)); // hotbar slot 8 holds planks
 
-    // A real click: the first (on the pause menu's backdrop) takes the pointer, the right click builds.
+    // A real click: the first (on the pause menu's backdrop) takes the pointer, the right click
+    // builds. The sound that first click starts keeps the page waiting past the click's user
+    // activation: the lock is asked for before it (a lock asked after is refused).
     const box = (await page.locator('#game canvas').boundingBox())!;
     const cy = box.y + box.height / 2;
+    audio.next(USER_ACTIVATION_MS + 500);
     await page.mouse.click(box.x + 8, cy);
-    await page.waitForFunction(() => document.pointerLockElement !== null, null, { timeout: 10_000 }); // granted asynchronously
+    await page.waitForFunction(() => document.pointerLockElement !== null, null, { timeout: 15_000 }); // granted asynchronously
+    expect(audio.held, 'the click started the sound, which kept the page waiting').toBe(1);
     await page.mouse.click(box.x + 8, cy, { button: 'right' }); // where the pointer is: no mouse move, no look
     await page.waitForFunction(([x, y, z, id]) => window.voxel.getBlock(x!, y!, z!) === id && window.voxel.stats().unsettledEdits === 0,
       [place.x, place.y, place.z, PLANKS], { timeout: 10_000 }).catch(async (e: Error) => {

@@ -66,7 +66,7 @@ export class PlayerControls {
   constructor(private readonly args: PlayerControlsArgs) {
     const { cfg, hud, session, peer } = args;
     this.renderDistance = args.renderDistance;
-    this.settings = loadSettings(storage());
+    this.settings = loadSettings(pageStorage());
     this.sound = cfg.headless ? null : new PageSound(session, this.settings.volume, () => this.input?.active ?? false);
     hud.select(session.selected);
     const menu = (this.menu = document.getElementById('menu')!);
@@ -100,6 +100,7 @@ export class PlayerControls {
       toggleFly,
       changeRenderDistance: (d) => this.changeRenderDistance(this.renderDistance + d),
       lockChanged,
+      lockRefused: (reason) => hud.showMessage(`Click again to play: the browser kept the mouse pointer${reason ? ` (${reason})` : ''}`, 'notice'),
       invite: () => { void invites?.copy().then((said) => hud.showMessage(said, 'notice')); },
       dropItem: () => args.itemKeys?.dropItem(),
       nextItem: () => args.itemKeys?.nextItem(),
@@ -132,8 +133,8 @@ export class PlayerControls {
     menu.addEventListener('click', (e) => {
       // Only a tap on the menu's backdrop or its text plays: its buttons and fields do their own thing.
       if (this.touch?.enabled && (e.target as HTMLElement).closest('button, input, select, label, a, summary')) return;
+      this.input?.requestLock(); // first, within the click's user activation: the sound's start may take seconds
       this.sound?.unlock();
-      this.input?.requestLock();
     });
   }
 
@@ -157,7 +158,7 @@ export class PlayerControls {
     this.args.view.setFov(s.fov);
     this.args.look?.setName(s.name);
     this.args.look?.setColour(s.colour ?? undefined);
-    if (save && !saveSettings(storage(), s)) this.args.hud.showMessage('Settings cannot be stored in this browser: they hold until the tab closes', 'notice');
+    if (save && !saveSettings(pageStorage(), s)) this.args.hud.showMessage('Settings cannot be stored in this browser: they hold until the tab closes', 'notice');
   }
 
   private readLayout(): void {
@@ -187,14 +188,5 @@ export class PlayerControls {
       if (err instanceof EditRefused) this.args.hud.showMessage(err.message, 'notice');
       else this.args.hud.showMessage(errorWords(err));
     });
-  }
-}
-
-/** localStorage, where the browser allows it (an opaque origin or a storage policy may throw). */
-function storage(): Storage | undefined {
-  try {
-    return globalThis.localStorage;
-  } catch {
-    return undefined;
   }
 }

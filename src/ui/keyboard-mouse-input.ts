@@ -20,6 +20,8 @@ export interface InputActions {
   toggleFly(): void;
   changeRenderDistance(delta: number): void;
   lockChanged(locked: boolean): void;
+  /** The browser refused the pointer lock a click asked for: `reason` is its words ('' when it gave none). */
+  lockRefused?(reason: string): void;
   /** Copy an invite link to this world. */
   invite(): void;
   /** Q: drop the item selected in the inventory bar; E: select the next held item. */
@@ -44,6 +46,8 @@ export class KeyboardMouseInput {
   private readonly keys = new MoveKeys();
   private current: PlayerSettings = SETTINGS_DEFAULTS;
   private lockRefused = false;
+  /** The browser's requestPointerLock returns a promise, whose refusal says why: its error event (which follows) then adds nothing. */
+  private lockPromises = false;
   /** The who key is held: 1-9 pick a row of the list, not a hotbar slot. */
   private whoHeld = false;
   private touch: TouchControls | null = null;
@@ -69,7 +73,7 @@ export class KeyboardMouseInput {
       this.actions.scrollSlot(Math.sign((e as WheelEvent).deltaY));
     }, { passive: false });
     this.listen(document, 'pointerlockchange', () => this.actions.lockChanged(this.locked));
-    this.listen(document, 'pointerlockerror', () => { this.lockRefused = true; });
+    this.listen(document, 'pointerlockerror', () => { if (!this.lockPromises) this.refused(''); });
   }
 
   /** Sensitivity, invert Y and key bindings (the settings panel replaces them, live). */
@@ -95,14 +99,26 @@ export class KeyboardMouseInput {
     this.touch = touch;
   }
 
-  /** Starts playing: the pointer locked, or on a touch screen just the menu closed. */
+  /**
+   * Starts playing: the pointer locked, or on a touch screen just the menu closed. Call it
+   * first thing in the click's handler: Chromium refuses a lock asked for more than 5 s after
+   * the click (its user activation has expired), and work before it in the same handler
+   * (an AudioContext whose audio device is slow to open took 2 s) counts against that.
+   */
   requestLock(): void {
     if (this.touch?.enabled) {
       this.touch.start();
       return;
     }
     const request = this.target.requestPointerLock() as unknown as Promise<void> | undefined;
-    request?.catch?.(() => { this.lockRefused = true; });
+    if (typeof request?.then !== 'function') return;
+    this.lockPromises = true;
+    request.catch((e: Error) => this.refused(e?.message ?? ''));
+  }
+
+  private refused(reason: string): void {
+    this.lockRefused = true;
+    this.actions.lockRefused?.(reason);
   }
 
   moveInput(): MoveInput {
