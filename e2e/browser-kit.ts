@@ -6,7 +6,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { Browser as PwBrowser, Page as PwPage } from 'playwright-core';
 import puppeteer, { type Browser as PpBrowser, type Page as PpPage } from 'puppeteer-core';
-import { launchBrowser, openInFreshContext } from './browser';
+import { launchBrowser, newContext, openPage } from './browser';
+import { nextReturningPlayer, seededIds, seedReturningPlayer, writeIdentities } from './returning-player';
 
 export const FIREFOX = process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr';
 
@@ -25,6 +26,8 @@ export const FIREFOX_PREFS: Record<string, unknown> = {
 /** A tab of either engine: what the mixed-browser tests need of it. */
 export interface Tab {
   engine: 'chromium' | 'firefox';
+  /** The node ids its profile was seeded with (Engine.open's `seedOn`): it runs as one of them. */
+  seeded?: string[];
   evaluate<R, A>(fn: (arg: A) => R | Promise<R>, arg: A): Promise<R>;
   /** Resolves once `fn(arg)` is truthy in the page, polled every `pollMs`. */
   waitFor<A>(fn: (arg: A) => unknown, arg: A, timeoutMs: number, pollMs?: number): Promise<void>;
@@ -39,8 +42,11 @@ export interface Tab {
 }
 
 export interface Engine {
-  /** A tab in a fresh profile or context: its own IndexedDB, so its own identity. */
-  open(label: string): Promise<Tab>;
+  /**
+   * A tab in a fresh profile or context: its own IndexedDB, so its own identity; with
+   * `seedOn` (the game's origin) a returning player's, minted ahead (e2e/returning-player.ts).
+   */
+  open(label: string, seedOn?: string): Promise<Tab>;
   close(): Promise<void>;
 }
 
@@ -73,9 +79,10 @@ function firefoxTab(page: PpPage, browser: PpBrowser): Tab {
 export async function chromiumEngine(): Promise<Engine> {
   const browser: PwBrowser = await launchBrowser();
   return {
-    open: async (label) => {
-      const page = await openInFreshContext(browser, undefined, { label, viewport: { width: 960, height: 600 } });
-      return chromiumTab(page);
+    open: async (label, seedOn) => {
+      const context = await newContext(browser, { viewport: { width: 960, height: 600 } });
+      const seeded = seedOn ? await seedReturningPlayer(context, seedOn) : undefined;
+      return { ...chromiumTab(await openPage(context, undefined, { label })), seeded };
     },
     close: () => browser.close(),
   };
@@ -102,7 +109,7 @@ export async function firefoxEngine(): Promise<Engine> {
   const xvfb = await startXvfb();
   const browsers: PpBrowser[] = [];
   return {
-    open: async (label) => {
+    open: async (label, seedOn) => {
       const browser = await puppeteer.launch({
         // No viewport override: Firefox ESR 140's BiDi lacks the screen-orientation command puppeteer sends with one.
         browser: 'firefox', executablePath: FIREFOX, headless: true, extraPrefsFirefox: FIREFOX_PREFS, defaultViewport: null, args: ['--width=960', '--height=600'],
@@ -112,7 +119,12 @@ export async function firefoxEngine(): Promise<Engine> {
       browsers.push(browser);
       const page = await browser.newPage();
       page.on('pageerror', (e) => console.error(`${label} pageerror`, e));
-      return firefoxTab(page, browser);
+      const records = seedOn ? await nextReturningPlayer() : undefined;
+      if (!records) return firefoxTab(page, browser);
+      // A document of the origin that runs nothing of the game: its IndexedDB is the game's.
+      await page.goto(`${seedOn}/favicon.svg`);
+      const seeded = (await page.evaluate(writeIdentities, records)) ? await seededIds(records) : undefined;
+      return { ...firefoxTab(page, browser), seeded };
     },
     close: async () => {
       await Promise.all(browsers.map((b) => b.close().catch(() => {})));

@@ -42,7 +42,16 @@ export function seedReturningPlayer(context: BrowserContext, origin: string): Pr
   return done;
 }
 
-async function seed(context: BrowserContext, origin: string): Promise<string[] | undefined> {
+/** What one returning player's profile holds: the identity store's records (writeIdentities writes them). */
+export interface IdentityRecords {
+  layout: typeof IDENTITY_LAYOUT;
+  nodes: IdentityJson[];
+  player: IdentityJson;
+  work: ReturnType<typeof playerWorkRecord>;
+}
+
+/** The next fixture profile's records, none given out before (undefined once they ran out). */
+export async function nextReturningPlayer(): Promise<IdentityRecords | undefined> {
   const fixture = file.profiles[next];
   if (!fixture) {
     if (!ranOut) console.warn(`returning-player: all ${file.profiles.length} fixture profiles used; later contexts mint their own`);
@@ -50,35 +59,50 @@ async function seed(context: BrowserContext, origin: string): Promise<string[] |
     return undefined;
   }
   next++;
+  const { player, nodes } = fixture;
+  return { layout: IDENTITY_LAYOUT, nodes, player, work: playerWorkRecord((await identityFromJson(player)).publicKey, fixture.nonce) };
+}
+
+/** The node ids (hex) of `records`' identities: what the profile's first tabs run as. */
+export function seededIds(records: IdentityRecords): Promise<string[]> {
+  return Promise.all(records.nodes.map(async (n) => idToHex((await identityFromJson(n)).id)));
+}
+
+/**
+ * In a page of the game's origin (either engine): writes `records` into the identity store
+ * unless it already holds a player; true when it wrote them.
+ */
+export async function writeIdentities({ layout, nodes, player, work }: IdentityRecords): Promise<boolean> {
+  const db = await new Promise<IDBDatabase>((resolve, reject) => {
+    const req = indexedDB.open(layout.db, layout.version);
+    req.onupgradeneeded = () => {
+      for (const s of layout.stores) if (!req.result.objectStoreNames.contains(s.name)) req.result.createObjectStore(s.name, 'keyPath' in s ? { keyPath: s.keyPath } : undefined);
+    };
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => reject(req.error);
+  });
+  const tx = db.transaction([layout.nodeStore, layout.playerStore], 'readwrite');
+  const players = tx.objectStore(layout.playerStore);
+  const had = await new Promise((r) => { const q = players.get(layout.playerKey); q.onsuccess = () => r(q.result); });
+  if (!had) {
+    players.put(player, layout.playerKey);
+    players.put(work, layout.workKey);
+    nodes.forEach((n, slot) => tx.objectStore(layout.nodeStore).put(n, slot));
+  }
+  await new Promise<void>((resolve, reject) => { tx.oncomplete = () => resolve(); tx.onerror = () => reject(tx.error); });
+  db.close();
+  return !had;
+}
+
+async function seed(context: BrowserContext, origin: string): Promise<string[] | undefined> {
+  const records = await nextReturningPlayer();
+  if (!records) return undefined;
   const blank = `${origin}/__returning-player`;
   await context.route(blank, (r) => r.fulfill({ contentType: 'text/html', body: '<!doctype html><title>seed</title>' }));
   const page = await context.newPage();
   try {
     await page.goto(blank);
-    const { player, nodes } = fixture;
-    const work = playerWorkRecord((await identityFromJson(player)).publicKey, fixture.nonce);
-    const wrote = await page.evaluate(async ({ layout, nodes, player, work }) => {
-      const db = await new Promise<IDBDatabase>((resolve, reject) => {
-        const req = indexedDB.open(layout.db, layout.version);
-        req.onupgradeneeded = () => {
-          for (const s of layout.stores) if (!req.result.objectStoreNames.contains(s.name)) req.result.createObjectStore(s.name, 'keyPath' in s ? { keyPath: s.keyPath } : undefined);
-        };
-        req.onsuccess = () => resolve(req.result);
-        req.onerror = () => reject(req.error);
-      });
-      const tx = db.transaction([layout.nodeStore, layout.playerStore], 'readwrite');
-      const players = tx.objectStore(layout.playerStore);
-      const had = await new Promise((r) => { const q = players.get(layout.playerKey); q.onsuccess = () => r(q.result); });
-      if (!had) {
-        players.put(player, layout.playerKey);
-        players.put(work, layout.workKey);
-        nodes.forEach((n, slot) => tx.objectStore(layout.nodeStore).put(n, slot));
-      }
-      await new Promise<void>((resolve, reject) => { tx.oncomplete = () => resolve(); tx.onerror = () => reject(tx.error); });
-      db.close();
-      return !had;
-    }, { layout: IDENTITY_LAYOUT, nodes, player, work });
-    return wrote ? await Promise.all(nodes.map(async (n) => idToHex((await identityFromJson(n)).id))) : undefined;
+    return (await page.evaluate(writeIdentities, records)) ? await seededIds(records) : undefined;
   } finally {
     await page.close();
     await context.unroute(blank);
