@@ -107,11 +107,13 @@ describe('LinkSet budget close (retire)', () => {
 
 describe('LinkSet rate limits', () => {
   const limits = { linkFramesPerSec: 100, linkFrameBurst: 200, maxFloodDrops: 50 };
+  /** A frame of no particular kind (PINGs and PONGs have a budget of their own past the limit). */
+  const frame = (i: number) => dhtCodec.encode({ t: 'DATA', body: new Uint8Array([i & 255]) });
 
   it('an honest peer under the limits loses nothing', async () => {
     const { clock, A, B, plB } = pair(limits);
     for (let i = 0; i < 900; i++) {
-      B.set.sendFrame(plB, dhtCodec.encode({ t: 'PING', r: i }));
+      B.set.sendFrame(plB, frame(i));
       await clock.advance(11); // ~90 frames/s for 10 s
     }
     await clock.advance(100);
@@ -121,7 +123,7 @@ describe('LinkSet rate limits', () => {
 
   it('drops and counts a flood before decoding it, then closes the link', async () => {
     const { clock, a, A, B, plB } = pair(limits);
-    for (let i = 0; i < 1000; i++) B.set.sendFrame(plB, dhtCodec.encode({ t: 'PING', r: i }));
+    for (let i = 0; i < 1000; i++) B.set.sendFrame(plB, frame(i));
     await clock.advance(3 * LATENCY);
     expect(A.got.length).toBe(200); // the burst
     expect(A.stats.dropped.rateLimited).toBe(50);
@@ -135,16 +137,32 @@ describe('LinkSet rate limits', () => {
     const { clock, A, B, plA, plB } = pair({ ...limits, pinnedFramesFactor: 4 });
     plA.pinned = true;
     for (let i = 0; i < 1000; i++) {
-      B.set.sendFrame(plB, dhtCodec.encode({ t: 'PING', r: i }));
+      B.set.sendFrame(plB, frame(i));
       await clock.advance(3); // ~330 frames/s for 3 s: over the limit, under 4 times it
     }
     await clock.advance(100);
     expect(A.got.length).toBe(1000);
     expect(A.stats.dropped.rateLimited).toBe(0);
-    for (let i = 0; i < 2000; i++) B.set.sendFrame(plB, dhtCodec.encode({ t: 'PING', r: i }));
+    for (let i = 0; i < 2000; i++) B.set.sendFrame(plB, frame(i));
     await clock.advance(3 * LATENCY);
     expect(A.stats.dropped.rateLimited).toBeGreaterThan(0);
     expect(A.got.length).toBeLessThan(1000 + 4 * 200 + 100);
+  });
+
+  it('a link over its frame limit still passes a probe and its answer (PING, PONG), within a small budget of their own', async () => {
+    const { clock, A, B, plB } = pair({ ...limits, maxFloodDrops: 10_000 });
+    for (let i = 0; i < 400; i++) B.set.sendFrame(plB, frame(i));
+    B.set.sendFrame(plB, dhtCodec.encode({ t: 'PING', r: 1 }));
+    B.set.sendFrame(plB, dhtCodec.encode({ t: 'PONG', r: 2 }));
+    await clock.advance(3 * LATENCY);
+    expect(A.stats.dropped.rateLimited).toBe(200); // the frames past the burst
+    expect(A.got.filter((m) => m.t === 'PING' || m.t === 'PONG').length).toBe(2);
+    // A flood of PINGs is still a flood: past the burst, what the frame limit refilled (6 in
+    // the 60 ms since) and the liveness budget's rest get in, no more.
+    const got = A.got.length;
+    for (let i = 0; i < 100; i++) B.set.sendFrame(plB, dhtCodec.encode({ t: 'PING', r: i }));
+    await clock.advance(3 * LATENCY);
+    expect(A.got.length - got).toBeLessThanOrEqual(10);
   });
 
   it('limits bytes as well as frames', async () => {

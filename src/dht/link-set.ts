@@ -17,6 +17,16 @@ import type { DhtStats } from './stats';
 import { frameType, tally } from './frame-types';
 import { BUDGET_CLOSE, DUPLICATE_CLOSE, FLOOD_CLOSE, JUNK_CLOSE, PEER_RETIRED } from '../net/close-reasons';
 
+/**
+ * PINGs and PONGs a link may send us past its frame limit (per second, and burst): a probe
+ * and its answer (liveness.ts) say whether the peer is alive, and a peer sending more than the
+ * limit is busy, not dead. Dropped with the rest, a probe's PONG at a backup whose primary's
+ * crowd traffic met the limit closed the live link (no answer to a probe), and the primary
+ * moved its host set (hosting-crowd-sim.test.ts: 2 reconfigs with MOVE at 20 a second). One
+ * probe is out per link at a time, so honest liveness frames stay far below this.
+ */
+const LIVENESS_FRAMES = { perSec: 2, burst: 4 };
+
 /** What one link may send us (docs/DESIGN.md: size and rate limits hold per link). */
 export interface LinkLimits {
   /** Undecodable frames after which a link is closed. */
@@ -74,6 +84,8 @@ export interface PeerLink extends HeldLink {
   frames: TokenBucket;
   /** What a pinned link may send on top of `frames` (LinkLimits.pinnedFramesFactor). */
   pinnedFrames: TokenBucket;
+  /** PINGs and PONGs past `frames` (LIVENESS_FRAMES). */
+  livenessFrames: TokenBucket;
   bytes: TokenBucket;
   rttMs: number | null;
   pinging: boolean;
@@ -160,6 +172,7 @@ export class LinkSet {
       floodDrops: 0,
       frames: new TokenBucket(this.opts.linkFramesPerSec, this.opts.linkFrameBurst, now),
       pinnedFrames: new TokenBucket(this.opts.linkFramesPerSec * (this.opts.pinnedFramesFactor - 1), this.opts.linkFrameBurst * (this.opts.pinnedFramesFactor - 1), now),
+      livenessFrames: new TokenBucket(LIVENESS_FRAMES.perSec, LIVENESS_FRAMES.burst, now),
       bytes: new TokenBucket(this.opts.linkBytesPerSec, this.opts.linkByteBurst, now),
       rttMs: null,
       pinging: false,
@@ -306,7 +319,7 @@ export class LinkSet {
     tally(this.stats.bytesInByType, type, data.length);
     const now = this.clock.now();
     // Checked before decoding: a flood must not cost us the work of reading it.
-    const frameOk = pl.frames.take(1, now) || (pl.pinned && pl.pinnedFrames.take(1, now));
+    const frameOk = pl.frames.take(1, now) || (pl.pinned && pl.pinnedFrames.take(1, now)) || ((type === 'PING' || type === 'PONG') && pl.livenessFrames.take(1, now));
     if (!frameOk || !pl.bytes.take(data.length, now)) {
       this.stats.dropped.rateLimited++;
       if (++pl.floodDrops === this.opts.maxFloodDrops) {
