@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../core/virtual-clock';
 import { EditPacer } from './edit-pacer';
+import { starvedClock } from '../testing/starved-clock';
 
 function setup(perSec = 10, burst = 3) {
   const clock = new VirtualClock();
@@ -47,5 +48,22 @@ describe('edit pacer', () => {
     pacer.close();
     await clock.advance(1000);
     expect(sent).toHaveLength(2);
+  });
+
+  it('a busy tab whose timers fire late sends the held edits with its next edit, once their tokens came', async () => {
+    const base = new VirtualClock();
+    // The tab's timers run only every 800 ms (a main thread drawing frames in software).
+    const clock = starvedClock(base, 800);
+    const sent: [number, number][] = [];
+    const pacer = new EditPacer(clock, { perSec: 10, burst: 2 }, (r) => void sent.push([r, base.now()]));
+    await base.advance(1);
+    expect([1, 2, 3].map((r) => pacer.admit('0,0', r))).toEqual([true, true, false]);
+    // The bucket is full again by 351 ms, the pacer's timer not before 800: edit 4 takes the
+    // held one out first, then goes itself.
+    await base.advance(350);
+    expect(pacer.admit('0,0', 4)).toBe(true);
+    expect(sent).toEqual([[3, 351]]);
+    await base.advance(1000);
+    expect(sent).toEqual([[3, 351]]);
   });
 });

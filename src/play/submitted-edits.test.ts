@@ -6,6 +6,7 @@ import { VirtualClock } from '../core/virtual-clock';
 import { makePlayerPass } from '../region/player-pass';
 import type { PlayerWire } from '../region/region-wire';
 import { SubmittedEdits } from './submitted-edits';
+import { starvedClock } from '../testing/starved-clock';
 import { CLIENT_DEFAULTS, EditRejectedError, type ClientStats } from './region-client-types';
 
 // Edits given to a node that named itself primary before its certificate was checked (the
@@ -159,5 +160,29 @@ describe('submitted edits: the pass shown again', () => {
     await Promise.resolve();
     expect(outcome).toBeInstanceOf(EditRejectedError);
     expect(stats.rejected).toBe(1);
+  });
+});
+
+describe('submitted edits: a backlog paced at a tab whose timers fire late', () => {
+  it('sends the held edits with the next answer once their tokens came, not at the late timer', async () => {
+    const base = new VirtualClock();
+    // Timers run only every 800 ms (a tab drawing frames in software: failover_crash's editor).
+    const clock = starvedClock(base, 800);
+    const sent: { to: string; r: number; at: number }[] = [];
+    const wire = { send: (to: NodeId, m: { t: string; r: number }) => void (m.t === 'EDIT' && sent.push({ to: idToHex(to), r: m.r, at: base.now() })) } as unknown as PlayerWire;
+    const stats = { stale: 0, confirmed: 0, rejected: 0, timeouts: 0 } as ClientStats;
+    const edits = new SubmittedEdits({ clock, wire, opts: CLIENT_DEFAULTS, stats, latency: new LatencySamples() });
+    await base.advance(1);
+    // A failover's backlog: more edits waited for the next primary than the pace's burst.
+    const { burst } = CLIENT_DEFAULTS.editPace;
+    for (let i = 0; i < burst + 3; i++) void edits.add(70 + (i % 10), 80, 5 + Math.floor(i / 10), 1, at, undefined).catch(() => {});
+    const next = randomId();
+    edits.sendTo(region, next, idToHex(next));
+    expect(sent).toHaveLength(burst);
+    // 200 ms on, the first edits' CONFIRMs come: the tokens of that time let 3 more go now.
+    await base.advance(200);
+    edits.confirm(idToHex(next), { t: 'CONFIRM', rx: 1, rz: 0, r: sent[0]!.r, e: 2, s: 1 }, true);
+    expect(sent).toHaveLength(burst + 3);
+    expect(sent.slice(burst).every((s) => s.at === 201)).toBe(true);
   });
 });

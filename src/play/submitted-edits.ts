@@ -198,6 +198,7 @@ export class SubmittedEdits {
    * keeps that node's answer until we attach to it (`attached`), else drops it.
    */
   confirm(fromHex: string, m: SubscriptionMessageOf<'CONFIRM'>, certified: boolean, counted = false): void {
+    this.pacer.poll();
     const p = this.byRequest.get(m.r);
     if (p && !counted) answered(p, fromHex);
     if (!p || p.sentTo !== fromHex || p.region !== regionName(m)) return void this.deps.stats.stale++;
