@@ -57,6 +57,8 @@ export class RegionClaimant extends RegionSide {
   private readonly abandoned: number[] = [];
   /** Hosts (hex) that answered a ping of `pingAhead`, by when it went out: alive for liveHosts for failoverMs from then. */
   private readonly answeredAt = new Map<string, number>();
+  /** Hosts (hex) that did not answer a ping of `pingAhead` within claimPingMs, by when it went out: silent for liveHosts as long. */
+  private readonly mutedAt = new Map<string, number>();
 
   get claimSentAt(): number {
     return this.sentAt;
@@ -158,6 +160,9 @@ export class RegionClaimant extends RegionSide {
 
   private async runClaim(run: number, minEpoch: number, primarySilent: boolean, given: NodeId[] | undefined): Promise<boolean> {
     const o = this.ctx.opts;
+    // The epoch whose primary's state we hold, if we do: its SYNC, then its batches in order
+    // (`applied` is unset until that SYNC). See `needsDhtLog`.
+    const heldEpoch = this.region.applied !== undefined ? this.region.epoch : undefined;
     this.replacing = primarySilent && this.region.primaryHex ? { hex: this.region.primaryHex, answeredAt: -Infinity } : undefined;
     if (primarySilent && this.region.primaryHex) {
       this.silent.set(this.region.primaryHex, this.ctx.clock.now());
@@ -319,7 +324,7 @@ export class RegionClaimant extends RegionSide {
       }
       return false;
     }
-    if (this.region.state.size === 0) await this.fallbackToDht(cert, known, vouchless);
+    if (this.region.state.size === 0 && this.needsDhtLog(heldEpoch, known, !!rebase)) await this.fallbackToDht(cert, known, vouchless);
     await stored;
     if (this.el.promised !== e || this.region.stopped || !this.current(run)) return false;
     this.becomePrimary(cert);
@@ -352,10 +357,19 @@ export class RegionClaimant extends RegionSide {
     const known = this.knownHosts(silent);
     const extra = this.linkedBeside(known, Math.max(0, o.replicas - known.length), silent);
     const at = this.ctx.clock.now();
-    void this.ctx.answering([...known, ...extra].filter((h) => !idEquals(h, this.ctx.selfId)), o.claimPingMs).then((got) => {
-      for (const [hex, t] of this.answeredAt) if (at - t > o.failoverMs) this.answeredAt.delete(hex);
-      for (const hex of got) this.answeredAt.set(hex, at);
+    const asked = [...known, ...extra].filter((h) => !idEquals(h, this.ctx.selfId));
+    void this.ctx.answering(asked, o.claimPingMs).then((got) => {
+      for (const seen of [this.answeredAt, this.mutedAt]) for (const [hex, t] of seen) if (at - t > o.failoverMs) seen.delete(hex);
+      for (const hex of asked.map(idToHex)) {
+        (got.has(hex) ? this.answeredAt : this.mutedAt).set(hex, at);
+        (got.has(hex) ? this.mutedAt : this.answeredAt).delete(hex);
+      }
     });
+  }
+
+  /** Whether `h` answered (`seen` answeredAt) or did not (mutedAt) a ping of pingAhead within failoverMs of `now`. */
+  private aheadSaid(seen: Map<string, number>, h: NodeId, now: number): boolean {
+    return now - (seen.get(idToHex(h)) ?? -Infinity) <= this.ctx.opts.failoverMs;
   }
 
   /** The host set to claim over: the candidates (below), of them those alive (liveHosts). */
@@ -375,12 +389,15 @@ export class RegionClaimant extends RegionSide {
     const o = this.ctx.opts;
     const self = this.ctx.selfId;
     const others = set.filter((h) => !idEquals(h, self));
-    const spares = this.ctx.linkedNear(this.region.key, o.replicas, new Set([...set.map(idToHex), ...this.suspects(), silent, this.ctx.selfHex]));
-    const sparesAnswer = this.ctx.answering(spares, o.claimPingMs);
-    // Those that answered our ping ahead of the claim lately (pingAhead) are not asked again.
     const now = this.ctx.clock.now();
-    const fresh = others.filter((h) => now - (this.answeredAt.get(idToHex(h)) ?? -Infinity) <= o.failoverMs);
-    const live = await this.ctx.answering(others.filter((h) => !fresh.includes(h)), o.claimPingMs);
+    // Those that answered our ping ahead of the claim lately (pingAhead) are not asked again;
+    // nor those that did not answer it: a dead host left in the set (the DHT and our link
+    // keep it for seconds) cost every later takeover claimPingMs more, waiting on it twice.
+    const asked = (h: NodeId) => this.aheadSaid(this.answeredAt, h, now) || this.aheadSaid(this.mutedAt, h, now);
+    const spares = this.ctx.linkedNear(this.region.key, o.replicas, new Set([...set.map(idToHex), ...this.suspects(), silent, this.ctx.selfHex]));
+    const sparesAnswer = this.ctx.answering(spares.filter((h) => !asked(h)), o.claimPingMs);
+    const fresh = others.filter((h) => this.aheadSaid(this.answeredAt, h, now));
+    const live = await this.ctx.answering(others.filter((h) => !asked(h)), o.claimPingMs);
     for (const h of fresh) live.add(idToHex(h));
     if (live.size === others.length) return set;
     // Too few answered to tell the dead from the slow (a loaded machine: every tab late):
@@ -390,8 +407,10 @@ export class RegionClaimant extends RegionSide {
       return set;
     }
     const kept = set.filter((h) => idEquals(h, self) || live.has(idToHex(h)));
-    const spareLive = await sparesAnswer;
-    const fill = spares.filter((h) => spareLive.has(idToHex(h))).slice(0, Math.max(0, o.replicas - kept.length));
+    const need = Math.max(0, o.replicas - kept.length);
+    const ready = spares.filter((h) => this.aheadSaid(this.answeredAt, h, now));
+    const spareLive = ready.length >= need ? new Set<string>() : await sparesAnswer;
+    const fill = spares.filter((h) => this.aheadSaid(this.answeredAt, h, now) || spareLive.has(idToHex(h))).slice(0, need);
     this.region.trace(`claim hosts: ${others.filter((h) => !live.has(idToHex(h))).map((h) => idToHex(h).slice(0, 6)).join(',')} did not answer${fill.length ? `, ${fill.length} linked instead` : ''}`);
     return sortByDistance([...kept, ...fill], (x) => x, this.region.key);
   }
@@ -442,6 +461,20 @@ export class RegionClaimant extends RegionSide {
     if (!rec || !hold || this.el.cert) return; // (one came while we checked this one)
     this.region.trace(`learned e${rec.cert.e} from the location record`);
     this.el.adoptCert(rec.cert, undefined, hold);
+  }
+
+  /**
+   * Whether our certificate, won with an empty state, must read the DHT's edit log
+   * (fallbackToDht). Not when we held the state of the primary of `known`, the epoch we
+   * built on, and the claim is no rebase: that primary began with the region's history (its
+   * granters' states, or this same read), sent it to us in its SYNC, and every edit it
+   * committed after is in a backup's memory that our certificate's majority of its set
+   * merged; so our empty state says the region has no edit, and the log could only be
+   * older. The read waited up to editsFallbackMs for a region with nothing, its lookup past
+   * the dead primary (the node nearest the key), before the new primary told anyone.
+   */
+  private needsDhtLog(heldEpoch: number | undefined, known: EpochCert | undefined, rebase: boolean): boolean {
+    return rebase || !known || heldEpoch !== known.e;
   }
 
   /**
