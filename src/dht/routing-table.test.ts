@@ -90,4 +90,39 @@ describe('RoutingTable', () => {
       for (let i = 1; i < got.length; i++) expect(compareDistance(got[i - 1]!.id, got[i]!.id, target)).toBeLessThan(0);
     }
   });
+
+  // closest() keeps its answers while the members stay the same: one that comes, goes or is
+  // replaced changes them at once, a contact heard again does not, and the one left out (a
+  // FIND_NODE's asker) is any. Ids near ours fill the near buckets, so ties run past 4 bytes.
+  it('closest() matches a brute-force sort as contacts come and go, leaving out the one named', () => {
+    const rand = seededRandom(12);
+    const me = randomId(rand);
+    const t = new RoutingTable(me, 8);
+    const near = () => {
+      const id = randomId(rand);
+      id.set(me.subarray(0, Math.floor(rand() * 3)));
+      return id;
+    };
+    const targets = Array.from({ length: 6 }, near);
+    const pick = () => {
+      const m = [...t.all()];
+      return m[Math.floor(rand() * m.length)];
+    };
+    for (let i = 0; i < 3000; i++) {
+      const r = rand();
+      const c = pick();
+      if (r < 0.4) t.add(near(), i);
+      else if (r < 0.5 && c) t.remove(c.hex);
+      else if (r < 0.55 && c) t.fail(c.hex, 1);
+      else if (r < 0.6 && c) t.add(c.id, i);
+      else {
+        const target = targets[Math.floor(rand() * targets.length)]!;
+        const n = 1 + Math.floor(rand() * 10);
+        const exclude = rand() < 0.5 ? c?.hex : undefined;
+        const members = [...t.all()].filter((x) => x.hex !== exclude).map((x) => x.id);
+        const want = sortByDistance(members, (x) => x, target).slice(0, n).map(idToHex);
+        expect(t.closest(target, n, exclude).map((x) => x.hex)).toEqual(want);
+      }
+    }
+  });
 });
