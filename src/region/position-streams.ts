@@ -169,8 +169,13 @@ export class PositionStreams {
     for (const { slot, q } of entries) {
       const p = slots.get(slot);
       if (!p) return false;
-      slots.set(slot, { ...p, q, prev: fresh.has(slot) ? undefined : p.q });
-      if (p.hex !== this.selfHex) players.push({ id: p.id, look: p.look, ...dequantise(this.region, q) });
+      // Field by field, not by spreads: once per player per frame, and the spreads were a
+      // visible share of a crowd simulation's time.
+      slots.set(slot, { id: p.id, hex: p.hex, look: p.look, q, prev: fresh.has(slot) ? undefined : p.q });
+      if (p.hex !== this.selfHex) {
+        const at = dequantise(this.region, q);
+        players.push({ id: p.id, look: p.look, x: at.x, y: at.y, z: at.z, yaw: at.yaw, pitch: at.pitch });
+      }
     }
     s.slots = slots;
     s.n = m.n;
