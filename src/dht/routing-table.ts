@@ -72,11 +72,14 @@ export class RoutingTable {
     if (known) {
       known.lastSeen = now;
       known.fails = 0;
-      // To the tail (most recently seen); a peer that keeps talking is there already.
+      // To the tail (most recently seen); a peer that keeps talking is there already. Moved
+      // by hand, not by splice and push: every frame from a linked peer comes here, and
+      // splice's array of what it removed was a share of a DHT simulation's garbage.
       const cs = bucket.contacts;
-      if (cs[cs.length - 1] !== known) {
-        cs.splice(cs.indexOf(known), 1);
-        cs.push(known);
+      const last = cs.length - 1;
+      if (cs[last] !== known) {
+        for (let i = cs.indexOf(known); i < last; i++) cs[i] = cs[i + 1]!;
+        cs[last] = known;
       }
       return { status: 'updated', contact: known };
     }
