@@ -18,7 +18,7 @@ function setup(table: NodeId[], readOnly = false) {
     findNode: (k) => {
       looked.push(k);
       view.record(k, ids);
-      return Promise.resolve();
+      return Promise.resolve({ closest: sortByDistance(ids, (x) => x, k).map((id) => ({ id })) });
     },
   });
   return { clock, self, view, looked };
@@ -68,5 +68,26 @@ describe('a node\'s view of who is near a key', () => {
     view.record(key, honest);
     expect(view.near(key, 4)).toEqual(honest);
     expect(view.near(key, 100).length).toBe(20);
+  });
+
+  it('live: the nodes that answered its own lookup by disjoint paths, not its table; one lookup a key per liveMs, joined while it runs', async () => {
+    const table = Array.from({ length: 8 }, () => randomId(rand));
+    const { view, clock, looked, self } = setup(table);
+    const [a, b] = await Promise.all([view.live(key, 5), view.live(key, 5)]);
+    expect(looked.length, 'two asks, one lookup').toBe(1);
+    expect(a).toEqual(sortByDistance([...ids, self], (x) => x, key).slice(0, 5));
+    expect(b).toEqual(a);
+    expect(a.some((x) => table.includes(x)), 'no table contact counts as live').toBe(false);
+    clock.advanceSync(29_000);
+    await view.live(key, 5);
+    expect(looked.length).toBe(1);
+    clock.advanceSync(1_000);
+    await view.live(key, 5);
+    expect(looked.length, 'after liveMs, looked up again').toBe(2);
+    // A refresh is such a lookup too.
+    const other = randomId(rand);
+    await view.refresh(other);
+    await view.live(other, 5);
+    expect(looked.length).toBe(3);
   });
 });

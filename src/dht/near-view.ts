@@ -28,10 +28,18 @@ export interface NearView {
    * new was learnt (looked up lately, or over the rate limit). Never rejects.
    */
   refresh(key: NodeId): Promise<boolean>;
+  /**
+   * The `n` nodes nearest `key` that answered our last lookup of it by disjoint paths, if it
+   * ran within `liveMs` (else one is run first, or the one running joined), ourselves
+   * included when we host; nearest first. Nodes our table or older lookups name may be dead
+   * or the lookup of one path's liars: a reader with no certificate of a region counts only
+   * these (src/region/cert-checker.ts). Never rejects (a failed lookup: none).
+   */
+  live(key: NodeId, n: number): Promise<NodeId[]>;
 }
 
 /** A view that knows nobody: every check against it fails (a reader with no network). */
-export const NOBODY_NEAR: NearView = { near: () => [], refresh: () => Promise.resolve(false) };
+export const NOBODY_NEAR: NearView = { near: () => [], refresh: () => Promise.resolve(false), live: () => Promise.resolve([]) };
 
 /** Keys whose lookup answers are kept (least recently recorded dropped first). */
 const KEYS_KEPT = 512;
@@ -47,6 +55,8 @@ const REFRESH_BURST = 8;
  * see near is refused: an eclipse of one path must not fill the view (docs/TRUST.md).
  */
 const REFRESH_PATHS = 2;
+/** How long the answers of a lookup by disjoint paths count as live (`live`). */
+const LIVE_MS = 30_000;
 
 /** Lookup answers kept per key (a FIND_NODE's k). */
 const KEPT_PER_KEY = 20;
@@ -58,17 +68,21 @@ export interface NearNodesDeps {
   clock: Clock;
   /** The table's closest contacts. */
   closest(key: NodeId, n: number): NodeId[];
-  /** A FIND_NODE lookup by `paths` disjoint paths: its answers reach `record` (dht-node.ts wires every lookup there). */
-  findNode(key: NodeId, paths: number): Promise<unknown>;
+  /** A FIND_NODE lookup by `paths` disjoint paths: its answers reach `record` (dht-node.ts wires every lookup there); `closest`: the nodes that answered, nearest first. */
+  findNode(key: NodeId, paths: number): Promise<{ closest: readonly { id: NodeId }[] }>;
 }
 
 export class NearNodes implements NearView {
   /** By key: the nodes lookups toward it answered with, each with when it was last named, nearest first. */
   private readonly answered = new Map<string, { id: NodeId; hex: string; at: number }[]>();
   private readonly refreshedAt = new Map<string, number>();
+  /** By key: the nodes that answered our last lookup of it by disjoint paths, nearest first, and when (`live`). */
+  private readonly swept = new Map<string, { ids: NodeId[]; at: number }>();
+  /** By key: the lookup by disjoint paths under way (`live` joins it). */
+  private readonly sweeping = new Map<string, Promise<void>>();
   private readonly bucket: TokenBucket;
-  /** Refresh lookups run, and refused by the rate limit. */
-  readonly stats = { refreshes: 0, refreshesLimited: 0 };
+  /** Refresh lookups run, and refused by the rate limit; lookups `live` ran. */
+  readonly stats = { refreshes: 0, refreshesLimited: 0, sweeps: 0 };
 
   constructor(private readonly deps: NearNodesDeps) {
     this.bucket = new TokenBucket(REFRESH_PER_SEC, REFRESH_BURST, deps.clock.now());
@@ -114,10 +128,42 @@ export class NearNodes implements NearView {
     if (this.refreshedAt.size > KEYS_KEPT) this.refreshedAt.delete(this.refreshedAt.keys().next().value!);
     this.stats.refreshes++;
     try {
-      await this.deps.findNode(key, REFRESH_PATHS);
+      this.noteSwept(key, await this.deps.findNode(key, REFRESH_PATHS));
       return true;
     } catch {
       return false;
     }
+  }
+
+  async live(key: NodeId, n: number): Promise<NodeId[]> {
+    const hex = idToHex(key);
+    const last = this.swept.get(hex);
+    if (!last || this.deps.clock.now() - last.at >= LIVE_MS) await this.sweep(key, hex);
+    const fresh = this.swept.get(hex);
+    const ids = fresh && this.deps.clock.now() - fresh.at < LIVE_MS ? fresh.ids : [];
+    const all = sortByDistance([...ids, ...(this.deps.readOnly ? [] : [this.deps.selfId])], (x) => x, key);
+    return all.filter((id, i) => !all.slice(0, i).some((x) => idEquals(x, id))).slice(0, n);
+  }
+
+  /**
+   * One lookup of `key` by disjoint paths at a time. Not rate limited as `refresh` is: only
+   * keys of the reader's own subscriptions are asked for (`live`), each at most once per
+   * liveMs whatever frames or records arrive.
+   */
+  private sweep(key: NodeId, hex: string): Promise<void> {
+    let running = this.sweeping.get(hex);
+    if (!running) {
+      this.stats.sweeps++;
+      running = this.deps.findNode(key, REFRESH_PATHS).then((res) => this.noteSwept(key, res), () => {}).finally(() => this.sweeping.delete(hex));
+      this.sweeping.set(hex, running);
+    }
+    return running;
+  }
+
+  private noteSwept(key: NodeId, res: { closest: readonly { id: NodeId }[] }): void {
+    const hex = idToHex(key);
+    this.swept.delete(hex);
+    this.swept.set(hex, { ids: res.closest.map((c) => c.id), at: this.deps.clock.now() });
+    if (this.swept.size > KEYS_KEPT) this.swept.delete(this.swept.keys().next().value!);
   }
 }

@@ -22,7 +22,7 @@ function setup(near: NodeId[]) {
     get: () => Promise.resolve(undefined),
     connect: () => Promise.resolve(),
     unpin: () => {},
-    nearView: { near: (k: NodeId, n: number) => sortByDistance([self, ...near], (x) => x, k).slice(0, n), refresh: () => Promise.resolve(false) },
+    nearView: { near: (k: NodeId, n: number) => sortByDistance([self, ...near], (x) => x, k).slice(0, n), refresh: () => Promise.resolve(false), live: (k: NodeId, n: number) => Promise.resolve(sortByDistance([self, ...near], (x) => x, k).slice(0, n)) },
   };
   const deps = {
     args: { dht, clock, wire: { send: (to: NodeId, m: { t: string; host?: boolean }) => sent.push({ to, t: m.t, ...(m.host !== undefined ? { host: m.host } : {}) }) } },

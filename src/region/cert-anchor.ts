@@ -10,8 +10,10 @@
 //   it is anchored near the key as below;
 // - a reader with none that shows the region to a player (a subscriber) needs a majority
 //   of the certificate's hosts (or of the previous set that handed it on) to have granted
-//   it *and* to be among the `ANCHOR_RANK` nodes it finds closest to the region key itself
-//   (its table, its lookups' answers: dht/near-view.ts). Ids cost work (core/id-work.ts), so an attacker needs live
+//   it *and* to be among the `FRESH_RANK` nodes nearest the region key that answered its
+//   own lookup of the key by disjoint paths (dht/near-view.ts `live`); a reader holding one
+//   that missed epochs, among the `ANCHOR_RANK` nodes it finds closest (its table, its
+//   lookups' answers). Ids cost work (core/id-work.ts), so an attacker needs live
 //   ids near the key, and their price is measured (docs/BENCHMARKS.md). Blocks a host is
 //   handed (an OFFER, the DHT edit log) are never taken on nearness: only under its own
 //   chain (`inChain`);
@@ -49,6 +51,19 @@ export const ANCHOR_RANK = 8;
  * majority of them, rebase over it.
  */
 export const REBASE_RANK = 3;
+
+/**
+ * How many of the nodes nearest a key count as near for a reader with no certificate of the
+ * region that shows it to a player (a fresh subscriber): r + 1, of the nodes that answered
+ * its own lookup of the key by disjoint paths (dht/near-view.ts `live`), not ANCHOR_RANK of
+ * its table. An honest set is the r nodes nearest the key that live, so a majority of it
+ * lies among them with one node joined nearer since; two attacker ids among the 8 nearest
+ * (about half of all keys at 20% hostile nodes) then anchor nothing for it, two among the 4
+ * nearest still do (docs/TRUST.md "A reader with no chain of its own"). Hosts keep
+ * ANCHOR_RANK: they follow the chain across churn, and the smaller rank refused them
+ * certificates the chain's own hosts had granted.
+ */
+export const FRESH_RANK = 4;
 
 /**
  * Highest epoch a host learns from a certificate it cannot anchor: a forged certificate at
@@ -164,21 +179,25 @@ export function anchorFault(c: EpochCert, known: EpochCert | undefined, near: re
  * starts at a certificate taken on signatures alone climbs past LEARN_EPOCH_CAP (before, rule
  * 1 took any later certificate a majority of a learnt one's hosts granted: two frames left a
  * host at MAX_EPOCH for good). A certificate anchored near the key may replace a learnt one
- * of any epoch (the host's side: host/election.ts `supersedes`).
+ * of any epoch (the host's side: host/election.ts `supersedes`). `grantRank`: how many of
+ * `near` count for grants (FRESH_RANK for a subscriber with no certificate; a far set is
+ * judged at REBASE_RANK all the same).
  */
-export function anchorHold(c: EpochCert, known: EpochCert | undefined, near: readonly NodeId[], fresh: FreshRule, key?: NodeId, knownLearnt = false, workBits = 0): AnchorFault | Hold {
+export function anchorHold(c: EpochCert, known: EpochCert | undefined, near: readonly NodeId[], fresh: FreshRule, key?: NodeId, knownLearnt = false, workBits = 0, grantRank = ANCHOR_RANK): AnchorFault | Hold {
   // A stranger rebase only over a set that is not the region's nearest nodes as the reader sees it.
   if (strangerRebase(c) && (!key || !farSet(c.prev!.hosts, key, near, REBASE_RANK, workBits))) return 'unanchored';
   const same = !!known && sameCert(c, known);
   const anchor = known && !knownLearnt ? known : undefined;
+  // Grants count from the nearest `grantRank` only (FRESH_RANK for a reader with none); farness as above.
+  const granters = near.slice(0, grantRank);
   if (anchor && c.e === anchor.e) return same ? 'anchored' : 'fork';
   if (anchor && c.e > anchor.e) {
     if (chainedFrom(c, anchor)) return 'anchored';
     // Re-anchored by nearness only within a bounded step, so no key set can use up the epochs.
     if (c.e - anchor.e > MAX_CERT_JUMP) return 'epoch-range';
-    return anchoredNear(c, near, workBits) ? 'anchored' : 'unanchored';
+    return anchoredNear(c, granters, workBits) ? 'anchored' : 'unanchored';
   }
-  if (anchoredNear(c, near, workBits)) return 'anchored';
+  if (anchoredNear(c, granters, workBits)) return 'anchored';
   if (fresh !== 'learn' || anchor) return 'unanchored';
   // Nothing held, or only a learnt certificate: learnt below the cap. Its own epoch again must be it.
   if (known && c.e === known.e && !same) return 'fork';

@@ -10,7 +10,7 @@ import { compareDistance, randomId, sortByDistance, type NodeId } from '../core/
 import { seededRandom } from '../core/seeded-random';
 import { fixedNearView } from '../testing/near-views';
 import { SimKeyring } from '../testing/sim-keyring';
-import { ANCHOR_RANK } from './cert-anchor';
+import { ANCHOR_RANK, FRESH_RANK } from './cert-anchor';
 import { CertChecker } from './cert-checker';
 import { MAX_EPOCH, signGrant, type ClaimTerms, type EpochCert } from './epoch-cert';
 
@@ -159,5 +159,41 @@ describe('ids without work are far', () => {
 
   it('a checker asks production\'s id work unless told', () => {
     expect(new CertChecker(keyring.verify, fixedNearView([])).idWorkBits).toBe(ID_WORK_BITS);
+  });
+});
+
+// A subscriber with no certificate of the region (docs/TRUST.md "A reader with no chain of
+// its own"): the attacker holds two live ids among the 8 nodes nearest the key, outside its
+// 4 nearest. Before, the reader counted grants among the 8 nearest its table listed, so they
+// were the region for it; its table may also list them alone (an eclipsed lookup).
+describe('a reader with no certificate of the region', () => {
+  const key = randomId(rand);
+  // r[0..2] the honest set; the attacker's live ids 5th and 7th nearest; Z a key that is no node.
+  const r = sortByDistance(Array.from({ length: 12 }, () => randomId(rand)), (x) => x, key);
+  const [a5, a7, Z] = [r[4]!, r[6]!, randomId(rand)];
+  const forged = () => certify({ e: 4, primary: a5, hosts: [a5, a7, Z], prev: { e: 3, hosts: [a5, a7, Z] } }, [a5, a7, Z], key);
+  const real = () => certify({ e: 3, primary: r[0]!, hosts: r.slice(0, 3) }, r.slice(0, 2), key);
+
+  it(`counts grants only from the ${FRESH_RANK} nodes nearest the key that answered its own lookup by disjoint paths`, async () => {
+    // Its table lists the 8 nearest (or, eclipsed, only the attacker's ids); its lookup finds all 12.
+    for (const table of [r.slice(0, ANCHOR_RANK), [a5, a7]]) {
+      const view = fixedNearView(table, r);
+      const c = new CertChecker(keyring.verify, view, { idWorkBits: 0 });
+      expect(await c.check(key, await forged()), 'two attacker ids 5th and 7th nearest').toBe('unanchored');
+      expect(await c.check(key, await real())).toBeNull();
+      expect(view.sweeps, 'each check asked its lookup').toBe(2);
+    }
+    // After a failover: r[0] is dead (its lookup found the rest), the new set r[1..3] granted by two of it.
+    const next = await certify({ e: 4, primary: r[1]!, hosts: r.slice(1, 4), prev: { e: 3, hosts: r.slice(0, 3) } }, r.slice(1, 3), key);
+    expect(await new CertChecker(keyring.verify, fixedNearView(r, r.slice(1)), { idWorkBits: 0 }).check(key, next)).toBeNull();
+  });
+
+  it('a reader holding a certificate that missed epochs still counts the 8 nearest of its own view (rule 2)', async () => {
+    const held = await certify({ e: 2, primary: r[0]!, hosts: r.slice(0, 3) }, r.slice(0, 2), key);
+    // Epochs on, a set of nodes that joined since, 5th to 7th nearest now, granted by two of them.
+    const later = await certify({ e: 6, primary: r[4]!, hosts: r.slice(4, 7), prev: { e: 5, hosts: r.slice(4, 7) } }, r.slice(4, 6), key);
+    const view = fixedNearView(r.slice(0, ANCHOR_RANK), []);
+    expect(await new CertChecker(keyring.verify, view, { idWorkBits: 0 }).check(key, later, { known: held })).toBeNull();
+    expect(view.sweeps).toBe(0);
   });
 });

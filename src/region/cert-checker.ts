@@ -7,7 +7,7 @@ import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import type { Verifier } from '../core/signer';
 import { KEY_ALGS } from '../core/key-alg-code';
 import type { NearView } from '../dht/near-view';
-import { ANCHOR_RANK, anchorHold, REBASE_RANK, chainedFrom, chainLinks, farSet, sameCert, type AnchorFault, type FreshRule, type Hold } from './cert-anchor';
+import { ANCHOR_RANK, anchorHold, FRESH_RANK, REBASE_RANK, chainedFrom, chainLinks, farSet, sameCert, type AnchorFault, type FreshRule, type Hold } from './cert-anchor';
 import { certShapeFault, encodeCert, grantBytes, type CertFault, type ClaimTerms, type EpochCert, type GrantSig } from './epoch-cert';
 
 /** What a check knows of the reader: its certificate of the region, how it holds it, the sender's chain, whose view of the key. */
@@ -94,6 +94,15 @@ export class CertChecker {
     // either (rule 7), so a later one they did not grant is no successor, however near its
     // hosts are (two attacker ids among the nearest: docs/TRUST.md (a)).
     const lively = !!o.live && !!o.known && !learnt && c.e > o.known.e;
+    // A subscriber with no certificate of the region counts grants only from the FRESH_RANK
+    // nodes nearest the key that answered its own lookup by disjoint paths: its table may
+    // hold dead nodes and one path's liars, and two attacker ids among its 8 nearest would
+    // be the region for it (docs/TRUST.md "A reader with no chain of its own").
+    if (!o.known && fresh === 'near') {
+      const r = anchorHold(c, undefined, await view.live(key, this.rank), fresh, key, false, bits, FRESH_RANK);
+      if (r !== 'anchored') this.unanchored++;
+      return hold || r !== 'anchored' ? r : null;
+    }
     let r = lively && !chainedFrom(c, o.known!) ? 'unanchored' : anchorHold(c, o.known, view.near(key, this.rank), fresh, key, learnt, bits);
     // Epochs we missed: the sender's earlier certificates, each a link only when validly
     // signed and granted by a majority of the hosts of the link before it, starting from ours.
