@@ -90,4 +90,30 @@ describe('a node\'s view of who is near a key', () => {
     await view.live(other, 5);
     expect(looked.length).toBe(3);
   });
+
+  // A player's first subscriptions (its region and the 8 around it) each want a live lookup,
+  // and all of them ask the nodes nearest those keys, the regions' hosts: in the crowd
+  // simulation (hosting-crowd-sim.test.ts, 40 peers) 360 at once moved host sets with nobody
+  // killed. Two run at a time; the rest wait their turn.
+  it('live: at most two lookups by disjoint paths at once, the rest in turn', async () => {
+    const clock = new VirtualClock();
+    const asked: { key: NodeId; done: () => void }[] = [];
+    const view = new NearNodes({
+      selfId: randomId(rand), readOnly: true, clock, closest: () => [],
+      findNode: (k) => new Promise((done) => asked.push({ key: k, done: () => done({ closest: [{ id: ids[0]! }] }) })),
+    });
+    const keys = Array.from({ length: 5 }, () => randomId(rand));
+    const answers = keys.map((k) => view.live(k, 1));
+    await Promise.resolve();
+    expect(asked.length, 'two at once').toBe(2);
+    asked[0]!.done();
+    expect(await answers[0]).toEqual([ids[0]]);
+    expect(asked.length, 'one ended, the next began').toBe(3);
+    for (let i = 1; i < 5; i++) {
+      asked[i]!.done();
+      await answers[i];
+    }
+    expect(asked.map((a) => a.key), 'each key once, in the order asked').toEqual(keys);
+    expect(view.stats.sweeps).toBe(5);
+  });
 });

@@ -57,6 +57,12 @@ const REFRESH_BURST = 8;
 const REFRESH_PATHS = 2;
 /** How long the answers of a lookup by disjoint paths count as live (`live`). */
 const LIVE_MS = 30_000;
+/**
+ * Lookups by disjoint paths `live` runs at once; the rest wait their turn. A player's first
+ * subscriptions (its region and the 8 around it) each want one, and they all ask the nodes
+ * nearest those keys: the regions' hosts.
+ */
+const SWEEPS_AT_ONCE = 2;
 
 /** Lookup answers kept per key (a FIND_NODE's k). */
 const KEPT_PER_KEY = 20;
@@ -80,6 +86,9 @@ export class NearNodes implements NearView {
   private readonly swept = new Map<string, { ids: NodeId[]; at: number }>();
   /** By key: the lookup by disjoint paths under way (`live` joins it). */
   private readonly sweeping = new Map<string, Promise<void>>();
+  /** Sweeps running, and those waiting for a turn (`SWEEPS_AT_ONCE`). */
+  private sweepsRunning = 0;
+  private readonly sweepQueue: (() => void)[] = [];
   private readonly bucket: TokenBucket;
   /** Refresh lookups run, and refused by the rate limit; lookups `live` ran. */
   readonly stats = { refreshes: 0, refreshesLimited: 0, sweeps: 0 };
@@ -154,10 +163,29 @@ export class NearNodes implements NearView {
     let running = this.sweeping.get(hex);
     if (!running) {
       this.stats.sweeps++;
-      running = this.deps.findNode(key, REFRESH_PATHS).then((res) => this.noteSwept(key, res), () => {}).finally(() => this.sweeping.delete(hex));
+      running = this.turn()
+        .then(() => this.deps.findNode(key, REFRESH_PATHS))
+        .then((res) => this.noteSwept(key, res), () => {})
+        .finally(() => {
+          this.sweeping.delete(hex);
+          this.sweepsRunning--;
+          this.sweepQueue.shift()?.();
+        });
       this.sweeping.set(hex, running);
     }
     return running;
+  }
+
+  /** Resolves when a sweep may start (at most SWEEPS_AT_ONCE run), counting it as running. */
+  private turn(): Promise<void> {
+    if (this.sweepsRunning < SWEEPS_AT_ONCE) {
+      this.sweepsRunning++;
+      return Promise.resolve();
+    }
+    return new Promise((go) => this.sweepQueue.push(() => {
+      this.sweepsRunning++;
+      go();
+    }));
   }
 
   private noteSwept(key: NodeId, res: { closest: readonly { id: NodeId }[] }): void {
