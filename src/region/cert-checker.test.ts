@@ -188,6 +188,29 @@ describe('a reader with no certificate of the region', () => {
     expect(await new CertChecker(keyring.verify, fixedNearView(r, r.slice(1)), { idWorkBits: 0 }).check(key, next)).toBeNull();
   });
 
+  // Traced in hosting-rebase-hostile.test.ts: the fresh subscriber's lookup ran while routes
+  // still led through the killed primary and missed the survivor, the nearest live node; the
+  // rebased set it granted was refused on that answer until it aged out (LIVE_MS, 30 s), the
+  // region shown to nobody new for 17 s after it had a primary again.
+  it('refused on its last lookup, looks again once before it refuses', async () => {
+    const next = await certify({ e: 4, primary: r[0]!, hosts: r.slice(0, 3), prev: { e: 3, hosts: r.slice(0, 3) }, rebase: true }, r.slice(0, 2), key);
+    let looked = 0;
+    const missed = [...r.slice(1)];
+    const view = {
+      near: () => r.slice(0, ANCHOR_RANK),
+      refresh: () => {
+        looked++;
+        missed.unshift(r[0]!);
+        return Promise.resolve(true);
+      },
+      live: (k: NodeId, n: number) => Promise.resolve(sortByDistance([...missed], (x) => x, k).slice(0, n)),
+    };
+    expect(await new CertChecker(keyring.verify, view, { idWorkBits: 0 }).check(key, next)).toBeNull();
+    expect(looked).toBe(1);
+    // A lookup that finds the same: refused, after one look.
+    expect(await new CertChecker(keyring.verify, fixedNearView(r, r.slice(1)), { idWorkBits: 0 }).check(key, next)).toBe('unanchored');
+  });
+
   it('a reader holding a certificate that missed epochs still counts the 8 nearest of its own view (rule 2)', async () => {
     const held = await certify({ e: 2, primary: r[0]!, hosts: r.slice(0, 3) }, r.slice(0, 2), key);
     // Epochs on, a set of nodes that joined since, 5th to 7th nearest now, granted by two of them.
