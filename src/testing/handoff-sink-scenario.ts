@@ -52,7 +52,7 @@ export async function runHandoffSink(seed: number, honest = 12): Promise<Handoff
   if (!sim.primaryOf(r)) throw new Error('no primary after the setup edits');
   // The sink: ground nearer the key than the nearest honest node; its host is the attacker's (stopped).
   const nearest = sortByDistance(sim.live(), (p) => p.dht.selfId, key)[0]!.dht.selfId;
-  const sink: SimPeer = await sim.add(sim.groundId(key, undefined, nearest));
+  const sink: SimPeer = await sim.add(sim.groundId(key, undefined, nearest), { hostile: true });
   new Attacker(sim, sink, 0, seed, false);
   let handoffsToSink = 0;
   sink.wire.replicas.events.on('frame', ({ msg }) => void (msg.t === 'HANDOFF' && handoffsToSink++));

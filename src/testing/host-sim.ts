@@ -73,6 +73,13 @@ export interface JoinOptions {
   boot?: NodeId[];
   /** Called with the peer's DHT before it joins (a test stubs what the node sees while it joins). */
   beforeJoin?: (dht: DhtNode) => void;
+  /**
+   * Its HostingService is made but never started, its DHT a host's as any other: an
+   * attacker's node that runs its own code from its first frame (testing/sybil-scenario.ts
+   * `Attacker`). Started, it would answer a HANDOFF that reaches it while it joins as an
+   * honest host does, before the test could take it over.
+   */
+  hostile?: boolean;
 }
 
 /** Work a simulated player's pass shows (the tabs' PLAYER_PASS_BITS would cost ~1 s per simulated peer). */
@@ -208,7 +215,7 @@ export class HostSim extends SimWorld {
     if (process.env.HOST_TRACE) dht.events.on('link-close', ({ id: other, reason }) => console.log(`${this.clock.now()} LINK-CLOSE ${hex.slice(0, 6)}-${idToHex(other).slice(0, 6)} ${reason}`));
     const peer: SimPeer = { hex, dht, wire, host, client, store, playOnly, world };
     this.peers.set(hex, peer);
-    if (!opts.noHost) await host.start();
+    if (!opts.noHost && !opts.hostile) await host.start();
     return peer;
   }
 
