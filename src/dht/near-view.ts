@@ -33,9 +33,11 @@ export interface NearView {
    * ran within `liveMs` (else one is run first, or the one running joined), ourselves
    * included when we host; nearest first. Nodes our table or older lookups name may be dead
    * or the lookup of one path's liars: a reader with no certificate of a region counts only
-   * these (src/region/cert-checker.ts). Never rejects (a failed lookup: none).
+   * these (src/region/cert-checker.ts). `again`: look up anew if the last one is older than
+   * the fewest ms between two refreshes (rate limited as `refresh`), for a check it refused.
+   * Never rejects (a failed lookup: none).
    */
-  live(key: NodeId, n: number): Promise<NodeId[]>;
+  live(key: NodeId, n: number, again?: boolean): Promise<NodeId[]>;
 }
 
 /** A view that knows nobody: every check against it fails (a reader with no network). */
@@ -144,10 +146,11 @@ export class NearNodes implements NearView {
     }
   }
 
-  async live(key: NodeId, n: number): Promise<NodeId[]> {
-    const hex = idToHex(key);
+  async live(key: NodeId, n: number, again = false): Promise<NodeId[]> {
+    const hex = idToHex(key), now = this.deps.clock.now();
     const last = this.swept.get(hex);
-    if (!last || this.deps.clock.now() - last.at >= LIVE_MS) await this.sweep(key, hex);
+    const redo = again && !!last && now - last.at >= REFRESH_EVERY_MS && this.bucket.take(1, now);
+    if (!last || now - last.at >= LIVE_MS || redo) await this.sweep(key, hex);
     const fresh = this.swept.get(hex);
     const ids = fresh && this.deps.clock.now() - fresh.at < LIVE_MS ? fresh.ids : [];
     const all = sortByDistance([...ids, ...(this.deps.readOnly ? [] : [this.deps.selfId])], (x) => x, key);

@@ -99,11 +99,12 @@ export class CertChecker {
     // hold dead nodes and one path's liars, and two attacker ids among its 8 nearest would
     // be the region for it (docs/TRUST.md "A reader with no chain of its own").
     if (!o.known && fresh === 'near') {
-      const judgeLive = async () => anchorHold(c, undefined, await view.live(key, this.rank), fresh, key, false, bits, FRESH_RANK);
-      let r = await judgeLive();
+      const judgeLive = async (again: boolean) => anchorHold(c, undefined, await view.live(key, this.rank, again), fresh, key, false, bits, FRESH_RANK);
+      let r = await judgeLive(false);
       // Refused on a lookup up to LIVE_MS old (one that ran while routes still led through a
-      // dead primary may miss live hosts): one fresh lookup, as a held reader's check gets.
-      if (r === 'unanchored' && (await view.refresh(key))) r = await judgeLive();
+      // dead primary may miss live hosts): one fresh lookup, as a held reader's check gets,
+      // in turn with the other lookups `live` runs.
+      if (r === 'unanchored') r = await judgeLive(true);
       if (r !== 'anchored') this.unanchored++;
       return hold || r !== 'anchored' ? r : null;
     }
