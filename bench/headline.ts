@@ -30,5 +30,5 @@ export const HEADLINE: readonly HeadlineRow[] = [
   { what: "1,000 simulated peers: a player's hosting links p99 / a host's upload p99, kB/s / edit to visible p99, ms", metrics: ['sim1k_links_per_player_p99', 'sim1k_host_kbps_p99', 'sim1k_edit_visible_ms_p99'] },
   { what: "a crowd of 200 players in one region, simulated: the busiest peer's upload, kB/s / each player's 32 nearest heard, p10 Hz", metrics: ['crowd200_host_kbps_max', 'crowd200_nearest32_hz_p10'] },
   { what: "an attacker's blocks honest peers showed or stored: Sybil certificates / the adversary kit's rows from outside / inside the host set", metrics: ['sim_sybil_accepted', 'sim_adversary_accepted_outside', 'sim_adversary_accepted_inside'] },
-  { what: 'regions left without a primary by 2 live attacker ids near their key, of runs (docs/TRUST.md "What it does not stop"; measured before rule 6 counted the 3 nearest)', metrics: ['sim_sybil_regions_frozen_2near', 'sim_sybil_runs_2near'] },
+  { what: 'regions left without a primary by 2 live attacker ids near their key, of runs (docs/TRUST.md "What it does not stop")', metrics: ['sim_sybil_regions_frozen_2near', 'sim_sybil_runs_2near'] },
 ];
