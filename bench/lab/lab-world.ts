@@ -38,12 +38,6 @@ export interface LabWorldOutcome {
   avatars: { aSeesB: boolean; bSeesA: boolean };
   /** Each one's block, placed by one and shown by the other (ms), confirmed by the world's hosts. */
   edits: { aToB: number | null; bToA: number | null; aConfirmed: boolean; bConfirmed: boolean };
-  /**
-   * An item the world's hosts spawned beside A (null: none within ITEM_WAIT_MS), which A then
-   * walked onto: its owner as A and as B know it (ms from A's step onto it; null: not known
-   * within SEEN_WAIT_MS), and A's node id, the owner it should be.
-   */
-  item: { id: string; aSelf: string; ownerAtA: string | null; ownerAtB: string | null; aMs: number | null; bMs: number | null } | null;
   expired: StartSaid;
   none: StartSaid;
   /** Set-up steps' wall times (ms), for the log. */
@@ -54,8 +48,6 @@ export interface LabWorldOutcome {
 
 const JOIN_WAIT_MS = 30_000;
 const SEEN_WAIT_MS = 15_000;
-/** The link world's hosts each propose a spawn every 1 s on average (`spawnms`); the first may wait for the region's item ledger. */
-const ITEM_WAIT_MS = 30_000;
 
 /** The world a tab of lab world `w` opens: the headless peer must be in the link world's, not beside it. */
 const worldName = (w: WorldName) => `lab-world-${w}`;
@@ -83,7 +75,7 @@ async function open(browser: Browser, w: WorldName): Promise<{ page: Page; conte
   await seedReturningPlayer(context, origin);
   const page = await context.newPage();
   const navigatedAt = Date.now();
-  await page.goto(`${origin}/?render=off&rd=2${w === 'link' ? '&spawnms=1000' : ''}#world=${worldName(w)}`);
+  await page.goto(`${origin}/?render=off&rd=2#world=${worldName(w)}`);
   return { page, context, navigatedAt };
 }
 
@@ -137,7 +129,7 @@ async function linkWorld(a: Page, b: Page, bNavigatedAt: number, headless: strin
   const paths = { ab: await pathTo(a, bId), ba: await pathTo(b, aId), aHeadless: await pathTo(a, headless), bHeadless: await pathTo(b, headless) };
   const empty = { aToB: null, bToA: null, aConfirmed: false, bConfirmed: false };
   const diagnose = async () => { for (const [p, name] of [[a, 'A'], [b, 'B']] as const) diagnostics.push(`${name}: ${await describe(p)}`); };
-  if (!linked) { await diagnose(); return { ids: { a: aId, b: bId, headless }, joinMs, paths, avatars: { aSeesB: false, bSeesA: false }, edits: empty, item: null }; }
+  if (!linked) { await diagnose(); return { ids: { a: aId, b: bId, headless }, joinMs, paths, avatars: { aSeesB: false, bSeesA: false }, edits: empty }; }
   // Both attached to the spawn region's primary (B's arrival may have moved the region to it).
   const me = await a.evaluate(() => window.voxel.player());
   const region = `${Math.floor(me.x / 64)},${Math.floor(me.z / 64)}`;
@@ -158,39 +150,8 @@ async function linkWorld(a: Page, b: Page, bNavigatedAt: number, headless: strin
   const avatar = (p: Page, id: string) => p.waitForFunction((id) => window.voxel.hosting!.players().some((q) => q.id === id), id, { timeout: SEEN_WAIT_MS, polling: 50 }).then(() => true, () => false);
   const [aSeesB, bSeesA] = await Promise.all([avatar(a, bId), avatar(b, aId)]);
   mark('avatars');
-  const item = await pickUpBeside(a, b, region, aId);
-  mark('item');
-  const itemOk = item && item.ownerAtA === item.aSelf && item.ownerAtB === item.aSelf;
-  if (!aSeesB || !bSeesA || aToB === null || bToA === null || !edits.aConfirmed || !edits.bConfirmed || !paths.aHeadless || !paths.bHeadless || !itemOk) await diagnose();
-  return { ids: { a: aId, b: bId, headless }, joinMs, paths, avatars: { aSeesB, bSeesA }, edits, item };
-}
-
-/** Puts tab p standing on column (x, z) as it sees it. */
-async function standOn(p: Page, x: number, z: number, y?: number): Promise<void> {
-  const at = y ?? await airAbove(p, Math.floor(x), Math.floor(z));
-  await p.evaluate(([x, y, z]) => window.voxel.teleport(x!, y!, z!), [x, at, z]);
-}
-
-/**
- * A free item the hosts spawned in `region`, walked onto by A as e2e/items-hosted's players
- * do (first 4 blocks away, out of reach, until the hosts saw A there; then onto it): the
- * pickup vote of hosts in three places (A, B, the headless peer), decided across both NATs.
- */
-async function pickUpBeside(a: Page, b: Page, region: string, aSelf: string): Promise<LabWorldOutcome['item']> {
-  const regionOf = (x: number, z: number) => `${Math.floor(Math.floor(x / 16) / 4)},${Math.floor(Math.floor(z / 16) / 4)}`;
-  const free = await a.waitForFunction((r) => window.voxel.items!.inView().find((i) => i.owner === null
-    && `${Math.floor(Math.floor(i.x / 16) / 4)},${Math.floor(Math.floor(i.z / 16) / 4)}` === r) ?? null, region, { timeout: ITEM_WAIT_MS, polling: 200 })
-    .then((h) => h.jsonValue(), () => null);
-  if (!free || regionOf(free.x, free.z) !== region) { diagnostics.push(`no free item in region ${region} within ${ITEM_WAIT_MS} ms`); return null; }
-  mark('item spawned');
-  await standOn(a, free.x + 4, free.z);
-  await a.waitForTimeout(3000);
-  const since = Date.now();
-  await standOn(a, free.x + 0.3, free.z, free.y);
-  const owner = (p: Page) => p.waitForFunction((id) => window.voxel.items!.item(id)?.owner ?? null, free.id, { timeout: SEEN_WAIT_MS, polling: 50 })
-    .then(async (h) => ({ owner: await h.jsonValue(), ms: Date.now() - since }), () => ({ owner: null, ms: null }));
-  const [atA, atB] = await Promise.all([owner(a), owner(b)]);
-  return { id: free.id, aSelf, ownerAtA: atA.owner, ownerAtB: atB.owner, aMs: atA.ms, bMs: atB.ms };
+  if (!aSeesB || !bSeesA || aToB === null || bToA === null || !edits.aConfirmed || !edits.bConfirmed || !paths.aHeadless || !paths.bHeadless) await diagnose();
+  return { ids: { a: aId, b: bId, headless }, joinMs, paths, avatars: { aSeesB, bSeesA }, edits };
 }
 
 /** What a tab knows of the world's hosting, for a failure's log. */
