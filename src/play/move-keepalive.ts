@@ -6,7 +6,7 @@
 // (failover, or the player crossed into another region) hears the player at once rather than
 // at the next keep-alive. Pure: time is passed in.
 import type { PlayerLook } from '../region/player-look';
-import type { Pose } from '../world/pose';
+import { samePose, type Pose } from '../world/pose';
 
 interface Sent {
   pose: Pose;
@@ -30,8 +30,4 @@ export class MoveKeepAlive {
   sent(pose: Pose, look: PlayerLook | undefined, to: string | undefined, now: number): void {
     this.last = { pose: { ...pose }, look, to, at: now };
   }
-}
-
-function samePose(a: Pose, b: Pose): boolean {
-  return a.x === b.x && a.y === b.y && a.z === b.z && a.yaw === b.yaw && a.pitch === b.pitch;
 }

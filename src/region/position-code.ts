@@ -23,7 +23,7 @@
 // base (or no prev), a value off the u16 range, or a slot past u16 throws PositionCodeError,
 // and the caller drops the frame (counted) without touching its state. What the receiver
 // holds is the same on both ends: each entry applied makes the old base the slot's prev.
-import type { Pose } from '../world/pose';
+import { samePose, type Pose } from '../world/pose';
 import { REGION_BLOCKS, type RegionCoord } from './region-key';
 import { VoxelError } from '../core/errors';
 
@@ -92,7 +92,7 @@ export function dequantise(r: RegionCoord, q: QPose): Pose {
 }
 
 export function sameQPose(a: QPose, b: QPose): boolean {
-  return a.x === b.x && a.y === b.y && a.z === b.z && a.yaw === b.yaw && a.pitch === b.pitch;
+  return samePose(a, b);
 }
 
 /** Bytes an entry takes at most (mask 1, gap 3, three u16, two bytes). */

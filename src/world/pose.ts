@@ -9,3 +9,8 @@ export interface Pose {
   yaw: number;
   pitch: number;
 }
+
+/** Whether two poses are the same to the last bit (a quantised pose too: same fields). */
+export function samePose(a: Pose, b: Pose): boolean {
+  return a.x === b.x && a.y === b.y && a.z === b.z && a.yaw === b.yaw && a.pitch === b.pitch;
+}
