@@ -9,8 +9,12 @@ import { staleRefs } from './testing/doc-refs';
 import { HOST_DEFAULTS } from './host/host-options';
 import { CLIENT_DEFAULTS } from './play/region-client-types';
 
-/** The rows of a doc's "Timings and defaults" table that differ from the options they name (a row `client ...` names CLIENT_DEFAULTS). */
-function wrongDefaults(doc: string, host: Record<string, unknown>, client: Record<string, unknown>): { rows: number; wrong: string[] } {
+/**
+ * The rows of a doc's "Timings and defaults" table that differ from the code: a name in
+ * UPPER_CASE is a module constant (its value in `constants`), any other an option of
+ * HOST_DEFAULTS, or of CLIENT_DEFAULTS in a row `client ...`.
+ */
+function wrongDefaults(doc: string, host: Record<string, unknown>, client: Record<string, unknown>, constants: Record<string, unknown> = {}): { rows: number; wrong: string[] } {
   const start = doc.indexOf('## Timings and defaults');
   const section = doc.slice(start, doc.indexOf('\n## ', start + 1));
   const rows = section.split('\n').filter((l) => /^\| (client )?`/.test(l));
@@ -22,10 +26,32 @@ function wrongDefaults(doc: string, host: Record<string, unknown>, client: Recor
     const options = names.startsWith('client') ? client : host;
     if (keys.length !== given.length) wrong.push(`${names}: ${keys.length} names, ${given.length} values`);
     keys.forEach((k, i) => {
-      if (options[k] !== given[i]) wrong.push(`${k}: the doc says ${given[i]}, the code ${String(options[k])}`);
+      const code = CONSTANT.test(k) ? constants[k] : options[k];
+      if (code !== given[i]) wrong.push(`${k}: the doc says ${given[i]}, the code ${String(code)}`);
     });
   }
   return { rows: rows.length, wrong };
+}
+
+const CONSTANT = /^[A-Z][A-Z0-9_]*$/;
+
+/**
+ * The module constants (UPPER_CASE) a doc's timings table names, each read from the one file
+ * of `tree` (paths relative to `root`) that exports it; one exported by no file or by several
+ * is left out (the row is then wrong).
+ */
+async function namedConstants(doc: string, tree: ReadonlyMap<string, string>, root: string): Promise<Record<string, unknown>> {
+  const start = doc.indexOf('## Timings and defaults');
+  const section = doc.slice(start, doc.indexOf('\n## ', start + 1));
+  const names = new Set([...section.matchAll(/`(\w+)`/g)].map((m) => m[1]!).filter((n) => CONSTANT.test(n)));
+  const out: Record<string, unknown> = {};
+  for (const name of names) {
+    const homes = [...tree].filter(([, src]) => new RegExp(`^export const ${name}\\b`, 'm').test(src)).map(([p]) => p);
+    if (homes.length !== 1) continue;
+    const mod = (await import(resolve(root, homes[0]!))) as Record<string, unknown>;
+    out[name] = mod[name];
+  }
+  return out;
 }
 
 const SRC = resolve(import.meta.dirname);
@@ -40,16 +66,30 @@ describe('docs/HOSTING.md', () => {
     expect(staleRefs(doc, tree, metrics)).toEqual([]);
   });
 
-  it("gives the hosts' and the client's defaults as the code has them", () => {
+  it("gives the hosts' and the client's defaults as the code has them", async () => {
     const doc = readFileSync(resolve(SRC, '../docs/HOSTING.md'), 'utf8');
-    const { rows, wrong } = wrongDefaults(doc, HOST_DEFAULTS, CLIENT_DEFAULTS);
+    const tree = new Map([...readSources(SRC)].map(([p, s]) => [relative(SRC, p), s] as const));
+    const { rows, wrong } = wrongDefaults(doc, HOST_DEFAULTS, CLIENT_DEFAULTS, await namedConstants(doc, tree, SRC));
     expect(rows).toBeGreaterThan(25);
     expect(wrong).toEqual([]);
   });
 
-  it('the defaults check reads names and values in order, host or client', () => {
+  it('the defaults check reads names and values in order, host or client, option or module constant', () => {
     const doc = '## Timings and defaults\n\n| option | default | why |\n|---|---|---|\n| `a` / `b` | 1,000 / 2 | x |\n| client `a` | 5 | y |\n\n## Next\n| `a` | 9 | z |\n';
     expect(wrongDefaults(doc, { a: 1000, b: 3 }, { a: 5 })).toEqual({ rows: 2, wrong: ['b: the doc says 2, the code 3'] });
+    const consts = '## Timings and defaults\n\n| `a` / `A_MS` | 1 / 300 | x |\n| client `B_MS` | 7 | y |\n| `C_MS` | 4 | z |\n\n## Next\n';
+    expect(wrongDefaults(consts, { a: 1, A_MS: 300 }, { B_MS: 7 }, { A_MS: 250, B_MS: 7 })).toEqual({
+      rows: 3, wrong: ['A_MS: the doc says 300, the code 250', 'C_MS: the doc says 4, the code undefined'],
+    });
+  });
+
+  it('reads each constant the table names from the one file that exports it', async () => {
+    const doc = '## Timings and defaults\n\n| `HOST_SET_SIZE` / `NOWHERE_MS` / `TWICE_MS` | 3 / 1 / 2 | x |\n\n## Next\n';
+    const tree = new Map([
+      ['region/host-set-rules.ts', 'export const HOST_SET_SIZE = 3;'],
+      ['a.ts', 'export const TWICE_MS = 2;'], ['b.ts', 'export const TWICE_MS = 2;'],
+    ]);
+    expect(await namedConstants(doc, tree, SRC)).toEqual({ HOST_SET_SIZE: 3 });
   });
 
   it('the check takes an interface member and a name the caller vouches for, and no other', () => {

@@ -1,6 +1,6 @@
 // Two backups that claim one epoch at once (a crashed primary, the rank-1 backup's timer
 // early or the rank-0 one's late) refuse each other. Both claims end as soon as every host
-// asked has answered, instead of waiting out claimTimeoutMs (1.5 s), and the retries come
+// asked has answered, instead of waiting out CLAIM_TIMEOUT_MS (1.5 s), and the retries come
 // by rank: the closer claims a higher epoch first and the farther grants it.
 import { describe, expect, it } from 'vitest';
 import { compareDistance } from '../core/node-id';
@@ -47,8 +47,8 @@ describe('duelling claimants (simulated)', () => {
 describe('claims that keep failing (simulated)', () => {
   // Two hosts whose claims take longer than their retries (a loaded machine: e2e/invite-render
   // beside the suite) refused each other for minutes, each promise going to its own claim.
-  // Each failure in a row doubles the wait before the next (host-options.ts claimBackoffMs).
-  it('wait longer after each failure in a row, up to claimBackoffMaxMs, and as before once one succeeds', async () => {
+  // Each failure in a row doubles the wait before the next (region-claimant.ts CLAIM_BACKOFF_MS).
+  it('wait longer after each failure in a row, up to CLAIM_BACKOFF_MAX_MS, and as before once one succeeds', async () => {
     const sim = new HostSim({ seed: 1 });
     await sim.grow(10);
     await sim.editedRegion(R);

@@ -17,7 +17,7 @@ describe('claim round', () => {
     expect([...claimTargets(t, [D, B], SELF).keys()]).toEqual([A, B, D, C].map(idToHex));
   });
 
-  it('asks again claimResendMs after the claim and once more after twice that, only while no certificate formed', () => {
+  it('asks again CLAIM_RESEND_MS after the claim and once more after twice that, only while no certificate formed', () => {
     const r = round();
     expect(r.resendDue(1099, 1000, 100)).toBe(0);
     expect(r.resendDue(1100, 1000, 100)).toBe(1);

@@ -5,6 +5,9 @@
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { certShapeFault, MAX_EPOCH_JUMP, MAX_PEND, MIN_CERT_HOSTS, sameSet, type CertPrev, type ClaimTerms, type EpochCert, type GrantSig } from '../region/epoch-cert';
 
+/** A claim that has no quorum after this long failed (region-claimant.ts); a granter holds its own claims back as long for a closer claimant (region-granter.ts). */
+export const CLAIM_TIMEOUT_MS = 1500;
+
 /** Resends of a claim to the hosts that have not answered. */
 const MAX_RESENDS = 2;
 
@@ -114,7 +117,7 @@ export class ClaimRound {
   }
 
   /**
-   * Whether to ask the hosts that have not answered again now (claimResendMs after the
+   * Whether to ask the hosts that have not answered again now (CLAIM_RESEND_MS after the
    * claim, twice at most, only while no certificate formed): 1 the first time (its answer
    * may be lost on a route through a dead node: the caller also probes the route and dials
    * it), 2 the second, else 0.
@@ -162,7 +165,7 @@ export class ClaimRound {
   /**
    * Whether the round met another claimant of its epoch: every live target answered, no
    * certificate formed, and a refusal named our epoch (or a later one) promised elsewhere.
-   * Two backups took the primary for dead at once; waiting out claimTimeoutMs buys nothing,
+   * Two backups took the primary for dead at once; waiting out CLAIM_TIMEOUT_MS buys nothing,
    * since nobody is asked again.
    */
   duelled(silent: ReadonlyMap<string, unknown>): boolean {

@@ -12,6 +12,12 @@ import { idToHex, type NodeId } from '../core/node-id';
 
 /** Nodes noted per region (oldest dropped first): one region's notes stay bounded whatever joins. */
 export const DECLINED_MAX = 4;
+/**
+ * A node handed the region that did not claim it (we claimed ourselves while the handoff
+ * stood) is not handed it again by us for this long: a node nearest the key that never
+ * claims would otherwise cost the region its primary at every re-check.
+ */
+export const DECLINED_HANDOFF_MS = 60_000;
 
 export class DeclinedHandoffs {
   private readonly until = new Map<string, number>();

@@ -66,30 +66,10 @@ export const HOST_DEFAULTS = {
    * have moved on while we were away, with hosts we never heard of, so we wait far longer.
    */
   rebaseRestoredMs: 120_000,
-  /** A host that could not certify an epoch (too few hosts reachable) answers edits 'uncertified' this long. */
-  uncertifiedMs: 5000,
   /** Most offered entries a primary adopts per tick (a restarted host's state comes in over several ticks). */
   offerPerTick: 4096,
   /** Most offered entries a primary holds waiting for adoption. */
   maxOffered: 65_536,
-  /**
-   * An offered entry is adopted only once a majority of one host set offered it (offer-tally.ts):
-   * most entries one host's offers may hold waiting for that, and for how long.
-   */
-  offerTallyPerHost: 4096,
-  offerTallyMs: 60_000,
-  /** A claim that has no quorum after this long failed. */
-  claimTimeoutMs: 1500,
-  /**
-   * The next attempt after claims that failed in a row waits min(claimBackoffMaxMs,
-   * claimBackoffMs x 2^(failures-1)), times 0.5-1.5 at random (so 4-12 s at the cap: waits
-   * that all hit one cap would fall in step again); a win, or a minute without failing,
-   * starts again from the first. Two hosts on a loaded machine, each claiming every 200-600
-   * ms while a claim round took seconds, refused each other's claims for minutes (each
-   * promise going to its own claim): the randomised backoff of duelling proposers.
-   */
-  claimBackoffMs: 400,
-  claimBackoffMaxMs: 8000,
   /**
    * After the quorum, wait this long for the other grants' states. 0: a quorum of grants
    * already holds every confirmed edit (each is in a majority's memory), and the hosts that
@@ -97,43 +77,6 @@ export const HOST_DEFAULTS = {
    * whose host set still named a node that had died silently (docs/HOSTING.md "Failing over fast").
    */
   claimGraceMs: 0,
-  /**
-   * After the quorum, wait at most this long for the rest of each granter's answer (its
-   * state and the batch proofs that vouch for entries only it holds: claim-round.ts
-   * `settled`). Its frames leave in one burst behind its grant, so this is the bound for a
-   * frame lost or a granter dying mid-answer, not a wait of every failover.
-   */
-  claimFramesMs: 300,
-  /**
-   * A claim says its CLAIM again to the hosts that have not answered after this long, and
-   * twice that (a frame routed through a node that died silently is lost; a host that
-   * granted already answers a repeated CLAIM with its grant again).
-   */
-  claimResendMs: 300,
-  /**
-   * A claimant whose view of the current hosts lost a node to a closed link waits this long
-   * for its lookup, then claims over that view minus the closed nodes (a lookup can wait on
-   * the dead node for the DHT's rpcTimeoutMs, 4 s in a tab).
-   */
-  claimLookupMs: 300,
-  /**
-   * A claimant pings the hosts it is about to name and keeps those that answer within this
-   * (region-claimant.ts liveHosts); the primary's host-set re-check waits recheckPingMs.
-   */
-  claimPingMs: 200,
-  recheckPingMs: 500,
-  /** A primary remembers (editor, request id) of accepted edits this long (re-sent edits apply once). */
-  dedupeMs: 60_000,
-  /** The primary re-checks its host set (handoff, re-replication) this often. */
-  recheckMs: 5000,
-  /**
-   * A node handed the region that did not claim it (we claimed ourselves while the handoff
-   * stood) is not handed it again by us for this long (declined-handoffs.ts): a node nearest
-   * the key that never claims would otherwise cost the region its primary at every re-check.
-   */
-  declinedHandoffMs: 60_000,
-  /** Host set views (lookups) are reused for this long. */
-  hostSetCacheMs: 2000,
   /** Backup acks needed before an edit is confirmed (capped by the live backups). */
   confirmAcks: 1,
   /**
@@ -142,10 +85,6 @@ export const HOST_DEFAULTS = {
    * an edit only at its commit (the DELTA), a commit round trip later.
    */
   showPending: true,
-  /** The region's edit log is published to the DHT at most this often. */
-  publishMs: 2000,
-  /** A subscriber not heard of (SUBSCRIBE keepalive, MOVE, EDIT) for this long is dropped. */
-  subscriberTtlMs: 15_000,
   /**
    * Most subscribers of one region (and most waiting for a claim to finish): past it a new
    * one hears NOT_PRIMARY `full` and asks again later. The crowd target is 200 players in
@@ -173,12 +112,10 @@ export const HOST_DEFAULTS = {
    * next frame that names it reads it back from the store first (hosting-service.ts). The
    * primary says so in its beats (`unload`) and its backups unload too; any other region
    * (a granter's, a redirecting node's) unloads after this long without a frame. Needs a
-   * store (without one nothing unloads); Infinity: never. Above dedupeMs: a re-sent edit
-   * is still recognised (the request log is not stored).
+   * store (without one nothing unloads); Infinity: never. Above DEDUPE_MS (request-log.ts): a
+   * re-sent edit is still recognised (the request log is not stored).
    */
   unloadAfterMs: 300_000,
-  /** A backup behind for this long gets a full SYNC. */
-  resyncMs: 1000,
   /** A primary with no state waits this long for the DHT's edit log. */
   editsFallbackMs: 2000,
   rules: EDIT_RULES,

@@ -6,6 +6,11 @@ import { quorum } from '../region/epoch-cert';
 import type { PrimaryLease } from './primary-lease';
 import type { DutyShared } from './duty-region';
 
+/** The primary re-checks its host set (handoff, re-replication) this often (primary-duty.ts). */
+export const RECHECK_MS = 5000;
+/** The re-check names a host only if it answers a ping within this (the claimant's is region-claimant.ts CLAIM_PING_MS). */
+export const RECHECK_PING_MS = 500;
+
 /** Host set re-check: hand over to a closer node; bring a new backup up to date. */
 export class HostSetCheck {
   rechecking = false;
@@ -33,7 +38,7 @@ export class HostSetCheck {
    * more losses in that window would lose confirmed edits.
    */
   private recheckIfShort(ms: number): void {
-    if (this.duty.stopped || this.duty.region.hosts.length >= this.duty.ctx.opts.replicas || ms > this.duty.ctx.opts.recheckMs) return;
+    if (this.duty.stopped || this.duty.region.hosts.length >= this.duty.ctx.opts.replicas || ms > RECHECK_MS) return;
     // Backing off (x2) to the periodic re-check: a world with fewer than r nodes stays short.
     this.shortTimer = this.duty.ctx.clock.setTimeout(() => void this.recheck().then(() => this.recheckIfShort(ms * 2)), ms);
   }
@@ -66,7 +71,7 @@ export class HostSetCheck {
     // Not a node whose silence we just acted on: a killed tab's links stay open at our end for seconds.
     // Nor a linked node that does not answer now (answering.ts has why).
     const linked = this.duty.ctx.linkedNear(this.duty.region.key, missing + 1, new Set([...live.map(idToHex), ...this.duty.region.suspects()]));
-    const answered = await this.duty.ctx.answering(linked, this.duty.ctx.opts.recheckPingMs);
+    const answered = await this.duty.ctx.answering(linked, RECHECK_PING_MS);
     const extra = linked.filter((h) => answered.has(idToHex(h))).slice(0, missing);
     if (extra.length === 0 || this.duty.stopped) return;
     const hosts = sortByDistance([...live, ...extra], (x) => x, this.duty.region.key);
@@ -109,7 +114,7 @@ export class HostSetCheck {
       const found = await this.duty.ctx.hostSet(this.duty.region.key, true);
       // A lookup still finds a node that died silently: handing over to it, or naming it a
       // backup, would cost a failover or the set's majority.
-      const answered = await this.duty.ctx.answering(found.filter((h) => !idEquals(h, this.duty.ctx.selfId)), this.duty.ctx.opts.recheckPingMs);
+      const answered = await this.duty.ctx.answering(found.filter((h) => !idEquals(h, this.duty.ctx.selfId)), RECHECK_PING_MS);
       if (this.duty.stopped) return;
       // A host of ours that the lookup missed but that follows us (it answered our frames
       // lately, its link open) keeps its place unless closer nodes were found: under load a

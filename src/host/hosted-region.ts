@@ -26,7 +26,7 @@ import type { ReplicaFrame } from './host-wires';
 import type { RegionContext } from './region-context';
 import { PrimaryDuty } from './primary-duty';
 import { regionName, type RegionCoord } from '../region/region-key';
-import { RequestLog } from './request-log';
+import { DEDUPE_MS, RequestLog } from './request-log';
 import { RegionState, type Entry, type Stamp } from '../region/region-state';
 import { FanOutShare } from './fan-out-share';
 import { RegionBackup } from './region-backup';
@@ -37,7 +37,7 @@ import { RegionGranter } from './region-granter';
 import { has, type RegionRole } from './region-role';
 import { RoleMachine, type Role } from './role-machine';
 import { unloadable } from './idle-unload';
-import { DeclinedHandoffs } from './declined-handoffs';
+import { DECLINED_HANDOFF_MS, DeclinedHandoffs } from './declined-handoffs';
 
 export type { Role } from './role-machine';
 
@@ -109,9 +109,9 @@ export class HostedRegion implements RegionRole {
     readonly key: NodeId,
   ) {
     this.name = regionName(coord);
-    this.requests = new RequestLog(ctx.opts.dedupeMs);
+    this.requests = new RequestLog(DEDUPE_MS);
     this.proofs = new ProofRing();
-    this.declined = new DeclinedHandoffs(ctx.opts.declinedHandoffMs);
+    this.declined = new DeclinedHandoffs(DECLINED_HANDOFF_MS);
     this.share = new FanOutShare(ctx, { rx: coord.rx, rz: coord.rz }, () => !this.duty && this.role === 'backup');
     this.el = new Election(ctx.selfId);
     this.claimant = new RegionClaimant(this);

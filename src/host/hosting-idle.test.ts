@@ -3,6 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { STONE } from '../world/blocks';
 import { HostSim, type SimPeer } from '../testing/host-sim';
+import { CLAIM_TIMEOUT_MS } from './claim-round';
+import { SUBSCRIBER_TTL_MS } from './primary-heartbeat';
 
 const REGION = { rx: 0, rz: 0 };
 const beats = (ps: SimPeer[]) => ps.reduce((n, p) => n + p.host.stats.heartbeats, 0);
@@ -33,7 +35,7 @@ describe('idle regions (simulated)', () => {
     const held = a.client.state(REGION)!.size;
     expect(held).toBeGreaterThan(0);
     a.client.unsubscribe(REGION);
-    await sim.run(o.idleAfterMs + o.subscriberTtlMs + 1000);
+    await sim.run(o.idleAfterMs + SUBSCRIBER_TTL_MS + 1000);
     t0 = beats(sim.live());
     const c0 = claims(sim.live());
     await sim.run(30_000);
@@ -52,11 +54,11 @@ describe('idle regions (simulated)', () => {
     // Idle again, then its primary dies without closing its links (a killed browser): a
     // backup takes over within failover + two idle beats + stagger + one claim.
     b.client.unsubscribe(REGION);
-    await sim.run(o.idleAfterMs + o.subscriberTtlMs + 1000);
+    await sim.run(o.idleAfterMs + SUBSCRIBER_TTL_MS + 1000);
     const primary = sim.primaryOf('0,0')!;
     const primaryHex = primary.hex;
     sim.kill(primaryHex);
-    const bound = o.failoverMs + 2 * o.idleHeartbeatMs + 2 * o.claimStaggerMs + o.claimTimeoutMs + o.heartbeatMs;
+    const bound = o.failoverMs + 2 * o.idleHeartbeatMs + 2 * o.claimStaggerMs + CLAIM_TIMEOUT_MS + o.heartbeatMs;
     await sim.run(bound);
     const next = sim.primariesOf('0,0');
     expect(next).toHaveLength(1);
@@ -79,7 +81,7 @@ describe('idle regions unload (simulated)', () => {
     a.client.unsubscribe(REGION);
 
     // Idle, then unloaded everywhere: no host remembers it, and it costs no beat, tick or claim.
-    await sim.run(o.subscriberTtlMs + o.unloadAfterMs + 30_000);
+    await sim.run(SUBSCRIBER_TTL_MS + o.unloadAfterMs + 30_000);
     expect(sim.live().filter((p) => p.host.regionState(REGION))).toEqual([]);
     expect(hosts.reduce((n, p) => n + p.host.stats.unloads, 0)).toBe(3);
     const [t0, c0, k0] = [beats(sim.live()), claims(sim.live()), sim.live().reduce((n, p) => n + p.host.stats.ticks, 0)];
@@ -99,7 +101,7 @@ describe('idle regions unload (simulated)', () => {
     // Unloaded again, then its last primary dies silently: the others' stores still bring it back.
     const last = back.find((p) => p.host.roles().primary.includes('0,0'))!;
     b.client.unsubscribe(REGION);
-    await sim.run(o.subscriberTtlMs + o.unloadAfterMs + 30_000);
+    await sim.run(SUBSCRIBER_TTL_MS + o.unloadAfterMs + 30_000);
     expect(sim.live().filter((p) => p.host.regionState(REGION))).toEqual([]);
     sim.kill(last.hex);
     const c = sim.live().find((p) => p !== a && p !== b)!;

@@ -69,6 +69,8 @@ const CREATING = new Set<HostBound['t']>(['SUBSCRIBE', 'CLAIM', 'REPLICATE', 'SY
 export const MAX_EARLY_FRAMES = 1024;
 /** Most regions one node keeps (hosted or remembered). */
 const MAX_REGIONS = 2048;
+/** Host set views (lookups) are reused for this long. */
+export const HOST_SET_CACHE_MS = 2000;
 
 export class HostingService {
   readonly stats: HostStats = newHostStats();
@@ -274,7 +276,7 @@ export class HostingService {
     const hex = idToHex(key);
     const now = this.args.clock.now();
     const held = this.views.get(hex);
-    if (held && (!fresh || now - held.at < 200) && now - held.at < this.opts.hostSetCacheMs) return held.hosts;
+    if (held && (!fresh || now - held.at < 200) && now - held.at < HOST_SET_CACHE_MS) return held.hosts;
     const hosts = this.args.dht.findNode(key).then((res) =>
       sortByDistance([this.ctx.selfId, ...res.closest.map((c) => c.id).filter((id) => !this.args.dht.hostsNothing(idToHex(id)))], (x) => x, key).slice(0, this.opts.replicas),
     );

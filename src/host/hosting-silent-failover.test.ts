@@ -94,7 +94,7 @@ describe('the claim after a silent death, a host of the set dead before it (simu
     sim.kill(idToHex(hosts[4]!));
     await sim.run(100);
     sim.kill(primary.hex);
-    // Asking it again at the claim waited claimPingMs (200 ms) more.
+    // Asking it again at the claim waited CLAIM_PING_MS (200 ms) more.
     expect(await claimToPrimary(sim, primary)).toBeLessThan(3 * L);
     expect(sim.doublePrimaries()).toEqual([]);
     sim.stopAll();

@@ -10,6 +10,7 @@ import { subscriptionCodec } from '../region/subscription-messages';
 import { HostSim, type SimPeer } from '../testing/host-sim';
 import { STONE } from '../world/blocks';
 import { HOST_DEFAULTS } from './host-options';
+import { SUBSCRIBER_TTL_MS } from './primary-heartbeat';
 
 const CAP = HOST_DEFAULTS.maxSubscribers;
 /**
@@ -71,8 +72,8 @@ describe('subscribers per region (simulated)', () => {
     expect(c.client.attachment(R)).toBeUndefined();
     expect(duty().subscribers.size).toBe(SMALL_CAP);
 
-    // The throwaway ids never come back: after subscriberTtlMs they are gone and c gets in.
-    await sim.run(HOST_DEFAULTS.subscriberTtlMs + 5000);
+    // The throwaway ids never come back: after SUBSCRIBER_TTL_MS they are gone and c gets in.
+    await sim.run(SUBSCRIBER_TTL_MS + 5000);
     expect(c.client.attachment(R)).toBeDefined();
     expect(duty().subscribers.size).toBe(before + 1);
     expect(sim.doublePrimaries()).toEqual([]);

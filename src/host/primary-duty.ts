@@ -27,12 +27,12 @@ import { CommitPipeline } from './commit-pipeline';
 import type { CommitMachine } from './commit-machine';
 import { FanOutPlan } from './fan-out-plan';
 import type { DutyRegion, DutyShared, Subscriber } from './duty-region';
-import { HostSetCheck } from './host-set-check';
+import { HostSetCheck, RECHECK_MS } from './host-set-check';
 import { PIN_RANK, subscriberRank, type PinWant } from './host-pins';
 import { PlayerOutbox } from './player-outbox';
 import { MoveBudget } from './move-budget';
 import { PositionsDuty } from './positions-duty';
-import { PrimaryHeartbeat } from './primary-heartbeat';
+import { PrimaryHeartbeat, SUBSCRIBER_TTL_MS } from './primary-heartbeat';
 import { RegionPublisher } from './region-publisher';
 import { ProofSigner } from './state-proofs';
 
@@ -99,7 +99,7 @@ export class PrimaryDuty implements DutyShared {
     // of in one task (worker-ticker.ts), so the beats to a backup of several regions leave in
     // one data-channel write.
     this.stops.push(this.ctx.ticker.start(1000 / o.heartbeatMs, () => this.beat.heartbeat()));
-    this.stops.push(every(this.ctx.clock, o.recheckMs, () => void this.recheck()));
+    this.stops.push(every(this.ctx.clock, RECHECK_MS, () => void this.recheck()));
     this.hostCheck.start();
     // Our granters hold our lease from the claim on (primary-lease.ts `start`).
     this.pipeline.start(new Set(this.region.cert!.grants.map((g) => idToHex(g.id))));
@@ -243,10 +243,10 @@ export class PrimaryDuty implements DutyShared {
    * must not be able to add them without bound.
    */
   private full(id: NodeId, hex: string): boolean {
-    const { maxSubscribers, subscriberTtlMs } = this.ctx.opts;
+    const { maxSubscribers } = this.ctx.opts;
     if (this.subscribers.has(hex) || this.subscribers.size < maxSubscribers) return false;
     const now = this.ctx.clock.now();
-    for (const [h, s] of this.subscribers) if (now - s.at > subscriberTtlMs) this.subscribers.delete(h);
+    for (const [h, s] of this.subscribers) if (now - s.at > SUBSCRIBER_TTL_MS) this.subscribers.delete(h);
     if (this.subscribers.size < maxSubscribers) return false;
     this.ctx.stats.subscribersRefused++;
     this.ctx.wires.players.send(id, { t: 'NOT_PRIMARY', ...this.regionFields, e: this.e, full: true });

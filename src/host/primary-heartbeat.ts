@@ -11,6 +11,11 @@ import type { CommitMachine } from './commit-machine';
 import type { DutyShared } from './duty-region';
 import type { HostSetCheck } from './host-set-check';
 
+/** A subscriber not heard of (SUBSCRIBE keepalive, MOVE, EDIT) for this long is dropped. */
+export const SUBSCRIBER_TTL_MS = 15_000;
+/** A backup behind for this long gets a full SYNC. */
+export const RESYNC_MS = 1000;
+
 /**
  * Subscribers' beats name the host set every this many beats, and the HOSTS_AFTER_CHANGE
  * beats after it changed. Each such beat goes alone (player-outbox.ts) with three ids: at
@@ -146,8 +151,8 @@ export class PrimaryHeartbeat {
       this.duty.ctx.wires.replicas.send(b, subs ? { ...hb, subs } : hb);
       const hex = idToHex(b);
       const oldest = this.machine.batches[0];
-      const behind = oldest && (this.machine.acked.get(hex) ?? 0) < oldest.to && now - oldest.at > o.resyncMs;
-      if (behind && now - (this.lastSync.get(hex) ?? -Infinity) > o.resyncMs) this.syncBackup(b, hex);
+      const behind = oldest && (this.machine.acked.get(hex) ?? 0) < oldest.to && now - oldest.at > RESYNC_MS;
+      if (behind && now - (this.lastSync.get(hex) ?? -Infinity) > RESYNC_MS) this.syncBackup(b, hex);
     }
     // Subscribers get the beat without what only backups use (the lease's number, our
     // subscribers), and the host set only after it changed or every HOSTS_EVERY beats: three
@@ -167,7 +172,7 @@ export class PrimaryHeartbeat {
     const all = b % ALL_BEATS_EVERY === 0;
     const to: [string, NodeId][] = [];
     for (const [hex, s] of this.duty.subscribers) {
-      if (now - s.at > o.subscriberTtlMs) this.duty.subscribers.delete(hex);
+      if (now - s.at > SUBSCRIBER_TTL_MS) this.duty.subscribers.delete(hex);
       else if (all || this.duty.fanOut.direct(hex, now)) to.push([hex, s.id]);
     }
     this.duty.outbox.beat(this.duty.e, this.machine.committed, to, now, { ...(withHosts ? { hosts: this.duty.region.hosts } : {}), ...(idle ? { idle } : {}) });

@@ -4,7 +4,7 @@
 // role through `RegionRole` (region-role.ts), never the class that owns it.
 import { idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
 import { within } from '../core/clock';
-import { claimTargets, ClaimRound } from './claim-round';
+import { CLAIM_TIMEOUT_MS, claimTargets, ClaimRound } from './claim-round';
 import { certShapeFault, MIN_CERT_HOSTS, quorum, sameSet, signGrant, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
 import type { ReplicationMessageOf } from './replication-messages';
 import { getEdits, getLocation } from '../region/region-records';
@@ -24,6 +24,43 @@ const SUSPECT_MS = 30_000;
 const FAILURES_FORGOTTEN_MS = 60_000;
 /** Epochs of our failed claims remembered, to say ABANDON again to a grant of one that comes late. */
 const ABANDONED_KEPT = 8;
+
+/** A host that could not certify an epoch (too few hosts reachable) answers edits 'uncertified' this long. */
+export const UNCERTIFIED_MS = 5000;
+/**
+ * The next attempt after claims that failed in a row waits min(CLAIM_BACKOFF_MAX_MS,
+ * CLAIM_BACKOFF_MS x 2^(failures-1)), times 0.5-1.5 at random (so 4-12 s at the cap: waits
+ * that all hit one cap would fall in step again); a win, or a minute without failing,
+ * starts again from the first. Two hosts on a loaded machine, each claiming every 200-600
+ * ms while a claim round took seconds, refused each other's claims for minutes (each
+ * promise going to its own claim): the randomised backoff of duelling proposers.
+ */
+export const CLAIM_BACKOFF_MS = 400;
+export const CLAIM_BACKOFF_MAX_MS = 8000;
+/**
+ * After the quorum, wait at most this long for the rest of each granter's answer (its
+ * state and the batch proofs that vouch for entries only it holds: claim-round.ts
+ * `settled`). Its frames leave in one burst behind its grant, so this is the bound for a
+ * frame lost or a granter dying mid-answer, not a wait of every failover.
+ */
+export const CLAIM_FRAMES_MS = 300;
+/**
+ * A claim says its CLAIM again to the hosts that have not answered after this long, and
+ * twice that (a frame routed through a node that died silently is lost; a host that
+ * granted already answers a repeated CLAIM with its grant again).
+ */
+export const CLAIM_RESEND_MS = 300;
+/**
+ * A claimant whose view of the current hosts lost a node to a closed link waits this long
+ * for its lookup, then claims over that view minus the closed nodes (a lookup can wait on
+ * the dead node for the DHT's rpcTimeoutMs, 4 s in a tab).
+ */
+export const CLAIM_LOOKUP_MS = 300;
+/**
+ * A claimant pings the hosts it is about to name and keeps those that answer within this
+ * (liveHosts); the primary's host-set re-check waits RECHECK_PING_MS (host-set-check.ts).
+ */
+export const CLAIM_PING_MS = 200;
 
 export class RegionClaimant extends RegionSide {
   private round: ClaimRound | undefined;
@@ -57,7 +94,7 @@ export class RegionClaimant extends RegionSide {
   private readonly abandoned: number[] = [];
   /** Hosts (hex) that answered a ping of `pingAhead`, by when it went out: alive for liveHosts for failoverMs from then. */
   private readonly answeredAt = new Map<string, number>();
-  /** Hosts (hex) that did not answer a ping of `pingAhead` within claimPingMs, by when it went out: silent for liveHosts as long. */
+  /** Hosts (hex) that did not answer a ping of `pingAhead` within CLAIM_PING_MS, by when it went out: silent for liveHosts as long. */
   private readonly mutedAt = new Map<string, number>();
 
   get claimSentAt(): number {
@@ -83,7 +120,7 @@ export class RegionClaimant extends RegionSide {
   /**
    * A closer host of our set claims the epoch we claim (we refused it: our promise went to
    * our own claim). Both claims would fail, each needing the other's grant, and each wait out
-   * claimTimeoutMs: ours ends now, the closer one claims again at once (`duelled`) and we
+   * CLAIM_TIMEOUT_MS: ours ends now, the closer one claims again at once (`duelled`) and we
    * grant that claim.
    */
   giveWay(): void {
@@ -130,10 +167,10 @@ export class RegionClaimant extends RegionSide {
       this.heardReplaced();
       const again = this.rematch;
       this.rematch = undefined;
-      // Once per claimTimeoutMs: a farther claimant that does not give way (it never saw our
+      // Once per CLAIM_TIMEOUT_MS: a farther claimant that does not give way (it never saw our
       // claim) must not be met by a storm of ours.
       const now = this.ctx.clock.now();
-      if (again && now - this.rematchAt >= this.ctx.opts.claimTimeoutMs && (this.region.role === 'backup' || this.region.role === 'idle')) {
+      if (again && now - this.rematchAt >= CLAIM_TIMEOUT_MS && (this.region.role === 'backup' || this.region.role === 'idle')) {
         this.rematchAt = now;
         this.region.trace(`duel: claiming again at once`);
         return this.claim(0, false, again);
@@ -189,7 +226,7 @@ export class RegionClaimant extends RegionSide {
     if (hosts.length < MIN_CERT_HOSTS) {
       // Alone (or cut off): no epoch can be certified, so nothing can be confirmed here.
       this.ctx.stats.uncertifiable++;
-      this.aloneUntil = this.ctx.clock.now() + o.uncertifiedMs;
+      this.aloneUntil = this.ctx.clock.now() + UNCERTIFIED_MS;
       this.region.trace(`cannot certify: ${hosts.length} host(s)`);
       for (const w of this.region.waiting.values()) this.region.toPlayer(w.id, { t: 'NOT_PRIMARY', ...this.regionFields, e: this.region.epoch, alone: true });
       this.region.waiting.clear();
@@ -245,11 +282,11 @@ export class RegionClaimant extends RegionSide {
     this.region.trace(`claim e${e} hosts ${hosts.map((h) => idToHex(h).slice(0, 6)).join(',')}${pend.length ? ` pend ${pend.map((q) => `e${q.e}`).join(',')}` : ''}`);
     this.sentAt = this.ctx.clock.now();
     for (const t of targets.values()) this.region.toHost(t, { t: 'CLAIM', ...this.regionFields, e, hosts, ...(known ? { known } : {}), ...(chain ? { chain } : {}), ...(rebase ? { rebase } : {}), ...(pend.length ? { pend } : {}) });
-    const deadline = this.ctx.clock.now() + o.claimTimeoutMs;
+    const deadline = this.ctx.clock.now() + CLAIM_TIMEOUT_MS;
     for (;;) {
       const now = this.ctx.clock.now();
       round.check(now);
-      const resends = round.resendDue(now, this.sentAt, o.claimResendMs);
+      const resends = round.resendDue(now, this.sentAt, CLAIM_RESEND_MS);
       if (resends > 0) {
         for (const [hex, t] of targets) {
           if (round.answered.has(hex)) continue;
@@ -263,7 +300,7 @@ export class RegionClaimant extends RegionSide {
           this.region.toHost(t, { t: 'CLAIM', ...this.regionFields, e, hosts, ...(known ? { known } : {}), ...(chain ? { chain } : {}), ...(rebase ? { rebase } : {}), ...(pend.length ? { pend } : {}) });
         }
       }
-      if (round.settled(now, this.silent, o.claimGraceMs, o.claimFramesMs) || round.yielded) break;
+      if (round.settled(now, this.silent, o.claimGraceMs, CLAIM_FRAMES_MS) || round.yielded) break;
       if (round.duelled(this.silent)) {
         // The other claimant of our epoch is a backup of the set we know (only they claim
         // when the primary goes silent): the closer of us claims again at once, and the
@@ -358,7 +395,7 @@ export class RegionClaimant extends RegionSide {
     const extra = this.linkedBeside(known, Math.max(0, o.replicas - known.length), silent);
     const at = this.ctx.clock.now();
     const asked = [...known, ...extra].filter((h) => !idEquals(h, this.ctx.selfId));
-    void this.ctx.answering(asked, o.claimPingMs).then((got) => {
+    void this.ctx.answering(asked, CLAIM_PING_MS).then((got) => {
       for (const seen of [this.answeredAt, this.mutedAt]) for (const [hex, t] of seen) if (at - t > o.failoverMs) seen.delete(hex);
       for (const hex of asked.map(idToHex)) {
         (got.has(hex) ? this.answeredAt : this.mutedAt).set(hex, at);
@@ -378,12 +415,12 @@ export class RegionClaimant extends RegionSide {
   }
 
   /**
-   * Of a candidate set, the nodes that answer a ping within claimPingMs (we always do),
+   * Of a candidate set, the nodes that answer a ping within CLAIM_PING_MS (we always do),
    * topped up to r with linked nodes that answer. A dead tab's links stay open at our end
    * and the DHT keeps it for up to 15 s, so lookups and links alone name the dead: a set
    * that takes one in needs every other host alive at the next failover, or it waits
    * rebaseMs (measured: the 15-20 s failovers of sim_failover). Costs one round trip when
-   * all candidates are alive, claimPingMs when one is not.
+   * all candidates are alive, CLAIM_PING_MS when one is not.
    */
   private async liveHosts(set: NodeId[], silent: string): Promise<NodeId[]> {
     const o = this.ctx.opts;
@@ -392,12 +429,12 @@ export class RegionClaimant extends RegionSide {
     const now = this.ctx.clock.now();
     // Those that answered our ping ahead of the claim lately (pingAhead) are not asked again;
     // nor those that did not answer it: a dead host left in the set (the DHT and our link
-    // keep it for seconds) cost every later takeover claimPingMs more, waiting on it twice.
+    // keep it for seconds) cost every later takeover CLAIM_PING_MS more, waiting on it twice.
     const asked = (h: NodeId) => this.aheadSaid(this.answeredAt, h, now) || this.aheadSaid(this.mutedAt, h, now);
     const spares = this.ctx.linkedNear(this.region.key, o.replicas, new Set([...set.map(idToHex), ...this.suspects(), silent, this.ctx.selfHex]));
-    const sparesAnswer = this.ctx.answering(spares.filter((h) => !asked(h)), o.claimPingMs);
+    const sparesAnswer = this.ctx.answering(spares.filter((h) => !asked(h)), CLAIM_PING_MS);
     const fresh = others.filter((h) => this.aheadSaid(this.answeredAt, h, now));
-    const live = await this.ctx.answering(others.filter((h) => !asked(h)), o.claimPingMs);
+    const live = await this.ctx.answering(others.filter((h) => !asked(h)), CLAIM_PING_MS);
     for (const h of fresh) live.add(idToHex(h));
     if (live.size === others.length) return set;
     // Too few answered to tell the dead from the slow (a loaded machine: every tab late):
@@ -418,7 +455,7 @@ export class RegionClaimant extends RegionSide {
   /**
    * The candidate host set: a fresh lookup; but when a node of the current epoch's
    * hosts is gone (its link closed, or it is the primary we replace because it went
-   * silent), the lookup may wait on that dead node for seconds, so after `claimLookupMs`
+   * silent), the lookup may wait on that dead node for seconds, so after CLAIM_LOOKUP_MS
    * we claim over the current hosts minus the gone ones.
    */
   private async candidateHosts(silent: string): Promise<NodeId[]> {
@@ -430,7 +467,7 @@ export class RegionClaimant extends RegionSide {
     // The primary we replace went silent: it is the node closest to the key, so the lookup
     // almost always waits on it. Its link, merely closed, is another matter (no wait there).
     if (!silent || this.ctx.linkClosed(silent)) {
-      const quick = new Promise<undefined>((resolve) => this.ctx.clock.setTimeout(() => resolve(undefined), this.ctx.opts.claimLookupMs));
+      const quick = new Promise<undefined>((resolve) => this.ctx.clock.setTimeout(() => resolve(undefined), CLAIM_LOOKUP_MS));
       const got = await Promise.race([lookup, quick]);
       if (got) return got;
     }
@@ -604,15 +641,15 @@ export class RegionClaimant extends RegionSide {
 
   /**
    * How long to wait before claiming again: `first` (drawn by the caller) while no claim of
-   * ours failed lately, then claimBackoffMs doubling with each failure in a row, randomised
-   * (host-options.ts claimBackoffMs: duelling claimants drift apart instead of refusing each
+   * ours failed lately, then CLAIM_BACKOFF_MS doubling with each failure in a row, randomised
+   * (CLAIM_BACKOFF_MS: duelling claimants drift apart instead of refusing each
    * other in step).
    */
   retryDelay(first: number): number {
     const o = this.ctx.opts;
     const failed = this.recentFailures();
     if (failed === 0) return first;
-    return Math.min(o.claimBackoffMaxMs, o.claimBackoffMs * 2 ** Math.min(failed - 1, 10)) * (0.5 + o.random());
+    return Math.min(CLAIM_BACKOFF_MAX_MS, CLAIM_BACKOFF_MS * 2 ** Math.min(failed - 1, 10)) * (0.5 + o.random());
   }
 
   /** Our claims that failed in a row, unless the last failed more than FAILURES_FORGOTTEN_MS ago. */

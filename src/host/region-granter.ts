@@ -11,6 +11,7 @@ import { encodeEntries, pieces } from '../region/region-state';
 import { proofBytes } from '../region/entry-proofs';
 import { proofFrames } from './state-proofs';
 import { has, RegionSide } from './region-role';
+import { CLAIM_TIMEOUT_MS } from './claim-round';
 
 export class RegionGranter extends RegionSide {
   /** Our last grant, said again to its claimant if its CLAIM comes again. */
@@ -45,7 +46,7 @@ export class RegionGranter extends RegionSide {
       // we hold our own claims back for a closer host of the set we know, refused or not.
       // (Not for an outsider: its claims must change nothing here.)
       if (defersToCloser(this.ctx.selfId, this.region.key, this.region.hosts, this.el.cert, from, mustRebase)) {
-        this.el.defer(this.ctx.clock.now() + this.ctx.opts.claimTimeoutMs);
+        this.el.defer(this.ctx.clock.now() + CLAIM_TIMEOUT_MS);
         // Its claim of the epoch we claim ourselves: both would fail; ours ends, its next wins.
         if (this.region.role === 'claiming' && this.el.promisedTo === this.ctx.selfHex && m.e === this.el.promised) this.region.giveWay();
       }
@@ -71,7 +72,7 @@ export class RegionGranter extends RegionSide {
     // The claim said again while our grant of it is still being stored and signed: that grant
     // is on its way. A refusal ('promised e', our promise being to this very claimant) would
     // end the claimant's round as a duel (in Chromium a busy tab's IndexedDB write outlasted
-    // claimResendMs, and each round of a failover ended so: 19.7 s in failover_crash).
+    // CLAIM_RESEND_MS, and each round of a failover ended so: 19.7 s in failover_crash).
     if (this.el.promised === m.e && this.el.promisedTo === fromHex) {
       this.ctx.stats.staleFrames++;
       return;
@@ -103,7 +104,7 @@ export class RegionGranter extends RegionSide {
       return refuse('outsider');
     }
     // Only a claim from inside the host set holds our own claims back.
-    if (!mustRebase) this.el.defer(this.ctx.clock.now() + this.ctx.opts.claimTimeoutMs);
+    if (!mustRebase) this.el.defer(this.ctx.clock.now() + CLAIM_TIMEOUT_MS);
     if (m.e <= this.el.promised || this.region.stopped) return refuse(`promised ${this.el.promised} (late)`);
     // We followed a primary that went silent (a claim is granted over a live one only when it
     // handed over): our answers must not be routed through it while it is taken for dead.

@@ -9,6 +9,13 @@ import type { ReplicationMessageOf } from './replication-messages';
 import { OfferTally, type OfferSet } from './offer-tally';
 import { RegionSide } from './region-role';
 
+/**
+ * An offered entry is adopted only once a majority of one host set offered it (offer-tally.ts):
+ * most entries one host's offers may hold waiting for that, and for how long.
+ */
+export const OFFER_TALLY_PER_HOST = 4096;
+export const OFFER_TALLY_MS = 60_000;
+
 export class RegionOffers extends RegionSide {
   private tally: OfferTally | undefined;
   /** The certificate epoch the tally's sets are of. */
@@ -57,7 +64,7 @@ export class RegionOffers extends RegionSide {
       this.tally?.clear();
       this.tallyEpoch = cert.e;
     }
-    this.tally ??= new OfferTally({ perHost: this.ctx.opts.offerTallyPerHost, ttlMs: this.ctx.opts.offerTallyMs }, this.ctx.stats);
+    this.tally ??= new OfferTally({ perHost: OFFER_TALLY_PER_HOST, ttlMs: OFFER_TALLY_MS }, this.ctx.stats);
     const agreed = this.tally.add(hex, sets, wanted, this.ctx.clock.now());
     if (agreed.length > 0) this.region.duty.offer(agreed);
   }

@@ -5,6 +5,9 @@ import { putEdits, putLocation } from '../region/region-records';
 import { compareStamp, type Stamp } from '../region/region-state';
 import type { DutyShared } from './duty-region';
 
+/** The region's edit log is published to the DHT at most this often. */
+export const PUBLISH_MS = 2000;
+
 export class RegionPublisher {
   private publishTimer: unknown;
   private locationRevision = 0;
@@ -30,6 +33,6 @@ export class RegionPublisher {
       this.publishedAt = v;
       this.duty.ctx.stats.publishes++;
       putEdits(this.duty.ctx.dht, this.duty.region.key, { signer: this.duty.ctx.signer, cert: this.duty.region.cert! }, v, this.duty.region.state.all(), this.duty.ctx.keyHash).catch(() => {});
-    }, this.duty.ctx.opts.publishMs);
+    }, PUBLISH_MS);
   }
 }

@@ -13,6 +13,9 @@ export interface OrderedRequest extends Stamp {
 /** One ordered request as SYNC and GRANT carry it: (editor, request id, block key, block id, epoch, seq). */
 export type RequestEntry = [NodeId, number, number, number, number, number];
 
+/** A primary remembers (editor, request id) of accepted edits this long (re-sent edits apply once). */
+export const DEDUPE_MS = 60_000;
+
 export const requestTag = (editorHex: string, r: number, key: number, id: number): string => `${editorHex}:${r}:${key}:${id}`;
 
 export class RequestLog {

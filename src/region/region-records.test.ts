@@ -305,7 +305,7 @@ describe('on the simulator (every node runs the rules)', () => {
     const a = sim.pick();
     await sim.settle(a.client.subscribe(region));
     await sim.settle(a.client.submit(6, 71, 6, STONE, { x: 5, y: 70, z: 5 }));
-    await sim.run(5000); // the log is published publishMs after the edit
+    await sim.run(5000); // the log is published PUBLISH_MS after the edit
     const key = await new RegionKeys(sim.world, simKeyHash).key(region);
     const primary = sim.primaryOf('0,0')!;
     const reader = sim.live().find((p) => p !== primary)!;

@@ -8,7 +8,7 @@
 // - every row reached its target, and the refusal counters it names moved there (a row
 //   whose refusal no counter records says why: FrameKind.silent);
 // - the region never goes without an honest primary past FAILOVER_TARGET_MS (a backup
-//   notices silence after failoverMs, one claim round takes claimTimeoutMs);
+//   notices silence after failoverMs, one claim round takes CLAIM_TIMEOUT_MS);
 // - the region's hosts move at most MAX_EPOCH_JUMP epochs and stay below LEARN_EPOCH_CAP;
 // - the honest edits made between the rows are all confirmed, and shown by both
 //   subscribers and stored by the primary at the end; no double primary.

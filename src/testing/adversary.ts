@@ -22,6 +22,7 @@ import { every } from '../core/clock';
 import { idEquals, sortByDistance, type NodeId } from '../core/node-id';
 import type { Signer } from '../core/signer';
 import { HOST_DEFAULTS } from '../host/host-options';
+import { CLAIM_TIMEOUT_MS } from '../host/claim-round';
 import { LEARN_EPOCH_CAP } from '../region/cert-anchor';
 import { MAX_CERT_HOSTS, MAX_EPOCH, MAX_EPOCH_JUMP, signGrant, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
 import { putEdits, putLocation } from '../region/region-records';
@@ -304,8 +305,8 @@ export interface AdversaryResult {
   enlisted?: { follows: boolean; epoch: number; keptLearnt: boolean };
 }
 
-/** A region must have an honest primary again within this: a backup notices silence (failoverMs) and one claim round completes (claimTimeoutMs). */
-export const FAILOVER_TARGET_MS = HOST_DEFAULTS.failoverMs + HOST_DEFAULTS.claimTimeoutMs;
+/** A region must have an honest primary again within this: a backup notices silence (failoverMs) and one claim round completes (CLAIM_TIMEOUT_MS). */
+export const FAILOVER_TARGET_MS = HOST_DEFAULTS.failoverMs + CLAIM_TIMEOUT_MS;
 /** How long each row is given to land. */
 const ROW_MS = 200;
 /** An honest edit after this many rows. */

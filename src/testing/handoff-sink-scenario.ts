@@ -28,7 +28,7 @@ export interface HandoffSinkResult {
   doublePrimaries: number;
 }
 
-/** The window measured after the sink joined (virtual ms): several re-checks of the host set (recheckMs 5 s). */
+/** The window measured after the sink joined (virtual ms): several re-checks of the host set (RECHECK_MS 5 s). */
 export const SINK_WINDOW_MS = 40_000;
 
 export async function runHandoffSink(seed: number, honest = 12): Promise<HandoffSinkResult> {

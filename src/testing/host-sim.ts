@@ -292,7 +292,7 @@ export class HostSim extends SimWorld {
   /**
    * Region `r` hosted and edited once: a player subscribes and places a block near its
    * corner, then `settleMs` pass (by default past the hold a host puts on its own claims
-   * after granting one, claimTimeoutMs). The player.
+   * after granting one, CLAIM_TIMEOUT_MS). The player.
    */
   async editedRegion(r: RegionCoord, settleMs = 2500): Promise<SimPeer> {
     const player = this.pick();

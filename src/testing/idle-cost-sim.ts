@@ -6,7 +6,7 @@
 // ago are visited again and must come back with their blocks). Every `sampleMs` the whole
 // network's cost is read off the counters:
 // - regions held: HostedRegions in memory (any role), summed over the peers; and those
-//   with a primary's duty (a tick loop, beats, a host-set lookup every recheckMs);
+//   with a primary's duty (a tick loop, beats, a host-set lookup every RECHECK_MS);
 // - timers: the virtual clock's pending timers (every loop and timeout of every layer);
 // - lookups per minute: DHT lookups started, all peers, over the last sample period;
 // - pinned links: DHT links held open against the link budget, summed over the peers;

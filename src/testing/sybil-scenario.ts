@@ -20,6 +20,7 @@
 // Node only (the simulator harness); run by hosting-sybil.test.ts.
 import { every } from '../core/clock';
 import { HOST_DEFAULTS } from '../host/host-options';
+import { PUBLISH_MS } from '../host/region-publisher';
 import { idWorkOk } from '../core/id-work';
 import { compareDistance, randomId, sortByDistance, idEquals, type NodeId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
@@ -515,7 +516,7 @@ export async function runFarViewScenario(seed: number, visited: boolean): Promis
   const w = await world(seed, RECORD_HOSTS, {});
   const { r, key, rank } = await farRegion(w);
   const before = visited ? await visit(w, r, key) : undefined;
-  await w.sim.run(HOST_DEFAULTS.publishMs * 2);
+  await w.sim.run(PUBLISH_MS * 2);
   const own = before ? (before.primary.host.regionState(r)?.state.all() ?? []) : [];
   if (visited && own.length === 0) throw new Error('the visited region holds no entries');
   // The highest epoch a DHT holder learns (above it the holders refuse the record).
