@@ -14,7 +14,7 @@
 //   arrives; until then the subscriber would miss deltas and beats);
 // - RESCUE_MS after it re-subscribed saying it missed frames (a gap in its deltas, or
 //   silence: its relay may be dead or cut off from it), so a dead relay costs its
-//   subscribers their frames only until their silence shows (the client's `silenceMs`), not
+//   subscribers their frames only until their silence shows (the client's `SILENCE_MS`), not
 //   until the primary finds the backup quiet.
 // Duplicates are harmless: deltas apply once by seq, beats carry no state, and POSITIONS
 // streams are kept per sending host.

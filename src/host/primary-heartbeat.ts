@@ -27,7 +27,7 @@ const HOSTS_AFTER_CHANGE = 3;
 /**
  * Subscribers of a region outside a crowd hear every this many beats (300 ms) when the beat
  * says nothing new (no commit since, same host set, same idleness): a subscriber needs a beat
- * only to know its primary lives (it re-attaches after silenceMs, 1200 ms, of silence) and,
+ * only to know its primary lives (it re-attaches after SILENCE_MS, 1200 ms, of silence) and,
  * from `s`, that it missed no delta. Every beat to every subscriber was a third of the frames
  * 8 players' tabs sent (25,129 of 68,370 in 30 s, bench/agents.ts --count 8), each a
  * main-thread task at the receiver. A crowd's beats ride its POSITIONS frames (fan-out-plan.ts).

@@ -3,8 +3,6 @@
 // src/defaults-index.test.ts fails when a *_DEFAULTS object is not listed in its layer's file.
 // A value no caller, test or bench sets is no option: it is a named constant beside the code
 // that reads it, with its why.
-/** The region client: attach, silence, keepalive, edit and pending timeouts; host set size. */
-export { CLIENT_DEFAULTS } from './region-client-types';
 /** The peer-hosted chunk source: live radius, hysteresis, snapshot wait, MOVE rate, name. */
 export { NETWORK_SOURCE_DEFAULTS } from './network-chunk-source';
 /** Edits no certified primary could confirm: how many are kept. */

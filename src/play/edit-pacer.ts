@@ -11,7 +11,7 @@
 // made" would let a hostile player send any flood as one. The host's rule stays as it was;
 // the honest client keeps under it.
 //
-// Under it with a margin (CLIENT_DEFAULTS.editPace): every host's bucket for us started full
+// Under it with a margin (submitted-edits.ts EDIT_PACE): every host's bucket for us started full
 // and is charged only by edits that left here, so it holds at least what ours holds, unless
 // edits reach it closer together than they left (a link's delay that eases, a busy primary
 // that reads several at once, or orders them at one tick); the margin covers that much.

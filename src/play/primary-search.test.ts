@@ -3,8 +3,9 @@ import { Emitter } from '../core/emitter';
 import { idEquals, idToHex, randomId, sortByDistance, type NodeId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
 import { VirtualClock } from '../core/virtual-clock';
-import { PrimarySearch, type PrimarySearchDeps } from './primary-search';
-import { CLIENT_DEFAULTS, type ClientEvents, type Subscription } from './region-client-types';
+import { ATTACH_TIMEOUT_MS, PrimarySearch, type PrimarySearchDeps } from './primary-search';
+import type { ClientEvents, Subscription } from './region-client-types';
+import { HOST_SET_SIZE } from '../region/host-set-rules';
 import { HostSim } from '../testing/host-sim';
 import { REGION_BLOCKS, type RegionCoord } from '../region/region-key';
 import { BRICK, PLANKS } from '../world/blocks';
@@ -26,7 +27,6 @@ function setup(near: NodeId[]) {
   };
   const deps = {
     args: { dht, clock, wire: { send: (to: NodeId, m: { t: string; host?: boolean }) => sent.push({ to, t: m.t, ...(m.host !== undefined ? { host: m.host } : {}) }) } },
-    opts: CLIENT_DEFAULTS,
     stats: { reattaches: 0, reattachWhy: {} },
     edits: { unsend: () => {}, sendTo: () => {} },
     events: new Emitter<ClientEvents>(),
@@ -45,13 +45,13 @@ describe('PrimarySearch', () => {
     const s = setup(near);
     void s.search.attach(s.sub);
     // Location record (none), then the lookup (fails), for each of the first attempts.
-    await s.clock.advance(3 * (CLIENT_DEFAULTS.attachTimeoutMs + 1000));
+    await s.clock.advance(3 * (ATTACH_TIMEOUT_MS + 1000));
     s.sub.closed = true;
     const subs = s.sent.filter((m) => m.t === 'SUBSCRIBE');
     expect(subs.length).toBeGreaterThanOrEqual(2);
     // Ourselves at most as one candidate of the host set (the nearest three by distance),
     // never every SUBSCRIBE: without the fallback each went to ourselves.
-    const candidates = sortByDistance([s.self, ...near], (x) => x, s.key).slice(0, CLIENT_DEFAULTS.replicas).map(idToHex);
+    const candidates = sortByDistance([s.self, ...near], (x) => x, s.key).slice(0, HOST_SET_SIZE).map(idToHex);
     expect(subs.every((m) => candidates.includes(idToHex(m.to)))).toBe(true);
     expect(subs.some((m) => !idEquals(m.to, s.self))).toBe(true);
   });

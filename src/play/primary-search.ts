@@ -1,20 +1,22 @@
 // Finding a subscription's primary and attaching to it: a takeover notice or redirect
 // first, then the backups we knew (a lookup may wait seconds on a dead primary while a
 // backup answers at once), then the region's location record, then a lookup of the hosts
-// closest to its key. Each SUBSCRIBE waits attachTimeoutMs for its snapshot; the snapshot
+// closest to its key. Each SUBSCRIBE waits ATTACH_TIMEOUT_MS for its snapshot; the snapshot
 // itself (region-client.ts onSnapshot) completes the attach.
 import type { Emitter } from '../core/emitter';
 import { idEquals, idToHex, sortByDistance } from '../core/node-id';
 import { getLocation } from '../region/region-records';
 import type { SubmittedEdits } from './submitted-edits';
-import type { ClientEvents, ClientOptions, ClientStats, ReattachCause, RegionClientArgs, Subscription } from './region-client-types';
+import type { ClientEvents, ClientStats, ReattachCause, RegionClientArgs, Subscription } from './region-client-types';
+import { HOST_SET_SIZE } from '../region/host-set-rules';
 
 /** A lookup during attach is given up after this long (the DHT's own timeouts should end it sooner). */
 const LOOKUP_GIVE_UP_MS = 8000;
+/** Wait this long for a SNAPSHOT after a SUBSCRIBE before trying elsewhere. */
+export const ATTACH_TIMEOUT_MS = 1000;
 
 export interface PrimarySearchDeps {
   args: RegionClientArgs;
-  opts: ClientOptions;
   stats: ClientStats;
   edits: SubmittedEdits;
   events: Emitter<ClientEvents>;
@@ -84,14 +86,14 @@ export class PrimarySearch {
           // were our own only candidate, claimed alone, heard 'cannot certify' and waited,
           // again and again, while the region had a live primary (failover_crash under load).
           const found = res?.closest.map((c) => c.id) ?? [];
-          const others = found.length > 0 ? found : (this.deps.args.dht.nearView?.near(key, this.deps.opts.replicas + 1) ?? []).filter((id) => !idEquals(id, this.deps.args.dht.selfId));
+          const others = found.length > 0 ? found : (this.deps.args.dht.nearView?.near(key, HOST_SET_SIZE + 1) ?? []).filter((id) => !idEquals(id, this.deps.args.dht.selfId));
           const hosts = sortByDistance([...self, ...others], (x) => x, key);
           if (hosts.length === 0) {
             // A read-only node that found nobody: ask again in a while.
-            await new Promise<void>((resolve) => this.deps.args.clock.setTimeout(resolve, this.deps.opts.attachTimeoutMs));
+            await new Promise<void>((resolve) => this.deps.args.clock.setTimeout(resolve, ATTACH_TIMEOUT_MS));
             continue;
           }
-          target = hosts[attempt % Math.min(this.deps.opts.replicas, hosts.length)] ?? hosts[0]!;
+          target = hosts[attempt % Math.min(HOST_SET_SIZE, hosts.length)] ?? hosts[0]!;
           host = true;
         }
         if (sub.closed) return;
@@ -108,7 +110,7 @@ export class PrimarySearch {
           sub.named = target;
         }
         const answered = await new Promise<boolean>((resolve) => {
-          const t = this.deps.args.clock.setTimeout(() => resolve(false), this.deps.opts.attachTimeoutMs + Math.min(attempt, 4) * 250);
+          const t = this.deps.args.clock.setTimeout(() => resolve(false), ATTACH_TIMEOUT_MS + Math.min(attempt, 4) * 250);
           sub.wake = () => {
             this.deps.args.clock.clearTimeout(t);
             resolve(true);

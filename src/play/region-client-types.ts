@@ -1,5 +1,6 @@
-// What a region client is configured with and what it reports: its options and their
-// defaults, its events and counters, and the errors an edit can end with.
+// What a region client is given and what it reports: its arguments, its events and
+// counters, and the errors an edit can end with. It has no options: each timing is a constant
+// of the module that reads it (region-client.ts, primary-search.ts, submitted-edits.ts).
 import { EditRejectedError, EditTimeoutError } from '../world/edit-error';
 import type { Clock } from '../core/clock';
 import type { NodeId } from '../core/node-id';
@@ -15,47 +16,6 @@ import type { DeltaOrder, GapCause } from './delta-order';
 import type { PendingView, TakenBack } from './pending-view';
 import type { LostWhy, PositionStreams } from '../region/position-streams';
 import type { PlayerPass } from '../region/player-pass';
-import { HOST_SET_SIZE, REBASE_SILENCE_MS } from '../region/host-set-rules';
-import { EDIT_RATE } from '../region/edit-rate';
-
-export const CLIENT_DEFAULTS = {
-  /** Wait this long for a SNAPSHOT after a SUBSCRIBE before trying elsewhere. */
-  attachTimeoutMs: 1000,
-  /** No heartbeat or delta from the primary for this long: re-attach. */
-  silenceMs: 1200,
-  /**
-   * For this long after it last heard its primary, a subscriber takes a later certificate
-   * only as a link of its own chain, never by nearness (region-client.ts checkSnapshot,
-   * docs/TRUST.md rule 7): the hosts' `rebaseMs`, the least time a set's majority is silent
-   * before anyone may rebase over it. Every other successor needs grants of a majority of
-   * the set it follows, which it walks to through the links a SNAPSHOT carries.
-   */
-  ownChainMs: REBASE_SILENCE_MS,
-  /** Attached subscriptions re-send SUBSCRIBE this often (keepalive and gap repair). */
-  keepaliveMs: 5000,
-  /** An edit with neither CONFIRM nor REJECT after this long fails with EditTimeoutError. */
-  editTimeoutMs: 5000,
-  /**
-   * Edits sent to a region's hosts at most this many a second after a burst (edit-pacer.ts):
-   * under the primary's rate (region/edit-rate.ts, 20 a second after 20) by a margin of 5
-   * edits and 4 a second for edits that reach it closer together than they left; far above
-   * a player's clicks, so only a backlog (edits that waited through a failover) or a script
-   * ever waits for it.
-   */
-  editPace: { perSec: EDIT_RATE.perSec - 4, burst: EDIT_RATE.burst - 5 },
-  /** Subscription watchdog period. */
-  watchMs: 250,
-  /** After a node said no certified primary can be had (it is alone), ask again this much later. */
-  aloneRetryMs: 3000,
-  /** Host set size (the hosts' `replicas`). */
-  replicas: HOST_SET_SIZE,
-  /** A primary whose link to us a budget let go and that does not answer a routed ping this soon is dialled again (we stay attached). */
-  linkClosePingMs: 300,
-  /** A pending edit (PENDING, not yet committed) nothing commits within this is taken back (pending-view.ts). */
-  pendingTtlMs: 5000,
-};
-
-export type ClientOptions = typeof CLIENT_DEFAULTS;
 
 // A host's refusal of an edit (EditRejectedError<RejectReason>: `code` and `reason` are the
 // wire's reject reason) and no answer in time: the one family of world/edit-error.ts.
@@ -79,7 +39,7 @@ export interface ClientEvents extends Record<string, unknown> {
 
 /**
  * Why an attached subscription let go of its primary and looked again (primary-search.ts):
- * - silence: no beat or delta for `silenceMs`;
+ * - silence: no beat or delta for `SILENCE_MS`;
  * - linkClosed: our link to it closed, not on purpose (a link a budget let go is no death:
  *   region-client.ts onLinkClose);
  * - takeover / redirect: a host of the set named itself primary of a later epoch / our
@@ -126,7 +86,7 @@ export interface ClientStats {
   alone: number;
   /** Links to our primary a link budget let go (we stayed attached: its beats' silence tells a death). */
   retiredLinks: number;
-  /** Of those, primaries that did not answer a routed ping within `linkClosePingMs`: dialled again. */
+  /** Of those, primaries that did not answer a routed ping within `LINK_CLOSE_PING_MS`: dialled again. */
   redials: number;
   /** Times a primary (or claimant) said it holds as many subscribers as it takes: we asked again later. */
   full: number;
@@ -197,7 +157,6 @@ export interface RegionClientArgs {
   verify: Verifier;
   /** This node's player pass (region/player-pass.ts; minting takes a while): edits wait for it. Without one, hosts refuse our edits. */
   pass?: Promise<PlayerPass>;
-  options?: Partial<ClientOptions>;
   /** Where the client notes its attach decisions (window.voxel.hosting.trace(), beside the host's: a failover read on one time line). */
   trace?: (region: string, what: string) => void;
 }

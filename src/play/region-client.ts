@@ -25,7 +25,8 @@ import { SubmittedEdits } from './submitted-edits';
 import { PendingView, type TakenBack } from './pending-view';
 import { PositionStreams } from '../region/position-streams';
 import { PrimarySearch } from './primary-search';
-import { CLIENT_DEFAULTS, EditRejectedError, type ClientEvents, type ClientOptions, type ClientStats, type RegionClientArgs, type Subscription } from './region-client-types';
+import { EditRejectedError, type ClientEvents, type ClientStats, type RegionClientArgs, type Subscription } from './region-client-types';
+import { REBASE_SILENCE_MS } from '../region/host-set-rules';
 import { LOOK_RULES, type PlayerLook } from '../region/player-look';
 
 /** Whose pins the links to our primaries are (dht/link-pins.ts): a host's sweep of its own pins leaves them alone. */
@@ -37,7 +38,28 @@ const PIN_OWNER = 'play';
  */
 export const SERVED_MS = 2000;
 
-// The options, events, counters, errors and arguments live in region-client-types.ts; they
+/** No heartbeat or delta from the primary for this long: re-attach. */
+export const SILENCE_MS = 1200;
+/**
+ * For this long after it last heard its primary, a subscriber takes a later certificate
+ * only as a link of its own chain, never by nearness (checkSnapshot, docs/TRUST.md rule 7):
+ * the hosts' `rebaseMs`, the least time a set's majority is silent before anyone may rebase
+ * over it. Every other successor needs grants of a majority of the set it follows, which it
+ * walks to through the links a SNAPSHOT carries.
+ */
+export const OWN_CHAIN_MS = REBASE_SILENCE_MS;
+/** Attached subscriptions re-send SUBSCRIBE this often (keepalive and gap repair). */
+export const KEEPALIVE_MS = 5000;
+/** Subscription watchdog period. */
+const WATCH_MS = 250;
+/** After a node said no certified primary can be had (it is alone), ask again this much later. */
+const ALONE_RETRY_MS = 3000;
+/** A primary whose link to us a budget let go and that does not answer a routed ping this soon is dialled again (we stay attached). */
+const LINK_CLOSE_PING_MS = 300;
+/** A pending edit (PENDING, not yet committed) nothing commits within this is taken back (pending-view.ts). */
+const PENDING_TTL_MS = 5000;
+
+// The events, counters, errors and arguments live in region-client-types.ts; they
 // are part of this module's face.
 export * from './region-client-types';
 
@@ -46,7 +68,6 @@ export class RegionClient {
   readonly stats: ClientStats = { attaches: 0, reattaches: 0, reattachWhy: { silence: 0, linkClosed: 0, takeover: 0, redirect: 0, reject: 0 }, redirects: 0, snapshots: 0, deltas: 0, gaps: 0, gapWhy: { delta: 0, beat: 0, overflow: 0 }, stale: 0, confirmed: 0, rejected: 0, timeouts: 0, failovers: 0, playerUpdates: 0, positionsLost: 0, positionsLostWhy: { gap: 0, overflow: 0, unreadable: 0 }, uncertified: 0, againstRules: 0, relayUnproven: 0, alone: 0, retiredLinks: 0, redials: 0, full: 0, pendingShown: 0, pendingTakenBack: 0, pendingRefused: 0 };
   /** snapshot: attach start to snapshot (chunk snapshot latency); confirm: submit to CONFIRM. */
   readonly latency = { snapshot: new LatencySamples(), confirm: new LatencySamples() };
-  readonly opts: ClientOptions;
   /** This world's region keys (the chunk source reads far regions with the same hash). */
   readonly keys: RegionKeys;
   private readonly subs = new Map<string, Subscription>();
@@ -59,24 +80,23 @@ export class RegionClient {
   private stops: (() => void)[] = [];
 
   constructor(private readonly args: RegionClientArgs) {
-    this.opts = { ...CLIENT_DEFAULTS, ...args.options };
     this.keys = new RegionKeys(args.world, args.keyHash);
     this.relays = new RelayCheck((c, data, sig) => args.certs.primarySigned(c, data, sig));
-    this.edits = new SubmittedEdits({ clock: args.clock, wire: args.wire, opts: this.opts, stats: this.stats, latency: this.latency.confirm, ...(args.pass ? { pass: args.pass } : {}) });
-    this.search = new PrimarySearch({ args, opts: this.opts, stats: this.stats, edits: this.edits, events: this.events });
+    this.edits = new SubmittedEdits({ clock: args.clock, wire: args.wire, stats: this.stats, latency: this.latency.confirm, ...(args.pass ? { pass: args.pass } : {}) });
+    this.search = new PrimarySearch({ args, stats: this.stats, edits: this.edits, events: this.events });
     this.stops.push(args.wire.toPlayer.on('frame', ({ from, fromHex, msg }) => this.onFrame(from, fromHex, msg)));
-    this.stops.push(every(args.clock, this.opts.watchMs, () => this.watch()));
-    this.stops.push(every(args.clock, this.opts.keepaliveMs, () => this.keepalive()));
+    this.stops.push(every(args.clock, WATCH_MS, () => this.watch()));
+    this.stops.push(every(args.clock, KEEPALIVE_MS, () => this.keepalive()));
     if (args.dht.events) this.stops.push(args.dht.events.on('link-close', ({ id, reason }) => this.onLinkClose(id, idToHex(id), reason)));
   }
 
   /**
    * Our link to a primary closed: if its tab went away, re-attach now, not after
-   * `silenceMs`. A link a budget let go (the primary's: it links to at most 32 nodes, and a
+   * `SILENCE_MS`. A link a budget let go (the primary's: it links to at most 32 nodes, and a
    * crowd subscribes by the hundred) is no death: the node was alive when it let go, and if
-   * it dies later its beats' silence says so (`silenceMs`). We stay attached. Our frames to
+   * it dies later its beats' silence says so (`SILENCE_MS`). We stay attached. Our frames to
    * it now take routes, which may pass through a node that died silently: a ping by another
-   * route that gets no answer within `linkClosePingMs` dials the primary again instead.
+   * route that gets no answer within `LINK_CLOSE_PING_MS` dials the primary again instead.
    * (Re-attaching on each such close made players of a crowd re-attach ~100 times a minute;
    * re-attaching on an unanswered ping still made the crowd of 200 re-attach ~12 times a
    * second with nobody gone, each then served by the primary itself for 3 s.)
@@ -94,7 +114,7 @@ export class RegionClient {
     this.stats.retiredLinks++;
     if (!this.args.dht.ping) return;
     const ping = this.args.dht.ping.bind(this.args.dht);
-    void answering(this.args.clock, ping, [id], this.opts.linkClosePingMs).then((alive) => {
+    void answering(this.args.clock, ping, [id], LINK_CLOSE_PING_MS).then((alive) => {
       if (alive.has(hex) || !subs.some((sub) => sub.attached && sub.primaryHex === hex)) return;
       this.stats.redials++;
       this.args.dht.connect(id, PIN_OWNER).catch(() => {});
@@ -120,7 +140,7 @@ export class RegionClient {
       sub = {
         coord: { rx: coord.rx, rz: coord.rz }, name, key: this.keys.key(coord), state: new RegionState(), epoch: 0, primary: undefined, primaryHex: '', hosts: [],
         since: ZERO, attached: false, attaching: false, target: '', hint: undefined, lastHeard: this.args.clock.now(), ready, markReady, wake: () => {},
-        positions: new PositionStreams(coord, idToHex(this.args.dht.selfId), this.stats.positionsLostWhy), deltas: new DeltaOrder(), pending: new PendingView(this.opts.pendingTtlMs), closed: false, attachStarted: this.args.clock.now(), cert: undefined, aloneUntil: -Infinity,
+        positions: new PositionStreams(coord, idToHex(this.args.dht.selfId), this.stats.positionsLostWhy), deltas: new DeltaOrder(), pending: new PendingView(PENDING_TTL_MS), closed: false, attachStarted: this.args.clock.now(), cert: undefined, aloneUntil: -Infinity,
       };
       this.subs.set(name, sub);
       void this.search.attach(sub);
@@ -220,7 +240,7 @@ export class RegionClient {
       if (sub.pending.size > 0) this.emitPending(sub, [], sub.pending.expire(now, sub.state));
       if (sub.servedBy && now - (sub.servedAt ?? -Infinity) > SERVED_MS) this.servedNoMore(sub);
       if (sub.attaching) continue;
-      if (!sub.attached || now - sub.lastHeard > this.opts.silenceMs) void this.search.attach(sub, 'silence');
+      if (!sub.attached || now - sub.lastHeard > SILENCE_MS) void this.search.attach(sub, 'silence');
       else if (sub.deltas.due(now)) this.resubscribe(sub, true);
     }
     this.edits.sendWaiting((region) => {
@@ -415,7 +435,7 @@ export class RegionClient {
    */
   private onAlone(sub: Subscription, why: 'alone' | 'full'): void {
     this.stats[why]++;
-    sub.aloneUntil = this.args.clock.now() + this.opts.aloneRetryMs;
+    sub.aloneUntil = this.args.clock.now() + ALONE_RETRY_MS;
     sub.markReady();
     this.edits.failRegion(sub.name, 'uncertified');
     sub.wake();
@@ -430,13 +450,13 @@ export class RegionClient {
     const same = sub.cert && sub.cert.e === c.e && idEquals(sub.cert.primary, c.primary) && fromHex === sub.primaryHex;
     if (!same) {
       const key = await sub.key;
-      // Until ownChainMs after we last heard our primary (a beat or delta of its epoch), a later
+      // Until OWN_CHAIN_MS after we last heard our primary (a beat or delta of its epoch), a later
       // certificate counts only when a majority of its hosts granted it, directly or through
       // the links the snapshot carries (cert-checker.ts `live`): no honest host may rebase over
       // that set sooner, and every other successor is granted by a majority of it. Before, the
-      // window was silenceMs (1.2 s): a subscriber re-attaching during a failover took a
+      // window was SILENCE_MS (1.2 s): a subscriber re-attaching during a failover took a
       // certificate that near ids spliced onto its own (docs/TRUST.md (a)).
-      const live = !!sub.cert && sub.cert.e === sub.epoch && this.args.clock.now() - sub.lastHeard < this.opts.ownChainMs;
+      const live = !!sub.cert && sub.cert.e === sub.epoch && this.args.clock.now() - sub.lastHeard < OWN_CHAIN_MS;
       if (c.e !== m.e || !idEquals(c.primary, from) || !succeeds(c, sub.cert) || (await this.args.certs.check(key, c, { known: sub.cert, chain: m.chain, live }))) {
         this.stats.uncertified++;
         this.args.trace?.(sub.name, `client: snapshot of ${fromHex.slice(0, 6)} e${m.e} not certified`);

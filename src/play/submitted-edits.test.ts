@@ -5,9 +5,9 @@ import { idToHex, randomId, type NodeId } from '../core/node-id';
 import { VirtualClock } from '../core/virtual-clock';
 import { makePlayerPass } from '../region/player-pass';
 import type { PlayerWire } from '../region/region-wire';
-import { SubmittedEdits } from './submitted-edits';
+import { EDIT_PACE, SubmittedEdits } from './submitted-edits';
 import { starvedClock } from '../testing/starved-clock';
-import { CLIENT_DEFAULTS, EditRejectedError, type ClientStats } from './region-client-types';
+import { EditRejectedError, type ClientStats } from './region-client-types';
 
 // Edits given to a node that named itself primary before its certificate was checked (the
 // takeover shortcut of region-client.ts attach): its answers count only once we attach to it.
@@ -15,7 +15,7 @@ function setup() {
   const sent: { to: string; r: number }[] = [];
   const wire = { send: (to: NodeId, m: { r: number }) => void sent.push({ to: idToHex(to), r: m.r }) } as unknown as PlayerWire;
   const stats = { stale: 0, confirmed: 0, rejected: 0, timeouts: 0 } as ClientStats;
-  const edits = new SubmittedEdits({ clock: new VirtualClock(), wire, opts: CLIENT_DEFAULTS, stats, latency: new LatencySamples() });
+  const edits = new SubmittedEdits({ clock: new VirtualClock(), wire, stats, latency: new LatencySamples() });
   return { edits, sent, stats };
 }
 
@@ -87,7 +87,7 @@ describe('submitted edits: the pass shown again', () => {
     const wire = { send: (to: NodeId, m: { t: string; r?: number }) => void sent.push({ to: idToHex(to), t: m.t, r: m.r }) } as unknown as PlayerWire;
     const stats = { stale: 0, confirmed: 0, rejected: 0, timeouts: 0 } as ClientStats;
     const player = await generateIdentity();
-    const edits = new SubmittedEdits({ clock: new VirtualClock(), wire, opts: CLIENT_DEFAULTS, stats, latency: new LatencySamples(), pass: makePlayerPass(player, randomId(), 0) });
+    const edits = new SubmittedEdits({ clock: new VirtualClock(), wire, stats, latency: new LatencySamples(), pass: makePlayerPass(player, randomId(), 0) });
     await edits.passWait;
     return { edits, sent, stats };
   }
@@ -171,10 +171,10 @@ describe('submitted edits: a backlog paced at a tab whose timers fire late', () 
     const sent: { to: string; r: number; at: number }[] = [];
     const wire = { send: (to: NodeId, m: { t: string; r: number }) => void (m.t === 'EDIT' && sent.push({ to: idToHex(to), r: m.r, at: base.now() })) } as unknown as PlayerWire;
     const stats = { stale: 0, confirmed: 0, rejected: 0, timeouts: 0 } as ClientStats;
-    const edits = new SubmittedEdits({ clock, wire, opts: CLIENT_DEFAULTS, stats, latency: new LatencySamples() });
+    const edits = new SubmittedEdits({ clock, wire, stats, latency: new LatencySamples() });
     await base.advance(1);
     // A failover's backlog: more edits waited for the next primary than the pace's burst.
-    const { burst } = CLIENT_DEFAULTS.editPace;
+    const { burst } = EDIT_PACE;
     for (let i = 0; i < burst + 3; i++) void edits.add(70 + (i % 10), 80, 5 + Math.floor(i / 10), 1, at, undefined).catch(() => {});
     const next = randomId();
     edits.sendTo(region, next, idToHex(next));

@@ -13,8 +13,20 @@ import { regionAt, regionName } from '../region/region-key';
 import type { Stamp } from '../region/region-state';
 import type { PlayerWire } from '../region/region-wire';
 import type { SubscriptionMessageOf } from '../region/subscription-messages';
-import { EditRejectedError, EditTimeoutError, type ClientOptions, type ClientStats } from './region-client-types';
+import { EditRejectedError, EditTimeoutError, type ClientStats } from './region-client-types';
 import { EditPacer } from './edit-pacer';
+import { EDIT_RATE } from '../region/edit-rate';
+
+/** An edit with neither CONFIRM nor REJECT after this long fails with EditTimeoutError. */
+export const EDIT_TIMEOUT_MS = 5000;
+/**
+ * Edits sent to a region's hosts at most this many a second after a burst (edit-pacer.ts):
+ * under the primary's rate (region/edit-rate.ts, 20 a second after 20) by a margin of 5
+ * edits and 4 a second for edits that reach it closer together than they left; far above
+ * a player's clicks, so only a backlog (edits that waited through a failover) or a script
+ * ever waits for it.
+ */
+export const EDIT_PACE = { perSec: EDIT_RATE.perSec - 4, burst: EDIT_RATE.burst - 5 };
 
 interface SubmittedEdit {
   region: string;
@@ -53,7 +65,6 @@ interface SubmittedEdit {
 export interface SubmittedEditsDeps {
   clock: Clock;
   wire: PlayerWire;
-  opts: ClientOptions;
   stats: ClientStats;
   /** Submit to CONFIRM. */
   latency: LatencySamples;
@@ -82,7 +93,7 @@ export class SubmittedEdits {
   private readonly pacer: EditPacer;
 
   constructor(private readonly deps: SubmittedEditsDeps) {
-    this.pacer = new EditPacer(deps.clock, deps.opts.editPace, (r) => {
+    this.pacer = new EditPacer(deps.clock, EDIT_PACE, (r) => {
       const p = this.byRequest.get(r);
       const to = p?.heldFor;
       if (!p || !to) return;
@@ -103,7 +114,7 @@ export class SubmittedEdits {
    * waiting here holds it.
    */
   add(x: number, y: number, z: number, id: number, at: { x: number; y: number; z: number }, primary: NodeId | undefined, req?: number): Promise<Stamp> {
-    const { clock, opts, stats } = this.deps;
+    const { clock, stats } = this.deps;
     const coord = regionAt(x, z);
     const r = req !== undefined && !this.byRequest.has(req) ? req : this.newRequest();
     const msg: SubscriptionMessageOf<'EDIT'> = { t: 'EDIT', rx: coord.rx, rz: coord.rz, r, x, y, z, id, px: at.x, py: at.y, pz: at.z };
@@ -111,8 +122,8 @@ export class SubmittedEdits {
       const timer = clock.setTimeout(() => {
         this.settle(r, p);
         stats.timeouts++;
-        reject(new EditTimeoutError(`edit at ${x},${y},${z} not confirmed within ${opts.editTimeoutMs} ms`));
-      }, opts.editTimeoutMs);
+        reject(new EditTimeoutError(`edit at ${x},${y},${z} not confirmed within ${EDIT_TIMEOUT_MS} ms`));
+      }, EDIT_TIMEOUT_MS);
       const p: SubmittedEdit = { region: regionName(coord), msg, sentTo: '', resolve, reject, timer, at: clock.now(), out: new Map() };
       this.byRequest.set(r, p);
       if (primary) this.send(p, primary);

@@ -19,7 +19,7 @@ export interface CheckOptions {
   view?: NearView;
   fresh?: FreshRule;
   /**
-   * The reader hears the primary of `known` in its epoch (a subscriber within its silenceMs):
+   * The reader hears the primary of `known` in its epoch (a subscriber within its SILENCE_MS):
    * a later certificate then counts only as a link of the chain from `known` (rule 1), never
    * by nearness (see `judge`).
    */

@@ -108,9 +108,9 @@ describe('holes the adversary found, closed (simulated)', () => {
   // The same two ids while the region fails over: the subscriber's primary died, and it
   // re-attaches through the set's backups, the attacker's node among them, which answers with
   // a SNAPSHOT under a certificate spliced onto the region's or linked past it (rule 2 would
-  // take both: the two ids are near the key). Until ownChainMs (the hosts' rebaseMs) after
+  // take both: the two ids are near the key). Until OWN_CHAIN_MS (the hosts' rebaseMs) after
   // it last heard its primary, a subscriber takes a later certificate only as a link of its
-  // own chain (region-client.ts checkSnapshot). Before, its window was silenceMs (1.2 s):
+  // own chain (region-client.ts checkSnapshot). Before, its window was SILENCE_MS (1.2 s):
   // seed 1 showed the spliced and the linked rows, seed 4 the linked one.
   for (const seed of [1, 4]) {
     it(`one host of the set and a live id near the key cannot show a subscriber whose primary died a SNAPSHOT of their own (seed ${seed})`, async () => {

@@ -13,7 +13,7 @@ import type { DhtNode, DhtOptions } from '../dht/dht-node';
 import { MemoryHostStore } from '../store/host-store-memory';
 import type { HostOptions } from '../host/host-options';
 import { HostWires } from '../host/host-wires';
-import { RegionClient, type ClientOptions } from '../play/region-client';
+import { RegionClient } from '../play/region-client';
 import { HostingService } from '../host/hosting-service';
 import { regionName, type KeyHash, type RegionCoord } from '../region/region-key';
 import { regionRecordRules } from '../region/region-records';
@@ -39,7 +39,6 @@ export interface HostSimOptions extends SimWorldOptions {
   idWorkBits?: number;
   dht?: Partial<DhtOptions>;
   host?: Partial<HostOptions>;
-  client?: Partial<ClientOptions>;
 }
 
 export interface SimPeer {
@@ -210,7 +209,7 @@ export class HostSim extends SimWorld {
     });
     const pass = this.passFor(id);
     void pass.then((p) => this.passes.set(hex, p));
-    const client = new RegionClient({ dht, wire: wire.players, clock: this.clock, world, keyHash: simKeyHash, certs: new CertChecker(this.keyring.verify, dht.nearView, { idWorkBits: dht.idWorkBits }), verify: this.keyring.verify, pass, ...(this.opts.client ? { options: this.opts.client } : {}), ...(process.env.HOST_TRACE ? { trace: (region: string, what: string) => region === process.env.HOST_TRACE && console.log(`${this.clock.now()} [${region}] ${hex.slice(0, 6)} ${what}`) } : {}) });
+    const client = new RegionClient({ dht, wire: wire.players, clock: this.clock, world, keyHash: simKeyHash, certs: new CertChecker(this.keyring.verify, dht.nearView, { idWorkBits: dht.idWorkBits }), verify: this.keyring.verify, pass, ...(process.env.HOST_TRACE ? { trace: (region: string, what: string) => region === process.env.HOST_TRACE && console.log(`${this.clock.now()} [${region}] ${hex.slice(0, 6)} ${what}`) } : {}) });
     // Traced: every link a peer closes or sees closed, and why (a host set changes on closes).
     if (process.env.HOST_TRACE) dht.events.on('link-close', ({ id: other, reason }) => console.log(`${this.clock.now()} LINK-CLOSE ${hex.slice(0, 6)}-${idToHex(other).slice(0, 6)} ${reason}`));
     const peer: SimPeer = { hex, dht, wire, host, client, store, playOnly, world };
