@@ -9,13 +9,12 @@ import type { Clock } from '../core/clock';
 import { idToHex } from '../core/node-id';
 import { TokenBucket } from '../core/token-bucket';
 import { KeyedRateLimit } from '../core/keyed-rate-limit';
-import type { ChatLine } from '../region/chat-line';
+import { CHAT_RATE, type ChatLine } from '../region/chat-line';
 
 export const CHAT_RULES = {
-  /** Lines one player may say at once... */
-  playerBurst: 5,
-  /** ...and then per second. */
-  playerPerSecond: 1,
+  /** Lines one player may say at once, and then per second: the rate its chat client keeps to (region/chat-line.ts). */
+  playerBurst: CHAT_RATE.burst,
+  playerPerSecond: CHAT_RATE.perSec,
   /** Lines a region passes on at once, from everyone... */
   regionBurst: 20,
   /** ...and then per second. */

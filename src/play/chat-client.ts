@@ -12,7 +12,7 @@ import { hexToId, idToHex } from '../core/node-id';
 import type { Signer, Verifier } from '../core/signer';
 import { TokenBucket } from '../core/token-bucket';
 import { KeyedRateLimit } from '../core/keyed-rate-limit';
-import { makeChatLine, MAX_CHAT_CHARS, normaliseChatText, verifyChatLine, type ChatLine } from '../region/chat-line';
+import { CHAT_RATE, makeChatLine, MAX_CHAT_CHARS, normaliseChatText, verifyChatLine, type ChatLine } from '../region/chat-line';
 import type { PlayerPass } from '../region/player-pass';
 import { regionAt, type RegionCoord } from '../region/region-key';
 import type { PlayerWire } from '../region/region-wire';
@@ -22,12 +22,12 @@ import type { RegionClient } from './region-client';
 import { VoxelError } from '../core/errors';
 
 export const CHAT_CLIENT_DEFAULTS = {
-  /** Lines this player may say at once, then SAY_PER_SECOND: the hosts' rate (host/chat-relay.ts), so none is said in vain. */
-  sayBurst: 5,
+  /** Lines this player may say at once, then SAY_PER_SECOND: the hosts' rate (region/chat-line.ts CHAT_RATE), so none is said in vain. */
+  sayBurst: CHAT_RATE.burst,
 };
 
-/** Lines said per second after the burst (the hosts' playerPerSecond). */
-const SAY_PER_SECOND = 1;
+/** Lines said per second after the burst: the hosts' rate. */
+const SAY_PER_SECOND = CHAT_RATE.perSec;
 /** Lines kept in the tab's history. */
 const MAX_LINES = 200;
 /** Lines shown from one speaker at once, then per second (looser than the hosts': two regions may carry one speaker). */

@@ -19,6 +19,13 @@ import { playerColour, playerName } from './frame-schemas';
 /** Characters (code points) a line holds at most. */
 export const MAX_CHAT_CHARS = 200;
 
+/**
+ * Lines one player may say at once, and then per second: a region's primary passes on no more
+ * (host/chat-relay.ts refuses the rest as 'player-rate'), and the chat client says no more
+ * (play/chat-client.ts), so that no line is said in vain.
+ */
+export const CHAT_RATE = { burst: 5, perSec: 1 };
+
 const REFUSED = /[\p{Cc}\p{Cf}\p{Co}\p{Cs}\p{Cn}]|\p{M}{3,}/u;
 
 /** What a person typed made a line's text (NFC, spaces made one, trimmed), or undefined when none can be. */
