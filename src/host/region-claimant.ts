@@ -92,10 +92,11 @@ export class RegionClaimant extends RegionSide {
   private replacing: { hex: string; answeredAt: number } | undefined;
   /** Our claims' epochs that ended without a certificate (the newest ABANDONED_KEPT): a grant of one that comes late is answered ABANDON again. */
   private readonly abandoned: number[] = [];
-  /** Hosts (hex) that answered a ping of `pingAhead`, by when it went out: alive for liveHosts for failoverMs from then. */
-  private readonly answeredAt = new Map<string, number>();
-  /** Hosts (hex) that did not answer a ping of `pingAhead` within CLAIM_PING_MS, by when it went out: silent for liveHosts as long. */
-  private readonly mutedAt = new Map<string, number>();
+  /**
+   * Hosts (hex) asked by a ping of `pingAhead`: when it went out, and whether they answered
+   * within CLAIM_PING_MS. For failoverMs from then liveHosts takes them as alive or silent.
+   */
+  private readonly pingedAhead = new Map<string, { at: number; answered: boolean }>();
 
   get claimSentAt(): number {
     return this.sentAt;
@@ -396,17 +397,15 @@ export class RegionClaimant extends RegionSide {
     const at = this.ctx.clock.now();
     const asked = [...known, ...extra].filter((h) => !idEquals(h, this.ctx.selfId));
     void this.ctx.answering(asked, CLAIM_PING_MS).then((got) => {
-      for (const seen of [this.answeredAt, this.mutedAt]) for (const [hex, t] of seen) if (at - t > o.failoverMs) seen.delete(hex);
-      for (const hex of asked.map(idToHex)) {
-        (got.has(hex) ? this.answeredAt : this.mutedAt).set(hex, at);
-        (got.has(hex) ? this.mutedAt : this.answeredAt).delete(hex);
-      }
+      for (const [hex, p] of this.pingedAhead) if (at - p.at > o.failoverMs) this.pingedAhead.delete(hex);
+      for (const hex of asked.map(idToHex)) this.pingedAhead.set(hex, { at, answered: got.has(hex) });
     });
   }
 
-  /** Whether `h` answered (`seen` answeredAt) or did not (mutedAt) a ping of pingAhead within failoverMs of `now`. */
-  private aheadSaid(seen: Map<string, number>, h: NodeId, now: number): boolean {
-    return now - (seen.get(idToHex(h)) ?? -Infinity) <= this.ctx.opts.failoverMs;
+  /** Whether a ping of pingAhead within failoverMs of `now` asked `h` (`answered` undefined), or had its answer (true) or none (false). */
+  private aheadSaid(h: NodeId, now: number, answered?: boolean): boolean {
+    const p = this.pingedAhead.get(idToHex(h));
+    return !!p && now - p.at <= this.ctx.opts.failoverMs && (answered === undefined || p.answered === answered);
   }
 
   /** The host set to claim over: the candidates (below), of them those alive (liveHosts). */
@@ -430,10 +429,10 @@ export class RegionClaimant extends RegionSide {
     // Those that answered our ping ahead of the claim lately (pingAhead) are not asked again;
     // nor those that did not answer it: a dead host left in the set (the DHT and our link
     // keep it for seconds) cost every later takeover CLAIM_PING_MS more, waiting on it twice.
-    const asked = (h: NodeId) => this.aheadSaid(this.answeredAt, h, now) || this.aheadSaid(this.mutedAt, h, now);
+    const asked = (h: NodeId) => this.aheadSaid(h, now);
     const spares = this.ctx.linkedNear(this.region.key, o.replicas, new Set([...set.map(idToHex), ...this.suspects(), silent, this.ctx.selfHex]));
     const sparesAnswer = this.ctx.answering(spares.filter((h) => !asked(h)), CLAIM_PING_MS);
-    const fresh = others.filter((h) => this.aheadSaid(this.answeredAt, h, now));
+    const fresh = others.filter((h) => this.aheadSaid(h, now, true));
     const live = await this.ctx.answering(others.filter((h) => !asked(h)), CLAIM_PING_MS);
     for (const h of fresh) live.add(idToHex(h));
     if (live.size === others.length) return set;
@@ -445,9 +444,9 @@ export class RegionClaimant extends RegionSide {
     }
     const kept = set.filter((h) => idEquals(h, self) || live.has(idToHex(h)));
     const need = Math.max(0, o.replicas - kept.length);
-    const ready = spares.filter((h) => this.aheadSaid(this.answeredAt, h, now));
+    const ready = spares.filter((h) => this.aheadSaid(h, now, true));
     const spareLive = ready.length >= need ? new Set<string>() : await sparesAnswer;
-    const fill = spares.filter((h) => this.aheadSaid(this.answeredAt, h, now) || spareLive.has(idToHex(h))).slice(0, need);
+    const fill = spares.filter((h) => this.aheadSaid(h, now, true) || spareLive.has(idToHex(h))).slice(0, need);
     this.region.trace(`claim hosts: ${others.filter((h) => !live.has(idToHex(h))).map((h) => idToHex(h).slice(0, 6)).join(',')} did not answer${fill.length ? `, ${fill.length} linked instead` : ''}`);
     return sortByDistance([...kept, ...fill], (x) => x, this.region.key);
   }
