@@ -6,25 +6,22 @@
 // flood of new keys wins is a burst each, which a limit over all senders (where there is
 // one) or the price of a key bounds, never memory.
 import { TokenBucket } from './token-bucket';
+import { LruMap } from './lru-map';
 
 export class KeyedRateLimit {
-  /** In order of last use: the first is the one to forget. */
-  private readonly buckets = new Map<string, TokenBucket>();
+  private readonly buckets: LruMap<string, TokenBucket>;
 
   constructor(
     private readonly ratePerSec: number,
     private readonly burst: number,
-    private readonly maxKeys: number,
-  ) {}
+    maxKeys: number,
+  ) {
+    this.buckets = new LruMap(maxKeys);
+  }
 
   /** True (and the tokens spent) when `key` has `n` tokens at time `now` (ms); a key not seen (or forgotten) starts full. */
   take(key: string, now: number, n = 1): boolean {
-    let b = this.buckets.get(key);
-    this.buckets.delete(key); // re-inserted last: the map stays in order of last use
-    b ??= new TokenBucket(this.ratePerSec, this.burst, now);
-    this.buckets.set(key, b);
-    if (this.buckets.size > this.maxKeys) this.buckets.delete(this.buckets.keys().next().value!);
-    return b.take(n, now);
+    return this.buckets.use(key, () => new TokenBucket(this.ratePerSec, this.burst, now)).take(n, now);
   }
 
   /** Keys held (at most `maxKeys`). */

@@ -4,6 +4,7 @@
 // the virtual clock (WebCrypto settles outside it).
 import { importPublicKey, nodeIdOfPublicKey, verifyWithKey, type IdentityAlg } from './identity';
 import { idEquals, type NodeId } from './node-id';
+import { LruMap } from './lru-map';
 
 export interface Signer {
   readonly id: NodeId;
@@ -33,9 +34,11 @@ const KEYS_KEPT = 512;
  * in 30 s). A key is imported only once some id it is checked against matches.
  */
 export class ProvenKeys {
-  private readonly keys = new Map<string, { id: NodeId; key?: Promise<CryptoKey | null> }>();
+  private readonly keys: LruMap<string, { id: NodeId; key?: Promise<CryptoKey | null> }>;
 
-  constructor(private readonly kept = KEYS_KEPT) {}
+  constructor(kept = KEYS_KEPT) {
+    this.keys = new LruMap(kept);
+  }
 
   get size(): number {
     return this.keys.size;
@@ -45,10 +48,7 @@ export class ProvenKeys {
   async keyFor(id: NodeId, alg: IdentityAlg, publicKey: Uint8Array): Promise<CryptoKey | null> {
     const tag = `${alg}:${String.fromCharCode.apply(null, publicKey as unknown as number[])}`;
     let k = this.keys.get(tag);
-    if (k) this.keys.delete(tag); // set again below: most recently used last
-    else k = { id: await nodeIdOfPublicKey(publicKey) };
-    this.keys.set(tag, k);
-    if (this.keys.size > this.kept) this.keys.delete(this.keys.keys().next().value!);
+    if (!k) this.keys.set(tag, (k = { id: await nodeIdOfPublicKey(publicKey) }));
     if (!idEquals(k.id, id)) return null;
     k.key ??= importPublicKey(alg, publicKey).catch(() => {
       this.keys.delete(tag); // a malformed key is not kept

@@ -11,6 +11,7 @@
 import type { Clock } from '../core/clock';
 import { idToHex, type NodeId } from '../core/node-id';
 import type { Verifier } from '../core/signer';
+import { LruMap } from '../core/lru-map';
 import { KeyedRateLimit } from '../core/keyed-rate-limit';
 import { checkPlayerPass, PLAYER_PASS_BITS, type PassFault, type PlayerPass } from '../region/player-pass';
 
@@ -42,8 +43,8 @@ export interface PassStats {
 export const newPassStats = (): PassStats => ({ passesTaken: 0, passRefusals: { work: 0, signature: 0, budget: 0, busy: 0 } });
 
 export class PlayerPasses {
-  /** Node (hex) -> its player (hex), in order of last use. */
-  private readonly bound = new Map<string, string>();
+  /** Node (hex) -> its player (hex), the least recently used forgotten past the rules' maxBound. */
+  private readonly bound: LruMap<string, string>;
   /** Nodes whose pass is being checked, with the frames that wait for the answer. */
   private readonly checking = new Map<string, (() => void)[]>();
   /** Per player (hex): its budget of new nodes. */
@@ -56,15 +57,12 @@ export class PlayerPasses {
     private readonly rules: PassRules = PASS_RULES,
   ) {
     this.budgets = new KeyedRateLimit(rules.nodesPerMinute / 60, rules.nodesBurst, rules.maxBound);
+    this.bound = new LruMap(rules.maxBound);
   }
 
   /** The player (hex) node `hex` edits as, if its pass was taken. */
   playerOf(hex: string): string | undefined {
-    const p = this.bound.get(hex);
-    if (p === undefined) return undefined;
-    this.bound.delete(hex); // re-inserted last: the map stays in order of last use
-    this.bound.set(hex, p);
-    return p;
+    return this.bound.get(hex);
   }
 
   /** Runs `frame` once node `hex`'s pass has been checked; false (nothing held) when no check runs or too much waits. */
@@ -78,7 +76,7 @@ export class PlayerPasses {
   /** A node showed its pass: checked, and bound if it holds (a refused pass changes nothing). */
   offer(from: NodeId, hex: string, pass: PlayerPass): void {
     const player = idToHex(pass.p);
-    if (this.bound.get(hex) === player) return; // shown again (each attach): nothing to check
+    if (this.bound.peek(hex) === player) return; // shown again (each attach): nothing to check
     if (this.checking.has(hex) || this.checking.size >= this.rules.maxChecking) return void this.stats.passRefusals.busy++;
     const held: (() => void)[] = [];
     this.checking.set(hex, held);
@@ -98,8 +96,6 @@ export class PlayerPasses {
 
   private bind(hex: string, player: string): void {
     this.stats.passesTaken++;
-    this.bound.delete(hex);
     this.bound.set(hex, player);
-    if (this.bound.size > this.rules.maxBound) this.bound.delete(this.bound.keys().next().value!);
   }
 }

@@ -12,6 +12,7 @@ import { hexToId, idToHex } from '../core/node-id';
 import type { Signer, Verifier } from '../core/signer';
 import { TokenBucket } from '../core/token-bucket';
 import { KeyedRateLimit } from '../core/keyed-rate-limit';
+import { LruMap } from '../core/lru-map';
 import { CHAT_RATE, makeChatLine, MAX_CHAT_CHARS, normaliseChatText, verifyChatLine, type ChatLine } from '../region/chat-line';
 import type { PlayerPass } from '../region/player-pass';
 import { regionAt, type RegionCoord } from '../region/region-key';
@@ -104,7 +105,7 @@ export class ChatClient {
   readonly stats = { said: 0, shown: 0, echoes: 0, dropped: { 'not-host': 0, 'host-rate': 0, stale: 0, replay: 0, 'speaker-rate': 0, signature: 0 } as Record<ChatDrop, number> };
   private readonly opts: ChatClientOptions;
   private readonly history: ChatEntry[] = [];
-  private readonly speakers = new Map<string, Speaker>();
+  private readonly speakers = new LruMap<string, Speaker>(MAX_SPEAKERS);
   private readonly hosts: KeyedRateLimit;
   private readonly own = new Set<number>();
   private readonly sayBucket: TokenBucket;
@@ -188,11 +189,6 @@ export class ChatClient {
   }
 
   private speaker(hex: string): Speaker {
-    let s = this.speakers.get(hex);
-    this.speakers.delete(hex); // re-inserted last: the map stays in order of last use
-    if (!s) s = { bucket: new TokenBucket(SPEAKER_PER_SECOND, SPEAKER_BURST, this.args.clock.now()), last: 0 };
-    this.speakers.set(hex, s);
-    if (this.speakers.size > MAX_SPEAKERS) this.speakers.delete(this.speakers.keys().next().value!);
-    return s;
+    return this.speakers.use(hex, () => ({ bucket: new TokenBucket(SPEAKER_PER_SECOND, SPEAKER_BURST, this.args.clock.now()), last: 0 }));
   }
 }

@@ -10,6 +10,7 @@
 import type { Clock } from '../core/clock';
 import type { NodeId } from '../core/node-id';
 import type { Verifier } from '../core/signer';
+import { LruMap } from '../core/lru-map';
 import { TokenBucket } from '../core/token-bucket';
 import { sameBytes } from '../dht/value-store';
 import { LOOK_RULES, sameLook, verifyPlayerLook, type PlayerLook } from '../region/player-look';
@@ -47,14 +48,14 @@ interface Held {
 
 export class PlayerLooks {
   readonly stats = { shown: 0, repeats: 0, refusedAgain: 0, dropped: { ahead: 0, replay: 0, signature: 0, rate: 0, busy: 0 } as Record<LookDrop, number> };
-  private readonly held = new Map<string, Held>();
+  private readonly held = new LruMap<string, Held>(MAX_PLAYERS);
   private checking = 0;
 
   constructor(private readonly args: PlayerLooksArgs) {}
 
   /** The proven look of the player at node `hex`, if any. */
   shown(hex: string): PlayerLook | undefined {
-    return this.held.get(hex)?.look;
+    return this.held.peek(hex)?.look;
   }
 
   /** A look a host gave for the player at node `id` (hex `hex`): checked, then shown (onShown) or dropped and counted. */
@@ -100,12 +101,7 @@ export class PlayerLooks {
   }
 
   private entry(hex: string): Held {
-    let h = this.held.get(hex);
-    this.held.delete(hex); // re-inserted last: the map stays in order of last use
-    h ??= { look: undefined, checking: undefined, refused: undefined, bucket: new TokenBucket(CHANGE_PER_SECOND, CHANGE_BURST, this.args.clock.now()) };
-    this.held.set(hex, h);
-    if (this.held.size > MAX_PLAYERS) this.held.delete(this.held.keys().next().value!);
-    return h;
+    return this.held.use(hex, () => ({ look: undefined, checking: undefined, refused: undefined, bucket: new TokenBucket(CHANGE_PER_SECOND, CHANGE_BURST, this.args.clock.now()) }));
   }
 }
 
