@@ -98,8 +98,6 @@ export const HOST_DEFAULTS = {
    * player's. 52; derived so that the two move together.
    */
   maxHostPins: LINK_BUDGET_DEFAULTS.maxPinnedLinks - PLAYER_PINS,
-  /** A player without MOVE for this long leaves PLAYERS. */
-  playerTtlMs: 3000,
   /**
    * A region with no subscriber, edit or move for this long is idle: its primary beats to
    * the backups only every `idleHeartbeatMs`, and they allow for that before taking over.
@@ -116,8 +114,6 @@ export const HOST_DEFAULTS = {
    * re-sent edit is still recognised (the request log is not stored).
    */
   unloadAfterMs: 300_000,
-  /** A primary with no state waits this long for the DHT's edit log. */
-  editsFallbackMs: 2000,
   rules: EDIT_RULES,
   /** Player passes: the work asked, and the bounds of what the passes held take (player-passes.ts). */
   passes: PASS_RULES,

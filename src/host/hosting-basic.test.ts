@@ -58,7 +58,7 @@ describe('region hosting (simulated)', () => {
       a.client.move({ x: x + 0.5, y: 70, z: 10.5, yaw: 0, pitch: 0 });
       await sim.run(100);
     }
-    await sim.run(300); // one more tick for the lists; far less than playerTtlMs (3 s)
+    await sim.run(300); // one more tick for the lists; far less than PLAYER_TTL_MS (3 s)
     expect(lists.get('1,0')).toContain(a.hex);
     expect(lists.get('0,0') ?? []).not.toContain(a.hex);
     sim.stopAll();

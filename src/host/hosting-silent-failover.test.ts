@@ -69,7 +69,7 @@ describe('the claim after a silent death (simulated, 20 ms links)', () => {
   const L = 20;
   // Of a region with no edit too: its new primary, a backup that held the old one's state,
   // knows it empty and does not wait for the DHT's edit log (which the lookup reads past the
-  // dead primary, the node nearest the key: it waited up to editsFallbackMs).
+  // dead primary, the node nearest the key: it waited up to EDITS_FALLBACK_MS).
   it.each([[1, 'an edit'], [2, 'an edit'], [3, 'an edit'], [1, 'no edit'], [2, 'no edit'], [3, 'no edit']])('goes out as the silence runs out: its hosts were pinged ahead of it, seed %i, %s', async (seed, edits) => {
     const sim = new HostSim({ seed, net: { latencyMs: L, latencySpread: 0, jitterMs: 0 } });
     const primary = await subscribedWithAnEdit(sim, edits === 'an edit');

@@ -16,7 +16,7 @@
 // (duty-region.ts), and the duty reads its region through `DutyRegion`.
 import { every } from '../core/clock';
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
-import { RegionPresence } from './region-presence';
+import { PLAYER_TTL_MS, RegionPresence } from './region-presence';
 import { ChatRelay } from './chat-relay';
 import type { PlayerToHost, SubscriptionMessageOf } from '../region/subscription-messages';
 import type { ReplicaFrame } from './host-wires';
@@ -58,7 +58,7 @@ export class PrimaryDuty implements DutyShared {
   stopped = false;
 
   constructor(readonly region: DutyRegion) {
-    this.presence = new RegionPresence(region.ctx.opts.playerTtlMs);
+    this.presence = new RegionPresence(PLAYER_TTL_MS);
     this.outbox = new PlayerOutbox(region.coord);
     this.proofs = new ProofSigner(region.ctx.signer, region.key, () => region.ctx.stats.proofsSigned++);
     this.fanOut = new FanOutPlan(this, (hex, ms) => this.machine.lease.following(hex, this.ctx.clock.now(), ms));
@@ -279,7 +279,7 @@ export class PrimaryDuty implements DutyShared {
     if (!this.moves.take(fromHex, now)) return void this.ctx.stats.movesThrottled++;
     const p = this.pipeline.believe(fromHex, m, now);
     // Not standing here: it walked out (its client tells the region it left once), and is
-    // listed no more, instead of standing still in our list for playerTtlMs beside its
+    // listed no more, instead of standing still in our list for PLAYER_TTL_MS beside its
     // live position in the next region's; or it looks in from next door (where it stands
     // chooses the nearest players it hears of at full rate).
     if (regionOf(chunkOf(p.x)) !== this.regionFields.rx || regionOf(chunkOf(p.z)) !== this.regionFields.rz) return this.presence.leave(fromHex, p, now);

@@ -61,6 +61,8 @@ export const CLAIM_LOOKUP_MS = 300;
  * (liveHosts); the primary's host-set re-check waits RECHECK_PING_MS (host-set-check.ts).
  */
 export const CLAIM_PING_MS = 200;
+/** A primary with no state waits this long for the DHT's edit log. */
+export const EDITS_FALLBACK_MS = 2000;
 
 export class RegionClaimant extends RegionSide {
   private round: ClaimRound | undefined;
@@ -492,7 +494,7 @@ export class RegionClaimant extends RegionSide {
 
   /** Takes the certificate of the region's location record, if there is a valid one (bounded wait). */
   private async learnChain(): Promise<void> {
-    const rec = await within(this.ctx.clock, getLocation(this.ctx.dht, this.region.key, this.ctx.records).catch(() => undefined), this.ctx.opts.editsFallbackMs);
+    const rec = await within(this.ctx.clock, getLocation(this.ctx.dht, this.region.key, this.ctx.records).catch(() => undefined), EDITS_FALLBACK_MS);
     const hold = rec && !this.el.cert ? await this.region.acceptable(rec.cert) : false;
     if (!rec || !hold || this.el.cert) return; // (one came while we checked this one)
     this.region.trace(`learned e${rec.cert.e} from the location record`);
@@ -506,7 +508,7 @@ export class RegionClaimant extends RegionSide {
    * granters' states, or this same read), sent it to us in its SYNC, and every edit it
    * committed after is in a backup's memory that our certificate's majority of its set
    * merged; so our empty state says the region has no edit, and the log could only be
-   * older. The read waited up to editsFallbackMs for a region with nothing, its lookup past
+   * older. The read waited up to EDITS_FALLBACK_MS for a region with nothing, its lookup past
    * the dead primary (the node nearest the key), before the new primary told anyone.
    */
   private needsDhtLog(heldEpoch: number | undefined, known: EpochCert | undefined, rebase: boolean): boolean {
@@ -528,7 +530,7 @@ export class RegionClaimant extends RegionSide {
    */
   private async fallbackToDht(cert: EpochCert, known: EpochCert | undefined, vouchless: (set: readonly NodeId[]) => boolean): Promise<void> {
     const chain = (c: EpochCert) => (inChain(c, cert) || (!!known && inChain(c, known))) && !vouchless(c.hosts);
-    const got = await within(this.ctx.clock, getEdits(this.ctx.dht, this.region.key, this.ctx.records, undefined, chain).catch(() => undefined), this.ctx.opts.editsFallbackMs);
+    const got = await within(this.ctx.clock, getEdits(this.ctx.dht, this.region.key, this.ctx.records, undefined, chain).catch(() => undefined), EDITS_FALLBACK_MS);
     if (!got) return;
     this.region.state.merge(got);
   }

@@ -1,6 +1,6 @@
 // Who stands in a region, as its primary knows from MOVE: each player's believed position
 // (motion-tracker.ts clamps what it reports) and a small slot number that names it in
-// POSITIONS frames (region/position-code.ts), forgotten after playerTtlMs without a report.
+// POSITIONS frames (region/position-code.ts), forgotten after PLAYER_TTL_MS without a report.
 // Also where subscribers that stand elsewhere look from (a MOVE to a region the player does
 // not stand in), so the nearest players of a crowd can be chosen for them too
 // (interest-lists.ts). Pure: time is passed in.
@@ -20,6 +20,8 @@ export const MAX_TRACKED_PLAYERS = 1024;
  * check the signature (every receiver does), only keeps the newest stamp.
  */
 export const NAME_CHANGE_MS = 5000;
+/** A player without MOVE for this long leaves PLAYERS (primary-duty.ts builds its presence with it). */
+export const PLAYER_TTL_MS = 3000;
 
 export interface Standing extends PlayerFrame {
   slot: number;

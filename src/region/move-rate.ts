@@ -18,7 +18,7 @@ export const MOVE_MS = 1000 / MOVE_HZ;
 /**
  * A player whose pose, look and primary are unchanged sends MOVE only this often
  * (play/move-keepalive.ts): it says the player is still there. Well within what forgets a
- * quiet player: a primary's presence (host/host-options.ts `playerTtlMs`, 3,000 ms) and a
+ * quiet player: a primary's presence (host/region-presence.ts `PLAYER_TTL_MS`, 3,000 ms) and a
  * watcher's list (play/network-chunk-source.ts `PLAYER_EXPIRE_MS`, 3,000 ms, kept fresh
  * meanwhile by the host's re-sends every `farMs`, host/interest-lists.ts), so two lost
  * keep-alives in a row do not make a standing player vanish.

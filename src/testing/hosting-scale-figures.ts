@@ -90,7 +90,7 @@ export interface HostingScaleFigures {
   editRetriedMs: Dist;
   /**
    * Entries of POSITIONS frames that put another player back at a position it had left (the
-   * region it walked out of lists it where it was until playerTtlMs): the position a player
+   * region it walked out of lists it where it was until PLAYER_TTL_MS): the position a player
    * shows jumps back and forth meanwhile.
    */
   staleEntries: number;

@@ -202,7 +202,7 @@ export async function runHostingScale(o: HostingScaleOptions): Promise<HostingSc
         // than from its whole list, which it emits again on every frame.
         w.seenAt.set(hex, now);
         // A position among the last few received (most recent last) is not new: the region a
-        // player just left lists it where it was for playerTtlMs, beside the new region's.
+        // player just left lists it where it was for PLAYER_TTL_MS, beside the new region's.
         const recent = w.lastPos.get(hex) ?? [];
         const i = recent.findIndex((q) => q.x === f.x && q.z === f.z);
         if (i >= 0) {
