@@ -60,7 +60,7 @@ describe('subscribers per region (simulated)', () => {
     expect(b.client.state(R)!.get(b.client.state(R)!.all().find((e) => e.id === STONE)!.key)?.id).toBe(STONE);
     expect(stamp.e).toBeGreaterThan(0);
 
-    // A new player hears `full`: it asks again every aloneRetryMs (3 s), not at once.
+    // A new player hears `full`: it asks again every ALONE_RETRY_MS (3 s), not at once.
     const c = sim.live().find((x) => x !== a && x !== b && x !== p)!;
     const refusedBefore = p.host.stats.subscribersRefused;
     void c.client.subscribe(R);

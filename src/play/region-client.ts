@@ -430,7 +430,7 @@ export class RegionClient {
    * The node asked cannot certify an epoch (it is alone, or cut off): nobody can confirm
    * edits of this region now. Loads stop waiting (the region shows what we have), pending
    * edits fail as 'uncertified' at once (the player keeps them tentative), and we ask again
-   * after `aloneRetryMs`. The same when the primary is `full` (it holds as many subscribers
+   * after `ALONE_RETRY_MS`. The same when the primary is `full` (it holds as many subscribers
    * as it takes): we back off rather than look it up again at once.
    */
   private onAlone(sub: Subscription, why: 'alone' | 'full'): void {
