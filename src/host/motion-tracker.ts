@@ -6,6 +6,7 @@
 // Reach is then checked from this belief, so a client cannot edit far-off blocks by
 // claiming to stand next to them. Pure: time is passed in.
 import { FLY_SPEED, TERMINAL_SPEED } from '../world/player-body';
+import { LruMap } from '../core/lru-map';
 
 export interface Point {
   x: number;
@@ -47,24 +48,25 @@ export function clampStep(from: Point, to: Point, dtMs: number, rules: MotionRul
 }
 
 export class MotionTracker {
-  private readonly beliefs = new Map<string, Belief>();
+  /** Players' believed positions, the least recently reported forgotten past the rules' maxPlayers. */
+  private readonly beliefs: LruMap<string, Belief>;
   /** Reports the tracker did not take as they were. */
   clamped = 0;
 
-  constructor(private readonly rules: MotionRules = MOTION_RULES) {}
+  constructor(private readonly rules: MotionRules = MOTION_RULES) {
+    this.beliefs = new LruMap(rules.maxPlayers);
+  }
 
   /** Takes a player's reported position; returns where the primary now believes it is. */
   report(player: string, claimed: Point, now: number): Point {
-    const prev = this.beliefs.get(player);
+    const prev = this.beliefs.peek(player);
     let pos: Point = { x: claimed.x, y: claimed.y, z: claimed.z };
     if (prev && now - prev.at < this.rules.forgetMs) {
       const step = clampStep(prev, claimed, now - prev.at, this.rules);
       if (step.clamped) this.clamped++;
       pos = step.pos;
     }
-    this.beliefs.delete(player); // re-inserted last: the map stays in order of last report
     this.beliefs.set(player, { ...pos, at: now });
-    if (this.beliefs.size > this.rules.maxPlayers) this.beliefs.delete(this.beliefs.keys().next().value!);
     return pos;
   }
 }

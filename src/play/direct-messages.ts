@@ -15,6 +15,7 @@ import { hexToId, idEquals, idToHex, type NodeId } from '../core/node-id';
 import type { Signer, Verifier } from '../core/signer';
 import { TokenBucket } from '../core/token-bucket';
 import { KeyedRateLimit } from '../core/keyed-rate-limit';
+import { LruMap } from '../core/lru-map';
 import type { AppChannel } from '../dht/app-channels';
 import { MAX_CHAT_CHARS, normaliseChatText } from '../region/chat-line';
 import { ChatError } from './chat-client';
@@ -124,7 +125,7 @@ export class DirectMessages {
   private readonly opts: DirectMessageOptions;
   private readonly history: DirectEntry[] = [];
   private readonly nodes: KeyedRateLimit;
-  private readonly players = new Map<string, Sender>();
+  private readonly players = new LruMap<string, Sender>(MAX_SENDERS);
   private readonly all: TokenBucket;
   private readonly sendBucket: TokenBucket;
   /** Sent and not yet answered, by `${node}/${stamp}`. */
@@ -223,11 +224,11 @@ export class DirectMessages {
       if (!s || m.w > s.last) return 'new';
       return m.w === s.last && this.again(s, fromHex, m) ? 'again' : 'replay';
     };
-    let was = seen(this.players.get(hex));
+    let was = seen(this.players.peek(hex));
     if (was === 'new' && !this.all.take(1, now)) return drop('rate');
     if (was === 'new' && !(await verifyDirectMessage(m, this.args.world, this.args.verify))) return drop('signature');
     // Looked at again after the wait: another copy may have been taken meanwhile.
-    was = seen(this.players.get(hex));
+    was = seen(this.players.peek(hex));
     if (was === 'again') return this.ack(from, m.w, true);
     if (was === 'replay') return drop('replay');
     const sender = this.sender(hex);
@@ -278,11 +279,6 @@ export class DirectMessages {
   }
 
   private sender(hex: string): Sender {
-    let s = this.players.get(hex);
-    this.players.delete(hex);
-    s ??= { bucket: new TokenBucket(PLAYER_PER_SECOND, PLAYER_BURST, this.args.clock.now()), last: 0 };
-    this.players.set(hex, s);
-    if (this.players.size > MAX_SENDERS) this.players.delete(this.players.keys().next().value!);
-    return s;
+    return this.players.use(hex, () => ({ bucket: new TokenBucket(PLAYER_PER_SECOND, PLAYER_BURST, this.args.clock.now()), last: 0 }));
   }
 }
