@@ -1,7 +1,7 @@
 // Players in two homes behind real NATs (network namespaces, iptables; bench/lab/README.md):
 // one behind a cone NAT, one behind a symmetric NAT, join one world through the relay, link
 // through a TURN relay (coturn, credentials the relay minted from their shared secret), see
-// each other's avatar and edits; a headless peer on the internet side links to both. With
+// each other's avatar and edits and an item A picks up; a headless peer on the internet side links to both. With
 // credentials coturn refuses as expired, and with no ICE servers at all, the start screen
 // says why within 5 s of the tab's identity (what it says then: a tab taken for "WebRTC
 // blocked" whose first candidate came late, on a loaded machine, is told again). The lab runs in namespaces of its own (`scripts/lab.sh --world`,
@@ -72,6 +72,11 @@ describe('the network lab: two homes behind NATs, coturn and the relay on the in
     expect(o.edits.aToB, "A's block shown at B").not.toBeNull();
     expect(o.edits.bToA, "B's block shown at A").not.toBeNull();
     expect(o.edits.aConfirmed && o.edits.bConfirmed, 'both edits confirmed').toBe(true);
+    // A free item the hosts spawned in A's region (any of it, not only what A sees from the
+    // spawn), walked onto by A: the pickup vote decided across both NATs, A its owner at A and at B.
+    expect(o.item, "a free item in A's region").not.toBeNull();
+    expect(o.item!.ownerAtA, "the item is A's at A").toBe(o.item!.aSelf);
+    expect(o.item!.ownerAtB, "the item is A's at B").toBe(o.item!.aSelf);
     // coturn refused the relay's credentials (minted by a clock two days behind): said as such.
     expect(o.expired.kind).toBe('turn-failed');
     saidInTime('expired TURN credentials', o.expired);

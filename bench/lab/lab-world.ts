@@ -14,6 +14,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { placeUntilConfirmed } from '../../e2e/page-world';
 import { seedReturningPlayer } from '../../e2e/returning-player';
 import type { LinkPath } from '../../src/net/link-path';
+import { REGION_BLOCKS } from '../../src/region/region-key';
 import { LabProcesses, labOrigin, waitForLine } from './lab-processes';
 import { buildTopology, configureNat, HOMES, INTERNET, PEER_IP, SERVER_IP } from './topology';
 
@@ -38,6 +39,12 @@ export interface LabWorldOutcome {
   avatars: { aSeesB: boolean; bSeesA: boolean };
   /** Each one's block, placed by one and shown by the other (ms), confirmed by the world's hosts. */
   edits: { aToB: number | null; bToA: number | null; aConfirmed: boolean; bConfirmed: boolean };
+  /**
+   * A free item the world's hosts spawned in A's region (null: none within ITEM_WAIT_MS), which A
+   * then walked onto: its owner as A and as B know it (ms from A's step onto it; null: not known
+   * within SEEN_WAIT_MS), and A's node id, the owner it should be.
+   */
+  item: { id: string; aSelf: string; ownerAtA: string | null; ownerAtB: string | null; aMs: number | null; bMs: number | null } | null;
   expired: StartSaid;
   none: StartSaid;
   /** Set-up steps' wall times (ms), for the log. */
@@ -48,6 +55,8 @@ export interface LabWorldOutcome {
 
 const JOIN_WAIT_MS = 30_000;
 const SEEN_WAIT_MS = 15_000;
+/** The link world's tabs each propose a spawn every 1 s on average (`spawnms`) while a player stands in the region; the first may wait for the region's item ledger. */
+const ITEM_WAIT_MS = 30_000;
 
 /** The world a tab of lab world `w` opens: the headless peer must be in the link world's, not beside it. */
 const worldName = (w: WorldName) => `lab-world-${w}`;
@@ -75,7 +84,7 @@ async function open(browser: Browser, w: WorldName): Promise<{ page: Page; conte
   await seedReturningPlayer(context, origin);
   const page = await context.newPage();
   const navigatedAt = Date.now();
-  await page.goto(`${origin}/?render=off&rd=2#world=${worldName(w)}`);
+  await page.goto(`${origin}/?render=off&rd=2${w === 'link' ? '&spawnms=1000' : ''}#world=${worldName(w)}`);
   return { page, context, navigatedAt };
 }
 
@@ -129,7 +138,7 @@ async function linkWorld(a: Page, b: Page, bNavigatedAt: number, headless: strin
   const paths = { ab: await pathTo(a, bId), ba: await pathTo(b, aId), aHeadless: await pathTo(a, headless), bHeadless: await pathTo(b, headless) };
   const empty = { aToB: null, bToA: null, aConfirmed: false, bConfirmed: false };
   const diagnose = async () => { for (const [p, name] of [[a, 'A'], [b, 'B']] as const) diagnostics.push(`${name}: ${await describe(p)}`); };
-  if (!linked) { await diagnose(); return { ids: { a: aId, b: bId, headless }, joinMs, paths, avatars: { aSeesB: false, bSeesA: false }, edits: empty }; }
+  if (!linked) { await diagnose(); return { ids: { a: aId, b: bId, headless }, joinMs, paths, avatars: { aSeesB: false, bSeesA: false }, edits: empty, item: null }; }
   // Both attached to the spawn region's primary (B's arrival may have moved the region to it).
   const me = await a.evaluate(() => window.voxel.player());
   const region = `${Math.floor(me.x / 64)},${Math.floor(me.z / 64)}`;
@@ -150,8 +159,73 @@ async function linkWorld(a: Page, b: Page, bNavigatedAt: number, headless: strin
   const avatar = (p: Page, id: string) => p.waitForFunction((id) => window.voxel.hosting!.players().some((q) => q.id === id), id, { timeout: SEEN_WAIT_MS, polling: 50 }).then(() => true, () => false);
   const [aSeesB, bSeesA] = await Promise.all([avatar(a, bId), avatar(b, aId)]);
   mark('avatars');
-  if (!aSeesB || !bSeesA || aToB === null || bToA === null || !edits.aConfirmed || !edits.bConfirmed || !paths.aHeadless || !paths.bHeadless) await diagnose();
-  return { ids: { a: aId, b: bId, headless }, joinMs, paths, avatars: { aSeesB, bSeesA }, edits };
+  const item = await pickUpInRegion(a, b, region, aId);
+  mark('item');
+  const itemOk = item && item.ownerAtA === item.aSelf && item.ownerAtB === item.aSelf;
+  if (!aSeesB || !bSeesA || aToB === null || bToA === null || !edits.aConfirmed || !edits.bConfirmed || !paths.aHeadless || !paths.bHeadless || !itemOk) await diagnose();
+  return { ids: { a: aId, b: bId, headless }, joinMs, paths, avatars: { aSeesB, bSeesA }, edits, item };
+}
+
+/** Puts tab p standing on column (x, z) as it sees it. */
+async function standOn(p: Page, x: number, z: number, y?: number): Promise<void> {
+  const at = y ?? await airAbove(p, Math.floor(x), Math.floor(z));
+  await p.evaluate(([x, y, z]) => window.voxel.teleport(x!, y!, z!), [x, at, z]);
+}
+
+/**
+ * A free item of `region`, walked onto by A as e2e/items-hosted's players do (first 4 blocks
+ * away, out of reach, until the hosts saw A there; then onto it): the pickup vote of hosts in
+ * three places (A, B, the headless peer), decided across both NATs.
+ *
+ * The item is one the region's hosts hold, wherever it lies, not one that happens to lie in A's
+ * view: hosts spawn at random columns of the whole 64 x 64 region while a player stands in it,
+ * until MAX_GROUND (6) lie free; A stands at the lab world's spawn, the region's corner (0.5,
+ * 0.5), and sees items within 48 blocks: 44% of the region. By the time of the pickup the region has
+ * long been full: when the 6 had all fallen beyond A's view, no other came (ci75: "an item
+ * spawned beside A" null). A then goes to it (its column loaded first), the region unchanged.
+ */
+async function pickUpInRegion(a: Page, b: Page, region: string, aSelf: string): Promise<LabWorldOutcome['item']> {
+  const x0 = Number(region.split(',')[0]) * REGION_BLOCKS;
+  // Free records of the region's ledger as A and B host it (both host it in a world of three nodes).
+  const ledgerIds = async () => (await Promise.all([a, b].map((p) => p.evaluate((r) => window.voxel.hosting!.items(r), region))))
+    .flat().filter((r) => r.owner === null && r.away === undefined).map((r) => r.id);
+  const until = Date.now() + ITEM_WAIT_MS;
+  let found: { id: string; x: number; y: number; z: number } | null = null;
+  while (!found && Date.now() < until) {
+    // Of those, the nearest to A that A's own items show (lying on the ground by A's world clock).
+    found = await a.evaluate((ids) => {
+      const me = window.voxel.player();
+      const now = window.voxel.items!.clock().now;
+      const shown = [...new Set(ids)].map((id) => window.voxel.items!.item(id)).filter((i) => i !== undefined && i.owner === null && i.at <= now);
+      shown.sort((p, q) => Math.hypot(p!.x - me.x, p!.z - me.z) - Math.hypot(q!.x - me.x, q!.z - me.z));
+      const i = shown[0];
+      return i ? { id: i.id, x: i.x, y: i.y, z: i.z } : null;
+    }, await ledgerIds());
+    if (!found) await a.waitForTimeout(200);
+  }
+  const free = found;
+  if (!free) { diagnostics.push(`no free item in region ${region} within ${ITEM_WAIT_MS} ms (hosts' free records: ${JSON.stringify(await ledgerIds())})`); return null; }
+  mark('item spawned');
+  const ids = [...new Set(await ledgerIds())];
+  const inView = await a.evaluate(() => window.voxel.items!.inView().map((i) => i.id));
+  diagnostics.push(`item ${free.id} at ${free.x},${free.z}; the region's free items ${JSON.stringify(ids)}, in A's view ${JSON.stringify(ids.filter((id) => inView.includes(id)))}`);
+  // 4 blocks off towards the region's middle, so A stays in the region whose hosts vote.
+  const offX = free.x + (free.x - x0 < REGION_BLOCKS / 2 ? 4 : -4);
+  await a.evaluate(([x, y, z]) => window.voxel.teleport(x!, y!, z!), [offX, free.y, free.z]);
+  await a.waitForFunction(([x, z]) => window.voxel.getBlock(x!, 0, z!) !== -1 && window.voxel.stats().chunksPending === 0, [offX, free.z], { timeout: SEEN_WAIT_MS, polling: 50 }).catch(() => {});
+  await standOn(a, offX, free.z);
+  // The hosts saw A there: B (a subscriber of the region) draws A there, so the region's
+  // primary had A's move; then a second for its backups (the primary tells them where players
+  // stand every 500 ms, region-items.ts), whose claim checks use that.
+  await b.waitForFunction(([id, x, z]) => window.voxel.hosting!.players().some((q) => q.id === id && Math.hypot(q.x - x!, q.z - z!) < 1),
+    [aSelf, offX, free.z] as const, { timeout: SEEN_WAIT_MS, polling: 50 }).catch(() => diagnostics.push('B did not draw A beside the item'));
+  await a.waitForTimeout(1000);
+  const since = Date.now();
+  await standOn(a, free.x + 0.3, free.z, free.y);
+  const owner = (p: Page) => p.waitForFunction((id) => window.voxel.items!.item(id)?.owner ?? null, free.id, { timeout: SEEN_WAIT_MS, polling: 50 })
+    .then(async (h) => ({ owner: await h.jsonValue(), ms: Date.now() - since }), () => ({ owner: null, ms: null }));
+  const [atA, atB] = await Promise.all([owner(a), owner(b)]);
+  return { id: free.id, aSelf, ownerAtA: atA.owner, ownerAtB: atB.owner, aMs: atA.ms, bMs: atB.ms };
 }
 
 /** What a tab knows of the world's hosting, for a failure's log. */
