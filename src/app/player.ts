@@ -36,6 +36,7 @@ import { playerWork, sayMinting, type PlayerWork } from './key-work-minter';
 import { PLAYER_PASS_BITS } from '../region/player-pass';
 import { loadPlayerIdentity } from '../store/identity-store';
 import { storeScope } from '../store/store-scope';
+import { hasEd25519 } from '../core/identity';
 
 declare global {
   interface Window {
@@ -61,6 +62,11 @@ async function main(): Promise<void> {
   // A broken or altered invite is said at once (and not followed); the join goes on without it.
   const problem = cfg.net ? await inviteProblem(cfg) : undefined;
   if (problem) explainStart(loading, hud, cfg, { kind: problem.kind === 'malformed' ? 'invite-malformed' : 'invite-tampered', detail: problem.reason });
+  // So is a browser that cannot check Ed25519 keys (Safari before 17): it signs with P-256,
+  // but no current browser's handshake would pass its check, so its join's own failure would
+  // name the wrong cause. The join goes on: it links to P-256 peers, and plays alone.
+  const outdated = cfg.net && !problem && !(await hasEd25519());
+  if (outdated) explainStart(loading, hud, cfg, { kind: 'browser-outdated', detail: "crypto.subtle has no Ed25519: other players' keys cannot be checked" });
   // The network join runs alongside opening the local database.
   const joining = cfg.net ? joinPeer(cfg, clock, (stage, note) => showStage(loading, stage, note), problem) : null;
   // The player key's proof of work (read, or minted in a worker the first time: ~1 s) runs
@@ -92,7 +98,7 @@ async function main(): Promise<void> {
     loading.progress('Joining the peer network…', 0.05);
     try {
       peer = await joining;
-      if (peer.failure && !problem) {
+      if (peer.failure && !problem && !outdated) {
         explainStart(loading, hud, cfg, peer.failure);
         // Judged anew (taken for blocked, it gathered late): said again while the player has not chosen.
         peer.onFailure((f) => { if (loading.problemShown) explainStart(loading, hud, cfg, f); });

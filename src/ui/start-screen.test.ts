@@ -19,3 +19,15 @@ describe('start screen: a page that cannot draw', () => {
     }
   });
 });
+
+describe('start screen: a browser too old for the world', () => {
+  it('says what it lacks, which versions have it, and to update or change browsers (Safari included)', () => {
+    const { title, text } = PROBLEM_WORDS['browser-outdated'];
+    expect(title).toMatch(/cannot check/);
+    expect(text).toMatch(/Ed25519/);
+    expect(text).toMatch(/Safari 17/);
+    expect(text).toMatch(/Update your browser/);
+    expect(text).toMatch(/Chrome, Firefox or Safari/);
+    expect(text).toMatch(/alone/);
+  });
+});

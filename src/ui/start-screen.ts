@@ -15,7 +15,7 @@ export type StageState = 'pending' | 'done' | 'skipped' | 'failed';
 export type StartProblemKind =
   | 'doorway-unreachable' | 'inviter-gone' | 'webrtc-blocked' | 'no-direct-path' | 'turn-failed' | 'relay-needs-turn' | 'webrtc-unsupported' | 'nobody-here'
   | 'invite-malformed' | 'invite-tampered'
-  | 'webgl2-unsupported' | 'webgl2-unavailable';
+  | 'webgl2-unsupported' | 'webgl2-unavailable' | 'browser-outdated';
 
 const STAGES: [StageName, string][] = [
   ['doorway', 'Meeting point (relay)'],
@@ -77,6 +77,10 @@ export const PROBLEM_WORDS: Record<StartProblemKind, { title: string; text: stri
   'webgl2-unavailable': {
     title: 'The world cannot be drawn here',
     text: 'This browser has WebGL2 but could not start it, most often because hardware acceleration is turned off or the graphics driver is blocked. Turn on hardware acceleration in the browser\'s settings (Chrome: System, "Use graphics acceleration"; Firefox: Performance), update the browser and the graphics driver, or try a current Chrome or Firefox; then press Retry.',
+  },
+  'browser-outdated': {
+    title: 'This browser cannot check the other players',
+    text: 'Every player proves who they are with an Ed25519 key, and this browser cannot check one (Ed25519 in Web Crypto: Safari 17 and Firefox 129 brought it, current Chrome has it), so it cannot connect to players in current browsers. Update your browser, or open this page in a current Chrome, Firefox or Safari. You can still play here alone.',
   },
 };
 
