@@ -19,6 +19,8 @@ export interface LinkMedium {
   reachable(a: NodeId, b: NodeId): boolean;
   /** Until when messages from `a` to `b` are held back (a sender slow towards one peer); -Infinity for none. */
   heldUntil?(a: NodeId, b: NodeId): number;
+  /** When node `to` handles a frame that reaches it at `t` (a starved tab's next turn); `t` for most. Monotone in `t`, so order holds. */
+  turnOf?(to: NodeId, t: number): number;
   count(bytes: number): void;
   countDrop(): void;
 }
@@ -58,7 +60,8 @@ export class MemoryLink implements Link {
     if (data.length > MAX_LINK_MESSAGE) throw new LinkMessageTooLargeError(data.length);
     const copy = copies.copy(data);
     const clock = this.medium.clock;
-    const arrival = Math.max(clock.now() + this.medium.delay(this.latency), this.lastArrival, this.medium.heldUntil?.(this.localId, this.remoteId) ?? -Infinity);
+    const reached = Math.max(clock.now() + this.medium.delay(this.latency), this.lastArrival, this.medium.heldUntil?.(this.localId, this.remoteId) ?? -Infinity);
+    const arrival = this.medium.turnOf ? this.medium.turnOf(this.remoteId, reached) : reached;
     this.lastArrival = arrival;
     this.inFlight += copy.length;
     this.medium.count(copy.length);

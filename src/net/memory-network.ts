@@ -84,6 +84,8 @@ export class MemoryNetwork implements LinkMedium {
   private groups = new Map<string, number>();
   /** "from>to" (hex) -> until when that direction is held back (`hold`). */
   private readonly held = new Map<string, number>();
+  /** Nodes whose frames are handled at their thread's next turn (`setTurns`), by hex. */
+  private readonly turns = new Map<string, (t: number) => number>();
   readonly opts: Required<Omit<MemoryNetworkOptions, 'clock' | 'seed'>>;
 
   constructor(options: MemoryNetworkOptions) {
@@ -147,6 +149,20 @@ export class MemoryNetwork implements LinkMedium {
    */
   hold(from: NodeId, to: NodeId, until: number): void {
     this.held.set(`${idToHex(from)}>${idToHex(to)}`, until);
+  }
+
+  /**
+   * Frames that reach `id` are handled at `turnOf(t)` instead of at `t` (a starved tab's
+   * main thread: testing/starved-clock.ts StarvedTurns); undefined: at once again.
+   */
+  setTurns(id: NodeId, turnOf: ((t: number) => number) | undefined): void {
+    if (turnOf) this.turns.set(idToHex(id), turnOf);
+    else this.turns.delete(idToHex(id));
+  }
+
+  turnOf(to: NodeId, t: number): number {
+    if (this.turns.size === 0) return t;
+    return this.turns.get(idToHex(to))?.(t) ?? t;
   }
 
   heldUntil(a: NodeId, b: NodeId): number {

@@ -24,6 +24,7 @@ import { makePlayerPass, type PlayerPass } from '../region/player-pass';
 import { PASS_RULES } from '../host/player-passes';
 import { SimWorld, type SimWorldOptions } from './sim-world';
 import { networkId } from '../net/network-id';
+import { StarvedTurns } from './starved-clock';
 
 /** Region and record keys hashed synchronously: WebCrypto's digest settles outside the virtual clock (same keys). */
 export const simKeyHash: KeyHash = (text) => Promise.resolve(new Uint8Array(createHash('sha256').update(text).digest()).slice(0, 20));
@@ -52,6 +53,8 @@ export interface SimPeer {
   playOnly: boolean;
   /** The world it hosts and plays (HostSim's, unless JoinOptions.world named another). */
   world: string;
+  /** Its tab's main thread: HostSim `starve` makes its timers and the frames that reach it late. */
+  turns: StarvedTurns;
 }
 
 /** How a peer joins (HostSim add / addBatch). */
@@ -170,6 +173,10 @@ export class HostSim extends SimWorld {
     const boot = opts.boot ?? (others.length > 0 ? [others[Math.floor(this.rand() * others.length)]!.dht.selfId] : []);
     // A simulation of one world keeps the unnamed network its tests always ran in.
     const network = opts.world !== undefined ? networkId(world, world) : undefined;
+    // The tab's own thread: every timer of the peer runs on it (straight through until `starve`).
+    // Its draws are its own stream (from the seed and id), so other peers' draws do not move.
+    const turns = new StarvedTurns(this.clock, seededRandom(this.seed * 104_729 + parseInt(hex.slice(0, 8), 16)));
+    const clock = turns.clock();
     const dht = this.makeDht(id, boot, {
       ...SIM_DHT,
       // The owner rules a tab runs for region records, over the simulation's keys.
@@ -180,7 +187,7 @@ export class HostSim extends SimWorld {
       ...this.opts.dht,
       ...(playOnly ? { readOnly: true } : {}),
       ...(opts.noHost ? { noHost: true } : {}),
-    }, undefined, network);
+    }, undefined, network, clock);
     // The channels before the join, as a tab's (bootstrap/peer.ts): a frame that reaches us
     // while we join (a primary handing us a region we are now nearest to) is held for the host.
     const channels = new AppChannels(dht);
@@ -188,9 +195,9 @@ export class HostSim extends SimWorld {
     await dht.start();
     let store = this.stores.get(hex);
     if (!store) this.stores.set(hex, (store = new MemoryHostStore()));
-    const wire = new HostWires(channels, this.clock);
+    const wire = new HostWires(channels, clock);
     const host = new HostingService({
-      dht, wires: wire, clock: this.clock, ticker: clockTicker(this.clock), store, world, keyHash: simKeyHash,
+      dht, wires: wire, clock, ticker: clockTicker(clock), store, world, keyHash: simKeyHash,
       signer: this.keyring.signer(id), verify: this.keyring.verify,
       onConfirm: (region, epoch, primary, at) => {
         this.confirms.push({ region, epoch, primary, at });
@@ -209,10 +216,10 @@ export class HostSim extends SimWorld {
     });
     const pass = this.passFor(id);
     void pass.then((p) => this.passes.set(hex, p));
-    const client = new RegionClient({ dht, wire: wire.players, clock: this.clock, world, keyHash: simKeyHash, certs: new CertChecker(this.keyring.verify, dht.nearView, { idWorkBits: dht.idWorkBits }), verify: this.keyring.verify, pass, ...(process.env.HOST_TRACE ? { trace: (region: string, what: string) => region === process.env.HOST_TRACE && console.log(`${this.clock.now()} [${region}] ${hex.slice(0, 6)} ${what}`) } : {}) });
+    const client = new RegionClient({ dht, wire: wire.players, clock, world, keyHash: simKeyHash, certs: new CertChecker(this.keyring.verify, dht.nearView, { idWorkBits: dht.idWorkBits }), verify: this.keyring.verify, pass, ...(process.env.HOST_TRACE ? { trace: (region: string, what: string) => region === process.env.HOST_TRACE && console.log(`${this.clock.now()} [${region}] ${hex.slice(0, 6)} ${what}`) } : {}) });
     // Traced: every link a peer closes or sees closed, and why (a host set changes on closes).
     if (process.env.HOST_TRACE) dht.events.on('link-close', ({ id: other, reason }) => console.log(`${this.clock.now()} LINK-CLOSE ${hex.slice(0, 6)}-${idToHex(other).slice(0, 6)} ${reason}`));
-    const peer: SimPeer = { hex, dht, wire, host, client, store, playOnly, world };
+    const peer: SimPeer = { hex, dht, wire, host, client, store, playOnly, world, turns };
     this.peers.set(hex, peer);
     if (!opts.noHost && !opts.hostile) await host.start();
     return peer;
@@ -269,6 +276,19 @@ export class HostSim extends SimWorld {
       p.host.stop();
       p.wire.close();
     });
+  }
+
+  /**
+   * Starves peer `hex`'s tab for `ms` from now, as a saturated machine does: its main thread
+   * runs tasks of `minMs`-`maxMs` back to back, and its timers and the frames that reach it
+   * wait for the end of the task under way (testing/starved-clock.ts StarvedTurns). Time runs
+   * on; only what it does, and when, is late.
+   */
+  starve(hex: string, ms: number, minMs = 50, maxMs = 400): void {
+    const p = this.peers.get(hex);
+    if (!p) throw new Error(`no live peer ${hex.slice(0, 6)}`);
+    p.turns.starve(ms, minMs, maxMs);
+    this.net.setTurns(p.dht.selfId, (t) => p.turns.turnOf(t));
   }
 
   /** Live peers that are primary of region `r` (coordinates or name) now (more than one only in a fault). */

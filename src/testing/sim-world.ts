@@ -2,6 +2,7 @@
 // settle/run, the making of a DHT node and its death. The DHT simulation (sim-cluster.ts)
 // and the hosting one (host-sim.ts) build on it, so a kill means the same in both.
 // Deterministic per seed: the network draws from seed + 1, each node from its own stream.
+import type { Clock } from '../core/clock';
 import type { NodeId } from '../core/node-id';
 import { seededRandom, type Random } from '../core/seeded-random';
 import { VirtualClock } from '../core/virtual-clock';
@@ -52,13 +53,14 @@ export class SimWorld {
    * A DHT node (not started) on the network, bootstrapping off `bootstrap` if any. `wrap`
    * puts something between the node and its transport (hostile-dht.ts: a lying node).
    * `network`: the node's (net/network-id.ts; default the unnamed one every node shares).
+   * `clock`: the node's own (a starved tab's: testing/starved-clock.ts), default the simulation's.
    */
-  protected makeDht(id: NodeId, bootstrap: NodeId[], options: Partial<DhtOptions>, wrap?: (t: Transport) => Transport, network?: string): DhtNode {
+  protected makeDht(id: NodeId, bootstrap: NodeId[], options: Partial<DhtOptions>, wrap?: (t: Transport) => Transport, network?: string, clock: Clock = this.clock): DhtNode {
     const transport = this.net.addNode(id, network !== undefined ? { network } : {});
     return createDhtNode({
       selfId: id,
       transport: wrap ? wrap(transport) : transport,
-      clock: this.clock,
+      clock,
       bootstrap: bootstrap.length > 0 ? { peers: bootstrap, signals: this.net.relay(id) } : undefined,
       // Ids here are drawn by the simulation, not minted: they show no work (core/id-work.ts).
       options: { random: seededRandom(this.seed * 7919 + this.nextSeq()), idWorkBits: 0, ...options },

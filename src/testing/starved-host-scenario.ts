@@ -1,0 +1,143 @@
+// A region's primary on a saturated machine while players edit: its tab's timers and the
+// frames that reach it run late, 0-400 ms (tasks of 50-400 ms back to back: HostSim
+// `starve`), for a spell. What the region's peers make of it: claims on the primary's
+// silence, failovers (the primary that the peers see changing), time with no primary at
+// all, and confirmed edits a subscriber never shows once the world settles. The hosting
+// bench's 8-bot figures on 2 saturated cores (issue: silence claims 13 -> 41) came from
+// tabs like this one; the simulation runs it on the virtual clock.
+import { HostSim } from './host-sim';
+import { EditLedger, keyOf } from './edit-ledger';
+import { REGION_BLOCKS, regionName, type RegionCoord } from '../region/region-key';
+import type { HostOptions } from '../host/host-options';
+import { DHT_DEFAULTS, type DhtOptions } from '../dht/dht-node';
+
+export interface StarvedHostOptions {
+  seed: number;
+  /** Peers in the simulation (all host, all subscribe). Default 5. */
+  peers?: number;
+  /** How long the primary is starved. Default 20 s. */
+  starveMs?: number;
+  /** Its tasks' length, from and to. Default 50-400 ms. */
+  minMs?: number;
+  maxMs?: number;
+  /** Editors (peers other than the primary), each editing every `editMs`. Default 2, 250 ms. */
+  editors?: number;
+  editMs?: number;
+  /** The other peers starved too (every tab of a saturated machine), each its own draws. */
+  starveAll?: boolean;
+  host?: Partial<HostOptions>;
+  dht?: Partial<DhtOptions>;
+  /** Called at the end with the simulation (a test or a trace looks at what it likes). */
+  inspect?: (sim: HostSim) => void;
+}
+
+export interface StarvedHostFigures {
+  /** Claims started because the primary went silent (stats.silenceClaims), in the spell and 5 s after. */
+  silenceClaims: number;
+  /** Every claim in that time (silence, subscribers' asks, retries). */
+  claims: number;
+  claimsFailed: number;
+  /** Claims on the primary's silence (or a subscriber's word of it) that won: the primary deposed. */
+  takeovers: number;
+  /** Times the primary changed (as `primaryOf` sees it, every 50 ms), and the chain of them. */
+  failovers: number;
+  primaries: string[];
+  /** Stretches with no primary at all, their count and the longest (ms). */
+  gaps: number;
+  longestGapMs: number;
+  stepDowns: number;
+  confirmed: number;
+  /** Confirmed edits some subscriber does not show 10 s after the spell, in words. */
+  unseen: string[];
+  reapplied: string[];
+  doublePrimaries: string[];
+}
+
+const R: RegionCoord = { rx: 0, rz: 0 };
+const NAME = regionName(R);
+
+export async function runStarvedHost(o: StarvedHostOptions): Promise<StarvedHostFigures> {
+  // A tab's RPC timeout (4 s), not the simulations' 600 ms (there to get past dead nodes fast):
+  // nobody dies here, and a starved tab's long tasks would fail the short one, its peers
+  // closing every link to it as no tab would (and HostSim has no lone peer's search,
+  // bootstrap/peer-finder.ts, so it stayed alone: its player never saw another edit).
+  const sim = new HostSim({ seed: o.seed, dht: { rpcTimeoutMs: DHT_DEFAULTS.rpcTimeoutMs, ...o.dht }, ...(o.host ? { host: o.host } : {}) });
+  try {
+    await sim.grow(o.peers ?? 5);
+    for (const p of sim.live()) await sim.settle(p.client.subscribe(R));
+    await sim.run(3000);
+    const primary = sim.primaryOf(R);
+    if (!primary) throw new Error('no primary before the spell');
+    const editors = sim.live().filter((p) => p !== primary).slice(0, o.editors ?? 2);
+    const ledger = new EditLedger(sim);
+    let n = 0;
+    const edit = () => {
+      for (const p of editors) {
+        const i = n++;
+        const x = R.rx * REGION_BLOCKS + 2 + (i % 50), y = 100 + Math.floor(i / 50) % 60, z = R.rz * REGION_BLOCKS + 6;
+        const id = ledger.freshId(R, keyOf(x, y, z));
+        if (id !== undefined) ledger.submit(p, R, x, y, z, id);
+      }
+    };
+    const stat = (k: 'silenceClaims' | 'claims' | 'claimsFailed' | 'takeovers' | 'stepDowns') => sim.live().reduce((s, p) => s + p.host.stats[k], 0);
+    const base = { silenceClaims: stat('silenceClaims'), claims: stat('claims'), claimsFailed: stat('claimsFailed'), takeovers: stat('takeovers'), stepDowns: stat('stepDowns') };
+    const primaries = [primary.hex];
+    let gaps = 0, gapFrom = -1, longestGapMs = 0;
+    const step = async (ms: number, editing: boolean) => {
+      const editMs = o.editMs ?? 250;
+      for (let t = 0; t < ms; t += 50) {
+        if (editing && t % editMs === 0) edit();
+        await sim.run(50);
+        const now = sim.primaryOf(R)?.hex;
+        if (!now) {
+          if (gapFrom < 0) {
+            gapFrom = sim.clock.now();
+            gaps++;
+          }
+        } else {
+          if (gapFrom >= 0) longestGapMs = Math.max(longestGapMs, sim.clock.now() - gapFrom);
+          gapFrom = -1;
+          if (now !== primaries.at(-1)) primaries.push(now);
+        }
+      }
+    };
+    await step(2000, true);
+    for (const p of o.starveAll ? sim.live() : [primary]) sim.starve(p.hex, o.starveMs ?? 20_000, o.minMs ?? 50, o.maxMs ?? 400);
+    await step(o.starveMs ?? 20_000, true);
+    await step(5000, true);
+    const figures = {
+      silenceClaims: stat('silenceClaims') - base.silenceClaims,
+      claims: stat('claims') - base.claims,
+      claimsFailed: stat('claimsFailed') - base.claimsFailed,
+      takeovers: stat('takeovers') - base.takeovers,
+      stepDowns: stat('stepDowns') - base.stepDowns,
+    };
+    // The world settles: no edits, every subscriber catches up.
+    await step(10_000, false);
+    if (gapFrom >= 0) longestGapMs = Math.max(longestGapMs, sim.clock.now() - gapFrom);
+    const unseen: string[] = [], reapplied: string[] = [];
+    for (const p of sim.live()) {
+      const state = p.client.state(R);
+      if (!state) {
+        unseen.push(`${p.hex.slice(0, 6)}: no state`);
+        continue;
+      }
+      unseen.push(...ledger.missing(NAME, (k) => state.get(k)).map((f) => `at ${p.hex.slice(0, 6)}: ${f.text}`));
+      reapplied.push(...ledger.reapplied(NAME, (k) => state.get(k)).map((v) => `at ${p.hex.slice(0, 6)}: ${v}`));
+    }
+    o.inspect?.(sim);
+    return {
+      ...figures,
+      failovers: primaries.length - 1,
+      primaries: primaries.map((h) => h.slice(0, 6)),
+      gaps,
+      longestGapMs,
+      confirmed: ledger.confirmed(NAME).length,
+      unseen,
+      reapplied,
+      doublePrimaries: sim.doublePrimaries(),
+    };
+  } finally {
+    sim.stopAll();
+  }
+}
