@@ -41,7 +41,7 @@ export interface DutyRegion {
   readonly claimSentAt: number;
   persist(): Promise<void>;
   handOff(to: NodeId): void;
-  /** Whether `id` was handed the region lately and did not claim it (declined-handoffs.ts): not handed it again. */
+  /** Whether `id` was handed the region lately and did not claim it (declined-handoffs.ts), or its silence made us claim lately: not handed it now. */
   declinedHandoff(id: NodeId): boolean;
   /** We stop being primary with no successor known (editors of unconfirmed edits hear 'busy'), as a backup with no primary or idle. */
   release(why: string, role?: 'backup' | 'idle'): void;

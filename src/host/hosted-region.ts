@@ -527,8 +527,15 @@ export class HostedRegion implements RegionRole {
     void this.claim(e + 1, false, hosts, true);
   }
 
+  /**
+   * Whether `id` is not to be handed the region now: it was handed it lately and did not
+   * claim it (declined-handoffs.ts), or it was the primary and its silence made us claim
+   * lately (region-claimant.ts `replacedLately`): a starved tab nearest the key, handed the
+   * region back while still slow, claimed late and its backups took the region again, two
+   * more failovers for one slow spell.
+   */
   declinedHandoff(id: NodeId): boolean {
-    return this.declined.declined(id, this.ctx.clock.now());
+    return this.declined.declined(id, this.ctx.clock.now()) || this.claimant.replacedLately(idToHex(id));
   }
 
   /** A closer node joined: we stop ordering, and it claims the next epoch with our certificate; we and our backups grant it. */

@@ -70,6 +70,13 @@ export class RegionClaimant extends RegionSide {
   private granted: { round: ClaimRound; states: GrantedStates } | undefined;
   /** Nodes whose silence made us claim (hex -> when): not brought back as hosts for a while. */
   private readonly silent = new Map<string, number>();
+  /**
+   * Of those, primaries that had handed the region to nobody (hex -> when): silent for their
+   * own slowness or death, not for a handoff under way. Not handed the region for SUSPECT_MS
+   * however they answer meanwhile (`replacedLately`): a starved tab answers a ping between its
+   * long tasks and stays slow.
+   */
+  private readonly replaced = new Map<string, number>();
   private retry: unknown;
   /** The hosts of a duel we are the closer claimant of: we claim again over them at once (rematchAt: when we last did). */
   private rematch: NodeId[] | undefined;
@@ -115,6 +122,15 @@ export class RegionClaimant extends RegionSide {
     return [...this.silent.keys()];
   }
 
+  /** Whether our claim replaced `hex`, a primary that had handed the region to nobody, for its silence in the last SUSPECT_MS. */
+  replacedLately(hex: string): boolean {
+    const at = this.replaced.get(hex);
+    if (at === undefined) return false;
+    if (this.ctx.clock.now() - at <= SUSPECT_MS) return true;
+    this.replaced.delete(hex);
+    return false;
+  }
+
   /** Ends the wait of the claim under way, if any. */
   wake(): void {
     this.round?.wake();
@@ -156,6 +172,10 @@ export class RegionClaimant extends RegionSide {
     const before = this.region.roles.startClaim();
     if (before === undefined) return false;
     if (handed && handed !== this.ctx.selfHex && !handedOver) this.region.declined.note(handed, this.ctx.clock.now());
+    if (primarySilent && !handed && this.region.primaryHex) {
+      this.replaced.set(this.region.primaryHex, this.ctx.clock.now());
+      if (this.replaced.size > 64) this.replaced.delete(this.replaced.keys().next().value!);
+    }
     this.ctx.stats.claims++;
     const run = ++this.runs;
     const ok = await this.runClaim(run, minEpoch, primarySilent, hosts).catch(() => false);
