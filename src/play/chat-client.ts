@@ -6,7 +6,7 @@
 // stamped near our clock, later than the speaker's last line (no replay), within a rate per
 // host and per speaker, and signed by the player it names (region/chat-line.ts). A dropped
 // line is counted by reason and shown nowhere. The history is this tab's, bounded.
-import type { Clock } from '../core/clock';
+import type { Clock, TimerHandle } from '../core/clock';
 import { Emitter } from '../core/emitter';
 import { hexToId, idToHex } from '../core/node-id';
 import type { Signer, Verifier } from '../core/signer';
@@ -42,6 +42,15 @@ const MAX_AGE_MS = 120_000;
 const MAX_AHEAD_MS = 30_000;
 /** Speakers (and hosts) whose rate and last line are remembered. */
 const MAX_SPEAKERS = 512;
+/**
+ * A line of ours not echoed by the region's primary this long after it went is sent again (the
+ * same signed line: receivers show a stamp once), at most MAX_SENDS times in all. Why: a primary
+ * refuses a SAY it cannot place yet (the sender's subscription or player pass not taken in,
+ * right after a join or a failover) or loses it with a dying link, and nothing else would tell
+ * the speaker; a line typed and shown here must reach the others or be counted unheard.
+ */
+const RESEND_MS = 1000;
+const MAX_SENDS = 3;
 
 export type ChatClientOptions = typeof CHAT_CLIENT_DEFAULTS;
 
@@ -102,7 +111,7 @@ interface Speaker {
 
 export class ChatClient {
   readonly events = new Emitter<ChatClientEvents>();
-  readonly stats = { said: 0, shown: 0, echoes: 0, dropped: { 'not-host': 0, 'host-rate': 0, stale: 0, replay: 0, 'speaker-rate': 0, signature: 0 } as Record<ChatDrop, number> };
+  readonly stats = { said: 0, shown: 0, echoes: 0, resent: 0, unheard: 0, dropped: { 'not-host': 0, 'host-rate': 0, stale: 0, replay: 0, 'speaker-rate': 0, signature: 0 } as Record<ChatDrop, number> };
   private readonly opts: ChatClientOptions;
   private readonly history: ChatEntry[] = [];
   private readonly speakers = new LruMap<string, Speaker>(MAX_SPEAKERS);
@@ -111,6 +120,8 @@ export class ChatClient {
   private readonly sayBucket: TokenBucket;
   private readonly selfHex: string;
   private lastSaid = 0;
+  /** Our lines not yet echoed by a primary, by stamp: what to send again, and where. */
+  private readonly unechoed = new Map<number, { region: RegionCoord; frame: SubscriptionMessageOf<'SAY'>; sends: number; timer: TimerHandle }>();
   private readonly off: () => void;
 
   constructor(private readonly args: ChatClientArgs) {
@@ -125,6 +136,8 @@ export class ChatClient {
 
   close(): void {
     this.off();
+    for (const u of this.unechoed.values()) this.args.clock.clearTimeout(u.timer);
+    this.unechoed.clear();
   }
 
   /** The lines of this tab's history, oldest first. */
@@ -148,17 +161,47 @@ export class ChatClient {
     const w = Math.max(Math.floor((this.args.wallClock ?? Date.now)()), this.lastSaid + 1);
     this.lastSaid = w;
     const line = await makeChatLine(this.args.player, this.args.world, this.args.name(), text, w, this.args.colour?.());
+    const frame: SubscriptionMessageOf<'SAY'> = { t: 'SAY', rx: region.rx, rz: region.rz, ...line };
+    await this.send(primary, frame);
+    this.stats.said++;
+    this.own.add(w);
+    if (this.own.size > MAX_LINES) this.own.delete(this.own.values().next().value!);
+    this.unechoed.set(w, { region, frame, sends: 1, timer: this.args.clock.setTimeout(() => void this.resend(w), RESEND_MS) });
+    if (this.unechoed.size > MAX_LINES) this.forget(this.unechoed.keys().next().value!);
+    const speaker = this.speaker(this.selfHex);
+    speaker.last = Math.max(speaker.last, w);
+    return this.show({ player: this.selfHex, name: line.n, colour: line.c, text, at: w, own: true });
+  }
+
+  private async send(primary: string, frame: SubscriptionMessageOf<'SAY'>): Promise<void> {
     const to = hexToId(primary);
     const pass = await this.args.pass;
     // Shown with each line: a host that knows it already answers from memory (player-passes.ts).
     if (pass) this.args.wire.send(to, { t: 'PLAYER', ...pass });
-    this.args.wire.send(to, { t: 'SAY', rx: region.rx, rz: region.rz, ...line });
-    this.stats.said++;
-    this.own.add(w);
-    if (this.own.size > MAX_LINES) this.own.delete(this.own.values().next().value!);
-    const speaker = this.speaker(this.selfHex);
-    speaker.last = Math.max(speaker.last, w);
-    return this.show({ player: this.selfHex, name: line.n, colour: line.c, text, at: w, own: true });
+    this.args.wire.send(to, frame);
+  }
+
+  private async resend(w: number): Promise<void> {
+    const u = this.unechoed.get(w);
+    if (!u) return;
+    if (u.sends >= MAX_SENDS) {
+      this.forget(w);
+      this.stats.unheard++;
+      return;
+    }
+    u.sends++;
+    u.timer = this.args.clock.setTimeout(() => void this.resend(w), RESEND_MS);
+    // To the region's primary now: the one it went to may have failed over meanwhile.
+    const primary = this.args.client.attachment(u.region)?.primary;
+    if (!primary) return;
+    this.stats.resent++;
+    await this.send(primary, u.frame);
+  }
+
+  private forget(w: number): void {
+    const u = this.unechoed.get(w);
+    if (u) this.args.clock.clearTimeout(u.timer);
+    this.unechoed.delete(w);
   }
 
   private async take(fromHex: string, m: SubscriptionMessageOf<'CHAT'>): Promise<void> {
@@ -167,7 +210,10 @@ export class ChatClient {
     const now = this.args.clock.now();
     if (!this.hosts.take(fromHex, now)) return drop('host-rate');
     const hex = idToHex(m.p);
-    if (hex === this.selfHex && this.own.has(m.w)) return void this.stats.echoes++;
+    if (hex === this.selfHex && this.own.has(m.w)) {
+      this.forget(m.w);
+      return void this.stats.echoes++;
+    }
     const wall = (this.args.wallClock ?? Date.now)();
     if (m.w < wall - MAX_AGE_MS || m.w > wall + MAX_AHEAD_MS) return drop('stale');
     const speaker = this.speaker(hex);

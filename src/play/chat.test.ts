@@ -94,6 +94,51 @@ describe('chat (simulated)', () => {
     sim.stopAll();
   });
 
+  it('a line the primary never passed on is sent again until it is echoed, and counted unheard if never', async () => {
+    const sim = new HostSim({ seed: 21 });
+    await sim.grow(6);
+    const [pa, pb] = sim.live() as [SimPeer, SimPeer];
+    const wall = () => WALL + sim.clock.now();
+    let lose = 1;
+    const open = (p: SimPeer, name: string, x: number) => {
+      const source = new NetworkChunkSource({ seed: 'seed-1', world: sim.world, client: p.client, dht: p.dht, clock: sim.clock, options: { name } });
+      // A's SAYs go through a wire that loses the first `lose` of them (a refused or lost frame).
+      const wire = Object.create(p.wire.players) as typeof p.wire.players;
+      wire.send = (to, msg) => (p === pa && msg.t === 'SAY' && lose-- > 0 ? false : p.wire.players.send(to, msg));
+      const chat = new ChatClient({
+        client: p.client, wire, world: sim.world, player: sim.keyring.signer(sim.playerOf(p.dht.selfId)), pass: sim.passFor(p.dht.selfId),
+        verify: sim.keyring.verify, clock: sim.clock, wallClock: wall, name: () => name, where: () => ({ x: here.x + x, z: here.z }),
+      });
+      return { source, chat, x };
+    };
+    const a = open(pa, 'Ann', 0), b = open(pb, 'Bob', 2);
+    const walk = async (ms: number) => {
+      for (let t = 0; t < ms; t += 100) {
+        for (const p of [a, b]) p.source.setPosition({ ...here, x: here.x + p.x });
+        await sim.run(100);
+      }
+    };
+    const seen: ChatEntry[] = [];
+    b.chat.events.on('line', (l) => seen.push(l));
+    await sim.settle(b.source.load(0, 0));
+    await walk(2000);
+    await sim.settle(a.chat.say('are you there'));
+    await walk(2500);
+    expect(seen.map((l) => l.text)).toEqual(['are you there']);
+    expect(a.chat.stats).toMatchObject({ echoes: 1, resent: 1, unheard: 0 });
+    // Every send lost: sent MAX_SENDS times, then counted unheard; shown once at most anywhere.
+    lose = 100;
+    await sim.settle(a.chat.say('anyone'));
+    await walk(5000);
+    expect(seen).toHaveLength(1);
+    expect(a.chat.stats).toMatchObject({ echoes: 1, resent: 3, unheard: 1 });
+    for (const p of [a, b]) {
+      p.chat.close();
+      p.source.close();
+    }
+    sim.stopAll();
+  });
+
   it('a line that cannot be said says why', async () => {
     const sim = new HostSim({ seed: 5 });
     await sim.grow(3);
