@@ -8,10 +8,11 @@
 // stands (its primary's notice, or its own handoff) notes the node it was handed to, and as
 // primary hands the region to no noted node while the note lasts: such a node may still be
 // a backup of the set, as any near node may.
-import { idToHex, type NodeId } from '../core/node-id';
+import type { NodeId } from '../core/node-id';
+import { NodeNotes, NOTES_MAX } from './node-notes';
 
 /** Nodes noted per region (oldest dropped first): one region's notes stay bounded whatever joins. */
-export const DECLINED_MAX = 4;
+export const DECLINED_MAX = NOTES_MAX;
 /**
  * A node handed the region that did not claim it (we claimed ourselves while the handoff
  * stood) is not handed it again by us for this long: a node nearest the key that never
@@ -19,26 +20,10 @@ export const DECLINED_MAX = 4;
  */
 export const DECLINED_HANDOFF_MS = 60_000;
 
-export class DeclinedHandoffs {
-  private readonly until = new Map<string, number>();
-
-  /** `forMs`: how long a noted node is not handed the region again. */
-  constructor(private readonly forMs: number) {}
-
-  /** `hex` was handed the region and did not claim it (seen at `now`). */
-  note(hex: string, now: number): void {
-    if (!hex) return;
-    this.until.delete(hex);
-    this.until.set(hex, now + this.forMs);
-    while (this.until.size > DECLINED_MAX) this.until.delete(this.until.keys().next().value!);
-  }
-
+/** `note(hex, now)`: `hex` was handed the region and did not claim it (seen at `now`); the constructor's `forMs`: how long it is not handed the region again. */
+export class DeclinedHandoffs extends NodeNotes {
   /** Whether `id` may not be handed the region at `now`. */
   declined(id: NodeId, now: number): boolean {
-    const hex = idToHex(id), t = this.until.get(hex);
-    if (t === undefined) return false;
-    if (now < t) return true;
-    this.until.delete(hex);
-    return false;
+    return this.noted(id, now);
   }
 }

@@ -43,6 +43,10 @@ export interface DutyRegion {
   handOff(to: NodeId): void;
   /** Whether `id` was handed the region lately and did not claim it (declined-handoffs.ts), or its silence made us claim lately: not handed it now. */
   declinedHandoff(id: NodeId): boolean;
+  /** Whether `id` was dropped from our set as quiet and not heard since (quiet-hosts.ts): not named a host again. */
+  quietHost(id: NodeId): boolean;
+  /** `hex` hosts nothing we hear (dropped from our set as quiet, or found silent since): kept out of the set. */
+  noteQuiet(hex: string): void;
   /** We stop being primary with no successor known (editors of unconfirmed edits hear 'busy'), as a backup with no primary or idle. */
   release(why: string, role?: 'backup' | 'idle'): void;
   reconfigure(hosts: NodeId[], why: string): void;

@@ -70,7 +70,7 @@ export class HostSetCheck {
     if (missing <= 0) return;
     // Not a node whose silence we just acted on: a killed tab's links stay open at our end for seconds.
     // Nor a linked node that does not answer now (answering.ts has why).
-    const linked = this.duty.ctx.linkedNear(this.duty.region.key, missing + 1, new Set([...live.map(idToHex), ...this.duty.region.suspects()]));
+    const linked = this.duty.ctx.linkedNear(this.duty.region.key, missing + 1, new Set([...live.map(idToHex), ...this.duty.region.suspects()])).filter((h) => !this.duty.region.quietHost(h));
     const answered = await this.duty.ctx.answering(linked, RECHECK_PING_MS);
     const extra = linked.filter((h) => answered.has(idToHex(h))).slice(0, missing);
     if (extra.length === 0 || this.duty.stopped) return;
@@ -78,20 +78,25 @@ export class HostSetCheck {
     // A linked node closer to the key than we are takes the region over at once.
     const to = this.handOffTo(hosts);
     if (to) return this.duty.region.handOff(to);
-    const out = this.duty.region.hosts.filter((h) => !live.some((x) => idEquals(x, h))).map((h) => `${idToHex(h).slice(0, 6)} ${this.duty.ctx.linkClosed(idToHex(h)) ? 'link closed' : 'quiet'}`);
-    this.setHosts(hosts, live.length, `filled from links: ${out.join(', ')}`);
+    const dropped = this.duty.region.hosts.filter((h) => !live.some((x) => idEquals(x, h)));
+    const out = dropped.map((h) => `${idToHex(h).slice(0, 6)} ${this.duty.ctx.linkClosed(idToHex(h)) ? 'link closed' : 'quiet'}`);
+    if (!this.setHosts(hosts, live.length, `filled from links: ${out.join(', ')}`)) return;
+    // A quiet one whose DHT still answers: the next lookup would find it and name it again.
+    for (const h of dropped) if (!this.duty.ctx.linkClosed(idToHex(h))) this.duty.region.noteQuiet(idToHex(h));
   }
 
   /**
    * A new host set is a new epoch (hosted-region.ts reconfigure): only while a majority of
    * the current set is alive to sign it (`alive` of them), else the claim could not win
    * and we keep the epoch we hold (our lease decides whether we may still confirm).
+   * True when we claim over `hosts`.
    */
-  private setHosts(hosts: NodeId[], alive: number, why: string): void {
+  private setHosts(hosts: NodeId[], alive: number, why: string): boolean {
     const old = new Set(this.duty.region.hosts.map(idToHex));
-    if (hosts.length === old.size && hosts.every((h) => old.has(idToHex(h)))) return;
-    if (alive < quorum(this.duty.region.hosts.length)) return;
+    if (hosts.length === old.size && hosts.every((h) => old.has(idToHex(h)))) return false;
+    if (alive < quorum(this.duty.region.hosts.length)) return false;
     this.duty.region.reconfigure(hosts, why);
+    return true;
   }
 
   /**
@@ -122,7 +127,15 @@ export class HostSetCheck {
       // two lookups in a row named different third hosts, each a new epoch for every subscriber.
       const now = this.duty.ctx.clock.now();
       const following = this.duty.region.hosts.filter((h) => !idEquals(h, this.duty.ctx.selfId) && !this.duty.ctx.linkClosed(idToHex(h)) && !this.lease.quiet(idToHex(h), now));
-      const seen = found.filter((h) => idEquals(h, this.duty.ctx.selfId) || answered.has(idToHex(h)));
+      // Nor a node whose hosting went silent while its DHT still answers, until a frame of the
+      // region comes from it: one we dropped as quiet (quiet-hosts.ts), or a primary our
+      // claim took for dead (`suspects`, which forget it after a while unheard: noted quiet
+      // here, it stays out as long as lookups find it and it says nothing). Named a backup it
+      // costs an epoch now and one more when the fill drops it; handed the region, a gap.
+      const suspects = new Set(this.duty.region.suspects());
+      const silent = (h: NodeId) => suspects.has(idToHex(h)) || this.duty.region.quietHost(h);
+      for (const h of found) if (answered.has(idToHex(h)) && silent(h)) this.duty.region.noteQuiet(idToHex(h));
+      const seen = found.filter((h) => idEquals(h, this.duty.ctx.selfId) || (answered.has(idToHex(h)) && !silent(h)));
       const hosts = sortByDistance([...seen, ...following.filter((h) => !seen.some((x) => idEquals(x, h)))], (x) => x, this.duty.region.key).slice(0, this.duty.ctx.opts.replicas);
       if (hosts.length === 0) return;
       // A closer node joined: it claims the next epoch; we and our backups grant it.

@@ -38,6 +38,7 @@ import { has, type RegionRole } from './region-role';
 import { RoleMachine, type Role } from './role-machine';
 import { unloadable } from './idle-unload';
 import { DECLINED_HANDOFF_MS, DeclinedHandoffs } from './declined-handoffs';
+import { QUIET_HOST_MS, QuietHosts } from './quiet-hosts';
 
 export type { Role } from './role-machine';
 
@@ -95,6 +96,8 @@ export class HostedRegion implements RegionRole {
   private handoffTimer: unknown;
   /** Nodes handed the region that did not claim it (not handed it again for a while). */
   readonly declined: DeclinedHandoffs;
+  /** Backups we dropped as quiet: kept out of our set until heard (quiet-hosts.ts). */
+  readonly quietHosts: QuietHosts;
   stopped = false;
   private readonly claimant: RegionClaimant;
   private readonly granter: RegionGranter;
@@ -112,6 +115,7 @@ export class HostedRegion implements RegionRole {
     this.requests = new RequestLog(DEDUPE_MS);
     this.proofs = new ProofRing();
     this.declined = new DeclinedHandoffs(DECLINED_HANDOFF_MS);
+    this.quietHosts = new QuietHosts(QUIET_HOST_MS);
     this.share = new FanOutShare(ctx, { rx: coord.rx, rz: coord.rz }, () => !this.duty && this.role === 'backup');
     this.el = new Election(ctx.selfId);
     this.claimant = new RegionClaimant(this);
@@ -342,6 +346,7 @@ export class HostedRegion implements RegionRole {
 
   onFrame(from: NodeId, fromHex: string, m: ReplicaFrame | PlayerToHost): void {
     if (this.stopped) return;
+    this.quietHosts.heard(fromHex);
     // Beats and acks keep a region loaded as little as they keep it busy (an idle primary beats on).
     if (m.t !== 'ACK' && m.t !== 'HEARTBEAT') this.lastFrameAt = this.ctx.clock.now();
     if (m.t !== 'ACK' && !(m.t === 'HEARTBEAT' && (m.idle || m.unload))) this.touched++;
@@ -536,6 +541,14 @@ export class HostedRegion implements RegionRole {
    */
   declinedHandoff(id: NodeId): boolean {
     return this.declined.declined(id, this.ctx.clock.now()) || this.claimant.replacedLately(idToHex(id));
+  }
+
+  quietHost(id: NodeId): boolean {
+    return this.quietHosts.quiet(id, this.ctx.clock.now());
+  }
+
+  noteQuiet(hex: string): void {
+    this.quietHosts.note(hex, this.ctx.clock.now());
   }
 
   /** A closer node joined: we stop ordering, and it claims the next epoch with our certificate; we and our backups grant it. */

@@ -2,7 +2,8 @@
 // node, testing/handoff-sink-scenario.ts): the first primary that hands the region to it
 // costs one failover's gap; the hosts that claimed past it then hand it the region no more
 // (declined-handoffs.ts). Before, every new primary's re-check handed it over again: 14-15 s
-// of 40 without a primary, in 16 gaps, 79 HANDOFFs sent to it.
+// of 40 without a primary, in 16 gaps, 79 HANDOFFs sent to it. One that took the region and
+// fell silent stays out of the set until heard (quiet-hosts.ts).
 import { describe, expect, it } from 'vitest';
 import { HOST_DEFAULTS } from './host-options';
 import { CLAIM_TIMEOUT_MS } from './claim-round';
@@ -19,4 +20,19 @@ describe('a node nearest the key that never takes the region it is handed (simul
       expect(r.doublePrimaries).toBe(0);
     });
   }
+
+  // Its host started, the sink claims the epoch it is handed as an honest host would, then
+  // falls silent while its DHT answers: every re-check's lookup named it a backup again and
+  // the set's fill dropped it as quiet, an epoch and a gap each (e1 -> e11, 9 gaps, 2,600 ms
+  // without a primary). Kept out until heard (quiet-hosts.ts): e1 -> e4, 2 gaps, 1,650 ms.
+  it('a silent node nearest the key stays out of the set until it is heard (seed 2, its host started)', async () => {
+    const r = await runHandoffSink(2, { startedHost: true });
+    expect(r.handoffsToSink, 'the sink was handed the region').toBeGreaterThan(0);
+    // A handoff, the sink's claim, the failover past it, one re-check's new set.
+    expect(r.epochAtEnd - r.epochAtJoin, 'epochs claimed in the window').toBeLessThanOrEqual(4);
+    expect(r.gaps).toBeLessThanOrEqual(2);
+    expect(r.noPrimaryMs, `time without a primary in ${SINK_WINDOW_MS} ms`).toBeLessThanOrEqual(HOST_DEFAULTS.failoverMs + HOST_DEFAULTS.claimTimeoutMs);
+    expect(r.confirmed, 'honest edits confirmed').toBe(r.edits);
+    expect(r.doublePrimaries).toBe(0);
+  });
 });

@@ -26,12 +26,27 @@ export interface HandoffSinkResult {
   edits: number;
   confirmed: number;
   doublePrimaries: number;
+  /** The highest epoch an honest host held at the end, and at the sink's join. */
+  epochAtJoin: number;
+  epochAtEnd: number;
+}
+
+export interface HandoffSinkOptions {
+  /** Honest hosting peers (default 12). */
+  honest?: number;
+  /**
+   * The sink joins as an honest host, which the attacker stops once it joined: a HANDOFF
+   * that reaches it while it joins is answered by an honest claim, so the sink may hold the
+   * region in a set (and have been its primary) before it falls silent.
+   */
+  startedHost?: boolean;
 }
 
 /** The window measured after the sink joined (virtual ms): several re-checks of the host set (RECHECK_MS 5 s). */
 export const SINK_WINDOW_MS = 40_000;
 
-export async function runHandoffSink(seed: number, honest = 12): Promise<HandoffSinkResult> {
+export async function runHandoffSink(seed: number, o: HandoffSinkOptions = {}): Promise<HandoffSinkResult> {
+  const honest = o.honest ?? 12;
   const sim = new HostSim({ seed, idWorkBits: SIM_ID_WORK_BITS });
   await sim.grow(honest);
   const r: RegionCoord = { rx: 2, rz: 3 };
@@ -50,9 +65,11 @@ export async function runHandoffSink(seed: number, honest = 12): Promise<Handoff
   for (let i = 0; i < 3; i++) if (!(await edit(10_000))) throw new Error('setup edit not confirmed');
   await sim.run(1000);
   if (!sim.primaryOf(r)) throw new Error('no primary after the setup edits');
-  // The sink: ground nearer the key than the nearest honest node; its host is the attacker's (stopped).
+  // The sink: ground nearer the key than the nearest honest node; its host is the attacker's (never started, or stopped once joined).
   const nearest = sortByDistance(sim.live(), (p) => p.dht.selfId, key)[0]!.dht.selfId;
-  const sink: SimPeer = await sim.add(sim.groundId(key, undefined, nearest), { hostile: true });
+  const topEpoch = (peers: SimPeer[]) => Math.max(0, ...peers.map((p) => p.host.regionState(r)?.cert?.e ?? 0));
+  const epochAtJoin = topEpoch(sim.live());
+  const sink: SimPeer = await sim.add(sim.groundId(key, undefined, nearest), { hostile: !o.startedHost });
   new Attacker(sim, sink, 0, seed, false);
   let handoffsToSink = 0;
   sink.wire.replicas.events.on('frame', ({ msg }) => void (msg.t === 'HANDOFF' && handoffsToSink++));
@@ -80,7 +97,7 @@ export async function runHandoffSink(seed: number, honest = 12): Promise<Handoff
   }
   if (gapStart !== undefined) longestGapMs = Math.max(longestGapMs, sim.clock.now() - gapStart);
   stop();
-  const out = { noPrimaryMs, longestGapMs, gaps, handoffsToSink, edits: tried - edits0, confirmed, doublePrimaries: sim.doublePrimaries().length };
+  const out = { epochAtJoin, epochAtEnd: topEpoch(sim.live().filter((p) => p !== sink)), noPrimaryMs, longestGapMs, gaps, handoffsToSink, edits: tried - edits0, confirmed, doublePrimaries: sim.doublePrimaries().length };
   sim.stopAll();
   return out;
 }
