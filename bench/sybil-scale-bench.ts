@@ -28,7 +28,7 @@ export async function sybilScaleMain(): Promise<void> {
     joinBatch: Number(arg('join-batch') ?? 64),
     log: (l) => console.error(l),
   });
-  for (const x of r.regions) console.error(`sybil_1k: ${x.name} hostile ${x.hostile3}/3 ${x.hostile8}/8${x.limit ? ' (limit)' : ''}: ${x.setupFailed ?? `accepted ${x.accepted} (fresh ${x.acceptedFresh}), frozen ${x.frozen}, failover ${x.failoverMs} ms, no primary ${x.noPrimaryMs} ms, edits ${x.confirmed}/${x.edits} (unseen ${x.unseen}), rows undelivered ${x.undelivered} skipped ${x.skipped} of ${x.rows}, fresh honest ${x.freshHonest}, adopted ${x.adoptedInSet} in set / ${x.adopted}, set epoch ${x.startEpoch} -> ${x.maxEpoch}`}${x.breaches.length ? `; ${x.breaches.join('; ')}` : ''}`);
+  for (const x of r.regions) console.error(`sybil_1k: ${x.name} hostile ${x.hostile3}/3 ${x.hostile8}/8 (ranks ${x.hostileRanks.join(',') || '-'}; in the fresh subscriber's view ${x.freshRanks.join(',') || '-'})${x.limit ? ' (limit)' : ''}: ${x.setupFailed ?? `accepted ${x.accepted} (fresh ${x.acceptedFresh}), frozen ${x.frozen}, failover ${x.failoverMs} ms, no primary ${x.noPrimaryMs} ms, edits ${x.confirmed}/${x.edits} (unseen ${x.unseen}), rows undelivered ${x.undelivered} skipped ${x.skipped} of ${x.rows}, fresh honest ${x.freshHonest}, adopted ${x.adoptedInSet} in set / ${x.adopted}, set epoch ${x.startEpoch} -> ${x.maxEpoch}`}${x.breaches.length ? `; ${x.breaches.join('; ')}` : ''}`);
   const json = arg('json');
   if (json) writeFileSync(json, `${JSON.stringify(r, null, 2)}\n`);
   else console.log(JSON.stringify(sybilScaleMetrics(r), null, 2));

@@ -70,6 +70,13 @@ export interface ScaleRegion {
   /** Hostile nodes among the 3 (host set) and the 8 (ANCHOR_RANK) nodes nearest the key. */
   hostile3: number;
   hostile8: number;
+  /** Where the hostile nodes lie among the 8 nearest the key (1 the nearest). */
+  hostileRanks: number[];
+  /**
+   * Where the attackers' live ids lie in the fresh subscriber's own live view of the key at
+   * the end (cert-checker.ts counts its FRESH_RANK nearest for a reader with no certificate).
+   */
+  freshRanks: number[];
   /** 2 of the 3 nearest hostile: the model's known limit. */
   limit: boolean;
   /** Why the region was not attacked (no primary after the setup edits), if so. */
@@ -166,9 +173,10 @@ export async function runSybilScale(o: SybilScaleOptions): Promise<SybilScaleRes
     const player = ranked.filter((p) => !hostile(p) && !players.has(p)).at(-1)!;
     players.add(player);
     const hostile3 = ranked.slice(0, HOST_DEFAULTS.replicas).filter(hostile).length;
+    const hostileRanks = ranked.slice(0, ANCHOR_RANK).flatMap((p, k) => (hostile(p) ? [k + 1] : []));
     sites.push({
       r, key, team, player, marks: new Map(), drawn: new Set(), edits: [], lastPrimaryAt: 0,
-      out: { name: regionName(r), hostile3, hostile8: near.length, limit: hostile3 * 2 > HOST_DEFAULTS.replicas, accepted: 0, acceptedFresh: 0, breaches: [], frozen: false, noPrimaryMs: 0, edits: 0, confirmed: 0, unseen: 0, undelivered: 0, skipped: 0, rows: 0, freshHonest: false, adoptedInSet: 0, adopted: 0, maxEpoch: 0, startEpoch: 0 },
+      out: { name: regionName(r), hostile3, hostile8: near.length, hostileRanks, freshRanks: [], limit: hostile3 * 2 > HOST_DEFAULTS.replicas, accepted: 0, acceptedFresh: 0, breaches: [], frozen: false, noPrimaryMs: 0, edits: 0, confirmed: 0, unseen: 0, undelivered: 0, skipped: 0, rows: 0, freshHonest: false, adoptedInSet: 0, adopted: 0, maxEpoch: 0, startEpoch: 0 },
     });
   }
 
@@ -302,6 +310,10 @@ export async function runSybilScale(o: SybilScaleOptions): Promise<SybilScaleRes
   for (const judge of late) judge();
 
   for (const s of sites) judge(sim, s, honest(), crewHex, tEnd);
+  for (const s of sites) {
+    const view = s.fresh ? await sim.settle(s.fresh.dht.nearView.live(s.key, ANCHOR_RANK)).catch(() => []) : [];
+    s.out.freshRanks = view.flatMap((id, k) => (crewHex.has(idToHex(id)) ? [k + 1] : []));
+  }
   const result: SybilScaleResult = {
     peers: o.peers, hostile: crew.size, keysPerHostile: keysPer, regions: sites.map((s) => s.out), rowsPerRegion: order.length,
     doublePrimaries: sim.doublePrimaries().length, joinWallSec, wallSec: (performance.now() - t0) / 1000, virtualSec: sim.clock.now() / 1000,
