@@ -35,10 +35,24 @@ export interface NearView {
    * or the lookup of one path's liars: a reader with no certificate of a region counts only
    * these (src/region/cert-checker.ts). `again`: look up anew if the last one is older than
    * the fewest ms between two refreshes (rate limited as `refresh`), for a check it refused.
-   * Never rejects (a failed lookup: none).
+   * Never rejects (a failed lookup: none). `turn`: its place among lookups waiting theirs
+   * (`SweepTurn`; a check's own default 'subscription').
    */
-  live(key: NodeId, n: number, again?: boolean): Promise<NodeId[]>;
+  live(key: NodeId, n: number, again?: boolean, turn?: SweepTurn): Promise<NodeId[]>;
+  /**
+   * Starts `live`'s lookup of `key` now, in `turn`, unless one is live already: the check that
+   * needs it later finds it done or under way. The lookup is the one `live` runs.
+   */
+  warm?(key: NodeId, turn: SweepTurn): void;
 }
+
+/**
+ * Which `live` lookup goes first when more wait than may run (SWEEPS_AT_ONCE): the player's
+ * own region, then the other regions it subscribes to (and every check's); within one turn,
+ * in the order asked.
+ */
+export type SweepTurn = 'own' | 'subscription';
+const TURN_ORDER: Record<SweepTurn, number> = { own: 0, subscription: 1 };
 
 /** A view that knows nobody: every check against it fails (a reader with no network). */
 export const NOBODY_NEAR: NearView = { near: () => [], refresh: () => Promise.resolve(false), live: () => Promise.resolve([]) };
@@ -88,9 +102,10 @@ export class NearNodes implements NearView {
   private readonly swept = new Map<string, { ids: NodeId[]; at: number }>();
   /** By key: the lookup by disjoint paths under way (`live` joins it). */
   private readonly sweeping = new Map<string, Promise<void>>();
-  /** Sweeps running, and those waiting for a turn (`SWEEPS_AT_ONCE`). */
+  /** Sweeps running, and those waiting for a turn (`SWEEPS_AT_ONCE`), by key. */
   private sweepsRunning = 0;
-  private readonly sweepQueue: (() => void)[] = [];
+  private readonly sweepQueue = new Map<string, { order: number; seq: number; go: () => void }>();
+  private sweepSeq = 0;
   private readonly bucket: TokenBucket;
   /** Refresh lookups run, and refused by the rate limit; lookups `live` ran. */
   readonly stats = { refreshes: 0, refreshesLimited: 0, sweeps: 0 };
@@ -146,49 +161,68 @@ export class NearNodes implements NearView {
     }
   }
 
-  async live(key: NodeId, n: number, again = false): Promise<NodeId[]> {
+  async live(key: NodeId, n: number, again = false, turn: SweepTurn = 'subscription'): Promise<NodeId[]> {
     const hex = idToHex(key), now = this.deps.clock.now();
     const last = this.swept.get(hex);
     const redo = again && !!last && now - last.at >= REFRESH_EVERY_MS && this.bucket.take(1, now);
-    if (!last || now - last.at >= LIVE_MS || redo) await this.sweep(key, hex);
+    if (!last || now - last.at >= LIVE_MS || redo) await this.sweep(key, hex, turn);
     const fresh = this.swept.get(hex);
     const ids = fresh && this.deps.clock.now() - fresh.at < LIVE_MS ? fresh.ids : [];
     const all = sortByDistance([...ids, ...(this.deps.readOnly ? [] : [this.deps.selfId])], (x) => x, key);
     return all.filter((id, i) => !all.slice(0, i).some((x) => idEquals(x, id))).slice(0, n);
   }
 
+  warm(key: NodeId, turn: SweepTurn): void {
+    const hex = idToHex(key), last = this.swept.get(hex);
+    if (last && this.deps.clock.now() - last.at < LIVE_MS) return;
+    void this.sweep(key, hex, turn);
+  }
+
   /**
-   * One lookup of `key` by disjoint paths at a time. Not rate limited as `refresh` is: only
-   * keys of the reader's own subscriptions are asked for (`live`), each at most once per
+   * One lookup of `key` by disjoint paths at a time, shared by every caller (one waiting its
+   * turn moves up to the earliest turn asked). Not rate limited as `refresh` is: only keys
+   * of the reader's own subscriptions are asked for (`live`, `warm`), each at most once per
    * liveMs whatever frames or records arrive.
    */
-  private sweep(key: NodeId, hex: string): Promise<void> {
+  private sweep(key: NodeId, hex: string, turn: SweepTurn): Promise<void> {
     let running = this.sweeping.get(hex);
     if (!running) {
       this.stats.sweeps++;
-      running = this.turn()
+      running = this.turn(hex, TURN_ORDER[turn])
         .then(() => this.deps.findNode(key, REFRESH_PATHS))
         .then((res) => this.noteSwept(key, res), () => {})
         .finally(() => {
           this.sweeping.delete(hex);
           this.sweepsRunning--;
-          this.sweepQueue.shift()?.();
+          this.next();
         });
       this.sweeping.set(hex, running);
+    } else {
+      const waiting = this.sweepQueue.get(hex);
+      if (waiting && TURN_ORDER[turn] < waiting.order) waiting.order = TURN_ORDER[turn];
     }
     return running;
   }
 
   /** Resolves when a sweep may start (at most SWEEPS_AT_ONCE run), counting it as running. */
-  private turn(): Promise<void> {
+  private turn(hex: string, order: number): Promise<void> {
     if (this.sweepsRunning < SWEEPS_AT_ONCE) {
       this.sweepsRunning++;
       return Promise.resolve();
     }
-    return new Promise((go) => this.sweepQueue.push(() => {
+    return new Promise((go) => this.sweepQueue.set(hex, { order, seq: this.sweepSeq++, go: () => {
       this.sweepsRunning++;
       go();
-    }));
+    } }));
+  }
+
+  /** Starts the waiting sweep of the earliest turn, first asked within it. */
+  private next(): void {
+    let best: [string, { order: number; seq: number; go: () => void }] | undefined;
+    for (const e of this.sweepQueue) if (!best || e[1].order < best[1].order || (e[1].order === best[1].order && e[1].seq < best[1].seq)) best = e;
+    if (!best) return;
+    this.sweepQueue.delete(best[0]);
+    best[1].go();
   }
 
   private noteSwept(key: NodeId, res: { closest: readonly { id: NodeId }[] }): void {
