@@ -21,8 +21,34 @@ const HEADLESS_SHELL = '/usr/bin/chromium-headless-shell';
  */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? (process.env.VITEST && existsSync(HEADLESS_SHELL) ? HEADLESS_SHELL : CHROMIUM_FULL);
 
+/**
+ * The features playwright-core (1.65) turns off in every Chromium it launches
+ * (server/chromium/chromiumSwitches.ts `disabledFeatures`). Chromium reads only the last
+ * `--disable-features` of its command line, and Playwright puts its own before ours: one of
+ * ours names these again, or it would turn them back on. e2e/chromium-flags.test.ts reads a
+ * launched browser's command line and fails when Playwright's list names one not here.
+ */
+const PLAYWRIGHT_DISABLED = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync', 'DestroyProfileOnBrowserClose', 'HttpsUpgrades', 'HttpsFirstBalancedModeAutoEnable',
+  'LensOverlay', 'MediaRouter', 'PaintHolding', 'ThirdPartyStoragePartitioning', 'AvoidCorsURLLoaderRestartOnRedirect',
+  'TcpPortRandomizationWin', 'OptimizationHints', 'NetworkTimeServiceQuerying', 'AimEnabled', 'PreconnectToSearch',
+  'msForceBrowserSignIn', 'msEdgeUpdateLaunchServicesPreferredVersion',
+];
+
+/**
+ * The one `--disable-features` a launch may give: Playwright's, ours and `more`.
+ * AudioServiceOutOfProcess: the audio service in the browser process rather than a process
+ * of its own, which the first `new AudioContext()` of a browser (a drawing tab's first click,
+ * ui/sound-effects.ts) waited for to start: the constructor took 0.45-2.2 s in the headless
+ * shell and the full browser, 5-50 ms in process (a blank page whose button constructs one; at
+ * load 19-31, 2026-12-06).
+ */
+export function disableFeatures(...more: string[]): string {
+  return `--disable-features=${[...PLAYWRIGHT_DISABLED, 'AudioServiceOutOfProcess', ...more].join(',')}`;
+}
+
 export const CHROMIUM_ARGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', disableFeatures(),
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
   // Without both of these (and in the headless shell, MEDIA granted to the context, which
   // the fake UI does not do there) Chromium gathers no ICE candidate on loopback.

@@ -6,7 +6,7 @@ import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
-import { CHROMIUM_FULL, CHROMIUM_ARGS } from '../../e2e/browser';
+import { CHROMIUM_FULL, CHROMIUM_ARGS, disableFeatures } from '../../e2e/browser';
 import { turnUrls, type IceOffer } from './lab-cases';
 import { INTERNET, nsWrapper, SERVER_IP } from './topology';
 
@@ -85,9 +85,9 @@ export class LabProcesses {
     // is the headless shell: with it the first tab's network did not come up in 30 s, twice (not looked into).
     writeFileSync(wrapper, nsWrapper(ns, CHROMIUM_FULL));
     chmodSync(wrapper, 0o755);
-    return chromium.launch({ executablePath: wrapper, headless: true, args: [...CHROMIUM_ARGS,
+    return chromium.launch({ executablePath: wrapper, headless: true, args: [...CHROMIUM_ARGS.filter((a) => !a.startsWith('--disable-features=')),
       // Host candidates with real addresses (not mDNS names, which nothing resolves here).
-      '--disable-features=WebRtcHideLocalIpsWithMdns',
+      disableFeatures('WebRtcHideLocalIpsWithMdns'),
       // The microphone permission (without it Chromium gathers fewer candidates) needs a secure context.
       `--unsafely-treat-insecure-origin-as-secure=${ports.map(labOrigin).join(',')}`] });
   }
