@@ -24,10 +24,13 @@ describe('a node nearest the key that never takes the region it is handed (simul
   // Its host started, the sink claims the epoch it is handed as an honest host would, then
   // falls silent while its DHT answers: every re-check's lookup named it a backup again and
   // the set's fill dropped it as quiet, an epoch and a gap each (e1 -> e11, 9 gaps, 2,600 ms
-  // without a primary). Kept out until heard (quiet-hosts.ts): e1 -> e4, 2 gaps, 1,650 ms.
+  // without a primary; today's code with the old re-check: e1 -> e13, 9 gaps, 2,650 ms). Kept
+  // out until heard (quiet-hosts.ts): e1 -> e4, 1 gap, 1,650 ms. Since the fresh subscriber's
+  // lookups go in turns, the sink, noted quiet before any re-check would hand it the region, is
+  // handed it no more in this seed (3 handoffs with the old re-check, 0 now), so the handoff
+  // is not asked for here: the epochs and gaps are what the old re-check fails.
   it('a silent node nearest the key stays out of the set until it is heard (seed 2, its host started)', async () => {
     const r = await runHandoffSink(2, { startedHost: true });
-    expect(r.handoffsToSink, 'the sink was handed the region').toBeGreaterThan(0);
     // A handoff, the sink's claim, the failover past it, one re-check's new set.
     expect(r.epochAtEnd - r.epochAtJoin, 'epochs claimed in the window').toBeLessThanOrEqual(4);
     expect(r.gaps).toBeLessThanOrEqual(2);
