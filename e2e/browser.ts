@@ -148,6 +148,15 @@ export async function launchProfile(dir?: string, viewport = { width: 960, heigh
 }
 
 /**
+ * Disposes of every profile at once: each waits for its browser's processes to exit, and one
+ * after another four of them took 7.0-9.5 s against 3.7-4.1 s together (4 headless shells,
+ * a blank tab each, load 44).
+ */
+export async function disposeAll(profiles: Profile[]): Promise<void> {
+  await Promise.all(profiles.map((p) => p.dispose()));
+}
+
+/**
  * Frames a second a drawing test tab draws at most (the app's `?fps=`): software WebGL draws
  * each frame on a CPU core, as many as it can, so each drawing tab took most of a core of
  * the two the suite has; at this rate a small one takes a fraction, and movement and items

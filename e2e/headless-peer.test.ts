@@ -11,7 +11,7 @@ import type { Page } from 'playwright-core';
 import { idToHex } from '../src/core/node-id';
 import { decodeEntries } from '../src/region/region-state';
 import { LevelStore } from '../src/store/level-store';
-import { crashPage, launchProfileAhead, openInProfile, PAGE_UP, type Profile } from './browser';
+import { crashPage, disposeAll, launchProfileAhead, openInProfile, PAGE_UP, type Profile } from './browser';
 import { startHeadlessProcess, type HeadlessProcess } from './headless-process';
 
 const WORLD = 'headless-e2e';
@@ -21,7 +21,7 @@ const peers: HeadlessProcess[] = [];
 const dataDir = mkdtempSync(join(tmpdir(), 'vp-headless-'));
 
 afterAll(async () => {
-  for (const p of profiles) await p.dispose();
+  await disposeAll(profiles);
   for (const h of peers) await h.stop();
   rmSync(dataDir, { recursive: true, force: true });
 });

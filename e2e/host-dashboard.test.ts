@@ -5,14 +5,14 @@
 // Writes hosting-dashboard.png (e2e/screenshots.ts: docs/screenshots/ under `npm run screenshots`).
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { launchProfileAhead, openInProfile, PAGE_UP, type OpenOptions, type Profile } from './browser';
+import { disposeAll, launchProfileAhead, openInProfile, PAGE_UP, type OpenOptions, type Profile } from './browser';
 import { screenshotPath } from './screenshots';
 
 const WORLD = '#world=host-dash-e2e&seed=host-dash';
 const profiles: Profile[] = [];
 
 afterAll(async () => {
-  for (const p of profiles) await p.dispose();
+  await disposeAll(profiles);
 });
 
 /** Opens `path` in a browser on a fresh profile (from launchProfileAhead). */

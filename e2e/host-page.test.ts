@@ -3,13 +3,13 @@
 // finds the edit, served by the hosting tab alone. The dashboard shows what it hosts.
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { crashPage, launchProfileAhead, openInProfile, PAGE_UP, type OpenOptions, type Profile } from './browser';
+import { crashPage, disposeAll, launchProfileAhead, openInProfile, PAGE_UP, type OpenOptions, type Profile } from './browser';
 
 const WORLD = '#world=host-page-e2e&seed=host-page';
 const profiles: Profile[] = [];
 
 afterAll(async () => {
-  for (const p of profiles) await p.dispose();
+  await disposeAll(profiles);
 });
 
 /** Opens `path` in a browser (`profile`) that never saw the world. */

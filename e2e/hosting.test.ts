@@ -5,7 +5,7 @@
 // player back; every tab closed and reopened, every edit is still there.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { crashPage, launchProfile, openPage, PAGE_UP, type Profile } from './browser';
+import { crashPage, disposeAll, launchProfile, openPage, PAGE_UP, type Profile } from './browser';
 import { placeUntilConfirmed } from './page-world';
 
 const TABS = 4;
@@ -64,7 +64,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const p of profiles) await p.dispose();
+  await disposeAll(profiles);
 });
 
 describe('the shared world across tabs', () => {

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import jsQR from 'jsqr';
-import { launchProfileAhead, openInProfile, PAGE_UP, SMALL_VIEW, type Profile } from './browser';
+import { disposeAll, launchProfileAhead, openInProfile, PAGE_UP, SMALL_VIEW, type Profile } from './browser';
 import { changedShare } from './pixel-diff';
 import { screenshotPath } from './screenshots';
 import { explainHosting } from './page-wait';
@@ -17,7 +17,7 @@ const profiles: Profile[] = [];
 // After each attempt, not once at the end: a retry (vitest.e2e.config.ts) otherwise runs
 // beside the failed attempt's two drawing browsers, still in the same world.
 afterEach(async () => {
-  for (const p of profiles.splice(0)) await p.dispose();
+  await disposeAll(profiles.splice(0));
 });
 
 const PERMISSIONS = ['microphone', 'clipboard-read', 'clipboard-write'];

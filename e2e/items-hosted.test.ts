@@ -7,7 +7,7 @@
 // the others run with render=off. `spawnms` makes the hosts propose spawns every few seconds.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { crashPage, launchProfile, openPage, PAGE_UP, SMALL_VIEW, type Profile } from './browser';
+import { crashPage, disposeAll, launchProfile, openPage, PAGE_UP, SMALL_VIEW, type Profile } from './browser';
 import { explainHosting } from './page-wait';
 import { MAX_GROUND } from '../src/agree/item-ledger';
 
@@ -30,7 +30,7 @@ const standY = (p: Page, x: number, z: number) => p.evaluate(([x, z]) => {
 const teleport = (p: Page, x: number, y: number, z: number) => p.evaluate(([x, y, z]) => window.voxel.teleport(x!, y!, z!), [x, y, z]);
 
 async function openWorld(): Promise<void> {
-  for (const p of profiles.splice(0)) await p.dispose();
+  await disposeAll(profiles.splice(0));
   pages.length = 0;
   // Tab 0 draws (its frames time the spawns it sees) in a small window: no pixel is read here.
   profiles.push(...(await Promise.all(Array.from({ length: TABS }, (_, i) => launchProfile(undefined, i === 0 ? SMALL_VIEW : undefined)))));
@@ -42,7 +42,7 @@ async function openWorld(): Promise<void> {
 beforeAll(openWorld);
 
 afterAll(async () => {
-  for (const p of profiles) await p.dispose();
+  await disposeAll(profiles);
 });
 
 describe('items carried by the region hosts, across tabs', () => {
