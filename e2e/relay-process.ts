@@ -1,6 +1,7 @@
-// The relay as its own OS process (`tsx signaling/serve.ts --relay-only`), so a test can
-// stop it for real and check the tabs keep working without it.
+// The relay as its own OS process (signaling/serve.ts --relay-only, bundled by
+// e2e/global-setup.ts), so a test can stop it for real and check the tabs keep working without it.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { inject } from 'vitest';
 
 export interface RelayProcess {
   url: string;
@@ -9,8 +10,8 @@ export interface RelayProcess {
 }
 
 export async function startRelayProcess(port: number): Promise<RelayProcess> {
-  // Node itself with tsx as a loader (not the tsx wrapper, whose own child would outlive a kill).
-  const child = spawn(process.execPath, ['--import', 'tsx', 'signaling/serve.ts', '--relay-only', '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Node itself (not a wrapper such as tsx's, whose own child would outlive a kill).
+  const child = spawn(process.execPath, [inject('relayBundle'), '--relay-only', '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('relay process did not start in 20 s')), 20_000);
     let out = '';
