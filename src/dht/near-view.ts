@@ -165,17 +165,21 @@ export class NearNodes implements NearView {
     const hex = idToHex(key), now = this.deps.clock.now();
     const last = this.swept.get(hex);
     const redo = again && !!last && now - last.at >= REFRESH_EVERY_MS && this.bucket.take(1, now);
-    if (!last || now - last.at >= LIVE_MS || redo) await this.sweep(key, hex, turn);
-    const fresh = this.swept.get(hex);
-    const ids = fresh && this.deps.clock.now() - fresh.at < LIVE_MS ? fresh.ids : [];
+    if (!this.sweptLately(hex) || redo) await this.sweep(key, hex, turn);
+    const ids = this.sweptLately(hex)?.ids ?? [];
     const all = sortByDistance([...ids, ...(this.deps.readOnly ? [] : [this.deps.selfId])], (x) => x, key);
     return all.filter((id, i) => !all.slice(0, i).some((x) => idEquals(x, id))).slice(0, n);
   }
 
   warm(key: NodeId, turn: SweepTurn): void {
-    const hex = idToHex(key), last = this.swept.get(hex);
-    if (last && this.deps.clock.now() - last.at < LIVE_MS) return;
-    void this.sweep(key, hex, turn);
+    const hex = idToHex(key);
+    if (!this.sweptLately(hex)) void this.sweep(key, hex, turn);
+  }
+
+  /** Our last sweep of `hex` (`live`), if it ran within LIVE_MS: what `live` answers with, and `warm` leaves be. */
+  private sweptLately(hex: string): { ids: NodeId[]; at: number } | undefined {
+    const last = this.swept.get(hex);
+    return last && this.deps.clock.now() - last.at < LIVE_MS ? last : undefined;
   }
 
   /**

@@ -135,7 +135,7 @@ export class ClaimRound {
    * holds (a tail its peer backup missed) is adopted only under those proofs, so a round
    * that ends at the grant drops confirmed edits.
    */
-  settled(now: number, silent: ReadonlyMap<string, unknown>, graceMs: number, framesMs = 0): boolean {
+  settled(now: number, silent: { has(hex: string): boolean }, graceMs: number, framesMs = 0): boolean {
     if (this.quorumAt === null) return false;
     if (this.allAnswered(silent)) return true;
     const since = now - this.quorumAt;
@@ -168,12 +168,12 @@ export class ClaimRound {
    * Two backups took the primary for dead at once; waiting out CLAIM_TIMEOUT_MS buys nothing,
    * since nobody is asked again.
    */
-  duelled(silent: ReadonlyMap<string, unknown>): boolean {
+  duelled(silent: { has(hex: string): boolean }): boolean {
     return this.quorumAt === null && this.highestRefusal >= this.e && this.allAnswered(silent);
   }
 
   /** Whether every target answered, not counting those in `skip` (taken for dead). */
-  allAnswered(skip: ReadonlyMap<string, unknown> = new Map()): boolean {
+  allAnswered(skip: { has(hex: string): boolean } = new Set()): boolean {
     for (const t of this.targets) if (!this.answered.has(t) && !skip.has(t)) return false;
     return true;
   }

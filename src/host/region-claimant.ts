@@ -13,12 +13,15 @@ import { decodeEntries, type Entry } from '../region/region-state';
 import { has, RegionSide } from './region-role';
 import { GrantedStates, type GrantedOutcome } from './granted-states';
 import { proofBytes, type StateProof } from '../region/entry-proofs';
+import { NodeNotes } from './node-notes';
 
 /** Entries (proofs' included) one granter's answers may hold in a round; the rest is dropped (granted-states.ts). */
 const GRANTED_PER_HOST = 1 << 22;
 
 /** A primary we replaced for its silence is not taken back as a host for this long. */
 const SUSPECT_MS = 30_000;
+/** Silent (and replaced) primaries remembered per region, the oldest dropped first. */
+const SUSPECTS_KEPT = 64;
 
 /** A minute without a failed claim starts the claims' backoff again from its first wait (retryDelay). */
 const FAILURES_FORGOTTEN_MS = 60_000;
@@ -68,15 +71,15 @@ export class RegionClaimant extends RegionSide {
   private round: ClaimRound | undefined;
   /** What the granters of the round under way sent (adopted at its end). */
   private granted: { round: ClaimRound; states: GrantedStates } | undefined;
-  /** Nodes whose silence made us claim (hex -> when): not brought back as hosts for a while. */
-  private readonly silent = new Map<string, number>();
+  /** Nodes whose silence made us claim: not brought back as hosts for SUSPECT_MS unless they answer a claim. */
+  private readonly silent = new NodeNotes(SUSPECT_MS, SUSPECTS_KEPT);
   /**
-   * Of those, primaries that had handed the region to nobody (hex -> when): silent for their
+   * Of those, primaries that had handed the region to nobody: silent for their
    * own slowness or death, not for a handoff under way. Not handed the region for SUSPECT_MS
    * however they answer meanwhile (`replacedLately`): a starved tab answers a ping between its
    * long tasks and stays slow.
    */
-  private readonly replaced = new Map<string, number>();
+  private readonly replaced = new NodeNotes(SUSPECT_MS, SUSPECTS_KEPT);
   private retry: unknown;
   /** The hosts of a duel we are the closer claimant of: we claim again over them at once (rematchAt: when we last did). */
   private rematch: NodeId[] | undefined;
@@ -117,18 +120,12 @@ export class RegionClaimant extends RegionSide {
 
   /** Nodes recently taken for dead because they went silent (their links may still look open). */
   suspects(): string[] {
-    const now = this.ctx.clock.now();
-    for (const [hex, at] of this.silent) if (now - at > SUSPECT_MS) this.silent.delete(hex);
-    return [...this.silent.keys()];
+    return this.silent.all(this.ctx.clock.now());
   }
 
   /** Whether our claim replaced `hex`, a primary that had handed the region to nobody, for its silence in the last SUSPECT_MS. */
   replacedLately(hex: string): boolean {
-    const at = this.replaced.get(hex);
-    if (at === undefined) return false;
-    if (this.ctx.clock.now() - at <= SUSPECT_MS) return true;
-    this.replaced.delete(hex);
-    return false;
+    return this.replaced.notedHex(hex, this.ctx.clock.now());
   }
 
   /** Ends the wait of the claim under way, if any. */
@@ -173,8 +170,7 @@ export class RegionClaimant extends RegionSide {
     if (before === undefined) return false;
     if (handed && handed !== this.ctx.selfHex && !handedOver) this.region.declined.note(handed, this.ctx.clock.now());
     if (primarySilent && !handed && this.region.primaryHex) {
-      this.replaced.set(this.region.primaryHex, this.ctx.clock.now());
-      if (this.replaced.size > 64) this.replaced.delete(this.replaced.keys().next().value!);
+      this.replaced.note(this.region.primaryHex, this.ctx.clock.now());
     }
     this.ctx.stats.claims++;
     const run = ++this.runs;
@@ -225,7 +221,7 @@ export class RegionClaimant extends RegionSide {
     const heldEpoch = this.region.applied !== undefined ? this.region.epoch : undefined;
     this.replacing = primarySilent && this.region.primaryHex ? { hex: this.region.primaryHex, answeredAt: -Infinity } : undefined;
     if (primarySilent && this.region.primaryHex) {
-      this.silent.set(this.region.primaryHex, this.ctx.clock.now());
+      this.silent.note(this.region.primaryHex, this.ctx.clock.now());
       // We take it for dead: what we last heard of it must not keep another claimant off
       // ("primary alive") once our claim is over (a duel's closer claimant claims again at once).
       this.region.roles.forgetPrimaryVoice();
@@ -323,8 +319,9 @@ export class RegionClaimant extends RegionSide {
           this.region.toHost(t, { t: 'CLAIM', ...this.regionFields, e, hosts, ...(known ? { known } : {}), ...(chain ? { chain } : {}), ...(rebase ? { rebase } : {}), ...(pend.length ? { pend } : {}) });
         }
       }
-      if (round.settled(now, this.silent, o.claimGraceMs, CLAIM_FRAMES_MS) || round.yielded) break;
-      if (round.duelled(this.silent)) {
+      const silent = { has: (hex: string) => this.silent.notedHex(hex, now) };
+      if (round.settled(now, silent, o.claimGraceMs, CLAIM_FRAMES_MS) || round.yielded) break;
+      if (round.duelled(silent)) {
         // The other claimant of our epoch is a backup of the set we know (only they claim
         // when the primary goes silent): the closer of us claims again at once, and the
         // farther gives way when our claim reaches it (giveWay). (Not the closest of the new
@@ -355,7 +352,7 @@ export class RegionClaimant extends RegionSide {
     this.region.trace(`claim e${e} ${cert ? `certified${rebase ? ' (rebase)' : ''}${known ? ` over e${known.e}` : ''}` : `failed (${round.fault() ?? 'no answer'})`} granted ${round.granted().map((g) => g.slice(0, 6)).join(',')} promised ${this.el.promised}`);
     // Hosts that said nothing may be alive on another island of a healed partition (no
     // overlay path leads there): the relay can still dial them, and one link joins the halves.
-    if (!cert) for (const [hex, id] of targets) if (!round.answered.has(hex) && !this.silent.has(hex)) this.ctx.reach(id);
+    if (!cert) for (const [hex, id] of targets) if (!round.answered.has(hex) && !this.silent.notedHex(hex, this.ctx.clock.now())) this.ctx.reach(id);
     if (!cert || this.el.promised !== e || this.el.promisedTo !== this.ctx.selfHex || this.region.stopped || !this.current(run)) {
       // No certificate, and none ever: the grants die with this round. Our granters may
       // forget this epoch (else every later claim would have to cover it).
@@ -399,7 +396,7 @@ export class RegionClaimant extends RegionSide {
   /** Whether we are the closest to the key of `hosts` but those taken for dead (and not in `hosts`: then never). */
   private closestLive(hosts: readonly NodeId[]): boolean {
     if (!has(hosts, this.ctx.selfId)) return false;
-    const live = hosts.filter((h) => !this.silent.has(idToHex(h)));
+    const live = hosts.filter((h) => !this.silent.noted(h, this.ctx.clock.now()));
     const first = sortByDistance(live, (x) => x, this.region.key)[0];
     return !!first && idEquals(first, this.ctx.selfId);
   }
@@ -623,7 +620,7 @@ export class RegionClaimant extends RegionSide {
     // Counted once all its frames came: the round waits for a granter's whole state and evidence.
     if (this.granted?.round !== round || this.granted.states.frame(fromHex) >= (m.n ?? 1)) round.answered.add(fromHex);
     // An answer is proof of life: a primary we took for dead had only gone quiet (or released).
-    this.silent.delete(fromHex);
+    this.silent.forget(fromHex);
     if (this.replacing?.hex === fromHex) this.replacing.answeredAt = this.ctx.clock.now();
     // Taken at the end of the round, entry by entry only if a majority of a set sent it or a
     // primary of our chain signed it (granted-states.ts, docs/TRUST.md rule 8).
