@@ -55,6 +55,7 @@ export class PageChat {
     });
     this.box = cfg.headless ? null : new ChatBox(document.body, (text) => this.submit(text));
     this.client.events.on('line', (line) => this.box?.add(line));
+    this.client.events.on('heard', (line) => this.box?.setHeard(line));
     this.direct.events.on('message', (m) => {
       if (m.dir === 'in') this.lastFrom = { id: m.node, shortId: shortId(m.node), name: m.name };
       this.box?.addDirect(m);

@@ -44,13 +44,21 @@ const MAX_AHEAD_MS = 30_000;
 const MAX_SPEAKERS = 512;
 /**
  * A line of ours not echoed by the region's primary this long after it went is sent again (the
- * same signed line: receivers show a stamp once), at most MAX_SENDS times in all. Why: a primary
- * refuses a SAY it cannot place yet (the sender's subscription or player pass not taken in,
- * right after a join or a failover) or loses it with a dying link, and nothing else would tell
- * the speaker; a line typed and shown here must reach the others or be counted unheard.
+ * same signed line: receivers show a stamp once), at most MAX_SENDS times in all. Why: a SAY
+ * is lost with a dying link, and nothing else would tell the speaker; a line typed and shown
+ * here must reach the others or be marked as not heard (`unheard`). Traced in e2e/chat.test
+ * on a loaded machine: the two tabs took each other for silent, the first SAY reached no host
+ * (no pass taken, no refusal counted), and the speaker's subscription was re-attaching for
+ * the next 2 s, so both resends found no primary and the line was given up unsent.
  */
 const RESEND_MS = 1000;
 const MAX_SENDS = 3;
+/**
+ * While its region has no primary we are attached to (a failover, a re-attach), a line waits
+ * for one, checked every RESEND_MS: it is sent as soon as one is there, and given up only
+ * when this long has passed since it was said (or MAX_SENDS went unechoed).
+ */
+const UNHEARD_MS = 10_000;
 
 export type ChatClientOptions = typeof CHAT_CLIENT_DEFAULTS;
 
@@ -66,6 +74,8 @@ export interface ChatEntry {
   at: number;
   /** Said by this tab. */
   own: boolean;
+  /** Ours, given up without an echo from the region's primary: nobody may have heard it (the box marks it "not sent"). */
+  unheard?: boolean;
 }
 
 export type ChatDrop = 'not-host' | 'host-rate' | 'stale' | 'replay' | 'speaker-rate' | 'signature';
@@ -101,6 +111,8 @@ export interface ChatClientArgs {
 
 export interface ChatClientEvents extends Record<string, unknown> {
   line: ChatEntry;
+  /** A line of ours was given up unheard, or its echo came after all: its `unheard` changed. */
+  heard: ChatEntry;
 }
 
 interface Speaker {
@@ -120,8 +132,10 @@ export class ChatClient {
   private readonly sayBucket: TokenBucket;
   private readonly selfHex: string;
   private lastSaid = 0;
-  /** Our lines not yet echoed by a primary, by stamp: what to send again, and where. */
-  private readonly unechoed = new Map<number, { region: RegionCoord; frame: SubscriptionMessageOf<'SAY'>; sends: number; timer: TimerHandle }>();
+  /** Our lines not yet echoed by a primary, by stamp: what to send again, where, and until when. */
+  private readonly unechoed = new Map<number, { region: RegionCoord; frame: SubscriptionMessageOf<'SAY'>; entry: ChatEntry; sends: number; until: number; timer: TimerHandle }>();
+  /** Our lines given up unheard, by stamp (a late echo clears the mark). */
+  private readonly givenUp = new LruMap<number, ChatEntry>(MAX_LINES);
   private readonly off: () => void;
 
   constructor(private readonly args: ChatClientArgs) {
@@ -166,11 +180,13 @@ export class ChatClient {
     this.stats.said++;
     this.own.add(w);
     if (this.own.size > MAX_LINES) this.own.delete(this.own.values().next().value!);
-    this.unechoed.set(w, { region, frame, sends: 1, timer: this.args.clock.setTimeout(() => void this.resend(w), RESEND_MS) });
+    const entry: ChatEntry = { player: this.selfHex, name: line.n, colour: line.c, text, at: w, own: true };
+    const now = this.args.clock.now();
+    this.unechoed.set(w, { region, frame, entry, sends: 1, until: now + UNHEARD_MS, timer: this.args.clock.setTimeout(() => void this.resend(w), RESEND_MS) });
     if (this.unechoed.size > MAX_LINES) this.forget(this.unechoed.keys().next().value!);
     const speaker = this.speaker(this.selfHex);
     speaker.last = Math.max(speaker.last, w);
-    return this.show({ player: this.selfHex, name: line.n, colour: line.c, text, at: w, own: true });
+    return this.show(entry);
   }
 
   private async send(primary: string, frame: SubscriptionMessageOf<'SAY'>): Promise<void> {
@@ -184,18 +200,34 @@ export class ChatClient {
   private async resend(w: number): Promise<void> {
     const u = this.unechoed.get(w);
     if (!u) return;
-    if (u.sends >= MAX_SENDS) {
-      this.forget(w);
-      this.stats.unheard++;
-      return;
-    }
-    u.sends++;
+    if (u.sends >= MAX_SENDS || this.args.clock.now() >= u.until) return this.giveUp(w, u.entry);
     u.timer = this.args.clock.setTimeout(() => void this.resend(w), RESEND_MS);
-    // To the region's primary now: the one it went to may have failed over meanwhile.
+    // To the region's primary now: the one it went to may have failed over meanwhile. With
+    // none attached, the line waits for one (a send to nobody would spend a try).
     const primary = this.args.client.attachment(u.region)?.primary;
     if (!primary) return;
+    u.sends++;
     this.stats.resent++;
     await this.send(primary, u.frame);
+  }
+
+  private giveUp(w: number, entry: ChatEntry): void {
+    this.forget(w);
+    this.stats.unheard++;
+    entry.unheard = true;
+    this.givenUp.set(w, entry);
+    this.events.emit('heard', entry);
+  }
+
+  /** Our line `w` was echoed: heard after all if we had given it up. */
+  private echoed(w: number): void {
+    this.forget(w);
+    const entry = this.givenUp.peek(w);
+    if (!entry) return;
+    this.givenUp.delete(w);
+    this.stats.unheard--;
+    entry.unheard = false;
+    this.events.emit('heard', entry);
   }
 
   private forget(w: number): void {
@@ -211,7 +243,7 @@ export class ChatClient {
     if (!this.hosts.take(fromHex, now)) return drop('host-rate');
     const hex = idToHex(m.p);
     if (hex === this.selfHex && this.own.has(m.w)) {
-      this.forget(m.w);
+      this.echoed(m.w);
       return void this.stats.echoes++;
     }
     const wall = (this.args.wallClock ?? Date.now)();

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { idToHex } from '../core/node-id';
 import type { Signer } from '../core/signer';
 import { makeChatLine } from '../region/chat-line';
-import { regionAt } from '../region/region-key';
+import { regionAt, type RegionCoord } from '../region/region-key';
 import { CHAT_RULES } from '../host/chat-relay';
 import { HostSim, type SimPeer } from '../testing/host-sim';
 import { ChatClient, type ChatEntry } from './chat-client';
@@ -94,19 +94,21 @@ describe('chat (simulated)', () => {
     sim.stopAll();
   });
 
-  it('a line the primary never passed on is sent again until it is echoed, and counted unheard if never', async () => {
+  it('a line the primary never passed on is sent again until it is echoed, waits out a re-attach, and is marked unheard if never echoed', async () => {
     const sim = new HostSim({ seed: 21 });
     await sim.grow(6);
     const [pa, pb] = sim.live() as [SimPeer, SimPeer];
     const wall = () => WALL + sim.clock.now();
-    let lose = 1;
+    let lose = 1, detached = false;
     const open = (p: SimPeer, name: string, x: number) => {
       const source = new NetworkChunkSource({ seed: 'seed-1', world: sim.world, client: p.client, dht: p.dht, clock: sim.clock, options: { name } });
       // A's SAYs go through a wire that loses the first `lose` of them (a refused or lost frame).
       const wire = Object.create(p.wire.players) as typeof p.wire.players;
       wire.send = (to, msg) => (p === pa && msg.t === 'SAY' && lose-- > 0 ? false : p.wire.players.send(to, msg));
+      // A's subscription can be made to look detached (a failover's re-attach under way).
+      const client = { attachment: (r: RegionCoord) => (p === pa && detached ? undefined : p.client.attachment(r)) };
       const chat = new ChatClient({
-        client: p.client, wire, world: sim.world, player: sim.keyring.signer(sim.playerOf(p.dht.selfId)), pass: sim.passFor(p.dht.selfId),
+        client, wire, world: sim.world, player: sim.keyring.signer(sim.playerOf(p.dht.selfId)), pass: sim.passFor(p.dht.selfId),
         verify: sim.keyring.verify, clock: sim.clock, wallClock: wall, name: () => name, where: () => ({ x: here.x + x, z: here.z }),
       });
       return { source, chat, x };
@@ -126,12 +128,27 @@ describe('chat (simulated)', () => {
     await walk(2500);
     expect(seen.map((l) => l.text)).toEqual(['are you there']);
     expect(a.chat.stats).toMatchObject({ echoes: 1, resent: 1, unheard: 0 });
-    // Every send lost: sent MAX_SENDS times, then counted unheard; shown once at most anywhere.
+    // The first send lost, then A re-attaching for 2.5 s (both resends of old found no primary
+    // and the line was given up): it waits for the primary and goes once there is one.
+    lose = 1;
+    await sim.settle(a.chat.say('back again'));
+    detached = true;
+    await walk(2500);
+    detached = false;
+    await walk(1500);
+    expect(seen.map((l) => l.text)).toEqual(['are you there', 'back again']);
+    expect(a.chat.stats).toMatchObject({ echoes: 2, resent: 2, unheard: 0 });
+    // Every send lost: sent MAX_SENDS times, then given up and marked unheard (the box shows it
+    // "not sent"); shown once at most anywhere.
+    const marked: ChatEntry[] = [];
+    a.chat.events.on('heard', (l) => marked.push({ ...l }));
     lose = 100;
     await sim.settle(a.chat.say('anyone'));
     await walk(5000);
-    expect(seen).toHaveLength(1);
-    expect(a.chat.stats).toMatchObject({ echoes: 1, resent: 3, unheard: 1 });
+    expect(seen).toHaveLength(2);
+    expect(a.chat.stats).toMatchObject({ echoes: 2, resent: 4, unheard: 1 });
+    expect(marked).toMatchObject([{ text: 'anyone', unheard: true }]);
+    expect(a.chat.lines().map((l) => [l.text, !!l.unheard])).toEqual([['are you there', false], ['back again', false], ['anyone', true]]);
     for (const p of [a, b]) {
       p.chat.close();
       p.source.close();

@@ -6,7 +6,8 @@
 // around: marked "from" or "to", in their own colour (the sender's name of one received in
 // the colour the sender signed, as a chat line's), with the short id of the other
 // player's node (the who list's, so `/msg NAME#id` answers) and, for one sent, whether it
-// was delivered.
+// was delivered. A line of ours that no host echoed (play/chat-client.ts gave it up) stays
+// on screen dimmed and marked "not sent", so the player knows the others may not have read it.
 import { MAX_CHAT_CHARS } from '../region/chat-line';
 import { playerColourCss } from '../world/player-colour';
 import { shortId } from '../world/player-name';
@@ -20,6 +21,10 @@ export interface ChatBoxLine {
   colour: number;
   text: string;
   own: boolean;
+  /** When it was said (the speaker's stamp): the box finds an own line by it to mark it. */
+  at?: number;
+  /** Ours, and no host echoed it. */
+  unheard?: boolean;
 }
 
 /** A direct message as the box shows it (play/direct-messages.ts DirectEntry). */
@@ -50,6 +55,8 @@ const CSS = `
 .chat-box.open .chat-lines > div.faded { opacity: 1; }
 .chat-lines .who { font-weight: 600; color: #ffd86b; }
 .chat-lines .own .who { color: #8fd3ff; }
+.chat-lines > div.unsent { opacity: .55; }
+.chat-lines .unsent-mark { color: #f8b; font-size: 12px; margin-left: 4px; }
 .chat-lines .id { opacity: .6; font-size: 11px; margin-left: 3px; }
 .chat-lines .system { color: #f8b; }
 .chat-lines .dm { background: rgba(60,20,90,.7); }
@@ -67,6 +74,8 @@ export class ChatBox {
   private readonly field: HTMLInputElement;
   /** Status cells of the direct messages sent that are still on screen, by their number. */
   private readonly statuses = new Map<number, HTMLElement>();
+  /** Our lines still on screen, by their stamp: marked if no host echoes them. */
+  private readonly ownRows = new Map<number, HTMLElement>();
 
   /** `say` resolves once said, or rejects with a message for the player. */
   constructor(container: HTMLElement, private readonly say: (text: string) => Promise<unknown>) {
@@ -125,7 +134,26 @@ export class ChatBox {
     id.className = 'id';
     id.textContent = `#${line.player.slice(0, 4)}`;
     row.append(who, id, document.createTextNode(`: ${line.text}`));
+    if (line.own && line.at !== undefined) {
+      row.dataset.at = String(line.at);
+      this.ownRows.set(line.at, row);
+    }
     this.push(row);
+    if (line.unheard) this.setHeard(line);
+  }
+
+  /** Our line's fate changed: not heard (dimmed, marked "not sent"), or its echo came after all. */
+  setHeard(line: Pick<ChatBoxLine, 'at' | 'unheard'>): void {
+    const row = line.at === undefined ? undefined : this.ownRows.get(line.at);
+    if (!row) return;
+    row.classList.toggle('unsent', !!line.unheard);
+    row.querySelector('.unsent-mark')?.remove();
+    if (!line.unheard) return;
+    const mark = document.createElement('span');
+    mark.className = 'unsent-mark';
+    mark.textContent = '· not sent';
+    mark.title = 'No host passed this line on: the players around may not have read it';
+    row.append(mark);
   }
 
   /** A direct message, received or sent. */
@@ -176,6 +204,7 @@ export class ChatBox {
     while (this.list.childElementCount > SHOWN_LINES) {
       const gone = this.list.firstElementChild as HTMLElement;
       if (gone.dataset.n) this.statuses.delete(Number(gone.dataset.n));
+      if (gone.dataset.at) this.ownRows.delete(Number(gone.dataset.at));
       gone.remove();
     }
     setTimeout(() => row.classList.add('faded'), FADE_MS);
