@@ -8,7 +8,7 @@
 // (window.voxel.who() and the overlay) shows A with A's colour. B's screen then, facing A
 // with the list held open, is docs/screenshots/chat.png (`npm run screenshots`).
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, openInFreshContext, PAGE_UP } from './browser';
 import { screenshotPath } from './screenshots';
 import { sayOnceHeard } from './page-world';
@@ -18,6 +18,16 @@ let browser: Browser;
 // same name, would still be in the list.
 const url = (draw: boolean, attempt: number) => `${inject('baseUrl')}/?rd=2${draw ? '' : '&render=off'}#world=chat-e2e${attempt ? `-retry-${attempt}` : ''}&seed=chat-e2e`;
 let attempts = 0;
+
+/** A page's chat and hosting counters and its last hosting decisions: said with a wait that ran out. */
+const why = (p: Page) => p.evaluate(() => ({
+  chat: window.voxel.chat!.stats(), at: window.voxel.player(), roles: window.voxel.hosting!.roles(),
+  host: Object.fromEntries(Object.entries(window.voxel.hosting!.stats()).filter(([k, v]) => v && /chat|SAY|CHAT|PLAYER|pass|stray|wire_/.test(k))),
+  trace: window.voxel.hosting!.trace().slice(-30),
+}));
+const explained = (a: Page, b: Page) => async (err: Error) => {
+  throw new Error(`${err.message}; A: ${JSON.stringify(await why(a))}; B: ${JSON.stringify(await why(b))}`);
+};
 
 beforeAll(async () => {
   // The full browser: the headless shell never grants a click the pointer lock (B's Tab list is shown under it).
@@ -62,11 +72,7 @@ describe('names and chat', () => {
     const line = 'hi <img src=x onerror="document.title=1"> there';
     // A's region must have a primary A is attached to before the line can be said.
     await sayOnceHeard(a, line);
-    await b.waitForFunction((l) => window.voxel.chat!.lines().some((x) => x.text === l), line, { timeout: 10_000, polling: 50 })
-      .catch(async (err: Error) => {
-        const why = (p: typeof a) => p.evaluate(() => ({ chat: window.voxel.chat!.stats(), at: window.voxel.player(), roles: window.voxel.hosting!.roles(), host: Object.fromEntries(Object.entries(window.voxel.hosting!.stats()).filter(([k, v]) => v && /chat|SAY|CHAT|PLAYER|wire_/.test(k))) }));
-        throw new Error(`${err.message}; A: ${JSON.stringify(await why(a))}; B: ${JSON.stringify(await why(b))}`);
-      });
+    await b.waitForFunction((l) => window.voxel.chat!.lines().some((x) => x.text === l), line, { timeout: 10_000, polling: 50 }).catch(explained(a, b));
     const row = b.locator('.chat-lines > div').last();
     expect(await row.textContent()).toBe(`Ann Lee#${(await a.evaluate(() => window.voxel.chat!.lines()[0]!.player)).slice(0, 4)}: ${line}`);
     expect(await row.locator('img').count()).toBe(0);
@@ -79,7 +85,7 @@ describe('names and chat', () => {
     await b.locator('.chat-box input').waitFor({ state: 'visible', timeout: 10_000 });
     await b.keyboard.type('hello Ann');
     await b.keyboard.press('Enter');
-    await a.waitForFunction(() => window.voxel.chat!.lines().some((x) => x.text === 'hello Ann' && !x.own), null, { timeout: 10_000, polling: 50 });
+    await a.waitForFunction(() => window.voxel.chat!.lines().some((x) => x.text === 'hello Ann' && !x.own), null, { timeout: 10_000, polling: 50 }).catch(explained(a, b));
     expect(await b.locator('.chat-box input').isHidden()).toBe(true);
     // A direct message: B shows the sender's name in the colour A signed, as a chat line's.
     expect((await a.evaluate((to) => window.voxel.chat!.dm(to, 'just you'), bId)).status).toBe('delivered');
