@@ -107,7 +107,7 @@ export class RegionBackup extends RegionSide implements FollowTerms {
     const now = this.ctx.clock.now();
     if (!primaryLinkClosed && this.machine.pingDue(now, this.region.hosts, this.region.primary)) this.region.pingAhead();
     if (!this.machine.claimDue(now, this.region.hosts, this.region.primary, primaryLinkClosed, (t) => this.el.deferred(t))) return;
-    this.region.trace(`primary ${this.region.primaryHex.slice(0, 6)} silent ${Math.round(now - this.machine.heardAt)} ms${primaryLinkClosed ? ' (link closed)' : ''}`);
+    this.region.trace(`primary ${this.region.primaryHex.slice(0, 6)} silent ${Math.round(now - this.machine.heardAt)} ms${primaryLinkClosed ? ' (link closed)' : ` (allowed ${Math.round(this.machine.silenceLimit(now))})`}`);
     // One attempt, then wait again (jittered, and longer after failed claims, so duelling claimants drift apart).
     this.machine.claimed(now + this.region.claimRetryDelay(this.ctx.opts.random() * this.ctx.opts.failoverMs));
     this.ctx.stats.silenceClaims++;
