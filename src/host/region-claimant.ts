@@ -109,6 +109,8 @@ export class RegionClaimant extends RegionSide {
    * within CLAIM_PING_MS. For failoverMs from then liveHosts takes them as alive or silent.
    */
   private readonly pingedAhead = new Map<string, { at: number; answered: boolean }>();
+  /** The ping of `pingAhead` still out: when it left, whom it asked (hex), and its answer to come. */
+  private aheadOut: { at: number; asked: Set<string>; got: Promise<Set<string>> } | undefined;
 
   get claimSentAt(): number {
     return this.sentAt;
@@ -415,10 +417,37 @@ export class RegionClaimant extends RegionSide {
     const extra = this.linkedBeside(known, Math.max(0, o.replicas - known.length), silent);
     const at = this.ctx.clock.now();
     const asked = [...known, ...extra].filter((h) => !idEquals(h, this.ctx.selfId));
-    void this.ctx.answering(asked, CLAIM_PING_MS).then((got) => {
+    const out = { at, asked: new Set(asked.map(idToHex)), got: this.ctx.answering(asked, CLAIM_PING_MS) };
+    this.aheadOut = out;
+    void out.got.then((got) => {
+      if (this.aheadOut === out) this.aheadOut = undefined;
       for (const [hex, p] of this.pingedAhead) if (at - p.at > o.failoverMs) this.pingedAhead.delete(hex);
       for (const hex of asked.map(idToHex)) this.pingedAhead.set(hex, { at, answered: got.has(hex) });
     });
+  }
+
+  /**
+   * Of `ask`, the hex ids of those that answer a ping now, within CLAIM_PING_MS; but when
+   * the ping of pingAhead, still out (sent within failoverMs of `now`), asked them all and
+   * settles first with a clear answer, all of them alive or none, that answer. On a loaded
+   * machine the ping ahead, sent failoverMs / 2 before the claim, was still out when the
+   * claim came (its answers and its CLAIM_PING_MS timer late like every other), and the claim
+   * waited a whole fresh ping for the same verdict: none answered, the claim goes over them
+   * all (456 ms between the silence and the CLAIM in a failover_crash round at load 40). A
+   * split answer drops a host from the set, and the fresh ping decides it as before: a
+   * starved backup dropped on the earlier ping claimed too, and the two claims failed each
+   * other for seconds.
+   */
+  private async pingedNow(ask: readonly NodeId[], now: number): Promise<Set<string>> {
+    const fresh = this.ctx.answering(ask, CLAIM_PING_MS);
+    const out = this.aheadOut;
+    if (!out || ask.length === 0 || now - out.at > this.ctx.opts.failoverMs || !ask.every((h) => out.asked.has(idToHex(h)))) return fresh;
+    const first = await Promise.race([out.got, fresh.then(() => undefined)]);
+    const alive = first ? ask.filter((h) => first.has(idToHex(h))).length : -1;
+    if (first && (alive === 0 || alive === ask.length)) return new Set(ask.filter((h) => first.has(idToHex(h))).map(idToHex));
+    const got = await fresh;
+    for (const hex of first ?? []) got.add(hex);
+    return got;
   }
 
   /** Whether a ping of pingAhead within failoverMs of `now` asked `h` (`answered` undefined), or had its answer (true) or none (false). */
@@ -452,7 +481,7 @@ export class RegionClaimant extends RegionSide {
     const spares = this.ctx.linkedNear(this.region.key, o.replicas, new Set([...set.map(idToHex), ...this.suspects(), silent, this.ctx.selfHex]));
     const sparesAnswer = this.ctx.answering(spares.filter((h) => !asked(h)), CLAIM_PING_MS);
     const fresh = others.filter((h) => this.aheadSaid(h, now, true));
-    const live = await this.ctx.answering(others.filter((h) => !asked(h)), CLAIM_PING_MS);
+    const live = await this.pingedNow(others.filter((h) => !asked(h)), now);
     for (const h of fresh) live.add(idToHex(h));
     if (live.size === others.length) return set;
     // Too few answered to tell the dead from the slow (a loaded machine: every tab late):
