@@ -155,6 +155,7 @@ export async function benchFailoverCrash(crashes = 20): Promise<Record<string, n
     await startEditing(editor);
 
     const times: number[] = [];
+    const parts: FailoverParts[] = [];
     let failed = 0, inflight = 0, switches = 0, noPrimary = 0;
     for (let k = 0; k < crashes; k++) {
       await sleep(SETTLE_MS);
@@ -230,6 +231,9 @@ export async function benchFailoverCrash(crashes = 20): Promise<Record<string, n
         console.error(`failover_crash: crash ${k}: no edit confirmed within ${SAMPLE_TIMEOUT_MS} ms; errors: ${JSON.stringify([...errs])}`);
       } else {
         times.push(ms);
+        const p = failoverParts(await collectTraces(tabs, region, t0), crashedTab.id, editor.id, ms);
+        if (p) parts.push(p);
+        console.error(`failover_crash: crash ${k}: ${ms} ms: ${p ? Object.entries(p).map(([n, v]) => `${n} ${v}`).join(', ') : 'parts not read from the traces'}`);
         if (ms > 2000) {
           const errs = round.filter((e) => e.sub >= t0 - 2000 && e.err).map((e) => `${e.err} +${e.res - t0}`);
           console.error(`failover_crash: crash ${k}: ${ms} ms; errors around it: ${JSON.stringify(errs.slice(0, 8))}; editor counters ${JSON.stringify(Object.fromEntries(Object.entries(await editor.page.evaluate(() => window.voxel.hosting!.stats())).filter(([n, v]) => v > 0 && /^client_[a-z]+$/i.test(n))))}`);
@@ -277,6 +281,9 @@ export async function benchFailoverCrash(crashes = 20): Promise<Record<string, n
       failover_crash_edit_errors: logs.filter((e) => e.err).length,
       failover_crash_editor_switches: switches,
       failover_crash_rounds_without_primary: noPrimary,
+      // The failovers' parts (FailoverParts), p50 each, over the samples whose traces told them all.
+      failover_crash_parts_read: parts.length,
+      ...Object.fromEntries((['lastHeard', 'silence', 'allowed', 'claim', 'certified', 'attached', 'confirmed'] as const).map((n) => [`failover_crash_part_${n}_ms_p50`, median(parts.map((p) => p[n]).filter(Number.isFinite))])),
     };
   } finally {
     await Promise.all(closing);
@@ -285,21 +292,69 @@ export async function benchFailoverCrash(crashes = 20): Promise<Record<string, n
   }
 }
 
-/** BENCH_TRACE: every live tab's hosting decisions about the region from 2 s before the crash, on one time line (ms from the crash). */
-async function dumpTraces(tabs: Tab[], region: string, t0: number): Promise<void> {
-  const lines: [number, string][] = [];
+/** A line of a tab's hosting trace about the region: ms from the crash, the tab (4 hex), what. */
+type TraceLine = [at: number, tab: string, what: string];
+
+/** Every live tab's hosting decisions about the region from 2 s before the crash, on one time line (ms from the crash). */
+async function collectTraces(tabs: Tab[], region: string, t0: number, withStats = false): Promise<TraceLine[]> {
+  const lines: TraceLine[] = [];
   for (const t of tabs) {
     const got = await t.page.evaluate(() => ({ origin: performance.timeOrigin, trace: window.voxel.hosting!.trace(), stats: window.voxel.hosting!.stats() })).catch(() => undefined);
-    if (got) lines.push([-3000, `${t.id.slice(0, 4)} stats ${JSON.stringify(Object.fromEntries(Object.entries(got.stats).filter(([n, v]) => v > 0 && /badCerts|staleFrames|strayFrames|unsendable|refusals|outsider|claimsFailed/.test(n))))}`]);
+    if (got && withStats) lines.push([-3000, t.id.slice(0, 4), `stats ${JSON.stringify(Object.fromEntries(Object.entries(got.stats).filter(([n, v]) => v > 0 && /badCerts|staleFrames|strayFrames|unsendable|refusals|outsider|claimsFailed/.test(n))))}`]);
     for (const line of got?.trace ?? []) {
       const m = /^(\d+) \[([^\]]+)\] (.*)$/.exec(line);
-      if (!m || m[2] !== region || (!process.env.BENCH_TRACE_OVER_MS && / (order|commit) s/.test(m[3]!))) continue;
+      if (!m || m[2] !== region) continue;
       const at = Math.round(got!.origin + Number(m[1]) - t0);
-      if (at >= -2000) lines.push([at, `${t.id.slice(0, 4)} ${m[3]}`]);
+      if (at >= -2000) lines.push([at, t.id.slice(0, 4), m[3]!]);
     }
   }
-  lines.sort((a, b) => a[0] - b[0]);
-  console.error(lines.map(([at, l]) => `  +${at} ${l}`).join('\n'));
+  return lines.sort((a, b) => a[0] - b[0]);
+}
+
+/** BENCH_TRACE: the time line of collectTraces, printed (a primary's orders and commits only with BENCH_TRACE_OVER_MS). */
+async function dumpTraces(tabs: Tab[], region: string, t0: number): Promise<void> {
+  const lines = (await collectTraces(tabs, region, t0, true)).filter(([, , l]) => process.env.BENCH_TRACE_OVER_MS || !/ (order|commit) s/.test(l));
+  console.error(lines.map(([at, tab, l]) => `  +${at} ${tab} ${l}`).join('\n'));
+}
+
+/** A failover's parts, ms (docs/HOSTING.md "Failover"): each from the end of the one before. */
+export interface FailoverParts {
+  /** Crash command to the last frame of the primary a backup heard (the renderer's death, give or take a beat). */
+  lastHeard: number;
+  /** To the backup's silence check taking it for dead. */
+  silence: number;
+  /** The silence the backup allowed then (its pace of the primary; not a part). */
+  allowed: number;
+  /** To the CLAIM sent (the claim hosts' pings). */
+  claim: number;
+  /** To the certificate (the grants; failed claims and duels before a certified one, too). */
+  certified: number;
+  /** To the editor's region client attached to that epoch or a later one (takeover notice, SUBSCRIBE, snapshot). */
+  attached: number;
+  /** To the first edit submitted after the crash confirmed (the sample's end). */
+  confirmed: number;
+}
+
+/**
+ * The parts of one failover, read from the tabs' traces (ms from the crash command `t0`):
+ * the first backup to take the victim's silence for death, its claim, the first
+ * certificate after, the editor's attach to that certificate's primary, and the sample.
+ * Undefined when a line is missing (a trace cut short, a failover not by silence).
+ */
+export function failoverParts(lines: readonly TraceLine[], victim: string, editor: string, sampleMs: number): FailoverParts | undefined {
+  const find = (re: RegExp, from: number, tab?: string) => lines.find(([at, t, l]) => at >= from && (!tab || t === tab) && re.test(l));
+  const silent = find(new RegExp(`primary ${victim.slice(0, 4)}\\w* silent (\\d+) ms`), 0);
+  if (!silent) return undefined;
+  const silentMs = Number(/silent (\d+) ms/.exec(silent[2])![1]);
+  const allowed = Number(/allowed (\d+)/.exec(silent[2])?.[1] ?? NaN);
+  const claim = find(/claim e\d+ hosts/, silent[0], silent[1]);
+  const cert = claim && find(/claim e\d+ certified/, claim[0]);
+  const e = cert ? Number(/claim e(\d+) certified/.exec(cert[2])![1]) : Infinity;
+  // To that epoch, or a later one (the new primary's host set moved on first).
+  const attach = cert && lines.find(([at, t, l]) => at >= cert[0] && t === editor.slice(0, 4) && Number(/client: attached to \w+ e(\d+)$/.exec(l)?.[1] ?? -1) >= e);
+  if (!claim || !cert || !attach) return undefined;
+  const heard = silent[0] - silentMs;
+  return { lastHeard: heard, silence: silent[0] - heard, allowed, claim: claim[0] - silent[0], certified: cert[0] - claim[0], attached: attach[0] - cert[0], confirmed: sampleMs - attach[0] };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
