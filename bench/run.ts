@@ -39,6 +39,7 @@ import { benchThrottledHost } from './throttled-host-bench';
 import { benchTabCpu } from './tab-cpu-bench';
 import { benchNetworkChange } from './network-change-bench';
 import { benchChat } from './chat-bench';
+import { benchFirstAttach } from './first-attach-bench';
 import { currentCommit, readProvenance, writeProvenance } from './provenance';
 import { writeReport } from './report';
 
@@ -51,6 +52,7 @@ const benches: Bench[] = [
   ['tabs', benchTabs],
   ['hidden tick', measureHiddenTickHz],
   ['join', benchJoin],
+  ['first_attach', benchFirstAttach],
   ['hidden_host_10min', () => benchHiddenHost()],
   ['hosting', benchHosting],
   ['border', benchBorder],

@@ -22,7 +22,7 @@ import { STOPPED } from '../net/close-reasons';
 import type { SignalChannel, Transport } from '../net/transport';
 import { BucketRefresh } from './bucket-refresh';
 import { Contacts } from './contacts';
-import { NoRouteError, type Dht, type DhtEvents, type GotValue, type LinkInfo, type PutOptions, type ValueFilter } from './dht';
+import { NoRouteError, type Dht, type DhtEvents, type GetOptions, type GotValue, type LinkInfo, type PutOptions, type ValueFilter } from './dht';
 import { DHT_DEFAULTS, type DhtBootstrap, type DhtOptions } from './dht-options';
 import { DormantContacts } from './dormant-contacts';
 import { idGate, type IdGate } from './id-gate';
@@ -296,8 +296,8 @@ export class DhtNode implements Dht {
    * is checked by its namespace's rule; one that fails is dropped and counted
    * (`valuesInvalid`), never returned.
    */
-  get(ns: Namespace, key: NodeId, accept?: ValueFilter): Promise<GotValue | undefined> {
-    return this.values.get(ns, key, accept);
+  get(ns: Namespace, key: NodeId, accept?: ValueFilter, o?: GetOptions): Promise<GotValue | undefined> {
+    return this.values.get(ns, key, accept, o);
   }
 
   /** Sends an application payload to any node id, routed over live links. False if no first hop. */

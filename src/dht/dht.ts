@@ -23,6 +23,17 @@ export interface DhtEvents extends Record<string, unknown> {
 /** A reader's own test of a value it read (Dht.get): true to believe it. */
 export type ValueFilter = (value: Uint8Array) => Promise<boolean>;
 
+/** How Dht.get reads. */
+export interface GetOptions {
+  /**
+   * The read's lookup is also the reader's lookup of the key by disjoint paths (near-view.ts
+   * `live`): it goes on past its values until every path ended, its answers are noted as that
+   * lookup's, and only then is `accept` asked (it may judge by them). For a reader about to
+   * check the key's certificate against its own lookup: one lookup instead of two.
+   */
+  live?: boolean;
+}
+
 export interface GotValue {
   value: Uint8Array;
   publisher: NodeId;
@@ -77,7 +88,7 @@ export interface Dht {
    * value it refuses is dropped as invalid, so a higher forged version cannot hide a lower
    * one the reader believes.
    */
-  get(ns: Namespace, key: NodeId, accept?: ValueFilter): Promise<GotValue | undefined>;
+  get(ns: Namespace, key: NodeId, accept?: ValueFilter, o?: GetOptions): Promise<GotValue | undefined>;
   /** Routes an application payload to any node id ('message' there). False if no first hop. */
   send(to: NodeId, body: Uint8Array): boolean;
   /**

@@ -147,6 +147,8 @@ export interface LookupResult {
   hops: number;
   queries: number;
   failures: number;
+  /** Disjoint paths it ran (a value read's answers stand for a lookup by disjoint paths only with several: near-view.ts `adopt`). */
+  paths?: number;
 }
 
 export interface FoundValue {
@@ -234,6 +236,7 @@ export function iterativeLookup(p: LookupParams): Promise<LookupResult> {
         hops: decider + 1,
         queries,
         failures,
+        paths: paths.length,
       };
       let best: FoundValue | undefined;
       for (const x of result.values) if (!best || x.version > best.version) best = x;

@@ -44,6 +44,14 @@ export interface NearView {
    * needs it later finds it done or under way. The lookup is the one `live` runs.
    */
   warm?(key: NodeId, turn: SweepTurn): void;
+  /**
+   * Counts a lookup of `key` run to its end by `paths` disjoint paths (a value read's, that
+   * went on past its values: values.ts `get` with `live`) as `live`'s lookup: `closest`, the
+   * nodes that answered it, nearest first. Taken only with at least the paths `live` runs.
+   */
+  adopt?(key: NodeId, closest: readonly NodeId[], paths: number): void;
+  /** Whether `live` would answer `key` now, from a lookup within LIVE_MS, without one of its own. */
+  hasLive?(key: NodeId): boolean;
 }
 
 /**
@@ -107,8 +115,8 @@ export class NearNodes implements NearView {
   private readonly sweepQueue = new Map<string, { order: number; seq: number; go: () => void }>();
   private sweepSeq = 0;
   private readonly bucket: TokenBucket;
-  /** Refresh lookups run, and refused by the rate limit; lookups `live` ran. */
-  readonly stats = { refreshes: 0, refreshesLimited: 0, sweeps: 0 };
+  /** Refresh lookups run, and refused by the rate limit; lookups `live` ran; value reads counted as its lookup (`adopt`). */
+  readonly stats = { refreshes: 0, refreshesLimited: 0, sweeps: 0, adopted: 0 };
 
   constructor(private readonly deps: NearNodesDeps) {
     this.bucket = new TokenBucket(REFRESH_PER_SEC, REFRESH_BURST, deps.clock.now());
@@ -169,6 +177,16 @@ export class NearNodes implements NearView {
     const ids = this.sweptLately(hex)?.ids ?? [];
     const all = sortByDistance([...ids, ...(this.deps.readOnly ? [] : [this.deps.selfId])], (x) => x, key);
     return all.filter((id, i) => !all.slice(0, i).some((x) => idEquals(x, id))).slice(0, n);
+  }
+
+  adopt(key: NodeId, closest: readonly NodeId[], paths: number): void {
+    if (paths < REFRESH_PATHS) return;
+    this.stats.adopted++;
+    this.noteSwept(key, { closest: closest.map((id) => ({ id })) });
+  }
+
+  hasLive(key: NodeId): boolean {
+    return !!this.sweptLately(idToHex(key));
   }
 
   warm(key: NodeId, turn: SweepTurn): void {

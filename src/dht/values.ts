@@ -5,7 +5,7 @@
 // up to `getAnswers` answers. (Publishing and keeping values alive: republish.ts.)
 import type { Clock } from '../core/clock';
 import { compareDistance, idToHex, type NodeId } from '../core/node-id';
-import type { GotValue, ValueFilter } from './dht';
+import type { GetOptions, GotValue, ValueFilter } from './dht';
 import type { DhtOptions } from './dht-options';
 import type { Lookup } from './lookups';
 import { MAX_VALUE_TTL_MS, NAMESPACE_LIMITS, type Namespace, type ValueRecord } from './messages';
@@ -81,9 +81,11 @@ export class Values {
   /**
    * The highest version among the valid values of up to `getAnswers` holders (our own copy
    * counts as one), or undefined. Every value read is checked by its namespace's rule; one
-   * that fails is dropped and counted (`valuesInvalid`), never returned.
+   * that fails is dropped and counted (`valuesInvalid`), never returned. `o.live`: see `getLive`.
    */
-  async get(ns: Namespace, key: NodeId, accept?: ValueFilter): Promise<GotValue | undefined> {
+  async get(ns: Namespace, key: NodeId, accept?: ValueFilter, o: GetOptions = {}): Promise<GotValue | undefined> {
+    // (A lookup of the key by disjoint paths that still counts needs no second one.)
+    if (o.live && !this.deps.view.hasLive?.(key)) return this.getLive(ns, key, accept);
     const { deps } = this;
     const now = deps.clock.now();
     const held = deps.store.get(ns, idToHex(key), now);
@@ -98,8 +100,38 @@ export class Values {
     const wanted = best ? deps.opts.getAnswers - 1 : deps.opts.getAnswers;
     if (wanted > 0) for (const answer of (await deps.lookup(key, ns, wanted, check)).values) if (!best || answer.version > best.version) best = answer;
     if (!best) return undefined;
-    const record = best.rec;
-    return { value: record.v, publisher: record.pub, seq: record.seq, version: best.version, ttlMs: record.ttl };
+    return gotValue(best);
+  }
+
+  /**
+   * `get` whose lookup is also the reader's lookup of the key by disjoint paths (GetOptions
+   * `live`): no value ends it, so every path runs to the nodes nearest the key as a FIND_NODE
+   * does; its answers are noted as that lookup's (near-view.ts `adopt`: the reader's rank
+   * check then judges by them instead of looking the key up again), and only then does
+   * `accept` judge the values that passed the namespace's rule, highest version first, our
+   * own copy among them.
+   */
+  private async getLive(ns: Namespace, key: NodeId, accept?: ValueFilter): Promise<GotValue | undefined> {
+    const { deps } = this;
+    const rule = this.checker(ns, key);
+    const res = await deps.lookup(key, ns, Number.MAX_SAFE_INTEGER, rule);
+    deps.view.adopt?.(key, res.closest.map((c) => c.id), res.paths ?? 1);
+    const found: { rec: ValueRecord; version: number }[] = res.values.map((x) => ({ rec: x.rec, version: x.version }));
+    const now = deps.clock.now();
+    const held = deps.store.get(ns, idToHex(key), now);
+    if (held) {
+      const rec = ValueStore.toRecord(held, now);
+      const chk = await rule(rec);
+      if (chk.ok) found.push({ rec, version: chk.version });
+    }
+    found.sort((a, b) => b.version - a.version);
+    const judged: ValueRecord[] = [];
+    for (const x of found) {
+      if (judged.some((r) => sameBytes(r.v, x.rec.v))) continue;
+      judged.push(x.rec);
+      if (!accept || (await accept(x.rec.v).catch(() => false))) return gotValue(x);
+    }
+    return undefined;
   }
 
   private policy(ns: Namespace): RecordPolicy {
@@ -135,4 +167,9 @@ export class Values {
       return check;
     };
   }
+}
+
+function gotValue(best: { rec: ValueRecord; version: number }): GotValue {
+  const record = best.rec;
+  return { value: record.v, publisher: record.pub, seq: record.seq, version: best.version, ttlMs: record.ttl };
 }

@@ -240,7 +240,7 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
     const want: RegionCoord[] = [];
     for (let dz = -rad; dz <= rad; dz++) for (let dx = -rad; dx <= rad; dx++) want.push({ rx: c.rx + dx, rz: c.rz + dz });
     want.sort((a, b) => Math.hypot(a.rx - c.rx, a.rz - c.rz) - Math.hypot(b.rx - c.rx, b.rz - c.rz));
-    want.forEach((r, i) => void this.args.client.subscribe(r, { own: i === 0 }));
+    for (const r of want) void this.args.client.subscribe(r);
   }
 
   // ---- ChunkSource ------------------------------------------------------------------

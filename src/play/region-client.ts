@@ -28,7 +28,6 @@ import { PrimarySearch } from './primary-search';
 import { EditRejectedError, type ClientEvents, type ClientStats, type RegionClientArgs, type Subscription } from './region-client-types';
 import { REBASE_SILENCE_MS } from '../region/host-set-rules';
 import { LOOK_RULES, type PlayerLook } from '../region/player-look';
-import type { SweepTurn } from '../dht/near-view';
 
 /** Whose pins the links to our primaries are (dht/link-pins.ts): a host's sweep of its own pins leaves them alone. */
 const PIN_OWNER = 'play';
@@ -132,13 +131,13 @@ export class RegionClient {
   // ---- subscriptions ---------------------------------------------------------------
 
   /**
-   * Subscribes (idempotent); resolves when the first snapshot arrived. `own`: the player's own
-   * region, whose first certificate's lookup goes ahead of the others' (`warmCheck`).
+   * Subscribes (idempotent); resolves when the first snapshot arrived. With no certificate of
+   * the region yet, its location record's read is the lookup the first one is judged by
+   * (region-records.ts `getLocation`, Dht.get `live`): no other is started for it.
    */
-  subscribe(coord: RegionCoord, o: { own?: boolean } = {}): Promise<void> {
+  subscribe(coord: RegionCoord): Promise<void> {
     const name = regionName(coord);
     let sub = this.subs.get(name);
-    if (sub && o.own && !sub.cert) this.warmCheck(sub.key, 'own');
     if (!sub) {
       let markReady = () => {};
       const ready = new Promise<void>((resolve) => (markReady = resolve));
@@ -148,19 +147,9 @@ export class RegionClient {
         positions: new PositionStreams(coord, idToHex(this.args.dht.selfId), this.stats.positionsLostWhy), deltas: new DeltaOrder(), pending: new PendingView(PENDING_TTL_MS), closed: false, attachStarted: this.args.clock.now(), cert: undefined, aloneUntil: -Infinity,
       };
       this.subs.set(name, sub);
-      this.warmCheck(sub.key, o.own ? 'own' : 'subscription');
       void this.search.attach(sub);
     }
     return sub.ready;
-  }
-
-  /**
-   * A subscriber with no certificate of a region judges the first one against its own lookup
-   * of the key by disjoint paths (cert-checker.ts): started with the subscription, it runs
-   * beside the location record's lookup rather than after it.
-   */
-  private warmCheck(key: Promise<NodeId>, turn: SweepTurn): void {
-    void key.then((k) => this.args.certs.warm(k, turn), () => {});
   }
 
   unsubscribe(coord: RegionCoord): void {

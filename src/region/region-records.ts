@@ -301,7 +301,10 @@ export async function getLocation(dht: Pick<Dht, 'get'>, key: NodeId, rv?: Recor
   // at a higher version, does not hide one it believes.
   const once = rv ? checkedOnce((v) => checkLocation(rv, key, v, anchor)) : undefined;
   const accept = once ? async (v: Uint8Array) => (await once(v)).ok : undefined;
-  const got = await dht.get('chunk', key, accept);
+  // A reader with no certificate of the region judges the first against its own lookup of
+  // the key by disjoint paths (cert-checker.ts): this read's lookup, run to its end, is that
+  // lookup (Dht.get `live`), so the check of its record and of the snapshot waits for no other.
+  const got = await dht.get('chunk', key, accept, rv && anchor.fresh === 'near' && !anchor.known && !anchor.view ? { live: true } : undefined);
   if (!got) return undefined;
   if (once) {
     const r = await once(got.value);

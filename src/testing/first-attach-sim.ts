@@ -19,6 +19,8 @@ export interface FirstAttachOptions {
   sim?: HostSimOptions;
   /** Called with the joining peer before it plays (a trace hooks it). */
   onJoin?: (p: SimPeer, sim: HostSim) => void;
+  /** Return the waits themselves too (bench/first-attach-bench.ts pools them over seeds). */
+  samples?: boolean;
 }
 
 export interface FirstAttachFigures {
@@ -32,6 +34,10 @@ export interface FirstAttachFigures {
   unready: number;
   /** The player's live lookups by disjoint paths (near-view sweeps) and refreshes. */
   sweeps: number;
+  /** Location reads counted as its live lookup (near-view `adopt`). */
+  adopted: number;
+  /** The waits (ms), when asked for (`samples`). */
+  samples?: { join: number[]; crossing: number[] };
 }
 
 /** Hosts regions rx -1..4, rz -1..1; a new peer joins at 62.5, 5.5 (2 blocks short of region 0,0's east border) and walks to x = 200. */
@@ -76,12 +82,16 @@ export async function firstAttach(o: FirstAttachOptions = {}): Promise<FirstAtta
   }
   await sim.run(10_000);
   const crossed = [...asked.keys()].filter((n) => !first.includes(n));
+  const join = first.map((n) => waits.get(n)!);
+  const crossing = crossed.filter((n) => waits.has(n)).map((n) => waits.get(n)!);
   const figures: FirstAttachFigures = {
-    join: dist(first.map((n) => waits.get(n)!)),
+    join: dist(join),
     own: waits.get(regionName({ rx: 0, rz: 0 }))!,
-    crossing: dist(crossed.filter((n) => waits.has(n)).map((n) => waits.get(n)!)),
+    crossing: dist(crossing),
     unready: crossed.filter((n) => !waits.has(n)).length,
     sweeps: p.dht.nearView.stats.sweeps + p.dht.nearView.stats.refreshes,
+    adopted: p.dht.nearView.stats.adopted,
+    ...(o.samples ? { samples: { join, crossing } } : {}),
   };
   source.close();
   sim.stopAll();
