@@ -70,7 +70,9 @@ export class HostSetCheck {
     if (missing <= 0) return;
     // Not a node whose silence we just acted on: a killed tab's links stay open at our end for seconds.
     // Nor a linked node that does not answer now (answering.ts has why).
-    const linked = this.duty.ctx.linkedNear(this.duty.region.key, missing + 1, new Set([...live.map(idToHex), ...this.duty.region.suspects()])).filter((h) => !this.duty.region.quietHost(h));
+    // Nor the hosts being dropped: a quiet backup whose DHT still answers is the nearest linked
+    // node that answers a ping, so it was picked as its own replacement and never left the set.
+    const linked = this.duty.ctx.linkedNear(this.duty.region.key, missing + 1, new Set([...this.duty.region.hosts.map(idToHex), ...live.map(idToHex), ...this.duty.region.suspects()])).filter((h) => !this.duty.region.quietHost(h));
     const answered = await this.duty.ctx.answering(linked, RECHECK_PING_MS);
     const extra = linked.filter((h) => answered.has(idToHex(h))).slice(0, missing);
     if (extra.length === 0 || this.duty.stopped) return;

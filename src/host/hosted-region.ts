@@ -346,7 +346,10 @@ export class HostedRegion implements RegionRole {
 
   onFrame(from: NodeId, fromHex: string, m: ReplicaFrame | PlayerToHost): void {
     if (this.stopped) return;
-    this.quietHosts.heard(fromHex);
+    // A refusal of our claim that names nothing is no sign of hosting (claim-round.ts `alive`):
+    // a backup that acks nothing but refuses every claim was dropped as quiet, brought back by
+    // its refusal at the next re-check and dropped again, an epoch each.
+    if (!(m.t === 'GRANT' && !m.ok && !m.cert && !m.pend)) this.quietHosts.heard(fromHex);
     // Beats and acks keep a region loaded as little as they keep it busy (an idle primary beats on).
     if (m.t !== 'ACK' && m.t !== 'HEARTBEAT') this.lastFrameAt = this.ctx.clock.now();
     if (m.t !== 'ACK' && !(m.t === 'HEARTBEAT' && (m.idle || m.unload))) this.touched++;
