@@ -169,6 +169,7 @@ export class DhtNode implements Dht {
     };
     this.nearView = new NearNodes({
       selfId, readOnly: opts.readOnly, clock, closest: (key, n) => this.closestContacts(key, n), findNode: (key, paths) => this.lookup(key, undefined, undefined, undefined, paths),
+      hostsNothing: (hex) => this.hostsNothing(hex),
     });
     this.contactBook = new Contacts({
       clock,

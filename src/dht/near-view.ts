@@ -31,9 +31,9 @@ export interface NearView {
   /**
    * The `n` nodes nearest `key` that answered our last lookup of it by disjoint paths, if it
    * ran within `liveMs` (else one is run first, or the one running joined), ourselves
-   * included when we host; nearest first. Nodes our table or older lookups name may be dead
-   * or the lookup of one path's liars: a reader with no certificate of a region counts only
-   * these (src/region/cert-checker.ts). `again`: look up anew if the last one is older than
+   * included when we host, those that said they host nothing left out; nearest first. Nodes
+   * our table or older lookups name may be dead or the lookup of one path's liars: a reader
+   * with no certificate of a region counts only these (src/region/cert-checker.ts). `again`: look up anew if the last one is older than
    * the fewest ms between two refreshes (rate limited as `refresh`), for a check it refused.
    * Never rejects (a failed lookup: none). `turn`: its place among lookups waiting theirs
    * (`SweepTurn`; a check's own default 'subscription').
@@ -98,6 +98,8 @@ export interface NearNodesDeps {
   clock: Clock;
   /** The table's closest contacts. */
   closest(key: NodeId, n: number): NodeId[];
+  /** Whether a peer's frames said it hosts no regions (dht.ts `hostsNothing`): no host set holds it, so `live` leaves it out. */
+  hostsNothing?(hex: string): boolean;
   /** A FIND_NODE lookup by `paths` disjoint paths: its answers reach `record` (dht-node.ts wires every lookup there); `closest`: the nodes that answered, nearest first. */
   findNode(key: NodeId, paths: number): Promise<{ closest: readonly { id: NodeId }[] }>;
 }
@@ -174,7 +176,7 @@ export class NearNodes implements NearView {
     const last = this.swept.get(hex);
     const redo = again && !!last && now - last.at >= REFRESH_EVERY_MS && this.bucket.take(1, now);
     if (!this.sweptLately(hex) || redo) await this.sweep(key, hex, turn);
-    const ids = this.sweptLately(hex)?.ids ?? [];
+    const ids = (this.sweptLately(hex)?.ids ?? []).filter((id) => !this.deps.hostsNothing?.(idToHex(id)));
     const all = sortByDistance([...ids, ...(this.deps.readOnly ? [] : [this.deps.selfId])], (x) => x, key);
     return all.filter((id, i) => !all.slice(0, i).some((x) => idEquals(x, id))).slice(0, n);
   }

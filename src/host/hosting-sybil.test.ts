@@ -23,6 +23,7 @@
 // The control runs the same attacks with every grant's signature broken, which any verifier
 // refuses: the secure outcome must hold there already (else the harness is at fault).
 import { describe, expect, it } from 'vitest';
+import { breaches, runAdversary, type AdversaryOptions } from '../testing/adversary';
 import { NEAR_RANKS, RECOVER_MS, runFarViewScenario, runFreezeScenario, runGrantScenario, runOfferScenario, runRecordScenario, runSnapshotScenario, runSyncScenario, type SybilOptions, type SybilResult } from '../testing/sybil-scenario';
 
 function expectAvailable(r: SybilResult): void {
@@ -190,6 +191,25 @@ describe('a Sybil attacker with two live ids near the key, against a live region
       expectAvailable(r);
     });
   }
+});
+
+// sybil_1k's band (docs/TRUST.md "At 1,000 peers"): the attacker's two live ids 4th and 5th
+// nearest the key, none of the 3 nearest hostile; the primary dies and a fresh subscriber
+// joins in the failover. Its own lookup finds the ids 3rd and 4th of the live nodes, among its
+// FRESH_RANK nearest, and the rogue answers its SUBSCRIBE under {near ids, rogue}. Before,
+// it took that certificate and showed the rogue's block; a set that leaves out 2 of its 3
+// nearest live nodes is now refused (cert-checker.ts `nearestNamed`).
+describe('a Sybil attacker with two live ids just past the hosts, at a failover (simulated)', () => {
+  // (Seed 1's kit cannot link the near id to the fresh subscriber within 5 s of the kill, before as now.)
+  it('cannot show a fresh subscriber whose nearest live node died a SNAPSHOT of its own (seed 2)', async () => {
+    const o: AdversaryOptions = { seed: 2, keys: 3, near: 2, packed: true, kill: true, only: (x) => x.role === 'fresh' && x.frame.t === 'SNAPSHOT' && x.chain === 'minted' };
+    const r = await runAdversary(o);
+    const own = r.rows.find((x) => x.name === 'SNAPSHOT answering SUBSCRIBE -> fresh, minted')!;
+    expect(own.delivered, 'the fresh subscriber asked the rogue').toBe(true);
+    expect(own.counted, 'and refused its certificate').toBeGreaterThan(0);
+    expect(breaches(r)).toEqual([]);
+    expect(r.freshAttachedHonest, 'the fresh subscriber attached to the honest primary').toBe(true);
+  });
 });
 
 // The same two near ids (ranks 3 and 4, just past the honest hosts) and the rogue write the

@@ -30,7 +30,7 @@
 // it claims (a "stranger rebase"): see `farSet`.
 import { idWorkOk } from '../core/id-work';
 import { compareDistance, idEquals, type NodeId } from '../core/node-id';
-import { MAX_CERT_JUMP, MAX_EPOCH, quorum, sameSet, type EpochCert } from './epoch-cert';
+import { MAX_CERT_JUMP, MAX_EPOCH, MIN_CERT_HOSTS, quorum, sameSet, type EpochCert } from './epoch-cert';
 
 /**
  * How many of the nodes a reader finds closest to a key count as near: r = 3 hosts, and
@@ -115,10 +115,20 @@ export const workedId = (id: NodeId, workBits: number): boolean => idWorkOk(id, 
  * among `near`, counting only ids that show `workBits` of work (`workedId`).
  */
 export function anchoredNear(c: EpochCert, near: readonly NodeId[], workBits = 0): boolean {
-  const nearGrants = c.grants.filter((g) => has(near, g.id) && workedId(g.id, workBits));
-  const majorityOf = (set: readonly NodeId[]) => nearGrants.filter((g) => has(set, g.id)).length >= quorum(set.length);
-  return majorityOf(c.hosts) || (!!c.prev && !c.rebase && majorityOf(c.prev.hosts));
+  return anchoringSets(c).some((set) => grantedNear(c, set, near, workBits));
 }
+
+/**
+ * The sets whose majority may anchor `c` near the key: its hosts, and the previous set that
+ * handed it on (not over a rebase). A previous set of fewer than MIN_CERT_HOSTS was never a
+ * certificate's host set: named by the certificate itself, one near id would be its majority.
+ */
+export const anchoringSets = (c: EpochCert): (readonly NodeId[])[] =>
+  [c.hosts, ...(c.prev && !c.rebase && c.prev.hosts.length >= MIN_CERT_HOSTS ? [c.prev.hosts] : [])];
+
+/** Whether a majority of `set` granted `c` from among `near`, counting only ids that show `workBits` of work. */
+export const grantedNear = (c: EpochCert, set: readonly NodeId[], near: readonly NodeId[], workBits = 0): boolean =>
+  c.grants.filter((g) => has(set, g.id) && has(near, g.id) && workedId(g.id, workBits)).length >= quorum(set.length);
 
 /**
  * Whether a majority of `set` lies farther from `key` than the last of `near` (the reader's

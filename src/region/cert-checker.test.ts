@@ -213,6 +213,42 @@ describe('a reader with no certificate of the region', () => {
     expect(await new CertChecker(keyring.verify, fixedNearView(r, r.slice(1)), { idWorkBits: 0 }).check(key, next)).toBe('unanchored');
   });
 
+  // The band sybil_1k showed at 1,000 peers (seed 1, region 5,1): none of the 3 nodes nearest
+  // the key hostile, the attacker's live ids 4th and 5th; the primary, one of the 3, killed
+  // before the fresh subscriber joins. Its lookup finds the two ids 3rd and 4th of the live
+  // nodes, a majority of a set of their own among its FRESH_RANK nearest, and it took their
+  // certificate. The set leaves out the 2 nearest live nodes: refused.
+  it('refuses a set of two ids 3rd and 4th of its live nodes when the nearest died: it leaves out the 2 nearest live ones', async () => {
+    const [b4, b5] = [r[3]!, r[4]!];
+    const band = await certify({ e: 4, primary: b4, hosts: [b4, b5], prev: { e: 3, hosts: [b4, b5] } }, [b4, b5], key);
+    const alive = r.filter((x) => x !== r[0]);
+    const view = fixedNearView(r, alive);
+    const c = new CertChecker(keyring.verify, view, { idWorkBits: 0 });
+    expect(await c.check(key, band), 'two ids 3rd and 4th of the live nodes').toBe('unanchored');
+    expect(view.sweeps, 'refused, it looked again once').toBe(2);
+    // Naming the two nearest live nodes too: they did not grant, so the ids are no majority.
+    const named = await certify({ e: 4, primary: b4, hosts: [b4, b5, r[1]!, r[2]!, Z], prev: { e: 3, hosts: [b4, b5] } }, [b4, b5, Z], key);
+    expect(await c.check(key, named)).toBe('unanchored');
+    // The honest set after the failover (the 3 nearest live, granted by two of them), and the old one.
+    const next = await certify({ e: 4, primary: r[1]!, hosts: r.slice(1, 4), prev: { e: 3, hosts: r.slice(0, 3) } }, [r[1]!, r[2]!, r[3]!], key);
+    expect(await c.check(key, next)).toBeNull();
+    const old = await certify({ e: 3, primary: r[0]!, hosts: r.slice(0, 3) }, r.slice(0, 3), key);
+    expect(await c.check(key, old), 'the dead primary\'s set, granted by the 2 nearest live').toBeNull();
+    // A node that joined nearer than the set before the set was handed on: one left out, taken.
+    const joined = [randomId(rand), ...r].sort((x, y) => compareDistance(x, y, key));
+    expect(await new CertChecker(keyring.verify, fixedNearView(joined, joined.filter((x) => x !== r[0])), { idWorkBits: 0 }).check(key, next)).toBeNull();
+    // Two ids 2nd and 3rd of the live nodes are a majority of the region's own set: the model's limit (docs/TRUST.md (a)).
+    const limit = fixedNearView(r, alive.filter((x) => x !== r[2]));
+    expect(await new CertChecker(keyring.verify, limit, { idWorkBits: 0 }).check(key, band)).toBeNull();
+  });
+
+  it('a previous set of one node is no set: one live id near the key anchors nothing through it', async () => {
+    const [a1, k2, k3] = [r[3]!, randomId(rand), randomId(rand)];
+    const one = await certify({ e: 4, primary: a1, hosts: [a1, k2, k3], prev: { e: 3, hosts: [a1] } }, [a1, k2, k3], key);
+    expect(await new CertChecker(keyring.verify, fixedNearView(r), { idWorkBits: 0 }).check(key, one)).toBe('unanchored');
+    expect(await new CertChecker(keyring.verify, fixedNearView(r), { idWorkBits: 0 }).check(key, one, { known: await certify({ e: 2, primary: r[0]!, hosts: r.slice(0, 3) }, r.slice(0, 2), key) })).toBe('unanchored');
+  });
+
   it('a reader holding a certificate that missed epochs still counts the 8 nearest of its own view (rule 2)', async () => {
     const held = await certify({ e: 2, primary: r[0]!, hosts: r.slice(0, 3) }, r.slice(0, 2), key);
     // Epochs on, a set of nodes that joined since, 5th to 7th nearest now, granted by two of them.

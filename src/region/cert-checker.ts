@@ -7,7 +7,7 @@ import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import type { Verifier } from '../core/signer';
 import { KEY_ALGS } from '../core/key-alg-code';
 import type { NearView, SweepTurn } from '../dht/near-view';
-import { ANCHOR_RANK, anchorHold, FRESH_RANK, REBASE_RANK, chainedFrom, chainLinks, farSet, sameCert, type AnchorFault, type FreshRule, type Hold } from './cert-anchor';
+import { ANCHOR_RANK, anchorHold, anchoringSets, FRESH_RANK, grantedNear, REBASE_RANK, chainedFrom, chainLinks, farSet, sameCert, workedId, type AnchorFault, type FreshRule, type Hold } from './cert-anchor';
 import { certShapeFault, encodeCert, grantBytes, type CertFault, type ClaimTerms, type EpochCert, type GrantSig } from './epoch-cert';
 
 /** What a check knows of the reader: its certificate of the region, how it holds it, the sender's chain, whose view of the key. */
@@ -106,9 +106,14 @@ export class CertChecker {
     // A subscriber with no certificate of the region counts grants only from the FRESH_RANK
     // nodes nearest the key that answered its own lookup by disjoint paths: its table may
     // hold dead nodes and one path's liars, and two attacker ids among its 8 nearest would
-    // be the region for it (docs/TRUST.md "A reader with no chain of its own").
+    // be the region for it (docs/TRUST.md "A reader with no chain of its own"). And the set
+    // so granted must name all but one of the 3 nearest of them (`nearestNamed`).
     if (!o.known && fresh === 'near') {
-      const judgeLive = async (again: boolean) => anchorHold(c, undefined, await view.live(key, this.rank, again), fresh, key, false, bits, FRESH_RANK);
+      const judgeLive = async (again: boolean) => {
+        const live = await view.live(key, this.rank, again);
+        const r = anchorHold(c, undefined, live, fresh, key, false, bits, FRESH_RANK);
+        return r === 'anchored' && !nearestNamed(c, live, bits) ? 'unanchored' : r;
+      };
       let r = await judgeLive(false);
       // Refused on a lookup up to LIVE_MS old (one that ran while routes still led through a
       // dead primary may miss live hosts): one fresh lookup, as a held reader's check gets,
@@ -187,4 +192,19 @@ export class CertChecker {
     if (this.seen.size > this.cacheSize) this.seen.delete(this.seen.keys().next().value!);
     return fault;
   }
+}
+
+/**
+ * For a reader with no certificate of the region: whether a set whose majority granted `c`
+ * from among the FRESH_RANK nearest of `live` (its own lookup's answers, nearest first) also
+ * names all but one of the REBASE_RANK (r = 3) nearest of them. An honest set is the r nodes
+ * nearest the key that live, less one that joined nearer since or died; two attacker ids 3rd
+ * and 4th nearest (the 4th and 5th of all nodes, one of the 3 nearest dead in a failover)
+ * are a majority of a set of their own among the 4, but leave out the 2 nearest live honest
+ * nodes. Naming those as hosts too raises the majority past the ids near the key.
+ */
+function nearestNamed(c: EpochCert, live: readonly NodeId[], bits: number): boolean {
+  const nearest = live.filter((id) => workedId(id, bits)).slice(0, REBASE_RANK);
+  const outside = (set: readonly NodeId[]) => nearest.filter((id) => !set.some((h) => idEquals(h, id))).length;
+  return anchoringSets(c).some((set) => grantedNear(c, set, live.slice(0, FRESH_RANK), bits) && outside(set) <= 1);
 }

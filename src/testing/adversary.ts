@@ -204,6 +204,12 @@ export interface AdversaryOptions {
   keys: number;
   /** Of those, live nodes ground next to the region's hosts (among the 8 nearest the key). */
   near?: number;
+  /**
+   * The `near` ids ground all into the one gap just past the hosts (4th and 5th nearest), not
+   * one before each honest node there (4th and 6th): with one of the 3 nearest dead they are
+   * a fresh reader's 3rd and 4th live nodes (sybil_1k's band, docs/TRUST.md).
+   */
+  packed?: boolean;
   /** Honest peers (default 12). */
   honest?: number;
   /** Id work every live node's id shows and every peer asks (HostSimOptions.idWorkBits; default SIM_ID_WORK_BITS). */
@@ -453,7 +459,10 @@ async function scene(o: AdversaryOptions): Promise<Scene> {
   // hosts, or inside the set (`member`: in the gap before its second nearest node).
   const ranked = sortByDistance(honest(), (p) => p.dht.selfId, key).map((p) => p.dht.selfId);
   const first = o.member ? 1 : HOST_DEFAULTS.replicas;
-  for (let i = first; i < first + (o.member ? Math.max(1, near) : near); i++) atk.own(await sim.add(sim.groundId(key, ranked[i - 1], ranked[i])));
+  for (let i = first; i < first + (o.member ? Math.max(1, near) : near); i++) {
+    const gap = o.packed ? first : i;
+    atk.own(await sim.add(sim.groundId(key, ranked[gap - 1], ranked[gap])));
+  }
   const { primary, cert } = await visit(r);
   const worldKey = await new RegionKeys(`${sim.world}-other`, simKeyHash).key(r);
   return { sim, atk, r, key, real: cert, other, otherRegion: a.r, worldKey, player, primary, sender: atk.nodes[1] ?? rogue };
