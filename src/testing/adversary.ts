@@ -461,7 +461,18 @@ async function scene(o: AdversaryOptions): Promise<Scene> {
   const first = o.member ? 1 : HOST_DEFAULTS.replicas;
   for (let i = first; i < first + (o.member ? Math.max(1, near) : near); i++) {
     const gap = o.packed ? first : i;
-    atk.own(await sim.add(sim.groundId(key, ranked[gap - 1], ranked[gap])));
+    const p = await sim.add(sim.groundId(key, ranked[gap - 1], ranked[gap]));
+    atk.own(p);
+    // A member stays in the set: it acks every beat of the region's primary with the
+    // committed point the beat names (storing nothing). A backup that acked nothing is
+    // dropped from the set as quiet and replaced (host-set-check.ts), and the rows would
+    // then come from outside the set.
+    if (o.member) {
+      p.wire.replicas.events.on('frame', ({ from, msg }) => {
+        if (msg.t !== 'HEARTBEAT' || msg.rx !== r.rx || msg.rz !== r.rz) return;
+        p.wire.replicas.send(from, { t: 'ACK', rx: r.rx, rz: r.rz, e: msg.e, to: msg.s, b: msg.b });
+      });
+    }
   }
   const { primary, cert } = await visit(r);
   const worldKey = await new RegionKeys(`${sim.world}-other`, simKeyHash).key(r);
