@@ -5,7 +5,9 @@ import tseslint from 'typescript-eslint';
 const domFree = ['core', 'net', 'dht', 'bootstrap', 'world', 'store', 'region', 'host', 'agree', 'play'].map((l) => `src/${l}/**/*.ts`);
 
 export default tseslint.config(
-  { ignores: ['**/*.tmp.ts', 'dist/**', 'node_modules/**', 'bench/results/**', 'coverage/**', '.sim-cache/**'] },
+  // .test-results: test output, and the relay bundle the browser tests build there
+  // (e2e/global-setup.ts) while lint runs beside them.
+  { ignores: ['**/*.tmp.ts', 'dist/**', 'node_modules/**', 'bench/results/**', 'coverage/**', '.sim-cache/**', '.test-results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
