@@ -178,3 +178,11 @@ export class ClaimRound {
     return true;
   }
 }
+
+/**
+ * A GRANT that refuses and names neither a certificate nor a granted epoch: news of nothing but
+ * that its sender is alive (`ClaimRound.alive`; a quiet host it does not bring back, hosted-region.ts).
+ */
+export function bareRefusal(m: { ok: boolean; cert?: unknown; pend?: unknown }): boolean {
+  return !m.ok && !m.cert && !m.pend;
+}

@@ -22,6 +22,7 @@ import type { Hold } from '../region/cert-anchor';
 import type { ReplicationMessageOf } from './replication-messages';
 import type { HostToPlayer, PlayerToHost, SubscriptionMessageOf } from '../region/subscription-messages';
 import { Election } from './election';
+import { bareRefusal } from './claim-round';
 import type { ReplicaFrame } from './host-wires';
 import type { RegionContext } from './region-context';
 import { PrimaryDuty } from './primary-duty';
@@ -346,10 +347,10 @@ export class HostedRegion implements RegionRole {
 
   onFrame(from: NodeId, fromHex: string, m: ReplicaFrame | PlayerToHost): void {
     if (this.stopped) return;
-    // A refusal of our claim that names nothing is no sign of hosting (claim-round.ts `alive`):
+    // A refusal of our claim that names nothing is no sign of hosting (claim-round.ts `bareRefusal`):
     // a backup that acks nothing but refuses every claim was dropped as quiet, brought back by
     // its refusal at the next re-check and dropped again, an epoch each.
-    if (!(m.t === 'GRANT' && !m.ok && !m.cert && !m.pend)) this.quietHosts.heard(fromHex);
+    if (!(m.t === 'GRANT' && bareRefusal(m))) this.quietHosts.heard(fromHex);
     // Beats and acks keep a region loaded as little as they keep it busy (an idle primary beats on).
     if (m.t !== 'ACK' && m.t !== 'HEARTBEAT') this.lastFrameAt = this.ctx.clock.now();
     if (m.t !== 'ACK' && !(m.t === 'HEARTBEAT' && (m.idle || m.unload))) this.touched++;

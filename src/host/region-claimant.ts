@@ -4,7 +4,7 @@
 // role through `RegionRole` (region-role.ts), never the class that owns it.
 import { idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
 import { within } from '../core/clock';
-import { CLAIM_TIMEOUT_MS, claimTargets, ClaimRound } from './claim-round';
+import { bareRefusal, CLAIM_TIMEOUT_MS, claimTargets, ClaimRound } from './claim-round';
 import { certShapeFault, MIN_CERT_HOSTS, quorum, sameSet, signGrant, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
 import type { ReplicationMessageOf } from './replication-messages';
 import { getEdits, getLocation } from '../region/region-records';
@@ -660,7 +660,7 @@ export class RegionClaimant extends RegionSide {
       else this.ctx.stats.badCerts++;
     } else {
       round.refusedAt(m.promised);
-      round.refusal(fromHex, !!m.cert || !!m.pend);
+      round.refusal(fromHex, !bareRefusal(m));
       // A certificate is news of a live chain only if its grants verify over this region's
       // key: else it succeeds nothing here (forged, or another world's region of the same
       // coordinates, its hosts at one relay with ours), and a backup that named one with
