@@ -92,10 +92,9 @@ describe('commit machine', () => {
     expect(m.edit(ED2, idToHex(ED2), edit(2, 3, 4), 1001)).toEqual([]);
     expect(stats.leaseWaits).toBe(2);
     expect(m.queued).toBe(2);
-    // A backup answers a beat: the lease is back, the queue is ordered as one batch.
+    // A backup answers a beat: the lease is back, the queue is ordered as one batch at once.
     m.lease.beat(0, 1002);
-    expect(m.ack(idToHex(B1), 0, 0, 1010)).toEqual([]);
-    const batch = batchOf(m.order(1010));
+    const batch = batchOf(m.ack(idToHex(B1), 0, 0, 1010));
     expect(batch.entries).toEqual([{ key: keyOf(3), id: 4, e: E, s: 2 }]);
     expect(batch.waiters.map((w) => w.s)).toEqual([1, 2]);
     m.ack(idToHex(B1), 2, undefined, 1020);
@@ -190,11 +189,27 @@ describe('commit machine', () => {
     expect(m.edit(ED, idToHex(ED), edit(2, 4), late + 1)).toEqual([]);
     expect(m.commit(late + 2)).toEqual([]);
     expect(m.confirmed).toBe(1);
-    // The backup answers a new beat: the tick confirms and orders again.
+    // The backup answers a new beat: the edit that waited is ordered at once, the tick confirms.
     m.lease.beat(1, late + 10);
-    m.ack(idToHex(B1), 1, 1, late + 20);
+    expect(batchOf(m.ack(idToHex(B1), 1, 1, late + 20)).from).toBe(2);
     expect(confirms(m.commit(late + 20))).toEqual([[1, E, 1]]);
-    expect(batchOf(m.order(late + 21)).from).toBe(2);
+  });
+
+  it("holds the lease from a backup's ack of our first SYNC, and orders the edits that waited for it at once", () => {
+    const { m, stats } = machine();
+    // Certified LEASE + 50 after the claim went out (a loaded machine): the grants hold no lease.
+    const start = LEASE + 50;
+    m.lease.syncSent(idToHex(B1), start);
+    m.lease.syncSent(idToHex(B2), start);
+    // A re-sync later counts no later: an ack may answer the first.
+    m.lease.syncSent(idToHex(B1), start + 500);
+    expect(m.edit(ED, idToHex(ED), edit(1, 3), start + 40)).toEqual([]);
+    expect(stats.leaseWaits).toBe(1);
+    // B1 acks its SYNC (no beat, no batch before it): it follows us since a frame sent at `start`.
+    const fx = m.ack(idToHex(B1), 0, undefined, start + 60);
+    expect(batchOf(fx).entries.map((e) => e.key)).toEqual([keyOf(3)]);
+    expect(m.lease.held(start + LEASE - 1)).toBe(true);
+    expect(m.lease.held(start + LEASE)).toBe(false);
   });
 
   it('with no backup, our store write is the second copy: it commits and confirms', () => {

@@ -137,7 +137,9 @@ export class CommitMachine {
     this.lease.answered(fromHex);
     const backups = this.terms.backups();
     if (!backups.some((b) => idToHex(b) === fromHex)) return this.drain();
-    this.lease.heard(fromHex, beat !== undefined ? this.lease.beatAt(beat) : this.sentAt(to));
+    this.lease.heard(fromHex, (beat !== undefined ? this.lease.beatAt(beat) : this.sentAt(to)) ?? this.lease.sentBefore(fromHex));
+    // Edits that waited for the lease are ordered as soon as it holds again, not at the next tick.
+    if (this.queue.length > 0 && !this.terms.stopped) this.orderQueued(now);
     // Never beyond what we sent: a forged or confused ack must not commit batches to come.
     this.acked.set(fromHex, Math.max(this.acked.get(fromHex) ?? 0, Math.min(to, this.seq)));
     const need = Math.min(this.o.confirmAcks, backups.length);

@@ -68,6 +68,7 @@ export class PrimaryHeartbeat {
     if (!this.duty.backups().some((b) => idEquals(b, id))) return;
     this.duty.ctx.stats.syncs++;
     this.lastSync.set(hex, this.duty.ctx.clock.now());
+    this.machine.lease.syncSent(hex, this.duty.ctx.clock.now());
     const hosts = this.duty.region.hosts;
     // A large state travels in pieces; the backup acks the last (no `more`).
     // Each piece signed (state-proofs.ts); the pieces and the batches after them leave
