@@ -189,10 +189,13 @@ describe('commit machine', () => {
     expect(m.edit(ED, idToHex(ED), edit(2, 4), late + 1)).toEqual([]);
     expect(m.commit(late + 2)).toEqual([]);
     expect(m.confirmed).toBe(1);
-    // The backup answers a new beat: the edit that waited is ordered at once, the tick confirms.
+    // The backup answers a new beat: the edit that waited is ordered and the stored batch
+    // confirmed at once, not at the next tick.
     m.lease.beat(1, late + 10);
-    expect(batchOf(m.ack(idToHex(B1), 1, 1, late + 20)).from).toBe(2);
-    expect(confirms(m.commit(late + 20))).toEqual([[1, E, 1]]);
+    const back = m.ack(idToHex(B1), 1, 1, late + 20);
+    expect(batchOf(back).from).toBe(2);
+    expect(confirms(back)).toEqual([[1, E, 1]]);
+    expect(m.commit(late + 21)).toEqual([]);
   });
 
   it("holds the lease from a backup's ack of our first SYNC, and orders the edits that waited for it at once", () => {

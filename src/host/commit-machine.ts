@@ -152,6 +152,8 @@ export class CommitMachine {
       b.acked = true;
     }
     this.advance(this.ackedTo, now);
+    // Batches committed and stored while the lease was away are confirmed as it comes back.
+    if (this.unconfirmed.length > 0 && !this.terms.stopped && this.lease.held(now)) this.confirm(now);
     return this.drain();
   }
 

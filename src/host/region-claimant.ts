@@ -64,6 +64,8 @@ export const CLAIM_LOOKUP_MS = 300;
  * (liveHosts); the primary's host-set re-check waits RECHECK_PING_MS (host-set-check.ts).
  */
 export const CLAIM_PING_MS = 200;
+/** A new primary writes its certificate to the store this long after winning it, unless an edit's write took it first. */
+export const CERT_WRITE_AFTER_MS = 1000;
 /** A primary with no state waits this long for the DHT's edit log. */
 export const EDITS_FALLBACK_MS = 2000;
 
@@ -81,6 +83,8 @@ export class RegionClaimant extends RegionSide {
    */
   private readonly replaced = new NodeNotes(SUSPECT_MS, SUSPECTS_KEPT);
   private retry: unknown;
+  /** The store write of a certificate we won (becomePrimary), due CERT_WRITE_AFTER_MS later. */
+  private certWrite: unknown;
   /** The hosts of a duel we are the closer claimant of: we claim again over them at once (rematchAt: when we last did). */
   private rematch: NodeId[] | undefined;
   private rematchAt = -Infinity;
@@ -150,6 +154,7 @@ export class RegionClaimant extends RegionSide {
 
   stop(): void {
     this.ctx.clock.clearTimeout(this.retry);
+    this.ctx.clock.clearTimeout(this.certWrite);
   }
 
   /**
@@ -683,7 +688,17 @@ export class RegionClaimant extends RegionSide {
     this.el.adoptCert(cert);
     this.aloneUntil = -Infinity;
     this.region.becomePrimary(cert);
-    void this.region.persist().catch(() => {});
+    // Our certificate goes to the store, but behind the first edits' write, not ahead of it:
+    // a primary confirms a batch only once its own store holds it, and store writes run one
+    // at a time (stored-copy.ts RegionWriter), so this write, begun at once, held the first
+    // confirmation after a failover back by a whole write (failover_crash under load: writes
+    // of 300-700 ms). Nothing waits for it: our promise was stored before the certificate
+    // left this node (runClaim), the certificate is anyone's to learn again, and the first
+    // batch's write carries it with everything the region holds.
+    this.ctx.clock.clearTimeout(this.certWrite);
+    this.certWrite = this.ctx.clock.setTimeout(() => {
+      if (!this.region.stopped) void this.region.persist().catch(() => {});
+    }, CERT_WRITE_AFTER_MS);
   }
 
   /**

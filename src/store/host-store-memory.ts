@@ -2,7 +2,9 @@
 // per region + an append-only log), kept in memory. The object outlives a simulated node,
 // so a node restarted with the same id and the same store comes back with its regions (a
 // reloaded tab). `failWrites` simulates a full disk; `holdWrites` a slow one (writes resolve
-// only on releaseWrites()).
+// only on releaseWrites()); `slowWrites` a busy tab's IndexedDB (each write lands `ms` after
+// the one before it, as readwrite transactions on one store run one at a time).
+import type { Clock } from '../core/clock';
 import { baseOf, gather, metaOf, withLog, payloadBytes, type HostStore, type LogRecord, type RegionChange, type StoredRegion } from './host-store';
 
 const copyMeta = <T extends { cert?: Uint8Array; items?: Uint8Array; accepted?: { e: number; hosts: Uint8Array[]; p?: Uint8Array }[] }>(r: T): T => ({
@@ -21,6 +23,9 @@ export class MemoryHostStore implements HostStore {
   /** Payload bytes written (as IdbHostStore counts them). */
   bytesWritten = 0;
   private held: (() => void)[] = [];
+  /** Writes take this long each, one after another, on this clock (unset: at once). */
+  slowWrites: { clock: Clock; ms: number } | undefined;
+  private slowDoneAt = -Infinity;
 
   loadAll(): Promise<StoredRegion[]> {
     return Promise.resolve(gather([...this.bases.values()], this.log, (b) => `${b.rx},${b.rz}`));
@@ -55,6 +60,12 @@ export class MemoryHostStore implements HostStore {
     if (this.failWrites) return Promise.reject(new Error('simulated storage failure'));
     this.writes++;
     this.bytesWritten += bytes;
+    const slow = this.slowWrites;
+    if (slow && !this.holdWrites) {
+      const now = slow.clock.now();
+      this.slowDoneAt = Math.max(now, this.slowDoneAt) + slow.ms;
+      return new Promise((resolve) => slow.clock.setTimeout(() => (apply(), resolve()), this.slowDoneAt - now));
+    }
     if (!this.holdWrites) {
       apply();
       return Promise.resolve();
