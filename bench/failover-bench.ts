@@ -155,6 +155,8 @@ export async function benchFailoverCrash(crashes = 20): Promise<Record<string, n
     await startEditing(editor);
 
     const times: number[] = [];
+    /** Each crash's t0, for placing the edit errors (before the first: -1). */
+    const crashAt: number[] = [];
     const parts: FailoverParts[] = [];
     let failed = 0, inflight = 0, switches = 0, noPrimary = 0;
     for (let k = 0; k < crashes; k++) {
@@ -205,6 +207,7 @@ export async function benchFailoverCrash(crashes = 20): Promise<Record<string, n
       // A burst of edits, then at once the crash: some reach the primary, some are on the way.
       await drive(editor, `burst(${BURST})`);
       const t0 = Date.now();
+      crashAt.push(t0);
       await crash().catch((e: Error) => console.error(`failover_crash: ${e.message}`));
       // An edit counts as submitted after the crash once Playwright has seen the renderer
       // gone (the dying primary cannot have confirmed it); time runs from the crash command.
@@ -270,6 +273,14 @@ export async function benchFailoverCrash(crashes = 20): Promise<Record<string, n
     const errs = new Map<string, number>();
     for (const e of logs) if (e.err) errs.set(e.err, (errs.get(e.err) ?? 0) + 1);
     console.error(`failover_crash: samples ${JSON.stringify(times)}; setBlock errors ${JSON.stringify([...errs])}`);
+    // Where the errors fall: submitted in which crash's round, how long after its crash (a
+    // failover's own, or a round's later unrest: a handoff, a host-set change).
+    const placed = logs.filter((e) => e.err).map((e) => {
+      const k = crashAt.findLastIndex((t) => t <= e.sub);
+      const t0 = crashAt[k] ?? e.sub;
+      return `${k}:+${e.sub - t0}>+${e.res - t0} ${e.err.slice(0, 12)}`;
+    });
+    if (placed.length) console.error(`failover_crash: errors by round (crash:+submitted>+settled): ${placed.slice(0, 60).join(', ')}`);
     return {
       failover_crash_ms_p50: median(times),
       failover_crash_ms_max: times.length ? Math.max(...times) : NaN,

@@ -264,7 +264,10 @@ export class PrimaryDuty implements DutyShared {
   private queueEdit(from: NodeId, fromHex: string, m: SubscriptionMessageOf<'EDIT'>): void {
     this.touch(fromHex);
     this.beat.wake();
-    this.pipeline.perform(this.machine.edit(from, fromHex, m, this.ctx.clock.now()));
+    const now = this.ctx.clock.now();
+    // Once per stretch of waiting: a failover's timeline shows when its first edits stood still.
+    if (this.machine.queued === 0 && !this.machine.lease.held(now)) this.ctx.trace?.(this.region.name, `${this.ctx.selfHex.slice(0, 6)} e${this.e} edits wait for the lease`);
+    this.pipeline.perform(this.machine.edit(from, fromHex, m, now));
   }
 
   /** A host's stored entries, adopted as new edits of our epoch on the next tick (commit-machine.ts `offer`). */
