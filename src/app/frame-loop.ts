@@ -58,6 +58,7 @@ export class FrameLoop {
   private framesThisSecond = 0;
   private fpsSince = this.last;
   private statusAt = 0;
+  private nearLoaded = false;
   private readonly cap = new FrameCap();
 
   constructor(private readonly parts: FrameLoopParts) {
@@ -92,7 +93,10 @@ export class FrameLoop {
     net?.source.setPosition({ x: b.x, y: b.y, z: b.z, yaw: session.yaw, pitch: session.pitch });
     view.setRemotePlayers(remote.sample(now));
     this.parts.items?.frame(now);
-    view.frame(session, this.isReady || this.nearReady());
+    const draw = this.isReady || this.nearReady();
+    // The first drawn frame compiles the terrain's shaders: its cost is the gap to vp:ready.
+    if (draw && !this.isReady) performance.mark('vp:near-meshed');
+    view.frame(session, draw);
     this.framesThisSecond++;
     this.frames++;
     if (this.isReady && this.innerGap()) this.gapFrames++;
@@ -124,8 +128,14 @@ export class FrameLoop {
     const near = wantedColumns(session.column, READY_RADIUS);
     const loaded = near.filter((c) => world.has(c.cx, c.cz)).length;
     loading.progress(`Generating terrain… ${loaded}/${near.length}`, loaded / near.length);
+    // The first frame's parts (bench/join-bench.ts reads them): the near columns in the world, then drawn.
+    if (loaded === near.length && !this.nearLoaded) {
+      this.nearLoaded = true;
+      performance.mark('vp:near-loaded');
+    }
     if (!this.nearReady()) return;
     this.readyMs = performance.now();
+    performance.mark('vp:ready');
     // Something may have been built where the player stands (new or returning): step out on top.
     const b = session.body;
     const solid = (x: number, y: number, z: number) => SOLID[world.blockAt(x, y, z)] === 1;

@@ -147,6 +147,7 @@ export interface SessionStores {
  * the page's frame gate (play/probe-frame-gate.ts). Null: the page draws nothing.
  */
 export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock, ticker: Ticker, stores: SessionStores = {}, draws: Pick<ProbeFrameGate, 'sendAt'> | null = null): Promise<NetSession> {
+  performance.mark('vp:net-session-start');
   const player = stores.player ?? await loadPlayerIdentity();
   // Each tab is its own hosting node: its records are keyed by its node id, and by the
   // world's name and seed (another seed of the name is another network, with other blocks).
@@ -155,6 +156,7 @@ export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock,
   // The wires and the host that listens to them are made together, with no wait between:
   // frames that came before are held by the channels (dht/app-channels.ts), and those that
   // come while the host loads its store by the host (hosting-service.ts `early`).
+  performance.mark('vp:host-store');
   const wire = new HostWires(peer.channels, clock);
   // The last hosting decisions (claims, grants, refusals) and the client's attaches, for window.voxel.hosting.trace().
   const trace: string[] = [];
@@ -170,6 +172,7 @@ export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock,
     trace: note,
   });
   await host.start();
+  performance.mark('vp:host-started');
   // The work begun early is for the profile's player key; were this another (imported meanwhile), it is found again.
   const work = stores.work?.then((w) => (sameBytes(w.key, player.publicKey) ? w : playerWork(player.publicKey, PLAYER_PASS_BITS)));
   const pass = work?.then((w) => makePlayerPass(player, peer.dht.selfId, w.nonce));
@@ -182,6 +185,11 @@ export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock,
   const itemWire = openItemWire(peer.channels, clock);
   const hostItems = new HostItems({ host, dht: peer.dht, wire: itemWire, clock, base: performance.timeOrigin, busy: draws !== null, ...(draws ? { sendAt: (go: () => void) => draws.sendAt(go) } : {}), seed: cfg.seed, signer: peer.identity, verify: webCryptoVerifier, rng: seededRandom((Math.random() * 2 ** 32) >>> 0), ...(cfg.itemSpawnMs ? { ledger: { spawnMeanMs: cfg.itemSpawnMs } } : {}) });
   hostItems.start();
+  const firstAttach = client.events.on('attached', () => {
+    performance.mark('vp:first-attach');
+    firstAttach();
+  });
+  performance.mark('vp:net-session');
   const record = new PlayerRecordPublisher(player, peer.dht, clock);
   return {
     peer, wire, host, client, source, player, trace, work, items: { host: hostItems, wire: itemWire },

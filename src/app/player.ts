@@ -75,7 +75,10 @@ async function main(): Promise<void> {
   let worked: PlayerWork | undefined;
   if (work) {
     sayMinting(work, hud);
-    void work.then((w) => (worked = w), () => undefined);
+    void work.then((w) => {
+      worked = w;
+      performance.mark('vp:player-key');
+    }, () => undefined);
   }
   loading.progress('Opening the world database…', 0.02);
 
@@ -87,6 +90,7 @@ async function main(): Promise<void> {
   } catch (err) {
     hud.showMessage(`${(err as Error).message}`);
   }
+  performance.mark('vp:store-open');
   const saved = await loadSavedPlayer(store, scope, (err) => hud.showMessage(err.message));
   const renderDistance = cfg.renderDistance ?? clampRenderDistance((await store?.loadSetting<number>('renderDistance')) ?? DEFAULT_RENDER_DISTANCE);
 
@@ -114,12 +118,15 @@ async function main(): Promise<void> {
   const source: ChunkSource = net ? net.source : new LocalChunkSource(cfg.seed, store);
   const world = new WorldModel();
   const streamer = new ChunkStreamer(world, source);
+  performance.mark('vp:spawn-asked');
   const session = await startSession(world, saved, net, cfg.seed);
+  performance.mark('vp:spawn');
   const editor = new BlockEditor(world, source, () => session.body);
 
   let view: WorldView;
   try {
     view = await createView(document.getElementById('game')!, world, { headless: cfg.headless, renderDistance });
+    performance.mark('vp:view');
   } catch (err) {
     if (!(err instanceof DrawingUnavailable)) throw err;
     cannotDraw(loading, err);

@@ -247,7 +247,10 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
 
   async load(cx: number, cz: number): Promise<Chunk> {
     const region = { rx: regionOf(cx), rz: regionOf(cz) };
-    if (!this.centre) this.recentre(region);
+    if (!this.centre) {
+      globalThis.performance?.mark?.('vp:first-subscribe');
+      this.recentre(region);
+    }
     const col = columnIndex(cx, cz);
     const chunk = generateChunk(this.args.seed, cx, cz);
     let state: RegionState | undefined;
