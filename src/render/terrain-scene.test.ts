@@ -100,6 +100,25 @@ describe('terrain scene', () => {
     expect(terrain.isChunkMeshed(0, 0)).toBe(true);
   });
 
+  it('hands a worker no section whose every cell and shell hides the next: the stone under the surface', async () => {
+    const { terrain, pool } = scene();
+    const meshSection = vi.spyOn(pool, 'meshSection');
+    const c = new Uint8Array(CHUNK_VOLUME);
+    for (let y = 0; y <= 40; y++) for (let z = 0; z < 16; z++) for (let x = 0; x < 16; x++) c[blockIndex(x, y, z)] = STONE;
+    terrain.setChunk(0, 0, c);
+    await terrain.idle();
+    // Sections 0 and 1 (y 0-31) are stone with stone above and unknown (opaque) neighbours;
+    // section 2 holds the top.
+    expect(meshSection.mock.calls.map(([r]) => r.sy)).toEqual([2]);
+    expect(terrain.isChunkMeshed(0, 0)).toBe(true);
+    expect(names(terrain)).toEqual(['section 0,0,2 opaque']);
+    // An air column beside it opens section 0 and 1's east walls: they are meshed then.
+    terrain.setChunk(1, 0, new Uint8Array(CHUNK_VOLUME));
+    await terrain.idle();
+    expect(meshSection.mock.calls.map(([r]) => r.sy).sort()).toEqual([0, 1, 2, 2]);
+    expect(names(terrain)).toEqual(['section 0,0,0 opaque', 'section 0,0,1 opaque', 'section 0,0,2 opaque']);
+  });
+
   it('clears sections that became empty when a column is replaced', async () => {
     const { terrain } = scene();
     terrain.setChunk(0, 0, column());

@@ -8,7 +8,7 @@ import type { MeshResult } from './mesh-job';
 import { MeshJobCancelled, type MesherPool } from './mesher-pool';
 import { RemeshQueue, sectionKey, type Focus, type SectionRef } from './remesh-queue';
 import { sectionGeometry } from './section-geometry';
-import { padSection, sectionIsEmpty } from './section-padding';
+import { padSection, sectionIsEmpty, sectionIsHidden } from './section-padding';
 
 export interface TerrainMaterials {
   readonly opaque: Material;
@@ -180,15 +180,15 @@ export class TerrainScene {
     const { cx, cz, sy } = ref;
     const col = this.columns.get(chunkKey(cx, cz));
     if (!col) return;
-    if (sectionIsEmpty(col.blocks, sy)) {
-      // All air: nothing to draw and no reason to wake a worker.
+    const padded = sectionIsEmpty(col.blocks, sy) ? undefined : padSection((dx, dz) => this.columns.get(chunkKey(cx + dx, cz + dz))?.blocks, sy);
+    if (!padded || sectionIsHidden(padded)) {
+      // All air, or all hidden: nothing to draw and no reason to wake a worker.
       this.setMesh(col, sy * 2, undefined);
       this.setMesh(col, sy * 2 + 1, undefined);
       this.finishSection(col, sy);
       return;
     }
     const key = sectionKey(cx, cz, sy);
-    const padded = padSection((dx, dz) => this.columns.get(chunkKey(cx + dx, cz + dz))?.blocks, sy);
     const job = ++this.jobs;
     this.inFlight.set(key, job);
     this.options.pool
