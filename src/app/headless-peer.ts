@@ -109,6 +109,7 @@ export async function startHeadlessPeer(o: HeadlessOptions): Promise<HeadlessPee
     });
     const ticker = countingTicker(clock);
     const net = await startNetSession(peer, cfg, clock, ticker, { host: store.hostStore(storeScope(cfg.world, cfg.seed), peer.id), tentative: new MemoryTentativeStore(), player: identity });
+    await net.started;
     const hosting = createHostingApi(net, new RemotePlayers(), clock, ticker);
     const netApi = createNetApi(peer);
     const history = new HostHistory();

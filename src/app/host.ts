@@ -59,6 +59,7 @@ async function main(): Promise<void> {
   status.textContent = 'Joining the peer network…';
   const peer = await joinPeer(cfg, clock);
   const net = await startNetSession(peer, cfg, clock, ticker);
+  await net.started;
   const hosting = createHostingApi(net, new RemotePlayers(), clock, ticker);
   const netApi = createNetApi(peer);
   window.voxelHost = { net: netApi, hosting, ready: true };

@@ -42,6 +42,8 @@ export interface NetSession {
   readonly peer: Peer;
   readonly wire: HostWires;
   readonly host: HostingService;
+  /** The host has loaded its store and answers frames (those that came before are answered then, in order). */
+  readonly started: Promise<void>;
   readonly client: RegionClient;
   readonly source: NetworkChunkSource;
   /** Items at this node as a host of its regions (agree/host-items.ts), on the items channel the player side reads too. */
@@ -73,9 +75,10 @@ export async function inviteProblem(cfg: PageConfig): Promise<InviteProblem | un
 /**
  * Joins the peer network as this tab's own node (a node identity claimed from the pool).
  * A broken or altered invite is not followed: its peers are not dialed and its doorways
- * not trusted (the page's own are used).
+ * not trusted (the page's own are used). `onIdentity`: the node identity is claimed (work
+ * that was left to the mint's end can begin).
  */
-export async function joinPeer(cfg: PageConfig, clock: Clock, onStage?: PeerConfig['onStage'], problem?: InviteProblem): Promise<Peer> {
+export async function joinPeer(cfg: PageConfig, clock: Clock, onStage?: PeerConfig['onStage'], problem?: InviteProblem, onIdentity?: (identity: Identity) => void): Promise<Peer> {
   performance.mark('vp:join-start');
   // Whether WebRTC can gather a candidate here is asked while the id is minted: a blocked
   // browser is told so at its first dial, not a gather timeout later. The probe listens as
@@ -84,6 +87,7 @@ export async function joinPeer(cfg: PageConfig, clock: Clock, onStage?: PeerConf
   // A slot's first claim mints its id's work in a worker (~1 s, once per slot).
   const claimed = await claimNodeIdentity({ mint: mintNodeIdentity });
   performance.mark('vp:identity');
+  onIdentity?.(claimed.identity);
   addEventListener('pagehide', () => claimed.release());
   const invite = !problem && cfg.invite.kind === 'invite' ? cfg.invite.invite : undefined;
   const doorways = problem ? pageDoorways(parsePageConfig(location.href.split('#')[0]!, deployDefaults())) : pageDoorways(cfg);
@@ -148,15 +152,22 @@ export interface SessionStores {
  */
 export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock, ticker: Ticker, stores: SessionStores = {}, draws: Pick<ProbeFrameGate, 'sendAt'> | null = null): Promise<NetSession> {
   performance.mark('vp:net-session-start');
-  const player = stores.player ?? await loadPlayerIdentity();
+  const scope = storeScope(cfg.world, cfg.seed);
+  // The player key, the host store and the tentative store are opened at once: one after
+  // another, their waits came before the player's first subscription.
   // Each tab is its own hosting node: its records are keyed by its node id, and by the
   // world's name and seed (another seed of the name is another network, with other blocks).
   // A play-only tab (a read-only DHT node) hosts nothing, so keeps no host store.
-  const store = peer.dht.readOnly ? null : stores.host !== undefined ? stores.host : await IdbHostStore.open(storeScope(cfg.world, cfg.seed), peer.id).catch(() => null);
+  // Edits no certified primary could confirm are kept in the tentative store (in memory only if it cannot open).
+  const [player, store, tentative] = await Promise.all([
+    stores.player ?? loadPlayerIdentity(),
+    peer.dht.readOnly ? null : stores.host !== undefined ? stores.host : IdbHostStore.open(scope, peer.id).catch(() => null),
+    stores.tentative ?? IdbTentativeStore.open(scope).catch(() => undefined),
+  ]);
+  performance.mark('vp:host-store');
   // The wires and the host that listens to them are made together, with no wait between:
   // frames that came before are held by the channels (dht/app-channels.ts), and those that
   // come while the host loads its store by the host (hosting-service.ts `early`).
-  performance.mark('vp:host-store');
   const wire = new HostWires(peer.channels, clock);
   // The last hosting decisions (claims, grants, refusals) and the client's attaches, for window.voxel.hosting.trace().
   const trace: string[] = [];
@@ -171,15 +182,16 @@ export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock,
     options: { playOnly: peer.dht.readOnly },
     trace: note,
   });
-  await host.start();
-  performance.mark('vp:host-started');
+  // Not waited for: frames that come while the host loads its store are held and answered
+  // in order once it has (hosting-service.ts `early`), so the player's subscriptions go out
+  // now. Pages that only host wait for it (`started`).
+  const started = host.start().then(() => void performance.mark('vp:host-started'));
+  started.catch((err: unknown) => note('-', `hosting did not start: ${(err as Error).message}`));
   // The work begun early is for the profile's player key; were this another (imported meanwhile), it is found again.
   const work = stores.work?.then((w) => (sameBytes(w.key, player.publicKey) ? w : playerWork(player.publicKey, PLAYER_PASS_BITS)));
   const pass = work?.then((w) => makePlayerPass(player, peer.dht.selfId, w.nonce));
   const client = new RegionClient({ dht: peer.dht, wire: wire.players, clock, world: cfg.world, certs: new CertChecker(webCryptoVerifier, peer.dht.nearView, { idWorkBits: peer.dht.idWorkBits }), verify: webCryptoVerifier, trace: note, ...(pass ? { pass } : {}) });
   const name = defaultPlayerName(idToHex(player.id));
-  // Edits no certified primary could confirm are kept here (in memory only if it cannot open).
-  const tentative = stores.tentative ?? await IdbTentativeStore.open(storeScope(cfg.world, cfg.seed)).catch(() => undefined);
   // The node's key signs the player's look (name and colour, play/own-look.ts); the others' are checked before they show.
   const source = new NetworkChunkSource({ seed: cfg.seed, world: cfg.world, client, dht: peer.dht, clock, options: { name }, signer: peer.identity, verify: webCryptoVerifier, ...(tentative ? { tentative } : {}) });
   const itemWire = openItemWire(peer.channels, clock);
@@ -192,7 +204,7 @@ export async function startNetSession(peer: Peer, cfg: PageConfig, clock: Clock,
   performance.mark('vp:net-session');
   const record = new PlayerRecordPublisher(player, peer.dht, clock);
   return {
-    peer, wire, host, client, source, player, trace, work, items: { host: hostItems, wire: itemWire },
+    peer, wire, host, started, client, source, player, trace, work, items: { host: hostItems, wire: itemWire },
     publishPlayer: (state, force) => record.publish(state, force),
     fetchPlayer: () => record.fetch(),
     stop() {

@@ -67,19 +67,19 @@ async function main(): Promise<void> {
   // name the wrong cause. The join goes on: it links to P-256 peers, and plays alone.
   const outdated = cfg.net && !problem && !(await hasEd25519());
   if (outdated) explainStart(loading, hud, cfg, { kind: 'browser-outdated', detail: "crypto.subtle has no Ed25519: other players' keys cannot be checked" });
-  // The network join runs alongside opening the local database.
-  const joining = cfg.net ? joinPeer(cfg, clock, (stage, note) => showStage(loading, stage, note), problem) : null;
-  // The player key's proof of work (read, or minted in a worker the first time: ~1 s) runs
-  // alongside: edits need the player pass made from it (region/player-pass.ts).
-  const work = cfg.net && cfg.hosting ? loadPlayerIdentity().then((p) => playerWork(p.publicKey, PLAYER_PASS_BITS)) : undefined;
+  // The player key's proof of work (read, or minted in a worker the first time: ~1 s; edits need
+  // it: region/player-pass.ts) begins once the node id is minted: begun together, the two
+  // shared the cores and the id, which the join and so the first frame wait for, came later.
+  let idMinted = () => {};
+  const work = cfg.net && cfg.hosting ? new Promise<void>((r) => (idMinted = r)).then(() => {
+    const w = loadPlayerIdentity().then((p) => playerWork(p.publicKey, PLAYER_PASS_BITS));
+    sayMinting(w, hud);
+    return w;
+  }) : undefined;
   let worked: PlayerWork | undefined;
-  if (work) {
-    sayMinting(work, hud);
-    void work.then((w) => {
-      worked = w;
-      performance.mark('vp:player-key');
-    }, () => undefined);
-  }
+  void work?.then((w) => void ((worked = w), performance.mark('vp:player-key')), () => undefined);
+  // The network join runs alongside opening the local database and making the view.
+  const joining = cfg.net ? joinPeer(cfg, clock, (stage, note) => showStage(loading, stage, note), problem, () => idMinted()) : null;
   loading.progress('Opening the world database…', 0.02);
 
   // This world's records (its name and seed) in the browser's stores.
@@ -90,9 +90,21 @@ async function main(): Promise<void> {
   } catch (err) {
     hud.showMessage(`${(err as Error).message}`);
   }
-  performance.mark('vp:store-open');
   const saved = await loadSavedPlayer(store, scope, (err) => hud.showMessage(err.message));
   const renderDistance = cfg.renderDistance ?? clampRenderDistance((await store?.loadSetting<number>('renderDistance')) ?? DEFAULT_RENDER_DISTANCE);
+
+  // The view (its WebGL context, materials and mesh workers) is made while the join runs: it
+  // waits for nothing of the network.
+  const world = new WorldModel();
+  let view: WorldView;
+  try {
+    view = await createView(document.getElementById('game')!, world, { headless: cfg.headless, renderDistance });
+    performance.mark('vp:view');
+  } catch (err) {
+    if (!(err instanceof DrawingUnavailable)) throw err;
+    cannotDraw(loading, err);
+    return;
+  }
 
   let peer: Peer | null = null;
   let net: NetSession | null = null;
@@ -116,22 +128,10 @@ async function main(): Promise<void> {
   }
   // With the network, chunks come from their hosts (this tab may be one); without it, from disk.
   const source: ChunkSource = net ? net.source : new LocalChunkSource(cfg.seed, store);
-  const world = new WorldModel();
   const streamer = new ChunkStreamer(world, source);
-  performance.mark('vp:spawn-asked');
   const session = await startSession(world, saved, net, cfg.seed);
   performance.mark('vp:spawn');
   const editor = new BlockEditor(world, source, () => session.body);
-
-  let view: WorldView;
-  try {
-    view = await createView(document.getElementById('game')!, world, { headless: cfg.headless, renderDistance });
-    performance.mark('vp:view');
-  } catch (err) {
-    if (!(err instanceof DrawingUnavailable)) throw err;
-    cannotDraw(loading, err);
-    return;
-  }
   const items = new PageItems({ cfg, world, session, view, probeGate: probeGate ?? undefined, hudRoot: document.getElementById('hud')!, self: peer?.id ?? 'me', net: net ? { client: net.client, wire: net.items.wire, signer: net.peer.identity, recorded: async () => (await net.fetchPlayer())?.items } : undefined, onMessage: (text) => hud.showMessage(text, 'notice') });
   const savePlayer = keepPlayerSaved({ scope, session, store, net, onError: (err) => hud.showMessage(err.message), held: () => items.held() });
   const look = net ? { name: net.source.opts.name, colour: net.source.colour, setName: (n: string) => net.source.setName(n), setColour: (c?: number) => net.source.setColour(c) } : undefined;
