@@ -149,6 +149,18 @@ describe('the first edit after a silent death, the hosts starved (simulated, 20 
     });
     expect(took).toBeLessThan(400);
   });
+
+  // Tasks of 150-200 ms: a starved backup's ack comes back later than leaseMs after nearly
+  // every beat it answers, and on the old code the new primary held no lease for seconds:
+  // the first edit after the kill was never confirmed (EditTimeoutError after 5 s, seeds 1-3
+  // and at 200-300 ms: the player keeps it tentative, failover_crash's edit errors). Now
+  // 382-407 ms after the new primary.
+  it.each([1, 3])('is confirmed, not timed out, when their acks come later than leaseMs, seed %i', async (seed) => {
+    const took = await firstEditAfterKill(seed, (sim, hosts) => {
+      for (const h of hosts) sim.starve(h, 10_000, 150, 200);
+    });
+    expect(took).toBeLessThan(600);
+  });
 });
 
 describe('the first edit after a silent death, the hosts\' stores slow (simulated, 20 ms links)', () => {
