@@ -122,33 +122,3 @@ describe('a node\'s view of who is near a key', () => {
     expect(view.stats.sweeps).toBe(5);
   });
 });
-
-describe('live lookups waiting their turn', () => {
-  // A joining player's first subscriptions each want a live lookup, two at a time: its own
-  // region's goes first, then the others' in the order asked; a check that needs one
-  // waiting asks it for its own turn.
-  it('go by turn (own, then subscription), each turn in the order asked; a check that needs a waiting one moves it up', async () => {
-    const { view, asked } = heldLookups();
-    const [busy1, busy2, sub1, sub2, sub3, own] = Array.from({ length: 6 }, () => randomId(rand));
-    view.warm(busy1!, 'subscription');
-    view.warm(busy2!, 'subscription');
-    view.warm(sub1!, 'subscription');
-    view.warm(sub2!, 'subscription');
-    const checked = view.live(sub3!, 1);
-    view.warm(own!, 'own');
-    // A check of sub2 in the own region's turn (its subscription named it the player's own).
-    const mine = view.live(sub2!, 1, false, 'own');
-    await Promise.resolve();
-    expect(asked.length, 'two at once').toBe(2);
-    for (let i = 0; i < 6; i++) {
-      asked[i]!.done();
-      await new Promise((r) => setTimeout(r, 0));
-    }
-    expect(await checked).toEqual([ids[0]]);
-    expect(await mine).toEqual([ids[0]]);
-    expect(asked.map((a) => a.key)).toEqual([busy1, busy2, sub2, own, sub1, sub3]);
-    // Live already: warm starts nothing.
-    view.warm(own!, 'own');
-    expect(view.stats.sweeps).toBe(6);
-  });
-});

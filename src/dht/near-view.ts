@@ -35,15 +35,9 @@ export interface NearView {
    * our table or older lookups name may be dead or the lookup of one path's liars: a reader
    * with no certificate of a region counts only these (src/region/cert-checker.ts). `again`: look up anew if the last one is older than
    * the fewest ms between two refreshes (rate limited as `refresh`), for a check it refused.
-   * Never rejects (a failed lookup: none). `turn`: its place among lookups waiting theirs
-   * (`SweepTurn`; a check's own default 'subscription').
+   * Never rejects (a failed lookup: none).
    */
-  live(key: NodeId, n: number, again?: boolean, turn?: SweepTurn): Promise<NodeId[]>;
-  /**
-   * Starts `live`'s lookup of `key` now, in `turn`, unless one is live already: the check that
-   * needs it later finds it done or under way. The lookup is the one `live` runs.
-   */
-  warm?(key: NodeId, turn: SweepTurn): void;
+  live(key: NodeId, n: number, again?: boolean): Promise<NodeId[]>;
   /**
    * Counts a lookup of `key` run to its end by `paths` disjoint paths (a value read's, that
    * went on past its values: values.ts `get` with `live`) as `live`'s lookup: `closest`, the
@@ -53,14 +47,6 @@ export interface NearView {
   /** Whether `live` would answer `key` now, from a lookup within LIVE_MS, without one of its own. */
   hasLive?(key: NodeId): boolean;
 }
-
-/**
- * Which `live` lookup goes first when more wait than may run (SWEEPS_AT_ONCE): the player's
- * own region, then the other regions it subscribes to (and every check's); within one turn,
- * in the order asked.
- */
-export type SweepTurn = 'own' | 'subscription';
-const TURN_ORDER: Record<SweepTurn, number> = { own: 0, subscription: 1 };
 
 /** A view that knows nobody: every check against it fails (a reader with no network). */
 export const NOBODY_NEAR: NearView = { near: () => [], refresh: () => Promise.resolve(false), live: () => Promise.resolve([]) };
@@ -82,9 +68,9 @@ const REFRESH_PATHS = 2;
 /** How long the answers of a lookup by disjoint paths count as live (`live`). */
 const LIVE_MS = 30_000;
 /**
- * Lookups by disjoint paths `live` runs at once; the rest wait their turn. A player's first
- * subscriptions (its region and the 8 around it) each want one, and they all ask the nodes
- * nearest those keys: the regions' hosts.
+ * Lookups by disjoint paths `live` runs at once; the rest wait their turn, in the order asked.
+ * A player's first checks (its region and the 8 around it) may each want one, and they all
+ * ask the nodes nearest those keys: the regions' hosts.
  */
 const SWEEPS_AT_ONCE = 2;
 
@@ -112,10 +98,9 @@ export class NearNodes implements NearView {
   private readonly swept = new Map<string, { ids: NodeId[]; at: number }>();
   /** By key: the lookup by disjoint paths under way (`live` joins it). */
   private readonly sweeping = new Map<string, Promise<void>>();
-  /** Sweeps running, and those waiting for a turn (`SWEEPS_AT_ONCE`), by key. */
+  /** Sweeps running, and those waiting for a turn (`SWEEPS_AT_ONCE`), first asked first. */
   private sweepsRunning = 0;
-  private readonly sweepQueue = new Map<string, { order: number; seq: number; go: () => void }>();
-  private sweepSeq = 0;
+  private readonly sweepQueue: (() => void)[] = [];
   private readonly bucket: TokenBucket;
   /** Refresh lookups run, and refused by the rate limit; lookups `live` ran; value reads counted as its lookup (`adopt`). */
   readonly stats = { refreshes: 0, refreshesLimited: 0, sweeps: 0, adopted: 0 };
@@ -171,11 +156,11 @@ export class NearNodes implements NearView {
     }
   }
 
-  async live(key: NodeId, n: number, again = false, turn: SweepTurn = 'subscription'): Promise<NodeId[]> {
+  async live(key: NodeId, n: number, again = false): Promise<NodeId[]> {
     const hex = idToHex(key), now = this.deps.clock.now();
     const last = this.swept.get(hex);
     const redo = again && !!last && now - last.at >= REFRESH_EVERY_MS && this.bucket.take(1, now);
-    if (!this.sweptLately(hex) || redo) await this.sweep(key, hex, turn);
+    if (!this.sweptLately(hex) || redo) await this.sweep(key, hex);
     const ids = (this.sweptLately(hex)?.ids ?? []).filter((id) => !this.deps.hostsNothing?.(idToHex(id)));
     const all = sortByDistance([...ids, ...(this.deps.readOnly ? [] : [this.deps.selfId])], (x) => x, key);
     return all.filter((id, i) => !all.slice(0, i).some((x) => idEquals(x, id))).slice(0, n);
@@ -191,28 +176,22 @@ export class NearNodes implements NearView {
     return !!this.sweptLately(idToHex(key));
   }
 
-  warm(key: NodeId, turn: SweepTurn): void {
-    const hex = idToHex(key);
-    if (!this.sweptLately(hex)) void this.sweep(key, hex, turn);
-  }
-
-  /** Our last sweep of `hex` (`live`), if it ran within LIVE_MS: what `live` answers with, and `warm` leaves be. */
+  /** Our last sweep of `hex` (`live`), if it ran within LIVE_MS: what `live` answers with. */
   private sweptLately(hex: string): { ids: NodeId[]; at: number } | undefined {
     const last = this.swept.get(hex);
     return last && this.deps.clock.now() - last.at < LIVE_MS ? last : undefined;
   }
 
   /**
-   * One lookup of `key` by disjoint paths at a time, shared by every caller (one waiting its
-   * turn moves up to the earliest turn asked). Not rate limited as `refresh` is: only keys
-   * of the reader's own subscriptions are asked for (`live`, `warm`), each at most once per
-   * liveMs whatever frames or records arrive.
+   * One lookup of `key` by disjoint paths at a time, shared by every caller. Not rate limited
+   * as `refresh` is: only keys of the reader's own subscriptions are asked for (`live`), each
+   * at most once per liveMs whatever frames or records arrive.
    */
-  private sweep(key: NodeId, hex: string, turn: SweepTurn): Promise<void> {
+  private sweep(key: NodeId, hex: string): Promise<void> {
     let running = this.sweeping.get(hex);
     if (!running) {
       this.stats.sweeps++;
-      running = this.turn(hex, TURN_ORDER[turn])
+      running = this.turn()
         .then(() => this.deps.findNode(key, REFRESH_PATHS))
         .then((res) => this.noteSwept(key, res), () => {})
         .finally(() => {
@@ -221,32 +200,25 @@ export class NearNodes implements NearView {
           this.next();
         });
       this.sweeping.set(hex, running);
-    } else {
-      const waiting = this.sweepQueue.get(hex);
-      if (waiting && TURN_ORDER[turn] < waiting.order) waiting.order = TURN_ORDER[turn];
     }
     return running;
   }
 
   /** Resolves when a sweep may start (at most SWEEPS_AT_ONCE run), counting it as running. */
-  private turn(hex: string, order: number): Promise<void> {
+  private turn(): Promise<void> {
     if (this.sweepsRunning < SWEEPS_AT_ONCE) {
       this.sweepsRunning++;
       return Promise.resolve();
     }
-    return new Promise((go) => this.sweepQueue.set(hex, { order, seq: this.sweepSeq++, go: () => {
+    return new Promise((go) => this.sweepQueue.push(() => {
       this.sweepsRunning++;
       go();
-    } }));
+    }));
   }
 
-  /** Starts the waiting sweep of the earliest turn, first asked within it. */
+  /** Starts the sweep that has waited longest. */
   private next(): void {
-    let best: [string, { order: number; seq: number; go: () => void }] | undefined;
-    for (const e of this.sweepQueue) if (!best || e[1].order < best[1].order || (e[1].order === best[1].order && e[1].seq < best[1].seq)) best = e;
-    if (!best) return;
-    this.sweepQueue.delete(best[0]);
-    best[1].go();
+    this.sweepQueue.shift()?.();
   }
 
   private noteSwept(key: NodeId, res: { closest: readonly { id: NodeId }[] }): void {

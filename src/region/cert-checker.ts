@@ -6,7 +6,7 @@ import { ID_WORK_BITS } from '../core/id-work';
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import type { Verifier } from '../core/signer';
 import { KEY_ALGS } from '../core/key-alg-code';
-import type { NearView, SweepTurn } from '../dht/near-view';
+import type { NearView } from '../dht/near-view';
 import { ANCHOR_RANK, anchorHold, anchoringSets, FRESH_RANK, grantedNear, REBASE_RANK, chainedFrom, chainLinks, farSet, sameCert, workedId, type AnchorFault, type FreshRule, type Hold } from './cert-anchor';
 import { certShapeFault, encodeCert, grantBytes, type CertFault, type ClaimTerms, type EpochCert, type GrantSig } from './epoch-cert';
 
@@ -60,15 +60,6 @@ export class CertChecker {
     this.idWorkBits = o.idWorkBits ?? ID_WORK_BITS;
     this.cacheSize = o.cacheSize ?? 256;
     this.rank = o.rank ?? ANCHOR_RANK;
-  }
-
-  /**
-   * A region the reader holds no certificate of, and subscribes to now: its lookup of the key by disjoint paths, which the check of the region's
-   * first certificate waits for (`judge`), starts now in `turn` instead of after the
-   * location record's lookup finds a certificate to check. The same lookup, the same rule.
-   */
-  warm(key: NodeId, turn: SweepTurn): void {
-    this.view.warm?.(key, turn);
   }
 
   /** Whether `g` is a valid grant of `terms` by the node it names. */
