@@ -114,11 +114,6 @@ export class ItemClient {
     return typeof it === 'string' ? [] : [{ taken: it }];
   }
 
-  /** The voters now (their epoch tags the proofs). */
-  get voterSet(): VoterSet {
-    return this.voters;
-  }
-
   private proofOf(msg: Extract<ItemVoteMessage, { t: 'DECIDED' }>): DecisionProof | undefined {
     return msg.sigs ? { e: msg.set, vote: msg.vote, round: msg.round, sigs: msg.sigs } : undefined;
   }

@@ -21,7 +21,7 @@ import type { VoterSet } from './voter-set';
 export const ITEM_LEDGER_DEFAULTS = {
   /** Mean time between one host's spawn proposals while players are in the area. */
   spawnMeanMs: 30_000,
-  /** Item records an area keeps (on the ground or held): bounds the state (MAX_STATE_BYTES). */
+  /** Item records an area keeps (on the ground or held): bounds the state (msgpack, ~70 bytes a record and a proof of 2-5 signatures, ~130 bytes each: well under a region frame). */
   maxItems: MAX_ITEMS,
 } as const;
 
@@ -37,9 +37,6 @@ export const MAX_GROUND = 6;
 const TIME_SLACK_MS = 10_000;
 
 export type ItemLedgerOptions = { [K in keyof typeof ITEM_LEDGER_DEFAULTS]: number };
-
-/** Largest encoded ledger state (msgpack, at most maxItems records of ~70 bytes and a proof of 2-5 signatures, ~130 bytes each): well under a region frame. */
-export const MAX_STATE_BYTES = 96 * 1024;
 
 /** The area the ledger holds items for: world blocks [x0, x0 + size) x [z0, z0 + size); (ax, az) names it. */
 export interface ItemArea {

@@ -29,7 +29,3 @@ export const PASS: Uint8Array = (() => {
   for (let id = 0; id < BLOCK_COUNT; id++) t[id] = TRANSPARENT[id] ? 1 : 0;
   return t;
 })();
-
-export function faceVisible(a: number, b: number): boolean {
-  return a !== 0 && a !== HIDDEN && a !== b && OPAQUE[b] === 0;
-}

@@ -157,8 +157,3 @@ function level(side1: number, side2: number, corner: number): number {
 function reverseAo(ao: number): number {
   return ((ao >> 6) & 3) | (((ao >> 4) & 3) << 2) | (((ao >> 2) & 3) << 4) | ((ao & 3) << 6);
 }
-
-/** One-off convenience for callers that mesh a single section (tests, tools). */
-export function meshPaddedSection(padded: Uint8Array, options?: MesherOptions): SectionMesh {
-  return new GreedyMesher(options).mesh(padded);
-}

@@ -130,10 +130,6 @@ export class WorldRenderer {
     this.camera.updateProjectionMatrix();
   }
 
-  getRenderDistance(): number {
-    return this.renderDistance;
-  }
-
   resize(width: number, height: number, pixelRatio = globalThis.devicePixelRatio ?? 1): void {
     this.renderer.setPixelRatio(Math.min(pixelRatio, MAX_PIXEL_RATIO));
     this.renderer.setSize(width, height, false);

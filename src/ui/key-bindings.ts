@@ -172,8 +172,3 @@ export function parseKeyBindings(raw: unknown): KeyBindings {
   }
   return out;
 }
-
-/** The keys of `action` for a person ('W / ↑'; 'Z / ↑' on AZERTY). */
-export function keysLabel(bindings: KeyBindings, action: KeyAction, layout?: LayoutMap): string {
-  return bindings[action].map((k) => keyLabel(k, layout)).join(' / ');
-}

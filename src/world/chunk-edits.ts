@@ -70,17 +70,3 @@ export class EditLog {
     for (const [i, id] of this.ids) if (generated.blocks[i] === id) this.ids.delete(i);
   }
 }
-
-/** Edits that turn `generated` into `current`, in block-index order. */
-export function diffChunk(generated: Chunk, current: Chunk): BlockEdit[] {
-  const a = generated.blocks;
-  const b = current.blocks;
-  const out: BlockEdit[] = [];
-  for (let i = 0; i < CHUNK_VOLUME; i++) if (a[i] !== b[i]) out.push(editAt(i, b[i]!));
-  return out;
-}
-
-/** A copy of `chunk` with the edits applied. */
-export function withEdits(chunk: Chunk, edits: Iterable<BlockEdit>): Chunk {
-  return EditLog.from(edits).applyTo(new Chunk(chunk.cx, chunk.cz, chunk.blocks.slice()));
-}

@@ -45,8 +45,3 @@ export function hash2(seed: number, x: number, z: number, salt = 0): number {
   h = mix32(h ^ Math.imul(z | 0, 0x165667b1));
   return h;
 }
-
-/** hash2 mapped to [0, 1). */
-export function hash2Unit(seed: number, x: number, z: number, salt = 0): number {
-  return hash2(seed, x, z, salt) / 4294967296;
-}

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { AIR, BEDROCK, BLOCK_COUNT, PLACEABLE, STONE, WATER } from './blocks';
 import { blockIndex, CHUNK_HEIGHT, CHUNK_VOLUME, WORLD_FLOOR_Y } from './coords';
-import { blockRuleFault, settableAtIndex, settableBlock } from './world-rules';
+import { blockRuleFault, settableAtIndex } from './world-rules';
 
 describe("the world's rules for a block write", () => {
   it('air and placeable blocks may be set; water, bedrock and unknown ids may not', () => {
-    expect(settableBlock(AIR)).toBe(true);
-    for (const id of PLACEABLE) expect(settableBlock(id)).toBe(true);
-    expect([WATER, BEDROCK, BLOCK_COUNT, -1, 1.5].map(settableBlock)).toEqual([false, false, false, false, false]);
+    expect(blockRuleFault(5, AIR)).toBeUndefined();
+    for (const id of PLACEABLE) expect(blockRuleFault(5, id)).toBeUndefined();
+    expect([WATER, BEDROCK, BLOCK_COUNT, -1, 1.5].map((id) => blockRuleFault(5, id))).toEqual(['not-placeable', 'not-placeable', 'bad-block', 'bad-block', 'bad-block']);
   });
 
   it('says why a write breaks them: the id, then the height, then the floor', () => {

@@ -13,11 +13,6 @@ export type BlockRuleFault = 'bad-block' | 'not-placeable' | 'outside-world' | '
 /** By block id: 1 where a write may set it (air or a placeable block). A table: snapshots check every entry. */
 const SETTABLE = Uint8Array.from({ length: BLOCK_COUNT }, (_, id) => (id === AIR || PLACEABLE.includes(id) ? 1 : 0));
 
-/** A block id a write may set: a real block that can be placed, or air. */
-export function settableBlock(id: number): boolean {
-  return isValidBlockId(id) && SETTABLE[id] === 1;
-}
-
 /** Why writing block `id` at height `y` breaks the world's rules, or undefined when it may be written. */
 export function blockRuleFault(y: number, id: number): BlockRuleFault | undefined {
   if (!isValidBlockId(id)) return 'bad-block';
