@@ -26,15 +26,18 @@ function seedList(spec: string): number[] {
 // way at the instant the settling ended, counted as a region without a primary until the
 // check gave it the failover target; 200, a grant orphaned by a lost ABANDON; 226, a re-send
 // refused by a primary that could not judge it; 228, epochs past the certificate by more
-// than a step; 276, a rebaser gone idle), 1-2, and idle seed 1: ~2.5 s of CPU a run, 10
-// runs (~25 CPU-s). Seeds 1-5 assert the same four properties over the same scenario, so
-// two of them stand for the five (each seed's path is a sample, not a fault of its own; the
-// seven above each found one). Wider sweeps: HOST_SAFETY_SEEDS=1-20 (and
+// than a step; 276, a rebaser gone idle), 1, and idle seed 1: 2-5 CPU-s a run, 9 runs.
+// Seeds 1-5 assert the same four properties over the same scenario, so one stands for the
+// five (each seed's path is a sample, not a fault of its own; the seven above each found
+// one). Seed 2 was dropped after a check of what it reaches: its path ran no product code the
+// other runs here do not, but for a restart holding a learnt certificate (adversary.test.ts
+// restarts one such host, election.test.ts holds the rule) and a claim's lookup that beat
+// its timer. Wider sweeps: HOST_SAFETY_SEEDS=1-20 (and
 // HOST_SAFETY_IDLE_SEEDS=1-5) before a change to claims, grants or commits, and `npm run
 // bench -- sim_safety` (seeds 1-50, rebase off and on). A seed's path moves with any change
 // of timing, so these guard the fault only while that path holds; claim-orphan,
 // commit-machine and grant-rules tests hold the rules themselves.
-const SEEDS = seedList(process.env.HOST_SAFETY_SEEDS ?? '1-2,15,37,38,200,226,228,276');
+const SEEDS = seedList(process.env.HOST_SAFETY_SEEDS ?? '1,15,37,38,200,226,228,276');
 /** The same with regions going quiet and unloaded meanwhile (`HOST_SAFETY_IDLE_SEEDS`). */
 const IDLE_SEEDS = seedList(process.env.HOST_SAFETY_IDLE_SEEDS ?? '1');
 const runs = [...SEEDS.map((seed) => ({ seed, idle: false })), ...IDLE_SEEDS.map((seed) => ({ seed, idle: true }))];
