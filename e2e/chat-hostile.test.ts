@@ -29,6 +29,7 @@ import { makeChatLine } from '../src/region/chat-line';
 import { makePlayerPass, PLAYER_PASS_BITS } from '../src/region/player-pass';
 import { REGION_BLOCKS, RegionKeys } from '../src/region/region-key';
 import { CHAT_RULES } from '../src/host/chat-relay';
+import { NAME_CHANGE_MS } from '../src/host/region-presence';
 import { launchBrowser, openInFreshContext, PAGE_UP } from './browser';
 import { airAbove, sayOnceHeard as say } from './page-world';
 import { hostileSeat, regionNearestAttacker, regionWithoutAttacker, startHostilePeer, type HostilePeer, type HostileSeat } from './hostile-peer';
@@ -125,8 +126,11 @@ describe('chat under a hostile peer', () => {
     }
     const primary = hexToId(net.client.attachment(r)!.primary);
     expect(ids, 'a tab is the region\'s primary').toContain(net.client.attachment(r)!.primary);
-    const me = atk.node.peer.identity;
-    const pass = await makePlayerPass(me, atk.id, mintWork(me.publicKey, PLAYER_PASS_BITS));
+    // Its player key (its pass names it; its own lines are signed by it), minted ahead with the seat or here.
+    const node = atk.node.peer.identity;
+    const player = seat.player ?? { identity: node, nonce: mintWork(node.publicKey, PLAYER_PASS_BITS) };
+    const me = player.identity;
+    const pass = await makePlayerPass(me, atk.id, player.nonce);
     const region = { rx: r.rx, rz: r.rz };
     const hostStats = () => Promise.all([a, b].map((p) => p.evaluate(() => window.voxel.hosting!.stats())));
     const sum = (all: Record<string, number>[], k: string) => all.reduce((n, s) => n + (s[k] ?? 0), 0);
@@ -274,17 +278,23 @@ describe('chat under a hostile peer', () => {
     // changes), rewritten. B's drop counter also moves for other reasons (the first test's
     // forgeries in the regions around), so what B shows is what is judged here.
     const sent1 = rewritten();
+    // Looks the hostile host took (a player's first, or a change): its next change of A's look waits NAME_CHANGE_MS from this one.
+    const renames = () => host!.node.net.host.regionState(r)?.duty?.presence.renames ?? 0;
+    const renames1 = renames();
     expect(await a.evaluate(() => window.voxel.setName!('Ann Lee'))).toBe(true);
     await expect.poll(rewritten, { timeout: 15_000, interval: 100 }).toBeGreaterThan(sent1);
+    await expect.poll(renames, { timeout: 5_000, interval: 50 }).toBeGreaterThan(renames1);
+    const renamedBy = Date.now();
     await new Promise((res) => setTimeout(res, 2_000));
     const shown = (await annAtB())!;
     expect(shown.name, 'B shows the name A signed before, not the host\'s').toBe('Ann');
     expect(shown.colour).toBe(shownBefore.colour);
     console.log(`the hostile host rewrote ${rewritten()} looks; B dropped ${(await dropped()) - dropped0} as bad signatures and shows A as ${shown.name}`);
-    // Honest again: A's next name reaches B through the same host (it passes a change once per
-    // 5 s), so B kept 'Ann' above because it refused this host's lie, not for want of a path.
+    // Honest again: A's next name reaches B through the same host, so B kept 'Ann' above
+    // because it refused this host's lie, not for want of a path. A renames once the host takes
+    // a change again (one sooner is held, and A's client carries it again only LOOK_RULES.sendEveryMs later).
     host.rewriteLooks((l) => l);
-    await new Promise((res) => setTimeout(res, 5_000));
+    await new Promise((res) => setTimeout(res, Math.max(0, renamedBy + NAME_CHANGE_MS - Date.now())));
     expect(await a.evaluate(() => window.voxel.setName!('Annie'))).toBe(true);
     await expect.poll(async () => (await annAtB())?.name, { timeout: 15_000, interval: 200 }).toBe('Annie');
     const stillFollowed = await followed(b);

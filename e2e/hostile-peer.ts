@@ -13,8 +13,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startHeadlessPeer, type HeadlessPeer } from '../src/app/headless-peer';
-import { LevelStore } from '../src/store/level-store';
-import { generateIdentity } from '../src/core/identity';
+import { generateIdentity, generateNodeIdentity, identityFromJson, type Identity } from '../src/core/identity';
+import { ID_WORK_BITS } from '../src/core/id-work';
 import { hexToId, idEquals, idToHex, sortByDistance, type NodeId } from '../src/core/node-id';
 import type { Signer } from '../src/core/signer';
 import { signGrant, type ClaimTerms, type EpochCert } from '../src/region/epoch-cert';
@@ -25,6 +25,7 @@ import { GLASS } from '../src/world/blocks';
 import { chunkOf, localOf } from '../src/world/coords';
 import type { ReplicaFrame } from '../src/host/host-wires';
 import type { PlayerLook } from '../src/region/player-look';
+import { nextReturningPlayer } from './returning-player';
 
 /** Planted blocks are GLASS this high: no honest edit of the test goes there. */
 export const PLANTED_Y = 250;
@@ -96,22 +97,32 @@ async function regionWhere(keys: RegionKeys, x: number, z: number, all: string[]
   throw new Error(`no region near the spawn is ${what} the hostile node`);
 }
 
-/** The hostile node's data dir and node id, made before it joins: a test picks the region it attacks by the id. */
+/** The hostile node's data dir and node identity, made before it joins: a test picks the region it attacks by the id. */
 export interface HostileSeat {
   dataDir: string;
+  identity: Identity;
   id: NodeId;
   hex: string;
+  /** A player key and its pass's proof of work (region/player-pass.ts), when minted ahead. */
+  player?: { identity: Identity; nonce: number };
 }
 
+/**
+ * A seat for a hostile node. Its node id shows the work every peer checks (core/id-work.ts),
+ * and a player pass shows more (PLAYER_PASS_BITS): ~1 CPU-s each in Node, paid while the tabs
+ * start or inside a test. So both come from a returning player's profile minted ahead
+ * (e2e/returning-player.ts), one no tab of the run gets; once those ran out, the node id is
+ * minted here, and the pass by whoever shows one.
+ */
 export async function hostileSeat(): Promise<HostileSeat> {
   const dataDir = mkdtempSync(join(tmpdir(), 'vp-hostile-'));
-  const store = await LevelStore.open(dataDir);
-  try {
-    const { id } = await store.nodeIdentity();
-    return { dataDir, id, hex: idToHex(id) };
-  } finally {
-    await store.close();
+  const ahead = await nextReturningPlayer();
+  if (!ahead) {
+    const identity = await generateNodeIdentity({ bits: ID_WORK_BITS });
+    return { dataDir, identity, id: identity.id, hex: idToHex(identity.id) };
   }
+  const identity = await identityFromJson(ahead.nodes[0]);
+  return { dataDir, identity, id: identity.id, hex: idToHex(identity.id), player: { identity: await identityFromJson(ahead.player), nonce: ahead.work.nonce } };
 }
 
 /**
@@ -120,9 +131,9 @@ export async function hostileSeat(): Promise<HostileSeat> {
  * grants and serves players) and only `rewriteLooks` makes it lie.
  */
 export async function startHostilePeer(o: { world: string; seed?: string; relay: string; extraKeys: number; seat: HostileSeat; hosting?: boolean }): Promise<HostilePeer> {
-  const { dataDir } = o.seat;
+  const { dataDir, identity } = o.seat;
   // The world's name and seed as the tabs' links name them: another seed is another network, which no tab links to.
-  const node = await startHeadlessPeer({ world: o.world, ...(o.seed !== undefined ? { seed: o.seed } : {}), relay: o.relay, dataDir, bindAddress: '127.0.0.1' });
+  const node = await startHeadlessPeer({ world: o.world, ...(o.seed !== undefined ? { seed: o.seed } : {}), relay: o.relay, dataDir, identity, bindAddress: '127.0.0.1' });
   // Nothing honest answers for it from here on: no grants, no claims, no snapshots but its own.
   if (!o.hosting) node.net.host.stop();
   // Extra signers need no id work: they are never nodes anyone links to, only keys in grants.
