@@ -10,6 +10,7 @@ import type { HeldItem } from '../play/player-record';
 import type { NetSession } from './net-session';
 import { journalPlayer, newerPlayer, readJournal } from './player-journal';
 import { openGroundSpawn } from '../play/spawn-point';
+import { playerIdentityMadeHere } from '../store/identity-store';
 
 const SAVE_EVERY_MS = 2000;
 
@@ -19,9 +20,12 @@ export async function loadSavedPlayer(store: WorldStore | null, scope: string, o
   return newerPlayer(stored, readJournal(scope));
 }
 
-/** The session of a returning player where they left, else where their DHT record says, else on open ground. */
+/**
+ * The session of a returning player where they left, else where their DHT record says, else
+ * on open ground. A player key made by this page has no record yet: not looked up.
+ */
 export async function startSession(world: WorldModel, saved: SavedPlayer | undefined, net: NetSession | null, seed: string): Promise<PlayerSession> {
-  const fromDht = saved ? undefined : await net?.fetchPlayer();
+  const fromDht = saved || playerIdentityMadeHere() ? undefined : await net?.fetchPlayer();
   const spawn = saved ?? (fromDht && { ...fromDht, flying: false, selected: 0 }) ?? { ...openGroundSpawn(seed), yaw: 0, pitch: 0, flying: false, selected: 0 };
   const session = new PlayerSession(world, spawn.x, spawn.y, spawn.z);
   session.yaw = spawn.yaw;

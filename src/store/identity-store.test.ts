@@ -5,7 +5,7 @@ import { ID_WORK_BITS, idWorkOk } from '../core/id-work';
 import { generateIdentity } from '../core/identity';
 import { testNodeIdentity } from '../testing/node-identities';
 import {
-  claimNodeIdentity, exportPlayerIdentity, importPlayerIdentity, loadPlayerIdentity, openIdentityDb, type LockManagerLike,
+  claimNodeIdentity, exportPlayerIdentity, importPlayerIdentity, loadPlayerIdentity, openIdentityDb, playerIdentityMadeHere, type LockManagerLike,
 } from './identity-store';
 
 /** An in-process Web Locks stand-in: exclusive locks, ifAvailable only. */
@@ -89,6 +89,20 @@ describe('identity store (lease fallback without navigator.locks)', () => {
 });
 
 describe('player identity', () => {
+  it('says whether this page made the player key: not when it was read or imported', async () => {
+    const db = dbName(), other = dbName();
+    expect(playerIdentityMadeHere(db)).toBe(false);
+    await loadPlayerIdentity(db);
+    expect(playerIdentityMadeHere(db)).toBe(true);
+    expect(playerIdentityMadeHere(other)).toBe(false);
+    // Another page of the profile made it: read here, so a record of it may be in the DHT.
+    await importPlayerIdentity(await (await generateIdentity()).toJson(), other);
+    await loadPlayerIdentity(other);
+    expect(playerIdentityMadeHere(other)).toBe(false);
+    await importPlayerIdentity(await (await generateIdentity()).toJson(), db);
+    expect(playerIdentityMadeHere(db)).toBe(false);
+  });
+
   it('is shared, exported and imported', async () => {
     const db = dbName();
     const p1 = await loadPlayerIdentity(db);

@@ -220,6 +220,17 @@ async function dropLease(db: Db, slot: number, holder: string): Promise<void> {
   await tx.done;
 }
 
+/** Databases whose player key this page created (not read, not imported). */
+const madeHere = new Set<string>();
+
+/**
+ * This page created the profile's player key: no record of that player can be in the DHT
+ * yet, so a newcomer's spawn need not wait for a lookup of one (app/player-saving.ts).
+ */
+export function playerIdentityMadeHere(dbName = IDENTITY_DB): boolean {
+  return madeHere.has(dbName);
+}
+
 /** The profile's player identity (shared by its tabs), created on first use. */
 export async function loadPlayerIdentity(dbName = IDENTITY_DB): Promise<Identity> {
   const db = await openIdentityDb(dbName);
@@ -231,8 +242,9 @@ export async function loadPlayerIdentity(dbName = IDENTITY_DB): Promise<Identity
     // If another tab created one meanwhile, keep theirs.
     const tx = db.transaction(PLAYER_STORE, 'readwrite');
     const existing = (await tx.store.get(PLAYER_KEY)) as IdentityJson | undefined;
-    if (!existing) await tx.store.add(fresh, PLAYER_KEY).catch(() => undefined);
+    const added = !existing && (await tx.store.add(fresh, PLAYER_KEY).then(() => true, () => false));
     await tx.done.catch(() => undefined);
+    if (added) madeHere.add(dbName);
     return existing ? identityFromJson(existing) : id;
   } finally {
     db.close();
@@ -253,6 +265,7 @@ export async function importPlayerIdentity(json: unknown, dbName = IDENTITY_DB):
   } finally {
     db.close();
   }
+  madeHere.delete(dbName); // a key from elsewhere may have a record
   return id;
 }
 
