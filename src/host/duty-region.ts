@@ -45,8 +45,8 @@ export interface DutyRegion {
   declinedHandoff(id: NodeId): boolean;
   /** Whether `id` was dropped from our set as quiet and not heard since (quiet-hosts.ts): not named a host again. */
   quietHost(id: NodeId): boolean;
-  /** `hex` hosts nothing we hear (dropped from our set as quiet, or found silent since): kept out of the set. */
-  noteQuiet(hex: string): void;
+  /** `hex` hosts nothing we hear (`dropped` from our set as quiet, or found silent since): kept out of the set. */
+  noteQuiet(hex: string, dropped?: boolean): void;
   /** We stop being primary with no successor known (editors of unconfirmed edits hear 'busy'), as a backup with no primary or idle. */
   release(why: string, role?: 'backup' | 'idle'): void;
   reconfigure(hosts: NodeId[], why: string): void;

@@ -84,7 +84,7 @@ export class HostSetCheck {
     const out = dropped.map((h) => `${idToHex(h).slice(0, 6)} ${this.duty.ctx.linkClosed(idToHex(h)) ? 'link closed' : 'quiet'}`);
     if (!this.setHosts(hosts, live.length, `filled from links: ${out.join(', ')}`)) return;
     // A quiet one whose DHT still answers: the next lookup would find it and name it again.
-    for (const h of dropped) if (!this.duty.ctx.linkClosed(idToHex(h))) this.duty.region.noteQuiet(idToHex(h));
+    for (const h of dropped) if (!this.duty.ctx.linkClosed(idToHex(h))) this.duty.region.noteQuiet(idToHex(h), true);
   }
 
   /**

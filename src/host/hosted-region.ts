@@ -347,10 +347,13 @@ export class HostedRegion implements RegionRole {
 
   onFrame(from: NodeId, fromHex: string, m: ReplicaFrame | PlayerToHost): void {
     if (this.stopped) return;
-    // A refusal of our claim that names nothing is no sign of hosting (claim-round.ts `bareRefusal`):
-    // a backup that acks nothing but refuses every claim was dropped as quiet, brought back by
-    // its refusal at the next re-check and dropped again, an epoch each.
-    if (!(m.t === 'GRANT' && bareRefusal(m))) this.quietHosts.heard(fromHex);
+    // An ack of our epoch, or a SYNC_REQ, shows that its sender hosts; other frames bring a
+    // node dropped as quiet back on trust (quiet-hosts.ts). Not a refusal of our claim that
+    // names nothing (claim-round.ts `bareRefusal`): a backup that acks nothing but refuses
+    // every claim was dropped as quiet, brought back by its refusal at the next re-check and
+    // dropped again, an epoch each.
+    if ((m.t === 'ACK' || m.t === 'SYNC_REQ') && m.e === this.epoch) this.quietHosts.hosts(fromHex);
+    else if (!(m.t === 'GRANT' && bareRefusal(m))) this.quietHosts.heard(fromHex, this.ctx.clock.now());
     // Beats and acks keep a region loaded as little as they keep it busy (an idle primary beats on).
     if (m.t !== 'ACK' && m.t !== 'HEARTBEAT') this.lastFrameAt = this.ctx.clock.now();
     if (m.t !== 'ACK' && !(m.t === 'HEARTBEAT' && (m.idle || m.unload))) this.touched++;
@@ -551,8 +554,9 @@ export class HostedRegion implements RegionRole {
     return this.quietHosts.quiet(id, this.ctx.clock.now());
   }
 
-  noteQuiet(hex: string): void {
-    this.quietHosts.note(hex, this.ctx.clock.now());
+  noteQuiet(hex: string, dropped = false): void {
+    if (dropped) this.quietHosts.dropped(hex, this.ctx.clock.now());
+    else this.quietHosts.note(hex, this.ctx.clock.now());
   }
 
   /** A closer node joined: we stop ordering, and it claims the next epoch with our certificate; we and our backups grant it. */

@@ -9,6 +9,7 @@
 // refusals named a certificate (region-claimant.ts `onGrant`: only one whose grants verify is news). Likely, not traced,
 // what kept region 2,1 of sybil_1k (seed 1, with FRESH_RANK) without a primary for 158 s.
 import { describe, expect, it } from 'vitest';
+import { every } from '../core/clock';
 import { idToHex } from '../core/node-id';
 import { regionName, type RegionCoord } from '../region/region-key';
 import { HostSim, type SimPeer } from '../testing/host-sim';
@@ -136,3 +137,36 @@ describe('a hostile backup that hosts nothing (simulated)', () => {
     sim.stopAll();
   });
 });
+
+// The same hostile node, now sending the region's frames (the kit's rows: here a CLAIM under
+// the region's real certificate, replayed, every 500 ms) while it still acks nothing. A frame
+// of the region ended its quiet note, so each re-check named it a backup again and the fill
+// dropped it again backupQuietMs later: two epochs every RECHECK_MS, the node in the set for
+// a third of the time, and a primary dying then waits rebaseMs. Its comeback now needs
+// evidence that it hosts (an ACK or SYNC_REQ) once a comeback on a frame alone came to
+// nothing (quiet-hosts.ts).
+describe('a hostile backup that hosts nothing but sends frames of the region (simulated)', () => {
+  it('is not taken back into the set by its frames, an epoch each', async () => {
+    const { sim, primary, bad } = await hostedWithHostile(1, 'silent');
+    const region = primary.host.regionState(R)!;
+    const real = region.cert!;
+    const stopRows = every(sim.clock, 500, () => bad.wire.replicas.send(primary.dht.selfId, { t: 'CLAIM', rx: R.rx, rz: R.rz, e: real.e, hosts: real.hosts, known: real }));
+    await sim.run(8000);
+    const from = region.epoch;
+    let inSet = 0, samples = 0;
+    for (let t = 0; t < 60_000; t += 100) {
+      await sim.run(100);
+      samples++;
+      if (region.hosts.some((h) => idToHex(h) === bad.hex)) inSet++;
+    }
+    stopRows();
+    const moved = region.epoch - from;
+    console.log(`over 60 s: the hostile node in the set ${((100 * inSet) / samples).toFixed(1)}% of the time, epochs e${from} -> e${region.epoch}`);
+    expect(sim.primaryOf(R), 'the primary kept the region').toBe(primary);
+    expect(inSet / samples, 'share of the time the hostile node was in the set').toBeLessThan(0.08);
+    expect(moved, 'epochs the region moved').toBeLessThanOrEqual(8);
+    expect(sim.doublePrimaries()).toEqual([]);
+    sim.stopAll();
+  });
+});
+

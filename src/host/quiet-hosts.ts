@@ -7,7 +7,15 @@
 // the sink's host started: e1 -> e11 in 40 s, 9 gaps). A noted node stays out of the set
 // until a frame of the region comes from it, or its note ends (each re-check that finds it
 // silent notes it again).
+// A frame is taken on trust once: an honest node coming back says so with a CLAIM (it lost
+// its primary when it was dropped) or an OFFER, never with an ACK, as it follows nobody. A
+// node dropped again without having acked or asked for a SYNC since (`hosts`) showed that its
+// frames were no sign of hosting: the kit's hostile node, sending its rows and acking nothing,
+// came back at every re-check, two epochs every RECHECK_MS and in the set a third of the
+// time (hosting-rebase-hostile.test.ts). After such a drop its frames do not end its note for
+// QUIET_HOLD_MS, doubling with each drop like it, up to QUIET_HOLD_MAX_MS.
 import type { NodeId } from '../core/node-id';
+import { idToHex } from '../core/node-id';
 import { NodeNotes } from './node-notes';
 
 /**
@@ -15,16 +23,46 @@ import { NodeNotes } from './node-notes';
  * silent, unless a frame of the region comes from it.
  */
 export const QUIET_HOST_MS = 60_000;
+/** A node dropped again after a comeback on frames alone: its frames do not end its note for this long (doubling per such drop). */
+export const QUIET_HOLD_MS = 60_000;
+export const QUIET_HOLD_MAX_MS = 8 * QUIET_HOLD_MS;
+/** Nodes whose drops are counted, per region (the oldest forgotten first). */
+const DROPS_KEPT = 8;
 
 /** `note(hex, now)`: `hex` hosts nothing we hear (dropped from our set as quiet, or found so since). */
 export class QuietHosts extends NodeNotes {
-  /** A frame of the region came from `hex`: it hosts again. */
-  heard(hex: string): void {
+  /** Per node: drops since it last showed it hosts, and the last one's time. */
+  private readonly drops = new Map<string, { n: number; at: number }>();
+
+  /** The set's fill dropped `hex` as quiet at `now`. */
+  dropped(hex: string, now: number): void {
+    const d = this.drops.get(hex);
+    const n = d && now - d.at < 2 * QUIET_HOLD_MAX_MS ? d.n + 1 : 1;
+    this.drops.delete(hex);
+    this.drops.set(hex, { n, at: now });
+    while (this.drops.size > DROPS_KEPT) this.drops.delete(this.drops.keys().next().value!);
+    this.note(hex, now);
+  }
+
+  /** A frame of the region came from `hex` at `now`: it hosts again, unless its frames proved no sign of hosting lately. */
+  heard(hex: string, now: number): void {
+    if (now >= this.heldUntil(hex)) this.forget(hex);
+  }
+
+  /** `hex` acked our epoch or asked for its SYNC: it hosts; its note and its drops end. */
+  hosts(hex: string): void {
+    this.drops.delete(hex);
     this.forget(hex);
   }
 
   /** Whether `id` is kept out of the set at `now`. */
   quiet(id: NodeId, now: number): boolean {
-    return this.noted(id, now);
+    return this.noted(id, now) || now < this.heldUntil(idToHex(id));
+  }
+
+  /** Until when `hex`'s frames do not end its note (-Infinity: they do). */
+  private heldUntil(hex: string): number {
+    const d = this.drops.get(hex);
+    return !d || d.n < 2 ? -Infinity : d.at + Math.min(QUIET_HOLD_MAX_MS, QUIET_HOLD_MS * 2 ** (d.n - 2));
   }
 }
