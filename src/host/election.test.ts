@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { idToHex, type NodeId } from '../core/node-id';
 import { MAX_PEND, type CertPrev, type EpochCert } from '../region/epoch-cert';
-import { Election, MAX_GRANTED, type ClaimOutcome } from './election';
+import { Election, MAX_GRANTED, REBASE_AFTER_MS, type ClaimOutcome } from './election';
 
 const id = (n: number): NodeId => new Uint8Array(20).fill(n);
 const [SELF, A, B, C, D] = [id(1), id(2), id(3), id(4), id(5)];
@@ -101,6 +101,7 @@ describe('election record', () => {
     expect(el.prevGone).toEqual({ e: 3, since: 1000 });
     expect(el.mayRebase(10_999, REBASE)).toBe(false);
     expect(el.mayRebase(11_000, REBASE)).toBe(true);
+    expect(el.rebaseAt(REBASE), 'when (the backup claims then, whatever its backoff)').toBe(11_000);
     // Claims from outside that set are refused meanwhile; from inside it, not.
     expect(el.mustRebase(C)).toBe(true);
     expect(el.mustRebase(A)).toBe(false);
@@ -115,14 +116,15 @@ describe('election record', () => {
     restored.afterClaim(outcome({ known: prev, fault: 'no-previous-majority' }), 0, REBASE.rebaseMs);
     expect(restored.mayRebase(REBASE.rebaseMs, REBASE)).toBe(false);
     expect(restored.mayRebase(REBASE.rebaseRestoredMs, REBASE)).toBe(true);
+    expect(restored.rebaseAt(REBASE)).toBe(REBASE.rebaseRestoredMs);
   });
 
-  it('a claimant outside the previous set holds its claims back for rebaseMs when that majority is silent', () => {
+  it('a claimant outside the previous set holds its claims back for rebaseMs and a claim round or two when that majority is silent', () => {
     const prev = cert(3, [A, B, C]);
     const el = new Election(SELF);
     el.afterClaim(outcome({ known: prev, fault: 'no-previous-majority' }), 1000, 10_000);
-    expect(el.deferred(10_999)).toBe(true);
-    expect(el.deferred(11_000)).toBe(false);
+    expect(el.deferred(10_999 + REBASE_AFTER_MS)).toBe(true);
+    expect(el.deferred(11_000 + REBASE_AFTER_MS)).toBe(false);
     expect(el.prevGone).toEqual({ e: 3, since: 1000 });
     expect(el.mayRebase(50_000, REBASE)).toBe(false); // not its to rebase
     // Certified: no evidence kept, no wait added.

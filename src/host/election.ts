@@ -7,6 +7,7 @@
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { MAX_CHAIN, MAX_PEND, quorum, succeeds, type CertPrev, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
 import { chainedFrom, chainLinks, sameCert, type Hold } from '../region/cert-anchor';
+import { CLAIM_TIMEOUT_MS } from './claim-round';
 
 const has = (list: readonly NodeId[], x: NodeId) => list.some((h) => idEquals(h, x));
 
@@ -60,6 +61,9 @@ export interface ClaimOutcome {
   /** The highest promise a refusal named (already bounded by the round). */
   highestRefusal: number;
 }
+
+/** A claimant outside a set whose majority went silent holds its claims back rebaseMs and this, for the rebase of a host of that set (`afterClaim`). */
+export const REBASE_AFTER_MS = 2 * CLAIM_TIMEOUT_MS;
 
 export interface RebaseTimings {
   rebaseMs: number;
@@ -262,6 +266,14 @@ export class Election {
   }
 
   /**
+   * When our claims may rebase (`mayRebase`), as a host of our certificate whose majority went
+   * silent; undefined when they may not.
+   */
+  rebaseAt(t: RebaseTimings): number | undefined {
+    return this.rebaser() ? this.prevGone!.since + (this.certRestored ? t.rebaseRestoredMs : t.rebaseMs) : undefined;
+  }
+
+  /**
    * A majority of our certificate's hosts is gone, so only a rebase, which only they may
    * claim, can certify the next epoch: a claimant from outside them cannot win, and holding
    * our own claims back for it would keep the region down for good.
@@ -353,7 +365,10 @@ export class Election {
     this.refusedAt = Math.max(this.refusedAt, o.highestRefusal);
     const known = o.known;
     const prevSilent = !!known && known.hosts.filter((h) => idEquals(h, this.self) || o.answered.has(idToHex(h))).length < quorum(known.hosts.length);
-    if (!o.certified && prevSilent && known && !has(known.hosts, this.self) && Number.isFinite(rebaseMs)) this.defer(now + rebaseMs);
+    // Past rebaseMs by a claim round and the SYNC after it: a host of that set began waiting
+    // about when we did, and our claim at the end of the same wait took the spare's grant its
+    // rebase needed (a duel: kill to a primary 17-21 s, a hostile backup withholding its grant).
+    if (!o.certified && prevSilent && known && !has(known.hosts, this.self) && Number.isFinite(rebaseMs)) this.defer(now + rebaseMs + REBASE_AFTER_MS);
     if (o.certified || !prevSilent) this.prevGone = undefined;
     else if (o.fault === 'no-previous-majority' && known && this.prevGone?.e !== known.e) this.prevGone = { e: known.e, since: now };
     this.learned = [...this.learned, ...o.learned].slice(-MAX_PEND);

@@ -108,8 +108,12 @@ export class RegionBackup extends RegionSide implements FollowTerms {
     if (!primaryLinkClosed && this.machine.pingDue(now, this.region.hosts, this.region.primary)) this.region.pingAhead();
     if (!this.machine.claimDue(now, this.region.hosts, this.region.primary, primaryLinkClosed, (t) => this.el.deferred(t))) return;
     this.region.trace(`primary ${this.region.primaryHex.slice(0, 6)} silent ${Math.round(now - this.machine.heardAt)} ms${primaryLinkClosed ? ' (link closed)' : ` (allowed ${Math.round(this.machine.silenceLimit(now))})`}`);
-    // One attempt, then wait again (jittered, and longer after failed claims, so duelling claimants drift apart).
-    this.machine.claimed(now + this.region.claimRetryDelay(this.ctx.opts.random() * this.ctx.opts.failoverMs));
+    // One attempt, then wait again (jittered, and longer after failed claims, so duelling
+    // claimants drift apart); but no later than the moment our claims may rebase, if that is
+    // to come: after five failed claims the backoff put a rebase up to 12 s past rebaseMs.
+    const o = this.ctx.opts, rebaseAt = this.el.rebaseAt(o);
+    const next = now + this.region.claimRetryDelay(o.random() * o.failoverMs);
+    this.machine.claimed(rebaseAt !== undefined && rebaseAt > now ? Math.min(next, rebaseAt + o.random() * o.claimStaggerMs - this.machine.silenceLimit(now)) : next);
     this.ctx.stats.silenceClaims++;
     void this.region.claim(0, true);
   }
