@@ -31,6 +31,7 @@ import { recordRules } from '../play/dht-record-rules';
 import type { ProbeFrameGate } from '../play/probe-frame-gate';
 import { probeIceGathering } from '../net/ice-probe';
 import { WEBRTC_DEFAULTS } from '../net/webrtc-transport';
+import { PATH_DEAD_MS } from '../net/path-watch';
 import { mergeIceServers, parseIcePolicy, parseIceServersJson } from '../net/ice-servers';
 import { pageStorage, storedIceServers } from '../ui/ice-settings';
 import { networkId } from '../net/network-id';
@@ -97,6 +98,9 @@ export async function joinPeer(cfg: PageConfig, clock: Clock, onStage?: PeerConf
     network: networkId(cfg.world, cfg.seed),
     records: recordRules(),
     iceProbe,
+    // A link whose path died (a NAT forgot its mapping, the address moved) is closed and
+    // dialled anew within ~2 s, not at the DHT's probe (4 s) or heartbeat timeout (15 s).
+    pathDeadMs: PATH_DEAD_MS,
     iceServers: cfg.iceServers,
     ...(cfg.icePolicy === 'relay' ? { rtcConfig: { iceTransportPolicy: 'relay' } } : {}),
     doorways,

@@ -17,6 +17,7 @@ import type { RecordRules } from '../dht/record-rules';
 import { connectPeerJs } from '../net/peerjs-bootstrap';
 import { connectRelay, type WebSocketCtor } from '../net/relay-bootstrap';
 import { NO_CANDIDATE, WebRtcTransport } from '../net/webrtc-transport';
+import { PATH_DEAD } from '../net/close-reasons';
 import { iceUrls } from '../net/ice-servers';
 import type { IceProbeResult } from '../net/ice-probe';
 import { DoorwayIce } from './doorway-ice';
@@ -28,6 +29,8 @@ import { PeerFinder } from './peer-finder';
 const BOOTSTRAP_PEERS = 4;
 /** A doorway that has not answered in this long counts as unreachable for the join (it is retried later). */
 const DOORWAY_TIMEOUT_MS = 3000;
+/** Doorways are opened afresh after a path death (Peer.renewDoorways) at most this often: one network change kills every link within a second or so. */
+const DOORWAY_RENEW_MS = 5000;
 
 export const PEER_DEFAULTS = {
   /**
@@ -98,6 +101,8 @@ export interface PeerConfig {
   rtcConfig?: Record<string, unknown>;
   /** Whether this browser gathers ICE candidates, probed early (net/ice-probe.ts): a 'none' fails the first dials at once. */
   iceProbe?: Promise<IceProbeResult>;
+  /** Links whose path died are closed after this (net/path-watch.ts; a browser's counters allow it); none: no watch. */
+  pathDeadMs?: number;
   clock?: Clock;
   dht?: Partial<DhtOptions>;
   WebSocket?: WebSocketCtor;
@@ -155,7 +160,7 @@ export class Peer {
     private readonly cfg: PeerConfig,
     readonly clock: Clock,
     private readonly opts: typeof PEER_DEFAULTS,
-    connect: DoorwayConnector,
+    private readonly connect: DoorwayConnector,
   ) {
     this.finder = new PeerFinder({ clock, lonely: () => !this.stopped && this.dht.linkInfo().length === 0, search: () => this.search() });
     this.reopener = new DoorwayReopener({
@@ -187,6 +192,29 @@ export class Peer {
     this.finder.poke();
   }
 
+  /**
+   * A link's path died and it was our last (net/path-watch.ts): our own network most likely
+   * changed (a move to another network, a NAT that forgot us), and the relay socket opened
+   * on the old one is dead too, unknown to TCP for minutes, while the relay still hands our
+   * peers' offers to it. Each open doorway is opened afresh at once (the relay gives our id
+   * to the new socket and closes the old), so our dials and our peers' reach us again. At
+   * most once per DOORWAY_RENEW_MS.
+   */
+  private renewDoorways(): void {
+    const now = this.clock.now();
+    if (this.stopped || now - this.renewedAt < DOORWAY_RENEW_MS) return;
+    this.renewedAt = now;
+    for (const spec of this.doorways.open) {
+      void this.connect(spec, this.identity.id).then((b) => {
+        if (this.stopped) return b.close();
+        this.doorways.attach(spec, b);
+        this.finder.poke();
+      }, (err: Error) => { this.lastError = err; });
+    }
+  }
+
+  private renewedAt = -Infinity;
+
   /** Calls `fn` when the failure is judged anew (a browser taken for blocked gathered a candidate after all). */
   onFailure(fn: (f: JoinFailure) => void): void {
     this.failureListeners.push(fn);
@@ -212,7 +240,7 @@ export class Peer {
     const connect = ice.watch(cfg.connect ?? defaultConnector(cfg, DOORWAY_TIMEOUT_MS));
     // The transport asks of the ids it links to the work the DHT asks (core/id-work.ts).
     const idWorkBits = cfg.dht?.idWorkBits;
-    const transport = new WebRtcTransport({ identity: cfg.identity, network: cfg.network, iceServers: forRtc(ice.servers), clock, ...(cfg.rtcConfig ? { rtcConfig: cfg.rtcConfig } : {}), ...(cfg.iceProbe ? { iceProbe: cfg.iceProbe } : {}), ...(idWorkBits !== undefined ? { idWorkBits } : {}) });
+    const transport = new WebRtcTransport({ identity: cfg.identity, network: cfg.network, iceServers: forRtc(ice.servers), clock, ...(cfg.rtcConfig ? { rtcConfig: cfg.rtcConfig } : {}), ...(cfg.iceProbe ? { iceProbe: cfg.iceProbe } : {}), ...(cfg.pathDeadMs !== undefined ? { pathDeadMs: cfg.pathDeadMs } : {}), ...(idWorkBits !== undefined ? { idWorkBits } : {}) });
     const doors = new Doorways(cfg.doorways, transport, () => clock.now());
     let lastError: Error | undefined;
     const opened = await Promise.all(cfg.doorways.map((spec) => connect(spec, cfg.identity.id).then(
@@ -279,9 +307,10 @@ export class Peer {
       }
       peer.status = 'online';
     });
-    peer.dht.events.on('link-close', () => {
+    peer.dht.events.on('link-close', ({ reason }) => {
       if (peer.dht.linkInfo().length > 0) return;
       peer.status = 'alone';
+      if (reason === PATH_DEAD) peer.renewDoorways();
       peer.finder.poke();
     });
     if (peer.status === 'alone') peer.finder.poke();

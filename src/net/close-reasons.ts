@@ -19,6 +19,12 @@ export const HANDSHAKE_FAILED = 'handshake failed';
  * network-id.ts): refused in the handshake, on both ends, before the link is handed out.
  */
 export const OTHER_NETWORK = 'another network';
+/**
+ * The link's network path died: its connection received nothing at all, not even an
+ * acknowledgement, while what we sent went unanswered (path-watch.ts; a NAT forgot its
+ * mapping, an address moved). The far node may be alive: it is dialled anew.
+ */
+export const PATH_DEAD = 'path dead';
 /** The simulated network's ICE path between the two ends broke (a partition). */
 export const ICE_FAILED = 'ice failed';
 /** The far end's node was killed in the simulated network (not silently: its end closed at once). */

@@ -5,14 +5,15 @@
 // Until the identity handshake succeeds, data frames from the peer are held back.
 import type SimplePeer from '@thaunknown/simple-peer/lite.js';
 import * as v from 'valibot';
-import { realClock, type Clock, type TimerHandle } from '../core/clock';
+import { every, realClock, type Clock, type TimerHandle } from '../core/clock';
 import { Emitter } from '../core/emitter';
 import type { NodeId } from '../core/node-id';
-import { CHANNEL_CLOSED, CLOSED, connectionError, protocolViolation, remoteClosed, stoppedReading } from './close-reasons';
+import { CHANNEL_CLOSED, CLOSED, connectionError, PATH_DEAD, protocolViolation, remoteClosed, stoppedReading } from './close-reasons';
 import { LinkClosedError, LinkMessageTooLargeError, MAX_LINK_MESSAGE, type Link, type LinkEvents } from './link';
 import { batchedSize, batchFrame, controlFrame, FRAME_PAYLOAD, FrameReader, splitMessage } from './frames';
 import { ControlSchema, HandshakeError, type ControlMsg, type HandshakeIo } from './link-handshake';
 import { selectedPath, type LinkPath } from './link-path';
+import { connectionBytes, PathWatch } from './path-watch';
 
 /** Bad frames tolerated on one link before it is closed as broken. */
 export const MAX_BAD_FRAMES = 8;
@@ -27,6 +28,14 @@ export const STALL_MS = 20_000;
 /** Messages (and bytes) from the peer held back until our side of the handshake is done. */
 export const MAX_HELD_MESSAGES = 1024;
 export const MAX_HELD_BYTES = 1024 * 1024;
+/**
+ * The path watch (path-watch.ts, on where `pathDeadMs` is given) looks at a link this often,
+ * and reads its connection's counters only while no frame came for this long and we sent
+ * since: a link that carries frames, or to which we owe nothing, costs no stats call.
+ */
+export const PATH_WATCH_MS = 500;
+/** What we sent is due an answer (an SCTP acknowledgement, from the far browser's network thread) within this. */
+export const PATH_ACK_DUE_MS = 1000;
 
 /**
  * Runs `fn` once the current task and every microtask it queued are done: a message sent
@@ -65,6 +74,14 @@ export interface WebRtcLinkOptions {
   stallMs?: number;
   /** Called once if the link is closed because the peer stopped reading. */
   onStalled?: () => void;
+  /**
+   * Close the link (PATH_DEAD) when its connection received nothing at all for this long
+   * while what we sent went unanswered (path-watch.ts); undefined: no watch (a runtime whose
+   * byte counters may not count acknowledgements: node-datachannel's count data only).
+   */
+  pathDeadMs?: number;
+  /** Called once if the link is closed because its path died. */
+  onPathDead?: () => void;
 }
 
 export interface LinkStats {
@@ -101,6 +118,12 @@ export class WebRtcLink implements Link {
   private stallTimer: TimerHandle | undefined;
   private controlWaiters: Array<{ resolve: (m: ControlMsg) => void; reject: (e: Error) => void }> = [];
   private controlInbox: ControlMsg[] = [];
+  private readonly watch: PathWatch | undefined;
+  private stopWatch: (() => void) | undefined;
+  private lastFrameAt = -Infinity;
+  private lastSentAt = -Infinity;
+  private lastTick = 0;
+  private statsPending = false;
 
   constructor(
     private readonly peer: SimplePeer,
@@ -110,6 +133,7 @@ export class WebRtcLink implements Link {
     this.clock = options.clock ?? realClock;
     this.maxQueuedBytes = options.maxQueuedBytes ?? MAX_QUEUED_BYTES;
     this.reader = new FrameReader(options.maxMessage ?? MAX_LINK_MESSAGE);
+    if (options.pathDeadMs !== undefined) this.watch = new PathWatch({ deadMs: options.pathDeadMs, ackDueMs: PATH_ACK_DUE_MS, maxGapMs: 3 * PATH_WATCH_MS });
     peer.on('data', (d) => this.onFrame(d));
     peer.on('drain', () => {
       this.waitingDrain = false;
@@ -245,6 +269,10 @@ export class WebRtcLink implements Link {
   activate(): void {
     if (this.state !== 'handshake') return;
     this.state = 'holding';
+    if (this.watch) {
+      this.lastTick = this.clock.now();
+      this.stopWatch = every(this.clock, PATH_WATCH_MS, () => this.watchPath());
+    }
     this.clock.setTimeout(() => {
       if (this.state !== 'holding') return;
       this.state = 'open';
@@ -256,6 +284,38 @@ export class WebRtcLink implements Link {
         this.events.emit('message', m);
       }
     }, 0);
+  }
+
+  /**
+   * One look of the path watch. A link that heard a frame lately, or owes nothing (we sent
+   * nothing since the last frame came), is not looked into; a tick that came late (this tab
+   * starved or suspended) restarts the watch, since the silence may be ours.
+   */
+  private watchPath(): void {
+    const watch = this.watch!;
+    const now = this.clock.now();
+    const late = now - this.lastTick > 3 * PATH_WATCH_MS;
+    this.lastTick = now;
+    if (late || now - this.lastFrameAt < PATH_WATCH_MS || this.lastSentAt <= this.lastFrameAt) {
+      watch.reset();
+      if (late) watch.heard(now);
+      return;
+    }
+    if (this.statsPending || this.peer.destroyed) return;
+    this.statsPending = true;
+    try {
+      this.peer.getStats((err, reports) => {
+        this.statsPending = false;
+        if (err || this.state === 'closed') return;
+        const bytes = connectionBytes(reports);
+        if (bytes && watch.sample(this.clock.now(), bytes.bytesIn, bytes.bytesOut)) {
+          this.options.onPathDead?.();
+          this.finish(PATH_DEAD);
+        }
+      });
+    } catch {
+      this.statsPending = false; // closed meanwhile, or a runtime whose connection has no getStats
+    }
   }
 
   private enqueue(frame: Uint8Array): void {
@@ -270,6 +330,7 @@ export class WebRtcLink implements Link {
       this.queuedBytes -= f.length;
       this.stats.framesOut++;
       LINK_FRAME_TOTALS.framesOut++;
+      this.lastSentAt = this.clock.now();
       if (!this.peer.write(f)) this.waitingDrain = true;
     }
     if (this.waitingDrain && this.stallTimer === undefined && this.state !== 'closed') {
@@ -279,6 +340,10 @@ export class WebRtcLink implements Link {
 
   private onFrame(frame: Uint8Array): void {
     if (this.state === 'closed') return;
+    if (this.watch) {
+      this.lastFrameAt = this.clock.now();
+      this.watch.heard(this.lastFrameAt);
+    }
     const ev = this.reader.push(frame);
     switch (ev.kind) {
       case 'partial':
@@ -332,6 +397,8 @@ export class WebRtcLink implements Link {
     this.batch = [];
     this.batchBytes = 0;
     this.clearStall();
+    this.stopWatch?.();
+    this.stopWatch = undefined;
     this.held = [];
     this.heldBytes = 0;
     for (const w of this.controlWaiters.splice(0)) w.reject(new HandshakeError(`link closed during handshake: ${reason}`));

@@ -114,6 +114,12 @@ export interface WebRtcTransportOptions {
   /** A probe of whether this browser gathers any candidate, begun before the transport (ice-probe.ts). */
   iceProbe?: Promise<IceProbeResult>;
   iceProbeTrustMs?: number;
+  /**
+   * A link whose connection received nothing at all for this long while what we sent went
+   * unanswered is closed as PATH_DEAD (webrtc-link.ts, path-watch.ts), to be dialled anew.
+   * Given where the byte counters count acknowledgements (a browser's); none: no watch.
+   */
+  pathDeadMs?: number;
   clock?: Clock;
   /** Builds the simple-peer instance (default: `new SimplePeer(opts)`). */
   createPeer?: (opts: SimplePeerOptions) => SimplePeer;
@@ -136,6 +142,8 @@ export interface WebRtcTransportStats {
   badSignals: number;
   /** Links closed because the peer stopped reading (webrtc-link.ts MAX_QUEUED_BYTES). */
   stalledLinksClosed: number;
+  /** Links closed because their network path died (PATH_DEAD, options.pathDeadMs). */
+  pathDeadLinksClosed: number;
   /** badSignals by reason. */
   badSignalsBy: Record<BadSignalReason, number>;
   linksOpen: number;
@@ -201,10 +209,10 @@ export class WebRtcTransport implements Transport {
   readonly events = new Emitter<TransportEvents>();
   readonly stats: WebRtcTransportStats = {
     dials: 0, dialsOk: 0, dialFailures: 0, inbound: 0, inboundOk: 0, inboundFailures: 0,
-    handshakeFailures: 0, idWorkRefused: 0, otherNetwork: 0, noCandidate: 0, badSignals: 0, linksOpen: 0, stalledLinksClosed: 0,
+    handshakeFailures: 0, idWorkRefused: 0, otherNetwork: 0, noCandidate: 0, badSignals: 0, linksOpen: 0, stalledLinksClosed: 0, pathDeadLinksClosed: 0,
     badSignalsBy: { schema: 0, stray: 0, slots: 0, fingerprint: 0, renegotiation: 0, direction: 0, held: 0, refused: 0 },
   };
-  private readonly opts: Required<Omit<WebRtcTransportOptions, 'rtcConfig' | 'iceProbe'>> & { rtcConfig: Record<string, unknown> };
+  private readonly opts: Required<Omit<WebRtcTransportOptions, 'rtcConfig' | 'iceProbe' | 'pathDeadMs'>> & Pick<WebRtcTransportOptions, 'pathDeadMs'> & { rtcConfig: Record<string, unknown> };
   /** Until when dials fail at once: the start-up probe gathered no candidate (ice-probe.ts). */
   private blockedUntil = -Infinity;
   private gatheredAny = false;
@@ -460,7 +468,11 @@ export class WebRtcTransport implements Transport {
 
   private async onConnect(c: Conn, key: string): Promise<void> {
     if (c.done) return;
-    const link = new WebRtcLink(c.peer, c.remoteId, { clock: this.opts.clock, onStalled: () => this.stats.stalledLinksClosed++ });
+    const link = new WebRtcLink(c.peer, c.remoteId, {
+      clock: this.opts.clock,
+      onStalled: () => this.stats.stalledLinksClosed++,
+      ...(this.opts.pathDeadMs !== undefined ? { pathDeadMs: this.opts.pathDeadMs, onPathDead: () => this.stats.pathDeadLinksClosed++ } : {}),
+    });
     const offerFp = sdpFingerprint(c.offerSdp);
     const answerFp = sdpFingerprint(c.answerSdp);
     const fps = `${offerFp}|${answerFp}`;
