@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { connectionBytes, PathWatch } from './path-watch';
+import { connectionCounters, PathWatch } from './path-watch';
 
 const o = { deadMs: 2000, ackDueMs: 1000, maxGapMs: 1500 };
 
@@ -59,10 +59,29 @@ describe('PathWatch: a path is dead when we send and nothing at all comes back',
   });
 });
 
-describe('connectionBytes', () => {
+describe('connectionCounters', () => {
   it("reads the transport's counters (every pair it used), else the pairs', else none", () => {
-    expect(connectionBytes([{ type: 'transport', bytesReceived: 10, bytesSent: 20 }, { type: 'candidate-pair', bytesReceived: 1, bytesSent: 2 }])).toEqual({ bytesIn: 10, bytesOut: 20 });
-    expect(connectionBytes([{ type: 'candidate-pair', bytesReceived: 1, bytesSent: 2 }, { type: 'candidate-pair', bytesReceived: 3, bytesSent: 4 }])).toEqual({ bytesIn: 4, bytesOut: 6 });
-    expect(connectionBytes([{ type: 'local-candidate' }])).toBeUndefined();
+    expect(connectionCounters([{ type: 'transport', bytesReceived: 10, bytesSent: 20 }, { type: 'candidate-pair', bytesReceived: 1, bytesSent: 2 }])).toEqual({ bytesIn: 10, bytesOut: 20 });
+    expect(connectionCounters([{ type: 'candidate-pair', bytesReceived: 1, bytesSent: 2 }, { type: 'candidate-pair', bytesReceived: 3, bytesSent: 4 }])).toEqual({ bytesIn: 4, bytesOut: 6 });
+    expect(connectionCounters([{ type: 'local-candidate' }])).toBeUndefined();
+  });
+
+  it("counts the far end's STUN checks and answers as heard: its network thread is alive, whatever its page does", () => {
+    const at = (req: number, res: number) => connectionCounters([{ type: 'transport', bytesReceived: 10, bytesSent: 20 }, { type: 'candidate-pair', bytesReceived: 10, bytesSent: 20, requestsReceived: req, responsesReceived: res }]);
+    const w = new PathWatch(o);
+    w.heard(0);
+    // No byte of data comes in for 3 s, but the far end checks the pair and answers ours.
+    let n = 0;
+    for (let t = 500; t <= 3500; t += 500) {
+      n++;
+      const c = at(n, n);
+      expect(w.sample(t, c!.bytesIn, c!.bytesOut + t), `at ${t}`).toBe(false);
+    }
+    // The same silence without them: dead.
+    const still = at(n, n)!;
+    const w2 = new PathWatch(o);
+    w2.heard(0);
+    const dead = [500, 1000, 1500, 2000].map((t) => w2.sample(t, still.bytesIn, still.bytesOut + t));
+    expect(dead).toEqual([false, false, false, true]);
   });
 });

@@ -1,9 +1,15 @@
 // Whether a link's network path died under it (a home's NAT forgot its mapping, its public
-// address moved), judged from its connection's byte counters, not from the far end's pages:
-// a far tab that is starved or throttled sends no frames, but its browser's network thread
-// still acknowledges every SCTP packet we send (and answers ICE), so bytes keep coming in
-// at the transport. A path is dead when we sent and nothing at all came back: not a frame,
-// not an acknowledgement, for `deadMs`, with what we sent due an answer for `ackDueMs`.
+// address moved), judged from its connection's counters, not from the far end's pages. What
+// tells a dead path from a slow peer: a far tab that is starved or throttled sends few or no
+// frames, but its browser's network thread (not the page's: DevTools' CPU throttling and a
+// busy page slow the page's main thread only) still acknowledges every SCTP packet we send,
+// sends its own ICE consent checks and answers ours, so the transport's bytes in or the
+// candidate pairs' STUN requests and responses received keep moving. A dead path brings in
+// none of these. So a path is dead when we sent and nothing at all came back: not a frame,
+// not a DTLS record (data or acknowledgement), not a STUN check or answer, for `deadMs`, with
+// what we sent due an answer for `ackDueMs`. A peer that answers nothing for that long at the
+// transport (a frozen process, not a slow page) is dialled anew: the DHT's own probe would
+// drop it 2 s later anyway.
 // Without it a dead path is found by the DHT's probe (a PING unanswered for its 4 s RPC
 // timeout) or its 15 s heartbeat timeout, and ICE itself says 'disconnected' only after 5 s
 // of unanswered checks (bench/lab, docs/TESTING.md "Networks change").
@@ -48,8 +54,9 @@ export class PathWatch {
   }
 
   /**
-   * The connection's total bytes received and sent at `at`; true when the path is judged
-   * dead. A first sample, or one after a gap, only sets the baseline.
+   * The connection's counters at `at` (connectionCounters: `bytesIn` anything the far end
+   * sent us, `bytesOut` what we sent); true when the path is judged dead. A first sample,
+   * or one after a gap, only sets the baseline.
    */
   sample(at: number, bytesIn: number, bytesOut: number): boolean {
     const prev = this.last;
@@ -69,17 +76,28 @@ export class PathWatch {
   }
 }
 
-/** Total bytes received and sent by a connection, from its stats (plain objects, as link-path.ts reads them); undefined when they give none. */
-export function connectionBytes(report: Iterable<{ type?: unknown; [k: string]: unknown }>): { bytesIn: number; bytesOut: number } | undefined {
+const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
+
+/**
+ * What a connection heard from the far end and sent it, from its stats (plain objects, as
+ * link-path.ts reads them); undefined when they give no byte counts. `bytesIn`: bytes
+ * received plus the STUN requests and responses its candidate pairs received (a count that
+ * grows whenever anything came, not a size); `bytesOut`: bytes sent.
+ */
+export function connectionCounters(report: Iterable<{ type?: unknown; [k: string]: unknown }>): { bytesIn: number; bytesOut: number } | undefined {
   let bytesIn = 0, bytesOut = 0, seen = false;
   const all = [...report];
+  const pairs = all.filter((s) => s.type === 'candidate-pair');
   // The transport's counters cover every candidate pair it used (ICE may switch pairs when a
   // mapping changes); a runtime without them gives the pairs' own.
   const transports = all.filter((s) => s.type === 'transport' && typeof s.bytesReceived === 'number');
-  for (const s of transports.length ? transports : all.filter((s) => s.type === 'candidate-pair' && typeof s.bytesReceived === 'number')) {
-    bytesIn += s.bytesReceived as number;
-    bytesOut += typeof s.bytesSent === 'number' ? s.bytesSent : 0;
+  for (const s of transports.length ? transports : pairs.filter((s) => typeof s.bytesReceived === 'number')) {
+    bytesIn += num(s.bytesReceived);
+    bytesOut += num(s.bytesSent);
     seen = true;
   }
+  // The far end's ICE agent checks the pair and answers our checks from its network thread,
+  // whatever its page is doing: proof of life where no byte of data was owed back.
+  for (const s of pairs) bytesIn += num(s.requestsReceived) + num(s.responsesReceived);
   return seen ? { bytesIn, bytesOut } : undefined;
 }

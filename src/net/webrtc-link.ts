@@ -13,7 +13,7 @@ import { LinkClosedError, LinkMessageTooLargeError, MAX_LINK_MESSAGE, type Link,
 import { batchedSize, batchFrame, controlFrame, FRAME_PAYLOAD, FrameReader, splitMessage } from './frames';
 import { ControlSchema, HandshakeError, type ControlMsg, type HandshakeIo } from './link-handshake';
 import { selectedPath, type LinkPath } from './link-path';
-import { connectionBytes, PathWatch } from './path-watch';
+import { connectionCounters, PathWatch } from './path-watch';
 
 /** Bad frames tolerated on one link before it is closed as broken. */
 export const MAX_BAD_FRAMES = 8;
@@ -307,7 +307,7 @@ export class WebRtcLink implements Link {
       this.peer.getStats((err, reports) => {
         this.statsPending = false;
         if (err || this.state === 'closed') return;
-        const bytes = connectionBytes(reports);
+        const bytes = connectionCounters(reports);
         if (bytes && watch.sample(this.clock.now(), bytes.bytesIn, bytes.bytesOut)) {
           this.options.onPathDead?.();
           this.finish(PATH_DEAD);
