@@ -137,7 +137,7 @@ export class CommitMachine {
     this.lease.answered(fromHex);
     const backups = this.terms.backups();
     if (!backups.some((b) => idToHex(b) === fromHex)) return this.drain();
-    this.lease.heard(fromHex, (beat !== undefined ? this.lease.beatAt(beat) : this.sentAt(to)) ?? this.lease.sentBefore(fromHex));
+    this.lease.heard(fromHex, (beat !== undefined ? this.lease.beatAt(beat) : this.sentAt(to)) ?? this.lease.sentBefore(fromHex), now);
     // Edits that waited for the lease are ordered as soon as it holds again, not at the next tick.
     if (this.queue.length > 0 && !this.terms.stopped) this.orderQueued(now);
     // Never beyond what we sent: a forged or confused ack must not commit batches to come.

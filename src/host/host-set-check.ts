@@ -10,6 +10,15 @@ import type { DutyShared } from './duty-region';
 export const RECHECK_MS = 5000;
 /** The re-check names a host only if it answers a ping within this (the claimant's is region-claimant.ts CLAIM_PING_MS). */
 export const RECHECK_PING_MS = 500;
+/**
+ * A quiet backup (no ack for backupQuietMs) that acked one of our frames late within this
+ * (primary-lease.ts `slow`) may be picked again by the set's fill when it answers a ping: a
+ * tab on a saturated machine (8 tabs on 2 cores) goes that quiet for a moment often, and
+ * replacing it each time cost an epoch, a gap without a primary, a new backup to sync and a
+ * set that drifts from the key's nearest nodes (testing/starved-host-scenario.ts, 8 peers all
+ * starved). One that answered on time, then nothing, is replaced as before.
+ */
+export const SLOW_BACKUP_MS = 5000;
 
 /** Host set re-check: hand over to a closer node; bring a new backup up to date. */
 export class HostSetCheck {
@@ -70,9 +79,14 @@ export class HostSetCheck {
     if (missing <= 0) return;
     // Not a node whose silence we just acted on: a killed tab's links stay open at our end for seconds.
     // Nor a linked node that does not answer now (answering.ts has why).
-    // Nor the hosts being dropped: a quiet backup whose DHT still answers is the nearest linked
-    // node that answers a ping, so it was picked as its own replacement and never left the set.
-    const linked = this.duty.ctx.linkedNear(this.duty.region.key, missing + 1, new Set([...this.duty.region.hosts.map(idToHex), ...live.map(idToHex), ...this.duty.region.suspects()])).filter((h) => !this.duty.region.quietHost(h));
+    // Nor the hosts being dropped: a quiet backup whose DHT still answers (its hosting
+    // stopped) is the nearest linked node that answers a ping, so it was picked as its own
+    // replacement and never left the set. Unless it is slow (it acked late within
+    // SLOW_BACKUP_MS: primary-lease.ts `slow`): picked again when it answers the ping, the set
+    // stays as it is.
+    const now = this.duty.ctx.clock.now();
+    const gone = this.duty.region.hosts.filter((h) => !this.lease.slow(idToHex(h), now, SLOW_BACKUP_MS));
+    const linked = this.duty.ctx.linkedNear(this.duty.region.key, missing + 1, new Set([...gone.map(idToHex), ...live.map(idToHex), ...this.duty.region.suspects()])).filter((h) => !this.duty.region.quietHost(h));
     const answered = await this.duty.ctx.answering(linked, RECHECK_PING_MS);
     const extra = linked.filter((h) => answered.has(idToHex(h))).slice(0, missing);
     if (extra.length === 0 || this.duty.stopped) return;

@@ -3,7 +3,7 @@
 // a backup is quiet, and a majority of them means we stop being primary.
 import { describe, expect, it } from 'vitest';
 import { idToHex, type NodeId } from '../core/node-id';
-import { PrimaryLease } from './primary-lease';
+import { LATE_ACK_MS, PrimaryLease } from './primary-lease';
 
 const id = (n: number): NodeId => new Uint8Array(20).fill(n);
 const [B1, B2, B3, B4] = [id(2), id(3), id(4), id(5)];
@@ -49,6 +49,18 @@ describe('primary lease', () => {
     expect(l.unanswered(3501)).toBe(true);
     l.heard(idToHex(B2), l.beatAt(1));
     expect(l.unanswered(3501)).toBe(false);
+  });
+
+  it('a backup that answered late lately is slow; one that answered on time, then nothing, is not', () => {
+    const l = lease([B1, B2]);
+    l.start(0, new Set(), 0);
+    l.beat(0, 100);
+    l.heard(idToHex(B1), l.beatAt(0), 150); // on time
+    l.heard(idToHex(B2), l.beatAt(0), 100 + LATE_ACK_MS); // a starved tab's answer
+    expect(l.quiet(idToHex(B1), 2000) && l.quiet(idToHex(B2), 2000)).toBe(true);
+    expect(l.slow(idToHex(B1), 2000, 5000)).toBe(false);
+    expect(l.slow(idToHex(B2), 2000, 5000)).toBe(true);
+    expect(l.slow(idToHex(B2), 5400 + LATE_ACK_MS, 5000)).toBe(false);
   });
 
   it('too many refusals leave no backup to confirm with, until the refuser acks again', () => {

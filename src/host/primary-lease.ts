@@ -16,6 +16,12 @@ export interface LeaseTerms {
 
 export type LeaseOptions = Pick<HostOptions, 'leaseMs' | 'backupQuietMs' | 'confirmAcks'>;
 
+/**
+ * An answer this long after our frame went out is late: a backup on a starved tab (8 tabs on
+ * 2 cores) answers in hundreds of milliseconds, one on an idle machine in tens.
+ */
+export const LATE_ACK_MS = 300;
+
 /** Beats remembered by number (an ack naming an older beat renews nothing). */
 const BEATS_KEPT = 32;
 
@@ -26,6 +32,8 @@ export class PrimaryLease {
   private readonly heardAt = new Map<string, number>();
   /** Per backup (hex): when we sent it the first SYNC of our duty (syncSent). */
   private readonly syncSentAt = new Map<string, number>();
+  /** Per backup (hex): when it last answered a frame of ours late (`slow`). */
+  private readonly lateAt = new Map<string, number>();
   /** Backups that told us they promised a later epoch (until they ack again). */
   private readonly refusing = new Set<string>();
   private startedAt = 0;
@@ -76,8 +84,12 @@ export class PrimaryLease {
     return this.beatSent.get(b);
   }
 
-  /** A backup answered a frame we sent at `sent` (undefined: one we cannot place). */
-  heard(hex: string, sent: number | undefined): void {
+  /**
+   * A backup answered a frame we sent at `sent` (undefined: one we cannot place), the answer
+   * reaching us at `now`: LATE_ACK_MS or more after it went out, the backup is slow (`slow`).
+   */
+  heard(hex: string, sent: number | undefined, now?: number): void {
+    if (sent !== undefined && now !== undefined && now - sent >= LATE_ACK_MS) this.lateAt.set(hex, now);
     if (sent !== undefined && sent > (this.heardAt.get(hex) ?? -Infinity)) this.heardAt.set(hex, sent);
   }
 
@@ -87,6 +99,16 @@ export class PrimaryLease {
    */
   following(hex: string, now: number, ms: number): boolean {
     const at = this.heardAt.get(hex);
+    return at !== undefined && at >= this.startedAt && now - at <= ms;
+  }
+
+  /**
+   * Whether `hex` answered a frame of ours late (LATE_ACK_MS or more) within the last `ms`: a
+   * starved tab, whose quiet spells (`quiet`) are its slowness, not its death. A backup that
+   * answered on time and then said nothing (a crash, a node whose hosting stopped) is not.
+   */
+  slow(hex: string, now: number, ms: number): boolean {
+    const at = this.lateAt.get(hex);
     return at !== undefined && at >= this.startedAt && now - at <= ms;
   }
 

@@ -46,6 +46,8 @@ export interface StarvedHostFigures {
   gaps: number;
   longestGapMs: number;
   stepDowns: number;
+  /** Host sets the primaries moved to while their majority lived (each a new epoch): in the spell and 5 s after. */
+  reconfigs: number;
   confirmed: number;
   /** Confirmed edits some subscriber does not show 10 s after the spell, in words. */
   unseen: string[];
@@ -79,8 +81,8 @@ export async function runStarvedHost(o: StarvedHostOptions): Promise<StarvedHost
         if (id !== undefined) ledger.submit(p, R, x, y, z, id);
       }
     };
-    const stat = (k: 'silenceClaims' | 'claims' | 'claimsFailed' | 'takeovers' | 'stepDowns') => sim.live().reduce((s, p) => s + p.host.stats[k], 0);
-    const base = { silenceClaims: stat('silenceClaims'), claims: stat('claims'), claimsFailed: stat('claimsFailed'), takeovers: stat('takeovers'), stepDowns: stat('stepDowns') };
+    const stat = (k: 'silenceClaims' | 'claims' | 'claimsFailed' | 'takeovers' | 'stepDowns' | 'reconfigs') => sim.live().reduce((s, p) => s + p.host.stats[k], 0);
+    const base = { silenceClaims: stat('silenceClaims'), claims: stat('claims'), claimsFailed: stat('claimsFailed'), takeovers: stat('takeovers'), stepDowns: stat('stepDowns'), reconfigs: stat('reconfigs') };
     const primaries = [primary.hex];
     let gaps = 0, gapFrom = -1, longestGapMs = 0;
     const step = async (ms: number, editing: boolean) => {
@@ -111,6 +113,7 @@ export async function runStarvedHost(o: StarvedHostOptions): Promise<StarvedHost
       claimsFailed: stat('claimsFailed') - base.claimsFailed,
       takeovers: stat('takeovers') - base.takeovers,
       stepDowns: stat('stepDowns') - base.stepDowns,
+      reconfigs: stat('reconfigs') - base.reconfigs,
     };
     // The world settles: no edits, every subscriber catches up.
     await step(10_000, false);
