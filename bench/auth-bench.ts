@@ -92,7 +92,7 @@ async function proofCost(primary: Identity, n: number): Promise<{ sign: number[]
     const s = await primary.sign(proofBytes(key, p));
     sign.push(performance.now() - t);
     t = performance.now();
-    if (!(await webCryptoVerifier(primary.id, primary.alg, primary.publicKey, proofBytes(key, p), s))) throw new Error('benchmark proof refused');
+    if (!(await webCryptoVerifier('node', primary.id, primary.alg, primary.publicKey, proofBytes(key, p), s))) throw new Error('benchmark proof refused');
     check.push(performance.now() - t);
   }
   return { sign, check };
@@ -108,7 +108,7 @@ async function relayCost(primary: Identity): Promise<{ wait: number[]; check: nu
   const key = new Uint8Array(20).fill(7);
   const signer = new ProofSigner(primary, key, () => {});
   const verify = cachingWebCryptoVerifier();
-  const relays = new RelayCheck((_c, data, s) => verify(primary.id, primary.alg, primary.publicKey, data, s));
+  const relays = new RelayCheck((_c, data, s) => verify('node', primary.id, primary.alg, primary.publicKey, data, s));
   const cert = { e: 3, primary: primary.id, hosts: [primary.id], grants: [] } as unknown as EpochCert;
   const wait: number[] = [], check: number[] = [], cached: number[] = [];
   for (let i = 0; i < RUNS; i++) {

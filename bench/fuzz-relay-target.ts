@@ -5,7 +5,7 @@
 // reach no other socket. (Here, not in src/testing/: src/ may not import the relay.)
 import fc from 'fast-check';
 import { toB64 } from '../src/core/base64';
-import { generateIdentity, type Identity } from '../src/core/identity';
+import { generateNodeIdentity, type Identity } from '../src/core/identity';
 import { idToHex } from '../src/core/node-id';
 import { registerProof, type RelayErrorCode } from '../src/net/relay-protocol';
 import { FuzzFailure, grewCounters, type FuzzTarget, type FuzzVerdict } from '../src/testing/fuzz-campaign';
@@ -34,13 +34,13 @@ export async function relayCoreTarget(): Promise<FuzzTarget<RelayFrame>> {
   const register = async (who: Identity, c: RelayClient, id = idToHex(who.id)) =>
     JSON.stringify({ type: 'register', id, alg: who.alg, pk: toB64(who.publicKey), sig: toB64(await who.sign(registerProof(c.nonce, id))) });
   for (let i = 0; i < 3; i++) {
-    const id = await generateIdentity();
+    const id = await generateNodeIdentity({ bits: 0 });
     const socket = new StandInSocket();
     const client = core.connect(socket, `10.0.0.${i}`);
     await core.message(client, await register(id, client), 10);
     honest.push({ id, socket, client });
   }
-  const me = await generateIdentity();
+  const me = await generateNodeIdentity({ bits: 0 });
   let mine = new StandInSocket();
   let client = core.connect(mine, '10.0.0.9');
   // Frames valid for the socket we hold now; a new socket (new challenge) every 200 frames.

@@ -5,7 +5,7 @@
 // checks it once (a record's proof is checked once, then the verdict is cached). A drop or
 // carry adds the owner's signature on its request (agree/owner-request.ts): the owner signs
 // once, and each host of the region (primary and backups) checks it once before it signs.
-import { generateIdentity } from '../src/core/identity';
+import { generateNodeIdentity } from '../src/core/identity';
 import { idToHex } from '../src/core/node-id';
 import { percentile } from '../src/core/percentile';
 import { webCryptoVerifier } from '../src/core/signer';
@@ -19,7 +19,7 @@ const RUNS = 300;
 const AREA = { ax: 3, az: -2 };
 
 export async function benchItemSigs(): Promise<Record<string, number>> {
-  const ids = await Promise.all([0, 1, 2].map(() => generateIdentity({ alg: 'Ed25519' })));
+  const ids = await Promise.all([0, 1, 2].map(() => generateNodeIdentity({ bits: 0, alg: 'Ed25519' })));
   const set = new VoterSet(7, ids.map((x) => idToHex(x.id)));
   const signers = ids.map((x) => new ProofSigner(x));
   const sign: number[] = [], check: number[] = [], cached: number[] = [], decision: number[] = [];

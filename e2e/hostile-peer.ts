@@ -121,8 +121,8 @@ export async function hostileSeat(): Promise<HostileSeat> {
     const identity = await generateNodeIdentity({ bits: ID_WORK_BITS });
     return { dataDir, identity, id: identity.id, hex: idToHex(identity.id) };
   }
-  const identity = await identityFromJson(ahead.nodes[0]);
-  return { dataDir, identity, id: identity.id, hex: idToHex(identity.id), player: { identity: await identityFromJson(ahead.player), nonce: ahead.work.nonce } };
+  const identity = await identityFromJson(ahead.nodes[0], 'node');
+  return { dataDir, identity, id: identity.id, hex: idToHex(identity.id), player: { identity: await identityFromJson(ahead.player, 'player'), nonce: ahead.work.nonce } };
 }
 
 /**
@@ -137,7 +137,7 @@ export async function startHostilePeer(o: { world: string; seed?: string; relay:
   // Nothing honest answers for it from here on: no grants, no claims, no snapshots but its own.
   if (!o.hosting) node.net.host.stop();
   // Extra signers need no id work: they are never nodes anyone links to, only keys in grants.
-  const extra = await Promise.all(Array.from({ length: o.extraKeys }, () => generateIdentity()));
+  const extra = await Promise.all(Array.from({ length: o.extraKeys }, () => generateNodeIdentity({ bits: 0 })));
   const keys: Signer[] = [node.peer.identity, ...extra];
   const id = node.peer.identity.id;
   const sent: Record<string, number> = {};

@@ -60,12 +60,12 @@ export async function nextReturningPlayer(): Promise<IdentityRecords | undefined
   }
   next++;
   const { player, nodes } = fixture;
-  return { layout: IDENTITY_LAYOUT, nodes, player, work: playerWorkRecord((await identityFromJson(player)).publicKey, fixture.nonce) };
+  return { layout: IDENTITY_LAYOUT, nodes, player, work: playerWorkRecord((await identityFromJson(player, 'player')).publicKey, fixture.nonce) };
 }
 
 /** The node ids (hex) of `records`' identities: what the profile's first tabs run as. */
 export function seededIds(records: IdentityRecords): Promise<string[]> {
-  return Promise.all(records.nodes.map(async (n) => idToHex((await identityFromJson(n)).id)));
+  return Promise.all(records.nodes.map(async (n) => idToHex((await identityFromJson(n, 'node')).id)));
 }
 
 /**

@@ -3,7 +3,7 @@
 // so tests and the fuzzer drive it directly with stand-in sockets.
 //
 // An id is proven, never asserted: every socket gets a fresh challenge nonce and registers
-// by signing it with the key its id hashes from (relay-protocol.ts). So nobody can squat
+// by signing it with the node key its id is derived from (relay-protocol.ts, core/key-ids.ts). So nobody can squat
 // another's id, and a proven owner whose old socket still looks alive (a tab that crashed
 // and reloaded before the heartbeat noticed) takes the id back at once: the old socket is
 // closed. Every frame is size-capped, rate-limited per socket and per address, and
@@ -19,7 +19,8 @@
 // like: it still meets old clients of every world there, as before, but never a new one,
 // whose handshake would refuse it anyway (net/link-handshake.ts).
 import * as v from 'valibot';
-import { publicKeyMatchesId, verifySignature } from '../src/core/identity';
+import { verifySignature } from '../src/core/identity';
+import { publicKeyMatchesId } from '../src/core/key-ids';
 import { hexToId } from '../src/core/node-id';
 import { TokenBucket } from '../src/core/token-bucket';
 import { fromB64, toB64 } from '../src/core/base64';
@@ -200,13 +201,13 @@ export class RelayCore {
     let ok: boolean;
     try {
       const pk = fromB64(msg.pk);
-      ok = (await publicKeyMatchesId(pk, hexToId(msg.id))) && (await verifySignature(msg.alg, pk, registerProof(c.nonce, msg.id), fromB64(msg.sig)));
+      ok = (await publicKeyMatchesId('node', pk, hexToId(msg.id))) && (await verifySignature(msg.alg, pk, registerProof(c.nonce, msg.id), fromB64(msg.sig)));
     } catch {
       ok = false;
     }
     c.proving = false;
     if (!this.clients.has(c)) return; // closed while we checked
-    if (!ok) return this.fail(c, 'bad-proof', 'the key does not hash to the id, or the signature over the challenge does not check');
+    if (!ok) return this.fail(c, 'bad-proof', 'the key does not stand for the id, or the signature over the challenge does not check');
     const stale = this.byId.get(msg.id);
     if (stale && stale !== c) {
       // The owner proved the id again on a new socket: the old one is a crashed tab's (or

@@ -2,7 +2,7 @@
 // on a client's 'ice' request, to proven ids only.
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { generateIdentity } from '../src/core/identity';
+import { generateNodeIdentity } from '../src/core/identity';
 import { idToHex } from '../src/core/node-id';
 import { toB64 } from '../src/core/base64';
 import { registerProof } from '../src/net/relay-protocol';
@@ -23,7 +23,7 @@ describe('the relay hands out ICE servers', () => {
     const c = core.connect(s, '127.0.0.1');
     core.message(c, JSON.stringify({ type: 'ice' }), 20);
     expect(got.at(-1)).toMatchObject({ type: 'error', code: 'not-registered' });
-    const me = await generateIdentity();
+    const me = await generateNodeIdentity({ bits: 0 });
     const hex = idToHex(me.id);
     const nonce = (got[0] as { nonce: string }).nonce;
     await core.message(c, JSON.stringify({ type: 'register', id: hex, alg: me.alg, pk: toB64(me.publicKey), sig: toB64(await me.sign(registerProof(nonce, hex))) }), 300);
@@ -42,7 +42,7 @@ describe('the relay hands out ICE servers', () => {
     const core = new RelayCore(RELAY_DEFAULTS);
     const { s, got } = socket();
     const c = core.connect(s, '127.0.0.1');
-    const me = await generateIdentity();
+    const me = await generateNodeIdentity({ bits: 0 });
     const hex = idToHex(me.id);
     await core.message(c, JSON.stringify({ type: 'register', id: hex, alg: me.alg, pk: toB64(me.publicKey), sig: toB64(await me.sign(registerProof((got[0] as { nonce: string }).nonce, hex))) }), 300);
     expect(got.at(-1)).toEqual({ type: 'registered', id: hex });

@@ -2,7 +2,7 @@
 // and 'peers' and 'signal' reach only that room, so a newcomer's first contacts are of its
 // own world. A client naming no network (from before rooms) is in the unnamed network's room.
 import { describe, expect, it } from 'vitest';
-import { generateIdentity, type Identity } from '../src/core/identity';
+import { generateNodeIdentity, type Identity } from '../src/core/identity';
 import { idToHex } from '../src/core/node-id';
 import { toB64 } from '../src/core/base64';
 import { registerProof, type RelayMessage } from '../src/net/relay-protocol';
@@ -20,7 +20,7 @@ interface Stand {
 
 /** A socket of its own address, registered on `core` in `net`'s room (none: naming no network). */
 async function join(core: RelayCore, net: string | undefined, n: number, who?: Identity): Promise<Stand> {
-  const me = who ?? (await generateIdentity());
+  const me = who ?? (await generateNodeIdentity({ bits: 0 }));
   const inbox: RelayMessage[] = [];
   const socket: RelaySocket = { open: true, send: (t) => inbox.push(JSON.parse(t) as RelayMessage), close: () => undefined };
   const c = core.connect(socket, `10.0.0.${n}`);
@@ -64,7 +64,7 @@ describe('relay rooms', () => {
 
   it('a room lasts while a registered socket is in it; an id registered anew moves to its new room', async () => {
     const core = new RelayCore(RELAY_DEFAULTS);
-    const who = await generateIdentity();
+    const who = await generateNodeIdentity({ bits: 0 });
     const a = await join(core, WORLD_A, 1, who);
     const b = await join(core, WORLD_B, 2);
     expect(core.stats.rooms).toBe(2);
@@ -80,7 +80,7 @@ describe('relay rooms', () => {
 
   it('refuses a network id that is not 32 hex digits (a room name cannot grow)', async () => {
     const core = new RelayCore(RELAY_DEFAULTS);
-    const me = await generateIdentity();
+    const me = await generateNodeIdentity({ bits: 0 });
     const inbox: RelayMessage[] = [];
     const c = core.connect({ open: true, send: (t) => inbox.push(JSON.parse(t) as RelayMessage), close: () => undefined }, '10.0.0.9');
     const challenge = inbox.shift() as Extract<RelayMessage, { type: 'challenge' }>;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'node:http';
 import WebSocket from 'ws';
-import { generateIdentity, type Identity } from '../src/core/identity';
+import { generateNodeIdentity, type Identity } from '../src/core/identity';
 import { idToHex } from '../src/core/node-id';
 import { toB64 } from '../src/core/base64';
 import { registerProof } from '../src/net/relay-protocol';
@@ -62,7 +62,7 @@ async function proof(c: TestClient, who: Identity, id = idToHex(who.id)): Promis
 
 /** A socket registered under a fresh identity (or the one given); `id` is its hex id. */
 async function registered(who?: Identity, url = server.relayUrl): Promise<TestClient & { id: string; who: Identity }> {
-  const me = who ?? (await generateIdentity());
+  const me = who ?? (await generateNodeIdentity({ bits: 0 }));
   const c = await client(url);
   open.push(c);
   c.send(await proof(c, me));
@@ -111,7 +111,7 @@ describe('relay', () => {
   it('refuses signals before registration, a register without the id\'s key, and double registration', async () => {
     const a = await client(server.relayUrl);
     open.push(a);
-    const mine = await generateIdentity();
+    const mine = await generateNodeIdentity({ bits: 0 });
     const register = await proof(a, mine);
     a.send({ type: 'signal', to: hex(1), blob: {} });
     expect(await a.next()).toMatchObject({ type: 'error', code: 'not-registered' });
@@ -138,7 +138,7 @@ describe('relay', () => {
   });
 
   it('a reload after a crash gets its id back at once: the proven owner replaces the stale socket', async () => {
-    const me = await generateIdentity();
+    const me = await generateNodeIdentity({ bits: 0 });
     const crashed = await registered(me);
     // The crashed tab's socket still looks alive to the relay (no close frame, the heartbeat has not run).
     const reloaded = await registered(me);

@@ -134,7 +134,7 @@ export class ProofChecker {
       return held === null ? null : this.count(held);
     }
     const t0 = this.now();
-    const oks = await Promise.all(proof.sigs.map((s) => this.verify(s.id, KEY_ALGS[s.a], s.k, data, s.s)));
+    const oks = await Promise.all(proof.sigs.map((s) => this.verify('node', s.id, KEY_ALGS[s.a], s.k, data, s.s)));
     this.stats.verifyMs += this.now() - t0;
     this.stats.checked++;
     const verdict: ProofFault | null = oks.every(Boolean) ? null : 'bad-signature';

@@ -5,7 +5,7 @@
 // primary could have its backups sign the drop of an item somebody else holds.
 //
 // The owner is the node id the item record names, so the key that signs is the node's own
-// identity, the key whose hash is that id (what the tabs' verifier checks; the simulator's
+// identity, the key that stands for that id as a node's (what the tabs' verifier checks; the simulator's
 // keyring stands for it): one signature check proves the owner asked, with no pass or
 // lookup. The signed bytes are rebuilt by each host from its own view (its ledger's gen of
 // the item, the region it hosts, the record the request makes), never copied from the frame:
@@ -109,7 +109,7 @@ export class OwnerRequestChecker {
     if (ok !== undefined) this.stats.cached++;
     else {
       const t0 = this.now();
-      ok = await this.verify(hexToId(by), KEY_ALGS[req.o.a], req.o.k, data, req.o.s).catch(() => false);
+      ok = await this.verify('node', hexToId(by), KEY_ALGS[req.o.a], req.o.k, data, req.o.s).catch(() => false);
       this.stats.verifyMs += this.now() - t0;
       this.stats.checked++;
       this.verdicts.set(tag, ok);

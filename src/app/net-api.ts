@@ -1,5 +1,6 @@
 // window.voxel.net: the peer network for tests and diagnostics. Keys are strings hashed
 // to 160-bit DHT keys; values and messages are strings (UTF-8) for convenience.
+import { nodeIdDerivations } from '../core/key-ids';
 import { hexToId, idFromSha256, idToHex } from '../core/node-id';
 import { NAMESPACES, type Namespace } from '../dht/messages';
 import type { Peer } from '../bootstrap/peer';
@@ -29,6 +30,7 @@ export interface NetApi {
   connect(nodeId: string): Promise<void>;
   /** k closest node ids to a key (hex), from an iterative lookup. */
   lookup(targetHex: string): Promise<string[]>;
+  /** The DHT's counters, with `nodeIdDerive_{keys,ms,hits}`: node keys this tab matched to their ids (one scrypt each, core/key-ids.ts), the ms spent, and checks answered from memory. */
   stats(): Record<string, number>;
   /** The relay connection: open now, times re-opened after a drop, and the ids it lists (diagnostics). */
   relay(): Promise<{ online: boolean; reconnects: number; listed: string[] }>;
@@ -69,7 +71,7 @@ export function createNetApi(peer: Peer): NetApi {
     received: () => received.slice(),
     connect: (to) => peer.dht.connect(hexToId(to)),
     lookup: async (t) => (await peer.dht.findNode(hexToId(t))).closest.map((c) => idToHex(c.id)),
-    stats: () => ({ ...flatten(peer.dht.stats as unknown as Record<string, unknown>), ...flatten(probe.stats, 'rttProbe_'), ...flatten(LINK_FRAME_TOTALS, 'link_'), ...flatten({ sent: peer.channels.sent, received: peer.channels.received, earlyDropped: peer.channels.earlyDropped }, 'channel_') }),
+    stats: () => ({ ...flatten(peer.dht.stats as unknown as Record<string, unknown>), ...flatten(probe.stats, 'rttProbe_'), ...flatten(LINK_FRAME_TOTALS, 'link_'), ...flatten({ sent: peer.channels.sent, received: peer.channels.received, earlyDropped: peer.channels.earlyDropped }, 'channel_'), ...flatten(nodeIdDerivations, 'nodeIdDerive_') }),
     relay: async () => ({ online: peer.relayOnline, reconnects: peer.relayReconnects, listed: await peer.relayPeers(16) }),
     paths: async () => Object.fromEntries([...await peer.transport.linkPaths()].map(([id, { path }]) => [id, path ?? null])),
   };

@@ -1,7 +1,8 @@
 // A tab's node identity is minted in a Web Worker (node-id.worker.ts): drawing ~2^bits
-// keypairs until one's id shows the work every peer checks (core/id-work.ts) takes about a
-// second, and a drawing tab keeps its frames meanwhile. Where no Worker can be had (Node, a
-// worker that fails to start) it is minted on this thread: WebCrypto makes the keys off it.
+// keypairs, each id one scrypt of the key (core/key-ids.ts), until one shows the work every
+// peer checks (core/id-work.ts) takes a second or a few, and a drawing tab keeps its frames
+// meanwhile. Where no Worker can be had (Node, a worker that fails to start) it is minted on
+// this thread, scrypts and all.
 import { ID_WORK_BITS } from '../core/id-work';
 import { generateNodeIdentity, identityFromJson, type Identity, type MintReply } from '../core/identity';
 
@@ -18,7 +19,7 @@ function mintOffThread(bits: number, counts?: { tries: number }): Promise<Identi
       w.terminate();
       if ('error' in e.data) return reject(new Error(e.data.error));
       if (counts) counts.tries += e.data.tries;
-      identityFromJson(e.data.json).then(resolve, reject);
+      identityFromJson(e.data.json, 'node').then(resolve, reject);
     };
     w.onerror = (e) => {
       w.terminate();

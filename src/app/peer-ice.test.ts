@@ -2,7 +2,7 @@
 // nothing of a grant's credentials goes into its invite. Fake doorways: no network.
 import { afterEach, describe, expect, it } from 'vitest';
 import { Emitter } from '../core/emitter';
-import { generateIdentity } from '../core/identity';
+import { generateNodeIdentity } from '../core/identity';
 import type { BootstrapEvents, Bootstrap } from '../net/bootstrap';
 import type { IceGrant } from '../net/relay-protocol';
 import { parsePageConfig } from './config';
@@ -32,7 +32,7 @@ function grantingDoorway(ice: IceGrant | undefined) {
 }
 
 async function start(connect: DoorwayConnector, iceServers: RTCIceServer[], iceServersForRtc?: (s: RTCIceServer[]) => RTCIceServer[]) {
-  const peer = await Peer.start({ identity: await generateIdentity(), network: UNNAMED_NETWORK, records: {}, doorways: [relay], iceServers, connect, ...(iceServersForRtc ? { iceServersForRtc } : {}), options: { joinDeadlineMs: 300 } });
+  const peer = await Peer.start({ identity: await generateNodeIdentity({ bits: 0 }), network: UNNAMED_NETWORK, records: {}, doorways: [relay], iceServers, connect, ...(iceServersForRtc ? { iceServersForRtc } : {}), options: { joinDeadlineMs: 300 } });
   peers.push(peer);
   return peer;
 }

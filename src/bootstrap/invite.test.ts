@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { generateIdentity } from '../core/identity';
+import { generateNodeIdentity } from '../core/identity';
 import { checkInvite, makeInvite, parseInvite, type Invite } from './invite';
 
 const hex = (c: string) => c.repeat(40);
 
 async function made(contacts = [hex('1'), hex('2')]) {
-  const who = await generateIdentity();
+  const who = await generateNodeIdentity({ bits: 0 });
   const link = await makeInvite('http://127.0.0.1:8080/?rd=3', { world: 'alps', seed: 's 1', relay: 'ws://127.0.0.1:8080/relay', peerjs: 'http://127.0.0.1:9000/', contacts }, who);
   return { who, link, frag: new URL(link).hash };
 }

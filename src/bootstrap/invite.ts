@@ -1,12 +1,13 @@
 // Invite links. An invite is a page URL whose fragment (never sent to a server) names the
 // world and seed, the doorways the inviter stands at (relay, PeerJS broker), the inviter's
 // node id and a few of its live contacts, so a newcomer can still join when the inviter
-// has left. The inviter signs all of it with its node key (the key hashes to its id), so a
+// has left. The inviter signs all of it with its node key (the key its id is derived from), so a
 // link altered on the way (another relay, other peers, another seed) is told apart from a
 // hand-written one and refused with a clear message. An unsigned `peer=` fragment (hand
 // written, older links) is still accepted.
 import * as v from 'valibot';
-import { publicKeyMatchesId, verifySignature, type IdentityAlg } from '../core/identity';
+import { verifySignature, type IdentityAlg } from '../core/identity';
+import { publicKeyMatchesId } from '../core/key-ids';
 import { hexToId, idToHex } from '../core/node-id';
 import type { Signer } from '../core/signer';
 
@@ -87,7 +88,7 @@ export function parseInvite(fragment: string): InviteParse {
 export async function checkInvite(i: Invite): Promise<'signed' | 'unsigned' | 'tampered'> {
   if (!i.signature) return 'unsigned';
   const { alg, key, sig } = i.signature;
-  if (!(await publicKeyMatchesId(key, hexToId(i.inviter)))) return 'tampered';
+  if (!(await publicKeyMatchesId('node', key, hexToId(i.inviter)))) return 'tampered';
   return (await verifySignature(alg, key, signedText(i), sig)) ? 'signed' : 'tampered';
 }
 

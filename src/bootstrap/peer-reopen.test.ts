@@ -1,7 +1,7 @@
 // A Peer re-opens its dropped relay (bootstrap/doorway-reopener.ts) and registers the tab's
 // id there again, on the virtual clock with a fake doorway.
 import { afterEach, describe, expect, it } from 'vitest';
-import { generateIdentity } from '../core/identity';
+import { generateNodeIdentity } from '../core/identity';
 import type { NodeId } from '../core/node-id';
 import { VirtualClock } from '../core/virtual-clock';
 import type { DoorwayConnector, DoorwaySpec } from './doorways';
@@ -17,7 +17,7 @@ describe('Peer re-opens its relay after a drop', () => {
 
   it('registers its own id at the relay again and is findable there', async () => {
     const clock = new VirtualClock();
-    const identity = await generateIdentity();
+    const identity = await generateNodeIdentity({ bits: 0 });
     const registered: { at: number; id: NodeId }[] = [];
     const conns: FakeDoorway[] = [];
     const connect: DoorwayConnector = async (_spec, selfId) => {

@@ -3,7 +3,7 @@
 // no link by the join deadline (no direct path; TURN failed), or no ICE candidate (WebRTC blocked), each well inside the 5 s a player waits.
 import { afterEach, describe, expect, it } from 'vitest';
 import { Emitter } from '../core/emitter';
-import { generateIdentity } from '../core/identity';
+import { generateNodeIdentity } from '../core/identity';
 import type { NodeId } from '../core/node-id';
 import { BootstrapError, type Bootstrap, type BootstrapEvents } from '../net/bootstrap';
 import type { DoorwayConnector } from './doorways';
@@ -31,7 +31,7 @@ const doorway = (listed: NodeId[], knows: NodeId[] = listed): DoorwayConnector =
 
 async function start(connect: DoorwayConnector, invitePeers: NodeId[] = [], more: Partial<Omit<PeerConfig, 'network'>> = {}) {
   const t0 = performance.now();
-  const peer = await Peer.start({ identity: await generateIdentity(), network: UNNAMED_NETWORK, records: {}, doorways: [relay], invitePeers, connect, options: { joinDeadlineMs: 300 }, ...more });
+  const peer = await Peer.start({ identity: await generateNodeIdentity({ bits: 0 }), network: UNNAMED_NETWORK, records: {}, doorways: [relay], invitePeers, connect, options: { joinDeadlineMs: 300 }, ...more });
   peers.push(peer);
   return { peer, ms: performance.now() - t0 };
 }

@@ -1,11 +1,13 @@
-// Node ids that cost work (S/Kademlia's static puzzle). A node id is SHA-256 of the public
-// key (identity.ts), so it cannot be chosen; it counts only when SHA-256(context || id)
-// starts with `bits` zero bits. A key is a random draw, so an honest tab pays ~2^bits key
-// generations once per identity, and an attacker who wants an id near a chosen key pays
-// that again for every id it throws away: to put an id among the r nodes closest to a key
-// among N it needs about N / r valid ids, N / r * 2^bits key generations (docs/TRUST.md).
-// Checking is one short hash, done by every node that links to, routes for or grants to
-// another (remembered, so a busy peer costs one hash).
+// Node ids that cost work (S/Kademlia's static puzzle). A node id is derived from the public
+// key through scrypt (key-ids.ts), so it cannot be chosen and each key drawn costs one slow
+// hash; it counts only when SHA-256(context || id) starts with `bits` zero bits. A key is a
+// random draw, so an honest tab pays ~2^bits keys and scrypts once per identity, and an
+// attacker who wants an id near a chosen key pays that again for every id it throws away:
+// to put an id among the r nodes closest to a key among N it needs about N / r valid ids,
+// N / r * 2^bits scrypts, however fast it makes keys (docs/TRUST.md). The puzzle itself is
+// checked from the id alone with one short hash, done by every node that links to, routes
+// for or grants to another (remembered, so a busy peer costs one hash); where a key comes
+// with the id, its derivation is checked too (key-ids.ts, remembered per key).
 import { sha256Sync } from './sha256-sync';
 import { ID_BYTES, idToHex, type NodeId } from './node-id';
 
@@ -13,17 +15,16 @@ import { ID_BYTES, idToHex, type NodeId } from './node-id';
 const CONTEXT = new TextEncoder().encode('voxel-populi/node-id-work/v1\0');
 
 /**
- * Zero bits a node id must show: 2^13 = 8,192 keypairs per id on average, 5,678 at the
- * median. A tab mints its id once per identity slot, in a worker (app/node-id-minter.ts).
- * Measured on the project's shared 2-core machine (`npm run bench -- id_work`,
- * docs/BENCHMARKS.md "Ids that cost work"): Chromium 150 draws 7.8-9.9k Ed25519 keypairs a
- * second in the worker under load (13.5k idle), so a tab's median mint is 0.36-0.82 s (0.57-
- * 0.73 s from the rate) and its 90th percentile 1.1-2.6 s; Node draws 6-6.5k a second through
- * WebCrypto (the headless peer: median 0.7-1.0 s) and 5.5-7.8k on one core through
- * node:crypto. At 14 bits the median would be 1.1-1.5 s, over the second a first start may
- * spend; each bit doubles both the tab's cost and the attacker's.
+ * Zero bits a node id must show: 2^10 = 1,024 keys per id on average, 710 at the median,
+ * each a keypair and one scrypt of ~1.3-3 ms in a tab (key-ids.ts NODE_ID_SCRYPT). A tab
+ * mints its id once per identity slot, in a worker (app/node-id-minter.ts); measured with
+ * `npm run bench -- id_work` (docs/BENCHMARKS.md "Ids that cost work"). While a node id
+ * was SHA-256 of the key this was 13 (8,192 keypairs at ~10k a second); 13 bits of scrypts
+ * would cost a first start ~10-20 s, so the bits fell by 3 and the price of a key rose by
+ * ~20x for a tab and ~10^4x for a native grinder. Each bit doubles both the tab's cost
+ * and the attacker's.
  */
-export const ID_WORK_BITS = 13;
+export const ID_WORK_BITS = 10;
 
 /** Leading zero bits of SHA-256(context || id) (0..32 counted; 32 means "at least"). */
 export function idWorkBits(id: NodeId): number {

@@ -1,10 +1,11 @@
-// A peer's identity keypair (WebCrypto). The node id is the first 160 bits of
-// SHA-256(raw public key), so an id cannot be chosen at will and anyone holding the
-// public key can check a claimed id. Ed25519 where the runtime has it (Chrome >= 113,
-// Firefox >= 129, Safari >= 17, Node >= 18.4), else ECDSA P-256 (everywhere).
+// A peer's identity keypair (WebCrypto). Its id is derived from the raw public key by the
+// key's kind (key-ids.ts: scrypt for a node, SHA-256 for a player), so an id cannot be
+// chosen at will and anyone holding the public key can check a claimed id. Ed25519 where
+// the runtime has it (Chrome >= 113, Firefox >= 129, Safari >= 17, Node >= 18.4), else
+// ECDSA P-256 (everywhere).
 import { ID_WORK_BITS, idWorkOk } from './id-work';
-import { ID_BYTES, idFromSha256, idEquals, type NodeId } from './node-id';
-import { sha256Sync } from './sha256-sync';
+import { deriveNodeId, idOfPublicKey, rememberNodeId, type KeyKind } from './key-ids';
+import type { NodeId } from './node-id';
 import { VoxelError } from './errors';
 
 export type IdentityAlg = 'Ed25519' | 'ECDSA-P256';
@@ -83,9 +84,9 @@ class WebCryptoIdentity implements Identity {
   }
 }
 
-async function fromKeys(alg: IdentityAlg, privateKey: CryptoKey, publicKey: CryptoKey): Promise<Identity> {
+async function fromKeys(kind: KeyKind, alg: IdentityAlg, privateKey: CryptoKey, publicKey: CryptoKey): Promise<Identity> {
   const raw = new Uint8Array(await crypto.subtle.exportKey('raw', publicKey));
-  return new WebCryptoIdentity(await idFromSha256(raw), alg, raw, privateKey, publicKey);
+  return new WebCryptoIdentity(await idOfPublicKey(kind, raw), alg, raw, privateKey, publicKey);
 }
 
 export interface GenerateOptions {
@@ -95,10 +96,11 @@ export interface GenerateOptions {
   extractable?: boolean;
 }
 
+/** A player identity (its id SHA-256 of the key); a node's is `generateNodeIdentity`. */
 export async function generateIdentity(opts: GenerateOptions = {}): Promise<Identity> {
   const alg = opts.alg ?? ((await hasEd25519()) ? 'Ed25519' : 'ECDSA-P256');
   const pair = (await crypto.subtle.generateKey(keyAlg(alg), opts.extractable ?? true, ['sign', 'verify'])) as CryptoKeyPair;
-  return fromKeys(alg, pair.privateKey, pair.publicKey);
+  return fromKeys('player', alg, pair.privateKey, pair.publicKey);
 }
 
 /**
@@ -113,25 +115,33 @@ export interface NodeIdentityOptions extends GenerateOptions {
   bits?: number;
   /** Counts the keypairs drawn (a benchmark's keys per second). */
   counts?: { tries: number };
+  /** The node id of a key (default deriveNodeId, plain JS; the headless peer passes node:crypto's scrypt). */
+  derive?: (publicKey: Uint8Array) => NodeId | Promise<NodeId>;
 }
 
 /**
- * A node identity: keypairs are drawn until one's id shows `bits` of work (id-work.ts),
- * ~2^bits of them. A tab mints it in a worker (app/node-id-minter.ts) and keeps it; the
- * player identity is a plain `generateIdentity` (its work is a nonce, core/key-work.ts).
+ * A node identity: keypairs are drawn until one's id (one scrypt of the key, key-ids.ts)
+ * shows `bits` of work (id-work.ts), ~2^bits of them; with 0 bits, the first key. A tab
+ * mints it in a worker (app/node-id-minter.ts) and keeps it; the player identity is a
+ * plain `generateIdentity` (its work is a nonce, core/key-work.ts).
  */
 export async function generateNodeIdentity(opts: NodeIdentityOptions = {}): Promise<Identity> {
   const alg = opts.alg ?? ((await hasEd25519()) ? 'Ed25519' : 'ECDSA-P256');
   const bits = opts.bits ?? ID_WORK_BITS;
+  const derive = opts.derive ?? deriveNodeId;
   let found: Identity | undefined;
   const draw = async () => {
     while (!found) {
       const pair = (await crypto.subtle.generateKey(keyAlg(alg), opts.extractable ?? true, ['sign', 'verify'])) as CryptoKeyPair;
       const raw = new Uint8Array(await crypto.subtle.exportKey('raw', pair.publicKey));
+      if (found) return;
       if (opts.counts) opts.counts.tries++;
-      // Hashed here: a digest through WebCrypto is one more round trip per key.
-      const id = sha256Sync(raw).slice(0, ID_BYTES);
-      if (!found && idWorkOk(id, bits)) found = new WebCryptoIdentity(id, alg, raw, pair.privateKey, pair.publicKey);
+      // Derived without the remembered keys: ~2^bits keys thrown away would flush them.
+      const id = await derive(raw);
+      if (!found && idWorkOk(id, bits)) {
+        rememberNodeId(raw, id);
+        found = new WebCryptoIdentity(id, alg, raw, pair.privateKey, pair.publicKey);
+      }
     }
   };
   await Promise.all(Array.from({ length: MINT_IN_FLIGHT }, draw));
@@ -146,13 +156,14 @@ export function isIdentityJson(x: unknown): x is IdentityJson {
     typeof o.publicJwk === 'object' && o.publicJwk !== null;
 }
 
-export async function identityFromJson(json: unknown, extractable = true): Promise<Identity> {
+/** The identity `json` holds, its id derived as a key of `kind` (a stored node key of another kind gets another id). */
+export async function identityFromJson(json: unknown, kind: KeyKind, extractable = true): Promise<Identity> {
   if (!isIdentityJson(json)) throw new IdentityError('not an identity JSON object');
   try {
     const alg = keyAlg(json.alg);
     const privateKey = await crypto.subtle.importKey('jwk', json.privateJwk, alg, extractable, ['sign']);
     const publicKey = await crypto.subtle.importKey('jwk', json.publicJwk, alg, true, ['verify']);
-    const id = await fromKeys(json.alg, privateKey, publicKey);
+    const id = await fromKeys(kind, json.alg, privateKey, publicKey);
     // A private key that does not match the public one would sign things nobody can verify.
     const probe = new TextEncoder().encode('voxel-populi identity check');
     if (!(await verifySignature(json.alg, id.publicKey, probe, await id.sign(probe)))) {
@@ -189,14 +200,4 @@ export async function verifyWithKey(alg: IdentityAlg, key: CryptoKey, data: Uint
   } catch {
     return false;
   }
-}
-
-/** The node id a raw public key stands for. */
-export function nodeIdOfPublicKey(publicKey: Uint8Array): Promise<NodeId> {
-  return idFromSha256(publicKey);
-}
-
-/** True when `publicKey` hashes to `claimed`. */
-export async function publicKeyMatchesId(publicKey: Uint8Array, claimed: NodeId): Promise<boolean> {
-  return idEquals(await nodeIdOfPublicKey(publicKey), claimed);
 }

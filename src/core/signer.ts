@@ -1,8 +1,9 @@
 // Who signs and how a signature is checked, as two small injected pieces: a tab signs
-// with its identity (WebCrypto) and checks that a public key hashes to the node id it
-// speaks for; the simulator injects a synchronous keyring so runs stay reproducible on
+// with its identity (WebCrypto) and checks that a public key stands for the id it speaks
+// for, as a node's key or a player's (key-ids.ts); the simulator injects a synchronous keyring so runs stay reproducible on
 // the virtual clock (WebCrypto settles outside it).
-import { importPublicKey, nodeIdOfPublicKey, verifyWithKey, type IdentityAlg } from './identity';
+import { importPublicKey, verifyWithKey, type IdentityAlg } from './identity';
+import { idOfPublicKey, type KeyKind } from './key-ids';
 import { idEquals, type NodeId } from './node-id';
 import { LruMap } from './lru-map';
 
@@ -20,8 +21,11 @@ export interface Signer {
   signNow?(data: Uint8Array): Uint8Array;
 }
 
-/** True only when `publicKey` stands for `id` and signed `data` (never throws). */
-export type Verifier = (id: NodeId, alg: IdentityAlg, publicKey: Uint8Array, data: Uint8Array, signature: Uint8Array) => Promise<boolean>;
+/**
+ * True only when `publicKey`, as a key of `kind` (a node's or a player's: their ids are
+ * derived apart, key-ids.ts), stands for `id` and signed `data` (never throws).
+ */
+export type Verifier = (kind: KeyKind, id: NodeId, alg: IdentityAlg, publicKey: Uint8Array, data: Uint8Array, signature: Uint8Array) => Promise<boolean>;
 
 /** Keys a verifier keeps imported (least recently used dropped first). */
 const KEYS_KEPT = 512;
@@ -44,11 +48,11 @@ export class ProvenKeys {
     return this.keys.size;
   }
 
-  /** The imported key when `publicKey` hashes to `id`; null otherwise or when it is malformed. Never rejects. */
-  async keyFor(id: NodeId, alg: IdentityAlg, publicKey: Uint8Array): Promise<CryptoKey | null> {
-    const tag = `${alg}:${String.fromCharCode.apply(null, publicKey as unknown as number[])}`;
+  /** The imported key when `publicKey`, as a key of `kind`, stands for `id`; null otherwise or when it is malformed. Never rejects. */
+  async keyFor(kind: KeyKind, id: NodeId, alg: IdentityAlg, publicKey: Uint8Array): Promise<CryptoKey | null> {
+    const tag = `${kind}:${alg}:${String.fromCharCode.apply(null, publicKey as unknown as number[])}`;
     let k = this.keys.get(tag);
-    if (!k) this.keys.set(tag, (k = { id: await nodeIdOfPublicKey(publicKey) }));
+    if (!k) this.keys.set(tag, (k = { id: await idOfPublicKey(kind, publicKey) }));
     if (!idEquals(k.id, id)) return null;
     k.key ??= importPublicKey(alg, publicKey).catch(() => {
       this.keys.delete(tag); // a malformed key is not kept
@@ -58,13 +62,13 @@ export class ProvenKeys {
   }
 }
 
-/** A verifier over `keys` (ProvenKeys): the node id is SHA-256 of the key, and WebCrypto checks the signature. */
+/** A verifier over `keys` (ProvenKeys): the key must stand for the id as its kind asks, and WebCrypto checks the signature. */
 export function cachingWebCryptoVerifier(keys = new ProvenKeys()): Verifier {
-  return async (id, alg, publicKey, data, signature) => {
-    const key = await keys.keyFor(id, alg, publicKey);
+  return async (kind, id, alg, publicKey, data, signature) => {
+    const key = await keys.keyFor(kind, id, alg, publicKey);
     return key !== null && verifyWithKey(alg, key, data, signature);
   };
 }
 
-/** The tabs' verifier: the node id is SHA-256 of the key, and WebCrypto checks the signature (keys remembered). */
+/** The tabs' verifier: the key must stand for the id as its kind asks, and WebCrypto checks the signature (keys remembered). */
 export const webCryptoVerifier: Verifier = cachingWebCryptoVerifier();

@@ -3,7 +3,7 @@
 // routed messages after they left the duplicate window. Each time the node's memory for it
 // stays flat and it keeps serving others.
 import { describe, expect, it } from 'vitest';
-import { generateIdentity, type Identity } from '../core/identity';
+import { generateNodeIdentity, type Identity } from '../core/identity';
 import { idToHex, randomId, type NodeId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
 import { VirtualClock } from '../core/virtual-clock';
@@ -25,7 +25,7 @@ async function nodeUnderAttack(options: Partial<DhtOptions> = {}) {
   const node = createDhtNode({ selfId, transport: net.addNode(selfId), clock, options: { random: rand, idWorkBits: 0, ...options } });
   await node.start();
   for (let i = 0; i < 60; i++) node.addContact(randomId(rand));
-  const attacker = await generateIdentity();
+  const attacker = await generateNodeIdentity({ bits: 0 });
   const link = new HostileLink(attacker.id);
   node.links.attach(link, false, true);
   const replies: DhtMessage[] = [];

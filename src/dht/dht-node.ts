@@ -16,7 +16,7 @@
 // and their offer/answer travels through the overlay itself: a lookup never dials.
 import type { Clock } from '../core/clock';
 import { Emitter } from '../core/emitter';
-import { nodeIdOfPublicKey } from '../core/identity';
+import { nodeIdOfKey } from '../core/key-ids';
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { STOPPED } from '../net/close-reasons';
 import type { SignalChannel, Transport } from '../net/transport';
@@ -244,8 +244,8 @@ export class DhtNode implements Dht {
   async start(): Promise<void> {
     if (this.running) return;
     // A signer for another id would get every message we send dropped as forged.
-    if (this.signer && !idEquals(await nodeIdOfPublicKey(this.signer.publicKey), this.selfId)) {
-      throw new Error('the route signer\'s public key does not hash to selfId');
+    if (this.signer && !idEquals(nodeIdOfKey(this.signer.publicKey), this.selfId)) {
+      throw new Error('the route signer\'s public key does not stand for selfId');
     }
     if (this.running) return;
     this.running = true;

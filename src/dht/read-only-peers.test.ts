@@ -2,7 +2,7 @@
 // tables, lookups' results and routes; the flag speaks only for its own sender.
 import { describe, expect, it } from 'vitest';
 import { CodecError } from '../core/codec';
-import { generateIdentity } from '../core/identity';
+import { generateNodeIdentity } from '../core/identity';
 import { idToHex, randomId, type NodeId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
 import { VirtualClock } from '../core/virtual-clock';
@@ -137,7 +137,7 @@ describe('hostile read-only flags', () => {
       node.addContact(id);
       honest.push(id);
     }
-    const attacker = await generateIdentity({ alg: 'Ed25519' });
+    const attacker = await generateNodeIdentity({ bits: 0, alg: 'Ed25519' });
     node.addContact(attacker.id);
     const link = new HostileLink(attacker.id);
     node.links.attach(link, true);

@@ -5,12 +5,14 @@
 // malicious (it rewrites the frames it passes to B). B must deliver what A signed, and
 // drop and count what M forged, and keep working.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { generateIdentity, hasEd25519, type Identity, type IdentityAlg } from '../core/identity';
+import { generateNodeIdentity, hasEd25519, type Identity, type IdentityAlg } from '../core/identity';
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
 import { VirtualClock } from '../core/virtual-clock';
 import { MemoryNetwork } from '../net/memory-network';
 import { testNodeIdentity } from '../testing/node-identities';
+import { oldKindIdentity } from '../testing/old-node-identity';
+import { idWorkOk } from '../core/id-work';
 import { createDhtNode, type DhtNode, type DhtOptions } from './dht-node';
 import type { PeerLink } from './link-set';
 import { dhtCodec, MAX_FRAME, MAX_IDS } from './messages';
@@ -221,6 +223,22 @@ describe('routed messages are signed by their source and verified by their desti
     expect(a.stats.dropped.forged).toBe(0);
   });
 
+  it('drops a message signed by a key whose SHA-256 is its source (a node id of the old kind, showing the work) and keeps that source out of the table', async () => {
+    t = new Trio();
+    await t.start();
+    const { b } = t;
+    const old = await oldKindIdentity();
+    expect(idWorkOk(old.id, b.idWorkBits)).toBe(true);
+    const env: RouteEnvelope = { id: 91, ttl: 30, src: old.id, dst: b.selfId, trace: [t.m.selfId], via: [], body: dhtCodec.encode({ t: 'DATA', body: enc('old kind') }) };
+    env.auth = { alg: old.alg, publicKey: old.publicKey, signature: await old.sign(signedRouteData(old.alg, env)) };
+    const forged = b.stats.dropped.forged;
+    t.m.links.sendFrame(t.m.links.get(b.selfHex)!, encodeRoute(env));
+    await t.run(500);
+    expect(t.gotB.map((g) => g.msg)).toEqual([]);
+    expect(b.stats.dropped.forged - forged).toBe(1);
+    expect(b.table.has(idToHex(old.id))).toBe(false);
+  });
+
   it('with requireSignedRoutes off, an unsigned message is taken but a badly signed one is still dropped', async () => {
     t = new Trio();
     await t.start({ requireSignedRoutes: false });
@@ -247,10 +265,10 @@ describe('routed messages are signed by their source and verified by their desti
 describe('RouteVerifier', () => {
   const env = (src: NodeId, body = enc('x')): RouteEnvelope => ({ id: 5, ttl: 9, src, dst: new Uint8Array(20).fill(2), trace: [], via: [], body });
 
-  it('refuses a key that does not hash to src, a bad signature, a missing block; never throws on junk', async () => {
+  it('refuses a key that does not stand for src, a bad signature, a missing block; never throws on junk', async () => {
     const v = new RouteVerifier(4);
-    const x = await generateIdentity({ alg });
-    const y = await generateIdentity({ alg });
+    const x = await generateNodeIdentity({ bits: 0, alg });
+    const y = await generateNodeIdentity({ bits: 0, alg });
     const good = env(x.id);
     good.auth = { alg: x.alg, publicKey: x.publicKey, signature: await x.sign(signedRouteData(x.alg, good)) };
     expect(await v.verify(good)).toBe(true);
@@ -273,7 +291,7 @@ describe('RouteVerifier', () => {
     expect(VERIFIED_KEYS).toBe(256);
     const v = new RouteVerifier(3);
     for (let i = 0; i < 5; i++) {
-      const x = await generateIdentity({ alg });
+      const x = await generateNodeIdentity({ bits: 0, alg });
       const e = env(x.id);
       e.auth = { alg: x.alg, publicKey: x.publicKey, signature: await x.sign(signedRouteData(x.alg, e)) };
       expect(await v.verify(e)).toBe(true);
@@ -284,7 +302,7 @@ describe('RouteVerifier', () => {
 
 describe('route frame auth block', () => {
   it('round-trips both formats; a forwarder reads it without verifying; bad blocks are refused', async () => {
-    const x = await generateIdentity({ alg: 'ECDSA-P256' });
+    const x = await generateNodeIdentity({ bits: 0, alg: 'ECDSA-P256' });
     const e: RouteEnvelope = { id: 1, ttl: 5, src: x.id, dst: new Uint8Array(20).fill(1), trace: [new Uint8Array(20).fill(3)], via: [], body: dhtCodec.encode({ t: 'PING', r: 9 }) };
     e.auth = { alg: 'ECDSA-P256', publicKey: x.publicKey, signature: await x.sign(signedRouteData('ECDSA-P256', e)) };
     const frame = encodeRoute(e);

@@ -3,7 +3,7 @@
 // envelope, which any forwarder could rewrite. So the source signs the fields no
 // forwarder changes (id, src, dst, body: `signedRouteData`) and puts its public key and
 // the signature in the envelope's auth block (route-frame.ts); forwarders pass both on
-// untouched and check nothing; the destination checks that the key hashes to src and
+// untouched and check nothing; the destination checks that the key stands for src as a node key (core/key-ids.ts) and
 // that the signature verifies before it acts on the message (overlay-router.ts).
 //
 // ttl, trace and via are routing hints that forwarders change: not signed, so a forwarder
@@ -17,7 +17,7 @@ import { AUTH_FORMATS, signedRouteData, type RouteEnvelope } from './route-frame
 /** What a node signs its routed messages with: an `Identity` (src/core/identity.ts) is one. */
 export interface RouteSigner {
   readonly alg: IdentityAlg;
-  /** Raw public key; must hash to the node's id. */
+  /** Raw public key; must stand for the node's id (core/key-ids.ts). */
   readonly publicKey: Uint8Array;
   sign(data: Uint8Array): Promise<Uint8Array>;
 }
@@ -32,7 +32,7 @@ export function checkSigner(signer: RouteSigner): void {
 }
 
 export class RouteVerifier {
-  /** Keys proven to hash to their source ids (core/signer.ts: the verifiers of every frame share the class). */
+  /** Keys proven to stand for their source ids (core/signer.ts: the verifiers of every frame share the class). */
   private readonly keys: ProvenKeys;
 
   constructor(maxKeys = VERIFIED_KEYS) {
@@ -44,7 +44,7 @@ export class RouteVerifier {
   }
 
   /**
-   * Whether env's auth block proves that src sent it: the key hashes to src and the
+   * Whether env's auth block proves that src sent it: the key stands for src and the
    * signature over id, src, dst and body checks. False (never a throw or a rejection) for
    * anything else. What it needs of env is read before the first await, so env may be
    * views into a frame.
@@ -57,7 +57,7 @@ export class RouteVerifier {
       const publicKey = env.auth.publicKey.slice();
       const signature = env.auth.signature.slice();
       const src = env.src.slice();
-      const key = await this.keys.keyFor(src, alg, publicKey);
+      const key = await this.keys.keyFor('node', src, alg, publicKey);
       return key !== null && (await verifyWithKey(alg, key, data, signature));
     } catch {
       return false;

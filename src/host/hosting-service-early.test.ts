@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Emitter } from '../core/emitter';
-import { generateIdentity } from '../core/identity';
+import { generateNodeIdentity } from '../core/identity';
 import { randomId, type NodeId } from '../core/node-id';
 import { webCryptoVerifier } from '../core/signer';
 import { clockTicker } from '../core/ticker';
@@ -32,7 +32,7 @@ async function setup() {
     if (msg.t === 'REJECT') rejects.push(msg.r);
   });
   const makeHost = async () => {
-    const identity = await generateIdentity({ alg: 'Ed25519' });
+    const identity = await generateNodeIdentity({ bits: 0, alg: 'Ed25519' });
     const host = new HostingService({ dht: hostDht as unknown as HostDht, wires: new HostWires(hostChannels, clock), clock, ticker: clockTicker(clock), store, world: 'early', signer: identity, verify: webCryptoVerifier });
     return host;
   };

@@ -2,7 +2,7 @@
 // messages before the handshake, half-open inbound connections) and which SDPs the
 // handshake binds. The real WebRtcLink and WebRtcTransport over a stand-in channel.
 import { describe, expect, it } from 'vitest';
-import { generateIdentity } from '../core/identity';
+import { generateNodeIdentity } from '../core/identity';
 import { randomId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
 import { VirtualClock } from '../core/virtual-clock';
@@ -88,7 +88,7 @@ describe('half-open inbound connections', () => {
   async function transport(clock: VirtualClock) {
     const peers: FakeSimplePeer[] = [];
     const t = new WebRtcTransport({
-      identity: await generateIdentity(),
+      identity: await generateNodeIdentity({ bits: 0 }),
       clock,
       idWorkBits: 0, // the sources here are drawn ids (core/id-work.ts)
       maxPendingInbound: 4,
@@ -176,7 +176,7 @@ describe('a browser that gathers no ICE candidate', () => {
     const clock = new VirtualClock();
     const peers: FakeSimplePeer[] = [];
     const transport = async () => new WebRtcTransport({
-      identity: await generateIdentity(), clock, dialTimeoutMs: 15_000, noCandidateMs: 2000, idWorkBits: 0,
+      identity: await generateNodeIdentity({ bits: 0 }), clock, dialTimeoutMs: 15_000, noCandidateMs: 2000, idWorkBits: 0,
       createPeer: (o) => {
         const p = new FakeSimplePeer(o);
         peers.push(p);
@@ -213,7 +213,7 @@ describe('a start-up probe that gathered no candidate (ice-probe.ts)', () => {
     const clock = new VirtualClock();
     let made = 0;
     const t = new WebRtcTransport({
-      identity: await generateIdentity(), clock, noCandidateMs: 2000, iceProbeTrustMs: 10_000, idWorkBits: 0, iceProbe: Promise.resolve('none'),
+      identity: await generateNodeIdentity({ bits: 0 }), clock, noCandidateMs: 2000, iceProbeTrustMs: 10_000, idWorkBits: 0, iceProbe: Promise.resolve('none'),
       createPeer: (o) => (made++, new FakeSimplePeer(o).asPeer),
     });
     const signals = { sendSignal: () => undefined };
@@ -229,7 +229,7 @@ describe('a start-up probe that gathered no candidate (ice-probe.ts)', () => {
     clock.advanceSync(2001);
     expect(await later).toBe(NO_CANDIDATE);
     expect(t.stats.noCandidate).toBe(3);
-    const ok = new WebRtcTransport({ identity: await generateIdentity(), clock, idWorkBits: 0, iceProbe: Promise.resolve('gathered'), createPeer: (o) => (made++, new FakeSimplePeer(o).asPeer) });
+    const ok = new WebRtcTransport({ identity: await generateNodeIdentity({ bits: 0 }), clock, idWorkBits: 0, iceProbe: Promise.resolve('gathered'), createPeer: (o) => (made++, new FakeSimplePeer(o).asPeer) });
     await Promise.resolve();
     void t.dial(randomId(rand), signals).catch(() => {});
     void ok.dial(randomId(rand), signals).catch(() => {});
@@ -245,7 +245,7 @@ describe('a start-up probe that has not answered (a blocked Chromium, or a loade
     let made = 0;
     let answer!: (r: 'gathered') => void;
     const t = new WebRtcTransport({
-      identity: await generateIdentity(), clock, noCandidateMs: 2000, iceProbeTrustMs: 10_000, dialTimeoutMs: 15_000, idWorkBits: 0,
+      identity: await generateNodeIdentity({ bits: 0 }), clock, noCandidateMs: 2000, iceProbeTrustMs: 10_000, dialTimeoutMs: 15_000, idWorkBits: 0,
       iceProbe: new Promise((r) => { answer = r; }),
       createPeer: (o) => (made++, new FakeSimplePeer(o).asPeer),
     });
@@ -268,7 +268,7 @@ describe('a start-up probe that has not answered (a blocked Chromium, or a loade
     expect(await after).toBe('dial timed out'); // not failed for gathering nothing: it was only late
     t.close();
     // Relay-only: the probe's host candidates say nothing of TURN's, so a dial without one still fails at noCandidateMs.
-    const relayOnly = new WebRtcTransport({ identity: await generateIdentity(), clock, noCandidateMs: 2000, idWorkBits: 0, rtcConfig: { iceTransportPolicy: 'relay' }, iceProbe: Promise.resolve('gathered'), createPeer: (o) => new FakeSimplePeer(o).asPeer });
+    const relayOnly = new WebRtcTransport({ identity: await generateNodeIdentity({ bits: 0 }), clock, noCandidateMs: 2000, idWorkBits: 0, rtcConfig: { iceTransportPolicy: 'relay' }, iceProbe: Promise.resolve('gathered'), createPeer: (o) => new FakeSimplePeer(o).asPeer });
     await new Promise((r) => setImmediate(r));
     const relayDial = outcome(relayOnly.dial(randomId(rand), signals));
     clock.advanceSync(2001);

@@ -1,8 +1,8 @@
 // The identity handshake run on every new WebRTC link, right after the data channel
 // opens and before the Link is handed out. Each side sends HELLO {public key, nonce},
 // then AUTH {signature over both ids, both nonces and both DTLS fingerprints}. The
-// remote id is trusted only when the public key hashes to the id we dialled (or the id
-// the signal came from) and the signature checks. Signing the peer's fresh nonce stops
+// remote id is trusted only when the public key stands for the id we dialled (or the id
+// the signal came from) as a node key (one scrypt, core/key-ids.ts) and the signature checks. Signing the peer's fresh nonce stops
 // replays; signing the DTLS fingerprints of the offer and answer SDPs, as each side saw
 // them, stops a signaling relay from sitting in the middle of the connection (each leg
 // of a man-in-the-middle has different certificates, so the transcripts differ).
@@ -18,7 +18,8 @@ import * as v from 'valibot';
 import { fromB64 as decodeB64, toB64 } from '../core/base64';
 import { concatBytes } from '../core/concat-bytes';
 import { ID_WORK_BITS, idWorkOk } from '../core/id-work';
-import { type Identity, publicKeyMatchesId, verifySignature } from '../core/identity';
+import { type Identity, verifySignature } from '../core/identity';
+import { publicKeyMatchesId } from '../core/key-ids';
 import { type NodeId } from '../core/node-id';
 import { VoxelError } from '../core/errors';
 import { UNNAMED_NETWORK } from './network-id';
@@ -104,7 +105,7 @@ export async function runHandshake(io: HandshakeIo, self: Identity, remoteId: No
   const pk = fromB64(hello.pk);
   const theirNonce = fromB64(hello.nonce);
   if (theirNonce.length !== NONCE_BYTES) throw new HandshakeError('bad nonce');
-  if (!(await publicKeyMatchesId(pk, remoteId))) throw new HandshakeError('public key does not match the remote id');
+  if (!(await publicKeyMatchesId('node', pk, remoteId))) throw new HandshakeError('public key does not match the remote id');
   if (!idWorkOk(remoteId, idWorkBits)) throw new HandshakeError(NO_ID_WORK);
   const sig = await self.sign(transcript(self.id, remoteId, nonce, theirNonce, fingerprints, network));
   io.send({ t: 'auth', sig: toB64(sig) });

@@ -3,10 +3,11 @@
 // answer its offer, before any connection is made.
 import { describe, expect, it } from 'vitest';
 import { idWorkOk } from '../core/id-work';
-import { generateIdentity, type Identity } from '../core/identity';
+import { generateNodeIdentity, type Identity } from '../core/identity';
 import { VirtualClock } from '../core/virtual-clock';
 import { FakeSimplePeer } from '../testing/fake-simple-peer';
 import { testNodeIdentity } from '../testing/node-identities';
+import { oldKindIdentity } from '../testing/old-node-identity';
 import { NO_ID_WORK, runHandshake } from './link-handshake';
 import { DialError } from './transport';
 import { WebRtcTransport } from './webrtc-transport';
@@ -15,10 +16,10 @@ import { handshakePipe } from '../testing/handshake-pipe';
 const FPS = 'sha-256 aa:bb|sha-256 cc:dd';
 
 
-/** A key whose id shows too little work: a player key, or a node key from before ids cost work. */
+/** A node key whose id (derived as a node's) shows too little work. */
 async function idleIdentity(): Promise<Identity> {
   for (;;) {
-    const id = await generateIdentity();
+    const id = await generateNodeIdentity({ bits: 0 });
     if (!idWorkOk(id.id)) return id;
   }
 }
@@ -37,6 +38,20 @@ describe('the link handshake', () => {
     // Asking nothing (a simulation's drawn ids), the same key is proven.
     [a, b] = handshakePipe();
     await Promise.all([runHandshake(a, us, idle.id, FPS, 0), runHandshake(b, idle, us.id, FPS, 0)]);
+  });
+});
+
+describe('a node id not derived through scrypt', () => {
+  it('is refused at the handshake though it shows the work: its key is SHA-256 of the id, as node ids were', async () => {
+    const [us, old] = [await testNodeIdentity(), await oldKindIdentity()];
+    expect(idWorkOk(old.id)).toBe(true);
+    const [a, b] = handshakePipe();
+    void runHandshake(b, old, us.id, FPS).catch(() => undefined);
+    await expect(runHandshake(a, us, old.id, FPS)).rejects.toThrow(/does not match the remote id/);
+    // Asking no work changes nothing: the derivation is checked whatever the bits.
+    const [c, d] = handshakePipe();
+    void runHandshake(d, old, us.id, FPS, 0).catch(() => undefined);
+    await expect(runHandshake(c, us, old.id, FPS, 0)).rejects.toThrow(/does not match the remote id/);
   });
 });
 

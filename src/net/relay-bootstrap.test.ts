@@ -5,7 +5,7 @@ import WebSocket from 'ws';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { cleanup } from 'node-datachannel';
 import { startServer, type RunningServer } from '../../signaling/serve';
-import { generateIdentity } from '../core/identity';
+import { generateNodeIdentity } from '../core/identity';
 import { idEquals, idToHex, randomId } from '../core/node-id';
 import { feedSignals } from './bootstrap';
 import { connectRelay, type WebSocketCtor } from './relay-bootstrap';
@@ -26,7 +26,7 @@ afterAll(async () => {
 
 describe('relay bootstrap', () => {
   it('registers, lists peers, relays signals, reports undeliverable ids', async () => {
-    const [ia, ib] = [await generateIdentity(), await generateIdentity()];
+    const [ia, ib] = [await generateNodeIdentity({ bits: 0 }), await generateNodeIdentity({ bits: 0 })];
     const [ida, idb] = [ia.id, ib.id];
     const a = await connectRelay({ url: server.relayUrl, identity: ia, WebSocket: WS });
     const b = await connectRelay({ url: server.relayUrl, identity: ib, WebSocket: WS });
@@ -47,7 +47,7 @@ describe('relay bootstrap', () => {
 
   it('two worlds at one relay: each lists only its own world\'s peers, and a signal across is undeliverable', async () => {
     const [alps, lab] = [networkId('alps', 'alps'), networkId('lab', 'lab')];
-    const join = async (network: string) => connectRelay({ url: server.relayUrl, identity: await generateIdentity(), WebSocket: WS, network });
+    const join = async (network: string) => connectRelay({ url: server.relayUrl, identity: await generateNodeIdentity({ bits: 0 }), WebSocket: WS, network });
     const [a1, a2, l1] = [await join(alps), await join(alps), await join(lab)];
     expect([a1, a2, l1].map((b) => b.stats.inRoom)).toEqual([true, true, true]);
     expect((await a1.randomPeers(8)).map(idToHex)).toEqual([idToHex(a2.selfId)]);
@@ -59,16 +59,16 @@ describe('relay bootstrap', () => {
   });
 
   it('a second connection of the same identity takes the id back (the first is closed); an unreachable relay rejects', async () => {
-    const me = await generateIdentity();
+    const me = await generateNodeIdentity({ bits: 0 });
     const a = await connectRelay({ url: server.relayUrl, identity: me, WebSocket: WS });
     const aClosed = new Promise((r) => a.events.once('close', r));
     const again = await connectRelay({ url: server.relayUrl, identity: me, WebSocket: WS });
     await aClosed;
-    const other = await connectRelay({ url: server.relayUrl, identity: await generateIdentity(), WebSocket: WS });
+    const other = await connectRelay({ url: server.relayUrl, identity: await generateNodeIdentity({ bits: 0 }), WebSocket: WS });
     const got = new Promise<{ from: Uint8Array }>((r) => again.events.once('signal', r));
     other.sendSignal(me.id, { hi: 1 });
     expect(idEquals((await got).from, other.selfId)).toBe(true);
-    await expect(connectRelay({ url: 'ws://127.0.0.1:1/relay', identity: await generateIdentity(), WebSocket: WS })).rejects.toThrow(/cannot reach|closed/);
+    await expect(connectRelay({ url: 'ws://127.0.0.1:1/relay', identity: await generateNodeIdentity({ bits: 0 }), WebSocket: WS })).rejects.toThrow(/cannot reach|closed/);
     again.close();
     other.close();
   });
@@ -87,8 +87,8 @@ describe('relay bootstrap', () => {
     });
     await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
     const url = server.relayUrl.replace(/:\d+\//, `:${(proxy.address() as { port: number }).port}/`);
-    const kept = await connectRelay({ url, identity: await generateIdentity(), WebSocket: WS, keepaliveMs: 300, probeTimeoutMs: 300 });
-    const plain = await connectRelay({ url, identity: await generateIdentity(), WebSocket: WS, keepaliveMs: Infinity });
+    const kept = await connectRelay({ url, identity: await generateNodeIdentity({ bits: 0 }), WebSocket: WS, keepaliveMs: 300, probeTimeoutMs: 300 });
+    const plain = await connectRelay({ url, identity: await generateNodeIdentity({ bits: 0 }), WebSocket: WS, keepaliveMs: Infinity });
     const closes: string[] = [];
     kept.events.on('close', ({ reason }) => closes.push(`kept: ${reason}`));
     plain.events.on('close', ({ reason }) => closes.push(`plain: ${reason}`));
@@ -112,7 +112,7 @@ describe('relay bootstrap', () => {
 
   it('emits close when the relay goes away', async () => {
     const s2 = await startServer({ port: 0, relayOnly: true });
-    const a = await connectRelay({ url: s2.relayUrl, identity: await generateIdentity(), WebSocket: WS });
+    const a = await connectRelay({ url: s2.relayUrl, identity: await generateNodeIdentity({ bits: 0 }), WebSocket: WS });
     const closed = new Promise((r) => a.events.once('close', r));
     await s2.close();
     await closed;

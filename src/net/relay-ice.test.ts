@@ -2,7 +2,7 @@
 // oversize one is dropped and counted, the registration stands), renewed at half its ttl.
 // A scripted stand-in for the relay's WebSocket: no network.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { generateIdentity } from '../core/identity';
+import { generateNodeIdentity } from '../core/identity';
 import { idToHex } from '../core/node-id';
 import { connectRelay, type WebSocketLike } from './relay-bootstrap';
 import type { IceGrant } from './relay-protocol';
@@ -34,7 +34,7 @@ const turn = (username = '1700003600:n', credential = 'c2VjcmV0') => ({ urls: ['
 
 /** Connects through the stand-in; the relay answers the register with `registered` + `ice`. */
 async function connectWith(ice: unknown) {
-  const me = await generateIdentity();
+  const me = await generateNodeIdentity({ bits: 0 });
   const p = connectRelay({ url: 'ws://relay.invalid/relay', identity: me, WebSocket: ScriptedSocket });
   const ws = ScriptedSocket.last!;
   await vi.waitFor(() => expect(ws.sent.some((m) => m.type === 'register')).toBe(true));

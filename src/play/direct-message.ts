@@ -55,5 +55,5 @@ export async function makeDirectMessage(player: Signer, world: string, from: Nod
 
 /** True when the player the message names signed it, in this world, with the key that is theirs (never throws). */
 export function verifyDirectMessage(m: DirectMessage, world: string, verify: Verifier): Promise<boolean> {
-  return verify(m.p, KEY_ALGS[m.a], m.k, directMessageBytes(world, m), m.s).catch(() => false);
+  return verify('player', m.p, KEY_ALGS[m.a], m.k, directMessageBytes(world, m), m.s).catch(() => false);
 }

@@ -11,7 +11,8 @@
 // the regions holding its items answering, e.g. after a reload far from them.
 import * as v from 'valibot';
 import { bytes, CodecError, defineCodec, epochMs } from '../core/codec';
-import { publicKeyMatchesId, verifySignature, type Identity } from '../core/identity';
+import { verifySignature, type Identity } from '../core/identity';
+import { publicKeyMatchesId } from '../core/key-ids';
 import { ID_BYTES, idEquals, idToHex, type NodeId } from '../core/node-id';
 import type { Pose } from '../world/pose';
 import { ITEM_KINDS, type ItemKind } from '../agree/item-kinds';
@@ -143,7 +144,7 @@ export async function verifyPlayerRecord(data: Uint8Array, expectedPlayerId: Nod
   if (!idEquals(r.playerId, expectedPlayerId)) {
     throw new PlayerRecordError('wrong-player', `record is for player ${idToHex(r.playerId).slice(0, 8)}, not ${idToHex(expectedPlayerId).slice(0, 8)}`);
   }
-  if (!(await publicKeyMatchesId(r.publicKey, r.playerId))) {
+  if (!(await publicKeyMatchesId('player', r.publicKey, r.playerId))) {
     throw new PlayerRecordError('key-mismatch', 'the record\'s public key is not the player\'s');
   }
   if (!(await verifySignature(r.alg, r.publicKey, signedBytes(r), r.sig))) {

@@ -64,7 +64,7 @@ export class CertChecker {
 
   /** Whether `g` is a valid grant of `terms` by the node it names. */
   grantValid(key: NodeId, terms: ClaimTerms, g: GrantSig): Promise<boolean> {
-    return this.verify(g.id, KEY_ALGS[g.a], g.k, grantBytes(key, terms), g.s);
+    return this.verify('node', g.id, KEY_ALGS[g.a], g.k, grantBytes(key, terms), g.s);
   }
 
   /**
@@ -148,7 +148,7 @@ export class CertChecker {
    */
   primarySigned(c: EpochCert, data: Uint8Array, s: Uint8Array): Promise<boolean> {
     const g = c.grants.find((x) => idEquals(x.id, c.primary));
-    return g ? this.verify(g.id, KEY_ALGS[g.a], g.k, data, s) : Promise.resolve(false);
+    return g ? this.verify('node', g.id, KEY_ALGS[g.a], g.k, data, s) : Promise.resolve(false);
   }
 
   /**
@@ -176,7 +176,7 @@ export class CertChecker {
     const held = this.seen.get(tag);
     if (held !== undefined) return held;
     const data = grantBytes(key, c);
-    const oks = await Promise.all(c.grants.map((g) => this.verify(g.id, KEY_ALGS[g.a], g.k, data, g.s)));
+    const oks = await Promise.all(c.grants.map((g) => this.verify('node', g.id, KEY_ALGS[g.a], g.k, data, g.s)));
     this.verified++;
     const fault: CertFault | null = oks.every(Boolean) ? null : 'bad-signature';
     this.seen.set(tag, fault);

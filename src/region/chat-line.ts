@@ -79,5 +79,5 @@ export async function makeChatLine(player: Signer, world: string, name: string, 
 
 /** True when the player the line names signed it, in this world, with the key that is theirs (never throws). */
 export function verifyChatLine(line: ChatLine, world: string, verify: Verifier): Promise<boolean> {
-  return verify(line.p, KEY_ALGS[line.a], line.k, chatBytes(world, line), line.s).catch(() => false);
+  return verify('player', line.p, KEY_ALGS[line.a], line.k, chatBytes(world, line), line.s).catch(() => false);
 }

@@ -42,7 +42,7 @@ export async function makePlayerLook(node: Signer, world: string, name: string, 
 
 /** True when the node `node` signed this look in this world with the key that is its own (never throws). */
 export function verifyPlayerLook(look: PlayerLook, world: string, node: NodeId, verify: Verifier): Promise<boolean> {
-  return verify(node, KEY_ALGS[look.a], look.k, lookBytes(world, node, look), look.s).catch(() => false);
+  return verify('node', node, KEY_ALGS[look.a], look.k, lookBytes(world, node, look), look.s).catch(() => false);
 }
 
 /** True when two looks show the same (name and colour), whenever signed. */

@@ -51,6 +51,6 @@ export async function makePlayerPass(player: Signer, node: NodeId, nonce: number
 /** Why `pass`, shown by `node`, does not let it edit with `bits` of work asked, or undefined when it does. Never throws. */
 export async function checkPlayerPass(pass: PlayerPass, node: NodeId, bits: number, verify: Verifier): Promise<PassFault | undefined> {
   if (!checkWork(pass.k, pass.n, bits)) return 'work';
-  const ok = await verify(pass.p, KEY_ALGS[pass.a], pass.k, passBytes(node), pass.s).catch(() => false);
+  const ok = await verify('player', pass.p, KEY_ALGS[pass.a], pass.k, passBytes(node), pass.s).catch(() => false);
   return ok ? undefined : 'signature';
 }

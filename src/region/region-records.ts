@@ -196,7 +196,7 @@ async function authentic(rv: RecordVerifier, region: NodeId, cert: EpochCert, pk
   if (certShapeFault(cert)) return { ok: false, reason: 'badCert' };
   const g = pk ?? cert.grants.find((x) => idEquals(x.id, cert.primary));
   if (!g) return { ok: false, reason: 'noKey' };
-  if (!(await rv.verify(cert.primary, KEY_ALGS[g.a], g.k, data, s))) return { ok: false, reason: 'badSignature' };
+  if (!(await rv.verify('node', cert.primary, KEY_ALGS[g.a], g.k, data, s))) return { ok: false, reason: 'badSignature' };
   const fault = await rv.certs.check(region, cert, { ...(anchor.view ? { view: anchor.view } : {}), known: anchor.known, fresh: anchor.fresh });
   if (fault) return { ok: false, reason: fault === 'unanchored' ? 'unanchored' : 'badCert' };
   return null;

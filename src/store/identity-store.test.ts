@@ -2,8 +2,9 @@ import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { idEquals, idToHex } from '../core/node-id';
 import { ID_WORK_BITS, idWorkOk } from '../core/id-work';
-import { generateIdentity } from '../core/identity';
+import { generateIdentity, identityFromJson } from '../core/identity';
 import { testNodeIdentity } from '../testing/node-identities';
+import { OLD_NODE_IDENTITY } from '../testing/old-node-identity';
 import {
   claimNodeIdentity, exportPlayerIdentity, importPlayerIdentity, loadPlayerIdentity, openIdentityDb, playerIdentityMadeHere, type LockManagerLike,
 } from './identity-store';
@@ -136,6 +137,27 @@ describe('node ids that cost work', () => {
     expect(idWorkOk(a.identity.id, ID_WORK_BITS)).toBe(true);
     await a.release();
     // Stored in its place: the next claim of the slot gets it back, minting nothing.
+    const again = await claimNodeIdentity({ mint: () => Promise.reject(new Error('minted again')), dbName: db, locks });
+    expect(idToHex(again.identity.id)).toBe(idToHex(a.identity.id));
+    await again.release();
+    expect(idEquals((await loadPlayerIdentity(db)).id, player.id)).toBe(true);
+  });
+
+  it('a stored node key of the old kind (its id SHA-256 of the key, showing the work) is minted anew at claim; the player key is kept', async () => {
+    const db = dbName();
+    const player = await loadPlayerIdentity(db);
+    const asOld = await identityFromJson(OLD_NODE_IDENTITY, 'player');
+    expect(idWorkOk(asOld.id)).toBe(true); // it passed every check while node ids were SHA-256 of the key
+    const idb = await openIdentityDb(db);
+    await idb.put('node-keys', OLD_NODE_IDENTITY, 0);
+    idb.close();
+    const locks = fakeLocks();
+    const a = await claimNodeIdentity({ mint, dbName: db, locks });
+    expect(a.slot).toBe(0);
+    expect(idToHex(a.identity.publicKey)).not.toBe(idToHex(asOld.publicKey));
+    expect(idEquals(a.identity.id, asOld.id)).toBe(false);
+    expect(idWorkOk(a.identity.id)).toBe(true);
+    await a.release();
     const again = await claimNodeIdentity({ mint: () => Promise.reject(new Error('minted again')), dbName: db, locks });
     expect(idToHex(again.identity.id)).toBe(idToHex(a.identity.id));
     await again.release();

@@ -102,7 +102,7 @@ async function slotIdentity(db: Db, slot: number, bits: number, mint: Mint): Pro
   const json = (await db.get(NODE_STORE, slot)) as IdentityJson | undefined;
   if (json) {
     try {
-      const id = await identityFromJson(json);
+      const id = await identityFromJson(json, 'node');
       if (idWorkOk(id.id, bits)) return id;
     } catch {
       // A corrupt record must not brick the slot: replace it.
@@ -236,7 +236,7 @@ export async function loadPlayerIdentity(dbName = IDENTITY_DB): Promise<Identity
   const db = await openIdentityDb(dbName);
   try {
     const json = (await db.get(PLAYER_STORE, PLAYER_KEY)) as IdentityJson | undefined;
-    if (json) return await identityFromJson(json);
+    if (json) return await identityFromJson(json, 'player');
     const id = await generateIdentity();
     const fresh = await id.toJson(); // before the transaction: awaiting other work would commit it
     // If another tab created one meanwhile, keep theirs.
@@ -245,7 +245,7 @@ export async function loadPlayerIdentity(dbName = IDENTITY_DB): Promise<Identity
     const added = !existing && (await tx.store.add(fresh, PLAYER_KEY).then(() => true, () => false));
     await tx.done.catch(() => undefined);
     if (added) madeHere.add(dbName);
-    return existing ? identityFromJson(existing) : id;
+    return existing ? identityFromJson(existing, 'player') : id;
   } finally {
     db.close();
   }
@@ -258,7 +258,7 @@ export async function exportPlayerIdentity(dbName = IDENTITY_DB): Promise<Identi
 
 /** Replaces the player identity with one exported elsewhere (validated first). */
 export async function importPlayerIdentity(json: unknown, dbName = IDENTITY_DB): Promise<Identity> {
-  const id = await identityFromJson(json);
+  const id = await identityFromJson(json, 'player');
   const db = await openIdentityDb(dbName);
   try {
     await db.put(PLAYER_STORE, await id.toJson(), PLAYER_KEY);

@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { idWorkOk } from '../core/id-work';
+import { identityFromJson } from '../core/identity';
 import { idToHex } from '../core/node-id';
+import { OLD_NODE_IDENTITY } from '../testing/old-node-identity';
 import { LevelStore } from './level-store';
 
 const dirs: string[] = [];
@@ -115,6 +117,19 @@ describe('LevelStore node identity', () => {
     // 1 in 256 of keys shows 8 bits already: that one is kept.
     expect(idToHex(at8.id) === idToHex(old.id)).toBe(idWorkOk(old.id, 8));
     expect(idToHex((await store.nodeIdentity(8)).id)).toBe(idToHex(at8.id));
+    await store.close();
+  });
+
+  it('replaces a kept node key of the old kind (its id SHA-256 of the key, showing the work) with one whose id is derived through scrypt', async () => {
+    const dir = tempDir();
+    const seeded = await LevelStore.open(dir);
+    await seeded.keepNodeIdentity(await identityFromJson(OLD_NODE_IDENTITY, 'player'));
+    await seeded.close();
+    const store = await LevelStore.open(dir);
+    const now = await store.nodeIdentity();
+    expect(idToHex(now.publicKey)).not.toBe(idToHex((await identityFromJson(OLD_NODE_IDENTITY, 'node')).publicKey));
+    expect(idWorkOk(now.id)).toBe(true);
+    expect(idToHex((await store.nodeIdentity()).id)).toBe(idToHex(now.id));
     await store.close();
   });
 });

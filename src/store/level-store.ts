@@ -12,6 +12,7 @@ import { ClassicLevel } from 'classic-level';
 import { decode, encode } from '@msgpack/msgpack';
 import { ID_WORK_BITS, idWorkOk } from '../core/id-work';
 import { generateNodeIdentity, identityFromJson, type Identity, type IdentityJson } from '../core/identity';
+import { nativeNodeId } from './native-node-id';
 import { baseOf, gather, metaOf, withLog, type HostStore, type LogRecord, type RegionChange, type RegionMeta, type StoredRegion } from './host-store';
 import { StorageError } from './storage-error';
 
@@ -177,18 +178,26 @@ export class LevelStore {
 
   /**
    * This node's identity keypair, minted (its id shows `bits` of work, core/id-work.ts) and
-   * stored the first time. One kept from before ids cost work is replaced, since peers
-   * refuse it: the peer comes back under a new id (and, headless, as a new player).
+   * stored the first time (its id derived through node:crypto's scrypt, as a tab's through
+   * plain JS). One kept from before ids cost work, or from when a node id was SHA-256 of
+   * the key (loaded now, its id is the scrypt of the key, which shows the work only by
+   * chance), is replaced, since peers refuse it: the peer comes back under a new id (and,
+   * headless, as a new player).
    */
   async nodeIdentity(bits = ID_WORK_BITS): Promise<Identity> {
     const raw = await this.db.get(NODE_IDENTITY_KEY);
     if (raw) {
-      const kept = await identityFromJson(JSON.parse(new TextDecoder().decode(raw)) as IdentityJson);
+      const kept = await identityFromJson(JSON.parse(new TextDecoder().decode(raw)) as IdentityJson, 'node');
       if (idWorkOk(kept.id, bits)) return kept;
     }
-    const id = await generateNodeIdentity({ bits });
-    await this.db.put(NODE_IDENTITY_KEY, new TextEncoder().encode(JSON.stringify(await id.toJson())), SYNC);
+    const id = await generateNodeIdentity({ bits, derive: nativeNodeId });
+    await this.keepNodeIdentity(id);
     return id;
+  }
+
+  /** Stores `id` as this node's identity (what `nodeIdentity` loads next). */
+  async keepNodeIdentity(id: Identity): Promise<void> {
+    await this.db.put(NODE_IDENTITY_KEY, new TextEncoder().encode(JSON.stringify(await id.toJson())), SYNC);
   }
 
   /** The regions `owner` (a node id in hex) hosts in the world whose store scope (store-scope.ts) is `scope`. */

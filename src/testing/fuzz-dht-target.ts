@@ -6,7 +6,7 @@
 // the value store and the link set as they were.
 import fc from 'fast-check';
 import { Emitter } from '../core/emitter';
-import { generateIdentity, type Identity } from '../core/identity';
+import { generateNodeIdentity, type Identity } from '../core/identity';
 import { idToHex, randomId, type NodeId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
 import { VirtualClock } from '../core/virtual-clock';
@@ -91,7 +91,7 @@ export async function dhtNodeTarget(seed = 1): Promise<FuzzTarget> {
   });
   await node.start();
   for (let i = 0; i < 200; i++) node.addContact(randomId(rand));
-  const attacker: Identity = await generateIdentity({ alg: 'Ed25519' });
+  const attacker: Identity = await generateNodeIdentity({ bits: 0, alg: 'Ed25519' });
   const attackerHex = idToHex(attacker.id);
   const other = randomId(rand);
   let randomDst = randomId(rand);

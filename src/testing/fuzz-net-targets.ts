@@ -4,7 +4,7 @@
 // read back from each one's own counters.
 import fc from 'fast-check';
 import * as v from 'valibot';
-import { generateIdentity, type Identity } from '../core/identity';
+import { generateNodeIdentity, type Identity } from '../core/identity';
 import { idToHex, randomId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
 import { VirtualClock } from '../core/virtual-clock';
@@ -167,7 +167,7 @@ export async function signalTarget(): Promise<FuzzTarget<unknown>> {
   const clock = new VirtualClock();
   const peers: FakeSimplePeer[] = [];
   const t = new WebRtcTransport({
-    identity: await generateIdentity(),
+    identity: await generateNodeIdentity({ bits: 0 }),
     clock,
     // The sources are drawn ids: their offers must reach the checks fuzzed here (core/id-work.ts).
     idWorkBits: 0,
@@ -238,7 +238,7 @@ class ScriptedSocket implements WebSocketLike {
 
 /** The relay client's frame handling after it registered: signals, peer lists, errors, junk. */
 export async function relayClientTarget(identity?: Identity): Promise<FuzzTarget<unknown>> {
-  const self = identity ?? (await generateIdentity());
+  const self = identity ?? (await generateNodeIdentity({ bits: 0 }));
   const selfHex = idToHex(self.id);
   const pending = connectRelay({ url: 'ws://fuzz/relay', identity: self, WebSocket: ScriptedSocket as unknown as WebSocketCtor });
   const ws = ScriptedSocket.last!;

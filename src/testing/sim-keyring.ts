@@ -39,7 +39,7 @@ export class SimKeyring {
     return { id, alg: 'Ed25519', publicKey: h.raw, sign: (data) => Promise.resolve(now(data)), signNow: now };
   }
 
-  readonly verify: Verifier = (id, alg, publicKey, data, signature) => {
+  readonly verify: Verifier = (_kind, id, alg, publicKey, data, signature) => {
     const h = this.keys.get(idToHex(id));
     if (!h || alg !== 'Ed25519' || publicKey.length !== h.raw.length || !publicKey.every((b, i) => b === h.raw[i])) return Promise.resolve(false);
     try {

@@ -44,7 +44,7 @@ export function simRecordRule(keyring: SimKeyring): RecordRule {
       if (version === undefined) return { ok: false, reason: 'malformed' };
       const payload = value.subarray(4, value.length - SIG);
       const owner = keyring.signer(key);
-      const ok = await keyring.verify(key, 'Ed25519', owner.publicKey, signedBytes(key, version, payload), value.subarray(value.length - SIG));
+      const ok = await keyring.verify('node', key, 'Ed25519', owner.publicKey, signedBytes(key, version, payload), value.subarray(value.length - SIG));
       return ok ? { ok: true, version } : { ok: false, reason: 'badSignature' };
     },
   };

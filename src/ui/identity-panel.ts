@@ -40,7 +40,7 @@ export async function parseIdentityText(text: string): Promise<IdentityJson> {
     throw new IdentityImportError('That is not JSON: paste the whole exported identity, from { to }.');
   }
   try {
-    await identityFromJson(json); // validates shape and that the private key matches the public one
+    await identityFromJson(json, 'player'); // validates shape and that the private key matches the public one
   } catch (e) {
     throw new IdentityImportError(`Not a usable identity: ${(e as Error).message}.`);
   }

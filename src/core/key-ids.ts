@@ -1,0 +1,75 @@
+// Which id a public key stands for, by the kind of key. A node id is the first 160 bits of
+// scrypt(public key, "vp-node-id-v2"): a node's place in the DHT is where it hosts and
+// grants, so each candidate key a grinder tries for a place costs one memory-hard hash, as
+// it costs the honest tab (docs/TRUST.md "Ids that cost work"); a cheap id let an attacker
+// add the base point to a running point natively and hash ~10^7 keys a second. A player id
+// is the first 160 bits of SHA-256(public key): passes and saved players hang on it, and
+// its price is the player pass. Every place that matches a key to an id names the kind
+// (a required argument), so a node key cannot be checked as a player's or the other way.
+import { LruMap } from './lru-map';
+import { ID_BYTES, idEquals, idFromSha256, type NodeId } from './node-id';
+import { scryptSync } from './scrypt';
+
+export type KeyKind = 'node' | 'player';
+
+/** Domain separation: the node id's hash can be mistaken for no other scrypt. */
+export const NODE_ID_CONTEXT = new TextEncoder().encode('vp-node-id-v2');
+
+/**
+ * scrypt's cost for a node id: N * r * 128 bytes = 128 KiB of memory per key, measured
+ * ~1.3-4.6 ms in plain JS (this file's scrypt, Node and Chromium alike, load 2-10) and
+ * ~0.5-1 ms natively (node:crypto, OpenSSL) on the project's shared 2-core machine
+ * (`npm run bench -- id_work`, docs/BENCHMARKS.md). A tab pays it once per key it meets
+ * (remembered below) and ~2^ID_WORK_BITS times to mint its own id, so N is held where
+ * one derivation stays near 2 ms; the work is in the bits.
+ */
+export const NODE_ID_SCRYPT = { N: 128, r: 8, dkLen: 32 } as const;
+
+/** The node id of a raw public key, computed (never remembered): one scrypt. */
+export function deriveNodeId(publicKey: Uint8Array): NodeId {
+  return scryptSync(publicKey, NODE_ID_CONTEXT, NODE_ID_SCRYPT).slice(0, ID_BYTES);
+}
+
+/** Keys whose node ids were derived, remembered (least recently used dropped first). */
+const KEYS_KEPT = 2048;
+const derived = new LruMap<string, NodeId>(KEYS_KEPT);
+
+/**
+ * What matching keys to node ids has cost this realm: keys derived (each one scrypt) and
+ * the ms spent on them; `hits` counts keys answered from memory. A tab pays one
+ * derivation per new peer it links to or hears signed frames from.
+ */
+export const nodeIdDerivations = { keys: 0, ms: 0, hits: 0 };
+
+const tagOf = (publicKey: Uint8Array) => String.fromCharCode.apply(null, publicKey as unknown as number[]);
+
+/** The node id of `publicKey`: one scrypt the first time a key is met, remembered after. */
+export function nodeIdOfKey(publicKey: Uint8Array): NodeId {
+  const tag = tagOf(publicKey);
+  const kept = derived.get(tag);
+  if (kept) {
+    nodeIdDerivations.hits++;
+    return kept;
+  }
+  const t0 = performance.now();
+  const id = deriveNodeId(publicKey);
+  nodeIdDerivations.ms += performance.now() - t0;
+  nodeIdDerivations.keys++;
+  derived.set(tag, id);
+  return id;
+}
+
+/** Marks `id` as the node id of `publicKey` (a minter that just derived it: the first check is free). */
+export function rememberNodeId(publicKey: Uint8Array, id: NodeId): void {
+  derived.set(tagOf(publicKey), id);
+}
+
+/** The id a raw public key of `kind` stands for. */
+export function idOfPublicKey(kind: KeyKind, publicKey: Uint8Array): Promise<NodeId> {
+  return kind === 'node' ? Promise.resolve(nodeIdOfKey(publicKey)) : idFromSha256(publicKey);
+}
+
+/** True when `publicKey`, as a key of `kind`, stands for `claimed`. */
+export async function publicKeyMatchesId(kind: KeyKind, publicKey: Uint8Array, claimed: NodeId): Promise<boolean> {
+  return idEquals(await idOfPublicKey(kind, publicKey), claimed);
+}
