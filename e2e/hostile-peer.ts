@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startHeadlessPeer, type HeadlessPeer } from '../src/app/headless-peer';
-import { generateIdentity, generateNodeIdentity, identityFromJson, type Identity } from '../src/core/identity';
+import { generateNodeIdentity, identityFromJson, type Identity } from '../src/core/identity';
 import { ID_WORK_BITS } from '../src/core/id-work';
 import { hexToId, idEquals, idToHex, sortByDistance, type NodeId } from '../src/core/node-id';
 import type { Signer } from '../src/core/signer';
@@ -131,9 +131,9 @@ export async function hostileSeat(): Promise<HostileSeat> {
  * grants and serves players) and only `rewriteLooks` makes it lie.
  */
 export async function startHostilePeer(o: { world: string; seed?: string; relay: string; extraKeys: number; seat: HostileSeat; hosting?: boolean }): Promise<HostilePeer> {
-  const { dataDir, identity } = o.seat;
+  const { dataDir, identity, player } = o.seat;
   // The world's name and seed as the tabs' links name them: another seed is another network, which no tab links to.
-  const node = await startHeadlessPeer({ world: o.world, ...(o.seed !== undefined ? { seed: o.seed } : {}), relay: o.relay, dataDir, identity, bindAddress: '127.0.0.1' });
+  const node = await startHeadlessPeer({ world: o.world, ...(o.seed !== undefined ? { seed: o.seed } : {}), relay: o.relay, dataDir, identity, ...(player ? { player: player.identity } : {}), bindAddress: '127.0.0.1' });
   // Nothing honest answers for it from here on: no grants, no claims, no snapshots but its own.
   if (!o.hosting) node.net.host.stop();
   // Extra signers need no id work: they are never nodes anyone links to, only keys in grants.

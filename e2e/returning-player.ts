@@ -19,7 +19,8 @@ interface Fixture { nodes: IdentityJson[]; player: IdentityJson; nonce: number }
 interface FixtureFile { idWorkBits: number; passBits: number; profiles: Fixture[] }
 
 const file = JSON.parse(readFileSync(new URL('./fixtures/returning-players.json', import.meta.url), 'utf8')) as FixtureFile;
-if (file.idWorkBits !== ID_WORK_BITS || file.passBits !== PLAYER_PASS_BITS) {
+// Node ids showing more work than asked pass as well (the bits were lowered since they were minted).
+if (file.idWorkBits < ID_WORK_BITS || file.passBits !== PLAYER_PASS_BITS) {
   throw new Error(`e2e/fixtures/returning-players.json shows ${file.idWorkBits}/${file.passBits} bits of work, the game asks ${ID_WORK_BITS}/${PLAYER_PASS_BITS}: rerun e2e/fixtures/mint-returning-players.ts`);
 }
 

@@ -201,7 +201,8 @@ export class RelayCore {
     let ok: boolean;
     try {
       const pk = fromB64(msg.pk);
-      ok = (await publicKeyMatchesId('node', pk, hexToId(msg.id))) && (await verifySignature(msg.alg, pk, registerProof(c.nonce, msg.id), fromB64(msg.sig)));
+      // A new key costs a scrypt: budgeted per address (core/derivation-budget.ts).
+      ok = (await publicKeyMatchesId('node', pk, hexToId(msg.id), `relay:${c.address}`)) && (await verifySignature(msg.alg, pk, registerProof(c.nonce, msg.id), fromB64(msg.sig)));
     } catch {
       ok = false;
     }

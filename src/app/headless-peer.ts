@@ -16,7 +16,7 @@ import { RemotePlayers } from '../play/remote-player-smoother';
 import { LevelStore } from '../store/level-store';
 import { MemoryTentativeStore } from '../store/tentative-store';
 import type { IcePolicy } from '../net/ice-servers';
-import type { Identity } from '../core/identity';
+import { generateIdentity, type Identity } from '../core/identity';
 import { pageDoorways, parsePageConfig } from './config';
 import { nodeDatachannelIceServers } from '../bootstrap/headless-ice';
 import { sampleHostFigures, type HostFigures } from './host-figures';
@@ -54,6 +54,11 @@ export interface HeadlessOptions {
   icePolicy?: IcePolicy;
   /** The node identity (default: the one kept in dataDir, minted and kept there the first time). */
   identity?: Identity;
+  /**
+   * The player identity its session signs player records and messages with (default: a fresh
+   * one of this run). Not the node key: a player id is SHA-256 of its key, a node id its scrypt.
+   */
+  player?: Identity;
   clock?: Clock;
   onStage?: (stage: JoinStage, detail: string) => void;
 }
@@ -108,7 +113,7 @@ export async function startHeadlessPeer(o: HeadlessOptions): Promise<HeadlessPee
       ...(o.onStage ? { onStage: o.onStage } : {}),
     });
     const ticker = countingTicker(clock);
-    const net = await startNetSession(peer, cfg, clock, ticker, { host: store.hostStore(storeScope(cfg.world, cfg.seed), peer.id), tentative: new MemoryTentativeStore(), player: identity });
+    const net = await startNetSession(peer, cfg, clock, ticker, { host: store.hostStore(storeScope(cfg.world, cfg.seed), peer.id), tentative: new MemoryTentativeStore(), player: o.player ?? await generateIdentity() });
     await net.started;
     const hosting = createHostingApi(net, new RemotePlayers(), clock, ticker);
     const netApi = createNetApi(peer);

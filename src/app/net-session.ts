@@ -23,7 +23,7 @@ import { claimNodeIdentity, loadPlayerIdentity } from '../store/identity-store';
 import { IdbTentativeStore, type TentativeStore } from '../store/tentative-store';
 import { makePlayerPass, PLAYER_PASS_BITS } from '../region/player-pass';
 import { playerWork, type PlayerWork } from './key-work-minter';
-import { mintNodeIdentity } from './node-id-minter';
+import { warmNodeIdMinter } from './node-id-minter';
 import { pageDoorways, parsePageConfig, type DeployDefaults, type PageConfig } from './config';
 import { checkInvite, makeInvite } from '../bootstrap/invite';
 import { Peer, type PeerConfig } from '../bootstrap/peer';
@@ -85,8 +85,11 @@ export async function joinPeer(cfg: PageConfig, clock: Clock, onStage?: PeerConf
   // browser is told so at its first dial, not a gather timeout later. The probe listens as
   // long as a dial would: a loaded machine's late candidate still clears the browser.
   const iceProbe = probeIceGathering(cfg.iceServers, WEBRTC_DEFAULTS.dialTimeoutMs);
-  // A slot's first claim mints its id's work in a worker (~1 s, once per slot).
-  const claimed = await claimNodeIdentity({ mint: mintNodeIdentity });
+  // A slot's first claim mints its id's work in workers (~1 s, once per slot). They start
+  // now, so their start overlaps opening the identity store; a returning player's stored
+  // key ends them unasked.
+  const minter = warmNodeIdMinter();
+  const claimed = await claimNodeIdentity({ mint: (bits) => minter.mint(bits) }).finally(() => minter.dispose());
   performance.mark('vp:identity');
   onIdentity?.(claimed.identity);
   addEventListener('pagehide', () => claimed.release());

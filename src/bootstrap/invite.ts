@@ -88,7 +88,7 @@ export function parseInvite(fragment: string): InviteParse {
 export async function checkInvite(i: Invite): Promise<'signed' | 'unsigned' | 'tampered'> {
   if (!i.signature) return 'unsigned';
   const { alg, key, sig } = i.signature;
-  if (!(await publicKeyMatchesId('node', key, hexToId(i.inviter)))) return 'tampered';
+  if (!(await publicKeyMatchesId('node', key, hexToId(i.inviter), 'invite'))) return 'tampered';
   return (await verifySignature(alg, key, signedText(i), sig)) ? 'signed' : 'tampered';
 }
 

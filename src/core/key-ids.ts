@@ -6,6 +6,7 @@
 // is the first 160 bits of SHA-256(public key): passes and saved players hang on it, and
 // its price is the player pass. Every place that matches a key to an id names the kind
 // (a required argument), so a node key cannot be checked as a player's or the other way.
+import { DerivationBudget, UNATTRIBUTED } from './derivation-budget';
 import { LruMap } from './lru-map';
 import { ID_BYTES, idEquals, idFromSha256, type NodeId } from './node-id';
 import { scryptSync } from './scrypt';
@@ -16,12 +17,13 @@ export type KeyKind = 'node' | 'player';
 export const NODE_ID_CONTEXT = new TextEncoder().encode('vp-node-id-v2');
 
 /**
- * scrypt's cost for a node id: N * r * 128 bytes = 128 KiB of memory per key, measured
- * ~1.3-4.6 ms in plain JS (this file's scrypt, Node and Chromium alike, load 2-10) and
- * ~0.5-1 ms natively (node:crypto, OpenSSL) on the project's shared 2-core machine
- * (`npm run bench -- id_work`, docs/BENCHMARKS.md). A tab pays it once per key it meets
- * (remembered below) and ~2^ID_WORK_BITS times to mint its own id, so N is held where
- * one derivation stays near 2 ms; the work is in the bits.
+ * scrypt's cost for a node id: N * r * 128 bytes = 128 KiB of memory per key, measured p50
+ * 0.44-0.51 ms in plain JS in Node (this file's scrypt), 0.70 ms on a Chromium page, and
+ * ~0.6-0.7 ms natively (node:crypto, OpenSSL, no faster) on the project's shared 2-core
+ * machine at a load of 13-33 (`npm run bench -- id_work`, docs/TRUST.md). A tab pays it once
+ * per key it meets (remembered below) and ~2^ID_WORK_BITS times to mint its own id, so N is
+ * held where one check stays under a millisecond (N = 256 doubled it for ~10% off a mint);
+ * the work is in the bits.
  */
 export const NODE_ID_SCRYPT = { N: 128, r: 8, dkLen: 32 } as const;
 
@@ -39,17 +41,39 @@ const derived = new LruMap<string, NodeId>(KEYS_KEPT);
  * the ms spent on them; `hits` counts keys answered from memory. A tab pays one
  * derivation per new peer it links to or hears signed frames from.
  */
-export const nodeIdDerivations = { keys: 0, ms: 0, hits: 0 };
+export const nodeIdDerivations = { keys: 0, ms: 0, hits: 0, refused: 0 };
+
+/**
+ * The realm's budget for deriving keys it has not met, from what others send
+ * (derivation-budget.ts): past it a key is judged unproven without its scrypt.
+ */
+export const nodeIdBudget = new DerivationBudget();
 
 const tagOf = (publicKey: Uint8Array) => String.fromCharCode.apply(null, publicKey as unknown as number[]);
 
-/** The node id of `publicKey`: one scrypt the first time a key is met, remembered after. */
+/** The node id of `publicKey`: one scrypt the first time a key is met, remembered after. For keys this realm holds or chose to load; a key someone sent goes through `sentNodeIdOfKey`. */
 export function nodeIdOfKey(publicKey: Uint8Array): NodeId {
-  const tag = tagOf(publicKey);
+  return rememberedOrDerived(publicKey, tagOf(publicKey))!;
+}
+
+/**
+ * The node id of a key someone sent (`via`: the link or address it came from), or undefined
+ * when the key is not remembered and `via`'s derivation budget (or the realm's) is spent:
+ * such a key is judged unproven, and not remembered, so it is derived once there is budget.
+ */
+export function sentNodeIdOfKey(publicKey: Uint8Array, via: string = UNATTRIBUTED, budget: DerivationBudget = nodeIdBudget): NodeId | undefined {
+  return rememberedOrDerived(publicKey, tagOf(publicKey), budget, via);
+}
+
+function rememberedOrDerived(publicKey: Uint8Array, tag: string, budget?: DerivationBudget, via?: string): NodeId | undefined {
   const kept = derived.get(tag);
   if (kept) {
     nodeIdDerivations.hits++;
     return kept;
+  }
+  if (budget && !budget.take(via)) {
+    nodeIdDerivations.refused++;
+    return undefined;
   }
   const t0 = performance.now();
   const id = deriveNodeId(publicKey);
@@ -64,12 +88,18 @@ export function rememberNodeId(publicKey: Uint8Array, id: NodeId): void {
   derived.set(tagOf(publicKey), id);
 }
 
-/** The id a raw public key of `kind` stands for. */
+/** The id a raw public key of `kind` stands for (a key this realm holds or loads: no budget). */
 export function idOfPublicKey(kind: KeyKind, publicKey: Uint8Array): Promise<NodeId> {
   return kind === 'node' ? Promise.resolve(nodeIdOfKey(publicKey)) : idFromSha256(publicKey);
 }
 
-/** True when `publicKey`, as a key of `kind`, stands for `claimed`. */
-export async function publicKeyMatchesId(kind: KeyKind, publicKey: Uint8Array, claimed: NodeId): Promise<boolean> {
-  return idEquals(await idOfPublicKey(kind, publicKey), claimed);
+/** The id a key someone sent stands for, as `idOfPublicKey`; undefined when a node key is past `via`'s derivation budget (`sentNodeIdOfKey`). */
+export function idOfSentKey(kind: KeyKind, publicKey: Uint8Array, via?: string, budget?: DerivationBudget): Promise<NodeId | undefined> {
+  return kind === 'node' ? Promise.resolve(sentNodeIdOfKey(publicKey, via, budget)) : idFromSha256(publicKey);
+}
+
+/** True when `publicKey`, a key someone sent over `via`, as a key of `kind` stands for `claimed` (false past the derivation budget). */
+export async function publicKeyMatchesId(kind: KeyKind, publicKey: Uint8Array, claimed: NodeId, via?: string): Promise<boolean> {
+  const id = await idOfSentKey(kind, publicKey, via);
+  return id !== undefined && idEquals(id, claimed);
 }

@@ -3,7 +3,9 @@
 // for, as a node's key or a player's (key-ids.ts); the simulator injects a synchronous keyring so runs stay reproducible on
 // the virtual clock (WebCrypto settles outside it).
 import { importPublicKey, verifyWithKey, type IdentityAlg } from './identity';
-import { idOfPublicKey, type KeyKind } from './key-ids';
+import { ID_WORK_BITS, idWorkOk } from './id-work';
+import type { DerivationBudget } from './derivation-budget';
+import { idOfSentKey, type KeyKind } from './key-ids';
 import { idEquals, type NodeId } from './node-id';
 import { LruMap } from './lru-map';
 
@@ -23,9 +25,11 @@ export interface Signer {
 
 /**
  * True only when `publicKey`, as a key of `kind` (a node's or a player's: their ids are
- * derived apart, key-ids.ts), stands for `id` and signed `data` (never throws).
+ * derived apart, key-ids.ts), stands for `id` and signed `data` (never throws). `via`: the
+ * link or address the key came from, whose derivation budget a new node key spends
+ * (core/derivation-budget.ts; default: the unattributed source's).
  */
-export type Verifier = (kind: KeyKind, id: NodeId, alg: IdentityAlg, publicKey: Uint8Array, data: Uint8Array, signature: Uint8Array) => Promise<boolean>;
+export type Verifier = (kind: KeyKind, id: NodeId, alg: IdentityAlg, publicKey: Uint8Array, data: Uint8Array, signature: Uint8Array, via?: string) => Promise<boolean>;
 
 /** Keys a verifier keeps imported (least recently used dropped first). */
 const KEYS_KEPT = 512;
@@ -40,7 +44,13 @@ const KEYS_KEPT = 512;
 export class ProvenKeys {
   private readonly keys: LruMap<string, { id: NodeId; key?: Promise<CryptoKey | null> }>;
 
-  constructor(kept = KEYS_KEPT) {
+  /**
+   * `idWorkBits`: the work a node id must show (core/id-work.ts) before its key is derived:
+   * no node key an honest peer holds stands for an id without it, and the puzzle is one
+   * SHA-256 where the derivation is a scrypt (0: every id's key is derived). `budget`: the
+   * derivations new keys may spend (default: the realm's, key-ids.ts `nodeIdBudget`).
+   */
+  constructor(kept = KEYS_KEPT, private readonly idWorkBits = 0, private readonly budget?: DerivationBudget) {
     this.keys = new LruMap(kept);
   }
 
@@ -48,11 +58,21 @@ export class ProvenKeys {
     return this.keys.size;
   }
 
-  /** The imported key when `publicKey`, as a key of `kind`, stands for `id`; null otherwise or when it is malformed. Never rejects. */
-  async keyFor(kind: KeyKind, id: NodeId, alg: IdentityAlg, publicKey: Uint8Array): Promise<CryptoKey | null> {
+  /**
+   * The imported key when `publicKey`, as a key of `kind`, stands for `id`; null otherwise,
+   * when it is malformed, when a node id shows too little work, or when its key is new and
+   * `via`'s derivation budget is spent (then not remembered: it is derived once there is
+   * budget). Never rejects.
+   */
+  async keyFor(kind: KeyKind, id: NodeId, alg: IdentityAlg, publicKey: Uint8Array, via?: string): Promise<CryptoKey | null> {
     const tag = `${kind}:${alg}:${String.fromCharCode.apply(null, publicKey as unknown as number[])}`;
     let k = this.keys.get(tag);
-    if (!k) this.keys.set(tag, (k = { id: await idOfPublicKey(kind, publicKey) }));
+    if (!k) {
+      if (kind === 'node' && !idWorkOk(id, this.idWorkBits)) return null;
+      const derived = await idOfSentKey(kind, publicKey, via, this.budget);
+      if (!derived) return null;
+      this.keys.set(tag, (k = { id: derived }));
+    }
     if (!idEquals(k.id, id)) return null;
     k.key ??= importPublicKey(alg, publicKey).catch(() => {
       this.keys.delete(tag); // a malformed key is not kept
@@ -64,11 +84,14 @@ export class ProvenKeys {
 
 /** A verifier over `keys` (ProvenKeys): the key must stand for the id as its kind asks, and WebCrypto checks the signature. */
 export function cachingWebCryptoVerifier(keys = new ProvenKeys()): Verifier {
-  return async (kind, id, alg, publicKey, data, signature) => {
-    const key = await keys.keyFor(kind, id, alg, publicKey);
+  return async (kind, id, alg, publicKey, data, signature, via) => {
+    const key = await keys.keyFor(kind, id, alg, publicKey, via);
     return key !== null && verifyWithKey(alg, key, data, signature);
   };
 }
 
-/** The tabs' verifier: the key must stand for the id as its kind asks, and WebCrypto checks the signature (keys remembered). */
-export const webCryptoVerifier: Verifier = cachingWebCryptoVerifier();
+/**
+ * The tabs' verifier: a node id must show ID_WORK_BITS of work before its key is derived, the
+ * key must stand for the id as its kind asks, and WebCrypto checks the signature (keys remembered).
+ */
+export const webCryptoVerifier: Verifier = cachingWebCryptoVerifier(new ProvenKeys(KEYS_KEPT, ID_WORK_BITS));

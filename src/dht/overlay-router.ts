@@ -260,7 +260,7 @@ export class OverlayRouter {
     const inner = this.decodeInner(env);
     if (!inner) return;
     const t0 = now();
-    const verified = this.verifier.verify(env).then((ok) => {
+    const verified = this.verifier.verify(env, from.hex).then((ok) => {
       this.stats.routeVerifyMs += now() - t0;
       return ok;
     });

@@ -47,9 +47,11 @@ export class RouteVerifier {
    * Whether env's auth block proves that src sent it: the key stands for src and the
    * signature over id, src, dst and body checks. False (never a throw or a rejection) for
    * anything else. What it needs of env is read before the first await, so env may be
-   * views into a frame.
+   * views into a frame. `via`: the link it came over, whose derivation budget a source key
+   * not met before spends (core/derivation-budget.ts): one link forwarding endless fresh
+   * keys costs its own budget's scrypts, not the node's.
    */
-  async verify(env: RouteEnvelope): Promise<boolean> {
+  async verify(env: RouteEnvelope, via?: string): Promise<boolean> {
     try {
       if (!env.auth) return false;
       const { alg } = env.auth;
@@ -57,7 +59,7 @@ export class RouteVerifier {
       const publicKey = env.auth.publicKey.slice();
       const signature = env.auth.signature.slice();
       const src = env.src.slice();
-      const key = await this.keys.keyFor('node', src, alg, publicKey);
+      const key = await this.keys.keyFor('node', src, alg, publicKey, via === undefined ? undefined : `link:${via}`);
       return key !== null && (await verifyWithKey(alg, key, data, signature));
     } catch {
       return false;

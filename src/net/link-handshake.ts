@@ -88,6 +88,13 @@ export interface HandshakeIo {
 /** The HandshakeError of a peer whose proven id shows too little work (the transport counts these). */
 export const NO_ID_WORK = 'the remote id shows too little work';
 
+/**
+ * The derivation budget's source for keys met in handshakes (core/derivation-budget.ts): a
+ * link costs its dialler a WebRTC connection, and a flood of them spends this source's
+ * budget, not the one frames from linked peers are checked by.
+ */
+export const HANDSHAKE_SOURCE = 'handshake';
+
 /** The HandshakeError of a peer of another network than ours (the transport closes it as OTHER_NETWORK and counts it). */
 export const NOT_OUR_NETWORK = 'the remote peer is of another network';
 
@@ -105,8 +112,9 @@ export async function runHandshake(io: HandshakeIo, self: Identity, remoteId: No
   const pk = fromB64(hello.pk);
   const theirNonce = fromB64(hello.nonce);
   if (theirNonce.length !== NONCE_BYTES) throw new HandshakeError('bad nonce');
-  if (!(await publicKeyMatchesId('node', pk, remoteId))) throw new HandshakeError('public key does not match the remote id');
+  // The work first: one SHA-256 of the id, where matching the key to it is a scrypt.
   if (!idWorkOk(remoteId, idWorkBits)) throw new HandshakeError(NO_ID_WORK);
+  if (!(await publicKeyMatchesId('node', pk, remoteId, HANDSHAKE_SOURCE))) throw new HandshakeError('public key does not match the remote id');
   const sig = await self.sign(transcript(self.id, remoteId, nonce, theirNonce, fingerprints, network));
   io.send({ t: 'auth', sig: toB64(sig) });
   const auth = await io.next();

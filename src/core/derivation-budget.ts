@@ -1,0 +1,61 @@
+// How many node keys this realm derives (one scrypt each, key-ids.ts) for keys it has not met.
+// A key comes with every signed frame a node checks, and judging it costs a derivation before
+// anything says it is junk: an attacker pairing one worked id with endless fresh keys would
+// cost a node one scrypt per frame it sends. So derivations of unmet keys are budgeted, per
+// source (the link a frame came over, the relay socket's address) and in all: a source past
+// its budget has its keys judged unproven, not derived, until its bucket refills; an honest
+// peer's frame refused so is resent, and its key proven once there is budget. Keys already
+// met are answered from memory and spend nothing.
+import { KeyedRateLimit } from './keyed-rate-limit';
+import { TokenBucket } from './token-bucket';
+
+export interface DerivationBudgetOptions {
+  /** Derivations per second one source may ask, and its burst. */
+  perSourcePerSec: number;
+  perSourceBurst: number;
+  /** Derivations per second of all sources together, and the burst. */
+  totalPerSec: number;
+  totalBurst: number;
+  /** Sources remembered (least recently used forgotten: a forgotten source starts full). */
+  sources: number;
+}
+
+/**
+ * Documented defaults. One derivation is ~0.5-2 ms in a tab (docs/BENCHMARKS.md "Ids that
+ * cost work"), so 64 a second in all is at most ~13% of a core however many sources send
+ * junk, and 8 a second is ~1.6% per source. A tab's join meets a few dozen keys in its first
+ * seconds (a region's certificate names 3, a lookup's answers a handful), under the bursts.
+ */
+export const DERIVATION_BUDGET_DEFAULTS: DerivationBudgetOptions = {
+  perSourcePerSec: 8,
+  perSourceBurst: 64,
+  totalPerSec: 64,
+  totalBurst: 256,
+  sources: 1024,
+};
+
+/** A source named by nobody (a frame whose carrier is not known where its key is checked). */
+export const UNATTRIBUTED = 'unattributed';
+
+export class DerivationBudget {
+  private readonly o: DerivationBudgetOptions;
+  private readonly total: TokenBucket;
+  private readonly bySource: KeyedRateLimit;
+  /** Derivations refused, in all. */
+  refused = 0;
+
+  constructor(o: Partial<DerivationBudgetOptions> = {}, private readonly now: () => number = () => performance.now()) {
+    this.o = { ...DERIVATION_BUDGET_DEFAULTS, ...o };
+    this.total = new TokenBucket(this.o.totalPerSec, this.o.totalBurst, now());
+    this.bySource = new KeyedRateLimit(this.o.perSourcePerSec, this.o.perSourceBurst, this.o.sources);
+  }
+
+  /** True (one derivation spent from `source`'s budget and the total) when both have one left. */
+  take(source: string = UNATTRIBUTED): boolean {
+    const t = this.now();
+    // The source's bucket first: a source past its own budget spends nothing of the total.
+    if (this.bySource.take(source, t) && this.total.take(1, t)) return true;
+    this.refused++;
+    return false;
+  }
+}
