@@ -126,11 +126,25 @@ describe('relay bootstrap', () => {
     const bb = await connectRelay({ url: server.relayUrl, identity: ib, WebSocket: WS });
     feedSignals(ba, ta);
     feedSignals(bb, tb);
-    const inbound = new Promise<Link>((r) => tb.events.once('link', r));
     const [peer] = await ba.randomPeers(1);
     const t0 = performance.now();
-    const out = await ta.dial(peer!, ba);
-    const inb = await inbound;
+    // One redial when libdatachannel refuses a trickled candidate ("Got a remote candidate
+    // without ICE transport"), as linkPair (testing/webrtc-test-helpers.ts) and the product's
+    // DHT do: seen under load in fresh-clone CI runs, never alone.
+    const meet = async (redials: number): Promise<[Link, Link]> => {
+      let stop = () => {};
+      const inbound = new Promise<Link>((r) => { stop = tb.events.once('link', r); });
+      try {
+        const out = await ta.dial(peer!, ba);
+        return [out, await inbound];
+      } catch (e) {
+        stop();
+        if (redials <= 0 || !(e instanceof Error) || !/without ICE transport/.test(e.message)) throw e;
+        console.warn(`relay bootstrap: redial after "${e.message}"`);
+        return meet(redials - 1);
+      }
+    };
+    const [out, inb] = await meet(1);
     console.log(`relay-signaled node-datachannel link in ${(performance.now() - t0).toFixed(0)} ms`);
     const got = new Promise<Uint8Array>((r) => inb.events.once('message', r));
     out.send(new Uint8Array([1, 2, 3]));
