@@ -9,7 +9,7 @@ import { importCycles, importGraph, layerViolations, readSources, specifiers } f
 const SRC = resolve(import.meta.dirname);
 const ROOT = resolve(SRC, '..');
 /** What the relay (signaling/, a Node server) may take from src/: pure modules it shares with the tab. */
-const RELAY_MAY_IMPORT = ['src/core/token-bucket.ts', 'src/net/relay-protocol.ts', 'src/net/ice-servers.ts', 'src/core/base64.ts', 'src/core/identity.ts', 'src/core/node-id.ts'];
+const RELAY_MAY_IMPORT = ['src/core/token-bucket.ts', 'src/net/relay-protocol.ts', 'src/net/ice-servers.ts', 'src/core/base64.ts', 'src/core/identity.ts', 'src/core/node-id.ts', 'src/core/key-ids.ts'];
 
 /**
  * Cycles through type-only imports that are known and allowed (type imports are erased,
