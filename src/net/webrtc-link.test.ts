@@ -1,5 +1,5 @@
 // The WebRTC link in Node (node-datachannel), loopback only: run inside scripts/netns.sh.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cleanup } from 'node-datachannel';
 import { idEquals, randomId } from '../core/node-id';
 import { linkComplianceSuite } from '../testing/link-compliance';
@@ -66,7 +66,9 @@ describe('WebRtcTransport', () => {
     let inbound = 0;
     alps2.events.on('link', () => inbound++);
     await expect(lab.dial(alps2.selfId, directSignals(lab, alps2))).rejects.toThrow('handshake failed: the remote peer is of another network');
-    await new Promise((r) => setTimeout(r, 200)); // the answerer's end of the same refusal
+    // The answerer's end of the same refusal comes once it has checked the dialer's key (a
+    // scrypt since node ids cost work): waited for, not slept (200 ms was short in ci84).
+    await vi.waitFor(() => expect(alps2.stats.otherNetwork).toBe(1), { timeout: 5000, interval: 20 });
     expect([lab.stats.otherNetwork, alps2.stats.otherNetwork, inbound, alps2.stats.linksOpen]).toEqual([1, 1, 0, 0]);
     const [out] = await linkPair(alps1, alps2);
     expect(idEquals(out.remoteId, alps2.selfId)).toBe(true);
