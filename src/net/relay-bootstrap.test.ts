@@ -10,8 +10,7 @@ import { idEquals, idToHex, randomId } from '../core/node-id';
 import { feedSignals } from './bootstrap';
 import { connectRelay, type WebSocketCtor } from './relay-bootstrap';
 import { networkId } from './network-id';
-import type { Link } from './link';
-import { nodeTransport } from '../testing/webrtc-test-helpers';
+import { linkPair, nodeTransport } from '../testing/webrtc-test-helpers';
 import { testNodeIdentity } from '../testing/node-identities';
 
 let server: RunningServer;
@@ -128,23 +127,9 @@ describe('relay bootstrap', () => {
     feedSignals(bb, tb);
     const [peer] = await ba.randomPeers(1);
     const t0 = performance.now();
-    // One redial when libdatachannel refuses a trickled candidate ("Got a remote candidate
-    // without ICE transport"), as linkPair (testing/webrtc-test-helpers.ts) and the product's
-    // DHT do: seen under load in fresh-clone CI runs, never alone.
-    const meet = async (redials: number): Promise<[Link, Link]> => {
-      let stop = () => {};
-      const inbound = new Promise<Link>((r) => { stop = tb.events.once('link', r); });
-      try {
-        const out = await ta.dial(peer!, ba);
-        return [out, await inbound];
-      } catch (e) {
-        stop();
-        if (redials <= 0 || !(e instanceof Error) || !/without ICE transport/.test(e.message)) throw e;
-        console.warn(`relay bootstrap: redial after "${e.message}"`);
-        return meet(redials - 1);
-      }
-    };
-    const [out, inb] = await meet(1);
+    // The dial signaled through the relay; one redial on libdatachannel's refused candidate, as linkPair does.
+    expect(idEquals(peer!, tb.selfId)).toBe(true);
+    const [out, inb] = await linkPair(ta, tb, 1, ba);
     console.log(`relay-signaled node-datachannel link in ${(performance.now() - t0).toFixed(0)} ms`);
     const got = new Promise<Uint8Array>((r) => inb.events.once('message', r));
     out.send(new Uint8Array([1, 2, 3]));

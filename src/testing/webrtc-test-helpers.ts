@@ -32,20 +32,21 @@ export function directSignals(from: WebRtcTransport, to: WebRtcTransport, tamper
  * the dial with "Got a remote candidate without ICE transport": under CPU load (two
  * `bash .ci/run` runs of 2026-12-04, a different test of webrtc-link.test.ts each time,
  * never alone) it refused a trickled candidate now and then, and the product's DHT redials
- * a failed dial as this does. Logged, so a run shows how often.
+ * a failed dial as this does. Logged, so a run shows how often. `channel`: how a's signals reach
+ * b (direct by default; a relay doorway in relay-bootstrap.test).
  */
-export async function linkPair(a: WebRtcTransport, b: WebRtcTransport, redials = 1): Promise<[Link, Link]> {
+export async function linkPair(a: WebRtcTransport, b: WebRtcTransport, redials = 1, channel: SignalChannel = directSignals(a, b)): Promise<[Link, Link]> {
   let stop = () => {};
   const inbound = new Promise<Link>((resolve) => {
     stop = b.events.once('link', resolve);
   });
   try {
-    const out = await a.dial(b.selfId, directSignals(a, b));
+    const out = await a.dial(b.selfId, channel);
     return [out, await inbound];
   } catch (e) {
     stop();
     if (redials <= 0 || !(e instanceof Error) || !/without ICE transport/.test(e.message)) throw e;
     console.warn(`linkPair: redial after "${e.message}"`);
-    return linkPair(a, b, redials - 1);
+    return linkPair(a, b, redials - 1, channel);
   }
 }
