@@ -482,11 +482,14 @@ export class WebRtcTransport implements Transport {
       const peerReads = await runHandshake(link.handshakeIo(), this.opts.identity, c.remoteId, fps, this.opts.idWorkBits, this.opts.network);
       if (peerReads.batch) link.enableBatching();
     } catch (e) {
-      if (c.done) return;
-      this.stats.handshakeFailures++;
-      if ((e as Error).message === NO_ID_WORK) this.stats.idWorkRefused++;
+      // A refusal is counted even when the connection already failed meanwhile: the peer
+      // that refused us first closes at once, and its close may reach us in the same turn
+      // as its hello (fresh-clone CI counted 0 of 1 such refusals at the answerer).
       const otherNetwork = (e as Error).message === NOT_OUR_NETWORK;
       if (otherNetwork) this.stats.otherNetwork++;
+      if ((e as Error).message === NO_ID_WORK) this.stats.idWorkRefused++;
+      if (c.done) return;
+      this.stats.handshakeFailures++;
       link.close(otherNetwork ? OTHER_NETWORK : HANDSHAKE_FAILED);
       this.fail(c, new DialError(`handshake failed: ${(e as Error).message}`));
       return;
