@@ -58,6 +58,10 @@ async function oneRun(): Promise<Run> {
     agents_claims: sum('hosting_host_claims'),
     agents_claims_failed: sum('hosting_host_claimsFailed'),
     agents_own_stalls: sum('hosting_host_ownStalls'),
+    // Links the transport closed as dead (no frame for pathDeadMs while we owed an answer) or
+    // stalled (no drain): a starved tab's links closed this way leave its hosts without beats.
+    agents_path_dead_links: sum('net_transport_pathDeadLinksClosed'),
+    agents_stalled_links: sum('net_transport_stalledLinksClosed'),
   };
 }
 

@@ -71,7 +71,7 @@ export function createNetApi(peer: Peer): NetApi {
     received: () => received.slice(),
     connect: (to) => peer.dht.connect(hexToId(to)),
     lookup: async (t) => (await peer.dht.findNode(hexToId(t))).closest.map((c) => idToHex(c.id)),
-    stats: () => ({ ...flatten(peer.dht.stats as unknown as Record<string, unknown>), ...flatten(probe.stats, 'rttProbe_'), ...flatten(LINK_FRAME_TOTALS, 'link_'), ...flatten({ sent: peer.channels.sent, received: peer.channels.received, earlyDropped: peer.channels.earlyDropped }, 'channel_'), ...flatten(nodeIdDerivations, 'nodeIdDerive_') }),
+    stats: () => ({ ...flatten(peer.dht.stats as unknown as Record<string, unknown>), ...flatten(probe.stats, 'rttProbe_'), ...flatten(LINK_FRAME_TOTALS, 'link_'), ...flatten({ sent: peer.channels.sent, received: peer.channels.received, earlyDropped: peer.channels.earlyDropped }, 'channel_'), ...flatten(nodeIdDerivations, 'nodeIdDerive_'), ...flatten(peer.transport.stats as unknown as Record<string, unknown>, 'transport_') }),
     relay: async () => ({ online: peer.relayOnline, reconnects: peer.relayReconnects, listed: await peer.relayPeers(16) }),
     paths: async () => Object.fromEntries([...await peer.transport.linkPaths()].map(([id, { path }]) => [id, path ?? null])),
   };
