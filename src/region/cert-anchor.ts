@@ -172,18 +172,10 @@ export const strangerRebase = (c: EpochCert): boolean => !!c.rebase && !!c.prev 
 export type Hold = 'anchored' | 'learnt';
 
 /**
- * The anchor rule for a certificate whose signatures are valid: null when the reader may
- * believe it. `near`: the reader's `ANCHOR_RANK` nodes closest to `key`, nearest first.
- * `knownLearnt`: the reader holds `known` only as learnt (see `anchorHold`). `workBits`: the
- * id work an id must show to count as near (`workedId`; 0 in simulations of drawn ids).
- */
-export function anchorFault(c: EpochCert, known: EpochCert | undefined, near: readonly NodeId[], fresh: FreshRule, key?: NodeId, knownLearnt = false, workBits = 0): AnchorFault | null {
-  const r = anchorHold(c, known, near, fresh, key, knownLearnt, workBits);
-  return r === 'anchored' || r === 'learnt' ? null : r;
-}
-
-/**
- * The anchor rule, with how the reader then holds `c` (`Hold`) or why it may not. A learnt
+ * The anchor rule for a certificate whose signatures are valid: how the reader then holds `c`
+ * (`Hold`) or why it may not. `near`: the reader's `ANCHOR_RANK` nodes closest to `key`,
+ * nearest first. `knownLearnt`: the reader holds `known` only as learnt. `workBits`: the id
+ * work an id must show to count as near (`workedId`; 0 in simulations of drawn ids). A learnt
  * certificate anchors nothing: a reader holding one judges a later (or different) one as a
  * reader holding none would, near the key or else learnt below the cap, so no chain that
  * starts at a certificate taken on signatures alone climbs past LEARN_EPOCH_CAP (before, rule
