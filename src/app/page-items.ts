@@ -21,10 +21,9 @@ import { hexToId } from '../core/node-id';
 import { NetworkItems } from '../play/network-items';
 import type { WorldModel } from '../play/world-model';
 import { InventoryBar } from '../ui/inventory-bar';
-import { SOLID } from '../world/blocks';
-import { chunkOf } from '../world/coords';
 import type { PageConfig } from './config';
-import type { ItemService, Point } from '../play/item-service';
+import type { ItemService } from '../play/item-service';
+import { groundAt, ItemsNearPlayer } from '../play/items-near-player';
 import { ItemAppearances } from '../play/item-appearances';
 import type { ProbeFrameGate } from '../play/probe-frame-gate';
 import { ItemFramePacer } from '../play/item-frame-pacer';
@@ -34,10 +33,6 @@ import type { ItemsApi } from './voxel-api';
 import type { WorldView } from './world-view';
 import { storeScope } from '../store/store-scope';
 
-/** Items within this many blocks are drawn and listed. */
-const VIEW_RADIUS = 48;
-/** A dropped item lands this far ahead of the player (out of reach, so it is not taken straight back). */
-const DROP_AHEAD = 3;
 /** The one-tab mode's ledgers are kept this often (and when the tab is hidden or left). */
 const KEEP_EVERY_MS = 5000;
 const keptSchema = v.pipe(v.array(ledgerStateSchema), v.maxLength(25));
@@ -63,20 +58,15 @@ export class PageItems {
   readonly service: ItemService | null;
   readonly api: ItemsApi;
   private readonly bar: InventoryBar;
-  /** When each item first showed here, machine clock (the spawn-skew figure). */
-  private readonly appearances: ItemAppearances;
-  private selected = 0;
-  /** A drawing page's clock probe rounds go out at the top of a frame it skips (null: the page draws nothing). */
-  private readonly probeGate: ProbeFrameGate | null;
   /** The player's side of the hosts' items (network mode). */
   private readonly hosted: PlayerItems | undefined;
-  /** A drawing page's frames around an item's appearance (null: the page draws nothing). */
-  private readonly pacer: ItemFramePacer | null;
+  /** What lies in view, what is held and selected, which frames to draw. */
+  private readonly near: ItemsNearPlayer;
 
   constructor(private readonly p: PageItemsParts) {
     const net = p.net;
-    const gate = (this.probeGate = p.probeGate ?? null);
-    this.pacer = p.view.canvas ? new ItemFramePacer(p.cfg.itemPacing !== false) : null;
+    const gate = p.probeGate ?? null;
+    const pacer = p.view.canvas ? new ItemFramePacer(p.cfg.itemPacing !== false) : null;
     this.clock = new WorldClock({
       local: realClock, base: performance.timeOrigin,
       send: (to, msg) => void net?.wire.send(hexToId(to), msg),
@@ -85,7 +75,7 @@ export class PageItems {
     });
     this.clock.start();
     const local = !p.cfg.net || new URL(location.href).searchParams.get('items') === 'local';
-    const items = local ? new LocalItems({ seed: p.cfg.seed, self: p.self, clock: this.clock, ground: (x, z) => this.ground(x, z), rng: seededRandom((Math.random() * 2 ** 32) >>> 0), ...(p.cfg.itemSpawnMs ? { spawnMeanMs: p.cfg.itemSpawnMs } : {}) }) : null;
+    const items = local ? new LocalItems({ seed: p.cfg.seed, self: p.self, clock: this.clock, ground: (x, z) => groundAt(p.world, x, z), rng: seededRandom((Math.random() * 2 ** 32) >>> 0), ...(p.cfg.itemSpawnMs ? { spawnMeanMs: p.cfg.itemSpawnMs } : {}) }) : null;
     if (!items && net) {
       this.hosted = new PlayerItems({ client: net.client, wire: net.wire, self: p.self, signer: net.signer, seed: p.cfg.seed, clock: realClock, world: this.clock, verify: webCryptoVerifier });
       this.hosted.start();
@@ -97,19 +87,20 @@ export class PageItems {
     const service = this.service;
     if (items) this.keep(items);
     this.bar = new InventoryBar(p.hudRoot);
-    this.appearances = new ItemAppearances(performance.timeOrigin, p.view.canvas !== null);
+    const appearances = new ItemAppearances(performance.timeOrigin, p.view.canvas !== null);
+    const near = (this.near = new ItemsNearPlayer({ service, world: p.world, session: p.session, appearances, pacer, probeGate: gate }));
     this.api = {
       mode: items ? 'local' : this.hosted ? 'hosted' : 'off',
-      inView: () => service?.inView(this.feet(), VIEW_RADIUS) ?? [],
+      inView: () => near.inView(),
       inventory: () => service?.inventory() ?? [],
       item: (id) => service?.item(id),
-      pickUp: (id) => service?.touch(id, this.feet()) ?? Promise.resolve({ taken: false, reason: 'unknown-item' }),
-      drop: (id) => this.drop(id),
-      clock: () => ({ now: this.clock.now(), ...this.clock.status(), roundsIdle: this.probeGate?.rounds.idle ?? 0, roundsLate: this.probeGate?.rounds.late ?? 0, roundsDeferred: this.probeGate?.deferred ?? 0, framesHeld: this.pacer?.held ?? 0 }),
-      spawnNow: () => items?.spawnNow(this.feet()),
+      pickUp: (id) => service?.touch(id, near.feet()) ?? Promise.resolve({ taken: false, reason: 'unknown-item' }),
+      drop: (id) => near.drop(id),
+      clock: () => ({ now: this.clock.now(), ...this.clock.status(), roundsIdle: gate?.rounds.idle ?? 0, roundsLate: gate?.rounds.late ?? 0, roundsDeferred: gate?.deferred ?? 0, framesHeld: pacer?.held ?? 0 }),
+      spawnNow: () => items?.spawnNow(near.feet()),
       stats: () => service?.stats() ?? {},
       bar: () => this.bar.ids(),
-      appearances: () => this.appearances.list(),
+      appearances: () => appearances.list(),
     };
   }
 
@@ -142,18 +133,12 @@ export class PageItems {
    */
   frame(frameMs = performance.now()): void {
     const now = this.worldAt(frameMs);
-    this.pacer?.drawn(frameMs, now);
     const fixed = this.p.cfg.dayFraction;
     this.p.view.setWorldTime(fixed === undefined ? now : fixed * TIME_OF_DAY.dayMs);
-    const items = this.service;
-    if (!items) return;
-    const feet = this.feet();
-    items.step(feet);
-    this.appearances.check(items.inView(feet, VIEW_RADIUS, Infinity), frameMs, now);
-    this.p.view.setItems(items.inView(feet, VIEW_RADIUS, now), now);
-    const held = items.inventory();
-    this.selected = Math.min(this.selected, Math.max(0, held.length - 1));
-    this.bar.show(held, this.selected);
+    const shows = this.near.step(frameMs, now);
+    if (!shows) return;
+    this.p.view.setItems(shows.shown, now);
+    this.bar.show(shows.held, shows.selected);
   }
 
   /** What the player holds of the hosts' items, for the signed player record (the one-tab mode's items are this browser's alone: none). */
@@ -161,30 +146,14 @@ export class PageItems {
     return this.hosted ? (this.service?.inventory() ?? []).map((i) => ({ id: i.id, kind: i.kind })) : [];
   }
 
-  /**
-   * At the top of each frame: 'skip' when this frame is to draw nothing, 'due' when an item
-   * first shows in it (drawn even past the frame rate limit), else 'draw'. Held just before an
-   * item appears, so that a frame falls on its time (play/item-frame-pacer.ts), and when a clock
-   * probe round went out (play/probe-frame-gate.ts), but never a frame an item first shows in:
-   * skipping that would show the item a frame later than the tabs whose frames are not skipped.
-   */
+  /** At the top of each frame: whether to draw it (play/items-near-player.ts `frameChoice`). */
   frameChoice(frameMs = performance.now()): 'skip' | 'due' | 'draw' {
-    const pacer = this.pacer;
-    if (!pacer) return 'draw';
-    const ats = (this.service?.inView(this.feet(), VIEW_RADIUS, Infinity) ?? []).map((i) => i.at);
-    const choice = pacer.choose(frameMs, this.worldAt(frameMs), ats);
-    if (choice === 'hold') {
-      this.probeGate?.beforeFrame(); // a held frame is idle time too
-      return 'skip';
-    }
-    const skip = this.probeGate?.beforeFrame(choice === 'due') ?? false;
-    if (skip) pacer.skipped();
-    return skip ? 'skip' : choice;
+    return this.near.frameChoice(frameMs, this.worldAt(frameMs));
   }
 
   /** The frame `frameChoice` allowed is not drawn after all (the frame rate limit). */
   notDrawn(): void {
-    this.pacer?.skipped();
+    this.near.notDrawn();
   }
 
   /** The world time at local time `frameMs` (a frame's time, at or before now). */
@@ -195,33 +164,9 @@ export class PageItems {
   /** The keys of the inventory bar (player-controls.ts). */
   readonly keys = {
     dropItem: () => {
-      const it = this.service?.inventory()[this.selected];
-      if (it) void this.drop(it.id).then((r) => { if (!r.dropped) this.p.onMessage(`Cannot drop the ${it.kind} here (${r.reason})`); });
+      const it = this.near.selectedItem();
+      if (it) void this.near.drop(it.id).then((r) => { if (!r.dropped) this.p.onMessage(`Cannot drop the ${it.kind} here (${r.reason})`); });
     },
-    nextItem: () => {
-      const n = this.service?.inventory().length ?? 0;
-      if (n) this.selected = (this.selected + 1) % n;
-    },
+    nextItem: () => this.near.selectNext(),
   };
-
-  private drop(id: string): ReturnType<ItemsApi['drop']> {
-    if (!this.service) return Promise.resolve({ dropped: false, reason: 'unknown-item' });
-    const f = this.feet();
-    const yaw = this.p.session.yaw;
-    const x = f.x - Math.sin(yaw) * DROP_AHEAD, z = f.z - Math.cos(yaw) * DROP_AHEAD;
-    return this.service.drop(id, { x, y: this.ground(Math.floor(x), Math.floor(z)) ?? f.y, z });
-  }
-
-  private feet(): Point {
-    const b = this.p.session.body;
-    return { x: b.x, y: b.y, z: b.z };
-  }
-
-  /** The height one stands at on column (x, z): above its highest solid block; undefined while not loaded. */
-  private ground(x: number, z: number): number | undefined {
-    const w = this.p.world;
-    if (!w.has(chunkOf(x), chunkOf(z))) return undefined;
-    for (let y = 255; y > 0; y--) if (SOLID[w.blockAt(x, y, z)] === 1) return y + 1;
-    return undefined;
-  }
 }
