@@ -29,11 +29,10 @@ import type { EditOutcome, TentativeAware } from './block-editor';
 import type { BlockChange, ChunkSource, ChunkSourceEvents } from './chunk-source';
 import { TentativeEdits, type TentativeOptions } from './tentative-edits';
 import type { Pose } from '../world/pose';
-import { unnamedPlayerName } from '../world/player-name';
-import { defaultPlayerColour } from '../world/player-colour';
 import type { Signer, Verifier } from '../core/signer';
 import { OwnLook } from './own-look';
 import { PlayerLooks } from './player-looks';
+import { RemotePlayerList, type RemotePlayer } from './remote-player-list';
 import { MovePace } from './move-pace';
 import { MoveKeepAlive } from './move-keepalive';
 import { MOVE_HZ, MOVE_KEEPALIVE_MS } from '../region/move-rate';
@@ -55,28 +54,7 @@ export type NetworkSourceOptions = typeof NETWORK_SOURCE_DEFAULTS;
 
 /** A far region's stored edit log is re-read when older than this. */
 const FAR_REFRESH_MS = 30_000;
-/**
- * A remote player not heard of for this long is no longer listed: well above the hosts'
- * round-robin period (interest-lists.ts farMs), below the smoother's own expiry.
- */
-const PLAYER_EXPIRE_MS = 3000;
-/** How often the player list drops the players not heard of for PLAYER_EXPIRE_MS. */
-const EXPIRE_SWEEP_MS = 250;
-
-export type { BlockChange };
-
-/** Another player as this tab shows it: its name and colour only as its node signed them (player-looks.ts). */
-export interface RemotePlayer extends Omit<PlayerFrame, 'look'> {
-  hex: string;
-  /** Its proven name, or unnamedPlayerName while none is. */
-  name: string;
-  /** Its proven colour (palette index), or the one its node id gives while none is. */
-  colour: number;
-  /** Region whose primary reported it. */
-  region: string;
-  /** Local clock time of the report (for interpolation). */
-  at: number;
-}
+export type { BlockChange, RemotePlayer };
 
 export interface NetworkSourceEvents extends ChunkSourceEvents {
   /** Everyone the primaries around us report, ourselves excluded. */
@@ -113,7 +91,8 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
   readonly tentative: TentativeEdits;
   private readonly keys: RegionKeys;
   private readonly far = new Map<string, FarRegion>();
-  private readonly players = new Map<string, RemotePlayer>();
+  /** The other players shown, from the watched regions' POSITIONS. */
+  private readonly players: RemotePlayerList;
   private readonly selfHex: string;
   private centre: RegionCoord | undefined;
   private pos: Pose | undefined;
@@ -129,15 +108,11 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
     this.movePace = new MovePace(this.opts.moveHz);
     this.keys = args.client.keys;
     this.selfHex = idToHex(args.dht.selfId);
+    this.players = new RemotePlayerList(this.selfHex, () => this.looks);
     this.own = new OwnLook({ world: args.world, name: this.opts.name, selfHex: this.selfHex, ...(args.signer ? { signer: args.signer } : {}), ...(args.wallClock ? { wallClock: args.wallClock } : {}) });
     this.looks = args.verify && new PlayerLooks({
       world: args.world, verify: args.verify, clock: args.clock, ...(args.wallClock ? { wallClock: args.wallClock } : {}),
-      onShown: (hex, look) => {
-        const p = this.players.get(hex);
-        if (!p) return;
-        p.name = look.n;
-        p.colour = look.c;
-      },
+      onShown: (hex, look) => this.players.showLook(hex, look),
     });
     this.stops.push(args.client.events.on('edits', ({ region, entries }) => this.emitBlocks(region, entries)));
     this.stops.push(args.client.events.on('pending', ({ region, shown, takenBack }) => this.onPending(region, shown, takenBack)));
@@ -234,7 +209,7 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
     for (const r of this.args.client.subscribed()) {
       if (this.isLive(r)) continue;
       this.args.client.unsubscribe(r);
-      for (const [hex, p] of this.players) if (p.region === regionName(r)) this.players.delete(hex);
+      this.players.dropRegion(regionName(r));
     }
     // Nearest first: the player's own region, then the ring.
     const want: RegionCoord[] = [];
@@ -370,41 +345,9 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
     return { x, y: b.y, z, id: this.tentative.idAt(x, b.y, z) ?? e.id, stamp: { e: e.e, s: e.s }, ...(pending ? { pending } : {}) };
   }
 
-  /** When the player list last dropped its expired players. */
-  private sweptAt = -Infinity;
-
-  /**
-   * A host's POSITIONS carry only the players whose turn it was (interest-lists.ts: the
-   * nearest at every change, the others round-robin), so the players not named stay; those
-   * named gone leave at once, and one not heard of for `PLAYER_EXPIRE_MS` (its region's hosts
-   * died, or we stopped watching) goes too.
-   */
+  /** A region's POSITIONS: the player list takes them, and the page hears the list. */
   private onPlayers(region: RegionCoord, list: PlayerFrame[], gone: string[]): void {
-    const name = regionName(region);
-    const now = this.args.clock.now();
-    // Gone first: a player renamed is gone from its old slot and listed in its new one in the same frame.
-    for (const hex of gone) if (this.players.get(hex)?.region === name) this.players.delete(hex);
-    for (const f of list) {
-      const hex = idToHex(f.id);
-      if (hex === this.selfHex) continue;
-      // The look as a host gave it shows only once proven (player-looks.ts); until then, the one proven before.
-      if (f.look) this.looks?.take(f.id, hex, f.look);
-      const shown = this.looks?.shown(hex);
-      // Field by field, not `{ ...rest }` of the frame: one entry per player per POSITIONS
-      // frame, and copying a rest object's fields was 7% of a crowd simulation's time.
-      this.players.set(hex, {
-        id: f.id, x: f.x, y: f.y, z: f.z, yaw: f.yaw, pitch: f.pitch,
-        hex, name: shown?.n ?? unnamedPlayerName(hex), colour: shown?.c ?? defaultPlayerColour(hex), region: name, at: now,
-      });
-    }
-    // The sweep walks every player we know: a few times a second, not per frame (a crowd's
-    // frames come 20 a second from each host; the sweep per frame was 7% of a 400-player
-    // simulation's time). A player leaves at most EXPIRE_SWEEP_MS late.
-    if (now - this.sweptAt >= EXPIRE_SWEEP_MS) {
-      this.sweptAt = now;
-      for (const [hex, p] of this.players) if (now - p.at > PLAYER_EXPIRE_MS) this.players.delete(hex);
-    }
-    if (this.events.has('players')) this.events.emit('players', { players: [...this.players.values()] });
+    this.players.take(regionName(region), list, gone, this.args.clock.now());
+    if (this.events.has('players')) this.events.emit('players', { players: this.players.list() });
   }
-
 }
