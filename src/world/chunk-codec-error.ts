@@ -8,11 +8,8 @@ export type ChunkCodecErrorCode =
   | 'bad-version'
   | 'too-many-edits'
   | 'trailing-bytes'
-  | 'bad-position'
   | 'duplicate-edit'
-  | 'bad-block-id'
-  | 'oversize'
-  | 'corrupt';
+  | 'bad-block-id';
 
 export class ChunkCodecError extends VoxelError {
   override readonly name = 'ChunkCodecError';

@@ -1,27 +1,19 @@
-// Chunk encodings for the wire and the disk.
-// (a) Edits: the usual form, since a chunk's state is its edits over generated terrain.
+// A chunk's encoding for the wire and the disk: its edits, since a chunk's state is its edits
+// over generated terrain (a whole chunk is never sent: every peer generates the terrain).
 //     [version u8 = 1][count varint][count x (xz u8 = x << 4 | z, y u8, id u8)]
 //     in block-index order; 3 bytes per edit.
-// (b) Full: a whole chunk, for when edits would be larger than the chunk (or no seed).
-//     [magic u8 = 0x43 'C'][version u8 = 1][deflate-raw of the CHUNK_VOLUME block ids]
-// Decoders trust nothing: they come from other peers. Any bad input throws ChunkCodecError.
+// The decoder trusts nothing: its bytes come from other peers. Bad input throws ChunkCodecError.
 import { BLOCK_COUNT } from './blocks';
-import { Chunk } from './chunk';
 import { ChunkCodecError } from './chunk-codec-error';
 import { EditLog, MAX_EDITS, editAt, type BlockEdit } from './chunk-edits';
 import { CHUNK_VOLUME, blockIndex } from './coords';
-import { deflateRaw, inflateRawBounded } from './bounded-inflate';
 
 export { ChunkCodecError, type ChunkCodecErrorCode } from './chunk-codec-error';
 
 export const EDITS_VERSION = 1;
-export const FULL_MAGIC = 0x43;
-export const FULL_VERSION = 1;
 const EDIT_BYTES = 3;
 /** A count up to MAX_EDITS (2^16) needs at most 3 varint bytes. */
 const MAX_VARINT_BYTES = 3;
-/** Stored (uncompressed) deflate blocks add 5 bytes per 64 KiB: anything larger is not ours. */
-const MAX_FULL_PAYLOAD = CHUNK_VOLUME + 1024;
 
 function assertBytes(bytes: unknown): asserts bytes is Uint8Array {
   if (!(bytes instanceof Uint8Array)) throw new ChunkCodecError('not-bytes', 'input is not a Uint8Array');
@@ -78,28 +70,4 @@ export function decodeEdits(bytes: Uint8Array): BlockEdit[] {
     out[k] = editAt(i, id);
   }
   return out;
-}
-
-export async function encodeChunkFull(chunk: Chunk): Promise<Uint8Array> {
-  const body = await deflateRaw(chunk.blocks);
-  const out = new Uint8Array(2 + body.length);
-  out[0] = FULL_MAGIC;
-  out[1] = FULL_VERSION;
-  out.set(body, 2);
-  return out;
-}
-
-export async function decodeChunkFull(bytes: Uint8Array, cx: number, cz: number): Promise<Chunk> {
-  assertBytes(bytes);
-  if (bytes.length < 3) throw new ChunkCodecError('truncated', `full chunk needs at least 3 bytes, got ${bytes.length}`);
-  if (bytes[0] !== FULL_MAGIC || bytes[1] !== FULL_VERSION) {
-    throw new ChunkCodecError('bad-version', `unknown full chunk header ${bytes[0]},${bytes[1]}`);
-  }
-  if (bytes.length - 2 > MAX_FULL_PAYLOAD) throw new ChunkCodecError('oversize', `full chunk payload of ${bytes.length - 2} bytes is too large`);
-  const blocks = await inflateRawBounded(bytes.subarray(2), CHUNK_VOLUME);
-  if (blocks.length !== CHUNK_VOLUME) throw new ChunkCodecError('truncated', `full chunk inflates to ${blocks.length} of ${CHUNK_VOLUME} bytes`);
-  for (let i = 0; i < CHUNK_VOLUME; i++) {
-    if (blocks[i]! >= BLOCK_COUNT) throw new ChunkCodecError('bad-block-id', `block ${i} has unknown id ${blocks[i]}`);
-  }
-  return new Chunk(cx, cz, blocks);
 }
