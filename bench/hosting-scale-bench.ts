@@ -76,7 +76,7 @@ export async function benchHostingScale(): Promise<Record<string, number>> {
   // The 1,000-peer figures are sim1k_* (as their targets name them); smaller sizes keep their digits.
   const simName = (n: number) => `sim${n % 1000 === 0 ? `${n / 1000}k` : n}`;
   const joinBatch = (n: number) => Number(process.env.HOSTING_SCALE_JOIN_BATCH ?? (n >= 1000 ? 16 : 1));
-  // 1,000 players started at once still settle 15 s after (host-set changes, re-attaches: docs/BENCHMARKS.md "Edit to visible: the primary's PENDINGs in a shared region").
+  // 1,000 players started at once still settle 15 s after (host-set changes, re-attaches: docs/BENCHMARKS.md "Hosting at scale").
   const warmup = (n: number) => Number(process.env.HOSTING_SCALE_WARMUP ?? (n >= 1000 ? 30 : 15));
   const spread = process.env.HOSTING_SCALE_LATENCY_SPREAD;
   const spreadArgs = spread === undefined ? [] : ['--latency-spread', spread];

@@ -22,8 +22,8 @@ export interface LinkBudgetOptions {
   /**
    * Peers the application may pin at once (link-pins.ts). Default 64: at 48 (a host's share
    * 36) a primary of two or three busy regions dropped the pins of subscribers looking in
-   * from next door, and its PENDINGs to them went routed, late (docs/BENCHMARKS.md "Edit to
-   * visible: links a primary keeps").
+   * from next door, and its PENDINGs to them went routed, late (docs/HOSTING.md "Which links
+   * are pinned").
    */
   maxPinnedLinks: number;
   /**

@@ -55,7 +55,7 @@ export const ALL_BEATS_EVERY = 4;
  * riding in its next POSITIONS, is a harmless duplicate). A PENDING is the latency path of an
  * edit to every observer: relayed it is three legs and up to a tick (primary, backup,
  * subscriber), ridden a tick more, and at 50 ms one way the 150 ms target fits two legs only
- * (docs/BENCHMARKS.md "Edit to visible: the primary's PENDINGs in a shared region"). It is
+ * (docs/HOSTING.md "Pending edits"). It is
  * small (~50 bytes an edit); what a crowd shares out is the positions. A random walk of two
  * players a region gives ~18 subscribers a region, a few past SHARE_ABOVE; a crowd (100, 200)
  * is far past this, and keeps its PENDINGs riding and relayed.

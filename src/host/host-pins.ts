@@ -7,7 +7,7 @@
 // mostly players looking in from next door, and refused the player who then walked in and
 // edited: its EDIT came routed, and each of the ~14 observers of that edit drew it late (the
 // 300-peer simulation: 18 of the 46 samples drawn later than 150 ms, all routed EDITs;
-// docs/BENCHMARKS.md "Edit to visible"). An edit's first leg is every observer's; a
+// docs/HOSTING.md "Which links are pinned"). An edit's first leg is every observer's; a
 // PENDING's leg is one observer's. So pins go by rank: the backups, then the players near
 // enough to edit here, then the rest; a better rank takes the place of the worst held when
 // the host's share is full.

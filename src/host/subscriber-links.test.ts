@@ -1,7 +1,7 @@
 // A primary keeps a direct link to each subscriber it serves (pinned as the host's): edits
 // come to it and its PENDINGs go out over one hop, not routed through the overlay. Before,
 // only the subscriber pinned its end, and the primary's link budget refused or retired the
-// link when other peers dialled it (docs/BENCHMARKS.md "Edit to visible").
+// link when other peers dialled it (docs/HOSTING.md "Which links are pinned").
 import { describe, expect, it } from 'vitest';
 import { idToHex } from '../core/node-id';
 import type { RegionCoord } from '../region/region-key';

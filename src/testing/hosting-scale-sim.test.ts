@@ -20,7 +20,7 @@ import { MOVE_HZ } from '../region/move-rate';
 // figures in brackets), in 13.8 s against 27.3 (npm test's simulations run, quiet machine).
 
 // Upload bounds (kB/s, HostWires' bytes): the figures measured at 200 hosting peers and 400
-// players with room (docs/BENCHMARKS.md "Hosting at scale: play-only peers"); here they hold
+// players with room (docs/BENCHMARKS.md "Hosting at scale"); here they hold
 // with more room.
 const HOST_KBPS_P50 = 32;
 const HOST_KBPS_MAX = 100;
