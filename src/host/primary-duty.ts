@@ -235,6 +235,8 @@ export class PrimaryDuty implements DutyShared {
       t: 'SNAPSHOT', ...this.regionFields, e: this.e, v: { e: this.e, s: this.machine.committed }, full, hosts: this.region.hosts, entries: encodeEntries(part), ...(certless ? {} : { cert: this.region.cert!, ...(this.region.chain?.length ? { chain: this.region.chain } : {}) }),
       ...(i < parts.length - 1 ? { more: true } : {}),
     }));
+    // A node new to us, or one that missed frames, may have missed chat lines too (chat-relay.ts).
+    if (!known || missed) for (const chat of this.chat.recentLines()) this.ctx.wires.players.send(id, chat);
   }
 
   /**
@@ -296,6 +298,7 @@ export class PrimaryDuty implements DutyShared {
   private say(fromHex: string, m: SubscriptionMessageOf<'SAY'>): void {
     if (!this.chat.take(fromHex, m)) return;
     const chat = { ...m, t: 'CHAT' as const };
+    this.chat.passed(chat);
     for (const s of this.subscribers.values()) this.ctx.wires.players.send(s.id, chat);
   }
 

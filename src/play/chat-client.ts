@@ -6,6 +6,9 @@
 // stamped near our clock, later than the speaker's last line (no replay), within a rate per
 // host and per speaker, and signed by the player it names (region/chat-line.ts). A dropped
 // line is counted by reason and shown nowhere. The history is this tab's, bounded.
+// A line comes again when we re-attach (the primary sends its last lines to a node that
+// subscribes anew or missed frames: host/chat-relay.ts): one already shown is a duplicate,
+// shown once and counted apart from replays.
 import type { Clock, TimerHandle } from '../core/clock';
 import { Emitter } from '../core/emitter';
 import { hexToId, idToHex } from '../core/node-id';
@@ -59,6 +62,17 @@ const MAX_SENDS = 3;
  * when this long has passed since it was said (or MAX_SENDS went unechoed).
  */
 const UNHEARD_MS = 10_000;
+/**
+ * A CHAT that comes while the region has no primary we are attached to (an attach, a
+ * re-attach: its SNAPSHOT's checks still under way, or its silence-watch gave up on a live
+ * primary) is held this long, at most MAX_HELD of them, and taken if its sender turns out to
+ * be the primary we attach to; dropped as 'not-host' otherwise. Dropped at once, such a line
+ * was lost to us for good: its speaker stops sending once the primary echoes it.
+ */
+const HOLD_MS = 10_000;
+const MAX_HELD = 32;
+/** Stamps of each speaker's last lines shown, to tell a line shown again (a duplicate) from a replay. */
+const SHOWN_STAMPS = 16;
 
 export type ChatClientOptions = typeof CHAT_CLIENT_DEFAULTS;
 
@@ -88,7 +102,8 @@ export class ChatError extends VoxelError {
 }
 
 export interface ChatClientArgs {
-  client: Pick<RegionClient, 'attachment'>;
+  /** Its `attached` events release the lines held while a region had no primary (HOLD_MS). */
+  client: Pick<RegionClient, 'attachment'> & { events?: Pick<RegionClient['events'], 'on'> };
   wire: PlayerWire;
   world: string;
   /** The player's key: signs what this tab says. */
@@ -119,11 +134,13 @@ interface Speaker {
   bucket: TokenBucket;
   /** The stamp of its last line shown (or being checked): a later one only. */
   last: number;
+  /** The stamps of its last SHOWN_STAMPS lines shown. */
+  shown: number[];
 }
 
 export class ChatClient {
   readonly events = new Emitter<ChatClientEvents>();
-  readonly stats = { said: 0, shown: 0, echoes: 0, resent: 0, unheard: 0, dropped: { 'not-host': 0, 'host-rate': 0, stale: 0, replay: 0, 'speaker-rate': 0, signature: 0 } as Record<ChatDrop, number> };
+  readonly stats = { said: 0, shown: 0, echoes: 0, resent: 0, unheard: 0, duplicates: 0, held: 0, dropped: { 'not-host': 0, 'host-rate': 0, stale: 0, replay: 0, 'speaker-rate': 0, signature: 0 } as Record<ChatDrop, number> };
   private readonly opts: ChatClientOptions;
   private readonly history: ChatEntry[] = [];
   private readonly speakers = new LruMap<string, Speaker>(MAX_SPEAKERS);
@@ -136,20 +153,24 @@ export class ChatClient {
   private readonly unechoed = new Map<number, { region: RegionCoord; frame: SubscriptionMessageOf<'SAY'>; entry: ChatEntry; sends: number; until: number; timer: TimerHandle }>();
   /** Our lines given up unheard, by stamp (a late echo clears the mark). */
   private readonly givenUp = new LruMap<number, ChatEntry>(MAX_LINES);
-  private readonly off: () => void;
+  /** CHATs from a region with no primary attached, by arrival (HOLD_MS). */
+  private held: { at: number; fromHex: string; m: SubscriptionMessageOf<'CHAT'> }[] = [];
+  private readonly offs: (() => void)[] = [];
 
   constructor(private readonly args: ChatClientArgs) {
     this.opts = { ...CHAT_CLIENT_DEFAULTS, ...args.options };
     this.selfHex = idToHex(args.player.id);
     this.hosts = new KeyedRateLimit(HOST_PER_SECOND, HOST_BURST, MAX_SPEAKERS);
     this.sayBucket = new TokenBucket(SAY_PER_SECOND, this.opts.sayBurst, args.clock.now());
-    this.off = args.wire.toPlayer.on('frame', ({ fromHex, msg }) => {
+    this.offs.push(args.wire.toPlayer.on('frame', ({ fromHex, msg }) => {
       if (msg.t === 'CHAT') void this.take(fromHex, msg);
-    });
+    }));
+    if (args.client.events) this.offs.push(args.client.events.on('attached', ({ region, primary }) => this.release(region, primary)));
   }
 
   close(): void {
-    this.off();
+    for (const off of this.offs) off();
+    this.held = [];
     for (const u of this.unechoed.values()) this.args.clock.clearTimeout(u.timer);
     this.unechoed.clear();
   }
@@ -236,25 +257,59 @@ export class ChatClient {
     this.unechoed.delete(w);
   }
 
+  /** Held lines past HOLD_MS (or MAX_HELD) are dropped. */
+  private expireHeld(): void {
+    const since = this.args.clock.now() - HOLD_MS;
+    while (this.held.length > 0 && (this.held.length > MAX_HELD || this.held[0]!.at < since)) {
+      this.held.shift();
+      this.stats.dropped['not-host']++;
+    }
+  }
+
+  /** We attached to `primary` for `region`: the lines it sent meanwhile are taken, the others' dropped. */
+  private release(region: RegionCoord, primary: string): void {
+    this.expireHeld();
+    const mine = this.held.filter((h) => h.m.rx === region.rx && h.m.rz === region.rz);
+    if (mine.length === 0) return;
+    this.held = this.held.filter((h) => !mine.includes(h));
+    for (const h of mine) {
+      if (h.fromHex === primary) void this.take(h.fromHex, h.m);
+      else this.stats.dropped['not-host']++;
+    }
+  }
+
   private async take(fromHex: string, m: SubscriptionMessageOf<'CHAT'>): Promise<void> {
     const drop = (why: ChatDrop) => void this.stats.dropped[why]++;
-    if (this.args.client.attachment({ rx: m.rx, rz: m.rz })?.primary !== fromHex) return drop('not-host');
+    const attached = this.args.client.attachment({ rx: m.rx, rz: m.rz });
+    if (!attached && this.args.client.events) {
+      this.stats.held++;
+      this.held.push({ at: this.args.clock.now(), fromHex, m });
+      return this.expireHeld();
+    }
+    if (attached?.primary !== fromHex) return drop('not-host');
     const now = this.args.clock.now();
     if (!this.hosts.take(fromHex, now)) return drop('host-rate');
     const hex = idToHex(m.p);
     if (hex === this.selfHex && this.own.has(m.w)) {
+      // A copy of one already echoed (the primary's last lines, sent again on a re-attach).
+      if (!this.unechoed.has(m.w) && !this.givenUp.peek(m.w)) return void this.stats.duplicates++;
       this.echoed(m.w);
       return void this.stats.echoes++;
     }
     const wall = (this.args.wallClock ?? Date.now)();
     if (m.w < wall - MAX_AGE_MS || m.w > wall + MAX_AHEAD_MS) return drop('stale');
     const speaker = this.speaker(hex);
+    const again = () => speaker.shown.includes(m.w);
+    if (again()) return void this.stats.duplicates++;
     if (m.w <= speaker.last) return drop('replay');
     if (!(await verifyChatLine(m as ChatLine, this.args.world, this.args.verify))) return drop('signature');
     // Checked again after the wait: another copy of the line may have been shown meanwhile.
+    if (again()) return void this.stats.duplicates++;
     if (m.w <= speaker.last) return drop('replay');
     if (!speaker.bucket.take(1, this.args.clock.now())) return drop('speaker-rate');
     speaker.last = m.w;
+    speaker.shown.push(m.w);
+    if (speaker.shown.length > SHOWN_STAMPS) speaker.shown.shift();
     this.show({ player: hex, name: m.n, colour: m.c, text: m.x, at: m.w, own: false });
   }
 
@@ -267,6 +322,6 @@ export class ChatClient {
   }
 
   private speaker(hex: string): Speaker {
-    return this.speakers.use(hex, () => ({ bucket: new TokenBucket(SPEAKER_PER_SECOND, SPEAKER_BURST, this.args.clock.now()), last: 0 }));
+    return this.speakers.use(hex, () => ({ bucket: new TokenBucket(SPEAKER_PER_SECOND, SPEAKER_BURST, this.args.clock.now()), last: 0, shown: [] }));
   }
 }

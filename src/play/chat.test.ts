@@ -2,7 +2,11 @@
 // text with the speaker's name; a node speaking as another player, a host forging or replaying
 // a line, and a flood change nothing beyond the rates, and every drop is counted.
 import { describe, expect, it } from 'vitest';
-import { idToHex } from '../core/node-id';
+import { Emitter } from '../core/emitter';
+import { hexToId, idToHex } from '../core/node-id';
+import type { WireEvents } from '../region/frame-wire';
+import type { HostToPlayer } from '../region/subscription-messages';
+import type { ClientEvents } from './region-client';
 import type { Signer } from '../core/signer';
 import { makeChatLine } from '../region/chat-line';
 import { regionAt, type RegionCoord } from '../region/region-key';
@@ -64,15 +68,20 @@ describe('chat (simulated)', () => {
     expect(stats().wrong - before.wrong).toBe(1);
     expect(stats().invalid - before.invalid).toBe(1);
 
-    // The primary itself, hostile: forges a CHAT as Ann, and replays her genuine line.
+    // The primary itself, hostile: forges a CHAT as Ann, replays a genuine line of hers older
+    // than the last Bob was shown, and sends that last one again (a duplicate: shown once).
     primary.wire.players.send(pb.dht.selfId, { t: 'CHAT', rx: 0, rz: 0, ...forged });
-    const genuine = await makeChatLine(sim.keyring.signer(sim.playerOf(pa.dht.selfId)), sim.world, 'Ann', 'hello <b>Bob</b>', said.at);
+    const ann = sim.keyring.signer(sim.playerOf(pa.dht.selfId));
+    const older = await makeChatLine(ann, sim.world, 'Ann', 'an older line', said.at - 1000);
+    primary.wire.players.send(pb.dht.selfId, { t: 'CHAT', rx: 0, rz: 0, ...older });
+    const genuine = await makeChatLine(ann, sim.world, 'Ann', 'hello <b>Bob</b>', said.at);
     primary.wire.players.send(pb.dht.selfId, { t: 'CHAT', rx: 0, rz: 0, ...genuine });
     // ...and a node that is not Bob's primary here sends one straight to him.
     const other = sim.live().find((p) => p.hex !== primaryHex && p !== pb)!;
     other.wire.players.send(pb.dht.selfId, { t: 'CHAT', rx: 0, rz: 0, ...hidden });
     await walk(300);
     expect(b.chat.stats.dropped).toMatchObject({ signature: 1, replay: 1, 'not-host': 1 });
+    expect(b.chat.stats.duplicates).toBe(1);
     expect(seen).toHaveLength(1);
 
     // Mallory floods (a client without the rate): her primary passes on the burst, then its rate.
@@ -149,6 +158,77 @@ describe('chat (simulated)', () => {
     expect(a.chat.stats).toMatchObject({ echoes: 2, resent: 4, unheard: 1 });
     expect(marked).toMatchObject([{ text: 'anyone', unheard: true }]);
     expect(a.chat.lines().map((l) => [l.text, !!l.unheard])).toEqual([['are you there', false], ['back again', false], ['anyone', true]]);
+    for (const p of [a, b]) {
+      p.chat.close();
+      p.source.close();
+    }
+    sim.stopAll();
+  });
+
+  it('a line the primary passed on reaches a listener that lost it once that one re-attaches, or that was attaching', async () => {
+    const sim = new HostSim({ seed: 21 });
+    await sim.grow(6);
+    const [pa, pb] = sim.live() as [SimPeer, SimPeer];
+    const wall = () => WALL + sim.clock.now();
+    // B's link loses the next `lose` CHATs to it; B's subscription can be made to look
+    // detached (a re-attach under way), its 'attached' event told by the test.
+    let lose = 0, detached = false;
+    const attachedB = new Emitter<ClientEvents>();
+    const open = (p: SimPeer, name: string, x: number) => {
+      const source = new NetworkChunkSource({ seed: 'seed-1', world: sim.world, client: p.client, dht: p.dht, clock: sim.clock, options: { name } });
+      let wire = p.wire.players, client: ConstructorParameters<typeof ChatClient>[0]['client'] = p.client;
+      if (p === pb) {
+        wire = Object.create(p.wire.players) as typeof p.wire.players;
+        const toPlayer = new Emitter<WireEvents<HostToPlayer>>();
+        p.wire.players.toPlayer.on('frame', (f) => (f.msg.t === 'CHAT' && lose-- > 0 ? undefined : toPlayer.emit('frame', f)));
+        Object.defineProperty(wire, 'toPlayer', { value: toPlayer });
+        client = { attachment: (r: RegionCoord) => (detached ? undefined : p.client.attachment(r)), events: attachedB };
+      }
+      const chat = new ChatClient({
+        client, wire, world: sim.world, player: sim.keyring.signer(sim.playerOf(p.dht.selfId)), pass: sim.passFor(p.dht.selfId),
+        verify: sim.keyring.verify, clock: sim.clock, wallClock: wall, name: () => name, where: () => ({ x: here.x + x, z: here.z }),
+      });
+      return { source, chat, x };
+    };
+    const a = open(pa, 'Ann', 0), b = open(pb, 'Bob', 2);
+    const walk = async (ms: number) => {
+      for (let t = 0; t < ms; t += 100) {
+        for (const p of [a, b]) p.source.setPosition({ ...here, x: here.x + p.x });
+        await sim.run(100);
+      }
+    };
+    const seen: string[] = [];
+    b.chat.events.on('line', (l) => seen.push(l.text));
+    await sim.settle(b.source.load(0, 0));
+    await walk(2000);
+    const region = regionAt(here.x, here.z);
+    const primary = pb.client.attachment(region)!.primary;
+    await sim.settle(a.chat.say('first'));
+    await walk(500);
+    expect(seen).toEqual(['first']);
+    // Lost on B's link after the primary passed it on (A has its echo: A sends it no more).
+    lose = 1;
+    await sim.settle(a.chat.say('lost on the way'));
+    await walk(1500);
+    expect(seen).toEqual(['first']);
+    expect(a.chat.stats).toMatchObject({ echoes: 2, resent: 0 });
+    // B subscribes again having missed frames (as after a gap or a silence): the primary's last
+    // lines come again; the one B lost is shown, the one it had is a duplicate.
+    pb.wire.players.send(hexToId(primary), { t: 'SUBSCRIBE', rx: region.rx, rz: region.rz, host: false, missed: true });
+    await walk(500);
+    expect(seen).toEqual(['first', 'lost on the way']);
+    expect(b.chat.stats.duplicates).toBe(1);
+    // Said while B is between primaries: held, and taken once B is attached to its sender.
+    detached = true;
+    await sim.settle(a.chat.say('while you attach'));
+    await walk(500);
+    expect(seen).toHaveLength(2);
+    detached = false;
+    attachedB.emit('attached', { region, primary, epoch: pb.client.attachment(region)!.epoch });
+    await walk(200);
+    expect(seen).toEqual(['first', 'lost on the way', 'while you attach']);
+    expect(b.chat.stats.dropped).toMatchObject({ 'not-host': 0, replay: 0, signature: 0 });
+    expect(b.chat.stats.held).toBe(1);
     for (const p of [a, b]) {
       p.chat.close();
       p.source.close();
