@@ -18,7 +18,7 @@ import { KeyedRateLimit } from '../core/keyed-rate-limit';
 import { LruMap } from '../core/lru-map';
 import { CHAT_RATE, makeChatLine, MAX_CHAT_CHARS, normaliseChatText, verifyChatLine, type ChatLine } from '../region/chat-line';
 import type { PlayerPass } from '../region/player-pass';
-import { regionAt, type RegionCoord } from '../region/region-key';
+import { regionAt, regionName, type RegionCoord } from '../region/region-key';
 import type { PlayerWire } from '../region/region-wire';
 import type { SubscriptionMessageOf } from '../region/subscription-messages';
 import type { Pose } from '../world/pose';
@@ -65,9 +65,12 @@ const UNHEARD_MS = 10_000;
 /**
  * A CHAT that comes while the region has no primary we are attached to (an attach, a
  * re-attach: its SNAPSHOT's checks still under way, or its silence-watch gave up on a live
- * primary) is held this long, at most MAX_HELD of them, and taken if its sender turns out to
- * be the primary we attach to; dropped as 'not-host' otherwise. Dropped at once, such a line
- * was lost to us for good: its speaker stops sending once the primary echoes it.
+ * primary) is taken when it comes from the primary we were attached to last there; from
+ * another node it is held this long, at most MAX_HELD of them, and taken if its sender turns
+ * out to be the primary we attach to; dropped as 'not-host' otherwise. Dropped at once, such
+ * a line was lost to us for good: its speaker stops sending once the primary echoes it.
+ * Traced in e2e/chat.test on a loaded machine: the listener took its live primary for silent,
+ * took the region over itself, and dropped the line the old primary passed on meanwhile.
  */
 const HOLD_MS = 10_000;
 const MAX_HELD = 32;
@@ -156,6 +159,8 @@ export class ChatClient {
   /** CHATs from a region with no primary attached, by arrival (HOLD_MS). */
   private held: { at: number; fromHex: string; m: SubscriptionMessageOf<'CHAT'> }[] = [];
   private readonly offs: (() => void)[] = [];
+  /** Region name -> the primary we were attached to there last (hex), from the client's `attached` events. */
+  private readonly lastPrimary = new LruMap<string, string>(MAX_SPEAKERS);
 
   constructor(private readonly args: ChatClientArgs) {
     this.opts = { ...CHAT_CLIENT_DEFAULTS, ...args.options };
@@ -165,7 +170,12 @@ export class ChatClient {
     this.offs.push(args.wire.toPlayer.on('frame', ({ fromHex, msg }) => {
       if (msg.t === 'CHAT') void this.take(fromHex, msg);
     }));
-    if (args.client.events) this.offs.push(args.client.events.on('attached', ({ region, primary }) => this.release(region, primary)));
+    if (args.client.events) {
+      this.offs.push(args.client.events.on('attached', ({ region, primary }) => {
+        this.lastPrimary.set(regionName(region), primary);
+        this.release(region, primary);
+      }));
+    }
   }
 
   close(): void {
@@ -190,20 +200,23 @@ export class ChatClient {
     const pos = this.args.where();
     const region: RegionCoord | undefined = pos && regionAt(pos.x, pos.z);
     const primary = region && this.args.client.attachment(region)?.primary;
-    if (!region || !primary) throw new ChatError('nowhere', 'Nobody can hear you yet: the region you stand in has no host (joining)');
+    // Between two primaries (a failover, a re-attach) the line waits for the next one (resend);
+    // only where we were never attached is there nobody to wait for.
+    const between = !!region && !primary && this.lastPrimary.peek(regionName(region)) !== undefined;
+    if (!region || (!primary && !between)) throw new ChatError('nowhere', 'Nobody can hear you yet: the region you stand in has no host (joining)');
     if (!this.sayBucket.take(1, this.args.clock.now())) throw new ChatError('rate', 'You are talking too fast: wait a moment');
     // Stamps of one player's lines only go up (receivers drop a stamp not after the last).
     const w = Math.max(Math.floor((this.args.wallClock ?? Date.now)()), this.lastSaid + 1);
     this.lastSaid = w;
     const line = await makeChatLine(this.args.player, this.args.world, this.args.name(), text, w, this.args.colour?.());
     const frame: SubscriptionMessageOf<'SAY'> = { t: 'SAY', rx: region.rx, rz: region.rz, ...line };
-    await this.send(primary, frame);
+    if (primary) await this.send(primary, frame);
     this.stats.said++;
     this.own.add(w);
     if (this.own.size > MAX_LINES) this.own.delete(this.own.values().next().value!);
     const entry: ChatEntry = { player: this.selfHex, name: line.n, colour: line.c, text, at: w, own: true };
     const now = this.args.clock.now();
-    this.unechoed.set(w, { region, frame, entry, sends: 1, until: now + UNHEARD_MS, timer: this.args.clock.setTimeout(() => void this.resend(w), RESEND_MS) });
+    this.unechoed.set(w, { region, frame, entry, sends: primary ? 1 : 0, until: now + UNHEARD_MS, timer: this.args.clock.setTimeout(() => void this.resend(w), RESEND_MS) });
     if (this.unechoed.size > MAX_LINES) this.forget(this.unechoed.keys().next().value!);
     const speaker = this.speaker(this.selfHex);
     speaker.last = Math.max(speaker.last, w);
@@ -281,12 +294,13 @@ export class ChatClient {
   private async take(fromHex: string, m: SubscriptionMessageOf<'CHAT'>): Promise<void> {
     const drop = (why: ChatDrop) => void this.stats.dropped[why]++;
     const attached = this.args.client.attachment({ rx: m.rx, rz: m.rz });
-    if (!attached && this.args.client.events) {
+    const followed = attached ? attached.primary : this.lastPrimary.peek(regionName(m));
+    if (!attached && followed !== fromHex && this.args.client.events) {
       this.stats.held++;
       this.held.push({ at: this.args.clock.now(), fromHex, m });
       return this.expireHeld();
     }
-    if (attached?.primary !== fromHex) return drop('not-host');
+    if (followed !== fromHex) return drop('not-host');
     const now = this.args.clock.now();
     if (!this.hosts.take(fromHex, now)) return drop('host-rate');
     const hex = idToHex(m.p);

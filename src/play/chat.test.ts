@@ -227,6 +227,22 @@ describe('chat (simulated)', () => {
     attachedB.emit('attached', { region, primary, epoch: pb.client.attachment(region)!.epoch });
     await walk(200);
     expect(seen).toEqual(['first', 'lost on the way', 'while you attach']);
+    // Between primaries again: a line from the primary B followed last is taken at once, and
+    // a line B says waits for a primary instead of being refused, then goes.
+    const heardByA: string[] = [];
+    a.chat.events.on('line', (l) => heardByA.push(l.text));
+    detached = true;
+    await sim.settle(a.chat.say('from the one you followed'));
+    await walk(500);
+    expect(seen.at(-1)).toBe('from the one you followed');
+    const waiting = await sim.settle(b.chat.say('wait for me'));
+    expect(waiting).toMatchObject({ text: 'wait for me', own: true });
+    await walk(1500);
+    expect(heardByA).not.toContain('wait for me');
+    detached = false;
+    await walk(1500);
+    expect(heardByA).toContain('wait for me');
+    expect(b.chat.stats).toMatchObject({ echoes: 1, unheard: 0 });
     expect(b.chat.stats.dropped).toMatchObject({ 'not-host': 0, replay: 0, signature: 0 });
     expect(b.chat.stats.held).toBe(1);
     for (const p of [a, b]) {
