@@ -88,6 +88,9 @@ describe('granted epochs above the certificate (pend)', () => {
     expect(succeeds(c5, cert(4, E, [E, B, C]))).toBe(true);
     expect(succeeds(c5, cert(4, E, [E, A, C]))).toBe(false);
     expect(succeeds(c5, cert(3, B, [B, C, D]))).toBe(true);
+    // An e4 of its own set: the majority of it that granted c5 stands for e4 (no pend entry names it).
+    expect(succeeds(c5, cert(4, B, [B, C, D]))).toBe(true);
+    expect(succeeds(c5, cert(4, B, [A, B, D]))).toBe(false);
   });
   it('a rebase names the set it rebases over; one from outside that set is well formed (cert-anchor.ts decides it by whether that set is far)', () => {
     const terms = { e: 9, primary: E, hosts: [E, A], prev: { e: 8, hosts: [B, C, D] }, rebase: true };

@@ -20,4 +20,21 @@ describe('every tab starved (simulated)', () => {
     expect(f.reapplied).toEqual([]);
     expect(f.doublePrimaries).toEqual([]);
   }, 60_000);
+
+  // Tasks up to 1,500 ms, a second region beside the first, and the players who do not edit
+  // walking into it and out every 2 s (each time a reader with no certificate of it). Two
+  // backups of the first region took its primary for dead at once and both won: e2, then e3
+  // over e1 by the same set (it needs no pend entry for its own set). Every reader holding e2
+  // refused e3 ('not certified', 11 refusals), its primary released for want of acks, and the
+  // region had no primary for 9.75 s: a successor by the set of the reader's epoch succeeds it
+  // (epoch-cert.ts `succeeds`).
+  it('readers follow a certificate that succeeds theirs by its own set (seed 8, a border crossed)', async () => {
+    const f = await runStarvedHost({ seed: 8, peers: 8, starveAll: true, maxMs: 1500, border: { crossMs: 2000 } });
+    const seen = `refusals ${f.refusals}, primaries ${f.primaries.join(' -> ')}, gaps ${f.gaps} (longest ${f.longestGapMs} ms), crossings ${f.crossings} (${f.crossingsUnattached} unattached)`;
+    console.log(seen);
+    expect(f.refusals, seen).toBe(0);
+    expect(f.unseen).toEqual([]);
+    expect(f.reapplied).toEqual([]);
+    expect(f.doublePrimaries).toEqual([]);
+  }, 60_000);
 });

@@ -185,6 +185,9 @@ export function succeeds(next: EpochCert, known: EpochCert | undefined): boolean
   if (!known) return true;
   if (next.e === known.e) return idEquals(next.primary, known.primary);
   if (next.e < known.e) return false;
-  // Built on `known`, or past it through an epoch it had to win a majority of (`pend`).
-  return (!!next.prev && next.prev.e >= known.e) || !!next.pend?.some((q) => q.e === known.e && sameSet(q.hosts, known.hosts));
+  // Built on `known`, or past it through an epoch it had to win a majority of: a `pend` entry,
+  // or its own hosts when they are `known`'s (a claim names no pend entry for its own set,
+  // grant-rules.ts `coversGranted`: two backups' claims over one set, e2 and e3 both over e1,
+  // both certified, and every reader holding e2 refused e3 until the region had no primary).
+  return (!!next.prev && next.prev.e >= known.e) || sameSet(next.hosts, known.hosts) || !!next.pend?.some((q) => q.e === known.e && sameSet(q.hosts, known.hosts));
 }

@@ -25,6 +25,14 @@ export interface StarvedHostOptions {
   editMs?: number;
   /** The other peers starved too (every tab of a saturated machine), each its own draws. */
   starveAll?: boolean;
+  /**
+   * A second region beside the first (west of it), hosted and edited as the first is, which
+   * the peers that do not edit keep walking into and out of: each `crossMs` in it and
+   * `crossMs` out, subscribing afresh each time (a reader with no certificate of the region:
+   * it believes one only when its hosts are among the key's nearest nodes, cert-checker.ts).
+   * At the end every peer subscribes to both.
+   */
+  border?: { crossMs: number };
   host?: Partial<HostOptions>;
   dht?: Partial<DhtOptions>;
   /** Called at the end with the simulation (a test or a trace looks at what it likes). */
@@ -53,10 +61,15 @@ export interface StarvedHostFigures {
   unseen: string[];
   reapplied: string[];
   doublePrimaries: string[];
+  /** Snapshots readers refused as not certified (RegionClient stats.uncertified), in the spell and 5 s after. */
+  refusals: number;
+  /** With `border`: the walks into the second region, and those whose subscription had no snapshot when the reader walked out. */
+  crossings: number;
+  crossingsUnattached: number;
 }
 
 const R: RegionCoord = { rx: 0, rz: 0 };
-const NAME = regionName(R);
+const B: RegionCoord = { rx: -1, rz: 0 };
 
 export async function runStarvedHost(o: StarvedHostOptions): Promise<StarvedHostFigures> {
   // A tab's RPC timeout (4 s), not the simulations' 600 ms (there to get past dead nodes fast):
@@ -71,24 +84,50 @@ export async function runStarvedHost(o: StarvedHostOptions): Promise<StarvedHost
     const primary = sim.primaryOf(R);
     if (!primary) throw new Error('no primary before the spell');
     const editors = sim.live().filter((p) => p !== primary).slice(0, o.editors ?? 2);
+    const regions = o.border ? [R, B] : [R];
+    if (o.border) {
+      for (const p of editors) await sim.settle(p.client.subscribe(B));
+      await sim.run(3000);
+    }
     const ledger = new EditLedger(sim);
     let n = 0;
     const edit = () => {
-      for (const p of editors) {
-        const i = n++;
-        const x = R.rx * REGION_BLOCKS + 2 + (i % 50), y = 100 + Math.floor(i / 50) % 60, z = R.rz * REGION_BLOCKS + 6;
-        const id = ledger.freshId(R, keyOf(x, y, z));
-        if (id !== undefined) ledger.submit(p, R, x, y, z, id);
+      for (const r of regions) {
+        for (const p of editors) {
+          const i = n++;
+          const x = r.rx * REGION_BLOCKS + 2 + (i % 50), y = 100 + Math.floor(i / 50) % 60, z = r.rz * REGION_BLOCKS + 6;
+          const id = ledger.freshId(r, keyOf(x, y, z));
+          if (id !== undefined) ledger.submit(p, r, x, y, z, id);
+        }
       }
     };
+    // The walkers: each in the second region every other crossMs, half of them out of step.
+    const walkers = o.border ? sim.live().filter((p) => !editors.includes(p)) : [];
+    let crossings = 0, crossingsUnattached = 0;
+    const cross = (t: number) => {
+      const c = o.border!.crossMs;
+      walkers.forEach((p, i) => {
+        const phase = Math.floor((t + (i % 2) * c) / c) % 2;
+        const inside = p.client.state(B) !== undefined;
+        if (phase === 0 && !inside) {
+          crossings++;
+          void p.client.subscribe(B);
+        } else if (phase === 1 && inside) {
+          if (!p.client.isReady(B)) crossingsUnattached++;
+          p.client.unsubscribe(B);
+        }
+      });
+    };
     const stat = (k: 'silenceClaims' | 'claims' | 'claimsFailed' | 'takeovers' | 'stepDowns' | 'reconfigs') => sim.live().reduce((s, p) => s + p.host.stats[k], 0);
-    const base = { silenceClaims: stat('silenceClaims'), claims: stat('claims'), claimsFailed: stat('claimsFailed'), takeovers: stat('takeovers'), stepDowns: stat('stepDowns'), reconfigs: stat('reconfigs') };
+    const refused = () => sim.live().reduce((s, p) => s + p.client.stats.uncertified, 0);
+    const base = { silenceClaims: stat('silenceClaims'), claims: stat('claims'), claimsFailed: stat('claimsFailed'), takeovers: stat('takeovers'), stepDowns: stat('stepDowns'), reconfigs: stat('reconfigs'), refusals: refused() };
     const primaries = [primary.hex];
     let gaps = 0, gapFrom = -1, longestGapMs = 0;
     const step = async (ms: number, editing: boolean) => {
       const editMs = o.editMs ?? 250;
       for (let t = 0; t < ms; t += 50) {
         if (editing && t % editMs === 0) edit();
+        if (editing && o.border && t % o.border.crossMs === 0) cross(sim.clock.now());
         await sim.run(50);
         const now = sim.primaryOf(R)?.hex;
         if (!now) {
@@ -114,19 +153,24 @@ export async function runStarvedHost(o: StarvedHostOptions): Promise<StarvedHost
       takeovers: stat('takeovers') - base.takeovers,
       stepDowns: stat('stepDowns') - base.stepDowns,
       reconfigs: stat('reconfigs') - base.reconfigs,
+      refusals: refused() - base.refusals,
     };
-    // The world settles: no edits, every subscriber catches up.
+    // The world settles: no edits, every subscriber catches up (a walker in the second region too).
+    if (o.border) for (const p of sim.live()) void p.client.subscribe(B);
     await step(10_000, false);
     if (gapFrom >= 0) longestGapMs = Math.max(longestGapMs, sim.clock.now() - gapFrom);
     const unseen: string[] = [], reapplied: string[] = [];
-    for (const p of sim.live()) {
-      const state = p.client.state(R);
-      if (!state) {
-        unseen.push(`${p.hex.slice(0, 6)}: no state`);
-        continue;
+    for (const r of regions) {
+      const name = regionName(r);
+      for (const p of sim.live()) {
+        const state = p.client.state(r);
+        if (!state) {
+          unseen.push(`${p.hex.slice(0, 6)}: no state of ${name}`);
+          continue;
+        }
+        unseen.push(...ledger.missing(name, (k) => state.get(k)).map((f) => `at ${p.hex.slice(0, 6)}: ${f.text}`));
+        reapplied.push(...ledger.reapplied(name, (k) => state.get(k)).map((v) => `at ${p.hex.slice(0, 6)}: ${v}`));
       }
-      unseen.push(...ledger.missing(NAME, (k) => state.get(k)).map((f) => `at ${p.hex.slice(0, 6)}: ${f.text}`));
-      reapplied.push(...ledger.reapplied(NAME, (k) => state.get(k)).map((v) => `at ${p.hex.slice(0, 6)}: ${v}`));
     }
     o.inspect?.(sim);
     return {
@@ -135,10 +179,12 @@ export async function runStarvedHost(o: StarvedHostOptions): Promise<StarvedHost
       primaries: primaries.map((h) => h.slice(0, 6)),
       gaps,
       longestGapMs,
-      confirmed: ledger.confirmed(NAME).length,
+      confirmed: ledger.confirmed().length,
       unseen,
       reapplied,
       doublePrimaries: sim.doublePrimaries(),
+      crossings,
+      crossingsUnattached,
     };
   } finally {
     sim.stopAll();
