@@ -5,7 +5,7 @@
 // the record before any promise leaves the node, and checks signatures before it adopts a
 // certificate. docs/HOSTING.md "The state machine" and "Authority" give the reasons.
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
-import { MAX_CHAIN, MAX_PEND, quorum, succeeds, type CertPrev, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
+import { MAX_CHAIN, MAX_EPOCH_JUMP, MAX_PEND, quorum, succeeds, type CertPrev, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
 import { chainedFrom, chainLinks, sameCert, type Hold } from '../region/cert-anchor';
 import { CLAIM_TIMEOUT_MS } from './claim-round';
 
@@ -343,6 +343,20 @@ export class Election {
     this.beforeGrant = { ...before, learntAfter: this.learnt };
     const base = this.cert?.e ?? 0;
     this.accepted = boundGranted([...this.accepted, { e, hosts, p: from }].filter((q) => q.e > base));
+  }
+
+  /**
+   * We refused a claim of epoch e by a host of our set, which promised e to itself: our next
+   * claim goes above it. A primary whose new host set came while its backup, taking its
+   * slowness for death, was claiming claimed the epoch after its own, at or below the
+   * backup's, and the backup refused it: no majority of the old set without it, the primary
+   * was deposed by its own set change (8 tabs on 2 cores). Above it, the backup grants (its
+   * own claim then ends) and any granter of that claim says what the new one must cover
+   * (a refusal's `pend`). Within the epoch jump of what we hold, as a granter bounds a claim.
+   */
+  claimRefused(e: number): void {
+    if (e <= this.promised || e > Math.max(this.cert?.e ?? 0, this.promised) + MAX_EPOCH_JUMP) return;
+    this.refusedAt = Math.max(this.refusedAt, e);
   }
 
   /** A refusal named a newer certificate (checked by the caller; `hold`: how): our next claim builds on it and goes above it. */

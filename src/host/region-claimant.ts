@@ -495,12 +495,24 @@ export class RegionClaimant extends RegionSide {
       this.region.trace(`claim hosts: only ${live.size} of ${others.length} answered a ping: claiming over them all`);
       return set;
     }
-    const kept = set.filter((h) => idEquals(h, self) || live.has(idToHex(h)));
+    // A backup of the certificate we build on that did not answer stays when the claim cannot
+    // win without it anyway: no majority of that set answered but with it (the primary
+    // refuses while it lives), so the claim certifies only with its grant. Dead, the claim
+    // fails whatever set it names; slow (a starved tab answers a ping late), a far linked node
+    // in its place leaves a set holding fewer of the key's nearest nodes, which a reader with
+    // no certificate of the region refuses (cert-checker.ts `nearestNamed`) until a re-check
+    // moves the region back (8 tabs on 2 cores: 21-81 such refusals a run, edits late).
+    const c = this.el.cert;
+    const prevAnswered = c ? c.hosts.filter((h) => idEquals(h, self) || live.has(idToHex(h))).length : 0;
+    const needed = (h: NodeId) => !!c && prevAnswered < quorum(c.hosts.length) && has(c.hosts, h) && !idEquals(h, c.primary) && idToHex(h) !== silent;
+    const kept = set.filter((h) => idEquals(h, self) || live.has(idToHex(h)) || needed(h));
     const need = Math.max(0, o.replicas - kept.length);
     const ready = spares.filter((h) => this.aheadSaid(h, now, true));
     const spareLive = ready.length >= need ? new Set<string>() : await sparesAnswer;
     const fill = spares.filter((h) => this.aheadSaid(h, now, true) || spareLive.has(idToHex(h))).slice(0, need);
-    this.region.trace(`claim hosts: ${others.filter((h) => !live.has(idToHex(h))).map((h) => idToHex(h).slice(0, 6)).join(',')} did not answer${fill.length ? `, ${fill.length} linked instead` : ''}`);
+    const unanswered = others.filter((h) => !live.has(idToHex(h)));
+    const stay = unanswered.filter(needed);
+    this.region.trace(`claim hosts: ${unanswered.map((h) => idToHex(h).slice(0, 6)).join(',')} did not answer${stay.length ? ` (${stay.map((h) => idToHex(h).slice(0, 6)).join(',')} kept: e${c?.e}'s majority needs it)` : ''}${fill.length ? `, ${fill.length} linked instead` : ''}`);
     return sortByDistance([...kept, ...fill], (x) => x, this.region.key);
   }
 

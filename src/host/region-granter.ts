@@ -42,6 +42,9 @@ export class RegionGranter extends RegionSide {
     // older: its next claim must build on it.
     const refuse = (why: string) => {
       this.region.trace(`refuse ${fromHex.slice(0, 6)} e${m.e}: ${why}`);
+      // As the live primary, a claim of a host of our set: our next claim (a new host set)
+      // goes above it (election.ts `claimRefused`).
+      if (this.region.duty && has(this.region.hosts, from)) this.el.claimRefused(m.e);
       // Duelling claimants starve each other (every claim leaves grants the next must cover):
       // we hold our own claims back for a closer host of the set we know, refused or not.
       // (Not for an outsider: its claims must change nothing here.)
