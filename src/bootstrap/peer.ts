@@ -7,6 +7,8 @@
 // the doorways do not know (they left) falls back at once to the doorways' live peers; a
 // join with no link after joinDeadlineMs gives up and says why (JoinFailure); a peer with
 // no link keeps asking the doorways (and the invite's peers) with backoff (bootstrap/peer-finder.ts).
+// A join is usable at its first link and a lookup of its own id; the rest of it (the other
+// dials, the bucket refresh) runs on behind `Peer.start` (`Peer.joined`).
 import { realClock, type Clock } from '../core/clock';
 import type { Identity } from '../core/identity';
 import { idToHex, type NodeId } from '../core/node-id';
@@ -229,6 +231,11 @@ export class Peer {
     return idToHex(this.identity.id);
   }
 
+  /**
+   * Opens the doorways and joins: resolves once the peer is usable (linked, its own id looked
+   * up), or alone with the reason (`failure`) when no link came by the deadline. The rest of
+   * the join runs on (`joined`).
+   */
   static async start(cfg: PeerConfig): Promise<Peer> {
     const clock = cfg.clock ?? realClock;
     const opts = { ...PEER_DEFAULTS, ...cfg.options };
@@ -276,6 +283,7 @@ export class Peer {
       if (listed.length) result = await peer.join(listed, deadline); else failure = { kind: 'inviter-gone', detail: 'the doorway knows none of the invite\'s peers, and nobody else' };
     }
     if (result === 'joined') {
+      void peer.joined.then(() => globalThis.performance?.mark?.('vp:dht-joined'));
       globalThis.performance?.mark?.('vp:dht-started');
       stage('dht-ready', `${peer.dht.linkInfo().length} links`);
       peer.status = peer.dht.linkInfo().length > 0 ? 'online' : 'alone';
@@ -317,6 +325,17 @@ export class Peer {
     return peer;
   }
 
+  /** The DHT joins begun by `start`, each ended or failed: what runs on once the peer is usable. */
+  private readonly joins: Promise<void>[] = [];
+
+  /**
+   * Resolves once the joins `start` began have ended (every dial settled, the bucket refresh
+   * done) or failed; never rejects. `start` resolves before, once the peer is usable.
+   */
+  get joined(): Promise<void> {
+    return Promise.all(this.joins).then(() => {});
+  }
+
   private linked = false;
   /** Peers the doorways said are not there (they left between being listed and dialed). */
   private readonly gone = new Set<string>();
@@ -348,10 +367,13 @@ export class Peer {
   }
 
   /**
-   * Joins the DHT node through `peers`. 'gone': the doorways said they know none of them
-   * (they left), without waiting for the dials to time out; 'timeout': no link at the
-   * deadline (the join is left to end on its own: a dial of it that succeeds later still
-   * links); 'failed': every dial failed. A join with a link by the deadline runs to its end.
+   * Joins the DHT node through `peers`. 'joined': usable, at the first link and a lookup of
+   * our own id through it (below); 'gone': the doorways said they know none of them (they
+   * left), without waiting for the dials to time out; 'timeout': no link at the deadline;
+   * 'failed': every dial failed. The rest of the DHT's join (every other dial settled, its
+   * own self-lookup, the bucket refresh) runs on in the background (`joined`): a dial to a
+   * listed peer that never answers waits out its 15 s timeout, and a refresh of every far
+   * bucket is a dozen lookups, neither of which a first lookup needs.
    */
   private async join(peers: NodeId[], deadline: number): Promise<JoinResult> {
     if (peers.length === 0) return 'failed';
@@ -365,25 +387,36 @@ export class Peer {
         if (left.size === 0) resolve('gone');
       });
     });
+    let linkedNow = () => {};
+    const linked = new Promise<void>((resolve) => (linkedNow = resolve));
     const offLink = dht.events.on('link-open', () => {
       offLink();
       this.clock.clearTimeout(timer);
       this.firstLink();
+      linkedNow();
     });
+    if (dht.linkInfo().length > 0) linkedNow(); // a newcomer dialled us while we listed peers
     const late = new Promise<'timeout'>((resolve) => {
       timer = this.clock.setTimeout(() => { if (dht.linkInfo().length === 0) resolve('timeout'); }, Math.max(0, deadline - this.clock.now()));
     });
     const started = dht.join(peers).then(() => 'joined' as const);
+    this.joins.push(started.then(() => {}, () => {}));
+    // Usable: a link, and our own id looked up through it, which fills our neighbourhood in
+    // the table and tells it of us (a host's frames routed to us need a node near us that
+    // knows us). The join's own self-lookup comes again once every dial settled: cheap then.
+    let ended = false;
+    const usable = linked.then(() => (ended ? undefined : dht.findNode(dht.selfId))).then(() => 'joined' as const, () => 'joined' as const);
     try {
-      const outcome = await Promise.race([started, unknown, late]);
+      const outcome = await Promise.race([started, usable, unknown, late]);
+      started.catch(() => {}); // a dial of it may link late; once its dials time out it may fail
       if (outcome === 'joined') return outcome;
-      started.catch(() => {}); // it fails later, once its dials time out
       this.lastError = new Error(outcome === 'gone' ? 'no peer of the invite is known to the doorway' : `no direct connection to any of ${peers.length} peers within ${this.opts.joinDeadlineMs} ms`);
       return outcome;
     } catch (err) {
       this.lastError = err as Error;
       return 'failed';
     } finally {
+      ended = true;
       offUnknown();
       offLink();
       this.clock.clearTimeout(timer);
