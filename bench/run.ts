@@ -32,6 +32,7 @@ import { benchFlood } from './flood-bench';
 import { benchStore } from './store-bench';
 import { benchPlayerKey } from './player-key-bench';
 import { benchIdWork } from './id-work-bench';
+import { benchNodeIdMint } from './node-id-mint-bench';
 import { benchSybil } from './sybil-bench';
 import { benchSybilScale } from './sybil-scale-bench';
 import { benchAdversary } from './adversary-bench';
@@ -83,6 +84,7 @@ const benches: Bench[] = [
   ['store', benchStore],
   ['player_key', () => benchPlayerKey()],
   ['id_work', () => benchIdWork()],
+  ['node_id_mint', () => benchNodeIdMint()],
   ['flood', () => benchFlood()],
   ['network_change', () => benchNetworkChange()],
 ];

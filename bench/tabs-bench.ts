@@ -16,6 +16,8 @@ const MESSAGES_PER_PAIR = 20;
 /** How long the receiving tab is given for a pair's last messages to arrive. */
 const ROUTE_WAIT_MS = 5000;
 const JOIN_TIMEOUT_MS = 30_000;
+/** Page marks of a join, logged per tab: id minted, first link, Peer.start resolved, the DHT's whole join ended. */
+const MARKS = ['vp:identity', 'vp:first-link', 'vp:dht-started', 'vp:dht-joined'];
 
 type Net = NonNullable<Window['voxel']['net']>;
 const call = <T>(p: Page, fn: (net: Net, arg: unknown) => T | Promise<T>, arg?: unknown): Promise<T> =>
@@ -26,6 +28,7 @@ export async function benchTabs(): Promise<Record<string, number>> {
   const browser = await launchBrowser();
   const joins: number[] = [];
   const tabs: Page[] = [];
+  const marks: number[][] = [];
   try {
     for (let i = 0; i < TABS; i++) {
       const page = await openInFreshContext(browser); // a blank tab: the join is timed from its load
@@ -48,7 +51,10 @@ export async function benchTabs(): Promise<Record<string, number>> {
       }, JOIN_TIMEOUT_MS))) throw new Error(`tab ${i}: no lookup named another node within ${JOIN_TIMEOUT_MS} ms`);
       if (i > 0) joins.push(Date.now() - t0);
       tabs.push(page);
+      // Where the join's time went (page marks, ms after navigation), for the log only.
+      marks.push(await page.evaluate((names) => names.map((n) => Math.round(performance.getEntriesByName(n)[0]?.startTime ?? NaN)), MARKS));
     }
+    console.error(`tabs join marks (${MARKS.join(' ')}): ${marks.map((m) => m.join('/')).join(', ')}`);
     await new Promise((r) => setTimeout(r, 2000)); // let link budgets settle
     const ids = await Promise.all(tabs.map((p) => call(p, (n) => n.id())));
     const latencies: number[] = [];
