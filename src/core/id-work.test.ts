@@ -40,8 +40,9 @@ describe('node ids that cost work', () => {
     expect(ID_WORK_BITS).toBeGreaterThanOrEqual(8);
     let pass = 0;
     for (let i = 0; i < 16; i++) if (idWorkOk((await generateIdentity()).id)) pass++;
-    // 16 draws at 2^-ID_WORK_BITS each: one pass is a 1-in-500 event, two 1 in 500,000.
-    expect(pass).toBeLessThanOrEqual(1);
+    // 16 draws at 2^-ID_WORK_BITS each: at 9 bits one pass is a 1-in-33 event, two 1 in
+    // 2,200 (too often for a test run many times a day), three 1 in 240,000.
+    expect(pass).toBeLessThanOrEqual(2);
   });
 
   it('0 bits asks nothing; junk never throws and never passes', () => {

@@ -15,16 +15,19 @@ import { ID_BYTES, idToHex, type NodeId } from './node-id';
 const CONTEXT = new TextEncoder().encode('voxel-populi/node-id-work/v1\0');
 
 /**
- * Zero bits a node id must show: 2^10 = 1,024 keys per id on average, 710 at the median,
- * each a keypair and one scrypt of ~1.3-3 ms in a tab (key-ids.ts NODE_ID_SCRYPT). A tab
+ * Zero bits a node id must show: 2^9 = 512 keys per id on average, 355 at the median, each
+ * a keypair and one scrypt (key-ids.ts NODE_ID_SCRYPT; 0.86 CPU-ms a key in Node). A tab
  * mints its id once per identity slot, in a worker (app/node-id-minter.ts); measured with
- * `npm run bench -- id_work` (docs/BENCHMARKS.md "Ids that cost work"). While a node id
- * was SHA-256 of the key this was 13 (8,192 keypairs at ~10k a second); 13 bits of scrypts
- * would cost a first start ~10-20 s, so the bits fell by 3 and the price of a key rose by
- * ~20x for a tab and ~10^4x for a native grinder. Each bit doubles both the tab's cost
- * and the attacker's.
+ * `npm run bench -- node_id_mint` and `id_work` (docs/BENCHMARKS.md "Ids that cost work").
+ * While a node id was SHA-256 of the key this was 13 (8,192 keypairs at ~10k a second); 13
+ * bits of scrypts would cost a first start ~10-20 s. Each bit doubles both the tab's cost
+ * and the attacker's: at 10 a fresh tab's mint alone was p50 ~0.6 s and p90 ~2 s on a free
+ * core (more on a phone or a busy machine) against a join target of 1.5 s, while placing 2
+ * ids among the 3 nearest of 1,000 cost a grinder with free keys 484 CPU-s; at 9, half of
+ * each: 242 CPU-s, still ~440x its price before ids were derived through scrypt
+ * (docs/TRUST.md "Ids that cost work"). Ids minted at 10 show 9 and pass.
  */
-export const ID_WORK_BITS = 10;
+export const ID_WORK_BITS = 9;
 
 /** Leading zero bits of SHA-256(context || id) (0..32 counted; 32 means "at least"). */
 export function idWorkBits(id: NodeId): number {
