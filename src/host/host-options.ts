@@ -50,9 +50,13 @@ export const HOST_DEFAULTS = {
   /**
    * A primary confirms only while a majority of its certificate's hosts acked a frame it sent
    * less than this long ago. Backups refuse every other claimant for failoverMs / 2 after
-   * hearing their primary, so with leaseMs below that no two primaries confirm at once.
+   * hearing their primary, so with leaseMs below that no two primaries confirm at once. The
+   * lease counts from our send and the backup's refusal from its reading of the frame, never
+   * earlier, so the margin below failoverMs / 2 is only for clock rates; each ms of it is an
+   * ack that comes too late to hold the lease (a starved backup's answers come back 250-300
+   * ms after the beat: at 250 a new primary waited seconds for the lease in HostSim).
    */
-  leaseMs: 250,
+  leaseMs: 290,
   /**
    * A claimant to whose claims no majority of the previous set answered at all (grant or
    * refusal: a refusal is proof of life) for this long takes that majority for dead and
