@@ -1,7 +1,8 @@
 // Players in two homes behind real NATs (network namespaces, iptables; bench/lab/README.md):
 // one behind a cone NAT, one behind a symmetric NAT, join one world through the relay, link
 // through a TURN relay (coturn, credentials the relay minted from their shared secret), see
-// each other's avatar and edits and an item A picks up; a headless peer on the internet side links to both. With
+// each other's avatar and edits and an item A picks up; a headless peer on the internet side links to both;
+// then the direct path between A and the headless peer dies, and A closes that link within 3.5 s and dials anew. With
 // credentials coturn refuses as expired, and with no ICE servers at all, the start screen
 // says why within 5 s of the tab's identity (what it says then: a tab taken for "WebRTC
 // blocked" whose first candidate came late, on a loaded machine, is told again). The lab runs in namespaces of its own (`scripts/lab.sh --world`,
@@ -77,6 +78,16 @@ describe('the network lab: two homes behind NATs, coturn and the relay on the in
     expect(o.item, "a free item in A's region").not.toBeNull();
     expect(o.item!.ownerAtA, "the item is A's at A").toBe(o.item!.aSelf);
     expect(o.item!.ownerAtB, "the item is A's at B").toBe(o.item!.aSelf);
+    // Last, the direct path between A and the headless peer died (A's router drops UDP to
+    // and from it) while A sent over it: the path watch closed the link within 3.5 s (2 s
+    // of silence, looked at every 0.5 s). The DHT alone found such a death after its probe's
+    // 4 s RPC timeout (4.36 s measured before the watch) or its 15 s heartbeat timeout. Then
+    // A dialled it anew (through TURN).
+    const death = o.pathDeath;
+    expect(death, 'A was linked to the headless peer before its path died').not.toBeNull();
+    expect(death!.closed, `A closed its direct link to the headless peer: ${death!.trace.join('; ')}`).not.toBeNull();
+    expect(death!.closed!.ms, `A's direct link closed (${death!.closed!.reason}) within 3.5 s of the path's death`).toBeLessThan(3500);
+    expect(death!.reopened, `A dialled the headless peer anew: ${death!.trace.join('; ')}`).not.toBeNull();
     // coturn refused the relay's credentials (minted by a clock two days behind): said as such.
     expect(o.expired.kind).toBe('turn-failed');
     saidInTime('expired TURN credentials', o.expired);

@@ -4,7 +4,8 @@
 // - port 8080 hands out STUN + TURN/UDP with credentials from coturn's secret; a headless
 //   peer runs on the internet side (its own public address) in that world. A and B join,
 //   link (through TURN: a symmetric NAT leaves no direct path to a cone), see each other's
-//   avatar and each other's edit;
+//   avatar and each other's edit; last, the direct path between A and the headless peer
+//   dies, and A must close that link within 3.5 s and dial it anew;
 // - port 8081 hands out the same, minted by a relay clock two days behind: coturn refuses
 //   them (401), and B's start screen must say so;
 // - port 8082 hands out nothing: B's start screen must say why it cannot link to A.
@@ -16,7 +17,7 @@ import { seedReturningPlayer } from '../../e2e/returning-player';
 import type { LinkPath } from '../../src/net/link-path';
 import { REGION_BLOCKS } from '../../src/region/region-key';
 import { LabProcesses, labOrigin, waitForLine } from './lab-processes';
-import { buildTopology, configureNat, HOMES, INTERNET, PEER_IP, SERVER_IP } from './topology';
+import { buildTopology, configureNat, cutUdpPath, HOMES, INTERNET, PEER_IP, SERVER_IP } from './topology';
 
 const WORLDS = { link: { port: 8080, ice: 'turn' }, expired: { port: 8081, ice: 'turn-expired' }, none: { port: 8082, ice: 'none' } } as const;
 type WorldName = keyof typeof WORLDS;
@@ -45,6 +46,11 @@ export interface LabWorldOutcome {
    * within SEEN_WAIT_MS), and A's node id, the owner it should be.
    */
   item: { id: string; aSelf: string; ownerAtA: string | null; ownerAtB: string | null; aMs: number | null; bMs: number | null } | null;
+  /**
+   * Last, the direct path between A and the headless peer dies while A sends over it: when A
+   * closed the link and when it dialled it anew (null: A was not linked to both before).
+   */
+  pathDeath: PathDeathStep | null;
   expired: StartSaid;
   none: StartSaid;
   /** Set-up steps' wall times (ms), for the log. */
@@ -53,7 +59,18 @@ export interface LabWorldOutcome {
   diagnostics: string[];
 }
 
+export interface PathDeathStep {
+  /** A's close of its direct link to the headless peer after the path died (ms, why); null: not within REDIAL_WAIT_MS. */
+  closed: { ms: number; reason: string } | null;
+  /** A's next link to it opened (ms; through TURN); null: none within REDIAL_WAIT_MS. */
+  reopened: number | null;
+  /** A's link events after the path died (`+ms open|close peer (why)`), for the log. */
+  trace: string[];
+}
+
 const JOIN_WAIT_MS = 30_000;
+/** After the path death: A's link to the headless peer closed and dialled anew within this, or the step says null. */
+const REDIAL_WAIT_MS = 15_000;
 const SEEN_WAIT_MS = 15_000;
 /** The link world's tabs each propose a spawn every 1 s on average (`spawnms`) while a player stands in the region; the first may wait for the region's item ledger. */
 const ITEM_WAIT_MS = 30_000;
@@ -125,7 +142,7 @@ const airAbove = (p: Page, x: number, z: number) => p.evaluate(([x, z]) => {
   return 100;
 }, [x, z]);
 
-async function linkWorld(a: Page, b: Page, bNavigatedAt: number, headless: string): Promise<Omit<LabWorldOutcome, 'expired' | 'none' | 'timings' | 'diagnostics'>> {
+async function linkWorld(a: Page, b: Page, bNavigatedAt: number, headless: string): Promise<Omit<LabWorldOutcome, 'pathDeath' | 'expired' | 'none' | 'timings' | 'diagnostics'>> {
   const aId = await idOf(a);
   await netUp(b);
   const bId = await idOf(b);
@@ -164,6 +181,42 @@ async function linkWorld(a: Page, b: Page, bNavigatedAt: number, headless: strin
   const itemOk = item && item.ownerAtA === item.aSelf && item.ownerAtB === item.aSelf;
   if (!aSeesB || !bSeesA || aToB === null || bToA === null || !edits.aConfirmed || !edits.bConfirmed || !paths.aHeadless || !paths.bHeadless || !itemOk) await diagnose();
   return { ids: { a: aId, b: bId, headless }, joinMs, paths, avatars: { aSeesB, bSeesA }, edits, item };
+}
+
+/**
+ * The direct path between A and the headless peer dies (topology.ts cutUdpPath: A's router
+ * drops UDP to and from the headless peer's address) while A sends to it every 250 ms, as a
+ * player's traffic does. Measured from A's link events (window.voxel.net.linkEvents): when
+ * A closed that link and why (the path watch: PATH_DEAD, ~2-3 s; without it the DHT's probe
+ * or its 15 s heartbeat timeout), and when A opened a new one to it (through TURN: UDP to
+ * coturn still passes). A direct path that outlives a change is no test of this: a move of
+ * A's public address kept it in one of two runs (the headless peer has no NAT, so ICE took
+ * A's new address as a peer-reflexive candidate).
+ */
+async function pathDeath(a: Page, headless: string): Promise<PathDeathStep> {
+  await a.evaluate((id) => {
+    const w = window as unknown as { labTicks?: ReturnType<typeof setInterval> };
+    w.labTicks = setInterval(() => window.voxel.net!.send(id, 'tick'), 250);
+  }, headless);
+  await a.waitForTimeout(1000);
+  const t0 = Date.now();
+  cutUdpPath(HOMES[0]!, PEER_IP);
+  type Ev = { at: number; id: string; open: boolean; reason?: string };
+  const events = () => a.evaluate((t0) => window.voxel.net!.linkEvents().filter((e) => e.at >= t0), t0) as Promise<Ev[]>;
+  let evs: Ev[] = [];
+  let closed: PathDeathStep['closed'] = null;
+  let reopened: number | null = null;
+  while (Date.now() - t0 < REDIAL_WAIT_MS) {
+    evs = await events();
+    const close = evs.find((e) => e.id === headless && !e.open);
+    closed = close ? { ms: Math.round(close.at - t0), reason: close.reason ?? '' } : null;
+    const open = close && evs.find((e) => e.id === headless && e.open && e.at >= close.at);
+    if (open) { reopened = Math.round(open.at - t0); break; }
+    await a.waitForTimeout(100);
+  }
+  await a.evaluate(() => clearInterval((window as unknown as { labTicks?: ReturnType<typeof setInterval> }).labTicks));
+  const trace = evs.map((e) => `+${Math.round(e.at - t0)} ${e.open ? 'open' : 'close'} ${e.id === headless ? 'headless' : e.id.slice(0, 8)}${e.reason ? ` (${e.reason})` : ''}`);
+  return { closed, reopened, trace };
 }
 
 /** Puts tab p standing on column (x, z) as it sees it. */
@@ -265,8 +318,16 @@ async function main(): Promise<LabWorldOutcome> {
   const headlessId = await headless;
   const bLink = await open(browserB!, 'link');
   const link = await linkWorld(aTabs[0]!.page, bLink.page, bLink.navigatedAt, headlessId);
+  // Last: it takes a path of A's away from the steps above.
+  const aLinks = await aTabs[0]!.page.evaluate(() => window.voxel.net!.links().map((l) => l.id));
+  let death: PathDeathStep | null = null;
+  if (aLinks.includes(headlessId)) {
+    death = await pathDeath(aTabs[0]!.page, headlessId);
+    diagnostics.push(`A's links after its path to the headless peer died: ${death.trace.join('; ')}`);
+  } else diagnostics.push(`no path death: A's links before it ${JSON.stringify(aLinks)}`);
+  mark('path death');
   await Promise.all([browserA, browserB].map((b) => b!.close().catch(() => {})));
-  return { ...link, expired: expired!, none: none!, timings, diagnostics };
+  return { ...link, pathDeath: death, expired: expired!, none: none!, timings, diagnostics };
 }
 
 let code = 1;

@@ -195,9 +195,9 @@ function printTable(results: CaseResult[]): void {
   printRows(rows);
   const changed = results.filter((r) => r.change);
   if (!changed.length) return;
-  const more = [['case', 'run', 'change', 'links before', 'least after', 'new link ms', 'recovery ms', 'edits', 'meanwhile', 'refused', 'tentative left', 'unseen at B']];
+  const more = [['case', 'run', 'change', 'links before', 'least after', 'closed ms', 'new link ms', 'recovery ms', 'edits', 'meanwhile', 'refused', 'tentative left', 'unseen at B']];
   for (const { c, run, change: o } of changed) {
-    more.push([c.name, String(run), c.change!, String(o!.linksBefore), String(o!.linksLeast), o!.newLinkMs === null ? 'kept' : String(o!.newLinkMs), o!.recoveryMs === null ? 'never' : String(o!.recoveryMs), String(o!.submitted), String(o!.meanwhile), String(o!.refused), String(o!.tentativeLeft), String(o!.unseenAtB)]);
+    more.push([c.name, String(run), c.change!, String(o!.linksBefore), String(o!.linksLeast), o!.closedMs === null ? '-' : String(o!.closedMs), o!.newLinkMs === null ? 'kept' : String(o!.newLinkMs), o!.recoveryMs === null ? 'never' : String(o!.recoveryMs), String(o!.submitted), String(o!.meanwhile), String(o!.refused), String(o!.tentativeLeft), String(o!.unseenAtB)]);
   }
   console.log('');
   printRows(more);

@@ -27,6 +27,13 @@ export interface NetworkChangeOutcome {
   recoveryMs: number | null;
   /** The change to A's first peer connection made after it reaching `connected`; null: none (the old ones carried on). */
   newLinkMs: number | null;
+  /** The change to A's first link closed after it (its reason in `trace`); null: none closed. */
+  closedMs: number | null;
+  /**
+   * Link events of A and B after the change, in order: `+ms who open|close peer (why)`, from
+   * window.voxel.net.linkEvents() (empty where the built app has none).
+   */
+  trace: string[];
   /** A's links in the overlay just before the change, and the least seen until the recovery. */
   linksBefore: number;
   linksLeast: number;
@@ -97,6 +104,13 @@ function connectedAt(p: Page): Promise<number[]> {
 
 const linkCount = (p: Page) => p.evaluate(() => window.voxel.net!.links().length);
 
+type LinkEv = { at: number; id: string; open: boolean; outbound?: boolean; reason?: string };
+/** The page's link events since `t0` (epoch ms); [] where the app keeps none. */
+const linkEventsSince = (p: Page, t0: number): Promise<LinkEv[]> => p.evaluate((t0) => {
+  const net = window.voxel.net as unknown as { linkEvents?: () => LinkEv[] };
+  return (net.linkEvents?.() ?? []).filter((e) => e.at >= t0);
+}, t0);
+
 /**
  * Runs one change on two pages already linked (A: `pa`, the home that changes; B: `pb`).
  * `change` does the change to A's network (topology.ts changeNetwork).
@@ -150,8 +164,12 @@ export async function runNetworkChange(pa: Page, pb: Page, change: () => void, o
   log(`network changed with ${linksBefore} links at A`);
   let recoveryMs: number | null = null;
   let linksLeast = linksBefore;
+  // When A's link count first fell (polled; the trace has the exact time where the app logs link events).
+  let fellMs: number | null = null;
   while (Date.now() - t0 < o.giveUpMs) {
-    linksLeast = Math.min(linksLeast, await linkCount(pa));
+    const n = await linkCount(pa);
+    if (n < linksBefore && fellMs === null) fellMs = Date.now() - t0;
+    linksLeast = Math.min(linksLeast, n);
     const first = Math.min(...(await edits()).filter((e) => e.sub >= t0 && e.conf).map((e) => e.conf));
     if (Number.isFinite(first)) { recoveryMs = first - t0; break; }
     await sleep(100);
@@ -161,6 +179,12 @@ export async function runNetworkChange(pa: Page, pb: Page, change: () => void, o
   await pa.evaluate(() => (window as unknown as DriverWindow).labEdits!.stop());
   const fresh = (await connectedAt(pa)).filter((t) => t >= t0);
   const newLinkMs = fresh.length ? Math.min(...fresh) - t0 : null;
+  const [aEvents, bEvents] = await Promise.all([linkEventsSince(pa, t0), linkEventsSince(pb, t0)]);
+  const firstClose = aEvents.find((e) => !e.open);
+  const closedMs = firstClose ? Math.round(firstClose.at - t0) : fellMs;
+  const trace = [...aEvents.map((e) => ['A', e] as const), ...bEvents.map((e) => ['B', e] as const)].sort((x, y) => x[1].at - y[1].at)
+    .map(([who, e]) => `+${Math.round(e.at - t0)} ${who} ${e.open ? `open ${e.outbound ? 'out' : 'in'}` : 'close'} ${e.id.slice(0, 8)}${e.reason ? ` (${e.reason})` : ''}`);
+  log(`links after the change: ${trace.join('; ') || 'no events'}`);
 
   // Settling: every edit answered and none tentative at A, and B shows each.
   const settleEnd = Date.now() + o.settleMs;
@@ -184,5 +208,5 @@ export async function runNetworkChange(pa: Page, pb: Page, change: () => void, o
   if (tentativeLeft) problems.push(`${tentativeLeft} edits still tentative at A`);
   if (unseenAtB) problems.push(`${unseenAtB} of A's edits not shown at B`);
   const meanwhile = all.filter((e) => e.sub >= t0 && (recoveryMs === null || e.sub < t0 + recoveryMs)).length;
-  return { recoveryMs, newLinkMs, linksBefore, linksLeast, submitted: all.length, meanwhile, refused: refused.length, tentativeLeft, unseenAtB, problems };
+  return { recoveryMs, newLinkMs, closedMs, trace, linksBefore, linksLeast, submitted: all.length, meanwhile, refused: refused.length, tentativeLeft, unseenAtB, problems };
 }

@@ -140,6 +140,16 @@ export function changeNetwork(h: Home, change: NetworkChange): void {
   flushMappings(h);
 }
 
+/**
+ * The path between home `h` and the internet address `ip` dies: its router drops UDP both
+ * ways (a route gone bad; nothing else of the home changes, its relay socket and its TURN
+ * allocation live on). configureNat undoes it.
+ */
+export function cutUdpPath(h: Home, ip: string): void {
+  inNs(h.router, 'iptables', '-I', 'FORWARD', '-p', 'udp', '-d', ip, '-j', 'DROP');
+  inNs(h.router, 'iptables', '-I', 'FORWARD', '-p', 'udp', '-s', ip, '-j', 'DROP');
+}
+
 /** Sets a home router's NAT and firewall afresh (its own public address back) and forgets its mappings (conntrack flushed). */
 export function configureNat(h: Home, s: NatSetting): void {
   setWanIp(h, h.wanIp);

@@ -36,7 +36,14 @@ export interface NetApi {
   relay(): Promise<{ online: boolean; reconnects: number; listed: string[] }>;
   /** How each live link is carried (its selected ICE candidate pair, net/link-path.ts), by node id; null while it has none. */
   paths(): Promise<Record<string, LinkPath | null>>;
+  /** The last LINK_EVENTS links opened and closed (`at`: epoch ms; `reason`: why it closed, net/close-reasons.ts), oldest first. */
+  linkEvents(): LinkEvent[];
 }
+
+export interface LinkEvent { at: number; id: string; open: boolean; outbound?: boolean; reason?: string }
+
+/** Link events window.voxel.net keeps (a network change closes and opens a few per peer). */
+const LINK_EVENTS = 64;
 
 const MAX_RECEIVED = 1000;
 
@@ -52,6 +59,14 @@ export function createNetApi(peer: Peer): NetApi {
   const diag = peer.channels.open('diag');
   // Round trips of the live links (the dashboard shows them); its frames share this channel.
   const probe = new RttProbe({ channel: diag, clock: peer.clock, links: () => peer.dht.linkInfo() });
+  const linkEvents: LinkEvent[] = [];
+  const logLink = (e: LinkEvent) => {
+    linkEvents.push(e);
+    if (linkEvents.length > LINK_EVENTS) linkEvents.shift();
+  };
+  const at = () => performance.timeOrigin + performance.now();
+  peer.dht.events.on('link-open', ({ id, outbound }) => logLink({ at: at(), id: idToHex(id), open: true, outbound }));
+  peer.dht.events.on('link-close', ({ id, reason }) => logLink({ at: at(), id: idToHex(id), open: false, reason }));
   diag.events.on('message', ({ from, body }) => {
     if (isProbeFrame(body)) return;
     received.push({ from: idToHex(from), msg: dec.decode(body), at: performance.timeOrigin + performance.now() });
@@ -74,6 +89,7 @@ export function createNetApi(peer: Peer): NetApi {
     stats: () => ({ ...flatten(peer.dht.stats as unknown as Record<string, unknown>), ...flatten(probe.stats, 'rttProbe_'), ...flatten(LINK_FRAME_TOTALS, 'link_'), ...flatten({ sent: peer.channels.sent, received: peer.channels.received, earlyDropped: peer.channels.earlyDropped }, 'channel_'), ...flatten(nodeIdDerivations, 'nodeIdDerive_'), ...flatten(peer.transport.stats as unknown as Record<string, unknown>, 'transport_') }),
     relay: async () => ({ online: peer.relayOnline, reconnects: peer.relayReconnects, listed: await peer.relayPeers(16) }),
     paths: async () => Object.fromEntries([...await peer.transport.linkPaths()].map(([id, { path }]) => [id, path ?? null])),
+    linkEvents: () => linkEvents.slice(),
   };
 }
 

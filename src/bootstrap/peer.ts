@@ -33,6 +33,13 @@ const BOOTSTRAP_PEERS = 4;
 const DOORWAY_TIMEOUT_MS = 3000;
 /** Doorways are opened afresh after a path death (Peer.renewDoorways) at most this often: one network change kills every link within a second or so. */
 const DOORWAY_RENEW_MS = 5000;
+/**
+ * Left alone this soon after a link's path died: the doorways are renewed too (the last link
+ * may have gone another way: a probe unanswered, while its watch was still judging).
+ */
+const PATH_DEATH_RECENT_MS = 10_000;
+/** After a path death the other links are PINGed (Peer.pathDied), not again for deaths within this. */
+const PATH_DEATH_PING_MS = 3000;
 
 export const PEER_DEFAULTS = {
   /**
@@ -210,12 +217,36 @@ export class Peer {
       void this.connect(spec, this.identity.id).then((b) => {
         if (this.stopped) return b.close();
         this.doorways.attach(spec, b);
+        // The peers we were linked to are dialled now, through the new socket, not at the
+        // finder's first search (1 s on): they are in our table, backed off (retryAll).
+        this.dht.retryDialsIfAlone();
         this.finder.poke();
       }, (err: Error) => { this.lastError = err; });
     }
   }
 
   private renewedAt = -Infinity;
+  /** When a link of ours was last closed as PATH_DEAD. */
+  private pathDiedAt = -Infinity;
+
+  /**
+   * A link's path died (net/path-watch.ts). If it was our network that changed, every other
+   * link died with it, but the watch judges only a link we sent on since it last heard the
+   * far end: one idle since would stay open until the DHT's probe or heartbeat timeout (up
+   * to 15 s), and until then we would not be alone to renew the relay socket and dial anew.
+   * So each other link is sent a PING now: a live one answers, a dead one owes an answer and
+   * its watch closes it too (1-2 s later).
+   */
+  private pathDied(): void {
+    const now = this.clock.now();
+    this.pathDiedAt = now;
+    // One network change closes many links within a second or two: one round of PINGs does.
+    if (now - this.pathPingedAt < PATH_DEATH_PING_MS) return;
+    this.pathPingedAt = now;
+    for (const l of this.dht.linkInfo()) void this.dht.ping(l.id);
+  }
+
+  private pathPingedAt = -Infinity;
 
   /** Calls `fn` when the failure is judged anew (a browser taken for blocked gathered a candidate after all). */
   onFailure(fn: (f: JoinFailure) => void): void {
@@ -316,9 +347,10 @@ export class Peer {
       peer.status = 'online';
     });
     peer.dht.events.on('link-close', ({ reason }) => {
+      if (reason === PATH_DEAD) peer.pathDied();
       if (peer.dht.linkInfo().length > 0) return;
       peer.status = 'alone';
-      if (reason === PATH_DEAD) peer.renewDoorways();
+      if (clock.now() - peer.pathDiedAt < PATH_DEATH_RECENT_MS) peer.renewDoorways();
       peer.finder.poke();
     });
     if (peer.status === 'alone') peer.finder.poke();
