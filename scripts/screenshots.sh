@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm run screenshots`: refreshes the images in docs/screenshots/ (README.md shows them) by
+# `npm run screenshots`: refreshes the images in docs/screenshots/ (README.md and docs/PLAYING.md show them) by
 # running the browser tests that take them, told to write there (e2e/screenshots.ts).
 # `npm test` writes the same images to .test-results/screenshots/ and leaves docs/ alone.
 set -euo pipefail
