@@ -17,6 +17,7 @@
 import * as v from 'valibot';
 import { bytes, u32 } from '../core/codec';
 import { ID_BYTES, idToHex, type NodeId } from '../core/node-id';
+import { derivationMark, refusedSince } from '../core/key-ids';
 import type { Signer, Verifier } from '../core/signer';
 import { KEY_ALGS, keyAlgCode, keyAlgSchema } from '../core/key-alg-code';
 import { MAX_ROUND, MAX_VOTERS, voteIdSchema } from './vote-messages';
@@ -134,10 +135,13 @@ export class ProofChecker {
       return held === null ? null : this.count(held);
     }
     const t0 = this.now();
+    const mark = derivationMark();
     const oks = await Promise.all(proof.sigs.map((s) => this.verify('node', s.id, KEY_ALGS[s.a], s.k, data, s.s)));
     this.stats.verifyMs += this.now() - t0;
     this.stats.checked++;
     const verdict: ProofFault | null = oks.every(Boolean) ? null : 'bad-signature';
+    // A voter's key refused for want of derivation budget is not a bad signature (key-ids.ts).
+    if (verdict && refusedSince(mark)) return this.count(verdict);
     this.seen.set(tag, verdict);
     if (this.seen.size > this.cacheSize) this.seen.delete(this.seen.keys().next().value!);
     return verdict === null ? null : this.count(verdict);

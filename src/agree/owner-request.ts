@@ -25,6 +25,7 @@
 import * as v from 'valibot';
 import { bytes, u32 } from '../core/codec';
 import { hexToId, idToHex } from '../core/node-id';
+import { derivationMark, refusedSince } from '../core/key-ids';
 import type { Signer, Verifier } from '../core/signer';
 import { KEY_ALGS, keyAlgCode, keyAlgSchema } from '../core/key-alg-code';
 import { worldTime } from './clock-probe';
@@ -109,9 +110,12 @@ export class OwnerRequestChecker {
     if (ok !== undefined) this.stats.cached++;
     else {
       const t0 = this.now();
+      const mark = derivationMark();
       ok = await this.verify('node', hexToId(by), KEY_ALGS[req.o.a], req.o.k, data, req.o.s).catch(() => false);
       this.stats.verifyMs += this.now() - t0;
       this.stats.checked++;
+      // A key refused for want of derivation budget is not a bad signature (key-ids.ts).
+      if (!ok && refusedSince(mark)) return this.count('bad-signature');
       this.verdicts.set(tag, ok);
       if (this.verdicts.size > this.rules.maxVerdicts) this.verdicts.delete(this.verdicts.keys().next().value!);
     }

@@ -83,6 +83,16 @@ function rememberedOrDerived(publicKey: Uint8Array, tag: string, budget?: Deriva
   return id;
 }
 
+/**
+ * A mark of the keys judged unproven for want of budget so far; `refusedSince(mark)` says
+ * whether any was since. A signature check that failed meanwhile may have failed for want
+ * of budget, not of a signature, and its verdict is not remembered (CertChecker, proof and
+ * request checkers): remembered, it would refuse an honest frame for as long as it stayed
+ * cached, and an attacker can keep the budget spent.
+ */
+export const derivationMark = (): number => nodeIdDerivations.refused;
+export const refusedSince = (mark: number): boolean => nodeIdDerivations.refused !== mark;
+
 /** Marks `id` as the node id of `publicKey` (a minter that just derived it: the first check is free). */
 export function rememberNodeId(publicKey: Uint8Array, id: NodeId): void {
   derived.set(tagOf(publicKey), id);

@@ -16,7 +16,7 @@ import { signGrant, type ClaimTerms } from './epoch-cert';
 async function unmetSigner(): Promise<Signer> {
   const pair = (await crypto.subtle.generateKey({ name: 'Ed25519' }, true, ['sign', 'verify'])) as CryptoKeyPair;
   const publicKey = new Uint8Array(await crypto.subtle.exportKey('raw', pair.publicKey));
-  return { id: deriveNodeId(publicKey), alg: 'Ed25519', publicKey, sign: async (d) => new Uint8Array(await crypto.subtle.sign('Ed25519', pair.privateKey, d)) };
+  return { id: deriveNodeId(publicKey), alg: 'Ed25519', publicKey, sign: async (d) => new Uint8Array(await crypto.subtle.sign('Ed25519', pair.privateKey, d as Uint8Array<ArrayBuffer>)) };
 }
 
 describe('a certificate checked while the derivation budget is spent', () => {

@@ -3,7 +3,7 @@
 // checked here before anything is adopted from it: shape, signatures (verdicts remembered:
 // a primary re-sends its own often), then the anchor rule (cert-anchor.ts).
 import { ID_WORK_BITS } from '../core/id-work';
-import { nodeIdDerivations } from '../core/key-ids';
+import { derivationMark, refusedSince } from '../core/key-ids';
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import type { Verifier } from '../core/signer';
 import { KEY_ALGS } from '../core/key-alg-code';
@@ -177,15 +177,13 @@ export class CertChecker {
     const held = this.seen.get(tag);
     if (held !== undefined) return held;
     const data = grantBytes(key, c);
-    const refusedBefore = nodeIdDerivations.refused;
+    const mark = derivationMark();
     const oks = await Promise.all(c.grants.map((g) => this.verify('node', g.id, KEY_ALGS[g.a], g.k, data, g.s)));
     this.verified++;
     const fault: CertFault | null = oks.every(Boolean) ? null : 'bad-signature';
-    // A grant's key judged unproven because the derivation budget was spent (key-ids.ts) is
-    // not a bad signature: such a verdict is not remembered, or an attacker who spends the
-    // budget would have honest certificates refused until they left the cache. Any refusal
-    // meanwhile, ours or another check's, keeps the verdict out: re-checking costs a verify.
-    if (fault && nodeIdDerivations.refused !== refusedBefore) return fault;
+    // A key judged unproven for want of derivation budget is not a bad signature (key-ids.ts
+    // `refusedSince`): any refusal meanwhile, ours or another check's, keeps the verdict out.
+    if (fault && refusedSince(mark)) return fault;
     this.seen.set(tag, fault);
     if (this.seen.size > this.cacheSize) this.seen.delete(this.seen.keys().next().value!);
     return fault;
