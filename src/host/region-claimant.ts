@@ -181,13 +181,7 @@ export class RegionClaimant extends RegionSide {
     }
     this.ctx.stats.claims++;
     const run = ++this.runs;
-    // A handoff stands: the primary we followed released the region to that node, and its
-    // silence is the handoff's, not its death. It stays in our claim's set and its routes
-    // are not avoided: a claim that left it out for the nearest linked node, one that hosted
-    // nothing, failed round after round while the released primary granted each (sybil_1k
-    // seed 3: two regions never got a primary).
-    const silentPrimary = primarySilent && !(handed && handed !== this.ctx.selfHex);
-    const ok = await this.runClaim(run, minEpoch, silentPrimary, hosts).catch(() => false);
+    const ok = await this.runClaim(run, minEpoch, primarySilent, hosts).catch(() => false);
     if (ok) this.failedInRow = 0;
     if (ok && primarySilent) this.ctx.stats.takeovers++;
     if (!ok) {
