@@ -5,8 +5,7 @@
 // and every primary that follows would hand it over again at its next re-check: measured
 // with an attacker node nearest the key, 14-15 s of 40 without a primary, 16 gaps
 // (testing/handoff-sink-scenario.ts). A host that starts a claim of its own while a handoff
-// stands (its primary's notice, or its own handoff: the primary that handed the region over
-// takes it back when no claim came, hosted-region.ts handOff) notes the node it was handed to, and as
+// stands (its primary's notice, or its own handoff) notes the node it was handed to, and as
 // primary hands the region to no noted node while the note lasts: such a node may still be
 // a backup of the set, as any near node may.
 import type { NodeId } from '../core/node-id';

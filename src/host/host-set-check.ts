@@ -119,20 +119,11 @@ export class HostSetCheck {
    * The node of `hosts` (nearest first) to hand the region to: the nearest, unless we are
    * nearer. A node handed the region lately that never claimed it (declined-handoffs.ts)
    * counts as farther than us: handing to it again would only leave the region without a
-   * primary until our backups claim. So does a host of our own set that never answered us
-   * as one (no grant of our claim, no ack of our epoch: primary-lease.ts `hostedWithUs`):
-   * a node whose DHT answers pings while it hosts nothing (a tab whose hosting stalled, an
-   * attacker's node near the key) is taken into a claim's set as a linked filler by a
-   * primary that never dropped it as quiet, and, handed the region a second later, left it
-   * without a primary (sybil_1k seed 2: a region frozen for good). A nearer node outside our
-   * set has had no frame of ours to answer: it is handed the region, and if it does not
-   * claim it we take it back (hosted-region.ts handOff). Undefined: we keep it.
+   * primary until our backups claim. Undefined: we keep it.
    */
   private handOffTo(hosts: readonly NodeId[]): NodeId | undefined {
-    const self = this.duty.ctx.selfId;
-    const unheard = (h: NodeId) => this.duty.region.hosts.some((x) => idEquals(x, h)) && !this.lease.hostedWithUs(idToHex(h));
-    const first = hosts.find((h) => idEquals(h, self) || (!this.duty.region.declinedHandoff(h) && !unheard(h)));
-    return first && !idEquals(first, self) ? first : undefined;
+    const first = hosts.find((h) => idEquals(h, this.duty.ctx.selfId) || !this.duty.region.declinedHandoff(h));
+    return first && !idEquals(first, this.duty.ctx.selfId) ? first : undefined;
   }
 
   async recheck(): Promise<void> {

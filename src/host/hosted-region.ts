@@ -95,8 +95,6 @@ export class HostedRegion implements RegionRole {
   /** Read back from the store at a frame after an unload (hosting-service.ts): a SUBSCRIBE to us, its stored primary, claims. */
   reloaded = false;
   private handoffTimer: unknown;
-  /** Our take-back of a region we handed over and whose target did not claim it (handOff). */
-  private takeBackTimer: unknown;
   /** Nodes handed the region that did not claim it (not handed it again for a while). */
   readonly declined: DeclinedHandoffs;
   /** Backups we dropped as quiet: kept out of our set until heard (quiet-hosts.ts). */
@@ -253,7 +251,6 @@ export class HostedRegion implements RegionRole {
     this.share.stop();
     this.claimant.stop();
     this.ctx.clock.clearTimeout(this.handoffTimer);
-    this.ctx.clock.clearTimeout(this.takeBackTimer);
     this.claimant.wake();
   }
 
@@ -574,34 +571,14 @@ export class HostedRegion implements RegionRole {
     const hex = idToHex(to);
     this.roles.handedOffTo(hex);
     for (const b of backups) this.toHost(b, { t: 'HANDOFF', ...this.regionFields, e, to });
-    // Said again until its claim reaches us or we take the region back (a lost notice cost a
-    // failover's wait: e.g. a joiner whose hosting starts just after its links open).
-    const standing = () => !this.stopped && !this.duty && this.handoffTo === hex && this.el.promised < e;
+    // Said again until its claim reaches us (a lost notice costs a failover's wait: e.g. a
+    // joiner whose hosting starts just after its links open), then left to the failover.
     const notify = (n: number) => {
-      if (!standing()) return;
+      if (this.stopped || this.duty || this.handoffTo !== hex || this.el.promised >= e) return;
       this.toHost(to, { t: 'HANDOFF', ...this.regionFields, e, cert, ...(chain ? { chain } : {}) });
       if (n < 3) this.handoffTimer = this.ctx.clock.setTimeout(() => notify(n + 1), this.ctx.opts.heartbeatMs << n);
     };
     this.ctx.clock.clearTimeout(this.handoffTimer);
-    this.ctx.clock.clearTimeout(this.takeBackTimer);
     notify(0);
-    // No claim of the node came to us (our grant of it would have raised our promise to e):
-    // we take the region back, claiming e over our own set, whose backups still follow us and
-    // grant us although the handoff stands (grant-rules.ts). Before, the region waited for
-    // its backups' failover, and they took us for a silent primary while we claimed too: a
-    // node near the key that hosts nothing and was handed the region froze it for good
-    // (sybil_1k seed 2). Within failoverMs / 2, before any backup claims past us. The node
-    // is not handed the region again for a while (declined-handoffs.ts), and a claim of its
-    // that comes late finds our promise gone to our own. Nor is it named a backup until a
-    // frame of the region comes from it (quiet-hosts.ts): named, it cost an epoch then and
-    // another when the set's fill dropped it as quiet.
-    this.takeBackTimer = this.ctx.clock.setTimeout(() => {
-      if (!standing() || this.role !== 'backup') return;
-      this.declined.note(hex, this.ctx.clock.now());
-      this.noteQuiet(hex);
-      this.trace(`take back e${e}: ${hex.slice(0, 6)} did not claim`);
-      this.ctx.stats.handoffsTakenBack++;
-      void this.claim(e, false, this.hosts, true);
-    }, this.ctx.opts.failoverMs / 2);
   }
 }
