@@ -7,6 +7,7 @@ import type { ChunkSource } from '../play/chunk-source';
 import { ChunkStreamer } from '../play/chunk-streamer';
 import { LocalChunkSource } from '../play/local-chunk-source';
 import { RemotePlayers } from '../play/remote-player-smoother';
+import { feedRemotePlayers, feedWorld } from '../play/source-feed';
 import { WorldModel } from '../play/world-model';
 import { WorldStore } from '../store/world-store';
 import { Hud } from '../ui/hud';
@@ -146,22 +147,10 @@ async function main(): Promise<void> {
   startLook?.handOver((look) => controls.choose(look));
   chat?.onShown((own) => controls.sound?.chatLine(own));
 
-  // Other players' edits and avatars. Whichever source: its block changes reach the world
-  // model (the local source sends none).
-  source.events.on('blocks', ({ changes }) => { for (const c of changes) world.applyBlock(c.x, c.y, c.z, c.id, c.stamp); });
-  if (net) {
-    // The list holds every player known; only those reported since the last event are new
-    // snapshots (a host sends each player at its own rate: interest-lists.ts).
-    const fedAt = new Map<string, number>();
-    net.source.events.on('players', ({ players }) => {
-      for (const p of players) {
-        if (fedAt.get(p.hex) === p.at) continue;
-        fedAt.set(p.hex, p.at);
-        remote.update(p.hex, p.name, p.x, p.y, p.z, p.yaw, p.pitch, performance.now(), undefined, p.colour);
-      }
-      if (fedAt.size > players.length * 2 + 64) for (const hex of fedAt.keys()) if (!players.some((p) => p.hex === hex)) fedAt.delete(hex);
-    });
-  }
+  // Other players' edits and avatars reach the world model and the smoother in play/ (the
+  // local source sends no block changes).
+  feedWorld(source, world);
+  if (net) feedRemotePlayers(net.source, remote, () => performance.now());
 
   const status = new PlayerStatus({ cfg, hud, loading, peer, net, world, session, streamer, view, remote, hostingNote, renderDistance: () => controls.renderDistance });
   const loop = new FrameLoop({ world, session, streamer, view, remote, net, controls, status, loading, items, headless: cfg.headless, maxFps: () => cfg.maxFps ?? controls.settings.maxFps });
