@@ -6,7 +6,8 @@ import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { entryKey, RegionState } from '../region/region-state';
 import type { RejectReason, SubscriptionMessageOf } from '../region/subscription-messages';
 import type { CommitEffect } from './commit-effects';
-import { CommitMachine, type CommitOptions } from './commit-machine';
+import { CommitMachine, type CommitOptions, type EditJudge } from './commit-machine';
+import { EditValidator } from './edit-validator';
 import { HOST_DEFAULTS, newHostStats } from './host-options';
 import { requestTag, RequestLog } from './request-log';
 
@@ -15,7 +16,7 @@ const [SELF, B1, B2, ED, ED2] = [id(1), id(2), id(3), id(9), id(10)];
 const E = 5;
 const LEASE = HOST_DEFAULTS.leaseMs;
 
-function machine(o: Partial<CommitOptions> = {}, hosts: NodeId[] = [SELF, B1, B2]) {
+function machine(o: Partial<CommitOptions> = {}, hosts: NodeId[] = [SELF, B1, B2], judge?: EditJudge) {
   const terms = {
     e: E,
     stopped: false,
@@ -31,7 +32,7 @@ function machine(o: Partial<CommitOptions> = {}, hosts: NodeId[] = [SELF, B1, B2
   /** Edits at these x are refused (the judge: edit-validator.ts in the shell). */
   const refuse = new Map<number, RejectReason>();
   const opts: CommitOptions = { leaseMs: LEASE, backupQuietMs: 1500, confirmAcks: 1, maxOffered: 1000, offerPerTick: 100, showPending: false, ...o };
-  const m = new CommitMachine(terms, region, (_hex, edit) => refuse.get(edit.x), opts, stats, latency);
+  const m = new CommitMachine(terms, region, judge ?? ((_hex, edit) => refuse.get(edit.x)), opts, stats, latency);
   // Both backups granted our claim at 0: the lease holds until LEASE.
   m.lease.start(0, new Set(terms.backups().map(idToHex)), 0);
   return { m, terms, region, stats, refuse };
@@ -99,6 +100,28 @@ describe('commit machine', () => {
     expect(batch.waiters.map((w) => w.s)).toEqual([1, 2]);
     m.ack(idToHex(B1), 2, undefined, 1020);
     expect(confirms(m.stored(batch, 1030))).toEqual([[1, E, 1], [2, E, 2]]);
+  });
+
+  it("charges a player's rate when its edits arrived: a backlog that queued for the lease at the allowed pace is not refused 'rate'", () => {
+    // The shell's judge, the real rules: 20 edits a second, a burst of 20, per player.
+    const rules = new EditValidator({ rx: 0, rz: 0 });
+    const judge: EditJudge = (_hex, e, now, arrivedAt) => rules.check('player', { x: e.x, y: e.y, z: e.z, id: e.id, px: e.px, py: e.py, pz: e.pz }, now, undefined, arrivedAt);
+    const { m, stats } = machine({}, [SELF, B1, B2], judge);
+    // The lease is gone from LEASE on; 36 edits arrive 62.5 ms apart (16 a second, the
+    // client's pace: play/submitted-edits.ts EDIT_PACE) and queue, 2.25 s in all.
+    let t = 1000;
+    for (let r = 1; r <= 36; r++, t += 62.5) expect(m.edit(ED, idToHex(ED), edit(r, r % 30), t)).toEqual([]);
+    expect(m.queued).toBe(36);
+    // The lease is back: the whole queue is judged now, each edit at the time it arrived.
+    m.lease.beat(0, t);
+    const fx = m.ack(idToHex(B1), 0, 0, t + 5);
+    expect(of(fx, 'reject')).toEqual([]);
+    expect(batchOf(fx).waiters).toHaveLength(36);
+    expect(stats.editRefusals.rate).toBe(0);
+    // A flood is still refused: 30 more at one instant, past the burst.
+    const flood = Array.from({ length: 30 }, (_, i) => m.edit(ED, idToHex(ED), edit(100 + i, i), t + 10)).flat();
+    expect(of(flood, 'reject').length).toBeGreaterThan(0);
+    expect(of(flood, 'reject').every((f) => f.reason === 'rate')).toBe(true);
   });
 
   it('a re-sent request is ordered once: confirmed with its first stamp, in this epoch or an earlier one', () => {

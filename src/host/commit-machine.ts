@@ -38,7 +38,15 @@ export interface CommitRegion {
 export type CommitOptions = LeaseOptions & Pick<HostOptions, 'maxOffered' | 'offerPerTick' | 'showPending'>;
 
 /** Why an edit may not be ordered now (edit-validator.ts, from where its editor is believed to stand), or undefined. */
-export type EditJudge = (fromHex: string, m: SubscriptionMessageOf<'EDIT'>, now: number) => RejectReason | undefined;
+/**
+ * `arrivedAt`: when the edit arrived; the player's rate is charged then, not at `now`, when
+ * it is ordered. Edits that queued while the lease was away are judged together once it is
+ * back; charged at that one instant, a backlog that arrived at the player's allowed pace
+ * spent the rate's burst at once and the rest was refused 'rate' (the failover_crash bench:
+ * 5-51 refusals a run, all at one moment after a lease wait). The queue is in arrival
+ * order, so the times the rate sees never go back.
+ */
+export type EditJudge = (fromHex: string, m: SubscriptionMessageOf<'EDIT'>, now: number, arrivedAt: number) => RejectReason | undefined;
 
 /** Edits queued at most (more hear 'busy'). */
 const MAX_QUEUED = 1024;
@@ -55,7 +63,7 @@ export class CommitMachine {
   /** Per backup (hex): the highest seq it acked. */
   readonly acked = new Map<string, number>();
   readonly lease: PrimaryLease;
-  private queue: { from: NodeId; fromHex: string; m: SubscriptionMessageOf<'EDIT'> }[] = [];
+  private queue: { from: NodeId; fromHex: string; m: SubscriptionMessageOf<'EDIT'>; at: number }[] = [];
   /** Offered entries (OFFER) to adopt on the next tick, and the original stamps of adopted ones. */
   private offered: Entry[] = [];
   private readonly origins = new Map<number, Stamp>();
@@ -97,7 +105,7 @@ export class CommitMachine {
       this.out.push({ t: 'reject', to: from, r: m.r, reason: 'busy' });
       return this.drain();
     }
-    this.queue.push({ from, fromHex, m });
+    this.queue.push({ from, fromHex, m, at: now });
     if (!this.terms.stopped) this.orderQueued(now);
     return this.drain();
   }
@@ -225,7 +233,7 @@ export class CommitMachine {
     const slot = new Map<number, number>();
     const waiters: Batch['waiters'] = [];
     const from = this.seq + 1;
-    for (const { from: who, fromHex, m } of queue) {
+    for (const { from: who, fromHex, m, at } of queue) {
       const key = entryKey(columnIndex(chunkOf(m.x), chunkOf(m.z)), localOf(m.x), m.y, localOf(m.z));
       const tag = requestTag(fromHex, m.r, key, m.id);
       const dup = this.region.requests.find(tag);
@@ -235,7 +243,7 @@ export class CommitMachine {
       // state may hold it already, so a refusal now would tell its player a block it sees
       // was refused ('unknown-player' from a primary the player's pass had not reached yet,
       // for an edit its predecessor ordered just before a handoff).
-      const reason = dup ? null : this.judge(fromHex, m, now);
+      const reason = dup ? null : this.judge(fromHex, m, now, at);
       if (reason) {
         this.stats.editsRejected++;
         this.stats.editRefusals[reason]++;

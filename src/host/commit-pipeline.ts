@@ -35,12 +35,12 @@ export class CommitPipeline {
     const ctx = duty.ctx;
     this.validator = new EditValidator(duty.region.coord, ctx.opts.rules);
     this.motion = ctx.opts.motion ? new MotionTracker(ctx.opts.motion) : undefined;
-    const judge = (fromHex: string, m: SubscriptionMessageOf<'EDIT'>, now: number) => {
+    const judge = (fromHex: string, m: SubscriptionMessageOf<'EDIT'>, now: number, arrivedAt: number) => {
       // The rate is the player's (its pass), not the node's: node ids cost nothing to mint.
       const player = ctx.passes.playerOf(fromHex);
       if (player === undefined) return 'unknown-player';
       const at = this.believe(fromHex, { x: m.px, y: m.py, z: m.pz }, now);
-      return this.validator.check(player, { x: m.x, y: m.y, z: m.z, id: m.id, px: at.x, py: at.y, pz: at.z }, now, this.presence.bodiesExcept(fromHex, now));
+      return this.validator.check(player, { x: m.x, y: m.y, z: m.z, id: m.id, px: at.x, py: at.y, pz: at.z }, now, this.presence.bodiesExcept(fromHex, now), arrivedAt);
     };
     this.machine = new CommitMachine(duty, duty.region, judge, ctx.opts, ctx.stats, ctx.latency);
   }

@@ -52,8 +52,10 @@ export class EditValidator {
   /**
    * Undefined when the edit may go ahead (and its rate token is spent). `bodies`: where the
    * other players in the region are believed to stand (feet); no solid block goes inside one.
+   * `rateAt`: when the edit arrived, the time its rate token is spent at (commit-machine.ts
+   * EditJudge); never earlier than the last edit's of this editor.
    */
-  check(editor: string, e: EditRequest, now: number, bodies?: Iterable<Point>): RejectReason | undefined {
+  check(editor: string, e: EditRequest, now: number, bodies?: Iterable<Point>, rateAt = now): RejectReason | undefined {
     const fault = blockRuleFault(e.y, e.id);
     if (fault === 'bad-block' || fault === 'not-placeable') return 'bad-block';
     const r = regionAt(e.x, e.z);
@@ -62,6 +64,6 @@ export class EditValidator {
     if (bodies && SOLID[e.id]) for (const b of bodies) if (bodyOverlapsBlock(b.x, b.y, b.z, e.x, e.y, e.z)) return 'occupied';
     const dx = e.x + 0.5 - e.px, dy = e.y + 0.5 - (e.py + this.rules.eyeHeight), dz = e.z + 0.5 - e.pz;
     if (dx * dx + dy * dy + dz * dz > this.rules.reach * this.rules.reach) return 'out-of-reach';
-    return this.rates.take(editor, now) ? undefined : 'rate';
+    return this.rates.take(editor, rateAt) ? undefined : 'rate';
   }
 }
