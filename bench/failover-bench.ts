@@ -161,6 +161,16 @@ export async function benchFailoverCrash(crashes = 20): Promise<Record<string, n
     let failed = 0, inflight = 0, switches = 0, noPrimary = 0;
     for (let k = 0; k < crashes; k++) {
       await sleep(SETTLE_MS);
+      // BENCH_TRACE: edits of the previous round that failed after its sample (a second
+      // failover or a handoff to the replacement tab, not the crash's): its time line.
+      const prev = crashAt.at(-1);
+      if (process.env.BENCH_TRACE && prev !== undefined) {
+        const late = (await collect(0)).filter((e) => e.sub >= prev && e.err);
+        if (late.length > 0) {
+          console.error(`failover_crash: before crash ${k}: ${late.length} edits failed since crash ${k - 1}: ${late.slice(0, 12).map((e) => `+${e.sub - prev}>+${e.res - prev} ${e.err.slice(0, 12)}`).join(', ')}`);
+          await dumpTraces(tabs, region, prev);
+        }
+      }
       // The primary the editor's edits go to (its region client's attachment).
       // Undefined after 15 s: a round without a primary to crash (counted, the run goes on;
       // under load it happened with the previous crash's failover still unsettled).

@@ -18,27 +18,35 @@ import { NetworkChunkSource } from './network-chunk-source';
 const WALL = 1_750_000_000_000;
 const here = { x: 5.5, y: 80, z: 5.5, yaw: 0, pitch: 0 };
 
+type ChatArgs = ConstructorParameters<typeof ChatClient>[0];
+interface ChatPeer { source: NetworkChunkSource; chat: ChatClient; x: number }
+
+/** A player of `p` standing `x` east of `here`, with a chunk source and a chat client (its region client and wire replaceable). */
+function openChat(sim: HostSim, p: SimPeer, name: string, x: number, over: Partial<Pick<ChatArgs, 'client' | 'wire' | 'options'>> = {}): ChatPeer {
+  const source = new NetworkChunkSource({ seed: 'seed-1', world: sim.world, client: p.client, dht: p.dht, clock: sim.clock, options: { name } });
+  const chat = new ChatClient({
+    client: p.client, wire: p.wire.players, world: sim.world, player: sim.keyring.signer(sim.playerOf(p.dht.selfId)), pass: sim.passFor(p.dht.selfId),
+    verify: sim.keyring.verify, clock: sim.clock, wallClock: () => WALL + sim.clock.now(), name: () => source.name, where: () => ({ x: here.x + x, z: here.z }), ...over,
+  });
+  return { source, chat, x };
+}
+
+/** Runs the simulation `ms` in 100 ms steps, each player reporting where it stands at every step. */
+const walker = (sim: HostSim, players: ChatPeer[]) => async (ms: number) => {
+  for (let t = 0; t < ms; t += 100) {
+    for (const p of players) p.source.setPosition({ ...here, x: here.x + p.x });
+    await sim.run(100);
+  }
+};
+
 describe('chat (simulated)', () => {
   it('lines reach the players around; forged, replayed, hostile and flooding lines change nothing and are counted', async () => {
     const sim = new HostSim({ seed: 21 });
     await sim.grow(8);
     const [pa, pb, pc] = sim.live() as [SimPeer, SimPeer, SimPeer];
     const wall = () => WALL + sim.clock.now();
-    const open = (p: SimPeer, name: string, x: number, sayBurst = CHAT_RULES.playerBurst) => {
-      const source = new NetworkChunkSource({ seed: 'seed-1', world: sim.world, client: p.client, dht: p.dht, clock: sim.clock, options: { name } });
-      const chat = new ChatClient({
-        client: p.client, wire: p.wire.players, world: sim.world, player: sim.keyring.signer(sim.playerOf(p.dht.selfId)), pass: sim.passFor(p.dht.selfId),
-        verify: sim.keyring.verify, clock: sim.clock, wallClock: wall, name: () => source.name, where: () => ({ x: here.x + x, z: here.z }), options: { sayBurst },
-      });
-      return { source, chat, x };
-    };
-    const a = open(pa, 'Ann', 0), b = open(pb, 'Bob', 2), c = open(pc, 'Mallory', 4, 100);
-    const walk = async (ms: number) => {
-      for (let t = 0; t < ms; t += 100) {
-        for (const p of [a, b, c]) p.source.setPosition({ ...here, x: here.x + p.x });
-        await sim.run(100);
-      }
-    };
+    const a = openChat(sim, pa, 'Ann', 0), b = openChat(sim, pb, 'Bob', 2), c = openChat(sim, pc, 'Mallory', 4, { options: { sayBurst: 100 } });
+    const walk = walker(sim, [a, b, c]);
     const seen: ChatEntry[] = [];
     b.chat.events.on('line', (l) => seen.push(l));
     await sim.settle(b.source.load(0, 0));
@@ -107,28 +115,14 @@ describe('chat (simulated)', () => {
     const sim = new HostSim({ seed: 21 });
     await sim.grow(6);
     const [pa, pb] = sim.live() as [SimPeer, SimPeer];
-    const wall = () => WALL + sim.clock.now();
     let lose = 1, detached = false;
-    const open = (p: SimPeer, name: string, x: number) => {
-      const source = new NetworkChunkSource({ seed: 'seed-1', world: sim.world, client: p.client, dht: p.dht, clock: sim.clock, options: { name } });
-      // A's SAYs go through a wire that loses the first `lose` of them (a refused or lost frame).
-      const wire = Object.create(p.wire.players) as typeof p.wire.players;
-      wire.send = (to, msg) => (p === pa && msg.t === 'SAY' && lose-- > 0 ? false : p.wire.players.send(to, msg));
-      // A's subscription can be made to look detached (a failover's re-attach under way).
-      const client = { attachment: (r: RegionCoord) => (p === pa && detached ? undefined : p.client.attachment(r)) };
-      const chat = new ChatClient({
-        client, wire, world: sim.world, player: sim.keyring.signer(sim.playerOf(p.dht.selfId)), pass: sim.passFor(p.dht.selfId),
-        verify: sim.keyring.verify, clock: sim.clock, wallClock: wall, name: () => name, where: () => ({ x: here.x + x, z: here.z }),
-      });
-      return { source, chat, x };
-    };
-    const a = open(pa, 'Ann', 0), b = open(pb, 'Bob', 2);
-    const walk = async (ms: number) => {
-      for (let t = 0; t < ms; t += 100) {
-        for (const p of [a, b]) p.source.setPosition({ ...here, x: here.x + p.x });
-        await sim.run(100);
-      }
-    };
+    // A's SAYs go through a wire that loses the first `lose` of them (a refused or lost frame).
+    const wire = Object.create(pa.wire.players) as typeof pa.wire.players;
+    wire.send = (to, msg) => (msg.t === 'SAY' && lose-- > 0 ? false : pa.wire.players.send(to, msg));
+    // A's subscription can be made to look detached (a failover's re-attach under way).
+    const client = { attachment: (r: RegionCoord) => (detached ? undefined : pa.client.attachment(r)) };
+    const a = openChat(sim, pa, 'Ann', 0, { wire, client }), b = openChat(sim, pb, 'Bob', 2);
+    const walk = walker(sim, [a, b]);
     const seen: ChatEntry[] = [];
     b.chat.events.on('line', (l) => seen.push(l));
     await sim.settle(b.source.load(0, 0));
@@ -169,34 +163,17 @@ describe('chat (simulated)', () => {
     const sim = new HostSim({ seed: 21 });
     await sim.grow(6);
     const [pa, pb] = sim.live() as [SimPeer, SimPeer];
-    const wall = () => WALL + sim.clock.now();
     // B's link loses the next `lose` CHATs to it; B's subscription can be made to look
     // detached (a re-attach under way), its 'attached' event told by the test.
     let lose = 0, detached = false;
     const attachedB = new Emitter<ClientEvents>();
-    const open = (p: SimPeer, name: string, x: number) => {
-      const source = new NetworkChunkSource({ seed: 'seed-1', world: sim.world, client: p.client, dht: p.dht, clock: sim.clock, options: { name } });
-      let wire = p.wire.players, client: ConstructorParameters<typeof ChatClient>[0]['client'] = p.client;
-      if (p === pb) {
-        wire = Object.create(p.wire.players) as typeof p.wire.players;
-        const toPlayer = new Emitter<WireEvents<HostToPlayer>>();
-        p.wire.players.toPlayer.on('frame', (f) => (f.msg.t === 'CHAT' && lose-- > 0 ? undefined : toPlayer.emit('frame', f)));
-        Object.defineProperty(wire, 'toPlayer', { value: toPlayer });
-        client = { attachment: (r: RegionCoord) => (detached ? undefined : p.client.attachment(r)), events: attachedB };
-      }
-      const chat = new ChatClient({
-        client, wire, world: sim.world, player: sim.keyring.signer(sim.playerOf(p.dht.selfId)), pass: sim.passFor(p.dht.selfId),
-        verify: sim.keyring.verify, clock: sim.clock, wallClock: wall, name: () => name, where: () => ({ x: here.x + x, z: here.z }),
-      });
-      return { source, chat, x };
-    };
-    const a = open(pa, 'Ann', 0), b = open(pb, 'Bob', 2);
-    const walk = async (ms: number) => {
-      for (let t = 0; t < ms; t += 100) {
-        for (const p of [a, b]) p.source.setPosition({ ...here, x: here.x + p.x });
-        await sim.run(100);
-      }
-    };
+    const wire = Object.create(pb.wire.players) as typeof pb.wire.players;
+    const toPlayer = new Emitter<WireEvents<HostToPlayer>>();
+    pb.wire.players.toPlayer.on('frame', (f) => (f.msg.t === 'CHAT' && lose-- > 0 ? undefined : toPlayer.emit('frame', f)));
+    Object.defineProperty(wire, 'toPlayer', { value: toPlayer });
+    const client = { attachment: (r: RegionCoord) => (detached ? undefined : pb.client.attachment(r)), events: attachedB };
+    const a = openChat(sim, pa, 'Ann', 0), b = openChat(sim, pb, 'Bob', 2, { wire, client });
+    const walk = walker(sim, [a, b]);
     const seen: string[] = [];
     b.chat.events.on('line', (l) => seen.push(l.text));
     await sim.settle(b.source.load(0, 0));
