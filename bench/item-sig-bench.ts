@@ -19,7 +19,7 @@ const RUNS = 300;
 const AREA = { ax: 3, az: -2 };
 
 export async function benchItemSigs(): Promise<Record<string, number>> {
-  const ids = await Promise.all([0, 1, 2].map(() => generateNodeIdentity({ bits: 0, alg: 'Ed25519' })));
+  const ids = await Promise.all([0, 1, 2].map(() => generateNodeIdentity({ alg: 'Ed25519' })));
   const set = new VoterSet(7, ids.map((x) => idToHex(x.id)));
   const signers = ids.map((x) => new ProofSigner(x));
   const sign: number[] = [], check: number[] = [], cached: number[] = [], decision: number[] = [];
