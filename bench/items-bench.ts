@@ -28,7 +28,7 @@ const PORT = 8093;
 /** Tabs whose item appearances are compared (tab 0 draws); the collector comes on top. */
 const WATCHERS = 4;
 const WARMUP_MS = 15_000;
-const MEASURE_MS = Number(process.env.ITEMS_BENCH_MS ?? 120_000);
+const MEASURE_MS = Number(process.env.ITEMS_BENCH_MS ?? 60_000);
 /** Items due this close to the end are left out (a tab may not have drawn them yet). */
 const TAIL_MS = 3000;
 const SAMPLE_MS = 50;

@@ -3,7 +3,7 @@
 // thread, as a hostile script would in plain JS) and in real Chromium through the page's own
 // path (a Web Worker, the nonce stored in IndexedDB), the time to read a stored nonce back,
 // and a host's check of a pass (two hashes and a signature check) in both.
-// player_key_mint_ms_{p50,p90,max}_{node,chromium}, player_key_read_ms_p50_chromium,
+// player_key_mint_ms_{node,chromium}_{p50,p90,max}, player_key_read_ms_p50_chromium,
 // player_pass_check_us_{node,chromium}, player_key_bits.
 import { withDevPage } from '../e2e/browser';
 import type { PlayerKeyRun } from '../e2e/pages/player-key';
