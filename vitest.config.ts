@@ -48,5 +48,7 @@ export default defineConfig({
     // (fake timers, stubbed globals) restores them in its afterEach.
     isolate: false,
     sequence: { sequencer: SlowFirstSequencer },
+    // Each file's CPU seconds, where scripts/test.sh asks for them (VP_FILE_CPU).
+    setupFiles: ['scripts/file-cpu-setup.ts'],
   },
 });

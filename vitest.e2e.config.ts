@@ -19,10 +19,13 @@ export default defineConfig({
     // file. A file that left a browser or a server running would share it with the next
     // files, so e2e/leak-guard.ts fails such a file and kills what it left.
     isolate: false,
-    setupFiles: ['e2e/leak-guard.ts'],
+    // Each file's CPU seconds, browsers included, where scripts/test.sh asks (VP_FILE_CPU):
+    // first, so its afterAll runs last (vitest runs after-hooks as a stack).
+    setupFiles: ['scripts/file-cpu-setup.ts', 'e2e/leak-guard.ts'],
     // A browser of each kind launched ahead for the next file (e2e/browser.ts launchBrowser);
     // VP_SPARE_BROWSERS= (empty) launches each when asked.
-    env: { VP_SPARE_BROWSERS: process.env.VP_SPARE_BROWSERS ?? '1' },
+    // VP_CPU_SAMPLE_MS: how often scripts/file-cpu-setup.ts samples a file's processes (browsers come and go).
+    env: { VP_SPARE_BROWSERS: process.env.VP_SPARE_BROWSERS ?? '1', VP_CPU_SAMPLE_MS: process.env.VP_CPU_SAMPLE_MS ?? '500' },
     globalSetup: ['e2e/global-setup.ts'],
   },
 });

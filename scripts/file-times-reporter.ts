@@ -5,8 +5,9 @@
 // retried: [...], skipped: [...] }. scripts/test-report.ts prints them at the end of
 // `npm test`, the part of a long CI log that is read first. The JSON reporter's
 // startTime/endTime span the tests only: a browser test's beforeAll (opening and joining its
-// tabs) took up to 49 s outside them.
-import { writeFileSync } from 'node:fs';
+// tabs) took up to 49 s outside them. With VP_FILE_CPU set, each file's CPU seconds too
+// (`cpu`: scripts/file-cpu-setup.ts wrote them there, from the workers).
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
 
@@ -29,6 +30,15 @@ export default class FileTimesReporter implements Reporter {
     const failed: TestOutcome[] = [];
     const retried: TestOutcome[] = [];
     const skipped: TestOutcome[] = [];
+    const cpu = new Map<string, number>();
+    const cpuPath = process.env.VP_FILE_CPU;
+    if (cpuPath && existsSync(cpuPath)) {
+      for (const line of readFileSync(cpuPath, 'utf8').split('\n').filter(Boolean)) {
+        const [file, s] = line.split('\t');
+        // A retried file's hooks run once; a file listed twice is summed.
+        cpu.set(file!, (cpu.get(file!) ?? 0) + Number(s));
+      }
+    }
     const files = modules.map((m) => {
       const file = relative(process.cwd(), m.moduleId);
       const d = m.diagnostic();
@@ -42,7 +52,8 @@ export default class FileTimesReporter implements Reporter {
         else if (r.state === 'passed' && retries > 0) retried.push({ file, name: t.fullName, retries, error: firstLines(r.errors?.[0]) });
         else if (r.state === 'skipped') skipped.push({ file, name: t.fullName, retries, error: r.note ?? '' });
       }
-      return { file, s: Math.round(ms) / 1000, state: m.state() };
+      const c = cpu.get(file);
+      return { file, s: Math.round(ms) / 1000, ...(c === undefined ? {} : { cpu: Math.round(c * 10) / 10 }), state: m.state() };
     });
     writeFileSync(out, `${JSON.stringify({ files, failed, retried, skipped }, null, 1)}\n`);
   }

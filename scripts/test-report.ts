@@ -5,9 +5,11 @@
 // "Tests: N passed, N failed, N skipped" line.
 // Reads what test.sh had written to .test-results/: the JSON reports (counts), each run's
 // file times (scripts/file-times-reporter.ts; the JSON report's startTime/endTime when
-// absent, which leave out hooks) and the phase times (phases.tsv: name, start and end in
-// epoch seconds, exit code). A run that wrote no report counts as one failure, so a crashed
-// runner cannot pass as "0 failed".
+// absent, which leave out hooks; their CPU seconds where scripts/file-cpu-setup.ts counted
+// them) and the phase times (phases.tsv: name, start and end in epoch seconds, exit code,
+// CPU seconds), and the whole machine's CPU over the run (machine-cpu-start/-end: /proc/stat's
+// first line). A run that wrote no report counts as one failure, so a crashed runner cannot
+// pass as "0 failed".
 import { existsSync, readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { TestOutcome } from './file-times-reporter.ts';
@@ -26,7 +28,7 @@ interface Report {
 let passed = 0;
 let failed = 0;
 let skipped = 0;
-const files: { run: string; name: string; s: number; status: string }[] = [];
+const files: { run: string; name: string; s: number; cpu?: number; status: string }[] = [];
 const failedTests: (TestOutcome & { run: string })[] = [];
 const retriedTests: (TestOutcome & { run: string })[] = [];
 const skippedTests: (TestOutcome & { run: string })[] = [];
@@ -44,12 +46,12 @@ for (const run of ['realtime', 'background', 'e2e']) {
   const timesPath = `${DIR}/${run}-files.json`;
   if (existsSync(timesPath)) {
     const times = JSON.parse(readFileSync(timesPath, 'utf8')) as {
-      files: { file: string; s: number; state: string }[];
+      files: { file: string; s: number; cpu?: number; state: string }[];
       failed: TestOutcome[];
       retried: TestOutcome[];
       skipped?: TestOutcome[];
     };
-    for (const t of times.files) files.push({ run, name: t.file, s: t.s, status: t.state });
+    for (const t of times.files) files.push({ run, name: t.file, s: t.s, ...(t.cpu === undefined ? {} : { cpu: t.cpu }), status: t.state });
     for (const t of times.failed) failedTests.push({ run, ...t });
     for (const t of times.retried) retriedTests.push({ run, ...t });
     for (const t of times.skipped ?? []) skippedTests.push({ run, ...t });
@@ -59,20 +61,43 @@ for (const run of ['realtime', 'background', 'e2e']) {
 }
 
 const fmt = (s: number) => `${s.toFixed(1).padStart(7)} s`;
+const cpuOf = (cpu: number | undefined) => (cpu === undefined ? ' '.repeat(13) : `${cpu.toFixed(1).padStart(7)} CPU-s`);
+const line = (f: (typeof files)[number]) => `${fmt(f.s)}${cpuOf(f.cpu)}  ${f.run.padEnd(10)}  ${f.name}${f.status === 'passed' ? '' : `  (${f.status})`}`;
 console.log(`\nSlowest test files (of ${files.length}):`);
-for (const f of files.sort((a, b) => b.s - a.s).slice(0, SLOWEST)) console.log(`${fmt(f.s)}  ${f.run.padEnd(10)}  ${f.name}${f.status === 'passed' ? '' : `  (${f.status})`}`);
+for (const f of [...files].sort((a, b) => b.s - a.s).slice(0, SLOWEST)) console.log(line(f));
+// What the phases share is 2 cores: the CPU a file takes, not its wall time (a niced simulation's is 3-10 times its CPU), is what a cut saves.
+const counted = files.filter((f) => f.cpu !== undefined);
+if (counted.length) {
+  console.log(`\nMost CPU (of ${counted.length} files counted; ${counted.reduce((a, f) => a + f.cpu!, 0).toFixed(0)} CPU-s in all, browsers included):`);
+  for (const f of [...counted].sort((a, b) => b.cpu! - a.cpu!).slice(0, 2 * SLOWEST)) console.log(line(f));
+}
 
 const phasesPath = `${DIR}/phases.tsv`;
 if (existsSync(phasesPath)) {
   const phases = readFileSync(phasesPath, 'utf8').trim().split('\n').filter(Boolean).map((l) => {
-    const [name, start, end, rc] = l.split('\t');
-    return { name: name!, start: Number(start), end: Number(end), rc: Number(rc) };
+    const [name, start, end, rc, cpu] = l.split('\t');
+    // The browser phase's `times` miss Chromium's renderers: its files' sampled CPU instead (scripts/file-cpu-setup.ts).
+    const e2eCpu = files.filter((f) => f.run === 'e2e' && f.cpu !== undefined);
+    const sampled = name === 'browser' && e2eCpu.length ? e2eCpu.reduce((a, f) => a + f.cpu!, 0) : undefined;
+    return { name: name!, start: Number(start), end: Number(end), rc: Number(rc), cpu: sampled ?? (cpu ? Number(cpu) : undefined) };
   });
   const order = ['type-check', 'lint', 'build', 'realtime', 'apt-wait', 'browser', 'background'];
   const rank = (name: string) => (order.includes(name) ? order.indexOf(name) : order.length);
   console.log('\nWall time per phase (the build beside the wall-clock unit tests, then the browser tests; type-check, lint, the simulations and the virtual-clock unit tests at the lowest priority beside everything):');
-  for (const p of [...phases].sort((a, b) => rank(a.name) - rank(b.name))) console.log(`${fmt(p.end - p.start)}  ${p.name}${p.rc === 0 ? '' : `  (exit ${p.rc})`}`);
-  if (phases.length) console.log(`${fmt(Math.max(...phases.map((p) => p.end)) - Math.min(...phases.map((p) => p.start)))}  all`);
+  for (const p of [...phases].sort((a, b) => rank(a.name) - rank(b.name))) console.log(`${fmt(p.end - p.start)}${cpuOf(p.cpu)}  ${p.name}${p.rc === 0 ? '' : `  (exit ${p.rc})`}`);
+  if (phases.length) console.log(`${fmt(Math.max(...phases.map((p) => p.end)) - Math.min(...phases.map((p) => p.start)))}${cpuOf(phases.reduce((a, p) => a + (p.cpu ?? 0), 0))}  all`);
+}
+machineCpu();
+
+/** The machine's CPU over the run from /proc/stat (USER_HZ ticks): busy and at nice > 0, and what its cores could give. */
+function machineCpu(): void {
+  const read = (name: string) => (existsSync(`${DIR}/${name}`) ? readFileSync(`${DIR}/${name}`, 'utf8').trim().split(/\s+/).slice(1).map(Number) : undefined);
+  const [a, b] = [read('machine-cpu-start'), read('machine-cpu-end')];
+  if (!a || !b || a.length < 8) return;
+  const d = b.map((v, i) => (v - a[i]!) / 100); // user nice system idle iowait irq softirq steal
+  const busy = d[0]! + d[1]! + d[2]! + d[5]! + d[6]! + d[7]!;
+  const all = busy + d[3]! + d[4]!;
+  console.log(`\nThe machine over the run (other load on it included): ${busy.toFixed(0)} CPU-s busy of ${all.toFixed(0)} (${d[1]!.toFixed(0)} at nice > 0), idle ${(d[3]! + d[4]!).toFixed(0)}`);
 }
 
 const outcome = (t: TestOutcome & { run: string }) => {

@@ -19,17 +19,27 @@ cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$PATH"
 R=.test-results
 mkdir -p "$R"
-rm -f "$R"/*.json "$R/phases.tsv" "$R/checks.log" "$R/build.log" "$R/background.log"
+rm -f "$R"/*.json "$R"/*-cpu.tsv "$R/phases.tsv" "$R/checks.log" "$R/build.log" "$R/background.log" "$R"/machine-cpu-*
+# The whole machine's CPU counters (/proc/stat) at the start and the end: what the run had
+# to share (on a shared machine, other load included), printed by scripts/test-report.ts.
+head -1 /proc/stat > "$R/machine-cpu-start" 2>/dev/null
 reporters=(--reporter=default --reporter=json --reporter=./scripts/file-times-reporter.ts)
 
 step() { echo; echo "== $*"; }
-# phase NAME COMMAND...: runs COMMAND, its wall time and exit code put in $R/phases.tsv.
+# phase NAME COMMAND...: runs COMMAND, its wall time, exit code and CPU seconds put in
+# $R/phases.tsv. The CPU is what the subshell's `times` says of its children: COMMAND's
+# processes and the descendants they reaped, a lower bound (Chromium's renderers reach no
+# parent's counters: the browser phase's figure is the sum of its files', which
+# scripts/file-cpu-setup.ts samples); the phases share 2 cores, so CPU, not wall, is what a
+# cut saves.
 phase() {
-  local name=$1 t0=$EPOCHREALTIME rc
+  local name=$1 t0=$EPOCHREALTIME rc tf
   shift
-  "$@"
+  tf=$(mktemp)
+  ( "$@"; rc=$?; times > "$tf"; exit "$rc" )
   rc=$?
-  printf '%s\t%s\t%s\t%s\n' "$name" "$t0" "$EPOCHREALTIME" "$rc" >> "$R/phases.tsv"
+  printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$t0" "$EPOCHREALTIME" "$rc" "$(sed -n 2p "$tf" | awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); s += a[1] * 60 + a[2] } printf "%.1f", s }')" >> "$R/phases.tsv"
+  rm -f "$tf"
   return "$rc"
 }
 checks() {
@@ -56,7 +66,7 @@ for f in "${realtime[@]}"; do not_realtime+=(--exclude "$f"); done
 
 fail=0
 step "background: simulations and unit tests on virtual clocks (lowest priority, beside everything): output below once they end"
-VP_FILE_TIMES=$R/background-files.json phase background lowest bash scripts/netns.sh vitest run --maxWorkers=2 --testTimeout=900000 --hookTimeout=900000 "${not_realtime[@]}" "${reporters[@]}" --outputFile.json="$R/background.json" > "$R/background.log" 2>&1 &
+VP_FILE_TIMES=$R/background-files.json VP_FILE_CPU=$R/background-cpu.tsv phase background lowest bash scripts/netns.sh vitest run --maxWorkers=2 --testTimeout=900000 --hookTimeout=900000 "${not_realtime[@]}" "${reporters[@]}" --outputFile.json="$R/background.json" > "$R/background.log" 2>&1 &
 background_pid=$!
 step "type-check and lint (lowest priority, beside everything): output below once they end"
 checks > "$R/checks.log" 2>&1 &
@@ -65,7 +75,7 @@ step "build for browser tests: beside the wall-clock tests, output below once th
 phase build vite build --logLevel warn > "$R/build.log" 2>&1 &
 build_pid=$!
 step "unit tests on the wall clock (real sockets, processes, timers: scripts/realtime-files.txt)"
-VP_FILE_TIMES=$R/realtime-files.json phase realtime bash scripts/netns.sh vitest run --maxWorkers=2 "${reporters[@]}" --outputFile.json="$R/realtime.json" "${realtime[@]}" || fail=1
+VP_FILE_TIMES=$R/realtime-files.json VP_FILE_CPU=$R/realtime-cpu.tsv phase realtime bash scripts/netns.sh vitest run --maxWorkers=2 "${reporters[@]}" --outputFile.json="$R/realtime.json" "${realtime[@]}" || fail=1
 wait "$build_pid" || fail=1
 echo; cat "$R/build.log"
 # .ci/run installs the browsers with apt beside the first phases: wait for it here.
@@ -77,13 +87,14 @@ if [ -n "${VP_APT_PID:-}" ]; then
   if [ "$(cat "${VP_APT_RC:-/dev/null}" 2>/dev/null)" != 0 ]; then echo "apt-get install failed"; fail=1; fi
 fi
 step "browser tests (Chromium)"
-VP_FILE_TIMES=$R/e2e-files.json phase browser bash scripts/netns.sh vitest run --config vitest.e2e.config.ts "${reporters[@]}" --outputFile.json="$R/e2e.json" || fail=1
+VP_FILE_TIMES=$R/e2e-files.json VP_FILE_CPU=$R/e2e-cpu.tsv phase browser bash scripts/netns.sh vitest run --config vitest.e2e.config.ts "${reporters[@]}" --outputFile.json="$R/e2e.json" || fail=1
 wait "$checks_pid" || fail=1
 echo; cat "$R/checks.log"
 wait "$background_pid" || fail=1
 step "background: simulations and unit tests on virtual clocks"
 cat "$R/background.log"
 
+head -1 /proc/stat > "$R/machine-cpu-end" 2>/dev/null
 tsx scripts/test-report.ts || fail=1
 if [ "$fail" != 0 ]; then echo "npm test: FAILED"; exit 1; fi
 echo "npm test: OK"
