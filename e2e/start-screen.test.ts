@@ -40,7 +40,22 @@ afterAll(async () => {
   await relay?.stop();
 });
 
+/** A blank tab of a new player (a fresh context: its node id and player pass are minted when the game opens). */
 const page = (b: Browser = browser): Promise<Page> => openInFreshContext(b, undefined, { viewport: { width: 960, height: 600 } });
+
+/**
+ * A blank tab of a returning player (identities minted ahead, e2e/returning-player.ts), for
+ * the tabs whose identity is not what a case is about: the network problems and the
+ * inviters. A new player's proof of work is random: 1-2 CPU-s as a rule, and a node id took
+ * 9.7 s in one run at load 12, which the 5 s bound excuses but the file's time does not.
+ * The first start (an unreachable relay), the browsers that cannot draw and the invitees
+ * stay new players.
+ */
+async function returningPage(b: Browser = browser, opts: { permissions?: string[] } = {}): Promise<Page> {
+  const ctx = await newContext(b, { viewport: { width: 960, height: 600 }, ...opts });
+  await seedReturningPlayer(ctx, new URL(inject('baseUrl')).origin);
+  return ctx.newPage();
+}
 
 /** The problem the start screen shows and when (ms after navigation; idMs: when the node id was minted, NaN if not), once it shows one. */
 async function explained(p: Page): Promise<{ kind: string; ms: number; idMs: number; title: string; buttons: string[] }> {
@@ -128,7 +143,7 @@ describe('the start screen explains a failed start', () => {
     // No media permission: in a loopback-only namespace Chromium then gathers no candidate at all.
     const blocked = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS.filter((a) => a !== '--use-fake-ui-for-media-stream') });
     try {
-      const p = await openInFreshContext(blocked, undefined, { viewport: { width: 960, height: 600 }, permissions: [] });
+      const p = await returningPage(blocked, { permissions: [] });
       await p.goto(inWorld('world=start-e2e-2'));
       const e = await explained(p);
       // The id's work (~1 s, random) comes first; the start-up ICE probe (net/ice-probe.ts) has answered by then.
@@ -144,7 +159,7 @@ describe('the start screen explains a failed start', () => {
 
   it('ICE that never connects (candidates gathered, none reachable) with no TURN: said within 5 s, with a Network form whose TURN server the next start uses', async () => {
     await someoneIn('world=start-e2e-6');
-    const p = await page();
+    const p = await returningPage();
     await p.addInitScript(candidatesUnreachable);
     await p.goto(inWorld('world=start-e2e-6'));
     const e = await explained(p);
@@ -191,7 +206,7 @@ describe('the start screen explains a failed start', () => {
 
   it('no RTCPeerConnection at all (removed by an extension or a policy): said within 5 s', async () => {
     await someoneIn('world=start-e2e-7');
-    const p = await page();
+    const p = await returningPage();
     await p.addInitScript(() => {
       delete (window as { RTCPeerConnection?: unknown }).RTCPeerConnection;
       delete (window as { webkitRTCPeerConnection?: unknown }).webkitRTCPeerConnection;
@@ -230,7 +245,7 @@ describe('the start screen explains a failed start', () => {
 
   it('relay-only (?ice=relay) with no TURN server: said for what it is, with the Network form', async () => {
     await someoneIn('world=start-e2e-8');
-    const p = await page();
+    const p = await returningPage();
     await p.goto(url(`render=off&ice=relay&relay=${encodeURIComponent(relay.url)}`, 'world=start-e2e-8'));
     const e = await explained(p);
     console.log(`relay-only without TURN explained ${Math.round(e.ms)} ms after navigation: "${e.title}"`);
@@ -243,7 +258,7 @@ describe('the start screen explains a failed start', () => {
     const own = await startRelayProcess(8082); // a relay nobody else uses: the world is empty but for the inviter
     try {
       const q = `render=off&relay=${encodeURIComponent(own.url)}`;
-      const a = await page();
+      const a = await returningPage();
       await a.goto(url(q, 'start-e2e-5'));
       await a.waitForFunction(() => window.voxel?.invite !== undefined, null, { timeout: 30_000 });
       const invite = await a.evaluate(() => window.voxel.invite!());
@@ -272,7 +287,7 @@ describe('the start screen explains a failed start', () => {
   });
 
   it('an altered invite (another seed) is refused as changed, and the world opens without it', async () => {
-    const a = await page();
+    const a = await returningPage();
     await a.goto(url('render=off', 'world=start-e2e-4'));
     await a.waitForFunction(() => window.voxel?.invite !== undefined, null, { timeout: 30_000 });
     const link = new URL(await a.evaluate(() => window.voxel.invite!()));
