@@ -5,6 +5,7 @@ import { hexToId, idFromSha256, idToHex } from '../core/node-id';
 import { NAMESPACES, type Namespace } from '../dht/messages';
 import type { Peer } from '../bootstrap/peer';
 import { isProbeFrame, RttProbe } from '../bootstrap/rtt-probe';
+import { handshakeDerivations } from '../net/link-handshake';
 import { LINK_FRAME_TOTALS } from '../net/webrtc-link';
 import type { LinkPath } from '../net/link-path';
 
@@ -86,7 +87,7 @@ export function createNetApi(peer: Peer): NetApi {
     received: () => received.slice(),
     connect: (to) => peer.dht.connect(hexToId(to)),
     lookup: async (t) => (await peer.dht.findNode(hexToId(t))).closest.map((c) => idToHex(c.id)),
-    stats: () => ({ ...flatten(peer.dht.stats as unknown as Record<string, unknown>), ...flatten(probe.stats, 'rttProbe_'), ...flatten(LINK_FRAME_TOTALS, 'link_'), ...flatten({ sent: peer.channels.sent, received: peer.channels.received, earlyDropped: peer.channels.earlyDropped }, 'channel_'), ...flatten(nodeIdDerivations, 'nodeIdDerive_'), ...flatten(peer.transport.stats as unknown as Record<string, unknown>, 'transport_') }),
+    stats: () => ({ ...flatten(peer.dht.stats as unknown as Record<string, unknown>), ...flatten(probe.stats, 'rttProbe_'), ...flatten(LINK_FRAME_TOTALS, 'link_'), ...flatten({ sent: peer.channels.sent, received: peer.channels.received, earlyDropped: peer.channels.earlyDropped }, 'channel_'), ...flatten(nodeIdDerivations, 'nodeIdDerive_'), ...flatten(handshakeDerivations.stats, 'handshakeDerive_'), ...flatten(peer.transport.stats as unknown as Record<string, unknown>, 'transport_') }),
     relay: async () => ({ online: peer.relayOnline, reconnects: peer.relayReconnects, listed: await peer.relayPeers(16) }),
     paths: async () => Object.fromEntries([...await peer.transport.linkPaths()].map(([id, { path }]) => [id, path ?? null])),
     linkEvents: () => linkEvents.slice(),

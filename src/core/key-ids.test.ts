@@ -3,9 +3,11 @@
 import { describe, expect, it } from 'vitest';
 import { ID_WORK_BITS, idWorkOk } from './id-work';
 import { DerivationBudget, DERIVATION_BUDGET_DEFAULTS } from './derivation-budget';
-import { deriveNodeId, nodeIdDerivations } from './key-ids';
+import { DerivationQueue } from './derivation-queue';
+import { deriveNodeId, nodeIdDerivations, queuedNodeIdOfKey } from './key-ids';
 import { ProvenKeys } from './signer';
 import { testNodeIdentity } from '../testing/node-identities';
+import { strangerIdentity } from '../testing/stranger-identity';
 
 /** 32 bytes no one holds the private key of, `i` apart. */
 const junkKey = (i: number) => {
@@ -45,5 +47,14 @@ describe('keys someone sent, matched to node ids', () => {
     for (let s = 0; s < 8; s++) for (let i = 0; i < 100; i++) await keys.keyFor('node', worked.id, worked.alg, junkKey(1000 + s * 100 + i), `link:evil${s}`);
     const secs1 = (performance.now() - t1) / 1000;
     expect(nodeIdDerivations.keys - before, `800 junk keys from 8 links in ${secs1.toFixed(2)} s`).toBeLessThanOrEqual(totalBurst + Math.ceil((secs + secs1) * totalPerSec));
+  });
+
+  it('a key met in a handshake is remembered only when it stands for the id it came with: junk keys push no honest key out of memory', async () => {
+    const line = new DerivationQueue({ perSec: 1, burst: 8, maxWaiting: 8 });
+    const honest = await strangerIdentity();
+    const before = nodeIdDerivations.keys;
+    for (let i = 0; i < 2; i++) expect(await queuedNodeIdOfKey(junkKey(50_000), honest.id, line)).not.toEqual(honest.id);
+    for (let i = 0; i < 2; i++) expect(await queuedNodeIdOfKey(honest.publicKey, honest.id, line)).toEqual(honest.id);
+    expect(nodeIdDerivations.keys - before, 'the junk key derived each time, the honest one once').toBe(3);
   });
 });

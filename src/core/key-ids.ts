@@ -7,6 +7,7 @@
 // its price is the player pass. Every place that matches a key to an id names the kind
 // (a required argument), so a node key cannot be checked as a player's or the other way.
 import { DerivationBudget, UNATTRIBUTED } from './derivation-budget';
+import type { DerivationQueue } from './derivation-queue';
 import { LruMap } from './lru-map';
 import { ID_BYTES, idEquals, idFromSha256, type NodeId } from './node-id';
 import { scryptSync } from './scrypt';
@@ -65,6 +66,32 @@ export function sentNodeIdOfKey(publicKey: Uint8Array, via: string = UNATTRIBUTE
   return rememberedOrDerived(publicKey, tagOf(publicKey), budget, via);
 }
 
+/**
+ * The node id of a key someone sent as `claimed`'s, derived once `queue` gives it a turn
+ * (derivation-queue.ts: it waits in line, never refused for want of budget while it waits);
+ * undefined, the key judged unproven and not remembered, when the line is full or `alive`
+ * says false (the caller's connection died) as its turn comes. Keys remembered are answered
+ * at once. A key that does not stand for `claimed` is not remembered: junk keys at the line's
+ * rate would push the keys of honest peers out of memory.
+ */
+export async function queuedNodeIdOfKey(publicKey: Uint8Array, claimed: NodeId, queue: DerivationQueue, alive?: () => boolean): Promise<NodeId | undefined> {
+  const tag = tagOf(publicKey);
+  const known = derived.get(tag);
+  if (known) {
+    nodeIdDerivations.hits++;
+    return known;
+  }
+  if (!(await queue.turn(alive))) {
+    nodeIdDerivations.refused++;
+    return undefined;
+  }
+  const kept = derived.get(tag); // derived while this one waited
+  if (kept) return kept;
+  const id = derivedNow(publicKey);
+  if (idEquals(id, claimed)) derived.set(tag, id);
+  return id;
+}
+
 function rememberedOrDerived(publicKey: Uint8Array, tag: string, budget?: DerivationBudget, via?: string): NodeId | undefined {
   const kept = derived.get(tag);
   if (kept) {
@@ -75,11 +102,17 @@ function rememberedOrDerived(publicKey: Uint8Array, tag: string, budget?: Deriva
     nodeIdDerivations.refused++;
     return undefined;
   }
+  const id = derivedNow(publicKey);
+  derived.set(tag, id);
+  return id;
+}
+
+/** One scrypt, counted. */
+function derivedNow(publicKey: Uint8Array): NodeId {
   const t0 = performance.now();
   const id = deriveNodeId(publicKey);
   nodeIdDerivations.ms += performance.now() - t0;
   nodeIdDerivations.keys++;
-  derived.set(tag, id);
   return id;
 }
 

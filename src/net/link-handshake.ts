@@ -8,6 +8,8 @@
 // of a man-in-the-middle has different certificates, so the transcripts differ).
 // A proven id must also show work (core/id-work.ts), or anyone could grind keys until
 // it held ids next to any key it wanted to answer for.
+// A key not met before is derived in its turn (HANDSHAKE_DERIVATIONS, below): a flood of
+// handshakes with fresh keys slows the honest diallers' handshakes, never refuses them.
 // Each side names its network (network-id.ts: its world) in HELLO, and a peer of another
 // network is refused before anything else is checked: honest peers of two worlds never
 // link, whatever relay or contact list brought them together. The network is signed too
@@ -19,8 +21,9 @@ import { fromB64 as decodeB64, toB64 } from '../core/base64';
 import { concatBytes } from '../core/concat-bytes';
 import { ID_WORK_BITS, idWorkOk } from '../core/id-work';
 import { type Identity, verifySignature } from '../core/identity';
-import { publicKeyMatchesId } from '../core/key-ids';
-import { type NodeId } from '../core/node-id';
+import { DerivationQueue } from '../core/derivation-queue';
+import { queuedNodeIdOfKey } from '../core/key-ids';
+import { idEquals, type NodeId } from '../core/node-id';
 import { VoxelError } from '../core/errors';
 import { UNNAMED_NETWORK } from './network-id';
 
@@ -83,17 +86,35 @@ export interface HandshakeIo {
   send(msg: ControlMsg): void;
   /** Resolves with the next control message from the peer (already schema-checked). */
   next(): Promise<ControlMsg>;
+  /** False once the connection under the handshake closed (a key waiting its turn then leaves the line); none: open. */
+  open?(): boolean;
 }
 
 /** The HandshakeError of a peer whose proven id shows too little work (the transport counts these). */
 export const NO_ID_WORK = 'the remote id shows too little work';
 
 /**
- * The derivation budget's source for keys met in handshakes (core/derivation-budget.ts): a
- * link costs its dialler a WebRTC connection, and a flood of them spends this source's
- * budget, not the one frames from linked peers are checked by.
+ * Handshakes' derivations of keys not met before (one scrypt each, core/key-ids.ts): in
+ * turn, first come first served, never refused for want of budget (core/derivation-queue.ts).
+ * A refusing budget of one source for all handshakes (8 a second) let an attacker that
+ * completed more than 8 handshakes a second with fresh keys have every new honest dialler
+ * refused while it lasted; one keyed by what the attacker sends (its ids, its keys) it
+ * multiplies at will. What it cannot multiply cheaply is the connection: each caller here
+ * is a WebRTC connection (ICE, DTLS) that reached its HELLO, dearer to both ends than the
+ * scrypt, and the transport holds at most maxPendingInbound (32) inbound ones at once, with
+ * our own dials beside them. So a handshake waits behind at most those: 32 / 16 a second =
+ * 2 s, within the 8 s an inbound connection has to prove its id (link-handshake-flood.test).
+ * The rate bounds what a flood costs in scrypts: 16 a second, ~1.6% of a core at 1 ms each,
+ * apart from the realm's budget for frames (core/derivation-budget.ts), which a handshake
+ * flood no longer spends and a frame flood no longer refuses handshakes by.
  */
-export const HANDSHAKE_SOURCE = 'handshake';
+export const HANDSHAKE_DERIVATIONS = { perSec: 16, burst: 64, maxWaiting: 256 } as const;
+
+/** The realm's line of handshake derivations (HANDSHAKE_DERIVATIONS), one for all transports. */
+export const handshakeDerivations = new DerivationQueue(HANDSHAKE_DERIVATIONS);
+
+/** The HandshakeError of a key not derived: the line of derivations full, or the connection gone while it waited. */
+export const KEY_NOT_DERIVED = 'the remote key was not derived (no turn)';
 
 /** The HandshakeError of a peer of another network than ours (the transport closes it as OTHER_NETWORK and counts it). */
 export const NOT_OUR_NETWORK = 'the remote peer is of another network';
@@ -102,8 +123,9 @@ export const NOT_OUR_NETWORK = 'the remote peer is of another network';
  * Runs both halves of the handshake; resolves once the peer proved `remoteId`, is of
  * `network` and shows `idWorkBits` of work, with whether the peer reads Batch frames.
  * `fingerprints` is "offerFingerprint|answerFingerprint" as this side saw the SDPs.
+ * `derivations`: the line a key not met before waits in (default the realm's).
  */
-export async function runHandshake(io: HandshakeIo, self: Identity, remoteId: NodeId, fingerprints: string, idWorkBits = ID_WORK_BITS, network = UNNAMED_NETWORK): Promise<{ batch: boolean }> {
+export async function runHandshake(io: HandshakeIo, self: Identity, remoteId: NodeId, fingerprints: string, idWorkBits = ID_WORK_BITS, network = UNNAMED_NETWORK, derivations: DerivationQueue = handshakeDerivations): Promise<{ batch: boolean }> {
   const nonce = crypto.getRandomValues(new Uint8Array(NONCE_BYTES));
   io.send({ t: 'hello', v: 1, alg: self.alg, pk: toB64(self.publicKey), nonce: toB64(nonce), batch: 1, ...(network !== UNNAMED_NETWORK ? { net: network } : {}) });
   const hello = await io.next();
@@ -114,7 +136,9 @@ export async function runHandshake(io: HandshakeIo, self: Identity, remoteId: No
   if (theirNonce.length !== NONCE_BYTES) throw new HandshakeError('bad nonce');
   // The work first: one SHA-256 of the id, where matching the key to it is a scrypt.
   if (!idWorkOk(remoteId, idWorkBits)) throw new HandshakeError(NO_ID_WORK);
-  if (!(await publicKeyMatchesId('node', pk, remoteId, HANDSHAKE_SOURCE))) throw new HandshakeError('public key does not match the remote id');
+  const derived = await queuedNodeIdOfKey(pk, remoteId, derivations, () => io.open?.() ?? true);
+  if (derived === undefined) throw new HandshakeError(KEY_NOT_DERIVED);
+  if (!idEquals(derived, remoteId)) throw new HandshakeError('public key does not match the remote id');
   const sig = await self.sign(transcript(self.id, remoteId, nonce, theirNonce, fingerprints, network));
   io.send({ t: 'auth', sig: toB64(sig) });
   const auth = await io.next();

@@ -259,6 +259,7 @@ export class WebRtcLink implements Link {
         if (this.state === 'closed') return Promise.reject(new HandshakeError('link closed during handshake'));
         return new Promise((resolve, reject) => this.controlWaiters.push({ resolve, reject }));
       },
+      open: () => this.state !== 'closed',
     };
   }
 
