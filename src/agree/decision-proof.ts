@@ -123,8 +123,12 @@ export class ProofChecker {
     private readonly cacheSize = 512,
   ) {}
 
-  /** null when `proof` is a majority of `set`'s signatures over `rec` (`set`: the voters of epoch proof.e, undefined if unknown). */
-  async check(area: { ax: number; az: number }, rec: Item, proof: DecisionProof, set: VoterSet | undefined): Promise<ProofFault | null> {
+  /**
+   * null when `proof` is a majority of `set`'s signatures over `rec` (`set`: the voters of
+   * epoch proof.e, undefined if unknown). `via`: the node (hex) that sent it, whose derivation
+   * budget a voter's key not met before spends (core/derivation-budget.ts).
+   */
+  async check(area: { ax: number; az: number }, rec: Item, proof: DecisionProof, set: VoterSet | undefined, via?: string): Promise<ProofFault | null> {
     const fault = this.shape(area, rec, proof, set);
     if (fault) return this.count(fault);
     const data = decisionBytes(area, proof.e, proof.vote, proof.round, bareRecord(rec));
@@ -136,7 +140,7 @@ export class ProofChecker {
     }
     const t0 = this.now();
     const mark = derivationMark();
-    const oks = await Promise.all(proof.sigs.map((s) => this.verify('node', s.id, KEY_ALGS[s.a], s.k, data, s.s)));
+    const oks = await Promise.all(proof.sigs.map((s) => this.verify('node', s.id, KEY_ALGS[s.a], s.k, data, s.s, via)));
     this.stats.verifyMs += this.now() - t0;
     this.stats.checked++;
     const verdict: ProofFault | null = oks.every(Boolean) ? null : 'bad-signature';

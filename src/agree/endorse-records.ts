@@ -82,7 +82,7 @@ export class RecordEndorsement {
       this.gathered.delete(tag);
       const proof: DecisionProof = { e: set.tag, vote: keepVote(rec), round: 0, sigs: set.ids.flatMap((h) => got.get(h) ?? []) };
       const bare = bareRecord(rec);
-      if ((await this.a.checker.check(this.a.area, bare, proof, set)) !== null) continue;
+      if ((await this.a.checker.check(this.a.area, bare, proof, set, fromHex)) !== null) continue; // its last signer's budget
       if (this.a.ledger.prove(bare, proof)) {
         this.stats.endorsed++;
         this.a.applied();

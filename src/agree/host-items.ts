@@ -167,18 +167,18 @@ export class HostItems {
     if (!ri) {
       ri = new RegionItems({
         region: r, seed: this.a.seed, worldNow: () => this.clock.now(), localNow: () => this.a.clock.now(), rng: this.a.rng,
-        send: (to, msg) => void this.a.wire.send(to, msg), ground: this.ground, stats: this.stats, signer: this.signer, checker: this.checker, requests: this.requests, checkCarried: (f) => this.checkCarried(f), voteStats: this.voteStats, ...(this.a.ledger ? { ledger: this.a.ledger } : {}),
+        send: (to, msg) => void this.a.wire.send(to, msg), ground: this.ground, stats: this.stats, signer: this.signer, checker: this.checker, requests: this.requests, checkCarried: (f, via) => this.checkCarried(f, via), voteStats: this.voteStats, ...(this.a.ledger ? { ledger: this.a.ledger } : {}),
       });
       this.regions.set(r.name, ri);
     }
     return ri;
   }
 
-  /** Whether a tombstone is proven by the hosts of its region as the DHT's location record certifies them (that set or the one before). */
-  private async checkCarried(from: Carried): Promise<boolean> {
+  /** Whether a tombstone is proven by the hosts of its region as the DHT's location record certifies them (that set or the one before); `via`: its sender (hex). */
+  private async checkCarried(from: Carried, via?: string): Promise<boolean> {
     const proof = from.rec.proof;
     const sets = proof ? await this.certifiedSets(from).catch((): VoterSet[] => []) : [];
-    const fault = proof ? await this.checker.check({ ax: from.rx, az: from.rz }, bareRecord(from.rec), proof, sets.find((s) => s.tag === proof.e)) : 'unsigned';
+    const fault = proof ? await this.checker.check({ ax: from.rx, az: from.rz }, bareRecord(from.rec), proof, sets.find((s) => s.tag === proof.e), via) : 'unsigned';
     if (fault) this.stats.unprovenCarry++;
     return fault === null;
   }

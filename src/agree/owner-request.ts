@@ -99,9 +99,11 @@ export class OwnerRequestChecker {
 
   /**
    * null when owner `by` (node id, hex) signed `req` for exactly `ask` to the hosts of `area`,
-   * at a world time within the window of `worldNow`; otherwise the fault, counted.
+   * at a world time within the window of `worldNow`; otherwise the fault, counted. `via`: the
+   * node (hex) that sent it, whose derivation budget the owner's key, if new, spends (default
+   * the owner: a request comes from its owner but when a primary asks its backups).
    */
-  async check(area: { ax: number; az: number }, ask: OwnerAsk, by: string, req: OwnerRequest, worldNow: number): Promise<OwnerRequestFault | null> {
+  async check(area: { ax: number; az: number }, ask: OwnerAsk, by: string, req: OwnerRequest, worldNow: number, via = by): Promise<OwnerRequestFault | null> {
     if (req.o.g !== ask.gen) return this.count('other-gen');
     if (req.o.t < worldNow - this.rules.maxAgeMs || req.o.t > worldNow + this.rules.maxAheadMs) return this.count('expired');
     const data = requestBytes(area, ask, req.r, req.o.t);
@@ -111,7 +113,7 @@ export class OwnerRequestChecker {
     else {
       const t0 = this.now();
       const mark = derivationMark();
-      ok = await this.verify('node', hexToId(by), KEY_ALGS[req.o.a], req.o.k, data, req.o.s).catch(() => false);
+      ok = await this.verify('node', hexToId(by), KEY_ALGS[req.o.a], req.o.k, data, req.o.s, via).catch(() => false);
       this.stats.verifyMs += this.now() - t0;
       this.stats.checked++;
       // A key refused for want of derivation budget is not a bad signature (key-ids.ts).

@@ -75,7 +75,7 @@ export interface RegionItemsArgs {
   /** This node's check of owners' signed drop and carry requests (owner-request.ts). */
   requests: OwnerRequestChecker;
   /** Whether a tombstone from another region is proven by that region's certified hosts (host-items.ts: its DHT location record's). */
-  checkCarried: (from: Carried) => Promise<boolean>;
+  checkCarried: (from: Carried, via?: string) => Promise<boolean>;
   voteStats?: VoteStats;
   ledger?: Partial<ItemLedgerOptions>;
 }
@@ -224,7 +224,7 @@ export class RegionItems {
       case 'ITEM_BRING':
         // An item carried in: only with its tombstone proven by its region's certified hosts (carry-record.ts).
         if (m.from.rec.owner !== fromHex) return this.ask(from, undefined);
-        return void this.a.checkCarried(m.from).then((ok) => this.ask(from, ok ? { kind: 'arrive', by: fromHex, p: { x: m.x, y: m.y, z: m.z }, from: m.from, req: { r: m.r, o: m.o } } : undefined));
+        return void this.a.checkCarried(m.from, fromHex).then((ok) => this.ask(from, ok ? { kind: 'arrive', by: fromHex, p: { x: m.x, y: m.y, z: m.z }, from: m.from, req: { r: m.r, o: m.o } } : undefined));
       case 'ITEM_DROPPING':
         if (this.a.region.duty || fromHex !== this.a.region.primaryHex || !this.current) return void this.a.stats.notFromHost++;
         return void this.drops.sign(from, m);
@@ -265,7 +265,7 @@ export class RegionItems {
     // A decision of a vote open here, taken from another voter: only with its signatures
     // (vote-signing.ts). Of a vote decided here, past or not yet open, the engine counts it,
     // and it changes nothing (ItemVotes holds no DECIDED for later).
-    void this.signing.checkDecided(v.set, msg).then((ok) => {
+    void this.signing.checkDecided(v.set, msg, fromHex).then((ok) => {
       if (ok && this.voting === v) this.apply(v.votes.receive(fromHex, msg));
       else if (!ok) v.votes.stats.forgedDecision++;
     });
@@ -355,7 +355,7 @@ export class RegionItems {
       if (this.answered.size > 16) this.answered.delete(this.answered.keys().next().value!);
       this.a.send(from, this.stateFrame());
     }
-    const { state } = await provenRecords(this.ledger, m.state, this.a.checker, (e) => this.setOf(e), this.a.stats);
+    const { state } = await provenRecords(this.ledger, m.state, this.a.checker, (e) => this.setOf(e), this.a.stats, fromHex);
     const before = JSON.stringify(this.ledger.toState());
     this.ledger.merge(state);
     // The state of a host whose ledger is the region's: ours is too from now on.

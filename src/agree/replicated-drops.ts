@@ -60,7 +60,7 @@ export interface ReplicatedDropsArgs {
   /** The drop took effect in the ledger: show it (and tell `by`, who asked). */
   applied: (by: string) => void;
   /** Whether a tombstone from region `from` is proven by that region's certified hosts (an arrival's source). */
-  checkSource: (from: Carried) => Promise<boolean>;
+  checkSource: (from: Carried, via?: string) => Promise<boolean>;
   worldNow: () => number;
   localNow: () => number;
 }
@@ -164,8 +164,8 @@ export class ReplicatedDrops {
       : { kind: 'drop', item: rec.id, by: m.by, p: rec, req };
     const mine = this.recordOf(op, rec.at);
     const agrees = typeof mine !== 'string' && sameRecord(mine, rec) && !signedOther()
-      && (await this.a.requests.check(this.a.area, askOf(op, rec), m.by, req, this.a.worldNow())) === null
-      && (!m.from || (await this.a.checkSource(m.from)));
+      && (await this.a.requests.check(this.a.area, askOf(op, rec), m.by, req, this.a.worldNow(), idToHex(primary))) === null
+      && (!m.from || (await this.a.checkSource(m.from, idToHex(primary))));
     // Read after the checks: another record of this item and gen may have been signed while they ran.
     const set = this.a.set();
     if (!set || set.tag !== m.e || !agrees || signedOther()) return void this.stats.refusedToSign++;

@@ -99,8 +99,8 @@ export class VoteSigning {
     });
   }
 
-  /** A DECIDED from another voter: true when its signatures prove it (then the engine may take it). */
-  async checkDecided(set: VoterSet, msg: DecidedMsg & { sigs?: ProofSig[] | undefined }): Promise<boolean> {
+  /** A DECIDED from another voter (`via`, hex: the sender, whose derivation budget new keys spend): true when its signatures prove it (then the engine may take it). */
+  async checkDecided(set: VoterSet, msg: DecidedMsg & { sigs?: ProofSig[] | undefined }, via?: string): Promise<boolean> {
     if (!msg.sigs) {
       this.a.stats.unsigned++;
       return false;
@@ -111,7 +111,7 @@ export class VoteSigning {
       return false;
     }
     const proof: DecisionProof = { e: msg.set, vote: msg.vote, round: msg.round, sigs: msg.sigs };
-    if ((await this.a.checker.check(this.a.area, rec, proof, set)) !== null) return false;
+    if ((await this.a.checker.check(this.a.area, rec, proof, set, via)) !== null) return false;
     if (!this.proofs.has(msg.vote)) this.keep(msg.vote, Promise.resolve(proof));
     return true;
   }
@@ -159,10 +159,11 @@ export class VoteSigning {
  * The part of a ledger state that may change `ledger`: the records merging would change,
  * each only with a proof that checks against the set of the epoch it names (`setOf`);
  * unsigned ones are counted and left out. Slots and stars pass as they are (only a host's
- * state carries them, and a host only takes another host's).
+ * state carries them, and a host only takes another host's). `via`: the sender (hex), whose
+ * derivation budget a voter's key not met before spends.
  */
 export async function provenRecords(
-  ledger: ItemLedger, s: LedgerState, checker: ProofChecker, setOf: (e: number) => VoterSet | undefined, stats: { unsigned: number },
+  ledger: ItemLedger, s: LedgerState, checker: ProofChecker, setOf: (e: number) => VoterSet | undefined, stats: { unsigned: number }, via?: string,
 ): Promise<{ state: LedgerState; refused: (ProofFault | 'unsigned')[] }> {
   const area = { ax: ledger.area.ax, az: ledger.area.az };
   const refused: (ProofFault | 'unsigned')[] = [];
@@ -173,7 +174,7 @@ export async function provenRecords(
       refused.push('unsigned');
       continue;
     }
-    const fault = await checker.check(area, bareRecord(rec), rec.proof, setOf(rec.proof.e));
+    const fault = await checker.check(area, bareRecord(rec), rec.proof, setOf(rec.proof.e), via);
     if (fault) refused.push(fault);
     else items.push(rec);
   }

@@ -673,7 +673,7 @@ export class RegionClaimant extends RegionSide {
     if (this.granted?.round === round) this.granted.states.add(fromHex, entries, m.proofs, m.pc);
     if (m.reqs) this.region.requests.import(m.reqs, this.ctx.clock.now());
     if (m.ok) {
-      if (m.sig && idToHex(m.sig.id) === fromHex && (await this.ctx.certs.grantValid(this.region.key, round.terms, m.sig))) round.addGrant(fromHex, m.sig);
+      if (m.sig && idToHex(m.sig.id) === fromHex && (await this.ctx.certs.grantValid(this.region.key, round.terms, m.sig, fromHex))) round.addGrant(fromHex, m.sig);
       else this.ctx.stats.badCerts++;
     } else {
       round.refusedAt(m.promised);
@@ -683,7 +683,7 @@ export class RegionClaimant extends RegionSide {
       // coordinates, its hosts at one relay with ours), and a backup that named one with
       // every refusal kept the survivor from ever rebasing, as a bare refusal did before.
       // (Counted as news until checked: the round may end meanwhile, and then errs as before.)
-      if (m.cert && !m.pend && (await this.ctx.certs.signed(this.region.key, m.cert))) round.namedNothing(fromHex);
+      if (m.cert && !m.pend && (await this.ctx.certs.signed(this.region.key, m.cert, fromHex))) round.namedNothing(fromHex);
       // The refuser knows a newer certificate: our next claim must build on it.
       const hold = m.cert && this.el.supersedes(m.cert, 'anchored', this.region.learntFar()) ? await this.region.acceptable(m.cert, m.chain) : false;
       if (m.cert && hold && this.el.supersedes(m.cert, hold, this.region.learntFar())) this.el.learnCert(m.cert, m.chain, hold);

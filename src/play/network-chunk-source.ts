@@ -116,7 +116,7 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
     });
     this.stops.push(args.client.events.on('edits', ({ region, entries }) => this.emitBlocks(region, entries)));
     this.stops.push(args.client.events.on('pending', ({ region, shown, takenBack }) => this.onPending(region, shown, takenBack)));
-    this.stops.push(args.client.events.on('players', ({ region, players, gone }) => this.onPlayers(region, players, gone)));
+    this.stops.push(args.client.events.on('players', ({ region, players, gone, via }) => this.onPlayers(region, players, gone, via)));
     this.tentative = new TentativeEdits({
       store: args.tentative ?? new MemoryTentativeStore(),
       clock: args.clock,
@@ -345,9 +345,9 @@ export class NetworkChunkSource implements ChunkSource, TentativeAware {
     return { x, y: b.y, z, id: this.tentative.idAt(x, b.y, z) ?? e.id, stamp: { e: e.e, s: e.s }, ...(pending ? { pending } : {}) };
   }
 
-  /** A region's POSITIONS: the player list takes them, and the page hears the list. */
-  private onPlayers(region: RegionCoord, list: PlayerFrame[], gone: string[]): void {
-    this.players.take(regionName(region), list, gone, this.args.clock.now());
+  /** A region's POSITIONS (from the host `via`, hex): the player list takes them, and the page hears the list. */
+  private onPlayers(region: RegionCoord, list: PlayerFrame[], gone: string[], via?: string): void {
+    this.players.take(regionName(region), list, gone, this.args.clock.now(), via);
     if (this.events.has('players')) this.events.emit('players', { players: this.players.list() });
   }
 }

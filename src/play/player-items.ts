@@ -279,7 +279,7 @@ export class PlayerItems {
   private async takeState(r: RegionItemsView, fromHex: string, m: ItemWireOf<'ITEM_STATE'>): Promise<void> {
     if (m.e !== r.tag || !r.hosts.some((h) => idToHex(h) === fromHex)) return void this.stats.notFromHost++;
     this.stats.statesIn++;
-    const { state } = await provenRecords(r.items.ledger, m.state, this.checker, (e) => r.sets.get(e), this.stats);
+    const { state } = await provenRecords(r.items.ledger, m.state, this.checker, (e) => r.sets.get(e), this.stats, fromHex);
     r.items.applyState(state);
     this.wake();
   }

@@ -8,6 +8,7 @@
 // rate here allows. The same look again (a slot introduced anew) costs no check, and so does
 // the same forged look again (counted once, then as refusedAgain).
 import type { Clock } from '../core/clock';
+import { derivationMark, refusedSince } from '../core/key-ids';
 import type { NodeId } from '../core/node-id';
 import type { Verifier } from '../core/signer';
 import { LruMap } from '../core/lru-map';
@@ -58,12 +59,12 @@ export class PlayerLooks {
     return this.held.peek(hex)?.look;
   }
 
-  /** A look a host gave for the player at node `id` (hex `hex`): checked, then shown (onShown) or dropped and counted. */
-  take(id: NodeId, hex: string, look: PlayerLook): void {
-    void this.check(id, hex, look);
+  /** A look the node `via` (hex) gave for the player at node `id` (hex `hex`): checked, then shown (onShown) or dropped and counted. */
+  take(id: NodeId, hex: string, look: PlayerLook, via?: string): void {
+    void this.check(id, hex, look, via);
   }
 
-  private async check(id: NodeId, hex: string, look: PlayerLook): Promise<void> {
+  private async check(id: NodeId, hex: string, look: PlayerLook, via: string | undefined): Promise<void> {
     const drop = (why: LookDrop) => void this.stats.dropped[why]++;
     const h = this.entry(hex);
     if (h.refused && sameSigned(look, h.refused) && sameBytes(look.s, h.refused.s)) return void this.stats.refusedAgain++;
@@ -82,14 +83,17 @@ export class PlayerLooks {
     this.checking++;
     h.checking = look.w;
     let ok: boolean;
+    const mark = derivationMark();
     try {
-      ok = await verifyPlayerLook(look, this.args.world, id, this.args.verify);
+      ok = await verifyPlayerLook(look, this.args.world, id, this.args.verify, via);
     } finally {
       this.checking--;
       if (h.checking === look.w) h.checking = undefined;
     }
     if (!ok) {
-      h.refused = look;
+      // A key judged unproven for want of derivation budget is not a bad signature
+      // (core/key-ids.ts `refusedSince`): remembered, the honest look would never be checked again.
+      if (!refusedSince(mark)) h.refused = look;
       return drop('signature');
     }
     // Checked again after the wait: a newer look may have been shown meanwhile.

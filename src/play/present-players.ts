@@ -22,7 +22,7 @@ export interface PresentPlayer {
 export function presentPlayers(standing: Iterable<[string, PlayerFrame]>, looks: Pick<PlayerLooks, 'take' | 'shown'> | undefined): PresentPlayer[] {
   const out: PresentPlayer[] = [];
   for (const [hex, p] of standing) {
-    if (p.look) looks?.take(p.id, hex, p.look);
+    if (p.look) looks?.take(p.id, hex, p.look, hex); // a MOVE comes from the player's own node
     out.push({ name: looks?.shown(hex)?.n ?? unnamedPlayerName(hex), id: shortId(hex) });
   }
   return out.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));

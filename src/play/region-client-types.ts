@@ -31,8 +31,8 @@ export interface ClientEvents extends Record<string, unknown> {
    * as the state has them; `entry` undefined: the terrain's block). pending-view.ts.
    */
   pending: { region: RegionCoord; shown: Entry[]; takenBack: TakenBack[] };
-  /** Positions a host sent (`players`), and players it said left the region (`gone`, hex ids). */
-  players: { region: RegionCoord; players: PlayerFrame[]; gone: string[] };
+  /** Positions a host sent (`players`), and players it said left the region (`gone`, hex ids); `via`: that host (hex). */
+  players: { region: RegionCoord; players: PlayerFrame[]; gone: string[]; via?: string };
   attached: { region: RegionCoord; primary: string; epoch: number };
   detached: { region: RegionCoord; why: ReattachCause };
 }

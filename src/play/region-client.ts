@@ -427,7 +427,7 @@ export class RegionClient {
       this.args.wire.send(from, { t: 'POSITIONS_LOST', ...sub.coord, e: m.e });
     }
     this.stats.playerUpdates += out.players.length;
-    this.events.emit('players', { region: sub.coord, players: out.players, gone: out.gone });
+    this.events.emit('players', { region: sub.coord, players: out.players, gone: out.gone, via: fromHex });
   }
 
   /**
@@ -461,7 +461,7 @@ export class RegionClient {
       // window was SILENCE_MS (1.2 s): a subscriber re-attaching during a failover took a
       // certificate that near ids spliced onto its own (docs/TRUST.md (a)).
       const live = !!sub.cert && sub.cert.e === sub.epoch && this.args.clock.now() - sub.lastHeard < OWN_CHAIN_MS;
-      if (c.e !== m.e || !idEquals(c.primary, from) || !succeeds(c, sub.cert) || (await this.args.certs.check(key, c, { known: sub.cert, chain: m.chain, live }))) {
+      if (c.e !== m.e || !idEquals(c.primary, from) || !succeeds(c, sub.cert) || (await this.args.certs.check(key, c, { known: sub.cert, chain: m.chain, live, via: fromHex }))) {
         this.stats.uncertified++;
         this.args.trace?.(sub.name, `client: snapshot of ${fromHex.slice(0, 6)} e${m.e} not certified`);
         return;

@@ -40,8 +40,8 @@ export class RemotePlayerList {
   /** `selfHex`: this tab's node, never listed. `looks`: the other players' proven looks (none: every one shows unnamed). */
   constructor(private readonly selfHex: string, private readonly looks: () => PlayerLooks | undefined) {}
 
-  /** A POSITIONS of region `region` (its name) heard at local time `now`. */
-  take(region: string, list: readonly PlayerFrame[], gone: readonly string[], now: number): void {
+  /** A POSITIONS of region `region` (its name) heard at local time `now` from the host `via` (hex: whose derivation budget the looks' new keys spend). */
+  take(region: string, list: readonly PlayerFrame[], gone: readonly string[], now: number, via?: string): void {
     const looks = this.looks();
     // Gone first: a player renamed is gone from its old slot and listed in its new one in the same frame.
     for (const hex of gone) if (this.players.get(hex)?.region === region) this.players.delete(hex);
@@ -49,7 +49,7 @@ export class RemotePlayerList {
       const hex = idToHex(f.id);
       if (hex === this.selfHex) continue;
       // The look as a host gave it shows only once proven (player-looks.ts); until then, the one proven before.
-      if (f.look) looks?.take(f.id, hex, f.look);
+      if (f.look) looks?.take(f.id, hex, f.look, via);
       const shown = looks?.shown(hex);
       // Field by field, not `{ ...rest }` of the frame: one entry per player per POSITIONS
       // frame, and copying a rest object's fields was 7% of a crowd simulation's time.

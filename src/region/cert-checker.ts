@@ -25,6 +25,8 @@ export interface CheckOptions {
    * by nearness (see `judge`).
    */
   live?: boolean;
+  /** The node (hex) that sent the certificate, whose derivation budget a granter's key not met before spends (core/derivation-budget.ts). */
+  via?: string | undefined;
 }
 
 /** How a checker judges nearness, and what it remembers. */
@@ -63,9 +65,9 @@ export class CertChecker {
     this.rank = o.rank ?? ANCHOR_RANK;
   }
 
-  /** Whether `g` is a valid grant of `terms` by the node it names. */
-  grantValid(key: NodeId, terms: ClaimTerms, g: GrantSig): Promise<boolean> {
-    return this.verify('node', g.id, KEY_ALGS[g.a], g.k, grantBytes(key, terms), g.s);
+  /** Whether `g` is a valid grant of `terms` by the node it names (`via`: the sender, hex, whose derivation budget its key spends if new). */
+  grantValid(key: NodeId, terms: ClaimTerms, g: GrantSig, via?: string): Promise<boolean> {
+    return this.verify('node', g.id, KEY_ALGS[g.a], g.k, grantBytes(key, terms), g.s, via);
   }
 
   /**
@@ -86,7 +88,7 @@ export class CertChecker {
   }
 
   private async judge(key: NodeId, c: EpochCert, o: CheckOptions, hold: boolean): Promise<CertFault | AnchorFault | Hold | null> {
-    const signed = await this.signed(key, c);
+    const signed = await this.signed(key, c, o.via);
     if (signed) return signed;
     const view = o.view ?? this.view, fresh = o.fresh ?? 'near', learnt = !!o.known && !!o.learnt;
     const bits = this.idWorkBits;
@@ -118,7 +120,7 @@ export class CertChecker {
     // Epochs we missed: the sender's earlier certificates, each a link only when validly
     // signed and granted by a majority of the hosts of the link before it, starting from ours.
     if (r === 'unanchored' && o.known && !learnt && o.chain?.length) {
-      const known = await this.walk(key, o.known, o.chain, c.e);
+      const known = await this.walk(key, o.known, o.chain, c.e, o.via);
       if (known !== o.known) r = lively && !chainedFrom(c, known) ? 'unanchored' : anchorHold(c, known, view.near(key, this.rank), fresh, key, false, bits);
     }
     // Not anchored yet: one fresh look at who is near. (So is a certificate other than the
@@ -133,10 +135,10 @@ export class CertChecker {
   }
 
   /** The newest link of `chain` (below `below`) reached from `known` one majority-granted, validly signed step at a time; `known` when none. */
-  private async walk(key: NodeId, known: EpochCert, chain: readonly EpochCert[], below: number): Promise<EpochCert> {
+  private async walk(key: NodeId, known: EpochCert, chain: readonly EpochCert[], below: number, via?: string): Promise<EpochCert> {
     let at = known;
     for (const link of chainLinks(known, chain, below)) {
-      if (await this.signed(key, link)) break;
+      if (await this.signed(key, link, via)) break;
       at = link;
     }
     if (at !== known) this.chained++;
@@ -169,8 +171,8 @@ export class CertChecker {
     return farSet(set, key, this.view.near(key, REBASE_RANK), REBASE_RANK, this.idWorkBits);
   }
 
-  /** Shape and signatures only: what a certificate proves about itself (a first look before the reader knows who is near). */
-  async signed(key: NodeId, c: EpochCert): Promise<CertFault | null> {
+  /** Shape and signatures only: what a certificate proves about itself (a first look before the reader knows who is near). `via`: the sender (hex), whose derivation budget new keys spend. */
+  async signed(key: NodeId, c: EpochCert, via?: string): Promise<CertFault | null> {
     const shape = certShapeFault(c);
     if (shape) return shape;
     const tag = `${idToHex(key)}:${idToHex(encodeCert(c))}`;
@@ -178,7 +180,7 @@ export class CertChecker {
     if (held !== undefined) return held;
     const data = grantBytes(key, c);
     const mark = derivationMark();
-    const oks = await Promise.all(c.grants.map((g) => this.verify('node', g.id, KEY_ALGS[g.a], g.k, data, g.s)));
+    const oks = await Promise.all(c.grants.map((g) => this.verify('node', g.id, KEY_ALGS[g.a], g.k, data, g.s, via)));
     this.verified++;
     const fault: CertFault | null = oks.every(Boolean) ? null : 'bad-signature';
     // A key judged unproven for want of derivation budget is not a bad signature (key-ids.ts

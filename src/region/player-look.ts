@@ -40,9 +40,13 @@ export async function makePlayerLook(node: Signer, world: string, name: string, 
   return { a: keyAlgCode(node.alg), k: node.publicKey, ...unsigned, s: await node.sign(lookBytes(world, node.id, unsigned)) };
 }
 
-/** True when the node `node` signed this look in this world with the key that is its own (never throws). */
-export function verifyPlayerLook(look: PlayerLook, world: string, node: NodeId, verify: Verifier): Promise<boolean> {
-  return verify('node', node, KEY_ALGS[look.a], look.k, lookBytes(world, node, look), look.s).catch(() => false);
+/**
+ * True when the node `node` signed this look in this world with the key that is its own (never
+ * throws). `via`: the node (hex) that carried it, whose derivation budget the key spends if new:
+ * a host listing looks of many nodes pays for them, not the nodes it names.
+ */
+export function verifyPlayerLook(look: PlayerLook, world: string, node: NodeId, verify: Verifier, via?: string): Promise<boolean> {
+  return verify('node', node, KEY_ALGS[look.a], look.k, lookBytes(world, node, look), look.s, via).catch(() => false);
 }
 
 /** True when two looks show the same (name and colour), whenever signed. */
