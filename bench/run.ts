@@ -41,6 +41,7 @@ import { benchTabCpu } from './tab-cpu-bench';
 import { benchNetworkChange } from './network-change-bench';
 import { benchChat } from './chat-bench';
 import { benchFirstAttach } from './first-attach-bench';
+import { benchHandshakeFlood } from './handshake-flood-bench';
 import { currentCommit, readProvenance, writeProvenance } from './provenance';
 import { writeReport } from './report';
 
@@ -87,6 +88,7 @@ const benches: Bench[] = [
   ['id_work', () => benchIdWork()],
   ['node_id_mint', () => benchNodeIdMint()],
   ['flood', () => benchFlood()],
+  ['handshake_flood', () => benchHandshakeFlood()],
   ['network_change', () => benchNetworkChange()],
 ];
 
@@ -105,8 +107,9 @@ const only = process.argv.slice(2);
 // the network's, hosting's or items' that every change re-runs: the renderer's frame limits
 // (draw_rate, ~190 s), the fuzzers' long runs (fuzz, ~160 s; short ones are in npm test), the
 // 1,000-node DHT attack (adversarial_1k, ~170 s; the DHT's own attack tests are in npm test),
-// and the safety seeds under the rebase design (sim_safety_rebase, ~100 s).
-const SLOW = new Set(['sim10k', 'adversarial_1k', 'adversarial_2k', 'adversarial_10k', 'hidden_host_10min', 'headless', 'hosting_scale', 'idle_cost', 'network_change', 'sybil_1k', 'draw_rate', 'fuzz', 'sim_safety_rebase']);
+// and the safety seeds under the rebase design (sim_safety_rebase, ~100 s); and the handshake
+// flood (its WebRTC connections take the machine's cores for half a minute: handshake_flood).
+const SLOW = new Set(['sim10k', 'adversarial_1k', 'adversarial_2k', 'adversarial_10k', 'hidden_host_10min', 'headless', 'hosting_scale', 'idle_cost', 'network_change', 'sybil_1k', 'draw_rate', 'fuzz', 'sim_safety_rebase', 'handshake_flood']);
 const LATEST = 'bench/results/latest.json';
 // Every run merges into the previous figures, a bare one too: it skips the named-only
 // benchmarks, and starting from nothing would drop their figures (the README's headline
