@@ -88,7 +88,8 @@ describe('the hosting dashboard', () => {
     console.log(`dashboard lists "Xena Q (${p0Id})" in ${region} after ${steps} regions walked, ${Date.now() - t0} ms`);
     // Listed only once the page's checker proved the look her node signed (play/player-looks.ts).
     expect((await host.evaluate(() => window.voxelHost!.hosting.stats()))['looks_shown']).toBeGreaterThan(0);
-    await host.waitForTimeout(2500); // one more sample: the charts have two points at least
+    // The charts have had their points for a while: the page samples every 2 s (app/host.ts
+    // SAMPLE_MS), and it has been up since before the two round trips above (probed every 5 s).
     await host.setViewportSize({ width: 900, height: 1100 });
     await host.screenshot({ path: screenshotPath('hosting-dashboard.png'), fullPage: true });
   });
