@@ -22,4 +22,20 @@ describe('declined handoffs', () => {
     expect(d.declined(ids[0]!, 100)).toBe(false);
     expect(d.declined(ids.at(-1)!, 100)).toBe(true);
   });
+
+  it('a node declined once that then acks our epoch is handed the region again; one declined twice is not', () => {
+    const d = new DeclinedHandoffs(1000);
+    const [a, b] = [idToHex(ids[0]!), idToHex(ids[1]!)];
+    d.note(a, 0);
+    d.note(b, 0);
+    d.note(b, 10);
+    d.hosted(a, 20);
+    d.hosted(b, 20);
+    expect(d.declined(ids[0]!, 30)).toBe(false);
+    expect(d.declined(ids[1]!, 30)).toBe(true);
+    // Declined again after its comeback: twice in a row now, its acks no longer end the note.
+    d.note(a, 40);
+    d.hosted(a, 50);
+    expect(d.declined(ids[0]!, 60)).toBe(true);
+  });
 });

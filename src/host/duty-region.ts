@@ -40,7 +40,8 @@ export interface DutyRegion {
   /** When our claim went out: a grant of it holds our lease like an ack of a frame sent then. */
   readonly claimSentAt: number;
   persist(): Promise<void>;
-  handOff(to: NodeId): void;
+  /** `hostedWithUs`: `to` is a host of our set that answered us as one (hosted-region.ts takes the region back from such a node if it does not claim). */
+  handOff(to: NodeId, hostedWithUs: boolean): void;
   /** Whether `id` was handed the region lately and did not claim it (declined-handoffs.ts), or its silence made us claim lately: not handed it now. */
   declinedHandoff(id: NodeId): boolean;
   /** Whether `id` was dropped from our set as quiet and not heard since (quiet-hosts.ts): not named a host again. */

@@ -171,6 +171,8 @@ export interface HostStats extends PassStats, ChatStats {
   deltas: number;
   syncs: number;
   handoffs: number;
+  /** Regions we handed over and took back, the node handed them having sent us no claim (hosted-region.ts handOff). */
+  handoffsTakenBack: number;
   stepDowns: number;
   storeFailures: number;
   publishes: number;
@@ -239,7 +241,7 @@ export interface CommitLatency {
 export function newHostStats(): HostStats {
   return {
     claims: 0, claimsWon: 0, claimsFailed: 0, silenceClaims: 0, subscribeClaims: 0, takeovers: 0, claimDuels: 0, grants: 0, refusals: 0, outsiderClaims: 0, staleFrames: 0, abandonsResent: 0, grantsUndone: 0, strayFrames: 0, playOnlyFrames: 0,
-    editsAccepted: 0, editsRejected: 0, confirms: 0, deltas: 0, syncs: 0, handoffs: 0, stepDowns: 0, storeFailures: 0, publishes: 0, duplicateEdits: 0, adopted: 0, offers: 0, uncertifiable: 0, badCerts: 0, reconfigs: 0, leaseWaits: 0, offersRefused: 0, offersUnmatched: 0, proofsSigned: 0, grantsProven: 0, grantsAgreed: 0, grantsUnproven: 0, unsendable: 0, movesClamped: 0, ticks: 0, heartbeats: 0, ownStalls: 0, earlyDropped: 0,
+    editsAccepted: 0, editsRejected: 0, confirms: 0, deltas: 0, syncs: 0, handoffs: 0, handoffsTakenBack: 0, stepDowns: 0, storeFailures: 0, publishes: 0, duplicateEdits: 0, adopted: 0, offers: 0, uncertifiable: 0, badCerts: 0, reconfigs: 0, leaseWaits: 0, offersRefused: 0, offersUnmatched: 0, proofsSigned: 0, grantsProven: 0, grantsAgreed: 0, grantsUnproven: 0, unsendable: 0, movesClamped: 0, ticks: 0, heartbeats: 0, ownStalls: 0, earlyDropped: 0,
     movesThrottled: 0,
     subscribersRefused: 0, unloads: 0, reloads: 0, roleMovesRefused: 0, entriesAgainstRules: 0, editRefusals: Object.fromEntries(REJECT_REASONS.map((r) => [r, 0])) as Record<RejectReason, number>, ...newPassStats(), ...newChatStats(),
   };

@@ -93,7 +93,7 @@ export class HostSetCheck {
     const hosts = sortByDistance([...live, ...extra], (x) => x, this.duty.region.key);
     // A linked node closer to the key than we are takes the region over at once.
     const to = this.handOffTo(hosts);
-    if (to) return this.duty.region.handOff(to);
+    if (to) return this.duty.region.handOff(to, this.hostedWithUs(to));
     const dropped = this.duty.region.hosts.filter((h) => !live.some((x) => idEquals(x, h)));
     const out = dropped.map((h) => `${idToHex(h).slice(0, 6)} ${this.duty.ctx.linkClosed(idToHex(h)) ? 'link closed' : 'quiet'}`);
     if (!this.setHosts(hosts, live.length, `filled from links: ${out.join(', ')}`)) return;
@@ -119,11 +119,26 @@ export class HostSetCheck {
    * The node of `hosts` (nearest first) to hand the region to: the nearest, unless we are
    * nearer. A node handed the region lately that never claimed it (declined-handoffs.ts)
    * counts as farther than us: handing to it again would only leave the region without a
-   * primary until our backups claim. Undefined: we keep it.
+   * primary until our backups claim. So does a host of our own set that never answered us
+   * as one (no grant of our claim, no ack of our epoch: primary-lease.ts `hostedWithUs`;
+   * a joiner we synced that acked counts): a node whose DHT answers pings while it hosts
+   * nothing (a tab whose hosting stalled, an attacker's node near the key) is taken into a
+   * claim's set as a linked filler by a primary that never dropped it as quiet, and, handed
+   * the region a second later, left it without a primary (sybil_1k seed 2: a region frozen
+   * for good). A nearer node outside our set has had no frame of ours to answer: it is
+   * handed the region, and if it does not claim it our backups claim past it as before.
+   * Undefined: we keep it.
    */
   private handOffTo(hosts: readonly NodeId[]): NodeId | undefined {
-    const first = hosts.find((h) => idEquals(h, this.duty.ctx.selfId) || !this.duty.region.declinedHandoff(h));
-    return first && !idEquals(first, this.duty.ctx.selfId) ? first : undefined;
+    const self = this.duty.ctx.selfId;
+    const unheard = (h: NodeId) => this.duty.region.hosts.some((x) => idEquals(x, h)) && !this.hostedWithUs(h);
+    const first = hosts.find((h) => idEquals(h, self) || (!this.duty.region.declinedHandoff(h) && !unheard(h)));
+    return first && !idEquals(first, self) ? first : undefined;
+  }
+
+  /** Whether `h` is a host of our set that answered us as one (granted our claim or acked a frame of our epoch). */
+  private hostedWithUs(h: NodeId): boolean {
+    return this.duty.region.hosts.some((x) => idEquals(x, h)) && this.lease.hostedWithUs(idToHex(h));
   }
 
   async recheck(): Promise<void> {
@@ -156,7 +171,7 @@ export class HostSetCheck {
       if (hosts.length === 0) return;
       // A closer node joined: it claims the next epoch; we and our backups grant it.
       const to = this.handOffTo(hosts);
-      if (to) return this.duty.region.handOff(to);
+      if (to) return this.duty.region.handOff(to, this.hostedWithUs(to));
       const alive = this.duty.region.hosts.filter((h) => idEquals(h, this.duty.ctx.selfId) || hosts.some((x) => idEquals(x, h)) || !this.duty.ctx.linkClosed(idToHex(h))).length;
       const unanswered = found.filter((h) => !hosts.some((x) => idEquals(x, h))).map((h) => idToHex(h).slice(0, 6));
       this.setHosts(hosts, alive, `lookup${unanswered.length ? `: ${unanswered.join(', ')} did not answer` : ''}`);

@@ -95,6 +95,8 @@ export class HostedRegion implements RegionRole {
   /** Read back from the store at a frame after an unload (hosting-service.ts): a SUBSCRIBE to us, its stored primary, claims. */
   reloaded = false;
   private handoffTimer: unknown;
+  /** Our take-back of a region we handed over and whose target did not claim it (handOff). */
+  private takeBackTimer: unknown;
   /** Nodes handed the region that did not claim it (not handed it again for a while). */
   readonly declined: DeclinedHandoffs;
   /** Backups we dropped as quiet: kept out of our set until heard (quiet-hosts.ts). */
@@ -251,6 +253,7 @@ export class HostedRegion implements RegionRole {
     this.share.stop();
     this.claimant.stop();
     this.ctx.clock.clearTimeout(this.handoffTimer);
+    this.ctx.clock.clearTimeout(this.takeBackTimer);
     this.claimant.wake();
   }
 
@@ -352,7 +355,11 @@ export class HostedRegion implements RegionRole {
     // names nothing (claim-round.ts `bareRefusal`): a backup that acks nothing but refuses
     // every claim was dropped as quiet, brought back by its refusal at the next re-check and
     // dropped again, an epoch each.
-    if ((m.t === 'ACK' || m.t === 'SYNC_REQ') && m.e === this.epoch) this.quietHosts.hosts(fromHex);
+    if ((m.t === 'ACK' || m.t === 'SYNC_REQ') && m.e === this.epoch) {
+      this.quietHosts.hosts(fromHex);
+      // An ack of our epoch as primary: it follows our SYNC, so it hosts (declined-handoffs.ts `hosted`).
+      if (m.t === 'ACK' && this.duty) this.declined.hosted(fromHex, this.ctx.clock.now());
+    }
     else if (!(m.t === 'GRANT' && bareRefusal(m))) this.quietHosts.heard(fromHex, this.ctx.clock.now());
     // Beats and acks keep a region loaded as little as they keep it busy (an idle primary beats on).
     if (m.t !== 'ACK' && m.t !== 'HEARTBEAT') this.lastFrameAt = this.ctx.clock.now();
@@ -532,11 +539,32 @@ export class HostedRegion implements RegionRole {
   reconfigure(hosts: NodeId[], why: string): void {
     if (!this.duty || this.stopped) return;
     this.ctx.stats.reconfigs++;
-    const e = this.epoch;
+    const e = this.epoch, old = this.hosts;
     this.release(`hosts ${hosts.map((h) => idToHex(h).slice(0, 6)).join(',')} (${why})`);
     // Not held back by others' claims: we were the primary, our backups grant us first, and
     // while we wait they would take our silence for a death and claim without us.
-    void this.claim(e + 1, false, hosts, true);
+    void this.claim(e + 1, false, hosts, true).then((ok) => {
+      if (!ok) this.reconfigureFailed(old, hosts);
+    });
+  }
+
+  /**
+   * Our claim over a re-checked set `tried` did not certify, and nobody else's claim won
+   * meanwhile (we follow no primary): we claim over `old`, the set we were primary of, whose
+   * majority was alive (host-set-check.ts `setHosts`) and follows us. The new hosts that sent
+   * the claim nothing are noted quiet, so the next re-check does not name them again until a
+   * frame of the region comes from them. Before, the region stayed without a primary: its
+   * re-check had named near nodes that answer pings and host nothing (2 of the 3 in sybil_1k
+   * seed 3, region 3,1), that claim could not reach their majority, and the backups' claims
+   * after the silence went over the same nodes.
+   */
+  private reconfigureFailed(old: NodeId[], tried: NodeId[]): void {
+    if (this.stopped || this.duty || this.role !== 'backup' || this.primaryHex) return;
+    const added = new Set(tried.filter((h) => !has(old, h)).map(idToHex));
+    const silent = this.claimant.silentInLast.filter((hex) => added.has(hex));
+    for (const hex of silent) this.noteQuiet(hex);
+    this.trace(`hosts ${tried.map((h) => idToHex(h).slice(0, 6)).join(',')} did not certify${silent.length ? ` (${silent.map((h) => h.slice(0, 6)).join(',')} silent)` : ''}: claiming over ${old.map((h) => idToHex(h).slice(0, 6)).join(',')} again`);
+    void this.claim(0, false, old, true);
   }
 
   /**
@@ -559,8 +587,12 @@ export class HostedRegion implements RegionRole {
     else this.quietHosts.note(hex, this.ctx.clock.now());
   }
 
-  /** A closer node joined: we stop ordering, and it claims the next epoch with our certificate; we and our backups grant it. */
-  handOff(to: NodeId): void {
+  /**
+   * A closer node joined: we stop ordering, and it claims the next epoch with our certificate;
+   * we and our backups grant it. `hostedWithUs`: it is a host of our set that answered us as
+   * one (host-set-check.ts), whose claim we take the region back from if it does not come.
+   */
+  handOff(to: NodeId, hostedWithUs = false): void {
     if (!this.duty || !this.el.cert) return;
     // The certificate goes with the ones before it: a node restarted from an older store
     // holds an epoch the handed one does not chain from directly, and walks the links (rule 1).
@@ -571,14 +603,43 @@ export class HostedRegion implements RegionRole {
     const hex = idToHex(to);
     this.roles.handedOffTo(hex);
     for (const b of backups) this.toHost(b, { t: 'HANDOFF', ...this.regionFields, e, to });
-    // Said again until its claim reaches us (a lost notice costs a failover's wait: e.g. a
-    // joiner whose hosting starts just after its links open), then left to the failover.
+    // Said again until its claim reaches us or we take the region back (a lost notice cost a
+    // failover's wait: e.g. a joiner whose hosting starts just after its links open).
+    const standing = () => !this.stopped && !this.duty && this.handoffTo === hex && this.el.promised < e;
     const notify = (n: number) => {
-      if (this.stopped || this.duty || this.handoffTo !== hex || this.el.promised >= e) return;
+      if (!standing()) return;
       this.toHost(to, { t: 'HANDOFF', ...this.regionFields, e, cert, ...(chain ? { chain } : {}) });
       if (n < 3) this.handoffTimer = this.ctx.clock.setTimeout(() => notify(n + 1), this.ctx.opts.heartbeatMs << n);
     };
     this.ctx.clock.clearTimeout(this.handoffTimer);
+    this.ctx.clock.clearTimeout(this.takeBackTimer);
     notify(0);
+    // A host of our set that answered us as one sent us no claim (our grant of it would have
+    // raised our promise to e): we take the region back before any backup claims past us,
+    // claiming above e over our own set through the claim path every claimant takes (the
+    // target's own claim of e, should it still come, never meets ours at one epoch; the
+    // claim notes the target declined: declined-handoffs.ts). Our backups still follow us
+    // and grant us although the handoff stands (grant-rules.ts). Before, the region waited for
+    // its backups' failover while we claimed too: a node near the key that acked our frames and
+    // never claimed what it was handed left the region without a primary for a failover's wait
+    // at every handoff (hosting-handoff-hostile.test.ts). Nor is it named a backup until a frame
+    // of the region comes from it (quiet-hosts.ts): named, it cost an epoch then and another
+    // when the set's fill dropped it as quiet.
+    // Not from a node outside our set: it has had no frame of ours to answer, and our backups
+    // claim past it as before (a node near the key that never answered us is not handed the
+    // region at all: host-set-check.ts handOffTo). Taken back from such a node, a primary of a
+    // chain its set began from nothing after a whole-world restart handed the region at each
+    // re-check to the nearer nodes that hold the older chain and took it back each time, its
+    // set closed to them, while they made a primary of their own (two primaries:
+    // hosting-restart.test.ts seed 21); released, its backups' claims took those nodes in and
+    // the chains met.
+    if (!hostedWithUs) return;
+    this.takeBackTimer = this.ctx.clock.setTimeout(() => {
+      if (!standing() || this.role !== 'backup') return;
+      this.noteQuiet(hex);
+      this.trace(`take back past e${e}: ${hex.slice(0, 6)} did not claim`);
+      this.ctx.stats.handoffsTakenBack++;
+      void this.claim(e + 1, false, this.hosts);
+    }, this.ctx.opts.failoverMs / 2);
   }
 }

@@ -112,6 +112,15 @@ export class PrimaryLease {
     return at !== undefined && at >= this.startedAt && now - at <= ms;
   }
 
+  /**
+   * Whether `hex` ever answered us as a host in this duty: it granted the claim the duty began
+   * with, or acked a frame of our epoch (a SYNC's ack, a beat's, a batch's). A node of our set
+   * that did neither hosts nothing we know of (host-set-check.ts `handOffTo`).
+   */
+  hostedWithUs(hex: string): boolean {
+    return this.heardAt.has(hex);
+  }
+
   /** Any ack from `hex` (even from outside our set) ends its refusal. */
   answered(hex: string): void {
     this.refusing.delete(hex);

@@ -120,6 +120,13 @@ export class RegionClaimant extends RegionSide {
     return this.sentAt;
   }
 
+  /** The hosts (hex) our last claim asked that sent it nothing, not even a refusal. */
+  get silentInLast(): readonly string[] {
+    return this.unanswered;
+  }
+
+  private unanswered: string[] = [];
+
   get uncertifiedUntil(): number {
     return this.aloneUntil;
   }
@@ -181,7 +188,13 @@ export class RegionClaimant extends RegionSide {
     }
     this.ctx.stats.claims++;
     const run = ++this.runs;
-    const ok = await this.runClaim(run, minEpoch, primarySilent, hosts).catch(() => false);
+    // A handoff stands: the primary we followed released the region to that node, and its
+    // silence is the handoff's, not its death. It stays in our claim's set and its routes
+    // are not avoided: a claim that left it out for the nearest linked node, one that hosted
+    // nothing, failed round after round while the released primary granted each (sybil_1k
+    // seed 3: two regions never got a primary).
+    const silentPrimary = primarySilent && !(handed && handed !== this.ctx.selfHex);
+    const ok = await this.runClaim(run, minEpoch, silentPrimary, hosts).catch(() => false);
     if (ok) this.failedInRow = 0;
     if (ok && primarySilent) this.ctx.stats.takeovers++;
     if (!ok) {
@@ -226,6 +239,7 @@ export class RegionClaimant extends RegionSide {
     // The epoch whose primary's state we hold, if we do: its SYNC, then its batches in order
     // (`applied` is unset until that SYNC). See `needsDhtLog`.
     const heldEpoch = this.region.applied !== undefined ? this.region.epoch : undefined;
+    this.unanswered = [];
     this.replacing = primarySilent && this.region.primaryHex ? { hex: this.region.primaryHex, answeredAt: -Infinity } : undefined;
     if (primarySilent && this.region.primaryHex) {
       this.silent.note(this.region.primaryHex, this.ctx.clock.now());
@@ -349,6 +363,7 @@ export class RegionClaimant extends RegionSide {
       });
     }
     if (this.round === round) this.round = undefined;
+    this.unanswered = [...targets.keys()].filter((hex) => !round.answered.has(hex));
     // At once when no proof needs checking (no turn of the event loop: the usual case).
     const adopting = this.adoptGranted(round, known, vouchless);
     if (adopting) await adopting;

@@ -47,8 +47,11 @@ export class RegionGranter extends RegionSide {
       if (this.region.duty && has(this.region.hosts, from)) this.el.claimRefused(m.e);
       // Duelling claimants starve each other (every claim leaves grants the next must cover):
       // we hold our own claims back for a closer host of the set we know, refused or not.
-      // (Not for an outsider: its claims must change nothing here.)
-      if (defersToCloser(this.ctx.selfId, this.region.key, this.region.hosts, this.el.cert, from, mustRebase)) {
+      // (Not for an outsider: its claims must change nothing here. Nor for a node we handed
+      // the region to that did not claim it in time: its claim that comes once we took the
+      // region back, or once our backups claim past it, would end each of those claims in turn
+      // while its own need never finish: hosted-region.ts handOff.)
+      if (defersToCloser(this.ctx.selfId, this.region.key, this.region.hosts, this.el.cert, from, mustRebase) && !this.region.declined.declined(from, this.ctx.clock.now())) {
         this.el.defer(this.ctx.clock.now() + CLAIM_TIMEOUT_MS);
         // Its claim of the epoch we claim ourselves: both would fail; ours ends, its next wins.
         if (this.region.role === 'claiming' && this.el.promisedTo === this.ctx.selfHex && m.e === this.el.promised) this.region.giveWay();

@@ -206,7 +206,7 @@ export class HostSim extends SimWorld {
       // Simulated players edit all over a region with no walk in between: the motion check
       // (motion-tracker.ts) is off unless a test turns it on.
       options: { random: seededRandom(this.nextSeq() * 31 + 7), motion: null, passes: { ...PASS_RULES, bits: SIM_PASS_BITS }, ...this.opts.host, ...(playOnly ? { playOnly } : {}) },
-      ...(process.env.HOST_TRACE ? { trace: (region: string, what: string) => region === process.env.HOST_TRACE && console.log(`${this.clock.now()} [${region}] ${what}`) } : {}),
+      ...(process.env.HOST_TRACE ? { trace: (region: string, what: string) => (process.env.HOST_TRACE ?? '').split(';').includes(region) && console.log(`${this.clock.now()} [${region}] ${what}`) } : {}),
       onAccept: (region, epoch, primary) => {
         const k = `${region}:${epoch}`;
         let set = this.accepts.get(k);
@@ -216,7 +216,7 @@ export class HostSim extends SimWorld {
     });
     const pass = this.passFor(id);
     void pass.then((p) => this.passes.set(hex, p));
-    const client = new RegionClient({ dht, wire: wire.players, clock, world, keyHash: simKeyHash, certs: new CertChecker(this.keyring.verify, dht.nearView, { idWorkBits: dht.idWorkBits }), verify: this.keyring.verify, pass, ...(process.env.HOST_TRACE ? { trace: (region: string, what: string) => region === process.env.HOST_TRACE && console.log(`${this.clock.now()} [${region}] ${hex.slice(0, 6)} ${what}`) } : {}) });
+    const client = new RegionClient({ dht, wire: wire.players, clock, world, keyHash: simKeyHash, certs: new CertChecker(this.keyring.verify, dht.nearView, { idWorkBits: dht.idWorkBits }), verify: this.keyring.verify, pass, ...(process.env.HOST_TRACE ? { trace: (region: string, what: string) => (process.env.HOST_TRACE ?? '').split(';').includes(region) && console.log(`${this.clock.now()} [${region}] ${hex.slice(0, 6)} ${what}`) } : {}) });
     // Traced: every link a peer closes or sees closed, and why (a host set changes on closes).
     if (process.env.HOST_TRACE) dht.events.on('link-close', ({ id: other, reason }) => console.log(`${this.clock.now()} LINK-CLOSE ${hex.slice(0, 6)}-${idToHex(other).slice(0, 6)} ${reason}`));
     const peer: SimPeer = { hex, dht, wire, host, client, store, playOnly, world, turns };
