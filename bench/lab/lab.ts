@@ -4,12 +4,13 @@
 // ends and its namespaces go.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { median } from '../stats';
+import { median, percentile } from '../stats';
 import { currentCommit, readProvenance, writeProvenance } from '../provenance';
 import { writeReport } from '../report';
 import { selectedPath } from '../../src/net/link-path';
 import { LabProcesses, labOrigin, stop, waitForLine } from './lab-processes';
 import { judge, judgeChange, LAB_CASES, type CaseOutcome, type LabCase, type LinkKind, type PairEnd } from './lab-cases';
+import { measureEditVisible, type EditVisibleOutcome } from './edit-visible';
 import { runNetworkChange, type NetworkChangeOutcome } from './network-change';
 import { buildTopology, changeNetwork, configureNat, routerState, HOMES, SERVER_IP } from './topology';
 
@@ -108,7 +109,7 @@ function startProblem(page: Page): Promise<string> {
   });
 }
 
-interface CaseResult { c: LabCase; run: number; pass: boolean; why: string; kind: LinkKind | '-'; linkMs: number | null; joinMs: number | null; pairs: string; screen: string; change?: NetworkChangeOutcome }
+interface CaseResult { c: LabCase; run: number; pass: boolean; why: string; kind: LinkKind | '-'; linkMs: number | null; joinMs: number | null; pairs: string; screen: string; change?: NetworkChangeOutcome; edits?: EditVisibleOutcome }
 
 async function runCase(c: LabCase, run: number, browsers: Browser[]): Promise<CaseResult> {
   configureNat(HOMES[0]!, c.a);
@@ -172,8 +173,14 @@ async function runCase(c: LabCase, run: number, browsers: Browser[]): Promise<Ca
       for (const p of change.problems) console.error(`${c.name}: ${p}`);
       verdict = judgeChange(change);
     }
+    // Two linked homes (not a change case, which edits on its own): A's edits timed to B's screen.
+    let edits: EditVisibleOutcome | undefined;
+    if (verdict.pass && c.expect !== 'none' && !c.change) {
+      edits = await measureEditVisible(pa!, pb!);
+      console.error(`${stamp()} ${c.name}: ${edits.samples.length} edits shown at B, p50 ${Math.round(median(edits.samples))} ms; unseen ${edits.unseen}, refused ${edits.refused}`);
+    }
     return {
-      c, run, ...verdict, ...(change ? { change } : {}),
+      c, run, ...verdict, ...(change ? { change } : {}), ...(edits ? { edits } : {}),
       kind: links[0] ? (verdict.pass && c.expect !== 'none' ? c.expect : '-') : '-',
       linkMs: ms.length ? Math.min(...ms) : null,
       joinMs,
@@ -242,6 +249,30 @@ function metrics(results: CaseResult[]): Record<string, number> {
   put('lab_link_ms_turn_p50', ms((r) => r.c.expect === 'relay' && r.c.relayProtocol === 'udp', 'linkMs'));
   put('lab_link_ms_turn_tcp_p50', ms((r) => r.c.relayProtocol === 'tcp', 'linkMs'));
   put('lab_join_ms_p50', ms((r) => r.c.expect !== 'none', 'joinMs'));
+  // Per kind of home (the harder of the two: a UDP-blocking firewall, then a symmetric NAT),
+  // the share of the cases that should link which did.
+  const hardest = (r: CaseResult) => (['udp-blocked', 'symmetric'] as const).find((k) => r.c.a.kind === k || r.c.b.kind === k) ?? 'cone';
+  for (const kind of ['cone', 'symmetric', 'udp-blocked'] as const) {
+    const should = results.filter((r) => r.c.expect !== 'none' && hardest(r) === kind);
+    if (should.length) out[`lab_join_success_${kind.replace('-', '_')}`] = should.filter((r) => r.pass).length / should.length;
+  }
+  // Of the homes that linked, the share whose link went through a TURN relay.
+  const linked = results.filter((r) => r.pass && r.c.expect !== 'none');
+  if (linked.length) out.lab_relayed_link_share = Math.round((linked.filter((r) => r.pairs.includes('relay')).length / linked.length) * 1000) / 1000;
+  // A's edits to B's screen, between homes, without and with 5% loss on a home's link.
+  const lossy = (r: CaseResult) => !!(r.c.a.loss || r.c.b.loss);
+  for (const [tag, pick] of [['', (r: CaseResult) => !lossy(r)], ['loss5_', lossy]] as const) {
+    const ed = results.filter((r) => r.edits && pick(r)).map((r) => r.edits!);
+    const xs = ed.flatMap((e) => e.samples);
+    if (!ed.length) continue;
+    if (xs.length) {
+      out[`lab_edit_visible_${tag}ms_p50`] = Math.round(median(xs));
+      out[`lab_edit_visible_${tag}ms_p99`] = Math.round(percentile(xs, 99));
+    }
+    out[`lab_edit_visible_${tag}samples`] = xs.length;
+    out[`lab_edit_visible_${tag}unseen`] = ed.reduce((n, e) => n + e.unseen, 0);
+    out[`lab_edit_visible_${tag}refused`] = ed.reduce((n, e) => n + e.refused, 0);
+  }
   return out;
 }
 

@@ -1,0 +1,77 @@
+// The lab's edit-to-visible step: once two homes linked, A places blocks one after another
+// and B's page notes the moment each shows there. Both pages run on this one machine, so
+// their Date.now() is one clock: B's moment minus A's submit is the figure
+// (`lab_edit_visible_ms_*`), per case, over NATs and TURN, with and without loss on a home's
+// link. An edit B never shows within SHOW_WAIT_MS, or that A's setBlock refused, is counted,
+// never left out.
+import type { Page } from 'playwright-core';
+import { groundAt } from '../../e2e/page-world';
+
+export interface EditVisibleOutcome {
+  /** Per shown edit: B's first sight minus A's submit, ms. */
+  samples: number[];
+  /** Edits A submitted that B did not show within SHOW_WAIT_MS (after the last one). */
+  unseen: number;
+  /** Edits A's setBlock refused, failed or kept tentative (not confirmed). */
+  refused: number;
+}
+
+const EDITS = 20;
+const EDIT_EVERY_MS = 250;
+const SHOW_WAIT_MS = 10_000;
+/** B looks this often (a setInterval in its page, no round trip to it inside a sample). */
+const LOOK_EVERY_MS = 5;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// B's watcher, a plain script (tsx would wrap a function's inner names in a helper the page lacks).
+const WATCH = `(spots, every) => {
+  const at = spots.map(() => null);
+  setInterval(() => spots.forEach(([x, y, z, id], i) => {
+    if (at[i] === null && window.voxel.getBlock(x, y, z) === id) at[i] = Date.now();
+  }), every);
+  window.labSeen = { seen: () => at.slice() };
+}`;
+
+interface WatchWindow {
+  labSeen?: { seen(): (number | null)[] };
+}
+
+/** A and B stand in the middle of A's region; A places EDITS blocks around itself; B's moments are read. */
+export async function measureEditVisible(pa: Page, pb: Page): Promise<EditVisibleOutcome> {
+  await Promise.all([pa, pb].map((p) => p.waitForFunction(() => window.voxel?.hosting !== undefined, null, { timeout: 60_000, polling: 50 })));
+  const spawn = await pa.evaluate(() => window.voxel.player());
+  const [rx, rz] = [Math.floor(spawn.x / 64), Math.floor(spawn.z / 64)];
+  const cx = rx * 64 + 32, cz = rz * 64 + 32;
+  await pa.evaluate(([x, z]) => window.voxel.teleport(x!, 160, z!), [cx + 0.5, cz + 0.5]);
+  const feet = await groundAt(pa, cx, cz);
+  await Promise.all([pa, pb].map((p) => p.evaluate(([x, y, z]) => window.voxel.teleport(x!, y!, z!), [cx + 0.5, feet, cz + 0.5])));
+  const region = `${rx},${rz}`;
+  await Promise.all([pa, pb].map((p) => p.waitForFunction((r) => window.voxel.hosting!.region(r).client?.ready === true, region, { timeout: 30_000, polling: 50 })));
+  // The primary's belief of where the teleported player stands catches up (an edit sooner is refused as out of reach).
+  await sleep(2000);
+  // A ring of blocks at head height, 2-3 away: within reach of A's eye, inside no player.
+  const ring: number[][] = [];
+  for (let dx = -3; dx <= 3; dx++) for (let dz = -3; dz <= 3; dz++) if (Math.max(Math.abs(dx), Math.abs(dz)) >= 2) ring.push([cx + dx, feet + 1, cz + dz]);
+  const spots = ring.slice(0, EDITS).map(([x, y, z], i) => [x!, y!, z!, [11, 12, 10][i % 3]!]);
+  await pb.evaluate(`(${WATCH})(${JSON.stringify(spots)}, ${LOOK_EVERY_MS})`);
+  const submitted: number[] = [];
+  let refused = 0;
+  const settled: Promise<void>[] = [];
+  for (const [x, y, z, id] of spots) {
+    submitted.push(Date.now());
+    // Refused, failed, or resolved but kept tentative (no certified primary took it): counted.
+    const done = pa.evaluate(([x, y, z, id]) => window.voxel.setBlock(x!, y!, z!, id!).then((r) => (r as { confirmed?: boolean } | undefined)?.confirmed !== false, () => false), [x, y, z, id]);
+    settled.push(done.then((ok) => void (ok || refused++)));
+    await sleep(EDIT_EVERY_MS);
+  }
+  await Promise.all(settled);
+  const until = Date.now() + SHOW_WAIT_MS;
+  let seen: (number | null)[] = [];
+  while (Date.now() < until) {
+    seen = await pb.evaluate(() => (window as unknown as WatchWindow).labSeen!.seen());
+    if (seen.every((t) => t != null)) break;
+    await sleep(100);
+  }
+  const samples = seen.flatMap((t, i) => (t != null ? [t - submitted[i]!] : []));
+  return { samples, unseen: spots.length - samples.length, refused };
+}
