@@ -227,6 +227,43 @@ describe('backup machine', () => {
     expect(m.primaryHeardLately(2500 + 2 * O.idleHeartbeatMs + 2401)).toBe(false);
   });
 
+  it('takes a primary that said it released its epoch for silent at once: the closest backup claims now, the next a stagger later, whatever its pace', () => {
+    const never = () => false;
+    const PACED = { ...O, slowPrimaryFactor: 2, slowPrimaryMaxMs: 2400, slowPrimaryHalfLifeMs: 10_000 };
+    const made = () => {
+      const roles = new RoleMachine();
+      roles.appliedUpTo(0);
+      const terms = { promised: E, following: idToHex(P), isCurrentPrimary: (hex: string, e: number) => hex === terms.following && e === E };
+      return { m: new BackupMachine(SELF, followRecord(), roles, terms, PACED, { staleFrames: 0, badCerts: 0, entriesAgainstRules: 0 }), roles, terms };
+    };
+    const beat = (m: BackupMachine, at: number, release?: true) => m.heartbeat(P, idToHex(P), { t: 'HEARTBEAT', rx: 0, rz: 0, e: E, s: 0, hosts: [P, SELF, B2], b: 1, ...(release ? { release } : {}) }, at);
+    for (const [hosts, wait] of [[[P, SELF, B2], 0], [[P, B2, SELF], O.claimStaggerMs]] as const) {
+      const { m, roles, terms } = made();
+      // A slow primary (beats 900 ms apart): its silence would be allowed 1,800 ms.
+      for (const t of [0, 900, 1800]) beat(m, t);
+      expect(m.silenceLimit(1800)).toBeGreaterThan(1700);
+      // Its last beat says it released: no ack (it counts none), and no word of life.
+      expect(beat(m, 1900, true)).toEqual([]);
+      expect(m.primaryReleased).toBe(true);
+      expect(m.primaryHeardLately(1900)).toBe(false);
+      expect(1900 - roles.lastHeard).toBeGreaterThanOrEqual(O.failoverMs); // the grant rule 'primary alive' holds no claimant off
+      expect(m.claimDue(1900 + wait, [...hosts], P, false, never)).toBe(false);
+      expect(m.claimDue(1900 + wait + 1, [...hosts], P, false, never)).toBe(true);
+      // A beat of that epoch that comes after it (another route) changes nothing.
+      beat(m, 1950);
+      expect(m.claimDue(1950 + wait + 1, [...hosts], P, false, never)).toBe(true);
+      // Another primary followed (as after a grant): no longer released.
+      terms.following = idToHex(B2);
+      expect(m.primaryReleased).toBe(false);
+    }
+    // Only the primary we follow can say it: a release beat from another node is stale.
+    const { m } = made();
+    beat(m, 0);
+    m.heartbeat(OTHER, idToHex(OTHER), { t: 'HEARTBEAT', rx: 0, rz: 0, e: E, s: 0, hosts: [OTHER, SELF], release: true }, 100);
+    expect(m.primaryReleased).toBe(false);
+    expect(m.claimDue(101, [P, SELF, B2], P, false, never)).toBe(false);
+  });
+
   it('takes the silence of a primary that said it unloads for no death, until the primary speaks again', () => {
     const { m } = backup(0);
     const hosts = [P, SELF, B2];

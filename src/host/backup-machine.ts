@@ -63,6 +63,11 @@ export class BackupMachine {
    * silence from then on is no death, and we unload too (hosted-region.ts `unloadable`).
    */
   primaryUnloads = false;
+  /**
+   * The primary (hex) and epoch whose last beat said it released the epoch (`release`): it
+   * orders nothing more, and its silence from then on is no slowness to wait out (`released`).
+   */
+  private releasedBy: { hex: string; e: number } | undefined;
   private lastSyncReq = -Infinity;
   /**
    * Our last claim's start, jittered (`claimed`): the next waits as long from it as from the
@@ -118,6 +123,10 @@ export class BackupMachine {
   /** A HEARTBEAT from the primary we follow: it is alive; its numbered beats are answered (the lease). */
   heartbeat(from: NodeId, fromHex: string, m: ReplicationMessageOf<'HEARTBEAT'>, now: number): BackupEffect[] {
     if (!this.fromOurPrimary(from, fromHex, m, now)) return this.drain();
+    if (m.release) {
+      this.released(fromHex, m.e, now);
+      return this.drain();
+    }
     this.heardPrimary(now);
     this.primaryIdle = m.idle === true;
     this.primaryUnloads = m.unload === true;
@@ -147,6 +156,7 @@ export class BackupMachine {
   /** We follow a new primary (its SYNC's certificate succeeded ours): heard now, at its normal beat. */
   followed(now: number): void {
     this.pace.reset();
+    this.releasedBy = undefined;
     this.heardPrimary(now);
     this.primaryIdle = false;
     this.primaryUnloads = false;
@@ -207,6 +217,33 @@ export class BackupMachine {
     return true;
   }
 
+  /**
+   * Our primary's last beat said it released its epoch: no majority of its hosts answered
+   * it for backupQuietMs (primary-lease.ts `unanswered`), so it stopped ordering and waits,
+   * idle, for a backup's claim, which it grants. Waiting out its silence as a slow
+   * primary's (up to slowPrimaryMaxMs, and on a starved tab longer: the stall guard judges
+   * no silence right after a stall of our own, hosting-service.ts) left a starved world
+   * seconds without a primary (5.4 s from the release to the first claim). So its silence
+   * counts as failoverMs already, as a closed link's does: the closest backup claims at
+   * once and the others claimStaggerMs apart by rank (`allowed`), and what we last heard of
+   * it keeps no other claimant off (the grant rule "primary alive": it is not alive as a
+   * primary). Only from the primary we follow, in its epoch, over its own authenticated
+   * route (`fromOurPrimary`): no other node can say it for it.
+   */
+  private released(hex: string, e: number, now: number): void {
+    this.releasedBy = { hex, e };
+    this.primaryIdle = false;
+    this.primaryUnloads = false;
+    this.heard.silentSince(now - this.o.failoverMs);
+    this.claimedAt = Math.min(this.claimedAt, now - this.o.failoverMs);
+  }
+
+  /** Whether the primary we follow now said it released its epoch (`released`; not one we followed before). */
+  get primaryReleased(): boolean {
+    const r = this.releasedBy;
+    return !!r && this.terms.isCurrentPrimary(r.hex, r.e);
+  }
+
   /** The silence `pingDue` last pinged for (when it began). */
   private pingedFor = -Infinity;
 
@@ -225,7 +262,7 @@ export class BackupMachine {
     const rank = Math.max(0, others.findIndex((h) => idEquals(h, this.self)));
     // An idle region's primary beats every idleHeartbeatMs: allow for two missed beats.
     const quiet = this.primaryIdle ? 2 * this.o.idleHeartbeatMs : 0;
-    const limit = primaryLinkClosed ? this.o.failoverMs : this.pace.silenceLimit(now);
+    const limit = primaryLinkClosed || this.primaryReleased ? this.o.failoverMs : this.pace.silenceLimit(now);
     return limit + quiet + rank * this.o.claimStaggerMs;
   }
 
@@ -236,6 +273,7 @@ export class BackupMachine {
    * failoverMs there, a player that lost patience with a slow primary had its backups depose it.
    */
   primaryHeardLately(now: number): boolean {
+    if (this.primaryReleased) return false;
     const quiet = this.primaryIdle ? 2 * this.o.idleHeartbeatMs : 0;
     return now - this.heard.lastHeard < this.pace.silenceLimit(now) + quiet;
   }
@@ -294,7 +332,12 @@ export class BackupMachine {
       this.heard.formerSpoke(fromHex, now);
       return false;
     }
-    if (this.terms.isCurrentPrimary(fromHex, m.e)) return true;
+    if (this.terms.isCurrentPrimary(fromHex, m.e)) {
+      // It released this epoch: a frame of it that comes later (by another route) is no word of life.
+      if (!this.primaryReleased) return true;
+      this.stats.staleFrames++;
+      return false;
+    }
     if (m.hosts.some((h) => idEquals(h, this.self))) this.requestSync(from, now);
     else this.stats.staleFrames++;
     return false;

@@ -303,6 +303,11 @@ export class HostedRegion implements RegionRole {
     return this.role === 'backup' ? this.backup.primaryHeardAt : -Infinity;
   }
 
+  /** We follow a primary that said it released its epoch (backup-machine.ts `released`): we claim by rank, whatever our own stalls. */
+  get primaryReleased(): boolean {
+    return this.role === 'backup' && this.backup.primaryReleased;
+  }
+
   /** We follow a primary heard within the silence it is allowed (backup-machine.ts `primaryHeardLately`: its pace, not a fixed failoverMs). */
   primaryAlive(): boolean {
     return this.role === 'backup' && this.backup.primaryHeardLately(this.ctx.clock.now());
@@ -406,7 +411,7 @@ export class HostedRegion implements RegionRole {
         return;
       case 'HEARTBEAT':
         this.backup.onHeartbeat(from, fromHex, m);
-        if (this.followed(fromHex, m.e)) this.share.onBeat(m);
+        if (!m.release && this.followed(fromHex, m.e)) this.share.onBeat(m);
         return;
       case 'ACK':
       case 'SYNC_REQ':

@@ -314,8 +314,9 @@ export class HostingService {
     const stalls = this.stallGuard.stalls;
     const judge = this.stallGuard.check(this.args.clock.now());
     this.stats.ownStalls += this.stallGuard.stalls - stalls;
-    if (!judge) return;
-    for (const r of this.known.values()) r.watch();
+    // A primary that said it released its epoch is no silence to judge: frames still queued
+    // behind our stall cannot take that back (it orders nothing more in that epoch).
+    for (const r of this.known.values()) if (judge || r.primaryReleased) r.watch();
   }
 
   /**
@@ -376,8 +377,9 @@ export class HostingService {
     // judged with the player the pass names, in the order it came.
     if ((msg.t === 'EDIT' || msg.t === 'SAY') && this.passes.holdWhileChecking(fromHex, () => this.onFrame(from, fromHex, msg))) return;
     const name = regionName(msg);
-    // A beat saying `unload` creates nothing: its region is being unloaded everywhere.
-    const member = msg.t !== 'HEARTBEAT' || (!msg.unload && msg.hosts.some((h) => idToHex(h) === this.ctx.selfHex));
+    // A beat saying `unload` creates nothing: its region is being unloaded everywhere; nor one
+    // saying `release` (its primary stopped: there is nothing to follow).
+    const member = msg.t !== 'HEARTBEAT' || (!msg.unload && !msg.release && msg.hosts.some((h) => idToHex(h) === this.ctx.selfHex));
     // An unloaded region's ABANDON changes its stored election record: read back for it too.
     const creating = (CREATING.has(msg.t) && member) || (msg.t === 'ABANDON' && this.idle.wasUnloaded(name));
     if (!this.regions.has(name) && !creating) {

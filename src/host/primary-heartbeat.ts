@@ -182,12 +182,23 @@ export class PrimaryHeartbeat {
     this.afterBeat(now);
   }
 
+  /** Our last beat of the epoch, to the backups: we stop ordering it, with no successor. */
+  private sayReleased(): void {
+    const hb = { t: 'HEARTBEAT' as const, ...this.duty.regionFields, e: this.duty.e, s: this.machine.committed, hosts: this.duty.region.hosts, release: true };
+    for (const b of this.duty.backups()) this.duty.ctx.wires.replicas.send(b, hb);
+  }
+
   /** Every beat, to subscribers or not: the lease's own check, the backups' quiet, old requests. */
   private afterBeat(now: number): void {
     // A zombie primary: cut off from every node, it kept the role for good,
     // a second primary beside its successor after healing (it never heard it was deposed).
-    // Idle, not a backup: its backups claim; it does not contend with them.
-    if (this.machine.lease.unanswered(now)) return this.duty.region.release('no majority answered', 'idle');
+    // Idle, not a backup: its backups claim; it does not contend with them. They hear so at
+    // once (a beat saying `release`): waiting out our silence as a slow primary's cost a
+    // starved world seconds without a primary (backup-machine.ts `released`).
+    if (this.machine.lease.unanswered(now)) {
+      this.sayReleased();
+      return this.duty.region.release('no majority answered', 'idle');
+    }
     if (!this.hostCheck.rechecking && this.duty.backups().some((b) => this.machine.lease.quiet(idToHex(b), now))) void this.hostCheck.fillFromLinks();
     this.duty.region.requests.prune(now);
   }

@@ -21,6 +21,11 @@ export class RegionBackup extends RegionSide implements FollowTerms {
     this.machine = new BackupMachine(region.ctx.selfId, region, region.roles, this, region.ctx.opts, region.ctx.stats);
   }
 
+  /** Our primary said it released its epoch (backup-machine.ts `released`): its silence is judged even right after a stall of our own. */
+  get primaryReleased(): boolean {
+    return this.machine.primaryReleased;
+  }
+
   /** Our primary said it unloads the region (backup-machine.ts): we unload too. */
   get primaryUnloads(): boolean {
     return this.machine.primaryUnloads;
@@ -98,7 +103,9 @@ export class RegionBackup extends RegionSide implements FollowTerms {
   }
 
   onHeartbeat(from: NodeId, fromHex: string, m: ReplicationMessageOf<'HEARTBEAT'>): void {
+    const was = this.machine.primaryReleased;
     this.perform(this.machine.heartbeat(from, fromHex, m, this.ctx.clock.now()));
+    if (!was && this.machine.primaryReleased) this.region.trace(`primary ${fromHex.slice(0, 6)} released e${m.e}`);
   }
 
   /** Backups: called every heartbeat period; takes over when the primary went quiet. */

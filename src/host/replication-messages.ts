@@ -32,7 +32,9 @@ export const replicationSpec = {
   /** primary -> backups: alive, committed up to (e, s), its subscribers (told of a takeover). */
   // `b`: beat number, echoed in the backups' ACK (the primary's lease counts from the beat's send time).
   // `unload`: the region has been idle for unloadAfterMs: the primary unloads it, and so do we (host-options.ts).
-  HEARTBEAT: [5, v.object({ ...region, e: u32, s: u32, hosts, subs: v.optional(v.pipe(v.array(id), v.maxLength(MAX_SUBS_LISTED))), idle: v.optional(v.boolean()), unload: v.optional(v.boolean()), b: v.optional(u32) })],
+  // `release`: the primary's last beat of epoch e: it stopped ordering with no successor (no majority answered it), and
+  // its backups claim at once by rank instead of waiting out its silence (backup-machine.ts `released`).
+  HEARTBEAT: [5, v.object({ ...region, e: u32, s: u32, hosts, subs: v.optional(v.pipe(v.array(id), v.maxLength(MAX_SUBS_LISTED))), idle: v.optional(v.boolean()), unload: v.optional(v.boolean()), b: v.optional(u32), release: v.optional(v.boolean()) })],
   /** backup -> a primary it will not follow: I promised epoch e (to `primary`, if I follow it). */
   REFUSE: [6, v.object({ ...region, e: u32, primary: v.optional(id) })],
   /** claimant -> host set (+ previous hosts): grant me epoch e over `hosts`; `known`: the newest certificate I hold. */
