@@ -4,8 +4,10 @@
 // - port 8080 hands out STUN + TURN/UDP with credentials from coturn's secret; a headless
 //   peer runs on the internet side (its own public address) in that world. A and B join,
 //   link (through TURN: a symmetric NAT leaves no direct path to a cone), see each other's
-//   avatar and each other's edit; last, the direct path between A and the headless peer
-//   dies, and A must close that link within 3.5 s and dial it anew;
+//   avatar and each other's edit; then the direct path between A and the headless peer
+//   dies, and A must close that link within 3.5 s and dial it anew; last, A's NAT forgets
+//   its mappings (conntrack flushed) while A places blocks: A's links must be open after it
+//   and every edit be confirmed and shown at B;
 // - port 8081 hands out the same, minted by a relay clock two days behind: coturn refuses
 //   them (401), and B's start screen must say so;
 // - port 8082 hands out nothing: B's start screen must say why it cannot link to A.
@@ -17,7 +19,8 @@ import { seedReturningPlayer } from '../../e2e/returning-player';
 import type { LinkPath } from '../../src/net/link-path';
 import { REGION_BLOCKS } from '../../src/region/region-key';
 import { LabProcesses, labOrigin, waitForLine } from './lab-processes';
-import { buildTopology, configureNat, cutUdpPath, HOMES, INTERNET, PEER_IP, SERVER_IP } from './topology';
+import { runNetworkChange, type NetworkChangeOptions, type NetworkChangeOutcome } from './network-change';
+import { buildTopology, changeNetwork, configureNat, cutUdpPath, HOMES, INTERNET, PEER_IP, SERVER_IP } from './topology';
 
 const WORLDS = { link: { port: 8080, ice: 'turn' }, expired: { port: 8081, ice: 'turn-expired' }, none: { port: 8082, ice: 'none' } } as const;
 type WorldName = keyof typeof WORLDS;
@@ -51,6 +54,8 @@ export interface LabWorldOutcome {
    * closed the link and when it dialled it anew (null: A was not linked to both before).
    */
   pathDeath: PathDeathStep | null;
+  /** Last, A's NAT forgot its mappings while A placed blocks (null: the world did not get that far). */
+  flush: FlushStep | null;
   expired: StartSaid;
   none: StartSaid;
   /** Set-up steps' wall times (ms), for the log. */
@@ -67,6 +72,19 @@ export interface PathDeathStep {
   /** A's link events after the path died (`+ms open|close peer (why)`), for the log. */
   trace: string[];
 }
+
+/**
+ * Home A's router forgets every mapping (conntrack flushed) while A places a block every
+ * 500 ms and B stands beside it (network-change.ts, shortened: 1 s of confirmed play before
+ * the change and 1 s after the first edit confirmed past it; the lab's cases play 3 s each).
+ */
+export interface FlushStep extends NetworkChangeOutcome {
+  /** A's links to B and to the headless peer, each open again (or still) after the change. */
+  linksBack: { b: boolean; headless: boolean };
+}
+
+/** The flush step's play (network-change.ts): shorter than the lab's cases, as npm test's time is short. */
+const FLUSH_PLAY: NetworkChangeOptions = { editEveryMs: 500, beforeMs: 1000, afterMs: 1000, giveUpMs: 15_000, settleMs: 15_000, movedMs: 2000 };
 
 const JOIN_WAIT_MS = 30_000;
 /** After the path death: A's link to the headless peer closed and dialled anew within this, or the step says null. */
@@ -142,7 +160,7 @@ const airAbove = (p: Page, x: number, z: number) => p.evaluate(([x, z]) => {
   return 100;
 }, [x, z]);
 
-async function linkWorld(a: Page, b: Page, bNavigatedAt: number, headless: string): Promise<Omit<LabWorldOutcome, 'pathDeath' | 'expired' | 'none' | 'timings' | 'diagnostics'>> {
+async function linkWorld(a: Page, b: Page, bNavigatedAt: number, headless: string): Promise<Omit<LabWorldOutcome, 'pathDeath' | 'flush' | 'expired' | 'none' | 'timings' | 'diagnostics'>> {
   const aId = await idOf(a);
   await netUp(b);
   const bId = await idOf(b);
@@ -217,6 +235,18 @@ async function pathDeath(a: Page, headless: string): Promise<PathDeathStep> {
   await a.evaluate(() => clearInterval((window as unknown as { labTicks?: ReturnType<typeof setInterval> }).labTicks));
   const trace = evs.map((e) => `+${Math.round(e.at - t0)} ${e.open ? 'open' : 'close'} ${e.id === headless ? 'headless' : e.id.slice(0, 8)}${e.reason ? ` (${e.reason})` : ''}`);
   return { closed, reopened, trace };
+}
+
+/**
+ * Home A's NAT forgets its mappings while A places blocks beside B (FLUSH_PLAY): the change to
+ * the first confirmed edit made after it, nothing lost (every edit confirmed and shown at B),
+ * and whether A's links to B and the headless peer are open once the play ended (10 s at most).
+ */
+async function natFlush(a: Page, b: Page, ids: { b: string; headless: string }): Promise<FlushStep> {
+  const o = await runNetworkChange(a, b, () => changeNetwork(HOMES[0]!, 'flush'), FLUSH_PLAY, (s) => diagnostics.push(`flush: ${s}`));
+  const linked = (id: string) => a.waitForFunction((id) => window.voxel.net!.links().some((l) => l.id === id), id, { timeout: 10_000, polling: 100 }).then(() => true, () => false);
+  const [toB, toHeadless] = await Promise.all([linked(ids.b), linked(ids.headless)]);
+  return { ...o, linksBack: { b: toB, headless: toHeadless } };
 }
 
 /** Puts tab p standing on column (x, z) as it sees it. */
@@ -326,8 +356,19 @@ async function main(): Promise<LabWorldOutcome> {
     diagnostics.push(`A's links after its path to the headless peer died: ${death.trace.join('; ')}`);
   } else diagnostics.push(`no path death: A's links before it ${JSON.stringify(aLinks)}`);
   mark('path death');
+  // Last, if the world played (both edits confirmed): A's NAT forgets its mappings while A plays on.
+  let flush: FlushStep | null = null;
+  if (link.edits.aConfirmed && link.edits.bConfirmed) {
+    try {
+      flush = await natFlush(aTabs[0]!.page, bLink.page, link.ids);
+      diagnostics.push(`A's and B's links after A's NAT flush: ${flush.trace.join('; ') || 'none closed or opened'}`);
+    } catch (e) {
+      diagnostics.push(`NAT flush step failed: ${String(e)}`);
+    }
+    mark('nat flush');
+  }
   await Promise.all([browserA, browserB].map((b) => b!.close().catch(() => {})));
-  return { ...link, pathDeath: death, expired: expired!, none: none!, timings, diagnostics };
+  return { ...link, pathDeath: death, flush, expired: expired!, none: none!, timings, diagnostics };
 }
 
 let code = 1;

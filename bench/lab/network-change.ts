@@ -18,9 +18,11 @@ export interface NetworkChangeOptions {
   giveUpMs: number;
   /** After the last edit: every edit settled (confirmed, none tentative) and seen by B within this. */
   settleMs: number;
+  /** After both players were moved, before the first edit: the primary's belief of where A stands catches up (an edit sooner is refused as out of reach). */
+  movedMs: number;
 }
 
-export const NETWORK_CHANGE_LAB = { editEveryMs: 500, beforeMs: 3000, afterMs: 3000, giveUpMs: 60_000, settleMs: 60_000 } satisfies NetworkChangeOptions;
+export const NETWORK_CHANGE_LAB = { editEveryMs: 500, beforeMs: 3000, afterMs: 3000, giveUpMs: 60_000, settleMs: 60_000, movedMs: 2000 } satisfies NetworkChangeOptions;
 
 export interface NetworkChangeOutcome {
   /** The change to the first confirmation of an edit A submitted after it; null: none within giveUpMs. */
@@ -132,20 +134,24 @@ export async function runNetworkChange(pa: Page, pb: Page, change: () => void, o
   // those within the crosshair's reach of A's eye (the primary allows two more blocks), so
   // no edit is refused as out of reach, and a kept one is never retried in vain.
   const spots: number[][] = [];
-  const columns: [number, number, number][] = [];
+  const around: [number, number][] = [];
   for (let dx = -4; dx <= 4; dx++) {
-    for (let dz = -4; dz <= 4; dz++) {
-      if (Math.abs(dx) <= 1 && Math.abs(dz) <= 1) continue;
-      columns.push([cx + dx, await groundAt(pa, cx + dx, cz + dz), cz + dz]);
-    }
+    for (let dz = -4; dz <= 4; dz++) if (Math.abs(dx) > 1 || Math.abs(dz) > 1) around.push([cx + dx, cz + dz]);
   }
+  // Every column's ground in one look, once all are loaded (a look per column cost ~2 s of
+  // round trips to the page on a loaded machine).
+  await pa.waitForFunction((cs) => cs.every(([x, z]) => window.voxel.getBlock(x, 100, z) >= 0), around, { timeout: 30_000, polling: 50 });
+  const columns = await pa.evaluate((cs) => cs.map(([x, z]): [number, number, number] => {
+    for (let y = 250; y > 0; y--) { const b = window.voxel.getBlock(x, y, z); if (b !== 0 && b !== 5) return [x, y + 1, z]; }
+    return [x, 100, z];
+  }), around);
   const eye = { x: cx + 0.5, y: feet + EYE_HEIGHT, z: cz + 0.5 };
   const reachable = (x: number, y: number, z: number) => Math.hypot(x + 0.5 - eye.x, y + 0.5 - eye.y, z + 0.5 - eye.z) <= PLAYER_REACH;
   for (const layer of [0, 1, 2]) for (const [x, y, z] of columns) if (reachable(x, y + layer, z)) spots.push([x, y + layer, z, [11, 12, 10][layer]!]);
   if (spots.length < 40) throw new Error(`only ${spots.length} spots within reach of A (${cx}, ${feet}, ${cz})`);
   // The primary's belief of where the teleported player stands catches up first (an edit
   // sooner is refused as out of reach).
-  await sleep(2000);
+  await sleep(o.movedMs);
 
   await pa.evaluate(installDriver);
   await pa.evaluate(([s, ms]) => (window as unknown as DriverWindow).labEdits!.start(s as number[][], ms as number), [spots, o.editEveryMs] as const);
@@ -185,6 +191,12 @@ export async function runNetworkChange(pa: Page, pb: Page, change: () => void, o
   const trace = [...aEvents.map((e) => ['A', e] as const), ...bEvents.map((e) => ['B', e] as const)].sort((x, y) => x[1].at - y[1].at)
     .map(([who, e]) => `+${Math.round(e.at - t0)} ${who} ${e.open ? `open ${e.outbound ? 'out' : 'in'}` : 'close'} ${e.id.slice(0, 8)}${e.reason ? ` (${e.reason})` : ''}`);
   log(`links after the change: ${trace.join('; ') || 'no events'}`);
+  // Since the page opened: how often A was told 'alone' (no certified primary to be had), re-attached, and its host could not certify.
+  const alone = await pa.evaluate(() => {
+    const s = window.voxel.hosting!.stats();
+    return { alone: s.client_alone, reattaches: s.client_reattaches, uncertifiable: s.host_uncertifiable };
+  });
+  log(`A's region client: ${JSON.stringify(alone)}`);
 
   // Settling: every edit answered and none tentative at A, and B shows each.
   const settleEnd = Date.now() + o.settleMs;
