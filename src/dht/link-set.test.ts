@@ -6,7 +6,8 @@ import { seededRandom } from '../core/seeded-random';
 import { VirtualClock } from '../core/virtual-clock';
 import { MemoryLink, type LinkMedium } from '../net/memory-link';
 import { LINK_BUDGET_DEFAULTS } from './link-budget';
-import { LINK_LIMIT_DEFAULTS, LinkSet, type LinkLimits } from './link-set';
+import { compareDistance } from '../core/node-id';
+import { ESTABLISHED_LINK_MS, LINK_LIMIT_DEFAULTS, LinkSet, type LinkLimits } from './link-set';
 import { dhtCodec, type DhtMessage } from './messages';
 import { newStats } from './stats';
 
@@ -102,6 +103,43 @@ describe('LinkSet budget close (retire)', () => {
     await clock.advance(3 * DRAIN);
     expect(a.open).toBe(false);
     expect(A.set.get(plA.hex)?.link).toBe(a2);
+  });
+});
+
+describe('LinkSet duplicate rule', () => {
+  /** A second link between the pair's ends, dialled by the higher id (the one the race rule refuses). */
+  function second(p: ReturnType<typeof pair>) {
+    const medium = (p.a as unknown as { medium: LinkMedium }).medium;
+    const aLower = compareDistance(p.a.localId, p.a.remoteId, new Uint8Array(p.a.localId.length)) < 0;
+    const a2 = new MemoryLink(p.a.localId, p.a.remoteId, medium, LATENCY);
+    const b2 = new MemoryLink(p.b.localId, p.b.remoteId, medium, LATENCY);
+    a2.peer = b2;
+    b2.peer = a2;
+    // The higher id dials: at the lower end the new link is inbound.
+    const [lower, higher, lowerLink, higherLink] = aLower ? [p.A, p.B, a2, b2] : [p.B, p.A, b2, a2];
+    return { lower, higher, lowerLink, higherLink, hex: p.plA.hex };
+  }
+
+  it('two dials that crossed: the link the lower id dialled stays', async () => {
+    const p = pair();
+    await p.clock.advance(1000);
+    const { lower, lowerLink, higher } = second(p);
+    const keptBefore = lower.set.get([...lower.set.map.keys()][0]!)!.link;
+    // The lower id refuses the higher id's link (inbound at the lower end) and keeps its own.
+    expect(lower.set.attach(lowerLink, false)).toBe(false);
+    expect(lower.set.get([...lower.set.map.keys()][0]!)!.link).toBe(keptBefore);
+    expect(lower.stats.linksReplaced + higher.stats.linksReplaced).toBe(0);
+  });
+
+  it('a second link long after ours opened replaces ours, whoever dialled it: the peer lost ours', async () => {
+    const p = pair();
+    await p.clock.advance(ESTABLISHED_LINK_MS);
+    const { lower, lowerLink } = second(p);
+    // The old rule would refuse this one at the lower end (inbound there); the peer holds no
+    // other link to it (it dialled because it lost ours), so it is taken.
+    expect(lower.set.attach(lowerLink, false)).toBe(true);
+    expect([...lower.set.map.values()][0]!.link).toBe(lowerLink);
+    expect(lower.stats.linksReplaced).toBe(1);
   });
 });
 

@@ -27,6 +27,12 @@ import { BUDGET_CLOSE, DUPLICATE_CLOSE, FLOOD_CLOSE, JUNK_CLOSE, PEER_RETIRED } 
  */
 const LIVENESS_FRAMES = { perSec: 2, burst: 4 };
 
+/**
+ * A link to a peer open this long when the peer opens a second one is one the peer lost
+ * (LinkSet.attach): longer than any dial takes (the transport gives one up after 15 s).
+ */
+export const ESTABLISHED_LINK_MS = 20_000;
+
 /** What one link may send us (docs/DESIGN.md: size and rate limits hold per link). */
 export interface LinkLimits {
   /** Undecodable frames after which a link is closed. */
@@ -179,12 +185,19 @@ export class LinkSet {
       closing: false,
     };
     if (existing) {
-      // Both ends dialled at once: keep the link dialled by the lower id, on both sides.
+      // Both ends dialled at once: keep the link dialled by the lower id, on both sides. But
+      // a peer dials only a peer it holds no link to, and two dials that crossed open within
+      // one dial's time of each other: a second link long after ours opened means the peer
+      // lost ours (its network changed and its path watch closed it), and ours is most
+      // likely dead too. The new one replaces it, whoever dialled (the peer keeps it: it
+      // holds no other).
+      const established = now - existing.openedAt >= ESTABLISHED_LINK_MS;
       const selfLower = compareDistance(this.selfId, link.remoteId, new Uint8Array(this.selfId.length)) < 0;
-      if (outbound !== selfLower) {
+      if (!established && outbound !== selfLower) {
         this.letGo(pl, DUPLICATE_CLOSE, true);
         return false;
       }
+      if (established) this.stats.linksReplaced++;
       this.map.delete(hex);
       this.letGo(existing, DUPLICATE_CLOSE);
     } else if (!outbound && !pinned && !readOnly) {

@@ -89,6 +89,8 @@ export interface DhtStats {
   linksOpened: number;
   linksClosed: number;
   linksRefused: number;
+  /** A peer's second link, long after ours opened, taken in place of ours (link-set.ts ESTABLISHED_LINK_MS). */
+  linksReplaced: number;
   /** Pins refused: `maxPinnedLinks` peers pinned already (link-pins.ts). */
   pinsRefused: number;
   junkLinksClosed: number;
@@ -169,6 +171,7 @@ export function newStats(): DhtStats {
     linksOpened: 0,
     linksClosed: 0,
     linksRefused: 0,
+    linksReplaced: 0,
     pinsRefused: 0,
     junkLinksClosed: 0,
     floodLinksClosed: 0,
