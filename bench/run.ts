@@ -21,6 +21,7 @@ import { benchItems } from './items-bench';
 import { benchDrawRate } from './draw-rate-bench';
 import { benchItemSigs } from './item-sig-bench';
 import { benchSafety, benchSafetyRebase } from './safety-bench';
+import { benchFirefox } from './firefox-bench';
 import { benchHeadless } from './headless-bench';
 import { benchFuzz } from './fuzz-bench';
 import { benchSimFailover } from './sim-failover-bench';
@@ -90,6 +91,7 @@ const benches: Bench[] = [
   ['flood', () => benchFlood()],
   ['handshake_flood', () => benchHandshakeFlood()],
   ['network_change', () => benchNetworkChange()],
+  ['firefox', benchFirefox],
 ];
 
 // `npm run bench -- mesh tabs` runs only the named benchmarks and merges their figures
@@ -108,8 +110,9 @@ const only = process.argv.slice(2);
 // (draw_rate, ~190 s), the fuzzers' long runs (fuzz, ~160 s; short ones are in npm test), the
 // 1,000-node DHT attack (adversarial_1k, ~170 s; the DHT's own attack tests are in npm test),
 // and the safety seeds under the rebase design (sim_safety_rebase, ~100 s); and the handshake
-// flood (its WebRTC connections take the machine's cores for half a minute: handshake_flood).
-const SLOW = new Set(['sim10k', 'adversarial_1k', 'adversarial_2k', 'adversarial_10k', 'hidden_host_10min', 'headless', 'hosting_scale', 'idle_cost', 'network_change', 'sybil_1k', 'draw_rate', 'fuzz', 'sim_safety_rebase', 'handshake_flood']);
+// flood (its WebRTC connections take the machine's cores for half a minute: handshake_flood);
+// and a Firefox tab beside a Chromium one (firefox: it needs firefox-esr and xvfb).
+const SLOW = new Set(['sim10k', 'adversarial_1k', 'adversarial_2k', 'adversarial_10k', 'hidden_host_10min', 'headless', 'hosting_scale', 'idle_cost', 'network_change', 'sybil_1k', 'draw_rate', 'fuzz', 'sim_safety_rebase', 'handshake_flood', 'firefox']);
 const LATEST = 'bench/results/latest.json';
 // Every run merges into the previous figures, a bare one too: it skips the named-only
 // benchmarks, and starting from nothing would drop their figures (the README's headline

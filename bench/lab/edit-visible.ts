@@ -5,7 +5,17 @@
 // link. An edit B never shows within SHOW_WAIT_MS, or that A's setBlock refused, is counted,
 // never left out.
 import type { Page } from 'playwright-core';
-import { groundAt } from '../../e2e/page-world';
+
+/** What the step needs of a tab, of either engine (a Playwright page: `fromPage`; e2e/browser-kit.ts Tab for Firefox). */
+export interface EditSide {
+  evaluate<R, A>(fn: (arg: A) => R | Promise<R>, arg: A): Promise<R>;
+  waitFor<A>(fn: (arg: A) => unknown, arg: A, timeoutMs: number, pollMs?: number): Promise<void>;
+}
+
+export const fromPage = (page: Page): EditSide => ({
+  evaluate: (fn, arg) => page.evaluate(fn as (a: unknown) => never, arg),
+  waitFor: async (fn, arg, timeoutMs, pollMs = 50) => void (await page.waitForFunction(fn as (a: unknown) => unknown, arg, { timeout: timeoutMs, polling: pollMs })),
+});
 
 export interface EditVisibleOutcome {
   /** Per shown edit: B's first sight minus A's submit, ms. */
@@ -25,7 +35,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // B's watcher, a plain script (tsx would wrap a function's inner names in a helper the page lacks).
 const WATCH = `(spots, every) => {
-  const at = spots.map(() => null);
+  // A spot that shows its block already would be timed at once: it is marked -1, not timed.
+  const at = spots.map(([x, y, z, id]) => (window.voxel.getBlock(x, y, z) === id ? -1 : null));
   setInterval(() => spots.forEach(([x, y, z, id], i) => {
     if (at[i] === null && window.voxel.getBlock(x, y, z) === id) at[i] = Date.now();
   }), every);
@@ -37,23 +48,31 @@ interface WatchWindow {
 }
 
 /** A and B stand in the middle of A's region; A places EDITS blocks around itself; B's moments are read. */
-export async function measureEditVisible(pa: Page, pb: Page): Promise<EditVisibleOutcome> {
-  await Promise.all([pa, pb].map((p) => p.waitForFunction(() => window.voxel?.hosting !== undefined, null, { timeout: 60_000, polling: 50 })));
-  const spawn = await pa.evaluate(() => window.voxel.player());
+export async function measureEditVisible(pa: EditSide, pb: EditSide, round = 0): Promise<EditVisibleOutcome> {
+  await Promise.all([pa, pb].map((p) => p.waitFor(() => window.voxel?.hosting !== undefined, null, 60_000)));
+  const spawn = await pa.evaluate(() => window.voxel.player(), null);
   const [rx, rz] = [Math.floor(spawn.x / 64), Math.floor(spawn.z / 64)];
   const cx = rx * 64 + 32, cz = rz * 64 + 32;
   await pa.evaluate(([x, z]) => window.voxel.teleport(x!, 160, z!), [cx + 0.5, cz + 0.5]);
-  const feet = await groundAt(pa, cx, cz);
+  // The ground under the middle, once its column is loaded (highest block but air and water, + 1).
+  await pa.waitFor(([x, z]) => window.voxel.getBlock(x!, 100, z!) >= 0, [cx, cz], 30_000);
+  const feet = await pa.evaluate(([x, z]) => {
+    for (let y = 250; y > 0; y--) { const b = window.voxel.getBlock(x!, y, z!); if (b !== 0 && b !== 5) return y + 1; }
+    return 100;
+  }, [cx, cz]);
   await Promise.all([pa, pb].map((p) => p.evaluate(([x, y, z]) => window.voxel.teleport(x!, y!, z!), [cx + 0.5, feet, cz + 0.5])));
   const region = `${rx},${rz}`;
-  await Promise.all([pa, pb].map((p) => p.waitForFunction((r) => window.voxel.hosting!.region(r).client?.ready === true, region, { timeout: 30_000, polling: 50 })));
+  await Promise.all([pa, pb].map((p) => p.waitFor((r) => window.voxel.hosting!.region(r).client?.ready === true, region, 30_000)));
   // The primary's belief of where the teleported player stands catches up (an edit sooner is refused as out of reach).
   await sleep(2000);
   // A ring of blocks at head height, 2-3 away: within reach of A's eye, inside no player.
   const ring: number[][] = [];
   for (let dx = -3; dx <= 3; dx++) for (let dz = -3; dz <= 3; dz++) if (Math.max(Math.abs(dx), Math.abs(dz)) >= 2) ring.push([cx + dx, feet + 1, cz + dz]);
-  const spots = ring.slice(0, EDITS).map(([x, y, z], i) => [x!, y!, z!, [11, 12, 10][i % 3]!]);
-  await pb.evaluate(`(${WATCH})(${JSON.stringify(spots)}, ${LOOK_EVERY_MS})`);
+  // `round` turns the blocks: a later round on the same spots places a block each does not show.
+  const spots = ring.slice(0, EDITS).map(([x, y, z], i) => [x!, y!, z!, [11, 12, 10][(i + round) % 3]!]);
+  await pb.evaluate((src) => void (0, eval)(src), `(${WATCH})(${JSON.stringify(spots)}, ${LOOK_EVERY_MS})`);
+  const shownBefore = (await pb.evaluate(() => (window as unknown as WatchWindow).labSeen!.seen(), null)).filter((t) => t === -1).length;
+  if (shownBefore) throw new Error(`${shownBefore} of the spots show their block before A placed it`);
   const submitted: number[] = [];
   let refused = 0;
   const settled: Promise<void>[] = [];
@@ -68,7 +87,7 @@ export async function measureEditVisible(pa: Page, pb: Page): Promise<EditVisibl
   const until = Date.now() + SHOW_WAIT_MS;
   let seen: (number | null)[] = [];
   while (Date.now() < until) {
-    seen = await pb.evaluate(() => (window as unknown as WatchWindow).labSeen!.seen());
+    seen = await pb.evaluate(() => (window as unknown as WatchWindow).labSeen!.seen(), null);
     if (seen.every((t) => t != null)) break;
     await sleep(100);
   }
