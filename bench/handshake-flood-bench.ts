@@ -10,7 +10,9 @@
 // - handshake_flood_honest_failed: honest dials that did not link (of `samples`);
 // - handshake_flood_attacks_per_s: the attacker's handshakes the node ended, a second;
 // - handshake_flood_derived_per_s: keys the node derived a second during the flood (its CPU
-//   for them: one scrypt each).
+//   for them: one scrypt each);
+// - handshake_flood_evicted_per_s: half-open inbound connections the node evicted a second to
+//   admit new offers (every slot taken: webrtc-transport.ts evictPending).
 // Run alone: `npm run bench -- handshake_flood` (~30 s), or
 // `bash scripts/netns.sh npx tsx bench/handshake-flood-bench.ts`.
 import { cleanup } from 'node-datachannel';
@@ -47,6 +49,7 @@ export async function benchHandshakeFlood(o = HANDSHAKE_FLOOD_DEFAULTS): Promise
   for (let i = 0; i < o.lanes; i++) attackers.push(await nodeTransport({ identity: junkKeyIdentity(randomId()), idWorkBits: 0 }));
   let flooding = true;
   const failuresBefore = node.stats.handshakeFailures;
+  const evictedBefore = node.stats.pendingEvicted;
   const lane = async (a: WebRtcTransport) => {
     while (flooding) {
       await a.dial(node.selfId, directSignals(a, node)).then((l) => l.close(), () => undefined);
@@ -71,6 +74,7 @@ export async function benchHandshakeFlood(o = HANDSHAKE_FLOOD_DEFAULTS): Promise
   const secs = (performance.now() - t0) / 1000;
   const attacks = node.stats.handshakeFailures - failuresBefore;
   const derived = nodeIdDerivations.keys - keys0;
+  const evicted = node.stats.pendingEvicted - evictedBefore;
   flooding = false;
   await Promise.all(lanes);
   for (const t of [node, ...attackers]) t.close();
@@ -85,6 +89,7 @@ export async function benchHandshakeFlood(o = HANDSHAKE_FLOOD_DEFAULTS): Promise
     handshake_flood_honest_failed: failed,
     handshake_flood_attacks_per_s: attacks / secs,
     handshake_flood_derived_per_s: derived / secs,
+    handshake_flood_evicted_per_s: evicted / secs,
   };
 }
 

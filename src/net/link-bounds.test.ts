@@ -117,14 +117,19 @@ describe('half-open inbound connections', () => {
     t.handleSignal(randomId(rand), offer('bbbb0001'), nowhere);
     t.handleSignal(randomId(rand), offer('bbbb0002'), nowhere);
     expect(peers.length).toBe(4);
-    // Full: even a new source waits until the flood's half-open ones time out.
+    // Full: a new source's offer evicts one of the half-open ones, chosen at random (the
+    // flood cannot keep it out by holding the slots); the source at its share is still refused.
     t.handleSignal(randomId(rand), offer('cccc0001'), nowhere);
-    expect(peers.length).toBe(4);
+    expect(peers.length).toBe(5);
+    expect(peers.filter((p) => p.destroyed).length).toBe(1);
+    expect([t.stats.pendingEvicted, t.stats.inboundFailures]).toEqual([1, 1]);
+    t.handleSignal(flooder, offer('aaaa9999'), nowhere);
+    expect(t.stats.badSignalsBy.slots).toBe(48 + (peers.slice(0, 2).some((p) => p.destroyed) ? 0 : 1));
     clock.advanceSync(3001);
     expect(peers.every((p) => p.destroyed)).toBe(true);
-    expect(t.stats.inboundFailures).toBe(4);
     t.handleSignal(randomId(rand), offer('cccc0002'), nowhere);
-    expect(peers.length).toBe(5);
+    expect(peers.at(-1)!.destroyed).toBe(false);
+    expect(t.stats.pendingEvicted).toBeLessThanOrEqual(2);
     t.close();
   });
 

@@ -5,6 +5,7 @@
 // one refusing budget for all handshakes judged it unproven for as long as the flood lasted.
 import { describe, expect, it, vi } from 'vitest';
 import { toB64 } from '../core/base64';
+import { DerivationQueue } from '../core/derivation-queue';
 import { nodeIdDerivations } from '../core/key-ids';
 import { randomId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
@@ -69,6 +70,20 @@ describe('a flood of handshakes with fresh keys', () => {
     const { burst, perSec } = HANDSHAKE_DERIVATIONS;
     expect(nodeIdDerivations.keys - keysBefore, `${ended} junk handshakes in ${secs.toFixed(2)} s`).toBeLessThanOrEqual(burst + 1 + Math.ceil(secs * perSec));
   }, 30_000);
+
+  it('tells its transport when the key waits in the line and when it leaves (the wait is not counted against the connection)', async () => {
+    const node = await testNodeIdentity();
+    const honest = await strangerIdentity();
+    const line = new DerivationQueue({ perSec: 20, burst: 1, maxWaiting: 4 });
+    expect(await line.turn()).toBe(true); // the one turn at once spent: the honest key waits
+    const [a, b] = handshakePipe();
+    const told: boolean[] = [];
+    const outcome = await Promise.all([
+      runHandshake({ ...a, waiting: (w) => told.push(w) }, node, honest.id, FPS, 0, undefined, line),
+      runHandshake(b, honest, node.id, FPS, 0),
+    ]).then(() => 'linked', (e: Error) => e.message);
+    expect([outcome, told, line.stats.waited]).toEqual(['linked', [true, false], 1]);
+  });
 
   it("the line's longest wait, the transport's inbound connections all in it, is within the time one has to prove its id", () => {
     const worstMs = (WEBRTC_DEFAULTS.maxPendingInbound / HANDSHAKE_DERIVATIONS.perSec) * 1000;

@@ -88,6 +88,8 @@ export interface HandshakeIo {
   next(): Promise<ControlMsg>;
   /** False once the connection under the handshake closed (a key waiting its turn then leaves the line); none: open. */
   open?(): boolean;
+  /** Told when the peer's key starts (true) and stops (false) waiting in the line of derivations: the transport does not count that time against the connection. */
+  waiting?(inLine: boolean): void;
 }
 
 /** The HandshakeError of a peer whose proven id shows too little work (the transport counts these). */
@@ -136,7 +138,8 @@ export async function runHandshake(io: HandshakeIo, self: Identity, remoteId: No
   if (theirNonce.length !== NONCE_BYTES) throw new HandshakeError('bad nonce');
   // The work first: one SHA-256 of the id, where matching the key to it is a scrypt.
   if (!idWorkOk(remoteId, idWorkBits)) throw new HandshakeError(NO_ID_WORK);
-  const derived = await queuedNodeIdOfKey(pk, remoteId, derivations, () => io.open?.() ?? true);
+  io.waiting?.(true);
+  const derived = await queuedNodeIdOfKey(pk, remoteId, derivations, () => io.open?.() ?? true).finally(() => io.waiting?.(false));
   if (derived === undefined) throw new HandshakeError(KEY_NOT_DERIVED);
   if (!idEquals(derived, remoteId)) throw new HandshakeError('public key does not match the remote id');
   const sig = await self.sign(transcript(self.id, remoteId, nonce, theirNonce, fingerprints, network));

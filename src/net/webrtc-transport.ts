@@ -42,11 +42,17 @@ export const WEBRTC_DEFAULTS = {
   iceServers: [] as RTCIceServer[],
   /** Signaling + ICE + DTLS + handshake must finish within this. */
   dialTimeoutMs: 15_000,
-  /** Half-open inbound connections (offers received, not yet open) kept at once. */
+  /**
+   * Half-open inbound connections (offers received, handshake not finished) kept at once.
+   * When they are all taken, a new offer evicts one of them chosen at random (never a link
+   * whose handshake finished): see `evictPending` for why.
+   */
   maxPendingInbound: 32,
   /**
    * An inbound connection must prove its id (ICE, DTLS and the handshake done) within this
    * of its offer, or its slot is freed: offers that never finish cannot keep the slots full.
+   * Time its key waits in the line of derivations (link-handshake.ts) is not counted: it
+   * waits there behind others' keys, not for anything of its own.
    */
   pendingInboundTimeoutMs: 8_000,
   /** Half-open inbound connections from one node id at once (a second one is a redial). */
@@ -144,6 +150,8 @@ export interface WebRtcTransportStats {
   stalledLinksClosed: number;
   /** Links closed because their network path died (PATH_DEAD, options.pathDeadMs). */
   pathDeadLinksClosed: number;
+  /** Half-open inbound connections evicted at random to admit a new offer (every slot taken). */
+  pendingEvicted: number;
   /** badSignals by reason. */
   badSignalsBy: Record<BadSignalReason, number>;
   linksOpen: number;
@@ -176,6 +184,14 @@ interface Conn {
   /** A responder's candidates from the initiator that came before its answer (at most MAX_HELD_CANDIDATES). */
   held?: SimplePeerSignal[];
   timer: TimerHandle;
+  /** When `timer` fails the connection (clock ms); paused while its key waits in the line of derivations. */
+  deadline: number;
+  /** The deadline's time left while paused (the key in the line); undefined: running. */
+  pausedLeft?: number;
+  /** Fails the connection at its deadline (dial timed out, or inbound not proven in time). */
+  expire: () => void;
+  /** Its link once the data channel opened (closed with the connection if it fails before the handshake ends). */
+  link?: WebRtcLink;
   /** Fails the connection if no local candidate was gathered by then (noCandidateMs). */
   gatherTimer: TimerHandle;
   /** Local ICE candidates gathered so far (trickled, or in our own SDP). */
@@ -209,7 +225,7 @@ export class WebRtcTransport implements Transport {
   readonly events = new Emitter<TransportEvents>();
   readonly stats: WebRtcTransportStats = {
     dials: 0, dialsOk: 0, dialFailures: 0, inbound: 0, inboundOk: 0, inboundFailures: 0,
-    handshakeFailures: 0, idWorkRefused: 0, otherNetwork: 0, noCandidate: 0, badSignals: 0, linksOpen: 0, stalledLinksClosed: 0, pathDeadLinksClosed: 0,
+    handshakeFailures: 0, idWorkRefused: 0, otherNetwork: 0, noCandidate: 0, badSignals: 0, linksOpen: 0, stalledLinksClosed: 0, pathDeadLinksClosed: 0, pendingEvicted: 0,
     badSignalsBy: { schema: 0, stray: 0, slots: 0, fingerprint: 0, renegotiation: 0, direction: 0, held: 0, refused: 0 },
   };
   private readonly opts: Required<Omit<WebRtcTransportOptions, 'rtcConfig' | 'iceProbe' | 'pathDeadMs'>> & Pick<WebRtcTransportOptions, 'pathDeadMs'> & { rtcConfig: Record<string, unknown> };
@@ -350,7 +366,8 @@ export class WebRtcTransport implements Transport {
         this.stats.idWorkRefused++;
         return;
       }
-      if (this.pendingInbound() >= this.opts.maxPendingInbound || this.pendingInbound(fromHex) >= this.opts.maxPendingPerSource) return this.badSignal('slots');
+      if (this.pendingInbound(fromHex) >= this.opts.maxPendingPerSource) return this.badSignal('slots');
+      if (this.pendingInbound() >= this.opts.maxPendingInbound) this.evictPending();
       this.stats.inbound++;
       c = this.start(from, cid, false, signals);
     } else if (s.type !== 'candidate' && (s.type === 'offer') === c.initiator) {
@@ -405,6 +422,51 @@ export class WebRtcTransport implements Transport {
     if (this.ended.size > 256) this.ended.delete(this.ended.values().next().value!);
   }
 
+  /**
+   * Frees a slot for a new offer when every one is taken: fails a half-open inbound
+   * connection chosen at random (random early drop), among those still connecting (no data
+   * channel yet) if any, else among those whose keys wait in the line of derivations.
+   * Refusing the new offer, as before, let whoever holds the slots keep every honest dialler
+   * out: offers that stall in ICE, or connections whose keys wait in the line, held all 32
+   * for as long as the attacker kept them up, ~16 ids at 2 each (bench handshake_flood).
+   * Evicting the oldest would hand the slots to any attacker opening more than 32 in an
+   * honest connection's lifetime; at random, an honest connection needing time T to prove
+   * its id survives new connections arriving at λ a second with probability about
+   * exp(-λT/slots): it does not fall to 0 with the keys or connections the attacker holds,
+   * only with its rate of new ones, a WebRTC connection each. Still-connecting ones go
+   * first: they are the cheapest to hold (an offer, no ICE, no DTLS), and a connection in
+   * the line has already paid for its place and leaves it within slots / line rate seconds.
+   * Our own dials and links whose handshake finished are never evicted.
+   */
+  private evictPending(): void {
+    const pending = [...this.conns.values()].filter((c) => !c.initiator && !c.done);
+    const connecting = pending.filter((c) => c.link === undefined);
+    const from = connecting.length > 0 ? connecting : pending;
+    const victim = from[Math.floor(Math.random() * from.length)];
+    if (!victim) return;
+    this.stats.pendingEvicted++;
+    this.fail(victim, new DialError('evicted: every inbound slot taken'));
+  }
+
+  /**
+   * Stops a connection's deadline while its key waits in the line of derivations and
+   * restarts it with the time it had left once it leaves: a dialler behind a flood's keys
+   * is not failed for the flood's wait. The line itself is bounded (the half-open
+   * connections at once, over its rate), so the deadline still ends every connection.
+   */
+  private inLine(c: Conn, waiting: boolean): void {
+    if (c.done) return;
+    const now = this.opts.clock.now();
+    if (waiting && c.pausedLeft === undefined) {
+      c.pausedLeft = Math.max(0, c.deadline - now);
+      this.opts.clock.clearTimeout(c.timer);
+    } else if (!waiting && c.pausedLeft !== undefined) {
+      c.deadline = now + c.pausedLeft;
+      c.timer = this.opts.clock.setTimeout(c.expire, c.pausedLeft);
+      c.pausedLeft = undefined;
+    }
+  }
+
   /** Half-open inbound connections (from one source, if given). */
   private pendingInbound(fromHex?: string): number {
     let n = 0;
@@ -422,12 +484,12 @@ export class WebRtcTransport implements Transport {
       trickle: true,
       config: { ...this.opts.rtcConfig, iceServers: this.opts.iceServers },
     });
+    const timeoutMs = initiator ? this.opts.dialTimeoutMs : this.opts.pendingInboundTimeoutMs;
+    const expire = () => this.fail(c, new DialError(initiator ? 'dial timed out' : 'inbound connection did not prove its id in time'));
     const c: Conn = {
       peer, remoteId, cid, initiator, done: false, resolve, reject, candidates: 0,
-      timer: this.opts.clock.setTimeout(
-        () => this.fail(c, new DialError(initiator ? 'dial timed out' : 'inbound connection did not prove its id in time')),
-        initiator ? this.opts.dialTimeoutMs : this.opts.pendingInboundTimeoutMs,
-      ),
+      expire, deadline: this.opts.clock.now() + timeoutMs,
+      timer: this.opts.clock.setTimeout(expire, timeoutMs),
       gatherTimer: this.opts.clock.setTimeout(() => {
         // A browser that gathered before (the probe, another connection) is not blocked:
         // this connection is late, as on a loaded machine, and its own timeout bounds it.
@@ -473,13 +535,15 @@ export class WebRtcTransport implements Transport {
       onStalled: () => this.stats.stalledLinksClosed++,
       ...(this.opts.pathDeadMs !== undefined ? { pathDeadMs: this.opts.pathDeadMs, onPathDead: () => this.stats.pathDeadLinksClosed++ } : {}),
     });
+    c.link = link;
     const offerFp = sdpFingerprint(c.offerSdp);
     const answerFp = sdpFingerprint(c.answerSdp);
     const fps = `${offerFp}|${answerFp}`;
     try {
       // Our own SDP is checked here (the peer's was, as it came in): nothing to bind, no link.
       if (offerFp === undefined || answerFp === undefined) throw new HandshakeError('an SDP without exactly one fingerprint');
-      const peerReads = await runHandshake(link.handshakeIo(), this.opts.identity, c.remoteId, fps, this.opts.idWorkBits, this.opts.network);
+      const io = { ...link.handshakeIo(), waiting: (w: boolean) => this.inLine(c, w) };
+      const peerReads = await runHandshake(io, this.opts.identity, c.remoteId, fps, this.opts.idWorkBits, this.opts.network);
       if (peerReads.batch) link.enableBatching();
     } catch (e) {
       // A refusal is counted even when the connection already failed meanwhile: the peer
@@ -530,6 +594,8 @@ export class WebRtcTransport implements Transport {
     this.opts.clock.clearTimeout(c.timer);
     this.opts.clock.clearTimeout(c.gatherTimer);
     this.forget(`${idToHex(c.remoteId)}/${c.cid}`);
+    // Its link closes now, not at the channel's close: a key of it waiting in the line of derivations leaves it at once.
+    c.link?.close(HANDSHAKE_FAILED);
     if (!c.peer.destroyed) c.peer.destroy();
     if (c.initiator) {
       this.stats.dialFailures++;
