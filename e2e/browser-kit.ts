@@ -50,7 +50,7 @@ export interface Engine {
   close(): Promise<void>;
 }
 
-function chromiumTab(page: PwPage): Tab {
+export function chromiumTab(page: PwPage): Tab {
   return {
     engine: 'chromium',
     // Playwright's types unbox handles in the argument; these tests pass plain data only.

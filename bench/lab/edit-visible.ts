@@ -4,18 +4,10 @@
 // (`lab_edit_visible_ms_*`), per case, over NATs and TURN, with and without loss on a home's
 // link. An edit B never shows within SHOW_WAIT_MS, or that A's setBlock refused, is counted,
 // never left out.
-import type { Page } from 'playwright-core';
+import type { Tab } from '../../e2e/browser-kit';
 
-/** What the step needs of a tab, of either engine (a Playwright page: `fromPage`; e2e/browser-kit.ts Tab for Firefox). */
-export interface EditSide {
-  evaluate<R, A>(fn: (arg: A) => R | Promise<R>, arg: A): Promise<R>;
-  waitFor<A>(fn: (arg: A) => unknown, arg: A, timeoutMs: number, pollMs?: number): Promise<void>;
-}
-
-export const fromPage = (page: Page): EditSide => ({
-  evaluate: (fn, arg) => page.evaluate(fn as (a: unknown) => never, arg),
-  waitFor: async (fn, arg, timeoutMs, pollMs = 50) => void (await page.waitForFunction(fn as (a: unknown) => unknown, arg, { timeout: timeoutMs, polling: pollMs })),
-});
+/** What the step needs of a tab, of either engine (e2e/browser-kit.ts: chromiumTab wraps a Playwright page). */
+export type EditSide = Pick<Tab, 'evaluate' | 'waitFor'>;
 
 export interface EditVisibleOutcome {
   /** Per shown edit: B's first sight minus A's submit, ms. */
@@ -49,20 +41,20 @@ interface WatchWindow {
 
 /** A and B stand in the middle of A's region; A places EDITS blocks around itself; B's moments are read. */
 export async function measureEditVisible(pa: EditSide, pb: EditSide, round = 0): Promise<EditVisibleOutcome> {
-  await Promise.all([pa, pb].map((p) => p.waitFor(() => window.voxel?.hosting !== undefined, null, 60_000)));
+  await Promise.all([pa, pb].map((p) => p.waitFor(() => window.voxel?.hosting !== undefined, null, 60_000, 50)));
   const spawn = await pa.evaluate(() => window.voxel.player(), null);
   const [rx, rz] = [Math.floor(spawn.x / 64), Math.floor(spawn.z / 64)];
   const cx = rx * 64 + 32, cz = rz * 64 + 32;
   await pa.evaluate(([x, z]) => window.voxel.teleport(x!, 160, z!), [cx + 0.5, cz + 0.5]);
   // The ground under the middle, once its column is loaded (highest block but air and water, + 1).
-  await pa.waitFor(([x, z]) => window.voxel.getBlock(x!, 100, z!) >= 0, [cx, cz], 30_000);
+  await pa.waitFor(([x, z]) => window.voxel.getBlock(x!, 100, z!) >= 0, [cx, cz], 30_000, 50);
   const feet = await pa.evaluate(([x, z]) => {
     for (let y = 250; y > 0; y--) { const b = window.voxel.getBlock(x!, y, z!); if (b !== 0 && b !== 5) return y + 1; }
     return 100;
   }, [cx, cz]);
   await Promise.all([pa, pb].map((p) => p.evaluate(([x, y, z]) => window.voxel.teleport(x!, y!, z!), [cx + 0.5, feet, cz + 0.5])));
   const region = `${rx},${rz}`;
-  await Promise.all([pa, pb].map((p) => p.waitFor((r) => window.voxel.hosting!.region(r).client?.ready === true, region, 30_000)));
+  await Promise.all([pa, pb].map((p) => p.waitFor((r) => window.voxel.hosting!.region(r).client?.ready === true, region, 30_000, 50)));
   // The primary's belief of where the teleported player stands catches up (an edit sooner is refused as out of reach).
   await sleep(2000);
   // A ring of blocks at head height, 2-3 away: within reach of A's eye, inside no player.

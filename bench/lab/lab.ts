@@ -10,7 +10,8 @@ import { writeReport } from '../report';
 import { selectedPath } from '../../src/net/link-path';
 import { LabProcesses, labOrigin, stop, waitForLine } from './lab-processes';
 import { judge, judgeChange, LAB_CASES, type CaseOutcome, type LabCase, type LinkKind, type PairEnd } from './lab-cases';
-import { fromPage, measureEditVisible, type EditVisibleOutcome } from './edit-visible';
+import { measureEditVisible, type EditVisibleOutcome } from './edit-visible';
+import { chromiumTab } from '../../e2e/browser-kit';
 import { runNetworkChange, type NetworkChangeOutcome } from './network-change';
 import { buildTopology, changeNetwork, configureNat, routerState, HOMES, SERVER_IP } from './topology';
 
@@ -176,7 +177,7 @@ async function runCase(c: LabCase, run: number, browsers: Browser[]): Promise<Ca
     // Two linked homes (not a change case, which edits on its own): A's edits timed to B's screen.
     let edits: EditVisibleOutcome | undefined;
     if (verdict.pass && c.expect !== 'none' && !c.change) {
-      edits = await measureEditVisible(fromPage(pa!), fromPage(pb!));
+      edits = await measureEditVisible(chromiumTab(pa!), chromiumTab(pb!));
       console.error(`${stamp()} ${c.name}: ${edits.samples.length} edits shown at B, p50 ${Math.round(median(edits.samples))} ms; unseen ${edits.unseen}, refused ${edits.refused}`);
     }
     return {
