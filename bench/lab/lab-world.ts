@@ -217,6 +217,10 @@ async function pathDeath(a: Page, headless: string): Promise<PathDeathStep> {
     w.labTicks = setInterval(() => window.voxel.net!.send(id, 'tick'), 250);
   }, headless);
   await a.waitForTimeout(1000);
+  // The path the link took when it was cut: a cut of UDP to the headless peer's address kills a
+  // direct path only (ci92: no close at all in 15 s, path unknown).
+  const before = await pathTo(a, headless);
+  const at = before ? `${before.local}/${before.remote} ${before.protocol}` : 'no path';
   const t0 = Date.now();
   cutUdpPath(HOMES[0]!, PEER_IP);
   type Ev = { at: number; id: string; open: boolean; reason?: string };
@@ -233,7 +237,10 @@ async function pathDeath(a: Page, headless: string): Promise<PathDeathStep> {
     await a.waitForTimeout(100);
   }
   await a.evaluate(() => clearInterval((window as unknown as { labTicks?: ReturnType<typeof setInterval> }).labTicks));
-  const trace = evs.map((e) => `+${Math.round(e.at - t0)} ${e.open ? 'open' : 'close'} ${e.id === headless ? 'headless' : e.id.slice(0, 8)}${e.reason ? ` (${e.reason})` : ''}`);
+  const after = await a.evaluate(() => window.voxel.net!.links().map((l) => l.id.slice(0, 8)));
+  const trace = [`path at the cut ${at}`,
+    ...evs.map((e) => `+${Math.round(e.at - t0)} ${e.open ? 'open' : 'close'} ${e.id === headless ? 'headless' : e.id.slice(0, 8)}${e.reason ? ` (${e.reason})` : ''}`),
+    `links at the end ${JSON.stringify(after)}`];
   return { closed, reopened, trace };
 }
 
