@@ -10,7 +10,7 @@
 //
 //   npm run agents -- --count N [--url URL] [--relay URL] [--seconds S] [--seed S]
 //                     [--rd N] [--json FILE] [--net off] [--dir DIST] [--join-timeout S]
-//                     [--render-tabs N] [--render-rd N] [--returning] [--profile FILE] [--count-calls FILE] [--traces FILE]
+//                     [--render-tabs N] [--render-rd N] [--returning] [--profile FILE] [--count-calls FILE] [--traces FILE] [--rates FILE]
 //                     [--crowd-profile FILE [--crowd-profile-tabs N] [--crowd-profile-delay S]
 //                      [--crowd-profile-seconds S]]
 //
@@ -95,6 +95,23 @@ export interface AgentOptions extends Partial<typeof AGENT_DEFAULTS> {
   countCalls?: string;
   /** Write every bot's last hosting decisions (claims, grants, step-downs: window.voxel.hosting.trace()) here at the end. */
   traces?: string;
+  /** Write every counter of window.voxel's stats per second of the walk, per bot (median, and max over bots), here: what a bot sends, checks and stores. */
+  rates?: string;
+}
+
+/** Each counter's change per second over the walk, per bot: median and max over the bots that report it. */
+function ratesOver(start: NumericStats[], end: NumericStats[], seconds: number): Record<string, { median: number; max: number }> {
+  const out: Record<string, { median: number; max: number }> = {};
+  const keys = new Set(end.flatMap((s) => Object.keys(s)));
+  for (const k of [...keys].sort()) {
+    const per = end.flatMap((s, i) => {
+      const a = start[i]?.[k], b = s[k];
+      return typeof a === 'number' && typeof b === 'number' && b !== a ? [(b - a) / seconds] : [];
+    }).sort((x, y) => x - y);
+    if (per.length === 0) continue;
+    out[k] = { median: Math.round(per[per.length >> 1]! * 10) / 10, max: Math.round(per.at(-1)! * 10) / 10 };
+  }
+  return out;
 }
 
 export interface Summary { p50: number; p99: number; max: number; samples: number }
@@ -327,6 +344,7 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
     const walked = (Date.now() - t0) / 1000;
     // Positions sent and received are counted over the walk only (standing still after it, a bot still sends MOVE).
     const walkEnd = await statsAt();
+    if (options.rates) writeFileSync(options.rates, JSON.stringify(ratesOver(start, walkEnd, walked), null, 1));
     if (stopProfile) {
       const summary = await stopProfile();
       writeFileSync(options.profile!, JSON.stringify(summary, null, 1));
@@ -473,6 +491,7 @@ function parseArgs(argv: string[]): AgentOptions & { json?: string } {
       case '--profile': out.profile = need(); break;
       case '--count-calls': out.countCalls = need(); break;
       case '--traces': out.traces = need(); break;
+      case '--rates': out.rates = need(); break;
       case '--crowd-profile': out.crowdProfile = need(); break;
       case '--crowd-profile-tabs': out.crowdProfileTabs = Math.floor(num()); break;
       case '--crowd-profile-delay': out.crowdProfileDelaySeconds = num(); break;
@@ -484,7 +503,7 @@ function parseArgs(argv: string[]): AgentOptions & { json?: string } {
       case '--render-rd': out.renderTabRenderDistance = Math.floor(num()); break;
       case '--returning': out.returning = true; break;
       case '--help': case '-h':
-        console.log('npm run agents -- --count N [--url URL] [--relay URL] [--seconds S] [--seed S] [--rd N] [--json FILE] [--join-timeout S] [--net off] [--dir DIST] [--render-tabs N] [--render-rd N] [--returning] [--profile FILE] [--count-calls FILE] [--traces FILE] [--crowd-profile FILE [--crowd-profile-tabs N] [--crowd-profile-delay S] [--crowd-profile-seconds S]]');
+        console.log('npm run agents -- --count N [--url URL] [--relay URL] [--seconds S] [--seed S] [--rd N] [--json FILE] [--join-timeout S] [--net off] [--dir DIST] [--render-tabs N] [--render-rd N] [--returning] [--profile FILE] [--count-calls FILE] [--traces FILE] [--rates FILE] [--crowd-profile FILE [--crowd-profile-tabs N] [--crowd-profile-delay S] [--crowd-profile-seconds S]]');
         process.exit(0);
         break;
       default: throw new Error(`unknown option ${a} (try --help)`);
