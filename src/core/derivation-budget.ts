@@ -6,6 +6,14 @@
 // its budget has its keys judged unproven, not derived, until its bucket refills; an honest
 // peer's frame refused so is resent, and its key proven once there is budget. Keys already
 // met are answered from memory and spend nothing.
+//
+// The total is shared fairly: the last `reserve` derivations of its bucket go only to
+// sources that spent less than their share lately (the total's rate over the sources that
+// asked, fair-share.ts; a source alone has it all). Shared first come first served, 8 sources at their own rate (8/s)
+// spent all of it, and a new honest key waited behind them for as long as they kept on; now
+// sources past their share take only what is above the reserve, and one under it (an honest
+// peer meeting a few keys) takes from the reserve.
+import { FairShare } from './fair-share';
 import { KeyedRateLimit } from './keyed-rate-limit';
 import { TokenBucket } from './token-bucket';
 
@@ -16,6 +24,8 @@ export interface DerivationBudgetOptions {
   /** Derivations per second of all sources together, and the burst. */
   totalPerSec: number;
   totalBurst: number;
+  /** Of the total's burst, what only sources under their fair share may take (default: a quarter of it). */
+  reserve?: number;
   /** Sources remembered (least recently used forgotten: a forgotten source starts full). */
   sources: number;
 }
@@ -24,7 +34,8 @@ export interface DerivationBudgetOptions {
  * Documented defaults. One derivation is ~0.5-2 ms in a tab (docs/BENCHMARKS.md "Ids that
  * cost work"), so 64 a second in all is at most ~13% of a core however many sources send
  * junk, and 8 a second is ~1.6% per source. A tab's join meets a few dozen keys in its first
- * seconds (a region's certificate names 3, a lookup's answers a handful), under the bursts.
+ * seconds (a region's certificate names 3, a lookup's answers a handful), under the bursts;
+ * the reserve holds a join's worth for sources within their share.
  */
 export const DERIVATION_BUDGET_DEFAULTS: DerivationBudgetOptions = {
   perSourcePerSec: 8,
@@ -41,6 +52,8 @@ export class DerivationBudget {
   private readonly o: DerivationBudgetOptions;
   private readonly total: TokenBucket;
   private readonly bySource: KeyedRateLimit;
+  private readonly shares: FairShare;
+  private readonly reserve: number;
   /** Derivations refused, in all. */
   refused = 0;
 
@@ -48,13 +61,22 @@ export class DerivationBudget {
     this.o = { ...DERIVATION_BUDGET_DEFAULTS, ...o };
     this.total = new TokenBucket(this.o.totalPerSec, this.o.totalBurst, now());
     this.bySource = new KeyedRateLimit(this.o.perSourcePerSec, this.o.perSourceBurst, this.o.sources);
+    this.shares = new FairShare(this.o.totalPerSec, this.o.sources);
+    this.reserve = this.o.reserve ?? Math.floor(this.o.totalBurst / 4);
   }
 
-  /** True (one derivation spent from `source`'s budget and the total) when both have one left. */
+  /**
+   * True (one derivation spent from `source`'s budget and the total) when both have one
+   * left, and, past the share `source` spent lately, one above the reserve.
+   */
   take(source: string = UNATTRIBUTED): boolean {
     const t = this.now();
+    const within = this.shares.within(source, t);
     // The source's bucket first: a source past its own budget spends nothing of the total.
-    if (this.bySource.take(source, t) && this.total.take(1, t)) return true;
+    if (this.bySource.take(source, t) && this.total.take(1, t, within ? 0 : this.reserve)) {
+      this.shares.spent(source, t);
+      return true;
+    }
     this.refused++;
     return false;
   }

@@ -13,11 +13,11 @@ export class TokenBucket {
     this.at = now;
   }
 
-  /** True (and the tokens spent) when `n` tokens are there at time `now` (ms). */
-  take(n: number, now: number): boolean {
+  /** True (and the tokens spent) when `n` tokens are there at time `now` (ms), and `keep` more left after them. */
+  take(n: number, now: number, keep = 0): boolean {
     this.tokens = this.level(now);
     this.at = now;
-    if (this.tokens < n) return false;
+    if (this.tokens < n + keep) return false;
     this.tokens -= n;
     return true;
   }

@@ -207,7 +207,7 @@ export class DhtNode implements Dht {
       table,
       store,
       send,
-      accept: (m) => this.values.accept(m.ns, m.key, m.rec, true),
+      accept: (m, fromHex) => this.values.accept(m.ns, m.key, m.rec, true, fromHex),
       resolve: (hex, reply) => this.rpc.resolve(hex, reply),
       signal: (blob, from) => this.signaling.received(blob, from),
       data: (from, body) => this.events.emit('message', { from, body }),

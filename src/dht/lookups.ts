@@ -49,8 +49,9 @@ const GET_WAIT_MS = 500;
 /**
  * FIND_NODE, or with `valueNs` FIND_VALUE collecting up to `values` values that pass `check`;
  * `paths`: disjoint paths of a FIND_NODE (default `nodePaths`; near-view.ts asks for more).
+ * `check` is told the holder (hex) that answered the value (record-rules.ts `via`).
  */
-export type Lookup = (target: NodeId, valueNs?: Namespace, values?: number, check?: (rec: ValueRecord) => Promise<RecordCheck>, paths?: number) => Promise<LookupResult>;
+export type Lookup = (target: NodeId, valueNs?: Namespace, values?: number, check?: (rec: ValueRecord, via?: string) => Promise<RecordCheck>, paths?: number) => Promise<LookupResult>;
 
 export interface LookupDeps {
   selfId: NodeId;
@@ -109,7 +110,7 @@ export function nodeLookup(deps: LookupDeps): Lookup {
         if (reply.t !== 'VALUE') return { nodes: [] };
         const nodes = named(reply.nodes);
         if (!reply.rec || !valueNs || !check) return { nodes };
-        const verdict = await check(reply.rec);
+        const verdict = await check(reply.rec, hex);
         if (!verdict.ok) {
           stats.valuesInvalid++;
           countRuleReject(stats.ruleRejects, valueNs, verdict.reason);

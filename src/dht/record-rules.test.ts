@@ -52,8 +52,12 @@ function signed(o: Owner, version: number, payload: string, key = o.id): Uint8Ar
   return new Uint8Array(Buffer.concat([u32(version), o.raw, sig, p]));
 }
 
+/** While set, who sent each value of `key` the rule checks (RecordRule.check `via`). */
+let watch: { key: string; vias: (string | undefined)[] } | undefined;
+
 const testRule: RecordRule = {
-  async check(key, value) {
+  async check(key, value, _publisher, _holder, via) {
+    if (watch?.key === idToHex(key)) watch.vias.push(via);
     if (value.length < 100) return { ok: false, reason: 'malformed' };
     const b = Buffer.from(value);
     const raw = b.subarray(4, 36);
@@ -184,6 +188,22 @@ describe('DHT owner rules, near-key STOREs, several-answer reads', () => {
     expect(several).toBeLessThanOrEqual(firstAnswer / 3);
     // The product's reads (3 answers by 3 disjoint paths) do as well.
     expect(await stale(DHT_DEFAULTS.getAnswers, DHT_DEFAULTS.valuePaths)).toBeLessThanOrEqual(firstAnswer / 3);
+  });
+
+  // The rule charges the derivation budget of the peer that sent a value (record-rules.ts
+  // `via`): told nothing, junk records from some peers spent what all peers' records needed.
+  it("the rule is told who sent each value: a STORE's sender, and the holder whose answer a lookup got", async () => {
+    const o = owner();
+    const byDistance = [...c.nodes.values()].sort((a, b) => compareDistance(a.selfId, b.selfId, o.id));
+    const [holder, sender, reader] = [byDistance[0]!, byDistance[60]!, byDistance[90]!];
+    watch = { key: idToHex(o.id), vias: [] };
+    const stored = await c.settle(raw(sender).call(holder.selfId, idToHex(holder.selfId), { t: 'STORE', ns: 'player', key: o.id, rec: { v: signed(o, 1, 'told'), pub: sender.selfId, seq: 1, ttl: 3600_000 } }));
+    expect(stored).toMatchObject({ t: 'STORED', ok: true });
+    expect(watch.vias).toEqual([idToHex(sender.selfId)]);
+    watch.vias = [];
+    expect(payload((await c.settle(reader.get('player', o.id)))?.value)).toBe('told');
+    expect(watch.vias).toEqual([idToHex(holder.selfId)]);
+    watch = undefined;
   });
 
   it('a STORE to a node far from the key is refused and counted', async () => {

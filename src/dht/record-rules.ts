@@ -24,13 +24,18 @@ export type RecordCheck = { ok: true; version: number } | { ok: false; reason: s
  * May be async (signature checks); a rule that throws counts as `{ ok: false, reason: 'threw' }`.
  * `reason` should be a short stable word: refusals are counted by it (`stats.ruleRejects`).
  *
+ * `via` is the peer (hex) that sent the value, a STORE's sender or the holder whose answer a
+ * lookup got (none: our own copy): a rule that derives node ids from keys it carries charges
+ * that peer's derivation budget (core/derivation-budget.ts), so junk records from some peers
+ * do not spend the budget records from others need.
+ *
  * `holder` is set when a holder checks a STORE: its own view of the nodes near `key`
  * (near-view.ts) and the value it holds now, for rules whose values name the key's nodes
  * and must be believed only when those are near, or follow from what is held. A reader's
  * check has none: what it takes from a value is checked again where it is used.
  */
 export interface RecordRule {
-  check(key: NodeId, value: Uint8Array, publisher: NodeId, holder?: HolderContext): Promise<RecordCheck>;
+  check(key: NodeId, value: Uint8Array, publisher: NodeId, holder?: HolderContext, via?: string): Promise<RecordCheck>;
 }
 
 /** What a holder knows when it checks a STORE (RecordRule.check). */
@@ -58,12 +63,12 @@ export function defaultCheck(ns: Namespace, value: Uint8Array, seq: number): Rec
 }
 
 /** Runs the namespace's rule (or the default), never throwing. */
-export async function checkRecord(rules: RecordRules, ns: Namespace, key: NodeId, value: Uint8Array, publisher: NodeId, seq: number, holder?: HolderContext): Promise<RecordCheck> {
+export async function checkRecord(rules: RecordRules, ns: Namespace, key: NodeId, value: Uint8Array, publisher: NodeId, seq: number, holder?: HolderContext, via?: string): Promise<RecordCheck> {
   if (value.length > NAMESPACE_LIMITS[ns].maxValueBytes) return { ok: false, reason: 'tooLarge' };
   const rule = rules[ns];
   if (!rule) return defaultCheck(ns, value, seq);
   try {
-    const verdict = await rule.check(key, value, publisher, holder);
+    const verdict = await rule.check(key, value, publisher, holder, via);
     if (verdict.ok && !Number.isFinite(verdict.version)) return { ok: false, reason: 'badVersion' };
     return verdict;
   } catch {

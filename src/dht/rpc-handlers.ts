@@ -23,7 +23,7 @@ export interface RpcHandlerDeps {
   /** Sends a message to a node, direct or routed through `via` (dht-node.ts `sendTo`). */
   send(id: NodeId, hex: string, msg: DhtMessage, via?: readonly NodeId[]): boolean;
   /** A remote STORE, checked as a holder (values.ts `accept`). */
-  accept(msg: Extract<DhtMessage, { t: 'STORE' }>): Promise<AcceptOutcome>;
+  accept(msg: Extract<DhtMessage, { t: 'STORE' }>, fromHex: string): Promise<AcceptOutcome>;
   /** Settles our request the reply answers; false if none (rpc.ts `resolve`). */
   resolve(fromHex: string, reply: Reply): boolean;
   /** A SIGNAL (overlay-signaling.ts). */
@@ -115,7 +115,7 @@ export class RpcHandlers {
         }
         // The rule may be async (signatures): the answer follows the check. Never throws.
         void deps
-          .accept(msg)
+          .accept(msg, from.hex)
           .catch((): StoreRefusal => 'invalid')
           .then((outcome) => {
             const ok = outcome === 'stored' || outcome === 'refreshed';

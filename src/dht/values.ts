@@ -40,9 +40,10 @@ export class Values {
   /**
    * Keeps a value if its namespace's rule takes it and it is not older than the one held;
    * a `remote` STORE only if we are near the key. The same bytes as held only refresh it
-   * (no second signature check on each republish).
+   * (no second signature check on each republish). `via`: the STORE's sender (hex), whose
+   * derivation budget the rule's checks spend (record-rules.ts).
    */
-  async accept(ns: Namespace, key: NodeId, rec: ValueRecord, remote: boolean): Promise<AcceptOutcome> {
+  async accept(ns: Namespace, key: NodeId, rec: ValueRecord, remote: boolean, via?: string): Promise<AcceptOutcome> {
     const { deps } = this;
     if (rec.v.length > NAMESPACE_LIMITS[ns].maxValueBytes) return 'tooLarge';
     if (remote && !this.nearKey(key)) return 'notNear';
@@ -51,7 +52,7 @@ export class Values {
     let version: number;
     if (deps.opts.records[ns] && held && sameBytes(held.value, rec.v) && sameBytes(held.publisher, rec.pub)) version = held.version;
     else {
-      const chk = await checkRecord(deps.opts.records, ns, key, rec.v, rec.pub, rec.seq, { view: deps.view, ...(held ? { held: held.value } : {}) });
+      const chk = await checkRecord(deps.opts.records, ns, key, rec.v, rec.pub, rec.seq, { view: deps.view, ...(held ? { held: held.value } : {}) }, via);
       if (!chk.ok) {
         countRuleReject(deps.stats.ruleRejects, ns, chk.reason);
         return 'invalid';
@@ -152,16 +153,17 @@ export class Values {
 
   /**
    * Checks a value a lookup was answered with (the namespace's rule, then the reader's
-   * `accept`); the same bytes are checked once per lookup.
+   * `accept`); the same bytes are checked once per lookup, on the budget of the holder that
+   * answered them first (`via`).
    */
-  private checker(ns: Namespace, key: NodeId, accept?: ValueFilter): (rec: ValueRecord) => Promise<RecordCheck> {
+  private checker(ns: Namespace, key: NodeId, accept?: ValueFilter): (rec: ValueRecord, via?: string) => Promise<RecordCheck> {
     const seen: { rec: ValueRecord; check: Promise<RecordCheck> }[] = [];
     const { records } = this.deps.opts;
     const ruled = records[ns] !== undefined;
-    return (rec) => {
+    return (rec, via) => {
       const same = seen.find((x) => (ruled || x.rec.seq === rec.seq) && sameBytes(x.rec.v, rec.v) && sameBytes(x.rec.pub, rec.pub));
       if (same) return same.check;
-      const byRule = checkRecord(records, ns, key, rec.v, rec.pub, rec.seq);
+      const byRule = checkRecord(records, ns, key, rec.v, rec.pub, rec.seq, undefined, via);
       const check = accept ? byRule.then(async (r): Promise<RecordCheck> => (r.ok && !(await accept(rec.v).catch(() => false)) ? { ok: false, reason: 'reader' } : r)) : byRule;
       if (seen.length < CHECKS_KEPT) seen.push({ rec, check });
       return check;

@@ -318,9 +318,12 @@ export class HostedRegion implements RegionRole {
    * (cert-anchor.ts) in the certificate we hold (a later one needs a majority of our hosts'
    * grants, directly or through `chain`, the sender's earlier certificates; else hosts near
    * the key as we see them; with none, or only a learnt one, we learn it below the cap).
-   * Says how we then hold it (cert-anchor.ts `Hold`); counts what fails.
+   * Says how we then hold it (cert-anchor.ts `Hold`); counts what fails. `via`: the node
+   * (hex) that sent it, whose derivation budget a granter's key not met before spends
+   * (core/derivation-budget.ts): charged to nobody in particular, an attacker's junk
+   * certificates spent the budget every honest CLAIM, SYNC and HANDOFF needed.
    */
-  async acceptable(c: EpochCert, chain?: readonly EpochCert[]): Promise<Hold | false> {
+  async acceptable(c: EpochCert, chain?: readonly EpochCert[], via?: string): Promise<Hold | false> {
     // A primary whose lease holds takes a later certificate only if a majority of its own
     // hosts granted it (directly or through `chain`): every epoch after ours needs such a
     // majority, and they grant no claim while they hear us (primary-lease.ts), so nothing
@@ -337,7 +340,7 @@ export class HostedRegion implements RegionRole {
     const known = this.el.cert, now = this.ctx.clock.now();
     const following = this.role === 'backup' && this.epoch === known?.e && now - this.lastHeard < this.ctx.opts.rebaseMs;
     const live = !!this.duty?.leaseHeld() || following;
-    const fault = await this.ctx.certs.hold(this.key, c, { known, learnt: !!this.el.learnt, chain, fresh: 'learn', live });
+    const fault = await this.ctx.certs.hold(this.key, c, { known, learnt: !!this.el.learnt, chain, fresh: 'learn', live, via });
     if (fault !== 'anchored' && fault !== 'learnt') {
       this.ctx.stats.badCerts++;
       this.trace(`bad certificate e${c.e}: ${fault}${fault === 'unanchored' ? ` hosts ${c.hosts.map((h) => idToHex(h).slice(0, 4)).join(',')} grants ${c.grants.map((g) => idToHex(g.id).slice(0, 4)).join(',')} near ${this.ctx.tableNear(this.key, 8).map((h) => idToHex(h).slice(0, 4)).join(',')}` : ''}`);

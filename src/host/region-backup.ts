@@ -82,7 +82,7 @@ export class RegionBackup extends RegionSide implements FollowTerms {
     if (!entries) return;
     if (!this.isCurrentPrimary(fromHex, m.e)) {
       const cert = m.cert;
-      const hold = await this.region.acceptable(cert, m.chain);
+      const hold = await this.region.acceptable(cert, m.chain, fromHex);
       if (!hold || this.region.stopped) return;
       if (!has(cert.hosts, this.ctx.selfId)) {
         // A certified primary whose set left us out: we host this region no more (and must

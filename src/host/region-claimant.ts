@@ -700,7 +700,7 @@ export class RegionClaimant extends RegionSide {
       // (Counted as news until checked: the round may end meanwhile, and then errs as before.)
       if (m.cert && !m.pend && (await this.ctx.certs.signed(this.region.key, m.cert, fromHex))) round.namedNothing(fromHex);
       // The refuser knows a newer certificate: our next claim must build on it.
-      const hold = m.cert && this.el.supersedes(m.cert, 'anchored', this.region.learntFar()) ? await this.region.acceptable(m.cert, m.chain) : false;
+      const hold = m.cert && this.el.supersedes(m.cert, 'anchored', this.region.learntFar()) ? await this.region.acceptable(m.cert, m.chain, fromHex) : false;
       if (m.cert && hold && this.el.supersedes(m.cert, hold, this.region.learntFar())) this.el.learnCert(m.cert, m.chain, hold);
       // The refuser granted an epoch above our certificate (checked against the one we hold
       // now): our next claim must win its hosts too.

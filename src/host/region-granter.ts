@@ -90,7 +90,7 @@ export class RegionGranter extends RegionSide {
     // claimant never claimed again, refused every later claim for ever.
     // (Or at any epoch, anchored in our own view, when ours is only learnt: election.ts `supersedes`.)
     if (m.known && this.el.cert && (m.known.e > this.el.cert.e || this.el.learnt) && this.el.supersedes(m.known, 'anchored', this.region.learntFar())) {
-      const hold = await this.region.acceptable(m.known, m.chain);
+      const hold = await this.region.acceptable(m.known, m.chain, fromHex);
       const take = hold && this.el.cert && (m.known.e > this.el.cert.e || hold === 'anchored') && this.el.supersedes(m.known, hold, this.region.learntFar());
       // It replaced a learnt chain we followed as a backup: its primary is nobody we follow.
       if (take && this.el.adoptCert(m.known, m.chain, hold) && this.region.role === 'backup' && !this.region.duty) this.region.standAside(m.known, hold);
@@ -101,7 +101,7 @@ export class RegionGranter extends RegionSide {
     }, claim);
     if (why) return refuse(why);
     const terms = claimTerms(claim);
-    if (m.known && !(await this.region.acceptable(m.known, m.chain))) return refuse('bad certificate');
+    if (m.known && !(await this.region.acceptable(m.known, m.chain, fromHex))) return refuse('bad certificate');
     // A rebase from outside the set it rebases over: only over a set that is not the region's
     // nearest nodes as we see them (cert-checker.ts `rebasable`).
     if (m.rebase && m.known && !has(m.known.hosts, from) && !this.ctx.certs.rebasable(this.region.key, m.known.hosts)) return refuse('stranger rebase over a near set');
@@ -193,7 +193,7 @@ export class RegionGranter extends RegionSide {
     // stale handoff, counted as a SYNC's is; we only look whether we are nearest (below).
     const stale = own && !this.el.supersedes(cert, 'anchored', this.region.learntFar());
     if (stale) this.ctx.stats.staleFrames++;
-    const hold = cert && own && !stale ? await this.region.acceptable(cert, m.chain) : false;
+    const hold = cert && own && !stale ? await this.region.acceptable(cert, m.chain, fromHex) : false;
     if (cert && hold && this.el.supersedes(cert, hold, this.region.learntFar())) {
       // Certified by its own primary: claim at once over its hosts with us in, no lookup (a
       // lookup under churn can take seconds, while the region has no primary).

@@ -45,8 +45,8 @@ export interface RegionRole extends DutyRegion, RoleView {
   toPlayer(to: NodeId, msg: HostToPlayer): void;
   allEntries(): Entry[];
   primaryAlive(): boolean;
-  /** Whether we may believe `c` (cert-anchor.ts), reached from ours directly or through `chain`, the sender's earlier certificates: how we then hold it, or false. */
-  acceptable(c: EpochCert, chain?: readonly EpochCert[]): Promise<Hold | false>;
+  /** Whether we may believe `c` (cert-anchor.ts), reached from ours directly or through `chain`, the sender's earlier certificates (`via`: the sender, hex, whose derivation budget new keys spend): how we then hold it, or false. */
+  acceptable(c: EpochCert, chain?: readonly EpochCert[], via?: string): Promise<Hold | false>;
   standAside(c: EpochCert, hold: Hold): void;
   /** Our certificate is learnt and its hosts are far from the key as we see it: an anchored one may replace it. */
   learntFar(): boolean;

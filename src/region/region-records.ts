@@ -187,17 +187,18 @@ type Fault = { ok: false; reason: string };
  * who is near the key and the certificate of the record it holds, else learnt; by a reader,
  * learnt as a host learns one (hosts learning the chain: the default) or anchored near the
  * key in the reader's own view (voters taking a region's set as proof of an item's carry).
- * A player believes only the certificate its primary shows it.
+ * A player believes only the certificate its primary shows it. `via`: the peer (hex) that
+ * sent the record, whose derivation budget keys not met before spend (record-rules.ts).
  */
-export type RecordAnchor = { view?: NearView; known?: EpochCert | undefined; fresh: FreshRule };
+export type RecordAnchor = { view?: NearView; known?: EpochCert | undefined; fresh: FreshRule; via?: string | undefined };
 
 /** Whether `sig` is cert.primary's over `data` and the certificate is valid for `region`. */
 async function authentic(rv: RecordVerifier, region: NodeId, cert: EpochCert, pk: { a: 0 | 1; k: Uint8Array } | undefined, data: Uint8Array, s: Uint8Array, anchor: RecordAnchor): Promise<Fault | null> {
   if (certShapeFault(cert)) return { ok: false, reason: 'badCert' };
   const g = pk ?? cert.grants.find((x) => idEquals(x.id, cert.primary));
   if (!g) return { ok: false, reason: 'noKey' };
-  if (!(await rv.verify('node', cert.primary, KEY_ALGS[g.a], g.k, data, s))) return { ok: false, reason: 'badSignature' };
-  const fault = await rv.certs.check(region, cert, { ...(anchor.view ? { view: anchor.view } : {}), known: anchor.known, fresh: anchor.fresh });
+  if (!(await rv.verify('node', cert.primary, KEY_ALGS[g.a], g.k, data, s, anchor.via))) return { ok: false, reason: 'badSignature' };
+  const fault = await rv.certs.check(region, cert, { ...(anchor.view ? { view: anchor.view } : {}), known: anchor.known, fresh: anchor.fresh, via: anchor.via });
   if (fault) return { ok: false, reason: fault === 'unanchored' ? 'unanchored' : 'badCert' };
   return null;
 }
@@ -236,8 +237,8 @@ export async function checkEdits(rv: RecordVerifier, storageKey: NodeId, value: 
 }
 
 const ruleOf = (check: (key: NodeId, value: Uint8Array, anchor: RecordAnchor) => Promise<Fault | { ok: true; version: number }>): RecordRule => ({
-  async check(key, value, _publisher, holder) {
-    const r = await check(key, value, holder ? { view: holder.view, known: holder.held ? heldCert(holder.held) : undefined, fresh: 'learn' } : { fresh: 'learn' });
+  async check(key, value, _publisher, holder, via) {
+    const r = await check(key, value, holder ? { view: holder.view, known: holder.held ? heldCert(holder.held) : undefined, fresh: 'learn', via } : { fresh: 'learn', via });
     return r.ok ? ({ ok: true, version: r.version } satisfies RecordCheck) : r;
   },
 });
