@@ -78,8 +78,10 @@ async function openTab(browser: Browser, base: string, render: boolean, ready = 
   // most of a core from the hosts whose failover is timed.
   const ctx = await newContext(browser, render ? { viewport: SMALL_VIEW } : {});
   const page = await ctx.newPage();
-  await page.goto(withTestFps(`${base}?${render ? '' : 'render=off&'}rd=2${WORLD}`));
-  await page.waitForFunction(() => window.voxel?.hosting !== undefined, null, { timeout: 60_000 });
+  await page.goto(withTestFps(`${base}?${render ? '' : 'render=off&'}rd=2${WORLD}`), { timeout: 120_000 });
+  // Minutes, not seconds: on a loaded machine (load 40-80) a tab's id work alone took 20-30 s,
+  // and a page load over 30 s or a join over 60 s broke the whole run off before its first crash.
+  await page.waitForFunction(() => window.voxel?.hosting !== undefined, null, { timeout: 180_000 });
   if (ready) await page.evaluate(() => window.voxel.ready());
   const id = await page.evaluate(() => window.voxel.net!.id());
   if (process.env.BENCH_TRACE) console.error(`failover_crash: tab stats ${JSON.stringify(Object.fromEntries(Object.entries(await page.evaluate(() => window.voxel.net!.stats())).filter(([k, v]) => v > 0 && /dial|fail|timeout|join/i.test(k))))}`);
@@ -159,6 +161,8 @@ export async function benchFailoverCrash(crashes = 20): Promise<Record<string, n
     const crashAt: number[] = [];
     const parts: FailoverParts[] = [];
     let failed = 0, inflight = 0, switches = 0, noPrimary = 0;
+    /** The slowest sample and its parts (which part holds the max). */
+    let slowest: { k: number; ms: number; p: FailoverParts | undefined } | undefined;
     for (let k = 0; k < crashes; k++) {
       await sleep(SETTLE_MS);
       // BENCH_TRACE: edits of the previous round that failed after its sample (a second
@@ -246,6 +250,7 @@ export async function benchFailoverCrash(crashes = 20): Promise<Record<string, n
         times.push(ms);
         const p = failoverParts(await collectTraces(tabs, region, t0), crashedTab.id, editor.id, ms);
         if (p) parts.push(p);
+        if (ms > (slowest?.ms ?? -1)) slowest = { k, ms, p };
         console.error(`failover_crash: crash ${k}: ${ms} ms: ${p ? Object.entries(p).map(([n, v]) => `${n} ${v}`).join(', ') : 'parts not read from the traces'}`);
         if (ms > 2000) {
           const errs = round.filter((e) => e.sub >= t0 - 2000 && e.err).map((e) => `${e.err} +${e.res - t0}`);
@@ -283,6 +288,9 @@ export async function benchFailoverCrash(crashes = 20): Promise<Record<string, n
     const errs = new Map<string, number>();
     for (const e of logs) if (e.err) errs.set(e.err, (errs.get(e.err) ?? 0) + 1);
     console.error(`failover_crash: samples ${JSON.stringify(times)}; setBlock errors ${JSON.stringify([...errs])}`);
+    // Where the median and the max go: the parts' p50s, and the slowest sample's parts.
+    const p50s = (['lastHeard', 'silence', 'claim', 'certified', 'told', 'noticed', 'attached', 'confirmed'] as const).map((n) => `${n} ${median(parts.map((p) => p[n]).filter(Number.isFinite))}`);
+    console.error(`failover_crash: parts p50 over ${parts.length} samples: ${p50s.join(', ')}; slowest crash ${slowest?.k}: ${slowest?.ms} ms: ${slowest?.p ? Object.entries(slowest.p).map(([n, v]) => `${n} ${v}`).join(', ') : 'parts not read'}`);
     // Where the errors fall: submitted in which crash's round, how long after its crash (a
     // failover's own, or a round's later unrest: a handoff, a host-set change).
     const placed = logs.filter((e) => e.err).map((e) => {
@@ -304,7 +312,7 @@ export async function benchFailoverCrash(crashes = 20): Promise<Record<string, n
       failover_crash_rounds_without_primary: noPrimary,
       // The failovers' parts (FailoverParts), p50 each, over the samples whose traces told them all.
       failover_crash_parts_read: parts.length,
-      ...Object.fromEntries((['lastHeard', 'silence', 'allowed', 'claim', 'certified', 'attached', 'confirmed'] as const).map((n) => [`failover_crash_part_${n}_ms_p50`, median(parts.map((p) => p[n]).filter(Number.isFinite))])),
+      ...Object.fromEntries((['lastHeard', 'silence', 'allowed', 'claim', 'certified', 'attached', 'told', 'noticed', 'confirmed'] as const).map((n) => [`failover_crash_part_${n}_ms_p50`, median(parts.map((p) => p[n]).filter(Number.isFinite))])),
     };
   } finally {
     await Promise.all(closing);
@@ -352,6 +360,10 @@ export interface FailoverParts {
   certified: number;
   /** To the editor's region client attached to that epoch or a later one (takeover notice, SUBSCRIBE, snapshot). */
   attached: number;
+  /** Of `attached`: the certificate to the new primary's takeover notice sent (its first frame as primary to subscribers); NaN when its trace has none. */
+  told: number;
+  /** Of `attached`: that notice sent to the editor's client hearing it (NaN when it attached without one). */
+  noticed: number;
   /** To the first edit submitted after the crash confirmed (the sample's end). */
   confirmed: number;
 }
@@ -375,7 +387,14 @@ export function failoverParts(lines: readonly TraceLine[], victim: string, edito
   const attach = cert && lines.find(([at, t, l]) => at >= cert[0] && t === editor.slice(0, 4) && Number(/client: attached to \w+ e(\d+)$/.exec(l)?.[1] ?? -1) >= e);
   if (!claim || !cert || !attach) return undefined;
   const heard = silent[0] - silentMs;
-  return { lastHeard: heard, silence: silent[0] - heard, allowed, claim: claim[0] - silent[0], certified: cert[0] - claim[0], attached: attach[0] - cert[0], confirmed: sampleMs - attach[0] };
+  // The attach's own parts: the new primary's takeover notice, and the editor hearing it.
+  const e0 = `e${e}`;
+  const told = lines.find(([at, t, l]) => at >= cert[0] && at <= attach[0] && t === cert[1] && l.includes(`${e0}: takeover told to`));
+  const notice = told && lines.find(([at, t, l]) => at >= told[0] && at <= attach[0] && t === editor.slice(0, 4) && l.includes('client: takeover notice from ') && l.endsWith(` ${e0}`));
+  return {
+    lastHeard: heard, silence: silent[0] - heard, allowed, claim: claim[0] - silent[0], certified: cert[0] - claim[0], attached: attach[0] - cert[0],
+    told: told ? told[0] - cert[0] : NaN, noticed: told && notice ? notice[0] - told[0] : NaN, confirmed: sampleMs - attach[0],
+  };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
