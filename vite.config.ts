@@ -1,6 +1,41 @@
-import { defineConfig, loadEnv } from 'vite';
+import { defineConfig, loadEnv, type Plugin } from 'vite';
 import { resolve } from 'node:path';
 import { parseIcePolicy, parseIceServersJson } from './src/net/ice-servers.js';
+
+/**
+ * The player page's entry (src/app/player.ts) is small and loads the join's code
+ * (src/app/page-join.ts) by dynamic import; its chunks are named in index.html as
+ * modulepreload links too, so the browser fetches them with the entry, not once it ran.
+ */
+function preloadJoinCode(): Plugin {
+  let base = '/';
+  return {
+    name: 'preload-join-code',
+    apply: 'build',
+    configResolved(c) {
+      base = c.base;
+    },
+    transformIndexHtml: {
+      order: 'post',
+      handler(_html, ctx) {
+        const { bundle, chunk: entry } = ctx;
+        if (!bundle || !entry) return;
+        const join = entry.dynamicImports.map((f) => bundle[f]).find((c) => c?.type === 'chunk' && c.moduleIds.some((id) => id.endsWith('/src/app/page-join.ts')));
+        if (!join || join.type !== 'chunk') return;
+        // The join's chunk and what it imports, but the entry and its own imports (Vite preloads those already).
+        const files = new Set<string>();
+        const add = (name: string) => {
+          const c = bundle[name];
+          if (!c || c.type !== 'chunk' || files.has(name) || name === entry.fileName || entry.imports.includes(name)) return;
+          files.add(name);
+          c.imports.forEach(add);
+        };
+        add(join.fileName);
+        return [...files].map((f) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `${base}${f}` }, injectTo: 'head' as const }));
+      },
+    },
+  };
+}
 
 // Multi-page: the player page and the hosting page (host.html: a tab that only hosts).
 export default defineConfig(({ mode }) => {
@@ -10,6 +45,7 @@ export default defineConfig(({ mode }) => {
   parseIceServersJson(env.VITE_ICE_SERVERS, 'VITE_ICE_SERVERS');
   parseIcePolicy(env.VITE_ICE_POLICY, 'VITE_ICE_POLICY');
   return {
+    plugins: [preloadJoinCode()],
     build: {
       target: 'es2022',
       sourcemap: true,

@@ -19,12 +19,16 @@ function open(browser: Browser, url: string, wait = true): Promise<Page> {
   return openInFreshContext(browser, url, { viewport: { width: 960, height: 600 }, fresh: true, ...(wait ? { until: PAGE_UP.net, timeoutMs: 60_000 } : {}) });
 }
 
+/** Page marks of the invited friend's first frame, logged per run (ms after navigation): where its time went. */
+const FRAME_MARKS = ['vp:join-start', 'vp:identity', 'vp:relay', 'vp:first-link', 'vp:dht-started', 'vp:view', 'vp:net-session', 'vp:spawn', 'vp:first-subscribe', 'vp:first-attach', 'vp:near-loaded', 'vp:near-meshed', 'vp:ready'];
+
 const mark = (p: Page, name: string) => p.waitForFunction((n) => performance.getEntriesByName(n)[0]?.startTime, name, { timeout: 60_000 }).then((h) => h.jsonValue() as Promise<number>);
 
 export async function benchJoin(): Promise<Record<string, number>> {
   const server = await startServer({ port: PORT, host: '127.0.0.1', staticDir: 'dist' });
   const browser = await launchBrowser();
   const explained: number[] = [], stale: number[] = [], rendered: number[] = [];
+  const frameMarks: string[] = [];
   try {
     for (let i = 0; i < RUNS; i++) {
       const lost = await open(browser, `${server.url}?render=off&rd=2&relay=ws://127.0.0.1:8079/relay#world=join-bench-${i}`, false);
@@ -47,6 +51,7 @@ export async function benchJoin(): Promise<Record<string, number>> {
       const friend = await open(browser, invite2.replace(/\?[^#]*/, '?rd=8'));
       await friend.evaluate(() => window.voxel.ready());
       rendered.push(await friend.evaluate(() => window.voxel.stats().readyMs));
+      frameMarks.push((await friend.evaluate((names) => names.map((n) => Math.round(performance.getEntriesByName(n)[0]?.startTime ?? NaN)), FRAME_MARKS)).join('/'));
       for (const p of [a, b, c, friend]) await p.context().close();
     }
   } finally {
@@ -54,6 +59,7 @@ export async function benchJoin(): Promise<Record<string, number>> {
     await server.close();
   }
   console.error(`join bench samples: explained ${explained.map(Math.round)}, stale ${stale.map(Math.round)}, rendered ${rendered.map(Math.round)}`);
+  console.error(`join bench first frame marks (${FRAME_MARKS.join(' ')}): ${frameMarks.join(', ')}`);
   return {
     join_failure_explained_ms: Math.round(median(explained)),
     stale_invite_join_ms: Math.round(median(stale)),

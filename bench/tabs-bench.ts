@@ -16,7 +16,7 @@ const MESSAGES_PER_PAIR = 20;
 /** How long the receiving tab is given for a pair's last messages to arrive. */
 const ROUTE_WAIT_MS = 5000;
 const JOIN_TIMEOUT_MS = 30_000;
-/** Page marks of a join, logged per tab: the join begun (the page's modules ran), id minted, first link, Peer.start resolved, the DHT's whole join ended. */
+/** Page marks of a join, logged per tab: the join begun (the page's entry ran and started the id's mint: app/join-start.ts), id minted, first link, Peer.start resolved, the DHT's whole join ended. */
 const MARKS = ['vp:join-start', 'vp:identity', 'vp:first-link', 'vp:dht-started', 'vp:dht-joined'];
 
 type Net = NonNullable<Window['voxel']['net']>;

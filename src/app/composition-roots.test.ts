@@ -17,9 +17,8 @@ const LIMIT = 150;
  */
 const LONGER: Record<string, { max: number; why: string }> = {
   'page-items.ts': { max: 180, why: 'the player page\'s item wiring: which item service, the world clock and sky, the one-tab mode\'s items kept in localStorage, the inventory bar, window.voxel.items (what the items near the player do is play/items-near-player.ts)' },
-  'net-session.ts': { max: 250, why: 'joinPeer and startNetSession: the hosting service, region client, chunk source and player record wired to one peer' },
   'voxel-api.ts': { max: 230, why: 'window.voxel: mostly the typed automation API, the contract of bots and browser tests' },
-  'player.ts': { max: 210, why: 'the page entry of index.html: every part of the player page wired once' },
+  'player-page.ts': { max: 180, why: 'the player page after its entry: every part of it wired once' },
   'player-controls.ts': { max: 200, why: 'keys, mouse, touch and the pause menu wired to the player\'s actions' },
 };
 

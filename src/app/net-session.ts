@@ -1,10 +1,10 @@
-// A tab's part in the shared world: the peer (identity, WebRTC, DHT), the regions it hosts
+// A tab's part in the shared world over its joined peer (page-join.ts): the regions it hosts
 // (HostingService, ticking from the worker so a background tab keeps 20 Hz), the player's
 // client of the regions around them (RegionClient + NetworkChunkSource), and the signed
 // player record kept in the DHT under the player's id.
 import type { Clock } from '../core/clock';
 import type { Identity } from '../core/identity';
-import { hexToId, idToHex } from '../core/node-id';
+import { idToHex } from '../core/node-id';
 import { defaultPlayerName } from '../world/player-name';
 import type { Ticker } from '../core/ticker';
 import { seededRandom } from '../core/seeded-random';
@@ -19,22 +19,14 @@ import { NetworkChunkSource } from '../play/network-chunk-source';
 import type { PlayerState } from '../play/player-record';
 import { PlayerRecordPublisher } from '../play/player-record-publisher';
 import { IdbHostStore, type HostStore } from '../store/host-store';
-import { claimNodeIdentity, loadPlayerIdentity } from '../store/identity-store';
 import { IdbTentativeStore, type TentativeStore } from '../store/tentative-store';
 import { makePlayerPass, PLAYER_PASS_BITS } from '../region/player-pass';
 import { playerWork, type PlayerWork } from './key-work-minter';
-import { warmNodeIdMinter } from './node-id-minter';
-import { pageDoorways, parsePageConfig, type DeployDefaults, type PageConfig } from './config';
-import { checkInvite, makeInvite } from '../bootstrap/invite';
-import { Peer, type PeerConfig } from '../bootstrap/peer';
-import { recordRules } from '../play/dht-record-rules';
+import { loadPlayerIdentity } from '../store/identity-store';
+import type { PageConfig } from './config';
+import { makeInvite } from '../bootstrap/invite';
+import type { Peer } from '../bootstrap/peer';
 import type { ProbeFrameGate } from '../play/probe-frame-gate';
-import { probeIceGathering } from '../net/ice-probe';
-import { WEBRTC_DEFAULTS } from '../net/webrtc-transport';
-import { PATH_DEAD_MS } from '../net/path-watch';
-import { mergeIceServers, parseIcePolicy, parseIceServersJson } from '../net/ice-servers';
-import { pageStorage, storedIceServers } from '../ui/ice-settings';
-import { networkId } from '../net/network-id';
 import { storeScope } from '../store/store-scope';
 
 const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
@@ -59,80 +51,6 @@ export interface NetSession {
   /** The newest valid record of this player in the DHT, if any. */
   fetchPlayer(): Promise<PlayerState | undefined>;
   stop(): void;
-}
-
-/** What is wrong with the page's invite, if anything: the start screen says it. */
-export type InviteProblem = { kind: 'malformed' | 'tampered'; reason: string };
-
-/** The invite's problem, checked once (a signature check is async). */
-export async function inviteProblem(cfg: PageConfig): Promise<InviteProblem | undefined> {
-  if (cfg.invite.kind === 'malformed') return { kind: 'malformed', reason: cfg.invite.reason };
-  if (cfg.invite.kind === 'invite' && (await checkInvite(cfg.invite.invite)) === 'tampered') {
-    return { kind: 'tampered', reason: 'its signature does not match what it says (the link was changed after it was made)' };
-  }
-  return undefined;
-}
-
-/**
- * Joins the peer network as this tab's own node (a node identity claimed from the pool).
- * A broken or altered invite is not followed: its peers are not dialed and its doorways
- * not trusted (the page's own are used). `onIdentity`: the node identity is claimed (work
- * that was left to the mint's end can begin).
- */
-export async function joinPeer(cfg: PageConfig, clock: Clock, onStage?: PeerConfig['onStage'], problem?: InviteProblem, onIdentity?: (identity: Identity) => void): Promise<Peer> {
-  performance.mark('vp:join-start');
-  // Whether WebRTC can gather a candidate here is asked while the id is minted: a blocked
-  // browser is told so at its first dial, not a gather timeout later. The probe listens as
-  // long as a dial would: a loaded machine's late candidate still clears the browser.
-  const iceProbe = probeIceGathering(cfg.iceServers, WEBRTC_DEFAULTS.dialTimeoutMs);
-  // A slot's first claim mints its id's work in workers (~1 s, once per slot). They start
-  // now, so their start overlaps opening the identity store; a returning player's stored
-  // key ends them unasked.
-  const minter = warmNodeIdMinter();
-  const claimed = await claimNodeIdentity({ mint: (bits) => minter.mint(bits) }).finally(() => minter.dispose());
-  performance.mark('vp:identity');
-  onIdentity?.(claimed.identity);
-  addEventListener('pagehide', () => claimed.release());
-  const invite = !problem && cfg.invite.kind === 'invite' ? cfg.invite.invite : undefined;
-  const doorways = problem ? pageDoorways(parsePageConfig(location.href.split('#')[0]!, deployDefaults())) : pageDoorways(cfg);
-  const peer = await Peer.start({
-    identity: claimed.identity,
-    // The world is its own network: its relay room, and the only peers it links to.
-    network: networkId(cfg.world, cfg.seed),
-    records: recordRules(),
-    iceProbe,
-    // A link whose path died (a NAT forgot its mapping, the address moved) is closed and
-    // dialled anew within ~2 s, not at the DHT's probe (4 s) or heartbeat timeout (15 s).
-    pathDeadMs: PATH_DEAD_MS,
-    iceServers: cfg.iceServers,
-    ...(cfg.icePolicy === 'relay' ? { rtcConfig: { iceTransportPolicy: 'relay' } } : {}),
-    doorways,
-    invitePeers: invite ? [invite.inviter, ...invite.contacts].map(hexToId) : [],
-    clock,
-    ...(onStage ? { onStage } : {}),
-    dht: { ...(cfg.maxLinks ? { maxLinks: cfg.maxLinks, softLinks: Math.max(1, cfg.maxLinks - 1), linksPerBucket: 1 } : {}), ...(cfg.playOnly ? { readOnly: true } : {}), ...(!cfg.hosting ? { noHost: true } : {}) },
-  });
-  // The browser says when the network is back (a laptop on another Wi-Fi): the relay is
-  // re-opened then, not after its grown backoff.
-  addEventListener('online', () => peer.networkBack());
-  return peer;
-}
-
-/**
- * Build-time doorways and ICE servers of this deploy (`VITE_RELAY=wss://... VITE_PEERJS=https://...
- * VITE_ICE_SERVERS='[...]' VITE_ICE_POLICY=relay npm run build`; vite.config.ts refuses a bad
- * ICE value at build, so these checks only repeat it).
- */
-export function deployDefaults(): DeployDefaults {
-  const env = import.meta.env as Record<string, string | undefined>;
-  return {
-    relay: env.VITE_RELAY,
-    peerjs: env.VITE_PEERJS,
-    // The player's own servers (the start screen's "Network" form) join the deploy's; an
-    // entry of theirs naming a deploy's URL wins (their credentials for it are the newer).
-    iceServers: mergeIceServers(parseIceServersJson(env.VITE_ICE_SERVERS, 'VITE_ICE_SERVERS'), storedIceServers(pageStorage())),
-    icePolicy: parseIcePolicy(env.VITE_ICE_POLICY, 'VITE_ICE_POLICY'),
-  };
 }
 
 /**

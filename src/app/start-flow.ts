@@ -47,3 +47,9 @@ export function explainStart(screen: StartScreen, hud: Hud, cfg: PageConfig, p: 
 export function showHostingMode(roots: HTMLElement[], cfg: Pick<PageConfig, 'net' | 'playOnly' | 'hostingChosen'>): HostingNote | null {
   return cfg.net && cfg.playOnly ? new HostingNote(roots, cfg.hostingChosen) : null;
 }
+
+/** The page cannot draw: the start screen says why and what to do, with Retry and no "play alone" (there is nothing to play in). */
+export function cannotDraw(screen: StartScreen, kind: StartProblemKind, detail: string): void {
+  screen.stage('terrain', 'failed', 'no WebGL2');
+  screen.problem({ kind, detail, retry: () => location.reload(), alone: false });
+}

@@ -8,7 +8,7 @@ import type { RemotePlayerSample } from '../play/remote-player-smoother';
 import type { ItemSprite } from '../render/item-models';
 import { RemoteAvatars, type DrawnAvatar } from '../render/remote-avatars';
 import { WorldRenderer } from '../render/world-renderer';
-import { webglProblemKind, type StartProblemKind } from '../ui/start-screen';
+import { hasWebGL2, webglProblemKind, type StartProblemKind } from '../ui/start-screen';
 import { VoxelError } from '../core/errors';
 
 export interface ViewStats {
@@ -62,11 +62,6 @@ export class DrawingUnavailable extends VoxelError {
     this.name = 'DrawingUnavailable';
     this.code = kind;
   }
-}
-
-/** The browser has the WebGL2 API at all (a context can still fail: hardware acceleration off, driver blocked). */
-export function hasWebGL2(): boolean {
-  return typeof WebGL2RenderingContext !== 'undefined';
 }
 
 export async function createView(container: HTMLElement, world: WorldModel, opts: ViewOptions): Promise<WorldView> {

@@ -1,6 +1,6 @@
 // Relay bootstrap against the real relay, then a WebRTC link signaled through it
 // (node-datachannel, loopback only: run inside scripts/netns.sh).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { cleanup } from 'node-datachannel';
@@ -10,6 +10,7 @@ import { idEquals, idToHex, randomId } from '../core/node-id';
 import { feedSignals } from './bootstrap';
 import { connectRelay, type WebSocketCtor } from './relay-bootstrap';
 import { networkId } from './network-id';
+import { openAhead } from './socket-ahead';
 import { linkPair, nodeTransport } from '../testing/webrtc-test-helpers';
 import { testNodeIdentity } from '../testing/node-identities';
 
@@ -107,6 +108,39 @@ describe('relay bootstrap', () => {
     plain.close();
     for (const s of socks) s.destroy();
     await new Promise((r) => proxy.close(r));
+  });
+
+  it('a socket opened ahead of the id: the relay\'s challenge waits for the registration, which goes through it; a reconnect, another URL and an unused one get their own or close', async () => {
+    const sockets: WebSocket[] = [];
+    let heard = 0;
+    const Spy = function (u: string) {
+      const ws = new WebSocket(u);
+      sockets.push(ws);
+      ws.on('message', () => heard++);
+      return ws;
+    } as unknown as WebSocketCtor;
+    const ahead = openAhead(server.relayUrl, Spy);
+    // The relay speaks first: its challenge came before anyone could answer it.
+    await vi.waitFor(() => expect(heard).toBe(1));
+    const me = await generateNodeIdentity({ bits: 0 });
+    const a = await connectRelay({ url: server.relayUrl, identity: me, WebSocket: ahead.WebSocket });
+    expect(sockets).toHaveLength(1);
+    expect(ahead.taken).toBe(true);
+    const b = await connectRelay({ url: server.relayUrl, identity: await generateNodeIdentity({ bits: 0 }), WebSocket: ahead.WebSocket });
+    expect(sockets).toHaveLength(2);
+    expect((await b.randomPeers(5)).map(idToHex)).toEqual([idToHex(me.id)]);
+    const got = new Promise<{ from: Uint8Array }>((r) => a.events.once('signal', r));
+    b.sendSignal(me.id, { hi: 1 });
+    expect(idEquals((await got).from, b.selfId)).toBe(true);
+    a.close();
+    b.close();
+    const unused = openAhead(server.relayUrl, Spy);
+    const other = await connectRelay({ url: `${server.relayUrl}?another`, identity: await generateNodeIdentity({ bits: 0 }), WebSocket: unused.WebSocket });
+    expect(sockets).toHaveLength(4);
+    expect(unused.taken).toBe(false);
+    unused.dispose();
+    await vi.waitFor(() => expect(sockets[2]!.readyState).toBe(WebSocket.CLOSED));
+    other.close();
   });
 
   it('emits close when the relay goes away', async () => {

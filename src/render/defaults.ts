@@ -4,4 +4,4 @@
 // A value no caller, test or bench sets is no option: it is a named constant beside the code
 // that reads it, with its why.
 /** The three.js view: render distance, field of view, transparent opacity, ambient occlusion. */
-export { WORLD_RENDERER_DEFAULTS } from './world-renderer';
+export { WORLD_RENDERER_DEFAULTS } from './world-renderer-defaults';

@@ -9,19 +9,10 @@ import { ItemModels } from './item-models';
 import { MesherPool } from './mesher-pool';
 import { Sky, viewDistance } from './sky';
 import { TerrainScene, type TerrainStats } from './terrain-scene';
+import { WORLD_RENDERER_DEFAULTS } from './world-renderer-defaults';
 
 /** Cap: a 3x-DPR phone would otherwise shade 9x the pixels for little gain. */
 const MAX_PIXEL_RATIO = 2;
-
-export const WORLD_RENDERER_DEFAULTS = {
-  /** Chunks from the player's column; which columns exist is the app's choice (play/chunk-ring.ts). */
-  renderDistance: 8,
-  fov: 75,
-  /** Opacity of the transparent pass (water, glass, leaves) on top of their textures' alpha. */
-  transparentOpacity: 1,
-  /** Merging only quads of equal corner shading keeps it cheap (docs/BENCHMARKS.md). */
-  ambientOcclusion: true,
-} as const;
 
 /** The slice of WebGLRenderer used here; tests may pass a stand-in. */
 export type Renderer = Pick<WebGLRenderer, 'render' | 'setSize' | 'setPixelRatio' | 'info' | 'dispose'>;

@@ -4,7 +4,7 @@
 // world) rather than in a world's database; read once at start so the first frame already
 // uses them. Anything stored that is not a valid value (an old version, a hand edit) falls
 // back to the default field by field, so one bad field never costs the others.
-import { WORLD_RENDERER_DEFAULTS } from '../render/world-renderer';
+import { WORLD_RENDERER_DEFAULTS } from '../render/world-renderer-defaults';
 import { normalisePlayerName } from '../world/player-name';
 import { isPlayerColour } from '../world/player-colour';
 import { DEFAULT_KEY_BINDINGS, parseKeyBindings, type KeyBindings } from './key-bindings';

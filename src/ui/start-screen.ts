@@ -84,6 +84,11 @@ export const PROBLEM_WORDS: Record<StartProblemKind, { title: string; text: stri
   },
 };
 
+/** The browser has the WebGL2 API at all (a context can still fail: hardware acceleration off, driver blocked). */
+export function hasWebGL2(): boolean {
+  return typeof WebGL2RenderingContext !== 'undefined';
+}
+
 /**
  * Which words a page that cannot draw shows: a browser without WebGL2 at all (too old, or
  * turned off) needs another browser or an update; one that has it but failed to make a
