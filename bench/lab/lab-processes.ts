@@ -2,7 +2,7 @@
 // server on the internet, Chromium in a home. Every child is kept so that one call ends
 // them all. Used by lab.ts (the cases) and lab-world.ts (the world `npm test` runs).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, createWriteStream, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
@@ -61,7 +61,10 @@ export class LabProcesses {
     const secret = readFileSync(this.secretFile, 'utf8').trim();
     const turn = this.inNs(INTERNET, 'turnserver', ['-n', `--listening-ip=${SERVER_IP}`, `--relay-ip=${SERVER_IP}`, '--listening-port=3478',
       '--use-auth-secret', `--static-auth-secret=${secret}`, '--realm=lab', '--no-cli', '--no-tls', '--no-dtls',
-      `--pidfile=${join(this.work, 'turnserver.pid')}`, `--userdb=${join(this.work, 'turndb')}`, '--log-file=stdout', '--simple-log']);
+      `--pidfile=${join(this.work, 'turnserver.pid')}`, `--userdb=${join(this.work, 'turndb')}`, '--log-file=stdout', '--simple-log',
+      // LAB_TRACE_COTURN=FILE: coturn verbose (allocations, permissions and their refusals), into FILE.
+      ...(process.env.LAB_TRACE_COTURN ? ['-v'] : [])]);
+    if (process.env.LAB_TRACE_COTURN) turn.stdout!.pipe(createWriteStream(process.env.LAB_TRACE_COTURN));
     // Its last start-up line (the listeners are logged only with -v).
     await waitForLine(turn, /DB connection success/, 'coturn');
   }

@@ -1,13 +1,15 @@
 // The lab as `npm test` runs it (e2e/lab.test.ts, through `scripts/lab.sh --world`): the lab
 // built once, home A behind a cone NAT and home B behind a symmetric one, and three servers
 // side by side on the internet, each its own relay and world:
-// - port 8080 hands out STUN + TURN/UDP with credentials from coturn's secret; a headless
-//   peer runs on the internet side (its own public address) in that world. A and B join,
-//   link (through TURN: a symmetric NAT leaves no direct path to a cone), see each other's
-//   avatar and each other's edit; then the direct path between A and the headless peer
-//   dies, and A must close that link within 3.5 s and dial it anew; last, A's NAT forgets
+// - port 8080 hands out STUN + TURN over UDP and TCP with credentials from coturn's secret; a
+//   headless peer runs on the internet side (its own public address) in that world. A and B
+//   join, link (through TURN: a symmetric NAT leaves no direct path to a cone), see each
+//   other's avatar and each other's edit; then the direct path between A and the headless
+//   peer dies, and A must close that link within 3.5 s and dial it anew; then A's NAT forgets
 //   its mappings (conntrack flushed) while A places blocks: A's links must be open after it
-//   and every edit be confirmed and shown at B;
+//   and every edit be confirmed and shown at B; last, B's tab closes and B's router drops all
+//   UDP (a firewall letting TCP only): a new player there (C) must link over TURN/TCP, attach
+//   to A's region and show A's last block;
 // - port 8081 hands out the same, minted by a relay clock two days behind: coturn refuses
 //   them (401), and B's start screen must say so;
 // - port 8082 hands out nothing: B's start screen must say why it cannot link to A.
@@ -19,10 +21,22 @@ import { seedReturningPlayer } from '../../e2e/returning-player';
 import type { LinkPath } from '../../src/net/link-path';
 import { REGION_BLOCKS } from '../../src/region/region-key';
 import { LabProcesses, labOrigin, waitForLine } from './lab-processes';
+import { describePage, recordPeerConnections } from './pc-trace';
 import { runNetworkChange, type NetworkChangeOptions, type NetworkChangeOutcome } from './network-change';
 import { buildTopology, changeNetwork, configureNat, cutUdpPath, HOMES, INTERNET, PEER_IP, SERVER_IP } from './topology';
 
-const WORLDS = { link: { port: 8080, ice: 'turn' }, expired: { port: 8081, ice: 'turn-expired' }, none: { port: 8082, ice: 'none' } } as const;
+/**
+ * `--udp-blocked`: the world ends with the UDP-blocked home's step (udpBlockedJoin). Not in
+ * npm test: its player's join took 15-38 s at load 45-51 (its page's boot, then its first
+ * link's handshake), against the ~6 s the test's time allows a step (bench/lab/README.md).
+ */
+const UDP_BLOCKED = process.argv.includes('--udp-blocked');
+/** With that step, TURN over TCP as well in the link world: the UDP-blocked home's one way out (A and B still relay over UDP, preferred). */
+const WORLDS = {
+  link: { port: 8080, ice: UDP_BLOCKED ? 'turn-tcp' : 'turn' },
+  expired: { port: 8081, ice: 'turn-expired' },
+  none: { port: 8082, ice: 'none' },
+} as const;
 type WorldName = keyof typeof WORLDS;
 const PORTS = Object.values(WORLDS).map((w) => w.port);
 
@@ -54,8 +68,10 @@ export interface LabWorldOutcome {
    * closed the link and when it dialled it anew (null: A was not linked to both before).
    */
   pathDeath: PathDeathStep | null;
-  /** Last, A's NAT forgot its mappings while A placed blocks (null: the world did not get that far). */
+  /** Then A's NAT forgot its mappings while A placed blocks (null: the world did not get that far). */
   flush: FlushStep | null;
+  /** Last, a new player in home B, its router now dropping all UDP (null: the world did not get that far). */
+  udpBlocked: UdpBlockedStep | null;
   expired: StartSaid;
   none: StartSaid;
   /** Set-up steps' wall times (ms), for the log. */
@@ -78,9 +94,21 @@ export interface PathDeathStep {
  * 500 ms and B stands beside it (network-change.ts, shortened: 1 s of confirmed play before
  * the change and 1 s after the first edit confirmed past it; the lab's cases play 3 s each).
  */
-export interface FlushStep extends NetworkChangeOutcome {
+export interface FlushStep extends Omit<NetworkChangeOutcome, 'placed'> {
   /** A's links to B and to the headless peer, each open again (or still) after the change. */
   linksBack: { b: boolean; headless: boolean };
+}
+
+/** A player in home B once B's router drops every UDP packet from the home: its join over TURN/TCP. */
+export interface UdpBlockedStep {
+  /** Navigation to its first link (null: none within JOIN_WAIT_MS). */
+  joinMs: number | null;
+  /** How each of its links is carried (every one should be a relay reached over TCP, UDP being blocked). */
+  paths: (LinkPath | null)[];
+  /** Attached to A's region (its client ready; null: not within SEEN_WAIT_MS), ms from its first link. */
+  attachedMs: number | null;
+  /** Showing the last block A placed in the flush step, ms from its first link (null: not within SEEN_WAIT_MS, or A placed none). */
+  seesAMs: number | null;
 }
 
 /** The flush step's play (network-change.ts): shorter than the lab's cases, as npm test's time is short. */
@@ -95,6 +123,21 @@ const ITEM_WAIT_MS = 30_000;
 
 /** The world a tab of lab world `w` opens: the headless peer must be in the link world's, not beside it. */
 const worldName = (w: WorldName) => `lab-world-${w}`;
+
+/** LAB_TRACE=1: the UDP-blocked home's player's relay frames (who it signals, when) go to stderr. */
+const TRACE = process.env.LAB_TRACE === '1';
+/** While the UDP-blocked home's player has no link, its peer connections are described this often (diagnostics). */
+const PC_SNAPSHOT_MS = 4000;
+
+/** Logs a page's relay frames (shortened) on stderr, ms from when this was called. */
+function relayFrames(name: string): (p: Page) => void {
+  const t = Date.now();
+  return (p) => p.on('websocket', (ws) => {
+    const show = (dir: string) => (f: { payload: string | Buffer }) => console.error(`lab-world ${name} +${Date.now() - t} ${dir} ${String(f.payload).slice(0, 200)}`);
+    ws.on('framesent', show('->'));
+    ws.on('framereceived', show('<-'));
+  });
+}
 
 const lab = new LabProcesses();
 const timings: Record<string, number> = {};
@@ -111,13 +154,21 @@ async function startHeadless(): Promise<string> {
   return /as node ([0-9a-f]{40})/.exec(out)![1]!;
 }
 
-/** A tab of world `w` in a fresh context of `browser`, as a returning player (no proof of work), navigated. */
-async function open(browser: Browser, w: WorldName): Promise<{ page: Page; context: BrowserContext; navigatedAt: number }> {
+/** A fresh context of `browser` for world `w`, as a returning player's (no proof of work). */
+async function profile(browser: Browser, w: WorldName): Promise<BrowserContext> {
   const origin = labOrigin(WORLDS[w].port);
   const context = await browser.newContext();
   await context.grantPermissions(['microphone'], { origin });
   await seedReturningPlayer(context, origin);
+  return context;
+}
+
+/** A tab of world `w` in a fresh context of `browser` (or in `prepared`, one of profile()), navigated. */
+async function open(browser: Browser, w: WorldName, prepared?: Promise<BrowserContext>, watch?: (p: Page) => void): Promise<{ page: Page; context: BrowserContext; navigatedAt: number }> {
+  const origin = labOrigin(WORLDS[w].port);
+  const context = await (prepared ?? profile(browser, w));
   const page = await context.newPage();
+  watch?.(page);
   const navigatedAt = Date.now();
   await page.goto(`${origin}/?render=off&rd=2${w === 'link' ? '&spawnms=1000' : ''}#world=${worldName(w)}`);
   return { page, context, navigatedAt };
@@ -160,7 +211,7 @@ const airAbove = (p: Page, x: number, z: number) => p.evaluate(([x, z]) => {
   return 100;
 }, [x, z]);
 
-async function linkWorld(a: Page, b: Page, bNavigatedAt: number, headless: string): Promise<Omit<LabWorldOutcome, 'pathDeath' | 'flush' | 'expired' | 'none' | 'timings' | 'diagnostics'>> {
+async function linkWorld(a: Page, b: Page, bNavigatedAt: number, headless: string): Promise<Omit<LabWorldOutcome, 'pathDeath' | 'flush' | 'udpBlocked' | 'expired' | 'none' | 'timings' | 'diagnostics'>> {
   const aId = await idOf(a);
   await netUp(b);
   const bId = await idOf(b);
@@ -249,11 +300,73 @@ async function pathDeath(a: Page, headless: string): Promise<PathDeathStep> {
  * the first confirmed edit made after it, nothing lost (every edit confirmed and shown at B),
  * and whether A's links to B and the headless peer are open once the play ended (10 s at most).
  */
-async function natFlush(a: Page, b: Page, ids: { b: string; headless: string }): Promise<FlushStep> {
-  const o = await runNetworkChange(a, b, () => changeNetwork(HOMES[0]!, 'flush'), FLUSH_PLAY, (s) => diagnostics.push(`flush: ${s}`));
+async function natFlush(a: Page, b: Page, ids: { b: string; headless: string }): Promise<{ step: FlushStep; placed: number[][] }> {
+  const { placed, ...o } = await runNetworkChange(a, b, () => changeNetwork(HOMES[0]!, 'flush'), FLUSH_PLAY, (s) => diagnostics.push(`flush: ${s}`));
   const linked = (id: string) => a.waitForFunction((id) => window.voxel.net!.links().some((l) => l.id === id), id, { timeout: 10_000, polling: 100 }).then(() => true, () => false);
   const [toB, toHeadless] = await Promise.all([linked(ids.b), linked(ids.headless)]);
-  return { ...o, linksBack: { b: toB, headless: toHeadless } };
+  return { step: { ...o, linksBack: { b: toB, headless: toHeadless } }, placed };
+}
+
+/**
+ * B's tab closes and B's router then drops every UDP packet from the home (a firewall letting
+ * TCP only: topology.ts 'udp-blocked'); a new player there, C, opens the world in B's own
+ * browser (a fresh context, a returning player's identity: no proof of work to wait for). It
+ * must link through TURN over TCP (the link world offers it beside TURN/UDP), attach to A's
+ * region and show the last block A placed. C goes where A stands as soon as its page is up,
+ * so its first chunks are A's, not the spawn's; attaching and the block are waited for side by
+ * side from its first link. Every wait is bounded: 30 s to link, 15 s for the rest.
+ */
+async function udpBlockedJoin(browserB: Browser, bContext: BrowserContext, a: Page, last: number[] | undefined): Promise<UdpBlockedStep> {
+  // The new context's seeding (a blank page of the origin) goes on while B's closes.
+  // Its peer connections recorded from their start (pc-trace.ts): what its dials did goes to the diagnostics.
+  const prepared = profile(browserB, 'link').then(async (ctx) => (await ctx.addInitScript(recordPeerConnections), ctx));
+  prepared.catch(() => {}); // awaited below; not an unhandled rejection meanwhile
+  await bContext.close();
+  configureNat(HOMES[1]!, { kind: 'udp-blocked' });
+  const c = await open(browserB, 'link', prepared, TRACE ? relayFrames('C') : undefined);
+  // While C has no link: its peer connections' states and pairs every PC_SNAPSHOT_MS.
+  const snapshots = setInterval(() => {
+    void c.page.evaluate(() => window.voxel?.net?.links().length ?? 0).then(async (n) => {
+      if (n === 0) diagnostics.push(`C at +${Date.now() - c.navigatedAt} ms, no link yet: ${await describePage(c.page)}`);
+    }).catch(() => {});
+  }, PC_SNAPSHOT_MS);
+  try {
+    return await udpBlockedPlay(c, a, last);
+  } finally {
+    clearInterval(snapshots);
+    diagnostics.push(`C's peer connections at the end of its step: ${await describePage(c.page).catch((e: Error) => e.message)}`);
+  }
+}
+
+async function udpBlockedPlay(c: { page: Page; navigatedAt: number }, a: Page, last: number[] | undefined): Promise<UdpBlockedStep> {
+  await netUp(c.page);
+  const upMs = Date.now();
+  const me = await a.evaluate(() => window.voxel.player());
+  await c.page.evaluate(([x, y, z]) => window.voxel.teleport(x!, y!, z!), [me.x, me.y, me.z]);
+  const linked = await c.page.waitForFunction(() => window.voxel.net!.links().length > 0, null, { timeout: JOIN_WAIT_MS, polling: 50 }).then(() => true, () => false);
+  const joinMs = linked ? Date.now() - c.navigatedAt : null;
+  if (!linked) { diagnostics.push(`C (UDP blocked): ${await describe(c.page)}`); return { joinMs, paths: [], attachedMs: null, seesAMs: null }; }
+  mark('C linked');
+  // How C's dials went until its first link (the join's time is mostly theirs).
+  diagnostics.push(`C's marks, link events and dial counts (ms after navigation): ${await c.page.evaluate(([t0, upMs]) => JSON.stringify({
+    marks: Object.fromEntries(['vp:join-start', 'vp:identity'].map((m) => [m, Math.round(performance.getEntriesByName(m)[0]?.startTime ?? NaN)])),
+    upMs,
+    events: window.voxel.net!.linkEvents().map((e) => `+${Math.round(e.at - t0)} ${e.open ? 'open' : 'close'} ${e.id.slice(0, 8)}${e.reason ? ` (${e.reason})` : ''}`),
+    stats: Object.fromEntries(Object.entries(window.voxel.net!.stats()).filter(([k, v]) => typeof v === 'number' && v !== 0 && /dial|fail|timeout|refus|signal/i.test(k))),
+  }), [c.navigatedAt, upMs - c.navigatedAt] as const)}`);
+  const since = Date.now();
+  const region = `${Math.floor(me.x / 64)},${Math.floor(me.z / 64)}`;
+  const attached = c.page.waitForFunction((r) => window.voxel?.hosting?.region(r).client?.ready === true, region, { timeout: SEEN_WAIT_MS, polling: 50 })
+    .then(() => Date.now() - since, () => null);
+  const [attachedMs, seesAMs] = await Promise.all([attached, last ? seen(c.page, [last[0]!, last[1]!, last[2]!], last[3]!, since) : null]);
+  // Each link's selected pair (a link's stats may lag its open a moment: 3 s at most).
+  let paths: (LinkPath | null)[] = [];
+  for (const until = Date.now() + 3000; Date.now() < until; await c.page.waitForTimeout(100)) {
+    paths = Object.values(await c.page.evaluate(() => window.voxel.net!.paths()));
+    if (paths.length > 0 && paths.every((p) => p !== null)) break;
+  }
+  if (attachedMs === null || seesAMs === null) diagnostics.push(`C (UDP blocked): ${await describe(c.page)}`);
+  return { joinMs, paths, attachedMs, seesAMs };
 }
 
 /** Puts tab p standing on column (x, z) as it sees it. */
@@ -363,19 +476,30 @@ async function main(): Promise<LabWorldOutcome> {
     diagnostics.push(`A's links after its path to the headless peer died: ${death.trace.join('; ')}`);
   } else diagnostics.push(`no path death: A's links before it ${JSON.stringify(aLinks)}`);
   mark('path death');
-  // Last, if the world played (both edits confirmed): A's NAT forgets its mappings while A plays on.
+  // If the world played (both edits confirmed): A's NAT forgets its mappings while A plays on;
+  // last, B leaves and a new player behind a UDP-blocking firewall joins in its home.
   let flush: FlushStep | null = null;
+  let udpBlocked: UdpBlockedStep | null = null;
   if (link.edits.aConfirmed && link.edits.bConfirmed) {
+    let placed: number[][] = [];
     try {
-      flush = await natFlush(aTabs[0]!.page, bLink.page, link.ids);
+      ({ step: flush, placed } = await natFlush(aTabs[0]!.page, bLink.page, link.ids));
       diagnostics.push(`A's and B's links after A's NAT flush: ${flush.trace.join('; ') || 'none closed or opened'}`);
     } catch (e) {
       diagnostics.push(`NAT flush step failed: ${String(e)}`);
     }
     mark('nat flush');
+    if (UDP_BLOCKED) {
+      try {
+        udpBlocked = await udpBlockedJoin(browserB!, bLink.context, aTabs[0]!.page, placed.at(-1));
+      } catch (e) {
+        diagnostics.push(`UDP-blocked home step failed: ${String(e)}`);
+      }
+      mark('udp blocked home');
+    }
   }
   await Promise.all([browserA, browserB].map((b) => b!.close().catch(() => {})));
-  return { ...link, pathDeath: death, flush, expired: expired!, none: none!, timings, diagnostics };
+  return { ...link, pathDeath: death, flush, udpBlocked, expired: expired!, none: none!, timings, diagnostics };
 }
 
 let code = 1;

@@ -48,6 +48,8 @@ export interface NetworkChangeOutcome {
   tentativeLeft: number;
   /** Edits A submitted that B does not show when the settling ended. */
   unseenAtB: number;
+  /** The blocks A placed (x, y, z, id; setBlock not rejected), in order. */
+  placed: number[][];
   problems: string[];
 }
 
@@ -220,5 +222,5 @@ export async function runNetworkChange(pa: Page, pb: Page, change: () => void, o
   if (tentativeLeft) problems.push(`${tentativeLeft} edits still tentative at A`);
   if (unseenAtB) problems.push(`${unseenAtB} of A's edits not shown at B`);
   const meanwhile = all.filter((e) => e.sub >= t0 && (recoveryMs === null || e.sub < t0 + recoveryMs)).length;
-  return { recoveryMs, newLinkMs, closedMs, trace, linksBefore, linksLeast, submitted: all.length, meanwhile, refused: refused.length, tentativeLeft, unseenAtB, problems };
+  return { recoveryMs, newLinkMs, closedMs, trace, linksBefore, linksLeast, submitted: all.length, meanwhile, refused: refused.length, tentativeLeft, unseenAtB, placed, problems };
 }
