@@ -82,6 +82,8 @@ export async function createView(container: HTMLElement, world: WorldModel, opts
   }
   const resize = () => renderer.resize(container.clientWidth || innerWidth, container.clientHeight || innerHeight);
   resize();
+  // The terrain's shaders and atlas go to the GPU while the page joins, not in the first frame.
+  renderer.warm().catch((err: unknown) => console.warn('terrain warm-up failed', err));
   addEventListener('resize', resize);
   world.events.on('chunkLoaded', (c) => renderer.setChunk(c.cx, c.cz, c.blocks));
   world.events.on('chunkUnloaded', (c) => renderer.removeChunk(c.cx, c.cz));

@@ -19,7 +19,7 @@ export interface TerrainMaterialSet {
   readonly atlas: DataArrayTexture;
   /** Layers in the atlas (for stats and tests). */
   readonly layers: number;
-  /** Shader programs compiled with the atlas so far (0 until a frame drew terrain). */
+  /** Shader programs compiled with the atlas so far (0 until the renderer warmed up or a frame drew terrain). */
   readonly programs: number;
   /** Moves the water's ripples; seconds of any steady clock. */
   setTime(seconds: number): void;

@@ -2,7 +2,7 @@
 // highlight, drawn by one WebGLRenderer. Network-ignorant (noa-engine style): the app
 // decides which columns exist and calls setChunk / removeChunk / markBlockChanged; where
 // a column came from is none of the renderer's business. Meshing runs in the worker pool.
-import { PerspectiveCamera, Scene, WebGLRenderer } from 'three';
+import { BufferGeometry, Float32BufferAttribute, Group, Mesh, PerspectiveCamera, Scene, WebGLRenderer } from 'three';
 import { createTerrainMaterials, type TerrainMaterialSet } from './atlas-material';
 import { BlockHighlight } from './block-highlight';
 import { ItemModels } from './item-models';
@@ -14,8 +14,8 @@ import { WORLD_RENDERER_DEFAULTS } from './world-renderer-defaults';
 /** Cap: a 3x-DPR phone would otherwise shade 9x the pixels for little gain. */
 const MAX_PIXEL_RATIO = 2;
 
-/** The slice of WebGLRenderer used here; tests may pass a stand-in. */
-export type Renderer = Pick<WebGLRenderer, 'render' | 'setSize' | 'setPixelRatio' | 'info' | 'dispose'>;
+/** The slice of WebGLRenderer used here; tests may pass a stand-in (without the warm-up's two). */
+export type Renderer = Pick<WebGLRenderer, 'render' | 'setSize' | 'setPixelRatio' | 'info' | 'dispose'> & Partial<Pick<WebGLRenderer, 'compileAsync' | 'initTexture'>>;
 
 export interface WorldRendererOptions {
   /** Where to draw; ignored when `renderer` is given. */
@@ -71,6 +71,27 @@ export class WorldRenderer {
     });
     this.scene.add(this.terrain.group, this.highlight.object, this.items.group);
     this.setRenderDistance(this.renderDistance);
+  }
+
+  /**
+   * Compiles the terrain's shader programs (with the scene's lights and fog, as a frame would)
+   * and uploads the block atlas now, before any terrain is there: the page calls it while it
+   * joins. Left to the first frame that draws terrain, both were on the first frame's path
+   * (vp:near-meshed to vp:ready, software WebGL: 0.2-3 s on a loaded machine). Nothing is
+   * drawn; resolves once the programs are ready (at once with a stand-in renderer).
+   */
+  async warm(): Promise<void> {
+    if (!this.renderer.compileAsync) return;
+    this.renderer.initTexture?.(this.materials.atlas);
+    // A section's attributes (section-geometry.ts): the program a material gets depends on them.
+    const geometry = new BufferGeometry();
+    for (const [name, size] of [['position', 3], ['normal', 3], ['color', 3], ['tile', 1]] as const) geometry.setAttribute(name, new Float32BufferAttribute(new Float32Array(3 * size), size));
+    const probe = new Group().add(new Mesh(geometry, this.materials.opaque), new Mesh(geometry, this.materials.transparent));
+    try {
+      await this.renderer.compileAsync(probe, this.camera, this.scene);
+    } finally {
+      geometry.dispose();
+    }
   }
 
   /** Shows a column; `blocks` is kept by reference (call markBlockChanged after edits). */
