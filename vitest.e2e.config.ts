@@ -22,11 +22,11 @@ export default defineConfig({
     // Each file's CPU seconds, browsers included, where scripts/test.sh asks (VP_FILE_CPU):
     // first, so its afterAll runs last (vitest runs after-hooks as a stack).
     setupFiles: ['scripts/file-cpu-setup.ts', 'e2e/leak-guard.ts'],
-    // A browser of each kind launched ahead for the next file (e2e/browser.ts launchBrowser);
-    // VP_SPARE_BROWSERS= (empty) launches each when asked.
+    // One browser of each kind shared by the files (e2e/browser.ts launchBrowser);
+    // VP_SHARED_BROWSERS= (empty) launches one for each file that asks.
     // VP_CPU_SAMPLE_MS: how often scripts/file-cpu-setup.ts samples a file's processes (browsers come and go):
     // a walk of /proc took 6 ms of CPU with 147 processes at load 30, so once a second costs ~1% of a core.
-    env: { VP_SPARE_BROWSERS: process.env.VP_SPARE_BROWSERS ?? '1', VP_CPU_SAMPLE_MS: process.env.VP_CPU_SAMPLE_MS ?? '1000' },
+    env: { VP_SHARED_BROWSERS: process.env.VP_SHARED_BROWSERS ?? '1', VP_CPU_SAMPLE_MS: process.env.VP_CPU_SAMPLE_MS ?? '1000' },
     globalSetup: ['e2e/global-setup.ts'],
   },
 });

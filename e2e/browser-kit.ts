@@ -81,8 +81,9 @@ export async function chromiumEngine(): Promise<Engine> {
   return {
     open: async (label, seedOn) => {
       const context = await newContext(browser, { viewport: { width: 960, height: 600 } });
-      const seeded = seedOn ? await seedReturningPlayer(context, seedOn) : undefined;
-      return { ...chromiumTab(await openPage(context, undefined, { label })), seeded };
+      const page = await openPage(context, undefined, { label });
+      const seeded = seedOn ? await seedReturningPlayer(context, seedOn, page) : undefined;
+      return { ...chromiumTab(page), seeded };
     },
     close: () => browser.close(),
   };

@@ -79,37 +79,60 @@ export function launchOptions(extra: string[] = [], kind: Kind = 'shell'): Launc
 }
 
 /**
- * Under the browser tests (vitest.e2e.config.ts sets VP_SPARE_BROWSERS) a browser of each kind
- * is kept launched ahead: `launchBrowser()` with no extra arguments takes it and launches the
- * next one at once, beside the taking file's own work, so the next file that asks finds a
- * browser up instead of waiting seconds for one to start (the files run one at a time, and
- * most begin by launching a browser). A spare is a fresh browser nobody has used; its
- * command line carries SPARE_ARG, by which e2e/leak-guard.ts leaves the current spares
- * running after a file and e2e/global-setup.ts ends them after the run.
+ * Under the browser tests (vitest.e2e.config.ts sets VP_SHARED_BROWSERS) the files share one
+ * browser of each kind: `launchBrowser()` with no extra arguments returns it (launched at its
+ * first use), and its `close()` closes the contexts opened in it (a file's tabs, each context
+ * with its own storage and so its own identity, go with them) and leaves the browser running
+ * for the next file. The files run one at a time in one worker, and most began by launching
+ * a browser (one launched ahead, as a spare, beside the previous file) and ended by closing it:
+a launch and close with one blank tab took 2.6 CPU-s of the headless shell's processes (2.9
+the full browser's) and 1.2 of Playwright's client here, against ~1.0 and 0.6 for a context
+and its tab in a browser up (load 40). Its command line carries SHARED_ARG,
+ * by which e2e/leak-guard.ts leaves it running after a file (and fails a file that left a
+ * context open in it) and e2e/global-setup.ts ends it after the run.
  */
-export const SPARE_ARG = '--vp-spare=';
-const spares = new Map<Kind, { arg: string; browser: Promise<Browser> }>();
-let spareCount = 0;
+export const SHARED_ARG = '--vp-shared=';
+const shared = new Map<Kind, { arg: string; browser: Promise<Browser> }>();
+let sharedCount = 0;
 
-/** The SPARE_ARG of each spare browser still waiting to be taken. */
-export function spareArgs(): string[] {
-  return [...spares.values()].map((s) => s.arg);
+/** The SHARED_ARG of each shared browser. */
+export function sharedArgs(): string[] {
+  return [...shared.values()].map((s) => s.arg);
 }
 
-function launchSpare(kind: Kind): void {
+/** Closes every context still open in the shared browsers; how many there were. */
+export async function closeSharedContexts(): Promise<number> {
+  let open = 0;
+  for (const s of shared.values()) {
+    const b = await s.browser.catch(() => undefined);
+    if (!b?.isConnected()) continue;
+    open += b.contexts().length;
+    await b.close();
+  }
+  return open;
+}
+
+function launchShared(kind: Kind): Promise<Browser> {
   // The run's main process (this worker's parent) in it: global-setup ends only its own run's.
-  const arg = `${SPARE_ARG}${process.ppid}-${++spareCount}`;
-  const browser = chromium.launch(launchOptions([arg], kind));
-  browser.catch(() => {}); // a failed spare is launched again when taken
-  spares.set(kind, { arg, browser });
+  const arg = `${SHARED_ARG}${process.ppid}-${++sharedCount}`;
+  const browser = chromium.launch(launchOptions([arg], kind)).then((b) => {
+    // A file's close: its contexts, not the browser the next file is given.
+    b.close = async () => { await Promise.all(b.contexts().map((c) => c.close().catch(() => {}))); };
+    return b;
+  });
+  browser.catch(() => {}); // a failed launch is launched again when next asked
+  shared.set(kind, { arg, browser });
+  return browser;
 }
 
 export async function launchBrowser(extra: string[] = [], kind: Kind = 'shell'): Promise<Browser> {
-  if (extra.length > 0 || !process.env.VP_SPARE_BROWSERS) return chromium.launch(launchOptions(extra, kind));
-  const spare = spares.get(kind);
-  launchSpare(kind);
-  const up = await spare?.browser.catch(() => undefined);
-  return up?.isConnected() ? up : chromium.launch(launchOptions(extra, kind));
+  if (extra.length > 0 || !process.env.VP_SHARED_BROWSERS) return chromium.launch(launchOptions(extra, kind));
+  // Synchronously here, so that tabs opened together (Promise.all) share one launch.
+  const asked = shared.get(kind)?.browser ?? launchShared(kind);
+  const up = await asked.catch(() => undefined);
+  if (up?.isConnected()) return up;
+  // Failed to start, or died since: launched again, once for all who found it so.
+  return (shared.get(kind)!.browser === asked ? launchShared(kind) : shared.get(kind)!.browser);
 }
 
 /** A browser on a profile of its own on disk; `dispose` closes it and removes a profile it made. */
@@ -203,10 +226,11 @@ export interface OpenOptions {
 
 /** Opens `url` (none: a blank tab) in a new tab of `context`, its errors logged, waited for as `opts` say. */
 export async function openPage(context: BrowserContext, url?: string, opts: OpenOptions = {}): Promise<Page> {
-  const seededIds = url !== undefined && !opts.fresh ? await seedReturningPlayer(context, new URL(url).origin) : undefined;
   const page = await context.newPage();
   page.on('pageerror', (e) => console.error(opts.label ? `${opts.label} pageerror` : 'pageerror', e));
   if (url === undefined) return page;
+  // The context's first tab writes the identities itself, before it opens the game.
+  const seededIds = !opts.fresh ? await seedReturningPlayer(context, new URL(url).origin, page) : undefined;
   await page.goto(withTestFps(url));
   if (opts.until) await page.waitForFunction(opts.until, null, { timeout: opts.timeoutMs ?? 30_000, polling: 20 });
   if (seededIds) await expectSeededId(page, seededIds, new URL(url).origin);
@@ -251,7 +275,30 @@ export function launchProfileAhead(into: Profile[], permissions?: string[], kind
   return launched;
 }
 
-/** Opens `url` in a tab of `profile` (from launchProfileAhead) once it is up. */
+/**
+ * A fresh context of the shared browser of `kind` (launchBrowser) as a Profile, for a tab that
+ * needs storage of its own (so an identity of its own) but no browser of its own: nothing on
+ * disk, gone when disposed (its context closed). A tab whose storage must outlive its browser
+ * (closed and reopened) is launchProfile's. Put in `into` once up.
+ */
+export function contextAhead(into: Profile[], permissions?: string[], kind: Kind = 'shell', viewport: { width: number; height: number } = { width: 960, height: 600 }): Promise<Profile> {
+  const opened = (async () => {
+    const browser = await launchBrowser([], kind);
+    const context = await newContext(browser, { viewport, ...(permissions ? { permissions: ['microphone', ...permissions.filter((p) => p !== 'microphone')] } : {}) });
+    const dispose = async () => {
+      await context.close().catch(() => {});
+      // Not shared (VP_SHARED_BROWSERS empty): the browser was this context's alone.
+      if (!process.env.VP_SHARED_BROWSERS) await browser.close().catch(() => {});
+    };
+    const profile = { context, dir: '', dispose };
+    into.push(profile);
+    return profile;
+  })();
+  opened.catch(() => {});
+  return opened;
+}
+
+/** Opens `url` in a tab of `profile` (from launchProfileAhead or contextAhead) once it is up. */
 export async function openInProfile(profile: Promise<Profile>, url: string, opts: OpenOptions = {}): Promise<Page> {
   return openPage((await profile).context, url, opts);
 }

@@ -37,7 +37,7 @@ afterAll(async () => {
 describe('Chromium switches', () => {
   it('the last --disable-features keeps every feature an earlier one turned off, and the audio service in process', () => {
     const browsers = childCommandLines().filter((args) => args.includes('--remote-debugging-pipe'));
-    expect(browsers.length).toBeGreaterThan(0); // ours, and the spare launched for the next file
+    expect(browsers.length).toBeGreaterThan(0); // ours (shared by the files, e2e/browser.ts)
     for (const args of browsers) {
       const lists = args.filter((a) => a.startsWith('--disable-features=')).map((a) => a.slice('--disable-features='.length).split(',').filter(Boolean));
       expect(lists.length).toBeGreaterThan(0);

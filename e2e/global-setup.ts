@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 import type { TestProject } from 'vitest/node';
 import { startServer } from '../signaling/serve';
-import { SPARE_ARG } from './browser';
+import { SHARED_ARG } from './browser';
 
 export const E2E_PORT = 8090;
 
@@ -23,7 +23,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const relayBundle = bundleRelay();
   project.provide('relayBundle', relayBundle);
   return async () => {
-    endSpareBrowsers();
+    endSharedBrowsers();
     await server.close();
     rmSync(relayBundle, { force: true });
   };
@@ -43,11 +43,11 @@ function bundleRelay(): string {
 }
 
 /**
- * Ends the spare browsers (e2e/browser.ts) this run's workers left waiting: launched for a
- * next file that never came. Found by the argument that names this process.
+ * Ends the shared browsers (e2e/browser.ts) this run's workers left running for a next file
+ * that never came. Found by the argument that names this process.
  */
-function endSpareBrowsers(): void {
-  const mine = `${SPARE_ARG}${process.pid}-`;
+function endSharedBrowsers(): void {
+  const mine = `${SHARED_ARG}${process.pid}-`;
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
       if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').some((a) => a.startsWith(mine))) process.kill(Number(pid), 'SIGKILL');

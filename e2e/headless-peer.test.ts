@@ -11,7 +11,7 @@ import type { Page } from 'playwright-core';
 import { idToHex } from '../src/core/node-id';
 import { decodeEntries } from '../src/region/region-state';
 import { LevelStore } from '../src/store/level-store';
-import { crashPage, disposeAll, launchProfileAhead, openInProfile, PAGE_UP, type Profile } from './browser';
+import { contextAhead, crashPage, disposeAll, openInProfile, PAGE_UP, type Profile } from './browser';
 import { startHeadlessProcess, type HeadlessProcess } from './headless-process';
 
 const WORLD = 'headless-e2e';
@@ -26,7 +26,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** A player tab in a browser (`profile`) that never saw the world. */
+/** A player tab in a browser context (`profile`, its own storage) that never saw the world. */
 async function player(profile: Promise<Profile>): Promise<Page> {
   return openInProfile(profile, `${inject('baseUrl')}/?render=off&rd=2#world=${WORLD}&seed=${WORLD}`, { label: 'player', until: PAGE_UP.hosting, ready: true });
 }
@@ -51,8 +51,8 @@ async function until<T>(what: string, fn: () => Promise<T>, ok: (t: T) => boolea
 
 describe('the headless peer', () => {
   it('keeps an edit alive after its player left, for a player who never saw the world; kept in its data dir across a kill', async () => {
-    // Both players' browsers start beside the headless peer; each opens the world when its turn comes.
-    const [profileA, profileB] = [launchProfileAhead(profiles), launchProfileAhead(profiles)];
+    // Both players' contexts open beside the headless peer's start; each opens the world when its turn comes.
+    const [profileA, profileB] = [contextAhead(profiles), contextAhead(profiles)];
     const h = await headless();
 
     const a = await player(profileA);

@@ -5,7 +5,7 @@
 // Writes hosting-dashboard.png (e2e/screenshots.ts: docs/screenshots/ under `npm run screenshots`).
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { disposeAll, launchProfileAhead, openInProfile, PAGE_UP, type OpenOptions, type Profile } from './browser';
+import { contextAhead, disposeAll, openInProfile, PAGE_UP, type OpenOptions, type Profile } from './browser';
 import { screenshotPath } from './screenshots';
 
 const WORLD = '#world=host-dash-e2e&seed=host-dash';
@@ -15,7 +15,7 @@ afterAll(async () => {
   await disposeAll(profiles);
 });
 
-/** Opens `path` in a browser on a fresh profile (from launchProfileAhead). */
+/** Opens `path` in a fresh browser context (from contextAhead: its own storage, so its own identity). */
 function open(profile: Promise<Profile>, path: string, opts: OpenOptions): Promise<Page> {
   return openInProfile(profile, `${inject('baseUrl')}${path}${WORLD}`, opts);
 }
@@ -28,9 +28,9 @@ const figures = (host: Page) => host.evaluate(() => {
 
 describe('the hosting dashboard', () => {
   it('follows the state: links with round trips, edits, traffic, network size, storage', async () => {
-    // The three browsers start together (a browser start is seconds on a loaded machine); the
+    // Three contexts of one browser (a browser of its own each only cost its start); the
     // players open their pages once the hosting page's figures are read, both at once.
-    const [profileHost, ...profilePlayers] = [launchProfileAhead(profiles), launchProfileAhead(profiles), launchProfileAhead(profiles)];
+    const [profileHost, ...profilePlayers] = [contextAhead(profiles), contextAhead(profiles), contextAhead(profiles)];
     const host = await open(profileHost, '/host.html', { until: () => window.voxelHost?.ready === true && document.querySelector<HTMLElement>('.host-dashboard')?.dataset.links !== undefined });
     const before = await figures(host);
     const players = await Promise.all(profilePlayers.map((p) => open(p, '/?render=off&rd=2', { until: PAGE_UP.hosting, ready: true })));

@@ -3,7 +3,7 @@
 // finds the edit, served by the hosting tab alone. The dashboard shows what it hosts.
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { crashPage, disposeAll, launchProfileAhead, openInProfile, PAGE_UP, type OpenOptions, type Profile } from './browser';
+import { contextAhead, crashPage, disposeAll, openInProfile, PAGE_UP, type OpenOptions, type Profile } from './browser';
 
 const WORLD = '#world=host-page-e2e&seed=host-page';
 const profiles: Profile[] = [];
@@ -12,7 +12,7 @@ afterAll(async () => {
   await disposeAll(profiles);
 });
 
-/** Opens `path` in a browser (`profile`) that never saw the world. */
+/** Opens `path` in a browser context (`profile`, its own storage) that never saw the world. */
 async function open(profile: Promise<Profile>, path: string, opts: OpenOptions): Promise<Page> {
   return openInProfile(profile, `${inject('baseUrl')}${path}${WORLD}`, opts);
 }
@@ -21,8 +21,8 @@ const player = (profile: Promise<Profile>) => open(profile, '/?render=off&rd=2',
 
 describe('the hosting page', () => {
   it('keeps an edit alive after its player left, for a player who never saw the world', async () => {
-    // The three browsers start together; each opens its page when its turn comes.
-    const [profileHost, profileA, profileB] = [launchProfileAhead(profiles), launchProfileAhead(profiles), launchProfileAhead(profiles)];
+    // Three contexts of one browser, each with storage of its own; each opens its page when its turn comes.
+    const [profileHost, profileA, profileB] = [contextAhead(profiles), contextAhead(profiles), contextAhead(profiles)];
     const host = await open(profileHost, '/host.html', { label: 'host', until: PAGE_UP.host });
 
     const a = await player(profileA);

@@ -1,5 +1,5 @@
 // Items carried by the region hosts across real Chromium tabs over real WebRTC (one browser
-// profile each, over the relay; docs/ITEMS.md): the hosts spawn an item in the players'
+// context each, over the relay; docs/ITEMS.md): the hosts spawn an item in the players'
 // region, two players walk onto it at the same moment, the hosts' vote gives it to exactly
 // one of them and every tab agrees; the primary of the item's region then crashes (its
 // renderer, no goodbye) and the item is still owned by the same player, also as seen by the
@@ -7,7 +7,7 @@
 // the others run with render=off. `spawnms` makes the hosts propose spawns every few seconds.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { crashPage, disposeAll, launchProfile, openPage, PAGE_UP, SMALL_VIEW, type Profile } from './browser';
+import { contextAhead, crashPage, disposeAll, openPage, PAGE_UP, SMALL_VIEW, type Profile } from './browser';
 import { explainHosting } from './page-wait';
 import { MAX_GROUND } from '../src/agree/item-ledger';
 
@@ -33,7 +33,8 @@ async function openWorld(): Promise<void> {
   await disposeAll(profiles.splice(0));
   pages.length = 0;
   // Tab 0 draws (its frames time the spawns it sees) in a small window: no pixel is read here.
-  profiles.push(...(await Promise.all(Array.from({ length: TABS }, (_, i) => launchProfile(undefined, i === 0 ? SMALL_VIEW : undefined)))));
+  // A context each (storage of its own, so an identity of its own) of one browser: nothing here needs a browser of its own.
+  profiles.push(...(await Promise.all(Array.from({ length: TABS }, (_, i) => contextAhead([], undefined, 'shell', i === 0 ? SMALL_VIEW : undefined)))));
   // Tab 0 first (it renders, and the others join its world), then the rest together.
   pages.push(await openPage(profiles[0]!.context, url(0), { label: 'tab 0', until: PAGE_UP.hosting, ready: true }));
   pages.push(...(await Promise.all(profiles.slice(1).map((pr, i) => openPage(pr.context, url(i + 1), { label: `tab ${i + 1}`, until: PAGE_UP.hosting, ready: true })))));

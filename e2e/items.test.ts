@@ -13,10 +13,10 @@ import type { Page } from 'playwright-core';
 import type { Camera, Scene } from 'three';
 import { writeFileSync } from 'node:fs';
 import { PNG } from 'pngjs';
-import { launchProfile, openPage, PAGE_UP } from './browser';
+import { contextAhead, openPage, PAGE_UP, type Profile } from './browser';
 import { screenshotPath } from './screenshots';
 
-let profile: Awaited<ReturnType<typeof launchProfile>>;
+let profile: Profile;
 let page: Page;
 // A retry (vitest.e2e.config.ts) gets a world of its own: the first attempt's items are
 // stored in this profile's world and would be in view before the new one's time.
@@ -65,7 +65,8 @@ declare global {
 }
 
 beforeAll(async () => {
-  profile = await launchProfile();
+  // A context of the shared browser: storage of its own, kept over the reload below.
+  profile = await contextAhead([]);
   await profile.context.addInitScript(() => {
     const hook = new EventTarget();
     window.testScenes = [];

@@ -5,9 +5,9 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll } from 'vitest';
-import { spareArgs } from './browser';
+import { closeSharedContexts, sharedArgs } from './browser';
 
-/** The worker's child processes still running (but the spare browsers, e2e/browser.ts): pid and command. */
+/** The worker's child processes still running (but the shared browsers, e2e/browser.ts): pid and command. */
 function children(): { pid: number; cmd: string }[] {
   let out: string;
   try {
@@ -18,27 +18,30 @@ function children(): { pid: number; cmd: string }[] {
   return out.split('\n').map((l) => l.trim()).filter(Boolean).map((l) => {
     const [pid, ...cmd] = l.split(/\s+/);
     return { pid: Number(pid), cmd: cmd.join(' ') };
-  }).filter((c) => c.pid !== process.pid && !c.cmd.startsWith('ps ') && !isSpare(c.pid));
+  }).filter((c) => c.pid !== process.pid && !c.cmd.startsWith('ps ') && !isShared(c.pid));
 }
 
-/** Whether `pid` is a spare browser not taken yet (its whole command line, which ps may cut). */
-function isSpare(pid: number): boolean {
+/** Whether `pid` is a shared browser (its whole command line, which ps may cut). */
+function isShared(pid: number): boolean {
   let args: string[];
   try {
     args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
   } catch {
     return false;
   }
-  return spareArgs().some((a) => args.includes(a));
+  return sharedArgs().some((a) => args.includes(a));
 }
 
 afterAll(async () => {
+  // Tabs a file left open in a shared browser would play on in the next files' worlds.
+  const contexts = await closeSharedContexts();
   // A process told to stop may take a moment to exit.
   let left = children();
   for (let i = 0; i < 20 && left.length > 0; i++) {
     await new Promise((r) => setTimeout(r, 100));
     left = children();
   }
+  if (contexts > 0) throw new Error(`left ${contexts} browser context(s) open in a shared browser after the file's tests (closed now)`);
   if (left.length === 0) return;
   for (const c of left) {
     try {

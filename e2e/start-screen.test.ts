@@ -53,8 +53,9 @@ const page = (b: Browser = browser): Promise<Page> => openInFreshContext(b, unde
  */
 async function returningPage(b: Browser = browser, opts: { permissions?: string[] } = {}): Promise<Page> {
   const ctx = await newContext(b, { viewport: { width: 960, height: 600 }, ...opts });
-  await seedReturningPlayer(ctx, new URL(inject('baseUrl')).origin);
-  return ctx.newPage();
+  const p = await ctx.newPage();
+  await seedReturningPlayer(ctx, new URL(inject('baseUrl')).origin, p);
+  return p;
 }
 
 /** The problem the start screen shows and when (ms after navigation; idMs: when the node id was minted, NaN if not), once it shows one. */
@@ -186,8 +187,8 @@ describe('the start screen explains a failed start', () => {
   it('the same on a busy machine (renderer CPU throttled 20 times): no direct path, not "WebRTC blocked"', async () => {
     await someoneIn('world=start-e2e-10');
     const ctx = await newContext(browser, { viewport: { width: 960, height: 600 } });
-    await seedReturningPlayer(ctx, new URL(inject('baseUrl')).origin); // a returning player: no proof of work to wait for
     const p = await ctx.newPage();
+    await seedReturningPlayer(ctx, new URL(inject('baseUrl')).origin, p); // a returning player: no proof of work to wait for
     await p.addInitScript(candidatesUnreachable);
     // DevTools CPU throttling of this tab's renderer from navigation: its first ICE candidate
     // then comes seconds late. (Throttled only from the join's start, the old code said the

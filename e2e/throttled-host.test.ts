@@ -13,7 +13,7 @@ beforeAll(async () => { browser = await launchBrowser(); });
 afterAll(async () => { await browser.close(); });
 
 it('a primary throttled 6x for 10 s: at most one failover, every confirmed edit seen by every tab, none applied twice', async () => {
-  const r = await runThrottledHost({ browser, base: `${inject('baseUrl')}/`, world: 'throttled-e2e', tabs: 4, rate: 6, throttleMs: 10_000, editEveryMs: 500, log: (l) => console.log(l) });
+  const r = await runThrottledHost({ browser, base: `${inject('baseUrl')}/`, world: 'throttled-e2e', tabs: 4, rate: 6, throttleMs: 10_000, editEveryMs: 500, returning: true, log: (l) => console.log(l) });
   console.log(JSON.stringify(r));
   expect(r.confirmed).toBeGreaterThan(r.submitted / 2);
   expect(r.unseen).toBe(0);

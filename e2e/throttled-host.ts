@@ -16,6 +16,7 @@
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { PLACEABLE } from '../src/world/blocks';
 import { newContext } from './browser';
+import { expectSeededId, seedReturningPlayer } from './returning-player';
 import { groundAt } from './page-world';
 
 export interface ThrottledHostOptions {
@@ -30,6 +31,12 @@ export interface ThrottledHostOptions {
   /** Each editor submits one edit this often (without waiting for the previous). */
   editEveryMs: number;
   log?: (line: string) => void;
+  /**
+   * Each tab a returning player's (e2e/returning-player.ts: identities minted ahead), as the
+   * browser test opens them: a new player's proof of work (~2 CPU-s a tab, the first tab's
+   * before the others could join) is e2e/start-screen's to test, not this scenario's.
+   */
+  returning?: boolean;
 }
 
 export interface ThrottledHostResult {
@@ -88,12 +95,14 @@ const DRIVER = `window.__throttleBench = (() => {
   };
 })();`;
 
-async function openTab(browser: Browser, url: string): Promise<Tab> {
+async function openTab(browser: Browser, url: string, returning: boolean): Promise<Tab> {
   const ctx = await newContext(browser);
   const page = await ctx.newPage();
   page.on('pageerror', (e) => console.error('throttled-host pageerror', e));
+  const seeded = returning ? await seedReturningPlayer(ctx, new URL(url).origin, page) : undefined;
   await page.goto(url);
   await page.waitForFunction(() => window.voxel?.hosting !== undefined, null, { timeout: 60_000, polling: 50 });
+  if (seeded) await expectSeededId(page, seeded, new URL(url).origin);
   return { page, ctx };
 }
 
@@ -105,8 +114,8 @@ export async function runThrottledHost(o: ThrottledHostOptions): Promise<Throttl
   try {
     // Tab 0 first, so the others join a world someone hosts (through it), then the others
     // together: which tab ends up primary is read below, never assumed from the order.
-    tabs.push(await openTab(o.browser, url));
-    tabs.push(...(await Promise.all(Array.from({ length: o.tabs - 1 }, () => openTab(o.browser, url)))));
+    tabs.push(await openTab(o.browser, url, o.returning ?? false));
+    tabs.push(...(await Promise.all(Array.from({ length: o.tabs - 1 }, () => openTab(o.browser, url, o.returning ?? false)))));
     const spawn = await tabs[0]!.page.evaluate(() => window.voxel.player());
     const region = regionOf(spawn.x, spawn.z);
     const [rx, rz] = region.split(',').map(Number) as [number, number];

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, CDPSession, Page } from 'playwright-core';
 import { launchBrowser, newContext, PAGE_UP, withTestFps } from './browser';
 import { screenshotPath } from './screenshots';
+import { expectSeededId, seedReturningPlayer } from './returning-player';
 
 let browser: Browser;
 let page: Page;
@@ -141,12 +142,16 @@ describe('touch controls', () => {
   it('joins the shared world as a play-only peer by default, and says so; ?hosting=on hosts', async () => {
     const joined = async (query: string) => {
       const context = await newContext(browser, { viewport: { width: W, height: H } });
+      // A returning player (e2e/returning-player.ts): what a new player's tab does is e2e/start-screen's.
+      const origin = new URL(inject('baseUrl')).origin;
       const phone = await context.newPage();
+      const seeded = await seedReturningPlayer(context, origin, phone);
       phone.on('pageerror', (e) => console.error('pageerror', e));
       const session = await context.newCDPSession(phone);
       await session.send('Emulation.setTouchEmulationEnabled', { enabled: true, maxTouchPoints: 5 });
       await phone.goto(`${inject('baseUrl')}/?rd=2&render=off${query}#world=e2e-touch-net-${attempts}&seed=e2e-touch`);
       await phone.waitForFunction(PAGE_UP.hosting, null, { timeout: 30_000, polling: 50 });
+      if (seeded) await expectSeededId(phone, seeded, origin);
       return phone;
     };
     const [byDefault, asked] = await Promise.all([joined(''), joined('&hosting=on')]);

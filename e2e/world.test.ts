@@ -4,13 +4,14 @@
 // longer than the click's user activation lasts (an audio device slow to open).
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { launchProfile, openPage, withTestFps } from './browser';
+import { contextAhead, openPage, type Profile, withTestFps } from './browser';
 import { screenshotStats } from './page-checks';
 import { PageStall, USER_ACTIVATION_MS } from './page-stall';
+import { expectSeededId, seedReturningPlayer } from './returning-player';
 
 const BRICK = 11;
 const PLANKS = 9;
-let profile: Awaited<ReturnType<typeof launchProfile>>;
+let profile: Profile;
 let page: Page;
 let audio: PageStall;
 
@@ -34,8 +35,13 @@ function slowAudioDevice(): void {
 const url = () => `${inject('baseUrl')}/?rd=4#world=e2e-world&seed=e2e-seed`;
 
 async function openWorld(): Promise<void> {
+  // A returning player's profile (e2e/returning-player.ts): this tab joins the network, and a
+  // new player's proof of work is e2e/start-screen's to time, not this file's.
+  const origin = new URL(inject('baseUrl')).origin;
+  const seeded = await seedReturningPlayer(profile.context, origin, page);
   await page.goto(withTestFps(url()));
   await page.waitForFunction(() => typeof window.voxel === 'object', null, { timeout: 30_000 });
+  if (seeded) await expectSeededId(page, seeded, origin);
   await page.evaluate(() => window.voxel.ready());
 }
 
@@ -49,7 +55,7 @@ function surfaceY(x: number, z: number): Promise<number> {
 
 beforeAll(async () => {
   // The full browser: the headless shell never grants a click the pointer lock.
-  profile = await launchProfile(undefined, undefined, 'full');
+  profile = await contextAhead([], undefined, 'full');
   audio = await PageStall.on(profile.context, '/__audio-device');
   page = await openPage(profile.context);
   await page.addInitScript(slowAudioDevice);
