@@ -44,6 +44,39 @@ describe('duelling claimants (simulated)', () => {
   });
 });
 
+describe('duelling claimants on starved tabs (simulated)', () => {
+  // The same duel with both backups starved (tasks of 200-500 ms), as on a saturated
+  // machine: a round that waits for every host's answer, then a rematch, took seconds, and
+  // each failed round grew the backoff (two backups blocked each other 8.5 s in the
+  // starved-host scenario). The farther claimant, refusing nothing it need not, ends its own
+  // claim and grants the closer one's (its own grant never left it: region-claimant.ts
+  // `giveWay`): the closer's first claim wins, one epoch up.
+  it.each([2, 3, 4])('the farther grants the closer\'s claim: one round, one epoch (seed %i)', async (seed) => {
+    const sim = new HostSim({ seed });
+    await sim.grow(10);
+    await sim.editedRegion(R);
+    const [primary] = sim.primariesOf(R) as [SimPeer];
+    const epoch = primary.host.regionState(R)!.epoch;
+    const key = primary.host.regionState(R)!.key;
+    const [closer, farther] = sim.backupsOf(R).sort((a, b) => compareDistance(a.dht.selfId, b.dht.selfId, key)) as [SimPeer, SimPeer];
+    sim.kill(primary.hex);
+    await sim.run(200);
+    for (const p of [closer, farther]) sim.starve(p.hex, 10_000, 200, 500);
+    const at = sim.clock.now();
+    void farther.host.regionState(R)!.claim(0, true);
+    void closer.host.regionState(R)!.claim(0, true);
+    const primaryNow = () => sim.primariesOf(R).find((p) => p === closer || p === farther);
+    while (sim.clock.now() - at < 10_000 && !primaryNow()) await sim.run(10);
+    const won = primaryNow(), e = won?.host.regionState(R)?.epoch;
+    const seen = `${won === closer ? 'closer' : won === farther ? 'farther' : 'none'} primary after ${sim.clock.now() - at} ms at e${e} (was e${epoch}); duels ${closer.host.stats.claimDuels + farther.host.stats.claimDuels}`;
+    console.log(`seed ${seed}: ${seen}`);
+    expect(won, seen).toBeDefined();
+    expect(e, seen).toBe(epoch + 1);
+    expect(sim.doublePrimaries()).toEqual([]);
+    sim.stopAll();
+  }, 30_000);
+});
+
 describe('claims that keep failing (simulated)', () => {
   // Two hosts whose claims take longer than their retries (a loaded machine: e2e/invite-render
   // beside the suite) refused each other for minutes, each promise going to its own claim.

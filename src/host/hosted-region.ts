@@ -204,8 +204,8 @@ export class HostedRegion implements RegionRole {
     this.claimant.wake();
   }
 
-  giveWay(): void {
-    this.claimant.giveWay();
+  giveWay(mayGrant?: (promised: number) => boolean): boolean {
+    return this.claimant.giveWay(mayGrant);
   }
 
   /** Backups: called every heartbeat period; takes over when the primary went quiet (region-backup.ts). */

@@ -147,17 +147,40 @@ export class RegionClaimant extends RegionSide {
   }
 
   /**
-   * A closer host of our set claims the epoch we claim (we refused it: our promise went to
-   * our own claim). Both claims would fail, each needing the other's grant, and each wait out
-   * CLAIM_TIMEOUT_MS: ours ends now, the closer one claims again at once (`duelled`) and we
-   * grant that claim.
+   * A closer host of our set claims while we claim (our promise went to our own claim).
+   * Both claims would fail, each needing the other's grant, and each wait out
+   * CLAIM_TIMEOUT_MS: ours ends now. And when `mayGrant` says the closer claim would be
+   * granted with our promise back where it was before our claim, it goes back there (true:
+   * the caller grants that claim now). Safe: our own grant of our epoch never left this node
+   * (it travels only inside our certificate, and none formed: our round had no quorum), only
+   * we could assemble a certificate of our epoch, our round is over and we never claim that
+   * epoch again (`ownClaimed`); runClaim's end finds the promise moved and abandons it.
+   * Else (false) we refuse it, and the closer one claims again at once when its round sees
+   * every host answer (`duelled`): on starved tabs that took seconds, each claim round timing
+   * out and the backoff growing (8.5 s without a primary in the starved-host scenario).
    */
-  giveWay(): void {
-    if (!this.round || this.round.yielded) return;
-    this.round.yielded = true;
-    this.ctx.stats.claimDuels++;
-    this.round.wake();
+  giveWay(mayGrant?: (promised: number) => boolean): boolean {
+    const round = this.round, own = this.ownPromise;
+    const ours = !!own && this.region.role === 'claiming' && this.el.promised === own.e && this.el.promisedTo === this.ctx.selfHex;
+    const open = !round || (round.e === own?.e && round.quorumAt === null && !round.cert());
+    const back = !!mayGrant && ours && open && mayGrant(own!.before.promised);
+    const yielding = !!round && !round.yielded;
+    if (!yielding && !back) return false;
+    if (yielding || !round) this.ctx.stats.claimDuels++;
+    if (round) round.yielded = true;
+    if (back) {
+      this.el.promised = own!.before.promised;
+      this.el.promisedTo = own!.before.promisedTo;
+    }
+    round?.wake();
+    return back;
   }
+
+  /** Grants whose signature is being checked (`onGrant`). */
+  private checking = 0;
+
+  /** The epoch our claim under way promised itself, and the promise before it, until its round ends (`giveWay`). */
+  private ownPromise: { e: number; before: { promised: number; promisedTo: string } } | undefined;
 
   stop(): void {
     this.ctx.clock.clearTimeout(this.retry);
@@ -240,6 +263,7 @@ export class RegionClaimant extends RegionSide {
     // (`applied` is unset until that SYNC). See `needsDhtLog`.
     const heldEpoch = this.region.applied !== undefined ? this.region.epoch : undefined;
     this.unanswered = [];
+    const startPromised = this.el.promised;
     this.replacing = primarySilent && this.region.primaryHex ? { hex: this.region.primaryHex, answeredAt: -Infinity } : undefined;
     if (primarySilent && this.region.primaryHex) {
       this.silent.note(this.region.primaryHex, this.ctx.clock.now());
@@ -299,9 +323,17 @@ export class RegionClaimant extends RegionSide {
       this.region.trace(`claim e${e}: ${certShapeFault(terms)}`);
       return false;
     }
+    // We granted another claimant while we looked for hosts (its CLAIM came first): that claim
+    // goes on and ours ends here. Promising ourselves over it voided our grant unsaid (its
+    // signature waits on the promise), and the two claims refused each other.
+    if (this.el.promised > startPromised && this.el.promisedTo !== this.ctx.selfHex) {
+      this.region.trace(`claim e${e} overtaken: we granted ${this.el.promisedTo.slice(0, 6)} e${this.el.promised}`);
+      return false;
+    }
     const before = { promised: this.el.promised, promisedTo: this.el.promisedTo };
     this.el.promised = e;
     this.el.promisedTo = this.ctx.selfHex;
+    this.ownPromise = { e, before };
     this.el.ownClaimed = Math.max(this.el.ownClaimed, e);
     // Our promise must be stored before our own grant leaves this node, and it leaves only
     // inside the certificate: the store write runs while the CLAIM is out, not before it (a
@@ -342,7 +374,9 @@ export class RegionClaimant extends RegionSide {
       }
       const silent = { has: (hex: string) => this.silent.notedHex(hex, now) };
       if (round.settled(now, silent, o.claimGraceMs, CLAIM_FRAMES_MS) || round.yielded) break;
-      if (round.duelled(silent)) {
+      // (Not while a grant is being checked: the farther claimant's grant of our epoch,
+      // counted as an answer before its signature is, would make every refusal look like a duel.)
+      if (this.checking === 0 && round.duelled(silent)) {
         // The other claimant of our epoch is a backup of the set we know (only they claim
         // when the primary goes silent): the closer of us claims again at once, and the
         // farther gives way when our claim reaches it (giveWay). (Not the closest of the new
@@ -364,6 +398,8 @@ export class RegionClaimant extends RegionSide {
     }
     if (this.round === round) this.round = undefined;
     this.unanswered = [...targets.keys()].filter((hex) => !round.answered.has(hex));
+    // Its certificate, if any, is ours from here: our promise stays where it is (`giveWay`).
+    if (this.ownPromise?.e === e) this.ownPromise = undefined;
     // At once when no proof needs checking (no turn of the event loop: the usual case).
     const adopting = this.adoptGranted(round, known, vouchless);
     if (adopting) await adopting;
@@ -688,7 +724,16 @@ export class RegionClaimant extends RegionSide {
     if (this.granted?.round === round) this.granted.states.add(fromHex, entries, m.proofs, m.pc);
     if (m.reqs) this.region.requests.import(m.reqs, this.ctx.clock.now());
     if (m.ok) {
-      if (m.sig && idToHex(m.sig.id) === fromHex && (await this.ctx.certs.grantValid(this.region.key, round.terms, m.sig, fromHex))) round.addGrant(fromHex, m.sig);
+      // (Counted around the await, not with the promise's finally(): that put microtask turns
+      // into every grant's check, and the simulations' events came in another order.)
+      let valid: boolean;
+      this.checking++;
+      try {
+        valid = !!m.sig && idToHex(m.sig.id) === fromHex && (await this.ctx.certs.grantValid(this.region.key, round.terms, m.sig, fromHex));
+      } finally {
+        this.checking--;
+      }
+      if (valid) round.addGrant(fromHex, m.sig!);
       else this.ctx.stats.badCerts++;
     } else {
       round.refusedAt(m.promised);

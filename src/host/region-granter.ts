@@ -95,10 +95,25 @@ export class RegionGranter extends RegionSide {
       // It replaced a learnt chain we followed as a backup: its primary is nobody we follow.
       if (take && this.el.adoptCert(m.known, m.chain, hold) && this.region.role === 'backup' && !this.region.duty) this.region.standAside(m.known, hold);
     }
-    const why = grantRefusal({
-      selfId: this.ctx.selfId, promised: this.el.promised, cert: this.el.cert, accepted: this.el.accepted, stateEpoch: this.region.state.version.e, primary: !!this.region.duty, handoffTo: this.region.handoffTo,
+    const view = (promised: number) => ({
+      selfId: this.ctx.selfId, promised, cert: this.el.cert, accepted: this.el.accepted, stateEpoch: this.region.state.version.e, primary: !!this.region.duty, handoffTo: this.region.handoffTo,
       following: this.region.role === 'backup' ? this.region.primaryHex : '', heardAgoMs: this.ctx.clock.now() - this.region.lastHeard, failoverMs: this.ctx.opts.failoverMs,
-    }, claim);
+    });
+    // A closer host of the set we know claims while we claim ourselves (two backups took the
+    // primary for dead, or heard its release, at once): our claim ends, and our promise goes
+    // back to what it was before it if the closer claim may then be granted, which we do
+    // below, in this one round (region-claimant.ts `giveWay` says why that is safe). The
+    // closer one refuses ours (its promise is to itself), so the tie breaks the same way at
+    // both. Asked again after the checks below that wait: our own claim may promise itself
+    // meanwhile (its ping answered), and the closer claim then met only that promise.
+    const yieldToCloser = () => {
+      // (A claim below our own epoch is not given way to: we, the farther, claim higher, and
+      // the closer grants ours, as any host grants a higher epoch.)
+      if (this.region.role !== 'claiming' || this.el.promisedTo !== this.ctx.selfHex || m.e < this.el.promised || !defersToCloser(this.ctx.selfId, this.region.key, this.region.hosts, this.el.cert, from, mustRebase)) return;
+      if (this.region.giveWay((promised) => grantRefusal(view(promised), claim) === null)) this.region.trace(`give way to ${fromHex.slice(0, 6)} e${m.e}: our claim ends, theirs granted`);
+    };
+    yieldToCloser();
+    const why = grantRefusal(view(this.el.promised), claim);
     if (why) return refuse(why);
     const terms = claimTerms(claim);
     if (m.known && !(await this.region.acceptable(m.known, m.chain, fromHex))) return refuse('bad certificate');
@@ -109,9 +124,12 @@ export class RegionGranter extends RegionSide {
       this.ctx.stats.outsiderClaims++;
       return refuse('outsider');
     }
+    yieldToCloser();
+    // (Refused here, a farther claimant's claim holds nothing back: our own claim, promised
+    // meanwhile, is the one to win, and held back it claimed again only CLAIM_TIMEOUT_MS later.)
+    if (m.e <= this.el.promised || this.region.stopped) return refuse(`promised ${this.el.promised} (late)`);
     // Only a claim from inside the host set holds our own claims back.
     if (!mustRebase) this.el.defer(this.ctx.clock.now() + CLAIM_TIMEOUT_MS);
-    if (m.e <= this.el.promised || this.region.stopped) return refuse(`promised ${this.el.promised} (late)`);
     // We followed a primary that went silent (a claim is granted over a live one only when it
     // handed over): our answers must not be routed through it while it is taken for dead.
     const silentPrimary = this.region.role === 'backup' && this.region.primary && this.region.primaryHex !== fromHex && this.region.handoffTo !== fromHex ? this.region.primary : undefined;

@@ -61,8 +61,8 @@ export interface RegionRole extends DutyRegion, RoleView {
   claimRetryDelay(first: number): number;
   /** Ends the wait of our claim under way, if any (it then sees what changed). */
   wakeClaim(): void;
-  /** A closer host of our set claims our epoch too: our claim under way, if any, ends now (region-claimant.ts `giveWay`). */
-  giveWay(): void;
+  /** A closer host of our set claims while we do: our claim under way, if any, ends now, and our promise goes back when `mayGrant` says its claim would then be granted (true: region-claimant.ts `giveWay`). */
+  giveWay(mayGrant?: (promised: number) => boolean): boolean;
 }
 
 /** A side of the region (claimant, granter, backup): what it holds of the region. */
