@@ -14,7 +14,6 @@ import { batchedSize, batchFrame, controlFrame, FRAME_PAYLOAD, FrameReader, spli
 import { ControlSchema, HandshakeError, type ControlMsg, type HandshakeIo } from './link-handshake';
 import { selectedPath, type LinkPath } from './link-path';
 import { connectionCounters, PathWatch } from './path-watch';
-import { TRANSPORT_POLL_MS, TransportWatch, type TransportProbe } from './transport-watch';
 
 /** Bad frames tolerated on one link before it is closed as broken. */
 export const MAX_BAD_FRAMES = 8;
@@ -62,10 +61,9 @@ const afterTask: (fn: () => void) => void = (() => {
 
 /**
  * This page's WebRTC links together (window.voxel.net.stats() `link_*`): messages sent,
- * frames written (each a blocking send into the WebRTC thread) and Batch frames among them;
- * transport watches begun, probes sent, and readings that heard the far end (transport-watch.ts).
+ * frames written (each a blocking send into the WebRTC thread) and Batch frames among them.
  */
-export const LINK_FRAME_TOTALS = { framesOut: 0, batchesOut: 0, messagesOut: 0, transportWatches: 0, transportProbes: 0, transportHeard: 0 };
+export const LINK_FRAME_TOTALS = { framesOut: 0, batchesOut: 0, messagesOut: 0 };
 
 export interface WebRtcLinkOptions {
   clock?: Clock;
@@ -99,10 +97,7 @@ export interface LinkStats {
   batchesOut: number;
 }
 
-/** A transport probe (transport-watch.ts): an empty Batch frame, which a batching peer reads as no message at all. */
-const PROBE_FRAME = batchFrame([]);
-
-export class WebRtcLink implements Link, TransportProbe {
+export class WebRtcLink implements Link {
   readonly events = new Emitter<LinkEvents>();
   readonly stats: LinkStats = { messagesIn: 0, messagesOut: 0, bytesIn: 0, bytesOut: 0, badFrames: 0, badBy: {}, framesOut: 0, batchesOut: 0 };
   /** The peer reads Batch frames (it said so in its hello): small messages of one task go as one frame. */
@@ -129,10 +124,6 @@ export class WebRtcLink implements Link, TransportProbe {
   private lastSentAt = -Infinity;
   private lastTick = 0;
   private statsPending = false;
-  /** Where the path is watched (a browser's counters count acknowledgements), the transport can be too. */
-  private readonly transport: TransportWatch | undefined;
-  private stopTransport: (() => void) | undefined;
-  private transportPending = false;
 
   constructor(
     private readonly peer: SimplePeer,
@@ -142,10 +133,7 @@ export class WebRtcLink implements Link, TransportProbe {
     this.clock = options.clock ?? realClock;
     this.maxQueuedBytes = options.maxQueuedBytes ?? MAX_QUEUED_BYTES;
     this.reader = new FrameReader(options.maxMessage ?? MAX_LINK_MESSAGE);
-    if (options.pathDeadMs !== undefined) {
-      this.watch = new PathWatch({ deadMs: options.pathDeadMs, ackDueMs: PATH_ACK_DUE_MS, maxGapMs: 3 * PATH_WATCH_MS });
-      this.transport = new TransportWatch();
-    }
+    if (options.pathDeadMs !== undefined) this.watch = new PathWatch({ deadMs: options.pathDeadMs, ackDueMs: PATH_ACK_DUE_MS, maxGapMs: 3 * PATH_WATCH_MS });
     peer.on('data', (d) => this.onFrame(d));
     peer.on('drain', () => {
       this.waitingDrain = false;
@@ -331,49 +319,6 @@ export class WebRtcLink implements Link, TransportProbe {
     }
   }
 
-  /** Probes the far end and reads the connection's counters until `untilMs` (transport-watch.ts); only to a peer that reads Batch frames. */
-  watchTransport(untilMs: number): boolean {
-    if (!this.transport || !this.batching || this.state !== 'open') return false;
-    if (!this.transport.extend(this.clock.now(), untilMs)) return true;
-    this.stopTransport?.(); // an ended watch whose timer had not ticked yet
-    LINK_FRAME_TOTALS.transportWatches++;
-    this.stopTransport = every(this.clock, TRANSPORT_POLL_MS, () => this.readTransport());
-    this.readTransport();
-    return true;
-  }
-
-  transportHeardAt(): number | undefined {
-    return this.transport?.heardAt;
-  }
-
-  private readTransport(): void {
-    const step = this.transport!.tick(this.clock.now());
-    if (step === 'stop' || this.state === 'closed') {
-      this.stopTransport?.();
-      this.stopTransport = undefined;
-      return;
-    }
-    // Behind whatever is queued, never inside a message (a message's frames are queued together).
-    if (step === 'probe') {
-      LINK_FRAME_TOTALS.transportProbes++;
-      this.enqueue(PROBE_FRAME);
-    }
-    if (this.transportPending || this.peer.destroyed) return;
-    this.transportPending = true;
-    try {
-      this.peer.getStats((err, reports) => {
-        this.transportPending = false;
-        const bytes = err || this.state === 'closed' ? undefined : connectionCounters(reports);
-        if (!bytes) return;
-        const heard = this.transport!.heardAt;
-        this.transport!.sample(this.clock.now(), bytes.bytesIn);
-        if (this.transport!.heardAt !== heard) LINK_FRAME_TOTALS.transportHeard++;
-      });
-    } catch {
-      this.transportPending = false; // closed meanwhile
-    }
-  }
-
   private enqueue(frame: Uint8Array): void {
     this.queue.push(frame);
     this.queuedBytes += frame.length;
@@ -455,8 +400,6 @@ export class WebRtcLink implements Link, TransportProbe {
     this.clearStall();
     this.stopWatch?.();
     this.stopWatch = undefined;
-    this.stopTransport?.();
-    this.stopTransport = undefined;
     this.held = [];
     this.heldBytes = 0;
     for (const w of this.controlWaiters.splice(0)) w.reject(new HandshakeError(`link closed during handshake: ${reason}`));
