@@ -365,6 +365,7 @@ export class HostedRegion implements RegionRole {
     // dropped again, an epoch each.
     if ((m.t === 'ACK' || m.t === 'SYNC_REQ') && m.e === this.epoch) {
       this.quietHosts.hosts(fromHex);
+      this.claimant.hosting(fromHex);
       // An ack of our epoch as primary: it follows our SYNC, so it hosts (declined-handoffs.ts `hosted`).
       if (m.t === 'ACK' && this.duty) this.declined.hosted(fromHex, this.ctx.clock.now());
     }
@@ -580,10 +581,12 @@ export class HostedRegion implements RegionRole {
    * claim it (declined-handoffs.ts), or it was the primary and its silence made us claim
    * lately (region-claimant.ts `replacedLately`): a starved tab nearest the key, handed the
    * region back while still slow, claimed late and its backups took the region again, two
-   * more failovers for one slow spell.
+   * more failovers for one slow spell; or we dropped it as quiet lately and it has not hosted
+   * with us since (quiet-hosts.ts `droppedLately`).
    */
   declinedHandoff(id: NodeId): boolean {
-    return this.declined.declined(id, this.ctx.clock.now()) || this.claimant.replacedLately(idToHex(id));
+    const now = this.ctx.clock.now();
+    return this.declined.declined(id, now) || this.claimant.replacedLately(idToHex(id)) || this.quietHosts.droppedLately(id, now);
   }
 
   quietHost(id: NodeId): boolean {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { idToHex, randomId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
-import { QUIET_HOLD_MAX_MS, QUIET_HOLD_MS, QuietHosts } from './quiet-hosts';
+import { QUIET_HOLD_MAX_MS, QUIET_HOLD_MS, QUIET_HOST_MS, QuietHosts } from './quiet-hosts';
 
 describe('quiet hosts', () => {
   const rand = seededRandom(7);
@@ -44,6 +44,22 @@ describe('quiet hosts', () => {
     for (let i = 0; i < 8; i++) q.dropped(hex, t + i);
     expect(q.quiet(a, t + 7 + QUIET_HOLD_MAX_MS - 1)).toBe(true);
     expect(q.quiet(a, t + 7 + QUIET_HOLD_MAX_MS), 'no longer than QUIET_HOLD_MAX_MS').toBe(false);
+  });
+
+  it('a node dropped lately is not to be handed the region, whatever frames came from it, until it acks', () => {
+    const q = new QuietHosts(1000);
+    const hex = idToHex(a);
+    expect(q.droppedLately(a, 0)).toBe(false);
+    q.note(hex, 0);
+    expect(q.droppedLately(a, 0), 'noted, not dropped').toBe(false);
+    q.dropped(hex, 100);
+    q.heard(hex, 200);
+    expect(q.quiet(a, 200), 'back in the set on its frame').toBe(false);
+    expect(q.droppedLately(a, 200), 'but not handed the region').toBe(true);
+    expect(q.droppedLately(a, 100 + QUIET_HOST_MS)).toBe(false);
+    q.dropped(hex, 300);
+    q.hosts(hex);
+    expect(q.droppedLately(a, 300), 'it acked: it hosts').toBe(false);
   });
 
   it('an ack (or SYNC_REQ) shows it hosts: its note and its drops end', () => {

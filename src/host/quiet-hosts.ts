@@ -14,6 +14,11 @@
 // came back at every re-check, two epochs every RECHECK_MS and in the set a third of the
 // time (hosting-rebase-hostile.test.ts). After such a drop its frames do not end its note for
 // QUIET_HOLD_MS, doubling with each drop like it, up to QUIET_HOLD_MAX_MS.
+// A node dropped as quiet is not handed the region (host-set-check.ts handOffTo) until it has
+// acked or asked for a SYNC since (`droppedLately`), whatever frames brought it back into the
+// set: the kit's hostile node, dropped, came back on its rows' frames nearest the key and was
+// handed the region, which it never claimed (sybil_1k seed 2, region 2,1: the released primary
+// and a backup then claimed in lockstep, 10.8 s without a primary).
 import type { NodeId } from '../core/node-id';
 import { idToHex } from '../core/node-id';
 import { NodeNotes } from './node-notes';
@@ -53,6 +58,15 @@ export class QuietHosts extends NodeNotes {
   hosts(hex: string): void {
     this.drops.delete(hex);
     this.forget(hex);
+  }
+
+  /**
+   * Whether we dropped `id` as quiet within the last QUIET_HOST_MS and it has not acked our
+   * epoch or asked for a SYNC since (`hosts`): a frame alone ends its note, not this.
+   */
+  droppedLately(id: NodeId, now: number): boolean {
+    const d = this.drops.get(idToHex(id));
+    return !!d && now - d.at < QUIET_HOST_MS;
   }
 
   /** Whether `id` is kept out of the set at `now`. */

@@ -23,6 +23,15 @@ const SUSPECT_MS = 30_000;
 /** Silent (and replaced) primaries remembered per region, the oldest dropped first. */
 const SUSPECTS_KEPT = 64;
 
+/**
+ * A host that answered our claim's ping and then sent the claim nothing (no grant, no
+ * refusal) in CLAIM_TIMEOUT_MS, its resends included, is left out of our claims' sets this
+ * long, unless it answers a claim of ours meanwhile (`unclaiming`).
+ */
+export const UNCLAIMING_MS = 30_000;
+/** Such hosts remembered per region, the oldest dropped first. */
+const UNCLAIMING_KEPT = 8;
+
 /** A minute without a failed claim starts the claims' backoff again from its first wait (retryDelay). */
 const FAILURES_FORGOTTEN_MS = 60_000;
 /** Epochs of our failed claims remembered, to say ABANDON again to a grant of one that comes late. */
@@ -82,6 +91,17 @@ export class RegionClaimant extends RegionSide {
    * long tasks and stays slow.
    */
   private readonly replaced = new NodeNotes(SUSPECT_MS, SUSPECTS_KEPT);
+  /**
+   * Hosts of a claim of ours that failed which sent it nothing in the whole round
+   * (CLAIM_TIMEOUT_MS, resent twice) though they answer pings: a node whose DHT answers while
+   * it hosts nothing (a tab whose hosting stalled, an attacker's node near the key) can never
+   * be in a majority, so a set naming it needs every other host's grant. Left out of our next
+   * claims' sets (liveHosts) until it answers a claim of ours or UNCLAIMING_MS passed. Before,
+   * a released primary whose lookup named two such nodes among the key's three nearest
+   * claimed over them every few seconds, each claim failing 'no-majority', for as long as the
+   * run lasted (sybil_1k seed 3, region 8,1: 170 s).
+   */
+  private readonly unclaiming = new NodeNotes(UNCLAIMING_MS, UNCLAIMING_KEPT);
   private retry: unknown;
   /** The store write of a certificate we won (becomePrimary), due CERT_WRITE_AFTER_MS later. */
   private certWrite: unknown;
@@ -131,9 +151,19 @@ export class RegionClaimant extends RegionSide {
     return this.aloneUntil;
   }
 
-  /** Nodes recently taken for dead because they went silent (their links may still look open). */
+  /**
+   * Nodes recently taken for dead because they went silent (their links may still look open),
+   * and those that sent a failed claim of ours nothing (`unclaiming`): the set's fill and
+   * re-check name none of them (host-set-check.ts).
+   */
   suspects(): string[] {
-    return this.silent.all(this.ctx.clock.now());
+    const now = this.ctx.clock.now();
+    return [...this.silent.all(now), ...this.unclaiming.all(now)];
+  }
+
+  /** `hex` acked our epoch or asked for its SYNC: it hosts, whatever it sent our claims. */
+  hosting(hex: string): void {
+    this.unclaiming.forget(hex);
   }
 
   /** Whether our claim replaced `hex`, a primary that had handed the region to nobody, for its silence in the last SUSPECT_MS. */
@@ -404,6 +434,7 @@ export class RegionClaimant extends RegionSide {
     const adopting = this.adoptGranted(round, known, vouchless);
     if (adopting) await adopting;
     const cert = round.cert();
+    if (!cert) this.noteUnclaiming(hosts, this.unanswered);
     // Refusals raise our next epoch and name granted epochs to cover; a silent majority of
     // the previous set is evidence for a rebase, or holds our claims back (election.ts).
     this.el.afterClaim({ known, certified: !!cert, answered: round.alive(known), fault: round.fault() ?? undefined, learned: round.learned, highestRefusal: round.highestRefusal }, this.ctx.clock.now(), o.rebaseMs);
@@ -444,6 +475,20 @@ export class RegionClaimant extends RegionSide {
     if (this.el.promised !== e || this.region.stopped || !this.current(run)) return false;
     this.becomePrimary(cert);
     return true;
+  }
+
+  /**
+   * Our claim over `hosts` failed: those of them that sent it nothing (`unanswered`) though
+   * the round ran its whole time are noted (`unclaiming`). Not after a round cut short (a
+   * duel, a promise we gave another claimant meanwhile): they may not have had the time.
+   */
+  private noteUnclaiming(hosts: readonly NodeId[], unanswered: readonly string[]): void {
+    const now = this.ctx.clock.now();
+    if (now - this.sentAt < CLAIM_TIMEOUT_MS) return;
+    const named = new Set(hosts.map(idToHex));
+    const out = unanswered.filter((hex) => named.has(hex));
+    for (const hex of out) this.unclaiming.note(hex, now);
+    if (out.length) this.region.trace(`claim: ${out.map((h) => h.slice(0, 6)).join(',')} sent it nothing: left out of our claims`);
   }
 
   /** Whether claim `run` is still the one under way (the newest, and we still claim). */
@@ -534,12 +579,15 @@ export class RegionClaimant extends RegionSide {
     // nor those that did not answer it: a dead host left in the set (the DHT and our link
     // keep it for seconds) cost every later takeover CLAIM_PING_MS more, waiting on it twice.
     const asked = (h: NodeId) => this.aheadSaid(h, now);
+    // Nor a node that sent a failed claim of ours nothing lately (`unclaiming`): it answers
+    // pings and will not answer this claim either. It is neither a spare nor kept below.
+    const unclaiming = (h: NodeId) => this.unclaiming.noted(h, now);
     const spares = this.ctx.linkedNear(this.region.key, o.replicas, new Set([...set.map(idToHex), ...this.suspects(), silent, this.ctx.selfHex]));
     const sparesAnswer = this.ctx.answering(spares.filter((h) => !asked(h)), CLAIM_PING_MS);
     const fresh = others.filter((h) => this.aheadSaid(h, now, true));
     const live = await this.pingedNow(others.filter((h) => !asked(h)), now);
     for (const h of fresh) live.add(idToHex(h));
-    if (live.size === others.length) return set;
+    if (live.size === others.length && !others.some(unclaiming)) return set;
     // Too few answered to tell the dead from the slow (a loaded machine: every tab late):
     // the claim itself will tell. Dropping them would leave a set that cannot certify.
     if (live.size + 1 < quorum(set.length)) {
@@ -556,15 +604,20 @@ export class RegionClaimant extends RegionSide {
     const c = this.el.cert;
     const prevAnswered = c ? c.hosts.filter((h) => idEquals(h, self) || live.has(idToHex(h))).length : 0;
     const needed = (h: NodeId) => !!c && prevAnswered < quorum(c.hosts.length) && has(c.hosts, h) && !idEquals(h, c.primary) && idToHex(h) !== silent;
-    const kept = set.filter((h) => idEquals(h, self) || live.has(idToHex(h)) || needed(h));
+    const kept = set.filter((h) => idEquals(h, self) || (live.has(idToHex(h)) && !unclaiming(h)) || needed(h));
     const need = Math.max(0, o.replicas - kept.length);
     const ready = spares.filter((h) => this.aheadSaid(h, now, true));
     const spareLive = ready.length >= need ? new Set<string>() : await sparesAnswer;
     const fill = spares.filter((h) => this.aheadSaid(h, now, true) || spareLive.has(idToHex(h))).slice(0, need);
+    // With no spare to take its place, a node left out would only shrink the set (a set of
+    // one certifies nothing): it stays, as before.
+    const short = Math.max(0, Math.min(set.length, o.replicas) - kept.length - fill.length);
+    const back = set.filter((h) => !kept.includes(h) && live.has(idToHex(h))).slice(0, short);
     const unanswered = others.filter((h) => !live.has(idToHex(h)));
+    const out = others.filter((h) => live.has(idToHex(h)) && unclaiming(h) && !kept.includes(h) && !back.includes(h));
     const stay = unanswered.filter(needed);
-    this.region.trace(`claim hosts: ${unanswered.map((h) => idToHex(h).slice(0, 6)).join(',')} did not answer${stay.length ? ` (${stay.map((h) => idToHex(h).slice(0, 6)).join(',')} kept: e${c?.e}'s majority needs it)` : ''}${fill.length ? `, ${fill.length} linked instead` : ''}`);
-    return sortByDistance([...kept, ...fill], (x) => x, this.region.key);
+    this.region.trace(`claim hosts: ${unanswered.map((h) => idToHex(h).slice(0, 6)).join(',')} did not answer${stay.length ? ` (${stay.map((h) => idToHex(h).slice(0, 6)).join(',')} kept: e${c?.e}'s majority needs it)` : ''}${out.length ? `; ${out.map((h) => idToHex(h).slice(0, 6)).join(',')} sent our last claim nothing` : ''}${fill.length ? `, ${fill.length} linked instead` : ''}`);
+    return sortByDistance([...kept, ...back, ...fill], (x) => x, this.region.key);
   }
 
   /**
@@ -718,6 +771,7 @@ export class RegionClaimant extends RegionSide {
     if (this.granted?.round !== round || this.granted.states.frame(fromHex) >= (m.n ?? 1)) round.answered.add(fromHex);
     // An answer is proof of life: a primary we took for dead had only gone quiet (or released).
     this.silent.forget(fromHex);
+    this.unclaiming.forget(fromHex);
     if (this.replacing?.hex === fromHex) this.replacing.answeredAt = this.ctx.clock.now();
     // Taken at the end of the round, entry by entry only if a majority of a set sent it or a
     // primary of our chain signed it (granted-states.ts, docs/TRUST.md rule 8).
