@@ -355,9 +355,7 @@ export class RegionClient {
     switch (m.t) {
       case 'SNAPSHOT':
         if (sub.attaching) this.args.trace?.(sub.name, `client: snapshot from ${fromHex.slice(0, 6)} e${m.e}`);
-        // From whom we asked last, or from anyone this attach asked (a primary whose answer came
-        // after we stopped waiting for it: primary-search.ts `asked`); its certificate decides.
-        if ((fromHex !== sub.target && !fromPrimary && !(sub.attaching && sub.asked?.has(fromHex))) || m.e < sub.epoch) return void this.stats.stale++;
+        if ((fromHex !== sub.target && !fromPrimary) || m.e < sub.epoch) return void this.stats.stale++;
         void this.checkSnapshot(sub, from, fromHex, m);
         return;
       case 'DELTA':
