@@ -10,6 +10,7 @@ const LAYERS = ['net', 'dht', 'bootstrap', 'host', 'play'];
 const NOT_LINKS: Record<string, string> = {
   'net/relay-bootstrap.ts': 'a relay WebSocket\'s close code and reason (a doorway, not a link)',
   'net/ice-probe.ts': 'the ICE probe\'s outcome (finish), not a link closing',
+  'net/socket-ahead.ts': 'a relay WebSocket opened ahead of the join and closed unused (a doorway, not a link)',
 };
 /** A link closed, retired, let go or told of its far end's close with a reason written in place. */
 const LITERAL_REASON = /\b(?:close|closeAll|retire|letGo|remoteClosed|finish)\((?:\s*[\w.]+,\s*)?['"`]/;
