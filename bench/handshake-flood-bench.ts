@@ -68,8 +68,6 @@ export async function benchHandshakeFlood(o = HANDSHAKE_FLOOD_DEFAULTS): Promise
     const ok = await honest.dial(node.selfId, directSignals(honest, node)).then((l) => (l.close(), true), (e: Error) => (console.error(`honest dial ${i}: ${e.message}`), false));
     if (ok) linked.push(performance.now() - s0);
     else failed++;
-    // Told of an eviction, a dial offers again (webrtc-transport.ts `evicted`).
-    if (honest.stats.evictedRedials > 0) console.error(`honest dial ${i}: offered again ${honest.stats.evictedRedials} times after evictions, ${ok ? 'linked' : 'failed'}`);
     honest.close();
     await sleep(Math.max(0, o.everyMs - (performance.now() - s0)));
   }

@@ -103,9 +103,7 @@ export type BadSignalReason =
   /** More candidates before the answer than a connection holds (MAX_HELD_CANDIDATES). */
   | 'held'
   /** The WebRTC stack refused it. */
-  | 'refused'
-  /** An eviction notice (EVICTED) for a connection we did not dial, or one past its redials. */
-  | 'evicted';
+  | 'refused';
 
 export interface WebRtcTransportOptions {
   identity: Identity;
@@ -152,17 +150,12 @@ export interface WebRtcTransportStats {
   stalledLinksClosed: number;
   /** Links closed because their network path died (PATH_DEAD, options.pathDeadMs). */
   pathDeadLinksClosed: number;
-  /** Half-open inbound connections evicted at random to admit a new offer (every slot taken); each dialler is told (EVICTED). */
+  /** Half-open inbound connections evicted at random to admit a new offer (every slot taken). */
   pendingEvicted: number;
-  /** Our dials the peer told us it evicted, offered again (a new connection after a random wait, the deadline kept). */
-  evictedRedials: number;
   /** badSignals by reason. */
   badSignalsBy: Record<BadSignalReason, number>;
   linksOpen: number;
 }
-
-/** The signal type that tells a dialler the answering side evicted its half-open connection. */
-const EVICTED = 'evicted';
 
 const CandidateSchema = v.object({
   candidate: v.pipe(v.string(), v.maxLength(1024)),
@@ -172,8 +165,6 @@ const CandidateSchema = v.object({
 const RtcSignalSchema = v.variant('type', [
   v.object({ type: v.picklist(['offer', 'answer']), sdp: v.pipe(v.string(), v.maxLength(32 * 1024)) }),
   v.object({ type: v.literal('candidate'), candidate: CandidateSchema }),
-  // The answering side evicted this half-open connection (evictPending): offer again.
-  v.object({ type: v.literal(EVICTED) }),
 ]);
 /** The signal blob this transport sends and accepts. */
 export const WebRtcSignalSchema = v.object({
@@ -188,10 +179,6 @@ interface Conn {
   remoteId: NodeId;
   cid: string;
   initiator: boolean;
-  /** Where its signals go (the relay or the overlay its offer came through, or ours went). */
-  signals: SignalChannel;
-  /** A dial's offers before this one that the peer evicted (EVICTED_REDIALS). */
-  redials: number;
   offerSdp?: string;
   answerSdp?: string;
   /** A responder's candidates from the initiator that came before its answer (at most MAX_HELD_CANDIDATES). */
@@ -217,22 +204,6 @@ interface Conn {
 /** A connection's error when this browser gathered no ICE candidate (peer.ts reads it as WebRTC blocked). */
 export const NO_CANDIDATE = 'no ICE candidate gathered: WebRTC may be blocked';
 
-/**
- * Times one dial offers again after the peer told it it evicted its connection: each new
- * offer survives as an honest one did (at random, evictPending), and a peer that told a dial
- * so without end would have it make a WebRTC connection each time until its deadline.
- */
-const EVICTED_REDIALS = 2;
-
-/**
- * A told dial offers again after a wait drawn up to this (ms). Every new offer into full
- * slots evicts another half-open connection, whose dialler is told in turn: offering again
- * at once, diallers told so evicted one another in a chain as fast as signals went round
- * (handshake_flood, 32 attacker transports of this code: 35 evictions a second against
- * 0.1, 3 of 8 honest dials failed after 4 evictions each).
- */
-const EVICTED_REDIAL_JITTER_MS = 1000;
-
 /** Candidates a responder keeps for the initiator until its answer is made (a browser gathers a handful). */
 const MAX_HELD_CANDIDATES = 32;
 
@@ -254,8 +225,8 @@ export class WebRtcTransport implements Transport {
   readonly events = new Emitter<TransportEvents>();
   readonly stats: WebRtcTransportStats = {
     dials: 0, dialsOk: 0, dialFailures: 0, inbound: 0, inboundOk: 0, inboundFailures: 0,
-    handshakeFailures: 0, idWorkRefused: 0, otherNetwork: 0, noCandidate: 0, badSignals: 0, linksOpen: 0, stalledLinksClosed: 0, pathDeadLinksClosed: 0, pendingEvicted: 0, evictedRedials: 0,
-    badSignalsBy: { schema: 0, stray: 0, slots: 0, fingerprint: 0, renegotiation: 0, direction: 0, held: 0, refused: 0, evicted: 0 },
+    handshakeFailures: 0, idWorkRefused: 0, otherNetwork: 0, noCandidate: 0, badSignals: 0, linksOpen: 0, stalledLinksClosed: 0, pathDeadLinksClosed: 0, pendingEvicted: 0,
+    badSignalsBy: { schema: 0, stray: 0, slots: 0, fingerprint: 0, renegotiation: 0, direction: 0, held: 0, refused: 0 },
   };
   private readonly opts: Required<Omit<WebRtcTransportOptions, 'rtcConfig' | 'iceProbe' | 'pathDeadMs'>> & Pick<WebRtcTransportOptions, 'pathDeadMs'> & { rtcConfig: Record<string, unknown> };
   /** Until when dials fail at once: the start-up probe gathered no candidate (ice-probe.ts). */
@@ -373,7 +344,6 @@ export class WebRtcTransport implements Transport {
     const fromHex = idToHex(from);
     const key = `${fromHex}/${cid}`;
     let c = this.conns.get(key);
-    if (s.type === EVICTED) return this.evicted(c, key);
     if (c?.done) {
       // Open already: late trickled candidates may still help ICE; anything else is noise.
       if (s.type === 'candidate' && !c.peer.destroyed) {
@@ -476,39 +446,6 @@ export class WebRtcTransport implements Transport {
     if (!victim) return;
     this.stats.pendingEvicted++;
     this.fail(victim, new DialError('evicted: every inbound slot taken'));
-    // Told, an honest dialler offers again within a second, where it waited out its dial's timeout
-    // (15 s) untold; its new offer is one more arrival, evicting one at random in turn.
-    victim.signals.sendSignal(victim.remoteId, { t: 'rtc', v: 1, cid: victim.cid, s: { type: EVICTED } } as SignalBlob);
-  }
-
-  /**
-   * The peer evicted our dial's connection `c` (its every inbound slot taken): the dial
-   * offers again on a new connection after a short random wait (EVICTED_REDIAL_JITTER_MS),
-   * with the deadline it had, up to EVICTED_REDIALS times; past them it fails. A notice for no dial of ours in progress is counted and dropped
-   * (only the peer and the path our signals took know a connection's cid).
-   */
-  private evicted(c: Conn | undefined, key: string): void {
-    if (!c) {
-      if (!this.ended.has(key)) this.badSignal('stray');
-      return;
-    }
-    if (c.done) return; // linked meanwhile: its link's close, if the peer drops it, tells the rest
-    if (!c.initiator) return this.badSignal('direction');
-    if (c.redials >= EVICTED_REDIALS) {
-      this.badSignal('evicted');
-      return this.fail(c, new DialError('evicted by the peer: every inbound slot taken'));
-    }
-    this.stats.evictedRedials++;
-    const { resolve, reject } = c;
-    this.end(c);
-    const deadline = c.pausedLeft !== undefined ? this.opts.clock.now() + c.pausedLeft : c.deadline;
-    this.opts.clock.setTimeout(() => {
-      if (this.closed) {
-        this.stats.dialFailures++;
-        return reject?.(new DialError('transport closed'));
-      }
-      this.start(c.remoteId, randomHex(8), true, c.signals, resolve, reject, { deadline, redials: c.redials + 1 });
-    }, Math.random() * EVICTED_REDIAL_JITTER_MS);
   }
 
   /**
@@ -537,10 +474,9 @@ export class WebRtcTransport implements Transport {
     return n;
   }
 
-  /** A new connection; `again`: a dial offering anew after an eviction, with the deadline it had. */
   private start(
     remoteId: NodeId, cid: string, initiator: boolean, signals: SignalChannel,
-    resolve?: (l: Link) => void, reject?: (e: Error) => void, again?: { deadline: number; redials: number },
+    resolve?: (l: Link) => void, reject?: (e: Error) => void,
   ): Conn {
     const key = `${idToHex(remoteId)}/${cid}`;
     const peer = this.opts.createPeer({
@@ -548,12 +484,11 @@ export class WebRtcTransport implements Transport {
       trickle: true,
       config: { ...this.opts.rtcConfig, iceServers: this.opts.iceServers },
     });
-    const now = this.opts.clock.now();
-    const timeoutMs = again ? Math.max(0, again.deadline - now) : initiator ? this.opts.dialTimeoutMs : this.opts.pendingInboundTimeoutMs;
+    const timeoutMs = initiator ? this.opts.dialTimeoutMs : this.opts.pendingInboundTimeoutMs;
     const expire = () => this.fail(c, new DialError(initiator ? 'dial timed out' : 'inbound connection did not prove its id in time'));
     const c: Conn = {
-      peer, remoteId, cid, initiator, signals, redials: again?.redials ?? 0, done: false, resolve, reject, candidates: 0,
-      expire, deadline: now + timeoutMs,
+      peer, remoteId, cid, initiator, done: false, resolve, reject, candidates: 0,
+      expire, deadline: this.opts.clock.now() + timeoutMs,
       timer: this.opts.clock.setTimeout(expire, timeoutMs),
       gatherTimer: this.opts.clock.setTimeout(() => {
         // A browser that gathered before (the probe, another connection) is not blocked:
@@ -655,17 +590,6 @@ export class WebRtcTransport implements Transport {
 
   private fail(c: Conn, err: Error): void {
     if (c.done) return;
-    this.end(c);
-    if (c.initiator) {
-      this.stats.dialFailures++;
-      c.reject?.(err);
-    } else {
-      this.stats.inboundFailures++;
-    }
-  }
-
-  /** Ends a connection that has not opened: its timers, its entry, its link and peer. */
-  private end(c: Conn): void {
     c.done = true;
     this.opts.clock.clearTimeout(c.timer);
     this.opts.clock.clearTimeout(c.gatherTimer);
@@ -673,5 +597,11 @@ export class WebRtcTransport implements Transport {
     // Its link closes now, not at the channel's close: a key of it waiting in the line of derivations leaves it at once.
     c.link?.close(HANDSHAKE_FAILED);
     if (!c.peer.destroyed) c.peer.destroy();
+    if (c.initiator) {
+      this.stats.dialFailures++;
+      c.reject?.(err);
+    } else {
+      this.stats.inboundFailures++;
+    }
   }
 }
