@@ -18,10 +18,10 @@
 import { describe, expect, it } from 'vitest';
 import { every } from '../core/clock';
 import { idEquals, sortByDistance } from '../core/node-id';
-import { REGION_BLOCKS, RegionKeys, regionName, type RegionCoord } from '../region/region-key';
-import { PLACEABLE } from '../world/blocks';
+import { RegionKeys, regionName, type RegionCoord } from '../region/region-key';
 import { blockAt } from '../testing/adversary';
 import { HostSim, simKeyHash, type SimPeer } from '../testing/host-sim';
+import { regionEditStream } from '../testing/region-edit-stream';
 import { CLAIM_TIMEOUT_MS } from './claim-round';
 import { HOST_DEFAULTS } from './host-options';
 import { RECHECK_MS } from './host-set-check';
@@ -39,14 +39,7 @@ async function world(seed: number, before?: (ranked: SimPeer[]) => void) {
   before?.(ranked);
   const player = ranked.at(-1)!;
   await sim.settle(player.client.subscribe(R), 30_000);
-  let tried = 0;
-  const edits: { x: number; y: number; z: number; id: number; ok?: boolean }[] = [];
-  const edit = () => {
-    const i = tried++;
-    const e: (typeof edits)[number] = { x: R.rx * REGION_BLOCKS + ((i * 13) % REGION_BLOCKS), y: 120 + (i % 40), z: R.rz * REGION_BLOCKS + ((i * 29) % 32), id: PLACEABLE[i % (PLACEABLE.length - 1)]! };
-    edits.push(e);
-    player.client.submit(e.x, e.y, e.z, e.id, { x: e.x, y: e.y, z: e.z + 2 }).then(() => (e.ok = true), () => (e.ok = false));
-  };
+  const { edits, edit } = regionEditStream(player, R);
   for (let i = 0; i < 3; i++) {
     edit();
     await sim.clock.runUntil(() => edits.every((e) => e.ok !== undefined), 10_000);
