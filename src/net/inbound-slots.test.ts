@@ -19,6 +19,8 @@ const ATTACKERS = 6;
 const OFFER_EVERY_MS = 2000;
 const HONEST_DIAL_MS = 3000;
 const HONEST_TRIES = 6;
+/** Dials lost to libdatachannel's ICE race, not counted as tries (CI under load: 4 of 6 tries). */
+const HONEST_ICE_REDIALS = 8;
 
 const transports: WebRtcTransport[] = [];
 afterEach(() => {
@@ -61,8 +63,16 @@ describe('inbound slots under an attacker with many keys', () => {
     transports.push(honest);
     const errors: string[] = [];
     let linked = false;
+    // libdatachannel now and then fails a dial under CPU load with "Got a remote candidate
+    // without ICE transport" (webrtc-test-helpers.ts linkPair); the product redials such a
+    // dial at once, so here it is a redial, not a try the attacker won (bounded apart).
+    let iceRedials = 0;
     for (let i = 0; i < HONEST_TRIES && !linked; i++) {
       linked = await honest.dial(node.selfId, directSignals(honest, node)).then((l) => (l.close(), true), (e: Error) => (errors.push(e.message), false));
+      if (!linked && /without ICE transport/.test(errors[errors.length - 1] ?? '') && iceRedials < HONEST_ICE_REDIALS) {
+        iceRedials++;
+        i--;
+      }
     }
     attacking = false;
     console.log(`honest: ${errors.length} failed dials before ${linked ? 'linking' : 'giving up'} (${errors.join('; ')}); evicted ${node.stats.pendingEvicted}`);
