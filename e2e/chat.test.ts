@@ -93,7 +93,11 @@ describe('names and chat', () => {
     expect(await b.locator('.chat-lines > div.dm.in .who').last().evaluate((el) => getComputedStyle(el).color)).toBe('rgb(217, 87, 181)');
     // Holding Tab while playing shows the list (A's name as text) and keeps the focus in the game; letting go hides it.
     await b.mouse.click(8, 150); // takes the pointer: a click on the pause menu's backdrop, beside its card (whose panels keep their clicks)
-    await b.waitForFunction(() => document.pointerLockElement !== null, null, { timeout: 10_000, polling: 50 });
+    await b.waitForFunction(() => document.pointerLockElement !== null, null, { timeout: 10_000, polling: 50 }).catch(async (err: Error) => {
+      // What took the click, and what the page said of the lock (a refusal shows in the banner).
+      const seen = await b.evaluate(() => ({ at: document.elementFromPoint(8, 150)?.outerHTML.slice(0, 160), menu: document.getElementById('menu')?.hidden === false, banner: document.querySelector('.banner:not([hidden])')?.textContent, focus: document.hasFocus(), active: document.activeElement?.tagName }));
+      throw new Error(`${err.message}: no pointer lock after a click on the pause menu's backdrop; ${JSON.stringify(seen)}`);
+    });
     await b.keyboard.down('Tab');
     await b.locator('.who-overlay').waitFor({ state: 'visible', timeout: 10_000 });
     expect(await b.locator('.who-overlay td.name').allTextContents()).toContain('Ann Lee');
