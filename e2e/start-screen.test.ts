@@ -30,9 +30,10 @@ beforeAll(async () => {
 });
 
 // Each test's tabs are closed after it: left open, earlier tests' peers kept hosting and
-// made the last test 4 times slower (18.7 s against 4.2 s alone).
+// made the last test 4 times slower (18.7 s against 4.2 s alone). All but the player online
+// that the connection cases share (someoneOnline).
 afterEach(async () => {
-  await Promise.all(browser.contexts().map((c) => c.close()));
+  await Promise.all(browser.contexts().filter((c) => c !== online?.context()).map((c) => c.close()));
 });
 
 afterAll(async () => {
@@ -107,10 +108,23 @@ function candidatesUnreachable(): void {
 /** DevTools CPU throttling rate of the busy-machine case: its first ICE candidate came after 2 s (as in the lab under load). */
 const BUSY_RATE = 20;
 
-/** Another player online in world `frag`, so a newcomer has someone to dial. */
-async function someoneIn(frag: string): Promise<void> {
+/** The world of the cases whose newcomer has someone online to dial and cannot link to them. */
+const ONLINE = 'world=start-e2e-online';
+/** The player online in ONLINE, once a case asked for one. */
+let online: Page | undefined;
+
+/**
+ * Another player online in ONLINE, so a newcomer has someone to dial: one for all the cases
+ * that need one (opened by the first, kept by afterEach). Each of them is about a newcomer
+ * that cannot link (no candidate, none reachable, no RTCPeerConnection, relay-only without
+ * TURN), so none changes what the next finds: the player alone, its dials from them failed.
+ * A tab of its own per case, each in a world of its own, cost a page's start and join each
+ * time. Returns ONLINE.
+ */
+async function someoneOnline(): Promise<string> {
   // A returning player (e2e/returning-player.ts): the newcomer is what these tests time, not this tab's proof of work.
-  await openInFreshContext(browser, inWorld(frag), { viewport: { width: 960, height: 600 }, until: () => window.voxel?.net !== undefined });
+  online ??= await openInFreshContext(browser, inWorld(ONLINE), { viewport: { width: 960, height: 600 }, until: () => window.voxel?.net !== undefined });
+  return ONLINE;
 }
 
 describe('the start screen explains a failed start', () => {
@@ -140,12 +154,12 @@ describe('the start screen explains a failed start', () => {
   });
 
   it('WebRTC blocked (a browser that gathers no ICE candidate) while others are online: said within 5 s', async () => {
-    await someoneIn('world=start-e2e-2');
+    const world = await someoneOnline();
     // No media permission: in a loopback-only namespace Chromium then gathers no candidate at all.
     const blocked = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS.filter((a) => a !== '--use-fake-ui-for-media-stream') });
     try {
       const p = await returningPage(blocked, { permissions: [] });
-      await p.goto(inWorld('world=start-e2e-2'));
+      await p.goto(inWorld(world));
       const e = await explained(p);
       // The id's work (~1 s, random) comes first; the start-up ICE probe (net/ice-probe.ts) has answered by then.
       console.log(`WebRTC blocked explained ${Math.round(e.ms)} ms after navigation (node id minted at ${Math.round(e.idMs)} ms): "${e.title}"`);
@@ -159,10 +173,10 @@ describe('the start screen explains a failed start', () => {
   });
 
   it('ICE that never connects (candidates gathered, none reachable) with no TURN: said within 5 s, with a Network form whose TURN server the next start uses', async () => {
-    await someoneIn('world=start-e2e-6');
+    const world = await someoneOnline();
     const p = await returningPage();
     await p.addInitScript(candidatesUnreachable);
-    await p.goto(inWorld('world=start-e2e-6'));
+    await p.goto(inWorld(world));
     const e = await explained(p);
     console.log(`no direct path explained ${Math.round(e.ms)} ms after navigation (node id minted at ${Math.round(e.idMs)} ms): "${e.title}"`);
     expect(e.kind).toBe('no-direct-path');
@@ -185,7 +199,7 @@ describe('the start screen explains a failed start', () => {
   });
 
   it('the same on a busy machine (renderer CPU throttled 20 times): no direct path, not "WebRTC blocked"', async () => {
-    await someoneIn('world=start-e2e-10');
+    const world = await someoneOnline();
     const ctx = await newContext(browser, { viewport: { width: 960, height: 600 } });
     const p = await ctx.newPage();
     await seedReturningPlayer(ctx, new URL(inject('baseUrl')).origin, p); // a returning player: no proof of work to wait for
@@ -194,7 +208,7 @@ describe('the start screen explains a failed start', () => {
     // then comes seconds late. (Throttled only from the join's start, the old code said the
     // right words: the boot's own work must compete with the probe.)
     await (await ctx.newCDPSession(p)).send('Emulation.setCPUThrottlingRate', { rate: BUSY_RATE });
-    await p.goto(inWorld('world=start-e2e-10'));
+    await p.goto(inWorld(world));
     const e = await explained(p);
     // What the screen says once the first candidate came, if it said something else before.
     const settled = await p.waitForFunction(() => document.querySelector<HTMLElement>('#loading .problem')?.dataset.kind !== 'webrtc-blocked', null, { timeout: 15_000, polling: 100 }).then(() => true, () => false);
@@ -206,13 +220,13 @@ describe('the start screen explains a failed start', () => {
   });
 
   it('no RTCPeerConnection at all (removed by an extension or a policy): said within 5 s', async () => {
-    await someoneIn('world=start-e2e-7');
+    const world = await someoneOnline();
     const p = await returningPage();
     await p.addInitScript(() => {
       delete (window as { RTCPeerConnection?: unknown }).RTCPeerConnection;
       delete (window as { webkitRTCPeerConnection?: unknown }).webkitRTCPeerConnection;
     });
-    await p.goto(inWorld('world=start-e2e-7'));
+    await p.goto(inWorld(world));
     const e = await explained(p);
     console.log(`no RTCPeerConnection explained ${Math.round(e.ms)} ms after navigation: "${e.title}"`);
     expect(e.kind).toBe('webrtc-unsupported');
@@ -245,9 +259,9 @@ describe('the start screen explains a failed start', () => {
   });
 
   it('relay-only (?ice=relay) with no TURN server: said for what it is, with the Network form', async () => {
-    await someoneIn('world=start-e2e-8');
+    const world = await someoneOnline();
     const p = await returningPage();
-    await p.goto(url(`render=off&ice=relay&relay=${encodeURIComponent(relay.url)}`, 'world=start-e2e-8'));
+    await p.goto(url(`render=off&ice=relay&relay=${encodeURIComponent(relay.url)}`, world));
     const e = await explained(p);
     console.log(`relay-only without TURN explained ${Math.round(e.ms)} ms after navigation: "${e.title}"`);
     expect(e.kind).toBe('relay-needs-turn');
