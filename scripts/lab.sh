@@ -3,6 +3,7 @@
 # NATs, an "internet" with coturn and the relay, the built app in Chromium in each home.
 # Needs root and Debian's coturn, iptables, conntrack and chromium.
 # `scripts/lab.sh --world`: the one world of e2e/lab.test.ts (bench/lab/lab-world.ts) instead of the cases.
+# `scripts/lab.sh --headless-pair`: bare Chromium vs node-datachannel over TURN (bench/lab/headless-pair.ts).
 #
 # Isolation: the script re-runs itself in new mount, network and PID namespaces. The network
 # namespace holds only `lo` (checked), the lab's own namespaces are named under a private
@@ -17,7 +18,7 @@ if [ "${VP_LAB_INSIDE:-}" != 1 ]; then
   for bin in turnserver iptables conntrack chromium unshare; do
     command -v "$bin" >/dev/null || { echo "lab: $bin missing: apt-get install -y coturn iptables conntrack chromium" >&2; exit 1; }
   done
-  [ -f dist/index.html ] || { echo "lab: no dist/: run vite build first (npm run lab does)" >&2; exit 1; }
+  [ -f dist/index.html ] || [ "${1:-}" = --headless-pair ] || { echo "lab: no dist/: run vite build first (npm run lab does)" >&2; exit 1; }
   export VP_LAB_INSIDE=1
   exec unshare --mount --net --pid --fork --kill-child --mount-proc --propagation private bash "$0" "$@"
 fi
@@ -28,4 +29,5 @@ if ip route get 198.51.100.1 >/dev/null 2>&1; then echo "lab: the outer namespac
 mount -t tmpfs lab-run /run
 mkdir -p /run/netns
 if [ "${1:-}" = --world ]; then shift; exec node --import tsx bench/lab/lab-world.ts "$@"; fi
+if [ "${1:-}" = --headless-pair ]; then shift; exec node --import tsx bench/lab/headless-pair.ts "$@"; fi
 exec node --import tsx bench/lab/lab.ts "$@"

@@ -179,6 +179,15 @@ export function nsWrapper(ns: string, binary: string): string {
   return `#!/bin/sh\nexec ip netns exec ${ns} ${binary} "$@"\n`;
 }
 
+/** The router's TCP mappings to `ip` (conntrack), one a line; '' when it has none. */
+export function tcpMappings(h: Home, ip: string): string {
+  try {
+    return inNs(h.router, 'conntrack', '-L', '-p', 'tcp', '-d', ip).trim();
+  } catch (e) {
+    return String((e as { stdout?: string }).stdout ?? '').trim();
+  }
+}
+
 /** The router's rule counters and NAT mappings (lab.ts --verbose). */
 export function routerState(h: Home): string {
   let ct: string;
