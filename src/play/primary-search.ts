@@ -14,6 +14,8 @@ import { HOST_SET_SIZE } from '../region/host-set-rules';
 const LOOKUP_GIVE_UP_MS = 8000;
 /** Wait this long for a SNAPSHOT after a SUBSCRIBE before trying elsewhere. */
 export const ATTACH_TIMEOUT_MS = 1000;
+/** Nodes one attach remembers having asked (Subscription.asked): a snapshot from any counts. */
+export const ASKED_KEPT = 8;
 
 export interface PrimarySearchDeps {
   args: RegionClientArgs;
@@ -29,6 +31,8 @@ export class PrimarySearch {
   async attach(sub: Subscription, why: ReattachCause = 'silence'): Promise<void> {
     if (sub.attaching || sub.closed) return;
     sub.attaching = true;
+    const asked = new Set<string>();
+    sub.asked = asked;
     if (sub.attached) this.deps.args.trace?.(sub.name, `client: looks for a primary (${why})`);
     sub.attachStarted = this.deps.args.clock.now();
     if (sub.attached) {
@@ -98,6 +102,7 @@ export class PrimarySearch {
         }
         if (sub.closed) return;
         sub.target = idToHex(target);
+        if (asked.size < ASKED_KEPT) asked.add(sub.target);
         // (`missed`: we were attached and heard nothing; a primary that relayed to us through a
         // backup serves us itself a while: host/fan-out-plan.ts.)
         this.deps.args.trace?.(sub.name, `client: subscribes to ${sub.target.slice(0, 6)}${hinted ? ' (named itself primary)' : host ? ' (a host)' : ''}`);
@@ -143,6 +148,7 @@ export class PrimarySearch {
     } finally {
       sub.attaching = false;
       sub.named = undefined;
+      sub.asked = undefined;
     }
   }
 

@@ -123,6 +123,13 @@ export interface Subscription {
    * once, as the waiting ones went behind the SUBSCRIBE (primary-search.ts).
    */
   named?: NodeId;
+  /**
+   * Whom this attach sent a SUBSCRIBE to (hex, at most ASKED_KEPT, primary-search.ts), while
+   * it lasts: a snapshot from any of them counts, not only from the one asked last. A primary
+   * that answered after the wait for it ended (a starved tab's answer, later than
+   * ATTACH_TIMEOUT_MS) was dropped as stale, and the attach went on to ask again elsewhere.
+   */
+  asked?: Set<string>;
   lastHeard: number;
   ready: Promise<void>;
   markReady: () => void;

@@ -355,7 +355,9 @@ export class RegionClient {
     switch (m.t) {
       case 'SNAPSHOT':
         if (sub.attaching) this.args.trace?.(sub.name, `client: snapshot from ${fromHex.slice(0, 6)} e${m.e}`);
-        if ((fromHex !== sub.target && !fromPrimary) || m.e < sub.epoch) return void this.stats.stale++;
+        // From whom we asked last, or from anyone this attach asked (a primary whose answer came
+        // after we stopped waiting for it: primary-search.ts `asked`); its certificate decides.
+        if ((fromHex !== sub.target && !fromPrimary && !(sub.attaching && sub.asked?.has(fromHex))) || m.e < sub.epoch) return void this.stats.stale++;
         void this.checkSnapshot(sub, from, fromHex, m);
         return;
       case 'DELTA':
@@ -501,6 +503,12 @@ export class RegionClient {
     sub.lastHeard = this.args.clock.now();
     if (moved) {
       sub.attached = true;
+      // A snapshot from any node this attach asked counts, so the node asked last may answer
+      // after it: that answer (a redirect naming the node we attached to) is stale, as any
+      // other non-primary's, not a redirect sending us to look again. Taken for one, a crowd's
+      // players attached by a claimant's late snapshot let go of it at once, suspected it in
+      // their DHT and attached to it again (hosting-crowd-sim.test.ts: a host-set change).
+      sub.target = fromHex;
       this.stats.attaches++;
       this.args.dht.connect(from, PIN_OWNER).catch(() => {});
       this.args.trace?.(sub.name, `client: attached to ${fromHex.slice(0, 6)} e${m.e}`);
