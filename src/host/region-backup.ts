@@ -13,8 +13,21 @@ import type { ReplicationMessageOf } from './replication-messages';
 import { BackupMachine, type BackupEffect, type FollowTerms } from './backup-machine';
 import { has, RegionSide, type RegionRole } from './region-role';
 
+/** Frames of a primary held while its SYNC's certificate is checked (RegionBackup `heldBehindSync`). */
+export const HELD_BEHIND_SYNC = 32;
+
+/** A SYNC whose certificate is being checked: its sender and epoch, the checks running, the frames held. */
+interface SyncCheck {
+  hex: string;
+  e: number;
+  running: number;
+  held: (() => void)[];
+}
+
 export class RegionBackup extends RegionSide implements FollowTerms {
   private readonly machine: BackupMachine;
+  /** The SYNC being checked, if any (`heldBehindSync`). */
+  private checking: SyncCheck | undefined;
 
   constructor(region: RegionRole) {
     super(region);
@@ -82,27 +95,70 @@ export class RegionBackup extends RegionSide implements FollowTerms {
     if (!entries) return;
     if (!this.isCurrentPrimary(fromHex, m.e)) {
       const cert = m.cert;
-      const hold = await this.region.acceptable(cert, m.chain, fromHex);
-      if (!hold || this.region.stopped) return;
-      if (!has(cert.hosts, this.ctx.selfId)) {
-        // A certified primary whose set left us out: we host this region no more (and must
-        // not claim it over an old set).
-        if (this.el.supersedes(cert, hold, this.region.learntFar()) && cert.e >= this.el.promiseFor(cert, hold, this.region.learntFar()) && !this.region.duty && this.region.role !== 'claiming') {
-          this.el.adoptCert(cert, m.chain, hold);
-          this.region.standAside(cert, hold);
+      // (The frames held behind the check are taken in its finally, around the await: no
+      // microtask turn more than before, so the simulations' events keep their order.)
+      const check = this.checkFor(fromHex, m.e);
+      try {
+        const hold = await this.region.acceptable(cert, m.chain, fromHex);
+        if (!hold || this.region.stopped) return;
+        if (!has(cert.hosts, this.ctx.selfId)) {
+          // A certified primary whose set left us out: we host this region no more (and must
+          // not claim it over an old set).
+          if (this.el.supersedes(cert, hold, this.region.learntFar()) && cert.e >= this.el.promiseFor(cert, hold, this.region.learntFar()) && !this.region.duty && this.region.role !== 'claiming') {
+            this.el.adoptCert(cert, m.chain, hold);
+            this.region.standAside(cert, hold);
+          }
+          return void this.ctx.stats.staleFrames++;
         }
-        return void this.ctx.stats.staleFrames++;
+        if (!this.follow(from, fromHex, cert, hold, m.chain)) return;
+        this.perform(this.machine.syncPiece(from, m, entries, this.ctx.clock.now()));
+        return;
+      } finally {
+        this.checked(check);
       }
-      if (!this.follow(from, fromHex, cert, hold, m.chain)) return;
     }
     this.perform(this.machine.syncPiece(from, m, entries, this.ctx.clock.now()));
   }
 
+  /** The check of a SYNC from `hex` of epoch `e` begins (one record for all of its pieces). */
+  private checkFor(hex: string, e: number): SyncCheck {
+    const c = this.checking?.hex === hex && this.checking.e === e ? this.checking : (this.checking = { hex, e, running: 0, held: [] });
+    c.running++;
+    return c;
+  }
+
+  /** A check of `c` ended: once none runs, the frames held behind it are taken, in the order they came. */
+  private checked(c: SyncCheck): void {
+    if (--c.running > 0) return;
+    if (this.checking === c) this.checking = undefined;
+    if (this.region.stopped) return;
+    for (const take of c.held.splice(0)) take();
+  }
+
+  /**
+   * Whether a frame of `hex`'s epoch `e` waits for the check of its SYNC under way (`take`
+   * runs it then). A new primary's SYNC and its first batch (the edits that waited through
+   * the failover) leave it moments apart; in a busy tab the SYNC's certificate check
+   * (WebCrypto, off the main thread) may still run when the batch comes, which then found
+   * us following nobody: we asked for a SYNC under our old epoch, which the primary does
+   * not answer, and the batch was acked only after a later batch's gap asked again, or the
+   * primary's RESYNC_MS (failover_crash: first batches committed ~1 s after they were
+   * ordered). At most HELD_BEHIND_SYNC frames; past them as before.
+   */
+  private heldBehindSync(hex: string, e: number, take: () => void): boolean {
+    const c = this.checking;
+    if (!c || c.hex !== hex || c.e !== e || c.held.length >= HELD_BEHIND_SYNC || this.isCurrentPrimary(hex, e)) return false;
+    c.held.push(take);
+    return true;
+  }
+
   onReplicate(from: NodeId, fromHex: string, m: ReplicationMessageOf<'REPLICATE'>): void {
+    if (this.heldBehindSync(fromHex, m.e, () => this.onReplicate(from, fromHex, m))) return;
     this.perform(this.machine.replicate(from, fromHex, m, this.ctx.clock.now()));
   }
 
   onHeartbeat(from: NodeId, fromHex: string, m: ReplicationMessageOf<'HEARTBEAT'>): void {
+    if (this.heldBehindSync(fromHex, m.e, () => this.onHeartbeat(from, fromHex, m))) return;
     const was = this.machine.primaryReleased;
     this.perform(this.machine.heartbeat(from, fromHex, m, this.ctx.clock.now()));
     if (!was && this.machine.primaryReleased) this.region.trace(`primary ${fromHex.slice(0, 6)} released e${m.e}`);

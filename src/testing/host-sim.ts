@@ -19,6 +19,7 @@ import { regionName, type KeyHash, type RegionCoord } from '../region/region-key
 import { regionRecordRules } from '../region/region-records';
 import { CertChecker } from '../region/cert-checker';
 import { SimKeyring } from './sim-keyring';
+import type { Verifier } from '../core/signer';
 import { mintWork } from '../core/key-work';
 import { makePlayerPass, type PlayerPass } from '../region/player-pass';
 import { PASS_RULES } from '../host/player-passes';
@@ -106,6 +107,8 @@ export class HostSim extends SimWorld {
   readonly confirms: { region: string; epoch: number; primary: string; at: number }[] = [];
   /** The simulation's key directory: each id's signing key (see sim-keyring.ts). */
   readonly keyring: SimKeyring;
+  /** Peers whose hosting's signature checks answer late (slowVerify): hex -> ms. */
+  private readonly verifyDelay = new Map<string, number>();
   /** Each peer's player pass, once made (hex -> pass). */
   private readonly passes = new Map<string, PlayerPass>();
 
@@ -196,9 +199,14 @@ export class HostSim extends SimWorld {
     let store = this.stores.get(hex);
     if (!store) this.stores.set(hex, (store = new MemoryHostStore()));
     const wire = new HostWires(channels, clock);
+    // Its hosting's signature checks, late by slowVerify's ms when set (the same promise as the keyring's otherwise).
+    const verify: Verifier = (...a) => {
+      const ms = this.verifyDelay.get(hex) ?? 0;
+      return ms > 0 ? new Promise<void>((resolve) => clock.setTimeout(resolve, ms)).then(() => this.keyring.verify(...a)) : this.keyring.verify(...a);
+    };
     const host = new HostingService({
       dht, wires: wire, clock, ticker: clockTicker(clock), store, world, keyHash: simKeyHash,
-      signer: this.keyring.signer(id), verify: this.keyring.verify,
+      signer: this.keyring.signer(id), verify,
       onConfirm: (region, epoch, primary, at) => {
         this.confirms.push({ region, epoch, primary, at });
         if (this.confirms.length > 100_000) this.confirms.splice(0, 50_000);
@@ -289,6 +297,15 @@ export class HostSim extends SimWorld {
     if (!p) throw new Error(`no live peer ${hex.slice(0, 6)}`);
     p.turns.starve(ms, minMs, maxMs);
     this.net.setTurns(p.dht.selfId, (t) => p.turns.turnOf(t));
+  }
+
+  /**
+   * Peer `hex`'s hosting checks each signature `ms` late from now on (0: at once): a tab's
+   * WebCrypto, off the main thread, answers a busy tab in tens of milliseconds, where the
+   * simulation's keyring answers at once.
+   */
+  slowVerify(hex: string, ms: number): void {
+    this.verifyDelay.set(hex, ms);
   }
 
   /** Live peers that are primary of region `r` (coordinates or name) now (more than one only in a fault). */
