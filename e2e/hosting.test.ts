@@ -1,11 +1,13 @@
-// The shared world across real Chromium tabs (one browser profile each, over the relay):
+// The shared world across real Chromium tabs (a browser context each: storage of its own,
+// over the relay):
 // an edit in one tab shows in another; the primary of a region crashes (its renderer, no
 // goodbye) after several edits and the rest still see them and can edit again; a player walks across region
 // borders hosted by different tabs without a chunk going missing; a reload puts the
-// player back; every tab closed and reopened, every edit is still there.
+// player back; every tab closed and reopened, every edit is still there (from each tab's
+// store: IndexedDB, which outlives the tab in its context).
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { crashPage, disposeAll, launchProfile, openPage, PAGE_UP, type Profile } from './browser';
+import { contextAhead, crashPage, disposeAll, openPage, PAGE_UP, type Profile } from './browser';
 import { placeUntilConfirmed } from './page-world';
 
 const TABS = 4;
@@ -58,8 +60,10 @@ async function openAll(): Promise<void> {
 }
 
 beforeAll(async () => {
-  // Launching a browser is mostly waiting for its processes to start: all four at once.
-  profiles.push(...(await Promise.all(Array.from({ length: TABS }, () => launchProfile()))));
+  // Contexts of the shared browser (e2e/browser.ts contextAhead), not browsers of their own:
+  // a browser's launch and close cost ~2 CPU-s more than a context's, and this file closed and
+  // opened its four twice.
+  await Promise.all(Array.from({ length: TABS }, () => contextAhead(profiles)));
   await openAll();
 });
 
@@ -149,16 +153,11 @@ describe('the shared world across tabs', () => {
   // The first tab back is alone and claims the region from its own store, which may be
   // the closed primary's (without the last edit) and in the epoch the others had used
   // since: src/host/hosting-full-restart.test.ts covers that race over many seeds.
+  // Every tab of every player closed (the crashed one's too), their contexts (storage) kept,
+  // as players who closed the game and came back: e2e/store-log reopens a profile on disk.
   it('every tab closed and reopened: every confirmed edit is still there', async () => {
-    const dirs = profiles.map((p) => p.dir);
-    for (const p of profiles) await p.context.close().catch(() => {});
+    await Promise.all(profiles.flatMap((p) => p.context.pages().map((t) => t.close())));
     pages.fill(null);
-    const relaunched = await Promise.all(dirs.map((d) => launchProfile(d)));
-    // Disposing closes the relaunched browser and removes the profile the first launch made.
-    relaunched.forEach((r, i) => {
-      const first = profiles[i]!;
-      profiles[i] = { ...r, dispose: async () => { await r.dispose(); await first.dispose(); } };
-    });
     // Tab 0 comes back first and alone, so it claims the region from its own store (the
     // race above); the others then join it together.
     await openAll();
