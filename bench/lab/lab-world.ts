@@ -27,7 +27,7 @@ import { buildTopology, changeNetwork, configureNat, cutUdpPath, HOMES, INTERNET
 
 /**
  * `--udp-blocked`: the world ends with the UDP-blocked home's step (udpBlockedJoin). Not in
- * npm test: it failed 1 of 3 runs (the step 18-19 s when it passed), its player's offers
+ * npm test: it failed 1 of 4 runs (the step 16-19 s when it passed), its player's offers
  * reaching A late or not at all, through A's relay socket left deaf by the flush step
  * (bench/lab/README.md).
  */
