@@ -131,7 +131,8 @@ export class RegionBackup extends RegionSide implements FollowTerms {
   private checked(c: SyncCheck): void {
     if (--c.running > 0) return;
     if (this.checking === c) this.checking = undefined;
-    if (this.region.stopped) return;
+    if (this.region.stopped || c.held.length === 0) return;
+    this.region.trace(`${c.hex.slice(0, 6)} e${c.e}: ${c.held.length} frames taken after its SYNC's check`);
     for (const take of c.held.splice(0)) take();
   }
 
@@ -148,6 +149,8 @@ export class RegionBackup extends RegionSide implements FollowTerms {
   private heldBehindSync(hex: string, e: number, take: () => void): boolean {
     const c = this.checking;
     if (!c || c.hex !== hex || c.e !== e || c.held.length >= HELD_BEHIND_SYNC || this.isCurrentPrimary(hex, e)) return false;
+    // Once per check: a failover's timeline shows the batches that waited for it.
+    if (c.held.length === 0) this.region.trace(`${hex.slice(0, 6)} e${e}: frames wait for its SYNC's check`);
     c.held.push(take);
     return true;
   }
