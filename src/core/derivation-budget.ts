@@ -13,8 +13,17 @@
 // spent all of it, and a new honest key waited behind them for as long as they kept on; now
 // sources past their share take only what is above the reserve, and one under it (an honest
 // peer meeting a few keys) takes from the reserve.
+//
+// A source whose key turned out junk lately (it did not stand for the id it came with,
+// key-ids.ts) takes no part of the reserve and counts for no share of it: an honest peer
+// never sends such a key, and an attacker's sources that send them would otherwise each
+// count as a source asking, so 32 of them cut an honest source's share to 64/33 a second
+// (10 new keys ~4 s). Sending only keys that stand for their ids instead, a source spends
+// the budget only on ids minted with work (core/id-work.ts): each costs it ~2^9 scrypts
+// for our one, and is remembered after.
 import { FairShare } from './fair-share';
 import { KeyedRateLimit } from './keyed-rate-limit';
+import { LruMap } from './lru-map';
 import { TokenBucket } from './token-bucket';
 
 export interface DerivationBudgetOptions {
@@ -28,6 +37,8 @@ export interface DerivationBudgetOptions {
   reserve?: number;
   /** Sources remembered (least recently used forgotten: a forgotten source starts full). */
   sources: number;
+  /** How long (ms) a source that sent a junk key takes no part of the reserve. */
+  junkMs?: number;
 }
 
 /**
@@ -45,6 +56,9 @@ export const DERIVATION_BUDGET_DEFAULTS: DerivationBudgetOptions = {
   sources: 1024,
 };
 
+/** How long a source that sent a junk key takes no part of the reserve (DerivationBudgetOptions.junkMs). */
+export const JUNK_MS = 10_000;
+
 /** A source named by nobody (a frame whose carrier is not known where its key is checked). */
 export const UNATTRIBUTED = 'unattributed';
 
@@ -54,6 +68,8 @@ export class DerivationBudget {
   private readonly bySource: KeyedRateLimit;
   private readonly shares: FairShare;
   private readonly reserve: number;
+  private readonly junkAt: LruMap<string, number>;
+  private readonly junkMs: number;
   /** Derivations refused, in all. */
   refused = 0;
 
@@ -63,6 +79,8 @@ export class DerivationBudget {
     this.bySource = new KeyedRateLimit(this.o.perSourcePerSec, this.o.perSourceBurst, this.o.sources);
     this.shares = new FairShare(this.o.totalPerSec, this.o.sources);
     this.reserve = this.o.reserve ?? Math.floor(this.o.totalBurst / 4);
+    this.junkAt = new LruMap(this.o.sources);
+    this.junkMs = this.o.junkMs ?? JUNK_MS;
   }
 
   /**
@@ -71,7 +89,9 @@ export class DerivationBudget {
    */
   take(source: string = UNATTRIBUTED): boolean {
     const t = this.now();
-    const within = this.shares.within(source, t);
+    // A junk sender is past its share whatever it spent, and is not counted among those sharing.
+    const junkAt = this.junkAt.peek(source);
+    const within = (junkAt === undefined || t - junkAt >= this.junkMs) && this.shares.within(source, t);
     // The source's bucket first: a source past its own budget spends nothing of the total.
     if (this.bySource.take(source, t) && this.total.take(1, t, within ? 0 : this.reserve)) {
       this.shares.spent(source, t);
@@ -79,5 +99,10 @@ export class DerivationBudget {
     }
     this.refused++;
     return false;
+  }
+
+  /** Notes that a key `source` sent, derived, did not stand for the id it came with. */
+  junk(source: string = UNATTRIBUTED): void {
+    this.junkAt.set(source, this.now());
   }
 }

@@ -35,14 +35,63 @@ export function deriveNodeId(publicKey: Uint8Array): NodeId {
 
 /** Keys whose node ids were derived, remembered (least recently used dropped first). */
 const KEYS_KEPT = 2048;
-const derived = new LruMap<string, NodeId>(KEYS_KEPT);
+
+/**
+ * Of KEYS_KEPT, how many keys one source (the link or address a key came over) may have put
+ * in memory: past it, its new keys are derived (on its budget) but not remembered. Only a
+ * key that stands for the worked id it came with is remembered at all (junk keys cost an
+ * attacker nothing and would push honest keys out at the budget's rate); with this bound,
+ * pushing them out takes KEYS_KEPT / KEYS_KEPT_PER_SOURCE sources too, each bringing that
+ * many ids minted with work (core/id-work.ts). An honest peer brings a few keys: its own,
+ * a certificate's grants, a lookup's answers, the origins of frames it routes to us.
+ */
+export const KEYS_KEPT_PER_SOURCE = 256;
+
+/** A remembered key's id, and the source whose key it was (undefined: one we hold, loaded, or met in a handshake; those and the unattributed source's are not bounded per source). */
+interface Kept {
+  id: NodeId;
+  via: string | undefined;
+}
+
+/** Keys each source has in `derived` (only sources with some: at most KEYS_KEPT entries). */
+const keptBy = new Map<string, number>();
+const unkeep = (via: string | undefined) => {
+  if (via === undefined || via === UNATTRIBUTED) return;
+  const n = (keptBy.get(via) ?? 0) - 1;
+  if (n > 0) keptBy.set(via, n);
+  else keptBy.delete(via);
+};
+const derived = new LruMap<string, Kept>(KEYS_KEPT, (_, k) => unkeep(k.via));
+
+/** Keys remembered now (at most KEYS_KEPT). */
+export const nodeIdsKept = (): number => derived.size;
+
+/** Remembers `id` as `tag`'s, put there by `via` (nothing when `via` has its KEYS_KEPT_PER_SOURCE in memory). */
+function keep(tag: string, id: NodeId, via?: string): void {
+  const held = derived.peek(tag);
+  if (held) {
+    derived.get(tag);
+    return;
+  }
+  if (via !== undefined && via !== UNATTRIBUTED) {
+    const n = keptBy.get(via) ?? 0;
+    if (n >= KEYS_KEPT_PER_SOURCE) {
+      nodeIdDerivations.unkept++;
+      return;
+    }
+    keptBy.set(via, n + 1);
+  }
+  derived.set(tag, { id, via });
+}
 
 /**
  * What matching keys to node ids has cost this realm: keys derived (each one scrypt) and
  * the ms spent on them; `hits` counts keys answered from memory. A tab pays one
- * derivation per new peer it links to or hears signed frames from.
+ * derivation per new peer it links to or hears signed frames from. `junk`: keys derived that
+ * did not stand for the id they came with (not remembered); `unkept`: keys not remembered
+ * because their source had KEYS_KEPT_PER_SOURCE in memory.
  */
-export const nodeIdDerivations = { keys: 0, ms: 0, hits: 0, refused: 0 };
+export const nodeIdDerivations = { keys: 0, ms: 0, hits: 0, refused: 0, junk: 0, unkept: 0 };
 
 /**
  * The realm's budget for deriving keys it has not met, from what others send
@@ -61,9 +110,12 @@ export function nodeIdOfKey(publicKey: Uint8Array): NodeId {
  * The node id of a key someone sent (`via`: the link or address it came from), or undefined
  * when the key is not remembered and `via`'s derivation budget (or the realm's) is spent:
  * such a key is judged unproven, and not remembered, so it is derived once there is budget.
+ * With `claimed` (the id the key came with) a key that does not stand for it is junk: not
+ * remembered, and told to the budget (`via` then takes no part of the reserve a while)
+ * unless `forwarded` (`via` passed on a frame it did not check: a routed message's hop).
  */
-export function sentNodeIdOfKey(publicKey: Uint8Array, via: string = UNATTRIBUTED, budget: DerivationBudget = nodeIdBudget): NodeId | undefined {
-  return rememberedOrDerived(publicKey, tagOf(publicKey), budget, via);
+export function sentNodeIdOfKey(publicKey: Uint8Array, via: string = UNATTRIBUTED, budget: DerivationBudget = nodeIdBudget, claimed?: NodeId, forwarded = false): NodeId | undefined {
+  return rememberedOrDerived(publicKey, tagOf(publicKey), budget, via, claimed, forwarded);
 }
 
 /**
@@ -79,31 +131,37 @@ export async function queuedNodeIdOfKey(publicKey: Uint8Array, claimed: NodeId, 
   const known = derived.get(tag);
   if (known) {
     nodeIdDerivations.hits++;
-    return known;
+    return known.id;
   }
   if (!(await queue.turn(alive))) {
     nodeIdDerivations.refused++;
     return undefined;
   }
   const kept = derived.get(tag); // derived while this one waited
-  if (kept) return kept;
+  if (kept) return kept.id;
   const id = derivedNow(publicKey);
-  if (idEquals(id, claimed)) derived.set(tag, id);
+  if (idEquals(id, claimed)) keep(tag, id);
+  else nodeIdDerivations.junk++;
   return id;
 }
 
-function rememberedOrDerived(publicKey: Uint8Array, tag: string, budget?: DerivationBudget, via?: string): NodeId | undefined {
+function rememberedOrDerived(publicKey: Uint8Array, tag: string, budget?: DerivationBudget, via?: string, claimed?: NodeId, forwarded = false): NodeId | undefined {
   const kept = derived.get(tag);
   if (kept) {
     nodeIdDerivations.hits++;
-    return kept;
+    return kept.id;
   }
   if (budget && !budget.take(via)) {
     nodeIdDerivations.refused++;
     return undefined;
   }
   const id = derivedNow(publicKey);
-  derived.set(tag, id);
+  if (claimed && !idEquals(id, claimed)) {
+    nodeIdDerivations.junk++;
+    if (!forwarded) budget?.junk(via);
+    return id;
+  }
+  keep(tag, id, budget ? via : undefined);
   return id;
 }
 
@@ -128,7 +186,7 @@ export const refusedSince = (mark: number): boolean => nodeIdDerivations.refused
 
 /** Marks `id` as the node id of `publicKey` (a minter that just derived it: the first check is free). */
 export function rememberNodeId(publicKey: Uint8Array, id: NodeId): void {
-  derived.set(tagOf(publicKey), id);
+  keep(tagOf(publicKey), id);
 }
 
 /** The id a raw public key of `kind` stands for (a key this realm holds or loads: no budget). */
@@ -136,13 +194,13 @@ export function idOfPublicKey(kind: KeyKind, publicKey: Uint8Array): Promise<Nod
   return kind === 'node' ? Promise.resolve(nodeIdOfKey(publicKey)) : idFromSha256(publicKey);
 }
 
-/** The id a key someone sent stands for, as `idOfPublicKey`; undefined when a node key is past `via`'s derivation budget (`sentNodeIdOfKey`). */
-export function idOfSentKey(kind: KeyKind, publicKey: Uint8Array, via?: string, budget?: DerivationBudget): Promise<NodeId | undefined> {
-  return kind === 'node' ? Promise.resolve(sentNodeIdOfKey(publicKey, via, budget)) : idFromSha256(publicKey);
+/** The id a key someone sent (as `claimed`'s, if given; `forwarded`: see `sentNodeIdOfKey`) stands for, as `idOfPublicKey`; undefined when a node key is past `via`'s derivation budget. */
+export function idOfSentKey(kind: KeyKind, publicKey: Uint8Array, via?: string, budget?: DerivationBudget, claimed?: NodeId, forwarded = false): Promise<NodeId | undefined> {
+  return kind === 'node' ? Promise.resolve(sentNodeIdOfKey(publicKey, via, budget, claimed, forwarded)) : idFromSha256(publicKey);
 }
 
 /** True when `publicKey`, a key someone sent over `via`, as a key of `kind` stands for `claimed` (false past the derivation budget). */
 export async function publicKeyMatchesId(kind: KeyKind, publicKey: Uint8Array, claimed: NodeId, via?: string): Promise<boolean> {
-  const id = await idOfSentKey(kind, publicKey, via);
+  const id = await idOfSentKey(kind, publicKey, via, undefined, claimed);
   return id !== undefined && idEquals(id, claimed);
 }

@@ -7,7 +7,11 @@
 export class LruMap<K, V> {
   private readonly map = new Map<K, V>();
 
-  constructor(private readonly max: number) {}
+  /** `dropped`: told each key forgotten for the bound (not one deleted or set again). */
+  constructor(
+    private readonly max: number,
+    private readonly dropped?: (key: K, value: V) => void,
+  ) {}
 
   get size(): number {
     return this.map.size;
@@ -31,7 +35,11 @@ export class LruMap<K, V> {
   set(key: K, value: V): void {
     this.map.delete(key);
     this.map.set(key, value);
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value!);
+    if (this.map.size > this.max) {
+      const [k, v] = this.map.entries().next().value!;
+      this.map.delete(k);
+      this.dropped?.(k, v);
+    }
   }
 
   /** The value of `key`, made by `make` when absent; either way `key` becomes the most recently used (set). */

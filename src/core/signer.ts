@@ -49,8 +49,10 @@ export class ProvenKeys {
    * no node key an honest peer holds stands for an id without it, and the puzzle is one
    * SHA-256 where the derivation is a scrypt (0: every id's key is derived). `budget`: the
    * derivations new keys may spend (default: the realm's, key-ids.ts `nodeIdBudget`).
+   * `forwarded`: the `via` of its checks passes on frames it did not check (a routed
+   * message's last hop), so a junk key is not held against it (key-ids.ts `sentNodeIdOfKey`).
    */
-  constructor(kept = KEYS_KEPT, private readonly idWorkBits = 0, private readonly budget?: DerivationBudget) {
+  constructor(kept = KEYS_KEPT, private readonly idWorkBits = 0, private readonly budget?: DerivationBudget, private readonly forwarded = false) {
     this.keys = new LruMap(kept);
   }
 
@@ -69,8 +71,9 @@ export class ProvenKeys {
     let k = this.keys.get(tag);
     if (!k) {
       if (kind === 'node' && !idWorkOk(id, this.idWorkBits)) return null;
-      const derived = await idOfSentKey(kind, publicKey, via, this.budget);
-      if (!derived) return null;
+      const derived = await idOfSentKey(kind, publicKey, via, this.budget, id, this.forwarded);
+      // A key that stands for another id is not kept: junk keys at the budget's rate would push honest ones out.
+      if (!derived || !idEquals(derived, id)) return null;
       this.keys.set(tag, (k = { id: derived }));
     }
     if (!idEquals(k.id, id)) return null;

@@ -20,8 +20,12 @@ export interface DhtEvents extends Record<string, unknown> {
   ready: { contacts: number };
 }
 
-/** A reader's own test of a value it read (Dht.get): true to believe it. */
-export type ValueFilter = (value: Uint8Array) => Promise<boolean>;
+/**
+ * A reader's own test of a value it read (Dht.get): true to believe it. `via`: the peer (hex)
+ * that sent the value (the holder that answered, or the STORE's sender of our own copy;
+ * none when we published it), whose derivation budget a test that derives keys spends.
+ */
+export type ValueFilter = (value: Uint8Array, via?: string) => Promise<boolean>;
 
 /** How Dht.get reads. */
 export interface GetOptions {
@@ -43,6 +47,8 @@ export interface GotValue {
   version: number;
   /** Remaining lifetime in ms. */
   ttlMs: number;
+  /** The peer (hex) that sent it: the holder whose answer it was, or the STORE's sender of our own copy (none: ours). */
+  via?: string;
 }
 
 export interface LinkInfo {

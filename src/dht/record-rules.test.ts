@@ -206,6 +206,35 @@ describe('DHT owner rules, near-key STOREs, several-answer reads', () => {
     watch = undefined;
   });
 
+  // Checks that were left unattributed (main 1900680: via undefined in both): a holder's
+  // check of its own copy, on each read, spends the budget of the peer whose STORE brought
+  // it; a reader's own test of a value (Dht.get `accept`) is told the holder that answered,
+  // and so is the reader (GotValue.via: a claimant that checks the record's certificate again
+  // charges that peer, host/region-claimant.ts learnChain).
+  it('our own copy is checked on the budget of the peer whose STORE brought it; a reader is told who answered', async () => {
+    const o = owner();
+    const byDistance = [...c.nodes.values()].sort((a, b) => compareDistance(a.selfId, b.selfId, o.id));
+    const [holder, sender, reader] = [byDistance[0]!, byDistance[70]!, byDistance[95]!];
+    expect(await c.settle(raw(sender).call(holder.selfId, idToHex(holder.selfId), { t: 'STORE', ns: 'player', key: o.id, rec: { v: signed(o, 1, 'own'), pub: sender.selfId, seq: 1, ttl: 3600_000 } }))).toMatchObject({ ok: true });
+    watch = { key: idToHex(o.id), vias: [] };
+    const filtered: (string | undefined)[] = [];
+    const told = (_v: Uint8Array, via?: string) => {
+      filtered.push(via);
+      return Promise.resolve(true);
+    };
+    const own = await c.settle(holder.get('player', o.id, told));
+    expect(payload(own?.value)).toBe('own');
+    expect(watch.vias[0], "the holder's own copy, checked again").toBe(idToHex(sender.selfId));
+    expect(filtered[0]).toBe(idToHex(sender.selfId));
+    watch.vias = [];
+    filtered.length = 0;
+    const read = await c.settle(reader.get('player', o.id, told));
+    expect(payload(read?.value)).toBe('own');
+    expect(read?.via).toBe(idToHex(holder.selfId));
+    expect(filtered).toEqual([idToHex(holder.selfId)]);
+    watch = undefined;
+  });
+
   it('a STORE to a node far from the key is refused and counted', async () => {
     const o = owner();
     const value = signed(o, 1, 'far');

@@ -36,7 +36,8 @@ export class RouteVerifier {
   private readonly keys: ProvenKeys;
 
   constructor(maxKeys = VERIFIED_KEYS) {
-    this.keys = new ProvenKeys(maxKeys);
+    // A hop does not check what it forwards: a forged source's key is not held against the link.
+    this.keys = new ProvenKeys(maxKeys, 0, undefined, true);
   }
 
   get cachedKeys(): number {

@@ -26,6 +26,8 @@ export interface HeldValue {
   expiresAt: number;
   /** Last time a STORE for it arrived or we replicated it (replication skips fresh ones). */
   refreshedAt: number;
+  /** The peer (hex) whose STORE it came in (none: we stored it): checks of our copy spend its derivation budget. */
+  from?: string;
 }
 
 export type StoreOutcome = 'stored' | 'refreshed' | 'stale' | 'too-large' | 'full' | 'publisherFull' | 'expired';
@@ -66,8 +68,8 @@ export class ValueStore {
     return n;
   }
 
-  /** Keeps rec under (ns, key) at `version` (checked by the caller), lifetime capped by the policy. */
-  put(ns: Namespace, key: NodeId, keyHex: string, rec: ValueRecord, version: number, now: number, policy: RecordPolicy): StoreOutcome {
+  /** Keeps rec under (ns, key) at `version` (checked by the caller), lifetime capped by the policy; `from`: the STORE's sender (hex). */
+  put(ns: Namespace, key: NodeId, keyHex: string, rec: ValueRecord, version: number, now: number, policy: RecordPolicy, from?: string): StoreOutcome {
     const lim = this.limits[ns];
     if (rec.v.length > lim.maxValueBytes) return 'too-large';
     if (rec.ttl <= 0) return 'expired';
@@ -97,7 +99,7 @@ export class ValueStore {
       if (newPublisher && (this.byPublisher.get(pubHex) ?? 0) >= this.caps.maxPerPublisher) return 'publisherFull';
     }
     if (held) this.forget(table, held);
-    table.set(keyHex, { ns, key, keyHex, value: rec.v, publisher: rec.pub, seq: rec.seq, version, expiresAt, refreshedAt: now });
+    table.set(keyHex, { ns, key, keyHex, value: rec.v, publisher: rec.pub, seq: rec.seq, version, expiresAt, refreshedAt: now, ...(from !== undefined ? { from } : {}) });
     this.held += rec.v.length;
     this.byPublisher.set(pubHex, (this.byPublisher.get(pubHex) ?? 0) + 1);
     return 'stored';

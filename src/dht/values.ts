@@ -59,7 +59,7 @@ export class Values {
       }
       version = chk.version;
     }
-    const outcome = deps.store.put(ns, key, hex, rec, version, deps.clock.now(), this.policy(ns));
+    const outcome = deps.store.put(ns, key, hex, rec, version, deps.clock.now(), this.policy(ns), via);
     return outcome === 'too-large' ? 'tooLarge' : outcome;
   }
 
@@ -91,15 +91,16 @@ export class Values {
     const now = deps.clock.now();
     const held = deps.store.get(ns, idToHex(key), now);
     const check = this.checker(ns, key, accept);
-    // Our own copy is checked again too: a rule may depend on time (expiry, certificates).
-    let best: { rec: ValueRecord; version: number } | undefined;
+    // Our own copy is checked again too: a rule may depend on time (expiry, certificates);
+    // on the budget of the peer whose STORE brought it.
+    let best: { rec: ValueRecord; version: number; via?: string | undefined } | undefined;
     if (held) {
       const rec = ValueStore.toRecord(held, now);
-      const chk = await check(rec);
-      if (chk.ok) best = { rec, version: chk.version };
+      const chk = await check(rec, held.from);
+      if (chk.ok) best = { rec, version: chk.version, via: held.from };
     }
     const wanted = best ? deps.opts.getAnswers - 1 : deps.opts.getAnswers;
-    if (wanted > 0) for (const answer of (await deps.lookup(key, ns, wanted, check)).values) if (!best || answer.version > best.version) best = answer;
+    if (wanted > 0) for (const answer of (await deps.lookup(key, ns, wanted, check)).values) if (!best || answer.version > best.version) best = { rec: answer.rec, version: answer.version, via: idToHex(answer.from) };
     if (!best) return undefined;
     return gotValue(best);
   }
@@ -117,20 +118,20 @@ export class Values {
     const rule = this.checker(ns, key);
     const res = await deps.lookup(key, ns, Number.MAX_SAFE_INTEGER, rule);
     deps.view.adopt?.(key, res.closest.map((c) => c.id), res.paths ?? 1);
-    const found: { rec: ValueRecord; version: number }[] = res.values.map((x) => ({ rec: x.rec, version: x.version }));
+    const found: { rec: ValueRecord; version: number; via?: string | undefined }[] = res.values.map((x) => ({ rec: x.rec, version: x.version, via: idToHex(x.from) }));
     const now = deps.clock.now();
     const held = deps.store.get(ns, idToHex(key), now);
     if (held) {
       const rec = ValueStore.toRecord(held, now);
-      const chk = await rule(rec);
-      if (chk.ok) found.push({ rec, version: chk.version });
+      const chk = await rule(rec, held.from);
+      if (chk.ok) found.push({ rec, version: chk.version, via: held.from });
     }
     found.sort((a, b) => b.version - a.version);
     const judged: ValueRecord[] = [];
     for (const x of found) {
       if (judged.some((r) => sameBytes(r.v, x.rec.v))) continue;
       judged.push(x.rec);
-      if (!accept || (await accept(x.rec.v).catch(() => false))) return gotValue(x);
+      if (!accept || (await accept(x.rec.v, x.via).catch(() => false))) return gotValue(x);
     }
     return undefined;
   }
@@ -164,14 +165,14 @@ export class Values {
       const same = seen.find((x) => (ruled || x.rec.seq === rec.seq) && sameBytes(x.rec.v, rec.v) && sameBytes(x.rec.pub, rec.pub));
       if (same) return same.check;
       const byRule = checkRecord(records, ns, key, rec.v, rec.pub, rec.seq, undefined, via);
-      const check = accept ? byRule.then(async (r): Promise<RecordCheck> => (r.ok && !(await accept(rec.v).catch(() => false)) ? { ok: false, reason: 'reader' } : r)) : byRule;
+      const check = accept ? byRule.then(async (r): Promise<RecordCheck> => (r.ok && !(await accept(rec.v, via).catch(() => false)) ? { ok: false, reason: 'reader' } : r)) : byRule;
       if (seen.length < CHECKS_KEPT) seen.push({ rec, check });
       return check;
     };
   }
 }
 
-function gotValue(best: { rec: ValueRecord; version: number }): GotValue {
+function gotValue(best: { rec: ValueRecord; version: number; via?: string | undefined }): GotValue {
   const record = best.rec;
-  return { value: record.v, publisher: record.pub, seq: record.seq, version: best.version, ttlMs: record.ttl };
+  return { value: record.v, publisher: record.pub, seq: record.seq, version: best.version, ttlMs: record.ttl, ...(best.via !== undefined ? { via: best.via } : {}) };
 }

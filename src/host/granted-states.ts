@@ -78,9 +78,10 @@ export class GrantedStates {
    * What to adopt, given what we hold (`mine`), the sets of our claim (hex lists) and the
    * check of a proof. A proof is checked only when it vouches for an entry no majority
    * agreed on (a failover's tail: a few batches), once; when none needs checking (the usual
-   * case) the outcome comes at once, not as a promise.
+   * case) the outcome comes at once, not as a promise. `proven` is told the granter (hex)
+   * that sent the proof, whose derivation budget the keys it names spend if new.
    */
-  outcome(mine: (key: number) => Stamp | undefined, sets: readonly (readonly string[])[], proven: (p: StateProof, cert: EpochCert | undefined) => Promise<boolean>): GrantedOutcome | Promise<GrantedOutcome> {
+  outcome(mine: (key: number) => Stamp | undefined, sets: readonly (readonly string[])[], proven: (p: StateProof, cert: EpochCert | undefined, from: string) => Promise<boolean>): GrantedOutcome | Promise<GrantedOutcome> {
     const needed = (x: Entry) => {
       if (!obeysWorldRules(x)) return false;
       const had = mine(x.key);
@@ -106,18 +107,18 @@ export class GrantedStates {
     const agreed = adopt.size;
     const result = () => ({ adopt: [...adopt.values()], agreed, proven: adopt.size - agreed, unproven: holders.size - adopt.size });
     // Proofs that vouch for an entry no majority agreed on, and what each would add.
-    const toCheck: { p: Proven; adds: Entry[] }[] = [];
-    for (const g of this.by.values()) {
+    const toCheck: { p: Proven; adds: Entry[]; from: string }[] = [];
+    for (const [from, g] of this.by) {
       for (const p of g.proofs) {
         const adds = p.entries.filter((x) => x.e <= p.proof.e && needed(x));
-        if (adds.some((x) => !adopt.has(tag(x)))) toCheck.push({ p, adds });
+        if (adds.some((x) => !adopt.has(tag(x)))) toCheck.push({ p, adds, from });
       }
     }
     if (toCheck.length === 0) return result();
     return (async () => {
-      for (const { p, adds } of toCheck) {
+      for (const { p, adds, from } of toCheck) {
         if (!adds.some((x) => !adopt.has(tag(x)))) continue;
-        if (!(await proven(p.proof, p.cert))) continue;
+        if (!(await proven(p.proof, p.cert, from))) continue;
         for (const x of adds) adopt.set(tag(x), x);
       }
       return result();

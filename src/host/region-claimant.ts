@@ -659,10 +659,10 @@ export class RegionClaimant extends RegionSide {
     return this.ctx.linkedNear(this.region.key, n, new Set([...known.map(idToHex), ...this.suspects(), silent]));
   }
 
-  /** Takes the certificate of the region's location record, if there is a valid one (bounded wait). */
+  /** Takes the certificate of the region's location record, if there is a valid one (bounded wait), on the budget of the peer that sent the record. */
   private async learnChain(): Promise<void> {
     const rec = await within(this.ctx.clock, getLocation(this.ctx.dht, this.region.key, this.ctx.records).catch(() => undefined), EDITS_FALLBACK_MS);
-    const hold = rec && !this.el.cert ? await this.region.acceptable(rec.cert) : false;
+    const hold = rec && !this.el.cert ? await this.region.acceptable(rec.cert, undefined, rec.via) : false;
     if (!rec || !hold || this.el.cert) return; // (one came while we checked this one)
     this.region.trace(`learned e${rec.cert.e} from the location record`);
     this.el.adoptCert(rec.cert, undefined, hold);
@@ -721,8 +721,9 @@ export class RegionClaimant extends RegionSide {
     const t = round.terms;
     const near = (set: readonly NodeId[]) => !vouchless(set);
     const sets = [t.hosts, ...(t.prev ? [t.prev.hosts] : []), ...(t.pend ?? []).map((q) => q.hosts)].filter(near).map((s) => s.map(idToHex));
-    const proven = async (p: StateProof, c: EpochCert | undefined) =>
-      !!c && c.e === p.e && this.chainCert(c, t, known) && near(c.hosts) && !(await this.ctx.certs.signed(this.region.key, c)) && this.ctx.certs.primarySigned(c, proofBytes(this.region.key, p), p.s);
+    // On the budget of the granter that sent the proof (keys of its certificate not met before).
+    const proven = async (p: StateProof, c: EpochCert | undefined, from: string) =>
+      !!c && c.e === p.e && this.chainCert(c, t, known) && near(c.hosts) && !(await this.ctx.certs.signed(this.region.key, c, from)) && this.ctx.certs.primarySigned(c, proofBytes(this.region.key, p), p.s, from);
     const take = (out: GrantedOutcome) => {
       const s = this.ctx.stats;
       s.grantsAgreed += out.agreed;

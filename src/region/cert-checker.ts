@@ -148,10 +148,11 @@ export class CertChecker {
   /**
    * Whether `s` is the signature over `data` of `c`'s primary, by the key its own grant in `c`
    * names (a claimant's grant is always in its certificate). Check `c` itself first (`signed`).
+   * `via`: the node (hex) that sent it, whose derivation budget the key spends if new.
    */
-  primarySigned(c: EpochCert, data: Uint8Array, s: Uint8Array): Promise<boolean> {
+  primarySigned(c: EpochCert, data: Uint8Array, s: Uint8Array, via?: string): Promise<boolean> {
     const g = c.grants.find((x) => idEquals(x.id, c.primary));
-    return g ? this.verify('node', g.id, KEY_ALGS[g.a], g.k, data, s) : Promise.resolve(false);
+    return g ? this.verify('node', g.id, KEY_ALGS[g.a], g.k, data, s, via) : Promise.resolve(false);
   }
 
   /**

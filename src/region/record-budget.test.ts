@@ -6,7 +6,7 @@
 // holder's record, its primary and granters never met either, is still taken at once.
 // Before, every record was checked on one unattributed source the flood kept spent.
 import { describe, expect, it } from 'vitest';
-import { DerivationBudget } from '../core/derivation-budget';
+import { DerivationBudget, UNATTRIBUTED } from '../core/derivation-budget';
 import { randomId, type NodeId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
 import { cachingWebCryptoVerifier, ProvenKeys, type Signer } from '../core/signer';
@@ -15,7 +15,8 @@ import { fixedNearView } from '../testing/near-views';
 import { strangerIdentity } from '../testing/stranger-identity';
 import { CertChecker } from './cert-checker';
 import { signGrant, type ClaimTerms, type EpochCert } from './epoch-cert';
-import { locationRule, putLocation, type RecordAuth } from './region-records';
+import { getLocation, locationRule, putLocation, type RecordAuth } from './region-records';
+import type { GotValue, ValueFilter } from '../dht/dht';
 
 const ATTACKER_LINKS = 12;
 const JUNK_EVERY_MS = 20;
@@ -60,5 +61,32 @@ describe("a region's location records checked while an attacker with 12 keys ans
     }
     expect(takenAt, `the honest record was taken ${takenAt - FLOOD_BEFORE_MS} ms after it first tried (-1: not within ${BOUND_MS} ms); ${budget.refused} derivations refused`).toBeGreaterThanOrEqual(FLOOD_BEFORE_MS);
     expect(budget.refused, 'the flood did meet the budget').toBeGreaterThan(300);
+  });
+
+  // A reader's own check of a record it read (getLocation, getEdits: Dht.get's `accept`), a
+  // claimant's of the certificate it learns from the record (region-claimant.ts learnChain),
+  // and a holder's of its own copy were charged to the one unattributed source, which
+  // anything else left unnamed spends too (here: spent to the last token). Now the holder
+  // that answered is charged, and named to the reader (main 1900680: the record refused).
+  it("a reader's own check of a record it read spends the budget of the holder that answered", async () => {
+    const budget = new DerivationBudget({}, () => 0);
+    const rand = seededRandom(30);
+    const [a, b, c] = [await strangerIdentity(), await strangerIdentity(), await strangerIdentity()];
+    const key = randomId(rand);
+    const verify = cachingWebCryptoVerifier(new ProvenKeys(64, 0, budget));
+    const certs = new CertChecker(verify, fixedNearView([a.id, b.id, c.id]), { idWorkBits: 0 });
+    const terms: ClaimTerms = { e: 1, primary: a.id, hosts: [a.id, b.id, c.id] };
+    const value = await locationValue(key, { signer: a, cert: { ...terms, grants: [await signGrant(a, key, terms), await signGrant(b, key, terms)] } });
+    let spent = 0;
+    while (budget.take(UNATTRIBUTED)) spent++;
+    expect(spent, "the unattributed source's burst").toBe(64);
+    const holder = 'ab12';
+    const dht = {
+      get: async (_ns: string, _key: NodeId, accept?: ValueFilter): Promise<GotValue | undefined> =>
+        !accept || (await accept(value, holder)) ? { value, publisher: a.id, seq: 1, version: 1, ttlMs: 1000, via: holder } : undefined,
+    };
+    const rec = await getLocation(dht, key, { certs, verify });
+    expect(rec?.epoch, 'the record, its keys never met, taken').toBe(1);
+    expect(rec?.via).toBe(holder);
   });
 });

@@ -283,36 +283,43 @@ export async function putLocation(dht: RecordDht, key: NodeId, auth: RecordAuth,
 
 /**
  * `check` run once per value: the value Dht.get returns is one its `accept` checked already
- * (the same array), so it is looked up instead of verified a second time.
+ * (the same array), so it is looked up instead of verified a second time. `via`: the peer
+ * that sent it (ValueFilter), told to the first check.
  */
-function checkedOnce<T>(check: (v: Uint8Array) => T): (v: Uint8Array) => T {
+function checkedOnce<T>(check: (v: Uint8Array, via?: string) => T): (v: Uint8Array, via?: string) => T {
   const done = new Map<Uint8Array, T>();
-  return (v) => {
-    if (!done.has(v)) done.set(v, check(v));
+  return (v, via) => {
+    if (!done.has(v)) done.set(v, check(v, via));
     return done.get(v)!;
   };
 }
+
+/** `anchor`, with `via` (the peer that sent the value) when it names none. */
+const sentBy = (anchor: RecordAnchor, via: string | undefined): RecordAnchor => (anchor.via === undefined && via !== undefined ? { ...anchor, via } : anchor);
 /**
  * The region's location record, or undefined. The DHT node's rule has checked it already
- * (every tab and simulated node runs locationRule); with `rv` it is checked here again.
+ * (every tab and simulated node runs locationRule); with `rv` it is checked here again, on
+ * the derivation budget of the peer that sent it (`via` of the record returned too: a
+ * reader that checks its certificate again charges that peer).
  */
-export async function getLocation(dht: Pick<Dht, 'get'>, key: NodeId, rv?: RecordVerifier, fresh: FreshRule | RecordAnchor = 'learn'): Promise<LocationRecord | undefined> {
+export async function getLocation(dht: Pick<Dht, 'get'>, key: NodeId, rv?: RecordVerifier, fresh: FreshRule | RecordAnchor = 'learn'): Promise<(LocationRecord & { via?: string }) | undefined> {
   const anchor = typeof fresh === 'string' ? { fresh } : fresh;
   // The reader's check runs inside the DHT read (Dht.get `accept`): a record it would refuse,
   // at a higher version, does not hide one it believes.
-  const once = rv ? checkedOnce((v) => checkLocation(rv, key, v, anchor)) : undefined;
-  const accept = once ? async (v: Uint8Array) => (await once(v)).ok : undefined;
+  const once = rv ? checkedOnce((v, via) => checkLocation(rv, key, v, sentBy(anchor, via))) : undefined;
+  const accept = once ? async (v: Uint8Array, via?: string) => (await once(v, via)).ok : undefined;
   // A reader with no certificate of the region judges the first against its own lookup of
   // the key by disjoint paths (cert-checker.ts): this read's lookup, run to its end, is that
   // lookup (Dht.get `live`), so the check of its record and of the snapshot waits for no other.
   const got = await dht.get('chunk', key, accept, rv && anchor.fresh === 'near' && !anchor.known && !anchor.view ? { live: true } : undefined);
   if (!got) return undefined;
+  const via = got.via !== undefined ? { via: got.via } : {};
   if (once) {
-    const r = await once(got.value);
-    return r.ok ? r.rec : undefined;
+    const r = await once(got.value, got.via);
+    return r.ok ? { ...r.rec, ...via } : undefined;
   }
   const m = decodeAs('LOCATION', got.value);
-  return m && !certShapeFault(m.cert) ? toLocation(m) : undefined;
+  return m && !certShapeFault(m.cert) ? { ...toLocation(m), ...via } : undefined;
 }
 
 /**
@@ -356,18 +363,18 @@ function entriesOf(m: Decoded<'EDITS'>): Entry[] {
  * part at a higher version than the real one does not hide it.
  */
 export async function getEdits(dht: Pick<Dht, 'get'>, key: NodeId, rv?: RecordVerifier, hash: KeyHash = rv?.hash ?? idFromSha256, chain?: (c: EpochCert) => boolean, anchor: RecordAnchor = { fresh: 'learn' }): Promise<Entry[] | undefined> {
-  const check = async (storageKey: NodeId, i: number, value: Uint8Array): Promise<Decoded<'EDITS'> | undefined> => {
+  const check = async (storageKey: NodeId, i: number, value: Uint8Array, via?: string): Promise<Decoded<'EDITS'> | undefined> => {
     if (rv) {
-      const r = await checkEdits(rv, storageKey, value, anchor);
+      const r = await checkEdits(rv, storageKey, value, sentBy(anchor, via));
       return r.ok && r.rec.i === i && idEquals(r.rec.key, key) && (!chain || chain(r.rec.cert)) ? r.rec : undefined;
     }
     const m = decodeAs('EDITS', value);
     return m && m.i === i && m.i < m.n && idEquals(m.key, key) && !certShapeFault(m.cert) && (!chain || chain(m.cert)) ? m : undefined;
   };
   const read = async (storageKey: NodeId, i: number): Promise<Decoded<'EDITS'> | undefined> => {
-    const once = checkedOnce((v) => check(storageKey, i, v));
-    const got = await dht.get('edits', storageKey, async (v) => !!(await once(v))).catch(() => undefined);
-    return got ? once(got.value) : undefined;
+    const once = checkedOnce((v, via) => check(storageKey, i, v, via));
+    const got = await dht.get('edits', storageKey, async (v, via) => !!(await once(v, via))).catch(() => undefined);
+    return got ? once(got.value, got.via) : undefined;
   };
   const head = await read(key, 0);
   if (!head) return undefined;
