@@ -62,10 +62,22 @@ async function hostView(name: string): Promise<string> {
     standing: duty ? [...duty.presence.standing(now)].map(([hex, p]) => `${short(hex)} ${p.look ? `look ${p.look.n}` : 'no look'}`) : null,
     renames: duty?.presence.renames,
   };
-  const tab = (p: Page) => p.evaluate((n) => ({ id: window.voxel.net!.id().slice(0, 8), at: window.voxel.player(), region: window.voxel.hosting!.region(n), looks: Object.fromEntries(Object.entries(window.voxel.hosting!.stats()).filter(([k]) => k.startsWith('looks_'))), trace: window.voxel.hosting!.trace().filter((l) => l.includes(`[${n}]`)).slice(-40) }), name);
   const out = host ? Object.fromEntries([...host.node.net.wire.outByType()].filter(([k]) => k.startsWith('player')).map(([k, c]) => [k, c.frames])) : {};
-  return JSON.stringify({ host: { id: host && short(host.hex), sent: host?.sent, out, region: held ?? 'not held', trace: host?.node.net.trace.filter((l) => l.includes(`[${name}]`)).slice(-40) }, A: await tab(a), B: await tab(b) });
+  return JSON.stringify({ host: { id: host && short(host.hex), sent: host?.sent, out, region: held ?? 'not held', trace: host?.node.net.trace.filter((l) => l.includes(`[${name}]`)).slice(-40) }, A: await tabView(a, name), B: await tabView(b, name) });
 }
+
+/** Region `name` as tab `p` sees it, with its chat and look counters and the region's hosting trace. */
+const tabView = (p: Page, name: string) => p.evaluate((n) => ({
+  id: window.voxel.net!.id().slice(0, 8), at: window.voxel.player(), region: window.voxel.hosting!.region(n),
+  chat: window.voxel.chat!.stats(), lines: window.voxel.chat!.lines().length,
+  looks: Object.fromEntries(Object.entries(window.voxel.hosting!.stats()).filter(([k]) => k.startsWith('looks_') || k.startsWith('host_chat'))),
+  trace: window.voxel.hosting!.trace().filter((l) => l.includes(`[${n}]`)).slice(-40),
+}), name);
+
+/** A wait of the first test that ran out says both tabs' view of region `name` and what the hostile peer sent. */
+const tabsSaid = (name: string, what: string) => async (e: Error) => {
+  throw new Error(`${e.message}: ${what}; ${JSON.stringify({ sent: atk?.sent, A: await tabView(a, name), B: await tabView(b, name) })}`);
+};
 
 /** Where the first test's region (hosted by the tabs alone) has A and B stand. */
 let meeting: { cx: number; cz: number } | undefined;
@@ -130,7 +142,7 @@ describe('chat under a hostile peer', () => {
       if (Date.now() > until) throw new Error(`A and B follow no one primary of ${regionName} within 30 s: A ${pa || 'none'}, B ${pb || 'none'}`);
     }
     await say(a, 'hello from Ann');
-    await b.waitForFunction((n) => window.voxel.chat!.lines().slice(n).some((x) => x.text === 'hello from Ann'), from, { timeout: 10_000, polling: 50 });
+    await b.waitForFunction((n) => window.voxel.chat!.lines().slice(n).some((x) => x.text === 'hello from Ann'), from, { timeout: 10_000, polling: 50 }).catch(tabsSaid(regionName, 'A\'s first line not at B'));
     const annPlayer = await a.evaluate(() => window.voxel.chat!.lines()[0]!.player);
 
     atk ??= await startHostilePeer({ world: WORLD, relay: `${inject('baseUrl').replace(/^http/, 'ws')}/relay`, extraKeys: 0, seat });
@@ -186,8 +198,8 @@ describe('chat under a hostile peer', () => {
     for (let i = 0; i < 30; i++) await atk.toPlayer(primary, { t: 'SAY', ...region, ...(await makeChatLine(me, WORLD, 'Mallory', `flood ${i}`, w0 + i)) });
 
     // The attack arrived: counted by the primary's relay and by B.
-    await b.waitForFunction((n) => window.voxel.chat!.stats().dropped['not-host'] > n, bBefore.dropped['not-host'], { timeout: 10_000, polling: 100 });
-    await b.waitForFunction((n) => window.voxel.chat!.stats().dropped.signature > n, bBefore.dropped.signature, { timeout: 10_000, polling: 100 });
+    await b.waitForFunction((n) => window.voxel.chat!.stats().dropped['not-host'] > n, bBefore.dropped['not-host'], { timeout: 10_000, polling: 100 }).catch(tabsSaid(regionName, 'the CHAT sent straight to B not counted'));
+    await b.waitForFunction((n) => window.voxel.chat!.stats().dropped.signature > n, bBefore.dropped.signature, { timeout: 10_000, polling: 100 }).catch(tabsSaid(regionName, 'the badly signed line not counted at B'));
     const after = await hostsCounted((all) => sum(all, 'host_chatRefused_wrong-player') > sum(before, 'host_chatRefused_wrong-player'));
     expect(sum(after, 'host_chatRefused_wrong-player') - sum(before, 'host_chatRefused_wrong-player')).toBe(1);
     // The relay's burst is 5 (the badly signed line took one), then 1 a second.
@@ -195,7 +207,7 @@ describe('chat under a hostile peer', () => {
 
     // Ann still gets through; B shows none of the forged lines and at most the burst of the flood.
     await say(a, 'still here');
-    await b.waitForFunction((n) => window.voxel.chat!.lines().slice(n).some((x) => x.text === 'still here'), from, { timeout: 10_000, polling: 50 });
+    await b.waitForFunction((n) => window.voxel.chat!.lines().slice(n).some((x) => x.text === 'still here'), from, { timeout: 10_000, polling: 50 }).catch(tabsSaid(regionName, 'A\'s line after the attack not at B'));
     const lines = (await b.evaluate(() => window.voxel.chat!.lines())).slice(from);
     const texts = lines.map((l) => l.text);
     for (const forged of ['forged as Ann', 'badly signed', 'not from your host']) expect(texts).not.toContain(forged);
@@ -221,7 +233,7 @@ describe('chat under a hostile peer', () => {
     void atk.toPlayer(primary, move);
     const moving = setInterval(() => void atk!.toPlayer(primary, move), 200);
     try {
-      await b.waitForFunction(([n, hex]) => (window.voxel.hosting!.stats()['looks_dropped_signature'] ?? 0) > n && window.voxel.who!().some((w) => w.id === hex), [looksDropped, seat.hex] as const, { timeout: 10_000, polling: 100 });
+      await b.waitForFunction(([n, hex]) => (window.voxel.hosting!.stats()['looks_dropped_signature'] ?? 0) > n && window.voxel.who!().some((w) => w.id === hex), [looksDropped, seat.hex] as const, { timeout: 10_000, polling: 100 }).catch(tabsSaid(regionName, 'Ann\'s look on the hostile player\'s MOVEs not dropped at B, or the player not listed'));
     } finally {
       clearInterval(moving);
     }
