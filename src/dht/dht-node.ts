@@ -20,6 +20,7 @@ import { nodeIdOfKey } from '../core/key-ids';
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { STOPPED } from '../net/close-reasons';
 import type { SignalChannel, Transport } from '../net/transport';
+import { isTransportProbe, type TransportProbe } from '../net/transport-watch';
 import { BucketRefresh } from './bucket-refresh';
 import { Contacts } from './contacts';
 import { NoRouteError, type Dht, type DhtEvents, type GetOptions, type GotValue, type LinkInfo, type PutOptions, type ValueFilter } from './dht';
@@ -374,6 +375,11 @@ export class DhtNode implements Dht {
 
   linked(hex: string): boolean {
     return this.links.get(hex) !== undefined;
+  }
+
+  transport(hex: string): TransportProbe | undefined {
+    const link = this.links.get(hex)?.link;
+    return link && isTransportProbe(link) ? link : undefined;
   }
 
   linkInfo(): LinkInfo[] {

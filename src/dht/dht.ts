@@ -8,6 +8,7 @@ import type { LookupResult } from './lookup';
 import type { NearView } from './near-view';
 import type { Namespace } from './messages';
 import type { DhtStats } from './stats';
+import type { TransportProbe } from '../net/transport-watch';
 import { VoxelError } from '../core/errors';
 
 export interface DhtEvents extends Record<string, unknown> {
@@ -127,6 +128,8 @@ export interface Dht {
   linkInfo(): LinkInfo[];
   /** Whether we hold an open link to this node (hex id): a frame to it goes direct, not routed. */
   linked(hex: string): boolean;
+  /** Our link to this node (hex id), watched at the transport (net/transport-watch.ts); undefined: no link, or one whose runtime cannot tell. */
+  transport?(hex: string): TransportProbe | undefined;
   /** Our own view of the nodes nearest a key: table, recent lookups' answers, ourselves (near-view.ts). */
   readonly nearView: NearView;
   /**

@@ -81,6 +81,8 @@ export class BackupMachine {
   private out: BackupEffect[] = [];
   /** How slow our primary was lately: how long its silence must last (primary-pace.ts). */
   private readonly pace: PrimaryPace;
+  /** Whether our primary, silent since `from`, answers at the transport (primary-transport.ts; the shell sets it): its silence is allowed slowPrimaryMaxMs. */
+  transportAlive: (now: number, from: number) => boolean = () => false;
 
   constructor(
     private readonly self: NodeId,
@@ -262,7 +264,7 @@ export class BackupMachine {
     const rank = Math.max(0, others.findIndex((h) => idEquals(h, this.self)));
     // An idle region's primary beats every idleHeartbeatMs: allow for two missed beats.
     const quiet = this.primaryIdle ? 2 * this.o.idleHeartbeatMs : 0;
-    const limit = primaryLinkClosed || this.primaryReleased ? this.o.failoverMs : this.pace.silenceLimit(now);
+    const limit = primaryLinkClosed || this.primaryReleased ? this.o.failoverMs : this.silenceLimit(now);
     return limit + quiet + rank * this.o.claimStaggerMs;
   }
 
@@ -275,12 +277,17 @@ export class BackupMachine {
   primaryHeardLately(now: number): boolean {
     if (this.primaryReleased) return false;
     const quiet = this.primaryIdle ? 2 * this.o.idleHeartbeatMs : 0;
-    return now - this.heard.lastHeard < this.pace.silenceLimit(now) + quiet;
+    return now - this.heard.lastHeard < this.silenceLimit(now) + quiet;
   }
 
   /** How long our primary's silence must last now before we take it for dead (bar the idle and rank allowances). */
   silenceLimit(now: number): number {
-    return this.pace.silenceLimit(now);
+    return this.pace.silenceLimit(now, this.transportAlive(now, this.heard.lastHeard));
+  }
+
+  /** The silence our primary's pace allows now, with an idle primary's two beats: the transport is watched as it nears it (primary-transport.ts). */
+  paceLimit(now: number): number {
+    return this.pace.silenceLimit(now) + (this.primaryIdle ? 2 * this.o.idleHeartbeatMs : 0);
   }
 
   private heardPrimary(now: number): void {

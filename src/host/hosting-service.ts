@@ -31,7 +31,7 @@ import { regionName, RegionKeys, type KeyHash, type RegionCoord } from '../regio
 import { decodeEntries, obeysWorldRules, RegionState, tryDecodeEntries } from '../region/region-state';
 import { getLocation } from '../region/region-records';
 
-export type HostDht = Pick<Dht, 'selfId' | 'findNode' | 'put' | 'get' | 'connect' | 'reach' | 'unpin' | 'suspectRoute' | 'suspect' | 'ping' | 'events' | 'linkInfo' | 'linked' | 'closestContacts' | 'nearView' | 'idWorkBits' | 'hostsNothing'>;
+export type HostDht = Pick<Dht, 'selfId' | 'findNode' | 'put' | 'get' | 'connect' | 'reach' | 'unpin' | 'suspectRoute' | 'suspect' | 'ping' | 'events' | 'linkInfo' | 'linked' | 'closestContacts' | 'nearView' | 'idWorkBits' | 'hostsNothing' | 'transport'>;
 
 export interface HostingServiceArgs {
   dht: HostDht;
@@ -140,6 +140,7 @@ export class HostingService {
       hostSet: (key, fresh) => this.hostSet(key, fresh),
       linked: (hex) => args.dht.linked(hex),
       linkClosed: (hex) => this.closed.has(hex),
+      transport: (hex) => args.dht.transport?.(hex),
       reach: (id) => args.dht.reach(id),
       tableNear: (key, n) => sortByDistance([args.dht.selfId, ...args.dht.closestContacts(key, n)], (x) => x, key).slice(0, n),
       // A node that hosts nothing (read-only, or `nh`: dht/messages.ts) answers pings but never

@@ -50,8 +50,9 @@ export class PrimaryPace {
     return this.gap === 0 ? 0 : this.gap * 0.5 ** ((now - this.gapAt) / this.o.slowPrimaryHalfLifeMs);
   }
 
-  /** How long a silence means death now. */
-  silenceLimit(now: number): number {
+  /** How long a silence means death now; `alive`: the primary answers at the transport (primary-transport.ts), so slowPrimaryMaxMs. */
+  silenceLimit(now: number, alive = false): number {
+    if (alive) return this.o.slowPrimaryMaxMs;
     return Math.min(this.o.slowPrimaryMaxMs, Math.max(this.o.failoverMs, this.o.slowPrimaryFactor * this.recentGap(now)));
   }
 }

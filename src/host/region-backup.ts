@@ -12,6 +12,7 @@ import type { Hold } from '../region/cert-anchor';
 import type { ReplicationMessageOf } from './replication-messages';
 import { BackupMachine, type BackupEffect, type FollowTerms } from './backup-machine';
 import { has, RegionSide, type RegionRole } from './region-role';
+import { PrimaryTransport } from './primary-transport';
 
 /** Frames of a primary held while its SYNC's certificate is checked (RegionBackup `heldBehindSync`). */
 export const HELD_BEHIND_SYNC = 32;
@@ -28,10 +29,13 @@ export class RegionBackup extends RegionSide implements FollowTerms {
   private readonly machine: BackupMachine;
   /** The SYNC being checked, if any (`heldBehindSync`). */
   private checking: SyncCheck | undefined;
+  /** Whether a silent primary still answers at the transport: slow, not dead (primary-transport.ts). */
+  private readonly transport = new PrimaryTransport((hex) => this.ctx.transport?.(hex));
 
   constructor(region: RegionRole) {
     super(region);
     this.machine = new BackupMachine(region.ctx.selfId, region, region.roles, this, region.ctx.opts, region.ctx.stats);
+    this.machine.transportAlive = (now, from) => this.transport.alive(now, this.region.primaryHex, from);
   }
 
   /** Our primary said it released its epoch (backup-machine.ts `released`): its silence is judged even right after a stall of our own. */
@@ -171,6 +175,7 @@ export class RegionBackup extends RegionSide implements FollowTerms {
   watch(primaryLinkClosed = false): void {
     if (this.region.role !== 'backup' || this.region.stopped) return;
     const now = this.ctx.clock.now();
+    if (!primaryLinkClosed) this.transport.watch(now, this.region.primaryHex, this.machine.heardAt, this.machine.paceLimit(now));
     if (!primaryLinkClosed && this.machine.pingDue(now, this.region.hosts, this.region.primary)) this.region.pingAhead();
     if (!this.machine.claimDue(now, this.region.hosts, this.region.primary, primaryLinkClosed, (t) => this.el.deferred(t))) return;
     this.region.trace(`primary ${this.region.primaryHex.slice(0, 6)} silent ${Math.round(now - this.machine.heardAt)} ms${primaryLinkClosed ? ' (link closed)' : ` (allowed ${Math.round(this.machine.silenceLimit(now))})`}`);

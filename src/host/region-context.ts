@@ -10,6 +10,7 @@ import type { CertChecker } from '../region/cert-checker';
 import type { KeyHash } from '../region/region-key';
 import type { RecordVerifier } from '../region/region-records';
 import type { HostStore } from '../store/host-store';
+import type { TransportProbe } from '../net/transport-watch';
 import type { CommitLatency, HostOptions, HostStats } from './host-options';
 import type { HostWires } from './host-wires';
 import type { PlayerPasses } from './player-passes';
@@ -44,6 +45,8 @@ export interface RegionContext {
   linked(hex: string): boolean;
   /** Whether our link to this node closed (and has not reopened since). */
   linkClosed(hex: string): boolean;
+  /** Our direct link to this node, watched at the transport (net/transport-watch.ts); undefined where it cannot be. */
+  transport?(hex: string): TransportProbe | undefined;
   /** The n nodes closest to key in our routing table, self included: no lookup, possibly with dead contacts. */
   tableNear(key: NodeId, n: number): NodeId[];
   /** The n nodes closest to key among those we hold a live link to (so known alive), minus `exclude` (hex). */

@@ -22,7 +22,17 @@ export const FrameKind = {
    * that peer, position relays) cost one call each otherwise.
    */
   Batch: 3,
+  /**
+   * Nothing: the kind byte alone, which the reader drops (no message, not bad). A transport
+   * probe (transport-watch.ts) is one: the far browser's network thread acknowledges it
+   * while its page may be too busy to read anything. Sent only to a peer that said in its
+   * hello it reads them (link-handshake.ts): an older peer counts an unknown kind as bad.
+   */
+  Probe: 4,
 } as const;
+
+/** A Probe frame (FrameKind.Probe). */
+export const probeFrame = (): Uint8Array => new Uint8Array([FrameKind.Probe]);
 
 /** Bytes a message takes in a batch (its length prefix and itself). */
 export const batchedSize = (message: Uint8Array): number => 2 + message.length;
@@ -71,7 +81,8 @@ export type FrameEvent =
   | { kind: 'batch'; messages: Uint8Array[] }
   | { kind: 'control'; msg: unknown }
   | { kind: 'bad'; why: string }
-  | { kind: 'partial' };
+  | { kind: 'partial' }
+  | { kind: 'probe' };
 
 /** Reassembles frames; rejects (and drops) frames that break the size rules. */
 export class FrameReader {
@@ -95,6 +106,8 @@ export class FrameReader {
       }
     }
     if (kind === FrameKind.Batch) return this.batch(body);
+    // Carries nothing, so it cannot split a message: read as nothing wherever it comes.
+    if (kind === FrameKind.Probe) return body.length === 0 ? { kind: 'probe' } : { kind: 'bad', why: 'malformed probe' };
     if (kind !== FrameKind.More && kind !== FrameKind.End) return { kind: 'bad', why: 'unknown frame kind' };
     if (this.skipping) {
       if (kind === FrameKind.End) this.skipping = false;

@@ -44,6 +44,8 @@ export const HelloSchema = v.object({
   nonce: B64,
   /** The sender reads Batch frames (frames.ts); a peer that does not say so gets none. */
   batch: v.optional(v.literal(1)),
+  /** The sender reads Probe frames (frames.ts): a peer that does not say so gets none, and its link is never watched at the transport. */
+  probe: v.optional(v.literal(1)),
   /** The sender's network (network-id.ts); none: the unnamed one, as a peer from before networks had names. */
   net: v.optional(v.pipe(v.string(), v.regex(/^[0-9a-f]{32}$/))),
 });
@@ -123,13 +125,13 @@ export const NOT_OUR_NETWORK = 'the remote peer is of another network';
 
 /**
  * Runs both halves of the handshake; resolves once the peer proved `remoteId`, is of
- * `network` and shows `idWorkBits` of work, with whether the peer reads Batch frames.
+ * `network` and shows `idWorkBits` of work, with whether the peer reads Batch and Probe frames.
  * `fingerprints` is "offerFingerprint|answerFingerprint" as this side saw the SDPs.
  * `derivations`: the line a key not met before waits in (default the realm's).
  */
-export async function runHandshake(io: HandshakeIo, self: Identity, remoteId: NodeId, fingerprints: string, idWorkBits = ID_WORK_BITS, network = UNNAMED_NETWORK, derivations: DerivationQueue = handshakeDerivations): Promise<{ batch: boolean }> {
+export async function runHandshake(io: HandshakeIo, self: Identity, remoteId: NodeId, fingerprints: string, idWorkBits = ID_WORK_BITS, network = UNNAMED_NETWORK, derivations: DerivationQueue = handshakeDerivations): Promise<{ batch: boolean; probe: boolean }> {
   const nonce = crypto.getRandomValues(new Uint8Array(NONCE_BYTES));
-  io.send({ t: 'hello', v: 1, alg: self.alg, pk: toB64(self.publicKey), nonce: toB64(nonce), batch: 1, ...(network !== UNNAMED_NETWORK ? { net: network } : {}) });
+  io.send({ t: 'hello', v: 1, alg: self.alg, pk: toB64(self.publicKey), nonce: toB64(nonce), batch: 1, probe: 1, ...(network !== UNNAMED_NETWORK ? { net: network } : {}) });
   const hello = await io.next();
   if (hello.t !== 'hello') throw new HandshakeError(`expected hello, got ${hello.t}`);
   if ((hello.net ?? UNNAMED_NETWORK) !== network) throw new HandshakeError(NOT_OUR_NETWORK);
@@ -148,5 +150,5 @@ export async function runHandshake(io: HandshakeIo, self: Identity, remoteId: No
   if (auth.t !== 'auth') throw new HandshakeError(`expected auth, got ${auth.t}`);
   const ok = await verifySignature(hello.alg, pk, transcript(remoteId, self.id, theirNonce, nonce, fingerprints, network), fromB64(auth.sig));
   if (!ok) throw new HandshakeError('bad signature');
-  return { batch: hello.batch === 1 };
+  return { batch: hello.batch === 1, probe: hello.probe === 1 };
 }

@@ -10,10 +10,11 @@ import { Emitter } from '../core/emitter';
 import type { NodeId } from '../core/node-id';
 import { CHANNEL_CLOSED, CLOSED, connectionError, PATH_DEAD, protocolViolation, remoteClosed, stoppedReading } from './close-reasons';
 import { LinkClosedError, LinkMessageTooLargeError, MAX_LINK_MESSAGE, type Link, type LinkEvents } from './link';
-import { batchedSize, batchFrame, controlFrame, FRAME_PAYLOAD, FrameReader, splitMessage } from './frames';
+import { batchedSize, batchFrame, controlFrame, FRAME_PAYLOAD, FrameReader, probeFrame, splitMessage } from './frames';
 import { ControlSchema, HandshakeError, type ControlMsg, type HandshakeIo } from './link-handshake';
 import { selectedPath, type LinkPath } from './link-path';
 import { connectionCounters, PathWatch } from './path-watch';
+import { TRANSPORT_POLL_MS, TransportWatch, type TransportProbe } from './transport-watch';
 
 /** Bad frames tolerated on one link before it is closed as broken. */
 export const MAX_BAD_FRAMES = 8;
@@ -61,9 +62,10 @@ const afterTask: (fn: () => void) => void = (() => {
 
 /**
  * This page's WebRTC links together (window.voxel.net.stats() `link_*`): messages sent,
- * frames written (each a blocking send into the WebRTC thread) and Batch frames among them.
+ * frames written (each a blocking send into the WebRTC thread) and Batch frames among them;
+ * transport watches begun, probes sent, and readings that heard the far end (transport-watch.ts).
  */
-export const LINK_FRAME_TOTALS = { framesOut: 0, batchesOut: 0, messagesOut: 0 };
+export const LINK_FRAME_TOTALS = { framesOut: 0, batchesOut: 0, messagesOut: 0, transportWatches: 0, transportProbes: 0, transportHeard: 0 };
 
 export interface WebRtcLinkOptions {
   clock?: Clock;
@@ -97,11 +99,20 @@ export interface LinkStats {
   batchesOut: number;
 }
 
-export class WebRtcLink implements Link {
+/**
+ * A transport probe (transport-watch.ts): a Probe frame, the kind byte alone, which the peer's
+ * reader drops without a message or a bad frame. Not an empty Batch frame: a reader counts
+ * that bad, and MAX_BAD_FRAMES of them (1.6 s of probes) closed the very link being watched.
+ */
+const PROBE_FRAME = probeFrame();
+
+export class WebRtcLink implements Link, TransportProbe {
   readonly events = new Emitter<LinkEvents>();
   readonly stats: LinkStats = { messagesIn: 0, messagesOut: 0, bytesIn: 0, bytesOut: 0, badFrames: 0, badBy: {}, framesOut: 0, batchesOut: 0 };
   /** The peer reads Batch frames (it said so in its hello): small messages of one task go as one frame. */
   private batching = false;
+  /** The peer reads Probe frames (it said so in its hello): its link can be watched at the transport. */
+  private probes = false;
   private batch: Uint8Array[] = [];
   private batchBytes = 0;
   private flushQueued = false;
@@ -124,6 +135,10 @@ export class WebRtcLink implements Link {
   private lastSentAt = -Infinity;
   private lastTick = 0;
   private statsPending = false;
+  /** Where the path is watched (a browser's counters count acknowledgements), the transport can be too. */
+  private readonly transport: TransportWatch | undefined;
+  private stopTransport: (() => void) | undefined;
+  private transportPending = false;
 
   constructor(
     private readonly peer: SimplePeer,
@@ -133,7 +148,10 @@ export class WebRtcLink implements Link {
     this.clock = options.clock ?? realClock;
     this.maxQueuedBytes = options.maxQueuedBytes ?? MAX_QUEUED_BYTES;
     this.reader = new FrameReader(options.maxMessage ?? MAX_LINK_MESSAGE);
-    if (options.pathDeadMs !== undefined) this.watch = new PathWatch({ deadMs: options.pathDeadMs, ackDueMs: PATH_ACK_DUE_MS, maxGapMs: 3 * PATH_WATCH_MS });
+    if (options.pathDeadMs !== undefined) {
+      this.watch = new PathWatch({ deadMs: options.pathDeadMs, ackDueMs: PATH_ACK_DUE_MS, maxGapMs: 3 * PATH_WATCH_MS });
+      this.transport = new TransportWatch();
+    }
     peer.on('data', (d) => this.onFrame(d));
     peer.on('drain', () => {
       this.waitingDrain = false;
@@ -176,6 +194,11 @@ export class WebRtcLink implements Link {
   /** From now on small messages sent in one task travel as one Batch frame (the peer reads them). */
   enableBatching(): void {
     this.batching = true;
+  }
+
+  /** The peer reads Probe frames: from now on the link can be watched at the transport (watchTransport). */
+  enableProbes(): void {
+    this.probes = true;
   }
 
   send(data: Uint8Array): void {
@@ -319,6 +342,49 @@ export class WebRtcLink implements Link {
     }
   }
 
+  /** Probes the far end and reads the connection's counters until `untilMs` (transport-watch.ts); only to a peer that reads Probe frames. */
+  watchTransport(untilMs: number): boolean {
+    if (!this.transport || !this.probes || this.state !== 'open') return false;
+    if (!this.transport.extend(this.clock.now(), untilMs)) return true;
+    this.stopTransport?.(); // an ended watch whose timer had not ticked yet
+    LINK_FRAME_TOTALS.transportWatches++;
+    this.stopTransport = every(this.clock, TRANSPORT_POLL_MS, () => this.readTransport());
+    this.readTransport();
+    return true;
+  }
+
+  transportHeardAt(): number | undefined {
+    return this.transport?.heardAt;
+  }
+
+  private readTransport(): void {
+    const step = this.transport!.tick(this.clock.now());
+    if (step === 'stop' || this.state === 'closed') {
+      this.stopTransport?.();
+      this.stopTransport = undefined;
+      return;
+    }
+    // Behind whatever is queued, never inside a message (a message's frames are queued together).
+    if (step === 'probe') {
+      LINK_FRAME_TOTALS.transportProbes++;
+      this.enqueue(PROBE_FRAME);
+    }
+    if (this.transportPending || this.peer.destroyed) return;
+    this.transportPending = true;
+    try {
+      this.peer.getStats((err, reports) => {
+        this.transportPending = false;
+        const bytes = err || this.state === 'closed' ? undefined : connectionCounters(reports);
+        if (!bytes) return;
+        const heard = this.transport!.heardAt;
+        this.transport!.sample(this.clock.now(), bytes.bytesIn);
+        if (this.transport!.heardAt !== heard) LINK_FRAME_TOTALS.transportHeard++;
+      });
+    } catch {
+      this.transportPending = false; // closed meanwhile
+    }
+  }
+
   private enqueue(frame: Uint8Array): void {
     this.queue.push(frame);
     this.queuedBytes += frame.length;
@@ -348,6 +414,7 @@ export class WebRtcLink implements Link {
     const ev = this.reader.push(frame);
     switch (ev.kind) {
       case 'partial':
+      case 'probe': // a transport probe: its arrival was the point, acknowledged below us
         return;
       case 'bad':
         return this.bad(ev.why);
@@ -400,6 +467,8 @@ export class WebRtcLink implements Link {
     this.clearStall();
     this.stopWatch?.();
     this.stopWatch = undefined;
+    this.stopTransport?.();
+    this.stopTransport = undefined;
     this.held = [];
     this.heldBytes = 0;
     for (const w of this.controlWaiters.splice(0)) w.reject(new HandshakeError(`link closed during handshake: ${reason}`));

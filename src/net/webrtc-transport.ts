@@ -545,6 +545,7 @@ export class WebRtcTransport implements Transport {
       const io = { ...link.handshakeIo(), waiting: (w: boolean) => this.inLine(c, w) };
       const peerReads = await runHandshake(io, this.opts.identity, c.remoteId, fps, this.opts.idWorkBits, this.opts.network);
       if (peerReads.batch) link.enableBatching();
+      if (peerReads.probe) link.enableProbes();
     } catch (e) {
       // A refusal is counted even when the connection already failed meanwhile: the peer
       // that refused us first closes at once, and its close may reach us in the same turn
