@@ -9,13 +9,20 @@
 // - failovers: times the region's primary changed, as the editors' region clients saw it
 //   (the most any one of them saw): the host was slow, never dead, so 0 is right and more
 //   than one is a storm;
+// - blockFailovers (with `blocks`): the same while, after the throttle, the primary's main
+//   thread is blocked outright (a synchronous request answered late: no frame, no CPU spent)
+//   `count` times while the editors go on; its renderer's network thread still answers at the
+//   transport (src/host/primary-transport.ts), so 0 is right;
+// - crashFailoverMs (with `crash`): at the end the primary's renderer is crashed; how long
+//   until every other tab's client is attached to another primary (a crash is still death);
 // - unseen: (tab, confirmed edit) pairs where that tab, once the world settled, shows neither
 //   the edit's block nor a later-submitted edit's of the same spot;
 // - reverted: of those, the ones showing an earlier edit of the spot (applied twice, or late);
 // - confirmed / tentative / failed: the editors' setBlock outcomes.
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { PLACEABLE } from '../src/world/blocks';
-import { newContext } from './browser';
+import { crashReady, newContext } from './browser';
+import { PageStall } from './page-stall';
 import { expectSeededId, seedReturningPlayer } from './returning-player';
 import { groundAt } from './page-world';
 
@@ -30,6 +37,10 @@ export interface ThrottledHostOptions {
   throttleMs: number;
   /** Each editor submits one edit this often (without waiting for the previous). */
   editEveryMs: number;
+  /** After the throttle: the region's primary (read again each time) blocked `ms`, `count` times, `gapMs` apart, the editors going on. */
+  blocks?: { count: number; ms: number; gapMs: number };
+  /** At the end: the region's primary's renderer crashed (`crashFailoverMs`). */
+  crash?: boolean;
   log?: (line: string) => void;
   /**
    * Each tab a returning player's (e2e/returning-player.ts: identities minted ahead), as the
@@ -44,6 +55,10 @@ export interface ThrottledHostResult {
   /** Index of the throttled tab. */
   throttled: number;
   failovers: number;
+  /** Failovers while the primary was blocked (`blocks`) and after, until the world settled. */
+  blockFailovers?: number;
+  /** From the primary's crash until every other tab's client followed another primary; -1: not within 15 s. */
+  crashFailoverMs?: number;
   /** Epochs the region went through while throttled and settling (claims and reconfigurations). */
   epochs: number;
   submitted: number;
@@ -116,6 +131,8 @@ export async function runThrottledHost(o: ThrottledHostOptions): Promise<Throttl
     // together: which tab ends up primary is read below, never assumed from the order.
     tabs.push(await openTab(o.browser, url, o.returning ?? false));
     tabs.push(...(await Promise.all(Array.from({ length: o.tabs - 1 }, () => openTab(o.browser, url, o.returning ?? false)))));
+    const stalls = o.blocks ? await Promise.all(tabs.map((t) => PageStall.on(t.ctx, '/__busy'))) : [];
+    const blockPhaseMs = o.blocks ? o.blocks.count * (o.blocks.ms + o.blocks.gapMs) : 0;
     const spawn = await tabs[0]!.page.evaluate(() => window.voxel.player());
     const region = regionOf(spawn.x, spawn.z);
     const [rx, rz] = region.split(',').map(Number) as [number, number];
@@ -153,7 +170,7 @@ export async function runThrottledHost(o: ThrottledHostOptions): Promise<Throttl
     let seed = 29;
     const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
     for (let i = spots.length - 1; i > 0; i--) { const j = Math.floor(rand() * (i + 1)); [spots[i], spots[j]] = [spots[j]!, spots[i]!]; }
-    const perEditor = Math.ceil(o.throttleMs / o.editEveryMs / 2) + 1;
+    const perEditor = Math.ceil((o.throttleMs + blockPhaseMs) / o.editEveryMs / 2) + 1;
     if (perEditor * editors.length > spots.length) throw new Error(`${perEditor * editors.length} spots wanted, ${spots.length} within reach`);
     const plans = editors.map((_, k) => spots.slice(k * perEditor, (k + 1) * perEditor).flatMap(([x, y, z], n) => [
       [x, y, z, PLACEABLE[n % PLACEABLE.length]!], [x, y, z, PLACEABLE[(n + 1) % PLACEABLE.length]!],
@@ -167,7 +184,7 @@ export async function runThrottledHost(o: ThrottledHostOptions): Promise<Throttl
     const watch = (async () => {
       while (watching) {
         await Promise.all(editors.map(async (t, k) => {
-          const p = await t.page.evaluate((r) => window.voxel.hosting!.region(r).client?.primary ?? '', region).catch(() => '');
+          const p = await Promise.race([t.page.evaluate((r) => window.voxel.hosting!.region(r).client?.primary ?? '', region).catch(() => ''), sleep(5000).then(() => '')]);
           if (p && seen[k]!.at(-1) !== p) seen[k]!.push(p);
         }));
         await sleep(100);
@@ -187,6 +204,19 @@ export async function runThrottledHost(o: ThrottledHostOptions): Promise<Throttl
     await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
     const hostStallMs = Math.round(await host.evaluate<number>('window.__stall.max'));
     log(`throttle off after ${Date.now() - t0} ms; the host's timers stalled up to ${hostStallMs} ms`);
+    const beforeBlocks = seen.map((s) => s.length);
+    for (let b = 0; b < (o.blocks?.count ?? 0); b++) {
+      const i = await primaryOf();
+      stalls[i]!.next(o.blocks!.ms);
+      const at = Date.now();
+      await tabs[i]!.page.evaluate(() => {
+        const x = new XMLHttpRequest();
+        x.open('GET', '/__busy', false); // synchronous: the page's main thread waits for the answer
+        x.send();
+      });
+      log(`block ${b + 1}: tab ${i} (its primary) blocked ${Date.now() - at} ms`);
+      await sleep(o.blocks!.gapMs);
+    }
     for (const t of editors) await t.page.evaluate(() => (window as unknown as { __throttleBench: { stop: () => void } }).__throttleBench.stop());
 
     // Settling: every setBlock answered and no edit left tentative at its editor.
@@ -226,12 +256,54 @@ export async function runThrottledHost(o: ThrottledHostOptions): Promise<Throttl
     }
     const stats1 = await host.evaluate(() => window.voxel.hosting!.stats());
     const delta = (k: string) => (stats1[k] ?? 0) - (stats0[k] ?? 0);
-    const failovers = Math.max(0, ...seen.map((s) => s.length - 1));
+    const failovers = Math.max(0, ...seen.map((s, k) => (o.blocks ? beforeBlocks[k]! : s.length) - 1));
+    const blockFailovers = o.blocks ? Math.max(0, ...seen.map((s, k) => s.length - beforeBlocks[k]!)) : undefined;
+    if (o.blocks) {
+      const t = await Promise.all(tabs.map((x) => x.page.evaluate(() => window.voxel.net?.stats() ?? {}).then((n) => `${n.link_transportWatches ?? '-'}/${n.link_transportProbes ?? '-'}/${n.link_transportHeard ?? '-'}`)));
+      log(`transport watches/probes/heard by tab: ${t.join(' ')}`);
+    }
+    if (blockFailovers) {
+      // Why: each tab's silence claims and step-downs of the region (src/host/region-backup.ts).
+      for (const [i, t] of tabs.entries()) {
+        const lines = (await t.page.evaluate(() => window.voxel.hosting!.trace())).filter((l) => l.includes(`[${region}]`) && / (silent|claim|step down|release)/.test(l));
+        log(`tab ${i}: ${lines.slice(-8).join(' | ')}`);
+      }
+    }
     const released = (await host.evaluate(() => window.voxel.hosting!.trace())).filter((l) => / (step down|release) /.test(l));
     if (released.length) log(`the throttled host stepped down: ${released.slice(-6).join(' | ')}`);
     log(`primaries seen by the editors: ${seen.map((s) => s.map((p) => p.slice(0, 4)).join('>')).join(' | ')}`);
+    const epochs = (await epochOf()) - epoch0;
+    let crashFailoverMs: number | undefined;
+    if (o.crash) {
+      const i = await primaryOf();
+      const gone = await tabs[i]!.page.evaluate((r) => window.voxel.hosting!.region(r).host?.primary ?? '', region);
+      const others = tabs.filter((_, k) => k !== i);
+      const crash = await crashReady(tabs[i]!.page);
+      const at = Date.now();
+      await crash();
+      crashFailoverMs = -1;
+      let now: string[] = [];
+      for (const until = at + 15_000; Date.now() < until; await sleep(50)) {
+        now = await Promise.all(others.map((t) => Promise.race([t.page.evaluate((r) => window.voxel.hosting!.region(r).client?.primary ?? '', region).catch(() => ''), sleep(5000).then(() => '')])));
+        if (now.every((p) => p !== '' && p !== gone)) {
+          crashFailoverMs = Date.now() - at;
+          break;
+        }
+      }
+      log(`tab ${i} (its primary ${gone.slice(0, 4)}) crashed: the others followed another primary after ${crashFailoverMs} ms`);
+      if (crashFailoverMs < 0) {
+        // Why: whom the others follow, and their silence claims and step-downs since.
+        log(`the others' clients follow: ${now.map((p) => p.slice(0, 4) || '-').join(' ')}`);
+        for (const t of others) {
+          const lines = await Promise.race([t.page.evaluate(() => window.voxel.hosting!.trace()).catch(() => []), sleep(5000).then(() => [] as string[])]);
+          log(`tab ${tabs.indexOf(t)}: ${lines.filter((l) => l.includes(`[${region}]`)).slice(-10).join(' | ')}`);
+        }
+      }
+    }
     return {
-      region, throttled, failovers, epochs: (await epochOf()) - epoch0,
+      region, throttled, failovers, epochs,
+      ...(blockFailovers !== undefined ? { blockFailovers } : {}),
+      ...(crashFailoverMs !== undefined ? { crashFailoverMs } : {}),
       submitted: logs.length,
       confirmed: logs.filter((e) => e.ok).length,
       tentative: logs.filter((e) => e.tentative).length,
@@ -244,7 +316,9 @@ export async function runThrottledHost(o: ThrottledHostOptions): Promise<Throttl
       problems: [...problems, ...new Set(logs.filter((e) => e.err).map((e) => e.err))].slice(0, 12),
     };
   } finally {
-    await cdp?.detach().catch(() => {});
-    await Promise.all(tabs.map((t) => t.ctx.close().catch(() => {})));
+    // Bounded: a crashed tab's session and context may never answer.
+    const within = (p: Promise<unknown>) => Promise.race([p.catch(() => {}), sleep(5000)]);
+    await within(cdp?.detach() ?? Promise.resolve());
+    await Promise.all(tabs.map((t) => within(t.ctx.close())));
   }
 }
