@@ -61,7 +61,11 @@ async function run(seed: number, resendFirst: boolean) {
   // Cut from its backups for less than failoverMs: the lease lapses, nobody claims.
   const backups = sim.live().filter((x) => x !== p && region.hosts.some((h) => idToHex(h) === x.hex));
   sim.net.partition([sim.live().filter((x) => !backups.includes(x)).map((x) => x.dht.selfId), backups.map((x) => x.dht.selfId)]);
-  await sim.run(p.host.opts.leaseMs + 50);
+  // Only until the lease lapses (leaseMs after the last beat a backup acked): the backups'
+  // silence runs from the last frame they heard before the cut to the first after it heals,
+  // so a fixed leaseMs + 50 ms, with the edits' 100 ms and up to a beat's phase on either
+  // side, reached failoverMs (a claim at 601 ms of 600 allowed under one event order).
+  for (let waited = 0; region.duty?.leaseHeld() && waited < p.host.opts.leaseMs + 50; waited += 5) await sim.run(5);
   const [first, second] = resendFirst ? [() => edit(a, 7, GLASS), () => edit(b, 9, PLANKS)] : [() => edit(b, 9, PLANKS), () => edit(a, 7, GLASS)];
   first();
   await sim.run(40);
