@@ -22,6 +22,7 @@ import type { PlayerToHost } from '../region/subscription-messages';
 import { HOST_DEFAULTS, newHostStats, type CommitLatency, type HostOptions, type HostStats } from './host-options';
 import type { HostWires, ReplicaFrame } from './host-wires';
 import { answering } from '../core/answering';
+import { BeatRound } from './beat-round';
 import { HostedRegion } from './hosted-region';
 import { HostPins } from './host-pins';
 import { IdleUnloader, SWEEP_MS } from './idle-unload';
@@ -89,6 +90,7 @@ export class HostingService {
   /** The links this host pins, by rank (host-pins.ts). */
   private readonly pins: HostPins;
   private readonly ctx: RegionContext;
+  private readonly beatRound = new BeatRound();
   /** Which player each editing node is (player-passes.ts): shared by every region hosted here. */
   readonly passes: PlayerPasses;
   private stops: (() => void)[] = [];
@@ -125,6 +127,7 @@ export class HostingService {
       opts: this.opts,
       clock: args.clock,
       ticker: args.ticker,
+      beatRound: this.beatRound,
       wires: args.wires,
       store: args.store,
       dht: { put: (...a) => args.dht.put(...a), get: (...a) => args.dht.get(...a), suspectRoute: (id) => args.dht.suspectRoute(id), suspect: (id) => args.dht.suspect(id) },
@@ -177,6 +180,8 @@ export class HostingService {
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
+    // Before any region's beat source: a tab's ticker runs sources of one rate in the order they started.
+    this.stops.push(this.beatRound.start(this.args.ticker, this.opts.heartbeatMs));
     this.early ??= [];
     // The store loads before any frame is answered: a grant given from an empty state would
     // forget the epochs this node promised before it restarted (two primaries of one epoch).

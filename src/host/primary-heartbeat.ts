@@ -31,6 +31,9 @@ const HOSTS_AFTER_CHANGE = 3;
  * from `s`, that it missed no delta. Every beat to every subscriber was a third of the frames
  * 8 players' tabs sent (25,129 of 68,370 in 30 s, bench/agents.ts --count 8), each a
  * main-thread task at the receiver. A crowd's beats ride its POSITIONS frames (fan-out-plan.ts).
+ * Which beats: those of the node's rounds (beat-round.ts) that are a multiple of it, the same
+ * for all its regions, so one frame carries them all; and, whatever the rounds did (a
+ * starved tab skips ticks), never more than this many beats after the last.
  */
 export const SUBSCRIBER_BEAT_EVERY = 3;
 
@@ -44,6 +47,8 @@ export class PrimaryHeartbeat {
   private subsHeard = { s: -1, idle: false };
   /** A subscriber joined since the last beat listed them. */
   private newSubscriber = false;
+  /** Our beat count at the last beat the subscribers heard. */
+  private subsBeat = -Infinity;
 
   constructor(
     private readonly duty: DutyShared,
@@ -162,8 +167,10 @@ export class PrimaryHeartbeat {
     if (hostsKey !== this.hostsSent) this.hostsSentBeats = 0;
     this.hostsSent = hostsKey;
     const news = this.hostsSentBeats < HOSTS_AFTER_CHANGE || this.subsHeard.s !== this.machine.committed || this.subsHeard.idle !== idle;
-    if (!this.duty.fanOut.shared && !news && b % SUBSCRIBER_BEAT_EVERY !== 0) return this.afterBeat(now);
+    const due = this.duty.ctx.beatRound.n % SUBSCRIBER_BEAT_EVERY === 0 || b - this.subsBeat >= SUBSCRIBER_BEAT_EVERY;
+    if (!this.duty.fanOut.shared && !news && !due) return this.afterBeat(now);
     this.subsHeard = { s: this.machine.committed, idle };
+    this.subsBeat = b;
     const withHosts = this.hostsSentBeats < HOSTS_AFTER_CHANGE || b % HOSTS_EVERY === 0;
     if (withHosts) this.hostsSentBeats++;
     // In a crowd, the backups serving a share beat to theirs at this beat (fan-out-share.ts);

@@ -15,6 +15,7 @@ import type { CommitLatency, HostOptions, HostStats } from './host-options';
 import type { HostWires } from './host-wires';
 import type { PlayerPasses } from './player-passes';
 import type { PinRank } from './host-pins';
+import type { BeatRound } from './beat-round';
 
 export interface RegionContext {
   readonly selfId: NodeId;
@@ -22,6 +23,8 @@ export interface RegionContext {
   readonly opts: HostOptions;
   readonly clock: Clock;
   readonly ticker: Ticker;
+  /** The node's heartbeat round (beat-round.ts): its regions' thinned beats to subscribers fall on the same rounds. */
+  readonly beatRound: BeatRound;
   readonly wires: HostWires;
   readonly store: HostStore | null;
   readonly dht: Pick<Dht, 'put' | 'get' | 'suspectRoute' | 'suspect'>;

@@ -2,7 +2,8 @@
 // new, and at once when it does (a commit): the beats were a third of the frames 8 players'
 // tabs sent. Fewer beats must not cost a subscriber its attachment, nor news its latency.
 import { describe, expect, it } from 'vitest';
-import { HostSim } from '../testing/host-sim';
+import { idEquals } from '../core/node-id';
+import { HostSim, type SimPeer } from '../testing/host-sim';
 import { STONE } from '../world/blocks';
 
 const R = { rx: 0, rz: 0 };
@@ -38,6 +39,39 @@ describe('beats to subscribers (simulated)', () => {
     await sim.run(4000);
     expect(a.client.attachment(R)).toBeDefined();
     expect(a.client.stats.reattaches).toBe(0);
+    sim.stopAll();
+  });
+  it('a primary of several regions beats to a subscriber of them all on the same rounds: one instant (one frame) per beat, not one per region', async () => {
+    // The tab's ticker runs every region's beat in one task (grouped-ticker.ts does so here).
+    const sim = new HostSim({ seed: 5, ticker: 'grouped' });
+    await sim.grow(5);
+    const player = sim.pick();
+    const regions = [-1, 0, 1].flatMap((rx) => [-1, 0, 1].map((rz) => ({ rx, rz })));
+    await sim.settle(Promise.all(regions.map((r) => player.client.subscribe(r))));
+    await sim.run(2000);
+    const byPrimary = new Map<SimPeer, string[]>();
+    for (const r of regions) {
+      const p = sim.primaryOf(r);
+      if (p && p !== player) byPrimary.set(p, [...(byPrimary.get(p) ?? []), `${r.rx},${r.rz}`]);
+    }
+    const [primary, mine] = [...byPrimary].sort((a, b) => b[1].length - a[1].length)[0]!;
+    expect(mine.length).toBeGreaterThanOrEqual(2);
+    const instants = new Set<number>();
+    const perRegion = new Map<string, number>();
+    const send = primary.wire.players.send.bind(primary.wire.players);
+    primary.wire.players.send = (to, msg) => {
+      if (msg.t === 'HEARTBEAT' && idEquals(to, player.dht.selfId)) {
+        instants.add(sim.clock.now());
+        perRegion.set(`${msg.rx},${msg.rz}`, (perRegion.get(`${msg.rx},${msg.rz}`) ?? 0) + 1);
+      }
+      return send(to, msg);
+    };
+    await sim.run(6000);
+    // Each region still beats to it every third beat (~3.3 a second) ...
+    for (const r of mine) expect(perRegion.get(r) ?? 0).toBeGreaterThan(2.8 * 6);
+    // ... all of them at the same instants: ~3.3 a second, where each region's own count made up to 3.3 per region.
+    expect(instants.size / 6).toBeLessThan(3.8);
+    expect(player.client.stats.reattaches).toBe(0);
     sim.stopAll();
   });
 });

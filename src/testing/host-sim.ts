@@ -4,6 +4,7 @@
 // peer restarted with the same id comes back with its regions (a reloaded tab).
 import { createHash } from 'node:crypto';
 import { clockTicker } from '../core/ticker';
+import { groupedTicker } from './grouped-ticker';
 import { idWorkOk } from '../core/id-work';
 import { compareDistance, idToHex, randomId, type NodeId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
@@ -41,6 +42,8 @@ export interface HostSimOptions extends SimWorldOptions {
   idWorkBits?: number;
   dht?: Partial<DhtOptions>;
   host?: Partial<HostOptions>;
+  /** 'grouped': each node's sources of one rate tick together, as in a tab (grouped-ticker.ts); default one timer each (clockTicker). */
+  ticker?: 'grouped';
 }
 
 export interface SimPeer {
@@ -205,7 +208,7 @@ export class HostSim extends SimWorld {
       return ms > 0 ? new Promise<void>((resolve) => clock.setTimeout(resolve, ms)).then(() => this.keyring.verify(...a)) : this.keyring.verify(...a);
     };
     const host = new HostingService({
-      dht, wires: wire, clock, ticker: clockTicker(clock), store, world, keyHash: simKeyHash,
+      dht, wires: wire, clock, ticker: this.opts.ticker === 'grouped' ? groupedTicker(clock) : clockTicker(clock), store, world, keyHash: simKeyHash,
       signer: this.keyring.signer(id), verify,
       onConfirm: (region, epoch, primary, at) => {
         this.confirms.push({ region, epoch, primary, at });
