@@ -259,8 +259,8 @@ export async function runThrottledHost(o: ThrottledHostOptions): Promise<Throttl
     const failovers = Math.max(0, ...seen.map((s, k) => (o.blocks ? beforeBlocks[k]! : s.length) - 1));
     const blockFailovers = o.blocks ? Math.max(0, ...seen.map((s, k) => s.length - beforeBlocks[k]!)) : undefined;
     if (o.blocks) {
-      const t = await Promise.all(tabs.map((x) => x.page.evaluate(() => window.voxel.net?.stats() ?? {}).then((n) => `${n.link_transportWatches ?? '-'}/${n.link_transportProbes ?? '-'}/${n.link_transportHeard ?? '-'}`)));
-      log(`transport watches/probes/heard by tab: ${t.join(' ')}`);
+      const t = await Promise.all(tabs.map((x) => x.page.evaluate(() => window.voxel.net?.stats() ?? {}).then((n) => `${n.link_transportWatches ?? '-'}/${n.link_transportProbes ?? '-'}/${n.link_transportHeard ?? '-'}/${n.link_transportUnanswered ?? '-'}`)));
+      log(`transport watches/probes/heard/unanswered by tab: ${t.join(' ')}`);
     }
     if (blockFailovers) {
       // Why: each tab's silence claims and step-downs of the region (src/host/region-backup.ts).
@@ -291,6 +291,11 @@ export async function runThrottledHost(o: ThrottledHostOptions): Promise<Throttl
         }
       }
       log(`tab ${i} (its primary ${gone.slice(0, 4)}) crashed: the others followed another primary after ${crashFailoverMs} ms`);
+      if (crashFailoverMs > 0) {
+        // What the claimant allowed the crashed primary's silence (src/host/region-backup.ts: 'its link deaf' when its probes went unanswered).
+        const claims = await Promise.all(others.map((t) => Promise.race([t.page.evaluate(() => window.voxel.hosting!.trace()).catch(() => [] as string[]), sleep(5000).then(() => [] as string[])])));
+        log(`the others' last silence claims: ${claims.map((l) => l.filter((x) => x.includes(`[${region}]`) && x.includes(' silent ')).at(-1) ?? '-').join(' | ')}`);
+      }
       if (crashFailoverMs < 0) {
         // Why: whom the others follow, and their silence claims and step-downs since.
         log(`the others' clients follow: ${now.map((p) => p.slice(0, 4) || '-').join(' ')}`);

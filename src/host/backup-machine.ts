@@ -83,6 +83,8 @@ export class BackupMachine {
   private readonly pace: PrimaryPace;
   /** Whether our primary, silent since `from`, answers at the transport (primary-transport.ts; the shell sets it): its silence is allowed slowPrimaryMaxMs. */
   transportAlive: (now: number, from: number) => boolean = () => false;
+  /** Whether our primary, silent since `from`, left a probe sent after that unanswered (primary-transport.ts; the shell sets it): dead at failoverMs, whatever its pace. */
+  transportDeaf: (from: number) => boolean = () => false;
 
   constructor(
     private readonly self: NodeId,
@@ -280,14 +282,24 @@ export class BackupMachine {
     return now - this.heard.lastHeard < this.silenceLimit(now) + quiet;
   }
 
-  /** How long our primary's silence must last now before we take it for dead (bar the idle and rank allowances). */
+  /**
+   * How long our primary's silence must last now before we take it for dead (bar the idle
+   * and rank allowances): failoverMs when its link answers nothing (proven deaf), else its
+   * pace, slowPrimaryMaxMs when its link answers.
+   */
   silenceLimit(now: number): number {
-    return this.pace.silenceLimit(now, this.transportAlive(now, this.heard.lastHeard));
+    const from = this.heard.lastHeard;
+    if (this.transportDeaf(from)) return this.o.failoverMs;
+    return this.pace.silenceLimit(now, this.transportAlive(now, from));
   }
 
-  /** The silence our primary's pace allows now, with an idle primary's two beats: the transport is watched as it nears it (primary-transport.ts). */
-  paceLimit(now: number): number {
-    return this.pace.silenceLimit(now) + (this.primaryIdle ? 2 * this.o.idleHeartbeatMs : 0);
+  /**
+   * The silence from which a link proven deaf means death, which the transport is watched
+   * as it nears (primary-transport.ts): failoverMs for a primary beating, however slow it
+   * was lately; for one that said it is idle (silent on purpose), its pace and two beats.
+   */
+  watchLimit(now: number): number {
+    return this.primaryIdle ? this.pace.silenceLimit(now) + 2 * this.o.idleHeartbeatMs : this.o.failoverMs;
   }
 
   private heardPrimary(now: number): void {

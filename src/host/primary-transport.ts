@@ -9,11 +9,18 @@
 // is allowed slowPrimaryMaxMs, never more (a tab alive at the transport whose page never
 // speaks again is taken over all the same). So is the wait for the first answer
 // (TRANSPORT_ANSWER_MS from the watch's start, which ends before the limit when our watch
-// ran on time): else a busy backup's claim raced the acknowledgement on its way. Nothing
-// heard is death, judged exactly as without the watch (the pace of primary-pace.ts, a closed
-// link at once). No direct link, or a runtime whose counters count data only
-// (node-datachannel: its links say they cannot be watched), or the simulations: no probe,
-// nothing heard, nothing changes. Pure but for the probe it is handed; times in ms.
+// ran on time): else a busy backup's claim raced the acknowledgement on its way.
+// Proven deaf (a probe sent after the primary's last frame, unanswered for
+// TRANSPORT_DEAF_MS by readings our own tab took on time: transport-watch.ts `unanswered`),
+// the primary is dead at failoverMs, whatever its recent pace: a page slow lately whose
+// renderer then crashed was otherwise waited for up to slowPrimaryMaxMs. So the watch of a
+// primary beating normally begins TRANSPORT_LEAD_MS before failoverMs, not before its pace's
+// limit. Neither heard nor proven deaf (no probe answered lately, or our readings late: our
+// own tab starved, its counters perhaps behind what came in) is judged as without the watch
+// (the pace of primary-pace.ts, a closed link at once). No direct link, a peer that reads no
+// probes, a runtime whose counters count data only (node-datachannel: its links say they
+// cannot be watched), or the simulations: no probe, nothing heard, nothing proven, nothing
+// changes. Pure but for the probe it is handed; times in ms.
 import type { TransportProbe } from '../net/transport-watch';
 
 /** The watch begins this long before the primary's silence reaches its limit (the first acknowledgement takes up to the 200 ms delayed ack). */
@@ -32,8 +39,8 @@ export class PrimaryTransport {
 
   /**
    * Called at each of the backup's watches: `silentFrom` when we last heard the primary,
-   * `limit` the silence its pace allows now. Within TRANSPORT_LEAD_MS of it, the link is
-   * watched a while longer.
+   * `limit` the silence from which a deaf link is death (backup-machine.ts `watchLimit`).
+   * Within TRANSPORT_LEAD_MS of it, the link is watched a while longer.
    */
   watch(now: number, hex: string, silentFrom: number, limit: number): void {
     if (now - silentFrom < limit - TRANSPORT_LEAD_MS || !this.probe(hex)?.watchTransport(now + TRANSPORT_ALIVE_MS)) return;
@@ -48,5 +55,11 @@ export class PrimaryTransport {
     if (this.watched.from === silentFrom && now - this.watched.at < TRANSPORT_ANSWER_MS) return true;
     const at = this.probe(hex)?.transportHeardAt();
     return at !== undefined && at > silentFrom && now - at <= TRANSPORT_ALIVE_MS;
+  }
+
+  /** Whether the primary (hex), silent since `silentFrom`, left a probe sent after that unanswered (net/transport-watch.ts `unanswered`; anything heard since clears it). */
+  deaf(hex: string, silentFrom: number): boolean {
+    const u = this.probe(hex)?.transportUnanswered();
+    return u !== undefined && u.probedAt > silentFrom;
   }
 }

@@ -36,6 +36,7 @@ export class RegionBackup extends RegionSide implements FollowTerms {
     super(region);
     this.machine = new BackupMachine(region.ctx.selfId, region, region.roles, this, region.ctx.opts, region.ctx.stats);
     this.machine.transportAlive = (now, from) => this.transport.alive(now, this.region.primaryHex, from);
+    this.machine.transportDeaf = (from) => this.transport.deaf(this.region.primaryHex, from);
   }
 
   /** Our primary said it released its epoch (backup-machine.ts `released`): its silence is judged even right after a stall of our own. */
@@ -175,10 +176,11 @@ export class RegionBackup extends RegionSide implements FollowTerms {
   watch(primaryLinkClosed = false): void {
     if (this.region.role !== 'backup' || this.region.stopped) return;
     const now = this.ctx.clock.now();
-    if (!primaryLinkClosed) this.transport.watch(now, this.region.primaryHex, this.machine.heardAt, this.machine.paceLimit(now));
+    if (!primaryLinkClosed) this.transport.watch(now, this.region.primaryHex, this.machine.heardAt, this.machine.watchLimit(now));
     if (!primaryLinkClosed && this.machine.pingDue(now, this.region.hosts, this.region.primary)) this.region.pingAhead();
     if (!this.machine.claimDue(now, this.region.hosts, this.region.primary, primaryLinkClosed, (t) => this.el.deferred(t))) return;
-    this.region.trace(`primary ${this.region.primaryHex.slice(0, 6)} silent ${Math.round(now - this.machine.heardAt)} ms${primaryLinkClosed ? ' (link closed)' : ` (allowed ${Math.round(this.machine.silenceLimit(now))})`}`);
+    const deaf = !primaryLinkClosed && this.transport.deaf(this.region.primaryHex, this.machine.heardAt) ? ', its link deaf' : '';
+    this.region.trace(`primary ${this.region.primaryHex.slice(0, 6)} silent ${Math.round(now - this.machine.heardAt)} ms${primaryLinkClosed ? ' (link closed)' : ` (allowed ${Math.round(this.machine.silenceLimit(now))}${deaf})`}`);
     // One attempt, then wait again (jittered, and longer after failed claims, so duelling
     // claimants drift apart); but no later than the moment our claims may rebase, if that is
     // to come: after five failed claims the backoff put a rebase up to 12 s past rebaseMs.

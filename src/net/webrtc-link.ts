@@ -14,7 +14,7 @@ import { batchedSize, batchFrame, controlFrame, FRAME_PAYLOAD, FrameReader, prob
 import { ControlSchema, HandshakeError, type ControlMsg, type HandshakeIo } from './link-handshake';
 import { selectedPath, type LinkPath } from './link-path';
 import { connectionCounters, PathWatch } from './path-watch';
-import { TRANSPORT_POLL_MS, TransportWatch, type TransportProbe } from './transport-watch';
+import { TRANSPORT_POLL_MS, TransportWatch, type TransportProbe, type TransportUnanswered } from './transport-watch';
 
 /** Bad frames tolerated on one link before it is closed as broken. */
 export const MAX_BAD_FRAMES = 8;
@@ -63,9 +63,10 @@ const afterTask: (fn: () => void) => void = (() => {
 /**
  * This page's WebRTC links together (window.voxel.net.stats() `link_*`): messages sent,
  * frames written (each a blocking send into the WebRTC thread) and Batch frames among them;
- * transport watches begun, probes sent, and readings that heard the far end (transport-watch.ts).
+ * transport watches begun, probes sent, readings that heard the far end, and proofs that a
+ * probe went unanswered (transport-watch.ts).
  */
-export const LINK_FRAME_TOTALS = { framesOut: 0, batchesOut: 0, messagesOut: 0, transportWatches: 0, transportProbes: 0, transportHeard: 0 };
+export const LINK_FRAME_TOTALS = { framesOut: 0, batchesOut: 0, messagesOut: 0, transportWatches: 0, transportProbes: 0, transportHeard: 0, transportUnanswered: 0 };
 
 export interface WebRtcLinkOptions {
   clock?: Clock;
@@ -357,6 +358,10 @@ export class WebRtcLink implements Link, TransportProbe {
     return this.transport?.heardAt;
   }
 
+  transportUnanswered(): TransportUnanswered | undefined {
+    return this.transport?.unanswered;
+  }
+
   private readTransport(): void {
     const step = this.transport!.tick(this.clock.now());
     if (step === 'stop' || this.state === 'closed') {
@@ -371,14 +376,19 @@ export class WebRtcLink implements Link, TransportProbe {
     }
     if (this.transportPending || this.peer.destroyed) return;
     this.transportPending = true;
+    const askedAt = this.clock.now();
     try {
       this.peer.getStats((err, reports) => {
         this.transportPending = false;
         const bytes = err || this.state === 'closed' ? undefined : connectionCounters(reports);
         if (!bytes) return;
-        const heard = this.transport!.heardAt;
-        this.transport!.sample(this.clock.now(), bytes.bytesIn);
-        if (this.transport!.heardAt !== heard) LINK_FRAME_TOTALS.transportHeard++;
+        const { heardAt, unanswered } = this.transport!;
+        if (this.transport!.sample(this.clock.now(), bytes.bytesIn, askedAt)) {
+          LINK_FRAME_TOTALS.transportProbes++;
+          this.enqueue(PROBE_FRAME);
+        }
+        if (this.transport!.heardAt !== heardAt) LINK_FRAME_TOTALS.transportHeard++;
+        if (this.transport!.unanswered && !unanswered) LINK_FRAME_TOTALS.transportUnanswered++;
       });
     } catch {
       this.transportPending = false; // closed meanwhile
