@@ -25,8 +25,12 @@ export type ClientEffect =
   | { send: ItemVoteMessage; to: readonly string[] }
   | { appeared: Item }
   | { taken: Item }
-  /** A decision to take once its proof checks: the record it makes, and the signatures. */
-  | { check: { vote: string; d: Decision<ItemCandidate>; rec: Item; proof: DecisionProof } };
+  /**
+   * A decision to take once its proof checks: the record it makes, and the signatures; `via`:
+   * the voter (hex) whose message completed it, whose derivation budget a signer's key not
+   * met before spends (core/derivation-budget.ts).
+   */
+  | { check: { vote: string; d: Decision<ItemCandidate>; rec: Item; proof: DecisionProof; via: string } };
 
 export interface ItemClientOptions {
   self: string;
@@ -96,12 +100,12 @@ export class ItemClient {
       if (!d || !('decided' in d)) return [];
       // Learnt from a majority's proposals: their signatures prove it; from a DECIDED: its own.
       const proof = msg.t === 'DECIDED' ? this.proofOf(msg) : this.book.proofOf(this.voters, msg.vote, d.decided);
-      return this.toCheck(msg.vote, d.decided, proof);
+      return this.toCheck(msg.vote, d.decided, proof, from);
     }
     if (msg.t !== 'DECIDED') return []; // others' votes: only their outcomes matter here
     if (this.voters.indexOf(from) === undefined) return this.count('nonVoter');
     if (msg.set !== this.voters.tag) return this.count('wrongSet');
-    return this.toCheck(msg.vote, { c: msg.c, round: msg.round, proof: msg.proof }, this.proofOf(msg));
+    return this.toCheck(msg.vote, { c: msg.c, round: msg.round, proof: msg.proof }, this.proofOf(msg), from);
   }
 
   /** A decision whose proof checked: the item appears, or has its owner. */
@@ -118,10 +122,10 @@ export class ItemClient {
     return msg.sigs ? { e: msg.set, vote: msg.vote, round: msg.round, sigs: msg.sigs } : undefined;
   }
 
-  private toCheck(vote: string, d: Decision<ItemCandidate>, proof: DecisionProof | undefined): ClientEffect[] {
+  private toCheck(vote: string, d: Decision<ItemCandidate>, proof: DecisionProof | undefined, via: string): ClientEffect[] {
     if (!proof) return this.count('forgedDecision'); // no signatures: changes nothing
     const rec = this.ledger.recordFor(vote, d.c);
-    return rec ? [{ check: { vote, d, rec, proof } }] : this.count('oldRound'); // a vote past here (or not yet known): the state tells
+    return rec ? [{ check: { vote, d, rec, proof, via } }] : this.count('oldRound'); // a vote past here (or not yet known): the state tells
   }
 
   private count(what: keyof VoteStats): ClientEffect[] {

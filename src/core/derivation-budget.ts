@@ -62,6 +62,15 @@ export const JUNK_MS = 10_000;
 /** A source named by nobody (a frame whose carrier is not known where its key is checked). */
 export const UNATTRIBUTED = 'unattributed';
 
+/**
+ * What a node checks of its own: a DHT record it published (its copy, checked again on each
+ * read, and the check when it stores it: its region certificates read from its store at
+ * start, published again), keys it holds or loads. No peer can have a key checked on it,
+ * so it spends no budget (key-ids.ts): charged to the unattributed source, a flood of
+ * frames nobody named starved a node's checks of its own records.
+ */
+export const OWN_SOURCE = 'own';
+
 export class DerivationBudget {
   private readonly o: DerivationBudgetOptions;
   private readonly total: TokenBucket;

@@ -2,7 +2,7 @@
 // per source and in all (derivation-budget.ts), and none for a claimed id showing no work.
 import { describe, expect, it } from 'vitest';
 import { ID_WORK_BITS, idWorkOk } from './id-work';
-import { DerivationBudget, DERIVATION_BUDGET_DEFAULTS } from './derivation-budget';
+import { DerivationBudget, DERIVATION_BUDGET_DEFAULTS, OWN_SOURCE, UNATTRIBUTED } from './derivation-budget';
 import { DerivationQueue } from './derivation-queue';
 import { deriveNodeId, KEYS_KEPT_PER_SOURCE, nodeIdDerivations, nodeIdsKept, queuedNodeIdOfKey, sentNodeIdOfKey } from './key-ids';
 import type { NodeId } from './node-id';
@@ -84,6 +84,25 @@ describe('keys someone sent, matched to node ids', () => {
     const other = fresh();
     sentNodeIdOfKey(other, 'link:honest', unbounded, deriveNodeId(other));
     expect(nodeIdsKept() - kept0).toBe(KEYS_KEPT_PER_SOURCE + 1);
+  });
+
+  // What a node checks of its own (a record it published, its certificates read from its store
+  // at start and published again: dht/values.ts) is on OWN_SOURCE, which spends no budget: no
+  // peer can have a key checked on it. Before, it was the unattributed source's, which any
+  // frame nobody named spends (here: spent to the last token, and the realm's with it).
+  it("keys a node checks of its own spend no budget, however spent the others' are", async () => {
+    const budget = new DerivationBudget({}, () => 0);
+    let spent = 0;
+    while (budget.take(UNATTRIBUTED)) spent++;
+    for (let s = 0; s < 64; s++) while (budget.take(`link:evil${s}`)) spent++;
+    expect(spent, "the unattributed source's burst, then the realm's").toBe(DERIVATION_BUDGET_DEFAULTS.totalBurst);
+    const keys = new ProvenKeys(64, 0, budget);
+    const ours = await Promise.all(Array.from({ length: 4 }, () => strangerIdentity()));
+    const refused = budget.refused;
+    for (const o of ours) expect(await keys.keyFor('node', o.id, o.alg, o.publicKey, OWN_SOURCE), 'a key of our own record').not.toBeNull();
+    expect(budget.refused - refused, 'no budget asked').toBe(0);
+    const stranger = await strangerIdentity();
+    expect(await keys.keyFor('node', stranger.id, stranger.alg, stranger.publicKey, 'link:honest'), "a peer's, past the realm's budget").toBeNull();
   });
 
   // 32 sources at their own rate (8 a second each, spread over the second), each key junk (it

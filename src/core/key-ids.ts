@@ -6,10 +6,10 @@
 // is the first 160 bits of SHA-256(public key): passes and saved players hang on it, and
 // its price is the player pass. Every place that matches a key to an id names the kind
 // (a required argument), so a node key cannot be checked as a player's or the other way.
-import { DerivationBudget, UNATTRIBUTED } from './derivation-budget';
+import { DerivationBudget, OWN_SOURCE, UNATTRIBUTED } from './derivation-budget';
 import type { DerivationQueue } from './derivation-queue';
-import { LruMap } from './lru-map';
-import { ID_BYTES, idEquals, idFromSha256, type NodeId } from './node-id';
+import { KeyMemory } from './key-memory';
+import { ID_BYTES, idEquals, idFromSha256, idToHex, type NodeId } from './node-id';
 import { scryptSync } from './scrypt';
 
 export type KeyKind = 'node' | 'player';
@@ -47,41 +47,48 @@ const KEYS_KEPT = 2048;
  */
 export const KEYS_KEPT_PER_SOURCE = 256;
 
-/** A remembered key's id, and the source whose key it was (undefined: one we hold, loaded, or met in a handshake; those and the unattributed source's are not bounded per source). */
-interface Kept {
-  id: NodeId;
-  via: string | undefined;
+/**
+ * Keys kept apart from the KEYS_KEPT least recently used (key-memory.ts): those of ids a part
+ * of this realm still needs (`guardKeys`: its own id, its routing table's contacts and linked
+ * peers, the host sets of the regions it holds or follows). A source sending only keys that
+ * stand for their ids, each minted with work, keeps 256 in memory; 9 such sources (2,304
+ * minted ids, ~2^9 scrypts each: ~1.2 million, ~10 CPU-minutes at the measured 0.5 ms)
+ * pushed every other key out, an honest host's too, and each then cost a derivation again
+ * on the budget the attacker keeps spent. An attacker's own ids are guarded only as far as
+ * it is linked, a contact or a host of a region we hold or follow, each bounded
+ * (docs/TRUST.md "Keys a node has not met").
+ */
+export const KEYS_GUARDED = 1024;
+
+/**
+ * A part of the node that still needs some ids' keys (its own, its contacts', its links', the
+ * hosts' of regions it holds or follows): `needsKey` is asked only as the memory lets a key
+ * go (at most at the derivation rate), so it must be quick.
+ */
+export interface KeyGuard {
+  needsKey(idHex: string): boolean;
 }
 
-/** Keys each source has in `derived` (only sources with some: at most KEYS_KEPT entries). */
-const keptBy = new Map<string, number>();
-const unkeep = (via: string | undefined) => {
-  if (via === undefined || via === UNATTRIBUTED) return;
-  const n = (keptBy.get(via) ?? 0) - 1;
-  if (n > 0) keptBy.set(via, n);
-  else keptBy.delete(via);
-};
-const derived = new LruMap<string, Kept>(KEYS_KEPT, (_, k) => unkeep(k.via));
+/** The parts that guard keys, held weakly: a part dropped without unregistering is not kept alive by this. */
+const guards = new Set<WeakRef<KeyGuard>>();
 
-/** Keys remembered now (at most KEYS_KEPT). */
-export const nodeIdsKept = (): number => derived.size;
+/** Registers `g`: the keys of ids it needs are kept apart when the least recently used memory lets them go. Returns the unregistering. */
+export function guardKeys(g: KeyGuard): () => void {
+  const ref = new WeakRef(g);
+  guards.add(ref);
+  return () => void guards.delete(ref);
+}
 
-/** Remembers `id` as `tag`'s, put there by `via` (nothing when `via` has its KEYS_KEPT_PER_SOURCE in memory). */
-function keep(tag: string, id: NodeId, via?: string): void {
-  const held = derived.peek(tag);
-  if (held) {
-    derived.get(tag);
-    return;
+/** Whether any part of this realm still needs `id`'s key (`guardKeys`). */
+export function keyGuarded(id: NodeId): boolean {
+  if (guards.size === 0) return false;
+  const hex = idToHex(id);
+  for (const ref of guards) {
+    const g = ref.deref();
+    if (!g) guards.delete(ref);
+    else if (g.needsKey(hex)) return true;
   }
-  if (via !== undefined && via !== UNATTRIBUTED) {
-    const n = keptBy.get(via) ?? 0;
-    if (n >= KEYS_KEPT_PER_SOURCE) {
-      nodeIdDerivations.unkept++;
-      return;
-    }
-    keptBy.set(via, n + 1);
-  }
-  derived.set(tag, { id, via });
+  return false;
 }
 
 /**
@@ -89,9 +96,17 @@ function keep(tag: string, id: NodeId, via?: string): void {
  * the ms spent on them; `hits` counts keys answered from memory. A tab pays one
  * derivation per new peer it links to or hears signed frames from. `junk`: keys derived that
  * did not stand for the id they came with (not remembered); `unkept`: keys not remembered
- * because their source had KEYS_KEPT_PER_SOURCE in memory.
+ * because their source had KEYS_KEPT_PER_SOURCE in memory; `sheltered`: guarded keys the
+ * least recently used memory let go, kept apart (KEYS_GUARDED); `unsheltered`: guarded keys
+ * dropped past KEYS_GUARDED.
  */
-export const nodeIdDerivations = { keys: 0, ms: 0, hits: 0, refused: 0, junk: 0, unkept: 0 };
+export const nodeIdDerivations = { keys: 0, ms: 0, hits: 0, refused: 0, junk: 0, unkept: 0, sheltered: 0, unsheltered: 0 };
+
+/** Keys whose node ids were derived, remembered (key-memory.ts). */
+const memory = new KeyMemory({ kept: KEYS_KEPT, perSource: KEYS_KEPT_PER_SOURCE, guarded: KEYS_GUARDED }, keyGuarded, nodeIdDerivations);
+
+/** Keys remembered now (at most KEYS_KEPT + KEYS_GUARDED). */
+export const nodeIdsKept = (): number => memory.size;
 
 /**
  * The realm's budget for deriving keys it has not met, from what others send
@@ -107,7 +122,8 @@ export function nodeIdOfKey(publicKey: Uint8Array): NodeId {
 }
 
 /**
- * The node id of a key someone sent (`via`: the link or address it came from), or undefined
+ * The node id of a key someone sent (`via`: the link or address it came from; OWN_SOURCE: a
+ * record of our own, no budget), or undefined
  * when the key is not remembered and `via`'s derivation budget (or the realm's) is spent:
  * such a key is judged unproven, and not remembered, so it is derived once there is budget.
  * With `claimed` (the id the key came with) a key that does not stand for it is junk: not
@@ -128,30 +144,31 @@ export function sentNodeIdOfKey(publicKey: Uint8Array, via: string = UNATTRIBUTE
  */
 export async function queuedNodeIdOfKey(publicKey: Uint8Array, claimed: NodeId, queue: DerivationQueue, alive?: () => boolean): Promise<NodeId | undefined> {
   const tag = tagOf(publicKey);
-  const known = derived.get(tag);
+  const known = memory.get(tag);
   if (known) {
     nodeIdDerivations.hits++;
-    return known.id;
+    return known;
   }
   if (!(await queue.turn(alive))) {
     nodeIdDerivations.refused++;
     return undefined;
   }
-  const kept = derived.get(tag); // derived while this one waited
-  if (kept) return kept.id;
+  const kept = memory.get(tag); // derived while this one waited
+  if (kept) return kept;
   const id = derivedNow(publicKey);
-  if (idEquals(id, claimed)) keep(tag, id);
+  if (idEquals(id, claimed)) memory.keep(tag, id);
   else nodeIdDerivations.junk++;
   return id;
 }
 
 function rememberedOrDerived(publicKey: Uint8Array, tag: string, budget?: DerivationBudget, via?: string, claimed?: NodeId, forwarded = false): NodeId | undefined {
-  const kept = derived.get(tag);
+  const kept = memory.get(tag);
   if (kept) {
     nodeIdDerivations.hits++;
-    return kept.id;
+    return kept;
   }
-  if (budget && !budget.take(via)) {
+  // What a node checks of its own spends no budget: no peer can have a key checked on it.
+  if (budget && via !== OWN_SOURCE && !budget.take(via)) {
     nodeIdDerivations.refused++;
     return undefined;
   }
@@ -161,7 +178,7 @@ function rememberedOrDerived(publicKey: Uint8Array, tag: string, budget?: Deriva
     if (!forwarded) budget?.junk(via);
     return id;
   }
-  keep(tag, id, budget ? via : undefined);
+  memory.keep(tag, id, budget ? via : undefined);
   return id;
 }
 
@@ -186,7 +203,7 @@ export const refusedSince = (mark: number): boolean => nodeIdDerivations.refused
 
 /** Marks `id` as the node id of `publicKey` (a minter that just derived it: the first check is free). */
 export function rememberNodeId(publicKey: Uint8Array, id: NodeId): void {
-  keep(tagOf(publicKey), id);
+  memory.keep(tagOf(publicKey), id);
 }
 
 /** The id a raw public key of `kind` stands for (a key this realm holds or loads: no budget). */

@@ -49,6 +49,11 @@ export class LruMap<K, V> {
     return v;
   }
 
+  /** The entries, least recently used first (not counted as used). */
+  entries(): IterableIterator<[K, V]> {
+    return this.map.entries();
+  }
+
   delete(key: K): void {
     this.map.delete(key);
   }

@@ -16,7 +16,7 @@
 // and their offer/answer travels through the overlay itself: a lookup never dials.
 import type { Clock } from '../core/clock';
 import { Emitter } from '../core/emitter';
-import { nodeIdOfKey } from '../core/key-ids';
+import { guardKeys, nodeIdOfKey, type KeyGuard } from '../core/key-ids';
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { STOPPED } from '../net/close-reasons';
 import type { SignalChannel, Transport } from '../net/transport';
@@ -118,6 +118,13 @@ export class DhtNode implements Dht {
   /** Started in this order (their timers' order decides ties on a virtual clock), stopped in reverse. */
   private readonly parts: Part[];
   private running = false;
+  /**
+   * Our own key, our contacts' and our links': an attacker cycling minted ids through the key
+   * memory must not push them out (key-ids.ts KEYS_GUARDED). A lookup in two maps, asked only
+   * as the memory lets a key go. Registered while we run.
+   */
+  private readonly keyGuard: KeyGuard = { needsKey: (hex) => hex === this.selfHex || this.table.has(hex) || this.links.get(hex) !== undefined };
+  private unguard: (() => void) | undefined;
 
   constructor(args: CreateDhtNodeArgs) {
     const { transport, clock, bootstrap } = args;
@@ -200,7 +207,7 @@ export class DhtNode implements Dht {
       },
     });
     this.values = new Values({ selfId, clock, opts, stats, table, store, lookup: this.lookup, call, view: this.nearView });
-    this.republisher = new Republisher({ selfId, clock, opts, stats, table, store, call, storeAt: (ns, key, rec) => this.values.storeAt(ns, key, rec) });
+    this.republisher = new Republisher({ selfId, clock, opts, stats, table, store, call, storeAt: (ns, key, rec, via) => this.values.storeAt(ns, key, rec, via) });
     this.handlers = new RpcHandlers({
       clock,
       opts,
@@ -250,6 +257,7 @@ export class DhtNode implements Dht {
     }
     if (this.running) return;
     this.running = true;
+    this.unguard = guardKeys(this.keyGuard);
     for (const p of this.parts) p.start();
     try {
       await this.joiner.start();
@@ -275,6 +283,8 @@ export class DhtNode implements Dht {
   stop(): void {
     if (!this.running) return;
     this.running = false;
+    this.unguard?.();
+    this.unguard = undefined;
     this.joiner.stop();
     for (const p of [...this.parts].reverse()) p.stop();
     this.rpc.closeAll();

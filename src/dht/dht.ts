@@ -24,7 +24,8 @@ export interface DhtEvents extends Record<string, unknown> {
 /**
  * A reader's own test of a value it read (Dht.get): true to believe it. `via`: the peer (hex)
  * that sent the value (the holder that answered, or the STORE's sender of our own copy;
- * none when we published it), whose derivation budget a test that derives keys spends.
+ * OWN_SOURCE, core/derivation-budget.ts, when we published it: no budget), whose derivation
+ * budget a test that derives keys spends.
  */
 export type ValueFilter = (value: Uint8Array, via?: string) => Promise<boolean>;
 
@@ -48,7 +49,7 @@ export interface GotValue {
   version: number;
   /** Remaining lifetime in ms. */
   ttlMs: number;
-  /** The peer (hex) that sent it: the holder whose answer it was, or the STORE's sender of our own copy (none: ours). */
+  /** The peer (hex) that sent it: the holder whose answer it was, or the STORE's sender of our own copy (OWN_SOURCE: we published it). */
   via?: string;
 }
 

@@ -38,7 +38,7 @@ export interface RepublishDeps {
   store: ValueStore;
   call: Call;
   /** STORE on the k closest (values.ts `storeAt`). */
-  storeAt(ns: Namespace, key: NodeId, rec: ValueRecord): Promise<{ stored: number }>;
+  storeAt(ns: Namespace, key: NodeId, rec: ValueRecord, via?: string): Promise<{ stored: number }>;
 }
 
 export class Republisher {
@@ -93,7 +93,7 @@ export class Republisher {
     for (const h of deps.store.values(now)) {
       if (now - h.refreshedAt < deps.opts.replicateMs) continue;
       h.refreshedAt = now;
-      void deps.storeAt(h.ns, h.key, ValueStore.toRecord(h, now)).catch(() => {});
+      void deps.storeAt(h.ns, h.key, ValueStore.toRecord(h, now), h.from).catch(() => {}); // a peer's value: checks of our copy stay on its budget
     }
   }
 

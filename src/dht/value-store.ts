@@ -26,7 +26,7 @@ export interface HeldValue {
   expiresAt: number;
   /** Last time a STORE for it arrived or we replicated it (replication skips fresh ones). */
   refreshedAt: number;
-  /** The peer (hex) whose STORE it came in (none: we stored it): checks of our copy spend its derivation budget. */
+  /** The peer (hex) whose STORE it came in (OWN_SOURCE: we published it): checks of our copy spend its derivation budget. */
   from?: string;
 }
 

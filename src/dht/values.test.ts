@@ -2,6 +2,7 @@
 // The 'player' rule here: value[0] is the version, value[1] = 0 marks a forgery.
 import { NOBODY_NEAR } from './near-view';
 import { describe, expect, it } from 'vitest';
+import { OWN_SOURCE } from '../core/derivation-budget';
 import { idToHex, randomId, type NodeId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
 import { VirtualClock } from '../core/virtual-clock';
@@ -26,8 +27,10 @@ function setup(found: { rec: ValueRecord; version: number }[] = []) {
   const store = new ValueStore();
   const stats = newStats();
   let checks = 0;
+  /** Whose derivation budget each check of the rule spent (RecordRule.check `via`). */
+  const vias: (string | undefined)[] = [];
   const rule: RecordRule = {
-    check: async (_key, v) => (checks++, v[1] === 0 ? { ok: false, reason: 'forged' } : { ok: true, version: v[0]! }),
+    check: async (_key, v, _pub, _held, via) => (checks++, vias.push(via), v[1] === 0 ? { ok: false, reason: 'forged' } : { ok: true, version: v[0]! }),
   };
   const lookups: { target: NodeId; wanted: number | undefined }[] = [];
   let closest: { id: NodeId; hex: string }[] = [];
@@ -46,7 +49,7 @@ function setup(found: { rec: ValueRecord; version: number }[] = []) {
     return { t: 'STORED', r: 0, ok: hex === closest[0]?.hex } as Reply;
   };
   const values = new Values({ selfId: self, clock, opts: { k: K, records: { player: rule }, unruledMaxTtlMs: 60_000, storeNearFactor: 2, getAnswers: 3 }, stats, table, store, lookup, call, view: NOBODY_NEAR });
-  return { clock, rand, self, table, store, stats, values, lookups, stored, checks: () => checks, setClosest: (c: NodeId[]) => (closest = c.map((id) => ({ id, hex: idToHex(id) }))) };
+  return { clock, rand, self, table, store, stats, values, lookups, stored, vias, checks: () => checks, setClosest: (c: NodeId[]) => (closest = c.map((id) => ({ id, hex: idToHex(id) }))) };
 }
 
 const rec = (pub: NodeId, version: number, forged = false, seq = 1): ValueRecord => ({ v: new Uint8Array([version, forged ? 0 : 1, 7]), pub, seq, ttl: 30_000 });
@@ -93,6 +96,30 @@ describe('Values', () => {
     s.setClosest(near.slice(0, 1)); // fewer than k found: we are among the k closest
     expect(await s.values.storeAt('player', key, rec(s.self, 1))).toEqual({ stored: 2 });
     expect(s.store.size).toBe(1);
+  });
+
+  // A node's own record (a region certificate it read from its store at start and publishes
+  // again): the check when it keeps its copy, and each check of that copy on a read, spend no
+  // peer's derivation budget (OWN_SOURCE: none at all, core/key-ids.ts); a reader's own test
+  // is told so too. Before, all were charged to the unattributed source (via undefined), which
+  // any frame nobody named spends.
+  it("our own record is checked on no peer's budget: stored, read, and told to the reader as ours", async () => {
+    const s = setup();
+    const key = randomIdInBucket(s.self, 159, s.rand);
+    s.setClosest([randomIdInBucket(key, 20, s.rand)]);
+    expect(await s.values.storeAt('player', key, rec(s.self, 1))).toEqual({ stored: 2 });
+    expect(OWN_SOURCE).toBeTypeOf('string');
+    expect(s.vias, 'the check as we keep our copy').toEqual([OWN_SOURCE]);
+    const told: (string | undefined)[] = [];
+    const got = await s.values.get('player', key, (_v, via) => (told.push(via), Promise.resolve(true)));
+    expect(got?.value[0]).toBe(1);
+    expect(s.vias.slice(1), 'our copy checked again as we read it').toEqual([OWN_SOURCE]);
+    expect(told).toEqual([OWN_SOURCE]);
+    expect(got?.via).toBe(OWN_SOURCE);
+    // A peer's STORE of a newer version: its checks are on that peer's budget again.
+    expect(await s.values.accept('player', key, rec(s.self, 2), true, 'ab12')).toBe('stored');
+    expect(s.vias.at(-1)).toBe('ab12');
+    expect((await s.values.get('player', key))?.via).toBe('ab12');
   });
 
   it('get returns the highest valid version among our copy and the answers; forgeries never', async () => {

@@ -4,6 +4,7 @@
 // remote STORE only if it is near the key; a reader takes the highest valid version among
 // up to `getAnswers` answers. (Publishing and keeping values alive: republish.ts.)
 import type { Clock } from '../core/clock';
+import { OWN_SOURCE } from '../core/derivation-budget';
 import { compareDistance, idToHex, type NodeId } from '../core/node-id';
 import type { GetOptions, GotValue, ValueFilter } from './dht';
 import type { DhtOptions } from './dht-options';
@@ -63,15 +64,21 @@ export class Values {
     return outcome === 'too-large' ? 'tooLarge' : outcome;
   }
 
-  /** FIND_NODE for key, then STORE on the k closest (and locally if we are among them). Resolves with how many took it. */
-  async storeAt(ns: Namespace, key: NodeId, rec: ValueRecord): Promise<{ stored: number }> {
+  /**
+   * FIND_NODE for key, then STORE on the k closest (and locally if we are among them). Resolves
+   * with how many took it. `via`: whose record it is, for our own copy's checks (default ours:
+   * OWN_SOURCE; a held value re-stored, the peer whose STORE brought it).
+   */
+  async storeAt(ns: Namespace, key: NodeId, rec: ValueRecord, via: string = OWN_SOURCE): Promise<{ stored: number }> {
     const { deps } = this;
     const res = await deps.lookup(key);
     const targets = res.closest.slice(0, deps.opts.k);
     let stored = 0;
     const kth = targets[deps.opts.k - 1];
     if (!kth || compareDistance(deps.selfId, kth.id, key) < 0) {
-      const outcome = await this.accept(ns, key, rec, false);
+      // Our own record (a region certificate read from our store at start, published again):
+      // its check, and our copy's on each read, spend no budget (`via` OWN_SOURCE).
+      const outcome = await this.accept(ns, key, rec, false, via);
       if (outcome === 'stored' || outcome === 'refreshed') stored++;
     }
     const acks = await Promise.allSettled(targets.map((t) => deps.call(t.id, t.hex, { t: 'STORE', ns, key, rec })));

@@ -7,6 +7,7 @@
 //   await host.start(); ... host.stop();
 import * as v from 'valibot';
 import { every, type Clock } from '../core/clock';
+import { guardKeys, type KeyGuard } from '../core/key-ids';
 import { idToHex, sortByDistance, type NodeId } from '../core/node-id';
 import { LatencySamples } from '../core/latency-samples';
 import type { Signer, Verifier } from '../core/signer';
@@ -202,6 +203,7 @@ export class HostingService {
     // On the ticker (a tab's ticks of one instant share one task: worker-ticker.ts).
     this.stops.push(this.args.ticker.start(1000 / this.opts.watchMs, () => this.watch()));
     this.stops.push(every(this.args.clock, SWEEP_MS, () => this.idle.sweep()));
+    this.stops.push(guardKeys(this.keyGuard));
     this.stops.push(
       this.args.dht.events.on('link-close', ({ id, reason, readOnly }) => {
         // A play-only peer's link (a subscriber's), or one that hosts nothing, says nothing of any host set.
@@ -256,6 +258,14 @@ export class HostingService {
     this.stops = [];
     for (const r of this.known.values()) r.stop();
   }
+
+  /** The keys of the host sets of the regions we hold stay remembered, however many minted ids an attacker cycles through the key memory (core/key-ids.ts KEYS_GUARDED). */
+  private readonly keyGuard: KeyGuard = {
+    needsKey: (hex) => {
+      for (const r of this.known.values()) for (const h of r.hosts) if (idToHex(h) === hex) return true;
+      return false;
+    },
+  };
 
   /** Regions this node is primary of / a backup of. */
   roles(): { primary: string[]; backup: string[] } {

@@ -287,8 +287,9 @@ export class PlayerItems {
   private send(r: RegionItemsView, fx: ReturnType<ItemClient['tick']>): void {
     for (const e of fx) {
       if ('check' in e) {
-        const { vote, d, rec, proof } = e.check;
-        void this.checker.check(r.items.ledger.area, rec, proof, r.sets.get(proof.e)).then((fault) => {
+        // On the budget of the voter whose message completed the decision.
+        const { vote, d, rec, proof, via } = e.check;
+        void this.checker.check(r.items.ledger.area, rec, proof, r.sets.get(proof.e), via).then((fault) => {
           if (fault) return;
           r.items.applyChecked(vote, d, proof);
           this.wake();

@@ -12,6 +12,7 @@ import type { Pose } from '../world/pose';
 import { every } from '../core/clock';
 import { answering } from '../core/answering';
 import { Emitter } from '../core/emitter';
+import { guardKeys, type KeyGuard } from '../core/key-ids';
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { LatencySamples, type LatencySummary } from '../core/latency-samples';
 import { succeeds } from '../region/epoch-cert';
@@ -81,13 +82,26 @@ export class RegionClient {
 
   constructor(private readonly args: RegionClientArgs) {
     this.keys = new RegionKeys(args.world, args.keyHash);
-    this.relays = new RelayCheck((c, data, sig) => args.certs.primarySigned(c, data, sig));
+    this.relays = new RelayCheck((c, data, sig, via) => args.certs.primarySigned(c, data, sig, via));
     this.edits = new SubmittedEdits({ clock: args.clock, wire: args.wire, stats: this.stats, latency: this.latency.confirm, ...(args.pass ? { pass: args.pass } : {}) });
     this.search = new PrimarySearch({ args, stats: this.stats, edits: this.edits, events: this.events });
     this.stops.push(args.wire.toPlayer.on('frame', ({ from, fromHex, msg }) => this.onFrame(from, fromHex, msg)));
     this.stops.push(every(args.clock, WATCH_MS, () => this.watch()));
     this.stops.push(every(args.clock, KEEPALIVE_MS, () => this.keepalive()));
     if (args.dht.events) this.stops.push(args.dht.events.on('link-close', ({ id, reason }) => this.onLinkClose(id, idToHex(id), reason)));
+    this.stops.push(guardKeys(this.keyGuard));
+  }
+
+  /** The keys of the hosts of the regions we follow stay remembered, however many minted ids an attacker cycles through the key memory (core/key-ids.ts KEYS_GUARDED). */
+  private readonly keyGuard: KeyGuard = { needsKey: (hex) => this.follows(hex) };
+
+  /** Whether `hex` is the primary or a host of a region we subscribe to. */
+  private follows(hex: string): boolean {
+    for (const s of this.subs.values()) {
+      if (s.primaryHex === hex) return true;
+      for (const set of [s.hosts, s.cert?.hosts ?? []]) for (const h of set) if (idToHex(h) === hex) return true;
+    }
+    return false;
   }
 
   /**
@@ -365,7 +379,7 @@ export class RegionClient {
         // A PENDING passes a DELTA's checks: only the primary we follow (or a host of its set
         // relaying to us in a crowd, with the primary's signatures), in the epoch we follow.
         if (!fromHost || m.e !== sub.epoch) return void this.stats.stale++;
-        if (!fromPrimary) return void this.relayed(sub, m, m.pf, m.t);
+        if (!fromPrimary) return void this.relayed(sub, fromHex, m, m.pf, m.t);
         return m.t === 'DELTA' ? this.onDelta(sub, m) : this.onPending(sub, m);
       case 'HEARTBEAT':
         if (!fromHost || m.e !== sub.epoch) return; // backups get heartbeats too; not ours
@@ -417,7 +431,7 @@ export class RegionClient {
     for (const [t, r, pf] of [['DELTA', m.d, m.dp], ['PENDING', m.p, m.pp]] as const) {
       if (!sub.attached || !r) continue;
       const x = { e: m.e, from: r[0], to: r[1], entries: r[2] };
-      if (relayed) void this.relayed(sub, x, pf, t);
+      if (relayed) void this.relayed(sub, fromHex, x, pf, t);
       else if (t === 'DELTA') this.onDelta(sub, x);
       else this.onPending(sub, x);
     }
@@ -545,11 +559,11 @@ export class RegionClient {
   /**
    * A DELTA or PENDING a host of the set relayed (not the primary): taken once the primary's
    * signatures cover it (relay-proofs.ts), if we still follow that epoch; else dropped and
-   * counted (`relayUnproven`).
+   * counted (`relayUnproven`). On `fromHex`'s derivation budget (the host that relayed it).
    */
-  private async relayed(sub: Subscription, m: Pick<SubscriptionMessageOf<'DELTA'>, 'e' | 'from' | 'to' | 'entries'>, pf: RelayProofs | undefined, t: 'DELTA' | 'PENDING'): Promise<void> {
+  private async relayed(sub: Subscription, fromHex: string, m: Pick<SubscriptionMessageOf<'DELTA'>, 'e' | 'from' | 'to' | 'entries'>, pf: RelayProofs | undefined, t: 'DELTA' | 'PENDING'): Promise<void> {
     const cert = sub.cert;
-    if (!(await this.relays.covers(await sub.key, cert, m, pf))) return void this.stats.relayUnproven++;
+    if (!(await this.relays.covers(await sub.key, cert, m, pf, fromHex))) return void this.stats.relayUnproven++;
     if (sub.closed || !sub.attached || sub.cert !== cert || m.e !== sub.epoch) return void this.stats.stale++;
     if (t === 'DELTA') this.onDelta(sub, m);
     else this.onPending(sub, m);

@@ -6,7 +6,10 @@
 // shown, and the honest edits of those seqs were then skipped as already held
 // (docs/TRUST.md rule 10). The primary's own frames, on its own link, need no proof.
 // Checked batches are remembered (a PENDING's batch comes again in its DELTA; a merged
-// delta repeats batches a rider carried), bounded.
+// delta repeats batches a rider carried), bounded. A primary's key not remembered is derived
+// on the budget of the host that relayed the frame (core/derivation-budget.ts): charged to
+// nobody in particular, frames nobody named (a hostile voter's junk decisions, say) kept it
+// spent and an honest backup's relays were refused.
 import { idToHex, type NodeId } from '../core/node-id';
 import type { EpochCert } from '../region/epoch-cert';
 import { proofBytes, relayedBatches, type RelayProofs } from '../region/entry-proofs';
@@ -32,13 +35,13 @@ export class RelayCheck {
   verified = 0;
 
   constructor(
-    /** Whether `sig` is `cert`'s primary's signature over `data` (CertChecker.primarySigned). */
-    private readonly primarySigned: (cert: EpochCert, data: Uint8Array, sig: Uint8Array) => Promise<boolean>,
+    /** Whether `sig` is `cert`'s primary's signature over `data` (CertChecker.primarySigned; `via`: the relaying host, hex, whose derivation budget a key not met spends). */
+    private readonly primarySigned: (cert: EpochCert, data: Uint8Array, sig: Uint8Array, via?: string) => Promise<boolean>,
     private readonly kept = CHECKED_KEPT,
   ) {}
 
-  /** Whether `pf` proves `m` signed, batch by batch, by the primary of `cert` (of `m`'s epoch) in the region `key`. */
-  async covers(key: NodeId, cert: EpochCert | undefined, m: Relayed, pf: RelayProofs | undefined): Promise<boolean> {
+  /** Whether `pf` proves `m` signed, batch by batch, by the primary of `cert` (of `m`'s epoch) in the region `key`; `via`: the host (hex) that relayed it. */
+  async covers(key: NodeId, cert: EpochCert | undefined, m: Relayed, pf: RelayProofs | undefined, via?: string): Promise<boolean> {
     if (!cert || !pf || cert.e !== m.e) return false;
     const batches = relayedBatches(m.e, m.from, m.to, m.entries, pf);
     if (!batches) return false;
@@ -52,7 +55,7 @@ export class RelayCheck {
         continue;
       }
       this.verified++;
-      if (!(await this.primarySigned(cert, proofBytes(key, p), p.s))) return false;
+      if (!(await this.primarySigned(cert, proofBytes(key, p), p.s, via))) return false;
       this.checked.set(tag, p.b.slice());
       if (this.checked.size > this.kept) this.checked.delete(this.checked.keys().next().value!);
     }
