@@ -53,6 +53,7 @@ export async function relayCoreTarget(): Promise<FuzzTarget<RelayFrame>> {
       JSON.stringify({ type: 'signal', to: idToHex(victim.id.id), blob: { t: 'rtc', v: 1 } }),
       JSON.stringify({ type: 'peers', n: 3 }),
       JSON.stringify({ type: 'peers' }),
+      JSON.stringify({ type: 'ping' }),
     ];
   };
   await refresh();

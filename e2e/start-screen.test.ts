@@ -194,8 +194,19 @@ describe('the start screen explains a failed start', () => {
     // Retry: the next start dials with that TURN server (it answers nothing here), and says so.
     await p.getByRole('button', { name: 'Retry' }).click();
     const again = await explained(p);
-    expect(again.kind).toBe('turn-failed');
-    expect(await p.locator('#loading .ice-settings input[name=urls]').inputValue()).toBe('turn:127.0.0.1:9');
+    console.log(`after Retry with a TURN server: ${again.kind}, ${Math.round(again.ms)} ms after navigation`);
+    // The same id dials again, while the player online still holds the first start's
+    // half-open connections from it (this tab kept dialling it, alone: at most 2 per id, each
+    // up to 8 s), so the new offer may be refused there and go unanswered: then that is what
+    // is said (no path was tried yet), not that TURN failed.
+    // (The Network form is shown for a path that failed, not for an unanswered offer: the server kept is read from storage then.)
+    if (again.kind === 'no-answer') {
+      expect(await p.locator('#loading .problem').textContent()).toMatch(/offers unanswered/);
+      expect(await p.evaluate(() => localStorage.getItem('voxel-populi/ice-servers'))).toContain('turn:127.0.0.1:9');
+    } else {
+      expect(again.kind).toBe('turn-failed');
+      expect(await p.locator('#loading .ice-settings input[name=urls]').inputValue()).toBe('turn:127.0.0.1:9');
+    }
   });
 
   it('the same on a busy machine (renderer CPU throttled 20 times): no direct path, not "WebRTC blocked"', async () => {

@@ -68,6 +68,8 @@ export interface RelayStats {
   bytesIn: number;
   signalsRelayed: number;
   peersAnswered: number;
+  /** Keepalive pings answered (each client's every few seconds of silence: relay-bootstrap.ts). */
+  pingsAnswered: number;
   /** ICE grants sent (at registration and on request), each with fresh TURN credentials. */
   iceGrants: number;
   /** Live sockets closed because their id's owner registered again on a new one. */
@@ -96,7 +98,7 @@ export interface RelayClient {
 export function newRelayStats(): RelayStats {
   return {
     sockets: 0, registered: 0, accepted: 0, rejectedFull: 0, rejectedAddressFull: 0, messagesIn: 0, bytesIn: 0,
-    signalsRelayed: 0, peersAnswered: 0, iceGrants: 0, replaced: 0, rooms: 0, errorsSent: 0, closedForAbuse: 0, errors: {},
+    signalsRelayed: 0, peersAnswered: 0, pingsAnswered: 0, iceGrants: 0, replaced: 0, rooms: 0, errorsSent: 0, closedForAbuse: 0, errors: {},
   };
 }
 
@@ -189,6 +191,10 @@ export class RelayCore {
       case 'peers':
         this.stats.peersAnswered++;
         return this.send(c, { type: 'peers', ids: this.randomPeers(c.net, c.id, Math.min(msg.n ?? this.o.defaultPeers, MAX_PEERS)) });
+      case 'ping':
+        // The cheapest answer there is: a client's keepalive, sent every few seconds of silence.
+        this.stats.pingsAnswered++;
+        return this.send(c, { type: 'pong' });
       case 'ice':
         // Credentials only for a proven id: an anonymous socket gets no TURN relay.
         if (c.id === undefined) return this.fail(c, 'not-registered', 'register first');
@@ -227,7 +233,7 @@ export class RelayCore {
     this.stats.registered = this.byId.size;
     this.stats.rooms = this.rooms.size;
     const ice = this.grant(msg.id);
-    this.send(c, { type: 'registered', id: msg.id, ...(msg.net !== undefined ? { net: msg.net } : {}), ...(ice ? { ice } : {}) });
+    this.send(c, { type: 'registered', id: msg.id, ...(msg.net !== undefined ? { net: msg.net } : {}), ...(ice ? { ice } : {}), ping: 1 });
   }
 
   /** Takes a registered client's id out of the directory and its room (an empty room goes). */

@@ -45,6 +45,6 @@ describe('the relay hands out ICE servers', () => {
     const me = await generateNodeIdentity({ bits: 0 });
     const hex = idToHex(me.id);
     await core.message(c, JSON.stringify({ type: 'register', id: hex, alg: me.alg, pk: toB64(me.publicKey), sig: toB64(await me.sign(registerProof((got[0] as { nonce: string }).nonce, hex))) }), 300);
-    expect(got.at(-1)).toEqual({ type: 'registered', id: hex });
+    expect(got.at(-1)).toEqual({ type: 'registered', id: hex, ping: 1 });
   });
 });

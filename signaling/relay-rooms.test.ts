@@ -29,7 +29,7 @@ async function join(core: RelayCore, net: string | undefined, n: number, who?: I
   const sig = await me.sign(registerProof(challenge.nonce, id));
   const say = async (m: unknown) => { await core.message(c, JSON.stringify(m), JSON.stringify(m).length); };
   await say({ type: 'register', id, alg: me.alg, pk: toB64(me.publicKey), sig: toB64(sig), ...(net ? { net } : {}) });
-  expect(inbox.shift()).toEqual({ type: 'registered', id, ...(net ? { net } : {}) });
+  expect(inbox.shift()).toEqual({ type: 'registered', id, ...(net ? { net } : {}), ping: 1 });
   return { c, id, inbox, say };
 }
 

@@ -67,7 +67,7 @@ async function registered(who?: Identity, url = server.relayUrl): Promise<TestCl
   open.push(c);
   c.send(await proof(c, me));
   const id = idToHex(me.id);
-  expect(await c.next()).toEqual({ type: 'registered', id });
+  expect(await c.next()).toEqual({ type: 'registered', id, ping: 1 });
   return { ...c, id, who: me };
 }
 
@@ -102,6 +102,17 @@ describe('relay', () => {
     expect(server.relay.stats.signalsRelayed).toBeGreaterThanOrEqual(1);
   });
 
+  it('answers a ping with a pong, counted, and says at registration that it does', async () => {
+    const a = await registered(); // its `registered` said ping: 1
+    const [before, badBefore] = [server.relay.stats.pingsAnswered, server.relay.stats.errors['bad-message'] ?? 0];
+    a.send({ type: 'ping' });
+    expect(await a.next()).toEqual({ type: 'pong' });
+    a.send({ type: 'ping', extra: 1 }); // extra fields are dropped by the schema, as for every frame
+    expect(await a.next()).toEqual({ type: 'pong' });
+    expect(server.relay.stats.pingsAnswered - before).toBe(2);
+    expect(server.relay.stats.errors['bad-message'] ?? 0).toBe(badBefore);
+  });
+
   it('answers an unknown target id with an error naming it', async () => {
     const a = await registered();
     a.send({ type: 'signal', to: hex(99), blob: {} });
@@ -132,7 +143,7 @@ describe('relay', () => {
     c.send({ type: 'signal', to: victim.id, blob: { n: 1 } });
     expect(await victim.next()).toEqual({ type: 'signal', from: c.id, blob: { n: 1 } });
     a.send(register);
-    expect(await a.next()).toEqual({ type: 'registered', id: idToHex(mine.id) });
+    expect(await a.next()).toEqual({ type: 'registered', id: idToHex(mine.id), ping: 1 });
     a.send(register);
     expect(await a.next()).toMatchObject({ type: 'error', code: 'already-registered' });
   });

@@ -27,9 +27,9 @@ import { buildTopology, changeNetwork, configureNat, cutUdpPath, HOMES, INTERNET
 
 /**
  * `--udp-blocked`: the world ends with the UDP-blocked home's step (udpBlockedJoin). Not in
- * npm test: it failed 1 of 4 runs (the step 16-19 s when it passed), its player's offers
- * reaching A late or not at all, through A's relay socket left deaf by the flush step
- * (bench/lab/README.md).
+ * npm test (its time is short: the step takes 9-16 s and a tab). It failed 1 of 4 runs while
+ * A's relay socket, left deaf by the flush step, was pinged only after 15 s of silence; 4 of 4
+ * since it is pinged after 4 s (bench/lab/README.md).
  */
 const UDP_BLOCKED = process.argv.includes('--udp-blocked');
 /** With that step, TURN over TCP as well in the link world: the UDP-blocked home's one way out (A and B still relay over UDP, preferred). */
@@ -110,6 +110,8 @@ export interface UdpBlockedStep {
   attachedMs: number | null;
   /** Showing the last block A placed in the flush step, ms from its first link (null: not within SEEN_WAIT_MS, or A placed none). */
   seesAMs: number | null;
+  /** What its start screen said before its first link (`kind@ms after navigation`, in order): nothing when it linked by the join's deadline. */
+  said: string[];
   /**
    * Linked to the headless peer by the step's end. Not expected: Chromium's checks over TURN/TCP
    * carry an ICE tiebreaker of 0, which the headless peer's ICE agent (libjuice) refuses with a
@@ -356,7 +358,8 @@ async function udpBlockedPlay(c: { page: Page; navigatedAt: number }, a: Page, l
   await c.page.evaluate(([x, y, z]) => window.voxel.teleport(x!, y!, z!), [me.x, me.y, me.z]);
   const linked = await c.page.waitForFunction(() => window.voxel.net!.links().length > 0, null, { timeout: JOIN_WAIT_MS, polling: 50 }).then(() => true, () => false);
   const joinMs = linked ? Date.now() - c.navigatedAt : null;
-  if (!linked) { diagnostics.push(`C (UDP blocked): ${await describe(c.page)}`); return { joinMs, paths: [], attachedMs: null, seesAMs: null, headlessLinked: false }; }
+  const said = await c.page.evaluate(() => performance.getEntriesByName('vp:start-explained').map((m) => `${String((m as PerformanceMark).detail)}@${Math.round(m.startTime)}`));
+  if (!linked) { diagnostics.push(`C (UDP blocked): ${await describe(c.page)}`); return { joinMs, paths: [], attachedMs: null, seesAMs: null, headlessLinked: false, said }; }
   mark('C linked');
   // How C's dials went until its first link (the join's time is mostly theirs).
   diagnostics.push(`C's marks, link events and dial counts (ms after navigation): ${await c.page.evaluate(([t0, upMs]) => JSON.stringify({
@@ -378,7 +381,7 @@ async function udpBlockedPlay(c: { page: Page; navigatedAt: number }, a: Page, l
   }
   if (attachedMs === null || seesAMs === null) diagnostics.push(`C (UDP blocked): ${await describe(c.page)}`);
   const headlessLinked = await c.page.evaluate((id) => window.voxel.net!.links().some((l) => l.id === id), headless);
-  return { joinMs, paths, attachedMs, seesAMs, headlessLinked };
+  return { joinMs, paths, attachedMs, seesAMs, headlessLinked, said };
 }
 
 /** Puts tab p standing on column (x, z) as it sees it. */

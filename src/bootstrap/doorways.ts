@@ -42,6 +42,8 @@ export interface DoorwayEvents extends Record<string, unknown> {
 
 export class Doorways implements SignalChannel {
   readonly events = new Emitter<DoorwayEvents>();
+  /** A relay's frames to a peer whose router forgot its mappings die there until it sends again: a dial through us resends its unanswered offer. */
+  readonly resendsUnanswered = true;
   private readonly slots: Slot[];
   /** The doorway a peer last signaled us through (its answer goes back the same way). */
   private readonly via = new Map<string, Slot>();

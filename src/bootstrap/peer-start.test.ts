@@ -1,6 +1,6 @@
 // Why a join ended alone, told apart by Peer.start with fake doorways (no WebRTC reached):
 // an unreachable doorway, nobody else here, the invite's peers gone, and peers listed but
-// no link by the join deadline (no direct path; TURN failed), or no ICE candidate (WebRTC blocked), each well inside the 5 s a player waits.
+// no link by the join deadline (no direct path; TURN failed; no answer to any offer), or no ICE candidate (WebRTC blocked), each well inside the 5 s a player waits.
 import { afterEach, describe, expect, it } from 'vitest';
 import { Emitter } from '../core/emitter';
 import { generateNodeIdentity } from '../core/identity';
@@ -10,6 +10,7 @@ import type { DoorwayConnector } from './doorways';
 import { Peer, type PeerConfig } from './peer';
 import { testNodeIdentity } from '../testing/node-identities';
 import { UNNAMED_NETWORK } from '../net/network-id';
+import { nodeDatachannelIceServers } from './headless-ice';
 
 const relay = { kind: 'relay', url: 'ws://127.0.0.1:1/relay' } as const;
 /** Another peer's id: one that shows work (core/id-work.ts), or the dial would be refused before it starts. */
@@ -73,6 +74,23 @@ describe('Peer.start says why it is alone', () => {
     const other = await peerId();
     const { peer } = await start(doorway([other]), [], { iceServers: [{ urls: 'turn:127.0.0.1:1', username: 'u', credential: 'c' }] });
     expect(peer.failure?.kind).toBe('turn-failed');
+  });
+
+  it('peers listed and dialled, and none answers (their relay sockets deaf a moment): no answer, not "TURN failed", told by the deadline', async () => {
+    const other = await peerId();
+    const offers: string[] = [];
+    const recording: DoorwayConnector = async (spec, selfId) => {
+      const b = await doorway([other])(spec, selfId);
+      return { ...b, sendSignal: (_to, blob) => void offers.push(String((blob as { s?: { type?: string } }).s?.type)) };
+    };
+    const { peer, ms } = await start(recording, [], {
+      iceServers: [{ urls: 'turn:127.0.0.1:1', username: 'u', credential: 'c' }], iceServersForRtc: nodeDatachannelIceServers,
+      rtcConfig: { bindAddress: '127.0.0.1' }, options: { joinDeadlineMs: 2500 },
+    });
+    expect(peer.failure?.kind, peer.failure?.detail).toBe('no-answer');
+    expect(peer.failure?.detail).toMatch(/1 offers unanswered/);
+    expect(offers[0]).toBe('offer');
+    expect(ms).toBeLessThan(4000);
   });
 
   it('relay-only asked for with no TURN server: said as such, not as WebRTC blocked', async () => {

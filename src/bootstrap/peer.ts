@@ -40,6 +40,8 @@ const DOORWAY_RENEW_MS = 5000;
 const PATH_DEATH_RECENT_MS = 10_000;
 /** After a path death the other links are PINGed (Peer.pathDied), not again for deaths within this. */
 const PATH_DEATH_PING_MS = 3000;
+/** An offer unanswered this long is taken for unanswered at the join's verdict ('no-answer'): an answer takes a round trip and the far end's making of it, tens of ms. */
+const NO_ANSWER_MS = 1500;
 
 export const PEER_DEFAULTS = {
   /**
@@ -69,6 +71,12 @@ export type JoinFailureKind =
   | 'no-direct-path'
   /** As no-direct-path, with a TURN server set: it did not carry the link either (unreachable, wrong or expired credentials). */
   | 'turn-failed'
+  /**
+   * Peers were dialled, and an offer still waits for its answer, resent (net/offer-resend.ts):
+   * to that peer no path was tried, direct or through TURN. Its relay socket is deaf for a
+   * moment (a router that forgot its mappings), or it left without the relay knowing yet.
+   */
+  | 'no-answer'
   /** Relay-only candidates were asked for (`?ice=relay`) but no TURN server is set: nothing can be gathered. */
   | 'relay-needs-turn'
   /** This browser has no WebRTC at all. */
@@ -235,7 +243,10 @@ export class Peer {
    * far end: one idle since would stay open until the DHT's probe or heartbeat timeout (up
    * to 15 s), and until then we would not be alone to renew the relay socket and dial anew.
    * So each other link is sent a PING now: a live one answers, a dead one owes an answer and
-   * its watch closes it too (1-2 s later).
+   * its watch closes it too (1-2 s later). The relay socket is probed with them: a router
+   * that forgot its mappings drops the relay's frames to us (a newcomer's offer) until we
+   * send on the socket, and a socket opened on an old network is dead: the probe maps it
+   * again, or finds it dead and it is reopened (relay-bootstrap.ts keepalive).
    */
   private pathDied(): void {
     const now = this.clock.now();
@@ -243,6 +254,7 @@ export class Peer {
     // One network change closes many links within a second or two: one round of PINGs does.
     if (now - this.pathPingedAt < PATH_DEATH_PING_MS) return;
     this.pathPingedAt = now;
+    this.doorways.probe();
     for (const l of this.dht.linkInfo()) void this.dht.ping(l.id);
   }
 
@@ -336,6 +348,13 @@ export class Peer {
         for (const fn of peer.failureListeners) fn(peer.failure);
         peer.finder.poke();
       });
+      // Unanswered when said: once the join's dials have ended, if an offer was answered (its
+      // ICE then failed) that is said instead; none answered, "not answered" stays true.
+      void peer.joined.then(() => {
+        if (peer.stopped || peer.status !== 'alone' || peer.failure?.kind !== 'no-answer' || transport.stats.dialsAnswered === 0) return;
+        peer.failure = peer.classify(first, invited.length > 0);
+        for (const fn of peer.failureListeners) fn(peer.failure);
+      });
     }
     peer.dht.events.on('link-open', () => {
       peer.firstLink();
@@ -394,6 +413,14 @@ export class Peer {
     if (!turn && this.cfg.rtcConfig?.iceTransportPolicy === 'relay') return { kind: 'relay-needs-turn', detail };
     // A browser that gathered a candidate at any time is not blocked, whatever its dials' gather waits said.
     if (!this.transport.gathered && (detail.includes(NO_CANDIDATE) || this.transport.stats.noCandidate > 0)) return { kind: 'webrtc-blocked', detail };
+    // An offer has waited far longer than an answer takes: to that peer no path was tried
+    // yet, so neither "no direct path" nor "TURN failed" would be true of it, and its answer
+    // may still come (the far end's relay socket deaf for a moment: its offer is resent).
+    // Said so even when another peer answered (say, one whose ICE cannot pair with ours).
+    const waiting = this.transport.unanswered();
+    if (waiting.dials > 0 && waiting.oldestMs >= NO_ANSWER_MS) {
+      return { kind: 'no-answer', detail: `${waiting.dials} offers unanswered, the oldest for ${Math.round(waiting.oldestMs)} ms, resent ${this.transport.stats.offersResent} times (${detail})` };
+    }
     const late = detail.includes(NO_CANDIDATE) ? `ICE candidates came, late (a busy machine), and no connection opened (${detail})` : detail;
     return { kind: turn ? 'turn-failed' : 'no-direct-path', detail: late };
   }

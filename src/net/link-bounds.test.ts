@@ -163,14 +163,15 @@ describe('half-open inbound connections', () => {
     expect(peers[0]!.signals.map((s) => s.type)).toEqual(['offer']);
     peers[0]!.emit('signal', { type: 'answer', sdp: sdp(FP_B) });
     expect(peers[0]!.signals.map((s) => s.type)).toEqual(['offer', 'candidate']);
-    t.handleSignal(from, candidate, nowhere); // after the answer: at once
+    const another = (port: number) => ({ ...candidate, s: { ...candidate.s, candidate: { ...candidate.s.candidate, candidate: candidate.s.candidate.candidate.replace('50633 typ', `${port} typ`) } } });
+    t.handleSignal(from, another(50634), nowhere); // after the answer: at once
     expect(peers[0]!.signals.map((s) => s.type)).toEqual(['offer', 'candidate', 'candidate']);
     t.handleSignal(from, { t: 'rtc', v: 1, cid: 'eeee0001', s: { type: 'answer', sdp: sdp(FP_B) } }, nowhere);
     expect(peers[0]!.signals.length).toBe(3);
     expect(t.stats.badSignalsBy.direction).toBe(1);
     // Before an answer, at most MAX_HELD_CANDIDATES (32) are kept; more are counted and dropped.
     t.handleSignal(from, offer('eeee0002'), nowhere);
-    for (let i = 0; i < 40; i++) t.handleSignal(from, { ...candidate, cid: 'eeee0002' }, nowhere);
+    for (let i = 0; i < 40; i++) t.handleSignal(from, { ...another(51000 + i), cid: 'eeee0002' }, nowhere);
     expect(t.stats.badSignalsBy.held).toBe(8);
     t.close();
   });

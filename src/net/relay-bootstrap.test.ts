@@ -8,7 +8,7 @@ import { startServer, type RunningServer } from '../../signaling/serve';
 import { generateNodeIdentity } from '../core/identity';
 import { idEquals, idToHex, randomId } from '../core/node-id';
 import { feedSignals } from './bootstrap';
-import { connectRelay, type WebSocketCtor } from './relay-bootstrap';
+import { connectRelay, RELAY_BOOTSTRAP_DEFAULTS, type WebSocketCtor } from './relay-bootstrap';
 import { networkId } from './network-id';
 import { openAhead } from './socket-ahead';
 import { linkPair, nodeTransport } from '../testing/webrtc-test-helpers';
@@ -106,6 +106,57 @@ describe('relay bootstrap', () => {
     await new Promise((r) => setTimeout(r, 1500));
     expect(closes).toEqual([expect.stringMatching(/^kept: relay silent/)]);
     plain.close();
+    for (const s of socks) s.destroy();
+    await new Promise((r) => proxy.close(r));
+  });
+
+  it("a tab's router forgets the mapping of its relay socket (the relay's frames to it die, its own pass): its keepalive pings find it deaf, and the id reopened gets the offers sent after", async () => {
+    // A NAT in front of the tab whose table was flushed: what the relay sends the tab is
+    // dropped on the way (a proxy cannot map the socket again on the tab's next packet, as a
+    // router may, so the ping goes unanswered and the socket is taken for dead: the other
+    // way the keepalive ends a flush).
+    let flushed = false;
+    const socks: Socket[] = [];
+    const proxy: Server = createServer((c) => {
+      const up = connect(Number(new URL(server.relayUrl).port), '127.0.0.1');
+      socks.push(c, up);
+      c.on('data', (d) => up.write(d));
+      up.on('data', (d) => flushed || c.write(d));
+      c.on('error', () => up.destroy());
+      up.on('error', () => c.destroy());
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const behindNat = server.relayUrl.replace(/:\d+\//, `:${(proxy.address() as { port: number }).port}/`);
+    const me = await generateNodeIdentity({ bits: 0 });
+    const keep = { keepaliveMs: 400, probeTimeoutMs: 400 };
+    const a = await connectRelay({ url: behindNat, identity: me, WebSocket: WS, ...keep });
+    const newcomer = await connectRelay({ url: server.relayUrl, identity: await generateNodeIdentity({ bits: 0 }), WebSocket: WS });
+    // This relay answers pings: the probes are pings, each answered (no peers list drawn).
+    expect(a.stats.pings).toBe(true);
+    const [pings0, peers0] = [server.relay.stats.pingsAnswered, server.relay.stats.peersAnswered];
+    await vi.waitFor(() => expect(a.stats.probes).toBeGreaterThanOrEqual(2), { timeout: 3000 });
+    expect(server.relay.stats.pingsAnswered - pings0).toBeGreaterThanOrEqual(2);
+    expect(server.relay.stats.peersAnswered).toBe(peers0);
+    const heard: unknown[] = [];
+    a.events.on('signal', ({ blob }) => heard.push(blob));
+    flushed = true;
+    const t0 = performance.now();
+    newcomer.sendSignal(me.id, { offer: 1 }); // dies on the way
+    const reason = await new Promise<string>((r) => a.events.once('close', ({ reason }) => r(reason)));
+    const ms = performance.now() - t0;
+    expect(reason).toMatch(/relay silent/);
+    expect(heard).toEqual([]);
+    // Within the keepalive's bound: silent for keepaliveMs (checked at a third of it), then the ping unanswered for probeTimeoutMs.
+    expect(ms).toBeLessThan(400 * 1.34 + 400 + 500);
+    // Reopened (the doorway reopener's part): the relay gives the id to the new socket, and
+    // the newcomer's next offer (a resent one, net/offer-resend.ts) reaches the tab.
+    const again = await connectRelay({ url: server.relayUrl, identity: me, WebSocket: WS });
+    const got = new Promise<unknown>((r) => again.events.once('signal', ({ blob }) => r(blob)));
+    newcomer.sendSignal(me.id, { offer: 1 });
+    expect(await got).toEqual({ offer: 1 });
+    console.log(`relay socket deaf behind a flushed NAT: closed ${Math.round(ms)} ms after the flush (keepalive ${keep.keepaliveMs} ms, probe timeout ${keep.probeTimeoutMs} ms; defaults ${RELAY_BOOTSTRAP_DEFAULTS.keepaliveMs} / ${RELAY_BOOTSTRAP_DEFAULTS.probeTimeoutMs} ms)`);
+    again.close();
+    newcomer.close();
     for (const s of socks) s.destroy();
     await new Promise((r) => proxy.close(r));
   });

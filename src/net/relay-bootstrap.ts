@@ -26,12 +26,25 @@ export const RELAY_BOOTSTRAP_DEFAULTS = {
   /** Connect + register must finish within this. */
   connectTimeoutMs: 10_000,
   /**
-   * A relay heard nothing from for this long is asked something (a peers request for one
-   * id). A socket whose network went away (a laptop's Wi-Fi off and on, a NAT that forgot
-   * the mapping) is not known to be closed until TCP gives up, minutes later: until then the
-   * tab cannot be signaled, and a lone tab cannot find peers.
+   * A relay heard nothing from for this long is pinged (a relay that says it answers pings;
+   * an older one is asked for one peer id). A socket whose network went away (a laptop's
+   * Wi-Fi off and on, a router that restarted and forgot its mappings) is not known to be
+   * closed until TCP gives up, minutes later; and after a flush of the router's mappings the
+   * relay's frames to us die there until we send on the socket ourselves (the relay cannot
+   * find us: only our own packet maps the socket again). Until then the tab cannot be
+   * signaled: a newcomer's offer to it waits or is lost. 15 s of that made a newcomer wait
+   * 7-10 s for an answer, or never link (bench/lab: the UDP-blocked home's step). So the
+   * socket is pinged after 4 s of silence: a flush is repaired (or the socket found dead)
+   * within 4-5.3 s plus a round trip. Far below any NAT's mapping timeout (TCP: >= 2 h 4 min
+   * by RFC 5382, some carrier NATs 5-10 min; UDP: >= 2 min by RFC 4787, 30 s seen), which
+   * any interval under a minute outlives: the interval is set by how soon a lost mapping
+   * must be noticed, not by keeping it. Its cost, about one WebRTC consent check's (every
+   * link does one every ~5 s, RFC 7675): a 15-byte frame and its 15-byte answer per tab every
+   * ~4.7 s of silence, ~12 us of the tab's CPU each; at the relay, 429 pings a second for its
+   * 2,000 sockets took 6.4% of a core against 0.9% for the same sockets idle, ~130 us a ping
+   * on a loaded machine (bench/relay-ping.ts).
    */
-  keepaliveMs: 15_000,
+  keepaliveMs: 4_000,
   /** No frame from the relay this long after a probe: the connection is taken for dead and closed (the doorway reopener opens a new one). */
   probeTimeoutMs: 4_000,
 };
@@ -84,6 +97,8 @@ export interface RelayBootstrapStats {
   /** Keepalive probes sent (after a silence, or asked by probe()), and connections closed for no answer to one. */
   probes: number;
   probeDeaths: number;
+  /** Whether the relay said it answers pings (its probes are pings; else peers requests). */
+  pings: boolean;
   /**
    * Whether the relay said it put us in our network's room. A relay from before rooms says
    * nothing and lists every world's peers: the handshake then refuses the other worlds'.
@@ -93,7 +108,7 @@ export interface RelayBootstrapStats {
 
 class RelayBootstrap implements Bootstrap {
   readonly events = new Emitter<BootstrapEvents>();
-  readonly stats: RelayBootstrapStats = { signalsOut: 0, signalsIn: 0, badFrames: 0, badBy: { json: 0, schema: 0, unexpected: 0, ice: 0 }, errors: 0, iceGrants: 0, probes: 0, probeDeaths: 0, inRoom: false };
+  readonly stats: RelayBootstrapStats = { signalsOut: 0, signalsIn: 0, badFrames: 0, badBy: { json: 0, schema: 0, unexpected: 0, ice: 0 }, errors: 0, iceGrants: 0, probes: 0, probeDeaths: 0, pings: false, inRoom: false };
   /** The relay's latest ICE grant, if it gives any. */
   ice: IceGrant | undefined;
   private readonly peerWaiters: Array<(ids: NodeId[]) => void> = [];
@@ -129,7 +144,8 @@ class RelayBootstrap implements Bootstrap {
     if (this.closed || this.probeTimer !== undefined || this.ws.readyState !== 1) return;
     const sentAt = performance.now();
     this.stats.probes++;
-    void this.randomPeers(1);
+    if (this.stats.pings) send(this.ws, { type: 'ping' });
+    else void this.randomPeers(1);
     this.probeTimer = setTimeout(() => {
       this.probeTimer = undefined;
       if (this.closed || this.heardAt >= sentAt) return;
@@ -224,6 +240,8 @@ class RelayBootstrap implements Bootstrap {
         this.takeIce(m.ice);
         this.events.emit('ice', m.ice);
         return;
+      case 'pong':
+        return; // heard: that is all a keepalive asks
       case 'error':
         this.stats.errors++;
         if (m.code === 'unknown-peer' && m.to) this.events.emit('undeliverable', { to: hexToId(m.to) });
@@ -318,6 +336,7 @@ export function connectRelay(opts: RelayBootstrapOptions): Promise<Bootstrap & {
         clearTimeout(timer);
         b.registeredIce(p.output.ice);
         b.stats.inRoom = p.output.net !== undefined && p.output.net === opts.network;
+        b.stats.pings = p.output.ping === 1;
         b.keepAlive();
         resolve(b);
       } else if (p.success && p.output.type === 'error') {

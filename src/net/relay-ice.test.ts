@@ -1,6 +1,7 @@
 // The relay adapter's ICE grant: taken from `registered` when it passes its schema (a bad or
 // oversize one is dropped and counted, the registration stands), renewed at half its ttl.
-// A scripted stand-in for the relay's WebSocket: no network.
+// And what its keepalive asks: a ping of a relay that says it answers them, a peers request
+// of an older one. A scripted stand-in for the relay's WebSocket: no network.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { generateNodeIdentity } from '../core/identity';
 import { idToHex } from '../core/node-id';
@@ -33,12 +34,12 @@ class ScriptedSocket implements WebSocketLike {
 const turn = (username = '1700003600:n', credential = 'c2VjcmV0') => ({ urls: ['turn:t.example:3478?transport=udp'], username, credential });
 
 /** Connects through the stand-in; the relay answers the register with `registered` + `ice`. */
-async function connectWith(ice: unknown) {
+async function connectWith(ice: unknown, more: Record<string, unknown> = {}) {
   const me = await generateNodeIdentity({ bits: 0 });
   const p = connectRelay({ url: 'ws://relay.invalid/relay', identity: me, WebSocket: ScriptedSocket });
   const ws = ScriptedSocket.last!;
   await vi.waitFor(() => expect(ws.sent.some((m) => m.type === 'register')).toBe(true));
-  ws.relay({ type: 'registered', id: idToHex(me.id), ...(ice === undefined ? {} : { ice }) });
+  ws.relay({ type: 'registered', id: idToHex(me.id), ...(ice === undefined ? {} : { ice }), ...more });
   return { b: await p, ws };
 }
 
@@ -93,5 +94,25 @@ describe('the relay adapter takes ICE grants', () => {
     b.close();
     vi.advanceTimersByTime(600_000);
     expect(ws.sent.filter((m) => m.type === 'ice')).toHaveLength(2);
+  });
+});
+
+describe('the relay adapter\'s keepalive', () => {
+  it('pings a relay that says it answers pings (its pong is heard), asks an older one for a peer, and takes no other value of `ping` for a yes', async () => {
+    const said: [unknown, string][] = [[1, 'ping'], [undefined, 'peers'], [true, 'peers'], ['1', 'peers']];
+    for (const [ping, asked] of said) {
+      const { b, ws } = await connectWith(undefined, ping === undefined ? {} : { ping });
+      expect(b.stats.pings, String(ping)).toBe(ping === 1);
+      b.probe!();
+      expect(ws.sent.at(-1)?.type, String(ping)).toBe(asked);
+      expect(b.stats.probes).toBe(1);
+      b.close();
+    }
+    // A pong is a frame heard, nothing more: no bad frame.
+    const { b, ws } = await connectWith(undefined, { ping: 1 });
+    b.probe!();
+    ws.relay({ type: 'pong' });
+    expect(b.stats.badFrames).toBe(0);
+    b.close();
   });
 });

@@ -21,16 +21,23 @@
 //   { type: 'peers', n? }                     ask for up to n (<= MAX_PEERS) random live ids of
 //                                             the sender's room (unregistered: of the unnamed one)
 //   { type: 'ice' }                           ask for fresh ICE servers (registered sockets)
+//   { type: 'ping' }                          answered with 'pong': the client's keepalive (a
+//                                             socket whose NAT mapping was lost is heard from
+//                                             nowhere: only the client's own sending finds it)
 // relay -> client
-//   { type: 'registered', id, net?, ice? }    net: the room joined, as asked (a relay from before
+//   { type: 'registered', id, net?, ice?, ping? }
+//                                             net: the room joined, as asked (a relay from before
 //                                             rooms says none: it lists every world's peers). A live socket of the same id (a tab that crashed
 //                                             and came back) is closed: the proven owner takes
 //                                             its id back at once. ice: the relay's ICE servers,
 //                                             TURN ones with credentials good for ttl seconds
-//                                             (IceGrant; only to a proven id)
+//                                             (IceGrant; only to a proven id). ping: 1, this
+//                                             relay answers 'ping' (an older one would count it
+//                                             a bad frame: its clients probe with 'peers')
 //   { type: 'ice', ice }                      the answer to 'ice': a fresh IceGrant
 //   { type: 'signal', from, blob }
 //   { type: 'peers', ids }
+//   { type: 'pong' }                          the answer to 'ping'
 //   { type: 'error', code, message, to? }     the socket stays open unless it keeps erring
 import * as v from 'valibot';
 import { IceServerListSchema } from './ice-servers';
@@ -68,6 +75,7 @@ export const ClientMessageSchema = v.variant('type', [
   v.object({ type: v.literal('signal'), to: Hex40, blob: v.record(v.string(), v.unknown()) }),
   v.object({ type: v.literal('peers'), n: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_PEERS))) }),
   v.object({ type: v.literal('ice') }),
+  v.object({ type: v.literal('ping') }),
 ]);
 export type ClientMessage = v.InferOutput<typeof ClientMessageSchema>;
 
@@ -92,10 +100,11 @@ export type IceGrant = v.InferOutput<typeof IceGrantSchema>;
 /** What the relay sends. */
 export type RelayMessage =
   | { type: 'challenge'; nonce: string }
-  | { type: 'registered'; id: string; net?: string; ice?: IceGrant }
+  | { type: 'registered'; id: string; net?: string; ice?: IceGrant; ping?: 1 }
   | { type: 'ice'; ice: IceGrant }
   | { type: 'signal'; from: string; blob: Record<string, unknown> }
   | { type: 'peers'; ids: string[] }
+  | { type: 'pong' }
   | { type: 'error'; code: RelayErrorCode; message: string; to?: string };
 
 /**
@@ -106,10 +115,12 @@ export type RelayMessage =
 export const RelayMessageSchema = v.variant('type', [
   v.object({ type: v.literal('challenge'), nonce: B64(64) }),
   // The grant is checked on its own (IceGrantSchema) so a bad one is dropped, not the registration.
-  v.object({ type: v.literal('registered'), id: Hex40, net: v.optional(NetworkHex), ice: v.optional(v.unknown()) }),
+  // `ping` read loosely too: only 1 means the relay answers pings; anything else, that it may not.
+  v.object({ type: v.literal('registered'), id: Hex40, net: v.optional(NetworkHex), ice: v.optional(v.unknown()), ping: v.optional(v.unknown()) }),
   v.object({ type: v.literal('ice'), ice: IceGrantSchema }),
   v.object({ type: v.literal('signal'), from: Hex40, blob: v.record(v.string(), v.unknown()) }),
   v.object({ type: v.literal('peers'), ids: v.pipe(v.array(Hex40), v.maxLength(64)) }),
+  v.object({ type: v.literal('pong') }),
   v.object({ type: v.literal('error'), code: v.pipe(v.string(), v.maxLength(64)), message: v.optional(v.string()), to: v.optional(Hex40) }),
 ]);
 

@@ -13,6 +13,12 @@ export type SignalBlob = Record<string, unknown>;
 export interface SignalChannel {
   /** Best effort: a lost signal makes a dial time out, nothing worse. */
   sendSignal(to: NodeId, blob: SignalBlob): void;
+  /**
+   * Whether a signal may be lost on the way while the far end is alive (a relay socket of
+   * the far end's deaf for a few seconds): a dial then resends its unanswered offer
+   * (net/offer-resend.ts). The overlay's signals ride on live links and are not resent.
+   */
+  readonly resendsUnanswered?: boolean;
 }
 
 export interface TransportEvents extends Record<string, unknown> {

@@ -36,6 +36,7 @@ import { DialError, type SignalBlob, type SignalChannel, type Transport, type Tr
 import type { IceProbeResult } from './ice-probe';
 import type { LinkPath } from './link-path';
 import { WebRtcLink } from './webrtc-link';
+import { OfferResend, SeenCandidates } from './offer-resend';
 
 export const WEBRTC_DEFAULTS = {
   /** No STUN/TURN: host candidates only (see the comment above for deployments). */
@@ -84,6 +85,17 @@ export const WEBRTC_DEFAULTS = {
    * start. A probe that gathers after all (a loaded machine is seconds late) ends it at once.
    */
   iceProbeTrustMs: 10_000,
+  /**
+   * A dial through a channel that may lose signals (a relay: SignalChannel.resendsUnanswered)
+   * whose offer has no answer this long sends its offer and candidates again, at most
+   * offerResends times (offer-resend.ts): a far end whose router forgot its mappings hears
+   * the relay again within its keepalive (relay-bootstrap.ts, 4-5.3 s, or a socket found dead
+   * and reopened within 4 s more), and the next copy reaches it, long before the dial's
+   * timeout. One copy is an offer and a handful of candidates: 4 dials of a join resent at
+   * once stay within the relay's burst allowance per socket (40 frames).
+   */
+  offerResendMs: 3_000,
+  offerResends: 4,
 };
 
 /** Why a signal was refused (`stats.badSignalsBy`). */
@@ -126,6 +138,8 @@ export interface WebRtcTransportOptions {
    * Given where the byte counters count acknowledgements (a browser's); none: no watch.
    */
   pathDeadMs?: number;
+  offerResendMs?: number;
+  offerResends?: number;
   clock?: Clock;
   /** Builds the simple-peer instance (default: `new SimplePeer(opts)`). */
   createPeer?: (opts: SimplePeerOptions) => SimplePeer;
@@ -152,6 +166,9 @@ export interface WebRtcTransportStats {
   pathDeadLinksClosed: number;
   /** Half-open inbound connections evicted at random to admit a new offer (every slot taken). */
   pendingEvicted: number;
+  /** Dials whose offer the far end answered, and times a dial's unanswered offer was sent again (offerResendMs). */
+  dialsAnswered: number;
+  offersResent: number;
   /** badSignals by reason. */
   badSignalsBy: Record<BadSignalReason, number>;
   linksOpen: number;
@@ -196,6 +213,12 @@ interface Conn {
   gatherTimer: TimerHandle;
   /** Local ICE candidates gathered so far (trickled, or in our own SDP). */
   candidates: number;
+  /** A dial's signals, resent while unanswered (through a channel that may lose them). */
+  resend?: OfferResend;
+  /** When a dial's offer was sent (clock ms). */
+  offeredAt?: number;
+  /** Remote candidates taken: a resent copy is dropped. */
+  seen: SeenCandidates;
   done: boolean;
   resolve?: (l: Link) => void;
   reject?: (e: Error) => void;
@@ -225,7 +248,7 @@ export class WebRtcTransport implements Transport {
   readonly events = new Emitter<TransportEvents>();
   readonly stats: WebRtcTransportStats = {
     dials: 0, dialsOk: 0, dialFailures: 0, inbound: 0, inboundOk: 0, inboundFailures: 0,
-    handshakeFailures: 0, idWorkRefused: 0, otherNetwork: 0, noCandidate: 0, badSignals: 0, linksOpen: 0, stalledLinksClosed: 0, pathDeadLinksClosed: 0, pendingEvicted: 0,
+    handshakeFailures: 0, idWorkRefused: 0, otherNetwork: 0, noCandidate: 0, badSignals: 0, linksOpen: 0, stalledLinksClosed: 0, pathDeadLinksClosed: 0, pendingEvicted: 0, dialsAnswered: 0, offersResent: 0,
     badSignalsBy: { schema: 0, stray: 0, slots: 0, fingerprint: 0, renegotiation: 0, direction: 0, held: 0, refused: 0 },
   };
   private readonly opts: Required<Omit<WebRtcTransportOptions, 'rtcConfig' | 'iceProbe' | 'pathDeadMs'>> & Pick<WebRtcTransportOptions, 'pathDeadMs'> & { rtcConfig: Record<string, unknown> };
@@ -298,6 +321,18 @@ export class WebRtcTransport implements Transport {
     }
   }
 
+  /** Our dials whose offer went out and is unanswered so far, and how long the oldest of them has waited (ms). */
+  unanswered(): { dials: number; oldestMs: number } {
+    let dials = 0, oldestMs = 0;
+    const now = this.opts.clock.now();
+    for (const c of this.conns.values()) {
+      if (!c.initiator || c.done || c.answerSdp !== undefined || c.offeredAt === undefined) continue;
+      dials++;
+      oldestMs = Math.max(oldestMs, now - c.offeredAt);
+    }
+    return { dials, oldestMs };
+  }
+
   /** The ICE servers new connections use. */
   get iceServers(): readonly RTCIceServer[] {
     return this.opts.iceServers;
@@ -346,7 +381,7 @@ export class WebRtcTransport implements Transport {
     let c = this.conns.get(key);
     if (c?.done) {
       // Open already: late trickled candidates may still help ICE; anything else is noise.
-      if (s.type === 'candidate' && !c.peer.destroyed) {
+      if (s.type === 'candidate' && !c.peer.destroyed && c.seen.first(s.candidate.candidate)) {
         try {
           c.peer.signal(s as SimplePeerSignal);
         } catch {
@@ -385,7 +420,13 @@ export class WebRtcTransport implements Transport {
         return;
       }
       if (s.type === 'offer') c.offerSdp = s.sdp;
-      else c.answerSdp = s.sdp;
+      else {
+        c.answerSdp = s.sdp;
+        c.resend?.stop();
+        this.stats.dialsAnswered++;
+      }
+    } else if (!c.seen.first(s.candidate.candidate)) {
+      return; // a resent copy of one taken
     } else if (!c.initiator && c.answerSdp === undefined) {
       // The offer may still be being applied: node-datachannel takes a remote candidate only
       // once its ICE transport exists, and failed the connection now and then ("Got a remote
@@ -487,7 +528,7 @@ export class WebRtcTransport implements Transport {
     const timeoutMs = initiator ? this.opts.dialTimeoutMs : this.opts.pendingInboundTimeoutMs;
     const expire = () => this.fail(c, new DialError(initiator ? 'dial timed out' : 'inbound connection did not prove its id in time'));
     const c: Conn = {
-      peer, remoteId, cid, initiator, done: false, resolve, reject, candidates: 0,
+      peer, remoteId, cid, initiator, done: false, resolve, reject, candidates: 0, seen: new SeenCandidates(),
       expire, deadline: this.opts.clock.now() + timeoutMs,
       timer: this.opts.clock.setTimeout(expire, timeoutMs),
       gatherTimer: this.opts.clock.setTimeout(() => {
@@ -500,6 +541,12 @@ export class WebRtcTransport implements Transport {
       }, this.opts.noCandidateMs),
     };
     this.conns.set(key, c);
+    if (initiator && signals.resendsUnanswered) {
+      c.resend = new OfferResend(this.opts.clock, this.opts.offerResendMs, this.opts.offerResends, (blobs) => {
+        this.stats.offersResent++;
+        for (const b of blobs) signals.sendSignal(remoteId, b);
+      });
+    }
     peer.on('signal', (data) => {
       if (c.done) return;
       if (data.type === 'offer') c.offerSdp ??= data.sdp;
@@ -511,7 +558,10 @@ export class WebRtcTransport implements Transport {
       // the SDP; sending them twice made libdatachannel fail now and then with "Got a remote
       // candidate without ICE transport", so the SDP goes without them.
       const s = data.sdp === undefined ? data : { type: data.type, sdp: stripCandidates(data.sdp) };
-      signals.sendSignal(remoteId, { t: 'rtc', v: 1, cid, s } as SignalBlob);
+      const blob = { t: 'rtc', v: 1, cid, s } as SignalBlob;
+      signals.sendSignal(remoteId, blob);
+      if (data.type === 'offer') c.offeredAt ??= this.opts.clock.now();
+      c.resend?.sent(blob);
       if (data.type === 'answer' && c.held) {
         for (const h of c.held.splice(0)) {
           try {
@@ -567,6 +617,7 @@ export class WebRtcTransport implements Transport {
     c.done = true;
     this.opts.clock.clearTimeout(c.timer);
     this.opts.clock.clearTimeout(c.gatherTimer);
+    c.resend?.stop();
     if (this.closed) {
       this.conns.delete(key);
       link.close(TRANSPORT_CLOSED);
@@ -594,6 +645,7 @@ export class WebRtcTransport implements Transport {
     c.done = true;
     this.opts.clock.clearTimeout(c.timer);
     this.opts.clock.clearTimeout(c.gatherTimer);
+    c.resend?.stop();
     this.forget(`${idToHex(c.remoteId)}/${c.cid}`);
     // Its link closes now, not at the channel's close: a key of it waiting in the line of derivations leaves it at once.
     c.link?.close(HANDSHAKE_FAILED);

@@ -253,6 +253,7 @@ export async function relayClientTarget(identity?: Identity): Promise<FuzzTarget
     JSON.stringify({ type: 'peers', ids: [peer, selfHex] }),
     JSON.stringify({ type: 'error', code: 'unknown-peer', message: 'gone', to: peer }),
     JSON.stringify({ type: 'registered', id: selfHex }),
+    JSON.stringify({ type: 'pong' }),
   ];
   return {
     name: 'relay client',

@@ -13,7 +13,7 @@ export type StageState = 'pending' | 'done' | 'skipped' | 'failed';
 
 /** Why the start went wrong (mirrors bootstrap/peer.ts JoinFailureKind, plus the invite's own problems and the page's drawing). */
 export type StartProblemKind =
-  | 'doorway-unreachable' | 'inviter-gone' | 'webrtc-blocked' | 'no-direct-path' | 'turn-failed' | 'relay-needs-turn' | 'webrtc-unsupported' | 'nobody-here'
+  | 'doorway-unreachable' | 'inviter-gone' | 'webrtc-blocked' | 'no-direct-path' | 'turn-failed' | 'no-answer' | 'relay-needs-turn' | 'webrtc-unsupported' | 'nobody-here'
   | 'invite-malformed' | 'invite-tampered'
   | 'webgl2-unsupported' | 'webgl2-unavailable' | 'browser-outdated';
 
@@ -49,6 +49,10 @@ export const PROBLEM_WORDS: Record<StartProblemKind, { title: string; text: stri
   'turn-failed': {
     title: 'Cannot connect to the other players, even through TURN',
     text: 'Other players are online, but no connection opened, neither directly nor through the TURN server set up. Check its address, username and password under "Network" below (a TURN password may have expired), then press Retry; another network may also work.',
+  },
+  'no-answer': {
+    title: 'Waiting for the other players to answer',
+    text: 'Other players are online in this world, but this tab\'s call to connect has not been answered yet. Their connection to the meeting point may be down for a moment (a router restarting does that); this tab keeps calling. If nobody answers within a minute, press Retry, or ask whoever invited you whether they are still playing.',
   },
   'relay-needs-turn': {
     title: 'Connecting only through a relay needs a TURN server',
