@@ -113,7 +113,8 @@ export async function firefoxEngine(): Promise<Engine> {
     open: async (label, seedOn) => {
       const browser = await puppeteer.launch({
         // No viewport override: Firefox ESR 140's BiDi lacks the screen-orientation command puppeteer sends with one.
-        browser: 'firefox', executablePath: FIREFOX, headless: true, extraPrefsFirefox: FIREFOX_PREFS, defaultViewport: null, args: ['--width=960', '--height=600'],
+        // A small window: no test reads its pixels, and llvmpipe shades every one of each frame on the CPU.
+        browser: 'firefox', executablePath: FIREFOX, headless: true, extraPrefsFirefox: FIREFOX_PREFS, defaultViewport: null, args: ['--width=480', '--height=300'],
         // One llvmpipe thread: Mesa otherwise takes every core from the other tabs.
         env: { ...process.env, DISPLAY: xvfb.display, LP_NUM_THREADS: '1' },
       });

@@ -11,7 +11,8 @@ import { expectSeededId, seedReturningPlayer } from './returning-player';
  * behind another (bench/hidden-tick-bench.ts).
  */
 export const CHROMIUM_FULL = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const HEADLESS_SHELL = '/usr/bin/chromium-headless-shell';
+/** Chromium's headless shell (Debian's chromium-headless-shell), where installed. */
+export const HEADLESS_SHELL = '/usr/bin/chromium-headless-shell';
 /**
  * What launches here: under vitest (the browser tests) the same Chromium build's headless
  * shell (Debian's chromium-headless-shell, what Playwright itself runs headless) when
@@ -147,6 +148,14 @@ export interface Profile {
  * on its frames): SwiftShader's cost grows with the pixels.
  */
 export const SMALL_VIEW = { width: 320, height: 240 };
+
+/**
+ * The window of a drawing tab whose pixels a test reads as shares of the picture (what
+ * changed, how many colours, a patch's texture) or takes a screenshot of for the docs:
+ * SwiftShader shades and the compositor copies every pixel of every frame, and these checks
+ * read the same shares at a third of the default window's pixels (960 x 600).
+ */
+export const READ_VIEW = { width: 640, height: 400 };
 
 /** A browser profile on disk, so IndexedDB survives closing and reopening the browser. */
 export async function launchProfile(dir?: string, viewport = { width: 960, height: 600 }, kind: Kind = 'shell'): Promise<Profile> {

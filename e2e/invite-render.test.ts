@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import jsQR from 'jsqr';
-import { contextAhead, disposeAll, openInProfile, PAGE_UP, SMALL_VIEW, type Profile } from './browser';
+import { contextAhead, disposeAll, openInProfile, PAGE_UP, READ_VIEW, SMALL_VIEW, type Profile } from './browser';
 import { changedShare } from './pixel-diff';
 import { screenshotPath } from './screenshots';
 import { explainHosting } from './page-wait';
@@ -43,7 +43,8 @@ describe('an invited friend, rendering on', () => {
     // The full browser: in the headless shell its two drawing tabs took each other for dead
     // (a claim storm, 66-94 claims a tab) and failed both attempts, twice in three runs.
     // A's pixels are never read: a small window (SwiftShader's cost grows with the pixels).
-    const [profileA, profileB] = [contextAhead(profiles, PERMISSIONS, 'full', SMALL_VIEW), contextAhead(profiles, PERMISSIONS, 'full')];
+    // B's are read as shares of its picture: READ_VIEW.
+    const [profileA, profileB] = [contextAhead(profiles, PERMISSIONS, 'full', SMALL_VIEW), contextAhead(profiles, PERMISSIONS, 'full', READ_VIEW)];
     const a = await tab(profileA, `${inject('baseUrl')}/?rd=3#world=render-invite-e2e&seed=render-invite`);
     // The pause menu's Copy-invite button, as a player would use it.
     await a.locator('#menu .copy-invite').click();

@@ -13,7 +13,7 @@ import type { Page } from 'playwright-core';
 import type { Camera, Scene } from 'three';
 import { writeFileSync } from 'node:fs';
 import { PNG } from 'pngjs';
-import { contextAhead, openPage, PAGE_UP, type Profile } from './browser';
+import { contextAhead, openPage, PAGE_UP, READ_VIEW, type Profile } from './browser';
 import { screenshotPath } from './screenshots';
 
 let profile: Profile;
@@ -66,7 +66,7 @@ declare global {
 
 beforeAll(async () => {
   // A context of the shared browser: storage of its own, kept over the reload below.
-  profile = await contextAhead([]);
+  profile = await contextAhead([], undefined, 'shell', READ_VIEW);
   await profile.context.addInitScript(() => {
     const hook = new EventTarget();
     window.testScenes = [];

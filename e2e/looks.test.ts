@@ -4,7 +4,7 @@
 // detail (a flat-coloured one would be one colour). Also writes the textured-world screenshot.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openInFreshContext } from './browser';
+import { launchBrowser, openInFreshContext, READ_VIEW } from './browser';
 import { screenshotPath } from './screenshots';
 
 const STONE = 3;
@@ -37,7 +37,7 @@ async function cropLumaStdDev(png: Buffer, box: [number, number, number, number]
 
 beforeAll(async () => {
   browser = await launchBrowser();
-  page = await openInFreshContext(browser, `${inject('baseUrl')}/?net=off&rd=3&daytime=0.5#world=e2e-looks&seed=e2e-looks`, { ready: true, until: () => typeof window.voxel === 'object' });
+  page = await openInFreshContext(browser, `${inject('baseUrl')}/?net=off&rd=3&daytime=0.5#world=e2e-looks&seed=e2e-looks`, { ready: true, until: () => typeof window.voxel === 'object', viewport: READ_VIEW });
   // Text and menus change on their own; only the world is judged.
   await page.addStyleTag({ content: '#hud, #menu, #crosshair, #touch { display: none !important; }' });
 });

@@ -9,7 +9,7 @@
 // start-screen.png (e2e/screenshots.ts: docs/screenshots/ under `npm run screenshots`).
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_ARGS, crashPage, launchBrowser, newContext, openInFreshContext } from './browser';
+import { CHROMIUM, CHROMIUM_ARGS, crashPage, HEADLESS_SHELL, launchBrowser, newContext, openInFreshContext, READ_VIEW, withTestFps } from './browser';
 import { seedReturningPlayer } from './returning-player';
 import { startRelayProcess, type RelayProcess } from './relay-process';
 import { screenshotPath } from './screenshots';
@@ -42,7 +42,7 @@ afterAll(async () => {
 });
 
 /** A blank tab of a new player (a fresh context: its node id and player pass are minted when the game opens). */
-const page = (b: Browser = browser): Promise<Page> => openInFreshContext(b, undefined, { viewport: { width: 960, height: 600 } });
+const page = (b: Browser = browser, viewport = { width: 960, height: 600 }): Promise<Page> => openInFreshContext(b, undefined, { viewport });
 
 /**
  * A blank tab of a returning player (identities minted ahead, e2e/returning-player.ts), for
@@ -129,8 +129,11 @@ async function someoneOnline(): Promise<string> {
 
 describe('the start screen explains a failed start', () => {
   it('an unreachable relay: said within 5 s, with Retry and play alone; playing alone lifts the screen', async () => {
-    const p = await page();
-    await p.goto(url('relay=ws://127.0.0.1:8079/relay', 'world=start-e2e'));
+    // It draws (the screenshot shows the world behind the screen), at the tests' frame rate
+    // and in a smaller window: uncapped at 960 x 600 it drew as many frames as it could, all
+    // the CPU SwiftShader got for the whole case.
+    const p = await page(browser, READ_VIEW);
+    await p.goto(withTestFps(url('relay=ws://127.0.0.1:8079/relay', 'world=start-e2e')));
     const e = await explained(p);
     console.log(`unreachable relay explained ${Math.round(e.ms)} ms after navigation (node id minted at ${Math.round(e.idMs)} ms): "${e.title}"`);
     expect(e.kind).toBe('doorway-unreachable');
@@ -155,10 +158,14 @@ describe('the start screen explains a failed start', () => {
 
   it('WebRTC blocked (a browser that gathers no ICE candidate) while others are online: said within 5 s', async () => {
     const world = await someoneOnline();
-    // No media permission: in a loopback-only namespace Chromium then gathers no candidate at all.
-    const blocked = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS.filter((a) => a !== '--use-fake-ui-for-media-stream') });
+    // No media permission: in a loopback-only namespace Chromium then gathers no candidate at
+    // all. The headless shell grants it only to a context that asks (its fake media UI grants
+    // nothing), so a context of the shared shell without it is such a browser; the full
+    // browser's fake UI grants it to every page, so there one is launched without that flag
+    // (a launch and close cost ~3.8 CPU-s: e2e/browser.ts launchBrowser).
+    const blocked = CHROMIUM === HEADLESS_SHELL ? undefined : await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS.filter((a) => a !== '--use-fake-ui-for-media-stream') });
     try {
-      const p = await returningPage(blocked, { permissions: [] });
+      const p = await returningPage(blocked ?? browser, { permissions: [] });
       await p.goto(inWorld(world));
       const e = await explained(p);
       // The id's work (~1 s, random) comes first; the start-up ICE probe (net/ice-probe.ts) has answered by then.
@@ -168,7 +175,7 @@ describe('the start screen explains a failed start', () => {
       // Said for what it is (the dial's own reason), not only as a join that ran out of time.
       expect(await p.locator('#loading .problem').textContent()).toContain('no ICE candidate gathered');
     } finally {
-      await blocked.close();
+      await blocked?.close();
     }
   });
 
@@ -218,12 +225,16 @@ describe('the start screen explains a failed start', () => {
     // DevTools CPU throttling of this tab's renderer from navigation: its first ICE candidate
     // then comes seconds late. (Throttled only from the join's start, the old code said the
     // right words: the boot's own work must compete with the probe.)
-    await (await ctx.newCDPSession(p)).send('Emulation.setCPUThrottlingRate', { rate: BUSY_RATE });
+    const cdp = await ctx.newCDPSession(p);
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: BUSY_RATE });
     await p.goto(inWorld(world));
     const e = await explained(p);
     // What the screen says once the first candidate came, if it said something else before.
     const settled = await p.waitForFunction(() => document.querySelector<HTMLElement>('#loading .problem')?.dataset.kind !== 'webrtc-blocked', null, { timeout: 15_000, polling: 100 }).then(() => true, () => false);
     const last = await p.evaluate(() => ({ kind: document.querySelector<HTMLElement>('#loading .problem')!.dataset.kind!, ms: performance.getEntriesByName('vp:start-explained').at(-1)!.startTime, said: performance.getEntriesByName('vp:start-explained').map((m) => (m as PerformanceMark).detail as string) }));
+    // Read: the throttle off. DevTools throttles by making the renderer's main thread spin in
+    // a signal handler (Chromium's ThreadCPUThrottler), a core of CPU while it lasts.
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
     console.log(`busy machine (CPU ${BUSY_RATE}x): ${last.said.join(' then ')}, first ${Math.round(e.ms)} ms, last ${Math.round(last.ms)} ms after navigation (identity at ${Math.round(e.idMs)} ms)`);
     expect(settled, `still "WebRTC blocked" 15 s after it was said (${last.said.join(' then ')})`).toBe(true);
     expect(last.kind).toBe('no-direct-path');

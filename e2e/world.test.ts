@@ -4,7 +4,7 @@
 // longer than the click's user activation lasts (an audio device slow to open).
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { contextAhead, openPage, type Profile, withTestFps } from './browser';
+import { contextAhead, openPage, READ_VIEW, type Profile, withTestFps } from './browser';
 import { screenshotStats } from './page-checks';
 import { PageStall, USER_ACTIVATION_MS } from './page-stall';
 import { expectSeededId, seedReturningPlayer } from './returning-player';
@@ -55,7 +55,7 @@ function surfaceY(x: number, z: number): Promise<number> {
 
 beforeAll(async () => {
   // The full browser: the headless shell never grants a click the pointer lock.
-  profile = await contextAhead([], undefined, 'full');
+  profile = await contextAhead([], undefined, 'full', READ_VIEW);
   audio = await PageStall.on(profile.context, '/__audio-device');
   page = await openPage(profile.context);
   await page.addInitScript(slowAudioDevice);
