@@ -10,6 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { crashPage, launchBrowser, openInFreshContext, PAGE_UP } from '../e2e/browser';
 import { startServer } from '../signaling/serve';
 import { median } from './stats';
+import { drawsOfMint } from './tabs-bench';
 
 const RUNS = 3;
 const PORT = 8096;
@@ -51,7 +52,7 @@ export async function benchJoin(): Promise<Record<string, number>> {
       const friend = await open(browser, invite2.replace(/\?[^#]*/, '?rd=8'));
       await friend.evaluate(() => window.voxel.ready());
       rendered.push(await friend.evaluate(() => window.voxel.stats().readyMs));
-      frameMarks.push((await friend.evaluate((names) => names.map((n) => Math.round(performance.getEntriesByName(n)[0]?.startTime ?? NaN)), FRAME_MARKS)).join('/'));
+      frameMarks.push(`${(await friend.evaluate((names) => names.map((n) => Math.round(performance.getEntriesByName(n)[0]?.startTime ?? NaN)), FRAME_MARKS)).join('/')} (${await friend.evaluate(drawsOfMint)} keypairs)`);
       for (const p of [a, b, c, friend]) await p.context().close();
     }
   } finally {

@@ -19,6 +19,9 @@ const JOIN_TIMEOUT_MS = 30_000;
 /** Page marks of a join, logged per tab: the join begun (the page's entry ran and started the id's mint: app/join-start.ts), id minted, first link, Peer.start resolved, the DHT's whole join ended. */
 const MARKS = ['vp:join-start', 'vp:identity', 'vp:first-link', 'vp:dht-started', 'vp:dht-joined'];
 
+/** Keypairs the worker that found the tab's node id drew (`vp:identity`'s detail; 0: stored). */
+export const drawsOfMint = (): number => (performance.getEntriesByName('vp:identity')[0] as PerformanceMark | undefined)?.detail?.tries ?? NaN;
+
 type Net = NonNullable<Window['voxel']['net']>;
 const call = <T>(p: Page, fn: (net: Net, arg: unknown) => T | Promise<T>, arg?: unknown): Promise<T> =>
   p.evaluate(([f, a]) => new Function('net', 'arg', `return (${f})(net, arg)`)(window.voxel.net, a), [fn.toString(), arg] as const) as Promise<T>;
@@ -29,6 +32,7 @@ export async function benchTabs(): Promise<Record<string, number>> {
   const joins: number[] = [];
   const tabs: Page[] = [];
   const marks: number[][] = [];
+  const draws: number[] = [];
   try {
     for (let i = 0; i < TABS; i++) {
       const page = await openInFreshContext(browser); // a blank tab: the join is timed from its load
@@ -53,8 +57,9 @@ export async function benchTabs(): Promise<Record<string, number>> {
       tabs.push(page);
       // Where the join's time went (page marks, ms after navigation), for the log only.
       marks.push(await page.evaluate((names) => names.map((n) => Math.round(performance.getEntriesByName(n)[0]?.startTime ?? NaN)), MARKS));
+      draws.push(await page.evaluate(drawsOfMint));
     }
-    console.error(`tabs join marks (${MARKS.join(' ')}): ${marks.map((m) => m.join('/')).join(', ')}`);
+    console.error(`tabs join marks (${MARKS.join(' ')}): ${marks.map((m) => m.join('/')).join(', ')}; keypairs the finding mint worker drew: ${draws.join(', ')}`);
     await new Promise((r) => setTimeout(r, 2000)); // let link budgets settle
     const ids = await Promise.all(tabs.map((p) => call(p, (n) => n.id())));
     const latencies: number[] = [];

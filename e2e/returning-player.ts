@@ -96,6 +96,8 @@ export async function writeIdentities({ layout, nodes, player, work }: IdentityR
   }
   await new Promise<void>((resolve, reject) => { tx.oncomplete = () => resolve(); tx.onerror = () => reject(tx.error); });
   db.close();
+  // What the game sets once it stored a node key: a returning player's tabs wait for the store before drawing one.
+  if (!had) localStorage.setItem(layout.nodeKeyFlag, '1');
   return !had;
 }
 

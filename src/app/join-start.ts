@@ -9,7 +9,7 @@ import { checkInvite } from '../bootstrap/invite';
 import { mergeIceServers, parseIcePolicy, parseIceServersJson } from '../net/ice-servers';
 import { openAhead, type SocketAhead } from '../net/socket-ahead';
 import type { WebSocketCtor } from '../net/relay-bootstrap';
-import { claimNodeIdentity, type ClaimedIdentity } from '../store/identity-store';
+import { claimNodeIdentity, IDENTITY_LAYOUT, type ClaimedIdentity } from '../store/identity-store';
 import { pageStorage, storedIceServers } from '../ui/ice-settings';
 import { pageDoorways, parsePageConfig, type DeployDefaults, type PageConfig } from './config';
 import { warmNodeIdMinter } from './node-id-minter';
@@ -58,16 +58,30 @@ export function joinDoorways(cfg: PageConfig, problem?: InviteProblem): DoorwayS
 
 /**
  * Claims the node identity now. A slot's first claim mints its id's work in workers; they
- * start at once, so their start overlaps opening the identity store, and a returning
- * player's stored key ends them unasked.
+ * start at once, and in a profile that never stored a key (`IDENTITY_LAYOUT.nodeKeyFlag`) they
+ * draw at once too, while the identity store is opened and read. A returning player's workers wait for the store (a
+ * draw beside its read slowed the read on a busy machine), and its stored key ends them.
+ * `vp:identity` says how many keypairs the finding worker drew (0: the key was stored).
  */
 export function claimIdentityNow(): Promise<ClaimedIdentity> {
   performance.mark('vp:join-start');
-  const minter = warmNodeIdMinter();
-  return claimNodeIdentity({ mint: (bits) => minter.mint(bits) })
+  const storage = pageStorage();
+  const minter = warmNodeIdMinter(undefined, undefined, !storage?.getItem(IDENTITY_LAYOUT.nodeKeyFlag));
+  const counts = { tries: 0 };
+  return claimNodeIdentity({ mint: (bits) => {
+    performance.mark('vp:mint-asked');
+    return minter.mint(bits, counts);
+  } })
     .finally(() => minter.dispose())
     .then((claimed) => {
-      performance.mark('vp:identity');
+      performance.mark('vp:identity', { detail: { tries: counts.tries } });
+      if (!claimed.ephemeral) void claimed.stored.then(() => {
+        try {
+          storage?.setItem(IDENTITY_LAYOUT.nodeKeyFlag, '1');
+        } catch {
+          // Not kept (storage full or refused): the next tab draws while the store is read, as a new profile's does.
+        }
+      });
       addEventListener('pagehide', () => void claimed.release());
       return claimed;
     });

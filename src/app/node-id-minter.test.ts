@@ -26,6 +26,7 @@ class FakeWorker {
 afterEach(() => {
   vi.unstubAllGlobals();
   FakeWorker.made = [];
+  FakeWorker.reply = () => new Promise(() => undefined);
 });
 
 describe('node id minter', () => {
@@ -37,21 +38,23 @@ describe('node id minter', () => {
     expect((await id.toJson()).v).toBe(1);
   });
 
-  it('draws with half the cores, one at least and four at most', () => {
-    expect([1, 2, 3, 4, 8, 16].map((c) => mintWorkerCount(c))).toEqual([1, 1, 1, 2, 4, 4]);
+  it('draws with every core, four at most', () => {
+    expect([1, 2, 3, 4, 8, 16].map((c) => mintWorkerCount(c))).toEqual([1, 2, 3, 4, 4, 4]);
   });
 
-  it('starts its workers before it is asked; ended unasked when the store held a key; asked, the first answer wins and every worker is ended', async () => {
+  it('draws from the moment it is warmed, before it is asked; ended when the store held a key; asked, the first answer wins and every worker is ended', async () => {
     vi.stubGlobal('Worker', FakeWorker);
-    const returning = warmNodeIdMinter(2);
-    expect(FakeWorker.made.length).toBe(2);
+    const returning = warmNodeIdMinter(2, 4);
+    expect(FakeWorker.made.map((w) => [w.asked, w.terminated])).toEqual([[1, false], [1, false]]);
     returning.dispose();
-    expect(FakeWorker.made.map((w) => [w.asked, w.terminated])).toEqual([[0, true], [0, true]]);
+    expect(FakeWorker.made.map((w) => [w.asked, w.terminated])).toEqual([[1, true], [1, true]]);
 
     const json = await (await generateNodeIdentity({ bits: 4 })).toJson();
     FakeWorker.made = [];
     FakeWorker.reply = (w) => (w === FakeWorker.made[1] ? Promise.resolve({ json, tries: 9 }) : new Promise(() => undefined));
-    const fresh = warmNodeIdMinter(3);
+    const fresh = warmNodeIdMinter(3, 4);
+    // The answer may come before the store says a key is wanted: it is kept for the ask.
+    await vi.waitFor(() => expect(FakeWorker.made.every((w) => w.terminated)).toBe(true));
     const counts = { tries: 0 };
     const id = await fresh.mint(4, counts);
     expect(idWorkOk(id.id, 4)).toBe(true);
@@ -59,10 +62,29 @@ describe('node id minter', () => {
     expect(FakeWorker.made.map((w) => [w.asked, w.terminated])).toEqual([[1, true], [1, true], [1, true]]);
   });
 
+  it('told not to draw now (a profile that stored a key), its workers wait for the ask', async () => {
+    vi.stubGlobal('Worker', FakeWorker);
+    const json = await (await generateNodeIdentity({ bits: 4 })).toJson();
+    FakeWorker.reply = () => Promise.resolve({ json, tries: 3 });
+    const minter = warmNodeIdMinter(2, 9, false);
+    expect(FakeWorker.made.map((w) => w.asked)).toEqual([0, 0]);
+    const id = await minter.mint(4);
+    expect(idWorkOk(id.id, 4)).toBe(true);
+    expect(FakeWorker.made.map((w) => [w.asked, w.terminated])).toEqual([[1, true], [1, true]]);
+  });
+
+  it('asked for other bits than it draws: its workers are ended and the id minted on this thread', async () => {
+    vi.stubGlobal('Worker', FakeWorker);
+    const minter = warmNodeIdMinter(2, 9);
+    const id = await minter.mint(3);
+    expect(idWorkOk(id.id, 3)).toBe(true);
+    expect(FakeWorker.made.map((w) => [w.asked, w.terminated])).toEqual([[1, true], [1, true]]);
+  });
+
   it('mints on this thread when every worker fails', async () => {
     vi.stubGlobal('Worker', FakeWorker);
     FakeWorker.reply = () => Promise.resolve({ error: 'no WebCrypto here' });
-    const id = await warmNodeIdMinter(2).mint(3);
+    const id = await warmNodeIdMinter(2, 3).mint(3);
     expect(idWorkOk(id.id, 3)).toBe(true);
   });
 });

@@ -1,10 +1,12 @@
 // A tab's node identity is minted in Web Workers (node-id.worker.ts): drawing ~2^bits
 // keypairs, each id one scrypt of the key (core/key-ids.ts), until one shows the work every
 // peer checks (core/id-work.ts) takes a second or a few, and a drawing tab keeps its frames
-// meanwhile. The workers are started before the identity store is read (`warmNodeIdMinter`),
-// so their start overlaps opening it, and are ended unused when it holds a key. Where no
-// Worker can be had (Node, a worker that fails to start) it is minted on this thread,
-// scrypts and all.
+// meanwhile. The draw is the longest step of a new profile's join and its length is
+// geometric, so the workers start at the page's first script (`warmNodeIdMinter`) and, in a
+// profile that never minted one, draw at once, while the identity store is opened and read
+// (on a loaded machine that took 1-3 s of a new tab's join); a returning player's workers
+// wait for the store, whose key ends them. Where no Worker can be had (Node, a worker that
+// fails to start) it is minted on this thread, scrypts and all.
 import { ID_WORK_BITS } from '../core/id-work';
 import { generateNodeIdentity, identityFromJson, type Identity, type MintReply } from '../core/identity';
 
@@ -12,12 +14,14 @@ import { generateNodeIdentity, identityFromJson, type Identity, type MintReply }
 export const MAX_MINT_WORKERS = 4;
 
 /**
- * Workers drawing at once: half the cores (at least one, at most MAX_MINT_WORKERS). The draws
- * are independent, so k workers find an id k times sooner; the other half of the cores is
- * left to the page (the world's generation and meshing, the player key's work run meanwhile).
+ * Workers drawing at once: one per core (at most MAX_MINT_WORKERS). The draws are
+ * independent, so k workers find an id k times sooner, and while the id is drawn nothing of
+ * the join can go on without it: the page's own start (its code, the world database, the
+ * view) takes the main thread only in bursts, and the player key's work waits for the id.
+ * With half the cores a 2-core tab drew with one worker and its id came ~2x later.
  */
 export function mintWorkerCount(cores = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 2): number {
-  return Math.max(1, Math.min(MAX_MINT_WORKERS, Math.floor(cores / 2)));
+  return Math.max(1, Math.min(MAX_MINT_WORKERS, Math.floor(cores)));
 }
 
 export interface NodeIdMinter {
@@ -27,48 +31,66 @@ export interface NodeIdMinter {
   dispose(): void;
 }
 
-/** Starts `workers` minting workers now; they draw keys once `mint` is asked, and are ended by it or by `dispose`. */
-export function warmNodeIdMinter(workers = mintWorkerCount()): NodeIdMinter {
+/** A draw under way in workers: what it found (the finding worker's keypairs drawn with it), and its end. */
+interface Draw {
+  readonly found: Promise<{ identity: Identity; tries: number }>;
+  /** Ends its workers (a draw not wanted, or over). Idempotent. */
+  end(): void;
+}
+
+/**
+ * Starts `workers` minting workers now and, when `drawNow`, has them draw for `bits` at once:
+ * `mint(bits)` takes that draw (another `bits`: drawn anew on this thread), `dispose` ends it
+ * unused. Without `drawNow` they draw once `mint` is asked.
+ */
+export function warmNodeIdMinter(workers = mintWorkerCount(), bits = ID_WORK_BITS, drawNow = true): NodeIdMinter {
   const started: Worker[] = [];
-  // A worker whose module failed to load says so before it is asked anything: left out then.
-  const broken = new Set<Worker>();
   if (typeof Worker !== 'undefined') {
     try {
-      for (let i = 0; i < workers; i++) {
-        const w = new Worker(new URL('./node-id.worker.ts', import.meta.url), { type: 'module', name: 'node-id' });
-        w.onerror = () => void broken.add(w);
-        started.push(w);
-      }
+      for (let i = 0; i < workers; i++) started.push(new Worker(new URL('./node-id.worker.ts', import.meta.url), { type: 'module', name: 'node-id' }));
     } catch {
       // No worker here (a page without the right): minted on this thread.
     }
   }
-  const take = () => {
-    const ws = started.splice(0);
-    for (const w of ws) if (broken.has(w)) w.terminate();
-    return ws.filter((w) => !broken.has(w));
+  let draw: Draw | undefined = drawNow ? drawOn(started, bits) : undefined;
+  let taken = false;
+  const onThread = (b: number, counts?: { tries: number }) => generateNodeIdentity({ bits: b, ...(counts ? { counts } : {}) });
+  const dispose = () => {
+    if (draw) draw.end();
+    else for (const w of started) w.terminate();
   };
   return {
-    dispose: () => void take().forEach((w) => w.terminate()),
-    mint(bits = ID_WORK_BITS, counts?: { tries: number }) {
-      return mintOn(take(), bits, counts).catch(() => generateNodeIdentity({ bits, ...(counts ? { counts } : {}) }));
+    dispose,
+    mint(b = ID_WORK_BITS, counts?: { tries: number }) {
+      if (taken || (draw && b !== bits)) {
+        dispose();
+        return onThread(b, counts);
+      }
+      taken = true;
+      draw ??= drawOn(started, b);
+      return draw.found.then((d) => {
+        if (counts) counts.tries += d.tries;
+        return d.identity;
+      }, () => onThread(b, counts));
     },
   };
 }
 
 /** A node identity whose id shows `bits` of work, minted off this thread where it can be. */
 export function mintNodeIdentity(bits = ID_WORK_BITS, counts?: { tries: number }): Promise<Identity> {
-  return warmNodeIdMinter().mint(bits, counts);
+  return warmNodeIdMinter(mintWorkerCount(), bits).mint(bits, counts);
 }
 
-function mintOn(ws: Worker[], bits: number, counts?: { tries: number }): Promise<Identity> {
-  return new Promise((resolve, reject) => {
+/** Asks every worker of `ws` to draw for `bits` now; the first id found wins and every worker is ended. */
+function drawOn(ws: Worker[], bits: number): Draw {
+  let done = false;
+  const end = () => {
+    done = true;
+    for (const w of ws) w.terminate();
+  };
+  const found = new Promise<{ identity: Identity; tries: number }>((resolve, reject) => {
     if (ws.length === 0) return reject(new Error('no Worker here'));
-    let failed = 0, done = false;
-    const end = () => {
-      done = true;
-      for (const w of ws) w.terminate();
-    };
+    let failed = 0;
     const fail = (why: string) => {
       if (done || ++failed < ws.length) return;
       end();
@@ -79,11 +101,15 @@ function mintOn(ws: Worker[], bits: number, counts?: { tries: number }): Promise
         if (done) return;
         if ('error' in e.data) return fail(e.data.error);
         end();
-        if (counts) counts.tries += e.data.tries;
-        identityFromJson(e.data.json, 'node').then(resolve, reject);
+        const tries = e.data.tries;
+        identityFromJson(e.data.json, 'node').then((identity) => resolve({ identity, tries }), reject);
       };
+      // A worker whose module failed to load (or that failed drawing) is left out; all failed: on this thread.
       w.onerror = (e) => fail(e.message);
       w.postMessage({ bits });
     }
   });
+  // Ended unused, or failed with nobody asking: no unhandled rejection.
+  found.catch(() => undefined);
+  return { found, end };
 }

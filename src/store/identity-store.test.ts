@@ -50,6 +50,20 @@ describe('identity store (Web Locks)', () => {
     expect(locks.held.size).toBe(0);
   });
 
+  it('a minted key is stored behind the claim, and release waits for the write', async () => {
+    const db = dbName();
+    const locks = fakeLocks();
+    let minted = 0;
+    const a = await claimNodeIdentity({ mint: () => (minted++, mint()), dbName: db, locks });
+    const released = a.release(); // at once: the write is not lost
+    await released;
+    const again = await claimNodeIdentity({ mint: () => (minted++, mint()), dbName: db, locks });
+    expect(idToHex(again.identity.id)).toBe(idToHex(a.identity.id));
+    expect(minted).toBe(1);
+    await again.stored;
+    await again.release();
+  });
+
   it('past the pool size a tab gets an ephemeral identity', async () => {
     const db = dbName();
     const locks = fakeLocks();

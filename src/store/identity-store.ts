@@ -41,6 +41,8 @@ export const IDENTITY_LAYOUT = {
   playerStore: PLAYER_STORE,
   playerKey: PLAYER_KEY,
   workKey: WORK_KEY,
+  /** The localStorage item set once this profile stored a node key (app/join-start.ts: its next tabs draw no key before the store is read). */
+  nodeKeyFlag: 'vp-node-key-stored',
 } as const;
 
 /** Documented defaults (docs/STYLE.md: every option has a documented default). */
@@ -74,6 +76,8 @@ export interface ClaimedIdentity {
   readonly slot: number;
   readonly ephemeral: boolean;
   readonly lockKind: 'web-locks' | 'lease' | 'none';
+  /** Resolves once a key minted for the slot is stored (at once for a stored or ephemeral one); never rejects. */
+  readonly stored: Promise<void>;
   /** Frees the slot for another tab. Idempotent. */
   release(): Promise<void>;
 }
@@ -98,19 +102,25 @@ function defaultLocks(): LockManagerLike | null {
 type Mint = () => Promise<Identity>;
 
 /** Loads the slot's keypair, minting and storing one the first time (or in place of one peers would refuse). */
-async function slotIdentity(db: Db, slot: number, bits: number, mint: Mint): Promise<Identity> {
+/**
+ * The slot's keypair and its storing: a minted one is stored behind the claim, not before
+ * it (on a loaded machine an IndexedDB write took up to a second of the first join); the
+ * slot is this tab's until it releases it, and `release` waits for the write.
+ */
+async function slotIdentity(db: Db, slot: number, bits: number, mint: Mint): Promise<{ identity: Identity; stored: Promise<void> }> {
   const json = (await db.get(NODE_STORE, slot)) as IdentityJson | undefined;
   if (json) {
     try {
-      const id = await identityFromJson(json, 'node');
-      if (idWorkOk(id.id, bits)) return id;
+      const identity = await identityFromJson(json, 'node');
+      if (idWorkOk(identity.id, bits)) return { identity, stored: Promise.resolve() };
     } catch {
       // A corrupt record must not brick the slot: replace it.
     }
   }
-  const id = await mint();
-  await db.put(NODE_STORE, await id.toJson(), slot);
-  return id;
+  const identity = await mint();
+  // Not stored (the tab died first, or the write failed): the slot's next claim mints again.
+  const stored = identity.toJson().then((j) => db.put(NODE_STORE, j, slot)).then(() => undefined, (e: unknown) => console.warn('node key not stored', e));
+  return { identity, stored };
 }
 
 /** Tries to take the Web Lock for one slot; resolves to a release function or null. */
@@ -144,13 +154,14 @@ export async function claimNodeIdentity(opts: IdentityStoreOptions = {}): Promis
       const unlock = await tryLock(locks, `vp-node-identity-${o.dbName}-${slot}`);
       if (!unlock) continue;
       try {
-        const identity = await slotIdentity(db, slot, ID_WORK_BITS, mint);
+        const { identity, stored } = await slotIdentity(db, slot, ID_WORK_BITS, mint);
         let done = false;
         return {
-          identity, slot, ephemeral: false, lockKind: 'web-locks',
+          identity, slot, ephemeral: false, lockKind: 'web-locks', stored,
           release: async () => {
             if (done) return;
             done = true;
+            await stored;
             unlock();
             db.close();
           },
@@ -173,25 +184,28 @@ export async function claimNodeIdentity(opts: IdentityStoreOptions = {}): Promis
           void renewLease(db, slot, holder, Date.now() + o.leaseMs).then(renew, () => undefined);
         }, Math.floor(o.leaseMs / 3));
       };
+      let stored: Promise<void> = Promise.resolve();
       const release = async () => {
         if (done) return;
         done = true;
         clock.clearTimeout(timer);
+        await stored;
         await dropLease(db, slot, holder);
         db.close();
       };
       // Renewed from now: minting the slot's key may outlast a lease on a slow machine.
       renew();
-      const identity = await slotIdentity(db, slot, ID_WORK_BITS, mint).catch(async (e: unknown) => {
+      const claimed = await slotIdentity(db, slot, ID_WORK_BITS, mint).catch(async (e: unknown) => {
         await release();
         throw e;
       });
-      return { identity, slot, ephemeral: false, lockKind: 'lease', release };
+      stored = claimed.stored;
+      return { identity: claimed.identity, slot, ephemeral: false, lockKind: 'lease', stored, release };
     }
   }
   db.close();
   const identity = await mint();
-  return { identity, slot: -1, ephemeral: true, lockKind: 'none', release: async () => undefined };
+  return { identity, slot: -1, ephemeral: true, lockKind: 'none', stored: Promise.resolve(), release: async () => undefined };
 }
 
 async function takeLease(db: Db, poolSize: number, holder: string, now: number, leaseMs: number): Promise<number> {
