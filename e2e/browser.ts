@@ -153,9 +153,9 @@ export const SMALL_VIEW = { width: 320, height: 240 };
  * The window of a drawing tab whose pixels a test reads as shares of the picture (what
  * changed, how many colours, a patch's texture) or takes a screenshot of for the docs:
  * SwiftShader shades and the compositor copies every pixel of every frame, and these checks
- * read the same shares at a third of the default window's pixels (960 x 600).
+ * read the same shares at a quarter of the default window's pixels (960 x 600).
  */
-export const READ_VIEW = { width: 640, height: 400 };
+export const READ_VIEW = { width: 480, height: 300 };
 
 /** A browser profile on disk, so IndexedDB survives closing and reopening the browser. */
 export async function launchProfile(dir?: string, viewport = { width: 960, height: 600 }, kind: Kind = 'shell'): Promise<Profile> {

@@ -13,7 +13,8 @@ import { expectSeededId, seedReturningPlayer } from './returning-player';
 let browser: Browser;
 let page: Page;
 let cdp: CDPSession;
-const W = 844, H = 390;
+/** A phone's screen in CSS pixels, landscape (an iPhone 8's; each pixel of each frame is SwiftShader's to shade). */
+const W = 667, H = 375;
 
 type Point = { x: number; y: number; id: number };
 const touch = (type: 'touchStart' | 'touchMove' | 'touchEnd', touchPoints: Point[]) => cdp.send('Input.dispatchTouchEvent', { type, touchPoints });
