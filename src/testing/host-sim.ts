@@ -86,6 +86,12 @@ export interface JoinOptions {
    * honest host does, before the test could take it over.
    */
   hostile?: boolean;
+  /**
+   * What the peer's player side checks signatures with (its RegionClient's certificates and
+   * relays; ItemHostSim's PlayerItems): default the keyring's, which spends no derivation
+   * budget (testing/budgeted-keyring.ts models one).
+   */
+  verify?: Verifier;
 }
 
 /** Work a simulated player's pass shows (the tabs' PLAYER_PASS_BITS would cost ~1 s per simulated peer). */
@@ -227,7 +233,8 @@ export class HostSim extends SimWorld {
     });
     const pass = this.passFor(id);
     void pass.then((p) => this.passes.set(hex, p));
-    const client = new RegionClient({ dht, wire: wire.players, clock, world, keyHash: simKeyHash, certs: new CertChecker(this.keyring.verify, dht.nearView, { idWorkBits: dht.idWorkBits }), verify: this.keyring.verify, pass, ...(process.env.HOST_TRACE ? { trace: (region: string, what: string) => (process.env.HOST_TRACE ?? '').split(';').includes(region) && console.log(`${this.clock.now()} [${region}] ${hex.slice(0, 6)} ${what}`) } : {}) });
+    const playerVerify = opts.verify ?? this.keyring.verify;
+    const client = new RegionClient({ dht, wire: wire.players, clock, world, keyHash: simKeyHash, certs: new CertChecker(playerVerify, dht.nearView, { idWorkBits: dht.idWorkBits }), verify: playerVerify, pass, ...(process.env.HOST_TRACE ? { trace: (region: string, what: string) => (process.env.HOST_TRACE ?? '').split(';').includes(region) && console.log(`${this.clock.now()} [${region}] ${hex.slice(0, 6)} ${what}`) } : {}) });
     // Traced: every link a peer closes or sees closed, and why (a host set changes on closes).
     if (process.env.HOST_TRACE) dht.events.on('link-close', ({ id: other, reason }) => console.log(`${this.clock.now()} LINK-CLOSE ${hex.slice(0, 6)}-${idToHex(other).slice(0, 6)} ${reason}`));
     const peer: SimPeer = { hex, dht, wire, host, client, store, playOnly, world, turns };

@@ -12,7 +12,7 @@ import { openItemWire, type ItemWire } from '../agree/item-wire';
 import { WorldClock } from '../agree/world-clock';
 import { PlayerItems } from '../play/player-items';
 import type { Signer } from '../core/signer';
-import { HostSim, type HostSimOptions, type SimPeer } from './host-sim';
+import { HostSim, type HostSimOptions, type JoinOptions, type SimPeer } from './host-sim';
 
 export interface ItemPeer {
   peer: SimPeer;
@@ -31,15 +31,15 @@ export class ItemHostSim extends HostSim {
     super(itemOpts);
   }
 
-  override async add(id?: NodeId): Promise<SimPeer> {
-    const peer = await super.add(id);
+  override async add(id?: NodeId, opts: JoinOptions = {}): Promise<SimPeer> {
+    const peer = await super.add(id, opts);
     const channels = new AppChannels(peer.dht);
     const wire = openItemWire(channels, this.clock);
     const signer = this.keyring.signer(hexToId(peer.hex));
     const host = new HostItems({ host: peer.host, dht: peer.dht, wire, clock: this.clock, seed: this.world, signer, verify: this.keyring.verify, rng: seededRandom(this.nextSeq() * 13 + 5), ground: () => 70, ...(this.itemOpts.spawnMeanMs ? { ledger: { spawnMeanMs: this.itemOpts.spawnMeanMs } } : {}) });
     const refs = { of: (): string[] => [] };
     const clock = new WorldClock({ local: this.clock, send: (to, msg) => void wire.send(hexToId(to), msg), references: () => refs.of() });
-    const player = new PlayerItems({ client: peer.client, wire, self: peer.hex, signer, seed: this.world, clock: this.clock, world: clock, verify: this.keyring.verify });
+    const player = new PlayerItems({ client: peer.client, wire, self: peer.hex, signer, seed: this.world, clock: this.clock, world: clock, verify: opts.verify ?? this.keyring.verify });
     refs.of = () => player.clockReferences();
     host.start();
     player.start();

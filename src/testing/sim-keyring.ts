@@ -39,6 +39,12 @@ export class SimKeyring {
     return { id, alg: 'Ed25519', publicKey: h.raw, sign: (data) => Promise.resolve(now(data)), signNow: now };
   }
 
+  /** Whether `publicKey` is the key registered for `id` (what deriving a tab's node id from a key tells). */
+  owns(id: NodeId, publicKey: Uint8Array): boolean {
+    const h = this.keys.get(idToHex(id));
+    return !!h && publicKey.length === h.raw.length && publicKey.every((b, i) => b === h.raw[i]);
+  }
+
   readonly verify: Verifier = (_kind, id, alg, publicKey, data, signature) => {
     const h = this.keys.get(idToHex(id));
     if (!h || alg !== 'Ed25519' || publicKey.length !== h.raw.length || !publicKey.every((b, i) => b === h.raw[i])) return Promise.resolve(false);
