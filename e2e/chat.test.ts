@@ -9,7 +9,7 @@
 // with the list held open, is docs/screenshots/chat.png (`npm run screenshots`).
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openInFreshContext, PAGE_UP } from './browser';
+import { launchBrowser, openInFreshContext, PAGE_UP, READ_VIEW } from './browser';
 import { screenshotPath } from './screenshots';
 import { sayOnceHeard } from './page-world';
 
@@ -44,7 +44,7 @@ describe('names and chat', () => {
     const attempt = attempts++;
     const [a, b] = await Promise.all([
       openInFreshContext(browser, url(true, attempt), { ...opts, label: 'A', viewport: { width: 320, height: 200 } }),
-      openInFreshContext(browser, url(true, attempt), { ...opts, label: 'B', viewport: { width: 640, height: 400 } }),
+      openInFreshContext(browser, url(true, attempt), { ...opts, label: 'B', viewport: READ_VIEW }),
     ]);
     onTestFinished(() => Promise.all([a.context().close(), b.context().close()]).then(() => {}));
     expect(await a.evaluate(() => window.voxel.setName!('  Ann   Lee '))).toBe(true);

@@ -5,13 +5,13 @@
 // hosts, then the arrival in B signed by B's, each request signed by the owner). Every tab
 // then holds the item in exactly one place, lying in B, nobody's; B's hosts hold it with a
 // proof that checks against B's host set, A's hosts the tombstone with one of A's. Tab 0
-// draws (480 x 300, WebGL on SwiftShader) and watches the item arrive; the others run with
+// draws (SMALL_VIEW, WebGL on SwiftShader) and watches the item arrive; the others run with
 // render=off. One browser, a context (identity) per tab.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { DropOutcome, ItemInfo } from '../src/play/item-service';
 import type { HostedItemRecord } from '../src/app/hosting-api';
-import { launchBrowser, openInFreshContext, PAGE_UP } from './browser';
+import { launchBrowser, openInFreshContext, PAGE_UP, SMALL_VIEW } from './browser';
 import { screenshotStats } from './page-checks';
 import { waitForAsync } from './page-wait';
 
@@ -59,7 +59,7 @@ async function explain(region: string, id: string): Promise<void> {
 
 beforeAll(async () => {
   browser = await launchBrowser();
-  const open = (i: number) => openInFreshContext(browser, url(i), { label: `tab ${i}`, until: PAGE_UP.hosting, ready: true, ...(i === 0 ? { viewport: { width: 480, height: 300 } } : {}) });
+  const open = (i: number) => openInFreshContext(browser, url(i), { label: `tab ${i}`, until: PAGE_UP.hosting, ready: true, ...(i === 0 ? { viewport: SMALL_VIEW } : {}) });
   // Tab 0 first (it starts the world), then the others together: one by one was ~15 s of this file.
   pages.push(await open(0));
   pages.push(...(await Promise.all(Array.from({ length: TABS - 1 }, (_, k) => open(k + 1)))));

@@ -22,7 +22,7 @@ describe('a play-only tab where nobody hosts', () => {
   it('says within seconds that no host is reachable, and hosts from this device at a click', async () => {
     const world = `phone-alone-e2e-${attempts++}`;
     const t0 = Date.now();
-    const phone = await openInFreshContext(browser, `${inject('baseUrl')}/?hosting=play&rd=2#world=${world}&seed=${world}`, { label: 'phone', until: PAGE_UP.hosting, viewport: { width: 400, height: 700 } });
+    const phone = await openInFreshContext(browser, `${inject('baseUrl')}/?hosting=play&rd=2#world=${world}&seed=${world}`, { label: 'phone', until: PAGE_UP.hosting, viewport: { width: 375, height: 667 } });
     expect(await phone.evaluate(() => window.voxel.hosting!.playOnly())).toBe(true);
     const said = phone.locator('#menu .hosting-note .no-host');
     // The world is drawn, and the menu (shown once it is) says why nothing will be confirmed.
