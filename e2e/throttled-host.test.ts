@@ -23,7 +23,10 @@ it('a primary throttled 6x for 10 s, then blocked 1.5 s three times, then crashe
   expect(r.failovers).toBeLessThanOrEqual(1);
   // Blocked, its page says nothing for 1.5 s, its transport answers every probe: slow, not dead.
   expect(r.blockFailovers).toBe(0);
-  // Crashed, nothing answers: taken over as before (its backups allow a primary that was slow lately up to slowPrimaryMaxMs, 2.4 s).
+  // Crashed, nothing answers: its probes unanswered, dead at failoverMs though it was slow
+  // lately (docs/HOSTING.md "Slow versus dead"; 0.8-2.2 s measured at load 10-46). A backup
+  // whose own readings stay late judges it by its pace, up to slowPrimaryMaxMs (2.4 s), and
+  // the others then attach: still within 5 s.
   expect(r.crashFailoverMs).toBeGreaterThan(0);
-  expect(r.crashFailoverMs).toBeLessThanOrEqual(8000);
+  expect(r.crashFailoverMs).toBeLessThanOrEqual(5000);
 }, 150_000);
