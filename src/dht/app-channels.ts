@@ -27,8 +27,8 @@ export interface ChannelEvents extends Record<string, unknown> {
 
 export interface AppChannel {
   readonly name: ChannelName;
-  /** Routed (or direct when linked) delivery to any node id; false when there is no first hop. */
-  send(to: NodeId, body: Uint8Array): boolean;
+  /** Routed (or direct when linked) delivery to any node id; false when there is no first hop. `mayWait`: nobody waits on it (dht.ts send). */
+  send(to: NodeId, body: Uint8Array, mayWait?: boolean): boolean;
   readonly events: Emitter<ChannelEvents>;
 }
 
@@ -97,12 +97,12 @@ export class AppChannels {
       ch = {
         name,
         events,
-        send: (to, body) => {
+        send: (to, body, mayWait) => {
           const framed = new Uint8Array(body.length + 1);
           framed[0] = tag;
           framed.set(body, 1);
           tally(this.sent, name);
-          return this.dht.send(to, framed);
+          return this.dht.send(to, framed, mayWait);
         },
       };
       this.channels.set(tag, ch);

@@ -313,12 +313,12 @@ export class DhtNode implements Dht {
   }
 
   /** Sends an application payload to any node id, routed over live links. False if no first hop. */
-  send(to: NodeId, body: Uint8Array): boolean {
+  send(to: NodeId, body: Uint8Array, mayWait = false): boolean {
     if (idEquals(to, this.selfId)) {
       this.events.emit('message', { from: this.selfId, body });
       return true;
     }
-    return this.sendTo(to, idToHex(to), { t: 'DATA', body });
+    return this.sendTo(to, idToHex(to), { t: 'DATA', body }, [], 0, mayWait);
   }
 
   /** Pins a direct link to a peer one talks to often, for `owner` (opened if not held); pinned links survive budget cuts. */
@@ -486,14 +486,14 @@ export class DhtNode implements Dht {
   }
 
   /** Sends a message to a node: over a direct link if we hold one, else routed. */
-  private sendTo(id: NodeId, hex: string, msg: DhtMessage, via: readonly NodeId[] = [], detour = 0): boolean {
+  private sendTo(id: NodeId, hex: string, msg: DhtMessage, via: readonly NodeId[] = [], detour = 0, mayWait = false): boolean {
     if (!this.running) return false;
     // A read-only node says so on every frame it sends (read-only-peers.ts).
     // A node hosting nothing says that too (`nh`): hosts keep it out of their host sets.
     const flags = msg.t === 'CLOSING' ? {} : { ...(this.opts.readOnly ? { ro: 1 } : {}), ...(this.opts.noHost ? { nh: 1 } : {}) };
     const frame = dhtCodec.encode('ro' in flags || 'nh' in flags ? ({ ...msg, ...flags } as DhtMessage) : msg);
     const pl = this.links.get(hex);
-    if (pl && this.links.sendFrame(pl, frame)) return true;
+    if (pl && this.links.sendFrame(pl, frame, undefined, mayWait)) return true;
     return this.router.send(id, frame, via, detour);
   }
 }

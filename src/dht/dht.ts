@@ -97,8 +97,12 @@ export interface Dht {
    * one the reader believes.
    */
   get(ns: Namespace, key: NodeId, accept?: ValueFilter, o?: GetOptions): Promise<GotValue | undefined>;
-  /** Routes an application payload to any node id ('message' there). False if no first hop. */
-  send(to: NodeId, body: Uint8Array): boolean;
+  /**
+   * Routes an application payload to any node id ('message' there). False if no first hop.
+   * `mayWait`: nobody waits on it, so over a direct link it may wait briefly for company in
+   * one frame (net/link.ts); a routed payload leaves at once.
+   */
+  send(to: NodeId, body: Uint8Array, mayWait?: boolean): boolean;
   /**
    * Pins a direct link to a peer one talks to often, for `owner` (default 'app'), opening
    * it if none is held. The pin is the peer's, not one link's: a link to it opened later,

@@ -307,11 +307,11 @@ export class LinkSet {
     for (const hex of [...this.map.keys()]) this.close(hex, reason);
   }
 
-  /** Sends one encoded frame; false if the link is gone. `request`: something will come back for it. */
-  sendFrame(pl: PeerLink, frame: Uint8Array, request = isRequestFrame(frame)): boolean {
+  /** Sends one encoded frame; false if the link is gone. `request`: something will come back for it; `mayWait`: nobody waits on it (net/link.ts). */
+  sendFrame(pl: PeerLink, frame: Uint8Array, request = isRequestFrame(frame), mayWait = false): boolean {
     if (!pl.link.open) return false;
     try {
-      pl.link.send(frame);
+      pl.link.send(frame, mayWait);
     } catch {
       return false;
     }

@@ -4,7 +4,7 @@ import type { Clock } from '../core/clock';
 import type { AppChannels } from '../dht/app-channels';
 import { FrameWire, type WireDrops } from '../region/frame-wire';
 import { openPlayerWire, type PlayerWire } from '../region/region-wire';
-import { replicationCodec, replicationSpec, type ReplicationMessage } from './replication-messages';
+import { mayWaitOnLink, replicationCodec, replicationSpec, type ReplicationMessage } from './replication-messages';
 
 export type ReplicaWire = FrameWire<typeof replicationSpec>;
 /** A replication frame about a region (every one but PART). */
@@ -16,7 +16,7 @@ export class HostWires {
 
   constructor(channels: Pick<AppChannels, 'open'>, clock: Clock) {
     this.players = openPlayerWire(channels, clock);
-    this.replicas = new FrameWire(replicationCodec, channels.open('replica'), clock);
+    this.replicas = new FrameWire(replicationCodec, channels.open('replica'), clock, mayWaitOnLink);
   }
 
   close(): void {

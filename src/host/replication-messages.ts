@@ -92,5 +92,16 @@ export const replicationSpec = {
 export type ReplicationMessage = MessageOf<typeof replicationSpec>;
 export type ReplicationMessageOf<T extends ReplicationMessage['t']> = Extract<ReplicationMessage, { t: T }>;
 
+/**
+ * Frames nobody waits on, which may wait briefly on a link to share a write with others
+ * (net/link.ts `mayWait`, at most LINK_WAIT_MS, 25 ms): a primary's beat, which its backups
+ * allow failoverMs (600 ms) or more of silence and whose ack its lease needs within leaseMs
+ * (290 ms) of it, one beat period (100 ms) later at most. Not the beat that says `release`
+ * (its backups claim at once on it), nor anything of an edit's path or a claim.
+ */
+export function mayWaitOnLink(msg: Exclude<ReplicationMessage, { t: 'PART' }>): boolean {
+  return msg.t === 'HEARTBEAT' && msg.release === undefined;
+}
+
 // FEED as an array, as POSITIONS (subscription-messages.ts): 20 a second to each backup serving a share.
 export const replicationCodec = defineCodec(replicationSpec, { maxFrame: CODEC_MAX_FRAME, positional: { FEED: ['rx', 'rz', 'e', 'n', 'b', 'serve', 'f', 'roster', 'gone'] } });

@@ -2,22 +2,24 @@
 // as one data-channel write when the peer said it reads them; order holds across a large
 // message; a hostile peer's malformed batch is a bad frame, never a crash or a message.
 import { describe, expect, it } from 'vitest';
+import type { Clock } from '../core/clock';
 import { randomId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
+import { VirtualClock } from '../core/virtual-clock';
 import { FakeSimplePeer } from '../testing/fake-simple-peer';
 import { batchFrame, FRAME_PAYLOAD, FrameKind, FrameReader } from './frames';
-import { WebRtcLink } from './webrtc-link';
+import { LINK_WAIT_MS, WebRtcLink } from './webrtc-link';
 
 const rand = seededRandom(21);
 // Past the link's own next-turn work (activate's timer, the batch's setImmediate).
 const afterTask = () => new Promise((r) => setTimeout(r, 5));
 
 /** A link whose writes are kept, and one at the far end that reads them. */
-function pair(batching: boolean) {
+function pair(batching: boolean, clock?: Clock) {
   const a = new FakeSimplePeer(), b = new FakeSimplePeer();
   const writes: Uint8Array[] = [];
   a.write = (chunk: Uint8Array) => (writes.push(chunk.slice()), true);
-  const from = new WebRtcLink(a.asPeer, randomId(rand));
+  const from = new WebRtcLink(a.asPeer, randomId(rand), clock ? { clock } : {});
   const to = new WebRtcLink(b.asPeer, randomId(rand));
   if (batching) from.enableBatching();
   from.activate();
@@ -79,5 +81,81 @@ describe('batch frames', () => {
     expect(p.got).toEqual([]);
     expect(p.to.stats.badBy['malformed batch']).toBe(8);
     expect(closed[0]).toContain('protocol violation');
+  });
+});
+
+// A message nobody waits on (a beat, a position: net/link.ts `mayWait`) may wait up to
+// LINK_WAIT_MS for company in one write; anything else leaves at the end of its task and
+// takes what waits along. Each write is a blocking call into the browser's WebRTC thread.
+describe('messages that may wait', () => {
+  const m = (i: number) => new Uint8Array([i, 1, 2, 3]);
+  /** A link on a virtual clock (the wait), opened; the batch's end-of-task flush is real. */
+  async function waiting(batching = true) {
+    const clock = new VirtualClock();
+    const p = pair(batching, clock);
+    clock.advanceSync(0); // activate()'s timer
+    await afterTask();
+    return { ...p, clock };
+  }
+
+  it('waits at most LINK_WAIT_MS from the first that waits, then leaves with those that came meanwhile, in one write', async () => {
+    const p = await waiting();
+    p.from.send(m(1), true);
+    await afterTask();
+    expect(p.writes).toHaveLength(0);
+    p.clock.advanceSync(LINK_WAIT_MS - 10);
+    p.from.send(m(2), true);
+    await afterTask();
+    p.clock.advanceSync(9);
+    expect(p.writes).toHaveLength(0);
+    p.clock.advanceSync(1);
+    expect(p.writes).toHaveLength(1);
+    expect(p.writes[0]![0]).toBe(FrameKind.Batch);
+    p.carry();
+    await afterTask();
+    expect(p.got.map((g) => g[0])).toEqual([1, 2]);
+  });
+
+  it('a message nobody may hold leaves at the end of its task with what waited, in order; the wait ends with it', async () => {
+    const p = await waiting();
+    p.from.send(m(1), true);
+    p.clock.advanceSync(5);
+    p.from.send(m(2), true);
+    p.clock.advanceSync(5);
+    p.from.send(m(3));
+    await afterTask();
+    expect(p.writes).toHaveLength(1);
+    p.clock.advanceSync(LINK_WAIT_MS);
+    expect(p.writes).toHaveLength(1);
+    // One that may wait, sent in the task of one that may not, leaves with it.
+    p.from.send(m(4));
+    p.from.send(m(5), true);
+    await afterTask();
+    expect(p.writes).toHaveLength(2);
+    // A large message (frames of its own) goes behind what waited before it.
+    p.from.send(m(6), true);
+    p.from.send(new Uint8Array(40_000).fill(7), true);
+    expect(p.writes.length).toBeGreaterThan(3);
+    p.clock.advanceSync(LINK_WAIT_MS);
+    p.carry();
+    await afterTask();
+    expect(p.got.map((g) => g[0])).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(p.from.stats.messagesOut).toBe(7);
+  });
+
+  it('to a peer that reads no batches, a message that may wait is written at once', async () => {
+    const p = await waiting(false);
+    p.from.send(m(1), true);
+    expect(p.writes).toHaveLength(1);
+  });
+
+  it('a link closed while messages wait writes them first, and its wait never fires after', async () => {
+    const p = await waiting();
+    p.from.send(m(1), true);
+    p.from.close();
+    expect(p.writes).toHaveLength(2); // the message, then the bye
+    expect(p.writes[0]![0]).toBe(FrameKind.End);
+    p.clock.advanceSync(LINK_WAIT_MS);
+    expect(p.clock.pending).toBe(0);
   });
 });

@@ -16,8 +16,13 @@ export interface Link {
   readonly remoteId: NodeId;
   /** True until close (local or remote) or a fatal error. */
   readonly open: boolean;
-  /** Queues one message; messages arrive whole and in order. Throws LinkClosedError when closed. */
-  send(data: Uint8Array): void;
+  /**
+   * Queues one message; messages arrive whole and in order. Throws LinkClosedError when closed.
+   * `mayWait`: nobody waits on this message (a beat, a position): a link that writes frames at
+   * a cost may hold it up to a small bound for company (webrtc-link.ts `LINK_WAIT_MS`); a
+   * message sent without it takes whatever waits along. Order holds either way.
+   */
+  send(data: Uint8Array, mayWait?: boolean): void;
   /** Bytes queued but not yet handed to the transport (for backpressure). */
   readonly bufferedAmount: number;
   close(reason?: string): void;

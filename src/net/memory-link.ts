@@ -2,7 +2,8 @@
 // direction delivers in send order (a message never overtakes the previous one), after
 // a seeded latency + jitter. Loss on a reliable channel shows up as retransmission
 // delay, not as a missing message (see memory-network.ts). Messages are copied on send,
-// so the sender may reuse its buffer.
+// so the sender may reuse its buffer. A message that may wait (link.ts `mayWait`) leaves at
+// once: a simulated frame costs nothing, and the simulations keep their event order.
 import type { Clock } from '../core/clock';
 import { Emitter } from '../core/emitter';
 import type { NodeId } from '../core/node-id';

@@ -2,7 +2,9 @@
 // (frames.ts) and written with backpressure: simple-peer's stream write waits for
 // `bufferedamountlow` once the channel holds more than 64 KiB (docs/TESTING.md: a big
 // high-water mark made big transfers crawl), and we queue further frames until `drain`.
-// Until the identity handshake succeeds, data frames from the peer are held back.
+// Until the identity handshake succeeds, data frames from the peer are held back. Small
+// messages of one task leave as one Batch frame; those nobody waits on (`mayWait`) may wait
+// up to LINK_WAIT_MS for company, each frame being a blocking call into the WebRTC thread.
 import type SimplePeer from '@thaunknown/simple-peer/lite.js';
 import * as v from 'valibot';
 import { every, realClock, type Clock, type TimerHandle } from '../core/clock';
@@ -37,6 +39,21 @@ export const MAX_HELD_BYTES = 1024 * 1024;
 export const PATH_WATCH_MS = 500;
 /** What we sent is due an answer (an SCTP acknowledgement, from the far browser's network thread) within this. */
 export const PATH_ACK_DUE_MS = 1000;
+/**
+ * Longest a message sent with `mayWait` (a beat, a position: nobody waits on it) is held for
+ * company before its frame is written. Each frame is a blocking call into the browser's
+ * WebRTC thread (~0.6 ms of the main thread quiet, ~1.7 ms on a loaded machine; the largest
+ * named cost of a bot in the 8-bot world), and most frames carried one message. Why 25 ms:
+ * a subscriber re-attaches after SILENCE_MS (1,200 ms) of silence and hears a beat every
+ * 300 ms; a backup's silence allowance is failoverMs (600 ms) or more (primary-pace.ts), its
+ * primary beating every heartbeatMs (100 ms); the primary's lease needs a beat's ack back
+ * within leaseMs (290 ms) of the beat, one beat period later at most: 25 ms is under a tenth
+ * of every one of those margins, and half a 20 Hz positions tick, so two positions to one
+ * peer never share a frame (the remote player's motion keeps its rate). What a player waits
+ * on (an edit, its confirmation, a delta, a claim) is sent without `mayWait` and takes
+ * whatever waits with it at the end of its task.
+ */
+export const LINK_WAIT_MS = 25;
 
 /**
  * Runs `fn` once the current task and every microtask it queued are done: a message sent
@@ -60,13 +77,30 @@ const afterTask: (fn: () => void) => void = (() => {
   return (fn: () => void) => void setTimeout(fn, 0);
 })();
 
+/** Which task this is (counted in tasks that sent on a link): a batch's messages from several tasks are writes the wait saved. */
+let task = 0;
+let taskMarked = false;
+function currentTask(): number {
+  if (!taskMarked) {
+    taskMarked = true;
+    afterTask(() => {
+      taskMarked = false;
+      task++;
+    });
+  }
+  return task;
+}
+
 /**
  * This page's WebRTC links together (window.voxel.net.stats() `link_*`): messages sent,
  * frames written (each a blocking send into the WebRTC thread) and Batch frames among them;
- * transport watches begun, probes sent, readings that heard the far end, and proofs that a
- * probe went unanswered (transport-watch.ts).
+ * messages sent that could wait (`mayWait`), frames written because a wait ran out
+ * (LINK_WAIT_MS passed with nothing urgent sent), and writes the waits saved (a frame that
+ * carried messages of n tasks saved n - 1: each task's would have left alone); transport
+ * watches begun, probes sent, readings that heard the far end, and proofs that a probe went
+ * unanswered (transport-watch.ts).
  */
-export const LINK_FRAME_TOTALS = { framesOut: 0, batchesOut: 0, messagesOut: 0, transportWatches: 0, transportProbes: 0, transportHeard: 0, transportUnanswered: 0 };
+export const LINK_FRAME_TOTALS = { framesOut: 0, batchesOut: 0, messagesOut: 0, waitedOut: 0, waitsRunOut: 0, waitSaved: 0, transportWatches: 0, transportProbes: 0, transportHeard: 0, transportUnanswered: 0 };
 
 export interface WebRtcLinkOptions {
   clock?: Clock;
@@ -117,6 +151,10 @@ export class WebRtcLink implements Link, TransportProbe {
   private batch: Uint8Array[] = [];
   private batchBytes = 0;
   private flushQueued = false;
+  /** The task of the batch's newest message. */
+  private batchTask = -1;
+  /** Set while only messages that may wait are batched: the batch leaves by LINK_WAIT_MS at the latest. */
+  private waitTimer: TimerHandle | undefined;
   private state: 'handshake' | 'holding' | 'open' | 'closed' = 'handshake';
   private readonly reader: FrameReader;
   private readonly queue: Uint8Array[] = [];
@@ -202,7 +240,7 @@ export class WebRtcLink implements Link, TransportProbe {
     this.probes = true;
   }
 
-  send(data: Uint8Array): void {
+  send(data: Uint8Array, mayWait = false): void {
     if (!this.open) throw new LinkClosedError();
     if (data.length > MAX_LINK_MESSAGE) throw new LinkMessageTooLargeError(data.length);
     this.stats.messagesOut++;
@@ -213,12 +251,19 @@ export class WebRtcLink implements Link, TransportProbe {
       // A copy: the sender's buffer is its own again once send returns.
       this.batch.push(data.slice());
       this.batchBytes += batchedSize(data);
-      if (!this.flushQueued) {
-        this.flushQueued = true;
-        afterTask(() => {
-          this.flushQueued = false;
-          this.flushBatch();
-        });
+      const t = currentTask();
+      if (this.batch.length > 1 && t !== this.batchTask) LINK_FRAME_TOTALS.waitSaved++;
+      this.batchTask = t;
+      if (!mayWait) this.flushAfterTask();
+      else {
+        LINK_FRAME_TOTALS.waitedOut++;
+        if (!this.flushQueued && this.waitTimer === undefined) {
+          this.waitTimer = this.clock.setTimeout(() => {
+            this.waitTimer = undefined;
+            LINK_FRAME_TOTALS.waitsRunOut++;
+            this.flushBatch();
+          }, LINK_WAIT_MS);
+        }
       }
       return;
     }
@@ -227,7 +272,18 @@ export class WebRtcLink implements Link, TransportProbe {
     this.checkQueue();
   }
 
+  /** The batch leaves once this task and its microtasks are done, with whatever waited in it. */
+  private flushAfterTask(): void {
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    afterTask(() => {
+      this.flushQueued = false;
+      this.flushBatch();
+    });
+  }
+
   private flushBatch(): void {
+    this.clearWait();
     if (this.batch.length === 0 || this.state === 'closed') return;
     const messages = this.batch;
     this.batch = [];
@@ -253,6 +309,12 @@ export class WebRtcLink implements Link, TransportProbe {
     if (this.state === 'closed') return;
     this.options.onStalled?.();
     this.finish(stoppedReading(why));
+  }
+
+  private clearWait(): void {
+    if (this.waitTimer === undefined) return;
+    this.clock.clearTimeout(this.waitTimer);
+    this.waitTimer = undefined;
   }
 
   private clearStall(): void {
@@ -474,6 +536,7 @@ export class WebRtcLink implements Link, TransportProbe {
     this.queuedBytes = 0;
     this.batch = [];
     this.batchBytes = 0;
+    this.clearWait();
     this.clearStall();
     this.stopWatch?.();
     this.stopWatch = undefined;

@@ -73,6 +73,8 @@ export class FrameWire<S extends PartSpec> {
     private readonly codec: Codec<S>,
     private readonly channel: AppChannel,
     private readonly clock: Clock,
+    /** Frames nobody waits on (a beat, positions): they may wait briefly on a link for company in one write (net/link.ts). */
+    private readonly mayWait: (msg: WholeOf<S>) => boolean = () => false,
   ) {
     this.off = channel.events.on('message', ({ from, body }) => this.receive(from, body));
   }
@@ -105,7 +107,7 @@ export class FrameWire<S extends PartSpec> {
       this.unsendable++;
       return false;
     }
-    if (frame.length <= WIRE_MAX) return this.out(to, frame, msg.t);
+    if (frame.length <= WIRE_MAX) return this.out(to, frame, msg.t, this.mayWait(msg));
     const n = Math.ceil(frame.length / PART_BYTES);
     const x = this.xferSeq++ >>> 0;
     let ok = true;
@@ -116,14 +118,14 @@ export class FrameWire<S extends PartSpec> {
     return ok;
   }
 
-  private out(to: NodeId, frame: Uint8Array, type: string): boolean {
+  private out(to: NodeId, frame: Uint8Array, type: string, mayWait = false): boolean {
     this.framesOut++;
     this.bytesOut += frame.length;
     let c = this.outByType.get(type);
     if (!c) this.outByType.set(type, (c = { frames: 0, bytes: 0 }));
     c.frames++;
     c.bytes += frame.length;
-    return this.channel.send(to, frame);
+    return this.channel.send(to, frame, mayWait);
   }
 
   private receive(from: NodeId, body: Uint8Array): void {

@@ -7,7 +7,7 @@ import { Emitter } from '../core/emitter';
 import { ID_BYTES, type NodeId } from '../core/node-id';
 import { VirtualClock } from '../core/virtual-clock';
 import type { AppChannel, ChannelEvents } from '../dht/app-channels';
-import { RegionWire } from './region-wire';
+import { openPlayerWire, RegionWire } from './region-wire';
 import { FRAME_SIDE, subscriptionCodec, subscriptionSpec, type SubscriptionMessage } from './subscription-messages';
 
 const R = { rx: 1, rz: 2 };
@@ -72,5 +72,15 @@ describe('RegionWire: one decoder, each side its own direction', () => {
     const player = sides.filter(([, s]) => s === 'player').map(([t]) => t);
     expect(host).toEqual(['SUBSCRIBE', 'UNSUBSCRIBE', 'EDIT', 'MOVE', 'POSITIONS_LOST', 'PLAYER', 'SAY']);
     expect(player.filter((t) => host.includes(t))).toEqual([]);
+  });
+
+  it('lets a beat and plain positions wait on a link for company; an edit, its answer, a delta, positions carrying one, never', () => {
+    const sent: [string, boolean][] = [];
+    const channel: AppChannel = { name: 'region', events: new Emitter<ChannelEvents>(), send: (_to, body, mayWait) => (sent.push([subscriptionCodec.decode(body).t, mayWait === true]), true) };
+    const w = openPlayerWire({ open: () => channel }, new VirtualClock());
+    const positions = { t: 'POSITIONS', ...R, e: 1, n: 4, b: new Uint8Array(8) } as const;
+    for (const m of [...TO_HOST, ...TO_PLAYER, positions, { ...positions, d: [1, 1, new Uint8Array(1)] as [number, number, Uint8Array] }, { ...positions, s: 3 }]) w.send(peer, m);
+    expect(sent.filter(([, wait]) => wait).map(([t]) => t)).toEqual(['HEARTBEAT', 'POSITIONS', 'POSITIONS']);
+    expect(sent.filter(([t, wait]) => t === 'POSITIONS' && !wait)).toHaveLength(1);
   });
 });

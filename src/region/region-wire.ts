@@ -9,7 +9,7 @@ import type { Clock } from '../core/clock';
 import { Emitter } from '../core/emitter';
 import type { AppChannels } from '../dht/app-channels';
 import { FrameWire, type WireEvents } from './frame-wire';
-import { FRAME_SIDE, subscriptionCodec, type HostToPlayer, type PlayerToHost, type subscriptionSpec, type SubscriptionMessage } from './subscription-messages';
+import { FRAME_SIDE, mayWaitOnLink, subscriptionCodec, type HostToPlayer, type PlayerToHost, type subscriptionSpec, type SubscriptionMessage } from './subscription-messages';
 
 type Whole = Exclude<SubscriptionMessage, { t: 'PART' }>;
 
@@ -36,5 +36,5 @@ export class RegionWire extends FrameWire<typeof subscriptionSpec> {
 export type PlayerWire = RegionWire;
 
 export function openPlayerWire(channels: Pick<AppChannels, 'open'>, clock: Clock): PlayerWire {
-  return new RegionWire(subscriptionCodec, channels.open('region'), clock);
+  return new RegionWire(subscriptionCodec, channels.open('region'), clock, mayWaitOnLink);
 }

@@ -149,6 +149,16 @@ export const FRAME_SIDE = {
   SNAPSHOT: 'player', DELTA: 'player', PENDING: 'player', HEARTBEAT: 'player', NOT_PRIMARY: 'player', CONFIRM: 'player', REJECT: 'player', POSITIONS: 'player', CHAT: 'player',
 } as const satisfies Record<Exclude<SubscriptionMessage['t'], 'PART'>, 'host' | 'player'>;
 type SideOf<S extends 'host' | 'player'> = { [T in keyof typeof FRAME_SIDE]: (typeof FRAME_SIDE)[T] extends S ? T : never }[keyof typeof FRAME_SIDE];
+/**
+ * Frames nobody waits on, which may wait briefly on a link to share a write with others
+ * (net/link.ts `mayWait`): a subscriber's beat (it re-attaches only after a second of
+ * silence) and positions (the far tab interpolates them). Not positions carrying a delta or
+ * pending batches (`d`, `p`): an edit to show. Everything else (an edit, its confirmation, a
+ * delta, a snapshot, a move) leaves at the end of its task, taking what waits along.
+ */
+export function mayWaitOnLink(msg: Exclude<SubscriptionMessage, { t: 'PART' }>): boolean {
+  return msg.t === 'HEARTBEAT' || (msg.t === 'POSITIONS' && msg.d === undefined && msg.p === undefined);
+}
 /** Frames a host takes from players. */
 export type PlayerToHost = SubscriptionMessageOf<SideOf<'host'>>;
 /** Frames a player takes from hosts. */
