@@ -146,6 +146,7 @@ export class HostingService {
       linkClosed: (hex) => this.closed.has(hex),
       transport: (hex) => args.dht.transport?.(hex),
       reach: (id) => args.dht.reach(id),
+      settled: () => this.stallGuard.settled(args.clock.now()),
       tableNear: (key, n) => sortByDistance([args.dht.selfId, ...args.dht.closestContacts(key, n)], (x) => x, key).slice(0, n),
       // A node that hosts nothing (read-only, or `nh`: dht/messages.ts) answers pings but never
       // grants a claim nor acks a replica: taken into a host set it only makes the set smaller

@@ -202,11 +202,17 @@ export class PrimaryHeartbeat {
     // Idle, not a backup: its backups claim; it does not contend with them. They hear so at
     // once (a beat saying `release`): waiting out our silence as a slow primary's cost a
     // starved world seconds without a primary (backup-machine.ts `released`).
-    if (this.machine.lease.unanswered(now)) {
+    // Not right after a stall of our own: the answers that came while our tab slept (a
+    // blocked or starved page) wait behind this beat in its task; judged before them, a
+    // live set looked silent and a primary that only slept gave up its region
+    // (e2e/throttled-host: 'no majority answered' as a 1.5 s block ended).
+    const settled = this.duty.ctx.settled?.() ?? true;
+    if (settled && this.machine.lease.unanswered(now)) {
       this.sayReleased();
       return this.duty.region.release('no majority answered', 'idle');
     }
-    if (!this.hostCheck.rechecking && this.duty.backups().some((b) => this.machine.lease.quiet(idToHex(b), now))) void this.hostCheck.fillFromLinks();
+    // Nor a backup taken for dead then (its answers wait behind this beat too).
+    if (settled && !this.hostCheck.rechecking && this.duty.backups().some((b) => this.machine.lease.quiet(idToHex(b), now))) void this.hostCheck.fillFromLinks();
     this.duty.region.requests.prune(now);
   }
 }

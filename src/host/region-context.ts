@@ -56,6 +56,12 @@ export interface RegionContext {
   linkedNear(key: NodeId, n: number, exclude: ReadonlySet<string>): NodeId[];
   /** Of `ids`, the hex ids of those that answer a ping within waitMs (answering.ts). */
   answering(ids: readonly NodeId[], waitMs: number): Promise<Set<string>>;
+  /**
+   * Whether our own tab has been awake long enough since its last stall to judge others'
+   * silence (stall-guard.ts `settled`): the frames that came while it slept are read first.
+   * Absent (a context built without a hosting service): always.
+   */
+  settled?(): boolean;
   /** Dials a node through the relay when we hold no link to it (a claim it did not answer: islands after a partition). */
   reach(id: NodeId): void;
   /** Test hook: called whenever a primary accepts (orders) an edit. */

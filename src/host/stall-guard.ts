@@ -32,4 +32,15 @@ export class StallGuard {
     }
     return now - this.wokeAt >= this.o.settleMs;
   }
+
+  /**
+   * Whether silence may be judged now, without counting a check: for a judge off the checks'
+   * own tick (a primary's lease at its beat). A gap since the last check longer than stallMs
+   * is a stall the checks have not seen yet (the beat ran first in the task that woke us).
+   * Before any check, true: nothing says we slept.
+   */
+  settled(now: number): boolean {
+    if (this.last === -Infinity) return true;
+    return now - this.last <= this.o.stallMs && now - this.wokeAt >= this.o.settleMs;
+  }
 }
