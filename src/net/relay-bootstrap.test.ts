@@ -74,19 +74,9 @@ describe('relay bootstrap', () => {
   });
 
   it('a relay that goes silent without closing (its network gone, nobody told) is probed and closed within the keepalive; without one nothing notices', async () => {
-    // A TCP proxy in front of the relay that can swallow everything both ways, sockets left open.
-    let swallow = false;
-    const socks: Socket[] = [];
-    const proxy: Server = createServer((c) => {
-      const up = connect(Number(new URL(server.relayUrl).port), '127.0.0.1');
-      socks.push(c, up);
-      c.on('data', (d) => swallow || up.write(d));
-      up.on('data', (d) => swallow || c.write(d));
-      c.on('error', () => up.destroy());
-      up.on('error', () => c.destroy());
-    });
-    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
-    const url = server.relayUrl.replace(/:\d+\//, `:${(proxy.address() as { port: number }).port}/`);
+    // A proxy in front of the relay that can swallow everything both ways, sockets left open.
+    const proxy = await relayProxy(server.relayUrl);
+    const url = proxy.url;
     const kept = await connectRelay({ url, identity: await generateNodeIdentity({ bits: 0 }), WebSocket: WS, keepaliveMs: 300, probeTimeoutMs: 300 });
     const plain = await connectRelay({ url, identity: await generateNodeIdentity({ bits: 0 }), WebSocket: WS, keepaliveMs: Infinity });
     const closes: string[] = [];
@@ -96,7 +86,7 @@ describe('relay bootstrap', () => {
     await new Promise((r) => setTimeout(r, 1000));
     expect(kept.stats.probes).toBeGreaterThanOrEqual(1);
     expect(closes).toEqual([]);
-    swallow = true;
+    proxy.drop.toRelay = proxy.drop.toTab = true;
     const t0 = performance.now();
     await new Promise<void>((r) => kept.events.once('close', () => r()));
     const ms = performance.now() - t0;
@@ -106,8 +96,7 @@ describe('relay bootstrap', () => {
     await new Promise((r) => setTimeout(r, 1500));
     expect(closes).toEqual([expect.stringMatching(/^kept: relay silent/)]);
     plain.close();
-    for (const s of socks) s.destroy();
-    await new Promise((r) => proxy.close(r));
+    await proxy.close();
   });
 
   it("a tab's router forgets the mapping of its relay socket (the relay's frames to it die, its own pass): its keepalive pings find it deaf, and the id reopened gets the offers sent after", async () => {
@@ -115,18 +104,8 @@ describe('relay bootstrap', () => {
     // dropped on the way (a proxy cannot map the socket again on the tab's next packet, as a
     // router may, so the ping goes unanswered and the socket is taken for dead: the other
     // way the keepalive ends a flush).
-    let flushed = false;
-    const socks: Socket[] = [];
-    const proxy: Server = createServer((c) => {
-      const up = connect(Number(new URL(server.relayUrl).port), '127.0.0.1');
-      socks.push(c, up);
-      c.on('data', (d) => up.write(d));
-      up.on('data', (d) => flushed || c.write(d));
-      c.on('error', () => up.destroy());
-      up.on('error', () => c.destroy());
-    });
-    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
-    const behindNat = server.relayUrl.replace(/:\d+\//, `:${(proxy.address() as { port: number }).port}/`);
+    const proxy = await relayProxy(server.relayUrl);
+    const behindNat = proxy.url;
     const me = await generateNodeIdentity({ bits: 0 });
     const keep = { keepaliveMs: 400, probeTimeoutMs: 400 };
     const a = await connectRelay({ url: behindNat, identity: me, WebSocket: WS, ...keep });
@@ -139,7 +118,7 @@ describe('relay bootstrap', () => {
     expect(server.relay.stats.peersAnswered).toBe(peers0);
     const heard: unknown[] = [];
     a.events.on('signal', ({ blob }) => heard.push(blob));
-    flushed = true;
+    proxy.drop.toTab = true;
     const t0 = performance.now();
     newcomer.sendSignal(me.id, { offer: 1 }); // dies on the way
     const reason = await new Promise<string>((r) => a.events.once('close', ({ reason }) => r(reason)));
@@ -157,8 +136,7 @@ describe('relay bootstrap', () => {
     console.log(`relay socket deaf behind a flushed NAT: closed ${Math.round(ms)} ms after the flush (keepalive ${keep.keepaliveMs} ms, probe timeout ${keep.probeTimeoutMs} ms; defaults ${RELAY_BOOTSTRAP_DEFAULTS.keepaliveMs} / ${RELAY_BOOTSTRAP_DEFAULTS.probeTimeoutMs} ms)`);
     again.close();
     newcomer.close();
-    for (const s of socks) s.destroy();
-    await new Promise((r) => proxy.close(r));
+    await proxy.close();
   });
 
   it('a socket opened ahead of the id: the relay\'s challenge waits for the registration, which goes through it; a reconnect, another URL and an unused one get their own or close', async () => {
@@ -225,3 +203,30 @@ describe('relay bootstrap', () => {
     bb.close();
   });
 });
+
+/**
+ * A TCP proxy in front of the relay at `relayUrl` whose either direction can be dropped while
+ * both sockets stay open: a network gone without a close, or a NAT that forgot the mapping
+ * (what the relay sends the tab dies on the way).
+ */
+async function relayProxy(relayUrl: string): Promise<{ url: string; drop: { toRelay: boolean; toTab: boolean }; close(): Promise<void> }> {
+  const drop = { toRelay: false, toTab: false };
+  const socks: Socket[] = [];
+  const proxy: Server = createServer((c) => {
+    const up = connect(Number(new URL(relayUrl).port), '127.0.0.1');
+    socks.push(c, up);
+    c.on('data', (d) => drop.toRelay || up.write(d));
+    up.on('data', (d) => drop.toTab || c.write(d));
+    c.on('error', () => up.destroy());
+    up.on('error', () => c.destroy());
+  });
+  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+  return {
+    url: relayUrl.replace(/:\d+\//, `:${(proxy.address() as { port: number }).port}/`),
+    drop,
+    close: async () => {
+      for (const s of socks) s.destroy();
+      await new Promise((r) => proxy.close(r));
+    },
+  };
+}
