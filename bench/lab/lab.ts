@@ -205,11 +205,12 @@ function metrics(results: CaseResult[]): Record<string, number> {
   put('lab_link_ms_turn_tcp_p50', ms((r) => r.c.relayProtocol === 'tcp', 'linkMs'));
   put('lab_join_ms_p50', ms((r) => r.c.expect !== 'none', 'joinMs'));
   // Per kind of home (the harder of the two: a UDP-blocking firewall, then a symmetric NAT),
-  // the share of the cases that should link which did.
+  // the share of the cases that should link which did, and their invite opened to first link.
   const hardest = (r: CaseResult) => (['udp-blocked', 'symmetric'] as const).find((k) => r.c.a.kind === k || r.c.b.kind === k) ?? 'cone';
   for (const kind of ['cone', 'symmetric', 'udp-blocked'] as const) {
     const should = results.filter((r) => r.c.expect !== 'none' && hardest(r) === kind);
     if (should.length) out[`lab_join_success_${kind.replace('-', '_')}`] = should.filter((r) => r.pass).length / should.length;
+    put(`lab_join_ms_p50_${kind.replace('-', '_')}`, ms((r) => r.c.expect !== 'none' && hardest(r) === kind, 'joinMs'));
   }
   // Of the homes that linked, the share whose link went through a TURN relay.
   const linked = results.filter((r) => r.pass && r.c.expect !== 'none');
