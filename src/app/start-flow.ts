@@ -30,7 +30,7 @@ export function explainStart(screen: StartScreen, hud: Hud, cfg: PageConfig, p: 
     detail: p.detail,
     retry: () => location.reload(),
     // Where no connection got through, the player may add a TURN server of their own, then Retry.
-    ...(['no-direct-path', 'turn-failed', 'relay-needs-turn'].includes(p.kind) ? { network: pageStorage() } : {}),
+    ...(['no-direct-path', 'turn-failed', 'turn-refused', 'relay-needs-turn'].includes(p.kind) ? { network: pageStorage() } : {}),
     ...(cfg.invite.kind !== 'none' ? { withoutInvite: () => {
       location.hash = new URLSearchParams({ world: cfg.world, seed: cfg.seed }).toString();
       location.reload();

@@ -69,8 +69,10 @@ export type JoinFailureKind =
   | 'webrtc-blocked'
   /** Candidates were gathered but no connection opened in time, and no TURN server is set (a NAT or firewall in the way). */
   | 'no-direct-path'
-  /** As no-direct-path, with a TURN server set: it did not carry the link either (unreachable, wrong or expired credentials). */
+  /** As no-direct-path, with a TURN server set: it did not carry the link either (unreachable, or it said nothing of why). */
   | 'turn-failed'
+  /** As turn-failed, and a TURN server refused our credentials (wrong, or expired: net/turn-refusal.ts). */
+  | 'turn-refused'
   /**
    * Peers were dialled, and an offer still waits for its answer, resent (net/offer-resend.ts):
    * to that peer no path was tried, direct or through TURN. Its relay socket is deaf for a
@@ -417,6 +419,9 @@ export class Peer {
     // yet, so neither "no direct path" nor "TURN failed" would be true of it, and its answer
     // may still come (the far end's relay socket deaf for a moment: its offer is resent).
     // Said so even when another peer answered (say, one whose ICE cannot pair with ours).
+    // Our own TURN credentials refused (wrong, or expired) is true whatever the peers do, and fixable.
+    const refused = turn ? this.transport.turnRefusal : undefined;
+    if (refused !== undefined) return { kind: 'turn-refused', detail: `${refused}${detail ? ` (${detail})` : ''}` };
     const waiting = this.transport.unanswered();
     if (waiting.dials > 0 && waiting.oldestMs >= NO_ANSWER_MS) {
       return { kind: 'no-answer', detail: `${waiting.dials} offers unanswered, the oldest for ${Math.round(waiting.oldestMs)} ms, resent ${this.transport.stats.offersResent} times (${detail})` };

@@ -21,6 +21,8 @@ declare module '@thaunknown/simple-peer/lite.js' {
     readonly destroyed: boolean;
     readonly connected: boolean;
     readonly bufferSize: number;
+    /** The RTCPeerConnection underneath (simple-peer's own field): read for its `icecandidateerror` only (turn-refusal.ts). */
+    readonly _pc?: unknown;
     signal(data: SimplePeerSignal): void;
     send(chunk: Uint8Array): void;
     write(chunk: Uint8Array): boolean;

@@ -37,6 +37,7 @@ import type { IceProbeResult } from './ice-probe';
 import type { LinkPath } from './link-path';
 import { WebRtcLink } from './webrtc-link';
 import { OfferResend, SeenCandidates } from './offer-resend';
+import { watchTurnRefusals } from './turn-refusal';
 
 export const WEBRTC_DEFAULTS = {
   /** No STUN/TURN: host candidates only (see the comment above for deployments). */
@@ -169,6 +170,8 @@ export interface WebRtcTransportStats {
   /** Dials whose offer the far end answered, and times a dial's unanswered offer was sent again (offerResendMs). */
   dialsAnswered: number;
   offersResent: number;
+  /** Times a TURN server refused our credentials (turn-refusal.ts): wrong or expired. */
+  turnRefused: number;
   /** badSignals by reason. */
   badSignalsBy: Record<BadSignalReason, number>;
   linksOpen: number;
@@ -248,7 +251,7 @@ export class WebRtcTransport implements Transport {
   readonly events = new Emitter<TransportEvents>();
   readonly stats: WebRtcTransportStats = {
     dials: 0, dialsOk: 0, dialFailures: 0, inbound: 0, inboundOk: 0, inboundFailures: 0,
-    handshakeFailures: 0, idWorkRefused: 0, otherNetwork: 0, noCandidate: 0, badSignals: 0, linksOpen: 0, stalledLinksClosed: 0, pathDeadLinksClosed: 0, pendingEvicted: 0, dialsAnswered: 0, offersResent: 0,
+    handshakeFailures: 0, idWorkRefused: 0, otherNetwork: 0, noCandidate: 0, badSignals: 0, linksOpen: 0, stalledLinksClosed: 0, pathDeadLinksClosed: 0, pendingEvicted: 0, dialsAnswered: 0, offersResent: 0, turnRefused: 0,
     badSignalsBy: { schema: 0, stray: 0, slots: 0, fingerprint: 0, renegotiation: 0, direction: 0, held: 0, refused: 0 },
   };
   private readonly opts: Required<Omit<WebRtcTransportOptions, 'rtcConfig' | 'iceProbe' | 'pathDeadMs'>> & Pick<WebRtcTransportOptions, 'pathDeadMs'> & { rtcConfig: Record<string, unknown> };
@@ -341,6 +344,13 @@ export class WebRtcTransport implements Transport {
   /** Replaces the ICE servers of connections made from now on (a relay renewed its TURN credentials); live ones keep theirs. */
   setIceServers(servers: RTCIceServer[]): void {
     this.opts.iceServers = servers;
+    this.refusal = undefined;
+  }
+
+  private refusal: string | undefined;
+  /** The last refusal of our TURN credentials since the servers were last set (turn-refusal.ts), if any. */
+  get turnRefusal(): string | undefined {
+    return this.refusal;
   }
 
   /**
@@ -524,6 +534,11 @@ export class WebRtcTransport implements Transport {
       initiator,
       trickle: true,
       config: { ...this.opts.rtcConfig, iceServers: this.opts.iceServers },
+    });
+    const servers = this.opts.iceServers;
+    watchTurnRefusals(peer._pc, (why) => {
+      this.stats.turnRefused++;
+      if (this.opts.iceServers === servers) this.refusal = why;
     });
     const timeoutMs = initiator ? this.opts.dialTimeoutMs : this.opts.pendingInboundTimeoutMs;
     const expire = () => this.fail(c, new DialError(initiator ? 'dial timed out' : 'inbound connection did not prove its id in time'));

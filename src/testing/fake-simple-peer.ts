@@ -18,6 +18,8 @@ export class FakeSimplePeer {
   highWater = 64 * 1024;
   written = 0;
   readonly signals: SimplePeerSignal[] = [];
+  /** Stands for the RTCPeerConnection underneath: a test dispatches its events (e.g. `icecandidateerror`). */
+  readonly _pc = new EventTarget();
   private readonly handlers = new Map<string, Set<Handler>>();
 
   constructor(readonly opts: SimplePeerOptions = {}) {}

@@ -13,7 +13,7 @@ export type StageState = 'pending' | 'done' | 'skipped' | 'failed';
 
 /** Why the start went wrong (mirrors bootstrap/peer.ts JoinFailureKind, plus the invite's own problems and the page's drawing). */
 export type StartProblemKind =
-  | 'doorway-unreachable' | 'inviter-gone' | 'webrtc-blocked' | 'no-direct-path' | 'turn-failed' | 'no-answer' | 'relay-needs-turn' | 'webrtc-unsupported' | 'nobody-here'
+  | 'doorway-unreachable' | 'inviter-gone' | 'webrtc-blocked' | 'no-direct-path' | 'turn-failed' | 'turn-refused' | 'no-answer' | 'relay-needs-turn' | 'webrtc-unsupported' | 'nobody-here'
   | 'invite-malformed' | 'invite-tampered'
   | 'webgl2-unsupported' | 'webgl2-unavailable' | 'browser-outdated';
 
@@ -49,6 +49,10 @@ export const PROBLEM_WORDS: Record<StartProblemKind, { title: string; text: stri
   'turn-failed': {
     title: 'Cannot connect to the other players, even through TURN',
     text: 'Other players are online, but no connection opened, neither directly nor through the TURN server set up. Check its address, username and password under "Network" below (a TURN password may have expired), then press Retry; another network may also work.',
+  },
+  'turn-refused': {
+    title: 'Cannot connect to the other players: the TURN server refused its password',
+    text: 'Other players are online, but no direct connection to them got through, and the TURN server set up to relay it refused the username and password it was given: they are wrong, or they have expired. If you added that server under "Network" below, check them there, then press Retry. If it comes with this world (the meeting point hands out passwords that expire), tell whoever runs it: their TURN server refuses them, often because the two servers\' clocks or shared secret disagree.',
   },
   'no-answer': {
     title: 'Waiting for the other players to answer',
