@@ -27,6 +27,11 @@ const CASES: PairCase[] = [
   { name: 'relay-udp', nat: 'cone', turn: ['udp'], relayOnly: true },
 ];
 const WAIT_MS = 8000;
+/**
+ * The Node end: headless-pair-peer.ts, or (env LAB_PAIR_PEER) any script taking the same
+ * arguments and speaking the same JSON lines, to try another Node WebRTC against Chromium.
+ */
+const PEER_SCRIPT = process.env.LAB_PAIR_PEER ?? 'bench/lab/headless-pair-peer.ts';
 const MISMATCH = /Controlling and controlled attributes mismatch/;
 
 const lab = new LabProcesses();
@@ -35,7 +40,7 @@ interface PairOutcome { linked: boolean; ms: number; refused: number; pairs: str
 
 async function runPair(browser: Browser, c: PairCase, peerOffers: boolean, servers: RTCIceServer[], peerServers: RTCIceServer[]): Promise<PairOutcome> {
   configureNat(HOMES[1]!, { kind: c.nat });
-  const peer = spawn('ip', ['netns', 'exec', INTERNET, process.execPath, '--import', 'tsx', 'bench/lab/headless-pair-peer.ts',
+  const peer = spawn('ip', ['netns', 'exec', INTERNET, process.execPath, '--import', 'tsx', PEER_SCRIPT,
     JSON.stringify(peerServers), PEER_IP, peerOffers ? 'offer' : 'answer'], { stdio: ['pipe', 'pipe', 'pipe'] });
   let refused = 0;
   createInterface({ input: peer.stderr }).on('line', (l) => { if (MISMATCH.test(l)) refused++; else if (!/^ndc (Warning|Info)/.test(l)) console.error(`  peer: ${l}`); });
