@@ -13,7 +13,7 @@ import type { NodeId } from '../core/node-id';
 import { CHANNEL_CLOSED, CLOSED, connectionError, PATH_DEAD, protocolViolation, remoteClosed, stoppedReading } from './close-reasons';
 import { LinkClosedError, LinkMessageTooLargeError, MAX_LINK_MESSAGE, type Link, type LinkEvents } from './link';
 import { batchedSize, batchFrame, controlFrame, FRAME_PAYLOAD, FrameReader, probeFrame, splitMessage } from './frames';
-import { ControlSchema, HandshakeError, type ControlMsg, type HandshakeIo } from './link-handshake';
+import { ByeSchema, ControlSchema, HandshakeError, type ControlMsg, type HandshakeIo } from './link-handshake';
 import { selectedPath, type LinkPath } from './link-path';
 import { connectionCounters, PathWatch } from './path-watch';
 import { TRANSPORT_POLL_MS, TransportWatch, type TransportProbe, type TransportUnanswered } from './transport-watch';
@@ -178,6 +178,8 @@ export class WebRtcLink implements Link, TransportProbe {
   private readonly transport: TransportWatch | undefined;
   private stopTransport: (() => void) | undefined;
   private transportPending = false;
+  /** Set while the closed link's connection lingers (close's `lingerMs`). */
+  private lingerTimer: TimerHandle | undefined;
 
   constructor(
     private readonly peer: SimplePeer,
@@ -323,7 +325,14 @@ export class WebRtcLink implements Link, TransportProbe {
     this.stallTimer = undefined;
   }
 
-  close(reason = CLOSED): void {
+  /**
+   * Closes the link: what was batched, then a 'bye' saying why, then the connection.
+   * `lingerMs`: the connection is kept that long after the 'bye' unless the far end closes
+   * it first, so what we sent last reaches it (node-datachannel drops what was sent just
+   * before its connection is closed: node-datachannel #188, #375). The link itself is closed
+   * at once either way: nothing more is read or sent.
+   */
+  close(reason = CLOSED, lingerMs = 0): void {
     if (this.state === 'closed') return;
     // Best effort: what was batched, then why; the channel closing tells it anyway.
     this.flushBatch();
@@ -332,7 +341,20 @@ export class WebRtcLink implements Link, TransportProbe {
     } catch {
       /* channel already gone */
     }
-    this.finish(reason);
+    this.finish(reason, lingerMs);
+  }
+
+  /** True while the link is closed and its connection lingers (close's `lingerMs`). */
+  get lingering(): boolean {
+    return this.lingerTimer !== undefined;
+  }
+
+  /** Ends a lingering connection now (the far end closed it or said 'bye', the time is up, or our transport closes). */
+  endLinger(): void {
+    if (this.lingerTimer === undefined) return;
+    this.clock.clearTimeout(this.lingerTimer);
+    this.lingerTimer = undefined;
+    if (!this.peer.destroyed) this.peer.destroy();
   }
 
   /** Handshake I/O over control frames (used by the transport before activate()). */
@@ -478,7 +500,14 @@ export class WebRtcLink implements Link, TransportProbe {
   }
 
   private onFrame(frame: Uint8Array): void {
-    if (this.state === 'closed') return;
+    if (this.state === 'closed') {
+      // The far end's 'bye' while we linger: it read what we sent (it refused in its turn).
+      if (this.lingering) {
+        const ev = this.reader.push(frame);
+        if (ev.kind === 'control' && v.is(ByeSchema, ev.msg)) this.endLinger();
+      }
+      return;
+    }
     if (this.watch) {
       this.lastFrameAt = this.clock.now();
       this.watch.heard(this.lastFrameAt);
@@ -529,7 +558,7 @@ export class WebRtcLink implements Link, TransportProbe {
     if (this.stats.badFrames >= MAX_BAD_FRAMES) this.finish(protocolViolation(why));
   }
 
-  private finish(reason: string): void {
+  private finish(reason: string, lingerMs = 0): void {
     if (this.state === 'closed') return;
     this.state = 'closed';
     this.queue.length = 0;
@@ -545,7 +574,10 @@ export class WebRtcLink implements Link, TransportProbe {
     this.held = [];
     this.heldBytes = 0;
     for (const w of this.controlWaiters.splice(0)) w.reject(new HandshakeError(`link closed during handshake: ${reason}`));
-    if (!this.peer.destroyed) this.peer.destroy();
+    if (lingerMs > 0 && !this.peer.destroyed) {
+      this.lingerTimer = this.clock.setTimeout(() => this.endLinger(), lingerMs);
+      this.peer.once('close', () => this.endLinger());
+    } else if (!this.peer.destroyed) this.peer.destroy();
     this.events.emit('close', { reason });
   }
 }

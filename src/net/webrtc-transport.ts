@@ -233,6 +233,17 @@ export const NO_CANDIDATE = 'no ICE candidate gathered: WebRTC may be blocked';
 /** Candidates a responder keeps for the initiator until its answer is made (a browser gathers a handful). */
 const MAX_HELD_CANDIDATES = 32;
 
+/**
+ * How long a connection refused as of another network is kept after the refusal, unless the
+ * far end closes it first: our HELLO and 'bye' then reach the far end, which refuses in its
+ * turn and says why. Destroyed at once, it dropped them now and then (node-datachannel), and
+ * the far end saw only its connection fail ('User-Initiated Abort', webrtc-link.test in a
+ * fresh-clone CI). The far end closes within a round trip of reading them.
+ */
+export const REFUSAL_LINGER_MS = 1000;
+/** At most this many refused connections linger at once; past it one is destroyed at once, as before (a peer that names another network over and over holds no more). */
+export const MAX_LINGERING = 8;
+
 /** Candidates in our own SDP (node-datachannel puts them there rather than trickling them all). */
 function localCandidates(sdp: string | undefined): number {
   return sdp === undefined ? 0 : sdp.split(/\r\n/).filter((l) => l.startsWith('a=candidate:')).length;
@@ -258,6 +269,8 @@ export class WebRtcTransport implements Transport {
   /** Until when dials fail at once: the start-up probe gathered no candidate (ice-probe.ts). */
   private blockedUntil = -Infinity;
   private gatheredAny = false;
+  /** Refused links whose connections linger (refusalLinger), ended when the transport closes. */
+  private lingering = new Set<WebRtcLink>();
   private probeEnded = false;
   private probeTimer: TimerHandle | undefined;
   private sawFirstCandidate!: () => void;
@@ -464,6 +477,8 @@ export class WebRtcTransport implements Transport {
     if (this.probeTimer !== undefined) this.opts.clock.clearTimeout(this.probeTimer);
     for (const c of [...this.conns.values()]) this.fail(c, new DialError('transport closed'));
     for (const l of [...this.links]) l.close(TRANSPORT_CLOSED);
+    for (const l of this.lingering) l.endLinger();
+    this.lingering.clear();
     this.events.removeAll();
   }
 
@@ -620,7 +635,8 @@ export class WebRtcTransport implements Transport {
       if ((e as Error).message === NO_ID_WORK) this.stats.idWorkRefused++;
       if (c.done) return;
       this.stats.handshakeFailures++;
-      link.close(otherNetwork ? OTHER_NETWORK : HANDSHAKE_FAILED);
+      if (otherNetwork) this.refuse(link);
+      else link.close(HANDSHAKE_FAILED);
       this.fail(c, new DialError(`handshake failed: ${(e as Error).message}`));
       return;
     }
@@ -655,6 +671,14 @@ export class WebRtcTransport implements Transport {
     }
   }
 
+  /** Closes a link refused as of another network, its connection lingering (REFUSAL_LINGER_MS) unless MAX_LINGERING already do. */
+  private refuse(link: WebRtcLink): void {
+    for (const l of this.lingering) if (!l.lingering) this.lingering.delete(l);
+    const linger = this.lingering.size < MAX_LINGERING;
+    link.close(OTHER_NETWORK, linger ? REFUSAL_LINGER_MS : 0);
+    if (linger && link.lingering) this.lingering.add(link);
+  }
+
   private fail(c: Conn, err: Error): void {
     if (c.done) return;
     c.done = true;
@@ -662,9 +686,10 @@ export class WebRtcTransport implements Transport {
     this.opts.clock.clearTimeout(c.gatherTimer);
     c.resend?.stop();
     this.forget(`${idToHex(c.remoteId)}/${c.cid}`);
-    // Its link closes now, not at the channel's close: a key of it waiting in the line of derivations leaves it at once.
-    c.link?.close(HANDSHAKE_FAILED);
-    if (!c.peer.destroyed) c.peer.destroy();
+    // Its link closes now, not at the channel's close: a key of it waiting in the line of
+    // derivations leaves it at once. The link ends its connection (at once, or after a refusal's linger).
+    if (c.link) c.link.close(HANDSHAKE_FAILED);
+    else if (!c.peer.destroyed) c.peer.destroy();
     if (c.initiator) {
       this.stats.dialFailures++;
       c.reject?.(err);
