@@ -26,15 +26,11 @@ import { runNetworkChange, type NetworkChangeOptions, type NetworkChangeOutcome 
 import { buildTopology, changeNetwork, configureNat, cutUdpPath, HOMES, INTERNET, PEER_IP, SERVER_IP, tcpMappings } from './topology';
 
 /**
- * `--udp-blocked`: the world ends with the UDP-blocked home's step (udpBlockedJoin). Not in
- * npm test (its time is short: the step takes 9-16 s and a tab). It failed 1 of 4 runs while
- * A's relay socket, left deaf by the flush step, was pinged only after 15 s of silence; 4 of 4
- * since it is pinged after 4 s (bench/lab/README.md).
+ * The link world hands out TURN over TCP as well as over UDP: the UDP-blocked home's one way
+ * out, in the world's last step (udpBlockedJoin); A and B still relay over UDP, preferred.
  */
-const UDP_BLOCKED = process.argv.includes('--udp-blocked');
-/** With that step, TURN over TCP as well in the link world: the UDP-blocked home's one way out (A and B still relay over UDP, preferred). */
 const WORLDS = {
-  link: { port: 8080, ice: UDP_BLOCKED ? 'turn-tcp' : 'turn' },
+  link: { port: 8080, ice: 'turn-tcp' },
   expired: { port: 8081, ice: 'turn-expired' },
   none: { port: 8082, ice: 'none' },
 } as const;
@@ -504,14 +500,12 @@ async function main(): Promise<LabWorldOutcome> {
       diagnostics.push(`NAT flush step failed: ${String(e)}`);
     }
     mark('nat flush');
-    if (UDP_BLOCKED) {
-      try {
-        udpBlocked = await udpBlockedJoin(browserB!, bLink.context, aTabs[0]!.page, placed.at(-1), headlessId);
-      } catch (e) {
-        diagnostics.push(`UDP-blocked home step failed: ${String(e)}`);
-      }
-      mark('udp blocked home');
+    try {
+      udpBlocked = await udpBlockedJoin(browserB!, bLink.context, aTabs[0]!.page, placed.at(-1), headlessId);
+    } catch (e) {
+      diagnostics.push(`UDP-blocked home step failed: ${String(e)}`);
     }
+    mark('udp blocked home');
   }
   await Promise.all([browserA, browserB].map((b) => b!.close().catch(() => {})));
   return { ...link, pathDeath: death, flush, udpBlocked, expired: expired!, none: none!, timings, diagnostics };
