@@ -11,6 +11,7 @@ import { UNLOADED } from '../src/play/world-model';
 import { regionAt } from '../src/region/region-key';
 import { MOVE_MS } from '../src/region/move-rate';
 import { seedReturningPlayer } from '../e2e/returning-player';
+import type { PageTimeline } from './edit-samples';
 
 export interface BotOptions {
   /** Page URL without query or fragment, e.g. http://127.0.0.1:8080/ */
@@ -31,6 +32,8 @@ export interface BotOptions {
    */
   returning?: boolean;
   joinTimeoutMs: number;
+  /** Record the page's long tasks (PerformanceObserver 'longtask') for timeline() (bench/edit-samples.ts). */
+  longTasks?: boolean;
 }
 
 export interface BotStep {
@@ -47,6 +50,8 @@ export type NumericStats = Record<string, number>;
 const chunkOf = (v: number) => Math.floor(Math.floor(v) / 16);
 /** Clock readings of two pages of one machine may differ by this much (ms). */
 const SINCE_SLACK_MS = 50;
+/** Long tasks a page keeps for timeline(), the oldest dropped first. */
+const MAX_LONG_TASKS = 2000;
 /** Columns beside the bot a brick may go on, in order (x, z offsets). */
 const PLACE_OFFSETS = [[2, 0], [0, 2], [-2, 0], [0, -2], [2, 2], [-2, -2]] as const;
 
@@ -85,6 +90,16 @@ export class Bot {
   /** Opens the page (a returning player's: seeded first, not timed); join time = page open to ready() resolved and window.voxel.net present. */
   async join(): Promise<void> {
     if (this.o.returning) await seedReturningPlayer(this.context, new URL(this.o.baseUrl).origin);
+    if (this.o.longTasks) {
+      await this.context.addInitScript((max) => {
+        const w = window as unknown as { vpLongTasks?: [number, number][] };
+        const kept: [number, number][] = (w.vpLongTasks = []);
+        new PerformanceObserver((list) => {
+          for (const e of list.getEntries()) kept.push([performance.timeOrigin + e.startTime, e.duration]);
+          if (kept.length > max) kept.splice(0, kept.length - max);
+        }).observe({ type: 'longtask', buffered: true });
+      }, MAX_LONG_TASKS);
+    }
     this.page = await this.context.newPage();
     this.page.on('pageerror', (e) => this.error(`pageerror: ${e.message}`));
     this.page.on('console', (m) => { if (m.type() === 'error') this.error(`console: ${m.text()}`); });
@@ -169,7 +184,7 @@ export class Bot {
    * one spot at once each show their own brick first, so the other's change makes no event
    * in their worlds and read as never seen.
    */
-  async placeNear(busy = new Set<string>()): Promise<{ x: number; y: number; z: number; id: number; at: number; confirmed: boolean; stamp?: { e: number; s: number } } | null> {
+  async placeNear(busy = new Set<string>()): Promise<{ x: number; y: number; z: number; id: number; at: number; settledAt: number; confirmed: boolean; stamp?: { e: number; s: number } } | null> {
     const columns = PLACE_OFFSETS.map(([ox, oz]) => [Math.floor(this.x) + ox, Math.floor(this.z) + oz] as const).filter(([x, z]) => !busy.has(`${x},${z}`));
     for (const [x, z] of columns) busy.add(`${x},${z}`);
     const r = await this.page.evaluate(([columns, id, air, water]) => {
@@ -183,7 +198,10 @@ export class Bot {
         }
         if (y < 0 || v.getBlock(x, y, z) !== air) continue;
         const at = performance.timeOrigin + performance.now();
-        return v.setBlock(x, y, z, id!).then((o) => ({ x, y, z, at, err: '', stamp: o.stamp, confirmed: o.confirmed }), (e: Error) => ({ x, y, z, at, err: e.message, stamp: undefined, confirmed: false }));
+        return v.setBlock(x, y, z, id!).then(
+          (o) => ({ x, y, z, at, settledAt: performance.timeOrigin + performance.now(), err: '', stamp: o.stamp, confirmed: o.confirmed }),
+          (e: Error) => ({ x, y, z, at, settledAt: performance.timeOrigin + performance.now(), err: e.message, stamp: undefined, confirmed: false }),
+        );
       }
       return null;
     }, [columns, BRICK, AIR, WATER] as const).finally(() => {
@@ -198,7 +216,7 @@ export class Bot {
       this.error(`setBlock refused: ${r.err}`);
       return null;
     }
-    return { x: r.x, y: r.y, z: r.z, id: BRICK, at: r.at, confirmed: r.confirmed, ...(r.stamp ? { stamp: r.stamp } : {}) };
+    return { x: r.x, y: r.y, z: r.z, id: BRICK, at: r.at, settledAt: r.settledAt, confirmed: r.confirmed, ...(r.stamp ? { stamp: r.stamp } : {}) };
   }
 
   async removeBlock(x: number, y: number, z: number): Promise<boolean> {
@@ -294,6 +312,15 @@ export class Bot {
   /** The tab's last hosting decisions (window.voxel.hosting.trace()). */
   async trace(): Promise<string[]> {
     return this.page.evaluate(() => window.voxel.hosting?.trace() ?? []);
+  }
+
+  /** The page's clock origin, hosting trace and long tasks (with `longTasks`): read again and again, since the page keeps only its last ones. */
+  async timeline(): Promise<PageTimeline> {
+    return this.page.evaluate(() => ({
+      origin: performance.timeOrigin,
+      trace: window.voxel.hosting?.trace() ?? [],
+      longTasks: ((window as unknown as { vpLongTasks?: [number, number][] }).vpLongTasks ?? []).slice(),
+    }));
   }
 
   async close(): Promise<void> {

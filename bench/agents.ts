@@ -10,7 +10,7 @@
 //
 //   npm run agents -- --count N [--url URL] [--relay URL] [--seconds S] [--seed S]
 //                     [--rd N] [--json FILE] [--net off] [--dir DIST] [--join-timeout S]
-//                     [--render-tabs N] [--render-rd N] [--returning] [--profile FILE] [--count-calls FILE] [--traces FILE] [--rates FILE]
+//                     [--render-tabs N] [--render-rd N] [--returning] [--profile FILE] [--count-calls FILE] [--traces FILE] [--rates FILE] [--samples FILE]
 //                     [--crowd-profile FILE [--crowd-profile-tabs N] [--crowd-profile-delay S]
 //                      [--crowd-profile-seconds S]]
 //
@@ -31,6 +31,10 @@ import { profilePage } from './cpu-profile';
 import { startCrowdProfile, type CrowdProfile } from './crowd-profile';
 import { countCalls, readCalls, resetCalls } from './call-counter';
 import { median, percentile } from './stats';
+import { attribute, BotTimeline, type EditWatch } from './edit-samples';
+
+/** How often --samples reads every bot's trace and long tasks during the walk (a page keeps only its last few hundred trace lines). */
+const TIMELINE_EVERY_MS = 2000;
 
 type SpotState = Awaited<ReturnType<Bot['spotState']>>;
 /** An edit a watcher did not see in time, for --traces: who, where, and the watcher's world at the deadline and at the end. */
@@ -97,6 +101,8 @@ export interface AgentOptions extends Partial<typeof AGENT_DEFAULTS> {
   traces?: string;
   /** Write every counter of window.voxel's stats per second of the walk, per bot (median, and max over bots), here: what a bot sends, checks and stores. */
   rates?: string;
+  /** Write every edit-to-visible sample here with what happened around it and, for the slow ones, a cause (bench/edit-samples.ts). */
+  samples?: string;
 }
 
 /** Each counter's change per second over the walk, per bot: median and max over the bots that report it. */
@@ -239,7 +245,7 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
       if (i === 0 && options.countCalls) await countCalls(context);
       const bot = new Bot(i, context, {
         baseUrl: url, world, seed: o.seed, renderDistance: render ? o.renderTabRenderDistance : o.renderDistance,
-        render, relayUrl: options.relayUrl, net: o.net, joinTimeoutMs: o.joinTimeoutMs, returning: o.returning,
+        render, relayUrl: options.relayUrl, net: o.net, joinTimeoutMs: o.joinTimeoutMs, returning: o.returning, longTasks: !!options.samples,
       });
       bots.push(bot);
       joining.push(bot.join().then(
@@ -268,7 +274,11 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
     const targets = live.map(() => pick());
     const visible: number[] = [];
     /** Watchers that did not see an edit within visibleTimeoutMs: looked at again after the walk. */
-    const misses: { bot: Bot; editor: Bot; x: number; y: number; z: number; id: number; since: number; confirmed: boolean; stamp?: { e: number; s: number }; atDeadline?: SpotState }[] = [];
+    const misses: { bot: Bot; editor: Bot; x: number; y: number; z: number; id: number; since: number; confirmed: boolean; stamp?: { e: number; s: number }; atDeadline?: SpotState; watch: EditWatch }[] = [];
+    /** --samples: every watcher's view of every edit, and every bot's events read during the walk. */
+    const watches: EditWatch[] = [];
+    const timelines = live.map((b) => new BotTimeline(b.index));
+    const readTimelines = () => Promise.all(live.map(async (b, i) => timelines[i]!.add(await b.timeline().catch(() => ({ origin: 0, trace: [], longTasks: [] })))));
     let watchErrors = 0, unwatched = 0, statsErrors = 0, unstamped = 0;
     const edits = { placed: 0, removed: 0, failed: 0, no_spot: 0 };
     const editing = new Set<Bot>();
@@ -290,9 +300,11 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
         await Promise.all(watch.filter((b): b is Bot => b !== null).map(async (b) => {
           const t = await b.waitForBlock(spot.x, spot.y, spot.z, spot.id, spot.at, o.visibleTimeoutMs, spot.stamp).catch(() => null);
           if (!spot.stamp) unstamped++;
-          if (t === null) watchErrors++;
-          else if (Number.isFinite(t)) visible.push(t - spot.at);
-          else misses.push({ bot: b, editor: bot, ...spot, since: spot.at, atDeadline: await b.spotState(spot.x, spot.y, spot.z).catch(() => undefined) });
+          if (t === null) return void watchErrors++;
+          const watch: EditWatch = { editor: bot.index, watcher: b.index, x: spot.x, y: spot.y, z: spot.z, ...spot.stamp, at: spot.at, settledAt: spot.settledAt, visibleAt: t, confirmed: spot.confirmed };
+          watches.push(watch);
+          if (Number.isFinite(t)) visible.push(t - spot.at);
+          else misses.push({ bot: b, editor: bot, ...spot, since: spot.at, watch, atDeadline: await b.spotState(spot.x, spot.y, spot.z).catch(() => undefined) });
         }));
         if (await bot.removeBlock(spot.x, spot.y, spot.z)) edits.removed++;
         else edits.failed++;
@@ -319,6 +331,15 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
         await sleep(length);
         return stop();
       }).catch((e: Error) => { errors.push(`crowd profile: ${e.message.split('\n')[0]}`); return undefined; });
+    }
+    let reading: Promise<void> | undefined;
+    if (options.samples) {
+      reading = (async () => {
+        while (Date.now() < until) {
+          await sleep(TIMELINE_EVERY_MS);
+          await readTimelines();
+        }
+      })();
     }
     const nextEdit = live.map((_, i) => t0 + 1000 + (i * o.editEveryMs) / live.length);
     let tick = 0;
@@ -356,6 +377,7 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
       log(`agents: bot 0's ${calls.reduce((n, [, c]) => n + c, 0)} counted calls -> ${options.countCalls}`);
     }
     await Promise.all(inFlight);
+    await reading;
     if (crowd) {
       const c = await crowd;
       if (c) {
@@ -379,9 +401,18 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
       if (kind === 'late') late++;
       if (kind === 'shown_unstamped') shownUnstamped++;
       if (kind === 'unconfirmed') unconfirmed++;
+      m.watch.miss = kind;
       missDetail.push({ kind, watcher: m.bot.index, editor: m.editor.index, at: [m.x, m.y, m.z], since: Math.round(m.since), confirmed: m.confirmed, stamp: m.stamp, atDeadline: m.atDeadline, atEnd: end });
     }
     if (missDetail.length) log(`agents: ${missDetail.length} edits not seen in time: ${JSON.stringify(missDetail.map((d) => ({ kind: d.kind, watcher: d.watcher, editor: d.editor, at: d.at, confirmed: d.confirmed, stamp: d.stamp, block: d.atDeadline?.block })))}`);
+
+    if (options.samples) {
+      await readTimelines();
+      await Promise.all(live.map(async (b, i) => { timelines[i]!.id = await b.tab.evaluate(() => window.voxel.net?.id() ?? '').catch(() => ''); }));
+      const report = attribute(watches, timelines, o.visibleTimeoutMs);
+      writeFileSync(options.samples, JSON.stringify({ t0, bots: timelines.map((t) => ({ bot: t.bot, id: t.id, events: t.events, longTasks: t.longTasks })), ...report }, null, 1));
+      log(`agents: ${report.slow} of ${report.samples} samples over ${report.slowMs} ms or missed, by cause ${JSON.stringify(report.byCause)}, by leg ${JSON.stringify(report.byLeg)} -> ${options.samples}`);
+    }
 
     // --- report --------------------------------------------------------------------------
     const stats = await statsAt();
@@ -492,6 +523,7 @@ function parseArgs(argv: string[]): AgentOptions & { json?: string } {
       case '--count-calls': out.countCalls = need(); break;
       case '--traces': out.traces = need(); break;
       case '--rates': out.rates = need(); break;
+      case '--samples': out.samples = need(); break;
       case '--crowd-profile': out.crowdProfile = need(); break;
       case '--crowd-profile-tabs': out.crowdProfileTabs = Math.floor(num()); break;
       case '--crowd-profile-delay': out.crowdProfileDelaySeconds = num(); break;
@@ -503,7 +535,7 @@ function parseArgs(argv: string[]): AgentOptions & { json?: string } {
       case '--render-rd': out.renderTabRenderDistance = Math.floor(num()); break;
       case '--returning': out.returning = true; break;
       case '--help': case '-h':
-        console.log('npm run agents -- --count N [--url URL] [--relay URL] [--seconds S] [--seed S] [--rd N] [--json FILE] [--join-timeout S] [--net off] [--dir DIST] [--render-tabs N] [--render-rd N] [--returning] [--profile FILE] [--count-calls FILE] [--traces FILE] [--rates FILE] [--crowd-profile FILE [--crowd-profile-tabs N] [--crowd-profile-delay S] [--crowd-profile-seconds S]]');
+        console.log('npm run agents -- --count N [--url URL] [--relay URL] [--seconds S] [--seed S] [--rd N] [--json FILE] [--join-timeout S] [--net off] [--dir DIST] [--render-tabs N] [--render-rd N] [--returning] [--profile FILE] [--count-calls FILE] [--traces FILE] [--rates FILE] [--samples FILE] [--crowd-profile FILE [--crowd-profile-tabs N] [--crowd-profile-delay S] [--crowd-profile-seconds S]]');
         process.exit(0);
         break;
       default: throw new Error(`unknown option ${a} (try --help)`);

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { attribute, BotTimeline, type EditWatch } from './edit-samples';
+
+// Region 0,0 holds blocks 0..63 (4 x 4 columns of 16); trace times are the page's performance.now().
+const ORIGIN = 1_000_000;
+const watch = (over: Partial<EditWatch> = {}): EditWatch => ({ editor: 0, watcher: 1, x: 5, y: 40, z: 5, e: 3, s: 7, at: ORIGIN + 1000, settledAt: ORIGIN + 1020, visibleAt: ORIGIN + 1030, confirmed: true, ...over });
+
+function timelines(primaryLines: string[], watcherLines: string[] = [], watcherTasks: [number, number][] = []): BotTimeline[] {
+  const editor = new BotTimeline(0), watcher = new BotTimeline(1), primary = new BotTimeline(2);
+  editor.add({ origin: ORIGIN, trace: [], longTasks: [] });
+  watcher.add({ origin: ORIGIN, trace: watcherLines, longTasks: watcherTasks });
+  primary.add({ origin: ORIGIN, trace: primaryLines, longTasks: [] });
+  return [editor, watcher, primary];
+}
+
+describe('edit samples', () => {
+  it('finds the primary that ordered the edit and splits the latency at its order', () => {
+    const r = attribute([watch()], timelines(['1010 [0,0] abcdef e3 order s6-8 to 123456']), 3000);
+    expect(r.list[0]).toMatchObject({ region: '0,0', ms: 30, primary: 2, toOrderMs: 10, toWatcherMs: 20 });
+    expect(r.slow).toBe(0);
+    expect(r.list[0]!.cause).toBeUndefined();
+  });
+
+  it('names a slow sample by the first cause that holds', () => {
+    const order = '1010 [0,0] abcdef e3 order s7-7 to 123456';
+    const slow = watch({ visibleAt: ORIGIN + 1600 });
+    expect(attribute([slow], timelines([order, '1200 [0,0] cdef primary abcdef silent 700 ms (allowed 600)']), 3000).list[0]!.cause).toBe('host_change');
+    expect(attribute([slow], timelines([order], ['1100 [0,0] client: looks for a primary (silence)']), 3000).list[0]).toMatchObject({ cause: 'reattach', leg: 'to_watcher' });
+    // Another bot's client looking for the primary delays neither the editor nor this watcher.
+    expect(attribute([slow], timelines([order, '1100 [0,0] client: looks for a primary (silence)']), 3000).list[0]!.cause).toBe('unexplained');
+    // The primary waited for its lease before it ordered the edit.
+    const late = '1500 [0,0] abcdef e3 order s7-7 to 123456';
+    expect(attribute([slow], timelines(['990 [0,0] abcdef e3 edits wait for the lease', late], ['1100 [0,0] client: looks for a primary (silence)']), 3000).list[0]).toMatchObject({ cause: 'lease_wait', leg: 'to_primary' });
+    expect(attribute([slow], timelines([order], [], [[ORIGIN + 1100, 300]]), 3000).list[0]!.cause).toBe('long_task_watcher');
+    expect(attribute([slow], timelines([order]), 3000).list[0]!.cause).toBe('unexplained');
+    expect(attribute([slow], timelines([]), 3000).list[0]!.cause).toBe('unordered');
+  });
+
+  it('ignores events of other regions and the routine lines of every edit', () => {
+    const slow = watch({ visibleAt: ORIGIN + 1600 });
+    const r = attribute([slow], timelines(['1010 [0,0] abcdef e3 order s7-7 to 1', '1100 [0,0] abcdef e3 commit s7-7 acks 1:2', '1100 [1,0] cdef step down e4']), 3000);
+    expect(r.list[0]!.events).toEqual([]);
+    expect(r.byCause.unexplained).toBe(1);
+  });
+
+  it('counts a miss as slow, over the bench wait', () => {
+    const r = attribute([watch({ visibleAt: NaN, miss: 'never' })], timelines([]), 3000);
+    expect(r.list[0]!.ms).toBe(3000);
+    expect(r.slow).toBe(1);
+  });
+
+  it('reads each trace line once over repeated reads', () => {
+    const t = new BotTimeline(0);
+    t.add({ origin: ORIGIN, trace: ['1 [0,0] a', '2 [0,0] b'], longTasks: [[5, 120]] });
+    t.add({ origin: ORIGIN, trace: ['2 [0,0] b', '3 [0,0] c'], longTasks: [[5, 120], [9, 60]] });
+    expect(t.events.map((e) => e.what)).toEqual(['a', 'b', 'c']);
+    expect(t.longTasks).toHaveLength(2);
+  });
+});
