@@ -70,6 +70,8 @@ export class Bot {
   waits = 0;
   /** placeNear found no free spot beside the bot. */
   noSpot = 0;
+  /** placeNear's brick refused because another bot stood in it (the bots place beside themselves where others walk): no failure of the world. */
+  occupied = 0;
   private page!: Page;
 
   constructor(readonly index: number, private readonly context: BrowserContext, private readonly o: BotOptions) {}
@@ -210,6 +212,10 @@ export class Bot {
     if (r && !r.err) busy.add(`${r.x},${r.z}`);
     if (!r) {
       this.noSpot++;
+      return null;
+    }
+    if (r.err === 'edit rejected: occupied') {
+      this.occupied++;
       return null;
     }
     if (r.err) {

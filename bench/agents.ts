@@ -189,8 +189,8 @@ export interface AgentReport {
   chunk_crossings: number;
   /** Steps skipped because the next column was not loaded yet. */
   waits_for_chunks: number;
-  /** failed: refused or thrown (see errors); no_spot: no free block beside the bot. */
-  edits: { placed: number; removed: number; failed: number; no_spot: number };
+  /** failed: refused or thrown (see errors); no_spot: no free block beside the bot; occupied: refused, another bot stood there. */
+  edits: { placed: number; removed: number; failed: number; no_spot: number; occupied: number };
   /**
    * Where an edit's time goes (median over bots of each bot's p50, ms): at the primary from
    * ordering a batch to its own store write done, to a backup's ack, to its commit (in two
@@ -280,7 +280,7 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
     const timelines = live.map((b) => new BotTimeline(b.index));
     const readTimelines = () => Promise.all(live.map(async (b, i) => timelines[i]!.add(await b.timeline().catch(() => ({ origin: 0, trace: [], longTasks: [] })))));
     let watchErrors = 0, unwatched = 0, statsErrors = 0, unstamped = 0;
-    const edits = { placed: 0, removed: 0, failed: 0, no_spot: 0 };
+    const edits = { placed: 0, removed: 0, failed: 0, no_spot: 0, occupied: 0 };
     const editing = new Set<Bot>();
     /** Columns ("x,z") an edit holds, from its placing to its removal: no two bots place one spot at once. */
     const busy = new Set<string>();
@@ -482,7 +482,7 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
       remote_position_share: share.length ? Math.round(median(share) * 100) / 100 : NaN,
       chunk_crossings: live.reduce((n, b) => n + b.crossings, 0),
       waits_for_chunks: live.reduce((n, b) => n + b.waits, 0),
-      edits: { ...edits, failed: edits.failed + live.reduce((n, b) => n + b.errors.filter((e) => e.startsWith('setBlock refused')).length, 0), no_spot: live.reduce((n, b) => n + b.noSpot, 0) },
+      edits: { ...edits, failed: edits.failed + live.reduce((n, b) => n + b.errors.filter((e) => e.startsWith('setBlock refused')).length, 0), no_spot: live.reduce((n, b) => n + b.noSpot, 0), occupied: live.reduce((n, b) => n + b.occupied, 0) },
       edit_path_ms: editPath('p50', median),
       edit_path_p99_ms: editPath('p99', (xs) => (xs.length ? Math.max(...xs) : NaN)),
       failovers: field('hosting_client_failovers').reduce((a, b) => a + b, 0),

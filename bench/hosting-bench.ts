@@ -39,6 +39,7 @@ async function oneRun(): Promise<Run> {
     agents_join_id_ms_p50: r.join_work_ms.id.p50,
     agents_join_pass_ms_p50: r.join_work_ms.pass.p50,
     agents_edit_failures: r.edits.failed,
+    agents_edits_occupied: r.edits.occupied,
     agents_chunk_snapshot_ms_p50: r.chunk_snapshot_ms.p50,
     agents_chunk_snapshot_ms_p99: r.chunk_snapshot_ms.p99,
     agents_remote_position_hz: r.remote_position_hz,
@@ -69,7 +70,7 @@ async function oneRun(): Promise<Run> {
 const SUMMED = new Set([
   'edit_visible_samples', 'edit_visible_missed', 'edit_visible_late', 'edit_visible_shown_unstamped', 'edit_visible_unconfirmed', 'edit_visible_never',
   'edit_visible_watch_errors', 'edit_visible_unwatched', 'edit_visible_unstamped',
-  'edit_visible_changes_dropped', 'agents_stats_errors', 'agents_edit_failures', 'loaded_gap_frames',
+  'edit_visible_changes_dropped', 'agents_stats_errors', 'agents_edit_failures', 'agents_edits_occupied', 'loaded_gap_frames',
 ]);
 
 export function combineRuns(runs: Run[]): Run {

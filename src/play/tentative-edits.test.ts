@@ -194,6 +194,33 @@ describe('tentative edits (no certified primary)', () => {
     a.source.close();
   });
 
+  it('a block where another player stands is refused at once and taken back; a kept edit\'s retry refused so stays kept', async () => {
+    const clock = new VirtualClock();
+    const store = new MemoryTentativeStore();
+    const client = new FakeClient();
+    const a = open(client, clock, store);
+    const y = await loadColumn(a, clock);
+    a.source.setPosition({ x: 6.5, y, z: 9.5, yaw: 0, pitch: 0 });
+    client.answer = 'occupied';
+    await expect(a.editor.setBlock(6, y, 7, BRICK)).rejects.toMatchObject({ code: 'occupied' });
+    expect(a.world.blockAt(6, y, 7)).toBe(AIR);
+    expect(a.source.tentative.size).toBe(0);
+
+    client.answer = 'uncertified';
+    expect(await a.editor.setBlock(6, y, 7, PLANKS)).toEqual({ confirmed: false });
+    client.answer = 'occupied';
+    const tries = client.submits.length;
+    await clock.advance(10_000);
+    expect(client.submits.length).toBeGreaterThan(tries);
+    expect(a.source.tentative.size).toBe(1);
+    expect(a.world.blockAt(6, y, 7)).toBe(PLANKS);
+    client.answer = 'confirm';
+    await clock.advance(60_000);
+    expect(a.source.tentative.size).toBe(0);
+    expect(a.world.blockAt(6, y, 7)).toBe(PLANKS);
+    a.source.close();
+  });
+
   it('a confirmed edit replaces a kept one of the same block; past maxEdits a new edit is refused and taken back', async () => {
     const clock = new VirtualClock();
     const store = new MemoryTentativeStore();

@@ -14,7 +14,7 @@
 // is within reach of it, else (the player stands in another region) where the player
 // stood when it made the edit; while the player stands in the edit's region away from
 // it, the edit waits (claiming a far position would move the primary's belief of us).
-// 'out-of-reach' and 'rate' answers to a retry keep the edit for later. Every retry goes
+// 'out-of-reach', 'rate' and 'occupied' answers to a retry keep the edit for later. Every retry goes
 // under the request id of the edit's first submit (kept in its record), so a primary that
 // ordered it already answers with its stamp (host/request-log.ts) instead of ordering it again.
 //
@@ -50,9 +50,16 @@ const RETRY_REACH = PLAYER_REACH + 1;
 
 export type TentativeOptions = typeof TENTATIVE_DEFAULTS;
 
-/** Refusals that are final: the edit can never be confirmed. */
-const FINAL = new Set<string>(['bad-block', 'outside-region', 'out-of-reach', 'rate']);
-/** Of those, the ones that stay final for a retry (reach and rate depend on when and where). */
+/**
+ * Refusals that are final for a fresh edit: the editor takes it back and says why. 'occupied'
+ * (a player stands in the block) is one: kept and retried instead, the block would show at
+ * its editor alone until a retry RETRY_MS later found the spot free, at every other player
+ * only then (in the 8-bot bench, samples ~2.7 s late: bench/edit-samples.ts), and nowhere
+ * else while the other player stays; refused, the player is told at once that someone is
+ * standing there.
+ */
+const FINAL = new Set<string>(['bad-block', 'outside-region', 'out-of-reach', 'rate', 'occupied']);
+/** Of those, the ones that stay final for a retry (reach, rate and who stands where depend on when and where). */
 const FINAL_ON_RETRY = new Set<string>(['bad-block', 'outside-region']);
 
 /** True when `err` is a real refusal of a fresh edit (the editor takes it back). */
