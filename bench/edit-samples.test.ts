@@ -34,6 +34,8 @@ describe('edit samples', () => {
     expect(attribute([slow], timelines([order], [], [[ORIGIN + 1100, 300]]), 3000).list[0]!.cause).toBe('long_task_watcher');
     expect(attribute([slow], timelines([order]), 3000).list[0]!.cause).toBe('unexplained');
     expect(attribute([slow], timelines([]), 3000).list[0]!.cause).toBe('unordered');
+    // Kept tentative at its editor: shown elsewhere only once a retry was confirmed.
+    expect(attribute([{ ...slow, e: undefined, s: undefined, confirmed: false, visibleAt: ORIGIN + 3700 }], timelines([], [], [[ORIGIN + 1100, 300]]), 3000).list[0]!.cause).toBe('kept_tentative');
   });
 
   it('ignores events of other regions and the routine lines of every edit', () => {

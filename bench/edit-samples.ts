@@ -77,11 +77,13 @@ const LEASE_WAIT = /edits wait for the lease/;
 
 /**
  * Causes in the order they are tried; the first that holds names a slow sample. A host change
- * of the region from BEFORE_MS before the edit to its showing; the primary's lease wait before
+ * of the region from BEFORE_MS before the edit to its showing; the editor's setBlock resolved
+ * unconfirmed (kept tentative: refused or no primary, shown elsewhere only once a retry was
+ * confirmed, RETRY_MS later at the earliest); the primary's lease wait before
  * it ordered the edit; the editor's client looking for its primary before that, or the
  * watcher's before it showed it; a long task of a bot over the sample.
  */
-export const CAUSES = ['host_change', 'lease_wait', 'reattach', 'long_task_primary', 'long_task_watcher', 'long_task_editor', 'long_task_other', 'unordered', 'unexplained'] as const;
+export const CAUSES = ['host_change', 'kept_tentative', 'lease_wait', 'reattach', 'long_task_primary', 'long_task_watcher', 'long_task_editor', 'long_task_other', 'unordered', 'unexplained'] as const;
 export type Cause = (typeof CAUSES)[number];
 
 export interface AttributedSample extends EditWatch {
@@ -159,6 +161,7 @@ export function attribute(watches: EditWatch[], timelines: BotTimeline[], waitMs
     if (ms > SLOW_MS || !Number.isFinite(w.visibleAt)) {
       const has = (re: RegExp, bots: number[] | null, until: number) => events.some((ev) => re.test(ev.what) && ev.at <= until && (!bots || bots.includes(ev.bot)));
       s.cause = has(HOST_CHANGE, null, end) ? 'host_change'
+        : !w.confirmed ? 'kept_tentative'
         : has(LEASE_WAIT, [order.bot], ordered) ? 'lease_wait'
         : has(CLIENT_MOVE, [w.editor], ordered) || has(CLIENT_MOVE, [w.watcher], end) ? 'reattach'
         : lt.primary >= LONG_TASK_MS ? 'long_task_primary'
