@@ -21,7 +21,7 @@ function open(browser: Browser, url: string, wait = true): Promise<Page> {
 }
 
 /** Page marks of the invited friend's first frame, logged per run (ms after navigation): where its time went. */
-const FRAME_MARKS = ['vp:join-start', 'vp:identity', 'vp:relay', 'vp:first-link', 'vp:dht-started', 'vp:view', 'vp:net-session', 'vp:spawn', 'vp:first-subscribe', 'vp:first-attach', 'vp:near-loaded', 'vp:near-meshed', 'vp:ready'];
+const FRAME_MARKS = ['vp:join-start', 'vp:identity', 'vp:relay', 'vp:first-link', 'vp:dht-started', 'vp:view', 'vp:net-session', 'vp:spawn', 'vp:first-subscribe', 'vp:first-attach', 'vp:near-loaded', 'vp:near-meshed', 'vp:ready', 'vp:near-merged'];
 
 const mark = (p: Page, name: string) => p.waitForFunction((n) => performance.getEntriesByName(n)[0]?.startTime, name, { timeout: 60_000 }).then((h) => h.jsonValue() as Promise<number>);
 

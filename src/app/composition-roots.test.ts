@@ -18,6 +18,7 @@ const LIMIT = 150;
 const LONGER: Record<string, { max: number; why: string }> = {
   'page-items.ts': { max: 180, why: 'the player page\'s item wiring: which item service, the world clock and sky, the one-tab mode\'s items kept in localStorage, the inventory bar, window.voxel.items (what the items near the player do is play/items-near-player.ts)' },
   'voxel-api.ts': { max: 230, why: 'window.voxel: mostly the typed automation API, the contract of bots and browser tests' },
+  'frame-loop.ts': { max: 160, why: 'each frame of the player page, from the first ones drawn from the seed before the page\'s play is attached (input, network, items, status) to the walking player\'s' },
   'player-page.ts': { max: 180, why: 'the player page after its entry: every part of it wired once' },
   'player-controls.ts': { max: 200, why: 'keys, mouse, touch and the pause menu wired to the player\'s actions' },
 };

@@ -74,5 +74,6 @@ export class PlayerStatus {
     else if (peer?.status !== 'alone') return;
     else loading.stage('regions', 'skipped', 'alone: edits kept until others come');
     this.regionsSaid = true;
+    loading.joinSettled();
   }
 }

@@ -49,9 +49,11 @@ async function main(): Promise<void> {
   // connects while the id is minted.
   const relay = claimed && openRelayAhead(joinDoorways(cfg, problem));
   // The player key's proof of work (read, or minted in a worker the first time: ~1 s; edits need
-  // it: region/player-pass.ts) begins once the node id is minted: begun together, the two
-  // shared the cores and the id, which the join and so the first frame wait for, came later.
-  const work = claimed && cfg.hosting ? claimed.then(() => {
+  // it: region/player-pass.ts) begins once the node id is minted and the terrain first drawn:
+  // begun beside them, it took their cores and both came later (the join waits for the id).
+  let drawn = () => {};
+  const firstFrame = new Promise<void>((resolve) => (drawn = resolve));
+  const work = claimed && cfg.hosting ? Promise.all([claimed, firstFrame]).then(() => {
     const w = loadPlayerIdentity().then((p) => playerWork(p.publicKey, PLAYER_PASS_BITS));
     sayMinting(w, hud);
     return w;
@@ -59,7 +61,7 @@ async function main(): Promise<void> {
   void work?.then(() => void performance.mark('vp:player-key'), () => undefined);
   const joining = claimed && joinCode ? joinCode.then((j) => j.joinPeer(cfg, clock, (stage, note) => showStage(loading, stage, note), problem, { claimed, relay })) : null;
   const { playPage } = await page;
-  await playPage({ cfg, ticker, clock, loading, startLook, hud, hostingNote, problem, outdated, joining, work });
+  await playPage({ cfg, ticker, clock, loading, startLook, hud, hostingNote, problem, outdated, joining, work, onDrawn: drawn });
 }
 
 main().catch((err: unknown) => {

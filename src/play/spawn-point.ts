@@ -5,7 +5,9 @@
 // loaded with its edits (someone may have built on the spot, or over where a returning
 // player left), `liftClear` raises the feet until the body is free.
 import { boxCollides, type SolidAt } from './physics';
-import { AIR, LEAVES, WATER, WOOD } from '../world/blocks';
+import type { PlayerSession } from './player-session';
+import type { WorldModel } from './world-model';
+import { AIR, LEAVES, SOLID, WATER, WOOD } from '../world/blocks';
 import { describeColumn } from '../world/column-profile';
 import { terrainNoise, WATER_LEVEL } from '../world/heightmap';
 import { findSpawn, generatedBlockAt, type SpawnPoint } from '../world/world-block';
@@ -52,4 +54,14 @@ export function liftClear(solidAt: SolidAt, x: number, y: number, z: number, max
   let feet = y;
   while (feet < maxY && boxCollides(x, feet, z, solidAt)) feet = Math.floor(feet) + 1;
   return feet;
+}
+
+/**
+ * Steps a walking player out of anything built where they stand, on top of it: at the first
+ * frame, and again once the hosts' blocks are merged into columns drawn from the seed.
+ */
+export function stepOutOfBlocks(world: Pick<WorldModel, 'blockAt'>, session: PlayerSession): void {
+  const b = session.body;
+  const solid = (x: number, y: number, z: number) => SOLID[world.blockAt(x, y, z)] === 1;
+  if (!session.flying && boxCollides(b.x, b.y, b.z, solid)) session.teleport(b.x, liftClear(solid, b.x, b.y, b.z), b.z);
 }

@@ -3,7 +3,9 @@
 // join goes wrong it says so in a player's words, with what to do: Retry, or play here
 // alone for now (and what that means). The page keeps loading underneath: choosing to
 // play alone only lifts the screen, and if other players turn up meanwhile the problem
-// panel goes away by itself (`resolved`).
+// panel goes away by itself (`resolved`). The terrain can be drawn (from the world's seed)
+// before the join is over: the screen then shrinks to a panel in a corner over the world,
+// its stages still ticking, until the page says the join has settled (`joinSettled`).
 
 import { mountIceSettingsForm } from './ice-settings-form';
 import type { IceSettingsStorage } from './ice-settings';
@@ -127,6 +129,8 @@ export class StartScreen {
   private readonly rows = new Map<StageName, HTMLElement>();
   private problemUp = false;
   private ready = false;
+  /** The page joins the network and has not said the join settled: the drawn world waits under a compact screen. */
+  private joining = false;
   private readonly started = performance.now();
 
   constructor(private readonly root: HTMLElement, world: string) {
@@ -169,6 +173,7 @@ export class StartScreen {
     const words = PROBLEM_WORDS[p.kind];
     this.problemUp = true;
     this.root.hidden = false;
+    this.root.classList.remove('compact');
     this.root.classList.add('has-problem');
     this.panel.dataset.kind = p.kind;
     this.panel.innerHTML = '<h2></h2><p class="why"></p><div class="actions"></div><p class="alone-means"></p><details><summary>Details</summary><code></code></details>';
@@ -205,13 +210,35 @@ export class StartScreen {
     this.dismiss();
   }
 
-  /** The terrain is drawn: lift the screen, unless a problem waits for the player's choice. */
+  /** The page has begun joining: until `joinSettled`, a drawn terrain only shrinks the screen to a panel. */
+  joinBegun(): void {
+    this.joining = true;
+  }
+
+  /** The join's stages are all said (the world's regions attached, or skipped): the screen lifts once the terrain is drawn. */
+  joinSettled(): void {
+    this.joining = false;
+    if (this.ready && !this.problemUp) this.lift();
+  }
+
+  /** The terrain is drawn: lift the screen (a panel while the join goes on), unless a problem waits for the player's choice. */
   hide(): void {
     this.ready = true;
-    if (!this.problemUp) this.root.hidden = true;
+    if (!this.problemUp) this.lift();
+  }
+
+  private lift(): void {
+    if (this.joining) {
+      this.root.classList.add('compact');
+      this.text.textContent = 'Drawn from the world’s seed: what players built shows as its regions attach…';
+      return;
+    }
+    this.root.classList.remove('compact');
+    this.root.hidden = true;
   }
 
   fail(message: string): void {
+    this.root.classList.remove('compact');
     this.root.classList.add('failed');
     this.text.textContent = message;
     this.root.hidden = false;
@@ -221,6 +248,6 @@ export class StartScreen {
     this.problemUp = false;
     this.panel.hidden = true;
     this.root.classList.remove('has-problem');
-    if (this.ready) this.root.hidden = true;
+    if (this.ready) this.lift();
   }
 }
