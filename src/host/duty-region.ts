@@ -42,12 +42,16 @@ export interface DutyRegion {
   persist(): Promise<void>;
   /** `hostedWithUs`: `to` is a host of our set that answered us as one (hosted-region.ts takes the region back from such a node if it does not claim). */
   handOff(to: NodeId, hostedWithUs: boolean): void;
-  /** Whether `id` was handed the region lately and did not claim it (declined-handoffs.ts), or its silence made us claim lately: not handed it now. */
+  /** Whether `id` was handed the region lately and did not claim it (declined-handoffs.ts), its silence made us claim lately, or it left the region unanswered (unclaiming-hosts.ts): not handed it now. */
   declinedHandoff(id: NodeId): boolean;
   /** Whether `id` was dropped from our set as quiet and not heard since (quiet-hosts.ts): not named a host again. */
   quietHost(id: NodeId): boolean;
-  /** `hex` hosts nothing we hear (`dropped` from our set as quiet, or found silent since): kept out of the set. */
-  noteQuiet(hex: string, dropped?: boolean): void;
+  /** Whether `id` left the region unanswered lately and has not answered us since (unclaiming-hosts.ts): a re-check names one such node at a time. */
+  struck(id: NodeId): boolean;
+  /** `hex` hosts nothing we hear (`dropped` from our set as quiet, or found silent since): kept out of the set; `neverAnswered`: it never hosted with us (struck: unclaiming-hosts.ts). */
+  noteQuiet(hex: string, dropped?: boolean, neverAnswered?: boolean): void;
+  /** The nodes we struck, newest first (unclaiming-hosts.ts): named in our SYNC. */
+  struckHosts(): NodeId[];
   /** We stop being primary with no successor known (editors of unconfirmed edits hear 'busy'), as a backup with no primary or idle. */
   release(why: string, role?: 'backup' | 'idle'): void;
   reconfigure(hosts: NodeId[], why: string): void;

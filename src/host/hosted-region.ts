@@ -181,6 +181,19 @@ export class HostedRegion implements RegionRole {
     return this.claimant.suspects();
   }
 
+  struck(id: NodeId): boolean {
+    return this.claimant.struck(id);
+  }
+
+  struckHosts(): NodeId[] {
+    return this.claimant.struckHosts();
+  }
+
+  /** Hosts another host of the region says left it unanswered (region-claimant.ts `toldSilent`). */
+  toldSilent(silent: readonly NodeId[], named?: readonly NodeId[]): void {
+    this.claimant.toldSilent(silent, named);
+  }
+
   /** Our primary may soon be taken for dead: the hosts we would claim over are pinged now (region-claimant.ts). */
   pingAhead(): void {
     this.claimant.pingAhead();
@@ -429,6 +442,8 @@ export class HostedRegion implements RegionRole {
         // enough (a lying host of the set could fork: it is trusted like any certified primary).
         // (Also an epoch we hold only because a later claim we granted covered it.)
         this.granter.forget(m.e, fromHex);
+        // The hosts it says sent its claim nothing, of those the claim we granted named (unclaiming-hosts.ts).
+        if (m.silent) this.toldSilent(m.silent, this.el.accepted.find((q) => q.e === m.e && !!q.p && idEquals(q.p, from))?.hosts ?? []);
         if (this.el.abandon(m.e, from)) {
           // Our grant of e was the last thing we promised: it falls back (election.ts
           // `undoGrant` says why that is safe), and we follow whom we followed before it. A
@@ -583,18 +598,21 @@ export class HostedRegion implements RegionRole {
    * lately (region-claimant.ts `replacedLately`): a starved tab nearest the key, handed the
    * region back while still slow, claimed late and its backups took the region again, two
    * more failovers for one slow spell; or we dropped it as quiet lately and it has not hosted
-   * with us since (quiet-hosts.ts `droppedLately`).
+   * with us since (quiet-hosts.ts `droppedLately`); or it left a claim of ours or a handoff
+   * unanswered and has not answered us since (unclaiming-hosts.ts): after its strike's time it
+   * may be named a backup again, and handed the region once it answered as one.
    */
   declinedHandoff(id: NodeId): boolean {
     const now = this.ctx.clock.now();
-    return this.declined.declined(id, now) || this.claimant.replacedLately(idToHex(id)) || this.quietHosts.droppedLately(id, now);
+    return this.declined.declined(id, now) || this.claimant.replacedLately(idToHex(id)) || this.quietHosts.droppedLately(id, now) || this.claimant.struck(id);
   }
 
   quietHost(id: NodeId): boolean {
     return this.quietHosts.quiet(id, this.ctx.clock.now());
   }
 
-  noteQuiet(hex: string, dropped = false): void {
+  noteQuiet(hex: string, dropped = false, neverAnswered = false): void {
+    if (dropped) this.claimant.droppedQuiet(hex, neverAnswered);
     if (dropped) this.quietHosts.dropped(hex, this.ctx.clock.now());
     else this.quietHosts.note(hex, this.ctx.clock.now());
   }

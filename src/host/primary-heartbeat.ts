@@ -81,9 +81,12 @@ export class PrimaryHeartbeat {
     const parts = pieces(this.duty.region.state.all()).map((part) => encodeEntries(part));
     const e = this.duty.e, s = this.machine.committed, cert = this.duty.region.cert!, chain = this.duty.region.chain, reqs = this.duty.region.requests.export(MAX_STATE_REQS);
     const after = this.machine.batches.filter((b) => b.to > s);
+    // The nodes we struck (unclaiming-hosts.ts): our backup claims after us, or is primary after us, and would name them again.
+    const struck = this.duty.region.struckHosts();
+    const silent = struck.length ? { silent: struck } : {};
     this.duty.proofs.run(parts.map((b) => ({ e, f: 0, t: s, b })), (sigs) => {
       parts.forEach((entries, i) => this.duty.ctx.wires.replicas.send(id, {
-        t: 'SYNC', ...this.duty.regionFields, e, s, hosts, entries, cert, ...(chain ? { chain } : {}), ...(sigs[i] ? { sig: sigs[i] } : {}), ...(i === 0 ? { reqs } : {}), ...(i < parts.length - 1 ? { more: true } : {}),
+        t: 'SYNC', ...this.duty.regionFields, e, s, hosts, entries, cert, ...(chain ? { chain } : {}), ...(sigs[i] ? { sig: sigs[i] } : {}), ...(i === 0 ? { reqs, ...silent } : {}), ...(i < parts.length - 1 ? { more: true } : {}),
       }));
       for (const b of after) this.duty.ctx.wires.replicas.send(id, replicateFrame(this.duty.regionFields, e, hosts, b));
     });

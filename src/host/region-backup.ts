@@ -117,12 +117,19 @@ export class RegionBackup extends RegionSide implements FollowTerms {
         }
         if (!this.follow(from, fromHex, cert, hold, m.chain)) return;
         this.perform(this.machine.syncPiece(from, m, entries, this.ctx.clock.now()));
+        this.heardSilent(fromHex, m);
         return;
       } finally {
         this.checked(check);
       }
     }
     this.perform(this.machine.syncPiece(from, m, entries, this.ctx.clock.now()));
+    this.heardSilent(fromHex, m);
+  }
+
+  /** The primary we follow named the nodes it struck (unclaiming-hosts.ts): struck here too, as we may claim or be primary after it. */
+  private heardSilent(fromHex: string, m: ReplicationMessageOf<'SYNC'>): void {
+    if (m.silent && this.isCurrentPrimary(fromHex, m.e)) this.region.toldSilent(m.silent);
   }
 
   /** The check of a SYNC from `hex` of epoch `e` begins (one record for all of its pieces). */

@@ -2,10 +2,10 @@
 // set for grants of the next epoch (claim-round.ts counts them) and makes us primary once
 // they form a certificate (docs/HOSTING.md, "Authority"); it reads and changes the region's
 // role through `RegionRole` (region-role.ts), never the class that owns it.
-import { idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
+import { hexToId, idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
 import { within } from '../core/clock';
 import { bareRefusal, CLAIM_TIMEOUT_MS, claimTargets, ClaimRound } from './claim-round';
-import { certShapeFault, MIN_CERT_HOSTS, quorum, sameSet, signGrant, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
+import { certShapeFault, MAX_CERT_HOSTS, MIN_CERT_HOSTS, quorum, sameSet, signGrant, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
 import type { ReplicationMessageOf } from './replication-messages';
 import { getEdits, getLocation } from '../region/region-records';
 import { inChain } from '../region/cert-anchor';
@@ -14,6 +14,7 @@ import { has, RegionSide } from './region-role';
 import { GrantedStates, type GrantedOutcome } from './granted-states';
 import { proofBytes, type StateProof } from '../region/entry-proofs';
 import { NodeNotes } from './node-notes';
+import { UnclaimingHosts } from './unclaiming-hosts';
 
 /** Entries (proofs' included) one granter's answers may hold in a round; the rest is dropped (granted-states.ts). */
 const GRANTED_PER_HOST = 1 << 22;
@@ -22,15 +23,6 @@ const GRANTED_PER_HOST = 1 << 22;
 const SUSPECT_MS = 30_000;
 /** Silent (and replaced) primaries remembered per region, the oldest dropped first. */
 const SUSPECTS_KEPT = 64;
-
-/**
- * A host that answered our claim's ping and then sent the claim nothing (no grant, no
- * refusal) in CLAIM_TIMEOUT_MS, its resends included, is left out of our claims' sets this
- * long, unless it answers a claim of ours meanwhile (`unclaiming`).
- */
-export const UNCLAIMING_MS = 30_000;
-/** Such hosts remembered per region, the oldest dropped first. */
-const UNCLAIMING_KEPT = 8;
 
 /** A minute without a failed claim starts the claims' backoff again from its first wait (retryDelay). */
 const FAILURES_FORGOTTEN_MS = 60_000;
@@ -93,15 +85,14 @@ export class RegionClaimant extends RegionSide {
   private readonly replaced = new NodeNotes(SUSPECT_MS, SUSPECTS_KEPT);
   /**
    * Hosts of a claim of ours that failed which sent it nothing in the whole round
-   * (CLAIM_TIMEOUT_MS, resent twice) though they answer pings: a node whose DHT answers while
-   * it hosts nothing (a tab whose hosting stalled, an attacker's node near the key) can never
-   * be in a majority, so a set naming it needs every other host's grant. Left out of our next
-   * claims' sets (liveHosts) until it answers a claim of ours or UNCLAIMING_MS passed. Before,
-   * a released primary whose lookup named two such nodes among the key's three nearest
-   * claimed over them every few seconds, each claim failing 'no-majority', for as long as the
-   * run lasted (sybil_1k seed 3, region 8,1: 170 s).
+   * (CLAIM_TIMEOUT_MS, resent twice) though they answer pings, and nodes handed the region
+   * that never claimed it (unclaiming-hosts.ts): left out of our next claims' sets
+   * (liveHosts) until they answer a claim of ours or their strike's time passed. Before, a
+   * released primary whose lookup named two such nodes among the key's three nearest claimed
+   * over them every few seconds, each claim failing 'no-majority', for as long as the run
+   * lasted (sybil_1k seed 3, region 8,1: 170 s).
    */
-  private readonly unclaiming = new NodeNotes(UNCLAIMING_MS, UNCLAIMING_KEPT);
+  private readonly unclaiming = new UnclaimingHosts();
   private retry: unknown;
   /** The store write of a certificate we won (becomePrimary), due CERT_WRITE_AFTER_MS later. */
   private certWrite: unknown;
@@ -163,7 +154,32 @@ export class RegionClaimant extends RegionSide {
 
   /** `hex` acked our epoch or asked for its SYNC: it hosts, whatever it sent our claims. */
   hosting(hex: string): void {
-    this.unclaiming.forget(hex);
+    this.unclaiming.answered(hex);
+  }
+
+  /**
+   * Whether `id` left the region unanswered (a claim of ours, a handoff) and has not answered
+   * us since, within the strikes' memory (unclaiming-hosts.ts): not handed the region, and a
+   * re-check names one such node at a time (host-set-check.ts).
+   */
+  struck(id: NodeId): boolean {
+    return this.unclaiming.struck(id, this.ctx.clock.now());
+  }
+
+  /**
+   * `hex` was dropped from our set as quiet: a strike if it never answered us as a host (no
+   * grant of our claim, no ack of our epoch: the claim certified without it), or if it had
+   * left the region unanswered before (its time doubles: named again after its last strike,
+   * it still said nothing). A backup that hosted with us and then went quiet is not struck.
+   */
+  droppedQuiet(hex: string, neverAnswered: boolean): void {
+    const now = this.ctx.clock.now();
+    if (neverAnswered || this.unclaiming.struckHex(hex, now)) this.unclaiming.strike(hex, now);
+  }
+
+  /** The nodes struck here (newest first, at most MAX_CERT_HOSTS): our SYNC tells our backups, who would name them after us. */
+  struckHosts(): NodeId[] {
+    return this.unclaiming.recent(this.ctx.clock.now(), MAX_CERT_HOSTS).map(hexToId);
   }
 
   /** Whether our claim replaced `hex`, a primary that had handed the region to nobody, for its silence in the last SUSPECT_MS. */
@@ -235,7 +251,13 @@ export class RegionClaimant extends RegionSide {
     const handed = this.region.handoffTo;
     const before = this.region.roles.startClaim();
     if (before === undefined) return false;
-    if (handed && handed !== this.ctx.selfHex && !handedOver) this.region.declined.note(handed, this.ctx.clock.now());
+    // Struck too: a claim of ours that names it waits on a node that has shown it does not
+    // take the region (with a second such node near the key, 1.5 s for nothing: sybil_1k
+    // seed 1, region 1,1).
+    if (handed && handed !== this.ctx.selfHex && !handedOver) {
+      this.region.declined.note(handed, this.ctx.clock.now());
+      this.unclaiming.strike(handed, this.ctx.clock.now());
+    }
     if (primarySilent && !handed && this.region.primaryHex) {
       this.replaced.note(this.region.primaryHex, this.ctx.clock.now());
     }
@@ -434,7 +456,7 @@ export class RegionClaimant extends RegionSide {
     const adopting = this.adoptGranted(round, known, vouchless);
     if (adopting) await adopting;
     const cert = round.cert();
-    if (!cert) this.noteUnclaiming(hosts, this.unanswered);
+    const silentHosts = cert ? [] : this.noteUnclaiming(hosts, this.unanswered);
     // Refusals raise our next epoch and name granted epochs to cover; a silent majority of
     // the previous set is evidence for a rebase, or holds our claims back (election.ts).
     this.el.afterClaim({ known, certified: !!cert, answered: round.alive(known), fault: round.fault() ?? undefined, learned: round.learned, highestRefusal: round.highestRefusal }, this.ctx.clock.now(), o.rebaseMs);
@@ -451,7 +473,10 @@ export class RegionClaimant extends RegionSide {
       // (hosted-region.ts). Not after a claim over a silent set (a restart, a rebase on its way).
       const granted = new Set(round.granted());
       const alive = this.replacing && this.replacing.answeredAt !== -Infinity ? { alive: true } : {};
-      for (const [hex, to] of targets) if (granted.has(hex) || !round.answered.has(hex)) this.region.toHost(to, { t: 'ABANDON', ...this.regionFields, e, ...alive });
+      // Our granters learn which hosts of the claim said nothing: the next of them to claim, or
+      // primary after a failover, would name them again (sybil_1k seed 1, region 1,1: 2.4 s).
+      const silent = silentHosts.length ? { silent: hosts.filter((h) => silentHosts.includes(idToHex(h))) } : {};
+      for (const [hex, to] of targets) if (granted.has(hex) || !round.answered.has(hex)) this.region.toHost(to, { t: 'ABANDON', ...this.regionFields, e, ...alive, ...(granted.has(hex) ? silent : {}) });
       this.abandoned.push(e);
       if (this.abandoned.length > ABANDONED_KEPT) this.abandoned.shift();
       // Our own grant for e never left this node and our claim is over: nobody can win e
@@ -482,13 +507,29 @@ export class RegionClaimant extends RegionSide {
    * the round ran its whole time are noted (`unclaiming`). Not after a round cut short (a
    * duel, a promise we gave another claimant meanwhile): they may not have had the time.
    */
-  private noteUnclaiming(hosts: readonly NodeId[], unanswered: readonly string[]): void {
+  private noteUnclaiming(hosts: readonly NodeId[], unanswered: readonly string[]): string[] {
     const now = this.ctx.clock.now();
-    if (now - this.sentAt < CLAIM_TIMEOUT_MS) return;
+    if (now - this.sentAt < CLAIM_TIMEOUT_MS) return [];
     const named = new Set(hosts.map(idToHex));
     const out = unanswered.filter((hex) => named.has(hex));
-    for (const hex of out) this.unclaiming.note(hex, now);
+    for (const hex of out) this.unclaiming.strike(hex, now);
     if (out.length) this.region.trace(`claim: ${out.map((h) => h.slice(0, 6)).join(',')} sent it nothing: left out of our claims`);
+    return out;
+  }
+
+  /**
+   * A claimant we granted abandoned its claim, naming hosts of it that sent it nothing in
+   * its whole round (`silent`, only those its claim named, never us), or our primary's SYNC
+   * names the nodes it struck (`named`: any): a first strike here unless struck already. Its
+   * word is trusted as far as our grant or our following trusted it; a hostile claimant or
+   * primary that names honest hosts keeps them out of our sets for one strike's time, until
+   * they answer a claim of ours.
+   */
+  toldSilent(silent: readonly NodeId[], named?: readonly NodeId[]): void {
+    const now = this.ctx.clock.now();
+    const out = silent.filter((h) => (!named || has(named, h)) && !idEquals(h, this.ctx.selfId) && !this.unclaiming.struck(h, now)).map(idToHex);
+    for (const hex of out) this.unclaiming.told(hex, now);
+    if (out.length) this.region.trace(`told ${out.map((h) => h.slice(0, 6)).join(',')} sent a claim nothing: left out of our claims`);
   }
 
   /** Whether claim `run` is still the one under way (the newest, and we still claim). */
@@ -579,9 +620,14 @@ export class RegionClaimant extends RegionSide {
     // nor those that did not answer it: a dead host left in the set (the DHT and our link
     // keep it for seconds) cost every later takeover CLAIM_PING_MS more, waiting on it twice.
     const asked = (h: NodeId) => this.aheadSaid(h, now);
-    // Nor a node that sent a failed claim of ours nothing lately (`unclaiming`): it answers
-    // pings and will not answer this claim either. It is neither a spare nor kept below.
-    const unclaiming = (h: NodeId) => this.unclaiming.noted(h, now);
+    // Nor a node that sent a failed claim of ours nothing lately, or was handed the region and
+    // never claimed it (`unclaiming`): it answers pings and will not answer this claim either.
+    // It is neither a spare nor kept below. Nor, past a minority of the set, the nearest
+    // first, nodes whose strike's time is over but that have not answered us since: named
+    // together they can hold the claim's majority (host-set-check.ts names them one at a time too).
+    let room = set.length - quorum(set.length);
+    const beyond = new Set(sortByDistance(others.filter((h) => this.unclaiming.struck(h, now) && !this.unclaiming.noted(h, now)), (x) => x, this.region.key).filter(() => room-- <= 0).map(idToHex));
+    const unclaiming = (h: NodeId) => this.unclaiming.noted(h, now) || beyond.has(idToHex(h));
     const spares = this.ctx.linkedNear(this.region.key, o.replicas, new Set([...set.map(idToHex), ...this.suspects(), silent, this.ctx.selfHex]));
     const sparesAnswer = this.ctx.answering(spares.filter((h) => !asked(h)), CLAIM_PING_MS);
     const fresh = others.filter((h) => this.aheadSaid(h, now, true));
@@ -772,7 +818,7 @@ export class RegionClaimant extends RegionSide {
     if (this.granted?.round !== round || this.granted.states.frame(fromHex) >= (m.n ?? 1)) round.answered.add(fromHex);
     // An answer is proof of life: a primary we took for dead had only gone quiet (or released).
     this.silent.forget(fromHex);
-    this.unclaiming.forget(fromHex);
+    this.unclaiming.answered(fromHex);
     if (this.replacing?.hex === fromHex) this.replacing.answeredAt = this.ctx.clock.now();
     // Taken at the end of the round, entry by entry only if a majority of a set sent it or a
     // primary of our chain signed it (granted-states.ts, docs/TRUST.md rule 8).

@@ -34,6 +34,8 @@ export interface RegionRole extends DutyRegion, RoleView {
   readonly proofs: ProofRing;
   /** Our primary named its subscribers (its HEARTBEAT): the next primary tells them of its takeover. */
   heardSubs(ids: NodeId[]): void;
+  /** Hosts another host of the region says left it unanswered (our primary's SYNC, a granted claimant's ABANDON): struck here too (unclaiming-hosts.ts). */
+  toldSilent(silent: readonly NodeId[], named?: readonly NodeId[]): void;
   /** Subscribers waiting for our claim to finish. */
   readonly waiting: Map<string, { id: NodeId; since: Stamp | undefined }>;
   readonly stopped: boolean;

@@ -58,7 +58,8 @@ export const replicationSpec = {
   ACK: [15, v.object({ ...region, e: u32, to: u32, b: v.optional(u32) })],
   /** primary -> backup: the full state at (e, s) (join, re-replication, gap repair), with the epoch's certificate and the request log. */
   /** `sig`: the primary's signature over this piece's entries (state-proofs.ts, `f` 0, `t` s). */
-  SYNC: [16, v.object({ ...region, e: u32, s: u32, hosts, entries, cert: certSchema, chain: v.optional(certChainSchema), reqs: reqLog, more: v.optional(v.boolean()), sig: v.optional(sigBytes) })],
+  /** `silent`: nodes the primary struck for leaving the region unanswered (unclaiming-hosts.ts); its backups strike them too. */
+  SYNC: [16, v.object({ ...region, e: u32, s: u32, hosts, entries, cert: certSchema, chain: v.optional(certChainSchema), reqs: reqLog, more: v.optional(v.boolean()), sig: v.optional(sigBytes), silent: v.optional(hosts) })],
   /** backup -> primary: I missed something, send SYNC. */
   SYNC_REQ: [17, v.object({ ...region, e: u32 })],
   /** primary -> closer node: claim epoch e (I will grant it). */
@@ -71,7 +72,8 @@ export const replicationSpec = {
   OFFER: [20, v.object({ ...region, entries, cert: v.optional(certSchema) })],
   /** claimant -> its granters: my claim of e formed no certificate and never will (forget it). */
   // alive: the primary the claim took for dead answered it (its granters go back to it).
-  ABANDON: [21, v.object({ ...region, e: u32, alive: v.optional(v.boolean()) })],
+  // silent: hosts the claim named that sent it nothing in its whole round (a granter strikes them too: unclaiming-hosts.ts).
+  ABANDON: [21, v.object({ ...region, e: u32, alive: v.optional(v.boolean()), silent: v.optional(hosts) })],
   PART,
   /**
    * primary -> backup, in a crowd (host/positions-duty.ts, host/fan-out-share.ts): every player's position as a

@@ -4,8 +4,11 @@
 // primary stops ordering, and the region has no primary until its backups give up on the
 // handoff and one of them claims. Measured: how long the region was without a primary in a
 // window after the sink joined (all of it, and the longest gap), how many gaps, how many
-// honest edits (one a second) were confirmed. Node only (the simulator); run by
-// host/hosting-handoff-sink.test.ts.
+// honest edits (one a second) were confirmed. With `sinks: 2` the sinks are 2 of the 3 nodes
+// nearest the key (the model's limit, docs/TRUST.md "What it does not stop" (a); sybil_1k
+// seed 1, region 1,1), `chatterMs` has them send the hosts a frame of the region now and then
+// (the 1,000-peer kit's rows do: a frame brings a node noted quiet back on trust), and `killAt`
+// kills the primary then. Node only (the simulator); run by host/hosting-handoff-sink.test.ts.
 import { every } from '../core/clock';
 import { sortByDistance } from '../core/node-id';
 import { REGION_BLOCKS, RegionKeys, type RegionCoord } from '../region/region-key';
@@ -40,6 +43,14 @@ export interface HandoffSinkOptions {
    * region in a set (and have been its primary) before it falls silent.
    */
   startedHost?: boolean;
+  /** Sinks, each ground nearer the key than every honest node (default 1). */
+  sinks?: number;
+  /** The window measured after the sinks joined (virtual ms; default SINK_WINDOW_MS). */
+  windowMs?: number;
+  /** Each sink sends every honest host a frame of the region (an ABANDON of no claim) this often (virtual ms; default never). */
+  chatterMs?: number;
+  /** The primary dies silently this long into the window (virtual ms; default never). */
+  killAt?: number;
 }
 
 /** The window measured after the sink joined (virtual ms): several re-checks of the host set (RECHECK_MS 5 s). */
@@ -65,18 +76,33 @@ export async function runHandoffSink(seed: number, o: HandoffSinkOptions = {}): 
   for (let i = 0; i < 3; i++) if (!(await edit(10_000))) throw new Error('setup edit not confirmed');
   await sim.run(1000);
   if (!sim.primaryOf(r)) throw new Error('no primary after the setup edits');
-  // The sink: ground nearer the key than the nearest honest node; its host is the attacker's (never started, or stopped once joined).
+  // The sinks: ground nearer the key than the nearest honest node; their hosts are the attacker's (never started, or stopped once joined).
   const nearest = sortByDistance(sim.live(), (p) => p.dht.selfId, key)[0]!.dht.selfId;
   const topEpoch = (peers: SimPeer[]) => Math.max(0, ...peers.map((p) => p.host.regionState(r)?.cert?.e ?? 0));
   const epochAtJoin = topEpoch(sim.live());
-  const sink: SimPeer = await sim.add(sim.groundId(key, undefined, nearest), { hostile: !o.startedHost });
-  new Attacker(sim, sink, 0, seed, false);
+  const sinks: SimPeer[] = [];
   let handoffsToSink = 0;
-  sink.wire.replicas.events.on('frame', ({ msg }) => void (msg.t === 'HANDOFF' && handoffsToSink++));
+  for (let i = 0; i < (o.sinks ?? 1); i++) {
+    const sink = await sim.add(sim.groundId(key, undefined, nearest), { hostile: !o.startedHost });
+    new Attacker(sim, sink, 0, seed + i, false);
+    sink.wire.replicas.events.on('frame', ({ msg }) => void (msg.t === 'HANDOFF' && handoffsToSink++));
+    sinks.push(sink);
+  }
+  const honestHosts = () => sim.live().filter((p) => !sinks.includes(p) && !!p.host.regionState(r));
+  const chatter = o.chatterMs ? every(sim.clock, o.chatterMs, () => {
+    for (const s of sinks) for (const p of honestHosts()) s.wire.replicas.send(p.dht.selfId, { t: 'ABANDON', rx: r.rx, rz: r.rz, e: 1 });
+  }) : () => {};
+  const start = sim.clock.now();
+  let killed = false;
   let noPrimaryMs = 0, longestGapMs = 0, gaps = 0, gapStart: number | undefined;
   const stop = every(sim.clock, 50, () => {
     const now = sim.clock.now();
-    if (sim.primariesOf(r).some((p) => p !== sink)) {
+    if (o.killAt !== undefined && !killed && now - start >= o.killAt) {
+      killed = true;
+      const p = sim.primaryOf(r);
+      if (p && !sinks.includes(p) && p !== player) sim.kill(p.hex);
+    }
+    if (sim.primariesOf(r).some((p) => !sinks.includes(p))) {
       if (gapStart !== undefined) longestGapMs = Math.max(longestGapMs, now - gapStart);
       gapStart = undefined;
       return;
@@ -87,7 +113,7 @@ export async function runHandoffSink(seed: number, o: HandoffSinkOptions = {}): 
     }
     noPrimaryMs += 50;
   });
-  const end = sim.clock.now() + SINK_WINDOW_MS;
+  const end = sim.clock.now() + (o.windowMs ?? SINK_WINDOW_MS);
   const edits0 = tried;
   let confirmed = 0;
   while (sim.clock.now() < end) {
@@ -97,7 +123,8 @@ export async function runHandoffSink(seed: number, o: HandoffSinkOptions = {}): 
   }
   if (gapStart !== undefined) longestGapMs = Math.max(longestGapMs, sim.clock.now() - gapStart);
   stop();
-  const out = { epochAtJoin, epochAtEnd: topEpoch(sim.live().filter((p) => p !== sink)), noPrimaryMs, longestGapMs, gaps, handoffsToSink, edits: tried - edits0, confirmed, doublePrimaries: sim.doublePrimaries().length };
+  chatter();
+  const out = { epochAtJoin, epochAtEnd: topEpoch(sim.live().filter((p) => !sinks.includes(p))), noPrimaryMs, longestGapMs, gaps, handoffsToSink, edits: tried - edits0, confirmed, doublePrimaries: sim.doublePrimaries().length };
   sim.stopAll();
   return out;
 }
