@@ -184,14 +184,15 @@ const idOf = (p: Page) => p.evaluate(() => window.voxel.net!.id());
 const pathTo = (p: Page, id: string) => p.evaluate(async (id) => (await window.voxel.net!.paths())[id] ?? null, id);
 
 /**
- * The start screen's problem once shown, and if it is "WebRTC blocked", what it says 5 s
- * after the identity (a late candidate changes it), with the last `vp:start-explained` and
+ * The start screen's problem once shown, and if it is "WebRTC blocked" or "TURN failed", what
+ * it says 5 s after the identity (a late candidate or a late refusal of the TURN credentials
+ * changes it: bootstrap/peer.ts), with the last `vp:start-explained` and
  * `vp:identity` (ms after navigation); then the world's tabs (`close`) are closed.
  */
 async function said(p: Page, close: BrowserContext[]): Promise<StartSaid> {
   const shown = await p.waitForSelector('#loading .problem:not([hidden])', { timeout: 20_000 }).then(() => true, () => false);
   if (shown) {
-    await p.waitForFunction(() => document.querySelector<HTMLElement>('#loading .problem')!.dataset.kind !== 'webrtc-blocked'
+    await p.waitForFunction(() => !['webrtc-blocked', 'turn-failed'].includes(document.querySelector<HTMLElement>('#loading .problem')!.dataset.kind ?? '')
       || performance.now() > (performance.getEntriesByName('vp:identity')[0]?.startTime ?? 0) + 5000, null, { timeout: 20_000, polling: 100 }).catch(() => {});
   }
   const out = await p.evaluate((shown) => ({

@@ -11,6 +11,7 @@ import { Peer, type PeerConfig } from './peer';
 import { testNodeIdentity } from '../testing/node-identities';
 import { UNNAMED_NETWORK } from '../net/network-id';
 import { nodeDatachannelIceServers } from './headless-ice';
+import { FakeSimplePeer } from '../testing/fake-simple-peer';
 
 const relay = { kind: 'relay', url: 'ws://127.0.0.1:1/relay' } as const;
 /** Another peer's id: one that shows work (core/id-work.ts), or the dial would be refused before it starts. */
@@ -74,6 +75,25 @@ describe('Peer.start says why it is alone', () => {
     const other = await peerId();
     const { peer } = await start(doorway([other]), [], { iceServers: [{ urls: 'turn:127.0.0.1:1', username: 'u', credential: 'c' }] });
     expect(peer.failure?.kind).toBe('turn-failed');
+  });
+
+  it('a TURN refusal of our credentials that comes after "TURN failed" was said: said again as refused', async () => {
+    const other = await peerId();
+    const made: FakeSimplePeer[] = [];
+    const { peer } = await start(doorway([other]), [], {
+      iceServers: [{ urls: 'turn:127.0.0.1:1', username: 'u', credential: 'c' }],
+      createPeer: (o) => { const p = new FakeSimplePeer(o); made.push(p); return p.asPeer; },
+    });
+    expect(peer.failure?.kind).toBe('turn-failed');
+    const said: string[] = [];
+    peer.onFailure((f) => said.push(f.kind));
+    made[0]!._pc.dispatchEvent(Object.assign(new Event('icecandidateerror'), { errorCode: 701, url: 'turn:127.0.0.1:1' }));
+    expect(said).toEqual([]);
+    made[0]!._pc.dispatchEvent(Object.assign(new Event('icecandidateerror'), { errorCode: 401, url: 'turn:127.0.0.1:1', errorText: 'Unauthorized' }));
+    expect(said).toEqual(['turn-refused']);
+    expect(peer.failure?.detail).toMatch(/^turn:127\.0\.0\.1:1 refused the credentials \(401 Unauthorized\)/);
+    made[0]!._pc.dispatchEvent(Object.assign(new Event('icecandidateerror'), { errorCode: 401, url: 'turn:127.0.0.1:1' }));
+    expect(said).toEqual(['turn-refused']); // said once
   });
 
   it('peers listed and dialled, and none answers (their relay sockets deaf a moment): no answer, not "TURN failed", told by the deadline', async () => {

@@ -18,7 +18,7 @@ import { createDhtNode, type DhtOptions } from '../dht/dht-node';
 import type { RecordRules } from '../dht/record-rules';
 import { connectPeerJs } from '../net/peerjs-bootstrap';
 import { connectRelay, type WebSocketCtor } from '../net/relay-bootstrap';
-import { NO_CANDIDATE, WebRtcTransport } from '../net/webrtc-transport';
+import { NO_CANDIDATE, WebRtcTransport, type WebRtcTransportOptions } from '../net/webrtc-transport';
 import { PATH_DEAD } from '../net/close-reasons';
 import { iceUrls } from '../net/ice-servers';
 import type { IceProbeResult } from '../net/ice-probe';
@@ -122,6 +122,8 @@ export interface PeerConfig {
   iceProbe?: Promise<IceProbeResult>;
   /** Links whose path died are closed after this (net/path-watch.ts; a browser's counters allow it); none: no watch. */
   pathDeadMs?: number;
+  /** The transport's connection maker (net/webrtc-transport.ts `createPeer`); default simple-peer's. */
+  createPeer?: WebRtcTransportOptions['createPeer'];
   clock?: Clock;
   dht?: Partial<DhtOptions>;
   WebSocket?: WebSocketCtor;
@@ -292,7 +294,7 @@ export class Peer {
     const connect = ice.watch(cfg.connect ?? defaultConnector(cfg, DOORWAY_TIMEOUT_MS));
     // The transport asks of the ids it links to the work the DHT asks (core/id-work.ts).
     const idWorkBits = cfg.dht?.idWorkBits;
-    const transport = new WebRtcTransport({ identity: cfg.identity, network: cfg.network, iceServers: forRtc(ice.servers), clock, ...(cfg.rtcConfig ? { rtcConfig: cfg.rtcConfig } : {}), ...(cfg.iceProbe ? { iceProbe: cfg.iceProbe } : {}), ...(cfg.pathDeadMs !== undefined ? { pathDeadMs: cfg.pathDeadMs } : {}), ...(idWorkBits !== undefined ? { idWorkBits } : {}) });
+    const transport = new WebRtcTransport({ identity: cfg.identity, network: cfg.network, iceServers: forRtc(ice.servers), clock, ...(cfg.rtcConfig ? { rtcConfig: cfg.rtcConfig } : {}), ...(cfg.iceProbe ? { iceProbe: cfg.iceProbe } : {}), ...(cfg.pathDeadMs !== undefined ? { pathDeadMs: cfg.pathDeadMs } : {}), ...(idWorkBits !== undefined ? { idWorkBits } : {}), ...(cfg.createPeer ? { createPeer: cfg.createPeer } : {}) });
     const doors = new Doorways(cfg.doorways, transport, () => clock.now());
     let lastError: Error | undefined;
     const opened = await Promise.all(cfg.doorways.map((spec) => connect(spec, cfg.identity.id).then(
@@ -349,6 +351,14 @@ export class Peer {
         peer.failure = peer.classify(first, invited.length > 0);
         for (const fn of peer.failureListeners) fn(peer.failure);
         peer.finder.poke();
+      });
+      // A TURN server's refusal of our credentials that came after the verdict (a busy
+      // browser's TURN exchange ends late): said instead of "TURN failed" or "not answered".
+      const offRefusal = transport.onTurnRefusal(() => {
+        if (peer.stopped || peer.status !== 'alone' || (peer.failure?.kind !== 'turn-failed' && peer.failure?.kind !== 'no-answer')) return;
+        offRefusal();
+        peer.failure = peer.classify(first, invited.length > 0);
+        for (const fn of peer.failureListeners) fn(peer.failure);
       });
       // Unanswered when said: once the join's dials have ended, if an offer was answered (its
       // ICE then failed) that is said instead; none answered, "not answered" stays true.
