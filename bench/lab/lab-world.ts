@@ -23,7 +23,7 @@ import { REGION_BLOCKS } from '../../src/region/region-key';
 import { LabProcesses, labOrigin, waitForLine } from './lab-processes';
 import { describePage, recordPeerConnections } from './pc-trace';
 import { runNetworkChange, type NetworkChangeOptions, type NetworkChangeOutcome } from './network-change';
-import { buildTopology, changeNetwork, configureNat, cutUdpPath, HOMES, INTERNET, PEER_IP, SERVER_IP, tcpMappings } from './topology';
+import { buildTopology, changeNetwork, configureNat, cutRelayLeg, cutUdpPath, HOMES, INTERNET, mendRelayLeg, PEER_IP, SERVER_IP, tcpMappings } from './topology';
 
 /**
  * The link world hands out TURN over TCP as well as over UDP: the UDP-blocked home's one way
@@ -275,11 +275,16 @@ async function pathDeath(a: Page, headless: string): Promise<PathDeathStep> {
   }, headless);
   await a.waitForTimeout(1000);
   // The path the link took when it was cut: a cut of UDP to the headless peer's address kills a
-  // direct path only (ci92: no close at all in 15 s, path unknown).
+  // direct path only (ci92: no close at all in 15 s, path unknown). A link relayed by coturn
+  // (either end's relay candidate: ci107's first attempt, 'relay/host', no close in 15 s) loses
+  // coturn's leg to the peer as well, until A closed it; the redial then goes through TURN.
   const before = await pathTo(a, headless);
   const at = before ? `${before.local}/${before.remote} ${before.protocol}` : 'no path';
+  const relayed = before?.local === 'relay' || before?.remote === 'relay';
   const t0 = Date.now();
   cutUdpPath(HOMES[0]!, PEER_IP);
+  if (relayed) cutRelayLeg(PEER_IP);
+  let mended = !relayed;
   type Ev = { at: number; id: string; open: boolean; reason?: string };
   const events = () => a.evaluate((t0) => window.voxel.net!.linkEvents().filter((e) => e.at >= t0), t0) as Promise<Ev[]>;
   let evs: Ev[] = [];
@@ -289,13 +294,15 @@ async function pathDeath(a: Page, headless: string): Promise<PathDeathStep> {
     evs = await events();
     const close = evs.find((e) => e.id === headless && !e.open);
     closed = close ? { ms: Math.round(close.at - t0), reason: close.reason ?? '' } : null;
+    if (close && !mended) { mendRelayLeg(PEER_IP); mended = true; }
     const open = close && evs.find((e) => e.id === headless && e.open && e.at >= close.at);
     if (open) { reopened = Math.round(open.at - t0); break; }
     await a.waitForTimeout(100);
   }
+  if (!mended) mendRelayLeg(PEER_IP);
   await a.evaluate(() => clearInterval((window as unknown as { labTicks?: ReturnType<typeof setInterval> }).labTicks));
   const after = await a.evaluate(() => window.voxel.net!.links().map((l) => l.id.slice(0, 8)));
-  const trace = [`path at the cut ${at}`,
+  const trace = [`path at the cut ${at}${relayed ? ' (coturn\'s leg to the peer cut too)' : ''}`,
     ...evs.map((e) => `+${Math.round(e.at - t0)} ${e.open ? 'open' : 'close'} ${e.id === headless ? 'headless' : e.id.slice(0, 8)}${e.reason ? ` (${e.reason})` : ''}`),
     `links at the end ${JSON.stringify(after)}`];
   return { closed, reopened, trace };

@@ -150,6 +150,22 @@ export function cutUdpPath(h: Home, ip: string): void {
   inNs(h.router, 'iptables', '-I', 'FORWARD', '-p', 'udp', '-s', ip, '-j', 'DROP');
 }
 
+/** The internet-side leg between coturn's relayed addresses and `ip` (an address of the internet namespace), both ways. */
+const relayLeg = (ip: string) => [['-p', 'udp', '-s', SERVER_IP, '-d', ip, '-j', 'DROP'], ['-p', 'udp', '-s', ip, '-d', SERVER_IP, '-j', 'DROP']];
+
+/**
+ * A link relayed by coturn to the internet address `ip` loses its path too: coturn and `ip`
+ * share the internet namespace, so a cut at a home's router never reaches that leg.
+ * mendRelayLeg undoes it (a redial then allocates afresh and links through TURN again).
+ */
+export function cutRelayLeg(ip: string): void {
+  for (const rule of relayLeg(ip)) inNs(INTERNET, 'iptables', '-I', 'OUTPUT', ...rule);
+}
+
+export function mendRelayLeg(ip: string): void {
+  for (const rule of relayLeg(ip)) inNs(INTERNET, 'iptables', '-D', 'OUTPUT', ...rule);
+}
+
 /** Sets a home router's NAT and firewall afresh (its own public address back) and forgets its mappings (conntrack flushed). */
 export function configureNat(h: Home, s: NatSetting): void {
   setWanIp(h, h.wanIp);
