@@ -527,8 +527,7 @@ export class HostedRegion implements RegionRole {
     if (!this.roles.becamePrimary(cert, this.ctx.selfId)) return;
     const duty = (this.primaryDuty = new PrimaryDuty(this));
     duty.start();
-    // (One our takeover notice took for a subscriber has had its snapshot: primary-duty.ts `tellTakeover`.)
-    for (const [hex, w] of this.waiting) if (!duty.subscribers.has(hex)) duty.subscribe(w.id, hex, w.since);
+    for (const [hex, w] of this.waiting) duty.subscribe(w.id, hex, w.since);
     this.waiting.clear();
   }
 

@@ -20,7 +20,7 @@ import { PLAYER_TTL_MS, RegionPresence } from './region-presence';
 import { ChatRelay } from './chat-relay';
 import type { PlayerToHost, SubscriptionMessageOf } from '../region/subscription-messages';
 import type { ReplicaFrame } from './host-wires';
-import { encodeEntries, PIECE_ENTRIES, pieces, type Entry, type Stamp } from '../region/region-state';
+import { encodeEntries, pieces, type Entry, type Stamp } from '../region/region-state';
 import { regionOf } from '../region/region-key';
 import { chunkOf } from '../world/coords';
 import { CommitPipeline } from './commit-pipeline';
@@ -37,13 +37,6 @@ import { RegionPublisher } from './region-publisher';
 import { ProofSigner } from './state-proofs';
 
 export type { DutyRegion } from './duty-region';
-
-/**
- * Entries a new primary sends, in all, in the snapshots it pushes to its predecessor's
- * subscribers at its takeover (`tellTakeover`): 4 pieces (3 MiB). A subscriber past it is
- * told of the takeover alone and asks for its snapshot.
- */
-export const TAKEOVER_PUSH_ENTRIES = 4 * PIECE_ENTRIES;
 
 export class PrimaryDuty implements DutyShared {
   readonly subscribers = new Map<string, Subscriber>();
@@ -121,28 +114,12 @@ export class PrimaryDuty implements DutyShared {
       if (cert.hosts.some((x) => idEquals(x, h))) continue;
       this.ctx.wires.replicas.send(h, { t: 'SYNC', ...this.regionFields, e: this.e, s: 0, hosts: cert.hosts, entries: new Uint8Array(0), cert, ...(this.region.chain ? { chain: this.region.chain } : {}) });
     }
-    this.tellTakeover(this.region.takeKnownSubs());
+    // Dueling Teapots' TAKE_OVER: the old primary's subscribers hear of us at once.
+    const subs = this.region.takeKnownSubs();
+    this.ctx.trace?.(this.region.name, `${this.ctx.selfHex.slice(-4)} e${this.e}: takeover told to ${subs.length} subscribers`);
+    for (const id of subs) this.ctx.wires.players.send(id, { t: 'NOT_PRIMARY', ...this.regionFields, e: this.e, primary: this.ctx.selfId });
     this.publisher.publishLocation();
     this.publisher.schedule();
-  }
-
-  /**
-   * Dueling Teapots' TAKE_OVER: the old primary's subscribers hear of us at once, and each is
-   * taken for our subscriber and sent our snapshot behind the notice (`snap`), as its SUBSCRIBE
-   * would have been answered (a full one: it follows another epoch). Asked for, the snapshot
-   * came a round trip later, through the subscriber's tab and ours, both busy in a failover.
-   * Up to TAKEOVER_PUSH_ENTRIES entries in all (a crowd's large state is asked for, each
-   * subscriber's when it is ready for it).
-   */
-  private tellTakeover(subs: readonly NodeId[]): void {
-    this.ctx.trace?.(this.region.name, `${this.ctx.selfHex.slice(-4)} e${this.e}: takeover told to ${subs.length} subscribers`);
-    const size = Math.max(1, this.region.state.size);
-    let pushes = Math.floor(TAKEOVER_PUSH_ENTRIES / size);
-    for (const id of subs) {
-      const snap = pushes-- > 0;
-      this.ctx.wires.players.send(id, { t: 'NOT_PRIMARY', ...this.regionFields, e: this.e, primary: this.ctx.selfId, ...(snap ? { snap } : {}) });
-      if (snap) this.subscribe(id, idToHex(id), undefined);
-    }
   }
 
   stop(): void {

@@ -64,8 +64,6 @@ export class PrimarySearch {
         }
         if (++tries > 4) await new Promise<void>((resolve) => this.deps.args.clock.setTimeout(resolve, 100));
         const key = await sub.key;
-        // A snapshot that came meanwhile (a takeover's, pushed) attached us.
-        if (sub.closed || sub.attached) break;
         let target = sub.hint;
         const hinted = !!target;
         let host = false;
@@ -105,17 +103,10 @@ export class PrimarySearch {
         if (sub.closed) return;
         sub.target = idToHex(target);
         if (asked.size < ASKED_KEPT) asked.add(sub.target);
-        // A new primary whose takeover notice said its snapshot follows took us for a
-        // subscriber already: we wait for that snapshot (a SUBSCRIBE would only bring another).
-        const pushed = hinted && sub.pushed === sub.target;
-        if (pushed) {
-          this.deps.args.trace?.(sub.name, `client: waits for the snapshot of ${sub.target.slice(0, 6)} (named itself primary)`);
-        } else {
-          // (`missed`: we were attached and heard nothing; a primary that relayed to us through a
-          // backup serves us itself a while: host/fan-out-plan.ts.)
-          this.deps.args.trace?.(sub.name, `client: subscribes to ${sub.target.slice(0, 6)}${hinted ? ' (named itself primary)' : host ? ' (a host)' : ''}`);
-          this.deps.args.wire.send(target, { t: 'SUBSCRIBE', rx: sub.coord.rx, rz: sub.coord.rz, host, ...(sub.epoch > 0 ? { since: sub.since, missed: true } : {}) });
-        }
+        // (`missed`: we were attached and heard nothing; a primary that relayed to us through a
+        // backup serves us itself a while: host/fan-out-plan.ts.)
+        this.deps.args.trace?.(sub.name, `client: subscribes to ${sub.target.slice(0, 6)}${hinted ? ' (named itself primary)' : host ? ' (a host)' : ''}`);
+        this.deps.args.wire.send(target, { t: 'SUBSCRIBE', rx: sub.coord.rx, rz: sub.coord.rz, host, ...(sub.epoch > 0 ? { since: sub.since, missed: true } : {}) });
         // A node that named itself primary (a takeover notice or a redirect) gets our waiting
         // edits right behind the SUBSCRIBE, not after its snapshot: a round trip less in every
         // failover. Its answers count once its snapshot's certificate is checked (submitted-edits.ts).
@@ -139,9 +130,6 @@ export class PrimarySearch {
         if (!answered && !sub.closed && !idEquals(target, this.deps.args.dht.selfId)) this.deps.args.dht.reach?.(target);
         sub.wake = () => {};
         sub.named = undefined;
-        // Its snapshot did not come in time: it is asked with a SUBSCRIBE like any other host
-        // (a snapshot of it still counts as one this attach asked for).
-        if (pushed && sub.pushed === sub.target) sub.pushed = undefined;
         if (!sub.hint) attempt++;
         // Alone: wait before asking again (edits meanwhile fail as 'uncertified' at once).
         const wait = sub.aloneUntil - this.deps.args.clock.now();
@@ -161,7 +149,6 @@ export class PrimarySearch {
       sub.attaching = false;
       sub.named = undefined;
       sub.asked = undefined;
-      sub.pushed = undefined;
     }
   }
 

@@ -124,12 +124,6 @@ export interface Subscription {
    */
   named?: NodeId;
   /**
-   * The node (hex) whose takeover notice said its snapshot follows (NOT_PRIMARY `snap`), until
-   * the attach's wait for it ends: that snapshot counts though we sent no SUBSCRIBE, and the
-   * attach sends none to it (primary-search.ts).
-   */
-  pushed?: string;
-  /**
    * Whom this attach sent a SUBSCRIBE to (hex, at most ASKED_KEPT, primary-search.ts), while
    * it lasts: a snapshot from any of them counts, not only from the one asked last. A primary
    * that answered after the wait for it ended (a starved tab's answer, later than

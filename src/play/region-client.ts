@@ -370,9 +370,8 @@ export class RegionClient {
       case 'SNAPSHOT':
         if (sub.attaching) this.args.trace?.(sub.name, `client: snapshot from ${fromHex.slice(0, 6)} e${m.e}`);
         // From whom we asked last, or from anyone this attach asked (a primary whose answer came
-        // after we stopped waiting for it: primary-search.ts `asked`), or from the new primary
-        // whose takeover notice said it follows (`pushed`); its certificate decides.
-        if ((fromHex !== sub.target && !fromPrimary && !(sub.attaching && sub.asked?.has(fromHex)) && fromHex !== sub.pushed) || m.e < sub.epoch) return void this.stats.stale++;
+        // after we stopped waiting for it: primary-search.ts `asked`); its certificate decides.
+        if ((fromHex !== sub.target && !fromPrimary && !(sub.attaching && sub.asked?.has(fromHex))) || m.e < sub.epoch) return void this.stats.stale++;
         void this.checkSnapshot(sub, from, fromHex, m);
         return;
       case 'DELTA':
@@ -394,9 +393,6 @@ export class RegionClient {
           this.args.trace?.(sub.name, `client: takeover notice from ${fromHex.slice(0, 6)} e${m.e}`);
           this.stats.redirects++;
           sub.hint = from;
-          // Its snapshot follows on the same link (it took us for a subscriber): no SUBSCRIBE
-          // and its answer, a round trip through two busy tabs, before we attach.
-          sub.pushed = m.snap ? fromHex : undefined;
           if (sub.attaching) sub.wake();
           else void this.search.attach(sub, 'takeover');
           return;

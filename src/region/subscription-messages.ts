@@ -88,12 +88,9 @@ export const subscriptionSpec = {
    * primary naming itself: a takeover notice. `alone`: no certified primary can be had
    * through me now (too few hosts reachable): the player keeps its edits tentative and asks later.
    * `full`: the primary (or the claimant) holds as many subscribers as it takes
-   * (`maxSubscribers`): the player asks again later, as when alone. `snap`: a takeover notice
-   * whose SNAPSHOT follows on the same link (the new primary took the player for a subscriber):
-   * the player waits for it instead of sending a SUBSCRIBE (a player that reads no `snap`
-   * subscribes as before).
+   * (`maxSubscribers`): the player asks again later, as when alone.
    */
-  NOT_PRIMARY: [6, v.object({ ...region, e: u32, primary: v.optional(id), alone: v.optional(v.boolean()), full: v.optional(v.boolean()), snap: v.optional(v.boolean()) })],
+  NOT_PRIMARY: [6, v.object({ ...region, e: u32, primary: v.optional(id), alone: v.optional(v.boolean()), full: v.optional(v.boolean()) })],
   /** player -> primary: set world block (x, y, z) to id; (px, py, pz) is where the editor stands. */
   EDIT: [7, v.object({ ...region, r: u32, x: i32, y: i32, z: i32, id: u32, px: coord, py: coord, pz: coord })],
   CONFIRM: [8, v.object({ ...region, r: u32, e: u32, s: u32 })],
