@@ -354,7 +354,7 @@ export class Peer {
       });
       // A TURN server's refusal of our credentials that came after the verdict (a busy
       // browser's TURN exchange ends late): said instead of "TURN failed" or "not answered".
-      const offRefusal = transport.onTurnRefusal(() => {
+      const offRefusal = transport.events.on('turn-refused', () => {
         if (peer.stopped || peer.status !== 'alone' || (peer.failure?.kind !== 'turn-failed' && peer.failure?.kind !== 'no-answer')) return;
         offRefusal();
         peer.failure = peer.classify(first, invited.length > 0);

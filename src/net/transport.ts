@@ -24,6 +24,13 @@ export interface SignalChannel {
 export interface TransportEvents extends Record<string, unknown> {
   /** A link a remote peer dialled, now open. */
   link: Link;
+  /**
+   * A TURN server refused our credentials (wrong or expired: turn-refusal.ts), under the ICE
+   * servers set now; the refusal's words. A busy browser's TURN exchange may end after a
+   * join's verdict was said ('turn-failed'): the verdict is said again (bootstrap/peer.ts).
+   * Only a transport that uses TURN emits it.
+   */
+  'turn-refused': string;
 }
 
 export interface Transport {

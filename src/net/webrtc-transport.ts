@@ -366,17 +366,6 @@ export class WebRtcTransport implements Transport {
     return this.refusal;
   }
 
-  private readonly refusalListeners = new Set<() => void>();
-  /**
-   * Calls `fn` at each refusal of our TURN credentials from now on; returns its removal. A
-   * busy browser's TURN exchange may end after a join's verdict was said ('turn-failed'):
-   * the verdict is said again (bootstrap/peer.ts).
-   */
-  onTurnRefusal(fn: () => void): () => void {
-    this.refusalListeners.add(fn);
-    return () => this.refusalListeners.delete(fn);
-  }
-
   /**
    * How each live link is carried (its selected ICE candidate pair; undefined while its
    * stats give none) and the bytes it carried both ways, by the peer's node id (hex).
@@ -566,7 +555,7 @@ export class WebRtcTransport implements Transport {
       this.stats.turnRefused++;
       if (this.opts.iceServers !== servers) return;
       this.refusal = why;
-      for (const fn of [...this.refusalListeners]) fn();
+      this.events.emit('turn-refused', why);
     });
     const timeoutMs = initiator ? this.opts.dialTimeoutMs : this.opts.pendingInboundTimeoutMs;
     const expire = () => this.fail(c, new DialError(initiator ? 'dial timed out' : 'inbound connection did not prove its id in time'));
