@@ -71,6 +71,19 @@ describe('items carried by the region hosts, across tabs', () => {
     const [ai, bi] = [0, 1, 2, 3].filter((i) => i !== primary);
     const [a, b] = [pages[ai!]!, pages[bi!]!];
     const ids = await Promise.all(pages.map((p) => p!.evaluate(() => window.voxel.net!.id())));
+    // The region holds at most 6 items lying about: tab a takes a few, so new ones spawn, and
+    // goes back to where it stood before the tabs watch. A tab lists the items within 48
+    // blocks of its player: one that moved while watching saw an item first when it came near
+    // it, after the item's time (ci109: a skew of 1,554 ms, the longest frame gap 52).
+    const home = await a.evaluate(() => window.voxel.player());
+    for (let k = 0; k < 3; k++) {
+      const free = await a.evaluate((r) => window.voxel.items!.inView().filter((i) => i.owner === null && `${Math.floor(Math.floor(i.x / 16) / 4)},${Math.floor(Math.floor(i.z / 16) / 4)}` === r), region);
+      const take = free[0];
+      if (!take) break;
+      await teleport(a, take.x, take.y, take.z);
+      await a.waitForFunction((id) => !!window.voxel.items!.item(id)?.owner, take.id, { timeout: 10_000, polling: 50 }).catch(() => {});
+    }
+    await teleport(a, home.x, home.y, home.z);
     // Tab to tab: the world clocks (each tab's world time minus the machine's clock, which all
     // tabs share), and the moment each item first shows in each tab (sampled every frame).
     // `gap`: ms since the tab's previous frame, so a skew that is only frame sampling (a
@@ -90,14 +103,6 @@ describe('items carried by the region hosts, across tabs', () => {
       requestAnimationFrame(tick);
       return now();
     })));
-    // The region holds at most 6 items lying about: tab a takes a few, so new ones spawn while the tabs watch.
-    for (let k = 0; k < 3; k++) {
-      const free = await a.evaluate((r) => window.voxel.items!.inView().filter((i) => i.owner === null && `${Math.floor(Math.floor(i.x / 16) / 4)},${Math.floor(Math.floor(i.z / 16) / 4)}` === r), region);
-      const take = free[0];
-      if (!take) break;
-      await teleport(a, take.x, take.y, take.z);
-      await a.waitForFunction((id) => !!window.voxel.items!.item(id)?.owner, take.id, { timeout: 10_000, polling: 50 }).catch(() => {});
-    }
     // Until an item that appeared after every tab began watching has shown in all of them
     // (spawns are random: a fixed wait saw none in one CI run), at most 12 s: the skew is only
     // a sanity check here (`npm run bench -- items` measures it), and waiting 40 s for a spawn
@@ -114,14 +119,17 @@ describe('items carried by the region hosts, across tabs', () => {
     const errs = clocks.map((c) => c.err);
     const clockSpread = Math.max(...errs) - Math.min(...errs);
     const seen = await Promise.all(pages.map((p) => p!.evaluate(() => (window as unknown as { __seen: Seen }).__seen)));
-    const skews: { skew: number; gap: number }[] = [];
+    // Which tabs learned an item only after its time (play/item-appearances.ts): said with its skew.
+    const appearances = await Promise.all(pages.map((p) => p!.evaluate(() => window.voxel.items!.appearances())));
+    const skews: { skew: number; gap: number; late: string }[] = [];
     for (const [id, first] of Object.entries(seen[0]!)) {
       const firsts = seen.map((s) => s[id]);
       if (first.at <= Math.max(...watchFrom) + 100 || firsts.some((f) => f === undefined)) continue;
       const walls = firsts.map((f) => f!.wall);
-      skews.push({ skew: Math.max(...walls) - Math.min(...walls), gap: Math.max(...firsts.map((f) => f!.gap)) });
+      const late = appearances.flatMap((list, tab) => (list.some((x) => x.id === id && x.at === first.at && x.late) ? [`tab ${tab}`] : []));
+      skews.push({ skew: Math.max(...walls) - Math.min(...walls), gap: Math.max(...firsts.map((f) => f!.gap)), late: late.length > 0 ? `, learned late in ${late.join(' and ')}` : '' });
     }
-    console.log(`tab clocks: spread ${clockSpread.toFixed(2)} ms (world - machine clock per tab: ${errs.map((e) => e.toFixed(2)).join(', ')}; bounds ${clocks.map((c) => c.bound.toFixed(2)).join(', ')}); spawn skew over ${skews.length} items: ${skews.map((s) => `${s.skew.toFixed(1)} (longest frame gap ${s.gap.toFixed(0)})`).join(', ')} ms`);
+    console.log(`tab clocks: spread ${clockSpread.toFixed(2)} ms (world - machine clock per tab: ${errs.map((e) => e.toFixed(2)).join(', ')}; bounds ${clocks.map((c) => c.bound.toFixed(2)).join(', ')}); spawn skew over ${skews.length} items: ${skews.map((s) => `${s.skew.toFixed(1)} (longest frame gap ${s.gap.toFixed(0)}${s.late})`).join(', ')} ms`);
     expect(clocks.every((c) => Number.isFinite(c.bound))).toBe(true);
     expect(clockSpread).toBeLessThan(50);
     // Spawns are random: a CI run under load saw none in 40 s. The skew itself is
@@ -131,7 +139,10 @@ describe('items carried by the region hosts, across tabs', () => {
     // after the item's time, so the skew is at most the longest gap between two frames of a
     // tab there, plus the clocks' spread: a CI run with the machine loaded (load 11) saw 1,728
     // ms, when a 1,000 ms bound alone failed it. 1,000 ms beyond the frames is an item late.
-    for (const s of skews) expect(s.skew, `spawn skew ${s.skew.toFixed(0)} ms, longest frame gap ${s.gap.toFixed(0)} ms`).toBeLessThan(s.gap + clockSpread + 1000);
+    // That bound holds for an item every tab learned before its time: one learned after it
+    // (its announcement came late: at load 46, 983 ms) shows as soon as it is learned, and is
+    // only logged, as `npm run bench -- items` counts it apart (spawn_items_late).
+    for (const s of skews.filter((x) => x.late === '')) expect(s.skew, `spawn skew ${s.skew.toFixed(0)} ms, longest frame gap ${s.gap.toFixed(0)} ms`).toBeLessThan(s.gap + clockSpread + 1000);
 
     // An item of this region lying free, on ground the players can stand on.
     let item: { id: string; x: number; y: number; z: number; at: number } | undefined;
