@@ -55,4 +55,27 @@ describe('ItemFramePacer', () => {
     p.drawn(50, 50);
     expect(p.choose(100, 100, [10])).toBe('draw');
   });
+
+  it('a stall (a hidden tab, a blocked main thread) is not taken for the frame interval: no frame is held for it', () => {
+    // A page under a 15 fps limit on a 60 Hz display: one refresh in four drawn, the others
+    // not (FrameLoop: notDrawn), so no gap between drawn frames is kept; then the main thread
+    // is blocked for 5.5 s right after a drawn frame.
+    const p = new ItemFramePacer();
+    let t = 0;
+    for (let i = 0; i < 40; i++, t += VSYNC) {
+      p.choose(t, t, []);
+      if (i % 4 === 3) p.drawn(t, t);
+      else p.skipped();
+    }
+    p.drawn(t, t);
+    t += 5500;
+    expect(p.choose(t, t, [])).toBe('draw');
+    p.drawn(t, t);
+    expect(p.frameGap()).toBeLessThan(1000);
+    // An item announced 2 s ahead: the frames before it are drawn (the player moves), not held.
+    const at = t + 2000;
+    let held = 0;
+    for (t += VSYNC; t < at - 4 * VSYNC; t += VSYNC) if (p.choose(t, t, [at]) === 'hold') held++;
+    expect(held).toBe(0);
+  });
 });

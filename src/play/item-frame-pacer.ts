@@ -17,6 +17,14 @@ const GAPS_KEPT = 9;
 const TICKS_KEPT = 30;
 /** A refresh is taken to be at most this long (60 Hz); a page that never skipped a frame has seen none shorter than its frames. */
 const REFRESH_MS = 1000 / 60;
+/**
+ * A gap between drawn frames longer than this is a stall (a hidden tab, a main thread blocked
+ * by a long task), not the page's frame interval. Kept, it would be the median while the gaps
+ * are few (a page under a frame rate limit keeps only those between two frames drawn one
+ * refresh apart), and every frame would be held for the whole 2 s an item is announced ahead:
+ * the player standing still (no frame drawn, no step) until the item shows.
+ */
+const STALL_MS = 1000;
 
 export type FrameChoice = 'draw' | 'due' | 'hold';
 
@@ -64,7 +72,8 @@ export class ItemFramePacer {
 
   /** A frame was drawn at local time `frameMs`, showing world time `now`. */
   drawn(frameMs: number, now: number): void {
-    if (!this.skippedSince && !Number.isNaN(this.lastDrawn)) keep(this.gaps, frameMs - this.lastDrawn, GAPS_KEPT);
+    const gap = frameMs - this.lastDrawn;
+    if (!this.skippedSince && gap <= STALL_MS) keep(this.gaps, gap, GAPS_KEPT);
     this.lastDrawn = frameMs;
     this.lastWorld = now;
     this.skippedSince = false;
