@@ -9,6 +9,8 @@ import { launchBrowser, openInFreshContext, PAGE_UP } from './browser';
 import { PageStall, USER_ACTIVATION_MS } from './page-stall';
 
 let browser: Browser;
+/** Frames the page steps while a key is held for a walk (15 fps: about half a second). */
+const WALK_FRAMES = 8;
 
 beforeAll(async () => {
   // The full browser: the headless shell never grants a click the pointer lock.
@@ -108,16 +110,25 @@ describe('controls', () => {
       const p = window.voxel.player();
       await window.voxel.teleport(p.x, p.y + 30, p.z);
     });
+    // A key is held until the page has stepped WALK_FRAMES frames with it (and 600 ms at
+    // least): a fixed 600 ms said nothing when the page stepped no frame meanwhile, and a W
+    // that moves nothing passed then whatever its binding. What the page saw comes with it.
     const walk = async (key: string) => {
-      const from = await page.evaluate(() => window.voxel.player());
+      const state = () => page.evaluate(() => ({ at: window.voxel.player(), frames: window.voxel.stats().frames }));
+      const from = await state();
       await page.keyboard.down(key);
       await page.waitForTimeout(600);
+      await page.waitForFunction((f) => window.voxel.stats().frames >= f, from.frames + WALK_FRAMES, { timeout: 15_000, polling: 50 });
+      const held = await page.evaluate(() => ({ move: window.voxel.moveInput!(), locked: document.pointerLockElement !== null, items: window.voxel.items!.clock().framesHeld }));
       await page.keyboard.up(key);
-      const to = await page.evaluate(() => window.voxel.player());
-      return Math.hypot(to.x - from.x, to.z - from.z);
+      const to = await state();
+      const moved = Math.hypot(to.at.x - from.at.x, to.at.z - from.at.z);
+      return { moved, said: `${key} held over ${to.frames - from.frames} frames: ${JSON.stringify({ from: from.at, to: to.at, held })}` };
     };
-    expect(await walk('KeyW')).toBe(0);
-    expect(await walk('KeyK')).toBeGreaterThan(1);
+    const w = await walk('KeyW');
+    expect(w.moved, w.said).toBe(0);
+    const k = await walk('KeyK');
+    expect(k.moved, k.said).toBeGreaterThan(1);
 
     // The fullscreen key (O) enters fullscreen and asks Chromium's Keyboard Lock for every key
     // (so Ctrl+W reaches the game); a second press leaves, and the lock is given back.
