@@ -61,7 +61,7 @@ export function joinDoorways(cfg: PageConfig, problem?: InviteProblem): DoorwayS
  * start at once, and in a profile that never stored a key (`IDENTITY_LAYOUT.nodeKeyFlag`) they
  * draw at once too, while the identity store is opened and read. A returning player's workers wait for the store (a
  * draw beside its read slowed the read on a busy machine), and its stored key ends them.
- * `vp:identity` says how many keypairs the finding worker drew (0: the key was stored).
+ * `vp:identity` says how many keypairs the workers drew for it (0: the key was stored).
  */
 export function claimIdentityNow(): Promise<ClaimedIdentity> {
   performance.mark('vp:join-start');

@@ -62,6 +62,21 @@ describe('node id minter', () => {
     expect(FakeWorker.made.map((w) => [w.asked, w.terminated])).toEqual([[1, true], [1, true], [1, true]]);
   });
 
+  it('counts the keypairs every worker drew, the finder\'s and what the others last said', async () => {
+    vi.stubGlobal('Worker', FakeWorker);
+    const json = await (await generateNodeIdentity({ bits: 4 })).toJson();
+    const minter = warmNodeIdMinter(3, 4, false);
+    const [a, b] = FakeWorker.made;
+    FakeWorker.reply = (w) => (w === b ? new Promise((r) => setTimeout(() => r({ json, tries: 9 }), 20)) : new Promise(() => undefined));
+    const counts = { tries: 0 };
+    const minted = minter.mint(4, counts);
+    a!.onmessage?.({ data: { drawn: 8 } });
+    a!.onmessage?.({ data: { drawn: 16 } });
+    b!.onmessage?.({ data: { drawn: 8 } });
+    expect(idWorkOk((await minted).id, 4)).toBe(true);
+    expect(counts.tries).toBe(16 + 9);
+  });
+
   it('told not to draw now (a profile that stored a key), its workers wait for the ask', async () => {
     vi.stubGlobal('Worker', FakeWorker);
     const json = await (await generateNodeIdentity({ bits: 4 })).toJson();

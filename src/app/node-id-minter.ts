@@ -25,13 +25,13 @@ export function mintWorkerCount(cores = (globalThis as { navigator?: { hardwareC
 }
 
 export interface NodeIdMinter {
-  /** A node identity whose id shows `bits` of work; the keypairs the finding worker drew are added to `counts`. */
+  /** A node identity whose id shows `bits` of work; the keypairs drawn for it (by every worker) are added to `counts`. */
   mint(bits?: number, counts?: { tries: number }): Promise<Identity>;
   /** Ends the workers (those still drawing, or never asked). Idempotent. */
   dispose(): void;
 }
 
-/** A draw under way in workers: what it found (the finding worker's keypairs drawn with it), and its end. */
+/** A draw under way in workers: what it found (with the keypairs every worker drew for it), and its end. */
 interface Draw {
   readonly found: Promise<{ identity: Identity; tries: number }>;
   /** Ends its workers (a draw not wanted, or over). Idempotent. */
@@ -96,18 +96,26 @@ function drawOn(ws: Worker[], bits: number): Draw {
       end();
       reject(new Error(why));
     };
-    for (const w of ws) {
+    // Each worker's draws as it last said them: the finder's own count and the others' (within MINT_PROGRESS_EVERY each).
+    const drawn = ws.map(() => 0);
+    ws.forEach((w, i) => {
       w.onmessage = (e: MessageEvent<MintReply>) => {
         if (done) return;
+        if ('drawn' in e.data) {
+          // The first worker's first few keypairs: from here the draw goes at the cores' rate (the marks of a join).
+          if (drawn.every((n) => n === 0)) performance.mark('vp:mint-drawing');
+          return void (drawn[i] = e.data.drawn);
+        }
         if ('error' in e.data) return fail(e.data.error);
         end();
-        const tries = e.data.tries;
+        drawn[i] = e.data.tries;
+        const tries = drawn.reduce((a, b) => a + b, 0);
         identityFromJson(e.data.json, 'node').then((identity) => resolve({ identity, tries }), reject);
       };
       // A worker whose module failed to load (or that failed drawing) is left out; all failed: on this thread.
       w.onerror = (e) => fail(e.message);
       w.postMessage({ bits });
-    }
+    });
   });
   // Ended unused, or failed with nobody asking: no unhandled rejection.
   found.catch(() => undefined);

@@ -19,8 +19,15 @@ export interface IdentityJson {
   publicJwk: JsonWebKey;
 }
 
-/** What a worker minting a node identity answers (app/node-id.worker.ts): the keys, or why it could not make them. */
-export type MintReply = { json: IdentityJson; tries: number } | { error: string };
+/**
+ * What a worker minting a node identity says (app/node-id.worker.ts): keypairs drawn so far
+ * (every MINT_PROGRESS_EVERY, so the draws of the workers that did not find count too), then
+ * the keys and its draws in all, or why it could not make them.
+ */
+export type MintReply = { drawn: number } | { json: IdentityJson; tries: number } | { error: string };
+
+/** A minting worker says how many keypairs it drew every this many. */
+export const MINT_PROGRESS_EVERY = 8;
 
 export interface Identity {
   readonly id: NodeId;
@@ -115,6 +122,8 @@ export interface NodeIdentityOptions extends GenerateOptions {
   bits?: number;
   /** Counts the keypairs drawn (a benchmark's keys per second). */
   counts?: { tries: number };
+  /** Called with the keypairs drawn so far after each draw (a worker telling its page). */
+  onDraw?: (tries: number) => void;
   /** The node id of a key (default deriveNodeId, plain JS; the headless peer passes node:crypto's scrypt). */
   derive?: (publicKey: Uint8Array) => NodeId | Promise<NodeId>;
 }
@@ -130,12 +139,15 @@ export async function generateNodeIdentity(opts: NodeIdentityOptions = {}): Prom
   const bits = opts.bits ?? ID_WORK_BITS;
   const derive = opts.derive ?? deriveNodeId;
   let found: Identity | undefined;
+  let tries = 0;
   const draw = async () => {
     while (!found) {
       const pair = (await crypto.subtle.generateKey(keyAlg(alg), opts.extractable ?? true, ['sign', 'verify'])) as CryptoKeyPair;
       const raw = new Uint8Array(await crypto.subtle.exportKey('raw', pair.publicKey));
       if (found) return;
+      tries++;
       if (opts.counts) opts.counts.tries++;
+      opts.onDraw?.(tries);
       // Derived without the remembered keys: ~2^bits keys thrown away would flush them.
       const id = await derive(raw);
       if (!found && idWorkOk(id, bits)) {
