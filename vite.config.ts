@@ -1,6 +1,7 @@
 import { defineConfig, loadEnv, type Plugin } from 'vite';
 import { resolve } from 'node:path';
 import { parseIcePolicy, parseIceServersJson } from './src/net/ice-servers.js';
+import { earlyMintScript } from './src/app/early-mint.js';
 
 /**
  * The player page's entry (src/app/player.ts) is small and loads the join's code
@@ -37,6 +38,31 @@ function preloadJoinCode(): Plugin {
   };
 }
 
+/**
+ * The player page's node id mint, begun by an inline script at the top of index.html's head
+ * before its modules are fetched (src/app/early-mint.ts): the worker's built file is named
+ * here, as only the build knows it. A build without it fails (the page would mint late).
+ */
+function earlyMint(): Plugin {
+  let base = '/';
+  return {
+    name: 'early-mint',
+    apply: 'build',
+    configResolved(c) {
+      base = c.base;
+    },
+    transformIndexHtml: {
+      order: 'post',
+      handler(_html, ctx) {
+        if (!ctx.bundle || !ctx.path.endsWith('/index.html')) return;
+        const worker = Object.keys(ctx.bundle).find((f) => /(^|\/)node-id\.worker-[\w-]+\.js$/.test(f));
+        if (!worker) throw new Error('early-mint: no node-id.worker chunk in the build');
+        return [{ tag: 'script', children: earlyMintScript(`${base}${worker}`), injectTo: 'head-prepend' as const }];
+      },
+    },
+  };
+}
+
 // Multi-page: the player page and the hosting page (host.html: a tab that only hosts).
 export default defineConfig(({ mode }) => {
   // A deploy's ICE settings are checked here, so a typo fails the build (and `npm start`)
@@ -45,7 +71,7 @@ export default defineConfig(({ mode }) => {
   parseIceServersJson(env.VITE_ICE_SERVERS, 'VITE_ICE_SERVERS');
   parseIcePolicy(env.VITE_ICE_POLICY, 'VITE_ICE_POLICY');
   return {
-    plugins: [preloadJoinCode()],
+    plugins: [preloadJoinCode(), earlyMint()],
     build: {
       target: 'es2022',
       sourcemap: true,

@@ -14,6 +14,7 @@ import { idToHex } from '../src/core/node-id';
 import { ID_WORK_BITS } from '../src/core/id-work';
 import { PLAYER_PASS_BITS } from '../src/region/player-pass';
 import { IDENTITY_LAYOUT, playerWorkRecord } from '../src/store/identity-store';
+import { NODE_KEY_FLAG } from '../src/app/early-mint';
 
 interface Fixture { nodes: IdentityJson[]; player: IdentityJson; nonce: number }
 interface FixtureFile { idWorkBits: number; passBits: number; profiles: Fixture[] }
@@ -50,6 +51,8 @@ export function seedReturningPlayer(context: BrowserContext, origin: string, tab
 /** What one returning player's profile holds: the identity store's records (writeIdentities writes them). */
 export interface IdentityRecords {
   layout: typeof IDENTITY_LAYOUT;
+  /** The localStorage item the game sets once it stored a node key (src/app/early-mint.ts). */
+  nodeKeyFlag: string;
   nodes: IdentityJson[];
   player: IdentityJson;
   work: ReturnType<typeof playerWorkRecord>;
@@ -65,7 +68,7 @@ export async function nextReturningPlayer(): Promise<IdentityRecords | undefined
   }
   next++;
   const { player, nodes } = fixture;
-  return { layout: IDENTITY_LAYOUT, nodes, player, work: playerWorkRecord((await identityFromJson(player, 'player')).publicKey, fixture.nonce) };
+  return { layout: IDENTITY_LAYOUT, nodeKeyFlag: NODE_KEY_FLAG, nodes, player, work: playerWorkRecord((await identityFromJson(player, 'player')).publicKey, fixture.nonce) };
 }
 
 /** The node ids (hex) of `records`' identities: what the profile's first tabs run as. */
@@ -77,7 +80,7 @@ export function seededIds(records: IdentityRecords): Promise<string[]> {
  * In a page of the game's origin (either engine): writes `records` into the identity store
  * unless it already holds a player; true when it wrote them.
  */
-export async function writeIdentities({ layout, nodes, player, work }: IdentityRecords): Promise<boolean> {
+export async function writeIdentities({ layout, nodeKeyFlag, nodes, player, work }: IdentityRecords): Promise<boolean> {
   const db = await new Promise<IDBDatabase>((resolve, reject) => {
     const req = indexedDB.open(layout.db, layout.version);
     req.onupgradeneeded = () => {
@@ -97,7 +100,7 @@ export async function writeIdentities({ layout, nodes, player, work }: IdentityR
   await new Promise<void>((resolve, reject) => { tx.oncomplete = () => resolve(); tx.onerror = () => reject(tx.error); });
   db.close();
   // What the game sets once it stored a node key: a returning player's tabs wait for the store before drawing one.
-  if (!had) localStorage.setItem(layout.nodeKeyFlag, '1');
+  if (!had) localStorage.setItem(nodeKeyFlag, '1');
   return !had;
 }
 

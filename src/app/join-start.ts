@@ -9,9 +9,10 @@ import { checkInvite } from '../bootstrap/invite';
 import { mergeIceServers, parseIcePolicy, parseIceServersJson } from '../net/ice-servers';
 import { openAhead, type SocketAhead } from '../net/socket-ahead';
 import type { WebSocketCtor } from '../net/relay-bootstrap';
-import { claimNodeIdentity, IDENTITY_LAYOUT, type ClaimedIdentity } from '../store/identity-store';
+import { claimNodeIdentity, type ClaimedIdentity } from '../store/identity-store';
 import { pageStorage, storedIceServers } from '../ui/ice-settings';
 import { pageDoorways, parsePageConfig, type DeployDefaults, type PageConfig } from './config';
+import { NODE_KEY_FLAG } from './early-mint';
 import { warmNodeIdMinter } from './node-id-minter';
 
 /** The join's first steps, begun before its code loads. */
@@ -58,7 +59,7 @@ export function joinDoorways(cfg: PageConfig, problem?: InviteProblem): DoorwayS
 
 /**
  * Claims the node identity now. A slot's first claim mints its id's work in workers; they
- * start at once, and in a profile that never stored a key (`IDENTITY_LAYOUT.nodeKeyFlag`) they
+ * start at once, and in a profile that never stored a key (`NODE_KEY_FLAG`) they
  * draw at once too, while the identity store is opened and read. A returning player's workers wait for the store (a
  * draw beside its read slowed the read on a busy machine), and its stored key ends them.
  * `vp:identity` says how many keypairs the workers drew for it (0: the key was stored).
@@ -66,7 +67,7 @@ export function joinDoorways(cfg: PageConfig, problem?: InviteProblem): DoorwayS
 export function claimIdentityNow(): Promise<ClaimedIdentity> {
   performance.mark('vp:join-start');
   const storage = pageStorage();
-  const minter = warmNodeIdMinter(undefined, undefined, !storage?.getItem(IDENTITY_LAYOUT.nodeKeyFlag));
+  const minter = warmNodeIdMinter(undefined, undefined, !storage?.getItem(NODE_KEY_FLAG));
   const counts = { tries: 0 };
   return claimNodeIdentity({ mint: (bits) => {
     performance.mark('vp:mint-asked');
@@ -77,7 +78,7 @@ export function claimIdentityNow(): Promise<ClaimedIdentity> {
       performance.mark('vp:identity', { detail: { tries: counts.tries } });
       if (!claimed.ephemeral) void claimed.stored.then(() => {
         try {
-          storage?.setItem(IDENTITY_LAYOUT.nodeKeyFlag, '1');
+          storage?.setItem(NODE_KEY_FLAG, '1');
         } catch {
           // Not kept (storage full or refused): the next tab draws while the store is read, as a new profile's does.
         }

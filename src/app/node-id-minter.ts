@@ -2,16 +2,15 @@
 // keypairs, each id one scrypt of the key (core/key-ids.ts), until one shows the work every
 // peer checks (core/id-work.ts) takes a second or a few, and a drawing tab keeps its frames
 // meanwhile. The draw is the longest step of a new profile's join and its length is
-// geometric, so the workers start at the page's first script (`warmNodeIdMinter`) and, in a
-// profile that never minted one, draw at once, while the identity store is opened and read
-// (on a loaded machine that took 1-3 s of a new tab's join); a returning player's workers
+// geometric, so in a profile that never minted one the workers draw from the page's first
+// script (index.html's inline one: early-mint.ts; taken over by `warmNodeIdMinter`), while the
+// modules load and the identity store is opened and read (on a loaded machine that took 1-3 s
+// of a new tab's join); a returning player's workers
 // wait for the store, whose key ends them. Where no Worker can be had (Node, a worker that
 // fails to start) it is minted on this thread, scrypts and all.
 import { ID_WORK_BITS } from '../core/id-work';
 import { generateNodeIdentity, identityFromJson, type Identity, type MintReply } from '../core/identity';
-
-/** At most this many workers draw keys for one mint. */
-export const MAX_MINT_WORKERS = 4;
+import { MAX_MINT_WORKERS, takeEarlyMint, type EarlyMint } from './early-mint';
 
 /**
  * Workers drawing at once: one per core (at most MAX_MINT_WORKERS). The draws are
@@ -44,6 +43,10 @@ interface Draw {
  * unused. Without `drawNow` they draw once `mint` is asked.
  */
 export function warmNodeIdMinter(workers = mintWorkerCount(), bits = ID_WORK_BITS, drawNow = true): NodeIdMinter {
+  const early = takeEarlyMint();
+  // Workers index.html's script set drawing, taken over where they draw what this would.
+  if (early && drawNow && bits === ID_WORK_BITS && early.workers.length) return minterOver(early.workers.map((w) => w.worker), bits, drawOn(early.workers.map((w) => w.worker), bits, early));
+  for (const w of early?.workers ?? []) w.worker.terminate();
   const started: Worker[] = [];
   if (typeof Worker !== 'undefined') {
     try {
@@ -52,7 +55,11 @@ export function warmNodeIdMinter(workers = mintWorkerCount(), bits = ID_WORK_BIT
       // No worker here (a page without the right): minted on this thread.
     }
   }
-  let draw: Draw | undefined = drawNow ? drawOn(started, bits) : undefined;
+  return minterOver(started, bits, drawNow ? drawOn(started, bits) : undefined);
+}
+
+/** The minter of workers `started`, drawing for `bits` already (`draw`) or once asked. */
+function minterOver(started: Worker[], bits: number, draw: Draw | undefined): NodeIdMinter {
   let taken = false;
   const onThread = (b: number, counts?: { tries: number }) => generateNodeIdentity({ bits: b, ...(counts ? { counts } : {}) });
   const dispose = () => {
@@ -81,8 +88,11 @@ export function mintNodeIdentity(bits = ID_WORK_BITS, counts?: { tries: number }
   return warmNodeIdMinter(mintWorkerCount(), bits).mint(bits, counts);
 }
 
-/** Asks every worker of `ws` to draw for `bits` now; the first id found wins and every worker is ended. */
-function drawOn(ws: Worker[], bits: number): Draw {
+/**
+ * Asks every worker of `ws` to draw for `bits` now (or takes over `early`'s, asked already, with
+ * what they said so far); the first id found wins and every worker is ended.
+ */
+function drawOn(ws: Worker[], bits: number, early?: EarlyMint): Draw {
   let done = false;
   const end = () => {
     done = true;
@@ -99,22 +109,26 @@ function drawOn(ws: Worker[], bits: number): Draw {
     // Each worker's draws as it last said them: the finder's own count and the others' (within MINT_PROGRESS_EVERY each).
     const drawn = ws.map(() => 0);
     ws.forEach((w, i) => {
-      w.onmessage = (e: MessageEvent<MintReply>) => {
+      const said = (reply: MintReply) => {
         if (done) return;
-        if ('drawn' in e.data) {
-          // The first worker's first few keypairs: from here the draw goes at the cores' rate (the marks of a join).
-          if (drawn.every((n) => n === 0)) performance.mark('vp:mint-drawing');
-          return void (drawn[i] = e.data.drawn);
+        if ('drawn' in reply) {
+          // The first keypairs drawn: from here the draw goes at the cores' rate (the marks of a join).
+          if (performance.getEntriesByName('vp:mint-drawing').length === 0) performance.mark('vp:mint-drawing');
+          return void (drawn[i] = reply.drawn);
         }
-        if ('error' in e.data) return fail(e.data.error);
+        if ('error' in reply) return fail(reply.error);
         end();
-        drawn[i] = e.data.tries;
+        drawn[i] = reply.tries;
         const tries = drawn.reduce((a, b) => a + b, 0);
-        identityFromJson(e.data.json, 'node').then((identity) => resolve({ identity, tries }), reject);
+        identityFromJson(reply.json, 'node').then((identity) => resolve({ identity, tries }), reject);
       };
+      w.onmessage = (e: MessageEvent<MintReply>) => said(e.data);
       // A worker whose module failed to load (or that failed drawing) is left out; all failed: on this thread.
       w.onerror = (e) => fail(e.message);
-      w.postMessage({ bits });
+      const before = early?.workers[i];
+      if (!before) return w.postMessage({ bits });
+      before.said.forEach(said);
+      before.failed.forEach(fail);
     });
   });
   // Ended unused, or failed with nobody asking: no unhandled rejection.

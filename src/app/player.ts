@@ -18,6 +18,7 @@ import { playerWork, sayMinting } from './key-work-minter';
 import { PLAYER_PASS_BITS } from '../region/player-pass';
 import { loadPlayerIdentity } from '../store/identity-store';
 import { hasEd25519 } from '../core/identity';
+import { endEarlyMint } from './early-mint';
 
 async function main(): Promise<void> {
   const cfg = parsePageConfig(location.href, deployDefaults(), { touchOnly: touchOnlyDevice((q) => matchMedia(q).matches) });
@@ -26,6 +27,8 @@ async function main(): Promise<void> {
   // The node id first: a new profile's mint is the join's longest step and needs nothing
   // else here. Then the code, fetched in parallel: the join's, and the page's.
   const claimed = cfg.net && drawable ? claimIdentityNow() : undefined;
+  // The workers index.html's script set drawing are not wanted by a page that joins nothing.
+  if (!claimed) endEarlyMint();
   const joinCode = claimed ? import('./page-join') : undefined;
   const page = drawable ? import('./player-page') : undefined;
   // Hosting and the DHT keep time through the worker, so a hidden tab stays a good host.

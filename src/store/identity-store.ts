@@ -41,8 +41,6 @@ export const IDENTITY_LAYOUT = {
   playerStore: PLAYER_STORE,
   playerKey: PLAYER_KEY,
   workKey: WORK_KEY,
-  /** The localStorage item set once this profile stored a node key (app/join-start.ts: its next tabs draw no key before the store is read). */
-  nodeKeyFlag: 'vp-node-key-stored',
 } as const;
 
 /** Documented defaults (docs/STYLE.md: every option has a documented default). */
