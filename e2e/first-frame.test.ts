@@ -93,6 +93,7 @@ describe('a new player’s first frame', () => {
           problem: loading.classList.contains('has-problem'),
           regions: loading.querySelector('li[data-stage="regions"]')!.getAttribute('data-state'),
           terrain: loading.querySelector('li[data-stage="terrain"]')!.getAttribute('data-state'),
+          said: loading.querySelector('.loading-text')?.textContent ?? '',
         };
       });
       proxy.release();
@@ -103,8 +104,12 @@ describe('a new player’s first frame', () => {
       expect(atFrame.regions).toBe('pending');
       // A panel over the drawn world, unless a problem (the held relay taken for unreachable on a slow machine) is up.
       expect(atFrame.compact || atFrame.problem).toBe(true);
+      // Keys and the mouse come with the join: until then the panel says so (a key pressed now moves nothing).
+      if (atFrame.compact && !atFrame.problem) expect(atFrame.said).toMatch(/You can play once this tab has joined\.$/);
 
       await b.waitForFunction(() => typeof window.voxel === 'object', null, { timeout: 30_000 });
+      // The controls are live once window.voxel is: the panel, if still up, no longer says to wait.
+      expect(await b.evaluate(() => document.querySelector('#loading .loading-text')?.textContent ?? '')).not.toMatch(/You can play once/);
       await b.evaluate(() => window.voxel.ready());
       const shownAtReady = await b.evaluate(([x, y, z]) => window.voxel.getBlock(x!, y!, z!), [bx, by, bz]);
       await b.waitForFunction(([x, y, z, id]) => window.voxel.getBlock(x!, y!, z!) === id, [bx, by, bz, BRICK], { timeout: 30_000 });

@@ -129,6 +129,7 @@ export async function playPage({ cfg, ticker, clock, loading, startLook, hud, ho
 
   const status = new PlayerStatus({ cfg, hud, loading, peer, net, world, session, streamer, view, remote, hostingNote, renderDistance: () => controls.renderDistance });
   loop.attach({ net, controls, status, items });
+  loading.playable();
   // Without a session in the shared world no regions stage comes: the join has settled now.
   if (!net) loading.joinSettled();
 

@@ -28,6 +28,8 @@ const STAGES: [StageName, string][] = [
 ];
 
 const ALONE = 'Play here alone for now';
+/** The panel over the world drawn from the seed while the page joins. */
+const SEED_DRAWN = 'Drawn from the world’s seed: what players built shows as its regions attach…';
 const ALONE_MEANS = 'What you build is kept in this browser and merged into the shared world when other players come; this tab keeps looking for them in the background.';
 
 /** The words a player reads, per problem. */
@@ -131,6 +133,8 @@ export class StartScreen {
   private ready = false;
   /** The page joins the network and has not said the join settled: the drawn world waits under a compact screen. */
   private joining = false;
+  /** The page's keys and mouse are live (`playable`): the panel no longer says to wait for them. */
+  private canPlay = false;
   private readonly started = performance.now();
 
   constructor(private readonly root: HTMLElement, world: string) {
@@ -221,6 +225,16 @@ export class StartScreen {
     if (this.ready && !this.problemUp) this.lift();
   }
 
+  /**
+   * The page's keys and mouse are live (they come once the join is over, the pause menu with
+   * them): until then the panel over the drawn world says so, as keys pressed meanwhile move
+   * nothing.
+   */
+  playable(): void {
+    this.canPlay = true;
+    if (this.root.classList.contains('compact')) this.text.textContent = SEED_DRAWN;
+  }
+
   /** The terrain is drawn: lift the screen (a panel while the join goes on), unless a problem waits for the player's choice. */
   hide(): void {
     this.ready = true;
@@ -230,7 +244,7 @@ export class StartScreen {
   private lift(): void {
     if (this.joining) {
       this.root.classList.add('compact');
-      this.text.textContent = 'Drawn from the world’s seed: what players built shows as its regions attach…';
+      this.text.textContent = this.canPlay ? SEED_DRAWN : `${SEED_DRAWN} You can play once this tab has joined.`;
       return;
     }
     this.root.classList.remove('compact');
