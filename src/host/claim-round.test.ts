@@ -3,12 +3,13 @@
 import { describe, expect, it } from 'vitest';
 import { idToHex, type NodeId } from '../core/node-id';
 import { MAX_EPOCH_JUMP, MAX_PEND, type ClaimTerms, type GrantSig } from '../region/epoch-cert';
-import { claimTargets, ClaimRound } from './claim-round';
+import { claimTargets, ClaimRound, firstClaim } from './claim-round';
 
 const id = (n: number): NodeId => new Uint8Array(20).fill(n);
 const [SELF, A, B, C, D] = [id(1), id(2), id(3), id(4), id(5)];
 const sig = (who: NodeId): GrantSig => ({ id: who, a: 0, k: new Uint8Array(65), s: new Uint8Array(72) });
-const terms = (over: Partial<ClaimTerms> = {}): ClaimTerms => ({ e: 6, primary: SELF, hosts: [SELF, A, B], ...over });
+// Built on e5 of the same hosts (a first claim, with no previous epoch, is another rule: below).
+const terms = (over: Partial<ClaimTerms> = {}): ClaimTerms => ({ e: 6, primary: SELF, hosts: [SELF, A, B], prev: { e: 5, hosts: [SELF, A, B] }, ...over });
 const round = (t = terms()) => new ClaimRound(t, sig(SELF), new Set(claimTargets(t, [], SELF).keys()));
 
 describe('claim round', () => {
@@ -67,5 +68,25 @@ describe('claim round', () => {
     expect(r.learned).toEqual([]);
     for (const e of [4, 5, 5, 6, 7]) r.learnPending({ e, hosts: [A, B, C] }, 3);
     expect(r.learned.map((q) => q.e)).toEqual([5, 6, 7].slice(-MAX_PEND));
+  });
+
+  it('certifies a first claim (no previous epoch) only with the grant of every host it names', () => {
+    const t = terms({ prev: undefined, hosts: [SELF, A, B] });
+    expect(firstClaim(t)).toBe(true);
+    expect(firstClaim(terms())).toBe(false);
+    const r = round(t);
+    r.addGrant(idToHex(A), sig(A));
+    r.check(10);
+    expect(r.cert(), 'a majority of its set').toBeUndefined();
+    expect(r.quorumAt).toBe(null);
+    expect(r.fault()).toBe('first-claim-needs-every-host');
+    r.addGrant(idToHex(B), sig(B));
+    r.check(20);
+    expect(r.cert()?.grants).toHaveLength(3);
+    expect(r.quorumAt).toBe(20);
+    // Built on a certificate, a majority of the set is enough, as ever.
+    const later = round(terms({ prev: { e: 5, hosts: [SELF, A, C] } }));
+    later.addGrant(idToHex(A), sig(A));
+    expect(later.cert()?.grants).toHaveLength(2);
   });
 });

@@ -22,6 +22,18 @@ export function claimTargets(terms: ClaimTerms, current: readonly NodeId[], self
   return targets;
 }
 
+/**
+ * Whether a claim starts a chain: it builds on no certificate (its claimant holds none and no
+ * location record named one). Such a claim certifies only with the grant of every host it
+ * names, not a majority (`ClaimRound.cert`): two first claims from lookups that differ (tabs
+ * joining) then both win only if their sets share no node, where with majorities one shared
+ * node was not enough: each won without it, and the region ran two chains whose readers never
+ * saw each other's confirmed edits (docs/HOSTING.md "First certificates"). Only honest
+ * claimants keep this rule; readers check certificates as before (docs/TRUST.md: an attacker
+ * with near ids is the region's host set anyway).
+ */
+export const firstClaim = (terms: ClaimTerms): boolean => !terms.prev;
+
 export class ClaimRound {
   /** Checked grants by granter (hex); ours is in from the start. */
   private readonly grants = new Map<string, GrantSig>();
@@ -72,9 +84,17 @@ export class ClaimRound {
     this.grants.set(hex, g);
   }
 
-  /** A refusal from `hex`; `news`: it named a newer certificate or a granted epoch to cover. */
-  refusal(hex: string, news: boolean): void {
+  /**
+   * Who refused naming nothing with a promise below our epoch: no rival's epoch holds them
+   * (an honest host whose view of the set leaves us out says 'outsider' so), so a first claim
+   * may leave them out once they kept on (region-claimant.ts `firstRefusals`).
+   */
+  readonly refusedBelow = new Set<string>();
+
+  /** A refusal from `hex`; `news`: it named a newer certificate or a granted epoch to cover; `promised`: its promise. */
+  refusal(hex: string, news: boolean, promised = Infinity): void {
     (news ? this.told : this.bare).add(hex);
+    if (!news && promised < this.e) this.refusedBelow.add(hex);
   }
 
   /** What `hex`'s refusals named turned out to be no news (a certificate whose grants do not verify): as if they named nothing. */
@@ -99,13 +119,14 @@ export class ClaimRound {
 
   /** The certificate the grants make, or undefined while they are too few. */
   cert(): EpochCert | undefined {
-    const c: EpochCert = { ...this.terms, grants: [...this.grants.values()] };
-    return certShapeFault(c) ? undefined : c;
+    return this.fault() ? undefined : { ...this.terms, grants: [...this.grants.values()] };
   }
 
-  /** Why the grants so far make no certificate (diagnostics). */
+  /** Why the grants so far make no certificate (diagnostics, and `cert`). */
   fault(): string | null {
-    return certShapeFault({ ...this.terms, grants: [...this.grants.values()] });
+    const shape = certShapeFault({ ...this.terms, grants: [...this.grants.values()] });
+    if (shape) return shape;
+    return firstClaim(this.terms) && !this.terms.hosts.every((h) => this.grants.has(idToHex(h))) ? 'first-claim-needs-every-host' : null;
   }
 
   /** Resends so far. */

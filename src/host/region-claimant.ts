@@ -4,7 +4,7 @@
 // role through `RegionRole` (region-role.ts), never the class that owns it.
 import { hexToId, idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
 import { within } from '../core/clock';
-import { bareRefusal, CLAIM_TIMEOUT_MS, claimTargets, ClaimRound } from './claim-round';
+import { bareRefusal, CLAIM_TIMEOUT_MS, claimTargets, ClaimRound, firstClaim } from './claim-round';
 import { certShapeFault, MAX_CERT_HOSTS, MIN_CERT_HOSTS, quorum, sameSet, signGrant, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
 import type { ReplicationMessageOf } from './replication-messages';
 import { getEdits, getLocation } from '../region/region-records';
@@ -28,6 +28,15 @@ const SUSPECTS_KEPT = 64;
 const FAILURES_FORGOTTEN_MS = 60_000;
 /** Epochs of our failed claims remembered, to say ABANDON again to a grant of one that comes late. */
 const ABANDONED_KEPT = 8;
+
+/**
+ * A host that refuses our first claims naming nothing, with a promise below their epoch, for
+ * this long is left out of the next (`firstRefusals`). An honest host says so while its view of
+ * the region's nearest nodes leaves us out (it joined, or we did, a moment ago), and views meet
+ * within a few lookups; a near id that refuses every first claim would keep a region that has
+ * no chain yet without a primary, since a first claim needs every host (claim-round.ts `firstClaim`).
+ */
+export const FIRST_REFUSALS_MS = 5000;
 
 /** A host that could not certify an epoch (too few hosts reachable) answers edits 'uncertified' this long. */
 export const UNCERTIFIED_MS = 5000;
@@ -93,6 +102,8 @@ export class RegionClaimant extends RegionSide {
    * lasted (sybil_1k seed 3, region 8,1: 170 s).
    */
   private readonly unclaiming = new UnclaimingHosts();
+  /** When hosts (hex) began to refuse our first claims naming nothing (`firstRefusals`), at most SUSPECTS_KEPT. */
+  private readonly refusingSince = new Map<string, number>();
   private retry: unknown;
   /** The store write of a certificate we won (becomePrimary), due CERT_WRITE_AFTER_MS later. */
   private certWrite: unknown;
@@ -457,6 +468,7 @@ export class RegionClaimant extends RegionSide {
     if (adopting) await adopting;
     const cert = round.cert();
     const silentHosts = cert ? [] : this.noteUnclaiming(hosts, this.unanswered);
+    if (!cert) this.firstRefusals(round);
     // Refusals raise our next epoch and name granted epochs to cover; a silent majority of
     // the previous set is evidence for a rebase, or holds our claims back (election.ts).
     this.el.afterClaim({ known, certified: !!cert, answered: round.alive(known), fault: round.fault() ?? undefined, learned: round.learned, highestRefusal: round.highestRefusal }, this.ctx.clock.now(), o.rebaseMs);
@@ -515,6 +527,32 @@ export class RegionClaimant extends RegionSide {
     for (const hex of out) this.unclaiming.strike(hex, now);
     if (out.length) this.region.trace(`claim: ${out.map((h) => h.slice(0, 6)).join(',')} sent it nothing: left out of our claims`);
     return out;
+  }
+
+  /**
+   * A first claim of ours failed: its hosts that refused it naming nothing, with a promise below
+   * its epoch (no rival's epoch holds them; 'outsider': their view leaves us out), and have done
+   * so to our first claims for FIRST_REFUSALS_MS, are struck (`unclaiming`), so the next claim
+   * names a linked node in their place. Safe only because it waits: a host that granted a
+   * rival's first claim refuses with that promise (or names the epoch to cover) and is never
+   * left out this way, and an honest host's view takes us in within seconds.
+   */
+  private firstRefusals(round: ClaimRound): void {
+    if (!firstClaim(round.terms)) return;
+    const now = this.ctx.clock.now();
+    for (const hex of round.granted()) this.refusingSince.delete(hex);
+    for (const hex of round.refusedBelow) {
+      const since = this.refusingSince.get(hex);
+      if (since === undefined || now - since > FAILURES_FORGOTTEN_MS) {
+        this.refusingSince.delete(hex);
+        this.refusingSince.set(hex, now);
+      } else if (now - since >= FIRST_REFUSALS_MS) {
+        this.refusingSince.delete(hex);
+        this.unclaiming.strike(hex, now);
+        this.region.trace(`first claims: ${hex.slice(0, 6)} refused them for ${now - since} ms: left out`);
+      }
+    }
+    while (this.refusingSince.size > SUSPECTS_KEPT) this.refusingSince.delete(this.refusingSince.keys().next().value!);
   }
 
   /**
@@ -838,7 +876,7 @@ export class RegionClaimant extends RegionSide {
       else this.ctx.stats.badCerts++;
     } else {
       round.refusedAt(m.promised);
-      round.refusal(fromHex, !bareRefusal(m));
+      round.refusal(fromHex, !bareRefusal(m), m.promised);
       // A certificate is news of a live chain only if its grants verify over this region's
       // key: else it succeeds nothing here (forged, or another world's region of the same
       // coordinates, its hosts at one relay with ours), and a backup that named one with

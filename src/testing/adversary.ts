@@ -459,6 +459,7 @@ async function scene(o: AdversaryOptions): Promise<Scene> {
   // hosts, or inside the set (`member`: in the gap before its second nearest node).
   const ranked = sortByDistance(honest(), (p) => p.dht.selfId, key).map((p) => p.dht.selfId);
   const first = o.member ? 1 : HOST_DEFAULTS.replicas;
+  let settingUp = true;
   for (let i = first; i < first + (o.member ? Math.max(1, near) : near); i++) {
     const gap = o.packed ? first : i;
     const p = await sim.add(sim.groundId(key, ranked[gap - 1], ranked[gap]));
@@ -467,14 +468,21 @@ async function scene(o: AdversaryOptions): Promise<Scene> {
     // committed point the beat names (storing nothing). A backup that acked nothing is
     // dropped from the set as quiet and replaced (host-set-check.ts), and the rows would
     // then come from outside the set.
+    // It also grants the region's first claim, as an honest host would: a first claim needs
+    // every host it names (claim-round.ts `firstClaim`), and a host that sent it nothing is
+    // left out of the next, so the set would hold no attacker's node.
     if (o.member) {
-      p.wire.replicas.events.on('frame', ({ from, msg }) => {
-        if (msg.t !== 'HEARTBEAT' || msg.rx !== r.rx || msg.rz !== r.rz) return;
-        p.wire.replicas.send(from, { t: 'ACK', rx: r.rx, rz: r.rz, e: msg.e, to: msg.s, b: msg.b });
+      p.wire.replicas.events.on('frame', ({ from, fromHex, msg }) => {
+        if (msg.rx !== r.rx || msg.rz !== r.rz) return;
+        if (msg.t === 'HEARTBEAT') p.wire.replicas.send(from, { t: 'ACK', rx: r.rx, rz: r.rz, e: msg.e, to: msg.s, b: msg.b });
+        if (msg.t !== 'CLAIM' || !settingUp) return;
+        const terms = claimTerms({ e: msg.e, from, fromHex, hosts: msg.hosts, known: msg.known, rebase: msg.rebase, pend: msg.pend });
+        void signGrant(sim.keyring.signer(p.dht.selfId), key, terms).then((sig) => p.wire.replicas.send(from, { t: 'GRANT', rx: r.rx, rz: r.rz, e: msg.e, ok: true, promised: msg.e, sig }));
       });
     }
   }
   const { primary, cert } = await visit(r);
+  settingUp = false;
   const worldKey = await new RegionKeys(`${sim.world}-other`, simKeyHash).key(r);
   return { sim, atk, r, key, real: cert, other, otherRegion: a.r, worldKey, player, primary, sender: atk.nodes[1] ?? rogue };
 }
