@@ -3,12 +3,16 @@
 // each, 8 regions honest players use, every region's nearest hostile nodes playing the
 // kit's rows at once while the players edit, each region's primary killed halfway through
 // the host rows. In a process of its own (`npm run sim -- --sybil-scale`: bundled, large heap).
-//   npm run sim -- --sybil-scale [--peers 1000] [--hostile 0.2] [--keys 4] [--regions 8] [--seed 1] [--join-batch 64] [--json FILE]
+//   npm run sim -- --sybil-scale [--peers 1000] [--hostile 0.2] [--keys 4] [--regions 8] [--first-rx 1] [--seed 1] [--join-batch 64] [--json FILE]
 // Figures by region class (`_limit`: 2 of the 3 nodes nearest the key hostile; `_2near`: 2 or
 // more of the 8 nearest, enough for rule 2 at a reader holding no certificate; `_far`: the
 // rest; docs/TRUST.md "What it does not stop" (a)); the unsuffixed ones cover all but
-// `_limit`: accepted markers, frozen regions, failover and no-primary time, honest edits, and
-// every region, row or edit that failed or found no target.
+// `_limit`: frozen regions, failover and no-primary time, honest edits, and every region, row
+// or edit that failed or found no target. Accepted markers are split by the truth at the
+// moment an honest peer took them instead (sybil-scale-sim.ts `acceptedLimit`): the
+// unsuffixed `sim_sybil_accepted_*` count, over every region, those taken while the 3 nodes
+// nearest the key that lived then were not a hostile majority, `sim_sybil_accepted_limit_*`
+// the others (the model's limit); the class figures count both.
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,11 +28,12 @@ export async function sybilScaleMain(): Promise<void> {
     hostileShare: Number(arg('hostile') ?? 0.2),
     keys: Number(arg('keys') ?? 4),
     regions: Number(arg('regions') ?? 8),
+    firstRx: Number(arg('first-rx') ?? 1),
     seed: Number(arg('seed') ?? 1),
     joinBatch: Number(arg('join-batch') ?? 64),
     log: (l) => console.error(l),
   });
-  for (const x of r.regions) console.error(`sybil_1k: ${x.name} hostile ${x.hostile3}/3 ${x.hostile8}/8 (ranks ${x.hostileRanks.join(',') || '-'}; in the fresh subscriber's view ${x.freshRanks.join(',') || '-'})${x.limit ? ' (limit)' : ''}: ${x.setupFailed ?? `accepted ${x.accepted} (fresh ${x.acceptedFresh}), frozen ${x.frozen}, failover ${x.failoverMs} ms, no primary ${x.noPrimaryMs} ms, edits ${x.confirmed}/${x.edits} (unseen ${x.unseen}), rows undelivered ${x.undelivered} skipped ${x.skipped} of ${x.rows}, fresh honest ${x.freshHonest}, adopted ${x.adoptedInSet} in set / ${x.adopted}, set epoch ${x.startEpoch} -> ${x.maxEpoch}`}${x.breaches.length ? `; ${x.breaches.join('; ')}` : ''}`);
+  for (const x of r.regions) console.error(`sybil_1k: ${x.name} hostile ${x.hostile3}/3 ${x.hostile8}/8 (ranks ${x.hostileRanks.join(',') || '-'}; ${x.hostile3AfterKill ?? '-'}/3 after the kill; in the fresh subscriber's view ${x.freshRanks.join(',') || '-'})${x.limit ? ' (limit)' : ''}: ${x.setupFailed ?? `accepted ${x.accepted} (fresh ${x.acceptedFresh}; in the live limit ${x.acceptedLimit}, fresh ${x.acceptedFreshLimit}), frozen ${x.frozen}, failover ${x.failoverMs} ms, no primary ${x.noPrimaryMs} ms, edits ${x.confirmed}/${x.edits} (unseen ${x.unseen}), rows undelivered ${x.undelivered} skipped ${x.skipped} of ${x.rows}, fresh honest ${x.freshHonest}, adopted ${x.adoptedInSet} in set / ${x.adopted}, set epoch ${x.startEpoch} -> ${x.maxEpoch}`}${x.breaches.length ? `; ${x.breaches.join('; ')}` : ''}${x.acceptances.length ? `; taken: ${x.acceptances.join('; ')}` : ''}`);
   const json = arg('json');
   if (json) writeFileSync(json, `${JSON.stringify(r, null, 2)}\n`);
   else console.log(JSON.stringify(sybilScaleMetrics(r), null, 2));
@@ -54,8 +59,10 @@ export function sybilScaleMetrics(r: SybilScaleResult): Record<string, number> {
   const failover = rest.map((x) => x.failoverMs).filter((ms): ms is number => ms !== undefined && ms >= 0);
   const frozen = (xs: ScaleRegion[]) => xs.filter((x) => x.frozen).length;
   return {
-    [`sim_sybil_accepted_${p}`]: sum(rest, (x) => x.accepted),
-    [`sim_sybil_accepted_fresh_${p}`]: sum(rest, (x) => x.acceptedFresh),
+    [`sim_sybil_accepted_${p}`]: sum(ran, (x) => x.accepted - x.acceptedLimit),
+    [`sim_sybil_accepted_limit_${p}`]: sum(ran, (x) => x.acceptedLimit),
+    [`sim_sybil_accepted_fresh_${p}`]: sum(ran, (x) => x.acceptedFresh - x.acceptedFreshLimit),
+    [`sim_sybil_accepted_fresh_limit_${p}`]: sum(ran, (x) => x.acceptedFreshLimit),
     [`sim_sybil_accepted_${p}_far`]: sum(far, (x) => x.accepted),
     [`sim_sybil_accepted_${p}_2near`]: sum(near, (x) => x.accepted),
     [`sim_sybil_accepted_${p}_limit`]: sum(limit, (x) => x.accepted),

@@ -33,7 +33,39 @@ describe('the adversary kit with 20% hostile nodes (simulated, 30 peers)', () =>
       expect.soft(x.unseen, `${x.name}: confirmed edits not shown or stored`).toBe(0);
       expect.soft(x.freshHonest, `${x.name}: the fresh subscriber attached to an honest primary`).toBe(true);
     }
-    for (const x of near) held(x, x.breaches.filter((b) => !fresh(b)));
+    for (const x of near) {
+      held(x, x.breaches.filter((b) => !fresh(b)));
+      expect.soft(x.accepted - x.acceptedLimit, `${x.name}: blocks taken while the 3 nearest live nodes were not a hostile majority`).toBe(0);
+    }
+    expect(r.doublePrimaries).toBe(0);
+  });
+
+  // sybil_1k seed 3's 8 blocks, small: in 5,1 the hostile nodes are the 3rd and 4th nearest
+  // the key, one of the 3 nearest, as none of the model's limit is. The kill takes an honest
+  // primary among the 3 nearest, so the live 3 nearest are 2 hostile of 3: the region's own
+  // set by the model (docs/TRUST.md (a)). A fresh subscriber, holding no certificate, then
+  // takes the attackers' (their ids 2nd and 3rd of its live view); the truth over every live
+  // node, taken at the moment it drew their blocks, says the same. Outside that limit nothing
+  // is taken, there or in 6,1 (2 hostile among its 8 nearest, none among its 3).
+  it('takes the attackers\' certificate only where the kill left them 2 of the 3 nearest live nodes (seed 5, 60 peers)', async () => {
+    const r = await runSybilScale({ peers: 60, regions: 2, firstRx: 5, seed: 5, joinBatch: 16, frames: ['SYNC', 'OFFER', 'SNAPSHOT', 'LOCATION'], tailMs: 4000 });
+    const [limit, near] = r.regions as [ScaleRegion, ScaleRegion];
+    expect(limit.name).toBe('5,1');
+    expect(limit.hostileRanks.slice(0, 2), 'hostile 3rd and 4th nearest at the setup').toEqual([3, 4]);
+    expect(limit.limit, 'not the limit at the setup').toBe(false);
+    expect(limit.hostile3AfterKill, 'hostile among the 3 nearest live nodes after the kill').toBe(2);
+    expect(limit.acceptedFresh, 'blocks the fresh subscriber showed').toBeGreaterThan(0);
+    expect(limit.acceptedFreshLimit, 'all taken inside the limit').toBe(limit.acceptedFresh);
+    expect(limit.limitLive).toBe(true);
+    expect(limit.acceptances.join('; ')).toMatch(/^fresh \w+ at [\d.]+ s, 2 markers: hostile ranks among the live 2,3 \(limit\), in its live view 2,3/);
+    expect(near.hostile3).toBe(0);
+    expect(near.hostile8).toBeGreaterThanOrEqual(2);
+    for (const x of r.regions) {
+      expect.soft(x.setupFailed, `${x.name}: setup`).toBeUndefined();
+      expect.soft(x.accepted - x.acceptedLimit, `${x.name}: blocks taken outside the limit`).toBe(0);
+      expect.soft(x.frozen, `${x.name}: frozen`).toBe(false);
+    }
+    expect(near.accepted).toBe(0);
     expect(r.doublePrimaries).toBe(0);
   });
 });

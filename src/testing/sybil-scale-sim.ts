@@ -13,7 +13,9 @@
 // regions, as the kit's rogue) and every other hostile node among the ANCHOR_RANK (8) nodes
 // nearest the key, which the kit's certificates name when there are some (its `near` ids,
 // here where chance put them). A region where 2 of the 3 nodes nearest its key are hostile is
-// the model's known limit (docs/TRUST.md "What it does not stop" (a)): counted apart.
+// the model's known limit (docs/TRUST.md "What it does not stop" (a)): counted apart. So is
+// each marker an honest peer took while 2 of the 3 nearest that lived were hostile, judged at
+// that moment: the kill of an honest one of the 3 nearest brings the 4th up.
 // Judged: every block a row sends is a marker no honest editor writes (adversary.ts
 // plantedOf / floorOf), so any marker an honest subscriber showed (committed or pending, at
 // any moment) or an honest host stored at the end was applied without an anchored primary
@@ -38,8 +40,9 @@ export interface SybilScaleOptions {
   hostileShare?: number;
   /** Keys each hostile node holds, its own among them (default 4). */
   keys?: number;
-  /** Regions the honest players use (default 8). */
+  /** Regions the honest players use (default 8): rx from `firstRx` (default 1) on, rz 1. */
   regions?: number;
+  firstRx?: number;
   seed?: number;
   /** Peers joining at once (HostSim.grow; default 16). */
   joinBatch?: number;
@@ -63,6 +66,8 @@ export interface SybilScaleOptions {
 export const SCALE_FRAMES: readonly string[] = ['CLAIM', 'HANDOFF', 'SYNC', 'OFFER', 'SNAPSHOT', 'LOCATION', 'EDITS'];
 /** How long each row is given to land once it reached its targets (as the kit's). */
 const ROW_MS = 200;
+/** Acceptance notes kept per region (`ScaleRegion.acceptances`). */
+const ACCEPTANCES_KEPT = 8;
 
 /** One region the honest players use, and what the attack left there. */
 export interface ScaleRegion {
@@ -79,11 +84,29 @@ export interface ScaleRegion {
   freshRanks: number[];
   /** 2 of the 3 nearest hostile: the model's known limit. */
   limit: boolean;
+  /** Hostile nodes among the 3 nearest the key that lived just after the primary's kill (undefined: nothing killed). */
+  hostile3AfterKill?: number;
   /** Why the region was not attacked (no primary after the setup edits), if so. */
   setupFailed?: string;
   /** Markers honest peers showed or stored, summed over peers; of them, those the fresh subscriber showed; by row. */
   accepted: number;
   acceptedFresh: number;
+  /**
+   * Of `accepted` (and of `acceptedFresh`), the markers a subscriber drew while 2 of the 3
+   * nodes nearest the key that lived and could host (`liveNearest`: the truth over every node,
+   * not the reader's view) were hostile: the model's limit at the moment of acceptance. A
+   * marker stored by a host, or shown at the end without a moment seen, counts as outside.
+   */
+  acceptedLimit: number;
+  acceptedFreshLimit: number;
+  /** Some marker was accepted inside that limit (`acceptedLimit` > 0). */
+  limitLive: boolean;
+  /**
+   * Each moment an honest subscriber drew markers it had not drawn before (the first
+   * ACCEPTANCES_KEPT): when (virtual s), the hostile ranks among the 8 nodes nearest the key
+   * that lived then (the truth) and in the subscriber's own live view.
+   */
+  acceptances: string[];
   breaches: string[];
   frozen: boolean;
   /** Virtual ms from the kill to an honest primary again (-1: none; undefined: nothing killed). */
@@ -133,8 +156,9 @@ interface Site {
   fresh?: SimPeer;
   /** Entry key -> the marker's block and its row. */
   marks: Map<number, { id: number; row: string }>;
-  /** Markers a subscriber drew at some moment (subscriber hex + entry key). */
+  /** Markers a subscriber drew at some moment (subscriber hex + entry key); of them, those drawn while the live 3 nearest were a hostile majority. */
   drawn: Set<string>;
+  drawnInLimit: Set<string>;
   edits: { spot: ReturnType<typeof honestSpot>; ok?: boolean; at: number }[];
   killedAt?: number;
   lastPrimaryAt: number;
@@ -155,6 +179,7 @@ export async function runSybilScale(o: SybilScaleOptions): Promise<SybilScaleRes
   shuffle(rand, sim.live()).slice(0, Math.round(sim.live().length * (o.hostileShare ?? 0.2))).forEach((p, i) => crew.set(p, new Attacker(sim, p, keysPer - 1, seed * 1000 + i, false)));
   const hostile = (p: SimPeer) => crew.has(p);
   const honest = () => sim.live().filter((p) => !hostile(p));
+  const crewHex = new Set([...crew.keys()].map((p) => p.hex));
   log(`${crew.size} of ${sim.live().length} peers hostile, ${keysPer} keys each (${wall()})`);
 
   // The regions and their attackers.
@@ -162,7 +187,7 @@ export async function runSybilScale(o: SybilScaleOptions): Promise<SybilScaleRes
   const sites: Site[] = [];
   const players = new Set<SimPeer>();
   for (let i = 0; i < (o.regions ?? 8); i++) {
-    const r = { rx: 1 + i, rz: 1 };
+    const r = { rx: (o.firstRx ?? 1) + i, rz: 1 };
     const key = await regionKeys.key(r);
     const ranked = sortByDistance(sim.live(), (p) => p.dht.selfId, key);
     const near = ranked.slice(0, ANCHOR_RANK).filter(hostile);
@@ -175,8 +200,8 @@ export async function runSybilScale(o: SybilScaleOptions): Promise<SybilScaleRes
     const hostile3 = ranked.slice(0, HOST_DEFAULTS.replicas).filter(hostile).length;
     const hostileRanks = ranked.slice(0, ANCHOR_RANK).flatMap((p, k) => (hostile(p) ? [k + 1] : []));
     sites.push({
-      r, key, team, player, marks: new Map(), drawn: new Set(), edits: [], lastPrimaryAt: 0,
-      out: { name: regionName(r), hostile3, hostile8: near.length, hostileRanks, freshRanks: [], limit: hostile3 * 2 > HOST_DEFAULTS.replicas, accepted: 0, acceptedFresh: 0, breaches: [], frozen: false, noPrimaryMs: 0, edits: 0, confirmed: 0, unseen: 0, undelivered: 0, skipped: 0, rows: 0, freshHonest: false, adoptedInSet: 0, adopted: 0, maxEpoch: 0, startEpoch: 0 },
+      r, key, team, player, marks: new Map(), drawn: new Set(), drawnInLimit: new Set(), edits: [], lastPrimaryAt: 0,
+      out: { name: regionName(r), hostile3, hostile8: near.length, hostileRanks, freshRanks: [], limit: hostile3 * 2 > HOST_DEFAULTS.replicas, accepted: 0, acceptedFresh: 0, acceptedLimit: 0, acceptedFreshLimit: 0, limitLive: false, acceptances: [], breaches: [], frozen: false, noPrimaryMs: 0, edits: 0, confirmed: 0, unseen: 0, undelivered: 0, skipped: 0, rows: 0, freshHonest: false, adoptedInSet: 0, adopted: 0, maxEpoch: 0, startEpoch: 0 },
     });
   }
 
@@ -217,11 +242,21 @@ export async function runSybilScale(o: SybilScaleOptions): Promise<SybilScaleRes
   }
   log(`setup: ${certs.size} of ${sites.length} regions with a primary (${wall()})`);
 
-  // What every subscriber draws is checked against the markers as it comes.
+  // What every subscriber draws is checked against the markers as it comes, with the truth
+  // of the moment: whether 2 of the 3 nodes nearest the key that live were hostile then.
   const watch = (s: Site, p: SimPeer) => {
     const seen = (region: RegionCoord, entries: readonly Entry[]) => {
       if (regionName(region) !== s.out.name) return;
-      for (const e of entries) if (s.marks.get(e.key)?.id === e.id) s.drawn.add(`${p.hex}:${e.key}`);
+      const fresh = entries.filter((e) => s.marks.get(e.key)?.id === e.id && !s.drawn.has(`${p.hex}:${e.key}`));
+      if (fresh.length === 0) return;
+      const truth = liveNearest(sim, s.key, hostile), inLimit = hostileIn3(truth) * 2 > HOST_DEFAULTS.replicas;
+      for (const e of fresh) {
+        s.drawn.add(`${p.hex}:${e.key}`);
+        if (inLimit) s.drawnInLimit.add(`${p.hex}:${e.key}`);
+      }
+      if (s.out.acceptances.length >= ACCEPTANCES_KEPT) return;
+      const who = p === s.player ? 'player' : p === s.fresh ? 'fresh' : 'peer', at = (sim.clock.now() / 1000).toFixed(1);
+      void viewRanks(p, s.key, crewHex).then((view) => s.out.acceptances.push(`${who} ${p.hex.slice(0, 6)} at ${at} s, ${fresh.length} markers: hostile ranks among the live ${truth.join(',') || '-'}${inLimit ? ' (limit)' : ''}, in its live view ${view}`));
     };
     p.client.events.on('edits', ({ region, entries }) => seen(region, entries));
     p.client.events.on('pending', ({ region, shown }) => seen(region, shown));
@@ -231,7 +266,6 @@ export async function runSybilScale(o: SybilScaleOptions): Promise<SybilScaleRes
     for (const e of entries) s.marks.set(e.key, { id: e.id, row });
   };
   // What reached each honest peer from any hostile node, by frame type.
-  const crewHex = new Set([...crew.keys()].map((p) => p.hex));
   const { listen, heardOf } = tallyFramesFrom(crewHex);
   for (const p of honest()) listen(p);
 
@@ -264,9 +298,11 @@ export async function runSybilScale(o: SybilScaleOptions): Promise<SybilScaleRes
     if (i === killAt) {
       for (const s of attacked) {
         const p = sim.primaryOf(s.r);
-        if (p && !hostile(p) && p !== s.player) {
+        // Never a player (of any region: on few peers one may be another region's primary), whose edits are judged.
+        if (p && !hostile(p) && !players.has(p)) {
           sim.kill(p.hex);
           s.killedAt = sim.clock.now();
+          s.out.hostile3AfterKill = hostileIn3(liveNearest(sim, s.key, hostile));
         }
       }
     }
@@ -364,11 +400,16 @@ function judge(sim: HostSim, s: Site, honest: SimPeer[], crewHex: Set<string>, t
       if (holds(stored, key, m.id)) add(m.row);
       if (!holds(shown, key, m.id) && !s.drawn.has(`${p.hex}:${key}`)) continue;
       add(m.row);
-      if (p === s.fresh) s.out.acceptedFresh++;
+      const inLimit = s.drawnInLimit.has(`${p.hex}:${key}`);
+      if (inLimit) s.out.acceptedLimit++;
+      if (p !== s.fresh) continue;
+      s.out.acceptedFresh++;
+      if (inLimit) s.out.acceptedFreshLimit++;
     }
   }
   s.out.breaches = [...byRow].map(([row, n]) => `${row}: ${n}`);
   s.out.accepted = [...byRow.values()].reduce((a, b) => a + b, 0);
+  s.out.limitLive = s.out.acceptedLimit > 0;
   const primary = sim.primaryOf(s.r);
   const after = s.edits.filter((e) => e.at >= tEnd);
   s.out.frozen = !primary || !honest.includes(primary) || !after.some((e) => e.ok);
@@ -393,4 +434,26 @@ function judge(sim: HostSim, s: Site, honest: SimPeer[], crewHex: Set<string>, t
   }
   const a = s.fresh?.client.attachment(s.r);
   s.out.freshHonest = !!a && honest.some((p) => p.hex === a.primary);
+}
+
+/**
+ * Where the hostile nodes lie (1 the nearest) among the ANCHOR_RANK nodes nearest `key` that
+ * live and may host, whatever any reader knows: honest play-only tabs say they host nothing,
+ * so no reader counts them; a hostile node says nothing of the kind.
+ */
+function liveNearest(sim: HostSim, key: NodeId, hostile: (p: SimPeer) => boolean): number[] {
+  const hosting = sim.live().filter((p) => hostile(p) || !p.playOnly);
+  return sortByDistance(hosting, (p) => p.dht.selfId, key).slice(0, ANCHOR_RANK).flatMap((p, k) => (hostile(p) ? [k + 1] : []));
+}
+
+/** Of hostile ranks, those among the host set's (3) nearest. */
+function hostileIn3(ranks: readonly number[]): number {
+  return ranks.filter((k) => k <= HOST_DEFAULTS.replicas).length;
+}
+
+/** The hostile ranks in `p`'s own live view of `key` (near-view.ts `live`), if it holds one now ('none' if not: no lookup is started for it). */
+async function viewRanks(p: SimPeer, key: NodeId, crewHex: ReadonlySet<string>): Promise<string> {
+  if (!p.dht.nearView.hasLive?.(key)) return 'none';
+  const view = await p.dht.nearView.live(key, ANCHOR_RANK);
+  return view.flatMap((id, k) => (crewHex.has(idToHex(id)) ? [k + 1] : [])).join(',') || '-';
 }
