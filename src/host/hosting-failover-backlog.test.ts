@@ -55,4 +55,48 @@ describe('edits queued through a silent failover', () => {
     expect(sim.doublePrimaries()).toEqual([]);
     sim.stopAll();
   });
+
+  it.each([1, 2, 3])('a second failover right after the first: the backlog goes to the third primary at once, none times out, seed %i', async (seed) => {
+    // Slow failovers (1.5 s), the second primary killed as the editor attaches to it: the
+    // backlog was sent to it and to the dead primary before, and goes to the third in full.
+    // Its duty's rate for the player starts full (edit-validator.ts per duty), so the
+    // client's pace starts again with it (submitted-edits.ts newDuty). Charged for the sends
+    // to the two dead primaries, it let one edit go every 60 ms: the first edit made after the
+    // second death was confirmed 0.6-2.1 s after the third primary's first confirmation, and
+    // the edits held longest timed out (seeds 1 and 3: 7 and 2).
+    const sim = new HostSim({ seed, host: { failoverMs: 1500 } });
+    await sim.grow(8);
+    for (const p of sim.live()) await sim.settle(p.client.subscribe(R));
+    const first = sim.primaryOf(R)!;
+    const editor = sim.live().find((p) => p !== first && !sim.backupsOf(R).includes(p))!;
+    const stand = { x: R.rx * REGION_BLOCKS + 32, y: 120, z: R.rz * REGION_BLOCKS + 32 };
+    const spot = (i: number) => ({ x: stand.x - 4 + (i % 9), y: 118 + Math.floor(i / 81), z: stand.z - 4 + Math.floor(i / 9) % 9 });
+    const idOf = (i: number) => PLACEABLE[i % PLACEABLE.length]!;
+    const outcome: { at: number; done?: number; stamp?: Stamp; err?: string }[] = [];
+    let second: string | undefined, secondAt = Infinity;
+    for (let i = 0; i < 80; i++) {
+      if (i === DEATH_AT) sim.kill(first.hex);
+      const att = editor.client.attachment(R);
+      if (i > DEATH_AT && !second && att && att.primary !== first.hex) {
+        second = att.primary;
+        secondAt = sim.clock.now();
+        sim.kill(second);
+      }
+      const o: (typeof outcome)[number] = { at: sim.clock.now() };
+      outcome.push(o);
+      const { x, y, z } = spot(i);
+      editor.client.submit(x, y, z, idOf(i), stand).then((stamp) => Object.assign(o, { done: sim.clock.now(), stamp }), (e: Error) => Object.assign(o, { done: sim.clock.now(), err: e.message }));
+      await sim.run(EVERY_MS);
+    }
+    await sim.run(8000);
+    expect(second, 'the editor attached to a second primary').toBeDefined();
+    expect(outcome.flatMap((o, i) => (o.err ? [`${i}: ${o.err}`] : []))).toEqual([]);
+    // (Answers the second primary sent before it died arrive within a round trip; the third's come after its 1.5 s failover.)
+    const third = outcome.filter((o) => o.stamp && o.done! > secondAt + 500).map((o) => o.done!);
+    const firstAfter = outcome.find((o) => o.at > secondAt)!;
+    expect(firstAfter.done! - Math.min(...third), 'the first edit after the second death, from the third primary\'s first confirmation').toBeLessThan(400);
+    expect(new Set(outcome.map((o) => `e${o.stamp!.e}s${o.stamp!.s}`)).size, 'each edit ordered once').toBe(outcome.length);
+    expect(sim.doublePrimaries()).toEqual([]);
+    sim.stopAll();
+  });
 });

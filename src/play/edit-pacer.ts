@@ -11,10 +11,14 @@
 // made" would let a hostile player send any flood as one. The host's rule stays as it was;
 // the honest client keeps under it.
 //
-// Under it with a margin (submitted-edits.ts EDIT_PACE): every host's bucket for us started full
-// and is charged only by edits that left here, so it holds at least what ours holds, unless
-// edits reach it closer together than they left (a link's delay that eases, a busy primary
-// that reads several at once, or orders them at one tick); the margin covers that much.
+// Under it with a margin (submitted-edits.ts EDIT_PACE): a primary's bucket for us starts full
+// with its duty (each new epoch) and is charged only by edits that left here for that duty,
+// so it holds at least what ours holds, unless edits reach it closer together than they left
+// (a link's delay that eases, a busy primary that reads several at once, or orders them at
+// one tick); the margin covers that much. Ours starts again with each new duty too
+// (`restart`): charged for the sends to the primaries before it (the dead one's included),
+// a failover's backlog after a second re-attach in a row went out at the sustained pace,
+// one edit every 60 ms, while the new primary's bucket was full.
 import type { Clock, TimerHandle } from '../core/clock';
 import { TokenBucket } from '../core/token-bucket';
 
@@ -68,6 +72,19 @@ export class EditPacer {
   /** Every edit of `region` waits no more. */
   dropRegion(region: string): void {
     this.held.delete(region);
+  }
+
+  /**
+   * The region's edits go to a new primary duty from now on, whose rate for us starts full
+   * (the host keeps it per duty: host/commit-pipeline.ts makes an edit-validator.ts for each):
+   * the region's bucket starts full again, less `spent` edits sent to that host lately, and
+   * nothing of the region is held (the caller sends its edits again, in order).
+   */
+  restart(region: string, spent: number): void {
+    this.held.delete(region);
+    this.buckets.delete(region);
+    const now = this.clock.now();
+    this.bucket(region, now).take(Math.min(spent, this.pace.burst), now);
   }
 
   /** Whether edit `r` of `region` is held. */

@@ -527,6 +527,7 @@ export class RegionClient {
       this.args.dht.connect(from, PIN_OWNER).catch(() => {});
       this.args.trace?.(sub.name, `client: attached to ${fromHex.slice(0, 6)} e${m.e}`);
       this.events.emit('attached', { region: sub.coord, primary: fromHex, epoch: m.e });
+      this.edits.newDuty(sub.name, fromHex, m.e);
       this.edits.sendTo(sub.name, from, fromHex);
       this.edits.attached(sub.name, fromHex);
     }

@@ -186,3 +186,68 @@ describe('submitted edits: a backlog paced at a tab whose timers fire late', () 
     expect(sent.slice(burst).every((s) => s.at === 201)).toBe(true);
   });
 });
+
+describe('submitted edits: the pace starts again with each new primary duty', () => {
+  function paced() {
+    const clock = new VirtualClock();
+    const sent: { to: string; r: number; at: number }[] = [];
+    const wire = { send: (to: NodeId, m: { t: string; r: number }) => void (m.t === 'EDIT' && sent.push({ to: idToHex(to), r: m.r, at: clock.now() })) } as unknown as PlayerWire;
+    const stats = { stale: 0, confirmed: 0, rejected: 0, timeouts: 0 } as ClientStats;
+    const edits = new SubmittedEdits({ clock, wire, stats, latency: new LatencySamples() });
+    const submit = (n: number, from = 0) => {
+      for (let i = from; i < from + n; i++) void edits.add(70 + (i % 10), 80, 5 + Math.floor(i / 10), 1, at, undefined).catch(() => {});
+    };
+    return { clock, sent, edits, submit };
+  }
+
+  it('a backlog re-sent to the next primary goes at once up to the burst, though the sends to the one before spent the bucket', async () => {
+    const { clock, sent, edits, submit } = paced();
+    const { burst } = EDIT_PACE;
+    await clock.advance(1);
+    // Attached to A (e5): a burst spends our bucket, and A dies before answering any of it.
+    const a = randomId(), b = randomId();
+    submit(burst + 3);
+    edits.newDuty(region, idToHex(a), 5);
+    edits.sendTo(region, a, idToHex(a));
+    expect(sent.filter((s) => s.to === idToHex(a))).toHaveLength(burst);
+    // B takes over (e6): its duty's rate for us starts full, and so does our pace.
+    edits.unsend(region);
+    edits.newDuty(region, idToHex(b), 6);
+    edits.sendTo(region, b, idToHex(b));
+    const toB = sent.filter((s) => s.to === idToHex(b));
+    // Charged for the sends to A (one pace for every host), nothing would go to B for 60 ms, then one every 60 ms.
+    expect(toB).toHaveLength(burst);
+    expect(toB.every((s) => s.at === 1)).toBe(true);
+    // The rest at the sustained pace, in the order they were made.
+    await clock.advance(1000);
+    expect(sent.filter((s) => s.to === idToHex(b)).map((s) => s.r)).toEqual(sent.filter((s) => s.to === idToHex(a)).map((s) => s.r).concat(sent.slice(-3).map((s) => s.r)));
+  });
+
+  it('counts the edits sent to that host in the last second (a takeover notice\'s sender gets them before its snapshot), and a re-attach to the same duty does not start again', async () => {
+    const { clock, sent, edits, submit } = paced();
+    const { burst } = EDIT_PACE;
+    await clock.advance(1);
+    const b = randomId();
+    edits.newDuty(region, idToHex(b), 6);
+    // The takeover notice's sender gets 10 edits ahead of its snapshot (primary-search.ts).
+    submit(10);
+    edits.sendTo(region, b, idToHex(b));
+    expect(sent).toHaveLength(10);
+    // Its snapshot of a later epoch: a new duty, 10 of its burst already spent by us.
+    edits.newDuty(region, idToHex(b), 7);
+    submit(burst, 10);
+    edits.sendTo(region, b, idToHex(b));
+    expect(sent).toHaveLength(burst);
+    // Ten are confirmed; a re-attach to the same duty (after silence) keeps what they spent.
+    for (const s of sent.slice(0, 10)) edits.confirm(idToHex(b), { t: 'CONFIRM', rx: 1, rz: 0, r: s.r, e: 7, s: 1 }, true);
+    edits.unsend(region);
+    edits.newDuty(region, idToHex(b), 7);
+    submit(1, 10 + burst);
+    edits.sendTo(region, b, idToHex(b));
+    expect(sent).toHaveLength(burst);
+    // Its next epoch starts our pace again, less the 15 sent to that host within the last second.
+    edits.newDuty(region, idToHex(b), 8);
+    edits.sendTo(region, b, idToHex(b));
+    expect(sent).toHaveLength(burst);
+  });
+});

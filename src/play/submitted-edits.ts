@@ -75,6 +75,15 @@ export interface SubmittedEditsDeps {
 /** Hosts an edit's unanswered sends are counted for (see SubmittedEdit.out). */
 const MAX_HOSTS_OUT = 16;
 
+/** Regions whose paced epoch and recent sends are kept (`newDuty`; a player keeps 3 x 3 subscribed). */
+const MAX_PACED_REGIONS = 64;
+/** A primary's bucket for us refills its burst in this long: only sends to it this recent still count against it. */
+const RATE_REFILL_MS = (1000 * EDIT_RATE.burst) / EDIT_RATE.perSec;
+/** Sends to a host this recent count against its bucket for us (`newDuty`). */
+const SENDS_COUNTED_MS = 2 * RATE_REFILL_MS;
+/** Sends kept per region (at the pace, SENDS_COUNTED_MS holds burst + 2 x perSec of them). */
+const SENDS_KEPT = 64;
+
 /** Hosts remembered as holding our pass (others hear it again before the next EDIT). */
 const MAX_PASS_SHOWN = 256;
 
@@ -91,6 +100,10 @@ export class SubmittedEdits {
   private pass: PlayerPass | undefined;
   passWait: Promise<void> | undefined;
   private readonly pacer: EditPacer;
+  /** Per region, the epoch of the primary duty its pace started with last (`newDuty`). */
+  private readonly pacedEpoch = new Map<string, number>();
+  /** Per region, the EDITs sent in the last SENDS_COUNTED_MS: to whom (hex) and when (`newDuty`). */
+  private readonly sends = new Map<string, { to: string; at: number }[]>();
 
   constructor(private readonly deps: SubmittedEditsDeps) {
     this.pacer = new EditPacer(deps.clock, EDIT_PACE, (r) => {
@@ -153,6 +166,7 @@ export class SubmittedEdits {
       if (this.passShown.size > MAX_PASS_SHOWN) this.passShown.delete(this.passShown.keys().next().value!);
     }
     this.deps.wire.send(to, p.msg);
+    this.noteSend(p.region, p.sentTo);
   }
 
   /** The region detached: its edits wait for the next primary. */
@@ -163,6 +177,45 @@ export class SubmittedEdits {
       delete p.heldFor;
     }
     this.pacer.dropRegion(region);
+  }
+
+  /**
+   * The region attached to `primaryHex` in epoch `e`, later than any it was paced for before:
+   * a new duty at that host, whose rate for us starts full (edit-pacer.ts `restart`). Our pace
+   * starts again too, less the edits sent to that host lately (a takeover notice's sender
+   * gets them before its snapshot: primary-search.ts): those within SENDS_COUNTED_MS, or
+   * those it has not answered, whichever are more. A bucket that refills its burst in
+   * RATE_REFILL_MS holds at least its burst less what it took in that long, duty or not; the
+   * window is twice that, and sends still unanswered count whenever they went, for sends the
+   * host reads late (it charges them as they arrive). Held ones are sent again by `sendTo`, in
+   * order. Only a later epoch: a re-attach to the same duty (after silence) finds its bucket
+   * spent by what it confirmed.
+   */
+  newDuty(region: string, primaryHex: string, e: number): void {
+    if (e <= (this.pacedEpoch.get(region) ?? -Infinity)) return;
+    this.pacedEpoch.delete(region);
+    this.pacedEpoch.set(region, e);
+    if (this.pacedEpoch.size > MAX_PACED_REGIONS) this.pacedEpoch.delete(this.pacedEpoch.keys().next().value!);
+    let unanswered = 0;
+    for (const p of this.byRequest.values()) {
+      if (p.region !== region) continue;
+      if (p.out.has(primaryHex)) unanswered++;
+      if (!p.heldFor) continue;
+      delete p.heldFor;
+      p.sentTo = '';
+    }
+    const since = this.deps.clock.now() - SENDS_COUNTED_MS;
+    this.pacer.restart(region, Math.max(unanswered, (this.sends.get(region) ?? []).filter((x) => x.to === primaryHex && x.at > since).length));
+  }
+
+  /** Notes an EDIT of `region` sent to `to` now (`newDuty` counts the last SENDS_COUNTED_MS of them). */
+  private noteSend(region: string, to: string): void {
+    const now = this.deps.clock.now();
+    const log = (this.sends.get(region) ?? []).filter((x) => x.at > now - SENDS_COUNTED_MS).slice(-(SENDS_KEPT - 1));
+    log.push({ to, at: now });
+    this.sends.delete(region);
+    this.sends.set(region, log);
+    if (this.sends.size > MAX_PACED_REGIONS) this.sends.delete(this.sends.keys().next().value!);
   }
 
   /** The region is attached to `primary`: every edit of it not yet sent there goes now. */
