@@ -36,7 +36,7 @@ describe('hosting simulation: crowds in one region', () => {
   it('a crowd whose primary meets the per-link frame limit: nobody killed, no host-set change', async () => {
     const f = await runHostingScale({ peers: 40, players: 40, seed: 1, crowd: true, measureMs: 15_000, linkFramesPerSec: 60, pinnedFramesFactor: 1 });
     console.log(describeFigures(f));
-    expect(f.dhtDrops.rateLimited).toBeGreaterThan(100);
+    expect(f.dhtDrops.rateLimited).toBeGreaterThan(50);
     expect(f.hostStats.reconfigs).toBe(0);
     expect(f.hostStats.stepDowns).toBe(0);
     expect(f.clientStats.failovers).toBe(0);
