@@ -16,6 +16,9 @@ export const TARGETS: Record<string, Target> = {
   greedy_quads_ratio: t('<=', 0.25),
   first_frame_ms: t('<=', 3000),
   rendered_first_frame_ms: t('<=', 3000),
+  // the default `npm run bench` (bench/run.ts)
+  bench_default_wall_s: t('<=', 1800),
+  bench_default_failed: t('=', 0),
   // joining and the DHT
   tab_join_ms: t('<=', 1500),
   tab_route_ms_p50: t('<=', 20),
