@@ -1,18 +1,22 @@
 // A host set of three: its primary is killed silently, and one of its two backups is
 // hostile. It hosts nothing (as the hostile nodes of the 1,000-peer kit: they answer pings, so
 // host sets take them in) and either says nothing or answers every claim with a refusal,
-// bare or naming a forged newer certificate.
+// bare or naming a newer certificate (forged, the claim's own again, or granted by its own
+// key and one more), or naming a granted epoch to cover (made up).
 // The honest backup alone is no majority of the set, so only a rebase (a certificate by a
 // new set alone, once no majority of the old one answered for rebaseMs) gives the region a
 // primary again. A refusal is an answer: before, the refusing member kept the survivor from
 // ever rebasing (claim-round.ts `alive` has why that may be ignored), and so did one whose
-// refusals named a certificate (region-claimant.ts `onGrant`: only one whose grants verify is news). Likely, not traced,
+// refusals named a certificate (region-claimant.ts `onGrant`: only one the claimant takes, newer
+// than its claim's, is news; `noNews`: the round may end before the check). Likely, not traced,
 // what kept region 2,1 of sybil_1k (seed 1, with FRESH_RANK) without a primary for 158 s.
 import { describe, expect, it } from 'vitest';
 import { every } from '../core/clock';
-import { idToHex } from '../core/node-id';
-import { regionName, type RegionCoord } from '../region/region-key';
-import { HostSim, type SimPeer } from '../testing/host-sim';
+import { idToHex, randomId, type NodeId } from '../core/node-id';
+import { seededRandom } from '../core/seeded-random';
+import { signGrant, type EpochCert } from '../region/epoch-cert';
+import { RegionKeys, regionName, type RegionCoord } from '../region/region-key';
+import { HostSim, simKeyHash, type SimPeer } from '../testing/host-sim';
 import { HOST_DEFAULTS } from './host-options';
 
 const R: RegionCoord = { rx: 3, rz: 1 };
@@ -22,21 +26,38 @@ const BOUND_MS = HOST_DEFAULTS.rebaseMs + 15_000;
 
 /**
  * How the hostile backup answers a claim: not at all, a bare refusal, or a refusal naming a
- * "newer certificate" that is the claim's own with its epoch raised (a forgery: no grant in
- * it verifies), as a refusal "behind eN" of an honest host names the one it holds.
+ * "newer certificate", as a refusal "behind eN" of an honest host names the one it holds:
+ * the claim's own with its epoch raised (a forgery: no grant in it verifies), the claim's
+ * own again (every grant verifies, nothing newer), or one of the next epoch over its own key
+ * and a key that is no node (every grant verifies; anchored nowhere). Or a refusal naming a
+ * granted epoch the claim must cover, made up: two ids no node holds.
  */
-type Hostility = 'silent' | 'refuses' | 'forged-cert';
+type Hostility = 'silent' | 'refuses' | 'forged-cert' | 'replayed-cert' | 'minted-cert' | 'forged-pend';
 
 /** The hostile backup: its host stopped, every CLAIM answered as `how` says (a refusal promising that epoch). */
-function hostile(p: SimPeer, how: Hostility): { refusals: number } {
+function hostile(sim: HostSim, p: SimPeer, how: Hostility): { refusals: number } {
   p.host.stop();
   const out = { refusals: 0 };
+  // Its own key and one more that is no node: a newer certificate whose every grant verifies, over the two.
+  const keys = [sim.keyring.signer(p.dht.selfId), sim.keyring.signer(randomId(seededRandom(sim.seed * 31 + 7)))];
+  const minted = async (key: NodeId, known: EpochCert): Promise<EpochCert> => {
+    const hosts = keys.map((k) => k.id);
+    const terms = { e: known.e + 1, primary: p.dht.selfId, hosts, prev: { e: known.e, hosts } };
+    return { ...terms, grants: await Promise.all(keys.map((k) => signGrant(k, key, terms))) };
+  };
   if (how !== 'silent') {
-    p.wire.replicas.events.on('frame', ({ from, msg }) => {
+    p.wire.replicas.events.on('frame', async ({ from, msg }) => {
       if (msg.t !== 'CLAIM') return;
       out.refusals++;
-      const cert = how === 'forged-cert' && msg.known ? { cert: { ...msg.known, e: msg.known.e + 1 } } : {};
-      p.wire.replicas.send(from, { t: 'GRANT', rx: msg.rx, rz: msg.rz, e: msg.e, ok: false, promised: msg.e, reqs: [], ...cert });
+      if (how === 'minted-cert' && msg.known) {
+        const cert = await minted(await new RegionKeys(sim.world, simKeyHash).key(msg), msg.known);
+        return p.wire.replicas.send(from, { t: 'GRANT', rx: msg.rx, rz: msg.rz, e: msg.e, ok: false, promised: msg.e, reqs: [], cert });
+      }
+      // Forged (no grant verifies), or the claim's own certificate named again (every grant verifies).
+      const cert = how === 'forged-cert' && msg.known ? { cert: { ...msg.known, e: msg.known.e + 1 } } : how === 'replayed-cert' && msg.known ? { cert: msg.known } : {};
+      // A granted epoch to cover, made up: the claim's own epoch over two ids no node holds.
+      const pend = how === 'forged-pend' ? { pend: { e: msg.e, hosts: [new Uint8Array(20).fill(0xa5), new Uint8Array(20).fill(0x5a)] } } : {};
+      p.wire.replicas.send(from, { t: 'GRANT', rx: msg.rx, rz: msg.rz, e: msg.e, ok: false, promised: msg.e, reqs: [], ...cert, ...pend });
     });
   }
   return out;
@@ -51,7 +72,7 @@ async function hostedWithHostile(seed: number, how: Hostility) {
   const backups = sim.backupsOf(R);
   expect(backups.length).toBe(2);
   const [bad, honest] = backups as [SimPeer, SimPeer];
-  return { sim, player, primary, bad, honest, h: hostile(bad, how) };
+  return { sim, player, primary, bad, honest, h: hostile(sim, bad, how) };
 }
 
 async function run(seed: number, how: Hostility) {
@@ -74,18 +95,24 @@ async function run(seed: number, how: Hostility) {
 }
 
 describe('a rebase over a set whose primary died and one of whose backups is hostile (simulated)', () => {
-  const said: Record<Hostility, string> = { silent: 'says nothing', refuses: 'refuses every claim', 'forged-cert': 'refuses every claim naming a forged newer certificate' };
-  for (const how of ['silent', 'refuses', 'forged-cert'] as const) {
-    it(`the honest survivor gets the region a primary again; the hostile backup ${said[how]}`, async () => {
-      const r = await run(3, how);
-      console.log(`kill to an edit confirmed at a fresh subscriber: ${r.recoverMs} ms; refusals sent by the hostile backup: ${r.refusals}`);
-      if (how !== 'silent') expect(r.refusals, 'the hostile backup was asked and refused').toBeGreaterThan(0);
-      expect(r.recoverMs, 'an edit confirmed at a fresh subscriber').toBeGreaterThanOrEqual(0);
-      expect(r.recoverMs).toBeLessThan(BOUND_MS);
-      expect(r.primaryAtEnd && r.primaryAtEnd !== r.bad).toBe(true);
-      expect(r.doubles).toEqual([]);
-    });
+  const said: Record<Hostility, string> = { silent: 'says nothing', refuses: 'refuses every claim', 'forged-cert': 'refuses every claim naming a forged newer certificate', 'replayed-cert': "refuses every claim naming the claim's own certificate", 'minted-cert': 'refuses every claim naming a newer certificate over its own two keys (every grant verifies)', 'forged-pend': 'refuses every claim naming a granted epoch of two ids no node holds' };
+  const check = async (how: Hostility) => {
+    const r = await run(3, how);
+    console.log(`kill to an edit confirmed at a fresh subscriber: ${r.recoverMs} ms; refusals sent by the hostile backup: ${r.refusals}`);
+    if (how !== 'silent') expect(r.refusals, 'the hostile backup was asked and refused').toBeGreaterThan(0);
+    expect(r.recoverMs, 'an edit confirmed at a fresh subscriber').toBeGreaterThanOrEqual(0);
+    expect(r.recoverMs).toBeLessThan(BOUND_MS);
+    expect(r.primaryAtEnd && r.primaryAtEnd !== r.bad).toBe(true);
+    expect(r.doubles).toEqual([]);
+  };
+  for (const how of ['silent', 'refuses', 'forged-cert', 'replayed-cert', 'minted-cert'] as const) {
+    it(`the honest survivor gets the region a primary again; the hostile backup ${said[how]}`, () => check(how));
   }
+  // Open (docs/TRUST.md "Open gaps"): a granted epoch a refusal names is news the claimant
+  // cannot check (no signature of anyone else's vouches for it), so the refuser counts as a
+  // live host of the previous set and the survivor never rebases; the claims that cover the
+  // made-up epoch need its two ids' grants besides.
+  it.fails(`the honest survivor gets the region a primary again; the hostile backup ${said['forged-pend']}`, () => check('forged-pend'));
 });
 
 // The same path must not depose a live primary: its honest backup, made to claim again and

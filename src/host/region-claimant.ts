@@ -28,6 +28,8 @@ const SUSPECTS_KEPT = 64;
 const FAILURES_FORGOTTEN_MS = 60_000;
 /** Epochs of our failed claims remembered, to say ABANDON again to a grant of one that comes late. */
 const ABANDONED_KEPT = 8;
+/** Hosts remembered whose refusals named no news (`noNews`): a claim asks a few dozen at most. */
+const NO_NEWS_KEPT = 16;
 
 /**
  * A host that refuses our first claims naming nothing, with a promise below their epoch, for
@@ -235,6 +237,15 @@ export class RegionClaimant extends RegionSide {
 
   /** Grants whose signature is being checked (`onGrant`). */
   private checking = 0;
+
+  /**
+   * Hosts (hex) whose refusal named a certificate that was no news (`onGrant`), with the
+   * epoch our claim then built on: their next such refusal counts as news only once its
+   * check says so. A refusal's certificate is checked while the round goes on, and a round
+   * that ends first (every live host answered) counts it as news: a hostile backup naming one
+   * with every refusal, each looked up afresh, kept the survivor from ever rebasing.
+   */
+  private readonly noNews = new Map<string, number>();
 
   /** The epoch our claim under way promised itself, and the promise before it, until its round ends (`giveWay`). */
   private ownPromise: { e: number; before: { promised: number; promisedTo: string } } | undefined;
@@ -876,7 +887,9 @@ export class RegionClaimant extends RegionSide {
       else this.ctx.stats.badCerts++;
     } else {
       round.refusedAt(m.promised);
-      round.refusal(fromHex, !bareRefusal(m), m.promised);
+      const builtOn = round.terms.prev?.e ?? 0, named = !!m.cert && !m.pend;
+      const doubted = named && this.noNews.get(fromHex) === builtOn;
+      round.refusal(fromHex, !bareRefusal(m) && !doubted, m.promised);
       // A certificate is news of a live chain only if its grants verify over this region's
       // key: else it succeeds nothing here (forged, or another world's region of the same
       // coordinates, its hosts at one relay with ours), and a backup that named one with
@@ -886,6 +899,18 @@ export class RegionClaimant extends RegionSide {
       // The refuser knows a newer certificate: our next claim must build on it.
       const hold = m.cert && this.el.supersedes(m.cert, 'anchored', this.region.learntFar()) ? await this.region.acceptable(m.cert, m.chain, fromHex) : false;
       if (m.cert && hold && this.el.supersedes(m.cert, hold, this.region.learntFar())) this.el.learnCert(m.cert, m.chain, hold);
+      // Nor is one we cannot take, or one no newer than the certificate our claim built on (an
+      // honest refuser names its own only when newer: grant-rules.ts `refusalNews`): a hostile
+      // backup that named the claim's own certificate, or one its own two keys granted, with
+      // every refusal kept the survivor from ever rebasing (hosting-rebase-hostile.test.ts).
+      if (named && !(hold && m.cert!.e > builtOn)) {
+        round.namedNothing(fromHex);
+        this.noNews.set(fromHex, builtOn);
+        if (this.noNews.size > NO_NEWS_KEPT) this.noNews.delete(this.noNews.keys().next().value!);
+      } else if (named) {
+        this.noNews.delete(fromHex);
+        if (doubted) round.refusal(fromHex, true, m.promised);
+      }
       // The refuser granted an epoch above our certificate (checked against the one we hold
       // now): our next claim must win its hosts too.
       round.learnPending(m.pend, this.el.cert?.e ?? 0);
