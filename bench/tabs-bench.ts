@@ -6,7 +6,12 @@
 // moved by hundreds of ms with a lucky or unlucky draw, so the figure is taken over more and
 // said with the draws (tab_join_mint_draws_p50: keypairs drawn for the id by every mint
 // worker of a tab) and the parts before and after the id (tab_join_identity_ms_p50,
-// tab_join_after_identity_ms_p50). tab_route_ms_p50: one-way
+// tab_join_after_identity_ms_p50). The joining tabs stay open; tab_rejoin_ms is the same
+// measure for REJOINS more fresh tabs, each closed once it has joined, so each joins a world
+// a tab has just left: the tabs still there name the gone ones in their lookup answers
+// until they find them dead (dht/lookup.ts `giveUpMs`). With each, the part of a join after
+// its first link (to `vp:dht-started`: the self-lookup; tab_{join,rejoin}_link_to_usable_ms_p50),
+// and what the tabs left saw as the gone tab's link closing (logged). tab_route_ms_p50: one-way
 // latency of a routed message between tabs with no direct link; every message sent is
 // waited for (up to ROUTE_WAIT_MS) and those that never came are counted
 // (tab_route_lost), so a slow or dropped message cannot leave the figure unnoticed.
@@ -20,6 +25,8 @@ import { median, percentile } from './stats';
 const TABS = 6;
 /** Fresh tabs that join the world of TABS after the routes are measured, one at a time. */
 const JOINS_EXTRA = 10;
+/** Fresh tabs that join after those, one at a time, each closed once joined: the next joins a world it has just left. */
+const REJOINS = 7;
 const PORT = 8096;
 const MESSAGES_PER_PAIR = 20;
 /** How long the receiving tab is given for a pair's last messages to arrive. */
@@ -116,11 +123,27 @@ export async function benchTabs(): Promise<Record<string, number>> {
       }
     }
     if (latencies.length === 0) throw new Error('every pair had a direct link: no routed latency measured');
-    // Kept open: with each joined tab closed, every later join waited out its 4 s deadline
-    // (vp:dht-started 4 s after vp:first-link), a newcomer's dial to a closed tab unanswered.
     for (let i = 0; i < JOINS_EXTRA; i++) joins.push(await openTab(browser, url, true, `joining tab ${i}`));
+    const rejoins: Join[] = [];
+    const closes: string[] = [];
+    for (let i = 0; i < REJOINS; i++) {
+      const tab = await openTab(browser, url, true, `rejoining tab ${i}`);
+      rejoins.push(tab);
+      const gone = await call(tab.page, (n) => n.id());
+      await tab.page.context().close();
+      // How the gone tab's links ended at the tabs still there (a closed tab's page may or
+      // may not say goodbye), seen a moment later.
+      await new Promise((r) => setTimeout(r, 300));
+      const reasons = (await Promise.all([...tabs, ...joins.slice(TABS - 1).map((j) => j.page)].map((p) => call(p, (n, arg) => n.linkEvents().filter((e) => e.id === arg && !e.open).map((e) => e.reason ?? ''), gone)))).flat();
+      closes.push(`${gone.slice(0, 6)}: ${reasons.join('; ') || 'no link closed'}`);
+    }
     const identityAt = MARKS.indexOf('vp:identity');
-    console.error(`tabs joins, ms (marks ${MARKS.join(' ')}, ms after navigation; keypairs drawn for the id): ${joins.map((j) => `${j.ms} (${j.marks.join('/')}; ${j.draws})`).join(', ')}`);
+    const linkAt = MARKS.indexOf('vp:first-link');
+    const usableAt = MARKS.indexOf('vp:dht-started');
+    const linkToUsable = (js: Join[]) => median(js.map((j) => j.marks[usableAt]! - j.marks[linkAt]!));
+    const said = (js: Join[]) => js.map((j) => `${j.ms} (${j.marks.join('/')}; ${j.draws})`).join(', ');
+    console.error(`tabs joins, ms (marks ${MARKS.join(' ')}, ms after navigation; keypairs drawn for the id): ${said(joins)}`);
+    console.error(`tabs rejoins (each tab closed once joined), ms: ${said(rejoins)}; its links' ends at the tabs still there: ${closes.join(', ')}`);
     return {
       tab_join_ms: median(joins.map((j) => j.ms)),
       tab_join_ms_p90: percentile(joins.map((j) => j.ms), 90),
@@ -128,6 +151,12 @@ export async function benchTabs(): Promise<Record<string, number>> {
       tab_join_mint_draws_p50: median(joins.map((j) => j.draws)),
       tab_join_identity_ms_p50: median(joins.map((j) => j.marks[identityAt]!)),
       tab_join_after_identity_ms_p50: median(joins.map((j) => j.ms - j.marks[identityAt]!)),
+      tab_join_link_to_usable_ms_p50: linkToUsable(joins),
+      tab_rejoin_ms: median(rejoins.map((j) => j.ms)),
+      tab_rejoin_ms_p90: percentile(rejoins.map((j) => j.ms), 90),
+      tab_rejoin_samples: rejoins.length,
+      tab_rejoin_after_identity_ms_p50: median(rejoins.map((j) => j.ms - j.marks[identityAt]!)),
+      tab_rejoin_link_to_usable_ms_p50: linkToUsable(rejoins),
       tab_route_ms_p50: median(latencies),
       tab_route_ms_p99: percentile(latencies, 99),
       tab_route_pairs: pairs,
