@@ -11,7 +11,7 @@ import { UNLOADED } from '../src/play/world-model';
 import { regionAt } from '../src/region/region-key';
 import { MOVE_MS } from '../src/region/move-rate';
 import { seedReturningPlayer } from '../e2e/returning-player';
-import type { PageTimeline } from './edit-samples';
+import type { PageTimeline, SpotView } from './edit-samples';
 
 export interface BotOptions {
   /** Page URL without query or fragment, e.g. http://127.0.0.1:8080/ */
@@ -225,10 +225,11 @@ export class Bot {
     return { x: r.x, y: r.y, z: r.z, id: BRICK, at: r.at, settledAt: r.settledAt, confirmed: r.confirmed, ...(r.stamp ? { stamp: r.stamp } : {}) };
   }
 
-  async removeBlock(x: number, y: number, z: number): Promise<boolean> {
-    const err = await this.page.evaluate(([x, y, z, air]) => window.voxel.setBlock(x!, y!, z!, air!).then(() => '', (e: Error) => e.message), [x, y, z, AIR] as const);
-    if (err) this.error(`remove refused: ${err}`);
-    return !err;
+  /** Removes the block; false if refused, else the stamp its primary confirmed the removal with (undefined: kept tentative). */
+  async removeBlock(x: number, y: number, z: number): Promise<false | { e: number; s: number } | undefined> {
+    const r = await this.page.evaluate(([x, y, z, air]) => window.voxel.setBlock(x!, y!, z!, air!).then((o) => ({ err: '', stamp: o.stamp }), (e: Error) => ({ err: e.message, stamp: undefined })), [x, y, z, AIR] as const);
+    if (r.err) this.error(`remove refused: ${r.err}`);
+    return r.err ? false : r.stamp;
   }
 
   /**
@@ -284,16 +285,23 @@ export class Bot {
    * column without a change event; a change to an id the block already had makes none).
    * Also whether the spot's region is one of this bot's live subscriptions (`live`: else its
    * column shows the region's stored log, refreshed lazily) and this bot's own kept tentative
-   * edit there (`tentative`: shown over anyone's edit until its retry is confirmed).
+   * edit there (`tentative`: shown over anyone's edit until its retry is confirmed), and its
+   * subscription of the region (`client`: primary, epoch, the newest stamp it holds; `held`:
+   * the committed edit of the spot it holds, with its stamp).
    */
-  async spotState(x: number, y: number, z: number): Promise<{ block: number; live: boolean; tentative?: number; arrivals: { id: number; at: number; e?: number; s?: number }[] }> {
+  async spotState(x: number, y: number, z: number): Promise<SpotView> {
     const { rx, rz } = regionAt(x, z);
-    return this.page.evaluate(([x, y, z, region]) => ({
-      block: window.voxel.getBlock(x!, y!, z!),
-      live: window.voxel.hosting?.liveRegions().includes(region as string) ?? false,
-      tentative: window.voxel.tentative().find((t) => t.x === x && t.y === y && t.z === z)?.id,
-      arrivals: window.voxel.changes().filter((c) => c.x === x && c.y === y && c.z === z).map((c) => ({ id: c.id, at: c.at, ...(c.e !== undefined ? { e: c.e, s: c.s } : {}) })),
-    }), [x, y, z, `${rx},${rz}`] as const);
+    return this.page.evaluate(([x, y, z, region]) => {
+      const client = window.voxel.hosting?.region(region as string).client;
+      return {
+        block: window.voxel.getBlock(x!, y!, z!),
+        live: window.voxel.hosting?.liveRegions().includes(region as string) ?? false,
+        tentative: window.voxel.tentative().find((t) => t.x === x && t.y === y && t.z === z)?.id,
+        arrivals: window.voxel.changes().filter((c) => c.x === x && c.y === y && c.z === z).map((c) => ({ id: c.id, at: c.at, ...(c.e !== undefined ? { e: c.e, s: c.s } : {}) })),
+        ...(client ? { client } : {}),
+        held: window.voxel.hosting?.block(x!, y!, z!),
+      };
+    }, [x, y, z, `${rx},${rz}`] as const);
   }
 
   /** True when the column of (x, z) is loaded in this bot's world. */

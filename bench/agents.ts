@@ -31,14 +31,13 @@ import { profilePage } from './cpu-profile';
 import { startCrowdProfile, type CrowdProfile } from './crowd-profile';
 import { countCalls, readCalls, resetCalls } from './call-counter';
 import { median, percentile } from './stats';
-import { attribute, BotTimeline, type EditWatch } from './edit-samples';
+import { attribute, BotTimeline, missKind, neverDetails, type EditWatch, type MissKind, type SpotView } from './edit-samples';
 
 /** How often --samples reads every bot's trace and long tasks during the walk (a page keeps only its last few hundred trace lines). */
 const TIMELINE_EVERY_MS = 2000;
 
-type SpotState = Awaited<ReturnType<Bot['spotState']>>;
 /** An edit a watcher did not see in time, for --traces: who, where, and the watcher's world at the deadline and at the end. */
-interface MissDetail { kind: 'late' | 'shown_unstamped' | 'unconfirmed' | 'never'; watcher: number; editor: number; at: number[]; since: number; confirmed: boolean; stamp?: { e: number; s: number }; atDeadline?: SpotState; atEnd?: SpotState }
+interface MissDetail { kind: MissKind; watcher: number; editor: number; at: number[]; since: number; confirmed: boolean; stamp?: { e: number; s: number }; atDeadline?: SpotView; atEnd?: SpotView }
 
 export const AGENT_DEFAULTS = {
   count: 4,
@@ -62,6 +61,12 @@ export const AGENT_DEFAULTS = {
   editEveryMs: 3000,
   /** How long other bots watch for a placed block before counting it as not seen. */
   visibleTimeoutMs: 3000,
+  /**
+   * A block some watcher did not show within visibleTimeoutMs stays up to this much longer
+   * before its editor removes it, so a watcher that catches up late shows it (counted late)
+   * instead of catching up on the removal only, which hides it (counted superseded).
+   */
+  lateWaitMs: 10_000,
   joinTimeoutMs: 60_000,
   /** Bots that draw the world (WebGL on SwiftShader, a small viewport) instead of ?render=off. */
   renderTabs: 0,
@@ -145,10 +150,8 @@ export interface AgentReport {
   /**
    * Block placed by one bot to visible at another (one sample per watcher: a bot with the
    * spot's column loaded). missed: not seen within visibleTimeoutMs, split after the walk
-   * into late (arrived since), shown_unstamped (the watcher's world held the block at the
-   * deadline with no change carrying the edit's stamp: a snapshot brought it, or the block had
-   * the id already), unconfirmed (not shown, and the editor's setBlock had kept it tentative:
-   * no certified primary confirmed it then) and never (a confirmed edit none of these);
+   * (edit-samples.ts missKind) into late, shown_unstamped, unconfirmed, left, superseded and
+   * never (a confirmed edit none of these);
    * watch_errors: a watcher's page failed to answer;
    * unwatched: other bots without the spot's column loaded (no sample expected of them);
    * unstamped: samples matched by spot and time because the editor's setBlock gave no stamp
@@ -156,7 +159,7 @@ export interface AgentReport {
    * changes_dropped: changes that fell out of a watcher's 512-entry list (a late edit among
    * them is counted as never).
    */
-  edit_visible_ms: Summary & { missed: number; late: number; shown_unstamped: number; unconfirmed: number; never: number; watch_errors: number; unwatched: number; unstamped: number; changes_dropped: number };
+  edit_visible_ms: Summary & { missed: number } & Record<MissKind, number> & { watch_errors: number; unwatched: number; unstamped: number; changes_dropped: number };
   /** Bots whose stats() failed to answer at the start or the end (their counters are missing from the figures). */
   stats_errors: number;
   /**
@@ -274,7 +277,7 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
     const targets = live.map(() => pick());
     const visible: number[] = [];
     /** Watchers that did not see an edit within visibleTimeoutMs: looked at again after the walk. */
-    const misses: { bot: Bot; editor: Bot; x: number; y: number; z: number; id: number; since: number; confirmed: boolean; stamp?: { e: number; s: number }; atDeadline?: SpotState; watch: EditWatch }[] = [];
+    const misses: { bot: Bot; editor: Bot; x: number; y: number; z: number; id: number; since: number; confirmed: boolean; stamp?: { e: number; s: number }; atDeadline?: SpotView; watch: EditWatch }[] = [];
     /** --samples: every watcher's view of every edit, and every bot's events read during the walk. */
     const watches: EditWatch[] = [];
     const timelines = live.map((b) => new BotTimeline(b.index));
@@ -297,17 +300,26 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
         const others = live.filter((b) => b !== bot && b.alive);
         const watch = await Promise.all(others.map(async (b) => ((await b.hasColumn(spot.x, spot.z)) ? b : null)));
         unwatched += watch.filter((b) => b === null).length;
+        const mine: EditWatch[] = [];
+        const behind: Bot[] = [];
         await Promise.all(watch.filter((b): b is Bot => b !== null).map(async (b) => {
           const t = await b.waitForBlock(spot.x, spot.y, spot.z, spot.id, spot.at, o.visibleTimeoutMs, spot.stamp).catch(() => null);
           if (!spot.stamp) unstamped++;
           if (t === null) return void watchErrors++;
           const watch: EditWatch = { editor: bot.index, watcher: b.index, x: spot.x, y: spot.y, z: spot.z, ...spot.stamp, at: spot.at, settledAt: spot.settledAt, visibleAt: t, confirmed: spot.confirmed };
           watches.push(watch);
+          mine.push(watch);
           if (Number.isFinite(t)) visible.push(t - spot.at);
-          else misses.push({ bot: b, editor: bot, ...spot, since: spot.at, watch, atDeadline: await b.spotState(spot.x, spot.y, spot.z).catch(() => undefined) });
+          else {
+            misses.push({ bot: b, editor: bot, ...spot, since: spot.at, watch, atDeadline: await b.spotState(spot.x, spot.y, spot.z).catch(() => undefined) });
+            behind.push(b);
+          }
         }));
-        if (await bot.removeBlock(spot.x, spot.y, spot.z)) edits.removed++;
-        else edits.failed++;
+        await Promise.all(behind.map((b) => b.waitForBlock(spot.x, spot.y, spot.z, spot.id, spot.at, o.lateWaitMs, spot.stamp).catch(() => NaN)));
+        const removal = await bot.removeBlock(spot.x, spot.y, spot.z);
+        if (removal === false) edits.failed++;
+        else edits.removed++;
+        if (removal) for (const w of mine) w.removal = removal;
       } catch (e) {
         errors.push(`bot ${bot.index} edit: ${(e as Error).message.split('\n')[0]}`);
       } finally {
@@ -386,22 +398,19 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
       }
     }
     const rendered = await Promise.all(renderers.map((b) => b.renderCounters().catch(() => null)));
-    // Edits not seen in time: arrived late (the block is removed by now, but its arrival stays
-    // in the change list); or shown at the deadline with no change carrying the edit's stamp
-    // (a snapshot replaces a column without a change event, and a block that already had the
-    // id makes none): shown_unstamped, not never.
-    let late = 0, shownUnstamped = 0, unconfirmed = 0;
+    // Edits not seen in time, told apart after the walk (edit-samples.ts missKind): arrived
+    // late (the block is removed by now, but its arrival stays in the change list), shown
+    // unstamped, kept tentative, its column left, hidden by its own removal, or never.
+    const missCount: Record<MissKind, number> = { late: 0, shown_unstamped: 0, unconfirmed: 0, left: 0, superseded: 0, never: 0 };
     const missDetail: MissDetail[] = [];
+    const views = new Map<EditWatch, { atDeadline?: SpotView; atEnd?: SpotView }>();
     for (const m of misses) {
       const lateAt = await m.bot.waitForBlock(m.x, m.y, m.z, m.id, m.since, 0, m.stamp).catch(() => NaN);
       const end = await m.bot.spotState(m.x, m.y, m.z).catch(() => undefined);
-      // An edit its editor's setBlock kept tentative (no certified primary confirmed it then)
-      // and that no watcher shows: unconfirmed, not a confirmed edit lost.
-      const kind = Number.isFinite(lateAt) ? 'late' : m.atDeadline?.block === m.id ? 'shown_unstamped' : m.confirmed ? 'never' : 'unconfirmed';
-      if (kind === 'late') late++;
-      if (kind === 'shown_unstamped') shownUnstamped++;
-      if (kind === 'unconfirmed') unconfirmed++;
+      const kind = missKind({ id: m.id, confirmed: m.confirmed, arrivedLate: Number.isFinite(lateAt), ...(m.stamp ? { stamp: m.stamp } : {}), ...(m.watch.removal ? { removal: m.watch.removal } : {}), ...(m.atDeadline ? { atDeadline: m.atDeadline } : {}), ...(end ? { atEnd: end } : {}) });
+      missCount[kind]++;
       m.watch.miss = kind;
+      views.set(m.watch, { ...(m.atDeadline ? { atDeadline: m.atDeadline } : {}), ...(end ? { atEnd: end } : {}) });
       missDetail.push({ kind, watcher: m.bot.index, editor: m.editor.index, at: [m.x, m.y, m.z], since: Math.round(m.since), confirmed: m.confirmed, stamp: m.stamp, atDeadline: m.atDeadline, atEnd: end });
     }
     if (missDetail.length) log(`agents: ${missDetail.length} edits not seen in time: ${JSON.stringify(missDetail.map((d) => ({ kind: d.kind, watcher: d.watcher, editor: d.editor, at: d.at, confirmed: d.confirmed, stamp: d.stamp, block: d.atDeadline?.block })))}`);
@@ -410,8 +419,11 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
       await readTimelines();
       await Promise.all(live.map(async (b, i) => { timelines[i]!.id = await b.tab.evaluate(() => window.voxel.net?.id() ?? '').catch(() => ''); }));
       const report = attribute(watches, timelines, o.visibleTimeoutMs);
-      writeFileSync(options.samples, JSON.stringify({ t0, bots: timelines.map((t) => ({ bot: t.bot, id: t.id, events: t.events, longTasks: t.longTasks })), ...report }, null, 1));
+      // Each confirmed edit a watcher never showed, with the primary that ordered it and the watcher's attaches there: its cause is read from these.
+      const never = neverDetails(watches, timelines, o.visibleTimeoutMs, views);
+      writeFileSync(options.samples, JSON.stringify({ t0, never, bots: timelines.map((t) => ({ bot: t.bot, id: t.id, events: t.events, longTasks: t.longTasks })), ...report }, null, 1));
       log(`agents: ${report.slow} of ${report.samples} samples over ${report.slowMs} ms or missed, by cause ${JSON.stringify(report.byCause)}, by leg ${JSON.stringify(report.byLeg)} -> ${options.samples}`);
+      for (const n of never) log(`agents: not shown (${n.kind}): region ${n.region} e${n.e ?? '?'}s${n.s ?? '?'} by bot ${n.editor} at bot ${n.watcher} (shown by ${n.shownBy} of ${n.watchers}), ordered by bot ${n.primary.bot}, watcher attached before to ${n.attachedBefore ? `${n.attachedBefore.id} e${n.attachedBefore.e}` : 'none read'}, at the deadline live ${n.atDeadline?.live} client ${JSON.stringify(n.atDeadline?.client)}, at the end live ${n.atEnd?.live} client ${JSON.stringify(n.atEnd?.client)} holds ${JSON.stringify(n.atEnd?.held)} (removal ${JSON.stringify(n.removal)})`);
     }
 
     // --- report --------------------------------------------------------------------------
@@ -471,7 +483,7 @@ export async function runAgents(options: AgentOptions = {}): Promise<AgentReport
       },
       chunk_snapshot_ms: snapshot,
       edit_visible_ms: {
-        ...summary(visible), missed: misses.length, late, shown_unstamped: shownUnstamped, unconfirmed, never: misses.length - late - shownUnstamped - unconfirmed, watch_errors: watchErrors, unwatched, unstamped,
+        ...summary(visible), missed: misses.length, ...missCount, watch_errors: watchErrors, unwatched, unstamped,
         changes_dropped: stats.reduce((n, s) => n + (s.changesDropped ?? 0), 0),
       },
       stats_errors: statsErrors,

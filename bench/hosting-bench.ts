@@ -7,15 +7,29 @@
 // One run of 8 bots swings a lot on a 2-core machine (two runs of one build differ as much
 // as two builds), so the bench runs HOSTING_RUNS (default 3) worlds one after the other
 // and reports each latency, rate and per-run count as the median over runs, and every
-// sample count (samples, missed, late, never, errors, dropped) as the sum over runs, so a
-// sample missed in any run is reported.
+// sample count (samples, missed, late, left, superseded, never, errors, dropped) as the sum
+// over runs, so a sample missed in any run is reported.
+//
+// Every world is run with its samples (bench/edit-samples.ts: each bot's hosting trace read
+// every 2 s, its long tasks): a world with a confirmed edit never shown (or superseded)
+// keeps them, with each such edit's region, primary and the watcher's attaches there
+// (`never`), in $TMPDIR/hosting-never-*.json, named on stderr; a world without one deletes
+// them (they are ~0.4 MB a world).
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { runAgents } from './agents';
 import { median } from './stats';
 
 type Run = Record<string, number>;
 
-async function oneRun(): Promise<Run> {
-  const r = await runAgents({ count: 8, seconds: 30, log: () => {} });
+async function oneRun(world: number): Promise<Run> {
+  const samples = join(tmpdir(), `hosting-never-${new Date().toISOString().replace(/[:.]/g, '-')}-world${world}.json`);
+  // Quiet but for the one-line summaries of the confirmed edits not shown.
+  const r = await runAgents({ count: 8, seconds: 30, log: (l) => { if (l.startsWith('agents: not shown')) console.error(l); }, samples });
+  const { never, superseded } = r.edit_visible_ms;
+  if (never + superseded > 0) console.error(`hosting: world ${world}: ${never} confirmed edits never shown, ${superseded} superseded; samples (their \`never\` list) -> ${samples}`);
+  else rmSync(samples, { force: true });
   const sum = (k: string) => r.stats.reduce((n, s) => n + (s[k] ?? 0), 0);
   return {
     edit_visible_ms_p50: r.edit_visible_ms.p50,
@@ -26,6 +40,8 @@ async function oneRun(): Promise<Run> {
     edit_visible_shown_unstamped: r.edit_visible_ms.shown_unstamped,
     edit_visible_unconfirmed: r.edit_visible_ms.unconfirmed,
     edit_visible_never: r.edit_visible_ms.never,
+    edit_visible_left: r.edit_visible_ms.left,
+    edit_visible_superseded: r.edit_visible_ms.superseded,
     edit_visible_watch_errors: r.edit_visible_ms.watch_errors,
     edit_visible_unwatched: r.edit_visible_ms.unwatched,
     edit_visible_unstamped: r.edit_visible_ms.unstamped,
@@ -68,7 +84,7 @@ async function oneRun(): Promise<Run> {
 
 /** Counts of samples: summed over runs, so nothing missed in one run is hidden by a median. */
 const SUMMED = new Set([
-  'edit_visible_samples', 'edit_visible_missed', 'edit_visible_late', 'edit_visible_shown_unstamped', 'edit_visible_unconfirmed', 'edit_visible_never',
+  'edit_visible_samples', 'edit_visible_missed', 'edit_visible_late', 'edit_visible_shown_unstamped', 'edit_visible_unconfirmed', 'edit_visible_never', 'edit_visible_left', 'edit_visible_superseded',
   'edit_visible_watch_errors', 'edit_visible_unwatched', 'edit_visible_unstamped',
   'edit_visible_changes_dropped', 'agents_stats_errors', 'agents_edit_failures', 'agents_edits_occupied', 'loaded_gap_frames',
 ]);
@@ -87,7 +103,7 @@ export function combineRuns(runs: Run[]): Run {
 export async function benchHosting(): Promise<Record<string, number>> {
   const n = Math.max(1, Number(process.env.HOSTING_RUNS ?? 3));
   const runs: Run[] = [];
-  for (let i = 0; i < n; i++) runs.push(await oneRun());
+  for (let i = 0; i < n; i++) runs.push(await oneRun(i + 1));
   return combineRuns(runs);
 }
 

@@ -5,6 +5,9 @@ import type { Clock } from '../core/clock';
 import { idToHex } from '../core/node-id';
 import type { RemotePlayers, RemotePlayerSample } from '../play/remote-player-smoother';
 import { presentPlayers, type PresentPlayer } from '../play/present-players';
+import { columnIndex, regionAt } from '../region/region-key';
+import { entryKey } from '../region/region-state';
+import { chunkOf, localOf } from '../world/coords';
 import type { NetSession } from './net-session';
 import type { WorkerTicker } from './worker-ticker';
 
@@ -21,6 +24,8 @@ export interface HostingApi {
   tickHz(): number;
   /** One region as this tab's host and client see it (diagnostics). */
   region(name: string): RegionDiagnostics;
+  /** The committed edit of block (x, y, z) in this tab's subscription of its region, with its stamp (diagnostics); undefined when not subscribed or no edit of it is held. */
+  block(x: number, y: number, z: number): { id: number; e: number; s: number } | undefined;
   /** The last hosting decisions (claims, grants, refusals) and the region client's attaches, oldest first. */
   trace(): string[];
   /** Flat counters: host_*, client_*, wire_* and ticker/clock figures. */
@@ -57,7 +62,8 @@ export interface RegionDiagnostics {
     /** How many stand there in all. */
     presentCount: number;
   };
-  client?: { primary: string; epoch: number; ready: boolean; entries: number };
+  /** The player's subscription: `version`, the highest stamp its state holds ("e<E>s<S>"). */
+  client?: { primary: string; epoch: number; ready: boolean; entries: number; version: string };
 }
 
 /** `ticker`: the tick source's counters (a tab's WorkerTicker; the headless peer counts its clock ticks). */
@@ -86,12 +92,17 @@ export function createHostingApi(net: NetSession, remote: RemotePlayers, clock: 
       const coord = { rx, rz };
       const hosted = net.host.regionState(coord);
       const attachment = net.client.attachment(coord);
+      const client = net.client.state(coord);
       const short = (hex: string) => hex.slice(0, 8);
       const present = hosted?.duty ? presentPlayers(hosted.duty.presence.standing(hosted.ctx.clock.now()), net.source.looks) : [];
       return {
         ...(hosted ? { host: { role: hosted.role, epoch: hosted.epoch, promised: hosted.promised, primary: short(hosted.primaryHex), hosts: hosted.hosts.map((x) => short(idToHex(x))), entries: hosted.state.size, version: `e${hosted.state.version.e}s${hosted.state.version.s}`, subscribers: hosted.duty?.subscribers.size ?? hosted.knownSubs.length, present: present.slice(0, MAX_PRESENT_LISTED), presentCount: present.length } } : {}),
-        ...(attachment ? { client: { primary: short(attachment.primary), epoch: attachment.epoch, ready: net.client.isReady(coord), entries: net.client.state(coord)?.size ?? 0 } } : {}),
+        ...(attachment ? { client: { primary: short(attachment.primary), epoch: attachment.epoch, ready: net.client.isReady(coord), entries: client?.size ?? 0, version: client ? `e${client.version.e}s${client.version.s}` : '' } } : {}),
       };
+    },
+    block: (x, y, z) => {
+      const e = net.client.state(regionAt(x, z))?.get(entryKey(columnIndex(chunkOf(x), chunkOf(z)), localOf(x), y, localOf(z)));
+      return e && { id: e.id, e: e.e, s: e.s };
     },
     trace: () => [...net.trace],
     clock: () => ({ now: net.items.host.clock.now(), ...net.items.host.clock.status() }),
