@@ -1,6 +1,7 @@
 // `npm run sim -- --nodes 10000 [--churn 0.2] [--seed 42] [--lookups 1000] [--json FILE]`
 // (`npm run sim -- --hosting ...` runs the hosting simulation instead: bench/hosting-sim.ts;
-// `npm run sim -- --idle ...` the idle-cost simulation: bench/idle-cost-bench.ts)
+// `npm run sim -- --idle ...` the idle-cost simulation: bench/idle-cost-bench.ts;
+// `npm run sim -- --first-claims [--seeds 10]` a region's first claim: src/testing/first-claim-sim.ts)
 // Runs the real src/dht code on the in-memory network and the virtual clock,
 // deterministically per seed, and reports:
 // - lookup hops p50/p95/p99: Kademlia rounds on the critical path (see src/dht/lookup.ts:
@@ -25,6 +26,7 @@ import { randomId, type NodeId } from '../src/core/node-id';
 import type { DhtNode } from '../src/dht/dht-node';
 import type { LookupResult } from '../src/dht/lookup';
 import { lookupsDuringChurn } from '../src/testing/churn-lookups';
+import { firstClaims } from '../src/testing/first-claim-sim';
 import { LARGE_SIM_DHT, SimCluster } from '../src/testing/sim-cluster';
 import { adversarialSimMain } from './adversarial-bench';
 import { hostingSimMain } from './hosting-sim';
@@ -274,6 +276,10 @@ if (isMain && process.argv.includes('--hosting')) {
   await adversarialSimMain();
 } else if (isMain && process.argv.includes('--sybil-scale')) {
   await sybilScaleMain();
+} else if (isMain && process.argv.includes('--first-claims')) {
+  const seeds = Array.from({ length: Number(arg('seeds') ?? 10) }, (_, i) => i + 1);
+  const f = await firstClaims({ seeds, peers: Number(arg('peers') ?? 13), regions: Number(arg('regions') ?? 40) });
+  console.log(`first claims, subscribe to attach (virtual ms, ${f.attach.n} regions over ${seeds.length} seeds): p10 ${f.attach.p10} p50 ${f.attach.p50} p90 ${f.attach.p90} max ${f.attach.max}; ${f.unattached} not attached in 30 s`);
 } else if (isMain) {
   const opts: SimOptions = {
     nodes: Number(arg('nodes') ?? 1000),

@@ -38,12 +38,12 @@ describe('certificates a host checks while an attacker with 12 keys floods it wi
     const certs = new CertChecker(cachingWebCryptoVerifier(new ProvenKeys(64, 0, budget)), fixedNearView([a.id, b.id, c.id]), { idWorkBits: 0 });
     const region = certCheckingRegion(randomId(rand), key, certs, clock);
     const terms: ClaimTerms = { e: 1, primary: a.id, hosts: [a.id, b.id, c.id] };
-    const honest: EpochCert = { ...terms, grants: [await signGrant(a, key, terms), await signGrant(b, key, terms)] };
+    const honest: EpochCert = { ...terms, grants: [await signGrant(a, key, terms), await signGrant(b, key, terms), await signGrant(c, key, terms)] };
     // Junk: well formed, its two grants' keys random bytes the host must derive to refuse.
     const junk = (): EpochCert => {
       const hosts = [randomId(rand), randomId(rand), randomId(rand)];
       const grant = (id: (typeof hosts)[number]) => ({ id, a: 0 as const, k: crypto.getRandomValues(new Uint8Array(32)), s: new Uint8Array(64) });
-      return { e: 1, primary: hosts[0]!, hosts, grants: [grant(hosts[0]!), grant(hosts[1]!)] };
+      return { e: 2, primary: hosts[0]!, hosts, prev: { e: 1, hosts }, grants: [grant(hosts[0]!), grant(hosts[1]!)] };
     };
     const attackers = Array.from({ length: ATTACKER_LINKS }, (_, i) => `evil${i}`);
     let takenAt = -1;

@@ -2,8 +2,8 @@
 // claim asks, when it asks again, when it is over, and what refusals may teach it.
 import { describe, expect, it } from 'vitest';
 import { idToHex, type NodeId } from '../core/node-id';
-import { MAX_EPOCH_JUMP, MAX_PEND, type ClaimTerms, type GrantSig } from '../region/epoch-cert';
-import { claimTargets, ClaimRound, firstClaim } from './claim-round';
+import { chainRoot, MAX_EPOCH_JUMP, MAX_PEND, type ClaimTerms, type GrantSig } from '../region/epoch-cert';
+import { claimTargets, ClaimRound } from './claim-round';
 
 const id = (n: number): NodeId => new Uint8Array(20).fill(n);
 const [SELF, A, B, C, D] = [id(1), id(2), id(3), id(4), id(5)];
@@ -72,14 +72,14 @@ describe('claim round', () => {
 
   it('certifies a first claim (no previous epoch) only with the grant of every host it names', () => {
     const t = terms({ prev: undefined, hosts: [SELF, A, B] });
-    expect(firstClaim(t)).toBe(true);
-    expect(firstClaim(terms())).toBe(false);
+    expect(chainRoot(t)).toBe(true);
+    expect(chainRoot(terms())).toBe(false);
     const r = round(t);
     r.addGrant(idToHex(A), sig(A));
     r.check(10);
     expect(r.cert(), 'a majority of its set').toBeUndefined();
     expect(r.quorumAt).toBe(null);
-    expect(r.fault()).toBe('first-claim-needs-every-host');
+    expect(r.fault()).toBe('root-needs-every-host');
     r.addGrant(idToHex(B), sig(B));
     r.check(20);
     expect(r.cert()?.grants).toHaveLength(3);

@@ -22,18 +22,6 @@ export function claimTargets(terms: ClaimTerms, current: readonly NodeId[], self
   return targets;
 }
 
-/**
- * Whether a claim starts a chain: it builds on no certificate (its claimant holds none and no
- * location record named one). Such a claim certifies only with the grant of every host it
- * names, not a majority (`ClaimRound.cert`): two first claims from lookups that differ (tabs
- * joining) then both win only if their sets share no node, where with majorities one shared
- * node was not enough: each won without it, and the region ran two chains whose readers never
- * saw each other's confirmed edits (docs/HOSTING.md "First certificates"). Only honest
- * claimants keep this rule; readers check certificates as before (docs/TRUST.md: an attacker
- * with near ids is the region's host set anyway).
- */
-export const firstClaim = (terms: ClaimTerms): boolean => !terms.prev;
-
 export class ClaimRound {
   /** Checked grants by granter (hex); ours is in from the start. */
   private readonly grants = new Map<string, GrantSig>();
@@ -122,11 +110,13 @@ export class ClaimRound {
     return this.fault() ? undefined : { ...this.terms, grants: [...this.grants.values()] };
   }
 
-  /** Why the grants so far make no certificate (diagnostics, and `cert`). */
+  /**
+   * Why the grants so far make no certificate (diagnostics, and `cert`): the reader's own
+   * shape rule, so a chain's root waits for the grant of every host it names
+   * (epoch-cert.ts `chainRoot`).
+   */
   fault(): string | null {
-    const shape = certShapeFault({ ...this.terms, grants: [...this.grants.values()] });
-    if (shape) return shape;
-    return firstClaim(this.terms) && !this.terms.hosts.every((h) => this.grants.has(idToHex(h))) ? 'first-claim-needs-every-host' : null;
+    return certShapeFault({ ...this.terms, grants: [...this.grants.values()] });
   }
 
   /** Resends so far. */

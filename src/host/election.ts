@@ -5,7 +5,7 @@
 // the record before any promise leaves the node, and checks signatures before it adopts a
 // certificate. docs/HOSTING.md "The state machine" and "Authority" give the reasons.
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
-import { MAX_CHAIN, MAX_EPOCH_JUMP, MAX_PEND, quorum, succeeds, type CertPrev, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
+import { MAX_CHAIN, MAX_EPOCH_JUMP, MAX_PEND, quorum, sameSet, succeeds, type CertPrev, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
 import { chainedFrom, chainLinks, sameCert, type Hold } from '../region/cert-anchor';
 import { CLAIM_TIMEOUT_MS } from './claim-round';
 
@@ -99,6 +99,11 @@ export class Election {
   accepted: CertPrev[] = [];
   /** Such epochs that refusals told us of (bounded): our next claim covers them. */
   learned: CertPrev[] = [];
+  /**
+   * Heads of other chains of the region that our next claim merges (`learnFork`): named in
+   * its `pend`, so a majority of each one's hosts grants and sends its state (at most MAX_PEND).
+   */
+  forks: CertPrev[] = [];
   /** Highest epoch a refusal told us was promised elsewhere: our next claim goes above it. */
   refusedAt = 0;
   /**
@@ -170,7 +175,19 @@ export class Election {
     this.certRestored = false;
     this.accepted = this.accepted.filter((q) => q.e > c.e);
     this.learned = this.learned.filter((q) => q.e > c.e);
+    this.forks = this.forks.filter((f) => !(c.pend ?? []).some((q) => q.e === f.e && sameSet(q.hosts, f.hosts)) && f.e < c.e + MAX_EPOCH_JUMP);
     return replaces;
+  }
+
+  /**
+   * Another chain of the region that our next claim merges (the caller checked it:
+   * cert-anchor.ts `mergeable`): its head goes into our claims' `pend` until a certificate of
+   * ours covers it. Its epoch raises our next one, as a refusal's promise does.
+   */
+  learnFork(c: EpochCert): void {
+    if (this.forks.some((f) => f.e === c.e && sameSet(f.hosts, c.hosts))) return;
+    this.forks = [...this.forks.filter((f) => !sameSet(f.hosts, c.hosts)), { e: c.e, hosts: c.hosts }].sort((a, b) => a.e - b.e).slice(-MAX_PEND);
+    this.refusedAt = Math.max(this.refusedAt, c.e);
   }
 
   /**
@@ -249,8 +266,12 @@ export class Election {
       const had = bySet.get(tag);
       if (!had || q.e > had.e) bySet.set(tag, q);
     }
-    // Newest first kept: an older one was granted by fewer hosts' knowledge.
-    return [...bySet.values()].sort((a, b) => a.e - b.e).slice(-MAX_PEND);
+    // Newest first kept: an older one was granted by fewer hosts' knowledge. Another chain's
+    // head we merge goes in whatever its epoch (`forks`), before them.
+    const granted = [...bySet.values()].sort((a, b) => a.e - b.e);
+    const forks = this.forks.filter((f) => f.e < e && !skip.has(setTag(f.hosts)) && !granted.some((q) => setTag(q.hosts) === setTag(f.hosts)));
+    const room = Math.max(0, MAX_PEND - forks.length);
+    return [...forks.slice(-MAX_PEND), ...(room ? granted.slice(-room) : [])].sort((a, b) => a.e - b.e);
   }
 
   /**

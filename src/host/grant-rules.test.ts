@@ -81,7 +81,12 @@ describe('granted epochs above the certificate (pend)', () => {
     const terms = { e: 5, primary: D, hosts: [B, C, D], prev: { e: 3, hosts: [B, C, D] }, pend: [e4] };
     expect(certShapeFault({ ...terms, grants: [g(D), g(C)] })).toBe('no-pending-majority');
     expect(certShapeFault({ ...terms, grants: [g(D), g(C), g(E)] })).toBeNull();
-    expect(certShapeFault({ ...terms, pend: [{ e: 3, hosts: [E, B, C] }], grants: [g(D), g(C), g(E)] })).toBe('epoch-range');
+    // At or below the previous epoch only another chain's head (a merge), over another set than the previous one, and needing its majority too.
+    expect(certShapeFault({ ...terms, pend: [{ e: 3, hosts: [E, B, C] }], grants: [g(D), g(C), g(E)] })).toBeNull();
+    const F = id(6);
+    expect(certShapeFault({ ...terms, pend: [{ e: 3, hosts: [E, A, F] }], grants: [g(D), g(C), g(E)] })).toBe('no-pending-majority');
+    expect(certShapeFault({ ...terms, pend: [{ e: 3, hosts: [B, C, D] }], grants: [g(D), g(C), g(E)] })).toBe('epoch-range');
+    expect(certShapeFault({ ...terms, prev: { e: 3, hosts: [A, B, C] }, rebase: true, pend: [{ e: 2, hosts: [E, B, C] }], grants: [g(D), g(C), g(B)] })).toBe('epoch-range');
   });
   it('such a certificate succeeds a held e4 it covered, not one it did not', () => {
     const c5: EpochCert = { e: 5, primary: D, hosts: [B, C, D], prev: { e: 3, hosts: [B, C, D] }, pend: [e4], grants: [] };

@@ -34,6 +34,12 @@ export interface GranterView {
   following: string;
   heardAgoMs: number;
   failoverMs: number;
+  /**
+   * The claim merges our chain into the claimant's, and we yield to it (cert-anchor.ts
+   * `yieldsTo`, checked by the caller; `mergeClaim`): neither our live primary nor our own
+   * certificate at the claim's epoch holds it back.
+   */
+  merging?: boolean;
 }
 
 /** The terms a grant of `m` signs. */
@@ -80,22 +86,36 @@ export function grantRefusal(v: GranterView, m: ClaimFrame): string | null {
   // The claimant must build on the newest certificate we know (else two chains could grow).
   // (Or past it: the claim needs a majority of our certificate's hosts as a pending epoch.)
   if (v.cert && (!m.known || m.known.e < v.cert.e) && !covers(m, v.cert)) return `behind e${v.cert.e}`;
-  if (v.cert && m.known && m.known.e === v.cert.e && !idEquals(m.known.primary, v.cert.primary)) return 'other certificate';
+  if (v.cert && m.known && m.known.e === v.cert.e && !idEquals(m.known.primary, v.cert.primary) && !v.merging) return 'other certificate';
   // We granted an epoch above the claimant's certificate: it may have been certified
   // without the claimant hearing of it. Paxos's rule: the claim must win its hosts too.
   const open = uncovered(v.accepted, m);
   if (open) return `pending e${open.e}`;
   // A live primary yields only to the node it handed the region to; a backup that heard its
   // primary just now does not help depose it (the primary's lease counts on it).
+  if (v.merging) return null;
   if (v.primary && v.handoffTo !== m.fromHex) return 'alive primary';
   if (v.following && m.fromHex !== v.following && m.fromHex !== v.handoffTo && v.heardAgoMs < v.failoverMs / 2) return 'primary alive';
   return null;
 }
 
-/** What a refusal of `m` tells the claimant: our certificate when the claimant's is older (its next claim must build on it), and a granted epoch it must cover. */
-export function refusalNews(cert: EpochCert | undefined, accepted: readonly CertPrev[] | undefined, m: ClaimFrame): { cert?: EpochCert; pend?: CertPrev } {
+/**
+ * Whether `m` claims to merge the chain of `cert` (ours) into the claimant's own: built on a
+ * certificate whose primary is the claimant, and naming ours, its epoch and set, in `pend`
+ * (so it needs a majority of our set, whose grants carry our chain's state).
+ */
+export function mergeClaim(m: ClaimFrame, cert: EpochCert | undefined): m is ClaimFrame & { known: EpochCert } {
+  return !!cert && !!m.known && idEquals(m.from, m.known.primary) && !!m.pend?.some((q) => q.e === cert.e && sameSet(q.hosts, cert.hosts));
+}
+
+/**
+ * What a refusal of `m` tells the claimant: our certificate when the claimant's is older (its
+ * next claim must build on it) or of another chain of the region (`fork`: the claimant may
+ * merge ours into its next epoch, cert-anchor.ts `mergeable`), and a granted epoch it must cover.
+ */
+export function refusalNews(cert: EpochCert | undefined, accepted: readonly CertPrev[] | undefined, m: ClaimFrame, fork = false): { cert?: EpochCert; pend?: CertPrev } {
   const open = uncovered(accepted, m);
-  return { ...(cert && (!m.known || m.known.e < cert.e) ? { cert } : {}), ...(open ? { pend: open } : {}) };
+  return { ...(cert && (!m.known || m.known.e < cert.e || fork) ? { cert } : {}), ...(open ? { pend: open } : {}) };
 }
 
 /**

@@ -36,7 +36,7 @@ describe("granters' proofs checked on the budget of the granter that sent them",
     const [a, b, c] = [await strangerIdentity(), await strangerIdentity(), await strangerIdentity()];
     const key = randomId(rand);
     const certs = new CertChecker(cachingWebCryptoVerifier(new ProvenKeys(64, 0, budget)), fixedNearView([a.id, b.id, c.id]), { idWorkBits: 0 });
-    const terms: ClaimTerms = { e: E, primary: a.id, hosts: [a.id, b.id, c.id] };
+    const terms: ClaimTerms = { e: E, primary: a.id, hosts: [a.id, b.id, c.id], prev: { e: E - 1, hosts: [a.id, b.id, c.id] } };
     const honestCert: EpochCert = { ...terms, grants: [await signGrant(a, key, terms), await signGrant(b, key, terms)] };
     // The pending epoch's certificate again, its grants' keys random bytes.
     const junkCert = (): EpochCert => ({ ...terms, grants: [a.id, b.id].map((id) => ({ id, a: 0 as const, k: crypto.getRandomValues(new Uint8Array(32)), s: new Uint8Array(64) })) });

@@ -217,6 +217,10 @@ export class HostedRegion implements RegionRole {
     this.claimant.wake();
   }
 
+  learnFork(fork: EpochCert): void {
+    this.claimant.learnFork(fork);
+  }
+
   giveWay(mayGrant?: (promised: number) => boolean): boolean {
     return this.claimant.giveWay(mayGrant);
   }

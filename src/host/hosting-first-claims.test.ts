@@ -10,7 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { chunkOf, localOf } from '../world/coords';
-import { STONE, BRICK } from '../world/blocks';
+import { BRICK, GLASS, PLANKS, STONE } from '../world/blocks';
 import { columnIndex, RegionKeys } from '../region/region-key';
 import { entryKey, type Stamp } from '../region/region-state';
 import type { LookupResult } from '../dht/lookup';
@@ -36,6 +36,16 @@ function seesOnly(p: SimPeer, key: NodeId, view: SimPeer[], on: () => boolean): 
     const res: LookupResult = { closest: view.map((v) => ({ id: v.dht.selfId, hex: v.hex })), values: [], hops: 1, queries: view.length, failures: 0 };
     return Promise.resolve(res);
   };
+}
+
+/** As `seesOnly`, and `p`'s own view of who is near the key (its table and its lookups by disjoint paths) says the same. */
+function seesOnlyAll(p: SimPeer, key: NodeId, view: SimPeer[], on: () => boolean): void {
+  seesOnly(p, key, view, on);
+  const nv = p.dht.nearView;
+  const ids = () => view.map((v) => v.dht.selfId);
+  const near = nv.near.bind(nv), live = nv.live.bind(nv);
+  nv.near = (k, n) => (on() && idEquals(k, key) ? ids().slice(0, n) : near(k, n));
+  nv.live = (k, n, again) => (on() && idEquals(k, key) ? Promise.resolve(ids().slice(0, n)) : live(k, n, again));
 }
 
 /** The block a reader shows at (x, y, z) of the region. */
@@ -86,6 +96,51 @@ describe('first certificates of a region (simulated)', () => {
     // Every confirmed edit is shown at both players.
     const seen = readers.slice(0, 2).map((p) => `${p.hex.slice(0, 6)}: ${shown(p, 9, y, 9)},${shown(p, 13, y, 9)}`);
     expect(seen, `primaries that confirmed: ${[...primaries].map((h) => h.slice(0, 6)).join(',')}`).toEqual(readers.slice(0, 2).map((p) => `${p.hex.slice(0, 6)}: ${STONE},${BRICK}`));
+    sim.stopAll();
+  });
+
+  // Two lookups that share no node: A finds {A, C, D} and B finds {B, E, F} (A..F the six
+  // nodes nearest the key, in that order). Each claim is granted by every host it names, so
+  // each certifies: two chains of one region. Once the views agree, the chains must become one
+  // that holds every edit either confirmed, shown at every reader.
+  it.each([1, 2, 3, 4, 5, 6])('two first claims from lookups that share no node become one chain holding the edits both confirmed (seed %i)', async (seed) => {
+    const sim = new HostSim({ seed });
+    await sim.grow(6);
+    const key = await new RegionKeys(sim.world, simKeyHash).key(region);
+    const nearest: SimPeer[] = [];
+    for (const bit of [1, 2, 3, 4, 5, 6]) nearest.push(await sim.add(near(key, bit)));
+    const [A, B, C, D, E, F] = nearest as [SimPeer, SimPeer, SimPeer, SimPeer, SimPeer, SimPeer];
+    const readers = sim.live().filter((p) => !nearest.includes(p));
+    const [ra, rb] = readers as [SimPeer, SimPeer];
+    let split = true;
+    for (const p of [A, C, D, ra]) seesOnlyAll(p, key, [A, C, D], () => split);
+    for (const p of [B, E, F, rb]) seesOnlyAll(p, key, [B, E, F], () => split);
+    const attached = Promise.all([rb.client.subscribe(region), sim.run(100).then(() => ra.client.subscribe(region))]);
+    await sim.settle(attached);
+    // Each player places a block while the views still differ, confirmed by its own chain.
+    const y = 100;
+    const put = (p: SimPeer, x: number, id: number): Promise<Stamp> => sim.settle(p.client.submit(x, y, 9, id, { x, y, z: 11 }));
+    const early = [await put(ra, 9, STONE), await put(rb, 13, BRICK)];
+    const firsts = new Set<string>();
+    for (const p of sim.live()) {
+      const cert = p.host.regionState(region)?.cert;
+      if (cert && !cert.prev) firsts.add(`e${cert.e}:${idToHex(cert.primary)}`);
+    }
+    expect([...firsts], 'the set-up makes two chains').toHaveLength(2);
+    expect(early.every((s) => s.e > 0)).toBe(true);
+    // The views agree again (the joins are over).
+    split = false;
+    await sim.run(20_000);
+    const late = [await put(ra, 10, PLANKS), await put(rb, 14, GLASS)];
+    expect(late.every((s) => s.e > 0)).toBe(true);
+    await sim.run(5_000);
+    const primaries = sim.live().filter((p) => p.host.regionState(region)?.role === 'primary').map((p) => p.hex.slice(0, 6));
+    expect(primaries, 'one primary of the region').toHaveLength(1);
+    // (The two roots are two primaries of their epoch, by the set-up; no later epoch has two.)
+    const rootEpochs = new Set([...firsts].map((f) => f.split(':')[0]!.slice(1)));
+    expect(sim.doublePrimaries().filter((d) => !rootEpochs.has(d.split(' ')[0]!.split(':')[1]!))).toEqual([]);
+    const seen = [ra, rb].map((p) => `${p.hex.slice(0, 6)}: ${[9, 13, 10, 14].map((x) => shown(p, x, y, 9)).join(',')}`);
+    expect(seen).toEqual([ra, rb].map((p) => `${p.hex.slice(0, 6)}: ${[STONE, BRICK, PLANKS, GLASS].join(',')}`));
     sim.stopAll();
   });
 

@@ -4,11 +4,11 @@
 // role through `RegionRole` (region-role.ts), never the class that owns it.
 import { hexToId, idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
 import { within } from '../core/clock';
-import { bareRefusal, CLAIM_TIMEOUT_MS, claimTargets, ClaimRound, firstClaim } from './claim-round';
-import { certShapeFault, MAX_CERT_HOSTS, MIN_CERT_HOSTS, quorum, sameSet, signGrant, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
+import { bareRefusal, CLAIM_TIMEOUT_MS, claimTargets, ClaimRound } from './claim-round';
+import { certShapeFault, chainRoot, MAX_CERT_HOSTS, MIN_CERT_HOSTS, quorum, sameSet, signGrant, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
 import type { ReplicationMessageOf } from './replication-messages';
 import { getEdits, getLocation } from '../region/region-records';
-import { inChain } from '../region/cert-anchor';
+import { forkOf, inChain } from '../region/cert-anchor';
 import { decodeEntries, type Entry } from '../region/region-state';
 import { has, RegionSide } from './region-role';
 import { GrantedStates, type GrantedOutcome } from './granted-states';
@@ -36,7 +36,7 @@ const NO_NEWS_KEPT = 16;
  * this long is left out of the next (`firstRefusals`). An honest host says so while its view of
  * the region's nearest nodes leaves us out (it joined, or we did, a moment ago), and views meet
  * within a few lookups; a near id that refuses every first claim would keep a region that has
- * no chain yet without a primary, since a first claim needs every host (claim-round.ts `firstClaim`).
+ * no chain yet without a primary, since a first claim needs every host (epoch-cert.ts `chainRoot`).
  */
 export const FIRST_REFUSALS_MS = 5000;
 
@@ -480,6 +480,10 @@ export class RegionClaimant extends RegionSide {
     const cert = round.cert();
     const silentHosts = cert ? [] : this.noteUnclaiming(hosts, this.unanswered);
     if (!cert) this.firstRefusals(round);
+    // A merge that did not certify is given up (the claim after it goes without it): a
+    // primary's merge that kept failing would keep its own region without a primary. The
+    // other chain's next refusal or handoff teaches it again.
+    if (!cert && this.el.forks.length) this.el.forks = this.el.forks.filter((f) => !pend.some((q) => q.e === f.e && sameSet(q.hosts, f.hosts)));
     // Refusals raise our next epoch and name granted epochs to cover; a silent majority of
     // the previous set is evidence for a rebase, or holds our claims back (election.ts).
     this.el.afterClaim({ known, certified: !!cert, answered: round.alive(known), fault: round.fault() ?? undefined, learned: round.learned, highestRefusal: round.highestRefusal }, this.ctx.clock.now(), o.rebaseMs);
@@ -549,7 +553,7 @@ export class RegionClaimant extends RegionSide {
    * left out this way, and an honest host's view takes us in within seconds.
    */
   private firstRefusals(round: ClaimRound): void {
-    if (!firstClaim(round.terms)) return;
+    if (!chainRoot(round.terms)) return;
     const now = this.ctx.clock.now();
     for (const hex of round.granted()) this.refusingSince.delete(hex);
     for (const hex of round.refusedBelow) {
@@ -899,6 +903,9 @@ export class RegionClaimant extends RegionSide {
       // The refuser knows a newer certificate: our next claim must build on it.
       const hold = m.cert && this.el.supersedes(m.cert, 'anchored', this.region.learntFar()) ? await this.region.acceptable(m.cert, m.chain, fromHex) : false;
       if (m.cert && hold && this.el.supersedes(m.cert, hold, this.region.learntFar())) this.el.learnCert(m.cert, m.chain, hold);
+      // Or it holds another chain of the region (two first claims over sets that shared no
+      // node): ours goes on if its primary lies nearer the key, and our next epoch merges it.
+      else if (m.cert && !hold && this.el.cert && !this.el.learnt && forkOf(m.cert, this.el.cert) && (await this.ctx.certs.mergeable(this.region.key, m.cert, this.el.cert, this.ctx.opts.replicas, fromHex))) this.learnFork(m.cert);
       // Nor is one we cannot take, or one no newer than the certificate our claim built on (an
       // honest refuser names its own only when newer: grant-rules.ts `refusalNews`): a hostile
       // backup that named the claim's own certificate, or one its own two keys granted, with
@@ -918,12 +925,29 @@ export class RegionClaimant extends RegionSide {
     round.wake();
   }
 
+  /** Another chain of the region (`fork`, checked: cert-checker.ts `mergeable`) that our next epoch merges; claimed at once if we are primary. */
+  learnFork(fork: EpochCert): void {
+    if (this.el.forks.some((f) => f.e === fork.e && sameSet(f.hosts, fork.hosts))) return;
+    this.el.learnFork(fork);
+    this.region.trace(`another chain: e${fork.e} of ${idToHex(fork.primary).slice(0, 6)} over ${fork.hosts.map((h) => idToHex(h).slice(0, 6)).join(',')}, merged by our next epoch`);
+    this.mergeSoon();
+  }
+
+  /** As primary with another chain to merge (`learnFork`): the next epoch over our set, naming it in `pend`. */
+  private mergeSoon(): void {
+    if (!this.el.forks.length) return;
+    this.ctx.clock.setTimeout(() => {
+      if (this.region.duty && !this.region.stopped && this.el.forks.length) this.region.reconfigure(this.region.hosts, `merge e${this.el.forks.map((f) => f.e).join(',')}`);
+    }, 0);
+  }
+
   private becomePrimary(cert: EpochCert): void {
     this.ctx.stats.claimsWon++;
     this.region.trace(`primary e${cert.e} with ${this.region.state.size} entries`);
     this.el.adoptCert(cert);
     this.aloneUntil = -Infinity;
     this.region.becomePrimary(cert);
+    this.mergeSoon();
     // Our certificate goes to the store, but behind the first edits' write, not ahead of it:
     // a primary confirms a batch only once its own store holds it, and store writes run one
     // at a time (stored-copy.ts RegionWriter), so this write, begun at once, held the first

@@ -4,7 +4,8 @@
 // grant-rules.ts). It reads and changes the region's role through `RegionRole`
 // (region-role.ts), never the class that owns it.
 import { idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
-import { claimTerms, defersToCloser, grantRefusal, grantsAgain, refusalNews, type LastGrant } from './grant-rules';
+import { claimTerms, defersToCloser, grantRefusal, grantsAgain, mergeClaim, refusalNews, type LastGrant } from './grant-rules';
+import { forkOf } from '../region/cert-anchor';
 import { signGrant, type GrantSig } from '../region/epoch-cert';
 import { MAX_STATE_REQS, type ReplicationMessageOf } from './replication-messages';
 import { encodeEntries, pieces } from '../region/region-state';
@@ -57,7 +58,7 @@ export class RegionGranter extends RegionSide {
         if (this.region.role === 'claiming' && this.el.promisedTo === this.ctx.selfHex && m.e === this.el.promised) this.region.giveWay();
       }
       this.ctx.stats.refusals++;
-      const news = refusalNews(this.el.cert, this.el.accepted, claim);
+      const news = refusalNews(this.el.cert, this.el.accepted, claim, !!m.known && !!this.el.cert && forkOf(m.known, this.el.cert));
       // With our certificate, the ones before it: a claimant that missed those epochs checks the links (docs/TRUST.md rule 1).
       const chain = news.cert && this.el.chainAbove(m.known?.e ?? 0);
       // Our state and its evidence, in as many frames as it takes (sendState).
@@ -95,9 +96,15 @@ export class RegionGranter extends RegionSide {
       // It replaced a learnt chain we followed as a backup: its primary is nobody we follow.
       if (take && this.el.adoptCert(m.known, m.chain, hold) && this.region.role === 'backup' && !this.region.duty) this.region.standAside(m.known, hold);
     }
+    // A claim that merges our chain into a nearer one (two first claims over sets that shared
+    // no node): granted over our live primary (cert-anchor.ts `yieldsTo`).
+    const own = this.el.cert;
+    const merging = mergeClaim(claim, own) && !this.el.learnt && (await this.ctx.certs.yieldsTo(this.region.key, claim.known, own!, fromHex));
+    if (merging) this.region.trace(`claim of ${fromHex.slice(0, 6)} e${m.e} merges our e${own!.e} into its e${claim.known.e}`);
     const view = (promised: number) => ({
       selfId: this.ctx.selfId, promised, cert: this.el.cert, accepted: this.el.accepted, stateEpoch: this.region.state.version.e, primary: !!this.region.duty, handoffTo: this.region.handoffTo,
       following: this.region.role === 'backup' ? this.region.primaryHex : '', heardAgoMs: this.ctx.clock.now() - this.region.lastHeard, failoverMs: this.ctx.opts.failoverMs,
+      merging: merging && this.el.cert === own,
     });
     // A closer host of the set we know claims while we claim ourselves (two backups took the
     // primary for dead, or heard its release, at once): our claim ends, and our promise goes
@@ -116,7 +123,8 @@ export class RegionGranter extends RegionSide {
     const why = grantRefusal(view(this.el.promised), claim);
     if (why) return refuse(why);
     const terms = claimTerms(claim);
-    if (m.known && !(await this.region.acceptable(m.known, m.chain, fromHex))) return refuse('bad certificate');
+    // (A merge's certificate is of another chain: judged in our view above, not as a link of ours.)
+    if (m.known && !merging && !(await this.region.acceptable(m.known, m.chain, fromHex))) return refuse('bad certificate');
     // A rebase from outside the set it rebases over: only over a set that is not the region's
     // nearest nodes as we see them (cert-checker.ts `rebasable`).
     if (m.rebase && m.known && !has(m.known.hosts, from) && !this.ctx.certs.rebasable(this.region.key, m.known.hosts)) return refuse('stranger rebase over a near set');
@@ -202,7 +210,14 @@ export class RegionGranter extends RegionSide {
       }
       return;
     }
-    if (this.region.duty) return;
+    // As a live primary: a handoff from the primary of another chain of the region (two first
+    // claims over sets that shared no node) whose primary lies farther from the key than ours:
+    // our next epoch merges it (cert-anchor.ts `mergeable`).
+    if (this.region.duty) {
+      const own = this.el.cert;
+      if (m.cert && own && !this.el.learnt && idEquals(m.cert.primary, from) && forkOf(m.cert, own) && (await this.ctx.certs.mergeable(this.region.key, m.cert, own, this.ctx.opts.replicas, fromHex))) this.region.learnFork(m.cert);
+      return;
+    }
     // Our own claim is under way: it ends before another starts (a HANDOFF now is stale).
     if (this.region.role === 'claiming') return void this.ctx.stats.staleFrames++;
     const cert = m.cert;

@@ -63,6 +63,8 @@ export interface RegionRole extends DutyRegion, RoleView {
   claimRetryDelay(first: number): number;
   /** Ends the wait of our claim under way, if any (it then sees what changed). */
   wakeClaim(): void;
+  /** Another chain of the region that our next epoch merges (checked: cert-checker.ts `mergeable`; region-claimant.ts `learnFork`). */
+  learnFork(fork: EpochCert): void;
   /** A closer host of our set claims while we do: our claim under way, if any, ends now, and our promise goes back when `mayGrant` says its claim would then be granted (true: region-claimant.ts `giveWay`). */
   giveWay(mayGrant?: (promised: number) => boolean): boolean;
 }

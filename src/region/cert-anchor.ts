@@ -205,3 +205,51 @@ export function anchorHold(c: EpochCert, known: EpochCert | undefined, near: rea
   if (known && c.e === known.e && !same) return 'fork';
   return c.e <= LEARN_EPOCH_CAP ? 'learnt' : 'epoch-range';
 }
+
+/**
+ * Whether `c` is a certificate of another chain of the region than the one `held` belongs
+ * to (a fork): another certificate of the same epoch, or a later one that builds on an epoch
+ * at or below `held`'s without going through `held` (its previous epoch or a `pend` entry
+ * naming `held`'s epoch and set; a chain's root always). Two first claims over sets that share
+ * no node make two such chains (docs/HOSTING.md "First certificates"). A later certificate
+ * built above `held`'s epoch is no fork by this test: the reader may have missed the links.
+ */
+export function forkOf(c: EpochCert, held: EpochCert): boolean {
+  if (c.e < held.e) return forkOf(held, c);
+  if (c.e === held.e) return !sameCert(c, held);
+  if (!c.prev) return true;
+  if (c.prev.e > held.e) return false;
+  const through = (q: { e: number; hosts: readonly NodeId[] }) => q.e === held.e && sameSet(q.hosts, held.hosts);
+  return !through(c.prev) && !(c.pend ?? []).some(through) && !(c.prev.e < held.e && sameSet(c.hosts, held.hosts));
+}
+
+/**
+ * Whether the primary of a chain whose certificate is `own` may take another chain of the
+ * region (`fork`) into its next epoch, the fork's entries with it (a merge: the claim names
+ * `fork` in `pend`, so a majority of its hosts grants and sends its state; docs/HOSTING.md
+ * "First certificates"): the fork's primary lies farther from `key` than `own`'s (the chain
+ * whose primary is nearer the key goes on, the same at every node whatever its view), and at
+ * least `r` of the fork's hosts are among the `2r` nodes nearest the key in the reader's view
+ * (`near`, nearest first), each showing `workBits` of id work. What a merge adopts comes from
+ * the fork's majority, so an attacker's chain would plant blocks in a live region: the bar
+ * is r live worked ids among the 2r nearest, about what 2 of the r nearest (the model's
+ * limit, docs/TRUST.md (a)) costs, where two first claims of honest nodes name r hosts each
+ * among the 2r nearest (two lookups that missed each other's nodes).
+ */
+export function mergeable(fork: EpochCert, own: EpochCert, key: NodeId, near: readonly NodeId[], r: number, workBits = 0): boolean {
+  if (compareDistance(own.primary, fork.primary, key) >= 0 || fork.hosts.length < r) return false;
+  const window = near.slice(0, 2 * r);
+  return fork.hosts.filter((h) => has(window, h) && workedId(h, workBits)).length >= r;
+}
+
+/**
+ * Whether a host holding `own` grants a claim that merges its chain into another (`into`,
+ * the claim's certificate, a fork of `own`: `forkOf`) although its own primary may be alive:
+ * the claimant is `into`'s primary, nearer `key` than `own`'s (the same rule as `mergeable`),
+ * and `into` is anchored near the key in the host's own view (rule 2: a majority of a set of
+ * it granted from among `near`, ids with `workBits` of work). The merged certificate needs a
+ * majority of `own`'s hosts, so it is a link of `own`'s chain for every reader (rule 1).
+ */
+export function yieldsTo(into: EpochCert, own: EpochCert, key: NodeId, near: readonly NodeId[], workBits = 0): boolean {
+  return compareDistance(into.primary, own.primary, key) < 0 && forkOf(into, own) && anchoredNear(into, near, workBits);
+}

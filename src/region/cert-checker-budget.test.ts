@@ -21,7 +21,7 @@ describe('a certificate checked while the derivation budget is spent', () => {
     const key = randomId(seededRandom(11));
     const checker = new CertChecker(cachingWebCryptoVerifier(new ProvenKeys(64, 0, budget)), fixedNearView([a.id, b.id, c.id]), { idWorkBits: 0 });
     const terms: ClaimTerms = { e: 1, primary: a.id, hosts: [a.id, b.id, c.id] };
-    const cert = { ...terms, grants: [await signGrant(a, key, terms), await signGrant(b, key, terms)] };
+    const cert = { ...terms, grants: [await signGrant(a, key, terms), await signGrant(b, key, terms), await signGrant(c, key, terms)] };
     expect(await checker.signed(key, cert)).toBe('bad-signature');
     t = 10_000;
     expect(await checker.signed(key, cert)).toBeNull();

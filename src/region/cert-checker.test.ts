@@ -10,7 +10,7 @@ import { compareDistance, randomId, sortByDistance, type NodeId } from '../core/
 import { seededRandom } from '../core/seeded-random';
 import { fixedNearView } from '../testing/near-views';
 import { SimKeyring } from '../testing/sim-keyring';
-import { ANCHOR_RANK, FRESH_RANK } from './cert-anchor';
+import { ANCHOR_RANK, forkOf, FRESH_RANK } from './cert-anchor';
 import { CertChecker } from './cert-checker';
 import { MAX_EPOCH, signGrant, type ClaimTerms, type EpochCert } from './epoch-cert';
 
@@ -24,7 +24,8 @@ const checker = () => new CertChecker(keyring.verify, fixedNearView([A, B, C]), 
 async function certify(terms: ClaimTerms, granters: NodeId[], key = K): Promise<EpochCert> {
   return { ...terms, grants: await Promise.all(granters.map((g) => signGrant(keyring.signer(g), key, terms))) };
 }
-const e9 = () => certify({ e: 9, primary: A, hosts: [A, B, C] }, [A, B]);
+// e9: the region's first certificate, a chain's root, granted by every host it names.
+const e9 = () => certify({ e: 9, primary: A, hosts: [A, B, C] }, [A, B, C]);
 // e10: C and two far nodes, granted by B and C of e9's set (its majority) and by the new set's.
 const e10 = () => certify({ e: 10, primary: C, hosts: [C, F1, F2], prev: { e: 9, hosts: [A, B, C] } }, [C, F1, B]);
 // e11: during a split, the far side's set, granted by a majority of e10's set.
@@ -153,12 +154,35 @@ describe('ids without work are far', () => {
     expect(await checkerAt(BITS, polluted).check(key, forged)).toBe('unanchored');
     expect(await checkerAt(0, polluted).check(key, forged)).toBeNull();
     // The honest nodes' certificate is anchored as before.
-    const real = await certify({ e: 3, primary: view[0]!, hosts: view.slice(0, 3) }, view.slice(0, 2), key);
+    const real = await certify({ e: 3, primary: view[0]!, hosts: view.slice(0, 3) }, view.slice(0, 3), key);
     expect(await checkerAt(BITS).check(key, real)).toBeNull();
   });
 
   it('a checker asks production\'s id work unless told', () => {
     expect(new CertChecker(keyring.verify, fixedNearView([])).idWorkBits).toBe(ID_WORK_BITS);
+  });
+});
+
+// A chain's root (a certificate that builds on no earlier one: a region's first) counts for
+// no reader unless every host it names granted it (epoch-cert.ts `chainRoot`). Before, only
+// an honest claimant waited for every host: a root granted by a majority (an outdated tab, or
+// a claimant whose round took the majority rule) passed every reader, and two such roots over
+// sets that share one node forked the region (docs/HOSTING.md "First certificates").
+describe("a chain's root", () => {
+  it('counts for no reader unless every host it names granted it; a link of the same set needs only a majority', async () => {
+    const majority = await certify({ e: 1, primary: A, hosts: [A, B, C] }, [A, B]);
+    const view = fixedNearView([A, B, C], [A, B, C]);
+    const c = new CertChecker(keyring.verify, view, { idWorkBits: 0 });
+    for (const o of [{}, { fresh: 'learn' as const }, { known: await e9() }, { known: await e9(), fresh: 'learn' as const }]) {
+      expect(await c.check(K, majority, o), JSON.stringify(Object.keys(o))).toBe('root-needs-every-host');
+    }
+    expect(view.sweeps + view.refreshes, 'refused on its shape, before any lookup').toBe(0);
+    expect(await c.check(K, await certify({ e: 1, primary: A, hosts: [A, B, C] }, [A, B, C]))).toBeNull();
+    // A root made to look like a link needs no more than its form: a previous set naming the
+    // same hosts asks no further grants. So the rule binds claimants that keep the protocol (and
+    // outdated ones), not an attacker; the attacker's link is judged by rules 1 and 2 as any.
+    const sameSet = await certify({ e: 2, primary: A, hosts: [A, B, C], prev: { e: 1, hosts: [A, B, C] } }, [A, B]);
+    expect(await c.check(K, sameSet)).toBeNull();
   });
 });
 
@@ -172,7 +196,7 @@ describe('a reader with no certificate of the region', () => {
   const r = sortByDistance(Array.from({ length: 12 }, () => randomId(rand)), (x) => x, key);
   const [a5, a7, Z] = [r[4]!, r[6]!, randomId(rand)];
   const forged = () => certify({ e: 4, primary: a5, hosts: [a5, a7, Z], prev: { e: 3, hosts: [a5, a7, Z] } }, [a5, a7, Z], key);
-  const real = () => certify({ e: 3, primary: r[0]!, hosts: r.slice(0, 3) }, r.slice(0, 2), key);
+  const real = () => certify({ e: 3, primary: r[0]!, hosts: r.slice(0, 3) }, r.slice(0, 3), key);
 
   it(`counts grants only from the ${FRESH_RANK} nodes nearest the key that answered its own lookup by disjoint paths`, async () => {
     // Its table lists the 8 nearest (or, eclipsed, only the attacker's ids); its lookup finds all 12.
@@ -256,5 +280,51 @@ describe('a reader with no certificate of the region', () => {
     const view = fixedNearView(r.slice(0, ANCHOR_RANK), []);
     expect(await new CertChecker(keyring.verify, view, { idWorkBits: 0 }).check(key, later, { known: held })).toBeNull();
     expect(view.sweeps).toBe(0);
+  });
+});
+
+// Two first claims whose lookups shared no node make two chains of one region, each root
+// granted by every host it names (docs/HOSTING.md "First certificates"). The chain whose
+// primary lies nearer the key goes on and merges the other into its next epoch.
+describe('two chains of one region', () => {
+  const key = randomId(rand);
+  // n[0..5] the six nodes nearest the key: one lookup found {0, 2, 3}, the other {1, 4, 5}.
+  const n = sortByDistance(Array.from({ length: 10 }, () => randomId(rand)), (x) => x, key);
+  const near = () => certify({ e: 1, primary: n[0]!, hosts: [n[0]!, n[2]!, n[3]!] }, [n[0]!, n[2]!, n[3]!], key);
+  const far = () => certify({ e: 1, primary: n[1]!, hosts: [n[1]!, n[4]!, n[5]!] }, [n[1]!, n[4]!, n[5]!], key);
+
+  it('tells another chain from a link of its own', async () => {
+    const [a, b] = [await near(), await far()];
+    expect(forkOf(a, b) && forkOf(b, a)).toBe(true);
+    expect(forkOf(a, a)).toBe(false);
+    // a's next epoch over the nearest three: built on a, so another chain than b; covering b in `pend`, a link of b too.
+    const next = await certify({ e: 2, primary: n[0]!, hosts: n.slice(0, 3), prev: { e: 1, hosts: a.hosts } }, [n[0]!, n[2]!], key);
+    expect(forkOf(next, a)).toBe(false);
+    expect(forkOf(next, b)).toBe(true);
+    const merged = await certify({ e: 3, primary: n[0]!, hosts: n.slice(0, 3), prev: { e: 2, hosts: next.hosts }, pend: [{ e: 1, hosts: b.hosts }] }, [n[0]!, n[2]!, n[1]!, n[4]!], key);
+    expect(forkOf(merged, b) || forkOf(merged, next)).toBe(false);
+    // Each side's readers take the merged certificate as a link of the chain they hold (rule 1), live or not.
+    const c = new CertChecker(keyring.verify, fixedNearView(n.slice(0, ANCHOR_RANK)), { idWorkBits: 0 });
+    expect(await c.check(key, merged, { known: b, live: true })).toBeNull();
+    expect(await c.check(key, merged, { known: next, live: true })).toBeNull();
+    // Without the other chain's majority it is no link of that chain.
+    const short = await certify({ e: 3, primary: n[0]!, hosts: n.slice(0, 3), prev: { e: 2, hosts: next.hosts }, pend: [{ e: 1, hosts: b.hosts }] }, [n[0]!, n[2]!, n[1]!], key);
+    expect(await c.check(key, short, { known: b, live: true })).toBe('no-pending-majority');
+  });
+
+  it('the chain whose primary is nearer the key merges the other; never the other way, nor a set of ids outside the 2r nearest', async () => {
+    const [a, b] = [await near(), await far()];
+    const c = new CertChecker(keyring.verify, fixedNearView(n.slice(0, ANCHOR_RANK)), { idWorkBits: 0 });
+    expect(await c.mergeable(key, b, a, 3)).toBe(true);
+    expect(await c.mergeable(key, a, b, 3), 'the farther primary does not merge the nearer chain').toBe(false);
+    expect(await c.yieldsTo(key, a, b), "the farther chain's hosts grant the nearer one's merge").toBe(true);
+    expect(await c.yieldsTo(key, b, a)).toBe(false);
+    // Two ids of an attacker among the 8 nearest, one of them just past the nearer chain's
+    // primary: a chain of theirs (every host granted it) is no set to merge: fewer than r of
+    // its hosts, or hosts outside the 2r nearest.
+    const two = await certify({ e: 1, primary: n[1]!, hosts: [n[1]!, n[6]!] }, [n[1]!, n[6]!], key);
+    expect(await c.mergeable(key, two, a, 3)).toBe(false);
+    const wide = await certify({ e: 1, primary: n[1]!, hosts: [n[1]!, n[6]!, n[7]!] }, [n[1]!, n[6]!, n[7]!], key);
+    expect(await c.mergeable(key, wide, a, 3)).toBe(false);
   });
 });

@@ -8,7 +8,7 @@ import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import type { Verifier } from '../core/signer';
 import { KEY_ALGS } from '../core/key-alg-code';
 import type { NearView } from '../dht/near-view';
-import { ANCHOR_RANK, anchorHold, anchoringSets, FRESH_RANK, grantedNear, REBASE_RANK, chainedFrom, chainLinks, farSet, sameCert, workedId, type AnchorFault, type FreshRule, type Hold } from './cert-anchor';
+import { ANCHOR_RANK, anchorHold, anchoringSets, FRESH_RANK, forkOf, grantedNear, mergeable, REBASE_RANK, chainedFrom, chainLinks, farSet, sameCert, workedId, yieldsTo, type AnchorFault, type FreshRule, type Hold } from './cert-anchor';
 import { certShapeFault, encodeCert, grantBytes, type CertFault, type ClaimTerms, type EpochCert, type GrantSig } from './epoch-cert';
 
 /** What a check knows of the reader: its certificate of the region, how it holds it, the sender's chain, whose view of the key. */
@@ -170,6 +170,26 @@ export class CertChecker {
    */
   rebasable(key: NodeId, set: readonly NodeId[]): boolean {
     return farSet(set, key, this.view.near(key, REBASE_RANK), REBASE_RANK, this.idWorkBits);
+  }
+
+  /**
+   * Whether, as the primary of `own`, we may merge the validly signed fork `fork` into our
+   * next epoch (cert-anchor.ts `mergeable`, judged in our own view: `r` of its hosts among the
+   * 2r nearest we know). `via`: the sender (hex), whose derivation budget new keys spend.
+   */
+  async mergeable(key: NodeId, fork: EpochCert, own: EpochCert, r: number, via?: string): Promise<boolean> {
+    if (!forkOf(fork, own) || (await this.signed(key, fork, via))) return false;
+    return mergeable(fork, own, key, this.view.near(key, 2 * r), r, this.idWorkBits);
+  }
+
+  /**
+   * Whether, holding `own`, we grant a claim that merges our chain into `into`, the claimant's
+   * validly signed certificate (cert-anchor.ts `yieldsTo`, anchored in our own view of the
+   * `ANCHOR_RANK` nearest).
+   */
+  async yieldsTo(key: NodeId, into: EpochCert, own: EpochCert, via?: string): Promise<boolean> {
+    if (!forkOf(into, own) || (await this.signed(key, into, via))) return false;
+    return yieldsTo(into, own, key, this.view.near(key, this.rank), this.idWorkBits);
   }
 
   /** Shape and signatures only: what a certificate proves about itself (a first look before the reader knows who is near). `via`: the sender (hex), whose derivation budget new keys spend. */

@@ -146,7 +146,22 @@ export const sameSet = (a: readonly NodeId[], b: readonly NodeId[]) => a.length 
 
 export type CertFault =
   | 'too-few-hosts' | 'primary-not-host' | 'repeated-host' | 'epoch-range' | 'repeated-grant'
-  | 'stranger-grant' | 'bad-signature' | 'no-majority' | 'no-previous-majority' | 'no-pending-majority' | 'stranger-rebase';
+  | 'stranger-grant' | 'bad-signature' | 'no-majority' | 'no-previous-majority' | 'no-pending-majority' | 'stranger-rebase'
+  | 'root-needs-every-host';
+
+/**
+ * Whether `c` starts a chain: it builds on no certificate (no `prev`). A chain's root is
+ * certified by the grant of *every* host it names, not a majority (`hostGrantsNeeded`): two
+ * roots of one region then both exist only if their sets share no node (a host grants one
+ * claim per epoch and covers what it granted), where with majorities two claimants whose
+ * lookups shared one node each won without it and the region ran two chains whose readers
+ * never saw each other's confirmed edits (docs/HOSTING.md "First certificates"). Every reader
+ * holds every certificate to it (`certShapeFault`), and the claimant's round waits for it.
+ */
+export const chainRoot = (c: ClaimTerms): boolean => !c.prev;
+
+/** How many of `c`'s own hosts must have granted it: all of them for a chain's root (`chainRoot`), else a majority. */
+export const hostGrantsNeeded = (c: ClaimTerms): number => (chainRoot(c) ? c.hosts.length : quorum(c.hosts.length));
 
 /** The structural faults (no signature checked): cheap, run first. */
 export function certShapeFault(c: ClaimTerms & { grants?: readonly GrantSig[] }): CertFault | null {
@@ -163,14 +178,18 @@ export function certShapeFault(c: ClaimTerms & { grants?: readonly GrantSig[] })
   const pend = c.pend ?? [];
   for (let i = 0; i < pend.length; i++) {
     const q = pend[i]!;
-    // In epoch order; one epoch may appear twice when two claims of it were granted.
-    if (q.e <= (c.prev?.e ?? 0) || q.e >= c.e || (i > 0 && q.e < pend[i - 1]!.e) || !distinct(q.hosts)) return 'epoch-range';
+    // In epoch order; one epoch may appear twice when two claims of it were granted. At or
+    // below the previous epoch only another chain's head, over another set: a merge of two
+    // chains of the region (cert-anchor.ts `forkOf`), which then needs its majority too.
+    const below = !!c.prev && q.e <= c.prev.e && (sameSet(q.hosts, c.prev.hosts) || !!c.rebase);
+    if (q.e < 1 || below || q.e >= c.e || (i > 0 && q.e < pend[i - 1]!.e) || !distinct(q.hosts)) return 'epoch-range';
   }
   if (!c.grants) return null;
   if (!distinct(c.grants.map((g) => g.id))) return 'repeated-grant';
   if (c.grants.some((g) => !has(c.hosts, g.id) && !(c.prev && has(c.prev.hosts, g.id)) && !pend.some((q) => has(q.hosts, g.id)))) return 'stranger-grant';
   const inHosts = c.grants.filter((g) => has(c.hosts, g.id)).length;
   if (inHosts < quorum(c.hosts.length)) return 'no-majority';
+  if (inHosts < hostGrantsNeeded(c)) return 'root-needs-every-host';
   if (c.prev && !c.rebase && !sameSet(c.prev.hosts, c.hosts) && c.grants.filter((g) => has(c.prev!.hosts, g.id)).length < quorum(c.prev.hosts.length)) {
     return 'no-previous-majority';
   }

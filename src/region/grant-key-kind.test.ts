@@ -19,12 +19,12 @@ describe('a grant by a key whose id is not derived through scrypt', () => {
     expect(idWorkOk(old.id)).toBe(true); // the id alone passes: only its derivation tells
     const key = randomId(seededRandom(5));
     const checker = new CertChecker(cachingWebCryptoVerifier(), fixedNearView([a.id, b.id, old.id]));
-    const terms: ClaimTerms = { e: 1, primary: old.id, hosts: [a.id, b.id, old.id] };
+    const terms: ClaimTerms = { e: 2, primary: old.id, hosts: [a.id, b.id, old.id], prev: { e: 1, hosts: [a.id, b.id, old.id] } };
     expect(await checker.grantValid(key, terms, await signGrant(a, key, terms))).toBe(true);
     expect(await checker.grantValid(key, terms, await signGrant(old, key, terms))).toBe(false);
     const grants = [await signGrant(old, key, terms), await signGrant(a, key, terms)];
     expect(await checker.check(key, { ...terms, grants }, { fresh: 'learn' })).not.toBeNull();
-    const honest: ClaimTerms = { e: 1, primary: a.id, hosts: [a.id, b.id, old.id] };
+    const honest: ClaimTerms = { e: 2, primary: a.id, hosts: [a.id, b.id, old.id], prev: { e: 1, hosts: [a.id, b.id, old.id] } };
     expect(await checker.check(key, { ...honest, grants: [await signGrant(a, key, honest), await signGrant(b, key, honest)] }, { fresh: 'learn' })).toBeNull();
   });
 });

@@ -42,13 +42,13 @@ describe("a region's location records checked while an attacker with 12 keys ans
     const verify = cachingWebCryptoVerifier(new ProvenKeys(64, 0, budget));
     const rule = locationRule(new CertChecker(verify, fixedNearView([a.id, b.id, c.id]), { idWorkBits: 0 }), verify);
     const terms: ClaimTerms = { e: 1, primary: a.id, hosts: [a.id, b.id, c.id] };
-    const honest = await locationValue(key, { signer: a, cert: { ...terms, grants: [await signGrant(a, key, terms), await signGrant(b, key, terms)] } });
+    const honest = await locationValue(key, { signer: a, cert: { ...terms, grants: [await signGrant(a, key, terms), await signGrant(b, key, terms), await signGrant(c, key, terms)] } });
     // Junk: a well-formed record whose primary's key is random bytes the reader must derive to refuse.
     const junk = async (): Promise<Uint8Array> => {
       const signer: Signer = { id: randomId(rand), alg: 'Ed25519', publicKey: crypto.getRandomValues(new Uint8Array(32)), sign: () => Promise.resolve(new Uint8Array(64)) };
       const hosts = [signer.id, randomId(rand), randomId(rand)];
       const grant = (id: NodeId, k: Uint8Array) => ({ id, a: 0 as const, k, s: new Uint8Array(64) });
-      const cert: EpochCert = { e: 1, primary: signer.id, hosts, grants: [grant(signer.id, signer.publicKey), grant(hosts[1]!, crypto.getRandomValues(new Uint8Array(32)))] };
+      const cert: EpochCert = { e: 2, primary: signer.id, hosts, prev: { e: 1, hosts }, grants: [grant(signer.id, signer.publicKey), grant(hosts[1]!, crypto.getRandomValues(new Uint8Array(32)))] };
       return locationValue(key, { signer, cert });
     };
     const attackers = Array.from({ length: ATTACKER_LINKS }, (_, i) => `evil${i}`);
@@ -76,7 +76,7 @@ describe("a region's location records checked while an attacker with 12 keys ans
     const verify = cachingWebCryptoVerifier(new ProvenKeys(64, 0, budget));
     const certs = new CertChecker(verify, fixedNearView([a.id, b.id, c.id]), { idWorkBits: 0 });
     const terms: ClaimTerms = { e: 1, primary: a.id, hosts: [a.id, b.id, c.id] };
-    const value = await locationValue(key, { signer: a, cert: { ...terms, grants: [await signGrant(a, key, terms), await signGrant(b, key, terms)] } });
+    const value = await locationValue(key, { signer: a, cert: { ...terms, grants: [await signGrant(a, key, terms), await signGrant(b, key, terms), await signGrant(c, key, terms)] } });
     let spent = 0;
     while (budget.take(UNATTRIBUTED)) spent++;
     expect(spent, "the unattributed source's burst").toBe(64);

@@ -53,7 +53,8 @@ const signer = (id: NodeId) => keyring.signer(id);
 async function certify(key: NodeId, terms: ClaimTerms, granters: NodeId[]): Promise<EpochCert> {
   return { ...terms, grants: await Promise.all(granters.map((g) => signGrant(signer(g), key, terms))) };
 }
-const cert1 = (key = K) => certify(key, { e: 1, primary: A, hosts: [A, B, C] }, [A, B]);
+// A chain's root: granted by every host it names (epoch-cert.ts `chainRoot`).
+const cert1 = (key = K) => certify(key, { e: 1, primary: A, hosts: [A, B, C] }, [A, B, C]);
 const cert2 = () => certify(K, { e: 2, primary: B, hosts: [B, C, D], prev: { e: 1, hosts: [A, B, C] } }, [B, C, D]);
 
 type Held = { value: Uint8Array; version: number };
@@ -202,9 +203,10 @@ describe('location records', () => {
     const worst = await size(disjoint, pSigner(D));
     console.log(`location record bytes: Ed25519 ${ed}, Ed25519 membership change ${edChange}, P-256 ${pw}, P-256 disjoint change ${worst} (cap ${NAMESPACE_LIMITS.chunk.maxValueBytes})`);
     expect(worst).toBeLessThanOrEqual(NAMESPACE_LIMITS.chunk.maxValueBytes);
-    // A certificate carries only the grants it needs.
-    const full = await certify(K, { e: 1, primary: A, hosts: [A, B, C] }, [A, B, C]);
+    // A certificate carries only the grants it needs: a majority of a link's set, every host of a root.
+    const full = await certify(K, { e: 2, primary: A, hosts: [A, B, C], prev: { e: 1, hosts: [A, B, C] } }, [A, B, C]);
     expect(compactCert(full).grants.map((g) => idToHex(g.id))).toEqual([A, B].map(idToHex));
+    expect(compactCert(await cert1()).grants.map((g) => idToHex(g.id))).toEqual([A, B, C].map(idToHex));
   });
 });
 

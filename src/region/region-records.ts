@@ -40,7 +40,7 @@ import type { Dht } from '../dht/dht';
 import { NAMESPACE_LIMITS } from '../dht/messages';
 import type { NearView } from '../dht/near-view';
 import type { RecordCheck, RecordRule } from '../dht/record-rules';
-import { certSchema, certShapeFault, grantBytes, quorum, type EpochCert } from './epoch-cert';
+import { certSchema, certShapeFault, grantBytes, hostGrantsNeeded, quorum, type EpochCert } from './epoch-cert';
 import type { CertChecker } from './cert-checker';
 import type { FreshRule } from './cert-anchor';
 import { type KeyHash } from './region-key';
@@ -146,14 +146,14 @@ export function editsPartKey(key: NodeId, i: number, hash: KeyHash = idFromSha25
 
 /**
  * The certificate with only the grants it needs: the primary's own, then a majority of its
- * host set and (unless a rebase) of the previous set and of each pending set, preferring
+ * host set (all of it for a chain's root: epoch-cert.ts `chainRoot`) and (unless a rebase) of the previous set and of each pending set, preferring
  * grants that count for several. Falls back to the whole certificate if the trimmed one
  * would not hold.
  */
 export function compactCert(c: EpochCert): EpochCert {
   const inSet = (list: readonly NodeId[], x: NodeId) => list.some((h) => idEquals(h, x));
   const sets: (readonly NodeId[])[] = [c.hosts, ...(c.rebase ? [] : [...(c.prev ? [c.prev.hosts] : []), ...(c.pend ?? []).map((q) => q.hosts)])];
-  const need = sets.map((s) => quorum(s.length));
+  const need = sets.map((s, i) => (i === 0 ? hostGrantsNeeded(c) : quorum(s.length)));
   const rank = (g: EpochCert['grants'][number]) => (idEquals(g.id, c.primary) ? sets.length + 1 : 0) + sets.filter((s) => inSet(s, g.id)).length;
   const kept: EpochCert['grants'] = [];
   for (const g of [...c.grants].sort((a, b) => rank(b) - rank(a))) {

@@ -469,7 +469,7 @@ async function scene(o: AdversaryOptions): Promise<Scene> {
     // dropped from the set as quiet and replaced (host-set-check.ts), and the rows would
     // then come from outside the set.
     // It also grants the region's first claim, as an honest host would: a first claim needs
-    // every host it names (claim-round.ts `firstClaim`), and a host that sent it nothing is
+    // every host it names (epoch-cert.ts `chainRoot`), and a host that sent it nothing is
     // left out of the next, so the set would hold no attacker's node.
     if (o.member) {
       p.wire.replicas.events.on('frame', ({ from, fromHex, msg }) => {

@@ -32,7 +32,8 @@ export interface SimLocation {
 /** Puts one region's record of epoch e by `primary`, over `hosts` (the primary's grant first). */
 async function putEpoch(keyring: SimKeyring, key: NodeId, primary: DhtNode, hosts: NodeId[], e: number): Promise<Uint8Array> {
   const terms: ClaimTerms = { e, primary: primary.selfId, hosts, ...(e > 1 ? { prev: { e: e - 1, hosts } } : {}) };
-  const granters = [primary.selfId, ...hosts.filter((h) => h !== primary.selfId)].slice(0, 2);
+  // A majority of the set; every host for the chain's root (epoch-cert.ts `chainRoot`).
+  const granters = [primary.selfId, ...hosts.filter((h) => h !== primary.selfId)].slice(0, e > 1 ? 2 : hosts.length);
   const cert: EpochCert = { ...terms, grants: await Promise.all(granters.map((g) => signGrant(keyring.signer(g), key, terms))) };
   let put: Uint8Array | undefined;
   // The primary's own node publishes, as in the product; the bytes are kept to judge reads.
