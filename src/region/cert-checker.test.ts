@@ -266,6 +266,17 @@ describe('a reader with no certificate of the region', () => {
     expect(await new CertChecker(keyring.verify, limit, { idWorkBits: 0 }).check(key, band)).toBeNull();
   });
 
+  // Open (docs/TRUST.md "A reader with no chain of its own: where rule 2 stops"): naming one of the two nearest
+  // live nodes beside the two ids leaves out only one of the 3 nearest, and the ids are a
+  // majority of a set of three, so 2 of the 4 nearest live nodes still anchor it.
+  it.fails('refuses two ids 3rd and 4th of its live nodes naming one of the 2 nearest live ones beside them', async () => {
+    const [b4, b5] = [r[3]!, r[4]!];
+    const hosts = [b4, b5, r[1]!];
+    const named = await certify({ e: 4, primary: b4, hosts, prev: { e: 3, hosts } }, [b4, b5], key);
+    const view = fixedNearView(r, r.filter((x) => x !== r[0]));
+    expect(await new CertChecker(keyring.verify, view, { idWorkBits: 0 }).check(key, named)).toBe('unanchored');
+  });
+
   it('a previous set of one node is no set: one live id near the key anchors nothing through it', async () => {
     const [a1, k2, k3] = [r[3]!, randomId(rand), randomId(rand)];
     const one = await certify({ e: 4, primary: a1, hosts: [a1, k2, k3], prev: { e: 3, hosts: [a1] } }, [a1, k2, k3], key);
