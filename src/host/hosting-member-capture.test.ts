@@ -3,13 +3,12 @@
 // next epoch over a set of its own: itself and that key. The claim builds on the region's
 // real certificate, so it needs a majority of the previous set: the member's own grant and
 // the honest backup's. Such a certificate chains from the real one (a majority of its hosts
-// granted it: rule 1), so every reader takes it. The honest backup checks that the claimant
-// is inside its view of the set (region-granter.ts `inHostSet`), not the hosts the claim
-// adds: it grants, stands aside, a fresh subscriber and the region's player show the
-// member's 16 blocks, the region has no honest primary again, and its item voters are the
-// attacker's two keys. One live id among the 3 nearest is inside the model's limit (two).
-// Open (docs/TRUST.md "Open gaps"), so both tests are `it.fails`: checking every added host
-// as the claimant is checked (`inHostSet`) turns both green.
+// granted it: rule 1), so every reader would take it. The honest backup grants a claim only
+// when the claimant and every host the claim adds to the set are inside its view of the set
+// (region-granter.ts `inHostSet`, its table's 2r nearest first). Before, it checked the
+// claimant alone: it granted, stood aside, a fresh subscriber and the region's player showed
+// the member's 16 blocks, the region had no honest primary again, and its item voters were
+// the attacker's two keys. One live id among the 3 nearest is inside the model's limit (two).
 import { describe, expect, it } from 'vitest';
 import { idEquals, idToHex, randomId, sortByDistance } from '../core/node-id';
 import { every } from '../core/clock';
@@ -96,8 +95,8 @@ async function run(seed: number) {
  * hosts honestly (its own claims held back) until the primary hands it the region
  * (host-set-check.ts), then claims the handed epoch over itself and a key that is no node.
  * The hosts that were told of the handoff grant the node handed the region, and their grants
- * are a majority of the previous set: certified, and the fresh subscriber and the player
- * show its 16 blocks.
+ * would be a majority of the previous set. Before the check of the hosts a claim adds:
+ * certified, and the fresh subscriber and the player showed its 16 blocks.
  */
 async function runHandoff(seed: number) {
   const sim = new HostSim({ seed });
@@ -173,7 +172,7 @@ async function runHandoff(seed: number) {
 }
 
 describe('one live node of the attacker inside the host set, at a failover (simulated)', () => {
-  it.fails('cannot take the region by claiming the next epoch over a set of its own keys', async () => {
+  it('cannot take the region by claiming the next epoch over a set of its own keys', async () => {
     const r = await run(3);
     console.log(`member claim granted: ${r.granted} (${r.grantedAt} ms after the kill); honest backup follows the member: ${r.honestFollows}; planted blocks shown: fresh ${r.freshShown}, player ${r.playerShown}; honest primaries: ${r.honestPrimary.join(',') || 'none'}; hosts held: ${r.voters.join(',')}`);
     expect(r.honestFollows, 'the honest backup follows a certificate over the member and a key that is no node').toBe(false);
@@ -183,7 +182,7 @@ describe('one live node of the attacker inside the host set, at a failover (simu
 });
 
 describe('one live node of the attacker nearest the key, handed the region (simulated)', () => {
-  it.fails('cannot take the region by claiming the handed epoch over a set of its own keys', async () => {
+  it('cannot take the region by claiming the handed epoch over a set of its own keys', async () => {
     const r = await runHandoff(3);
     console.log(`handed: ${r.handed}; certified over its own keys: ${r.certified}; former primary follows it: ${r.formerFollows}; planted blocks shown: fresh ${r.freshShown}, player ${r.playerShown}; honest primaries: ${r.honestPrimary.join(',') || 'none'}`);
     expect(r.handed, 'the primary handed the region to the node nearest the key').toBe(true);

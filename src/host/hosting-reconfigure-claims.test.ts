@@ -30,9 +30,11 @@ describe('a primary changes its host set while its backup claims (simulated)', (
     // Its CLAIM reached the primary, which refused it.
     await sim.run(100);
     expect(own().promisedTo, 'its claim is still under way').toBe(claimant.hex);
-    // The primary's new set: the claimant, and a node that neither granted that claim nor is silent.
+    // The primary's new set: the claimant, and a node that neither granted that claim nor is
+    // silent, the nearest such to the key (a granter takes a host into the set only from its
+    // own view of it: region-granter.ts).
     const asked = new Set([primary.hex, silent.hex, claimant.hex]);
-    const third = sim.live().find((p) => !asked.has(p.hex) && p.host.regionState(R)?.el.promisedTo !== claimant.hex)!;
+    const third = sortByDistance(sim.live(), (p) => p.dht.selfId, region.key).find((p) => !asked.has(p.hex) && p.host.regionState(R)?.el.promisedTo !== claimant.hex)!;
     const hosts = sortByDistance([primary.dht.selfId, claimant.dht.selfId, third.dht.selfId], (x) => x, region.key);
     const failed = primary.host.stats.claimsFailed;
     region.reconfigure(hosts, 'test: new set');

@@ -132,6 +132,18 @@ export class RegionGranter extends RegionSide {
       this.ctx.stats.outsiderClaims++;
       return refuse('outsider');
     }
+    // So must every host the claim brings into the set: a certificate that chains from ours
+    // is every reader's (rule 1), and one member of our set named itself and a key that is no
+    // node as the next set, our grant and its own a majority of ours, and held the region for
+    // good (hosting-member-capture.test.ts). Those our table shows near are taken at once.
+    const near = this.ctx.tableNear(this.region.key, 2 * this.ctx.opts.replicas);
+    for (const h of m.hosts) {
+      if (idEquals(h, from) || idEquals(h, this.ctx.selfId) || has(this.region.hosts, h) || (m.known && has(m.known.hosts, h)) || has(near, h)) continue;
+      if (!(await this.inHostSet(h))) {
+        this.ctx.stats.outsiderClaims++;
+        return refuse(`outsider host ${idToHex(h).slice(0, 6)}`);
+      }
+    }
     yieldToCloser();
     // (Refused here, a farther claimant's claim holds nothing back: our own claim, promised
     // meanwhile, is the one to win, and held back it claimed again only CLAIM_TIMEOUT_MS later.)
