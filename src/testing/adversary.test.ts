@@ -95,11 +95,15 @@ describe('holes the adversary found, closed (simulated)', () => {
   // key, so a reader that missed epochs takes it (rule 2). A subscriber re-attaching asks the
   // set's backups first, the attacker's node among them; while it still hears its primary it
   // takes a later certificate only from a majority of its hosts (cert-checker.ts `live`).
+  // The attacker's node answers the subscriber's SUBSCRIBE there (`answers`): a node it asked,
+  // so the snapshot passes the client's asked filter and that rule alone refuses it (the
+  // table's SNAPSHOT rows land after the re-attachment and are dropped as stale before it).
   // Before, seed 4 showed 3 of these rows (the subscriber's spliced and linked, the fresh
   // one's minted), and the bench's member_grants_kill seeds 1 and 8 the fresh one's spliced
   // and linked.
   it('one host of the set and a live id near the key cannot show a subscriber that hears its primary a SNAPSHOT of their own', async () => {
-    const r = await runAdversary({ seed: 4, keys: 2, member: true, grants: true, kill: true, only: (x) => x.frame.t === 'SNAPSHOT' });
+    const r = await runAdversary({ seed: 4, keys: 2, member: true, grants: true, kill: true, answers: 'linked', only: (x) => x.frame.t === 'SNAPSHOT' });
+    expect(r.rows.find((x) => x.name === 'SNAPSHOT answering SUBSCRIBE -> subscriber, member, linked')?.delivered, 'the re-attaching subscriber asked the attacker').toBe(true);
     expect(r.rows.filter((x) => x.t === 'SNAPSHOT' && x.member && x.delivered).length, 'SNAPSHOT rows sent from inside the set and delivered').toBeGreaterThanOrEqual(10);
     expect(breaches(r)).toEqual([]);
     expect(r.freshAttachedHonest).toBe(true);

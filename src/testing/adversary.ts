@@ -229,6 +229,14 @@ export interface AdversaryOptions {
   /** The region's primary dies silently halfway through the host rows (the attack goes on through the failover). */
   kill?: boolean;
   /**
+   * With `member`: the attacker's node in the set answers the first SUBSCRIBE the region's
+   * subscriber sends it (as it re-attaches through the set's backups after a kill, still within
+   * OWN_CHAIN_MS of its primary) with a SNAPSHOT under this chain. A node it asked: the
+   * snapshot passes the asked filter, and its certificate alone decides. A row of its own
+   * ("SNAPSHOT answering SUBSCRIBE -> subscriber, member, <chain>").
+   */
+  answers?: Chain;
+  /**
    * false: no fresh subscriber joins (its join waits up to 10 s for an attachment, so the
    * player rows then land long after a kill; without it they land during the failover). The
    * fresh rows are then played at nobody.
@@ -562,6 +570,20 @@ export async function runAdversary(o: AdversaryOptions): Promise<AdversaryResult
           a.wire.replicas.send(from, { t: 'GRANT', ...region(s), e: msg.e, ok: true, promised: msg.e, entries: encodeEntries(entries), sig }));
       });
     }
+  }
+  if (o.answers && o.member) {
+    const chain = o.answers, idx = rows().length + 2;
+    const res: RowResult = {
+      name: `SNAPSHOT answering SUBSCRIBE -> subscriber, member, ${chain}`, t: 'SNAPSHOT', role: 'subscriber', chain, delivered: false, skipped: false, member: true,
+      counted: 0, shown: 0, stored: 0, pending: 0, epoch: 0,
+    };
+    results.push(res);
+    plantedAll.push({ res, entries: plantedOf(r, idx)(1, 1) });
+    s.sender.wire.players.events.on('frame', ({ from, msg }) => {
+      if (msg.t !== 'SUBSCRIBE' || regionName(msg) !== regionName(r) || !idEquals(from, s.player.dht.selfId) || res.delivered) return;
+      res.delivered = true;
+      void certOf(s, chain).then((cert) => s.sender.wire.players.send(from, atk.snapshot(r, cert, plantedOf(r, idx)(cert.e, 1))));
+    });
   }
   // Host and record rows first; then a fresh subscriber joins (reading the records put) and the player rows are played at both subscribers.
   const order = [...all.filter((x) => x.frame.wire !== 'players'), ...all.filter((x) => x.frame.wire === 'players')];
