@@ -626,7 +626,8 @@ export function eclipseOnce(reader: SimPeer, key: NodeId, only: SimPeer): void {
  * Blocks through OFFER: the rogue offers the primary planted GLASS and AIR at y = 0, stamped
  * before its epoch, with a certificate of the next epoch that names the rogue and one key
  * of its own as hosts (`keys` in all). And a genuine backup (a corrupt store) offers AIR at
- * y = 0 with the primary's own certificate: the world floor holds whoever offers. With
+ * y = 0 with the primary's own certificate, and so does the other backup: the world floor holds
+ * whoever offers, however many of the set agree. With
  * `member`, the attacker's offer comes from that many backups of the set instead, under the
  * primary's own certificate (which names them).
  */
@@ -639,8 +640,7 @@ export async function runOfferScenario(seed: number, o: SybilOptions = {}): Prom
   // Stamped before the primary's epoch (stored state predates it): the only offers it takes.
   const planted = plantedEntries(r, cert.e - 1), floor = floorEntries(r, cert.e - 1, 2);
   const backups = w.honest().filter((p) => p !== primary && cert.hosts.some((h) => idEquals(h, p.dht.selfId)));
-  const backup = backups[0];
-  if (!backup || backups.length < (o.member ?? 0)) throw new Error('the primary has too few backups');
+  if (backups.length < Math.max(2, o.member ?? 0)) throw new Error('the primary has too few backups');
   const hostFloor = floorEntries(r, cert.e - 1, 5);
   const attack = () => {
     // Kill mode: whoever is primary now (the next one, after the kill).
@@ -650,7 +650,9 @@ export async function runOfferScenario(seed: number, o: SybilOptions = {}): Prom
     else w.atk.send(to, { t: 'OFFER', ...r, entries, cert: forged });
   };
   attack();
-  backup.wire.replicas.send(primary.dht.selfId, { t: 'OFFER', ...r, entries: encodeEntries(hostFloor), cert });
+  // Both backups offer it: a majority of the set (offer-tally.ts), so the tally is met and
+  // the world's rules alone keep the floor (region-offers.ts, commit-machine.ts).
+  for (const b of backups.slice(0, 2)) b.wire.replicas.send(primary.dht.selfId, { t: 'OFFER', ...r, entries: encodeEntries(hostFloor), cert });
   const watch = new Watch(w, r, planted, floor, hostFloor);
   const struck = await landed(w, r, player, watch, attack);
   return finish(w, r, player, watch, rank, !struck && w.sim.primaryOf(r) !== primary, struck);
