@@ -148,6 +148,15 @@ describe('holes the adversary found, closed (simulated)', () => {
       }
       expect(breaches(r)).toEqual([]);
       expect(r.noPrimaryMs).toBeLessThanOrEqual(FAILOVER_TARGET_MS);
+      if (enlist !== true) return;
+      // The cap itself: the first certificate the idle host hears is the top one. Above, it
+      // already learnt the minted one, and the top one is refused as a jump from that.
+      const top = await runAdversary({ seed: 1, keys: 2, only: (x) => x.role === 'idle' && x.chain === 'top' && (x.frame.t === 'SYNC' || x.frame.t === 'HANDOFF') });
+      for (const row of top.rows.filter((x) => x.role === 'idle')) {
+        expect(row.delivered, `${row.name}: delivered`).toBe(true);
+        expect(row.counted, `${row.name}: refused and counted`).toBeGreaterThan(0);
+      }
+      expect(top.maxEpochAnywhere, 'highest epoch any honest peer holds or promised, the top rows alone').toBeLessThan(LEARN_EPOCH_CAP);
     });
   }
 
