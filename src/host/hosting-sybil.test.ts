@@ -94,6 +94,18 @@ describe('a Sybil attacker with self-minted certificates (simulated)', () => {
       expectAvailable(r);
     });
 
+    // The edit log alone, no location record: the first claimant learns no chain, claims the
+    // region's first epoch with an empty state and reads the DHT's edit log, but only parts
+    // signed under a certificate of its own chain (region-claimant.ts fallbackToDht `inChain`);
+    // the log's certificate, at the same epoch over the attacker's keys, is not.
+    it(`cannot plant blocks in a region nobody visited through its DHT edit log alone (seed ${seed})`, async () => {
+      const r = await runRecordScenario(seed, false, { epoch: 'next', keys: 2, editLogOnly: true });
+      expect(r.rogueRank).toBeGreaterThanOrEqual(NEAR_RANKS);
+      expect(r.plantedShown, 'planted blocks shown by honest subscribers').toBe(0);
+      expect(r.plantedStored, 'planted blocks stored by honest hosts').toBe(0);
+      expectAvailable(r);
+    });
+
     // The same with the chain's keys drawn nearer the key than its third nearest node (3 of
     // the 4 hosts the chain names, the rogue the fourth), paying no id work: an id without
     // the work counts as far wherever it lies (cert-anchor.ts workedId), so the first

@@ -242,6 +242,12 @@ export interface SybilOptions {
    */
   farGranters?: boolean;
   /**
+   * DHT records: the edit log alone, no location record. The first claimant of a region
+   * nobody visited then learns no chain and reads the log under its own first certificate
+   * (region-claimant.ts fallbackToDht), which the log's is not.
+   */
+  editLogOnly?: boolean;
+  /**
    * OFFER: the attacker runs this many genuine backups of the region's host set (keys the
    * set names, placed there as any node near the key is) and offers from each, with the
    * region's own certificate; those nodes host honestly otherwise.
@@ -477,7 +483,7 @@ export async function runRecordScenario(seed: number, visited: boolean, o: Sybil
   const planted = plantedEntries(r, forged.e);
   if (o.farGranters) for (const p of w.atk.nodes) grantWith(w, p, r, key, planted);
   const auth = { signer: w.atk.keys[0]!, cert: forged };
-  const put = () => Promise.all([putLocation(w.atk.node.dht, key, auth, 1), putEdits(w.atk.node.dht, key, auth, { e: forged.e, s: PLANTED }, planted, simKeyHash)]);
+  const put = () => Promise.all([...(o.editLogOnly ? [] : [putLocation(w.atk.node.dht, key, auth, 1)]), putEdits(w.atk.node.dht, key, auth, { e: forged.e, s: PLANTED }, planted, simKeyHash)]);
   await w.sim.settle(put());
   w.atk.serve(r, forged, planted);
   await w.sim.run(1000);
