@@ -21,7 +21,14 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server.close();
-  cleanup();
+  // The native library's teardown, after every test passed: it timed out ("possible
+  // deadlock") in a fresh-clone CI beside busy simulations (ci120), failing the file with
+  // every test green. As in webrtc-link.test.ts, said and not thrown.
+  try {
+    cleanup();
+  } catch (e) {
+    console.warn(`node-datachannel cleanup: ${(e as Error).message}`);
+  }
 });
 
 describe('relay bootstrap', () => {
