@@ -14,7 +14,13 @@ import type { NodeId } from '../core/node-id';
 import { NAMESPACE_LIMITS, type Namespace } from './messages';
 import type { NearView } from './near-view';
 
-export type RecordCheck = { ok: true; version: number } | { ok: false; reason: string };
+/**
+ * A rule's verdict. `replaces` (a holder's check only): the value takes the place of the one
+ * held whatever their versions, because the rule found the held one outranked by it (a region
+ * record whose certificate anchors nearer the key in the holder's own view: a version is only
+ * what its signer claims, and keys that are no region's hosts can claim any).
+ */
+export type RecordCheck = { ok: true; version: number; replaces?: boolean } | { ok: false; reason: string };
 
 /**
  * What a namespace's owner rule decides for one value: whether it is valid for `key`

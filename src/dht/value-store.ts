@@ -68,8 +68,12 @@ export class ValueStore {
     return n;
   }
 
-  /** Keeps rec under (ns, key) at `version` (checked by the caller), lifetime capped by the policy; `from`: the STORE's sender (hex). */
-  put(ns: Namespace, key: NodeId, keyHex: string, rec: ValueRecord, version: number, now: number, policy: RecordPolicy, from?: string): StoreOutcome {
+  /**
+   * Keeps rec under (ns, key) at `version` (checked by the caller), lifetime capped by the
+   * policy; `from`: the STORE's sender (hex). `replaces`: the namespace's rule found the held
+   * value outranked (record-rules.ts `RecordCheck`), so rec takes its place at any version.
+   */
+  put(ns: Namespace, key: NodeId, keyHex: string, rec: ValueRecord, version: number, now: number, policy: RecordPolicy, from?: string, replaces = false): StoreOutcome {
     const lim = this.limits[ns];
     if (rec.v.length > lim.maxValueBytes) return 'too-large';
     if (rec.ttl <= 0) return 'expired';
@@ -77,8 +81,8 @@ export class ValueStore {
     const held = table.get(keyHex);
     const expiresAt = now + Math.min(rec.ttl, policy.maxTtlMs);
     if (held && held.expiresAt > now) {
-      if (version < held.version) return 'stale';
-      if (version === held.version) {
+      if (version < held.version && !replaces) return 'stale';
+      if (version === held.version && !replaces) {
         if (sameBytes(rec.pub, held.publisher) && sameBytes(rec.v, held.value)) {
           held.expiresAt = Math.max(held.expiresAt, expiresAt);
           held.refreshedAt = now;

@@ -39,8 +39,9 @@ export class Values {
   constructor(private readonly deps: ValuesDeps) {}
 
   /**
-   * Keeps a value if its namespace's rule takes it and it is not older than the one held;
-   * a `remote` STORE only if we are near the key. The same bytes as held only refresh it
+   * Keeps a value if its namespace's rule takes it and it is not older than the one held (or
+   * the rule says it outranks the held one: `RecordCheck.replaces`); a `remote` STORE only if
+   * we are near the key. The same bytes as held only refresh it
    * (no second signature check on each republish). `via`: the STORE's sender (hex), whose
    * derivation budget the rule's checks spend (record-rules.ts).
    */
@@ -51,6 +52,7 @@ export class Values {
     const hex = idToHex(key);
     const held = deps.store.get(ns, hex, deps.clock.now());
     let version: number;
+    let replaces = false;
     if (deps.opts.records[ns] && held && sameBytes(held.value, rec.v) && sameBytes(held.publisher, rec.pub)) version = held.version;
     else {
       const chk = await checkRecord(deps.opts.records, ns, key, rec.v, rec.pub, rec.seq, { view: deps.view, ...(held ? { held: held.value } : {}) }, via);
@@ -59,8 +61,9 @@ export class Values {
         return 'invalid';
       }
       version = chk.version;
+      replaces = !!chk.replaces && !!held;
     }
-    const outcome = deps.store.put(ns, key, hex, rec, version, deps.clock.now(), this.policy(ns), via);
+    const outcome = deps.store.put(ns, key, hex, rec, version, deps.clock.now(), this.policy(ns), via, replaces);
     return outcome === 'too-large' ? 'tooLarge' : outcome;
   }
 

@@ -7,8 +7,8 @@ import { within } from '../core/clock';
 import { bareRefusal, CLAIM_TIMEOUT_MS, claimTargets, ClaimRound } from './claim-round';
 import { certShapeFault, chainRoot, MAX_CERT_HOSTS, MIN_CERT_HOSTS, quorum, sameSet, signGrant, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
 import type { ReplicationMessageOf } from './replication-messages';
-import { getEdits, getLocation } from '../region/region-records';
-import { forkOf, inChain } from '../region/cert-anchor';
+import { getEdits, getLocation, type LocationRecord } from '../region/region-records';
+import { forkOf, inChain, LEARN_EPOCH_CAP } from '../region/cert-anchor';
 import { decodeEntries, type Entry } from '../region/region-state';
 import { has, RegionSide } from './region-role';
 import { GrantedStates, type GrantedOutcome } from './granted-states';
@@ -758,9 +758,22 @@ export class RegionClaimant extends RegionSide {
     return this.ctx.linkedNear(this.region.key, n, new Set([...known.map(idToHex), ...this.suspects(), silent]));
   }
 
-  /** Takes the certificate of the region's location record, if there is a valid one (bounded wait), on the budget of the peer that sent the record. */
+  /**
+   * Takes the certificate of the region's location record, if there is a valid one (bounded
+   * wait), on the budget of the peer that sent the record. Not one whose hosts are far from the
+   * key in our view (cert-checker.ts `farSet`: a majority beyond the 8 nearest, or without id
+   * work): a region's hosts are its nearest nodes by their ids, dead or alive, so such a chain
+   * was signed by keys an attacker drew before anyone held the region (docs/TRUST.md (b)).
+   * Built on, it held our first claim off for `rebaseMs` and a rebase, and its epoch, up to
+   * LEARN_EPOCH_CAP, became the floor of the region's honest chain. Nor one above that cap,
+   * anchored or not: no honest chain climbs there, and one that two ids among our 8 nearest
+   * signed at MAX_EPOCH would leave no epoch to claim. Our first claim starts a chain of its own
+   * instead, whose record the holders take in its place (record-holding.ts); a live chain's
+   * hosts still teach us theirs, refusing that claim with their certificate.
+   */
   private async learnChain(): Promise<void> {
-    const rec = await within(this.ctx.clock, getLocation(this.ctx.dht, this.region.key, this.ctx.records).catch(() => undefined), EDITS_FALLBACK_MS);
+    const worth = (rec: LocationRecord) => rec.cert.e <= LEARN_EPOCH_CAP && !this.ctx.certs.farSet(this.region.key, rec.cert.hosts);
+    const rec = await within(this.ctx.clock, getLocation(this.ctx.dht, this.region.key, this.ctx.records, 'learn', worth).catch(() => undefined), EDITS_FALLBACK_MS);
     const hold = rec && !this.el.cert ? await this.region.acceptable(rec.cert, undefined, rec.via) : false;
     if (!rec || !hold || this.el.cert) return; // (one came while we checked this one)
     this.region.trace(`learned e${rec.cert.e} from the location record`);

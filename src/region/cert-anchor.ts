@@ -119,6 +119,18 @@ export function anchoredNear(c: EpochCert, near: readonly NodeId[], workBits = 0
 }
 
 /**
+ * How near the key `c` is anchored for a reader: the fewest of `near` (nearest first) among
+ * which a majority of one of its anchoring sets granted it, counting only ids that show
+ * `workBits` of work; Infinity when none of `near` will do. An honest set is the r nodes
+ * nearest the key, so its certificates rank r or better (r + 1 with one node joined nearer
+ * since); ids an attacker placed just past them rank worse, keys that are no node never rank.
+ */
+export function anchorRank(c: EpochCert, near: readonly NodeId[], workBits = 0): number {
+  for (let n = 1; n <= near.length; n++) if (anchoredNear(c, near.slice(0, n), workBits)) return n;
+  return Infinity;
+}
+
+/**
  * The sets whose majority may anchor `c` near the key: its hosts, and the previous set that
  * handed it on (not over a rebase). A previous set of fewer than MIN_CERT_HOSTS was never a
  * certificate's host set: named by the certificate itself, one near id would be its majority.

@@ -43,6 +43,7 @@ import type { RecordCheck, RecordRule } from '../dht/record-rules';
 import { certSchema, certShapeFault, grantBytes, hostGrantsNeeded, quorum, type EpochCert } from './epoch-cert';
 import type { CertChecker } from './cert-checker';
 import type { FreshRule } from './cert-anchor';
+import { judgeAtHolder } from './record-holding';
 import { type KeyHash } from './region-key';
 import { compareStamp, decodeEntries, encodeEntries, ENTRY_BYTES, obeysWorldRules, type Entry, type Stamp } from './region-state';
 
@@ -183,24 +184,33 @@ function checkSigner(auth: RecordAuth): EpochCert {
 type Fault = { ok: false; reason: string };
 
 /**
- * How a record's certificate is checked (cert-anchor.ts): by a holder, against its view of
- * who is near the key and the certificate of the record it holds, else learnt; by a reader,
+ * How a record's certificate is checked (cert-anchor.ts): by a holder (`holding`), against
+ * its view of who is near the key and the certificate of the record it holds (`known`), by
+ * chain and then by rank (record-holding.ts), else learnt; by a reader,
  * learnt as a host learns one (hosts learning the chain: the default) or anchored near the
  * key in the reader's own view (voters taking a region's set as proof of an item's carry).
  * A player believes only the certificate its primary shows it. `via`: the peer (hex) that
  * sent the record, whose derivation budget keys not met before spend (record-rules.ts).
  */
-export type RecordAnchor = { view?: NearView; known?: EpochCert | undefined; fresh: FreshRule; via?: string | undefined };
+export type RecordAnchor = { view?: NearView; known?: EpochCert | undefined; fresh: FreshRule; via?: string | undefined; holding?: boolean };
 
-/** Whether `sig` is cert.primary's over `data` and the certificate is valid for `region`. */
-async function authentic(rv: RecordVerifier, region: NodeId, cert: EpochCert, pk: { a: 0 | 1; k: Uint8Array } | undefined, data: Uint8Array, s: Uint8Array, anchor: RecordAnchor): Promise<Fault | null> {
+/**
+ * Whether `sig` is cert.primary's over `data` and the certificate is valid for `region`; for a
+ * holder (`anchor.holding`, `known` the certificate of the record it holds), whether the record
+ * takes the held one's place at any version (record-holding.ts).
+ */
+async function authentic(rv: RecordVerifier, region: NodeId, cert: EpochCert, pk: { a: 0 | 1; k: Uint8Array } | undefined, data: Uint8Array, s: Uint8Array, anchor: RecordAnchor): Promise<Fault | { replaces: boolean }> {
   if (certShapeFault(cert)) return { ok: false, reason: 'badCert' };
   const g = pk ?? cert.grants.find((x) => idEquals(x.id, cert.primary));
   if (!g) return { ok: false, reason: 'noKey' };
   if (!(await rv.verify('node', cert.primary, KEY_ALGS[g.a], g.k, data, s, anchor.via))) return { ok: false, reason: 'badSignature' };
+  if (anchor.holding && anchor.view) {
+    const held = await judgeAtHolder(rv.certs, region, cert, anchor.known, anchor.view, anchor.via);
+    return held.ok ? { replaces: held.replaces } : held;
+  }
   const fault = await rv.certs.check(region, cert, { ...(anchor.view ? { view: anchor.view } : {}), known: anchor.known, fresh: anchor.fresh, via: anchor.via });
   if (fault) return { ok: false, reason: fault === 'unanchored' ? 'unanchored' : 'badCert' };
-  return null;
+  return { replaces: false };
 }
 
 type Decoded<T extends 'LOCATION' | 'EDITS'> = Extract<ReturnType<typeof recordCodec.decode>, { t: T }>;
@@ -215,31 +225,31 @@ function decodeAs<T extends 'LOCATION' | 'EDITS'>(t: T, value: Uint8Array): Deco
 }
 
 /** Checks a location record stored under region `key`; with its version and contents when valid. */
-export async function checkLocation(rv: RecordVerifier, key: NodeId, value: Uint8Array, anchor: RecordAnchor = { fresh: 'learn' }): Promise<Fault | { ok: true; version: number; rec: LocationRecord }> {
+export async function checkLocation(rv: RecordVerifier, key: NodeId, value: Uint8Array, anchor: RecordAnchor = { fresh: 'learn' }): Promise<Fault | { ok: true; version: number; rec: LocationRecord; replaces: boolean }> {
   if (value.length > NAMESPACE_LIMITS.chunk.maxValueBytes) return { ok: false, reason: 'tooLarge' };
   const m = decodeAs('LOCATION', value);
   if (!m) return { ok: false, reason: 'malformed' };
-  const fault = await authentic(rv, key, m.cert, m.pk, locationBytes(key, m.cert, m.r), m.sig, anchor);
-  if (fault) return fault;
-  return { ok: true, version: locationVersion(m.cert.e, m.r), rec: toLocation(m) };
+  const a = await authentic(rv, key, m.cert, m.pk, locationBytes(key, m.cert, m.r), m.sig, anchor);
+  if ('ok' in a) return a;
+  return { ok: true, version: locationVersion(m.cert.e, m.r), rec: toLocation(m), replaces: a.replaces };
 }
 
 /** Checks an edit-log value (head or part) stored under `storageKey`. */
-export async function checkEdits(rv: RecordVerifier, storageKey: NodeId, value: Uint8Array, anchor: RecordAnchor = { fresh: 'learn' }): Promise<Fault | { ok: true; version: number; rec: Decoded<'EDITS'> }> {
+export async function checkEdits(rv: RecordVerifier, storageKey: NodeId, value: Uint8Array, anchor: RecordAnchor = { fresh: 'learn' }): Promise<Fault | { ok: true; version: number; rec: Decoded<'EDITS'>; replaces: boolean }> {
   const m = decodeAs('EDITS', value);
   if (!m) return { ok: false, reason: 'malformed' };
   if (m.i >= m.n) return { ok: false, reason: 'badIndex' };
   if (compareStamp(m.v, { e: m.cert.e + 1, s: 0 }) >= 0) return { ok: false, reason: 'futureStamp' };
   if (!idEquals(storageKey, m.i === 0 ? m.key : await editsPartKey(m.key, m.i, rv.hash))) return { ok: false, reason: 'wrongKey' };
-  const fault = await authentic(rv, m.key, m.cert, m.pk, editsBytes(m.key, m.cert, m.i, m.n, m.v, m.entries), m.sig, anchor);
-  if (fault) return fault;
-  return { ok: true, version: editsVersion(m.cert.e, m.v), rec: m };
+  const a = await authentic(rv, m.key, m.cert, m.pk, editsBytes(m.key, m.cert, m.i, m.n, m.v, m.entries), m.sig, anchor);
+  if ('ok' in a) return a;
+  return { ok: true, version: editsVersion(m.cert.e, m.v), rec: m, replaces: a.replaces };
 }
 
-const ruleOf = (check: (key: NodeId, value: Uint8Array, anchor: RecordAnchor) => Promise<Fault | { ok: true; version: number }>): RecordRule => ({
+const ruleOf = (check: (key: NodeId, value: Uint8Array, anchor: RecordAnchor) => Promise<Fault | { ok: true; version: number; replaces: boolean }>): RecordRule => ({
   async check(key, value, _publisher, holder, via) {
-    const r = await check(key, value, holder ? { view: holder.view, known: holder.held ? heldCert(holder.held) : undefined, fresh: 'learn', via } : { fresh: 'learn', via });
-    return r.ok ? ({ ok: true, version: r.version } satisfies RecordCheck) : r;
+    const r = await check(key, value, holder ? { view: holder.view, known: holder.held ? heldCert(holder.held) : undefined, fresh: 'learn', via, holding: true } : { fresh: 'learn', via });
+    return r.ok ? ({ ok: true, version: r.version, ...(r.replaces ? { replaces: true } : {}) } satisfies RecordCheck) : r;
   },
 });
 
@@ -300,14 +310,20 @@ const sentBy = (anchor: RecordAnchor, via: string | undefined): RecordAnchor => 
  * The region's location record, or undefined. The DHT node's rule has checked it already
  * (every tab and simulated node runs locationRule); with `rv` it is checked here again, on
  * the derivation budget of the peer that sent it (`via` of the record returned too: a
- * reader that checks its certificate again charges that peer).
+ * reader that checks its certificate again charges that peer). `keep` (with `rv`): records
+ * the reader leaves out even when valid, judged inside the read like the check.
  */
-export async function getLocation(dht: Pick<Dht, 'get'>, key: NodeId, rv?: RecordVerifier, fresh: FreshRule | RecordAnchor = 'learn'): Promise<(LocationRecord & { via?: string }) | undefined> {
+export async function getLocation(dht: Pick<Dht, 'get'>, key: NodeId, rv?: RecordVerifier, fresh: FreshRule | RecordAnchor = 'learn', keep?: (rec: LocationRecord) => boolean): Promise<(LocationRecord & { via?: string }) | undefined> {
   const anchor = typeof fresh === 'string' ? { fresh } : fresh;
   // The reader's check runs inside the DHT read (Dht.get `accept`): a record it would refuse,
-  // at a higher version, does not hide one it believes.
+  // at a higher version, does not hide one it believes (nor one `keep` leaves out).
   const once = rv ? checkedOnce((v, via) => checkLocation(rv, key, v, sentBy(anchor, via))) : undefined;
-  const accept = once ? async (v: Uint8Array, via?: string) => (await once(v, via)).ok : undefined;
+  const accept = once
+    ? async (v: Uint8Array, via?: string) => {
+        const r = await once(v, via);
+        return r.ok && (!keep || keep(r.rec));
+      }
+    : undefined;
   // A reader with no certificate of the region judges the first against its own lookup of
   // the key by disjoint paths (cert-checker.ts): this read's lookup, run to its end, is that
   // lookup (Dht.get `live`), so the check of its record and of the snapshot waits for no other.
@@ -316,7 +332,7 @@ export async function getLocation(dht: Pick<Dht, 'get'>, key: NodeId, rv?: Recor
   const via = got.via !== undefined ? { via: got.via } : {};
   if (once) {
     const r = await once(got.value, got.via);
-    return r.ok ? { ...r.rec, ...via } : undefined;
+    return r.ok && (!keep || keep(r.rec)) ? { ...r.rec, ...via } : undefined;
   }
   const m = decodeAs('LOCATION', got.value);
   return m && !certShapeFault(m.cert) ? { ...toLocation(m), ...via } : undefined;

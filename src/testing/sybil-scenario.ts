@@ -81,6 +81,10 @@ export interface SybilResult {
   doublePrimaries: number;
   /** Snapshots live honest subscribers refused for their certificate (the rogue's, in the SNAPSHOT scenario). */
   snapshotsRefused: number;
+  /** Records scenario: virtual ms from the reader's SUBSCRIBE to its first edit confirmed; -1: none. */
+  firstEditMs?: number;
+  /** The epoch of the honest primary's certificate at the end (the chain the region runs on). */
+  epochAtEnd?: number;
 }
 
 export type ReplicaMsg = Parameters<SimPeer['wire']['replicas']['send']>[1];
@@ -231,9 +235,10 @@ export interface SybilOptions {
   /**
    * The epoch of the certificates minted for CLAIM, HANDOFF and the DHT records: MAX_EPOCH
    * ('top', the default: a freeze if believed), or the region's next (1 for a region nobody
-   * visited): the lowest that can pass, within a holder's jump and below LEARN_EPOCH_CAP.
+   * visited): the lowest that can pass, within a holder's jump and below LEARN_EPOCH_CAP; or
+   * LEARN_EPOCH_CAP ('cap'), the highest a host or holder with none of its own learns.
    */
-  epoch?: 'top' | 'next';
+  epoch?: 'top' | 'next' | 'cap';
   /**
    * DHT records of a region nobody visited: a second live node of the attacker's, far from the
    * key, and the certificate over both; the two answer the first claimant's CLAIMs (built on
@@ -256,7 +261,7 @@ export interface SybilOptions {
 }
 
 /** The epoch of a minted certificate for a region whose newest certificate is `cert` (none: nobody visited it). */
-const mintedEpoch = (o: SybilOptions, cert: EpochCert | undefined) => (o.epoch === 'next' ? (cert?.e ?? 0) + 1 : MAX_EPOCH);
+const mintedEpoch = (o: SybilOptions, cert: EpochCert | undefined) => (o.epoch === 'next' ? (cert?.e ?? 0) + 1 : o.epoch === 'cap' ? LEARN_EPOCH_CAP : MAX_EPOCH);
 
 async function world(seed: number, keys: number, o: SybilOptions): Promise<World> {
   const sim = new HostSim({ seed, idWorkBits: o.idWorkBits ?? SIM_ID_WORK_BITS });
@@ -411,7 +416,7 @@ function strike(w: World, r: RegionCoord, editor: SimPeer, again: () => void): S
 }
 
 /** The region after the attack: an honest edit confirmed within RECOVER_MS, then 3 more; sampled, and the sim stopped. */
-async function finish(w: World, r: RegionCoord, editor: SimPeer, watch: Watch, rank: number, deposed: boolean, struck: Strike | undefined, last?: () => void): Promise<SybilResult> {
+async function finish(w: World, r: RegionCoord, editor: SimPeer, watch: Watch, rank: number, deposed: boolean, struck: Strike | undefined, last?: () => void, subscribedAt?: number): Promise<SybilResult> {
   const { sim } = w;
   const t0 = struck?.at ?? sim.clock.now();
   let recoverMs = -1;
@@ -433,6 +438,8 @@ async function finish(w: World, r: RegionCoord, editor: SimPeer, watch: Watch, r
     rogueRank: rank, ...watch.seen, deposed, killed: !!struck, recoverMs, confirmedAfter,
     primaryAtEnd: !!primary && !w.atk.owns(primary), doublePrimaries: sim.doublePrimaries().length,
     snapshotsRefused: w.honest().reduce((n, p) => n + p.client.stats.uncertified, 0),
+    ...(subscribedAt !== undefined ? { firstEditMs: recoverMs >= 0 ? t0 + recoverMs - subscribedAt : -1 } : {}),
+    ...(primary && !w.atk.owns(primary) ? { epochAtEnd: primary.host.regionState(r)?.cert?.e ?? 0 } : {}),
   };
   sim.stopAll();
   return result;
@@ -489,6 +496,7 @@ export async function runRecordScenario(seed: number, visited: boolean, o: Sybil
   await w.sim.run(1000);
   const reader = visited ? await w.sim.add(undefined, { playOnly: true }) : farPlayer(w, key);
   const watch = new Watch(w, r, planted);
+  const subscribedAt = w.sim.clock.now();
   reader.client.subscribe(r).catch(() => {});
   await w.sim.clock.runUntil(() => !!reader.client.attachment(r), 10_000);
   // The far granters offer their blocks to the honest primary too: a majority of the set its
@@ -497,7 +505,7 @@ export async function runRecordScenario(seed: number, visited: boolean, o: Sybil
   if (o.farGranters && primary && !w.atk.owns(primary)) for (const p of w.atk.nodes) w.atk.send(primary, { t: 'OFFER', ...r, entries: encodeEntries(planted), cert: forged }, p);
   watch.sample();
   const struck = o.kill ? strike(w, r, reader, () => void put().catch(() => {})) : undefined;
-  return finish(w, r, reader, watch, rank, !!before && w.sim.primaryOf(r) !== before.primary && !struck, struck);
+  return finish(w, r, reader, watch, rank, !!before && w.sim.primaryOf(r) !== before.primary && !struck, struck, undefined, subscribedAt);
 }
 
 /** What a far player drew of a region it does not subscribe to. */
