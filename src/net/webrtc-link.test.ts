@@ -65,7 +65,15 @@ describe('WebRtcTransport', () => {
     const [alps1, alps2, lab] = [await nodeTransport({ network: 'a'.repeat(32) }), await nodeTransport({ network: 'a'.repeat(32) }), await nodeTransport({ network: 'b'.repeat(32) })];
     let inbound = 0;
     alps2.events.on('link', () => inbound++);
-    await expect(lab.dial(alps2.selfId, directSignals(lab, alps2))).rejects.toThrow('handshake failed: the remote peer is of another network');
+    // A dial that fails below the handshake (libdatachannel's "remote candidate without ICE
+    // transport", ci121) is dialled once more, as linkPair does: it tests nothing here.
+    const refusal = () => lab.dial(alps2.selfId, directSignals(lab, alps2)).then(
+      () => 'linked',
+      (e: Error) => e.message,
+    );
+    let said = await refusal();
+    if (said.startsWith('connection failed')) said = await refusal();
+    expect(said).toBe('handshake failed: the remote peer is of another network');
     // The answerer's end of the same refusal comes once it has checked the dialer's key (a
     // scrypt since node ids cost work): waited for, not slept (200 ms was short in ci84).
     await vi.waitFor(() => expect(alps2.stats.otherNetwork).toBe(1), { timeout: 5000, interval: 20 });
