@@ -128,6 +128,13 @@ let failed = 0;
 const exact = new Set(benches.map(([name]) => name));
 const chosen = (name: string) => only.some((o) => (exact.has(o) ? name === o : name.includes(o)));
 const runStart = performance.now();
+/** latest.json, provenance.json and the docs' generated figures, as they stand. */
+function save(): void {
+  mkdirSync('bench/results', { recursive: true });
+  writeFileSync(LATEST, `${JSON.stringify(results, null, 2)}\n`);
+  writeProvenance(provenance);
+  writeReport();
+}
 for (const [name, run] of benches) {
   if (only.length ? !chosen(name) : SLOW.has(name)) continue;
   const t0 = performance.now();
@@ -141,10 +148,7 @@ for (const [name, run] of benches) {
     console.error(`bench ${name} FAILED:`, err);
   }
   // Written after every benchmark, so a long run interrupted late keeps what it measured.
-  mkdirSync('bench/results', { recursive: true });
-  writeFileSync(LATEST, `${JSON.stringify(results, null, 2)}\n`);
-  writeProvenance(provenance);
-  writeReport();
+  save();
 }
 // The issue on what a tab costs asks the default run to stay under 30 minutes: a bare run
 // records how long it took and how many of its benchmarks failed, a named one leaves both.
@@ -152,9 +156,7 @@ if (!only.length) {
   const run: Record<string, number> = { bench_default_wall_s: Math.round((performance.now() - runStart) / 1000), bench_default_failed: failed };
   Object.assign(results, run);
   for (const k of Object.keys(run)) provenance[k] = { ...measuredOn };
-  writeFileSync(LATEST, `${JSON.stringify(results, null, 2)}\n`);
-  writeProvenance(provenance);
-  writeReport();
+  save();
 }
 console.log(JSON.stringify(results, null, 2));
 process.exit(failed ? 1 : 0);
