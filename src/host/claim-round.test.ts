@@ -63,11 +63,42 @@ describe('claim round', () => {
     r.refusedAt(0xffffffff);
     expect(r.highestRefusal).toBe(r.e + MAX_EPOCH_JUMP);
     r.learnPending({ e: 5, hosts: [A, B, C] }, 5); // not above our certificate
+    r.learnPending({ e: 6, hosts: [A, B, C] }, 3); // our own epoch: an honest refuser names only those below it
     r.learnPending({ e: 6 + MAX_EPOCH_JUMP, hosts: [A, B, C] }, 3); // too far
     r.learnPending({ e: 5, hosts: [A] }, 3); // no set that could certify
     expect(r.learned).toEqual([]);
-    for (const e of [4, 5, 5, 6, 7]) r.learnPending({ e, hosts: [A, B, C] }, 3);
-    expect(r.learned.map((q) => q.e)).toEqual([5, 6, 7].slice(-MAX_PEND));
+    for (const e of [2, 3, 4, 4, 5]) r.learnPending({ e, hosts: [A, B, C] }, 1);
+    expect(r.learned.map((q) => q.e)).toEqual([3, 4, 5].slice(-MAX_PEND));
+  });
+
+  it('counts a refuser as a live host only for news: a granted epoch it names only where another answer names it too', () => {
+    const r = round();
+    const [a, b, c, d] = [A, B, C, D].map(idToHex) as [string, string, string, string];
+    const made = { e: 5, hosts: [id(0xa5), id(0x5a)] };
+    for (const hex of [a, b, c, d]) r.answered.add(hex);
+    r.refusal(a, false, 5, made); // a made-up epoch, its word alone
+    r.refusal(b, false, 5); // bare
+    r.refusal(c, true, 5); // a newer certificate (checked by the caller)
+    r.refusal(d, false, 5, { e: 5, hosts: [id(0xa5), id(0x5b)] }); // another epoch's set: no backing
+    expect([...r.alive(undefined)].sort()).toEqual([c]);
+    // A second node names the same epoch and set: a claim that may have certified.
+    const backed = round();
+    for (const hex of [a, b]) backed.answered.add(hex);
+    backed.refusal(a, false, 5, made);
+    backed.refusal(b, false, 5, { ...made, hosts: [...made.hosts].reverse() });
+    expect([...backed.alive(undefined)].sort()).toEqual([a, b].sort());
+  });
+
+  it('reports the granted epochs it covered of whose set no majority answered', () => {
+    const live = { e: 5, hosts: [A, B, C] }, made = { e: 5, hosts: [id(0xa5), id(0x5a), A] };
+    const r = round(terms({ pend: [live, made] }));
+    r.answered.add(idToHex(A));
+    r.answered.add(idToHex(B));
+    expect(r.unheard()).toEqual([made]);
+    // Our own grant counts for a set we are in.
+    const ours = round(terms({ pend: [{ e: 5, hosts: [SELF, C] }] }));
+    ours.answered.add(idToHex(C));
+    expect(ours.unheard()).toEqual([]);
   });
 
   it('certifies a first claim (no previous epoch) only with the grant of every host it names', () => {

@@ -3,7 +3,7 @@
 // grants make a certificate, when to ask again and when the round is over. Pure: the
 // caller passes the time in; region-claimant.ts sends, signs, checks and waits.
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
-import { certShapeFault, MAX_EPOCH_JUMP, MAX_PEND, MIN_CERT_HOSTS, sameSet, type CertPrev, type ClaimTerms, type EpochCert, type GrantSig } from '../region/epoch-cert';
+import { certShapeFault, MAX_EPOCH_JUMP, MAX_PEND, MIN_CERT_HOSTS, quorum, sameSet, type CertPrev, type ClaimTerms, type EpochCert, type GrantSig } from '../region/epoch-cert';
 
 /** A claim that has no quorum after this long failed (region-claimant.ts); a granter holds its own claims back as long for a closer claimant (region-granter.ts). */
 export const CLAIM_TIMEOUT_MS = 1500;
@@ -28,11 +28,13 @@ export class ClaimRound {
   /** Who answered (grant or refusal), of those asked. */
   readonly answered = new Set<string>();
   /**
-   * Who answered only with refusals that named nothing (no newer certificate, no granted
-   * epoch to cover): no news of any successor (`alive`).
+   * Who answered only with refusals that named no newer certificate (nothing, or a granted
+   * epoch to cover, which `backed` judges): no news of any successor by itself (`alive`).
    */
   private readonly bare = new Set<string>();
   private readonly told = new Set<string>();
+  /** The granted epochs each refuser named for us to cover (`pend`), its newest MAX_PEND. */
+  private readonly pends = new Map<string, CertPrev[]>();
   /** When the grants first made a certificate. */
   quorumAt: number | null = null;
   /** Highest promise a refusal named (bounded by the caller). */
@@ -79,10 +81,30 @@ export class ClaimRound {
    */
   readonly refusedBelow = new Set<string>();
 
-  /** A refusal from `hex`; `news`: it named a newer certificate or a granted epoch to cover; `promised`: its promise. */
-  refusal(hex: string, news: boolean, promised = Infinity): void {
+  /**
+   * A refusal from `hex`; `news`: it named a newer certificate; `pend`: the granted epoch it
+   * named for us to cover, news only where another answer backs it (`backed`); `promised`: its promise.
+   */
+  refusal(hex: string, news: boolean, promised = Infinity, pend?: CertPrev): void {
     (news ? this.told : this.bare).add(hex);
-    if (!news && promised < this.e) this.refusedBelow.add(hex);
+    if (pend) this.pends.set(hex, [...(this.pends.get(hex) ?? []), pend].slice(-MAX_PEND));
+    if (!news && !pend && promised < this.e) this.refusedBelow.add(hex);
+  }
+
+  /**
+   * Whether a granted epoch `hex`'s refusals named is backed by another node's answer: a
+   * refusal from another node naming the same epoch and set. The claimant cannot check a
+   * `pend` (a grant of a claim that may never have certified: no certificate, no signature
+   * but its sender's vouches for it), and one host's word costs nothing: a hostile backup
+   * that named a made-up epoch over two ids no node holds with every refusal counted as a
+   * live host of the set, and the survivor never rebased (hosting-rebase-hostile.test.ts).
+   * A claim that may have certified had a majority of its own set and of the set it built on
+   * grant it, and each of them holds it until the claimant abandons it: asked by a claim that
+   * does not cover it, a second one names it too; asked by one that covers it, they grant.
+   */
+  private backed(hex: string): boolean {
+    const named = this.pends.get(hex) ?? [];
+    return [...this.pends].some(([other, qs]) => other !== hex && this.answered.has(other) && qs.some((r) => named.some((q) => q.e === r.e && sameSet(q.hosts, r.hosts))));
   }
 
   /** What `hex`'s refusals named turned out to be no news (a certificate whose grants do not verify): as if they named nothing. */
@@ -98,11 +120,22 @@ export class ClaimRound {
    * backup's grant or ours, and its refusal would name it (as a certificate or a granted
    * epoch), so a bare one says only that it is alive, and a hostile backup that refused
    * every claim kept the survivor from ever rebasing (the region had no primary for good).
-   * A live primary answers for itself: it is never deposed this way.
+   * A granted epoch it named counts only as another answer backs it (`backed`). A live
+   * primary answers for itself: it is never deposed this way.
    */
   alive(known: EpochCert | undefined): Set<string> {
     const primary = known ? idToHex(known.primary) : '';
-    return new Set([...this.answered].filter((hex) => !this.bare.has(hex) || this.told.has(hex) || this.grants.has(hex) || hex === primary));
+    return new Set([...this.answered].filter((hex) => !this.bare.has(hex) || this.told.has(hex) || this.grants.has(hex) || hex === primary || this.backed(hex)));
+  }
+
+  /**
+   * The granted epochs our claim covered (`pend`) of whose set no majority answered (us
+   * included): the claim could not certify over them (a rebase excepted), and neither they
+   * nor what their namer names is learnt again for a while (election.ts `afterClaim`), so an
+   * epoch made up over ids no node holds holds off one claim, not every claim after it.
+   */
+  unheard(): CertPrev[] {
+    return (this.terms.pend ?? []).filter((q) => q.hosts.filter((h) => this.answered.has(idToHex(h)) || this.grants.has(idToHex(h))).length < quorum(q.hosts.length));
   }
 
   /** The certificate the grants make, or undefined while they are too few. */
@@ -165,12 +198,13 @@ export class ClaimRound {
   /**
    * A refuser granted epoch `q` above our certificate (now at `certE`): our next claim must
    * win its hosts too. Bounded (a lying refuser can only slow our claims, which refusing
-   * does anyway): above our certificate, within the epoch jump, a certifiable set, the
-   * newest MAX_PEND kept.
+   * does anyway): above our certificate, below our claim's epoch (an honest refuser names
+   * only epochs below it: grant-rules.ts `uncovered`), a certifiable set, the newest MAX_PEND kept.
    */
-  learnPending(q: CertPrev | undefined, certE: number): void {
-    if (!q || q.e <= certE || q.e >= this.e + MAX_EPOCH_JUMP || q.hosts.length < MIN_CERT_HOSTS) return;
+  learnPending(q: CertPrev | undefined, certE: number): boolean {
+    if (!q || q.e <= certE || q.e >= this.e || q.hosts.length < MIN_CERT_HOSTS) return false;
     this.learned = [...this.learned.filter((x) => x.e !== q.e || !sameSet(x.hosts, q.hosts)), q].slice(-MAX_PEND);
+    return true;
   }
 
   /**
@@ -192,7 +226,7 @@ export class ClaimRound {
 
 /**
  * A GRANT that refuses and names neither a certificate nor a granted epoch: news of nothing but
- * that its sender is alive (`ClaimRound.alive`; a quiet host it does not bring back, hosted-region.ts).
+ * that its sender is alive (a quiet host it does not bring back, hosted-region.ts).
  */
 export function bareRefusal(m: { ok: boolean; cert?: unknown; pend?: unknown }): boolean {
   return !m.ok && !m.cert && !m.pend;

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { idToHex, type NodeId } from '../core/node-id';
 import { MAX_PEND, type CertPrev, type EpochCert } from '../region/epoch-cert';
-import { Election, MAX_GRANTED, REBASE_AFTER_MS, type ClaimOutcome } from './election';
+import { Election, MAX_GRANTED, REBASE_AFTER_MS, UNHEARD_MS, type ClaimOutcome } from './election';
 
 const id = (n: number): NodeId => new Uint8Array(20).fill(n);
 const [SELF, A, B, C, D] = [id(1), id(2), id(3), id(4), id(5)];
@@ -48,6 +48,29 @@ describe('election record', () => {
     // A newer certificate makes what it passes need no cover.
     el.adoptCert(cert(6, [SELF, A, B]));
     expect(el.pendFor(9).map((x) => x.e)).toEqual([7, 8]);
+  });
+
+  it('drops a learned epoch whose set its claim covered and heard no majority of, and learns that set again only after UNHEARD_MS', () => {
+    const el = new Election(SELF);
+    el.adoptCert(cert(3, [SELF, A, B]));
+    const made: CertPrev = { e: 4, hosts: [id(0xa5), id(0x5a)] }, live: CertPrev = { e: 4, hosts: [A, C, D] };
+    const [bad, good] = [idToHex(B), idToHex(C)];
+    el.namedPend(made.hosts, bad);
+    el.namedPend(live.hosts, good);
+    el.afterClaim(outcome({ learned: [made, live] }), 0, 10_000);
+    expect(el.pendFor(6)).toEqual([made, live]);
+    // The claim that covered both heard no majority of `made`'s set; its namer named it again (e5).
+    el.afterClaim(outcome({ learned: [{ ...made, e: 5 }], unheard: [made] }), 1000, 10_000);
+    expect(el.pendFor(6)).toEqual([live]);
+    expect(el.unheardLately(made.hosts, good, 1000 + UNHEARD_MS - 1)).toBe(true);
+    expect(el.unheardLately(made.hosts, good, 1000 + UNHEARD_MS)).toBe(false);
+    expect(el.unheardLately(live.hosts, good, 1000)).toBe(false);
+    // Nor is a fresh set its namer names learnt meanwhile.
+    expect(el.unheardLately([id(0xa6), id(0x5b)], bad, 1000 + UNHEARD_MS - 1)).toBe(true);
+    // What we granted ourselves stays covered, heard or not: our own promise.
+    el.grant(5, [B, C, D], B, idToHex(B));
+    el.afterClaim(outcome({ unheard: [{ e: 5, hosts: [B, C, D], p: B }] }), 2000, 10_000);
+    expect(el.pendFor(6).map((q) => q.e)).toEqual([4, 5]);
   });
 
   it('an ABANDON removes only the epoch granted to that claimant; a later claim not built on it does too', () => {

@@ -58,8 +58,24 @@ export interface ClaimOutcome {
   fault: string | undefined;
   /** Granted epochs the refusals told us of. */
   learned: CertPrev[];
+  /** Granted epochs our claim covered of whose set no majority answered (claim-round.ts `unheard`). */
+  unheard?: CertPrev[];
   /** The highest promise a refusal named (already bounded by the round). */
   highestRefusal: number;
+}
+
+/**
+ * How long a set that a claim of ours covered in `pend` and heard no majority of is not learnt
+ * again from refusals (`unheardLately`), and how many such sets are kept.
+ */
+export const UNHEARD_MS = 10_000;
+const UNHEARD_KEPT = MAX_GRANTED;
+
+/** Sets `key` to `value` as the newest of `map`, the oldest going past UNHEARD_KEPT. */
+function bounded<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > UNHEARD_KEPT) map.delete(map.keys().next().value!);
 }
 
 /** A claimant outside a set whose majority went silent holds its claims back rebaseMs and this, for the rebase of a host of that set (`afterClaim`). */
@@ -99,6 +115,15 @@ export class Election {
   accepted: CertPrev[] = [];
   /** Such epochs that refusals told us of (bounded): our next claim covers them. */
   learned: CertPrev[] = [];
+  /**
+   * Sets (`setTag`) that refusals named in `pend`, that a claim of ours covered and heard no
+   * majority of, and until when they are not learnt again (`unheardLately`); the same for the
+   * hosts (hex) that named them: a fresh made-up set with every refusal holds off one claim.
+   */
+  private readonly unheardSets = new Map<string, number>();
+  private readonly unheardNamers = new Map<string, number>();
+  /** Who named each set refusals taught us (`setTag` -> hex), the newest UNHEARD_KEPT. */
+  private readonly namers = new Map<string, string>();
   /**
    * Heads of other chains of the region that our next claim merges (`learnFork`): named in
    * its `pend`, so a majority of each one's hosts grants and sends its state (at most MAX_PEND).
@@ -406,6 +431,31 @@ export class Election {
     if (!o.certified && prevSilent && known && !has(known.hosts, this.self) && Number.isFinite(rebaseMs)) this.defer(now + rebaseMs + REBASE_AFTER_MS);
     if (o.certified || !prevSilent) this.prevGone = undefined;
     else if (o.fault === 'no-previous-majority' && known && this.prevGone?.e !== known.e) this.prevGone = { e: known.e, since: now };
-    this.learned = [...this.learned, ...o.learned].slice(-MAX_PEND);
+    // A learnt epoch our claim covered, no majority of its set answering, goes, and neither
+    // its set nor what the host that named it names is learnt for UNHEARD_MS: a refusal's
+    // `pend` over ids no node holds, the same or fresh each time, then holds off one claim,
+    // not every claim after it. Safety does not rest on learning: a host that granted the
+    // epoch refuses every claim that does not cover it (grant-rules.ts `uncovered`).
+    for (const q of o.unheard ?? []) {
+      if (!this.learned.some((x) => sameSet(x.hosts, q.hosts))) continue;
+      const tag = setTag(q.hosts), namer = this.namers.get(tag);
+      bounded(this.unheardSets, tag, now + UNHEARD_MS);
+      if (namer) bounded(this.unheardNamers, namer, now + UNHEARD_MS);
+    }
+    this.learned = [...this.learned, ...o.learned].filter((q) => !this.unheardLately(q.hosts, this.namers.get(setTag(q.hosts)) ?? '', now)).slice(-MAX_PEND);
+  }
+
+  /** `hex`'s refusal named `hosts` in `pend`, and we learn it (`unheardLately`). */
+  namedPend(hosts: readonly NodeId[], hex: string): void {
+    bounded(this.namers, setTag(hosts), hex);
+  }
+
+  /**
+   * Whether a claim of ours covered `hosts` in `pend`, or a set `hex` named, and heard no
+   * majority of it within UNHEARD_MS before `now` (`afterClaim`): a refusal's granted epoch
+   * over `hosts` from `hex` is then not learnt.
+   */
+  unheardLately(hosts: readonly NodeId[], hex: string, now: number): boolean {
+    return (this.unheardSets.get(setTag(hosts)) ?? -Infinity) > now || (this.unheardNamers.get(hex) ?? -Infinity) > now;
   }
 }

@@ -4,7 +4,7 @@
 // role through `RegionRole` (region-role.ts), never the class that owns it.
 import { hexToId, idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
 import { within } from '../core/clock';
-import { bareRefusal, CLAIM_TIMEOUT_MS, claimTargets, ClaimRound } from './claim-round';
+import { CLAIM_TIMEOUT_MS, claimTargets, ClaimRound } from './claim-round';
 import { certShapeFault, chainRoot, MAX_CERT_HOSTS, MIN_CERT_HOSTS, quorum, sameSet, signGrant, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
 import type { ReplicationMessageOf } from './replication-messages';
 import { getEdits, getLocation, type LocationRecord } from '../region/region-records';
@@ -486,7 +486,7 @@ export class RegionClaimant extends RegionSide {
     if (!cert && this.el.forks.length) this.el.forks = this.el.forks.filter((f) => !pend.some((q) => q.e === f.e && sameSet(q.hosts, f.hosts)));
     // Refusals raise our next epoch and name granted epochs to cover; a silent majority of
     // the previous set is evidence for a rebase, or holds our claims back (election.ts).
-    this.el.afterClaim({ known, certified: !!cert, answered: round.alive(known), fault: round.fault() ?? undefined, learned: round.learned, highestRefusal: round.highestRefusal }, this.ctx.clock.now(), o.rebaseMs);
+    this.el.afterClaim({ known, certified: !!cert, answered: round.alive(known), fault: round.fault() ?? undefined, learned: round.learned, unheard: round.unheard(), highestRefusal: round.highestRefusal }, this.ctx.clock.now(), o.rebaseMs);
     this.region.trace(`claim e${e} ${cert ? `certified${rebase ? ' (rebase)' : ''}${known ? ` over e${known.e}` : ''}` : `failed (${round.fault() ?? 'no answer'})`} granted ${round.granted().map((g) => g.slice(0, 6)).join(',')} promised ${this.el.promised}`);
     // Hosts that said nothing may be alive on another island of a healed partition (no
     // overlay path leads there): the relay can still dial them, and one link joins the halves.
@@ -904,15 +904,16 @@ export class RegionClaimant extends RegionSide {
       else this.ctx.stats.badCerts++;
     } else {
       round.refusedAt(m.promised);
-      const builtOn = round.terms.prev?.e ?? 0, named = !!m.cert && !m.pend;
+      const builtOn = round.terms.prev?.e ?? 0, named = !!m.cert;
       const doubted = named && this.noNews.get(fromHex) === builtOn;
-      round.refusal(fromHex, !bareRefusal(m) && !doubted, m.promised);
+      // A granted epoch it names (`pend`) is news only where another answer backs it (ClaimRound `backed`).
+      round.refusal(fromHex, named && !doubted, m.promised, m.pend);
       // A certificate is news of a live chain only if its grants verify over this region's
       // key: else it succeeds nothing here (forged, or another world's region of the same
       // coordinates, its hosts at one relay with ours), and a backup that named one with
       // every refusal kept the survivor from ever rebasing, as a bare refusal did before.
       // (Counted as news until checked: the round may end meanwhile, and then errs as before.)
-      if (m.cert && !m.pend && (await this.ctx.certs.signed(this.region.key, m.cert, fromHex))) round.namedNothing(fromHex);
+      if (m.cert && (await this.ctx.certs.signed(this.region.key, m.cert, fromHex))) round.namedNothing(fromHex);
       // The refuser knows a newer certificate: our next claim must build on it.
       const hold = m.cert && this.el.supersedes(m.cert, 'anchored', this.region.learntFar()) ? await this.region.acceptable(m.cert, m.chain, fromHex) : false;
       if (m.cert && hold && this.el.supersedes(m.cert, hold, this.region.learntFar())) this.el.learnCert(m.cert, m.chain, hold);
@@ -932,8 +933,9 @@ export class RegionClaimant extends RegionSide {
         if (doubted) round.refusal(fromHex, true, m.promised);
       }
       // The refuser granted an epoch above our certificate (checked against the one we hold
-      // now): our next claim must win its hosts too.
-      round.learnPending(m.pend, this.el.cert?.e ?? 0);
+      // now): our next claim must win its hosts too, unless a claim of ours that covered its
+      // set, or one this refuser named, lately heard no majority of it (election.ts `unheardLately`).
+      if (m.pend && !this.el.unheardLately(m.pend.hosts, fromHex, this.ctx.clock.now()) && round.learnPending(m.pend, this.el.cert?.e ?? 0)) this.el.namedPend(m.pend.hosts, fromHex);
     }
     round.wake();
   }
