@@ -3,7 +3,7 @@
 // loopback only (run inside scripts/netns.sh). A listed peer that never answers holds the
 // rest of the join for the 15 s dial timeout; the joining peer is in use long before.
 import WebSocket from 'ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startServer, type RunningServer } from '../../signaling/serve';
 import type { Bootstrap } from '../net/bootstrap';
 import { networkId } from '../net/network-id';
@@ -28,6 +28,13 @@ afterAll(async () => {
   await server.close();
 });
 
+/**
+ * The join's deadline, under the silent peer's dial timeout but well past the 4 s default: on
+ * a loaded 2-core machine (load 18-20) B's link to A took longer than 4 s once, and B ended
+ * its join alone; what is tested is that the start ends at the link, not at the silent dial.
+ */
+const JOIN_DEADLINE_MS = WEBRTC_DEFAULTS.dialTimeoutMs - 3000;
+
 async function start(): Promise<{ peer: Peer; ms: number }> {
   const t0 = performance.now();
   const peer = await Peer.start({
@@ -38,6 +45,7 @@ async function start(): Promise<{ peer: Peer; ms: number }> {
     WebSocket: WS,
     rtcConfig: { bindAddress: '127.0.0.1' },
     iceServersForRtc: nodeDatachannelIceServers,
+    options: { joinDeadlineMs: JOIN_DEADLINE_MS },
   });
   peers.push(peer);
   return { peer, ms: performance.now() - t0 };
@@ -53,10 +61,12 @@ describe('Peer.start', () => {
     let offers = 0;
     silent.events.on('signal', () => offers++);
     const { peer: b, ms } = await start();
-    expect(b.status).toBe('online');
+    expect(b.status, `${b.failure?.kind}: ${b.failure?.detail}`).toBe('online');
     expect(b.failure).toBeUndefined();
     expect(b.dht.linkInfo().map((l) => l.hex)).toEqual([a.id]);
-    expect(offers).toBeGreaterThan(0);
+    // B dials the silent peer beside A; its offer reaches the silent socket through the relay
+    // on its own time, which a loaded machine may put after B's link to A.
+    await vi.waitFor(() => expect(offers).toBeGreaterThan(0), { timeout: 5000, interval: 20 });
     // Before the silent peer's dial could have ended, so before the whole join could have.
     expect(ms).toBeLessThan(WEBRTC_DEFAULTS.dialTimeoutMs);
     const joining = await Promise.race([b.joined.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), 0))]);
