@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -80,9 +80,11 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'assets', 'app.js.map'), '{}');
   server = await startServer({ port: 0, staticDir: dir, relay: { burst: 10, ratePerSecond: 5, maxSockets: 12, maxStrikes: 5 } });
 });
+// Each test starts with no socket at the relay: it drops one when it reads the close, which a
+// busy machine may put after the next test's first sockets (the socket cap counts them).
 afterEach(async () => {
   for (const c of open.splice(0)) c.ws.close();
-  await new Promise((r) => setTimeout(r, 20));
+  await vi.waitFor(() => expect(server.relay.stats.sockets).toBe(0), { timeout: 5000, interval: 10 });
 });
 afterAll(() => server.close());
 
@@ -215,7 +217,8 @@ describe('relay', () => {
     const a = await registered();
     a.ws.close();
     await a.closed;
-    await new Promise((r) => setTimeout(r, 20));
+    // Our end's close event can come before the relay has read the close: waited for.
+    await vi.waitFor(() => expect(server.relay.stats.sockets).toBe(0), { timeout: 5000, interval: 10 });
     const b = await registered();
     b.send({ type: 'signal', to: a.id, blob: {} });
     expect(await b.next()).toMatchObject({ code: 'unknown-peer' });
@@ -240,7 +243,7 @@ describe('relay caps per address', () => {
       // A socket that leaves frees its slot.
       cs[0]!.ws.close();
       await cs[0]!.closed;
-      await new Promise((r) => setTimeout(r, 20));
+      await vi.waitFor(() => expect(s.relay.stats.sockets).toBe(2), { timeout: 5000, interval: 10 });
       const again = await client(s.relayUrl);
       open.push(again);
       expect(await again.next()).toMatchObject({ type: 'challenge' });
