@@ -4,7 +4,7 @@
 // and to keep sending fresh ones. An honest stranger still links: its offer evicts a slot
 // chosen at random (webrtc-transport.ts evictPending), where refusing it kept it out for as
 // long as the attacker held the slots. Real WebRTC: run under scripts/netns.sh.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { randomId } from '../core/node-id';
 import { testNodeIdentity } from '../testing/node-identities';
 import { strangerIdentity } from '../testing/stranger-identity';
@@ -55,9 +55,9 @@ describe('inbound slots under an attacker with many keys', () => {
         }
       })());
     }
-    // Every slot taken before the honest stranger comes.
-    await new Promise((r) => setTimeout(r, 1000));
-    expect(node.stats.inbound).toBeGreaterThanOrEqual(SLOTS);
+    // Every slot taken before the honest stranger comes: waited for (each offer is a native
+    // createOffer, slow on a loaded machine), not read once after a second.
+    await vi.waitFor(() => expect(node.stats.inbound).toBeGreaterThanOrEqual(SLOTS), { timeout: 10_000, interval: 50 });
 
     const honest = await nodeTransport({ identity: await strangerIdentity(), idWorkBits: 0, dialTimeoutMs: HONEST_DIAL_MS });
     transports.push(honest);
