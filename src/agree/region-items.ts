@@ -280,7 +280,12 @@ export class RegionItems {
   private follow(now: number): void {
     const r = this.a.region;
     const cert = r.cert;
-    const hosting = (r.role === 'primary' || r.role === 'backup') && !!cert && cert.e === r.epoch && cert.hosts.some((h) => idToHex(h) === this.self);
+    // Voters only from a certificate this host anchored: one it merely learnt (rule 3 of
+    // docs/TRUST.md: any validly signed one, when it held none) may be an attacker's, naming
+    // us beside two keys of its own, which would then be a majority of our voter set and
+    // prove any decision to us (learnt-voters.test.ts).
+    const learnt = !!r.el.learnt;
+    const hosting = (r.role === 'primary' || r.role === 'backup') && !!cert && !learnt && cert.e === r.epoch && cert.hosts.some((h) => idToHex(h) === this.self);
     const old = this.voting;
     if (!hosting || !cert) {
       // Between epochs: the votes wait to be handed to the next set. So while we still host
@@ -288,7 +293,7 @@ export class RegionItems {
       // currency then would make a whole set that held the ledger catch up again, each
       // waiting for another's (CATCH_UP_MS), and none vote nor vouch for old records.
       if (r.role === 'claiming' || ((r.role === 'primary' || r.role === 'backup') && cert && cert.e < r.epoch)) return;
-      if (old) this.handOver(old, r.hosts.map(idToHex));
+      if (old && !learnt) this.handOver(old, r.hosts.map(idToHex));
       this.voting = undefined;
       // Decisions may pass us by now: when we host again, we catch up first.
       this.current = false;

@@ -6,6 +6,7 @@
 import type { NodeId } from '../core/node-id';
 import type { EpochCert } from '../region/epoch-cert';
 import type { RegionCoord } from '../region/region-key';
+import type { Election } from './election';
 import type { PrimaryDuty } from './primary-duty';
 import type { RegionContext } from './region-context';
 import type { RoleView } from './role-machine';
@@ -16,6 +17,11 @@ export interface ItemsRegion extends Pick<RoleView, 'role' | 'epoch' | 'primaryH
   readonly stopped: boolean;
   /** The newest certificate this host holds of the region. */
   readonly cert: EpochCert | undefined;
+  /**
+   * How we hold `cert`: `learnt` is set while it was taken on its signatures alone
+   * (cert-anchor.ts `Hold`, docs/TRUST.md rule 3), and then it names no voters.
+   */
+  readonly el: Pick<Election, 'learnt'>;
   readonly ctx: Pick<RegionContext, 'selfHex' | 'clock'>;
   /** While we are primary: who our backups are, who subscribes, where the players stand. */
   readonly duty: Pick<PrimaryDuty, 'backups' | 'subscribers' | 'presence'> | undefined;

@@ -59,6 +59,9 @@ interface RegionItemsView {
 /** Voter sets remembered per region. */
 const MAX_SETS = 8;
 
+/** The same voters in the same order (undefined: no set held). */
+const sameVoters = (a: VoterSet | undefined, b: VoterSet): boolean => !!a && a.ids.length === b.ids.length && a.ids.every((id, i) => id === b.ids[i]);
+
 type Waiter = { until: number; check: () => boolean; done: (ok: boolean) => void };
 
 export class PlayerItems {
@@ -261,14 +264,18 @@ export class PlayerItems {
     if (!r) {
       r = { coord: { rx: coord.rx, rz: coord.rz }, items: new ItemClient({ self: this.a.self, seed: this.a.seed, area: areaOf(coord), voters }), tag: set.epoch, hosts: set.hosts, primary: set.primary, sets: new Map() };
       this.regions.set(name, r);
-    } else if (r.tag !== set.epoch) {
+    } else if (r.tag !== set.epoch || !sameVoters(r.sets.get(set.epoch), voters)) {
+      // A new epoch, or another set of the same one: the region client showed a fork's
+      // certificate (an attacker's, outside the limit of docs/TRUST.md) and now the chain it
+      // holds. Its voters replace the other set's, whose keys would prove decisions to us
+      // and whose hosts' ledger state alone we would take (captured-voters.test.ts).
       r.tag = set.epoch;
       r.hosts = set.hosts;
       this.send(r, r.items.setVoters(voters));
     }
-    if (!r.sets.has(set.epoch)) {
+    if (!sameVoters(r.sets.get(set.epoch), voters)) {
       r.sets.set(set.epoch, voters);
-      if (set.prev && !r.sets.has(set.prev.epoch)) r.sets.set(set.prev.epoch, new VoterSet(set.prev.epoch, set.prev.hosts.map(idToHex)));
+      if (set.prev) r.sets.set(set.prev.epoch, new VoterSet(set.prev.epoch, set.prev.hosts.map(idToHex)));
       while (r.sets.size > MAX_SETS) r.sets.delete(Math.min(...r.sets.keys()));
     }
     r.primary = set.primary;
