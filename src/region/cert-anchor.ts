@@ -8,13 +8,14 @@
 //   majority of the hosts *it* knows granted it (they promise one claim per epoch and grant
 //   only claims that build on what they hold, so the chain runs through them), or else when
 //   it is anchored near the key as below;
-// - a reader with none that shows the region to a player (a subscriber) needs a majority
-//   of the certificate's hosts (or of the previous set that handed it on) to have granted
-//   it *and* to be among the `FRESH_RANK` nodes nearest the region key that answered its
-//   own lookup of the key by disjoint paths (dht/near-view.ts `live`); a reader holding one
-//   that missed epochs, among the `ANCHOR_RANK` nodes it finds closest (its table, its
-//   lookups' answers). Ids cost work (core/id-work.ts), so an attacker needs live
-//   ids near the key, and their price is measured (docs/BENCHMARKS.md). Blocks a host is
+// - a reader with none that shows the region to a player (a subscriber), or one whose chain
+//   the certificate is no link of, needs a majority of the certificate's hosts (or of the
+//   previous set that handed it on) to have granted it *and* to be among the `FRESH_RANK`
+//   nodes nearest the region key that answered its own lookup of the key by disjoint paths
+//   (dht/near-view.ts `live`), one of its 2 nearest among the granters (cert-checker.ts); a
+//   host, among the `ANCHOR_RANK` nodes it finds closest (its table, its lookups' answers).
+//   Ids cost work (core/id-work.ts), so an attacker needs live ids near the key, and their
+//   price is measured (docs/BENCHMARKS.md). Blocks a host is
 //   handed (an OFFER, the DHT edit log) are never taken on nearness: only under its own
 //   chain (`inChain`);
 // - a host with none (a claimant new to the region, a DHT holder holding nothing) *learns*
@@ -58,8 +59,9 @@ export const REBASE_RANK = 3;
  * its own lookup of the key by disjoint paths (dht/near-view.ts `live`), not ANCHOR_RANK of
  * its table. An honest set is the r nodes nearest the key that live, so a majority of it
  * lies among them with one node joined nearer since; two attacker ids among the 8 nearest
- * (about half of all keys at 20% hostile nodes) then anchor nothing for it, two among the 4
- * nearest still do (docs/TRUST.md "A reader with no chain of its own"). Hosts keep
+ * (about half of all keys at 20% hostile nodes) then anchor nothing for it, and two among the
+ * 4 nearest need one of the 2 nearest among them too (cert-checker.ts `nearestNamed`;
+ * docs/TRUST.md "A reader with no chain of its own"). Hosts keep
  * ANCHOR_RANK: they follow the chain across churn, and the smaller rank refused them
  * certificates the chain's own hosts had granted.
  */

@@ -97,22 +97,36 @@ export class CertChecker {
     // either (rule 7), so a later one they did not grant is no successor, however near its
     // hosts are (two attacker ids among the nearest: docs/TRUST.md (a)).
     const lively = !!o.live && !!o.known && !learnt && c.e > o.known.e;
-    // A subscriber with no certificate of the region counts grants only from the FRESH_RANK
-    // nodes nearest the key that answered its own lookup by disjoint paths: its table may
-    // hold dead nodes and one path's liars, and two attacker ids among its 8 nearest would
-    // be the region for it (docs/TRUST.md "A reader with no chain of its own"). And the set
-    // so granted must name all but one of the 3 nearest of them (`nearestNamed`).
-    if (!o.known && fresh === 'near') {
-      const judgeLive = async (again: boolean) => {
-        const live = await view.live(key, this.rank, again);
-        const r = anchorHold(c, undefined, live, fresh, key, false, bits, FRESH_RANK);
-        return r === 'anchored' && !nearestNamed(c, live, bits) ? 'unanchored' : r;
-      };
-      let r = await judgeLive(false);
-      // Refused on a lookup up to LIVE_MS old (one that ran while routes still led through a
-      // dead primary may miss live hosts): one fresh lookup, as a held reader's check gets,
-      // in turn with the other lookups `live` runs.
-      if (r === 'unanchored') r = await judgeLive(true);
+    // A reader that shows the region to a player (a subscriber, its location record, a far
+    // region's edit log) counts grants by nearness only from the FRESH_RANK nodes nearest the
+    // key that answered its own lookup by disjoint paths: its table may hold dead nodes and one
+    // path's liars, and two attacker ids among its 8 nearest would be the region for it
+    // (docs/TRUST.md "A reader with no chain of its own"). And the set so granted must name all
+    // but one of the 3 nearest of them, and hold the grant of one of the 2 nearest
+    // (`nearestNamed`). So too for a subscriber holding a
+    // certificate whose chain the new one is no link of (silent past OWN_CHAIN_MS, its region
+    // rebased): by its table's 8 nearest, a member of its set and a live id 8th nearest would
+    // be the region for it.
+    if (fresh === 'near' && !learnt) {
+      let known = o.known;
+      // Rule 1 first: its own chain, walked through the links the sender carries.
+      let r: AnchorFault | Hold = known ? anchorHold(c, known, [], fresh, key, false, bits) : 'unanchored';
+      if (r === 'unanchored' && known && o.chain?.length) {
+        const walked = await this.walk(key, known, o.chain, c.e, o.via);
+        if (walked !== known) r = anchorHold(c, (known = walked), [], fresh, key, false, bits);
+      }
+      if (r === 'unanchored' && !lively) {
+        const judgeLive = async (again: boolean) => {
+          const live = await view.live(key, this.rank, again);
+          const n = anchorHold(c, known, live, fresh, key, false, bits, FRESH_RANK);
+          return n === 'anchored' && !nearestNamed(c, live, bits) ? 'unanchored' : n;
+        };
+        r = await judgeLive(false);
+        // Refused on a lookup up to LIVE_MS old (one that ran while routes still led through a
+        // dead primary may miss live hosts): one fresh lookup, as a held reader's check gets,
+        // in turn with the other lookups `live` runs.
+        if (r === 'unanchored') r = await judgeLive(true);
+      }
       if (r !== 'anchored') this.unanchored++;
       return hold || r !== 'anchored' ? r : null;
     }
@@ -214,16 +228,22 @@ export class CertChecker {
 }
 
 /**
- * For a reader with no certificate of the region: whether a set whose majority granted `c`
- * from among the FRESH_RANK nearest of `live` (its own lookup's answers, nearest first) also
- * names all but one of the REBASE_RANK (r = 3) nearest of them. An honest set is the r nodes
- * nearest the key that live, less one that joined nearer since or died; two attacker ids 3rd
- * and 4th nearest (the 4th and 5th of all nodes, one of the 3 nearest dead in a failover)
- * are a majority of a set of their own among the 4, but leave out the 2 nearest live honest
- * nodes. Naming those as hosts too raises the majority past the ids near the key.
+ * For a reader that shows the region to a player, judging `c` by nearness: whether a set
+ * whose majority granted `c` from among the FRESH_RANK nearest of `live` (its own lookup's
+ * answers, nearest first) also names all but one of the REBASE_RANK (r = 3) nearest of them,
+ * and holds the grant of one of the 2 nearest. An honest set is the r nodes nearest the key
+ * that live, less one that joined nearer since, died or is hostile, so it names 2 of those 3,
+ * and the nearer of the 2 is its claimant or granted its claim unless it promised the epoch
+ * to a rival claimant. Two attacker ids 3rd and 4th nearest (the 4th and 5th of all nodes,
+ * one of the 3 nearest dead in a failover) are a majority of a set among the 4: naming the 2
+ * nearest live nodes beside them, they are no majority of it; naming one, that one did not
+ * grant. Asking the grants of 2 of the 3 nearest instead refused an honest rebase, granted by
+ * the 2nd and 4th nearest live nodes, at the 1st (a hostile member) and 3rd (promised to a
+ * rival claim) (adversary.test.ts, seed 4).
  */
 function nearestNamed(c: EpochCert, live: readonly NodeId[], bits: number): boolean {
   const nearest = live.filter((id) => workedId(id, bits)).slice(0, REBASE_RANK);
   const outside = (set: readonly NodeId[]) => nearest.filter((id) => !set.some((h) => idEquals(h, id))).length;
-  return anchoringSets(c).some((set) => grantedNear(c, set, live.slice(0, FRESH_RANK), bits) && outside(set) <= 1);
+  const grantedFirst = (set: readonly NodeId[]) => nearest.slice(0, 2).some((id) => set.some((h) => idEquals(h, id)) && c.grants.some((g) => idEquals(g.id, id)));
+  return anchoringSets(c).some((set) => grantedNear(c, set, live.slice(0, FRESH_RANK), bits) && outside(set) <= 1 && grantedFirst(set));
 }

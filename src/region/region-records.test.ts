@@ -3,7 +3,7 @@
 // lying one that keeps whatever it is sent (a reader must not trust the node it reads from).
 import { Encoder } from '@msgpack/msgpack';
 import { describe, expect, it } from 'vitest';
-import { idEquals, idToHex, randomId, type NodeId } from '../core/node-id';
+import { compareDistance, idEquals, idToHex, randomId, type NodeId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
 import type { Signer } from '../core/signer';
 import { createDhtNode } from '../dht/dht-node';
@@ -206,6 +206,11 @@ describe('location records', () => {
     // A certificate carries only the grants it needs: a majority of a link's set, every host of a root.
     const full = await certify(K, { e: 2, primary: A, hosts: [A, B, C], prev: { e: 1, hosts: [A, B, C] } }, [A, B, C]);
     expect(compactCert(full).grants.map((g) => idToHex(g.id))).toEqual([A, B].map(idToHex));
+    // Given the key, the primary's and then the grants of the hosts nearest it.
+    const nearer = compareDistance(B, C, K) < 0 ? B : C;
+    expect(compactCert(full, K).grants.map((g) => idToHex(g.id))).toEqual([A, nearer].map(idToHex));
+    const reversed = { ...full, grants: [...full.grants].reverse() };
+    expect(compactCert(reversed, K).grants.map((g) => idToHex(g.id))).toEqual([A, nearer].map(idToHex));
     expect(compactCert(await cert1()).grants.map((g) => idToHex(g.id))).toEqual([A, B, C].map(idToHex));
   });
 });

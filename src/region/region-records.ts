@@ -33,7 +33,7 @@
 import * as v from 'valibot';
 import { bytes, defineCodec, u32 } from '../core/codec';
 import { concatBytes } from '../core/concat-bytes';
-import { ID_BYTES, idEquals, idFromSha256, idToHex, type NodeId } from '../core/node-id';
+import { compareDistance, ID_BYTES, idEquals, idFromSha256, idToHex, type NodeId } from '../core/node-id';
 import type { Signer, Verifier } from '../core/signer';
 import { KEY_ALGS, keyAlgCode, keyAlgSchema } from '../core/key-alg-code';
 import type { Dht } from '../dht/dht';
@@ -148,16 +148,17 @@ export function editsPartKey(key: NodeId, i: number, hash: KeyHash = idFromSha25
 /**
  * The certificate with only the grants it needs: the primary's own, then a majority of its
  * host set (all of it for a chain's root: epoch-cert.ts `chainRoot`) and (unless a rebase) of the previous set and of each pending set, preferring
- * grants that count for several. Falls back to the whole certificate if the trimmed one
- * would not hold.
+ * grants that count for several, then those of hosts nearest `key` (a reader with no chain
+ * of its own needs the grant of one of the 2 nodes it finds nearest: cert-checker.ts
+ * `nearestNamed`). Falls back to the whole certificate if the trimmed one would not hold.
  */
-export function compactCert(c: EpochCert): EpochCert {
+export function compactCert(c: EpochCert, key?: NodeId): EpochCert {
   const inSet = (list: readonly NodeId[], x: NodeId) => list.some((h) => idEquals(h, x));
   const sets: (readonly NodeId[])[] = [c.hosts, ...(c.rebase ? [] : [...(c.prev ? [c.prev.hosts] : []), ...(c.pend ?? []).map((q) => q.hosts)])];
   const need = sets.map((s, i) => (i === 0 ? hostGrantsNeeded(c) : quorum(s.length)));
   const rank = (g: EpochCert['grants'][number]) => (idEquals(g.id, c.primary) ? sets.length + 1 : 0) + sets.filter((s) => inSet(s, g.id)).length;
   const kept: EpochCert['grants'] = [];
-  for (const g of [...c.grants].sort((a, b) => rank(b) - rank(a))) {
+  for (const g of [...c.grants].sort((a, b) => rank(b) - rank(a) || (key ? compareDistance(a.id, b.id, key) : 0))) {
     const counts = sets.map((s, i) => inSet(s, g.id) && need[i]! > 0);
     if (!idEquals(g.id, c.primary) && !counts.some(Boolean)) continue;
     kept.push(g);
@@ -176,9 +177,9 @@ function ownKey(signer: Signer, cert: EpochCert): { pk?: { a: 0 | 1; k: Uint8Arr
   return { pk: { a: keyAlgCode(signer.alg), k: signer.publicKey } };
 }
 
-function checkSigner(auth: RecordAuth): EpochCert {
+function checkSigner(auth: RecordAuth, key: NodeId): EpochCert {
   if (!idEquals(auth.signer.id, auth.cert.primary)) throw new Error('only the certified primary signs region records');
-  return compactCert(auth.cert);
+  return compactCert(auth.cert, key);
 }
 
 type Fault = { ok: false; reason: string };
@@ -284,7 +285,7 @@ function toLocation(m: Decoded<'LOCATION'>): LocationRecord {
 
 /** Publishes the location record: `auth.signer` must be `auth.cert`'s primary. */
 export async function putLocation(dht: RecordDht, key: NodeId, auth: RecordAuth, revision: number): Promise<void> {
-  const cert = checkSigner(auth);
+  const cert = checkSigner(auth, key);
   const r = Math.min(revision, 0xffffffff);
   const s = await auth.signer.sign(locationBytes(key, cert, r));
   const value = recordCodec.encode({ t: 'LOCATION', cert, r, ...ownKey(auth.signer, cert), sig: s });
@@ -344,7 +345,7 @@ export async function getLocation(dht: Pick<Dht, 'get'>, key: NodeId, rv?: Recor
  * Resolves with the number of entries left out.
  */
 export async function putEdits(dht: RecordDht, key: NodeId, auth: RecordAuth, version: Stamp, entries: Entry[], hash: KeyHash = idFromSha256): Promise<number> {
-  const cert = checkSigner(auth);
+  const cert = checkSigner(auth, key);
   const cap = ENTRIES_PER_VALUE * MAX_EDIT_PARTS;
   const list = entries.length > cap ? [...entries].sort((a, b) => compareStamp(b, a)).slice(0, cap) : entries;
   const n = Math.max(1, Math.ceil(list.length / ENTRIES_PER_VALUE));

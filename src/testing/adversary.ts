@@ -315,6 +315,8 @@ export interface AdversaryResult {
   doublePrimaries: number;
   /** The fresh subscriber (joined after the records were put) attached to an honest primary. */
   freshAttachedHonest: boolean;
+  /** The subscriber attached since the setup is attached to the region's honest primary at the end. */
+  playerFollows: boolean;
   /** With `enlist`: whether the idle rows' host, taken into the set, followed the honest primary within 3 s, the epoch it then held, and whether it held its certificate as learnt before (after the restart, with 'restarted'). */
   enlisted?: { follows: boolean; epoch: number; keptLearnt: boolean };
 }
@@ -678,6 +680,7 @@ export async function runAdversary(o: AdversaryOptions): Promise<AdversaryResult
     honestShown,
     doublePrimaries: sim.doublePrimaries().length,
     freshAttachedHonest: !fresh || (!!freshSub && !atkHex.has(freshSub.primary)),
+    playerFollows: !!primaryNow && s.player.client.attachment(r)?.primary === primaryNow.hex,
     ...(enlisted ? { enlisted } : {}),
   };
   sim.stopAll();
