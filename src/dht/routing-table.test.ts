@@ -91,6 +91,25 @@ describe('RoutingTable', () => {
     }
   });
 
+  it('closest() to our own id names each contact once, also when the table holds fewer than asked for', () => {
+    const rand = seededRandom(13);
+    const me = randomId(rand);
+    for (const size of [1, 5, 20, 21, 40]) {
+      const t = new RoutingTable(me, 20);
+      const all: NodeId[] = [];
+      while (all.length < size) {
+        const id = randomId(rand);
+        if (t.add(id, all.length).status === 'added') all.push(id);
+      }
+      for (const n of [size - 1, size, size + 1, 20]) {
+        if (n < 1) continue;
+        const got = t.closest(me, n).map((c) => c.hex);
+        expect(new Set(got).size).toBe(got.length);
+        expect(got).toEqual(sortByDistance([...all], (x) => x, me).slice(0, n).map(idToHex));
+      }
+    }
+  });
+
   // closest() keeps its answers while the members stay the same: one that comes, goes or is
   // replaced changes them at once, a contact heard again does not, and the one left out (a
   // FIND_NODE's asker) is any. Ids near ours fill the near buckets, so ties run past 4 bytes.

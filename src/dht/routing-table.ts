@@ -183,7 +183,8 @@ export class RoutingTable {
     const filled = (i: number) => this.buckets[i]!.contacts.length > 0;
     for (let i = top - 1; i >= 0 && out.length < n; i--) if (filled(i) && distanceBit(this.selfId, target, i)) take(i);
     for (let i = 0; i < top && out.length < n; i++) if (filled(i) && !distanceBit(this.selfId, target, i)) take(i);
-    for (let i = b + 1; i < ID_BITS && out.length < n; i++) take(i);
+    // Our own id (b < 0) has no buckets above its own: the loop before took every bucket.
+    if (b >= 0) for (let i = b + 1; i < ID_BITS && out.length < n; i++) take(i);
     return out;
   }
 
