@@ -131,6 +131,8 @@ const worldName = (w: WorldName) => `lab-world-${w}`;
 
 /** LAB_TRACE=1: the UDP-blocked home's player's relay frames (who it signals, when) go to stderr. */
 const TRACE = process.env.LAB_TRACE === '1';
+/** LAB_TRACE_PATH=1: A's peer connection to the headless peer sampled every 100 ms around its path's death (stderr). */
+const TRACE_PATH = process.env.LAB_TRACE_PATH === '1';
 /** While the UDP-blocked home's player has no link, its peer connections are described this often (diagnostics). */
 const PC_SNAPSHOT_MS = 4000;
 
@@ -281,6 +283,33 @@ async function pathDeath(a: Page, headless: string): Promise<PathDeathStep> {
   const before = await pathTo(a, headless);
   const at = before ? `${before.local}/${before.remote} ${before.protocol}` : 'no path';
   const relayed = before?.local === 'relay' || before?.remote === 'relay';
+  // A string: tsx names the functions of a callback it compiles (__name), which the page lacks.
+  if (TRACE_PATH) await a.evaluate(`(async (ip) => {
+    const w = window;
+    w.labPathLog = [];
+    w.labPathT0 = Date.now();
+    const recs = (w.labPcs || []).filter((r) => r.pc.connectionState !== 'closed');
+    let found;
+    for (const r of recs) {
+      const all = [];
+      (await r.pc.getStats()).forEach((x) => all.push(x));
+      if (all.some((x) => x.type === 'remote-candidate' && x.address === ip)) { found = { r, all }; break; }
+    }
+    if (!found) { w.labPathLog.push('no pc to the headless peer'); return; }
+    w.labPathLog.push('pc: ' + found.r.gathered.filter((g) => /setLocal|setRemote|created/.test(g)).join(', '));
+    const cand = new Map(found.all.filter((x) => x.type === 'local-candidate' || x.type === 'remote-candidate').map((x) => [x.id, x.candidateType + ':' + x.address]));
+    w.labPathLog.push('candidates ' + [...cand.entries()].map((e) => e[0] + '=' + e[1]).join(' '));
+    let prev = '';
+    w.labPathTimer = setInterval(() => void found.r.pc.getStats().then((st) => {
+      const all = [];
+      st.forEach((x) => all.push(x));
+      const tr = all.find((x) => x.type === 'transport');
+      const pairs = all.filter((x) => x.type === 'candidate-pair').map((x) => (cand.get(x.localCandidateId) || x.localCandidateId) + '>' + (cand.get(x.remoteCandidateId) || x.remoteCandidateId) + ' ' + x.state + (x.nominated ? ' nom' : '') + (tr && x.id === tr.selectedCandidatePairId ? ' SEL' : '') + ' rqS' + x.requestsSent + ' rqR' + x.requestsReceived + ' rsR' + x.responsesReceived + ' bR' + x.bytesReceived);
+      const line = 'tr bR' + (tr && tr.bytesReceived) + ' bS' + (tr && tr.bytesSent) + ' buf ' + (found.r.pc.labChannels || []).map((c) => c.bufferedAmount).join('/') + ' ice ' + found.r.pc.iceConnectionState + ' | ' + pairs.join(' | ');
+      if (line !== prev) w.labPathLog.push('+' + (Date.now() - w.labPathT0) + ' ' + line);
+      prev = line;
+    }), 100);
+  })(${JSON.stringify(PEER_IP)})`);
   const t0 = Date.now();
   cutUdpPath(HOMES[0]!, PEER_IP);
   if (relayed) cutRelayLeg(PEER_IP);
@@ -300,6 +329,10 @@ async function pathDeath(a: Page, headless: string): Promise<PathDeathStep> {
     await a.waitForTimeout(100);
   }
   if (!mended) mendRelayLeg(PEER_IP);
+  if (TRACE_PATH) {
+    const log = await a.evaluate(`(() => { clearInterval(window.labPathTimer); return ['(sampler t0 ' + (window.labPathT0 - Date.now()) + ' ms from now)', ...(window.labPathLog || [])]; })()`) as string[];
+    console.error(`lab-world path trace (cut at ${t0}, now ${Date.now()}):\n  ${log.join('\n  ')}`);
+  }
   await a.evaluate(() => clearInterval((window as unknown as { labTicks?: ReturnType<typeof setInterval> }).labTicks));
   const after = await a.evaluate(() => window.voxel.net!.links().map((l) => l.id.slice(0, 8)));
   const trace = [`path at the cut ${at}${relayed ? ' (coturn\'s leg to the peer cut too)' : ''}`,
@@ -478,7 +511,7 @@ async function main(): Promise<LabWorldOutcome> {
   // machine loaded, a tab's first ICE gathering took over 2 s (before the start screen
   // waited for it, bootstrap/peer.ts blockedVerdictMs, it then said "WebRTC blocked").
   const names = Object.keys(WORLDS) as WorldName[];
-  const aTabs = await Promise.all(names.map((w) => open(browserA!, w)));
+  const aTabs = await Promise.all(names.map((w) => open(browserA!, w, TRACE_PATH && w === 'link' ? profile(browserA!, w).then(async (ctx) => (await ctx.addInitScript(recordPeerConnections), ctx)) : undefined)));
   await Promise.all(aTabs.map((t) => netUp(t.page)));
   mark('A up');
   const failing = await Promise.all((['expired', 'none'] as const).map((w) => open(browserB!, w)));

@@ -33,9 +33,11 @@ export function recordPeerConnections(): void {
       const channel = this.createDataChannel.bind(this);
       this.createDataChannel = (label: string, init?: RTCDataChannelInit) => {
         const ch = channel(label, init);
+        ((this as unknown as { labChannels?: RTCDataChannel[] }).labChannels ??= []).push(ch);
         ch.addEventListener('open', () => rec.gathered.push(`${Math.round(performance.now() - t0)}ms channel open`));
         return ch;
       };
+      this.addEventListener('datachannel', (e) => ((this as unknown as { labChannels?: RTCDataChannel[] }).labChannels ??= []).push(e.channel));
       this.addEventListener('datachannel', (e) => e.channel.addEventListener('open', () => rec.gathered.push(`${Math.round(performance.now() - t0)}ms channel open`)));
       const close = this.close.bind(this);
       this.close = () => { rec.gathered.push(`${Math.round(performance.now() - t0)}ms close() ${new Error().stack?.split('\n').slice(2, 5).join(' < ')}`); close(); };

@@ -3,11 +3,10 @@
 // tells a dead path from a slow peer: a far tab that is starved or throttled sends few or no
 // frames, but its browser's network thread (not the page's: DevTools' CPU throttling and a
 // busy page slow the page's main thread only) still acknowledges every SCTP packet we send,
-// sends its own ICE consent checks and answers ours, so the transport's bytes in or the
-// candidate pairs' STUN requests and responses received keep moving. A dead path brings in
-// none of these. So a path is dead when we sent and nothing at all came back: not a frame,
-// not a DTLS record (data or acknowledgement), not a STUN check or answer, for `deadMs`, with
-// what we sent due an answer for `ackDueMs`. A peer that answers nothing for that long at the
+// so the transport's bytes in keep moving while we send. A dead path brings in none. So a
+// path is dead when we sent and nothing came back: not a frame, not a DTLS record (data or
+// acknowledgement), for `deadMs`, with what we sent due an answer for `ackDueMs`. ICE checks
+// and answers are no answer (connectionCounters). A peer that answers nothing for that long at the
 // transport (a frozen process, not a slow page) is dialled anew: the DHT's own probe would
 // drop it 2 s later anyway.
 // Without it a dead path is found by the DHT's probe (a PING unanswered for its 4 s RPC
@@ -81,8 +80,7 @@ const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
 /**
  * What a connection heard from the far end and sent it, from its stats (plain objects, as
  * link-path.ts reads them); undefined when they give no byte counts. `bytesIn`: bytes
- * received plus the STUN requests and responses its candidate pairs received (a count that
- * grows whenever anything came, not a size); `bytesOut`: bytes sent.
+ * received (data and acknowledgements; ICE checks are not counted); `bytesOut`: bytes sent.
  */
 export function connectionCounters(report: Iterable<{ type?: unknown; [k: string]: unknown }>): { bytesIn: number; bytesOut: number } | undefined {
   let bytesIn = 0, bytesOut = 0, seen = false;
@@ -96,8 +94,12 @@ export function connectionCounters(report: Iterable<{ type?: unknown; [k: string
     bytesOut += num(s.bytesSent);
     seen = true;
   }
-  // The far end's ICE agent checks the pair and answers our checks from its network thread,
-  // whatever its page is doing: proof of life where no byte of data was owed back.
-  for (const s of pairs) bytesIn += num(s.requestsReceived) + num(s.responsesReceived);
+  // Not the pairs' STUN checks and answers: they prove an ICE agent answers on some pair, not
+  // that our data moves. In bench/lab's path death (e2e/lab.test.ts), 2.5 s after the direct
+  // path died Chromium checked its other pairs, a relay candidate's pair answered through the
+  // TURN server, and ICE selected it at 3.6 s while the far end (node-datachannel) kept
+  // sending to the dead address: every answer kept the watch from judging, until the DHT's
+  // probe closed the link at ~5 s. A live far end acknowledges the data we owe it from its
+  // network thread, whatever its page does, and those acknowledgements are bytes in.
   return seen ? { bytesIn, bytesOut } : undefined;
 }
