@@ -31,6 +31,19 @@ export const DHT_DEFAULTS = {
   rpcTimeoutMs: 4000,
   /** A lookup query unanswered this long no longer holds a parallel slot (lookup.ts). */
   lookupStallMs: 1000,
+  /**
+   * A lookup candidate (not the target) silent this long after its first query, two stalls
+   * (its first route and one retry by another), and at least 4 times the lookup's slowest
+   * answer, no longer holds the lookup's end (lookup.ts `giveUpMs`). Nodes name a contact
+   * that left until they find it dead (up to the heartbeat timeout), so every lookup in a
+   * world some tabs had just left waited out the RPC timeout on them: a newcomer's join
+   * among them took 4 s longer, 8 s when several had left (docs/BENCHMARKS.md "Tabs",
+   * `tab_rejoin_ms`). Lookups then ask the nodes given up lately without waiting for them
+   * (silent-candidates.ts, for `heartbeatTimeoutMs`). Off when not
+   * under `rpcTimeoutMs` (the retry window ends a silent candidate then anyway): the large
+   * and hosting simulations' timings (2 s, 0.6 s) keep their lookups as they were measured.
+   */
+  lookupGiveUpMs: 2000,
   /** Consecutive RPC failures before a contact leaves the table. */
   maxFails: 2,
   /** A full bucket's oldest contact heard from within this long is kept without a ping. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { idToHex, randomId, sortByDistance, type NodeId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
 import { VirtualClock } from '../core/virtual-clock';
-import { iterativeLookup, type QueryFn } from './lookup';
+import { iterativeLookup, type LookupParams, type QueryFn } from './lookup';
 import { RoutingTable } from './routing-table';
 
 // A synthetic network: every node's table is filled from the full id list; queries answer
@@ -381,5 +381,112 @@ describe('iterativeLookup', () => {
     expect(lost.ms).toBeLessThan(2 * TIMEOUT + STALL);
     // Other candidates keep one window: they are asked as often either way.
     expect(lost.others).toBe((await run(1, -1)).others);
+  });
+
+  it('gives up on a silent candidate after giveUpMs (two stalls), not its retry window; a live one on slow routes is waited for', async () => {
+    const rand = seededRandom(21);
+    const ids = Array.from({ length: 30 }, () => randomId(rand));
+    const target = randomId(rand);
+    const sorted = sortByDistance([...ids], (x) => x, target);
+    const silent = new Set(sorted.slice(0, 3).map(idToHex)); // the three closest never answer
+    const lateHex = idToHex(sorted[3]!); // the fourth answers 2.5 s after each query
+    const run = async (o: { answerMs: number; giveUpMs?: number; silent?: LookupParams['silent'] }) => {
+      const clock = new VirtualClock();
+      const queried: string[] = [];
+      const done = iterativeLookup({
+        target,
+        seeds: ids.map((id) => ({ id, hex: idToHex(id) })),
+        query: (_id, hex) => {
+          queried.push(hex);
+          return new Promise((resolve, reject) => {
+            if (silent.has(hex)) clock.setTimeout(() => reject(new Error('timeout')), 4000);
+            else clock.setTimeout(() => resolve({ nodes: [] }), hex === lateHex ? 2500 : o.answerMs);
+          });
+        },
+        k: 20,
+        alpha: 3,
+        selfHex: 'self',
+        hexOf: (id) => idToHex(id),
+        attempts: 5,
+        stallMs: 1000,
+        retryWithinMs: 4000,
+        giveUpMs: o.giveUpMs,
+        silent: o.silent,
+        targetCopies: 2,
+        targetWindows: 2,
+        now: () => clock.now(),
+        setTimer: (fn, ms) => void clock.setTimeout(fn, ms),
+      });
+      let res: Awaited<typeof done> | undefined;
+      void done.then((r) => (res = r));
+      await clock.runUntil(() => res !== undefined, 60_000);
+      return { res: res!, ms: clock.now(), queried };
+    };
+    // Without it: the silent ones hold the lookup to their retry window's end (4 s and more).
+    const patient = await run({ answerMs: 50 });
+    expect(patient.ms).toBeGreaterThanOrEqual(4000);
+    // With it, answers in 50 ms: the silent ones are given up 2 s after their first query,
+    // each asked twice (one retry by another route, outside the parallel slots); the late one
+    // (2.5 s, 50 times the lookup's slowest other answer), first asked at 1 s when the silent
+    // ones' stalls freed their slots, is given up at 3 s.
+    const quick = await run({ answerMs: 50, giveUpMs: 2000 });
+    expect(quick.ms).toBeGreaterThanOrEqual(3000);
+    expect(quick.ms).toBeLessThan(3200);
+    for (const hex of silent) expect(quick.queried.filter((h) => h === hex)).toHaveLength(2);
+    expect(quick.res.closest.map((c) => c.hex)).toEqual(sorted.slice(4, 24).map(idToHex));
+    expect(quick.res.failures).toBe(4); // three silent, one late: failed as far as it knows
+    // Answers in 700 ms (a busy machine): it waits 4 x 700 ms = 2.8 s, and the late one is in.
+    const slow = await run({ answerMs: 700, giveUpMs: 2000 });
+    expect(slow.res.closest.map((c) => c.hex)).toEqual(sorted.slice(3, 23).map(idToHex));
+    expect(slow.res.failures).toBeGreaterThanOrEqual(3); // the silent ones: their queries timed out meanwhile
+    // At or past the retry window it is off: the lookup is the patient one.
+    const off = await run({ answerMs: 50, giveUpMs: 4000 });
+    expect(off.ms).toBe(patient.ms);
+    expect(off.queried).toEqual(patient.queried);
+    // Nodes given up lately (`silent`): asked once each, not waited for; the lookup ends with
+    // its last live answer. One of them that answers is waited for again.
+    const given: string[] = [];
+    const heard: string[] = [];
+    const silentNow = new Set([...silent, lateHex]);
+    const memory = { has: (hex: string) => silentNow.has(hex), gaveUp: (hex: string) => void given.push(hex), answered: (hex: string) => void heard.push(hex) };
+    const known = await run({ answerMs: 50, giveUpMs: 2000, silent: memory });
+    expect(known.ms).toBeLessThan(1000);
+    for (const hex of silentNow) expect(known.queried.filter((h) => h === hex)).toHaveLength(1);
+    expect(known.res.closest.map((c) => c.hex)).toEqual(sorted.slice(4, 24).map(idToHex));
+    expect(given).toEqual([]); // nothing new given up
+    expect(heard).not.toContain(lateHex); // it answered after the lookup ended
+  });
+
+  it('never gives up on the target itself: it is asked over its windows, as without giving up', async () => {
+    const { w, target, from } = retryWorld();
+    const clock = new VirtualClock();
+    const tries: number[] = [];
+    const done = iterativeLookup({
+      target,
+      seeds: w.tables.get(idToHex(from))!.closest(target, 20),
+      query: (_id, hex) => {
+        if (hex !== idToHex(target)) return Promise.resolve({ nodes: w.tables.get(hex)!.closest(target, 20).map((c) => c.id) });
+        tries.push(clock.now());
+        return new Promise((_, reject) => clock.setTimeout(() => reject(new Error('timeout')), TIMEOUT));
+      },
+      k: 20,
+      alpha: 3,
+      selfHex: idToHex(from),
+      hexOf: idToHex,
+      attempts: 5,
+      targetCopies: 2,
+      targetWindows: 2,
+      stallMs: STALL,
+      retryWithinMs: TIMEOUT,
+      giveUpMs: 2 * STALL,
+      now: () => clock.now(),
+      setTimer: (fn, ms) => void clock.setTimeout(fn, ms),
+    });
+    let ended = -1;
+    void done.then(() => (ended = clock.now()));
+    await clock.runUntil(() => ended >= 0, 60_000);
+    // As in 'target windows' above: pairs every stall over two windows, 14 tries.
+    expect(tries).toHaveLength(14);
+    expect(ended).toBeGreaterThan(2 * TIMEOUT);
   });
 });

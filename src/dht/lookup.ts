@@ -48,6 +48,22 @@
 // `attempts` x c queries: c times the tries within the same window, at the cost of c - 1
 // extra queries per lookup that reaches its target (other candidates are asked as before).
 //
+// Giving up on a silent candidate (`giveUpMs`): a candidate (not the target) that has
+// answered none of its queries this long after its first no longer holds the lookup's end:
+// it is passed over as a failed one is (a late answer still counts while the lookup runs),
+// and the lookup ends without it, counted among `failures`. Without it, a lookup that met a
+// node which had just left (nodes keep naming a contact until they find it dead, up to the
+// heartbeat timeout) ended only when that node's retry window closed: a join into a world
+// some tabs had just left waited out the RPC timeout on the tabs that were gone. The wait
+// is at least `giveUpMs` and `GIVE_UP_ANSWERS` times the slowest answer this lookup has had,
+// so on a machine or route slow enough that live nodes answer late, it grows with them
+// (as TCP's retransmission timeout grows with the round trips it measured). A given-up
+// candidate gets no more retries, and its retry goes outside the parallel slots (one it
+// took held the closer unasked candidates back until the give-up: a lookup that met
+// several gone nodes asked the next ones only then). The nodes given up lately (`silent`,
+// silent-candidates.ts) are asked once in later lookups and not waited for at all. Past the
+// retry window it is off: the window's own end fails the candidate then.
+//
 // The target's second window (`targetWindows` w > 1, FIND_NODE only): the target's copies
 // keep leaving for w retry windows after its first query, up to `attempts` x c x w queries.
 // All the tries of one window leave before any of them timed out, so before anything that
@@ -62,6 +78,12 @@ import type { ValueRecord } from './messages';
 
 /** Informers kept per candidate: the routes a retry can take (plus plain routing). */
 const MAX_INFORMERS = 4;
+/**
+ * A silent candidate is given up no sooner than this many times the slowest answer of its
+ * lookup (`giveUpMs`): a live node on a slow route answers within a few of the round trips
+ * its lookup has seen, a gone one never does.
+ */
+const GIVE_UP_ANSWERS = 4;
 
 export interface QueryAnswer {
   nodes: NodeId[];
@@ -113,6 +135,14 @@ export interface LookupParams {
    */
   stallMs?: number;
   setTimer?: (fn: () => void, ms: number) => void;
+  /**
+   * A candidate other than the target that answered none of its queries this long after its
+   * first (and at least GIVE_UP_ANSWERS times the slowest answer so far) no longer holds the
+   * lookup's end. Needs `setTimer` and `now`; off (0, or not under `retryWithinMs`) by default.
+   */
+  giveUpMs?: number;
+  /** Nodes given up lately (with `giveUpMs`): asked once, not waited for; told of each give-up and answer. */
+  silent?: { has(hex: string): boolean; gaveUp(hex: string): void; answered(hex: string): void };
   /** Disjoint paths (default 1); each runs `alpha` queries in parallel and ends at its own k closest. */
   paths?: number;
   /** Queries one candidate gets at most, each by another route (default 1: no retry). */
@@ -170,6 +200,8 @@ interface Candidate {
   live: number;
   /** When its first query left (retries only within retryWithinMs of it). */
   firstAt?: number;
+  /** Given up (`giveUpMs`): still pending, but no longer holding the lookup's end. */
+  givenUp?: boolean;
   path: Path;
 }
 
@@ -222,12 +254,19 @@ export function iterativeLookup(p: LookupParams): Promise<LookupResult> {
   };
   p.seeds.forEach((s, i) => insert(paths[i % paths.length]!, s.id, s.hex, 0));
   let dealing = paths.length > 1 && p.seeds.length < paths.length;
+  const giveUpMs = p.giveUpMs ?? 0;
+  const givingUp = giveUpMs > 0 && !!p.setTimer && !!p.now && (p.retryWithinMs === undefined || giveUpMs < p.retryWithinMs);
+  /** The slowest answer this lookup has had, ms from its query to its answer. */
+  let slowest = 0;
 
   return new Promise<LookupResult>((resolve) => {
     const finish = () => {
       if (finished) return;
       finished = true;
       const answered = paths.flatMap((path) => path.list.filter((c) => c.state === 'ok'));
+      // Candidates given up and still silent failed as far as this lookup is concerned (a
+      // join looks up its own id again when some of its queries failed: join.ts).
+      const gaveUp = paths.reduce((n, path) => n + path.list.filter((c) => c.givenUp && c.state === 'pending').length, 0);
       const closest = answered.sort((a, b) => compareDistance(a.id, b.id, p.target)).slice(0, p.k);
       const decider = values.length > 0 ? Math.max(...values.map((x) => x.depth)) : (closest[0]?.depth ?? -1);
       const result: LookupResult = {
@@ -235,7 +274,7 @@ export function iterativeLookup(p: LookupParams): Promise<LookupResult> {
         values: values.map((x) => ({ rec: x.rec, from: x.from, version: x.version })),
         hops: decider + 1,
         queries,
-        failures,
+        failures: failures + gaveUp,
         paths: paths.length,
       };
       let best: FoundValue | undefined;
@@ -251,7 +290,11 @@ export function iterativeLookup(p: LookupParams): Promise<LookupResult> {
       let waiting = false;
       for (const c of path.list) {
         if (seen >= p.k) break;
-        if (c.state === 'failed') continue;
+        if (c.state === 'failed' || (c.givenUp && c.state === 'pending')) continue;
+        if (c.state === 'new' && unwaited(c)) {
+          launch(path, c); // asked, given up at once: no slot, no wait
+          continue;
+        }
         seen++;
         if (c.state === 'pending') waiting = true;
         else if (c.state === 'new') {
@@ -280,23 +323,33 @@ export function iterativeLookup(p: LookupParams): Promise<LookupResult> {
     const windows = (c: Candidate) => (c.hex === targetHex ? Math.max(1, Math.floor(p.targetWindows ?? 1)) : 1);
     const inTime = (c: Candidate) => p.retryWithinMs === undefined || !p.now || c.firstAt === undefined || p.now() - c.firstAt < p.retryWithinMs * windows(c);
     const copies = (c: Candidate) => (c.hex === targetHex ? Math.max(1, Math.floor(p.targetCopies ?? 1)) : 1);
-    const mayRetry = (c: Candidate) => c.tries < attempts * copies(c) * windows(c) && inTime(c) && (p.retryable?.(c.hex) ?? true);
+    /** A candidate given up lately by another lookup: asked once, not waited for. */
+    const unwaited = (c: Candidate) => givingUp && c.hex !== targetHex && (p.silent?.has(c.hex) ?? false);
+    const mayRetry = (c: Candidate) => !c.givenUp && c.tries < attempts * copies(c) * windows(c) && inTime(c) && (p.retryable?.(c.hex) ?? true);
 
     const launch = (path: Path, c: Candidate) => {
       const via = route(c);
       const attempt = c.tries;
       c.state = 'pending';
-      if (c.tries === 0) c.firstAt = p.now?.();
+      if (c.tries === 0) {
+        c.firstAt = p.now?.();
+        if (unwaited(c)) c.givenUp = true;
+        else if (givingUp && c.hex !== targetHex) watchSilence(c, giveUpMs);
+      }
+      const sentAt = p.now?.() ?? 0;
       c.tries++;
       c.live++;
-      path.inFlight++;
+      // A retry of a candidate that may be given up, or a query to one given up, goes
+      // outside the parallel slots (above).
+      const holds = !(givingUp && c.hex !== targetHex && (attempt > 0 || c.givenUp));
+      if (holds) path.inFlight++;
       queries++;
       let stalled = false;
       if (p.stallMs && p.setTimer) {
         p.setTimer(() => {
           if (c.state !== 'pending' || finished || stalled) return;
           stalled = true;
-          path.inFlight--;
+          if (holds) path.inFlight--;
           // Slow on this route: ask again by the next one, in the slot it frees.
           if (mayRetry(c)) launch(path, c);
           step(path);
@@ -304,13 +357,15 @@ export function iterativeLookup(p: LookupParams): Promise<LookupResult> {
       }
       const settle = () => {
         c.live--;
-        if (!stalled) path.inFlight--;
+        if (!stalled && holds) path.inFlight--;
         stalled = true; // a late stall timer must not count it again
       };
       p.query(c.id, c.hex, via, attempt).then(
         (ans) => {
           settle();
           if (finished) return;
+          slowest = Math.max(slowest, (p.now?.() ?? 0) - sentAt);
+          p.silent?.answered(c.hex);
           // Answered already by another attempt: only the slot this one held is freed.
           if (c.state === 'ok') return step(path);
           c.state = ans.readOnly ? 'failed' : 'ok';
@@ -347,6 +402,18 @@ export function iterativeLookup(p: LookupParams): Promise<LookupResult> {
           step(path);
         },
       );
+    };
+
+    /** Gives c up once it has been silent long enough (`giveUpMs`, the slowest answer's multiple), checked again after `ms`. */
+    const watchSilence = (c: Candidate, ms: number) => {
+      p.setTimer!(() => {
+        if (finished || c.state !== 'pending') return;
+        const left = Math.max(giveUpMs, GIVE_UP_ANSWERS * slowest) - (p.now!() - c.firstAt!);
+        if (left > 0) return watchSilence(c, left);
+        c.givenUp = true;
+        p.silent?.gaveUp(c.hex);
+        step(c.path);
+      }, ms);
     };
 
     for (const path of paths) step(path);

@@ -10,6 +10,7 @@ import type { Namespace, ValueRecord } from './messages';
 import { countRuleReject, type RecordCheck } from './record-rules';
 import type { RoutingTable } from './routing-table';
 import type { Call, RequestBody } from './rpc';
+import { SilentCandidates } from './silent-candidates';
 import type { DhtStats } from './stats';
 
 /** Parallel queries per lookup (Kademlia's alpha). */
@@ -56,7 +57,7 @@ export type Lookup = (target: NodeId, valueNs?: Namespace, values?: number, chec
 export interface LookupDeps {
   selfId: NodeId;
   clock: Clock;
-  opts: Pick<DhtOptions, 'k' | 'lookupStallMs' | 'valuePaths' | 'nodePaths' | 'disjointReads' | 'records' | 'rpcTimeoutMs'>;
+  opts: Pick<DhtOptions, 'k' | 'lookupStallMs' | 'lookupGiveUpMs' | 'heartbeatTimeoutMs' | 'valuePaths' | 'nodePaths' | 'disjointReads' | 'records' | 'rpcTimeoutMs'>;
   stats: DhtStats;
   table: RoutingTable;
   /** Whether we hold a live link to hex (then a query goes straight there). */
@@ -68,6 +69,9 @@ export interface LookupDeps {
 
 export function nodeLookup(deps: LookupDeps): Lookup {
   const selfHex = idToHex(deps.selfId);
+  // Nodes our lookups gave up on: the next ones ask them without waiting (until the heartbeat
+  // timeout, by when the nodes that name them have found them dead).
+  const silent = new SilentCandidates(() => deps.clock.now(), deps.opts.heartbeatTimeoutMs);
   const admit = deps.admit;
   const named = admit ? (nodes: NodeId[]) => nodes.filter((id) => admit(id)) : (nodes: NodeId[]) => nodes;
   return async (target, valueNs, values = 1, check, paths) => {
@@ -92,6 +96,8 @@ export function nodeLookup(deps: LookupDeps): Lookup {
       valueWaitRounds: GET_WAIT_ROUNDS,
       now: () => deps.clock.now(),
       stallMs: opts.lookupStallMs,
+      giveUpMs: opts.lookupGiveUpMs,
+      silent,
       attempts: LOOKUP_ATTEMPTS,
       targetCopies: LOOKUP_TARGET_COPIES,
       // A value read takes the values it gets; only a FIND_NODE is for the target's own answer.

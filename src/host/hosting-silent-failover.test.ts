@@ -1,6 +1,6 @@
 // A primary that dies without closing its links (a browser process killed: its WebRTC
 // channels stay "open" at the other end for many seconds), with the tab's DHT timeout
-// (a lookup waits on the dead contact for `rpcTimeoutMs`): the backups must still take
+// (a lookup waits on the dead contact for `lookupGiveUpMs`, under `rpcTimeoutMs`): the backups must still take
 // over well within the client's edit timeout, so an edit submitted right after the death
 // is confirmed on its first attempt and reaches every subscriber.
 import { describe, expect, it } from 'vitest';
