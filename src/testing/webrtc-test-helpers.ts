@@ -29,11 +29,20 @@ export function directSignals(from: WebRtcTransport, to: WebRtcTransport, tamper
 
 /**
  * A dial from `a` to `b` and the link each end gets. One redial when libdatachannel fails
- * the dial with "Got a remote candidate without ICE transport": under CPU load (two
- * `bash .ci/run` runs of 2026-12-04, a different test of webrtc-link.test.ts each time,
- * never alone) it refused a trickled candidate now and then, and the product's DHT redials
- * a failed dial as this does. Logged, so a run shows how often. `channel`: how a's signals reach
- * b (direct by default; a relay doorway in relay-bootstrap.test).
+ * the dial with "Got a remote candidate without ICE transport", as the product's DHT redials
+ * a failed dial. What fails: libdatachannel's setRemoteDescription gives the ICE agent the
+ * answer before it keeps the answer's fingerprint, and a DTLS handshake that reaches the
+ * certificate check in between fails ("DTLS alert: unknown CA" in its log), more often when
+ * the thread applying the answer is starved; the dialer's closed connection then refuses
+ * b's next candidate with that message. Dials between two Node transports in a loop, beside
+ * busy loops at load 13-25: 2 of 80, 7 of 100, and 14 of 150. Where no candidate follows the
+ * failure nothing is said (node-datachannel drops a closed connection's last state events)
+ * and the dial ends at its timeout; b's end of a failed connection also stays half-open
+ * until b's pendingInboundTimeoutMs, so a redial at once can find b's maxPendingPerSource
+ * slots for `a` taken and time out (b counts its offer in badSignalsBy.slots): 7 of the 14
+ * in a trial build whose transport redialled such dials at once.
+ * Logged, so a run shows how often. `channel`: how a's signals reach b (direct by default;
+ * a relay doorway in relay-bootstrap.test).
  */
 export async function linkPair(a: WebRtcTransport, b: WebRtcTransport, redials = 1, channel: SignalChannel = directSignals(a, b)): Promise<[Link, Link]> {
   let stop = () => {};
