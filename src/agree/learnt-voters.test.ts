@@ -13,7 +13,7 @@
 import { describe, expect, it } from 'vitest';
 import { hexToId, idToHex, sortByDistance } from '../core/node-id';
 import { claimTerms } from '../host/grant-rules';
-import { signGrant } from '../region/epoch-cert';
+import { signGrant, type EpochCert } from '../region/epoch-cert';
 import { RegionKeys, regionName, type RegionCoord } from '../region/region-key';
 import { encodeEntries } from '../region/region-state';
 import type { SimPeer } from '../testing/host-sim';
@@ -31,20 +31,50 @@ async function farRegion(sim: ItemHostSim, rogue: SimPeer): Promise<{ C: RegionC
   throw new Error('no far region');
 }
 
+/** The rogue grants every claim of region C, as an attacker's live node would; counts those from `from`. */
+function grantEveryClaim(sim: ItemHostSim, rogue: SimPeer, C: RegionCoord, keyC: Uint8Array, from: string): { claims: number } {
+  const seen = { claims: 0 };
+  rogue.wire.replicas.events.on('frame', ({ from: to, fromHex, msg }) => {
+    if (msg.t !== 'CLAIM' || regionName(msg) !== regionName(C)) return;
+    if (fromHex === from) seen.claims++;
+    const terms = claimTerms({ e: msg.e, from: to, fromHex, hosts: msg.hosts, known: msg.known, rebase: msg.rebase, pend: msg.pend });
+    void signGrant(sim.keyring.signer(rogue.dht.selfId), keyC, terms).then((sig) => rogue.wire.replicas.send(to, { t: 'GRANT', ...C, e: msg.e, ok: true, promised: msg.e, entries: encodeEntries([]), sig }));
+  });
+  return seen;
+}
+
+/** The epochs (and when, in 250 ms samples) at which a voter set `items` knows has a majority of `attackers`. */
+function attackerMajorities(items: ReturnType<ItemHostSim['items']['get']>, name: string, attackers: Set<string>, t: number): string[] {
+  const ri = items!.host.region(name), out: string[] = [];
+  for (let e = 1; e <= 8; e++) {
+    const ids = ri?.setOf(e)?.ids ?? [];
+    if (ids.filter((h) => attackers.has(h)).length * 2 > ids.length) out.push(`e${e} at ${t * 250} ms`);
+  }
+  return out;
+}
+
+/** 8 honest peers, the rogue holding one more key, and a region C whose key the rogue is not near. */
+async function scene(seed: number) {
+  const sim = new ItemHostSim({ seed });
+  await sim.grow(8);
+  const rogue = await sim.add();
+  const atk = new Attacker(sim, rogue, 1, seed, false);
+  const { C, keyC } = await farRegion(sim, rogue);
+  return { sim, rogue, atk, C, keyC, name: regionName(C) };
+}
+
+/** Epoch 3 over `target` and the attacker's two keys, granted by those two: a majority of its hosts and of the "previous" set they name. */
+function mintOver(atk: Attacker, keyC: Uint8Array, target: SimPeer): Promise<EpochCert> {
+  const [k0, k1] = atk.keys;
+  return atk.mint(keyC, { e: 3, primary: atk.id, hosts: [hexToId(target.hex), k0!.id, k1!.id], prev: { e: 2, hosts: [k0!.id, k1!.id] } });
+}
+
 describe('item voters from a learnt certificate (simulated, an attacker with two keys)', () => {
   for (const seed of [51, 52]) {
     it(`a host that learnt a SYNC's certificate naming it beside two attacker keys follows it but builds no voter set from it (seed ${seed})`, async () => {
-      const sim = new ItemHostSim({ seed });
-      await sim.grow(8);
-      const rogue = await sim.add();
-      const atk = new Attacker(sim, rogue, 1, seed, false);
-      const { C, keyC } = await farRegion(sim, rogue);
-      const name = regionName(C);
+      const { sim, rogue, atk, C, keyC, name } = await scene(seed);
       const target = sim.live().find((p) => p !== rogue && !p.host.knownRegions().some((r) => r.name === name))!;
-      // Epoch 3 over the target and the attacker's two keys, granted by those two: a majority
-      // of its hosts and of the "previous" set they name.
-      const [k0, k1] = atk.keys;
-      const cert = await atk.mint(keyC, { e: 3, primary: atk.id, hosts: [hexToId(target.hex), k0!.id, k1!.id], prev: { e: 2, hosts: [k0!.id, k1!.id] } });
+      const cert = await mintOver(atk, keyC, target);
       rogue.wire.replicas.send(hexToId(target.hex), { t: 'SYNC', ...C, e: 3, s: 0, hosts: cert.hosts, entries: encodeEntries([]), cert });
       await sim.run(1000);
 
@@ -65,24 +95,11 @@ describe('item voters from a learnt certificate (simulated, an attacker with two
   }
   for (const seed of [51, 52]) {
     it.fails(`a HANDOFF with such a certificate starts no claim over its hosts, which the attacker's grant would win (seed ${seed})`, async () => {
-      const sim = new ItemHostSim({ seed });
-      await sim.grow(8);
-      const rogue = await sim.add();
-      const atk = new Attacker(sim, rogue, 1, seed, false);
-      const { C, keyC } = await farRegion(sim, rogue);
-      const name = regionName(C);
+      const { sim, rogue, atk, C, keyC, name } = await scene(seed);
       // Not the nearest node: its own lookup would not make it claim.
       const target = sortByDistance(sim.live().filter((p) => p !== rogue), (p) => p.dht.selfId, keyC)[1]!;
-      // The rogue grants every claim of the region, as an attacker's live node would.
-      let claims = 0;
-      rogue.wire.replicas.events.on('frame', ({ from, fromHex, msg }) => {
-        if (msg.t !== 'CLAIM' || regionName(msg) !== name) return;
-        if (fromHex === target.hex) claims++;
-        const terms = claimTerms({ e: msg.e, from, fromHex, hosts: msg.hosts, known: msg.known, rebase: msg.rebase, pend: msg.pend });
-        void signGrant(sim.keyring.signer(rogue.dht.selfId), keyC, terms).then((sig) => rogue.wire.replicas.send(from, { t: 'GRANT', ...C, e: msg.e, ok: true, promised: msg.e, entries: encodeEntries([]), sig }));
-      });
-      const [k0, k1] = atk.keys;
-      const cert = await atk.mint(keyC, { e: 3, primary: atk.id, hosts: [hexToId(target.hex), k0!.id, k1!.id], prev: { e: 2, hosts: [k0!.id, k1!.id] } });
+      const granted = grantEveryClaim(sim, rogue, C, keyC, target.hex);
+      const cert = await mintOver(atk, keyC, target);
       rogue.wire.replicas.send(hexToId(target.hex), { t: 'HANDOFF', ...C, e: 4, cert });
       const attackers = new Set(atk.keys.map((k) => idToHex(k.id)));
       const majorities: string[] = [];
@@ -91,15 +108,34 @@ describe('item voters from a learnt certificate (simulated, an attacker with two
         await sim.run(250);
         const region = target.host.knownRegions().find((r) => r.name === name);
         held ||= !!region?.cert && region.cert.e >= 3;
-        const items = sim.items.get(target.hex)!.host.region(name);
-        for (let e = 1; e <= 8; e++) {
-          const ids = items?.setOf(e)?.ids ?? [];
-          if (ids.filter((h) => attackers.has(h)).length * 2 > ids.length) majorities.push(`e${e} at ${t * 250} ms`);
-        }
+        majorities.push(...attackerMajorities(sim.items.get(target.hex), name, attackers, t));
       }
       // The frame reached the target, which took its certificate (learnt).
       expect(held, 'the target took the HANDOFF certificate').toBe(true);
-      expect(claims, 'claims of the target the rogue granted').toBe(0);
+      expect(granted.claims, 'claims of the target the rogue granted').toBe(0);
+      expect(majorities, 'voter sets with an attacker majority at the target').toEqual([]);
+      sim.stopAll();
+    });
+  }
+  for (const seed of [51, 52]) {
+    it(`a host that followed a learnt SYNC certificate and won its own claim, granted by the attacker's live key, takes no voter set of the learnt one (seed ${seed})`, async () => {
+      const { sim, rogue, atk, C, keyC, name } = await scene(seed);
+      const target = sim.live().find((p) => p !== rogue)!;
+      const granted = grantEveryClaim(sim, rogue, C, keyC, target.hex);
+      const cert = await mintOver(atk, keyC, target);
+      rogue.wire.replicas.send(hexToId(target.hex), { t: 'SYNC', ...C, e: 3, s: 0, hosts: cert.hosts, entries: encodeEntries([]), cert });
+      const attackers = new Set(atk.keys.map((k) => idToHex(k.id)));
+      const majorities: string[] = [];
+      let won = false;
+      for (let t = 0; t < 20; t++) {
+        await sim.run(250);
+        const region = target.host.knownRegions().find((r) => r.name === name);
+        won ||= region?.role === 'primary' && (region.cert?.e ?? 0) > 3 && !region.el.learnt;
+        majorities.push(...attackerMajorities(sim.items.get(target.hex), name, attackers, t));
+      }
+      // The attack ran: the rogue granted the target's claim, which won over the learnt epoch.
+      expect(granted.claims, "the target's claims the rogue granted").toBeGreaterThan(0);
+      expect(won, 'the target became primary of a later epoch, its certificate anchored').toBe(true);
       expect(majorities, 'voter sets with an attacker majority at the target').toEqual([]);
       sim.stopAll();
     });
