@@ -8,8 +8,10 @@
 // attacker's live key granted, the claim won, and the receiver's own certificate, anchored as
 // every won claim is, named the attacker's two keys: its voters again (region-granter.ts
 // `onHandoff`). Open (docs/TRUST.md "Open gaps"): `it.fails` until a learnt HANDOFF
-// certificate starts no claim over its hosts. Making it claim over its own lookup's set, or
-// not at all, turned adversary.test.ts's learnt-idle-host tests red (not yet understood).
+// certificate starts no claim over its hosts. Making it claim nothing turned adversary.test.ts's
+// learnt-idle-host tests red: that claim, failing over the attacker's keys that are no nodes,
+// is what drops the learnt epoch (no majority of its set answered), so the host then followed
+// the real chain at the same epoch, and what stored the region (kept learnt across a restart).
 import { describe, expect, it } from 'vitest';
 import { hexToId, idToHex, sortByDistance } from '../core/node-id';
 import { claimTerms } from '../host/grant-rules';
