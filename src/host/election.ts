@@ -62,6 +62,11 @@ export interface ClaimOutcome {
   unheard?: CertPrev[];
   /** The highest promise a refusal named (already bounded by the round). */
   highestRefusal: number;
+  /**
+   * `known` is learnt and a majority of its hosts is far from the key (hosted-region.ts
+   * `learntFar`): keys an attacker drew, so its primary's answer is one vote like another's.
+   */
+  knownFar?: boolean;
 }
 
 /**
@@ -302,8 +307,9 @@ export class Election {
   /**
    * Whether our claim now may be a rebase (certified by the new set alone): we are a host of
    * our certificate, or its hosts are far from the key (`farKnown`: cert-anchor.ts `farSet`,
-   * a chain drawn by keys nobody finds near), and no majority of its hosts answered our
-   * claims for rebaseMs (far longer when the certificate is only from our own store).
+   * a chain drawn by keys nobody finds near), and neither a majority of its hosts nor its
+   * primary answered our claims for rebaseMs (`afterClaim`; far longer when the certificate
+   * is only from our own store).
    */
   mayRebase(now: number, t: RebaseTimings, farKnown = false): boolean {
     const known = this.cert;
@@ -413,9 +419,11 @@ export class Election {
 
   /**
    * What a finished claim teaches: refusals raise our next epoch; granted epochs they named
-   * must be covered; when a majority of the previous set said nothing at all, either we may
-   * rebase later (we are of that set) or we hold our claims back for rebaseMs (we are not:
-   * no claim of ours can win until one of them rebases, and ours would only outbid it).
+   * must be covered; when no majority of the previous set answered, we hold our claims back
+   * for rebaseMs if we are not of that set (no claim of ours can win until one of them
+   * rebases or its live primary takes us in, and ours would only outbid them), and when its
+   * primary said nothing either (unless the chain is learnt and far: `knownFar`), that is
+   * the silence a rebase waits for.
    * Where nobody rebases (rebaseMs infinite) there is nothing to wait for: that majority may
    * only be cut off, and our claims win once it answers again (held back for good, every
    * host outside a far set a split left certified waited on it after healing, while its
@@ -424,11 +432,26 @@ export class Election {
   afterClaim(o: ClaimOutcome, now: number, rebaseMs: number): void {
     this.refusedAt = Math.max(this.refusedAt, o.highestRefusal);
     const known = o.known;
-    const prevSilent = !!known && known.hosts.filter((h) => idEquals(h, this.self) || o.answered.has(idToHex(h))).length < quorum(known.hosts.length);
-    // Past rebaseMs by a claim round and the SYNC after it: a host of that set began waiting
-    // about when we did, and our claim at the end of the same wait took the spare's grant its
-    // rebase needed (a duel: kill to a primary 17-21 s, a hostile backup withholding its grant).
-    if (!o.certified && prevSilent && known && !has(known.hosts, this.self) && Number.isFinite(rebaseMs)) this.defer(now + rebaseMs + REBASE_AFTER_MS);
+    // No majority of the previous set answered (its primary one vote of them): no claim of
+    // ours that needs that majority can win.
+    const noMajority = !!known && known.hosts.filter((h) => idEquals(h, this.self) || o.answered.has(idToHex(h))).length < quorum(known.hosts.length);
+    // But a primary that answered is alive, whatever its backups' bare refusals say ('primary
+    // alive': claim-round.ts `alive` leaves them out for a silent primary's sake): its set is
+    // not silent. Taken for silence, a round of a claimant outside an honest set its primary
+    // had filled from links (host-set-check.ts: the nearer nodes quiet, so the set was
+    // rebasable) let it rebase over the live primary rebaseMs later: two chains ran on
+    // (rebase-live-primary.test.ts). Not for a learnt far chain (`knownFar`): one live key
+    // among the attacker's would hold off for good the rebase that alone leaves it.
+    const primaryAnswered = !!known && !o.knownFar && !idEquals(known.primary, this.self) && o.answered.has(idToHex(known.primary));
+    const prevSilent = noMajority && !primaryAnswered;
+    // Outside that set we hold our claims back. Past rebaseMs by a claim round and the SYNC
+    // after it: a host of that set began waiting about when we did, and our claim at the end
+    // of the same wait took the spare's grant its rebase needed (a duel: kill to a primary
+    // 17-21 s, a hostile backup withholding its grant). As long when its primary answered:
+    // its re-check takes us in when we are near, and claiming on, a claimant nearest the key
+    // refused the primary's claim that named it and was left out as quiet, again and again
+    // (sybil-scale-sim seed 5).
+    if (!o.certified && noMajority && known && !has(known.hosts, this.self) && Number.isFinite(rebaseMs)) this.defer(now + rebaseMs + REBASE_AFTER_MS);
     if (o.certified || !prevSilent) this.prevGone = undefined;
     else if (o.fault === 'no-previous-majority' && known && this.prevGone?.e !== known.e) this.prevGone = { e: known.e, since: now };
     // A learnt epoch our claim covered, no majority of its set answering, goes, and neither
