@@ -121,9 +121,11 @@ describe('Peer.start says why it is alone', () => {
 
   it('peers listed, and this browser gathers no ICE candidate: WebRTC blocked, told at once', async () => {
     const other = await peerId();
-    const { peer, ms } = await start(doorway([other]), [], { iceProbe: Promise.resolve('none') });
+    // A deadline far off, so "at once" is told apart from the deadline's verdict with room for a
+    // loaded machine's timers (against a 300 ms deadline, 290 ms was the margin).
+    const { peer, ms } = await start(doorway([other]), [], { iceProbe: Promise.resolve('none'), options: { joinDeadlineMs: 5000 } });
     expect(peer.failure?.kind).toBe('webrtc-blocked');
-    expect(ms).toBeLessThan(290);
+    expect(ms).toBeLessThan(2500);
   });
 
   it('gathering unfinished and no candidate yet (blocked, or a loaded machine): WebRTC blocked only after blockedVerdictMs', async () => {
