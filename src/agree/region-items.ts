@@ -16,6 +16,7 @@
 // - Drops and carries: only the primary takes them, each signed by the item's owner
 //   (owner-request.ts), and they take effect once a majority of the hosts signed them
 //   (replicated-drops.ts, carry-record.ts).
+import { LruMap } from '../core/lru-map';
 import { idToHex, hexToId, type NodeId } from '../core/node-id';
 import type { Random } from '../core/seeded-random';
 import type { ItemsRegion } from '../host/items-region';
@@ -105,7 +106,7 @@ export class RegionItems {
    * a tick: never voters, not even as the previous set a later certificate names (our own
    * claim over a learnt one, which an attacker's live key granted: docs/TRUST.md "Open gaps").
    */
-  private readonly learntSets = new Map<number, string>();
+  private readonly learntSets = new LruMap<number, string>(MAX_LEARNT_SETS);
   private stored = '';
   /**
    * Whether our ledger is the region's: we voted in the set before (continuity), or merged
@@ -331,13 +332,11 @@ export class RegionItems {
 
   /** We hold epoch `e`'s certificate over `hosts` only as learnt (`learntSets`; the last MAX_LEARNT_SETS kept). */
   private heldLearnt(e: number, hosts: readonly NodeId[]): void {
-    if (this.learntSets.has(e)) return;
-    this.learntSets.set(e, hosts.map(idToHex).join());
-    if (this.learntSets.size > MAX_LEARNT_SETS) this.learntSets.delete(this.learntSets.keys().next().value!);
+    if (this.learntSets.peek(e) === undefined) this.learntSets.set(e, hosts.map(idToHex).join());
   }
 
   private wasLearnt(e: number, hosts: readonly NodeId[]): boolean {
-    return this.learntSets.get(e) === hosts.map(idToHex).join();
+    return this.learntSets.peek(e) === hosts.map(idToHex).join();
   }
 
   private open(v: Voting, id: string): boolean {

@@ -4,6 +4,7 @@
 // clock, wire, store or crypto; the caller (hosted-region.ts) passes the time in, persists
 // the record before any promise leaves the node, and checks signatures before it adopts a
 // certificate. docs/HOSTING.md "The state machine" and "Authority" give the reasons.
+import { LruMap } from '../core/lru-map';
 import { idEquals, idToHex, type NodeId } from '../core/node-id';
 import { MAX_CHAIN, MAX_EPOCH_JUMP, MAX_PEND, quorum, sameSet, succeeds, type CertPrev, type ClaimTerms, type EpochCert } from '../region/epoch-cert';
 import { chainedFrom, chainLinks, sameCert, type Hold } from '../region/cert-anchor';
@@ -76,13 +77,6 @@ export interface ClaimOutcome {
 export const UNHEARD_MS = 10_000;
 const UNHEARD_KEPT = MAX_GRANTED;
 
-/** Sets `key` to `value` as the newest of `map`, the oldest going past UNHEARD_KEPT. */
-function bounded<V>(map: Map<string, V>, key: string, value: V): void {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size > UNHEARD_KEPT) map.delete(map.keys().next().value!);
-}
-
 /** A claimant outside a set whose majority went silent holds its claims back rebaseMs and this, for the rebase of a host of that set (`afterClaim`). */
 export const REBASE_AFTER_MS = 2 * CLAIM_TIMEOUT_MS;
 
@@ -125,10 +119,10 @@ export class Election {
    * majority of, and until when they are not learnt again (`unheardLately`); the same for the
    * hosts (hex) that named them: a fresh made-up set with every refusal holds off one claim.
    */
-  private readonly unheardSets = new Map<string, number>();
-  private readonly unheardNamers = new Map<string, number>();
+  private readonly unheardSets = new LruMap<string, number>(UNHEARD_KEPT);
+  private readonly unheardNamers = new LruMap<string, number>(UNHEARD_KEPT);
   /** Who named each set refusals taught us (`setTag` -> hex), the newest UNHEARD_KEPT. */
-  private readonly namers = new Map<string, string>();
+  private readonly namers = new LruMap<string, string>(UNHEARD_KEPT);
   /**
    * Heads of other chains of the region that our next claim merges (`learnFork`): named in
    * its `pend`, so a majority of each one's hosts grants and sends its state (at most MAX_PEND).
@@ -461,16 +455,16 @@ export class Election {
     // epoch refuses every claim that does not cover it (grant-rules.ts `uncovered`).
     for (const q of o.unheard ?? []) {
       if (!this.learned.some((x) => sameSet(x.hosts, q.hosts))) continue;
-      const tag = setTag(q.hosts), namer = this.namers.get(tag);
-      bounded(this.unheardSets, tag, now + UNHEARD_MS);
-      if (namer) bounded(this.unheardNamers, namer, now + UNHEARD_MS);
+      const tag = setTag(q.hosts), namer = this.namers.peek(tag);
+      this.unheardSets.set(tag, now + UNHEARD_MS);
+      if (namer) this.unheardNamers.set(namer, now + UNHEARD_MS);
     }
-    this.learned = [...this.learned, ...o.learned].filter((q) => !this.unheardLately(q.hosts, this.namers.get(setTag(q.hosts)) ?? '', now)).slice(-MAX_PEND);
+    this.learned = [...this.learned, ...o.learned].filter((q) => !this.unheardLately(q.hosts, this.namers.peek(setTag(q.hosts)) ?? '', now)).slice(-MAX_PEND);
   }
 
   /** `hex`'s refusal named `hosts` in `pend`, and we learn it (`unheardLately`). */
   namedPend(hosts: readonly NodeId[], hex: string): void {
-    bounded(this.namers, setTag(hosts), hex);
+    this.namers.set(setTag(hosts), hex);
   }
 
   /**
@@ -479,6 +473,6 @@ export class Election {
    * over `hosts` from `hex` is then not learnt.
    */
   unheardLately(hosts: readonly NodeId[], hex: string, now: number): boolean {
-    return (this.unheardSets.get(setTag(hosts)) ?? -Infinity) > now || (this.unheardNamers.get(hex) ?? -Infinity) > now;
+    return (this.unheardSets.peek(setTag(hosts)) ?? -Infinity) > now || (this.unheardNamers.peek(hex) ?? -Infinity) > now;
   }
 }

@@ -243,7 +243,8 @@ export class CertChecker {
  */
 function nearestNamed(c: EpochCert, live: readonly NodeId[], bits: number): boolean {
   const nearest = live.filter((id) => workedId(id, bits)).slice(0, REBASE_RANK);
-  const outside = (set: readonly NodeId[]) => nearest.filter((id) => !set.some((h) => idEquals(h, id))).length;
-  const grantedFirst = (set: readonly NodeId[]) => nearest.slice(0, 2).some((id) => set.some((h) => idEquals(h, id)) && c.grants.some((g) => idEquals(g.id, id)));
+  const named = (set: readonly NodeId[], id: NodeId) => set.some((h) => idEquals(h, id));
+  const outside = (set: readonly NodeId[]) => nearest.filter((id) => !named(set, id)).length;
+  const grantedFirst = (set: readonly NodeId[]) => nearest.slice(0, 2).some((id) => named(set, id) && c.grants.some((g) => idEquals(g.id, id)));
   return anchoringSets(c).some((set) => grantedNear(c, set, live.slice(0, FRESH_RANK), bits) && outside(set) <= 1 && grantedFirst(set));
 }
