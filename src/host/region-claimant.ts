@@ -914,12 +914,18 @@ export class RegionClaimant extends RegionSide {
       // every refusal kept the survivor from ever rebasing, as a bare refusal did before.
       // (Counted as news until checked: the round may end meanwhile, and then errs as before.)
       if (m.cert && (await this.ctx.certs.signed(this.region.key, m.cert, fromHex))) round.namedNothing(fromHex);
-      // The refuser knows a newer certificate: our next claim must build on it.
-      const hold = m.cert && this.el.supersedes(m.cert, 'anchored', this.region.learntFar()) ? await this.region.acceptable(m.cert, m.chain, fromHex) : false;
+      // It holds another chain of the region (two first claims over sets that shared no node),
+      // told from a later link of ours by our chain and the refuser's (cert-anchor.ts `forkOf`):
+      // ours goes on if its primary lies nearer the key, and our next epoch merges it; else
+      // that chain's primary merges ours. Never taken as our newer certificate: a primary that
+      // took the other chain's head, higher by epoch, stood aside for it, and what its own chain
+      // confirmed was in no state the other took (hosting-chains-apart.test.ts).
+      const links = [...this.el.chain, ...(m.chain ?? [])];
+      const fork = !!m.cert && !!this.el.cert && !this.el.learnt && forkOf(m.cert, this.el.cert, links);
+      // Or the refuser knows a newer certificate: our next claim must build on it.
+      const hold = m.cert && !fork && this.el.supersedes(m.cert, 'anchored', this.region.learntFar()) ? await this.region.acceptable(m.cert, m.chain, fromHex) : false;
       if (m.cert && hold && this.el.supersedes(m.cert, hold, this.region.learntFar())) this.el.learnCert(m.cert, m.chain, hold);
-      // Or it holds another chain of the region (two first claims over sets that shared no
-      // node): ours goes on if its primary lies nearer the key, and our next epoch merges it.
-      else if (m.cert && !hold && this.el.cert && !this.el.learnt && forkOf(m.cert, this.el.cert) && (await this.ctx.certs.mergeable(this.region.key, m.cert, this.el.cert, this.ctx.opts.replicas, fromHex))) this.learnFork(m.cert);
+      else if (m.cert && fork && this.el.cert && (await this.ctx.certs.mergeable(this.region.key, m.cert, this.el.cert, this.ctx.opts.replicas, fromHex, links))) this.learnFork(m.cert);
       // Nor is one we cannot take, or one no newer than the certificate our claim built on (an
       // honest refuser names its own only when newer: grant-rules.ts `refusalNews`): a hostile
       // backup that named the claim's own certificate, or one its own two keys granted, with

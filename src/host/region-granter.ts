@@ -36,6 +36,8 @@ export class RegionGranter extends RegionSide {
 
   async onClaim(from: NodeId, fromHex: string, m: ReplicationMessageOf<'CLAIM'>): Promise<void> {
     const claim = { e: m.e, from, fromHex, hosts: m.hosts, known: m.known, rebase: m.rebase, pend: m.pend };
+    // Our chain and the claimant's: whether its certificate is of another chain than ours (cert-anchor.ts `forkOf`).
+    const links = [...this.el.chain, ...(m.chain ?? [])];
     this.el.dropFailedGrants(from, m.e, m.known?.e ?? 0);
     const mustRebase = this.el.mustRebase(from);
     // A refusal carries our state too (not to outsiders): a claimant that wins without our
@@ -58,7 +60,7 @@ export class RegionGranter extends RegionSide {
         if (this.region.role === 'claiming' && this.el.promisedTo === this.ctx.selfHex && m.e === this.el.promised) this.region.giveWay();
       }
       this.ctx.stats.refusals++;
-      const news = refusalNews(this.el.cert, this.el.accepted, claim, !!m.known && !!this.el.cert && forkOf(m.known, this.el.cert));
+      const news = refusalNews(this.el.cert, this.el.accepted, claim, !!m.known && !!this.el.cert && forkOf(m.known, this.el.cert, links));
       // With our certificate, the ones before it: a claimant that missed those epochs checks the links (docs/TRUST.md rule 1).
       const chain = news.cert && this.el.chainAbove(m.known?.e ?? 0);
       // Our state and its evidence, in as many frames as it takes (sendState).
@@ -99,7 +101,7 @@ export class RegionGranter extends RegionSide {
     // A claim that merges our chain into a nearer one (two first claims over sets that shared
     // no node): granted over our live primary (cert-anchor.ts `yieldsTo`).
     const own = this.el.cert;
-    const merging = mergeClaim(claim, own) && !this.el.learnt && (await this.ctx.certs.yieldsTo(this.region.key, claim.known, own!, fromHex));
+    const merging = mergeClaim(claim, own) && !this.el.learnt && (await this.ctx.certs.yieldsTo(this.region.key, claim.known, own!, fromHex, links));
     if (merging) this.region.trace(`claim of ${fromHex.slice(0, 6)} e${m.e} merges our e${own!.e} into its e${claim.known.e}`);
     const view = (promised: number) => ({
       selfId: this.ctx.selfId, promised, cert: this.el.cert, accepted: this.el.accepted, stateEpoch: this.region.state.version.e, primary: !!this.region.duty, handoffTo: this.region.handoffTo,
@@ -227,7 +229,8 @@ export class RegionGranter extends RegionSide {
     // our next epoch merges it (cert-anchor.ts `mergeable`).
     if (this.region.duty) {
       const own = this.el.cert;
-      if (m.cert && own && !this.el.learnt && idEquals(m.cert.primary, from) && forkOf(m.cert, own) && (await this.ctx.certs.mergeable(this.region.key, m.cert, own, this.ctx.opts.replicas, fromHex))) this.region.learnFork(m.cert);
+      const links = [...this.el.chain, ...(m.chain ?? [])];
+      if (m.cert && own && !this.el.learnt && idEquals(m.cert.primary, from) && forkOf(m.cert, own, links) && (await this.ctx.certs.mergeable(this.region.key, m.cert, own, this.ctx.opts.replicas, fromHex, links))) this.region.learnFork(m.cert);
       return;
     }
     // Our own claim is under way: it ends before another starts (a HANDOFF now is stale).

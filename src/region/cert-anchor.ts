@@ -226,15 +226,41 @@ export function anchorHold(c: EpochCert, known: EpochCert | undefined, near: rea
  * at or below `held`'s without going through `held` (its previous epoch or a `pend` entry
  * naming `held`'s epoch and set; a chain's root always). Two first claims over sets that share
  * no node make two such chains (docs/HOSTING.md "First certificates"). A later certificate
- * built above `held`'s epoch is no fork by this test: the reader may have missed the links.
+ * built above `held`'s epoch is judged at the link of `links` (the reader's chain and the
+ * sender's, any order) it builds on, step by step down to `held`'s epoch: two chains that grew
+ * apart name previous epochs above each other's heads, and judged by epoch alone each side took
+ * the other's head for a later link of its own (the merge claim refused, the handoff ignored,
+ * a primary standing aside for the other chain: hosting-chains-apart.test.ts). A link missing
+ * there is no fork by this test: the reader may have missed the links. The links' signatures
+ * are not checked here: a false link can only hide a fork or show one, as withholding the
+ * certificate or forging a fork at `held`'s epoch would.
  */
-export function forkOf(c: EpochCert, held: EpochCert): boolean {
-  if (c.e < held.e) return forkOf(held, c);
+export function forkOf(c: EpochCert, held: EpochCert, links: readonly EpochCert[] = []): boolean {
+  if (c.e < held.e) return forkOf(held, c, links);
   if (c.e === held.e) return !sameCert(c, held);
-  if (!c.prev) return true;
-  if (c.prev.e > held.e) return false;
+  return descent(c, held, links, links.length) === 'fork';
+}
+
+/**
+ * How `c`, above `held`'s epoch, comes down to it: 'through' `held` (its previous epoch, a
+ * `pend` entry, or `held`'s own set past an earlier epoch), 'fork' (built on an epoch at or
+ * below `held`'s otherwise), or 'unknown' (an epoch above `held`'s that it names, its previous
+ * one or a `pend` entry, is no link of `links`: it may come down through `held` there). Each
+ * such epoch is followed through the link that is it, at most `depth` steps.
+ */
+function descent(c: EpochCert, held: EpochCert, links: readonly EpochCert[], depth: number): 'through' | 'fork' | 'unknown' {
   const through = (q: { e: number; hosts: readonly NodeId[] }) => q.e === held.e && sameSet(q.hosts, held.hosts);
-  return !through(c.prev) && !(c.pend ?? []).some(through) && !(c.prev.e < held.e && sameSet(c.hosts, held.hosts));
+  if (!c.prev) return 'fork';
+  if (through(c.prev) || (c.pend ?? []).some(through)) return 'through';
+  const up = (q: { e: number; hosts: readonly NodeId[] }) => {
+    const link = depth > 0 ? links.find((l) => l.e === q.e && l.e < c.e && sameSet(l.hosts, q.hosts)) : undefined;
+    return link ? descent(link, held, links, depth - 1) : 'unknown';
+  };
+  const above = [c.prev, ...(c.pend ?? [])].filter((q) => q.e > held.e).map(up);
+  if (above.includes('through')) return 'through';
+  if (above.includes('unknown')) return 'unknown';
+  if (c.prev.e > held.e) return 'fork';
+  return c.prev.e < held.e && sameSet(c.hosts, held.hosts) ? 'through' : 'fork';
 }
 
 /**
@@ -264,6 +290,6 @@ export function mergeable(fork: EpochCert, own: EpochCert, key: NodeId, near: re
  * it granted from among `near`, ids with `workBits` of work). The merged certificate needs a
  * majority of `own`'s hosts, so it is a link of `own`'s chain for every reader (rule 1).
  */
-export function yieldsTo(into: EpochCert, own: EpochCert, key: NodeId, near: readonly NodeId[], workBits = 0): boolean {
-  return compareDistance(into.primary, own.primary, key) < 0 && forkOf(into, own) && anchoredNear(into, near, workBits);
+export function yieldsTo(into: EpochCert, own: EpochCert, key: NodeId, near: readonly NodeId[], workBits = 0, links: readonly EpochCert[] = []): boolean {
+  return compareDistance(into.primary, own.primary, key) < 0 && forkOf(into, own, links) && anchoredNear(into, near, workBits);
 }

@@ -352,6 +352,32 @@ describe('two chains of one region', () => {
     expect(await c.check(key, short, { known: b, live: true })).toBe('no-pending-majority');
   });
 
+  it('tells another chain from a link of its own by the links either side shows, once the chains grew apart', async () => {
+    const [a, b] = [await near(), await far()];
+    // b's chain moves on over its own set (its primary's re-checks): e2, e3, e4.
+    const step = (prev: EpochCert) => certify({ e: prev.e + 1, primary: n[1]!, hosts: b.hosts, prev: { e: prev.e, hosts: b.hosts } }, [n[1]!, n[4]!], key);
+    const b2 = await step(b), b3 = await step(b2), b4 = await step(b3);
+    // Built on e3, b4 could be a later link of a by its epochs alone: no fork without the links.
+    expect(forkOf(b4, a)).toBe(false);
+    expect(forkOf(b4, a, [b2, b3]) && forkOf(a, b4, [b3, b2, a])).toBe(true);
+    expect(forkOf(b4, b, [b2, b3]) || forkOf(b4, b2, [b3])).toBe(false);
+    // A link missing on the way down: the reader may have missed it, so no fork by this test.
+    expect(forkOf(b4, a, [b3])).toBe(false);
+    // a's chain merges b4 (named in `pend`) and moves on: a link of b's chain through the merged head.
+    const a5 = await certify({ e: 5, primary: n[0]!, hosts: a.hosts, prev: { e: 1, hosts: a.hosts }, pend: [{ e: 4, hosts: b.hosts }] }, [n[0]!, n[2]!, n[1]!, n[4]!], key);
+    const a6 = await certify({ e: 6, primary: n[0]!, hosts: n.slice(0, 3), prev: { e: 5, hosts: a.hosts } }, [n[0]!, n[2]!], key);
+    expect(forkOf(a6, b2, [a5, b4, b3])).toBe(false);
+    // (Without b's links below the merged head either may be: no fork.)
+    expect(forkOf(a6, b2, [a5])).toBe(false);
+    expect(forkOf(a6, a, [a5])).toBe(false);
+    // The farther chain's hosts grant the nearer one's merge, and the nearer primary merges the farther chain, judged through the links.
+    const c = new CertChecker(keyring.verify, fixedNearView(n.slice(0, ANCHOR_RANK)), { idWorkBits: 0 });
+    expect(await c.yieldsTo(key, a, b4)).toBe(false);
+    expect(await c.yieldsTo(key, a, b4, undefined, [b2, b3])).toBe(true);
+    expect(await c.mergeable(key, b4, a, 3)).toBe(false);
+    expect(await c.mergeable(key, b4, a, 3, undefined, [b3, b2])).toBe(true);
+  });
+
   it('the chain whose primary is nearer the key merges the other; never the other way, nor a set of ids outside the 2r nearest', async () => {
     const [a, b] = [await near(), await far()];
     const c = new CertChecker(keyring.verify, fixedNearView(n.slice(0, ANCHOR_RANK)), { idWorkBits: 0 });

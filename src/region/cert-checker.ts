@@ -189,21 +189,22 @@ export class CertChecker {
   /**
    * Whether, as the primary of `own`, we may merge the validly signed fork `fork` into our
    * next epoch (cert-anchor.ts `mergeable`, judged in our own view: `r` of its hosts among the
-   * 2r nearest we know). `via`: the sender (hex), whose derivation budget new keys spend.
+   * 2r nearest we know). `via`: the sender (hex), whose derivation budget new keys spend;
+   * `links`: our chain and the sender's, to tell a fork from a later link (`forkOf`).
    */
-  async mergeable(key: NodeId, fork: EpochCert, own: EpochCert, r: number, via?: string): Promise<boolean> {
-    if (!forkOf(fork, own) || (await this.signed(key, fork, via))) return false;
+  async mergeable(key: NodeId, fork: EpochCert, own: EpochCert, r: number, via?: string, links: readonly EpochCert[] = []): Promise<boolean> {
+    if (!forkOf(fork, own, links) || (await this.signed(key, fork, via))) return false;
     return mergeable(fork, own, key, this.view.near(key, 2 * r), r, this.idWorkBits);
   }
 
   /**
    * Whether, holding `own`, we grant a claim that merges our chain into `into`, the claimant's
    * validly signed certificate (cert-anchor.ts `yieldsTo`, anchored in our own view of the
-   * `ANCHOR_RANK` nearest).
+   * `ANCHOR_RANK` nearest; `links`: our chain and the claimant's, as for `mergeable`).
    */
-  async yieldsTo(key: NodeId, into: EpochCert, own: EpochCert, via?: string): Promise<boolean> {
-    if (!forkOf(into, own) || (await this.signed(key, into, via))) return false;
-    return yieldsTo(into, own, key, this.view.near(key, this.rank), this.idWorkBits);
+  async yieldsTo(key: NodeId, into: EpochCert, own: EpochCert, via?: string, links: readonly EpochCert[] = []): Promise<boolean> {
+    if (!forkOf(into, own, links) || (await this.signed(key, into, via))) return false;
+    return yieldsTo(into, own, key, this.view.near(key, this.rank), this.idWorkBits, links);
   }
 
   /** Shape and signatures only: what a certificate proves about itself (a first look before the reader knows who is near). `via`: the sender (hex), whose derivation budget new keys spend. */

@@ -1,0 +1,97 @@
+// Two chains of one region that grew apart before they met. Two first claims over sets that
+// share no node both certify (docs/HOSTING.md "First certificates"); the chains merge once
+// they meet ("Merging two chains"). But a chain's later certificate names only its previous
+// epoch, and when that lies above the other chain's head, neither side could tell the other
+// chain from a later link of its own: a head was taken as a successor by epoch number, the
+// merge claim was refused ('primary alive'), the farther primary's handoff to the nearer one
+// was ignored, and a primary took the other chain's certificate as its own newer one and
+// stood aside, its confirmed edits left behind. In a loaded 8-bot world (region
+// -1,0): e0dd18's chain at e3-e4 against b57bb5's at e1-e2, then e6-e8 against b0e0fa's
+// e3-e12; e0dd18 took b0e0fa's e10 from a refusal, went idle, and its confirmed e8 s1 was
+// never shown to the 4 players on b0e0fa's chain.
+import { describe, expect, it } from 'vitest';
+import { idEquals, idToHex, type NodeId } from '../core/node-id';
+import { chunkOf, localOf } from '../world/coords';
+import { BRICK, GLASS, PLANKS, STONE } from '../world/blocks';
+import { columnIndex, RegionKeys } from '../region/region-key';
+import { entryKey, type Stamp } from '../region/region-state';
+import type { LookupResult } from '../dht/lookup';
+import { HostSim, simKeyHash, type SimPeer } from '../testing/host-sim';
+
+const region = { rx: 0, rz: 0 };
+
+/** The node `bit` away from `key` (XOR distance: 1 is the nearest id there can be). */
+function near(key: NodeId, bit: number): NodeId {
+  const id = new Uint8Array(key);
+  id[id.length - 1]! ^= bit;
+  return id;
+}
+
+/** `p` finds `view` as the nodes nearest `key` (its hosting's lookups, its player's, its table and its lookups by disjoint paths) while `on()` says so. */
+function seesOnly(p: SimPeer, key: NodeId, view: SimPeer[], on: () => boolean): void {
+  const ids = () => view.map((v) => v.dht.selfId);
+  const hostSet = p.host.hostSet.bind(p.host);
+  p.host.hostSet = (k, fresh) => (on() && idEquals(k, key) ? Promise.resolve(ids()) : hostSet(k, fresh));
+  const findNode = p.dht.findNode.bind(p.dht);
+  p.dht.findNode = (k) => {
+    if (!on() || !idEquals(k, key)) return findNode(k);
+    const res: LookupResult = { closest: view.map((v) => ({ id: v.dht.selfId, hex: v.hex })), values: [], hops: 1, queries: view.length, failures: 0 };
+    return Promise.resolve(res);
+  };
+  const nv = p.dht.nearView;
+  const nearOf = nv.near.bind(nv), live = nv.live.bind(nv);
+  nv.near = (k, n) => (on() && idEquals(k, key) ? ids().slice(0, n) : nearOf(k, n));
+  nv.live = (k, n, again) => (on() && idEquals(k, key) ? Promise.resolve(ids().slice(0, n)) : live(k, n, again));
+}
+
+/** The block a reader shows at (x, y, z) of the region. */
+function shown(p: SimPeer, x: number, y: number, z: number): number | undefined {
+  return p.client.state(region)?.get(entryKey(columnIndex(chunkOf(x), chunkOf(z)), localOf(x), y, localOf(z)))?.id;
+}
+
+describe('two chains of a region that grew apart (simulated)', () => {
+  // A finds {A, C, D} and B finds {B, E, F} (A..F the six nodes nearest the key, in that
+  // order): two roots. B's chain then moves on three epochs (its primary's re-checks) while
+  // A's stays at its root, so B's head names a previous epoch above A's. Once the views agree
+  // the two must become one chain holding every edit either confirmed, shown at every reader.
+  it.each([1, 2, 3])('the farther chain ahead by epochs: one chain, every confirmed edit shown (seed %i)', async (seed) => {
+    const sim = new HostSim({ seed });
+    await sim.grow(6);
+    const key = await new RegionKeys(sim.world, simKeyHash).key(region);
+    const nearest: SimPeer[] = [];
+    for (const bit of [1, 2, 3, 4, 5, 6]) nearest.push(await sim.add(near(key, bit)));
+    const [A, B, C, D, E, F] = nearest as [SimPeer, SimPeer, SimPeer, SimPeer, SimPeer, SimPeer];
+    const readers = sim.live().filter((p) => !nearest.includes(p));
+    const [ra, rb] = readers as [SimPeer, SimPeer];
+    let split = true;
+    for (const p of [A, C, D, ra]) seesOnly(p, key, [A, C, D], () => split);
+    for (const p of [B, E, F, rb]) seesOnly(p, key, [B, E, F], () => split);
+    await sim.settle(Promise.all([rb.client.subscribe(region), sim.run(100).then(() => ra.client.subscribe(region))]));
+    const y = 100;
+    const put = (p: SimPeer, x: number, id: number): Promise<Stamp> => sim.settle(p.client.submit(x, y, 9, id, { x, y, z: 11 }));
+    const early = [await put(ra, 9, STONE)];
+    // B's chain moves on: six more epochs over its own set.
+    const atB = () => B.host.regionState(region)!;
+    for (let i = 0; i < 6; i++) {
+      const from = atB().epoch;
+      atB().reconfigure(atB().hosts, 'test: re-check');
+      expect(await sim.clock.runUntil(() => atB().role === 'primary' && atB().epoch > from, 5000), `B claims past e${from}`).toBe(true);
+      await sim.run(500);
+    }
+    early.push(await put(rb, 13, BRICK));
+    expect(early.every((s) => s.e > 0)).toBe(true);
+    const heads = [A, B].map((p) => p.host.regionState(region)!.cert!);
+    expect(heads.map((c) => `${idToHex(c.primary).slice(0, 6)} e${c.e}`), 'two chains, B ahead').toEqual([`${A.hex.slice(0, 6)} e1`, `${B.hex.slice(0, 6)} e7`]);
+    // The views agree again (the joins are over).
+    split = false;
+    await sim.run(30_000);
+    const late = [await put(ra, 10, PLANKS), await put(rb, 14, GLASS)];
+    expect(late.every((s) => s.e > 0)).toBe(true);
+    await sim.run(5_000);
+    const primaries = sim.live().filter((p) => p.host.regionState(region)?.role === 'primary').map((p) => p.hex.slice(0, 6));
+    expect(primaries, 'one primary of the region').toHaveLength(1);
+    const seen = [ra, rb].map((p) => `${p.hex.slice(0, 6)}: ${[9, 13, 10, 14].map((x) => shown(p, x, y, 9)).join(',')}`);
+    expect(seen).toEqual([ra, rb].map((p) => `${p.hex.slice(0, 6)}: ${[STONE, BRICK, PLANKS, GLASS].join(',')}`));
+    sim.stopAll();
+  }, 60_000);
+});
