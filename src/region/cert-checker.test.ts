@@ -284,6 +284,11 @@ describe('a reader with no certificate of the region', () => {
     expect(await new CertChecker(keyring.verify, fixedNearView(r, r.filter((x) => x !== r[0])), { idWorkBits: 0 }).check(key, first)).toBeNull();
     const rebased = await certify({ e: 4, primary: r[2]!, hosts: r.slice(2, 5), prev: { e: 3, hosts: r.slice(0, 3) }, rebase: true }, [r[2]!, r[4]!], key);
     expect(await new CertChecker(keyring.verify, fixedNearView(r, r.filter((x) => x !== r[0])), { idWorkBits: 0 }).check(key, rebased), 'the 1st live hostile and left out, the 3rd promised elsewhere').toBeNull();
+    // By ranks the two are one: ids 2nd and 4th of the live nodes naming the 3rd beside them,
+    // granted by the two, are named 2nd to 4th and granted by the 2nd and 4th as that rebase
+    // is. No rule over ranks, names and grants refuses the one and takes the other.
+    const second = await certify({ e: 4, primary: r[2]!, hosts: [r[2]!, r[3]!, r[4]!], prev: { e: 3, hosts: [r[2]!, r[3]!, r[4]!] } }, [r[2]!, r[4]!], key);
+    expect(await new CertChecker(keyring.verify, fixedNearView(r, r.filter((x) => x !== r[0])), { idWorkBits: 0 }).check(key, second)).toBeNull();
     // The honest set of the 3 nearest live nodes granted by any 2 of them: taken.
     for (const granters of [[r[1]!, r[2]!], [r[1]!, r[3]!], [r[2]!, r[3]!]]) {
       const honest = await certify({ e: 4, primary: granters[0]!, hosts: r.slice(1, 4), prev: { e: 3, hosts: r.slice(1, 4) } }, granters, key);

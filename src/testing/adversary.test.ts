@@ -176,6 +176,31 @@ describe('holes the adversary found, closed (simulated)', () => {
   });
 });
 
+// Open, and listed in docs/TRUST.md "Open gaps": the same member and rogue against the
+// failover's claimant. Both refuse every claim of the region naming a certificate of their
+// own: a rebase over the set by the member (`spliced`; `linked`, a link past it, does the
+// same). The survivor, claiming, no longer hears its primary (rule 7 ends with its claim), a
+// rebase is never a link of its chain, and the certificate builds on the set it holds, so
+// it is no other chain (cert-anchor.ts `forkOf`): it judges it by nearness, on its table's
+// 8, where both granters lie, takes it and builds its next claims on it (2 honest hosts held
+// the attacker's certificate, one of the set to the end, seeds 1 and 4). Pinned as it is
+// until a host judges by nearness as a reader with no chain does (tried on branch near8:
+// cert-checker.ts `hostNear`, 0 held here; it left hosting-sybil 'writing its records first'
+// seed 1 without an honest edit, and refused hosting-safety seed 1's honest e20 at the host
+// nearest the key, left out of the set while cut off, until the host left itself out).
+describe("a host's claim judged by nearness: an open gap (simulated)", () => {
+  for (const seed of [1, 4]) {
+    it(`a host of the set and a live id 8th nearest still make the failover's claimant build on a certificate of their own (seed ${seed})`, async () => {
+      const o: AdversaryOptions = { seed, keys: 2, member: true, kill: true, refuses: 'spliced', only: (x) => x.frame.t === 'CLAIM' && x.role === 'backup' };
+      const r = await runAdversary(o);
+      expect(r.liveRanks, "the rogue's and the member's places among the nodes nearest the key").toEqual([8, 2]);
+      expect(r.rows.find((x) => x.name === 'GRANT refusing CLAIM -> claimant, member, spliced')?.delivered, 'the claimant asked the member').toBe(true);
+      expect(breaches(r)).toEqual([]);
+      expect(r.heldAttackers, "honest hosts that held the attacker's certificate (open)").toBeGreaterThan(0);
+    });
+  }
+});
+
 // The same member as above and a rogue 8th nearest (seeds 1 and 4: hostile ranks 2 and 8, the
 // primary 1st; once it is killed, the live ranks are 1 and 7, one of the 3 nearest, outside
 // the model's limit). The member withholds its grant, so the failover waits for a rebase

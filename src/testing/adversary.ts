@@ -237,6 +237,12 @@ export interface AdversaryOptions {
    */
   answers?: Chain;
   /**
+   * With `member`: the attacker's near nodes refuse every CLAIM of the region (after the
+   * setup) with a refusal carrying this chain's certificate, as a refuser names the newer
+   * certificate a claim must build on (the failover's claimant reads it by rule 2).
+   */
+  refuses?: Chain;
+  /**
    * false: no fresh subscriber joins (its join waits up to 10 s for an attachment, so the
    * player rows then land long after a kill; without it they land during the failover). The
    * fresh rows are then played at nobody.
@@ -317,6 +323,10 @@ export interface AdversaryResult {
   freshAttachedHonest: boolean;
   /** The subscriber attached since the setup is attached to the region's honest primary at the end. */
   playerFollows: boolean;
+  /** Where the attacker's live nodes (its rogue, then its `near` ids) lie among the live nodes nearest the key at the start (1: nearest). */
+  liveRanks: number[];
+  /** Honest hosts that held, at any 100 ms sample from the first row on, a certificate of the region whose primary is the attacker's. */
+  heldAttackers: number;
   /** With `enlist`: whether the idle rows' host, taken into the set, followed the honest primary within 3 s, the epoch it then held, and whether it held its certificate as learnt before (after the restart, with 'restarted'). */
   enlisted?: { follows: boolean; epoch: number; keptLearnt: boolean };
 }
@@ -518,6 +528,7 @@ export function tallyFramesFrom(fromHex: ReadonlySet<string>): { listen: (p: Sim
 export async function runAdversary(o: AdversaryOptions): Promise<AdversaryResult> {
   const s = await scene(o);
   const { sim, atk, r } = s;
+  const liveRanks = atk.nodes.map((p) => rankOf(sim, p, s.key) + 1);
   const all = rows().filter(o.only ?? (() => true));
   const honest = () => sim.live().filter((p) => !atk.owns(p));
   // What reached whom from the attacker's nodes, by frame type (per peer).
@@ -527,10 +538,15 @@ export async function runAdversary(o: AdversaryOptions): Promise<AdversaryResult
   // The primary, sampled from the first row on.
   const t0 = sim.clock.now();
   let lastSeen = t0, noPrimaryMs = 0;
+  const holdingAttackers = new Set<SimPeer>();
   const stopSampling = every(sim.clock, 100, () => {
     const now = sim.clock.now();
     if (sim.primariesOf(r).some((p) => !atk.owns(p))) lastSeen = now;
     noPrimaryMs = Math.max(noPrimaryMs, now - lastSeen);
+    for (const p of honest()) {
+      const c = p.host.regionState(r)?.cert;
+      if (c && atk.nodes.some((a) => idEquals(c.primary, a.dht.selfId))) holdingAttackers.add(p);
+    }
   });
   const epochOf = (p: SimPeer) => Math.max(p.host.regionState(r)?.promised ?? 0, p.host.regionState(r)?.cert?.e ?? 0);
   const edits: { x: number; y: number; z: number; id: number }[] = [];
@@ -570,6 +586,21 @@ export async function runAdversary(o: AdversaryOptions): Promise<AdversaryResult
         const entries = plantedOf(r, idx)(msg.known?.e ?? 1, 500);
         void signGrant(sim.keyring.signer(a.dht.selfId), s.key, terms).then((sig) =>
           a.wire.replicas.send(from, { t: 'GRANT', ...region(s), e: msg.e, ok: true, promised: msg.e, entries: encodeEntries(entries), sig }));
+      });
+    }
+  }
+  if (o.refuses && o.member) {
+    const chain = o.refuses;
+    const res: RowResult = {
+      name: `GRANT refusing CLAIM -> claimant, member, ${chain}`, t: 'GRANT', role: 'backup', chain, delivered: false, skipped: false, member: true,
+      counted: 0, shown: 0, stored: 0, pending: 0, epoch: 0, silent: 'a refusal naming a certificate the claimant cannot take is no news (claim-round.ts `namedNothing`), counted as no refusal',
+    };
+    results.push(res);
+    for (const a of atk.nodes.slice(1)) {
+      a.wire.replicas.events.on('frame', ({ from, msg }) => {
+        if (msg.t !== 'CLAIM' || regionName(msg) !== regionName(r)) return;
+        res.delivered = true;
+        void certOf(s, chain).then((cert) => a.wire.replicas.send(from, { t: 'GRANT', ...region(s), e: msg.e, ok: false, promised: cert.e, cert }));
       });
     }
   }
@@ -681,6 +712,8 @@ export async function runAdversary(o: AdversaryOptions): Promise<AdversaryResult
     doublePrimaries: sim.doublePrimaries().length,
     freshAttachedHonest: !fresh || (!!freshSub && !atkHex.has(freshSub.primary)),
     playerFollows: !!primaryNow && s.player.client.attachment(r)?.primary === primaryNow.hex,
+    liveRanks,
+    heldAttackers: holdingAttackers.size,
     ...(enlisted ? { enlisted } : {}),
   };
   sim.stopAll();
