@@ -289,4 +289,19 @@ describe('election record', () => {
     expect(el.undoGrant(5, idToHex(A))).toBe(true);
     expect([el.promised, el.learnt?.promised]).toEqual([0, 0]);
   });
+  it('knows whether the claim it follows is a first claim it granted (followsRoot): only the last grant, until undone', () => {
+    const el = new Election(SELF);
+    expect(el.followsRoot(1, idToHex(A))).toBe(false);
+    el.grant(1, [A, B, SELF], A, idToHex(A), true);
+    expect(el.followsRoot(1, idToHex(A))).toBe(true);
+    expect(el.followsRoot(1, idToHex(B))).toBe(false);
+    expect(el.followsRoot(2, idToHex(A))).toBe(false);
+    // A claim built on a chain (it named a certificate) is no first claim, whoever granted it.
+    el.grant(2, [B, C, SELF], B, idToHex(B));
+    expect(el.followsRoot(2, idToHex(B))).toBe(false);
+    expect(el.followsRoot(1, idToHex(A))).toBe(false);
+    el.grant(3, [C, D, SELF], C, idToHex(C), true);
+    expect(el.undoGrant(3, idToHex(C))).toBe(true);
+    expect(el.followsRoot(3, idToHex(C))).toBe(false);
+  });
 });

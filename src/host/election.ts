@@ -140,6 +140,12 @@ export class Election {
   ownClaimed = 0;
   /** Our promise before our last grant, and what the grant made of the learnt hold (`undoGrant`); not kept in the store. */
   private beforeGrant: { e: number; to: string; promised: number; promisedTo: string; learnt: LearntHold | undefined; learntAfter: LearntHold | undefined } | undefined;
+  /**
+   * Our last grant, when its claim named no certificate (a first claim: its claimant held
+   * none and no location record taught it one): whose claim, of what epoch (`followsRoot`).
+   * Not kept in the store.
+   */
+  private grantedRoot: { e: number; to: string } | undefined;
   /** Our own claims wait until then while someone else's claim is being considered. */
   deferUntil = -Infinity;
   /** Since when no majority of certificate `prevGone.e`'s hosts answers our claims at all (see rebaseMs). */
@@ -358,10 +364,16 @@ export class Election {
     const b = this.beforeGrant;
     if (!b || b.e !== e || b.to !== fromHex || this.promised !== e || this.promisedTo !== fromHex) return false;
     this.beforeGrant = undefined;
+    this.grantedRoot = undefined;
     this.promised = b.promised;
     this.promisedTo = b.promisedTo;
     if (this.learnt === b.learntAfter) this.learnt = b.learnt;
     return true;
+  }
+
+  /** Whether our last grant was of `hex`'s first claim of e (it named no certificate), the claim we follow when our epoch is e and `hex` our primary. */
+  followsRoot(e: number, hex: string): boolean {
+    return this.grantedRoot?.e === e && this.grantedRoot.to === hex;
   }
 
   /** A claimant's ABANDON of e: the epoch we granted it goes (what it covered stays). False when we hold no such grant. */
@@ -379,9 +391,11 @@ export class Election {
    * epochs other hosts granted, and they hold them themselves. (Taken over, they outlived the
    * abandoned claim that brought them, spread to every host that granted it, and left a
    * region more granted sets than a claim can cover: no claim could win any more.)
+   * `root`: the claim named no certificate (`followsRoot`).
    */
-  grant(e: number, hosts: NodeId[], from: NodeId, fromHex: string): void {
+  grant(e: number, hosts: NodeId[], from: NodeId, fromHex: string, root = false): void {
     const before = { e, to: fromHex, promised: this.promised, promisedTo: this.promisedTo, learnt: this.learnt };
+    this.grantedRoot = root ? { e, to: fromHex } : undefined;
     this.promised = e;
     this.promisedTo = fromHex;
     // A grant is our own promise, whatever chain it builds on: it stays when the chain goes.

@@ -144,6 +144,64 @@ describe('first certificates of a region (simulated)', () => {
     sim.stopAll();
   });
 
+  it.each([1, 2, 3])('a host that granted a first claim that failed claims over its own lookup, not over that claim\'s hosts topped up with linked nodes (seed %i)', async (seed) => {
+    // The 8-bot world at load 36: two hosts each granted a first claim that failed (a host
+    // of it refused), took its claimant for a silent primary and claimed over the failed
+    // claim's other hosts topped up with linked nodes: two first certificates over disjoint
+    // sets, neither the region's nearest three, and two chains whose readers never showed
+    // each other's confirmed edits. Here one such follower: E (5th nearest) claims first
+    // over {D, E, F} from a view of the key that leaves A, B and C out; F (6th), starved,
+    // hears none of E's claims; D grants, and takes E for a silent primary. D's own lookup
+    // finds A, B and C: the region is not D's to claim. (Before, D claimed over {D, F} topped
+    // up with linked nodes, F struck: e2 over {A, B, D}, a first certificate no lookup found.)
+    const sim = new HostSim({ seed });
+    await sim.grow(6);
+    const key = await new RegionKeys(sim.world, simKeyHash).key(region);
+    const nearest: SimPeer[] = [];
+    for (const bit of [1, 2, 3, 4, 5, 6]) nearest.push(await sim.add(near(key, bit)));
+    const [, , , D, E, F] = nearest as [SimPeer, SimPeer, SimPeer, SimPeer, SimPeer, SimPeer];
+    const reader = sim.live().find((p) => !nearest.includes(p))!;
+    let split = true;
+    const events = F.wire.replicas.events;
+    const emit = events.emit.bind(events);
+    events.emit = ((name: 'frame', ev: { from: NodeId; msg: { t: string } }) => {
+      if (split && name === 'frame' && ev.msg.t === 'CLAIM' && idEquals(ev.from, E.dht.selfId)) return;
+      emit(name, ev as never);
+    }) as typeof events.emit;
+    // A player whose lookup led to E asks it to claim.
+    seesOnly(E, key, [E, D, F], () => split);
+    seesOnly(reader, key, [E, D, F], () => split);
+    const attached = reader.client.subscribe(region);
+    /** Each first certificate of the region: its primary. */
+    const firsts = new Map<string, string>();
+    const note = () => {
+      for (const p of sim.live()) {
+        const cert = p.host.regionState(region)?.cert;
+        if (cert && !cert.prev) firsts.set(`e${cert.e}`, idToHex(cert.primary));
+      }
+    };
+    for (let t = 0; t < 4000; t += 50) {
+      await sim.run(50);
+      note();
+    }
+    // E's view and the player's join the others' (their joins are over).
+    split = false;
+    for (let t = 0; t < 10_000; t += 50) {
+      await sim.run(50);
+      note();
+    }
+    // One chain, begun by a node its own lookup named (E in its view then, or one of A, B, C), and its edits show.
+    await sim.settle(attached);
+    await sim.settle(reader.client.submit(9, 100, 9, STONE, { x: 9, y: 100, z: 11 }));
+    note();
+    const name = (hex: string) => ['A', 'B', 'C', 'D', 'E', 'F'][nearest.findIndex((p) => p.hex === hex)] ?? hex.slice(0, 6);
+    expect([...firsts.values()].map(name), 'primary of each first certificate of the region').toHaveLength(1);
+    expect([...firsts.values()].map(name), 'primary of each first certificate of the region').not.toContain('D');
+    expect(shown(reader, 9, 100, 9)).toBe(STONE);
+    expect(sim.doublePrimaries()).toEqual([]);
+    sim.stopAll();
+  });
+
   it('a near node that refuses every first claim, naming nothing, holds the region without a primary for FIRST_REFUSALS_MS at most', async () => {
     const sim = new HostSim({ seed: 4 });
     await sim.grow(7);

@@ -347,7 +347,15 @@ export class RegionClaimant extends RegionSide {
       // Our frames to the other hosts must not go through it while it is taken for dead.
       if (this.region.primary) this.ctx.dht.suspect(this.region.primary);
     }
-    let hosts = given ?? (await this.claimHosts(primarySilent ? this.region.primaryHex : ''));
+    // Holding no certificate as this claim starts, and following a first claim we granted
+    // (it named no certificate either), ours is a first claim too and names our lookup's set
+    // (candidateHosts), whatever certificate comes to us meanwhile: the hosts we hold are
+    // those of a claim that never certified, and a chain the location record carries (read
+    // below, after the host set) names hosts of its own. Not when the claim we follow built
+    // on a chain we do not hold (we are new to the region): its hosts are that chain's next
+    // set, and a lookup then waits on the dead primary and the hosts that died with it.
+    const first = !given && !this.el.cert && this.el.followsRoot(this.region.epoch, this.region.primaryHex);
+    let hosts = given ?? (await this.claimHosts(primarySilent ? this.region.primaryHex : '', first));
     if (this.region.stopped || !this.current(run)) return false;
     // The region's closest nodes leave us out, but our certificate's majority is gone and
     // the others refuse every claim from outside its set until one of its hosts rebases
@@ -652,8 +660,8 @@ export class RegionClaimant extends RegionSide {
   }
 
   /** The host set to claim over: the candidates (below), of them those alive (liveHosts). */
-  private async claimHosts(silent: string): Promise<NodeId[]> {
-    return this.liveHosts(await this.candidateHosts(silent), silent);
+  private async claimHosts(silent: string, first: boolean): Promise<NodeId[]> {
+    return this.liveHosts(await this.candidateHosts(silent, first), silent);
   }
 
   /**
@@ -723,13 +731,22 @@ export class RegionClaimant extends RegionSide {
    * The candidate host set: a fresh lookup; but when a node of the current epoch's
    * hosts is gone (its link closed, or it is the primary we replace because it went
    * silent), the lookup may wait on that dead node for seconds, so after CLAIM_LOOKUP_MS
-   * we claim over the current hosts minus the gone ones.
+   * we claim over the current hosts minus the gone ones. Not for a first claim (`first`: we
+   * held no certificate as the claim began and follow a first claim we granted), whatever
+   * came to us since: the hosts we hold are then those of a claim that never certified, its
+   * claimant the "primary" gone silent, and our claim names what our lookup found ("First
+   * certificates").
+   * Two such followers of two failed first claims each claimed over that claim's hosts
+   * topped up with linked nodes, neither the region's nearest, and both certified: two
+   * chains over disjoint sets (the 8-bot world at load 36, region 0,0: e2 over {ff11, 4436,
+   * 1bf7} and over {93e5, 9b74, b101}, the nearest three being {ff11, 8d1e, 93e5}), each
+   * chain's readers never showing the other's confirmed edits (hosting-first-claims.test.ts).
    */
-  private async candidateHosts(silent: string): Promise<NodeId[]> {
+  private async candidateHosts(silent: string, first: boolean): Promise<NodeId[]> {
     const lookup = this.ctx.hostSet(this.region.key, true);
     const known = this.knownHosts(silent);
     const majority = Math.floor(this.region.hosts.length / 2) + 1;
-    if (known.length === this.region.hosts.length || known.length < majority || !has(known, this.ctx.selfId)) return lookup;
+    if (first || known.length === this.region.hosts.length || known.length < majority || !has(known, this.ctx.selfId)) return lookup;
     lookup.catch(() => {});
     // The primary we replace went silent: it is the node closest to the key, so the lookup
     // almost always waits on it. Its link, merely closed, is another matter (no wait there).

@@ -155,7 +155,7 @@ export class RegionGranter extends RegionSide {
     // We followed a primary that went silent (a claim is granted over a live one only when it
     // handed over): our answers must not be routed through it while it is taken for dead.
     const silentPrimary = this.region.role === 'backup' && this.region.primary && this.region.primaryHex !== fromHex && this.region.handoffTo !== fromHex ? this.region.primary : undefined;
-    this.el.grant(m.e, m.hosts, from, fromHex);
+    this.el.grant(m.e, m.hosts, from, fromHex, !m.known);
     this.region.roles.handoffOver();
     this.region.wakeClaim();
     try {
