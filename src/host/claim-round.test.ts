@@ -71,22 +71,40 @@ describe('claim round', () => {
     expect(r.learned.map((q) => q.e)).toEqual([3, 4, 5].slice(-MAX_PEND));
   });
 
-  it('counts a refuser as a live host only for news: a granted epoch it names only where another answer names it too', () => {
+  it('counts a refuser as a live host only for news: a granted epoch it names only where another answer among our 3 nearest names it too', () => {
     const r = round();
     const [a, b, c, d] = [A, B, C, D].map(idToHex) as [string, string, string, string];
+    const near = new Set([a, b, c, d]);
     const made = { e: 5, hosts: [id(0xa5), id(0x5a)] };
     for (const hex of [a, b, c, d]) r.answered.add(hex);
     r.refusal(a, false, 5, made); // a made-up epoch, its word alone
     r.refusal(b, false, 5); // bare
     r.refusal(c, true, 5); // a newer certificate (checked by the caller)
     r.refusal(d, false, 5, { e: 5, hosts: [id(0xa5), id(0x5b)] }); // another epoch's set: no backing
-    expect([...r.alive(undefined)].sort()).toEqual([c]);
+    expect([...r.alive(undefined, near)].sort()).toEqual([c]);
     // A second node names the same epoch and set: a claim that may have certified.
     const backed = round();
     for (const hex of [a, b]) backed.answered.add(hex);
     backed.refusal(a, false, 5, made);
     backed.refusal(b, false, 5, { ...made, hosts: [...made.hosts].reverse() });
-    expect([...backed.alive(undefined)].sort()).toEqual([a, b].sort());
+    expect([...backed.alive(undefined, near)].sort()).toEqual([a, b].sort());
+    // Not where the second, or the first, is not among our nearest: an id of the attacker's
+    // anywhere, asked as a host of the made-up set, names it as readily.
+    expect([...backed.alive(undefined, new Set([a]))]).toEqual([]);
+    expect([...backed.alive(undefined, new Set([b]))]).toEqual([]);
+  });
+
+  it("counts the previous set's primary as live only while a majority of that set answered at all", () => {
+    const known = { e: 5, primary: A, hosts: [A, B, C], grants: [] };
+    const t = terms({ hosts: [SELF, D, A], prev: { e: 5, hosts: known.hosts } });
+    const r = round(t);
+    const [a, b] = [A, B].map(idToHex) as [string, string];
+    r.answered.add(a);
+    r.refusal(a, false, 5); // 'alive primary', its backups silent
+    expect([...r.alive(known, new Set())]).toEqual([]);
+    r.answered.add(b);
+    r.refusal(b, false, 5); // 'primary alive'
+    expect([...r.alive(known, new Set())]).toEqual([a]);
   });
 
   it('reports the granted epochs it covered of whose set no majority answered', () => {

@@ -93,18 +93,24 @@ export class ClaimRound {
 
   /**
    * Whether a granted epoch `hex`'s refusals named is backed by another node's answer: a
-   * refusal from another node naming the same epoch and set. The claimant cannot check a
+   * refusal from another node naming the same epoch and set, both of them among the
+   * REBASE_RANK nodes we find nearest the key (`near`, hex). The claimant cannot check a
    * `pend` (a grant of a claim that may never have certified: no certificate, no signature
    * but its sender's vouches for it), and one host's word costs nothing: a hostile backup
    * that named a made-up epoch over two ids no node holds with every refusal counted as a
    * live host of the set, and the survivor never rebased (hosting-rebase-hostile.test.ts).
-   * A claim that may have certified had a majority of its own set and of the set it built on
-   * grant it, and each of them holds it until the claimant abandons it: asked by a claim that
-   * does not cover it, a second one names it too; asked by one that covers it, they grant.
+   * Nor does a second id's word anywhere: named in the made-up set, a live id of the
+   * attacker's far from the key was asked by the next claim and named it too, and the
+   * survivor never rebased either ('backed-pend'). Two ids among our 3 nearest are the
+   * region (the model's limit). A claim that may have certified had a majority of its own
+   * set and of the set it built on grant it, and each of them holds it until the claimant
+   * abandons it: asked by a claim that does not cover it, a second one names it too; asked
+   * by one that covers it, they grant; its primary, alive, names its certificate.
    */
-  private backed(hex: string): boolean {
+  private backed(hex: string, near: ReadonlySet<string>): boolean {
     const named = this.pends.get(hex) ?? [];
-    return [...this.pends].some(([other, qs]) => other !== hex && this.answered.has(other) && qs.some((r) => named.some((q) => q.e === r.e && sameSet(q.hosts, r.hosts))));
+    if (!near.has(hex)) return false;
+    return [...this.pends].some(([other, qs]) => other !== hex && near.has(other) && this.answered.has(other) && qs.some((r) => named.some((q) => q.e === r.e && sameSet(q.hosts, r.hosts))));
   }
 
   /** What `hex`'s refusals named turned out to be no news (a certificate whose grants do not verify): as if they named nothing. */
@@ -115,17 +121,26 @@ export class ClaimRound {
 
   /**
    * Who answered as a live host of `known` counts for the rebase (election.ts `afterClaim`):
-   * a grant, a refusal with news, and any answer from `known`'s primary. Not a backup of it
-   * whose refusals named nothing: with the primary silent, a successor of `known` needs that
-   * backup's grant or ours, and its refusal would name it (as a certificate or a granted
-   * epoch), so a bare one says only that it is alive, and a hostile backup that refused
-   * every claim kept the survivor from ever rebasing (the region had no primary for good).
-   * A granted epoch it named counts only as another answer backs it (`backed`). A live
-   * primary answers for itself: it is never deposed this way.
+   * a grant, a refusal with news, and an answer from `known`'s primary while a majority of
+   * `known`'s hosts answered at all (us included). Not a backup of it whose refusals named
+   * nothing: with the primary silent, a successor of `known` needs that backup's grant or
+   * ours, and its refusal would name it (as a certificate or a granted epoch), so a bare one
+   * says only that it is alive, and a hostile backup that refused every claim kept the
+   * survivor from ever rebasing (the region had no primary for good). A granted epoch it
+   * named counts only as another answer among our nearest backs it (`backed`, `near`: hex).
+   * A live primary answers for itself and its backups answer beside it ('primary alive'):
+   * such a set is never deposed this way. A primary whose backups say nothing is one vote:
+   * one live id of the attacker's, primary of a chain of its own ids anchored near the key,
+   * refusing every claim, held the rebase off for good (hosting-sybil.test.ts).
    */
-  alive(known: EpochCert | undefined): Set<string> {
-    const primary = known ? idToHex(known.primary) : '';
-    return new Set([...this.answered].filter((hex) => !this.bare.has(hex) || this.told.has(hex) || this.grants.has(hex) || hex === primary || this.backed(hex)));
+  alive(known: EpochCert | undefined, near: ReadonlySet<string>): Set<string> {
+    const primary = known && this.heardOf(known.hosts) >= quorum(known.hosts.length) ? idToHex(known.primary) : '';
+    return new Set([...this.answered].filter((hex) => !this.bare.has(hex) || this.told.has(hex) || this.grants.has(hex) || hex === primary || this.backed(hex, near)));
+  }
+
+  /** How many of `hosts` answered our claim at all (bare refusals too), our own grant counting for us. */
+  private heardOf(hosts: readonly NodeId[]): number {
+    return hosts.filter((h) => this.answered.has(idToHex(h)) || this.grants.has(idToHex(h))).length;
   }
 
   /**
@@ -135,7 +150,7 @@ export class ClaimRound {
    * epoch made up over ids no node holds holds off one claim, not every claim after it.
    */
   unheard(): CertPrev[] {
-    return (this.terms.pend ?? []).filter((q) => q.hosts.filter((h) => this.answered.has(idToHex(h)) || this.grants.has(idToHex(h))).length < quorum(q.hosts.length));
+    return (this.terms.pend ?? []).filter((q) => this.heardOf(q.hosts) < quorum(q.hosts.length));
   }
 
   /** The certificate the grants make, or undefined while they are too few. */

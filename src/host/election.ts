@@ -444,8 +444,8 @@ export class Election {
     // ours that needs that majority can win.
     const noMajority = !!known && known.hosts.filter((h) => idEquals(h, this.self) || o.answered.has(idToHex(h))).length < quorum(known.hosts.length);
     // But a primary that answered is alive, whatever its backups' bare refusals say ('primary
-    // alive': claim-round.ts `alive` leaves them out for a silent primary's sake): its set is
-    // not silent. Taken for silence, a round of a claimant outside an honest set its primary
+    // alive': claim-round.ts `alive` leaves them out for a silent primary's sake, and counts
+    // the primary only while a majority of its set answered at all): its set is not silent. Taken for silence, a round of a claimant outside an honest set its primary
     // had filled from links (host-set-check.ts: the nearer nodes quiet, so the set was
     // rebasable) let it rebase over the live primary rebaseMs later: two chains ran on
     // (rebase-live-primary.test.ts). Not for a learnt far chain (`knownFar`): one live key

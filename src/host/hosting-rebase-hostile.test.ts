@@ -12,7 +12,7 @@
 // what kept region 2,1 of sybil_1k (seed 1, with FRESH_RANK) without a primary for 158 s.
 import { describe, expect, it } from 'vitest';
 import { every } from '../core/clock';
-import { idToHex, randomId, type NodeId } from '../core/node-id';
+import { idToHex, randomId, sortByDistance, type NodeId } from '../core/node-id';
 import { seededRandom } from '../core/seeded-random';
 import { signGrant, type EpochCert } from '../region/epoch-cert';
 import { RegionKeys, regionName, type RegionCoord } from '../region/region-key';
@@ -30,12 +30,14 @@ const BOUND_MS = HOST_DEFAULTS.rebaseMs + 15_000;
  * the claim's own with its epoch raised (a forgery: no grant in it verifies), the claim's
  * own again (every grant verifies, nothing newer), or one of the next epoch over its own key
  * and a key that is no node (every grant verifies; anchored nowhere). Or a refusal naming a
- * granted epoch the claim must cover, made up: two ids no node holds.
+ * granted epoch the claim must cover, made up: two ids no node holds ('forged-pend'), or the
+ * hostile backup and a second live node of the attacker's, which names it too when asked
+ * ('backed-pend': the epoch after the claim's certificate, learnt once claims go past it).
  */
-type Hostility = 'silent' | 'refuses' | 'forged-cert' | 'replayed-cert' | 'minted-cert' | 'forged-pend';
+type Hostility = 'silent' | 'refuses' | 'forged-cert' | 'replayed-cert' | 'minted-cert' | 'forged-pend' | 'backed-pend';
 
-/** The hostile backup: its host stopped, every CLAIM answered as `how` says (a refusal promising that epoch). */
-function hostile(sim: HostSim, p: SimPeer, how: Hostility): { refusals: number } {
+/** The hostile backup: its host stopped, every CLAIM answered as `how` says (a refusal promising that epoch); `partner`: the attacker's other live node ('backed-pend'). */
+function hostile(sim: HostSim, p: SimPeer, how: Hostility, partner?: SimPeer): { refusals: number } {
   p.host.stop();
   const out = { refusals: 0 };
   // Its own key and one more that is no node: a newer certificate whose every grant verifies, over the two.
@@ -56,7 +58,8 @@ function hostile(sim: HostSim, p: SimPeer, how: Hostility): { refusals: number }
       // Forged (no grant verifies), or the claim's own certificate named again (every grant verifies).
       const cert = how === 'forged-cert' && msg.known ? { cert: { ...msg.known, e: msg.known.e + 1 } } : how === 'replayed-cert' && msg.known ? { cert: msg.known } : {};
       // A granted epoch to cover, made up: the claim's own epoch over two ids no node holds.
-      const pend = how === 'forged-pend' ? { pend: { e: msg.e, hosts: [new Uint8Array(20).fill(0xa5), new Uint8Array(20).fill(0x5a)] } } : {};
+      // Or the epoch after the claim's certificate over the attacker's two live nodes, named alike by both.
+      const pend = how === 'forged-pend' ? { pend: { e: msg.e, hosts: [new Uint8Array(20).fill(0xa5), new Uint8Array(20).fill(0x5a)] } } : how === 'backed-pend' && msg.known && partner ? { pend: { e: msg.known.e + 1, hosts: [p.dht.selfId, partner.dht.selfId] } } : {};
       p.wire.replicas.send(from, { t: 'GRANT', rx: msg.rx, rz: msg.rz, e: msg.e, ok: false, promised: msg.e, reqs: [], ...cert, ...pend });
     });
   }
@@ -72,15 +75,18 @@ async function hostedWithHostile(seed: number, how: Hostility) {
   const backups = sim.backupsOf(R);
   expect(backups.length).toBe(2);
   const [bad, honest] = backups as [SimPeer, SimPeer];
-  return { sim, player, primary, bad, honest, h: hostile(sim, bad, how) };
+  // 'backed-pend': the attacker's second live node is the one farthest from the key, no near id.
+  const key = await new RegionKeys(sim.world, simKeyHash).key(R);
+  const partner = how === 'backed-pend' ? sortByDistance(sim.live().filter((p) => p !== player && p !== primary && !backups.includes(p)), (p) => p.dht.selfId, key).at(-1) : undefined;
+  return { sim, player, primary, bad, honest, partner, h: hostile(sim, bad, how, partner), partnerH: partner ? hostile(sim, partner, how, bad) : undefined };
 }
 
 async function run(seed: number, how: Hostility) {
-  const { sim, player, primary, bad, honest: survivor, h } = await hostedWithHostile(seed, how);
+  const { sim, player, primary, bad, honest: survivor, partner, h, partnerH } = await hostedWithHostile(seed, how);
   sim.kill(primary.hex);
   const killedAt = sim.clock.now();
   // A subscriber that held nothing of the region, as the kit's fresh subscriber.
-  const fresh = sim.live().find((p) => p !== bad && p !== survivor && p !== player && !p.host.regionState(R))!;
+  const fresh = sim.live().find((p) => p !== bad && p !== survivor && p !== player && p !== partner && !p.host.regionState(R))!;
   await sim.settle(fresh.client.subscribe(R), 60_000).catch(() => {});
   let confirmedAt = -1;
   for (let i = 0; confirmedAt < 0 && sim.clock.now() - killedAt < BOUND_MS + 10_000; i++) {
@@ -89,17 +95,18 @@ async function run(seed: number, how: Hostility) {
     if (ok) confirmedAt = sim.clock.now();
     else await sim.run(1000);
   }
-  const out = { recoverMs: confirmedAt < 0 ? -1 : confirmedAt - killedAt, refusals: h.refusals, primaryAtEnd: sim.primaryOf(NAME), bad, survivor, doubles: sim.doublePrimaries() };
+  const out = { recoverMs: confirmedAt < 0 ? -1 : confirmedAt - killedAt, refusals: h.refusals, partnerRefusals: partnerH?.refusals ?? 0, primaryAtEnd: sim.primaryOf(NAME), bad, survivor, doubles: sim.doublePrimaries() };
   sim.stopAll();
   return out;
 }
 
 describe('a rebase over a set whose primary died and one of whose backups is hostile (simulated)', () => {
-  const said: Record<Hostility, string> = { silent: 'says nothing', refuses: 'refuses every claim', 'forged-cert': 'refuses every claim naming a forged newer certificate', 'replayed-cert': "refuses every claim naming the claim's own certificate", 'minted-cert': 'refuses every claim naming a newer certificate over its own two keys (every grant verifies)', 'forged-pend': 'refuses every claim naming a granted epoch of two ids no node holds' };
+  const said: Record<Hostility, string> = { silent: 'says nothing', refuses: 'refuses every claim', 'forged-cert': 'refuses every claim naming a forged newer certificate', 'replayed-cert': "refuses every claim naming the claim's own certificate", 'minted-cert': 'refuses every claim naming a newer certificate over its own two keys (every grant verifies)', 'forged-pend': 'refuses every claim naming a granted epoch of two ids no node holds', 'backed-pend': 'and a live node of the attacker\'s far from the key refuse every claim naming a granted epoch over the two' };
   const check = async (how: Hostility) => {
     const r = await run(3, how);
     console.log(`kill to an edit confirmed at a fresh subscriber: ${r.recoverMs} ms; refusals sent by the hostile backup: ${r.refusals}`);
     if (how !== 'silent') expect(r.refusals, 'the hostile backup was asked and refused').toBeGreaterThan(0);
+    if (how === 'backed-pend') expect(r.partnerRefusals, 'the far node, named in the granted epoch, was asked and refused').toBeGreaterThan(0);
     expect(r.recoverMs, 'an edit confirmed at a fresh subscriber').toBeGreaterThanOrEqual(0);
     expect(r.recoverMs).toBeLessThan(BOUND_MS);
     expect(r.primaryAtEnd && r.primaryAtEnd !== r.bad).toBe(true);
@@ -110,7 +117,11 @@ describe('a rebase over a set whose primary died and one of whose backups is hos
   // set a covering claim heard no majority of is not learnt again for a while (election.ts
   // `unheardLately`). Before, the refuser counted as a live host of the previous set and the
   // survivor never rebased (no edit confirmed in 35 s), every claim covering the made-up epoch.
-  for (const how of ['silent', 'refuses', 'forged-cert', 'replayed-cert', 'minted-cert', 'forged-pend'] as const) {
+  // Nor where a second live id of the attacker's, far from the key, named in that epoch's set
+  // and so asked by the next claim, names it too ('backed-pend'): the other answer must come
+  // from among the claimant's 3 nearest, as must the refuser's own. Before, the two backed
+  // each other and the survivor never rebased (no edit confirmed in 35 s).
+  for (const how of ['silent', 'refuses', 'forged-cert', 'replayed-cert', 'minted-cert', 'forged-pend', 'backed-pend'] as const) {
     it(`the honest survivor gets the region a primary again; the hostile backup ${said[how]}`, () => check(how));
   }
 });

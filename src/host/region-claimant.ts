@@ -498,7 +498,7 @@ export class RegionClaimant extends RegionSide {
     if (!cert && this.el.forks.length) this.el.forks = this.el.forks.filter((f) => !pend.some((q) => q.e === f.e && sameSet(q.hosts, f.hosts)));
     // Refusals raise our next epoch and name granted epochs to cover; a silent majority of
     // the previous set is evidence for a rebase, or holds our claims back (election.ts).
-    this.el.afterClaim({ known, certified: !!cert, answered: round.alive(known), fault: round.fault() ?? undefined, learned: round.learned, unheard: round.unheard(), highestRefusal: round.highestRefusal, knownFar }, this.ctx.clock.now(), o.rebaseMs);
+    this.el.afterClaim({ known, certified: !!cert, answered: round.alive(known, this.ctx.certs.rebaseNear(this.region.key)), fault: round.fault() ?? undefined, learned: round.learned, unheard: round.unheard(), highestRefusal: round.highestRefusal, knownFar }, this.ctx.clock.now(), o.rebaseMs);
     this.region.trace(`claim e${e} ${cert ? `certified${rebase ? ' (rebase)' : ''}${known ? ` over e${known.e}` : ''}` : `failed (${round.fault() ?? 'no answer'})`} granted ${round.granted().map((g) => g.slice(0, 6)).join(',')} promised ${this.el.promised}`);
     // Hosts that said nothing may be alive on another island of a healed partition (no
     // overlay path leads there): the relay can still dial them, and one link joins the halves.

@@ -187,6 +187,14 @@ export class CertChecker {
   }
 
   /**
+   * The REBASE_RANK nodes we find nearest `key` that show `idWorkBits` of work (hex), the
+   * rank `rebasable` judges by: two attacker ids among them are the region (the model's limit).
+   */
+  rebaseNear(key: NodeId): Set<string> {
+    return new Set(this.view.near(key, REBASE_RANK).filter((id) => workedId(id, this.idWorkBits)).map(idToHex));
+  }
+
+  /**
    * Whether, as the primary of `own`, we may merge the validly signed fork `fork` into our
    * next epoch (cert-anchor.ts `mergeable`, judged in our own view: `r` of its hosts among the
    * 2r nearest we know). `via`: the sender (hex), whose derivation budget new keys spend;

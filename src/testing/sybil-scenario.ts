@@ -85,6 +85,8 @@ export interface SybilResult {
   firstEditMs?: number;
   /** The epoch of the honest primary's certificate at the end (the chain the region runs on). */
   epochAtEnd?: number;
+  /** Records scenario with `refusers`: CLAIMs the attacker's nodes refused. */
+  claimsRefused?: number;
 }
 
 export type ReplicaMsg = Parameters<SimPeer['wire']['replicas']['send']>[1];
@@ -252,6 +254,12 @@ export interface SybilOptions {
    * (region-claimant.ts fallbackToDht), which the log's is not.
    */
   editLogOnly?: boolean;
+  /**
+   * DHT records: this many of the attacker's live nodes (the rogue, primary of the chain it
+   * signed, first; then its near ids) refuse every CLAIM of the region, naming nothing, as a
+   * live set's primary ('alive primary') and backups ('primary alive') do.
+   */
+  refusers?: number;
   /**
    * OFFER: the attacker runs this many genuine backups of the region's host set (keys the
    * set names, placed there as any node near the key is) and offers from each, with the
@@ -493,6 +501,8 @@ export async function runRecordScenario(seed: number, visited: boolean, o: Sybil
   const put = () => Promise.all([...(o.editLogOnly ? [] : [putLocation(w.atk.node.dht, key, auth, 1)]), putEdits(w.atk.node.dht, key, auth, { e: forged.e, s: PLANTED }, planted, simKeyHash)]);
   await w.sim.settle(put());
   w.atk.serve(r, forged, planted);
+  const refused = { n: 0 };
+  for (const p of w.atk.nodes.slice(0, o.refusers ?? 0)) refuseClaims(p, r, refused);
   await w.sim.run(1000);
   const reader = visited ? await w.sim.add(undefined, { playOnly: true }) : farPlayer(w, key);
   const watch = new Watch(w, r, planted);
@@ -505,7 +515,17 @@ export async function runRecordScenario(seed: number, visited: boolean, o: Sybil
   if (o.farGranters && primary && !w.atk.owns(primary)) for (const p of w.atk.nodes) w.atk.send(primary, { t: 'OFFER', ...r, entries: encodeEntries(planted), cert: forged }, p);
   watch.sample();
   const struck = o.kill ? strike(w, r, reader, () => void put().catch(() => {})) : undefined;
-  return finish(w, r, reader, watch, rank, !!before && w.sim.primaryOf(r) !== before.primary && !struck, struck, undefined, subscribedAt);
+  const result = await finish(w, r, reader, watch, rank, !!before && w.sim.primaryOf(r) !== before.primary && !struck, struck, undefined, subscribedAt);
+  return o.refusers ? { ...result, claimsRefused: refused.n } : result;
+}
+
+/** `p` (the attacker's) refuses every CLAIM of `r`, naming nothing (counted in `refused`). */
+function refuseClaims(p: SimPeer, r: RegionCoord, refused: { n: number }): void {
+  p.wire.replicas.events.on('frame', ({ from, msg }) => {
+    if (msg.t !== 'CLAIM' || regionName(msg) !== regionName(r)) return;
+    refused.n++;
+    p.wire.replicas.send(from, { t: 'GRANT', ...r, e: msg.e, ok: false, promised: msg.e, reqs: [] });
+  });
 }
 
 /** What a far player drew of a region it does not subscribe to. */
