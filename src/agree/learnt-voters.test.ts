@@ -3,15 +3,15 @@
 // rule 3) and follows the primary of a SYNC that names it a host. Its items then voted in that
 // certificate's host set: the attacker's two keys and itself, the attacker's keys a majority,
 // so their signatures alone proved a decision (one-of-a-kind items, carries) to it. A voter
-// set is built only from a certificate the host anchored (region-items.ts `follow`). A HANDOFF
-// carrying such a certificate made its receiver claim at once over the certificate's hosts; the
-// attacker's live key granted, the claim won, and the receiver's own certificate, anchored as
-// every won claim is, named the attacker's two keys: its voters again (region-granter.ts
-// `onHandoff`). Open (docs/TRUST.md "Open gaps"): `it.fails` until a learnt HANDOFF
-// certificate starts no claim over its hosts. Making it claim nothing turned adversary.test.ts's
-// learnt-idle-host tests red: that claim, failing over the attacker's keys that are no nodes,
-// is what drops the learnt epoch (no majority of its set answered), so the host then followed
-// the real chain at the same epoch, and what stored the region (kept learnt across a restart).
+// set is built only from a certificate the host anchored (region-items.ts `follow`), and never
+// from a set it held as learnt, even as the previous set of its own later certificate
+// (election.ts `heldLearnt`). A HANDOFF carrying such a certificate made its receiver claim at
+// once over the certificate's hosts; the attacker's live key granted, the claim won, and the
+// receiver's own certificate, anchored as every won claim is, named the attacker's two keys:
+// its voters again. It claims only when its own lookup finds it nearest the key, over that
+// lookup's set, and pings the learnt hosts instead (region-granter.ts `onHandoff`): the
+// adversary kit's learnt-idle-host tests (adversary.test.ts) hold what that claim, failing
+// over keys that are no nodes, gave (its claims held back, the region stored as learnt).
 import { describe, expect, it } from 'vitest';
 import { hexToId, idToHex, sortByDistance } from '../core/node-id';
 import { claimTerms } from '../host/grant-rules';
@@ -71,6 +71,29 @@ function mintOver(atk: Attacker, keyC: Uint8Array, target: SimPeer): Promise<Epo
   return atk.mint(keyC, { e: 3, primary: atk.id, hosts: [hexToId(target.hex), k0!.id, k1!.id], prev: { e: 2, hosts: [k0!.id, k1!.id] } });
 }
 
+/**
+ * The rogue hands region C to the honest node `rank` nearest its key (0: the nearest) under
+ * epoch 3 over that node and the attacker's two keys, and grants every claim of it; 5 s of
+ * the target's voter sets, sampled every 250 ms.
+ */
+async function handoffAttack(seed: number, rank: number) {
+  const { sim, rogue, atk, C, keyC, name } = await scene(seed);
+  const target = sortByDistance(sim.live().filter((p) => p !== rogue), (p) => p.dht.selfId, keyC)[rank]!;
+  const granted = grantEveryClaim(sim, rogue, C, keyC, target.hex);
+  const cert = await mintOver(atk, keyC, target);
+  rogue.wire.replicas.send(hexToId(target.hex), { t: 'HANDOFF', ...C, e: 4, cert });
+  const attackers = new Set(atk.keys.map((k) => idToHex(k.id)));
+  const majorities: string[] = [];
+  let held = false;
+  for (let t = 0; t < 20; t++) {
+    await sim.run(250);
+    const region = target.host.knownRegions().find((r) => r.name === name);
+    held ||= !!region?.cert && region.cert.e >= 3;
+    majorities.push(...attackerMajorities(sim.items.get(target.hex), name, attackers, t));
+  }
+  return { sim, target, name, attackers, granted, held, majorities };
+}
+
 describe('item voters from a learnt certificate (simulated, an attacker with two keys)', () => {
   for (const seed of [51, 52]) {
     it(`a host that learnt a SYNC's certificate naming it beside two attacker keys follows it but builds no voter set from it (seed ${seed})`, async () => {
@@ -96,25 +119,27 @@ describe('item voters from a learnt certificate (simulated, an attacker with two
     });
   }
   for (const seed of [51, 52]) {
-    it.fails(`a HANDOFF with such a certificate starts no claim over its hosts, which the attacker's grant would win (seed ${seed})`, async () => {
-      const { sim, rogue, atk, C, keyC, name } = await scene(seed);
-      // Not the nearest node: its own lookup would not make it claim.
-      const target = sortByDistance(sim.live().filter((p) => p !== rogue), (p) => p.dht.selfId, keyC)[1]!;
-      const granted = grantEveryClaim(sim, rogue, C, keyC, target.hex);
-      const cert = await mintOver(atk, keyC, target);
-      rogue.wire.replicas.send(hexToId(target.hex), { t: 'HANDOFF', ...C, e: 4, cert });
-      const attackers = new Set(atk.keys.map((k) => idToHex(k.id)));
-      const majorities: string[] = [];
-      let held = false;
-      for (let t = 0; t < 20; t++) {
-        await sim.run(250);
-        const region = target.host.knownRegions().find((r) => r.name === name);
-        held ||= !!region?.cert && region.cert.e >= 3;
-        majorities.push(...attackerMajorities(sim.items.get(target.hex), name, attackers, t));
-      }
+    it(`a HANDOFF with such a certificate starts no claim over its hosts, which the attacker's grant would win (seed ${seed})`, async () => {
+      // Not the nearest node: its own lookup does not make it claim.
+      const { sim, granted, held, majorities } = await handoffAttack(seed, 1);
       // The frame reached the target, which took its certificate (learnt).
       expect(held, 'the target took the HANDOFF certificate').toBe(true);
       expect(granted.claims, 'claims of the target the rogue granted').toBe(0);
+      expect(majorities, 'voter sets with an attacker majority at the target').toEqual([]);
+      sim.stopAll();
+    });
+  }
+  for (const seed of [51, 52]) {
+    it(`a HANDOFF with such a certificate to the node nearest the key: its claim over its own lookup's set, built on the certificate, names no voter set of it (seed ${seed})`, async () => {
+      const { sim, target, name, attackers, granted, held, majorities } = await handoffAttack(seed, 0);
+      const region = target.host.knownRegions().find((r) => r.name === name);
+      expect(held, 'the target took the HANDOFF certificate').toBe(true);
+      // The attack ran: the claim, built on the learnt certificate, needed a majority of its
+      // hosts, and the attacker's live key granted it.
+      expect(granted.claims, 'claims of the target the rogue granted').toBeGreaterThan(0);
+      expect(region?.role, 'the target won its claim').toBe('primary');
+      expect(region?.el.learnt, 'its certificate anchored').toBeUndefined();
+      expect(region?.cert?.hosts.map(idToHex).filter((h) => attackers.has(h)), "attacker keys among its certificate's hosts").toEqual([]);
       expect(majorities, 'voter sets with an attacker majority at the target').toEqual([]);
       sim.stopAll();
     });

@@ -16,7 +16,6 @@
 // - Drops and carries: only the primary takes them, each signed by the item's owner
 //   (owner-request.ts), and they take effect once a majority of the hosts signed them
 //   (replicated-drops.ts, carry-record.ts).
-import { LruMap } from '../core/lru-map';
 import { idToHex, hexToId, type NodeId } from '../core/node-id';
 import type { Random } from '../core/seeded-random';
 import type { ItemsRegion } from '../host/items-region';
@@ -51,9 +50,6 @@ const HANDOVER_WAIT_MS = 3000;
 const CATCH_UP_MS = 30_000;
 /** A host answers a state behind its own with its own, at most this often per sender (a new host pulls the ledger). */
 const ANSWER_STATE_MS = 1000;
-/** Learnt host sets remembered per region (`learntSets`). */
-const MAX_LEARNT_SETS = 8;
-
 /** The area of region (rx, rz): one ledger per region. */
 export const areaOf = (r: { rx: number; rz: number }): ItemArea => ({ ax: r.rx, az: r.rz, x0: r.rx * REGION_BLOCKS, z0: r.rz * REGION_BLOCKS, size: REGION_BLOCKS });
 
@@ -101,12 +97,6 @@ export class RegionItems {
   /** The voter sets of the epochs this host followed (and each certificate's previous one), by epoch. */
   private readonly sets = new KnownSets();
   private readonly subsTold = new Set<string>();
-  /**
-   * The host sets (epoch, ids joined) of certificates this host held only as learnt, seen at
-   * a tick: never voters, not even as the previous set a later certificate names (our own
-   * claim over a learnt one, which an attacker's live key granted: docs/TRUST.md "Open gaps").
-   */
-  private readonly learntSets = new LruMap<number, string>(MAX_LEARNT_SETS);
   private stored = '';
   /**
    * Whether our ledger is the region's: we voted in the set before (continuity), or merged
@@ -294,7 +284,6 @@ export class RegionItems {
     // us beside two keys of its own, which would then be a majority of our voter set and
     // prove any decision to us (learnt-voters.test.ts).
     const learnt = !!r.el.learnt;
-    if (learnt && cert) this.heldLearnt(cert.e, cert.hosts);
     const hosting = (r.role === 'primary' || r.role === 'backup') && !!cert && !learnt && cert.e === r.epoch && cert.hosts.some((h) => idToHex(h) === this.self);
     const old = this.voting;
     if (!hosting || !cert) {
@@ -315,7 +304,9 @@ export class RegionItems {
     if (old || !cert.prev) this.current = true;
     if (Number.isNaN(this.joinedAt)) this.joinedAt = now;
     const set = new VoterSet(cert.e, cert.hosts.map(idToHex));
-    const prev = old?.set ?? (cert.prev && !this.wasLearnt(cert.prev.e, cert.prev.hosts) ? new VoterSet(cert.prev.e, cert.prev.hosts.map(idToHex)) : undefined);
+    // Nor is a set the host held as learnt, even as the previous set of its own certificate
+    // (a claim built on a learnt one, which an attacker's live key granted: docs/TRUST.md "Open gaps").
+    const prev = old?.set ?? (cert.prev && !r.el.heldLearnt(cert.prev.e, cert.prev.hosts) ? new VoterSet(cert.prev.e, cert.prev.hosts.map(idToHex)) : undefined);
     if (prev) this.sets.learn(prev);
     this.sets.learn(set);
     const v: Voting = { votes: undefined as unknown as ItemVotes, set, since: now, prev, handovers: new Map(), heard: new Set() };
@@ -328,15 +319,6 @@ export class RegionItems {
     this.voting = v;
     if (old) this.handOver(old, set.ids);
     this.changed = true;
-  }
-
-  /** We hold epoch `e`'s certificate over `hosts` only as learnt (`learntSets`; the last MAX_LEARNT_SETS kept). */
-  private heldLearnt(e: number, hosts: readonly NodeId[]): void {
-    if (this.learntSets.peek(e) === undefined) this.learntSets.set(e, hosts.map(idToHex).join());
-  }
-
-  private wasLearnt(e: number, hosts: readonly NodeId[]): boolean {
-    return this.learntSets.peek(e) === hosts.map(idToHex).join();
   }
 
   private open(v: Voting, id: string): boolean {

@@ -304,4 +304,31 @@ describe('election record', () => {
     expect(el.undoGrant(3, idToHex(C))).toBe(true);
     expect(el.followsRoot(3, idToHex(C))).toBe(false);
   });
+
+  it('remembers the host sets it held as learnt (the newest 8), not the anchored ones, for the items', () => {
+    const el = new Election(SELF);
+    el.adoptCert(cert(3, [C, D, A]), undefined, 'learnt');
+    el.adoptCert(cert(4, [SELF, A, B]));
+    expect(el.learnt, 'the anchored one replaced it').toBeUndefined();
+    expect(el.heldLearnt(3, [A, C, D]), 'in any order').toBe(true);
+    expect(el.heldLearnt(3, [A, B, C]), 'another set of that epoch').toBe(false);
+    expect(el.heldLearnt(4, [SELF, A, B]), 'anchored').toBe(false);
+    for (let e = 10; e < 18; e++) el.adoptCert(cert(e, [B, C, D]), undefined, 'learnt');
+    expect(el.heldLearnt(17, [B, C, D])).toBe(true);
+    expect(el.heldLearnt(3, [C, D, A]), 'past the bound').toBe(false);
+  });
+
+  it('pings of a learnt set no majority answered hold a claimant outside it back as its claim would; a majority answering holds nothing', () => {
+    const learnt = cert(3, [A, B, C]);
+    const el = new Election(SELF);
+    el.adoptCert(learnt, undefined, 'learnt');
+    el.probedLearnt(learnt, new Set([idToHex(A)]), 1000, 10_000, true);
+    expect(el.deferred(10_999 + REBASE_AFTER_MS)).toBe(true);
+    expect(el.prevGone).toEqual({ e: 3, since: 1000 });
+    const alive = new Election(SELF);
+    alive.adoptCert(learnt, undefined, 'learnt');
+    alive.probedLearnt(learnt, new Set([idToHex(A), idToHex(B)]), 1000, 10_000, true);
+    expect(alive.deferred(1001)).toBe(false);
+    expect(alive.prevGone).toBeUndefined();
+  });
 });

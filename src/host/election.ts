@@ -77,6 +77,9 @@ export interface ClaimOutcome {
 export const UNHEARD_MS = 10_000;
 const UNHEARD_KEPT = MAX_GRANTED;
 
+/** Host sets of certificates held as learnt that are remembered (`heldLearnt`). */
+const LEARNT_SETS_KEPT = 8;
+
 /** A claimant outside a set whose majority went silent holds its claims back rebaseMs and this, for the rebase of a host of that set (`afterClaim`). */
 export const REBASE_AFTER_MS = 2 * CLAIM_TIMEOUT_MS;
 
@@ -121,6 +124,11 @@ export class Election {
    */
   private readonly unheardSets = new LruMap<string, number>(UNHEARD_KEPT);
   private readonly unheardNamers = new LruMap<string, number>(UNHEARD_KEPT);
+  /**
+   * The host sets (epoch and `setTag`) of the certificates we held only as learnt, the newest
+   * LEARNT_SETS_KEPT (`heldLearnt`).
+   */
+  private readonly learntSets = new LruMap<string, true>(LEARNT_SETS_KEPT);
   /** Who named each set refusals taught us (`setTag` -> hex), the newest UNHEARD_KEPT. */
   private readonly namers = new LruMap<string, string>(UNHEARD_KEPT);
   /**
@@ -201,6 +209,7 @@ export class Election {
       this.chain = [...before, ...into].filter((x) => x.e < c.e).slice(-MAX_CHAIN);
     }
     this.learnt = hold === 'learnt' ? (this.learnt ?? { promised: this.promised, promisedTo: this.promisedTo, refusedAt: this.refusedAt }) : undefined;
+    if (hold === 'learnt') this.learntSets.set(`${c.e} ${setTag(c.hosts)}`, true);
     this.cert = c;
     this.certRestored = false;
     this.accepted = this.accepted.filter((q) => q.e > c.e);
@@ -240,6 +249,16 @@ export class Election {
    */
   private replaces(c: EpochCert, hold: Hold, learntFar: boolean): boolean {
     return !!this.learnt && learntFar && hold === 'anchored' && !!this.cert && !sameCert(c, this.cert);
+  }
+
+  /**
+   * Whether we held a certificate of epoch `e` over `hosts` only as learnt (one of the last
+   * LEARNT_SETS_KEPT): its set names no item voters, not even as the previous set of a later
+   * certificate of ours (agree/region-items.ts). Our own claim built on a learnt certificate
+   * that an attacker's live key granted names it so (docs/TRUST.md "Open gaps").
+   */
+  heldLearnt(e: number, hosts: readonly NodeId[]): boolean {
+    return this.learntSets.peek(`${e} ${setTag(hosts)}`) !== undefined;
   }
 
   /** The promise `c`, held as `hold`, must not fall below to be followed: ours, or, where it replaces a learnt chain, the one our own grants and claims made. */
@@ -474,6 +493,15 @@ export class Election {
       if (namer) this.unheardNamers.set(namer, now + UNHEARD_MS);
     }
     this.learned = [...this.learned, ...o.learned].filter((q) => !this.unheardLately(q.hosts, this.namers.peek(setTag(q.hosts)) ?? '', now)).slice(-MAX_PEND);
+  }
+
+  /**
+   * Pings of the hosts of `known`, a certificate we hold only as learnt, answered by
+   * `answered` (hex; we count ourselves): what a claim of ours over them that only those
+   * answered would teach (`afterClaim`), no claim sent (region-granter.ts `onHandoff`).
+   */
+  probedLearnt(known: EpochCert, answered: ReadonlySet<string>, now: number, rebaseMs: number, knownFar: boolean): void {
+    this.afterClaim({ known, certified: false, answered, fault: 'no-previous-majority', learned: [], highestRefusal: 0, knownFar }, now, rebaseMs);
   }
 
   /** `hex`'s refusal named `hosts` in `pend`, and we learn it (`unheardLately`). */

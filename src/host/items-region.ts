@@ -19,9 +19,10 @@ export interface ItemsRegion extends Pick<RoleView, 'role' | 'epoch' | 'primaryH
   readonly cert: EpochCert | undefined;
   /**
    * How we hold `cert`: `learnt` is set while it was taken on its signatures alone
-   * (cert-anchor.ts `Hold`, docs/TRUST.md rule 3), and then it names no voters.
+   * (cert-anchor.ts `Hold`, docs/TRUST.md rule 3), and then it names no voters; nor does a
+   * set we ever held so (`heldLearnt`).
    */
-  readonly el: Pick<Election, 'learnt'>;
+  readonly el: Pick<Election, 'learnt' | 'heldLearnt'>;
   readonly ctx: Pick<RegionContext, 'selfHex' | 'clock'>;
   /** While we are primary: who our backups are, who subscribes, where the players stand. */
   readonly duty: Pick<PrimaryDuty, 'backups' | 'subscribers' | 'presence'> | undefined;

@@ -6,7 +6,7 @@
 import { idEquals, idToHex, sortByDistance, type NodeId } from '../core/node-id';
 import { claimTerms, defersToCloser, grantRefusal, grantsAgain, mergeClaim, refusalNews, type LastGrant } from './grant-rules';
 import { forkOf } from '../region/cert-anchor';
-import { signGrant, type GrantSig } from '../region/epoch-cert';
+import { signGrant, type EpochCert, type GrantSig } from '../region/epoch-cert';
 import { MAX_STATE_REQS, type ReplicationMessageOf } from './replication-messages';
 import { encodeEntries, pieces } from '../region/region-state';
 import { proofBytes } from '../region/entry-proofs';
@@ -242,19 +242,53 @@ export class RegionGranter extends RegionSide {
     const stale = own && !this.el.supersedes(cert, 'anchored', this.region.learntFar());
     if (stale) this.ctx.stats.staleFrames++;
     const hold = cert && own && !stale ? await this.region.acceptable(cert, m.chain, fromHex) : false;
-    if (cert && hold && this.el.supersedes(cert, hold, this.region.learntFar())) {
-      // Certified by its own primary: claim at once over its hosts with us in, no lookup (a
-      // lookup under churn can take seconds, while the region has no primary).
+    const adopt = !!cert && !!hold && this.el.supersedes(cert, hold, this.region.learntFar());
+    if (cert && adopt && hold === 'anchored') {
+      // Certified by its own primary, anchored in our view: claim at once over its hosts with
+      // us in, no lookup (a lookup under churn can take seconds, while the region has no primary).
       this.el.adoptCert(cert, m.chain, hold);
       this.ctx.stats.handoffs++;
       const hosts = sortByDistance([this.ctx.selfId, ...cert.hosts.filter((h) => !idEquals(h, this.ctx.selfId))], (x) => x, this.region.key).slice(0, this.ctx.opts.replicas);
       await this.region.claim(Math.min(m.e, cert.e + 1), false, hosts, true);
       return;
     }
+    // Only learnt (rule 3: its hosts are not near the key as we see them): it may be an
+    // attacker's, naming us beside keys of its own. Taken (and stored) as learnt, but its
+    // hosts are neither our claim's set nor asked to grant anything: a claim over them, which
+    // an attacker's live key granted, won us a certificate whose set, anchored as every won
+    // claim is, made its keys a majority of our item voters (learnt-voters.test.ts). Whether a
+    // majority of them is alive is asked by ping instead, while we look up whether we are
+    // nearest the key (`learntAlive`).
+    const probe = cert && adopt ? this.learntProbe(cert, m.chain) : undefined;
     const hosts = await this.ctx.hostSet(this.region.key, true);
     if (hosts[0] && idEquals(hosts[0], this.ctx.selfId)) {
       this.ctx.stats.handoffs++;
       await this.region.claim(0);
+      return;
     }
+    if (probe) await this.learntAlive(cert!, await probe);
+  }
+
+  /** Takes `cert` as learnt and stores it (a restart keeps it learnt); the hex ids of its other hosts that answer a ping within a claim round's time. */
+  private learntProbe(cert: EpochCert, chain: readonly EpochCert[] | undefined): Promise<Set<string>> {
+    this.el.adoptCert(cert, chain, 'learnt');
+    this.region.persist().catch(() => {});
+    return this.ctx.answering(cert.hosts.filter((h) => !idEquals(h, this.ctx.selfId)), CLAIM_TIMEOUT_MS);
+  }
+
+  /**
+   * The probe of a learnt certificate's hosts (`answered`) teaches what a claim over them that
+   * they did not answer would (election.ts `afterClaim`): with no majority of them alive, no
+   * claim of ours built on it can win, so outside its set we hold our claims back for a
+   * rebase, and the silence counts towards our own rebase over it. A host the idle rows of
+   * the adversary kit reached, holding the kit's learnt chain over keys that are no nodes,
+   * claimed otherwise as soon as a claim it had granted went quiet, and was idle (following
+   * no one) once taken into the region's set (adversary.test.ts). Only while we still hold it
+   * and claim nothing (a claim of ours learns its answers itself).
+   */
+  private async learntAlive(cert: EpochCert, answered: Set<string>): Promise<void> {
+    if (this.el.cert !== cert || this.region.stopped || this.region.duty || this.region.role === 'claiming') return;
+    this.region.trace(`learnt e${cert.e}: ${cert.hosts.filter((h) => idEquals(h, this.ctx.selfId) || answered.has(idToHex(h))).length} of its ${cert.hosts.length} hosts alive`);
+    this.el.probedLearnt(cert, answered, this.ctx.clock.now(), this.ctx.opts.rebaseMs, this.region.learntFar());
   }
 }
