@@ -119,49 +119,6 @@ describe('claim round', () => {
     expect(ours.unheard()).toEqual([]);
   });
 
-  it('is hopeless once the refusals alone leave a set it needs short of its majority, and only once the previous set\'s hosts answered or are taken for dead', () => {
-    const none = new Set<string>();
-    const [a, b, c, p] = [A, B, C, D].map(idToHex) as [string, string, string, string];
-    // New set {us, A, C} built on e5 of {P, us, B}: the surviving backup B refused (it heard P lately).
-    const r = round(terms({ hosts: [SELF, A, C], prev: { e: 5, hosts: [D, SELF, B] } }));
-    r.refusal(b, false, 5);
-    r.answered.add(b);
-    expect(r.hopeless(new Set([p])), 'P may still grant as far as the round knows (a handoff): A and C may make the new majority, P and us the old one').toBe(false);
-    r.refusal(a, false, 5);
-    r.answered.add(a);
-    expect(r.hopeless(new Set([p])), 'A refused too: C and we are the new majority still').toBe(false);
-    r.refusal(c, false, 5);
-    expect(r.hopeless(new Set([p])), 'C\'s refusal is not whole yet: a resend may still reach it, and it may grant').toBe(false);
-    r.answered.add(c);
-    expect(r.hopeless(none), 'the silent primary P was asked and has not answered: its answer is evidence for the next claim').toBe(false);
-    expect(r.hopeless(new Set([p])), 'A and C refused: no majority of the new set can grant').toBe(true);
-    // A grant whose signature is still checked is no refusal: its sender may be the majority.
-    const checking = round(terms({ hosts: [SELF, A, C], prev: { e: 5, hosts: [D, SELF, B] } }));
-    for (const hex of [a, b, c]) checking.answered.add(hex);
-    checking.refusal(a, false, 5);
-    expect(checking.hopeless(new Set([p]))).toBe(false);
-    // A first claim needs every host, but one whole refusal does not end it: its refusers are
-    // left out only after FIRST_REFUSALS_MS of such rounds (region-claimant.ts firstRefusals).
-    const first = round(terms({ prev: undefined, hosts: [SELF, A, B] }));
-    first.answered.add(a);
-    first.refusal(a, false, 0);
-    expect(first.hopeless(none)).toBe(false);
-    // Built on a certificate, the same refusals end it.
-    const later = round(terms({ hosts: [SELF, A, B], prev: { e: 5, hosts: [SELF, A, B] } }));
-    for (const hex of [a, b]) {
-      later.answered.add(hex);
-      later.refusal(hex, false, 5);
-    }
-    expect(later.hopeless(none)).toBe(true);
-    // Certified: never hopeless.
-    const won = round();
-    won.addGrant(a, sig(A));
-    won.check(10);
-    won.answered.add(b);
-    won.refusal(b, false, 5);
-    expect(won.hopeless(none)).toBe(false);
-  });
-
   it('certifies a first claim (no previous epoch) only with the grant of every host it names', () => {
     const t = terms({ prev: undefined, hosts: [SELF, A, B] });
     expect(chainRoot(t)).toBe(true);

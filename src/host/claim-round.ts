@@ -2,8 +2,8 @@
 // came back (each checked against the terms), what the refusals taught, the moment the
 // grants make a certificate, when to ask again and when the round is over. Pure: the
 // caller passes the time in; region-claimant.ts sends, signs, checks and waits.
-import { hexToId, idEquals, idToHex, type NodeId } from '../core/node-id';
-import { certShapeFault, chainRoot, MAX_EPOCH_JUMP, MAX_PEND, MIN_CERT_HOSTS, quorum, sameSet, type CertPrev, type ClaimTerms, type EpochCert, type GrantSig } from '../region/epoch-cert';
+import { idEquals, idToHex, type NodeId } from '../core/node-id';
+import { certShapeFault, MAX_EPOCH_JUMP, MAX_PEND, MIN_CERT_HOSTS, quorum, sameSet, type CertPrev, type ClaimTerms, type EpochCert, type GrantSig } from '../region/epoch-cert';
 
 /** A claim that has no quorum after this long failed (region-claimant.ts); a granter holds its own claims back as long for a closer claimant (region-granter.ts). */
 export const CLAIM_TIMEOUT_MS = 1500;
@@ -230,32 +230,6 @@ export class ClaimRound {
    */
   duelled(silent: { has(hex: string): boolean }): boolean {
     return this.quorumAt === null && this.highestRefusal >= this.e && this.allAnswered(silent);
-  }
-
-  /**
-   * Whether no answer still to come can make a certificate: with every target that has not
-   * refused granting, a set the certificate needs (its hosts, the previous set, a pending
-   * set) still lacks its majority. A refusal is final for the round (only those that have
-   * not answered are asked again), counted once its sender's whole answer came (a host whose
-   * refusal is still arriving may yet be asked again, and grant). Only once every host of
-   * the previous and pending sets answered or is taken for dead (`silent`): what they
-   * answered is what a failed claim leaves for the next (election.ts `afterClaim`: whether
-   * that set's majority or its primary lives; `unheard`). A host taken for dead still counts
-   * as one that may grant (a primary grants its handoff's target). Not a chain's root: a
-   * first claim's refusers are left out only after FIRST_REFUSALS_MS of such rounds
-   * (region-claimant.ts `firstRefusals`), and ended at each refusal its rounds came too often
-   * for a near node's view to take the claimant in (hosting-first-claims.test.ts). A round
-   * that could no longer win waited out CLAIM_TIMEOUT_MS: a backup's claim that both other
-   * hosts of its new set refused ('pending e44', 'bad certificate') held the region without
-   * a primary 1.5 s longer (failover_crash under load).
-   */
-  hopeless(silent: { has(hex: string): boolean }): boolean {
-    if (this.quorumAt !== null || chainRoot(this.terms)) return false;
-    const evidence = [...(this.terms.prev?.hosts ?? []), ...(this.terms.pend ?? []).flatMap((q) => q.hosts)].map(idToHex);
-    if (evidence.some((hex) => this.targets.has(hex) && !this.answered.has(hex) && !silent.has(hex))) return false;
-    const refused = (hex: string) => this.answered.has(hex) && !this.grants.has(hex) && (this.bare.has(hex) || this.told.has(hex));
-    const grants = [...this.grants.keys(), ...[...this.targets].filter((hex) => !this.grants.has(hex) && !refused(hex))];
-    return certShapeFault({ ...this.terms, grants: grants.map((hex) => ({ id: hexToId(hex) })) }) !== null;
   }
 
   /** Whether every target answered, not counting those in `skip` (taken for dead). */

@@ -469,10 +469,6 @@ export class RegionClaimant extends RegionSide {
         }
         break;
       }
-      if (this.weighing === 0 && round.hopeless(silent)) {
-        this.region.trace(`claim e${e}: no certificate can form: over`);
-        break;
-      }
       if (now >= deadline || this.region.stopped || this.el.promised !== e || this.el.promisedTo !== this.ctx.selfHex) break;
       await new Promise<void>((resolve) => {
         const t = this.ctx.clock.setTimeout(resolve, Math.min(50, Math.max(1, deadline - now)));
@@ -924,58 +920,48 @@ export class RegionClaimant extends RegionSide {
       if (valid) round.addGrant(fromHex, m.sig!);
       else this.ctx.stats.badCerts++;
     } else {
-      // (Its certificate is checked while the round goes on: the round is not judged hopeless
-      // meanwhile, since what the refusal teaches is read at its end.)
-      this.weighing++;
-      try {
-        round.refusedAt(m.promised);
-        const builtOn = round.terms.prev?.e ?? 0, named = !!m.cert;
-        const doubted = named && this.noNews.get(fromHex) === builtOn;
-        // A granted epoch it names (`pend`) is news only where another answer backs it (ClaimRound `backed`).
-        round.refusal(fromHex, named && !doubted, m.promised, m.pend);
-        // A certificate is news of a live chain only if its grants verify over this region's
-        // key: else it succeeds nothing here (forged, or another world's region of the same
-        // coordinates, its hosts at one relay with ours), and a backup that named one with
-        // every refusal kept the survivor from ever rebasing, as a bare refusal did before.
-        // (Counted as news until checked: the round may end meanwhile, and then errs as before.)
-        if (m.cert && (await this.ctx.certs.signed(this.region.key, m.cert, fromHex))) round.namedNothing(fromHex);
-        // It holds another chain of the region (two first claims over sets that shared no node),
-        // told from a later link of ours by our chain and the refuser's (cert-anchor.ts `forkOf`):
-        // ours goes on if its primary lies nearer the key, and our next epoch merges it; else
-        // that chain's primary merges ours. Never taken as our newer certificate: a primary that
-        // took the other chain's head, higher by epoch, stood aside for it, and what its own chain
-        // confirmed was in no state the other took (hosting-chains-apart.test.ts).
-        const links = [...this.el.chain, ...(m.chain ?? [])];
-        const fork = !!m.cert && !!this.el.cert && !this.el.learnt && forkOf(m.cert, this.el.cert, links);
-        // Or the refuser knows a newer certificate: our next claim must build on it.
-        const hold = m.cert && !fork && this.el.supersedes(m.cert, 'anchored', this.region.learntFar()) ? await this.region.acceptable(m.cert, m.chain, fromHex) : false;
-        if (m.cert && hold && this.el.supersedes(m.cert, hold, this.region.learntFar())) this.el.learnCert(m.cert, m.chain, hold);
-        else if (m.cert && fork && this.el.cert && (await this.ctx.certs.mergeable(this.region.key, m.cert, this.el.cert, this.ctx.opts.replicas, fromHex, links))) this.learnFork(m.cert);
-        // Nor is one we cannot take, or one no newer than the certificate our claim built on (an
-        // honest refuser names its own only when newer: grant-rules.ts `refusalNews`): a hostile
-        // backup that named the claim's own certificate, or one its own two keys granted, with
-        // every refusal kept the survivor from ever rebasing (hosting-rebase-hostile.test.ts).
-        if (named && !(hold && m.cert!.e > builtOn)) {
-          round.namedNothing(fromHex);
-          this.noNews.set(fromHex, builtOn);
-          if (this.noNews.size > NO_NEWS_KEPT) this.noNews.delete(this.noNews.keys().next().value!);
-        } else if (named) {
-          this.noNews.delete(fromHex);
-          if (doubted) round.refusal(fromHex, true, m.promised);
-        }
-        // The refuser granted an epoch above our certificate (checked against the one we hold
-        // now): our next claim must win its hosts too, unless a claim of ours that covered its
-        // set, or one this refuser named, lately heard no majority of it (election.ts `unheardLately`).
-        if (m.pend && !this.el.unheardLately(m.pend.hosts, fromHex, this.ctx.clock.now()) && round.learnPending(m.pend, this.el.cert?.e ?? 0)) this.el.namedPend(m.pend.hosts, fromHex);
-      } finally {
-        this.weighing--;
+      round.refusedAt(m.promised);
+      const builtOn = round.terms.prev?.e ?? 0, named = !!m.cert;
+      const doubted = named && this.noNews.get(fromHex) === builtOn;
+      // A granted epoch it names (`pend`) is news only where another answer backs it (ClaimRound `backed`).
+      round.refusal(fromHex, named && !doubted, m.promised, m.pend);
+      // A certificate is news of a live chain only if its grants verify over this region's
+      // key: else it succeeds nothing here (forged, or another world's region of the same
+      // coordinates, its hosts at one relay with ours), and a backup that named one with
+      // every refusal kept the survivor from ever rebasing, as a bare refusal did before.
+      // (Counted as news until checked: the round may end meanwhile, and then errs as before.)
+      if (m.cert && (await this.ctx.certs.signed(this.region.key, m.cert, fromHex))) round.namedNothing(fromHex);
+      // It holds another chain of the region (two first claims over sets that shared no node),
+      // told from a later link of ours by our chain and the refuser's (cert-anchor.ts `forkOf`):
+      // ours goes on if its primary lies nearer the key, and our next epoch merges it; else
+      // that chain's primary merges ours. Never taken as our newer certificate: a primary that
+      // took the other chain's head, higher by epoch, stood aside for it, and what its own chain
+      // confirmed was in no state the other took (hosting-chains-apart.test.ts).
+      const links = [...this.el.chain, ...(m.chain ?? [])];
+      const fork = !!m.cert && !!this.el.cert && !this.el.learnt && forkOf(m.cert, this.el.cert, links);
+      // Or the refuser knows a newer certificate: our next claim must build on it.
+      const hold = m.cert && !fork && this.el.supersedes(m.cert, 'anchored', this.region.learntFar()) ? await this.region.acceptable(m.cert, m.chain, fromHex) : false;
+      if (m.cert && hold && this.el.supersedes(m.cert, hold, this.region.learntFar())) this.el.learnCert(m.cert, m.chain, hold);
+      else if (m.cert && fork && this.el.cert && (await this.ctx.certs.mergeable(this.region.key, m.cert, this.el.cert, this.ctx.opts.replicas, fromHex, links))) this.learnFork(m.cert);
+      // Nor is one we cannot take, or one no newer than the certificate our claim built on (an
+      // honest refuser names its own only when newer: grant-rules.ts `refusalNews`): a hostile
+      // backup that named the claim's own certificate, or one its own two keys granted, with
+      // every refusal kept the survivor from ever rebasing (hosting-rebase-hostile.test.ts).
+      if (named && !(hold && m.cert!.e > builtOn)) {
+        round.namedNothing(fromHex);
+        this.noNews.set(fromHex, builtOn);
+        if (this.noNews.size > NO_NEWS_KEPT) this.noNews.delete(this.noNews.keys().next().value!);
+      } else if (named) {
+        this.noNews.delete(fromHex);
+        if (doubted) round.refusal(fromHex, true, m.promised);
       }
+      // The refuser granted an epoch above our certificate (checked against the one we hold
+      // now): our next claim must win its hosts too, unless a claim of ours that covered its
+      // set, or one this refuser named, lately heard no majority of it (election.ts `unheardLately`).
+      if (m.pend && !this.el.unheardLately(m.pend.hosts, fromHex, this.ctx.clock.now()) && round.learnPending(m.pend, this.el.cert?.e ?? 0)) this.el.namedPend(m.pend.hosts, fromHex);
     }
     round.wake();
   }
-
-  /** Refusals of the round under way still being weighed (onGrant: a certificate they name is checked). */
-  private weighing = 0;
 
   /** Another chain of the region (`fork`, checked: cert-checker.ts `mergeable`) that our next epoch merges; claimed at once if we are primary. */
   learnFork(fork: EpochCert): void {

@@ -164,7 +164,7 @@ export const chainRoot = (c: ClaimTerms): boolean => !c.prev;
 export const hostGrantsNeeded = (c: ClaimTerms): number => (chainRoot(c) ? c.hosts.length : quorum(c.hosts.length));
 
 /** The structural faults (no signature checked): cheap, run first. */
-export function certShapeFault(c: ClaimTerms & { grants?: readonly Pick<GrantSig, 'id'>[] }): CertFault | null {
+export function certShapeFault(c: ClaimTerms & { grants?: readonly GrantSig[] }): CertFault | null {
   if (c.hosts.length < MIN_CERT_HOSTS) return 'too-few-hosts';
   if (!has(c.hosts, c.primary)) return 'primary-not-host';
   if (!distinct(c.hosts) || (c.prev && !distinct(c.prev.hosts))) return 'repeated-host';
