@@ -477,7 +477,7 @@ export class Election {
     // 17-21 s, a hostile backup withholding its grant). As long when its primary answered:
     // its re-check takes us in when we are near, and claiming on, a claimant nearest the key
     // refused the primary's claim that named it and was left out as quiet, again and again
-    // (sybil-scale-sim seed 5).
+    // (sybil-scale-sim's 60-peer run, before first claims named the lookup's set).
     if (!o.certified && noMajority && known && !has(known.hosts, this.self) && Number.isFinite(rebaseMs)) this.defer(now + rebaseMs + REBASE_AFTER_MS);
     if (o.certified || !prevSilent) this.prevGone = undefined;
     else if (o.fault === 'no-previous-majority' && known && this.prevGone?.e !== known.e) this.prevGone = { e: known.e, since: now };
