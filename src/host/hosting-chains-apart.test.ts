@@ -10,39 +10,15 @@
 // e3-e12; e0dd18 took b0e0fa's e10 from a refusal, went idle, and its confirmed e8 s1 was
 // never shown to the 4 players on b0e0fa's chain.
 import { describe, expect, it } from 'vitest';
-import { idEquals, idToHex, type NodeId } from '../core/node-id';
+import { idToHex } from '../core/node-id';
 import { chunkOf, localOf } from '../world/coords';
 import { BRICK, GLASS, PLANKS, STONE } from '../world/blocks';
 import { columnIndex, RegionKeys } from '../region/region-key';
 import { entryKey, type Stamp } from '../region/region-state';
-import type { LookupResult } from '../dht/lookup';
 import { HostSim, simKeyHash, type SimPeer } from '../testing/host-sim';
+import { nearId, seesOnlyAll } from '../testing/host-sim-views';
 
 const region = { rx: 0, rz: 0 };
-
-/** The node `bit` away from `key` (XOR distance: 1 is the nearest id there can be). */
-function near(key: NodeId, bit: number): NodeId {
-  const id = new Uint8Array(key);
-  id[id.length - 1]! ^= bit;
-  return id;
-}
-
-/** `p` finds `view` as the nodes nearest `key` (its hosting's lookups, its player's, its table and its lookups by disjoint paths) while `on()` says so. */
-function seesOnly(p: SimPeer, key: NodeId, view: SimPeer[], on: () => boolean): void {
-  const ids = () => view.map((v) => v.dht.selfId);
-  const hostSet = p.host.hostSet.bind(p.host);
-  p.host.hostSet = (k, fresh) => (on() && idEquals(k, key) ? Promise.resolve(ids()) : hostSet(k, fresh));
-  const findNode = p.dht.findNode.bind(p.dht);
-  p.dht.findNode = (k) => {
-    if (!on() || !idEquals(k, key)) return findNode(k);
-    const res: LookupResult = { closest: view.map((v) => ({ id: v.dht.selfId, hex: v.hex })), values: [], hops: 1, queries: view.length, failures: 0 };
-    return Promise.resolve(res);
-  };
-  const nv = p.dht.nearView;
-  const nearOf = nv.near.bind(nv), live = nv.live.bind(nv);
-  nv.near = (k, n) => (on() && idEquals(k, key) ? ids().slice(0, n) : nearOf(k, n));
-  nv.live = (k, n, again) => (on() && idEquals(k, key) ? Promise.resolve(ids().slice(0, n)) : live(k, n, again));
-}
 
 /** The block a reader shows at (x, y, z) of the region. */
 function shown(p: SimPeer, x: number, y: number, z: number): number | undefined {
@@ -59,13 +35,13 @@ describe('two chains of a region that grew apart (simulated)', () => {
     await sim.grow(6);
     const key = await new RegionKeys(sim.world, simKeyHash).key(region);
     const nearest: SimPeer[] = [];
-    for (const bit of [1, 2, 3, 4, 5, 6]) nearest.push(await sim.add(near(key, bit)));
+    for (const bit of [1, 2, 3, 4, 5, 6]) nearest.push(await sim.add(nearId(key, bit)));
     const [A, B, C, D, E, F] = nearest as [SimPeer, SimPeer, SimPeer, SimPeer, SimPeer, SimPeer];
     const readers = sim.live().filter((p) => !nearest.includes(p));
     const [ra, rb] = readers as [SimPeer, SimPeer];
     let split = true;
-    for (const p of [A, C, D, ra]) seesOnly(p, key, [A, C, D], () => split);
-    for (const p of [B, E, F, rb]) seesOnly(p, key, [B, E, F], () => split);
+    for (const p of [A, C, D, ra]) seesOnlyAll(p, key, [A, C, D], () => split);
+    for (const p of [B, E, F, rb]) seesOnlyAll(p, key, [B, E, F], () => split);
     await sim.settle(Promise.all([rb.client.subscribe(region), sim.run(100).then(() => ra.client.subscribe(region))]));
     const y = 100;
     const put = (p: SimPeer, x: number, id: number): Promise<Stamp> => sim.settle(p.client.submit(x, y, 9, id, { x, y, z: 11 }));

@@ -13,40 +13,11 @@ import { chunkOf, localOf } from '../world/coords';
 import { BRICK, GLASS, PLANKS, STONE } from '../world/blocks';
 import { columnIndex, RegionKeys } from '../region/region-key';
 import { entryKey, type Stamp } from '../region/region-state';
-import type { LookupResult } from '../dht/lookup';
 import { HostSim, simKeyHash, type SimPeer } from '../testing/host-sim';
+import { nearId, seesOnly, seesOnlyAll } from '../testing/host-sim-views';
 import { CLAIM_BACKOFF_MAX_MS, FIRST_REFUSALS_MS } from './region-claimant';
 
 const region = { rx: 0, rz: 0 };
-
-/** The node `bit` away from `key` (XOR distance: 1 is the nearest id there can be). */
-function near(key: NodeId, bit: number): NodeId {
-  const id = new Uint8Array(key);
-  id[id.length - 1]! ^= bit;
-  return id;
-}
-
-/** `p` finds `view` as the hosts of `key` (its hosting's lookups, and its player's) while `on()` says so. */
-function seesOnly(p: SimPeer, key: NodeId, view: SimPeer[], on: () => boolean): void {
-  const hostSet = p.host.hostSet.bind(p.host);
-  p.host.hostSet = (k, fresh) => (on() && idEquals(k, key) ? Promise.resolve(view.map((v) => v.dht.selfId)) : hostSet(k, fresh));
-  const findNode = p.dht.findNode.bind(p.dht);
-  p.dht.findNode = (k) => {
-    if (!on() || !idEquals(k, key)) return findNode(k);
-    const res: LookupResult = { closest: view.map((v) => ({ id: v.dht.selfId, hex: v.hex })), values: [], hops: 1, queries: view.length, failures: 0 };
-    return Promise.resolve(res);
-  };
-}
-
-/** As `seesOnly`, and `p`'s own view of who is near the key (its table and its lookups by disjoint paths) says the same. */
-function seesOnlyAll(p: SimPeer, key: NodeId, view: SimPeer[], on: () => boolean): void {
-  seesOnly(p, key, view, on);
-  const nv = p.dht.nearView;
-  const ids = () => view.map((v) => v.dht.selfId);
-  const near = nv.near.bind(nv), live = nv.live.bind(nv);
-  nv.near = (k, n) => (on() && idEquals(k, key) ? ids().slice(0, n) : near(k, n));
-  nv.live = (k, n, again) => (on() && idEquals(k, key) ? Promise.resolve(ids().slice(0, n)) : live(k, n, again));
-}
 
 /** The block a reader shows at (x, y, z) of the region. */
 function shown(p: SimPeer, x: number, y: number, z: number): number | undefined {
@@ -59,7 +30,7 @@ describe('first certificates of a region (simulated)', () => {
     await sim.grow(6);
     const key = await new RegionKeys(sim.world, simKeyHash).key(region);
     const nearest: SimPeer[] = [];
-    for (const bit of [1, 2, 3, 4, 5]) nearest.push(await sim.add(near(key, bit)));
+    for (const bit of [1, 2, 3, 4, 5]) nearest.push(await sim.add(nearId(key, bit)));
     const [A, B, C, D, E] = nearest as [SimPeer, SimPeer, SimPeer, SimPeer, SimPeer];
     const readers = sim.live().filter((p) => !nearest.includes(p));
     const [ra, rb] = readers as [SimPeer, SimPeer];
@@ -108,7 +79,7 @@ describe('first certificates of a region (simulated)', () => {
     await sim.grow(6);
     const key = await new RegionKeys(sim.world, simKeyHash).key(region);
     const nearest: SimPeer[] = [];
-    for (const bit of [1, 2, 3, 4, 5, 6]) nearest.push(await sim.add(near(key, bit)));
+    for (const bit of [1, 2, 3, 4, 5, 6]) nearest.push(await sim.add(nearId(key, bit)));
     const [A, B, C, D, E, F] = nearest as [SimPeer, SimPeer, SimPeer, SimPeer, SimPeer, SimPeer];
     const readers = sim.live().filter((p) => !nearest.includes(p));
     const [ra, rb] = readers as [SimPeer, SimPeer];
@@ -158,7 +129,7 @@ describe('first certificates of a region (simulated)', () => {
     await sim.grow(6);
     const key = await new RegionKeys(sim.world, simKeyHash).key(region);
     const nearest: SimPeer[] = [];
-    for (const bit of [1, 2, 3, 4, 5, 6]) nearest.push(await sim.add(near(key, bit)));
+    for (const bit of [1, 2, 3, 4, 5, 6]) nearest.push(await sim.add(nearId(key, bit)));
     const [, , , D, E, F] = nearest as [SimPeer, SimPeer, SimPeer, SimPeer, SimPeer, SimPeer];
     const reader = sim.live().find((p) => !nearest.includes(p))!;
     let split = true;
@@ -208,7 +179,7 @@ describe('first certificates of a region (simulated)', () => {
     const key = await new RegionKeys(sim.world, simKeyHash).key(region);
     // The nearest id there can be, its hosting the attacker's own: every CLAIM of the region
     // is answered 'no', with a promise below the claim's epoch and nothing to learn.
-    const rogue = await sim.add(near(key, 1), { hostile: true });
+    const rogue = await sim.add(nearId(key, 1), { hostile: true });
     rogue.wire.replicas.events.on('frame', ({ from, msg }) => {
       if (msg.t === 'CLAIM') rogue.wire.replicas.send(from, { t: 'GRANT', rx: msg.rx, rz: msg.rz, e: msg.e, ok: false, promised: 0 });
     });
