@@ -162,6 +162,29 @@ describe('election record', () => {
     expect(off.prevGone).toEqual({ e: 3, since: 1000 });
   });
 
+  it('that hold ends once a later certificate naming us is held anchored (the live chain took us in), not for a learnt one or one without us', () => {
+    const prev = cert(3, [A, B, C]);
+    const held = () => {
+      const el = new Election(SELF);
+      el.afterClaim(outcome({ known: prev, fault: 'no-previous-majority' }), 1000, 10_000);
+      expect(el.deferred(5000)).toBe(true);
+      return el;
+    };
+    const taken = held();
+    taken.adoptCert(cert(4, [A, SELF, B]));
+    expect(taken.deferred(5000)).toBe(false);
+    const without = held();
+    without.adoptCert(cert(4, [A, B, D]));
+    expect(without.deferred(5000)).toBe(true);
+    const learnt = held();
+    learnt.adoptCert(cert(4, [A, SELF, B]), undefined, 'learnt');
+    expect(learnt.deferred(5000)).toBe(true);
+    // Someone else's claim being considered still holds ours back.
+    taken.defer(6000);
+    expect(taken.deferred(5999)).toBe(true);
+    expect(taken.deferred(6000)).toBe(false);
+  });
+
   it('a refusal raises the next epoch by what it named; a grant moves the promise', () => {
     const el = new Election(SELF);
     el.afterClaim(outcome({ highestRefusal: 9 }), 0, 10_000);

@@ -156,6 +156,12 @@ export class Election {
   private grantedRoot: { e: number; to: string } | undefined;
   /** Our own claims wait until then while someone else's claim is being considered. */
   deferUntil = -Infinity;
+  /**
+   * Our claims also wait until `until` for a rebase of certificate `e`'s set, whose majority
+   * did not answer our claim from outside it (`afterClaim`), unless a certificate above `e`
+   * that names us has come meanwhile (`deferred`).
+   */
+  private outsideHold: { e: number; until: number } | undefined;
   /** Since when no majority of certificate `prevGone.e`'s hosts answers our claims at all (see rebaseMs). */
   prevGone: { e: number; since: number } | undefined;
   /** Our certificate came from our own store, not from a live peer (see rebaseRestoredMs). */
@@ -273,7 +279,20 @@ export class Election {
   }
 
   deferred(now: number): boolean {
-    return now < this.deferUntil;
+    return now < this.deferUntil || this.heldOutside(now);
+  }
+
+  /**
+   * Whether the hold of `afterClaim` for a rebase of a set we are outside still stands: not
+   * once we hold, anchored, a later certificate that names us (that set's live chain took us
+   * in, or our own claim won). Kept past it, a backup's hold kept it from taking its
+   * primary's silence for death: after a crash, both backups of a set that had taken them in
+   * as newcomers claimed only 4.1 s later, when the hold set before ran out (failover_crash).
+   */
+  private heldOutside(now: number): boolean {
+    const h = this.outsideHold;
+    if (!h || now >= h.until) return false;
+    return !(this.cert && !this.learnt && this.cert.e > h.e && has(this.cert.hosts, this.self));
   }
 
   defer(until: number): void {
@@ -478,7 +497,10 @@ export class Election {
     // its re-check takes us in when we are near, and claiming on, a claimant nearest the key
     // refused the primary's claim that named it and was left out as quiet, again and again
     // (sybil-scale-sim's 60-peer run, before first claims named the lookup's set).
-    if (!o.certified && noMajority && known && !has(known.hosts, this.self) && Number.isFinite(rebaseMs)) this.defer(now + rebaseMs + REBASE_AFTER_MS);
+    if (!o.certified && noMajority && known && !has(known.hosts, this.self) && Number.isFinite(rebaseMs)) {
+      const until = Math.max(now + rebaseMs + REBASE_AFTER_MS, this.outsideHold?.e === known.e ? this.outsideHold.until : -Infinity);
+      this.outsideHold = { e: known.e, until };
+    }
     if (o.certified || !prevSilent) this.prevGone = undefined;
     else if (o.fault === 'no-previous-majority' && known && this.prevGone?.e !== known.e) this.prevGone = { e: known.e, since: now };
     // A learnt epoch our claim covered, no majority of its set answering, goes, and neither
