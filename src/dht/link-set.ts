@@ -78,10 +78,10 @@ export interface PeerLink extends HeldLink {
   lastRx: number;
   /**
    * When we first handed this link a request (direct, or routed: its reply comes back this
-   * way) since its peer last sent us anything; undefined once it has spoken since. A peer
-   * that died silently answers nothing, so this ages while we keep sending into it
-   * (overlay-router.ts `unanswered`). Replies, PONGs and data expect nothing back: they
-   * do not set it.
+   * way), or data we forward for it to pass on (overlay-router.ts `watchedHop`), since its peer
+   * last sent us anything; undefined once it has spoken since. A peer that died silently
+   * answers nothing, so this ages while we keep sending into it (overlay-router.ts
+   * `unanswered`). Replies, PONGs, our own data and data for the peer itself do not set it.
    */
   unansweredSince: number | undefined;
   junk: number;
@@ -307,8 +307,8 @@ export class LinkSet {
     for (const hex of [...this.map.keys()]) this.close(hex, reason);
   }
 
-  /** Sends one encoded frame; false if the link is gone. `request`: something will come back for it; `mayWait`: nobody waits on it (net/link.ts). */
-  sendFrame(pl: PeerLink, frame: Uint8Array, request = isRequestFrame(frame), mayWait = false): boolean {
+  /** Sends one encoded frame; false if the link is gone. `watch`: its peer's silence from now on is watched (`unansweredSince`); `mayWait`: nobody waits on it (net/link.ts). */
+  sendFrame(pl: PeerLink, frame: Uint8Array, watch = isRequestFrame(frame), mayWait = false): boolean {
     if (!pl.link.open) return false;
     try {
       pl.link.send(frame, mayWait);
@@ -320,7 +320,7 @@ export class LinkSet {
     const type = frameType(frame);
     tally(this.stats.framesOutByType, type);
     tally(this.stats.bytesOutByType, type, frame.length);
-    if (request) pl.unansweredSince ??= this.clock.now();
+    if (watch) pl.unansweredSince ??= this.clock.now();
     return true;
   }
 

@@ -26,6 +26,13 @@ export function isRequestFrame(body: Uint8Array): boolean {
   return body.length > 1 && body[0] === PAIR && REQUEST_CODES.has(body[1]!);
 }
 
+const DATA_CODE = dhtSpec.DATA[0];
+
+/** Whether an encoded inner frame is an application payload (DATA). */
+export function isDataFrame(body: Uint8Array): boolean {
+  return body.length > 1 && body[0] === PAIR && body[1] === DATA_CODE;
+}
+
 interface Tally {
   ok: number;
   lost: number;
