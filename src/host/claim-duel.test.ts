@@ -11,8 +11,10 @@ const R: RegionCoord = { rx: 2, rz: 2 };
 
 describe('duelling claimants (simulated)', () => {
   // (Seeds whose staging makes a duel: in seed 1 the farther backup's CLAIM reaches the
-  // closer before it promised itself, which grants it: no duel, and the test says so.)
-  it.each([2, 3, 4])('a duel ends with one primary within a few round trips (seed %i)', async (seed) => {
+  // closer before it promised itself, which grants it: no duel, and the test says so. In
+  // seed 3, since a claim tops its set up from its table's nearest nodes (region-claimant.ts
+  // `nearBeside`), one round certifies in 130 ms without a duel as well.)
+  it.each([2, 4, 5])('a duel ends with one primary within a few round trips (seed %i)', async (seed) => {
     const sim = new HostSim({ seed });
     await sim.grow(10);
     await sim.editedRegion(R);

@@ -617,7 +617,7 @@ export class RegionClaimant extends RegionSide {
     const o = this.ctx.opts;
     const silent = this.region.primaryHex;
     const known = this.knownHosts(silent);
-    const extra = this.linkedBeside(known, Math.max(0, o.replicas - known.length), silent);
+    const extra = this.nearBeside(known, Math.max(0, o.replicas - known.length), silent);
     const at = this.ctx.clock.now();
     const asked = [...known, ...extra].filter((h) => !idEquals(h, this.ctx.selfId));
     const out = { at, asked: new Set(asked.map(idToHex)), got: this.ctx.answering(asked, CLAIM_PING_MS) };
@@ -757,7 +757,7 @@ export class RegionClaimant extends RegionSide {
     }
     // Topped up to r with linked nodes (a link is proof of life): a set of two would be
     // stuck at the next death, since a new epoch needs a majority of the previous set.
-    const extra = this.linkedBeside(known, this.ctx.opts.replicas - known.length, silent);
+    const extra = this.nearBeside(known, this.ctx.opts.replicas - known.length, silent);
     this.region.trace(`claim over known hosts (lookup slow)${extra.length ? ` + ${extra.length} linked` : ''}`);
     return sortByDistance([...known, ...extra], (x) => x, this.region.key);
   }
@@ -770,9 +770,20 @@ export class RegionClaimant extends RegionSide {
     });
   }
 
-  /** Up to `n` linked nodes nearest the key beside `known`, none of them suspect or `silent`: what tops such a set up to r. */
-  private linkedBeside(known: readonly NodeId[], n: number, silent: string): NodeId[] {
-    return this.ctx.linkedNear(this.region.key, n, new Set([...known.map(idToHex), ...this.suspects(), silent]));
+  /**
+   * Up to `n` nodes nearest the key beside `known`, none of them suspect or `silent`: what tops
+   * such a set up to r. First those our table shows among the 2r nearest, linked or not (the
+   * view a granter takes an added host from at once, region-granter.ts `inHostSet`; tables of
+   * one region's hosts list the same nodes), then linked ones. Linked ones alone took a node
+   * far from the key where we held no link to the nearer ones, which a backup of the set, its
+   * grant needed, refused after its lookup, claim after claim (hosting-claim-topup.test.ts).
+   * The claim's pings drop the dead among them (liveHosts).
+   */
+  private nearBeside(known: readonly NodeId[], n: number, silent: string): NodeId[] {
+    const skip = new Set([...known.map(idToHex), ...this.suspects(), silent, this.ctx.selfHex]);
+    const near = this.ctx.tableNear(this.region.key, 2 * this.ctx.opts.replicas).filter((h) => !skip.has(idToHex(h)));
+    const linked = this.ctx.linkedNear(this.region.key, n, skip).filter((h) => !has(near, h));
+    return [...near, ...linked].slice(0, n);
   }
 
   /**
