@@ -73,6 +73,24 @@ interface Ref {
   sent: number;
 }
 
+/** Two references agree while their readings lie within both bounds of each other, and this much more (rounding, a reply's last ms). */
+const AGREE_SLACK_MS = 5;
+
+/**
+ * The references not outvoted: one whose reading lies beyond its and the other's bounds from
+ * more than half of the others is left out. The tightest reference was followed whatever
+ * the others said, so one hostile host of a player's region, answering at once and naming no
+ * error of its own, set the player's world time at will (world-clock-liar.test.ts): when items
+ * show, and whether the hosts take its signed drops and carries. Honest references' bounds all
+ * hold the same world time, so they agree. With two that disagree (or none agreeing with a
+ * majority) nothing tells the liar: all are kept.
+ */
+function agreeing<T extends { est: OffsetEstimate; err: number }>(heard: T[]): T[] {
+  const apart = (a: T, b: T) => Math.abs(a.est.offset - b.est.offset) > a.est.bound + a.err + b.est.bound + b.err + AGREE_SLACK_MS;
+  const kept = heard.filter((a) => 2 * heard.filter((b) => b !== a && apart(a, b)).length <= heard.length - 1);
+  return kept.length > 0 ? kept : heard;
+}
+
 export class WorldClock {
   private readonly refs = new Map<string, Ref>();
   private readonly events: EventClock;
@@ -160,13 +178,16 @@ export class WorldClock {
    * late: clock-probe.ts); only those `mayFollow` allows.
    */
   private best(local: number): { id: string; est: OffsetEstimate; err: number } | undefined {
-    let out: { id: string; est: OffsetEstimate; err: number; busy: boolean } | undefined;
+    const heard: { id: string; est: OffsetEstimate; err: number; busy: boolean }[] = [];
     for (const [id, r] of this.refs) {
       if (this.o.mayFollow && !this.o.mayFollow(id, r.busy)) continue;
       const est = r.probe.estimator.estimate(local);
-      if (!est) continue;
-      const better = !out || (out.busy && !r.busy) || (out.busy === r.busy && est.bound + r.err < out.est.bound + out.err);
-      if (better) out = { id, est, err: r.err, busy: r.busy };
+      if (est) heard.push({ id, est, err: r.err, busy: r.busy });
+    }
+    let out: (typeof heard)[number] | undefined;
+    for (const c of agreeing(heard)) {
+      const better = !out || (out.busy && !c.busy) || (out.busy === c.busy && c.est.bound + c.err < out.est.bound + out.err);
+      if (better) out = c;
     }
     return out;
   }
