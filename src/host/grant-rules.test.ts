@@ -37,6 +37,13 @@ describe('grant rules', () => {
     expect(grantRefusal(view({ cert: cert(7, A, [A, B, C]), promised: 7 }), claim({ e: 8, known: undefined }))).toBe('behind e7');
     expect(grantRefusal(view(), claim({ known: cert(5, D, [D, B, C]) }))).toBe('other certificate');
   });
+  it('refuses a claim built on another chain above our head, unless it merges ours', () => {
+    // By its epoch a later link of ours; by its links (the caller's `forkOf`) another chain.
+    const other = claim({ e: 9, from: D, fromHex: idToHex(D), hosts: [D, B, C], known: cert(8, D, [D, C, A]) });
+    expect(grantRefusal(view(), other)).toBeNull();
+    expect(grantRefusal(view({ fork: true }), other)).toBe('other chain e8');
+    expect(grantRefusal(view({ fork: true, merging: true }), other)).toBeNull();
+  });
   it('does not help depose a live primary, except for its handoff target', () => {
     expect(grantRefusal(view({ primary: true }), claim())).toBe('alive primary');
     expect(grantRefusal(view({ primary: true, handoffTo: idToHex(C) }), claim())).toBeNull();

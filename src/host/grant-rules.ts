@@ -40,6 +40,12 @@ export interface GranterView {
    * certificate at the claim's epoch holds it back.
    */
   merging?: boolean;
+  /**
+   * The claim's certificate is of another chain of the region than ours, told by the links
+   * (cert-anchor.ts `forkOf` through our chain and the claimant's, checked by the caller), not
+   * by its epoch: two chains that grew apart each build above the other's head.
+   */
+  fork?: boolean;
 }
 
 /** The terms a grant of `m` signs. */
@@ -87,6 +93,14 @@ export function grantRefusal(v: GranterView, m: ClaimFrame): string | null {
   // (Or past it: the claim needs a majority of our certificate's hosts as a pending epoch.)
   if (v.cert && (!m.known || m.known.e < v.cert.e) && !covers(m, v.cert)) return `behind e${v.cert.e}`;
   if (v.cert && m.known && m.known.e === v.cert.e && !idEquals(m.known.primary, v.cert.primary) && !v.merging) return 'other certificate';
+  // Built on another chain's certificate: no link of ours, whatever its epoch. Granted (by a
+  // host that follows no live primary: one that does finds it unanchored), the other chain
+  // took our chain's last live hosts into its set unmerged; an edit our chain confirmed came
+  // only in one host's grant, signed under our chain, and rule 8 dropped it: never shown
+  // (hosting-chains-apart.test.ts). Only the merge of ours into it is granted (`merging`: its
+  // primary nearer the key); our refusal names our certificate, and the chain whose primary
+  // is nearer merges the other.
+  if (v.cert && m.known && v.fork && !v.merging) return `other chain e${m.known.e}`;
   // We granted an epoch above the claimant's certificate: it may have been certified
   // without the claimant hearing of it. Paxos's rule: the claim must win its hosts too.
   const open = uncovered(v.accepted, m);

@@ -36,8 +36,10 @@ export class RegionGranter extends RegionSide {
 
   async onClaim(from: NodeId, fromHex: string, m: ReplicationMessageOf<'CLAIM'>): Promise<void> {
     const claim = { e: m.e, from, fromHex, hosts: m.hosts, known: m.known, rebase: m.rebase, pend: m.pend };
-    // Our chain and the claimant's: whether its certificate is of another chain than ours (cert-anchor.ts `forkOf`).
-    const links = [...this.el.chain, ...(m.chain ?? [])];
+    // Our chain and the claimant's: whether its certificate is of another chain than ours
+    // (cert-anchor.ts `forkOf`), judged by these links, never by its epoch (grant-rules.ts `fork`).
+    const links = () => [...this.el.chain, ...(m.chain ?? [])];
+    const fork = () => !!m.known && !!this.el.cert && !this.el.learnt && forkOf(m.known, this.el.cert, links());
     this.el.dropFailedGrants(from, m.e, m.known?.e ?? 0);
     const mustRebase = this.el.mustRebase(from);
     // A refusal carries our state too (not to outsiders): a claimant that wins without our
@@ -60,7 +62,7 @@ export class RegionGranter extends RegionSide {
         if (this.region.role === 'claiming' && this.el.promisedTo === this.ctx.selfHex && m.e === this.el.promised) this.region.giveWay();
       }
       this.ctx.stats.refusals++;
-      const news = refusalNews(this.el.cert, this.el.accepted, claim, !!m.known && !!this.el.cert && forkOf(m.known, this.el.cert, links));
+      const news = refusalNews(this.el.cert, this.el.accepted, claim, !!m.known && !!this.el.cert && forkOf(m.known, this.el.cert, links()));
       // With our certificate, the ones before it: a claimant that missed those epochs checks the links (docs/TRUST.md rule 1).
       const chain = news.cert && this.el.chainAbove(m.known?.e ?? 0);
       // Our state and its evidence, in as many frames as it takes (sendState).
@@ -92,7 +94,8 @@ export class RegionGranter extends RegionSide {
     // granter that kept the grant of a claim that failed, whose ABANDON was lost and whose
     // claimant never claimed again, refused every later claim for ever.
     // (Or at any epoch, anchored in our own view, when ours is only learnt: election.ts `supersedes`.)
-    if (m.known && this.el.cert && (m.known.e > this.el.cert.e || this.el.learnt) && this.el.supersedes(m.known, 'anchored', this.region.learntFar())) {
+    // Not another chain's: higher by epoch, it is no later link of ours.
+    if (m.known && this.el.cert && (m.known.e > this.el.cert.e || this.el.learnt) && !fork() && this.el.supersedes(m.known, 'anchored', this.region.learntFar())) {
       const hold = await this.region.acceptable(m.known, m.chain, fromHex);
       const take = hold && this.el.cert && (m.known.e > this.el.cert.e || hold === 'anchored') && this.el.supersedes(m.known, hold, this.region.learntFar());
       // It replaced a learnt chain we followed as a backup: its primary is nobody we follow.
@@ -101,12 +104,13 @@ export class RegionGranter extends RegionSide {
     // A claim that merges our chain into a nearer one (two first claims over sets that shared
     // no node): granted over our live primary (cert-anchor.ts `yieldsTo`).
     const own = this.el.cert;
-    const merging = mergeClaim(claim, own) && !this.el.learnt && (await this.ctx.certs.yieldsTo(this.region.key, claim.known, own!, fromHex, links));
+    const merging = mergeClaim(claim, own) && !this.el.learnt && (await this.ctx.certs.yieldsTo(this.region.key, claim.known, own!, fromHex, links()));
     if (merging) this.region.trace(`claim of ${fromHex.slice(0, 6)} e${m.e} merges our e${own!.e} into its e${claim.known.e}`);
     const view = (promised: number) => ({
       selfId: this.ctx.selfId, promised, cert: this.el.cert, accepted: this.el.accepted, stateEpoch: this.region.state.version.e, primary: !!this.region.duty, handoffTo: this.region.handoffTo,
       following: this.region.role === 'backup' ? this.region.primaryHex : '', heardAgoMs: this.ctx.clock.now() - this.region.lastHeard, failoverMs: this.ctx.opts.failoverMs,
       merging: merging && this.el.cert === own,
+      fork: fork(),
     });
     // A closer host of the set we know claims while we claim ourselves (two backups took the
     // primary for dead, or heard its release, at once): our claim ends, and our promise goes
