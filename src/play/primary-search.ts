@@ -16,14 +16,6 @@ const LOOKUP_GIVE_UP_MS = 8000;
 export const ATTACH_TIMEOUT_MS = 1000;
 /** Nodes one attach remembers having asked (Subscription.asked): a snapshot from any counts. */
 export const ASKED_KEPT = 8;
-/**
- * Hints (a takeover notice, a redirect naming the primary) one attach follows at most; past
- * them it asks the backups, the location record and a lookup as with no hint. A redirect is
- * any asked node's word: two nodes of an attacker's (a member of the set and any live key)
- * naming each other kept a subscriber asking the pair for good, never attached
- * (hosting-takeover-notice.test.ts); an honest attach follows one or two.
- */
-export const MAX_HINTS = 8;
 
 export interface PrimarySearchDeps {
   args: RegionClientArgs;
@@ -41,8 +33,6 @@ export class PrimarySearch {
     sub.attaching = true;
     const asked = new Set<string>();
     sub.asked = asked;
-    const alone = new Set<string>();
-    sub.alone = alone;
     if (sub.attached) this.deps.args.trace?.(sub.name, `client: looks for a primary (${why})`);
     sub.attachStarted = this.deps.args.clock.now();
     if (sub.attached) {
@@ -63,7 +53,7 @@ export class PrimarySearch {
     // before any lookup, since a lookup may wait seconds on the dead primary (the DHT's RPC
     // timeout) while a backup answers at once.
     const backups = sub.primary ? sub.hosts.filter((h) => idToHex(h) !== sub.primaryHex) : [];
-    let tries = 0, hints = 0, since = this.deps.args.clock.now();
+    let tries = 0, since = this.deps.args.clock.now();
     try {
       while (!sub.closed && !sub.attached) {
         // Answers that come back at once (our own host, or two hosts naming each other) must
@@ -74,14 +64,10 @@ export class PrimarySearch {
         }
         if (++tries > 4) await new Promise<void>((resolve) => this.deps.args.clock.setTimeout(resolve, 100));
         const key = await sub.key;
-        let target = sub.hint && ++hints <= MAX_HINTS ? sub.hint : undefined;
+        let target = sub.hint;
         const hinted = !!target;
         let host = false;
         sub.hint = undefined;
-        // A backup that said this attach no primary can be had (alone, full) is not asked again
-        // in it: a member of the set saying so to every SUBSCRIBE, asked first after each wait,
-        // kept its subscribers waiting for good (hosting-takeover-notice.test.ts).
-        if (!target) while (attempt < backups.length && alone.has(idToHex(backups[attempt]!))) attempt++;
         if (!target && attempt < backups.length) {
           target = backups[attempt];
           host = true;
@@ -144,7 +130,7 @@ export class PrimarySearch {
         if (!answered && !sub.closed && !idEquals(target, this.deps.args.dht.selfId)) this.deps.args.dht.reach?.(target);
         sub.wake = () => {};
         sub.named = undefined;
-        if (!sub.hint || hints >= MAX_HINTS) attempt++;
+        if (!sub.hint) attempt++;
         // Alone: wait before asking again (edits meanwhile fail as 'uncertified' at once).
         const wait = sub.aloneUntil - this.deps.args.clock.now();
         if (wait > 0 && !sub.closed && !sub.attached) {
@@ -163,7 +149,6 @@ export class PrimarySearch {
       sub.attaching = false;
       sub.named = undefined;
       sub.asked = undefined;
-      sub.alone = undefined;
     }
   }
 

@@ -123,10 +123,6 @@ export interface Subscription {
    * once, as the waiting ones went behind the SUBSCRIBE (primary-search.ts).
    */
   named?: NodeId;
-  /** The hosts whose takeover notices this attach followed (hex; region-client.ts `noticeTaken`). */
-  noticed?: Set<string>;
-  /** Hosts whose notices are not followed until then (hex -> local ms; NOTICE_HOLD_MS). */
-  noticesHeld?: Map<string, number>;
   /**
    * Whom this attach sent a SUBSCRIBE to (hex, at most ASKED_KEPT, primary-search.ts), while
    * it lasts: a snapshot from any of them counts, not only from the one asked last. A primary
@@ -134,8 +130,6 @@ export interface Subscription {
    * ATTACH_TIMEOUT_MS) was dropped as stale, and the attach went on to ask again elsewhere.
    */
   asked?: Set<string>;
-  /** Who said, while this attach lasts, that no certified primary can be had (hex: NOT_PRIMARY `alone` or `full`). */
-  alone?: Set<string>;
   lastHeard: number;
   ready: Promise<void>;
   markReady: () => void;

@@ -49,16 +49,6 @@ export const SILENCE_MS = 1200;
  * walks to through the links a SNAPSHOT carries.
  */
 export const OWN_CHAIN_MS = REBASE_SILENCE_MS;
-/**
- * A host whose takeover notice we followed, and who then was not the primary we attached to,
- * is not followed on its notices again for this long: a notice is no certificate, only a
- * hint of one, and a hostile member of the set sending one every few hundred ms kept its
- * subscribers looking for a primary, never attached (hosting-takeover-notice.test.ts). An
- * honest new primary's notice ends with us attached to it, so nothing is held.
- */
-export const NOTICE_HOLD_MS = 60_000;
-/** Hosts held so per subscription, at most (a set names a few). */
-const NOTICES_HELD = 8;
 /** Attached subscriptions re-send SUBSCRIBE this often (keepalive and gap repair). */
 export const KEEPALIVE_MS = 5000;
 /** Subscription watchdog period. */
@@ -396,12 +386,9 @@ export class RegionClient {
         if (m.hosts && fromPrimary) sub.hosts = m.hosts;
         return this.onBeat(sub, m.e, m.s);
       case 'NOT_PRIMARY': {
-        if ((m.alone || m.full) && fromHex === sub.target && !sub.attached) {
-          sub.alone?.add(fromHex);
-          return this.onAlone(sub, m.full ? 'full' : 'alone');
-        }
+        if ((m.alone || m.full) && fromHex === sub.target && !sub.attached) return this.onAlone(sub, m.full ? 'full' : 'alone');
         // A takeover notice: a host we were told of names itself primary of a later epoch.
-        const takeover = m.primary && idEquals(m.primary, from) && m.e > sub.epoch && sub.hosts.some((h) => idEquals(h, from)) && this.noticeTaken(sub, fromHex);
+        const takeover = m.primary && idEquals(m.primary, from) && m.e > sub.epoch && sub.hosts.some((h) => idEquals(h, from));
         if (takeover) {
           this.args.trace?.(sub.name, `client: takeover notice from ${fromHex.slice(0, 6)} e${m.e}`);
           this.stats.redirects++;
@@ -529,7 +516,6 @@ export class RegionClient {
     sub.hosts = m.hosts;
     sub.lastHeard = this.args.clock.now();
     if (moved) {
-      this.noticesEnd(sub, fromHex);
       sub.attached = true;
       // A snapshot from any node this attach asked counts, so the node asked last may answer
       // after it: that answer (a redirect naming the node we attached to) is stale, as any
@@ -550,31 +536,6 @@ export class RegionClient {
     const back = sub.pending.settle(sub.epoch, sub.since, sub.state);
     if (changed.length > 0) this.events.emit('edits', { region: sub.coord, entries: changed });
     this.emitPending(sub, [], back, changed);
-  }
-
-  /**
-   * Whether a takeover notice from `hex` is followed: once per attach, and not while `hex` is
-   * held (NOTICE_HOLD_MS). A notice not followed is read as any other NOT_PRIMARY.
-   */
-  private noticeTaken(sub: Subscription, hex: string): boolean {
-    const now = this.args.clock.now();
-    if (sub.noticed?.has(hex) || (sub.noticesHeld?.get(hex) ?? -Infinity) > now) return false;
-    (sub.noticed ??= new Set()).add(hex);
-    return true;
-  }
-
-  /** An attach ended at `primaryHex`: the hosts whose notices this attach followed, and who are not it, are held. */
-  private noticesEnd(sub: Subscription, primaryHex: string): void {
-    const now = this.args.clock.now();
-    for (const hex of sub.noticed ?? []) {
-      if (hex === primaryHex) continue;
-      const held = (sub.noticesHeld ??= new Map());
-      for (const [h, until] of held) if (until <= now) held.delete(h);
-      held.delete(hex);
-      held.set(hex, now + NOTICE_HOLD_MS);
-      if (held.size > NOTICES_HELD) held.delete(held.keys().next().value!);
-    }
-    sub.noticed = undefined;
   }
 
   /**
