@@ -16,7 +16,7 @@ import { BRICK, GLASS, PLANKS, STONE } from '../world/blocks';
 import { columnIndex, RegionKeys } from '../region/region-key';
 import { entryKey, type Stamp } from '../region/region-state';
 import { HostSim, simKeyHash, type SimPeer } from '../testing/host-sim';
-import { nearId, seesOnlyAll } from '../testing/host-sim-views';
+import { splitSixNearest } from '../testing/host-sim-views';
 import { restart } from '../testing/edit-ledger';
 
 const region = { rx: 0, rz: 0 };
@@ -35,14 +35,7 @@ async function grownApart(seed: number, steps: number, stoneFirst = true) {
   const sim = new HostSim({ seed });
   await sim.grow(6);
   const key = await new RegionKeys(sim.world, simKeyHash).key(region);
-  const nearest: SimPeer[] = [];
-  for (const bit of [1, 2, 3, 4, 5, 6]) nearest.push(await sim.add(nearId(key, bit)));
-  const [A, B, C, D, E, F] = nearest as [SimPeer, SimPeer, SimPeer, SimPeer, SimPeer, SimPeer];
-  const readers = sim.live().filter((p) => !nearest.includes(p));
-  const [ra, rb] = readers as [SimPeer, SimPeer];
-  let split = true;
-  for (const p of [A, C, D, ra]) seesOnlyAll(p, key, [A, C, D], () => split);
-  for (const p of [B, E, F, rb]) seesOnlyAll(p, key, [B, E, F], () => split);
+  const { A, B, C, D, E, F, ra, rb, join } = await splitSixNearest(sim, key);
   await sim.settle(Promise.all([rb.client.subscribe(region), sim.run(100).then(() => ra.client.subscribe(region))]));
   const put = (p: SimPeer, x: number, id: number): Promise<Stamp> => sim.settle(p.client.submit(x, y, 9, id, { x, y, z: 11 }));
   const early = stoneFirst ? [await put(ra, 9, STONE)] : [];
@@ -70,7 +63,7 @@ async function grownApart(seed: number, steps: number, stoneFirst = true) {
     expect(seen).toEqual([ra, rb].map((p) => `${p.hex.slice(0, 6)}: ${[STONE, BRICK, PLANKS, GLASS].join(',')}`));
     sim.stopAll();
   };
-  return { sim, A, B, C, D, E, F, ra, atB, put, join: () => (split = false), agreed };
+  return { sim, A, B, C, D, E, F, ra, atB, put, join, agreed };
 }
 
 const y = 100;

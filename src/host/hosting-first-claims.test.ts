@@ -14,7 +14,7 @@ import { BRICK, GLASS, PLANKS, STONE } from '../world/blocks';
 import { columnIndex, RegionKeys } from '../region/region-key';
 import { entryKey, type Stamp } from '../region/region-state';
 import { HostSim, simKeyHash, type SimPeer } from '../testing/host-sim';
-import { nearId, seesOnly, seesOnlyAll } from '../testing/host-sim-views';
+import { nearId, seesOnly, splitSixNearest } from '../testing/host-sim-views';
 import { CLAIM_BACKOFF_MAX_MS, FIRST_REFUSALS_MS } from './region-claimant';
 
 const region = { rx: 0, rz: 0 };
@@ -78,14 +78,7 @@ describe('first certificates of a region (simulated)', () => {
     const sim = new HostSim({ seed });
     await sim.grow(6);
     const key = await new RegionKeys(sim.world, simKeyHash).key(region);
-    const nearest: SimPeer[] = [];
-    for (const bit of [1, 2, 3, 4, 5, 6]) nearest.push(await sim.add(nearId(key, bit)));
-    const [A, B, C, D, E, F] = nearest as [SimPeer, SimPeer, SimPeer, SimPeer, SimPeer, SimPeer];
-    const readers = sim.live().filter((p) => !nearest.includes(p));
-    const [ra, rb] = readers as [SimPeer, SimPeer];
-    let split = true;
-    for (const p of [A, C, D, ra]) seesOnlyAll(p, key, [A, C, D], () => split);
-    for (const p of [B, E, F, rb]) seesOnlyAll(p, key, [B, E, F], () => split);
+    const { ra, rb, join } = await splitSixNearest(sim, key);
     const attached = Promise.all([rb.client.subscribe(region), sim.run(100).then(() => ra.client.subscribe(region))]);
     await sim.settle(attached);
     // Each player places a block while the views still differ, confirmed by its own chain.
@@ -100,7 +93,7 @@ describe('first certificates of a region (simulated)', () => {
     expect([...firsts], 'the set-up makes two chains').toHaveLength(2);
     expect(early.every((s) => s.e > 0)).toBe(true);
     // The views agree again (the joins are over).
-    split = false;
+    join();
     await sim.run(20_000);
     const late = [await put(ra, 10, PLANKS), await put(rb, 14, GLASS)];
     expect(late.every((s) => s.e > 0)).toBe(true);

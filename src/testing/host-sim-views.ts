@@ -2,7 +2,7 @@
 // forks and chains that grew apart need peers that see different nodes as the key's nearest.
 import { idEquals, type NodeId } from '../core/node-id';
 import type { LookupResult } from '../dht/lookup';
-import type { SimPeer } from './host-sim';
+import type { HostSim, SimPeer } from './host-sim';
 
 /** The node `bit` away from `key` (XOR distance: 1 is the nearest id there can be). */
 export function nearId(key: NodeId, bit: number): NodeId {
@@ -31,4 +31,19 @@ export function seesOnlyAll(p: SimPeer, key: NodeId, view: SimPeer[], on: () => 
   const near = nv.near.bind(nv), live = nv.live.bind(nv);
   nv.near = (k, n) => (on() && idEquals(k, key) ? ids().slice(0, n) : near(k, n));
   nv.live = (k, n, again) => (on() && idEquals(k, key) ? Promise.resolve(ids().slice(0, n)) : live(k, n, again));
+}
+
+/**
+ * The six nodes nearest `key` (A..F, added to `sim`) and two readers, the views split until
+ * `join()`: A, C, D and the first reader find {A, C, D}; B, E, F and the second {B, E, F}.
+ */
+export async function splitSixNearest(sim: HostSim, key: NodeId) {
+  const nearest: SimPeer[] = [];
+  for (const bit of [1, 2, 3, 4, 5, 6]) nearest.push(await sim.add(nearId(key, bit)));
+  const [A, B, C, D, E, F] = nearest as [SimPeer, SimPeer, SimPeer, SimPeer, SimPeer, SimPeer];
+  const [ra, rb] = sim.live().filter((p) => !nearest.includes(p)) as [SimPeer, SimPeer];
+  let split = true;
+  for (const p of [A, C, D, ra]) seesOnlyAll(p, key, [A, C, D], () => split);
+  for (const p of [B, E, F, rb]) seesOnlyAll(p, key, [B, E, F], () => split);
+  return { A, B, C, D, E, F, ra, rb, join: (): void => { split = false; } };
 }
